@@ -1,0 +1,52 @@
+/** Every default of the program, in one place. Environment variable names are in config/schema.ts. */
+export const defaults = {
+  /** POST requests a minute, shared by every process of one account. */
+  postPerMinute: 120,
+  /** GET requests a minute (collection GETs count here too). */
+  getPerMinute: 120,
+  /** Collection GETs an hour. */
+  collectionPerHour: 300,
+  /** Fraction of each budget the client allows itself, to absorb clock and network jitter. */
+  budgetHeadroom: 0.98,
+  /** Time-out of a single-entity call, in ms. */
+  entityTimeoutMs: 15_000,
+  /** Time-out of a collection GET, in ms: large accounts take tens of seconds. */
+  collectionTimeoutMs: 120_000,
+  /** Retries of a read inside the client before the error reaches the job. */
+  readRetries: 3,
+  /** Redis URL. */
+  redisUrl: 'redis://127.0.0.1:6379',
+  /** Prefix of every Redis key the program writes. */
+  queuePrefix: 'isync',
+  /** Seconds between polls of the order feed in `worker`. */
+  orderPollSeconds: 5,
+  /** Seconds between polls of the BOM feed in `worker`. */
+  bomPollSeconds: 60,
+  /** When `worker` pulls stock counts. */
+  stockSyncCron: '0 19 * * *',
+  /** Records asked of the feed per page. */
+  feedPageSize: 500,
+  /** Attempts of a job before it fails (transient errors only; 429s consume none). */
+  jobAttempts: 12,
+  /** First retry delay in ms; doubles each attempt, with jitter, capped by retryMaxDelayMs. */
+  retryBaseDelayMs: 2_000,
+  /** Longest delay between two attempts, in ms (12 attempts span a bit over an hour). */
+  retryMaxDelayMs: 10 * 60_000,
+  /** Jobs one worker process runs at once, per queue. */
+  workerConcurrency: 16,
+  /** Minimum seconds between two catalog refreshes caused by a miss. */
+  catalogRefreshSeconds: 300,
+  /** Largest number of items in one inventory variance; larger counts are split. */
+  varianceChunkSize: 500,
+  /** Where `worker` serves /metrics, /healthz and /readyz; 0 turns it off. */
+  workerHttpPort: 9464,
+  /** Host of the worker's HTTP endpoints. */
+  workerHttpHost: '127.0.0.1',
+  /** Seconds active jobs get to finish after SIGTERM/SIGINT. */
+  shutdownGraceSeconds: 30,
+  /** Dashboard host and port. */
+  dashboardHost: '127.0.0.1',
+  dashboardPort: 3000,
+  /** pino level. */
+  logLevel: 'info',
+} as const;

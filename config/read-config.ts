@@ -1,0 +1,141 @@
+import type { z } from 'zod';
+import { defaults } from './defaults.js';
+import { envSchema } from './schema.js';
+
+/** Budgets of one account, shared by all its processes. */
+export interface Budgets {
+  postPerMinute: number;
+  getPerMinute: number;
+  collectionPerHour: number;
+  /** Fraction of each budget the client allows itself. */
+  headroom: number;
+}
+
+/** Where and how to reach the service. */
+export interface ServiceConfig {
+  baseUrl: string;
+  account: string;
+  apiKey: string;
+  apiSecret: string;
+  budgets: Budgets;
+  entityTimeoutMs: number;
+  collectionTimeoutMs: number;
+  readRetries: number;
+}
+
+export interface UpstreamConfig {
+  url: string;
+  /** Bearer token, when the feed wants one. A secret. */
+  token?: string;
+}
+
+export interface Config {
+  /** Undefined only where the command does not need the service (sandbox, demo) and none was given. */
+  service?: ServiceConfig;
+  redis: { url: string; prefix: string };
+  upstream?: UpstreamConfig;
+  schedule: { orderPollSeconds: number; bomPollSeconds: number; stockSyncCron: string; stockSyncTz?: string };
+  jobs: {
+    attempts: number;
+    retryBaseDelayMs: number;
+    retryMaxDelayMs: number;
+    concurrency: number;
+    varianceChunkSize: number;
+    feedPageSize: number;
+  };
+  catalog: { refreshSeconds: number };
+  dashboard: { user?: string; password?: string };
+  http: { host: string; port: number };
+  shutdownGraceSeconds: number;
+  logLevel: string;
+}
+
+/** What a command needs of the configuration, beyond what always has a default. */
+export interface ConfigNeeds {
+  service?: boolean;
+  upstream?: boolean;
+}
+
+/** A configuration that cannot run; `problems` has one line per problem, each naming its variable. */
+export class ConfigError extends Error {
+  readonly code = 'CONFIG_INVALID';
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+function issueLine(issue: z.core.$ZodIssue): string {
+  const variable = issue.path.map(String).join('.');
+  // Messages name the variable already; never echo the value (it may be a secret).
+  return issue.message.startsWith(variable) ? issue.message : `${variable}: ${issue.message}`;
+}
+
+/** Reads and checks the configuration from an environment object; throws ConfigError listing every problem. */
+export function readConfig(env: Record<string, string | undefined>, needs: ConfigNeeds = {}): Config {
+  // Empty strings count as unset, as most tools treat them.
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = envSchema.safeParse(cleaned);
+  const problems = parsed.success ? [] : parsed.error.issues.map(issueLine);
+  const e = parsed.success ? parsed.data : undefined;
+
+  const serviceVars = ['INVENTORY_BASE_URL', 'INVENTORY_ACCOUNT', 'INVENTORY_API_KEY', 'INVENTORY_API_SECRET'] as const;
+  if (needs.service) {
+    for (const name of serviceVars) {
+      if (!cleaned[name]) problems.push(`${name}: is required (see README, "Configuration")`);
+    }
+  }
+  if (needs.upstream && !cleaned.UPSTREAM_URL) problems.push('UPSTREAM_URL: is required to pull the feed');
+  if (problems.length > 0 || !e) throw new ConfigError(problems);
+
+  const service: ServiceConfig | undefined =
+    e.INVENTORY_BASE_URL && e.INVENTORY_ACCOUNT && e.INVENTORY_API_KEY && e.INVENTORY_API_SECRET
+      ? {
+          baseUrl: e.INVENTORY_BASE_URL,
+          account: e.INVENTORY_ACCOUNT,
+          apiKey: e.INVENTORY_API_KEY,
+          apiSecret: e.INVENTORY_API_SECRET,
+          budgets: {
+            postPerMinute: e.INVENTORY_POST_PER_MINUTE,
+            getPerMinute: e.INVENTORY_GET_PER_MINUTE,
+            collectionPerHour: e.INVENTORY_COLLECTION_PER_HOUR,
+            headroom: defaults.budgetHeadroom,
+          },
+          entityTimeoutMs: e.INVENTORY_ENTITY_TIMEOUT_MS,
+          collectionTimeoutMs: e.INVENTORY_COLLECTION_TIMEOUT_MS,
+          readRetries: defaults.readRetries,
+        }
+      : undefined;
+
+  return {
+    service,
+    redis: { url: e.REDIS_URL, prefix: e.QUEUE_PREFIX },
+    upstream: e.UPSTREAM_URL ? { url: e.UPSTREAM_URL, token: e.UPSTREAM_TOKEN } : undefined,
+    schedule: {
+      orderPollSeconds: e.ORDER_POLL_SECONDS,
+      bomPollSeconds: e.BOM_POLL_SECONDS,
+      stockSyncCron: e.STOCK_SYNC_CRON,
+      stockSyncTz: e.STOCK_SYNC_TZ,
+    },
+    jobs: {
+      attempts: e.JOB_ATTEMPTS,
+      retryBaseDelayMs: e.RETRY_BASE_DELAY_MS,
+      retryMaxDelayMs: e.RETRY_MAX_DELAY_MS,
+      concurrency: e.WORKER_CONCURRENCY,
+      varianceChunkSize: e.VARIANCE_CHUNK_SIZE,
+      feedPageSize: e.FEED_PAGE_SIZE,
+    },
+    catalog: { refreshSeconds: e.CATALOG_REFRESH_SECONDS },
+    dashboard: { user: e.DASHBOARD_USER, password: e.DASHBOARD_PASSWORD },
+    http: { host: e.WORKER_HTTP_HOST, port: e.WORKER_HTTP_PORT },
+    shutdownGraceSeconds: e.SHUTDOWN_GRACE_SECONDS,
+    logLevel: e.LOG_LEVEL,
+  };
+}
+
+/** The values that must never reach a log line, Redis, job data or the dashboard. */
+export function secretsOf(config: Config): string[] {
+  return [config.service?.apiKey, config.service?.apiSecret, config.upstream?.token, config.dashboard.password].filter(
+    (s): s is string => typeof s === 'string' && s.length > 0,
+  );
+}

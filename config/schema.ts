@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import { defaults } from './defaults.js';
+
+const positiveInt = (name: string) =>
+  z.coerce.number({ error: `${name} must be a whole number` }).int(`${name} must be a whole number`).positive(`${name} must be greater than 0`);
+const nonNegativeInt = (name: string) =>
+  z.coerce.number({ error: `${name} must be a whole number` }).int(`${name} must be a whole number`).min(0, `${name} must be 0 or more`);
+const optionalText = z.string().trim().min(1).optional();
+const httpUrl = (name: string) =>
+  z
+    .string()
+    .trim()
+    .refine((v) => /^https?:\/\/[^\s/]+/.test(v), `${name} must be an http(s) URL such as https://app.example.com`)
+    .transform((v) => v.replace(/\/+$/, ''));
+
+/** The environment variables of shared/interface.md, plus the program's tuning knobs. */
+export const envSchema = z.object({
+  INVENTORY_BASE_URL: httpUrl('INVENTORY_BASE_URL').optional(),
+  INVENTORY_ACCOUNT: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9._~-]+$/, 'INVENTORY_ACCOUNT must be one URL path segment (letters, digits, . _ ~ -)')
+    .optional(),
+  INVENTORY_API_KEY: optionalText,
+  INVENTORY_API_SECRET: optionalText,
+  INVENTORY_POST_PER_MINUTE: positiveInt('INVENTORY_POST_PER_MINUTE').default(defaults.postPerMinute),
+  INVENTORY_GET_PER_MINUTE: positiveInt('INVENTORY_GET_PER_MINUTE').default(defaults.getPerMinute),
+  INVENTORY_COLLECTION_PER_HOUR: positiveInt('INVENTORY_COLLECTION_PER_HOUR').default(defaults.collectionPerHour),
+  INVENTORY_ENTITY_TIMEOUT_MS: positiveInt('INVENTORY_ENTITY_TIMEOUT_MS').default(defaults.entityTimeoutMs),
+  INVENTORY_COLLECTION_TIMEOUT_MS: positiveInt('INVENTORY_COLLECTION_TIMEOUT_MS').default(defaults.collectionTimeoutMs),
+  REDIS_URL: z
+    .string()
+    .trim()
+    .refine((v) => /^rediss?:\/\//.test(v), 'REDIS_URL must start with redis:// or rediss://')
+    .default(defaults.redisUrl),
+  QUEUE_PREFIX: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9_{}.-]+$/, 'QUEUE_PREFIX may hold letters, digits, _ - . and {} only')
+    .default(defaults.queuePrefix),
+  UPSTREAM_URL: httpUrl('UPSTREAM_URL').optional(),
+  UPSTREAM_TOKEN: optionalText,
+  ORDER_POLL_SECONDS: positiveInt('ORDER_POLL_SECONDS').default(defaults.orderPollSeconds),
+  BOM_POLL_SECONDS: positiveInt('BOM_POLL_SECONDS').default(defaults.bomPollSeconds),
+  STOCK_SYNC_CRON: z
+    .string()
+    .trim()
+    .refine((v) => {
+      const n = v.split(/\s+/).length;
+      return n === 5 || n === 6;
+    }, 'STOCK_SYNC_CRON must be a cron pattern of 5 or 6 fields, such as "0 19 * * *"')
+    .default(defaults.stockSyncCron),
+  STOCK_SYNC_TZ: z
+    .string()
+    .trim()
+    .refine((tz) => {
+      try {
+        new Intl.DateTimeFormat('en-US', { timeZone: tz });
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'STOCK_SYNC_TZ must be an IANA time zone such as Europe/Berlin')
+    .optional(),
+  FEED_PAGE_SIZE: positiveInt('FEED_PAGE_SIZE').default(defaults.feedPageSize),
+  JOB_ATTEMPTS: positiveInt('JOB_ATTEMPTS').default(defaults.jobAttempts),
+  RETRY_BASE_DELAY_MS: positiveInt('RETRY_BASE_DELAY_MS').default(defaults.retryBaseDelayMs),
+  RETRY_MAX_DELAY_MS: positiveInt('RETRY_MAX_DELAY_MS').default(defaults.retryMaxDelayMs),
+  WORKER_CONCURRENCY: positiveInt('WORKER_CONCURRENCY').default(defaults.workerConcurrency),
+  CATALOG_REFRESH_SECONDS: nonNegativeInt('CATALOG_REFRESH_SECONDS').default(defaults.catalogRefreshSeconds),
+  VARIANCE_CHUNK_SIZE: positiveInt('VARIANCE_CHUNK_SIZE').default(defaults.varianceChunkSize),
+  DASHBOARD_USER: optionalText,
+  DASHBOARD_PASSWORD: optionalText,
+  WORKER_HTTP_PORT: nonNegativeInt('WORKER_HTTP_PORT')
+    .refine((p) => p <= 65535, 'WORKER_HTTP_PORT must be at most 65535')
+    .default(defaults.workerHttpPort),
+  WORKER_HTTP_HOST: z.string().trim().min(1).default(defaults.workerHttpHost),
+  SHUTDOWN_GRACE_SECONDS: positiveInt('SHUTDOWN_GRACE_SECONDS').default(defaults.shutdownGraceSeconds),
+  LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+      error: 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent',
+    })
+    .default(defaults.logLevel),
+});
+
+export type Env = z.infer<typeof envSchema>;

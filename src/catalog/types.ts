@@ -1,0 +1,38 @@
+/** A facility of the account, with its kind: a magazine has no parent, a location has one. */
+export interface Facility {
+  facilityId?: string;
+  facilityUrl: string;
+  facilityName?: string;
+  parentFacilityUrl?: string;
+  /** "Parent name / name" for locations, the name for magazines. */
+  path: string;
+  kind: 'magazine' | 'location';
+}
+
+export interface CatalogProduct {
+  productId: string;
+  productUrl: string;
+  statusId?: string;
+}
+
+/** Why a name did not resolve. */
+export type FacilityMiss = 'unknown' | 'ambiguous';
+
+export type FacilityLookup = { ok: true; facility: Facility } | { ok: false; reason: FacilityMiss; candidates?: string[] };
+
+/**
+ * The account's products and facilities, resolved by visible name. Cached in Redis, refreshed on a miss
+ * at most once every CATALOG_REFRESH_SECONDS across all processes.
+ */
+export interface CatalogApi {
+  /** productId -> product, or undefined when the product collection does not have it (after a refresh if allowed). */
+  product(productId: string): Promise<CatalogProduct | undefined>;
+  /** Resolve many at once (one refresh at most). */
+  products(productIds: string[]): Promise<Map<string, CatalogProduct>>;
+  /** By facilityUrl, exact facilityName, or "Parent name / name". */
+  facility(nameOrUrl: string): Promise<FacilityLookup>;
+  /** productUrl -> productId for every product (to read entities back). */
+  productIdByUrl(productUrl: string): Promise<string | undefined>;
+  /** Reload from the service now (spends collection budget). */
+  refresh(): Promise<void>;
+}

@@ -1,0 +1,152 @@
+/**
+ * The service client's one error family. Callers branch on `code`, `retryable` and `outcome`,
+ * never on message text (only src/client/classify.ts reads the service's `msg`).
+ */
+export type ServiceErrorCode =
+  | 'UNAUTHORIZED'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'DUPLICATE'
+  | 'MISSING_REFERENCE'
+  | 'INTEGRITY_VIOLATION'
+  | 'ORDER_COMPLETED'
+  | 'VALIDATION'
+  | 'RATE_LIMITED'
+  | 'TRANSIENT'
+  | 'BAD_RESPONSE';
+
+/**
+ * What is known of a write's effect on the service:
+ * - `not-applied`: surely not applied (refused connection, 4xx, 429, 503 before any work);
+ * - `uncertain`: may have been applied (time-out or connection lost after the request was sent, other 5xx);
+ * - `applied`: applied, but the answer could not be used (a 200 with an unreadable body).
+ * Reads are always `not-applied`.
+ */
+export type WriteOutcome = 'not-applied' | 'uncertain' | 'applied';
+
+export interface ServiceErrorData {
+  method: string;
+  /** Path of the request, as sent (never the credentials). */
+  path: string;
+  status?: number;
+  /** The service's message (`msg`, `errorMessage`, or the body text), when it gave one. */
+  msg?: string;
+  outcome?: WriteOutcome;
+  /** For RATE_LIMITED: epoch ms when the class may be used again. */
+  resetAt?: number;
+  cause?: unknown;
+}
+
+export abstract class ServiceError extends Error {
+  abstract readonly code: ServiceErrorCode;
+  /** Whether trying the same request again later can succeed. */
+  abstract readonly retryable: boolean;
+  /** What to do about it, for the operator. */
+  abstract readonly hint: string;
+  readonly method: string;
+  readonly path: string;
+  readonly status?: number;
+  readonly msg?: string;
+  readonly outcome: WriteOutcome;
+  readonly resetAt?: number;
+
+  constructor(message: string, data: ServiceErrorData) {
+    super(message, data.cause === undefined ? undefined : { cause: data.cause });
+    this.name = new.target.name;
+    this.method = data.method;
+    this.path = data.path;
+    this.status = data.status;
+    this.msg = data.msg;
+    this.outcome = data.outcome ?? 'not-applied';
+    this.resetAt = data.resetAt;
+  }
+
+  /** A plain object for job traces and --json output. */
+  toJSON() {
+    return {
+      name: this.name,
+      code: this.code,
+      message: this.message,
+      retryable: this.retryable,
+      outcome: this.outcome,
+      method: this.method,
+      path: this.path,
+      status: this.status,
+      msg: this.msg,
+      resetAt: this.resetAt,
+      hint: this.hint,
+    };
+  }
+}
+
+export class UnauthorizedError extends ServiceError {
+  readonly code = 'UNAUTHORIZED' as const;
+  readonly retryable = false;
+  readonly hint = 'Check INVENTORY_API_KEY and INVENTORY_API_SECRET, then retry the job.';
+}
+
+export class ForbiddenError extends ServiceError {
+  readonly code = 'FORBIDDEN' as const;
+  readonly retryable = false;
+  readonly hint = 'The API key lacks the right for this action; grant it in the service, then retry the job.';
+}
+
+export class NotFoundError extends ServiceError {
+  readonly code = 'NOT_FOUND' as const;
+  readonly retryable = false;
+  readonly hint = 'The entity does not exist in the service (check the account and the URL).';
+}
+
+export class DuplicateError extends ServiceError {
+  readonly code = 'DUPLICATE' as const;
+  readonly retryable = false;
+  readonly hint = 'The record already exists in the service; read it back and compare.';
+}
+
+export class MissingReferenceError extends ServiceError {
+  readonly code = 'MISSING_REFERENCE' as const;
+  readonly retryable = false;
+  readonly hint = 'The request names an object the service does not have (product, facility, order); fix the record or the catalog.';
+}
+
+/** The service's integrity message without saying whether a duplicate or a missing reference caused it. */
+export class IntegrityViolationError extends ServiceError {
+  readonly code = 'INTEGRITY_VIOLATION' as const;
+  readonly retryable = false;
+  readonly hint = 'Either the record exists already or it names a missing object; read back to tell which.';
+}
+
+export class OrderCompletedError extends ServiceError {
+  readonly code = 'ORDER_COMPLETED' as const;
+  readonly retryable = false;
+  readonly hint = 'Completed orders cannot be modified until made editable again in the service.';
+}
+
+export class ValidationError extends ServiceError {
+  readonly code = 'VALIDATION' as const;
+  readonly retryable = false;
+  readonly hint = 'The service refused the request as invalid; fix the record (see msg), then retry the job.';
+}
+
+export class RateLimitedError extends ServiceError {
+  readonly code = 'RATE_LIMITED' as const;
+  readonly retryable = true;
+  readonly hint = 'Over the service budget: waits until the reset; lower INVENTORY_*_PER_MINUTE if it recurs.';
+}
+
+export class TransientError extends ServiceError {
+  readonly code = 'TRANSIENT' as const;
+  readonly retryable = true;
+  readonly hint = 'The service or the network failed for now; retried with backoff.';
+}
+
+/** A 2xx whose body does not match the entity's shape. */
+export class BadResponseError extends ServiceError {
+  readonly code = 'BAD_RESPONSE' as const;
+  readonly retryable = false;
+  readonly hint = 'The service answered in an unexpected shape; report it with the job trace.';
+}
+
+export function isServiceError(err: unknown): err is ServiceError {
+  return err instanceof ServiceError;
+}

@@ -1,0 +1,68 @@
+import type {
+  CreateOrderBody,
+  CreateShipmentBody,
+  CreateVarianceBody,
+  FacilityRow,
+  InventoryItemRow,
+  InventoryVariance,
+  Order,
+  Product,
+  ProductRow,
+  Shipment,
+  UpdateProductBody,
+} from './schemas.js';
+
+/** Request classes, each with its own budget. A collection GET also spends one GET. */
+export type RequestClass = 'get' | 'post' | 'collection';
+
+/** One API call as seen by the client: what job traces, logs and metrics record. */
+export interface ApiCall {
+  method: 'GET' | 'POST';
+  /** Path as sent, e.g. /acme/api/order/WEB-1 (never the credentials). */
+  path: string;
+  cls: RequestClass;
+  /** HTTP status, or null when no answer came (network failure, time-out). */
+  status: number | null;
+  /** Time on the wire, in ms. */
+  ms: number;
+  /** Time spent waiting for budget before sending, in ms. */
+  waitedMs: number;
+  /** Error code when the call failed (ServiceErrorCode). */
+  error?: string;
+  /** Epoch ms when the call started. */
+  at: number;
+}
+
+export interface CallOptions {
+  /** Called once per HTTP request made (retried reads call it per try). */
+  onCall?: (call: ApiCall) => void;
+  signal?: AbortSignal;
+}
+
+/**
+ * The typed calls of the service that the jobs use. URLs are paths as the service returns them
+ * (e.g. /acme/api/shipment/X); the client prefixes the base URL. Every method throws ServiceError.
+ */
+export interface ServiceApi {
+  readonly account: string;
+  /** `/{account}/api/{collection}/{id}` for orders and shipments, whose ids the client chooses. Never for products. */
+  entityPath(collection: 'order' | 'shipment', id: string): string;
+  listFacilities(o?: CallOptions): Promise<FacilityRow[]>;
+  listProducts(o?: CallOptions): Promise<ProductRow[]>;
+  listInventoryItems(o?: CallOptions): Promise<InventoryItemRow[]>;
+  /** Any collection, decoded from column-major into rows. */
+  listCollection(name: string, o?: CallOptions): Promise<Record<string, unknown>[]>;
+  getOrder(path: string, o?: CallOptions): Promise<Order>;
+  getShipment(path: string, o?: CallOptions): Promise<Shipment>;
+  getProduct(path: string, o?: CallOptions): Promise<Product>;
+  getVariance(path: string, o?: CallOptions): Promise<InventoryVariance>;
+  createOrder(body: CreateOrderBody, o?: CallOptions): Promise<Order>;
+  createShipment(body: CreateShipmentBody, o?: CallOptions): Promise<Shipment>;
+  modifyShipment(path: string, body: Record<string, unknown>, o?: CallOptions): Promise<Shipment>;
+  /** POST {} to an action URL as returned in an entity; answers the entity as untyped JSON. */
+  postAction(path: string, o?: CallOptions): Promise<unknown>;
+  /** POST {} to an order's actionUrlComplete. */
+  completeOrder(actionUrlComplete: string, o?: CallOptions): Promise<Order>;
+  createVariance(body: CreateVarianceBody, o?: CallOptions): Promise<InventoryVariance>;
+  updateProduct(path: string, body: UpdateProductBody, o?: CallOptions): Promise<Product>;
+}

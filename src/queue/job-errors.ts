@@ -1,0 +1,36 @@
+/** Errors a job throws when retrying cannot help. The runner fails the job at once with the message. */
+export type PermanentCode = 'BAD_RECORD' | 'CONFLICT' | 'ORDER_COMPLETED' | 'SERVICE_REFUSED';
+
+export class PermanentJobError extends Error {
+  constructor(
+    readonly code: PermanentCode,
+    message: string,
+    /** What to do about it, for the operator. */
+    readonly hint: string,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = 'PermanentJobError';
+  }
+}
+
+/** A record that does not match its shape or names something the service does not have. */
+export class BadRecordError extends PermanentJobError {
+  constructor(
+    readonly recordId: string,
+    readonly field: string,
+    readonly reason: string,
+    hint = 'Fix the record upstream; a corrected delivery is synced as a new job.',
+  ) {
+    super('BAD_RECORD', `record ${recordId}: ${field}: ${reason}`, hint, { recordId, field, reason });
+    this.name = 'BadRecordError';
+  }
+}
+
+/** What the service already has differs from the record, and the record cannot be applied over it. */
+export class ConflictError extends PermanentJobError {
+  constructor(message: string, hint: string, details?: Record<string, unknown>) {
+    super('CONFLICT', message, hint, details);
+    this.name = 'ConflictError';
+  }
+}

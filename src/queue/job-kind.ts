@@ -1,0 +1,44 @@
+import type { Redis } from 'ioredis';
+import type { ZodType } from 'zod';
+import type { Config } from '../../config/read-config.js';
+import type { CatalogApi } from '../catalog/types.js';
+import type { ServiceApi } from '../client/service-api.js';
+import type { Logger } from '../logger.js';
+import type { RedisKeys } from '../redis.js';
+import type { StreamName } from './streams.js';
+
+/** What a job's processing gets. Built by the job runner for each attempt. */
+export interface JobContext {
+  jobId: string;
+  stream: StreamName;
+  /** 1 for the first attempt. */
+  attempt: number;
+  /** The service, with every call recorded in this attempt's trace. */
+  client: ServiceApi;
+  catalog: CatalogApi;
+  redis: Redis;
+  keys: RedisKeys;
+  /** Child logger bound to the job id and the business key. */
+  logger: Logger;
+  jobs: Config['jobs'];
+  /** Adds a line to this attempt's trace, for operators (e.g. "create response lost; read the order back"). */
+  note(message: string, data?: Record<string, unknown>): void;
+}
+
+export interface JobResult {
+  /** synced: the service was changed; unchanged: it already matched; skipped: deliberately not applied (e.g. older count). */
+  outcome: 'synced' | 'unchanged' | 'skipped';
+  /** One line for operators. */
+  summary: string;
+  details?: Record<string, unknown>;
+}
+
+/** One kind of job: the shape of its record and how it is synced. Files in jobs/ export one each. */
+export interface JobKind<R = unknown> {
+  stream: StreamName;
+  /** The record's shape as the feed delivers it. */
+  schema: ZodType<R>;
+  /** The business key (orderId, countId, productId), taken from a raw record when it has one. */
+  keyOf(raw: unknown): string | undefined;
+  process(record: R, ctx: JobContext): Promise<JobResult>;
+}

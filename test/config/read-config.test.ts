@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, readConfig, secretsOf } from '../../config/read-config.js';
+
+const service = {
+  INVENTORY_BASE_URL: 'https://app.example.com/',
+  INVENTORY_ACCOUNT: 'acme',
+  INVENTORY_API_KEY: 'key-123',
+  INVENTORY_API_SECRET: 'secret-456',
+};
+
+function problemsOf(env: Record<string, string>, needs = { service: true }): string[] {
+  try {
+    readConfig(env, needs);
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems;
+    throw err;
+  }
+  return [];
+}
+
+describe('configuration', () => {
+  describe('with every required variable', () => {
+    it('applies the defaults of interface.md', () => {
+      const c = readConfig(service, { service: true });
+      expect(c.service?.baseUrl).toBe('https://app.example.com');
+      expect(c.service?.budgets).toMatchObject({ postPerMinute: 120, getPerMinute: 120, collectionPerHour: 300 });
+      expect(c.redis).toEqual({ url: 'redis://127.0.0.1:6379', prefix: 'isync' });
+      expect(c.schedule.orderPollSeconds).toBe(5);
+      expect(c.schedule.stockSyncCron).toBe('0 19 * * *');
+      expect(c.http.port).toBe(9464);
+      expect(c.logLevel).toBe('info');
+    });
+
+    it('reads numbers and lists the secrets', () => {
+      const c = readConfig({ ...service, INVENTORY_POST_PER_MINUTE: '60', UPSTREAM_URL: 'http://feed', UPSTREAM_TOKEN: 'tok-789' });
+      expect(c.service?.budgets.postPerMinute).toBe(60);
+      expect(secretsOf(c).sort()).toEqual(['key-123', 'secret-456', 'tok-789']);
+    });
+  });
+
+  describe('with wrong or missing settings', () => {
+    it('names each missing variable on a line of its own', () => {
+      const problems = problemsOf({});
+      expect(problems).toHaveLength(4);
+      for (const v of ['INVENTORY_BASE_URL', 'INVENTORY_ACCOUNT', 'INVENTORY_API_KEY', 'INVENTORY_API_SECRET']) {
+        expect(problems.some((p) => p.startsWith(`${v}:`))).toBe(true);
+      }
+    });
+
+    it('names the variable and the rule for each bad value, all at once', () => {
+      const problems = problemsOf({
+        ...service,
+        INVENTORY_POST_PER_MINUTE: 'fast',
+        REDIS_URL: 'localhost:6379',
+        LOG_LEVEL: 'loud',
+        STOCK_SYNC_TZ: 'Mars/Olympus',
+        WORKER_HTTP_PORT: '70000',
+      });
+      expect(problems).toHaveLength(5);
+      expect(problems.find((p) => p.startsWith('INVENTORY_POST_PER_MINUTE'))).toMatch(/whole number/);
+      expect(problems.find((p) => p.startsWith('REDIS_URL'))).toMatch(/redis:\/\//);
+      expect(problems.find((p) => p.startsWith('LOG_LEVEL'))).toMatch(/one of/);
+      expect(problems.find((p) => p.startsWith('STOCK_SYNC_TZ'))).toMatch(/IANA/);
+      expect(problems.find((p) => p.startsWith('WORKER_HTTP_PORT'))).toMatch(/65535/);
+    });
+
+    it('never echoes a secret value in a problem', () => {
+      const problems = problemsOf({ ...service, INVENTORY_BASE_URL: 'not a url secret-456' });
+      expect(problems.join('\n')).not.toContain('secret-456');
+    });
+
+    it('does not require the service where the command does not need it', () => {
+      expect(problemsOf({}, { service: false })).toEqual([]);
+    });
+  });
+});
