@@ -14,6 +14,10 @@ export const defaults = {
   collectionTimeoutMs: 120_000,
   /** Retries of a read inside the client before the error reaches the job. */
   readRetries: 3,
+  /** First delay between two tries of a read in the client, in ms; doubles each try, jittered ×1–2. */
+  readRetryMinDelayMs: 250,
+  /** Keep-alive connections the client holds open to the service. */
+  serviceConnections: 32,
   /** Redis URL. */
   redisUrl: 'redis://127.0.0.1:6379',
   /** Prefix of every Redis key the program writes. */
@@ -36,8 +40,14 @@ export const defaults = {
   workerConcurrency: 16,
   /** Minimum seconds between two catalog refreshes caused by a miss. */
   catalogRefreshSeconds: 300,
+  /** Seconds an order's progress stays in Redis after its first write (the service stays the truth). */
+  orderProgressTtlSeconds: 30 * 24 * 3600,
   /** Largest number of items in one inventory variance; larger counts are split. */
   varianceChunkSize: 500,
+  /** Seconds one on-hand snapshot serves the counts of a stock sync run (one inventory read per run). */
+  stockSnapshotMaxAgeSeconds: 600,
+  /** Life of the per-location lock of the stock sync in ms; renewed every third of it while held. */
+  stockLocationLockMs: 15_000,
   /** Where `worker` serves /metrics, /healthz and /readyz; 0 turns it off. */
   workerHttpPort: 9464,
   /** Host of the worker's HTTP endpoints. */
@@ -49,4 +59,8 @@ export const defaults = {
   dashboardPort: 3000,
   /** pino level. */
   logLevel: 'info',
+  /** Requests a minute per class the demo's client allows itself (its sandbox has no limits; 120 would make it take minutes). */
+  demoRequestsPerMinute: 3000,
+  /** Seconds between catalog refreshes after a miss in the demo, so a product added to the sandbox is found on retry. */
+  demoCatalogRefreshSeconds: 2,
 } as const;

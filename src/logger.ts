@@ -38,7 +38,8 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
       paths: ['authorization', 'headers.authorization', '*.authorization', 'apiKey', 'apiSecret', 'token', 'password', '*.password', '*.apiSecret', '*.token'],
       censor: '[REDACTED]',
     },
-    hooks: secrets.length ? { streamWrite: (line: string) => redact(line, secrets) } : undefined,
+    // An explicit `hooks: undefined` would replace pino's default hooks and break the logger.
+    ...(secrets.length ? { hooks: { streamWrite: (line: string) => redact(line, secrets) } } : {}),
   };
   if (opts.destination) return pino(options, opts.destination);
   if (pretty) return pino({ ...options, transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } } });

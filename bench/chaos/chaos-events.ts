@@ -1,0 +1,38 @@
+import type { ChaosOptions } from './chaos-options.js';
+
+/** Something done to the running system once the orders are `at` (0..1) done, plus `delayMs`. */
+export type ChaosEvent =
+  | { kind: 'kill'; at: number; delayMs: number; slot: number; downMs: number }
+  | { kind: 'redis-restart'; at: number; delayMs: number; downMs: number }
+  | { kind: 'tight-budget'; at: number; delayMs: number; on: boolean };
+
+/** mulberry32, seeded: the same seed gives the same plan. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * Kills at random points between 5% and 85% of the orders, Redis restarts between 25% and 70%, and a
+ * tight-budget phase from 30% to 55%; each with a random extra delay so it lands at no particular step.
+ */
+export function planEvents(o: ChaosOptions, rand: () => number): ChaosEvent[] {
+  const between = (lo: number, hi: number) => lo + rand() * (hi - lo);
+  const events: ChaosEvent[] = [];
+  for (let i = 0; i < o.kills; i++) {
+    events.push({ kind: 'kill', at: between(0.05, 0.85), delayMs: Math.floor(rand() * 700), slot: Math.floor(rand() * o.workers), downMs: Math.floor(between(300, 2000)) });
+  }
+  for (let i = 0; i < o.redisRestarts; i++) {
+    events.push({ kind: 'redis-restart', at: between(0.25, 0.7), delayMs: Math.floor(rand() * 700), downMs: Math.floor(between(1000, 3000)) });
+  }
+  if (o.tightShare < 1) {
+    events.push({ kind: 'tight-budget', at: 0.3, delayMs: 0, on: true }, { kind: 'tight-budget', at: 0.55, delayMs: 0, on: false });
+  }
+  return events.sort((a, b) => a.at - b.at);
+}

@@ -1,0 +1,106 @@
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+
+/** Settings of one chaos run. Two presets: the full run (docs/chaos.md) and the short one CI runs. */
+export const chaosOptionsSchema = z.object({
+  /** Good orders in the feed. */
+  orders: z.number().int().min(10),
+  /** Worker processes running at once. */
+  workers: z.number().int().min(1).max(16),
+  /** SIGKILLs of a worker process (each restarted after a short pause). */
+  kills: z.number().int().min(0),
+  /** Graceful restarts of Redis (SHUTDOWN, then start on the same port and folder). */
+  redisRestarts: z.number().int().min(0),
+  seed: z.number().int(),
+  countsPerLocation: z.number().int().min(1).max(28),
+  /** Share of the counted products each location's counts list. */
+  countShare: z.number().min(0.05).max(1),
+  boms: z.number().int().min(0).max(30),
+  redeliveryRate: z.number().min(0).max(1),
+  badRounds: z.number().int().min(0),
+  /** WORKER_CONCURRENCY of each worker. */
+  concurrency: z.number().int().min(1),
+  /** VARIANCE_CHUNK_SIZE: small, so counts span several variances. */
+  chunkSize: z.number().int().min(1),
+  /** The client's POST budget (INVENTORY_POST_PER_MINUTE); the sandbox enforces the same in 1 s windows. */
+  postPerMinute: z.number().int().min(60),
+  /** Share of that budget the sandbox allows during the tight-budget phase (429s). */
+  tightShare: z.number().min(0.05).max(1),
+  /** Multiplies every fault rate (0 turns faults off). */
+  faultScale: z.number().min(0).max(5),
+  /** Run the compiled dist/ instead of the sources through tsx. */
+  dist: z.boolean(),
+  /** Where the logs go; default a fresh folder under the OS temp dir. */
+  logDir: z.string().optional(),
+  /** Write the report as JSON here. */
+  json: z.string().optional(),
+  /** Write the report as Markdown here (docs/chaos.md). */
+  markdown: z.string().optional(),
+  /** Give up draining after this long. */
+  drainTimeoutSeconds: z.number().int().min(10),
+});
+export type ChaosOptions = z.infer<typeof chaosOptionsSchema>;
+
+export const fullPreset: ChaosOptions = {
+  orders: 5000,
+  workers: 3,
+  kills: 5,
+  redisRestarts: 1,
+  seed: 7,
+  countsPerLocation: 4,
+  countShare: 0.3,
+  boms: 30,
+  redeliveryRate: 0.1,
+  badRounds: 3,
+  concurrency: 8,
+  chunkSize: 5,
+  postPerMinute: 6000,
+  tightShare: 0.4,
+  faultScale: 1,
+  dist: false,
+  drainTimeoutSeconds: 900,
+};
+
+export const shortPreset: ChaosOptions = {
+  ...fullPreset,
+  orders: 300,
+  workers: 2,
+  kills: 2,
+  redisRestarts: 1,
+  countsPerLocation: 3,
+  boms: 10,
+  badRounds: 1,
+  drainTimeoutSeconds: 240,
+};
+
+const numeric = ['orders', 'workers', 'kills', 'redis-restarts', 'seed', 'counts-per-location', 'count-share', 'boms', 'redelivery-rate', 'bad-rounds', 'concurrency', 'chunk-size', 'post-per-minute', 'tight-share', 'fault-scale', 'drain-timeout-seconds'] as const;
+
+const camel = (s: string) => s.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+
+/** `--short` picks the CI preset; any other flag overrides one setting (e.g. --orders 1000 --kills 3). */
+export function parseChaosArgs(argv: string[]): ChaosOptions {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      short: { type: 'boolean' },
+      dist: { type: 'boolean' },
+      'log-dir': { type: 'string' },
+      json: { type: 'string' },
+      markdown: { type: 'string' },
+      ...Object.fromEntries(numeric.map((n) => [n, { type: 'string' as const }])),
+    },
+    strict: true,
+  });
+  const base: Record<string, unknown> = { ...(values.short ? shortPreset : fullPreset) };
+  for (const n of numeric) {
+    const v = (values as Record<string, string | boolean | undefined>)[n];
+    if (typeof v === 'string') base[camel(n)] = Number(v);
+  }
+  if (values.dist) base.dist = true;
+  if (typeof values['log-dir'] === 'string') base.logDir = values['log-dir'];
+  if (typeof values.json === 'string') base.json = values.json;
+  if (typeof values.markdown === 'string') base.markdown = values.markdown;
+  const parsed = chaosOptionsSchema.safeParse(base);
+  if (!parsed.success) throw new Error(`chaos options: ${parsed.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  return parsed.data;
+}

@@ -1,0 +1,101 @@
+import type { Queue } from 'bullmq';
+import type { StreamName } from '../../src/queue/streams.js';
+import type { ChaosEvent } from './chaos-events.js';
+import type { ChaosOptions } from './chaos-options.js';
+import { postWindow, type ChaosWorld } from './chaos-world.js';
+import type { WorkerSlots } from './worker-slots.js';
+
+export interface StormLog {
+  /** Lines "t+12.3s 41% what happened", in order. */
+  timeline: string[];
+  redisRestarts: Array<{ progress: number; downMs: number; tookMs: number }>;
+  tightMs: number;
+  /** Whether every event fired and the orders reached 90% before the time limit. */
+  completed: boolean;
+  /** Workers that ended on their own and were started again. */
+  revived: number;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Fraction of the orders' jobs that are completed or failed. */
+async function ordersDone(orders: Queue, total: number): Promise<number> {
+  const c = await orders.getJobCounts('completed', 'failed');
+  return ((c.completed ?? 0) + (c.failed ?? 0)) / Math.max(1, total);
+}
+
+/**
+ * Runs the workers through the storm: the feed grows every 2 s, and each event fires once the orders are
+ * far enough along. Ends when every event has fired, the feed is complete and 90% of the orders are done.
+ */
+export async function runStorm(o: ChaosOptions, world: ChaosWorld, slots: WorkerSlots, queues: Map<StreamName, Queue>, ordersTotal: number, events: ChaosEvent[], rand: () => number, say: (l: string) => void): Promise<StormLog> {
+  const t0 = Date.now();
+  const log: StormLog = { timeline: [], redisRestarts: [], tightMs: 0, completed: false, revived: 0 };
+  const note = (p: number, what: string) => {
+    const line = `t+${((Date.now() - t0) / 1000).toFixed(1)}s ${(p * 100).toFixed(0).padStart(3)}% ${what}`;
+    log.timeline.push(line);
+    say(line);
+  };
+  const pending = [...events];
+  let dripping = true;
+  let nextDrip = t0 + 2000;
+  let nextReport = t0 + 10_000;
+  let tightSince: number | undefined;
+  const deadline = t0 + o.drainTimeoutSeconds * 1000;
+  const orders = queues.get('orders')!;
+
+  for (;;) {
+    if (dripping && Date.now() >= nextDrip) {
+      dripping = world.drip();
+      nextDrip += 2000;
+    }
+    const before = slots.starts();
+    slots.reviveDead();
+    if (slots.starts() > before) {
+      log.revived += slots.starts() - before;
+      note(0, `a worker ended on its own; started again (${slots.starts() - before})`);
+    }
+    const p = await ordersDone(orders, ordersTotal);
+    while (pending.length > 0 && pending[0]!.at <= p) {
+      const e = pending.shift()!;
+      await sleep(e.delayMs);
+      if (e.kind === 'kill') {
+        const slot = e.slot % o.workers;
+        note(p, `SIGKILL worker-${slot + 1}; restart in ${e.downMs} ms`);
+        await slots.killAndRestart(slot, e.downMs, p);
+      } else if (e.kind === 'redis-restart') {
+        note(p, `Redis SHUTDOWN; start again in ${e.downMs} ms`);
+        const t = Date.now();
+        await world.redis.restart(e.downMs);
+        log.redisRestarts.push({ progress: p, downMs: e.downMs, tookMs: Date.now() - t });
+        note(p, `Redis answers again after ${Date.now() - t} ms`);
+      } else {
+        world.sandbox.admin.setBudgets({ post: postWindow(o, e.on ? o.tightShare : 1) });
+        if (e.on) tightSince = Date.now();
+        else if (tightSince !== undefined) log.tightMs += Date.now() - tightSince;
+        if (!e.on) tightSince = undefined;
+        note(p, e.on ? `tight budget: the sandbox allows ${postWindow(o, o.tightShare).limit} POST/s` : 'budget back to normal');
+      }
+    }
+    if (pending.length === 0 && !dripping && p >= 0.9) {
+      log.completed = true;
+      note(p, 'storm over: faults off');
+      break;
+    }
+    if (Date.now() > deadline) {
+      note(p, `storm stopped by the time limit with ${pending.length} event(s) not fired`);
+      break;
+    }
+    if (Date.now() >= nextReport) {
+      const c = world.sandbox.admin.counters();
+      note(p, `progress: ${c.creates.order} orders created, ${c.rateLimited} x 429, faults ${JSON.stringify(c.faults)}`);
+      nextReport += 10_000;
+    }
+    await sleep(200 + Math.floor(rand() * 100));
+  }
+  if (tightSince !== undefined) log.tightMs += Date.now() - tightSince;
+  world.sandbox.admin.setFaults([]);
+  world.sandbox.admin.setBudgets({ post: postWindow(o) });
+  world.feed.setFaults({});
+  return log;
+}

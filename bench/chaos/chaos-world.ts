@@ -1,0 +1,91 @@
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startFeedServer, type FeedServer } from '../../src/feed/feed-server.js';
+import { STREAMS } from '../../src/queue/streams.js';
+import { startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
+import type { SandboxState } from '../../src/sandbox/sandbox-entities.js';
+import { spawnCli, waitForLog, type CliProcess } from '../lib/cli-process.js';
+import { startPrivateRedis, type PrivateRedis } from '../lib/private-redis.js';
+import { chaosSecrets, workerEnv, type ChaosSecrets } from './chaos-env.js';
+import type { ChaosOptions } from './chaos-options.js';
+import type { Scenario } from './scenario.js';
+
+/** Everything a chaos run stands on: private Redis, sandbox, feed server, dashboard, and the workers' env. */
+export interface ChaosWorld {
+  secrets: ChaosSecrets;
+  redis: PrivateRedis;
+  sandbox: Sandbox;
+  feed: FeedServer;
+  dashboard: CliProcess;
+  dashboardUrl: string;
+  prefix: string;
+  env: Record<string, string>;
+  initial: SandboxState;
+  /** Appends the next part of each stream to the feed; answers whether more is left. */
+  drip(): boolean;
+  close(): Promise<void>;
+}
+
+/** POST budget of the sandbox: `share` of the client's, in 1 s fixed windows. */
+export function postWindow(o: ChaosOptions, share = 1) {
+  return { limit: Math.max(1, Math.floor((o.postPerMinute / 60) * share)), windowMs: 1000 };
+}
+
+export async function startWorld(o: ChaosOptions, scenario: Scenario, root: string, logDir: string): Promise<ChaosWorld> {
+  mkdirSync(logDir, { recursive: true });
+  const secrets = chaosSecrets();
+  const redis = await startPrivateRedis({ dir: join(logDir, 'redis') });
+  const sandbox = await startSandbox({ account: 'chaos', data: 'demo', key: secrets.apiKey, secret: secrets.apiSecret, budgets: { post: postWindow(o) } });
+  const initial = sandbox.admin.state();
+
+  // Part of each stream is there at the start; the rest arrives while the workers run (polls pick it up).
+  const first = 0.4;
+  const steps = 6;
+  const cut = (n: number, i: number) => Math.round(n * (first + ((1 - first) * i) / steps));
+  const feed = await startFeedServer({
+    token: secrets.upstreamToken,
+    pageSize: 200,
+    streams: Object.fromEntries(STREAMS.map((s) => [s, scenario.feed[s].slice(0, cut(scenario.feed[s].length, 0))])),
+  });
+  let step = 0;
+  const drip = () => {
+    if (step >= steps) return false;
+    step++;
+    for (const s of STREAMS) feed.append(s, scenario.feed[s].slice(cut(scenario.feed[s].length, step - 1), cut(scenario.feed[s].length, step)));
+    return step < steps;
+  };
+
+  const prefix = `chaos${o.seed}`;
+  const env = workerEnv(o, secrets, { serviceUrl: sandbox.url, account: sandbox.account, redisUrl: redis.url, feedUrl: feed.url, prefix });
+  const logFile = join(logDir, 'dashboard.log');
+  const dashboard = spawnCli({
+    root,
+    name: 'dashboard',
+    args: ['dashboard', '--host', '127.0.0.1', '--port', '0'],
+    env: { ...env, DASHBOARD_USER: secrets.dashboardUser, DASHBOARD_PASSWORD: secrets.dashboardPassword },
+    logFile,
+    useDist: o.dist,
+  });
+  let closed = false;
+  const m = await waitForLog(() => readFileSync(logFile, 'utf8'), /Dashboard: (http:\/\/[^\s/]+)/, 60_000, 'dashboard');
+  return {
+    secrets,
+    redis,
+    sandbox,
+    feed,
+    dashboard,
+    dashboardUrl: m[1]!,
+    prefix,
+    env,
+    initial,
+    drip,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await dashboard.stop(10_000).catch(() => undefined);
+      await feed.close().catch(() => undefined);
+      await sandbox.close().catch(() => undefined);
+      await redis.stop().catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,145 @@
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Queue } from 'bullmq';
+import { createRedis } from '../../src/redis.js';
+import { jobIdFor } from '../../src/queue/job-id.js';
+import { STREAMS, type StreamName } from '../../src/queue/streams.js';
+import { machine } from '../lib/machine.js';
+import { faultPlan } from './chaos-env.js';
+import { planEvents, seededRandom } from './chaos-events.js';
+import type { ChaosOptions } from './chaos-options.js';
+import { totalViolations, type ChaosReport } from './chaos-report.js';
+import { runStorm, type StormLog } from './chaos-storm.js';
+import { startWorld, type ChaosWorld } from './chaos-world.js';
+import { checkLocks, checkQueues, drainProgress, expectedJobs } from './check-queues.js';
+import { checkState } from './check-state.js';
+import { check, type CheckResult } from './check-types.js';
+import { probeDashboard } from './dashboard-probe.js';
+import { injectedTable } from './injected.js';
+import { checkLogHygiene } from './log-hygiene.js';
+import { buildScenario, type Scenario } from './scenario.js';
+import { scanAnswers, scanFiles, scanRedis, secretForms } from './secret-scan.js';
+import { WorkerSlots } from './worker-slots.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Waits until every expected job has finished and none is left to do (seen twice); a violation otherwise. */
+async function drain(queues: Map<StreamName, Queue>, expected: ReturnType<typeof expectedJobs>, timeoutMs: number, say: (l: string) => void): Promise<CheckResult> {
+  const until = Date.now() + timeoutMs;
+  let idle = 0;
+  let last = { finished: 0, total: 0, unfinished: 0 };
+  let nextSay = Date.now() + 10_000;
+  while (idle < 2) {
+    last = await drainProgress(queues, expected);
+    idle = last.finished >= last.total && last.unfinished === 0 ? idle + 1 : 0;
+    if (Date.now() > until) break;
+    if (Date.now() >= nextSay) {
+      say(`drain: ${last.finished}/${last.total} jobs finished, ${last.unfinished} still to do`);
+      nextSay += 10_000;
+    }
+    if (idle < 2) await sleep(500);
+  }
+  const v = idle >= 2 ? [] : [`not drained after ${Math.round(timeoutMs / 1000)} s: ${last.finished}/${last.total} finished, ${last.unfinished} unfinished`];
+  return check('every job finished (drained) within the time limit', last.total, v);
+}
+
+/** The full run: world up, workers through the storm, drain, stop, then every check. */
+export async function runChaos(o: ChaosOptions, root: string, command: string, say: (l: string) => void): Promise<ChaosReport> {
+  const t0 = Date.now();
+  const logDir = o.logDir ?? mkdtempSync(join(tmpdir(), 'isync-chaos-'));
+  const scenario: Scenario = buildScenario({
+    orders: o.orders,
+    countsPerLocation: o.countsPerLocation,
+    countShare: o.countShare,
+    boms: o.boms,
+    redeliveryRate: o.redeliveryRate,
+    badPerStream: o.badRounds,
+    seed: o.seed,
+  });
+  const expected = expectedJobs(scenario);
+  say(`chaos: logs in ${logDir}`);
+  const world: ChaosWorld = await startWorld(o, scenario, root, logDir);
+  const conn = createRedis(world.redis.url);
+  conn.on('error', () => undefined);
+  const queues = new Map(STREAMS.map((s) => [s, new Queue(s, { connection: conn, prefix: world.prefix })]));
+  // Our own reads ride out the Redis restart; without a listener BullMQ prints every connection error.
+  for (const q of queues.values()) q.on('error', () => undefined);
+  const slots = new WorkerSlots({ root, count: o.workers, env: world.env, logDir, useDist: o.dist, t0 });
+  const rand = seededRandom(o.seed * 7919 + 17);
+  const checks: CheckResult[] = [];
+  let storm: StormLog | undefined;
+  let syncMs = 0;
+  try {
+    world.sandbox.admin.setFaults(faultPlan(o.faultScale));
+    world.feed.setFaults({ status503Rate: Math.min(1, 0.05 * o.faultScale) });
+    const tWorkers = Date.now();
+    slots.startAll();
+    say(`chaos: ${o.workers} workers started against ${world.sandbox.url} (dashboard ${world.dashboardUrl})`);
+    const ordersTotal = expected.get('orders')!.good.size + expected.get('orders')!.bad.size;
+    storm = await runStorm(o, world, slots, queues, ordersTotal, planEvents(o, rand), rand, say);
+    checks.push(check('storm ran to its end (every kill and restart fired)', 1, storm.completed ? [] : ['the storm hit the time limit; see the timeline']));
+    checks.push(await drain(queues, expected, o.drainTimeoutSeconds * 1000, say));
+    syncMs = Date.now() - tWorkers;
+    const final = world.sandbox.admin.state();
+    const counters = world.sandbox.admin.counters();
+
+    say('chaos: stopping the workers (SIGTERM)');
+    const exits = await slots.stopAll(30_000);
+    checks.push(check('workers exit 0 on SIGTERM', exits.length, exits.filter((e) => e.code !== 0).map((e) => `worker-${e.slot + 1} exited with ${e.code} after ${e.ms} ms`)));
+    checks.push(check('no worker ended on its own (Redis restart, faults)', slots.starts(), slots.unexpectedExits().map((e) => `worker-${e.slot + 1} (pid ${e.pid}) ended with ${e.code}`)));
+
+    say('chaos: checking the service, the queues and the locks');
+    checks.push(...checkState(scenario, world.initial, final, o.chunkSize));
+    const good = scenario.goodOrders.size;
+    checks.push(
+      check('the service created each good order and shipment once (its counters)', 2, [
+        ...(counters.creates.order === good ? [] : [`${counters.creates.order} order creates for ${good} good orders`]),
+        ...(counters.creates.shipment === good ? [] : [`${counters.creates.shipment} shipment creates for ${good} good orders`]),
+      ]),
+    );
+    checks.push(...(await checkQueues(conn, world.prefix, scenario)));
+    checks.push(await checkLocks(conn, world.prefix, 65_000));
+
+    say('chaos: probing the dashboard and scanning for secrets');
+    const forms = secretForms(
+      { 'API key': world.secrets.apiKey, 'API secret': world.secrets.apiSecret, 'upstream token': world.secrets.upstreamToken, 'dashboard password': world.secrets.dashboardPassword },
+      [world.secrets.apiKey, world.secrets.apiSecret],
+    );
+    const control = forms.filter((f) => JSON.stringify(world.env).includes(f.value)).length;
+    checks.push(check('secret scan finds the secrets where they are (control: the workers\' environment)', 1, control >= 3 ? [] : [`only ${control} secret forms found in the environment`]));
+    const sample = [
+      ...scenario.bad.slice(0, 8).map((b) => ({ queue: b.stream, id: jobIdFor(b.stream, b.record) })),
+      ...STREAMS.flatMap((s) => [...expected.get(s)!.good].slice(0, 3).map((id) => ({ queue: s, id }))),
+    ];
+    const probe = await probeDashboard(world.dashboardUrl, world.secrets.dashboardUser, world.secrets.dashboardPassword, sample);
+    checks.push(probe.refusals, probe.reads, scanAnswers(probe.answers, forms));
+    checks.push(await scanRedis(conn, forms));
+    await world.dashboard.stop(10_000);
+    const logs = [...slots.logFiles(), join(logDir, 'dashboard.log')].filter((f) => existsSync(f));
+    const lines = logs.reduce((n, f) => n + readFileSync(f, 'utf8').split('\n').filter((l) => l.startsWith('{')).length, 0);
+    checks.push(check('logs captured (JSON lines at debug level)', logs.length, lines > 100 ? [] : [`only ${lines} JSON log lines in ${logs.length} files`]));
+    checks.push(scanFiles('the logs of every worker and the dashboard', logs, forms));
+    checks.push(checkLogHygiene(logs));
+    await Promise.all([...queues.values()].map((q) => q.close()));
+    conn.disconnect();
+    await world.close();
+    checks.push(scanFiles('Redis\'s files on disk (AOF, log)', [world.redis.dir], forms));
+    return {
+      command,
+      options: o,
+      machine: machine(),
+      durationMs: Date.now() - t0,
+      syncMs,
+      logDir,
+      injected: injectedTable(scenario, world, counters, storm, slots),
+      timeline: storm.timeline,
+      checks,
+      violations: totalViolations(checks),
+    };
+  } finally {
+    await slots.killAll();
+    conn.disconnect();
+    await world.close();
+  }
+}

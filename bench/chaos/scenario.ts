@@ -1,0 +1,190 @@
+/**
+ * A deterministic chaos scenario: orders, stock counts and BOMs over the sandbox's demo data, with
+ * re-deliveries and bad records, plus what the service must hold once everything is synced.
+ */
+
+export interface ScenarioOptions {
+  orders: number;
+  /** Counts per location; each location gets this many dates, delivered partly out of order. */
+  countsPerLocation: number;
+  /** Fraction of the counted products listed at each location (0..1). */
+  countShare: number;
+  boms: number;
+  /** Fraction of good records delivered a second time, later in the feed. */
+  redeliveryRate: number;
+  /** Rounds of bad records: each adds 6 orders and 4 counts (the first also 2 BOMs), each naming its field. */
+  badPerStream: number;
+  seed: number;
+}
+
+export interface BadRecord {
+  stream: 'orders' | 'stock-counts' | 'boms';
+  key: string;
+  record: unknown;
+  /** The field the failure must name. */
+  field: string;
+}
+
+export interface Scenario {
+  feed: { orders: unknown[]; 'stock-counts': unknown[]; boms: unknown[] };
+  goodOrders: Map<string, OrderSpec>;
+  /** location name -> productId -> the quantity of the newest count. */
+  expectedCounts: Map<string, Map<string, number>>;
+  /** location name -> countId of its newest count (older ones may be applied or skipped: either is right). */
+  newestCountByLocation: Map<string, string>;
+  /** countId -> items in the count (a count may post at most ceil(items / chunk size) variances). */
+  countItems: Map<string, number>;
+  expectedBoms: Map<string, Array<{ productId: string; quantity: number }>>;
+  bad: BadRecord[];
+  redelivered: number;
+}
+
+export interface OrderSpec {
+  orderId: string;
+  origin: string;
+  lines: Array<{ productId: string; quantity: number; unitPrice: number; location: string }>;
+}
+
+/** mulberry32: small, seeded, good enough to shuffle test data. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const sku = (n: number) => `SKU-${String(n).padStart(4, '0')}`;
+const MAIN = 'Main Warehouse';
+const NORTH = 'North Depot';
+const LOCATIONS = [
+  ...['A-01', 'A-02', 'A-03', 'A-04', 'A-05', 'A-06'].map((l) => ({ magazine: MAIN, name: `${MAIN} / ${l}` })),
+  ...['N-01', 'N-02', 'N-03', 'N-04'].map((l) => ({ magazine: NORTH, name: `${NORTH} / ${l}` })),
+];
+/** Orders, counts and BOM parents use disjoint products so that expected stock is exact. */
+const ORDER_PRODUCTS = Array.from({ length: 80 }, (_, i) => sku(i + 1));
+const COUNT_PRODUCTS = Array.from({ length: 60 }, (_, i) => sku(i + 101));
+const BOM_PARENTS = Array.from({ length: 30 }, (_, i) => sku(i + 171));
+
+export function buildScenario(o: ScenarioOptions): Scenario {
+  const rand = rng(o.seed);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)] as T;
+  const scenario: Scenario = {
+    feed: { orders: [], 'stock-counts': [], boms: [] },
+    goodOrders: new Map(),
+    expectedCounts: new Map(),
+    newestCountByLocation: new Map(),
+    countItems: new Map(),
+    expectedBoms: new Map(),
+    bad: [],
+    redelivered: 0,
+  };
+  const later: Array<{ stream: keyof Scenario['feed']; record: unknown }> = [];
+
+  for (let i = 1; i <= o.orders; i++) {
+    const loc = pick(LOCATIONS);
+    const lineCount = 1 + Math.floor(rand() * 3);
+    const products = new Set<string>();
+    while (products.size < lineCount) products.add(pick(ORDER_PRODUCTS));
+    const spec: OrderSpec = {
+      orderId: `CH-${o.seed}-${String(i).padStart(6, '0')}`,
+      origin: loc.magazine,
+      lines: [...products].map((productId) => ({
+        productId,
+        quantity: 1 + Math.floor(rand() * 3),
+        unitPrice: Math.round(rand() * 5000) / 100,
+        location: loc.name,
+      })),
+    };
+    scenario.goodOrders.set(spec.orderId, spec);
+    scenario.feed.orders.push(spec);
+    if (rand() < o.redeliveryRate) later.push({ stream: 'orders', record: spec });
+  }
+
+  // Counts: each location gets several dates over one set of products (so the newest count decides every
+  // counted pair, whichever older counts were skipped); the newest is sometimes delivered before an older one.
+  for (const loc of LOCATIONS) {
+    const counted = COUNT_PRODUCTS.filter(() => rand() < o.countShare);
+    if (counted.length === 0) counted.push(COUNT_PRODUCTS[0] as string);
+    const dates = Array.from({ length: o.countsPerLocation }, (_, d) => `2026-10-${String(d + 1).padStart(2, '0')}`);
+    const counts = dates.map((countDate, d) => {
+      const items = counted.map((productId) => ({ productId, quantity: Math.floor(rand() * 50) }));
+      return { countId: `CNT-${o.seed}-${loc.name.replace(/[^A-Za-z0-9]+/g, '')}-${d}`, location: loc.name, countDate, items };
+    });
+    const newest = counts[counts.length - 1];
+    if (!newest) continue;
+    scenario.expectedCounts.set(loc.name, new Map(newest.items.map((it) => [it.productId, it.quantity])));
+    scenario.newestCountByLocation.set(loc.name, newest.countId);
+    for (const c of counts) scenario.countItems.set(c.countId, c.items.length);
+    // Deliver the two newest swapped for half the locations.
+    if (counts.length >= 2 && rand() < 0.5) {
+      const n = counts.length;
+      [counts[n - 1], counts[n - 2]] = [counts[n - 2] as (typeof counts)[number], counts[n - 1] as (typeof counts)[number]];
+    }
+    scenario.feed['stock-counts'].push(...counts);
+    for (const c of counts) if (rand() < o.redeliveryRate) later.push({ stream: 'stock-counts', record: c });
+  }
+
+  for (let i = 0; i < Math.min(o.boms, BOM_PARENTS.length); i++) {
+    const productId = BOM_PARENTS[i] as string;
+    const components = new Set<string>();
+    const n = 1 + Math.floor(rand() * 3);
+    while (components.size < n) components.add(pick(ORDER_PRODUCTS));
+    const rec = { productId, components: [...components].map((c) => ({ productId: c, quantity: 1 + Math.floor(rand() * 4) })) };
+    scenario.expectedBoms.set(productId, rec.components);
+    scenario.feed.boms.push(rec);
+    if (rand() < o.redeliveryRate) later.push({ stream: 'boms', record: rec });
+  }
+
+  for (let b = 0; b < o.badPerStream; b++) {
+    for (const bad of badRecords(o.seed, b)) {
+      scenario.bad.push(bad);
+      scenario.feed[bad.stream].splice(Math.floor(rand() * scenario.feed[bad.stream].length), 0, bad.record);
+    }
+  }
+
+  for (const l of later) scenario.feed[l.stream].push(l.record);
+  scenario.redelivered = later.length;
+  return scenario;
+}
+
+/** Bad records of round b: each names the field its failure must name. Keys are unique per round. */
+function badRecords(seed: number, b: number): BadRecord[] {
+  const loc = LOCATIONS[b % LOCATIONS.length] as (typeof LOCATIONS)[number];
+  const id = (tag: string) => `BAD-${seed}-${b}-${tag}`;
+  const line = (over: Record<string, unknown> = {}) => ({ productId: sku(1), quantity: 1, unitPrice: 1, location: loc.name, ...over });
+  const order = (tag: string, field: string, over: Record<string, unknown>): BadRecord => ({
+    stream: 'orders',
+    key: id(tag),
+    field,
+    record: { orderId: id(tag), origin: loc.magazine, lines: [line()], ...over },
+  });
+  const count = (tag: string, field: string, over: Record<string, unknown>): BadRecord => ({
+    stream: 'stock-counts',
+    key: id(tag),
+    field,
+    record: { countId: id(tag), location: loc.name, countDate: '2026-10-01', items: [{ productId: COUNT_PRODUCTS[0], quantity: 1 }], ...over },
+  });
+  const out: BadRecord[] = [
+    order('P', 'lines.0.productId', { lines: [line({ productId: 'NO-SUCH-SKU' })] }),
+    order('O', 'origin', { origin: loc.name }),
+    order('Q', 'lines.0.quantity', { lines: [line({ quantity: -2 })] }),
+    order('L', 'lines.0.location', { lines: [line({ location: `${loc.magazine} / Z-99` })] }),
+    order('M', 'lines.0.location', { lines: [line({ location: loc.magazine })] }),
+    count('L', 'location', { location: 'Nowhere / Z-99' }),
+    count('D', 'countDate', { countDate: '2026-13-45' }),
+    count('P', 'items.0.productId', { items: [{ productId: 'NO-SUCH-SKU', quantity: 3 }] }),
+    count('M', 'location', { location: loc.magazine }),
+  ];
+  // A record without its key: the job is named by its hash, and the failure names the missing field.
+  const keyless = { origin: loc.magazine, lines: [line({ quantity: 1 + b })] };
+  out.push({ stream: 'orders', key: `(no orderId #${b})`, field: 'orderId', record: keyless });
+  if (b === 0) {
+    out.push({ stream: 'boms', key: sku(1), field: 'components.0.productId', record: { productId: sku(1), components: [{ productId: 'NO-SUCH-PART', quantity: 1 }] } });
+    out.push({ stream: 'boms', key: 'NO-SUCH-PARENT', field: 'productId', record: { productId: 'NO-SUCH-PARENT', components: [{ productId: sku(2), quantity: 1 }] } });
+  }
+  return out;
+}

@@ -1,0 +1,61 @@
+import { parseArgs } from 'node:util';
+
+export const SECTIONS = ['orders', 'overhead', 'stock', 'import', 'sandbox'] as const;
+export type Section = (typeof SECTIONS)[number];
+
+export interface BenchOptions {
+  /** POST budgets a minute of the orders matrix. */
+  budgets: number[];
+  /** Latencies (ms) the sandbox adds, for the orders matrix. */
+  latencies: number[];
+  /** Seconds each budgeted measurement (workers, then the baseline) lasts. */
+  seconds: number;
+  /** Worker processes of the budgeted runs. */
+  processes: number;
+  /** Runs of the overhead and import measurements (medians). */
+  runs: number;
+  only: Section[];
+  /** Where the report goes. */
+  out: string;
+  /** Run the compiled CLI for the import measurement. */
+  dist: boolean;
+}
+
+/** `npm run bench [-- --quick] [--only orders,import] [--budgets 600,1200] [--latencies 0,50] [--seconds 45] [--out FILE]` */
+export function parseBenchArgs(argv: string[]): BenchOptions {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      quick: { type: 'boolean' },
+      only: { type: 'string' },
+      budgets: { type: 'string' },
+      latencies: { type: 'string' },
+      seconds: { type: 'string' },
+      processes: { type: 'string' },
+      runs: { type: 'string' },
+      out: { type: 'string' },
+      dist: { type: 'boolean' },
+      tsx: { type: 'boolean' },
+    },
+    strict: true,
+  });
+  const list = (v: string | undefined, d: number[]) => (v ? v.split(',').map((x) => Number(x.trim())) : d);
+  const only = values.only ? values.only.split(',').map((s) => s.trim()) : [...SECTIONS];
+  for (const s of only) if (!(SECTIONS as readonly string[]).includes(s)) throw new Error(`--only: unknown section ${s} (sections: ${SECTIONS.join(', ')})`);
+  const o: BenchOptions = {
+    budgets: list(values.budgets, values.quick ? [1200] : [600, 1200, 2400]),
+    latencies: list(values.latencies, [0, 50]),
+    seconds: Number(values.seconds ?? (values.quick ? 20 : 45)),
+    processes: Number(values.processes ?? 3),
+    runs: Number(values.runs ?? (values.quick ? 1 : 3)),
+    only: only as Section[],
+    out: values.out ?? 'docs/benchmarks.md',
+    dist: values.dist === true && values.tsx !== true,
+  };
+  for (const [name, v] of Object.entries({ seconds: o.seconds, processes: o.processes, runs: o.runs })) {
+    if (!Number.isInteger(v) || v < 1) throw new Error(`--${name} must be a whole number of 1 or more`);
+  }
+  for (const b of o.budgets) if (!Number.isInteger(b) || b < 4) throw new Error('--budgets: whole numbers of 4 or more (POST a minute)');
+  for (const l of o.latencies) if (!(l >= 0)) throw new Error('--latencies: numbers of ms, 0 or more');
+  return o;
+}

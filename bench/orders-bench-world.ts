@@ -1,0 +1,88 @@
+/** The parts of bench/orders-throughput.ts around the measurement: records, worker processes, a fresh prefix. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { Redis } from 'ioredis';
+import { Catalog } from '../src/catalog/catalog.js';
+import { ServiceClient } from '../src/client/service-client.js';
+import { createQueues } from '../src/queue/queues.js';
+import { addJobs, recordJob } from '../src/queue/record-jobs.js';
+import { createRedis, redisKeys } from '../src/redis.js';
+import type { Sandbox } from '../src/sandbox/sandbox.js';
+import type { OrderWorkerSettings } from './orders-worker.js';
+
+const WORKER = fileURLToPath(new URL('./orders-worker.ts', import.meta.url));
+
+export { benchOrders as records } from './lib/order-records.js';
+
+export function spawnWorker(settings: OrderWorkerSettings): Promise<ChildProcess> {
+  // ORDERS_BENCH_PROFILE=dir writes a CPU profile of each worker process there.
+  const prof = process.env.ORDERS_BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.ORDERS_BENCH_PROFILE}`] : [];
+  const child = spawn(process.execPath, [...prof, '--import', 'tsx', WORKER], {
+    env: { ...process.env, ORDERS_WORKER: JSON.stringify(settings) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    child.stdout!.on('data', (d: Buffer) => d.toString().includes('ready') && resolve(child));
+    child.once('exit', (code) => reject(new Error(`bench worker exited with ${code} before it was ready`)));
+  });
+}
+
+/** Stops a worker process: SIGTERM, then SIGKILL after 5 s. */
+export async function stopWorker(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** CPU ms Redis has used so far (INFO cpu). */
+export async function redisCpuMs(redis: Redis): Promise<number> {
+  const info = await redis.info('cpu');
+  const field = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? 0);
+  return (field('used_cpu_user') + field('used_cpu_sys')) * 1000;
+}
+
+/** A fresh prefix with the orders queue and a warm catalog, over the given sandbox. */
+export async function setUp(sandbox: Sandbox, redisUrl: string, tag: string) {
+  const redis = createRedis(redisUrl);
+  const prefix = `bench-orders-${tag}-${process.pid}`;
+  const keys = redisKeys(prefix);
+  const client = new ServiceClient({ baseUrl: sandbox.url, account: sandbox.account, apiKey: sandbox.key, apiSecret: sandbox.secret });
+  // Warm the shared catalog so the workers read it from Redis, not from the service.
+  await new Catalog({ client, redis, keys, refreshSeconds: 300 }).refresh();
+  const queues = createQueues({ connection: redis, prefix, jobs: { attempts: 12 }, streams: ['orders'] });
+  const settings = (o: Partial<OrderWorkerSettings>): OrderWorkerSettings => ({
+    redisUrl,
+    prefix,
+    baseUrl: sandbox.url,
+    account: sandbox.account,
+    key: sandbox.key,
+    secret: sandbox.secret,
+    concurrency: 16,
+    ...o,
+  });
+  return {
+    redis,
+    settings,
+    add: async (recs: unknown[]) => {
+      for (let i = 0; i < recs.length; i += 1_000) {
+        await addJobs(queues.get('orders'), redis, recs.slice(i, i + 1_000).map((r) => recordJob('orders', r, 'feed').job));
+      }
+    },
+    async tearDown() {
+      await queues.get('orders').obliterate({ force: true }).catch(() => undefined);
+      await queues.close();
+      await client.close();
+      let cursor = '0';
+      do {
+        const [next, found] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+        cursor = next;
+        if (found.length) await redis.del(...found);
+      } while (cursor !== '0');
+      redis.disconnect();
+    },
+  };
+}
+

@@ -1,0 +1,163 @@
+// `npm run bench`: runs every benchmark and writes docs/benchmarks.md (figures, medians, ratios, commands, machine).
+// Sections: see bench/lib/bench-options.ts; each one's own command is printed beside its figures.
+import { writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { runBaseline, type BaselineFigures } from './baseline-sequential.js';
+import { runImportBench } from './import-ndjson.js';
+import { parseBenchArgs, type BenchOptions, type Section } from './lib/bench-options.js';
+import { runOverheadBench } from './lib/job-overhead.js';
+import { machine, machineLine } from './lib/machine.js';
+import { markdownTable, textTable } from './lib/tables.js';
+import { runBudgeted, type BudgetedFigures, type OrdersBenchOptions } from './orders-throughput.js';
+import { runSandboxLoadBench } from './sandbox-load.js';
+import { benchStockSync, stockBenchRows } from './stock-sync.js';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const say = (line: string) => process.stdout.write(`${line}\n`);
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+const r1 = (n: number) => Math.round(n * 10) / 10;
+
+type Rows = Array<Array<string | number>>;
+interface Part {
+  title: string;
+  /** Paragraphs and tables, Markdown. */
+  body: string[];
+}
+
+async function ordersSection(o: BenchOptions): Promise<Part> {
+  const rows: Rows = [];
+  const ratios: number[] = [];
+  const ofBound: number[] = [];
+  for (const budget of o.budgets) {
+    for (const latencyMs of o.latencies) {
+      say(`orders: ${budget} POST/min, ${latencyMs} ms latency: ${o.processes} worker processes for ${o.seconds} s`);
+      const opts: OrdersBenchOptions & { latencyMs: number } = { budgetPerMinute: budget, seconds: o.seconds, processes: o.processes, latencyMs, log: say };
+      const w: BudgetedFigures = await runBudgeted(opts);
+      say(`orders: the same through the sequential baseline for ${o.seconds} s`);
+      const b: BaselineFigures = await runBaseline({ budgetPerMinute: budget, latencyMs, seconds: o.seconds });
+      const ratio = w.ordersPerMinute / Math.max(0.1, b.ordersPerMinute);
+      ratios.push(ratio);
+      ofBound.push(w.ratio);
+      rows.push([budget, latencyMs, w.boundPerMinute, w.ordersPerMinute, `${r1(w.ratio * 100)}%`, w.rateLimited, b.ordersPerMinute, `${r1((b.ordersPerMinute / b.boundPerMinute) * 100)}%`, `${ratio.toFixed(2)}x`]);
+      say(textTable(['budget', 'latency', 'bound', 'workers', 'of bound', '429s', 'baseline', 'of bound', 'ratio'], rows.slice(-1)));
+    }
+  }
+  return {
+    title: '1-2. Orders a minute against the bound, and against a sequential client',
+    body: [
+      `${o.processes} worker processes share the POST budget (in Redis) against the sandbox, whose budget is the same, in fixed 1-minute windows; the bound is budget / 4 (an order costs 4 POSTs). ` +
+        `Each cell measures ${o.seconds} s from the first completed order. The baseline syncs the same kind of orders with the plain ServiceClient, one call after another, no queue, under the same budget and latency; the ratio is workers / baseline.`,
+      '',
+      `Commands: \`npx tsx bench/orders-throughput.ts --only budget --budget B --seconds ${o.seconds} --processes ${o.processes} --latency L\` and \`npx tsx bench/baseline-sequential.ts --budget B --latency L --seconds ${o.seconds}\``,
+      '',
+      markdownTable(['POST budget/min', 'latency ms', 'bound orders/min', 'workers orders/min', 'workers of bound', 'workers 429s', 'baseline orders/min', 'baseline of bound', 'workers / baseline'], rows),
+      '',
+      `Median over the cells: workers at **${r1(median(ofBound) * 100)}%** of the bound; workers / baseline **${median(ratios).toFixed(2)}x**.`,
+    ],
+  };
+}
+
+async function overheadSection(o: BenchOptions): Promise<Part> {
+  say('overhead: orders with no budget and no latency, one worker process');
+  const f = await runOverheadBench({ orders: 3000, runs: o.runs, log: say });
+  return {
+    title: '3. Per-job overhead (no budget, no latency)',
+    body: [
+      `One worker process (bench/orders-worker.ts: the real runner, order job and client, ${f.concurrency} jobs at once) against the sandbox in the bench process; ${f.orders} orders per run, each 4 POSTs. ` +
+        'CPU is read from /proc for the worker process, and from the bench process for the sandbox, between the first job queued and the last order completed.',
+      '',
+      `Command: \`npm run bench -- --only overhead --runs ${o.runs}\``,
+      '',
+      markdownTable(['run', 'orders/s', 'worker CPU ms/job', 'sandbox CPU ms/job'], f.runs.map((r, i) => [i + 1, r.ordersPerSecond, r.workerCpuMsPerJob ?? 'n/a', r.sandboxCpuMsPerJob])),
+      '',
+      `Median: **${f.medianOrdersPerSecond} orders/s**, **${f.medianWorkerCpuMsPerJob ?? 'n/a'} ms CPU a job** in the worker (${f.medianSandboxCpuMsPerJob} ms in the sandbox).`,
+    ],
+  };
+}
+
+async function stockSection(): Promise<Part> {
+  say('stock: the 50,000-line stock sync');
+  const figures = await benchStockSync({ lines: 50_000, locations: 20 });
+  const head = ['lines differing', 'chunk', 'differences', 'inventory GETs', 'variance POSTs', 'other calls', 'wall ms', 'CPU ms', 'peak RSS MB', 'peak heap MB', 'converged'];
+  return {
+    title: '4. Stock sync: 50,000 count lines',
+    body: [
+      '20 counts of 2,500 lines (one per location), imported and synced by the stock-count job; the sandbox runs in a child process so the figures are the worker\'s own. See docs/stock-sync.md.',
+      '',
+      'Command: `npx tsx bench/stock-sync.ts`',
+      '',
+      markdownTable(head, stockBenchRows(figures)),
+    ],
+  };
+}
+
+async function importSection(o: BenchOptions): Promise<Part> {
+  say('import: a 100,000-record NDJSON file through `inventory-sync import`');
+  const f = await runImportBench({ records: 100_000, runs: o.runs, dist: o.dist, log: say });
+  return {
+    title: '5. Importing a 100,000-record NDJSON file',
+    body: [
+      `The real CLI queues every record of a ${f.fileMb} MB file of orders (no processing): ${f.command}. Peak memory is the process's VmHWM from /proc.`,
+      '',
+      `Command: \`npx tsx bench/import-ndjson.ts --records 100000 --runs ${o.runs}${o.dist ? ' --dist' : ''}\``,
+      '',
+      markdownTable(['run', 'seconds', 'records/s', 'peak MB', 'exit'], f.runs.map((r, i) => [i + 1, r.seconds, r.recordsPerSecond, r.peakMb ?? 'n/a', String(r.exitCode)])),
+      '',
+      `Median **${f.medianRecordsPerSecond.toLocaleString('en')} records/s** (target at least 20,000): ${f.medianRecordsPerSecond >= 20_000 ? 'met' : 'NOT met'}. ` +
+        `Peak memory **${f.maxPeakMb ?? 'n/a'} MB** (target under 256 MB): ${f.maxPeakMb !== null && f.maxPeakMb < 256 ? 'met' : 'NOT met'}.`,
+    ],
+  };
+}
+
+async function sandboxSection(): Promise<Part> {
+  say('sandbox: requests a second under load');
+  const f = await runSandboxLoadBench({ seconds: 10, connections: 50 });
+  return {
+    title: '6. The sandbox under load (context for the figures above)',
+    body: [
+      'The sandbox alone in a child process, loaded by autocannon (50 connections, 10 s per scenario).',
+      '',
+      'Command: `npx tsx bench/sandbox-load.ts 10 50`',
+      '',
+      markdownTable(['scenario', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors'], f.map((x) => [x.scenario, x.reqPerSec, x.p50Ms, x.p99Ms, x.non2xx, x.errors])),
+    ],
+  };
+}
+
+const runners: Record<Section, (o: BenchOptions) => Promise<Part>> = {
+  import: importSection,
+  overhead: overheadSection,
+  stock: () => stockSection(),
+  sandbox: () => sandboxSection(),
+  orders: ordersSection,
+};
+
+const argv = process.argv.slice(2);
+const options = parseBenchArgs(argv);
+const m = machine();
+const started = Date.now();
+const parts: Part[] = [];
+for (const section of (['import', 'overhead', 'stock', 'sandbox', 'orders'] as const).filter((s) => options.only.includes(s))) {
+  try {
+    parts.push(await runners[section](options));
+  } catch (err) {
+    say(`${section}: failed: ${(err as Error).stack ?? String(err)}`);
+    parts.push({ title: `${section}: not measured`, body: [`The benchmark failed: \`${(err as Error).message}\``] });
+  }
+}
+parts.sort((a, b) => a.title.localeCompare(b.title));
+const doc = [
+  '# Benchmarks',
+  '',
+  `Generated by \`npm run bench${argv.length ? ` -- ${argv.join(' ')}` : ''}\` (bench/run.ts) in ${Math.round((Date.now() - started) / 60_000)} min; do not edit by hand.`,
+  '',
+  `- Machine: ${machineLine(m)}`,
+  '- Redis: the local one at 127.0.0.1:6379 (every bench uses a prefix of its own and deletes it after).',
+  '- Other processes may share the machine; figures are medians where a bench repeats.',
+  '',
+  ...parts.flatMap((p) => [`## ${p.title}`, '', ...p.body, '']),
+].join('\n');
+writeFileSync(resolve(root, options.out), doc);
+say(`\nwritten: ${options.out}`);
+process.exit(0);

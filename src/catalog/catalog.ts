@@ -1,0 +1,243 @@
+import { randomBytes } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { Redis } from 'ioredis';
+import { z } from 'zod';
+import type { ServiceApi } from '../client/service-api.js';
+import type { Logger } from '../logger.js';
+import type { RedisKeys } from '../redis.js';
+import { CatalogIndex, snapshotOf, type CatalogSnapshot } from './catalog-index.js';
+import type { CatalogApi, CatalogProduct, FacilityLookup } from './types.js';
+
+export interface CatalogOptions {
+  client: ServiceApi;
+  redis: Redis;
+  keys: RedisKeys;
+  /** Minimum seconds between two refreshes caused by a miss, across all processes (0: every miss refreshes). */
+  refreshSeconds: number;
+  logger?: Logger;
+  /** How long a miss waits for a refresh another process is running, in ms. Default 150 000. */
+  peerWaitMs?: number;
+}
+
+const snapshotSchema = z.object({
+  fetchedAt: z.number(),
+  products: z.array(z.object({ productId: z.string(), productUrl: z.string(), statusId: z.string().optional() })),
+  facilities: z.array(
+    z.object({
+      facilityUrl: z.string(),
+      facilityId: z.string().optional(),
+      facilityName: z.string().optional(),
+      parentFacilityUrl: z.string().optional(),
+    }),
+  ),
+});
+
+const PEER_POLL_MS = 250;
+/** Shortest interval between two background comparisons with the Redis copy. */
+const MIN_RESYNC_MS = 10_000;
+
+/**
+ * Products and facilities of the account, held in memory per process (a hit is a Map read, no Redis), shared
+ * through Redis (a hash: `json`, the snapshot, and `fetchedAt`), refreshed from the service on a miss at most once every
+ * `refreshSeconds` across all processes (a lock key whose life is that interval).
+ */
+export class Catalog implements CatalogApi {
+  private readonly o: CatalogOptions;
+  private readonly refreshMs: number;
+  private index?: CatalogIndex;
+  private loading?: Promise<CatalogIndex>;
+  private missRefreshing?: Promise<void>;
+  private forcing?: Promise<void>;
+  private comparedAt = 0;
+
+  constructor(opts: CatalogOptions) {
+    this.o = opts;
+    this.refreshMs = Math.max(0, opts.refreshSeconds) * 1000;
+  }
+
+  product(productId: string): Promise<CatalogProduct | undefined> {
+    return this.resolve(
+      (ix) => ix.product(productId),
+      (p) => p === undefined,
+    );
+  }
+
+  products(productIds: string[]): Promise<Map<string, CatalogProduct>> {
+    return this.resolve(
+      (ix) => {
+        const out = new Map<string, CatalogProduct>();
+        for (const id of productIds) {
+          const p = ix.product(id);
+          if (p) out.set(id, p);
+        }
+        return out;
+      },
+      (found) => found.size < new Set(productIds).size,
+    );
+  }
+
+  facility(nameOrUrl: string): Promise<FacilityLookup> {
+    return this.resolve(
+      (ix) => ix.facility(nameOrUrl),
+      // Only an unknown name is worth a refresh; an ambiguous one stays ambiguous.
+      (found) => !found.ok && found.reason === 'unknown',
+    );
+  }
+
+  productIdByUrl(productUrl: string): Promise<string | undefined> {
+    return this.resolve(
+      (ix) => ix.productIdByUrl(productUrl),
+      (id) => id === undefined,
+    );
+  }
+
+  async refresh(): Promise<void> {
+    this.forcing ??= this.fetchAndStore(Date.now()).finally(() => {
+      this.forcing = undefined;
+    });
+    await this.forcing;
+  }
+
+  /** Looks up in memory; on a miss, refreshes (as the rules allow) and looks again. */
+  private async resolve<T>(find: (ix: CatalogIndex) => T, missed: (value: T) => boolean): Promise<T> {
+    const asked = this.index ? undefined : Date.now();
+    const ix = this.index ?? (await this.ready());
+    const value = find(ix);
+    if (!missed(value)) return this.fresh(value);
+    // A copy fetched after the question was asked is as fresh as a refresh would make it.
+    if (asked !== undefined && ix.fetchedAt >= asked) return value;
+    await this.afterMiss();
+    return find(this.index!);
+  }
+
+  /** The first use in this process: the Redis copy, else one load from the service shared by all processes. */
+  private ready(): Promise<CatalogIndex> {
+    this.loading ??= (async () => {
+      const stored = await this.readStored();
+      if (stored) this.adopt(stored);
+      else await this.coordinated('load');
+      return this.index!;
+    })().finally(() => {
+      this.loading = undefined;
+    });
+    return this.loading;
+  }
+
+  /** One refresh attempt per miss wave in this process, however many lookups missed at once. */
+  private afterMiss(): Promise<void> {
+    this.missRefreshing ??= this.coordinated('miss').finally(() => {
+      this.missRefreshing = undefined;
+    });
+    return this.missRefreshing;
+  }
+
+  /**
+   * Fetches the catalog unless another process has a newer copy, is fetching it now, or (for a miss) fetched it
+   * because of a miss less than refreshSeconds ago. The lock says which: `{startedAt}:{token}`, kept for
+   * refreshSeconds after a miss refresh; `load:{startedAt}:{token}` while a first load runs, deleted after it.
+   */
+  private async coordinated(why: 'load' | 'miss'): Promise<void> {
+    const { redis, keys } = this.o;
+    const lockKey = keys.catalogLock();
+    const peerWaitMs = this.o.peerWaitMs ?? 150_000;
+    const deadline = Date.now() + peerWaitMs;
+    for (;;) {
+      const storedAt = await this.storedAt();
+      if (storedAt !== undefined && storedAt > (this.index?.fetchedAt ?? -Infinity)) {
+        const stored = await this.readStored();
+        if (stored) return this.adopt(stored);
+      }
+      const startedAt = Date.now();
+      const mine = `${why === 'load' ? 'load:' : ''}${startedAt}:${token()}`;
+      const unlocked = why === 'miss' && this.refreshMs === 0;
+      if (unlocked || (await redis.set(lockKey, mine, 'PX', why === 'load' ? peerWaitMs : this.refreshMs, 'NX'))) {
+        try {
+          await this.fetchAndStore(startedAt);
+        } catch (err) {
+          // Let the next miss try again instead of blocking refreshes for refreshSeconds.
+          if (!unlocked) await this.release(mine);
+          throw err;
+        }
+        if (why === 'load') await this.release(mine);
+        return;
+      }
+      const lock = await redis.get(lockKey);
+      if (lock === null) continue;
+      const loading = lock.startsWith('load:');
+      const lockStartedAt = Number((loading ? lock.slice(5) : lock).split(':')[0]);
+      if (!loading && storedAt === undefined) {
+        // A miss refresh was recent but its copy is gone (key deleted): nothing to wait for.
+        return this.fetchAndStore(Date.now());
+      }
+      if (!loading && this.index && storedAt !== undefined && storedAt >= lockStartedAt) {
+        // The last miss refresh is done and this process has its copy: the miss stands until refreshSeconds pass.
+        return;
+      }
+      if (Date.now() > deadline) {
+        throw new Error(`catalog: another process has been fetching the catalog for over ${Math.round(peerWaitMs / 1000)} s; try again later`);
+      }
+      await delay(PEER_POLL_MS);
+    }
+  }
+
+  private async release(value: string): Promise<void> {
+    const { redis, keys } = this.o;
+    if ((await redis.get(keys.catalogLock())) === value) await redis.del(keys.catalogLock());
+  }
+
+  private async fetchAndStore(fetchedAt: number): Promise<void> {
+    const t0 = Date.now();
+    const [products, facilities] = await Promise.all([this.o.client.listProducts(), this.o.client.listFacilities()]);
+    const snapshot = snapshotOf(fetchedAt, products, facilities);
+    await this.o.redis.hset(this.o.keys.catalog(), 'json', JSON.stringify(snapshot), 'fetchedAt', String(fetchedAt));
+    this.adopt(snapshot);
+    this.o.logger?.info({ products: products.length, facilities: facilities.length, ms: Date.now() - t0 }, 'catalog refreshed from the service');
+  }
+
+  /** When the copy in Redis was fetched (cheap: the copy itself is not read). */
+  private async storedAt(): Promise<number | undefined> {
+    const at = await this.o.redis.hget(this.o.keys.catalog(), 'fetchedAt');
+    return at === null ? undefined : Number(at);
+  }
+
+  private async readStored(): Promise<CatalogSnapshot | undefined> {
+    const raw = await this.o.redis.hget(this.o.keys.catalog(), 'json');
+    if (raw === null) return undefined;
+    let json: unknown;
+    try {
+      json = JSON.parse(raw);
+    } catch {
+      json = undefined;
+    }
+    const parsed = snapshotSchema.safeParse(json);
+    if (parsed.success) return parsed.data;
+    this.o.logger?.warn({ key: this.o.keys.catalog() }, 'catalog: the cached copy in Redis is unreadable; it will be fetched again');
+    return undefined;
+  }
+
+  private adopt(snapshot: CatalogSnapshot): void {
+    if (this.index && this.index.fetchedAt > snapshot.fetchedAt) return;
+    this.index = new CatalogIndex(snapshot);
+    this.comparedAt = Date.now();
+  }
+
+  /** Passes a hit through; now and then picks up, in the background, a newer copy another process stored. */
+  private fresh<T>(value: T): T {
+    const now = Date.now();
+    if (now - this.comparedAt >= Math.max(this.refreshMs, MIN_RESYNC_MS)) {
+      this.comparedAt = now;
+      const have = this.index?.fetchedAt ?? -Infinity;
+      this.storedAt()
+        .then((at) => (at !== undefined && at > have ? this.readStored() : undefined))
+        .then(
+          (s) => s && this.adopt(s),
+          (err: unknown) => this.o.logger?.warn({ err }, 'catalog: could not compare with the cached copy in Redis'),
+        );
+    }
+    return value;
+  }
+}
+
+function token(): string {
+  return randomBytes(6).toString('hex');
+}

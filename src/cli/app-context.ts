@@ -1,0 +1,80 @@
+import type { Redis } from 'ioredis';
+import type { Config, ConfigNeeds } from '../../config/read-config.js';
+import { buildDeps, type AppDeps } from '../app/build-deps.js';
+import type { Logger } from '../logger.js';
+import { createMetrics, type Metrics } from '../metrics/metrics.js';
+import { readFeedState } from '../queue/feed-state.js';
+import { STREAMS } from '../queue/streams.js';
+import type { CliIo, OutStream } from './cli-io.js';
+import { commandLogger, describeConfig, loadConfig } from './command-context.js';
+import { connectRedis } from './connect-redis.js';
+import { probeService } from './probe-service.js';
+
+/** Everything a running command (worker, sync, import, demo) stands on. */
+export interface AppContext {
+  config: Config;
+  logger: Logger;
+  redis: Redis;
+  metrics: Metrics;
+  deps: AppDeps;
+  close(): Promise<void>;
+}
+
+export interface OpenAppOptions {
+  needs?: ConfigNeeds;
+  /** Where log lines go. */
+  logTo: OutStream;
+  /** A configuration already made (the demo's); default: read from io.env. */
+  config?: Config;
+  /** Check the service answers and takes the credentials before going on. Default true. */
+  probe?: boolean;
+  extraSecrets?: string[];
+}
+
+/** Reads the configuration, reaches Redis (and the service), and wires the parts with metrics on every call. */
+export async function openApp(io: CliIo, o: OpenAppOptions): Promise<AppContext> {
+  const config = o.config ?? loadConfig(io, o.needs);
+  const logger = commandLogger(config, o.logTo, o.extraSecrets);
+  logger.debug({ config: describeConfig(config) }, 'configuration');
+  const redis = await connectRedis(config.redis.url);
+  let deps: AppDeps | undefined;
+  try {
+    let metrics: Metrics | undefined;
+    deps = buildDeps(config, logger, { redis, onCall: (call) => metrics?.onCall(call) });
+    const d = deps;
+    metrics = createMetrics({
+      sources: {
+        async queueCounts() {
+          const out: Array<{ stream: string; state: string; count: number }> = [];
+          for (const stream of d.queues.streams()) {
+            const counts = await d.queues.get(stream).getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized');
+            for (const [state, count] of Object.entries(counts)) out.push({ stream, state, count });
+          }
+          return out;
+        },
+        async feedLag() {
+          const now = Date.now();
+          const states = await Promise.all(STREAMS.map((s) => readFeedState(redis, d.keys, s)));
+          return states.filter((s) => s.caughtUpAt).map((s) => ({ stream: s.stream, seconds: Math.max(0, (now - Date.parse(s.caughtUpAt!)) / 1000) }));
+        },
+      },
+    });
+    if (o.probe !== false) await probeService(d.client, config.service!.baseUrl);
+    return {
+      config,
+      logger,
+      redis,
+      metrics,
+      deps: d,
+      async close() {
+        await d.close();
+        redis.disconnect();
+        logger.flush?.();
+      },
+    };
+  } catch (err) {
+    await deps?.close().catch(() => undefined);
+    redis.disconnect();
+    throw err;
+  }
+}

@@ -1,0 +1,76 @@
+import type { Redis } from 'ioredis';
+import pretty from 'pino-pretty';
+import { defaults } from '../../config/defaults.js';
+import { readConfig, secretsOf, type Budgets, type Config, type ConfigNeeds } from '../../config/read-config.js';
+import { createLogger, secretForms, type Logger } from '../logger.js';
+import type { CliIo, OutStream } from './cli-io.js';
+import { connectRedis, safeRedisUrl } from './connect-redis.js';
+import { openStreamQueues, type StreamQueues } from './stream-queues.js';
+
+/** The configuration a command runs with; throws ConfigError listing every problem. */
+export function loadConfig(io: CliIo, needs: ConfigNeeds = {}): Config {
+  return readConfig(io.env, needs);
+}
+
+/** Every secret of the configuration in every form it travels in (Basic credentials are base64). */
+export function secretValues(config: Config): string[] {
+  const pairs: Array<[string, string]> = config.service ? [[config.service.apiKey, config.service.apiSecret]] : [];
+  return secretForms(secretsOf(config), pairs);
+}
+
+/**
+ * The command's logger: JSON lines (pretty on a terminal) on `stream`, secrets redacted by value.
+ * Commands with output of their own log to stderr so that stdout stays theirs (and parseable with --json).
+ */
+export function commandLogger(config: Config, stream: OutStream, extraSecrets: string[] = []): Logger {
+  const secrets = [...secretValues(config), ...extraSecrets];
+  if (stream.isTTY) {
+    const prettyStream = pretty({ destination: stream, colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', sync: true });
+    return createLogger({ level: config.logLevel, secrets, destination: prettyStream });
+  }
+  return createLogger({ level: config.logLevel, secrets, destination: stream });
+}
+
+export function writeJson(io: CliIo, value: unknown): void {
+  io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** Runs `fn` with Redis and the stream queues of the configured prefix, closing both after. */
+export async function withQueues<T>(config: Config, fn: (queues: StreamQueues, redis: Redis) => Promise<T>): Promise<T> {
+  const redis = await connectRedis(config.redis.url);
+  const queues = openStreamQueues(redis, config.redis.prefix);
+  try {
+    return await fn(queues, redis);
+  } finally {
+    await queues.close();
+    redis.disconnect();
+  }
+}
+
+/** The request budgets of the configuration, or the defaults when the service is not configured. */
+export function budgetsOf(config: Config): Budgets {
+  return (
+    config.service?.budgets ?? {
+      postPerMinute: defaults.postPerMinute,
+      getPerMinute: defaults.getPerMinute,
+      collectionPerHour: defaults.collectionPerHour,
+      headroom: defaults.budgetHeadroom,
+    }
+  );
+}
+
+/** The configuration as it may be logged: every setting but the secrets (and Redis's password). */
+export function describeConfig(config: Config): Record<string, unknown> {
+  return {
+    service: config.service ? { baseUrl: config.service.baseUrl, account: config.service.account, budgets: config.service.budgets } : 'not configured',
+    upstream: config.upstream ? { url: config.upstream.url, token: config.upstream.token ? 'set' : 'none' } : 'not configured',
+    redis: { url: safeRedisUrl(config.redis.url), prefix: config.redis.prefix },
+    schedule: config.schedule,
+    jobs: config.jobs,
+    catalog: config.catalog,
+    dashboard: { user: config.dashboard.user ?? 'none', password: config.dashboard.password ? 'set' : 'none' },
+    http: config.http,
+    shutdownGraceSeconds: config.shutdownGraceSeconds,
+    logLevel: config.logLevel,
+  };
+}

@@ -1,0 +1,51 @@
+import { Command } from 'commander';
+import { defaults } from '../../../config/defaults.js';
+import { isLoopback } from '../../dashboard/loopback.js';
+import type { CliIo } from '../cli-io.js';
+import { budgetsOf, commandLogger, loadConfig, secretValues } from '../command-context.js';
+import { connectRedis } from '../connect-redis.js';
+import { ExitCode, UsageError } from '../exit-codes.js';
+import type { CommandResult } from '../program.js';
+import { port } from './options.js';
+
+/** `dashboard [--host H] [--port P] [--no-auth]`: serves until SIGTERM/SIGINT. */
+export function dashboardCommand(io: CliIo, done: CommandResult): Command {
+  return new Command('dashboard')
+    .description(`the web dashboard (${defaults.dashboardHost}:${defaults.dashboardPort} by default)`)
+    .option('--host <host>', 'address to bind', defaults.dashboardHost)
+    .option('--port <port>', 'port (0 picks a free one)', port, defaults.dashboardPort)
+    .option('--no-auth', 'serve without a login (loopback hosts only)')
+    .action(async (o: { host: string; port: number; auth: boolean }) => {
+      const config = loadConfig(io);
+      const { user, password } = config.dashboard;
+      if (o.auth && (!user || !password)) {
+        throw new UsageError('DASHBOARD_USER and DASHBOARD_PASSWORD are required for the dashboard (or --no-auth on 127.0.0.1)');
+      }
+      if (!o.auth && !isLoopback(o.host)) throw new UsageError(`--no-auth is allowed on a loopback host only, not ${o.host}`);
+      const logger = commandLogger(config, io.stderr);
+      const redis = await connectRedis(config.redis.url);
+      const { startDashboard } = await import('../../dashboard/dashboard-server.js');
+      const dashboard = await startDashboard({
+        host: o.host,
+        port: o.port,
+        redis,
+        prefix: config.redis.prefix,
+        auth: o.auth && user && password ? { user, password } : null,
+        budgets: budgetsOf(config),
+        secrets: secretValues(config),
+        extraQueues: ['control'],
+        logger,
+      });
+      io.stdout.write(`Dashboard: ${dashboard.url}/ ${o.auth ? `(log in as ${user})` : '(no login: loopback only)'}\nQueues:    ${dashboard.url}/queues\nStop with Ctrl-C.\n`);
+      await untilStopped(io.stop);
+      await dashboard.close();
+      redis.disconnect();
+      done(ExitCode.ok);
+    });
+}
+
+/** Resolves when the process is asked to stop. */
+export function untilStopped(stop: AbortSignal): Promise<void> {
+  if (stop.aborted) return Promise.resolve();
+  return new Promise((resolve) => stop.addEventListener('abort', () => resolve(), { once: true }));
+}

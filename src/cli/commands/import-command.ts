@@ -1,0 +1,75 @@
+import { existsSync } from 'node:fs';
+import { Command } from 'commander';
+import { importNdjson, type ImportResult } from '../../queue/importer.js';
+import { createQueues } from '../../queue/queues.js';
+import type { SyncSummary } from '../../queue/runtime.js';
+import { isStream, STREAMS, type StreamName } from '../../queue/streams.js';
+import type { CliIo } from '../cli-io.js';
+import { commandLogger, loadConfig, writeJson } from '../command-context.js';
+import { connectRedis } from '../connect-redis.js';
+import { ExitCode, UsageError } from '../exit-codes.js';
+import type { CommandResult } from '../program.js';
+import { renderImport, renderSyncSummary } from '../render-summary.js';
+import { runProgress } from '../run-progress.js';
+
+/** Queues only: needs Redis, not the service. */
+async function queueOnly(io: CliIo, stream: StreamName, file: string, onProgress: ReturnType<typeof runProgress>['onProgress']): Promise<ImportResult> {
+  const config = loadConfig(io);
+  const logger = commandLogger(config, io.stderr);
+  const redis = await connectRedis(config.redis.url);
+  const queues = createQueues({ connection: redis, prefix: config.redis.prefix, jobs: config.jobs });
+  try {
+    return await importNdjson({
+      stream,
+      source: file,
+      stdin: io.stdin,
+      queue: queues.get(stream),
+      redis,
+      logger,
+      signal: io.stop,
+      onProgress: (progress) => onProgress({ phase: 'imported', stream, progress }),
+    });
+  } finally {
+    await queues.close();
+    redis.disconnect();
+  }
+}
+
+/** Queues and works them off, as sync --once does. */
+async function queueAndProcess(io: CliIo, stream: StreamName, file: string, onProgress: ReturnType<typeof runProgress>['onProgress']) {
+  const [{ openApp }, { importAndMaybeProcess }, { jobKinds }] = await Promise.all([import('../app-context.js'), import('../../queue/runtime.js'), import('../../../jobs/registry.js')]);
+  const app = await openApp(io, { needs: { service: true }, logTo: io.stderr });
+  try {
+    return await importAndMaybeProcess(app.deps, { kinds: jobKinds, stream, source: file, stdin: io.stdin, process: true, onProgress, signal: io.stop });
+  } finally {
+    await app.close();
+  }
+}
+
+/** `import <stream> <file|->` [--process]: queue an NDJSON file's records (and work them off). */
+export function importCommand(io: CliIo, done: CommandResult): Command {
+  return new Command('import')
+    .description('queue the records of an NDJSON file (- for stdin); --process also works them off as sync --once does')
+    .argument('<stream>', `one of ${STREAMS.join(', ')}`)
+    .argument('<file>', 'an NDJSON file, or - for stdin')
+    .option('--process', 'process the queued records until idle and print a summary')
+    .option('--json', 'machine-readable output')
+    .action(async (stream: string, file: string, o: { process?: boolean; json?: boolean }) => {
+      if (!isStream(stream)) throw new UsageError(`unknown stream "${stream}": use one of ${STREAMS.join(', ')}`);
+      if (file !== '-' && !existsSync(file)) throw new UsageError(`${file}: no such file`);
+      const progress = runProgress(io, !o.json);
+      let r: { imported: ImportResult; summary?: SyncSummary };
+      try {
+        r = o.process ? await queueAndProcess(io, stream, file, progress.onProgress) : { imported: await queueOnly(io, stream, file, progress.onProgress) };
+      } finally {
+        progress.stop();
+      }
+      if (o.json) writeJson(io, r);
+      else {
+        if (io.stdout.isTTY) io.stdout.write('\n');
+        io.stdout.write(renderImport(r.imported, stream));
+        if (r.summary) io.stdout.write(renderSyncSummary(r.summary, 'Processed'));
+      }
+      done(r.summary && !r.summary.ok ? ExitCode.someFailed : ExitCode.ok);
+    });
+}

@@ -1,0 +1,68 @@
+import { Command, Option } from 'commander';
+import { STREAMS, type StreamName } from '../../queue/streams.js';
+import type { CliIo } from '../cli-io.js';
+import { loadConfig, withQueues, writeJson } from '../command-context.js';
+import { ExitCode, UsageError } from '../exit-codes.js';
+import { JOB_STATES, listJobs, showJob, type JobStateName } from '../job-inspect.js';
+import { retryAllFailed, retryJobIds } from '../job-retry.js';
+import { renderJobList, renderJobStory, renderRetry } from '../render-jobs.js';
+import type { CommandResult } from '../program.js';
+import { positive } from './options.js';
+
+const streamOption = () => new Option('--stream <stream...>', 'only these streams').choices(STREAMS);
+
+/** `jobs list`, `jobs show`, `jobs retry`. */
+export function jobsCommand(io: CliIo, done: CommandResult): Command {
+  const jobs = new Command('jobs').description('inspect and retry jobs');
+
+  jobs
+    .command('list')
+    .description('jobs by state (default: failed, active, waiting, delayed)')
+    .addOption(new Option('--state <state...>', 'only these states').choices([...JOB_STATES, 'all']))
+    .addOption(streamOption())
+    .option('--limit <n>', 'most jobs per stream and state', positive, 100)
+    .option('--json', 'machine-readable output')
+    .action(async (o: { state?: string[]; stream?: StreamName[]; limit: number; json?: boolean }) => {
+      const config = loadConfig(io);
+      const states = !o.state || o.state.includes('all') ? (o.state ? JOB_STATES : undefined) : (o.state as JobStateName[]);
+      const list = await withQueues(config, (q) => listJobs(q, { states, streams: o.stream, limit: o.limit }));
+      if (o.json) writeJson(io, { prefix: config.redis.prefix, jobs: list });
+      else io.stdout.write(renderJobList(list));
+      done(ExitCode.ok);
+    });
+
+  jobs
+    .command('show <id>')
+    .description("one job's whole story: record, attempts, API calls, the error and what to do")
+    .option('--json', 'machine-readable output')
+    .action(async (id: string, o: { json?: boolean }) => {
+      const config = loadConfig(io);
+      const story = await withQueues(config, (q) => showJob(q, id));
+      if (!story) {
+        io.stderr.write(`No job ${id} under prefix ${config.redis.prefix}. List them with: inventory-sync jobs list\n`);
+        return done(ExitCode.someFailed);
+      }
+      if (o.json) writeJson(io, story);
+      else io.stdout.write(renderJobStory(story));
+      done(ExitCode.ok);
+    });
+
+  jobs
+    .command('retry [ids...]')
+    .description('put failed jobs back to work: by id, or --all-failed [--stream S]')
+    .option('--all-failed', 'every failed job (of --stream, when given)')
+    .addOption(streamOption())
+    .option('--json', 'machine-readable output')
+    .action(async (ids: string[], o: { allFailed?: boolean; stream?: StreamName[]; json?: boolean }) => {
+      if (o.allFailed && ids.length) throw new UsageError('give job ids or --all-failed, not both');
+      if (!o.allFailed && !ids.length) throw new UsageError('give the ids of the jobs to retry, or --all-failed [--stream S]');
+      if (o.stream && !o.allFailed) throw new UsageError('--stream goes with --all-failed');
+      const config = loadConfig(io);
+      const outcome = await withQueues(config, (q) => (o.allFailed ? retryAllFailed(q, { streams: o.stream }) : retryJobIds(q, ids)));
+      if (o.json) writeJson(io, outcome);
+      else io.stdout.write(renderRetry(outcome));
+      done(outcome.refused.length ? ExitCode.someFailed : ExitCode.ok);
+    });
+
+  return jobs;
+}

@@ -1,0 +1,21 @@
+import { Command } from 'commander';
+import type { CliIo } from '../cli-io.js';
+import { budgetsOf, loadConfig, withQueues, writeJson } from '../command-context.js';
+import { ExitCode } from '../exit-codes.js';
+import type { CommandResult } from '../program.js';
+import { renderStatus } from '../render-status.js';
+import { readStatus } from '../status-report.js';
+
+/** `status [--json]`: queue counts, feed cursors, budget use, scheduled runs, failures by reason. */
+export function statusCommand(io: CliIo, done: CommandResult): Command {
+  return new Command('status')
+    .description('queue counts, feed cursors, budget use, last scheduled runs')
+    .option('--json', 'machine-readable output')
+    .action(async (o: { json?: boolean }) => {
+      const config = loadConfig(io);
+      const report = await withQueues(config, (queues, redis) => readStatus(redis, queues, { budgets: budgetsOf(config) }));
+      if (o.json) writeJson(io, report);
+      else io.stdout.write(renderStatus(report));
+      done(ExitCode.ok);
+    });
+}

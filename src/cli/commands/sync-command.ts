@@ -1,0 +1,34 @@
+import { Command, Option } from 'commander';
+import { STREAMS, type StreamName } from '../../queue/streams.js';
+import type { CliIo } from '../cli-io.js';
+import { writeJson } from '../command-context.js';
+import { ExitCode, UsageError } from '../exit-codes.js';
+import type { CommandResult } from '../program.js';
+import { renderSyncSummary } from '../render-summary.js';
+import { runProgress } from '../run-progress.js';
+
+/** `sync --once [--stream S]...`: pull until caught up, process until idle, sum up, exit 0 or 1. */
+export function syncCommand(io: CliIo, done: CommandResult): Command {
+  return new Command('sync')
+    .description('pull each stream until caught up, process every job until idle, print a summary, exit')
+    .option('--once', 'run once and exit (the only mode; `worker` runs continuously)')
+    .addOption(new Option('--stream <stream...>', 'only these streams (default: all)').choices(STREAMS))
+    .option('--json', 'machine-readable summary')
+    .action(async (o: { once?: boolean; stream?: StreamName[]; json?: boolean }) => {
+      if (!o.once) throw new UsageError('sync needs --once (to run continuously, use `worker`)');
+      // Loaded here, not at start: commands that do not run jobs start faster without them.
+      const [{ openApp }, { syncOnce }, { jobKinds }] = await Promise.all([import('../app-context.js'), import('../../queue/runtime.js'), import('../../../jobs/registry.js')]);
+      const app = await openApp(io, { needs: { service: true, upstream: true }, logTo: io.stderr });
+      const progress = runProgress(io, !o.json);
+      try {
+        const summary = await syncOnce(app.deps, { kinds: jobKinds, streams: o.stream, onProgress: progress.onProgress, signal: io.stop });
+        progress.stop();
+        if (o.json) writeJson(io, summary);
+        else io.stdout.write(renderSyncSummary(summary, 'Synced'));
+        done(summary.ok ? ExitCode.ok : ExitCode.someFailed);
+      } finally {
+        progress.stop();
+        await app.close();
+      }
+    });
+}

@@ -1,0 +1,61 @@
+import { Command } from 'commander';
+import type { WorkerHttp } from '../../metrics/worker-http.js';
+import type { CliIo } from '../cli-io.js';
+import { ExitCode } from '../exit-codes.js';
+import type { CommandResult } from '../program.js';
+import { untilStopped } from './dashboard-command.js';
+
+/**
+ * `worker`: feed producers and workers until SIGTERM/SIGINT; then stops taking jobs, gives active ones
+ * SHUTDOWN_GRACE_SECONDS to finish, and exits 0. Logs go to stdout as JSON lines (pretty on a terminal).
+ */
+export function workerCommand(io: CliIo, done: CommandResult): Command {
+  return new Command('worker')
+    .description('run the feed producers (order polling, the stock-count schedule, BOM polling) and the workers until SIGTERM/SIGINT')
+    .action(async () => {
+      const [{ openApp }, { startRuntime }, { jobKinds }, { startWorkerHttp }] = await Promise.all([
+        import('../app-context.js'),
+        import('../../queue/runtime.js'),
+        import('../../../jobs/registry.js'),
+        import('../../metrics/worker-http.js'),
+      ]);
+      const app = await openApp(io, { needs: { service: true, upstream: true }, logTo: io.stdout, probe: false });
+      const { config, logger, deps, metrics } = app;
+      let stopping = false;
+      let http: WorkerHttp | undefined;
+      const runtime = await startRuntime(deps, { kinds: jobKinds, withSchedulers: true }).catch(async (err: unknown) => {
+        await app.close();
+        throw err;
+      });
+      for (const [stream, worker] of runtime.workers.workers) metrics.watchWorker(worker, stream);
+      try {
+        if (config.http.port !== 0) {
+          http = await startWorkerHttp({
+            host: config.http.host,
+            port: config.http.port,
+            registry: metrics.registry,
+            readiness: [
+              async () => ({ name: 'redis', ok: (await app.redis.ping()) === 'PONG' }),
+              async () => {
+                const running = [...runtime.workers.workers.values()].every((w) => w.isRunning());
+                return { name: 'workers', ok: !stopping && running, ...(stopping ? { detail: 'shutting down' } : running ? {} : { detail: 'a worker is not running' }) };
+              },
+            ],
+          });
+        }
+        logger.info(
+          { prefix: config.redis.prefix, streams: jobKinds.map((k) => k.stream), http: http?.url ?? 'off', graceSeconds: config.shutdownGraceSeconds },
+          `worker started${http ? `; metrics at ${http.url}/metrics, health at ${http.url}/healthz and /readyz` : ''}`,
+        );
+        await untilStopped(io.stop);
+        stopping = true;
+        logger.info({ active: runtime.workers.active(), graceSeconds: config.shutdownGraceSeconds }, 'stopping: no new jobs; active ones get the grace period to finish');
+        await runtime.close(config.shutdownGraceSeconds * 1000);
+        logger.info('worker stopped');
+      } finally {
+        await http?.close();
+        await app.close();
+      }
+      done(ExitCode.ok);
+    });
+}

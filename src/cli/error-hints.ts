@@ -1,0 +1,22 @@
+/** What to do about a failure, by code, when the job's trace does not carry a hint of its own. */
+const HINTS: Record<string, string> = {
+  BAD_RECORD: 'Fix the record upstream; a corrected delivery is synced as a new job. Or fix the catalog (add the product or facility) and retry.',
+  CONFLICT: 'The service holds something different from the record; compare them, settle it in the service, then retry.',
+  ORDER_COMPLETED: 'Completed orders cannot be modified until made editable again in the service; do so, then retry.',
+  SERVICE_REFUSED: 'The service refused the request; read the message, fix the cause, then retry.',
+  UNAUTHORIZED: 'Check INVENTORY_API_KEY and INVENTORY_API_SECRET, restart the worker, then retry the job.',
+  FORBIDDEN: 'The API key lacks the right for this action; grant it in the service, then retry the job.',
+  NOT_FOUND: 'The entity does not exist in the service (check the account and the URL), then retry.',
+  DUPLICATE: 'The record already exists in the service; compare it with the record, then retry.',
+  MISSING_REFERENCE: 'The request names an object the service does not have; add it or fix the record, then retry.',
+  INTEGRITY_VIOLATION: 'Either the record exists already or it names a missing object; check the service, then retry.',
+  VALIDATION: 'The service refused the request as invalid; fix the record (see the message), then retry.',
+  RATE_LIMITED: 'Over the service budget; the job waits for the reset. Lower INVENTORY_*_PER_MINUTE if it recurs.',
+  TRANSIENT: 'The service or the network failed for now; retry the job once the service answers again.',
+  BAD_RESPONSE: 'The service answered in an unexpected shape; report it with this trace.',
+  INTERNAL: 'A fault in the program itself; report it with this trace, then retry.',
+};
+
+export function hintFor(code: string | undefined): string | undefined {
+  return code ? HINTS[code] : undefined;
+}

@@ -1,0 +1,78 @@
+import { ConfigError } from '../../config/read-config.js';
+import type { FeedError } from '../feed/upstream-client.js';
+
+/** Exit codes of shared/interface.md. */
+export const ExitCode = {
+  /** Done and every record synced. */
+  ok: 0,
+  /** Done, but some records failed (they are listed). */
+  someFailed: 1,
+  /** Wrong usage or configuration. */
+  usage: 2,
+  /** Redis, the service or the feed could not be reached. */
+  unreachable: 3,
+} as const;
+
+export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
+
+/** A wrong command line that commander cannot see (e.g. an unknown stream name). */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+/** Redis, the service or the feed did not answer. */
+export class UnreachableError extends Error {
+  constructor(
+    readonly what: 'Redis' | 'the service' | 'the feed',
+    /** Where it was looked for (never with credentials). */
+    readonly where: string,
+    readonly hint: string,
+    cause?: unknown,
+  ) {
+    super(`${what} could not be reached at ${where}`, cause === undefined ? undefined : { cause });
+    this.name = 'UnreachableError';
+  }
+}
+
+/** The exit code and the stderr lines for an error that ended a command. */
+export function describeFailure(err: unknown): { code: ExitCodeValue; lines: string[] } {
+  if (err instanceof ConfigError) return { code: ExitCode.usage, lines: err.problems };
+  if (err instanceof UsageError) return { code: ExitCode.usage, lines: [err.message] };
+  if (err instanceof UnreachableError) return { code: ExitCode.unreachable, lines: [`${err.message}: ${causeText(err.cause)}`, err.hint] };
+  // By name: importing the feed client here would load undici for every command.
+  if (err instanceof Error && err.name === 'FeedError') {
+    const feedErr = err as FeedError;
+    const lines = [feedErr.message, feedErr.hint];
+    if (feedErr.code === 'FEED_UNREACHABLE' || feedErr.code === 'FEED_UNAVAILABLE') return { code: ExitCode.unreachable, lines };
+    if (feedErr.code === 'FEED_UNAUTHORIZED') return { code: ExitCode.usage, lines };
+    return { code: ExitCode.someFailed, lines };
+  }
+  if (isUnreachableLike(err)) {
+    return { code: ExitCode.unreachable, lines: [`could not reach a server: ${causeText(err)}`] };
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return { code: ExitCode.someFailed, lines: [`error: ${message}`] };
+}
+
+function causeText(cause: unknown): string {
+  if (!cause) return 'no answer';
+  if (cause instanceof AggregateError && cause.errors.length) return causeText(cause.errors[0]);
+  if (cause instanceof Error) return (cause as NodeJS.ErrnoException).code ?? cause.message;
+  return String(cause);
+}
+
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ETIMEDOUT', 'ECONNRESET', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
+
+function isUnreachableLike(err: unknown): boolean {
+  let e: unknown = err;
+  for (let depth = 0; e && depth < 4; depth++) {
+    if (e instanceof AggregateError && e.errors.some(isUnreachableLike)) return true;
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && NETWORK_CODES.has(code)) return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}

@@ -1,0 +1,26 @@
+import { ConfigError } from '../../config/read-config.js';
+import { isServiceError } from '../client/errors.js';
+import type { ServiceApi } from '../client/service-api.js';
+import { UnreachableError } from './exit-codes.js';
+
+/**
+ * Checks that the service answers and takes the credentials, with one entity GET (an order that does not
+ * exist: a 404 is the good answer). Throws UnreachableError or ConfigError, so a run fails fast and clearly.
+ */
+export async function probeService(client: ServiceApi, baseUrl: string): Promise<void> {
+  try {
+    await client.getOrder(client.entityPath('order', 'inventory-sync-probe'));
+  } catch (err) {
+    if (!isServiceError(err)) throw err;
+    if (err.code === 'NOT_FOUND') return;
+    if (err.code === 'UNAUTHORIZED' || err.code === 'FORBIDDEN') {
+      throw new ConfigError([`INVENTORY_API_KEY, INVENTORY_API_SECRET: the service at ${baseUrl} refused them (HTTP ${err.status ?? '?'}); check them and INVENTORY_ACCOUNT`]);
+    }
+    if (err.code === 'TRANSIENT' || err.code === 'RATE_LIMITED') {
+      throw new UnreachableError('the service', baseUrl, 'Check INVENTORY_BASE_URL and that the service is up, then run again.', err);
+    }
+    if (err.status === 404 || err.code === 'BAD_RESPONSE') {
+      throw new ConfigError([`INVENTORY_BASE_URL, INVENTORY_ACCOUNT: ${baseUrl} did not answer as the service does (${err.message}); check both`]);
+    }
+  }
+}

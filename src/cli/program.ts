@@ -1,0 +1,62 @@
+import { Command, CommanderError } from 'commander';
+import type { CliIo } from './cli-io.js';
+import { dashboardCommand } from './commands/dashboard-command.js';
+import { demoCommand } from './commands/demo-command.js';
+import { importCommand } from './commands/import-command.js';
+import { jobsCommand } from './commands/jobs-command.js';
+import { sandboxCommand } from './commands/sandbox-command.js';
+import { statusCommand } from './commands/status-command.js';
+import { syncCommand } from './commands/sync-command.js';
+import { workerCommand } from './commands/worker-command.js';
+import { describeFailure, ExitCode, type ExitCodeValue } from './exit-codes.js';
+
+/** Commands report their exit code through this. */
+export type CommandResult = (code: ExitCodeValue) => void;
+
+/** The commander program of shared/interface.md, writing to `io`. */
+export function buildProgram(io: CliIo, done: CommandResult): Command {
+  const program = new Command('inventory-sync')
+    .description('Keeps an inventory, order and shipment service in step with an upstream feed.')
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
+    .showHelpAfterError('(add --help for usage)')
+    .allowExcessArguments(false);
+  for (const make of commandFactories) program.addCommand(make(io, done));
+  // addCommand does not pass settings down; every level must throw instead of exiting.
+  const inherit = (cmd: Command) => {
+    for (const sub of cmd.commands) {
+      sub.copyInheritedSettings(program);
+      inherit(sub);
+    }
+  };
+  inherit(program);
+  return program;
+}
+
+const commandFactories: Array<(io: CliIo, done: CommandResult) => Command> = [
+  workerCommand,
+  syncCommand,
+  importCommand,
+  jobsCommand,
+  statusCommand,
+  dashboardCommand,
+  sandboxCommand,
+  demoCommand,
+];
+
+/** Runs one command line (without `node script`); answers the exit code. Never calls process.exit. */
+export async function runCli(argv: string[], io: CliIo): Promise<ExitCodeValue> {
+  let code: ExitCodeValue = ExitCode.ok;
+  const program = buildProgram(io, (c) => {
+    code = c;
+  });
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return code;
+  } catch (err) {
+    if (err instanceof CommanderError) return err.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
+    const failure = describeFailure(err);
+    for (const line of failure.lines) io.stderr.write(`${line}\n`);
+    return failure.code;
+  }
+}

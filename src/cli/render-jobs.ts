@@ -1,0 +1,73 @@
+import type { JobStory, JobSummary } from './job-inspect.js';
+import type { RetryOutcome } from './job-retry.js';
+import { clip, renderTable } from './table.js';
+
+/** `jobs list` for a person. */
+export function renderJobList(jobs: JobSummary[]): string {
+  if (jobs.length === 0) return 'No jobs in those states.\n';
+  const rows = jobs.map((j) => [
+    j.id,
+    j.stream,
+    j.state,
+    j.key,
+    j.attemptsMade,
+    (j.finishedAt ?? j.createdAt).replace('T', ' ').slice(0, 19),
+    j.reason ? clip(`[${j.reason.code}] ${j.reason.message}`, 90) : clip(j.summary ?? j.outcome, 90),
+  ]);
+  const failed = jobs.filter((j) => j.state === 'failed').length;
+  const tail = failed ? `\n${failed} failed. See one with: inventory-sync jobs show <ID>; retry with: inventory-sync jobs retry <ID>\n` : '\n';
+  return `${renderTable(['ID', 'STREAM', 'STATE', 'KEY', 'ATTEMPTS', 'WHEN (UTC)', 'REASON / RESULT'], rows)}\n${tail}`;
+}
+
+function indent(text: string, by = '    '): string {
+  return text
+    .split('\n')
+    .map((l) => (l ? by + l : l))
+    .join('\n');
+}
+
+/** `jobs show` for a person: the record, each attempt with its calls, the error and what to do. */
+export function renderJobStory(s: JobStory): string {
+  const out: string[] = [];
+  out.push(`Job ${s.id}`);
+  out.push(`  stream:    ${s.stream}`);
+  out.push(`  key:       ${s.key ?? '(none)'}`);
+  out.push(`  state:     ${s.state}`);
+  out.push(`  source:    ${s.source ?? '-'}`);
+  out.push(`  queued:    ${s.createdAt}`);
+  if (s.finishedAt) out.push(`  finished:  ${s.finishedAt}`);
+  out.push(`  attempts:  ${s.attemptsMade} of ${s.maxAttempts}`);
+  out.push('', 'Record:', indent(JSON.stringify(s.record, null, 2)));
+  out.push('', s.attempts.length ? 'Attempts:' : 'Attempts: none yet');
+  for (const a of s.attempts) {
+    const end = a.error ? `failed [${a.error.code}]` : a.result ? a.result.outcome : 'running';
+    out.push(`  #${a.attempt}  ${a.startedAt}  ${a.ms ?? '?'} ms  ${end}`);
+    if (a.calls.length) {
+      const rows = a.calls.map((c) => [c.method, c.path, c.status ?? 'no answer', `${c.ms} ms`, c.waitedMs ? `waited ${c.waitedMs} ms` : '', c.error ?? '']);
+      out.push(indent(renderTable(['METHOD', 'PATH', 'STATUS', 'TIME', 'BUDGET', 'ERROR'], rows), '      '));
+    } else out.push('      no API calls');
+    for (const n of a.notes) out.push(`      note ${n.at}: ${n.message}${n.data ? ` ${JSON.stringify(n.data)}` : ''}`);
+    if (a.result) out.push(`      result: ${a.result.summary}`);
+    if (a.error) out.push(`      error: [${a.error.code}] ${a.error.message}`);
+  }
+  for (const l of s.otherLogs) out.push(`  log: ${l}`);
+  if (s.error) {
+    out.push('', `Error: [${s.error.code}] ${s.error.message}`);
+    if (s.error.hint) out.push(`What to do: ${s.error.hint}`);
+    if (s.state === 'failed') out.push(`Then: inventory-sync jobs retry ${s.id}`);
+  } else if (s.state === 'completed') {
+    const r = s.result as { outcome?: string; summary?: string } | null;
+    out.push('', `Result: ${r?.outcome ?? 'done'}${r?.summary ? `: ${r.summary}` : ''}`);
+  }
+  return `${out.join('\n')}\n`;
+}
+
+export function renderRetry(r: RetryOutcome): string {
+  const lines = [`Retried ${r.retried.length} job${r.retried.length === 1 ? '' : 's'}.`];
+  for (const j of r.retried) lines.push(`  ${j.id}`);
+  if (r.refused.length) {
+    lines.push(`Could not retry ${r.refused.length}:`);
+    for (const j of r.refused) lines.push(`  ${j.id}: ${j.reason}`);
+  }
+  return `${lines.join('\n')}\n`;
+}

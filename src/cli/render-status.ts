@@ -1,0 +1,58 @@
+import type { StatusReport } from './status-report.js';
+import { clip, renderTable } from './table.js';
+
+const when = (iso: string | null) => (iso ? iso.replace('T', ' ').slice(0, 19) : '-');
+
+function behind(seconds: number | null): string {
+  if (seconds === null) return 'never caught up';
+  if (seconds < 90) return `${seconds} s`;
+  if (seconds < 5400) return `${Math.round(seconds / 60)} min`;
+  return `${(seconds / 3600).toFixed(1)} h`;
+}
+
+/** `status` for a person. */
+export function renderStatus(s: StatusReport): string {
+  const out: string[] = [`Status of prefix ${s.prefix} at ${when(s.at)} UTC`, ''];
+  out.push(
+    renderTable(
+      ['STREAM', 'WAITING', 'ACTIVE', 'DELAYED', 'FAILED', 'COMPLETED', 'CURSOR', 'LAST POLL', 'BEHIND'],
+      s.streams.map((st) => [
+        st.stream,
+        st.counts.waiting + st.counts.prioritized,
+        st.counts.active,
+        st.counts.delayed,
+        st.counts.failed,
+        st.counts.completed,
+        clip(st.feed.cursor ?? '-', 24),
+        when(st.feed.lastPollAt),
+        behind(st.feed.behindSeconds),
+      ]),
+    ),
+  );
+  const feedNotes = s.streams.filter((st) => st.feed.lastError).map((st) => `  ${st.stream}: last pull failed at ${when(st.feed.lastError!.at)}: ${st.feed.lastError!.message}`);
+  if (feedNotes.length) out.push('', 'Feed problems:', ...feedNotes);
+  out.push('', 'Request budget:');
+  out.push(
+    renderTable(
+      ['CLASS', 'LIMIT', 'REQUESTS', 'WAITED', '429S', 'AHEAD', 'STATE'],
+      s.budget.map((b) => [
+        b.cls,
+        b.limit ?? '-',
+        b.requests,
+        `${(b.waitedMs / 1000).toFixed(1)} s`,
+        b.holds,
+        b.reservedAhead,
+        b.heldUntil ? `held until ${when(b.heldUntil)} (429)` : b.reservedAhead > 0 ? 'at its limit' : 'open',
+      ]),
+    ),
+  );
+  out.push('', 'Scheduled runs:');
+  if (s.schedule.length) out.push(renderTable(['RUN', 'RULE', 'LAST', 'NEXT', 'LAST RESULT'], s.schedule.map((r) => [r.name, r.rule, when(r.lastRunAt), when(r.nextRunAt), r.lastOk === null ? '-' : r.lastOk ? 'ok' : clip(`failed: ${r.lastError ?? ''}`, 60)])));
+  else out.push('  none yet (`worker` sets them up)');
+  out.push('', 'Failed jobs by reason:');
+  if (s.failedGroups.length) {
+    out.push(renderTable(['STREAM', 'CODE', 'JOBS', 'REASON', 'EXAMPLE'], s.failedGroups.map((g) => [g.stream, g.code, g.count, clip(g.reason, 70), g.examples[0]])));
+    out.push('', 'See one with: inventory-sync jobs show <ID>; retry a stream with: inventory-sync jobs retry --all-failed --stream <STREAM>');
+  } else out.push('  none');
+  return `${out.join('\n')}\n`;
+}

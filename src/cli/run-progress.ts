@@ -1,0 +1,27 @@
+import type { RunProgress } from '../queue/runtime.js';
+import type { CliIo } from './cli-io.js';
+import { createProgress } from './progress.js';
+
+/** Turns runtime progress events into a progress bar (terminal) or plain lines. Disabled with --json. */
+export function runProgress(io: CliIo, enabled: boolean) {
+  const bar = createProgress(io.stdout, 'processing', { enabled });
+  let most = 0;
+  return {
+    onProgress(p: RunProgress) {
+      if (!enabled) return;
+      if (p.phase === 'pulled') {
+        io.stdout.write(`pulled ${p.stream}: ${p.result.queued} new, ${p.result.duplicates} re-delivered, ${p.result.invalid} invalid${p.result.locked ? ' (another process was pulling it)' : ''}\n`);
+      } else if (p.phase === 'imported') {
+        if (!io.stdout.isTTY) return;
+        io.stdout.write(`\rimported ${p.progress.records} records of ${p.stream}`);
+      } else {
+        const pending = Object.values(p.pending).reduce((a, b) => a + b, 0);
+        most = Math.max(most, pending);
+        bar.update(most - pending, most, `${pending} pending`);
+      }
+    },
+    stop() {
+      bar.stop();
+    },
+  };
+}

@@ -1,0 +1,158 @@
+import type { Redis } from 'ioredis';
+import type { Budgets } from '../../config/read-config.js';
+import { redisKeys } from '../redis.js';
+import { openControlQueue, readScheduleInfo } from '../queue/control.js';
+import { readFeedState } from '../queue/feed-state.js';
+import { STREAMS, type StreamName } from '../queue/streams.js';
+import { failedGroups, type FailedGroup } from './failed-groups.js';
+import type { StreamQueues } from './stream-queues.js';
+
+const COUNTED_STATES = ['waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized'] as const;
+
+export interface StreamStatus {
+  stream: StreamName;
+  counts: Record<(typeof COUNTED_STATES)[number], number>;
+  feed: {
+    cursor: string | null;
+    /** Last time the feed was asked (ISO), when known. */
+    lastPollAt: string | null;
+    /** Last time the stream was caught up (hasMore false), when known. */
+    caughtUpAt: string | null;
+    /** Seconds since it was last caught up; null when it never was. */
+    behindSeconds: number | null;
+    recordsQueued: number;
+    /** Re-delivered records (their job existed already). */
+    duplicates: number;
+    /** Records that did not match their shape (queued to fail at once). */
+    invalid: number;
+    /** The newest record seen (its business key). */
+    newestRecord: string | null;
+    /** The latest pull's failure, while it is the latest news. */
+    lastError: { message: string; at: string | null } | null;
+  };
+}
+
+export interface BudgetStatus {
+  cls: string;
+  /** The class's budget, e.g. "120/min", when the configuration names it. */
+  limit: string | null;
+  /** Requests that took budget, since the counters began (shared by every process of the prefix). */
+  requests: number;
+  /** Total ms requests waited for budget. */
+  waitedMs: number;
+  /** 429 answers that held the class. */
+  holds: number;
+  /** Requests already scheduled ahead of now: above 0 the class is running at its limit. */
+  reservedAhead: number;
+  /** When a 429 hold on the class ends (ISO), or null. */
+  heldUntil: string | null;
+}
+
+export interface ScheduleStatus {
+  /** Scheduler id: poll-orders, poll-boms, stock-sync. */
+  name: string;
+  stream: string | null;
+  /** "every 5 s" or the cron pattern (with its zone). */
+  rule: string | null;
+  lastRunAt: string | null;
+  nextRunAt: string | null;
+  /** Whether the last run pulled without error; null before the first run. */
+  lastOk: boolean | null;
+  lastError: string | null;
+}
+
+/** What `status` prints and the dashboard's overview shows. */
+export interface StatusReport {
+  prefix: string;
+  at: string;
+  streams: StreamStatus[];
+  budget: BudgetStatus[];
+  schedule: ScheduleStatus[];
+  failedGroups: FailedGroup[];
+}
+
+const BUDGET_CLASSES = ['post', 'get', 'collection'] as const;
+
+function toIso(v: string | undefined): string | null {
+  if (!v) return null;
+  const n = Number(v);
+  const d = Number.isFinite(n) && /^\d+$/.test(v) ? new Date(n) : new Date(v);
+  return Number.isNaN(d.getTime()) ? null : d.toISOString();
+}
+
+async function streamStatus(redis: Redis, queues: StreamQueues, stream: StreamName, now: number): Promise<StreamStatus> {
+  const raw = await queues.get(stream).getJobCounts(...COUNTED_STATES);
+  const counts = Object.fromEntries(COUNTED_STATES.map((s) => [s, raw[s] ?? 0])) as StreamStatus['counts'];
+  const feed = await readFeedState(redis, redisKeys(queues.prefix), stream);
+  const caughtUpAt = toIso(feed.caughtUpAt);
+  return {
+    stream,
+    counts,
+    feed: {
+      cursor: feed.cursor ?? null,
+      lastPollAt: toIso(feed.lastPollAt),
+      caughtUpAt,
+      behindSeconds: caughtUpAt ? Math.max(0, Math.round((now - Date.parse(caughtUpAt)) / 1000)) : null,
+      recordsQueued: feed.recordsQueued,
+      duplicates: feed.duplicates,
+      invalid: feed.invalid,
+      newestRecord: feed.newestRecord ?? null,
+      lastError: feed.lastError ? { message: feed.lastError, at: toIso(feed.lastErrorAt) } : null,
+    },
+  };
+}
+
+async function budgetStatus(redis: Redis, prefix: string, budgets: Budgets | undefined, now: number): Promise<BudgetStatus[]> {
+  const keys = redisKeys(prefix);
+  const stats = await redis.hgetall(keys.budgetStats());
+  const windows = budgets
+    ? { post: [budgets.postPerMinute, 60_000, '/min'], get: [budgets.getPerMinute, 60_000, '/min'], collection: [budgets.collectionPerHour, 3_600_000, '/h'] }
+    : undefined;
+  return Promise.all(
+    BUDGET_CLASSES.map(async (cls) => {
+      const [pttl, tat] = await Promise.all([redis.pttl(keys.budgetHold(cls)), redis.get(keys.budget(cls))]);
+      const w = windows?.[cls] as [number, number, string] | undefined;
+      const interval = w && budgets ? w[1] / (w[0] * budgets.headroom) : undefined;
+      const ahead = tat && interval ? Math.max(0, Math.floor((Number(tat) - now) / interval)) : 0;
+      return {
+        cls,
+        limit: w ? `${w[0]}${w[2]}` : null,
+        requests: Number(stats[`requests:${cls}`] ?? 0),
+        waitedMs: Number(stats[`waitedMs:${cls}`] ?? 0),
+        holds: Number(stats[`holds:${cls}`] ?? 0),
+        reservedAhead: ahead,
+        heldUntil: pttl > 0 ? new Date(now + pttl).toISOString() : null,
+      };
+    }),
+  );
+}
+
+async function scheduleStatus(redis: Redis, prefix: string): Promise<ScheduleStatus[]> {
+  const queue = openControlQueue(redis, prefix);
+  try {
+    const infos = await readScheduleInfo(queue, redis, redisKeys(prefix));
+    return infos.map((i) => ({
+      name: i.scheduler,
+      stream: i.stream ?? null,
+      rule: i.every ? `every ${i.every / 1000} s` : i.pattern ? `${i.pattern}${i.tz ? ` (${i.tz})` : ''}` : null,
+      lastRunAt: toIso(i.lastRunAt),
+      nextRunAt: toIso(i.nextRunAt),
+      lastOk: i.lastOk ?? null,
+      lastError: i.lastError ?? null,
+    }));
+  } finally {
+    await queue.close();
+  }
+}
+
+/** Reads queue counts, feed cursors, budget use, schedules and failure groups of one prefix. */
+export async function readStatus(redis: Redis, queues: StreamQueues, o: { budgets?: Budgets; now?: number } = {}): Promise<StatusReport> {
+  const now = o.now ?? Date.now();
+  const [streams, budget, schedule, groups] = await Promise.all([
+    Promise.all(STREAMS.map((s) => streamStatus(redis, queues, s, now))),
+    budgetStatus(redis, queues.prefix, o.budgets, now),
+    scheduleStatus(redis, queues.prefix),
+    failedGroups(queues),
+  ]);
+  return { prefix: queues.prefix, at: new Date(now).toISOString(), streams, budget, schedule, failedGroups: groups };
+}

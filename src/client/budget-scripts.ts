@@ -1,0 +1,70 @@
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
+
+/** A Lua script run by EVALSHA, loaded with EVAL the first time a Redis does not know it. */
+export interface LuaScript {
+  lua: string;
+  sha: string;
+}
+
+function script(lua: string): LuaScript {
+  return { lua, sha: createHash('sha1').update(lua).digest('hex') };
+}
+
+/**
+ * Reserves the next slot of one or more classes (GCRA, theoretical arrival time per class), all at once.
+ * KEYS: for each class its TAT key and hold key, then the stats hash.
+ * ARGV: for each class its emission interval (ms), its burst tolerance (ms) and its name.
+ * Answers the ms to wait before sending (0: send now).
+ * Time is Redis's, so processes on machines with different clocks share one schedule.
+ */
+export const ACQUIRE = script(`
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
+local n = (#KEYS - 1) / 2
+local start = now
+local tats = {}
+for i = 1, n do
+  local tat = tonumber(redis.call('GET', KEYS[2 * i - 1])) or now
+  tats[i] = tat
+  local s = tat - tonumber(ARGV[3 * i - 1])
+  if s > start then start = s end
+  local h = redis.call('PTTL', KEYS[2 * i])
+  if h > 0 and now + h > start then start = now + h end
+end
+for i = 1, n do
+  local tat = tats[i]
+  if start > tat then tat = start end
+  tat = tat + tonumber(ARGV[3 * i - 2])
+  redis.call('SET', KEYS[2 * i - 1], string.format('%.3f', tat), 'PX', math.ceil(tat - now) + 1000)
+  redis.call('HINCRBY', KEYS[#KEYS], 'requests:' .. ARGV[3 * i], 1)
+end
+local wait = math.ceil(start - now)
+if wait > 0 then redis.call('HINCRBY', KEYS[#KEYS], 'waitedMs:' .. ARGV[3], wait) end
+return wait
+`);
+
+/**
+ * Blocks a class for every process until the service's reset (a 429 answered).
+ * KEYS: hold key, stats hash. ARGV: ms from now, class name. A longer hold already in place is kept.
+ */
+export const HOLD = script(`
+local ms = tonumber(ARGV[1])
+if redis.call('PTTL', KEYS[1]) < ms then
+  local t = redis.call('TIME')
+  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  redis.call('SET', KEYS[1], string.format('%.0f', now + ms), 'PX', ms)
+end
+redis.call('HINCRBY', KEYS[2], 'holds:' .. ARGV[2], 1)
+return 1
+`);
+
+/** EVALSHA, falling back to EVAL once when the Redis does not have the script yet (restart, new server). */
+export async function runScript(redis: Redis, s: LuaScript, args: Array<string | number>): Promise<unknown> {
+  try {
+    return await redis.evalsha(s.sha, ...(args as [number, ...Array<string | number>]));
+  } catch (err) {
+    if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
+    return redis.eval(s.lua, ...(args as [number, ...Array<string | number>]));
+  }
+}

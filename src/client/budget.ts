@@ -1,0 +1,197 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import type { Redis } from 'ioredis';
+import type { Budgets } from '../../config/read-config.js';
+import type { RedisKeys } from '../redis.js';
+import { ACQUIRE, HOLD, runScript } from './budget-scripts.js';
+import type { RequestClass } from './service-api.js';
+
+const CLASSES: readonly RequestClass[] = ['post', 'get', 'collection'];
+/** A hold with less left than this when a waiting request wakes is over by the time the request arrives. */
+const CLOCK_SLACK_MS = 5;
+/** Lateness always tolerated, whatever the headroom: timers and event loops are never exact. */
+const MIN_LATE_MS = 250;
+
+export interface RequestBudgetOptions {
+  redis: Redis;
+  keys: RedisKeys;
+  budgets: Budgets;
+  /**
+   * Requests a class may send back to back after an idle spell. Capped at half the headroom of its limit, so a
+   * server counting fixed windows still never sees more than the limit. Default: that cap for `collection`
+   * (3 at 300/h), none for `post` and `get`.
+   */
+  burst?: Partial<Record<RequestClass, number>>;
+}
+
+export interface BudgetStats {
+  /** Requests that took budget, per class (a collection GET counts in `collection` and in `get`). */
+  requests: Record<RequestClass, number>;
+  /** Ms requests were told to wait for budget, per class. */
+  waitedMs: Record<RequestClass, number>;
+  /** 429 holds placed, per class. */
+  holds: Record<RequestClass, number>;
+  /** Epoch ms until which a class is held after a 429, for classes held now. */
+  heldUntil: Partial<Record<RequestClass, number>>;
+}
+
+interface ClassPlan {
+  /** EVALSHA arguments after the sha: numkeys, keys, argv. Built once; the hot path reuses them. */
+  args: Array<string | number>;
+  /** Hold keys of the classes whose holds block this class. */
+  holdKeys: string[];
+  /** A wake-up later than this behind its slot takes a new slot (see acquire). */
+  lateMs: number;
+}
+
+function zeroes(): Record<RequestClass, number> {
+  return { post: 0, get: 0, collection: 0 };
+}
+
+/** Window and limit of each class. */
+function limits(b: Budgets): Record<RequestClass, { limit: number; windowMs: number }> {
+  return {
+    post: { limit: b.postPerMinute, windowMs: 60_000 },
+    get: { limit: b.getPerMinute, windowMs: 60_000 },
+    collection: { limit: b.collectionPerHour, windowMs: 3_600_000 },
+  };
+}
+
+/**
+ * The account's request budgets, shared by every process through Redis. Each class is a GCRA schedule:
+ * `acquire` reserves the class's next slot in one EVALSHA and sleeps until it, so requests go out evenly spaced
+ * at `limit × headroom` per window. A 429 `hold`s the class for every process until the service's reset.
+ */
+export class RequestBudget {
+  /** No budget at all (benchmarks without limits): acquire costs no Redis round trip; holds stay in this process. */
+  static unlimited(): RequestBudget {
+    return new RequestBudget(undefined);
+  }
+
+  readonly limited: boolean;
+  private readonly redis?: Redis;
+  private readonly keys?: RedisKeys;
+  private readonly plans = new Map<RequestClass, ClassPlan>();
+  /** Holds placed by this process, local epoch ms (the only holds an unlimited budget has). */
+  private readonly heldUntil = zeroes();
+  private readonly local = { requests: zeroes(), waitedMs: zeroes(), holds: zeroes() };
+
+  constructor(opts: RequestBudgetOptions | undefined) {
+    this.limited = opts !== undefined;
+    if (!opts) return;
+    this.redis = opts.redis;
+    this.keys = opts.keys;
+    const l = limits(opts.budgets);
+    const h = opts.budgets.headroom;
+    if (!(h > 0 && h <= 1)) throw new RangeError(`budget headroom must be in (0, 1], got ${h}`);
+    const slot = (cls: RequestClass) => {
+      const { limit, windowMs } = l[cls];
+      if (!(limit > 0)) throw new RangeError(`budget of ${cls} must be greater than 0, got ${limit}`);
+      const interval = windowMs / (limit * h);
+      const cap = Math.floor((limit * (1 - h)) / 2);
+      const burst = Math.max(0, Math.min(Math.floor(opts.burst?.[cls] ?? (cls === 'collection' ? cap : 0)), cap));
+      return { interval, tolerance: burst * interval };
+    };
+    for (const cls of CLASSES) {
+      // A collection GET spends one `get` as well, in the same script call.
+      const group: RequestClass[] = cls === 'collection' ? ['collection', 'get'] : [cls];
+      const keys = group.flatMap((c) => [opts.keys.budget(c), opts.keys.budgetHold(c)]);
+      const argv = group.flatMap((c) => {
+        const s = slot(c);
+        return [s.interval.toFixed(3), s.tolerance.toFixed(3), c];
+      });
+      const holdKeys = group.map((c) => opts.keys.budgetHold(c));
+      // Half the headroom's time absorbs late sends; the other half is the burst cap's.
+      const lateMs = Math.max(MIN_LATE_MS, Math.min(...group.map((c) => (l[c].windowMs * (1 - h)) / 2)));
+      this.plans.set(cls, { args: [keys.length + 1, ...keys, opts.keys.budgetStats(), ...argv], holdKeys, lateMs });
+    }
+  }
+
+  /** Waits (sleeping) until a request of this class may be sent; answers the ms waited. */
+  async acquire(cls: RequestClass, signal?: AbortSignal): Promise<number> {
+    if (!this.limited) return this.acquireLocal(cls, signal);
+    const plan = this.plans.get(cls)!;
+    const started = Date.now();
+    for (;;) {
+      signal?.throwIfAborted();
+      const wait = Number(await runScript(this.redis!, ACQUIRE, plan.args));
+      if (wait <= 0) return Date.now() - started;
+      const slotAt = Date.now() + wait;
+      await delay(wait, undefined, signal ? { signal } : undefined);
+      // Woken long after its slot (a stalled event loop): sending now would crowd the next slots' window, so
+      // the passed slot is left unused and the request takes a new one.
+      if (Date.now() - slotAt > plan.lateMs) continue;
+      // A 429 hold placed by any process while this request waited moves it after the reset (a new slot).
+      // Only requests that waited pay this read, and they are the ones the budget is pacing anyway.
+      if ((await this.holdLeft(plan.holdKeys)) <= CLOCK_SLACK_MS) return Date.now() - started;
+    }
+  }
+
+  /** Blocks the class for every process until `untilEpochMs` (the service's reset after a 429). */
+  async hold(cls: RequestClass, untilEpochMs: number): Promise<void> {
+    const ms = Math.ceil(untilEpochMs - Date.now());
+    if (ms <= 0) return;
+    if (!this.limited) {
+      this.noteHold(cls, untilEpochMs);
+      this.local.holds[cls]++;
+      return;
+    }
+    await runScript(this.redis!, HOLD, [2, this.keys!.budgetHold(cls), this.keys!.budgetStats(), ms, cls]);
+  }
+
+  /** Counters shared by every process (this process's own, when unlimited). */
+  async stats(): Promise<BudgetStats> {
+    if (!this.limited) {
+      const heldUntil: BudgetStats['heldUntil'] = {};
+      for (const c of CLASSES) if (this.heldUntil[c] > Date.now()) heldUntil[c] = this.heldUntil[c];
+      return { requests: { ...this.local.requests }, waitedMs: { ...this.local.waitedMs }, holds: { ...this.local.holds }, heldUntil };
+    }
+    const keys = this.keys!;
+    const pipe = this.redis!.pipeline().hgetall(keys.budgetStats());
+    for (const c of CLASSES) pipe.pttl(keys.budgetHold(c));
+    const replies = (await pipe.exec()) ?? [];
+    const hash = (replies[0]?.[1] ?? {}) as Record<string, string>;
+    const out: BudgetStats = { requests: zeroes(), waitedMs: zeroes(), holds: zeroes(), heldUntil: {} };
+    const now = Date.now();
+    CLASSES.forEach((c, i) => {
+      out.requests[c] = Number(hash[`requests:${c}`] ?? 0);
+      out.waitedMs[c] = Number(hash[`waitedMs:${c}`] ?? 0);
+      out.holds[c] = Number(hash[`holds:${c}`] ?? 0);
+      const pttl = Number(replies[i + 1]?.[1] ?? -2);
+      if (pttl > 0) out.heldUntil[c] = now + pttl;
+    });
+    return out;
+  }
+
+  private async acquireLocal(cls: RequestClass, signal?: AbortSignal): Promise<number> {
+    this.local.requests[cls]++;
+    if (cls === 'collection') this.local.requests.get++;
+    const end = this.holdEnd(cls === 'collection' ? ['collection', 'get'] : [cls]);
+    const wait = end - Date.now();
+    if (wait <= 0) return 0;
+    await delay(wait, undefined, signal ? { signal } : undefined);
+    this.local.waitedMs[cls] += wait;
+    return wait;
+  }
+
+  /** Ms left on the longest of these holds (0 when none). */
+  private async holdLeft(holdKeys: string[]): Promise<number> {
+    const redis = this.redis!;
+    const ttls = holdKeys.length === 1 ? [await redis.pttl(holdKeys[0]!)] : await Promise.all(holdKeys.map((k) => redis.pttl(k)));
+    return Math.max(0, ...ttls);
+  }
+
+  private noteHold(cls: RequestClass, until: number): void {
+    if (until > this.heldUntil[cls]) this.heldUntil[cls] = until;
+  }
+
+  private holdEnd(classes: readonly RequestClass[]): number {
+    let end = 0;
+    for (const c of classes) if (this.heldUntil[c] > end) end = this.heldUntil[c];
+    return end;
+  }
+}
+
+/** A budget that never waits (except after a 429 seen by this process). */
+export function unlimitedBudget(): RequestBudget {
+  return RequestBudget.unlimited();
+}

@@ -1,0 +1,146 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createBullBoard } from '@bull-board/api';
+import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
+import { ExpressAdapter } from '@bull-board/express';
+import { Queue } from 'bullmq';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type { Redis } from 'ioredis';
+import type { Budgets } from '../../config/read-config.js';
+import { showJob } from '../cli/job-inspect.js';
+import { retryAllFailed, retryJobIds } from '../cli/job-retry.js';
+import { readStatus } from '../cli/status-report.js';
+import { openStreamQueues } from '../cli/stream-queues.js';
+import { redact, type Logger } from '../logger.js';
+import { isStream } from '../queue/streams.js';
+import { sessionAuth, type Credentials } from './auth.js';
+import { isLoopback } from './loopback.js';
+import { esc, page } from './html.js';
+import { jobBody } from './job-page.js';
+import { overviewBody } from './overview-page.js';
+
+export interface DashboardOptions {
+  host: string;
+  /** 0 picks a free port. */
+  port: number;
+  /** A connection the dashboard may share; left open on close. */
+  redis: Redis;
+  prefix: string;
+  /** The login; null serves without one, which is allowed on a loopback host only. */
+  auth: Credentials | null;
+  /** The request budgets, to show how much of each is in use. */
+  budgets?: Budgets;
+  /** Values that must never appear in an answer (redacted if they ever do). */
+  secrets: string[];
+  /** Queues shown in bull-board besides the streams (e.g. the control queue of scheduled pulls). */
+  extraQueues?: string[];
+  logger?: Logger;
+}
+
+export interface Dashboard {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/** Thrown when asked to serve without a login on a host other machines can reach. */
+export class UnsafeDashboardError extends Error {
+  constructor(host: string) {
+    super(`the dashboard needs DASHBOARD_USER and DASHBOARD_PASSWORD when bound to ${host}; --no-auth is allowed on 127.0.0.1 only`);
+    this.name = 'UnsafeDashboardError';
+  }
+}
+
+/** bull-board for the queues plus the program's own overview and job pages, behind a login. */
+export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
+  if (!o.auth && !isLoopback(o.host)) throw new UnsafeDashboardError(o.host);
+  const queues = openStreamQueues(o.redis, o.prefix);
+  const extra = (o.extraQueues ?? []).map((name) => new Queue(name, { connection: o.redis, prefix: o.prefix }));
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', false);
+
+  // Last line of defence: no answer body ever carries a secret.
+  const secrets = o.secrets.filter((s) => s.length >= 3);
+  app.use((_req: Request, res: Response, next: NextFunction) => {
+    const send = res.send.bind(res);
+    res.send = (body?: unknown) => send(typeof body === 'string' && secrets.length ? redact(body, secrets) : body);
+    next();
+  });
+
+  const signedIn = Boolean(o.auth);
+  if (o.auth) {
+    const auth = sessionAuth(o.auth);
+    app.use(auth.routes);
+    app.use(auth.guard);
+  }
+  app.use(express.urlencoded({ extended: false, limit: '16kb' }));
+
+  const board = new ExpressAdapter();
+  board.setBasePath('/queues');
+  const adapters = [...queues.all().map(([, q]) => q), ...extra].map((q) => new BullMQAdapter(q));
+  // @bull-board/express carries its own copy of @bull-board/api (a patch version apart): same shape, other declarations.
+  const serverAdapter = board as unknown as Parameters<typeof createBullBoard>[0]['serverAdapter'];
+  createBullBoard({ queues: adapters, serverAdapter, options: { uiConfig: { boardTitle: 'inventory-sync' } } });
+  app.use('/queues', board.getRouter() as express.Router);
+
+  const wrap = (fn: (req: Request, res: Response) => Promise<void>) => (req: Request, res: Response, next: NextFunction) => {
+    fn(req, res).catch(next);
+  };
+  const flashOf = (req: Request) => (typeof req.query.flash === 'string' ? req.query.flash.slice(0, 300) : undefined);
+
+  app.get('/', wrap(async (req, res) => {
+    const status = await readStatus(o.redis, queues, { budgets: o.budgets });
+    res.type('html').send(page('Overview', overviewBody(status, flashOf(req)), { signedIn, prefix: o.prefix }));
+  }));
+  app.get('/api/status', wrap(async (_req, res) => {
+    res.json(await readStatus(o.redis, queues, { budgets: o.budgets }));
+  }));
+  app.get('/jobs/:id', wrap(async (req, res) => {
+    const story = await showJob(queues, String(req.params.id));
+    if (!story) {
+      res.status(404).type('html').send(page('No such job', `<p>No job <code>${esc(req.params.id)}</code> under prefix ${esc(o.prefix)}.</p>`, { signedIn, prefix: o.prefix }));
+      return;
+    }
+    res.type('html').send(page(`Job ${story.id}`, jobBody(story, flashOf(req)), { signedIn, prefix: o.prefix }));
+  }));
+  app.post('/jobs/:id/retry', wrap(async (req, res) => {
+    const id = String(req.params.id);
+    const r = await retryJobIds(queues, [id]);
+    const flash = r.retried.length ? 'Retried: the job is waiting for a worker.' : `Not retried: ${r.refused[0]?.reason ?? 'unknown'}`;
+    o.logger?.info({ jobId: id, retried: r.retried.length }, 'dashboard: retry of one job');
+    res.redirect(303, `/jobs/${encodeURIComponent(id)}?flash=${encodeURIComponent(flash)}`);
+  }));
+  app.post('/retry-group', wrap(async (req, res) => {
+    const b = (req.body ?? {}) as Record<string, unknown>;
+    if (typeof b.stream !== 'string' || !isStream(b.stream) || typeof b.code !== 'string' || typeof b.reason !== 'string') {
+      res.status(400).type('html').send(page('Bad request', '<p>stream, code and reason are required.</p>', { signedIn }));
+      return;
+    }
+    const r = await retryAllFailed(queues, { streams: [b.stream], group: { code: b.code, reason: b.reason } });
+    o.logger?.info({ stream: b.stream, code: b.code, retried: r.retried.length }, 'dashboard: retry of a failure group');
+    res.redirect(303, `/?flash=${encodeURIComponent(`Retried ${r.retried.length} ${b.stream} job(s) failed with [${b.code}].`)}`);
+  }));
+  app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    o.logger?.error({ err }, 'dashboard: request failed');
+    res.status(500).type('text').send(`error: ${err instanceof Error ? err.message : String(err)}`);
+  });
+
+  const server: Server = await new Promise((resolve, reject) => {
+    const s = app.listen(o.port, o.host, (err?: Error) => (err ? reject(err) : resolve(s)));
+  });
+  const port = (server.address() as AddressInfo).port;
+  const host = o.host.includes(':') ? `[${o.host}]` : o.host;
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await queues.close();
+      await Promise.all(extra.map((q) => q.close()));
+    },
+  };
+}

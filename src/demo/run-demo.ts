@@ -1,0 +1,160 @@
+import { randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Redis } from 'ioredis';
+import { jobKinds } from '../../jobs/registry.js';
+import { defaults } from '../../config/defaults.js';
+import type { Config } from '../../config/read-config.js';
+import { openApp, type AppContext } from '../cli/app-context.js';
+import type { CliIo } from '../cli/cli-io.js';
+import { loadConfig, secretValues } from '../cli/command-context.js';
+import { untilStopped } from '../cli/commands/dashboard-command.js';
+import { ExitCode, type ExitCodeValue } from '../cli/exit-codes.js';
+import { runProgress } from '../cli/run-progress.js';
+import { startDashboard, type Dashboard } from '../dashboard/dashboard-server.js';
+import { startFeedServer } from '../feed/feed-server.js';
+import { startWorkerHttp } from '../metrics/worker-http.js';
+import { startRuntime, syncOnce, type Runtime } from '../queue/runtime.js';
+import type { StreamName } from '../queue/streams.js';
+import { startSandbox } from '../sandbox/sandbox.js';
+import { demoExpectations, demoFeed } from './demo-feed.js';
+import { redisForDemo } from './demo-redis.js';
+import { renderDemoSummary } from './demo-summary.js';
+
+export interface DemoOptions {
+  /** Exit after the summary instead of keeping the worker and dashboard up until Ctrl-C. */
+  exit: boolean;
+  dashboardPort: number;
+}
+
+/** Every key under a prefix, gone: each demo run starts clean. */
+async function clearPrefix(redis: Redis, prefix: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length) await redis.del(...keys);
+  } while (cursor !== '0');
+}
+
+async function outcomesOf(app: AppContext): Promise<Partial<Record<StreamName, Record<string, number>>>> {
+  const out: Partial<Record<StreamName, Record<string, number>>> = {};
+  for (const stream of app.deps.queues.streams()) {
+    const counts: Record<string, number> = {};
+    for (const job of await app.deps.queues.get(stream).getCompleted(0, 999)) {
+      const outcome = (job?.returnvalue as { outcome?: string } | undefined)?.outcome ?? 'synced';
+      counts[outcome] = (counts[outcome] ?? 0) + 1;
+    }
+    out[stream] = counts;
+  }
+  return out;
+}
+
+/** Dashboard on the asked port, or any free one when it is taken. */
+async function dashboardOn(port: number, o: Omit<Parameters<typeof startDashboard>[0], 'port'>): Promise<Dashboard> {
+  try {
+    return await startDashboard({ ...o, port });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+    return startDashboard({ ...o, port: 0 });
+  }
+}
+
+/**
+ * The main job on embedded defaults: the sandbox with demo data, the bundled feed, Redis (found or started),
+ * the worker's HTTP endpoints and the dashboard; syncs once, prints a summary, then (unless `exit`) keeps the
+ * worker and dashboard up until Ctrl-C.
+ */
+export async function runDemo(io: CliIo, o: DemoOptions): Promise<ExitCodeValue> {
+  const base = loadConfig(io);
+  const say = (line: string) => io.stdout.write(`${line}\n`);
+  const cleanups: Array<() => Promise<unknown>> = [];
+  try {
+    const redis = await redisForDemo(base.redis.url, io.env.PATH);
+    cleanups.unshift(() => redis.stop());
+    say(redis.private ? `Redis: none answered at ${base.redis.url}; started a private redis-server at ${redis.url} (stopped when the demo ends).` : `Redis: ${redis.url}`);
+    const [key, secret, token] = [0, 0, 0].map(() => randomBytes(12).toString('hex')) as [string, string, string];
+    const sandbox = await startSandbox({ port: 0, data: 'demo', key, secret });
+    cleanups.unshift(() => sandbox.close());
+    say(`Sandbox service (demo account: 2 warehouses, 10 locations, 251 products): ${sandbox.url}/${sandbox.account}/api/`);
+    const feed = await startFeedServer({ port: 0, streams: demoFeed(), token });
+    cleanups.unshift(() => feed.close());
+    say(`Bundled upstream feed (orders, stock counts, BOMs, a few bad records): ${feed.url}`);
+
+    const prefix = `${base.redis.prefix}-demo`;
+    const perMinute = defaults.demoRequestsPerMinute;
+    const config: Config = {
+      ...base,
+      service: {
+        baseUrl: sandbox.url,
+        account: sandbox.account,
+        apiKey: key,
+        apiSecret: secret,
+        budgets: { postPerMinute: perMinute, getPerMinute: perMinute, collectionPerHour: perMinute * 60, headroom: defaults.budgetHeadroom },
+        entityTimeoutMs: defaults.entityTimeoutMs,
+        collectionTimeoutMs: defaults.collectionTimeoutMs,
+        readRetries: defaults.readRetries,
+      },
+      upstream: { url: feed.url, token },
+      redis: { url: redis.url, prefix },
+      catalog: { refreshSeconds: defaults.demoCatalogRefreshSeconds },
+    };
+    const logFile = join(tmpdir(), `inventory-sync-demo-${process.pid}.log`);
+    const logStream = createWriteStream(logFile);
+    cleanups.push(() => new Promise((r) => logStream.end(r)));
+    const app = await openApp(io, { config, logTo: logStream });
+    cleanups.unshift(() => app.close());
+    await clearPrefix(app.redis, prefix);
+
+    const http = await startWorkerHttp({ host: '127.0.0.1', port: 0, registry: app.metrics.registry, readiness: [async () => ({ name: 'redis', ok: (await app.redis.ping()) === 'PONG' })] });
+    cleanups.unshift(() => http.close());
+    const { user, password } = config.dashboard;
+    const dashboard = await dashboardOn(o.dashboardPort, {
+      host: '127.0.0.1',
+      redis: app.redis,
+      prefix,
+      auth: user && password ? { user, password } : null,
+      secrets: secretValues(config),
+      budgets: config.service!.budgets,
+      extraQueues: ['control'],
+      logger: app.logger,
+    });
+    cleanups.unshift(() => dashboard.close());
+    say(`Dashboard: ${dashboard.url}/${user && password ? '' : ' (no login: it listens on 127.0.0.1 only)'}`);
+    say('');
+
+    const progress = runProgress(io, true);
+    const summary = await syncOnce(app.deps, { kinds: jobKinds, onProgress: progress.onProgress, signal: io.stop });
+    progress.stop();
+    const outcomes = await outcomesOf(app);
+    const asExpected = (Object.keys(demoExpectations.synced) as StreamName[]).every(
+      (s) => summary.perStream[s]?.completed === demoExpectations.synced[s] && summary.perStream[s]?.failed.length === demoExpectations.failed[s],
+    );
+    let runtime: Runtime | undefined;
+    if (!o.exit && !io.stop.aborted) {
+      runtime = await startRuntime(app.deps, { kinds: jobKinds, withSchedulers: true });
+      for (const [stream, worker] of runtime.workers.workers) app.metrics.watchWorker(worker, stream);
+      cleanups.unshift(() => runtime!.close(config.shutdownGraceSeconds * 1000));
+    }
+    io.stdout.write(
+      renderDemoSummary({
+        summary,
+        outcomes,
+        asExpected,
+        dashboardUrl: dashboard.url,
+        dashboardUser: user && password ? user : undefined,
+        metricsUrl: http.url,
+        redisUrl: redis.url,
+        privateRedis: redis.private,
+        prefix,
+        logFile,
+        staysUp: Boolean(runtime),
+      }),
+    );
+    if (runtime) await untilStopped(io.stop);
+    return asExpected ? ExitCode.ok : ExitCode.someFailed;
+  } finally {
+    for (const c of cleanups) await c().catch(() => undefined);
+  }
+}

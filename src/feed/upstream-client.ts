@@ -1,0 +1,140 @@
+import pRetry from 'p-retry';
+import { request, type Dispatcher } from 'undici';
+import { z } from 'zod';
+import type { StreamName } from '../queue/streams.js';
+
+/** One page of a feed stream (upstream-feed.md). */
+export const feedPageSchema = z.object({
+  items: z.array(z.unknown(), { error: 'must be an array of records' }),
+  cursor: z.string({ error: 'must be a string' }),
+  hasMore: z.boolean({ error: 'must be true or false' }),
+});
+export type FeedPage = z.infer<typeof feedPageSchema>;
+
+export type FeedErrorCode = 'FEED_UNAUTHORIZED' | 'FEED_REFUSED' | 'FEED_UNAVAILABLE' | 'FEED_UNREACHABLE' | 'FEED_BAD_RESPONSE';
+
+/** A failed feed request. The message names the stream, the URL (without credentials) and what failed. */
+export class FeedError extends Error {
+  constructor(
+    readonly code: FeedErrorCode,
+    message: string,
+    /** Whether asking again later can succeed. */
+    readonly retryable: boolean,
+    /** What to do about it, for the operator. */
+    readonly hint: string,
+    readonly status?: number,
+    cause?: unknown,
+  ) {
+    super(message, cause === undefined ? undefined : { cause });
+    this.name = 'FeedError';
+  }
+}
+
+export interface UpstreamClientOptions {
+  /** Base URL of the feed; pages are at `{url}/{stream}`. */
+  url: string;
+  /** Bearer token, when the feed wants one. Never written to an error or a log line. */
+  token?: string;
+  /** Time-out of one request (headers and body each), in ms. Default 30 000. */
+  timeoutMs?: number;
+  /** Retries of a page after a transient failure (network, 429, 5xx). Default 3. */
+  retries?: number;
+  /** First delay between two tries, in ms (doubles, randomized). Default 500. */
+  minRetryDelayMs?: number;
+  /** Longest delay between two tries, in ms. Default 5 000. */
+  maxRetryDelayMs?: number;
+  /** undici dispatcher (connection pool); default undici's global one. */
+  dispatcher?: Dispatcher;
+}
+
+export interface FetchPageOptions {
+  /** Cursor of the previous page; none for the first request. */
+  after?: string;
+  limit: number;
+  signal?: AbortSignal;
+}
+
+/** The URL as it may be shown: no user or password. */
+function shownUrl(url: URL): string {
+  const u = new URL(url);
+  u.username = '';
+  u.password = '';
+  return u.toString();
+}
+
+/** HTTP pull of the upstream feed (`GET {url}/{stream}?after=&limit=`), zod-checked, with bounded retries. */
+export class UpstreamClient {
+  private readonly base: string;
+  private readonly timeoutMs: number;
+
+  constructor(private readonly opts: UpstreamClientOptions) {
+    this.base = opts.url.replace(/\/+$/, '');
+    this.timeoutMs = opts.timeoutMs ?? 30_000;
+  }
+
+  /** One page of a stream; transient failures are retried, the rest thrown as FeedError. */
+  fetchPage(stream: StreamName, o: FetchPageOptions): Promise<FeedPage> {
+    return pRetry(() => this.fetchOnce(stream, o), {
+      retries: this.opts.retries ?? 3,
+      minTimeout: this.opts.minRetryDelayMs ?? 500,
+      maxTimeout: this.opts.maxRetryDelayMs ?? 5_000,
+      randomize: true,
+      signal: o.signal,
+      shouldRetry: ({ error }) => error instanceof FeedError && error.retryable,
+    });
+  }
+
+  private async fetchOnce(stream: StreamName, o: FetchPageOptions): Promise<FeedPage> {
+    const url = new URL(`${this.base}/${encodeURIComponent(stream)}`);
+    if (o.after !== undefined) url.searchParams.set('after', o.after);
+    url.searchParams.set('limit', String(o.limit));
+    const where = `feed ${stream} at ${shownUrl(url)}`;
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (this.opts.token) headers.authorization = `Bearer ${this.opts.token}`;
+
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await request(url, {
+        method: 'GET',
+        headers,
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: this.timeoutMs,
+        signal: o.signal,
+        dispatcher: this.opts.dispatcher,
+      });
+    } catch (err) {
+      if (o.signal?.aborted) throw err;
+      const why = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+      throw new FeedError('FEED_UNREACHABLE', `${where}: no answer (${why})`, true, 'Check UPSTREAM_URL and that the feed is up; retried with backoff.', undefined, err);
+    }
+    if (res.statusCode !== 200) throw await this.statusError(res, where);
+    let json: unknown;
+    try {
+      json = await res.body.json();
+    } catch (err) {
+      if (o.signal?.aborted) throw err;
+      throw new FeedError('FEED_BAD_RESPONSE', `${where}: answer is not JSON`, false, 'The feed answered in an unexpected shape; check UPSTREAM_URL.', 200, err);
+    }
+    const parsed = feedPageSchema.safeParse(json);
+    if (!parsed.success) {
+      const problems = parsed.error.issues.map((i) => `${i.path.map(String).join('.') || '(page)'}: ${i.message}`).join('; ');
+      throw new FeedError('FEED_BAD_RESPONSE', `${where}: page does not match { items, cursor, hasMore } (${problems})`, false, 'The feed answered in an unexpected shape; check UPSTREAM_URL.', 200);
+    }
+    return parsed.data;
+  }
+
+  private async statusError(res: Dispatcher.ResponseData, where: string): Promise<FeedError> {
+    const status = res.statusCode;
+    // The body is shown for context only, shortened, and never with the token in it.
+    let text = (await res.body.text().catch(() => '')).slice(0, 200).replace(/\s+/g, ' ').trim();
+    if (this.opts.token) text = text.split(this.opts.token).join('[REDACTED]');
+    const said = text ? `: ${text}` : '';
+    if (status === 401 || status === 403) {
+      return new FeedError('FEED_UNAUTHORIZED', `${where}: refused the credentials (HTTP ${status})${said}`, false, 'Check UPSTREAM_TOKEN.', status);
+    }
+    if (status === 429 || status >= 500) {
+      return new FeedError('FEED_UNAVAILABLE', `${where}: unavailable (HTTP ${status})${said}`, true, 'The feed is busy or down; retried with backoff.', status);
+    }
+    return new FeedError('FEED_REFUSED', `${where}: refused the request (HTTP ${status})${said}`, false, 'Check UPSTREAM_URL and the stream name.', status);
+  }
+}

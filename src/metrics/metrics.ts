@@ -1,0 +1,89 @@
+import type { Job, Worker } from 'bullmq';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { ApiCall } from '../client/service-api.js';
+
+/** What the metrics read at scrape time (Redis state shared by every process). */
+export interface ScrapeSources {
+  /** Jobs per stream and state (waiting, active, delayed, failed, completed, ...). */
+  queueCounts(): Promise<Array<{ stream: string; state: string; count: number }>>;
+  /** Seconds each stream's feed is behind (since it last caught up), when known. */
+  feedLag(): Promise<Array<{ stream: string; seconds: number }>>;
+}
+
+export interface Metrics {
+  registry: Registry;
+  /** The service client's onCall hook. */
+  onCall(call: ApiCall): void;
+  /** Counts a finished attempt. `outcome` is synced/unchanged/skipped, `failed` (final) or `retry`. */
+  jobFinished(stream: string, outcome: string, seconds: number): void;
+  /** Counts every attempt a BullMQ worker finishes. */
+  watchWorker(worker: Worker, stream: string): void;
+}
+
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
+const JOB_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
+
+/** A fresh registry per process (and per test) with the program's metrics; names are in docs/operations.md. */
+export function createMetrics(o: { sources?: ScrapeSources; defaultMetrics?: boolean } = {}): Metrics {
+  const registry = new Registry();
+  if (o.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+
+  const jobs = new Counter({ name: 'isync_jobs_total', help: 'Job attempts finished, by stream and outcome (synced, unchanged, skipped, retry, failed).', labelNames: ['stream', 'outcome'], registers });
+  const jobSeconds = new Histogram({ name: 'isync_job_duration_seconds', help: 'Time one job attempt took.', labelNames: ['stream', 'outcome'], buckets: JOB_BUCKETS, registers });
+  const calls = new Counter({ name: 'isync_api_calls_total', help: 'Requests to the service, by request class (get, post, collection) and HTTP status ("none" when no answer came).', labelNames: ['class', 'status'], registers });
+  const callSeconds = new Histogram({ name: 'isync_api_call_duration_seconds', help: 'Time on the wire of one service request.', labelNames: ['class'], buckets: LATENCY_BUCKETS, registers });
+  const budgetWait = new Histogram({ name: 'isync_budget_wait_seconds', help: 'Time a request waited for the request budget before it was sent.', labelNames: ['class'], buckets: [0, 0.01, 0.1, 0.5, 1, 2, 5, 10, 30, 60, 300], registers });
+  const rateLimited = new Counter({ name: 'isync_rate_limited_total', help: 'Answers 429 (over budget) from the service, by request class.', labelNames: ['class'], registers });
+
+  new Gauge({
+    name: 'isync_queue_jobs',
+    help: 'Jobs in each queue by state.',
+    labelNames: ['stream', 'state'],
+    registers,
+    async collect() {
+      if (!o.sources) return;
+      this.reset();
+      for (const c of await o.sources.queueCounts()) this.set({ stream: c.stream, state: c.state }, c.count);
+    },
+  });
+  new Gauge({
+    name: 'isync_feed_lag_seconds',
+    help: 'How far behind each feed stream is: seconds since it last caught up.',
+    labelNames: ['stream'],
+    registers,
+    async collect() {
+      if (!o.sources) return;
+      this.reset();
+      for (const l of await o.sources.feedLag()) this.set({ stream: l.stream }, l.seconds);
+    },
+  });
+
+  const jobFinished = (stream: string, outcome: string, seconds: number) => {
+    jobs.inc({ stream, outcome });
+    jobSeconds.observe({ stream, outcome }, seconds);
+  };
+
+  return {
+    registry,
+    onCall(call) {
+      calls.inc({ class: call.cls, status: call.status === null ? 'none' : String(call.status) });
+      callSeconds.observe({ class: call.cls }, call.ms / 1000);
+      budgetWait.observe({ class: call.cls }, call.waitedMs / 1000);
+      if (call.status === 429) rateLimited.inc({ class: call.cls });
+    },
+    jobFinished,
+    watchWorker(worker, stream) {
+      const took = (job: Job) => Math.max(0, ((job.finishedOn ?? Date.now()) - (job.processedOn ?? Date.now())) / 1000);
+      worker.on('completed', (job: Job) => {
+        const outcome = (job.returnvalue as { outcome?: unknown } | undefined)?.outcome;
+        jobFinished(stream, typeof outcome === 'string' ? outcome : 'synced', took(job));
+      });
+      worker.on('failed', (job: Job | undefined, err: Error) => {
+        if (!job) return;
+        const final = err.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1);
+        jobFinished(stream, final ? 'failed' : 'retry', took(job));
+      });
+    },
+  };
+}

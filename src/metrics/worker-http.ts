@@ -1,0 +1,82 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Registry } from 'prom-client';
+
+/** One readiness check: a name and whether it passes (with a reason when not). */
+export type ReadyCheck = () => Promise<{ name: string; ok: boolean; detail?: string }>;
+
+export interface WorkerHttpOptions {
+  host: string;
+  /** 0 picks a free port (the caller decides whether to serve at all). */
+  port: number;
+  registry: Registry;
+  /** All must pass for /readyz to answer 200. */
+  readiness: ReadyCheck[];
+}
+
+export interface WorkerHttp {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+const CHECK_TIMEOUT_MS = 2000;
+
+async function runCheck(check: ReadyCheck) {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      check(),
+      new Promise<{ name: string; ok: boolean; detail: string }>((resolve) => {
+        timer = setTimeout(() => resolve({ name: 'check', ok: false, detail: `no answer within ${CHECK_TIMEOUT_MS} ms` }), CHECK_TIMEOUT_MS);
+      }),
+    ]);
+  } catch (err) {
+    return { name: 'check', ok: false, detail: err instanceof Error ? err.message : String(err) };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** /metrics (Prometheus text), /healthz (the process answers) and /readyz (Redis answers, workers running). */
+export async function startWorkerHttp(o: WorkerHttpOptions): Promise<WorkerHttp> {
+  const server: Server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    const send = (status: number, type: string, body: string) => {
+      res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
+      res.end(body);
+    };
+    if (req.method !== 'GET' && req.method !== 'HEAD') return send(405, 'text/plain', 'method not allowed\n');
+    if (path === '/healthz') return send(200, 'application/json', '{"status":"ok"}\n');
+    if (path === '/readyz') {
+      void Promise.all(o.readiness.map(runCheck)).then((checks) => {
+        const ok = checks.every((c) => c.ok);
+        send(ok ? 200 : 503, 'application/json', `${JSON.stringify({ status: ok ? 'ready' : 'not ready', checks })}\n`);
+      });
+      return;
+    }
+    if (path === '/metrics') {
+      void o.registry.metrics().then(
+        (text) => send(200, o.registry.contentType, text),
+        (err: unknown) => send(500, 'text/plain', `metrics failed: ${err instanceof Error ? err.message : String(err)}\n`),
+      );
+      return;
+    }
+    send(404, 'text/plain', 'not found: try /metrics, /healthz or /readyz\n');
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(o.port, o.host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const host = o.host.includes(':') ? `[${o.host}]` : o.host;
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

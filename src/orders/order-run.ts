@@ -1,0 +1,145 @@
+import { isServiceError, type ServiceError } from '../client/errors.js';
+import type { Order, Shipment } from '../client/schemas.js';
+import type { JobResult } from '../queue/job-kind.js';
+import { PermanentJobError } from '../queue/job-errors.js';
+import { serviceRefused } from './order-errors.js';
+import type { Pending } from './order-progress.js';
+import { OrderSettlement, ORDER_COMPLETED, SHIPMENT_SHIPPED } from './order-settlement.js';
+
+/** Codes after which a create is read back: the entity may exist already. */
+const READ_BACK = new Set(['DUPLICATE', 'INTEGRITY_VIOLATION', 'ORDER_COMPLETED']);
+/** Codes that no retry fixes and that are about the request, not the credentials. */
+const REFUSED = new Set(['MISSING_REFERENCE', 'VALIDATION', 'NOT_FOUND', 'BAD_RESPONSE', 'DUPLICATE', 'INTEGRITY_VIOLATION', 'ORDER_COMPLETED']);
+
+/** A write whose answer was lost or unusable: it may have been applied. */
+function uncertain(err: ServiceError): boolean {
+  return err.outcome !== 'not-applied';
+}
+
+/**
+ * One attempt at syncing one order: resumes from its progress, settles any uncertain write with one read,
+ * then runs the remaining steps (create order, create shipment, ship, complete). Happy path: 4 POSTs, 0 GETs.
+ */
+export class OrderRun extends OrderSettlement {
+  async run(): Promise<JobResult> {
+    const p = this.progress;
+    if (p.step !== 'none' && p.recordHash !== this.plan.recordHash) await this.reconcile();
+    else if (p.pending) await this.settlePending(p.pending);
+    while (this.progress.step !== 'completed') {
+      if (this.progress.step === 'none') await this.createOrder();
+      else if (this.progress.step === 'created') await this.createShipment();
+      else if (this.progress.step === 'shipment-created') await this.ship();
+      else await this.complete();
+    }
+    const id = this.plan.orderId;
+    const details = { orderUrl: this.progress.orderUrl, shipmentUrl: this.progress.shipmentUrl, applied: this.applied };
+    if (!this.applied.length) return { outcome: 'unchanged', summary: `order ${id} was already synced (completed in the service)`, details };
+    return { outcome: 'synced', summary: `order ${id}: ${this.applied.join(', ')}`, details };
+  }
+
+  /** Common handling of a failed write: settle uncertain ones by a read, refuse the rest or retry later. */
+  private async failed(step: Pending, err: unknown, action: string): Promise<void> {
+    if (isServiceError(err) && uncertain(err)) {
+      this.ctx.note(`answer to "${step}" lost or unusable (${err.code}); reading back`);
+      if (await this.settlePending(step)) {
+        this.applied.push(`${action} (answer lost, confirmed by a read)`);
+        return;
+      }
+      throw err;
+    }
+    if (!isServiceError(err)) throw err;
+    // Surely not applied: the next try acts without a read first.
+    await this.clearPending();
+    throw REFUSED.has(err.code) ? serviceRefused(this.plan.orderId, action, err) : err;
+  }
+
+  // ---- steps ----
+
+  private async createOrder(): Promise<void> {
+    await this.intend('create-order');
+    let order: Order;
+    try {
+      order = await this.ctx.client.createOrder(this.plan.order);
+    } catch (err) {
+      if (isServiceError(err) && READ_BACK.has(err.code)) return this.readBackOrder(err);
+      return this.failed('create-order', err, 'created the order');
+    }
+    this.applied.push('created the order');
+    await this.advance('created', { orderUrl: order.orderUrl, actionUrlComplete: order.actionUrlComplete ?? `${order.orderUrl}/complete` });
+  }
+
+  private async readBackOrder(err: ServiceError): Promise<void> {
+    this.ctx.note(`create order answered ${err.code}; reading the order back`, { msg: err.msg });
+    const order = await this.readOrder();
+    if (!order) {
+      await this.clearPending();
+      throw serviceRefused(this.plan.orderId, 'create the order (it names an object the service does not have)', err);
+    }
+    await this.adoptOrder(order);
+    if (this.progress.step === 'completed') {
+      // An order completed before this job: its shipment must match the record too.
+      const shipment = await this.readShipment();
+      if (shipment) await this.adoptShipment(shipment, true);
+    }
+  }
+
+  private async createShipment(): Promise<void> {
+    await this.intend('create-shipment');
+    const body = { ...this.plan.shipment, primaryOrderUrl: this.orderPath() };
+    let shipment: Shipment;
+    try {
+      shipment = await this.ctx.client.createShipment(body);
+    } catch (err) {
+      if (isServiceError(err) && READ_BACK.has(err.code)) return this.readBackShipment(err);
+      return this.failed('create-shipment', err, 'created the shipment');
+    }
+    this.applied.push('created the shipment');
+    await this.advance(shipment.statusId === SHIPMENT_SHIPPED ? 'shipped' : 'shipment-created', { shipmentUrl: shipment.shipmentUrl });
+  }
+
+  private async readBackShipment(err: ServiceError): Promise<void> {
+    this.ctx.note(`create shipment answered ${err.code}; reading the shipment back`, { msg: err.msg });
+    if (err.code === 'ORDER_COMPLETED') {
+      const order = await this.readOrder();
+      if (order) return this.adoptOrder(order);
+    }
+    const shipment = await this.readShipment();
+    if (!shipment) {
+      await this.clearPending();
+      throw serviceRefused(this.plan.orderId, 'create the shipment (it names an object the service does not have)', err);
+    }
+    await this.adoptShipment(shipment);
+  }
+
+  private async ship(): Promise<void> {
+    await this.intend('ship');
+    const path = this.shipmentPath();
+    try {
+      const shipment = await this.ctx.client.modifyShipment(path, { statusId: SHIPMENT_SHIPPED });
+      if (shipment.statusId !== SHIPMENT_SHIPPED) {
+        throw new PermanentJobError('SERVICE_REFUSED', `order ${this.plan.orderId}: shipping answered status ${shipment.statusId}, not ${SHIPMENT_SHIPPED}`, 'Check the shipment in the service, then retry the job.', { path });
+      }
+    } catch (err) {
+      if (isServiceError(err) && !uncertain(err) && REFUSED.has(err.code) && (await this.settlePending('ship'))) return;
+      return this.failed('ship', err, 'shipped the shipment');
+    }
+    this.applied.push('shipped the shipment');
+    await this.advance('shipped');
+  }
+
+  private async complete(): Promise<void> {
+    await this.intend('complete');
+    const actionUrl = this.progress.actionUrlComplete ?? `${this.orderPath()}/complete`;
+    try {
+      await this.ctx.client.completeOrder(actionUrl);
+    } catch (err) {
+      if (isServiceError(err) && err.code === 'ORDER_COMPLETED') {
+        this.ctx.note('complete answered ORDER_COMPLETED: the order is completed already');
+        return this.advance('completed');
+      }
+      return this.failed('complete', err, 'completed the order');
+    }
+    this.applied.push('completed the order');
+    await this.advance('completed');
+  }
+}

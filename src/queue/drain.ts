@@ -1,0 +1,87 @@
+import type { Job, Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { JobResult } from './job-kind.js';
+import { jobDataSchema, type JobData } from './queues.js';
+import { recordLabel } from './record-jobs.js';
+import { isStream } from './streams.js';
+
+/** States in which a job still has work ahead of it. Paused queues are not waited for. */
+const PENDING = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-children'] as const;
+
+export interface WaitForIdleOptions {
+  /** Pause between two looks, in ms. Default 200. */
+  pollMs?: number;
+  signal?: AbortSignal;
+  /** Called after each look with the pending jobs per queue. */
+  onPoll?: (pending: Record<string, number>) => void;
+}
+
+/** Jobs with work ahead of them, per queue. */
+export async function pendingCounts(queues: Queue[]): Promise<Record<string, number>> {
+  const counts = await Promise.all(queues.map((q) => q.getJobCounts(...PENDING)));
+  return Object.fromEntries(queues.map((q, i) => [q.name, Object.values(counts[i]!).reduce((a, b) => a + b, 0)]));
+}
+
+/**
+ * Resolves when no job of the given queues is waiting, active, delayed (retries included), prioritized
+ * or waiting for children, seen twice in a row. Rejects with the signal's reason when aborted.
+ */
+export async function waitForIdle(queues: Queue[], o: WaitForIdleOptions = {}): Promise<void> {
+  const pollMs = o.pollMs ?? 200;
+  let idleLooks = 0;
+  while (idleLooks < 2) {
+    o.signal?.throwIfAborted();
+    const pending = await pendingCounts(queues);
+    o.onPoll?.(pending);
+    idleLooks = Object.values(pending).every((n) => n === 0) ? idleLooks + 1 : 0;
+    if (idleLooks < 2) await new Promise((r) => setTimeout(r, idleLooks ? Math.min(pollMs, 50) : pollMs));
+  }
+}
+
+export interface FailedJobSummary {
+  id: string;
+  /** Business key, `line N`, or a placeholder for a record without a key. */
+  key: string;
+  /** `[CODE] message`. */
+  reason: string;
+}
+
+export interface QueueSummary {
+  completed: number;
+  failed: FailedJobSummary[];
+}
+
+/** Failed jobs read per page, newest first. */
+const PAGE = 500;
+
+export interface SummarizeOptions {
+  /** Count jobs finished at or after this epoch ms. Default 0 (all). */
+  since?: number;
+  /** A connection to the queues' Redis (BullMQ 6 keeps its own client private). */
+  redis: Redis;
+}
+
+/** Completed and failed jobs per queue, with each failed job's id, key and `[CODE] message`. */
+export async function summarize(queues: Queue[], o: SummarizeOptions): Promise<Record<string, QueueSummary>> {
+  const since = o.since ?? 0;
+  const out: Record<string, QueueSummary> = {};
+  for (const q of queues) {
+    // The completed set is scored by finish time: counting needs no job read.
+    const completed = await o.redis.zcount(q.keys.completed!, since, '+inf');
+    const failed: FailedJobSummary[] = [];
+    for (let start = 0; ; start += PAGE) {
+      const jobs = (await q.getJobs(['failed'], start, start + PAGE - 1, false)) as Array<Job<JobData, JobResult> | undefined>;
+      const recent = jobs.filter((j): j is Job<JobData, JobResult> => !!j && (j.finishedOn ?? 0) >= since);
+      failed.push(...recent.map((j) => describeFailed(q.name, j)));
+      if (jobs.length < PAGE || recent.length < jobs.length) break;
+    }
+    out[q.name] = { completed, failed };
+  }
+  return out;
+}
+
+function describeFailed(queueName: string, job: Job<JobData, JobResult>): FailedJobSummary {
+  const data = jobDataSchema.safeParse(job.data);
+  const key = data.success && isStream(queueName) ? recordLabel(queueName, data.data, job.id) : String(job.id);
+  return { id: String(job.id), key, reason: job.failedReason ?? '[UNKNOWN] no reason recorded' };
+}

@@ -1,0 +1,53 @@
+import { isServiceError } from '../client/errors.js';
+import { PermanentJobError } from './job-errors.js';
+
+/** What the runner does with an error: fail the job now, retry it with backoff, or hold the queue. */
+export interface Failure {
+  action: 'fail' | 'retry' | 'hold';
+  /** ServiceErrorCode, PermanentCode, TRANSIENT or INTERNAL: the `[CODE]` of failedReason. */
+  code: string;
+  name: string;
+  message: string;
+  hint: string;
+  retryable: boolean;
+  /** For service writes: whether the request may have been applied. */
+  outcome?: string;
+  /** For RATE_LIMITED: epoch ms when the service may be used again. */
+  resetAt?: number;
+}
+
+/** Error codes of passing trouble (network, locks held too long) that a later attempt can get past. */
+const TRANSIENT_CODES = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EAI_AGAIN',
+  'LOCK_TIMEOUT',
+  'LOCK_LOST',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+]);
+
+const INTERNAL_HINT = 'A fault in the program or its Redis; retried with backoff. If it persists, report it with the job trace.';
+const TRANSIENT_HINT = 'Something failed for now (network, Redis, a busy lock); retried with backoff.';
+
+/** Sorts an error thrown by a job into fail / retry / hold, by class and code (never by message text). */
+export function classifyFailure(err: unknown): Failure {
+  const e = err instanceof Error ? err : new Error(String(err));
+  if (err instanceof PermanentJobError) {
+    return { action: 'fail', code: err.code, name: err.name, message: err.message, hint: err.hint, retryable: false };
+  }
+  if (isServiceError(err)) {
+    const base = { code: err.code, name: err.name, message: err.message, hint: err.hint, retryable: err.retryable, outcome: err.outcome };
+    if (err.code === 'RATE_LIMITED') return { ...base, action: 'hold', resetAt: err.resetAt };
+    return { ...base, action: err.retryable ? 'retry' : 'fail' };
+  }
+  const code = (e as { code?: unknown }).code;
+  const transient = (typeof code === 'string' && TRANSIENT_CODES.has(code)) || (e as { retryable?: unknown }).retryable === true;
+  return transient
+    ? { action: 'retry', code: 'TRANSIENT', name: e.name, message: e.message, hint: TRANSIENT_HINT, retryable: true }
+    : { action: 'retry', code: 'INTERNAL', name: e.name, message: e.message, hint: INTERNAL_HINT, retryable: true };
+}

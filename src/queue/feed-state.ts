@@ -1,0 +1,71 @@
+import type { ChainableCommander, Redis } from 'ioredis';
+import type { RedisKeys } from '../redis.js';
+import type { StreamName } from './streams.js';
+
+/** What status and the dashboard show of one feed stream (hash `keys.feedState(stream)`). */
+export interface FeedState {
+  stream: StreamName;
+  /** Cursor the next pull starts from (`keys.cursor(stream)`); none before the first page. */
+  cursor?: string;
+  lastPollAt?: string;
+  /** When a pull last ended with `hasMore: false`. */
+  caughtUpAt?: string;
+  lastPageSize?: number;
+  pages: number;
+  recordsQueued: number;
+  duplicates: number;
+  invalid: number;
+  /** Business key (or label) of the newest record seen, and when. */
+  newestRecord?: string;
+  newestRecordAt?: string;
+  /** The last failed pull, when the latest pull failed. */
+  lastError?: string;
+  lastErrorAt?: string;
+}
+
+/** Adds one queued page to a MULTI that also moves the cursor, so both change together. */
+export function recordPage(
+  multi: ChainableCommander,
+  keys: RedisKeys,
+  stream: StreamName,
+  page: { cursor: string; size: number; queued: number; duplicates: number; invalid: number; newest?: string; caughtUp: boolean },
+): ChainableCommander {
+  const key = keys.feedState(stream);
+  const now = new Date().toISOString();
+  const fields: Record<string, string | number> = { lastPollAt: now, lastCursor: page.cursor, lastPageSize: page.size };
+  if (page.newest !== undefined) Object.assign(fields, { newestRecord: page.newest, newestRecordAt: now });
+  if (page.caughtUp) fields.caughtUpAt = now;
+  return multi
+    .set(keys.cursor(stream), page.cursor)
+    .hset(key, fields)
+    .hdel(key, 'lastError', 'lastErrorAt')
+    .hincrby(key, 'pages', 1)
+    .hincrby(key, 'recordsQueued', page.queued)
+    .hincrby(key, 'duplicates', page.duplicates)
+    .hincrby(key, 'invalid', page.invalid);
+}
+
+export async function recordPullError(redis: Redis, keys: RedisKeys, stream: StreamName, message: string): Promise<void> {
+  const now = new Date().toISOString();
+  await redis.hset(keys.feedState(stream), { lastPollAt: now, lastError: message, lastErrorAt: now });
+}
+
+export async function readFeedState(redis: Redis, keys: RedisKeys, stream: StreamName): Promise<FeedState> {
+  const [cursor, h] = await Promise.all([redis.get(keys.cursor(stream)), redis.hgetall(keys.feedState(stream))]);
+  const num = (v: string | undefined) => (v === undefined ? 0 : Number(v));
+  return {
+    stream,
+    cursor: cursor ?? undefined,
+    lastPollAt: h.lastPollAt,
+    caughtUpAt: h.caughtUpAt,
+    lastPageSize: h.lastPageSize === undefined ? undefined : Number(h.lastPageSize),
+    pages: num(h.pages),
+    recordsQueued: num(h.recordsQueued),
+    duplicates: num(h.duplicates),
+    invalid: num(h.invalid),
+    newestRecord: h.newestRecord,
+    newestRecordAt: h.newestRecordAt,
+    lastError: h.lastError,
+    lastErrorAt: h.lastErrorAt,
+  };
+}

@@ -1,0 +1,150 @@
+import { DelayedError, RateLimitError, UnrecoverableError, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Config } from '../../config/read-config.js';
+import type { CatalogApi } from '../catalog/types.js';
+import type { ApiCall, ServiceApi } from '../client/service-api.js';
+import { checkRecord, recordKey } from '../feed/records.js';
+import type { Logger } from '../logger.js';
+import type { RedisKeys } from '../redis.js';
+import { classifyFailure, type Failure } from './failure.js';
+import { BadRecordError } from './job-errors.js';
+import type { JobContext, JobKind, JobResult } from './job-kind.js';
+import { tryLock } from './key-lock.js';
+import { jobDataSchema, type JobData } from './queues.js';
+import { recordLabel } from './record-jobs.js';
+import { tracedClient } from './traced-client.js';
+
+/** What every job of every kind stands on. */
+export interface RunnerDeps {
+  client: ServiceApi;
+  catalog: CatalogApi;
+  redis: Redis;
+  keys: RedisKeys;
+  logger: Logger;
+  jobs: Config['jobs'];
+}
+
+export interface ProcessorOptions {
+  /** Holds the whole queue for ms (BullMQ queue.rateLimit). Without it a rate-limited job alone is delayed. */
+  rateLimit?: (ms: number) => Promise<void>;
+  /** Life of the per-business-key lock in ms, renewed while the job runs. Default 30 000. */
+  keyLockTtlMs?: number;
+  /** How long a job whose key is busy waits before it is tried again, in ms (plus jitter). Default 500. */
+  keyBusyDelayMs?: number;
+  /** Hold used when a 429 gives no reset time, in ms. Default 5 000. */
+  defaultHoldMs?: number;
+}
+
+export type RecordProcessor = (job: Job<JobData, JobResult>, token?: string, signal?: AbortSignal) => Promise<JobResult>;
+
+type Trace = { attempt: number; startedAt: string; ms?: number; calls: ApiCall[]; notes: Array<{ at: string; message: string; data?: Record<string, unknown> }> };
+
+/** The record of a job, checked against its kind; a BadRecordError naming record, field and reason otherwise. */
+function checkedRecord<R>(kind: JobKind<R>, job: Job): { record: R; key: string } {
+  const data = jobDataSchema.safeParse(job.data);
+  if (!data.success) {
+    const issue = data.error.issues[0];
+    throw new BadRecordError(`job ${job.id}`, `data.${issue?.path.join('.') ?? ''}`, issue?.message ?? 'is not { record, source }');
+  }
+  const label = recordLabel(kind.stream, data.data, job.id);
+  if (data.data.parseError !== undefined) throw new BadRecordError(label, '(line)', data.data.parseError);
+  const check = checkRecord(kind.stream, data.data.record);
+  if (!check.ok) {
+    const [first, ...more] = check.problems;
+    const also = more.length ? ` (and ${more.map((p) => `${p.field}: ${p.reason}`).join('; ')})` : '';
+    throw new BadRecordError(label, first?.field ?? '(record)', `${first?.reason ?? 'does not match its shape'}${also}`);
+  }
+  // The kind's own schema may be stricter than the feed's.
+  const parsed = kind.schema.safeParse(data.data.record);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new BadRecordError(label, issue?.path.map(String).join('.') || '(record)', issue?.message ?? 'does not match its shape');
+  }
+  return { record: parsed.data, key: kind.keyOf(data.data.record) ?? recordKey(kind.stream, data.data.record) ?? label };
+}
+
+/**
+ * The BullMQ processor of one kind of job. Per attempt: check the record, take the business key's lock
+ * (a busy key delays the job without spending an attempt), run the kind with a traced client, write
+ * the attempt's trace as one job log line, and turn errors into fail / retry / queue-wide hold.
+ */
+export function createProcessor<R>(kind: JobKind<R>, deps: RunnerDeps, opts: ProcessorOptions = {}): RecordProcessor {
+  const keyLockTtlMs = opts.keyLockTtlMs ?? 30_000;
+  const keyBusyDelayMs = opts.keyBusyDelayMs ?? 500;
+
+  return async (job, token, signal) => {
+    const started = Date.now();
+    const trace: Trace = { attempt: job.attemptsMade + 1, startedAt: new Date(started).toISOString(), calls: [], notes: [] };
+    let logger = deps.logger.child({ jobId: job.id, stream: kind.stream });
+    const writeTrace = async (extra: Record<string, unknown>) => {
+      trace.ms = Date.now() - started;
+      await job.log(JSON.stringify({ ...trace, ...extra })).catch((err: Error) => logger.warn({ err: err.message }, 'could not write the attempt trace'));
+    };
+    try {
+      const { record, key } = checkedRecord(kind, job);
+      logger = logger.child({ key });
+      const lock = await tryLock(deps.redis, deps.keys.lock(kind.stream, key), keyLockTtlMs);
+      if (!lock) {
+        // Another job of the same key is running: come back shortly, without spending an attempt.
+        logger.debug('business key busy; job delayed');
+        await job.moveToDelayed(Date.now() + keyBusyDelayMs + Math.floor(Math.random() * keyBusyDelayMs), token);
+        throw new DelayedError();
+      }
+      try {
+        const ctx: JobContext = {
+          jobId: String(job.id),
+          stream: kind.stream,
+          attempt: trace.attempt,
+          client: tracedClient(deps.client, (call) => trace.calls.push(call), signal),
+          catalog: deps.catalog,
+          redis: deps.redis,
+          keys: deps.keys,
+          logger,
+          jobs: deps.jobs,
+          note(message, data) {
+            trace.notes.push({ at: new Date().toISOString(), message, ...(data ? { data } : {}) });
+            logger.debug({ data }, message);
+          },
+        };
+        const result = await kind.process(record, ctx);
+        await writeTrace({ result });
+        logger.info({ outcome: result.outcome, attempt: trace.attempt, ms: trace.ms, calls: trace.calls.length }, result.summary);
+        return result;
+      } finally {
+        await lock.release();
+      }
+    } catch (err) {
+      if (err instanceof DelayedError) throw err;
+      const failure = classifyFailure(err);
+      const { action, resetAt, ...shown } = failure;
+      await writeTrace({ error: shown });
+      return await settle(job, token, failure, logger, opts);
+    }
+  };
+}
+
+/** Logs the failure with what to do, then throws what steers BullMQ. Never returns. */
+async function settle(job: Job, token: string | undefined, f: Failure, logger: Logger, opts: ProcessorOptions): Promise<never> {
+  const reason = `[${f.code}] ${f.message}`;
+  const attempts = job.opts.attempts ?? 1;
+  const attempt = job.attemptsMade + 1;
+  if (f.action === 'hold') {
+    const holdMs = Math.max(1, (f.resetAt ?? Date.now() + (opts.defaultHoldMs ?? 5_000)) - Date.now());
+    logger.warn({ code: f.code, holdMs, hint: f.hint }, `${reason}; the queue waits ${holdMs} ms for the service budget; no attempt spent`);
+    if (opts.rateLimit) {
+      await opts.rateLimit(holdMs);
+      throw new RateLimitError();
+    }
+    await job.moveToDelayed(Date.now() + holdMs, token);
+    throw new DelayedError();
+  }
+  if (f.action === 'fail') {
+    logger.error({ code: f.code, attempt, hint: f.hint }, `job failed for good: ${reason}. ${f.hint}`);
+    throw new UnrecoverableError(reason);
+  }
+  if (attempt >= attempts) logger.error({ code: f.code, attempt, attempts, hint: f.hint }, `job failed after ${attempts} attempts: ${reason}. ${f.hint}`);
+  else logger.warn({ code: f.code, attempt, attempts, hint: f.hint }, `attempt ${attempt} of ${attempts} failed: ${reason}; retried with backoff`);
+  const retry = new Error(reason);
+  retry.name = f.code === 'INTERNAL' ? 'InternalJobError' : 'TransientJobError';
+  throw retry;
+}

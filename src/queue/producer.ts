@@ -1,0 +1,109 @@
+import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { FeedPage, FetchPageOptions } from '../feed/upstream-client.js';
+import type { Logger } from '../logger.js';
+import type { RedisKeys } from '../redis.js';
+import { recordPage, recordPullError } from './feed-state.js';
+import { waitForLock } from './key-lock.js';
+import type { JobData } from './queues.js';
+import { addJobs, recordJob, recordLabel } from './record-jobs.js';
+import type { StreamName } from './streams.js';
+
+export interface PullStreamOptions {
+  stream: StreamName;
+  upstream: { fetchPage(stream: StreamName, o: FetchPageOptions): Promise<FeedPage> };
+  queue: Queue<JobData>;
+  redis: Redis;
+  keys: RedisKeys;
+  pageSize: number;
+  logger: Logger;
+  signal?: AbortSignal;
+  /** How long to wait for another process's pull of the same stream to end; 0 returns at once. Default 0. */
+  lockWaitMs?: number;
+  /** Life of the per-stream pull lock in ms, renewed while pulling. Default 60 000. */
+  lockTtlMs?: number;
+}
+
+export interface PullResult {
+  pages: number;
+  /** New jobs. */
+  queued: number;
+  /** Records whose job already existed (re-deliveries). */
+  duplicates: number;
+  /** Records that do not match their shape (queued too; they fail at once). */
+  invalid: number;
+  /** The feed said `hasMore: false`. */
+  caughtUp: boolean;
+  /** Another process was pulling this stream; nothing was done. */
+  locked: boolean;
+}
+
+/**
+ * Pulls a stream from its cursor until caught up: each page is queued with one addBulk and only then is
+ * the cursor advanced, so a crash in between re-fetches the page (at-least-once; job ids dedupe).
+ * One process pulls a stream at a time (Redis lock).
+ */
+export async function pullStream(o: PullStreamOptions): Promise<PullResult> {
+  const result: PullResult = { pages: 0, queued: 0, duplicates: 0, invalid: 0, caughtUp: false, locked: false };
+  const lock = await waitForLock(o.redis, o.keys.lock('pull', o.stream), o.lockTtlMs ?? 60_000, o.lockWaitMs ?? 0);
+  if (!lock) {
+    o.logger.debug({ stream: o.stream }, 'another process is pulling this stream; skipped');
+    return { ...result, locked: true };
+  }
+  try {
+    let cursor = (await o.redis.get(o.keys.cursor(o.stream))) ?? undefined;
+    while (!o.signal?.aborted) {
+      const page = await o.upstream.fetchPage(o.stream, { after: cursor, limit: o.pageSize, signal: o.signal });
+      const counts = await queuePage(o, page.items);
+      await recordPage(o.redis.multi(), o.keys, o.stream, {
+        cursor: page.cursor,
+        size: page.items.length,
+        ...counts,
+        caughtUp: !page.hasMore,
+      }).exec();
+      result.pages++;
+      result.queued += counts.queued;
+      result.duplicates += counts.duplicates;
+      result.invalid += counts.invalid;
+      if (!page.hasMore) {
+        result.caughtUp = true;
+        break;
+      }
+      if (page.items.length === 0 && page.cursor === cursor) {
+        o.logger.warn({ stream: o.stream }, 'feed said hasMore but gave an empty page and the same cursor; stopping until the next poll');
+        break;
+      }
+      cursor = page.cursor;
+      if (!lock.held()) {
+        o.logger.warn({ stream: o.stream }, 'pull lock expired while pulling; stopping (the next poll resumes from the cursor)');
+        break;
+      }
+    }
+    if (result.queued > 0 || result.invalid > 0) o.logger.info({ stream: o.stream, ...result }, 'feed records queued');
+    return result;
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    await recordPullError(o.redis, o.keys, o.stream, message).catch(() => undefined);
+    throw err;
+  } finally {
+    await lock.release();
+  }
+}
+
+async function queuePage(o: PullStreamOptions, items: unknown[]) {
+  let invalid = 0;
+  const jobs = items.map((raw) => {
+    const { job, valid, problems } = recordJob(o.stream, raw, 'feed');
+    if (!valid) {
+      invalid++;
+      o.logger.warn(
+        { stream: o.stream, jobId: job.opts.jobId, record: recordLabel(o.stream, job.data, job.opts.jobId), problems },
+        'invalid feed record queued to fail at once; fix it upstream (a corrected delivery becomes a new job)',
+      );
+    }
+    return job;
+  });
+  const { queued, duplicates } = await addJobs(o.queue, o.redis, jobs);
+  const last = jobs.at(-1);
+  return { queued, duplicates, invalid, newest: last ? recordLabel(o.stream, last.data, last.opts.jobId) : undefined };
+}

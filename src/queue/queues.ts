@@ -1,0 +1,74 @@
+import { Queue, type DefaultJobOptions } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { z } from 'zod';
+import type { Config } from '../../config/read-config.js';
+import { JITTERED } from './backoff.js';
+import { STREAMS, type StreamName } from './streams.js';
+
+export { jobIdFor } from './job-id.js';
+
+/** Name of the queue whose jobs are the scheduled pulls (order and BOM polling, the stock-count cron). */
+export const CONTROL_QUEUE = 'control';
+
+/** Completed jobs are kept this long (seconds) so re-deliveries stay no-ops; then BullMQ trims them. */
+export const KEEP_COMPLETED_SECONDS = 7 * 24 * 3600;
+/** At most this many completed jobs are kept per queue, so Redis does not grow without bound. */
+export const KEEP_COMPLETED_COUNT = 50_000;
+
+/** Job data (contract 3): the raw record as delivered, never a secret. */
+export const jobDataSchema = z.object({
+  record: z.unknown(),
+  source: z.enum(['feed', 'import']),
+  /** Line of the NDJSON file the record came from (imports only). */
+  line: z.number().int().positive().optional(),
+  /** Set when the line was not JSON at all; `record` then holds the line's text. */
+  parseError: z.string().optional(),
+});
+export type JobData = z.infer<typeof jobDataSchema>;
+
+/** Options every record job gets: retries with the jittered backoff, completed jobs trimmed, failed kept. */
+export function recordJobOptions(jobs: Pick<Config['jobs'], 'attempts'>): DefaultJobOptions {
+  return {
+    attempts: jobs.attempts,
+    backoff: { type: JITTERED },
+    removeOnComplete: { age: KEEP_COMPLETED_SECONDS, count: KEEP_COMPLETED_COUNT },
+    // Failed jobs are what operators act on: never removed automatically.
+    removeOnFail: false,
+  };
+}
+
+export interface QueueSet {
+  prefix: string;
+  get(stream: StreamName): Queue<JobData>;
+  streams(): StreamName[];
+  close(): Promise<void>;
+}
+
+export interface CreateQueuesOptions {
+  /** A shared connection; closing the queues leaves it open. */
+  connection: Redis;
+  prefix: string;
+  jobs: Pick<Config['jobs'], 'attempts'>;
+  streams?: readonly StreamName[];
+}
+
+/** One BullMQ queue per stream, named after it, under the program's prefix. */
+export function createQueues(opts: CreateQueuesOptions): QueueSet {
+  const streams = [...(opts.streams ?? STREAMS)];
+  const defaultJobOptions = recordJobOptions(opts.jobs);
+  const queues = new Map<StreamName, Queue<JobData>>(
+    streams.map((s) => [s, new Queue<JobData>(s, { connection: opts.connection, prefix: opts.prefix, defaultJobOptions })]),
+  );
+  return {
+    prefix: opts.prefix,
+    get(stream) {
+      const q = queues.get(stream);
+      if (!q) throw new Error(`no queue opened for stream ${stream}`);
+      return q;
+    },
+    streams: () => [...streams],
+    async close() {
+      await Promise.all([...queues.values()].map((q) => q.close()));
+    },
+  };
+}

@@ -1,0 +1,211 @@
+import type { Redis } from 'ioredis';
+import type { Readable } from 'node:stream';
+import type { Config } from '../../config/read-config.js';
+import type { CatalogApi } from '../catalog/types.js';
+import type { ServiceApi } from '../client/service-api.js';
+import type { UpstreamClient } from '../feed/upstream-client.js';
+import type { Logger } from '../logger.js';
+import type { RedisKeys } from '../redis.js';
+import { startControl, type Control, type ControlHooks } from './control.js';
+import { summarize, waitForIdle, type FailedJobSummary } from './drain.js';
+import { importNdjson, type ImportProgress, type ImportResult } from './importer.js';
+import type { RunnerDeps } from './job-runner.js';
+import { pullStream, type PullResult } from './producer.js';
+import type { QueueSet } from './queues.js';
+import type { StreamName } from './streams.js';
+import { startWorkers, type AnyJobKind, type StartWorkersOptions, type WorkerPool } from './worker-pool.js';
+
+/** What the runtime needs of the program's parts (buildDeps makes them from the configuration). */
+export interface RuntimeDeps {
+  config: Config;
+  logger: Logger;
+  redis: Redis;
+  keys: RedisKeys;
+  client: ServiceApi;
+  catalog: CatalogApi;
+  upstream?: Pick<UpstreamClient, 'fetchPage'>;
+  queues: QueueSet;
+}
+
+export type RunProgress =
+  | { phase: 'pulled'; stream: StreamName; result: PullResult }
+  | { phase: 'imported'; stream: StreamName; progress: ImportProgress }
+  | { phase: 'processing'; pending: Record<string, number> };
+
+export interface StreamSummary {
+  /** New jobs queued by this run. */
+  queued: number;
+  duplicates: number;
+  invalid: number;
+  /** Jobs completed during this run (by any worker of the prefix). */
+  completed: number;
+  /** Jobs failed during this run, with why. */
+  failed: FailedJobSummary[];
+  /** Another process held the stream's pull lock for the whole wait; nothing was pulled. */
+  locked?: boolean;
+}
+
+export interface SyncSummary {
+  perStream: Partial<Record<StreamName, StreamSummary>>;
+  /** No job failed and every stream was pulled. */
+  ok: boolean;
+  ms: number;
+}
+
+export interface RunOptions {
+  kinds: AnyJobKind[];
+  onProgress?: (p: RunProgress) => void;
+  signal?: AbortSignal;
+  /** Jobs at once per queue. Default config.jobs.concurrency. */
+  concurrency?: number;
+  /** How often idleness is checked, in ms. Default 200. */
+  pollMs?: number;
+  /** Extra worker settings (tests: lock and stall timings). */
+  workers?: Pick<StartWorkersOptions, 'lockDurationMs' | 'stalledIntervalMs' | 'processor' | 'retry'>;
+}
+
+function runnerDeps(d: RuntimeDeps): RunnerDeps {
+  return { client: d.client, catalog: d.catalog, redis: d.redis, keys: d.keys, logger: d.logger, jobs: d.config.jobs };
+}
+
+function kindsFor(kinds: AnyJobKind[], streams: StreamName[]): AnyJobKind[] {
+  return streams.map((s) => {
+    const kind = kinds.find((k) => k.stream === s);
+    if (!kind) throw new Error(`no job kind handles stream ${s}`);
+    return kind;
+  });
+}
+
+function workersFor(d: RuntimeDeps, kinds: AnyJobKind[], o: Omit<RunOptions, 'kinds'>): Promise<WorkerPool> {
+  return startWorkers({
+    kinds,
+    connection: d.config.redis.url,
+    prefix: d.config.redis.prefix,
+    deps: runnerDeps(d),
+    concurrency: o.concurrency ?? d.config.jobs.concurrency,
+    logger: d.logger,
+    ...o.workers,
+  });
+}
+
+export interface Runtime {
+  workers: WorkerPool;
+  control?: Control;
+  /** Stops the schedulers, then the workers (active jobs get graceMs to finish). */
+  close(graceMs: number): Promise<void>;
+}
+
+/** The `worker` command: workers for the kinds, and the scheduled pulls when asked. */
+export async function startRuntime(d: RuntimeDeps, o: RunOptions & { withSchedulers: boolean; hooks?: ControlHooks }): Promise<Runtime> {
+  if (o.withSchedulers && !d.upstream) throw new Error('UPSTREAM_URL: is required to pull the feed');
+  const workers = await workersFor(d, o.kinds, o);
+  let control: Control | undefined;
+  try {
+    control = o.withSchedulers
+      ? await startControl({
+          connection: d.config.redis.url,
+          prefix: d.config.redis.prefix,
+          redis: d.redis,
+          keys: d.keys,
+          upstream: d.upstream!,
+          queues: d.queues,
+          schedule: d.config.schedule,
+          pageSize: d.config.jobs.feedPageSize,
+          logger: d.logger,
+          streams: o.kinds.map((k) => k.stream),
+          hooks: o.hooks,
+        })
+      : undefined;
+  } catch (err) {
+    await workers.close(0);
+    throw err;
+  }
+  return {
+    workers,
+    control,
+    async close(graceMs) {
+      await control?.close(graceMs);
+      await workers.close(graceMs);
+    },
+  };
+}
+
+/** Processes with in-process workers until no job is pending, then sums up what finished since `since`. */
+async function processUntilIdle(d: RuntimeDeps, streams: StreamName[], since: number, o: Omit<RunOptions, 'kinds'>) {
+  const queues = streams.map((s) => d.queues.get(s));
+  await waitForIdle(queues, { pollMs: o.pollMs, signal: o.signal, onPoll: (pending) => o.onProgress?.({ phase: 'processing', pending }) });
+  return summarize(queues, { since, redis: d.redis });
+}
+
+/** `sync --once`: pulls each stream until caught up, processes every job until idle, sums up. */
+export async function syncOnce(d: RuntimeDeps, o: RunOptions & { streams?: StreamName[]; lockWaitMs?: number }): Promise<SyncSummary> {
+  const started = Date.now();
+  const upstream = d.upstream;
+  if (!upstream) throw new Error('UPSTREAM_URL: is required to pull the feed');
+  const streams = o.streams ?? o.kinds.map((k) => k.stream);
+  const pool = await workersFor(d, kindsFor(o.kinds, streams), o);
+  try {
+    const pulled = new Map<StreamName, PullResult>();
+    for (const stream of streams) {
+      const result = await pullStream({
+        stream,
+        upstream,
+        queue: d.queues.get(stream),
+        redis: d.redis,
+        keys: d.keys,
+        pageSize: d.config.jobs.feedPageSize,
+        logger: d.logger,
+        signal: o.signal,
+        // A `worker` process may be polling the same stream; wait for its pull to end.
+        lockWaitMs: o.lockWaitMs ?? 60_000,
+      });
+      pulled.set(stream, result);
+      o.onProgress?.({ phase: 'pulled', stream, result });
+    }
+    const done = await processUntilIdle(d, streams, started, o);
+    const perStream: SyncSummary['perStream'] = {};
+    for (const stream of streams) {
+      const p = pulled.get(stream)!;
+      const s = done[stream]!;
+      perStream[stream] = { queued: p.queued, duplicates: p.duplicates, invalid: p.invalid, completed: s.completed, failed: s.failed, ...(p.locked ? { locked: true } : {}) };
+    }
+    const ok = Object.values(perStream).every((s) => s.failed.length === 0 && !s.locked);
+    return { perStream, ok, ms: Date.now() - started };
+  } finally {
+    await pool.close(d.config.shutdownGraceSeconds * 1000);
+  }
+}
+
+/** `import <stream> <file>`: queues the file's records and, with `process`, works them off as `sync --once` does. */
+export async function importAndMaybeProcess(
+  d: RuntimeDeps,
+  o: RunOptions & { stream: StreamName; source: string | Readable; process: boolean; stdin?: Readable; batchSize?: number },
+): Promise<{ imported: ImportResult; summary?: SyncSummary }> {
+  const started = Date.now();
+  const [kind] = o.process ? kindsFor(o.kinds, [o.stream]) : [];
+  // Workers start first so processing overlaps the import.
+  const pool = kind ? await workersFor(d, [kind], o) : undefined;
+  try {
+    const imported = await importNdjson({
+      stream: o.stream,
+      source: o.source,
+      queue: d.queues.get(o.stream),
+      redis: d.redis,
+      logger: d.logger,
+      batchSize: o.batchSize,
+      stdin: o.stdin,
+      signal: o.signal,
+      onProgress: (progress) => o.onProgress?.({ phase: 'imported', stream: o.stream, progress }),
+    });
+    if (!pool) return { imported };
+    const done = (await processUntilIdle(d, [o.stream], started, o))[o.stream]!;
+    const summary: SyncSummary = {
+      perStream: { [o.stream]: { queued: imported.queued, duplicates: imported.duplicates, invalid: imported.invalid, completed: done.completed, failed: done.failed } },
+      ok: done.failed.length === 0,
+      ms: Date.now() - started,
+    };
+    return { imported, summary };
+  } finally {
+    await pool?.close(d.config.shutdownGraceSeconds * 1000);
+  }
+}

@@ -1,0 +1,112 @@
+import { Queue, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Config } from '../../config/read-config.js';
+import type { Logger } from '../logger.js';
+import { createRedis } from '../redis.js';
+import { jitteredBackoff } from './backoff.js';
+import type { JobKind, JobResult } from './job-kind.js';
+import { createProcessor, type ProcessorOptions, type RunnerDeps } from './job-runner.js';
+import type { JobData } from './queues.js';
+import type { StreamName } from './streams.js';
+
+/**
+ * BullMQ honours a manual rate limit (queue.rateLimit) only on workers that have a limiter; this one is
+ * far above any real rate, so it never limits on its own.
+ */
+const UNLIMITED = { max: 1_000_000_000, duration: 1_000 };
+
+/** A job kind of any record type (kinds differ in theirs). */
+export type AnyJobKind = JobKind<any>;
+
+export interface StartWorkersOptions {
+  kinds: AnyJobKind[];
+  /** Redis URL; each worker gets connections of its own. */
+  connection: string;
+  prefix: string;
+  deps: RunnerDeps;
+  /** Jobs run at once per queue. */
+  concurrency: number;
+  logger: Logger;
+  /** Retry delays; default deps.jobs. */
+  retry?: Pick<Config['jobs'], 'retryBaseDelayMs' | 'retryMaxDelayMs'> & { jitter?: 'equal' | 'full' };
+  processor?: Omit<ProcessorOptions, 'rateLimit'>;
+  /** BullMQ job lock duration, ms: a crashed worker's jobs are taken back after about this long. Default 30 000. */
+  lockDurationMs?: number;
+  /** Interval of BullMQ's stalled-job check, ms. Default 30 000. */
+  stalledIntervalMs?: number;
+}
+
+export interface WorkerPool {
+  workers: Map<StreamName, Worker<JobData, JobResult>>;
+  /** Jobs running now in this process. */
+  active(): number;
+  /**
+   * Stops taking jobs, lets active ones finish within graceMs, then force-closes. Jobs still active then
+   * stay in BullMQ's active list; once their lock expires (lockDurationMs) the stalled-job check of any
+   * worker moves them back to wait, and they run again (every job kind is safe to re-run).
+   * Answers whether it had to force.
+   */
+  close(graceMs: number): Promise<{ forced: boolean }>;
+}
+
+/** One BullMQ worker per kind of job, each with its own Redis connection, sharing the runner's deps. */
+export async function startWorkers(o: StartWorkersOptions): Promise<WorkerPool> {
+  const retry = o.retry ?? o.deps.jobs;
+  const backoffStrategy = jitteredBackoff({ baseDelayMs: retry.retryBaseDelayMs, maxDelayMs: retry.retryMaxDelayMs, jitter: o.retry?.jitter });
+  const workers = new Map<StreamName, Worker<JobData, JobResult>>();
+  const owned: Array<{ conn: Redis; queue: Queue }> = [];
+  let active = 0;
+
+  for (const kind of o.kinds) {
+    if (workers.has(kind.stream)) throw new Error(`two job kinds for stream ${kind.stream}`);
+    const conn = createRedis(o.connection);
+    const queue = new Queue(kind.stream, { connection: conn, prefix: o.prefix });
+    owned.push({ conn, queue });
+    const processor = createProcessor(kind, o.deps, {
+      ...o.processor,
+      // A 429 holds every worker of the queue, in every process, until the service's reset.
+      rateLimit: async (ms) => queue.rateLimit(Math.max(ms, await queue.getRateLimitTtl(UNLIMITED.max))),
+    });
+    const worker = new Worker<JobData, JobResult>(
+      kind.stream,
+      async (job, token, signal) => {
+        active++;
+        try {
+          return await processor(job, token, signal);
+        } finally {
+          active--;
+        }
+      },
+      {
+        connection: conn,
+        prefix: o.prefix,
+        concurrency: o.concurrency,
+        limiter: UNLIMITED,
+        settings: { backoffStrategy },
+        lockDuration: o.lockDurationMs ?? 30_000,
+        stalledInterval: o.stalledIntervalMs ?? 30_000,
+      },
+    );
+    worker.on('error', (err) => o.logger.error({ stream: kind.stream, err: err.message }, 'worker error (Redis?); BullMQ reconnects and goes on'));
+    workers.set(kind.stream, worker);
+  }
+  await Promise.all([...workers.values()].map((w) => w.waitUntilReady()));
+
+  return {
+    workers,
+    active: () => active,
+    async close(graceMs) {
+      const all = [...workers.values()];
+      // pause() stops fetching at once (it interrupts the blocking wait) and resolves when active jobs are done.
+      const pausing = Promise.all(all.map((w) => w.pause()));
+      const idle = await Promise.race([pausing.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), graceMs).unref())]);
+      // Jobs still running are not aborted mid-call: their outcome is left for the next run to settle.
+      if (!idle) o.logger.warn({ active }, `active jobs did not finish within ${graceMs} ms; closing anyway (they are taken back once their lock expires)`);
+      // Forced: lock renewal stops, so BullMQ's stalled-job check of any worker takes the jobs back.
+      await Promise.all(all.map((w) => w.close(!idle).catch(() => undefined)));
+      await Promise.all(owned.map(({ queue }) => queue.close().catch(() => undefined)));
+      for (const { conn } of owned) conn.disconnect();
+      return { forced: !idle };
+    },
+  };
+}

@@ -1,0 +1,65 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { SandboxAdmin } from './admin.js';
+import { parseJson, readBody, sendJson, sendMsg } from './http-io.js';
+import type { SandboxCore } from './sandbox-core.js';
+import type { BudgetSettings, DataSource, FaultRule, LatencySettings } from './sandbox-options.js';
+import { ApiError } from './validation.js';
+
+/**
+ * /_admin/...: the admin operations over HTTP, with the API's Basic credentials (health needs none).
+ * GET health | state | counters | faults | budgets | latency | stock?facilityUrl=&productUrl=;
+ * POST faults (a rule list, or {rules}) | budgets | latency (settings, or null) | reset ({data?}).
+ * Admin requests are not counted and see no latency, budget or fault.
+ */
+export async function handleAdmin(core: SandboxCore, admin: SandboxAdmin, req: IncomingMessage, res: ServerResponse, path: string, query: string) {
+  const op = path.replace(/^\/_admin\/?/, '').replace(/\/$/, '');
+  const method = req.method ?? 'GET';
+  const ok = (value: unknown) => sendJson(res, 200, JSON.stringify(value ?? { ok: true }));
+  if (op === 'health' && method === 'GET') return ok({ ok: true, account: core.account });
+  if (!core.authorized(req.headers.authorization)) return sendMsg(res, 401, 'Unauthorized', { 'www-authenticate': 'Basic realm="inventory-sandbox-admin"' });
+  try {
+    if (method === 'GET') {
+      switch (op) {
+        case 'state':
+          return ok(admin.state());
+        case 'counters':
+          return ok(admin.counters());
+        case 'faults':
+          return ok(admin.faults());
+        case 'budgets':
+          return ok(admin.budgets());
+        case 'latency':
+          return ok(core.latency ?? { ms: 0, jitterMs: 0 });
+        case 'stock': {
+          const q = new URLSearchParams(query);
+          const facilityUrl = q.get('facilityUrl');
+          const productUrl = q.get('productUrl');
+          if (!facilityUrl || !productUrl) throw new ApiError(400, 'stock needs the query parameters facilityUrl and productUrl');
+          return ok({ facilityUrl, productUrl, quantityOnHand: admin.stockOnHand(facilityUrl, productUrl) });
+        }
+      }
+    } else if (method === 'POST') {
+      const body = parseJson(await readBody(req, core.maxBodyBytes));
+      switch (op) {
+        case 'faults': {
+          const rules = Array.isArray(body) ? body : (body as { rules?: unknown })?.rules;
+          admin.setFaults((rules ?? []) as FaultRule[]);
+          return ok(admin.faults());
+        }
+        case 'budgets':
+          admin.setBudgets((body ?? {}) as BudgetSettings);
+          return ok(admin.budgets());
+        case 'latency':
+          admin.setLatency(body as LatencySettings | null);
+          return ok(core.latency ?? { ms: 0, jitterMs: 0 });
+        case 'reset':
+          admin.reset((body as { data?: DataSource } | null)?.data);
+          return ok({ ok: true, account: core.account });
+      }
+    }
+    return sendMsg(res, 404, `No admin operation ${method} /_admin/${op}`);
+  } catch (err) {
+    if (err instanceof ApiError) return sendMsg(res, err.status, err.msg);
+    return sendMsg(res, 400, (err as Error).message);
+  }
+}

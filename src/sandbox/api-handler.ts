@@ -1,0 +1,100 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { routeApi } from './api-router.js';
+import type { BudgetClass } from './budgets.js';
+import { isCollection } from './collections.js';
+import { parseJson, readBody, sendJson, sendMsg } from './http-io.js';
+import type { SandboxCore } from './sandbox-core.js';
+import { ApiError } from './validation.js';
+
+const CLASSES: Record<string, readonly BudgetClass[]> = { get: ['get'], post: ['post'], collection: ['get', 'collection'] };
+
+/**
+ * One request to /{account}/api/...: latency, account (404), auth (401), budget (429), faults, then the
+ * router. Hung requests are kept in `hung` so that close() can end them.
+ */
+export async function handleApi(core: SandboxCore, req: IncomingMessage, res: ServerResponse, path: string, query: string): Promise<void> {
+  const { counters } = core;
+  counters.requests++;
+  const answer = (status: number, json: string, headers?: Record<string, string | number>) => {
+    counters.byStatus[status] = (counters.byStatus[status] ?? 0) + 1;
+    sendJson(res, status, json, headers);
+  };
+  const fail = (status: number, msg: string, headers?: Record<string, string | number>) => answer(status, JSON.stringify({ msg }), headers);
+
+  const lat = core.latency;
+  if (lat && (lat.ms > 0 || (lat.jitterMs ?? 0) > 0)) await sleep(lat.ms + core.random() * (lat.jitterMs ?? 0));
+
+  const parts = path.split('/');
+  if (parts[2] !== 'api' || parts.length < 4) return fail(404, `No API at ${path}: paths are /{account}/api/{collection}[/{id}]`);
+  if (parts[1] !== core.account) return fail(404, `Unknown account ${safeDecode(parts[1] ?? '')}`);
+  if (!core.authorized(req.headers.authorization)) {
+    return fail(401, 'Unauthorized: send the header authorization: Basic base64(key:secret)', { 'www-authenticate': 'Basic realm="inventory"' });
+  }
+  const segments: string[] = [];
+  for (let i = 3; i < parts.length; i++) {
+    const s = parts[i] as string;
+    if (s === '' && i === parts.length - 1) break; // a trailing slash names the same resource
+    const d = safeDecode(s);
+    if (d === undefined || d === '') return fail(404, `No resource at ${path}`);
+    segments.push(d);
+  }
+  const method = req.method ?? 'GET';
+  const cls = method === 'GET' ? (segments.length === 1 && isCollection(segments[0] as string) ? 'collection' : 'get') : method === 'POST' ? 'post' : undefined;
+  if (cls) {
+    counters.byClass[cls === 'collection' ? 'get' : cls]++;
+    if (cls === 'collection') counters.byClass.collection++;
+    const refusal = core.budgets.active ? core.budgets.take(CLASSES[cls] as BudgetClass[], core.clock.now()) : undefined;
+    if (refusal) {
+      counters.rateLimited++;
+      return fail(429, `Too many requests: the ${refusal.cls} budget of ${refusal.limit} is used up until ${refusal.reset}`, {
+        'x-ratelimit-limit': refusal.limit,
+        'x-ratelimit-reset': refusal.reset,
+      });
+    }
+  }
+
+  const fault = core.faults.active ? core.faults.pick(method, path) : undefined;
+  if (fault) {
+    counters.faults[fault.kind] = (counters.faults[fault.kind] ?? 0) + 1;
+    if (fault.kind === 'status-503') return fail(503, 'Service unavailable, try again later');
+    if (fault.kind === 'reset') return void req.socket.resetAndDestroy();
+    if (fault.kind === 'hang') {
+      if (fault.hangMs !== undefined) {
+        const t = setTimeout(() => fail(504, 'Gateway time-out'), fault.hangMs);
+        res.on('close', () => clearTimeout(t));
+      }
+      return;
+    }
+  }
+
+  let status = 200;
+  let json: string;
+  try {
+    const text = method === 'POST' ? await readBody(req, core.maxBodyBytes) : '';
+    json = routeApi(core.ctx, { method, segments, query, body: () => parseJson(text) });
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    status = err.status;
+    json = JSON.stringify({ msg: err.msg });
+  }
+  if (fault?.kind === 'apply-then-drop') return void req.socket.destroy();
+  answer(status, json);
+}
+
+/** Answers an unexpected failure without taking the server down. */
+export function internalError(res: ServerResponse, err: unknown): void {
+  if (res.headersSent) return void res.destroy();
+  sendMsg(res, 500, `Internal sandbox error: ${(err as Error)?.message ?? String(err)}`);
+}
+
+function safeDecode(s: string): string | undefined {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return undefined;
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}

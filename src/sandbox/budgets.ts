@@ -1,0 +1,66 @@
+import { z } from 'zod';
+import type { BudgetSettings, BudgetWindow } from './sandbox-options.js';
+
+export type BudgetClass = 'get' | 'post' | 'collection';
+
+const windowSchema = z.object({ limit: z.number().int().nonnegative(), windowMs: z.number().int().positive() }).nullish();
+export const budgetSettingsSchema = z.object({
+  post: windowSchema,
+  get: windowSchema,
+  collection: windowSchema,
+  resetUnit: z.enum(['s', 'ms']).optional(),
+});
+
+export interface Refusal {
+  limit: number;
+  /** X-RateLimit-Reset, in the configured unit. */
+  reset: number;
+  cls: BudgetClass;
+}
+
+/** Fixed windows aligned on the epoch, one per class; off unless set. */
+export class Budgets {
+  private settings: BudgetSettings = {};
+  private readonly used = new Map<BudgetClass, { start: number; count: number }>();
+
+  set(settings: BudgetSettings): void {
+    this.settings = { ...settings };
+    this.used.clear();
+  }
+
+  get(): BudgetSettings {
+    return { ...this.settings };
+  }
+
+  get active(): boolean {
+    return Boolean(this.settings.get || this.settings.post || this.settings.collection);
+  }
+
+  /** Spends one request of each class, or answers the refusal (and spends nothing) when one is used up. */
+  take(classes: readonly BudgetClass[], now: number): Refusal | undefined {
+    for (const cls of classes) {
+      const w = this.settings[cls];
+      if (!w) continue;
+      const u = this.usage(cls, w, now);
+      if (u.count >= w.limit) {
+        const end = u.start + w.windowMs;
+        return { cls, limit: w.limit, reset: this.settings.resetUnit === 'ms' ? end : Math.ceil(end / 1000) };
+      }
+    }
+    for (const cls of classes) {
+      const w = this.settings[cls];
+      if (w) this.usage(cls, w, now).count++;
+    }
+    return undefined;
+  }
+
+  private usage(cls: BudgetClass, w: BudgetWindow, now: number) {
+    const start = Math.floor(now / w.windowMs) * w.windowMs;
+    let u = this.used.get(cls);
+    if (!u || u.start !== start) {
+      u = { start, count: 0 };
+      this.used.set(cls, u);
+    }
+    return u;
+  }
+}

@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import type { FaultRule } from './sandbox-options.js';
+
+export const faultRuleSchema = z.object({
+  kind: z.enum(['status-503', 'reset', 'apply-then-drop', 'hang']),
+  rate: z.number().min(0).max(1).optional(),
+  method: z.enum(['GET', 'POST']).optional(),
+  path: z.string().optional(),
+  times: z.number().int().nonnegative().optional(),
+  hangMs: z.number().nonnegative().optional(),
+});
+export const faultRulesSchema = z.array(faultRuleSchema);
+
+interface ActiveRule {
+  rule: FaultRule;
+  re: RegExp | undefined;
+  fired: number;
+}
+
+/** The fault rules in force; the first rule that matches a request and wins its draw fires. */
+export class Faults {
+  private rules: ActiveRule[] = [];
+
+  constructor(private readonly random: () => number) {}
+
+  /** Replaces the rules; throws on an invalid regex. */
+  set(rules: readonly FaultRule[]): void {
+    this.rules = rules.map((rule, i) => {
+      let re: RegExp | undefined;
+      if (rule.path !== undefined) {
+        try {
+          re = new RegExp(rule.path);
+        } catch (err) {
+          throw new Error(`faults[${i}].path: ${(err as Error).message}`);
+        }
+      }
+      return { rule: { ...rule }, re, fired: 0 };
+    });
+  }
+
+  /** The rules with how often each fired. */
+  list(): Array<FaultRule & { fired: number }> {
+    return this.rules.map((r) => ({ ...r.rule, fired: r.fired }));
+  }
+
+  get active(): boolean {
+    return this.rules.length > 0;
+  }
+
+  pick(method: string, path: string): FaultRule | undefined {
+    for (const r of this.rules) {
+      const { rule } = r;
+      if (rule.method !== undefined && rule.method !== method) continue;
+      if (r.re && !r.re.test(path)) continue;
+      if (rule.times !== undefined && r.fired >= rule.times) continue;
+      if (this.random() >= (rule.rate ?? 1)) continue;
+      r.fired++;
+      return rule;
+    }
+    return undefined;
+  }
+}

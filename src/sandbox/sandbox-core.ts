@@ -1,0 +1,80 @@
+import type { ApiContext } from './api-context.js';
+import { Budgets } from './budgets.js';
+import { Clock } from './clock.js';
+import { newCounters, type SandboxCounters } from './counters.js';
+import { Faults } from './faults.js';
+import { loadSandboxData } from './sandbox-data.js';
+import type { SandboxState } from './sandbox-entities.js';
+import { sandboxDefaults, type DataSource, type LatencySettings, type SandboxOptions } from './sandbox-options.js';
+import { SandboxStore } from './store.js';
+
+/** Everything one running sandbox holds: the account's data, the settings in force, the counters. */
+export class SandboxCore {
+  readonly account: string;
+  readonly clock: Clock;
+  readonly random: () => number;
+  readonly faults: Faults;
+  readonly budgets = new Budgets();
+  readonly maxBodyBytes: number;
+  /** The exact header value a well-formed request carries. */
+  readonly expectedAuth: string;
+  readonly key: string;
+  readonly secret: string;
+  latency: LatencySettings | null = null;
+  counters: SandboxCounters = newCounters();
+  store: SandboxStore;
+  ctx: ApiContext;
+  private readonly initial: SandboxState;
+
+  constructor(private readonly options: SandboxOptions) {
+    this.initial = loadSandboxData(options.data ?? sandboxDefaults.data, options.account);
+    this.account = this.initial.account;
+    this.clock = new Clock(options.clock);
+    this.random = options.random ?? Math.random;
+    this.faults = new Faults(this.random);
+    this.maxBodyBytes = options.maxBodyBytes ?? sandboxDefaults.maxBodyBytes;
+    this.key = options.key ?? sandboxDefaults.key;
+    this.secret = options.secret ?? sandboxDefaults.secret;
+    this.expectedAuth = `Basic ${Buffer.from(`${this.key}:${this.secret}`).toString('base64')}`;
+    this.store = new SandboxStore(structuredClone(this.initial));
+    this.ctx = this.context();
+    this.applySettings();
+  }
+
+  /**
+   * Back to the start: the data given at start (or `data`, for this reset only), the budgets, latency and
+   * faults of the options, zero counters.
+   */
+  reset(data?: DataSource): void {
+    const state = data === undefined ? structuredClone(this.initial) : loadSandboxData(data, this.account);
+    this.store = new SandboxStore(state);
+    this.counters = newCounters();
+    this.ctx = this.context();
+    this.applySettings();
+  }
+
+  /** Whether an authorization header carries the configured credentials. */
+  authorized(header: string | undefined): boolean {
+    if (!header) return false;
+    if (header === this.expectedAuth) return true;
+    const m = /^basic\s+(\S+)\s*$/i.exec(header);
+    if (!m) return false;
+    return Buffer.from(m[1] as string, 'base64').toString('utf8') === `${this.key}:${this.secret}`;
+  }
+
+  private applySettings(): void {
+    this.faults.set(this.options.faults ?? []);
+    this.budgets.set(this.options.budgets ?? {});
+    this.latency = this.options.latency ?? null;
+  }
+
+  private context(): ApiContext {
+    const userLoginId = this.options.userLoginId ?? sandboxDefaults.userLoginId;
+    return {
+      store: this.store,
+      clock: this.clock,
+      counters: this.counters,
+      userLoginUrl: this.store.url('userlogin', userLoginId),
+    };
+  }
+}

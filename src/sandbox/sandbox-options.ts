@@ -1,0 +1,87 @@
+import type { SandboxData } from './sandbox-data.js';
+
+/** Injected failure, matched against each API request (not the admin endpoints). */
+export interface FaultRule {
+  /**
+   * - `status-503`: answer 503 before doing anything;
+   * - `reset`: destroy the connection (TCP reset) before doing anything;
+   * - `apply-then-drop`: do the request fully (a write is applied), then drop the connection without answering;
+   * - `hang`: do nothing and never answer, or answer 504 after `hangMs`.
+   */
+  kind: 'status-503' | 'reset' | 'apply-then-drop' | 'hang';
+  /** Probability that a matching request is hit, 0..1. Default: 1. */
+  rate?: number;
+  /** Only requests of this method. Default: any. */
+  method?: 'GET' | 'POST';
+  /** Regex source tested against the request path (no query), e.g. "/api/shipment/". Default: any path. */
+  path?: string;
+  /** Fire at most this many times. Default: unlimited. */
+  times?: number;
+  /** For `hang`: answer 504 after this many ms instead of never. */
+  hangMs?: number;
+}
+
+/** One fixed-window budget. */
+export interface BudgetWindow {
+  /** Requests allowed per window. */
+  limit: number;
+  /** Window length in ms; windows are aligned on the epoch. */
+  windowMs: number;
+}
+
+/** Request budgets; `null` or absent turns a class off. A collection GET counts in both `get` and `collection`. */
+export interface BudgetSettings {
+  post?: BudgetWindow | null;
+  get?: BudgetWindow | null;
+  collection?: BudgetWindow | null;
+  /** Unit of X-RateLimit-Reset (the real service is reported with both). Default: 's'. */
+  resetUnit?: 's' | 'ms';
+}
+
+/** Delay added before every API answer: `ms` plus a uniform random 0..`jitterMs`. */
+export interface LatencySettings {
+  ms: number;
+  jitterMs?: number;
+}
+
+/** Where the sandbox's account comes from: the demo account, an empty one, a JSON file path, or data in memory. */
+export type DataSource = 'demo' | 'empty' | string | SandboxData;
+
+export interface SandboxOptions {
+  /** Interface to listen on. Default: 127.0.0.1. */
+  host?: string;
+  /** TCP port; 0 picks a free one. Default: 0. */
+  port?: number;
+  /** Account path component. Default: the data's account ('demo' for demo and empty data); URLs in the data are rewritten to it. */
+  account?: string;
+  /** Default: 'demo'. A file is JSON in the shape of `admin.state()`. */
+  data?: DataSource;
+  /** Basic credentials the API accepts. Default: demo / demo. */
+  key?: string;
+  secret?: string;
+  /** Default: none. */
+  latency?: LatencySettings | null;
+  /** Default: none (no budget). */
+  budgets?: BudgetSettings;
+  /** Default: none. */
+  faults?: FaultRule[];
+  /** Epoch ms now; inject for deterministic dates and budget windows. Default: Date.now. */
+  clock?: () => number;
+  /** Uniform 0..1; inject for deterministic fault rates and jitter. Default: Math.random. */
+  random?: () => number;
+  /** User login id named in status histories (userLoginUrl). Default: 'api'. */
+  userLoginId?: string;
+  /** Largest request body accepted, in bytes (413 above). Default: 16 MiB. */
+  maxBodyBytes?: number;
+}
+
+/** Defaults of the sandbox, one place. */
+export const sandboxDefaults = {
+  host: '127.0.0.1',
+  port: 0,
+  key: 'demo',
+  secret: 'demo',
+  data: 'demo',
+  userLoginId: 'api',
+  maxBodyBytes: 16 * 1024 * 1024,
+} as const;

@@ -1,0 +1,52 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { ChaosReport } from '../../bench/chaos/chaos-report.js';
+
+const root = resolve(import.meta.dirname, '../..');
+const dir = mkdtempSync(join(tmpdir(), 'isync-chaos-test-'));
+
+/** Runs `npm run chaos:short` as a child process (its own redis-server, sandbox, feed, workers, dashboard). */
+function runShortChaos(): Promise<{ code: number | null; output: string; report: ChaosReport }> {
+  const json = join(dir, 'report.json');
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'bench/chaos/run.ts', '--short', '--json', json, '--log-dir', join(dir, 'logs')], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    child.once('error', fail);
+    child.once('exit', (code) => {
+      try {
+        done({ code, output, report: JSON.parse(readFileSync(json, 'utf8')) as ChaosReport });
+      } catch (err) {
+        fail(new Error(`chaos wrote no report (exit ${code}):\n${output.slice(-4000)}`, { cause: err }));
+      }
+    });
+  });
+}
+
+describe('chaos (short run)', () => {
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  describe('when workers are killed, Redis restarts and the service misbehaves', () => {
+    it('syncs every good record exactly once, fails every bad one with its field, and leaks no secret', async () => {
+      const { code, output, report } = await runShortChaos();
+      const violations = report.checks.flatMap((c) => c.violations.map((v) => `${c.name}: ${v}`));
+      expect(violations, output.slice(-4000)).toEqual([]);
+      expect(code).toBe(0);
+      // The run really did what it claims: kills, a Redis restart, faults fired and every rule checked.
+      const injected = Object.fromEntries(report.injected.map((i) => [i.what, i.count]));
+      expect(injected['worker SIGKILLs']).toBe(2);
+      expect(injected['Redis restarts (SHUTDOWN, start again)']).toBe(1);
+      expect(injected['service fault: apply-then-drop']).toBeGreaterThan(0);
+      expect(report.checks.length).toBeGreaterThanOrEqual(25);
+      expect(report.checks.find((c) => c.name.startsWith('each good order exists once'))?.checked).toBe(300);
+    }, 420_000);
+  });
+});

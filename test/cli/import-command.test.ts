@@ -1,0 +1,77 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from './run-cli.js';
+import { startStack } from './stack.js';
+
+const count = (id: string, quantity: number) => ({ countId: id, location: 'Main Warehouse / A-01', countDate: '2026-11-20', items: [{ productId: 'SKU-0010', quantity }] });
+
+function ndjson(lines: string[]): string {
+  const dir = mkdtempSync(join(tmpdir(), 'isync-import-'));
+  const file = join(dir, 'records.ndjson');
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  return file;
+}
+
+describe.concurrent('import', () => {
+  it('queues the records of a file without processing them, and exits 0', async () => {
+    const stack = await startStack({}, 'import-queue');
+    try {
+      const file = ndjson([JSON.stringify(count('C-1', 68)), JSON.stringify(count('C-2', 66))]);
+      const r = await runCli(['import', 'stock-counts', file], stack.env);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/^Imported 2 records of stock-counts in \d+\.\d s: 2 queued, 0 already queued before, 0 invalid\.\n$/);
+      const list = JSON.parse((await runCli(['jobs', 'list', '--state', 'waiting', '--json'], stack.env)).stdout);
+      expect(list.jobs.map((j: { key: string }) => j.key).sort()).toEqual(['C-1', 'C-2']);
+      expect(stack.sandbox.admin.state().variances).toHaveLength(0);
+    } finally {
+      await stack.close();
+    }
+  });
+
+  it('with --process, works the records off, lists the bad line, and exits 1', async () => {
+    const stack = await startStack({}, 'import-process');
+    try {
+      const r = await runCli(['import', 'stock-counts', '-', '--process'], stack.env, { input: `${JSON.stringify(count('C-1', 68))}\nnot json at all\n` });
+      expect(r.code).toBe(1);
+      expect(r.stdout).toContain('Imported 2 records of stock-counts');
+      expect(r.stdout).toContain('1 invalid');
+      expect(r.stdout).toMatch(/stock-counts\s+2\s+0\s+1\s+1\s+1/);
+      expect(r.stdout).toMatch(/stock-counts\s+line 2\s+\[BAD_RECORD\]/);
+      expect(stack.sandbox.admin.stockOnHand('/demo/api/facility/10001', '/demo/api/product/SKU-0010')).toBe(68);
+    } finally {
+      await stack.close();
+    }
+  });
+
+  it('answers --json with the import counts and the summary', async () => {
+    const stack = await startStack({}, 'import-json');
+    try {
+      const file = ndjson([JSON.stringify(count('C-1', 68))]);
+      const r = await runCli(['import', 'stock-counts', file, '--process', '--json'], stack.env);
+      expect(r.code).toBe(0);
+      const out = JSON.parse(r.stdout);
+      expect(out.imported).toMatchObject({ records: 1, queued: 1, duplicates: 0, invalid: 0, malformed: 0 });
+      expect(out.summary).toMatchObject({ ok: true, perStream: { 'stock-counts': { queued: 1, completed: 1, failed: [] } } });
+    } finally {
+      await stack.close();
+    }
+  });
+
+  it('exits 2 for an unknown stream or a missing file', async () => {
+    const stack = await startStack({}, 'import-usage');
+    try {
+      const [stream, file] = await Promise.all([
+        runCli(['import', 'invoices', '-'], stack.env),
+        runCli(['import', 'orders', '/nonexistent/orders.ndjson'], stack.env),
+      ]);
+      expect(stream.code).toBe(2);
+      expect(stream.stderr).toContain('unknown stream "invoices": use one of orders, stock-counts, boms');
+      expect(file.code).toBe(2);
+      expect(file.stderr).toContain('/nonexistent/orders.ndjson: no such file');
+    } finally {
+      await stack.close();
+    }
+  });
+});

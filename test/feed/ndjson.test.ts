@@ -1,0 +1,100 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readNdjson, type NdjsonEntry } from '../../src/feed/ndjson.js';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'ndjson-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function collect(source: Parameters<typeof readNdjson>[0]): Promise<NdjsonEntry[]> {
+  const out: NdjsonEntry[] = [];
+  for await (const e of readNdjson(source)) out.push(e);
+  return out;
+}
+
+describe('ndjson reader', () => {
+  describe('when every line is a record', () => {
+    it('yields each value with its line number, skipping blank lines and CRLF endings', async () => {
+      const file = join(dir, 'good.ndjson');
+      await writeFile(file, '{"a":1}\r\n\n{"a":2}\n  \n{"a":3}');
+      expect(await collect(file)).toEqual([
+        { line: 1, value: { a: 1 } },
+        { line: 3, value: { a: 2 } },
+        { line: 5, value: { a: 3 } },
+      ]);
+    });
+  });
+
+  describe('when a line in the middle is malformed', () => {
+    it('reports it with its number and reads on', async () => {
+      const entries = await collect(Readable.from(['{"a":1}\n{"a":', '2}\n{oops\n{"a":3}\n']));
+      expect(entries).toHaveLength(4);
+      expect(entries[0]).toEqual({ line: 1, value: { a: 1 } });
+      expect(entries[1]).toEqual({ line: 2, value: { a: 2 } });
+      expect(entries[2]).toMatchObject({ line: 3, text: '{oops' });
+      expect((entries[2] as { error: string }).error).toMatch(/^not valid JSON/);
+      expect(entries[3]).toEqual({ line: 4, value: { a: 3 } });
+    });
+  });
+
+  describe('when a multi-byte character is split across chunks', () => {
+    it('decodes it whole', async () => {
+      const bytes = Buffer.from('{"name":"Größe ☕"}\n');
+      const cut = bytes.indexOf(0xe2) + 1; // inside the 3-byte ☕
+      const entries = await collect(Readable.from([bytes.subarray(0, cut), bytes.subarray(cut)]));
+      expect(entries).toEqual([{ line: 1, value: { name: 'Größe ☕' } }]);
+    });
+  });
+
+  describe('when the file is large', () => {
+    it('streams it: the first records arrive before the source is read to the end', async () => {
+      const total = 50_000;
+      let produced = 0;
+      // A source that makes lines only as fast as they are pulled.
+      const source = new Readable({
+        highWaterMark: 16 * 1024,
+        read() {
+          if (produced >= total) return void this.push(null);
+          const lines: string[] = [];
+          for (let i = 0; i < 100 && produced < total; i++) lines.push(JSON.stringify({ orderId: `WEB-${++produced}`, pad: 'x'.repeat(100) }));
+          this.push(`${lines.join('\n')}\n`);
+        },
+      });
+      let count = 0;
+      let producedAtFirst = 0;
+      let maxAhead = 0;
+      let bad = 0;
+      for await (const e of readNdjson(source)) {
+        count++;
+        if (count === 1) producedAtFirst = produced;
+        maxAhead = Math.max(maxAhead, produced - count);
+        if (!('value' in e)) bad++;
+      }
+      expect(count).toBe(total);
+      expect(bad).toBe(0);
+      expect(producedAtFirst).toBeLessThan(1_000);
+      // Never more than a few buffers' worth of lines read ahead of the consumer.
+      expect(maxAhead).toBeLessThan(2_000);
+    });
+  });
+
+  describe('when the caller stops early', () => {
+    it('stops reading the file', async () => {
+      const file = join(dir, 'many.ndjson');
+      await writeFile(file, Array.from({ length: 1000 }, (_, i) => JSON.stringify({ i })).join('\n'));
+      const got: NdjsonEntry[] = [];
+      for await (const e of readNdjson(file)) {
+        got.push(e);
+        if (got.length === 3) break;
+      }
+      expect(got.map((e) => e.line)).toEqual([1, 2, 3]);
+    });
+  });
+});

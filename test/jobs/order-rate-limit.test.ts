@@ -1,0 +1,50 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { orderRecord, orderState, orderWorld, traces, type OrderWorld } from './order-harness.js';
+
+describe('order sync', () => {
+  describe('when the service answers a storm of 429s', () => {
+    let world: OrderWorld;
+    const ids = Array.from({ length: 12 }, (_, i) => `RL-${i + 1}`);
+
+    beforeAll(async () => {
+      // One attempt only: a 429 that consumed an attempt would fail its job.
+      world = await orderWorld('order-429', { jobs: { attempts: 1, concurrency: 8 } });
+      await world.deps.catalog.refresh();
+      // The client has no budget of its own here, so it runs into the service's: 8 POSTs per 400 ms.
+      world.sandbox.admin.setBudgets({ post: { limit: 8, windowMs: 400 }, resetUnit: 'ms' });
+      await world.add(ids.map((id) => orderRecord(id)));
+      await world.idle(40_000);
+    }, 60_000);
+    afterAll(async () => {
+      await world?.close();
+    });
+
+    it('was a storm', () => {
+      expect(world.sandbox.admin.counters().rateLimited).toBeGreaterThan(ids.length);
+    });
+
+    it('syncs every order, once', () => {
+      const state = world.sandbox.admin.state();
+      for (const id of ids) {
+        const { orders, shipments } = orderState(state, id);
+        expect(orders.map((o) => o.statusId)).toEqual(['ORDER_COMPLETED']);
+        expect(shipments.map((s) => s.statusId)).toEqual(['SHIPMENT_SHIPPED']);
+      }
+      expect(world.sandbox.admin.counters().creates.order).toBe(ids.length);
+    });
+
+    it('consumes no attempt on a 429', async () => {
+      const jobs = await world.jobs();
+      expect(jobs).toHaveLength(ids.length);
+      let limitedTries = 0;
+      for (const job of jobs) {
+        expect(await job.getState()).toBe('completed');
+        const all = await traces(world, job.id!);
+        // Every try ran as attempt 1: the 429s before it spent nothing.
+        expect(all.every((t) => t.attempt === 1)).toBe(true);
+        limitedTries += all.filter((t) => t.error?.code === 'RATE_LIMITED').length;
+      }
+      expect(limitedTries).toBeGreaterThan(0);
+    });
+  });
+});

@@ -1,0 +1,122 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { redisUrl } from '../helpers/redis.js';
+import { countRecord, jobOf, stockWorld, type StockWorld } from '../fixtures/stock-world.js';
+
+const FIXTURE = fileURLToPath(new URL('../fixtures/stock-worker-process.ts', import.meta.url));
+const LOCATIONS = ['A-01', 'A-02', 'N-01', 'N-02'];
+const PER_COUNT = 8;
+const CHUNK = 2;
+
+const children: ChildProcess[] = [];
+
+/** Starts a worker process and resolves once it works. */
+function startWorkerProcess(world: StockWorld, extra: Record<string, string> = {}): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE], {
+    env: {
+      ...process.env,
+      REDIS_URL: redisUrl(),
+      PREFIX: world.prefix,
+      SANDBOX_URL: world.sandbox.url,
+      ACCOUNT: world.sandbox.account,
+      KEY: world.sandbox.key,
+      SECRET: world.sandbox.secret,
+      CHUNK: String(CHUNK),
+      ...extra,
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    child.stdout!.on('data', (d: Buffer) => {
+      if (d.toString().includes('ready')) resolve(child);
+    });
+    child.once('exit', (code, signal) => reject(new Error(`worker process exited before ready (${code ?? signal})`)));
+  });
+}
+
+const exited = (child: ChildProcess) =>
+  new Promise<NodeJS.Signals | null>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(child.signalCode) : child.once('exit', (_c, s) => resolve(s))));
+
+/** One count per location, every line one more than on hand: PER_COUNT / CHUNK variances each. */
+function counts(world: StockWorld, date: string) {
+  const state = world.sandbox.admin.state();
+  return LOCATIONS.map((name) => {
+    const loc = world.facility(name);
+    const products = [...new Set(state.inventory.filter((r) => r.facilityUrl === loc).map((r) => r.productId))].slice(0, PER_COUNT);
+    const items = products.map((id): [string, number] => [id, world.sandbox.admin.stockOnHand(loc, world.product(id)) + 1]);
+    return countRecord(`CNT-${name}-${date}`, name, date, items);
+  });
+}
+
+async function expectAppliedOnce(world: StockWorld, records: ReturnType<typeof counts>) {
+  expect(world.sandbox.admin.counters().creates.variance).toBe(LOCATIONS.length * (PER_COUNT / CHUNK));
+  for (const c of records) {
+    const loc = world.facility(c.location);
+    for (const item of c.items) expect(world.sandbox.admin.stockOnHand(loc, world.product(item.productId))).toBe(item.quantity);
+    expect((await jobOf(world, 'stock-counts', c.countId)).returnvalue.outcome).toBe('synced');
+  }
+}
+
+afterEach(() => {
+  for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+});
+
+describe('stock count sync across a worker crash', () => {
+  describe('when the worker dies right after the service applied a variance, before recording it', () => {
+    let world: StockWorld;
+    let records: ReturnType<typeof counts>;
+    beforeAll(async () => {
+      world = await stockWorld('stock-crash-1', { workers: false, sandbox: { latency: { ms: 20 } } });
+      records = counts(world, '2026-11-21');
+      await world.add('stock-counts', records);
+    });
+    afterAll(async () => {
+      await world?.close();
+    });
+
+    it('applies every difference once after a restart', async () => {
+      const first = await startWorkerProcess(world, { CRASH_AFTER_VARIANCES: '3' });
+      expect(await exited(first)).toBe('SIGKILL');
+      const applied = world.sandbox.admin.counters().creates.variance;
+      expect(applied).toBeGreaterThanOrEqual(3);
+      expect(applied).toBeLessThan(LOCATIONS.length * (PER_COUNT / CHUNK));
+      await startWorkerProcess(world);
+      await world.idle(40_000);
+      await expectAppliedOnce(world, records);
+    }, 60_000);
+
+    it('settles the unrecorded variance from the service instead of posting it again', async () => {
+      const notes: string[] = [];
+      for (const c of records) {
+        const job = await jobOf(world, 'stock-counts', c.countId);
+        for (const t of await world.traces('stock-counts', String(job.id))) notes.push(...t.notes.map((n: { message: string }) => n.message));
+      }
+      expect(notes.some((m) => /posted before without a recorded answer/.test(m))).toBe(true);
+      expect(notes.some((m) => /the service has it/.test(m))).toBe(true);
+    });
+  });
+
+  describe('when the worker process is killed (SIGKILL) in the middle of a run', () => {
+    let world: StockWorld;
+    afterAll(async () => {
+      await world?.close();
+    });
+
+    it('applies every difference once after a restart', async () => {
+      world = await stockWorld('stock-crash-2', { workers: false, sandbox: { latency: { ms: 40 } } });
+      const records = counts(world, '2026-11-22');
+      await world.add('stock-counts', records);
+      const first = await startWorkerProcess(world);
+      const until = Date.now() + 20_000;
+      while (world.sandbox.admin.counters().creates.variance < 5 && Date.now() < until) await new Promise((r) => setTimeout(r, 5));
+      first.kill('SIGKILL');
+      await exited(first);
+      expect(world.sandbox.admin.counters().creates.variance).toBeLessThan(LOCATIONS.length * (PER_COUNT / CHUNK));
+      await startWorkerProcess(world);
+      await world.idle(40_000);
+      await expectAppliedOnce(world, records);
+    }, 60_000);
+  });
+});

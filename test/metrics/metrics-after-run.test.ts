@@ -1,0 +1,68 @@
+import { Queue } from 'bullmq';
+import { describe, expect, it } from 'vitest';
+import { startStack } from '../cli/stack.js';
+import { eventually, freePort, startWorkerProcess } from '../cli/worker-process.js';
+
+const order = (n: number, productId = 'MUG-BLUE') => ({
+  orderId: `M-${n}`,
+  origin: 'Main Warehouse',
+  lines: [{ productId, quantity: 1, unitPrice: 12.5, location: 'Main Warehouse / A-01' }],
+});
+
+/** The value of one sample line, e.g. `isync_jobs_total{stream="orders",outcome="synced"}`. */
+function sample(text: string, series: string): number | undefined {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
+describe('metrics', () => {
+  describe('after the worker has run the feed', () => {
+    it('counts jobs by outcome, calls by class and status, 429s, budget waits, queue depth and feed lag', async () => {
+      const stack = await startStack({ orders: [order(1), order(2), order(3), order(4, 'NO-SUCH')] }, 'metrics');
+      const queue = new Queue('orders', { connection: stack.redis, prefix: stack.prefix });
+      // The service allows 6 writes a second: 12 order writes meet a 429 or more.
+      stack.sandbox.admin.setBudgets({ post: { limit: 6, windowMs: 1000 } });
+      const port = await freePort();
+      const worker = startWorkerProcess({ ...stack.env, WORKER_HTTP_PORT: String(port), ORDER_POLL_SECONDS: '1', LOG_LEVEL: 'info' });
+      try {
+        const url = await worker.httpUrl;
+        expect(url).toBe(`http://127.0.0.1:${port}`);
+        await eventually(async () => (await queue.getCompletedCount()) === 3 && (await queue.getFailedCount()) === 1, 45_000, 'the orders to be done').catch(
+          async (err: Error) => {
+            throw new Error(`${err.message}: ${JSON.stringify(await queue.getJobCounts())}\n${worker.stdoutLines.join('\n')}\n${worker.stderr()}`);
+          },
+        );
+
+        const res = await fetch(`${url}/metrics`);
+        expect(res.status).toBe(200);
+        const text = await res.text();
+        expect(sample(text, 'isync_jobs_total{stream="orders",outcome="synced"}')).toBe(3);
+        expect(sample(text, 'isync_jobs_total{stream="orders",outcome="failed"}')).toBe(1);
+        expect(sample(text, 'isync_api_calls_total{class="post",status="200"}')).toBe(12);
+        expect(sample(text, 'isync_api_calls_total{class="collection",status="200"}')).toBeGreaterThanOrEqual(2);
+        const limited = sample(text, 'isync_api_calls_total{class="post",status="429"}') ?? 0;
+        expect(limited).toBeGreaterThan(0);
+        expect(sample(text, 'isync_rate_limited_total{class="post"}')).toBe(limited);
+        expect(sample(text, 'isync_api_call_duration_seconds_count{class="post"}')).toBe(12 + limited);
+        expect(sample(text, 'isync_budget_wait_seconds_count{class="post"}')).toBe(12 + limited);
+        expect(sample(text, 'isync_job_duration_seconds_count{stream="orders",outcome="synced"}')).toBe(3);
+        expect(sample(text, 'isync_queue_jobs{stream="orders",state="completed"}')).toBe(3);
+        expect(sample(text, 'isync_queue_jobs{stream="orders",state="failed"}')).toBe(1);
+        expect(sample(text, 'isync_queue_jobs{stream="orders",state="waiting"}')).toBe(0);
+        const lag = sample(text, 'isync_feed_lag_seconds{stream="orders"}');
+        expect(lag).toBeGreaterThanOrEqual(0);
+        expect(lag).toBeLessThan(30);
+
+        expect((await fetch(`${url}/healthz`)).status).toBe(200);
+        const ready = await fetch(`${url}/readyz`);
+        expect(ready.status).toBe(200);
+        expect(await ready.json()).toMatchObject({ status: 'ready', checks: [{ name: 'redis', ok: true }, { name: 'workers', ok: true }] });
+      } finally {
+        const { code } = await worker.stop('SIGINT');
+        await queue.close();
+        await stack.close();
+        expect(code).toBe(0);
+      }
+    }, 90_000);
+  });
+});

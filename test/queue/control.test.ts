@@ -1,0 +1,103 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startFeedServer, type FeedServer } from '../../src/feed/feed-server.js';
+import { UpstreamClient } from '../../src/feed/upstream-client.js';
+import { openControlQueue, readScheduleInfo, startControl, type Control, type ControlRun } from '../../src/queue/control.js';
+import type { PullResult } from '../../src/queue/producer.js';
+import { order, queueWorld, sleep, type QueueWorld } from './support.js';
+
+let w: QueueWorld;
+let feed: FeedServer;
+let control: Control | undefined;
+
+beforeEach(async () => {
+  w = await queueWorld('control');
+  feed = await startFeedServer({ token: 'feed-token' });
+});
+afterEach(async () => {
+  await control?.close(1_000);
+  control = undefined;
+  await feed.close();
+  await w.close();
+});
+
+async function until(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await sleep(25);
+  }
+}
+
+const count = { countId: 'CNT-1', location: 'Main Warehouse / A-01', countDate: '2026-11-21', items: [{ productId: 'MUG-BLUE', quantity: 4 }] };
+
+describe('control schedulers', () => {
+  describe('when the schedules are fast', () => {
+    it('polls orders and BOMs every interval and pulls stock counts on a 6-field cron', async () => {
+      const stockRuns: Array<{ run: ControlRun; result: PullResult }> = [];
+      feed.append('orders', [order('WEB-1')]);
+      feed.append('stock-counts', [count]);
+      control = await startControl({
+        connection: w.url,
+        prefix: w.prefix,
+        redis: w.redis,
+        keys: w.keys,
+        upstream: new UpstreamClient({ url: feed.url, token: 'feed-token', retries: 0 }),
+        queues: w.queues,
+        schedule: { orderPollSeconds: 0.5, bomPollSeconds: 0.5, stockSyncCron: '*/1 * * * * *' },
+        pageSize: 50,
+        logger: w.logger,
+        hooks: { onStockSyncRun: async (run, result) => void stockRuns.push({ run, result }) },
+      });
+
+      await until(() => feed.counters().requests.orders >= 3 && feed.counters().requests.boms >= 3 && stockRuns.length >= 2);
+      expect(await w.queues.get('orders').getWaitingCount()).toBe(1);
+      expect(await w.queues.get('stock-counts').getWaitingCount()).toBe(1);
+      expect(stockRuns[0]).toMatchObject({ run: { scheduler: 'stock-sync', stream: 'stock-counts' }, result: { queued: 1 } });
+
+      // Records that arrive later are picked up by the next poll.
+      feed.append('orders', [order('WEB-2')]);
+      await until(async () => (await w.queues.get('orders').getWaitingCount()) === 2);
+
+      const info = await control.scheduleInfo();
+      expect(info.map((i) => i.scheduler).sort()).toEqual(['poll-boms', 'poll-orders', 'stock-sync']);
+      const orders = info.find((i) => i.scheduler === 'poll-orders')!;
+      expect(orders).toMatchObject({ stream: 'orders', every: 500, lastOk: true });
+      expect(Date.parse(orders.lastRunAt!)).toBeGreaterThan(Date.now() - 5_000);
+      expect(Date.parse(orders.nextRunAt!)).toBeGreaterThan(Date.now() - 1_000);
+      expect(info.find((i) => i.scheduler === 'stock-sync')).toMatchObject({ pattern: '*/1 * * * * *' });
+    });
+  });
+
+  describe('when a scheduled pull fails', () => {
+    it('records the error for status, and the next run succeeds', async () => {
+      feed.setFaults({ status503Times: 1 });
+      feed.append('orders', [order('WEB-1')]);
+      control = await startControl({
+        connection: w.url,
+        prefix: w.prefix,
+        redis: w.redis,
+        keys: w.keys,
+        upstream: new UpstreamClient({ url: feed.url, token: 'feed-token', retries: 0 }),
+        queues: w.queues,
+        schedule: { orderPollSeconds: 0.3, bomPollSeconds: 3600, stockSyncCron: '0 19 * * *' },
+        pageSize: 50,
+        logger: w.logger,
+        streams: ['orders'],
+      });
+      await until(async () => (await w.redis.hget(w.keys.schedule(), 'poll-orders.lastOk')) === '0');
+      expect(await w.redis.hget(w.keys.schedule(), 'poll-orders.lastError')).toMatch(/503/);
+      await until(async () => (await w.redis.hget(w.keys.schedule(), 'poll-orders.lastOk')) === '1');
+      expect(await w.queues.get('orders').getWaitingCount()).toBe(1);
+      const logged = w.logLines().find((l) => l.scheduler === 'poll-orders' && l.level === 50);
+      expect(String(logged?.msg)).toMatch(/scheduled pull of orders failed.*503.*next run tries again/);
+
+      // Status reads the schedules without running them.
+      await control.close(1_000);
+      control = undefined;
+      const queue = openControlQueue(w.redis, w.prefix);
+      const info = await readScheduleInfo(queue, w.redis, w.keys);
+      await queue.close();
+      expect(info).toEqual([expect.objectContaining({ scheduler: 'poll-orders', every: 300, lastOk: true, lastResult: expect.objectContaining({ queued: 1 }) })]);
+    });
+  });
+});

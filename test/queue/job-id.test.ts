@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { canonicalJson, jobIdFor, recordHash } from '../../src/queue/job-id.js';
+import { retryDelay } from '../../src/queue/backoff.js';
+
+describe('job ids', () => {
+  it('are {stream}-{key}-{12 hex of the record hash}', () => {
+    const record = { orderId: 'WEB-100231', origin: 'Main Warehouse', lines: [] };
+    expect(jobIdFor('orders', record)).toBe(`orders-WEB-100231-${recordHash(record)}`);
+    expect(recordHash(record)).toMatch(/^[0-9a-f]{12}$/);
+  });
+
+  it('do not depend on key order or absent fields', () => {
+    expect(canonicalJson({ b: 1, a: { d: [1, { y: 2, x: 1 }], c: undefined } })).toBe('{"a":{"d":[1,{"x":1,"y":2}]},"b":1}');
+    expect(jobIdFor('boms', { productId: 'P', components: [] })).toBe(jobIdFor('boms', { components: [], productId: 'P' }));
+  });
+
+  it('change when any value changes', () => {
+    expect(jobIdFor('stock-counts', { countId: 'C', items: [{ quantity: 1 }] })).not.toBe(jobIdFor('stock-counts', { countId: 'C', items: [{ quantity: 2 }] }));
+  });
+
+  it('never hold a colon, whatever the key', () => {
+    const id = jobIdFor('orders', { orderId: 'A:B C/1' });
+    expect(id).not.toContain(':');
+    expect(id).toMatch(/^orders-A%3AB%20C%2F1-[0-9a-f]{12}$/);
+  });
+
+  it('name records without a usable key invalid', () => {
+    expect(jobIdFor('orders', { orderId: '  ' })).toMatch(/^orders-invalid-[0-9a-f]{12}$/);
+    expect(jobIdFor('boms', 'not an object')).toMatch(/^boms-invalid-[0-9a-f]{12}$/);
+  });
+});
+
+describe('retry delays', () => {
+  const opts = { baseDelayMs: 1_000, maxDelayMs: 8_000 };
+
+  it('double each attempt up to the cap, with equal jitter between half and all of it', () => {
+    for (const [attempt, ceiling] of [
+      [1, 1_000],
+      [2, 2_000],
+      [3, 4_000],
+      [4, 8_000],
+      [10, 8_000],
+      [2_000, 8_000],
+    ] as const) {
+      expect(retryDelay(attempt, { ...opts, random: () => 0 })).toBe(ceiling / 2);
+      expect(retryDelay(attempt, { ...opts, random: () => 0.999999 })).toBe(ceiling);
+    }
+  });
+
+  it('spread between 0 and the exponential delay with full jitter', () => {
+    expect(retryDelay(3, { ...opts, jitter: 'full', random: () => 0 })).toBe(1);
+    expect(retryDelay(3, { ...opts, jitter: 'full', random: () => 0.5 })).toBe(2_000);
+  });
+});

@@ -1,0 +1,107 @@
+import { Writable } from 'node:stream';
+import type { Redis } from 'ioredis';
+import type { Config } from '../../config/read-config.js';
+import type { CatalogApi } from '../../src/catalog/types.js';
+import { ServiceClient } from '../../src/client/service-client.js';
+import { createLogger, type Logger } from '../../src/logger.js';
+import type { z, ZodType } from 'zod';
+import { recordKey, recordSchemas } from '../../src/feed/records.js';
+import type { JobContext, JobKind, JobResult } from '../../src/queue/job-kind.js';
+import type { RunnerDeps } from '../../src/queue/job-runner.js';
+import { createQueues, type QueueSet } from '../../src/queue/queues.js';
+import type { StreamName } from '../../src/queue/streams.js';
+import { redisKeys, type RedisKeys } from '../../src/redis.js';
+import { startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
+import { connect, deletePrefix, redisUrl, uniquePrefix } from '../helpers/redis.js';
+
+/** A logger whose JSON lines the test can read back. */
+export function captureLogger(): { logger: Logger; lines: () => Array<Record<string, unknown>> } {
+  const raw: string[] = [];
+  const destination = new Writable({
+    write(chunk, _enc, done) {
+      raw.push(...String(chunk).split('\n').filter(Boolean));
+      done();
+    },
+  });
+  const logger = createLogger({ level: 'debug', destination, pretty: false });
+  return { logger, lines: () => raw.map((l) => JSON.parse(l) as Record<string, unknown>) };
+}
+
+/** Small retry delays so retries happen within a test. */
+export const fastJobs: Config['jobs'] = {
+  attempts: 3,
+  retryBaseDelayMs: 50,
+  retryMaxDelayMs: 200,
+  concurrency: 4,
+  varianceChunkSize: 500,
+  feedPageSize: 100,
+};
+
+/** The tests' kinds do not use the catalog; any use is a test bug and says so. */
+export const unusedCatalog: CatalogApi = new Proxy({} as CatalogApi, {
+  get: (_t, prop) => () => Promise.reject(new Error(`catalog.${String(prop)} is not used in this test`)),
+});
+
+export interface QueueWorld {
+  redis: Redis;
+  url: string;
+  prefix: string;
+  keys: RedisKeys;
+  queues: QueueSet;
+  logger: Logger;
+  logLines: () => Array<Record<string, unknown>>;
+  sandbox: Sandbox;
+  client: ServiceClient;
+  deps: RunnerDeps;
+  close(): Promise<void>;
+}
+
+/** A fresh prefix on the real Redis, the stream queues, an empty sandbox and a real client for it. */
+export async function queueWorld(name: string, jobs: Config['jobs'] = fastJobs): Promise<QueueWorld> {
+  const redis = connect();
+  const prefix = uniquePrefix(name);
+  const keys = redisKeys(prefix);
+  const queues = createQueues({ connection: redis, prefix, jobs });
+  const { logger, lines } = captureLogger();
+  const sandbox = await startSandbox({ data: 'empty' });
+  const client = new ServiceClient({ baseUrl: sandbox.url, account: sandbox.account, apiKey: sandbox.key, apiSecret: sandbox.secret, readRetries: 0 });
+  const deps: RunnerDeps = { client, catalog: unusedCatalog, redis, keys, logger, jobs };
+  return {
+    redis,
+    url: redisUrl(),
+    prefix,
+    keys,
+    queues,
+    logger,
+    logLines: lines,
+    sandbox,
+    client,
+    deps,
+    async close() {
+      await queues.close();
+      await client.close();
+      await sandbox.close();
+      await deletePrefix(redis, prefix);
+      redis.disconnect();
+    },
+  };
+}
+
+/** A test-only kind of a stream: the feed's own record shape; `run` decides what processing does. */
+export function testKind<S extends StreamName>(stream: S, run: (record: z.infer<(typeof recordSchemas)[S]>, ctx: JobContext) => Promise<JobResult>): JobKind<z.infer<(typeof recordSchemas)[S]>> {
+  return {
+    stream,
+    schema: recordSchemas[stream] as unknown as ZodType<z.infer<(typeof recordSchemas)[S]>>,
+    keyOf: (raw) => recordKey(stream, raw),
+    process: run,
+  };
+}
+
+export const done = (summary = 'done'): JobResult => ({ outcome: 'synced', summary });
+
+/** A valid order record of the feed. */
+export function order(orderId: string, quantity = 1): Record<string, unknown> {
+  return { orderId, origin: 'Main Warehouse', lines: [{ productId: 'MUG-BLUE', quantity, unitPrice: 12.5, location: 'Main Warehouse / A-01' }] };
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

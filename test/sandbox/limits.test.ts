@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { orderBody, useSandbox, varianceBody } from './helpers.js';
+
+/** service-spec.md section 8, and the budgets of service-behaviors.md "Limits" (configurable, off by default). */
+let now = Date.UTC(2026, 10, 21, 12, 0, 0);
+const t = useSandbox({ clock: () => now });
+
+describe('limits (spec section 8)', () => {
+  it('keeps orderId unique across the order collection', async () => {
+    expect((await t.api.post('order', orderBody('L-1'))).status).toBe(200);
+    expect((await t.api.post('order', orderBody('L-1'))).status).toBe(400);
+    expect((await t.api.rows('order')).filter((r) => r.orderId === 'L-1')).toHaveLength(1);
+  });
+
+  describe('physicalInventoryDate at 19:00', () => {
+    for (const date of ['2026-11-21T19:00:00.000', '2026-11-21T19:00:00']) {
+      it(`accepts ${date}`, async () => {
+        const v = await t.api.ok('inventoryvariance', varianceBody({ physicalInventoryDate: date }));
+        expect(v.physicalInventoryDate).toBe('2026-11-21T19:00:00.000');
+      });
+    }
+    for (const date of ['2026-11-21T18:59:59.999', '2026-11-21T19:00:01.000', '2026-11-21T19:00:00.001', '2026-11-21T07:00:00.000', '2026-11-21', '2026-02-30T19:00:00.000', '21/11/2026 19:00']) {
+      it(`refuses ${date}`, async () => {
+        const r = await t.api.post('inventoryvariance', varianceBody({ physicalInventoryDate: date }));
+        expect(r.status).toBe(400);
+        expect(r.body.msg).toContain('physicalInventoryDate');
+      });
+    }
+  });
+
+  describe('request budgets', () => {
+    it('are off by default', async () => {
+      const answers = await Promise.all(Array.from({ length: 150 }, () => t.api.get('facility')));
+      expect(answers.every((a) => a.status === 200)).toBe(true);
+    });
+
+    it('answer 429 over the POST budget with X-RateLimit-Limit and X-RateLimit-Reset in epoch seconds, without applying the write', async () => {
+      now = Date.UTC(2026, 10, 21, 12, 0, 10);
+      t.sb.admin.setBudgets({ post: { limit: 2, windowMs: 60_000 } });
+      expect((await t.api.post('order', orderBody('L-10'))).status).toBe(200);
+      expect((await t.api.post('order', orderBody('L-11'))).status).toBe(200);
+      const r = await t.api.post('order', orderBody('L-12'));
+      expect(r.status).toBe(429);
+      expect(r.headers['x-ratelimit-limit']).toBe('2');
+      expect(r.headers['x-ratelimit-reset']).toBe(String(Date.UTC(2026, 10, 21, 12, 1, 0) / 1000));
+      expect(r.headers['retry-after']).toBeUndefined();
+      expect((await t.api.get('order/L-12')).status).toBe(404);
+      expect(t.sb.admin.counters().rateLimited).toBe(1);
+      now = Date.UTC(2026, 10, 21, 12, 1, 0);
+      expect((await t.api.post('order', orderBody('L-12'))).status).toBe(200);
+    });
+
+    it('can report the reset in epoch milliseconds', async () => {
+      now = Date.UTC(2026, 10, 21, 12, 0, 0);
+      t.sb.admin.setBudgets({ get: { limit: 1, windowMs: 60_000 }, resetUnit: 'ms' });
+      expect((await t.api.get('order/none')).status).toBe(404);
+      const r = await t.api.get('order/none');
+      expect(r.status).toBe(429);
+      expect(r.headers['x-ratelimit-reset']).toBe(String(Date.UTC(2026, 10, 21, 12, 1, 0)));
+    });
+
+    it('count a collection GET in both the GET and the collection budget', async () => {
+      now = Date.UTC(2026, 10, 21, 13, 0, 0);
+      t.sb.admin.setBudgets({ get: { limit: 3, windowMs: 60_000 }, collection: { limit: 1, windowMs: 3_600_000 } });
+      expect((await t.api.get('product')).status).toBe(200);
+      const second = await t.api.get('product');
+      expect(second.status).toBe(429);
+      expect(second.headers['x-ratelimit-limit']).toBe('1');
+      expect((await t.api.get('product/10003')).status).toBe(200);
+      expect((await t.api.get('product/10003')).status).toBe(200);
+      expect((await t.api.get('product/10003')).status).toBe(429);
+      expect(t.sb.admin.counters().byClass).toEqual({ get: 5, post: 0, collection: 2 });
+    });
+
+    it('keep GET and POST budgets apart', async () => {
+      now = Date.UTC(2026, 10, 21, 14, 0, 0);
+      t.sb.admin.setBudgets({ post: { limit: 1, windowMs: 60_000 } });
+      expect((await t.api.post('order', orderBody('L-20'))).status).toBe(200);
+      expect((await t.api.post('order', orderBody('L-21'))).status).toBe(429);
+      expect((await t.api.get('order/L-20')).status).toBe(200);
+    });
+  });
+});
