@@ -17,7 +17,7 @@ import { benchOrders, type BenchOrder } from './lib/order-records.js';
 export interface BaselineOptions {
   /** POST budget a minute, on the sandbox (fixed 1-minute windows) and the client. Default 1 200. */
   budgetPerMinute?: number;
-  /** Latency the sandbox adds to every answer, ms. Default 0. */
+  /** Latency the sandbox adds to every answer, ms, plus up to a fifth of it as jitter (as bench/orders-throughput.ts). Default 0. */
   latencyMs?: number;
   /** Length of the measurement, s. Default 40. */
   seconds?: number;
@@ -72,7 +72,7 @@ export async function runBaseline(o: BaselineOptions = {}): Promise<BaselineFigu
   const budget = o.budgetPerMinute ?? 1_200;
   const latencyMs = o.latencyMs ?? 0;
   const seconds = o.seconds ?? 40;
-  const sandbox = await startSandbox({ data: 'demo', budgets: { post: { limit: budget, windowMs: 60_000 } }, latency: latencyMs ? { ms: latencyMs } : null });
+  const sandbox = await startSandbox({ data: 'demo', budgets: { post: { limit: budget, windowMs: 60_000 } }, latency: latencyMs ? { ms: latencyMs, jitterMs: Math.round(latencyMs / 5) } : null });
   const redis = createRedis(o.redisUrl ?? 'redis://127.0.0.1:6379');
   const prefix = `bench-baseline-${process.pid}-${Date.now()}`;
   const requestBudget = new RequestBudget({ redis, keys: redisKeys(prefix), budgets: { postPerMinute: budget, getPerMinute: budget, collectionPerHour: 300, headroom: 0.98 } });

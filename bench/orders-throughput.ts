@@ -22,6 +22,8 @@ export interface OrdersBenchOptions {
   seconds?: number;
   /** Latency the sandbox adds to every answer in the budgeted run, ms. Default 0. */
   latencyMs?: number;
+  /** Jobs at once per worker process in the budgeted run. Default 4. */
+  budgetConcurrency?: number;
   /** Worker processes sharing the budget. Default 3. */
   processes?: number;
   /** Orders per unbounded run. Default 3 000. */
@@ -75,6 +77,9 @@ export interface OrdersBenchFigures {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const round = (n: number, d = 1) => Math.round(n * 10 ** d) / 10 ** d;
+/** Time after the first completed order before the budgeted measurement starts: the pipeline fills. */
+const WARM_UP_MS = 5_000;
+
 /** Completed orders so far: each costs one POST to its actionUrlComplete. */
 const completions = (sandbox: Sandbox) => sandbox.admin.counters().actions;
 
@@ -89,11 +94,14 @@ export async function runBudgeted(o: OrdersBenchOptions = {}): Promise<BudgetedF
   const children: ChildProcess[] = [];
   try {
     const bound = budget / 4;
-    await world.add(records(`BUDGET-${Date.now()}`, Math.ceil((bound * (seconds + 20)) / 60) + 50));
-    for (let i = 0; i < processes; i++) children.push(await spawnWorker(world.settings({ budget: { postPerMinute: budget, getPerMinute: budget }, concurrency: 16 })));
+    await world.add(records(`BUDGET-${Date.now()}`, Math.ceil((bound * (seconds + 30)) / 60) + 50));
+    // The budget is the bottleneck: a few jobs per process keep it busy; more only deepen the pipeline.
+    const settings = world.settings({ budget: { postPerMinute: budget, getPerMinute: budget }, concurrency: o.budgetConcurrency ?? 4 });
+    for (let i = 0; i < processes; i++) children.push(await spawnWorker(settings));
     while (completions(sandbox) === 0) await sleep(20);
+    await sleep(WARM_UP_MS);
     const c0 = sandbox.admin.counters();
-    log(`  budgeted: ${processes} processes running; measuring ${seconds} s from the first completed order`);
+    log(`  budgeted: ${processes} processes running; measuring ${seconds} s from ${WARM_UP_MS / 1000} s after the first completed order`);
     await sleep(seconds * 1_000);
     const c1 = sandbox.admin.counters();
     const done = c1.actions - c0.actions;

@@ -9,7 +9,7 @@ import { parseBenchArgs, type BenchOptions, type Section } from './lib/bench-opt
 import { runOverheadBench } from './lib/job-overhead.js';
 import { machine, machineLine } from './lib/machine.js';
 import { markdownTable, textTable } from './lib/tables.js';
-import { runBudgeted, type BudgetedFigures, type OrdersBenchOptions } from './orders-throughput.js';
+import { runBudgeted, type BudgetedFigures } from './orders-throughput.js';
 import { runSandboxLoadBench } from './sandbox-load.js';
 import { benchStockSync, stockBenchRows } from './stock-sync.js';
 
@@ -32,8 +32,7 @@ async function ordersSection(o: BenchOptions): Promise<Part> {
   for (const budget of o.budgets) {
     for (const latencyMs of o.latencies) {
       say(`orders: ${budget} POST/min, ${latencyMs} ms latency: ${o.processes} worker processes for ${o.seconds} s`);
-      const opts: OrdersBenchOptions & { latencyMs: number } = { budgetPerMinute: budget, seconds: o.seconds, processes: o.processes, latencyMs, log: say };
-      const w: BudgetedFigures = await runBudgeted(opts);
+      const w: BudgetedFigures = await runBudgeted({ budgetPerMinute: budget, seconds: o.seconds, processes: o.processes, latencyMs, log: say });
       say(`orders: the same through the sequential baseline for ${o.seconds} s`);
       const b: BaselineFigures = await runBaseline({ budgetPerMinute: budget, latencyMs, seconds: o.seconds });
       const ratio = w.ordersPerMinute / Math.max(0.1, b.ordersPerMinute);

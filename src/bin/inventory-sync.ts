@@ -12,7 +12,7 @@ const onSignal = (signal: NodeJS.Signals) => {
   signals += 1;
   if (signals === 1) {
     process.stderr.write(`${signal}: finishing active work, then exiting (send it again to exit now)\n`);
-    stopper.abort(signal);
+    stopper.abort();
     return;
   }
   process.stderr.write(`${signal} again: exiting now\n`);

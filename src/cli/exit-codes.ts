@@ -50,6 +50,9 @@ export function describeFailure(err: unknown): { code: ExitCodeValue; lines: str
     if (feedErr.code === 'FEED_UNAUTHORIZED') return { code: ExitCode.usage, lines };
     return { code: ExitCode.someFailed, lines };
   }
+  if (err instanceof Error && err.name === 'AbortError') {
+    return { code: ExitCode.someFailed, lines: ['interrupted: active jobs were given the grace period; queued ones wait for the next run'] };
+  }
   if (isUnreachableLike(err)) {
     return { code: ExitCode.unreachable, lines: [`could not reach a server: ${causeText(err)}`] };
   }

@@ -6,14 +6,18 @@ import { createProgress } from './progress.js';
 export function runProgress(io: CliIo, enabled: boolean) {
   const bar = createProgress(io.stdout, 'processing', { enabled });
   let most = 0;
+  let lastImportLine = 0;
   return {
     onProgress(p: RunProgress) {
       if (!enabled) return;
       if (p.phase === 'pulled') {
         io.stdout.write(`pulled ${p.stream}: ${p.result.queued} new, ${p.result.duplicates} re-delivered, ${p.result.invalid} invalid${p.result.locked ? ' (another process was pulling it)' : ''}\n`);
       } else if (p.phase === 'imported') {
-        if (!io.stdout.isTTY) return;
-        io.stdout.write(`\rimported ${p.progress.records} records of ${p.stream}`);
+        if (io.stdout.isTTY) io.stdout.write(`\rimported ${p.progress.records} records of ${p.stream}`);
+        else if (Date.now() - lastImportLine >= 2000) {
+          io.stdout.write(`imported ${p.progress.records} records of ${p.stream}\n`);
+          lastImportLine = Date.now();
+        }
       } else {
         const pending = Object.values(p.pending).reduce((a, b) => a + b, 0);
         most = Math.max(most, pending);

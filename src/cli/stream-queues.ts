@@ -12,6 +12,8 @@ export interface StreamQueues {
 
 export function openStreamQueues(redis: Redis, prefix: string, streams: readonly StreamName[] = STREAMS): StreamQueues {
   const queues = new Map<StreamName, Queue>(streams.map((s) => [s, new Queue(s, { connection: redis, prefix })]));
+  // Unheard, BullMQ prints connection errors raw, past the logger; commands still reject on their own.
+  for (const q of queues.values()) q.on('error', () => undefined);
   return {
     prefix,
     get(stream) {

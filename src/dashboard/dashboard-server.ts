@@ -56,6 +56,8 @@ export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
   if (!o.auth && !isLoopback(o.host)) throw new UnsafeDashboardError(o.host);
   const queues = openStreamQueues(o.redis, o.prefix);
   const extra = (o.extraQueues ?? []).map((name) => new Queue(name, { connection: o.redis, prefix: o.prefix }));
+  // Unheard, BullMQ prints connection errors raw, past the logger; requests still fail on their own.
+  for (const q of extra) q.on('error', () => undefined);
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);

@@ -9,7 +9,7 @@ import type { Config } from '../../config/read-config.js';
 import { openApp, type AppContext } from '../cli/app-context.js';
 import type { CliIo } from '../cli/cli-io.js';
 import { loadConfig, secretValues } from '../cli/command-context.js';
-import { untilStopped } from '../cli/commands/dashboard-command.js';
+import { untilStopped } from '../cli/until-stopped.js';
 import { ExitCode, type ExitCodeValue } from '../cli/exit-codes.js';
 import { runProgress } from '../cli/run-progress.js';
 import { startDashboard, type Dashboard } from '../dashboard/dashboard-server.js';

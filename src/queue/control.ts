@@ -70,11 +70,16 @@ export interface Control {
   scheduleInfo(): Promise<ScheduleInfo[]>;
   /** Stops the control worker (a running pull finishes first, within graceMs) and leaves the schedulers in Redis. */
   close(graceMs?: number): Promise<void>;
+  /** Removes the schedulers this control upserted (and their pending next runs), e.g. before a test deletes its prefix. */
+  removeSchedulers(): Promise<void>;
 }
 
 /** The control queue, for reading schedules without running them (status, dashboard). Closing it leaves `redis` open. */
 export function openControlQueue(redis: Redis, prefix: string): Queue<ControlData> {
-  return new Queue<ControlData>(CONTROL_QUEUE, { connection: redis, prefix });
+  const queue = new Queue<ControlData>(CONTROL_QUEUE, { connection: redis, prefix });
+  // Unheard, BullMQ prints connection errors raw, past the logger; the control worker logs the outage.
+  queue.on('error', () => undefined);
+  return queue;
 }
 
 /** Last and next runs of every scheduler of the control queue. */
@@ -104,7 +109,8 @@ export async function readScheduleInfo(queue: Queue, redis: Redis, keys: RedisKe
 export async function startControl(o: StartControlOptions): Promise<Control> {
   const queue = openControlQueue(o.redis, o.prefix);
   const keep = { removeOnComplete: { count: 200 }, removeOnFail: { age: 7 * 24 * 3600, count: 1_000 } };
-  for (const stream of o.streams ?? o.queues.streams()) {
+  const streams = o.streams ?? o.queues.streams();
+  for (const stream of streams) {
     const scheduler = SCHEDULERS[stream];
     const repeat =
       stream === 'stock-counts'
@@ -153,6 +159,9 @@ export async function startControl(o: StartControlOptions): Promise<Control> {
     queue,
     worker,
     scheduleInfo: () => readScheduleInfo(queue, o.redis, o.keys),
+    async removeSchedulers() {
+      for (const stream of streams) await queue.removeJobScheduler(SCHEDULERS[stream]);
+    },
     async close(graceMs = 10_000) {
       const closing = worker.close();
       const closed = await Promise.race([closing.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), graceMs).unref())]);

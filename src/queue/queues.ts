@@ -59,6 +59,9 @@ export function createQueues(opts: CreateQueuesOptions): QueueSet {
   const queues = new Map<StreamName, Queue<JobData>>(
     streams.map((s) => [s, new Queue<JobData>(s, { connection: opts.connection, prefix: opts.prefix, defaultJobOptions })]),
   );
+  // Without a listener BullMQ prints every connection error as a raw stack, past the logger and its redaction;
+  // commands still reject on their own, and the workers log the outage.
+  for (const q of queues.values()) q.on('error', () => undefined);
   return {
     prefix: opts.prefix,
     get(stream) {

@@ -61,6 +61,8 @@ export async function startWorkers(o: StartWorkersOptions): Promise<WorkerPool> 
     if (workers.has(kind.stream)) throw new Error(`two job kinds for stream ${kind.stream}`);
     const conn = createRedis(o.connection);
     const queue = new Queue(kind.stream, { connection: conn, prefix: o.prefix });
+    // Connection errors are logged once, by the worker's handler below; unheard, BullMQ prints them raw.
+    queue.on('error', () => undefined);
     owned.push({ conn, queue });
     const processor = createProcessor(kind, o.deps, {
       ...o.processor,

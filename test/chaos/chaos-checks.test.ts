@@ -45,6 +45,9 @@ describe('chaos checks', () => {
       QUEUE_PREFIX: prefix,
       UPSTREAM_URL: feed.url,
       VARIANCE_CHUNK_SIZE: String(CHUNK),
+      // No budget to wait for: the rules are under test here, not the pacing.
+      INVENTORY_POST_PER_MINUTE: '100000',
+      INVENTORY_GET_PER_MINUTE: '100000',
     };
     deps = buildDeps(readConfig(env, { service: true, upstream: true }), createLogger({ level: 'silent' }), { redis });
     await syncOnce(deps, { kinds: jobKinds });

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { baseEnv, freshCwd, runCli } from './run-cli.js';
 
-describe('the command line', () => {
+describe.concurrent('the command line', () => {
   describe('when the configuration is wrong', () => {
     it('prints one line per problem, naming each variable, and exits 2', async () => {
       const r = await runCli(['jobs', 'list'], { ...baseEnv(), REDIS_URL: 'localhost:6379', LOG_LEVEL: 'loud', WORKER_HTTP_PORT: '-1' });
@@ -14,6 +14,19 @@ describe('the command line', () => {
       expect(lines.find((l) => l.startsWith('LOG_LEVEL'))).toContain('must be one of');
       expect(lines.find((l) => l.startsWith('WORKER_HTTP_PORT'))).toContain('0 or more');
       expect(r.stdout).toBe('');
+    });
+
+    it('stops `worker` before it starts when the feed is not configured', async () => {
+      const r = await runCli(['worker'], {
+        ...baseEnv(),
+        INVENTORY_BASE_URL: 'http://127.0.0.1:1',
+        INVENTORY_ACCOUNT: 'demo',
+        INVENTORY_API_KEY: 'k',
+        INVENTORY_API_SECRET: 's',
+        SHUTDOWN_GRACE_SECONDS: '0',
+      });
+      expect(r.code).toBe(2);
+      expect(r.stderr.trim().split('\n').sort()).toEqual(['SHUTDOWN_GRACE_SECONDS must be greater than 0', 'UPSTREAM_URL: is required to pull the feed']);
     });
 
     it('reads a .env file in the working folder', async () => {

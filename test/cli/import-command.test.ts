@@ -21,7 +21,7 @@ describe.concurrent('import', () => {
       const file = ndjson([JSON.stringify(count('C-1', 68)), JSON.stringify(count('C-2', 66))]);
       const r = await runCli(['import', 'stock-counts', file], stack.env);
       expect(r.code).toBe(0);
-      expect(r.stdout).toMatch(/^Imported 2 records of stock-counts in \d+\.\d s: 2 queued, 0 already queued before, 0 invalid\.\n$/);
+      expect(r.stdout).toMatch(/^imported 2 records of stock-counts\nImported 2 records of stock-counts in \d+\.\d s: 2 queued, 0 already queued before, 0 invalid\.\n$/);
       const list = JSON.parse((await runCli(['jobs', 'list', '--state', 'waiting', '--json'], stack.env)).stdout);
       expect(list.jobs.map((j: { key: string }) => j.key).sort()).toEqual(['C-1', 'C-2']);
       expect(stack.sandbox.admin.state().variances).toHaveLength(0);

@@ -21,7 +21,7 @@ describe('jobs commands', () => {
     redis.disconnect();
   });
 
-  describe('jobs list', () => {
+  describe.concurrent('jobs list', () => {
     it('shows the failed and waiting jobs in a table, with the reason, and exits 0', async () => {
       const r = await runCli(['jobs', 'list'], env);
       expect(r.code).toBe(0);
@@ -60,7 +60,7 @@ describe('jobs commands', () => {
     });
   });
 
-  describe('jobs show', () => {
+  describe.concurrent('jobs show', () => {
     it("tells a failed job's story: record, attempt with its calls, the error and what to do", async () => {
       const r = await runCli(['jobs', 'show', seeded.failedId], env);
       expect(r.code).toBe(0);

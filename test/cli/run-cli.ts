@@ -20,13 +20,21 @@ export function freshCwd(): string {
   return mkdtempSync(join(tmpdir(), 'isync-cli-'));
 }
 
+let sharedCwd: string | undefined;
+
+/** An empty working folder, one per test process: no stray .env is read. */
+function emptyCwd(): string {
+  sharedCwd ??= freshCwd();
+  return sharedCwd;
+}
+
 /** Only what a child needs from this process: never the parent's QUEUE_PREFIX or credentials. */
 export function baseEnv(): Record<string, string> {
   return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'warn' };
 }
 
 /** Starts the real entry point (src/bin/inventory-sync.ts under tsx) as a child process. */
-export function spawnCli(args: string[], env: Record<string, string>, cwd = freshCwd()): ChildProcess {
+export function spawnCli(args: string[], env: Record<string, string>, cwd = emptyCwd()): ChildProcess {
   return spawn(process.execPath, ['--import', tsxLoader, entry, ...args], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
 }
 

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { baseEnv, runCli } from './run-cli.js';
 import { startStack, type Stack } from './stack.js';
 
@@ -9,76 +9,79 @@ const order = (n: number, productId = 'MUG-BLUE') => ({
 });
 const bom = { productId: 'SKU-0100', components: [{ productId: 'SKU-0101', quantity: 2 }] };
 
-describe('sync --once', () => {
-  let stack: Stack | undefined;
-  afterEach(async () => {
-    await stack?.close();
-    stack = undefined;
-  });
+/** Runs `fn` with a stack of its own, closed after, so the tests of this file can run side by side. */
+async function withStack(streams: Parameters<typeof startStack>[0], name: string, fn: (stack: Stack) => Promise<void>): Promise<void> {
+  const stack = await startStack(streams, name);
+  try {
+    await fn(stack);
+  } finally {
+    await stack.close();
+  }
+}
 
+describe.concurrent('sync --once', () => {
   describe('when every record syncs', () => {
-    it('prints the per-stream summary and exits 0', async () => {
-      stack = await startStack({ orders: [order(1), order(2), order(1)], boms: [bom] }, 'sync-ok');
-      const r = await runCli(['sync', '--once'], stack.env);
-      expect(r.stderr).not.toMatch(/"level":5\d/);
-      expect(r.code).toBe(0);
-      expect(r.stdout).toContain('pulled orders: 2 new, 1 re-delivered, 0 invalid');
-      expect(r.stdout).toMatch(/processing: \d+\/\d+/);
-      expect(r.stdout).toMatch(/Synced in \d+\.\d s\./);
-      expect(r.stdout).toMatch(/orders\s+2\s+1\s+0\s+2\s+0/);
-      expect(r.stdout).toMatch(/boms\s+1\s+0\s+0\s+1\s+0/);
-      expect(r.stdout).toContain('Every record synced.');
-      expect(stack.sandbox.admin.state().orders.map((o: { orderId: string }) => o.orderId).sort()).toEqual(['T-1', 'T-2']);
-    });
+    it('prints the per-stream summary and exits 0', () =>
+      withStack({ orders: [order(1), order(2), order(1)], boms: [bom] }, 'sync-ok', async (stack) => {
+        const r = await runCli(['sync', '--once'], stack.env);
+        expect(r.code).toBe(0);
+        expect(r.stdout).toContain('pulled orders: 2 new, 1 re-delivered, 0 invalid');
+        expect(r.stdout).toMatch(/processing: \d+\/\d+/);
+        expect(r.stdout).toMatch(/Synced in \d+\.\d s\./);
+        expect(r.stdout).toMatch(/orders\s+2\s+1\s+0\s+2\s+0/);
+        expect(r.stdout).toMatch(/boms\s+1\s+0\s+0\s+1\s+0/);
+        expect(r.stdout).toContain('Every record synced.');
+        expect(stack.sandbox.admin.state().orders.map((o: { orderId: string }) => o.orderId).sort()).toEqual(['T-1', 'T-2']);
+      }));
   });
 
   describe('when some records are bad', () => {
-    it('syncs the rest, lists each failure with its reason and job, and exits 1', async () => {
-      stack = await startStack({ orders: [order(1), order(2, 'NO-SUCH'), { orderId: 'T-3', origin: 'Main Warehouse', lines: [] }] }, 'sync-bad');
-      const r = await runCli(['sync', '--once', '--stream', 'orders'], stack.env);
-      expect(r.code).toBe(1);
-      expect(r.stdout).toMatch(/orders\s+3\s+0\s+1\s+1\s+2/);
-      expect(r.stdout).toContain('2 records failed:');
-      expect(r.stdout).toMatch(/orders\s+T-2\s+\[BAD_RECORD\] record T-2: lines\.0\.productId: .*NO-SUCH.*orders-T-2-[0-9a-f]{12}/);
-      expect(r.stdout).toMatch(/orders\s+T-3\s+\[BAD_RECORD\] record T-3: lines: must have at least one line/);
-      expect(r.stdout).toContain('See why: inventory-sync jobs show <JOB>');
-    });
+    it('syncs the rest, lists each failure with its reason and job, and exits 1', () =>
+      withStack({ orders: [order(1), order(2, 'NO-SUCH'), { orderId: 'T-3', origin: 'Main Warehouse', lines: [] }] }, 'sync-bad', async (stack) => {
+        const r = await runCli(['sync', '--once', '--stream', 'orders'], stack.env);
+        expect(r.code).toBe(1);
+        expect(r.stdout).toMatch(/orders\s+3\s+0\s+1\s+1\s+2/);
+        expect(r.stdout).toContain('2 records failed:');
+        expect(r.stdout).toMatch(/orders\s+T-2\s+\[BAD_RECORD\] record T-2: lines\.0\.productId: .*NO-SUCH.*orders-T-2-[0-9a-f]{12}/);
+        expect(r.stdout).toMatch(/orders\s+T-3\s+\[BAD_RECORD\] record T-3: lines: must have at least one line/);
+        expect(r.stdout).toContain('See why: inventory-sync jobs show <JOB>');
+      }));
 
-    it('answers --json with the summary, without progress lines', async () => {
-      stack = await startStack({ orders: [order(1), order(2, 'NO-SUCH')] }, 'sync-json');
-      const r = await runCli(['sync', '--once', '--json'], stack.env);
-      expect(r.code).toBe(1);
-      const s = JSON.parse(r.stdout);
-      expect(s.ok).toBe(false);
-      expect(typeof s.ms).toBe('number');
-      expect(s.perStream.orders).toMatchObject({ queued: 2, duplicates: 0, invalid: 0, completed: 1 });
-      expect(s.perStream.orders.failed).toEqual([{ id: expect.stringMatching(/^orders-T-2-/), key: 'T-2', reason: expect.stringMatching(/^\[BAD_RECORD\] record T-2: lines\.0\.productId/) }]);
-      expect(s.perStream['stock-counts']).toMatchObject({ queued: 0, completed: 0, failed: [] });
-    });
+    it('answers --json with the summary, without progress lines', () =>
+      withStack({ orders: [order(1), order(2, 'NO-SUCH')] }, 'sync-json', async (stack) => {
+        const r = await runCli(['sync', '--once', '--json'], stack.env);
+        expect(r.code).toBe(1);
+        const s = JSON.parse(r.stdout);
+        expect(s.ok).toBe(false);
+        expect(typeof s.ms).toBe('number');
+        expect(s.perStream.orders).toMatchObject({ queued: 2, duplicates: 0, invalid: 0, completed: 1 });
+        expect(s.perStream.orders.failed).toEqual([{ id: expect.stringMatching(/^orders-T-2-/), key: 'T-2', reason: expect.stringMatching(/^\[BAD_RECORD\] record T-2: lines\.0\.productId/) }]);
+        expect(s.perStream['stock-counts']).toMatchObject({ queued: 0, completed: 0, failed: [] });
+      }));
   });
 
   describe('when a part cannot be reached', () => {
-    it('exits 3 when the feed does not answer', async () => {
-      stack = await startStack({}, 'sync-nofeed');
-      const r = await runCli(['sync', '--once'], { ...stack.env, UPSTREAM_URL: 'http://127.0.0.1:1' }, { timeoutMs: 90_000 });
-      expect(r.code).toBe(3);
-      expect(r.stderr).toContain('no answer');
-      expect(r.stderr).toContain('Check UPSTREAM_URL');
-    });
+    it('exits 3 when the feed does not answer', () =>
+      withStack({}, 'sync-nofeed', async (stack) => {
+        const r = await runCli(['sync', '--once'], { ...stack.env, UPSTREAM_URL: 'http://127.0.0.1:1' }, { timeoutMs: 90_000 });
+        expect(r.code).toBe(3);
+        expect(r.stderr).toContain('no answer');
+        expect(r.stderr).toContain('Check UPSTREAM_URL');
+      }));
 
-    it('exits 3 when the service does not answer', async () => {
-      stack = await startStack({}, 'sync-nosvc');
-      const r = await runCli(['sync', '--once'], { ...stack.env, INVENTORY_BASE_URL: 'http://127.0.0.1:1' }, { timeoutMs: 90_000 });
-      expect(r.code).toBe(3);
-      expect(r.stderr).toContain('the service could not be reached at http://127.0.0.1:1');
-    });
+    it('exits 3 when the service does not answer', () =>
+      withStack({}, 'sync-nosvc', async (stack) => {
+        const r = await runCli(['sync', '--once'], { ...stack.env, INVENTORY_BASE_URL: 'http://127.0.0.1:1' }, { timeoutMs: 90_000 });
+        expect(r.code).toBe(3);
+        expect(r.stderr).toContain('the service could not be reached at http://127.0.0.1:1');
+      }));
 
-    it('exits 2 when the service refuses the credentials, naming the variables', async () => {
-      stack = await startStack({}, 'sync-401');
-      const r = await runCli(['sync', '--once'], { ...stack.env, INVENTORY_API_SECRET: 'wrong-secret' });
-      expect(r.code).toBe(2);
-      expect(r.stderr.trim()).toMatch(/^INVENTORY_API_KEY, INVENTORY_API_SECRET: the service at .* refused them \(HTTP 401\)/);
-    });
+    it('exits 2 when the service refuses the credentials, naming the variables', () =>
+      withStack({}, 'sync-401', async (stack) => {
+        const r = await runCli(['sync', '--once'], { ...stack.env, INVENTORY_API_SECRET: 'wrong-secret' });
+        expect(r.code).toBe(2);
+        expect(r.stderr.trim()).toMatch(/^INVENTORY_API_KEY, INVENTORY_API_SECRET: the service at .* refused them \(HTTP 401\)/);
+      }));
   });
 
   describe('when the configuration is incomplete', () => {

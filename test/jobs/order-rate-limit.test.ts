@@ -8,10 +8,10 @@ describe('order sync', () => {
 
     beforeAll(async () => {
       // One attempt only: a 429 that consumed an attempt would fail its job.
-      world = await orderWorld('order-429', { jobs: { attempts: 1, concurrency: 8 } });
+      world = await orderWorld('order-429', { jobs: { attempts: 1, concurrency: ids.length } });
       await world.deps.catalog.refresh();
-      // The client has no budget of its own here, so it runs into the service's: 8 POSTs per 400 ms.
-      world.sandbox.admin.setBudgets({ post: { limit: 8, windowMs: 400 }, resetUnit: 'ms' });
+      // The client has no budget of its own here, so its 12 jobs at once run into the service's: 6 POSTs per 400 ms.
+      world.sandbox.admin.setBudgets({ post: { limit: 6, windowMs: 400 }, resetUnit: 'ms' });
       await world.add(ids.map((id) => orderRecord(id)));
       await world.idle(40_000);
     }, 60_000);

@@ -72,6 +72,10 @@ describe('order sync', () => {
     it('keeps the progress of each order in Redis', async () => {
       const progress = await world.redis.hgetall(world.keys.order('WEB-1'));
       expect(progress).toMatchObject({ step: 'completed', pending: '', orderUrl: '/demo/api/order/WEB-1', shipmentUrl: '/demo/api/shipment/SHP-WEB-1' });
+      // It expires by itself (30 days): the service stays the truth.
+      const ttl = await world.redis.ttl(world.keys.order('WEB-1'));
+      expect(ttl).toBeGreaterThan(29 * 24 * 3600);
+      expect(ttl).toBeLessThanOrEqual(30 * 24 * 3600);
     });
 
     it('leaves a trace on each job listing its calls and the outcome', async () => {

@@ -11,12 +11,14 @@ function leaks(text: string): string[] {
   return FORMS.filter((f) => text.includes(f));
 }
 
-/** Every line must be a JSON log line, and none may carry a secret. */
+/** Every line must be a JSON log line, and none may carry a secret; a job's lines name its job id and key. */
 function checkLogLines(text: string, where: string): number {
   const lines = text.split('\n').filter((l) => l.trim() !== '');
   for (const line of lines) {
     expect(() => JSON.parse(line), `${where}: not a JSON line: ${line}`).not.toThrow();
     expect(leaks(line), `${where}: ${line}`).toEqual([]);
+    const fields = JSON.parse(line) as { jobId?: string; key?: string };
+    if (fields.jobId) expect(fields.key, `${where}: ${line}`).toMatch(/^R-\d$/);
   }
   return lines.length;
 }

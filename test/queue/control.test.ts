@@ -14,6 +14,7 @@ beforeEach(async () => {
   feed = await startFeedServer({ token: 'feed-token' });
 });
 afterEach(async () => {
+  await control?.removeSchedulers();
   await control?.close(1_000);
   control = undefined;
   await feed.close();

@@ -9,7 +9,7 @@ import { BadRecordError } from '../../src/queue/job-errors.js';
 import { importAndMaybeProcess, syncOnce, type RunProgress } from '../../src/queue/runtime.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
 import { deletePrefix, redisUrl, uniquePrefix } from '../helpers/redis.js';
-import { captureLogger, done, order, testKind } from './support.js';
+import { captureLogger, done, order, settleMeta, testKind } from './support.js';
 
 const TOKEN = 'upstream-token-7f3a9';
 
@@ -41,6 +41,7 @@ beforeEach(async () => {
   const captured = captureLogger();
   logLines = captured.lines;
   deps = buildDeps(config, captured.logger);
+  await settleMeta(deps.queues);
 });
 afterEach(async () => {
   await deletePrefix(deps.redis, deps.config.redis.prefix);

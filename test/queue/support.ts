@@ -56,12 +56,28 @@ export interface QueueWorld {
   close(): Promise<void>;
 }
 
+/**
+ * Queues whose first meta write (BullMQ does it once connected) is done, so that it cannot land after
+ * the test has deleted its prefix.
+ */
+export async function readyQueues(redis: Redis, prefix: string, jobs: Config['jobs']): Promise<QueueSet> {
+  const queues = createQueues({ connection: redis, prefix, jobs });
+  await settleMeta(queues);
+  return queues;
+}
+
+export async function settleMeta(queues: QueueSet): Promise<void> {
+  await Promise.all(queues.streams().map((s) => queues.get(s).waitUntilReady()));
+  // The meta write is sent right after readiness on the same connection; a command queued now answers after it.
+  await Promise.all(queues.streams().map(async (s) => (await queues.get(s).getBackend().client).get('ping')));
+}
+
 /** A fresh prefix on the real Redis, the stream queues, an empty sandbox and a real client for it. */
 export async function queueWorld(name: string, jobs: Config['jobs'] = fastJobs): Promise<QueueWorld> {
   const redis = connect();
   const prefix = uniquePrefix(name);
   const keys = redisKeys(prefix);
-  const queues = createQueues({ connection: redis, prefix, jobs });
+  const queues = await readyQueues(redis, prefix, jobs);
   const { logger, lines } = captureLogger();
   const sandbox = await startSandbox({ data: 'empty' });
   const client = new ServiceClient({ baseUrl: sandbox.url, account: sandbox.account, apiKey: sandbox.key, apiSecret: sandbox.secret, readRetries: 0 });

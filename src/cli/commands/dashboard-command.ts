@@ -6,6 +6,7 @@ import { budgetsOf, commandLogger, loadConfig, secretValues } from '../command-c
 import { connectRedis } from '../connect-redis.js';
 import { ExitCode, UsageError } from '../exit-codes.js';
 import type { CommandResult } from '../program.js';
+import { untilStopped } from '../until-stopped.js';
 import { port } from './options.js';
 
 /** `dashboard [--host H] [--port P] [--no-auth]`: serves until SIGTERM/SIGINT. */
@@ -42,10 +43,4 @@ export function dashboardCommand(io: CliIo, done: CommandResult): Command {
       redis.disconnect();
       done(ExitCode.ok);
     });
-}
-
-/** Resolves when the process is asked to stop. */
-export function untilStopped(stop: AbortSignal): Promise<void> {
-  if (stop.aborted) return Promise.resolve();
-  return new Promise((resolve) => stop.addEventListener('abort', () => resolve(), { once: true }));
 }

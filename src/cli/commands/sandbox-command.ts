@@ -3,7 +3,7 @@ import type { CliIo } from '../cli-io.js';
 import { loadConfig } from '../command-context.js';
 import { ExitCode } from '../exit-codes.js';
 import type { CommandResult } from '../program.js';
-import { untilStopped } from './dashboard-command.js';
+import { untilStopped } from '../until-stopped.js';
 import { port } from './options.js';
 
 /** `sandbox`: the embedded service, until SIGTERM/SIGINT. */
@@ -12,19 +12,21 @@ export function sandboxCommand(io: CliIo, done: CommandResult): Command {
     .description('the embedded service (an implementation of the service API, with admin endpoints for faults and budgets)')
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .option('--port <port>', 'port (0 picks a free one)', port, 8080)
-    .option('--account <account>', 'account path component', 'demo')
+    .option('--account <account>', "account path component (default: the data's account, demo for demo and empty)")
     .option('--data <data>', 'demo, empty, or a JSON file of accounts data', 'demo')
-    .action(async (o: { host: string; port: number; account: string; data: string }) => {
+    .option('--key <key>', 'API key it accepts (default: INVENTORY_API_KEY, else demo)')
+    .option('--secret <secret>', 'API secret it accepts (default: INVENTORY_API_SECRET, else demo)')
+    .action(async (o: { host: string; port: number; account?: string; data: string; key?: string; secret?: string }) => {
       loadConfig(io);
       // Its own credentials: INVENTORY_API_KEY/SECRET when set, so a worker with the same .env talks to it.
-      const key = io.env.INVENTORY_API_KEY || 'demo';
-      const secret = io.env.INVENTORY_API_SECRET || 'demo';
+      const key = o.key || io.env.INVENTORY_API_KEY || 'demo';
+      const secret = o.secret || io.env.INVENTORY_API_SECRET || 'demo';
       const { sandboxBanner, startSandbox } = await import('../../sandbox/sandbox.js');
       const sandbox = await startSandbox({ host: o.host, port: o.port, account: o.account, data: o.data, key, secret });
       io.stdout.write(`${sandboxBanner(sandbox, o.data)}\n`);
-      const shownSecret = io.env.INVENTORY_API_SECRET ? '<your INVENTORY_API_SECRET>' : 'demo';
+      const shown = (given: string | undefined, name: string) => (given ? '<the value of --' + name + '>' : io.env[`INVENTORY_API_${name.toUpperCase()}`] ? `<your INVENTORY_API_${name.toUpperCase()}>` : 'demo');
       io.stdout.write(
-        `Point the worker at it with:\n  INVENTORY_BASE_URL=${sandbox.url} INVENTORY_ACCOUNT=${sandbox.account} INVENTORY_API_KEY=${key === 'demo' ? 'demo' : '<your INVENTORY_API_KEY>'} INVENTORY_API_SECRET=${shownSecret}\nStop with Ctrl-C.\n`,
+        `Point the worker at it with:\n  INVENTORY_BASE_URL=${sandbox.url} INVENTORY_ACCOUNT=${sandbox.account} INVENTORY_API_KEY=${shown(o.key, 'key')} INVENTORY_API_SECRET=${shown(o.secret, 'secret')}\nStop with Ctrl-C.\n`,
       );
       await untilStopped(io.stop);
       await sandbox.close();

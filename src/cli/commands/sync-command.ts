@@ -17,10 +17,17 @@ export function syncCommand(io: CliIo, done: CommandResult): Command {
     .action(async (o: { once?: boolean; stream?: StreamName[]; json?: boolean }) => {
       if (!o.once) throw new UsageError('sync needs --once (to run continuously, use `worker`)');
       // Loaded here, not at start: commands that do not run jobs start faster without them.
-      const [{ openApp }, { syncOnce }, { jobKinds }] = await Promise.all([import('../app-context.js'), import('../../queue/runtime.js'), import('../../../jobs/registry.js')]);
+      const [{ openApp }, { syncOnce }, { jobKinds }, { beginStockSyncRun }] = await Promise.all([
+        import('../app-context.js'),
+        import('../../queue/runtime.js'),
+        import('../../../jobs/registry.js'),
+        import('../../stock/stock-run.js'),
+      ]);
       const app = await openApp(io, { needs: { service: true, upstream: true }, logTo: io.stderr });
       const progress = runProgress(io, !o.json);
       try {
+        // A stock-count pull starts a run: its counts share one fresh read of on-hand stock.
+        if (!o.stream || o.stream.includes('stock-counts')) await beginStockSyncRun(app.deps.redis, app.deps.keys);
         const summary = await syncOnce(app.deps, { kinds: jobKinds, streams: o.stream, onProgress: progress.onProgress, signal: io.stop });
         progress.stop();
         if (o.json) writeJson(io, summary);

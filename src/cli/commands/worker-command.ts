@@ -3,7 +3,7 @@ import type { WorkerHttp } from '../../metrics/worker-http.js';
 import type { CliIo } from '../cli-io.js';
 import { ExitCode } from '../exit-codes.js';
 import type { CommandResult } from '../program.js';
-import { untilStopped } from './dashboard-command.js';
+import { untilStopped } from '../until-stopped.js';
 
 /**
  * `worker`: feed producers and workers until SIGTERM/SIGINT; then stops taking jobs, gives active ones
@@ -13,17 +13,18 @@ export function workerCommand(io: CliIo, done: CommandResult): Command {
   return new Command('worker')
     .description('run the feed producers (order polling, the stock-count schedule, BOM polling) and the workers until SIGTERM/SIGINT')
     .action(async () => {
-      const [{ openApp }, { startRuntime }, { jobKinds }, { startWorkerHttp }] = await Promise.all([
+      const [{ openApp }, { startRuntime }, { jobKinds }, { startWorkerHttp }, { stockSyncHooks }] = await Promise.all([
         import('../app-context.js'),
         import('../../queue/runtime.js'),
         import('../../../jobs/registry.js'),
         import('../../metrics/worker-http.js'),
+        import('../../stock/stock-run.js'),
       ]);
       const app = await openApp(io, { needs: { service: true, upstream: true }, logTo: io.stdout, probe: false });
       const { config, logger, deps, metrics } = app;
       let stopping = false;
       let http: WorkerHttp | undefined;
-      const runtime = await startRuntime(deps, { kinds: jobKinds, withSchedulers: true }).catch(async (err: unknown) => {
+      const runtime = await startRuntime(deps, { kinds: jobKinds, withSchedulers: true, hooks: stockSyncHooks(deps.redis, deps.keys) }).catch(async (err: unknown) => {
         await app.close();
         throw err;
       });
@@ -49,6 +50,8 @@ export function workerCommand(io: CliIo, done: CommandResult): Command {
         );
         await untilStopped(io.stop);
         stopping = true;
+        // Stop taking work everywhere at once; closing then waits for what is running.
+        await Promise.all([...runtime.workers.workers.values(), ...(runtime.control ? [runtime.control.worker] : [])].map((w) => w.pause(true)));
         logger.info({ active: runtime.workers.active(), graceSeconds: config.shutdownGraceSeconds }, 'stopping: no new jobs; active ones get the grace period to finish');
         await runtime.close(config.shutdownGraceSeconds * 1000);
         logger.info('worker stopped');

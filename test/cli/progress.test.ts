@@ -1,0 +1,52 @@
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import type { OutStream } from '../../src/cli/cli-io.js';
+import { createProgress } from '../../src/cli/progress.js';
+
+function sink(isTTY: boolean): { stream: OutStream; text: () => string } {
+  let text = '';
+  const stream = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      text += chunk.toString();
+      cb();
+    },
+  }) as OutStream;
+  stream.isTTY = isTTY;
+  if (isTTY) Object.assign(stream, { columns: 100, cursorTo: () => true, clearLine: () => true, moveCursor: () => true });
+  return { stream, text: () => text };
+}
+
+describe('progress', () => {
+  describe('when the output is not a terminal', () => {
+    it('writes plain lines, the first at once and the last on stop, without repeating itself', () => {
+      const out = sink(false);
+      const p = createProgress(out.stream, 'processing');
+      p.update(0, 10, '10 pending');
+      p.update(4, 10, '6 pending');
+      p.update(4, 10, '6 pending');
+      p.update(10, 10, '0 pending');
+      p.stop();
+      expect(out.text()).toBe('processing: 0/10 10 pending\nprocessing: 10/10 0 pending\n');
+    });
+  });
+
+  describe('when the output is a terminal', () => {
+    it('draws a bar with the count', () => {
+      const out = sink(true);
+      const p = createProgress(out.stream, 'processing');
+      p.update(3, 12, '9 pending');
+      p.stop();
+      expect(out.text()).toMatch(/processing \[[█░]+\] 3\/12 9 pending/);
+    });
+  });
+
+  describe('when disabled (--json)', () => {
+    it('writes nothing', () => {
+      const out = sink(false);
+      const p = createProgress(out.stream, 'processing', { enabled: false });
+      p.update(1, 2);
+      p.stop();
+      expect(out.text()).toBe('');
+    });
+  });
+});

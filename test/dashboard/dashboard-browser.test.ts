@@ -1,0 +1,99 @@
+import { Queue } from 'bullmq';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SandboxData } from '../../src/sandbox/sandbox-data.js';
+import { spawnCli } from '../cli/run-cli.js';
+import { startStack, type Stack } from '../cli/stack.js';
+import { eventually, freePort, startWorkerProcess, type WorkerProcess } from '../cli/worker-process.js';
+
+const PASSWORD = 'open-sesame-7f3a';
+const good = { orderId: 'B-1', origin: 'Main Warehouse', lines: [{ productId: 'MUG-BLUE', quantity: 1, unitPrice: 12.5, location: 'Main Warehouse / A-01' }] };
+const missingProduct = { orderId: 'B-2', origin: 'Main Warehouse', lines: [{ productId: 'MUG-YELLOW', quantity: 2, unitPrice: 14, location: 'Main Warehouse / A-01' }] };
+
+describe('dashboard in a browser', () => {
+  let stack: Stack;
+  let worker: WorkerProcess;
+  let dashboard: ReturnType<typeof spawnCli>;
+  let browser: Browser;
+  let base: string;
+  let queue: Queue;
+
+  beforeAll(async () => {
+    stack = await startStack({ orders: [good, missingProduct] }, 'browser');
+    queue = new Queue('orders', { connection: stack.redis, prefix: stack.prefix });
+    const env = { ...stack.env, DASHBOARD_USER: 'ops', DASHBOARD_PASSWORD: PASSWORD, LOG_LEVEL: 'info', ORDER_POLL_SECONDS: '1' };
+    worker = startWorkerProcess({ ...env, WORKER_HTTP_PORT: '0' });
+    const port = await freePort();
+    dashboard = spawnCli(['dashboard', '--port', String(port)], env);
+    base = `http://127.0.0.1:${port}`;
+    browser = await chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    });
+    await eventually(async () => (await queue.getFailedCount()) === 1 && (await queue.getCompletedCount()) === 1, 60_000, 'B-1 synced and B-2 failed');
+    await eventually(async () => (await fetch(`${base}/login`).catch(() => undefined))?.status === 200, 30_000, 'the dashboard');
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    dashboard?.kill('SIGTERM');
+    await worker?.stop();
+    await queue?.close();
+    await stack?.close();
+  });
+
+  it('logs in, shows the failed job and its reason, retries it after the fix, and shows it completed', async () => {
+    const page = await browser.newPage();
+
+    // Signed out, every page leads to the login form; a wrong password is refused.
+    await page.goto(`${base}/`);
+    expect(new URL(page.url()).pathname).toBe('/login');
+    await page.fill('#user', 'ops');
+    await page.fill('#password', 'wrong');
+    await page.click('button[type=submit]');
+    await expect(page.textContent('[role=alert]')).resolves.toContain('Wrong user or password');
+    await page.fill('#user', 'ops');
+    await page.fill('#password', PASSWORD);
+    await page.click('button[type=submit]');
+    expect(new URL(page.url()).pathname).toBe('/');
+
+    // The overview groups the failure by reason.
+    const group = page.locator('#failed-groups tr', { hasText: 'MUG-YELLOW' });
+    await expect(group.locator('td.reason').textContent()).resolves.toMatch(/lines\.0\.productId: "MUG-YELLOW" is an unknown product/);
+    await expect(page.locator('#streams tr', { hasText: 'orders' }).textContent()).resolves.toMatch(/orders/);
+
+    // The job page tells why and what to do.
+    await group.locator('a').first().click();
+    await expect(page.textContent('#state')).resolves.toBe('failed');
+    await expect(page.textContent('#reason')).resolves.toContain('[BAD_RECORD] record B-2: lines.0.productId: "MUG-YELLOW" is an unknown product');
+    await expect(page.textContent('#hint')).resolves.toMatch(/What to do:/);
+    const jobUrl = page.url();
+
+    // The fix: the product now exists in the service.
+    const state = stack.sandbox.admin.state();
+    const yellow = { productId: 'MUG-YELLOW', productUrl: '/demo/api/product/20099', internalName: 'Yellow mug', statusId: 'PRODUCT_ACTIVE', productAssocList: [] };
+    // The same JSON a data file holds (docs/sandbox.md): the state as dumped, plus the product.
+    const data = JSON.parse(JSON.stringify({ ...state, products: [...state.products, yellow] })) as SandboxData;
+    stack.sandbox.admin.reset(data);
+
+    // Retry the group from the overview, then watch the job complete.
+    await page.goto(`${base}/`);
+    await page.locator('#failed-groups tr', { hasText: 'MUG-YELLOW' }).locator('button').click();
+    await expect(page.textContent('[role=status]')).resolves.toContain('Retried 1 orders job(s) failed with [BAD_RECORD].');
+    await page.goto(jobUrl);
+    for (let i = 0; i < 60 && (await page.textContent('#state')) !== 'completed'; i++) {
+      await page.waitForTimeout(500);
+      await page.reload();
+    }
+    await expect(page.textContent('#state')).resolves.toBe('completed');
+    await expect(page.textContent('#result')).resolves.toContain('order B-2');
+    expect(stack.sandbox.admin.state().orders.find((o: { orderId: string }) => o.orderId === 'B-2')?.statusId).toBe('ORDER_COMPLETED');
+    await page.goto(`${base}/`);
+    await expect(page.textContent('#failed-groups')).resolves.toContain('No failed jobs.');
+
+    // bull-board shows the queues behind the same login.
+    await page.goto(`${base}/queues`);
+    await page.waitForSelector('text=stock-counts', { timeout: 20_000 });
+    await page.close();
+  }, 120_000);
+});
