@@ -2,6 +2,7 @@
  * A deterministic chaos scenario: orders, stock counts and BOMs over the sandbox's demo data, with
  * re-deliveries and bad records, plus what the service must hold once everything is synced.
  */
+import { seededRandom } from './chaos-events.js';
 
 export interface ScenarioOptions {
   orders: number;
@@ -45,18 +46,6 @@ export interface OrderSpec {
   lines: Array<{ productId: string; quantity: number; unitPrice: number; location: string }>;
 }
 
-/** mulberry32: small, seeded, good enough to shuffle test data. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const sku = (n: number) => `SKU-${String(n).padStart(4, '0')}`;
 const MAIN = 'Main Warehouse';
 const NORTH = 'North Depot';
@@ -70,7 +59,7 @@ const COUNT_PRODUCTS = Array.from({ length: 60 }, (_, i) => sku(i + 101));
 const BOM_PARENTS = Array.from({ length: 30 }, (_, i) => sku(i + 171));
 
 export function buildScenario(o: ScenarioOptions): Scenario {
-  const rand = rng(o.seed);
+  const rand = seededRandom(o.seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)] as T;
   const scenario: Scenario = {
     feed: { orders: [], 'stock-counts': [], boms: [] },

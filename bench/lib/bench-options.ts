@@ -17,8 +17,8 @@ export interface BenchOptions {
   only: Section[];
   /** Where the report goes. */
   out: string;
-  /** Run the compiled CLI for the import measurement. */
-  dist: boolean;
+  /** Measure the import through tsx instead of building dist/ first. */
+  tsx: boolean;
 }
 
 /** `npm run bench [-- --quick] [--only orders,import] [--budgets 600,1200] [--latencies 0,50] [--seconds 45] [--out FILE]` */
@@ -34,7 +34,6 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
       processes: { type: 'string' },
       runs: { type: 'string' },
       out: { type: 'string' },
-      dist: { type: 'boolean' },
       tsx: { type: 'boolean' },
     },
     strict: true,
@@ -45,12 +44,12 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
   const o: BenchOptions = {
     budgets: list(values.budgets, values.quick ? [1200] : [600, 1200, 2400]),
     latencies: list(values.latencies, [0, 50]),
-    seconds: Number(values.seconds ?? (values.quick ? 20 : 45)),
+    seconds: Number(values.seconds ?? (values.quick ? 20 : 40)),
     processes: Number(values.processes ?? 3),
     runs: Number(values.runs ?? (values.quick ? 1 : 3)),
     only: only as Section[],
     out: values.out ?? 'docs/benchmarks.md',
-    dist: values.dist === true && values.tsx !== true,
+    tsx: values.tsx === true,
   };
   for (const [name, v] of Object.entries({ seconds: o.seconds, processes: o.processes, runs: o.runs })) {
     if (!Number.isInteger(v) || v < 1) throw new Error(`--${name} must be a whole number of 1 or more`);
