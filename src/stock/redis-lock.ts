@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { waitForLock } from '../queue/key-lock.js';
 
 export interface RedisLockOptions {
   /** Life of the lock in ms; renewed every ttlMs / 3 while held. Default 15 000. */
@@ -33,45 +33,23 @@ export interface HeldLock {
   assertHeld(): void;
 }
 
-const RENEW = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end`;
-const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Runs fn while holding a Redis lock (SET NX PX, renewed, released by token), shared by every process. */
+/** Runs fn while holding a Redis lock (one mechanism for the whole program: src/queue/key-lock.ts). */
 export async function withRedisLock<T>(
   redis: Redis,
   key: string,
   fn: (lock: HeldLock) => Promise<T>,
   opts: RedisLockOptions = {},
 ): Promise<T> {
-  const ttlMs = opts.ttlMs ?? 15_000;
-  const waitMs = opts.waitMs ?? 60_000;
-  const pollMs = opts.pollMs ?? 50;
-  const token = randomBytes(12).toString('hex');
   const started = Date.now();
-  while ((await redis.set(key, token, 'PX', ttlMs, 'NX')) !== 'OK') {
-    if (Date.now() - started >= waitMs) throw new LockTimeoutError(key, Date.now() - started);
-    await sleep(pollMs);
-  }
-  let lost = false;
-  const timer = setInterval(() => {
-    redis
-      .eval(RENEW, 1, key, token, ttlMs)
-      .then((r) => {
-        if (r !== 1) lost = true;
-      })
-      .catch(() => undefined); // a failed renewal is retried at the next tick; expiry is the safety net
-  }, Math.max(10, Math.floor(ttlMs / 3)));
-  timer.unref();
+  const lock = await waitForLock(redis, key, opts.ttlMs ?? 15_000, opts.waitMs ?? 60_000, opts.pollMs ?? 50);
+  if (!lock) throw new LockTimeoutError(key, Date.now() - started);
   try {
     return await fn({
       assertHeld() {
-        if (lost) throw new LockLostError(key);
+        if (!lock.held()) throw new LockLostError(key);
       },
     });
   } finally {
-    clearInterval(timer);
-    await redis.eval(RELEASE, 1, key, token).catch(() => undefined);
+    await lock.release();
   }
 }
