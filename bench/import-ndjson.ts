@@ -8,6 +8,9 @@ import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync, statS
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Queue } from 'bullmq';
+import { jobIdFor } from '../src/queue/job-id.js';
+import { recordJobOptions } from '../src/queue/queues.js';
 import { createRedis } from '../src/redis.js';
 import { spawnCli } from './lib/cli-process.js';
 import { benchOrders } from './lib/order-records.js';
@@ -31,6 +34,8 @@ export interface ImportFigures {
   runs: Array<{ seconds: number; recordsPerSecond: number; peakMb: number | null; exitCode: number | string }>;
   medianRecordsPerSecond: number;
   maxPeakMb: number | null;
+  /** Jobs a second BullMQ's addBulk alone reaches here (batches of 1,000, the importer's job options): the ceiling of any import. */
+  addBulkJobsPerSecond: number;
   /** How the CLI was run. */
   command: string;
 }
@@ -45,6 +50,26 @@ async function writeFile(path: string, n: number): Promise<void> {
     if (!out.write(text)) await new Promise((r) => out.once('drain', r));
   }
   await new Promise<void>((r, reject) => out.end((err?: Error | null) => (err ? reject(err) : r())));
+}
+
+/** BullMQ's own job creation rate on this Redis: 20 addBulk calls of 1,000 order jobs, one after another. */
+async function addBulkCeiling(redisUrl: string): Promise<number> {
+  const redis = createRedis(redisUrl);
+  const prefix = `bench-addbulk-${process.pid}`;
+  const queue = new Queue('orders', { connection: redis, prefix, defaultJobOptions: recordJobOptions({ attempts: 12 }) });
+  try {
+    const batches = 20;
+    const t0 = performance.now();
+    for (let b = 0; b < batches; b++) {
+      const records = benchOrders(`BULK-${b}`, 1000);
+      await queue.addBulk(records.map((r) => ({ name: 'orders', data: { record: r, source: 'import' as const }, opts: { jobId: jobIdFor('orders', r) } })));
+    }
+    return Math.round((batches * 1000) / ((performance.now() - t0) / 1000));
+  } finally {
+    await queue.close();
+    await deleteKeys(redis, `${prefix}:*`);
+    redis.disconnect();
+  }
 }
 
 export async function runImportBench(o: ImportBenchOptions = {}): Promise<ImportFigures> {
@@ -82,6 +107,8 @@ export async function runImportBench(o: ImportBenchOptions = {}): Promise<Import
       o.log?.(`  import run ${i + 1}: ${n} records in ${seconds.toFixed(1)} s (${Math.round(n / seconds)}/s), peak ${peak === undefined ? '?' : Math.round(peak / 2 ** 20)} MB, ${queued} jobs queued`);
       await deleteKeys(redis, `${prefix}:*`);
     }
+    const addBulkJobsPerSecond = await addBulkCeiling(redisUrl);
+    o.log?.(`  BullMQ addBulk alone: ${addBulkJobsPerSecond} jobs/s`);
     const peaks = runs.map((r) => r.peakMb).filter((x): x is number => x !== null);
     return {
       records: n,
@@ -89,6 +116,7 @@ export async function runImportBench(o: ImportBenchOptions = {}): Promise<Import
       runs,
       medianRecordsPerSecond: median(runs.map((r) => r.recordsPerSecond)),
       maxPeakMb: peaks.length ? Math.max(...peaks) : null,
+      addBulkJobsPerSecond,
       command: `inventory-sync import orders orders.ndjson (${useDist ? 'node dist/src/bin/inventory-sync.js' : 'node --import tsx src/bin/inventory-sync.ts'})`,
     };
   } finally {
@@ -104,6 +132,6 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   };
   const dist = process.argv.includes('--dist') || (existsSync(join(ROOT, 'dist/src/bin/inventory-sync.js')) && !process.argv.includes('--tsx'));
   const f = await runImportBench({ records: arg('records'), runs: arg('runs'), dist, log: (l) => console.log(l) });
-  console.log(`import: median ${f.medianRecordsPerSecond} records/s (target >= 20000), peak ${f.maxPeakMb} MB (target < 256) for ${f.records} records (${f.fileMb} MB)`);
+  console.log(`import: median ${f.medianRecordsPerSecond} records/s (target >= 20000; BullMQ addBulk alone ${f.addBulkJobsPerSecond} jobs/s), peak ${f.maxPeakMb} MB (target < 256) for ${f.records} records (${f.fileMb} MB)`);
   console.log(JSON.stringify(f));
 }
