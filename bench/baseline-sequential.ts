@@ -9,9 +9,8 @@ import { pathToFileURL } from 'node:url';
 import { RequestBudget } from '../src/client/budget.js';
 import type { FacilityRow, ProductRow } from '../src/client/schemas.js';
 import { ServiceClient } from '../src/client/service-client.js';
-import { createRedis, redisKeys } from '../src/redis.js';
+import { createRedis, deleteKeysUnder, redisKeys } from '../src/redis.js';
 import { startSandbox } from '../src/sandbox/sandbox.js';
-import { deleteKeys } from './lib/redis-keys.js';
 import { benchOrders, type BenchOrder } from './lib/order-records.js';
 
 export interface BaselineOptions {
@@ -100,7 +99,7 @@ export async function runBaseline(o: BaselineOptions = {}): Promise<BaselineFigu
     };
   } finally {
     await client.close();
-    await deleteKeys(redis, `${prefix}:*`);
+    await deleteKeysUnder(redis, prefix);
     redis.disconnect();
     await sandbox.close();
   }

@@ -11,11 +11,10 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Queue } from 'bullmq';
 import { jobIdFor } from '../src/queue/job-id.js';
 import { recordJobOptions } from '../src/queue/queues.js';
-import { createRedis } from '../src/redis.js';
+import { createRedis, deleteKeysUnder } from '../src/redis.js';
 import { spawnCli } from './lib/cli-process.js';
 import { benchOrders } from './lib/order-records.js';
 import { watchPeakRss } from './lib/peak-rss.js';
-import { deleteKeys } from './lib/redis-keys.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -67,7 +66,7 @@ async function addBulkCeiling(redisUrl: string): Promise<number> {
     return Math.round((batches * 1000) / ((performance.now() - t0) / 1000));
   } finally {
     await queue.close();
-    await deleteKeys(redis, `${prefix}:*`);
+    await deleteKeysUnder(redis, prefix);
     redis.disconnect();
   }
 }
@@ -105,7 +104,7 @@ export async function runImportBench(o: ImportBenchOptions = {}): Promise<Import
       }
       runs.push({ seconds: Math.round(seconds * 100) / 100, recordsPerSecond: Math.round(n / seconds), peakMb: peak === undefined ? null : Math.round(peak / 2 ** 20), exitCode });
       o.log?.(`  import run ${i + 1}: ${n} records in ${seconds.toFixed(1)} s (${Math.round(n / seconds)}/s), peak ${peak === undefined ? '?' : Math.round(peak / 2 ** 20)} MB, ${queued} jobs queued`);
-      await deleteKeys(redis, `${prefix}:*`);
+      await deleteKeysUnder(redis, prefix);
     }
     const addBulkJobsPerSecond = await addBulkCeiling(redisUrl);
     o.log?.(`  BullMQ addBulk alone: ${addBulkJobsPerSecond} jobs/s`);

@@ -6,7 +6,7 @@ import { Catalog } from '../src/catalog/catalog.js';
 import { ServiceClient } from '../src/client/service-client.js';
 import { createQueues } from '../src/queue/queues.js';
 import { addJobs, recordJob } from '../src/queue/record-jobs.js';
-import { createRedis, redisKeys } from '../src/redis.js';
+import { createRedis, deleteKeysUnder, redisKeys } from '../src/redis.js';
 import type { Sandbox } from '../src/sandbox/sandbox.js';
 import type { OrderWorkerSettings } from './orders-worker.js';
 
@@ -75,12 +75,7 @@ export async function setUp(sandbox: Sandbox, redisUrl: string, tag: string) {
       await queues.get('orders').obliterate({ force: true }).catch(() => undefined);
       await queues.close();
       await client.close();
-      let cursor = '0';
-      do {
-        const [next, found] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-        cursor = next;
-        if (found.length) await redis.del(...found);
-      } while (cursor !== '0');
+      await deleteKeysUnder(redis, prefix);
       redis.disconnect();
     },
   };

@@ -21,7 +21,7 @@ import { waitForIdle } from '../src/queue/drain.js';
 import { importNdjson } from '../src/queue/importer.js';
 import { createQueues } from '../src/queue/queues.js';
 import { startWorkers } from '../src/queue/worker-pool.js';
-import { createRedis, redisKeys } from '../src/redis.js';
+import { createRedis, deleteKeysUnder, redisKeys } from '../src/redis.js';
 import { sandboxAdminClient } from '../src/sandbox/admin-client.js';
 import type { SandboxData } from '../src/sandbox/sandbox-data.js';
 import { startSandbox } from '../src/sandbox/sandbox.js';
@@ -155,12 +155,7 @@ async function runScenario(sb: { url: string; key: string; secret: string }, s: 
   const variancePosts = calls.filter((c) => c.method === 'POST' && c.path.endsWith('/api/inventoryvariance')).length;
   await queues.close();
   await client.close();
-  let cursor = '0';
-  do {
-    const [next, found] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-    cursor = next;
-    if (found.length) await redis.del(...found);
-  } while (cursor !== '0');
+  await deleteKeysUnder(redis, prefix);
   await redis.quit();
   return {
     ...sc,

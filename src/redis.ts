@@ -44,3 +44,15 @@ export function redisKeys(prefix: string) {
 }
 
 export type RedisKeys = ReturnType<typeof redisKeys>;
+
+/** Deletes every key under a prefix (`{prefix}:*`); answers how many went. For demos, tests and benches. */
+export async function deleteKeysUnder(redis: Redis, prefix: string): Promise<number> {
+  let cursor = '0';
+  let n = 0;
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length) n += await redis.del(...keys);
+  } while (cursor !== '0');
+  return n;
+}

@@ -9,11 +9,10 @@ import { Catalog } from '../../src/catalog/catalog.js';
 import { ServiceClient } from '../../src/client/service-client.js';
 import { createQueues } from '../../src/queue/queues.js';
 import { addJobs, recordJob } from '../../src/queue/record-jobs.js';
-import { createRedis, redisKeys } from '../../src/redis.js';
+import { createRedis, deleteKeysUnder, redisKeys } from '../../src/redis.js';
 import { startSandbox } from '../../src/sandbox/sandbox.js';
 import { benchOrders } from './order-records.js';
 import { ownCpuMs, processCpuMs } from './proc-cpu.js';
-import { deleteKeys } from './redis-keys.js';
 
 const WORKER = fileURLToPath(new URL('../orders-worker.ts', import.meta.url));
 
@@ -82,7 +81,7 @@ async function oneRun(n: number, concurrency: number, redisUrl: string, run: num
     await queues.get('orders').obliterate({ force: true }).catch(() => undefined);
     await queues.close();
     await client.close();
-    await deleteKeys(redis, `${prefix}:*`);
+    await deleteKeysUnder(redis, prefix);
     redis.disconnect();
     await sandbox.close();
   }

@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Redis } from 'ioredis';
 import { jobKinds } from '../../jobs/registry.js';
 import { defaults } from '../../config/defaults.js';
 import type { Config } from '../../config/read-config.js';
@@ -19,6 +18,7 @@ import { startRuntime, syncOnce, type Runtime } from '../queue/runtime.js';
 import type { StreamName } from '../queue/streams.js';
 import { startSandbox } from '../sandbox/sandbox.js';
 import { demoExpectations, demoFeed } from './demo-feed.js';
+import { deleteKeysUnder } from '../redis.js';
 import { redisForDemo } from './demo-redis.js';
 import { renderDemoSummary } from './demo-summary.js';
 
@@ -28,15 +28,6 @@ export interface DemoOptions {
   dashboardPort: number;
 }
 
-/** Every key under a prefix, gone: each demo run starts clean. */
-async function clearPrefix(redis: Redis, prefix: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-    cursor = next;
-    if (keys.length) await redis.del(...keys);
-  } while (cursor !== '0');
-}
 
 async function outcomesOf(app: AppContext): Promise<Partial<Record<StreamName, Record<string, number>>>> {
   const out: Partial<Record<StreamName, Record<string, number>>> = {};
@@ -105,7 +96,7 @@ export async function runDemo(io: CliIo, o: DemoOptions): Promise<ExitCodeValue>
     cleanups.push(() => new Promise((r) => logStream.end(r)));
     const app = await openApp(io, { config, logTo: logStream });
     cleanups.unshift(() => app.close());
-    await clearPrefix(app.redis, prefix);
+    await deleteKeysUnder(app.redis, prefix);
 
     const http = await startWorkerHttp({ host: '127.0.0.1', port: 0, registry: app.metrics.registry, readiness: [async () => ({ name: 'redis', ok: (await app.redis.ping()) === 'PONG' })] });
     cleanups.unshift(() => http.close());

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
-import { createRedis } from '../../src/redis.js';
+import { createRedis, deleteKeysUnder } from '../../src/redis.js';
 import type { Redis } from 'ioredis';
 
 /** The real Redis the suite runs against. */
@@ -19,10 +19,5 @@ export function connect(): Redis {
 
 /** Deletes every key under a prefix. */
 export async function deletePrefix(redis: Redis, prefix: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-    cursor = next;
-    if (keys.length) await redis.del(...keys);
-  } while (cursor !== '0');
+  await deleteKeysUnder(redis, prefix);
 }
