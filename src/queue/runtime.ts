@@ -91,7 +91,7 @@ function workersFor(d: RuntimeDeps, kinds: AnyJobKind[], o: Omit<RunOptions, 'ki
 export interface Runtime {
   workers: WorkerPool;
   control?: Control;
-  /** Stops the schedulers, then the workers (active jobs get graceMs to finish). */
+  /** Stops the schedulers and the workers together (active jobs get graceMs to finish). */
   close(graceMs: number): Promise<void>;
 }
 
@@ -124,8 +124,8 @@ export async function startRuntime(d: RuntimeDeps, o: RunOptions & { withSchedul
     workers,
     control,
     async close(graceMs) {
-      await control?.close(graceMs);
-      await workers.close(graceMs);
+      // Together, so that shutdown takes at most one grace period, not one per part.
+      await Promise.all([control?.close(graceMs), workers.close(graceMs)]);
     },
   };
 }
