@@ -7,20 +7,25 @@ import type { Logger } from '../logger.js';
 import type { RedisKeys } from '../redis.js';
 import type { StreamName } from './streams.js';
 
-/** What a job's processing gets. Built by the job runner for each attempt. */
-export interface JobContext {
-  jobId: string;
-  stream: StreamName;
-  /** 1 for the first attempt. */
-  attempt: number;
-  /** The service, with every call recorded in this attempt's trace. */
+/** What every job of every kind stands on (the job runner's dependencies). */
+export interface RunnerDeps {
   client: ServiceApi;
   catalog: CatalogApi;
   redis: Redis;
   keys: RedisKeys;
-  /** Child logger bound to the job id and the business key. */
   logger: Logger;
   jobs: Config['jobs'];
+}
+
+/**
+ * What a job's processing gets, built by the job runner for each attempt: the runner's dependencies, with
+ * `client` recording every call in this attempt's trace and `logger` a child bound to the job id and business key.
+ */
+export interface JobContext extends RunnerDeps {
+  jobId: string;
+  stream: StreamName;
+  /** 1 for the first attempt. */
+  attempt: number;
   /** Adds a line to this attempt's trace, for operators (e.g. "create response lost; read the order back"). */
   note(message: string, data?: Record<string, unknown>): void;
 }

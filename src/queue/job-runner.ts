@@ -1,28 +1,16 @@
 import { DelayedError, RateLimitError, UnrecoverableError, type Job } from 'bullmq';
-import type { Redis } from 'ioredis';
-import type { Config } from '../../config/read-config.js';
-import type { CatalogApi } from '../catalog/types.js';
-import type { ApiCall, ServiceApi } from '../client/service-api.js';
+import type { ApiCall } from '../client/service-api.js';
 import { checkRecord, recordKey } from '../feed/records.js';
 import type { Logger } from '../logger.js';
-import type { RedisKeys } from '../redis.js';
 import { classifyFailure, type Failure } from './failure.js';
 import { BadRecordError } from './job-errors.js';
-import type { JobContext, JobKind, JobResult } from './job-kind.js';
+import type { JobContext, JobKind, JobResult, RunnerDeps } from './job-kind.js';
 import { tryLock } from './key-lock.js';
 import { jobDataSchema, type JobData } from './queues.js';
 import { recordLabel } from './record-jobs.js';
 import { tracedClient } from './traced-client.js';
 
-/** What every job of every kind stands on. */
-export interface RunnerDeps {
-  client: ServiceApi;
-  catalog: CatalogApi;
-  redis: Redis;
-  keys: RedisKeys;
-  logger: Logger;
-  jobs: Config['jobs'];
-}
+export type { RunnerDeps } from './job-kind.js';
 
 export interface ProcessorOptions {
   /** Holds the whole queue for ms (BullMQ queue.rateLimit). Without it a rate-limited job alone is delayed. */
