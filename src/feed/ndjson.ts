@@ -2,8 +2,11 @@ import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 
-/** One line of an NDJSON file: its parsed value, or why it could not be parsed. Lines count from 1. */
-export type NdjsonEntry = { line: number; value: unknown } | { line: number; error: string; text: string };
+/**
+ * One line of an NDJSON file: its parsed value (and its text, trimmed), or why it could not be parsed (and the
+ * start of its text). Lines count from 1.
+ */
+export type NdjsonEntry = { line: number; value: unknown; text: string } | { line: number; error: string; text: string };
 
 export interface ReadNdjsonOptions {
   /** What `-` reads. Default process.stdin. */
@@ -17,7 +20,7 @@ const QUOTE_CHARS = 120;
 
 function parseLine(line: number, text: string): NdjsonEntry {
   try {
-    return { line, value: JSON.parse(text) };
+    return { line, value: JSON.parse(text), text };
   } catch (err) {
     return { line, error: `not valid JSON (${(err as Error).message})`, text: text.slice(0, QUOTE_CHARS) };
   }

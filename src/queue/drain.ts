@@ -1,5 +1,6 @@
 import type { Job, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { batchLabel, intakeDataSchema, streamOfIntakeQueue } from './intake.js';
 import type { JobResult } from './job-kind.js';
 import { jobDataSchema, type JobData } from './queues.js';
 import { recordLabel } from './record-jobs.js';
@@ -81,6 +82,10 @@ export async function summarize(queues: Queue[], o: SummarizeOptions): Promise<R
 }
 
 function describeFailed(queueName: string, job: Job<JobData, JobResult>): FailedJobSummary {
+  if (streamOfIntakeQueue(queueName)) {
+    const batch = intakeDataSchema.safeParse(job.data);
+    return { id: String(job.id), key: batch.success ? batchLabel(batch.data) : String(job.id), reason: job.failedReason ?? '[UNKNOWN] no reason recorded' };
+  }
   const data = jobDataSchema.safeParse(job.data);
   const key = data.success && isStream(queueName) ? recordLabel(queueName, data.data, job.id) : String(job.id);
   return { id: String(job.id), key, reason: job.failedReason ?? '[UNKNOWN] no reason recorded' };

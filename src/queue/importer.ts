@@ -1,10 +1,12 @@
-import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Readable } from 'node:stream';
 import { readNdjson } from '../feed/ndjson.js';
 import type { Logger } from '../logger.js';
-import type { JobData } from './queues.js';
-import { addJobs, badLineJob, recordJob, type RecordJob } from './record-jobs.js';
+import { intakeJobId, keysExist, type IntakeData, type IntakeItem } from './intake.js';
+import type { QueueSet } from './queues.js';
+import { checkRecord } from '../feed/records.js';
+import { jobIdFor } from './job-id.js';
+import { badLineId } from './record-jobs.js';
 import type { StreamName } from './streams.js';
 
 export interface ImportProgress {
@@ -15,6 +17,8 @@ export interface ImportProgress {
   duplicates: number;
   /** Records that do not match their shape, plus lines that are not JSON. Queued to fail at once. */
   invalid: number;
+  /** Intake batches written (each becomes its records' jobs when a worker takes it). */
+  batches: number;
 }
 
 export interface ImportResult extends ImportProgress {
@@ -27,12 +31,13 @@ export interface ImportNdjsonOptions {
   stream: StreamName;
   /** A file path, `-` for stdin, or a stream. */
   source: string | Readable;
-  queue: Queue<JobData>;
+  /** The stream's record queue (for re-delivery checks) and intake queue (where batches go). */
+  queues: Pick<QueueSet, 'get' | 'intake'>;
   redis: Redis;
   logger: Logger;
-  /** Jobs per addBulk. Default 1 000. */
+  /** Records per intake batch. Default 1 000. */
   batchSize?: number;
-  /** Batches being added at once; reading waits when this many are in flight (backpressure). Default 4. */
+  /** Batches being written at once; reading waits when this many are in flight (backpressure). Default 4. */
   maxInFlight?: number;
   onProgress?: (p: ImportProgress) => void;
   stdin?: Readable;
@@ -40,17 +45,57 @@ export interface ImportNdjsonOptions {
 }
 
 /**
- * Queues the records of an NDJSON file in batches, streaming it in constant memory. Every line becomes
- * a job; a line that is not JSON or a record that does not match its shape fails at once when processed,
- * naming the record (or `line N`), the field and the reason.
+ * Ids remembered across the batches of one import, so a record repeated in the file counts once. Past this many
+ * the memory is let go (a repeat further apart is then counted as queued, and is still a no-op at the queue).
+ */
+const MAX_REMEMBERED_IDS = 500_000;
+
+/**
+ * Queues the records of an NDJSON file, streaming it in constant memory. Every line is checked and given its job id
+ * here; the new ones are written as intake batches (see intake.ts) that workers fan out into one job per record. A
+ * line that is not JSON or a record that does not match its shape becomes a job that fails at once when processed,
+ * naming the record (or `line N`), the field and the reason. A record whose job exists already (an earlier import
+ * or the feed) is counted as a duplicate and left out.
  */
 export async function importNdjson(o: ImportNdjsonOptions): Promise<ImportResult> {
   const started = Date.now();
   const batchSize = o.batchSize ?? 1_000;
-  const totals: ImportResult = { lines: 0, records: 0, queued: 0, duplicates: 0, invalid: 0, malformed: 0, ms: 0 };
-  let batch: RecordJob[] = [];
-  // Batches are added one after another (so duplicate counts stay exact) while the next ones are read and
-  // hashed; waiting once maxInFlight are pending keeps memory bounded.
+  const totals: ImportResult = { lines: 0, records: 0, queued: 0, duplicates: 0, invalid: 0, batches: 0, malformed: 0, ms: 0 };
+  const recordQueue = o.queues.get(o.stream);
+  const intake = o.queues.intake(o.stream);
+  const seen = new Set<string>();
+  let batch: IntakeItem[] = [];
+
+  /** Leaves out repeats and records whose job exists, then writes the rest as one intake job. */
+  const write = async (items: IntakeItem[]) => {
+    const fresh: IntakeItem[] = [];
+    for (const item of items) {
+      if (seen.has(item.id)) continue;
+      seen.add(item.id);
+      fresh.push(item);
+    }
+    if (seen.size > MAX_REMEMBERED_IDS) seen.clear();
+    const exists = await keysExist(o.redis, fresh.map((i) => recordQueue.toKey(i.id)));
+    const todo = fresh.filter((_, i) => !exists[i]);
+    let queued = todo.length;
+    if (todo.length) {
+      const jobId = intakeJobId(o.stream, todo);
+      // The same batch written before and not yet expanded: its records are queued already.
+      const [already] = await keysExist(o.redis, [intake.toKey(jobId)]);
+      if (already) queued = 0;
+      else {
+        const data: IntakeData = { stream: o.stream, source: 'import', firstLine: todo[0]!.line ?? 0, lastLine: todo.at(-1)!.line ?? 0, items: todo };
+        await intake.add(o.stream, data, { jobId });
+        totals.batches++;
+      }
+    }
+    totals.queued += queued;
+    totals.duplicates += items.length - queued;
+    o.onProgress?.({ lines: totals.lines, records: totals.records, queued: totals.queued, duplicates: totals.duplicates, invalid: totals.invalid, batches: totals.batches });
+  };
+
+  // Batches are written one after another (so duplicate counts stay exact) while the next ones are read and
+  // checked; waiting once maxInFlight are pending keeps memory bounded.
   const pending: Array<Promise<void>> = [];
   const maxInFlight = o.maxInFlight ?? 4;
   let chain: Promise<void> = Promise.resolve();
@@ -58,17 +103,12 @@ export async function importNdjson(o: ImportNdjsonOptions): Promise<ImportResult
   const flush = async () => {
     if (failure) throw failure.error;
     if (batch.length === 0) return;
-    const jobs = batch;
+    const items = batch;
     batch = [];
-    const added = chain.then(async () => {
-      const { queued, duplicates } = await addJobs(o.queue, o.redis, jobs);
-      totals.queued += queued;
-      totals.duplicates += duplicates;
-      o.onProgress?.({ lines: totals.lines, records: totals.records, queued: totals.queued, duplicates: totals.duplicates, invalid: totals.invalid });
-    });
+    const written = chain.then(() => write(items));
     // Handled here so a failure is never an unhandled rejection; it is thrown by the next await of it.
-    chain = added.catch((error: unknown) => void (failure ??= { error }));
-    pending.push(added);
+    chain = written.catch((error: unknown) => void (failure ??= { error }));
+    pending.push(written);
     if (pending.length >= maxInFlight) await pending.shift();
   };
   for await (const entry of readNdjson(o.source, { stdin: o.stdin })) {
@@ -78,14 +118,14 @@ export async function importNdjson(o: ImportNdjsonOptions): Promise<ImportResult
       totals.invalid++;
       totals.malformed++;
       o.logger.debug({ stream: o.stream, line: entry.line, error: entry.error }, 'malformed NDJSON line queued to fail at once');
-      batch.push(badLineJob(o.stream, entry.line, entry.text, entry.error));
+      batch.push({ id: badLineId(o.stream, entry.line, entry.text), line: entry.line, text: entry.text, parseError: entry.error });
     } else {
-      const { job, valid, problems } = recordJob(o.stream, entry.value, 'import', entry.line);
-      if (!valid) {
+      const check = checkRecord(o.stream, entry.value);
+      if (!check.ok) {
         totals.invalid++;
-        o.logger.debug({ stream: o.stream, line: entry.line, problems }, 'invalid record queued to fail at once');
+        o.logger.debug({ stream: o.stream, line: entry.line, problems: check.problems }, 'invalid record queued to fail at once');
       }
-      batch.push(job);
+      batch.push({ id: jobIdFor(o.stream, entry.value), line: entry.line, text: entry.text });
     }
     if (batch.length >= batchSize) await flush();
     if (o.signal?.aborted) break;

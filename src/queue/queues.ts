@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import type { Config } from '../../config/read-config.js';
 import { JITTERED } from './backoff.js';
+import { openIntakeQueue, type IntakeData } from './intake.js';
 import { STREAMS, type StreamName } from './streams.js';
 
 export { jobIdFor } from './job-id.js';
@@ -40,6 +41,8 @@ export function recordJobOptions(jobs: Pick<Config['jobs'], 'attempts'>): Defaul
 export interface QueueSet {
   prefix: string;
   get(stream: StreamName): Queue<JobData>;
+  /** The stream's intake queue: batches of imported records waiting to become record jobs. */
+  intake(stream: StreamName): Queue<IntakeData>;
   streams(): StreamName[];
   close(): Promise<void>;
 }
@@ -62,6 +65,7 @@ export function createQueues(opts: CreateQueuesOptions): QueueSet {
   // Without a listener BullMQ prints every connection error as a raw stack, past the logger and its redaction;
   // commands still reject on their own, and the workers log the outage.
   for (const q of queues.values()) q.on('error', () => undefined);
+  const intakes = new Map(streams.map((s) => [s, openIntakeQueue(opts.connection, opts.prefix, s, opts.jobs)]));
   return {
     prefix: opts.prefix,
     get(stream) {
@@ -69,9 +73,14 @@ export function createQueues(opts: CreateQueuesOptions): QueueSet {
       if (!q) throw new Error(`no queue opened for stream ${stream}`);
       return q;
     },
+    intake(stream) {
+      const q = intakes.get(stream);
+      if (!q) throw new Error(`no intake queue opened for stream ${stream}`);
+      return q;
+    },
     streams: () => [...streams],
     async close() {
-      await Promise.all([...queues.values()].map((q) => q.close()));
+      await Promise.all([...queues.values(), ...intakes.values()].map((q) => q.close()));
     },
   };
 }

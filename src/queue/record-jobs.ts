@@ -25,13 +25,9 @@ export function recordJob(
   return { job: { name: stream, data, opts: { jobId: jobIdFor(stream, raw) } }, valid: check.ok, problems };
 }
 
-/** An NDJSON line that is not JSON at all, as a job that fails at once naming the line. */
-export function badLineJob(stream: StreamName, line: number, text: string, error: string): RecordJob {
-  return {
-    name: stream,
-    data: { record: text, source: 'import', line, parseError: error },
-    opts: { jobId: `${stream}-invalid-${recordHash({ unparsable: text, line })}` },
-  };
+/** The job id of an NDJSON line that is not JSON at all (its job fails at once naming the line). */
+export function badLineId(stream: StreamName, line: number, text: string): string {
+  return `${stream}-invalid-${recordHash({ unparsable: text, line })}`;
 }
 
 /** The name operators see for a record: its business key, else its line, else its job id. */

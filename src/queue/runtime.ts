@@ -130,11 +130,18 @@ export async function startRuntime(d: RuntimeDeps, o: RunOptions & { withSchedul
   };
 }
 
-/** Processes with in-process workers until no job is pending, then sums up what finished since `since`. */
+/**
+ * Processes with in-process workers until no job is pending (intake batches included), then sums up what finished
+ * since `since`; a batch that could not be expanded counts as a failure of its stream.
+ */
 async function processUntilIdle(d: RuntimeDeps, streams: StreamName[], since: number, o: Omit<RunOptions, 'kinds'>) {
   const queues = streams.map((s) => d.queues.get(s));
-  await waitForIdle(queues, { pollMs: o.pollMs, signal: o.signal, onPoll: (pending) => o.onProgress?.({ phase: 'processing', pending }) });
-  return summarize(queues, { since, redis: d.redis });
+  const intakes = streams.map((s) => d.queues.intake(s));
+  await waitForIdle([...intakes, ...queues], { pollMs: o.pollMs, signal: o.signal, onPoll: (pending) => o.onProgress?.({ phase: 'processing', pending }) });
+  const done = await summarize(queues, { since, redis: d.redis });
+  const batches = await summarize(intakes, { since, redis: d.redis });
+  for (const [i, stream] of streams.entries()) done[stream]!.failed.push(...batches[intakes[i]!.name]!.failed);
+  return done;
 }
 
 /** `sync --once`: pulls each stream until caught up, processes every job until idle, sums up. */
@@ -189,7 +196,7 @@ export async function importAndMaybeProcess(
     const imported = await importNdjson({
       stream: o.stream,
       source: o.source,
-      queue: d.queues.get(o.stream),
+      queues: d.queues,
       redis: d.redis,
       logger: d.logger,
       batchSize: o.batchSize,

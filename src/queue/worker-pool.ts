@@ -4,9 +4,10 @@ import type { Config } from '../../config/read-config.js';
 import type { Logger } from '../logger.js';
 import { createRedis } from '../redis.js';
 import { jitteredBackoff } from './backoff.js';
+import { expandBatch, intakeQueueName, type IntakeData, type IntakeResult } from './intake.js';
 import type { JobKind, JobResult } from './job-kind.js';
 import { createProcessor, type ProcessorOptions, type RunnerDeps } from './job-runner.js';
-import type { JobData } from './queues.js';
+import { recordJobOptions, type JobData } from './queues.js';
 import type { StreamName } from './streams.js';
 
 /**
@@ -38,6 +39,8 @@ export interface StartWorkersOptions {
 
 export interface WorkerPool {
   workers: Map<StreamName, Worker<JobData, JobResult>>;
+  /** Per stream, the worker that fans intake batches (imports) out into record jobs. */
+  intakeWorkers: Map<StreamName, Worker<IntakeData, IntakeResult>>;
   /** Jobs running now in this process. */
   active(): number;
   /**
@@ -49,21 +52,30 @@ export interface WorkerPool {
   close(graceMs: number): Promise<{ forced: boolean }>;
 }
 
-/** One BullMQ worker per kind of job, each with its own Redis connection, sharing the runner's deps. */
+/**
+ * One BullMQ worker per kind of job, each with its own Redis connection, sharing the runner's deps; and beside each
+ * an intake worker that turns the stream's imported batches into record jobs, one batch at a time across every
+ * process (the intake queue's global concurrency is 1, so batches become jobs in the order they were imported).
+ */
 export async function startWorkers(o: StartWorkersOptions): Promise<WorkerPool> {
   const retry = o.retry ?? o.deps.jobs;
   const backoffStrategy = jitteredBackoff({ baseDelayMs: retry.retryBaseDelayMs, maxDelayMs: retry.retryMaxDelayMs, jitter: o.retry?.jitter });
   const workers = new Map<StreamName, Worker<JobData, JobResult>>();
+  const intakeWorkers = new Map<StreamName, Worker<IntakeData, IntakeResult>>();
   const owned: Array<{ conn: Redis; queue: Queue }> = [];
   let active = 0;
 
   for (const kind of o.kinds) {
     if (workers.has(kind.stream)) throw new Error(`two job kinds for stream ${kind.stream}`);
     const conn = createRedis(o.connection);
-    const queue = new Queue(kind.stream, { connection: conn, prefix: o.prefix });
+    // Record jobs that intake batches become get the same options as jobs added any other way.
+    const queue = new Queue<JobData>(kind.stream, { connection: conn, prefix: o.prefix, defaultJobOptions: recordJobOptions(o.deps.jobs) });
+    const intakeQueue = new Queue<IntakeData>(intakeQueueName(kind.stream), { connection: conn, prefix: o.prefix });
     // Connection errors are logged once, by the worker's handler below; unheard, BullMQ prints them raw.
     queue.on('error', () => undefined);
-    owned.push({ conn, queue });
+    intakeQueue.on('error', () => undefined);
+    owned.push({ conn, queue }, { conn, queue: intakeQueue });
+    await intakeQueue.setGlobalConcurrency(1);
     const processor = createProcessor(kind, o.deps, {
       ...o.processor,
       // A 429 holds every worker of the queue, in every process, until the service's reset.
@@ -91,14 +103,40 @@ export async function startWorkers(o: StartWorkersOptions): Promise<WorkerPool> 
     );
     worker.on('error', (err) => o.logger.error({ stream: kind.stream, err: err.message }, 'worker error (Redis?); BullMQ reconnects and goes on'));
     workers.set(kind.stream, worker);
+
+    const intakeWorker = new Worker<IntakeData, IntakeResult>(
+      intakeQueue.name,
+      async (job) => {
+        active++;
+        try {
+          const result = await expandBatch(job, queue);
+          o.logger.debug({ stream: kind.stream, jobId: job.id, records: result.records }, result.summary);
+          return result;
+        } finally {
+          active--;
+        }
+      },
+      {
+        connection: conn,
+        prefix: o.prefix,
+        concurrency: 1,
+        settings: { backoffStrategy },
+        lockDuration: o.lockDurationMs ?? 30_000,
+        stalledInterval: o.stalledIntervalMs ?? 30_000,
+      },
+    );
+    intakeWorker.on('error', (err) => o.logger.error({ stream: kind.stream, err: err.message }, 'intake worker error (Redis?); BullMQ reconnects and goes on'));
+    intakeWorker.on('failed', (job, err) => o.logger.warn({ stream: kind.stream, jobId: job?.id, err: err.message }, 'intake batch not expanded (retried while attempts remain)'));
+    intakeWorkers.set(kind.stream, intakeWorker);
   }
-  await Promise.all([...workers.values()].map((w) => w.waitUntilReady()));
+  await Promise.all([...workers.values(), ...intakeWorkers.values()].map((w) => w.waitUntilReady()));
 
   return {
     workers,
+    intakeWorkers,
     active: () => active,
     async close(graceMs) {
-      const all = [...workers.values()];
+      const all = [...workers.values(), ...intakeWorkers.values()];
       // pause() stops fetching at once (it interrupts the blocking wait) and resolves when active jobs are done.
       const pausing = Promise.all(all.map((w) => w.pause()));
       const idle = await Promise.race([pausing.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), graceMs).unref())]);

@@ -14,6 +14,29 @@ describe('job ids', () => {
     expect(jobIdFor('boms', { productId: 'P', components: [] })).toBe(jobIdFor('boms', { components: [], productId: 'P' }));
   });
 
+  it('hash the same text as JSON.stringify of a key-sorted copy, for every kind of value', () => {
+    const sortedCopy = (v: unknown): unknown => {
+      if (v === null || typeof v !== 'object') return v;
+      const j = v as { toJSON?: () => unknown };
+      if (typeof j.toJSON === 'function') return sortedCopy(j.toJSON());
+      if (Array.isArray(v)) return v.map(sortedCopy);
+      return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortedCopy((v as Record<string, unknown>)[k])]));
+    };
+    const values: unknown[] = [
+      { orderId: 'WEB-1', origin: 'Main', lines: [{ quantity: 2, productId: 'A', unitPrice: 1.5, location: 'L' }] },
+      { b: [1, undefined, () => 1, null], a: { z: true, y: false, x: -0 } },
+      { nan: Number.NaN, inf: Number.POSITIVE_INFINITY, small: 1e-7, big: 1e21, neg: -3.25, s: 'quote " and \\ and \u2028 and é' },
+      { date: new Date('2026-11-20T19:00:00.000Z'), nested: [[{ b: 1, a: 2 }], []], empty: {}, text: '' },
+      [3, 'x', { k: undefined }],
+      'plain',
+      42,
+      null,
+    ];
+    for (const v of values) expect(canonicalJson(v)).toBe(JSON.stringify(sortedCopy(v)));
+    // Integer-like keys sort as text too (a JS object would put them first, in numeric order).
+    expect(canonicalJson({ 10: 'ten', 2: 'two', a: 1 })).toBe('{"10":"ten","2":"two","a":1}');
+  });
+
   it('change when any value changes', () => {
     expect(jobIdFor('stock-counts', { countId: 'C', items: [{ quantity: 1 }] })).not.toBe(jobIdFor('stock-counts', { countId: 'C', items: [{ quantity: 2 }] }));
   });

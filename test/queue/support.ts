@@ -67,9 +67,10 @@ export async function readyQueues(redis: Redis, prefix: string, jobs: Config['jo
 }
 
 export async function settleMeta(queues: QueueSet): Promise<void> {
-  await Promise.all(queues.streams().map((s) => queues.get(s).waitUntilReady()));
+  const all = queues.streams().flatMap((s) => [queues.get(s), queues.intake(s)]);
+  await Promise.all(all.map((q) => q.waitUntilReady()));
   // The meta write is sent right after readiness on the same connection; a command queued now answers after it.
-  await Promise.all(queues.streams().map(async (s) => (await queues.get(s).getBackend().client).get('ping')));
+  await Promise.all(all.map(async (q) => (await q.getBackend().client).get('ping')));
 }
 
 /** A fresh prefix on the real Redis, the stream queues, an empty sandbox and a real client for it. */

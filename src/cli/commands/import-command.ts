@@ -23,7 +23,7 @@ async function queueOnly(io: CliIo, stream: StreamName, file: string, onProgress
       stream,
       source: file,
       stdin: io.stdin,
-      queue: queues.get(stream),
+      queues,
       redis,
       logger,
       signal: io.stop,

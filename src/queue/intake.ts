@@ -1,0 +1,133 @@
+import { Queue, type DefaultJobOptions, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { z } from 'zod';
+import type { Config } from '../../config/read-config.js';
+import { JITTERED } from './backoff.js';
+import { recordHash } from './job-id.js';
+import type { JobData } from './queues.js';
+import type { RecordJob } from './record-jobs.js';
+import { STREAMS, type StreamName } from './streams.js';
+
+/**
+ * Intake: how an NDJSON import reaches the record queues quickly.
+ *
+ * BullMQ's add costs about 0.1 ms of CPU a job (its Lua script in Redis, packing in Node), which caps an import
+ * of one job per record at a few thousand records a second. So `import` writes validated, de-duplicated records
+ * in batches, ONE intake job per batch, on the stream's intake queue (`{stream}-intake`); any worker process of
+ * the stream then fans each batch out into the usual per-record jobs (same ids, same data) with one atomic
+ * addBulk. A batch is expanded once and in order: the intake queues have a global concurrency of 1.
+ *
+ * Nothing is lost between the two: the batch is in Redis before `import` says it is queued, and it leaves the
+ * intake queue only when its records' jobs exist. Expanding twice (a worker killed mid-way) is harmless: a job id
+ * already in the queue is a no-op there, as for any re-delivery.
+ */
+
+export const INTAKE_SUFFIX = '-intake';
+
+/** The intake queue of a stream. */
+export function intakeQueueName(stream: StreamName): string {
+  return `${stream}${INTAKE_SUFFIX}`;
+}
+
+/** The stream whose intake queue this is, if it is one. */
+export function streamOfIntakeQueue(name: string): StreamName | undefined {
+  return STREAMS.find((s) => intakeQueueName(s) === name);
+}
+
+/**
+ * A record of a batch: its job id (computed once, at import), its line and its text as it was in the file. The text
+ * is kept rather than the parsed record because writing it costs next to nothing; the worker parses it again.
+ * A line that was not JSON keeps why (`parseError`) and the start of its text.
+ */
+export const intakeItemSchema = z.object({
+  id: z.string().min(1),
+  line: z.number().int().positive().optional(),
+  text: z.string(),
+  parseError: z.string().optional(),
+});
+export type IntakeItem = z.infer<typeof intakeItemSchema>;
+
+/** Data of an intake job: a batch of one stream's records (never a secret: the records as delivered). */
+export const intakeDataSchema = z.object({
+  stream: z.enum(STREAMS),
+  source: z.literal('import'),
+  /** First and last line of the file the batch holds records of (for operators). */
+  firstLine: z.number().int().nonnegative(),
+  lastLine: z.number().int().nonnegative(),
+  items: z.array(intakeItemSchema),
+});
+export type IntakeData = z.infer<typeof intakeDataSchema>;
+
+/** What expanding a batch did. */
+export interface IntakeResult {
+  outcome: 'expanded';
+  summary: string;
+  records: number;
+}
+
+/** Intake jobs retry on their own (only Redis can fail them) and leave once expanded: their records are the jobs then. */
+export function intakeJobOptions(jobs: Pick<Config['jobs'], 'attempts'>): DefaultJobOptions {
+  return {
+    attempts: Math.max(jobs.attempts, 10),
+    backoff: { type: JITTERED },
+    removeOnComplete: true,
+    removeOnFail: false,
+  };
+}
+
+/** An intake queue of one stream under the prefix, with the intake job options. */
+export function openIntakeQueue(connection: Redis, prefix: string, stream: StreamName, jobs: Pick<Config['jobs'], 'attempts'>): Queue<IntakeData> {
+  const q = new Queue<IntakeData>(intakeQueueName(stream), { connection, prefix, defaultJobOptions: intakeJobOptions(jobs) });
+  // Unheard, BullMQ prints connection errors raw, past the logger; commands still reject on their own.
+  q.on('error', () => undefined);
+  return q;
+}
+
+/** The job id of a batch: its stream and a hash of its records' job ids, so the same batch queued twice is one job. */
+export function intakeJobId(stream: StreamName, items: readonly Pick<IntakeItem, 'id'>[]): string {
+  return `intake-${stream}-${recordHash(items.map((i) => i.id).join('\n'))}`;
+}
+
+/** What operators see for a batch: "batch of N records, lines A-B". */
+export function batchLabel(data: Pick<IntakeData, 'items' | 'firstLine' | 'lastLine'>): string {
+  const n = data.items.length;
+  return `batch of ${n} record${n === 1 ? '' : 's'}, lines ${data.firstLine}-${data.lastLine}`;
+}
+
+/** The per-record jobs of a batch, exactly as a direct add would have made them. */
+export function batchJobs(data: IntakeData): RecordJob[] {
+  return data.items.map((item) => {
+    // The text parsed at import; a line that was not JSON stays its text, with why.
+    const jobData: JobData =
+      item.parseError === undefined ? { record: JSON.parse(item.text) as unknown, source: data.source } : { record: item.text, source: data.source, parseError: item.parseError };
+    if (item.line !== undefined) jobData.line = item.line;
+    return { name: data.stream, data: jobData, opts: { jobId: item.id } };
+  });
+}
+
+/**
+ * Fans a batch out into its per-record jobs with one addBulk (a MULTI: all of the batch or none of it).
+ * Ids already in the record queue are no-ops there, so expanding a batch again changes nothing.
+ */
+export async function expandBatch(job: Job<IntakeData>, target: Queue<JobData>): Promise<IntakeResult> {
+  const parsed = intakeDataSchema.safeParse(job.data);
+  if (!parsed.success) throw new Error(`intake job ${job.id}: not a batch of records (${parsed.error.issues[0]?.message ?? 'bad data'})`);
+  const data = parsed.data;
+  if (data.stream !== target.name) throw new Error(`intake job ${job.id}: a batch of ${data.stream} on the ${target.name} queue`);
+  if (data.items.length) await target.addBulk(batchJobs(data));
+  return { outcome: 'expanded', summary: `${batchLabel(data)} queued as record jobs`, records: data.items.length };
+}
+
+/**
+ * Which of these job keys exist, one Redis round trip for all (a Lua loop of EXISTS). All keys of one queue share
+ * its prefix, hence one Redis Cluster slot when the prefix has a hash tag.
+ */
+export async function keysExist(redis: Redis, keys: readonly string[]): Promise<boolean[]> {
+  if (keys.length === 0) return [];
+  const r = (await redis.eval(EXISTS_EACH, keys.length, ...keys)) as number[];
+  return r.map((x) => x === 1);
+}
+
+const EXISTS_EACH = `local r = {}
+for i, k in ipairs(KEYS) do r[i] = redis.call('EXISTS', k) end
+return r`;
