@@ -1,6 +1,8 @@
 /**
  * Importing a 100,000-record NDJSON file with the real CLI (`inventory-sync import orders FILE`, queuing only):
  * records a second (target >= 20,000) and the process's peak memory (target < 256 MB), median of several runs.
+ * Each run then fans the intake batches out into one job per record, as a worker does (the same expandBatch, in
+ * this process), and times that too: the import's rate over the fan-out's is what writing batches buys.
  *
  *   npx tsx bench/import-ndjson.ts [--records 100000] [--runs 3] [--dist]
  */
@@ -8,9 +10,9 @@ import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync, statS
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Queue } from 'bullmq';
-import { jobIdFor } from '../src/queue/job-id.js';
-import { recordJobOptions } from '../src/queue/queues.js';
+import { Queue, Worker, type Job } from 'bullmq';
+import { expandBatch, intakeQueueName, type IntakeData } from '../src/queue/intake.js';
+import { recordJobOptions, type JobData } from '../src/queue/queues.js';
 import { createRedis, deleteKeysUnder } from '../src/redis.js';
 import { spawnCli } from './lib/cli-process.js';
 import { benchOrders } from './lib/order-records.js';
@@ -30,11 +32,23 @@ export interface ImportBenchOptions {
 export interface ImportFigures {
   records: number;
   fileMb: number;
-  runs: Array<{ seconds: number; recordsPerSecond: number; peakMb: number | null; exitCode: number | string }>;
+  runs: Array<{
+    seconds: number;
+    recordsPerSecond: number;
+    peakMb: number | null;
+    exitCode: number | string;
+    batches: number;
+    /** Seconds to turn every batch into record jobs (one addBulk of 1,000 a batch), and the rate. */
+    fanOutSeconds: number;
+    fanOutRecordsPerSecond: number;
+    /** recordsPerSecond / fanOutRecordsPerSecond. */
+    ratio: number;
+  }>;
   medianRecordsPerSecond: number;
   maxPeakMb: number | null;
-  /** Jobs a second BullMQ's addBulk alone reaches here (batches of 1,000, the importer's job options): the ceiling of any import. */
-  addBulkJobsPerSecond: number;
+  /** Records a second the fan-out into one job per record reaches (median): what an import of one job per record could at best reach. */
+  medianFanOutRecordsPerSecond: number;
+  medianRatio: number;
   /** How the CLI was run. */
   command: string;
 }
@@ -51,22 +65,18 @@ async function writeFile(path: string, n: number): Promise<void> {
   await new Promise<void>((r, reject) => out.end((err?: Error | null) => (err ? reject(err) : r())));
 }
 
-/** BullMQ's own job creation rate on this Redis: 20 addBulk calls of 1,000 order jobs, one after another. */
-async function addBulkCeiling(redisUrl: string): Promise<number> {
+/** Turns every intake batch of the prefix into record jobs, one batch at a time, as the workers do; answers seconds. */
+async function fanOut(redisUrl: string, prefix: string, n: number): Promise<number> {
   const redis = createRedis(redisUrl);
-  const prefix = `bench-addbulk-${process.pid}`;
-  const queue = new Queue('orders', { connection: redis, prefix, defaultJobOptions: recordJobOptions({ attempts: 12 }) });
+  const target = new Queue<JobData>('orders', { connection: redis, prefix, defaultJobOptions: recordJobOptions({ attempts: 12 }) });
+  const t0 = performance.now();
+  const worker = new Worker<IntakeData>(intakeQueueName('orders'), (job: Job<IntakeData>) => expandBatch(job, target), { connection: redis, prefix, concurrency: 1 });
   try {
-    const batches = 20;
-    const t0 = performance.now();
-    for (let b = 0; b < batches; b++) {
-      const records = benchOrders(`BULK-${b}`, 1000);
-      await queue.addBulk(records.map((r) => ({ name: 'orders', data: { record: r, source: 'import' as const }, opts: { jobId: jobIdFor('orders', r) } })));
-    }
-    return Math.round((batches * 1000) / ((performance.now() - t0) / 1000));
+    while ((await redis.llen(`${prefix}:orders:wait`)) < n) await new Promise((r) => setTimeout(r, 20));
+    return (performance.now() - t0) / 1000;
   } finally {
-    await queue.close();
-    await deleteKeysUnder(redis, prefix);
+    await worker.close();
+    await target.close();
     redis.disconnect();
   }
 }
@@ -98,17 +108,33 @@ export async function runImportBench(o: ImportBenchOptions = {}): Promise<Import
       const exitCode = await p.exited;
       const peak = watch.stop();
       const seconds = (performance.now() - t0) / 1000;
-      const batches = await redis.llen(`${prefix}:orders-intake:wait`);
-      const queued = n; // TODO count
-      if (exitCode !== 0 || batches !== Math.ceil(n / 1000)) {
-        throw new Error(`import run ${i + 1}: exit ${exitCode}, ${queued} of ${n} jobs waiting; output:\n${readFileSync(logFile, 'utf8').slice(-2000)}`);
+      // Every record is in a batch: nothing was lost on the way.
+      const intake = new Queue<IntakeData>(intakeQueueName('orders'), { connection: redis, prefix });
+      const batches = (await intake.getWaiting(0, -1)) as Array<Job<IntakeData>>;
+      await intake.close();
+      const inBatches = batches.reduce((sum, b) => sum + b.data.items.length, 0);
+      if (exitCode !== 0 || inBatches !== n) {
+        throw new Error(`import run ${i + 1}: exit ${exitCode}, ${inBatches} of ${n} records in intake batches; output:\n${readFileSync(logFile, 'utf8').slice(-2000)}`);
       }
-      runs.push({ seconds: Math.round(seconds * 100) / 100, recordsPerSecond: Math.round(n / seconds), peakMb: peak === undefined ? null : Math.round(peak / 2 ** 20), exitCode });
-      o.log?.(`  import run ${i + 1}: ${n} records in ${seconds.toFixed(1)} s (${Math.round(n / seconds)}/s), peak ${peak === undefined ? '?' : Math.round(peak / 2 ** 20)} MB, ${queued} jobs queued`);
+      const fanOutSeconds = await fanOut(redisUrl, prefix, n);
+      const rate = Math.round(n / seconds);
+      const fanOutRate = Math.round(n / fanOutSeconds);
+      runs.push({
+        seconds: Math.round(seconds * 100) / 100,
+        recordsPerSecond: rate,
+        peakMb: peak === undefined ? null : Math.round(peak / 2 ** 20),
+        exitCode,
+        batches: batches.length,
+        fanOutSeconds: Math.round(fanOutSeconds * 100) / 100,
+        fanOutRecordsPerSecond: fanOutRate,
+        ratio: Math.round((rate / fanOutRate) * 100) / 100,
+      });
+      o.log?.(
+        `  import run ${i + 1}: ${n} records in ${seconds.toFixed(1)} s (${rate}/s), peak ${peak === undefined ? '?' : Math.round(peak / 2 ** 20)} MB, ${batches.length} batches; ` +
+          `fanned out into ${n} record jobs in ${fanOutSeconds.toFixed(1)} s (${fanOutRate}/s); ratio ${(rate / fanOutRate).toFixed(2)}`,
+      );
       await deleteKeysUnder(redis, prefix);
     }
-    const addBulkJobsPerSecond = await addBulkCeiling(redisUrl);
-    o.log?.(`  BullMQ addBulk alone: ${addBulkJobsPerSecond} jobs/s`);
     const peaks = runs.map((r) => r.peakMb).filter((x): x is number => x !== null);
     return {
       records: n,
@@ -116,7 +142,8 @@ export async function runImportBench(o: ImportBenchOptions = {}): Promise<Import
       runs,
       medianRecordsPerSecond: median(runs.map((r) => r.recordsPerSecond)),
       maxPeakMb: peaks.length ? Math.max(...peaks) : null,
-      addBulkJobsPerSecond,
+      medianFanOutRecordsPerSecond: median(runs.map((r) => r.fanOutRecordsPerSecond)),
+      medianRatio: median(runs.map((r) => r.ratio)),
       command: `inventory-sync import orders orders.ndjson (${useDist ? 'node dist/src/bin/inventory-sync.js' : 'node --import tsx src/bin/inventory-sync.ts'})`,
     };
   } finally {
@@ -132,6 +159,9 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   };
   const dist = process.argv.includes('--dist') || (existsSync(join(ROOT, 'dist/src/bin/inventory-sync.js')) && !process.argv.includes('--tsx'));
   const f = await runImportBench({ records: arg('records'), runs: arg('runs'), dist, log: (l) => console.log(l) });
-  console.log(`import: median ${f.medianRecordsPerSecond} records/s (target >= 20000; BullMQ addBulk alone ${f.addBulkJobsPerSecond} jobs/s), peak ${f.maxPeakMb} MB (target < 256) for ${f.records} records (${f.fileMb} MB)`);
+  console.log(
+    `import: median ${f.medianRecordsPerSecond} records/s (target >= 20000), peak ${f.maxPeakMb} MB (target < 256) for ${f.records} records (${f.fileMb} MB); ` +
+      `fan-out into record jobs median ${f.medianFanOutRecordsPerSecond} records/s; import / fan-out median ratio ${f.medianRatio}`,
+  );
   console.log(JSON.stringify(f));
 }

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Readable } from 'node:stream';
-import { readNdjson } from '../feed/ndjson.js';
+import { readNdjsonChunks, type NdjsonEntry } from '../feed/ndjson.js';
 import type { Logger } from '../logger.js';
 import { intakeJobId, keysExist, type IntakeData, type IntakeItem } from './intake.js';
 import type { QueueSet } from './queues.js';
@@ -37,6 +37,8 @@ export interface ImportNdjsonOptions {
   logger: Logger;
   /** Records per intake batch. Default 1 000. */
   batchSize?: number;
+  /** A batch is also closed once its records' text reaches this many characters, so big records make small batches. Default 4 MiB. */
+  batchChars?: number;
   /** Batches being written at once; reading waits when this many are in flight (backpressure). Default 4. */
   maxInFlight?: number;
   onProgress?: (p: ImportProgress) => void;
@@ -60,6 +62,8 @@ const MAX_REMEMBERED_IDS = 500_000;
 export async function importNdjson(o: ImportNdjsonOptions): Promise<ImportResult> {
   const started = Date.now();
   const batchSize = o.batchSize ?? 1_000;
+  const batchChars = o.batchChars ?? 4 * 1024 * 1024;
+  let chars = 0;
   const totals: ImportResult = { lines: 0, records: 0, queued: 0, duplicates: 0, invalid: 0, batches: 0, malformed: 0, ms: 0 };
   const recordQueue = o.queues.get(o.stream);
   const intake = o.queues.intake(o.stream);
@@ -105,13 +109,14 @@ export async function importNdjson(o: ImportNdjsonOptions): Promise<ImportResult
     if (batch.length === 0) return;
     const items = batch;
     batch = [];
+    chars = 0;
     const written = chain.then(() => write(items));
     // Handled here so a failure is never an unhandled rejection; it is thrown by the next await of it.
     chain = written.catch((error: unknown) => void (failure ??= { error }));
     pending.push(written);
     if (pending.length >= maxInFlight) await pending.shift();
   };
-  for await (const entry of readNdjson(o.source, { stdin: o.stdin })) {
+  const take = (entry: NdjsonEntry) => {
     totals.lines = entry.line;
     totals.records++;
     if ('error' in entry) {
@@ -127,7 +132,13 @@ export async function importNdjson(o: ImportNdjsonOptions): Promise<ImportResult
       }
       batch.push({ id: jobIdFor(o.stream, entry.value), line: entry.line, text: entry.text });
     }
-    if (batch.length >= batchSize) await flush();
+  };
+  for await (const entries of readNdjsonChunks(o.source, { stdin: o.stdin })) {
+    for (const entry of entries) {
+      take(entry);
+      chars += entry.text.length;
+      if (batch.length >= batchSize || chars >= batchChars) await flush();
+    }
     if (o.signal?.aborted) break;
   }
   await flush();

@@ -1,4 +1,4 @@
-import { Queue, type DefaultJobOptions, type Job } from 'bullmq';
+import { Queue, UnrecoverableError, type DefaultJobOptions, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import type { Config } from '../../config/read-config.js';
@@ -105,15 +105,23 @@ export function batchJobs(data: IntakeData): RecordJob[] {
   });
 }
 
+/** Failure code of a batch that is not one (written by something else than `import`): retrying cannot help. */
+export const BAD_BATCH = 'BAD_BATCH';
+
 /**
  * Fans a batch out into its per-record jobs with one addBulk (a MULTI: all of the batch or none of it).
- * Ids already in the record queue are no-ops there, so expanding a batch again changes nothing.
+ * Ids already in the record queue are no-ops there, so expanding a batch again changes nothing. A job that is not a
+ * batch of this stream fails at once (`[BAD_BATCH] ...`); a Redis failure is retried.
  */
 export async function expandBatch(job: Job<IntakeData>, target: Queue<JobData>): Promise<IntakeResult> {
   const parsed = intakeDataSchema.safeParse(job.data);
-  if (!parsed.success) throw new Error(`intake job ${job.id}: not a batch of records (${parsed.error.issues[0]?.message ?? 'bad data'})`);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const why = issue ? `${issue.path.map(String).join('.') || '(data)'}: ${issue.message}` : 'bad data';
+    throw new UnrecoverableError(`[${BAD_BATCH}] intake job ${job.id}: not a batch of records (${why})`);
+  }
   const data = parsed.data;
-  if (data.stream !== target.name) throw new Error(`intake job ${job.id}: a batch of ${data.stream} on the ${target.name} queue`);
+  if (data.stream !== target.name) throw new UnrecoverableError(`[${BAD_BATCH}] intake job ${job.id}: a batch of ${data.stream} on the ${target.name} queue`);
   if (data.items.length) await target.addBulk(batchJobs(data));
   return { outcome: 'expanded', summary: `${batchLabel(data)} queued as record jobs`, records: data.items.length };
 }

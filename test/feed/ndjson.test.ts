@@ -21,13 +21,13 @@ async function collect(source: Parameters<typeof readNdjson>[0]): Promise<Ndjson
 
 describe('ndjson reader', () => {
   describe('when every line is a record', () => {
-    it('yields each value with its line number, skipping blank lines and CRLF endings', async () => {
+    it('yields each value with its line number and trimmed text, skipping blank lines and CRLF endings', async () => {
       const file = join(dir, 'good.ndjson');
       await writeFile(file, '{"a":1}\r\n\n{"a":2}\n  \n{"a":3}');
       expect(await collect(file)).toEqual([
-        { line: 1, value: { a: 1 } },
-        { line: 3, value: { a: 2 } },
-        { line: 5, value: { a: 3 } },
+        { line: 1, value: { a: 1 }, text: '{"a":1}' },
+        { line: 3, value: { a: 2 }, text: '{"a":2}' },
+        { line: 5, value: { a: 3 }, text: '{"a":3}' },
       ]);
     });
   });
@@ -36,11 +36,11 @@ describe('ndjson reader', () => {
     it('reports it with its number and reads on', async () => {
       const entries = await collect(Readable.from(['{"a":1}\n{"a":', '2}\n{oops\n{"a":3}\n']));
       expect(entries).toHaveLength(4);
-      expect(entries[0]).toEqual({ line: 1, value: { a: 1 } });
-      expect(entries[1]).toEqual({ line: 2, value: { a: 2 } });
+      expect(entries[0]).toEqual({ line: 1, value: { a: 1 }, text: '{"a":1}' });
+      expect(entries[1]).toEqual({ line: 2, value: { a: 2 }, text: '{"a":2}' });
       expect(entries[2]).toMatchObject({ line: 3, text: '{oops' });
       expect((entries[2] as { error: string }).error).toMatch(/^not valid JSON/);
-      expect(entries[3]).toEqual({ line: 4, value: { a: 3 } });
+      expect(entries[3]).toEqual({ line: 4, value: { a: 3 }, text: '{"a":3}' });
     });
   });
 
@@ -49,7 +49,7 @@ describe('ndjson reader', () => {
       const bytes = Buffer.from('{"name":"Größe ☕"}\n');
       const cut = bytes.indexOf(0xe2) + 1; // inside the 3-byte ☕
       const entries = await collect(Readable.from([bytes.subarray(0, cut), bytes.subarray(cut)]));
-      expect(entries).toEqual([{ line: 1, value: { name: 'Größe ☕' } }]);
+      expect(entries).toEqual([{ line: 1, value: { name: 'Größe ☕' }, text: '{"name":"Größe ☕"}' }]);
     });
   });
 

@@ -100,8 +100,8 @@ describe('import', () => {
       lines.splice(49, 0, '{"orderId": "WEB-BROKEN",');
       await writeFile(file, `${lines.join('\n')}\n`);
 
-      const { imported, summary } = await importAndMaybeProcess(deps, { kinds: [catalogChecked], stream: 'orders', source: file, process: true, pollMs: 50 });
-      expect(imported).toMatchObject({ lines: 61, records: 61, queued: 61, invalid: 1, malformed: 1 });
+      const { imported, summary } = await importAndMaybeProcess(deps, { kinds: [catalogChecked], stream: 'orders', source: file, process: true, pollMs: 50, batchSize: 25 });
+      expect(imported).toMatchObject({ lines: 61, records: 61, queued: 61, invalid: 1, malformed: 1, batches: 3 });
       expect(summary?.ok).toBe(false);
       expect(summary?.perStream.orders?.completed).toBe(60);
       const [failed] = summary!.perStream.orders!.failed;
@@ -109,13 +109,27 @@ describe('import', () => {
       expect(failed?.reason).toMatch(/^\[BAD_RECORD\] record line 50: \(line\): not valid JSON/);
     });
 
+    it('counts a batch that cannot become jobs as a failure of the run', async () => {
+      await deps.queues.intake('orders').add('orders', { stream: 'orders', source: 'import', firstLine: 1, lastLine: 1, items: [{ line: 1 }] } as never, { jobId: 'intake-orders-corrupt' });
+      const file = join(dir, 'orders.ndjson');
+      await writeFile(file, orders(3).map((o) => JSON.stringify(o)).join('\n'));
+      const { summary } = await importAndMaybeProcess(deps, { kinds: [catalogChecked], stream: 'orders', source: file, process: true, pollMs: 50 });
+      expect(summary?.ok).toBe(false);
+      expect(summary?.perStream.orders?.completed).toBe(3);
+      expect(summary?.perStream.orders?.failed).toEqual([
+        { id: 'intake-orders-corrupt', key: 'intake-orders-corrupt', reason: expect.stringMatching(/^\[BAD_BATCH\] intake job intake-orders-corrupt: not a batch of records \(items\.0\.id: /) },
+      ]);
+    });
+
     it('only queues without --process, and a second import of the same file adds nothing', async () => {
       const file = join(dir, 'orders.ndjson');
       await writeFile(file, orders(30).map((o) => JSON.stringify(o)).join('\n'));
       const first = await importAndMaybeProcess(deps, { kinds: [], stream: 'orders', source: file, process: false });
       expect(first.summary).toBeUndefined();
-      expect(first.imported).toMatchObject({ queued: 30, duplicates: 0 });
-      expect(await deps.queues.get('orders').getWaitingCount()).toBe(30);
+      expect(first.imported).toMatchObject({ queued: 30, duplicates: 0, batches: 1 });
+      // Queued as one intake batch; the first worker to run turns it into 30 record jobs.
+      expect(await deps.queues.intake('orders').getWaitingCount()).toBe(1);
+      expect(await deps.queues.get('orders').getWaitingCount()).toBe(0);
       const second = await importAndMaybeProcess(deps, { kinds: [], stream: 'orders', source: file, process: false });
       expect(second.imported).toMatchObject({ queued: 0, duplicates: 30 });
     });
