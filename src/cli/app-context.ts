@@ -8,6 +8,7 @@ import { STREAMS } from '../queue/streams.js';
 import type { CliIo, OutStream } from './cli-io.js';
 import { commandLogger, describeConfig, loadConfig } from './command-context.js';
 import { connectRedis } from './connect-redis.js';
+import { intakeCounts } from './intake-counts.js';
 import { probeService } from './probe-service.js';
 
 /** Everything a running command (worker, sync, import, demo) stands on. */
@@ -49,6 +50,13 @@ export async function openApp(io: CliIo, o: OpenAppOptions): Promise<AppContext>
           for (const stream of d.queues.streams()) {
             const counts = await d.queues.get(stream).getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized');
             for (const [state, count] of Object.entries(counts)) out.push({ stream, state, count });
+          }
+          return out;
+        },
+        async intakeCounts() {
+          const out: Array<{ stream: string; state: string; count: number }> = [];
+          for (const stream of d.queues.streams()) {
+            for (const [state, count] of Object.entries(await intakeCounts(d.queues, stream))) out.push({ stream, state, count });
           }
           return out;
         },

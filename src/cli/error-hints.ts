@@ -14,6 +14,7 @@ const HINTS: Record<string, string> = {
   RATE_LIMITED: 'Over the service budget; the job waits for the reset. Lower INVENTORY_*_PER_MINUTE if it recurs.',
   TRANSIENT: 'The service or the network failed for now; retry the job once the service answers again.',
   BAD_RESPONSE: 'The service answered in an unexpected shape; report it with this trace.',
+  BAD_BATCH: 'The intake job is not a batch written by `import` (its data is damaged); remove it from its `{stream}-intake` queue in the dashboard (/queues) and import the file again.',
   INTERNAL: 'A fault in the program itself; report it with this trace, then retry.',
 };
 

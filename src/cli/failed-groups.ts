@@ -1,5 +1,6 @@
 import { STREAMS, type StreamName } from '../queue/streams.js';
-import { reasonGroupOf } from './job-retry.js';
+import { failedReasons } from './failed-reasons.js';
+import { queuesOf, reasonGroupOf } from './job-retry.js';
 import type { StreamQueues } from './stream-queues.js';
 
 /** Failed jobs that share a stream and a reason: one cause, one fix, one retry. */
@@ -10,17 +11,21 @@ export interface FailedGroup {
   count: number;
   /** A few job ids of the group, newest first. */
   examples: string[];
+  /** Whether the group is of import batches whose records are not jobs yet (intake jobs), not of record jobs. */
+  batch: boolean;
 }
 
-/** Groups the failed jobs (up to `scan` per stream, newest first), largest groups first. */
+/**
+ * Groups the failed jobs and failed import batches (up to `scan` per queue, newest first), largest groups first.
+ * Reads ids and reasons only, never job data.
+ */
 export async function failedGroups(queues: StreamQueues, scan = 2000): Promise<FailedGroup[]> {
   const groups = new Map<string, FailedGroup>();
-  for (const stream of STREAMS) {
-    for (const job of await queues.get(stream).getFailed(0, scan - 1)) {
-      if (!job?.id) continue;
+  for (const { stream, batch, queue } of queuesOf(queues, STREAMS)) {
+    for (const job of await failedReasons(queue, queues.redis, 0, scan - 1)) {
       const { code, reason } = reasonGroupOf(job.failedReason);
-      const id = `${stream}\u0000${code}\u0000${reason}`;
-      const g = groups.get(id) ?? { stream, code, reason, count: 0, examples: [] };
+      const id = `${stream}\u0000${batch}\u0000${code}\u0000${reason}`;
+      const g = groups.get(id) ?? { stream, code, reason, count: 0, examples: [], batch };
       g.count += 1;
       if (g.examples.length < 3) g.examples.push(job.id);
       groups.set(id, g);

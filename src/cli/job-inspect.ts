@@ -1,9 +1,10 @@
-import type { Job } from 'bullmq';
+import type { Job, Queue } from 'bullmq';
 import { recordKey } from '../feed/records.js';
 import { STREAMS, type StreamName } from '../queue/streams.js';
+import { BATCH_HINT, readBatch, type BatchStory, type BatchSummary } from './batch-info.js';
 import { hintFor } from './error-hints.js';
 import { parseTrace, splitReason, type AttemptTrace } from './job-trace.js';
-import { streamOfJobId, type StreamQueues } from './stream-queues.js';
+import { isIntakeJobId, streamOfIntakeJobId, streamOfJobId, type StreamQueues } from './stream-queues.js';
 
 export const JOB_STATES = ['failed', 'active', 'waiting', 'delayed', 'completed'] as const;
 export type JobStateName = (typeof JOB_STATES)[number];
@@ -13,7 +14,7 @@ export interface JobSummary {
   id: string;
   stream: StreamName;
   state: string;
-  /** Business key (orderId, countId, productId), when the record has one. */
+  /** Business key (orderId, countId, productId), when the record has one; for an import batch its label. */
   key: string | null;
   attemptsMade: number;
   createdAt: string;
@@ -23,10 +24,15 @@ export interface JobSummary {
   /** For completed jobs: synced, unchanged or skipped, and the job's one-line summary. */
   outcome: string | null;
   summary: string | null;
+  /** For an import batch (an intake job whose records are not jobs yet): its size and lines; null for record jobs. */
+  batch: BatchSummary | null;
 }
 
 /** Everything `jobs show` tells about one job. */
 export interface JobStory extends JobSummary {
+  /** For an import batch, also the ids of its first record jobs-to-be. */
+  batch: BatchStory | null;
+  /** The record; null for an import batch. */
   record: unknown;
   source: string | null;
   maxAttempts: number;
@@ -45,85 +51,118 @@ interface JobData {
   source?: string;
 }
 
-function summarize(job: Job, stream: StreamName, state: string): JobSummary {
+function summarize(job: Job, stream: StreamName, state: string, isBatch: boolean): JobSummary & { batch: BatchStory | null } {
   const data = (job.data ?? {}) as JobData;
   const rv = job.returnvalue as { outcome?: unknown; summary?: unknown } | null | undefined;
+  const batch = isBatch ? readBatch(job.data) : undefined;
   return {
     id: job.id ?? '',
     stream,
     state,
-    key: recordKey(stream, data.record) ?? null,
+    key: batch ? batch.key : (recordKey(stream, data.record) ?? null),
     attemptsMade: job.attemptsMade,
     createdAt: iso(job.timestamp) ?? '',
     finishedAt: iso(job.finishedOn),
     reason: state === 'failed' ? (splitReason(job.failedReason) ?? null) : null,
     outcome: state === 'completed' && typeof rv?.outcome === 'string' ? rv.outcome : null,
     summary: state === 'completed' && typeof rv?.summary === 'string' ? rv.summary : null,
+    batch: batch?.batch ?? null,
   };
+}
+
+/** A row of `jobs list`: the batch without the record ids `jobs show` adds. */
+function listed(job: Job, stream: StreamName, state: string, isBatch: boolean): JobSummary {
+  const s = summarize(job, stream, state, isBatch);
+  if (!s.batch) return s;
+  const { records, firstLine, lastLine } = s.batch;
+  return { ...s, batch: { records, firstLine, lastLine } };
 }
 
 export interface ListOptions {
   states?: readonly JobStateName[];
   streams?: readonly StreamName[];
-  /** Most jobs per stream and state. */
+  /** Most record jobs per stream and state. Default 100. */
   limit?: number;
+  /** Most import batches per stream and state (each is read whole: up to 1,000 records or 4 MiB). Default 10. */
+  batchLimit?: number;
 }
 
-/** Jobs by state and stream, newest first within each. */
+export const DEFAULT_LIST_LIMIT = 100;
+export const DEFAULT_BATCH_LIMIT = 10;
+
+/** Jobs by state and stream, newest first within each (waiting: next first); then the stream's import batches. */
 export async function listJobs(queues: StreamQueues, o: ListOptions = {}): Promise<JobSummary[]> {
   const states = o.states ?? ['failed', 'active', 'waiting', 'delayed'];
   const streams = o.streams ?? STREAMS;
-  const limit = o.limit ?? 100;
+  const limits = { record: o.limit ?? DEFAULT_LIST_LIMIT, batch: o.batchLimit ?? DEFAULT_BATCH_LIMIT };
   const out: JobSummary[] = [];
   for (const stream of streams) {
-    const queue = queues.get(stream);
     for (const state of states) {
-      const jobs = await queue.getJobs([state], 0, limit - 1, state === 'waiting');
-      for (const job of jobs) if (job?.id) out.push(summarize(job, stream, state));
+      for (const [queue, isBatch] of [[queues.get(stream), false], [queues.intake(stream), true]] as const) {
+        const jobs = await queue.getJobs([state], 0, (isBatch ? limits.batch : limits.record) - 1, state === 'waiting');
+        for (const job of jobs) if (job?.id) out.push(listed(job, stream, state, isBatch));
+      }
     }
   }
   return out;
 }
 
-/** Finds a job by id in its stream's queue (or in every queue when the id names none). */
-export async function findJob(queues: StreamQueues, id: string): Promise<{ job: Job; stream: StreamName } | undefined> {
-  const named = streamOfJobId(id);
+export interface FoundJob {
+  job: Job;
+  stream: StreamName;
+  /** The queue that holds it: the stream's, or its intake queue for an import batch. */
+  queue: Queue;
+  /** Whether it is an import batch (an intake job). */
+  batch: boolean;
+}
+
+/**
+ * Finds a job by id: a record job in its stream's queue (or in every one when the id names none), an import batch
+ * (`intake-…`) in its stream's intake queue (or in every one).
+ */
+export async function findJob(queues: StreamQueues, id: string): Promise<FoundJob | undefined> {
+  const batch = isIntakeJobId(id);
+  const named = batch ? streamOfIntakeJobId(id) : streamOfJobId(id);
   const streams = named ? [named, ...STREAMS.filter((s) => s !== named)] : STREAMS;
   for (const stream of streams) {
-    const job = await queues.get(stream).getJob(id);
-    if (job) return { job, stream };
+    const queue = batch ? queues.intake(stream) : queues.get(stream);
+    const job = await queue.getJob(id);
+    if (job) return { job, stream, queue, batch };
   }
   return undefined;
+}
+
+type JobError = NonNullable<JobStory['error']>;
+
+function errorOf(state: string, attempts: AttemptTrace[], failedReason: string | undefined, batch: boolean): JobError | null {
+  const lastError = [...attempts].reverse().find((a) => a.error)?.error;
+  const reason = splitReason(failedReason);
+  const code = lastError?.code ?? reason?.code;
+  if (!(state === 'failed' || (lastError && state !== 'completed'))) return null;
+  return {
+    code: code ?? 'UNKNOWN',
+    message: lastError?.message ?? reason?.message ?? '',
+    hint: lastError?.hint ?? (batch && code !== 'BAD_BATCH' ? BATCH_HINT : (hintFor(code) ?? null)),
+    retryable: lastError?.retryable ?? null,
+  };
 }
 
 /** The whole story of one job: record, attempts with their API calls, the error and what to do about it. */
 export async function showJob(queues: StreamQueues, id: string): Promise<JobStory | undefined> {
   const found = await findJob(queues, id);
   if (!found) return undefined;
-  const { job, stream } = found;
+  const { job, stream, queue, batch } = found;
   const state = await job.getState();
-  const { logs } = await queues.get(stream).getJobLogs(id, 0, -1, true);
+  const { logs } = await queue.getJobLogs(id, 0, -1, true);
   const { attempts, otherLines } = parseTrace(logs);
   const data = (job.data ?? {}) as JobData;
-  const lastError = [...attempts].reverse().find((a) => a.error)?.error;
-  const reason = splitReason(job.failedReason);
-  const code = lastError?.code ?? reason?.code;
-  const error =
-    state === 'failed' || (lastError && state !== 'completed')
-      ? {
-          code: code ?? 'UNKNOWN',
-          message: lastError?.message ?? reason?.message ?? '',
-          hint: lastError?.hint ?? hintFor(code) ?? null,
-          retryable: lastError?.retryable ?? null,
-        }
-      : null;
   return {
-    ...summarize(job, stream, state),
-    record: data.record ?? null,
+    ...summarize(job, stream, state, batch),
+    record: batch ? null : (data.record ?? null),
     source: data.source ?? null,
     maxAttempts: job.opts.attempts ?? 1,
     processedAt: iso(job.processedOn),
-    error,
+    error: errorOf(state, attempts, job.failedReason, batch),
     result: job.returnvalue ?? null,
     attempts,
     otherLogs: otherLines,

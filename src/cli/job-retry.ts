@@ -1,4 +1,6 @@
+import type { Queue } from 'bullmq';
 import { STREAMS, type StreamName } from '../queue/streams.js';
+import { failedReasons } from './failed-reasons.js';
 import { findJob } from './job-inspect.js';
 import { splitReason } from './job-trace.js';
 import type { StreamQueues } from './stream-queues.js';
@@ -9,7 +11,7 @@ export interface RetryOutcome {
   refused: Array<{ id: string; reason: string }>;
 }
 
-/** Puts the named failed jobs back to work, each with a fresh set of attempts. */
+/** Puts the named failed jobs (record jobs or import batches) back to work, each with a fresh set of attempts. */
 export async function retryJobIds(queues: StreamQueues, ids: readonly string[]): Promise<RetryOutcome> {
   const out: RetryOutcome = { retried: [], refused: [] };
   for (const id of ids) {
@@ -33,27 +35,39 @@ export async function retryJobIds(queues: StreamQueues, ids: readonly string[]):
   return out;
 }
 
-/** The reason a failed job shares with others of its group: the code and the message without the record's id. */
+/**
+ * The reason a failed job shares with others of its group: the code and the message without the record's id
+ * (`record X: `) or the batch's (`intake job X: `).
+ */
 export function reasonGroupOf(failedReason: string | undefined): { code: string; reason: string } {
   const r = splitReason(failedReason) ?? { code: 'UNKNOWN', message: '' };
-  return { code: r.code, reason: r.message.replace(/^record [^:]*:\s*/, '') };
+  return { code: r.code, reason: r.message.replace(/^(record|intake job) [^:]*:\s*/, '') };
 }
 
 export interface RetryFilter {
   streams?: readonly StreamName[];
-  /** Only jobs whose reason group matches. */
-  group?: { code: string; reason: string };
+  /** Only jobs whose reason group matches; with `batch`, only import batches (true) or only record jobs (false). */
+  group?: { code: string; reason: string; batch?: boolean };
 }
 
-/** Retries every failed job of the given streams (and reason group), page by page. */
+/** Failed jobs read per page. */
+const PAGE = 500;
+
+/** The queues of the streams: record queues, intake queues (import batches), or both when `batch` is undefined. */
+export function queuesOf(queues: StreamQueues, streams: readonly StreamName[], batch?: boolean): Array<{ stream: StreamName; batch: boolean; queue: Queue }> {
+  return streams.flatMap((stream) => [
+    ...(batch !== true ? [{ stream, batch: false, queue: queues.get(stream) }] : []),
+    ...(batch !== false ? [{ stream, batch: true, queue: queues.intake(stream) }] : []),
+  ]);
+}
+
+/** Retries every failed job and import batch of the given streams (and reason group), page by page. */
 export async function retryAllFailed(queues: StreamQueues, filter: RetryFilter = {}): Promise<RetryOutcome> {
   const ids: string[] = [];
-  for (const stream of filter.streams ?? STREAMS) {
-    const queue = queues.get(stream);
+  for (const { queue } of queuesOf(queues, filter.streams ?? STREAMS, filter.group?.batch)) {
     const total = await queue.getFailedCount();
-    for (let start = 0; start < total; start += 500) {
-      for (const job of await queue.getFailed(start, start + 499)) {
-        if (!job?.id) continue;
+    for (let start = 0; start < total; start += PAGE) {
+      for (const job of await failedReasons(queue, queues.redis, start, start + PAGE - 1)) {
         if (filter.group) {
           const g = reasonGroupOf(job.failedReason);
           if (g.code !== filter.group.code || g.reason !== filter.group.reason) continue;

@@ -1,3 +1,4 @@
+import { BAD_BATCH } from '../queue/intake.js';
 import type { JobStory, JobSummary } from './job-inspect.js';
 import type { RetryOutcome } from './job-retry.js';
 import { clip, renderTable } from './table.js';
@@ -15,7 +16,12 @@ export function renderJobList(jobs: JobSummary[]): string {
     j.reason ? clip(`[${j.reason.code}] ${j.reason.message}`, 90) : clip(j.summary ?? j.outcome, 90),
   ]);
   const failed = jobs.filter((j) => j.state === 'failed').length;
-  const tail = failed ? `\n${failed} failed. See one with: inventory-sync jobs show <ID>; retry with: inventory-sync jobs retry <ID>\n` : '\n';
+  const batches = jobs.filter((j) => j.batch).length;
+  const notes = [
+    batches ? `${batches} import batch${batches === 1 ? '' : 'es'} (intake-…): records not yet jobs; a worker turns each batch into one job per record.` : '',
+    failed ? `${failed} failed. See one with: inventory-sync jobs show <ID>; retry with: inventory-sync jobs retry <ID>` : '',
+  ].filter(Boolean);
+  const tail = notes.length ? `\n${notes.join('\n')}\n` : '\n';
   return `${renderTable(['ID', 'STREAM', 'STATE', 'KEY', 'ATTEMPTS', 'WHEN (UTC)', 'REASON / RESULT'], rows)}\n${tail}`;
 }
 
@@ -37,8 +43,17 @@ export function renderJobStory(s: JobStory): string {
   out.push(`  queued:    ${s.createdAt}`);
   if (s.finishedAt) out.push(`  finished:  ${s.finishedAt}`);
   out.push(`  attempts:  ${s.attemptsMade} of ${s.maxAttempts}`);
-  out.push('', 'Record:', indent(JSON.stringify(s.record, null, 2)));
-  out.push('', s.attempts.length ? 'Attempts:' : 'Attempts: none yet');
+  if (s.batch) {
+    const b = s.batch;
+    out.push('', 'Import batch (its records are not jobs yet; a worker turns it into one job per record):');
+    out.push(`  records:   ${b.records ?? 'unreadable'}`);
+    out.push(`  lines:     ${b.firstLine ?? '?'}-${b.lastLine ?? '?'}`);
+    if (b.firstRecordIds.length) out.push(`  first jobs: ${b.firstRecordIds.join(', ')}${b.records !== null && b.records > b.firstRecordIds.length ? ', …' : ''}`);
+  } else {
+    out.push('', 'Record:', indent(JSON.stringify(s.record, null, 2)));
+  }
+  // Batches leave no attempt traces: their attempts are counted above.
+  if (!s.batch || s.attempts.length) out.push('', s.attempts.length ? 'Attempts:' : 'Attempts: none yet');
   for (const a of s.attempts) {
     const end = a.error ? `failed [${a.error.code}]` : a.result ? a.result.outcome : 'running';
     out.push(`  #${a.attempt}  ${a.startedAt}  ${a.ms ?? '?'} ms  ${end}`);
@@ -54,7 +69,8 @@ export function renderJobStory(s: JobStory): string {
   if (s.error) {
     out.push('', `Error: [${s.error.code}] ${s.error.message}`);
     if (s.error.hint) out.push(`What to do: ${s.error.hint}`);
-    if (s.state === 'failed') out.push(`Then: inventory-sync jobs retry ${s.id}`);
+    // A batch that is no batch fails again however often it is retried.
+    if (s.state === 'failed' && s.error.code !== BAD_BATCH) out.push(`Then: inventory-sync jobs retry ${s.id}`);
   } else if (s.state === 'completed') {
     const r = s.result as { outcome?: string; summary?: string } | null;
     out.push('', `Result: ${r?.outcome ?? 'done'}${r?.summary ? `: ${r.summary}` : ''}`);

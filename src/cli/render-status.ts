@@ -29,6 +29,16 @@ export function renderStatus(s: StatusReport): string {
       ]),
     ),
   );
+  const withBatches = s.streams.filter((st) => Object.values(st.intake).some((n) => n > 0));
+  if (withBatches.length) {
+    out.push('', 'Import batches by state (their records are not jobs yet; a worker turns each batch into one job per record):');
+    out.push(
+      renderTable(
+        ['STREAM', 'WAITING', 'ACTIVE', 'DELAYED', 'FAILED'],
+        withBatches.map((st) => [st.stream, st.intake.waiting, st.intake.active, st.intake.delayed, st.intake.failed]),
+      ),
+    );
+  }
   const feedNotes = s.streams.filter((st) => st.feed.lastError).map((st) => `  ${st.stream}: last pull failed at ${when(st.feed.lastError!.at)}: ${st.feed.lastError!.message}`);
   if (feedNotes.length) out.push('', 'Feed problems:', ...feedNotes);
   out.push('', 'Request budget:');
@@ -51,7 +61,12 @@ export function renderStatus(s: StatusReport): string {
   else out.push('  none yet (`worker` sets them up)');
   out.push('', 'Failed jobs by reason:');
   if (s.failedGroups.length) {
-    out.push(renderTable(['STREAM', 'CODE', 'JOBS', 'REASON', 'EXAMPLE'], s.failedGroups.map((g) => [g.stream, g.code, g.count, clip(g.reason, 70), g.examples[0]])));
+    out.push(
+      renderTable(
+        ['STREAM', 'CODE', 'JOBS', 'REASON', 'EXAMPLE'],
+        s.failedGroups.map((g) => [g.stream, g.code, g.count, clip(g.batch ? `import batch: ${g.reason}` : g.reason, 70), g.examples[0]]),
+      ),
+    );
     out.push('', 'See one with: inventory-sync jobs show <ID>; retry a stream with: inventory-sync jobs retry --all-failed --stream <STREAM>');
   } else out.push('  none');
   return `${out.join('\n')}\n`;

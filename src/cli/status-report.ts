@@ -5,6 +5,7 @@ import { openControlQueue, readScheduleInfo } from '../queue/control.js';
 import { readFeedState } from '../queue/feed-state.js';
 import { STREAMS, type StreamName } from '../queue/streams.js';
 import { failedGroups, type FailedGroup } from './failed-groups.js';
+import { intakeCounts, type IntakeCounts } from './intake-counts.js';
 import type { StreamQueues } from './stream-queues.js';
 
 const COUNTED_STATES = ['waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized'] as const;
@@ -12,6 +13,8 @@ const COUNTED_STATES = ['waiting', 'active', 'delayed', 'failed', 'completed', '
 export interface StreamStatus {
   stream: StreamName;
   counts: Record<(typeof COUNTED_STATES)[number], number>;
+  /** Import batches on the stream's intake queue, not yet fanned out into record jobs (not in `counts`). */
+  intake: IntakeCounts;
   feed: {
     cursor: string | null;
     /** Last time the feed was asked (ISO), when known. */
@@ -81,13 +84,17 @@ function toIso(v: string | undefined): string | null {
 }
 
 async function streamStatus(redis: Redis, queues: StreamQueues, stream: StreamName, now: number): Promise<StreamStatus> {
-  const raw = await queues.get(stream).getJobCounts(...COUNTED_STATES);
+  const [raw, intake, feed] = await Promise.all([
+    queues.get(stream).getJobCounts(...COUNTED_STATES),
+    intakeCounts(queues, stream),
+    readFeedState(redis, redisKeys(queues.prefix), stream),
+  ]);
   const counts = Object.fromEntries(COUNTED_STATES.map((s) => [s, raw[s] ?? 0])) as StreamStatus['counts'];
-  const feed = await readFeedState(redis, redisKeys(queues.prefix), stream);
   const caughtUpAt = toIso(feed.caughtUpAt);
   return {
     stream,
     counts,
+    intake,
     feed: {
       cursor: feed.cursor ?? null,
       lastPollAt: toIso(feed.lastPollAt),
@@ -145,7 +152,7 @@ async function scheduleStatus(redis: Redis, prefix: string): Promise<ScheduleSta
   }
 }
 
-/** Reads queue counts, feed cursors, budget use, schedules and failure groups of one prefix. */
+/** Reads queue counts (import batches too), feed cursors, budget use, schedules and failure groups of one prefix. */
 export async function readStatus(redis: Redis, queues: StreamQueues, o: { budgets?: Budgets; now?: number } = {}): Promise<StatusReport> {
   const now = o.now ?? Date.now();
   const [streams, budget, schedule, groups] = await Promise.all([

@@ -1,35 +1,69 @@
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { intakeQueueName } from '../queue/intake.js';
 import { STREAMS, type StreamName } from '../queue/streams.js';
 
-/** One BullMQ queue per stream, under the program's prefix, for inspecting and retrying jobs. */
+/**
+ * Per stream its BullMQ queue and its intake queue (import batches not yet record jobs), under the program's
+ * prefix, for inspecting and retrying jobs.
+ */
 export interface StreamQueues {
   prefix: string;
+  /** The connection the queues share (for reads BullMQ has no call for). */
+  redis: Redis;
   get(stream: StreamName): Queue;
+  /** The stream's intake queue (`{stream}-intake`). */
+  intake(stream: StreamName): Queue;
   all(): Array<[StreamName, Queue]>;
+  /** The intake queues, per stream. */
+  allIntake(): Array<[StreamName, Queue]>;
   close(): Promise<void>;
 }
 
-export function openStreamQueues(redis: Redis, prefix: string, streams: readonly StreamName[] = STREAMS): StreamQueues {
-  const queues = new Map<StreamName, Queue>(streams.map((s) => [s, new Queue(s, { connection: redis, prefix })]));
+function open(redis: Redis, prefix: string, streams: readonly StreamName[], name: (s: StreamName) => string): Map<StreamName, Queue> {
+  const queues = new Map<StreamName, Queue>(streams.map((s) => [s, new Queue(name(s), { connection: redis, prefix })]));
   // Unheard, BullMQ prints connection errors raw, past the logger; commands still reject on their own.
   for (const q of queues.values()) q.on('error', () => undefined);
+  return queues;
+}
+
+export function openStreamQueues(redis: Redis, prefix: string, streams: readonly StreamName[] = STREAMS): StreamQueues {
+  const queues = open(redis, prefix, streams, (s) => s);
+  const intakes = open(redis, prefix, streams, intakeQueueName);
+  const pick = (from: Map<StreamName, Queue>, stream: StreamName, what: string) => {
+    const q = from.get(stream);
+    if (!q) throw new Error(`no ${what} opened for stream ${stream}`);
+    return q;
+  };
   return {
     prefix,
-    get(stream) {
-      const q = queues.get(stream);
-      if (!q) throw new Error(`no queue opened for stream ${stream}`);
-      return q;
-    },
+    redis,
+    get: (stream) => pick(queues, stream, 'queue'),
+    intake: (stream) => pick(intakes, stream, 'intake queue'),
     all: () => [...queues.entries()],
+    allIntake: () => [...intakes.entries()],
     close: async () => {
-      await Promise.all([...queues.values()].map((q) => q.close()));
+      await Promise.all([...queues.values(), ...intakes.values()].map((q) => q.close()));
     },
   };
 }
 
+const byLength = [...STREAMS].sort((a, b) => b.length - a.length);
+
 /** The stream a job id belongs to (`{stream}-{key}-{hash}`), when its prefix names one. */
 export function streamOfJobId(jobId: string): StreamName | undefined {
   // Longest names first: "stock-counts-" must not be read as another stream.
-  return [...STREAMS].sort((a, b) => b.length - a.length).find((s) => jobId.startsWith(`${s}-`));
+  return byLength.find((s) => jobId.startsWith(`${s}-`));
+}
+
+/** Ids of intake batches start so (`intake-{stream}-{hash}`); record job ids start with their stream. */
+export const INTAKE_ID_PREFIX = 'intake-';
+
+export function isIntakeJobId(jobId: string): boolean {
+  return jobId.startsWith(INTAKE_ID_PREFIX);
+}
+
+/** The stream of an intake batch id, when it names one. */
+export function streamOfIntakeJobId(jobId: string): StreamName | undefined {
+  return isIntakeJobId(jobId) ? streamOfJobId(jobId.slice(INTAKE_ID_PREFIX.length)) : undefined;
 }

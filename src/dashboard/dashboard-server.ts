@@ -7,6 +7,7 @@ import { Queue } from 'bullmq';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Redis } from 'ioredis';
 import type { Budgets } from '../../config/read-config.js';
+import { batchForBoard } from '../cli/batch-info.js';
 import { showJob } from '../cli/job-inspect.js';
 import { retryAllFailed, retryJobIds } from '../cli/job-retry.js';
 import { readStatus } from '../cli/status-report.js';
@@ -80,7 +81,13 @@ export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
 
   const board = new ExpressAdapter();
   board.setBasePath('/queues');
-  const adapters = [...queues.all().map(([, q]) => q), ...extra].map((q) => new BullMQAdapter(q));
+  const intakeAdapters = queues.allIntake().map(([stream, q]) => {
+    const adapter = new BullMQAdapter(q, { description: `import batches of ${stream}: each becomes one ${stream} job per record` });
+    // A batch's data is up to 1,000 records (4 MiB): the board shows what it holds, not every record's text.
+    adapter.setFormatter('data', batchForBoard);
+    return adapter;
+  });
+  const adapters = [...queues.all().map(([, q]) => new BullMQAdapter(q)), ...intakeAdapters, ...extra.map((q) => new BullMQAdapter(q))];
   // @bull-board/express carries its own copy of @bull-board/api (a patch version apart): same shape, other declarations.
   const serverAdapter = board as unknown as Parameters<typeof createBullBoard>[0]['serverAdapter'];
   createBullBoard({ queues: adapters, serverAdapter, options: { uiConfig: { boardTitle: 'inventory-sync' } } });
@@ -119,7 +126,9 @@ export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
       res.status(400).type('html').send(page('Bad request', '<p>stream, code and reason are required.</p>', { signedIn }));
       return;
     }
-    const r = await retryAllFailed(queues, { streams: [b.stream], group: { code: b.code, reason: b.reason } });
+    // A group is of record jobs or of import batches; without `batch` (an older form), both.
+    const batch = b.batch === 'true' ? true : b.batch === 'false' ? false : undefined;
+    const r = await retryAllFailed(queues, { streams: [b.stream], group: { code: b.code, reason: b.reason, batch } });
     o.logger?.info({ stream: b.stream, code: b.code, retried: r.retried.length }, 'dashboard: retry of a failure group');
     res.redirect(303, `/?flash=${encodeURIComponent(`Retried ${r.retried.length} ${b.stream} job(s) failed with [${b.code}].`)}`);
   }));

@@ -1,5 +1,14 @@
 import type { JobStory } from '../cli/job-inspect.js';
+import { intakeQueueName } from '../queue/intake.js';
 import { esc } from './html.js';
+
+/** What an import batch holds, in place of a record. */
+function batchBody(b: NonNullable<JobStory['batch']>): string {
+  const more = b.records !== null && b.records > b.firstRecordIds.length ? '<li class="muted">…</li>' : '';
+  return `<h2>Import batch</h2><p class="muted">Its records are not jobs yet: a worker turns the batch into one job per record.</p>
+<table id="batch"><tr><th>records</th><td>${esc(b.records ?? 'unreadable')}</td></tr><tr><th>lines</th><td>${esc(b.firstLine ?? '?')}-${esc(b.lastLine ?? '?')}</td></tr>
+<tr><th>first jobs</th><td><ul>${b.firstRecordIds.map((id) => `<li><code>${esc(id)}</code></li>`).join('')}${more}</ul></td></tr></table>`;
+}
 
 /** One job's story as a page: state, record, each attempt with its API calls, the error and what to do. */
 export function jobBody(s: JobStory, flash?: string): string {
@@ -32,6 +41,6 @@ export function jobBody(s: JobStory, flash?: string): string {
 <table id="job"><tr><th>stream</th><td>${esc(s.stream)}</td></tr><tr><th>key</th><td>${esc(s.key ?? '')}</td></tr>
 <tr><th>state</th><td id="state">${esc(s.state)}</td></tr><tr><th>attempts</th><td>${esc(s.attemptsMade)} of ${esc(s.maxAttempts)}</td></tr>
 <tr><th>queued</th><td>${esc(s.createdAt)}</td></tr><tr><th>finished</th><td>${esc(s.finishedAt ?? '')}</td></tr></table>
-${error}${result}${retry}<h2>Record</h2><pre>${esc(JSON.stringify(s.record, null, 2))}</pre><h2>Attempts</h2>${attempts || '<p class="muted">none yet</p>'}
-<p><a href="/queues/queue/${esc(s.stream)}">All ${esc(s.stream)} jobs</a> · <a href="/">Overview</a></p>`;
+${error}${result}${retry}${s.batch ? batchBody(s.batch) : `<h2>Record</h2><pre>${esc(JSON.stringify(s.record, null, 2))}</pre>`}<h2>Attempts</h2>${attempts || `<p class="muted">${s.batch && s.attemptsMade ? 'an import batch keeps no trace of its attempts (counted above)' : 'none yet'}</p>`}
+<p><a href="/queues/queue/${esc(s.batch ? intakeQueueName(s.stream) : s.stream)}">All ${esc(s.stream)} ${s.batch ? 'import batches' : 'jobs'}</a> · <a href="/">Overview</a></p>`;
 }

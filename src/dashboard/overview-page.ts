@@ -1,4 +1,5 @@
 import type { StatusReport } from '../cli/status-report.js';
+import { intakeQueueName } from '../queue/intake.js';
 import { esc } from './html.js';
 
 function ago(seconds: number | null): string {
@@ -10,13 +11,21 @@ function ago(seconds: number | null): string {
 
 const when = (iso: string | null) => (iso ? esc(iso.replace('T', ' ').slice(0, 19)) : '<span class="muted">-</span>');
 
-/** The overview: per stream counts and feed position, budget use, schedules, failed jobs grouped by reason. */
+/** A stream's import batches (records not yet jobs) by state, e.g. "3 waiting, 1 failed". */
+function batches(st: StatusReport['streams'][number]): string {
+  const parts = Object.entries(st.intake)
+    .filter(([, n]) => n > 0)
+    .map(([state, n]) => (state === 'failed' ? `<span class="bad">${n} failed</span>` : `${n} ${esc(state)}`));
+  return parts.length ? `<a href="/queues/queue/${esc(intakeQueueName(st.stream))}">${parts.join(', ')}</a>` : '<span class="muted">none</span>';
+}
+
+/** The overview: per stream counts (import batches too) and feed position, budget use, schedules, failed jobs grouped by reason. */
 export function overviewBody(s: StatusReport, flash?: string): string {
   const streams = s.streams
     .map(
       (st) => `<tr><td><a href="/queues/queue/${esc(st.stream)}">${esc(st.stream)}</a></td>
 <td class="n">${st.counts.waiting + st.counts.prioritized}</td><td class="n">${st.counts.active}</td><td class="n">${st.counts.delayed}</td>
-<td class="n ${st.counts.failed ? 'bad' : ''}">${st.counts.failed}</td><td class="n">${st.counts.completed}</td>
+<td class="n ${st.counts.failed ? 'bad' : ''}">${st.counts.failed}</td><td class="n">${st.counts.completed}</td><td class="batches">${batches(st)}</td>
 <td><code>${esc(st.feed.cursor ?? '-')}</code></td><td>${when(st.feed.lastPollAt)}</td><td>${ago(st.feed.behindSeconds)}</td>
 <td>${st.feed.lastError ? `<span class="bad">${esc(st.feed.lastError.message)}</span>` : `${st.feed.recordsQueued} queued, ${st.feed.duplicates} re-delivered, ${st.feed.invalid} invalid`}</td></tr>`,
     )
@@ -38,15 +47,15 @@ export function overviewBody(s: StatusReport, flash?: string): string {
   const groups = s.failedGroups.length
     ? s.failedGroups
         .map(
-          (g) => `<tr data-group="${esc(g.stream)}:${esc(g.code)}"><td>${esc(g.stream)}</td><td><code>${esc(g.code)}</code></td><td class="reason">${esc(g.reason)}</td><td class="n">${g.count}</td>
+          (g) => `<tr data-group="${esc(g.stream)}:${esc(g.code)}"><td>${esc(g.stream)}</td><td><code>${esc(g.code)}</code></td><td class="reason">${g.batch ? 'import batch: ' : ''}${esc(g.reason)}</td><td class="n">${g.count}</td>
 <td>${g.examples.map((id) => `<a href="/jobs/${encodeURIComponent(id)}">${esc(id)}</a>`).join('<br>')}</td>
-<td><form class="inline" method="post" action="/retry-group"><input type="hidden" name="stream" value="${esc(g.stream)}"><input type="hidden" name="code" value="${esc(g.code)}"><input type="hidden" name="reason" value="${esc(g.reason)}"><button type="submit">Retry this group (${g.count})</button></form></td></tr>`,
+<td><form class="inline" method="post" action="/retry-group"><input type="hidden" name="stream" value="${esc(g.stream)}"><input type="hidden" name="code" value="${esc(g.code)}"><input type="hidden" name="reason" value="${esc(g.reason)}"><input type="hidden" name="batch" value="${g.batch}"><button type="submit">Retry this group (${g.count})</button></form></td></tr>`,
         )
         .join('')
     : '<tr><td colspan="6" class="ok">No failed jobs.</td></tr>';
   return `${flash ? `<p class="flash" role="status">${esc(flash)}</p>` : ''}
 <p class="muted">As of ${when(s.at)} UTC. <a href="/">Refresh</a></p>
-<h2>Streams</h2><table id="streams"><tr><th>stream</th><th>waiting</th><th>active</th><th>delayed</th><th>failed</th><th>completed</th><th>feed cursor</th><th>last poll</th><th>behind</th><th>feed</th></tr>${streams}</table>
+<h2>Streams</h2><table id="streams"><tr><th>stream</th><th>waiting</th><th>active</th><th>delayed</th><th>failed</th><th>completed</th><th title="imported records not yet jobs: a worker turns each batch into one job per record">import batches</th><th>feed cursor</th><th>last poll</th><th>behind</th><th>feed</th></tr>${streams}</table>
 <h2>Failed jobs by reason</h2><table id="failed-groups"><tr><th>stream</th><th>code</th><th>reason</th><th>jobs</th><th>examples</th><th></th></tr>${groups}</table>
 <h2>Request budget</h2><table id="budget"><tr><th>class</th><th>limit</th><th>requests</th><th>waited</th><th>429s</th><th>scheduled ahead</th><th>state</th></tr>${budget}</table>
 <h2>Scheduled runs</h2><table id="schedule"><tr><th>run</th><th>rule</th><th>last</th><th>next</th></tr>${schedule}</table>`;

@@ -6,6 +6,8 @@ import type { ApiCall } from '../client/service-api.js';
 export interface ScrapeSources {
   /** Jobs per stream and state (waiting, active, delayed, failed, completed, ...). */
   queueCounts(): Promise<Array<{ stream: string; state: string; count: number }>>;
+  /** Import batches (intake jobs: records not yet jobs) per stream and state (waiting, active, delayed, failed). */
+  intakeCounts(): Promise<Array<{ stream: string; state: string; count: number }>>;
   /** Seconds each stream's feed is behind (since it last caught up), when known. */
   feedLag(): Promise<Array<{ stream: string; seconds: number }>>;
 }
@@ -45,6 +47,18 @@ export function createMetrics(o: { sources?: ScrapeSources; defaultMetrics?: boo
       if (!o.sources) return;
       this.reset();
       for (const c of await o.sources.queueCounts()) this.set({ stream: c.stream, state: c.state }, c.count);
+    },
+  });
+  // Apart from isync_queue_jobs: a batch holds up to 1,000 records, so summing it with jobs would mislead.
+  new Gauge({
+    name: 'isync_intake_batches',
+    help: 'Import batches per stream and state whose records are not jobs yet (a worker turns each into one job per record).',
+    labelNames: ['stream', 'state'],
+    registers,
+    async collect() {
+      if (!o.sources) return;
+      this.reset();
+      for (const c of await o.sources.intakeCounts()) this.set({ stream: c.stream, state: c.state }, c.count);
     },
   });
   new Gauge({

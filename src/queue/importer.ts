@@ -84,10 +84,14 @@ export async function importNdjson(o: ImportNdjsonOptions): Promise<ImportResult
     let queued = todo.length;
     if (todo.length) {
       const jobId = intakeJobId(o.stream, todo);
-      // The same batch written before and not yet expanded: its records are queued already.
+      // The same batch written before and not yet expanded: its records are queued already. If it failed (Redis
+      // failed it on every attempt), importing again puts it back to work.
       const [already] = await keysExist(o.redis, [intake.toKey(jobId)]);
-      if (already) queued = 0;
-      else {
+      if (already) {
+        const state = await intake.getJobState(jobId);
+        if (state === 'failed') await (await intake.getJob(jobId))?.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
+        else queued = 0;
+      } else {
         const data: IntakeData = { stream: o.stream, source: 'import', firstLine: todo[0]!.line ?? 0, lastLine: todo.at(-1)!.line ?? 0, items: todo };
         await intake.add(o.stream, data, { jobId });
         totals.batches++;

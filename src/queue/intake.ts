@@ -65,7 +65,10 @@ export interface IntakeResult {
   records: number;
 }
 
-/** Intake jobs retry on their own (only Redis can fail them) and leave once expanded: their records are the jobs then. */
+/**
+ * Intake jobs retry on their own (only Redis can fail them, as `[TRANSIENT] ...`) and leave once expanded: their
+ * records are the jobs then.
+ */
 export function intakeJobOptions(jobs: Pick<Config['jobs'], 'attempts'>): DefaultJobOptions {
   return {
     attempts: Math.max(jobs.attempts, 10),
@@ -122,7 +125,13 @@ export async function expandBatch(job: Job<IntakeData>, target: Queue<JobData>):
   }
   const data = parsed.data;
   if (data.stream !== target.name) throw new UnrecoverableError(`[${BAD_BATCH}] intake job ${job.id}: a batch of ${data.stream} on the ${target.name} queue`);
-  if (data.items.length) await target.addBulk(batchJobs(data));
+  const jobs = batchJobs(data);
+  try {
+    if (jobs.length) await target.addBulk(jobs);
+  } catch (err) {
+    // Redis failed (the batch is retried): say so in the job's reason, in the format operators group by.
+    throw new Error(`[TRANSIENT] intake job ${job.id}: could not queue the batch's records (${err instanceof Error ? err.message : String(err)})`);
+  }
   return { outcome: 'expanded', summary: `${batchLabel(data)} queued as record jobs`, records: data.items.length };
 }
 

@@ -22,8 +22,24 @@ describe.concurrent('import', () => {
       const r = await runCli(['import', 'stock-counts', file], stack.env);
       expect(r.code).toBe(0);
       expect(r.stdout).toMatch(/^imported 2 records of stock-counts\nImported 2 records of stock-counts in \d+\.\d s: 2 queued, 0 already queued before, 0 invalid\.\n$/);
+      // The records wait as one import batch on the stock-counts intake queue, not yet as record jobs.
       const list = JSON.parse((await runCli(['jobs', 'list', '--state', 'waiting', '--json'], stack.env)).stdout);
-      expect(list.jobs.map((j: { key: string }) => j.key).sort()).toEqual(['C-1', 'C-2']);
+      expect(list.jobs).toHaveLength(1);
+      const [batch] = list.jobs;
+      expect(batch).toMatchObject({ stream: 'stock-counts', state: 'waiting', key: 'batch of 2 records, lines 1-2', batch: { records: 2, firstLine: 1, lastLine: 2 } });
+      expect(batch.id).toMatch(/^intake-stock-counts-[0-9a-f]{12}$/);
+
+      const status = JSON.parse((await runCli(['status', '--json'], stack.env)).stdout);
+      const counts = status.streams.find((st: { stream: string }) => st.stream === 'stock-counts');
+      expect(counts.intake).toEqual({ waiting: 1, active: 0, delayed: 0, failed: 0 });
+      expect(counts.counts.waiting).toBe(0);
+
+      const show = await runCli(['jobs', 'show', batch.id, '--json'], stack.env);
+      expect(show.code).toBe(0);
+      const story = JSON.parse(show.stdout);
+      expect(story).toMatchObject({ id: batch.id, stream: 'stock-counts', state: 'waiting', key: 'batch of 2 records, lines 1-2', record: null, source: 'import', error: null });
+      expect(story.batch).toMatchObject({ records: 2, firstLine: 1, lastLine: 2 });
+      expect(story.batch.firstRecordIds).toEqual([expect.stringMatching(/^stock-counts-C-1-[0-9a-f]{12}$/), expect.stringMatching(/^stock-counts-C-2-[0-9a-f]{12}$/)]);
       expect(stack.sandbox.admin.state().variances).toHaveLength(0);
     } finally {
       await stack.close();

@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, deletePrefix, redisUrl, uniquePrefix } from '../helpers/redis.js';
 import { baseEnv, runCli } from './run-cli.js';
-import { seedJobs, type Seeded } from './seed-jobs.js';
+import { seedFailedBatch, seedJobs, seedWaitingBatch, waitingCount, type Seeded } from './seed-jobs.js';
 
 describe('jobs commands', () => {
   let redis: Redis;
@@ -132,5 +132,89 @@ describe('jobs commands', () => {
       const list = JSON.parse((await runCli(['jobs', 'list', '--state', 'waiting', '--json'], env)).stdout) as { jobs: Array<{ id: string; attemptsMade: number }> };
       expect(list.jobs.find((j) => j.id === seeded.failedId)).toMatchObject({ attemptsMade: 0 });
     });
+  });
+});
+
+describe('jobs commands on import batches', () => {
+  let redis: Redis;
+  let prefix: string;
+  let env: Record<string, string>;
+  let failedId: string;
+  let otherFailedId: string;
+  let waitingId: string;
+
+  beforeAll(async () => {
+    redis = connect();
+    prefix = uniquePrefix('jobs-batches');
+    failedId = await seedFailedBatch(redis, prefix, 'stock-counts');
+    otherFailedId = await seedFailedBatch(redis, prefix, 'boms');
+    waitingId = await seedWaitingBatch(redis, prefix, [waitingCount, { ...waitingCount, countId: 'CNT-2' }]);
+    env = { ...baseEnv(), REDIS_URL: redisUrl(), QUEUE_PREFIX: prefix };
+  });
+  afterAll(async () => {
+    await deletePrefix(redis, prefix);
+    redis.disconnect();
+  });
+
+  it('lists failed and waiting batches with their stream, label and size', async () => {
+    const r = await runCli(['jobs', 'list', '--stream', 'stock-counts', '--json'], env);
+    expect(r.code).toBe(0);
+    const jobs = (JSON.parse(r.stdout) as { jobs: Array<Record<string, unknown>> }).jobs;
+    expect(jobs.map((j) => j.id)).toEqual([failedId, waitingId]);
+    expect(jobs[0]).toMatchObject({
+      stream: 'stock-counts',
+      state: 'failed',
+      key: 'batch with unreadable data',
+      attemptsMade: 1,
+      reason: { code: 'BAD_BATCH', message: expect.stringMatching(new RegExp(`^intake job ${failedId}: not a batch of records \\(items: `)) },
+      batch: { records: null, firstLine: 1, lastLine: 3 },
+    });
+    expect(jobs[1]).toMatchObject({ stream: 'stock-counts', state: 'waiting', key: 'batch of 2 records, lines 1-2', reason: null, batch: { records: 2, firstLine: 1, lastLine: 2 } });
+  });
+
+  it('lists a failed batch among the failed jobs in the table', async () => {
+    const r = await runCli(['jobs', 'list', '--state', 'failed'], env);
+    expect(r.code).toBe(0);
+    const lines = r.stdout.split('\n');
+    expect(lines.find((l) => l.startsWith(failedId))).toMatch(/stock-counts\s+failed\s+batch with unreadable data\s+1\s+.*\[BAD_BATCH\] intake job/);
+    expect(lines.find((l) => l.startsWith(otherFailedId))).toMatch(/boms\s+failed\s+/);
+    expect(r.stdout).toContain('2 import batches (intake-…): records not yet jobs; a worker turns each batch into one job per record.');
+    expect(r.stdout).toContain('2 failed. See one with: inventory-sync jobs show <ID>');
+  });
+
+  it("tells a failed batch's story: what it holds, the error and what to do", async () => {
+    const r = await runCli(['jobs', 'show', failedId], env);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`Job ${failedId}`);
+    expect(r.stdout).toMatch(/state:\s+failed/);
+    expect(r.stdout).toMatch(/Import batch \(its records are not jobs yet; a worker turns it into one job per record\):\n\s+records:\s+unreadable\n\s+lines:\s+1-3\n/);
+    expect(r.stdout).not.toContain('Record:');
+    expect(r.stdout).toContain(`Error: [BAD_BATCH] intake job ${failedId}: not a batch of records`);
+    expect(r.stdout).toMatch(/What to do: \S/);
+  });
+
+  it('puts a failed batch back to waiting by id, with fresh attempts', async () => {
+    const r = await runCli(['jobs', 'retry', failedId, '--json'], env);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ retried: [{ id: failedId, stream: 'stock-counts' }], refused: [] });
+    const story = JSON.parse((await runCli(['jobs', 'show', failedId, '--json'], env)).stdout);
+    expect(story).toMatchObject({ id: failedId, state: 'waiting', attemptsMade: 0, record: null, error: null });
+  });
+
+  it('puts the failed batches of a stream back with --all-failed', async () => {
+    const r = await runCli(['jobs', 'retry', '--all-failed', '--stream', 'boms'], env);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(`Retried 1 job.\n  ${otherFailedId}\n`);
+    const list = JSON.parse((await runCli(['jobs', 'list', '--state', 'waiting', '--stream', 'boms', '--json'], env)).stdout) as { jobs: Array<{ id: string }> };
+    expect(list.jobs.map((j) => j.id)).toEqual([otherFailedId]);
+  });
+
+  it('refuses a waiting batch and an unknown batch id, with exit 1', async () => {
+    const r = await runCli(['jobs', 'retry', waitingId, 'intake-orders-000000000000', '--json'], env);
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stdout).refused).toEqual([
+      { id: waitingId, reason: 'it is waiting, not failed' },
+      { id: 'intake-orders-000000000000', reason: `no such job under prefix ${prefix}` },
+    ]);
   });
 });

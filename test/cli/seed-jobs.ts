@@ -1,6 +1,10 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { expandBatch, intakeJobId, intakeQueueName, openIntakeQueue, type IntakeData } from '../../src/queue/intake.js';
+import { jobIdFor } from '../../src/queue/job-id.js';
+import type { JobData } from '../../src/queue/queues.js';
+import type { StreamName } from '../../src/queue/streams.js';
 
 /** Job id of contract 3: {stream}-{key}-{first 12 hex of sha256 of the record's JSON}. */
 export function jobIdOf(stream: string, key: string, record: unknown): string {
@@ -62,4 +66,34 @@ export async function seedJobs(redis: Redis, prefix: string): Promise<Seeded> {
   await orders.close();
   await counts.close();
   return { completedId, failedId, waitingId };
+}
+
+/** An import batch as `import` writes it: stock counts on the stock-counts intake queue, waiting for a worker. */
+export async function seedWaitingBatch(redis: Redis, prefix: string, counts: unknown[] = [waitingCount]): Promise<string> {
+  const intake = openIntakeQueue(redis, prefix, 'stock-counts', { attempts: 3 });
+  const items = counts.map((c, i) => ({ id: jobIdFor('stock-counts', c), line: i + 1, text: JSON.stringify(c) }));
+  const id = intakeJobId('stock-counts', items);
+  await intake.add('stock-counts', { stream: 'stock-counts', source: 'import', firstLine: 1, lastLine: items.length, items }, { jobId: id });
+  await intake.close();
+  return id;
+}
+
+/**
+ * An intake job whose data is no batch (`items: 'nope'`) on the stream's intake queue, failed by a real BullMQ worker
+ * that expands it as the worker pool does. Seed it before any waiting batch of the stream: the worker takes those too.
+ */
+export async function seedFailedBatch(redis: Redis, prefix: string, stream: StreamName): Promise<string> {
+  const intake = new Queue(intakeQueueName(stream), { connection: redis, prefix });
+  const records = new Queue<JobData>(stream, { connection: redis, prefix });
+  const id = `intake-${stream}-${randomBytes(6).toString('hex')}`;
+  await intake.add(stream, { stream, source: 'import', firstLine: 1, lastLine: 3, items: 'nope' }, { jobId: id, attempts: 1 });
+  const workerConnection = redis.duplicate();
+  const worker = new Worker<IntakeData>(intake.name, (job) => expandBatch(job, records), { connection: workerConnection, prefix, autorun: false });
+  const failed = new Promise<void>((resolve) => worker.on('failed', (job) => (job?.id === id ? resolve() : undefined)));
+  void worker.run();
+  await failed;
+  await worker.close();
+  workerConnection.disconnect();
+  await Promise.all([intake.close(), records.close()]);
+  return id;
 }

@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { runCli, spawnCli } from '../cli/run-cli.js';
@@ -74,8 +77,16 @@ describe('secrets', () => {
       expect(leaks(worker.stderr())).toEqual([]);
       expect(leaks(metrics)).toEqual([]);
 
+      // An import with no worker running leaves its records waiting as an import batch.
+      const file = join(mkdtempSync(join(tmpdir(), 'isync-redact-')), 'orders.ndjson');
+      writeFileSync(file, `${JSON.stringify({ ...orders[0], orderId: 'R-5' })}\n`);
+      const imported = await runCli(['import', 'orders', file], env);
+      expect(imported.code, imported.stderr).toBe(0);
+      expect(leaks(imported.stdout + imported.stderr)).toEqual([]);
+      const batchId = JSON.parse((await runCli(['jobs', 'list', '--state', 'waiting', '--stream', 'orders', '--json'], env)).stdout).jobs.find((j: { batch: unknown }) => j.batch).id as string;
+
       const failedId = JSON.parse((await runCli(['jobs', 'list', '--state', 'failed', '--json'], env)).stdout).jobs[0].id as string;
-      for (const args of [['jobs', 'show', failedId, '--json'], ['jobs', 'show', failedId], ['status', '--json'], ['jobs', 'list', '--state', 'all', '--json']]) {
+      for (const args of [['jobs', 'show', failedId, '--json'], ['jobs', 'show', failedId], ['jobs', 'show', batchId, '--json'], ['status', '--json'], ['status'], ['jobs', 'list', '--state', 'all', '--json']]) {
         const r = await runCli(args, env);
         expect(r.code).toBe(0);
         expect(leaks(r.stdout + r.stderr), args.join(' ')).toEqual([]);
@@ -95,7 +106,16 @@ describe('secrets', () => {
         const login = await fetch(`${base}/login`, { method: 'POST', body: new URLSearchParams({ user: 'ops', password: PASSWORD, next: '/' }), redirect: 'manual' });
         expect(login.status).toBe(303);
         const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
-        const pages = ['/', '/api/status', `/jobs/${failedId}`, '/queues/', `/queues/api/queues?activeQueue=orders&status=failed&page=1&jobsPerPage=50`, `/queues/api/queues/orders/${failedId}/logs`];
+        const pages = [
+          '/',
+          '/api/status',
+          `/jobs/${failedId}`,
+          `/jobs/${batchId}`,
+          '/queues/',
+          `/queues/api/queues?activeQueue=orders&status=failed&page=1&jobsPerPage=50`,
+          `/queues/api/queues?activeQueue=orders-intake&status=waiting&page=1&jobsPerPage=50`,
+          `/queues/api/queues/orders/${failedId}/logs`,
+        ];
         for (const page of pages) {
           const res = await fetch(`${base}${page}`, { headers: { cookie } });
           expect(res.status, page).toBe(200);

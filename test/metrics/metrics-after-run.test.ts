@@ -1,5 +1,6 @@
 import { Queue } from 'bullmq';
 import { describe, expect, it } from 'vitest';
+import { intakeQueueName } from '../../src/queue/intake.js';
 import { startStack } from '../cli/stack.js';
 import { eventually, freePort, startWorkerProcess } from '../cli/worker-process.js';
 
@@ -17,9 +18,12 @@ function sample(text: string, series: string): number | undefined {
 
 describe('metrics', () => {
   describe('after the worker has run the feed', () => {
-    it('counts jobs by outcome, calls by class and status, 429s, budget waits, queue depth and feed lag', async () => {
+    it('counts jobs by outcome, calls by class and status, 429s, budget waits, queue depth, import batches and feed lag', async () => {
       const stack = await startStack({ orders: [order(1), order(2), order(3), order(4, 'NO-SUCH')] }, 'metrics');
       const queue = new Queue('orders', { connection: stack.redis, prefix: stack.prefix });
+      // An import batch whose data is no batch: the worker's intake worker fails it, and it stays failed.
+      const intake = new Queue(intakeQueueName('stock-counts'), { connection: stack.redis, prefix: stack.prefix });
+      await intake.add('stock-counts', { stream: 'stock-counts', source: 'import', firstLine: 1, lastLine: 1, items: 'nope' }, { jobId: 'intake-stock-counts-0123456789ab', attempts: 1 });
       // The service allows 6 writes a second: 12 order writes meet a 429 or more.
       stack.sandbox.admin.setBudgets({ post: { limit: 6, windowMs: 1000 } });
       const port = await freePort();
@@ -27,9 +31,10 @@ describe('metrics', () => {
       try {
         const url = await worker.httpUrl;
         expect(url).toBe(`http://127.0.0.1:${port}`);
-        await eventually(async () => (await queue.getCompletedCount()) === 3 && (await queue.getFailedCount()) === 1, 45_000, 'the orders to be done').catch(
+        const done = async () => (await queue.getCompletedCount()) === 3 && (await queue.getFailedCount()) === 1 && (await intake.getFailedCount()) === 1;
+        await eventually(done, 45_000, 'the orders to be done and the bad batch failed').catch(
           async (err: Error) => {
-            throw new Error(`${err.message}: ${JSON.stringify(await queue.getJobCounts())}\n${worker.stdoutLines.join('\n')}\n${worker.stderr()}`);
+            throw new Error(`${err.message}: ${JSON.stringify(await queue.getJobCounts())} ${JSON.stringify(await intake.getJobCounts())}\n${worker.stdoutLines.join('\n')}\n${worker.stderr()}`);
           },
         );
 
@@ -49,6 +54,11 @@ describe('metrics', () => {
         expect(sample(text, 'isync_queue_jobs{stream="orders",state="completed"}')).toBe(3);
         expect(sample(text, 'isync_queue_jobs{stream="orders",state="failed"}')).toBe(1);
         expect(sample(text, 'isync_queue_jobs{stream="orders",state="waiting"}')).toBe(0);
+        // Import batches have a gauge of their own, with the same stream label.
+        expect(sample(text, 'isync_intake_batches{stream="stock-counts",state="failed"}')).toBe(1);
+        expect(sample(text, 'isync_intake_batches{stream="stock-counts",state="waiting"}')).toBe(0);
+        expect(sample(text, 'isync_intake_batches{stream="orders",state="failed"}')).toBe(0);
+        expect(text).not.toContain('isync_queue_jobs{stream="stock-counts-intake"');
         const lag = sample(text, 'isync_feed_lag_seconds{stream="orders"}');
         expect(lag).toBeGreaterThanOrEqual(0);
         expect(lag).toBeLessThan(30);
@@ -60,6 +70,7 @@ describe('metrics', () => {
       } finally {
         const { code } = await worker.stop('SIGINT');
         await queue.close();
+        await intake.close();
         await stack.close();
         expect(code).toBe(0);
       }

@@ -15,6 +15,7 @@ describe('worker HTTP endpoints', () => {
     const metrics = createMetrics({
       sources: {
         queueCounts: async () => [{ stream: 'orders', state: 'waiting', count: 7 }],
+        intakeCounts: async () => [{ stream: 'orders', state: 'waiting', count: 2 }],
         feedLag: async () => [{ stream: 'orders', seconds: 12 }],
       },
     });
@@ -47,6 +48,7 @@ describe('worker HTTP endpoints', () => {
     expect(text).toContain('isync_budget_wait_seconds_sum{class="post"} 1.5');
     expect(text).toContain('isync_jobs_total{stream="orders",outcome="synced"} 1');
     expect(text).toContain('isync_queue_jobs{stream="orders",state="waiting"} 7');
+    expect(text).toContain('isync_intake_batches{stream="orders",state="waiting"} 2');
     expect(text).toContain('isync_feed_lag_seconds{stream="orders"} 12');
     expect(text).toMatch(/isync_api_call_duration_seconds_bucket\{le="0.05",class="post"\} 1/);
     expect(text).toContain('process_cpu_user_seconds_total');

@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Queue, type Job } from 'bullmq';
+import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { waitForIdle } from '../../src/queue/drain.js';
 import { importNdjson } from '../../src/queue/importer.js';
@@ -170,6 +170,32 @@ describe('import through intake batches', () => {
     // A corrected record is new.
     const corrected = await ndjson([JSON.stringify(order('WEB-3', 5))]);
     expect(await importFile(corrected)).toMatchObject({ queued: 1, duplicates: 0, batches: 1 });
+  });
+
+  it('puts a failed batch back to work when the same file is imported again', async () => {
+    const file = await ndjson(Array.from({ length: 4 }, (_, i) => JSON.stringify(order(`WEB-${i + 1}`))));
+    await importFile(file);
+    const [batch] = await intake().getWaiting();
+    // As if Redis had failed its expansion on every attempt.
+    const conn = w.redis.duplicate();
+    const failing = new Worker(
+      intakeQueueName('orders'),
+      async () => {
+        throw new UnrecoverableError('[TRANSIENT] intake job: could not queue the batch\'s records (Connection is closed.)');
+      },
+      { connection: conn, prefix: w.prefix },
+    );
+    try {
+      while ((await intake().getJobState(batch!.id!)) !== 'failed') await new Promise((r) => setTimeout(r, 20));
+    } finally {
+      await failing.close();
+      conn.disconnect();
+    }
+    expect(await importFile(file)).toMatchObject({ queued: 4, duplicates: 0 });
+    expect(await intake().getJobState(batch!.id!)).toBe('waiting');
+    await startPool();
+    await idle();
+    expect(await records().getCompletedCount()).toBe(4);
   });
 
   it('fails a batch that is not a batch of records, naming the job, and keeps it for operators', async () => {

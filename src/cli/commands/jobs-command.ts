@@ -3,7 +3,7 @@ import { STREAMS, type StreamName } from '../../queue/streams.js';
 import type { CliIo } from '../cli-io.js';
 import { loadConfig, withQueues, writeJson } from '../command-context.js';
 import { ExitCode, UsageError } from '../exit-codes.js';
-import { JOB_STATES, listJobs, showJob, type JobStateName } from '../job-inspect.js';
+import { DEFAULT_BATCH_LIMIT, DEFAULT_LIST_LIMIT, JOB_STATES, listJobs, showJob, type JobStateName } from '../job-inspect.js';
 import { retryAllFailed, retryJobIds } from '../job-retry.js';
 import { renderJobList, renderJobStory, renderRetry } from '../render-jobs.js';
 import type { CommandResult } from '../program.js';
@@ -17,15 +17,16 @@ export function jobsCommand(io: CliIo, done: CommandResult): Command {
 
   jobs
     .command('list')
-    .description('jobs by state (default: failed, active, waiting, delayed)')
+    .description('jobs and import batches by state (default: failed, active, waiting, delayed)')
     .addOption(new Option('--state <state...>', 'only these states').choices([...JOB_STATES, 'all']))
     .addOption(streamOption())
-    .option('--limit <n>', 'most jobs per stream and state', positive, 100)
+    .option('--limit <n>', 'most jobs per stream and state', positive, DEFAULT_LIST_LIMIT)
+    .option('--batch-limit <n>', 'most import batches per stream and state (each holds up to 1,000 records)', positive, DEFAULT_BATCH_LIMIT)
     .option('--json', 'machine-readable output')
-    .action(async (o: { state?: string[]; stream?: StreamName[]; limit: number; json?: boolean }) => {
+    .action(async (o: { state?: string[]; stream?: StreamName[]; limit: number; batchLimit: number; json?: boolean }) => {
       const config = loadConfig(io);
       const states = !o.state || o.state.includes('all') ? (o.state ? JOB_STATES : undefined) : (o.state as JobStateName[]);
-      const list = await withQueues(config, (q) => listJobs(q, { states, streams: o.stream, limit: o.limit }));
+      const list = await withQueues(config, (q) => listJobs(q, { states, streams: o.stream, limit: o.limit, batchLimit: o.batchLimit }));
       if (o.json) writeJson(io, { prefix: config.redis.prefix, jobs: list });
       else io.stdout.write(renderJobList(list));
       done(ExitCode.ok);
@@ -33,7 +34,7 @@ export function jobsCommand(io: CliIo, done: CommandResult): Command {
 
   jobs
     .command('show <id>')
-    .description("one job's whole story: record, attempts, API calls, the error and what to do")
+    .description("one job's whole story: record (or import batch), attempts, API calls, the error and what to do")
     .option('--json', 'machine-readable output')
     .action(async (id: string, o: { json?: boolean }) => {
       const config = loadConfig(io);
@@ -49,8 +50,8 @@ export function jobsCommand(io: CliIo, done: CommandResult): Command {
 
   jobs
     .command('retry [ids...]')
-    .description('put failed jobs back to work: by id, or --all-failed [--stream S]')
-    .option('--all-failed', 'every failed job (of --stream, when given)')
+    .description('put failed jobs and import batches back to work: by id, or --all-failed [--stream S]')
+    .option('--all-failed', 'every failed job and import batch (of --stream, when given)')
     .addOption(streamOption())
     .option('--json', 'machine-readable output')
     .action(async (ids: string[], o: { allFailed?: boolean; stream?: StreamName[]; json?: boolean }) => {
