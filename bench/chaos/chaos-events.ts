@@ -4,7 +4,8 @@ import type { ChaosOptions } from './chaos-options.js';
 export type ChaosEvent =
   | { kind: 'kill'; at: number; delayMs: number; slot: number; downMs: number }
   | { kind: 'redis-restart'; at: number; delayMs: number; downMs: number }
-  | { kind: 'tight-budget'; at: number; delayMs: number; on: boolean };
+  | { kind: 'tight-budget'; at: number; delayMs: number; on: boolean }
+  | { kind: 'import'; at: number; delayMs: number };
 
 /** mulberry32, seeded: the same seed gives the same plan. */
 export function seededRandom(seed: number): () => number {
@@ -21,6 +22,8 @@ export function seededRandom(seed: number): () => number {
 /**
  * Kills at random points between 5% and 85% of the orders, Redis restarts between 25% and 70%, and a
  * tight-budget phase from 30% to 55%; each with a random extra delay so it lands at no particular step.
+ * The import (if any) runs right after the first kill, or at 80% of what the feed alone can bring the progress to if
+ * that comes first (the imported orders count in the progress: a later point would never be reached without them).
  */
 export function planEvents(o: ChaosOptions, rand: () => number): ChaosEvent[] {
   const between = (lo: number, hi: number) => lo + rand() * (hi - lo);
@@ -33,6 +36,11 @@ export function planEvents(o: ChaosOptions, rand: () => number): ChaosEvent[] {
   }
   if (o.tightShare < 1) {
     events.push({ kind: 'tight-budget', at: 0.3, delayMs: 0, on: true }, { kind: 'tight-budget', at: 0.55, delayMs: 0, on: false });
+  }
+  if (o.importShare > 0) {
+    const firstKill = Math.min(...events.filter((e) => e.kind === 'kill').map((e) => e.at));
+    // Pushed after the kills: at the same point the sort (stable) keeps it after the kill.
+    events.push({ kind: 'import', at: Math.min(firstKill, (1 - o.importShare) * 0.8), delayMs: 0 });
   }
   return events.sort((a, b) => a.at - b.at);
 }

@@ -17,6 +17,12 @@ export const chaosOptionsSchema = z.object({
   countShare: z.number().min(0.05).max(1),
   boms: z.number().int().min(0).max(30),
   redeliveryRate: z.number().min(0).max(1),
+  /**
+   * Share of the good orders delivered through an NDJSON file instead of the feed: the real `import orders FILE`
+   * runs during the storm, right after the first worker kill. With bad rounds the file holds a few bad records too
+   * (one line not JSON). 0 turns the import off.
+   */
+  importShare: z.number().min(0).max(0.5),
   badRounds: z.number().int().min(0),
   /** WORKER_CONCURRENCY of each worker. */
   concurrency: z.number().int().min(1),
@@ -51,6 +57,7 @@ export const fullPreset: ChaosOptions = {
   countShare: 0.3,
   boms: 30,
   redeliveryRate: 0.1,
+  importShare: 0.25,
   badRounds: 3,
   concurrency: 8,
   chunkSize: 5,
@@ -64,6 +71,8 @@ export const fullPreset: ChaosOptions = {
 export const shortPreset: ChaosOptions = {
   ...fullPreset,
   orders: 300,
+  // 75 of the 300 orders through the import: one intake batch.
+  importShare: 0.25,
   workers: 2,
   kills: 2,
   redisRestarts: 1,
@@ -73,7 +82,7 @@ export const shortPreset: ChaosOptions = {
   drainTimeoutSeconds: 240,
 };
 
-const numeric = ['orders', 'workers', 'kills', 'redis-restarts', 'seed', 'counts-per-location', 'count-share', 'boms', 'redelivery-rate', 'bad-rounds', 'concurrency', 'chunk-size', 'post-per-minute', 'tight-share', 'fault-scale', 'drain-timeout-seconds'] as const;
+const numeric = ['orders', 'workers', 'kills', 'redis-restarts', 'seed', 'counts-per-location', 'count-share', 'boms', 'redelivery-rate', 'import-share', 'bad-rounds', 'concurrency', 'chunk-size', 'post-per-minute', 'tight-share', 'fault-scale', 'drain-timeout-seconds'] as const;
 
 const camel = (s: string) => s.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 

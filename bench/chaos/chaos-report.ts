@@ -74,7 +74,8 @@ export function reportMarkdown(r: ChaosReport): string {
     `- Command: \`${r.command}\``,
     `- Machine: ${machineLine(r.machine)}`,
     `- Scenario: ${o.orders} good orders, ${o.countsPerLocation} counts per location (10 locations), ${o.boms} BOMs, ` +
-      `re-delivery rate ${o.redeliveryRate}, ${o.badRounds} round(s) of bad records, seed ${o.seed}`,
+      `re-delivery rate ${o.redeliveryRate}, ${o.badRounds} round(s) of bad records, ` +
+      `${o.importShare > 0 ? `${Math.round(o.importShare * 100)}% of the orders imported from an NDJSON file during the storm, ` : ''}seed ${o.seed}`,
     `- Processes: ${o.workers} \`inventory-sync worker\` processes (concurrency ${o.concurrency} each) and one \`inventory-sync dashboard\`, ` +
       `against the sandbox, the feed server and a private redis-server (AOF)`,
     `- Budget: ${o.postPerMinute} POST/min in the client and the sandbox; ${Math.round(o.tightShare * 100)}% of it in the sandbox during the tight phase`,

@@ -1,6 +1,7 @@
 import type { Queue } from 'bullmq';
 import type { StreamName } from '../../src/queue/streams.js';
 import type { ChaosEvent } from './chaos-events.js';
+import type { ChaosImporter } from './chaos-import.js';
 import type { ChaosOptions } from './chaos-options.js';
 import { postWindow, type ChaosWorld } from './chaos-world.js';
 import type { WorkerSlots } from './worker-slots.js';
@@ -26,9 +27,20 @@ async function ordersDone(orders: Queue, total: number): Promise<number> {
 
 /**
  * Runs the workers through the storm: the feed grows every 2 s, and each event fires once the orders are
- * far enough along. Ends when every event has fired, the feed is complete and 90% of the orders are done.
+ * far enough along; the import runs beside them (a child process) from its event on. Ends when every event has
+ * fired, the feed is complete, the import has ended and 90% of the orders are done.
  */
-export async function runStorm(o: ChaosOptions, world: ChaosWorld, slots: WorkerSlots, queues: Map<StreamName, Queue>, ordersTotal: number, events: ChaosEvent[], rand: () => number, say: (l: string) => void): Promise<StormLog> {
+export async function runStorm(
+  o: ChaosOptions,
+  world: ChaosWorld,
+  slots: WorkerSlots,
+  queues: Map<StreamName, Queue>,
+  ordersTotal: number,
+  events: ChaosEvent[],
+  rand: () => number,
+  say: (l: string) => void,
+  importer?: ChaosImporter,
+): Promise<StormLog> {
   const t0 = Date.now();
   const log: StormLog = { timeline: [], redisRestarts: [], tightMs: 0, completed: false, revived: 0 };
   const note = (p: number, what: string) => {
@@ -43,6 +55,9 @@ export async function runStorm(o: ChaosOptions, world: ChaosWorld, slots: Worker
   let tightSince: number | undefined;
   const deadline = t0 + o.drainTimeoutSeconds * 1000;
   const orders = queues.get('orders')!;
+  let p = 0;
+  let importing: Promise<unknown> | undefined;
+  let imported = importer === undefined;
 
   for (;;) {
     if (dripping && Date.now() >= nextDrip) {
@@ -55,7 +70,7 @@ export async function runStorm(o: ChaosOptions, world: ChaosWorld, slots: Worker
       log.revived += slots.starts() - before;
       note(0, `a worker ended on its own; started again (${slots.starts() - before})`);
     }
-    const p = await ordersDone(orders, ordersTotal);
+    p = await ordersDone(orders, ordersTotal);
     while (pending.length > 0 && pending[0]!.at <= p) {
       const e = pending.shift()!;
       await sleep(e.delayMs);
@@ -63,6 +78,18 @@ export async function runStorm(o: ChaosOptions, world: ChaosWorld, slots: Worker
         const slot = e.slot % o.workers;
         note(p, `SIGKILL worker-${slot + 1}; restart in ${e.downMs} ms`);
         await slots.killAndRestart(slot, e.downMs, p);
+      } else if (e.kind === 'import') {
+        if (importer && !importing) {
+          importing = importer
+            .runUntilDone('storm', () => p, (what) => note(p, what))
+            .catch((err: unknown) => note(p, `import could not run: ${(err as Error).message}`))
+            .finally(() => {
+              // Re-deliveries across routes the other way round: the feed brings records the import queued.
+              world.feed.append(importer.plan.stream, importer.plan.fedAfter);
+              note(p, `feed: ${importer.plan.fedAfter.length} ${importer.plan.stream} of the file appended (re-deliveries after the import)`);
+              imported = true;
+            });
+        }
       } else if (e.kind === 'redis-restart') {
         note(p, `Redis SHUTDOWN; start again in ${e.downMs} ms`);
         const t = Date.now();
@@ -77,7 +104,7 @@ export async function runStorm(o: ChaosOptions, world: ChaosWorld, slots: Worker
         note(p, e.on ? `tight budget: the sandbox allows ${postWindow(o, o.tightShare).limit} POST/s` : 'budget back to normal');
       }
     }
-    if (pending.length === 0 && !dripping && p >= 0.9) {
+    if (pending.length === 0 && !dripping && imported && p >= 0.9) {
       log.completed = true;
       note(p, 'storm over: faults off');
       break;
@@ -94,6 +121,8 @@ export async function runStorm(o: ChaosOptions, world: ChaosWorld, slots: Worker
     await sleep(200 + Math.floor(rand() * 100));
   }
   if (tightSince !== undefined) log.tightMs += Date.now() - tightSince;
+  // Stopped by the time limit: the import still ends (or times out) before the drain.
+  await importing;
   world.sandbox.admin.setFaults([]);
   world.sandbox.admin.setBudgets({ post: postWindow(o) });
   world.feed.setFaults({});

@@ -2,15 +2,19 @@ import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { jobIdFor } from '../../src/queue/job-id.js';
 import { STREAMS, type StreamName } from '../../src/queue/streams.js';
+import { checkIntake } from './check-intake.js';
 import { check, type CheckResult } from './check-types.js';
-import type { Scenario } from './scenario.js';
+import { badJobId, deliveredRecords, type Scenario } from './scenario.js';
 
-/** Job ids the feed's records must have become: good ones and bad ones (with the field each must name). */
+/**
+ * Job ids the records of the feed and of the import must have become: good ones and bad ones (with the field each
+ * must name). A record delivered by both routes is one job.
+ */
 export function expectedJobs(scenario: Scenario): Map<StreamName, { good: Set<string>; bad: Map<string, string> }> {
   const out = new Map<StreamName, { good: Set<string>; bad: Map<string, string> }>();
   for (const stream of STREAMS) {
-    const bad = new Map(scenario.bad.filter((b) => b.stream === stream).map((b) => [jobIdFor(stream, b.record), b.field]));
-    const good = new Set(scenario.feed[stream].map((r) => jobIdFor(stream, r)).filter((id) => !bad.has(id)));
+    const bad = new Map(scenario.bad.filter((b) => b.stream === stream).map((b) => [badJobId(b), b.field]));
+    const good = new Set(deliveredRecords(scenario, stream).map((r) => jobIdFor(stream, r)).filter((id) => !bad.has(id)));
     out.set(stream, { good, bad });
   }
   return out;
@@ -19,8 +23,11 @@ export function expectedJobs(scenario: Scenario): Map<StreamName, { good: Set<st
 /** States that mean "not finished". */
 export const UNFINISHED = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-children'] as const;
 
-/** Per stream: how many expected jobs are finished, and how many jobs are unfinished. */
-export async function drainProgress(queues: Map<StreamName, Queue>, expected: ReturnType<typeof expectedJobs>) {
+/**
+ * Per stream: how many expected jobs are finished, and how many jobs are unfinished; batches still to expand on the
+ * intake queues count as unfinished (their records are no jobs yet).
+ */
+export async function drainProgress(queues: Map<StreamName, Queue>, intakes: Map<StreamName, Queue>, expected: ReturnType<typeof expectedJobs>) {
   let finished = 0;
   let total = 0;
   let unfinished = 0;
@@ -31,16 +38,25 @@ export async function drainProgress(queues: Map<StreamName, Queue>, expected: Re
     finished += (counts.completed ?? 0) + (counts.failed ?? 0);
     unfinished += UNFINISHED.reduce((n, s) => n + (counts[s] ?? 0), 0);
   }
+  for (const q of intakes.values()) {
+    const counts = await q.getJobCounts(...UNFINISHED);
+    unfinished += UNFINISHED.reduce((n, s) => n + (counts[s] ?? 0), 0);
+  }
   return { finished, total, unfinished };
 }
 
-/** A field as a failure may name it: lines.0.productId, lines[0].productId, lines[0] productId... */
-function namesField(reason: string, field: string): boolean {
+const escaped = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * A field as a failure may name it: lines.0.productId, lines[0].productId, `line 12`; as a whole word, so that
+ * `line 1` is not found in `line 12`.
+ */
+export function namesField(reason: string, field: string): boolean {
   const bracketed = field.replace(/\.(\d+)(?=\.|$)/g, '[$1]');
-  return reason.includes(field) || reason.includes(bracketed);
+  return [field, bracketed].some((f) => new RegExp(`(?<![\\w.\\[])${escaped(f)}(?![\\w\\[])`).test(reason));
 }
 
-/** Every queue rule: good jobs completed once, bad ones failed naming their field, nothing left over. */
+/** Every queue rule: good jobs completed once, bad ones failed naming their field, nothing left over (intake too). */
 export async function checkQueues(redis: Redis, prefix: string, scenario: Scenario): Promise<CheckResult[]> {
   const expected = expectedJobs(scenario);
   const goodV: string[] = [];
@@ -90,7 +106,7 @@ export async function checkQueues(redis: Redis, prefix: string, scenario: Scenar
       }
       for (const id of [...completed.keys(), ...failed.keys()]) {
         jobsN++;
-        if (!e.good.has(id) && !e.bad.has(id)) strayV.push(`${stream} job ${id}: no record of the feed has this id`);
+        if (!e.good.has(id) && !e.bad.has(id)) strayV.push(`${stream} job ${id}: no record of the feed or the import has this id`);
       }
     } finally {
       await q.close();
@@ -101,6 +117,7 @@ export async function checkQueues(redis: Redis, prefix: string, scenario: Scenar
     check('each bad record: failed at once, [BAD_RECORD] naming its field', badN, badV),
     check('no job waiting, active, delayed or prioritized at the end', leftN, leftV),
     check('no job but the records\' own (one per distinct record)', jobsN, strayV),
+    await checkIntake(redis, prefix),
   ];
 }
 

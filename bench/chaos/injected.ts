@@ -1,6 +1,7 @@
 import type { SandboxCounters } from '../../src/sandbox/counters.js';
 import { STREAMS } from '../../src/queue/streams.js';
 import type { ChaosWorld } from './chaos-world.js';
+import type { ImportRun } from './chaos-import.js';
 import type { Injected } from './chaos-report.js';
 import type { StormLog } from './chaos-storm.js';
 import type { Scenario } from './scenario.js';
@@ -8,14 +9,34 @@ import type { WorkerSlots } from './worker-slots.js';
 
 const pct = (p: number) => `${Math.round(p * 100)}%`;
 
+/** The import's row: what the file held, and how each run of `import` went. */
+function importDetail(plan: NonNullable<Scenario['imported']>, runs: ImportRun[]): string {
+  const storm = runs.filter((r) => r.phase === 'storm');
+  const batches = storm.reduce((n, r) => n + (r.counts?.batches ?? 0), 0);
+  const shown = storm.map((r) => `exit ${r.code}@${pct(r.progress)}${r.counts ? ` (${r.counts.queued} queued, ${r.counts.duplicates} duplicates)` : ''}`).join(', ');
+  const again = runs.find((r) => r.phase === 'again');
+  return (
+    `${plan.good} good orders, ${plan.bad.length} bad records (${plan.malformed} line not JSON), ${plan.crossRoute} re-deliveries across routes (also in the feed), ` +
+    `${plan.repeats} repeated in the file; ${batches} batch(es); import run(s): ${shown || 'none'}` +
+    (again ? `; again once drained: exit ${again.code}${again.counts ? `, ${again.counts.queued} queued` : ''}` : '')
+  );
+}
+
 /** What the run did to the system, for the report's first table. */
-export function injectedTable(scenario: Scenario, world: ChaosWorld, counters: SandboxCounters, storm: StormLog, slots: WorkerSlots): Injected[] {
+export function injectedTable(scenario: Scenario, world: ChaosWorld, counters: SandboxCounters, storm: StormLog, slots: WorkerSlots, imports: ImportRun[]): Injected[] {
   const feed = world.feed.counters();
   const rows: Injected[] = [];
+  const plan = scenario.imported;
   for (const s of STREAMS) {
-    const bad = scenario.bad.filter((b) => b.stream === s).length;
-    rows.push({ what: `feed records: ${s}`, count: scenario.feed[s].length, detail: `served ${feed.served[s]} times in ${feed.requests[s]} page requests; ${bad} bad records` });
+    const bad = scenario.bad.filter((b) => b.stream === s && b.via === 'feed').length;
+    const after = plan?.stream === s ? plan.fedAfter.length : 0;
+    rows.push({
+      what: `feed records: ${s}`,
+      count: scenario.feed[s].length + after,
+      detail: `served ${feed.served[s]} times in ${feed.requests[s]} page requests; ${bad} bad records${after ? `; ${after} of the imported ones appended after the import` : ''}`,
+    });
   }
+  if (plan) rows.push({ what: `imported records: ${plan.stream}`, count: plan.lines.length, detail: importDetail(plan, imports) });
   rows.push({ what: 're-deliveries (identical records again, later in the feed)', count: scenario.redelivered, detail: 'must be no-ops' });
   rows.push({ what: 'feed answers 503', count: feed.byStatus['503'] ?? 0, detail: '5% of page requests during the storm' });
   for (const kind of ['status-503', 'reset', 'apply-then-drop', 'hang']) {

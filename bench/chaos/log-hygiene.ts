@@ -2,8 +2,18 @@ import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { check, type CheckResult } from './check-types.js';
 
-/** Lines the entry point and the dashboard write for a person on purpose (no data in them). */
-const HUMAN = [/^SIGTERM: finishing active work/, /^Dashboard: http/, /^Queues: +http/, /^Stop with Ctrl-C\.$/];
+/**
+ * Lines the entry point and the dashboard write for a person on purpose (no data in them); the last two are what a
+ * command that found Redis down (exit 3, the import during the Redis restart) says, the URL without its password.
+ */
+const HUMAN = [
+  /^SIGTERM: finishing active work/,
+  /^Dashboard: http/,
+  /^Queues: +http/,
+  /^Stop with Ctrl-C\.$/,
+  /^Redis could not be reached at redis:\/\/[^\s]+: (?:[A-Z_]+|no answer(?: within \d+ ms)?)$/,
+  /^Start Redis or point REDIS_URL at one \(e\.g\. redis:\/\/127\.0\.0\.1:6379\)\.$/,
+];
 
 /**
  * Every line a process wrote must be one of the logger's JSON lines (which redact secrets by key and by value)

@@ -3,35 +3,37 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { createRedis } from '../../src/redis.js';
-import { jobIdFor } from '../../src/queue/job-id.js';
+import { intakeQueueName } from '../../src/queue/intake.js';
 import { STREAMS, type StreamName } from '../../src/queue/streams.js';
 import { machine } from '../lib/machine.js';
 import { faultPlan } from './chaos-env.js';
 import { planEvents, seededRandom } from './chaos-events.js';
+import { ChaosImporter } from './chaos-import.js';
 import type { ChaosOptions } from './chaos-options.js';
 import { totalViolations, type ChaosReport } from './chaos-report.js';
 import { runStorm, type StormLog } from './chaos-storm.js';
 import { startWorld, type ChaosWorld } from './chaos-world.js';
+import { checkImports } from './check-import.js';
 import { checkLocks, checkQueues, drainProgress, expectedJobs } from './check-queues.js';
 import { checkState } from './check-state.js';
 import { check, type CheckResult } from './check-types.js';
 import { probeDashboard } from './dashboard-probe.js';
 import { injectedTable } from './injected.js';
 import { checkLogHygiene } from './log-hygiene.js';
-import { buildScenario, type Scenario } from './scenario.js';
+import { badJobId, buildScenario, type Scenario } from './scenario.js';
 import { scanAnswers, scanFiles, scanRedis, secretForms } from './secret-scan.js';
 import { WorkerSlots } from './worker-slots.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Waits until every expected job has finished and none is left to do (seen twice); a violation otherwise. */
-async function drain(queues: Map<StreamName, Queue>, expected: ReturnType<typeof expectedJobs>, timeoutMs: number, say: (l: string) => void): Promise<CheckResult> {
+/** Waits until every expected job has finished and none is left to do, no batch either (seen twice); a violation otherwise. */
+async function drain(queues: Map<StreamName, Queue>, intakes: Map<StreamName, Queue>, expected: ReturnType<typeof expectedJobs>, timeoutMs: number, say: (l: string) => void): Promise<CheckResult> {
   const until = Date.now() + timeoutMs;
   let idle = 0;
   let last = { finished: 0, total: 0, unfinished: 0 };
   let nextSay = Date.now() + 10_000;
   while (idle < 2) {
-    last = await drainProgress(queues, expected);
+    last = await drainProgress(queues, intakes, expected);
     idle = last.finished >= last.total && last.unfinished === 0 ? idle + 1 : 0;
     if (Date.now() > until) break;
     if (Date.now() >= nextSay) {
@@ -55,6 +57,7 @@ export async function runChaos(o: ChaosOptions, root: string, command: string, s
     boms: o.boms,
     redeliveryRate: o.redeliveryRate,
     badPerStream: o.badRounds,
+    importShare: o.importShare,
     seed: o.seed,
   });
   const expected = expectedJobs(scenario);
@@ -63,9 +66,11 @@ export async function runChaos(o: ChaosOptions, root: string, command: string, s
   const conn = createRedis(world.redis.url);
   conn.on('error', () => undefined);
   const queues = new Map(STREAMS.map((s) => [s, new Queue(s, { connection: conn, prefix: world.prefix })]));
+  const intakes = new Map(STREAMS.map((s) => [s, new Queue(intakeQueueName(s), { connection: conn, prefix: world.prefix })]));
   // Our own reads ride out the Redis restart; without a listener BullMQ prints every connection error.
-  for (const q of queues.values()) q.on('error', () => undefined);
+  for (const q of [...queues.values(), ...intakes.values()]) q.on('error', () => undefined);
   const slots = new WorkerSlots({ root, count: o.workers, env: world.env, logDir, useDist: o.dist, t0 });
+  const importer = scenario.imported ? new ChaosImporter({ root, env: world.env, logDir, useDist: o.dist, plan: scenario.imported }) : undefined;
   const rand = seededRandom(o.seed * 7919 + 17);
   const checks: CheckResult[] = [];
   let storm: StormLog | undefined;
@@ -77,10 +82,16 @@ export async function runChaos(o: ChaosOptions, root: string, command: string, s
     slots.startAll();
     say(`chaos: ${o.workers} workers started against ${world.sandbox.url} (dashboard ${world.dashboardUrl})`);
     const ordersTotal = expected.get('orders')!.good.size + expected.get('orders')!.bad.size;
-    storm = await runStorm(o, world, slots, queues, ordersTotal, planEvents(o, rand), rand, say);
+    storm = await runStorm(o, world, slots, queues, ordersTotal, planEvents(o, rand), rand, say, importer);
     checks.push(check('storm ran to its end (every kill and restart fired)', 1, storm.completed ? [] : ['the storm hit the time limit; see the timeline']));
-    checks.push(await drain(queues, expected, o.drainTimeoutSeconds * 1000, say));
+    checks.push(await drain(queues, intakes, expected, o.drainTimeoutSeconds * 1000, say));
     syncMs = Date.now() - tWorkers;
+    if (importer) {
+      // A re-import must be harmless: every record's job exists now, so nothing may be queued.
+      const again = await importer.run('again', 1);
+      say(`chaos: the same file imported again: exit ${again.code}${again.counts ? `, ${again.counts.queued} queued, ${again.counts.duplicates} duplicates` : ''}`);
+      checks.push(...checkImports(importer.plan, importer.runs));
+    }
     const final = world.sandbox.admin.state();
     const counters = world.sandbox.admin.counters();
 
@@ -109,19 +120,20 @@ export async function runChaos(o: ChaosOptions, root: string, command: string, s
     const control = forms.filter((f) => JSON.stringify(world.env).includes(f.value)).length;
     checks.push(check('secret scan finds the secrets where they are (control: the workers\' environment)', 1, control >= 3 ? [] : [`only ${control} secret forms found in the environment`]));
     const sample = [
-      ...scenario.bad.slice(0, 8).map((b) => ({ queue: b.stream, id: jobIdFor(b.stream, b.record) })),
+      ...scenario.bad.slice(0, 8).map((b) => ({ queue: b.stream, id: badJobId(b) })),
+      ...scenario.bad.filter((b) => b.via === 'import').slice(-2).map((b) => ({ queue: b.stream, id: badJobId(b) })),
       ...STREAMS.flatMap((s) => [...expected.get(s)!.good].slice(0, 3).map((id) => ({ queue: s, id }))),
     ];
     const probe = await probeDashboard(world.dashboardUrl, world.secrets.dashboardUser, world.secrets.dashboardPassword, sample);
     checks.push(probe.refusals, probe.reads, scanAnswers(probe.answers, forms));
     checks.push(await scanRedis(conn, forms));
     await world.dashboard.stop(10_000);
-    const logs = [...slots.logFiles(), join(logDir, 'dashboard.log')].filter((f) => existsSync(f));
+    const logs = [...slots.logFiles(), join(logDir, 'dashboard.log'), ...(importer ? [importer.logFile()] : [])].filter((f) => existsSync(f));
     const lines = logs.reduce((n, f) => n + readFileSync(f, 'utf8').split('\n').filter((l) => l.startsWith('{')).length, 0);
     checks.push(check('logs captured (JSON lines at debug level)', logs.length, lines > 100 ? [] : [`only ${lines} JSON log lines in ${logs.length} files`]));
-    checks.push(scanFiles('the logs of every worker and the dashboard', logs, forms));
+    checks.push(scanFiles(`the logs of every worker, the dashboard${importer ? ' and the import (and what it printed)' : ''}`, [...logs, ...(importer?.outputFiles() ?? [])], forms));
     checks.push(checkLogHygiene(logs));
-    await Promise.all([...queues.values()].map((q) => q.close()));
+    await Promise.all([...queues.values(), ...intakes.values()].map((q) => q.close()));
     conn.disconnect();
     await world.close();
     checks.push(scanFiles('Redis\'s files on disk (AOF, log)', [world.redis.dir], forms));
@@ -132,12 +144,13 @@ export async function runChaos(o: ChaosOptions, root: string, command: string, s
       durationMs: Date.now() - t0,
       syncMs,
       logDir,
-      injected: injectedTable(scenario, world, counters, storm, slots),
+      injected: injectedTable(scenario, world, counters, storm, slots, importer?.runs ?? []),
       timeline: storm.timeline,
       checks,
       violations: totalViolations(checks),
     };
   } finally {
+    importer?.kill();
     await slots.killAll();
     conn.disconnect();
     await world.close();

@@ -1,8 +1,12 @@
 /**
  * A deterministic chaos scenario: orders, stock counts and BOMs over the sandbox's demo data, with
- * re-deliveries and bad records, plus what the service must hold once everything is synced.
+ * re-deliveries and bad records, part of the orders in an NDJSON file to import, plus what the service must hold
+ * once everything is synced.
  */
+import { jobIdFor } from '../../src/queue/job-id.js';
+import type { StreamName } from '../../src/queue/streams.js';
 import { seededRandom } from './chaos-events.js';
+import { buildImportPlan, type ImportPlan } from './import-plan.js';
 
 export interface ScenarioOptions {
   orders: number;
@@ -15,6 +19,8 @@ export interface ScenarioOptions {
   redeliveryRate: number;
   /** Rounds of bad records: each adds 6 orders and 4 counts (the first also 2 BOMs), each naming its field. */
   badPerStream: number;
+  /** Fraction of the good orders delivered through an NDJSON file (`inventory-sync import`) instead of the feed (0..1). */
+  importShare: number;
   seed: number;
 }
 
@@ -22,8 +28,12 @@ export interface BadRecord {
   stream: 'orders' | 'stock-counts' | 'boms';
   key: string;
   record: unknown;
-  /** The field the failure must name. */
+  /** The field the failure must name (`line N` for a line that is not JSON). */
   field: string;
+  /** How it is delivered. */
+  via: 'feed' | 'import';
+  /** Its job id when that is not the record's (a line that is not JSON is named by its line). */
+  jobId?: string;
 }
 
 export interface Scenario {
@@ -38,6 +48,8 @@ export interface Scenario {
   expectedBoms: Map<string, Array<{ productId: string; quantity: number }>>;
   bad: BadRecord[];
   redelivered: number;
+  /** The NDJSON file of orders the run imports, if any (its bad records are in `bad` too; `fedAfter` is not in `feed`). */
+  imported?: ImportPlan;
 }
 
 export interface OrderSpec {
@@ -72,6 +84,12 @@ export function buildScenario(o: ScenarioOptions): Scenario {
     redelivered: 0,
   };
   const later: Array<{ stream: keyof Scenario['feed']; record: unknown }> = [];
+  // Imported orders: evenly spread; the ones picked for a re-delivery come through the feed too (across routes),
+  // alternately at their place in the feed (before the import) and once the import has run (after it).
+  const isImported = (i: number) => Math.floor(i * o.importShare) > Math.floor((i - 1) * o.importShare);
+  const importGood: OrderSpec[] = [];
+  const crossRoute = new Set<string>();
+  const fedAfter: OrderSpec[] = [];
 
   for (let i = 1; i <= o.orders; i++) {
     const loc = pick(LOCATIONS);
@@ -89,8 +107,17 @@ export function buildScenario(o: ScenarioOptions): Scenario {
       })),
     };
     scenario.goodOrders.set(spec.orderId, spec);
-    scenario.feed.orders.push(spec);
-    if (rand() < o.redeliveryRate) later.push({ stream: 'orders', record: spec });
+    const again = rand() < o.redeliveryRate;
+    if (!isImported(i)) {
+      scenario.feed.orders.push(spec);
+      if (again) later.push({ stream: 'orders', record: spec });
+      continue;
+    }
+    importGood.push(spec);
+    if (!again) continue;
+    crossRoute.add(spec.orderId);
+    if (crossRoute.size % 2 === 1) scenario.feed.orders.push(spec);
+    else fedAfter.push(spec);
   }
 
   // Counts: each location gets several dates over one set of products (so the newest count decides every
@@ -137,7 +164,23 @@ export function buildScenario(o: ScenarioOptions): Scenario {
 
   for (const l of later) scenario.feed[l.stream].push(l.record);
   scenario.redelivered = later.length;
+  if (importGood.length > 0) {
+    const where = LOCATIONS[0] as (typeof LOCATIONS)[number];
+    scenario.imported = buildImportPlan({ seed: o.seed, good: importGood, crossRoute, fedAfter, withBad: o.badPerStream > 0, where, product: sku(1) });
+    scenario.bad.push(...scenario.imported.bad);
+  }
   return scenario;
+}
+
+/** Every record a stream delivers, by the feed and by the import, repeats included. */
+export function deliveredRecords(scenario: Scenario, stream: StreamName): unknown[] {
+  const imported = scenario.imported?.stream === stream ? scenario.imported.records : [];
+  return [...scenario.feed[stream], ...imported];
+}
+
+/** The job id a bad record must have become. */
+export function badJobId(b: BadRecord): string {
+  return b.jobId ?? jobIdFor(b.stream, b.record);
 }
 
 /** Bad records of round b: each names the field its failure must name. Keys are unique per round. */
@@ -147,12 +190,14 @@ function badRecords(seed: number, b: number): BadRecord[] {
   const line = (over: Record<string, unknown> = {}) => ({ productId: sku(1), quantity: 1, unitPrice: 1, location: loc.name, ...over });
   const order = (tag: string, field: string, over: Record<string, unknown>): BadRecord => ({
     stream: 'orders',
+    via: 'feed',
     key: id(tag),
     field,
     record: { orderId: id(tag), origin: loc.magazine, lines: [line()], ...over },
   });
   const count = (tag: string, field: string, over: Record<string, unknown>): BadRecord => ({
     stream: 'stock-counts',
+    via: 'feed',
     key: id(tag),
     field,
     record: { countId: id(tag), location: loc.name, countDate: '2026-10-01', items: [{ productId: COUNT_PRODUCTS[0], quantity: 1 }], ...over },
@@ -170,10 +215,10 @@ function badRecords(seed: number, b: number): BadRecord[] {
   ];
   // A record without its key: the job is named by its hash, and the failure names the missing field.
   const keyless = { origin: loc.magazine, lines: [line({ quantity: 1 + b })] };
-  out.push({ stream: 'orders', key: `(no orderId #${b})`, field: 'orderId', record: keyless });
+  out.push({ stream: 'orders', via: 'feed', key: `(no orderId #${b})`, field: 'orderId', record: keyless });
   if (b === 0) {
-    out.push({ stream: 'boms', key: sku(1), field: 'components.0.productId', record: { productId: sku(1), components: [{ productId: 'NO-SUCH-PART', quantity: 1 }] } });
-    out.push({ stream: 'boms', key: 'NO-SUCH-PARENT', field: 'productId', record: { productId: 'NO-SUCH-PARENT', components: [{ productId: sku(2), quantity: 1 }] } });
+    out.push({ stream: 'boms', via: 'feed', key: sku(1), field: 'components.0.productId', record: { productId: sku(1), components: [{ productId: 'NO-SUCH-PART', quantity: 1 }] } });
+    out.push({ stream: 'boms', via: 'feed', key: 'NO-SUCH-PARENT', field: 'productId', record: { productId: 'NO-SUCH-PARENT', components: [{ productId: sku(2), quantity: 1 }] } });
   }
   return out;
 }

@@ -1,3 +1,7 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readConfig } from '../../config/read-config.js';
@@ -5,12 +9,18 @@ import { jobKinds } from '../../jobs/registry.js';
 import { buildDeps, type AppDeps } from '../../src/app/build-deps.js';
 import { startFeedServer, type FeedServer } from '../../src/feed/feed-server.js';
 import { createLogger } from '../../src/logger.js';
-import { syncOnce } from '../../src/queue/runtime.js';
+import { expandBatch, intakeQueueName } from '../../src/queue/intake.js';
+import { importAndMaybeProcess, syncOnce } from '../../src/queue/runtime.js';
 import type { SandboxState } from '../../src/sandbox/sandbox-entities.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
-import { checkLocks, checkQueues } from '../../bench/chaos/check-queues.js';
+import type { ImportRun } from '../../bench/chaos/chaos-import.js';
+import { checkImports } from '../../bench/chaos/check-import.js';
+import { checkIntake } from '../../bench/chaos/check-intake.js';
+import { checkLocks, checkQueues, namesField } from '../../bench/chaos/check-queues.js';
+import { checkLogHygiene } from '../../bench/chaos/log-hygiene.js';
 import { checkState } from '../../bench/chaos/check-state.js';
 import type { CheckResult } from '../../bench/chaos/check-types.js';
+import type { ImportPlan } from '../../bench/chaos/import-plan.js';
 import { buildScenario, type Scenario } from '../../bench/chaos/scenario.js';
 import { connect, deletePrefix, redisUrl, uniquePrefix } from '../helpers/redis.js';
 
@@ -18,8 +28,9 @@ const CHUNK = 5;
 const failing = (results: CheckResult[]) => results.filter((r) => r.violations.length > 0);
 const named = (results: CheckResult[], start: string) => results.find((r) => r.name.startsWith(start));
 
-/** The chaos run's rules, over a small scenario synced for real (sandbox, feed, Redis, the three jobs). */
+/** The chaos run's rules, over a small scenario synced for real (sandbox, feed, an NDJSON import, Redis, the three jobs). */
 describe('chaos checks', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'isync-chaos-checks-'));
   let sandbox: Sandbox;
   let feed: FeedServer;
   let deps: AppDeps;
@@ -28,9 +39,13 @@ describe('chaos checks', () => {
   let scenario: Scenario;
   let initial: SandboxState;
   let final: SandboxState;
+  let plan: ImportPlan;
+  /** The import of the file after the feed's sync, and the same file again once processed. */
+  let runs: ImportRun[];
 
   beforeAll(async () => {
-    scenario = buildScenario({ orders: 25, countsPerLocation: 2, countShare: 0.3, boms: 4, redeliveryRate: 0.2, badPerStream: 1, seed: 3 });
+    scenario = buildScenario({ orders: 25, countsPerLocation: 2, countShare: 0.3, boms: 4, redeliveryRate: 0.2, badPerStream: 1, importShare: 0.5, seed: 3 });
+    plan = scenario.imported!;
     sandbox = await startSandbox({ data: 'demo', account: 'chaos' });
     initial = sandbox.admin.state();
     feed = await startFeedServer({ streams: scenario.feed });
@@ -51,10 +66,22 @@ describe('chaos checks', () => {
     };
     deps = buildDeps(readConfig(env, { service: true, upstream: true }), createLogger({ level: 'silent' }), { redis });
     await syncOnce(deps, { kinds: jobKinds });
+    const file = join(dir, 'orders.ndjson');
+    writeFileSync(file, `${plan.lines.join('\n')}\n`);
+    const first = await importAndMaybeProcess(deps, { kinds: jobKinds, stream: 'orders', source: file, process: true });
+    // Re-deliveries across routes the other way round: the feed brings some of the file's records after the import.
+    feed.append('orders', plan.fedAfter);
+    await syncOnce(deps, { kinds: jobKinds });
+    const again = await importAndMaybeProcess(deps, { kinds: jobKinds, stream: 'orders', source: file, process: false });
+    runs = [
+      { phase: 'storm', progress: 0.1, code: 0, ms: first.imported.ms, counts: first.imported },
+      { phase: 'again', progress: 1, code: 0, ms: again.imported.ms, counts: again.imported },
+    ];
     final = sandbox.admin.state();
   }, 60_000);
 
   afterAll(async () => {
+    rmSync(dir, { recursive: true, force: true });
     await deps?.close();
     await deletePrefix(redis, prefix);
     redis.disconnect();
@@ -63,10 +90,100 @@ describe('chaos checks', () => {
   });
 
   describe('when every record is synced once', () => {
-    it('finds no violation in the service, the queues or the locks', async () => {
-      const results = [...checkState(scenario, initial, final, CHUNK), ...(await checkQueues(redis, prefix, scenario)), await checkLocks(redis, prefix, 0)];
+    it('finds no violation in the service, the queues, the intake queues, the imports or the locks', async () => {
+      const results = [
+        ...checkState(scenario, initial, final, CHUNK),
+        ...(await checkQueues(redis, prefix, scenario)),
+        await checkLocks(redis, prefix, 0),
+        ...checkImports(plan, runs),
+      ];
       expect(failing(results)).toEqual([]);
       expect(named(results, 'each good order exists once')?.checked).toBe(25);
+      expect(named(results, 'every intake queue ends empty')?.checked).toBe(3);
+    });
+
+    it('covers imported records: good ones, bad ones, one line not JSON, and some the feed delivered too', () => {
+      expect(plan.good).toBe(12);
+      expect(plan.crossRoute).toBeGreaterThan(1);
+      expect(plan.fedAfter.length).toBeGreaterThan(0);
+      expect(plan.malformed).toBe(1);
+      expect(scenario.bad.filter((b) => b.via === 'import').map((b) => b.field)).toEqual(['lines.0.productId', 'lines.0.quantity', 'lines.0.location', 'orderId', expect.stringMatching(/^line \d+$/)]);
+      // The import found the cross-route ones the feed had brought already, and the repeated line.
+      expect(runs[0]!.counts!.duplicates).toBe(plan.crossRoute - plan.fedAfter.length + plan.repeats);
+    });
+  });
+
+  describe('when an imported record never became a job', () => {
+    it('reports its job as not completed', async () => {
+      const broken = structuredClone(scenario);
+      broken.imported!.records.push({ ...(plan.records[0] as object), orderId: 'NEVER-IMPORTED' });
+      const results = await checkQueues(redis, prefix, broken);
+      expect(named(results, 'each good record')?.violations).toEqual([expect.stringMatching(/orders-NEVER-IMPORTED-\w+ \(a good record\) is not completed/)]);
+    });
+  });
+
+  describe('when the line that is not JSON failed naming another line', () => {
+    it('reports that the failure does not name its line', async () => {
+      const broken = structuredClone(scenario);
+      const line = broken.bad.find((b) => b.via === 'import' && b.field.startsWith('line '))!;
+      line.field = `${line.field}0`;
+      const results = await checkQueues(redis, prefix, broken);
+      expect(named(results, 'each bad record')?.violations).toEqual([expect.stringContaining(`does not name the field ${line.field}`)]);
+    });
+
+    it('finds a line only as a whole number', () => {
+      expect(namesField('[BAD_RECORD] record line 12: (line): not valid JSON', 'line 12')).toBe(true);
+      expect(namesField('[BAD_RECORD] record line 12: (line): not valid JSON', 'line 1')).toBe(false);
+      expect(namesField('record X: lines[0].productId: unknown', 'lines.0.productId')).toBe(true);
+    });
+  });
+
+  describe('when a batch is left on an intake queue', () => {
+    it('reports it waiting, then failed with its reason', async () => {
+      const intake = deps.queues.intake('orders');
+      await intake.add('orders', { not: 'a batch' } as never, { jobId: 'intake-orders-bogus' });
+      expect((await checkIntake(redis, prefix)).violations).toEqual([expect.stringMatching(/^orders-intake: 1 batch\(es\) waiting at the end \(intake-orders-bogus\)$/)]);
+
+      // A real worker takes it and fails it, as the workers do with anything that is not a batch.
+      const worker = new Worker(intakeQueueName('orders'), (job) => expandBatch(job, deps.queues.get('orders')), { connection: redis, prefix });
+      await new Promise((done) => worker.once('failed', done));
+      await worker.close();
+      const r = await checkIntake(redis, prefix);
+      await (await intake.getJob('intake-orders-bogus'))?.remove();
+      expect(r.violations).toEqual([expect.stringContaining('orders-intake: 1 batch(es) failed at the end (intake-orders-bogus: [BAD_BATCH]')]);
+    });
+  });
+
+  describe('when the import found Redis down (exit 3)', () => {
+    it('accepts its two lines for a person, but no other line outside the logger', () => {
+      const log = join(dir, 'import.log');
+      const lines = ['Redis could not be reached at redis://127.0.0.1:40001: ECONNREFUSED', 'Start Redis or point REDIS_URL at one (e.g. redis://127.0.0.1:6379).', '{"level":30,"msg":"ok"}'];
+      writeFileSync(log, `${lines.join('\n')}\n`);
+      expect(checkLogHygiene([log]).violations).toEqual([]);
+      writeFileSync(log, `${[...lines, 'Error: boom', '    at x (file.js:1:1)'].join('\n')}\n`);
+      expect(checkLogHygiene([log]).violations).toEqual([expect.stringContaining('import.log: 2 line(s) outside the logger')]);
+    });
+  });
+
+  describe('when an import did not end well or miscounted', () => {
+    const storm = () => runs[0]!;
+    const again = () => runs[1]!;
+    const cases: Array<{ when: string; runs: () => ImportRun[]; rule: string; says: RegExp }> = [
+      { when: 'the import exited 1', runs: () => [{ ...storm(), code: 1 }, again()], rule: 'the import', says: /exit 1, expected 0/ },
+      { when: 'the last try exited 3', runs: () => [{ ...storm(), code: 3 }, again()], rule: 'the import', says: /exit 3, expected 0$/ },
+      { when: 'the import counted another number of invalid lines', runs: () => [{ ...storm(), counts: { ...storm().counts!, invalid: plan.invalid - 1 } }, again()], rule: 'the import', says: /invalid, expected/ },
+      { when: 'queued and duplicates do not add up', runs: () => [{ ...storm(), counts: { ...storm().counts!, queued: storm().counts!.queued + 1 } }, again()], rule: 'the import', says: /!= records/ },
+      { when: 'the import never ran', runs: () => [again()], rule: 'the import', says: /never ran/ },
+      { when: 'the re-import queued records again', runs: () => [storm(), { ...again(), counts: { ...again().counts!, queued: 2, duplicates: again().counts!.duplicates - 2, batches: 1 } }], rule: 'the same file', says: /expected nothing queued/ },
+    ];
+    for (const c of cases) {
+      it(`reports it when ${c.when}`, () => {
+        expect(named(checkImports(plan, c.runs()), c.rule)?.violations).toEqual([expect.stringMatching(c.says)]);
+      });
+    }
+
+    it('accepts an exit 3 (Redis restarting) followed by a good run', () => {
+      expect(failing(checkImports(plan, [{ ...storm(), code: 3, counts: undefined }, ...runs]))).toEqual([]);
     });
   });
 

@@ -35,7 +35,7 @@ describe('chaos (short run)', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   describe('when workers are killed, Redis restarts and the service misbehaves', () => {
-    it('syncs every good record exactly once, fails every bad one with its field, and leaks no secret', async () => {
+    it('syncs every good record exactly once (fed or imported), fails every bad one with its field, and leaks no secret', async () => {
       const { code, output, report } = await runShortChaos();
       const violations = report.checks.flatMap((c) => c.violations.map((v) => `${c.name}: ${v}`));
       expect(violations, output.slice(-4000)).toEqual([]);
@@ -47,6 +47,11 @@ describe('chaos (short run)', () => {
       expect(injected['service fault: apply-then-drop']).toBeGreaterThan(0);
       expect(report.checks.length).toBeGreaterThanOrEqual(25);
       expect(report.checks.find((c) => c.name.startsWith('each good order exists once'))?.checked).toBe(300);
+      // A quarter of the orders came through the real `import` during the storm, then again once drained.
+      expect(injected['imported records: orders']).toBeGreaterThan(75);
+      expect(report.checks.find((c) => c.name.startsWith('the import'))?.checked).toBeGreaterThanOrEqual(1);
+      expect(report.checks.find((c) => c.name.startsWith('the same file imported again'))?.checked).toBe(1);
+      expect(report.checks.find((c) => c.name.startsWith('every intake queue ends empty'))?.checked).toBe(3);
     }, 420_000);
   });
 });

@@ -61,15 +61,16 @@ describe.concurrent('import', () => {
     }
   });
 
-  it('answers --json with the import counts and the summary', async () => {
+  it('answers --json with the import counts and the summary, in batches of --batch-size', async () => {
     const stack = await startStack({}, 'import-json');
     try {
-      const file = ndjson([JSON.stringify(count('C-1', 68))]);
-      const r = await runCli(['import', 'stock-counts', file, '--process', '--json'], stack.env);
+      const at = (n: number) => ({ ...count(`C-${n}`, 60 + n), location: `Main Warehouse / A-0${n}` });
+      const file = ndjson([1, 2, 3].map((n) => JSON.stringify(at(n))));
+      const r = await runCli(['import', 'stock-counts', file, '--process', '--json', '--batch-size', '2'], stack.env);
       expect(r.code).toBe(0);
       const out = JSON.parse(r.stdout);
-      expect(out.imported).toMatchObject({ records: 1, queued: 1, duplicates: 0, invalid: 0, malformed: 0 });
-      expect(out.summary).toMatchObject({ ok: true, perStream: { 'stock-counts': { queued: 1, completed: 1, failed: [] } } });
+      expect(out.imported).toMatchObject({ records: 3, queued: 3, duplicates: 0, invalid: 0, malformed: 0, batches: 2 });
+      expect(out.summary).toMatchObject({ ok: true, perStream: { 'stock-counts': { queued: 3, completed: 3, failed: [] } } });
     } finally {
       await stack.close();
     }
@@ -78,10 +79,13 @@ describe.concurrent('import', () => {
   it('exits 2 for an unknown stream or a missing file', async () => {
     const stack = await startStack({}, 'import-usage');
     try {
-      const [stream, file] = await Promise.all([
+      const [stream, file, size] = await Promise.all([
         runCli(['import', 'invoices', '-'], stack.env),
         runCli(['import', 'orders', '/nonexistent/orders.ndjson'], stack.env),
+        runCli(['import', 'orders', '-', '--batch-size', '0'], stack.env),
       ]);
+      expect(size.code).toBe(2);
+      expect(size.stderr).toContain("option '--batch-size <n>' argument '0' is invalid. must be a whole number greater than 0");
       expect(stream.code).toBe(2);
       expect(stream.stderr).toContain('unknown stream "invoices": use one of orders, stock-counts, boms');
       expect(file.code).toBe(2);

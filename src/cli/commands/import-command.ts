@@ -11,9 +11,10 @@ import { ExitCode, UsageError } from '../exit-codes.js';
 import type { CommandResult } from '../program.js';
 import { renderImport, renderSyncSummary } from '../render-summary.js';
 import { runProgress } from '../run-progress.js';
+import { positive } from './options.js';
 
 /** Queues only: needs Redis, not the service. */
-async function queueOnly(io: CliIo, stream: StreamName, file: string, onProgress: ReturnType<typeof runProgress>['onProgress']): Promise<ImportResult> {
+async function queueOnly(io: CliIo, stream: StreamName, file: string, batchSize: number | undefined, onProgress: ReturnType<typeof runProgress>['onProgress']): Promise<ImportResult> {
   const config = loadConfig(io);
   const logger = commandLogger(config, io.stderr);
   const redis = await connectRedis(config.redis.url);
@@ -26,6 +27,7 @@ async function queueOnly(io: CliIo, stream: StreamName, file: string, onProgress
       queues,
       redis,
       logger,
+      batchSize,
       signal: io.stop,
       onProgress: (progress) => onProgress({ phase: 'imported', stream, progress }),
     });
@@ -36,11 +38,11 @@ async function queueOnly(io: CliIo, stream: StreamName, file: string, onProgress
 }
 
 /** Queues and works them off, as sync --once does. */
-async function queueAndProcess(io: CliIo, stream: StreamName, file: string, onProgress: ReturnType<typeof runProgress>['onProgress']) {
+async function queueAndProcess(io: CliIo, stream: StreamName, file: string, batchSize: number | undefined, onProgress: ReturnType<typeof runProgress>['onProgress']) {
   const [{ openApp }, { importAndMaybeProcess }, { jobKinds }] = await Promise.all([import('../app-context.js'), import('../../queue/runtime.js'), import('../../../jobs/registry.js')]);
   const app = await openApp(io, { needs: { service: true }, logTo: io.stderr });
   try {
-    return await importAndMaybeProcess(app.deps, { kinds: jobKinds, stream, source: file, stdin: io.stdin, process: true, onProgress, signal: io.stop });
+    return await importAndMaybeProcess(app.deps, { kinds: jobKinds, stream, source: file, stdin: io.stdin, process: true, batchSize, onProgress, signal: io.stop });
   } finally {
     await app.close();
   }
@@ -53,14 +55,17 @@ export function importCommand(io: CliIo, done: CommandResult): Command {
     .argument('<stream>', `one of ${STREAMS.join(', ')}`)
     .argument('<file>', 'an NDJSON file, or - for stdin')
     .option('--process', 'process the queued records until idle and print a summary')
+    .option('--batch-size <n>', 'records per import batch (each becomes its records\' jobs when a worker takes it)', positive, 1000)
     .option('--json', 'machine-readable output')
-    .action(async (stream: string, file: string, o: { process?: boolean; json?: boolean }) => {
+    .action(async (stream: string, file: string, o: { process?: boolean; json?: boolean; batchSize: number }) => {
       if (!isStream(stream)) throw new UsageError(`unknown stream "${stream}": use one of ${STREAMS.join(', ')}`);
       if (file !== '-' && !existsSync(file)) throw new UsageError(`${file}: no such file`);
       const progress = runProgress(io, !o.json);
       let r: { imported: ImportResult; summary?: SyncSummary };
       try {
-        r = o.process ? await queueAndProcess(io, stream, file, progress.onProgress) : { imported: await queueOnly(io, stream, file, progress.onProgress) };
+        r = o.process
+          ? await queueAndProcess(io, stream, file, o.batchSize, progress.onProgress)
+          : { imported: await queueOnly(io, stream, file, o.batchSize, progress.onProgress) };
       } finally {
         progress.stop();
       }
