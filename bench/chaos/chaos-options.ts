@@ -71,7 +71,7 @@ export const fullPreset: ChaosOptions = {
 export const shortPreset: ChaosOptions = {
   ...fullPreset,
   orders: 300,
-  // 75 of the 300 orders through the import: one intake batch.
+  // 75 of the 300 orders through the import (in batches of 20: see chaos-import.ts).
   importShare: 0.25,
   workers: 2,
   kills: 2,
