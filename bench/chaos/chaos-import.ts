@@ -2,21 +2,14 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cliCommand } from '../lib/cli-process.js';
+import type { ImportResult } from '../../src/queue/importer.js';
 import type { ImportPlan } from './import-plan.js';
 
 /** Records per import batch in the chaos run (1,000 by default): many batches, many chances to be hit mid-expansion. */
 const IMPORT_BATCH_SIZE = 20;
 
-/** The counts `import --json` prints (ImportResult). */
-export interface ImportCounts {
-  lines: number;
-  records: number;
-  queued: number;
-  duplicates: number;
-  invalid: number;
-  batches: number;
-  malformed: number;
-}
+/** The counts `import --json` prints. */
+export type ImportCounts = Omit<ImportResult, 'ms'>;
 
 /** One run of `inventory-sync import`: when, how it ended, what it printed. */
 export interface ImportRun {

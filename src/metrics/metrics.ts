@@ -38,29 +38,22 @@ export function createMetrics(o: { sources?: ScrapeSources; defaultMetrics?: boo
   const budgetWait = new Histogram({ name: 'isync_budget_wait_seconds', help: 'Time a request waited for the request budget before it was sent.', labelNames: ['class'], buckets: [0, 0.01, 0.1, 0.5, 1, 2, 5, 10, 30, 60, 300], registers });
   const rateLimited = new Counter({ name: 'isync_rate_limited_total', help: 'Answers 429 (over budget) from the service, by request class.', labelNames: ['class'], registers });
 
-  new Gauge({
-    name: 'isync_queue_jobs',
-    help: 'Jobs in each queue by state.',
-    labelNames: ['stream', 'state'],
-    registers,
-    async collect() {
-      if (!o.sources) return;
-      this.reset();
-      for (const c of await o.sources.queueCounts()) this.set({ stream: c.stream, state: c.state }, c.count);
-    },
-  });
+  /** A gauge of counts per stream and state, read from Redis at scrape time. */
+  const countsGauge = (name: string, help: string, read: (s: ScrapeSources) => Promise<Array<{ stream: string; state: string; count: number }>>) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['stream', 'state'],
+      registers,
+      async collect() {
+        if (!o.sources) return;
+        this.reset();
+        for (const c of await read(o.sources)) this.set({ stream: c.stream, state: c.state }, c.count);
+      },
+    });
+  countsGauge('isync_queue_jobs', 'Jobs in each queue by state.', (s) => s.queueCounts());
   // Apart from isync_queue_jobs: a batch holds up to 1,000 records, so summing it with jobs would mislead.
-  new Gauge({
-    name: 'isync_intake_batches',
-    help: 'Import batches per stream and state whose records are not jobs yet (a worker turns each into one job per record).',
-    labelNames: ['stream', 'state'],
-    registers,
-    async collect() {
-      if (!o.sources) return;
-      this.reset();
-      for (const c of await o.sources.intakeCounts()) this.set({ stream: c.stream, state: c.state }, c.count);
-    },
-  });
+  countsGauge('isync_intake_batches', 'Import batches per stream and state whose records are not jobs yet (a worker turns each into one job per record).', (s) => s.intakeCounts());
   new Gauge({
     name: 'isync_feed_lag_seconds',
     help: 'How far behind each feed stream is: seconds since it last caught up.',
