@@ -36,11 +36,21 @@ function productName(plan: OrderPlan, productUrl: string, productId?: string): s
   return plan.productIds.get(productUrl) ?? productId ?? productUrl;
 }
 
-/** Differences between an order in the service and the plan: origin and items (product, quantity, unit price). */
+/** A naive date-time to the second (the service answers `YYYY-MM-DDTHH:MM:SS`; a record may add `.mmm`). */
+const toSecond = (dateTime: string) => dateTime.slice(0, 19);
+
+/**
+ * Differences between an order in the service and the plan: origin, order date (when the record gives one; else
+ * the service chose it) and items (product, quantity, unit price).
+ */
 export function compareOrder(order: Order, plan: OrderPlan): Difference[] {
   const out: Difference[] = [];
   if (order.originFacilityUrl !== undefined && order.originFacilityUrl !== plan.order.originFacilityUrl) {
     out.push({ field: 'origin', service: order.originFacilityUrl, record: plan.order.originFacilityUrl });
+  }
+  const recordDate = plan.order.orderDate;
+  if (recordDate !== undefined && order.orderDate !== undefined && toSecond(order.orderDate) !== toSecond(recordDate)) {
+    out.push({ field: 'orderDate', service: order.orderDate, record: recordDate });
   }
   const what = (i: { quantity: number; unitPrice: number }) => `${num(i.quantity)} x ${num(i.unitPrice)}`;
   const service = groupBy(order.orderItemList, (i) => productName(plan, i.productUrl, i.productId), what);
@@ -49,11 +59,14 @@ export function compareOrder(order: Order, plan: OrderPlan): Difference[] {
   return out;
 }
 
-/** Differences between a shipment in the service and the plan: its order and items (location, product, quantity). */
+/** Differences between a shipment in the service and the plan: its order, its shipmentIdUser and items (location, product, quantity). */
 export function compareShipment(shipment: Shipment, plan: OrderPlan, orderUrl: string): Difference[] {
   const out: Difference[] = [];
   if (shipment.primaryOrderUrl !== undefined && shipment.primaryOrderUrl !== orderUrl) {
     out.push({ field: 'shipment primaryOrderUrl', service: shipment.primaryOrderUrl, record: orderUrl });
+  }
+  if (shipment.shipmentIdUser != null && shipment.shipmentIdUser !== plan.shipmentIdUser) {
+    out.push({ field: 'shipmentIdUser', service: shipment.shipmentIdUser, record: plan.shipmentIdUser });
   }
   const key = (i: { productUrl: string; productId?: string; facilityUrl: string }) => `${productName(plan, i.productUrl, i.productId)} at ${i.facilityUrl}`;
   const what = (i: { quantity: number }) => num(i.quantity);

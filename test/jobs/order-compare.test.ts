@@ -63,6 +63,27 @@ describe('order comparison', () => {
     });
   });
 
+  describe('when the order date differs', () => {
+    it('names it, comparing to the second (the service answers without milliseconds)', () => {
+      const dated: OrderPlan = { ...plan, order: { ...plan.order, orderDate: '2026-11-20T14:03:11.000' } };
+      expect(compareOrder({ ...order(plan.order.orderItemList), orderDate: '2026-11-20T14:03:11' }, dated)).toEqual([]);
+      expect(compareOrder({ ...order(plan.order.orderItemList), orderDate: '2026-11-21T09:00:00' }, dated)).toEqual([
+        { field: 'orderDate', service: '2026-11-21T09:00:00', record: '2026-11-20T14:03:11.000' },
+      ]);
+      // A record without a date lets the service choose it: nothing to compare.
+      expect(compareOrder({ ...order(plan.order.orderItemList), orderDate: '2026-11-21T09:00:00' }, plan)).toEqual([]);
+    });
+  });
+
+  describe('when the shipment has another shipmentIdUser', () => {
+    it('names it; a shipment without one is not a difference', () => {
+      const same = shipment(plan.shipment.shipmentItemList);
+      expect(compareShipment({ ...same, shipmentIdUser: 'WEB-1-1' }, plan, '/demo/api/order/WEB-1')).toEqual([]);
+      expect(compareShipment({ ...same, shipmentIdUser: null }, plan, '/demo/api/order/WEB-1')).toEqual([]);
+      expect(compareShipment({ ...same, shipmentIdUser: 'WEB-1-A' }, plan, '/demo/api/order/WEB-1')).toEqual([{ field: 'shipmentIdUser', service: 'WEB-1-A', record: 'WEB-1-1' }]);
+    });
+  });
+
   describe('when the service lacks a product of the record', () => {
     it('reports it as none in the service', () => {
       const diffs = compareOrder(order([plan.order.orderItemList[0]!]), plan);

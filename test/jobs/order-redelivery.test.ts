@@ -135,6 +135,22 @@ describe('order sync', () => {
     });
   });
 
+  describe('when a corrected record changes only the order date or the shipment name of a synced order', () => {
+    it('fails at once naming that field, and changes nothing', async () => {
+      await world.add([orderRecord('DATE-1', undefined, { orderDate: '2026-11-20T14:03:11' })]);
+      await world.idle();
+      expect((await jobOf('DATE-1')).returnvalue).toMatchObject({ outcome: 'synced' });
+      const before = world.sandbox.admin.counters();
+      await world.add([orderRecord('DATE-1', undefined, { orderDate: '2026-11-21T08:00:00', shipmentIdUser: 'DATE-1-B' })]);
+      await world.idle();
+      const job = await jobOf('DATE-1');
+      expect(job.failedReason).toMatch(/^\[ORDER_COMPLETED\] order DATE-1 is completed/);
+      expect(job.failedReason).toContain('orderDate: service has 2026-11-20T14:03:11, record has 2026-11-21T08:00:00');
+      expect(job.failedReason).toContain('shipmentIdUser: service has DATE-1-1, record has DATE-1-B');
+      expect(world.sandbox.admin.counters().byClass.post).toBe(before.byClass.post);
+    });
+  });
+
   describe('when the service has a different order under the same orderId', () => {
     it('fails at once with a conflict naming each difference, and creates nothing', async () => {
       // Another system created CNF-1 with other lines and left it open.
