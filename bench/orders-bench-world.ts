@@ -8,7 +8,7 @@ import { createQueues } from '../src/queue/queues.js';
 import { addJobs, recordJob } from '../src/queue/record-jobs.js';
 import { createRedis, deleteKeysUnder, redisKeys } from '../src/redis.js';
 import type { Sandbox } from '../src/sandbox/sandbox.js';
-import type { OrderWorkerSettings } from './orders-worker.js';
+import type { OrderWorkerSettings } from './lib/order-workers.js';
 
 const WORKER = fileURLToPath(new URL('./orders-worker.ts', import.meta.url));
 

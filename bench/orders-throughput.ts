@@ -13,7 +13,7 @@ import { pathToFileURL } from 'node:url';
 import { startSandbox, type Sandbox } from '../src/sandbox/sandbox.js';
 import { ownCpuMs, processCpuMs } from './lib/proc-cpu.js';
 import { records, redisCpuMs, setUp, spawnWorker, stopWorker } from './orders-bench-world.js';
-import { startOrderWorkers, type RunningWorkers } from './orders-worker.js';
+import { startOrderWorkers, type RunningWorkers } from './lib/order-workers.js';
 
 export interface OrdersBenchOptions {
   /** POST budget a minute of the budgeted run (sandbox and client). Default 1 200. */

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jobOf, stockWorld, type StockWorld } from '../fixtures/stock-world.js';
+import { jobOf, testWorld, type TestWorld } from '../helpers/test-world.js';
 
 const bom = (productId: string, components: Array<[string, number]>) => ({
   productId,
@@ -7,9 +7,9 @@ const bom = (productId: string, components: Array<[string, number]>) => ({
 });
 
 describe('BOM sync', () => {
-  let world: StockWorld;
+  let world: TestWorld;
   beforeAll(async () => {
-    world = await stockWorld('bom-sync');
+    world = await testWorld('bom-sync', { streams: ['stock-counts', 'boms'] });
     await world.deps.catalog.refresh();
   });
   afterAll(async () => {

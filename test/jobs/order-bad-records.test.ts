@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { orderRecord, orderState, orderWorld, type OrderWorld } from './order-harness.js';
+import { orderRecord, orderState } from '../helpers/order-records.js';
+import { testWorld, type TestWorld } from '../helpers/test-world.js';
 
 const line = (over: Record<string, unknown> = {}) => ({ productId: 'MUG-BLUE', quantity: 1, unitPrice: 12.5, location: 'Main Warehouse / A-01', ...over });
 
@@ -38,14 +39,14 @@ const BAD: Array<{ kind: string; record: Record<string, unknown>; reason: RegExp
 ];
 
 describe('order sync', () => {
-  let world: OrderWorld;
+  let world: TestWorld;
   const good = ['GOOD-1', 'GOOD-2', 'GOOD-3'];
 
   beforeAll(async () => {
-    world = await orderWorld('order-bad');
+    world = await testWorld('order-bad', { streams: ['orders'] });
     await world.deps.catalog.refresh();
     const before = world.sandbox.admin.counters();
-    await world.add([orderRecord(good[0]!), ...BAD.map((b) => b.record).slice(0, 3), orderRecord(good[1]!), ...BAD.map((b) => b.record).slice(3), orderRecord(good[2]!)]);
+    await world.add('orders', [orderRecord(good[0]!), ...BAD.map((b) => b.record).slice(0, 3), orderRecord(good[1]!), ...BAD.map((b) => b.record).slice(3), orderRecord(good[2]!)]);
     await world.idle();
     const after = world.sandbox.admin.counters();
     // Only the good ones reached the service.
@@ -57,7 +58,7 @@ describe('order sync', () => {
 
   describe.each(BAD)('when a record has $kind', ({ record, reason }) => {
     it('fails at once with a message naming the record, the field and the reason', async () => {
-      const jobs = await world.jobs();
+      const jobs = await world.jobs('orders');
       const job = jobs.find((j) => (j.data.record as { orderId?: string }).orderId === record.orderId)!;
       expect(await job.getState()).toBe('failed');
       expect(job.failedReason).toMatch(reason);
@@ -79,9 +80,9 @@ describe('order sync', () => {
 
   describe('when a record has several problems', () => {
     it('names the first field and lists the others', async () => {
-      await world.add([orderRecord('BAD-MANY', [line({ productId: 'NOPE' }), line({ location: 'Nowhere' })], { origin: 'A-01' })]);
+      await world.add('orders', [orderRecord('BAD-MANY', [line({ productId: 'NOPE' }), line({ location: 'Nowhere' })], { origin: 'A-01' })]);
       await world.idle();
-      const job = (await world.jobs()).find((j) => (j.data.record as { orderId?: string }).orderId === 'BAD-MANY')!;
+      const job = (await world.jobs('orders')).find((j) => (j.data.record as { orderId?: string }).orderId === 'BAD-MANY')!;
       expect(job.failedReason).toMatch(/^\[BAD_RECORD\] record BAD-MANY: origin: "A-01" names a location/);
       expect(job.failedReason).toContain('also lines.0.productId: "NOPE" is an unknown product');
       expect(job.failedReason).toContain('lines.1.location: "Nowhere" is an unknown facility');

@@ -2,12 +2,13 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisUrl } from '../helpers/redis.js';
-import { orderRecord, orderState, orderWorld, traces, type OrderWorld } from './order-harness.js';
+import { orderRecord, orderState } from '../helpers/order-records.js';
+import { testWorld, type TestWorld } from '../helpers/test-world.js';
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/order-worker.ts', import.meta.url));
 
 /** Starts the order worker fixture as a child process; resolves once it is taking jobs. */
-function startWorkerProcess(world: OrderWorld, concurrency: number): Promise<ChildProcess> {
+function startWorkerProcess(world: TestWorld, concurrency: number): Promise<ChildProcess> {
   const settings = { redisUrl: redisUrl(), prefix: world.prefix, baseUrl: world.sandbox.url, account: world.sandbox.account, key: world.sandbox.key, secret: world.sandbox.secret, concurrency };
   const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE], { env: { ...process.env, ORDER_WORKER: JSON.stringify(settings) }, stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
@@ -20,7 +21,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('order sync', () => {
   describe('when a worker process is killed with SIGKILL in the middle of orders and another takes over', () => {
-    let world: OrderWorld;
+    let world: TestWorld;
     const ids = Array.from({ length: 24 }, (_, i) => `KILL-${i + 1}`);
     const children: ChildProcess[] = [];
     let midFlight = 0;
@@ -29,11 +30,11 @@ describe('order sync', () => {
     let a01: string;
 
     beforeAll(async () => {
-      world = await orderWorld('order-crash', { workers: false, sandbox: { latency: { ms: 40, jitterMs: 40 } } });
+      world = await testWorld('order-crash', { streams: ['orders'], workers: false, sandbox: { latency: { ms: 40, jitterMs: 40 } } });
       await world.deps.catalog.refresh();
       a01 = world.sandbox.admin.state().facilities.find((f) => f.facilityName === 'A-01')!.facilityUrl;
       stockBefore = world.sandbox.admin.stockOnHand(a01, '/demo/api/product/MUG-BLUE');
-      await world.add(ids.map((id) => orderRecord(id)));
+      await world.add('orders', ids.map((id) => orderRecord(id)));
 
       const first = await startWorkerProcess(world, 6);
       children.push(first);
@@ -73,9 +74,9 @@ describe('order sync', () => {
     });
 
     it('settles what the killed process left uncertain by reading the service', async () => {
-      const jobs = await world.jobs();
+      const jobs = await world.jobs('orders');
       expect(await Promise.all(jobs.map((j) => j.getState()))).toEqual(jobs.map(() => 'completed'));
-      const notes = (await Promise.all(jobs.map((j) => traces(world, j.id!)))).flat().flatMap((t) => t.notes.map((n: { message: string }) => n.message));
+      const notes = (await Promise.all(jobs.map((j) => world.traces('orders', j.id!)))).flat().flatMap((t) => t.notes.map((n: { message: string }) => n.message));
       expect(notes.some((m: string) => /is uncertain; reading the service/.test(m))).toBe(true);
     });
   });

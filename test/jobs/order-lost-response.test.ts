@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { orderRecord, orderState, orderWorld, traces, type OrderWorld } from './order-harness.js';
+import { orderRecord, orderState } from '../helpers/order-records.js';
+import { testWorld, type TestWorld } from '../helpers/test-world.js';
 
 /** Each write of an order, and the request path that carries it. */
 const STEPS = [
@@ -10,12 +11,12 @@ const STEPS = [
 ];
 
 describe('order sync', () => {
-  let world: OrderWorld;
+  let world: TestWorld;
   let a01: string;
   const blue = '/demo/api/product/MUG-BLUE';
 
   beforeAll(async () => {
-    world = await orderWorld('order-lost');
+    world = await testWorld('order-lost', { streams: ['orders'] });
     await world.deps.catalog.refresh();
     a01 = world.sandbox.admin.state().facilities.find((f) => f.facilityName === 'A-01')!.facilityUrl;
   });
@@ -32,7 +33,7 @@ describe('order sync', () => {
       stockBefore = world.sandbox.admin.stockOnHand(a01, blue);
       before = world.sandbox.admin.counters();
       world.sandbox.admin.setFaults([{ kind: 'apply-then-drop', method: 'POST', path, times: 1 }]);
-      await world.add([orderRecord(orderId)]);
+      await world.add('orders', [orderRecord(orderId)]);
       await world.idle();
       expect(world.sandbox.admin.counters().faults['apply-then-drop']).toBe((before.faults['apply-then-drop'] ?? 0) + 1);
       world.sandbox.admin.setFaults([]);
@@ -52,9 +53,9 @@ describe('order sync', () => {
     });
 
     it('settles the lost answer with one read, within the same attempt', async () => {
-      const job = (await world.jobs()).find((j) => (j.data.record as { orderId: string }).orderId === orderId)!;
+      const job = (await world.jobs('orders')).find((j) => (j.data.record as { orderId: string }).orderId === orderId)!;
       expect(job.returnvalue).toMatchObject({ outcome: 'synced' });
-      const all = await traces(world, job.id!);
+      const all = await world.traces('orders', job.id!);
       expect(all).toHaveLength(1);
       const calls = all[0]!.calls.map((c: { method: string; path: string; status: number | null }) => `${c.method} ${c.path} ${c.status}`);
       expect(calls.filter((c: string) => c.startsWith('GET'))).toHaveLength(1);
@@ -68,12 +69,12 @@ describe('order sync', () => {
 
 describe('order sync', () => {
   describe('when the connection breaks before the service did anything', () => {
-    let world: OrderWorld;
+    let world: TestWorld;
     beforeAll(async () => {
-      world = await orderWorld('order-reset');
+      world = await testWorld('order-reset', { streams: ['orders'] });
       await world.deps.catalog.refresh();
       world.sandbox.admin.setFaults([{ kind: 'reset', method: 'POST', path: '/api/order$', times: 1 }]);
-      await world.add([orderRecord('RESET-1')]);
+      await world.add('orders', [orderRecord('RESET-1')]);
       await world.idle();
     });
     afterAll(async () => {
@@ -81,9 +82,9 @@ describe('order sync', () => {
     });
 
     it('reads, finds nothing applied, and creates the order on the next attempt', async () => {
-      const job = (await world.jobs())[0]!;
+      const job = (await world.jobs('orders'))[0]!;
       expect(job.returnvalue).toMatchObject({ outcome: 'synced' });
-      const all = await traces(world, job.id!);
+      const all = await world.traces('orders', job.id!);
       const calls = all.map((t) => t.calls.map((c: { method: string; status: number | null }) => `${c.method} ${c.status}`));
       expect(calls).toEqual([
         ['POST null', 'GET 404'],

@@ -3,10 +3,11 @@ import { startFeedServer, type FeedServer } from '../../src/feed/feed-server.js'
 import { UpstreamClient } from '../../src/feed/upstream-client.js';
 import { createLogger } from '../../src/logger.js';
 import { pullStream } from '../../src/queue/producer.js';
-import { orderRecord, orderState, orderWorld, traces, type OrderWorld } from './order-harness.js';
+import { orderRecord, orderState } from '../helpers/order-records.js';
+import { testWorld, type TestWorld } from '../helpers/test-world.js';
 
 describe('order sync', () => {
-  let world: OrderWorld;
+  let world: TestWorld;
   let feed: FeedServer;
   const pull = () =>
     pullStream({
@@ -19,14 +20,14 @@ describe('order sync', () => {
       logger: createLogger({ level: 'silent' }),
     });
   const jobOf = async (orderId: string, pick: (n: number) => number = (n) => n - 1) => {
-    const jobs = (await world.jobs()).filter((j) => (j.data.record as { orderId?: string }).orderId === orderId);
+    const jobs = (await world.jobs('orders')).filter((j) => (j.data.record as { orderId?: string }).orderId === orderId);
     jobs.sort((a, b) => a.timestamp - b.timestamp);
     return jobs[pick(jobs.length)]!;
   };
 
   beforeAll(async () => {
     // Enough quick retries that a held step outlasts the test's wait for the correction.
-    world = await orderWorld('order-redelivery', { jobs: { attempts: 30, retryMaxDelayMs: 100 } });
+    world = await testWorld('order-redelivery', { streams: ['orders'], jobs: { attempts: 30, retryMaxDelayMs: 100 } });
     feed = await startFeedServer();
     await world.deps.catalog.refresh();
   });
@@ -68,7 +69,7 @@ describe('order sync', () => {
 
   describe('when an equivalent record comes again after the progress in Redis expired', () => {
     it('reads the order back on the duplicate and changes nothing', async () => {
-      await world.add([orderRecord('DUP-3')]);
+      await world.add('orders', [orderRecord('DUP-3')]);
       await world.idle();
       await world.redis.del(world.keys.order('DUP-3'));
       // Same order, its location named by URL this time: a new job for the same orderId.
@@ -77,11 +78,11 @@ describe('order sync', () => {
         { productId: 'MUG-BLUE', quantity: 2, unitPrice: 12.5, location: 'Main Warehouse / A-01' },
         { productId: 'SKU-0003', quantity: 1, unitPrice: 4, location: a02 },
       ]);
-      await world.add([variant]);
+      await world.add('orders', [variant]);
       await world.idle();
       const job = await jobOf('DUP-3');
       expect(job.returnvalue).toMatchObject({ outcome: 'unchanged' });
-      const [trace] = await traces(world, job.id!);
+      const [trace] = await world.traces('orders', job.id!);
       expect(trace!.calls.map((c: { method: string; status: number }) => `${c.method} ${c.status}`)).toEqual(['POST 400', 'GET 200', 'GET 200']);
       const { orders, shipments } = orderState(world.sandbox.admin.state(), 'DUP-3');
       expect([orders.length, shipments.length]).toEqual([1, 1]);
@@ -90,13 +91,13 @@ describe('order sync', () => {
 
   describe('when the same order comes again in other words after it was synced', () => {
     it('compares it with the order and the shipment (two reads) and changes nothing', async () => {
-      await world.add([orderRecord('DUP-4')]);
+      await world.add('orders', [orderRecord('DUP-4')]);
       await world.idle();
       const before = world.sandbox.admin.counters();
       // Lines in another order, the origin by URL: a new job, the same order.
       const main = world.sandbox.admin.state().facilities.find((f) => f.facilityName === 'Main Warehouse')!.facilityUrl;
       const [first, second] = orderRecord('DUP-4').lines as unknown[];
-      await world.add([orderRecord('DUP-4', [second as Record<string, unknown>, first as Record<string, unknown>], { origin: main })]);
+      await world.add('orders', [orderRecord('DUP-4', [second as Record<string, unknown>, first as Record<string, unknown>], { origin: main })]);
       await world.idle();
       const job = await jobOf('DUP-4');
       expect(job.returnvalue).toMatchObject({ outcome: 'unchanged' });
@@ -109,7 +110,7 @@ describe('order sync', () => {
     it('starts over and syncs the order once', async () => {
       const gone = { step: 'shipped', pending: '', recordHash: 'another-record', orderUrl: '/demo/api/order/GONE-1', shipmentUrl: '/demo/api/shipment/SHP-GONE-1' };
       await world.redis.hset(world.keys.order('GONE-1'), gone);
-      await world.add([orderRecord('GONE-1')]);
+      await world.add('orders', [orderRecord('GONE-1')]);
       await world.idle();
       expect((await jobOf('GONE-1')).returnvalue).toMatchObject({ outcome: 'synced' });
       const { orders, shipments } = orderState(world.sandbox.admin.state(), 'GONE-1');
@@ -137,11 +138,11 @@ describe('order sync', () => {
 
   describe('when a corrected record changes only the order date or the shipment name of a synced order', () => {
     it('fails at once naming that field, and changes nothing', async () => {
-      await world.add([orderRecord('DATE-1', undefined, { orderDate: '2026-11-20T14:03:11' })]);
+      await world.add('orders', [orderRecord('DATE-1', undefined, { orderDate: '2026-11-20T14:03:11' })]);
       await world.idle();
       expect((await jobOf('DATE-1')).returnvalue).toMatchObject({ outcome: 'synced' });
       const before = world.sandbox.admin.counters();
-      await world.add([orderRecord('DATE-1', undefined, { orderDate: '2026-11-21T08:00:00', shipmentIdUser: 'DATE-1-B' })]);
+      await world.add('orders', [orderRecord('DATE-1', undefined, { orderDate: '2026-11-21T08:00:00', shipmentIdUser: 'DATE-1-B' })]);
       await world.idle();
       const job = await jobOf('DATE-1');
       expect(job.failedReason).toMatch(/^\[ORDER_COMPLETED\] order DATE-1 is completed/);
@@ -163,7 +164,7 @@ describe('order sync', () => {
         orderItemList: [{ productId: 'MUG-BLUE', productUrl: '/demo/api/product/MUG-BLUE', unitPrice: 12.5, quantity: 1 }],
       });
       const before = world.sandbox.admin.counters();
-      await world.add([orderRecord('CNF-1')]);
+      await world.add('orders', [orderRecord('CNF-1')]);
       await world.idle();
       const job = await jobOf('CNF-1');
       expect(job.failedReason).toMatch(/^\[CONFLICT\] order CNF-1: the order already exists in the service and differs from the record: /);
@@ -180,17 +181,17 @@ describe('order sync', () => {
     it('fails with a conflict on what differs and leaves the order as it was', async () => {
       // The first version stops after its shipment: a 503 holds the ship step while the correction comes.
       world.sandbox.admin.setFaults([{ kind: 'status-503', method: 'POST', path: '/api/shipment/SHP-FIX-1$' }]);
-      await world.add([orderRecord('FIX-1')]);
+      await world.add('orders', [orderRecord('FIX-1')]);
       for (let i = 0; i < 100 && !(await world.redis.hget(world.keys.order('FIX-1'), 'step'))?.startsWith('shipment'); i++) await new Promise((r) => setTimeout(r, 20));
       const fixed = orderRecord('FIX-1', [
         { productId: 'MUG-BLUE', quantity: 2, unitPrice: 12.5, location: 'Main Warehouse / A-03' },
         { productId: 'SKU-0003', quantity: 1, unitPrice: 4, location: 'A-02' },
       ]);
-      await world.add([fixed]);
+      await world.add('orders', [fixed]);
       for (let i = 0; i < 100 && !(await jobOf('FIX-1')).finishedOn; i++) await new Promise((r) => setTimeout(r, 20));
       world.sandbox.admin.setFaults([]);
       await world.idle();
-      const jobs = (await world.jobs()).filter((j) => (j.data.record as { orderId?: string }).orderId === 'FIX-1');
+      const jobs = (await world.jobs('orders')).filter((j) => (j.data.record as { orderId?: string }).orderId === 'FIX-1');
       const failed = jobs.filter((j) => j.failedReason && j.finishedOn && !j.returnvalue);
       expect(failed, JSON.stringify(jobs.map((j) => [j.failedReason, j.returnvalue, j.attemptsMade]))).toHaveLength(1);
       expect(failed[0]!.failedReason).toMatch(/^\[CONFLICT\] order FIX-1: the shipment already exists in the service and differs from the record: /);

@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shipmentIdFor } from '../../src/orders/shipment-id.js';
-import { orderRecord, orderState, orderWorld, traces, type OrderWorld } from './order-harness.js';
+import { orderRecord, orderState } from '../helpers/order-records.js';
+import { testWorld, type TestWorld } from '../helpers/test-world.js';
 
 describe('order sync', () => {
-  let world: OrderWorld;
+  let world: TestWorld;
   beforeAll(async () => {
-    world = await orderWorld('order-sync');
+    world = await testWorld('order-sync', { streams: ['orders'] });
   });
   afterAll(async () => {
     await world?.close();
@@ -26,7 +27,7 @@ describe('order sync', () => {
       a01 = start.facilities.find((f) => f.facilityName === 'A-01')!.facilityUrl;
       stockBefore = world.sandbox.admin.stockOnHand(a01, blue);
       before = world.sandbox.admin.counters();
-      await world.add(records);
+      await world.add('orders', records);
       await world.idle();
       state = world.sandbox.admin.state();
     });
@@ -79,9 +80,9 @@ describe('order sync', () => {
     });
 
     it('leaves a trace on each job listing its calls and the outcome', async () => {
-      const job = (await world.jobs()).find((j) => (j.data.record as { orderId: string }).orderId === 'WEB-1')!;
+      const job = (await world.jobs('orders')).find((j) => (j.data.record as { orderId: string }).orderId === 'WEB-1')!;
       expect(job.returnvalue).toMatchObject({ outcome: 'synced' });
-      const [attempt] = await traces(world, job.id!);
+      const [attempt] = await world.traces('orders', job.id!);
       expect(attempt!.attempt).toBe(1);
       expect(attempt!.calls.map((c: { method: string; path: string; status: number }) => `${c.method} ${c.path} ${c.status}`)).toEqual([
         'POST /demo/api/order 200',

@@ -2,7 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { redisUrl } from '../helpers/redis.js';
-import { countRecord, jobOf, stockWorld, type StockWorld } from '../fixtures/stock-world.js';
+import { countRecord } from '../helpers/count-record.js';
+import { jobOf, testWorld, type TestWorld } from '../helpers/test-world.js';
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/stock-worker-process.ts', import.meta.url));
 const LOCATIONS = ['A-01', 'A-02', 'N-01', 'N-02'];
@@ -12,7 +13,7 @@ const CHUNK = 2;
 const children: ChildProcess[] = [];
 
 /** Starts a worker process and resolves once it works. */
-function startWorkerProcess(world: StockWorld, extra: Record<string, string> = {}): Promise<ChildProcess> {
+function startWorkerProcess(world: TestWorld, extra: Record<string, string> = {}): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE], {
     env: {
       ...process.env,
@@ -40,7 +41,7 @@ const exited = (child: ChildProcess) =>
   new Promise<NodeJS.Signals | null>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(child.signalCode) : child.once('exit', (_c, s) => resolve(s))));
 
 /** One count per location, every line one more than on hand: PER_COUNT / CHUNK variances each. */
-function counts(world: StockWorld, date: string) {
+function counts(world: TestWorld, date: string) {
   const state = world.sandbox.admin.state();
   return LOCATIONS.map((name) => {
     const loc = world.facility(name);
@@ -50,7 +51,7 @@ function counts(world: StockWorld, date: string) {
   });
 }
 
-async function expectAppliedOnce(world: StockWorld, records: ReturnType<typeof counts>) {
+async function expectAppliedOnce(world: TestWorld, records: ReturnType<typeof counts>) {
   expect(world.sandbox.admin.counters().creates.variance).toBe(LOCATIONS.length * (PER_COUNT / CHUNK));
   for (const c of records) {
     const loc = world.facility(c.location);
@@ -65,10 +66,10 @@ afterEach(() => {
 
 describe('stock count sync across a worker crash', () => {
   describe('when the worker dies right after the service applied a variance, before recording it', () => {
-    let world: StockWorld;
+    let world: TestWorld;
     let records: ReturnType<typeof counts>;
     beforeAll(async () => {
-      world = await stockWorld('stock-crash-1', { workers: false, sandbox: { latency: { ms: 20 } } });
+      world = await testWorld('stock-crash-1', { streams: ['stock-counts', 'boms'], workers: false, sandbox: { latency: { ms: 20 } } });
       records = counts(world, '2026-11-21');
       await world.add('stock-counts', records);
     });
@@ -99,13 +100,13 @@ describe('stock count sync across a worker crash', () => {
   });
 
   describe('when the worker process is killed (SIGKILL) in the middle of a run', () => {
-    let world: StockWorld;
+    let world: TestWorld;
     afterAll(async () => {
       await world?.close();
     });
 
     it('applies every difference once after a restart', async () => {
-      world = await stockWorld('stock-crash-2', { workers: false, sandbox: { latency: { ms: 40 } } });
+      world = await testWorld('stock-crash-2', { streams: ['stock-counts', 'boms'], workers: false, sandbox: { latency: { ms: 40 } } });
       const records = counts(world, '2026-11-22');
       await world.add('stock-counts', records);
       const first = await startWorkerProcess(world);

@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { countRecord, jobOf, stockWorld, type StockWorld } from '../fixtures/stock-world.js';
+import { countRecord } from '../helpers/count-record.js';
+import { jobOf, testWorld, type TestWorld } from '../helpers/test-world.js';
 
 const VARIANCE_POST = { kind: 'apply-then-drop', method: 'POST', path: '/api/inventoryvariance$', times: 1 } as const;
 
 describe('stock count sync', () => {
   describe('when the answer to a variance is lost after the service applied it', () => {
-    let world: StockWorld;
+    let world: TestWorld;
     beforeAll(async () => {
-      world = await stockWorld('stock-lost');
+      world = await testWorld('stock-lost', { streams: ['stock-counts', 'boms'] });
       await world.deps.catalog.refresh();
       world.sandbox.admin.setFaults([VARIANCE_POST]);
       await world.add('stock-counts', [countRecord('CNT-LOST', 'A-06', '2026-11-21', [['SKU-0005', 1], ['SKU-0015', 2], ['MUG-RED', 3]])]);
@@ -39,7 +40,7 @@ describe('stock count sync', () => {
   });
 
   describe('when a large count is split into chunks and the middle chunk loses its answer', () => {
-    let world: StockWorld;
+    let world: TestWorld;
     const items: Array<[string, number]> = [
       ['SKU-0001', 11],
       ['SKU-0002', 12],
@@ -48,7 +49,7 @@ describe('stock count sync', () => {
       ['SKU-0007', 15],
     ];
     beforeAll(async () => {
-      world = await stockWorld('stock-chunks', { jobs: { varianceChunkSize: 2 } });
+      world = await testWorld('stock-chunks', { streams: ['stock-counts', 'boms'], jobs: { varianceChunkSize: 2 } });
       await world.deps.catalog.refresh();
       // Latency gives the watcher time to arm the fault between the first and the second chunk.
       world.sandbox.admin.setLatency({ ms: 60 });

@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { beginStockSyncRun } from '../../src/stock/stock-run.js';
-import { countRecord, jobOf, stockWorld, type StockWorld } from '../fixtures/stock-world.js';
+import { countRecord } from '../helpers/count-record.js';
+import { jobOf, testWorld, type TestWorld } from '../helpers/test-world.js';
 
 describe('stock count order per location', () => {
-  let world: StockWorld;
+  let world: TestWorld;
   beforeAll(async () => {
-    world = await stockWorld('stock-order');
+    world = await testWorld('stock-order', { streams: ['stock-counts', 'boms'] });
     await world.deps.catalog.refresh();
   });
   afterAll(async () => {

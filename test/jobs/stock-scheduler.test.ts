@@ -5,10 +5,11 @@ import { createLogger } from '../../src/logger.js';
 import { startControl, type Control } from '../../src/queue/control.js';
 import { stockSyncHooks } from '../../src/stock/stock-run.js';
 import { redisUrl } from '../helpers/redis.js';
-import { countRecord, stockWorld, type StockWorld } from '../fixtures/stock-world.js';
+import { countRecord } from '../helpers/count-record.js';
+import { testWorld, type TestWorld } from '../helpers/test-world.js';
 
 describe('the stock sync schedule', () => {
-  let world: StockWorld;
+  let world: TestWorld;
   let feed: FeedServer;
   let control: Control;
   const counts = [
@@ -17,7 +18,7 @@ describe('the stock sync schedule', () => {
   ];
 
   beforeAll(async () => {
-    world = await stockWorld('stock-cron');
+    world = await testWorld('stock-cron', { streams: ['stock-counts', 'boms'] });
     feed = await startFeedServer({ streams: { 'stock-counts': [] } });
     const logger = createLogger({ level: 'silent' });
     control = await startControl({

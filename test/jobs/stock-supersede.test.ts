@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { countRecord, jobOf, stockWorld, type StockWorld } from '../fixtures/stock-world.js';
+import { countRecord } from '../helpers/count-record.js';
+import { jobOf, testWorld, type TestWorld } from '../helpers/test-world.js';
 
 describe('stock count sync', () => {
-  let world: StockWorld;
+  let world: TestWorld;
   beforeAll(async () => {
-    world = await stockWorld('stock-supersede', { jobs: { varianceChunkSize: 2, attempts: 2 } });
+    world = await testWorld('stock-supersede', { streams: ['stock-counts', 'boms'], jobs: { varianceChunkSize: 2, attempts: 2 } });
     await world.deps.catalog.refresh();
   });
   afterAll(async () => {

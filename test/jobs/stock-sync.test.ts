@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxCounters } from '../../src/sandbox/counters.js';
 import type { SandboxState } from '../../src/sandbox/sandbox-entities.js';
-import { countRecord, jobOf, stockWorld, type StockWorld } from '../fixtures/stock-world.js';
+import { countRecord } from '../helpers/count-record.js';
+import { jobOf, testWorld, type TestWorld } from '../helpers/test-world.js';
 
 describe('stock count sync', () => {
-  let world: StockWorld;
+  let world: TestWorld;
   beforeAll(async () => {
-    world = await stockWorld('stock-sync');
+    world = await testWorld('stock-sync', { streams: ['stock-counts', 'boms'] });
     // Warm the catalog first: its collection GETs are not the counts' cost.
     await world.deps.catalog.refresh();
   });
