@@ -1,3 +1,4 @@
+import { streamOfIntakeQueue } from '../queue/intake.js';
 import type { RunProgress } from '../queue/runtime.js';
 import type { CliIo } from './cli-io.js';
 import { createProgress } from './progress.js';
@@ -19,9 +20,15 @@ export function runProgress(io: CliIo, enabled: boolean) {
           lastImportLine = Date.now();
         }
       } else {
-        const pending = Object.values(p.pending).reduce((a, b) => a + b, 0);
+        // Import batches are counted apart: each becomes up to 1,000 jobs, which then count as pending.
+        let pending = 0;
+        let batches = 0;
+        for (const [queue, n] of Object.entries(p.pending)) {
+          if (streamOfIntakeQueue(queue)) batches += n;
+          else pending += n;
+        }
         most = Math.max(most, pending);
-        bar.update(most - pending, most, `${pending} pending`);
+        bar.update(most - pending, most, `${pending} pending${batches ? `, ${batches} import batch${batches === 1 ? '' : 'es'} to queue` : ''}`);
       }
     },
     stop() {

@@ -125,7 +125,8 @@ export async function startWorkers(o: StartWorkersOptions): Promise<WorkerPool> 
         stalledInterval: o.stalledIntervalMs ?? 30_000,
       },
     );
-    intakeWorker.on('error', (err) => o.logger.error({ stream: kind.stream, err: err.message }, 'intake worker error (Redis?); BullMQ reconnects and goes on'));
+    // A Redis outage is logged by the stream's record worker (same Redis); here it would only repeat it.
+    intakeWorker.on('error', (err) => o.logger.debug({ stream: kind.stream, err: err.message }, 'intake worker error (Redis?); BullMQ reconnects and goes on'));
     intakeWorker.on('failed', (job, err) => o.logger.warn({ stream: kind.stream, jobId: job?.id, err: err.message }, 'intake batch not expanded (retried while attempts remain)'));
     intakeWorkers.set(kind.stream, intakeWorker);
   }

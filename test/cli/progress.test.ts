@@ -1,7 +1,8 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import type { OutStream } from '../../src/cli/cli-io.js';
+import type { CliIo, OutStream } from '../../src/cli/cli-io.js';
 import { createProgress } from '../../src/cli/progress.js';
+import { runProgress } from '../../src/cli/run-progress.js';
 
 function sink(isTTY: boolean): { stream: OutStream; text: () => string } {
   let text = '';
@@ -47,6 +48,19 @@ describe('progress', () => {
       p.update(1, 2);
       p.stop();
       expect(out.text()).toBe('');
+    });
+  });
+
+  describe('when a run has import batches still to turn into jobs', () => {
+    it('counts them apart from the pending jobs', () => {
+      const out = sink(false);
+      const io = { stdout: out.stream, stderr: out.stream, stdin: process.stdin, env: {}, stop: new AbortController().signal } as unknown as CliIo;
+      const progress = runProgress(io, true);
+      progress.onProgress({ phase: 'processing', pending: { 'orders-intake': 2, orders: 0 } });
+      progress.onProgress({ phase: 'processing', pending: { 'orders-intake': 1, orders: 1000 } });
+      progress.onProgress({ phase: 'processing', pending: { 'orders-intake': 0, orders: 0 } });
+      progress.stop();
+      expect(out.text()).toBe('processing: 0/0 0 pending, 2 import batches to queue\nprocessing: 1000/1000 0 pending\n');
     });
   });
 });
