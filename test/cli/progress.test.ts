@@ -1,21 +1,8 @@
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import type { CliIo, OutStream } from '../../src/cli/cli-io.js';
+import type { CliIo } from '../../src/cli/cli-io.js';
 import { createProgress } from '../../src/cli/progress.js';
 import { runProgress } from '../../src/cli/run-progress.js';
-
-function sink(isTTY: boolean): { stream: OutStream; text: () => string } {
-  let text = '';
-  const stream = new Writable({
-    write(chunk: Buffer, _enc, cb) {
-      text += chunk.toString();
-      cb();
-    },
-  }) as OutStream;
-  stream.isTTY = isTTY;
-  if (isTTY) Object.assign(stream, { columns: 100, cursorTo: () => true, clearLine: () => true, moveCursor: () => true });
-  return { stream, text: () => text };
-}
+import { captureOut as sink } from '../helpers/out-stream.js';
 
 describe('progress', () => {
   describe('when the output is not a terminal', () => {

@@ -1,8 +1,8 @@
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { readConfig } from '../../config/read-config.js';
 import type { OutStream } from '../../src/cli/cli-io.js';
 import { commandLogger } from '../../src/cli/command-context.js';
+import { captureOut as sink } from '../helpers/out-stream.js';
 
 const config = readConfig({
   INVENTORY_BASE_URL: 'https://app.example.com',
@@ -15,18 +15,6 @@ const config = readConfig({
   LOG_LEVEL: 'debug',
 });
 const basic = Buffer.from('key-0a1b2c:secret-3d4e5f').toString('base64');
-
-function sink(isTTY: boolean): { stream: OutStream; lines: () => string[] } {
-  let text = '';
-  const stream = new Writable({
-    write(chunk: Buffer, _enc, cb) {
-      text += chunk.toString();
-      cb();
-    },
-  }) as OutStream;
-  stream.isTTY = isTTY;
-  return { stream, lines: () => text.split('\n').filter(Boolean) };
-}
 
 function logEverything(stream: OutStream) {
   const logger = commandLogger(config, stream);
