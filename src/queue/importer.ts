@@ -4,9 +4,7 @@ import { readNdjsonChunks, type NdjsonEntry } from '../feed/ndjson.js';
 import type { Logger } from '../logger.js';
 import { intakeJobId, keysExist, type IntakeData, type IntakeItem } from './intake.js';
 import type { QueueSet } from './queues.js';
-import { checkRecord } from '../feed/records.js';
-import { jobIdFor } from './job-id.js';
-import { badLineId } from './record-jobs.js';
+import { badLineId, checkedRecord } from './record-jobs.js';
 import type { StreamName } from './streams.js';
 
 export interface ImportProgress {
@@ -129,12 +127,12 @@ export async function importNdjson(o: ImportNdjsonOptions): Promise<ImportResult
       o.logger.debug({ stream: o.stream, line: entry.line, error: entry.error }, 'malformed NDJSON line queued to fail at once');
       batch.push({ id: badLineId(o.stream, entry.line, entry.text), line: entry.line, text: entry.text, parseError: entry.error });
     } else {
-      const check = checkRecord(o.stream, entry.value);
-      if (!check.ok) {
+      const { id, valid, problems } = checkedRecord(o.stream, entry.value);
+      if (!valid) {
         totals.invalid++;
-        o.logger.debug({ stream: o.stream, line: entry.line, problems: check.problems }, 'invalid record queued to fail at once');
+        o.logger.debug({ stream: o.stream, line: entry.line, problems }, 'invalid record queued to fail at once');
       }
-      batch.push({ id: jobIdFor(o.stream, entry.value), line: entry.line, text: entry.text });
+      batch.push({ id, line: entry.line, text: entry.text });
     }
   };
   for await (const entries of readNdjsonChunks(o.source, { stdin: o.stdin })) {

@@ -12,6 +12,13 @@ export interface RecordJob {
   opts: { jobId: string };
 }
 
+/** A raw record's job id, and whether it matches its shape (with every problem as "field: reason" when not). */
+export function checkedRecord(stream: StreamName, raw: unknown): { id: string; valid: boolean; problems: string[] } {
+  const check = checkRecord(stream, raw);
+  const problems = check.ok ? [] : check.problems.map((p) => `${p.field}: ${p.reason}`);
+  return { id: jobIdFor(stream, raw), valid: check.ok, problems };
+}
+
 /** A record as a job, with whether it matches its shape (an invalid one still becomes a job that fails at once). */
 export function recordJob(
   stream: StreamName,
@@ -20,9 +27,8 @@ export function recordJob(
   line?: number,
 ): { job: RecordJob; valid: boolean; problems: string[] } {
   const data: JobData = line === undefined ? { record: raw, source } : { record: raw, source, line };
-  const check = checkRecord(stream, raw);
-  const problems = check.ok ? [] : check.problems.map((p) => `${p.field}: ${p.reason}`);
-  return { job: { name: stream, data, opts: { jobId: jobIdFor(stream, raw) } }, valid: check.ok, problems };
+  const { id, valid, problems } = checkedRecord(stream, raw);
+  return { job: { name: stream, data, opts: { jobId: id } }, valid, problems };
 }
 
 /** The job id of an NDJSON line that is not JSON at all (its job fails at once naming the line). */

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFeedServer, type FeedServer } from '../../src/feed/feed-server.js';
 import { UpstreamClient } from '../../src/feed/upstream-client.js';
-import { openControlQueue, readScheduleInfo, startControl, type Control, type ControlRun } from '../../src/queue/control.js';
+import { openControlQueue, readScheduleInfo, startControl, type Control, type ControlRun, type StartControlOptions } from '../../src/queue/control.js';
 import type { PullResult } from '../../src/queue/producer.js';
 import { order, queueWorld, sleep, type QueueWorld } from './support.js';
 
@@ -29,6 +29,21 @@ async function until(check: () => boolean | Promise<boolean>, timeoutMs = 10_000
   }
 }
 
+/** The schedulers on this test's prefix, pulling from its feed server; the test says the schedule. */
+function startTestControl(o: Pick<StartControlOptions, 'schedule'> & Partial<StartControlOptions>): Promise<Control> {
+  return startControl({
+    connection: w.url,
+    prefix: w.prefix,
+    redis: w.redis,
+    keys: w.keys,
+    upstream: new UpstreamClient({ url: feed.url, token: 'feed-token', retries: 0 }),
+    queues: w.queues,
+    pageSize: 50,
+    logger: w.logger,
+    ...o,
+  });
+}
+
 const count = { countId: 'CNT-1', location: 'Main Warehouse / A-01', countDate: '2026-11-21', items: [{ productId: 'MUG-BLUE', quantity: 4 }] };
 
 describe('control schedulers', () => {
@@ -37,16 +52,8 @@ describe('control schedulers', () => {
       const stockRuns: Array<{ run: ControlRun; result: PullResult }> = [];
       feed.append('orders', [order('WEB-1')]);
       feed.append('stock-counts', [count]);
-      control = await startControl({
-        connection: w.url,
-        prefix: w.prefix,
-        redis: w.redis,
-        keys: w.keys,
-        upstream: new UpstreamClient({ url: feed.url, token: 'feed-token', retries: 0 }),
-        queues: w.queues,
+      control = await startTestControl({
         schedule: { orderPollSeconds: 0.5, bomPollSeconds: 0.5, stockSyncCron: '*/1 * * * * *' },
-        pageSize: 50,
-        logger: w.logger,
         hooks: { onStockSyncRun: async (run, result) => void stockRuns.push({ run, result }) },
       });
 
@@ -73,16 +80,8 @@ describe('control schedulers', () => {
     it('records the error for status, and the next run succeeds', async () => {
       feed.setFaults({ status503Times: 1 });
       feed.append('orders', [order('WEB-1')]);
-      control = await startControl({
-        connection: w.url,
-        prefix: w.prefix,
-        redis: w.redis,
-        keys: w.keys,
-        upstream: new UpstreamClient({ url: feed.url, token: 'feed-token', retries: 0 }),
-        queues: w.queues,
+      control = await startTestControl({
         schedule: { orderPollSeconds: 0.3, bomPollSeconds: 3600, stockSyncCron: '0 19 * * *' },
-        pageSize: 50,
-        logger: w.logger,
         streams: ['orders'],
       });
       await until(async () => (await w.redis.hget(w.keys.schedule(), 'poll-orders.lastOk')) === '0');

@@ -2,7 +2,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { pendingCounts, summarize, waitForIdle } from '../../src/queue/drain.js';
 import { addJobs, recordJob } from '../../src/queue/record-jobs.js';
 import { ConflictError } from '../../src/queue/job-errors.js';
-import { startWorkers } from '../../src/queue/worker-pool.js';
 import { done, order, queueWorld, sleep, testKind, type QueueWorld } from './support.js';
 
 let w: QueueWorld;
@@ -41,19 +40,12 @@ describe('drain', () => {
     it('counts the jobs finished since the given time, with each failure', async () => {
       await addJobs(q(), w.redis, [order('WEB-1'), order('WEB-2'), order('WEB-3')].map((r) => recordJob('orders', r, 'feed').job));
       const since = Date.now();
-      const pool = await startWorkers({
-        kinds: [
-          testKind('orders', async (record) => {
-            if (record.orderId === 'WEB-3') throw new ConflictError('WEB-3 differs in the service', 'Settle it.');
-            return done();
-          }),
-        ],
-        connection: w.url,
-        prefix: w.prefix,
-        deps: w.deps,
-        concurrency: 2,
-        logger: w.logger,
-      });
+      const pool = await w.startPool([
+        testKind('orders', async (record) => {
+          if (record.orderId === 'WEB-3') throw new ConflictError('WEB-3 differs in the service', 'Settle it.');
+          return done();
+        }),
+      ]);
       await waitForIdle([q()], { pollMs: 20 });
       await pool.close(1_000);
 

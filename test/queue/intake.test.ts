@@ -9,7 +9,7 @@ import { expandBatch, intakeQueueName, type IntakeData } from '../../src/queue/i
 import { jobIdFor } from '../../src/queue/job-id.js';
 import { recordJobOptions, type JobData } from '../../src/queue/queues.js';
 import { badLineId } from '../../src/queue/record-jobs.js';
-import { startWorkers, type WorkerPool } from '../../src/queue/worker-pool.js';
+import type { WorkerPool } from '../../src/queue/worker-pool.js';
 import { done, fastJobs, order, queueWorld, testKind, type QueueWorld } from './support.js';
 
 let w: QueueWorld;
@@ -43,7 +43,7 @@ async function startPool(seen: Array<{ id: string; data: JobData }> = []) {
     seen.push({ id: ctx.jobId, data: { record, source: 'import' } });
     return done();
   });
-  const pool = await startWorkers({ kinds: [kind], connection: w.url, prefix: w.prefix, deps: w.deps, concurrency: 4, logger: w.logger });
+  const pool = await w.startPool([kind], { concurrency: 4 });
   pools.push(pool);
   return pool;
 }

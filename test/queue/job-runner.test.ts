@@ -6,7 +6,7 @@ import { ConflictError } from '../../src/queue/job-errors.js';
 import type { JobKind } from '../../src/queue/job-kind.js';
 import { jobIdFor } from '../../src/queue/queues.js';
 import { addJobs, recordJob } from '../../src/queue/record-jobs.js';
-import { startWorkers, type WorkerPool } from '../../src/queue/worker-pool.js';
+import type { WorkerPool } from '../../src/queue/worker-pool.js';
 import { done, order, queueWorld, sleep, testKind, type QueueWorld } from './support.js';
 
 let w: QueueWorld;
@@ -31,7 +31,7 @@ async function enqueue(...records: Array<Record<string, unknown>>): Promise<stri
 }
 
 async function run(kind: JobKind<any>, concurrency = 1): Promise<void> {
-  pool = await startWorkers({ kinds: [kind], connection: w.url, prefix: w.prefix, deps: w.deps, concurrency, logger: w.logger });
+  pool = await w.startPool([kind], { concurrency });
   await waitForIdle([q()], { pollMs: 25 });
 }
 
@@ -151,7 +151,7 @@ describe('job runner', () => {
         }
         return done();
       });
-      const start = () => startWorkers({ kinds: [kind], connection: w.url, prefix: w.prefix, deps: w.deps, concurrency: 2, logger: w.logger });
+      const start = () => w.startPool([kind]);
       // Two pools stand for two worker processes on the same queue.
       [pool, otherPool] = await Promise.all([start(), start()]);
       const [limited] = await enqueue(order('WEB-1'));

@@ -6,7 +6,6 @@ import { waitForIdle } from '../../src/queue/drain.js';
 import { readFeedState } from '../../src/queue/feed-state.js';
 import { pullStream, type PullStreamOptions } from '../../src/queue/producer.js';
 import { jobIdFor, type JobData } from '../../src/queue/queues.js';
-import { startWorkers } from '../../src/queue/worker-pool.js';
 import { done, order, queueWorld, testKind, type QueueWorld } from './support.js';
 
 let w: QueueWorld;
@@ -115,14 +114,7 @@ describe('feed producer', () => {
       expect(await pull()).toMatchObject({ queued: 3, invalid: 2 });
 
       let runs = 0;
-      const pool = await startWorkers({
-        kinds: [testKind('orders', async () => (runs++, done()))],
-        connection: w.url,
-        prefix: w.prefix,
-        deps: w.deps,
-        concurrency: 2,
-        logger: w.logger,
-      });
+      const pool = await w.startPool([testKind('orders', async () => (runs++, done()))]);
       await waitForIdle([w.queues.get('orders')], { pollMs: 50 });
       await pool.close(1_000);
 

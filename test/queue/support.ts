@@ -10,6 +10,7 @@ import type { JobContext, JobKind, JobResult } from '../../src/queue/job-kind.js
 import type { RunnerDeps } from '../../src/queue/job-runner.js';
 import { createQueues, type QueueSet } from '../../src/queue/queues.js';
 import type { StreamName } from '../../src/queue/streams.js';
+import { startWorkers, type AnyJobKind, type StartWorkersOptions, type WorkerPool } from '../../src/queue/worker-pool.js';
 import { redisKeys, type RedisKeys } from '../../src/redis.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
 import { connect, deletePrefix, redisUrl, uniquePrefix } from '../helpers/redis.js';
@@ -53,6 +54,8 @@ export interface QueueWorld {
   sandbox: Sandbox;
   client: ServiceClient;
   deps: RunnerDeps;
+  /** Real workers for the kinds on this world's prefix, with its deps and logger (2 jobs at once unless told). */
+  startPool(kinds: AnyJobKind[], o?: Partial<Omit<StartWorkersOptions, 'kinds'>>): Promise<WorkerPool>;
   close(): Promise<void>;
 }
 
@@ -94,6 +97,7 @@ export async function queueWorld(name: string, jobs: Config['jobs'] = fastJobs):
     sandbox,
     client,
     deps,
+    startPool: (kinds, o = {}) => startWorkers({ kinds, connection: redisUrl(), prefix, deps, concurrency: 2, logger, ...o }),
     async close() {
       await queues.close();
       await client.close();

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { waitForIdle } from '../../src/queue/drain.js';
 import { jobIdFor } from '../../src/queue/queues.js';
 import { addJobs, recordJob } from '../../src/queue/record-jobs.js';
-import { startWorkers, type WorkerPool } from '../../src/queue/worker-pool.js';
+import type { WorkerPool } from '../../src/queue/worker-pool.js';
 import { done, order, queueWorld, sleep, testKind, type QueueWorld } from './support.js';
 
 let w: QueueWorld;
@@ -20,21 +20,16 @@ const q = () => w.queues.get('orders');
 
 async function startPool(runMs: number, timing: { lockDurationMs?: number; stalledIntervalMs?: number } = {}) {
   const runs: string[] = [];
-  const pool = await startWorkers({
-    kinds: [
+  const pool = await w.startPool(
+    [
       testKind('orders', async (record) => {
         runs.push(record.orderId);
         await sleep(runMs);
         return done();
       }),
     ],
-    connection: w.url,
-    prefix: w.prefix,
-    deps: w.deps,
-    concurrency: 2,
-    logger: w.logger,
-    ...timing,
-  });
+    timing,
+  );
   pools.push(pool);
   return { pool, runs };
 }
