@@ -1,5 +1,6 @@
 import { historyEntry, type ApiContext } from './api-context.js';
-import { ORDER_CANCELLED, ORDER_COMPLETED, ORDER_CREATED, ORDER_LOCKED, assertEditable, orderAnswer, requireOrder } from './orders.js';
+import { ORDER_CANCELLED, ORDER_COMPLETED, ORDER_CREATED, ORDER_LOCKED } from './order-status.js';
+import { assertEditable, orderAnswer, requireOrder } from './orders.js';
 import type { OrderEntity } from './sandbox-entities.js';
 import { cancelShipmentOf } from './shipment-states.js';
 import { badRequest, notFound, orderCompleted } from './validation.js';
