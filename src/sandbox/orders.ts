@@ -5,7 +5,7 @@ import { round } from './inventory.js';
 import { ORDER_CANCELLED, ORDER_COMPLETED, ORDER_CREATED, ORDER_LOCKED } from './order-status.js';
 import { requireMagazine, requireProductPair } from './references.js';
 import type { OrderEntity, OrderItemEntity } from './sandbox-entities.js';
-import { badRequest, duplicate, missingReference, notFound, orderCompleted, parseBody, parseDateTime } from './validation.js';
+import { ApiError, badRequest, duplicate, missingReference, notFound, orderCompleted, parseBody, parseDateTime } from './validation.js';
 
 const ORDER_TYPES = new Set(['SALES_ORDER', 'PURCHASE_ORDER']);
 
@@ -102,7 +102,7 @@ export function createOrder(ctx: ApiContext, body: unknown) {
 /** POST /order/<orderId>: changes the fields sent, while the order is neither completed, locked nor cancelled. */
 export function modifyOrder(ctx: ApiContext, orderId: string, body: unknown) {
   const order = requireOrder(ctx, orderId);
-  assertEditable(order);
+  assertEditable(ctx, order);
   const b = parseBody(modifySchema, body, `order ${orderId}`);
   checkReadOnly(orderView(ctx.profile, order), body as Record<string, unknown>, READ_ONLY, `order ${orderId}`);
   if (b.originFacilityUrl !== undefined) requireMagazine(ctx, b.originFacilityUrl, 'originFacilityUrl');
@@ -126,11 +126,19 @@ export function requireOrder(ctx: ApiContext, orderId: string): OrderEntity {
   return order;
 }
 
-/** Refuses changes to a completed, cancelled or locked order. */
-export function assertEditable(order: OrderEntity, allowLocked = false): void {
-  if (order.statusId === ORDER_COMPLETED) throw orderCompleted(order.orderId);
-  if (order.statusId === ORDER_CANCELLED) throw badRequest(`Order ${order.orderId} is cancelled and cannot be modified`);
+/**
+ * Refuses changes to a completed or cancelled order (400, or 403 under `observed`: service-behaviors.md
+ * "Writing") and, unless `allowLocked`, to a locked one (400).
+ */
+export function assertEditable(ctx: ApiContext, order: OrderEntity, allowLocked = false): void {
+  if (order.statusId === ORDER_COMPLETED) throw orderCompleted(order.orderId, ctx.profile.closedOrderStatus);
+  if (order.statusId === ORDER_CANCELLED) throw orderCancelled(ctx, order.orderId, 'modified');
   if (order.statusId === ORDER_LOCKED && !allowLocked) throw badRequest(`Order ${order.orderId} is locked and cannot be modified`);
+}
+
+/** A write to a cancelled order: 400, or 403 under `observed`, like a completed one. */
+export function orderCancelled(ctx: ApiContext, orderId: string, what: string): ApiError {
+  return new ApiError(ctx.profile.closedOrderStatus, `Order ${orderId} is cancelled and cannot be ${what}`);
 }
 
 /**

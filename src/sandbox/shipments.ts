@@ -62,7 +62,7 @@ export function createShipment(ctx: ApiContext, body: unknown) {
   if (clientId !== undefined && store.shipments.has(clientId)) throw duplicate(`shipment with shipmentId ${clientId}`);
   const order = store.orderByUrl(b.primaryOrderUrl);
   if (!order) throw missingReference(`order ${b.primaryOrderUrl} (primaryOrderUrl)`);
-  assertEditable(order, true);
+  assertEditable(ctx, order, true);
   const items = checkItems(ctx, b.shipmentItemList);
   const id = clientId ?? store.nextShipmentId();
   const url = store.url('shipment', id);
