@@ -34,6 +34,8 @@ export interface BudgetSettings {
   post?: BudgetWindow | null;
   get?: BudgetWindow | null;
   collection?: BudgetWindow | null;
+  /** One budget that every API request spends (GET, POST, collection), beside its class's: accounts with one limit. */
+  total?: BudgetWindow | null;
   /** Unit of X-RateLimit-Reset (the real service is reported with both). Default: 's'. */
   resetUnit?: 's' | 'ms';
 }
