@@ -36,3 +36,35 @@ export async function notesOf(world: TestWorld, jobId: string | undefined): Prom
   const traces = await world.traces('stock-counts', String(jobId));
   return traces.flatMap((t) => (t.notes as Array<{ message: string }>).map((n) => n.message)).join('\n');
 }
+
+/**
+ * Runs a count whose variance POSTs are refused (503) from the (after+1)th on, until its job fails; answers the
+ * failure. Use a world with few attempts; other counts must not run meanwhile.
+ */
+export async function failCountAfter(world: TestWorld, count: ReturnType<typeof countRecord>, after: number): Promise<string | undefined> {
+  const refuse = () => world.sandbox.admin.setFaults([{ kind: 'status-503', method: 'POST', path: '/api/inventoryvariance$' }]);
+  const start = world.sandbox.admin.counters().creates.variance;
+  let timer: NodeJS.Timeout | undefined;
+  if (after === 0) refuse();
+  else {
+    world.sandbox.admin.setLatency({ ms: 30 });
+    timer = setInterval(() => {
+      if (world.sandbox.admin.counters().creates.variance - start < after) return;
+      refuse();
+      clearInterval(timer);
+    }, 2);
+  }
+  await world.add('stock-counts', [count]);
+  await world.idle();
+  clearInterval(timer);
+  world.sandbox.admin.setFaults([]);
+  world.sandbox.admin.setLatency(null);
+  return (await jobOfRecord(world, count)).failedReason;
+}
+
+/** The job of this very record (a corrected record has the same countId and another job). */
+export async function jobOfRecord(world: TestWorld, count: ReturnType<typeof countRecord>) {
+  const job = (await world.jobs('stock-counts')).find((j) => JSON.stringify(j.data.record) === JSON.stringify(count));
+  if (!job) throw new Error(`no job for ${count.countId} with this content`);
+  return job;
+}
