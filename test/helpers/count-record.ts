@@ -6,6 +6,14 @@ export function countRecord(countId: string, location: string, countDate: string
   return { countId, location, countDate, items: items.map(([productId, quantity]) => ({ productId, quantity })) };
 }
 
+/** Queues counts one after the other, each processed to the end before the next is queued. */
+export async function syncOneByOne(world: TestWorld, ...counts: Array<ReturnType<typeof countRecord>>): Promise<void> {
+  for (const c of counts) {
+    await world.add('stock-counts', [c]);
+    await world.idle();
+  }
+}
+
 /** Quantity on hand of a product at a location (facility name), as the sandbox holds it. */
 export function stockAt(world: TestWorld, location: string, productId: string): number {
   return world.sandbox.admin.stockOnHand(world.facility(location), world.product(productId));

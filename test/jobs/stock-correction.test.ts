@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stockKeys } from '../../src/stock/stock-keys.js';
-import { countRecord, failCountAfter, jobOfRecord, leftToNewer, postedLines, stockAt } from '../helpers/count-record.js';
+import { countRecord, failCountAfter, jobOfRecord, leftToNewer, postedLines, stockAt, syncOneByOne } from '../helpers/count-record.js';
 import { testWorld, type TestWorld } from '../helpers/test-world.js';
 
 type Count = ReturnType<typeof countRecord>;
@@ -16,12 +16,7 @@ describe('stock count corrections', () => {
     await world?.close();
   });
 
-  const oneByOne = async (...counts: Count[]) => {
-    for (const c of counts) {
-      await world.add('stock-counts', [c]);
-      await world.idle();
-    }
-  };
+  const oneByOne = (...counts: Count[]) => syncOneByOne(world, ...counts);
   const resultOf = async (c: Count) => (await jobOfRecord(world, c)).returnvalue;
 
   describe('when a corrected count arrives under the same countId', () => {

@@ -53,75 +53,71 @@ async function crashThenOther(world: TestWorld, first: Count[], second: Count[])
   await world.idle(40_000);
 }
 
+/** The world of one describe block: the `crashing` counts run first and their worker dies, the others meanwhile. */
+function crashWorld(name: string, crashing: 'newer' | 'older') {
+  const run = {} as { world: TestWorld; counts: ReturnType<typeof plan> };
+  beforeAll(async () => {
+    run.world = await testWorld(name, { streams: ['stock-counts', 'boms'], workers: false, jobs: { varianceChunkSize: CHUNK }, sandbox: { latency: { ms: 50 } } });
+    await run.world.deps.catalog.refresh();
+    run.counts = plan(run.world);
+    const other = crashing === 'newer' ? 'older' : 'newer';
+    await crashThenOther(run.world, run.counts.map((c) => c[crashing]), run.counts.map((c) => c[other]));
+  }, 60_000);
+  afterAll(async () => {
+    await run.world?.close();
+  });
+  return run;
+}
+
 describe('stock counts of one location sharing products across a worker crash', () => {
   describe('when the worker dies in the middle of the newer count and the older one is applied meanwhile', () => {
-    let world: TestWorld;
-    let counts: ReturnType<typeof plan>;
-    beforeAll(async () => {
-      world = await testWorld('stock-crash-order-1', { streams: ['stock-counts', 'boms'], workers: false, jobs: { varianceChunkSize: CHUNK }, sandbox: { latency: { ms: 50 } } });
-      await world.deps.catalog.refresh();
-      counts = plan(world);
-      await crashThenOther(world, counts.map((c) => c.newer), counts.map((c) => c.older));
-    }, 60_000);
-    afterAll(async () => {
-      await world?.close();
-    });
+    const run = crashWorld('stock-crash-order-1', 'newer');
 
     it('sets every product once: the newer count its products, the older one only the others', () => {
-      for (const c of counts) {
-        const lines = postedLines(world, c.name);
+      for (const c of run.counts) {
+        const lines = postedLines(run.world, c.name);
         c.products.slice(...NEWER).forEach((p) => expect(lines.get(p), `${c.name} ${p}`).toEqual([1]));
         c.products.slice(NEWER[1], OLDER[1]).forEach((p) => expect(lines.get(p), `${c.name} ${p}`).toEqual([2]));
       }
-      expect(world.sandbox.admin.counters().creates.variance).toBe(LOCATIONS.length * (4 + 2));
+      expect(run.world.sandbox.admin.counters().creates.variance).toBe(LOCATIONS.length * (4 + 2));
     });
 
     it('names the shared products left to the newer count, and settles the unrecorded variance from the service', async () => {
       const notes: string[] = [];
-      for (const c of counts) {
-        const older = await jobOf(world, 'stock-counts', c.older.countId);
+      for (const c of run.counts) {
+        const older = await jobOf(run.world, 'stock-counts', c.older.countId);
         expect(older.returnvalue.outcome).toBe('synced');
         expect(leftToNewer(older.returnvalue)).toEqual({ [c.newer.countId]: c.products.slice(OLDER[0], NEWER[1]).sort() });
-        const newer = await jobOf(world, 'stock-counts', c.newer.countId);
+        const newer = await jobOf(run.world, 'stock-counts', c.newer.countId);
         expect(newer.returnvalue.outcome).toBe('synced');
-        notes.push(await notesOf(world, older.id), await notesOf(world, newer.id));
+        notes.push(await notesOf(run.world, older.id), await notesOf(run.world, newer.id));
       }
       expect(notes.join('\n')).toMatch(/the service has it/);
     });
   });
 
   describe('when the worker dies in the middle of the older count and the newer one is applied meanwhile', () => {
-    let world: TestWorld;
-    let counts: ReturnType<typeof plan>;
-    beforeAll(async () => {
-      world = await testWorld('stock-crash-order-2', { streams: ['stock-counts', 'boms'], workers: false, jobs: { varianceChunkSize: CHUNK }, sandbox: { latency: { ms: 50 } } });
-      await world.deps.catalog.refresh();
-      counts = plan(world);
-      await crashThenOther(world, counts.map((c) => c.older), counts.map((c) => c.newer));
-    }, 60_000);
-    afterAll(async () => {
-      await world?.close();
-    });
+    const run = crashWorld('stock-crash-order-2', 'older');
 
     it('ends at the newer count for shared products and at the older one for its others, each applied once', () => {
-      for (const c of counts) {
-        const lines = postedLines(world, c.name);
+      for (const c of run.counts) {
+        const lines = postedLines(run.world, c.name);
         c.products.slice(0, OLDER[0]).forEach((p) => expect(lines.get(p), `${c.name} ${p}`).toEqual([1]));
         // A shared product: taken from the older plan before it was posted, or posted by it first and then reset.
         c.products.slice(OLDER[0], NEWER[1]).forEach((p) => expect([[1], [2, -1]], `${c.name} ${p}`).toContainEqual(lines.get(p)));
         c.products.slice(NEWER[1], OLDER[1]).forEach((p) => expect(lines.get(p), `${c.name} ${p}`).toEqual([2]));
-        c.products.forEach((p, i) => expect(stockAt(world, c.name, p)).toBe(c.before.get(p)! + (i < NEWER[1] ? 1 : 2)));
+        c.products.forEach((p, i) => expect(stockAt(run.world, c.name, p)).toBe(c.before.get(p)! + (i < NEWER[1] ? 1 : 2)));
       }
     });
 
     it('finishes the older count after the restart, naming the products the newer one took from its plan', async () => {
       const taken: string[] = [];
-      for (const c of counts) {
-        const r = (await jobOf(world, 'stock-counts', c.older.countId)).returnvalue;
+      for (const c of run.counts) {
+        const r = (await jobOf(run.world, 'stock-counts', c.older.countId)).returnvalue;
         expect(r.outcome).toBe('synced');
         const left = leftToNewer(r)[c.newer.countId] ?? [];
         for (const p of left) expect(c.products.slice(OLDER[0], NEWER[1])).toContain(p);
-        for (const p of left) expect(postedLines(world, c.name).get(p)).toEqual([1]);
+        for (const p of left) expect(postedLines(run.world, c.name).get(p)).toEqual([1]);
         taken.push(...left);
       }
       expect(taken.length).toBeGreaterThan(0);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { beginStockSyncRun } from '../../src/stock/stock-run.js';
-import { countRecord, leftToNewer, notesOf, postedLines, stockAt } from '../helpers/count-record.js';
+import { countRecord, leftToNewer, notesOf, postedLines, stockAt, syncOneByOne } from '../helpers/count-record.js';
 import { jobOf, testWorld, type TestWorld } from '../helpers/test-world.js';
 
 type Count = ReturnType<typeof countRecord>;
@@ -15,13 +15,7 @@ describe('stock count order per (location, product)', () => {
     await world?.close();
   });
 
-  /** Processes counts one after the other, each to the end, in the order given. */
-  const oneByOne = async (...counts: Count[]) => {
-    for (const c of counts) {
-      await world.add('stock-counts', [c]);
-      await world.idle();
-    }
-  };
+  const oneByOne = (...counts: Count[]) => syncOneByOne(world, ...counts);
   const resultOf = async (countId: string) => (await jobOf(world, 'stock-counts', countId)).returnvalue;
 
   describe('when two counts of one location list disjoint products', () => {
