@@ -4,7 +4,8 @@ import { recordKey, stockCountRecordSchema, type StockCountRecord } from '../src
 import type { JobKind } from '../src/queue/job-kind.js';
 import { applyCount } from '../src/stock/apply-count.js';
 import { recordHash } from '../src/stock/record-hash.js';
-import { withRedisLock } from '../src/stock/redis-lock.js';
+import { unfinishedElsewhere } from '../src/stock/count-progress.js';
+import { withRedisLocks } from '../src/stock/redis-lock.js';
 import { resolveCount } from '../src/stock/resolve-count.js';
 import { stockKeys } from '../src/stock/stock-keys.js';
 import type { ServiceApi } from '../src/client/service-api.js';
@@ -20,7 +21,7 @@ export interface StockCountJobOptions {
 
 /**
  * Stock counts (upstream-feed.md `stock-counts`) as inventory variances dated {countDate}T19:00, each
- * difference applied exactly once, counts of one location in date order. Design: docs/stock-sync.md.
+ * difference applied exactly once, each (location, product) set by its newest count. Design: docs/stock-sync.md.
  */
 export function createStockCountJob(opts: StockCountJobOptions = {}): JobKind<StockCountRecord> {
   const lockTtlMs = opts.lockTtlMs ?? defaults.stockLocationLockMs;
@@ -38,9 +39,13 @@ export function createStockCountJob(opts: StockCountJobOptions = {}): JobKind<St
     async process(record, ctx) {
       const resolved = await resolveCount(ctx.catalog, record);
       const hash = recordHash(record);
-      return withRedisLock(
+      const sk = stockKeys(ctx.keys);
+      const loc = resolved.location.facilityUrl;
+      // A correction that moved the count to another location also needs the old one to settle and drop its plan.
+      const elsewhere = await unfinishedElsewhere(ctx.redis, ctx.keys, record.countId, hash, loc);
+      return withRedisLocks(
         ctx.redis,
-        stockKeys(ctx.keys).locationLock(resolved.location.facilityUrl),
+        [loc, ...(elsewhere ? [elsewhere] : [])].map((f) => sk.locationLock(f)),
         (lock) => applyCount({ ctx, record, hash, resolved, lock, snapshot }),
         { ttlMs: lockTtlMs, waitMs: lockWaitMs },
       );

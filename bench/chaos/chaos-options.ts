@@ -14,7 +14,7 @@ export const chaosOptionsSchema = z.object({
   redisRestarts: z.number().int().min(0),
   seed: z.number().int(),
   countsPerLocation: z.number().int().min(1).max(28),
-  /** Share of the counted products each location's counts list. */
+  /** Share of the count products in each location's pool; each count lists about 60% of its pool. */
   countShare: z.number().min(0.05).max(1),
   boms: z.number().int().min(0).max(30),
   redeliveryRate: z.number().min(0).max(1),

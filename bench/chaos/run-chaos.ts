@@ -13,6 +13,7 @@ import type { ChaosOptions } from './chaos-options.js';
 import { totalViolations, type ChaosReport } from './chaos-report.js';
 import { runStorm, type StormLog } from './chaos-storm.js';
 import { startWorld, type ChaosWorld } from './chaos-world.js';
+import { checkCountResults, countResults } from './check-counts.js';
 import { checkImports } from './check-import.js';
 import { checkLocks, checkQueues, drainProgress, expectedJobs } from './check-queues.js';
 import { checkState } from './check-state.js';
@@ -110,6 +111,7 @@ export async function runChaos(o: ChaosOptions, root: string, command: string, s
       ]),
     );
     checks.push(...(await checkQueues(conn, world.prefix, scenario)));
+    checks.push(checkCountResults(scenario, await countResults(conn, world.prefix)));
     checks.push(await checkLocks(conn, world.prefix, 65_000));
 
     say('chaos: probing the dashboard and scanning for secrets');

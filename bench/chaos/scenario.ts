@@ -10,9 +10,9 @@ import { buildImportPlan, type ImportPlan } from './import-plan.js';
 
 export interface ScenarioOptions {
   orders: number;
-  /** Counts per location; each location gets this many dates, delivered partly out of order. */
+  /** Counts per location; each location gets this many dates, delivered in a shuffled order. */
   countsPerLocation: number;
-  /** Fraction of the counted products listed at each location (0..1). */
+  /** Fraction of the count products in each location's pool (0..1); each count lists part of its pool. */
   countShare: number;
   boms: number;
   /** Fraction of good records delivered a second time, later in the feed. */
@@ -39,17 +39,23 @@ export interface BadRecord {
 export interface Scenario {
   feed: { orders: unknown[]; 'stock-counts': unknown[]; boms: unknown[] };
   goodOrders: Map<string, OrderSpec>;
-  /** location name -> productId -> the quantity of the newest count. */
-  expectedCounts: Map<string, Map<string, number>>;
-  /** location name -> countId of its newest count (older ones may be applied or skipped: either is right). */
-  newestCountByLocation: Map<string, string>;
-  /** countId -> items in the count (a count may post at most ceil(items / chunk size) variances). */
-  countItems: Map<string, number>;
+  /** location name -> productId -> the newest count that lists the product there, and its quantity. */
+  expectedCounts: Map<string, Map<string, { countId: string; quantity: number }>>;
+  /** The good counts by countId (a count may post at most ceil(items / chunk size) variances). */
+  counts: Map<string, CountSpec>;
   expectedBoms: Map<string, Array<{ productId: string; quantity: number }>>;
   bad: BadRecord[];
   redelivered: number;
   /** The NDJSON file of orders the run imports, if any (its bad records are in `bad` too; `fedAfter` is not in `feed`). */
   imported?: ImportPlan;
+}
+
+export interface CountSpec {
+  countId: string;
+  location: string;
+  countDate: string;
+  /** productId -> counted quantity. */
+  items: Map<string, number>;
 }
 
 export interface OrderSpec {
@@ -77,8 +83,7 @@ export function buildScenario(o: ScenarioOptions): Scenario {
     feed: { orders: [], 'stock-counts': [], boms: [] },
     goodOrders: new Map(),
     expectedCounts: new Map(),
-    newestCountByLocation: new Map(),
-    countItems: new Map(),
+    counts: new Map(),
     expectedBoms: new Map(),
     bad: [],
     redelivered: 0,
@@ -120,25 +125,28 @@ export function buildScenario(o: ScenarioOptions): Scenario {
     else fedAfter.push(spec);
   }
 
-  // Counts: each location gets several dates over one set of products (so the newest count decides every
-  // counted pair, whichever older counts were skipped); the newest is sometimes delivered before an older one.
+  // Counts: each location has a pool of products and several dates; each count is a cycle count of part of the
+  // pool, so counts of one location share some products (the newest listing a product decides it) and not others
+  // (an older count must still set those). Delivered in a shuffled order, so older counts often come after newer.
   for (const loc of LOCATIONS) {
-    const counted = COUNT_PRODUCTS.filter(() => rand() < o.countShare);
-    if (counted.length === 0) counted.push(COUNT_PRODUCTS[0] as string);
+    const pool = COUNT_PRODUCTS.filter(() => rand() < o.countShare);
+    if (pool.length === 0) pool.push(COUNT_PRODUCTS[0] as string);
     const dates = Array.from({ length: o.countsPerLocation }, (_, d) => `2026-10-${String(d + 1).padStart(2, '0')}`);
     const counts = dates.map((countDate, d) => {
-      const items = counted.map((productId) => ({ productId, quantity: Math.floor(rand() * 50) }));
+      const listed = pool.filter(() => rand() < 0.6);
+      if (listed.length === 0) listed.push(pick(pool));
+      const items = listed.map((productId) => ({ productId, quantity: Math.floor(rand() * 50) }));
       return { countId: `CNT-${o.seed}-${loc.name.replace(/[^A-Za-z0-9]+/g, '')}-${d}`, location: loc.name, countDate, items };
     });
-    const newest = counts[counts.length - 1];
-    if (!newest) continue;
-    scenario.expectedCounts.set(loc.name, new Map(newest.items.map((it) => [it.productId, it.quantity])));
-    scenario.newestCountByLocation.set(loc.name, newest.countId);
-    for (const c of counts) scenario.countItems.set(c.countId, c.items.length);
-    // Deliver the two newest swapped for half the locations.
-    if (counts.length >= 2 && rand() < 0.5) {
-      const n = counts.length;
-      [counts[n - 1], counts[n - 2]] = [counts[n - 2] as (typeof counts)[number], counts[n - 1] as (typeof counts)[number]];
+    const expected = new Map<string, { countId: string; quantity: number }>();
+    for (const c of counts) {
+      for (const it of c.items) expected.set(it.productId, { countId: c.countId, quantity: it.quantity });
+      scenario.counts.set(c.countId, { countId: c.countId, location: c.location, countDate: c.countDate, items: new Map(c.items.map((it) => [it.productId, it.quantity])) });
+    }
+    scenario.expectedCounts.set(loc.name, expected);
+    for (let i = counts.length - 1; i > 0; i--) {
+      const j = Math.floor(rand() * (i + 1));
+      [counts[i], counts[j]] = [counts[j] as (typeof counts)[number], counts[i] as (typeof counts)[number]];
     }
     scenario.feed['stock-counts'].push(...counts);
     for (const c of counts) if (rand() < o.redeliveryRate) later.push({ stream: 'stock-counts', record: c });

@@ -1,9 +1,11 @@
 import type { Redis } from 'ioredis';
 import type { RedisKeys } from '../redis.js';
 import type { VarianceLine } from './count-plan.js';
+import type { LeftOut } from './product-marks.js';
 import { stockKeys } from './stock-keys.js';
 
-export type CountState = 'planned' | 'applied' | 'unchanged' | 'superseded';
+/** planned: chunks may remain to post; the others are final (skipped: every product was left to newer counts). */
+export type CountState = 'planned' | 'applied' | 'unchanged' | 'skipped';
 
 /** A count's progress as stored in `keys.count(countId)` (docs/stock-sync.md, "Exactly once"). */
 export interface CountProgress {
@@ -13,22 +15,29 @@ export interface CountProgress {
   state?: CountState;
   facilityUrl?: string;
   countDate?: string;
+  /** Arrival order of the plan (see CountRank). */
+  seq?: number;
   snapshotId?: string;
+  /** Number of products the count lists. */
+  products: number;
   /** Number of chunks planned. */
   chunks: number;
-  /** Lines of chunk i (dropped once the count is finished). */
+  /** Lines of chunk i (dropped once the count is finished; a newer count may take lines out of an open plan). */
   lines: Map<number, VarianceLine[]>;
   /** Chunk i was about to be posted (epoch ms); no answer recorded yet. */
   intents: Map<number, number>;
   /** Chunk i applied, with the variance URL ('' when the service did not say). */
   applied: Map<number, string>;
-  supersededBy?: string;
+  /** productUrl -> the newer count this count leaves the product to (at its plan, or taken out of it later). */
+  left: Map<string, LeftOut>;
   /** Hashes of earlier versions of this countId that a correction replaced. */
   retired: Set<string>;
 }
 
+/** Field prefix of a product left to a newer count: `left:{productUrl}` -> LeftOut JSON. */
+export const LEFT = 'left:';
 /** How long finished progress is kept (re-deliveries of the same count are recognised meanwhile). */
-const KEEP_MS = 90 * 24 * 3600_000;
+export const KEEP_MS = 90 * 24 * 3600_000;
 /** How long the URLs of applied variances are kept per location and date, for settling lost answers. */
 const KNOWN_MS = 40 * 24 * 3600_000;
 
@@ -40,15 +49,21 @@ export async function loadProgress(redis: Redis, keys: RedisKeys, countId: strin
     state: raw.state as CountState | undefined,
     facilityUrl: raw.facilityUrl,
     countDate: raw.countDate,
+    seq: raw.seq === undefined ? undefined : Number(raw.seq),
     snapshotId: raw.snapshotId,
+    products: Number(raw.products ?? 0),
     chunks: Number(raw.chunks ?? 0),
     lines: new Map(),
     intents: new Map(),
     applied: new Map(),
-    supersededBy: raw.supersededBy,
+    left: new Map(),
     retired: new Set(),
   };
   for (const [field, value] of Object.entries(raw)) {
+    if (field.startsWith(LEFT)) {
+      p.left.set(field.slice(LEFT.length), JSON.parse(value) as LeftOut);
+      continue;
+    }
     const [kind, idx] = field.split(':', 2) as [string, string | undefined];
     if (idx === undefined) continue;
     if (kind === 'chunk') p.lines.set(Number(idx), JSON.parse(value) as VarianceLine[]);
@@ -57,42 +72,6 @@ export async function loadProgress(redis: Redis, keys: RedisKeys, countId: strin
     else if (kind === 'retired') p.retired.add(idx);
   }
   return p;
-}
-
-export interface NewPlan {
-  countId: string;
-  hash: string;
-  facilityUrl: string;
-  countDate: string;
-  snapshotId: string;
-  chunks: VarianceLine[][];
-  /** Hashes of replaced versions to remember. */
-  retired: Iterable<string>;
-}
-
-/**
- * Writes a count's plan, moves the location's watermark to it and makes it the location's open count, in one
- * transaction. A plan without chunks is finished at once (state unchanged).
- */
-export async function writePlan(redis: Redis, keys: RedisKeys, plan: NewPlan): Promise<void> {
-  const sk = stockKeys(keys);
-  const key = keys.count(plan.countId);
-  const fields: Record<string, string> = {
-    hash: plan.hash,
-    state: plan.chunks.length ? 'planned' : 'unchanged',
-    facilityUrl: plan.facilityUrl,
-    countDate: plan.countDate,
-    snapshotId: plan.snapshotId,
-    chunks: String(plan.chunks.length),
-    differences: String(plan.chunks.reduce((n, c) => n + c.length, 0)),
-  };
-  plan.chunks.forEach((lines, i) => (fields[`chunk:${i}`] = JSON.stringify(lines)));
-  for (const h of plan.retired) fields[`retired:${h}`] = '1';
-  const tx = redis.multi().del(key).hset(key, fields).pexpire(key, KEEP_MS);
-  tx.hset(keys.countWatermark(), plan.facilityUrl, JSON.stringify({ countDate: plan.countDate, countId: plan.countId }));
-  if (plan.chunks.length) tx.hset(sk.open, plan.facilityUrl, plan.countId);
-  else tx.hdel(sk.open, plan.facilityUrl);
-  await tx.exec();
 }
 
 export async function markIntent(redis: Redis, keys: RedisKeys, countId: string, chunk: number): Promise<void> {
@@ -152,23 +131,21 @@ export async function recordApplied(
   return r === 1;
 }
 
-/** Ends a count's plan: final state, lines dropped (their URLs stay), no longer the location's open count. */
-export async function finishCount(
-  redis: Redis,
-  keys: RedisKeys,
-  p: CountProgress,
-  state: 'applied' | 'superseded',
-  supersededBy?: string,
-): Promise<void> {
-  const sk = stockKeys(keys);
+/** Ends a count's plan: final state, lines dropped (their URLs stay), no longer one of the location's open counts. */
+export async function finishCount(redis: Redis, keys: RedisKeys, p: CountProgress, state: Exclude<CountState, 'planned'>): Promise<void> {
   const key = keys.count(p.countId);
   const tx = redis.multi().hset(key, 'state', state);
-  if (supersededBy) tx.hset(key, 'supersededBy', supersededBy);
   const chunkFields = [...p.lines.keys()].map((i) => `chunk:${i}`);
   if (chunkFields.length) tx.hdel(key, ...chunkFields);
   tx.pexpire(key, KEEP_MS);
+  if (p.facilityUrl) tx.srem(stockKeys(keys).open(p.facilityUrl), p.countId);
   await tx.exec();
-  if (p.facilityUrl && (await redis.hget(sk.open, p.facilityUrl)) === p.countId) await redis.hdel(sk.open, p.facilityUrl);
+}
+
+/** The location of an unfinished earlier version of a count when it is not `facilityUrl` (a correction moved it). */
+export async function unfinishedElsewhere(redis: Redis, keys: RedisKeys, countId: string, hash: string, facilityUrl: string): Promise<string | undefined> {
+  const [state, at, was] = await redis.hmget(keys.count(countId), 'state', 'facilityUrl', 'hash');
+  return state === 'planned' && at && at !== facilityUrl && was !== hash ? at : undefined;
 }
 
 export async function knownVariances(redis: Redis, keys: RedisKeys, facilityUrl: string, countDate: string): Promise<Set<string>> {

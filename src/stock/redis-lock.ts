@@ -53,3 +53,16 @@ export async function withRedisLock<T>(
     await lock.release();
   }
 }
+
+/**
+ * Runs fn while holding several Redis locks, taken one by one in sorted key order so that two callers needing
+ * the same pair never wait on each other in a circle. The HeldLock checks them all.
+ */
+export async function withRedisLocks<T>(redis: Redis, keys: string[], fn: (lock: HeldLock) => Promise<T>, opts: RedisLockOptions = {}): Promise<T> {
+  const sorted = [...new Set(keys)].sort();
+  const nest = (i: number, held: HeldLock[]): Promise<T> =>
+    i === sorted.length
+      ? fn({ assertHeld: () => held.forEach((h) => h.assertHeld()) })
+      : withRedisLock(redis, sorted[i]!, (lock) => nest(i + 1, [...held, lock]), opts);
+  return nest(0, []);
+}

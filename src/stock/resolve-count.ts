@@ -1,11 +1,12 @@
 import type { CatalogApi, Facility } from '../catalog/types.js';
 import type { StockCountRecord } from '../feed/records.js';
 import { BadRecordError } from '../queue/job-errors.js';
-import type { CountedItem } from './count-plan.js';
+import type { NamedItem } from './product-marks.js';
 
 export interface ResolvedCount {
   location: Facility;
-  items: CountedItem[];
+  /** The counted products, in record order. */
+  items: NamedItem[];
 }
 
 /** Resolves a facility name that must be a location (a facility inside a magazine); BadRecordError otherwise. */
@@ -44,6 +45,6 @@ export async function resolveCount(catalog: CatalogApi, record: StockCountRecord
   }
   return {
     location,
-    items: record.items.map((item) => ({ productUrl: products.get(item.productId)!.productUrl, quantity: item.quantity })),
+    items: record.items.map((item) => ({ productId: item.productId, productUrl: products.get(item.productId)!.productUrl, quantity: item.quantity })),
   };
 }

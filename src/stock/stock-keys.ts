@@ -12,8 +12,12 @@ export function stockKeys(keys: RedisKeys) {
     snapshotLocation: (id: string, facilityUrl: string) => `${p}:snapshot:${id}:${facilityUrl}`,
     /** Versions per location, bumped by every recorded variance (facilityUrl -> n). */
     versions: `${p}:versions`,
-    /** The count whose plan is not finished, per location (facilityUrl -> countId). */
-    open: `${p}:open`,
+    /** The counts of a location whose plans are not finished (a set of countIds). */
+    open: (facilityUrl: string) => `${p}:open:${facilityUrl}`,
+    /** Per location, the count that set each product (productUrl -> ProductMark JSON; src/stock/product-marks.ts). */
+    marks: (facilityUrl: string) => `${p}:marks:${facilityUrl}`,
+    /** Counter giving each plan its arrival order (the tie-break between counts of one date). */
+    seq: `${p}:seq`,
     /** Prefix of the known variance URLs of a location and date: `{variancesPrefix}{facilityUrl}:{date}`. */
     variancesPrefix: `${p}:variances:`,
     variances: (facilityUrl: string, countDate: string) => `${p}:variances:${facilityUrl}:${countDate}`,

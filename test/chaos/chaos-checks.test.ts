@@ -14,6 +14,7 @@ import { importAndMaybeProcess, syncOnce } from '../../src/queue/runtime.js';
 import type { SandboxState } from '../../src/sandbox/sandbox-entities.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
 import type { ImportRun } from '../../bench/chaos/chaos-import.js';
+import { checkCountResults, countResults } from '../../bench/chaos/check-counts.js';
 import { checkImports } from '../../bench/chaos/check-import.js';
 import { checkIntake } from '../../bench/chaos/check-intake.js';
 import { checkLocks, checkQueues, namesField } from '../../bench/chaos/check-queues.js';
@@ -96,6 +97,7 @@ describe('chaos checks', () => {
         ...(await checkQueues(redis, prefix, scenario)),
         await checkLocks(redis, prefix, 0),
         ...checkImports(plan, runs),
+        checkCountResults(scenario, await countResults(redis, prefix)),
       ];
       expect(failing(results)).toEqual([]);
       expect(named(results, 'each good order exists once')?.checked).toBe(25);
@@ -198,7 +200,39 @@ describe('chaos checks', () => {
       row.quantityOnHand += item.quantityOnHandVar;
       const results = checkState(scenario, initial, broken, CHUNK);
       expect(named(results, 'no variance applied twice')?.violations).toHaveLength(1);
-      expect(named(results, 'stock of counted products')?.violations.length).toBeGreaterThan(0);
+      expect(named(results, 'stock of each counted')?.violations.length).toBeGreaterThan(0);
+    });
+  });
+
+  describe('when an older count was skipped whole though no newer count lists some of its products', () => {
+    it('reports each such (location, product) with the count that should have set it', () => {
+      // A product that only older counts of its location list: issue 12 left it at its old quantity.
+      const newestOf = (location: string) => [...scenario.counts.values()].filter((c) => c.location === location).sort((a, b) => b.countDate.localeCompare(a.countDate))[0]!.countId;
+      const stockOf = (state: SandboxState, f: string, p: string) => state.inventory.filter((r) => r.facilityUrl === f && r.productUrl === p).reduce((n, r) => n + r.quantityOnHand, 0);
+      const urls = (location: string, productId: string) => [initial.facilities.find((f) => f.facilityName === location.split(' / ').pop())!.facilityUrl, initial.products.find((p) => p.productId === productId)!.productUrl] as const;
+      const older = [...scenario.expectedCounts].flatMap(([location, items]) => [...items].map(([productId, newest]) => ({ location, productId, newest })))
+        .filter((x) => x.newest.countId !== newestOf(x.location) && stockOf(initial, ...urls(x.location, x.productId)) !== x.newest.quantity);
+      expect(older.length).toBeGreaterThan(0);
+      const { location, productId, newest } = older[0]!;
+      const [f, p] = urls(location, productId);
+      const broken = structuredClone(final);
+      broken.inventory = [...broken.inventory.filter((r) => r.facilityUrl !== f || r.productUrl !== p), ...initial.inventory.filter((r) => r.facilityUrl === f && r.productUrl === p)];
+      const results = checkState(scenario, initial, broken, CHUNK);
+      expect(named(results, 'stock of each counted')?.violations).toEqual([`stock of ${f} ${p}: ${stockOf(initial, f, p)}, expected ${newest.quantity} of its newest count ${newest.countId}`]);
+    });
+  });
+
+  describe('when a count result claims more than happened', () => {
+    it('reports a count skipped though it is the newest for its products, and a product left to a count that is not newer', async () => {
+      const results = await countResults(redis, prefix);
+      const [newest, older] = [...scenario.counts.values()].filter((c) => c.location === [...scenario.counts.values()][0]!.location).sort((a, b) => b.countDate.localeCompare(a.countDate));
+      const someProduct = [...older!.items.keys()][0]!;
+      results.set(newest!.countId, { outcome: 'skipped', summary: 'made up', details: { leftToNewer: [] } });
+      results.set(older!.countId, { outcome: 'synced', summary: 'made up', details: { leftToNewer: [{ countId: older!.countId, countDate: older!.countDate, productIds: [someProduct] }] } });
+      const violations = checkCountResults(scenario, results).violations;
+      expect(violations).toHaveLength(2);
+      expect(violations).toContain(`count ${older!.countId}: leaves ${someProduct} to ${older!.countId}, which is not a newer count of ${older!.location} listing it`);
+      expect(violations).toContainEqual(expect.stringMatching(new RegExp(`^count ${newest!.countId} ended skipped, but no newer count of .* lists `)));
     });
   });
 

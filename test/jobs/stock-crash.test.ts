@@ -1,44 +1,15 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { redisUrl } from '../helpers/redis.js';
 import { countRecord } from '../helpers/count-record.js';
+import { exited, killAll, startStockWorker } from '../helpers/stock-worker.js';
 import { jobOf, testWorld, type TestWorld } from '../helpers/test-world.js';
 
-const FIXTURE = fileURLToPath(new URL('../fixtures/stock-worker-process.ts', import.meta.url));
 const LOCATIONS = ['A-01', 'A-02', 'N-01', 'N-02'];
 const PER_COUNT = 8;
 const CHUNK = 2;
 
 const children: ChildProcess[] = [];
-
-/** Starts a worker process and resolves once it works. */
-function startWorkerProcess(world: TestWorld, extra: Record<string, string> = {}): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE], {
-    env: {
-      ...process.env,
-      REDIS_URL: redisUrl(),
-      PREFIX: world.prefix,
-      SANDBOX_URL: world.sandbox.url,
-      ACCOUNT: world.sandbox.account,
-      KEY: world.sandbox.key,
-      SECRET: world.sandbox.secret,
-      CHUNK: String(CHUNK),
-      ...extra,
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (d: Buffer) => {
-      if (d.toString().includes('ready')) resolve(child);
-    });
-    child.once('exit', (code, signal) => reject(new Error(`worker process exited before ready (${code ?? signal})`)));
-  });
-}
-
-const exited = (child: ChildProcess) =>
-  new Promise<NodeJS.Signals | null>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(child.signalCode) : child.once('exit', (_c, s) => resolve(s))));
+const startWorkerProcess = (world: TestWorld, extra: Record<string, string> = {}) => startStockWorker(world, children, { CHUNK: String(CHUNK), ...extra });
 
 /** One count per location, every line one more than on hand: PER_COUNT / CHUNK variances each. */
 function counts(world: TestWorld, date: string) {
@@ -60,9 +31,7 @@ async function expectAppliedOnce(world: TestWorld, records: ReturnType<typeof co
   }
 }
 
-afterEach(() => {
-  for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-});
+afterEach(() => killAll(children));
 
 describe('stock count sync across a worker crash', () => {
   describe('when the worker dies right after the service applied a variance, before recording it', () => {

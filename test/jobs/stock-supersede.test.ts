@@ -1,7 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { countRecord } from '../helpers/count-record.js';
+import { stockKeys } from '../../src/stock/stock-keys.js';
+import { countRecord, failCountAfter, leftToNewer, notesOf, postedLines, stockAt } from '../helpers/count-record.js';
 import { jobOf, testWorld, type TestWorld } from '../helpers/test-world.js';
 
+type Count = ReturnType<typeof countRecord>;
+
+/** Unfinished counts (a failed attempt left their plan open) and the newer or older counts that meet them. */
 describe('stock count sync', () => {
   let world: TestWorld;
   beforeAll(async () => {
@@ -12,84 +16,77 @@ describe('stock count sync', () => {
     await world?.close();
   });
 
-  const onHand = (location: string, productId: string) => world.sandbox.admin.stockOnHand(world.facility(location), world.product(productId));
+  const variancesAt = (loc: string) => world.sandbox.admin.state().variances.filter((v) => v.facilityUrl === world.facility(loc)).length;
+  const failAfter = (count: Count, after: number) => failCountAfter(world, count, after);
+
+  async function addAndRetry(then: Count, retry: Count) {
+    await world.add('stock-counts', [then]);
+    await world.idle();
+    await (await jobOf(world, 'stock-counts', retry.countId)).retry();
+    await world.idle();
+  }
 
   describe('when a count failed half-way and a newer count of its location arrives', () => {
     const older = countRecord('CNT-A02-OLD', 'A-02', '2026-11-21', [['SKU-0001', 1], ['SKU-0011', 2], ['SKU-0021', 3], ['SKU-0031', 4]]);
     const newer = countRecord('CNT-A02-NEW', 'A-02', '2026-11-22', [['SKU-0021', 30]]);
-    let stockOf31: number;
     let firstFailure: string | undefined;
-
     beforeAll(async () => {
-      stockOf31 = onHand('A-02', 'SKU-0031');
-      // The first chunk applies; every later variance POST is refused until the older count gives up.
-      world.sandbox.admin.setLatency({ ms: 30 });
-      const armed = new Promise<void>((resolve) => {
-        const t = setInterval(() => {
-          if (world.sandbox.admin.counters().creates.variance >= 1) {
-            world.sandbox.admin.setFaults([{ kind: 'status-503', method: 'POST', path: '/api/inventoryvariance$' }]);
-            clearInterval(t);
-            resolve();
-          }
-        }, 2);
-      });
-      await world.add('stock-counts', [older]);
-      await armed;
-      await world.idle();
-      world.sandbox.admin.setFaults([]);
-      world.sandbox.admin.setLatency(null);
-      await world.add('stock-counts', [newer]);
-      await world.idle();
-      const failed = await jobOf(world, 'stock-counts', older.countId);
-      firstFailure = failed.failedReason;
-      await failed.retry();
-      await world.idle();
+      firstFailure = await failAfter(older, 1);
+      await addAndRetry(newer, older);
     });
 
     it('fails the older count at first, with its first chunk applied', () => {
       expect(firstFailure).toMatch(/^\[TRANSIENT\]/);
-      expect(onHand('A-02', 'SKU-0001')).toBe(1);
-      expect(onHand('A-02', 'SKU-0011')).toBe(2);
+      expect(stockAt(world, 'A-02', 'SKU-0001')).toBe(1);
+      expect(stockAt(world, 'A-02', 'SKU-0011')).toBe(2);
     });
 
     it('applies the newer count over what the older one left', () => {
-      expect(onHand('A-02', 'SKU-0021')).toBe(30);
+      expect(stockAt(world, 'A-02', 'SKU-0021')).toBe(30);
     });
 
-    it('never posts the rest of the older count, even when it is retried', async () => {
-      expect(onHand('A-02', 'SKU-0031')).toBe(stockOf31);
+    it('posts the rest of the older count once it is retried, without the product the newer one set', async () => {
+      expect(stockAt(world, 'A-02', 'SKU-0031')).toBe(4);
+      expect(postedLines(world, 'A-02').get('SKU-0021')).toHaveLength(1);
+      expect(variancesAt('A-02')).toBe(3);
       const job = await jobOf(world, 'stock-counts', older.countId);
-      expect(job.returnvalue.outcome).toBe('skipped');
-      expect(job.returnvalue.summary).toContain('superseded by newer count CNT-A02-NEW');
-      expect(world.sandbox.admin.counters().creates.variance).toBe(2);
+      expect(job.returnvalue.outcome).toBe('synced');
+      expect(leftToNewer(job.returnvalue)).toEqual({ 'CNT-A02-NEW': ['SKU-0021'] });
+      expect(await notesOf(world, (await jobOf(world, 'stock-counts', newer.countId)).id)).toContain('count CNT-A02-OLD (2026-11-21) at Main Warehouse / A-02 had unposted lines');
     });
   });
 
-  describe('when a corrected count arrives under the same countId', () => {
-    const first = countRecord('CNT-N03-FIX', 'N-03', '2026-11-21', [['SKU-0008', 5]]);
-    const corrected = countRecord('CNT-N03-FIX', 'N-03', '2026-11-21', [['SKU-0008', 8]]);
-
+  describe('when a count that posted nothing is wholly covered by a newer one', () => {
+    const older = countRecord('CNT-A06-OLD', 'A-06', '2026-11-21', [['SKU-0042', 1], ['SKU-0052', 2]]);
+    const newer = countRecord('CNT-A06-NEW', 'A-06', '2026-11-23', [['SKU-0042', 41], ['SKU-0052', 51], ['SKU-0062', 61]]);
     beforeAll(async () => {
-      await world.add('stock-counts', [first]);
-      await world.idle();
-      await world.add('stock-counts', [corrected]);
-      await world.idle();
+      await failAfter(older, 0);
+      await addAndRetry(newer, older);
     });
 
-    it('applies the correction', () => {
-      expect(onHand('N-03', 'SKU-0008')).toBe(8);
+    it('skips the older count on its retry, naming the newer one, and posts only the newer', async () => {
+      expect(['SKU-0042', 'SKU-0052', 'SKU-0062'].map((p) => stockAt(world, 'A-06', p))).toEqual([41, 51, 61]);
+      expect(variancesAt('A-06')).toBe(2);
+      const r = (await jobOf(world, 'stock-counts', older.countId)).returnvalue;
+      expect(r.outcome).toBe('skipped');
+      expect(r.summary).toContain('set by a newer count there (CNT-A06-NEW of 2026-11-23)');
+      expect(await world.redis.smembers(stockKeys(world.keys).open(world.facility('A-06')))).toEqual([]);
+    });
+  });
+
+  describe('when an older count arrives while a newer one is unfinished', () => {
+    const newer = countRecord('CNT-N04-NEW', 'N-04', '2026-11-23', [['SKU-0043', 10], ['SKU-0053', 20]]);
+    const older = countRecord('CNT-N04-OLD', 'N-04', '2026-11-22', [['SKU-0053', 99], ['SKU-0063', 30]]);
+    beforeAll(async () => {
+      await failAfter(newer, 0);
+      await addAndRetry(older, newer);
     });
 
-    it('skips the first version when it is delivered again', async () => {
-      const jobs = (await world.jobs('stock-counts')).filter((j) => (j.data.record as { countId: string }).countId === first.countId);
-      const original = jobs.find((j) => (j.data.record as typeof first).items[0]!.quantity === 5)!;
-      await original.remove();
-      await world.add('stock-counts', [first]);
-      await world.idle();
-      const again = (await world.jobs('stock-counts')).find((j) => j.id === original.id)!;
-      expect(again.returnvalue.outcome).toBe('skipped');
-      expect(again.returnvalue.summary).toContain('corrected version');
-      expect(onHand('N-03', 'SKU-0008')).toBe(8);
+    it('leaves the products the newer one is setting to it, and applies the others', async () => {
+      expect(['SKU-0043', 'SKU-0053', 'SKU-0063'].map((p) => stockAt(world, 'N-04', p))).toEqual([10, 20, 30]);
+      expect(postedLines(world, 'N-04').get('SKU-0053')).toHaveLength(1);
+      expect(leftToNewer((await jobOf(world, 'stock-counts', older.countId)).returnvalue)).toEqual({ 'CNT-N04-NEW': ['SKU-0053'] });
+      expect((await jobOf(world, 'stock-counts', newer.countId)).returnvalue.outcome).toBe('synced');
     });
   });
 });
