@@ -16,6 +16,7 @@ import { startFeedServer } from '../feed/feed-server.js';
 import { startWorkerHttp } from '../metrics/worker-http.js';
 import { startRuntime, syncOnce, type Runtime } from '../queue/runtime.js';
 import type { StreamName } from '../queue/streams.js';
+import { sandboxDefaults, type SandboxProfile } from '../sandbox/sandbox-options.js';
 import { startSandbox } from '../sandbox/sandbox.js';
 import { demoExpectations, demoFeed } from './demo-feed.js';
 import { deleteKeysUnder } from '../redis.js';
@@ -26,6 +27,8 @@ export interface DemoOptions {
   /** Exit after the summary instead of keeping the worker and dashboard up until Ctrl-C. */
   exit: boolean;
   dashboardPort: number;
+  /** How the sandbox answers. Default: sandboxDefaults.profile. */
+  profile?: SandboxProfile;
 }
 
 
@@ -66,9 +69,9 @@ export async function runDemo(io: CliIo, o: DemoOptions): Promise<ExitCodeValue>
     cleanups.unshift(() => redis.stop());
     say(redis.private ? `Redis: none answered at ${base.redis.url}; started a private redis-server at ${redis.url} (stopped when the demo ends).` : `Redis: ${redis.url}`);
     const [key, secret, token] = [0, 0, 0].map(() => randomBytes(12).toString('hex')) as [string, string, string];
-    const sandbox = await startSandbox({ port: 0, data: 'demo', key, secret });
+    const sandbox = await startSandbox({ port: 0, data: 'demo', key, secret, profile: o.profile ?? sandboxDefaults.profile });
     cleanups.unshift(() => sandbox.close());
-    say(`Sandbox service (demo account: 2 warehouses, 10 locations, 251 products): ${sandbox.url}/${sandbox.account}/api/`);
+    say(`Sandbox service (demo account: 2 warehouses, 10 locations, 251 products; ${sandbox.profile} profile): ${sandbox.url}/${sandbox.account}/api/`);
     const feed = await startFeedServer({ port: 0, streams: demoFeed(), token });
     cleanups.unshift(() => feed.close());
     say(`Bundled upstream feed (orders, stock counts, BOMs, a few bad records): ${feed.url}`);

@@ -1,11 +1,11 @@
 import type { SandboxCounters } from './counters.js';
 import type { SandboxState } from './sandbox-entities.js';
-import type { BudgetSettings, FaultRule, LatencySettings } from './sandbox-options.js';
+import type { BudgetSettings, FaultRule, LatencySettings, SandboxProfile } from './sandbox-options.js';
 import type { SandboxData } from './sandbox-data.js';
 
 /** The admin of a sandbox running elsewhere (another process, `inventory-sync sandbox`), over {url}/_admin/. */
 export interface RemoteSandboxAdmin {
-  health(): Promise<{ ok: boolean; account: string }>;
+  health(): Promise<{ ok: boolean; account: string; profile: SandboxProfile }>;
   setFaults(rules: FaultRule[]): Promise<void>;
   setBudgets(budgets: BudgetSettings): Promise<void>;
   setLatency(latency: LatencySettings | null): Promise<void>;

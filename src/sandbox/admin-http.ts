@@ -15,7 +15,7 @@ export async function handleAdmin(core: SandboxCore, admin: SandboxAdmin, req: I
   const op = path.replace(/^\/_admin\/?/, '').replace(/\/$/, '');
   const method = req.method ?? 'GET';
   const ok = (value: unknown) => sendJson(res, 200, JSON.stringify(value ?? { ok: true }));
-  if (op === 'health' && method === 'GET') return ok({ ok: true, account: core.account });
+  if (op === 'health' && method === 'GET') return ok({ ok: true, account: core.account, profile: core.profile.name });
   if (!core.authorized(req.headers.authorization)) return sendMsg(res, 401, 'Unauthorized', { 'www-authenticate': 'Basic realm="inventory-sandbox-admin"' });
   try {
     if (method === 'GET') {

@@ -1,5 +1,6 @@
 import type { Clock } from './clock.js';
 import type { SandboxCounters } from './counters.js';
+import type { ProfileRules } from './profile-rules.js';
 import type { StatusHistoryEntry } from './sandbox-entities.js';
 import type { SandboxStore } from './store.js';
 import { badRequest } from './validation.js';
@@ -9,6 +10,8 @@ export interface ApiContext {
   store: SandboxStore;
   clock: Clock;
   counters: SandboxCounters;
+  /** How answers look and which refusals are 403 (the sandbox's profile). */
+  profile: ProfileRules;
   /** /{account}/api/userlogin/{id}: the user every change is recorded against. */
   userLoginUrl: string;
 }
@@ -17,10 +20,19 @@ export function historyEntry(ctx: ApiContext, statusId: string | null): StatusHi
   return { statusId, txStamp: ctx.clock.now(), userLoginUrl: ctx.userLoginUrl };
 }
 
-/** Fails with 400 when a read-only or create-only field is sent with a value other than the entity's. */
+/**
+ * Fails with 400 when a read-only or create-only field is sent with a value other than the entity's as it was
+ * answered (`entity` is the profile's view); an id sent as "328966" or 328966 is the same id.
+ */
 export function checkReadOnly(entity: object, body: Record<string, unknown>, fields: readonly string[], what: string): void {
   const e = entity as Record<string, unknown>;
   for (const f of fields) {
-    if (f in body && JSON.stringify(body[f]) !== JSON.stringify(e[f])) throw badRequest(`${what}: ${f} is read-only or set only at creation`);
+    if (f in body && !same(body[f], e[f])) throw badRequest(`${what}: ${f} is read-only or set only at creation`);
   }
+}
+
+function same(a: unknown, b: unknown): boolean {
+  if (JSON.stringify(a) === JSON.stringify(b)) return true;
+  const scalar = (x: unknown) => typeof x === 'string' || typeof x === 'number';
+  return scalar(a) && scalar(b) && String(a) === String(b);
 }

@@ -6,7 +6,7 @@ import { parseJson, readBody, sendJson, sendMsg } from './http-io.js';
 import type { SandboxCore } from './sandbox-core.js';
 import { ApiError } from './validation.js';
 
-const CLASSES: Record<string, readonly BudgetClass[]> = { get: ['get'], post: ['post'], collection: ['get', 'collection'] };
+const CLASSES: Record<string, readonly BudgetClass[]> = { get: ['get', 'total'], post: ['post', 'total'], collection: ['get', 'collection', 'total'] };
 
 /**
  * One request to /{account}/api/...: latency, account (404), auth (401), budget (429), faults, then the
@@ -43,7 +43,7 @@ export async function handleApi(core: SandboxCore, req: IncomingMessage, res: Se
   if (cls) {
     counters.byClass[cls === 'collection' ? 'get' : cls]++;
     if (cls === 'collection') counters.byClass.collection++;
-    const refusal = core.budgets.active ? core.budgets.take(CLASSES[cls] as BudgetClass[], core.clock.now()) : undefined;
+    const refusal = core.budgets.active ? core.budgets.take(CLASSES[cls] as readonly BudgetClass[], core.clock.now()) : undefined;
     if (refusal) {
       counters.rateLimited++;
       return fail(429, `Too many requests: the ${refusal.cls} budget of ${refusal.limit} is used up until ${refusal.reset}`, {

@@ -1,6 +1,7 @@
 import type { ApiContext } from './api-context.js';
+import { historyView, orderItemView, orderView, productView, shipmentView, varianceView } from './answer-views.js';
 import { collectionJson, historyJson, isCollection } from './collections.js';
-import { ORDER_ACTIONS, orderAction, reserveItem } from './order-actions.js';
+import { orderAction, orderActions, reserveItem } from './order-actions.js';
 import { createOrder, modifyOrder, requireOrder } from './orders.js';
 import { requireProductById, updateProduct } from './products.js';
 import { SHIPMENT_ACTIONS, requireShipment, shipmentAction } from './shipment-states.js';
@@ -30,20 +31,21 @@ function routeGet(ctx: ApiContext, req: ApiRequest): string {
   const n = req.segments.length;
   if (n === 1) {
     if (!isCollection(c)) throw notFound(`No collection ${c}`);
-    return collectionJson(store, c, limitOf(req.query));
+    return collectionJson(store, ctx.profile, c, limitOf(req.query));
   }
   if (id === undefined) throw notFound('No such resource');
   if (n === 2) return JSON.stringify(entity(ctx, c, id));
   if (c === 'order' && n === 3 && sub === 'history') {
     requireOrder(ctx, id);
-    return historyJson(store.orderHistory.get(id) ?? []);
+    return historyJson(historyView(ctx.profile, store.orderHistory.get(id) ?? []));
   }
   if (c === 'order' && n === 4 && sub === 'orderItem' && subId !== undefined) {
-    const item = requireOrder(ctx, id).orderItemList.find((i) => i.orderItemUrl.endsWith(`/orderItem/${subId}`));
+    const order = requireOrder(ctx, id);
+    const item = order.orderItemList.find((i) => i.orderItemUrl.endsWith(`/orderItem/${subId}`));
     if (!item) throw notFound(`No order item ${subId} in order ${id}`);
-    return JSON.stringify(item);
+    return JSON.stringify(orderItemView(ctx.profile, order, item));
   }
-  if (n === 3 && actionsOf(c)?.has(sub ?? '')) throw new ApiError(405, `${sub} is an action URL: POST {} to it`);
+  if (n === 3 && actionsOf(ctx, c)?.has(sub ?? '')) throw new ApiError(405, `${sub} is an action URL: POST {} to it`);
   throw notFound(`No resource at ${req.segments.join('/')}`);
 }
 
@@ -55,14 +57,16 @@ function entity(ctx: ApiContext, c: string, id: string): unknown {
       found = store.facilities.get(id);
       break;
     case 'product':
-      return requireProductById(ctx, id);
+      return productView(ctx.profile, requireProductById(ctx, id));
     case 'order':
-      return requireOrder(ctx, id);
+      return orderView(ctx.profile, requireOrder(ctx, id));
     case 'shipment':
-      return requireShipment(ctx, id);
-    case 'inventoryvariance':
-      found = store.variances.get(id);
+      return shipmentView(ctx.profile, requireShipment(ctx, id));
+    case 'inventoryvariance': {
+      const v = store.variances.get(id);
+      found = v && varianceView(ctx.profile, v);
       break;
+    }
     case 'inventoryitem':
       found = store.inventory.get(id);
       break;
@@ -99,7 +103,7 @@ function routePost(ctx: ApiContext, req: ApiRequest): unknown {
     throw new ApiError(405, `${c} entities cannot be modified through the API`);
   }
   if (n === 3 && sub !== undefined) {
-    if (c === 'order' && ORDER_ACTIONS.has(sub)) return orderAction(ctx, id, sub);
+    if (c === 'order' && orderActions(ctx.profile).has(sub)) return orderAction(ctx, id, sub);
     if (c === 'shipment' && SHIPMENT_ACTIONS.has(sub)) return shipmentAction(ctx, id, sub);
     if (c === 'inventoryvariance' && sub === 'cancel') return varianceAction(ctx, id, sub);
   }
@@ -107,8 +111,8 @@ function routePost(ctx: ApiContext, req: ApiRequest): unknown {
   throw notFound(`No resource at ${req.segments.join('/')}`);
 }
 
-function actionsOf(c: string): Set<string> | undefined {
-  if (c === 'order') return ORDER_ACTIONS;
+function actionsOf(ctx: ApiContext, c: string): ReadonlySet<string> | undefined {
+  if (c === 'order') return orderActions(ctx.profile);
   if (c === 'shipment') return SHIPMENT_ACTIONS;
   if (c === 'inventoryvariance') return new Set(['cancel']);
   return undefined;

@@ -1,13 +1,15 @@
 import { z } from 'zod';
 import type { BudgetSettings, BudgetWindow } from './sandbox-options.js';
 
-export type BudgetClass = 'get' | 'post' | 'collection';
+/** `total` is spent by every request, beside its own class (service-behaviors.md "Limits"). */
+export type BudgetClass = 'get' | 'post' | 'collection' | 'total';
 
 const windowSchema = z.object({ limit: z.number().int().nonnegative(), windowMs: z.number().int().positive() }).nullish();
 export const budgetSettingsSchema = z.object({
   post: windowSchema,
   get: windowSchema,
   collection: windowSchema,
+  total: windowSchema,
   resetUnit: z.enum(['s', 'ms']).optional(),
 });
 
@@ -18,7 +20,7 @@ export interface Refusal {
   cls: BudgetClass;
 }
 
-/** Fixed windows aligned on the epoch, one per class; off unless set. */
+/** Fixed windows aligned on the epoch, one per class and one for all requests; off unless set. */
 export class Budgets {
   private settings: BudgetSettings = {};
   private readonly used = new Map<BudgetClass, { start: number; count: number }>();
@@ -33,7 +35,7 @@ export class Budgets {
   }
 
   get active(): boolean {
-    return Boolean(this.settings.get || this.settings.post || this.settings.collection);
+    return Boolean(this.settings.get || this.settings.post || this.settings.collection || this.settings.total);
   }
 
   /** Spends one request of each class, or answers the refusal (and spends nothing) when one is used up. */

@@ -1,14 +1,12 @@
 import { z } from 'zod';
 import { checkReadOnly, historyEntry, type ApiContext } from './api-context.js';
+import { orderView } from './answer-views.js';
 import { round } from './inventory.js';
+import { ORDER_CANCELLED, ORDER_COMPLETED, ORDER_CREATED, ORDER_LOCKED } from './order-status.js';
 import { requireMagazine, requireProductPair } from './references.js';
 import type { OrderEntity, OrderItemEntity } from './sandbox-entities.js';
-import { badRequest, duplicate, missingReference, notFound, orderCompleted, parseBody, parseDateTime } from './validation.js';
+import { ApiError, badRequest, duplicate, missingReference, notFound, orderCompleted, parseBody, parseDateTime } from './validation.js';
 
-export const ORDER_CREATED = 'ORDER_CREATED';
-export const ORDER_LOCKED = 'ORDER_LOCKED';
-export const ORDER_COMPLETED = 'ORDER_COMPLETED';
-export const ORDER_CANCELLED = 'ORDER_CANCELLED';
 const ORDER_TYPES = new Set(['SALES_ORDER', 'PURCHASE_ORDER']);
 
 const itemSchema = z.object({
@@ -50,14 +48,16 @@ const READ_ONLY = [
   'actionUrlLock',
   'actionUrlComplete',
   'actionUrlCancel',
+  'actionUrlEdit',
   'reserveAllUrl',
   'orderItemListTotal',
   'shipmentUrlList',
+  'invoiceUrlList',
 ] as const;
 
 export function orderAnswer(ctx: ApiContext, order: OrderEntity, extra: string[] = []) {
   const api = ctx.store.api;
-  return { ...order, invalidations: [order.orderUrl, `${api}/order`, `${api}/ordersummary`, order.orderHistoryListUrl, ...extra] };
+  return { ...orderView(ctx.profile, order), invalidations: [order.orderUrl, `${api}/order`, `${api}/ordersummary`, order.orderHistoryListUrl, ...extra] };
 }
 
 /** POST /order */
@@ -96,15 +96,15 @@ export function createOrder(ctx: ApiContext, body: unknown) {
   store.orderHistory.set(order.orderId, [historyEntry(ctx, ORDER_CREATED)]);
   store.touch();
   ctx.counters.creates.order++;
-  return { ...order, invalidations: [`${store.api}/order`, `${store.api}/ordersummary`, order.orderHistoryListUrl] };
+  return { ...orderView(ctx.profile, order), invalidations: [`${store.api}/order`, `${store.api}/ordersummary`, order.orderHistoryListUrl] };
 }
 
 /** POST /order/<orderId>: changes the fields sent, while the order is neither completed, locked nor cancelled. */
 export function modifyOrder(ctx: ApiContext, orderId: string, body: unknown) {
   const order = requireOrder(ctx, orderId);
-  assertEditable(order);
+  assertEditable(ctx, order);
   const b = parseBody(modifySchema, body, `order ${orderId}`);
-  checkReadOnly(order, body as Record<string, unknown>, READ_ONLY, `order ${orderId}`);
+  checkReadOnly(orderView(ctx.profile, order), body as Record<string, unknown>, READ_ONLY, `order ${orderId}`);
   if (b.originFacilityUrl !== undefined) requireMagazine(ctx, b.originFacilityUrl, 'originFacilityUrl');
   const orderDate = b.orderDate === undefined ? undefined : dateTime(b.orderDate, 'orderDate');
   if (b.orderItemList) setItems(ctx, order, b.orderItemList);
@@ -126,11 +126,19 @@ export function requireOrder(ctx: ApiContext, orderId: string): OrderEntity {
   return order;
 }
 
-/** Refuses changes to a completed, cancelled or locked order. */
-export function assertEditable(order: OrderEntity, allowLocked = false): void {
-  if (order.statusId === ORDER_COMPLETED) throw orderCompleted(order.orderId);
-  if (order.statusId === ORDER_CANCELLED) throw badRequest(`Order ${order.orderId} is cancelled and cannot be modified`);
+/**
+ * Refuses changes to a completed or cancelled order (400, or 403 under `observed`: service-behaviors.md
+ * "Writing") and, unless `allowLocked`, to a locked one (400).
+ */
+export function assertEditable(ctx: ApiContext, order: OrderEntity, allowLocked = false): void {
+  if (order.statusId === ORDER_COMPLETED) throw orderCompleted(order.orderId, ctx.profile.closedOrderStatus);
+  if (order.statusId === ORDER_CANCELLED) throw orderCancelled(ctx, order.orderId, 'modified');
   if (order.statusId === ORDER_LOCKED && !allowLocked) throw badRequest(`Order ${order.orderId} is locked and cannot be modified`);
+}
+
+/** A write to a cancelled order: 400, or 403 under `observed`, like a completed one. */
+export function orderCancelled(ctx: ApiContext, orderId: string, what: string): ApiError {
+  return new ApiError(ctx.profile.closedOrderStatus, `Order ${orderId} is cancelled and cannot be ${what}`);
 }
 
 /**

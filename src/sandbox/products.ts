@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ApiContext } from './api-context.js';
+import { productView } from './answer-views.js';
 import { requireProduct } from './references.js';
 import type { ProductAssoc, ProductAssocItem, ProductEntity } from './sandbox-entities.js';
 import { badRequest, missingReference, notFound, parseBody } from './validation.js';
@@ -73,5 +74,5 @@ export function updateProduct(ctx: ApiContext, internalId: string, body: unknown
   if (b.statusId !== undefined) product.statusId = b.statusId;
   ctx.store.touch();
   ctx.counters.productUpdates++;
-  return { ...product, invalidations: [product.productUrl, `${ctx.store.api}/product`] };
+  return { ...productView(ctx.profile, product), invalidations: [product.productUrl, `${ctx.store.api}/product`] };
 }

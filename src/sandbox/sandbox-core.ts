@@ -3,6 +3,7 @@ import { Budgets } from './budgets.js';
 import { Clock } from './clock.js';
 import { newCounters, type SandboxCounters } from './counters.js';
 import { Faults } from './faults.js';
+import { profileRules, type ProfileRules } from './profile-rules.js';
 import { loadSandboxData } from './sandbox-data.js';
 import type { SandboxState } from './sandbox-entities.js';
 import { sandboxDefaults, type DataSource, type LatencySettings, type SandboxOptions } from './sandbox-options.js';
@@ -16,6 +17,8 @@ export class SandboxCore {
   readonly faults: Faults;
   readonly budgets = new Budgets();
   readonly maxBodyBytes: number;
+  /** Fixed at start: a reset keeps it. */
+  readonly profile: ProfileRules;
   /** The exact header value a well-formed request carries. */
   readonly expectedAuth: string;
   readonly key: string;
@@ -27,6 +30,7 @@ export class SandboxCore {
   private readonly initial: SandboxState;
 
   constructor(private readonly options: SandboxOptions) {
+    this.profile = profileRules(options.profile ?? sandboxDefaults.profile, options.invalidActions ?? sandboxDefaults.invalidActions);
     this.initial = loadSandboxData(options.data ?? sandboxDefaults.data, options.account);
     this.account = this.initial.account;
     this.clock = new Clock(options.clock);
@@ -36,7 +40,7 @@ export class SandboxCore {
     this.key = options.key ?? sandboxDefaults.key;
     this.secret = options.secret ?? sandboxDefaults.secret;
     this.expectedAuth = `Basic ${Buffer.from(`${this.key}:${this.secret}`).toString('base64')}`;
-    this.store = new SandboxStore(structuredClone(this.initial));
+    this.store = new SandboxStore(structuredClone(this.initial), this.profile.firstShipmentId);
     this.ctx = this.context();
     this.applySettings();
   }
@@ -47,7 +51,7 @@ export class SandboxCore {
    */
   reset(data?: DataSource): void {
     const state = data === undefined ? structuredClone(this.initial) : loadSandboxData(data, this.account);
-    this.store = new SandboxStore(state);
+    this.store = new SandboxStore(state, this.profile.firstShipmentId);
     this.counters = newCounters();
     this.ctx = this.context();
     this.applySettings();
@@ -74,6 +78,7 @@ export class SandboxCore {
       store: this.store,
       clock: this.clock,
       counters: this.counters,
+      profile: this.profile,
       userLoginUrl: this.store.url('userlogin', userLoginId),
     };
   }

@@ -34,6 +34,8 @@ export interface BudgetSettings {
   post?: BudgetWindow | null;
   get?: BudgetWindow | null;
   collection?: BudgetWindow | null;
+  /** One budget that every API request spends (GET, POST, collection), beside its class's: accounts with one limit. */
+  total?: BudgetWindow | null;
   /** Unit of X-RateLimit-Reset (the real service is reported with both). Default: 's'. */
   resetUnit?: 's' | 'ms';
 }
@@ -44,10 +46,27 @@ export interface LatencySettings {
   jitterMs?: number;
 }
 
+/**
+ * How the sandbox answers (docs/sandbox.md "Profiles"): `spec` as strictly as service-spec.md reads;
+ * `observed` as service-behaviors.md says the real service does (null actions out of state, null empty lists,
+ * server-assigned numeric ids, txStamp in seconds, actionUrlEdit, 403 on writes to a completed order).
+ */
+export type SandboxProfile = 'observed' | 'spec';
+
+/** Every profile, for options parsers and tests that run under each. */
+export const SANDBOX_PROFILES: readonly SandboxProfile[] = ['observed', 'spec'];
+
 /** Where the sandbox's account comes from: the demo account, an empty one, a JSON file path, or data in memory. */
 export type DataSource = 'demo' | 'empty' | string | SandboxData;
 
 export interface SandboxOptions {
+  /** How it answers. Default: sandboxDefaults.profile. */
+  profile?: SandboxProfile;
+  /**
+   * Under `observed`, how an action that is not valid in the entity's state is answered: a `null` field or no
+   * field at all (the real service is seen doing both). Default: 'null'. Ignored under `spec` (always a URL).
+   */
+  invalidActions?: 'null' | 'absent';
   /** Interface to listen on. Default: 127.0.0.1. */
   host?: string;
   /** TCP port; 0 picks a free one. Default: 0. */
@@ -77,6 +96,10 @@ export interface SandboxOptions {
 
 /** Defaults of the sandbox, one place. */
 export const sandboxDefaults = {
+  // 'spec' until the worker reads observed answers (issue 11, branch issue-11b); then 'observed', the default
+  // of the sandbox command, the demo, the chaos run and the integration tests, all of which read this one value.
+  profile: 'spec' as SandboxProfile,
+  invalidActions: 'null' as 'null' | 'absent',
   host: '127.0.0.1',
   port: 0,
   key: 'demo',

@@ -4,7 +4,7 @@ import { createAdmin, type SandboxAdmin } from './admin.js';
 import { handleAdmin } from './admin-http.js';
 import { handleApi, internalError } from './api-handler.js';
 import { SandboxCore } from './sandbox-core.js';
-import { sandboxDefaults, type SandboxOptions } from './sandbox-options.js';
+import { sandboxDefaults, type SandboxOptions, type SandboxProfile } from './sandbox-options.js';
 
 export interface Sandbox {
   /** Base URL, e.g. http://127.0.0.1:8080; API paths are {url}/{account}/api/..., admin paths {url}/_admin/... */
@@ -12,6 +12,8 @@ export interface Sandbox {
   host: string;
   port: number;
   account: string;
+  /** How it answers (SandboxOptions.profile). */
+  profile: SandboxProfile;
   key: string;
   secret: string;
   admin: SandboxAdmin;
@@ -39,6 +41,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     host,
     port,
     account: core.account,
+    profile: core.profile.name,
     key: core.key,
     secret: core.secret,
     admin,
@@ -51,8 +54,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 }
 
 /** One line for the operator: where the sandbox listens and which account it serves (never the secret). */
-export function sandboxBanner(sb: Pick<Sandbox, 'url' | 'account'>, data: string = sandboxDefaults.data): string {
-  return `inventory-sync sandbox listening on ${sb.url}: API ${sb.url}/${sb.account}/api/, admin ${sb.url}/_admin/ (account ${sb.account}, data ${data})`;
+export function sandboxBanner(sb: Pick<Sandbox, 'url' | 'account' | 'profile'>, data: string = sandboxDefaults.data): string {
+  return `inventory-sync sandbox listening on ${sb.url}: API ${sb.url}/${sb.account}/api/, admin ${sb.url}/_admin/ (account ${sb.account}, data ${data}, profile ${sb.profile})`;
 }
 
 function listen(server: Server, port: number, host: string): Promise<void> {

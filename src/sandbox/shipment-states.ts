@@ -1,4 +1,5 @@
 import { historyEntry, type ApiContext } from './api-context.js';
+import { shipmentView } from './answer-views.js';
 import type { ShipmentEntity } from './sandbox-entities.js';
 import { badRequest, notFound } from './validation.js';
 
@@ -14,7 +15,7 @@ export function shipmentAnswer(ctx: ApiContext, s: ShipmentEntity, stockChanged 
   const api = ctx.store.api;
   const invalidations = [s.shipmentUrl, `${api}/shipment`, s.primaryOrderUrl];
   if (stockChanged) invalidations.push(`${api}/inventoryitem`);
-  return { ...s, invalidations };
+  return { ...shipmentView(ctx.profile, s), invalidations };
 }
 
 export function requireShipment(ctx: ApiContext, shipmentId: string): ShipmentEntity {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { checkReadOnly, historyEntry, type ApiContext } from './api-context.js';
+import { shipmentView } from './answer-views.js';
 import { assertEditable } from './orders.js';
 import { requireLocation, requireProductPair } from './references.js';
 import type { ShipmentEntity, ShipmentItemEntity } from './sandbox-entities.js';
@@ -47,18 +48,23 @@ const READ_ONLY = [
   'transferList',
 ] as const;
 
-/** POST /shipment: attached to an existing, editable order; items taken from locations. */
+/**
+ * POST /shipment: attached to an existing, editable order; items taken from locations. Under `spec` a client
+ * shipmentId is kept (a second create with it is a duplicate); under `observed` it is ignored and every create
+ * makes a new shipment with the next number, as the real service is seen doing (service-behaviors.md "Writing").
+ */
 export function createShipment(ctx: ApiContext, body: unknown) {
   const b = parseBody(createSchema, body, 'shipment');
   const { store } = ctx;
   if (!SHIPMENT_TYPES.has(b.shipmentTypeId)) throw missingReference(`shipmentType ${b.shipmentTypeId} (shipmentTypeId)`);
   if (b.statusId !== SHIPMENT_INPUT) throw badRequest(`shipment: statusId: a shipment is created in ${SHIPMENT_INPUT}, not ${b.statusId}`);
-  if (b.shipmentId !== undefined && store.shipments.has(b.shipmentId)) throw duplicate(`shipment with shipmentId ${b.shipmentId}`);
+  const clientId = ctx.profile.serverShipmentIds ? undefined : b.shipmentId;
+  if (clientId !== undefined && store.shipments.has(clientId)) throw duplicate(`shipment with shipmentId ${clientId}`);
   const order = store.orderByUrl(b.primaryOrderUrl);
   if (!order) throw missingReference(`order ${b.primaryOrderUrl} (primaryOrderUrl)`);
-  assertEditable(order, true);
+  assertEditable(ctx, order, true);
   const items = checkItems(ctx, b.shipmentItemList);
-  const id = b.shipmentId ?? store.nextShipmentId();
+  const id = clientId ?? store.nextShipmentId();
   const url = store.url('shipment', id);
   const now = ctx.clock.dateTime();
   const s: ShipmentEntity = {
@@ -86,7 +92,7 @@ export function createShipment(ctx: ApiContext, body: unknown) {
   order.lastUpdatedDate = now;
   store.touch();
   ctx.counters.creates.shipment++;
-  return { ...s, invalidations: [`${store.api}/shipment`, `${store.api}/order`, order.orderUrl] };
+  return { ...shipmentView(ctx.profile, s), invalidations: [`${store.api}/shipment`, `${store.api}/order`, order.orderUrl] };
 }
 
 /**
@@ -96,7 +102,7 @@ export function createShipment(ctx: ApiContext, body: unknown) {
 export function modifyShipment(ctx: ApiContext, shipmentId: string, body: unknown) {
   const s = requireShipment(ctx, shipmentId);
   const b = parseBody(modifySchema, body, `shipment ${shipmentId}`);
-  checkReadOnly(s, body as Record<string, unknown>, READ_ONLY, `shipment ${shipmentId}`);
+  checkReadOnly(shipmentView(ctx.profile, s), body as Record<string, unknown>, READ_ONLY, `shipment ${shipmentId}`);
   const target = b.statusId ?? s.statusId;
   const otherChanges = b.shipmentItemList !== undefined || b.shipmentIdUser !== undefined || b.userFieldDataList || b.contentList;
   if (otherChanges && s.statusId === SHIPMENT_CANCELLED) throw badRequest(`Shipment ${shipmentId} is cancelled and cannot be modified`);

@@ -28,7 +28,9 @@ export class SandboxStore {
   readonly cache = new Map<string, string>();
   private seq = { shipment: 10000, variance: 10000, assoc: 10000 };
 
-  constructor(state: SandboxState) {
+  /** `firstShipmentId`: where the shipment sequence starts (the profile's; default 10000). */
+  constructor(state: SandboxState, firstShipmentId = 10000) {
+    this.seq.shipment = firstShipmentId;
     this.account = state.account;
     this.api = `/${state.account}/api`;
     for (const f of state.facilities) this.facilities.set(this.idOf(f.facilityUrl, 'facility') ?? f.facilityId, f);

@@ -18,8 +18,9 @@ export const notFound = (msg: string) => new ApiError(404, msg);
 export const duplicate = (what: string) => new ApiError(400, `Database integrity violation: duplicate object: ${what}`);
 export const missingReference = (what: string) =>
   new ApiError(400, `Database integrity violation: reference to an object that does not exist: ${what}`);
-export const orderCompleted = (orderId: string) =>
-  new ApiError(400, `Order ${orderId} is completed and cannot be modified until it is made editable again`);
+/** A write to a completed order: 400 under `spec`, 403 under `observed` (`status`, the profile's closedOrderStatus). */
+export const orderCompleted = (orderId: string, status: number) =>
+  new ApiError(status, `Order ${orderId} is completed and cannot be modified until it is made editable again`);
 
 /** "a.b[0].c: problem; ..." for zod issues, with "is required" for missing fields. */
 export function issuesText(issues: readonly z.core.$ZodIssue[]): string {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { checkReadOnly, historyEntry, type ApiContext } from './api-context.js';
+import { varianceView } from './answer-views.js';
 import { requireLocation, requireProductPair } from './references.js';
 import type { VarianceEntity, VarianceItemEntity } from './sandbox-entities.js';
 import { badRequest, notFound, parseBody, parseDateTime } from './validation.js';
@@ -42,7 +43,7 @@ const READ_ONLY = [
 
 function answer(ctx: ApiContext, v: VarianceEntity) {
   const api = ctx.store.api;
-  return { ...v, invalidations: [`${api}/inventoryvariancesummary`, `${api}/inventoryitem`, v.physicalInventoryUrl] };
+  return { ...varianceView(ctx.profile, v), invalidations: [`${api}/inventoryvariancesummary`, `${api}/inventoryitem`, v.physicalInventoryUrl] };
 }
 
 /**
@@ -109,7 +110,7 @@ export function createVariance(ctx: ApiContext, body: unknown) {
 export function modifyVariance(ctx: ApiContext, id: string, body: unknown) {
   const v = requireVariance(ctx, id);
   const b = parseBody(modifySchema, body, `inventoryvariance ${id}`);
-  checkReadOnly(v, body as Record<string, unknown>, READ_ONLY, `inventoryvariance ${id}`);
+  checkReadOnly(varianceView(ctx.profile, v), body as Record<string, unknown>, READ_ONLY, `inventoryvariance ${id}`);
   if (b.contentList && v.statusId !== PHSCL_INV_CREATED) move(ctx, v, v.statusId);
   if (b.statusId !== undefined && b.statusId !== v.statusId) move(ctx, v, b.statusId);
   if (b.contentList) v.contentList = b.contentList;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { baseEnv, collect, spawnCli } from './run-cli.js';
+import { sandboxDefaults } from '../../src/sandbox/sandbox-options.js';
+import { baseEnv, collect, runCli, spawnCli } from './run-cli.js';
 import { eventually, freePort } from './worker-process.js';
 
 describe('sandbox command', () => {
@@ -15,6 +16,7 @@ describe('sandbox command', () => {
     const r = await done;
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`inventory-sync sandbox listening on http://127.0.0.1:${port}: API http://127.0.0.1:${port}/demo/api/`);
+    expect(r.stdout).toContain(`profile ${sandboxDefaults.profile})`);
     expect(r.stdout).toContain('INVENTORY_API_SECRET=<your INVENTORY_API_SECRET>');
     expect(r.stdout).not.toContain('s-secret-1');
   });
@@ -37,5 +39,34 @@ describe('sandbox command', () => {
     expect(r.stdout).toContain('(account acme');
     expect(r.stdout).toContain('INVENTORY_API_SECRET=<the value of --secret>');
     expect(r.stdout).not.toContain('cli-secret-9');
+  });
+
+  it('answers as the real service is seen to with --profile observed, under one --total-per-minute budget', async () => {
+    const port = await freePort();
+    const child = spawnCli(['sandbox', '--port', String(port), '--profile', 'observed', '--total-per-minute', '3'], baseEnv());
+    const done = collect(child);
+    const base = `http://127.0.0.1:${port}`;
+    // Health is an admin request: it spends no budget.
+    await eventually(async () => (await fetch(`${base}/_admin/health`).catch(() => undefined))?.status === 200, 30_000, 'the sandbox');
+    expect(await (await fetch(`${base}/_admin/health`)).json()).toMatchObject({ profile: 'observed' });
+    const headers = { authorization: `Basic ${Buffer.from('demo:demo').toString('base64')}`, 'content-type': 'application/json' };
+    const order = { orderId: 'CLI-1', orderTypeId: 'SALES_ORDER', originFacilityUrl: '/demo/api/facility/10000', orderItemList: [] };
+    const created = await fetch(`${base}/demo/api/order`, { method: 'POST', headers, body: JSON.stringify(order) });
+    expect(((await created.json()) as { shipmentUrlList: unknown }).shipmentUrlList).toBeNull();
+    // 3 a minute: of 8 quick requests, whichever window they fall in, some are refused.
+    const statuses: number[] = [];
+    for (let i = 0; i < 8; i++) statuses.push((await fetch(`${base}/demo/api/order/CLI-1`, { headers })).status);
+    expect(statuses).toContain(429);
+    child.kill('SIGTERM');
+    const r = await done;
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('profile observed)');
+    expect(r.stdout).toContain('INVENTORY_REQUESTS_PER_MINUTE=3');
+  });
+
+  it('refuses an unknown profile with exit 2, naming the profiles', async () => {
+    const r = await runCli(['sandbox', '--port', '0', '--profile', 'strict'], baseEnv());
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('unknown sandbox profile "strict": use observed or spec');
   });
 });

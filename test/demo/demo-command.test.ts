@@ -1,5 +1,6 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { sandboxDefaults } from '../../src/sandbox/sandbox-options.js';
 import { baseEnv, runCli } from '../cli/run-cli.js';
 import { uniquePrefix } from '../helpers/redis.js';
 
@@ -12,6 +13,7 @@ describe.concurrent('demo', () => {
       const out = r.stdout;
       expect(out).toMatch(/Redis: none answered at redis:\/\/127\.0\.0\.1:1; started a private redis-server at redis:\/\/127\.0\.0\.1:\d+/);
       expect(out).toMatch(/Sandbox service .*: http:\/\/127\.0\.0\.1:\d+\/demo\/api\//);
+      expect(out).toContain(`; ${sandboxDefaults.profile} profile)`);
       expect(out).toMatch(/Dashboard: http:\/\/127\.0\.0\.1:\d+\//);
       expect(out).toMatch(/Demo synced the bundled feed in \d+\.\d s\./);
       expect(out).toMatch(/orders\s+24\s+1\s+20\s+0\s+3/);
@@ -32,6 +34,14 @@ describe.concurrent('demo', () => {
       expect(lines.find((l) => l.key === 'WEB-1001')?.jobId).toMatch(/^orders-WEB-1001-/);
       rmSync(logFile!);
     }, 100_000);
+  });
+
+  describe('when the profile is not one the sandbox has', () => {
+    it('says which profiles there are and exits 2', async () => {
+      const r = await runCli(['demo', '--exit', '--profile', 'real'], baseEnv());
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain('unknown sandbox profile "real": use observed or spec');
+    });
   });
 
   describe('when no Redis answers and redis-server is not installed', () => {

@@ -12,9 +12,9 @@ const dir = mkdtempSync(join(tmpdir(), 'sandbox-admin-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('admin API', () => {
-  it('needs the Basic credentials, except health', async () => {
+  it('needs the Basic credentials, except health (which names the account and the profile)', async () => {
     expect((await t.api.get('/_admin/state', { auth: null })).status).toBe(401);
-    expect((await t.api.get('/_admin/health', { auth: null })).body).toEqual({ ok: true, account: 'demo' });
+    expect((await t.api.get('/_admin/health', { auth: null })).body).toEqual({ ok: true, account: 'demo', profile: t.sb.profile });
   });
 
   it('reads the whole state and the counters over HTTP, without counting itself', async () => {

@@ -72,6 +72,27 @@ describe('limits (spec section 8)', () => {
       expect(t.sb.admin.counters().byClass).toEqual({ get: 5, post: 0, collection: 2 });
     });
 
+    it('spend one total budget with every request, GET, POST and collection, beside the per-class ones', async () => {
+      now = Date.UTC(2026, 10, 21, 15, 0, 0);
+      const roomy = { limit: 100, windowMs: 60_000 };
+      const set = await t.api.post('/_admin/budgets', { post: roomy, get: roomy, collection: roomy, total: { limit: 4, windowMs: 60_000 } });
+      expect(set.body.total).toEqual({ limit: 4, windowMs: 60_000 });
+      expect((await t.api.post('order', orderBody('L-30'))).status).toBe(200);
+      expect((await t.api.get('order/L-30')).status).toBe(200);
+      expect((await t.api.get('product')).status).toBe(200);
+      expect((await t.api.post('order', orderBody('L-31'))).status).toBe(200);
+      for (const r of [await t.api.get('order/L-30'), await t.api.post('order', orderBody('L-32')), await t.api.get('facility')]) {
+        expect(r.status).toBe(429);
+        expect(r.headers['x-ratelimit-limit']).toBe('4');
+        expect(r.headers['x-ratelimit-reset']).toBe(String(Date.UTC(2026, 10, 21, 15, 1, 0) / 1000));
+        expect(r.body.msg).toContain('total budget of 4');
+      }
+      expect(t.sb.admin.state().orders.map((o) => o.orderId)).toEqual(['L-30', 'L-31']);
+      expect(t.sb.admin.counters()).toMatchObject({ rateLimited: 3, byClass: { get: 4, post: 3, collection: 2 } });
+      now = Date.UTC(2026, 10, 21, 15, 1, 0);
+      expect((await t.api.post('order', orderBody('L-32'))).status).toBe(200);
+    });
+
     it('keep GET and POST budgets apart', async () => {
       now = Date.UTC(2026, 10, 21, 14, 0, 0);
       t.sb.admin.setBudgets({ post: { limit: 1, windowMs: 60_000 } });

@@ -2,16 +2,18 @@ import { Command } from 'commander';
 import { defaults } from '../../../config/defaults.js';
 import type { CliIo } from '../cli-io.js';
 import type { CommandResult } from '../program.js';
-import { port } from './options.js';
+import { sandboxDefaults, type SandboxProfile } from '../../sandbox/sandbox-options.js';
+import { port, sandboxProfile } from './options.js';
 
-/** `demo [--exit] [--dashboard-port P]`: the whole job on embedded defaults. */
+/** `demo [--exit] [--dashboard-port P] [--profile observed|spec]`: the whole job on embedded defaults. */
 export function demoCommand(io: CliIo, done: CommandResult): Command {
   return new Command('demo')
     .description('the main job on embedded defaults: sandbox service, bundled upstream feed, Redis, worker, dashboard')
     .option('--exit', 'exit after the summary (by default the worker and dashboard stay up until Ctrl-C)')
     .option('--dashboard-port <port>', 'dashboard port (a free one when taken)', port, defaults.dashboardPort)
-    .action(async (o: { exit?: boolean; dashboardPort: number }) => {
+    .option('--profile <profile>', "how the sandbox answers: observed (as the real service is seen to) or spec", sandboxProfile, sandboxDefaults.profile)
+    .action(async (o: { exit?: boolean; dashboardPort: number; profile: SandboxProfile }) => {
       const { runDemo } = await import('../../demo/run-demo.js');
-      done(await runDemo(io, { exit: Boolean(o.exit), dashboardPort: o.dashboardPort }));
+      done(await runDemo(io, { exit: Boolean(o.exit), dashboardPort: o.dashboardPort, profile: o.profile }));
     });
 }
