@@ -145,7 +145,7 @@ export function classifyAnswer(a: AnswerInput): ServiceError {
   let resetAt: number | undefined;
   let what = `answered ${s}`;
   if (s === 401) Cls = UnauthorizedError;
-  else if (s === 403 && post && writesOrder(a.path)) {
+  else if (s === 403 && post && (writesOrder(a.path) || COMPLETED.test(msg ?? ''))) {
     // Keys have no scopes (service-behaviors.md): a write to an order refused as forbidden means the order is
     // completed (or cancelled), not that the key lacks a right.
     Cls = OrderCompletedError;

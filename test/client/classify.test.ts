@@ -42,6 +42,7 @@ const rows: Row[] = [
   { name: '403 on an action of an order (completed)', call: 'action', behave: answer(403, { msg: 'Permission denied' }), code: 'ORDER_COMPLETED', retryable: false, outcome: 'not-applied', status: 403, msg: 'Permission denied' },
   { name: '403 creating a shipment on an order (completed)', call: 'shipment', behave: answer(403, ''), code: 'ORDER_COMPLETED', retryable: false, outcome: 'not-applied', status: 403 },
   { name: '403 on a shipment write', call: 'ship', behave: answer(403, ''), code: 'FORBIDDEN', retryable: false, outcome: 'not-applied', status: 403 },
+  { name: '403 on a shipment write saying the order is completed', call: 'ship', behave: answer(403, { msg: COMPLETED }), code: 'ORDER_COMPLETED', retryable: false, outcome: 'not-applied', status: 403, msg: COMPLETED },
   { name: '404 not found', call: 'get', behave: answer(404, { msg: 'no such order' }), code: 'NOT_FOUND', retryable: false, outcome: 'not-applied', status: 404 },
   { name: '400 duplicate object', call: 'post', behave: answer(400, { msg: DUP }), code: 'DUPLICATE', retryable: false, outcome: 'not-applied', msg: DUP },
   { name: '400 reference to a missing object', call: 'post', behave: answer(400, { msg: MISSING }), code: 'MISSING_REFERENCE', retryable: false, outcome: 'not-applied', msg: MISSING },
