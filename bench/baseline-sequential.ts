@@ -3,13 +3,15 @@
  * after another, no queue and no workers, under the same POST budget and latency (`npm run bench` divides
  * the workers' rate by this one).
  *
- *   npx tsx bench/baseline-sequential.ts [--budget 1200] [--latency 50] [--seconds 40]
+ *   npx tsx bench/baseline-sequential.ts [--budget 1200] [--latency 50] [--seconds 40] [--profile observed|spec]
  */
 import { pathToFileURL } from 'node:url';
 import { RequestBudget } from '../src/client/budget.js';
 import type { FacilityRow, ProductRow } from '../src/client/schemas.js';
 import { ServiceClient } from '../src/client/service-client.js';
 import { createRedis, deleteKeysUnder, redisKeys } from '../src/redis.js';
+import { parseProfile } from '../src/sandbox/profile-rules.js';
+import type { SandboxProfile } from '../src/sandbox/sandbox-options.js';
 import { startSandbox } from '../src/sandbox/sandbox.js';
 import { benchOrders, type BenchOrder } from './lib/order-records.js';
 
@@ -20,6 +22,8 @@ export interface BaselineOptions {
   latencyMs?: number;
   /** Length of the measurement, s. Default 40. */
   seconds?: number;
+  /** How the sandbox answers. Default: sandboxDefaults.profile. */
+  profile?: SandboxProfile;
   redisUrl?: string;
 }
 
@@ -71,7 +75,7 @@ export async function runBaseline(o: BaselineOptions = {}): Promise<BaselineFigu
   const budget = o.budgetPerMinute ?? 1_200;
   const latencyMs = o.latencyMs ?? 0;
   const seconds = o.seconds ?? 40;
-  const sandbox = await startSandbox({ data: 'demo', budgets: { post: { limit: budget, windowMs: 60_000 } }, latency: latencyMs ? { ms: latencyMs, jitterMs: Math.round(latencyMs / 5) } : null });
+  const sandbox = await startSandbox({ data: 'demo', profile: o.profile, budgets: { post: { limit: budget, windowMs: 60_000 } }, latency: latencyMs ? { ms: latencyMs, jitterMs: Math.round(latencyMs / 5) } : null });
   const redis = createRedis(o.redisUrl ?? 'redis://127.0.0.1:6379');
   const prefix = `bench-baseline-${process.pid}-${Date.now()}`;
   const requestBudget = new RequestBudget({ redis, keys: redisKeys(prefix), budgets: { postPerMinute: budget, getPerMinute: budget, collectionPerHour: 300, headroom: 0.98 } });
@@ -110,7 +114,9 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     const i = process.argv.indexOf(`--${name}`);
     return i > 0 ? Number(process.argv[i + 1]) : undefined;
   };
-  const f = await runBaseline({ budgetPerMinute: arg('budget'), latencyMs: arg('latency'), seconds: arg('seconds') });
+  const i = process.argv.indexOf('--profile');
+  const profile = i > 0 ? parseProfile(process.argv[i + 1] ?? '') : undefined;
+  const f = await runBaseline({ budgetPerMinute: arg('budget'), latencyMs: arg('latency'), seconds: arg('seconds'), profile });
   console.log(`baseline: ${f.ordersPerMinute} orders/min sequentially at ${f.budgetPerMinute} POST/min, ${f.latencyMs} ms latency (bound ${f.boundPerMinute}/min); 429s: ${f.rateLimited}`);
   console.log(JSON.stringify(f));
 }

@@ -7,9 +7,12 @@
  *
  *   npx tsx bench/orders-throughput.ts [--budget 1200] [--seconds 60] [--processes 3] [--latency 0]
  *        [--orders 3000] [--runs 3] [--fast-processes 1] [--concurrency 64] [--auto-pipelining] [--only budget|fast]
+ *        [--profile observed|spec]
  */
 import type { ChildProcess } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
+import { parseProfile } from '../src/sandbox/profile-rules.js';
+import type { SandboxProfile } from '../src/sandbox/sandbox-options.js';
 import { startSandbox, type Sandbox } from '../src/sandbox/sandbox.js';
 import { ownCpuMs, processCpuMs } from './lib/proc-cpu.js';
 import { records, redisCpuMs, setUp, spawnWorker, stopWorker } from './orders-bench-world.js';
@@ -37,6 +40,8 @@ export interface OrdersBenchOptions {
   /** ioredis auto-pipelining on the workers' job connection. Default false (as buildDeps). */
   autoPipelining?: boolean;
   only?: 'budget' | 'fast';
+  /** How the sandbox answers. Default: sandboxDefaults.profile. */
+  profile?: SandboxProfile;
   redisUrl?: string;
   log?: (line: string) => void;
 }
@@ -89,7 +94,7 @@ export async function runBudgeted(o: OrdersBenchOptions = {}): Promise<BudgetedF
   const processes = o.processes ?? 3;
   const log = o.log ?? (() => undefined);
   const latency = o.latencyMs ? { ms: o.latencyMs, jitterMs: Math.round(o.latencyMs / 5) } : null;
-  const sandbox = await startSandbox({ data: 'demo', latency, budgets: { post: { limit: budget, windowMs: 60_000 } } });
+  const sandbox = await startSandbox({ data: 'demo', profile: o.profile, latency, budgets: { post: { limit: budget, windowMs: 60_000 } } });
   const world = await setUp(sandbox, o.redisUrl ?? 'redis://127.0.0.1:6379', 'budget');
   const children: ChildProcess[] = [];
   try {
@@ -135,7 +140,7 @@ async function fastRun(o: OrdersBenchOptions, run: number): Promise<FastRun> {
   const n = o.orders ?? 3_000;
   const processes = o.fastProcesses ?? 1;
   const concurrency = o.concurrency ?? 64;
-  const sandbox = await startSandbox({ data: 'demo' });
+  const sandbox = await startSandbox({ data: 'demo', profile: o.profile });
   const world = await setUp(sandbox, o.redisUrl ?? 'redis://127.0.0.1:6379', `fast${run}`);
   const children: ChildProcess[] = [];
   let inProcess: RunningWorkers | undefined;
@@ -236,6 +241,7 @@ function parseArgs(argv: string[]): OrdersBenchOptions {
     else if (flag === '--concurrency') o.concurrency = num(i);
     else if (flag === '--only') o.only = argv[i + 1] as 'budget' | 'fast';
     else if (flag === '--redis') o.redisUrl = argv[i + 1];
+    else if (flag === '--profile') o.profile = parseProfile(argv[i + 1] ?? '');
     else throw new Error(`unknown option ${flag}`);
   }
   return o;

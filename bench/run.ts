@@ -33,9 +33,9 @@ async function ordersSection(o: BenchOptions): Promise<Part> {
   for (const budget of o.budgets) {
     for (const latencyMs of o.latencies) {
       say(`orders: ${budget} POST/min, ${latencyMs} ms latency: ${o.processes} worker processes for ${o.seconds} s`);
-      const w: BudgetedFigures = await runBudgeted({ budgetPerMinute: budget, seconds: o.seconds, processes: o.processes, latencyMs, log: say });
+      const w: BudgetedFigures = await runBudgeted({ budgetPerMinute: budget, seconds: o.seconds, processes: o.processes, latencyMs, profile: o.profile, log: say });
       say(`orders: the same through the sequential baseline for ${o.seconds} s`);
-      const b: BaselineFigures = await runBaseline({ budgetPerMinute: budget, latencyMs, seconds: o.seconds });
+      const b: BaselineFigures = await runBaseline({ budgetPerMinute: budget, latencyMs, seconds: o.seconds, profile: o.profile });
       const ratio = w.ordersPerMinute / Math.max(0.1, b.ordersPerMinute);
       ratios.push(ratio);
       ofBound.push(w.ratio);
@@ -61,7 +61,7 @@ async function ordersSection(o: BenchOptions): Promise<Part> {
 
 async function overheadSection(o: BenchOptions): Promise<Part> {
   say('overhead: orders with no budget and no latency, one worker process');
-  const f = await runOverheadBench({ orders: 3000, runs: o.runs, log: say });
+  const f = await runOverheadBench({ orders: 3000, runs: o.runs, profile: o.profile, log: say });
   return {
     title: '3. Per-job overhead (no budget, no latency)',
     body: [
@@ -77,9 +77,9 @@ async function overheadSection(o: BenchOptions): Promise<Part> {
   };
 }
 
-async function stockSection(): Promise<Part> {
+async function stockSection(o: BenchOptions): Promise<Part> {
   say('stock: the 50,000-line stock sync');
-  const figures = await benchStockSync({ lines: 50_000, locations: 20 });
+  const figures = await benchStockSync({ lines: 50_000, locations: 20, profile: o.profile });
   return {
     title: '4. Stock sync: 50,000 count lines',
     body: [
@@ -135,9 +135,9 @@ async function importSection(o: BenchOptions): Promise<Part> {
   };
 }
 
-async function sandboxSection(): Promise<Part> {
+async function sandboxSection(o: BenchOptions): Promise<Part> {
   say('sandbox: requests a second under load');
-  const f = await runSandboxLoadBench({ seconds: 10, connections: 50 });
+  const f = await runSandboxLoadBench({ seconds: 10, connections: 50, profile: o.profile });
   return {
     title: '6. The sandbox under load (context for the figures above)',
     body: [
@@ -153,8 +153,8 @@ async function sandboxSection(): Promise<Part> {
 const runners: Record<Section, (o: BenchOptions) => Promise<Part>> = {
   import: importSection,
   overhead: overheadSection,
-  stock: () => stockSection(),
-  sandbox: () => sandboxSection(),
+  stock: stockSection,
+  sandbox: sandboxSection,
   orders: ordersSection,
 };
 
@@ -179,6 +179,7 @@ const doc = [
   '',
   `- Machine: ${machineLine(m)}`,
   '- Redis: the local one at 127.0.0.1:6379 (every bench uses a prefix of its own and deletes it after).',
+  `- Sandbox profile: ${options.profile} (docs/sandbox.md "Profiles"; \`--profile observed|spec\`).`,
   '- Other processes may share the machine; figures are medians where a bench repeats.',
   '',
   ...parts.flatMap((p) => [`## ${p.title}`, '', ...p.body, '']),

@@ -2,11 +2,13 @@
  * Throughput of the sandbox: the sandbox runs alone in a child process (one event loop, so one core) and
  * autocannon loads it from this process. Prints requests a second and latency p50/p99 per scenario.
  *
- *   npx tsx bench/sandbox-load.ts [seconds per scenario, default 10] [connections, default 50]
+ *   npx tsx bench/sandbox-load.ts [seconds per scenario, default 10] [connections, default 50] [--profile observed|spec]
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
+import { parseProfile } from '../src/sandbox/profile-rules.js';
+import { sandboxDefaults, type SandboxProfile } from '../src/sandbox/sandbox-options.js';
 
 export interface LoadFigure {
   scenario: string;
@@ -26,6 +28,8 @@ export interface SandboxLoadOptions {
   seconds?: number;
   /** Concurrent connections. Default: 50. */
   connections?: number;
+  /** How the sandbox answers. Default: sandboxDefaults.profile. */
+  profile?: SandboxProfile;
 }
 
 const auth = `Basic ${Buffer.from('demo:demo').toString('base64')}`;
@@ -59,7 +63,7 @@ function scenarios(url: string): Array<{ name: string; opts: Partial<autocannon.
 
 /** Starts a sandbox in a child process and loads it with each scenario in turn. */
 export async function runSandboxLoadBench(o: SandboxLoadOptions = {}): Promise<LoadFigure[]> {
-  const { child, url } = await startChild();
+  const { child, url } = await startChild(o.profile ?? sandboxDefaults.profile);
   try {
     const figures: LoadFigure[] = [];
     for (const s of scenarios(url)) {
@@ -96,18 +100,18 @@ function childCpuMs(child: ChildProcess): Promise<number> {
   });
 }
 
-function startChild(): Promise<{ child: ChildProcess; url: string }> {
+function startChild(profile: SandboxProfile): Promise<{ child: ChildProcess; url: string }> {
   return new Promise((resolve, reject) => {
-    const child = fork(fileURLToPath(import.meta.url), ['--serve'], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
+    const child = fork(fileURLToPath(import.meta.url), ['--serve', profile], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
     child.once('message', (m) => resolve({ child, url: (m as { url: string }).url }));
     child.once('error', reject);
     child.once('exit', (code) => reject(new Error(`sandbox child exited with ${code}`)));
   });
 }
 
-async function serve(): Promise<void> {
+async function serve(profile: SandboxProfile): Promise<void> {
   const { startSandbox } = await import('../src/sandbox/sandbox.js');
-  const sb = await startSandbox({ port: 0 });
+  const sb = await startSandbox({ port: 0, profile });
   process.send?.({ url: sb.url });
   process.on('message', () => {
     const u = process.cpuUsage();
@@ -127,8 +131,11 @@ function print(figures: LoadFigure[]): void {
 }
 
 const direct = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
-if (direct && process.argv.includes('--serve')) await serve();
+if (direct && process.argv[2] === '--serve') await serve(parseProfile(process.argv[3] ?? sandboxDefaults.profile));
 else if (direct) {
-  const [seconds, connections] = process.argv.slice(2).map(Number);
-  print(await runSandboxLoadBench({ seconds: seconds || undefined, connections: connections || undefined }));
+  // [seconds] [connections] [--profile observed|spec]
+  const p = process.argv.indexOf('--profile');
+  const profile = p > 0 ? parseProfile(process.argv[p + 1] ?? '') : undefined;
+  const [seconds, connections] = process.argv.slice(2, p > 0 ? p : undefined).map(Number);
+  print(await runSandboxLoadBench({ seconds: seconds || undefined, connections: connections || undefined, profile }));
 }

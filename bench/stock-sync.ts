@@ -24,6 +24,8 @@ import { startWorkers } from '../src/queue/worker-pool.js';
 import { createRedis, deleteKeysUnder, redisKeys } from '../src/redis.js';
 import { sandboxAdminClient } from '../src/sandbox/admin-client.js';
 import type { SandboxData } from '../src/sandbox/sandbox-data.js';
+import { parseProfile } from '../src/sandbox/profile-rules.js';
+import { sandboxDefaults, type SandboxProfile } from '../src/sandbox/sandbox-options.js';
 import { startSandbox } from '../src/sandbox/sandbox.js';
 import { machine, machineLine } from './lib/machine.js';
 import { markdownTable, textTable } from './lib/tables.js';
@@ -179,6 +181,8 @@ export interface StockBenchOptions {
   lines?: number;
   locations?: number;
   scenarios?: StockBenchScenario[];
+  /** How the sandbox answers. Default: sandboxDefaults.profile. */
+  profile?: SandboxProfile;
   redisUrl?: string;
 }
 
@@ -208,7 +212,7 @@ function forkSelf<T>(args: string[]): { child: ReturnType<typeof fork>; message:
 export async function benchStockSync(o: StockBenchOptions = {}): Promise<StockBenchFigures[]> {
   const locations = o.locations ?? 20;
   const shape: Shape = { locations, products: Math.round((o.lines ?? 50_000) / locations) };
-  const sandbox = forkSelf<SandboxInfo>(['--serve', JSON.stringify(shape)]);
+  const sandbox = forkSelf<SandboxInfo>(['--serve', JSON.stringify(shape), o.profile ?? sandboxDefaults.profile]);
   const sb = await sandbox.message;
   const dir = mkdtempSync(join(tmpdir(), 'bench-stock-'));
   const redisUrl = o.redisUrl ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -240,11 +244,13 @@ async function main(): Promise<void> {
   const runs = arg('runs') ?? 1;
   const lines = arg('lines') ?? 50_000;
   const locations = arg('locations') ?? 20;
+  const p = process.argv.indexOf('--profile');
+  const profile = p > 0 ? parseProfile(process.argv[p + 1] ?? '') : undefined;
   console.log(`stock sync: ${lines.toLocaleString('en')} count lines over ${locations} locations (${locations} counts), sandbox in a child process`);
   console.log(machineLine(machine()));
   const all: StockBenchFigures[][] = [];
   for (let r = 1; r <= runs; r++) {
-    const figures = await benchStockSync({ lines, locations });
+    const figures = await benchStockSync({ lines, locations, profile });
     all.push(figures);
     console.log(`run ${r} of ${runs}`);
     console.log(textTable(STOCK_BENCH_HEAD, stockBenchRows(figures)));
@@ -258,8 +264,8 @@ async function main(): Promise<void> {
   if (process.argv.includes('--markdown')) console.log(`\n${markdownTable(STOCK_BENCH_HEAD, stockBenchRows(medians))}`);
 }
 
-async function serve(shape: Shape): Promise<void> {
-  const sb = await startSandbox({ data: benchData(shape), account: ACCOUNT });
+async function serve(shape: Shape, profile: SandboxProfile): Promise<void> {
+  const sb = await startSandbox({ data: benchData(shape), account: ACCOUNT, profile });
   process.send?.({ url: sb.url, key: sb.key, secret: sb.secret });
 }
 
@@ -267,6 +273,6 @@ async function scenario(a: { sb: SandboxInfo; shape: Shape; sc: StockBenchScenar
   process.send?.(await runScenario(a.sb, a.shape, a.sc, a.redisUrl, a.dir));
 }
 
-if (process.argv[2] === '--serve') await serve(JSON.parse(process.argv[3]!) as Shape);
+if (process.argv[2] === '--serve') await serve(JSON.parse(process.argv[3]!) as Shape, parseProfile(process.argv[4]!));
 else if (process.argv[2] === '--scenario') await scenario(JSON.parse(process.argv[3]!));
 else if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main();

@@ -25,6 +25,7 @@ export function workerEnv(o: ChaosOptions, s: ChaosSecrets, where: { serviceUrl:
     INVENTORY_POST_PER_MINUTE: String(o.postPerMinute),
     INVENTORY_GET_PER_MINUTE: String(o.postPerMinute * 2),
     INVENTORY_COLLECTION_PER_HOUR: '100000',
+    ...(o.totalPerMinute ? { INVENTORY_REQUESTS_PER_MINUTE: String(o.totalPerMinute) } : {}),
     // Hangs must turn into time-outs quickly; collection GETs are never hung by the fault plan.
     INVENTORY_ENTITY_TIMEOUT_MS: '2000',
     INVENTORY_COLLECTION_TIMEOUT_MS: '20000',

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
+import { SANDBOX_PROFILES, sandboxDefaults, type SandboxProfile } from '../../src/sandbox/sandbox-options.js';
 
 /** Settings of one chaos run. Two presets: the full run (docs/chaos.md) and the short one CI runs. */
 export const chaosOptionsSchema = z.object({
@@ -30,6 +31,13 @@ export const chaosOptionsSchema = z.object({
   chunkSize: z.number().int().min(1),
   /** The client's POST budget (INVENTORY_POST_PER_MINUTE); the sandbox enforces the same in 1 s windows. */
   postPerMinute: z.number().int().min(60),
+  /**
+   * One budget for every request (INVENTORY_REQUESTS_PER_MINUTE), beside the per-class ones; the sandbox enforces
+   * the same in 1 s windows. Default: none.
+   */
+  totalPerMinute: z.number().int().min(60).optional(),
+  /** How the sandbox answers (docs/sandbox.md "Profiles"). */
+  profile: z.enum(SANDBOX_PROFILES as [SandboxProfile, ...SandboxProfile[]]),
   /** Share of that budget the sandbox allows during the tight-budget phase (429s). */
   tightShare: z.number().min(0.05).max(1),
   /** Multiplies every fault rate (0 turns faults off). */
@@ -62,6 +70,7 @@ export const fullPreset: ChaosOptions = {
   concurrency: 8,
   chunkSize: 5,
   postPerMinute: 6000,
+  profile: sandboxDefaults.profile,
   tightShare: 0.4,
   faultScale: 1,
   dist: false,
@@ -82,11 +91,14 @@ export const shortPreset: ChaosOptions = {
   drainTimeoutSeconds: 240,
 };
 
-const numeric = ['orders', 'workers', 'kills', 'redis-restarts', 'seed', 'counts-per-location', 'count-share', 'boms', 'redelivery-rate', 'import-share', 'bad-rounds', 'concurrency', 'chunk-size', 'post-per-minute', 'tight-share', 'fault-scale', 'drain-timeout-seconds'] as const;
+const numeric = ['orders', 'workers', 'kills', 'redis-restarts', 'seed', 'counts-per-location', 'count-share', 'boms', 'redelivery-rate', 'import-share', 'bad-rounds', 'concurrency', 'chunk-size', 'post-per-minute', 'total-per-minute', 'tight-share', 'fault-scale', 'drain-timeout-seconds'] as const;
 
 const camel = (s: string) => s.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 
-/** `--short` picks the CI preset; any other flag overrides one setting (e.g. --orders 1000 --kills 3). */
+/**
+ * `--short` picks the CI preset; any other flag overrides one setting (e.g. --orders 1000 --kills 3,
+ * --profile observed --total-per-minute 6000).
+ */
 export function parseChaosArgs(argv: string[]): ChaosOptions {
   const { values } = parseArgs({
     args: argv,
@@ -96,6 +108,7 @@ export function parseChaosArgs(argv: string[]): ChaosOptions {
       'log-dir': { type: 'string' },
       json: { type: 'string' },
       markdown: { type: 'string' },
+      profile: { type: 'string' },
       ...Object.fromEntries(numeric.map((n) => [n, { type: 'string' as const }])),
     },
     strict: true,
@@ -109,6 +122,7 @@ export function parseChaosArgs(argv: string[]): ChaosOptions {
   if (typeof values['log-dir'] === 'string') base.logDir = values['log-dir'];
   if (typeof values.json === 'string') base.json = values.json;
   if (typeof values.markdown === 'string') base.markdown = values.markdown;
+  if (typeof values.profile === 'string') base.profile = values.profile;
   const parsed = chaosOptionsSchema.safeParse(base);
   if (!parsed.success) throw new Error(`chaos options: ${parsed.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`).join('; ')}`);
   return parsed.data;

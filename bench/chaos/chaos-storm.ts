@@ -3,7 +3,7 @@ import type { StreamName } from '../../src/queue/streams.js';
 import type { ChaosEvent } from './chaos-events.js';
 import type { ChaosImporter } from './chaos-import.js';
 import type { ChaosOptions } from './chaos-options.js';
-import { postWindow, type ChaosWorld } from './chaos-world.js';
+import { postWindow, sandboxBudgets, type ChaosWorld } from './chaos-world.js';
 import type { WorkerSlots } from './worker-slots.js';
 
 export interface StormLog {
@@ -97,7 +97,7 @@ export async function runStorm(
         log.redisRestarts.push({ progress: p, downMs: e.downMs, tookMs: Date.now() - t });
         note(p, `Redis answers again after ${Date.now() - t} ms`);
       } else {
-        world.sandbox.admin.setBudgets({ post: postWindow(o, e.on ? o.tightShare : 1) });
+        world.sandbox.admin.setBudgets(sandboxBudgets(o, e.on ? o.tightShare : 1));
         if (e.on) tightSince = Date.now();
         else if (tightSince !== undefined) log.tightMs += Date.now() - tightSince;
         if (!e.on) tightSince = undefined;
@@ -124,7 +124,7 @@ export async function runStorm(
   // Stopped by the time limit: the import still ends (or times out) before the drain.
   await importing;
   world.sandbox.admin.setFaults([]);
-  world.sandbox.admin.setBudgets({ post: postWindow(o) });
+  world.sandbox.admin.setBudgets(sandboxBudgets(o));
   world.feed.setFaults({});
   return log;
 }

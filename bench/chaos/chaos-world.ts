@@ -4,6 +4,7 @@ import { startFeedServer, type FeedServer } from '../../src/feed/feed-server.js'
 import { STREAMS } from '../../src/queue/streams.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
 import type { SandboxState } from '../../src/sandbox/sandbox-entities.js';
+import type { BudgetSettings } from '../../src/sandbox/sandbox-options.js';
 import { spawnCli, waitForLog, type CliProcess } from '../lib/cli-process.js';
 import { startPrivateRedis, type PrivateRedis } from '../lib/private-redis.js';
 import { chaosSecrets, workerEnv, type ChaosSecrets } from './chaos-env.js';
@@ -31,11 +32,17 @@ export function postWindow(o: ChaosOptions, share = 1) {
   return { limit: Math.max(1, Math.floor((o.postPerMinute / 60) * share)), windowMs: 1000 };
 }
 
+/** The sandbox's budgets: the POST one (`share` of it), and the total one when the run has one, also in 1 s windows. */
+export function sandboxBudgets(o: ChaosOptions, share = 1): BudgetSettings {
+  const total = o.totalPerMinute ? { limit: Math.max(1, Math.floor(o.totalPerMinute / 60)), windowMs: 1000 } : null;
+  return { post: postWindow(o, share), total };
+}
+
 export async function startWorld(o: ChaosOptions, scenario: Scenario, root: string, logDir: string): Promise<ChaosWorld> {
   mkdirSync(logDir, { recursive: true });
   const secrets = chaosSecrets();
   const redis = await startPrivateRedis({ dir: join(logDir, 'redis') });
-  const sandbox = await startSandbox({ account: 'chaos', data: 'demo', key: secrets.apiKey, secret: secrets.apiSecret, budgets: { post: postWindow(o) } });
+  const sandbox = await startSandbox({ account: 'chaos', data: 'demo', key: secrets.apiKey, secret: secrets.apiSecret, profile: o.profile, budgets: sandboxBudgets(o) });
   const initial = sandbox.admin.state();
 
   // Part of each stream is there at the start; the rest arrives while the workers run (polls pick it up).

@@ -1,4 +1,6 @@
 import { parseArgs } from 'node:util';
+import { parseProfile } from '../../src/sandbox/profile-rules.js';
+import { sandboxDefaults, type SandboxProfile } from '../../src/sandbox/sandbox-options.js';
 
 export const SECTIONS = ['orders', 'overhead', 'stock', 'import', 'sandbox'] as const;
 export type Section = (typeof SECTIONS)[number];
@@ -19,9 +21,11 @@ export interface BenchOptions {
   out: string;
   /** Measure the import through tsx instead of building dist/ first. */
   tsx: boolean;
+  /** How every sandbox of the run answers (docs/sandbox.md "Profiles"). */
+  profile: SandboxProfile;
 }
 
-/** `npm run bench [-- --quick] [--only orders,import] [--budgets 600,1200] [--latencies 0,50] [--seconds 45] [--out FILE]` */
+/** `npm run bench [-- --quick] [--only orders,import] [--budgets 600,1200] [--latencies 0,50] [--seconds 45] [--profile observed|spec] [--out FILE]` */
 export function parseBenchArgs(argv: string[]): BenchOptions {
   const { values } = parseArgs({
     args: argv,
@@ -35,6 +39,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
       runs: { type: 'string' },
       out: { type: 'string' },
       tsx: { type: 'boolean' },
+      profile: { type: 'string' },
     },
     strict: true,
   });
@@ -50,6 +55,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
     only: only as Section[],
     out: values.out ?? 'docs/benchmarks.md',
     tsx: values.tsx === true,
+    profile: values.profile === undefined ? sandboxDefaults.profile : parseProfile(values.profile),
   };
   for (const [name, v] of Object.entries({ seconds: o.seconds, processes: o.processes, runs: o.runs })) {
     if (!Number.isInteger(v) || v < 1) throw new Error(`--${name} must be a whole number of 1 or more`);

@@ -10,6 +10,7 @@ import { ServiceClient } from '../../src/client/service-client.js';
 import { createQueues } from '../../src/queue/queues.js';
 import { addJobs, recordJob } from '../../src/queue/record-jobs.js';
 import { createRedis, deleteKeysUnder, redisKeys } from '../../src/redis.js';
+import type { SandboxProfile } from '../../src/sandbox/sandbox-options.js';
 import { startSandbox } from '../../src/sandbox/sandbox.js';
 import { benchOrders } from './order-records.js';
 import { ownCpuMs, processCpuMs } from './proc-cpu.js';
@@ -43,8 +44,8 @@ function spawnWorker(env: string): Promise<ChildProcess> {
   });
 }
 
-async function oneRun(n: number, concurrency: number, redisUrl: string, run: number): Promise<OverheadRun> {
-  const sandbox = await startSandbox({ data: 'demo' });
+async function oneRun(n: number, concurrency: number, redisUrl: string, run: number, profile?: SandboxProfile): Promise<OverheadRun> {
+  const sandbox = await startSandbox({ data: 'demo', profile });
   const redis = createRedis(redisUrl);
   const prefix = `bench-overhead-${process.pid}-${run}`;
   const keys = redisKeys(prefix);
@@ -87,12 +88,12 @@ async function oneRun(n: number, concurrency: number, redisUrl: string, run: num
   }
 }
 
-export async function runOverheadBench(o: { orders?: number; runs?: number; concurrency?: number; redisUrl?: string; log?: (l: string) => void } = {}): Promise<OverheadFigures> {
+export async function runOverheadBench(o: { orders?: number; runs?: number; concurrency?: number; redisUrl?: string; profile?: SandboxProfile; log?: (l: string) => void } = {}): Promise<OverheadFigures> {
   const n = o.orders ?? 3000;
   const concurrency = o.concurrency ?? 64;
   const runs: OverheadRun[] = [];
   for (let i = 0; i < (o.runs ?? 3); i++) {
-    const r = await oneRun(n, concurrency, o.redisUrl ?? 'redis://127.0.0.1:6379', i);
+    const r = await oneRun(n, concurrency, o.redisUrl ?? 'redis://127.0.0.1:6379', i, o.profile);
     runs.push(r);
     o.log?.(`  overhead run ${i + 1}: ${r.ordersPerSecond} orders/s, worker ${r.workerCpuMsPerJob} ms CPU/job, sandbox ${r.sandboxCpuMsPerJob} ms CPU/job`);
   }

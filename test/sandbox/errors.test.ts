@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { INTEGRITY_DUPLICATE, INTEGRITY_MISSING, demo, orderBody, orderWithShipment, shipmentBody, useSandbox, varianceBody } from './helpers.js';
 
 /** service-spec.md section 7 and service-behaviors.md "Writing": 400 with {msg}, in the spec's words. */
-const t = useSandbox();
+// The spec profile's answers; the observed profile's differences are in profile-*.test.ts.
+const t = useSandbox({ profile: 'spec' });
 
 describe('errors (spec section 7)', () => {
   describe('a create that would produce a duplicate', () => {
