@@ -6,6 +6,8 @@ export const defaults = {
   getPerMinute: 120,
   /** Collection GETs an hour. */
   collectionPerHour: 300,
+  /** Requests a minute of every kind together (INVENTORY_REQUESTS_PER_MINUTE): none unless the account has such a limit. */
+  requestsPerMinute: undefined as number | undefined,
   /** Fraction of each budget the client allows itself, to absorb clock and network jitter. */
   budgetHeadroom: 0.98,
   /** Time-out of a single-entity call, in ms. */

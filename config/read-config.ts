@@ -7,6 +7,8 @@ export interface Budgets {
   postPerMinute: number;
   getPerMinute: number;
   collectionPerHour: number;
+  /** One budget every request spends (GET, POST, collection), beside the three above; none when undefined. */
+  requestsPerMinute?: number;
   /** Fraction of each budget the client allows itself. */
   headroom: number;
 }
@@ -71,6 +73,11 @@ function issueLine(issue: z.core.$ZodIssue): string {
   return issue.message.startsWith(variable) ? issue.message : `${variable}: ${issue.message}`;
 }
 
+/** The total budget as a field of Budgets, or nothing (so that logs and equality checks do not show `undefined`). */
+function totalBudget(requestsPerMinute: number | undefined): Pick<Budgets, 'requestsPerMinute'> {
+  return requestsPerMinute === undefined ? {} : { requestsPerMinute };
+}
+
 /** Reads and checks the configuration from an environment object; throws ConfigError listing every problem. */
 export function readConfig(env: Record<string, string | undefined>, needs: ConfigNeeds = {}): Config {
   // Empty strings count as unset, as most tools treat them.
@@ -99,6 +106,7 @@ export function readConfig(env: Record<string, string | undefined>, needs: Confi
             postPerMinute: e.INVENTORY_POST_PER_MINUTE,
             getPerMinute: e.INVENTORY_GET_PER_MINUTE,
             collectionPerHour: e.INVENTORY_COLLECTION_PER_HOUR,
+            ...totalBudget(e.INVENTORY_REQUESTS_PER_MINUTE ?? defaults.requestsPerMinute),
             headroom: defaults.budgetHeadroom,
           },
           entityTimeoutMs: e.INVENTORY_ENTITY_TIMEOUT_MS,

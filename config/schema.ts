@@ -26,6 +26,7 @@ export const envSchema = z.object({
   INVENTORY_POST_PER_MINUTE: positiveInt('INVENTORY_POST_PER_MINUTE').default(defaults.postPerMinute),
   INVENTORY_GET_PER_MINUTE: positiveInt('INVENTORY_GET_PER_MINUTE').default(defaults.getPerMinute),
   INVENTORY_COLLECTION_PER_HOUR: positiveInt('INVENTORY_COLLECTION_PER_HOUR').default(defaults.collectionPerHour),
+  INVENTORY_REQUESTS_PER_MINUTE: positiveInt('INVENTORY_REQUESTS_PER_MINUTE').optional(),
   INVENTORY_ENTITY_TIMEOUT_MS: positiveInt('INVENTORY_ENTITY_TIMEOUT_MS').default(defaults.entityTimeoutMs),
   INVENTORY_COLLECTION_TIMEOUT_MS: positiveInt('INVENTORY_COLLECTION_TIMEOUT_MS').default(defaults.collectionTimeoutMs),
   REDIS_URL: z

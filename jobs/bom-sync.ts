@@ -29,8 +29,9 @@ async function syncBom(record: BomRecord, ctx: JobContext): Promise<JobResult> {
     );
   }
   const body: UpdateProductBody = {
-    productId: product.productId,
-    productUrl: product.productUrl,
+    // From the catalog: a product answer need not carry them (service-behaviors.md).
+    productId: found.productId,
+    productUrl: found.productUrl,
     productAssocList: [
       {
         productAssocTypeId: 'MANUF_COMPONENT',
@@ -42,7 +43,7 @@ async function syncBom(record: BomRecord, ctx: JobContext): Promise<JobResult> {
   };
   const action = entry ? 'updated' : 'created';
   try {
-    const updated = await ctx.client.updateProduct(product.productUrl, body);
+    const updated = await ctx.client.updateProduct(found.productUrl, body);
     if (updated.productAssocList.length && !matches(updated, items)) {
       throw new ConflictError(
         `BOM of ${id}: the service answered the update with a different first MANUF_COMPONENT entry`,
@@ -54,7 +55,7 @@ async function syncBom(record: BomRecord, ctx: JobContext): Promise<JobResult> {
     if (!isServiceError(err) || err.outcome === 'not-applied') throw err;
     // A lost answer: read the product back before anything is sent again (a second create would add an entry).
     ctx.note(`BOM of ${id}: the update's answer was lost (${err.code}); reading the product back`);
-    if (!matches(await ctx.client.getProduct(product.productUrl), items)) throw err;
+    if (!matches(await ctx.client.getProduct(found.productUrl), items)) throw err;
     ctx.note(`BOM of ${id}: the product shows the new bill; the update applied`);
   }
   return { outcome: 'synced', summary: `BOM of ${id}: first MANUF_COMPONENT entry ${action} (${items.size} components)`, details: { ...details, action } };

@@ -8,9 +8,13 @@ export function firstBomEntry(product: Pick<Product, 'productAssocList'>): Produ
   return product.productAssocList.find((a) => a.productAssocTypeId === 'MANUF_COMPONENT');
 }
 
+/** The entry's components; an item the service answers without productUrl or quantity makes the bill differ from any wanted one. */
 export function bomItemsOf(entry: ProductAssoc): BomItems {
   const items: BomItems = new Map();
-  for (const it of entry.productAssocItemList) items.set(it.productUrl, (items.get(it.productUrl) ?? 0) + it.quantity);
+  entry.productAssocItemList.forEach((it, i) => {
+    const key = it.productUrl ?? `(item ${i} without productUrl)`;
+    items.set(key, (items.get(key) ?? 0) + (it.quantity ?? Number.NaN));
+  });
   return items;
 }
 
@@ -19,7 +23,8 @@ export function sameBom(a: BomItems, b: BomItems): boolean {
   if (a.size !== b.size) return false;
   for (const [url, q] of a) {
     const other = b.get(url);
-    if (other === undefined || Math.abs(other - q) > 1e-9) return false;
+    // Written so that a NaN quantity (an item without one) never counts as equal.
+    if (other === undefined || !(Math.abs(other - q) <= 1e-9)) return false;
   }
   return true;
 }

@@ -36,8 +36,9 @@ export interface StreamStatus {
 }
 
 export interface BudgetStatus {
+  /** post, get, collection, or total (every request, when the account has one such limit). */
   cls: string;
-  /** The class's budget, e.g. "120/min", when the configuration names it. */
+  /** The budget, e.g. "120/min", when the configuration names it. */
   limit: string | null;
   /** Requests that took budget, since the counters began (shared by every process of the prefix). */
   requests: number;
@@ -74,7 +75,8 @@ export interface StatusReport {
   failedGroups: FailedGroup[];
 }
 
-const BUDGET_CLASSES = ['post', 'get', 'collection'] as const;
+/** The request classes, then `total`: one budget every request spends, on accounts that have one. */
+const BUDGET_LANES = ['post', 'get', 'collection', 'total'] as const;
 
 function toIso(v: string | undefined): string | null {
   if (!v) return null;
@@ -109,16 +111,27 @@ async function streamStatus(redis: Redis, queues: StreamQueues, stream: StreamNa
   };
 }
 
+type Window = [limit: number, windowMs: number, unit: string];
+
+function budgetWindows(b: Budgets): Partial<Record<(typeof BUDGET_LANES)[number], Window>> {
+  return {
+    post: [b.postPerMinute, 60_000, '/min'],
+    get: [b.getPerMinute, 60_000, '/min'],
+    collection: [b.collectionPerHour, 3_600_000, '/h'],
+    ...(b.requestsPerMinute === undefined ? {} : { total: [b.requestsPerMinute, 60_000, '/min'] as Window }),
+  };
+}
+
 async function budgetStatus(redis: Redis, prefix: string, budgets: Budgets | undefined, now: number): Promise<BudgetStatus[]> {
   const keys = redisKeys(prefix);
   const stats = await redis.hgetall(keys.budgetStats());
-  const windows = budgets
-    ? { post: [budgets.postPerMinute, 60_000, '/min'], get: [budgets.getPerMinute, 60_000, '/min'], collection: [budgets.collectionPerHour, 3_600_000, '/h'] }
-    : undefined;
+  const windows = budgets ? budgetWindows(budgets) : undefined;
+  // The total's row shows when the account has one, or when some process spent it (another configuration).
+  const lanes = BUDGET_LANES.filter((cls) => cls !== 'total' || windows?.total || Number(stats['requests:total'] ?? 0) > 0);
   return Promise.all(
-    BUDGET_CLASSES.map(async (cls) => {
+    lanes.map(async (cls) => {
       const [pttl, tat] = await Promise.all([redis.pttl(keys.budgetHold(cls)), redis.get(keys.budget(cls))]);
-      const w = windows?.[cls] as [number, number, string] | undefined;
+      const w = windows?.[cls];
       const interval = w && budgets ? w[1] / (w[0] * budgets.headroom) : undefined;
       const ahead = tat && interval ? Math.max(0, Math.floor((Number(tat) - now) / interval)) : 0;
       return {

@@ -12,9 +12,10 @@ function script(lua: string): LuaScript {
 }
 
 /**
- * Reserves the next slot of one or more classes (GCRA, theoretical arrival time per class), all at once.
- * KEYS: for each class its TAT key and hold key, then the stats hash.
- * ARGV: for each class its emission interval (ms), its burst tolerance (ms) and its name.
+ * Reserves the next slot of one or more lanes (GCRA, theoretical arrival time per lane), all at once: the
+ * request goes at the first instant every lane allows, and each lane's schedule moves past that instant.
+ * KEYS: for each lane its TAT key and hold key, then the stats hash.
+ * ARGV: for each lane its emission interval (ms), its burst tolerance (ms) and its name (the first: the class).
  * Answers the ms to wait before sending (0: send now).
  * Time is Redis's, so processes on machines with different clocks share one schedule.
  */
@@ -45,17 +46,20 @@ return wait
 `);
 
 /**
- * Blocks a class for every process until the service's reset (a 429 answered).
- * KEYS: hold key, stats hash. ARGV: ms from now, class name. A longer hold already in place is kept.
+ * Blocks one or more lanes for every process until the service's reset (a 429 answered).
+ * KEYS: the hold keys, then the stats hash. ARGV: ms from now, the class answered 429. A longer hold already
+ * in place is kept.
  */
 export const HOLD = script(`
 local ms = tonumber(ARGV[1])
-if redis.call('PTTL', KEYS[1]) < ms then
-  local t = redis.call('TIME')
-  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-  redis.call('SET', KEYS[1], string.format('%.0f', now + ms), 'PX', ms)
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+for i = 1, #KEYS - 1 do
+  if redis.call('PTTL', KEYS[i]) < ms then
+    redis.call('SET', KEYS[i], string.format('%.0f', now + ms), 'PX', ms)
+  end
 end
-redis.call('HINCRBY', KEYS[2], 'holds:' .. ARGV[2], 1)
+redis.call('HINCRBY', KEYS[#KEYS], 'holds:' .. ARGV[2], 1)
 return 1
 `);
 

@@ -6,6 +6,14 @@ import { ACQUIRE, HOLD, runScript } from './budget-scripts.js';
 import type { RequestClass } from './service-api.js';
 
 const CLASSES: readonly RequestClass[] = ['post', 'get', 'collection'];
+/**
+ * A budget a request spends: its class's, and `total` (one limit for every request together) when the
+ * account has one. A collection GET spends `collection` and `get` as well.
+ */
+export type BudgetLane = RequestClass | 'total';
+const LANES: readonly BudgetLane[] = [...CLASSES, 'total'];
+/** The total budget's window: a 429 with a reset further away than this cannot be the total's. */
+const TOTAL_WINDOW_MS = 60_000;
 /** A hold with less left than this when a waiting request wakes is over by the time the request arrives. */
 const CLOCK_SLACK_MS = 5;
 /** Lateness always tolerated, whatever the headroom: timers and event loops are never exact. */
@@ -18,20 +26,20 @@ export interface RequestBudgetOptions {
   /**
    * Requests a class may send back to back after an idle spell. Capped at half the headroom of its limit, so a
    * server counting fixed windows still never sees more than the limit. Default: that cap for `collection`
-   * (3 at 300/h), none for `post` and `get`.
+   * (3 at 300/h), none for `post`, `get` and `total`.
    */
-  burst?: Partial<Record<RequestClass, number>>;
+  burst?: Partial<Record<BudgetLane, number>>;
 }
 
 export interface BudgetStats {
-  /** Requests that took budget, per class (a collection GET counts in `collection` and in `get`). */
-  requests: Record<RequestClass, number>;
-  /** Ms requests were told to wait for budget, per class. */
-  waitedMs: Record<RequestClass, number>;
-  /** 429 holds placed, per class. */
-  holds: Record<RequestClass, number>;
-  /** Epoch ms until which a class is held after a 429, for classes held now. */
-  heldUntil: Partial<Record<RequestClass, number>>;
+  /** Requests that took budget, per lane (a collection GET counts in `collection` and `get`; every request in `total` when set). */
+  requests: Record<BudgetLane, number>;
+  /** Ms requests were told to wait for budget, per class of the request. */
+  waitedMs: Record<BudgetLane, number>;
+  /** 429 holds placed, per class of the request answered 429. */
+  holds: Record<BudgetLane, number>;
+  /** Epoch ms until which a lane is held after a 429, for lanes held now. */
+  heldUntil: Partial<Record<BudgetLane, number>>;
 }
 
 interface ClassPlan {
@@ -43,23 +51,26 @@ interface ClassPlan {
   lateMs: number;
 }
 
-function zeroes(): Record<RequestClass, number> {
-  return { post: 0, get: 0, collection: 0 };
+function zeroes(): Record<BudgetLane, number> {
+  return { post: 0, get: 0, collection: 0, total: 0 };
 }
 
-/** Window and limit of each class. */
-function limits(b: Budgets): Record<RequestClass, { limit: number; windowMs: number }> {
+/** Window and limit of each lane (`total` only when the account has one). */
+function limits(b: Budgets): Partial<Record<BudgetLane, { limit: number; windowMs: number }>> {
   return {
     post: { limit: b.postPerMinute, windowMs: 60_000 },
     get: { limit: b.getPerMinute, windowMs: 60_000 },
     collection: { limit: b.collectionPerHour, windowMs: 3_600_000 },
+    ...(b.requestsPerMinute === undefined ? {} : { total: { limit: b.requestsPerMinute, windowMs: TOTAL_WINDOW_MS } }),
   };
 }
 
 /**
- * The account's request budgets, shared by every process through Redis. Each class is a GCRA schedule:
- * `acquire` reserves the class's next slot in one EVALSHA and sleeps until it, so requests go out evenly spaced
- * at `limit × headroom` per window. A 429 `hold`s the class for every process until the service's reset.
+ * The account's request budgets, shared by every process through Redis. Each lane is a GCRA schedule:
+ * `acquire` reserves the next slot of every lane the request spends (its class, and `total` when set) in one
+ * EVALSHA, at the same instant, and sleeps until it; so requests go out evenly spaced at `limit × headroom` per
+ * window in each lane, whichever classes share the total. A 429 `hold`s the class for every process until the
+ * service's reset.
  */
 export class RequestBudget {
   /** No budget at all (benchmarks without limits): acquire costs no Redis round trip; holds stay in this process. */
@@ -71,6 +82,7 @@ export class RequestBudget {
   private readonly redis?: Redis;
   private readonly keys?: RedisKeys;
   private readonly plans = new Map<RequestClass, ClassPlan>();
+  private readonly hasTotal: boolean = false;
   /** Holds placed by this process, local epoch ms (the only holds an unlimited budget has). */
   private readonly heldUntil = zeroes();
   private readonly local = { requests: zeroes(), waitedMs: zeroes(), holds: zeroes() };
@@ -83,8 +95,9 @@ export class RequestBudget {
     const l = limits(opts.budgets);
     const h = opts.budgets.headroom;
     if (!(h > 0 && h <= 1)) throw new RangeError(`budget headroom must be in (0, 1], got ${h}`);
-    const slot = (cls: RequestClass) => {
-      const { limit, windowMs } = l[cls];
+    this.hasTotal = l.total !== undefined;
+    const slot = (cls: BudgetLane) => {
+      const { limit, windowMs } = l[cls]!;
       if (!(limit > 0)) throw new RangeError(`budget of ${cls} must be greater than 0, got ${limit}`);
       const interval = windowMs / (limit * h);
       const cap = Math.floor((limit * (1 - h)) / 2);
@@ -92,8 +105,9 @@ export class RequestBudget {
       return { interval, tolerance: burst * interval };
     };
     for (const cls of CLASSES) {
-      // A collection GET spends one `get` as well, in the same script call.
-      const group: RequestClass[] = cls === 'collection' ? ['collection', 'get'] : [cls];
+      // A collection GET spends one `get` as well, and every request one `total`, all in the same script call.
+      const group: BudgetLane[] = cls === 'collection' ? ['collection', 'get'] : [cls];
+      if (this.hasTotal) group.push('total');
       const keys = group.flatMap((c) => [opts.keys.budget(c), opts.keys.budgetHold(c)]);
       const argv = group.flatMap((c) => {
         const s = slot(c);
@@ -101,7 +115,7 @@ export class RequestBudget {
       });
       const holdKeys = group.map((c) => opts.keys.budgetHold(c));
       // Half the headroom's time absorbs late sends; the other half is the burst cap's.
-      const lateMs = Math.max(MIN_LATE_MS, Math.min(...group.map((c) => (l[c].windowMs * (1 - h)) / 2)));
+      const lateMs = Math.max(MIN_LATE_MS, Math.min(...group.map((c) => (l[c]!.windowMs * (1 - h)) / 2)));
       this.plans.set(cls, { args: [keys.length + 1, ...keys, opts.keys.budgetStats(), ...argv], holdKeys, lateMs });
     }
   }
@@ -126,7 +140,11 @@ export class RequestBudget {
     }
   }
 
-  /** Blocks the class for every process until `untilEpochMs` (the service's reset after a 429). */
+  /**
+   * Blocks the class for every process until `untilEpochMs` (the service's reset after a 429). With a total
+   * budget, a reset within the total's window holds `total` too: the 429 may be the total's, which every
+   * class shares (possibly with other connectors of the account).
+   */
   async hold(cls: RequestClass, untilEpochMs: number): Promise<void> {
     const ms = Math.ceil(untilEpochMs - Date.now());
     if (ms <= 0) return;
@@ -135,7 +153,9 @@ export class RequestBudget {
       this.local.holds[cls]++;
       return;
     }
-    await runScript(this.redis!, HOLD, [2, this.keys!.budgetHold(cls), this.keys!.budgetStats(), ms, cls]);
+    const keys = this.keys!;
+    const lanes: BudgetLane[] = this.hasTotal && ms <= TOTAL_WINDOW_MS ? [cls, 'total'] : [cls];
+    await runScript(this.redis!, HOLD, [lanes.length + 1, ...lanes.map((c) => keys.budgetHold(c)), keys.budgetStats(), ms, cls]);
   }
 
   /** Counters shared by every process (this process's own, when unlimited). */
@@ -147,12 +167,12 @@ export class RequestBudget {
     }
     const keys = this.keys!;
     const pipe = this.redis!.pipeline().hgetall(keys.budgetStats());
-    for (const c of CLASSES) pipe.pttl(keys.budgetHold(c));
+    for (const c of LANES) pipe.pttl(keys.budgetHold(c));
     const replies = (await pipe.exec()) ?? [];
     const hash = (replies[0]?.[1] ?? {}) as Record<string, string>;
     const out: BudgetStats = { requests: zeroes(), waitedMs: zeroes(), holds: zeroes(), heldUntil: {} };
     const now = Date.now();
-    CLASSES.forEach((c, i) => {
+    LANES.forEach((c, i) => {
       out.requests[c] = Number(hash[`requests:${c}`] ?? 0);
       out.waitedMs[c] = Number(hash[`waitedMs:${c}`] ?? 0);
       out.holds[c] = Number(hash[`holds:${c}`] ?? 0);

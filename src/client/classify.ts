@@ -62,6 +62,8 @@ const INTEGRITY = /integrity violation/i;
 const DUPLICATE = /duplicate/i;
 const MISSING = /does not exist|non-?existing|not existing/i;
 const COMPLETED = /\bcompleted\b.*cannot be modified/i;
+/** POSTs that change an order: to the order or one of its actions, or creating a shipment on it. */
+const ORDER_WRITE = /\/api\/(order\/[^/?]+|shipment\/?$)/;
 
 /** Error codes of failures before the request could reach the service. */
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT']);
@@ -126,6 +128,11 @@ function businessError(msg: string): ErrorClass {
   return ValidationError;
 }
 
+/** Whether a POST to this path changes an order (its URL, an action of it, or a new shipment on it). */
+export function writesOrder(path: string): boolean {
+  return ORDER_WRITE.test(path.split('?')[0]!);
+}
+
 /** The error for a non-2xx answer. */
 export function classifyAnswer(a: AnswerInput): ServiceError {
   const now = a.now ?? Date.now();
@@ -138,7 +145,12 @@ export function classifyAnswer(a: AnswerInput): ServiceError {
   let resetAt: number | undefined;
   let what = `answered ${s}`;
   if (s === 401) Cls = UnauthorizedError;
-  else if (s === 403) Cls = ForbiddenError;
+  else if (s === 403 && post && (writesOrder(a.path) || COMPLETED.test(msg ?? ''))) {
+    // Keys have no scopes (service-behaviors.md): a write to an order refused as forbidden means the order is
+    // completed (or cancelled), not that the key lacks a right.
+    Cls = OrderCompletedError;
+    what = 'answered 403 (the order is completed or cancelled; API keys have no scopes)';
+  } else if (s === 403) Cls = ForbiddenError;
   else if (s === 404) Cls = NotFoundError;
   else if (s === 429) {
     Cls = RateLimitedError;

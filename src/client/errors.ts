@@ -119,7 +119,8 @@ export class IntegrityViolationError extends ServiceError {
 export class OrderCompletedError extends ServiceError {
   readonly code = 'ORDER_COMPLETED' as const;
   readonly retryable = false;
-  readonly hint = 'Completed orders cannot be modified until made editable again in the service.';
+  readonly hint =
+    'The order is completed (or cancelled) in the service, so it cannot be modified until made editable again (actionUrlEdit); a 403 here is not about the API key, whose rights have no scopes.';
 }
 
 export class ValidationError extends ServiceError {
@@ -140,7 +141,7 @@ export class TransientError extends ServiceError {
   readonly hint = 'The service or the network failed for now; retried with backoff.';
 }
 
-/** A 2xx whose body does not match the entity's shape. */
+/** A 2xx whose body lacks what the step needs (the message names the field and the URL), or is not JSON. */
 export class BadResponseError extends ServiceError {
   readonly code = 'BAD_RESPONSE' as const;
   readonly retryable = false;

@@ -1,129 +1,161 @@
 import { z } from 'zod';
 
-/** Entities of service-spec.md section 2, tolerant of fields the spec does not show. */
+/**
+ * Entities of service-spec.md section 2, read liberally (shared/service-behaviors.md, "Answers that vary with
+ * state"): a field is required only where every use of the answer needs it; anything else may be null or
+ * absent (null reads as absent); ids may be JSON numbers (read as strings); side lists may be null (read as
+ * empty). What one step needs beyond this is asked by its own decoder (`orderRead`, `shipmentCreated`, ...).
+ */
 
 const url = z.string().min(1);
 const dateTime = z.string();
+/** An id the service answers as a string or a JSON number (`"shipmentId": 328966`); always a string here. */
+export const idSchema = z.union([z.string(), z.number().transform(String)]);
+/** Null and absence alike read as absent. */
+const opt = <T extends z.ZodType>(s: T) => z.preprocess((v) => (v === null ? undefined : v), s.optional());
+/** A side list: null or absent read as empty. */
+const list = <T extends z.ZodType>(item: T) => z.preprocess((v) => v ?? [], z.array(item));
+
 const statusHistoryEntry = z.looseObject({
-  statusId: z.string().nullable(),
-  txStamp: z.number(),
-  userLoginUrl: z.string().optional(),
+  statusId: opt(z.string()),
+  // Epoch seconds in every public sample, ms in the spec's examples: never relied on.
+  txStamp: opt(z.number()),
+  userLoginUrl: opt(z.string()),
 });
 
 export const orderItemSchema = z.looseObject({
-  orderItemUrl: url.optional(),
-  reserveUrl: url.optional(),
-  productId: z.string(),
-  productUrl: url,
-  unitPrice: z.number(),
-  quantity: z.number(),
+  orderItemUrl: opt(url),
+  reserveUrl: opt(url),
+  productId: opt(idSchema),
+  productUrl: opt(url),
+  unitPrice: opt(z.number()),
+  quantity: opt(z.number()),
 });
 
 export const orderSchema = z.looseObject({
-  orderId: z.string(),
-  orderUrl: url,
-  orderTypeId: z.string().optional(),
-  statusId: z.string(),
-  originFacilityUrl: url.optional(),
-  orderDate: dateTime.optional(),
-  createdDate: dateTime.optional(),
-  lastUpdatedDate: dateTime.optional(),
-  actionUrlComplete: url.optional(),
-  actionUrlLock: url.optional(),
-  actionUrlCancel: url.optional(),
-  orderItemList: z.array(orderItemSchema).default([]),
-  orderItemListTotal: z.number().optional(),
-  shipmentUrlList: z.array(url).optional(),
-  invalidations: z.array(z.string()).optional(),
+  orderId: opt(idSchema),
+  orderUrl: opt(url),
+  orderTypeId: opt(z.string()),
+  statusId: opt(z.string()),
+  originFacilityUrl: opt(url),
+  orderDate: opt(dateTime),
+  createdDate: opt(dateTime),
+  lastUpdatedDate: opt(dateTime),
+  // Action URLs are there only while the action is valid (null on a completed order).
+  actionUrlComplete: opt(url),
+  actionUrlLock: opt(url),
+  actionUrlCancel: opt(url),
+  actionUrlEdit: opt(url),
+  orderItemList: list(orderItemSchema),
+  orderItemListTotal: opt(z.number()),
+  /** null reads as [] (no shipment); absent stays undefined: the answer does not say (see shipmentUrlsOf). */
+  shipmentUrlList: z.preprocess((v) => (v === null ? [] : v), z.array(url).optional()),
+  invalidations: opt(z.array(z.string())),
 });
 
 export const shipmentItemSchema = z.looseObject({
-  facilityUrl: url,
-  productId: z.string().optional(),
-  productUrl: url,
-  quantity: z.number(),
+  facilityUrl: opt(url),
+  productId: opt(idSchema),
+  productUrl: opt(url),
+  quantity: opt(z.number()),
 });
 
 export const shipmentSchema = z.looseObject({
-  shipmentId: z.string(),
-  shipmentIdUser: z.string().nullish(),
-  shipmentUrl: url,
-  shipmentTypeId: z.string().optional(),
-  primaryOrderUrl: url.optional(),
-  statusId: z.string(),
-  actionUrlShip: url.optional(),
-  actionUrlCancel: url.optional(),
-  shipmentItemList: z.array(shipmentItemSchema).default([]),
-  statusIdHistoryList: z.array(statusHistoryEntry).optional(),
-  invalidations: z.array(z.string()).optional(),
+  shipmentId: opt(idSchema),
+  shipmentIdUser: opt(z.string()),
+  shipmentUrl: opt(url),
+  shipmentTypeId: opt(z.string()),
+  primaryOrderUrl: opt(url),
+  statusId: opt(z.string()),
+  // Null once shipped (service-behaviors.md): never needed, the ship step posts to shipmentUrl.
+  actionUrlShip: opt(url),
+  actionUrlCancel: opt(url),
+  shipmentItemList: list(shipmentItemSchema),
+  statusIdHistoryList: opt(z.array(statusHistoryEntry)),
+  invalidations: opt(z.array(z.string())),
 });
 
 export const varianceItemSchema = z.looseObject({
-  facilityUrl: url.optional(),
-  productUrl: url,
-  productId: z.string().optional(),
-  quantityOnHandVar: z.number(),
+  facilityUrl: opt(url),
+  productUrl: opt(url),
+  productId: opt(idSchema),
+  quantityOnHandVar: opt(z.number()),
 });
 
 export const varianceSchema = z.looseObject({
-  physicalInventoryId: z.string(),
+  physicalInventoryId: opt(idSchema),
   physicalInventoryUrl: url,
-  physicalInventoryTypeId: z.string().optional(),
-  physicalInventoryDate: dateTime,
-  statusId: z.string(),
-  facilityUrl: url,
-  createdDate: dateTime.optional(),
-  inventoryItemVarianceList: z.array(varianceItemSchema).default([]),
-  invalidations: z.array(z.string()).optional(),
+  physicalInventoryTypeId: opt(z.string()),
+  physicalInventoryDate: opt(dateTime),
+  statusId: opt(z.string()),
+  facilityUrl: opt(url),
+  createdDate: opt(dateTime),
+  inventoryItemVarianceList: list(varianceItemSchema),
+  invalidations: opt(z.array(z.string())),
 });
 
-export const productAssocItemSchema = z.looseObject({ productUrl: url, quantity: z.number() });
+export const productAssocItemSchema = z.looseObject({ productUrl: opt(url), quantity: opt(z.number()) });
 
 export const productAssocSchema = z.looseObject({
-  productAssocTypeId: z.string(),
-  productAssocUrl: url.optional(),
-  productAssocItemList: z.array(productAssocItemSchema).default([]),
+  productAssocTypeId: opt(z.string()),
+  productAssocUrl: opt(url),
+  productAssocItemList: list(productAssocItemSchema),
 });
 
 export const productSchema = z.looseObject({
-  productId: z.string(),
-  productUrl: url,
-  internalName: z.string().nullish(),
-  statusId: z.string().nullish(),
-  productAssocList: z.array(productAssocSchema).default([]),
-  invalidations: z.array(z.string()).optional(),
+  productId: opt(idSchema),
+  productUrl: opt(url),
+  internalName: opt(z.string()),
+  statusId: opt(z.string()),
+  productAssocList: list(productAssocSchema),
+  invalidations: opt(z.array(z.string())),
 });
+
+// What one step needs of an answer, beyond the entity's shape.
+
+/** Create order: the order's URL, which every later step uses. */
+export const orderCreatedSchema = orderSchema.extend({ orderUrl: url });
+/** A read of an order (settling, read-back): its URL and its status. */
+export const orderReadSchema = orderSchema.extend({ orderUrl: url, statusId: z.string() });
+/** Create shipment: the shipment's URL, which the ship step posts to. */
+export const shipmentCreatedSchema = shipmentSchema.extend({ shipmentUrl: url });
+/** A read of a shipment: its status (shipped or not). */
+export const shipmentReadSchema = shipmentSchema.extend({ statusId: z.string() });
 
 /** Rows of collection GETs (decoded from column-major answers). Rows may omit fields. */
 export const facilityRowSchema = z.looseObject({
-  facilityId: z.string().nullish(),
+  facilityId: opt(idSchema),
   facilityUrl: url,
-  facilityName: z.string().nullish(),
-  parentFacilityUrl: z.string().nullish(),
-  statusId: z.string().nullish(),
+  facilityName: opt(z.string()),
+  parentFacilityUrl: opt(z.string()),
+  statusId: opt(z.string()),
 });
 
 export const productRowSchema = z.looseObject({
-  productId: z.string(),
+  productId: idSchema,
   productUrl: url,
-  internalName: z.string().nullish(),
-  statusId: z.string().nullish(),
+  internalName: opt(z.string()),
+  statusId: opt(z.string()),
 });
 
 export const inventoryItemRowSchema = z.looseObject({
-  productId: z.string().nullish(),
+  productId: opt(idSchema),
   productUrl: url,
   facilityUrl: url,
-  quantityOnHand: z.number().nullish(),
-  quantityReserved: z.number().nullish(),
-  quantityOnOrder: z.number().nullish(),
-  lotId: z.string().nullish(),
-  normalizedPackingString: z.string().nullish(),
+  quantityOnHand: opt(z.number()),
+  quantityReserved: opt(z.number()),
+  quantityOnOrder: opt(z.number()),
+  lotId: opt(idSchema),
+  normalizedPackingString: opt(z.string()),
 });
 
 export type Order = z.infer<typeof orderSchema>;
 export type OrderItem = z.infer<typeof orderItemSchema>;
 export type Shipment = z.infer<typeof shipmentSchema>;
+export type CreatedOrder = z.infer<typeof orderCreatedSchema>;
+export type ReadOrder = z.infer<typeof orderReadSchema>;
+export type CreatedShipment = z.infer<typeof shipmentCreatedSchema>;
+export type ReadShipment = z.infer<typeof shipmentReadSchema>;
 export type ShipmentItem = z.infer<typeof shipmentItemSchema>;
 export type InventoryVariance = z.infer<typeof varianceSchema>;
 export type Product = z.infer<typeof productSchema>;

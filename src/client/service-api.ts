@@ -1,4 +1,6 @@
 import type {
+  CreatedOrder,
+  CreatedShipment,
   CreateOrderBody,
   CreateShipmentBody,
   CreateVarianceBody,
@@ -8,6 +10,8 @@ import type {
   Order,
   Product,
   ProductRow,
+  ReadOrder,
+  ReadShipment,
   Shipment,
   UpdateProductBody,
 } from './schemas.js';
@@ -45,19 +49,22 @@ export interface CallOptions {
  */
 export interface ServiceApi {
   readonly account: string;
-  /** `/{account}/api/{collection}/{id}` for orders and shipments, whose ids the client chooses. Never for products. */
-  entityPath(collection: 'order' | 'shipment', id: string): string;
+  /**
+   * `/{account}/api/order/{orderId}`: an order's URL uses the orderId the client chose. Never for shipments (the
+   * service may assign its own shipmentId; find them through the order's shipmentUrlList) nor products.
+   */
+  entityPath(collection: 'order', id: string): string;
   listFacilities(o?: CallOptions): Promise<FacilityRow[]>;
   listProducts(o?: CallOptions): Promise<ProductRow[]>;
   listInventoryItems(o?: CallOptions): Promise<InventoryItemRow[]>;
   /** Any collection, decoded from column-major into rows. */
   listCollection(name: string, o?: CallOptions): Promise<Record<string, unknown>[]>;
-  getOrder(path: string, o?: CallOptions): Promise<Order>;
-  getShipment(path: string, o?: CallOptions): Promise<Shipment>;
+  getOrder(path: string, o?: CallOptions): Promise<ReadOrder>;
+  getShipment(path: string, o?: CallOptions): Promise<ReadShipment>;
   getProduct(path: string, o?: CallOptions): Promise<Product>;
   getVariance(path: string, o?: CallOptions): Promise<InventoryVariance>;
-  createOrder(body: CreateOrderBody, o?: CallOptions): Promise<Order>;
-  createShipment(body: CreateShipmentBody, o?: CallOptions): Promise<Shipment>;
+  createOrder(body: CreateOrderBody, o?: CallOptions): Promise<CreatedOrder>;
+  createShipment(body: CreateShipmentBody, o?: CallOptions): Promise<CreatedShipment>;
   modifyShipment(path: string, body: Record<string, unknown>, o?: CallOptions): Promise<Shipment>;
   /** POST {} to an action URL as returned in an entity; answers the entity as untyped JSON. */
   postAction(path: string, o?: CallOptions): Promise<unknown>;

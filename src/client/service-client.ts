@@ -5,6 +5,8 @@ import { RequestBudget } from './budget.js';
 import { badResponse, classifyAnswer, classifyNetworkError, type HttpMethod } from './classify.js';
 import { isServiceError, TransientError, type ServiceError } from './errors.js';
 import type {
+  CreatedOrder,
+  CreatedShipment,
   CreateOrderBody,
   CreateShipmentBody,
   CreateVarianceBody,
@@ -14,6 +16,8 @@ import type {
   Order,
   Product,
   ProductRow,
+  ReadOrder,
+  ReadShipment,
   Shipment,
   UpdateProductBody,
 } from './schemas.js';
@@ -86,7 +90,7 @@ export class ServiceClient implements ServiceApi {
     this.secrets = secretForms([opts.apiKey, opts.apiSecret], [[opts.apiKey, opts.apiSecret]]);
   }
 
-  entityPath(collection: 'order' | 'shipment', id: string): string {
+  entityPath(collection: 'order', id: string): string {
     return `/${this.account}/api/${collection}/${encodeURIComponent(id)}`;
   }
 
@@ -103,11 +107,11 @@ export class ServiceClient implements ServiceApi {
     return this.read(this.collectionPath(name), 'collection', d.anyRows, o);
   }
 
-  getOrder(path: string, o?: CallOptions): Promise<Order> {
-    return this.read(toPath(path), 'get', d.order, o);
+  getOrder(path: string, o?: CallOptions): Promise<ReadOrder> {
+    return this.read(toPath(path), 'get', d.orderRead, o);
   }
-  getShipment(path: string, o?: CallOptions): Promise<Shipment> {
-    return this.read(toPath(path), 'get', d.shipment, o);
+  getShipment(path: string, o?: CallOptions): Promise<ReadShipment> {
+    return this.read(toPath(path), 'get', d.shipmentRead, o);
   }
   getProduct(path: string, o?: CallOptions): Promise<Product> {
     return this.read(toPath(path), 'get', d.product, o);
@@ -116,11 +120,11 @@ export class ServiceClient implements ServiceApi {
     return this.read(toPath(path), 'get', d.variance, o);
   }
 
-  createOrder(body: CreateOrderBody, o?: CallOptions): Promise<Order> {
-    return this.write(`/${this.account}/api/order`, JSON.stringify(body), d.order, o);
+  createOrder(body: CreateOrderBody, o?: CallOptions): Promise<CreatedOrder> {
+    return this.write(`/${this.account}/api/order`, JSON.stringify(body), d.orderCreated, o);
   }
-  createShipment(body: CreateShipmentBody, o?: CallOptions): Promise<Shipment> {
-    return this.write(`/${this.account}/api/shipment`, JSON.stringify(body), d.shipment, o);
+  createShipment(body: CreateShipmentBody, o?: CallOptions): Promise<CreatedShipment> {
+    return this.write(`/${this.account}/api/shipment`, JSON.stringify(body), d.shipmentCreated, o);
   }
   modifyShipment(path: string, body: Record<string, unknown>, o?: CallOptions): Promise<Shipment> {
     return this.write(toPath(path), JSON.stringify(body), d.shipment, o);

@@ -3,9 +3,13 @@ import { decodeColumns } from './columns.js';
 import {
   facilityRowSchema,
   inventoryItemRowSchema,
+  orderCreatedSchema,
+  orderReadSchema,
   orderSchema,
   productRowSchema,
   productSchema,
+  shipmentCreatedSchema,
+  shipmentReadSchema,
   shipmentSchema,
   varianceSchema,
   type FacilityRow,
@@ -26,8 +30,15 @@ export class ShapeError extends Error {
 
 const MAX_ISSUES = 3;
 
+/** zod's "expected string, received undefined" says less than "is missing" to whoever reads the job. */
+function problem(message: string): string {
+  if (/received undefined$/.test(message)) return 'is missing';
+  if (/received null$/.test(message)) return 'is null';
+  return message;
+}
+
 function issuesText(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>, prefix = ''): string {
-  const shown = issues.slice(0, MAX_ISSUES).map((i) => `${prefix}${i.path.map(String).join('.') || '(body)'}: ${i.message}`);
+  const shown = issues.slice(0, MAX_ISSUES).map((i) => `${prefix}${i.path.map(String).join('.') || '(body)'}: ${problem(i.message)}`);
   if (issues.length > MAX_ISSUES) shown.push(`and ${issues.length - MAX_ISSUES} more`);
   return shown.join('; ');
 }
@@ -58,7 +69,11 @@ export function rowsDecoder<T>(schema: ZodType<T>): Decoder<T[]> {
 /** The decoders of the client's calls, built once. */
 export const decoders = {
   order: shapeDecoder(orderSchema),
+  orderCreated: shapeDecoder(orderCreatedSchema),
+  orderRead: shapeDecoder(orderReadSchema),
   shipment: shapeDecoder(shipmentSchema),
+  shipmentCreated: shapeDecoder(shipmentCreatedSchema),
+  shipmentRead: shapeDecoder(shipmentReadSchema),
   product: shapeDecoder(productSchema),
   variance: shapeDecoder(varianceSchema),
   any: ((json) => json) as Decoder<unknown>,

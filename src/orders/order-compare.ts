@@ -8,7 +8,8 @@ export interface Difference {
   record: string;
 }
 
-const num = (n: number) => String(Math.round(n * 1e6) / 1e6);
+/** A number as compared; `?` when the service left it out (so it differs from any record value). */
+const num = (n: number | undefined) => (n === undefined ? '?' : String(Math.round(n * 1e6) / 1e6));
 
 /** Groups "what" strings by key, sorted, so line order and splitting do not matter. */
 function groupBy<T>(items: T[], key: (t: T) => string, what: (t: T) => string): Map<string, string> {
@@ -32,8 +33,8 @@ function compareGroups(field: (key: string) => string, service: Map<string, stri
   return out;
 }
 
-function productName(plan: OrderPlan, productUrl: string, productId?: string): string {
-  return plan.productIds.get(productUrl) ?? productId ?? productUrl;
+function productName(plan: OrderPlan, productUrl: string | undefined, productId?: string): string {
+  return (productUrl === undefined ? undefined : plan.productIds.get(productUrl)) ?? productId ?? productUrl ?? '?';
 }
 
 /** A naive date-time to the second (the service answers `YYYY-MM-DDTHH:MM:SS`; a record may add `.mmm`). */
@@ -52,7 +53,7 @@ export function compareOrder(order: Order, plan: OrderPlan): Difference[] {
   if (recordDate !== undefined && order.orderDate !== undefined && toSecond(order.orderDate) !== toSecond(recordDate)) {
     out.push({ field: 'orderDate', service: order.orderDate, record: recordDate });
   }
-  const what = (i: { quantity: number; unitPrice: number }) => `${num(i.quantity)} x ${num(i.unitPrice)}`;
+  const what = (i: { quantity?: number; unitPrice?: number }) => `${num(i.quantity)} x ${num(i.unitPrice)}`;
   const service = groupBy(order.orderItemList, (i) => productName(plan, i.productUrl, i.productId), what);
   const record = groupBy(plan.order.orderItemList, (i) => productName(plan, i.productUrl, i.productId), what);
   out.push(...compareGroups((p) => `lines[${p}] quantity x unitPrice`, service, record));
@@ -68,8 +69,8 @@ export function compareShipment(shipment: Shipment, plan: OrderPlan, orderUrl: s
   if (shipment.shipmentIdUser != null && shipment.shipmentIdUser !== plan.shipmentIdUser) {
     out.push({ field: 'shipmentIdUser', service: shipment.shipmentIdUser, record: plan.shipmentIdUser });
   }
-  const key = (i: { productUrl: string; productId?: string; facilityUrl: string }) => `${productName(plan, i.productUrl, i.productId)} at ${i.facilityUrl}`;
-  const what = (i: { quantity: number }) => num(i.quantity);
+  const key = (i: { productUrl?: string; productId?: string; facilityUrl?: string }) => `${productName(plan, i.productUrl, i.productId)} at ${i.facilityUrl ?? '?'}`;
+  const what = (i: { quantity?: number }) => num(i.quantity);
   const service = groupBy(shipment.shipmentItemList, key, what);
   const record = groupBy(plan.shipment.shipmentItemList, key, what);
   out.push(...compareGroups((k) => `shipment lines[${k}] quantity`, service, record));

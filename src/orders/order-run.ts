@@ -1,5 +1,5 @@
 import { isServiceError, type ServiceError } from '../client/errors.js';
-import type { Order, Shipment } from '../client/schemas.js';
+import type { CreatedOrder, CreatedShipment, Shipment } from '../client/schemas.js';
 import type { JobResult } from '../queue/job-kind.js';
 import { PermanentJobError } from '../queue/job-errors.js';
 import { serviceRefused } from './order-errors.js';
@@ -25,6 +25,10 @@ export class OrderRun extends OrderSettlement {
     const p = this.progress;
     if (p.step !== 'none' && p.recordHash !== this.plan.recordHash) await this.reconcile();
     else if (p.pending) await this.settlePending(p.pending);
+    // Created in an earlier attempt, nothing pending: the progress cannot rule out a shipment (a Redis restored
+    // from an older state, an answer that landed late), and the service may not refuse a second one when it
+    // ignores our shipmentId. One read of the order says.
+    else if (p.step === 'created') await this.settlePending('create-shipment');
     while (this.progress.step !== 'completed') {
       if (this.progress.step === 'none') await this.createOrder();
       else if (this.progress.step === 'created') await this.createShipment();
@@ -57,71 +61,66 @@ export class OrderRun extends OrderSettlement {
 
   private async createOrder(): Promise<void> {
     await this.intend('create-order');
-    let order: Order;
+    let order: CreatedOrder;
     try {
       order = await this.ctx.client.createOrder(this.plan.order);
     } catch (err) {
-      if (isServiceError(err) && READ_BACK.has(err.code)) return this.readBackOrder(err);
+      if (isServiceError(err) && READ_BACK.has(err.code)) return this.readBack('create-order', err);
       return this.failed('create-order', err, 'created the order');
     }
     this.applied.push('created the order');
+    // A new order has no shipment yet: nothing to look for before creating one.
     await this.advance('created', { orderUrl: order.orderUrl, actionUrlComplete: order.actionUrlComplete ?? `${order.orderUrl}/complete` });
-  }
-
-  private async readBackOrder(err: ServiceError): Promise<void> {
-    this.ctx.note(`create order answered ${err.code}; reading the order back`, { msg: err.msg });
-    const order = await this.readOrder();
-    if (!order) {
-      await this.clearPending();
-      throw serviceRefused(this.plan.orderId, 'create the order (it names an object the service does not have)', err);
-    }
-    await this.adoptOrder(order);
-    if (this.progress.step === 'completed') {
-      // An order completed before this job: its shipment must match the record too.
-      const shipment = await this.readShipment();
-      if (shipment) await this.adoptShipment(shipment, true);
-    }
   }
 
   private async createShipment(): Promise<void> {
     await this.intend('create-shipment');
     const body = { ...this.plan.shipment, primaryOrderUrl: this.orderPath() };
-    let shipment: Shipment;
+    let shipment: CreatedShipment;
     try {
       shipment = await this.ctx.client.createShipment(body);
     } catch (err) {
-      if (isServiceError(err) && READ_BACK.has(err.code)) return this.readBackShipment(err);
+      if (isServiceError(err) && READ_BACK.has(err.code)) return this.readBack('create-shipment', err);
       return this.failed('create-shipment', err, 'created the shipment');
     }
     this.applied.push('created the shipment');
     await this.advance(shipment.statusId === SHIPMENT_SHIPPED ? 'shipped' : 'shipment-created', { shipmentUrl: shipment.shipmentUrl });
   }
 
-  private async readBackShipment(err: ServiceError): Promise<void> {
-    this.ctx.note(`create shipment answered ${err.code}; reading the shipment back`, { msg: err.msg });
-    if (err.code === 'ORDER_COMPLETED') {
-      const order = await this.readOrder();
-      if (order) return this.adoptOrder(order);
-    }
-    const shipment = await this.readShipment();
-    if (!shipment) {
-      await this.clearPending();
-      throw serviceRefused(this.plan.orderId, 'create the shipment (it names an object the service does not have)', err);
-    }
-    await this.adoptShipment(shipment);
+  /**
+   * A create refused as a duplicate, an integrity violation or a completed order: the order (and its shipment)
+   * may exist already, so what the service has is read and adopted (or refused when it differs).
+   */
+  private async readBack(step: 'create-order' | 'create-shipment', err: ServiceError): Promise<void> {
+    const what = step === 'create-order' ? 'order' : 'shipment';
+    this.ctx.note(`create ${what} answered ${err.code}; reading the order back`, { msg: err.msg });
+    const order = await this.readOrder();
+    if (order) await this.adoptOrder(order);
+    const before = step === 'create-order' ? 'none' : 'created';
+    if (order && this.progress.step !== before) return;
+    await this.clearPending();
+    throw serviceRefused(this.plan.orderId, `create the ${what} (the service has no such ${what} to read back)`, err);
   }
 
   private async ship(): Promise<void> {
+    const path = this.progress.shipmentUrl;
+    // Progress without the shipment's URL (written by an older version): the order's shipment list says.
+    if (!path) return void (await this.settlePending('ship'));
     await this.intend('ship');
-    const path = this.shipmentPath();
+    let shipment: Shipment;
     try {
-      const shipment = await this.ctx.client.modifyShipment(path, { statusId: SHIPMENT_SHIPPED });
-      if (shipment.statusId !== SHIPMENT_SHIPPED) {
-        throw new PermanentJobError('SERVICE_REFUSED', `order ${this.plan.orderId}: shipping answered status ${shipment.statusId}, not ${SHIPMENT_SHIPPED}`, 'Check the shipment in the service, then retry the job.', { path });
-      }
+      shipment = await this.ctx.client.modifyShipment(path, { statusId: SHIPMENT_SHIPPED });
     } catch (err) {
       if (isServiceError(err) && !uncertain(err) && REFUSED.has(err.code) && (await this.settlePending('ship'))) return;
       return this.failed('ship', err, 'shipped the shipment');
+    }
+    if (shipment.statusId === undefined) {
+      // Applied, but the answer does not say the status: one read settles it.
+      this.ctx.note('ship answered without a statusId; reading the shipment');
+      if (await this.settlePending('ship')) return void this.applied.push('shipped the shipment (confirmed by a read)');
+    }
+    if (shipment.statusId !== SHIPMENT_SHIPPED) {
+      throw new PermanentJobError('SERVICE_REFUSED', `order ${this.plan.orderId}: shipping answered status ${shipment.statusId ?? 'none'}, not ${SHIPMENT_SHIPPED}`, 'Check the shipment in the service, then retry the job.', { path });
     }
     this.applied.push('shipped the shipment');
     await this.advance('shipped');
@@ -133,10 +132,8 @@ export class OrderRun extends OrderSettlement {
     try {
       await this.ctx.client.completeOrder(actionUrl);
     } catch (err) {
-      if (isServiceError(err) && err.code === 'ORDER_COMPLETED') {
-        this.ctx.note('complete answered ORDER_COMPLETED: the order is completed already');
-        return this.advance('completed');
-      }
+      // A 400 or 403 saying the order is completed (or cancelled): one read tells which.
+      if (isServiceError(err) && err.code === 'ORDER_COMPLETED' && (await this.settlePending('complete'))) return;
       return this.failed('complete', err, 'completed the order');
     }
     this.applied.push('completed the order');

@@ -1,10 +1,11 @@
 import { NotFoundError } from '../client/errors.js';
-import type { Order, Shipment } from '../client/schemas.js';
+import type { ReadOrder, ReadShipment } from '../client/schemas.js';
 import type { JobContext } from '../queue/job-kind.js';
-import { compareOrder, compareShipment } from './order-compare.js';
+import { findShipment, severalShipments, type ShipmentSearch } from './find-shipment.js';
+import { compareOrder } from './order-compare.js';
 import { completedOrderChanged, orderConflict } from './order-errors.js';
 import type { OrderPlan } from './order-plan.js';
-import type { OrderProgress, Pending, ProgressStore, Step } from './order-progress.js';
+import { stepIndex, type OrderProgress, type Pending, type ProgressStore, type Step } from './order-progress.js';
 
 export const ORDER_COMPLETED = 'ORDER_COMPLETED';
 export const SHIPMENT_SHIPPED = 'SHIPMENT_SHIPPED';
@@ -15,6 +16,8 @@ const NEXT: Record<Step, Pending | undefined> = {
   shipped: 'complete',
   completed: undefined,
 };
+/** The step a write starts from: once the service shows a later one, the write had been applied. */
+const BEFORE: Record<Pending, Step> = { 'create-order': 'none', 'create-shipment': 'created', ship: 'shipment-created', complete: 'shipped' };
 
 /**
  * An order's progress and how it is settled against the service: what surely happened is recorded with the
@@ -54,11 +57,7 @@ export abstract class OrderSettlement {
     return this.progress.orderUrl ?? this.ctx.client.entityPath('order', this.plan.orderId);
   }
 
-  protected shipmentPath(): string {
-    return this.progress.shipmentUrl ?? this.ctx.client.entityPath('shipment', this.plan.shipmentId);
-  }
-
-  protected async readOrder(): Promise<Order | undefined> {
+  protected async readOrder(): Promise<ReadOrder | undefined> {
     try {
       return await this.ctx.client.getOrder(this.orderPath());
     } catch (err) {
@@ -67,38 +66,32 @@ export abstract class OrderSettlement {
     }
   }
 
-  protected async readShipment(): Promise<Shipment | undefined> {
-    try {
-      return await this.ctx.client.getShipment(this.shipmentPath());
-    } catch (err) {
-      if (err instanceof NotFoundError) return undefined;
-      throw err;
-    }
-  }
-
-  /** Fails when the order differs from the record; records it as created or completed when it matches. */
-  protected async adoptOrder(order: Order): Promise<void> {
-    const diffs = compareOrder(order, this.plan);
+  /**
+   * Records what the service has of the order: fails when the order or its shipment differs from the record;
+   * otherwise the step is what the service shows (completed, shipped, shipment created, or created). The
+   * shipment is looked for in the order's shipmentUrlList (one GET per listed shipment, none when it lists
+   * none), so an order this attempt did not create itself never gets a second shipment.
+   */
+  protected async adoptOrder(order: ReadOrder, search?: ShipmentSearch): Promise<void> {
+    const found = search ?? (await findShipment(this.ctx.client, order, this.plan));
+    if (found.kind === 'several') throw severalShipments(this.plan.orderId, order.orderUrl, found.urls);
+    const completed = order.statusId === ORDER_COMPLETED;
+    // Both compared before anything is recorded, so a change to a completed order is refused whole.
+    const orderDiffs = compareOrder(order, this.plan);
+    const diffs = [...orderDiffs, ...(found.kind === 'differs' ? found.diffs : [])];
     if (diffs.length) {
-      throw order.statusId === ORDER_COMPLETED ? completedOrderChanged(this.plan.orderId, diffs) : orderConflict(this.plan.orderId, 'order', diffs);
+      if (completed) throw completedOrderChanged(this.plan.orderId, diffs);
+      throw orderConflict(this.plan.orderId, orderDiffs.length ? 'order' : 'shipment', diffs);
     }
-    const fields = { orderUrl: order.orderUrl, actionUrlComplete: order.actionUrlComplete ?? `${order.orderUrl}/complete` };
-    await this.advance(order.statusId === ORDER_COMPLETED ? 'completed' : 'created', fields);
-  }
-
-  /** Fails when the shipment differs from the record; records it as created or shipped when it matches. */
-  protected async adoptShipment(shipment: Shipment, orderCompleted = false): Promise<void> {
-    const diffs = compareShipment(shipment, this.plan, this.orderPath());
-    if (diffs.length) {
-      throw orderCompleted ? completedOrderChanged(this.plan.orderId, diffs) : orderConflict(this.plan.orderId, 'shipment', diffs);
-    }
-    if (orderCompleted) return;
-    await this.advance(shipment.statusId === SHIPMENT_SHIPPED ? 'shipped' : 'shipment-created', { shipmentUrl: shipment.shipmentUrl });
+    const fields: Partial<OrderProgress> = { orderUrl: order.orderUrl, actionUrlComplete: order.actionUrlComplete ?? `${order.orderUrl}/complete` };
+    if (completed) return this.advance('completed', found.kind === 'found' ? { ...fields, shipmentUrl: found.url } : fields);
+    if (found.kind !== 'found') return this.advance('created', fields);
+    await this.advance(found.shipment.statusId === SHIPMENT_SHIPPED ? 'shipped' : 'shipment-created', { ...fields, shipmentUrl: found.url });
   }
 
   /** A corrected record for an order already (partly) synced: compare it with the service, then resume. */
   protected async reconcile(): Promise<void> {
-    this.ctx.note('record differs from the one synced before; reading the order and shipment back to compare');
+    this.ctx.note('record differs from the one synced before; reading the order and its shipment back to compare');
     const order = await this.readOrder();
     if (!order) {
       this.ctx.note('order not found in the service; starting over');
@@ -106,43 +99,38 @@ export abstract class OrderSettlement {
       await this.store.save({ step: undefined, pending: undefined, orderUrl: undefined, actionUrlComplete: undefined, shipmentUrl: undefined, recordHash: this.plan.recordHash });
       return;
     }
-    const completed = order.statusId === ORDER_COMPLETED;
-    const shipment = await this.readShipment();
-    // Compare both before recording anything, so a change to a completed order is refused whole.
-    const orderDiffs = compareOrder(order, this.plan);
-    const shipmentDiffs = shipment ? compareShipment(shipment, this.plan, order.orderUrl) : [];
-    const diffs = [...orderDiffs, ...shipmentDiffs];
-    if (diffs.length) {
-      if (completed) throw completedOrderChanged(this.plan.orderId, diffs);
-      throw orderConflict(this.plan.orderId, orderDiffs.length ? 'order' : 'shipment', diffs);
-    }
     await this.adoptOrder(order);
-    if (shipment && !completed) await this.adoptShipment(shipment);
   }
 
-  /** A write of an earlier attempt may have happened (crash, lost answer): read once to know. */
+  /** A write of an earlier attempt may have happened (crash, lost answer): read to know. */
   protected async settlePending(pending: Pending): Promise<boolean> {
     this.ctx.note(`outcome of "${pending}" is uncertain; reading the service to settle it`);
     let done = false;
-    if (pending === 'create-order') {
-      const order = await this.readOrder();
-      if (order) await this.adoptOrder(order);
-      done = !!order;
-    } else if (pending === 'create-shipment') {
-      const shipment = await this.readShipment();
-      if (shipment) await this.adoptShipment(shipment);
-      done = !!shipment;
-    } else if (pending === 'ship') {
-      const shipment = await this.readShipment();
+    if (pending === 'ship' && this.progress.shipmentUrl) {
+      const shipment = await this.readShipment(this.progress.shipmentUrl);
       done = shipment?.statusId === SHIPMENT_SHIPPED;
       if (done) await this.advance('shipped');
-    } else {
+    } else if (pending === 'complete') {
       const order = await this.readOrder();
       done = order?.statusId === ORDER_COMPLETED;
       if (done) await this.advance('completed');
+    } else {
+      // create-order, create-shipment (and ship without a known shipment URL): what the order shows settles it.
+      const order = await this.readOrder();
+      if (order) await this.adoptOrder(order);
+      done = !!order && stepIndex(this.progress.step) > stepIndex(BEFORE[pending]);
     }
     this.ctx.note(done ? `"${pending}" had been applied; carrying on` : `"${pending}" had not been applied; it will be sent again`);
     if (!done) await this.clearPending();
     return done;
+  }
+
+  private async readShipment(url: string): Promise<ReadShipment | undefined> {
+    try {
+      return await this.ctx.client.getShipment(url);
+    } catch (err) {
+      if (err instanceof NotFoundError) return undefined;
+      throw err;
+    }
   }
 }

@@ -25,7 +25,7 @@ describe('status', () => {
     // The orders feed was caught up a minute ago; stock counts were pulled but still have more.
     await recordPage(redis.multi(), keys, 'orders', { cursor: 'c1.abc', size: 2, queued: 2, duplicates: 0, invalid: 0, newest: 'WEB-2', caughtUp: true }).exec();
     await redis.hset(keys.feedState('orders'), 'caughtUpAt', new Date(Date.now() - 60_000).toISOString());
-    const budget = new RequestBudget({ redis, keys, budgets: { postPerMinute: 120, getPerMinute: 120, collectionPerHour: 300, headroom: 0.98 } });
+    const budget = new RequestBudget({ redis, keys, budgets: { postPerMinute: 120, getPerMinute: 120, collectionPerHour: 300, requestsPerMinute: 240, headroom: 0.98 } });
     await budget.acquire('post');
     await budget.acquire('post');
     await budget.hold('get', Date.now() + 30_000);
@@ -44,6 +44,8 @@ describe('status', () => {
     expect(r.stdout).toMatch(/stock-counts\s+1\s+0\s+0\s+0\s+0\s+-\s+-\s+never caught up/);
     expect(r.stdout).toMatch(/post\s+120\/min\s+2\s+/);
     expect(r.stdout).toMatch(/get\s+120\/min\s+0\s+0\.0 s\s+1\s+\d+\s+held until .* \(429\)/);
+    // A total budget was spent by a process configured with one: its row shows (without a limit: not configured here).
+    expect(r.stdout).toMatch(/total\s+-\s+2\s+/);
     expect(r.stdout).toMatch(/orders\s+BAD_RECORD\s+1\s+lines\.0\.productId: unknown product NO-SUCH\s+orders-WEB-2-/);
   });
 

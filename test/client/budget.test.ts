@@ -152,6 +152,58 @@ describe('request budget', () => {
     });
   });
 
+  describe('with a total budget beside the classes', () => {
+    const withTotal = (requestsPerMinute: number) => ({ postPerMinute: 6000, getPerMinute: 6000, collectionPerHour: 360_000, requestsPerMinute, headroom: 1 });
+
+    it('spaces every request of every class and process by the total, and stays near it', async () => {
+      // 600 a minute: one request every 100 ms, whichever class and process takes it.
+      const a = new RequestBudget({ redis: redis(), keys, budgets: withTotal(600) });
+      const b = new RequestBudget({ redis: redis(), keys, budgets: withTotal(600) });
+      const sent: number[] = [];
+      const take = async (budget: RequestBudget, cls: 'post' | 'get' | 'collection', n: number) => {
+        for (let i = 0; i < n; i++) {
+          await budget.acquire(cls);
+          sent.push(Date.now());
+        }
+      };
+      const t0 = Date.now();
+      await Promise.all([take(a, 'post', 8), take(a, 'post', 8), take(b, 'get', 8), take(b, 'collection', 4)]);
+      const elapsed = Date.now() - t0;
+      // 28 requests: the first at once, then 27 intervals of 100 ms.
+      expect(elapsed).toBeGreaterThanOrEqual(2_650);
+      expect(elapsed).toBeLessThan(4_000);
+      sent.sort((x, y) => x - y);
+      // No 1-second window saw more than the total allows (10), plus one for a late timer at an edge.
+      for (const t of sent) expect(sent.filter((u) => u >= t && u < t + 1000).length).toBeLessThanOrEqual(11);
+      const stats = await a.stats();
+      expect(stats.requests).toMatchObject({ post: 16, get: 12, collection: 4, total: 28 });
+    });
+
+    it('holds every class after a 429 whose reset is within the total window, but not after a longer one', async () => {
+      const a = new RequestBudget({ redis: redis(), keys, budgets: withTotal(6000) });
+      const b = new RequestBudget({ redis: redis(), keys, budgets: withTotal(6000) });
+      // A collection 429 an hour away is the collection budget's: posts and gets go on.
+      await a.hold('collection', Date.now() + 3600_000);
+      expect(await b.acquire('post')).toBeLessThan(300);
+      // A post 429 reset 1.2 s away may be the total's: a get waits for it too.
+      const resetAt = Date.now() + 1200;
+      await a.hold('post', resetAt);
+      expect((await b.stats()).heldUntil.total).toBeGreaterThan(Date.now());
+      expect(await b.acquire('get')).toBeGreaterThan(1000);
+      expect(Date.now()).toBeGreaterThanOrEqual(resetAt - 5);
+      expect((await b.stats()).holds).toMatchObject({ post: 1, collection: 1 });
+    });
+
+    it('without a total, spends none and holds none', async () => {
+      const b = new RequestBudget({ redis: redis(), keys, budgets: budgets(6000) });
+      await b.acquire('post');
+      await b.hold('post', Date.now() + 1000);
+      const stats = await b.stats();
+      expect(stats.requests.total).toBe(0);
+      expect(stats.heldUntil.total).toBeUndefined();
+    });
+  });
+
   describe('when unlimited', () => {
     it('never waits and needs no Redis, except to honour its own 429 holds', async () => {
       const b = RequestBudget.unlimited();

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isServiceError, type ServiceError, type ServiceErrorCode, type WriteOutcome } from '../../src/client/errors.js';
 import { ServiceClient } from '../../src/client/service-client.js';
-import type { CreateOrderBody } from '../../src/client/schemas.js';
+import type { CreateOrderBody, CreateShipmentBody } from '../../src/client/schemas.js';
 import type { ApiCall } from '../../src/client/service-api.js';
 import { json, startServer, type TestServer } from './http-server.js';
 
@@ -14,7 +14,7 @@ const MISSING = 'Database integrity violation: reference to an object that does 
 const SPEC_7 = 'Database integrity violation due to reference to an object that does not exist or to a duplicate object';
 const COMPLETED = 'Order WEB-1 is completed and cannot be modified until it is made editable again';
 
-type Call = 'get' | 'post' | 'collection' | 'action';
+type Call = 'get' | 'post' | 'collection' | 'action' | 'shipment' | 'ship';
 type Behave = (res: ServerResponse) => void;
 
 interface Row {
@@ -30,12 +30,19 @@ interface Row {
   msg?: string;
   /** Expected resetAt, in ms from the time of the call. */
   resetIn?: number;
+  /** What the message must say beyond the request. */
+  message?: RegExp;
 }
 
 const answer = (status: number, body: unknown, headers?: Record<string, string>): Behave => (res) => json(res, status, body, headers);
 const rows: Row[] = [
   { name: '401 unauthorized', call: 'get', behave: answer(401, ''), code: 'UNAUTHORIZED', retryable: false, outcome: 'not-applied', status: 401 },
   { name: '403 forbidden (write)', call: 'post', behave: answer(403, { msg: 'no write rights' }), code: 'FORBIDDEN', retryable: false, outcome: 'not-applied', msg: 'no write rights' },
+  { name: '403 forbidden (read)', call: 'get', behave: answer(403, ''), code: 'FORBIDDEN', retryable: false, outcome: 'not-applied', status: 403 },
+  { name: '403 on an action of an order (completed)', call: 'action', behave: answer(403, { msg: 'Permission denied' }), code: 'ORDER_COMPLETED', retryable: false, outcome: 'not-applied', status: 403, msg: 'Permission denied' },
+  { name: '403 creating a shipment on an order (completed)', call: 'shipment', behave: answer(403, ''), code: 'ORDER_COMPLETED', retryable: false, outcome: 'not-applied', status: 403 },
+  { name: '403 on a shipment write', call: 'ship', behave: answer(403, ''), code: 'FORBIDDEN', retryable: false, outcome: 'not-applied', status: 403 },
+  { name: '403 on a shipment write saying the order is completed', call: 'ship', behave: answer(403, { msg: COMPLETED }), code: 'ORDER_COMPLETED', retryable: false, outcome: 'not-applied', status: 403, msg: COMPLETED },
   { name: '404 not found', call: 'get', behave: answer(404, { msg: 'no such order' }), code: 'NOT_FOUND', retryable: false, outcome: 'not-applied', status: 404 },
   { name: '400 duplicate object', call: 'post', behave: answer(400, { msg: DUP }), code: 'DUPLICATE', retryable: false, outcome: 'not-applied', msg: DUP },
   { name: '400 reference to a missing object', call: 'post', behave: answer(400, { msg: MISSING }), code: 'MISSING_REFERENCE', retryable: false, outcome: 'not-applied', msg: MISSING },
@@ -56,7 +63,8 @@ const rows: Row[] = [
   { name: '503 (write)', call: 'post', behave: answer(503, 'busy'), code: 'TRANSIENT', retryable: true, outcome: 'not-applied', status: 503 },
   { name: '500 (write)', call: 'post', behave: answer(500, 'boom'), code: 'TRANSIENT', retryable: true, outcome: 'uncertain', status: 500 },
   { name: '502 (read)', call: 'get', behave: answer(502, 'bad gateway'), code: 'TRANSIENT', retryable: true, outcome: 'not-applied', status: 502 },
-  { name: '200 whose body misses fields (write)', call: 'post', behave: answer(200, { orderId: 'WEB-1' }), code: 'BAD_RESPONSE', retryable: false, outcome: 'applied', status: 200 },
+  { name: '200 whose body misses what the step needs (write)', call: 'post', behave: answer(200, { orderId: 'WEB-1', orderUrl: null }), code: 'BAD_RESPONSE', retryable: false, outcome: 'applied', status: 200, message: /^POST \/demo\/api\/order answered 200 .*: orderUrl: is null$/ },
+  { name: '200 read without a field the read needs', call: 'get', behave: answer(200, { orderUrl: '/demo/api/order/WEB-1' }), code: 'BAD_RESPONSE', retryable: false, outcome: 'not-applied', status: 200, message: /: statusId: is missing$/ },
   { name: '200 that is not JSON (read)', call: 'get', behave: (res) => { res.writeHead(200); res.end('<html>login</html>'); }, code: 'BAD_RESPONSE', retryable: false, outcome: 'not-applied' },
   { name: '200 collection that is not column-major', call: 'collection', behave: answer(200, '"rows"'), code: 'BAD_RESPONSE', retryable: false, outcome: 'not-applied' },
   { name: 'connection refused (write)', call: 'post', code: 'TRANSIENT', retryable: true, outcome: 'not-applied' },
@@ -80,12 +88,15 @@ const rows: Row[] = [
 ];
 
 const ORDER_BODY: CreateOrderBody = { orderId: 'WEB-1', orderTypeId: 'SALES_ORDER', originFacilityUrl: '/demo/api/facility/1', orderItemList: [] };
+const SHIPMENT_BODY: CreateShipmentBody = { shipmentTypeId: 'SALES_SHIPMENT', primaryOrderUrl: '/demo/api/order/WEB-1', statusId: 'SHIPMENT_INPUT', shipmentItemList: [] };
 
 function run(client: ServiceClient, call: Call, onCall: (c: ApiCall) => void): Promise<unknown> {
   const o = { onCall };
   if (call === 'get') return client.getOrder(client.entityPath('order', 'WEB 1/x'), o);
   if (call === 'post') return client.createOrder(ORDER_BODY, o);
   if (call === 'action') return client.completeOrder('/demo/api/order/WEB-1/complete', o);
+  if (call === 'shipment') return client.createShipment(SHIPMENT_BODY, o);
+  if (call === 'ship') return client.modifyShipment('/demo/api/shipment/328966', { statusId: 'SHIPMENT_SHIPPED' }, o);
   return client.listProducts(o);
 }
 
@@ -119,6 +130,7 @@ describe('classifying what the service answers', () => {
     expect({ code: e.code, retryable: e.retryable, outcome: e.outcome }).toEqual({ code: row.code, retryable: row.retryable, outcome: row.outcome });
     if (row.status !== undefined) expect(e.status).toBe(row.status);
     if (row.msg !== undefined) expect(e.msg).toBe(row.msg);
+    if (row.message) expect(e.message).toMatch(row.message);
     if (row.resetIn !== undefined) expect(Math.abs(e.resetAt! - (started + row.resetIn))).toBeLessThan(2_000);
     // The message says which request and what happened, never the credentials.
     expect(e.message).toContain(`${e.method} ${e.path}`);
@@ -127,6 +139,9 @@ describe('classifying what the service answers', () => {
       expect(JSON.stringify(e.toJSON())).not.toContain(secret);
       expect(e.message).not.toContain(secret);
     }
+    // A 403 on a write to an order says the order is completed; keys have no scopes, so no "grant a right".
+    if (e.status === 403) expect(e.hint).toMatch(e.code === 'ORDER_COMPLETED' ? /completed/ : /grant/);
+    if (e.code === 'ORDER_COMPLETED') expect(e.hint).not.toMatch(/grant/);
     // One request, reported once, with the error code.
     expect(calls).toHaveLength(1);
     expect(calls[0]).toMatchObject({ error: row.code, status: row.behave && !row.name.includes('reset before') && !row.name.includes('time-out') ? expect.any(Number) : null });

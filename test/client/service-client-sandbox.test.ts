@@ -2,14 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServiceError } from '../../src/client/errors.js';
 import { ServiceClient } from '../../src/client/service-client.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
+import { describeEachProfile } from '../helpers/test-world.js';
 
-describe('service client against the sandbox', () => {
+describeEachProfile('service client against the sandbox', (profile) => {
   let sandbox: Sandbox;
   let client: ServiceClient;
   const api = '/demo/api';
 
   beforeAll(async () => {
-    sandbox = await startSandbox({ data: 'demo' });
+    sandbox = await startSandbox({ data: 'demo', profile });
     client = new ServiceClient({ baseUrl: sandbox.url, account: sandbox.account, apiKey: sandbox.key, apiSecret: sandbox.secret, readRetries: 0 });
   });
   afterAll(async () => {
@@ -40,7 +41,8 @@ describe('service client against the sandbox', () => {
       statusId: 'SHIPMENT_INPUT',
       shipmentItemList: [{ facilityUrl: a01.facilityUrl, productId: mug.productId, productUrl: mug.productUrl, quantity: 2 }],
     });
-    expect(shipment.shipmentUrl).toBe(client.entityPath('shipment', 'WEB-100-1'));
+    // The service may keep the shipmentId sent or assign its own: the URL is the one it answers.
+    expect(shipment.shipmentUrl).toMatch(/^\/demo\/api\/shipment\/[^/]+$/);
     expect((await client.modifyShipment(shipment.shipmentUrl, { statusId: 'SHIPMENT_SHIPPED' })).statusId).toBe('SHIPMENT_SHIPPED');
     expect((await client.completeOrder(order.actionUrlComplete!)).statusId).toBe('ORDER_COMPLETED');
 
@@ -49,7 +51,8 @@ describe('service client against the sandbox', () => {
       .createOrder({ orderId: 'WEB 100/1', orderTypeId: 'SALES_ORDER', originFacilityUrl: main.facilityUrl, orderItemList: [] })
       .catch((e: unknown) => e)) as ServiceError;
     expect(dup.code).toBe('DUPLICATE');
-    expect(again.code).toBe('ORDER_COMPLETED');
+    // 400 with the completed-order message (spec), or 403 (observed): the same code either way.
+    expect([again.code, again.status]).toEqual(['ORDER_COMPLETED', profile === 'spec' ? 400 : 403]);
   });
 
   it('creates a variance and updates a bill of materials', async () => {
@@ -63,11 +66,12 @@ describe('service client against the sandbox', () => {
     });
     expect((await client.getVariance(variance.physicalInventoryUrl)).inventoryItemVarianceList[0]?.quantityOnHandVar).toBe(3);
 
-    const gift = await client.getProduct(`${api}/product/20004`);
+    const giftUrl = `${api}/product/20004`;
+    const gift = await client.getProduct(giftUrl);
     const assoc = gift.productAssocList[0]!;
-    const updated = await client.updateProduct(gift.productUrl, {
-      productId: gift.productId,
-      productUrl: gift.productUrl,
+    const updated = await client.updateProduct(giftUrl, {
+      productId: gift.productId!,
+      productUrl: giftUrl,
       productAssocList: [{ productAssocTypeId: 'MANUF_COMPONENT', productAssocUrl: assoc.productAssocUrl, productAssocItemList: [{ productUrl: `${api}/product/MUG-BLUE`, quantity: 3 }] }],
     });
     expect(updated.productAssocList[0]?.productAssocItemList).toMatchObject([{ quantity: 3 }]);

@@ -24,6 +24,8 @@ describe('configuration', () => {
       const c = readConfig(service, { service: true });
       expect(c.service?.baseUrl).toBe('https://app.example.com');
       expect(c.service?.budgets).toMatchObject({ postPerMinute: 120, getPerMinute: 120, collectionPerHour: 300 });
+      // No total budget unless the account has one.
+      expect(c.service?.budgets).not.toHaveProperty('requestsPerMinute');
       expect(c.redis).toEqual({ url: 'redis://127.0.0.1:6379', prefix: 'isync' });
       expect(c.schedule.orderPollSeconds).toBe(5);
       expect(c.schedule.stockSyncCron).toBe('0 19 * * *');
@@ -35,6 +37,18 @@ describe('configuration', () => {
       const c = readConfig({ ...service, INVENTORY_POST_PER_MINUTE: '60', UPSTREAM_URL: 'http://feed', UPSTREAM_TOKEN: 'tok-789' });
       expect(c.service?.budgets.postPerMinute).toBe(60);
       expect(secretsOf(c).sort()).toEqual(['key-123', 'secret-456', 'tok-789']);
+    });
+  });
+
+  describe('with a total request budget', () => {
+    it('reads INVENTORY_REQUESTS_PER_MINUTE beside the per-class budgets', () => {
+      const c = readConfig({ ...service, INVENTORY_REQUESTS_PER_MINUTE: '120' }, { service: true });
+      expect(c.service?.budgets).toMatchObject({ postPerMinute: 120, getPerMinute: 120, collectionPerHour: 300, requestsPerMinute: 120 });
+    });
+
+    it('refuses a total that is not a positive whole number, naming the variable', () => {
+      expect(problemsOf({ ...service, INVENTORY_REQUESTS_PER_MINUTE: '0' })).toEqual(['INVENTORY_REQUESTS_PER_MINUTE must be greater than 0']);
+      expect(problemsOf({ ...service, INVENTORY_REQUESTS_PER_MINUTE: '1.5' })).toEqual(['INVENTORY_REQUESTS_PER_MINUTE must be a whole number']);
     });
   });
 

@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jobOf, testWorld, type TestWorld } from '../helpers/test-world.js';
+import { describeEachProfile, jobOf, testWorld, type TestWorld } from '../helpers/test-world.js';
 
 const bom = (productId: string, components: Array<[string, number]>) => ({
   productId,
   components: components.map(([id, quantity]) => ({ productId: id, quantity })),
 });
 
-describe('BOM sync', () => {
+describeEachProfile('BOM sync', (profile) => {
   let world: TestWorld;
   beforeAll(async () => {
-    world = await testWorld('bom-sync', { streams: ['stock-counts', 'boms'] });
+    world = await testWorld('bom-sync', { streams: ['stock-counts', 'boms'], sandbox: { profile } });
     await world.deps.catalog.refresh();
   });
   afterAll(async () => {
@@ -24,10 +24,21 @@ describe('BOM sync', () => {
   const posts = async (productId: string) =>
     (await world.traces('boms', String((await jobOf(world, 'boms', productId)).id))).flatMap((t) => t.calls).filter((c) => c.method === 'POST');
 
+  /** The product as the service answers it, untouched by the client's schemas. */
+  const answered = async (productId: string) => {
+    const { sandbox } = world;
+    const res = await fetch(`${sandbox.url}${world.product(productId)}`, {
+      headers: { authorization: `Basic ${Buffer.from(`${sandbox.key}:${sandbox.secret}`).toString('base64')}` },
+    });
+    return (await res.json()) as { productAssocList: unknown };
+  };
+
   describe('when the product has no bill of materials yet', () => {
     const components: Array<[string, number]> = [['SKU-0001', 2], ['SKU-0003', 1]];
     beforeAll(async () => {
       expect(entries('SPARE-PARTS')).toHaveLength(0);
+      // The observed service answers an empty list as null.
+      expect((await answered('SPARE-PARTS')).productAssocList).toEqual(profile === 'observed' ? null : []);
       await world.add('boms', [bom('SPARE-PARTS', components)]);
       await world.idle();
     });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Order, Shipment } from '../../src/client/schemas.js';
+import { shipmentUrlsOf } from '../../src/orders/find-shipment.js';
 import { compareOrder, compareShipment, describeDifferences } from '../../src/orders/order-compare.js';
 import type { OrderPlan } from '../../src/orders/order-plan.js';
 import { recordHashOf } from '../../src/orders/order-plan.js';
@@ -79,7 +80,7 @@ describe('order comparison', () => {
     it('names it; a shipment without one is not a difference', () => {
       const same = shipment(plan.shipment.shipmentItemList);
       expect(compareShipment({ ...same, shipmentIdUser: 'WEB-1-1' }, plan, '/demo/api/order/WEB-1')).toEqual([]);
-      expect(compareShipment({ ...same, shipmentIdUser: null }, plan, '/demo/api/order/WEB-1')).toEqual([]);
+      expect(compareShipment({ ...same, shipmentIdUser: undefined }, plan, '/demo/api/order/WEB-1')).toEqual([]);
       expect(compareShipment({ ...same, shipmentIdUser: 'WEB-1-A' }, plan, '/demo/api/order/WEB-1')).toEqual([{ field: 'shipmentIdUser', service: 'WEB-1-A', record: 'WEB-1-1' }]);
     });
   });
@@ -119,6 +120,27 @@ describe('shipment id', () => {
     expect(id).toMatch(/^SHPX-[0-9a-f]{32}$/);
     expect(shipmentIdFor('WEB 1/3')).not.toBe(id);
     expect(shipmentIdFor('X-abc')).toBe('SHP-X-abc');
+  });
+});
+
+describe("an order's shipment URLs", () => {
+  const read = { ...order(plan.order.orderItemList), statusId: 'ORDER_CREATED', orderUrl: '/demo/api/order/WEB-1' };
+
+  it('are the list the order answers, none when it answers null (read as [])', () => {
+    expect(shipmentUrlsOf({ ...read, shipmentUrlList: ['/demo/api/shipment/328966'] })).toEqual(['/demo/api/shipment/328966']);
+    expect(shipmentUrlsOf({ ...read, shipmentUrlList: [] })).toEqual([]);
+  });
+
+  it('are a BAD_RESPONSE naming the field and the URL when the order answers no list at all', () => {
+    expect(() => shipmentUrlsOf(read)).toThrow(expect.objectContaining({ code: 'BAD_RESPONSE', outcome: 'not-applied' }));
+    expect(() => shipmentUrlsOf(read)).toThrow(/^GET \/demo\/api\/order\/WEB-1 answered 200 .*: shipmentUrlList: is missing/);
+  });
+});
+
+describe('when the service leaves out an item field it compares', () => {
+  it('reports the item as differing (shown as ?), never as equal', () => {
+    const items = [{ ...plan.order.orderItemList[0]!, unitPrice: undefined }, plan.order.orderItemList[1]!];
+    expect(compareOrder(order(items), plan)).toEqual([{ field: 'lines[MUG-BLUE] quantity x unitPrice', service: '2 x ?', record: '2 x 12.5' }]);
   });
 });
 

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisUrl } from '../helpers/redis.js';
 import { orderRecord, orderState } from '../helpers/order-records.js';
-import { testWorld, type TestWorld } from '../helpers/test-world.js';
+import { describeEachProfile, testWorld, type TestWorld } from '../helpers/test-world.js';
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/order-worker.ts', import.meta.url));
 
@@ -19,7 +19,7 @@ function startWorkerProcess(world: TestWorld, concurrency: number): Promise<Chil
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-describe('order sync', () => {
+describeEachProfile('order sync', (profile) => {
   describe('when a worker process is killed with SIGKILL in the middle of orders and another takes over', () => {
     let world: TestWorld;
     const ids = Array.from({ length: 24 }, (_, i) => `KILL-${i + 1}`);
@@ -30,7 +30,7 @@ describe('order sync', () => {
     let a01: string;
 
     beforeAll(async () => {
-      world = await testWorld('order-crash', { streams: ['orders'], workers: false, sandbox: { latency: { ms: 40, jitterMs: 40 } } });
+      world = await testWorld('order-crash', { streams: ['orders'], workers: false, sandbox: { profile, latency: { ms: 40, jitterMs: 40 } } });
       await world.deps.catalog.refresh();
       a01 = world.sandbox.admin.state().facilities.find((f) => f.facilityName === 'A-01')!.facilityUrl;
       stockBefore = world.sandbox.admin.stockOnHand(a01, '/demo/api/product/MUG-BLUE');

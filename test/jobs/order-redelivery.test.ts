@@ -4,9 +4,9 @@ import { UpstreamClient } from '../../src/feed/upstream-client.js';
 import { createLogger } from '../../src/logger.js';
 import { pullStream } from '../../src/queue/producer.js';
 import { orderRecord, orderState } from '../helpers/order-records.js';
-import { testWorld, type TestWorld } from '../helpers/test-world.js';
+import { describeEachProfile, testWorld, type TestWorld } from '../helpers/test-world.js';
 
-describe('order sync', () => {
+describeEachProfile('order sync', (profile) => {
   let world: TestWorld;
   let feed: FeedServer;
   const pull = () =>
@@ -27,7 +27,7 @@ describe('order sync', () => {
 
   beforeAll(async () => {
     // Enough quick retries that a held step outlasts the test's wait for the correction.
-    world = await testWorld('order-redelivery', { streams: ['orders'], jobs: { attempts: 30, retryMaxDelayMs: 100 } });
+    world = await testWorld('order-redelivery', { streams: ['orders'], jobs: { attempts: 30, retryMaxDelayMs: 100 }, sandbox: { profile } });
     feed = await startFeedServer();
     await world.deps.catalog.refresh();
   });
@@ -180,7 +180,7 @@ describe('order sync', () => {
   describe('when a corrected record arrives for an order still open in the service', () => {
     it('fails with a conflict on what differs and leaves the order as it was', async () => {
       // The first version stops after its shipment: a 503 holds the ship step while the correction comes.
-      world.sandbox.admin.setFaults([{ kind: 'status-503', method: 'POST', path: '/api/shipment/SHP-FIX-1$' }]);
+      world.sandbox.admin.setFaults([{ kind: 'status-503', method: 'POST', path: '/api/shipment/[^/]+$' }]);
       await world.add('orders', [orderRecord('FIX-1')]);
       for (let i = 0; i < 100 && !(await world.redis.hget(world.keys.order('FIX-1'), 'step'))?.startsWith('shipment'); i++) await new Promise((r) => setTimeout(r, 20));
       const fixed = orderRecord('FIX-1', [
