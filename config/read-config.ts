@@ -46,7 +46,8 @@ export interface Config {
     feedPageSize: number;
   };
   catalog: { refreshSeconds: number };
-  dashboard: { user?: string; password?: string };
+  /** publicUrl: the origin users open through a reverse proxy (DASHBOARD_PUBLIC_URL). */
+  dashboard: { user?: string; password?: string; publicUrl?: string };
   http: { host: string; port: number };
   shutdownGraceSeconds: number;
   logLevel: string;
@@ -134,7 +135,7 @@ export function readConfig(env: Record<string, string | undefined>, needs: Confi
       feedPageSize: e.FEED_PAGE_SIZE,
     },
     catalog: { refreshSeconds: e.CATALOG_REFRESH_SECONDS },
-    dashboard: { user: e.DASHBOARD_USER, password: e.DASHBOARD_PASSWORD },
+    dashboard: { user: e.DASHBOARD_USER, password: e.DASHBOARD_PASSWORD, publicUrl: e.DASHBOARD_PUBLIC_URL },
     http: { host: e.WORKER_HTTP_HOST, port: e.WORKER_HTTP_PORT },
     shutdownGraceSeconds: e.SHUTDOWN_GRACE_SECONDS,
     logLevel: e.LOG_LEVEL,

@@ -72,6 +72,13 @@ export const envSchema = z.object({
   VARIANCE_CHUNK_SIZE: positiveInt('VARIANCE_CHUNK_SIZE').default(defaults.varianceChunkSize),
   DASHBOARD_USER: optionalText,
   DASHBOARD_PASSWORD: optionalText,
+  DASHBOARD_PUBLIC_URL: httpUrl('DASHBOARD_PUBLIC_URL')
+    .refine((v) => {
+      const u = URL.canParse(v) ? new URL(v) : undefined;
+      return u !== undefined && u.pathname === '/' && !u.search && !u.hash && !u.username && !u.password;
+    }, 'DASHBOARD_PUBLIC_URL must be an origin only, such as https://ops.example.com (the dashboard is served at the root)')
+    .transform((v) => new URL(v).origin)
+    .optional(),
   WORKER_HTTP_PORT: nonNegativeInt('WORKER_HTTP_PORT')
     .refine((p) => p <= 65535, 'WORKER_HTTP_PORT must be at most 65535')
     .default(defaults.workerHttpPort),

@@ -12,11 +12,13 @@ import { showJob } from '../cli/job-inspect.js';
 import { retryAllFailed, retryJobIds } from '../cli/job-retry.js';
 import { readStatus } from '../cli/status-report.js';
 import { openStreamQueues } from '../cli/stream-queues.js';
-import { redact, type Logger } from '../logger.js';
+import type { Logger } from '../logger.js';
 import { isStream } from '../queue/streams.js';
-import { sessionAuth, type Credentials } from './auth.js';
-import { isLoopback } from './loopback.js';
+import { sessionAuth, weakPasswordProblem, type Credentials } from './auth.js';
+import { dashboardDefaults, type DashboardLimits } from './dashboard-defaults.js';
 import { esc, page } from './html.js';
+import { isLoopback } from './loopback.js';
+import { ownOrigin, requestGuard } from './request-guard.js';
 import { jobBody } from './job-page.js';
 import { overviewBody } from './overview-page.js';
 
@@ -31,8 +33,15 @@ export interface DashboardOptions {
   auth: Credentials | null;
   /** The request budgets, to show how much of each is in use. */
   budgets?: Budgets;
-  /** Values that must never appear in an answer (redacted if they ever do). */
-  secrets: string[];
+  /**
+   * The origin users open through a reverse proxy (DASHBOARD_PUBLIC_URL): its host name is served besides the
+   * bound one, and with https the session cookie is Secure. Default: none.
+   */
+  publicUrl?: string;
+  /** Sessions and login limits. Default: dashboardDefaults. */
+  limits?: Partial<DashboardLimits>;
+  /** Epoch ms now, for sessions and login limits. Default: Date.now. */
+  now?: () => number;
   /** Queues shown in bull-board besides the streams (e.g. the control queue of scheduled pulls). */
   extraQueues?: string[];
   logger?: Logger;
@@ -44,17 +53,21 @@ export interface Dashboard {
   close(): Promise<void>;
 }
 
-/** Thrown when asked to serve without a login on a host other machines can reach. */
+/** Thrown when asked to serve without a login, or with a short password, on a host other machines can reach. */
 export class UnsafeDashboardError extends Error {
-  constructor(host: string) {
-    super(`the dashboard needs DASHBOARD_USER and DASHBOARD_PASSWORD when bound to ${host}; --no-auth is allowed on 127.0.0.1 only`);
+  constructor(message: string) {
+    super(message);
     this.name = 'UnsafeDashboardError';
   }
 }
 
 /** bull-board for the queues plus the program's own overview and job pages, behind a login. */
 export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
-  if (!o.auth && !isLoopback(o.host)) throw new UnsafeDashboardError(o.host);
+  if (!o.auth && !isLoopback(o.host)) {
+    throw new UnsafeDashboardError(`the dashboard needs DASHBOARD_USER and DASHBOARD_PASSWORD when bound to ${o.host}; --no-auth is allowed on 127.0.0.1 only`);
+  }
+  const weak = o.auth && weakPasswordProblem(o.host, o.auth.password);
+  if (weak) throw new UnsafeDashboardError(weak);
   const queues = openStreamQueues(o.redis, o.prefix);
   const extra = (o.extraQueues ?? []).map((name) => new Queue(name, { connection: o.redis, prefix: o.prefix }));
   // Unheard, BullMQ prints connection errors raw, past the logger; requests still fail on their own.
@@ -63,17 +76,22 @@ export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
   app.disable('x-powered-by');
   app.set('trust proxy', false);
 
-  // Last line of defence: no answer body ever carries a secret.
-  const secrets = o.secrets.filter((s) => s.length >= 3);
-  app.use((_req: Request, res: Response, next: NextFunction) => {
-    const send = res.send.bind(res);
-    res.send = (body?: unknown) => send(typeof body === 'string' && secrets.length ? redact(body, secrets) : body);
-    next();
-  });
+  // Secrets stay out of answers at their source (job data, errors, pages); nothing rewrites bodies afterwards,
+  // which would tell a guesser where a guess equals a secret.
+  app.use(requestGuard({ host: o.host, publicUrl: o.publicUrl, logger: o.logger }));
 
   const signedIn = Boolean(o.auth);
-  if (o.auth) {
-    const auth = sessionAuth(o.auth);
+  const auth = o.auth
+    ? sessionAuth({
+        credentials: o.auth,
+        limits: { ...dashboardDefaults, ...o.limits },
+        secureCookie: o.publicUrl?.startsWith('https:') ?? false,
+        originOf: (req) => ownOrigin(req, o.publicUrl),
+        now: o.now ?? Date.now,
+        logger: o.logger,
+      })
+    : undefined;
+  if (auth) {
     app.use(auth.routes);
     app.use(auth.guard);
   }
@@ -134,7 +152,8 @@ export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
   }));
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
     o.logger?.error({ err }, 'dashboard: request failed');
-    res.status(500).type('text').send(`error: ${err instanceof Error ? err.message : String(err)}`);
+    // The reason goes to the log only: an error's text comes from libraries and is not the dashboard's to show.
+    res.status(500).type('text').send("error: the dashboard could not answer; its log says why\n");
   });
 
   const server: Server = await new Promise((resolve, reject) => {
@@ -150,6 +169,7 @@ export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
         server.close(() => resolve());
         server.closeAllConnections();
       });
+      auth?.close();
       await queues.close();
       await Promise.all(extra.map((q) => q.close()));
     },

@@ -7,7 +7,7 @@ import { defaults } from '../../config/defaults.js';
 import type { Config } from '../../config/read-config.js';
 import { openApp, type AppContext } from '../cli/app-context.js';
 import type { CliIo } from '../cli/cli-io.js';
-import { loadConfig, secretValues } from '../cli/command-context.js';
+import { loadConfig } from '../cli/command-context.js';
 import { untilStopped } from '../cli/until-stopped.js';
 import { ExitCode, type ExitCodeValue } from '../cli/exit-codes.js';
 import { runProgress } from '../cli/run-progress.js';
@@ -109,7 +109,6 @@ export async function runDemo(io: CliIo, o: DemoOptions): Promise<ExitCodeValue>
       redis: app.redis,
       prefix,
       auth: user && password ? { user, password } : null,
-      secrets: secretValues(config),
       budgets: config.service!.budgets,
       extraQueues: ['control'],
       logger: app.logger,

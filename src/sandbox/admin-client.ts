@@ -11,8 +11,8 @@ export interface RemoteSandboxAdmin {
   setLatency(latency: LatencySettings | null): Promise<void>;
   state(): Promise<SandboxState>;
   counters(): Promise<SandboxCounters>;
-  /** `data` as the in-process reset takes it; a file path is read by the sandbox's process. */
-  reset(data?: 'demo' | 'empty' | string | SandboxData): Promise<void>;
+  /** A named data set or the data itself; over HTTP the sandbox reads no file (start it with --data FILE instead). */
+  reset(data?: 'demo' | 'empty' | SandboxData): Promise<void>;
   stockOnHand(facilityUrl: string, productUrl: string): Promise<number>;
 }
 

@@ -3,6 +3,7 @@ import type { SandboxAdmin } from './admin.js';
 import { parseJson, readBody, sendJson, sendMsg } from './http-io.js';
 import type { SandboxCore } from './sandbox-core.js';
 import type { BudgetSettings, DataSource, FaultRule, LatencySettings } from './sandbox-options.js';
+import type { SandboxData } from './sandbox-data.js';
 import { ApiError } from './validation.js';
 
 /**
@@ -53,7 +54,7 @@ export async function handleAdmin(core: SandboxCore, admin: SandboxAdmin, req: I
           admin.setLatency(body as LatencySettings | null);
           return ok(core.latency ?? { ms: 0, jitterMs: 0 });
         case 'reset':
-          admin.reset((body as { data?: DataSource } | null)?.data);
+          admin.reset(resetData(body));
           return ok({ ok: true, account: core.account });
       }
     }
@@ -62,4 +63,15 @@ export async function handleAdmin(core: SandboxCore, admin: SandboxAdmin, req: I
     if (err instanceof ApiError) return sendMsg(res, err.status, err.msg);
     return sendMsg(res, 400, (err as Error).message);
   }
+}
+
+/**
+ * The data of a reset over HTTP: a named data set or the data itself, never a file path. A path would let anyone
+ * holding the credentials make the sandbox's process read any file it can (and show parts of it in errors).
+ */
+function resetData(body: unknown): DataSource | undefined {
+  const data = (body as { data?: unknown } | null)?.data;
+  if (data === undefined || data === 'demo' || data === 'empty') return data;
+  if (data !== null && typeof data === 'object' && !Array.isArray(data)) return data as SandboxData;
+  throw new ApiError(400, "reset: data must be 'demo', 'empty' or the data itself (a JSON object); a file is read only at start (--data FILE)");
 }

@@ -1,5 +1,9 @@
+import { RE2JS } from 're2js';
 import { z } from 'zod';
 import type { FaultRule } from './sandbox-options.js';
+
+/** Longest path pattern a fault rule may have. */
+export const maxFaultPathLength = 200;
 
 export const faultRuleSchema = z.object({
   kind: z.enum(['status-503', 'reset', 'apply-then-drop', 'hang']),
@@ -13,7 +17,7 @@ export const faultRulesSchema = z.array(faultRuleSchema);
 
 interface ActiveRule {
   rule: FaultRule;
-  re: RegExp | undefined;
+  re: RE2JS | undefined;
   fired: number;
 }
 
@@ -23,13 +27,17 @@ export class Faults {
 
   constructor(private readonly random: () => number) {}
 
-  /** Replaces the rules; throws on an invalid regex. */
+  /**
+   * Replaces the rules; throws on an invalid pattern. Paths are matched by RE2 (re2js), in time linear in the
+   * path, so no pattern can stall the server the way a backtracking regex like `(a+)+$` would.
+   */
   set(rules: readonly FaultRule[]): void {
     this.rules = rules.map((rule, i) => {
-      let re: RegExp | undefined;
+      let re: RE2JS | undefined;
       if (rule.path !== undefined) {
+        if (rule.path.length > maxFaultPathLength) throw new Error(`faults[${i}].path: is longer than ${maxFaultPathLength} characters`);
         try {
-          re = new RegExp(rule.path);
+          re = RE2JS.compile(rule.path);
         } catch (err) {
           throw new Error(`faults[${i}].path: ${(err as Error).message}`);
         }
@@ -51,7 +59,7 @@ export class Faults {
     for (const r of this.rules) {
       const { rule } = r;
       if (rule.method !== undefined && rule.method !== method) continue;
-      if (r.re && !r.re.test(path)) continue;
+      if (r.re && !r.re.matcher(path).find()) continue;
       if (rule.times !== undefined && r.fired >= rule.times) continue;
       if (this.random() >= (rule.rate ?? 1)) continue;
       r.fired++;

@@ -1,3 +1,4 @@
+import { sameSecret } from '../same-secret.js';
 import type { ApiContext } from './api-context.js';
 import { Budgets } from './budgets.js';
 import { Clock } from './clock.js';
@@ -19,8 +20,6 @@ export class SandboxCore {
   readonly maxBodyBytes: number;
   /** Fixed at start: a reset keeps it. */
   readonly profile: ProfileRules;
-  /** The exact header value a well-formed request carries. */
-  readonly expectedAuth: string;
   readonly key: string;
   readonly secret: string;
   latency: LatencySettings | null = null;
@@ -39,7 +38,6 @@ export class SandboxCore {
     this.maxBodyBytes = options.maxBodyBytes ?? sandboxDefaults.maxBodyBytes;
     this.key = options.key ?? sandboxDefaults.key;
     this.secret = options.secret ?? sandboxDefaults.secret;
-    this.expectedAuth = `Basic ${Buffer.from(`${this.key}:${this.secret}`).toString('base64')}`;
     this.store = new SandboxStore(structuredClone(this.initial), this.profile.firstShipmentId);
     this.ctx = this.context();
     this.applySettings();
@@ -57,13 +55,11 @@ export class SandboxCore {
     this.applySettings();
   }
 
-  /** Whether an authorization header carries the configured credentials. */
+  /** Whether an authorization header carries the configured credentials (compared in constant time: API and admin). */
   authorized(header: string | undefined): boolean {
-    if (!header) return false;
-    if (header === this.expectedAuth) return true;
-    const m = /^basic\s+(\S+)\s*$/i.exec(header);
-    if (!m) return false;
-    return Buffer.from(m[1] as string, 'base64').toString('utf8') === `${this.key}:${this.secret}`;
+    const m = /^basic\s+(\S+)\s*$/i.exec(header ?? '');
+    const given = m ? Buffer.from(m[1] as string, 'base64').toString('utf8') : '';
+    return sameSecret(given, `${this.key}:${this.secret}`) && m !== null;
   }
 
   private applySettings(): void {

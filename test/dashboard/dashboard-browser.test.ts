@@ -44,6 +44,12 @@ describe('dashboard in a browser', () => {
 
   it('logs in, shows the failed job and its reason, retries it after the fix, and shows it completed', async () => {
     const page = await browser.newPage();
+    // The Content-Security-Policy must not break a page: every refusal shows as a console error. bull-board's
+    // link to Google Fonts is refused on purpose (no request leaves for another site); its fallback font serves.
+    const refusals: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error' && /Content Security Policy/i.test(m.text()) && !m.text().includes('fonts.googleapis.com')) refusals.push(m.text());
+    });
 
     // Signed out, every page leads to the login form; a wrong password is refused.
     await page.goto(`${base}/`);
@@ -94,6 +100,7 @@ describe('dashboard in a browser', () => {
     // bull-board shows the queues behind the same login.
     await page.goto(`${base}/queues`);
     await page.waitForSelector('text=stock-counts', { timeout: 20_000 });
+    expect(refusals).toEqual([]);
     await page.close();
   }, 120_000);
 });

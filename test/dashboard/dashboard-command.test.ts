@@ -21,6 +21,20 @@ describe.concurrent('the dashboard command', () => {
     expect(r.stderr).toContain('--no-auth is allowed on a loopback host only, not 0.0.0.0');
   });
 
+  it('refuses a password under 12 characters on an address other machines can reach, with exit 2 and one line', async () => {
+    const r = await runCli(['dashboard', '--host', '0.0.0.0', '--port', '0'], { ...env(), DASHBOARD_USER: 'ops', DASHBOARD_PASSWORD: 'eleven-char' });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      'DASHBOARD_PASSWORD: must be at least 12 characters when the dashboard listens on 0.0.0.0, where other machines can reach it (a shorter one is allowed on a loopback host only)\n',
+    );
+  });
+
+  it('refuses a DASHBOARD_PUBLIC_URL that is more than an origin, with exit 2', async () => {
+    const r = await runCli(['dashboard', '--port', '0'], { ...env(), DASHBOARD_USER: 'ops', DASHBOARD_PASSWORD: 'pw-123456', DASHBOARD_PUBLIC_URL: 'https://ops.example.com/isync' });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('DASHBOARD_PUBLIC_URL must be an origin only, such as https://ops.example.com (the dashboard is served at the root)');
+  });
+
   it('keeps pages and the API behind the login, and stops cleanly on SIGTERM', async () => {
     const port = await freePort();
     const child = spawnCli(['dashboard', '--port', String(port)], { ...env(), DASHBOARD_USER: 'ops', DASHBOARD_PASSWORD: 'pw-123456' });

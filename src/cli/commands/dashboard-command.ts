@@ -1,8 +1,10 @@
 import { Command } from 'commander';
 import { defaults } from '../../../config/defaults.js';
+import { ConfigError } from '../../../config/read-config.js';
+import { weakPasswordProblem } from '../../dashboard/auth.js';
 import { isLoopback } from '../../dashboard/loopback.js';
 import type { CliIo } from '../cli-io.js';
-import { budgetsOf, commandLogger, loadConfig, secretValues } from '../command-context.js';
+import { budgetsOf, commandLogger, loadConfig } from '../command-context.js';
 import { connectRedis } from '../connect-redis.js';
 import { ExitCode, UsageError } from '../exit-codes.js';
 import type { CommandResult } from '../program.js';
@@ -23,6 +25,8 @@ export function dashboardCommand(io: CliIo, done: CommandResult): Command {
         throw new UsageError('DASHBOARD_USER and DASHBOARD_PASSWORD are required for the dashboard (or --no-auth on 127.0.0.1)');
       }
       if (!o.auth && !isLoopback(o.host)) throw new UsageError(`--no-auth is allowed on a loopback host only, not ${o.host}`);
+      const weak = o.auth && password ? weakPasswordProblem(o.host, password) : undefined;
+      if (weak) throw new ConfigError([weak]);
       const logger = commandLogger(config, io.stderr);
       const redis = await connectRedis(config.redis.url);
       const { startDashboard } = await import('../../dashboard/dashboard-server.js');
@@ -33,11 +37,12 @@ export function dashboardCommand(io: CliIo, done: CommandResult): Command {
         prefix: config.redis.prefix,
         auth: o.auth && user && password ? { user, password } : null,
         budgets: budgetsOf(config),
-        secrets: secretValues(config),
+        publicUrl: config.dashboard.publicUrl,
         extraQueues: ['control'],
         logger,
       });
-      io.stdout.write(`Dashboard: ${dashboard.url}/ ${o.auth ? `(log in as ${user})` : '(no login: loopback only)'}\nQueues:    ${dashboard.url}/queues\nStop with Ctrl-C.\n`);
+      const publicUrl = config.dashboard.publicUrl ? `Public:    ${config.dashboard.publicUrl}/ (DASHBOARD_PUBLIC_URL, through your proxy)\n` : '';
+      io.stdout.write(`Dashboard: ${dashboard.url}/ ${o.auth ? `(log in as ${user})` : '(no login: loopback only)'}\n${publicUrl}Queues:    ${dashboard.url}/queues\nStop with Ctrl-C.\n`);
       await untilStopped(io.stop);
       await dashboard.close();
       redis.disconnect();

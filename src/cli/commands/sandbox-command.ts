@@ -1,7 +1,8 @@
 import { Command } from 'commander';
+import { isLoopback } from '../../dashboard/loopback.js';
 import type { CliIo } from '../cli-io.js';
 import { loadConfig } from '../command-context.js';
-import { ExitCode } from '../exit-codes.js';
+import { ExitCode, UsageError } from '../exit-codes.js';
 import type { CommandResult } from '../program.js';
 import { untilStopped } from '../until-stopped.js';
 import { sandboxDefaults, type SandboxProfile } from '../../sandbox/sandbox-options.js';
@@ -35,6 +36,10 @@ export function sandboxCommand(io: CliIo, done: CommandResult): Command {
       // Its own credentials: INVENTORY_API_KEY/SECRET when set, so a worker with the same .env talks to it.
       const key = o.key || io.env.INVENTORY_API_KEY || 'demo';
       const secret = o.secret || io.env.INVENTORY_API_SECRET || 'demo';
+      // demo/demo is public knowledge: on an address others can reach it would open the admin API to anyone.
+      if (!isLoopback(o.host) && (key === sandboxDefaults.key || secret === sandboxDefaults.secret)) {
+        throw new UsageError(`the sandbox on ${o.host} needs its own credentials: set --key and --secret (or INVENTORY_API_KEY and INVENTORY_API_SECRET); demo/demo is allowed on a loopback host only`);
+      }
       const { sandboxBanner, startSandbox } = await import('../../sandbox/sandbox.js');
       const budgets = o.totalPerMinute ? { total: { limit: o.totalPerMinute, windowMs: 60_000 } } : undefined;
       const sandbox = await startSandbox({ host: o.host, port: o.port, account: o.account, data: o.data, key, secret, profile: o.profile, budgets });
