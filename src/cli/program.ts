@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import type { CliIo } from './cli-io.js';
 import { dashboardCommand } from './commands/dashboard-command.js';
 import { demoCommand } from './commands/demo-command.js';
+import { findCommand } from './commands/find-command.js';
 import { importCommand } from './commands/import-command.js';
 import { jobsCommand } from './commands/jobs-command.js';
 import { sandboxCommand } from './commands/sandbox-command.js';
@@ -39,6 +40,7 @@ const commandFactories: Array<(io: CliIo, done: CommandResult) => Command> = [
   importCommand,
   jobsCommand,
   statusCommand,
+  findCommand,
   dashboardCommand,
   sandboxCommand,
   demoCommand,
