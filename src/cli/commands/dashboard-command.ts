@@ -36,6 +36,8 @@ export function dashboardCommand(io: CliIo, done: CommandResult): Command {
         secrets: secretValues(config),
         extraQueues: ['control'],
         logger,
+        serviceBaseUrl: config.service?.baseUrl,
+        lagLimitSeconds: config.alerts.lagSeconds,
       });
       io.stdout.write(`Dashboard: ${dashboard.url}/ ${o.auth ? `(log in as ${user})` : '(no login: loopback only)'}\nQueues:    ${dashboard.url}/queues\nStop with Ctrl-C.\n`);
       await untilStopped(io.stop);
