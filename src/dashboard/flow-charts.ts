@@ -41,6 +41,7 @@ export const FLOW_CHARTS_JS = String.raw`(() => {
     el('rect', { x: 0, y: 0, width: W, height: H, fill: '#fff', stroke: '#dde1e7' }, svg);
     return svg;
   };
+  const caption = (svg, text) => { el('text', { x: 4, y: 11, 'font-size': 10, fill: '#687384' }, svg).textContent = text; };
   const sum = (pts) => pts.reduce((n, p) => n + (p[1] || 0), 0);
   const last = (pts) => { for (let i = pts.length - 1; i >= 0; i--) if (pts[i][1] !== null) return pts[i][1]; return null; };
   const fmt = (s) => s === null ? '-' : s < 120 ? Math.round(s) + ' s' : s < 7200 ? Math.round(s / 60) + ' min' : (s / 3600).toFixed(1) + ' h';
@@ -53,9 +54,10 @@ export const FLOW_CHARTS_JS = String.raw`(() => {
     synced.forEach((p, i) => { if (p[1]) { const h = Math.max(1, (p[1] / max) * (mid - 4)); el('rect', { class: 'synced', x: i * bw, y: mid - h, width: Math.max(1, bw - 0.5), height: h, fill: '#2a9d4b' }, svg).appendChild(el('title', {}, null)).textContent = p[1] + ' synced'; } });
     failed.forEach((p, i) => { if (p[1]) { const h = Math.max(3, (p[1] / fmax) * (H - mid - 2)); el('rect', { class: 'failed', x: i * bw, y: mid, width: Math.max(2, bw), height: h, fill: '#d0021b' }, svg).appendChild(el('title', {}, null)).textContent = p[1] + ' failed'; } });
     el('line', { x1: 0, x2: W, y1: mid, y2: mid, stroke: '#9aa5b1' }, svg);
+    caption(svg, 'records per minute: synced (up to ' + max + '), failed (down)');
   }
 
-  function line(svg, pts, limit, color) {
+  function line(svg, pts, limit, color, what, show) {
     const vals = pts.map((p) => p[1]).filter((v) => v !== null);
     const max = Math.max(1, limit || 0, ...vals) * 1.1;
     const x = (i) => (i + 0.5) * (W / pts.length);
@@ -64,6 +66,7 @@ export const FLOW_CHARTS_JS = String.raw`(() => {
     pts.forEach((p, i) => { if (p[1] !== null) d += (d && pts[i - 1] && pts[i - 1][1] !== null ? 'L' : 'M') + x(i).toFixed(1) + ' ' + y(p[1]).toFixed(1); });
     if (limit) el('line', { class: 'limit', x1: 0, x2: W, y1: y(limit), y2: y(limit), stroke: '#d0021b', 'stroke-dasharray': '4 3' }, svg);
     const over = limit && last(pts) !== null && last(pts) > limit;
+    caption(svg, what + ' (highest ' + show(vals.length ? Math.max(...vals) : null) + (limit ? ', limit ' + show(limit) : '') + ')');
     if (d) el('path', { class: 'series', d, fill: 'none', stroke: over ? '#d0021b' : color, 'stroke-width': over ? 2.5 : 1.5 }, svg);
     // The latest value as a dot: a series of one point has no line to show.
     for (let i = pts.length - 1; i >= 0; i--) {
@@ -101,7 +104,7 @@ export const FLOW_CHARTS_JS = String.raw`(() => {
       bars(jobs, s.synced, s.failed);
       const lagSvg = svgIn(box, 'lag', box.dataset.stream + ': feed lag');
       lagSvg.dataset.last = lag === null ? '' : String(lag);
-      line(lagSvg, s.lag, f.lagLimitSeconds, '#1f6feb');
+      line(lagSvg, s.lag, f.lagLimitSeconds, '#1f6feb', 'feed behind', fmt);
     }
     for (const box of root.querySelectorAll('[data-class]')) {
       const b = f.budget[box.dataset.class];
@@ -109,7 +112,7 @@ export const FLOW_CHARTS_JS = String.raw`(() => {
       const limit = b.limitPerMinute;
       summary(box, (now === null ? '-' : now) + ' requests in the last minute' + (limit ? ' of ' + (limit < 10 ? limit.toFixed(1) : limit) + '/min' : ''), limit !== null && now !== null && now >= limit);
       const svg = svgIn(box, 'budget', box.dataset.class + ': requests per minute');
-      line(svg, b.perMinute, limit, '#687384');
+      line(svg, b.perMinute, limit, '#687384', 'requests per minute', (v) => v === null ? '-' : String(Math.round(v * 10) / 10));
     }
     document.getElementById('flow-updated').textContent = new Date(f.now).toISOString().slice(11, 19) + ' UTC';
   }
