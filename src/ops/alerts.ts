@@ -108,19 +108,24 @@ export async function checkAlerts(d: AlertDeps, now = Date.now()): Promise<Alert
   return sent;
 }
 
-/** Looks every `everyMs` until stopped; a failed look is logged and the next one goes on. */
+/** Looks every `everyMs` until stopped; a failed look is logged and the next one goes on. One look at a time. */
 export function startAlerts(d: AlertDeps, everyMs: number): { stop(): Promise<void> } {
-  let running: Promise<unknown> = Promise.resolve();
-  const timer = setInterval(() => {
-    running = checkAlerts(d).catch((err: unknown) => d.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'alert check failed (Redis?); trying again'));
-  }, everyMs);
-  timer.unref();
+  let running: Promise<unknown> | undefined;
+  const look = () => {
+    if (running) return;
+    running = checkAlerts(d)
+      .catch((err: unknown) => d.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'alert check failed (Redis?); trying again'))
+      .finally(() => (running = undefined));
+  };
   // The first look marks where failures count from.
-  running = checkAlerts(d).catch(() => undefined);
+  look();
+  const timer = setInterval(look, everyMs);
+  timer.unref();
   return {
     async stop() {
       clearInterval(timer);
-      await running;
+      // A look stuck on a Redis outage must not hold up the shutdown.
+      await Promise.race([running, new Promise((r) => setTimeout(r, 2000).unref())]);
     },
   };
 }

@@ -121,9 +121,16 @@ export async function readFlow(
   return { now, minutes, streams, budget, lagLimitSeconds: o.lagLimitSeconds ?? null };
 }
 
-/** Samples every `everyMs` until stopped (the `worker` keeps the charts fed while no dashboard is open). */
+/** Samples every `everyMs` until stopped (the `worker` keeps the charts fed while no dashboard is open). One at a time. */
 export function startFlowSampler(redis: Redis, prefix: string, everyMs: number, onError: (err: unknown) => void): { stop(): void } {
-  const tick = () => void sampleFlow(redis, prefix).catch(onError);
+  let busy = false;
+  const tick = () => {
+    if (busy) return;
+    busy = true;
+    sampleFlow(redis, prefix)
+      .catch(onError)
+      .finally(() => (busy = false));
+  };
   tick();
   const timer = setInterval(tick, everyMs);
   timer.unref();

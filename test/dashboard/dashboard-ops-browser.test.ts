@@ -1,6 +1,7 @@
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxData } from '../../src/sandbox/sandbox-data.js';
+import { launchChromium } from '../helpers/browser.js';
 import { orderRecord } from '../helpers/order-records.js';
 import { runCli, spawnCli } from '../cli/run-cli.js';
 import { startStack, type Stack } from '../cli/stack.js';
@@ -25,7 +26,7 @@ describe('dashboard operator pages in a browser', () => {
     const port = await freePort();
     dashboard = spawnCli(['dashboard', '--no-auth', '--port', String(port)], env);
     base = `http://127.0.0.1:${port}`;
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+    browser = await launchChromium();
     await eventually(async () => stack.sandbox.admin.state().orders.some((o: { orderId: string; statusId: string }) => o.orderId === 'OB-1' && o.statusId === 'ORDER_COMPLETED'), 60_000, 'OB-1 synced');
     await eventually(async () => (await fetch(`${base}/`).catch(() => undefined))?.status === 200, 30_000, 'the dashboard');
   }, 120_000);
