@@ -62,7 +62,7 @@ async function lagAlert(d: AlertDeps, stream: StreamName, now: number): Promise<
   const state = await readFeedState(d.redis, redisKeys(d.prefix), stream);
   const lag = laggingSeconds(state, now);
   if (lag === undefined || lag <= d.settings.lagSeconds) return undefined;
-  const why = state.lastError ? ` Last pull failed: ${state.lastError.slice(0, 200)}` : '';
+  const why = state.lastError ? ` Last pull failed: ${state.lastError.slice(0, 200).replace(/\.?$/, '.')}` : '';
   return {
     reason: `lag:${stream}`,
     text: `inventory-sync (${d.prefix}): the ${stream} feed is ${minutes(lag)} behind (limit ${minutes(d.settings.lagSeconds)}).${why} See: inventory-sync status`,
