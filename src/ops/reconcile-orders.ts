@@ -42,9 +42,10 @@ const money = (n: number) => String(Math.round(n * 1e6) / 1e6);
 /**
  * Orders and their shipments against the order and shipment collections (one collection GET each): an order missing,
  * not completed, with another origin, or whose item total differs (then its entity is read, one GET, to name the
- * lines); its shipments (rows whose primaryOrderUrl is the order) missing, not shipped, or more than one.
+ * lines; `deep` reads every order so); its shipments (rows whose primaryOrderUrl is the order) missing, not shipped,
+ * or more than one.
  */
-export async function reconcileOrders(orders: PlannedOrder[], view: ServiceView): Promise<{ drifts: Drift[]; shipments: number }> {
+export async function reconcileOrders(orders: PlannedOrder[], view: ServiceView, o: { deep?: boolean } = {}): Promise<{ drifts: Drift[]; shipments: number }> {
   const drifts: Drift[] = [];
   if (orders.length === 0) return { drifts, shipments: 0 };
   const [rows, shipmentRows] = await Promise.all([view.orders(), view.shipments()]);
@@ -69,7 +70,7 @@ export async function reconcileOrders(orders: PlannedOrder[], view: ServiceView)
       drift({ kind: 'order-origin', field: 'originFacilityUrl', service: row.originFacilityUrl, synced: plan.order.originFacilityUrl, url });
     }
     const total = totalOf(plan);
-    if (url && (row.orderItemListTotal === undefined || Math.abs(row.orderItemListTotal - total) > TOTAL_TOLERANCE)) {
+    if (url && (o.deep || row.orderItemListTotal === undefined || Math.abs(row.orderItemListTotal - total) > TOTAL_TOLERANCE)) {
       drifts.push(...(await lineDrifts(view, url, plan, synced.jobId, row.orderItemListTotal, total)));
     }
 

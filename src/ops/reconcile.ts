@@ -26,7 +26,12 @@ export const lastReportKey = (prefix: string) => `${prefix}:reconcile:last`;
  * Compares the service with what the program recorded as synced (completed jobs and the progress in Redis) and
  * lists every drift. Reads each collection it needs once; see docs/operations.md for what it costs.
  */
-export async function reconcile(deps: ReconcileDeps, streams: readonly StreamName[] = STREAMS): Promise<ReconcileReport> {
+export interface ReconcileOptions {
+  /** Read every synced order (one GET each) to compare its lines, not only their total. Default false. */
+  deep?: boolean;
+}
+
+export async function reconcile(deps: ReconcileDeps, streams: readonly StreamName[] = STREAMS, o: ReconcileOptions = {}): Promise<ReconcileReport> {
   const started = Date.now();
   const view = new ServiceView(deps.client);
   const unchecked: Unchecked[] = [];
@@ -34,18 +39,18 @@ export async function reconcile(deps: ReconcileDeps, streams: readonly StreamNam
   // Synced orders are needed for the stock too: their shipments since a count are sales, not drift.
   const needOrders = want.has('orders') || want.has('stock-counts');
   const orders = needOrders ? await planSyncedOrders(await syncedRecords(deps.queues.get('orders'), 'orders'), deps.catalog, want.has('orders') ? unchecked : []) : [];
-  const o = want.has('orders') ? await reconcileOrders(orders, view) : { drifts: [], shipments: 0 };
+  const ord = want.has('orders') ? await reconcileOrders(orders, view, o) : { drifts: [], shipments: 0 };
   const s = want.has('stock-counts')
     ? await reconcileStock(await syncedRecords(deps.queues.get('stock-counts'), 'stock-counts'), orders, { catalog: deps.catalog, view, redis: deps.redis, keys: redisKeys(deps.prefix) }, unchecked)
     : { drifts: [], pairs: 0 };
   const b = want.has('boms') ? await reconcileBoms(await syncedRecords(deps.queues.get('boms'), 'boms'), deps.catalog, view, unchecked) : { drifts: [], boms: 0 };
-  const drifts = [...o.drifts, ...s.drifts, ...b.drifts];
+  const drifts = [...ord.drifts, ...s.drifts, ...b.drifts];
   return {
     prefix: deps.prefix,
     at: new Date(started).toISOString(),
     streams: STREAMS.filter((x) => want.has(x)),
     ok: drifts.length === 0,
-    checked: { orders: want.has('orders') ? orders.length : 0, shipments: o.shipments, stockPairs: s.pairs, boms: b.boms },
+    checked: { orders: want.has('orders') ? orders.length : 0, shipments: ord.shipments, stockPairs: s.pairs, boms: b.boms },
     drifts,
     unchecked,
     calls: { ...view.calls },

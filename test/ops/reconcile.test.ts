@@ -8,15 +8,15 @@ import { orderRecord } from '../helpers/order-records.js';
 import { testWorld, type TestWorld } from '../helpers/test-world.js';
 
 const line = (productId: string, quantity: number, location = 'Main Warehouse / A-01') => ({ productId, quantity, unitPrice: 4, location });
-const orderIds = ['R-1', 'R-2', 'R-3', 'R-4', 'R-5', 'R-6', 'R-7'];
+const orderIds = ['R-1', 'R-2', 'R-3', 'R-4', 'R-5', 'R-6', 'R-7', 'R-8'];
 const count = countRecord('RC-1', 'Main Warehouse / A-02', '2026-11-20', [['SKU-0002', 50], ['SKU-0005', 20]]);
 const boms = [
   { productId: 'SKU-0100', components: [{ productId: 'SKU-0101', quantity: 2 }] },
   { productId: 'SKU-0110', components: [{ productId: 'SKU-0111', quantity: 1 }] },
 ];
 
-function run(world: TestWorld): Promise<ReconcileReport> {
-  return reconcile({ client: world.client, catalog: world.deps.catalog, redis: world.redis, prefix: world.prefix, queues: world.queues });
+function run(world: TestWorld, deep = false): Promise<ReconcileReport> {
+  return reconcile({ client: world.client, catalog: world.deps.catalog, redis: world.redis, prefix: world.prefix, queues: world.queues }, undefined, { deep });
 }
 
 /** Replaces the sandbox's data with an edited copy of its state (the admin API's reset). */
@@ -48,7 +48,7 @@ describe('reconcile', () => {
       const r = await run(world);
       expect(r.drifts).toEqual([]);
       expect(r.ok).toBe(true);
-      expect(r.checked).toEqual({ orders: 8, shipments: 8, stockPairs: 2, boms: 2 });
+      expect(r.checked).toEqual({ orders: 9, shipments: 9, stockPairs: 2, boms: 2 });
       // order, shipment, inventoryitem (the catalog was read by the jobs already); one GET per BOM product.
       expect(r.calls).toEqual({ collection: 3, get: 2 });
       expect(r.unchecked).toEqual([]);
@@ -76,6 +76,9 @@ describe('reconcile', () => {
         shipmentOf('R-5').statusId = 'SHIPMENT_PACKED';
         const twin = { ...shipmentOf('R-6'), shipmentId: '900001', shipmentUrl: '/demo/api/shipment/900001', shipmentIdUser: 'R-6-2' };
         s.shipments.push(twin);
+        // other quantities, the same total (2 x 4 + 1 x 4 = 1 x 4 + 2 x 4).
+        order('R-8').orderItemList[0]!.quantity = 2;
+        order('R-8').orderItemList[1]!.quantity = 1;
         const r7 = shipmentOf('R-7').shipmentUrl;
         s.shipments = s.shipments.filter((x) => x.shipmentUrl !== r7);
       });
@@ -138,6 +141,16 @@ describe('reconcile', () => {
     it('reports a changed bill of materials and an extra entry', () => {
       expect(pick(r, 'SKU-0100')).toEqual([{ kind: 'bom-differs', field: 'first MANUF_COMPONENT entry', service: 'SKU-0101 x 3', synced: 'SKU-0101 x 2' }]);
       expect(pick(r, 'SKU-0110')).toEqual([{ kind: 'bom-extra-entries', field: 'productAssocList (MANUF_COMPONENT entries)', service: expect.stringMatching(/^2: extra \/demo\/api\/productassoc\//), synced: '1' }]);
+    });
+
+    it('finds lines changed with the same total only when asked to read every order (--deep)', async () => {
+      expect(pick(r, 'R-8')).toEqual([]);
+      const deep = await run(world, true);
+      expect(pick(deep, 'R-8')).toEqual([
+        { kind: 'order-lines', field: 'lines[MUG-BLUE] quantity x unitPrice', service: '2 x 4', synced: '1 x 4' },
+        { kind: 'order-lines', field: 'lines[SKU-0003] quantity x unitPrice', service: '1 x 4', synced: '2 x 4' },
+      ]);
+      expect(deep.calls.get - r.calls.get).toBe(7);
     });
 
     it('reports nothing else', () => {
