@@ -59,6 +59,16 @@ export const defaults = {
   /** Dashboard host and port. */
   dashboardHost: '127.0.0.1',
   dashboardPort: 3000,
+  /** An alert is sent when a stream's feed has been behind longer than this, in seconds. */
+  alertLagSeconds: 600,
+  /** At most one alert per reason (a stream's new failures, its lag) in this many seconds. */
+  alertIntervalSeconds: 900,
+  /** How often `worker` looks for reasons to alert, in seconds. */
+  alertCheckSeconds: 30,
+  /** How often `worker` samples feed lag and budget use for the dashboard's charts, in seconds. */
+  flowSampleSeconds: 15,
+  /** How long the chart samples and BullMQ's per-minute job counts are kept, in minutes (2 days). */
+  flowKeepMinutes: 2 * 24 * 60,
   /** pino level. */
   logLevel: 'info',
   /** Requests a minute per class the demo's client allows itself (its sandbox has no limits; 120 would make it take minutes). */

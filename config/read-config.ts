@@ -49,6 +49,8 @@ export interface Config {
   /** publicUrl: the origin users open through a reverse proxy (DASHBOARD_PUBLIC_URL). */
   dashboard: { user?: string; password?: string; publicUrl?: string };
   http: { host: string; port: number };
+  /** Alerts of `worker`: the webhook (a secret: Slack's URLs carry a token), the lag limit, one alert per reason per interval. */
+  alerts: { webhookUrl?: string; lagSeconds: number; intervalSeconds: number };
   shutdownGraceSeconds: number;
   logLevel: string;
 }
@@ -137,6 +139,7 @@ export function readConfig(env: Record<string, string | undefined>, needs: Confi
     catalog: { refreshSeconds: e.CATALOG_REFRESH_SECONDS },
     dashboard: { user: e.DASHBOARD_USER, password: e.DASHBOARD_PASSWORD, publicUrl: e.DASHBOARD_PUBLIC_URL },
     http: { host: e.WORKER_HTTP_HOST, port: e.WORKER_HTTP_PORT },
+    alerts: { webhookUrl: e.ALERT_WEBHOOK_URL, lagSeconds: e.ALERT_LAG_SECONDS, intervalSeconds: e.ALERT_INTERVAL_SECONDS },
     shutdownGraceSeconds: e.SHUTDOWN_GRACE_SECONDS,
     logLevel: e.LOG_LEVEL,
   };
@@ -144,7 +147,7 @@ export function readConfig(env: Record<string, string | undefined>, needs: Confi
 
 /** The values that must never reach a log line, Redis, job data or the dashboard. */
 export function secretsOf(config: Config): string[] {
-  return [config.service?.apiKey, config.service?.apiSecret, config.upstream?.token, config.dashboard.password].filter(
+  return [config.service?.apiKey, config.service?.apiSecret, config.upstream?.token, config.dashboard.password, config.alerts.webhookUrl].filter(
     (s): s is string => typeof s === 'string' && s.length > 0,
   );
 }

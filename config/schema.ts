@@ -83,6 +83,9 @@ export const envSchema = z.object({
     .refine((p) => p <= 65535, 'WORKER_HTTP_PORT must be at most 65535')
     .default(defaults.workerHttpPort),
   WORKER_HTTP_HOST: z.string().trim().min(1).default(defaults.workerHttpHost),
+  ALERT_WEBHOOK_URL: httpUrl('ALERT_WEBHOOK_URL').optional(),
+  ALERT_LAG_SECONDS: positiveInt('ALERT_LAG_SECONDS').default(defaults.alertLagSeconds),
+  ALERT_INTERVAL_SECONDS: positiveInt('ALERT_INTERVAL_SECONDS').default(defaults.alertIntervalSeconds),
   SHUTDOWN_GRACE_SECONDS: positiveInt('SHUTDOWN_GRACE_SECONDS').default(defaults.shutdownGraceSeconds),
   LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {

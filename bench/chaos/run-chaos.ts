@@ -16,6 +16,7 @@ import { startWorld, type ChaosWorld } from './chaos-world.js';
 import { checkCountResults, countResults } from './check-counts.js';
 import { checkImports } from './check-import.js';
 import { checkLocks, checkQueues, drainProgress, expectedJobs } from './check-queues.js';
+import { checkReconcile } from './check-reconcile.js';
 import { checkState } from './check-state.js';
 import { check, type CheckResult } from './check-types.js';
 import { probeDashboard } from './dashboard-probe.js';
@@ -113,6 +114,9 @@ export async function runChaos(o: ChaosOptions, root: string, command: string, s
     checks.push(...(await checkQueues(conn, world.prefix, scenario)));
     checks.push(checkCountResults(scenario, await countResults(conn, world.prefix)));
     checks.push(await checkLocks(conn, world.prefix, 65_000));
+    // The operator's own proof, faults off: the service matches every record the program recorded as synced.
+    world.sandbox.admin.setFaults([]);
+    checks.push(await checkReconcile(root, world.env, logDir, o.dist));
 
     say('chaos: probing the dashboard and scanning for secrets');
     const forms = secretForms(

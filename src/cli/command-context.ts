@@ -70,6 +70,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
     catalog: config.catalog,
     dashboard: { user: config.dashboard.user ?? 'none', password: config.dashboard.password ? 'set' : 'none' },
     http: config.http,
+    alerts: { webhook: config.alerts.webhookUrl ? 'set' : 'none', lagSeconds: config.alerts.lagSeconds, intervalSeconds: config.alerts.intervalSeconds },
     shutdownGraceSeconds: config.shutdownGraceSeconds,
     logLevel: config.logLevel,
   };

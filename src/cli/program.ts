@@ -2,8 +2,10 @@ import { Command, CommanderError } from 'commander';
 import type { CliIo } from './cli-io.js';
 import { dashboardCommand } from './commands/dashboard-command.js';
 import { demoCommand } from './commands/demo-command.js';
+import { findCommand } from './commands/find-command.js';
 import { importCommand } from './commands/import-command.js';
 import { jobsCommand } from './commands/jobs-command.js';
+import { reconcileCommand } from './commands/reconcile-command.js';
 import { sandboxCommand } from './commands/sandbox-command.js';
 import { statusCommand } from './commands/status-command.js';
 import { syncCommand } from './commands/sync-command.js';
@@ -39,6 +41,8 @@ const commandFactories: Array<(io: CliIo, done: CommandResult) => Command> = [
   importCommand,
   jobsCommand,
   statusCommand,
+  findCommand,
+  reconcileCommand,
   dashboardCommand,
   sandboxCommand,
   demoCommand,

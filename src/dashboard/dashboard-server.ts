@@ -20,7 +20,9 @@ import { esc, page } from './html.js';
 import { isLoopback } from './loopback.js';
 import { ownOrigin, requestGuard } from './request-guard.js';
 import { jobBody } from './job-page.js';
+import { opsRoutes } from './ops-routes.js';
 import { overviewBody } from './overview-page.js';
+import { readLastReport } from '../ops/reconcile.js';
 
 export interface DashboardOptions {
   host: string;
@@ -45,6 +47,10 @@ export interface DashboardOptions {
   /** Queues shown in bull-board besides the streams (e.g. the control queue of scheduled pulls). */
   extraQueues?: string[];
   logger?: Logger;
+  /** The service's base URL, to link the entities `find` and reconcile name. */
+  serviceBaseUrl?: string;
+  /** The lag over which `worker` alerts (ALERT_LAG_SECONDS), drawn on the charts. */
+  lagLimitSeconds?: number;
 }
 
 export interface Dashboard {
@@ -117,9 +123,10 @@ export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
   const flashOf = (req: Request) => (typeof req.query.flash === 'string' ? req.query.flash.slice(0, 300) : undefined);
 
   app.get('/', wrap(async (req, res) => {
-    const status = await readStatus(o.redis, queues, { budgets: o.budgets });
-    res.type('html').send(page('Overview', overviewBody(status, flashOf(req)), { signedIn, prefix: o.prefix }));
+    const [status, reconcile] = await Promise.all([readStatus(o.redis, queues, { budgets: o.budgets }), readLastReport(o.redis, o.prefix)]);
+    res.type('html').send(page('Overview', overviewBody(status, flashOf(req), { reconcile }), { signedIn, prefix: o.prefix }));
   }));
+  app.use(opsRoutes({ redis: o.redis, queues, prefix: o.prefix, signedIn, budgets: o.budgets, serviceBaseUrl: o.serviceBaseUrl, lagLimitSeconds: o.lagLimitSeconds }));
   app.get('/api/status', wrap(async (_req, res) => {
     res.json(await readStatus(o.redis, queues, { budgets: o.budgets }));
   }));

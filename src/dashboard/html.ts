@@ -21,6 +21,8 @@ th{background:#eef1f5}td.n{text-align:right;font-variant-numeric:tabular-nums}
 .flash{background:#fff6d6;border:1px solid #e8d58a;padding:.5rem .8rem;margin:.5rem 0}
 pre{background:#fff;border:1px solid #dde1e7;padding:.8rem;overflow:auto;font-size:.85rem}
 button{cursor:pointer}form.inline{display:inline}
+.charts{display:flex;flex-wrap:wrap;gap:.8rem}.chart h3{font-size:.9rem;margin:.2rem 0}.chart svg{display:block;margin-bottom:.3rem}
+form.find{margin:.6rem 0}form.find input{padding:.3rem;width:22rem;margin:0 .4rem}
 .login{max-width:320px;margin:4rem auto;background:#fff;padding:1.5rem;border:1px solid #dde1e7}
 .login label{display:block;margin:.6rem 0 .2rem}.login input{width:100%;box-sizing:border-box;padding:.4rem}
 `;

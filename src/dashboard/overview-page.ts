@@ -1,6 +1,10 @@
 import type { StatusReport } from '../cli/status-report.js';
+import type { ReconcileReport } from '../ops/reconcile-types.js';
 import { intakeQueueName } from '../queue/intake.js';
+import { searchBox } from './find-page.js';
+import { flowSection } from './flow-charts.js';
 import { esc } from './html.js';
+import { reconcileSummary } from './reconcile-page.js';
 
 function ago(seconds: number | null): string {
   if (seconds === null) return '<span class="muted">never caught up</span>';
@@ -20,7 +24,7 @@ function batches(st: StatusReport['streams'][number]): string {
 }
 
 /** The overview: per stream counts (import batches too) and feed position, budget use, schedules, failed jobs grouped by reason. */
-export function overviewBody(s: StatusReport, flash?: string): string {
+export function overviewBody(s: StatusReport, flash?: string, extra: { reconcile?: ReconcileReport } = {}): string {
   const streams = s.streams
     .map(
       (st) => `<tr><td><a href="/queues/queue/${esc(st.stream)}">${esc(st.stream)}</a></td>
@@ -54,7 +58,10 @@ export function overviewBody(s: StatusReport, flash?: string): string {
         .join('')
     : '<tr><td colspan="6" class="ok">No failed jobs.</td></tr>';
   return `${flash ? `<p class="flash" role="status">${esc(flash)}</p>` : ''}
-<p class="muted">As of ${when(s.at)} UTC. <a href="/">Refresh</a></p>
+${searchBox()}
+<p class="muted">As of ${when(s.at)} UTC (the charts below update by themselves). <a href="/">Refresh</a></p>
+${flowSection()}
+${reconcileSummary(extra.reconcile)}
 <h2>Streams</h2><table id="streams"><tr><th>stream</th><th>waiting</th><th>active</th><th>delayed</th><th>failed</th><th>completed</th><th title="imported records not yet jobs: a worker turns each batch into one job per record">import batches</th><th>feed cursor</th><th>last poll</th><th>behind</th><th>feed</th></tr>${streams}</table>
 <h2>Failed jobs by reason</h2><table id="failed-groups"><tr><th>stream</th><th>code</th><th>reason</th><th>jobs</th><th>examples</th><th></th></tr>${groups}</table>
 <h2>Request budget</h2><table id="budget"><tr><th>class</th><th>limit</th><th>requests</th><th>waited</th><th>429s</th><th>scheduled ahead</th><th>state</th></tr>${budget}</table>

@@ -2,6 +2,7 @@ import { Queue, UnrecoverableError, type DefaultJobOptions, type Job } from 'bul
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import type { Config } from '../../config/read-config.js';
+import { indexJobIds } from '../ops/job-index.js';
 import { JITTERED } from './backoff.js';
 import { recordHash } from './job-id.js';
 import type { JobData } from './queues.js';
@@ -127,7 +128,11 @@ export async function expandBatch(job: Job<IntakeData>, target: Queue<JobData>):
   if (data.stream !== target.name) throw new UnrecoverableError(`[${BAD_BATCH}] intake job ${job.id}: a batch of ${data.stream} on the ${target.name} queue`);
   const jobs = batchJobs(data);
   try {
-    if (jobs.length) await target.addBulk(jobs);
+    if (jobs.length) {
+      // Indexed first, as `addJobs` does (src/ops/job-index.ts).
+      await indexJobIds((await target.backend.client) as unknown as Redis, target.opts.prefix ?? 'bull', data.items.map((i) => i.id));
+      await target.addBulk(jobs);
+    }
   } catch (err) {
     // Redis failed (the batch is retried): say so in the job's reason, in the format operators group by.
     throw new Error(`[TRANSIENT] intake job ${job.id}: could not queue the batch's records (${err instanceof Error ? err.message : String(err)})`);

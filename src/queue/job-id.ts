@@ -78,7 +78,7 @@ export function recordHash(raw: unknown): string {
 const MAX_KEY_IN_ID = 120;
 
 /** A business key made safe for a BullMQ custom id (no ':', no spaces), reversibly for ordinary keys. */
-function idSafe(key: string): string {
+export function idSafe(key: string): string {
   return encodeURIComponent(key).slice(0, MAX_KEY_IN_ID);
 }
 

@@ -1,6 +1,7 @@
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { checkRecord, recordKey, recordKeyField } from '../feed/records.js';
+import { indexJobIds } from '../ops/job-index.js';
 import { jobIdFor, recordHash } from './job-id.js';
 import type { JobData } from './queues.js';
 import type { StreamName } from './streams.js';
@@ -53,6 +54,8 @@ export async function addJobs(queue: Queue<JobData>, redis: Redis, jobs: RecordJ
   const unique = [...new Map(jobs.map((j) => [j.opts.jobId, j])).values()];
   if (unique.length === 0) return { queued: 0, duplicates: jobs.length };
   const existing = await redis.exists(...unique.map((j) => queue.toKey(j.opts.jobId)));
+  // Indexed before they are added: `find` skips an id without a job, but would miss a job without an id.
+  await indexJobIds(redis, queue.opts.prefix ?? 'bull', unique.map((j) => j.opts.jobId));
   await queue.addBulk(unique);
   return { queued: unique.length - existing, duplicates: jobs.length - unique.length + existing };
 }

@@ -1,5 +1,6 @@
 import { Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { defaults } from '../../config/defaults.js';
 import type { Config } from '../../config/read-config.js';
 import type { Logger } from '../logger.js';
 import { createRedis } from '../redis.js';
@@ -96,6 +97,8 @@ export async function startWorkers(o: StartWorkersOptions): Promise<WorkerPool> 
         prefix: o.prefix,
         concurrency: o.concurrency,
         limiter: UNLIMITED,
+        // BullMQ's per-minute counts of finished jobs, for the dashboard's charts; every worker must keep the same number.
+        metrics: { maxDataPoints: defaults.flowKeepMinutes },
         settings: { backoffStrategy },
         lockDuration: o.lockDurationMs ?? 30_000,
         stalledInterval: o.stalledIntervalMs ?? 30_000,

@@ -1,8 +1,9 @@
 import { Queue } from 'bullmq';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxData } from '../../src/sandbox/sandbox-data.js';
 import { spawnCli } from '../cli/run-cli.js';
+import { launchChromium } from '../helpers/browser.js';
 import { startStack, type Stack } from '../cli/stack.js';
 import { eventually, freePort, startWorkerProcess, type WorkerProcess } from '../cli/worker-process.js';
 
@@ -26,10 +27,7 @@ describe('dashboard in a browser', () => {
     const port = await freePort();
     dashboard = spawnCli(['dashboard', '--port', String(port)], env);
     base = `http://127.0.0.1:${port}`;
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
     await eventually(async () => (await queue.getFailedCount()) === 1 && (await queue.getCompletedCount()) === 1, 60_000, 'B-1 synced and B-2 failed');
     await eventually(async () => (await fetch(`${base}/login`).catch(() => undefined))?.status === 200, 30_000, 'the dashboard');
   }, 120_000);

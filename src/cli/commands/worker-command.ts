@@ -13,12 +13,13 @@ export function workerCommand(io: CliIo, done: CommandResult): Command {
   return new Command('worker')
     .description('run the feed producers (order polling, the stock-count schedule, BOM polling) and the workers until SIGTERM/SIGINT')
     .action(async () => {
-      const [{ openApp }, { startRuntime }, { jobKinds }, { startWorkerHttp }, { stockSyncHooks }] = await Promise.all([
+      const [{ openApp }, { startRuntime }, { jobKinds }, { startWorkerHttp }, { stockSyncHooks }, { startWorkerOps }] = await Promise.all([
         import('../app-context.js'),
         import('../../queue/runtime.js'),
         import('../../../jobs/registry.js'),
         import('../../metrics/worker-http.js'),
         import('../../stock/stock-run.js'),
+        import('../../ops/worker-ops.js'),
       ]);
       const app = await openApp(io, { needs: { service: true, upstream: true }, logTo: io.stdout, probe: false });
       const { config, logger, deps, metrics } = app;
@@ -29,6 +30,7 @@ export function workerCommand(io: CliIo, done: CommandResult): Command {
         throw err;
       });
       for (const [stream, worker] of runtime.workers.workers) metrics.watchWorker(worker, stream);
+      const ops = startWorkerOps(app);
       try {
         if (config.http.port !== 0) {
           http = await startWorkerHttp({
@@ -56,6 +58,7 @@ export function workerCommand(io: CliIo, done: CommandResult): Command {
         await runtime.close(config.shutdownGraceSeconds * 1000);
         logger.info('worker stopped');
       } finally {
+        await ops.stop();
         await http?.close();
         await app.close();
       }

@@ -1,0 +1,31 @@
+import { Command, Option } from 'commander';
+import { STREAMS, type StreamName } from '../../queue/streams.js';
+import type { CliIo } from '../cli-io.js';
+import { writeJson } from '../command-context.js';
+import { ExitCode } from '../exit-codes.js';
+import type { CommandResult } from '../program.js';
+import { renderReconcile } from '../render-reconcile.js';
+
+/** `reconcile [--stream S]... [--json]`: the service against what was synced; exit 0 no drift, 1 drift found. */
+export function reconcileCommand(io: CliIo, done: CommandResult): Command {
+  return new Command('reconcile')
+    .description('compare the service with what the program recorded as synced and report every drift (exit 1 when something drifted)')
+    .addOption(new Option('--stream <stream...>', 'only these streams').choices(STREAMS))
+    .option('--deep', "also read every synced order (one GET each) to compare its lines, not only their total")
+    .option('--json', 'machine-readable output')
+    .action(async (o: { stream?: StreamName[]; deep?: boolean; json?: boolean }) => {
+      const [{ openApp }, { reconcile, storeReport }] = await Promise.all([import('../app-context.js'), import('../../ops/reconcile.js')]);
+      const app = await openApp(io, { needs: { service: true }, logTo: io.stderr });
+      try {
+        const { deps } = app;
+        const report = await reconcile({ client: deps.client, catalog: deps.catalog, redis: deps.redis, prefix: deps.keys.prefix, queues: deps.queues }, o.stream ?? STREAMS, { deep: o.deep });
+        await storeReport(deps.redis, report);
+        app.logger.info({ drifts: report.drifts.length, checked: report.checked, calls: report.calls }, 'reconcile done');
+        if (o.json) writeJson(io, report);
+        else io.stdout.write(renderReconcile(report));
+        done(report.ok ? ExitCode.ok : ExitCode.someFailed);
+      } finally {
+        await app.close();
+      }
+    });
+}

@@ -1,0 +1,34 @@
+import type { FindResult } from '../ops/find.js';
+import { clip, renderTable } from './table.js';
+
+const when = (iso: string | null) => (iso ? iso.replace('T', ' ').slice(0, 19) : '');
+
+/** `find` for a person: the key's jobs (each version), the service entities it made, and its progress. */
+export function renderFind(r: FindResult): string {
+  const out: string[] = [`Key ${r.key} (prefix ${r.prefix})`, ''];
+  const rows = r.jobs.map((j) => [
+    j.id,
+    j.stream,
+    `v${j.version}${j.latest ? '' : ' (older)'}`,
+    j.state,
+    `${j.attemptsMade}/${j.maxAttempts}`,
+    j.attempts.reduce((n, a) => n + a.calls.length, 0),
+    when(j.finishedAt ?? j.createdAt),
+    j.error ? clip(`[${j.error.code}] ${j.error.message}`, 80) : clip(j.summary ?? (j.result as { summary?: string } | null)?.summary ?? '', 80),
+  ]);
+  out.push(`Jobs (${r.jobs.length}):`);
+  out.push(r.jobs.length ? renderTable(['JOB', 'STREAM', 'VERSION', 'STATE', 'ATTEMPTS', 'CALLS', 'WHEN (UTC)', 'RESULT / ERROR'], rows) : '  none kept (completed jobs are kept 7 days)');
+  out.push('', `Service entities (${r.entities.length}):`);
+  out.push(r.entities.length ? renderTable(['KIND', 'URL', 'KNOWN FROM'], r.entities.map((e) => [e.kind, e.url, e.source])) : '  none recorded');
+  if (r.progress.order) {
+    const p = r.progress.order;
+    out.push('', `Order progress: ${p.step}${p.pending ? ` (about to: ${p.pending})` : ''}`);
+  }
+  if (r.progress.count) {
+    const p = r.progress.count;
+    out.push('', `Count progress: ${p.state}${p.countDate ? ` on ${p.countDate}` : ''}${p.facilityUrl ? ` at ${p.facilityUrl}` : ''}${p.leftToNewer.length ? `; left to newer counts: ${p.leftToNewer.map((l) => `${l.productId} (${l.countId})`).join(', ')}` : ''}`);
+  }
+  const failed = r.jobs.find((j) => j.state === 'failed');
+  out.push('', `Each job's whole story: inventory-sync jobs show <JOB>${failed ? `; retry with: inventory-sync jobs retry ${failed.id}` : ''}`);
+  return `${out.join('\n')}\n`;
+}

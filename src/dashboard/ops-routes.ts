@@ -1,0 +1,77 @@
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import type { Redis } from 'ioredis';
+import type { Budgets } from '../../config/read-config.js';
+import type { StreamQueues } from '../cli/stream-queues.js';
+import { findRecord } from '../ops/find.js';
+import { readFlow, sampleFlow } from '../ops/flow-metrics.js';
+import { readLastReport } from '../ops/reconcile.js';
+import { findBody } from './find-page.js';
+import { FLOW_CHARTS_JS } from './flow-charts.js';
+import { page } from './html.js';
+import { reconcileBody } from './reconcile-page.js';
+
+export interface OpsRoutesOptions {
+  redis: Redis;
+  queues: StreamQueues;
+  prefix: string;
+  signedIn: boolean;
+  budgets?: Budgets;
+  /** The service's base URL, to link entities to it; without it they are shown as text. */
+  serviceBaseUrl?: string;
+  /** The lag over which `worker` alerts, drawn on the lag charts. */
+  lagLimitSeconds?: number;
+}
+
+/** Samples at most this often per dashboard process while charts are watched. */
+const SAMPLE_EVERY_MS = 5000;
+
+/** The operator pages beside the overview: `find`, the last reconcile report, and the live charts' data and script. */
+export function opsRoutes(o: OpsRoutesOptions): Router {
+  const r = express.Router();
+  const shell = { signedIn: o.signedIn, prefix: o.prefix };
+  const wrap = (fn: (req: Request, res: Response) => Promise<void>) => (req: Request, res: Response, next: NextFunction) => {
+    fn(req, res).catch(next);
+  };
+  const keyOf = (req: Request) => (typeof req.query.key === 'string' ? req.query.key.trim().slice(0, 200) : '');
+
+  r.get('/find', wrap(async (req, res) => {
+    const key = keyOf(req);
+    if (!key) return void res.redirect(303, '/');
+    const result = await findRecord(o.redis, o.queues, key);
+    res.status(result.found ? 200 : 404).type('html').send(page(`Find ${key}`, findBody(result, o.serviceBaseUrl), shell));
+  }));
+  r.get('/api/find', wrap(async (req, res) => {
+    const key = keyOf(req);
+    if (!key) return void res.status(400).json({ error: 'key is required: /api/find?key=WEB-1' });
+    const result = await findRecord(o.redis, o.queues, key);
+    res.status(result.found ? 200 : 404).json(result);
+  }));
+  r.get('/reconcile', wrap(async (_req, res) => {
+    res.type('html').send(page('Reconcile', reconcileBody(await readLastReport(o.redis, o.prefix), o.serviceBaseUrl), shell));
+  }));
+  r.get('/api/reconcile', wrap(async (_req, res) => {
+    const report = await readLastReport(o.redis, o.prefix);
+    if (!report) return void res.status(404).json({ error: 'reconcile has not run yet: inventory-sync reconcile' });
+    res.json(report);
+  }));
+
+  let sampledAt = 0;
+  r.get('/api/flow', wrap(async (req, res) => {
+    // The worker samples too; this keeps the charts moving when only `sync --once` runs.
+    if (Date.now() - sampledAt >= SAMPLE_EVERY_MS) {
+      sampledAt = Date.now();
+      await sampleFlow(o.redis, o.prefix);
+    }
+    const minutes = Number(req.query.minutes);
+    const flow = await readFlow(o.redis, o.prefix, o.queues, {
+      spanMinutes: Number.isInteger(minutes) && minutes > 0 ? minutes : undefined,
+      budgets: o.budgets,
+      lagLimitSeconds: o.lagLimitSeconds,
+    });
+    res.set('cache-control', 'no-store').json(flow);
+  }));
+  r.get('/assets/flow-charts.js', (_req, res) => {
+    res.type('application/javascript').set('cache-control', 'no-cache').send(FLOW_CHARTS_JS);
+  });
+  return r;
+}

@@ -1,0 +1,131 @@
+import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { redact, type Logger } from '../logger.js';
+import { readFeedState } from '../queue/feed-state.js';
+import { redisKeys } from '../redis.js';
+import { STREAMS, type StreamName } from '../queue/streams.js';
+import { laggingSeconds } from './feed-lag.js';
+
+export interface AlertSettings {
+  /** Where the JSON alert is POSTed (Slack-compatible `{"text": ...}`). A secret: it is never logged. */
+  webhookUrl: string;
+  /** Alert when a stream has been behind longer than this. */
+  lagSeconds: number;
+  /** At most one alert per reason in this many seconds, across every process of the prefix. */
+  intervalSeconds: number;
+}
+
+export interface AlertDeps {
+  redis: Redis;
+  prefix: string;
+  queues: { get(stream: StreamName): Pick<Queue, 'keys' | 'getJob'> };
+  settings: AlertSettings;
+  logger: Logger;
+  /** Values no alert may carry (redacted if ever they appear). */
+  secrets: string[];
+  streams?: readonly StreamName[];
+}
+
+/** One alert as sent: why (its reason is what the interval is counted per) and the text. */
+export interface Alert {
+  reason: string;
+  text: string;
+}
+
+const k = (prefix: string) => ({
+  /** Failures up to this time (epoch ms) have been told of, per stream. */
+  seen: (stream: string) => `${prefix}:alert:failed-seen:${stream}`,
+  /** Present while a reason may not alert again (expires after the interval). */
+  gate: (reason: string) => `${prefix}:alert:sent:${reason}`,
+});
+
+const minutes = (s: number) => (s < 120 ? `${s} s` : `${Math.round(s / 60)} min`);
+
+/** New failed jobs of a stream since the last alert about them; the first look only sets the mark. */
+async function failureAlert(d: AlertDeps, stream: StreamName, now: number): Promise<{ alert: Alert; seenUntil: number } | undefined> {
+  const keys = k(d.prefix);
+  const queue = d.queues.get(stream);
+  if ((await d.redis.set(keys.seen(stream), String(now), 'NX')) === 'OK') return undefined;
+  const since = Number((await d.redis.get(keys.seen(stream))) ?? now);
+  const failedKey = queue.keys.failed!;
+  const count = await d.redis.zcount(failedKey, `(${since}`, '+inf');
+  if (count === 0) return undefined;
+  const ids = await d.redis.zrevrangebyscore(failedKey, '+inf', `(${since}`, 'LIMIT', 0, 3);
+  const examples = await Promise.all(ids.map(async (id) => `${id}: ${((await queue.getJob(id))?.failedReason ?? '').slice(0, 200)}`));
+  const text =
+    `inventory-sync (${d.prefix}): ${count} ${stream} job${count === 1 ? '' : 's'} failed since ${new Date(since).toISOString()}. ` +
+    `Latest: ${examples.join(' | ')}. See: inventory-sync jobs list --state failed --stream ${stream}`;
+  return { alert: { reason: `failures:${stream}`, text }, seenUntil: now };
+}
+
+async function lagAlert(d: AlertDeps, stream: StreamName, now: number): Promise<Alert | undefined> {
+  const state = await readFeedState(d.redis, redisKeys(d.prefix), stream);
+  const lag = laggingSeconds(state, now);
+  if (lag === undefined || lag <= d.settings.lagSeconds) return undefined;
+  const why = state.lastError ? ` Last pull failed: ${state.lastError.slice(0, 200).replace(/\.?$/, '.')}` : '';
+  return {
+    reason: `lag:${stream}`,
+    text: `inventory-sync (${d.prefix}): the ${stream} feed is ${minutes(lag)} behind (limit ${minutes(d.settings.lagSeconds)}).${why} See: inventory-sync status`,
+  };
+}
+
+/** POSTs `{"text": ...}`; throws on a network error or a non-2xx answer. */
+async function post(url: string, text: string): Promise<void> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text }), signal: AbortSignal.timeout(10_000) });
+  await res.arrayBuffer().catch(() => undefined);
+  if (!res.ok) throw new Error(`the webhook answered ${res.status}`);
+}
+
+/**
+ * One look: per stream, new failures and a lag over the limit each become an alert, sent unless the same reason was
+ * sent within the interval (a Redis key with that life, so several workers send one). Answers what was sent.
+ */
+export async function checkAlerts(d: AlertDeps, now = Date.now()): Promise<Alert[]> {
+  const sent: Alert[] = [];
+  for (const stream of d.streams ?? STREAMS) {
+    const failures = await failureAlert(d, stream, now);
+    const candidates: Array<{ alert: Alert; after?: () => Promise<unknown> }> = [];
+    if (failures) candidates.push({ alert: failures.alert, after: () => d.redis.set(k(d.prefix).seen(stream), String(failures.seenUntil)) });
+    const lag = await lagAlert(d, stream, now);
+    if (lag) candidates.push({ alert: lag });
+    for (const { alert, after } of candidates) {
+      const gate = k(d.prefix).gate(alert.reason);
+      if ((await d.redis.set(gate, String(now), 'EX', d.settings.intervalSeconds, 'NX')) !== 'OK') continue;
+      const text = redact(alert.text, d.secrets);
+      try {
+        await post(d.settings.webhookUrl, text);
+      } catch (err) {
+        // Not sent: free the reason so that the next look tries again.
+        await d.redis.del(gate);
+        d.logger.warn({ reason: alert.reason, err: err instanceof Error ? err.message : String(err) }, 'alert not sent: check ALERT_WEBHOOK_URL; trying again at the next look');
+        continue;
+      }
+      await after?.();
+      d.logger.info({ reason: alert.reason }, 'alert sent');
+      sent.push({ reason: alert.reason, text });
+    }
+  }
+  return sent;
+}
+
+/** Looks every `everyMs` until stopped; a failed look is logged and the next one goes on. One look at a time. */
+export function startAlerts(d: AlertDeps, everyMs: number): { stop(): Promise<void> } {
+  let running: Promise<unknown> | undefined;
+  const look = () => {
+    if (running) return;
+    running = checkAlerts(d)
+      .catch((err: unknown) => d.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'alert check failed (Redis?); trying again'))
+      .finally(() => (running = undefined));
+  };
+  // The first look marks where failures count from.
+  look();
+  const timer = setInterval(look, everyMs);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      // A look stuck on a Redis outage must not hold up the shutdown.
+      await Promise.race([running, new Promise((r) => setTimeout(r, 2000).unref())]);
+    },
+  };
+}

@@ -1,0 +1,23 @@
+import type { FeedState } from '../queue/feed-state.js';
+import type { StreamName } from '../queue/streams.js';
+
+/** Streams pulled every few seconds (`every`); stock counts are pulled by a daily cron, so a day between is normal. */
+const POLLED: ReadonlySet<StreamName> = new Set(['orders', 'boms']);
+
+/** Seconds since the stream's feed was last caught up; undefined before the first time. What `status` shows. */
+export function behindSeconds(f: Pick<FeedState, 'caughtUpAt'>, now: number): number | undefined {
+  if (!f.caughtUpAt) return undefined;
+  const t = Date.parse(f.caughtUpAt);
+  return Number.isNaN(t) ? undefined : Math.max(0, Math.round((now - t) / 1000));
+}
+
+/**
+ * How long the stream has been falling behind, for alerts: for polled streams the time since they were last caught
+ * up; for the cron-pulled stock counts only while their latest pull failed or did not catch up (else 0).
+ */
+export function laggingSeconds(f: FeedState, now: number): number | undefined {
+  const behind = behindSeconds(f, now);
+  if (behind === undefined) return undefined;
+  const stuck = f.lastError !== undefined || (f.lastPollAt !== undefined && f.caughtUpAt !== undefined && f.lastPollAt > f.caughtUpAt);
+  return POLLED.has(f.stream) || stuck ? behind : 0;
+}

@@ -1,0 +1,107 @@
+import { NotFoundError } from '../client/errors.js';
+import type { CatalogApi } from '../catalog/types.js';
+import { orderRecordSchema } from '../feed/records.js';
+import { compareOrder } from '../orders/order-compare.js';
+import { planOrder, type OrderPlan } from '../orders/order-plan.js';
+import { PermanentJobError } from '../queue/job-errors.js';
+import type { SyncedRecord } from './reconcile-synced.js';
+import { ServiceView, type ShipmentRow } from './reconcile-service.js';
+import type { Drift, Unchecked } from './reconcile-types.js';
+
+const ORDER_COMPLETED = 'ORDER_COMPLETED';
+const SHIPMENT_SHIPPED = 'SHIPMENT_SHIPPED';
+const SHIPMENT_CANCELLED = 'SHIPMENT_CANCELLED';
+/** Totals are money: a difference below half a cent is rounding. */
+const TOTAL_TOLERANCE = 0.005;
+
+/** A synced order with what its record asks of the service, resolved against the catalog. */
+export interface PlannedOrder {
+  synced: SyncedRecord;
+  plan: OrderPlan;
+}
+
+/** Resolves every synced order's record against the catalog; one that no longer resolves is unchecked. */
+export async function planSyncedOrders(synced: Map<string, SyncedRecord>, catalog: CatalogApi, unchecked: Unchecked[]): Promise<PlannedOrder[]> {
+  const out: PlannedOrder[] = [];
+  for (const s of synced.values()) {
+    const parsed = orderRecordSchema.safeParse(s.record);
+    if (!parsed.success) continue;
+    try {
+      out.push({ synced: s, plan: await planOrder(parsed.data, catalog) });
+    } catch (err) {
+      if (!(err instanceof PermanentJobError)) throw err;
+      unchecked.push({ stream: 'orders', key: s.key, reason: err.message });
+    }
+  }
+  return out;
+}
+
+const totalOf = (plan: OrderPlan) => plan.order.orderItemList.reduce((n, i) => n + i.quantity * i.unitPrice, 0);
+const money = (n: number) => String(Math.round(n * 1e6) / 1e6);
+
+/**
+ * Orders and their shipments against the order and shipment collections (one collection GET each): an order missing,
+ * not completed, with another origin, or whose item total differs (then its entity is read, one GET, to name the
+ * lines; `deep` reads every order so); its shipments (rows whose primaryOrderUrl is the order) missing, not shipped,
+ * or more than one.
+ */
+export async function reconcileOrders(orders: PlannedOrder[], view: ServiceView, o: { deep?: boolean } = {}): Promise<{ drifts: Drift[]; shipments: number }> {
+  const drifts: Drift[] = [];
+  if (orders.length === 0) return { drifts, shipments: 0 };
+  const [rows, shipmentRows] = await Promise.all([view.orders(), view.shipments()]);
+  const byUrl = new Map(rows.filter((r) => r.orderUrl).map((r) => [r.orderUrl!, r]));
+  const byId = new Map(rows.filter((r) => r.orderId).map((r) => [r.orderId!, r]));
+  const shipmentsOf = new Map<string, ShipmentRow[]>();
+  for (const s of shipmentRows) if (s.primaryOrderUrl) shipmentsOf.set(s.primaryOrderUrl, [...(shipmentsOf.get(s.primaryOrderUrl) ?? []), s]);
+
+  let shipments = 0;
+  for (const { synced, plan } of orders) {
+    const key = plan.orderId;
+    const drift = (d: Omit<Drift, 'stream' | 'key' | 'jobId'>) => drifts.push({ stream: 'orders', key, jobId: synced.jobId, ...d });
+    const recorded = typeof synced.details.orderUrl === 'string' ? synced.details.orderUrl : undefined;
+    const row = (recorded && byUrl.get(recorded)) || byId.get(key);
+    if (!row) {
+      drift({ kind: 'order-missing', field: 'order', service: 'none', synced: `order ${key} (${ORDER_COMPLETED})`, url: recorded });
+      continue;
+    }
+    const url = row.orderUrl ?? recorded;
+    if (row.statusId !== ORDER_COMPLETED) drift({ kind: 'order-not-completed', field: 'statusId', service: row.statusId ?? 'none', synced: ORDER_COMPLETED, url });
+    if (row.originFacilityUrl !== undefined && row.originFacilityUrl !== plan.order.originFacilityUrl) {
+      drift({ kind: 'order-origin', field: 'originFacilityUrl', service: row.originFacilityUrl, synced: plan.order.originFacilityUrl, url });
+    }
+    const total = totalOf(plan);
+    if (url && (o.deep || row.orderItemListTotal === undefined || Math.abs(row.orderItemListTotal - total) > TOTAL_TOLERANCE)) {
+      drifts.push(...(await lineDrifts(view, url, plan, synced.jobId, row.orderItemListTotal, total)));
+    }
+
+    shipments++;
+    const all = url ? (shipmentsOf.get(url) ?? []) : [];
+    const live = all.filter((s) => s.statusId !== SHIPMENT_CANCELLED);
+    const cancelled = all.length - live.length;
+    if (live.length === 0) {
+      drift({ kind: 'shipment-missing', field: 'shipment', service: cancelled ? `${cancelled} cancelled, none live` : 'none', synced: `one shipment (${SHIPMENT_SHIPPED})`, url });
+    } else if (live.length > 1) {
+      const list = live.map((s) => `${s.shipmentUrl ?? s.shipmentId ?? '?'} (${s.statusId ?? '?'})`).join(', ');
+      drift({ kind: 'shipment-extra', field: 'shipments', service: `${live.length}: ${list}`, synced: '1', url });
+    } else if (live[0]!.statusId !== SHIPMENT_SHIPPED) {
+      drift({ kind: 'shipment-not-shipped', field: 'shipment statusId', service: live[0]!.statusId ?? 'none', synced: SHIPMENT_SHIPPED, url: live[0]!.shipmentUrl });
+    }
+  }
+  return { drifts, shipments };
+}
+
+/** Reads the order (one GET) and names the lines that differ; the total alone when the lines cannot say. */
+async function lineDrifts(view: ServiceView, url: string, plan: OrderPlan, jobId: string, serviceTotal: number | undefined, total: number): Promise<Drift[]> {
+  const base = { stream: 'orders' as const, key: plan.orderId, jobId, url };
+  let order;
+  try {
+    order = await view.order(url);
+  } catch (err) {
+    if (err instanceof NotFoundError) return [{ ...base, kind: 'order-missing', field: 'order', service: 'none (404)', synced: `order ${plan.orderId}` }];
+    throw err;
+  }
+  const lines = compareOrder(order, plan).filter((d) => d.field.startsWith('lines'));
+  if (lines.length) return lines.map((d) => ({ ...base, kind: 'order-lines', field: d.field, service: d.service, synced: d.record }));
+  if (serviceTotal === undefined) return [];
+  return [{ ...base, kind: 'order-lines', field: 'orderItemListTotal', service: money(serviceTotal), synced: money(total) }];
+}

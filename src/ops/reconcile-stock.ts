@@ -1,0 +1,114 @@
+import type { Redis } from 'ioredis';
+import type { CatalogApi } from '../catalog/types.js';
+import { stockCountRecordSchema } from '../feed/records.js';
+import type { RedisKeys } from '../redis.js';
+import { loadProgress } from '../stock/count-progress.js';
+import { recordHash } from '../stock/record-hash.js';
+import type { PlannedOrder } from './reconcile-orders.js';
+import type { SyncedRecord } from './reconcile-synced.js';
+import type { ServiceView } from './reconcile-service.js';
+import type { Drift, Unchecked } from './reconcile-types.js';
+
+/** The newest synced count of one (location, product). */
+interface CountedPair {
+  countId: string;
+  jobId: string;
+  countDate: string;
+  /** When the count's stock was read (the snapshot's start): shipments after it are not in the count's variance. */
+  since: number;
+  location: string;
+  facilityUrl: string;
+  productId: string;
+  productUrl: string;
+  quantity: number;
+}
+
+/** Epoch ms a snapshot's read started, from its id (`{readStartedAt base 36}-{random}`). */
+function snapshotTime(snapshotId: string | undefined): number | undefined {
+  const t = snapshotId ? parseInt(snapshotId.split('-')[0] ?? '', 36) : NaN;
+  return Number.isFinite(t) && t > 0 ? t : undefined;
+}
+
+async function countedPairs(counts: Map<string, SyncedRecord>, catalog: CatalogApi, redis: Redis, keys: RedisKeys, unchecked: Unchecked[]): Promise<Map<string, CountedPair>> {
+  const pairs = new Map<string, CountedPair>();
+  for (const s of counts.values()) {
+    const parsed = stockCountRecordSchema.safeParse(s.record);
+    if (!parsed.success) continue;
+    const record = parsed.data;
+    const p = await loadProgress(redis, keys, record.countId);
+    // The progress names the version applied last; a count superseded before all its chunks posted is no reference.
+    if ((p.state !== 'applied' && p.state !== 'unchanged') || !p.facilityUrl) continue;
+    if (p.hash !== recordHash(record)) continue;
+    const products = await catalog.products(record.items.map((i) => i.productId));
+    const since = snapshotTime(p.snapshotId) ?? s.processedOn;
+    for (const item of record.items) {
+      const product = products.get(item.productId);
+      if (!product) {
+        unchecked.push({ stream: 'stock-counts', key: record.countId, reason: `product ${item.productId} is no longer in the service's product collection` });
+        continue;
+      }
+      const k = `${p.facilityUrl} ${product.productUrl}`;
+      const before = pairs.get(k);
+      if (before && (before.countDate > record.countDate || (before.countDate === record.countDate && before.since > since))) continue;
+      pairs.set(k, {
+        countId: record.countId,
+        jobId: s.jobId,
+        countDate: record.countDate,
+        since,
+        location: record.location,
+        facilityUrl: p.facilityUrl,
+        productId: item.productId,
+        productUrl: product.productUrl,
+        quantity: item.quantity,
+      });
+    }
+  }
+  return pairs;
+}
+
+const near = (a: number, b: number) => Math.abs(a - b) < 1e-6;
+const qty = (n: number) => String(Math.round(n * 1e6) / 1e6);
+
+/**
+ * Each counted (location, product) against the stock on hand (one read of the inventory item collection): on hand
+ * should be the newest synced count minus what synced orders shipped from there since that count's stock was read.
+ */
+export async function reconcileStock(
+  counts: Map<string, SyncedRecord>,
+  orders: PlannedOrder[],
+  deps: { catalog: CatalogApi; view: ServiceView; redis: Redis; keys: RedisKeys },
+  unchecked: Unchecked[],
+): Promise<{ drifts: Drift[]; pairs: number }> {
+  const pairs = await countedPairs(counts, deps.catalog, deps.redis, deps.keys, unchecked);
+  if (pairs.size === 0) return { drifts: [], pairs: 0 };
+  const stock = await deps.view.stock();
+  const drifts: Drift[] = [];
+  for (const c of pairs.values()) {
+    const sales: string[] = [];
+    let shipped = 0;
+    for (const { synced, plan } of orders) {
+      if (synced.finishedOn <= c.since) continue;
+      for (const item of plan.shipment.shipmentItemList) {
+        if (item.facilityUrl !== c.facilityUrl || item.productUrl !== c.productUrl) continue;
+        shipped += item.quantity;
+        sales.push(`${plan.orderId} ${qty(item.quantity)}`);
+      }
+    }
+    const expected = c.quantity - shipped;
+    const onHand = stock.get(c.facilityUrl)?.get(c.productUrl) ?? 0;
+    if (near(onHand, expected)) continue;
+    drifts.push({
+      stream: 'stock-counts',
+      kind: 'stock-differs',
+      key: c.countId,
+      jobId: c.jobId,
+      field: `quantityOnHand of ${c.productId} at ${c.location}`,
+      service: qty(onHand),
+      synced: qty(expected),
+      difference: Math.round((onHand - expected) * 1e6) / 1e6,
+      url: c.facilityUrl,
+      detail: `counted ${qty(c.quantity)} on ${c.countDate}${sales.length ? `; shipped since by synced orders: ${sales.join(', ')}` : '; no synced order shipped it since'}`,
+    });
+  }
+  return { drifts, pairs: pairs.size };
+}

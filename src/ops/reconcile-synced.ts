@@ -1,0 +1,44 @@
+import type { Queue } from 'bullmq';
+import type { StreamName } from '../queue/streams.js';
+import { recordKey } from '../feed/records.js';
+
+/** The newest synced version of one record: the completed job that says so. */
+export interface SyncedRecord {
+  key: string;
+  jobId: string;
+  record: unknown;
+  outcome: string;
+  details: Record<string, unknown>;
+  processedOn: number;
+  finishedOn: number;
+}
+
+const PAGE = 500;
+/** Outcomes that mean the service holds the record (a skipped record was deliberately not applied). */
+const APPLIED = new Set(['synced', 'unchanged']);
+
+/**
+ * Per business key, the newest completed job whose record was applied (synced, or already matching): what the
+ * program recorded as synced. Completed jobs are kept 7 days (at most 50,000 per stream), so that is what is covered.
+ */
+export async function syncedRecords(queue: Pick<Queue, 'getJobs'>, stream: StreamName): Promise<Map<string, SyncedRecord>> {
+  const out = new Map<string, SyncedRecord>();
+  for (let start = 0; ; start += PAGE) {
+    const jobs = await queue.getJobs(['completed'], start, start + PAGE - 1, true);
+    for (const job of jobs) {
+      if (!job?.id) continue;
+      const rv = (job.returnvalue ?? {}) as { outcome?: unknown; details?: unknown };
+      if (typeof rv.outcome !== 'string' || !APPLIED.has(rv.outcome)) continue;
+      const record = (job.data as { record?: unknown } | undefined)?.record;
+      const key = recordKey(stream, record);
+      if (key === undefined) continue;
+      const finishedOn = job.finishedOn ?? 0;
+      const before = out.get(key);
+      if (before && before.finishedOn >= finishedOn) continue;
+      const details = rv.details && typeof rv.details === 'object' ? (rv.details as Record<string, unknown>) : {};
+      out.set(key, { key, jobId: job.id, record, outcome: rv.outcome, details, processedOn: job.processedOn ?? finishedOn, finishedOn });
+    }
+    if (jobs.length < PAGE) break;
+  }
+  return out;
+}

@@ -1,0 +1,25 @@
+import { defaults } from '../../config/defaults.js';
+import type { AppContext } from '../cli/app-context.js';
+import { secretValues } from '../cli/command-context.js';
+import { startAlerts } from './alerts.js';
+import { startFlowSampler } from './flow-metrics.js';
+
+/** What `worker` runs for operators beside the jobs: the chart sampler, and alerts when ALERT_WEBHOOK_URL is set. */
+export function startWorkerOps(app: Pick<AppContext, 'config' | 'redis' | 'logger' | 'deps'>): { stop(): Promise<void> } {
+  const { config, redis, logger, deps } = app;
+  const prefix = config.redis.prefix;
+  const sampler = startFlowSampler(redis, prefix, defaults.flowSampleSeconds * 1000, (err) =>
+    logger.debug({ err: err instanceof Error ? err.message : String(err) }, 'flow sample not written (Redis?)'),
+  );
+  const { webhookUrl, lagSeconds, intervalSeconds } = config.alerts;
+  const alerts = webhookUrl
+    ? startAlerts({ redis, prefix, queues: deps.queues, settings: { webhookUrl, lagSeconds, intervalSeconds }, logger, secrets: secretValues(config) }, defaults.alertCheckSeconds * 1000)
+    : undefined;
+  if (alerts) logger.info({ lagSeconds, intervalSeconds }, 'alerts on: new failures and feed lag are POSTed to ALERT_WEBHOOK_URL');
+  return {
+    async stop() {
+      sampler.stop();
+      await alerts?.stop();
+    },
+  };
+}
