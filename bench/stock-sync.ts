@@ -12,7 +12,7 @@ import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { stockCountJob } from '../jobs/stock-count-sync.js';
+import { stockCountJob } from '../jobs/stock/stock-count-sync.js';
 import { Catalog } from '../src/catalog/catalog.js';
 import type { ApiCall } from '../src/client/service-api.js';
 import { ServiceClient } from '../src/client/service-client.js';

@@ -6,7 +6,7 @@
 import type { Redis } from 'ioredis';
 import { pino } from 'pino';
 import type { Config } from '../../config/read-config.js';
-import { orderJob } from '../../jobs/order-sync.js';
+import { orderJob } from '../../jobs/orders/order-sync.js';
 import { Catalog } from '../../src/catalog/catalog.js';
 import { RequestBudget } from '../../src/client/budget.js';
 import { ServiceClient } from '../../src/client/service-client.js';

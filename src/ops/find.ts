@@ -1,10 +1,10 @@
 import type { Redis } from 'ioredis';
 import { showJob, type JobStory } from '../cli/job-inspect.js';
 import type { StreamQueues } from '../cli/stream-queues.js';
-import { parseProgress } from '../orders/order-progress.js';
+import { parseProgress } from '../../jobs/orders/order-progress.js';
 import { redisKeys } from '../redis.js';
 import { STREAMS, type StreamName } from '../queue/streams.js';
-import { loadProgress } from '../stock/count-progress.js';
+import { loadProgress } from '../../jobs/stock/count-progress.js';
 import { findJobIds } from './job-index.js';
 
 /** An entity of the service a record made or changed. */

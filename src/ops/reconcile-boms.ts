@@ -1,7 +1,7 @@
 import { NotFoundError } from '../client/errors.js';
 import type { CatalogApi } from '../catalog/types.js';
-import { bomItemsOf, sameBom, type BomItems } from '../bom/bom-items.js';
-import { resolveBom } from '../bom/resolve-bom.js';
+import { bomItemsOf, sameBom, type BomItems } from '../../jobs/boms/bom-items.js';
+import { resolveBom } from '../../jobs/boms/resolve-bom.js';
 import { bomRecordSchema } from '../feed/records.js';
 import { PermanentJobError } from '../queue/job-errors.js';
 import type { SyncedRecord } from './reconcile-synced.js';

@@ -1,8 +1,8 @@
 import { NotFoundError } from '../client/errors.js';
 import type { CatalogApi } from '../catalog/types.js';
 import { orderRecordSchema } from '../feed/records.js';
-import { compareOrder } from '../orders/order-compare.js';
-import { planOrder, type OrderPlan } from '../orders/order-plan.js';
+import { compareOrder } from '../../jobs/orders/order-compare.js';
+import { planOrder, type OrderPlan } from '../../jobs/orders/order-plan.js';
 import { PermanentJobError } from '../queue/job-errors.js';
 import type { SyncedRecord } from './reconcile-synced.js';
 import { ServiceView, type ShipmentRow } from './reconcile-service.js';

@@ -21,7 +21,7 @@ export function syncCommand(io: CliIo, done: CommandResult): Command {
         import('../app-context.js'),
         import('../../queue/runtime.js'),
         import('../../../jobs/registry.js'),
-        import('../../stock/stock-run.js'),
+        import('../../../jobs/stock/stock-run.js'),
       ]);
       const app = await openApp(io, { needs: { service: true, upstream: true }, logTo: io.stderr });
       const progress = runProgress(io, !o.json);

@@ -18,7 +18,7 @@ export function workerCommand(io: CliIo, done: CommandResult): Command {
         import('../../queue/runtime.js'),
         import('../../../jobs/registry.js'),
         import('../../metrics/worker-http.js'),
-        import('../../stock/stock-run.js'),
+        import('../../../jobs/stock/stock-run.js'),
         import('../../ops/worker-ops.js'),
       ]);
       const app = await openApp(io, { needs: { service: true, upstream: true }, logTo: io.stdout, probe: false });

@@ -1,0 +1,35 @@
+import type { ServiceError } from '../../src/client/errors.js';
+import { ConflictError, PermanentJobError } from '../../src/queue/job-errors.js';
+import { describeDifferences, type Difference } from './order-compare.js';
+
+/** The service has this order (or its shipment) already, and it differs from the record. */
+export function orderConflict(orderId: string, what: 'order' | 'shipment', diffs: Difference[]): ConflictError {
+  return new ConflictError(
+    `order ${orderId}: the ${what} already exists in the service and differs from the record: ${describeDifferences(diffs)}`,
+    'The service keeps what it has. Correct the record upstream to match, or change the order in the service, then retry the job.',
+    { orderId, differences: diffs },
+  );
+}
+
+/** The order is completed in the service and the record would change it. */
+export function completedOrderChanged(orderId: string, diffs: Difference[]): PermanentJobError {
+  return new PermanentJobError(
+    'ORDER_COMPLETED',
+    `order ${orderId} is completed in the service and the record would change it (${describeDifferences(diffs)}); completed orders cannot be modified until made editable again`,
+    'Make the order editable again in the service, then retry the job; or correct the record upstream to match the completed order.',
+    { orderId, differences: diffs },
+  );
+}
+
+/** A write the service refused for a reason retrying cannot fix (missing reference, invalid body). */
+export function serviceRefused(orderId: string, step: string, err: ServiceError): PermanentJobError {
+  const why = err.msg ?? err.message;
+  return new PermanentJobError('SERVICE_REFUSED', `order ${orderId}: the service refused to ${step}: ${why}`, err.hint, {
+    orderId,
+    step,
+    code: err.code,
+    status: err.status,
+    path: err.path,
+    msg: err.msg,
+  });
+}

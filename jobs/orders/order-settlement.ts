@@ -1,0 +1,136 @@
+import { NotFoundError } from '../../src/client/errors.js';
+import type { ReadOrder, ReadShipment } from '../../src/client/schemas.js';
+import type { JobContext } from '../../src/queue/job-kind.js';
+import { findShipment, severalShipments, type ShipmentSearch } from './find-shipment.js';
+import { compareOrder } from './order-compare.js';
+import { completedOrderChanged, orderConflict } from './order-errors.js';
+import type { OrderPlan } from './order-plan.js';
+import { stepIndex, type OrderProgress, type Pending, type ProgressStore, type Step } from './order-progress.js';
+
+export const ORDER_COMPLETED = 'ORDER_COMPLETED';
+export const SHIPMENT_SHIPPED = 'SHIPMENT_SHIPPED';
+const NEXT: Record<Step, Pending | undefined> = {
+  none: 'create-order',
+  created: 'create-shipment',
+  'shipment-created': 'ship',
+  shipped: 'complete',
+  completed: undefined,
+};
+/** The step a write starts from: once the service shows a later one, the write had been applied. */
+const BEFORE: Record<Pending, Step> = { 'create-order': 'none', 'create-shipment': 'created', ship: 'shipment-created', complete: 'shipped' };
+
+/**
+ * An order's progress and how it is settled against the service: what surely happened is recorded with the
+ * next write's intent, and an uncertain write is settled with one read (see docs/orders.md).
+ */
+export abstract class OrderSettlement {
+  /** Steps this attempt applied to the service (for the summary; empty means nothing changed). */
+  protected readonly applied: string[] = [];
+
+  constructor(
+    protected readonly plan: OrderPlan,
+    protected readonly ctx: JobContext,
+    private readonly store: ProgressStore,
+    protected progress: OrderProgress,
+  ) {}
+
+  /** Records what surely happened and, in the same write, the intent of the next write. */
+  protected async advance(step: Step, fields: Partial<OrderProgress> = {}): Promise<void> {
+    const pending = NEXT[step];
+    this.progress = { ...this.progress, ...fields, step, pending, recordHash: this.plan.recordHash };
+    await this.store.save({ ...fields, step, pending, recordHash: this.plan.recordHash });
+  }
+
+  protected async intend(pending: Pending): Promise<void> {
+    if (this.progress.pending === pending) return;
+    this.progress = { ...this.progress, pending };
+    await this.store.save({ pending, recordHash: this.plan.recordHash }, pending === 'create-order');
+  }
+
+  protected async clearPending(): Promise<void> {
+    if (!this.progress.pending) return;
+    this.progress = { ...this.progress, pending: undefined };
+    await this.store.save({ pending: undefined });
+  }
+
+  protected orderPath(): string {
+    return this.progress.orderUrl ?? this.ctx.client.entityPath('order', this.plan.orderId);
+  }
+
+  protected async readOrder(): Promise<ReadOrder | undefined> {
+    try {
+      return await this.ctx.client.getOrder(this.orderPath());
+    } catch (err) {
+      if (err instanceof NotFoundError) return undefined;
+      throw err;
+    }
+  }
+
+  /**
+   * Records what the service has of the order: fails when the order or its shipment differs from the record;
+   * otherwise the step is what the service shows (completed, shipped, shipment created, or created). The
+   * shipment is looked for in the order's shipmentUrlList (one GET per listed shipment, none when it lists
+   * none), so an order this attempt did not create itself never gets a second shipment.
+   */
+  protected async adoptOrder(order: ReadOrder, search?: ShipmentSearch): Promise<void> {
+    const found = search ?? (await findShipment(this.ctx.client, order, this.plan));
+    if (found.kind === 'several') throw severalShipments(this.plan.orderId, order.orderUrl, found.urls);
+    const completed = order.statusId === ORDER_COMPLETED;
+    // Both compared before anything is recorded, so a change to a completed order is refused whole.
+    const orderDiffs = compareOrder(order, this.plan);
+    const diffs = [...orderDiffs, ...(found.kind === 'differs' ? found.diffs : [])];
+    if (diffs.length) {
+      if (completed) throw completedOrderChanged(this.plan.orderId, diffs);
+      throw orderConflict(this.plan.orderId, orderDiffs.length ? 'order' : 'shipment', diffs);
+    }
+    const fields: Partial<OrderProgress> = { orderUrl: order.orderUrl, actionUrlComplete: order.actionUrlComplete ?? `${order.orderUrl}/complete` };
+    if (completed) return this.advance('completed', found.kind === 'found' ? { ...fields, shipmentUrl: found.url } : fields);
+    if (found.kind !== 'found') return this.advance('created', fields);
+    await this.advance(found.shipment.statusId === SHIPMENT_SHIPPED ? 'shipped' : 'shipment-created', { ...fields, shipmentUrl: found.url });
+  }
+
+  /** A corrected record for an order already (partly) synced: compare it with the service, then resume. */
+  protected async reconcile(): Promise<void> {
+    this.ctx.note('record differs from the one synced before; reading the order and its shipment back to compare');
+    const order = await this.readOrder();
+    if (!order) {
+      this.ctx.note('order not found in the service; starting over');
+      this.progress = { step: 'none', recordHash: this.plan.recordHash };
+      await this.store.save({ step: undefined, pending: undefined, orderUrl: undefined, actionUrlComplete: undefined, shipmentUrl: undefined, recordHash: this.plan.recordHash });
+      return;
+    }
+    await this.adoptOrder(order);
+  }
+
+  /** A write of an earlier attempt may have happened (crash, lost answer): read to know. */
+  protected async settlePending(pending: Pending): Promise<boolean> {
+    this.ctx.note(`outcome of "${pending}" is uncertain; reading the service to settle it`);
+    let done = false;
+    if (pending === 'ship' && this.progress.shipmentUrl) {
+      const shipment = await this.readShipment(this.progress.shipmentUrl);
+      done = shipment?.statusId === SHIPMENT_SHIPPED;
+      if (done) await this.advance('shipped');
+    } else if (pending === 'complete') {
+      const order = await this.readOrder();
+      done = order?.statusId === ORDER_COMPLETED;
+      if (done) await this.advance('completed');
+    } else {
+      // create-order, create-shipment (and ship without a known shipment URL): what the order shows settles it.
+      const order = await this.readOrder();
+      if (order) await this.adoptOrder(order);
+      done = !!order && stepIndex(this.progress.step) > stepIndex(BEFORE[pending]);
+    }
+    this.ctx.note(done ? `"${pending}" had been applied; carrying on` : `"${pending}" had not been applied; it will be sent again`);
+    if (!done) await this.clearPending();
+    return done;
+  }
+
+  private async readShipment(url: string): Promise<ReadShipment | undefined> {
+    try {
+      return await this.ctx.client.getShipment(url);
+    } catch (err) {
+      if (err instanceof NotFoundError) return undefined;
+      throw err;
+    }
+  }
+}

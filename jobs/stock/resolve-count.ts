@@ -1,0 +1,50 @@
+import type { CatalogApi, Facility } from '../../src/catalog/types.js';
+import type { StockCountRecord } from '../../src/feed/records.js';
+import { BadRecordError } from '../../src/queue/job-errors.js';
+import type { NamedItem } from './product-marks.js';
+
+export interface ResolvedCount {
+  location: Facility;
+  /** The counted products, in record order. */
+  items: NamedItem[];
+}
+
+/** Resolves a facility name that must be a location (a facility inside a magazine); BadRecordError otherwise. */
+export async function resolveLocation(catalog: CatalogApi, recordId: string, field: string, name: string): Promise<Facility> {
+  const found = await catalog.facility(name);
+  if (!found.ok) {
+    const reason =
+      found.reason === 'ambiguous'
+        ? `"${name}" names several facilities (${(found.candidates ?? []).join(', ')}); use "Magazine / location" or the facilityUrl`
+        : `no facility "${name}" in the service (by facilityUrl, facilityName or "Magazine / location")`;
+    throw new BadRecordError(recordId, field, reason);
+  }
+  if (found.facility.kind !== 'location') {
+    throw new BadRecordError(recordId, field, `"${name}" is a magazine; a stock count names a location inside one`);
+  }
+  return found.facility;
+}
+
+/** Resolves a count's location and products against the catalog; every problem is a BadRecordError naming the field. */
+export async function resolveCount(catalog: CatalogApi, record: StockCountRecord): Promise<ResolvedCount> {
+  const location = await resolveLocation(catalog, record.countId, 'location', record.location);
+  const firstIndex = new Map<string, number>();
+  record.items.forEach((item, i) => {
+    const before = firstIndex.get(item.productId);
+    if (before !== undefined) {
+      throw new BadRecordError(record.countId, `items.${i}.productId`, `${item.productId} is counted twice (also items.${before}); send one line per product`);
+    }
+    firstIndex.set(item.productId, i);
+  });
+  const products = await catalog.products([...firstIndex.keys()]);
+  const unknown = record.items.map((item, i) => ({ item, i })).filter(({ item }) => !products.has(item.productId));
+  if (unknown.length) {
+    const { item, i } = unknown[0]!;
+    const more = unknown.length > 1 ? ` (and ${unknown.length - 1} more unknown products)` : '';
+    throw new BadRecordError(record.countId, `items.${i}.productId`, `no product ${item.productId} in the service's product collection${more}`);
+  }
+  return {
+    location,
+    items: record.items.map((item) => ({ productId: item.productId, productUrl: products.get(item.productId)!.productUrl, quantity: item.quantity })),
+  };
+}

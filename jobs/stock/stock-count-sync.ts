@@ -1,0 +1,56 @@
+import { defaults } from '../../config/defaults.js';
+import { readStockOnHand } from '../../src/catalog/stock-on-hand.js';
+import { recordKey, stockCountRecordSchema, type StockCountRecord } from '../../src/feed/records.js';
+import type { JobKind } from '../../src/queue/job-kind.js';
+import { applyCount } from './apply-count.js';
+import { recordHash } from './record-hash.js';
+import { unfinishedElsewhere } from './count-progress.js';
+import { withRedisLocks } from './redis-lock.js';
+import { resolveCount } from './resolve-count.js';
+import { stockKeys } from './stock-keys.js';
+import type { ServiceApi } from '../../src/client/service-api.js';
+
+export interface StockCountJobOptions {
+  /** Age after which a run's snapshot is read again, in ms. Default: defaults.stockSnapshotMaxAgeSeconds. */
+  snapshotMaxAgeMs?: number;
+  /** Life of the per-location and snapshot locks, in ms. Default: defaults.stockLocationLockMs. */
+  lockTtlMs?: number;
+  /** How long a count waits for its location (or for another job's snapshot read), in ms. Default 120 000. */
+  lockWaitMs?: number;
+}
+
+/**
+ * Stock counts (upstream-feed.md `stock-counts`) as inventory variances dated {countDate}T19:00, each
+ * difference applied exactly once, each (location, product) set by its newest count. Design: docs/stock-sync.md.
+ */
+export function createStockCountJob(opts: StockCountJobOptions = {}): JobKind<StockCountRecord> {
+  const lockTtlMs = opts.lockTtlMs ?? defaults.stockLocationLockMs;
+  const lockWaitMs = opts.lockWaitMs ?? 120_000;
+  const snapshot = {
+    readStock: (client: ServiceApi) => readStockOnHand(client),
+    maxAgeMs: opts.snapshotMaxAgeMs ?? defaults.stockSnapshotMaxAgeSeconds * 1000,
+    readWaitMs: lockWaitMs,
+    lockTtlMs,
+  };
+  return {
+    stream: 'stock-counts',
+    schema: stockCountRecordSchema,
+    keyOf: (raw) => recordKey('stock-counts', raw),
+    async process(record, ctx) {
+      const resolved = await resolveCount(ctx.catalog, record);
+      const hash = recordHash(record);
+      const sk = stockKeys(ctx.keys);
+      const loc = resolved.location.facilityUrl;
+      // A correction that moved the count to another location also needs the old one to settle and drop its plan.
+      const elsewhere = await unfinishedElsewhere(ctx.redis, ctx.keys, record.countId, hash, loc);
+      return withRedisLocks(
+        ctx.redis,
+        [loc, ...(elsewhere ? [elsewhere] : [])].map((f) => sk.locationLock(f)),
+        (lock) => applyCount({ ctx, record, hash, resolved, lock, snapshot }),
+        { ttlMs: lockTtlMs, waitMs: lockWaitMs },
+      );
+    },
+  };
+}
+
+export const stockCountJob: JobKind<StockCountRecord> = createStockCountJob();

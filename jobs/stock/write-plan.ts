@@ -1,0 +1,80 @@
+import type { Redis } from 'ioredis';
+import type { RedisKeys } from '../../src/redis.js';
+import type { VarianceLine } from './count-plan.js';
+import { KEEP_MS, LEFT } from './count-progress.js';
+import type { LeftOut, ProductMark } from './product-marks.js';
+import { stockKeys } from './stock-keys.js';
+
+export interface NewPlan {
+  countId: string;
+  hash: string;
+  facilityUrl: string;
+  countDate: string;
+  seq: number;
+  snapshotId: string;
+  /** Number of products the count lists. */
+  products: number;
+  chunks: VarianceLine[][];
+  /** Hashes of replaced versions to remember. */
+  retired: Iterable<string>;
+  /** Products left to newer counts. */
+  left: Map<string, LeftOut>;
+  /** The marks of the products this count sets (productUrl -> mark). */
+  marks: Map<string, ProductMark>;
+}
+
+/** What a plan changes besides its own progress: the open counts it takes lines from, the marks it gives back. */
+export interface PlanEdits {
+  /** Open counts of the location: their unposted chunks without the lines this plan took, and why. */
+  taken: Array<{ countId: string; chunks: Map<number, VarianceLine[]>; left: Map<string, LeftOut> }>;
+  /** Marks of an earlier version's dropped lines, given back (undefined: deleted), per location. */
+  restore: Array<{ facilityUrl: string; marks: Map<string, string | undefined> }>;
+  /** Open-set members to forget: an earlier version planned at another location, members whose plan is gone. */
+  dropOpen: Array<{ facilityUrl: string; countId: string }>;
+}
+
+/**
+ * Writes a count's plan with everything that depends on it, in one transaction: its progress (a plan without
+ * chunks is finished at once: unchanged, or skipped when it sets no product), the marks of the products it sets, its place among the
+ * location's open counts, the lines it takes from other open counts, and the marks an earlier version gives
+ * back. A crash leaves all of it or none. Call under the location's lock.
+ */
+export async function writePlan(redis: Redis, keys: RedisKeys, plan: NewPlan, edits: PlanEdits): Promise<void> {
+  const sk = stockKeys(keys);
+  const key = keys.count(plan.countId);
+  const fields: Record<string, string> = {
+    hash: plan.hash,
+    state: plan.chunks.length ? 'planned' : plan.marks.size ? 'unchanged' : 'skipped',
+    facilityUrl: plan.facilityUrl,
+    countDate: plan.countDate,
+    seq: String(plan.seq),
+    snapshotId: plan.snapshotId,
+    products: String(plan.products),
+    chunks: String(plan.chunks.length),
+    differences: String(plan.chunks.reduce((n, c) => n + c.length, 0)),
+  };
+  plan.chunks.forEach((lines, i) => (fields[`chunk:${i}`] = JSON.stringify(lines)));
+  for (const h of plan.retired) fields[`retired:${h}`] = '1';
+  for (const [url, l] of plan.left) fields[`${LEFT}${url}`] = JSON.stringify(l);
+  const tx = redis.multi().del(key).hset(key, fields).pexpire(key, KEEP_MS);
+
+  for (const r of edits.restore) {
+    const gone = [...r.marks].filter(([, v]) => v === undefined).map(([url]) => url);
+    const back = [...r.marks].filter((e): e is [string, string] => e[1] !== undefined);
+    if (gone.length) tx.hdel(sk.marks(r.facilityUrl), ...gone);
+    if (back.length) tx.hset(sk.marks(r.facilityUrl), Object.fromEntries(back));
+  }
+  if (plan.marks.size) tx.hset(sk.marks(plan.facilityUrl), Object.fromEntries([...plan.marks].map(([url, m]) => [url, JSON.stringify(m)])));
+
+  for (const t of edits.taken) {
+    const f: Record<string, string> = {};
+    for (const [i, lines] of t.chunks) f[`chunk:${i}`] = JSON.stringify(lines);
+    for (const [url, l] of t.left) f[`${LEFT}${url}`] = JSON.stringify(l);
+    if (Object.keys(f).length) tx.hset(keys.count(t.countId), f);
+  }
+  for (const d of edits.dropOpen) tx.srem(sk.open(d.facilityUrl), d.countId);
+  if (plan.chunks.length) tx.sadd(sk.open(plan.facilityUrl), plan.countId);
+  else tx.srem(sk.open(plan.facilityUrl), plan.countId);
+  const failed = (await tx.exec())?.find(([err]) => err);
+  if (failed) throw failed[0] as Error;
+}

@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFeedServer, type FeedServer } from '../../../src/feed/feed-server.js';
+import { UpstreamClient } from '../../../src/feed/upstream-client.js';
+import { createLogger } from '../../../src/logger.js';
+import { startControl, type Control } from '../../../src/queue/control.js';
+import { stockSyncHooks } from '../../../jobs/stock/stock-run.js';
+import { redisUrl } from '../../helpers/redis.js';
+import { countRecord } from '../../helpers/count-record.js';
+import { testWorld, type TestWorld } from '../../helpers/test-world.js';
+
+describe('the stock sync schedule', () => {
+  let world: TestWorld;
+  let feed: FeedServer;
+  let control: Control;
+  const counts = [
+    countRecord('CNT-CRON-A03', 'A-03', '2026-11-21', [['SKU-0002', 17], ['MUG-BLUE', 4]]),
+    countRecord('CNT-CRON-N04', 'N-04', '2026-11-21', [['SKU-0009', 0]]),
+  ];
+
+  beforeAll(async () => {
+    world = await testWorld('stock-cron', { streams: ['stock-counts', 'boms'] });
+    feed = await startFeedServer({ streams: { 'stock-counts': [] } });
+    const logger = createLogger({ level: 'silent' });
+    control = await startControl({
+      connection: redisUrl(),
+      prefix: world.prefix,
+      redis: world.redis,
+      keys: world.keys,
+      upstream: new UpstreamClient({ url: feed.url, retries: 0 }),
+      queues: world.queues,
+      // A fast cron (every 2 s) stands for the nightly 19:00.
+      schedule: { orderPollSeconds: 60, bomPollSeconds: 60, stockSyncCron: '*/2 * * * * *' },
+      pageSize: 100,
+      logger,
+      streams: ['stock-counts'],
+      hooks: stockSyncHooks(world.redis, world.keys),
+    });
+  });
+  afterAll(async () => {
+    await control?.close(1_000);
+    await feed?.close();
+    await world?.close();
+  });
+
+  const waitFor = async (check: () => Promise<boolean>, ms = 15_000) => {
+    const until = Date.now() + ms;
+    while (!(await check()) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+  };
+
+  it('pulls the counts at the next cron time and applies them', async () => {
+    // A first run finds the feed empty; the counts arrive afterwards and wait for the next slot.
+    await waitFor(async () => (await control.queue.getCompletedCount()) > 0);
+    const appendedAt = Date.now();
+    feed.append('stock-counts', counts);
+    await waitFor(async () => (await world.queues.get('stock-counts').getCompletedCount()) >= counts.length);
+    for (const c of counts) {
+      const loc = world.facility(c.location);
+      for (const item of c.items) expect(world.sandbox.admin.stockOnHand(loc, world.product(item.productId))).toBe(item.quantity);
+    }
+    const runs = await control.queue.getJobs(['completed']);
+    const pulled = runs.find((r) => (r.returnvalue as { queued: number }).queued === counts.length)!;
+    expect(pulled).toBeDefined();
+    // The run that pulled them was due on an even second (its cron slot) after they arrived, and ran no earlier.
+    const due = (pulled.opts as { prevMillis?: number }).prevMillis!;
+    expect(due % 2_000).toBe(0);
+    expect(due).toBeGreaterThan(appendedAt);
+    expect(pulled.processedOn!).toBeGreaterThanOrEqual(due);
+    expect(world.calls.filter((c) => c.path.endsWith('/api/inventoryitem'))).toHaveLength(1);
+    const info = (await control.scheduleInfo()).find((s) => s.stream === 'stock-counts')!;
+    expect(info.pattern).toBe('*/2 * * * * *');
+    expect(info.lastOk).toBe(true);
+    expect(new Date(info.nextRunAt!).getTime() % 2_000).toBe(0);
+  });
+});
