@@ -1,6 +1,7 @@
 import { isServiceError } from '../../src/client/errors.js';
 import type { Product, UpdateProductBody } from '../../src/client/schemas.js';
-import { bomRecordSchema, recordKey, type BomRecord } from '../../src/feed/records.js';
+import { bomRecordSchema, type BomRecord } from '../../src/feed/records.js';
+import { bomStream } from './bom-stream.js';
 import { ConflictError } from '../../src/queue/job-errors.js';
 import type { JobContext, JobKind, JobResult } from '../../src/queue/job-kind.js';
 import { bomItemsOf, firstBomEntry, sameBom, type BomItems } from './bom-items.js';
@@ -63,8 +64,7 @@ async function syncBom(record: BomRecord, ctx: JobContext): Promise<JobResult> {
 
 /** Bills of materials (upstream-feed.md `boms`) as the product's first MANUF_COMPONENT entry. Design: docs/boms.md. */
 export const bomJob: JobKind<BomRecord> = {
-  stream: 'boms',
+  stream: bomStream.stream,
   schema: bomRecordSchema,
-  keyOf: (raw) => recordKey('boms', raw),
   process: syncBom,
 };

@@ -1,5 +1,6 @@
 import { defaults } from '../../config/defaults.js';
-import { orderRecordSchema, recordKey, type OrderRecord } from '../../src/feed/records.js';
+import { orderRecordSchema, type OrderRecord } from '../../src/feed/records.js';
+import { orderStream } from './order-stream.js';
 import type { JobContext, JobKind, JobResult } from '../../src/queue/job-kind.js';
 import { planOrder, recordHashOf } from './order-plan.js';
 import { ProgressStore } from './order-progress.js';
@@ -26,8 +27,7 @@ async function processOrder(record: OrderRecord, ctx: JobContext): Promise<JobRe
 }
 
 export const orderJob: JobKind<OrderRecord> = {
-  stream: 'orders',
+  stream: orderStream.stream,
   schema: orderRecordSchema,
-  keyOf: (raw) => recordKey('orders', raw),
   process: processOrder,
 };

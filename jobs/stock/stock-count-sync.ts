@@ -1,6 +1,7 @@
 import { defaults } from '../../config/defaults.js';
 import { readStockOnHand } from '../../src/catalog/stock-on-hand.js';
-import { recordKey, stockCountRecordSchema, type StockCountRecord } from '../../src/feed/records.js';
+import { stockCountRecordSchema, type StockCountRecord } from '../../src/feed/records.js';
+import { stockCountStream } from './stock-count-stream.js';
 import type { JobKind } from '../../src/queue/job-kind.js';
 import { applyCount } from './apply-count.js';
 import { recordHash } from './record-hash.js';
@@ -33,9 +34,8 @@ export function createStockCountJob(opts: StockCountJobOptions = {}): JobKind<St
     lockTtlMs,
   };
   return {
-    stream: 'stock-counts',
+    stream: stockCountStream.stream,
     schema: stockCountRecordSchema,
-    keyOf: (raw) => recordKey('stock-counts', raw),
     async process(record, ctx) {
       const resolved = await resolveCount(ctx.catalog, record);
       const hash = recordHash(record);

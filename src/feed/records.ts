@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { StreamName } from '../queue/streams.js';
+import { perStream, type StreamName } from '../../jobs/streams.js';
 
 /** Records of the upstream feed (shared/upstream-feed.md), checked as they arrive and again when a job starts. */
 
@@ -60,10 +60,10 @@ export const recordSchemas = {
   orders: orderRecordSchema,
   'stock-counts': stockCountRecordSchema,
   boms: bomRecordSchema,
-} as const;
+} as const satisfies Record<StreamName, unknown>;
 
 /** The field of a record that names it: orderId, countId, productId. */
-export const recordKeyField: Record<StreamName, string> = { orders: 'orderId', 'stock-counts': 'countId', boms: 'productId' };
+export const recordKeyField: Record<StreamName, string> = perStream((d) => d.keyField);
 
 /** The business key of a raw record, when it has a usable one. */
 export function recordKey(stream: StreamName, raw: unknown): string | undefined {
@@ -85,8 +85,10 @@ export function checkRecord<S extends StreamName>(
 ): { ok: true; record: z.infer<(typeof recordSchemas)[S]> } | { ok: false; problems: RecordProblem[] } {
   const parsed = recordSchemas[stream].safeParse(raw);
   if (parsed.success) return { ok: true, record: parsed.data as z.infer<(typeof recordSchemas)[S]> };
-  return {
-    ok: false,
-    problems: parsed.error.issues.map((i) => ({ field: i.path.map(String).join('.') || '(record)', reason: i.message })),
-  };
+  return { ok: false, problems: problemsOf(parsed.error) };
+}
+
+/** Every problem of a failed check, as field and reason. */
+export function problemsOf(error: z.ZodError): RecordProblem[] {
+  return error.issues.map((i) => ({ field: i.path.map(String).join('.') || '(record)', reason: i.message }));
 }

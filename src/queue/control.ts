@@ -9,9 +9,10 @@ import type { RedisKeys } from '../redis.js';
 import { pullStream, type PullResult } from './producer.js';
 import { CONTROL_QUEUE, type QueueSet } from './queues.js';
 import { STREAMS, type StreamName } from './streams.js';
+import { perStream } from '../../jobs/streams.js';
 
 /** The job schedulers of the control queue, one per stream. */
-export const SCHEDULERS = { orders: 'poll-orders', boms: 'poll-boms', 'stock-counts': 'stock-sync' } as const satisfies Record<StreamName, string>;
+export const SCHEDULERS = perStream((d) => d.scheduler);
 
 const controlDataSchema = z.object({ stream: z.enum(STREAMS), scheduler: z.string() });
 type ControlData = z.infer<typeof controlDataSchema>;

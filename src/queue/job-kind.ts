@@ -38,12 +38,10 @@ export interface JobResult {
   details?: Record<string, unknown>;
 }
 
-/** One kind of job: the shape of its record and how it is synced. Files in jobs/ export one each. */
+/** One kind of job: the shape of its record and how it is synced. Each jobs/<kind>/ folder exports one (jobs/registry.ts). */
 export interface JobKind<R = unknown> {
   stream: StreamName;
-  /** The record's shape as the feed delivers it. */
+  /** The record's shape as the feed delivers it; its business key is the stream's keyField (jobs/streams.ts). */
   schema: ZodType<R>;
-  /** The business key (orderId, countId, productId), taken from a raw record when it has one. */
-  keyOf(raw: unknown): string | undefined;
   process(record: R, ctx: JobContext): Promise<JobResult>;
 }

@@ -1,6 +1,6 @@
 import { DelayedError, RateLimitError, UnrecoverableError, type Job } from 'bullmq';
 import type { ApiCall } from '../client/service-api.js';
-import { checkRecord, recordKey } from '../feed/records.js';
+import { problemsOf, recordKey } from '../feed/records.js';
 import type { Logger } from '../logger.js';
 import { classifyFailure, type Failure } from './failure.js';
 import { BadRecordError } from './job-errors.js';
@@ -36,19 +36,13 @@ function checkedRecord<R>(kind: JobKind<R>, job: Job): { record: R; key: string 
   }
   const label = recordLabel(kind.stream, data.data, job.id);
   if (data.data.parseError !== undefined) throw new BadRecordError(label, '(line)', data.data.parseError);
-  const check = checkRecord(kind.stream, data.data.record);
-  if (!check.ok) {
-    const [first, ...more] = check.problems;
+  const parsed = kind.schema.safeParse(data.data.record);
+  if (!parsed.success) {
+    const [first, ...more] = problemsOf(parsed.error);
     const also = more.length ? ` (and ${more.map((p) => `${p.field}: ${p.reason}`).join('; ')})` : '';
     throw new BadRecordError(label, first?.field ?? '(record)', `${first?.reason ?? 'does not match its shape'}${also}`);
   }
-  // The kind's own schema may be stricter than the feed's.
-  const parsed = kind.schema.safeParse(data.data.record);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new BadRecordError(label, issue?.path.map(String).join('.') || '(record)', issue?.message ?? 'does not match its shape');
-  }
-  return { record: parsed.data, key: kind.keyOf(data.data.record) ?? recordKey(kind.stream, data.data.record) ?? label };
+  return { record: parsed.data, key: recordKey(kind.stream, data.data.record) ?? label };
 }
 
 /**

@@ -5,7 +5,7 @@ import type { CatalogApi } from '../../src/catalog/types.js';
 import { ServiceClient } from '../../src/client/service-client.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 import type { z, ZodType } from 'zod';
-import { recordKey, recordSchemas } from '../../src/feed/records.js';
+import { recordSchemas } from '../../src/feed/records.js';
 import type { JobContext, JobKind, JobResult } from '../../src/queue/job-kind.js';
 import type { RunnerDeps } from '../../src/queue/job-runner.js';
 import { createQueues, type QueueSet } from '../../src/queue/queues.js';
@@ -113,7 +113,6 @@ export function testKind<S extends StreamName>(stream: S, run: (record: z.infer<
   return {
     stream,
     schema: recordSchemas[stream] as unknown as ZodType<z.infer<(typeof recordSchemas)[S]>>,
-    keyOf: (raw) => recordKey(stream, raw),
     process: run,
   };
 }
