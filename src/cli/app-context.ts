@@ -8,7 +8,7 @@ import { STREAMS } from '../queue/streams.js';
 import type { CliIo, OutStream } from './cli-io.js';
 import { commandLogger, describeConfig, loadConfig } from './command-context.js';
 import { connectRedis } from './connect-redis.js';
-import { intakeCounts } from './intake-counts.js';
+import { intakeCounts } from '../ops/intake-counts.js';
 import { probeService } from './probe-service.js';
 
 /** Everything a running command (worker, sync, import, demo) stands on. */

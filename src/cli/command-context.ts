@@ -5,7 +5,7 @@ import { readConfig, secretsOf, type Budgets, type Config, type ConfigNeeds } fr
 import { createLogger, secretForms, type Logger } from '../logger.js';
 import type { CliIo, OutStream } from './cli-io.js';
 import { connectRedis, safeRedisUrl } from './connect-redis.js';
-import { openStreamQueues, type StreamQueues } from './stream-queues.js';
+import { openStreamQueues, type StreamQueues } from '../queue/stream-queues.js';
 
 /** The configuration a command runs with; throws ConfigError listing every problem. */
 export function loadConfig(io: CliIo, needs: ConfigNeeds = {}): Config {

@@ -1,6 +1,6 @@
 import { BAD_BATCH } from '../queue/intake.js';
-import type { JobStory, JobSummary } from './job-inspect.js';
-import type { RetryOutcome } from './job-retry.js';
+import type { JobStory, JobSummary } from '../ops/job-inspect.js';
+import type { RetryOutcome } from '../ops/job-retry.js';
 import { clip, renderTable } from './table.js';
 
 /** `jobs list` for a person. */

@@ -1,4 +1,4 @@
-import type { StatusReport } from './status-report.js';
+import type { StatusReport } from '../ops/status-report.js';
 import { clip, renderTable } from './table.js';
 
 const when = (iso: string | null) => (iso ? iso.replace('T', ' ').slice(0, 19) : '-');

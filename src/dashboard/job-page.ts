@@ -1,4 +1,4 @@
-import type { JobStory } from '../cli/job-inspect.js';
+import type { JobStory } from '../ops/job-inspect.js';
 import { intakeQueueName } from '../queue/intake.js';
 import { esc } from './html.js';
 

@@ -1,7 +1,7 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { Redis } from 'ioredis';
 import type { Budgets } from '../../config/read-config.js';
-import type { StreamQueues } from '../cli/stream-queues.js';
+import type { StreamQueues } from '../queue/stream-queues.js';
 import { findRecord } from '../ops/find.js';
 import { readFlow, sampleFlow } from '../ops/flow-metrics.js';
 import { readLastReport } from '../ops/reconcile.js';

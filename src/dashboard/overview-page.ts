@@ -1,4 +1,4 @@
-import type { StatusReport } from '../cli/status-report.js';
+import type { StatusReport } from '../ops/status-report.js';
 import type { ReconcileReport } from '../ops/reconcile-types.js';
 import { intakeQueueName } from '../queue/intake.js';
 import { searchBox } from './find-page.js';

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
-import { showJob, type JobStory } from '../cli/job-inspect.js';
-import type { StreamQueues } from '../cli/stream-queues.js';
+import { showJob, type JobStory } from './job-inspect.js';
+import type { StreamQueues } from '../queue/stream-queues.js';
 import { parseProgress } from '../../jobs/orders/order-progress.js';
 import { redisKeys } from '../redis.js';
 import { STREAMS, type StreamName } from '../queue/streams.js';

@@ -4,7 +4,7 @@ import { budgetsOf, loadConfig, withQueues, writeJson } from '../command-context
 import { ExitCode } from '../exit-codes.js';
 import type { CommandResult } from '../program.js';
 import { renderStatus } from '../render-status.js';
-import { readStatus } from '../status-report.js';
+import { readStatus } from '../../ops/status-report.js';
 
 /** `status [--json]`: queue counts, feed cursors, budget use, scheduled runs, failures by reason. */
 export function statusCommand(io: CliIo, done: CommandResult): Command {

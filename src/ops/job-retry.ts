@@ -2,8 +2,8 @@ import type { Queue } from 'bullmq';
 import { STREAMS, type StreamName } from '../queue/streams.js';
 import { failedReasons } from './failed-reasons.js';
 import { findJob } from './job-inspect.js';
-import { splitReason } from './job-trace.js';
-import type { StreamQueues } from './stream-queues.js';
+import { splitReason } from '../queue/job-trace.js';
+import type { StreamQueues } from '../queue/stream-queues.js';
 
 export interface RetryOutcome {
   retried: Array<{ id: string; stream: StreamName }>;

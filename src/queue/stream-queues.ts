@@ -1,7 +1,7 @@
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { intakeQueueName } from '../queue/intake.js';
-import { STREAMS, type StreamName } from '../queue/streams.js';
+import { intakeQueueName } from './intake.js';
+import { STREAMS, type StreamName } from './streams.js';
 
 /**
  * Per stream its BullMQ queue and its intake queue (import batches not yet record jobs), under the program's

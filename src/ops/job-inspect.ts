@@ -3,8 +3,8 @@ import { recordKey } from '../feed/records.js';
 import { STREAMS, type StreamName } from '../queue/streams.js';
 import { BATCH_HINT, readBatch, type BatchStory, type BatchSummary } from './batch-info.js';
 import { hintFor } from './error-hints.js';
-import { parseTrace, splitReason, type AttemptTrace } from './job-trace.js';
-import { isIntakeJobId, streamOfIntakeJobId, streamOfJobId, type StreamQueues } from './stream-queues.js';
+import { parseTrace, splitReason, type AttemptTrace } from '../queue/job-trace.js';
+import { isIntakeJobId, streamOfIntakeJobId, streamOfJobId, type StreamQueues } from '../queue/stream-queues.js';
 
 export const JOB_STATES = ['failed', 'active', 'waiting', 'delayed', 'completed'] as const;
 export type JobStateName = (typeof JOB_STATES)[number];

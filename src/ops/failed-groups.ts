@@ -1,7 +1,7 @@
 import { STREAMS, type StreamName } from '../queue/streams.js';
 import { failedReasons } from './failed-reasons.js';
 import { queuesOf, reasonGroupOf } from './job-retry.js';
-import type { StreamQueues } from './stream-queues.js';
+import type { StreamQueues } from '../queue/stream-queues.js';
 
 /** Failed jobs that share a stream and a reason: one cause, one fix, one retry. */
 export interface FailedGroup {

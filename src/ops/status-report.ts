@@ -6,7 +6,7 @@ import { readFeedState } from '../queue/feed-state.js';
 import { STREAMS, type StreamName } from '../queue/streams.js';
 import { failedGroups, type FailedGroup } from './failed-groups.js';
 import { intakeCounts, type IntakeCounts } from './intake-counts.js';
-import type { StreamQueues } from './stream-queues.js';
+import type { StreamQueues } from '../queue/stream-queues.js';
 
 const COUNTED_STATES = ['waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized'] as const;
 
