@@ -1,5 +1,6 @@
 import { ConfigError } from '../../config/read-config.js';
 import type { FeedError } from '../feed/upstream-client.js';
+import { isNetworkCode } from '../network-codes.js';
 
 /** Exit codes of shared/interface.md. */
 export const ExitCode = {
@@ -67,14 +68,11 @@ function causeText(cause: unknown): string {
   return String(cause);
 }
 
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ETIMEDOUT', 'ECONNRESET', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
-
 function isUnreachableLike(err: unknown): boolean {
   let e: unknown = err;
   for (let depth = 0; e && depth < 4; depth++) {
     if (e instanceof AggregateError && e.errors.some(isUnreachableLike)) return true;
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && NETWORK_CODES.has(code)) return true;
+    if (isNetworkCode((e as { code?: unknown }).code)) return true;
     e = (e as { cause?: unknown }).cause;
   }
   return false;

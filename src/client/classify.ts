@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { redact } from '../logger.js';
+import { NOT_SENT_CODES, TIMEOUT_CODES } from '../network-codes.js';
 import {
   BadResponseError,
   DuplicateError,
@@ -65,9 +66,6 @@ const COMPLETED = /\bcompleted\b.*cannot be modified/i;
 /** POSTs that change an order: to the order or one of its actions, or creating a shipment on it. */
 const ORDER_WRITE = /\/api\/(order\/[^/?]+|shipment\/?$)/;
 
-/** Error codes of failures before the request could reach the service. */
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT']);
-const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
 
 function header(headers: IncomingHttpHeaders | undefined, name: string): string | undefined {
   const v = headers?.[name];

@@ -1,4 +1,5 @@
 import { isServiceError } from '../client/errors.js';
+import { isNetworkCode } from '../network-codes.js';
 import { PermanentJobError } from './job-errors.js';
 
 /** What the runner does with an error: fail the job now, retry it with backoff, or hold the queue. */
@@ -16,20 +17,8 @@ export interface Failure {
   resetAt?: number;
 }
 
-/** Error codes of passing trouble (network, locks held too long) that a later attempt can get past. */
-const TRANSIENT_CODES = new Set([
-  'ECONNRESET',
-  'ECONNREFUSED',
-  'ETIMEDOUT',
-  'EPIPE',
-  'EAI_AGAIN',
-  'LOCK_TIMEOUT',
-  'LOCK_LOST',
-  'UND_ERR_SOCKET',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'UND_ERR_HEADERS_TIMEOUT',
-  'UND_ERR_BODY_TIMEOUT',
-]);
+/** Error codes of passing trouble besides the network's (locks held too long) that a later attempt can get past. */
+const LOCK_CODES = new Set(['LOCK_TIMEOUT', 'LOCK_LOST']);
 
 const INTERNAL_HINT = 'A fault in the program or its Redis; retried with backoff. If it persists, report it with the job trace.';
 const TRANSIENT_HINT = 'Something failed for now (network, Redis, a busy lock); retried with backoff.';
@@ -46,7 +35,7 @@ export function classifyFailure(err: unknown): Failure {
     return { ...base, action: err.retryable ? 'retry' : 'fail' };
   }
   const code = (e as { code?: unknown }).code;
-  const transient = (typeof code === 'string' && TRANSIENT_CODES.has(code)) || (e as { retryable?: unknown }).retryable === true;
+  const transient = isNetworkCode(code) || (typeof code === 'string' && LOCK_CODES.has(code)) || (e as { retryable?: unknown }).retryable === true;
   return transient
     ? { action: 'retry', code: 'TRANSIENT', name: e.name, message: e.message, hint: TRANSIENT_HINT, retryable: true }
     : { action: 'retry', code: 'INTERNAL', name: e.name, message: e.message, hint: INTERNAL_HINT, retryable: true };
