@@ -1,3 +1,5 @@
+import { HINTS } from '../error-hints.js';
+
 /**
  * The service client's one error family. Callers branch on `code`, `retryable` and `outcome`,
  * never on message text (only src/client/classify.ts reads the service's `msg`).
@@ -41,8 +43,6 @@ export abstract class ServiceError extends Error {
   abstract readonly code: ServiceErrorCode;
   /** Whether trying the same request again later can succeed. */
   abstract readonly retryable: boolean;
-  /** What to do about it, for the operator. */
-  abstract readonly hint: string;
   readonly method: string;
   readonly path: string;
   readonly status?: number;
@@ -59,6 +59,11 @@ export abstract class ServiceError extends Error {
     this.msg = data.msg;
     this.outcome = data.outcome ?? 'not-applied';
     this.resetAt = data.resetAt;
+  }
+
+  /** What to do about it, for the operator (the one hint table, src/error-hints.ts). */
+  get hint(): string {
+    return HINTS[this.code];
   }
 
   /** A plain object for job traces and --json output. */
@@ -82,70 +87,58 @@ export abstract class ServiceError extends Error {
 export class UnauthorizedError extends ServiceError {
   readonly code = 'UNAUTHORIZED' as const;
   readonly retryable = false;
-  readonly hint = 'Check INVENTORY_API_KEY and INVENTORY_API_SECRET, then retry the job.';
 }
 
 export class ForbiddenError extends ServiceError {
   readonly code = 'FORBIDDEN' as const;
   readonly retryable = false;
-  readonly hint = 'The API key lacks the right for this action; grant it in the service, then retry the job.';
 }
 
 export class NotFoundError extends ServiceError {
   readonly code = 'NOT_FOUND' as const;
   readonly retryable = false;
-  readonly hint = 'The entity does not exist in the service (check the account and the URL).';
 }
 
 export class DuplicateError extends ServiceError {
   readonly code = 'DUPLICATE' as const;
   readonly retryable = false;
-  readonly hint = 'The record already exists in the service; read it back and compare.';
 }
 
 export class MissingReferenceError extends ServiceError {
   readonly code = 'MISSING_REFERENCE' as const;
   readonly retryable = false;
-  readonly hint = 'The request names an object the service does not have (product, facility, order); fix the record or the catalog.';
 }
 
 /** The service's integrity message without saying whether a duplicate or a missing reference caused it. */
 export class IntegrityViolationError extends ServiceError {
   readonly code = 'INTEGRITY_VIOLATION' as const;
   readonly retryable = false;
-  readonly hint = 'Either the record exists already or it names a missing object; read back to tell which.';
 }
 
 export class OrderCompletedError extends ServiceError {
   readonly code = 'ORDER_COMPLETED' as const;
   readonly retryable = false;
-  readonly hint =
-    'The order is completed (or cancelled) in the service, so it cannot be modified until made editable again (actionUrlEdit); a 403 here is not about the API key, whose rights have no scopes.';
 }
 
 export class ValidationError extends ServiceError {
   readonly code = 'VALIDATION' as const;
   readonly retryable = false;
-  readonly hint = 'The service refused the request as invalid; fix the record (see msg), then retry the job.';
 }
 
 export class RateLimitedError extends ServiceError {
   readonly code = 'RATE_LIMITED' as const;
   readonly retryable = true;
-  readonly hint = 'Over the service budget: waits until the reset; lower INVENTORY_*_PER_MINUTE if it recurs.';
 }
 
 export class TransientError extends ServiceError {
   readonly code = 'TRANSIENT' as const;
   readonly retryable = true;
-  readonly hint = 'The service or the network failed for now; retried with backoff.';
 }
 
 /** A 2xx whose body lacks what the step needs (the message names the field and the URL), or is not JSON. */
 export class BadResponseError extends ServiceError {
   readonly code = 'BAD_RESPONSE' as const;
   readonly retryable = false;
-  readonly hint = 'The service answered in an unexpected shape; report it with the job trace.';
 }
 
 export function isServiceError(err: unknown): err is ServiceError {

@@ -1,4 +1,5 @@
 import { isServiceError } from '../client/errors.js';
+import { HINTS } from '../error-hints.js';
 import { isNetworkCode } from '../network-codes.js';
 import { PermanentJobError } from './job-errors.js';
 
@@ -20,8 +21,6 @@ export interface Failure {
 /** Error codes of passing trouble besides the network's (locks held too long) that a later attempt can get past. */
 const LOCK_CODES = new Set(['LOCK_TIMEOUT', 'LOCK_LOST']);
 
-const INTERNAL_HINT = 'A fault in the program or its Redis; retried with backoff. If it persists, report it with the job trace.';
-const TRANSIENT_HINT = 'Something failed for now (network, Redis, a busy lock); retried with backoff.';
 
 /** Sorts an error thrown by a job into fail / retry / hold, by class and code (never by message text). */
 export function classifyFailure(err: unknown): Failure {
@@ -37,6 +36,6 @@ export function classifyFailure(err: unknown): Failure {
   const code = (e as { code?: unknown }).code;
   const transient = isNetworkCode(code) || (typeof code === 'string' && LOCK_CODES.has(code)) || (e as { retryable?: unknown }).retryable === true;
   return transient
-    ? { action: 'retry', code: 'TRANSIENT', name: e.name, message: e.message, hint: TRANSIENT_HINT, retryable: true }
-    : { action: 'retry', code: 'INTERNAL', name: e.name, message: e.message, hint: INTERNAL_HINT, retryable: true };
+    ? { action: 'retry', code: 'TRANSIENT', name: e.name, message: e.message, hint: HINTS.TRANSIENT, retryable: true }
+    : { action: 'retry', code: 'INTERNAL', name: e.name, message: e.message, hint: HINTS.INTERNAL, retryable: true };
 }

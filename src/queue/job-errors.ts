@@ -1,3 +1,5 @@
+import { HINTS } from '../error-hints.js';
+
 /** Errors a job throws when retrying cannot help. The runner fails the job at once with the message. */
 export type PermanentCode = 'BAD_RECORD' | 'CONFLICT' | 'ORDER_COMPLETED' | 'SERVICE_REFUSED';
 
@@ -20,7 +22,7 @@ export class BadRecordError extends PermanentJobError {
     readonly recordId: string,
     readonly field: string,
     readonly reason: string,
-    hint = 'Fix the record upstream; a corrected delivery is synced as a new job.',
+    hint: string = HINTS.BAD_RECORD,
   ) {
     super('BAD_RECORD', `record ${recordId}: ${field}: ${reason}`, hint, { recordId, field, reason });
     this.name = 'BadRecordError';
