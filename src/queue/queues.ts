@@ -22,8 +22,13 @@ export const jobDataSchema = z.object({
   source: z.enum(['feed', 'import']),
   /** Line of the NDJSON file the record came from (imports only). */
   line: z.number().int().positive().optional(),
-  /** Set when the line was not JSON at all; `record` then holds the line's text. */
+  /**
+   * Set when the record could not be read (not JSON, not UTF-8, too large, nested too deep): why; `record` then
+   * holds the start of its text.
+   */
   parseError: z.string().optional(),
+  /** The business key of such a record, when its start names it. */
+  key: z.string().optional(),
 });
 export type JobData = z.infer<typeof jobDataSchema>;
 

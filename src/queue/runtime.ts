@@ -200,6 +200,7 @@ export async function importAndMaybeProcess(
       redis: d.redis,
       logger: d.logger,
       batchSize: o.batchSize,
+      maxLineBytes: d.config.limits.maxRecordBytes,
       stdin: o.stdin,
       signal: o.signal,
       onProgress: (progress) => o.onProgress?.({ phase: 'imported', stream: o.stream, progress }),

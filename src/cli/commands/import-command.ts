@@ -28,6 +28,7 @@ async function queueOnly(io: CliIo, stream: StreamName, file: string, batchSize:
       redis,
       logger,
       batchSize,
+      maxLineBytes: config.limits.maxRecordBytes,
       signal: io.stop,
       onProgress: (progress) => onProgress({ phase: 'imported', stream, progress }),
     });
