@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { defaults } from '../../config/defaults.js';
-import { HEAD_CHARS, notUtf8, QUOTE_CHARS, tooDeep, tooLarge } from './unreadable-record.js';
+import { HEAD_CHARS, notUtf8, QUOTE_CHARS, tooLarge } from './unreadable-record.js';
 
 /**
  * One line of an NDJSON file: its parsed value (and its text, trimmed), or why it could not be read (with the start
@@ -31,9 +31,7 @@ function parseLine(line: number, raw: string): NdjsonEntry | undefined {
   try {
     return { line, value: JSON.parse(text), text };
   } catch (err) {
-    // JSON.parse runs out of stack only on a line nested thousands of levels deep.
-    const why = err instanceof RangeError ? tooDeep(defaults.maxRecordDepth) : `not valid JSON (${(err as Error).message})`;
-    return unreadable(line, why, text);
+    return unreadable(line, `not valid JSON (${(err as Error).message})`, text);
   }
 }
 
@@ -51,7 +49,8 @@ function readLine(line: number, bytes: Uint8Array): NdjsonEntry | undefined {
 /**
  * Streams an NDJSON file (a path, `-` for stdin, or a Readable) line by line, in constant memory:
  * the source is read chunk by chunk as the caller pulls. Blank lines are skipped; a line that is not JSON, not
- * UTF-8, nested too deep or longer than the cap is reported with its number and reading goes on.
+ * UTF-8 or longer than the cap is reported with its number and reading goes on. (JSON.parse takes any depth;
+ * the importer refuses a record nested too deep when it gives it its job id.)
  */
 export async function* readNdjson(source: string | Readable, opts: ReadNdjsonOptions = {}): AsyncGenerator<NdjsonEntry> {
   for await (const entries of readNdjsonChunks(source, opts)) yield* entries;

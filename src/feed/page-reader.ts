@@ -141,9 +141,21 @@ export async function readFeedPage(body: AsyncIterable<Uint8Array>, limits: Page
     for (let i = 0; i < chunk.length; i++) {
       const b = chunk[i]!;
       if (inString) {
-        if (escape) escape = false;
-        else if (b === BACKSLASH) escape = true;
-        else if (b === QUOTE) {
+        if (escape) {
+          escape = false;
+          continue;
+        }
+        // Jump to the next quote or backslash (native search: long strings are most of a large record).
+        let quote = chunk.indexOf(QUOTE, i);
+        if (quote === -1) quote = chunk.length;
+        const backslash = chunk.subarray(i, quote).indexOf(BACKSLASH);
+        if (backslash !== -1) {
+          escape = true;
+          i += backslash;
+        } else if (quote === chunk.length) {
+          i = chunk.length;
+        } else {
+          i = quote;
           inString = false;
           if (cap?.kind === 'key') finish(chunk, i + 1);
         }
