@@ -45,6 +45,7 @@ export function buildDeps(config: Config, logger: Logger, opts: BuildDepsOptions
     entityTimeoutMs: service.entityTimeoutMs,
     collectionTimeoutMs: service.collectionTimeoutMs,
     readRetries: service.readRetries,
+    maxResponseBytes: service.maxResponseBytes,
     dispatcher: opts.dispatcher,
     onCall: opts.onCall,
   });
