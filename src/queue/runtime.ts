@@ -84,6 +84,7 @@ function workersFor(d: RuntimeDeps, kinds: AnyJobKind[], o: Omit<RunOptions, 'ki
     deps: runnerDeps(d),
     concurrency: o.concurrency ?? d.config.jobs.concurrency,
     logger: d.logger,
+    badRecords: { keep: d.config.retention.badRecordsKeep, keepDays: d.config.retention.badRecordsKeepDays },
     ...o.workers,
   });
 }
