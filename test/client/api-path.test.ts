@@ -33,7 +33,7 @@ describe('paths the client follows', () => {
     });
   });
 
-  describe('when the service answers with URLs', () => {
+  describe('over a real server', () => {
     let server: TestServer;
     let client: ServiceClient;
     afterEach(async () => {
@@ -41,50 +41,45 @@ describe('paths the client follows', () => {
       await server?.close();
     });
 
-    const order = (actionUrlComplete: string) => ({ orderId: 'WEB-1', orderUrl: '/demo/api/order/WEB-1', statusId: 'ORDER_CREATED', actionUrlComplete });
+    describe('when the service answers with URLs', () => {
+      const order = (actionUrlComplete: string) => ({ orderId: 'WEB-1', orderUrl: '/demo/api/order/WEB-1', statusId: 'ORDER_CREATED', actionUrlComplete });
 
-    it.each([
-      '/demo/api/order/WEB-1/../../../_admin/reset',
-      '/demo/api/order/%2e%2e/%2e%2e/%2e%2e/_admin/reset',
-      '/other/api/order/WEB-1/complete',
-      'https://evil.example/_admin/reset',
-    ])('refuses to follow %j with BAD_RESPONSE, sending nothing', async (url) => {
-      server = await startServer((req, res) => json(res, 200, order(url)));
-      client = new ServiceClient({ baseUrl: server.url, account: 'demo', apiKey: 'k', apiSecret: 's' });
-      const answered = await client.getOrder('/demo/api/order/WEB-1');
-      const err = (await client.completeOrder(answered.actionUrlComplete!).catch((e: unknown) => e)) as ServiceError;
-      expect(err).toMatchObject({ code: 'BAD_RESPONSE', retryable: false, outcome: 'not-applied', method: 'POST' });
-      expect(err.message).toMatch(/^POST ".*": not followed, the path (has a dot-segment|is not under \/demo\/api\/)$/);
-      expect(server.seen.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /demo/api/order/WEB-1']);
+      it.each([
+        '/demo/api/order/WEB-1/../../../_admin/reset',
+        '/demo/api/order/%2e%2e/%2e%2e/%2e%2e/_admin/reset',
+        '/other/api/order/WEB-1/complete',
+        'https://evil.example/_admin/reset',
+      ])('refuses to follow %j with BAD_RESPONSE, sending nothing', async (url) => {
+        server = await startServer((req, res) => json(res, 200, order(url)));
+        client = new ServiceClient({ baseUrl: server.url, account: 'demo', apiKey: 'k', apiSecret: 's' });
+        const answered = await client.getOrder('/demo/api/order/WEB-1');
+        const err = (await client.completeOrder(answered.actionUrlComplete!).catch((e: unknown) => e)) as ServiceError;
+        expect(err).toMatchObject({ code: 'BAD_RESPONSE', retryable: false, outcome: 'not-applied', method: 'POST' });
+        expect(err.message).toMatch(/^POST ".*": not followed, the path (has a dot-segment|is not under \/demo\/api\/)$/);
+        expect(server.seen.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /demo/api/order/WEB-1']);
+      });
+
+      it('follows a good one, and an absolute URL only on the configured service', async () => {
+        server = await startServer((req, res) => json(res, 200, order('https://elsewhere.example/demo/api/order/WEB-1/complete')));
+        client = new ServiceClient({ baseUrl: server.url, account: 'demo', apiKey: 'k', apiSecret: 's' });
+        const answered = await client.getOrder('/demo/api/order/WEB-1');
+        await client.completeOrder(answered.actionUrlComplete!);
+        expect(server.seen.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /demo/api/order/WEB-1', 'POST /demo/api/order/WEB-1/complete']);
+      });
     });
 
-    it('follows a good one, and an absolute URL only on the configured service', async () => {
-      server = await startServer((req, res) => json(res, 200, order('https://elsewhere.example/demo/api/order/WEB-1/complete')));
-      client = new ServiceClient({ baseUrl: server.url, account: 'demo', apiKey: 'k', apiSecret: 's' });
-      const answered = await client.getOrder('/demo/api/order/WEB-1');
-      await client.completeOrder(answered.actionUrlComplete!);
-      expect(server.seen.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /demo/api/order/WEB-1', 'POST /demo/api/order/WEB-1/complete']);
-    });
-  });
-
-  describe('when an answer is larger than INVENTORY_MAX_RESPONSE_BYTES', () => {
-    let server: TestServer;
-    let client: ServiceClient;
-    afterEach(async () => {
-      await client?.close();
-      await server?.close();
-    });
-
-    it('is BAD_RESPONSE naming the cap (applied, for a write), and a smaller one is read', async () => {
-      const big = { orderId: 'WEB-1', orderUrl: '/demo/api/order/WEB-1', statusId: 'ORDER_CREATED', note: 'n'.repeat(10_000) };
-      server = await startServer((req, res) => json(res, 200, req.url?.endsWith('small') ? { ...big, note: '' } : big));
-      client = new ServiceClient({ baseUrl: server.url, account: 'demo', apiKey: 'k', apiSecret: 's', maxResponseBytes: 4096, readRetries: 0 });
-      const read = (await client.getOrder('/demo/api/order/WEB-1').catch((e: unknown) => e)) as ServiceError;
-      expect(read).toMatchObject({ code: 'BAD_RESPONSE', outcome: 'not-applied' });
-      expect(read.message).toContain('the answer is larger than 4096 bytes (INVENTORY_MAX_RESPONSE_BYTES)');
-      const write = (await client.completeOrder('/demo/api/order/WEB-1/complete').catch((e: unknown) => e)) as ServiceError;
-      expect(write).toMatchObject({ code: 'BAD_RESPONSE', outcome: 'applied' });
-      expect((await client.getOrder('/demo/api/order/small')).orderId).toBe('WEB-1');
+    describe('when an answer is larger than INVENTORY_MAX_RESPONSE_BYTES', () => {
+      it('is BAD_RESPONSE naming the cap (applied, for a write), and a smaller one is read', async () => {
+        const big = { orderId: 'WEB-1', orderUrl: '/demo/api/order/WEB-1', statusId: 'ORDER_CREATED', note: 'n'.repeat(10_000) };
+        server = await startServer((req, res) => json(res, 200, req.url?.endsWith('small') ? { ...big, note: '' } : big));
+        client = new ServiceClient({ baseUrl: server.url, account: 'demo', apiKey: 'k', apiSecret: 's', maxResponseBytes: 4096, readRetries: 0 });
+        const read = (await client.getOrder('/demo/api/order/WEB-1').catch((e: unknown) => e)) as ServiceError;
+        expect(read).toMatchObject({ code: 'BAD_RESPONSE', outcome: 'not-applied' });
+        expect(read.message).toContain('the answer is larger than 4096 bytes (INVENTORY_MAX_RESPONSE_BYTES)');
+        const write = (await client.completeOrder('/demo/api/order/WEB-1/complete').catch((e: unknown) => e)) as ServiceError;
+        expect(write).toMatchObject({ code: 'BAD_RESPONSE', outcome: 'applied' });
+        expect((await client.getOrder('/demo/api/order/small')).orderId).toBe('WEB-1');
+      });
     });
   });
 });

@@ -4,10 +4,10 @@ import { startFeedServer, type FeedServer } from '../../src/feed/feed-server.js'
 import { UpstreamClient } from '../../src/feed/upstream-client.js';
 import { waitForIdle } from '../../src/queue/drain.js';
 import { importNdjson } from '../../src/queue/importer.js';
-import { pullStream, type PullStreamOptions } from '../../src/queue/producer.js';
+import type { PullStreamOptions } from '../../src/queue/producer.js';
 import { jobIdFor } from '../../src/queue/queues.js';
 import { addJobs, recordJob, type RecordJob } from '../../src/queue/record-jobs.js';
-import { done, order, queueWorld, testKind, type QueueWorld } from './support.js';
+import { done, order, pullOrders, queueWorld, testKind, type QueueWorld } from './support.js';
 
 let w: QueueWorld;
 let feed: FeedServer;
@@ -29,18 +29,7 @@ const keyless = Buffer.from(`{"origin":"Main Warehouse","lines":${'['.repeat(50)
 /** Good orders with poison among them, as the feed serves them. */
 const mixed = () => [order('WEB-1'), deep, order('WEB-2'), large, order('WEB-3'), notUtf8, keyless, order('WEB-4')];
 
-function pull(over: Partial<PullStreamOptions> = {}) {
-  return pullStream({
-    stream: 'orders',
-    upstream: new UpstreamClient({ url: feed.url, retries: 0, maxRecordBytes: CAP, maxPageBytes: 4 * CAP }),
-    queue: w.queues.get('orders'),
-    redis: w.redis,
-    keys: w.keys,
-    pageSize: 100,
-    logger: w.logger,
-    ...over,
-  });
-}
+const pull = (over: Partial<PullStreamOptions> = {}) => pullOrders(w, new UpstreamClient({ url: feed.url, retries: 0, maxRecordBytes: CAP, maxPageBytes: 4 * CAP }), over);
 
 /** Works the orders queue off with a kind that syncs every valid record; answers each job's state and reason. */
 async function processAll(): Promise<Map<string, { state: string; reason?: string; attempts: number }>> {
