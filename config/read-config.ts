@@ -23,6 +23,8 @@ export interface ServiceConfig {
   entityTimeoutMs: number;
   collectionTimeoutMs: number;
   readRetries: number;
+  /** Largest answer body, in bytes; default defaults.maxResponseBytes. */
+  maxResponseBytes?: number;
 }
 
 export interface UpstreamConfig {
@@ -46,6 +48,10 @@ export interface Config {
     feedPageSize: number;
   };
   catalog: { refreshSeconds: number };
+  /** Caps on what arrives (docs/operations.md, "Caps on input"). */
+  limits: { maxRecordBytes: number; feedMaxPageBytes: number };
+  /** How long failed bad-record jobs are kept (docs/operations.md, "Retention"). */
+  retention: { badRecordsKeep: number; badRecordsKeepDays: number };
   /** publicUrl: the origin users open through a reverse proxy (DASHBOARD_PUBLIC_URL). */
   dashboard: { user?: string; password?: string; publicUrl?: string };
   http: { host: string; port: number };
@@ -96,6 +102,7 @@ export function readConfig(env: Record<string, string | undefined>, needs: Confi
     }
   }
   if (needs.upstream && !cleaned.UPSTREAM_URL) problems.push('UPSTREAM_URL: is required to pull the feed');
+  if (e && e.FEED_MAX_PAGE_BYTES < e.MAX_RECORD_BYTES) problems.push('FEED_MAX_PAGE_BYTES: must be at least MAX_RECORD_BYTES (a page must hold one record)');
   if (problems.length > 0 || !e) throw new ConfigError(problems);
 
   const service: ServiceConfig | undefined =
@@ -115,6 +122,7 @@ export function readConfig(env: Record<string, string | undefined>, needs: Confi
           entityTimeoutMs: e.INVENTORY_ENTITY_TIMEOUT_MS,
           collectionTimeoutMs: e.INVENTORY_COLLECTION_TIMEOUT_MS,
           readRetries: defaults.readRetries,
+          maxResponseBytes: e.INVENTORY_MAX_RESPONSE_BYTES,
         }
       : undefined;
 
@@ -137,6 +145,8 @@ export function readConfig(env: Record<string, string | undefined>, needs: Confi
       feedPageSize: e.FEED_PAGE_SIZE,
     },
     catalog: { refreshSeconds: e.CATALOG_REFRESH_SECONDS },
+    limits: { maxRecordBytes: e.MAX_RECORD_BYTES, feedMaxPageBytes: e.FEED_MAX_PAGE_BYTES },
+    retention: { badRecordsKeep: e.BAD_RECORDS_KEEP, badRecordsKeepDays: e.BAD_RECORDS_KEEP_DAYS },
     dashboard: { user: e.DASHBOARD_USER, password: e.DASHBOARD_PASSWORD, publicUrl: e.DASHBOARD_PUBLIC_URL },
     http: { host: e.WORKER_HTTP_HOST, port: e.WORKER_HTTP_PORT },
     alerts: { webhookUrl: e.ALERT_WEBHOOK_URL, lagSeconds: e.ALERT_LAG_SECONDS, intervalSeconds: e.ALERT_INTERVAL_SECONDS },

@@ -64,6 +64,11 @@ export const envSchema = z.object({
     }, 'STOCK_SYNC_TZ must be an IANA time zone such as Europe/Berlin')
     .optional(),
   FEED_PAGE_SIZE: positiveInt('FEED_PAGE_SIZE').default(defaults.feedPageSize),
+  MAX_RECORD_BYTES: positiveInt('MAX_RECORD_BYTES').default(defaults.maxRecordBytes),
+  FEED_MAX_PAGE_BYTES: positiveInt('FEED_MAX_PAGE_BYTES').default(defaults.feedMaxPageBytes),
+  INVENTORY_MAX_RESPONSE_BYTES: positiveInt('INVENTORY_MAX_RESPONSE_BYTES').default(defaults.maxResponseBytes),
+  BAD_RECORDS_KEEP: positiveInt('BAD_RECORDS_KEEP').default(defaults.badRecordsKeep),
+  BAD_RECORDS_KEEP_DAYS: positiveInt('BAD_RECORDS_KEEP_DAYS').default(defaults.badRecordsKeepDays),
   JOB_ATTEMPTS: positiveInt('JOB_ATTEMPTS').default(defaults.jobAttempts),
   RETRY_BASE_DELAY_MS: positiveInt('RETRY_BASE_DELAY_MS').default(defaults.retryBaseDelayMs),
   RETRY_MAX_DELAY_MS: positiveInt('RETRY_MAX_DELAY_MS').default(defaults.retryMaxDelayMs),

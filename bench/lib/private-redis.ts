@@ -24,6 +24,8 @@ export interface PrivateRedisOptions {
   port?: number;
   /** Path of redis-server. Default: found on PATH. */
   binary?: string;
+  /** More redis-server arguments, e.g. ['--maxmemory-policy', 'allkeys-lru']. */
+  args?: string[];
 }
 
 async function ping(port: number, timeoutMs: number): Promise<void> {
@@ -57,7 +59,7 @@ export async function startPrivateRedis(o: PrivateRedisOptions = {}): Promise<Pr
 
   const launch = async () => {
     const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--appendfsync', 'everysec'];
-    args.push('--save', '', '--daemonize', 'no', '--logfile', join(dir, 'redis.log'), '--protected-mode', 'yes');
+    args.push('--save', '', '--daemonize', 'no', '--logfile', join(dir, 'redis.log'), '--protected-mode', 'yes', ...(o.args ?? []));
     const c = spawn(binary, args, { stdio: 'ignore' });
     child = c;
     const failed = new Promise<never>((_, reject) => {

@@ -45,11 +45,14 @@ export function buildDeps(config: Config, logger: Logger, opts: BuildDepsOptions
     entityTimeoutMs: service.entityTimeoutMs,
     collectionTimeoutMs: service.collectionTimeoutMs,
     readRetries: service.readRetries,
+    maxResponseBytes: service.maxResponseBytes,
     dispatcher: opts.dispatcher,
     onCall: opts.onCall,
   });
   const catalog = new Catalog({ client, redis, keys, refreshSeconds: config.catalog.refreshSeconds, logger });
-  const upstream = config.upstream ? new UpstreamClient({ url: config.upstream.url, token: config.upstream.token }) : undefined;
+  const upstream = config.upstream
+    ? new UpstreamClient({ url: config.upstream.url, token: config.upstream.token, maxRecordBytes: config.limits.maxRecordBytes, maxPageBytes: config.limits.feedMaxPageBytes })
+    : undefined;
   const queues = createQueues({ connection: redis, prefix: config.redis.prefix, jobs: config.jobs });
   return {
     config,

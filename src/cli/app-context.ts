@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Config, ConfigNeeds } from '../../config/read-config.js';
 import { buildDeps, type AppDeps } from '../app/build-deps.js';
+import { logEvictionWarning } from '../eviction-policy.js';
 import type { Logger } from '../logger.js';
 import { createMetrics, type Metrics } from '../metrics/metrics.js';
 import { readFeedState } from '../queue/feed-state.js';
@@ -38,6 +39,7 @@ export async function openApp(io: CliIo, o: OpenAppOptions): Promise<AppContext>
   const logger = commandLogger(config, o.logTo, o.extraSecrets);
   logger.debug({ config: describeConfig(config) }, 'configuration');
   const redis = await connectRedis(config.redis.url);
+  await logEvictionWarning(redis, logger);
   let deps: AppDeps | undefined;
   try {
     let metrics: Metrics | undefined;

@@ -13,6 +13,7 @@ import { ExitCode, type ExitCodeValue } from '../cli/exit-codes.js';
 import { runProgress } from '../cli/run-progress.js';
 import { startDashboard, type Dashboard } from '../dashboard/dashboard-server.js';
 import { startFeedServer } from '../feed/feed-server.js';
+import { evictionWarnings } from '../eviction-policy.js';
 import { startWorkerHttp } from '../metrics/worker-http.js';
 import { startRuntime, syncOnce, type Runtime } from '../queue/runtime.js';
 import type { StreamName } from '../queue/streams.js';
@@ -101,7 +102,7 @@ export async function runDemo(io: CliIo, o: DemoOptions): Promise<ExitCodeValue>
     cleanups.unshift(() => app.close());
     await deleteKeysUnder(app.redis, prefix);
 
-    const http = await startWorkerHttp({ host: '127.0.0.1', port: 0, registry: app.metrics.registry, readiness: [async () => ({ name: 'redis', ok: (await app.redis.ping()) === 'PONG' })] });
+    const http = await startWorkerHttp({ host: '127.0.0.1', port: 0, registry: app.metrics.registry, readiness: [async () => ({ name: 'redis', ok: (await app.redis.ping()) === 'PONG' })], warnings: () => evictionWarnings(app.redis) });
     cleanups.unshift(() => http.close());
     const { user, password } = config.dashboard;
     const dashboard = await dashboardOn(o.dashboardPort, {

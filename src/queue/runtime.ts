@@ -84,6 +84,7 @@ function workersFor(d: RuntimeDeps, kinds: AnyJobKind[], o: Omit<RunOptions, 'ki
     deps: runnerDeps(d),
     concurrency: o.concurrency ?? d.config.jobs.concurrency,
     logger: d.logger,
+    badRecords: { keep: d.config.retention.badRecordsKeep, keepDays: d.config.retention.badRecordsKeepDays },
     ...o.workers,
   });
 }
@@ -200,6 +201,7 @@ export async function importAndMaybeProcess(
       redis: d.redis,
       logger: d.logger,
       batchSize: o.batchSize,
+      maxLineBytes: d.config.limits.maxRecordBytes,
       stdin: o.stdin,
       signal: o.signal,
       onProgress: (progress) => o.onProgress?.({ phase: 'imported', stream: o.stream, progress }),
