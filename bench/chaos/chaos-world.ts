@@ -5,7 +5,7 @@ import { STREAMS } from '../../src/queue/streams.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
 import type { SandboxState } from '../../src/sandbox/sandbox-entities.js';
 import { spawnCli, waitForLog, type CliProcess } from '../lib/cli-process.js';
-import { startPrivateRedis, type PrivateRedis } from '../lib/private-redis.js';
+import { startRedisServer, type RedisServer } from '../../src/redis-server.js';
 import { chaosSecrets, workerEnv, type ChaosSecrets } from './chaos-env.js';
 import type { ChaosOptions } from './chaos-options.js';
 import type { Scenario } from './scenario.js';
@@ -13,7 +13,7 @@ import type { Scenario } from './scenario.js';
 /** Everything a chaos run stands on: private Redis, sandbox, feed server, dashboard, and the workers' env. */
 export interface ChaosWorld {
   secrets: ChaosSecrets;
-  redis: PrivateRedis;
+  redis: RedisServer;
   sandbox: Sandbox;
   feed: FeedServer;
   dashboard: CliProcess;
@@ -34,7 +34,7 @@ export function postWindow(o: ChaosOptions, share = 1) {
 export async function startWorld(o: ChaosOptions, scenario: Scenario, root: string, logDir: string): Promise<ChaosWorld> {
   mkdirSync(logDir, { recursive: true });
   const secrets = chaosSecrets();
-  const redis = await startPrivateRedis({ dir: join(logDir, 'redis') });
+  const redis = await startRedisServer({ dir: join(logDir, 'redis'), persist: true });
   const sandbox = await startSandbox({ account: 'chaos', data: 'demo', key: secrets.apiKey, secret: secrets.apiSecret, budgets: { post: postWindow(o) } });
   const initial = sandbox.admin.state();
 

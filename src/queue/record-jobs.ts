@@ -1,5 +1,5 @@
 import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisConnection as Redis } from '../redis.js';
 import { checkRecord, recordKey, recordKeyField } from '../feed/records.js';
 import { jobIdFor, recordHash } from './job-id.js';
 import type { JobData } from './queues.js';

@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import { chromium, type Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { SandboxData } from '../../src/sandbox/sandbox-data.js';
 import { spawnCli } from '../cli/run-cli.js';
 import { startStack, type Stack } from '../cli/stack.js';
@@ -27,7 +27,7 @@ describe('dashboard in a browser', () => {
     dashboard = spawnCli(['dashboard', '--port', String(port)], env);
     base = `http://127.0.0.1:${port}`;
     browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
+      executablePath: inject('chromiumPath'),
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
     });
     await eventually(async () => (await queue.getFailedCount()) === 1 && (await queue.getCompletedCount()) === 1, 60_000, 'B-1 synced and B-2 failed');

@@ -24,7 +24,7 @@ export function dashboardCommand(io: CliIo, done: CommandResult): Command {
       }
       if (!o.auth && !isLoopback(o.host)) throw new UsageError(`--no-auth is allowed on a loopback host only, not ${o.host}`);
       const logger = commandLogger(config, io.stderr);
-      const redis = await connectRedis(config.redis.url);
+      const redis = await connectRedis(config.redis, { logger });
       const { startDashboard } = await import('../../dashboard/dashboard-server.js');
       const dashboard = await startDashboard({
         host: o.host,
