@@ -52,6 +52,11 @@ export function parseClusterNodes(text: string): RedisNode[] | { problem: string
   return nodes;
 }
 
+/** The nodes as REDIS_CLUSTER_NODES reads them. */
+export function formatClusterNodes(nodes: RedisNode[]): string {
+  return nodes.map((n) => `${n.host.includes(':') ? `[${n.host}]` : n.host}:${n.port}`).join(',');
+}
+
 /**
  * Whether keys that start with `prefix` hash by a tag inside it (Redis hashes by the text between the first `{`
  * and the next `}`, when not empty), so that all of them, BullMQ's included, live in one slot of a cluster.

@@ -1,7 +1,7 @@
 import type { RedisConfig } from '../../config/read-config.js';
 import type { Logger } from '../logger.js';
 import { findRedisFailure } from '../redis-errors.js';
-import { createRedis, type RedisConnection, type RedisTarget } from '../redis.js';
+import { createRedis, formatClusterNodes, type RedisConnection, type RedisTarget } from '../redis.js';
 import { UnreachableError } from './exit-codes.js';
 
 /** The URL without its password, fit for a message. */
@@ -18,7 +18,7 @@ export function safeRedisUrl(url: string): string {
 /** Where Redis is, fit for a message: the URL without its password, or the cluster's seed nodes. */
 export function describeRedis(target: RedisTarget | string): string {
   if (typeof target === 'string') return safeRedisUrl(target);
-  if (target.clusterNodes?.length) return `the Redis Cluster of ${target.clusterNodes.map((n) => `${n.host}:${n.port}`).join(',')}`;
+  if (target.clusterNodes?.length) return `the Redis Cluster of ${formatClusterNodes(target.clusterNodes)}`;
   return safeRedisUrl(target.url);
 }
 

@@ -19,7 +19,7 @@ import { startRuntime, syncOnce, type Runtime } from '../queue/runtime.js';
 import type { StreamName } from '../queue/streams.js';
 import { startSandbox } from '../sandbox/sandbox.js';
 import { demoExpectations, demoFeed } from './demo-feed.js';
-import { deleteKeysUnder } from '../redis.js';
+import { deleteKeysUnder, formatClusterNodes } from '../redis.js';
 import { redisForRun } from '../redis-server.js';
 import { renderDemoSummary } from './demo-summary.js';
 
@@ -138,7 +138,7 @@ export async function runDemo(io: CliIo, o: DemoOptions): Promise<ExitCodeValue>
         dashboardUrl: dashboard.url,
         dashboardUser: user && password ? user : undefined,
         metricsUrl: http.url,
-        redisUrl: redis.url,
+        redisSetting: base.redis.clusterNodes ? `REDIS_CLUSTER_NODES=${formatClusterNodes(base.redis.clusterNodes)}` : `REDIS_URL=${redis.url}`,
         privateRedis: redis.private,
         prefix,
         logFile,

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
-import { createRedis, deleteKeysUnder, type RedisConnection, type RedisNode, type RedisTarget } from '../../src/redis.js';
+import { createRedis, deleteKeysUnder, formatClusterNodes, type RedisConnection, type RedisNode, type RedisTarget } from '../../src/redis.js';
 import type { Redis } from 'ioredis';
 
 declare module 'vitest' {
@@ -32,7 +32,7 @@ export function redisTarget(): RedisTarget {
 /** The environment that points a child process (the CLI, a fixture) at redisTarget(). */
 export function redisEnv(): Record<string, string> {
   const cluster = inject('redisCluster');
-  return cluster ? { REDIS_CLUSTER_NODES: `${cluster.seed.host}:${cluster.seed.port}` } : { REDIS_URL: redisUrl() };
+  return cluster ? { REDIS_CLUSTER_NODES: formatClusterNodes([cluster.seed]) } : { REDIS_URL: redisUrl() };
 }
 
 /**
