@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 
-export const SECTIONS = ['orders', 'overhead', 'stock', 'import', 'sandbox'] as const;
+export const SECTIONS = ['orders', 'overhead', 'stock', 'import', 'sandbox', 'scale-out'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 export interface BenchOptions {
