@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { clusterPrefix, type RedisTarget } from '../src/redis.js';
 import { defaults } from './defaults.js';
 import { envSchema } from './schema.js';
 
@@ -33,10 +34,17 @@ export interface UpstreamConfig {
   token?: string;
 }
 
+/** Redis, and the prefix of every key the program writes there. */
+export interface RedisConfig extends RedisTarget {
+  prefix: string;
+  /** QUEUE_PREFIX as given, when it had no hash tag and `prefix` is it wrapped in one for the cluster. */
+  prefixGiven?: string;
+}
+
 export interface Config {
   /** Undefined only where the command does not need the service (sandbox, demo) and none was given. */
   service?: ServiceConfig;
-  redis: { url: string; prefix: string };
+  redis: RedisConfig;
   upstream?: UpstreamConfig;
   schedule: { orderPollSeconds: number; bomPollSeconds: number; stockSyncCron: string; stockSyncTz?: string };
   jobs: {
@@ -128,7 +136,7 @@ export function readConfig(env: Record<string, string | undefined>, needs: Confi
 
   return {
     service,
-    redis: { url: e.REDIS_URL, prefix: e.QUEUE_PREFIX },
+    redis: redisConfig(e.REDIS_URL, e.REDIS_CLUSTER_NODES, e.QUEUE_PREFIX),
     upstream: e.UPSTREAM_URL ? { url: e.UPSTREAM_URL, token: e.UPSTREAM_TOKEN } : undefined,
     schedule: {
       orderPollSeconds: e.ORDER_POLL_SECONDS,
@@ -153,6 +161,13 @@ export function readConfig(env: Record<string, string | undefined>, needs: Confi
     shutdownGraceSeconds: e.SHUTDOWN_GRACE_SECONDS,
     logLevel: e.LOG_LEVEL,
   };
+}
+
+/** On a cluster, every key of one prefix must live in one slot (BullMQ's scripts touch many): the prefix gets a hash tag. */
+function redisConfig(url: string, clusterNodes: RedisTarget['clusterNodes'], prefix: string): RedisConfig {
+  if (!clusterNodes) return { url, prefix };
+  const tagged = clusterPrefix(prefix);
+  return { url, clusterNodes, prefix: tagged, ...(tagged === prefix ? {} : { prefixGiven: prefix }) };
 }
 
 /** The values that must never reach a log line, Redis, job data or the dashboard. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseClusterNodes, type RedisNode } from '../src/redis.js';
 import { defaults } from './defaults.js';
 
 const positiveInt = (name: string) =>
@@ -34,6 +35,16 @@ export const envSchema = z.object({
     .trim()
     .refine((v) => /^rediss?:\/\//.test(v), 'REDIS_URL must start with redis:// or rediss://')
     .default(defaults.redisUrl),
+  REDIS_CLUSTER_NODES: z
+    .string()
+    .trim()
+    .transform((v, ctx): RedisNode[] => {
+      const nodes = parseClusterNodes(v);
+      if (Array.isArray(nodes)) return nodes;
+      ctx.addIssue({ code: 'custom', message: `REDIS_CLUSTER_NODES must be host:port pairs separated by commas, such as 10.0.0.1:6379,10.0.0.2:6379 (${nodes.problem})` });
+      return z.NEVER;
+    })
+    .optional(),
   QUEUE_PREFIX: z
     .string()
     .trim()

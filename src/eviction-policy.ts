@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisConnection as Redis } from './redis.js';
 import type { Logger } from './logger.js';
 
 /** What the program knows of Redis's eviction policy, for the start log, `status` and `/readyz`. */

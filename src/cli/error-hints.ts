@@ -12,6 +12,7 @@ const HINTS: Record<string, string> = {
   INTEGRITY_VIOLATION: 'Either the record exists already or it names a missing object; check the service, then retry.',
   VALIDATION: 'The service refused the request as invalid; fix the record (see the message), then retry.',
   RATE_LIMITED: 'Over the service budget; the job waits for the reset. Lower INVENTORY_*_PER_MINUTE if it recurs.',
+  REDIS: 'Redis failed (down, a cluster moving slots, or REDIS_URL at one node of a cluster); retried with backoff. Check Redis and REDIS_URL / REDIS_CLUSTER_NODES.',
   TRANSIENT: 'The service or the network failed for now; retry the job once the service answers again.',
   BAD_RESPONSE: 'The service answered in an unexpected shape; report it with this trace.',
   BAD_BATCH: 'The intake job is not a batch written by `import` (its data is damaged); remove it from its `{stream}-intake` queue in the dashboard (/queues) and import the file again.',

@@ -1,7 +1,6 @@
-import type { Redis } from 'ioredis';
 import type { Budgets } from '../../config/read-config.js';
 import { checkEvictionPolicy } from '../eviction-policy.js';
-import { redisKeys } from '../redis.js';
+import { type RedisConnection as Redis, redisKeys } from '../redis.js';
 import { openControlQueue, readScheduleInfo } from '../queue/control.js';
 import { readFeedState } from '../queue/feed-state.js';
 import { STREAMS, type StreamName } from '../queue/streams.js';

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisConnection as Redis } from '../redis.js';
 import { showJob, type JobStory } from '../cli/job-inspect.js';
 import type { StreamQueues } from '../cli/stream-queues.js';
 import { parseProgress } from '../orders/order-progress.js';

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisConnection as Redis } from '../redis.js';
 import type { Readable } from 'node:stream';
 import { readNdjsonChunks, type NdjsonEntry } from '../feed/ndjson.js';
 import { keyInHead } from '../feed/record-head.js';

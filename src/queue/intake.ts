@@ -1,5 +1,5 @@
 import { Queue, UnrecoverableError, type DefaultJobOptions, type Job } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisConnection as Redis } from '../redis.js';
 import { z } from 'zod';
 import type { Config } from '../../config/read-config.js';
 import { indexJobIds } from '../ops/job-index.js';

@@ -1,8 +1,7 @@
 import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
 import type { FeedPage, FetchPageOptions } from '../feed/upstream-client.js';
 import type { Logger } from '../logger.js';
-import type { RedisKeys } from '../redis.js';
+import type { RedisConnection as Redis, RedisKeys } from '../redis.js';
 import { recordPage, recordPullError } from './feed-state.js';
 import { waitForLock } from './key-lock.js';
 import type { JobData } from './queues.js';

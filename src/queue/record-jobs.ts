@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisConnection as Redis } from '../redis.js';
 import { keyInHead } from '../feed/record-head.js';
 import { checkRecord, recordKey, recordKeyField } from '../feed/records.js';
 import { indexJobIds } from '../ops/job-index.js';

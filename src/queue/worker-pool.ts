@@ -1,9 +1,8 @@
 import { Queue, Worker } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { defaults } from '../../config/defaults.js';
 import type { Config } from '../../config/read-config.js';
 import type { Logger } from '../logger.js';
-import { createRedis } from '../redis.js';
+import { createRedis, type RedisConnection as Redis, type RedisTarget } from '../redis.js';
 import { jitteredBackoff } from './backoff.js';
 import { DEFAULT_BAD_RECORD_RETENTION, retainBadRecord, type BadRecordRetention } from './bad-record-retention.js';
 import { expandBatch, intakeQueueName, type IntakeData, type IntakeResult } from './intake.js';
@@ -23,8 +22,8 @@ export type AnyJobKind = JobKind<any>;
 
 export interface StartWorkersOptions {
   kinds: AnyJobKind[];
-  /** Redis URL; each worker gets connections of its own. */
-  connection: string;
+  /** Redis URL or target (a cluster's seed nodes); each worker gets connections of its own. */
+  connection: RedisTarget | string;
   prefix: string;
   deps: RunnerDeps;
   /** Jobs run at once per queue. */

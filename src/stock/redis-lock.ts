@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisConnection as Redis } from '../redis.js';
 import { waitForLock } from '../queue/key-lock.js';
 
 export interface RedisLockOptions {

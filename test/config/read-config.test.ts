@@ -106,4 +106,31 @@ describe('configuration', () => {
       expect(problemsOf({}, { service: false })).toEqual([]);
     });
   });
+
+  describe('with REDIS_CLUSTER_NODES', () => {
+    it('reads the seed nodes (IPv6 in brackets) and wraps a QUEUE_PREFIX without a hash tag in one', () => {
+      const c = readConfig({ REDIS_CLUSTER_NODES: '10.0.0.1:7000, redis-b.internal:7001,[::1]:7002', QUEUE_PREFIX: 'shop' });
+      expect(c.redis.clusterNodes).toEqual([
+        { host: '10.0.0.1', port: 7000 },
+        { host: 'redis-b.internal', port: 7001 },
+        { host: '::1', port: 7002 },
+      ]);
+      expect(c.redis).toMatchObject({ prefix: '{shop}', prefixGiven: 'shop' });
+    });
+
+    it('keeps a prefix that has a hash tag already, and wraps one whose braces hold nothing', () => {
+      expect(readConfig({ REDIS_CLUSTER_NODES: 'a:1', QUEUE_PREFIX: 'eu-{shop}' }).redis).toEqual({ url: 'redis://127.0.0.1:6379', clusterNodes: [{ host: 'a', port: 1 }], prefix: 'eu-{shop}' });
+      expect(readConfig({ REDIS_CLUSTER_NODES: 'a:1', QUEUE_PREFIX: 'shop{}' }).redis.prefix).toBe('{shop{}}');
+    });
+
+    it('leaves the prefix alone without a cluster', () => {
+      expect(readConfig({ QUEUE_PREFIX: 'shop' }).redis).toEqual({ url: 'redis://127.0.0.1:6379', prefix: 'shop' });
+    });
+
+    it('names the variable and the entry that is not host:port', () => {
+      const problems = problemsOf({ REDIS_CLUSTER_NODES: '10.0.0.1:7000,10.0.0.2', REDIS_URL: 'nope' }, { service: false });
+      expect(problems).toHaveLength(2);
+      expect(problems.find((p) => p.startsWith('REDIS_CLUSTER_NODES'))).toContain('"10.0.0.2" is not host:port');
+    });
+  });
 });

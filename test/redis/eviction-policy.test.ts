@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPrivateRedis, type PrivateRedis } from '../../bench/lib/private-redis.js';
+import { startRedisServer, type RedisServer } from '../../src/redis-server.js';
 import { checkEvictionPolicy, evictionWarning, readEvictionPolicy } from '../../src/eviction-policy.js';
 import { createRedis } from '../../src/redis.js';
 import { baseEnv, runCli } from '../cli/run-cli.js';
@@ -41,10 +41,10 @@ describe("Redis's eviction policy", () => {
   });
 
   describe('when a Redis evicts (a private redis-server with allkeys-lru)', () => {
-    let server: PrivateRedis;
+    let server: RedisServer;
     let redis: Redis;
     beforeAll(async () => {
-      server = await startPrivateRedis({ args: ['--maxmemory-policy', 'allkeys-lru'] });
+      server = await startRedisServer({ args: ['--maxmemory-policy', 'allkeys-lru'] });
       redis = createRedis(server.url);
     }, 30_000);
     afterAll(async () => {

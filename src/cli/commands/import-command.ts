@@ -18,7 +18,7 @@ import { positive } from './options.js';
 async function queueOnly(io: CliIo, stream: StreamName, file: string, batchSize: number | undefined, onProgress: ReturnType<typeof runProgress>['onProgress']): Promise<ImportResult> {
   const config = loadConfig(io);
   const logger = commandLogger(config, io.stderr);
-  const redis = await connectRedis(config.redis.url);
+  const redis = await connectRedis(config.redis, { logger });
   await logEvictionWarning(redis, logger);
   const queues = createQueues({ connection: redis, prefix: config.redis.prefix, jobs: config.jobs });
   try {
