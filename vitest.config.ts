@@ -1,14 +1,25 @@
 import { defineConfig } from 'vitest/config';
 
+const BROWSER_TESTS = ['test/dashboard/*-browser.test.ts'];
+/** Run a second time in the `cluster` project, on a local three-node Redis Cluster, beside its own tests. */
+const ON_A_CLUSTER_TOO = ['test/jobs/order-sync.test.ts', 'test/jobs/stock-sync.test.ts', 'test/jobs/bom-sync.test.ts', 'test/jobs/order-crash.test.ts'];
+
+// Not `extends: true`: projects would run the root's global setup again each (and start a Redis each).
+const common = { testTimeout: 30_000, hookTimeout: 30_000 };
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     // Tests share one real Redis and spawn real servers; keep the 2-core machine responsive.
     maxWorkers: 2,
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
     // In CI a JSON report lets .ci/run print a plain 'N passed, N failed' line.
     reporters: process.env.CI ? ['default', ['json', { outputFile: 'test-results/vitest.json' }]] : ['default'],
+    // Redis for every project: REDIS_URL when it answers, else a private redis-server for the run.
     globalSetup: ['test/global-setup.ts'],
+    // Each project's own global setup runs only when one of its files is in the run.
+    projects: [
+      { test: { ...common, name: 'main', include: ['test/**/*.test.ts'], exclude: ['**/node_modules/**', 'test/cluster/**', ...BROWSER_TESTS] } },
+      { test: { ...common, name: 'browser', include: BROWSER_TESTS, globalSetup: ['test/setup/chromium-setup.ts'] } },
+      { test: { ...common, name: 'cluster', include: ['test/cluster/**/*.test.ts', ...ON_A_CLUSTER_TOO], globalSetup: ['test/setup/cluster-setup.ts'] } },
+    ],
   },
 });

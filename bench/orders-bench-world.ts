@@ -1,12 +1,11 @@
 /** The parts of bench/orders-throughput.ts around the measurement: records, worker processes, a fresh prefix. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { Redis } from 'ioredis';
 import { Catalog } from '../src/catalog/catalog.js';
 import { ServiceClient } from '../src/client/service-client.js';
 import { createQueues } from '../src/queue/queues.js';
 import { addJobs, recordJob } from '../src/queue/record-jobs.js';
-import { createRedis, deleteKeysUnder, redisKeys } from '../src/redis.js';
+import { clusterPrefix, createRedis, deleteKeysUnder, redisKeys, type RedisConnection, type RedisTarget } from '../src/redis.js';
 import type { Sandbox } from '../src/sandbox/sandbox.js';
 import type { OrderWorkerSettings } from './lib/order-workers.js';
 
@@ -37,24 +36,25 @@ export async function stopWorker(child: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
-/** CPU ms Redis has used so far (INFO cpu). */
-export async function redisCpuMs(redis: Redis): Promise<number> {
+/** CPU ms Redis has used so far (INFO cpu; of one node, on a cluster). */
+export async function redisCpuMs(redis: RedisConnection): Promise<number> {
   const info = await redis.info('cpu');
   const field = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? 0);
   return (field('used_cpu_user') + field('used_cpu_sys')) * 1000;
 }
 
-/** A fresh prefix with the orders queue and a warm catalog, over the given sandbox. */
-export async function setUp(sandbox: Sandbox, redisUrl: string, tag: string) {
-  const redis = createRedis(redisUrl);
-  const prefix = `bench-orders-${tag}-${process.pid}`;
+/** A fresh prefix (in a hash tag on a cluster) with the orders queue and a warm catalog, over the given sandbox. */
+export async function setUp(sandbox: Sandbox, target: RedisTarget | string, tag: string) {
+  const redis = createRedis(target);
+  const name = `bench-orders-${tag}-${process.pid}`;
+  const prefix = typeof target !== 'string' && target.clusterNodes ? clusterPrefix(name) : name;
   const keys = redisKeys(prefix);
   const client = new ServiceClient({ baseUrl: sandbox.url, account: sandbox.account, apiKey: sandbox.key, apiSecret: sandbox.secret });
   // Warm the shared catalog so the workers read it from Redis, not from the service.
   await new Catalog({ client, redis, keys, refreshSeconds: 300 }).refresh();
   const queues = createQueues({ connection: redis, prefix, jobs: { attempts: 12 }, streams: ['orders'] });
   const settings = (o: Partial<OrderWorkerSettings>): OrderWorkerSettings => ({
-    redisUrl,
+    redis: target,
     prefix,
     baseUrl: sandbox.url,
     account: sandbox.account,

@@ -13,6 +13,7 @@ import type { ChildProcess } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { parseProfile } from '../src/sandbox/profile-rules.js';
 import type { SandboxProfile } from '../src/sandbox/sandbox-options.js';
+import type { RedisTarget } from '../src/redis.js';
 import { startSandbox, type Sandbox } from '../src/sandbox/sandbox.js';
 import { ownCpuMs, processCpuMs } from './lib/proc-cpu.js';
 import { records, redisCpuMs, setUp, spawnWorker, stopWorker } from './orders-bench-world.js';
@@ -43,6 +44,8 @@ export interface OrdersBenchOptions {
   /** How the sandbox answers. Default: sandboxDefaults.profile. */
   profile?: SandboxProfile;
   redisUrl?: string;
+  /** A Redis Cluster (its seed nodes) instead of redisUrl, for the budgeted run (bench/scale-out.ts). */
+  redis?: RedisTarget;
   log?: (line: string) => void;
 }
 
@@ -95,7 +98,7 @@ export async function runBudgeted(o: OrdersBenchOptions = {}): Promise<BudgetedF
   const log = o.log ?? (() => undefined);
   const latency = o.latencyMs ? { ms: o.latencyMs, jitterMs: Math.round(o.latencyMs / 5) } : null;
   const sandbox = await startSandbox({ data: 'demo', profile: o.profile, latency, budgets: { post: { limit: budget, windowMs: 60_000 } } });
-  const world = await setUp(sandbox, o.redisUrl ?? 'redis://127.0.0.1:6379', 'budget');
+  const world = await setUp(sandbox, o.redis ?? o.redisUrl ?? 'redis://127.0.0.1:6379', 'budget');
   const children: ChildProcess[] = [];
   try {
     const bound = budget / 4;

@@ -12,6 +12,7 @@ import { machine, machineLine } from './lib/machine.js';
 import { markdownTable, textTable } from './lib/tables.js';
 import { runBudgeted, type BudgetedFigures } from './orders-throughput.js';
 import { runSandboxLoadBench } from './sandbox-load.js';
+import { runScaleOut, scaleOutPart } from './scale-out.js';
 import { benchStockSync, STOCK_BENCH_HEAD, stockBenchRows } from './stock-sync.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -156,6 +157,7 @@ const runners: Record<Section, (o: BenchOptions) => Promise<Part>> = {
   stock: stockSection,
   sandbox: sandboxSection,
   orders: ordersSection,
+  'scale-out': async (o) => scaleOutPart(await runScaleOut({ seconds: o.seconds, processes: o.processes, log: say })),
 };
 
 const argv = process.argv.slice(2);
@@ -163,7 +165,7 @@ const options = parseBenchArgs(argv);
 const m = machine();
 const started = Date.now();
 const parts: Part[] = [];
-for (const section of (['import', 'overhead', 'stock', 'sandbox', 'orders'] as const).filter((s) => options.only.includes(s))) {
+for (const section of (['import', 'overhead', 'stock', 'sandbox', 'orders', 'scale-out'] as const).filter((s) => options.only.includes(s))) {
   try {
     parts.push(await runners[section](options));
   } catch (err) {

@@ -32,6 +32,20 @@ export const defaults = {
   stockSyncCron: '0 19 * * *',
   /** Records asked of the feed per page. */
   feedPageSize: 500,
+  /** Largest record, in bytes, in a feed page or as one NDJSON line; a larger one fails alone as a bad record. */
+  maxRecordBytes: 4 * 1024 * 1024,
+  /** Most bytes of records held from one feed page; past it the page is asked again with half the limit. */
+  feedMaxPageBytes: 64 * 1024 * 1024,
+  /** Largest answer body of the service, in bytes (a large account's catalogue is tens of MB). */
+  maxResponseBytes: 128 * 1024 * 1024,
+  /** Deepest nesting of arrays and objects in a record (feed records are 3 levels deep); deeper fails alone. */
+  maxRecordDepth: 32,
+  /** Failed bad-record jobs kept per stream (newest first); older ones are removed. Other failed jobs are kept. */
+  badRecordsKeep: 10_000,
+  /** Days a failed bad-record job is kept (a re-delivery after that is a new job that fails again). */
+  badRecordsKeepDays: 30,
+  /** Log lines (one per attempt) kept per job. */
+  jobKeepLogs: 50,
   /** Attempts of a job before it fails (transient errors only; 429s consume none). */
   jobAttempts: 12,
   /** First retry delay in ms; doubles each attempt, with jitter, capped by retryMaxDelayMs. */

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { clusterPrefix, type RedisTarget } from '../src/redis.js';
 import { defaults } from './defaults.js';
 import { envSchema } from './schema.js';
 
@@ -23,6 +24,8 @@ export interface ServiceConfig {
   entityTimeoutMs: number;
   collectionTimeoutMs: number;
   readRetries: number;
+  /** Largest answer body, in bytes; default defaults.maxResponseBytes. */
+  maxResponseBytes?: number;
 }
 
 export interface UpstreamConfig {
@@ -31,10 +34,17 @@ export interface UpstreamConfig {
   token?: string;
 }
 
+/** Redis, and the prefix of every key the program writes there. */
+export interface RedisConfig extends RedisTarget {
+  prefix: string;
+  /** QUEUE_PREFIX as given, when it had no hash tag and `prefix` is it wrapped in one for the cluster. */
+  prefixGiven?: string;
+}
+
 export interface Config {
   /** Undefined only where the command does not need the service (sandbox, demo) and none was given. */
   service?: ServiceConfig;
-  redis: { url: string; prefix: string };
+  redis: RedisConfig;
   upstream?: UpstreamConfig;
   schedule: { orderPollSeconds: number; bomPollSeconds: number; stockSyncCron: string; stockSyncTz?: string };
   jobs: {
@@ -46,6 +56,10 @@ export interface Config {
     feedPageSize: number;
   };
   catalog: { refreshSeconds: number };
+  /** Caps on what arrives (docs/operations.md, "Caps on input"). */
+  limits: { maxRecordBytes: number; feedMaxPageBytes: number };
+  /** How long failed bad-record jobs are kept (docs/operations.md, "Retention"). */
+  retention: { badRecordsKeep: number; badRecordsKeepDays: number };
   /** publicUrl: the origin users open through a reverse proxy (DASHBOARD_PUBLIC_URL). */
   dashboard: { user?: string; password?: string; publicUrl?: string };
   http: { host: string; port: number };
@@ -96,6 +110,7 @@ export function readConfig(env: Record<string, string | undefined>, needs: Confi
     }
   }
   if (needs.upstream && !cleaned.UPSTREAM_URL) problems.push('UPSTREAM_URL: is required to pull the feed');
+  if (e && e.FEED_MAX_PAGE_BYTES < e.MAX_RECORD_BYTES) problems.push('FEED_MAX_PAGE_BYTES: must be at least MAX_RECORD_BYTES (a page must hold one record)');
   if (problems.length > 0 || !e) throw new ConfigError(problems);
 
   const service: ServiceConfig | undefined =
@@ -115,12 +130,13 @@ export function readConfig(env: Record<string, string | undefined>, needs: Confi
           entityTimeoutMs: e.INVENTORY_ENTITY_TIMEOUT_MS,
           collectionTimeoutMs: e.INVENTORY_COLLECTION_TIMEOUT_MS,
           readRetries: defaults.readRetries,
+          maxResponseBytes: e.INVENTORY_MAX_RESPONSE_BYTES,
         }
       : undefined;
 
   return {
     service,
-    redis: { url: e.REDIS_URL, prefix: e.QUEUE_PREFIX },
+    redis: redisConfig(e.REDIS_URL, e.REDIS_CLUSTER_NODES, e.QUEUE_PREFIX),
     upstream: e.UPSTREAM_URL ? { url: e.UPSTREAM_URL, token: e.UPSTREAM_TOKEN } : undefined,
     schedule: {
       orderPollSeconds: e.ORDER_POLL_SECONDS,
@@ -137,12 +153,21 @@ export function readConfig(env: Record<string, string | undefined>, needs: Confi
       feedPageSize: e.FEED_PAGE_SIZE,
     },
     catalog: { refreshSeconds: e.CATALOG_REFRESH_SECONDS },
+    limits: { maxRecordBytes: e.MAX_RECORD_BYTES, feedMaxPageBytes: e.FEED_MAX_PAGE_BYTES },
+    retention: { badRecordsKeep: e.BAD_RECORDS_KEEP, badRecordsKeepDays: e.BAD_RECORDS_KEEP_DAYS },
     dashboard: { user: e.DASHBOARD_USER, password: e.DASHBOARD_PASSWORD, publicUrl: e.DASHBOARD_PUBLIC_URL },
     http: { host: e.WORKER_HTTP_HOST, port: e.WORKER_HTTP_PORT },
     alerts: { webhookUrl: e.ALERT_WEBHOOK_URL, lagSeconds: e.ALERT_LAG_SECONDS, intervalSeconds: e.ALERT_INTERVAL_SECONDS },
     shutdownGraceSeconds: e.SHUTDOWN_GRACE_SECONDS,
     logLevel: e.LOG_LEVEL,
   };
+}
+
+/** On a cluster, every key of one prefix must live in one slot (BullMQ's scripts touch many): the prefix gets a hash tag. */
+function redisConfig(url: string, clusterNodes: RedisTarget['clusterNodes'], prefix: string): RedisConfig {
+  if (!clusterNodes) return { url, prefix };
+  const tagged = clusterPrefix(prefix);
+  return { url, clusterNodes, prefix: tagged, ...(tagged === prefix ? {} : { prefixGiven: prefix }) };
 }
 
 /** The values that must never reach a log line, Redis, job data or the dashboard. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseClusterNodes, type RedisNode } from '../src/redis.js';
 import { defaults } from './defaults.js';
 
 const positiveInt = (name: string) =>
@@ -34,6 +35,16 @@ export const envSchema = z.object({
     .trim()
     .refine((v) => /^rediss?:\/\//.test(v), 'REDIS_URL must start with redis:// or rediss://')
     .default(defaults.redisUrl),
+  REDIS_CLUSTER_NODES: z
+    .string()
+    .trim()
+    .transform((v, ctx): RedisNode[] => {
+      const nodes = parseClusterNodes(v);
+      if (Array.isArray(nodes)) return nodes;
+      ctx.addIssue({ code: 'custom', message: `REDIS_CLUSTER_NODES must be host:port pairs separated by commas, such as 10.0.0.1:6379,10.0.0.2:6379 (${nodes.problem})` });
+      return z.NEVER;
+    })
+    .optional(),
   QUEUE_PREFIX: z
     .string()
     .trim()
@@ -64,6 +75,11 @@ export const envSchema = z.object({
     }, 'STOCK_SYNC_TZ must be an IANA time zone such as Europe/Berlin')
     .optional(),
   FEED_PAGE_SIZE: positiveInt('FEED_PAGE_SIZE').default(defaults.feedPageSize),
+  MAX_RECORD_BYTES: positiveInt('MAX_RECORD_BYTES').default(defaults.maxRecordBytes),
+  FEED_MAX_PAGE_BYTES: positiveInt('FEED_MAX_PAGE_BYTES').default(defaults.feedMaxPageBytes),
+  INVENTORY_MAX_RESPONSE_BYTES: positiveInt('INVENTORY_MAX_RESPONSE_BYTES').default(defaults.maxResponseBytes),
+  BAD_RECORDS_KEEP: positiveInt('BAD_RECORDS_KEEP').default(defaults.badRecordsKeep),
+  BAD_RECORDS_KEEP_DAYS: positiveInt('BAD_RECORDS_KEEP_DAYS').default(defaults.badRecordsKeepDays),
   JOB_ATTEMPTS: positiveInt('JOB_ATTEMPTS').default(defaults.jobAttempts),
   RETRY_BASE_DELAY_MS: positiveInt('RETRY_BASE_DELAY_MS').default(defaults.retryBaseDelayMs),
   RETRY_MAX_DELAY_MS: positiveInt('RETRY_MAX_DELAY_MS').default(defaults.retryMaxDelayMs),

@@ -16,6 +16,7 @@ export const HINTS = {
   INTEGRITY_VIOLATION: 'Either the record exists already or it names a missing object; check the service, then retry.',
   VALIDATION: 'The service refused the request as invalid; fix the record (see the message), then retry.',
   RATE_LIMITED: 'Over the service budget; the job waits for the reset. Lower INVENTORY_*_PER_MINUTE if it recurs.',
+  REDIS: 'Redis failed (down, a cluster moving slots, or REDIS_URL at one node of a cluster); retried with backoff. Check Redis and REDIS_URL / REDIS_CLUSTER_NODES.',
   TRANSIENT: 'Something failed for now (the service, the network, Redis, a busy lock); retried with backoff. Once its attempts are spent, retry the job when it answers again.',
   BAD_RESPONSE: 'The service answered in an unexpected shape; report it with this trace.',
   BAD_BATCH: 'The intake job is not a batch written by `import` (its data is damaged); remove it from its `{stream}-intake` queue in the dashboard (/queues) and import the file again.',

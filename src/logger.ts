@@ -5,7 +5,7 @@ export type { Logger } from 'pino';
 export interface LoggerOptions {
   /** pino level. Default: info. */
   level?: string;
-  /** Values that must never be written: replaced by [REDACTED] wherever they appear in a line. */
+  /** Values that must never be written: replaced by [REDACTED] wherever they appear in a line, in every form (secretForms). */
   secrets?: string[];
   /** Where lines go. Default: stdout, pretty-printed when it is a terminal. */
   destination?: DestinationStream;
@@ -13,11 +13,43 @@ export interface LoggerOptions {
   pretty?: boolean;
 }
 
-/** Every secret and the forms it travels in (Basic credentials are base64 of key:secret). */
+/** A string as it appears inside a JSON string (quotes, backslashes and control characters escaped). */
+const jsonEscaped = (s: string) => JSON.stringify(s).slice(1, -1);
+
+/**
+ * Every secret and the forms it travels in: as is; JSON-escaped, once (in a log line) and twice (in a JSON text
+ * logged as a string), so a secret with a quote or a backslash is found in the line too; URL-encoded; and the
+ * base64 of key:secret of Basic credentials.
+ */
 export function secretForms(secrets: string[], basicPairs: Array<[string, string]> = []): string[] {
-  const forms = new Set(secrets.filter((s) => s.length >= 3));
+  const forms = new Set<string>();
+  for (const s of secrets.filter((x) => x.length >= 3)) {
+    const once = jsonEscaped(s);
+    for (const form of [s, once, jsonEscaped(once), encodeURIComponent(s)]) forms.add(form);
+  }
   for (const [key, secret] of basicPairs) forms.add(Buffer.from(`${key}:${secret}`).toString('base64'));
   return [...forms].sort((a, b) => b.length - a.length);
+}
+
+/** Keys whose values are never logged, whatever their case (`Authorization`, `authorization`) or depth. */
+const SECRET_KEYS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key', 'apikey', 'apisecret', 'token', 'password']);
+/** Deepest level searched for such keys (log objects are shallow; values are still redacted below). */
+const MAX_KEY_DEPTH = 8;
+
+/** The object with the value of every secret key replaced, copied only where something changes. */
+export function redactKeys(value: unknown, depth = 0): unknown {
+  // Errors go to pino's serializer as they are (a copy would lose message and stack); their text is redacted by value.
+  if (value === null || typeof value !== 'object' || depth > MAX_KEY_DEPTH || value instanceof Error) return value;
+  if (Array.isArray(value)) {
+    const items = value.map((v) => redactKeys(v, depth + 1));
+    return items.some((v, i) => v !== value[i]) ? items : value;
+  }
+  let out: Record<string, unknown> | undefined;
+  for (const [k, v] of Object.entries(value)) {
+    const next = SECRET_KEYS.has(k.toLowerCase()) ? '[REDACTED]' : redactKeys(v, depth + 1);
+    if (next !== v) (out ??= { ...(value as Record<string, unknown>) })[k] = next;
+  }
+  return out ?? value;
 }
 
 /** Replaces every occurrence of a secret in a string. */
@@ -27,21 +59,33 @@ export function redact(text: string, secrets: string[]): string {
   return out;
 }
 
-/** The one logger factory: JSON lines, secrets redacted by key and by value. */
+/** The one logger factory: JSON lines, secrets redacted by key (any case, any depth) and by value (in every form). */
 export function createLogger(opts: LoggerOptions = {}): Logger {
-  const secrets = (opts.secrets ?? []).filter((s) => s.length >= 3);
+  const secrets = secretForms(opts.secrets ?? []);
   const pretty = opts.pretty ?? (!opts.destination && process.stdout.isTTY === true);
   const options: pino.LoggerOptions = {
     level: opts.level ?? 'info',
     base: { pid: process.pid },
-    redact: {
-      paths: ['authorization', 'headers.authorization', '*.authorization', 'apiKey', 'apiSecret', 'token', 'password', '*.password', '*.apiSecret', '*.token'],
-      censor: '[REDACTED]',
-    },
+    // pino's own redact paths match keys exactly (`authorization`, not `Authorization`): a walk instead.
+    formatters: { log: (o) => redactKeys(o) as Record<string, unknown> },
     // An explicit `hooks: undefined` would replace pino's default hooks and break the logger.
     ...(secrets.length ? { hooks: { streamWrite: (line: string) => redact(line, secrets) } } : {}),
   };
-  if (opts.destination) return pino(options, opts.destination);
-  if (pretty) return pino({ ...options, transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } } });
-  return pino(options);
+  if (opts.destination) return redactChildBindings(pino(options, opts.destination));
+  if (pretty) return redactChildBindings(pino({ ...options, transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } } }));
+  return redactChildBindings(pino(options));
+}
+
+/**
+ * pino gives a child's bindings to no formatter: they are redacted by key here. Children inherit this `child`
+ * (pino makes each child with Object.create of its parent), so grandchildren are covered too.
+ */
+function redactChildBindings(logger: Logger): Logger {
+  type Child = (this: Logger, bindings: pino.Bindings, options?: pino.ChildLoggerOptions) => Logger;
+  const child = logger.child as unknown as Child;
+  const redacted: Child = function (bindings, options) {
+    return child.call(this, redactKeys(bindings) as pino.Bindings, options);
+  };
+  logger.child = redacted as unknown as Logger['child'];
+  return logger;
 }

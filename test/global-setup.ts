@@ -1,36 +1,16 @@
-import { Socket } from 'node:net';
 import type { TestProject } from 'vitest/node';
+import { redisForRun } from '../src/redis-server.js';
+import { requirePrerequisites, stopRun, testRedisUrl } from './setup/prerequisites.js';
 
-declare module 'vitest' {
-  export interface ProvidedContext {
-    redisUrl: string;
-  }
-}
-
-function answers(host: string, port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = new Socket();
-    s.setTimeout(1000);
-    s.once('connect', () => s.write('PING\r\n'));
-    s.once('data', (d) => {
-      s.destroy();
-      resolve(d.toString().startsWith('+PONG'));
-    });
-    s.once('error', () => resolve(false));
-    s.once('timeout', () => {
-      s.destroy();
-      resolve(false);
-    });
-    s.connect(port, host);
-  });
-}
-
-/** Tests need a real Redis: REDIS_URL, else 127.0.0.1:6379. Fails with what to do when none answers. */
+/**
+ * Every project needs a real Redis: the one at REDIS_URL (default 127.0.0.1:6379) when it answers, else a private
+ * redis-server for this run, stopped at the end (installed first with apt-get when missing and this is root).
+ */
 export default async function setup(project: TestProject) {
-  const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-  const u = new URL(url);
-  if (!(await answers(u.hostname, Number(u.port || 6379)))) {
-    throw new Error(`No Redis answers at ${url}. Start one (bash scripts/ensure-redis.sh) or set REDIS_URL.`);
-  }
-  project.provide('redisUrl', url);
+  await requirePrerequisites(['redis']);
+  const url = testRedisUrl();
+  const redis = await redisForRun(url).catch((err: Error & { hint?: string }) => stopRun([`Redis: ${err.message}: ${err.hint ?? ''}`]));
+  if (redis.private) process.stderr.write(`Redis: none answered at ${url}; started a private redis-server at ${redis.url} for this run\n`);
+  project.provide('redisUrl', redis.url);
+  return () => redis.stop();
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FaultRule } from '../../src/sandbox/sandbox-options.js';
 import type { ChaosOptions } from './chaos-options.js';
+import { POISON_MAX_RECORD_BYTES } from './poison.js';
 
 /** Fresh secrets per run, long and random, so a search for them cannot match anything by chance. */
 export function chaosSecrets() {
@@ -37,6 +38,8 @@ export function workerEnv(o: ChaosOptions, s: ChaosSecrets, where: { serviceUrl:
     BOM_POLL_SECONDS: '2',
     STOCK_SYNC_CRON: '*/3 * * * * *',
     FEED_PAGE_SIZE: '200',
+    // The poison feed's oversized record is over this cap (kept small so it is cheap to serve again and again).
+    MAX_RECORD_BYTES: String(POISON_MAX_RECORD_BYTES),
     JOB_ATTEMPTS: '40',
     RETRY_BASE_DELAY_MS: '200',
     RETRY_MAX_DELAY_MS: '2000',

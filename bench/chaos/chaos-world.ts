@@ -6,7 +6,7 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
 import type { SandboxState } from '../../src/sandbox/sandbox-entities.js';
 import type { BudgetSettings } from '../../src/sandbox/sandbox-options.js';
 import { spawnCli, waitForLog, type CliProcess } from '../lib/cli-process.js';
-import { startPrivateRedis, type PrivateRedis } from '../lib/private-redis.js';
+import { startRedisServer, type RedisServer } from '../../src/redis-server.js';
 import { chaosSecrets, workerEnv, type ChaosSecrets } from './chaos-env.js';
 import type { ChaosOptions } from './chaos-options.js';
 import type { Scenario } from './scenario.js';
@@ -14,7 +14,7 @@ import type { Scenario } from './scenario.js';
 /** Everything a chaos run stands on: private Redis, sandbox, feed server, dashboard, and the workers' env. */
 export interface ChaosWorld {
   secrets: ChaosSecrets;
-  redis: PrivateRedis;
+  redis: RedisServer;
   sandbox: Sandbox;
   feed: FeedServer;
   dashboard: CliProcess;
@@ -41,7 +41,7 @@ export function sandboxBudgets(o: ChaosOptions, share = 1): BudgetSettings {
 export async function startWorld(o: ChaosOptions, scenario: Scenario, root: string, logDir: string): Promise<ChaosWorld> {
   mkdirSync(logDir, { recursive: true });
   const secrets = chaosSecrets();
-  const redis = await startPrivateRedis({ dir: join(logDir, 'redis') });
+  const redis = await startRedisServer({ dir: join(logDir, 'redis'), persist: true });
   const sandbox = await startSandbox({ account: 'chaos', data: 'demo', key: secrets.apiKey, secret: secrets.apiSecret, profile: o.profile, budgets: sandboxBudgets(o) });
   const initial = sandbox.admin.state();
 

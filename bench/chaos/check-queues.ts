@@ -1,9 +1,9 @@
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { jobIdFor } from '../../src/queue/job-id.js';
 import { STREAMS, type StreamName } from '../../src/queue/streams.js';
 import { checkIntake } from './check-intake.js';
 import { check, type CheckResult } from './check-types.js';
+import { checkPoison, feedJobId } from './poison.js';
 import { badJobId, deliveredRecords, type Scenario } from './scenario.js';
 
 /**
@@ -14,7 +14,7 @@ export function expectedJobs(scenario: Scenario): Map<StreamName, { good: Set<st
   const out = new Map<StreamName, { good: Set<string>; bad: Map<string, string> }>();
   for (const stream of STREAMS) {
     const bad = new Map(scenario.bad.filter((b) => b.stream === stream).map((b) => [badJobId(b), b.field]));
-    const good = new Set(deliveredRecords(scenario, stream).map((r) => jobIdFor(stream, r)).filter((id) => !bad.has(id)));
+    const good = new Set(deliveredRecords(scenario, stream).map((r) => feedJobId(stream, r, scenario.bad)).filter((id) => !bad.has(id)));
     out.set(stream, { good, bad });
   }
   return out;
@@ -117,6 +117,7 @@ export async function checkQueues(redis: Redis, prefix: string, scenario: Scenar
     check('each bad record: failed at once, [BAD_RECORD] naming its field', badN, badV),
     check('no job waiting, active, delayed or prioritized at the end', leftN, leftV),
     check('no job but the records\' own (one per distinct record)', jobsN, strayV),
+    await checkPoison(redis, prefix, scenario),
     await checkIntake(redis, prefix),
   ];
 }

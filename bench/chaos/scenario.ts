@@ -7,6 +7,7 @@ import { jobIdFor } from '../../src/queue/job-id.js';
 import type { StreamName } from '../../src/queue/streams.js';
 import { seededRandom } from './chaos-events.js';
 import { buildImportPlan, type ImportPlan } from './import-plan.js';
+import { poisonRecords } from './poison.js';
 
 export interface ScenarioOptions {
   orders: number;
@@ -32,8 +33,10 @@ export interface BadRecord {
   field: string;
   /** How it is delivered. */
   via: 'feed' | 'import';
-  /** Its job id when that is not the record's (a line that is not JSON is named by its line). */
+  /** Its job id when that is not the record's (a line that is not JSON is named by its line; raw bytes by their hash). */
   jobId?: string;
+  /** For a poison record (raw bytes that cannot be read): the reason its failure must give. */
+  poison?: string;
 }
 
 export interface Scenario {
@@ -170,6 +173,15 @@ export function buildScenario(o: ScenarioOptions): Scenario {
     }
   }
 
+  // Poison (raw bytes) with the bad records, put between good ones so the rule can see they failed alone.
+  if (o.badPerStream > 0) {
+    for (const p of poisonRecords(o.seed)) {
+      scenario.bad.push(p);
+      const feed = scenario.feed[p.stream];
+      feed.splice(1 + Math.floor(rand() * Math.max(1, feed.length - 1)), 0, p.record);
+    }
+  }
+
   for (const l of later) scenario.feed[l.stream].push(l.record);
   scenario.redelivered = later.length;
   if (importGood.length > 0) {
@@ -180,7 +192,7 @@ export function buildScenario(o: ScenarioOptions): Scenario {
   return scenario;
 }
 
-/** Every record a stream delivers, by the feed and by the import, repeats included. */
+/** Every record a stream delivers, by the feed and by the import, repeats included (poison ones as raw bytes). */
 export function deliveredRecords(scenario: Scenario, stream: StreamName): unknown[] {
   const imported = scenario.imported?.stream === stream ? scenario.imported.records : [];
   return [...scenario.feed[stream], ...imported];

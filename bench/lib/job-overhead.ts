@@ -52,7 +52,7 @@ async function oneRun(n: number, concurrency: number, redisUrl: string, run: num
   const client = new ServiceClient({ baseUrl: sandbox.url, account: sandbox.account, apiKey: sandbox.key, apiSecret: sandbox.secret });
   await new Catalog({ client, redis, keys, refreshSeconds: 300 }).refresh();
   const queues = createQueues({ connection: redis, prefix, jobs: { attempts: 12 }, streams: ['orders'] });
-  const settings = { redisUrl, prefix, baseUrl: sandbox.url, account: sandbox.account, key: sandbox.key, secret: sandbox.secret, concurrency };
+  const settings = { redis: redisUrl, prefix, baseUrl: sandbox.url, account: sandbox.account, key: sandbox.key, secret: sandbox.secret, concurrency };
   let child: ChildProcess | undefined;
   try {
     child = await spawnWorker(JSON.stringify(settings));

@@ -3,7 +3,6 @@
  * catalog and runner. Defaults are production-like, for the benchmarks; the crash test passes short retries
  * and locks. Settings are plain JSON so a parent process can hand them over in an env variable.
  */
-import type { Redis } from 'ioredis';
 import { pino } from 'pino';
 import type { Config } from '../../config/read-config.js';
 import { orderJob } from '../../jobs/orders/order-sync.js';
@@ -12,10 +11,11 @@ import { RequestBudget } from '../../src/client/budget.js';
 import { ServiceClient } from '../../src/client/service-client.js';
 import { createLogger } from '../../src/logger.js';
 import { startWorkers, type StartWorkersOptions } from '../../src/queue/worker-pool.js';
-import { createRedis, redisKeys } from '../../src/redis.js';
+import { createRedis, redisKeys, type RedisConnection, type RedisTarget } from '../../src/redis.js';
 
 export interface OrderWorkerSettings {
-  redisUrl: string;
+  /** Redis URL, or a target with a cluster's seed nodes. */
+  redis: RedisTarget | string;
   prefix: string;
   baseUrl: string;
   account: string;
@@ -48,7 +48,7 @@ export interface RunningWorkers {
 
 export async function startOrderWorkers(s: OrderWorkerSettings): Promise<RunningWorkers> {
   // As src/app/build-deps.ts wires it, unless auto-pipelining is asked for (batches one tick's commands into one write).
-  const redis: Redis = createRedis(s.redisUrl, s.autoPipelining ? { enableAutoPipelining: true } : {});
+  const redis: RedisConnection = createRedis(s.redis, s.autoPipelining ? { enableAutoPipelining: true } : {});
   const keys = redisKeys(s.prefix);
   const logger = createLogger({ level: s.logLevel ?? 'info', pretty: false, destination: pino.destination({ dest: '/dev/null', sync: false }) });
   const budget = s.budget
@@ -68,7 +68,7 @@ export async function startOrderWorkers(s: OrderWorkerSettings): Promise<Running
   const jobs = { attempts: 12, retryBaseDelayMs: 2_000, retryMaxDelayMs: 600_000, varianceChunkSize: 500, feedPageSize: 500, ...s.jobs, concurrency: s.concurrency };
   const pool = await startWorkers({
     kinds: [orderJob],
-    connection: s.redisUrl,
+    connection: s.redis,
     prefix: s.prefix,
     deps: { client, catalog, redis, keys, logger, jobs },
     concurrency: s.concurrency,

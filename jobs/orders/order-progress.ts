@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisConnection as Redis } from '../../src/redis.js';
 
 /** Steps that surely happened, in order. */
 export const STEPS = ['none', 'created', 'shipment-created', 'shipped', 'completed'] as const;

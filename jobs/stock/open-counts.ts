@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisConnection as Redis } from '../../src/redis.js';
 import type { RedisKeys } from '../../src/redis.js';
 import type { VarianceLine } from './count-plan.js';
 import { loadProgress, type CountProgress } from './count-progress.js';

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisConnection as Redis } from '../../src/redis.js';
 import type { RedisKeys } from '../../src/redis.js';
 import type { CountedItem } from './count-plan.js';
 import { stockKeys } from './stock-keys.js';

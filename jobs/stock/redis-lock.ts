@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisConnection as Redis } from '../../src/redis.js';
 import { waitForLock } from '../../src/queue/key-lock.js';
 
 export interface RedisLockOptions {

@@ -1,5 +1,4 @@
-import type { Redis } from 'ioredis';
-import type { RedisKeys } from '../../src/redis.js';
+import type { RedisConnection as Redis, RedisKeys } from '../../src/redis.js';
 import { stockKeys } from './stock-keys.js';
 
 /**

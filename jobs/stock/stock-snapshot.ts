@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import type { ServiceApi } from '../../src/client/service-api.js';
-import type { RedisKeys } from '../../src/redis.js';
+import type { RedisConnection as Redis, RedisKeys } from '../../src/redis.js';
 import { withRedisLock } from './redis-lock.js';
 import { stockKeys } from './stock-keys.js';
 

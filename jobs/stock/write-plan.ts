@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisConnection as Redis } from '../../src/redis.js';
 import type { RedisKeys } from '../../src/redis.js';
 import type { VarianceLine } from './count-plan.js';
 import { KEEP_MS, LEFT } from './count-progress.js';

@@ -1,4 +1,3 @@
-import type { Redis } from 'ioredis';
 import type { Dispatcher } from 'undici';
 import { ConfigError, type Config } from '../../config/read-config.js';
 import { Catalog } from '../catalog/catalog.js';
@@ -9,7 +8,7 @@ import { UpstreamClient } from '../feed/upstream-client.js';
 import type { Logger } from '../logger.js';
 import { createQueues } from '../queue/queues.js';
 import type { RuntimeDeps } from '../queue/runtime.js';
-import { createRedis, redisKeys } from '../redis.js';
+import { createRedis, type RedisConnection as Redis, redisKeys } from '../redis.js';
 
 export interface AppDeps extends RuntimeDeps {
   budget: RequestBudget;
@@ -33,7 +32,7 @@ export interface BuildDepsOptions {
 export function buildDeps(config: Config, logger: Logger, opts: BuildDepsOptions = {}): AppDeps {
   const service = config.service;
   if (!service) throw new ConfigError(['INVENTORY_BASE_URL: is required (with INVENTORY_ACCOUNT, INVENTORY_API_KEY, INVENTORY_API_SECRET) to reach the service']);
-  const redis = opts.redis ?? createRedis(config.redis.url);
+  const redis = opts.redis ?? createRedis(config.redis);
   const keys = redisKeys(config.redis.prefix);
   const budget = new RequestBudget({ redis, keys, budgets: service.budgets });
   const client = new ServiceClient({
@@ -45,11 +44,14 @@ export function buildDeps(config: Config, logger: Logger, opts: BuildDepsOptions
     entityTimeoutMs: service.entityTimeoutMs,
     collectionTimeoutMs: service.collectionTimeoutMs,
     readRetries: service.readRetries,
+    maxResponseBytes: service.maxResponseBytes,
     dispatcher: opts.dispatcher,
     onCall: opts.onCall,
   });
   const catalog = new Catalog({ client, redis, keys, refreshSeconds: config.catalog.refreshSeconds, logger });
-  const upstream = config.upstream ? new UpstreamClient({ url: config.upstream.url, token: config.upstream.token }) : undefined;
+  const upstream = config.upstream
+    ? new UpstreamClient({ url: config.upstream.url, token: config.upstream.token, maxRecordBytes: config.limits.maxRecordBytes, maxPageBytes: config.limits.feedMaxPageBytes })
+    : undefined;
   const queues = createQueues({ connection: redis, prefix: config.redis.prefix, jobs: config.jobs });
   return {
     config,

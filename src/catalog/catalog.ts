@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import type { ServiceApi } from '../client/service-api.js';
 import type { Logger } from '../logger.js';
-import type { RedisKeys } from '../redis.js';
+import type { RedisConnection as Redis, RedisKeys } from '../redis.js';
 import { CatalogIndex, snapshotOf, type CatalogSnapshot } from './catalog-index.js';
 import type { CatalogApi, CatalogProduct, FacilityLookup } from './types.js';
 

@@ -1,6 +1,7 @@
-import type { Redis } from 'ioredis';
+import type { RedisConnection as Redis } from '../redis.js';
 import type { Config, ConfigNeeds } from '../../config/read-config.js';
 import { buildDeps, type AppDeps } from '../app/build-deps.js';
+import { logEvictionWarning } from '../eviction-policy.js';
 import type { Logger } from '../logger.js';
 import { createMetrics, type Metrics } from '../metrics/metrics.js';
 import { readFeedState } from '../queue/feed-state.js';
@@ -37,7 +38,8 @@ export async function openApp(io: CliIo, o: OpenAppOptions): Promise<AppContext>
   const config = o.config ?? loadConfig(io, o.needs);
   const logger = commandLogger(config, o.logTo, o.extraSecrets);
   logger.debug({ config: describeConfig(config) }, 'configuration');
-  const redis = await connectRedis(config.redis.url);
+  const redis = await connectRedis(config.redis, { logger });
+  await logEvictionWarning(redis, logger);
   let deps: AppDeps | undefined;
   try {
     let metrics: Metrics | undefined;

@@ -1,10 +1,10 @@
-import type { Redis } from 'ioredis';
+import type { RedisConnection as Redis } from '../redis.js';
 import pretty from 'pino-pretty';
 import { defaults } from '../../config/defaults.js';
 import { readConfig, secretsOf, type Budgets, type Config, type ConfigNeeds } from '../../config/read-config.js';
 import { createLogger, secretForms, type Logger } from '../logger.js';
 import type { CliIo, OutStream } from './cli-io.js';
-import { connectRedis, safeRedisUrl } from './connect-redis.js';
+import { connectRedis, describeRedis } from './connect-redis.js';
 import { openStreamQueues, type StreamQueues } from '../queue/stream-queues.js';
 
 /** The configuration a command runs with; throws ConfigError listing every problem. */
@@ -37,7 +37,7 @@ export function writeJson(io: CliIo, value: unknown): void {
 
 /** Runs `fn` with Redis and the stream queues of the configured prefix, closing both after. */
 export async function withQueues<T>(config: Config, fn: (queues: StreamQueues, redis: Redis) => Promise<T>): Promise<T> {
-  const redis = await connectRedis(config.redis.url);
+  const redis = await connectRedis(config.redis);
   const queues = openStreamQueues(redis, config.redis.prefix);
   try {
     return await fn(queues, redis);
@@ -64,7 +64,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
   return {
     service: config.service ? { baseUrl: config.service.baseUrl, account: config.service.account, budgets: config.service.budgets } : 'not configured',
     upstream: config.upstream ? { url: config.upstream.url, token: config.upstream.token ? 'set' : 'none' } : 'not configured',
-    redis: { url: safeRedisUrl(config.redis.url), prefix: config.redis.prefix },
+    redis: { at: describeRedis(config.redis), prefix: config.redis.prefix },
     schedule: config.schedule,
     jobs: config.jobs,
     catalog: config.catalog,

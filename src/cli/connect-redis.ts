@@ -1,5 +1,7 @@
-import type { Redis } from 'ioredis';
-import { createRedis } from '../redis.js';
+import type { RedisConfig } from '../../config/read-config.js';
+import type { Logger } from '../logger.js';
+import { findRedisFailure } from '../redis-errors.js';
+import { createRedis, formatClusterNodes, type RedisConnection, type RedisTarget } from '../redis.js';
 import { UnreachableError } from './exit-codes.js';
 
 /** The URL without its password, fit for a message. */
@@ -13,12 +15,27 @@ export function safeRedisUrl(url: string): string {
   }
 }
 
+/** Where Redis is, fit for a message: the URL without its password, or the cluster's seed nodes. */
+export function describeRedis(target: RedisTarget | string): string {
+  if (typeof target === 'string') return safeRedisUrl(target);
+  if (target.clusterNodes?.length) return `the Redis Cluster of ${formatClusterNodes(target.clusterNodes)}`;
+  return safeRedisUrl(target.url);
+}
+
+export interface ConnectRedisOptions {
+  /** Give up after this long. Default 3 s. */
+  timeoutMs?: number;
+  /** Where to say, once connected, that the prefix was put in a hash tag for the cluster. */
+  logger?: Logger;
+}
+
 /**
- * A Redis connection that has answered PING, or UnreachableError after `timeoutMs`.
- * Once up, it reconnects forever as BullMQ expects.
+ * A Redis connection (to a cluster when the target has cluster nodes) that has answered PING, or
+ * UnreachableError after `timeoutMs`. Once up, it reconnects forever as BullMQ expects.
  */
-export async function connectRedis(url: string, timeoutMs = 3000): Promise<Redis> {
-  const redis = createRedis(url, { lazyConnect: true, connectTimeout: timeoutMs });
+export async function connectRedis(target: RedisConfig | RedisTarget | string, o: ConnectRedisOptions = {}): Promise<RedisConnection> {
+  const timeoutMs = o.timeoutMs ?? 3000;
+  const redis = createRedis(target, { lazyConnect: true, connectTimeout: timeoutMs });
   // Keep the socket's own error (ECONNREFUSED...): connect() only says "Connection is closed".
   let lastError: unknown;
   redis.on('error', (err) => {
@@ -32,11 +49,26 @@ export async function connectRedis(url: string, timeoutMs = 3000): Promise<Redis
         timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
       }),
     ]);
-    return redis;
   } catch (err) {
     redis.disconnect();
-    throw new UnreachableError('Redis', safeRedisUrl(url), 'Start Redis or point REDIS_URL at one (e.g. redis://127.0.0.1:6379).', lastError ?? err);
+    const cause = lastError ?? err;
+    const cluster = typeof target !== 'string' && !!target.clusterNodes?.length;
+    // A Redis that answers with an error (not a cluster, a wrong password) is told by its answer.
+    const answered = findRedisFailure(cause);
+    const hint = answered?.replied
+      ? answered.hint
+      : cluster
+        ? 'Start the cluster or fix REDIS_CLUSTER_NODES (seed nodes of a Redis Cluster, host:port,...); check it with `redis-cli --cluster check host:port`.'
+        : 'Start Redis or point REDIS_URL at one (e.g. redis://127.0.0.1:6379).';
+    throw new UnreachableError('Redis', describeRedis(target), hint, cause);
   } finally {
     clearTimeout(timer);
   }
+  if (o.logger && typeof target !== 'string' && 'prefixGiven' in target && target.prefixGiven) {
+    o.logger.info(
+      { queuePrefix: target.prefixGiven, prefix: target.prefix },
+      `QUEUE_PREFIX ${target.prefixGiven} has no {hash tag}: the program uses ${target.prefix} on the Redis Cluster, so each prefix's keys (and BullMQ's scripts over them) stay in one slot`,
+    );
+  }
+  return redis;
 }

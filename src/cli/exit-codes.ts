@@ -1,6 +1,7 @@
 import { ConfigError } from '../../config/read-config.js';
 import type { FeedError } from '../feed/upstream-client.js';
 import { isNetworkCode } from '../network-codes.js';
+import { findRedisFailure } from '../redis-errors.js';
 
 /** Exit codes of shared/interface.md. */
 export const ExitCode = {
@@ -10,7 +11,7 @@ export const ExitCode = {
   someFailed: 1,
   /** Wrong usage or configuration. */
   usage: 2,
-  /** Redis, the service or the feed could not be reached. */
+  /** Redis, the service or the feed could not be reached (or Redis failed: MOVED, CROSSSLOT, CLUSTERDOWN...). */
   unreachable: 3,
 } as const;
 
@@ -42,6 +43,10 @@ export class UnreachableError extends Error {
 export function describeFailure(err: unknown): { code: ExitCodeValue; lines: string[] } {
   if (err instanceof ConfigError) return { code: ExitCode.usage, lines: err.problems };
   if (err instanceof UsageError) return { code: ExitCode.usage, lines: [err.message] };
+  if (err instanceof UnreachableError && err.what === 'Redis') return { code: ExitCode.unreachable, lines: [`${err.message}: ${causeText(err.cause)}`, err.hint] };
+  // Before the service's and the feed's: a Redis failure under a service error (the budget is in Redis) is Redis's.
+  const redis = findRedisFailure(err);
+  if (redis) return { code: ExitCode.unreachable, lines: [`Redis failed: ${redis.message}`, redis.hint] };
   if (err instanceof UnreachableError) return { code: ExitCode.unreachable, lines: [`${err.message}: ${causeText(err.cause)}`, err.hint] };
   // By name: importing the feed client here would load undici for every command.
   if (err instanceof Error && err.name === 'FeedError') {
@@ -64,6 +69,8 @@ export function describeFailure(err: unknown): { code: ExitCodeValue; lines: str
 function causeText(cause: unknown): string {
   if (!cause) return 'no answer';
   if (cause instanceof AggregateError && cause.errors.length) return causeText(cause.errors[0]);
+  const nodeError = (cause as { lastNodeError?: unknown }).lastNodeError; // a cluster client's, when no seed answered
+  if (nodeError) return causeText(nodeError);
   if (cause instanceof Error) return (cause as NodeJS.ErrnoException).code ?? cause.message;
   return String(cause);
 }

@@ -13,6 +13,7 @@ function behind(seconds: number | null): string {
 /** `status` for a person. */
 export function renderStatus(s: StatusReport): string {
   const out: string[] = [`Status of prefix ${s.prefix} at ${when(s.at)} UTC`, ''];
+  if (s.redis.warning) out.push(`Warning: ${s.redis.warning}`, '');
   out.push(
     renderTable(
       ['STREAM', 'WAITING', 'ACTIVE', 'DELAYED', 'FAILED', 'COMPLETED', 'CURSOR', 'LAST POLL', 'BEHIND'],

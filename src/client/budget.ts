@@ -1,7 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import type { Redis } from 'ioredis';
 import type { Budgets } from '../../config/read-config.js';
-import type { RedisKeys } from '../redis.js';
+import type { RedisConnection as Redis, RedisKeys } from '../redis.js';
 import { ACQUIRE, HOLD, runScript } from './budget-scripts.js';
 import type { RequestClass } from './service-api.js';
 

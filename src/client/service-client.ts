@@ -1,7 +1,9 @@
 import { Pool, type Dispatcher } from 'undici';
 import pRetry from 'p-retry';
 import { redact, secretForms } from '../logger.js';
+import { followablePath, toPath } from './api-path.js';
 import { RequestBudget } from './budget.js';
+import { BodyTooLargeError, readCappedText } from './capped-body.js';
 import { badResponse, classifyAnswer, classifyNetworkError, type HttpMethod } from './classify.js';
 import { isServiceError, TransientError, type ServiceError } from './errors.js';
 import type {
@@ -47,6 +49,8 @@ export interface ServiceClientOptions {
   connections?: number;
   /** Called once per HTTP request (metrics). */
   onCall?: (call: ApiCall) => void;
+  /** Largest answer body in bytes; a larger 2xx is BAD_RESPONSE. Default defaults.maxResponseBytes. */
+  maxResponseBytes?: number;
 }
 
 /** A 429 on a read whose reset is further away than this goes to the caller instead of being waited out. */
@@ -69,6 +73,7 @@ export class ServiceClient implements ServiceApi {
   private readonly getHeaders: Record<string, string>;
   private readonly postHeaders: Record<string, string>;
   private readonly secrets: string[];
+  private readonly maxResponseBytes: number;
 
   constructor(opts: ServiceClientOptions) {
     const base = new URL(opts.baseUrl);
@@ -84,6 +89,7 @@ export class ServiceClient implements ServiceApi {
     this.readRetries = opts.readRetries ?? defaults.readRetries;
     this.retryMinDelayMs = opts.retryMinDelayMs ?? defaults.readRetryMinDelayMs;
     this.onCall = opts.onCall;
+    this.maxResponseBytes = opts.maxResponseBytes ?? defaults.maxResponseBytes;
     const authorization = `Basic ${Buffer.from(`${opts.apiKey}:${opts.apiSecret}`).toString('base64')}`;
     this.getHeaders = { authorization, accept: 'application/json' };
     this.postHeaders = { authorization, accept: 'application/json', 'content-type': 'application/json' };
@@ -187,7 +193,9 @@ export class ServiceClient implements ServiceApi {
   }
 
   /** One HTTP request: budget, send, classify, report. */
-  private async once<T>(method: HttpMethod, path: string, cls: RequestClass, payload: string | undefined, decode: Decoder<T>, o?: CallOptions): Promise<T> {
+  private async once<T>(method: HttpMethod, urlOrPath: string, cls: RequestClass, payload: string | undefined, decode: Decoder<T>, o?: CallOptions): Promise<T> {
+    // Paths come from answers and Redis too: only ones under /<account>/api/ without dot-segments are followed.
+    const path = followablePath(method, urlOrPath, this.account);
     let waitedMs: number;
     try {
       waitedMs = await this.budget.acquire(cls, o?.signal);
@@ -216,10 +224,10 @@ export class ServiceClient implements ServiceApi {
       status = res.statusCode;
       let text: string;
       try {
-        text = await res.body.text();
+        text = await readCappedText(res.body, this.maxResponseBytes);
       } catch (err) {
         // The head came, the body did not: a 2xx write was applied; other answers are read from the head alone.
-        if (status >= 200 && status < 300) throw err;
+        if (status >= 200 && status < 300) throw err instanceof BodyTooLargeError ? badResponse(method, path, status, err.message) : err;
         text = '';
       }
       if (status >= 200 && status < 300) value = this.decodeBody(method, path, status, text, decode);
@@ -263,14 +271,4 @@ export class ServiceClient implements ServiceApi {
       throw badResponse(method, path, status, err instanceof Error ? err.message : String(err));
     }
   }
-}
-
-/** A path as the service returns it; tolerates absolute URLs and a missing leading slash. */
-function toPath(urlOrPath: string): string {
-  if (urlOrPath.charCodeAt(0) === 47 /* / */) return urlOrPath;
-  if (/^https?:\/\//i.test(urlOrPath)) {
-    const u = new URL(urlOrPath);
-    return u.pathname + u.search;
-  }
-  return `/${urlOrPath}`;
 }

@@ -1,5 +1,5 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import type { Redis } from 'ioredis';
+import type { RedisConnection as Redis } from '../redis.js';
 import type { Budgets } from '../../config/read-config.js';
 import type { StreamQueues } from '../queue/stream-queues.js';
 import { findRecord } from '../ops/find.js';

@@ -12,7 +12,8 @@ export interface DemoReport {
   /** Dashboard login, when one is required (the user is shown, never the password). */
   dashboardUser?: string;
   metricsUrl?: string;
-  redisUrl: string;
+  /** The setting that points a command at the demo's Redis: `REDIS_URL=...` or `REDIS_CLUSTER_NODES=...`. */
+  redisSetting: string;
   privateRedis: boolean;
   prefix: string;
   logFile: string;
@@ -48,7 +49,7 @@ export function renderDemoSummary(r: DemoReport): string {
   out.push(`  Logs:       ${r.logFile}   (JSON lines, one child logger per job)`);
   if (r.staysUp || !r.privateRedis) {
     out.push(`  Commands (another terminal${r.staysUp ? ', while the demo runs' : ''}):`);
-    out.push(`    export REDIS_URL=${r.redisUrl} QUEUE_PREFIX=${r.prefix}`);
+    out.push(`    export ${r.redisSetting} QUEUE_PREFIX='${r.prefix}'`);
     out.push(`    ${cli} jobs list --state failed`);
     out.push(`    ${cli} jobs show ${failed[0]?.id ?? '<job id>'}`);
     out.push(`    ${cli} status`);

@@ -7,20 +7,22 @@ import { defaults } from '../../config/defaults.js';
 import type { Config } from '../../config/read-config.js';
 import { openApp, type AppContext } from '../cli/app-context.js';
 import type { CliIo } from '../cli/cli-io.js';
-import { loadConfig } from '../cli/command-context.js';
+import { loadConfig, secretValues } from '../cli/command-context.js';
+import { describeRedis } from '../cli/connect-redis.js';
 import { untilStopped } from '../cli/until-stopped.js';
 import { ExitCode, type ExitCodeValue } from '../cli/exit-codes.js';
 import { runProgress } from '../cli/run-progress.js';
 import { startDashboard, type Dashboard } from '../dashboard/dashboard-server.js';
 import { startFeedServer } from '../feed/feed-server.js';
+import { evictionWarnings } from '../eviction-policy.js';
 import { startWorkerHttp } from '../metrics/worker-http.js';
 import { startRuntime, syncOnce, type Runtime } from '../queue/runtime.js';
 import type { StreamName } from '../queue/streams.js';
 import { sandboxDefaults, type SandboxProfile } from '../sandbox/sandbox-options.js';
 import { startSandbox } from '../sandbox/sandbox.js';
 import { demoExpectations, demoFeed } from './demo-feed.js';
-import { deleteKeysUnder } from '../redis.js';
-import { redisForDemo } from './demo-redis.js';
+import { deleteKeysUnder, formatClusterNodes } from '../redis.js';
+import { redisForRun } from '../redis-server.js';
 import { renderDemoSummary } from './demo-summary.js';
 
 export interface DemoOptions {
@@ -65,9 +67,10 @@ export async function runDemo(io: CliIo, o: DemoOptions): Promise<ExitCodeValue>
   const say = (line: string) => io.stdout.write(`${line}\n`);
   const cleanups: Array<() => Promise<unknown>> = [];
   try {
-    const redis = await redisForDemo(base.redis.url, io.env.PATH);
+    // A cluster is used as configured; a single Redis is found, or started for the demo.
+    const redis = base.redis.clusterNodes ? { url: base.redis.url, private: false, stop: async () => undefined } : await redisForRun(base.redis.url, io.env.PATH);
     cleanups.unshift(() => redis.stop());
-    say(redis.private ? `Redis: none answered at ${base.redis.url}; started a private redis-server at ${redis.url} (stopped when the demo ends).` : `Redis: ${redis.url}`);
+    say(redis.private ? `Redis: none answered at ${base.redis.url}; started a private redis-server at ${redis.url} (stopped when the demo ends).` : `Redis: ${describeRedis(base.redis)}`);
     const [key, secret, token] = [0, 0, 0].map(() => randomBytes(12).toString('hex')) as [string, string, string];
     const sandbox = await startSandbox({ port: 0, data: 'demo', key, secret, profile: o.profile ?? sandboxDefaults.profile });
     cleanups.unshift(() => sandbox.close());
@@ -91,7 +94,7 @@ export async function runDemo(io: CliIo, o: DemoOptions): Promise<ExitCodeValue>
         readRetries: defaults.readRetries,
       },
       upstream: { url: feed.url, token },
-      redis: { url: redis.url, prefix },
+      redis: { ...base.redis, url: redis.url, prefix },
       catalog: { refreshSeconds: defaults.demoCatalogRefreshSeconds },
     };
     const logFile = join(tmpdir(), `inventory-sync-demo-${process.pid}.log`);
@@ -101,7 +104,7 @@ export async function runDemo(io: CliIo, o: DemoOptions): Promise<ExitCodeValue>
     cleanups.unshift(() => app.close());
     await deleteKeysUnder(app.redis, prefix);
 
-    const http = await startWorkerHttp({ host: '127.0.0.1', port: 0, registry: app.metrics.registry, readiness: [async () => ({ name: 'redis', ok: (await app.redis.ping()) === 'PONG' })] });
+    const http = await startWorkerHttp({ host: '127.0.0.1', port: 0, registry: app.metrics.registry, readiness: [async () => ({ name: 'redis', ok: (await app.redis.ping()) === 'PONG' })], warnings: () => evictionWarnings(app.redis) });
     cleanups.unshift(() => http.close());
     const { user, password } = config.dashboard;
     const dashboard = await dashboardOn(o.dashboardPort, {
@@ -138,7 +141,7 @@ export async function runDemo(io: CliIo, o: DemoOptions): Promise<ExitCodeValue>
         dashboardUrl: dashboard.url,
         dashboardUser: user && password ? user : undefined,
         metricsUrl: http.url,
-        redisUrl: redis.url,
+        redisSetting: base.redis.clusterNodes ? `REDIS_CLUSTER_NODES=${formatClusterNodes(base.redis.clusterNodes)}` : `REDIS_URL=${redis.url}`,
         privateRedis: redis.private,
         prefix,
         logFile,

@@ -21,6 +21,7 @@ export interface FeedCounters {
 }
 
 export interface StartFeedServerOptions {
+  /** Records of each stream; a Buffer is served as is, raw bytes in the page (a record no JS value can make: invalid UTF-8, 10,000 levels deep). */
   streams?: Partial<Record<StreamName, unknown[]>>;
   /** When set, requests must carry `authorization: Bearer {token}`. */
   token?: string;
@@ -58,9 +59,17 @@ function decodeCursor(cursor: string): number | undefined {
 }
 
 function send(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
+  const text = body instanceof Buffer ? body : JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
   res.end(text);
+}
+
+/** A page's JSON; built from parts when some records are raw bytes. */
+function pageBody(items: unknown[], cursor: string, hasMore: boolean): unknown {
+  if (!items.some((i) => i instanceof Buffer)) return { items, cursor, hasMore };
+  const parts = items.map((i) => (i instanceof Buffer ? i : Buffer.from(JSON.stringify(i))));
+  const joined = parts.flatMap((p, k) => (k ? [Buffer.from(','), p] : [p]));
+  return Buffer.concat([Buffer.from('{"items":['), ...joined, Buffer.from(`],"cursor":${JSON.stringify(cursor)},"hasMore":${hasMore}}`)]);
 }
 
 /** An upstream feed (upstream-feed.md) over plain node:http, for tests, the demo and the chaos run. */
@@ -103,7 +112,7 @@ export async function startFeedServer(opts: StartFeedServerOptions = {}): Promis
     const items = records.slice(start, start + Math.min(limit, pageSize));
     const next = Math.min(start + items.length, records.length);
     counters.served[name] += items.length;
-    answer(res, 200, { items, cursor: encodeCursor(next), hasMore: next < records.length });
+    answer(res, 200, pageBody(items, encodeCursor(next), next < records.length));
   };
 
   const server = createServer(handle);

@@ -1,35 +1,56 @@
 import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
-import { StringDecoder } from 'node:string_decoder';
+import { defaults } from '../../config/defaults.js';
+import { HEAD_CHARS, notUtf8, QUOTE_CHARS, tooLarge } from './unreadable-record.js';
 
 /**
- * One line of an NDJSON file: its parsed value (and its text, trimmed), or why it could not be parsed (and the
- * start of its text). Lines count from 1.
+ * One line of an NDJSON file: its parsed value (and its text, trimmed), or why it could not be read (with the start
+ * of its text: `text` to quote, `head` to find its key in). Lines count from 1.
  */
-export type NdjsonEntry = { line: number; value: unknown; text: string } | { line: number; error: string; text: string };
+export type NdjsonEntry = { line: number; value: unknown; text: string } | { line: number; error: string; text: string; head: string };
 
 export interface ReadNdjsonOptions {
   /** What `-` reads. Default process.stdin. */
   stdin?: Readable;
-  /** A longer line is reported as an error and skipped, so one broken line cannot exhaust memory. Default 16 MiB. */
+  /** A longer line (in bytes) is reported as an error and skipped, so one line cannot exhaust memory. Default defaults.maxRecordBytes. */
   maxLineBytes?: number;
 }
 
-/** Longest piece of a bad line quoted in its error. */
-const QUOTE_CHARS = 120;
+const fatal = new TextDecoder('utf-8', { fatal: true });
+const lenient = new TextDecoder('utf-8');
+const NL = 10;
 
-function parseLine(line: number, text: string): NdjsonEntry {
+function unreadable(line: number, error: string, head: string): NdjsonEntry {
+  return { line, error, text: head.slice(0, QUOTE_CHARS), head: head.slice(0, HEAD_CHARS) };
+}
+
+/** A line's text, trimmed, as a value or why not; undefined for a blank line. */
+function parseLine(line: number, raw: string): NdjsonEntry | undefined {
+  const text = raw.trim();
+  if (!text) return undefined;
   try {
     return { line, value: JSON.parse(text), text };
   } catch (err) {
-    return { line, error: `not valid JSON (${(err as Error).message})`, text: text.slice(0, QUOTE_CHARS) };
+    return unreadable(line, `not valid JSON (${(err as Error).message})`, text);
   }
+}
+
+/** A line's bytes: invalid UTF-8 makes it a bad line (never silently replaced). */
+function readLine(line: number, bytes: Uint8Array): NdjsonEntry | undefined {
+  let raw: string;
+  try {
+    raw = fatal.decode(bytes);
+  } catch {
+    return unreadable(line, notUtf8, lenient.decode(bytes.subarray(0, HEAD_CHARS)).trim());
+  }
+  return parseLine(line, raw);
 }
 
 /**
  * Streams an NDJSON file (a path, `-` for stdin, or a Readable) line by line, in constant memory:
- * the source is read chunk by chunk as the caller pulls. Blank lines are skipped; a malformed line is
- * reported with its number and reading goes on.
+ * the source is read chunk by chunk as the caller pulls. Blank lines are skipped; a line that is not JSON, not
+ * UTF-8 or longer than the cap is reported with its number and reading goes on. (JSON.parse takes any depth;
+ * the importer refuses a record nested too deep when it gives it its job id.)
  */
 export async function* readNdjson(source: string | Readable, opts: ReadNdjsonOptions = {}): AsyncGenerator<NdjsonEntry> {
   for await (const entries of readNdjsonChunks(source, opts)) yield* entries;
@@ -41,39 +62,96 @@ export async function* readNdjson(source: string | Readable, opts: ReadNdjsonOpt
  */
 export async function* readNdjsonChunks(source: string | Readable, opts: ReadNdjsonOptions = {}): AsyncGenerator<NdjsonEntry[]> {
   const input = typeof source !== 'string' ? source : source === '-' ? (opts.stdin ?? process.stdin) : createReadStream(source);
-  const maxChars = opts.maxLineBytes ?? 16 * 1024 * 1024;
-  const decoder = new StringDecoder('utf8');
-  let rest = '';
+  const max = opts.maxLineBytes ?? defaults.maxRecordBytes;
   let line = 0;
-  let oversized = false;
+  // The start of a line that goes on in the next chunk; past the cap only its head is kept and its size counted.
+  let carried: Buffer[] = [];
+  let carriedBytes = 0;
+  let oversize: { head: Buffer; bytes: number } | undefined;
+
+  const carry = (bytes: Buffer) => {
+    if (bytes.length === 0) return;
+    if (oversize) {
+      oversize.bytes += bytes.length;
+    } else if (carriedBytes + bytes.length > max) {
+      const all = Buffer.concat([...carried, bytes.subarray(0, HEAD_CHARS)]);
+      oversize = { head: all.subarray(0, HEAD_CHARS), bytes: carriedBytes + bytes.length };
+      carried = [];
+      carriedBytes = 0;
+    } else {
+      // A copy: the source may reuse its buffer for the next chunk.
+      carried.push(Buffer.from(bytes));
+      carriedBytes += bytes.length;
+    }
+  };
+  const takeCarried = (): NdjsonEntry | undefined => {
+    line++;
+    const big = oversize;
+    const bytes = carried.length === 1 ? carried[0]! : Buffer.concat(carried);
+    carried = [];
+    carriedBytes = 0;
+    oversize = undefined;
+    if (big) return unreadable(line, `${tooLarge(big.bytes, max)}; skipped`, lenient.decode(big.head).trim());
+    return readLine(line, bytes);
+  };
+  /** The complete lines of a stretch of bytes with no line longer than the cap: decoded at once when all is UTF-8. */
+  const linesOf = (region: Buffer, entries: NdjsonEntry[]) => {
+    let text: string | undefined;
+    if (region.length <= max) {
+      try {
+        text = fatal.decode(region);
+      } catch {
+        text = undefined;
+      }
+    }
+    if (text !== undefined) {
+      let start = 0;
+      for (;;) {
+        const nl = text.indexOf('\n', start);
+        const entry = parseLine(++line, nl === -1 ? text.slice(start) : text.slice(start, nl));
+        if (entry) entries.push(entry);
+        if (nl === -1) return;
+        start = nl + 1;
+      }
+    }
+    // Some line is not UTF-8 or may be too long: line by line.
+    let start = 0;
+    for (;;) {
+      const nl = region.indexOf(NL, start);
+      const bytes = nl === -1 ? region.subarray(start) : region.subarray(start, nl);
+      line++;
+      const entry = bytes.length > max ? unreadable(line, `${tooLarge(bytes.length, max)}; skipped`, lenient.decode(bytes.subarray(0, HEAD_CHARS)).trim()) : readLine(line, bytes);
+      if (entry) entries.push(entry);
+      if (nl === -1) return;
+      start = nl + 1;
+    }
+  };
+
   try {
     for await (const chunk of input) {
-      const text = rest + (typeof chunk === 'string' ? chunk : decoder.write(chunk as Buffer));
+      const buf = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
       const entries: NdjsonEntry[] = [];
+      const first = buf.indexOf(NL);
+      if (first === -1) {
+        carry(buf);
+        yield entries;
+        continue;
+      }
       let start = 0;
-      for (let nl = text.indexOf('\n', start); nl !== -1; nl = text.indexOf('\n', start)) {
-        line++;
-        const raw = text.slice(start, nl);
-        start = nl + 1;
-        if (oversized) {
-          oversized = false;
-          entries.push({ line, error: `longer than ${maxChars} characters; skipped`, text: '' });
-          continue;
-        }
-        const trimmed = raw.trim();
-        if (trimmed) entries.push(parseLine(line, trimmed));
+      if (carriedBytes > 0 || oversize) {
+        carry(buf.subarray(0, first));
+        const entry = takeCarried();
+        if (entry) entries.push(entry);
+        start = first + 1;
       }
-      rest = text.slice(start);
-      if (rest.length > maxChars) {
-        oversized = true;
-        rest = '';
-      }
+      const last = buf.lastIndexOf(NL);
+      if (last >= start) linesOf(buf.subarray(start, last), entries);
+      carry(buf.subarray(last + 1));
       yield entries;
     }
-    rest += decoder.end();
-    if (oversized || rest.trim()) {
-      line++;
-      yield [oversized ? { line, error: `longer than ${maxChars} characters; skipped`, text: '' } : parseLine(line, rest.trim())];
+    if (carriedBytes > 0 || oversize) {
+      const entry = takeCarried();
+      if (entry) yield [entry];
     }
   } finally {
     // A caller that stops early (break) must not leave the file open.

@@ -10,31 +10,42 @@ const businessDate = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD')
   .refine((d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)) && new Date(`${d}T00:00:00Z`).toISOString().startsWith(d), 'is not a real calendar date');
-const name = z.string().trim().min(1, 'must not be empty');
+/**
+ * Longest ids and names, in characters (docs/operations.md, "Caps on input"): orderId is the feed's own rule
+ * (upstream-feed.md); the others are generous for what they name and keep job ids, log lines and service requests
+ * of one record bounded.
+ */
+export const MAX_CHARS = { orderId: 60, countId: 120, productId: 100, shipmentIdUser: 100, name: 255 } as const;
+
+const text = (max: number) =>
+  z.string({ error: 'is required' }).trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
+const name = text(MAX_CHARS.name);
+const productId = text(MAX_CHARS.productId);
 
 export const orderLineSchema = z.object({
-  productId: name,
+  productId,
   quantity: z.number({ error: 'must be a number' }).positive('must be greater than 0'),
   unitPrice: z.number({ error: 'must be a number' }).min(0, 'must be 0 or more'),
   location: name,
 });
 
 export const orderRecordSchema = z.object({
-  orderId: z.string({ error: 'is required' }).trim().min(1, 'must not be empty').max(60, 'must be at most 60 characters'),
+  // The orderId names the order's URL (/api/order/<orderId>): "." and ".." would name another one.
+  orderId: text(MAX_CHARS.orderId).refine((id) => id !== '.' && id !== '..', 'must not be "." or ".."'),
   orderDate: naiveDateTime.optional(),
   origin: name,
   lines: z.array(orderLineSchema, { error: 'is required' }).min(1, 'must have at least one line'),
-  shipmentIdUser: name.optional(),
+  shipmentIdUser: text(MAX_CHARS.shipmentIdUser).optional(),
 });
 
 export const stockCountRecordSchema = z.object({
-  countId: z.string({ error: 'is required' }).trim().min(1, 'must not be empty').max(120, 'must be at most 120 characters'),
+  countId: text(MAX_CHARS.countId),
   location: name,
   countDate: businessDate,
   items: z
     .array(
       z.object({
-        productId: name,
+        productId,
         quantity: z.number({ error: 'must be a number' }).min(0, 'must be 0 or more'),
       }),
       { error: 'is required' },
@@ -43,9 +54,9 @@ export const stockCountRecordSchema = z.object({
 });
 
 export const bomRecordSchema = z.object({
-  productId: name,
+  productId,
   components: z
-    .array(z.object({ productId: name, quantity: z.number({ error: 'must be a number' }).positive('must be greater than 0') }), {
+    .array(z.object({ productId, quantity: z.number({ error: 'must be a number' }).positive('must be greater than 0') }), {
       error: 'is required',
     })
     .min(1, 'must have at least one component'),

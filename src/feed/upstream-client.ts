@@ -1,9 +1,11 @@
 import pRetry from 'p-retry';
 import { request, type Dispatcher } from 'undici';
 import { z } from 'zod';
+import { defaults } from '../../config/defaults.js';
 import type { StreamName } from '../queue/streams.js';
+import { PageTooLargeError, readFeedPage } from './page-reader.js';
 
-/** One page of a feed stream (upstream-feed.md). */
+/** One page of a feed stream (upstream-feed.md); a record that could not be read is an UnreadableRecord in `items`. */
 export const feedPageSchema = z.object({
   items: z.array(z.unknown(), { error: 'must be an array of records' }),
   cursor: z.string({ error: 'must be a string' }),
@@ -11,7 +13,7 @@ export const feedPageSchema = z.object({
 });
 export type FeedPage = z.infer<typeof feedPageSchema>;
 
-export type FeedErrorCode = 'FEED_UNAUTHORIZED' | 'FEED_REFUSED' | 'FEED_UNAVAILABLE' | 'FEED_UNREACHABLE' | 'FEED_BAD_RESPONSE';
+export type FeedErrorCode = 'FEED_UNAUTHORIZED' | 'FEED_REFUSED' | 'FEED_UNAVAILABLE' | 'FEED_UNREACHABLE' | 'FEED_BAD_RESPONSE' | 'FEED_PAGE_TOO_LARGE';
 
 /** A failed feed request. The message names the stream, the URL (without credentials) and what failed. */
 export class FeedError extends Error {
@@ -45,6 +47,10 @@ export interface UpstreamClientOptions {
   maxRetryDelayMs?: number;
   /** undici dispatcher (connection pool); default undici's global one. */
   dispatcher?: Dispatcher;
+  /** Largest record in bytes; a larger one becomes a bad record of its own. Default defaults.maxRecordBytes. */
+  maxRecordBytes?: number;
+  /** Most bytes of records held from one page (FEED_PAGE_TOO_LARGE past it). Default defaults.feedMaxPageBytes. */
+  maxPageBytes?: number;
 }
 
 export interface FetchPageOptions {
@@ -110,10 +116,18 @@ export class UpstreamClient {
     if (res.statusCode !== 200) throw await this.statusError(res, where);
     let json: unknown;
     try {
-      json = await res.body.json();
+      json = await readFeedPage(res.body, {
+        maxRecordBytes: this.opts.maxRecordBytes ?? defaults.maxRecordBytes,
+        maxPageBytes: this.opts.maxPageBytes ?? defaults.feedMaxPageBytes,
+      });
     } catch (err) {
+      res.body.destroy();
       if (o.signal?.aborted) throw err;
-      throw new FeedError('FEED_BAD_RESPONSE', `${where}: answer is not JSON`, false, 'The feed answered in an unexpected shape; check UPSTREAM_URL.', 200, err);
+      if (err instanceof PageTooLargeError) {
+        throw new FeedError('FEED_PAGE_TOO_LARGE', `${where}: page too large: ${err.message}`, false, 'Asked again with a smaller limit; raise FEED_MAX_PAGE_BYTES or lower FEED_PAGE_SIZE if it recurs.', 200, err);
+      }
+      const why = err instanceof Error ? err.message : String(err);
+      throw new FeedError('FEED_BAD_RESPONSE', `${where}: answer is not a JSON page (${why})`, false, 'The feed answered in an unexpected shape; check UPSTREAM_URL.', 200, err);
     }
     const parsed = feedPageSchema.safeParse(json);
     if (!parsed.success) {

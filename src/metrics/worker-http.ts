@@ -12,6 +12,11 @@ export interface WorkerHttpOptions {
   registry: Registry;
   /** All must pass for /readyz to answer 200. */
   readiness: ReadyCheck[];
+  /**
+   * Risks that do not stop the worker (e.g. Redis may evict keys), listed in /readyz's `warnings` without
+   * changing its status: restarting or unrouting a working worker would not remove them.
+   */
+  warnings?: () => Promise<string[]>;
 }
 
 export interface WorkerHttp {
@@ -22,21 +27,28 @@ export interface WorkerHttp {
 
 const CHECK_TIMEOUT_MS = 2000;
 
-async function runCheck(check: ReadyCheck) {
+/** What `work` answers within CHECK_TIMEOUT_MS, or what `fail` makes of its error (or of the silence). */
+async function withinTimeout<T>(work: () => Promise<T>, fail: (why: string) => T): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   try {
     return await Promise.race([
-      check(),
-      new Promise<{ name: string; ok: boolean; detail: string }>((resolve) => {
-        timer = setTimeout(() => resolve({ name: 'check', ok: false, detail: `no answer within ${CHECK_TIMEOUT_MS} ms` }), CHECK_TIMEOUT_MS);
+      work(),
+      new Promise<T>((resolve) => {
+        timer = setTimeout(() => resolve(fail(`no answer within ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS);
       }),
     ]);
   } catch (err) {
-    return { name: 'check', ok: false, detail: err instanceof Error ? err.message : String(err) };
+    return fail(err instanceof Error ? err.message : String(err));
   } finally {
     clearTimeout(timer);
   }
 }
+
+const runCheck = (check: ReadyCheck) => withinTimeout(check, (detail) => ({ name: 'check', ok: false, detail }));
+
+/** The warnings, or one saying they could not be read. */
+const readWarnings = (warnings: WorkerHttpOptions['warnings']) =>
+  warnings ? withinTimeout(warnings, (why) => [`could not read the warnings: ${why}`]) : Promise.resolve([]);
 
 /** /metrics (Prometheus text), /healthz (the process answers) and /readyz (Redis answers, workers running). */
 export async function startWorkerHttp(o: WorkerHttpOptions): Promise<WorkerHttp> {
@@ -49,9 +61,9 @@ export async function startWorkerHttp(o: WorkerHttpOptions): Promise<WorkerHttp>
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(405, 'text/plain', 'method not allowed\n');
     if (path === '/healthz') return send(200, 'application/json', '{"status":"ok"}\n');
     if (path === '/readyz') {
-      void Promise.all(o.readiness.map(runCheck)).then((checks) => {
+      void Promise.all([Promise.all(o.readiness.map(runCheck)), readWarnings(o.warnings)]).then(([checks, warnings]) => {
         const ok = checks.every((c) => c.ok);
-        send(ok ? 200 : 503, 'application/json', `${JSON.stringify({ status: ok ? 'ready' : 'not ready', checks })}\n`);
+        send(ok ? 200 : 503, 'application/json', `${JSON.stringify({ status: ok ? 'ready' : 'not ready', checks, warnings })}\n`);
       });
       return;
     }

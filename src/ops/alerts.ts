@@ -1,5 +1,5 @@
 import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisConnection as Redis } from '../redis.js';
 import { redact, type Logger } from '../logger.js';
 import { readFeedState } from '../queue/feed-state.js';
 import { redisKeys } from '../redis.js';

@@ -1,5 +1,5 @@
 import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisConnection as Redis } from '../redis.js';
 
 /** A failed job as grouping and retrying need it: no data. */
 export interface FailedReason {

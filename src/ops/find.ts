@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisConnection as Redis } from '../redis.js';
 import { showJob, type JobStory } from './job-inspect.js';
 import type { StreamQueues } from '../queue/stream-queues.js';
 import { parseProgress } from '../../jobs/orders/order-progress.js';

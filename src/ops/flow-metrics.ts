@@ -1,5 +1,5 @@
 import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisConnection as Redis } from '../redis.js';
 import { defaults } from '../../config/defaults.js';
 import type { Budgets } from '../../config/read-config.js';
 import { readFeedState } from '../queue/feed-state.js';

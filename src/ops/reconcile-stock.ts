@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisConnection as Redis } from '../redis.js';
 import type { CatalogApi } from '../catalog/types.js';
 import { stockCountRecordSchema } from '../feed/records.js';
 import type { RedisKeys } from '../redis.js';

@@ -1,6 +1,6 @@
-import type { Redis } from 'ioredis';
 import type { Budgets } from '../../config/read-config.js';
-import { redisKeys } from '../redis.js';
+import { checkEvictionPolicy } from '../eviction-policy.js';
+import { type RedisConnection as Redis, redisKeys } from '../redis.js';
 import { openControlQueue, readScheduleInfo } from '../queue/control.js';
 import { readFeedState } from '../queue/feed-state.js';
 import { STREAMS, type StreamName } from '../queue/streams.js';
@@ -69,6 +69,8 @@ export interface ScheduleStatus {
 export interface StatusReport {
   prefix: string;
   at: string;
+  /** Redis's maxmemory-policy, and the warning when it is not noeviction (or could not be read). */
+  redis: { maxmemoryPolicy: string | null; warning: string | null };
   streams: StreamStatus[];
   budget: BudgetStatus[];
   schedule: ScheduleStatus[];
@@ -168,11 +170,13 @@ async function scheduleStatus(redis: Redis, prefix: string): Promise<ScheduleSta
 /** Reads queue counts (import batches too), feed cursors, budget use, schedules and failure groups of one prefix. */
 export async function readStatus(redis: Redis, queues: StreamQueues, o: { budgets?: Budgets; now?: number } = {}): Promise<StatusReport> {
   const now = o.now ?? Date.now();
-  const [streams, budget, schedule, groups] = await Promise.all([
+  const [streams, budget, schedule, groups, eviction] = await Promise.all([
     Promise.all(STREAMS.map((s) => streamStatus(redis, queues, s, now))),
     budgetStatus(redis, queues.prefix, o.budgets, now),
     scheduleStatus(redis, queues.prefix),
     failedGroups(queues),
+    checkEvictionPolicy(redis),
   ]);
-  return { prefix: queues.prefix, at: new Date(now).toISOString(), streams, budget, schedule, failedGroups: groups };
+  const redisInfo = { maxmemoryPolicy: eviction.policy, warning: eviction.warning };
+  return { prefix: queues.prefix, at: new Date(now).toISOString(), redis: redisInfo, streams, budget, schedule, failedGroups: groups };
 }

@@ -1,11 +1,9 @@
 import { Queue, Worker, type Job } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import type { Config } from '../../config/read-config.js';
 import type { FeedPage, FetchPageOptions } from '../feed/upstream-client.js';
 import type { Logger } from '../logger.js';
-import { createRedis } from '../redis.js';
-import type { RedisKeys } from '../redis.js';
+import { createRedis, type RedisConnection as Redis, type RedisKeys, type RedisTarget } from '../redis.js';
 import { pullStream, type PullResult } from './producer.js';
 import { CONTROL_QUEUE, type QueueSet } from './queues.js';
 import { STREAMS, type StreamName } from './streams.js';
@@ -36,8 +34,8 @@ export interface ControlHooks {
 }
 
 export interface StartControlOptions {
-  /** Redis URL; the control worker gets connections of its own. */
-  connection: string;
+  /** Redis URL or target (a cluster's seed nodes); the control worker gets connections of its own. */
+  connection: RedisTarget | string;
   prefix: string;
   redis: Redis;
   keys: RedisKeys;

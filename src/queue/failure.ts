@@ -1,12 +1,13 @@
 import { isServiceError } from '../client/errors.js';
 import { HINTS } from '../error-hints.js';
 import { isNetworkCode } from '../network-codes.js';
+import { findRedisFailure } from '../redis-errors.js';
 import { PermanentJobError } from './job-errors.js';
 
 /** What the runner does with an error: fail the job now, retry it with backoff, or hold the queue. */
 export interface Failure {
   action: 'fail' | 'retry' | 'hold';
-  /** ServiceErrorCode, PermanentCode, TRANSIENT or INTERNAL: the `[CODE]` of failedReason. */
+  /** ServiceErrorCode, PermanentCode, REDIS, TRANSIENT or INTERNAL: the `[CODE]` of failedReason. */
   code: string;
   name: string;
   message: string;
@@ -27,6 +28,12 @@ export function classifyFailure(err: unknown): Failure {
   const e = err instanceof Error ? err : new Error(String(err));
   if (err instanceof PermanentJobError) {
     return { action: 'fail', code: err.code, name: err.name, message: err.message, hint: err.hint, retryable: false };
+  }
+  // A Redis failure (even under a service error: the budget is in Redis) is Redis's, whatever the job was doing.
+  const redis = findRedisFailure(err);
+  if (redis) {
+    const outcome = isServiceError(err) ? err.outcome : undefined;
+    return { action: 'retry', code: 'REDIS', name: e.name, message: e.message, hint: redis.hint, retryable: true, ...(outcome ? { outcome } : {}) };
   }
   if (isServiceError(err)) {
     const base = { code: err.code, name: err.name, message: err.message, hint: err.hint, retryable: err.retryable, outcome: err.outcome };

@@ -1,5 +1,5 @@
-import type { ChainableCommander, Redis } from 'ioredis';
-import type { RedisKeys } from '../redis.js';
+import type { ChainableCommander } from 'ioredis';
+import type { RedisConnection as Redis, RedisKeys } from '../redis.js';
 import type { StreamName } from './streams.js';
 
 /** What status and the dashboard show of one feed stream (hash `keys.feedState(stream)`). */

@@ -1,6 +1,8 @@
-import type { Redis } from 'ioredis';
+import type { RedisConnection as Redis } from '../redis.js';
 import type { Readable } from 'node:stream';
 import { readNdjsonChunks, type NdjsonEntry } from '../feed/ndjson.js';
+import { keyInHead } from '../feed/record-head.js';
+import { HEAD_CHARS, QUOTE_CHARS } from '../feed/unreadable-record.js';
 import type { Logger } from '../logger.js';
 import { intakeJobId, keysExist, type IntakeData, type IntakeItem } from './intake.js';
 import type { QueueSet } from './queues.js';
@@ -20,7 +22,7 @@ export interface ImportProgress {
 }
 
 export interface ImportResult extends ImportProgress {
-  /** Lines that were not JSON at all (counted in invalid too). */
+  /** Lines that could not be read: not JSON, not UTF-8, too long or nested too deep (counted in invalid too). */
   malformed: number;
   ms: number;
 }
@@ -39,6 +41,8 @@ export interface ImportNdjsonOptions {
   batchChars?: number;
   /** Batches being written at once; reading waits when this many are in flight (backpressure). Default 4. */
   maxInFlight?: number;
+  /** Longest line in bytes (MAX_RECORD_BYTES); a longer one fails alone. Default defaults.maxRecordBytes. */
+  maxLineBytes?: number;
   onProgress?: (p: ImportProgress) => void;
   stdin?: Readable;
   signal?: AbortSignal;
@@ -53,8 +57,8 @@ const MAX_REMEMBERED_IDS = 500_000;
 /**
  * Queues the records of an NDJSON file, streaming it in constant memory. Every line is checked and given its job id
  * here; the new ones are written as intake batches (see intake.ts) that workers fan out into one job per record. A
- * line that is not JSON or a record that does not match its shape becomes a job that fails at once when processed,
- * naming the record (or `line N`), the field and the reason. A record whose job exists already (an earlier import
+ * line that cannot be read (not JSON, not UTF-8, too long, nested too deep) or a record that does not match its
+ * shape becomes a job that fails at once when processed, naming the record (or `line N`), the field and the reason. A record whose job exists already (an earlier import
  * or the feed) is counted as a duplicate and left out.
  */
 export async function importNdjson(o: ImportNdjsonOptions): Promise<ImportResult> {
@@ -118,24 +122,34 @@ export async function importNdjson(o: ImportNdjsonOptions): Promise<ImportResult
     pending.push(written);
     if (pending.length >= maxInFlight) await pending.shift();
   };
+  /** A line that cannot be read or checked: an item that fails at once, named by its line (and key, when found). */
+  const unreadable = (line: number, head: string, why: string) => {
+    totals.invalid++;
+    totals.malformed++;
+    o.logger.debug({ stream: o.stream, line, error: why }, 'unreadable NDJSON line queued to fail at once');
+    const text = head.slice(0, QUOTE_CHARS);
+    const key = keyInHead(o.stream, head);
+    batch.push({ id: badLineId(o.stream, line, text), line, text, parseError: why, ...(key === undefined ? {} : { key }) });
+  };
   const take = (entry: NdjsonEntry) => {
     totals.lines = entry.line;
     totals.records++;
-    if ('error' in entry) {
-      totals.invalid++;
-      totals.malformed++;
-      o.logger.debug({ stream: o.stream, line: entry.line, error: entry.error }, 'malformed NDJSON line queued to fail at once');
-      batch.push({ id: badLineId(o.stream, entry.line, entry.text), line: entry.line, text: entry.text, parseError: entry.error });
-    } else {
-      const { id, valid, problems } = checkedRecord(o.stream, entry.value);
-      if (!valid) {
-        totals.invalid++;
-        o.logger.debug({ stream: o.stream, line: entry.line, problems }, 'invalid record queued to fail at once');
-      }
-      batch.push({ id, line: entry.line, text: entry.text });
+    if ('error' in entry) return unreadable(entry.line, entry.head, entry.error);
+    let checked: ReturnType<typeof checkedRecord>;
+    try {
+      checked = checkedRecord(o.stream, entry.value);
+    } catch (err) {
+      // Nested too deep (or anything else about this one record): it fails alone, the import goes on.
+      const code = (err as { code?: unknown }).code;
+      return unreadable(entry.line, entry.text.slice(0, HEAD_CHARS), code === 'RECORD_TOO_DEEP' ? (err as Error).message : `could not be checked (${(err as Error).message})`);
     }
+    if (!checked.valid) {
+      totals.invalid++;
+      o.logger.debug({ stream: o.stream, line: entry.line, problems: checked.problems }, 'invalid record queued to fail at once');
+    }
+    batch.push({ id: checked.id, line: entry.line, text: entry.text });
   };
-  for await (const entries of readNdjsonChunks(o.source, { stdin: o.stdin })) {
+  for await (const entries of readNdjsonChunks(o.source, { stdin: o.stdin, maxLineBytes: o.maxLineBytes })) {
     for (const entry of entries) {
       take(entry);
       chars += entry.text.length;

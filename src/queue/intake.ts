@@ -1,8 +1,9 @@
 import { Queue, UnrecoverableError, type DefaultJobOptions, type Job } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisConnection as Redis } from '../redis.js';
 import { z } from 'zod';
 import type { Config } from '../../config/read-config.js';
 import { indexJobIds } from '../ops/job-index.js';
+import { QUOTE_CHARS } from '../feed/unreadable-record.js';
 import { JITTERED } from './backoff.js';
 import { recordHash } from './job-id.js';
 import type { JobData } from './queues.js';
@@ -45,6 +46,8 @@ export const intakeItemSchema = z.object({
   line: z.number().int().positive().optional(),
   text: z.string(),
   parseError: z.string().optional(),
+  /** The business key found at the start of a line that could not be read. */
+  key: z.string().optional(),
 });
 export type IntakeItem = z.infer<typeof intakeItemSchema>;
 
@@ -98,12 +101,25 @@ export function batchLabel(data: Pick<IntakeData, 'items' | 'firstLine' | 'lastL
   return `batch of ${n} record${n === 1 ? '' : 's'}, lines ${data.firstLine}-${data.lastLine}`;
 }
 
+/** An item's record: its text parsed (as at import); a line that could not be read stays its text, with why. */
+function itemData(item: IntakeItem, source: IntakeData['source']): JobData {
+  if (item.parseError === undefined) {
+    try {
+      return { record: JSON.parse(item.text) as unknown, source };
+    } catch (err) {
+      // Only a batch written by something else than `import` gets here: the record fails alone, not the batch.
+      return { record: item.text.slice(0, QUOTE_CHARS), source, parseError: `not valid JSON (${(err as Error).message})` };
+    }
+  }
+  const data: JobData = { record: item.text, source, parseError: item.parseError };
+  if (item.key !== undefined) data.key = item.key;
+  return data;
+}
+
 /** The per-record jobs of a batch, exactly as a direct add would have made them. */
 export function batchJobs(data: IntakeData): RecordJob[] {
   return data.items.map((item) => {
-    // The text parsed at import; a line that was not JSON stays its text, with why.
-    const jobData: JobData =
-      item.parseError === undefined ? { record: JSON.parse(item.text) as unknown, source: data.source } : { record: item.text, source: data.source, parseError: item.parseError };
+    const jobData = itemData(item, data.source);
     if (item.line !== undefined) jobData.line = item.line;
     return { name: data.stream, data: jobData, opts: { jobId: item.id } };
   });

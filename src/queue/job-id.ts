@@ -1,5 +1,7 @@
 import * as crypto from 'node:crypto';
+import { defaults } from '../../config/defaults.js';
 import { recordKey } from '../feed/records.js';
+import { RecordTooDeepError } from '../feed/unreadable-record.js';
 import type { StreamName } from './streams.js';
 
 /** Object keys as JSON strings, remembered: records of one feed repeat the same few keys millions of times. */
@@ -16,8 +18,10 @@ function quoteKey(key: string): string {
 /**
  * JSON with object keys sorted at every level, so equal records hash alike whatever their key order.
  * Same text as JSON.stringify of a key-sorted copy, written directly (this runs for every record queued).
+ * Throws RecordTooDeepError past defaults.maxRecordDepth levels of arrays and objects, long before the stack would
+ * overflow (a record 4,000 levels deep once stalled a whole stream here).
  */
-export function canonicalJson(value: unknown): string {
+export function canonicalJson(value: unknown, depth = 0): string {
   switch (typeof value) {
     case 'string':
       return JSON.stringify(value);
@@ -33,13 +37,14 @@ export function canonicalJson(value: unknown): string {
   }
   if (value === null) return 'null';
   const withJson = value as { toJSON?: () => unknown };
-  if (typeof withJson.toJSON === 'function') return canonicalJson(withJson.toJSON());
+  if (typeof withJson.toJSON === 'function') return canonicalJson(withJson.toJSON(), depth);
+  if (++depth > defaults.maxRecordDepth) throw new RecordTooDeepError();
   if (Array.isArray(value)) {
     let out = '[';
     for (let i = 0; i < value.length; i++) {
       const item: unknown = value[i];
       if (i) out += ',';
-      out += item === undefined || typeof item === 'function' || typeof item === 'symbol' ? 'null' : canonicalJson(item);
+      out += item === undefined || typeof item === 'function' || typeof item === 'symbol' ? 'null' : canonicalJson(item, depth);
     }
     return `${out}]`;
   }
@@ -57,7 +62,7 @@ export function canonicalJson(value: unknown): string {
   for (const key of keys) {
     const v = obj[key];
     if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue;
-    out += `${first ? '' : ','}${quoteKey(key)}:${canonicalJson(v)}`;
+    out += `${first ? '' : ','}${quoteKey(key)}:${canonicalJson(v, depth)}`;
     first = false;
   }
   return `${out}}`;
@@ -89,4 +94,12 @@ export function idSafe(key: string): string {
 export function jobIdFor(stream: StreamName, raw: unknown): string {
   const key = recordKey(stream, raw);
   return `${stream}-${key === undefined ? 'invalid' : idSafe(key)}-${recordHash(raw)}`;
+}
+
+/**
+ * The job id of a record that could not be read (too large, too deep, not UTF-8): `{stream}-{key}-{hash}` with the
+ * key found in its head, else `{stream}-invalid-{hash}`; the hash is of its bytes, so a re-delivery is a no-op.
+ */
+export function unreadableJobId(stream: StreamName, key: string | undefined, bytesHash: string): string {
+  return `${stream}-${key === undefined ? 'invalid' : idSafe(key)}-${bytesHash.slice(0, 12)}`;
 }

@@ -1,10 +1,9 @@
-import type { Redis } from 'ioredis';
 import type { ZodType } from 'zod';
 import type { Config } from '../../config/read-config.js';
 import type { CatalogApi } from '../catalog/types.js';
 import type { ServiceApi } from '../client/service-api.js';
 import type { Logger } from '../logger.js';
-import type { RedisKeys } from '../redis.js';
+import type { RedisConnection as Redis, RedisKeys } from '../redis.js';
 import type { StreamName } from './streams.js';
 
 /** What every job of every kind stands on (the job runner's dependencies). */

@@ -35,7 +35,7 @@ function checkedRecord<R>(kind: JobKind<R>, job: Job): { record: R; key: string 
     throw new BadRecordError(`job ${job.id}`, `data.${issue?.path.join('.') ?? ''}`, issue?.message ?? 'is not { record, source }');
   }
   const label = recordLabel(kind.stream, data.data, job.id);
-  if (data.data.parseError !== undefined) throw new BadRecordError(label, '(line)', data.data.parseError);
+  if (data.data.parseError !== undefined) throw new BadRecordError(label, data.data.line === undefined ? '(record)' : '(line)', data.data.parseError);
   const parsed = kind.schema.safeParse(data.data.record);
   if (!parsed.success) {
     const [first, ...more] = problemsOf(parsed.error);

@@ -1,8 +1,7 @@
 import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
 import type { FeedPage, FetchPageOptions } from '../feed/upstream-client.js';
 import type { Logger } from '../logger.js';
-import type { RedisKeys } from '../redis.js';
+import type { RedisConnection as Redis, RedisKeys } from '../redis.js';
 import { recordPage, recordPullError } from './feed-state.js';
 import { waitForLock } from './key-lock.js';
 import type { JobData } from './queues.js';
@@ -41,7 +40,8 @@ export interface PullResult {
 /**
  * Pulls a stream from its cursor until caught up: each page is queued with one addBulk and only then is
  * the cursor advanced, so a crash in between re-fetches the page (at-least-once; job ids dedupe).
- * One process pulls a stream at a time (Redis lock).
+ * One process pulls a stream at a time (Redis lock). A record that cannot be read or checked becomes a job that
+ * fails at once (recordJob), so no record can hold the page, the cursor or the stream back.
  */
 export async function pullStream(o: PullStreamOptions): Promise<PullResult> {
   const result: PullResult = { pages: 0, queued: 0, duplicates: 0, invalid: 0, caughtUp: false, locked: false };
@@ -52,8 +52,18 @@ export async function pullStream(o: PullStreamOptions): Promise<PullResult> {
   }
   try {
     let cursor = (await o.redis.get(o.keys.cursor(o.stream))) ?? undefined;
+    let limit = o.pageSize;
     while (!o.signal?.aborted) {
-      const page = await o.upstream.fetchPage(o.stream, { after: cursor, limit: o.pageSize, signal: o.signal });
+      let page: FeedPage;
+      try {
+        page = await o.upstream.fetchPage(o.stream, { after: cursor, limit, signal: o.signal });
+      } catch (err) {
+        // Too many bytes of records at once: ask for fewer (one record always fits: FEED_MAX_PAGE_BYTES >= MAX_RECORD_BYTES).
+        if ((err as { code?: unknown }).code !== 'FEED_PAGE_TOO_LARGE' || limit === 1) throw err;
+        limit = Math.max(1, Math.floor(limit / 2));
+        o.logger.warn({ stream: o.stream, limit }, `feed page too large; asking for ${limit} records at a time for the rest of this pull`);
+        continue;
+      }
       const counts = await queuePage(o, page.items);
       await recordPage(o.redis.multi(), o.keys, o.stream, {
         cursor: page.cursor,
@@ -98,7 +108,7 @@ async function queuePage(o: PullStreamOptions, items: unknown[]) {
       invalid++;
       o.logger.warn(
         { stream: o.stream, jobId: job.opts.jobId, record: recordLabel(o.stream, job.data, job.opts.jobId), problems },
-        'invalid feed record queued to fail at once; fix it upstream (a corrected delivery becomes a new job)',
+        'invalid feed record queued to fail at once as BAD_RECORD; fix it upstream (a corrected delivery becomes a new job)',
       );
     }
     return job;

@@ -1,6 +1,7 @@
 import { Queue, type DefaultJobOptions } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisConnection as Redis } from '../redis.js';
 import { z } from 'zod';
+import { defaults } from '../../config/defaults.js';
 import type { Config } from '../../config/read-config.js';
 import { JITTERED } from './backoff.js';
 import { openIntakeQueue, type IntakeData } from './intake.js';
@@ -22,8 +23,13 @@ export const jobDataSchema = z.object({
   source: z.enum(['feed', 'import']),
   /** Line of the NDJSON file the record came from (imports only). */
   line: z.number().int().positive().optional(),
-  /** Set when the line was not JSON at all; `record` then holds the line's text. */
+  /**
+   * Set when the record could not be read (not JSON, not UTF-8, too large, nested too deep): why; `record` then
+   * holds the start of its text.
+   */
   parseError: z.string().optional(),
+  /** The business key of such a record, when its start names it. */
+  key: z.string().optional(),
 });
 export type JobData = z.infer<typeof jobDataSchema>;
 
@@ -33,8 +39,10 @@ export function recordJobOptions(jobs: Pick<Config['jobs'], 'attempts'>): Defaul
     attempts: jobs.attempts,
     backoff: { type: JITTERED },
     removeOnComplete: { age: KEEP_COMPLETED_SECONDS, count: KEEP_COMPLETED_COUNT },
-    // Failed jobs are what operators act on: never removed automatically.
+    // Failed jobs are what operators act on: kept (bad-record ones within BAD_RECORDS_KEEP: bad-record-retention.ts).
     removeOnFail: false,
+    // One log line per attempt: a job retried for weeks keeps its latest traces only.
+    keepLogs: defaults.jobKeepLogs,
   };
 }
 

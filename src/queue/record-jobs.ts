@@ -1,8 +1,11 @@
+import { createHash } from 'node:crypto';
 import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisConnection as Redis } from '../redis.js';
+import { keyInHead } from '../feed/record-head.js';
 import { checkRecord, recordKey, recordKeyField } from '../feed/records.js';
 import { indexJobIds } from '../ops/job-index.js';
-import { jobIdFor, recordHash } from './job-id.js';
+import { QUOTE_CHARS, UnreadableRecord } from '../feed/unreadable-record.js';
+import { jobIdFor, recordHash, unreadableJobId } from './job-id.js';
 import type { JobData } from './queues.js';
 import type { StreamName } from './streams.js';
 
@@ -20,16 +23,62 @@ export function checkedRecord(stream: StreamName, raw: unknown): { id: string; v
   return { id: jobIdFor(stream, raw), valid: check.ok, problems };
 }
 
-/** A record as a job, with whether it matches its shape (an invalid one still becomes a job that fails at once). */
+/** sha256 of what can be had of a value that could not be given its job id the usual way. */
+function fallbackHash(raw: unknown, err: unknown): string {
+  let text: string;
+  try {
+    text = JSON.stringify(raw) ?? String(raw);
+  } catch {
+    text = `unreadable:${String(err)}`;
+  }
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/** The start of a record's text, to quote and to find its key in. */
+function headOf(raw: unknown): string {
+  try {
+    return (JSON.stringify(raw) ?? String(raw)).slice(0, 4096);
+  } catch {
+    return '';
+  }
+}
+
+/** Why a record could not be checked, in the words operators read. */
+function whyUnchecked(err: unknown): string {
+  const code = (err as { code?: unknown }).code;
+  return code === 'RECORD_TOO_DEEP' ? (err as Error).message : `could not be checked (${err instanceof Error ? err.message : String(err)})`;
+}
+
+/** A record that could not be read or checked, as a job that fails at once naming its key (when found) and why. */
+export function unreadableJob(stream: StreamName, u: Pick<UnreadableRecord, 'reason' | 'head' | 'hash'>, source: JobData['source'], line?: number): RecordJob {
+  const key = keyInHead(stream, u.head);
+  const data: JobData = { record: u.head.slice(0, QUOTE_CHARS), source, parseError: u.reason };
+  if (key !== undefined) data.key = key;
+  if (line !== undefined) data.line = line;
+  return { name: stream, data, opts: { jobId: unreadableJobId(stream, key, u.hash) } };
+}
+
+/**
+ * A record as a job, with whether it matches its shape (an invalid one still becomes a job that fails at once).
+ * Never throws for a record: one that cannot be read (an UnreadableRecord of the feed) or checked (nested too
+ * deep, or anything else) becomes a job of its own that fails at once, so it cannot stop the records around it.
+ */
 export function recordJob(
   stream: StreamName,
   raw: unknown,
   source: JobData['source'],
   line?: number,
 ): { job: RecordJob; valid: boolean; problems: string[] } {
-  const data: JobData = line === undefined ? { record: raw, source } : { record: raw, source, line };
-  const { id, valid, problems } = checkedRecord(stream, raw);
-  return { job: { name: stream, data, opts: { jobId: id } }, valid, problems };
+  if (raw instanceof UnreadableRecord) return { job: unreadableJob(stream, raw, source, line), valid: false, problems: [`(record): ${raw.reason}`] };
+  try {
+    const data: JobData = line === undefined ? { record: raw, source } : { record: raw, source, line };
+    const { id, valid, problems } = checkedRecord(stream, raw);
+    return { job: { name: stream, data, opts: { jobId: id } }, valid, problems };
+  } catch (err) {
+    const reason = whyUnchecked(err);
+    const u = { reason, head: headOf(raw), hash: fallbackHash(raw, err) };
+    return { job: unreadableJob(stream, u, source, line), valid: false, problems: [`(record): ${reason}`] };
+  }
 }
 
 /** The job id of an NDJSON line that is not JSON at all (its job fails at once naming the line). */
@@ -37,18 +86,33 @@ export function badLineId(stream: StreamName, line: number, text: string): strin
   return `${stream}-invalid-${recordHash({ unparsable: text, line })}`;
 }
 
-/** The name operators see for a record: its business key, else its line, else its job id. */
-export function recordLabel(stream: StreamName, data: Pick<JobData, 'record' | 'line' | 'parseError'>, jobId?: string): string {
-  const key = data.parseError === undefined ? recordKey(stream, data.record) : undefined;
-  if (key !== undefined) return key;
+/**
+ * The name operators see for a record: its business key, else its line, else its job id. A record that could not
+ * be read is named by the key found at its start and by its line, when it has them.
+ */
+export function recordLabel(stream: StreamName, data: Pick<JobData, 'record' | 'line' | 'parseError' | 'key'>, jobId?: string): string {
+  const key = data.parseError === undefined ? recordKey(stream, data.record) : data.key;
+  if (key !== undefined) return data.parseError !== undefined && data.line !== undefined ? `${key} (line ${data.line})` : key;
   if (data.line !== undefined) return `line ${data.line}`;
   return `(no ${recordKeyField[stream]})${jobId ? ` ${jobId}` : ''}`;
+}
+
+/** A stand-in for a job that Redis refused on its own (e.g. its data would not serialize): fails at once, saying so. */
+function refusedJob(job: RecordJob, err: unknown): RecordJob {
+  const d = job.data;
+  const data: JobData = { record: '', source: d.source, parseError: `could not be queued (${err instanceof Error ? err.message : String(err)})` };
+  const key = d.parseError === undefined ? recordKey(job.name, d.record) : d.key;
+  if (key !== undefined) data.key = key;
+  if (d.line !== undefined) data.line = d.line;
+  return { ...job, data };
 }
 
 /**
  * Adds jobs with ONE addBulk. Ids already in the queue (re-deliveries) are no-ops there; they are counted
  * as duplicates, as are repeats within the batch. The count is one EXISTS over all ids (all of a queue's keys
- * share its prefix, hence one Redis Cluster slot when the prefix has a hash tag).
+ * share its prefix, hence one Redis Cluster slot when the prefix has a hash tag). Should the batch be refused,
+ * its jobs are added one by one, and a job refused on its own is replaced by one that fails at once: one record
+ * never keeps the others out. A refusal of that stand-in too (Redis is down) is thrown.
  */
 export async function addJobs(queue: Queue<JobData>, redis: Redis, jobs: RecordJob[]): Promise<{ queued: number; duplicates: number }> {
   const unique = [...new Map(jobs.map((j) => [j.opts.jobId, j])).values()];
@@ -56,6 +120,17 @@ export async function addJobs(queue: Queue<JobData>, redis: Redis, jobs: RecordJ
   const existing = await redis.exists(...unique.map((j) => queue.toKey(j.opts.jobId)));
   // Indexed before they are added: `find` skips an id without a job, but would miss a job without an id.
   await indexJobIds(redis, queue.opts.prefix ?? 'bull', unique.map((j) => j.opts.jobId));
-  await queue.addBulk(unique);
+  try {
+    await queue.addBulk(unique);
+  } catch {
+    for (const job of unique) {
+      try {
+        await queue.add(job.name, job.data, job.opts);
+      } catch (err) {
+        const stand = refusedJob(job, err);
+        await queue.add(stand.name, stand.data, stand.opts);
+      }
+    }
+  }
   return { queued: unique.length - existing, duplicates: jobs.length - unique.length + existing };
 }

@@ -1,11 +1,10 @@
-import type { Redis } from 'ioredis';
 import type { Readable } from 'node:stream';
 import type { Config } from '../../config/read-config.js';
 import type { CatalogApi } from '../catalog/types.js';
 import type { ServiceApi } from '../client/service-api.js';
 import type { UpstreamClient } from '../feed/upstream-client.js';
 import type { Logger } from '../logger.js';
-import type { RedisKeys } from '../redis.js';
+import type { RedisConnection as Redis, RedisKeys } from '../redis.js';
 import { startControl, type Control, type ControlHooks } from './control.js';
 import { summarize, waitForIdle, type FailedJobSummary } from './drain.js';
 import { importNdjson, type ImportProgress, type ImportResult } from './importer.js';
@@ -79,11 +78,12 @@ function kindsFor(kinds: AnyJobKind[], streams: StreamName[]): AnyJobKind[] {
 function workersFor(d: RuntimeDeps, kinds: AnyJobKind[], o: Omit<RunOptions, 'kinds'>): Promise<WorkerPool> {
   return startWorkers({
     kinds,
-    connection: d.config.redis.url,
+    connection: d.config.redis,
     prefix: d.config.redis.prefix,
     deps: runnerDeps(d),
     concurrency: o.concurrency ?? d.config.jobs.concurrency,
     logger: d.logger,
+    badRecords: { keep: d.config.retention.badRecordsKeep, keepDays: d.config.retention.badRecordsKeepDays },
     ...o.workers,
   });
 }
@@ -103,7 +103,7 @@ export async function startRuntime(d: RuntimeDeps, o: RunOptions & { withSchedul
   try {
     control = o.withSchedulers
       ? await startControl({
-          connection: d.config.redis.url,
+          connection: d.config.redis,
           prefix: d.config.redis.prefix,
           redis: d.redis,
           keys: d.keys,
@@ -200,6 +200,7 @@ export async function importAndMaybeProcess(
       redis: d.redis,
       logger: d.logger,
       batchSize: o.batchSize,
+      maxLineBytes: d.config.limits.maxRecordBytes,
       stdin: o.stdin,
       signal: o.signal,
       onProgress: (progress) => o.onProgress?.({ phase: 'imported', stream: o.stream, progress }),

@@ -1,5 +1,5 @@
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisConnection as Redis } from '../redis.js';
 import { intakeQueueName } from './intake.js';
 import { STREAMS, type StreamName } from './streams.js';
 

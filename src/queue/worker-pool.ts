@@ -1,10 +1,10 @@
 import { Queue, Worker } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { defaults } from '../../config/defaults.js';
 import type { Config } from '../../config/read-config.js';
 import type { Logger } from '../logger.js';
-import { createRedis } from '../redis.js';
+import { createRedis, type RedisConnection as Redis, type RedisTarget } from '../redis.js';
 import { jitteredBackoff } from './backoff.js';
+import { DEFAULT_BAD_RECORD_RETENTION, retainBadRecord, type BadRecordRetention } from './bad-record-retention.js';
 import { expandBatch, intakeQueueName, type IntakeData, type IntakeResult } from './intake.js';
 import type { JobKind, JobResult } from './job-kind.js';
 import { createProcessor, type ProcessorOptions, type RunnerDeps } from './job-runner.js';
@@ -22,8 +22,8 @@ export type AnyJobKind = JobKind<any>;
 
 export interface StartWorkersOptions {
   kinds: AnyJobKind[];
-  /** Redis URL; each worker gets connections of its own. */
-  connection: string;
+  /** Redis URL or target (a cluster's seed nodes); each worker gets connections of its own. */
+  connection: RedisTarget | string;
   prefix: string;
   deps: RunnerDeps;
   /** Jobs run at once per queue. */
@@ -36,6 +36,8 @@ export interface StartWorkersOptions {
   lockDurationMs?: number;
   /** Interval of BullMQ's stalled-job check, ms. Default 30 000. */
   stalledIntervalMs?: number;
+  /** How many failed bad-record jobs each stream keeps, for how long. Default BAD_RECORDS_KEEP, BAD_RECORDS_KEEP_DAYS. */
+  badRecords?: BadRecordRetention;
 }
 
 export interface WorkerPool {
@@ -105,6 +107,13 @@ export async function startWorkers(o: StartWorkersOptions): Promise<WorkerPool> 
       },
     );
     worker.on('error', (err) => o.logger.error({ stream: kind.stream, err: err.message }, 'worker error (Redis?); BullMQ reconnects and goes on'));
+    // Bad records can come by the million from a broken upstream: only the newest are kept (failure codes lead the reason).
+    worker.on('failed', (job, err) => {
+      if (!job?.id || !err.message.startsWith('[BAD_RECORD]')) return;
+      retainBadRecord(queue, conn, job.id, o.badRecords ?? DEFAULT_BAD_RECORD_RETENTION).catch((e: unknown) =>
+        o.logger.debug({ stream: kind.stream, err: e instanceof Error ? e.message : String(e) }, 'could not trim old bad-record jobs; done at the next one'),
+      );
+    });
     workers.set(kind.stream, worker);
 
     const intakeWorker = new Worker<IntakeData, IntakeResult>(

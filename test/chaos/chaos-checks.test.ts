@@ -22,6 +22,7 @@ import { checkLogHygiene } from '../../bench/chaos/log-hygiene.js';
 import { checkState } from '../../bench/chaos/check-state.js';
 import type { CheckResult } from '../../bench/chaos/check-types.js';
 import type { ImportPlan } from '../../bench/chaos/import-plan.js';
+import { POISON_MAX_RECORD_BYTES } from '../../bench/chaos/poison.js';
 import { buildScenario, type Scenario } from '../../bench/chaos/scenario.js';
 import { connect, deletePrefix, redisUrl, uniquePrefix } from '../helpers/redis.js';
 
@@ -61,6 +62,7 @@ describe('chaos checks', () => {
       QUEUE_PREFIX: prefix,
       UPSTREAM_URL: feed.url,
       VARIANCE_CHUNK_SIZE: String(CHUNK),
+      MAX_RECORD_BYTES: String(POISON_MAX_RECORD_BYTES),
       // No budget to wait for: the rules are under test here, not the pacing.
       INVENTORY_POST_PER_MINUTE: '100000',
       INVENTORY_GET_PER_MINUTE: '100000',
@@ -112,6 +114,33 @@ describe('chaos checks', () => {
       expect(scenario.bad.filter((b) => b.via === 'import').map((b) => b.field)).toEqual(['lines.0.productId', 'lines.0.quantity', 'lines.0.location', 'orderId', expect.stringMatching(/^line \d+$/)]);
       // The import found the cross-route ones the feed had brought already, and the repeated line.
       expect(runs[0]!.counts!.duplicates).toBe(plan.crossRoute - plan.fedAfter.length + plan.repeats);
+    });
+  });
+
+  describe('when the feed carries poison (too deep, too large, not UTF-8)', () => {
+    const poisonRule = 'each poison record';
+
+    it('finds each failed alone, at once, as BAD_RECORD with its reason', async () => {
+      const rule = named(await checkQueues(redis, prefix, scenario), poisonRule);
+      expect(rule).toMatchObject({ checked: 5, violations: [] });
+    });
+
+    it('reports one whose failure gives another reason', async () => {
+      const broken = structuredClone(scenario);
+      const deep = broken.bad.find((b) => b.poison?.startsWith('nested') && b.stream === 'orders')!;
+      deep.poison = 'is not valid UTF-8';
+      const rule = named(await checkQueues(redis, prefix, broken), poisonRule);
+      expect(rule?.violations).toEqual([expect.stringMatching(new RegExp(`^orders poison ${deep.key}: failedReason ".*nested deeper than 32 levels.*" is not \\[BAD_RECORD\\] naming`))]);
+    });
+
+    it('reports one whose neighbour in the feed did not sync', async () => {
+      const broken = structuredClone(scenario);
+      const big = broken.bad.find((b) => b.poison === 'larger than the cap')!;
+      const feed = broken.feed.orders;
+      const at = feed.findIndex((r) => r instanceof Uint8Array && Buffer.compare(Buffer.from(r), Buffer.from(big.record as Uint8Array)) === 0);
+      feed.splice(at + 1, 0, { orderId: 'NEVER-DELIVERED', origin: 'Main Warehouse', lines: [] });
+      const rule = named(await checkQueues(redis, prefix, broken), poisonRule);
+      expect(rule?.violations).toEqual([expect.stringMatching(new RegExp(`^orders poison ${big.key}: the record next to it \\(job orders-NEVER-DELIVERED-\\w+\\) is unknown, expected completed$`))]);
     });
   });
 

@@ -1,4 +1,3 @@
-import { createServer, type AddressInfo } from 'node:net';
 import type { ChildProcess } from 'node:child_process';
 import { spawnCli } from './run-cli.js';
 
@@ -25,6 +24,8 @@ export function startWorkerProcess(env: Record<string, string>): WorkerProcess {
     resolveUrl = resolve;
     rejectUrl = reject;
   });
+  // Stopped before it started (a test's setup failed elsewhere): only those who await httpUrl should hear of it.
+  httpUrl.catch(() => undefined);
   child.stdout?.on('data', (d: Buffer) => {
     const text = partial + d.toString();
     const lines = text.split('\n');
@@ -67,14 +68,4 @@ export async function eventually(check: () => Promise<boolean>, timeoutMs = 30_0
   }
 }
 
-/** A TCP port free right now on 127.0.0.1. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from '../../src/free-port.js';

@@ -78,6 +78,25 @@ describe('configuration', () => {
       expect(problems.find((p) => p.startsWith('WORKER_HTTP_PORT'))).toMatch(/65535/);
     });
 
+    describe('when caps or retention are set', () => {
+      it('reads them, with the defaults otherwise', () => {
+        expect(readConfig(service)).toMatchObject({ limits: { maxRecordBytes: 4 * 1024 * 1024, feedMaxPageBytes: 64 * 1024 * 1024 }, retention: { badRecordsKeep: 10_000, badRecordsKeepDays: 30 } });
+        const c = readConfig({ ...service, MAX_RECORD_BYTES: '1024', FEED_MAX_PAGE_BYTES: '4096', INVENTORY_MAX_RESPONSE_BYTES: '8192', BAD_RECORDS_KEEP: '5', BAD_RECORDS_KEEP_DAYS: '2' });
+        expect(c).toMatchObject({ limits: { maxRecordBytes: 1024, feedMaxPageBytes: 4096 }, retention: { badRecordsKeep: 5, badRecordsKeepDays: 2 } });
+        expect(c.service?.maxResponseBytes).toBe(8192);
+      });
+
+      it('refuses a page cap below the record cap, and caps that are not whole numbers above 0', () => {
+        expect(problemsOf({ ...service, MAX_RECORD_BYTES: '4096', FEED_MAX_PAGE_BYTES: '1024' })).toEqual([
+          'FEED_MAX_PAGE_BYTES: must be at least MAX_RECORD_BYTES (a page must hold one record)',
+        ]);
+        expect(problemsOf({ ...service, BAD_RECORDS_KEEP: '0', INVENTORY_MAX_RESPONSE_BYTES: '1.5' })).toEqual([
+          'INVENTORY_MAX_RESPONSE_BYTES must be a whole number',
+          'BAD_RECORDS_KEEP must be greater than 0',
+        ]);
+      });
+    });
+
     it('never echoes a secret value in a problem', () => {
       const problems = problemsOf({ ...service, INVENTORY_BASE_URL: 'not a url secret-456' });
       expect(problems.join('\n')).not.toContain('secret-456');
@@ -85,6 +104,33 @@ describe('configuration', () => {
 
     it('does not require the service where the command does not need it', () => {
       expect(problemsOf({}, { service: false })).toEqual([]);
+    });
+  });
+
+  describe('with REDIS_CLUSTER_NODES', () => {
+    it('reads the seed nodes (IPv6 in brackets) and wraps a QUEUE_PREFIX without a hash tag in one', () => {
+      const c = readConfig({ REDIS_CLUSTER_NODES: '10.0.0.1:7000, redis-b.internal:7001,[::1]:7002', QUEUE_PREFIX: 'shop' });
+      expect(c.redis.clusterNodes).toEqual([
+        { host: '10.0.0.1', port: 7000 },
+        { host: 'redis-b.internal', port: 7001 },
+        { host: '::1', port: 7002 },
+      ]);
+      expect(c.redis).toMatchObject({ prefix: '{shop}', prefixGiven: 'shop' });
+    });
+
+    it('keeps a prefix that has a hash tag already, and wraps one whose braces hold nothing', () => {
+      expect(readConfig({ REDIS_CLUSTER_NODES: 'a:1', QUEUE_PREFIX: 'eu-{shop}' }).redis).toEqual({ url: 'redis://127.0.0.1:6379', clusterNodes: [{ host: 'a', port: 1 }], prefix: 'eu-{shop}' });
+      expect(readConfig({ REDIS_CLUSTER_NODES: 'a:1', QUEUE_PREFIX: 'shop{}' }).redis.prefix).toBe('{shop{}}');
+    });
+
+    it('leaves the prefix alone without a cluster', () => {
+      expect(readConfig({ QUEUE_PREFIX: 'shop' }).redis).toEqual({ url: 'redis://127.0.0.1:6379', prefix: 'shop' });
+    });
+
+    it('names the variable and the entry that is not host:port', () => {
+      const problems = problemsOf({ REDIS_CLUSTER_NODES: '10.0.0.1:7000,10.0.0.2', REDIS_URL: 'nope' }, { service: false });
+      expect(problems).toHaveLength(2);
+      expect(problems.find((p) => p.startsWith('REDIS_CLUSTER_NODES'))).toContain('"10.0.0.2" is not host:port');
     });
   });
 });

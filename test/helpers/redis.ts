@@ -1,23 +1,60 @@
 import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
-import { createRedis, deleteKeysUnder } from '../../src/redis.js';
+import { createRedis, deleteKeysUnder, formatClusterNodes, type RedisConnection, type RedisNode, type RedisTarget } from '../../src/redis.js';
 import type { Redis } from 'ioredis';
 
-/** The real Redis the suite runs against. */
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The single Redis of the run (test/global-setup.ts): REDIS_URL, or a private redis-server. */
+    redisUrl: string;
+    /** In the `cluster` project (test/setup/cluster-setup.ts): the local Redis Cluster the project runs on. */
+    redisCluster?: {
+      /** The first node, the only seed given to the client. */
+      seed: RedisNode;
+      nodes: RedisNode[];
+      /** A hash tag whose slot lives on another node than the seed: every test prefix starts with it. */
+      tag: string;
+    };
+  }
+}
+
+/** The single Redis the suite runs against (also in the cluster project, for what needs one server). */
 export function redisUrl(): string {
   return inject('redisUrl');
 }
 
-/** A fresh key prefix per test, so tests never see each other's queues or keys. */
-export function uniquePrefix(name = 't'): string {
-  return `test-${name}-${randomBytes(4).toString('hex')}`;
+/** Where the world of a test lives: the cluster in the `cluster` project, else the single Redis. */
+export function redisTarget(): RedisTarget {
+  const cluster = inject('redisCluster');
+  return cluster ? { url: redisUrl(), clusterNodes: [cluster.seed] } : { url: redisUrl() };
 }
 
+/** The environment that points a child process (the CLI, a fixture) at redisTarget(). */
+export function redisEnv(): Record<string, string> {
+  const cluster = inject('redisCluster');
+  return cluster ? { REDIS_CLUSTER_NODES: formatClusterNodes([cluster.seed]) } : { REDIS_URL: redisUrl() };
+}
+
+/**
+ * A fresh key prefix per test, so tests never see each other's queues or keys. On the cluster it starts with
+ * a hash tag whose slot is on another node than the seed, so every command needs the client to follow MOVED.
+ */
+export function uniquePrefix(name = 't'): string {
+  const cluster = inject('redisCluster');
+  return `${cluster ? `{${cluster.tag}}` : ''}test-${name}-${randomBytes(4).toString('hex')}`;
+}
+
+/** A connection to the single Redis. */
 export function connect(): Redis {
   return createRedis(redisUrl());
 }
 
+/** A connection to redisTarget(): a cluster connection in the `cluster` project. */
+export function connectTarget(): RedisConnection {
+  return createRedis(redisTarget());
+}
+
 /** Deletes every key under a prefix. */
-export async function deletePrefix(redis: Redis, prefix: string): Promise<void> {
+export async function deletePrefix(redis: RedisConnection, prefix: string): Promise<void> {
   await deleteKeysUnder(redis, prefix);
 }

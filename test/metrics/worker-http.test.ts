@@ -8,10 +8,12 @@ describe('worker HTTP endpoints', () => {
   let redis: Redis;
   let http: WorkerHttp;
   let workersRunning: boolean;
+  let warnings: () => Promise<string[]>;
 
   beforeEach(async () => {
     redis = connect();
     workersRunning = true;
+    warnings = async () => [];
     const metrics = createMetrics({
       sources: {
         queueCounts: async () => [{ stream: 'orders', state: 'waiting', count: 7 }],
@@ -30,6 +32,7 @@ describe('worker HTTP endpoints', () => {
         async () => ({ name: 'redis', ok: (await redis.ping()) === 'PONG' }),
         async () => ({ name: 'workers', ok: workersRunning, detail: workersRunning ? undefined : 'shutting down' }),
       ],
+      warnings: () => warnings(),
     });
   });
   afterEach(async () => {
@@ -72,6 +75,23 @@ describe('worker HTTP endpoints', () => {
         { name: 'redis', ok: true },
         { name: 'workers', ok: false, detail: 'shutting down' },
       ],
+      warnings: [],
+    });
+  });
+
+  describe('when there is a risk that does not stop the worker', () => {
+    it('lists it in /readyz and still answers 200', async () => {
+      warnings = async () => ["Redis's maxmemory-policy is allkeys-lru, not noeviction."];
+      const res = await fetch(`${http.url}/readyz`);
+      expect(res.status).toBe(200);
+      expect(await res.json()).toMatchObject({ status: 'ready', warnings: ["Redis's maxmemory-policy is allkeys-lru, not noeviction."] });
+    });
+
+    it('says so when the warnings cannot be read, still answering 200', async () => {
+      warnings = () => Promise.reject(new Error('INFO refused'));
+      const res = await fetch(`${http.url}/readyz`);
+      expect(res.status).toBe(200);
+      expect(await res.json()).toMatchObject({ status: 'ready', warnings: ['could not read the warnings: INFO refused'] });
     });
   });
 

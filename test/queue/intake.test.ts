@@ -100,7 +100,7 @@ describe('import through intake batches', () => {
     expect(bad?.failedReason).toMatch(/^\[BAD_RECORD\] record WEB-BAD: lines: must have at least one line/);
     const broken = await records().getJob(badLineId('orders', 14, '{"orderId": "WEB-BROKEN",'));
     expect(broken?.data).toMatchObject({ record: '{"orderId": "WEB-BROKEN",', line: 14, parseError: expect.stringMatching(/^not valid JSON/) });
-    expect(broken?.failedReason).toMatch(/^\[BAD_RECORD\] record line 14: \(line\): not valid JSON/);
+    expect(broken?.failedReason).toMatch(/^\[BAD_RECORD\] record WEB-BROKEN \(line 14\): \(line\): not valid JSON/);
     // Expanded batches leave the intake queue: their records are the jobs now.
     expect(await intake().getJobCounts('waiting', 'active', 'completed', 'failed')).toEqual({ waiting: 0, active: 0, completed: 0, failed: 0 });
   });

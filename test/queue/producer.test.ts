@@ -4,9 +4,9 @@ import { startFeedServer, type FeedServer } from '../../src/feed/feed-server.js'
 import { UpstreamClient } from '../../src/feed/upstream-client.js';
 import { waitForIdle } from '../../src/queue/drain.js';
 import { readFeedState } from '../../src/queue/feed-state.js';
-import { pullStream, type PullStreamOptions } from '../../src/queue/producer.js';
+import type { PullStreamOptions } from '../../src/queue/producer.js';
 import { jobIdFor, type JobData } from '../../src/queue/queues.js';
-import { done, order, queueWorld, testKind, type QueueWorld } from './support.js';
+import { done, order, pullOrders, queueWorld, testKind, type QueueWorld } from './support.js';
 
 let w: QueueWorld;
 let feed: FeedServer;
@@ -20,18 +20,7 @@ afterEach(async () => {
   await w.close();
 });
 
-function pull(over: Partial<PullStreamOptions> = {}) {
-  return pullStream({
-    stream: 'orders',
-    upstream: new UpstreamClient({ url: feed.url, retries: 0 }),
-    queue: w.queues.get('orders'),
-    redis: w.redis,
-    keys: w.keys,
-    pageSize: 100,
-    logger: w.logger,
-    ...over,
-  });
-}
+const pull = (over: Partial<PullStreamOptions> = {}) => pullOrders(w, new UpstreamClient({ url: feed.url, retries: 0 }), over);
 
 const orders = (from: number, n: number) => Array.from({ length: n }, (_, i) => order(`WEB-${from + i}`));
 

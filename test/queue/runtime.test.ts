@@ -105,8 +105,8 @@ describe('import', () => {
       expect(summary?.ok).toBe(false);
       expect(summary?.perStream.orders?.completed).toBe(60);
       const [failed] = summary!.perStream.orders!.failed;
-      expect(failed?.key).toBe('line 50');
-      expect(failed?.reason).toMatch(/^\[BAD_RECORD\] record line 50: \(line\): not valid JSON/);
+      expect(failed?.key).toBe('WEB-BROKEN (line 50)');
+      expect(failed?.reason).toMatch(/^\[BAD_RECORD\] record WEB-BROKEN \(line 50\): \(line\): not valid JSON/);
     });
 
     it('counts a batch that cannot become jobs as a failure of the run', async () => {

@@ -7,6 +7,7 @@ import { createLogger, type Logger } from '../../src/logger.js';
 import type { z, ZodType } from 'zod';
 import { recordSchemas } from '../../src/feed/records.js';
 import type { JobContext, JobKind, JobResult } from '../../src/queue/job-kind.js';
+import { pullStream, type PullStreamOptions } from '../../src/queue/producer.js';
 import type { RunnerDeps } from '../../src/queue/job-runner.js';
 import { createQueues, type QueueSet } from '../../src/queue/queues.js';
 import type { StreamName } from '../../src/queue/streams.js';
@@ -125,3 +126,8 @@ export function order(orderId: string, quantity = 1): Record<string, unknown> {
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** One pull of the world's orders stream from `upstream` (pages of 100 unless told). */
+export function pullOrders(w: QueueWorld, upstream: PullStreamOptions['upstream'], over: Partial<PullStreamOptions> = {}) {
+  return pullStream({ stream: 'orders', upstream, queue: w.queues.get('orders'), redis: w.redis, keys: w.keys, pageSize: 100, logger: w.logger, ...over });
+}

@@ -28,7 +28,7 @@ export function dashboardCommand(io: CliIo, done: CommandResult): Command {
       const weak = o.auth && password ? weakPasswordProblem(o.host, password) : undefined;
       if (weak) throw new ConfigError([weak]);
       const logger = commandLogger(config, io.stderr);
-      const redis = await connectRedis(config.redis.url);
+      const redis = await connectRedis(config.redis, { logger });
       const { startDashboard } = await import('../../dashboard/dashboard-server.js');
       const dashboard = await startDashboard({
         host: o.host,

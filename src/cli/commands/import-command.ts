@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { Command } from 'commander';
+import { logEvictionWarning } from '../../eviction-policy.js';
 import { importNdjson, type ImportResult } from '../../queue/importer.js';
 import { createQueues } from '../../queue/queues.js';
 import type { SyncSummary } from '../../queue/runtime.js';
@@ -17,7 +18,8 @@ import { positive } from './options.js';
 async function queueOnly(io: CliIo, stream: StreamName, file: string, batchSize: number | undefined, onProgress: ReturnType<typeof runProgress>['onProgress']): Promise<ImportResult> {
   const config = loadConfig(io);
   const logger = commandLogger(config, io.stderr);
-  const redis = await connectRedis(config.redis.url);
+  const redis = await connectRedis(config.redis, { logger });
+  await logEvictionWarning(redis, logger);
   const queues = createQueues({ connection: redis, prefix: config.redis.prefix, jobs: config.jobs });
   try {
     return await importNdjson({
@@ -28,6 +30,7 @@ async function queueOnly(io: CliIo, stream: StreamName, file: string, batchSize:
       redis,
       logger,
       batchSize,
+      maxLineBytes: config.limits.maxRecordBytes,
       signal: io.stop,
       onProgress: (progress) => onProgress({ phase: 'imported', stream, progress }),
     });

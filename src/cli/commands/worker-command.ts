@@ -13,13 +13,14 @@ export function workerCommand(io: CliIo, done: CommandResult): Command {
   return new Command('worker')
     .description('run the feed producers (order polling, the stock-count schedule, BOM polling) and the workers until SIGTERM/SIGINT')
     .action(async () => {
-      const [{ openApp }, { startRuntime }, { jobKinds }, { startWorkerHttp }, { stockSyncHooks }, { startWorkerOps }] = await Promise.all([
+      const [{ openApp }, { startRuntime }, { jobKinds }, { startWorkerHttp }, { stockSyncHooks }, { startWorkerOps }, { evictionWarnings }] = await Promise.all([
         import('../app-context.js'),
         import('../../queue/runtime.js'),
         import('../../../jobs/registry.js'),
         import('../../metrics/worker-http.js'),
         import('../../../jobs/stock/stock-run.js'),
         import('../../ops/worker-ops.js'),
+        import('../../eviction-policy.js'),
       ]);
       const app = await openApp(io, { needs: { service: true, upstream: true }, logTo: io.stdout, probe: false });
       const { config, logger, deps, metrics } = app;
@@ -44,6 +45,7 @@ export function workerCommand(io: CliIo, done: CommandResult): Command {
                 return { name: 'workers', ok: !stopping && running, ...(stopping ? { detail: 'shutting down' } : running ? {} : { detail: 'a worker is not running' }) };
               },
             ],
+            warnings: () => evictionWarnings(app.redis),
           });
         }
         logger.info(

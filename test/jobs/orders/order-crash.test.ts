@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { redisUrl } from '../../helpers/redis.js';
+import { redisTarget } from '../../helpers/redis.js';
 import { orderRecord, orderState } from '../../helpers/order-records.js';
 import { describeEachProfile, testWorld, type TestWorld } from '../../helpers/test-world.js';
 
@@ -9,7 +9,7 @@ const FIXTURE = fileURLToPath(new URL('../../fixtures/order-worker.ts', import.m
 
 /** Starts the order worker fixture as a child process; resolves once it is taking jobs. */
 function startWorkerProcess(world: TestWorld, concurrency: number): Promise<ChildProcess> {
-  const settings = { redisUrl: redisUrl(), prefix: world.prefix, baseUrl: world.sandbox.url, account: world.sandbox.account, key: world.sandbox.key, secret: world.sandbox.secret, concurrency };
+  const settings = { redis: redisTarget(), prefix: world.prefix, baseUrl: world.sandbox.url, account: world.sandbox.account, key: world.sandbox.key, secret: world.sandbox.secret, concurrency };
   const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE], { env: { ...process.env, ORDER_WORKER: JSON.stringify(settings) }, stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     child.stdout!.on('data', (d: Buffer) => d.toString().includes('ready') && resolve(child));

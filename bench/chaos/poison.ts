@@ -1,0 +1,77 @@
+/**
+ * Poison in the chaos feed: records no JS value can make, served as raw bytes (a record 4,000 levels deep, one over
+ * MAX_RECORD_BYTES, one that is not UTF-8), each of which once could stall a stream. The rule: each failed at once as
+ * BAD_RECORD with its reason, alone (the records delivered next to it completed).
+ */
+import { createHash } from 'node:crypto';
+import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { jobIdFor, unreadableJobId } from '../../src/queue/job-id.js';
+import type { StreamName } from '../../src/queue/streams.js';
+import { check, type CheckResult } from './check-types.js';
+import type { BadRecord, Scenario } from './scenario.js';
+
+/** MAX_RECORD_BYTES of the chaos run (and of its checks' test): small, so the oversized record stays cheap to serve. */
+export const POISON_MAX_RECORD_BYTES = 256 * 1024;
+
+const deep = (key: string, id: string, field: string) => Buffer.from(`{"${key}":"${id}","${field}":${'['.repeat(4000)}1${']'.repeat(4000)}}`);
+const notUtf8 = (key: string, id: string) => Buffer.concat([Buffer.from(`{"${key}":"${id}","note":"`), Buffer.from([0xc3, 0x28, 0xff]), Buffer.from('"}')]);
+const oversized = (id: string) => Buffer.from(JSON.stringify({ orderId: id, origin: 'Main Warehouse', lines: [], pad: 'p'.repeat(POISON_MAX_RECORD_BYTES + 1024) }));
+
+function poison(stream: StreamName, key: string, record: Buffer, reason: string): BadRecord {
+  const jobId = unreadableJobId(stream, key, createHash('sha256').update(record).digest('hex'));
+  return { stream, via: 'feed', key, field: '(record)', record, jobId, poison: reason };
+}
+
+/** The poison records of a run: three orders, a count and a BOM. */
+export function poisonRecords(seed: number): BadRecord[] {
+  const id = (tag: string) => `POISON-${seed}-${tag}`;
+  return [
+    poison('orders', id('DEEP'), deep('orderId', id('DEEP'), 'lines'), 'nested deeper than 32 levels'),
+    poison('orders', id('BIG'), oversized(id('BIG')), 'larger than the cap'),
+    poison('orders', id('UTF8'), notUtf8('orderId', id('UTF8')), 'is not valid UTF-8'),
+    poison('stock-counts', id('DEEP'), deep('countId', id('DEEP'), 'items'), 'nested deeper than 32 levels'),
+    poison('boms', id('UTF8'), notUtf8('productId', id('UTF8')), 'is not valid UTF-8'),
+  ];
+}
+
+/** A record served as raw bytes (a Buffer, or a Uint8Array once the scenario is cloned). */
+export const isRaw = (record: unknown): record is Uint8Array => record instanceof Uint8Array;
+
+/** The job id a record of the feed must have become. */
+export function feedJobId(stream: StreamName, record: unknown, bad: BadRecord[]): string {
+  if (!isRaw(record)) return jobIdFor(stream, record);
+  const b = bad.find((x) => x.stream === stream && isRaw(x.record) && Buffer.compare(Buffer.from(x.record), Buffer.from(record)) === 0);
+  return b?.jobId ?? `${stream}-raw-unknown`;
+}
+
+/** The rule: each poison record failed at once as BAD_RECORD naming its key and reason, and its neighbours in the feed completed. */
+export async function checkPoison(redis: Redis, prefix: string, scenario: Scenario): Promise<CheckResult> {
+  const violations: string[] = [];
+  const poisoned = scenario.bad.filter((b) => b.poison);
+  for (const b of poisoned) {
+    const q = new Queue(b.stream, { connection: redis, prefix });
+    try {
+      const job = await q.getJob(b.jobId!);
+      const state = job ? await job.getState() : 'missing';
+      const reason = job?.failedReason ?? '';
+      if (state !== 'failed') violations.push(`${b.stream} poison ${b.key} (${b.poison}): job ${b.jobId} is ${state}, expected failed`);
+      else if (!reason.startsWith('[BAD_RECORD]') || !reason.includes(b.key) || !reason.includes(b.poison!)) {
+        violations.push(`${b.stream} poison ${b.key}: failedReason "${reason.slice(0, 200)}" is not [BAD_RECORD] naming ${b.key} and "${b.poison}"`);
+      } else if ((job!.attemptsMade ?? 0) > 1) violations.push(`${b.stream} poison ${b.key}: tried ${job!.attemptsMade} times (must fail at once)`);
+      // Alone: the good records delivered just before and after it were synced.
+      const feed = scenario.feed[b.stream];
+      const at = feed.findIndex((r) => isRaw(r) && isRaw(b.record) && Buffer.compare(Buffer.from(r), Buffer.from(b.record)) === 0);
+      for (const near of [feed[at - 1], feed[at + 1]]) {
+        if (near === undefined || isRaw(near)) continue;
+        const nearId = jobIdFor(b.stream, near);
+        if (scenario.bad.some((x) => x.jobId === nearId || (!isRaw(x.record) && jobIdFor(x.stream, x.record) === nearId))) continue;
+        const nearState = await q.getJobState(nearId);
+        if (nearState !== 'completed') violations.push(`${b.stream} poison ${b.key}: the record next to it (job ${nearId}) is ${nearState}, expected completed`);
+      }
+    } finally {
+      await q.close();
+    }
+  }
+  return check('each poison record (too deep, too large, not UTF-8) failed alone, at once, as BAD_RECORD with its reason', poisoned.length, violations);
+}

@@ -1,0 +1,20 @@
+import type { TestProject } from 'vitest/node';
+import { startLocalCluster } from '../../bench/lib/local-cluster.js';
+import { requirePrerequisites, stopRun } from './prerequisites.js';
+
+/**
+ * The `cluster` project: a real three-node Redis Cluster of its own for the run, and a hash tag whose slot lives
+ * on another node than the seed the tests give the client (so every command of theirs is first MOVED).
+ */
+export default async function setup(project: TestProject) {
+  await requirePrerequisites(['redis', 'redis-cluster']);
+  const cluster = await startLocalCluster().catch((err: Error) => stopRun([`Redis Cluster: could not create a local one: ${err.message}`]));
+  const seed = cluster.nodes[0]!;
+  let tag = '';
+  for (let i = 0; !tag; i++) {
+    const owner = await cluster.ownerOf(`{c${i}}`);
+    if (owner.port !== seed.port) tag = `c${i}`;
+  }
+  project.provide('redisCluster', { seed, nodes: cluster.nodes, tag });
+  return () => cluster.stop();
+}
