@@ -96,14 +96,8 @@ export function redisKeys(prefix: string) {
     order: (orderId: string) => `${prefix}:order:${orderId}`,
     /** Progress of one stock count, keyed on countId, as a hash. */
     count: (countId: string) => `${prefix}:count:${countId}`,
-    /** Newest countDate applied per location, as a hash location -> date. */
-    countWatermark: () => `${prefix}:count-watermark`,
-    /** Progress of one BOM sync. */
-    bom: (productId: string) => `${prefix}:bom:${productId}`,
     /** A lock on one business key (orderId, location, productId) so that two jobs of it never run at once. */
     lock: (kind: string, key: string) => `${prefix}:lock:${kind}:${key}`,
-    /** Per-job attempt traces: API calls and outcomes, as a list of JSON entries. */
-    trace: (queue: string, jobId: string) => `${prefix}:trace:${queue}:${jobId}`,
     /** Last and next scheduled runs, as a hash. */
     schedule: () => `${prefix}:schedule`,
   };

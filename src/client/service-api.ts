@@ -66,8 +66,6 @@ export interface ServiceApi {
   createOrder(body: CreateOrderBody, o?: CallOptions): Promise<CreatedOrder>;
   createShipment(body: CreateShipmentBody, o?: CallOptions): Promise<CreatedShipment>;
   modifyShipment(path: string, body: Record<string, unknown>, o?: CallOptions): Promise<Shipment>;
-  /** POST {} to an action URL as returned in an entity; answers the entity as untyped JSON. */
-  postAction(path: string, o?: CallOptions): Promise<unknown>;
   /** POST {} to an order's actionUrlComplete. */
   completeOrder(actionUrlComplete: string, o?: CallOptions): Promise<Order>;
   createVariance(body: CreateVarianceBody, o?: CallOptions): Promise<InventoryVariance>;

@@ -135,9 +135,6 @@ export class ServiceClient implements ServiceApi {
   modifyShipment(path: string, body: Record<string, unknown>, o?: CallOptions): Promise<Shipment> {
     return this.write(toPath(path), JSON.stringify(body), d.shipment, o);
   }
-  postAction(path: string, o?: CallOptions): Promise<unknown> {
-    return this.write(toPath(path), EMPTY_BODY, d.any, o);
-  }
   completeOrder(actionUrlComplete: string, o?: CallOptions): Promise<Order> {
     return this.write(toPath(actionUrlComplete), EMPTY_BODY, d.order, o);
   }

@@ -76,7 +76,6 @@ export const decoders = {
   shipmentRead: shapeDecoder(shipmentReadSchema),
   product: shapeDecoder(productSchema),
   variance: shapeDecoder(varianceSchema),
-  any: ((json) => json) as Decoder<unknown>,
   anyRows: ((json) => decodeColumns(json)) as Decoder<Record<string, unknown>[]>,
   facilityRows: rowsDecoder(facilityRowSchema as ZodType<FacilityRow>),
   productRows: rowsDecoder(productRowSchema as ZodType<ProductRow>),

@@ -28,7 +28,6 @@ export function tracedClient(client: ServiceApi, onCall: (call: ApiCall) => void
     createOrder: (body, o) => client.createOrder(body, opts(o)),
     createShipment: (body, o) => client.createShipment(body, opts(o)),
     modifyShipment: (path, body, o) => client.modifyShipment(path, body, opts(o)),
-    postAction: (path, o) => client.postAction(path, opts(o)),
     completeOrder: (url, o) => client.completeOrder(url, opts(o)),
     createVariance: (body, o) => client.createVariance(body, opts(o)),
     updateProduct: (path, body, o) => client.updateProduct(path, body, opts(o)),
