@@ -1,8 +1,9 @@
+import type { z, ZodType } from 'zod';
 import { bomStream } from './boms/bom-stream.js';
 import { orderStream } from './orders/order-stream.js';
 import { stockCountStream } from './stock/stock-count-stream.js';
 
-/** What the queues need to know of one kind of job's stream (jobs/<kind>/<kind>-stream.ts). */
+/** What the feed and the queues need to know of one kind of job's stream (jobs/<kind>/<kind>-stream.ts). */
 export interface StreamDef {
   /** The feed's stream and the BullMQ queue of the same name. */
   stream: string;
@@ -10,17 +11,22 @@ export interface StreamDef {
   keyField: string;
   /** The id of the control queue's job scheduler that pulls the stream. */
   scheduler: string;
+  /** The record's shape as the feed delivers it, checked as it arrives and when its job starts. */
+  schema: ZodType;
 }
 
 /**
- * The feed's streams, one per kind of job: the one list the stream names, record keys, schedulers and job id
- * prefixes derive from. A new kind adds its folder, a line here and a line in jobs/registry.ts.
+ * The feed's streams, one per kind of job: the one list the stream names, record schemas and keys, schedulers
+ * and job id prefixes derive from. A new kind adds its folder, a line here and a line in jobs/registry.ts.
  */
 export const streamDefs = [orderStream, stockCountStream, bomStream] as const;
 
-export type StreamName = (typeof streamDefs)[number]['stream'];
+type Def = (typeof streamDefs)[number];
+export type StreamName = Def['stream'];
+/** The record of a stream, as its schema parses it. */
+export type RecordOf<S extends StreamName> = z.infer<Extract<Def, { stream: S }>['schema']>;
 
 /** A value per stream, from its definition. */
-export function perStream<V>(pick: (def: (typeof streamDefs)[number]) => V): Record<StreamName, V> {
+export function perStream<V>(pick: (def: Def) => V): Record<StreamName, V> {
   return Object.fromEntries(streamDefs.map((d) => [d.stream, pick(d)])) as Record<StreamName, V>;
 }

@@ -1,7 +1,6 @@
 import { isServiceError } from '../../src/client/errors.js';
 import type { Product, UpdateProductBody } from '../../src/client/schemas.js';
-import { bomRecordSchema, type BomRecord } from '../../src/feed/records.js';
-import { bomStream } from './bom-stream.js';
+import { bomStream, type BomRecord } from './bom-stream.js';
 import { ConflictError } from '../../src/queue/job-errors.js';
 import type { JobContext, JobKind, JobResult } from '../../src/queue/job-kind.js';
 import { bomItemsOf, firstBomEntry, sameBom, type BomItems } from './bom-items.js';
@@ -64,7 +63,6 @@ async function syncBom(record: BomRecord, ctx: JobContext): Promise<JobResult> {
 
 /** Bills of materials (upstream-feed.md `boms`) as the product's first MANUF_COMPONENT entry. Design: docs/boms.md. */
 export const bomJob: JobKind<BomRecord> = {
-  stream: bomStream.stream,
-  schema: bomRecordSchema,
+  ...bomStream,
   process: syncBom,
 };

@@ -1,5 +1,5 @@
 import type { CatalogApi, CatalogProduct } from '../../src/catalog/types.js';
-import type { BomRecord } from '../../src/feed/records.js';
+import type { BomRecord } from './bom-stream.js';
 import { BadRecordError } from '../../src/queue/job-errors.js';
 import type { BomItems } from './bom-items.js';
 

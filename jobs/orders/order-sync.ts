@@ -1,6 +1,5 @@
 import { defaults } from '../../config/defaults.js';
-import { orderRecordSchema, type OrderRecord } from '../../src/feed/records.js';
-import { orderStream } from './order-stream.js';
+import { orderStream, type OrderRecord } from './order-stream.js';
 import type { JobContext, JobKind, JobResult } from '../../src/queue/job-kind.js';
 import { planOrder, recordHashOf } from './order-plan.js';
 import { ProgressStore } from './order-progress.js';
@@ -27,7 +26,6 @@ async function processOrder(record: OrderRecord, ctx: JobContext): Promise<JobRe
 }
 
 export const orderJob: JobKind<OrderRecord> = {
-  stream: orderStream.stream,
-  schema: orderRecordSchema,
+  ...orderStream,
   process: processOrder,
 };

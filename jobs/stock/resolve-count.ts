@@ -1,5 +1,5 @@
 import type { CatalogApi, Facility } from '../../src/catalog/types.js';
-import type { StockCountRecord } from '../../src/feed/records.js';
+import type { StockCountRecord } from './stock-count-stream.js';
 import { BadRecordError } from '../../src/queue/job-errors.js';
 import type { NamedItem } from './product-marks.js';
 

@@ -1,7 +1,6 @@
 import { defaults } from '../../config/defaults.js';
 import { readStockOnHand } from '../../src/catalog/stock-on-hand.js';
-import { stockCountRecordSchema, type StockCountRecord } from '../../src/feed/records.js';
-import { stockCountStream } from './stock-count-stream.js';
+import { stockCountStream, type StockCountRecord } from './stock-count-stream.js';
 import type { JobKind } from '../../src/queue/job-kind.js';
 import { applyCount } from './apply-count.js';
 import { recordHash } from './record-hash.js';
@@ -34,8 +33,7 @@ export function createStockCountJob(opts: StockCountJobOptions = {}): JobKind<St
     lockTtlMs,
   };
   return {
-    stream: stockCountStream.stream,
-    schema: stockCountRecordSchema,
+    ...stockCountStream,
     async process(record, ctx) {
       const resolved = await resolveCount(ctx.catalog, record);
       const hash = recordHash(record);

@@ -2,7 +2,7 @@ import { NotFoundError } from '../client/errors.js';
 import type { CatalogApi } from '../catalog/types.js';
 import { bomItemsOf, sameBom, type BomItems } from '../../jobs/boms/bom-items.js';
 import { resolveBom } from '../../jobs/boms/resolve-bom.js';
-import { bomRecordSchema } from '../feed/records.js';
+import { bomRecordSchema } from '../../jobs/boms/bom-stream.js';
 import { PermanentJobError } from '../queue/job-errors.js';
 import type { SyncedRecord } from './reconcile-synced.js';
 import type { ServiceView } from './reconcile-service.js';

@@ -1,6 +1,6 @@
 import { NotFoundError } from '../client/errors.js';
 import type { CatalogApi } from '../catalog/types.js';
-import { orderRecordSchema } from '../feed/records.js';
+import { orderRecordSchema } from '../../jobs/orders/order-stream.js';
 import { compareOrder } from '../../jobs/orders/order-compare.js';
 import { planOrder, type OrderPlan } from '../../jobs/orders/order-plan.js';
 import { PermanentJobError } from '../queue/job-errors.js';

@@ -1,6 +1,6 @@
 import type { RedisConnection as Redis } from '../redis.js';
 import type { CatalogApi } from '../catalog/types.js';
-import { stockCountRecordSchema } from '../feed/records.js';
+import { stockCountRecordSchema } from '../../jobs/stock/stock-count-stream.js';
 import type { RedisKeys } from '../redis.js';
 import { loadProgress } from '../../jobs/stock/count-progress.js';
 import { recordHash } from '../../jobs/stock/record-hash.js';

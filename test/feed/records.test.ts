@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkRecord, MAX_CHARS } from '../../src/feed/records.js';
+import { checkRecord } from '../../src/feed/records.js';
+import { MAX_CHARS } from '../../src/feed/record-fields.js';
 
 const line = { productId: 'MUG-BLUE', quantity: 1, unitPrice: 1, location: 'Main Warehouse / A-01' };
 const order = { orderId: 'WEB-1', origin: 'Main Warehouse', lines: [line] };

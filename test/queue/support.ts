@@ -4,13 +4,12 @@ import type { Config } from '../../config/read-config.js';
 import type { CatalogApi } from '../../src/catalog/types.js';
 import { ServiceClient } from '../../src/client/service-client.js';
 import { createLogger, type Logger } from '../../src/logger.js';
-import type { z, ZodType } from 'zod';
 import { recordSchemas } from '../../src/feed/records.js';
 import type { JobContext, JobKind, JobResult } from '../../src/queue/job-kind.js';
 import { pullStream, type PullStreamOptions } from '../../src/queue/producer.js';
 import type { RunnerDeps } from '../../src/queue/job-runner.js';
 import { createQueues, type QueueSet } from '../../src/queue/queues.js';
-import type { StreamName } from '../../src/queue/streams.js';
+import type { RecordOf, StreamName } from '../../jobs/streams.js';
 import { startWorkers, type AnyJobKind, type StartWorkersOptions, type WorkerPool } from '../../src/queue/worker-pool.js';
 import { redisKeys, type RedisKeys } from '../../src/redis.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
@@ -110,10 +109,10 @@ export async function queueWorld(name: string, jobs: Config['jobs'] = fastJobs):
 }
 
 /** A test-only kind of a stream: the feed's own record shape; `run` decides what processing does. */
-export function testKind<S extends StreamName>(stream: S, run: (record: z.infer<(typeof recordSchemas)[S]>, ctx: JobContext) => Promise<JobResult>): JobKind<z.infer<(typeof recordSchemas)[S]>> {
+export function testKind<S extends StreamName>(stream: S, run: (record: RecordOf<S>, ctx: JobContext) => Promise<JobResult>): JobKind<RecordOf<S>> {
   return {
     stream,
-    schema: recordSchemas[stream] as unknown as ZodType<z.infer<(typeof recordSchemas)[S]>>,
+    schema: recordSchemas[stream],
     process: run,
   };
 }
