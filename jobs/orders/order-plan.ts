@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import type { CatalogApi, FacilityLookup } from '../../src/catalog/types.js';
 import type { CreateOrderBody, CreateShipmentBody } from '../../src/client/schemas.js';
 import type { OrderRecord } from './order-stream.js';
+import { canonicalHash } from '../../src/canonical-hash.js';
 import { BadRecordError } from '../../src/queue/job-errors.js';
 import { defaultShipmentIdUser, shipmentIdFor } from './shipment-id.js';
 
@@ -19,20 +19,10 @@ export interface OrderPlan {
   productIds: Map<string, string>;
 }
 
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
-    entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
-
 /** Hash of the record as the job reads it (defaults applied), without any catalog lookup. */
 export function recordHashOf(record: OrderRecord): string {
   const shaped = { ...record, shipmentIdUser: record.shipmentIdUser ?? defaultShipmentIdUser(record.orderId) };
-  return createHash('sha256').update(canonical(shaped)).digest('hex').slice(0, 16);
+  return canonicalHash(shaped, 16);
 }
 
 interface Problem {

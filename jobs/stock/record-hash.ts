@@ -1,9 +1,11 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../../src/canonical-hash.js';
 
 /**
- * A short stable hash of a record as its zod schema parsed it (first 16 hex of sha256). The parsed record's
- * keys come in schema order and unknown keys are dropped, so its JSON is canonical without sorting.
+ * A short stable hash of a count as its zod schema parsed it (first 16 hex of sha256). The parsed record's keys come
+ * in schema order and unknown keys are dropped, so its JSON is canonical without sorting. Not the canonical hash of
+ * src/canonical-hash.ts: this one is stored in count progress, and a new one would make counts in progress at an
+ * upgrade look corrected.
  */
 export function recordHash(parsed: unknown): string {
-  return createHash('sha256').update(JSON.stringify(parsed)).digest('hex').slice(0, 16);
+  return sha256Hex(JSON.stringify(parsed)).slice(0, 16);
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, jobIdFor, recordHash } from '../../src/queue/job-id.js';
+import { canonicalJson } from '../../src/canonical-hash.js';
+import { jobIdFor, recordHash } from '../../src/queue/job-id.js';
 import { retryDelay } from '../../src/queue/backoff.js';
 
 describe('job ids', () => {
