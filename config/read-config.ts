@@ -1,38 +1,7 @@
 import type { z } from 'zod';
 import { clusterPrefix, type RedisTarget } from '../src/redis.js';
 import { defaults } from './defaults.js';
-import { envSchema } from './schema.js';
-
-/** Budgets of one account, shared by all its processes. */
-export interface Budgets {
-  postPerMinute: number;
-  getPerMinute: number;
-  collectionPerHour: number;
-  /** One budget every request spends (GET, POST, collection), beside the three above; none when undefined. */
-  requestsPerMinute?: number;
-  /** Fraction of each budget the client allows itself. */
-  headroom: number;
-}
-
-/** Where and how to reach the service. */
-export interface ServiceConfig {
-  baseUrl: string;
-  account: string;
-  apiKey: string;
-  apiSecret: string;
-  budgets: Budgets;
-  entityTimeoutMs: number;
-  collectionTimeoutMs: number;
-  readRetries: number;
-  /** Largest answer body, in bytes; default defaults.maxResponseBytes. */
-  maxResponseBytes?: number;
-}
-
-export interface UpstreamConfig {
-  url: string;
-  /** Bearer token, when the feed wants one. A secret. */
-  token?: string;
-}
+import { envSchema, type Env } from './schema.js';
 
 /** Redis, and the prefix of every key the program writes there. */
 export interface RedisConfig extends RedisTarget {
@@ -41,33 +10,13 @@ export interface RedisConfig extends RedisTarget {
   prefixGiven?: string;
 }
 
-export interface Config {
-  /** Undefined only where the command does not need the service (sandbox, demo) and none was given. */
-  service?: ServiceConfig;
-  redis: RedisConfig;
-  upstream?: UpstreamConfig;
-  schedule: { orderPollSeconds: number; bomPollSeconds: number; stockSyncCron: string; stockSyncTz?: string };
-  jobs: {
-    attempts: number;
-    retryBaseDelayMs: number;
-    retryMaxDelayMs: number;
-    concurrency: number;
-    varianceChunkSize: number;
-    feedPageSize: number;
-  };
-  catalog: { refreshSeconds: number };
-  /** Caps on what arrives (docs/operations.md, "Caps on input"). */
-  limits: { maxRecordBytes: number; feedMaxPageBytes: number };
-  /** How long failed bad-record jobs are kept (docs/operations.md, "Retention"). */
-  retention: { badRecordsKeep: number; badRecordsKeepDays: number };
-  /** publicUrl: the origin users open through a reverse proxy (DASHBOARD_PUBLIC_URL). */
-  dashboard: { user?: string; password?: string; publicUrl?: string };
-  http: { host: string; port: number };
-  /** Alerts of `worker`: the webhook (a secret: Slack's URLs carry a token), the lag limit, one alert per reason per interval. */
-  alerts: { webhookUrl?: string; lagSeconds: number; intervalSeconds: number };
-  shutdownGraceSeconds: number;
-  logLevel: string;
-}
+/** The program's configuration: inferred from the checked environment (config/schema.ts) by configOf below. */
+export type Config = ReturnType<typeof configOf>;
+/** Where and how to reach the service. */
+export type ServiceConfig = NonNullable<Config['service']>;
+/** Budgets of one account, shared by all its processes (requestsPerMinute: one total beside the three classes). */
+export type Budgets = ServiceConfig['budgets'];
+export type UpstreamConfig = NonNullable<Config['upstream']>;
 
 /** What a command needs of the configuration, beyond what always has a default. */
 export interface ConfigNeeds {
@@ -91,7 +40,7 @@ function issueLine(issue: z.core.$ZodIssue): string {
 }
 
 /** The total budget as a field of Budgets, or nothing (so that logs and equality checks do not show `undefined`). */
-function totalBudget(requestsPerMinute: number | undefined): Pick<Budgets, 'requestsPerMinute'> {
+function totalBudget(requestsPerMinute: number | undefined): { requestsPerMinute?: number } {
   return requestsPerMinute === undefined ? {} : { requestsPerMinute };
 }
 
@@ -112,8 +61,12 @@ export function readConfig(env: Record<string, string | undefined>, needs: Confi
   if (needs.upstream && !cleaned.UPSTREAM_URL) problems.push('UPSTREAM_URL: is required to pull the feed');
   if (e && e.FEED_MAX_PAGE_BYTES < e.MAX_RECORD_BYTES) problems.push('FEED_MAX_PAGE_BYTES: must be at least MAX_RECORD_BYTES (a page must hold one record)');
   if (problems.length > 0 || !e) throw new ConfigError(problems);
+  return configOf(e);
+}
 
-  const service: ServiceConfig | undefined =
+/** The configuration of a checked environment; the Config type is inferred from it. */
+function configOf(e: Env) {
+  const service =
     e.INVENTORY_BASE_URL && e.INVENTORY_ACCOUNT && e.INVENTORY_API_KEY && e.INVENTORY_API_SECRET
       ? {
           baseUrl: e.INVENTORY_BASE_URL,
@@ -125,11 +78,12 @@ export function readConfig(env: Record<string, string | undefined>, needs: Confi
             getPerMinute: e.INVENTORY_GET_PER_MINUTE,
             collectionPerHour: e.INVENTORY_COLLECTION_PER_HOUR,
             ...totalBudget(e.INVENTORY_REQUESTS_PER_MINUTE ?? defaults.requestsPerMinute),
-            headroom: defaults.budgetHeadroom,
+            // As numbers, not the defaults' literal types: callers set their own.
+            headroom: defaults.budgetHeadroom as number,
           },
           entityTimeoutMs: e.INVENTORY_ENTITY_TIMEOUT_MS,
           collectionTimeoutMs: e.INVENTORY_COLLECTION_TIMEOUT_MS,
-          readRetries: defaults.readRetries,
+          readRetries: defaults.readRetries as number,
           maxResponseBytes: e.INVENTORY_MAX_RESPONSE_BYTES,
         }
       : undefined;
@@ -142,7 +96,7 @@ export function readConfig(env: Record<string, string | undefined>, needs: Confi
       orderPollSeconds: e.ORDER_POLL_SECONDS,
       bomPollSeconds: e.BOM_POLL_SECONDS,
       stockSyncCron: e.STOCK_SYNC_CRON,
-      stockSyncTz: e.STOCK_SYNC_TZ,
+      ...(e.STOCK_SYNC_TZ === undefined ? {} : { stockSyncTz: e.STOCK_SYNC_TZ }),
     },
     jobs: {
       attempts: e.JOB_ATTEMPTS,

@@ -92,6 +92,7 @@ export async function runDemo(io: CliIo, o: DemoOptions): Promise<ExitCodeValue>
         entityTimeoutMs: defaults.entityTimeoutMs,
         collectionTimeoutMs: defaults.collectionTimeoutMs,
         readRetries: defaults.readRetries,
+        maxResponseBytes: defaults.maxResponseBytes,
       },
       upstream: { url: feed.url, token },
       redis: { ...base.redis, url: redis.url, prefix },
