@@ -73,6 +73,24 @@ export const defaults = {
   /** Dashboard host and port. */
   dashboardHost: '127.0.0.1',
   dashboardPort: 3000,
+  /** The dashboard's sessions and login limits (src/dashboard/auth.ts DashboardLimits); startDashboard's `limits` overrides them. */
+  dashboard: {
+    /** Life of a session from its login, and how long an unused one lasts, in ms. */
+    sessionTtlMs: 12 * 3600_000,
+    sessionIdleMs: 2 * 3600_000,
+    /** Sessions held at once; past it the oldest ends. */
+    maxSessions: 1_000,
+    /** How often ended sessions and old login attempts are swept from memory, in ms. */
+    sweepMs: 60_000,
+    /** Login attempts one client address, and all together, may make per window (a successful one is given back). */
+    loginAttemptsPerClient: 5,
+    loginAttemptsOverall: 30,
+    loginWindowMs: 60_000,
+    /** Pause before a wrong login answers, in ms. */
+    failedLoginPauseMs: 300,
+  },
+  /** Shortest DASHBOARD_PASSWORD accepted on a host other machines can reach. */
+  dashboardMinPasswordLength: 12,
   /** An alert is sent when a stream's feed has been behind longer than this, in seconds. */
   alertLagSeconds: 600,
   /** At most one alert per reason (a stream's new failures, its lag) in this many seconds. */
@@ -89,4 +107,40 @@ export const defaults = {
   demoRequestsPerMinute: 3000,
   /** Seconds between catalog refreshes after a miss in the demo, so a product added to the sandbox is found on retry. */
   demoCatalogRefreshSeconds: 2,
+
+  // Internals: not settings, but each in one place.
+  /** How long a process waits for another one's catalog fetch before fetching itself, in ms. */
+  catalogPeerWaitMs: 150_000,
+  /** Minutes of history the dashboard's charts show unless asked for another span. */
+  flowChartMinutes: 180,
+  /** How often `sync --once` looks whether its queues are drained, in ms. */
+  drainPollMs: 200,
+  /** BullMQ's lock on a running job, in ms (renewed while it runs), and how often stalled jobs are looked for. */
+  jobLockMs: 30_000,
+  stalledCheckMs: 30_000,
+  /** Life of the per-business-key lock of a running job, in ms (renewed while it runs). */
+  keyLockTtlMs: 30_000,
+  /** How long a job whose business key is busy waits before it is tried again, in ms (plus as much jitter). */
+  keyBusyDelayMs: 500,
+  /** How long a queue is held after a 429 that gives no reset time, in ms. */
+  rateLimitHoldMs: 5_000,
+  /** Life of the lock that lets one process pull a stream at a time, in ms, and how long `sync` waits for it. */
+  pullLockTtlMs: 60_000,
+  pullLockWaitMs: 60_000,
+  /** Records and characters of one import batch (an intake job). */
+  importBatchRecords: 1_000,
+  importBatchChars: 4 * 1024 * 1024,
+  /** How long a command waits for Redis to answer at start, in ms. */
+  redisConnectTimeoutMs: 3_000,
+  /** How long a private Redis server (demo, tests) may take to start, in ms. */
+  redisStartTimeoutMs: 15_000,
+  /** Time-out of one feed page request, in ms, and the delays between its retries. */
+  feedTimeoutMs: 30_000,
+  feedRetryMinDelayMs: 500,
+  feedRetryMaxDelayMs: 5_000,
+  /** How long a stock count waits for its location's lock (or another job's snapshot read), in ms. */
+  stockLockWaitMs: 120_000,
+  /** Defaults of the Redis lock helper (jobs/stock/redis-lock.ts): longest wait and poll interval, in ms. */
+  lockWaitMs: 60_000,
+  lockPollMs: 50,
 } as const;

@@ -8,6 +8,7 @@ import { accessSync, constants, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { Redis } from 'ioredis';
+import { defaults } from '../config/defaults.js';
 import { UnreachableError } from './cli/exit-codes.js';
 import { safeRedisUrl } from './cli/connect-redis.js';
 import { freePort } from './free-port.js';
@@ -103,7 +104,7 @@ export async function startRedisServer(o: RedisServerOptions = {}): Promise<Redi
       c.once('exit', (code) => reject(new Error(`${binary} exited with code ${code} at start (see ${join(dir, 'redis.log')})`)));
     });
     failed.catch(() => undefined);
-    await Promise.race([waitForPing(url, o.startTimeoutMs ?? 15_000), failed]);
+    await Promise.race([waitForPing(url, o.startTimeoutMs ?? defaults.redisStartTimeoutMs), failed]);
   };
 
   const shutdown = async () => {

@@ -1,3 +1,4 @@
+import { defaults } from '../../config/defaults.js';
 import type { RedisConnection as Redis } from '../../src/redis.js';
 import { waitForLock } from '../../src/queue/key-lock.js';
 
@@ -41,7 +42,7 @@ export async function withRedisLock<T>(
   opts: RedisLockOptions = {},
 ): Promise<T> {
   const started = Date.now();
-  const lock = await waitForLock(redis, key, opts.ttlMs ?? 15_000, opts.waitMs ?? 60_000, opts.pollMs ?? 50);
+  const lock = await waitForLock(redis, key, opts.ttlMs ?? defaults.stockLocationLockMs, opts.waitMs ?? defaults.lockWaitMs, opts.pollMs ?? defaults.lockPollMs);
   if (!lock) throw new LockTimeoutError(key, Date.now() - started);
   try {
     return await fn({

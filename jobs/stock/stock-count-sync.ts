@@ -25,7 +25,7 @@ export interface StockCountJobOptions {
  */
 export function createStockCountJob(opts: StockCountJobOptions = {}): JobKind<StockCountRecord> {
   const lockTtlMs = opts.lockTtlMs ?? defaults.stockLocationLockMs;
-  const lockWaitMs = opts.lockWaitMs ?? 120_000;
+  const lockWaitMs = opts.lockWaitMs ?? defaults.stockLockWaitMs;
   const snapshot = {
     readStock: (client: ServiceApi) => readStockOnHand(client),
     maxAgeMs: opts.snapshotMaxAgeMs ?? defaults.stockSnapshotMaxAgeSeconds * 1000,

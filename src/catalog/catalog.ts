@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { z } from 'zod';
+import { defaults } from '../../config/defaults.js';
 import type { ServiceApi } from '../client/service-api.js';
 import type { Logger } from '../logger.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis.js';
@@ -138,7 +139,7 @@ export class Catalog implements CatalogApi {
   private async coordinated(why: 'load' | 'miss'): Promise<void> {
     const { redis, keys } = this.o;
     const lockKey = keys.catalogLock();
-    const peerWaitMs = this.o.peerWaitMs ?? 150_000;
+    const peerWaitMs = this.o.peerWaitMs ?? defaults.catalogPeerWaitMs;
     const deadline = Date.now() + peerWaitMs;
     for (;;) {
       const storedAt = await this.storedAt();

@@ -1,3 +1,4 @@
+import { defaults } from '../../config/defaults.js';
 import type { RedisConfig } from '../../config/read-config.js';
 import type { Logger } from '../logger.js';
 import { findRedisFailure } from '../redis-errors.js';
@@ -34,7 +35,7 @@ export interface ConnectRedisOptions {
  * UnreachableError after `timeoutMs`. Once up, it reconnects forever as BullMQ expects.
  */
 export async function connectRedis(target: RedisConfig | RedisTarget | string, o: ConnectRedisOptions = {}): Promise<RedisConnection> {
-  const timeoutMs = o.timeoutMs ?? 3000;
+  const timeoutMs = o.timeoutMs ?? defaults.redisConnectTimeoutMs;
   const redis = createRedis(target, { lazyConnect: true, connectTimeout: timeoutMs });
   // Keep the socket's own error (ECONNREFUSED...): connect() only says "Connection is closed".
   let lastError: unknown;

@@ -1,12 +1,32 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import { defaults } from '../../config/defaults.js';
 import type { Logger } from '../logger.js';
 import { sameSecret } from '../same-secret.js';
-import { dashboardDefaults, type DashboardLimits } from './dashboard-defaults.js';
 import { esc, page } from './html.js';
 import { LoginThrottle } from './login-throttle.js';
 import { isLoopback } from './loopback.js';
 import { sameOriginPath } from './same-origin-path.js';
 import { Sessions } from './sessions.js';
+
+/** The dashboard's sessions and login limits; defaults in config/defaults.ts (`dashboard`); startDashboard's `limits` option overrides any of them. */
+export interface DashboardLimits {
+  /** Life of a session from its login, in ms. */
+  sessionTtlMs: number;
+  /** A session unused this long ends, in ms. */
+  sessionIdleMs: number;
+  /** Sessions held at once; past it the oldest ends. */
+  maxSessions: number;
+  /** How often ended sessions and old login attempts are swept from memory, in ms. */
+  sweepMs: number;
+  /** Login attempts one client address may make per window (a successful one is given back). */
+  loginAttemptsPerClient: number;
+  /** Login attempts all clients together may make per window. */
+  loginAttemptsOverall: number;
+  /** The window of both login limits, in ms. */
+  loginWindowMs: number;
+  /** Pause before a wrong login answers, in ms. */
+  failedLoginPauseMs: number;
+}
 
 export interface Credentials {
   user: string;
@@ -26,7 +46,7 @@ export interface SessionAuthOptions {
 
 /** Why a password is too short for the host it guards (one line naming the variable), or undefined. */
 export function weakPasswordProblem(host: string, password: string): string | undefined {
-  const min = dashboardDefaults.minPasswordLength;
+  const min = defaults.dashboardMinPasswordLength;
   if (isLoopback(host) || [...password].length >= min) return undefined;
   return `DASHBOARD_PASSWORD: must be at least ${min} characters when the dashboard listens on ${host}, where other machines can reach it (a shorter one is allowed on a loopback host only)`;
 }

@@ -5,6 +5,7 @@ import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
 import { Queue } from 'bullmq';
 import express, { type NextFunction, type Request, type Response } from 'express';
+import { defaults } from '../../config/defaults.js';
 import type { RedisConnection as Redis } from '../redis.js';
 import type { Budgets } from '../../config/read-config.js';
 import { batchForBoard } from '../ops/batch-info.js';
@@ -15,7 +16,7 @@ import { openStreamQueues } from '../queue/stream-queues.js';
 import type { Logger } from '../logger.js';
 import { isStream } from '../queue/streams.js';
 import { sessionAuth, weakPasswordProblem, type Credentials } from './auth.js';
-import { dashboardDefaults, type DashboardLimits } from './dashboard-defaults.js';
+import type { DashboardLimits } from './auth.js';
 import { esc, page } from './html.js';
 import { isLoopback } from './loopback.js';
 import { ownOrigin, requestGuard } from './request-guard.js';
@@ -40,7 +41,7 @@ export interface DashboardOptions {
    * bound one, and with https the session cookie is Secure. Default: none.
    */
   publicUrl?: string;
-  /** Sessions and login limits. Default: dashboardDefaults. */
+  /** Sessions and login limits. Default: defaults.dashboard. */
   limits?: Partial<DashboardLimits>;
   /** Epoch ms now, for sessions and login limits. Default: Date.now. */
   now?: () => number;
@@ -90,7 +91,7 @@ export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
   const auth = o.auth
     ? sessionAuth({
         credentials: o.auth,
-        limits: { ...dashboardDefaults, ...o.limits },
+        limits: { ...defaults.dashboard, ...o.limits },
         secureCookie: o.publicUrl?.startsWith('https:') ?? false,
         originOf: (req) => ownOrigin(req, o.publicUrl),
         now: o.now ?? Date.now,

@@ -75,15 +75,15 @@ export class UpstreamClient {
 
   constructor(private readonly opts: UpstreamClientOptions) {
     this.base = opts.url.replace(/\/+$/, '');
-    this.timeoutMs = opts.timeoutMs ?? 30_000;
+    this.timeoutMs = opts.timeoutMs ?? defaults.feedTimeoutMs;
   }
 
   /** One page of a stream; transient failures are retried, the rest thrown as FeedError. */
   fetchPage(stream: StreamName, o: FetchPageOptions): Promise<FeedPage> {
     return pRetry(() => this.fetchOnce(stream, o), {
       retries: this.opts.retries ?? 3,
-      minTimeout: this.opts.minRetryDelayMs ?? 500,
-      maxTimeout: this.opts.maxRetryDelayMs ?? 5_000,
+      minTimeout: this.opts.minRetryDelayMs ?? defaults.feedRetryMinDelayMs,
+      maxTimeout: this.opts.maxRetryDelayMs ?? defaults.feedRetryMaxDelayMs,
       randomize: true,
       signal: o.signal,
       shouldRetry: ({ error }) => error instanceof FeedError && error.retryable,

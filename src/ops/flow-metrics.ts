@@ -87,7 +87,7 @@ export async function readFlow(
   o: { spanMinutes?: number; budgets?: Budgets; lagLimitSeconds?: number; now?: number } = {},
 ): Promise<FlowSeries> {
   const now = o.now ?? Date.now();
-  const span = Math.min(o.spanMinutes ?? 180, defaults.flowKeepMinutes);
+  const span = Math.min(o.spanMinutes ?? defaults.flowChartMinutes, defaults.flowKeepMinutes);
   const to = minuteOf(now);
   const from = to - (span - 1) * MINUTE;
   const minutes = Array.from({ length: span }, (_, i) => from + i * MINUTE);

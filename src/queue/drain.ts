@@ -1,4 +1,5 @@
 import type { Job, Queue } from 'bullmq';
+import { defaults } from '../../config/defaults.js';
 import type { RedisConnection as Redis } from '../redis.js';
 import { batchLabel, intakeDataSchema, streamOfIntakeQueue } from './intake.js';
 import type { JobResult } from './job-kind.js';
@@ -28,7 +29,7 @@ export async function pendingCounts(queues: Queue[]): Promise<Record<string, num
  * or waiting for children, seen twice in a row. Rejects with the signal's reason when aborted.
  */
 export async function waitForIdle(queues: Queue[], o: WaitForIdleOptions = {}): Promise<void> {
-  const pollMs = o.pollMs ?? 200;
+  const pollMs = o.pollMs ?? defaults.drainPollMs;
   let idleLooks = 0;
   while (idleLooks < 2) {
     o.signal?.throwIfAborted();

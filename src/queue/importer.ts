@@ -1,3 +1,4 @@
+import { defaults } from '../../config/defaults.js';
 import type { RedisConnection as Redis } from '../redis.js';
 import type { Readable } from 'node:stream';
 import { readNdjsonChunks, type NdjsonEntry } from '../feed/ndjson.js';
@@ -63,8 +64,8 @@ const MAX_REMEMBERED_IDS = 500_000;
  */
 export async function importNdjson(o: ImportNdjsonOptions): Promise<ImportResult> {
   const started = Date.now();
-  const batchSize = o.batchSize ?? 1_000;
-  const batchChars = o.batchChars ?? 4 * 1024 * 1024;
+  const batchSize = o.batchSize ?? defaults.importBatchRecords;
+  const batchChars = o.batchChars ?? defaults.importBatchChars;
   let chars = 0;
   const totals: ImportResult = { lines: 0, records: 0, queued: 0, duplicates: 0, invalid: 0, batches: 0, malformed: 0, ms: 0 };
   const recordQueue = o.queues.get(o.stream);

@@ -1,4 +1,5 @@
 import { DelayedError, RateLimitError, UnrecoverableError, type Job } from 'bullmq';
+import { defaults } from '../../config/defaults.js';
 import type { ApiCall } from '../client/service-api.js';
 import { problemsOf, recordKey } from '../feed/records.js';
 import type { Logger } from '../logger.js';
@@ -51,8 +52,8 @@ function checkedRecord<R>(kind: JobKind<R>, job: Job): { record: R; key: string 
  * the attempt's trace as one job log line, and turn errors into fail / retry / queue-wide hold.
  */
 export function createProcessor<R>(kind: JobKind<R>, deps: RunnerDeps, opts: ProcessorOptions = {}): RecordProcessor {
-  const keyLockTtlMs = opts.keyLockTtlMs ?? 30_000;
-  const keyBusyDelayMs = opts.keyBusyDelayMs ?? 500;
+  const keyLockTtlMs = opts.keyLockTtlMs ?? defaults.keyLockTtlMs;
+  const keyBusyDelayMs = opts.keyBusyDelayMs ?? defaults.keyBusyDelayMs;
 
   return async (job, token, signal) => {
     const started = Date.now();
@@ -111,7 +112,7 @@ async function settle(job: Job, token: string | undefined, f: Failure, logger: L
   const attempts = job.opts.attempts ?? 1;
   const attempt = job.attemptsMade + 1;
   if (f.action === 'hold') {
-    const holdMs = Math.max(1, (f.resetAt ?? Date.now() + (opts.defaultHoldMs ?? 5_000)) - Date.now());
+    const holdMs = Math.max(1, (f.resetAt ?? Date.now() + (opts.defaultHoldMs ?? defaults.rateLimitHoldMs)) - Date.now());
     logger.warn({ code: f.code, holdMs, hint: f.hint }, `${reason}; the queue waits ${holdMs} ms for the service budget; no attempt spent`);
     if (opts.rateLimit) {
       await opts.rateLimit(holdMs);

@@ -1,4 +1,5 @@
 import type { Queue } from 'bullmq';
+import { defaults } from '../../config/defaults.js';
 import type { FeedPage, FetchPageOptions } from '../feed/upstream-client.js';
 import type { Logger } from '../logger.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis.js';
@@ -45,7 +46,7 @@ export interface PullResult {
  */
 export async function pullStream(o: PullStreamOptions): Promise<PullResult> {
   const result: PullResult = { pages: 0, queued: 0, duplicates: 0, invalid: 0, caughtUp: false, locked: false };
-  const lock = await waitForLock(o.redis, o.keys.lock('pull', o.stream), o.lockTtlMs ?? 60_000, o.lockWaitMs ?? 0);
+  const lock = await waitForLock(o.redis, o.keys.lock('pull', o.stream), o.lockTtlMs ?? defaults.pullLockTtlMs, o.lockWaitMs ?? 0);
   if (!lock) {
     o.logger.debug({ stream: o.stream }, 'another process is pulling this stream; skipped');
     return { ...result, locked: true };

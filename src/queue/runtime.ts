@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { defaults } from '../../config/defaults.js';
 import type { Config } from '../../config/read-config.js';
 import type { CatalogApi } from '../catalog/types.js';
 import type { ServiceApi } from '../client/service-api.js';
@@ -164,7 +165,7 @@ export async function syncOnce(d: RuntimeDeps, o: RunOptions & { streams?: Strea
         logger: d.logger,
         signal: o.signal,
         // A `worker` process may be polling the same stream; wait for its pull to end.
-        lockWaitMs: o.lockWaitMs ?? 60_000,
+        lockWaitMs: o.lockWaitMs ?? defaults.pullLockWaitMs,
       });
       pulled.set(stream, result);
       o.onProgress?.({ phase: 'pulled', stream, result });

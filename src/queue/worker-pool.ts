@@ -102,8 +102,8 @@ export async function startWorkers(o: StartWorkersOptions): Promise<WorkerPool> 
         // BullMQ's per-minute counts of finished jobs, for the dashboard's charts; every worker must keep the same number.
         metrics: { maxDataPoints: defaults.flowKeepMinutes },
         settings: { backoffStrategy },
-        lockDuration: o.lockDurationMs ?? 30_000,
-        stalledInterval: o.stalledIntervalMs ?? 30_000,
+        lockDuration: o.lockDurationMs ?? defaults.jobLockMs,
+        stalledInterval: o.stalledIntervalMs ?? defaults.stalledCheckMs,
       },
     );
     worker.on('error', (err) => o.logger.error({ stream: kind.stream, err: err.message }, 'worker error (Redis?); BullMQ reconnects and goes on'));
@@ -133,8 +133,8 @@ export async function startWorkers(o: StartWorkersOptions): Promise<WorkerPool> 
         prefix: o.prefix,
         concurrency: 1,
         settings: { backoffStrategy },
-        lockDuration: o.lockDurationMs ?? 30_000,
-        stalledInterval: o.stalledIntervalMs ?? 30_000,
+        lockDuration: o.lockDurationMs ?? defaults.jobLockMs,
+        stalledInterval: o.stalledIntervalMs ?? defaults.stalledCheckMs,
       },
     );
     // A Redis outage is logged by the stream's record worker (same Redis); here it would only repeat it.
