@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { Catalog } from '../src/catalog/catalog.js';
 import { ServiceClient } from '../src/client/service-client.js';
 import { createQueues } from '../src/queue/queues.js';
-import { addJobs, recordJob } from '../src/queue/record-jobs.js';
+import { addJobs, recordJob } from '../src/feed/record-jobs.js';
 import { clusterPrefix, createRedis, deleteKeysUnder, redisKeys, type RedisConnection, type RedisTarget } from '../src/redis.js';
 import type { Sandbox } from '../src/sandbox/sandbox.js';
 import type { OrderWorkerSettings } from './lib/order-workers.js';

@@ -18,7 +18,7 @@ import type { ApiCall } from '../src/client/service-api.js';
 import { ServiceClient } from '../src/client/service-client.js';
 import { createLogger } from '../src/logger.js';
 import { waitForIdle } from '../src/queue/drain.js';
-import { importNdjson } from '../src/queue/importer.js';
+import { importNdjson } from '../src/feed/importer.js';
 import { createQueues } from '../src/queue/queues.js';
 import { startWorkers } from '../src/queue/worker-pool.js';
 import { createRedis, deleteKeysUnder, redisKeys } from '../src/redis.js';

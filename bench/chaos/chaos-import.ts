@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cliCommand } from '../lib/cli-process.js';
-import type { ImportResult } from '../../src/queue/importer.js';
+import type { ImportResult } from '../../src/feed/importer.js';
 import type { ImportPlan } from './import-plan.js';
 
 /** Records per import batch in the chaos run (1,000 by default): many batches, many chances to be hit mid-expansion. */

@@ -4,7 +4,7 @@
  * few bad records, one of them a line that is not JSON at all.
  */
 import { checkRecord } from '../../src/feed/records.js';
-import { badLineId } from '../../src/queue/record-jobs.js';
+import { badLineId } from '../../src/feed/record-jobs.js';
 import type { BadRecord, OrderSpec } from './scenario.js';
 
 export interface ImportPlan {

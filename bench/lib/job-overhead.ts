@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { Catalog } from '../../src/catalog/catalog.js';
 import { ServiceClient } from '../../src/client/service-client.js';
 import { createQueues } from '../../src/queue/queues.js';
-import { addJobs, recordJob } from '../../src/queue/record-jobs.js';
+import { addJobs, recordJob } from '../../src/feed/record-jobs.js';
 import { createRedis, deleteKeysUnder, redisKeys } from '../../src/redis.js';
 import type { SandboxProfile } from '../../src/sandbox/sandbox-options.js';
 import { startSandbox } from '../../src/sandbox/sandbox.js';

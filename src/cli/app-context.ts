@@ -4,7 +4,7 @@ import { buildDeps, type AppDeps } from '../app/build-deps.js';
 import { logEvictionWarning } from '../eviction-policy.js';
 import type { Logger } from '../logger.js';
 import { createMetrics, type Metrics } from '../metrics/metrics.js';
-import { readFeedState } from '../queue/feed-state.js';
+import { readFeedState } from '../feed/feed-state.js';
 import { STREAMS } from '../queue/streams.js';
 import type { CliIo, OutStream } from './cli-io.js';
 import { commandLogger, describeConfig, loadConfig } from './command-context.js';

@@ -1,4 +1,4 @@
-import type { ImportResult } from '../queue/importer.js';
+import type { ImportResult } from '../feed/importer.js';
 import type { SyncSummary } from '../queue/runtime.js';
 import { clip, renderTable } from './table.js';
 

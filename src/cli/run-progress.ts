@@ -1,4 +1,4 @@
-import { streamOfIntakeQueue } from '../queue/intake.js';
+import { streamOfIntakeQueue } from '../feed/intake.js';
 import type { RunProgress } from '../queue/runtime.js';
 import type { CliIo } from './cli-io.js';
 import { createProgress } from './progress.js';

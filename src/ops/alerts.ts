@@ -1,7 +1,7 @@
 import type { Queue } from 'bullmq';
 import type { RedisConnection as Redis } from '../redis.js';
 import { redact, type Logger } from '../logger.js';
-import { readFeedState } from '../queue/feed-state.js';
+import { readFeedState } from '../feed/feed-state.js';
 import { redisKeys } from '../redis.js';
 import { STREAMS, type StreamName } from '../queue/streams.js';
 import { laggingSeconds } from './feed-lag.js';

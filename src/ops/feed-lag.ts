@@ -1,4 +1,4 @@
-import type { FeedState } from '../queue/feed-state.js';
+import type { FeedState } from '../feed/feed-state.js';
 import type { StreamName } from '../queue/streams.js';
 
 /** Streams pulled every few seconds (`every`); stock counts are pulled by a daily cron, so a day between is normal. */

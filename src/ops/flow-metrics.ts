@@ -2,7 +2,7 @@ import type { Queue } from 'bullmq';
 import type { RedisConnection as Redis } from '../redis.js';
 import { defaults } from '../../config/defaults.js';
 import type { Budgets } from '../../config/read-config.js';
-import { readFeedState } from '../queue/feed-state.js';
+import { readFeedState } from '../feed/feed-state.js';
 import { redisKeys } from '../redis.js';
 import { STREAMS, type StreamName } from '../queue/streams.js';
 import { behindSeconds } from './feed-lag.js';

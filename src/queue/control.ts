@@ -4,7 +4,7 @@ import type { Config } from '../../config/read-config.js';
 import type { FeedPage, FetchPageOptions } from '../feed/upstream-client.js';
 import type { Logger } from '../logger.js';
 import { createRedis, type RedisConnection as Redis, type RedisKeys, type RedisTarget } from '../redis.js';
-import { pullStream, type PullResult } from './producer.js';
+import { pullStream, type PullResult } from '../feed/producer.js';
 import { CONTROL_QUEUE, type QueueSet } from './queues.js';
 import { STREAMS, type StreamName } from './streams.js';
 import { perStream } from '../../jobs/streams.js';

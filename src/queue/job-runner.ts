@@ -8,7 +8,7 @@ import { BadRecordError } from './job-errors.js';
 import type { JobContext, JobKind, JobResult, RunnerDeps } from './job-kind.js';
 import { tryLock } from './key-lock.js';
 import { jobDataSchema, type JobData } from './queues.js';
-import { recordLabel } from './record-jobs.js';
+import { recordLabel } from '../feed/record-jobs.js';
 import { tracedClient } from './traced-client.js';
 
 export type { RunnerDeps } from './job-kind.js';

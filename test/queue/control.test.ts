@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFeedServer, type FeedServer } from '../../src/feed/feed-server.js';
 import { UpstreamClient } from '../../src/feed/upstream-client.js';
 import { openControlQueue, readScheduleInfo, startControl, type Control, type ControlRun, type StartControlOptions } from '../../src/queue/control.js';
-import type { PullResult } from '../../src/queue/producer.js';
+import type { PullResult } from '../../src/feed/producer.js';
 import { order, queueWorld, sleep, type QueueWorld } from './support.js';
 
 let w: QueueWorld;

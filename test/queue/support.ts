@@ -6,7 +6,7 @@ import { ServiceClient } from '../../src/client/service-client.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 import { recordSchemas } from '../../src/feed/records.js';
 import type { JobContext, JobKind, JobResult } from '../../src/queue/job-kind.js';
-import { pullStream, type PullStreamOptions } from '../../src/queue/producer.js';
+import { pullStream, type PullStreamOptions } from '../../src/feed/producer.js';
 import type { RunnerDeps } from '../../src/queue/job-runner.js';
 import { createQueues, type QueueSet } from '../../src/queue/queues.js';
 import type { RecordOf, StreamName } from '../../jobs/streams.js';

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { Command } from 'commander';
 import { logEvictionWarning } from '../../eviction-policy.js';
-import { importNdjson, type ImportResult } from '../../queue/importer.js';
+import { importNdjson, type ImportResult } from '../../feed/importer.js';
 import { createQueues } from '../../queue/queues.js';
 import type { SyncSummary } from '../../queue/runtime.js';
 import { isStream, STREAMS, type StreamName } from '../../queue/streams.js';

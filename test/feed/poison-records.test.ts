@@ -3,11 +3,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFeedServer, type FeedServer } from '../../src/feed/feed-server.js';
 import { UpstreamClient } from '../../src/feed/upstream-client.js';
 import { waitForIdle } from '../../src/queue/drain.js';
-import { importNdjson } from '../../src/queue/importer.js';
-import type { PullStreamOptions } from '../../src/queue/producer.js';
+import { importNdjson } from '../../src/feed/importer.js';
+import type { PullStreamOptions } from '../../src/feed/producer.js';
 import { jobIdFor } from '../../src/queue/queues.js';
-import { addJobs, recordJob, type RecordJob } from '../../src/queue/record-jobs.js';
-import { done, order, pullOrders, queueWorld, testKind, type QueueWorld } from './support.js';
+import { addJobs, recordJob, type RecordJob } from '../../src/feed/record-jobs.js';
+import { done, order, pullOrders, queueWorld, testKind, type QueueWorld } from '../queue/support.js';
 
 let w: QueueWorld;
 let feed: FeedServer;

@@ -3,12 +3,12 @@ import type { RedisConnection as Redis } from '../redis.js';
 import { z } from 'zod';
 import type { Config } from '../../config/read-config.js';
 import { indexJobIds } from '../ops/job-index.js';
-import { QUOTE_CHARS } from '../feed/unreadable-record.js';
-import { JITTERED } from './backoff.js';
+import { QUOTE_CHARS } from './unreadable-record.js';
+import { JITTERED } from '../queue/backoff.js';
 import { recordHash } from './job-id.js';
-import type { JobData } from './queues.js';
+import type { JobData } from '../queue/queues.js';
 import type { RecordJob } from './record-jobs.js';
-import { STREAMS, type StreamName } from './streams.js';
+import { STREAMS, type StreamName } from '../queue/streams.js';
 
 /**
  * Intake: how an NDJSON import reaches the record queues quickly.

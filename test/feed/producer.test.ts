@@ -3,10 +3,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFeedServer, type FeedServer } from '../../src/feed/feed-server.js';
 import { UpstreamClient } from '../../src/feed/upstream-client.js';
 import { waitForIdle } from '../../src/queue/drain.js';
-import { readFeedState } from '../../src/queue/feed-state.js';
-import type { PullStreamOptions } from '../../src/queue/producer.js';
+import { readFeedState } from '../../src/feed/feed-state.js';
+import type { PullStreamOptions } from '../../src/feed/producer.js';
 import { jobIdFor, type JobData } from '../../src/queue/queues.js';
-import { done, order, pullOrders, queueWorld, testKind, type QueueWorld } from './support.js';
+import { done, order, pullOrders, queueWorld, testKind, type QueueWorld } from '../queue/support.js';
 
 let w: QueueWorld;
 let feed: FeedServer;

@@ -1,14 +1,14 @@
 import { defaults } from '../../config/defaults.js';
 import type { RedisConnection as Redis } from '../redis.js';
 import type { Readable } from 'node:stream';
-import { readNdjsonChunks, type NdjsonEntry } from '../feed/ndjson.js';
-import { keyInHead } from '../feed/record-head.js';
-import { HEAD_CHARS, QUOTE_CHARS } from '../feed/unreadable-record.js';
+import { readNdjsonChunks, type NdjsonEntry } from './ndjson.js';
+import { keyInHead } from './record-head.js';
+import { HEAD_CHARS, QUOTE_CHARS } from './unreadable-record.js';
 import type { Logger } from '../logger.js';
 import { intakeJobId, keysExist, type IntakeData, type IntakeItem } from './intake.js';
-import type { QueueSet } from './queues.js';
+import type { QueueSet } from '../queue/queues.js';
 import { badLineId, checkedRecord } from './record-jobs.js';
-import type { StreamName } from './streams.js';
+import type { StreamName } from '../queue/streams.js';
 
 export interface ImportProgress {
   /** Lines read so far (blank ones included). */

@@ -1,13 +1,13 @@
 import type { Queue } from 'bullmq';
 import { defaults } from '../../config/defaults.js';
-import type { FeedPage, FetchPageOptions } from '../feed/upstream-client.js';
+import type { FeedPage, FetchPageOptions } from './upstream-client.js';
 import type { Logger } from '../logger.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis.js';
 import { recordPage, recordPullError } from './feed-state.js';
-import { waitForLock } from './key-lock.js';
-import type { JobData } from './queues.js';
+import { waitForLock } from '../queue/key-lock.js';
+import type { JobData } from '../queue/queues.js';
 import { addJobs, recordJob, recordLabel } from './record-jobs.js';
-import type { StreamName } from './streams.js';
+import type { StreamName } from '../queue/streams.js';
 
 export interface PullStreamOptions {
   stream: StreamName;
