@@ -1,11 +1,11 @@
 /** The parts of bench/orders-throughput.ts around the measurement: records, worker processes, a fresh prefix. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { Catalog } from '../src/catalog/catalog.js';
-import { ServiceClient } from '../src/client/service-client.js';
-import { createQueues } from '../src/queue/queues.js';
+import { buildDeps } from '../src/app/build-deps.js';
+import { sandboxConfig } from '../src/app/sandbox-config.js';
+import { createLogger } from '../src/logger.js';
 import { addJobs, recordJob } from '../src/feed/record-jobs.js';
-import { clusterPrefix, createRedis, deleteKeysUnder, redisKeys, type RedisConnection, type RedisTarget } from '../src/redis.js';
+import { clusterPrefix, createRedis, deleteKeysUnder, type RedisConnection, type RedisTarget } from '../src/redis.js';
 import type { Sandbox } from '../src/sandbox/sandbox.js';
 import type { OrderWorkerSettings } from './lib/order-workers.js';
 
@@ -48,11 +48,10 @@ export async function setUp(sandbox: Sandbox, target: RedisTarget | string, tag:
   const redis = createRedis(target);
   const name = `bench-orders-${tag}-${process.pid}`;
   const prefix = typeof target !== 'string' && target.clusterNodes ? clusterPrefix(name) : name;
-  const keys = redisKeys(prefix);
-  const client = new ServiceClient({ baseUrl: sandbox.url, account: sandbox.account, apiKey: sandbox.key, apiSecret: sandbox.secret });
+  const deps = buildDeps(sandboxConfig(sandbox, { prefix, catalogRefreshSeconds: 300 }), createLogger({ level: 'silent' }), { redis, budget: false, streams: ['orders'] });
+  const { queues } = deps;
   // Warm the shared catalog so the workers read it from Redis, not from the service.
-  await new Catalog({ client, redis, keys, refreshSeconds: 300 }).refresh();
-  const queues = createQueues({ connection: redis, prefix, jobs: { attempts: 12 }, streams: ['orders'] });
+  await deps.catalog.refresh();
   const settings = (o: Partial<OrderWorkerSettings>): OrderWorkerSettings => ({
     redis: target,
     prefix,
@@ -73,8 +72,7 @@ export async function setUp(sandbox: Sandbox, target: RedisTarget | string, tag:
     },
     async tearDown() {
       await queues.get('orders').obliterate({ force: true }).catch(() => undefined);
-      await queues.close();
-      await client.close();
+      await deps.close();
       await deleteKeysUnder(redis, prefix);
       redis.disconnect();
     },

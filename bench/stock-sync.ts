@@ -13,15 +13,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { stockCountJob } from '../jobs/stock/stock-count-sync.js';
-import { Catalog } from '../src/catalog/catalog.js';
 import type { ApiCall } from '../src/client/service-api.js';
-import { ServiceClient } from '../src/client/service-client.js';
 import { createLogger } from '../src/logger.js';
 import { waitForIdle } from '../src/queue/drain.js';
 import { importNdjson } from '../src/feed/importer.js';
-import { createQueues } from '../src/queue/queues.js';
 import { startWorkers } from '../src/queue/worker-pool.js';
-import { createRedis, deleteKeysUnder, redisKeys } from '../src/redis.js';
+import { createRedis, deleteKeysUnder } from '../src/redis.js';
+import { buildDeps } from '../src/app/build-deps.js';
+import { sandboxConfig } from '../src/app/sandbox-config.js';
 import { sandboxAdminClient } from '../src/sandbox/admin-client.js';
 import type { SandboxData } from '../src/sandbox/sandbox-data.js';
 import { parseProfile } from '../src/sandbox/profile-rules.js';
@@ -118,14 +117,13 @@ async function runScenario(sb: { url: string; key: string; secret: string }, s: 
   const differences = await writeCounts(file, s, sc.share);
   const redis = createRedis(redisUrl);
   const prefix = `bench-stock-${process.pid}-${Date.now().toString(36)}`;
-  const keys = redisKeys(prefix);
   const logger = createLogger({ level: 'silent' });
   const calls: ApiCall[] = [];
-  const client = new ServiceClient({ baseUrl: sb.url, account: ACCOUNT, apiKey: sb.key, apiSecret: sb.secret, onCall: (c) => calls.push(c) });
-  const catalog = new Catalog({ client, redis, keys, refreshSeconds: 300, logger });
-  await catalog.refresh(); // a worker has its catalog cached; its collection GETs are not the run's
   const jobs = { attempts: 5, retryBaseDelayMs: 500, retryMaxDelayMs: 5_000, concurrency: 16, varianceChunkSize: sc.chunkSize, feedPageSize: 500 };
-  const queues = createQueues({ connection: redis, prefix, jobs, streams: ['stock-counts'] });
+  const config = sandboxConfig({ ...sb, account: ACCOUNT }, { prefix, jobs, catalogRefreshSeconds: 300 });
+  const deps = buildDeps(config, logger, { redis, budget: false, onCall: (c) => calls.push(c), streams: ['stock-counts'] });
+  const { catalog, queues } = deps;
+  await catalog.refresh(); // a worker has its catalog cached; its collection GETs are not the run's
   calls.length = 0;
   let peakRss = 0;
   let peakHeap = 0;
@@ -140,7 +138,7 @@ async function runScenario(sb: { url: string; key: string; secret: string }, s: 
   const t0 = performance.now();
   await importNdjson({ stream: 'stock-counts', source: file, queues, redis, logger });
   const importMs = performance.now() - t0;
-  const pool = await startWorkers({ kinds: [stockCountJob], connection: redisUrl, prefix, deps: { client, catalog, redis, keys, logger, jobs }, concurrency: jobs.concurrency, logger });
+  const pool = await startWorkers({ kinds: [stockCountJob], connection: redisUrl, prefix, deps: { ...deps, jobs }, concurrency: jobs.concurrency, logger });
   await waitForIdle([queues.intake('stock-counts'), queues.get('stock-counts')], { pollMs: 20 });
   const wallMs = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
@@ -155,8 +153,7 @@ async function runScenario(sb: { url: string; key: string; secret: string }, s: 
   }
   const inventoryReads = calls.filter((c) => c.path.endsWith('/api/inventoryitem')).length;
   const variancePosts = calls.filter((c) => c.method === 'POST' && c.path.endsWith('/api/inventoryvariance')).length;
-  await queues.close();
-  await client.close();
+  await deps.close();
   await deleteKeysUnder(redis, prefix);
   await redis.quit();
   return {

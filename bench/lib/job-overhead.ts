@@ -5,11 +5,11 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { Catalog } from '../../src/catalog/catalog.js';
-import { ServiceClient } from '../../src/client/service-client.js';
-import { createQueues } from '../../src/queue/queues.js';
+import { buildDeps } from '../../src/app/build-deps.js';
+import { sandboxConfig } from '../../src/app/sandbox-config.js';
+import { createLogger } from '../../src/logger.js';
 import { addJobs, recordJob } from '../../src/feed/record-jobs.js';
-import { createRedis, deleteKeysUnder, redisKeys } from '../../src/redis.js';
+import { createRedis, deleteKeysUnder } from '../../src/redis.js';
 import type { SandboxProfile } from '../../src/sandbox/sandbox-options.js';
 import { startSandbox } from '../../src/sandbox/sandbox.js';
 import { benchOrders } from './order-records.js';
@@ -48,10 +48,9 @@ async function oneRun(n: number, concurrency: number, redisUrl: string, run: num
   const sandbox = await startSandbox({ data: 'demo', profile });
   const redis = createRedis(redisUrl);
   const prefix = `bench-overhead-${process.pid}-${run}`;
-  const keys = redisKeys(prefix);
-  const client = new ServiceClient({ baseUrl: sandbox.url, account: sandbox.account, apiKey: sandbox.key, apiSecret: sandbox.secret });
-  await new Catalog({ client, redis, keys, refreshSeconds: 300 }).refresh();
-  const queues = createQueues({ connection: redis, prefix, jobs: { attempts: 12 }, streams: ['orders'] });
+  const deps = buildDeps(sandboxConfig(sandbox, { prefix, catalogRefreshSeconds: 300 }), createLogger({ level: 'silent' }), { redis, budget: false, streams: ['orders'] });
+  const { queues } = deps;
+  await deps.catalog.refresh();
   const settings = { redis: redisUrl, prefix, baseUrl: sandbox.url, account: sandbox.account, key: sandbox.key, secret: sandbox.secret, concurrency };
   let child: ChildProcess | undefined;
   try {
@@ -80,8 +79,7 @@ async function oneRun(n: number, concurrency: number, redisUrl: string, run: num
       clearTimeout(t);
     }
     await queues.get('orders').obliterate({ force: true }).catch(() => undefined);
-    await queues.close();
-    await client.close();
+    await deps.close();
     await deleteKeysUnder(redis, prefix);
     redis.disconnect();
     await sandbox.close();

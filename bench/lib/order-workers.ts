@@ -6,12 +6,11 @@
 import { pino } from 'pino';
 import type { Config } from '../../config/read-config.js';
 import { orderJob } from '../../jobs/orders/order-sync.js';
-import { Catalog } from '../../src/catalog/catalog.js';
-import { RequestBudget } from '../../src/client/budget.js';
-import { ServiceClient } from '../../src/client/service-client.js';
+import { buildDeps } from '../../src/app/build-deps.js';
+import { sandboxConfig } from '../../src/app/sandbox-config.js';
 import { createLogger } from '../../src/logger.js';
 import { startWorkers, type StartWorkersOptions } from '../../src/queue/worker-pool.js';
-import { createRedis, redisKeys, type RedisConnection, type RedisTarget } from '../../src/redis.js';
+import { createRedis, type RedisConnection, type RedisTarget } from '../../src/redis.js';
 
 export interface OrderWorkerSettings {
   /** Redis URL, or a target with a cluster's seed nodes. */
@@ -49,28 +48,28 @@ export interface RunningWorkers {
 export async function startOrderWorkers(s: OrderWorkerSettings): Promise<RunningWorkers> {
   // As src/app/build-deps.ts wires it, unless auto-pipelining is asked for (batches one tick's commands into one write).
   const redis: RedisConnection = createRedis(s.redis, s.autoPipelining ? { enableAutoPipelining: true } : {});
-  const keys = redisKeys(s.prefix);
   const logger = createLogger({ level: s.logLevel ?? 'info', pretty: false, destination: pino.destination({ dest: '/dev/null', sync: false }) });
-  const budget = s.budget
-    ? new RequestBudget({ redis, keys, budgets: { ...s.budget, collectionPerHour: 300, headroom: 0.98 } })
-    : undefined;
-  const client = new ServiceClient({
-    baseUrl: s.baseUrl,
-    account: s.account,
-    apiKey: s.key,
-    apiSecret: s.secret,
-    budget,
-    connections: s.connections ?? Math.min(64, s.concurrency * 2),
-    readRetries: s.readRetries,
-    retryMinDelayMs: s.retryMinDelayMs,
+  const config = sandboxConfig(
+    { url: s.baseUrl, account: s.account, key: s.key, secret: s.secret },
+    {
+      prefix: s.prefix,
+      ...(s.budget ? { budgets: { ...s.budget, collectionPerHour: 300, headroom: 0.98 } } : {}),
+      ...(s.readRetries === undefined ? {} : { service: { readRetries: s.readRetries } }),
+      jobs: { attempts: 12, retryBaseDelayMs: 2_000, retryMaxDelayMs: 600_000, varianceChunkSize: 500, feedPageSize: 500, ...s.jobs, concurrency: s.concurrency },
+      catalogRefreshSeconds: s.catalogRefreshSeconds ?? 300,
+    },
+  );
+  const deps = buildDeps(config, logger, {
+    redis,
+    ...(s.budget ? {} : { budget: false as const }),
+    client: { connections: s.connections ?? Math.min(64, s.concurrency * 2), ...(s.retryMinDelayMs === undefined ? {} : { retryMinDelayMs: s.retryMinDelayMs }) },
+    streams: ['orders'],
   });
-  const catalog = new Catalog({ client, redis, keys, refreshSeconds: s.catalogRefreshSeconds ?? 300, logger });
-  const jobs = { attempts: 12, retryBaseDelayMs: 2_000, retryMaxDelayMs: 600_000, varianceChunkSize: 500, feedPageSize: 500, ...s.jobs, concurrency: s.concurrency };
   const pool = await startWorkers({
     kinds: [orderJob],
     connection: s.redis,
     prefix: s.prefix,
-    deps: { client, catalog, redis, keys, logger, jobs },
+    deps: { ...deps, jobs: config.jobs },
     concurrency: s.concurrency,
     logger,
     ...s.locks,
@@ -78,7 +77,7 @@ export async function startOrderWorkers(s: OrderWorkerSettings): Promise<Running
   return {
     async close() {
       await pool.close(2_000);
-      await client.close();
+      await deps.close();
       redis.disconnect();
     },
   };

@@ -1,24 +1,28 @@
 import type { Dispatcher } from 'undici';
 import { ConfigError, type Config } from '../../config/read-config.js';
 import { Catalog } from '../catalog/catalog.js';
+import type { CatalogApi } from '../catalog/types.js';
 import { RequestBudget } from '../client/budget.js';
-import { ServiceClient } from '../client/service-client.js';
+import { ServiceClient, type ServiceClientOptions } from '../client/service-client.js';
 import type { ApiCall } from '../client/service-api.js';
 import { UpstreamClient } from '../feed/upstream-client.js';
 import type { Logger } from '../logger.js';
 import { createQueues } from '../queue/queues.js';
 import type { RuntimeDeps } from '../queue/runtime.js';
+import type { StreamName } from '../queue/streams.js';
 import { createRedis, type RedisConnection as Redis, redisKeys } from '../redis.js';
 
 export interface AppDeps extends RuntimeDeps {
-  budget: RequestBudget;
+  /** Undefined when built with budget: false. */
+  budget?: RequestBudget;
   client: ServiceClient;
-  catalog: Catalog;
+  catalog: CatalogApi;
   upstream?: UpstreamClient;
   /** Closes the queues, the HTTP pools, and Redis unless it was handed in. */
   close(): Promise<void>;
 }
 
+/** What a caller puts in place of the configuration's parts: the entry point, the test worlds and the benches. */
 export interface BuildDepsOptions {
   /** A Redis connection already checked (e.g. by the CLI); left open by close(). Default: a new one from config.redis.url. */
   redis?: Redis;
@@ -26,6 +30,14 @@ export interface BuildDepsOptions {
   onCall?: (call: ApiCall) => void;
   /** undici dispatcher for the service (tests). */
   dispatcher?: Dispatcher;
+  /** Client settings the configuration has no variable for (benches: connections; tests: short read retry delays). */
+  client?: Pick<ServiceClientOptions, 'connections' | 'retryMinDelayMs'>;
+  /** false: no shared request budget (a sandbox without limits; 429s still hold in the process). */
+  budget?: false;
+  /** The catalog to use instead of one over the client (tests that must not read it). */
+  catalog?: CatalogApi;
+  /** The streams to open queues for. Default: all. */
+  streams?: readonly StreamName[];
 }
 
 /** The program's parts, wired from the configuration: Redis, budget, service client, catalog, feed client, queues. */
@@ -34,7 +46,7 @@ export function buildDeps(config: Config, logger: Logger, opts: BuildDepsOptions
   if (!service) throw new ConfigError(['INVENTORY_BASE_URL: is required (with INVENTORY_ACCOUNT, INVENTORY_API_KEY, INVENTORY_API_SECRET) to reach the service']);
   const redis = opts.redis ?? createRedis(config.redis);
   const keys = redisKeys(config.redis.prefix);
-  const budget = new RequestBudget({ redis, keys, budgets: service.budgets });
+  const budget = opts.budget === false ? undefined : new RequestBudget({ redis, keys, budgets: service.budgets });
   const client = new ServiceClient({
     baseUrl: service.baseUrl,
     account: service.account,
@@ -47,12 +59,13 @@ export function buildDeps(config: Config, logger: Logger, opts: BuildDepsOptions
     maxResponseBytes: service.maxResponseBytes,
     dispatcher: opts.dispatcher,
     onCall: opts.onCall,
+    ...opts.client,
   });
-  const catalog = new Catalog({ client, redis, keys, refreshSeconds: config.catalog.refreshSeconds, logger });
+  const catalog = opts.catalog ?? new Catalog({ client, redis, keys, refreshSeconds: config.catalog.refreshSeconds, logger });
   const upstream = config.upstream
     ? new UpstreamClient({ url: config.upstream.url, token: config.upstream.token, maxRecordBytes: config.limits.maxRecordBytes, maxPageBytes: config.limits.feedMaxPageBytes })
     : undefined;
-  const queues = createQueues({ connection: redis, prefix: config.redis.prefix, jobs: config.jobs });
+  const queues = createQueues({ connection: redis, prefix: config.redis.prefix, jobs: config.jobs, ...(opts.streams ? { streams: opts.streams } : {}) });
   return {
     config,
     logger,

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { jobKinds } from '../../jobs/registry.js';
 import { defaults } from '../../config/defaults.js';
 import type { Config } from '../../config/read-config.js';
+import { sandboxConfig } from '../app/sandbox-config.js';
 import { openApp, type AppContext } from '../cli/app-context.js';
 import type { CliIo } from '../cli/cli-io.js';
 import { loadConfig, secretValues } from '../cli/command-context.js';
@@ -82,21 +83,17 @@ export async function runDemo(io: CliIo, o: DemoOptions): Promise<ExitCodeValue>
     const prefix = `${base.redis.prefix}-demo`;
     const perMinute = defaults.demoRequestsPerMinute;
     const config: Config = {
-      ...base,
-      service: {
-        baseUrl: sandbox.url,
-        account: sandbox.account,
-        apiKey: key,
-        apiSecret: secret,
-        budgets: { postPerMinute: perMinute, getPerMinute: perMinute, collectionPerHour: perMinute * 60, headroom: defaults.budgetHeadroom },
-        entityTimeoutMs: defaults.entityTimeoutMs,
-        collectionTimeoutMs: defaults.collectionTimeoutMs,
-        readRetries: defaults.readRetries,
-        maxResponseBytes: defaults.maxResponseBytes,
-      },
+      ...sandboxConfig(
+        { url: sandbox.url, account: sandbox.account, key, secret },
+        {
+          // The service settings are the defaults, whatever the environment says: the demo's service is its sandbox.
+          base: { ...base, service: undefined },
+          budgets: { postPerMinute: perMinute, getPerMinute: perMinute, collectionPerHour: perMinute * 60 },
+          catalogRefreshSeconds: defaults.demoCatalogRefreshSeconds,
+        },
+      ),
       upstream: { url: feed.url, token },
       redis: { ...base.redis, url: redis.url, prefix },
-      catalog: { refreshSeconds: defaults.demoCatalogRefreshSeconds },
     };
     const logFile = join(tmpdir(), `inventory-sync-demo-${process.pid}.log`);
     const logStream = createWriteStream(logFile);

@@ -2,16 +2,18 @@ import { Writable } from 'node:stream';
 import type { Redis } from 'ioredis';
 import type { Config } from '../../config/read-config.js';
 import type { CatalogApi } from '../../src/catalog/types.js';
-import { ServiceClient } from '../../src/client/service-client.js';
+import type { ServiceClient } from '../../src/client/service-client.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 import { recordSchemas } from '../../src/feed/records.js';
 import type { JobContext, JobKind, JobResult } from '../../src/queue/job-kind.js';
 import { pullStream, type PullStreamOptions } from '../../src/feed/producer.js';
 import type { RunnerDeps } from '../../src/queue/job-runner.js';
-import { createQueues, type QueueSet } from '../../src/queue/queues.js';
+import type { QueueSet } from '../../src/queue/queues.js';
+import { buildDeps } from '../../src/app/build-deps.js';
+import { sandboxConfig } from '../../src/app/sandbox-config.js';
 import type { RecordOf, StreamName } from '../../jobs/streams.js';
 import { startWorkers, type AnyJobKind, type StartWorkersOptions, type WorkerPool } from '../../src/queue/worker-pool.js';
-import { redisKeys, type RedisKeys } from '../../src/redis.js';
+import type { RedisKeys } from '../../src/redis.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
 import { connect, deletePrefix, redisUrl, uniquePrefix } from '../helpers/redis.js';
 
@@ -60,15 +62,9 @@ export interface QueueWorld {
 }
 
 /**
- * Queues whose first meta write (BullMQ does it once connected) is done, so that it cannot land after
+ * Waits until the queues' first meta write (BullMQ does it once connected) is done, so that it cannot land after
  * the test has deleted its prefix.
  */
-export async function readyQueues(redis: Redis, prefix: string, jobs: Config['jobs']): Promise<QueueSet> {
-  const queues = createQueues({ connection: redis, prefix, jobs });
-  await settleMeta(queues);
-  return queues;
-}
-
 export async function settleMeta(queues: QueueSet): Promise<void> {
   const all = queues.streams().flatMap((s) => [queues.get(s), queues.intake(s)]);
   await Promise.all(all.map((q) => q.waitUntilReady()));
@@ -80,11 +76,12 @@ export async function settleMeta(queues: QueueSet): Promise<void> {
 export async function queueWorld(name: string, jobs: Config['jobs'] = fastJobs): Promise<QueueWorld> {
   const redis = connect();
   const prefix = uniquePrefix(name);
-  const keys = redisKeys(prefix);
-  const queues = await readyQueues(redis, prefix, jobs);
   const { logger, lines } = captureLogger();
   const sandbox = await startSandbox({ data: 'empty' });
-  const client = new ServiceClient({ baseUrl: sandbox.url, account: sandbox.account, apiKey: sandbox.key, apiSecret: sandbox.secret, readRetries: 0 });
+  const config = sandboxConfig(sandbox, { prefix, jobs, service: { readRetries: 0 } });
+  const built = buildDeps(config, logger, { redis, budget: false, catalog: unusedCatalog });
+  const { client, keys, queues } = built;
+  await settleMeta(queues);
   const deps: RunnerDeps = { client, catalog: unusedCatalog, redis, keys, logger, jobs };
   return {
     redis,
@@ -99,8 +96,7 @@ export async function queueWorld(name: string, jobs: Config['jobs'] = fastJobs):
     deps,
     startPool: (kinds, o = {}) => startWorkers({ kinds, connection: redisUrl(), prefix, deps, concurrency: 2, logger, ...o }),
     async close() {
-      await queues.close();
-      await client.close();
+      await built.close();
       await sandbox.close();
       await deletePrefix(redis, prefix);
       redis.disconnect();

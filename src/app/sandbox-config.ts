@@ -1,0 +1,35 @@
+import { readConfig, type Budgets, type Config, type ServiceConfig } from '../../config/read-config.js';
+
+/** How to reach a sandbox of the service (src/sandbox/sandbox.ts answers this). */
+export interface SandboxAccess {
+  url: string;
+  account: string;
+  key: string;
+  secret: string;
+}
+
+export interface SandboxConfigOptions {
+  /** The settings to start from. Default: the defaults (readConfig of an empty environment). */
+  base?: Config;
+  prefix?: string;
+  /** Over the base's budgets (a sandbox has no limits unless told). */
+  budgets?: Partial<Budgets>;
+  /** Over the base's client settings (e.g. readRetries). */
+  service?: Partial<Omit<ServiceConfig, 'budgets'>>;
+  jobs?: Partial<Config['jobs']>;
+  catalogRefreshSeconds?: number;
+}
+
+/** A configuration that talks to a sandbox (demo, test worlds, benches): the base settings with its URL and keys. */
+export function sandboxConfig(sandbox: SandboxAccess, o: SandboxConfigOptions = {}): Config {
+  const base = o.base ?? readConfig({});
+  const env = readConfig({ INVENTORY_BASE_URL: sandbox.url, INVENTORY_ACCOUNT: sandbox.account, INVENTORY_API_KEY: sandbox.key, INVENTORY_API_SECRET: sandbox.secret });
+  const service = { ...env.service!, ...(base.service ? { budgets: base.service.budgets } : {}), ...o.service };
+  return {
+    ...base,
+    service: { ...service, budgets: { ...service.budgets, ...o.budgets } },
+    redis: o.prefix === undefined ? base.redis : { ...base.redis, prefix: o.prefix },
+    jobs: { ...base.jobs, ...o.jobs },
+    catalog: o.catalogRefreshSeconds === undefined ? base.catalog : { refreshSeconds: o.catalogRefreshSeconds },
+  };
+}
