@@ -173,8 +173,9 @@ describe('request budget', () => {
       expect(elapsed).toBeGreaterThanOrEqual(2_650);
       expect(elapsed).toBeLessThan(4_000);
       sent.sort((x, y) => x - y);
-      // No 1-second window saw more than the total allows (10), plus one for a late timer at an edge.
-      for (const t of sent) expect(sent.filter((u) => u >= t && u < t + 1000).length).toBeLessThanOrEqual(11);
+      // No 1-second window saw more than the total allows (10), plus the slots of requests woken late: a request
+      // may go out up to 250 ms (MIN_LATE_MS at headroom 1) after its slot, so a window holds the slots of 1.25 s.
+      for (const t of sent) expect(sent.filter((u) => u >= t && u < t + 1000).length).toBeLessThanOrEqual(13);
       const stats = await a.stats();
       expect(stats.requests).toMatchObject({ post: 16, get: 12, collection: 4, total: 28 });
     });
