@@ -1,4 +1,5 @@
 import { ConfigError } from '../../config/read-config.js';
+import { UnreachableError } from '../app/unreachable-error.js';
 import type { FeedError } from '../feed/upstream-client.js';
 import { isNetworkCode } from '../network-codes.js';
 import { findRedisFailure } from '../redis-errors.js';
@@ -22,20 +23,6 @@ export class UsageError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'UsageError';
-  }
-}
-
-/** Redis, the service or the feed did not answer. */
-export class UnreachableError extends Error {
-  constructor(
-    readonly what: 'Redis' | 'the service' | 'the feed',
-    /** Where it was looked for (never with credentials). */
-    readonly where: string,
-    readonly hint: string,
-    cause?: unknown,
-  ) {
-    super(`${what} could not be reached at ${where}`, cause === undefined ? undefined : { cause });
-    this.name = 'UnreachableError';
   }
 }
 

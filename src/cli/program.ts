@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import type { CliIo } from './cli-io.js';
+import type { CliIo } from '../app/cli-io.js';
 import { dashboardCommand } from './commands/dashboard-command.js';
 import { demoCommand } from './commands/demo-command.js';
 import { findCommand } from './commands/find-command.js';

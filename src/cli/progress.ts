@@ -1,5 +1,5 @@
 import cliProgress from 'cli-progress';
-import type { OutStream } from './cli-io.js';
+import type { OutStream } from '../app/cli-io.js';
 
 export interface Progress {
   /** `done` of `total` (total may grow as more work is found); `detail` is a short tail such as "3 failed". */

@@ -1,6 +1,6 @@
 import { streamOfIntakeQueue } from '../feed/intake.js';
 import type { RunProgress } from '../queue/runtime.js';
-import type { CliIo } from './cli-io.js';
+import type { CliIo } from '../app/cli-io.js';
 import { createProgress } from './progress.js';
 
 /** Turns runtime progress events into a progress bar (terminal) or plain lines. Disabled with --json. */

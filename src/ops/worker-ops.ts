@@ -1,6 +1,6 @@
 import { defaults } from '../../config/defaults.js';
-import type { AppContext } from '../cli/app-context.js';
-import { secretValues } from '../cli/command-context.js';
+import type { AppContext } from '../app/app-context.js';
+import { secretValues } from '../app/command-context.js';
 import { startAlerts } from './alerts.js';
 import { startFlowSampler } from './flow-metrics.js';
 

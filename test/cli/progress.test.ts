@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CliIo } from '../../src/cli/cli-io.js';
+import type { CliIo } from '../../src/app/cli-io.js';
 import { createProgress } from '../../src/cli/progress.js';
 import { runProgress } from '../../src/cli/run-progress.js';
 import { captureOut as sink } from '../helpers/out-stream.js';

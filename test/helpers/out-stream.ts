@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import type { OutStream } from '../../src/cli/cli-io.js';
+import type { OutStream } from '../../src/app/cli-io.js';
 
 /**
  * An output stream that keeps what is written, as a terminal (with the cursor methods progress bars use) or not.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readConfig } from '../../config/read-config.js';
-import type { OutStream } from '../../src/cli/cli-io.js';
-import { commandLogger } from '../../src/cli/command-context.js';
+import type { OutStream } from '../../src/app/cli-io.js';
+import { commandLogger } from '../../src/app/command-context.js';
 import { captureOut as sink } from '../helpers/out-stream.js';
 
 const config = readConfig({

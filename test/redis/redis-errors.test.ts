@@ -4,7 +4,7 @@ import { RequestBudget } from '../../src/client/budget.js';
 import { TransientError } from '../../src/client/errors.js';
 import { ServiceClient } from '../../src/client/service-client.js';
 import { describeFailure, ExitCode } from '../../src/cli/exit-codes.js';
-import { probeService } from '../../src/cli/probe-service.js';
+import { probeService } from '../../src/app/probe-service.js';
 import { classifyFailure } from '../../src/queue/failure.js';
 import { findRedisFailure } from '../../src/redis-errors.js';
 import { redisKeys } from '../../src/redis.js';

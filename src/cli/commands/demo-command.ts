@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { defaults } from '../../../config/defaults.js';
-import type { CliIo } from '../cli-io.js';
+import type { CliIo } from '../../app/cli-io.js';
 import type { CommandResult } from '../program.js';
 import { sandboxDefaults, type SandboxProfile } from '../../sandbox/sandbox-options.js';
 import { port, sandboxProfile } from './options.js';

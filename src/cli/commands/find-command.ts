@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { findRecord } from '../../ops/find.js';
-import type { CliIo } from '../cli-io.js';
-import { loadConfig, withQueues, writeJson } from '../command-context.js';
+import type { CliIo } from '../../app/cli-io.js';
+import { loadConfig, withQueues, writeJson } from '../../app/command-context.js';
 import { ExitCode } from '../exit-codes.js';
 import type { CommandResult } from '../program.js';
 import { renderFind } from '../render-find.js';

@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import { STREAMS, type StreamName } from '../../queue/streams.js';
-import type { CliIo } from '../cli-io.js';
-import { loadConfig, withQueues, writeJson } from '../command-context.js';
+import type { CliIo } from '../../app/cli-io.js';
+import { loadConfig, withQueues, writeJson } from '../../app/command-context.js';
 import { ExitCode, UsageError } from '../exit-codes.js';
 import { DEFAULT_BATCH_LIMIT, DEFAULT_LIST_LIMIT, JOB_STATES, listJobs, showJob, type JobStateName } from '../../ops/job-inspect.js';
 import { retryAllFailed, retryJobIds } from '../../ops/job-retry.js';

@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import { STREAMS, type StreamName } from '../../queue/streams.js';
-import type { CliIo } from '../cli-io.js';
-import { writeJson } from '../command-context.js';
+import type { CliIo } from '../../app/cli-io.js';
+import { writeJson } from '../../app/command-context.js';
 import { ExitCode } from '../exit-codes.js';
 import type { CommandResult } from '../program.js';
 import { renderReconcile } from '../render-reconcile.js';
@@ -14,7 +14,7 @@ export function reconcileCommand(io: CliIo, done: CommandResult): Command {
     .option('--deep', "also read every synced order (one GET each) to compare its lines, not only their total")
     .option('--json', 'machine-readable output')
     .action(async (o: { stream?: StreamName[]; deep?: boolean; json?: boolean }) => {
-      const [{ openApp }, { reconcile, storeReport }] = await Promise.all([import('../app-context.js'), import('../../ops/reconcile.js')]);
+      const [{ openApp }, { reconcile, storeReport }] = await Promise.all([import('../../app/app-context.js'), import('../../ops/reconcile.js')]);
       const app = await openApp(io, { needs: { service: true }, logTo: io.stderr });
       try {
         const { deps } = app;

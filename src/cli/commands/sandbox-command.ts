@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { isLoopback } from '../../dashboard/loopback.js';
-import type { CliIo } from '../cli-io.js';
-import { loadConfig } from '../command-context.js';
+import type { CliIo } from '../../app/cli-io.js';
+import { loadConfig } from '../../app/command-context.js';
 import { ExitCode, UsageError } from '../exit-codes.js';
 import type { CommandResult } from '../program.js';
 import { untilStopped } from '../until-stopped.js';

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
-import type { CliIo } from '../cli-io.js';
-import { budgetsOf, loadConfig, withQueues, writeJson } from '../command-context.js';
+import type { CliIo } from '../../app/cli-io.js';
+import { budgetsOf, loadConfig, withQueues, writeJson } from '../../app/command-context.js';
 import { ExitCode } from '../exit-codes.js';
 import type { CommandResult } from '../program.js';
 import { renderStatus } from '../render-status.js';

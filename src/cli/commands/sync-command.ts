@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import { STREAMS, type StreamName } from '../../queue/streams.js';
-import type { CliIo } from '../cli-io.js';
-import { writeJson } from '../command-context.js';
+import type { CliIo } from '../../app/cli-io.js';
+import { writeJson } from '../../app/command-context.js';
 import { ExitCode, UsageError } from '../exit-codes.js';
 import type { CommandResult } from '../program.js';
 import { renderSyncSummary } from '../render-summary.js';
@@ -18,7 +18,7 @@ export function syncCommand(io: CliIo, done: CommandResult): Command {
       if (!o.once) throw new UsageError('sync needs --once (to run continuously, use `worker`)');
       // Loaded here, not at start: commands that do not run jobs start faster without them.
       const [{ openApp }, { syncOnce }, { jobKinds }, { beginStockSyncRun }] = await Promise.all([
-        import('../app-context.js'),
+        import('../../app/app-context.js'),
         import('../../queue/runtime.js'),
         import('../../../jobs/registry.js'),
         import('../../../jobs/stock/stock-run.js'),

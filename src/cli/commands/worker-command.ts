@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import type { WorkerHttp } from '../../metrics/worker-http.js';
-import type { CliIo } from '../cli-io.js';
+import type { CliIo } from '../../app/cli-io.js';
 import { ExitCode } from '../exit-codes.js';
 import type { CommandResult } from '../program.js';
 import { untilStopped } from '../until-stopped.js';
@@ -14,7 +14,7 @@ export function workerCommand(io: CliIo, done: CommandResult): Command {
     .description('run the feed producers (order polling, the stock-count schedule, BOM polling) and the workers until SIGTERM/SIGINT')
     .action(async () => {
       const [{ openApp }, { startRuntime }, { jobKinds }, { startWorkerHttp }, { stockSyncHooks }, { startWorkerOps }, { evictionWarnings }] = await Promise.all([
-        import('../app-context.js'),
+        import('../../app/app-context.js'),
         import('../../queue/runtime.js'),
         import('../../../jobs/registry.js'),
         import('../../metrics/worker-http.js'),

@@ -3,7 +3,7 @@ import type { RedisConfig } from '../../config/read-config.js';
 import type { Logger } from '../logger.js';
 import { findRedisFailure } from '../redis-errors.js';
 import { createRedis, formatClusterNodes, type RedisConnection, type RedisTarget } from '../redis.js';
-import { UnreachableError } from './exit-codes.js';
+import { UnreachableError } from './unreachable-error.js';
 
 /** The URL without its password, fit for a message. */
 export function safeRedisUrl(url: string): string {

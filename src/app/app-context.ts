@@ -1,6 +1,6 @@
 import type { RedisConnection as Redis } from '../redis.js';
 import type { Config, ConfigNeeds } from '../../config/read-config.js';
-import { buildDeps, type AppDeps } from '../app/build-deps.js';
+import { buildDeps, type AppDeps } from './build-deps.js';
 import { logEvictionWarning } from '../eviction-policy.js';
 import type { Logger } from '../logger.js';
 import { createMetrics, type Metrics } from '../metrics/metrics.js';
