@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { Redis } from 'ioredis';
 import { defaults } from '../config/defaults.js';
-import { UnreachableError } from './app/unreachable-error.js';
-import { safeRedisUrl } from './app/connect-redis.js';
+import { UnreachableError } from './unreachable-error.js';
+import { safeRedisUrl } from './redis.js';
 import { freePort } from './free-port.js';
 
 export const INSTALL_REDIS_HINT =

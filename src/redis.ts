@@ -136,3 +136,21 @@ async function scanKeys(server: Redis, pattern: string, onBatch: (keys: string[]
     if (keys.length) await onBatch(keys);
   } while (cursor !== '0');
 }
+
+/** The URL without its password, fit for a message. */
+export function safeRedisUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'REDIS_URL';
+  }
+}
+
+/** Where Redis is, fit for a message: the URL without its password, or the cluster's seed nodes. */
+export function describeRedis(target: RedisTarget | string): string {
+  if (typeof target === 'string') return safeRedisUrl(target);
+  if (target.clusterNodes?.length) return `the Redis Cluster of ${formatClusterNodes(target.clusterNodes)}`;
+  return safeRedisUrl(target.url);
+}

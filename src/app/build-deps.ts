@@ -8,7 +8,7 @@ import type { ApiCall } from '../client/service-api.js';
 import { UpstreamClient } from '../feed/upstream-client.js';
 import type { Logger } from '../logger.js';
 import { createQueues } from '../queue/queues.js';
-import type { RuntimeDeps } from '../queue/runtime.js';
+import type { RuntimeDeps } from './runtime.js';
 import type { StreamName } from '../queue/streams.js';
 import { createRedis, type RedisConnection as Redis, redisKeys } from '../redis.js';
 

@@ -1,10 +1,10 @@
-import type { RedisConnection as Redis } from '../redis.js';
 import pretty from 'pino-pretty';
 import { defaults } from '../../config/defaults.js';
 import { readConfig, secretsOf, type Budgets, type Config, type ConfigNeeds } from '../../config/read-config.js';
 import { createLogger, secretForms, type Logger } from '../logger.js';
 import type { CliIo, OutStream } from './cli-io.js';
-import { connectRedis, describeRedis } from './connect-redis.js';
+import { connectRedis } from './connect-redis.js';
+import { describeRedis, type RedisConnection as Redis } from '../redis.js';
 import { openStreamQueues, type StreamQueues } from '../queue/stream-queues.js';
 
 /** The configuration a command runs with; throws ConfigError listing every problem. */

@@ -2,26 +2,8 @@ import { defaults } from '../../config/defaults.js';
 import type { RedisConfig } from '../../config/read-config.js';
 import type { Logger } from '../logger.js';
 import { findRedisFailure } from '../redis-errors.js';
-import { createRedis, formatClusterNodes, type RedisConnection, type RedisTarget } from '../redis.js';
-import { UnreachableError } from './unreachable-error.js';
-
-/** The URL without its password, fit for a message. */
-export function safeRedisUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return 'REDIS_URL';
-  }
-}
-
-/** Where Redis is, fit for a message: the URL without its password, or the cluster's seed nodes. */
-export function describeRedis(target: RedisTarget | string): string {
-  if (typeof target === 'string') return safeRedisUrl(target);
-  if (target.clusterNodes?.length) return `the Redis Cluster of ${formatClusterNodes(target.clusterNodes)}`;
-  return safeRedisUrl(target.url);
-}
+import { createRedis, describeRedis, type RedisConnection, type RedisTarget } from '../redis.js';
+import { UnreachableError } from '../unreachable-error.js';
 
 export interface ConnectRedisOptions {
   /** Give up after this long. Default 3 s. */

@@ -1,5 +1,5 @@
 import { ConfigError } from '../../config/read-config.js';
-import { UnreachableError } from '../app/unreachable-error.js';
+import { UnreachableError } from '../unreachable-error.js';
 import type { FeedError } from '../feed/upstream-client.js';
 import { isNetworkCode } from '../network-codes.js';
 import { findRedisFailure } from '../redis-errors.js';

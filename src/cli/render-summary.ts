@@ -1,5 +1,5 @@
 import type { ImportResult } from '../feed/importer.js';
-import type { SyncSummary } from '../queue/runtime.js';
+import type { SyncSummary } from '../app/runtime.js';
 import { clip, renderTable } from './table.js';
 
 /** The end of `sync --once` and `import --process`: per stream what was queued and how it ended, every failure listed. */

@@ -1,5 +1,5 @@
 import { streamOfIntakeQueue } from '../feed/intake.js';
-import type { RunProgress } from '../queue/runtime.js';
+import type { RunProgress } from '../app/runtime.js';
 import type { CliIo } from '../app/cli-io.js';
 import { createProgress } from './progress.js';
 

@@ -1,4 +1,4 @@
-import type { SyncSummary } from '../queue/runtime.js';
+import type { SyncSummary } from '../app/runtime.js';
 import type { StreamName } from '../queue/streams.js';
 import { clip, renderTable } from '../cli/table.js';
 

@@ -9,7 +9,6 @@ import { sandboxConfig } from '../app/sandbox-config.js';
 import { openApp, type AppContext } from '../app/app-context.js';
 import type { CliIo } from '../app/cli-io.js';
 import { loadConfig, secretValues } from '../app/command-context.js';
-import { describeRedis } from '../app/connect-redis.js';
 import { untilStopped } from '../cli/until-stopped.js';
 import { ExitCode, type ExitCodeValue } from '../cli/exit-codes.js';
 import { runProgress } from '../cli/run-progress.js';
@@ -17,12 +16,12 @@ import { startDashboard, type Dashboard } from '../dashboard/dashboard-server.js
 import { startFeedServer } from '../feed/feed-server.js';
 import { evictionWarnings } from '../eviction-policy.js';
 import { startWorkerHttp } from '../metrics/worker-http.js';
-import { startRuntime, syncOnce, type Runtime } from '../queue/runtime.js';
+import { startRuntime, syncOnce, type Runtime } from '../app/runtime.js';
 import type { StreamName } from '../queue/streams.js';
 import { sandboxDefaults, type SandboxProfile } from '../sandbox/sandbox-options.js';
 import { startSandbox } from '../sandbox/sandbox.js';
 import { demoExpectations, demoFeed } from './demo-feed.js';
-import { deleteKeysUnder, formatClusterNodes } from '../redis.js';
+import { deleteKeysUnder, describeRedis, formatClusterNodes } from '../redis.js';
 import { redisForRun } from '../redis-server.js';
 import { renderDemoSummary } from './demo-summary.js';
 

@@ -2,7 +2,7 @@ import { Queue, UnrecoverableError, type DefaultJobOptions, type Job } from 'bul
 import type { RedisConnection as Redis } from '../redis.js';
 import { z } from 'zod';
 import type { Config } from '../../config/read-config.js';
-import { indexJobIds } from '../ops/job-index.js';
+import { indexJobIds } from './job-index.js';
 import { QUOTE_CHARS } from './unreadable-record.js';
 import { JITTERED } from '../queue/backoff.js';
 import { recordHash } from './job-id.js';

@@ -1,4 +1,4 @@
-import { canonicalHash } from '../canonical-hash.js';
+import { canonicalHash } from './canonical-hash.js';
 import { recordKey } from './records.js';
 import type { StreamName } from '../queue/streams.js';
 

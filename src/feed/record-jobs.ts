@@ -3,7 +3,7 @@ import type { Queue } from 'bullmq';
 import type { RedisConnection as Redis } from '../redis.js';
 import { keyInHead } from './record-head.js';
 import { checkRecord, recordKey, recordKeyField } from './records.js';
-import { indexJobIds } from '../ops/job-index.js';
+import { indexJobIds } from './job-index.js';
 import { QUOTE_CHARS, UnreadableRecord } from './unreadable-record.js';
 import { jobIdFor, recordHash, unreadableJobId } from './job-id.js';
 import type { JobData } from '../queue/queues.js';

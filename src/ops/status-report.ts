@@ -1,7 +1,7 @@
 import type { Budgets } from '../../config/read-config.js';
 import { checkEvictionPolicy } from '../eviction-policy.js';
 import { type RedisConnection as Redis, redisKeys } from '../redis.js';
-import { openControlQueue, readScheduleInfo } from '../queue/control.js';
+import { openControlQueue, readScheduleInfo } from '../feed/control.js';
 import { readFeedState } from '../feed/feed-state.js';
 import { STREAMS, type StreamName } from '../queue/streams.js';
 import { failedGroups, type FailedGroup } from './failed-groups.js';

@@ -7,7 +7,6 @@ import { JITTERED } from './backoff.js';
 import { openIntakeQueue, type IntakeData } from '../feed/intake.js';
 import { STREAMS, type StreamName } from './streams.js';
 
-export { jobIdFor } from '../feed/job-id.js';
 
 /** Name of the queue whose jobs are the scheduled pulls (order and BOM polling, the stock-count cron). */
 export const CONTROL_QUEUE = 'control';

@@ -10,7 +10,7 @@ import { buildDeps, type AppDeps } from '../../src/app/build-deps.js';
 import { startFeedServer, type FeedServer } from '../../src/feed/feed-server.js';
 import { createLogger } from '../../src/logger.js';
 import { expandBatch, intakeQueueName } from '../../src/feed/intake.js';
-import { importAndMaybeProcess, syncOnce } from '../../src/queue/runtime.js';
+import { importAndMaybeProcess, syncOnce } from '../../src/app/runtime.js';
 import type { SandboxState } from '../../src/sandbox/sandbox-entities.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
 import type { ImportRun } from '../../bench/chaos/chaos-import.js';

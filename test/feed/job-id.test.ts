@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalJson } from '../../src/canonical-hash.js';
+import { canonicalJson } from '../../src/feed/canonical-hash.js';
 import { jobIdFor, recordHash } from '../../src/feed/job-id.js';
 
 describe('job ids', () => {

@@ -5,7 +5,7 @@ import { UpstreamClient } from '../../src/feed/upstream-client.js';
 import { waitForIdle } from '../../src/queue/drain.js';
 import { importNdjson } from '../../src/feed/importer.js';
 import type { PullStreamOptions } from '../../src/feed/producer.js';
-import { jobIdFor } from '../../src/queue/queues.js';
+import { jobIdFor } from '../../src/feed/job-id.js';
 import { addJobs, recordJob, type RecordJob } from '../../src/feed/record-jobs.js';
 import { done, order, pullOrders, queueWorld, testKind, type QueueWorld } from '../queue/support.js';
 

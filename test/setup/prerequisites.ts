@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import { chromium } from 'playwright-core';
-import { safeRedisUrl } from '../../src/app/connect-redis.js';
+import { safeRedisUrl } from '../../src/redis.js';
 import { findOnPath, waitForPing } from '../../src/redis-server.js';
 
 /** `redis`: a Redis answering at REDIS_URL, or redis-server to start one; `redis-cluster`: redis-server and redis-cli. */

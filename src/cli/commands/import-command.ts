@@ -3,7 +3,7 @@ import { Command } from 'commander';
 import { logEvictionWarning } from '../../eviction-policy.js';
 import { importNdjson, type ImportResult } from '../../feed/importer.js';
 import { createQueues } from '../../queue/queues.js';
-import type { SyncSummary } from '../../queue/runtime.js';
+import type { SyncSummary } from '../../app/runtime.js';
 import { isStream, STREAMS, type StreamName } from '../../queue/streams.js';
 import type { CliIo } from '../../app/cli-io.js';
 import { commandLogger, loadConfig, writeJson } from '../../app/command-context.js';
@@ -42,7 +42,7 @@ async function queueOnly(io: CliIo, stream: StreamName, file: string, batchSize:
 
 /** Queues and works them off, as sync --once does. */
 async function queueAndProcess(io: CliIo, stream: StreamName, file: string, batchSize: number | undefined, onProgress: ReturnType<typeof runProgress>['onProgress']) {
-  const [{ openApp }, { importAndMaybeProcess }, { jobKinds }] = await Promise.all([import('../../app/app-context.js'), import('../../queue/runtime.js'), import('../../../jobs/registry.js')]);
+  const [{ openApp }, { importAndMaybeProcess }, { jobKinds }] = await Promise.all([import('../../app/app-context.js'), import('../../app/runtime.js'), import('../../../jobs/registry.js')]);
   const app = await openApp(io, { needs: { service: true }, logTo: io.stderr });
   try {
     return await importAndMaybeProcess(app.deps, { kinds: jobKinds, stream, source: file, stdin: io.stdin, process: true, batchSize, onProgress, signal: io.stop });

@@ -19,7 +19,7 @@ export function syncCommand(io: CliIo, done: CommandResult): Command {
       // Loaded here, not at start: commands that do not run jobs start faster without them.
       const [{ openApp }, { syncOnce }, { jobKinds }, { beginStockSyncRun }] = await Promise.all([
         import('../../app/app-context.js'),
-        import('../../queue/runtime.js'),
+        import('../../app/runtime.js'),
         import('../../../jobs/registry.js'),
         import('../../../jobs/stock/stock-run.js'),
       ]);

@@ -15,11 +15,11 @@ export function workerCommand(io: CliIo, done: CommandResult): Command {
     .action(async () => {
       const [{ openApp }, { startRuntime }, { jobKinds }, { startWorkerHttp }, { stockSyncHooks }, { startWorkerOps }, { evictionWarnings }] = await Promise.all([
         import('../../app/app-context.js'),
-        import('../../queue/runtime.js'),
+        import('../../app/runtime.js'),
         import('../../../jobs/registry.js'),
         import('../../metrics/worker-http.js'),
         import('../../../jobs/stock/stock-run.js'),
-        import('../../ops/worker-ops.js'),
+        import('../../app/worker-ops.js'),
         import('../../eviction-policy.js'),
       ]);
       const app = await openApp(io, { needs: { service: true, upstream: true }, logTo: io.stdout, probe: false });

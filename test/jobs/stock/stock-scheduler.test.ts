@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFeedServer, type FeedServer } from '../../../src/feed/feed-server.js';
 import { UpstreamClient } from '../../../src/feed/upstream-client.js';
 import { createLogger } from '../../../src/logger.js';
-import { startControl, type Control } from '../../../src/queue/control.js';
+import { startControl, type Control } from '../../../src/feed/control.js';
 import { stockSyncHooks } from '../../../jobs/stock/stock-run.js';
 import { redisUrl } from '../../helpers/redis.js';
 import { countRecord } from '../../helpers/count-record.js';

@@ -6,10 +6,10 @@ import { readConfig } from '../../config/read-config.js';
 import { buildDeps, type AppDeps } from '../../src/app/build-deps.js';
 import { startFeedServer, type FeedServer } from '../../src/feed/feed-server.js';
 import { BadRecordError } from '../../src/queue/job-errors.js';
-import { importAndMaybeProcess, syncOnce, type RunProgress } from '../../src/queue/runtime.js';
+import { importAndMaybeProcess, syncOnce, type RunProgress } from '../../src/app/runtime.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
 import { deletePrefix, redisUrl, uniquePrefix } from '../helpers/redis.js';
-import { captureLogger, done, order, settleMeta, testKind } from './support.js';
+import { captureLogger, done, order, settleMeta, testKind } from '../queue/support.js';
 
 const TOKEN = 'upstream-token-7f3a9';
 

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findJobIds, indexJobIds, jobIndexKey, jobIndexTtlSeconds } from '../../src/ops/job-index.js';
+import { findJobIds, indexJobIds, jobIndexKey, jobIndexTtlSeconds } from '../../src/feed/job-index.js';
 import { jobIdFor } from '../../src/feed/job-id.js';
 import { connect, deletePrefix, uniquePrefix } from '../helpers/redis.js';
 

@@ -6,14 +6,14 @@ import type { ServiceApi } from '../client/service-api.js';
 import type { UpstreamClient } from '../feed/upstream-client.js';
 import type { Logger } from '../logger.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis.js';
-import { startControl, type Control, type ControlHooks } from './control.js';
-import { summarize, waitForIdle, type FailedJobSummary } from './drain.js';
+import { startControl, type Control, type ControlHooks } from '../feed/control.js';
+import { summarize, waitForIdle, type FailedJobSummary } from '../queue/drain.js';
 import { importNdjson, type ImportProgress, type ImportResult } from '../feed/importer.js';
-import type { RunnerDeps } from './job-runner.js';
+import type { RunnerDeps } from '../queue/job-runner.js';
 import { pullStream, type PullResult } from '../feed/producer.js';
-import type { QueueSet } from './queues.js';
-import type { StreamName } from './streams.js';
-import { startWorkers, type AnyJobKind, type StartWorkersOptions, type WorkerPool } from './worker-pool.js';
+import type { QueueSet } from '../queue/queues.js';
+import type { StreamName } from '../queue/streams.js';
+import { startWorkers, type AnyJobKind, type StartWorkersOptions, type WorkerPool } from '../queue/worker-pool.js';
 
 /** What the runtime needs of the program's parts (buildDeps makes them from the configuration). */
 export interface RuntimeDeps {

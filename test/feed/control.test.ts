@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFeedServer, type FeedServer } from '../../src/feed/feed-server.js';
 import { UpstreamClient } from '../../src/feed/upstream-client.js';
-import { openControlQueue, readScheduleInfo, startControl, type Control, type ControlRun, type StartControlOptions } from '../../src/queue/control.js';
+import { openControlQueue, readScheduleInfo, startControl, type Control, type ControlRun, type StartControlOptions } from '../../src/feed/control.js';
 import type { PullResult } from '../../src/feed/producer.js';
-import { order, queueWorld, sleep, type QueueWorld } from './support.js';
+import { order, queueWorld, sleep, type QueueWorld } from '../queue/support.js';
 
 let w: QueueWorld;
 let feed: FeedServer;

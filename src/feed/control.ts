@@ -1,12 +1,12 @@
 import { Queue, Worker, type Job } from 'bullmq';
 import { z } from 'zod';
 import type { Config } from '../../config/read-config.js';
-import type { FeedPage, FetchPageOptions } from '../feed/upstream-client.js';
+import type { FeedPage, FetchPageOptions } from './upstream-client.js';
 import type { Logger } from '../logger.js';
 import { createRedis, type RedisConnection as Redis, type RedisKeys, type RedisTarget } from '../redis.js';
-import { pullStream, type PullResult } from '../feed/producer.js';
-import { CONTROL_QUEUE, type QueueSet } from './queues.js';
-import { STREAMS, type StreamName } from './streams.js';
+import { pullStream, type PullResult } from './producer.js';
+import { CONTROL_QUEUE, type QueueSet } from '../queue/queues.js';
+import { STREAMS, type StreamName } from '../queue/streams.js';
 import { perStream } from '../../jobs/streams.js';
 
 /** The job schedulers of the control queue, one per stream. */

@@ -1,6 +1,6 @@
 import type { RedisConnection as Redis } from '../redis.js';
 import { KEEP_COMPLETED_SECONDS } from '../queue/queues.js';
-import { idSafe } from '../feed/job-id.js';
+import { idSafe } from './job-id.js';
 import { STREAMS, type StreamName } from '../queue/streams.js';
 
 /**

@@ -1,8 +1,8 @@
 import { defaults } from '../../config/defaults.js';
-import type { AppContext } from '../app/app-context.js';
-import { secretValues } from '../app/command-context.js';
-import { startAlerts } from './alerts.js';
-import { startFlowSampler } from './flow-metrics.js';
+import type { AppContext } from './app-context.js';
+import { secretValues } from './command-context.js';
+import { startAlerts } from '../ops/alerts.js';
+import { startFlowSampler } from '../ops/flow-metrics.js';
 
 /** What `worker` runs for operators beside the jobs: the chart sampler, and alerts when ALERT_WEBHOOK_URL is set. */
 export function startWorkerOps(app: Pick<AppContext, 'config' | 'redis' | 'logger' | 'deps'>): { stop(): Promise<void> } {
