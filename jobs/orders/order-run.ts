@@ -1,9 +1,10 @@
 import { isServiceError, type ServiceError } from '../../src/client/errors.js';
 import type { CreatedOrder, CreatedShipment, Shipment } from '../../src/client/schemas.js';
-import type { JobResult } from '../../src/queue/job-kind.js';
+import type { JobContext, JobResult } from '../../src/queue/job-kind.js';
 import { PermanentJobError } from '../../src/queue/job-errors.js';
 import { serviceRefused } from './order-errors.js';
-import type { Pending } from './order-progress.js';
+import type { OrderPlan } from './order-plan.js';
+import type { OrderProgress, Pending, ProgressStore } from './order-progress.js';
 import { OrderSettlement, ORDER_COMPLETED, SHIPMENT_SHIPPED } from './order-settlement.js';
 
 /** Codes after which a create is read back: the entity may exist already. */
@@ -20,15 +21,32 @@ function uncertain(err: ServiceError): boolean {
  * One attempt at syncing one order: resumes from its progress, settles any uncertain write with one read,
  * then runs the remaining steps (create order, create shipment, ship, complete). Happy path: 4 POSTs, 0 GETs.
  */
-export class OrderRun extends OrderSettlement {
+export class OrderRun {
+  /** Steps this attempt applied to the service (for the summary; empty means nothing changed). */
+  private readonly applied: string[] = [];
+  private readonly settlement: OrderSettlement;
+
+  constructor(
+    private readonly plan: OrderPlan,
+    private readonly ctx: JobContext,
+    store: ProgressStore,
+    progress: OrderProgress,
+  ) {
+    this.settlement = new OrderSettlement(plan, ctx, store, progress);
+  }
+
+  private get progress(): OrderProgress {
+    return this.settlement.progress;
+  }
+
   async run(): Promise<JobResult> {
     const p = this.progress;
-    if (p.step !== 'none' && p.recordHash !== this.plan.recordHash) await this.reconcile();
-    else if (p.pending) await this.settlePending(p.pending);
+    if (p.step !== 'none' && p.recordHash !== this.plan.recordHash) await this.settlement.reconcile();
+    else if (p.pending) await this.settlement.settlePending(p.pending);
     // Created in an earlier attempt, nothing pending: the progress cannot rule out a shipment (a Redis restored
     // from an older state, an answer that landed late), and the service may not refuse a second one when it
     // ignores our shipmentId. One read of the order says.
-    else if (p.step === 'created') await this.settlePending('create-shipment');
+    else if (p.step === 'created') await this.settlement.settlePending('create-shipment');
     while (this.progress.step !== 'completed') {
       if (this.progress.step === 'none') await this.createOrder();
       else if (this.progress.step === 'created') await this.createShipment();
@@ -45,7 +63,7 @@ export class OrderRun extends OrderSettlement {
   private async failed(step: Pending, err: unknown, action: string): Promise<void> {
     if (isServiceError(err) && uncertain(err)) {
       this.ctx.note(`answer to "${step}" lost or unusable (${err.code}); reading back`);
-      if (await this.settlePending(step)) {
+      if (await this.settlement.settlePending(step)) {
         this.applied.push(`${action} (answer lost, confirmed by a read)`);
         return;
       }
@@ -53,14 +71,14 @@ export class OrderRun extends OrderSettlement {
     }
     if (!isServiceError(err)) throw err;
     // Surely not applied: the next try acts without a read first.
-    await this.clearPending();
+    await this.settlement.clearPending();
     throw REFUSED.has(err.code) ? serviceRefused(this.plan.orderId, action, err) : err;
   }
 
   // ---- steps ----
 
   private async createOrder(): Promise<void> {
-    await this.intend('create-order');
+    await this.settlement.intend('create-order');
     let order: CreatedOrder;
     try {
       order = await this.ctx.client.createOrder(this.plan.order);
@@ -70,12 +88,12 @@ export class OrderRun extends OrderSettlement {
     }
     this.applied.push('created the order');
     // A new order has no shipment yet: nothing to look for before creating one.
-    await this.advance('created', { orderUrl: order.orderUrl, actionUrlComplete: order.actionUrlComplete ?? `${order.orderUrl}/complete` });
+    await this.settlement.advance('created', { orderUrl: order.orderUrl, actionUrlComplete: order.actionUrlComplete ?? `${order.orderUrl}/complete` });
   }
 
   private async createShipment(): Promise<void> {
-    await this.intend('create-shipment');
-    const body = { ...this.plan.shipment, primaryOrderUrl: this.orderPath() };
+    await this.settlement.intend('create-shipment');
+    const body = { ...this.plan.shipment, primaryOrderUrl: this.settlement.orderPath() };
     let shipment: CreatedShipment;
     try {
       shipment = await this.ctx.client.createShipment(body);
@@ -84,7 +102,7 @@ export class OrderRun extends OrderSettlement {
       return this.failed('create-shipment', err, 'created the shipment');
     }
     this.applied.push('created the shipment');
-    await this.advance(shipment.statusId === SHIPMENT_SHIPPED ? 'shipped' : 'shipment-created', { shipmentUrl: shipment.shipmentUrl });
+    await this.settlement.advance(shipment.statusId === SHIPMENT_SHIPPED ? 'shipped' : 'shipment-created', { shipmentUrl: shipment.shipmentUrl });
   }
 
   /**
@@ -94,49 +112,49 @@ export class OrderRun extends OrderSettlement {
   private async readBack(step: 'create-order' | 'create-shipment', err: ServiceError): Promise<void> {
     const what = step === 'create-order' ? 'order' : 'shipment';
     this.ctx.note(`create ${what} answered ${err.code}; reading the order back`, { msg: err.msg });
-    const order = await this.readOrder();
-    if (order) await this.adoptOrder(order);
+    const order = await this.settlement.readOrder();
+    if (order) await this.settlement.adoptOrder(order);
     const before = step === 'create-order' ? 'none' : 'created';
     if (order && this.progress.step !== before) return;
-    await this.clearPending();
+    await this.settlement.clearPending();
     throw serviceRefused(this.plan.orderId, `create the ${what} (the service has no such ${what} to read back)`, err);
   }
 
   private async ship(): Promise<void> {
     const path = this.progress.shipmentUrl;
     // Progress without the shipment's URL (written by an older version): the order's shipment list says.
-    if (!path) return void (await this.settlePending('ship'));
-    await this.intend('ship');
+    if (!path) return void (await this.settlement.settlePending('ship'));
+    await this.settlement.intend('ship');
     let shipment: Shipment;
     try {
       shipment = await this.ctx.client.modifyShipment(path, { statusId: SHIPMENT_SHIPPED });
     } catch (err) {
-      if (isServiceError(err) && !uncertain(err) && REFUSED.has(err.code) && (await this.settlePending('ship'))) return;
+      if (isServiceError(err) && !uncertain(err) && REFUSED.has(err.code) && (await this.settlement.settlePending('ship'))) return;
       return this.failed('ship', err, 'shipped the shipment');
     }
     if (shipment.statusId === undefined) {
       // Applied, but the answer does not say the status: one read settles it.
       this.ctx.note('ship answered without a statusId; reading the shipment');
-      if (await this.settlePending('ship')) return void this.applied.push('shipped the shipment (confirmed by a read)');
+      if (await this.settlement.settlePending('ship')) return void this.applied.push('shipped the shipment (confirmed by a read)');
     }
     if (shipment.statusId !== SHIPMENT_SHIPPED) {
       throw new PermanentJobError('SERVICE_REFUSED', `order ${this.plan.orderId}: shipping answered status ${shipment.statusId ?? 'none'}, not ${SHIPMENT_SHIPPED}`, 'Check the shipment in the service, then retry the job.', { path });
     }
     this.applied.push('shipped the shipment');
-    await this.advance('shipped');
+    await this.settlement.advance('shipped');
   }
 
   private async complete(): Promise<void> {
-    await this.intend('complete');
-    const actionUrl = this.progress.actionUrlComplete ?? `${this.orderPath()}/complete`;
+    await this.settlement.intend('complete');
+    const actionUrl = this.progress.actionUrlComplete ?? `${this.settlement.orderPath()}/complete`;
     try {
       await this.ctx.client.completeOrder(actionUrl);
     } catch (err) {
       // A 400 or 403 saying the order is completed (or cancelled): one read tells which.
-      if (isServiceError(err) && err.code === 'ORDER_COMPLETED' && (await this.settlePending('complete'))) return;
+      if (isServiceError(err) && err.code === 'ORDER_COMPLETED' && (await this.settlement.settlePending('complete'))) return;
       return this.failed('complete', err, 'completed the order');
     }
     this.applied.push('completed the order');
-    await this.advance('completed');
+    await this.settlement.advance('completed');
   }
 }

@@ -20,44 +20,42 @@ const NEXT: Record<Step, Pending | undefined> = {
 const BEFORE: Record<Pending, Step> = { 'create-order': 'none', 'create-shipment': 'created', ship: 'shipment-created', complete: 'shipped' };
 
 /**
- * An order's progress and how it is settled against the service: what surely happened is recorded with the
+ * An order's progress and how it is settled against the service, for the run (order-run.ts): what surely happened is recorded with the
  * next write's intent, and an uncertain write is settled with one read (see docs/orders.md).
  */
-export abstract class OrderSettlement {
-  /** Steps this attempt applied to the service (for the summary; empty means nothing changed). */
-  protected readonly applied: string[] = [];
-
+export class OrderSettlement {
   constructor(
-    protected readonly plan: OrderPlan,
-    protected readonly ctx: JobContext,
+    private readonly plan: OrderPlan,
+    private readonly ctx: JobContext,
     private readonly store: ProgressStore,
-    protected progress: OrderProgress,
+    /** What surely happened, as last recorded. */
+    public progress: OrderProgress,
   ) {}
 
   /** Records what surely happened and, in the same write, the intent of the next write. */
-  protected async advance(step: Step, fields: Partial<OrderProgress> = {}): Promise<void> {
+  async advance(step: Step, fields: Partial<OrderProgress> = {}): Promise<void> {
     const pending = NEXT[step];
     this.progress = { ...this.progress, ...fields, step, pending, recordHash: this.plan.recordHash };
     await this.store.save({ ...fields, step, pending, recordHash: this.plan.recordHash });
   }
 
-  protected async intend(pending: Pending): Promise<void> {
+  async intend(pending: Pending): Promise<void> {
     if (this.progress.pending === pending) return;
     this.progress = { ...this.progress, pending };
     await this.store.save({ pending, recordHash: this.plan.recordHash }, pending === 'create-order');
   }
 
-  protected async clearPending(): Promise<void> {
+  async clearPending(): Promise<void> {
     if (!this.progress.pending) return;
     this.progress = { ...this.progress, pending: undefined };
     await this.store.save({ pending: undefined });
   }
 
-  protected orderPath(): string {
+  orderPath(): string {
     return this.progress.orderUrl ?? this.ctx.client.entityPath('order', this.plan.orderId);
   }
 
-  protected async readOrder(): Promise<ReadOrder | undefined> {
+  async readOrder(): Promise<ReadOrder | undefined> {
     try {
       return await this.ctx.client.getOrder(this.orderPath());
     } catch (err) {
@@ -72,7 +70,7 @@ export abstract class OrderSettlement {
    * shipment is looked for in the order's shipmentUrlList (one GET per listed shipment, none when it lists
    * none), so an order this attempt did not create itself never gets a second shipment.
    */
-  protected async adoptOrder(order: ReadOrder, search?: ShipmentSearch): Promise<void> {
+  async adoptOrder(order: ReadOrder, search?: ShipmentSearch): Promise<void> {
     const found = search ?? (await findShipment(this.ctx.client, order, this.plan));
     if (found.kind === 'several') throw severalShipments(this.plan.orderId, order.orderUrl, found.urls);
     const completed = order.statusId === ORDER_COMPLETED;
@@ -90,7 +88,7 @@ export abstract class OrderSettlement {
   }
 
   /** A corrected record for an order already (partly) synced: compare it with the service, then resume. */
-  protected async reconcile(): Promise<void> {
+  async reconcile(): Promise<void> {
     this.ctx.note('record differs from the one synced before; reading the order and its shipment back to compare');
     const order = await this.readOrder();
     if (!order) {
@@ -103,7 +101,7 @@ export abstract class OrderSettlement {
   }
 
   /** A write of an earlier attempt may have happened (crash, lost answer): read to know. */
-  protected async settlePending(pending: Pending): Promise<boolean> {
+  async settlePending(pending: Pending): Promise<boolean> {
     this.ctx.note(`outcome of "${pending}" is uncertain; reading the service to settle it`);
     let done = false;
     if (pending === 'ship' && this.progress.shipmentUrl) {
