@@ -1,6 +1,5 @@
 import { DelayedError, RateLimitError, UnrecoverableError, type Job } from 'bullmq';
 import { defaults } from '../../config/defaults.js';
-import type { ApiCall } from '../client/service-api.js';
 import { problemsOf, recordKey } from '../feed/records.js';
 import type { Logger } from '../logger.js';
 import { classifyFailure, type Failure } from './failure.js';
@@ -9,6 +8,7 @@ import type { JobContext, JobKind, JobResult, RunnerDeps } from './job-kind.js';
 import { tryLock } from './key-lock.js';
 import { jobDataSchema, type JobData } from './queues.js';
 import { recordLabel } from '../feed/record-jobs.js';
+import { traceLine, type RunningTrace } from './job-trace.js';
 import { tracedClient } from './traced-client.js';
 
 export type { RunnerDeps } from './job-kind.js';
@@ -26,7 +26,6 @@ export interface ProcessorOptions {
 
 export type RecordProcessor = (job: Job<JobData, JobResult>, token?: string, signal?: AbortSignal) => Promise<JobResult>;
 
-type Trace = { attempt: number; startedAt: string; ms?: number; calls: ApiCall[]; notes: Array<{ at: string; message: string; data?: Record<string, unknown> }> };
 
 /** The record of a job, checked against its kind; a BadRecordError naming record, field and reason otherwise. */
 function checkedRecord<R>(kind: JobKind<R>, job: Job): { record: R; key: string } {
@@ -57,11 +56,11 @@ export function createProcessor<R>(kind: JobKind<R>, deps: RunnerDeps, opts: Pro
 
   return async (job, token, signal) => {
     const started = Date.now();
-    const trace: Trace = { attempt: job.attemptsMade + 1, startedAt: new Date(started).toISOString(), calls: [], notes: [] };
+    const trace: RunningTrace = { attempt: job.attemptsMade + 1, startedAt: new Date(started).toISOString(), calls: [], notes: [] };
     let logger = deps.logger.child({ jobId: job.id, stream: kind.stream });
-    const writeTrace = async (extra: Record<string, unknown>) => {
+    const writeTrace = async (end: Parameters<typeof traceLine>[1]) => {
       trace.ms = Date.now() - started;
-      await job.log(JSON.stringify({ ...trace, ...extra })).catch((err: Error) => logger.warn({ err: err.message }, 'could not write the attempt trace'));
+      await job.log(traceLine(trace, end)).catch((err: Error) => logger.warn({ err: err.message }, 'could not write the attempt trace'));
     };
     try {
       const { record, key } = checkedRecord(kind, job);

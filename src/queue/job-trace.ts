@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import type { ApiCall } from '../client/service-api.js';
+import type { Failure } from './failure.js';
+import type { JobResult } from './job-kind.js';
 
 /** One attempt of a job as the runner logs it (one BullMQ job log line per attempt, contract 3). */
 export const attemptTraceSchema = z.looseObject({
@@ -34,6 +37,29 @@ export const attemptTraceSchema = z.looseObject({
 });
 
 export type AttemptTrace = z.infer<typeof attemptTraceSchema>;
+
+/** An attempt's trace as the runner keeps it while the attempt runs. */
+export interface RunningTrace {
+  attempt: number;
+  startedAt: string;
+  ms?: number;
+  calls: ApiCall[];
+  notes: Array<{ at: string; message: string; data?: Record<string, unknown> }>;
+}
+
+/**
+ * The log line of an attempt, as the runner writes it: typed by the schema its readers parse (attemptTraceSchema),
+ * so a writer and its readers cannot drift apart.
+ */
+export function traceLine(trace: RunningTrace, end: { result?: JobResult; error?: Omit<Failure, 'action' | 'resetAt'> }): string {
+  const line: z.input<typeof attemptTraceSchema> = {
+    ...trace,
+    calls: trace.calls.map((c) => ({ ...c })),
+    ...(end.result ? { result: { ...end.result } } : {}),
+    ...(end.error ? { error: { ...end.error } } : {}),
+  };
+  return JSON.stringify(line);
+}
 
 /** Parses job log lines (oldest first) into attempts; a line that is not a trace is kept apart. */
 export function parseTrace(lines: string[]): { attempts: AttemptTrace[]; otherLines: string[] } {
