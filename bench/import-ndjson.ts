@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Queue, Worker, type Job } from 'bullmq';
-import { expandBatch, intakeQueueName, type IntakeData } from '../src/feed/intake.js';
+import { expandBatch, intakeQueueName, type IntakeData } from '../src/queue/intake.js';
 import { recordJobOptions, type JobData } from '../src/queue/queues.js';
 import { createRedis, deleteKeysUnder } from '../src/redis.js';
 import { spawnCli } from './lib/cli-process.js';

@@ -3,8 +3,8 @@
  * carry, some the feed carries too (re-deliveries across the two routes), one line repeated within the file, and a
  * few bad records, one of them a line that is not JSON at all.
  */
-import { checkRecord } from '../../src/feed/records.js';
-import { badLineId } from '../../src/feed/record-jobs.js';
+import { checkRecord } from '../../jobs/records.js';
+import { badLineId } from '../../src/queue/record-jobs.js';
 import type { BadRecord, OrderSpec } from './scenario.js';
 
 export interface ImportPlan {

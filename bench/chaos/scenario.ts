@@ -3,7 +3,7 @@
  * re-deliveries and bad records, part of the orders in an NDJSON file to import, plus what the service must hold
  * once everything is synced.
  */
-import { jobIdFor } from '../../src/feed/job-id.js';
+import { jobIdFor } from '../../src/queue/job-id.js';
 import type { StreamName } from '../../src/queue/streams.js';
 import { seededRandom } from './chaos-events.js';
 import { buildImportPlan, type ImportPlan } from './import-plan.js';

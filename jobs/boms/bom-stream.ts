@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { productId } from '../../src/feed/record-fields.js';
+import { productId } from '../record-fields.js';
 import type { StreamDef } from '../streams.js';
 
 export const bomRecordSchema = z.object({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_CHARS, name, naiveDateTime, productId, text } from '../../src/feed/record-fields.js';
+import { MAX_CHARS, name, naiveDateTime, productId, text } from '../record-fields.js';
 import type { StreamDef } from '../streams.js';
 
 export const orderLineSchema = z.object({

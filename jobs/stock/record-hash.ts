@@ -1,9 +1,9 @@
-import { sha256Hex } from '../../src/feed/canonical-hash.js';
+import { sha256Hex } from '../../src/queue/canonical-hash.js';
 
 /**
  * A short stable hash of a count as its zod schema parsed it (first 16 hex of sha256). The parsed record's keys come
  * in schema order and unknown keys are dropped, so its JSON is canonical without sorting. Not the canonical hash of
- * src/feed/canonical-hash.ts: this one is stored in count progress, and a new one would make counts in progress at an
+ * src/queue/canonical-hash.ts: this one is stored in count progress, and a new one would make counts in progress at an
  * upgrade look corrected.
  */
 export function recordHash(parsed: unknown): string {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { businessDate, MAX_CHARS, name, productId, text } from '../../src/feed/record-fields.js';
+import { businessDate, MAX_CHARS, name, productId, text } from '../record-fields.js';
 import type { StreamDef } from '../streams.js';
 
 export const stockCountRecordSchema = z.object({

@@ -1,4 +1,4 @@
-import { BAD_BATCH } from '../feed/intake.js';
+import { BAD_BATCH } from '../queue/intake.js';
 import type { JobStory, JobSummary } from '../ops/job-inspect.js';
 import type { RetryOutcome } from '../ops/job-retry.js';
 import { clip, renderTable } from './table.js';

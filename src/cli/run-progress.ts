@@ -1,4 +1,4 @@
-import { streamOfIntakeQueue } from '../feed/intake.js';
+import { streamOfIntakeQueue } from '../queue/intake.js';
 import type { RunProgress } from '../app/runtime.js';
 import type { CliIo } from '../app/cli-io.js';
 import { createProgress } from './progress.js';

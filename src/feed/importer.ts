@@ -2,12 +2,12 @@ import { defaults } from '../../config/defaults.js';
 import type { RedisConnection as Redis } from '../redis.js';
 import type { Readable } from 'node:stream';
 import { readNdjsonChunks, type NdjsonEntry } from './ndjson.js';
-import { keyInHead } from './record-head.js';
-import { HEAD_CHARS, QUOTE_CHARS } from './unreadable-record.js';
+import { keyInHead } from '../queue/record-head.js';
+import { HEAD_CHARS, QUOTE_CHARS } from '../queue/unreadable-record.js';
 import type { Logger } from '../logger.js';
-import { intakeJobId, keysExist, type IntakeData, type IntakeItem } from './intake.js';
+import { intakeJobId, keysExist, type IntakeData, type IntakeItem } from '../queue/intake.js';
 import type { QueueSet } from '../queue/queues.js';
-import { badLineId, checkedRecord } from './record-jobs.js';
+import { badLineId, checkedRecord } from '../queue/record-jobs.js';
 import type { StreamName } from '../queue/streams.js';
 
 export interface ImportProgress {

@@ -6,7 +6,7 @@ import type { RedisConnection as Redis, RedisKeys } from '../redis.js';
 import { recordPage, recordPullError } from './feed-state.js';
 import { waitForLock } from '../queue/key-lock.js';
 import type { JobData } from '../queue/queues.js';
-import { addJobs, recordJob, recordLabel } from './record-jobs.js';
+import { addJobs, recordJob, recordLabel } from '../queue/record-jobs.js';
 import type { StreamName } from '../queue/streams.js';
 
 export interface PullStreamOptions {

@@ -1,4 +1,4 @@
-import { batchLabel, intakeDataSchema } from '../feed/intake.js';
+import { batchLabel, intakeDataSchema } from '../queue/intake.js';
 
 /** What `jobs list` tells of an import batch (an intake job). */
 export interface BatchSummary {

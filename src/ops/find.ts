@@ -5,7 +5,7 @@ import { parseProgress } from '../../jobs/orders/order-progress.js';
 import { redisKeys } from '../redis.js';
 import { STREAMS, type StreamName } from '../queue/streams.js';
 import { loadProgress } from '../../jobs/stock/count-progress.js';
-import { findJobIds } from '../feed/job-index.js';
+import { findJobIds } from '../queue/job-index.js';
 
 /** An entity of the service a record made or changed. */
 export interface RecordEntity {

@@ -1,6 +1,6 @@
 import type { Queue } from 'bullmq';
 import type { StreamName } from '../queue/streams.js';
-import { recordKey } from '../feed/records.js';
+import { recordKey } from '../../jobs/records.js';
 
 /** The newest synced version of one record: the completed job that says so. */
 export interface SyncedRecord {

@@ -1,10 +1,10 @@
 import type { Job, Queue } from 'bullmq';
 import { defaults } from '../../config/defaults.js';
 import type { RedisConnection as Redis } from '../redis.js';
-import { batchLabel, intakeDataSchema, streamOfIntakeQueue } from '../feed/intake.js';
+import { batchLabel, intakeDataSchema, streamOfIntakeQueue } from './intake.js';
 import type { JobResult } from './job-kind.js';
 import { jobDataSchema, type JobData } from './queues.js';
-import { recordLabel } from '../feed/record-jobs.js';
+import { recordLabel } from './record-jobs.js';
 import { isStream } from './streams.js';
 
 /** States in which a job still has work ahead of it. Paused queues are not waited for. */

@@ -1,13 +1,13 @@
 import { DelayedError, RateLimitError, UnrecoverableError, type Job } from 'bullmq';
 import { defaults } from '../../config/defaults.js';
-import { problemsOf, recordKey } from '../feed/records.js';
+import { problemsOf, recordKey } from '../../jobs/records.js';
 import type { Logger } from '../logger.js';
 import { classifyFailure, type Failure } from './failure.js';
 import { BadRecordError } from './job-errors.js';
 import type { JobContext, JobKind, JobResult, RunnerDeps } from './job-kind.js';
 import { tryLock } from './key-lock.js';
 import { jobDataSchema, type JobData } from './queues.js';
-import { recordLabel } from '../feed/record-jobs.js';
+import { recordLabel } from './record-jobs.js';
 import { traceLine, type RunningTrace } from './job-trace.js';
 import { tracedClient } from './traced-client.js';
 

@@ -5,7 +5,7 @@ import type { Logger } from '../logger.js';
 import { createRedis, type RedisConnection as Redis, type RedisTarget } from '../redis.js';
 import { jitteredBackoff } from './backoff.js';
 import { DEFAULT_BAD_RECORD_RETENTION, retainBadRecord, type BadRecordRetention } from './bad-record-retention.js';
-import { expandBatch, intakeQueueName, type IntakeData, type IntakeResult } from '../feed/intake.js';
+import { expandBatch, intakeQueueName, type IntakeData, type IntakeResult } from './intake.js';
 import type { JobKind, JobResult } from './job-kind.js';
 import { createProcessor, type ProcessorOptions, type RunnerDeps } from './job-runner.js';
 import { recordJobOptions, type JobData } from './queues.js';

@@ -9,7 +9,7 @@ import { jobKinds } from '../../jobs/registry.js';
 import { buildDeps, type AppDeps } from '../../src/app/build-deps.js';
 import { startFeedServer, type FeedServer } from '../../src/feed/feed-server.js';
 import { createLogger } from '../../src/logger.js';
-import { expandBatch, intakeQueueName } from '../../src/feed/intake.js';
+import { expandBatch, intakeQueueName } from '../../src/queue/intake.js';
 import { importAndMaybeProcess, syncOnce } from '../../src/app/runtime.js';
 import type { SandboxState } from '../../src/sandbox/sandbox-entities.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';

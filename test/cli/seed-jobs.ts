@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { expandBatch, intakeJobId, intakeQueueName, openIntakeQueue, type IntakeData } from '../../src/feed/intake.js';
-import { jobIdFor } from '../../src/feed/job-id.js';
+import { expandBatch, intakeJobId, intakeQueueName, openIntakeQueue, type IntakeData } from '../../src/queue/intake.js';
+import { jobIdFor } from '../../src/queue/job-id.js';
 import type { JobData } from '../../src/queue/queues.js';
 import type { StreamName } from '../../src/queue/streams.js';
 

@@ -5,8 +5,8 @@ import { UpstreamClient } from '../../src/feed/upstream-client.js';
 import { waitForIdle } from '../../src/queue/drain.js';
 import { importNdjson } from '../../src/feed/importer.js';
 import type { PullStreamOptions } from '../../src/feed/producer.js';
-import { jobIdFor } from '../../src/feed/job-id.js';
-import { addJobs, recordJob, type RecordJob } from '../../src/feed/record-jobs.js';
+import { jobIdFor } from '../../src/queue/job-id.js';
+import { addJobs, recordJob, type RecordJob } from '../../src/queue/record-jobs.js';
 import { done, order, pullOrders, queueWorld, testKind, type QueueWorld } from '../queue/support.js';
 
 let w: QueueWorld;

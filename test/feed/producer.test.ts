@@ -5,7 +5,7 @@ import { UpstreamClient } from '../../src/feed/upstream-client.js';
 import { waitForIdle } from '../../src/queue/drain.js';
 import { readFeedState } from '../../src/feed/feed-state.js';
 import type { PullStreamOptions } from '../../src/feed/producer.js';
-import { jobIdFor } from '../../src/feed/job-id.js';
+import { jobIdFor } from '../../src/queue/job-id.js';
 import type { JobData } from '../../src/queue/queues.js';
 import { done, order, pullOrders, queueWorld, testKind, type QueueWorld } from '../queue/support.js';
 

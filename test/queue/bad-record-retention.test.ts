@@ -3,7 +3,7 @@ import { defaults } from '../../config/defaults.js';
 import { badRecordsKey, retainBadRecord } from '../../src/queue/bad-record-retention.js';
 import { waitForIdle } from '../../src/queue/drain.js';
 import { ConflictError } from '../../src/queue/job-errors.js';
-import { addJobs, recordJob } from '../../src/feed/record-jobs.js';
+import { addJobs, recordJob } from '../../src/queue/record-jobs.js';
 import { done, order, queueWorld, sleep, testKind, type QueueWorld } from './support.js';
 
 let w: QueueWorld;

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { pendingCounts, summarize, waitForIdle } from '../../src/queue/drain.js';
-import { addJobs, recordJob } from '../../src/feed/record-jobs.js';
+import { addJobs, recordJob } from '../../src/queue/record-jobs.js';
 import { ConflictError } from '../../src/queue/job-errors.js';
 import { done, order, queueWorld, sleep, testKind, type QueueWorld } from './support.js';
 

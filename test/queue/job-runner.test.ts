@@ -4,8 +4,8 @@ import { RateLimitedError, TransientError } from '../../src/client/errors.js';
 import { waitForIdle } from '../../src/queue/drain.js';
 import { ConflictError } from '../../src/queue/job-errors.js';
 import type { JobKind } from '../../src/queue/job-kind.js';
-import { jobIdFor } from '../../src/feed/job-id.js';
-import { addJobs, recordJob } from '../../src/feed/record-jobs.js';
+import { jobIdFor } from '../../src/queue/job-id.js';
+import { addJobs, recordJob } from '../../src/queue/record-jobs.js';
 import type { WorkerPool } from '../../src/queue/worker-pool.js';
 import { done, order, queueWorld, sleep, testKind, type QueueWorld } from './support.js';
 

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { waitForIdle } from '../../src/queue/drain.js';
-import { jobIdFor } from '../../src/feed/job-id.js';
-import { addJobs, recordJob } from '../../src/feed/record-jobs.js';
+import { jobIdFor } from '../../src/queue/job-id.js';
+import { addJobs, recordJob } from '../../src/queue/record-jobs.js';
 import type { WorkerPool } from '../../src/queue/worker-pool.js';
 import { done, order, queueWorld, sleep, testKind, type QueueWorld } from './support.js';
 

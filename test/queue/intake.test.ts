@@ -5,12 +5,12 @@ import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { waitForIdle } from '../../src/queue/drain.js';
 import { importNdjson } from '../../src/feed/importer.js';
-import { expandBatch, intakeQueueName, type IntakeData } from '../../src/feed/intake.js';
-import { jobIdFor } from '../../src/feed/job-id.js';
+import { expandBatch, intakeQueueName, type IntakeData } from '../../src/queue/intake.js';
+import { jobIdFor } from '../../src/queue/job-id.js';
 import { recordJobOptions, type JobData } from '../../src/queue/queues.js';
-import { badLineId } from '../../src/feed/record-jobs.js';
+import { badLineId } from '../../src/queue/record-jobs.js';
 import type { WorkerPool } from '../../src/queue/worker-pool.js';
-import { done, fastJobs, order, queueWorld, testKind, type QueueWorld } from '../queue/support.js';
+import { done, fastJobs, order, queueWorld, testKind, type QueueWorld } from './support.js';
 
 let w: QueueWorld;
 let dir: string;

@@ -1,6 +1,6 @@
 import { canonicalHash } from './canonical-hash.js';
-import { recordKey } from './records.js';
-import type { StreamName } from '../queue/streams.js';
+import { recordKey } from '../../jobs/records.js';
+import type { StreamName } from './streams.js';
 
 /** First 12 hex digits of the sha256 of the canonical JSON of a record. */
 export function recordHash(raw: unknown): string {

@@ -4,11 +4,11 @@ import { z } from 'zod';
 import type { Config } from '../../config/read-config.js';
 import { indexJobIds } from './job-index.js';
 import { QUOTE_CHARS } from './unreadable-record.js';
-import { JITTERED } from '../queue/backoff.js';
+import { JITTERED } from './backoff.js';
 import { recordHash } from './job-id.js';
-import type { JobData } from '../queue/queues.js';
+import type { JobData } from './queues.js';
 import type { RecordJob } from './record-jobs.js';
-import { STREAMS, type StreamName } from '../queue/streams.js';
+import { STREAMS, type StreamName } from './streams.js';
 
 /**
  * Intake: how an NDJSON import reaches the record queues quickly.

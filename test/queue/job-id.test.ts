@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalJson } from '../../src/feed/canonical-hash.js';
-import { jobIdFor, recordHash } from '../../src/feed/job-id.js';
+import { canonicalJson } from '../../src/queue/canonical-hash.js';
+import { jobIdFor, recordHash } from '../../src/queue/job-id.js';
 
 describe('job ids', () => {
   it('are {stream}-{key}-{12 hex of the record hash}', () => {

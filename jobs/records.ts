@@ -1,5 +1,5 @@
 import type { z, ZodType } from 'zod';
-import { perStream, type RecordOf, type StreamName } from '../../jobs/streams.js';
+import { perStream, type RecordOf, type StreamName } from './streams.js';
 
 /** Records of the upstream feed (shared/upstream-feed.md), checked as they arrive and again when a job starts. */
 

@@ -2,12 +2,12 @@ import { createHash } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import type { RedisConnection as Redis } from '../redis.js';
 import { keyInHead } from './record-head.js';
-import { checkRecord, recordKey, recordKeyField } from './records.js';
+import { checkRecord, recordKey, recordKeyField } from '../../jobs/records.js';
 import { indexJobIds } from './job-index.js';
 import { QUOTE_CHARS, UnreadableRecord } from './unreadable-record.js';
 import { jobIdFor, recordHash, unreadableJobId } from './job-id.js';
-import type { JobData } from '../queue/queues.js';
-import type { StreamName } from '../queue/streams.js';
+import type { JobData } from './queues.js';
+import type { StreamName } from './streams.js';
 
 /** A job as addBulk takes it. */
 export interface RecordJob {

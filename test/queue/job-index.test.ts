@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findJobIds, indexJobIds, jobIndexKey, jobIndexTtlSeconds } from '../../src/feed/job-index.js';
-import { jobIdFor } from '../../src/feed/job-id.js';
+import { findJobIds, indexJobIds, jobIndexKey, jobIndexTtlSeconds } from '../../src/queue/job-index.js';
+import { jobIdFor } from '../../src/queue/job-id.js';
 import { connect, deletePrefix, uniquePrefix } from '../helpers/redis.js';
 
 const order = (orderId: string, quantity = 1) => ({ orderId, origin: 'Main Warehouse', lines: [{ productId: 'MUG-BLUE', quantity, unitPrice: 1, location: 'A-01' }] });

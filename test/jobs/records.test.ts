@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkRecord } from '../../src/feed/records.js';
-import { MAX_CHARS } from '../../src/feed/record-fields.js';
+import { checkRecord } from '../../jobs/records.js';
+import { MAX_CHARS } from '../../jobs/record-fields.js';
 
 const line = { productId: 'MUG-BLUE', quantity: 1, unitPrice: 1, location: 'Main Warehouse / A-01' };
 const order = { orderId: 'WEB-1', origin: 'Main Warehouse', lines: [line] };
