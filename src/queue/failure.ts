@@ -27,7 +27,7 @@ const LOCK_CODES = new Set(['LOCK_TIMEOUT', 'LOCK_LOST']);
 export function classifyFailure(err: unknown): Failure {
   const e = err instanceof Error ? err : new Error(String(err));
   if (err instanceof PermanentJobError) {
-    return { action: 'fail', code: err.code, name: err.name, message: err.message, hint: err.hint, retryable: false };
+    return { action: 'fail', code: err.code, name: err.name, message: err.message, hint: err.hint, retryable: err.retryable };
   }
   // A Redis failure (even under a service error: the budget is in Redis) is Redis's, whatever the job was doing.
   const redis = findRedisFailure(err);

@@ -4,6 +4,9 @@ import { HINTS } from '../error-hints.js';
 export type PermanentCode = 'BAD_RECORD' | 'CONFLICT' | 'ORDER_COMPLETED' | 'SERVICE_REFUSED';
 
 export class PermanentJobError extends Error {
+  /** No retry can help: the job fails at once (the failure contract every error class states). */
+  readonly retryable = false;
+
   constructor(
     readonly code: PermanentCode,
     message: string,
