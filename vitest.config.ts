@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 const BROWSER_TESTS = ['test/dashboard/*-browser.test.ts'];
 /** Run a second time in the `cluster` project, on a local three-node Redis Cluster, beside its own tests. */
-const ON_A_CLUSTER_TOO = ['test/jobs/order-sync.test.ts', 'test/jobs/stock-sync.test.ts', 'test/jobs/bom-sync.test.ts', 'test/jobs/order-crash.test.ts'];
+const ON_A_CLUSTER_TOO = ['test/jobs/orders/order-sync.test.ts', 'test/jobs/stock/stock-sync.test.ts', 'test/jobs/boms/bom-sync.test.ts', 'test/jobs/orders/order-crash.test.ts'];
 
 // Not `extends: true`: projects would run the root's global setup again each (and start a Redis each).
 const common = { testTimeout: 30_000, hookTimeout: 30_000 };
