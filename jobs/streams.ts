@@ -30,3 +30,10 @@ export type RecordOf<S extends StreamName> = z.infer<Extract<Def, { stream: S }>
 export function perStream<V>(pick: (def: Def) => V): Record<StreamName, V> {
   return Object.fromEntries(streamDefs.map((d) => [d.stream, pick(d)])) as Record<StreamName, V>;
 }
+
+/** The stream names, in the list's order; each has one BullMQ queue of the same name. */
+export const STREAMS = streamDefs.map((d) => d.stream) as unknown as readonly [StreamName, ...StreamName[]];
+
+export function isStream(name: string): name is StreamName {
+  return (STREAMS as readonly string[]).includes(name);
+}

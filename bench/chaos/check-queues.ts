@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { STREAMS, type StreamName } from '../../src/queue/streams.js';
+import { STREAMS, type StreamName } from '../../jobs/streams.js';
 import { checkIntake } from './check-intake.js';
 import { check, type CheckResult } from './check-types.js';
 import { checkPoison, feedJobId } from './poison.js';

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { jobIdFor, unreadableJobId } from '../../src/queue/job-id.js';
-import type { StreamName } from '../../src/queue/streams.js';
+import type { StreamName } from '../../jobs/streams.js';
 import { check, type CheckResult } from './check-types.js';
 import type { BadRecord, Scenario } from './scenario.js';
 

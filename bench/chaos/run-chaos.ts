@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { createRedis } from '../../src/redis.js';
 import { intakeQueueName } from '../../src/queue/intake.js';
-import { STREAMS, type StreamName } from '../../src/queue/streams.js';
+import { STREAMS, type StreamName } from '../../jobs/streams.js';
 import { machine } from '../lib/machine.js';
 import { faultPlan } from './chaos-env.js';
 import { planEvents, seededRandom } from './chaos-events.js';

@@ -4,7 +4,7 @@
  * once everything is synced.
  */
 import { jobIdFor } from '../../src/queue/job-id.js';
-import type { StreamName } from '../../src/queue/streams.js';
+import type { StreamName } from '../../jobs/streams.js';
 import { seededRandom } from './chaos-events.js';
 import { buildImportPlan, type ImportPlan } from './import-plan.js';
 import { poisonRecords } from './poison.js';

@@ -5,7 +5,7 @@ import { logEvictionWarning } from '../eviction-policy.js';
 import type { Logger } from '../logger.js';
 import { createMetrics, type Metrics } from '../metrics/metrics.js';
 import { readFeedState } from '../feed/feed-state.js';
-import { STREAMS } from '../queue/streams.js';
+import { STREAMS } from '../../jobs/streams.js';
 import type { CliIo, OutStream } from './cli-io.js';
 import { commandLogger, describeConfig, loadConfig } from './command-context.js';
 import { connectRedis } from './connect-redis.js';

@@ -9,7 +9,7 @@ import { UpstreamClient } from '../feed/upstream-client.js';
 import type { Logger } from '../logger.js';
 import { createQueues } from '../queue/queues.js';
 import type { RuntimeDeps } from './runtime.js';
-import type { StreamName } from '../queue/streams.js';
+import type { StreamName } from '../../jobs/streams.js';
 import { createRedis, type RedisConnection as Redis, redisKeys } from '../redis.js';
 
 export interface AppDeps extends RuntimeDeps {

@@ -12,7 +12,7 @@ import { importNdjson, type ImportProgress, type ImportResult } from '../feed/im
 import type { RunnerDeps } from '../queue/job-runner.js';
 import { pullStream, type PullResult } from '../feed/producer.js';
 import type { QueueSet } from '../queue/queues.js';
-import type { StreamName } from '../queue/streams.js';
+import type { StreamName } from '../../jobs/streams.js';
 import { startWorkers, type AnyJobKind, type StartWorkersOptions, type WorkerPool } from '../queue/worker-pool.js';
 
 /** What the runtime needs of the program's parts (buildDeps makes them from the configuration). */

@@ -14,7 +14,7 @@ import { retryAllFailed, retryJobIds } from '../ops/job-retry.js';
 import { readStatus } from '../ops/status-report.js';
 import { openStreamQueues } from '../queue/stream-queues.js';
 import type { Logger } from '../logger.js';
-import { isStream } from '../queue/streams.js';
+import { isStream } from '../../jobs/streams.js';
 import { sessionAuth, weakPasswordProblem, type Credentials } from './auth.js';
 import type { DashboardLimits } from './auth.js';
 import { esc, page } from './html.js';

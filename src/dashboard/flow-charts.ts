@@ -1,4 +1,4 @@
-import { STREAMS } from '../queue/streams.js';
+import { STREAMS } from '../../jobs/streams.js';
 import { esc } from './html.js';
 
 /** The overview's live charts: containers the script below fills, per stream and per budget class. */

@@ -1,4 +1,4 @@
-import type { StreamName } from '../queue/streams.js';
+import type { StreamName } from '../../jobs/streams.js';
 
 /**
  * The upstream feed `demo` serves, named after the sandbox's demo account (src/sandbox/demo-data.ts):

@@ -1,5 +1,5 @@
 import type { SyncSummary } from '../app/runtime.js';
-import type { StreamName } from '../queue/streams.js';
+import type { StreamName } from '../../jobs/streams.js';
 import { clip, renderTable } from '../cli/table.js';
 
 export interface DemoReport {

@@ -17,7 +17,7 @@ import { startFeedServer } from '../feed/feed-server.js';
 import { evictionWarnings } from '../eviction-policy.js';
 import { startWorkerHttp } from '../metrics/worker-http.js';
 import { startRuntime, syncOnce, type Runtime } from '../app/runtime.js';
-import type { StreamName } from '../queue/streams.js';
+import type { StreamName } from '../../jobs/streams.js';
 import { sandboxDefaults, type SandboxProfile } from '../sandbox/sandbox-options.js';
 import { startSandbox } from '../sandbox/sandbox.js';
 import { demoExpectations, demoFeed } from './demo-feed.js';

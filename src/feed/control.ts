@@ -6,8 +6,7 @@ import type { Logger } from '../logger.js';
 import { createRedis, type RedisConnection as Redis, type RedisKeys, type RedisTarget } from '../redis.js';
 import { pullStream, type PullResult } from './producer.js';
 import { CONTROL_QUEUE, type QueueSet } from '../queue/queues.js';
-import { STREAMS, type StreamName } from '../queue/streams.js';
-import { perStream } from '../../jobs/streams.js';
+import { perStream, STREAMS, type StreamName } from '../../jobs/streams.js';
 
 /** The job schedulers of the control queue, one per stream. */
 export const SCHEDULERS = perStream((d) => d.scheduler);

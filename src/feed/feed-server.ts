@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { isStream, STREAMS, type StreamName } from '../queue/streams.js';
+import { isStream, STREAMS, type StreamName } from '../../jobs/streams.js';
 
 export interface FeedFaults {
   /** Fraction (0..1) of page requests answered 503. */

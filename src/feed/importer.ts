@@ -8,7 +8,7 @@ import type { Logger } from '../logger.js';
 import { intakeJobId, keysExist, type IntakeData, type IntakeItem } from '../queue/intake.js';
 import type { QueueSet } from '../queue/queues.js';
 import { badLineId, checkedRecord } from '../queue/record-jobs.js';
-import type { StreamName } from '../queue/streams.js';
+import type { StreamName } from '../../jobs/streams.js';
 
 export interface ImportProgress {
   /** Lines read so far (blank ones included). */

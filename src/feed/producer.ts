@@ -7,7 +7,7 @@ import { recordPage, recordPullError } from './feed-state.js';
 import { waitForLock } from '../queue/key-lock.js';
 import type { JobData } from '../queue/queues.js';
 import { addJobs, recordJob, recordLabel } from '../queue/record-jobs.js';
-import type { StreamName } from '../queue/streams.js';
+import type { StreamName } from '../../jobs/streams.js';
 
 export interface PullStreamOptions {
   stream: StreamName;

@@ -3,7 +3,7 @@ import type { RedisConnection as Redis } from '../redis.js';
 import { redact, type Logger } from '../logger.js';
 import { readFeedState } from '../feed/feed-state.js';
 import { redisKeys } from '../redis.js';
-import { STREAMS, type StreamName } from '../queue/streams.js';
+import { STREAMS, type StreamName } from '../../jobs/streams.js';
 import { laggingSeconds } from './feed-lag.js';
 
 export interface AlertSettings {

@@ -1,4 +1,4 @@
-import { STREAMS, type StreamName } from '../queue/streams.js';
+import { STREAMS, type StreamName } from '../../jobs/streams.js';
 import { failedReasons } from './failed-reasons.js';
 import { queuesOf, reasonGroupOf } from './job-retry.js';
 import type { StreamQueues } from '../queue/stream-queues.js';

@@ -1,5 +1,5 @@
 import type { FeedState } from '../feed/feed-state.js';
-import type { StreamName } from '../queue/streams.js';
+import type { StreamName } from '../../jobs/streams.js';
 
 /** Streams pulled every few seconds (`every`); stock counts are pulled by a daily cron, so a day between is normal. */
 const POLLED: ReadonlySet<StreamName> = new Set(['orders', 'boms']);

@@ -3,7 +3,7 @@ import { showJob, type JobStory } from './job-inspect.js';
 import type { StreamQueues } from '../queue/stream-queues.js';
 import { parseProgress } from '../../jobs/orders/order-progress.js';
 import { redisKeys } from '../redis.js';
-import { STREAMS, type StreamName } from '../queue/streams.js';
+import { STREAMS, type StreamName } from '../../jobs/streams.js';
 import { loadProgress } from '../../jobs/stock/count-progress.js';
 import { findJobIds } from '../queue/job-index.js';
 

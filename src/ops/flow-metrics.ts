@@ -4,7 +4,7 @@ import { defaults } from '../../config/defaults.js';
 import type { Budgets } from '../../config/read-config.js';
 import { readFeedState } from '../feed/feed-state.js';
 import { redisKeys } from '../redis.js';
-import { STREAMS, type StreamName } from '../queue/streams.js';
+import { STREAMS, type StreamName } from '../../jobs/streams.js';
 import { behindSeconds } from './feed-lag.js';
 
 /**

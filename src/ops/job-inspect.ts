@@ -1,6 +1,6 @@
 import type { Job, Queue } from 'bullmq';
 import { recordKey } from '../../jobs/records.js';
-import { STREAMS, type StreamName } from '../queue/streams.js';
+import { STREAMS, type StreamName } from '../../jobs/streams.js';
 import { BATCH_HINT, readBatch, type BatchStory, type BatchSummary } from './batch-info.js';
 import { hintFor } from '../error-hints.js';
 import { parseTrace, splitReason, type AttemptTrace } from '../queue/job-trace.js';

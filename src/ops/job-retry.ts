@@ -1,5 +1,5 @@
 import type { Queue } from 'bullmq';
-import { STREAMS, type StreamName } from '../queue/streams.js';
+import { STREAMS, type StreamName } from '../../jobs/streams.js';
 import { failedReasons } from './failed-reasons.js';
 import { findJob } from './job-inspect.js';
 import { splitReason } from '../queue/job-trace.js';

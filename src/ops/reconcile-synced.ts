@@ -1,5 +1,5 @@
 import type { Queue } from 'bullmq';
-import type { StreamName } from '../queue/streams.js';
+import type { StreamName } from '../../jobs/streams.js';
 import { recordKey } from '../../jobs/records.js';
 
 /** The newest synced version of one record: the completed job that says so. */

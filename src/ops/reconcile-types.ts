@@ -1,4 +1,4 @@
-import type { StreamName } from '../queue/streams.js';
+import type { StreamName } from '../../jobs/streams.js';
 
 /** What differs between the service and what the program recorded as synced. */
 export type DriftKind =

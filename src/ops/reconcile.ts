@@ -3,7 +3,7 @@ import type { RedisConnection as Redis } from '../redis.js';
 import type { CatalogApi } from '../catalog/types.js';
 import type { ServiceApi } from '../client/service-api.js';
 import { redisKeys } from '../redis.js';
-import { STREAMS, type StreamName } from '../queue/streams.js';
+import { STREAMS, type StreamName } from '../../jobs/streams.js';
 import { reconcileBoms } from './reconcile-boms.js';
 import { planSyncedOrders, reconcileOrders } from './reconcile-orders.js';
 import { ServiceView } from './reconcile-service.js';

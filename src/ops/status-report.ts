@@ -3,7 +3,7 @@ import { checkEvictionPolicy } from '../eviction-policy.js';
 import { type RedisConnection as Redis, redisKeys } from '../redis.js';
 import { openControlQueue, readScheduleInfo } from '../feed/control.js';
 import { readFeedState } from '../feed/feed-state.js';
-import { STREAMS, type StreamName } from '../queue/streams.js';
+import { STREAMS, type StreamName } from '../../jobs/streams.js';
 import { failedGroups, type FailedGroup } from './failed-groups.js';
 import { intakeCounts, type IntakeCounts } from './intake-counts.js';
 import type { StreamQueues } from '../queue/stream-queues.js';

@@ -5,7 +5,7 @@ import { batchLabel, intakeDataSchema, streamOfIntakeQueue } from './intake.js';
 import type { JobResult } from './job-kind.js';
 import { jobDataSchema, type JobData } from './queues.js';
 import { recordLabel } from './record-jobs.js';
-import { isStream } from './streams.js';
+import { isStream } from '../../jobs/streams.js';
 
 /** States in which a job still has work ahead of it. Paused queues are not waited for. */
 const PENDING = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-children'] as const;

@@ -8,7 +8,7 @@ import { JITTERED } from './backoff.js';
 import { recordHash } from './job-id.js';
 import type { JobData } from './queues.js';
 import type { RecordJob } from './record-jobs.js';
-import { STREAMS, type StreamName } from './streams.js';
+import { STREAMS, type StreamName } from '../../jobs/streams.js';
 
 /**
  * Intake: how an NDJSON import reaches the record queues quickly.

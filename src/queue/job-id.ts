@@ -1,6 +1,6 @@
 import { canonicalHash } from './canonical-hash.js';
 import { recordKey } from '../../jobs/records.js';
-import type { StreamName } from './streams.js';
+import type { StreamName } from '../../jobs/streams.js';
 
 /** First 12 hex digits of the sha256 of the canonical JSON of a record. */
 export function recordHash(raw: unknown): string {

@@ -1,7 +1,7 @@
 import type { RedisConnection as Redis } from '../redis.js';
 import { KEEP_COMPLETED_SECONDS } from './queues.js';
 import { idSafe } from './job-id.js';
-import { STREAMS, type StreamName } from './streams.js';
+import { STREAMS, type StreamName } from '../../jobs/streams.js';
 
 /**
  * An index from business key to job ids, for `find`. Job ids are `{stream}-{key}-{hash}`: the key is in the id but

@@ -4,7 +4,7 @@ import type { CatalogApi } from '../catalog/types.js';
 import type { ServiceApi } from '../client/service-api.js';
 import type { Logger } from '../logger.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis.js';
-import type { StreamName } from './streams.js';
+import type { StreamName } from '../../jobs/streams.js';
 
 /** What every job of every kind stands on (the job runner's dependencies). */
 export interface RunnerDeps {

@@ -5,7 +5,7 @@ import { defaults } from '../../config/defaults.js';
 import type { Config } from '../../config/read-config.js';
 import { JITTERED } from './backoff.js';
 import { openIntakeQueue, type IntakeData } from './intake.js';
-import { STREAMS, type StreamName } from './streams.js';
+import { STREAMS, type StreamName } from '../../jobs/streams.js';
 
 
 /** Name of the queue whose jobs are the scheduled pulls (order and BOM polling, the stock-count cron). */

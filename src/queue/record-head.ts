@@ -1,4 +1,4 @@
-import type { StreamName } from './streams.js';
+import type { StreamName } from '../../jobs/streams.js';
 import { recordKeyField } from '../../jobs/records.js';
 
 /** Index of the quote that closes the string opening at `start`, or -1 when the text ends first. */

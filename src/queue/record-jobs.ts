@@ -7,7 +7,7 @@ import { indexJobIds } from './job-index.js';
 import { QUOTE_CHARS, UnreadableRecord } from './unreadable-record.js';
 import { jobIdFor, recordHash, unreadableJobId } from './job-id.js';
 import type { JobData } from './queues.js';
-import type { StreamName } from './streams.js';
+import type { StreamName } from '../../jobs/streams.js';
 
 /** A job as addBulk takes it. */
 export interface RecordJob {

@@ -1,7 +1,7 @@
 import { Queue } from 'bullmq';
 import type { RedisConnection as Redis } from '../redis.js';
 import { intakeQueueName } from './intake.js';
-import { STREAMS, type StreamName } from './streams.js';
+import { STREAMS, type StreamName } from '../../jobs/streams.js';
 
 /**
  * Per stream its BullMQ queue and its intake queue (import batches not yet record jobs), under the program's

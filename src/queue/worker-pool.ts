@@ -9,7 +9,7 @@ import { expandBatch, intakeQueueName, type IntakeData, type IntakeResult } from
 import type { JobKind, JobResult } from './job-kind.js';
 import { createProcessor, type ProcessorOptions, type RunnerDeps } from './job-runner.js';
 import { recordJobOptions, type JobData } from './queues.js';
-import type { StreamName } from './streams.js';
+import type { StreamName } from '../../jobs/streams.js';
 
 /**
  * BullMQ honours a manual rate limit (queue.rateLimit) only on workers that have a limiter; this one is

@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis';
 import { expandBatch, intakeJobId, intakeQueueName, openIntakeQueue, type IntakeData } from '../../src/queue/intake.js';
 import { jobIdFor } from '../../src/queue/job-id.js';
 import type { JobData } from '../../src/queue/queues.js';
-import type { StreamName } from '../../src/queue/streams.js';
+import type { StreamName } from '../../jobs/streams.js';
 
 /** Job id of contract 3: {stream}-{key}-{first 12 hex of sha256 of the record's JSON}. */
 export function jobIdOf(stream: string, key: string, record: unknown): string {

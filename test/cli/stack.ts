@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { startFeedServer, type FeedServer } from '../../src/feed/feed-server.js';
-import type { StreamName } from '../../src/queue/streams.js';
+import type { StreamName } from '../../jobs/streams.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
 import { connect, deletePrefix, redisUrl, uniquePrefix } from '../helpers/redis.js';
 import { baseEnv } from './run-cli.js';

@@ -4,7 +4,7 @@ import { logEvictionWarning } from '../../eviction-policy.js';
 import { importNdjson, type ImportResult } from '../../feed/importer.js';
 import { createQueues } from '../../queue/queues.js';
 import type { SyncSummary } from '../../app/runtime.js';
-import { isStream, STREAMS, type StreamName } from '../../queue/streams.js';
+import { isStream, STREAMS, type StreamName } from '../../../jobs/streams.js';
 import type { CliIo } from '../../app/cli-io.js';
 import { commandLogger, loadConfig, writeJson } from '../../app/command-context.js';
 import { connectRedis } from '../../app/connect-redis.js';

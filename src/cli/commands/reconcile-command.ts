@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { STREAMS, type StreamName } from '../../queue/streams.js';
+import { STREAMS, type StreamName } from '../../../jobs/streams.js';
 import type { CliIo } from '../../app/cli-io.js';
 import { writeJson } from '../../app/command-context.js';
 import { ExitCode } from '../exit-codes.js';
