@@ -5,7 +5,7 @@
  */
 import type { Redis } from 'ioredis';
 import { pino } from 'pino';
-import type { Config } from '../../config/read-config.js';
+import type { Budgets, Config } from '../../config/read-config.js';
 import { orderJob } from '../../jobs/order-sync.js';
 import { Catalog } from '../../src/catalog/catalog.js';
 import { RequestBudget } from '../../src/client/budget.js';
@@ -23,8 +23,11 @@ export interface OrderWorkerSettings {
   secret: string;
   /** Jobs at once in this process. */
   concurrency: number;
-  /** POST and GET budgets a minute shared by every process; none: unlimited. */
-  budget?: { postPerMinute: number; getPerMinute: number };
+  /**
+   * Budgets a minute shared by every process (Budgets of config/read-config.ts): POST and GET, and the total every
+   * request spends (INVENTORY_REQUESTS_PER_MINUTE) when the account has one. None: unlimited.
+   */
+  budget?: Pick<Budgets, 'postPerMinute' | 'getPerMinute' | 'requestsPerMinute'>;
   /** HTTP connections to the service. Default: twice the concurrency, at most 64. */
   connections?: number;
   /** ioredis auto-pipelining on the jobs' shared connection (not what buildDeps does today). Default false. */
