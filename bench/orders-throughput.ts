@@ -19,6 +19,7 @@ import { startSandbox, type Sandbox } from '../src/sandbox/sandbox.js';
 import { ownCpuMs, processCpuMs } from './lib/proc-cpu.js';
 import { records, redisCpuMs, setUp, spawnWorker, stopWorker } from './orders-bench-world.js';
 import { startOrderWorkers, type RunningWorkers } from './lib/order-workers.js';
+import { median } from './lib/median.js';
 
 /**
  * Which limit the account of a budgeted run has: `post`, a POST budget (and as much GET); `total`, one budget
@@ -92,7 +93,6 @@ export interface OrdersBenchFigures {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const round = (n: number, d = 1) => Math.round(n * 10 ** d) / 10 ** d;
 /** Time after the first completed order before the budgeted measurement starts: the pipeline fills. */
 const WARM_UP_MS = 5_000;

@@ -14,10 +14,10 @@ import { markdownTable, textTable } from './lib/tables.js';
 import { runBudgeted, type BudgetedFigures } from './orders-throughput.js';
 import { runSandboxLoadBench } from './sandbox-load.js';
 import { benchStockSync, STOCK_BENCH_HEAD, stockBenchRows } from './stock-sync.js';
+import { median } from './lib/median.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const say = (line: string) => process.stdout.write(`${line}\n`);
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 const r1 = (n: number) => Math.round(n * 10) / 10;
 
 type Rows = Array<Array<string | number>>;
