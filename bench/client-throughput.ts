@@ -18,6 +18,7 @@ import { ServiceClient } from '../src/client/service-client.js';
 import { createRedis, redisKeys } from '../src/redis.js';
 import { machine, machineLine } from './lib/machine.js';
 import { textTable } from './lib/tables.js';
+import { median } from './lib/median.js';
 
 const ORDER = JSON.stringify({
   orderId: 'WEB-1',
@@ -46,7 +47,6 @@ function serveForever(): void {
   server.listen(0, '127.0.0.1', () => process.send?.((server.address() as AddressInfo).port));
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
 
 interface Figure {

@@ -17,6 +17,7 @@ import { createRedis, deleteKeysUnder } from '../src/redis.js';
 import { spawnCli } from './lib/cli-process.js';
 import { benchOrders } from './lib/order-records.js';
 import { watchPeakRss } from './lib/peak-rss.js';
+import { median } from './lib/median.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -53,7 +54,6 @@ export interface ImportFigures {
   command: string;
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 
 async function writeFile(path: string, n: number): Promise<void> {
   const out = createWriteStream(path);

@@ -3,11 +3,13 @@
  *
  * 1. Budgeted: a POST budget on the sandbox (fixed 1-minute windows, like the service) and the same budget on
  *    the client, shared by several worker processes: orders a minute against the bound (budget / 4 POSTs), 429s.
+ *    `--only total`: the same with one total budget instead, the account's only limit (every request spends it;
+ *    the client's INVENTORY_REQUESTS_PER_MINUTE); the bound is total / 4.
  * 2. Unbounded: no budget, no latency: orders a second (each order is 4 API calls), median of several runs.
  *
  *   npx tsx bench/orders-throughput.ts [--budget 1200] [--seconds 60] [--processes 3] [--latency 0]
- *        [--orders 3000] [--runs 3] [--fast-processes 1] [--concurrency 64] [--auto-pipelining] [--only budget|fast]
- *        [--profile observed|spec]
+ *        [--orders 3000] [--runs 3] [--fast-processes 1] [--concurrency 64] [--auto-pipelining]
+ *        [--only budget|total|fast] [--profile observed|spec]
  */
 import type { ChildProcess } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
@@ -18,10 +20,19 @@ import { startSandbox, type Sandbox } from '../src/sandbox/sandbox.js';
 import { ownCpuMs, processCpuMs } from './lib/proc-cpu.js';
 import { records, redisCpuMs, setUp, spawnWorker, stopWorker } from './orders-bench-world.js';
 import { startOrderWorkers, type RunningWorkers } from './lib/order-workers.js';
+import { median } from './lib/median.js';
+
+/**
+ * Which limit the account of a budgeted run has: `post`, a POST budget (and as much GET); `total`, one budget
+ * for every request together and nothing else ("Some accounts have only this one limit", service-behaviors.md).
+ */
+export type BudgetKind = 'post' | 'total';
 
 export interface OrdersBenchOptions {
-  /** POST budget a minute of the budgeted run (sandbox and client). Default 1 200. */
+  /** Requests a minute of the budgeted run's limit (sandbox and client). Default 1 200. */
   budgetPerMinute?: number;
+  /** The budgeted run's limit. Default 'post'. */
+  budgetKind?: BudgetKind;
   /** Length of the budgeted measurement, s. Default 60. */
   seconds?: number;
   /** Latency the sandbox adds to every answer in the budgeted run, ms. Default 0. */
@@ -40,7 +51,8 @@ export interface OrdersBenchOptions {
   concurrency?: number;
   /** ioredis auto-pipelining on the workers' job connection. Default false (as buildDeps). */
   autoPipelining?: boolean;
-  only?: 'budget' | 'fast';
+  /** One measurement: the budgeted run (`total`: with budgetKind 'total'), or the unbounded one. */
+  only?: 'budget' | 'total' | 'fast';
   /** How the sandbox answers. Default: sandboxDefaults.profile. */
   profile?: SandboxProfile;
   redisUrl?: string;
@@ -50,13 +62,14 @@ export interface OrdersBenchOptions {
 }
 
 export interface BudgetedFigures {
+  budgetKind: BudgetKind;
   budgetPerMinute: number;
   latencyMs: number;
   processes: number;
   seconds: number;
   /** Orders completed a minute during the measurement (after the first completion). */
   ordersPerMinute: number;
-  /** budget / 4. */
+  /** budget / 4: an order is 4 POSTs (and no GET), whichever limit they spend. */
   boundPerMinute: number;
   ratio: number;
   rateLimited: number;
@@ -83,7 +96,6 @@ export interface OrdersBenchFigures {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const round = (n: number, d = 1) => Math.round(n * 10 ** d) / 10 ** d;
 /** Time after the first completed order before the budgeted measurement starts: the pipeline fills. */
 const WARM_UP_MS = 5_000;
@@ -91,30 +103,46 @@ const WARM_UP_MS = 5_000;
 /** Completed orders so far: each costs one POST to its actionUrlComplete. */
 const completions = (sandbox: Sandbox) => sandbox.admin.counters().actions;
 
+/**
+ * The sandbox's budgets and the client's for a budgeted run. An account with only a total has no per-class
+ * limit, but the client always has per-class budgets (INVENTORY_POST_PER_MINUTE, ...): they are set to the
+ * total, where they never bind before it (docs/orders.md "Benchmark"). Collection GETs keep their hourly budget.
+ */
+function budgetsOf(kind: BudgetKind, perMinute: number) {
+  const window = { limit: perMinute, windowMs: 60_000 };
+  const client = { postPerMinute: perMinute, getPerMinute: perMinute };
+  return kind === 'total'
+    ? { sandbox: { total: window }, client: { ...client, requestsPerMinute: perMinute } }
+    : { sandbox: { post: window }, client };
+}
+
 export async function runBudgeted(o: OrdersBenchOptions = {}): Promise<BudgetedFigures> {
   const budget = o.budgetPerMinute ?? 1_200;
+  const kind = o.budgetKind ?? 'post';
+  const budgets = budgetsOf(kind, budget);
   const seconds = o.seconds ?? 60;
   const processes = o.processes ?? 3;
   const log = o.log ?? (() => undefined);
   const latency = o.latencyMs ? { ms: o.latencyMs, jitterMs: Math.round(o.latencyMs / 5) } : null;
-  const sandbox = await startSandbox({ data: 'demo', profile: o.profile, latency, budgets: { post: { limit: budget, windowMs: 60_000 } } });
+  const sandbox = await startSandbox({ data: 'demo', profile: o.profile, latency, budgets: budgets.sandbox });
   const world = await setUp(sandbox, o.redis ?? o.redisUrl ?? 'redis://127.0.0.1:6379', 'budget');
   const children: ChildProcess[] = [];
   try {
     const bound = budget / 4;
     await world.add(records(`BUDGET-${Date.now()}`, Math.ceil((bound * (seconds + 30)) / 60) + 50));
     // The budget is the bottleneck: a few jobs per process keep it busy; more only deepen the pipeline.
-    const settings = world.settings({ budget: { postPerMinute: budget, getPerMinute: budget }, concurrency: o.budgetConcurrency ?? 4 });
+    const settings = world.settings({ budget: budgets.client, concurrency: o.budgetConcurrency ?? 4 });
     for (let i = 0; i < processes; i++) children.push(await spawnWorker(settings));
     while (completions(sandbox) === 0) await sleep(20);
     await sleep(WARM_UP_MS);
     const c0 = sandbox.admin.counters();
-    log(`  budgeted: ${processes} processes running; measuring ${seconds} s from ${WARM_UP_MS / 1000} s after the first completed order`);
+    log(`  budgeted (${kind} ${budget}/min): ${processes} processes running; measuring ${seconds} s from ${WARM_UP_MS / 1000} s after the first completed order`);
     await sleep(seconds * 1_000);
     const c1 = sandbox.admin.counters();
     const done = c1.actions - c0.actions;
     const ordersPerMinute = (done / seconds) * 60;
     return {
+      budgetKind: kind,
       budgetPerMinute: budget,
       latencyMs: o.latencyMs ?? 0,
       processes,
@@ -204,8 +232,8 @@ export async function runFast(o: OrdersBenchOptions = {}): Promise<FastFigures> 
 /** Both measurements; what `npm run bench` calls. */
 export async function runOrdersBench(o: OrdersBenchOptions = {}): Promise<OrdersBenchFigures> {
   const out: OrdersBenchFigures = {};
-  if (o.only !== 'budget') out.fast = await runFast(o);
-  if (o.only !== 'fast') out.budgeted = await runBudgeted(o);
+  if (o.only === undefined || o.only === 'fast') out.fast = await runFast(o);
+  if (o.only !== 'fast') out.budgeted = await runBudgeted(o.only === 'total' ? { ...o, budgetKind: 'total' } : o);
   return out;
 }
 
@@ -214,7 +242,7 @@ export function describeOrdersBench(f: OrdersBenchFigures): string[] {
   if (f.budgeted) {
     const b = f.budgeted;
     lines.push(
-      `orders, budgeted: ${b.ordersPerMinute} orders/min with ${b.budgetPerMinute} POST/min shared by ${b.processes} processes, ${b.latencyMs} ms latency; bound ${b.boundPerMinute}/min; ratio ${(b.ratio * 100).toFixed(1)}% (target >= 95%); 429s: ${b.rateLimited} (target 0); ${b.postsPerOrder} POSTs and ${b.getsPerOrder} GETs per order`,
+      `orders, budgeted: ${b.ordersPerMinute} orders/min with ${b.budgetPerMinute} ${b.budgetKind === 'total' ? 'requests/min in total (the only limit)' : 'POST/min'} shared by ${b.processes} processes, ${b.latencyMs} ms latency; bound ${b.boundPerMinute}/min; ratio ${(b.ratio * 100).toFixed(1)}% (target >= 95%); 429s: ${b.rateLimited} (target 0); ${b.postsPerOrder} POSTs and ${b.getsPerOrder} GETs per order`,
     );
   }
   if (f.fast) {
@@ -242,7 +270,7 @@ function parseArgs(argv: string[]): OrdersBenchOptions {
     else if (flag === '--runs') o.runs = num(i);
     else if (flag === '--fast-processes') o.fastProcesses = num(i);
     else if (flag === '--concurrency') o.concurrency = num(i);
-    else if (flag === '--only') o.only = argv[i + 1] as 'budget' | 'fast';
+    else if (flag === '--only') o.only = argv[i + 1] as OrdersBenchOptions['only'];
     else if (flag === '--redis') o.redisUrl = argv[i + 1];
     else if (flag === '--profile') o.profile = parseProfile(argv[i + 1] ?? '');
     else throw new Error(`unknown option ${flag}`);

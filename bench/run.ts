@@ -1,11 +1,12 @@
 // `npm run bench`: runs every benchmark and writes docs/benchmarks.md (figures, medians, ratios, commands, machine).
 // Sections: see bench/lib/bench-options.ts; each one's own command is printed beside its figures.
 import { execFileSync } from 'node:child_process';
-import { existsSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runBaseline, type BaselineFigures } from './baseline-sequential.js';
 import { runImportBench } from './import-ndjson.js';
+import { measuredLine, renderBenchDoc, type Part } from './lib/bench-doc.js';
 import { parseBenchArgs, type BenchOptions, type Section } from './lib/bench-options.js';
 import { runOverheadBench } from './lib/job-overhead.js';
 import { machine, machineLine } from './lib/machine.js';
@@ -14,20 +15,17 @@ import { runBudgeted, type BudgetedFigures } from './orders-throughput.js';
 import { runSandboxLoadBench } from './sandbox-load.js';
 import { runScaleOut, scaleOutPart } from './scale-out.js';
 import { benchStockSync, STOCK_BENCH_HEAD, stockBenchRows } from './stock-sync.js';
+import { median } from './lib/median.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const say = (line: string) => process.stdout.write(`${line}\n`);
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 const r1 = (n: number) => Math.round(n * 10) / 10;
 
 type Rows = Array<Array<string | number>>;
-interface Part {
-  title: string;
-  /** Paragraphs and tables, Markdown. */
-  body: string[];
-}
+/** What a section measured: its heading (without the number) and its Markdown. */
+type Measured = Pick<Part, 'title' | 'body'>;
 
-async function ordersSection(o: BenchOptions): Promise<Part> {
+async function ordersSection(o: BenchOptions): Promise<Measured> {
   const rows: Rows = [];
   const ratios: number[] = [];
   const ofBound: number[] = [];
@@ -45,7 +43,7 @@ async function ordersSection(o: BenchOptions): Promise<Part> {
     }
   }
   return {
-    title: '1-2. Orders a minute against the bound, and against a sequential client',
+    title: 'Orders a minute against the bound, and against a sequential client',
     body: [
       `${o.processes} worker processes share the POST budget (in Redis) against the sandbox, whose budget is the same, in fixed 1-minute windows; the bound is budget / 4 (an order costs 4 POSTs). ` +
         `Each cell measures ${o.seconds} s after a warm-up that starts at the first completed order (bench/orders-throughput.ts). The baseline syncs the same kind of orders with the plain ServiceClient, one call after another, no queue, under the same budget and latency; the ratio is workers / baseline.`,
@@ -60,11 +58,11 @@ async function ordersSection(o: BenchOptions): Promise<Part> {
   };
 }
 
-async function overheadSection(o: BenchOptions): Promise<Part> {
+async function overheadSection(o: BenchOptions): Promise<Measured> {
   say('overhead: orders with no budget and no latency, one worker process');
   const f = await runOverheadBench({ orders: 3000, runs: o.runs, profile: o.profile, log: say });
   return {
-    title: '3. Per-job overhead (no budget, no latency)',
+    title: 'Per-job overhead (no budget, no latency)',
     body: [
       `One worker process (bench/orders-worker.ts: the real runner, order job and client, ${f.concurrency} jobs at once) against the sandbox in the bench process; ${f.orders} orders per run, each 4 POSTs. ` +
         'CPU is read from /proc for the worker process, and from the bench process for the sandbox, between the first job queued and the last order completed.',
@@ -78,11 +76,11 @@ async function overheadSection(o: BenchOptions): Promise<Part> {
   };
 }
 
-async function stockSection(o: BenchOptions): Promise<Part> {
+async function stockSection(o: BenchOptions): Promise<Measured> {
   say('stock: the 50,000-line stock sync');
   const figures = await benchStockSync({ lines: 50_000, locations: 20, profile: o.profile });
   return {
-    title: '4. Stock sync: 50,000 count lines',
+    title: 'Stock sync: 50,000 count lines',
     body: [
       '20 counts of 2,500 lines (one per location), imported and synced by the stock-count job; the sandbox runs in a child process so the figures are the worker\'s own. See docs/stock-sync.md.',
       '',
@@ -108,12 +106,12 @@ function build(): boolean {
   }
 }
 
-async function importSection(o: BenchOptions): Promise<Part> {
+async function importSection(o: BenchOptions): Promise<Measured> {
   say('import: a 100,000-record NDJSON file through `inventory-sync import` (building dist/ first)');
   const dist = o.tsx ? false : build();
   const f = await runImportBench({ records: 100_000, runs: o.runs, dist, log: say });
   return {
-    title: '5. Importing a 100,000-record NDJSON file',
+    title: 'Importing a 100,000-record NDJSON file',
     body: [
       `The real CLI queues every record of a ${f.fileMb} MB file of orders (no processing): ${f.command}. It checks each record, gives it its job id, ` +
         'leaves out those already queued, and writes the rest as intake batches of 1,000 (docs/architecture.md, "Imports"). Seconds are the whole process, start-up included; ' +
@@ -136,11 +134,11 @@ async function importSection(o: BenchOptions): Promise<Part> {
   };
 }
 
-async function sandboxSection(o: BenchOptions): Promise<Part> {
+async function sandboxSection(o: BenchOptions): Promise<Measured> {
   say('sandbox: requests a second under load');
   const f = await runSandboxLoadBench({ seconds: 10, connections: 50, profile: o.profile });
   return {
-    title: '6. The sandbox under load (context for the figures above)',
+    title: 'The sandbox under load (context for the figures above)',
     body: [
       'The sandbox alone in a child process, loaded by autocannon (50 connections, 10 s per scenario).',
       '',
@@ -151,7 +149,40 @@ async function sandboxSection(o: BenchOptions): Promise<Part> {
   };
 }
 
-const runners: Record<Section, (o: BenchOptions) => Promise<Part>> = {
+async function totalSection(o: BenchOptions): Promise<Measured> {
+  const rows: Rows = [];
+  const ofBound: number[] = [];
+  let rateLimited = 0;
+  for (const total of o.totals) {
+    for (const latencyMs of o.latencies) {
+      say(`total: ${total} requests/min, the account's only limit, ${latencyMs} ms latency: ${o.processes} worker processes for ${o.seconds} s`);
+      const w = await runBudgeted({ budgetKind: 'total', budgetPerMinute: total, seconds: o.seconds, processes: o.processes, latencyMs, profile: o.profile, log: say });
+      ofBound.push(w.ratio);
+      rateLimited += w.rateLimited;
+      rows.push([total, latencyMs, w.boundPerMinute, w.ordersPerMinute, `${r1(w.ratio * 100)}%`, w.rateLimited, w.postsPerOrder, w.getsPerOrder]);
+      say(textTable(['total', 'latency', 'bound', 'orders/min', 'of bound', '429s', 'POSTs/order', 'GETs/order'], rows.slice(-1)));
+    }
+  }
+  const met = median(ofBound) >= 0.95 && rateLimited === 0;
+  return {
+    title: 'Orders a minute under one total budget (INVENTORY_REQUESTS_PER_MINUTE)',
+    body: [
+      "The account's only limit is one total of requests a minute that every request spends (service-behaviors.md \"Limits\": some accounts have only this one): " +
+        `the sandbox counts every API request against it in fixed 1-minute windows and has no other budget; ${o.processes} worker processes share \`INVENTORY_REQUESTS_PER_MINUTE\` = the total through Redis. ` +
+        "The client's per-class budgets (POST, GET a minute) are set to the total: the account has none, and at the total they never bind before it (collection GETs keep their 300 an hour; the catalog is warm, so there are none). " +
+        `The bound is total / 4 (an order is 4 POSTs and no GET). Each cell measures ${o.seconds} s after a warm-up that starts at the first completed order (bench/orders-throughput.ts, \`runBudgeted\` with \`budgetKind: 'total'\`).`,
+      '',
+      `Commands: \`npm run bench -- --only total --totals T --latencies L --seconds ${o.seconds} --processes ${o.processes}\`, or one cell: \`npx tsx bench/orders-throughput.ts --only total --budget T --seconds ${o.seconds} --processes ${o.processes} --latency L\``,
+      '',
+      markdownTable(['total requests/min', 'latency ms', 'bound orders/min', 'orders/min', 'of bound', '429s', 'POSTs an order', 'GETs an order'], rows),
+      '',
+      `Median over the cells: **${r1(median(ofBound) * 100)}%** of the bound, **${rateLimited}** 429s in all (target at least 95%, no 429): ${met ? 'met' : 'NOT met'}.`,
+    ],
+  };
+}
+
+const runners: Record<Section, (o: BenchOptions) => Promise<Measured>> = {
+  total: totalSection,
   import: importSection,
   overhead: overheadSection,
   stock: stockSection,
@@ -162,30 +193,22 @@ const runners: Record<Section, (o: BenchOptions) => Promise<Part>> = {
 
 const argv = process.argv.slice(2);
 const options = parseBenchArgs(argv);
-const m = machine();
-const started = Date.now();
+const command = `npm run bench${argv.length ? ` -- ${argv.join(' ')}` : ''}`;
 const parts: Part[] = [];
-for (const section of (['import', 'overhead', 'stock', 'sandbox', 'orders', 'scale-out'] as const).filter((s) => options.only.includes(s))) {
+for (const section of (['import', 'overhead', 'stock', 'sandbox', 'orders', 'total', 'scale-out'] as const).filter((s) => options.only.includes(s))) {
+  const m = machineLine(machine());
+  const started = Date.now();
+  let measured: Measured;
   try {
-    parts.push(await runners[section](options));
+    measured = await runners[section](options);
   } catch (err) {
     say(`${section}: failed: ${(err as Error).stack ?? String(err)}`);
-    parts.push({ title: `${section}: not measured`, body: [`The benchmark failed: \`${(err as Error).message}\``] });
+    measured = { title: `${section}: not measured`, body: [`The benchmark failed: \`${(err as Error).message}\``] };
   }
+  parts.push({ section, ...measured, measured: measuredLine({ command, minutes: Math.round((Date.now() - started) / 60_000), profile: options.profile, machine: m }) });
 }
-parts.sort((a, b) => a.title.localeCompare(b.title));
-const doc = [
-  '# Benchmarks',
-  '',
-  `Generated by \`npm run bench${argv.length ? ` -- ${argv.join(' ')}` : ''}\` (bench/run.ts) in ${Math.round((Date.now() - started) / 60_000)} min; do not edit by hand.`,
-  '',
-  `- Machine: ${machineLine(m)}`,
-  '- Redis: the local one at 127.0.0.1:6379 (every bench uses a prefix of its own and deletes it after).',
-  `- Sandbox profile: ${options.profile} (docs/sandbox.md "Profiles"; \`--profile observed|spec\`).`,
-  '- Other processes may share the machine; figures are medians where a bench repeats.',
-  '',
-  ...parts.flatMap((p) => [`## ${p.title}`, '', ...p.body, '']),
-].join('\n');
-writeFileSync(resolve(root, options.out), doc);
+// A run of some sections keeps the others of the report as they were.
+const out = resolve(root, options.out);
+writeFileSync(out, renderBenchDoc(parts, existsSync(out) ? readFileSync(out, 'utf8') : undefined));
 say(`\nwritten: ${options.out}`);
 process.exit(0);

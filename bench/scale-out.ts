@@ -58,7 +58,7 @@ function rows(f: ScaleOutFigures): Array<Array<string | number>> {
 export function scaleOutPart(f: ScaleOutFigures): { title: string; body: string[] } {
   const s = f.single;
   return {
-    title: '7. Scaling out: worker processes on one Redis and on a Redis Cluster',
+    title: 'Scaling out: worker processes on one Redis and on a Redis Cluster',
     body: [
       `${s.processes} worker processes share one account's POST budget (in Redis: the budget state, 429 holds and key locks) against the sandbox with the same budget in fixed 1-minute windows and ${s.latencyMs} ms latency; ` +
         `first on the single Redis, then on a local three-node Redis Cluster (bench/lib/local-cluster.ts) reached through one seed node, with the prefix in a hash tag. Each row measures ${s.seconds} s after the warm-up of bench/orders-throughput.ts.`,
@@ -78,6 +78,6 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const f = await runScaleOut({ budgetPerMinute: num(values.budget), seconds: num(values.seconds), processes: num(values.processes), latencyMs: num(values.latency), log: (l) => console.log(l) });
   console.log(`\n${textTable(HEAD, rows(f))}\n`);
   const part = scaleOutPart(f);
-  console.log([`## ${part.title}`, '', ...part.body].join('\n'));
+  console.log([`## 8. ${part.title}`, '', ...part.body].join('\n'));
   process.exit(0);
 }

@@ -28,6 +28,7 @@ import { sandboxDefaults, type SandboxProfile } from '../src/sandbox/sandbox-opt
 import { startSandbox } from '../src/sandbox/sandbox.js';
 import { machine, machineLine } from './lib/machine.js';
 import { markdownTable, textTable } from './lib/tables.js';
+import { median } from './lib/median.js';
 
 const ACCOUNT = 'bench';
 const api = `/${ACCOUNT}/api`;
@@ -252,7 +253,6 @@ async function main(): Promise<void> {
     console.log(`run ${r} of ${runs}`);
     console.log(textTable(STOCK_BENCH_HEAD, stockBenchRows(figures)));
   }
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   const medians = all[0]!.map((f, i) => {
     const of = (k: 'importMs' | 'wallMs' | 'cpuMs' | 'baselineRssMb' | 'peakRssMb' | 'peakHeapMb') => median(all.map((run) => run[i]![k]));
     return { ...f, importMs: of('importMs'), wallMs: of('wallMs'), cpuMs: of('cpuMs'), baselineRssMb: of('baselineRssMb'), peakRssMb: of('peakRssMb'), peakHeapMb: of('peakHeapMb'), converged: all.every((run) => run[i]!.converged) };

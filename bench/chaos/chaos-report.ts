@@ -80,7 +80,7 @@ export function reportMarkdown(r: ChaosReport): string {
       `against the sandbox, the feed server and a private redis-server (AOF)`,
     `- Budget: ${o.postPerMinute} POST/min in the client and the sandbox; ${Math.round(o.tightShare * 100)}% of it in the sandbox during the tight phase` +
       `${o.totalPerMinute ? `; ${o.totalPerMinute} requests/min in total (INVENTORY_REQUESTS_PER_MINUTE), in the client and the sandbox` : ''}`,
-    `- Sandbox profile: ${o.profile ?? 'spec'} (docs/sandbox.md "Profiles")`,
+    `- Sandbox profile: ${o.profile} (docs/sandbox.md "Profiles")`,
     `- Took ${(r.durationMs / 1000).toFixed(0)} s; every job finished ${(r.syncMs / 1000).toFixed(0)} s after the workers started`,
     `- Result: **${r.violations === 0 ? 'zero violations' : `${r.violations} violation(s)`}**`,
     '',

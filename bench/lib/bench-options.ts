@@ -2,13 +2,15 @@ import { parseArgs } from 'node:util';
 import { parseProfile } from '../../src/sandbox/profile-rules.js';
 import { sandboxDefaults, type SandboxProfile } from '../../src/sandbox/sandbox-options.js';
 
-export const SECTIONS = ['orders', 'overhead', 'stock', 'import', 'sandbox', 'scale-out'] as const;
+export const SECTIONS = ['orders', 'total', 'overhead', 'stock', 'import', 'sandbox', 'scale-out'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 export interface BenchOptions {
   /** POST budgets a minute of the orders matrix. */
   budgets: number[];
-  /** Latencies (ms) the sandbox adds, for the orders matrix. */
+  /** Total budgets a minute (INVENTORY_REQUESTS_PER_MINUTE, the account's only limit) of the total section. */
+  totals: number[];
+  /** Latencies (ms) the sandbox adds, for the orders matrix and the total section. */
   latencies: number[];
   /** Seconds each budgeted measurement (workers, then the baseline) lasts. */
   seconds: number;
@@ -25,7 +27,10 @@ export interface BenchOptions {
   profile: SandboxProfile;
 }
 
-/** `npm run bench [-- --quick] [--only orders,import] [--budgets 600,1200] [--latencies 0,50] [--seconds 45] [--profile observed|spec] [--out FILE]` */
+/**
+ * `npm run bench [-- --quick] [--only orders,total,import] [--budgets 600,1200] [--totals 1200] [--latencies 0,50]
+ * [--seconds 45] [--processes 3] [--runs 3] [--profile observed|spec] [--out FILE]`
+ */
 export function parseBenchArgs(argv: string[]): BenchOptions {
   const { values } = parseArgs({
     args: argv,
@@ -33,6 +38,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
       quick: { type: 'boolean' },
       only: { type: 'string' },
       budgets: { type: 'string' },
+      totals: { type: 'string' },
       latencies: { type: 'string' },
       seconds: { type: 'string' },
       processes: { type: 'string' },
@@ -48,6 +54,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
   for (const s of only) if (!(SECTIONS as readonly string[]).includes(s)) throw new Error(`--only: unknown section ${s} (sections: ${SECTIONS.join(', ')})`);
   const o: BenchOptions = {
     budgets: list(values.budgets, values.quick ? [1200] : [600, 1200, 2400]),
+    totals: list(values.totals, [1200]),
     latencies: list(values.latencies, [0, 50]),
     seconds: Number(values.seconds ?? (values.quick ? 20 : 40)),
     processes: Number(values.processes ?? 3),
@@ -61,6 +68,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
     if (!Number.isInteger(v) || v < 1) throw new Error(`--${name} must be a whole number of 1 or more`);
   }
   for (const b of o.budgets) if (!Number.isInteger(b) || b < 4) throw new Error('--budgets: whole numbers of 4 or more (POST a minute)');
+  for (const t of o.totals) if (!Number.isInteger(t) || t < 4) throw new Error('--totals: whole numbers of 4 or more (requests a minute)');
   for (const l of o.latencies) if (!(l >= 0)) throw new Error('--latencies: numbers of ms, 0 or more');
   return o;
 }

@@ -14,6 +14,7 @@ import type { SandboxProfile } from '../../src/sandbox/sandbox-options.js';
 import { startSandbox } from '../../src/sandbox/sandbox.js';
 import { benchOrders } from './order-records.js';
 import { ownCpuMs, processCpuMs } from './proc-cpu.js';
+import { median } from './median.js';
 
 const WORKER = fileURLToPath(new URL('../orders-worker.ts', import.meta.url));
 
@@ -33,7 +34,6 @@ export interface OverheadFigures {
   medianSandboxCpuMsPerJob: number;
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function spawnWorker(env: string): Promise<ChildProcess> {

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 
 /** What a benchmark figure was measured on. */
 export interface Machine {
@@ -10,6 +10,8 @@ export interface Machine {
   redis: string;
   platform: string;
   date: string;
+  /** Load average over 1, 5 and 15 minutes when read: how busy the shared machine was (2 cores: above 2 is queueing). */
+  load: number[];
 }
 
 function redisVersion(): string {
@@ -30,9 +32,10 @@ export function machine(): Machine {
     redis: redisVersion(),
     platform: `${process.platform} ${process.arch}`,
     date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+    load: loadavg().map((l) => Math.round(l * 10) / 10),
   };
 }
 
 export function machineLine(m: Machine): string {
-  return `${m.cpus} CPUs (${m.cpuModel}), ${m.memoryGb} GB RAM, Node ${m.node}, Redis ${m.redis}, ${m.platform}; ${m.date}`;
+  return `${m.cpus} CPUs (${m.cpuModel}), ${m.memoryGb} GB RAM, Node ${m.node}, Redis ${m.redis}, ${m.platform}; ${m.date}; load average ${m.load.join(', ')}`;
 }

@@ -4,7 +4,7 @@
  * and locks. Settings are plain JSON so a parent process can hand them over in an env variable.
  */
 import { pino } from 'pino';
-import type { Config } from '../../config/read-config.js';
+import type { Budgets, Config } from '../../config/read-config.js';
 import { orderJob } from '../../jobs/orders/order-sync.js';
 import { buildDeps } from '../../src/app/build-deps.js';
 import { sandboxConfig } from '../../src/app/sandbox-config.js';
@@ -22,8 +22,11 @@ export interface OrderWorkerSettings {
   secret: string;
   /** Jobs at once in this process. */
   concurrency: number;
-  /** POST and GET budgets a minute shared by every process; none: unlimited. */
-  budget?: { postPerMinute: number; getPerMinute: number };
+  /**
+   * Budgets a minute shared by every process (Budgets of config/read-config.ts): POST and GET, and the total every
+   * request spends (INVENTORY_REQUESTS_PER_MINUTE) when the account has one. None: unlimited.
+   */
+  budget?: Pick<Budgets, 'postPerMinute' | 'getPerMinute' | 'requestsPerMinute'>;
   /** HTTP connections to the service. Default: twice the concurrency, at most 64. */
   connections?: number;
   /** ioredis auto-pipelining on the jobs' shared connection (not what buildDeps does today). Default false. */

@@ -50,10 +50,11 @@ export interface CallOptions {
 export interface ServiceApi {
   readonly account: string;
   /**
-   * `/{account}/api/order/{orderId}`: an order's URL uses the orderId the client chose. Never for shipments (the
+   * `/{account}/api/order/{orderId}`: an order's URL uses the orderId the client chose; a variance's, the
+   * physicalInventoryId the service assigned (for a collection row that carries no URL). Never for shipments (the
    * service may assign its own shipmentId; find them through the order's shipmentUrlList) nor products.
    */
-  entityPath(collection: 'order', id: string): string;
+  entityPath(collection: 'order' | 'inventoryvariance', id: string): string;
   listFacilities(o?: CallOptions): Promise<FacilityRow[]>;
   listProducts(o?: CallOptions): Promise<ProductRow[]>;
   listInventoryItems(o?: CallOptions): Promise<InventoryItemRow[]>;

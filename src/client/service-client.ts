@@ -96,7 +96,7 @@ export class ServiceClient implements ServiceApi {
     this.secrets = secretForms([opts.apiKey, opts.apiSecret], [[opts.apiKey, opts.apiSecret]]);
   }
 
-  entityPath(collection: 'order', id: string): string {
+  entityPath(collection: 'order' | 'inventoryvariance', id: string): string {
     return `/${this.account}/api/${collection}/${encodeURIComponent(id)}`;
   }
 

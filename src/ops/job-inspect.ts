@@ -151,8 +151,10 @@ function errorOf(state: string, attempts: AttemptTrace[], failedReason: string |
 export async function showJob(queues: StreamQueues, id: string): Promise<JobStory | undefined> {
   const found = await findJob(queues, id);
   if (!found) return undefined;
-  const { job, stream, queue, batch } = found;
-  const state = await job.getState();
+  const { stream, queue, batch } = found;
+  const state = await found.job.getState();
+  // Finished between the two reads: read it again, so that its result or reason goes with the state shown.
+  const job = state === 'completed' || state === 'failed' ? ((await queue.getJob(id)) ?? found.job) : found.job;
   const { logs } = await queue.getJobLogs(id, 0, -1, true);
   const { attempts, otherLines } = parseTrace(logs);
   const data = (job.data ?? {}) as JobData;

@@ -38,6 +38,13 @@ export interface StartWorkersOptions {
   stalledIntervalMs?: number;
   /** How many failed bad-record jobs each stream keeps, for how long. Default BAD_RECORDS_KEEP, BAD_RECORDS_KEEP_DAYS. */
   badRecords?: BadRecordRetention;
+  /**
+   * Times a job may be taken back from a worker that died while running it (SIGKILL, OOM, a lost host) before it
+   * fails for good. BullMQ's default, 1, fails a record whose workers happen to die twice under it, though every
+   * job kind is safe to run again. Default: the jobs' attempts (deps.jobs.attempts), so only a job that keeps
+   * killing its worker ends failed ("job stalled more than allowable limit").
+   */
+  maxStalledCount?: number;
 }
 
 export interface WorkerPool {
@@ -62,6 +69,7 @@ export interface WorkerPool {
  */
 export async function startWorkers(o: StartWorkersOptions): Promise<WorkerPool> {
   const retry = o.retry ?? o.deps.jobs;
+  const maxStalledCount = o.maxStalledCount ?? o.deps.jobs.attempts;
   const backoffStrategy = jitteredBackoff({ baseDelayMs: retry.retryBaseDelayMs, maxDelayMs: retry.retryMaxDelayMs, jitter: o.retry?.jitter });
   const workers = new Map<StreamName, Worker<JobData, JobResult>>();
   const intakeWorkers = new Map<StreamName, Worker<IntakeData, IntakeResult>>();
@@ -104,6 +112,7 @@ export async function startWorkers(o: StartWorkersOptions): Promise<WorkerPool> 
         settings: { backoffStrategy },
         lockDuration: o.lockDurationMs ?? defaults.jobLockMs,
         stalledInterval: o.stalledIntervalMs ?? defaults.stalledCheckMs,
+        maxStalledCount,
       },
     );
     worker.on('error', (err) => o.logger.error({ stream: kind.stream, err: err.message }, 'worker error (Redis?); BullMQ reconnects and goes on'));
@@ -135,6 +144,7 @@ export async function startWorkers(o: StartWorkersOptions): Promise<WorkerPool> 
         settings: { backoffStrategy },
         lockDuration: o.lockDurationMs ?? defaults.jobLockMs,
         stalledInterval: o.stalledIntervalMs ?? defaults.stalledCheckMs,
+        maxStalledCount,
       },
     );
     // A Redis outage is logged by the stream's record worker (same Redis); here it would only repeat it.

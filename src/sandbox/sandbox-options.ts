@@ -96,9 +96,9 @@ export interface SandboxOptions {
 
 /** Defaults of the sandbox, one place. */
 export const sandboxDefaults = {
-  // 'spec' until the worker reads observed answers (issue 11, branch issue-11b); then 'observed', the default
-  // of the sandbox command, the demo, the chaos run and the integration tests, all of which read this one value.
-  profile: 'spec' as SandboxProfile,
+  // 'observed': the service as it really answers (issue 11). The default of the sandbox command, the demo, the
+  // benchmarks, the chaos run and the integration tests, all of which read this one value.
+  profile: 'observed' as SandboxProfile,
   invalidActions: 'null' as 'null' | 'absent',
   host: '127.0.0.1',
   port: 0,

@@ -85,4 +85,23 @@ describe('worker pool', () => {
       expect(second.runs).toEqual(['WEB-1']);
     });
   });
+
+  describe('when the workers running a job die twice in a row', () => {
+    it('takes it back both times, and the third worker completes it', async () => {
+      const timing = { lockDurationMs: 400, stalledIntervalMs: 200 };
+      const id = await enqueueOne();
+      for (let i = 0; i < 2; i++) {
+        // A forced close stops renewing the lock, as a killed process does.
+        const dying = await startPool(1_500, timing);
+        await whenActive(dying.pool);
+        expect(await dying.pool.close(50)).toEqual({ forced: true });
+      }
+      const last = await startPool(10, timing);
+      await waitForIdle([q()], { pollMs: 50 });
+      const job = await q().getJob(id);
+      expect(job?.failedReason).toBeUndefined();
+      expect(await job?.getState()).toBe('completed');
+      expect(last.runs).toEqual(['WEB-1']);
+    });
+  });
 });

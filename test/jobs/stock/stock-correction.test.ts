@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stockKeys } from '../../../jobs/stock/stock-keys.js';
 import { countRecord, failCountAfter, jobOfRecord, leftToNewer, postedLines, stockAt, syncOneByOne } from '../../helpers/count-record.js';
-import { testWorld, type TestWorld } from '../../helpers/test-world.js';
+import { describeEachProfile, testWorld, type TestWorld } from '../../helpers/test-world.js';
 
 type Count = ReturnType<typeof countRecord>;
 
 /** A corrected record under the same countId replaces the first version (docs/stock-sync.md, "Repeats"). */
-describe('stock count corrections', () => {
+describeEachProfile('stock count corrections', (profile) => {
   let world: TestWorld;
   beforeAll(async () => {
-    world = await testWorld('stock-correction', { streams: ['stock-counts', 'boms'], jobs: { varianceChunkSize: 2, attempts: 2 } });
+    world = await testWorld('stock-correction', { streams: ['stock-counts', 'boms'], jobs: { varianceChunkSize: 2, attempts: 2 }, sandbox: { profile } });
     await world.deps.catalog.refresh();
   });
   afterAll(async () => {

@@ -1,10 +1,11 @@
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { SandboxProfile } from '../../../src/sandbox/sandbox-options.js';
 import { readStockOnHand } from '../../../src/catalog/stock-on-hand.js';
 import { locationStock } from '../../../jobs/stock/stock-snapshot.js';
 import { countRecord, leftToNewer, notesOf, postedLines, stockAt } from '../../helpers/count-record.js';
 import { exited, killAll, startStockWorker } from '../../helpers/stock-worker.js';
-import { jobOf, testWorld, type TestWorld } from '../../helpers/test-world.js';
+import { describeEachProfile, jobOf, testWorld, type TestWorld } from '../../helpers/test-world.js';
 
 const LOCATIONS = ['A-01', 'A-02', 'N-01', 'N-02'];
 const CHUNK = 2;
@@ -54,10 +55,10 @@ async function crashThenOther(world: TestWorld, first: Count[], second: Count[])
 }
 
 /** The world of one describe block: the `crashing` counts run first and their worker dies, the others meanwhile. */
-function crashWorld(name: string, crashing: 'newer' | 'older') {
+function crashWorld(name: string, crashing: 'newer' | 'older', profile: SandboxProfile) {
   const run = {} as { world: TestWorld; counts: ReturnType<typeof plan> };
   beforeAll(async () => {
-    run.world = await testWorld(name, { streams: ['stock-counts', 'boms'], workers: false, jobs: { varianceChunkSize: CHUNK }, sandbox: { latency: { ms: 50 } } });
+    run.world = await testWorld(name, { streams: ['stock-counts', 'boms'], workers: false, jobs: { varianceChunkSize: CHUNK }, sandbox: { profile, latency: { ms: 50 } } });
     await run.world.deps.catalog.refresh();
     run.counts = plan(run.world);
     const other = crashing === 'newer' ? 'older' : 'newer';
@@ -69,9 +70,9 @@ function crashWorld(name: string, crashing: 'newer' | 'older') {
   return run;
 }
 
-describe('stock counts of one location sharing products across a worker crash', () => {
+describeEachProfile('stock counts of one location sharing products across a worker crash', (profile) => {
   describe('when the worker dies in the middle of the newer count and the older one is applied meanwhile', () => {
-    const run = crashWorld('stock-crash-order-1', 'newer');
+    const run = crashWorld('stock-crash-order-1', 'newer', profile);
 
     it('sets every product once: the newer count its products, the older one only the others', () => {
       for (const c of run.counts) {
@@ -97,7 +98,7 @@ describe('stock counts of one location sharing products across a worker crash', 
   });
 
   describe('when the worker dies in the middle of the older count and the newer one is applied meanwhile', () => {
-    const run = crashWorld('stock-crash-order-2', 'older');
+    const run = crashWorld('stock-crash-order-2', 'older', profile);
 
     it('ends at the newer count for shared products and at the older one for its others, each applied once', () => {
       for (const c of run.counts) {

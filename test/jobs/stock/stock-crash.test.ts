@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { countRecord } from '../../helpers/count-record.js';
 import { exited, killAll, startStockWorker } from '../../helpers/stock-worker.js';
-import { jobOf, testWorld, type TestWorld } from '../../helpers/test-world.js';
+import { describeEachProfile, jobOf, testWorld, type TestWorld } from '../../helpers/test-world.js';
 
 const LOCATIONS = ['A-01', 'A-02', 'N-01', 'N-02'];
 const PER_COUNT = 8;
@@ -33,12 +33,12 @@ async function expectAppliedOnce(world: TestWorld, records: ReturnType<typeof co
 
 afterEach(() => killAll(children));
 
-describe('stock count sync across a worker crash', () => {
+describeEachProfile('stock count sync across a worker crash', (profile) => {
   describe('when the worker dies right after the service applied a variance, before recording it', () => {
     let world: TestWorld;
     let records: ReturnType<typeof counts>;
     beforeAll(async () => {
-      world = await testWorld('stock-crash-1', { streams: ['stock-counts', 'boms'], workers: false, sandbox: { latency: { ms: 20 } } });
+      world = await testWorld('stock-crash-1', { streams: ['stock-counts', 'boms'], workers: false, sandbox: { profile, latency: { ms: 20 } } });
       records = counts(world, '2026-11-21');
       await world.add('stock-counts', records);
     });
@@ -75,7 +75,7 @@ describe('stock count sync across a worker crash', () => {
     });
 
     it('applies every difference once after a restart', async () => {
-      world = await testWorld('stock-crash-2', { streams: ['stock-counts', 'boms'], workers: false, sandbox: { latency: { ms: 40 } } });
+      world = await testWorld('stock-crash-2', { streams: ['stock-counts', 'boms'], workers: false, sandbox: { profile, latency: { ms: 40 } } });
       const records = counts(world, '2026-11-22');
       await world.add('stock-counts', records);
       const first = await startWorkerProcess(world);

@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countRecord } from '../../helpers/count-record.js';
-import { jobOf, testWorld, type TestWorld } from '../../helpers/test-world.js';
+import { describeEachProfile, jobOf, testWorld, type TestWorld } from '../../helpers/test-world.js';
 
 const VARIANCE_POST = { kind: 'apply-then-drop', method: 'POST', path: '/api/inventoryvariance$', times: 1 } as const;
 
-describe('stock count sync', () => {
+describeEachProfile('stock count sync', (profile) => {
   describe('when the answer to a variance is lost after the service applied it', () => {
     let world: TestWorld;
     beforeAll(async () => {
-      world = await testWorld('stock-lost', { streams: ['stock-counts', 'boms'] });
+      world = await testWorld('stock-lost', { streams: ['stock-counts', 'boms'], sandbox: { profile } });
       await world.deps.catalog.refresh();
       world.sandbox.admin.setFaults([VARIANCE_POST]);
       await world.add('stock-counts', [countRecord('CNT-LOST', 'A-06', '2026-11-21', [['SKU-0005', 1], ['SKU-0015', 2], ['MUG-RED', 3]])]);
@@ -49,7 +49,7 @@ describe('stock count sync', () => {
       ['SKU-0007', 15],
     ];
     beforeAll(async () => {
-      world = await testWorld('stock-chunks', { streams: ['stock-counts', 'boms'], jobs: { varianceChunkSize: 2 } });
+      world = await testWorld('stock-chunks', { streams: ['stock-counts', 'boms'], jobs: { varianceChunkSize: 2 }, sandbox: { profile } });
       await world.deps.catalog.refresh();
       // Latency gives the watcher time to arm the fault between the first and the second chunk.
       world.sandbox.admin.setLatency({ ms: 60 });

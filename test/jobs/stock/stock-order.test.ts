@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { beginStockSyncRun } from '../../../jobs/stock/stock-run.js';
 import { countRecord, leftToNewer, notesOf, postedLines, stockAt, syncOneByOne } from '../../helpers/count-record.js';
-import { jobOf, testWorld, type TestWorld } from '../../helpers/test-world.js';
+import { describeEachProfile, jobOf, testWorld, type TestWorld } from '../../helpers/test-world.js';
 
 type Count = ReturnType<typeof countRecord>;
 
-describe('stock count order per (location, product)', () => {
+describeEachProfile('stock count order per (location, product)', (profile) => {
   let world: TestWorld;
   beforeAll(async () => {
-    world = await testWorld('stock-order', { streams: ['stock-counts', 'boms'] });
+    world = await testWorld('stock-order', { streams: ['stock-counts', 'boms'], sandbox: { profile } });
     await world.deps.catalog.refresh();
   });
   afterAll(async () => {

@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stockKeys } from '../../../jobs/stock/stock-keys.js';
 import { countRecord, failCountAfter, leftToNewer, notesOf, postedLines, stockAt } from '../../helpers/count-record.js';
-import { jobOf, testWorld, type TestWorld } from '../../helpers/test-world.js';
+import { describeEachProfile, jobOf, testWorld, type TestWorld } from '../../helpers/test-world.js';
 
 type Count = ReturnType<typeof countRecord>;
 
 /** Unfinished counts (a failed attempt left their plan open) and the newer or older counts that meet them. */
-describe('stock count sync', () => {
+describeEachProfile('stock count sync', (profile) => {
   let world: TestWorld;
   beforeAll(async () => {
-    world = await testWorld('stock-supersede', { streams: ['stock-counts', 'boms'], jobs: { varianceChunkSize: 2, attempts: 2 } });
+    world = await testWorld('stock-supersede', { streams: ['stock-counts', 'boms'], jobs: { varianceChunkSize: 2, attempts: 2 }, sandbox: { profile } });
     await world.deps.catalog.refresh();
   });
   afterAll(async () => {

@@ -2,12 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxCounters } from '../../../src/sandbox/counters.js';
 import type { SandboxState } from '../../../src/sandbox/sandbox-entities.js';
 import { countRecord } from '../../helpers/count-record.js';
-import { jobOf, testWorld, type TestWorld } from '../../helpers/test-world.js';
+import { describeEachProfile, jobOf, testWorld, type TestWorld } from '../../helpers/test-world.js';
 
-describe('stock count sync', () => {
+describeEachProfile('stock count sync', (profile) => {
   let world: TestWorld;
   beforeAll(async () => {
-    world = await testWorld('stock-sync', { streams: ['stock-counts', 'boms'] });
+    world = await testWorld('stock-sync', { streams: ['stock-counts', 'boms'], sandbox: { profile } });
     // Warm the catalog first: its collection GETs are not the counts' cost.
     await world.deps.catalog.refresh();
   });
