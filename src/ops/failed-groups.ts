@@ -1,9 +1,9 @@
 import { STREAMS, type StreamName } from '../../jobs/streams.js';
 import { failedReasons } from './failed-reasons.js';
-import { queuesOf, reasonGroupOf } from './job-retry.js';
+import { queuesOf } from './job-retry.js';
 import type { StreamQueues } from '../queue/stream-queues.js';
 
-/** Failed jobs that share a stream and a reason: one cause, one fix, one retry. */
+/** Failed jobs that share a stream and a failure group (code and subject-free reason): one cause, one fix, one retry. */
 export interface FailedGroup {
   stream: StreamName;
   code: string;
@@ -23,7 +23,7 @@ export async function failedGroups(queues: StreamQueues, scan = 2000): Promise<F
   const groups = new Map<string, FailedGroup>();
   for (const { stream, batch, queue } of queuesOf(queues, STREAMS)) {
     for (const job of await failedReasons(queue, queues.redis, 0, scan - 1)) {
-      const { code, reason } = reasonGroupOf(job.failedReason);
+      const { code, reason } = job.group;
       const id = `${stream}\u0000${batch}\u0000${code}\u0000${reason}`;
       const g = groups.get(id) ?? { stream, code, reason, count: 0, examples: [], batch };
       g.count += 1;

@@ -2,7 +2,6 @@ import type { Queue } from 'bullmq';
 import { STREAMS, type StreamName } from '../../jobs/streams.js';
 import { failedReasons } from './failed-reasons.js';
 import { findJob } from './job-inspect.js';
-import { splitReason } from '../queue/job-trace.js';
 import type { StreamQueues } from '../queue/stream-queues.js';
 
 export interface RetryOutcome {
@@ -35,18 +34,12 @@ export async function retryJobIds(queues: StreamQueues, ids: readonly string[]):
   return out;
 }
 
-/**
- * The reason a failed job shares with others of its group: the code and the message without the record's id
- * (`record X: `) or the batch's (`intake job X: `).
- */
-export function reasonGroupOf(failedReason: string | undefined): { code: string; reason: string } {
-  const r = splitReason(failedReason) ?? { code: 'UNKNOWN', message: '' };
-  return { code: r.code, reason: r.message.replace(/^(record|intake job) [^:]*:\s*/, '') };
-}
-
 export interface RetryFilter {
   streams?: readonly StreamName[];
-  /** Only jobs whose reason group matches; with `batch`, only import batches (true) or only record jobs (false). */
+  /**
+   * Only jobs of this failure group (src/queue/failure-group.ts); with `batch`, only import batches (true) or only
+   * record jobs (false).
+   */
   group?: { code: string; reason: string; batch?: boolean };
 }
 
@@ -69,7 +62,7 @@ export async function retryAllFailed(queues: StreamQueues, filter: RetryFilter =
     for (let start = 0; start < total; start += PAGE) {
       for (const job of await failedReasons(queue, queues.redis, start, start + PAGE - 1)) {
         if (filter.group) {
-          const g = reasonGroupOf(job.failedReason);
+          const g = job.group;
           if (g.code !== filter.group.code || g.reason !== filter.group.reason) continue;
         }
         ids.push(job.id);

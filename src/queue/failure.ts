@@ -11,6 +11,8 @@ export interface Failure {
   code: string;
   name: string;
   message: string;
+  /** The subject-free reason the failure shares with others of its cause (src/queue/failure-group.ts). */
+  group: string;
   hint: string;
   retryable: boolean;
   /** For service writes: whether the request may have been applied. */
@@ -27,22 +29,22 @@ const LOCK_CODES = new Set(['LOCK_TIMEOUT', 'LOCK_LOST']);
 export function classifyFailure(err: unknown): Failure {
   const e = err instanceof Error ? err : new Error(String(err));
   if (err instanceof PermanentJobError) {
-    return { action: 'fail', code: err.code, name: err.name, message: err.message, hint: err.hint, retryable: err.retryable };
+    return { action: 'fail', code: err.code, name: err.name, message: err.message, group: err.groupReason, hint: err.hint, retryable: err.retryable };
   }
   // A Redis failure (even under a service error: the budget is in Redis) is Redis's, whatever the job was doing.
   const redis = findRedisFailure(err);
   if (redis) {
     const outcome = isServiceError(err) ? err.outcome : undefined;
-    return { action: 'retry', code: 'REDIS', name: e.name, message: e.message, hint: redis.hint, retryable: true, ...(outcome ? { outcome } : {}) };
+    return { action: 'retry', code: 'REDIS', name: e.name, message: e.message, group: e.message, hint: redis.hint, retryable: true, ...(outcome ? { outcome } : {}) };
   }
   if (isServiceError(err)) {
-    const base = { code: err.code, name: err.name, message: err.message, hint: err.hint, retryable: err.retryable, outcome: err.outcome };
+    const base = { code: err.code, name: err.name, message: err.message, group: err.message, hint: err.hint, retryable: err.retryable, outcome: err.outcome };
     if (err.code === 'RATE_LIMITED') return { ...base, action: 'hold', resetAt: err.resetAt };
     return { ...base, action: err.retryable ? 'retry' : 'fail' };
   }
   const code = (e as { code?: unknown }).code;
   const transient = isNetworkCode(code) || (typeof code === 'string' && LOCK_CODES.has(code)) || (e as { retryable?: unknown }).retryable === true;
   return transient
-    ? { action: 'retry', code: 'TRANSIENT', name: e.name, message: e.message, hint: HINTS.TRANSIENT, retryable: true }
-    : { action: 'retry', code: 'INTERNAL', name: e.name, message: e.message, hint: HINTS.INTERNAL, retryable: true };
+    ? { action: 'retry', code: 'TRANSIENT', name: e.name, message: e.message, group: e.message, hint: HINTS.TRANSIENT, retryable: true }
+    : { action: 'retry', code: 'INTERNAL', name: e.name, message: e.message, group: e.message, hint: HINTS.INTERNAL, retryable: true };
 }

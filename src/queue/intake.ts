@@ -6,6 +6,7 @@ import { indexJobIds } from './job-index.js';
 import { QUOTE_CHARS } from './unreadable-record.js';
 import { JITTERED } from './backoff.js';
 import { recordHash } from './job-id.js';
+import { recordFailureGroup } from './failure-group.js';
 import type { JobData } from './queues.js';
 import type { RecordJob } from './record-jobs.js';
 import { STREAMS, type StreamName } from '../../jobs/streams.js';
@@ -134,26 +135,37 @@ export const BAD_BATCH = 'BAD_BATCH';
  * batch of this stream fails at once (`[BAD_BATCH] ...`); a Redis failure is retried.
  */
 export async function expandBatch(job: Job<IntakeData>, target: Queue<JobData>): Promise<IntakeResult> {
+  const redis = (await target.backend.client) as unknown as Redis;
   const parsed = intakeDataSchema.safeParse(job.data);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const why = issue ? `${issue.path.map(String).join('.') || '(data)'}: ${issue.message}` : 'bad data';
-    throw new UnrecoverableError(`[${BAD_BATCH}] intake job ${job.id}: not a batch of records (${why})`);
+    throw await batchFailure(redis, job, BAD_BATCH, `not a batch of records (${why})`);
   }
   const data = parsed.data;
-  if (data.stream !== target.name) throw new UnrecoverableError(`[${BAD_BATCH}] intake job ${job.id}: a batch of ${data.stream} on the ${target.name} queue`);
+  if (data.stream !== target.name) throw await batchFailure(redis, job, BAD_BATCH, `a batch of ${data.stream} on the ${target.name} queue`);
   const jobs = batchJobs(data);
   try {
     if (jobs.length) {
       // Indexed first, as `addJobs` does (src/ops/job-index.ts).
-      await indexJobIds((await target.backend.client) as unknown as Redis, target.opts.prefix ?? 'bull', data.items.map((i) => i.id));
+      await indexJobIds(redis, target.opts.prefix ?? 'bull', data.items.map((i) => i.id));
       await target.addBulk(jobs);
     }
   } catch (err) {
     // Redis failed (the batch is retried): say so in the job's reason, in the format operators group by.
-    throw new Error(`[TRANSIENT] intake job ${job.id}: could not queue the batch's records (${err instanceof Error ? err.message : String(err)})`);
+    throw await batchFailure(redis, job, 'TRANSIENT', `could not queue the batch's records (${err instanceof Error ? err.message : String(err)})`);
   }
   return { outcome: 'expanded', summary: `${batchLabel(data)} queued as record jobs`, records: data.items.length };
+}
+
+/**
+ * The error that fails a batch, `[CODE] intake job <id>: <reason>`, its group (the reason) recorded beside it first.
+ * BAD_BATCH fails at once; anything else is retried. A group that cannot be written (Redis down) is left out.
+ */
+async function batchFailure(redis: Redis, job: Job, code: string, reason: string): Promise<Error> {
+  await recordFailureGroup(redis, job, reason).catch(() => undefined);
+  const message = `[${code}] intake job ${job.id}: ${reason}`;
+  return code === BAD_BATCH ? new UnrecoverableError(message) : new Error(message);
 }
 
 /**

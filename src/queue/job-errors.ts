@@ -17,6 +17,11 @@ export class PermanentJobError extends Error {
     super(message);
     this.name = 'PermanentJobError';
   }
+
+  /** What this failure shares with others of its cause (failure groups): the message, unless it names a subject. */
+  get groupReason(): string {
+    return this.message;
+  }
 }
 
 /** A record that does not match its shape or names something the service does not have. */
@@ -29,6 +34,11 @@ export class BadRecordError extends PermanentJobError {
   ) {
     super('BAD_RECORD', `record ${recordId}: ${field}: ${reason}`, hint, { recordId, field, reason });
     this.name = 'BadRecordError';
+  }
+
+  /** Bad records of one cause group together, whatever their ids (which may hold colons). */
+  override get groupReason(): string {
+    return `${this.field}: ${this.reason}`;
   }
 }
 

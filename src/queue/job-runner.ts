@@ -2,7 +2,9 @@ import { DelayedError, RateLimitError, UnrecoverableError, type Job } from 'bull
 import { defaults } from '../../config/defaults.js';
 import { problemsOf, recordKey } from '../../jobs/records.js';
 import type { Logger } from '../logger.js';
+import type { RedisConnection as Redis } from '../redis.js';
 import { classifyFailure, type Failure } from './failure.js';
+import { recordFailureGroup } from './failure-group.js';
 import { BadRecordError } from './job-errors.js';
 import type { JobContext, JobKind, JobResult, RunnerDeps } from './job-kind.js';
 import { tryLock } from './key-lock.js';
@@ -98,15 +100,15 @@ export function createProcessor<R>(kind: JobKind<R>, deps: RunnerDeps, opts: Pro
     } catch (err) {
       if (err instanceof DelayedError) throw err;
       const failure = classifyFailure(err);
-      const { action, resetAt, ...shown } = failure;
+      const { action, resetAt, group, ...shown } = failure;
       await writeTrace({ error: shown });
-      return await settle(job, token, failure, logger, opts);
+      return await settle(job, token, failure, logger, deps.redis, opts);
     }
   };
 }
 
 /** Logs the failure with what to do, then throws what steers BullMQ. Never returns. */
-async function settle(job: Job, token: string | undefined, f: Failure, logger: Logger, opts: ProcessorOptions): Promise<never> {
+async function settle(job: Job, token: string | undefined, f: Failure, logger: Logger, redis: Redis, opts: ProcessorOptions): Promise<never> {
   const reason = `[${f.code}] ${f.message}`;
   const attempts = job.opts.attempts ?? 1;
   const attempt = job.attemptsMade + 1;
@@ -120,6 +122,8 @@ async function settle(job: Job, token: string | undefined, f: Failure, logger: L
     await job.moveToDelayed(Date.now() + holdMs, token);
     throw new DelayedError();
   }
+  // The job fails (for good or this attempt): its group goes beside the failedReason BullMQ writes next.
+  await recordFailureGroup(redis, job, f.group).catch((err: Error) => logger.warn({ err: err.message }, 'could not record the failure group'));
   if (f.action === 'fail') {
     logger.error({ code: f.code, attempt, hint: f.hint }, `job failed for good: ${reason}. ${f.hint}`);
     throw new UnrecoverableError(reason);

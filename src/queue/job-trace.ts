@@ -51,7 +51,7 @@ export interface RunningTrace {
  * The log line of an attempt, as the runner writes it: typed by the schema its readers parse (attemptTraceSchema),
  * so a writer and its readers cannot drift apart.
  */
-export function traceLine(trace: RunningTrace, end: { result?: JobResult; error?: Omit<Failure, 'action' | 'resetAt'> }): string {
+export function traceLine(trace: RunningTrace, end: { result?: JobResult; error?: Omit<Failure, 'action' | 'resetAt' | 'group'> }): string {
   const line: z.input<typeof attemptTraceSchema> = {
     ...trace,
     calls: trace.calls.map((c) => ({ ...c })),

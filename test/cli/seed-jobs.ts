@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { recordFailureGroup } from '../../src/queue/failure-group.js';
 import { expandBatch, intakeJobId, intakeQueueName, openIntakeQueue, type IntakeData } from '../../src/queue/intake.js';
 import { jobIdFor } from '../../src/queue/job-id.js';
 import type { JobData } from '../../src/queue/queues.js';
@@ -22,7 +23,8 @@ export interface Seeded {
 }
 
 /**
- * Puts jobs in three states through real BullMQ, each attempt logged as the runner does (contract 3):
+ * Puts jobs in three states through real BullMQ, each attempt logged and its failure group recorded as the runner
+ * does (contract 3):
  * WEB-1 completes, WEB-2 fails for an unknown product, CNT-1 waits.
  */
 export async function seedJobs(redis: Redis, prefix: string): Promise<Seeded> {
@@ -50,6 +52,7 @@ export async function seedJobs(redis: Redis, prefix: string): Promise<Seeded> {
       const error = { name: 'BadRecordError', code: 'BAD_RECORD', message: 'record WEB-2: lines.0.productId: unknown product NO-SUCH', hint: 'Add the product to the service, then retry the job.', retryable: false };
       const get = { method: 'GET', path: '/demo/api/product', cls: 'collection', status: 200, ms: 30, waitedMs: 5, at: Date.now() };
       await job.log(JSON.stringify({ attempt: job.attemptsMade + 1, startedAt, ms: 35, calls: [get], notes: [{ at: startedAt, message: 'catalog refreshed after a miss' }], error }));
+      await recordFailureGroup(redis, job, 'lines.0.productId: unknown product NO-SUCH');
       throw new UnrecoverableError(`[BAD_RECORD] ${error.message}`);
     },
     { connection: workerConnection, prefix, autorun: false },

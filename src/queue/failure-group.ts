@@ -1,0 +1,32 @@
+import type { Job } from 'bullmq';
+import type { RedisConnection as Redis } from '../redis.js';
+import { splitReason } from './job-trace.js';
+
+/**
+ * The job hash field beside BullMQ's `failedReason` that holds the failure's group reason: what the failure shares
+ * with others of its cause, without its subject (a BadRecordError's `field: reason`, not its record id). Whoever
+ * fails a job writes it from the error itself, so no reader parses message text; it lives and dies with the job.
+ */
+export const FAILURE_GROUP_FIELD = 'failureGroup';
+
+/** A failure's group: its code and its subject-free reason. */
+export interface FailureGroup {
+  code: string;
+  reason: string;
+}
+
+/** Writes a failing job's group reason beside its failedReason (one HSET, on failing attempts only). */
+export async function recordFailureGroup(redis: Redis, job: Pick<Job, 'id' | 'queueQualifiedName'>, reason: string): Promise<void> {
+  await redis.hset(`${job.queueQualifiedName}:${job.id}`, FAILURE_GROUP_FIELD, reason);
+}
+
+/**
+ * The group of a failed job, from its `[CODE] message` failedReason and the group reason recorded beside it. The
+ * recorded reason counts only when the message ends with it, i.e. it was written for this failure (a write that
+ * failed, or a failure BullMQ made itself, such as a stalled job, leaves an older one or none). Without one (jobs
+ * failed before failure groups were recorded) the group is the code and the whole message.
+ */
+export function failureGroupOf(failedReason: string | undefined, recorded: string | undefined): FailureGroup {
+  const { code, message } = splitReason(failedReason) ?? { code: 'UNKNOWN', message: '' };
+  return { code, reason: recorded && message.endsWith(recorded) ? recorded : message };
+}
