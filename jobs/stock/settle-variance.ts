@@ -1,4 +1,4 @@
-import { idSchema } from '../../src/client/schemas.js';
+import { textOf, urlOf } from '../../src/client/cells.js';
 import type { ServiceApi } from '../../src/client/service-api.js';
 import { sameLines, type VarianceLine } from './count-plan.js';
 
@@ -8,16 +8,6 @@ export interface LostVariance {
   lines: VarianceLine[];
   /** Variance URLs already accounted for at this location and date (never taken for the lost one). */
   known: Set<string>;
-}
-
-function str(v: unknown): string | undefined {
-  return typeof v === 'string' && v !== '' ? v : undefined;
-}
-
-/** An id cell, a string or a JSON number (the real service answers `"physicalInventoryId": 328966`). */
-function idOf(v: unknown): string | undefined {
-  const id = idSchema.safeParse(v);
-  return id.success ? str(id.data) : undefined;
 }
 
 function linesOf(list: unknown): VarianceLine[] | undefined {
@@ -43,8 +33,8 @@ export async function findLostVariance(client: ServiceApi, lost: LostVariance): 
   for (const row of rows) {
     if (row.facilityUrl !== lost.facilityUrl) continue;
     if (!String(row.physicalInventoryDate ?? '').startsWith(day)) continue;
-    const id = idOf(row.physicalInventoryId);
-    const url = str(row.physicalInventoryUrl) ?? (id ? client.entityPath('inventoryvariance', id) : undefined);
+    const id = textOf(row.physicalInventoryId);
+    const url = urlOf(row.physicalInventoryUrl) ?? (id ? client.entityPath('inventoryvariance', id) : undefined);
     if (!url || lost.known.has(url)) continue;
     const lines = linesOf(row.inventoryItemVarianceList) ?? linesOf((await client.getVariance(url)).inventoryItemVarianceList);
     if (lines && sameLines(lines, lost.lines)) return url;

@@ -1,11 +1,7 @@
 import type { CallOptions, ServiceApi } from '../client/service-api.js';
 import { readStockOnHand, type StockOnHand } from '../catalog/stock-on-hand.js';
+import { numberOf, textOf } from '../client/cells.js';
 import type { Product } from '../client/schemas.js';
-
-/** A cell read liberally: ids and names may come as numbers, anything may be null or absent. */
-export const textOf = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined);
-export const numberOf = (v: unknown): number | undefined =>
-  typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : undefined;
 
 export interface OrderRow {
   orderId?: string;
