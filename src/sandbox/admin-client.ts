@@ -1,4 +1,5 @@
 import type { SandboxCounters } from './counters.js';
+import type { LoggedRequest } from './request-log.js';
 import type { SandboxState } from './sandbox-entities.js';
 import type { BudgetSettings, FaultRule, LatencySettings, SandboxProfile } from './sandbox-options.js';
 import type { SandboxData } from './sandbox-data.js';
@@ -11,6 +12,7 @@ export interface RemoteSandboxAdmin {
   setLatency(latency: LatencySettings | null): Promise<void>;
   state(): Promise<SandboxState>;
   counters(): Promise<SandboxCounters>;
+  requests(): Promise<LoggedRequest[]>;
   /** A named data set or the data itself; over HTTP the sandbox reads no file (start it with --data FILE instead). */
   reset(data?: 'demo' | 'empty' | SandboxData): Promise<void>;
   stockOnHand(facilityUrl: string, productUrl: string): Promise<number>;
@@ -35,6 +37,7 @@ export function sandboxAdminClient(o: { url: string; key: string; secret: string
     setLatency: async (latency) => void (await call('POST', 'latency', latency)),
     state: () => call('GET', 'state'),
     counters: () => call('GET', 'counters'),
+    requests: () => call('GET', 'requests'),
     reset: async (data) => void (await call('POST', 'reset', data === undefined ? {} : { data })),
     stockOnHand: async (facilityUrl, productUrl) =>
       (await call<{ quantityOnHand: number }>('GET', `stock?${new URLSearchParams({ facilityUrl, productUrl })}`)).quantityOnHand,

@@ -8,7 +8,7 @@ import { ApiError } from './validation.js';
 
 /**
  * /_admin/...: the admin operations over HTTP, with the API's Basic credentials (health needs none).
- * GET health | state | counters | faults | budgets | latency | stock?facilityUrl=&productUrl=;
+ * GET health | state | counters | requests | faults | budgets | latency | stock?facilityUrl=&productUrl=;
  * POST faults (a rule list, or {rules}) | budgets | latency (settings, or null) | reset ({data?}).
  * Admin requests are not counted and see no latency, budget or fault.
  */
@@ -25,6 +25,8 @@ export async function handleAdmin(core: SandboxCore, admin: SandboxAdmin, req: I
           return ok(admin.state());
         case 'counters':
           return ok(admin.counters());
+        case 'requests':
+          return ok(admin.requests());
         case 'faults':
           return ok(admin.faults());
         case 'budgets':

@@ -1,6 +1,7 @@
 import { budgetSettingsSchema } from './budgets.js';
 import type { SandboxCounters } from './counters.js';
 import { faultRulesSchema } from './faults.js';
+import type { LoggedRequest } from './request-log.js';
 import type { SandboxCore } from './sandbox-core.js';
 import type { SandboxState } from './sandbox-entities.js';
 import type { BudgetSettings, DataSource, FaultRule, LatencySettings } from './sandbox-options.js';
@@ -20,6 +21,8 @@ export interface SandboxAdmin {
   /** A deep copy of the account's data. */
   state(): SandboxState;
   counters(): SandboxCounters;
+  /** The API requests since start or the last reset, oldest first (method, path, query, status, POST body). */
+  requests(): LoggedRequest[];
   /** Back to the start data (or `data`, for this reset only), the start settings and zero counters. */
   reset(data?: DataSource): void;
   /** Sum of quantityOnHand over the inventory rows of a (facility, product). */
@@ -47,6 +50,7 @@ export function createAdmin(core: SandboxCore): SandboxAdmin {
     },
     state: () => core.store.dump(),
     counters: () => structuredClone(core.counters),
+    requests: () => core.requestLog.list(),
     reset: (data) => core.reset(data),
     stockOnHand: (facilityUrl, productUrl) => core.store.inventory.onHand(facilityUrl, productUrl),
   };

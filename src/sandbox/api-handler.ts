@@ -15,8 +15,10 @@ const CLASSES: Record<string, readonly BudgetClass[]> = { get: ['get', 'total'],
 export async function handleApi(core: SandboxCore, req: IncomingMessage, res: ServerResponse, path: string, query: string): Promise<void> {
   const { counters } = core;
   counters.requests++;
+  const logged = core.requestLog.add({ at: Date.now(), method: req.method ?? 'GET', path, query });
   const answer = (status: number, json: string, headers?: Record<string, string | number>) => {
     counters.byStatus[status] = (counters.byStatus[status] ?? 0) + 1;
+    logged.status = status;
     sendJson(res, status, json, headers);
   };
   const fail = (status: number, msg: string, headers?: Record<string, string | number>) => answer(status, JSON.stringify({ msg }), headers);
@@ -71,6 +73,7 @@ export async function handleApi(core: SandboxCore, req: IncomingMessage, res: Se
   let json: string;
   try {
     const text = method === 'POST' ? await readBody(req, core.maxBodyBytes) : '';
+    if (method === 'POST') logged.body = bodyOf(text);
     json = routeApi(core.ctx, { method, segments, query, body: () => parseJson(text) });
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
@@ -85,6 +88,14 @@ export async function handleApi(core: SandboxCore, req: IncomingMessage, res: Se
 export function internalError(res: ServerResponse, err: unknown): void {
   if (res.headersSent) return void res.destroy();
   sendMsg(res, 500, `Internal sandbox error: ${(err as Error)?.message ?? String(err)}`);
+}
+
+function bodyOf(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
 }
 
 function safeDecode(s: string): string | undefined {

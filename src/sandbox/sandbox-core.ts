@@ -4,6 +4,7 @@ import { Budgets } from './budgets.js';
 import { Clock } from './clock.js';
 import { newCounters, type SandboxCounters } from './counters.js';
 import { Faults } from './faults.js';
+import { RequestLog } from './request-log.js';
 import { profileRules, type ProfileRules } from './profile-rules.js';
 import { loadSandboxData } from './sandbox-data.js';
 import type { SandboxState } from './sandbox-entities.js';
@@ -24,6 +25,8 @@ export class SandboxCore {
   readonly secret: string;
   latency: LatencySettings | null = null;
   counters: SandboxCounters = newCounters();
+  /** Every API request since start or the last reset, for tests (GET /_admin/requests). */
+  readonly requestLog = new RequestLog();
   store: SandboxStore;
   ctx: ApiContext;
   private readonly initial: SandboxState;
@@ -51,6 +54,7 @@ export class SandboxCore {
     const state = data === undefined ? structuredClone(this.initial) : loadSandboxData(data, this.account);
     this.store = new SandboxStore(state, this.profile.firstShipmentId);
     this.counters = newCounters();
+    this.requestLog.clear();
     this.ctx = this.context();
     this.applySettings();
   }
