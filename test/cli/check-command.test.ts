@@ -107,9 +107,10 @@ describe('check', () => {
     });
   });
 
-  describe('when the service refuses', () => {
+  describe('when the service refuses or is away', () => {
     it('names a wrong secret (401) with what to do, and exits 3', async () => {
-      const r = await check(['--json'], { ...stack.env, INVENTORY_API_SECRET: 'not-the-secret' });
+      // At debug, so that every log line is searched for the secret too.
+      const r = await check(['--json'], { ...stack.env, INVENTORY_API_SECRET: 'not-the-secret', LOG_LEVEL: 'debug' });
       expect(r.code, r.stderr).toBe(3);
       const report = JSON.parse(r.stdout);
       expect(report).toMatchObject({ verdict: 'unreachable', gaps: null, service: { state: 'refusing', problem: { code: 'SERVICE_UNAUTHORIZED', status: 401 }, facilities: null } });
@@ -128,6 +129,14 @@ describe('check', () => {
       expect(r.stdout).toContain('[SERVICE_NO_ACCOUNT]');
       expect(r.stdout).toContain('What to do: Check INVENTORY_ACCOUNT');
       expect(r.stdout).toContain('Mapping gaps: not compared');
+    });
+
+    it('exits 3 when nothing answers at INVENTORY_BASE_URL, and still reads the feed', async () => {
+      const r = await check(['--json'], { ...stack.env, INVENTORY_BASE_URL: `http://127.0.0.1:${await freePort()}` });
+      expect(r.code, r.stderr).toBe(3);
+      const report = JSON.parse(r.stdout);
+      expect(report).toMatchObject({ verdict: 'unreachable', gaps: null, service: { state: 'unreachable', problem: { code: 'SERVICE_UNREACHABLE' } } });
+      expect(report.feed.streams.every((s: { state: string }) => s.state === 'ok')).toBe(true);
     });
   });
 

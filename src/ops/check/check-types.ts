@@ -123,6 +123,6 @@ export interface CheckReport {
   mapped: Array<{ name: string; to: string; records: number }>;
   /** Warnings that do not stop a run (eviction policy, jobs already queued, bad records, no feed configured). */
   warnings: string[];
-  /** Requests sent to the service (all reads). */
+  /** Reads the service part sent (the catalog adds its own two when its cached copy is missing or a name missed). */
   serviceCalls: number;
 }
