@@ -1,4 +1,5 @@
 import type { z, ZodType } from 'zod';
+import type { RecordReferences } from './record-references.js';
 import { perStream, type RecordOf, type StreamName } from './streams.js';
 
 /** Records of the upstream feed (shared/upstream-feed.md), checked as they arrive and again when a job starts. */
@@ -8,6 +9,14 @@ export const recordSchemas = perStream((d) => d.schema) as { [S in StreamName]: 
 
 /** The field of a record that names it: orderId, countId, productId. */
 export const recordKeyField: Record<StreamName, string> = perStream((d) => d.keyField);
+
+/** What a checked record of each stream names of the account. */
+const referencesOf = perStream((d) => d.references) as { [S in StreamName]: (record: RecordOf<S>) => RecordReferences };
+
+/** The products and facilities a checked record names, each facility with the kind it must be. */
+export function recordReferences<S extends StreamName>(stream: S, record: RecordOf<S>): RecordReferences {
+  return (referencesOf[stream] as (r: RecordOf<S>) => RecordReferences)(record);
+}
 
 /** The business key of a raw record, when it has a usable one. */
 export function recordKey(stream: StreamName, raw: unknown): string | undefined {

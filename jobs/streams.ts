@@ -1,5 +1,6 @@
 import type { z, ZodType } from 'zod';
 import { bomStream } from './boms/bom-stream.js';
+import type { RecordReferences } from './record-references.js';
 import { orderStream } from './orders/order-stream.js';
 import { stockCountStream } from './stock/stock-count-stream.js';
 
@@ -13,6 +14,8 @@ export interface StreamDef {
   scheduler: string;
   /** The record's shape as the feed delivers it, checked as it arrives and when its job starts. */
   schema: ZodType;
+  /** The products and facilities a checked record names (for `check`); takes the record as `schema` parses it. */
+  references: (record: never) => RecordReferences;
 }
 
 /**

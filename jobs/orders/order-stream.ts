@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { MAX_CHARS, name, naiveDateTime, productId, text } from '../record-fields.js';
 import type { StreamDef } from '../streams.js';
+import { orderReferences } from './order-references.js';
 
 export const orderLineSchema = z.object({
   productId,
@@ -22,4 +23,4 @@ export type OrderRecord = z.infer<typeof orderRecordSchema>;
 export type OrderLine = z.infer<typeof orderLineSchema>;
 
 /** The `orders` stream (upstream-feed.md): one fulfilled sale per record, named by its orderId. */
-export const orderStream = { stream: 'orders', keyField: 'orderId', scheduler: 'poll-orders', schema: orderRecordSchema } as const satisfies StreamDef;
+export const orderStream = { stream: 'orders', keyField: 'orderId', scheduler: 'poll-orders', schema: orderRecordSchema, references: orderReferences } as const satisfies StreamDef;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { businessDate, MAX_CHARS, name, productId, text } from '../record-fields.js';
 import type { StreamDef } from '../streams.js';
+import { stockCountReferences } from './stock-count-references.js';
 
 export const stockCountRecordSchema = z.object({
   countId: text(MAX_CHARS.countId),
@@ -20,4 +21,4 @@ export const stockCountRecordSchema = z.object({
 export type StockCountRecord = z.infer<typeof stockCountRecordSchema>;
 
 /** The `stock-counts` stream (upstream-feed.md): one count of a location per record, named by its countId. */
-export const stockCountStream = { stream: 'stock-counts', keyField: 'countId', scheduler: 'stock-sync', schema: stockCountRecordSchema } as const satisfies StreamDef;
+export const stockCountStream = { stream: 'stock-counts', keyField: 'countId', scheduler: 'stock-sync', schema: stockCountRecordSchema, references: stockCountReferences } as const satisfies StreamDef;

@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import type { CliIo } from '../app/cli-io.js';
+import { checkCommand } from './commands/check-command.js';
 import { dashboardCommand } from './commands/dashboard-command.js';
 import { demoCommand } from './commands/demo-command.js';
 import { findCommand } from './commands/find-command.js';
@@ -43,6 +44,7 @@ const commandFactories: Array<(io: CliIo, done: CommandResult) => Command> = [
   statusCommand,
   findCommand,
   reconcileCommand,
+  checkCommand,
   dashboardCommand,
   sandboxCommand,
   demoCommand,

@@ -40,6 +40,8 @@ export interface ApiCall {
 export interface CallOptions {
   /** Called once per HTTP request made (retried reads call it per try). */
   onCall?: (call: ApiCall) => void;
+  /** Called with the head of every answer that arrived, whatever its status (check reads X-RateLimit-* from it). */
+  onHeaders?: (headers: Readonly<Record<string, string | string[] | undefined>>) => void;
   signal?: AbortSignal;
 }
 

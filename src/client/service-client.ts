@@ -219,6 +219,7 @@ export class ServiceClient implements ServiceApi {
         signal: o?.signal,
       });
       status = res.statusCode;
+      if (o?.onHeaders) this.reportHeaders(res.headers, o.onHeaders);
       let text: string;
       try {
         text = await readCappedText(res.body, this.maxResponseBytes);
@@ -252,6 +253,15 @@ export class ServiceClient implements ServiceApi {
       o?.onCall?.(call);
     } catch {
       // Reporting is for traces and metrics; the call's result stands.
+    }
+  }
+
+  /** A reader of headers that throws must not fail the call. */
+  private reportHeaders(headers: Dispatcher.ResponseData['headers'], onHeaders: NonNullable<CallOptions['onHeaders']>): void {
+    try {
+      onHeaders(headers);
+    } catch {
+      // The headers are for reports; the call's result stands.
     }
   }
 

@@ -16,10 +16,12 @@ export async function handleApi(core: SandboxCore, req: IncomingMessage, res: Se
   const { counters } = core;
   counters.requests++;
   const logged = core.requestLog.add({ at: Date.now(), method: req.method ?? 'GET', path, query });
+  // Once the request spent budget, every answer tells what is left of it, as real services do.
+  let budgetHeaders: Record<string, number> | undefined;
   const answer = (status: number, json: string, headers?: Record<string, string | number>) => {
     counters.byStatus[status] = (counters.byStatus[status] ?? 0) + 1;
     logged.status = status;
-    sendJson(res, status, json, headers);
+    sendJson(res, status, json, { ...budgetHeaders, ...headers });
   };
   const fail = (status: number, msg: string, headers?: Record<string, string | number>) => answer(status, JSON.stringify({ msg }), headers);
 
@@ -53,6 +55,7 @@ export async function handleApi(core: SandboxCore, req: IncomingMessage, res: Se
         'x-ratelimit-reset': refusal.reset,
       });
     }
+    if (core.budgets.active) budgetHeaders = core.budgets.headers(CLASSES[cls] as readonly BudgetClass[], core.clock.now());
   }
 
   const fault = core.faults.active ? core.faults.pick(method, path) : undefined;

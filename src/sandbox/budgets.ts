@@ -56,6 +56,24 @@ export class Budgets {
     return undefined;
   }
 
+  /**
+   * What is left of the tightest of `classes` (after `take`), as a real service tells it on every answer:
+   * X-RateLimit-Limit, -Remaining and -Reset; none when no class of the request has a budget.
+   */
+  headers(classes: readonly BudgetClass[], now: number): Record<string, number> | undefined {
+    let tightest: { limit: number; remaining: number; reset: number } | undefined;
+    for (const cls of classes) {
+      const w = this.settings[cls];
+      if (!w) continue;
+      const u = this.usage(cls, w, now);
+      const remaining = Math.max(0, w.limit - u.count);
+      const end = u.start + w.windowMs;
+      if (!tightest || remaining < tightest.remaining) tightest = { limit: w.limit, remaining, reset: this.settings.resetUnit === 'ms' ? end : Math.ceil(end / 1000) };
+    }
+    if (!tightest) return undefined;
+    return { 'x-ratelimit-limit': tightest.limit, 'x-ratelimit-remaining': tightest.remaining, 'x-ratelimit-reset': tightest.reset };
+  }
+
   private usage(cls: BudgetClass, w: BudgetWindow, now: number) {
     const start = Math.floor(now / w.windowMs) * w.windowMs;
     let u = this.used.get(cls);

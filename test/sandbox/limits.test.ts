@@ -93,6 +93,22 @@ describe('limits (spec section 8)', () => {
       expect((await t.api.post('order', orderBody('L-32'))).status).toBe(200);
     });
 
+    it('tell what is left of the tightest budget on every answer once a budget is set, and nothing without one', async () => {
+      now = Date.UTC(2026, 10, 21, 16, 0, 0);
+      t.sb.admin.setBudgets({});
+      const free = await t.api.get('facility');
+      expect(free.status).toBe(200);
+      expect(Object.keys(free.headers).filter((h) => h.startsWith('x-ratelimit-'))).toEqual([]);
+      t.sb.admin.setBudgets({ get: { limit: 10, windowMs: 60_000 }, collection: { limit: 3, windowMs: 3_600_000 } });
+      const first = await t.api.get('facility');
+      expect(first.status).toBe(200);
+      expect(first.headers).toMatchObject({ 'x-ratelimit-limit': '3', 'x-ratelimit-remaining': '2', 'x-ratelimit-reset': String(Date.UTC(2026, 10, 21, 17, 0, 0) / 1000) });
+      // An entity GET spends the GET budget only; a 404 tells it too.
+      const missing = await t.api.get('order/none');
+      expect(missing.status).toBe(404);
+      expect(missing.headers).toMatchObject({ 'x-ratelimit-limit': '10', 'x-ratelimit-remaining': '8', 'x-ratelimit-reset': String(Date.UTC(2026, 10, 21, 16, 1, 0) / 1000) });
+    });
+
     it('keep GET and POST budgets apart', async () => {
       now = Date.UTC(2026, 10, 21, 14, 0, 0);
       t.sb.admin.setBudgets({ post: { limit: 1, windowMs: 60_000 } });

@@ -1,0 +1,44 @@
+import { Command } from 'commander';
+import type { CliIo } from '../../app/cli-io.js';
+import { writeJson } from '../../app/command-context.js';
+import { describeRedis } from '../../redis.js';
+import type { CommandResult } from '../program.js';
+import { renderCheck } from '../render-check.js';
+
+/**
+ * `check [--json]`: reads only (the service, Redis, the feed's first pages without moving a cursor) and lists every
+ * product and facility the feed names that the account lacks. Exit 0 ready, 1 gaps found, 3 something could not
+ * be reached or refused (Redis unreachable ends it at once, as for every command).
+ */
+export function checkCommand(io: CliIo, done: CommandResult): Command {
+  return new Command('check')
+    .description('reads only: the service (account, credentials, facilities, products, rate-limit headers), Redis, the feed (without moving a cursor) and every facility or product the feed names that the account lacks; exit 0 ready, 1 gaps, 3 unreachable')
+    .option('--json', 'machine-readable output')
+    .action(async (o: { json?: boolean }) => {
+      const [{ openApp }, { runCheck }] = await Promise.all([import('../../app/app-context.js'), import('../../ops/check/run-check.js')]);
+      // No probe: a refusing service is a finding of check, not a reason to stop before the rest is read.
+      const app = await openApp(io, { needs: { service: true }, logTo: io.stderr, probe: false });
+      try {
+        const { deps, config } = app;
+        const service = config.service!;
+        const report = await runCheck({
+          client: deps.client,
+          catalog: deps.catalog,
+          redis: deps.redis,
+          keys: deps.keys,
+          queues: deps.queues,
+          service: { baseUrl: service.baseUrl, budgets: service.budgets },
+          redisAt: describeRedis(config.redis),
+          feed: deps.upstream && config.upstream ? { url: config.upstream.url, upstream: deps.upstream, pageSize: config.jobs.feedPageSize } : undefined,
+          streams: deps.queues.streams(),
+          signal: io.stop,
+        });
+        app.logger.info({ verdict: report.verdict, gaps: report.gaps?.length ?? null, serviceCalls: report.serviceCalls }, 'check done');
+        if (o.json) writeJson(io, report);
+        else io.stdout.write(renderCheck(report));
+        done(report.exitCode);
+      } finally {
+        await app.close();
+      }
+    });
+}

@@ -1,0 +1,67 @@
+import type { RecordReferences } from '../../../jobs/record-references.js';
+import { checkRecord, recordReferences } from '../../../jobs/records.js';
+import type { StreamName } from '../../../jobs/streams.js';
+import type { FeedPage, FetchPageOptions } from '../../feed/upstream-client.js';
+import { recordJob, recordLabel } from '../../queue/record-jobs.js';
+import type { RedisConnection as Redis, RedisKeys } from '../../redis.js';
+import { feedProblem } from './check-problems.js';
+import type { FeedStreamCheck } from './check-types.js';
+
+export interface CheckFeedOptions {
+  upstream: { fetchPage(stream: StreamName, o: FetchPageOptions): Promise<FeedPage> };
+  redis: Redis;
+  keys: Pick<RedisKeys, 'cursor'>;
+  streams: readonly StreamName[];
+  pageSize: number;
+  signal?: AbortSignal;
+}
+
+/** A checked record of a first page and what it names of the account. */
+export interface NamedRecord {
+  stream: StreamName;
+  /** Its business key (how operators find it). */
+  key: string;
+  references: RecordReferences;
+}
+
+export interface FeedPart {
+  streams: FeedStreamCheck[];
+  records: NamedRecord[];
+}
+
+/**
+ * The first page of each stream, read from its stored cursor; nothing is written: the cursor stays, no job is made
+ * and no feed state is recorded. A record is checked as the producer checks it, so its problems read the same.
+ */
+export async function checkFeed(o: CheckFeedOptions): Promise<FeedPart> {
+  const parts = await Promise.all(o.streams.map((stream) => checkStream(o, stream)));
+  return { streams: parts.map((p) => p.check), records: parts.flatMap((p) => p.records) };
+}
+
+async function checkStream(o: CheckFeedOptions, stream: StreamName): Promise<{ check: FeedStreamCheck; records: NamedRecord[] }> {
+  const cursor = await o.redis.get(o.keys.cursor(stream));
+  const check: FeedStreamCheck = { stream, cursor, state: 'ok', problem: null, records: 0, hasMore: null, valid: 0, bad: [] };
+  let page: FeedPage;
+  try {
+    page = await o.upstream.fetchPage(stream, { after: cursor ?? undefined, limit: o.pageSize, signal: o.signal });
+  } catch (err) {
+    if (!(err instanceof Error) || err.name !== 'FeedError') throw err;
+    Object.assign(check, feedProblem(err as Parameters<typeof feedProblem>[0]));
+    return { check, records: [] };
+  }
+  check.records = page.items.length;
+  check.hasMore = page.hasMore;
+  const records: NamedRecord[] = [];
+  for (const raw of page.items) {
+    const { job, valid, problems } = recordJob(stream, raw, 'feed');
+    const label = recordLabel(stream, job.data, job.opts.jobId);
+    const checked = valid ? checkRecord(stream, raw) : undefined;
+    if (!checked?.ok) {
+      check.bad.push({ record: label, problems });
+      continue;
+    }
+    check.valid++;
+    records.push({ stream, key: label, references: recordReferences(stream, checked.record) });
+  }
+  return { check, records };
+}
