@@ -1,4 +1,5 @@
 import type { z, ZodType } from 'zod';
+import type { GoLiveRule } from '../src/queue/go-live.js';
 import { bomStream } from './boms/bom-stream.js';
 import { orderStream } from './orders/order-stream.js';
 import { stockCountStream } from './stock/stock-count-stream.js';
@@ -13,6 +14,8 @@ export interface StreamDef {
   scheduler: string;
   /** The record's shape as the feed delivers it, checked as it arrives and when its job starts. */
   schema: ZodType;
+  /** The record's date field that SYNC_*_SINCE compares with: records dated before the floor end skipped. None: no floor. */
+  goLive?: GoLiveRule;
 }
 
 /**
