@@ -8,8 +8,9 @@ export function renderSyncSummary(s: SyncSummary, title: string): string {
   const out: string[] = [`${title} in ${(s.ms / 1000).toFixed(1)} s.`, ''];
   out.push(
     renderTable(
-      ['STREAM', 'QUEUED', 'RE-DELIVERED', 'INVALID', 'COMPLETED', 'SKIPPED', 'FAILED'],
-      streams.map(([stream, x]) => [stream, x.queued, x.duplicates, x.invalid, x.completed, x.skipped, x.failed.length]),
+      // SKIPPED (of the completed, those left alone on purpose) last, so the columns before it keep their places.
+      ['STREAM', 'QUEUED', 'RE-DELIVERED', 'INVALID', 'COMPLETED', 'FAILED', 'SKIPPED'],
+      streams.map(([stream, x]) => [stream, x.queued, x.duplicates, x.invalid, x.completed, x.failed.length, x.skipped]),
     ),
   );
   for (const [stream, x] of streams) {
