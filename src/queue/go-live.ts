@@ -15,7 +15,7 @@ export type GoLiveFloors = Partial<Record<string, GoLiveFloor>>;
  * SYNC_ORDERS_SINCE ..."), or undefined when it is synced: no rule or floor, no date in the record, or a date on or
  * after the floor's day (the floor is a day: an order at 00:00:01 on it is not before it).
  */
-export function beforeGoLive(def: { goLive?: GoLiveRule }, record: unknown, floor: GoLiveFloor | undefined): string | undefined {
+export function beforeGoLive(def: { stream: string; goLive?: GoLiveRule }, record: unknown, floor: GoLiveFloor | undefined): string | undefined {
   const field = def.goLive?.field;
   if (!field || !floor) return undefined;
   const value = record && typeof record === 'object' ? (record as Record<string, unknown>)[field] : undefined;
