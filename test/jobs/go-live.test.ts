@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDashboard } from '../../src/dashboard/dashboard-server.js';
 import { summarize } from '../../src/queue/drain.js';
 import type { LoggedRequest } from '../../src/sandbox/request-log.js';
 import { countRecord, stockAt } from '../helpers/count-record.js';
@@ -77,6 +78,17 @@ describe('the go-live floor', () => {
     it('syncs a count on the floor', () => {
       expect(stockAt(world, 'A-04', 'SKU-0010')).toBe(6);
     });
+  });
+
+  it("is shown on the dashboard's job page as skipped, with the reason", async () => {
+    const dashboard = await startDashboard({ host: '127.0.0.1', port: 0, auth: null, redis: world.redis, prefix: world.prefix });
+    try {
+      const job = await jobOf(world, 'orders', 'GL-OLD');
+      const page = await (await fetch(`${dashboard.url}/jobs/${encodeURIComponent(String(job.id))}`)).text();
+      expect(page).toContain('<strong id="outcome">skipped</strong>: GL-OLD skipped, before go-live: orderDate 2026-01-31T23:59:59 is before SYNC_ORDERS_SINCE 2026-02-01');
+    } finally {
+      await dashboard.close();
+    }
   });
 
   it('is counted as skipped in the summary of the run', async () => {

@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadMapping, type Mapping } from '../../config/mapping-file.js';
+import { startDashboard } from '../../src/dashboard/dashboard-server.js';
+import type { FindResult } from '../../src/ops/find.js';
 import { reconcile } from '../../src/ops/reconcile.js';
 import { countRecord, stockAt } from '../helpers/count-record.js';
 import { orderRecord, orderState } from '../helpers/order-records.js';
@@ -37,8 +39,9 @@ const bomUnknown = { productId: 'SKU-0110', components: [{ productId: 'UP-NOPE',
 
 describeEachProfile('mapping', (profile) => {
   let world: TestWorld;
+  const mapping = mappingOf(MAPPING);
   beforeAll(async () => {
-    world = await testWorld('mapping', { streams: ['orders', 'stock-counts', 'boms'], sandbox: { profile }, mapping: mappingOf(MAPPING) });
+    world = await testWorld('mapping', { streams: ['orders', 'stock-counts', 'boms'], sandbox: { profile }, mapping });
     await world.add('orders', [mapped, mappedUnknown, unmappedUnknown]);
     await world.add('stock-counts', [count]);
     await world.add('boms', [bom, bomUnknown]);
@@ -112,6 +115,24 @@ describeEachProfile('mapping', (profile) => {
     it('fails a BOM whose unmapped component is unknown, naming it', async () => {
       const job = await jobOf(world, 'boms', 'SKU-0110');
       expect(job.failedReason).toBe("[BAD_RECORD] record SKU-0110: components.0.productId: unknown component: no product UP-NOPE in the service's product collection");
+    });
+  });
+
+  describe("on the dashboard's find page", () => {
+    it("shows the service's names beside the record's", async () => {
+      const dashboard = await startDashboard({ host: '127.0.0.1', port: 0, auth: null, redis: world.redis, prefix: world.prefix, mapping });
+      try {
+        const found = (await (await fetch(`${dashboard.url}/api/find?key=MAPC-1`)).json()) as FindResult;
+        expect(found.mapped).toEqual([
+          { kind: 'facility', upstream: 'WH1 / A-06', service: 'Main Warehouse / A-06' },
+          { kind: 'product', upstream: 'UP-0003', service: 'SKU-0003' },
+        ]);
+        const page = await (await fetch(`${dashboard.url}/find?key=UP-KIT`)).text();
+        expect(page).toContain('<tr><td>product</td><td><code>UP-COMP</code></td><td>→ <code>SKU-0101</code></td></tr>');
+        expect(page).toContain('<tr><td>product</td><td><code>UP-KIT</code></td><td>→ <code>SKU-0100</code></td></tr>');
+      } finally {
+        await dashboard.close();
+      }
     });
   });
 
