@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { clusterPrefix, type RedisTarget } from '../src/redis.js';
 import { defaults } from './defaults.js';
+import { loadMapping, type Mapping } from './mapping-file.js';
 import { envSchema, type Env } from './schema.js';
 
 /** Redis, and the prefix of every key the program writes there. */
@@ -17,6 +18,14 @@ export type ServiceConfig = NonNullable<Config['service']>;
 /** Budgets of one account, shared by all its processes (requestsPerMinute: one total beside the three classes). */
 export type Budgets = ServiceConfig['budgets'];
 export type UpstreamConfig = NonNullable<Config['upstream']>;
+
+/** A go-live floor (SYNC_ORDERS_SINCE, SYNC_COUNTS_SINCE): records dated before `since` are skipped. */
+export interface GoLiveFloor {
+  /** YYYY-MM-DD. */
+  since: string;
+  /** The variable that set it, for the reason operators read. */
+  setting: string;
+}
 
 /** What a command needs of the configuration, beyond what always has a default. */
 export interface ConfigNeeds {
@@ -60,12 +69,30 @@ export function readConfig(env: Record<string, string | undefined>, needs: Confi
   }
   if (needs.upstream && !cleaned.UPSTREAM_URL) problems.push('UPSTREAM_URL: is required to pull the feed');
   if (e && e.FEED_MAX_PAGE_BYTES < e.MAX_RECORD_BYTES) problems.push('FEED_MAX_PAGE_BYTES: must be at least MAX_RECORD_BYTES (a page must hold one record)');
+  // The mapping file is read and checked now, so a broken one stops the program before any work.
+  const mappingFile = e ? e.MAPPING_FILE : cleaned.MAPPING_FILE?.trim();
+  const mapped = mappingFile ? loadMapping(mappingFile) : undefined;
+  if (mapped && 'problems' in mapped) problems.push(...mapped.problems.map((p) => withoutSecrets(p, cleaned)));
   if (problems.length > 0 || !e) throw new ConfigError(problems);
-  return configOf(e);
+  return configOf(e, mapped && 'mapping' in mapped ? mapped.mapping : undefined);
+}
+
+/** A problem line with any secret of the environment blanked (a mapping file could be a misnamed .env). */
+function withoutSecrets(line: string, env: Record<string, string | undefined>): string {
+  const secrets = ['INVENTORY_API_KEY', 'INVENTORY_API_SECRET', 'UPSTREAM_TOKEN', 'DASHBOARD_PASSWORD', 'ALERT_WEBHOOK_URL'].map((n) => env[n]?.trim());
+  return secrets.reduce<string>((out, s) => (s ? out.split(s).join('***') : out), line);
+}
+
+/** The go-live floor of each stream that has one, by stream name. */
+function goLiveOf(e: Env): Partial<Record<string, GoLiveFloor>> {
+  const floors: Partial<Record<string, GoLiveFloor>> = {};
+  if (e.SYNC_ORDERS_SINCE) floors.orders = { since: e.SYNC_ORDERS_SINCE, setting: 'SYNC_ORDERS_SINCE' };
+  if (e.SYNC_COUNTS_SINCE) floors['stock-counts'] = { since: e.SYNC_COUNTS_SINCE, setting: 'SYNC_COUNTS_SINCE' };
+  return floors;
 }
 
 /** The configuration of a checked environment; the Config type is inferred from it. */
-function configOf(e: Env) {
+function configOf(e: Env, mapping: Mapping | undefined) {
   const service =
     e.INVENTORY_BASE_URL && e.INVENTORY_ACCOUNT && e.INVENTORY_API_KEY && e.INVENTORY_API_SECRET
       ? {
@@ -114,6 +141,10 @@ function configOf(e: Env) {
     alerts: { webhookUrl: e.ALERT_WEBHOOK_URL, lagSeconds: e.ALERT_LAG_SECONDS, intervalSeconds: e.ALERT_INTERVAL_SECONDS },
     shutdownGraceSeconds: e.SHUTDOWN_GRACE_SECONDS,
     logLevel: e.LOG_LEVEL,
+    /** Per stream, the date before which its records are skipped ("before go-live"). */
+    goLive: goLiveOf(e),
+    /** Upstream productIds and facility names the service knows by others (MAPPING_FILE), checked at start. */
+    mapping,
   };
 }
 

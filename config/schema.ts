@@ -13,6 +13,14 @@ const httpUrl = (name: string) =>
     .trim()
     .refine((v) => /^https?:\/\/[^\s/]+/.test(v), `${name} must be an http(s) URL such as https://app.example.com`)
     .transform((v) => v.replace(/\/+$/, ''));
+const calendarDate = (name: string) =>
+  z
+    .string()
+    .trim()
+    .refine(
+      (v) => /^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v),
+      `${name} must be a calendar date YYYY-MM-DD, such as 2026-01-01`,
+    );
 
 /** The environment variables of shared/interface.md, plus the program's tuning knobs. */
 export const envSchema = z.object({
@@ -103,6 +111,9 @@ export const envSchema = z.object({
   ALERT_LAG_SECONDS: positiveInt('ALERT_LAG_SECONDS').default(defaults.alertLagSeconds),
   ALERT_INTERVAL_SECONDS: positiveInt('ALERT_INTERVAL_SECONDS').default(defaults.alertIntervalSeconds),
   SHUTDOWN_GRACE_SECONDS: positiveInt('SHUTDOWN_GRACE_SECONDS').default(defaults.shutdownGraceSeconds),
+  SYNC_ORDERS_SINCE: calendarDate('SYNC_ORDERS_SINCE').optional(),
+  SYNC_COUNTS_SINCE: calendarDate('SYNC_COUNTS_SINCE').optional(),
+  MAPPING_FILE: optionalText,
   LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
       error: 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent',

@@ -1,4 +1,5 @@
 import type { z, ZodType } from 'zod';
+import type { GoLiveRule } from '../src/queue/go-live.js';
 import { bomStream } from './boms/bom-stream.js';
 import type { RecordReferences } from './record-references.js';
 import { orderStream } from './orders/order-stream.js';
@@ -16,6 +17,8 @@ export interface StreamDef {
   schema: ZodType;
   /** The products and facilities a checked record names (for `check`); takes the record as `schema` parses it. */
   references: (record: never) => RecordReferences;
+  /** The record's date field that SYNC_*_SINCE compares with: records dated before the floor end skipped. None: no floor. */
+  goLive?: GoLiveRule;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { mappedNote } from '../../src/catalog/mapped-catalog.js';
 import type { CatalogApi, FacilityLookup } from '../../src/catalog/types.js';
 import type { CreateOrderBody, CreateShipmentBody } from '../../src/client/schemas.js';
 import type { OrderRecord } from './order-stream.js';
@@ -30,19 +31,21 @@ interface Problem {
   reason: string;
 }
 
-function facilityProblem(name: string, lookup: FacilityLookup, want: 'magazine' | 'location'): string | undefined {
+/** `name` is shown as the record gives it, with its mapped name when MAPPING_FILE has one. */
+function facilityProblem(catalog: CatalogApi, text: string, lookup: FacilityLookup, want: 'magazine' | 'location'): string | undefined {
+  const name = `"${text}"${mappedNote(catalog, 'facility', text)}`;
   if (!lookup.ok) {
     if (lookup.reason === 'ambiguous') {
       const which = lookup.candidates?.length ? ` (${lookup.candidates.join(', ')})` : '';
-      return `"${name}" is ambiguous: several facilities have that name${which}; name it as "Magazine / location" or by its facilityUrl`;
+      return `${name} is ambiguous: several facilities have that name${which}; name it as "Magazine / location" or by its facilityUrl`;
     }
-    return `"${name}" is an unknown facility (not in the service's facility collection)`;
+    return `${name} is an unknown facility (not in the service's facility collection)`;
   }
   const f = lookup.facility;
   if (f.kind === want) return undefined;
   return want === 'magazine'
-    ? `"${name}" names a location (${f.path}), not a magazine; an order's origin must be a magazine (a facility without a parent)`
-    : `"${name}" names a magazine (${f.path}), not a location; a line's location must be a location inside a magazine`;
+    ? `${name} names a location (${f.path}), not a magazine; an order's origin must be a magazine (a facility without a parent)`
+    : `${name} names a magazine (${f.path}), not a location; a line's location must be a location inside a magazine`;
 }
 
 /**
@@ -59,13 +62,14 @@ export async function planOrder(record: OrderRecord, catalog: CatalogApi): Promi
   const locationBy = new Map(locationNames.map((n, i) => [n, locations[i]!]));
 
   const problems: Problem[] = [];
-  const originProblem = facilityProblem(record.origin, origin, 'magazine');
+  const originProblem = facilityProblem(catalog, record.origin, origin, 'magazine');
   if (originProblem) problems.push({ field: 'origin', reason: originProblem });
   record.lines.forEach((line, i) => {
     if (!products.has(line.productId)) {
-      problems.push({ field: `lines.${i}.productId`, reason: `"${line.productId}" is an unknown product (not in the service's product collection)` });
+      const shown = `"${line.productId}"${mappedNote(catalog, 'product', line.productId)}`;
+      problems.push({ field: `lines.${i}.productId`, reason: `${shown} is an unknown product (not in the service's product collection)` });
     }
-    const p = facilityProblem(line.location, locationBy.get(line.location)!, 'location');
+    const p = facilityProblem(catalog, line.location, locationBy.get(line.location)!, 'location');
     if (p) problems.push({ field: `lines.${i}.location`, reason: p });
   });
   if (problems.length) {
@@ -79,7 +83,8 @@ export async function planOrder(record: OrderRecord, catalog: CatalogApi): Promi
     const product = products.get(line.productId)!;
     productIds.set(product.productUrl, product.productId);
     const at = locationBy.get(line.location)!;
-    return { line, productUrl: product.productUrl, facilityUrl: at.ok ? at.facility.facilityUrl : '' };
+    // The service's product: under MAPPING_FILE the record's productId is the upstream one.
+    return { line, productId: product.productId, productUrl: product.productUrl, facilityUrl: at.ok ? at.facility.facilityUrl : '' };
   });
   const originUrl = origin.ok ? origin.facility.facilityUrl : '';
   const shipmentIdUser = record.shipmentIdUser ?? defaultShipmentIdUser(record.orderId);
@@ -94,8 +99,8 @@ export async function planOrder(record: OrderRecord, catalog: CatalogApi): Promi
       orderTypeId: 'SALES_ORDER',
       originFacilityUrl: originUrl,
       ...(record.orderDate ? { orderDate: record.orderDate } : {}),
-      orderItemList: lines.map(({ line, productUrl }) => ({
-        productId: line.productId,
+      orderItemList: lines.map(({ line, productId, productUrl }) => ({
+        productId,
         productUrl,
         unitPrice: line.unitPrice,
         quantity: line.quantity,
@@ -106,9 +111,9 @@ export async function planOrder(record: OrderRecord, catalog: CatalogApi): Promi
       shipmentIdUser,
       shipmentTypeId: 'SALES_SHIPMENT',
       statusId: 'SHIPMENT_INPUT',
-      shipmentItemList: lines.map(({ line, productUrl, facilityUrl }) => ({
+      shipmentItemList: lines.map(({ line, productId, productUrl, facilityUrl }) => ({
         facilityUrl,
-        productId: line.productId,
+        productId,
         productUrl,
         quantity: line.quantity,
       })),

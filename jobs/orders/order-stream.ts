@@ -23,4 +23,12 @@ export type OrderRecord = z.infer<typeof orderRecordSchema>;
 export type OrderLine = z.infer<typeof orderLineSchema>;
 
 /** The `orders` stream (upstream-feed.md): one fulfilled sale per record, named by its orderId. */
-export const orderStream = { stream: 'orders', keyField: 'orderId', scheduler: 'poll-orders', schema: orderRecordSchema, references: orderReferences } as const satisfies StreamDef;
+export const orderStream = {
+  stream: 'orders',
+  keyField: 'orderId',
+  scheduler: 'poll-orders',
+  schema: orderRecordSchema,
+  references: orderReferences,
+  // SYNC_ORDERS_SINCE; an order without orderDate is synced.
+  goLive: { field: 'orderDate' },
+} as const satisfies StreamDef;

@@ -1,3 +1,4 @@
+import { mappedNote } from '../../src/catalog/mapped-catalog.js';
 import type { CatalogApi, Facility } from '../../src/catalog/types.js';
 import type { StockCountRecord } from './stock-count-stream.js';
 import { BadRecordError } from '../../src/queue/job-errors.js';
@@ -12,15 +13,16 @@ export interface ResolvedCount {
 /** Resolves a facility name that must be a location (a facility inside a magazine); BadRecordError otherwise. */
 export async function resolveLocation(catalog: CatalogApi, recordId: string, field: string, name: string): Promise<Facility> {
   const found = await catalog.facility(name);
+  const mapped = mappedNote(catalog, 'facility', name);
   if (!found.ok) {
     const reason =
       found.reason === 'ambiguous'
-        ? `"${name}" names several facilities (${(found.candidates ?? []).join(', ')}); use "Magazine / location" or the facilityUrl`
-        : `no facility "${name}" in the service (by facilityUrl, facilityName or "Magazine / location")`;
+        ? `"${name}"${mapped} names several facilities (${(found.candidates ?? []).join(', ')}); use "Magazine / location" or the facilityUrl`
+        : `no facility "${name}"${mapped} in the service (by facilityUrl, facilityName or "Magazine / location")`;
     throw new BadRecordError(recordId, field, reason);
   }
   if (found.facility.kind !== 'location') {
-    throw new BadRecordError(recordId, field, `"${name}" is a magazine; a stock count names a location inside one`);
+    throw new BadRecordError(recordId, field, `"${name}"${mapped} is a magazine; a stock count names a location inside one`);
   }
   return found.facility;
 }
@@ -41,10 +43,25 @@ export async function resolveCount(catalog: CatalogApi, record: StockCountRecord
   if (unknown.length) {
     const { item, i } = unknown[0]!;
     const more = unknown.length > 1 ? ` (and ${unknown.length - 1} more unknown products)` : '';
-    throw new BadRecordError(record.countId, `items.${i}.productId`, `no product ${item.productId} in the service's product collection${more}`);
+    throw new BadRecordError(record.countId, `items.${i}.productId`, `no product ${item.productId}${mappedNote(catalog, 'product', item.productId)} in the service's product collection${more}`);
   }
+  // Two upstream productIds mapped to one service product would post two lines for one (location, product).
+  const byUrl = new Map<string, number>();
+  record.items.forEach((item, i) => {
+    const url = products.get(item.productId)!.productUrl;
+    const before = byUrl.get(url);
+    if (before !== undefined) {
+      const same = products.get(item.productId)!.productId;
+      throw new BadRecordError(record.countId, `items.${i}.productId`, `${item.productId} and items.${before} (${record.items[before]!.productId}) are both the service's product ${same}; send one line per product`);
+    }
+    byUrl.set(url, i);
+  });
   return {
     location,
-    items: record.items.map((item) => ({ productId: item.productId, productUrl: products.get(item.productId)!.productUrl, quantity: item.quantity })),
+    // The service's productId: it names the product in what is left to newer counts and in reconcile.
+    items: record.items.map((item) => {
+      const { productId, productUrl } = products.get(item.productId)!;
+      return { productId, productUrl, quantity: item.quantity };
+    }),
   };
 }

@@ -21,4 +21,12 @@ export const stockCountRecordSchema = z.object({
 export type StockCountRecord = z.infer<typeof stockCountRecordSchema>;
 
 /** The `stock-counts` stream (upstream-feed.md): one count of a location per record, named by its countId. */
-export const stockCountStream = { stream: 'stock-counts', keyField: 'countId', scheduler: 'stock-sync', schema: stockCountRecordSchema, references: stockCountReferences } as const satisfies StreamDef;
+export const stockCountStream = {
+  stream: 'stock-counts',
+  keyField: 'countId',
+  scheduler: 'stock-sync',
+  schema: stockCountRecordSchema,
+  references: stockCountReferences,
+  // SYNC_COUNTS_SINCE.
+  goLive: { field: 'countDate' },
+} as const satisfies StreamDef;

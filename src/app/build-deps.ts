@@ -1,6 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { ConfigError, type Config } from '../../config/read-config.js';
 import { Catalog } from '../catalog/catalog.js';
+import { MappedCatalog } from '../catalog/mapped-catalog.js';
 import type { CatalogApi } from '../catalog/types.js';
 import { RequestBudget } from '../client/budget.js';
 import { ServiceClient, type ServiceClientOptions } from '../client/service-client.js';
@@ -61,7 +62,9 @@ export function buildDeps(config: Config, logger: Logger, opts: BuildDepsOptions
     onCall: opts.onCall,
     ...opts.client,
   });
-  const catalog = opts.catalog ?? new Catalog({ client, redis, keys, refreshSeconds: config.catalog.refreshSeconds, logger });
+  const bare = opts.catalog ?? new Catalog({ client, redis, keys, refreshSeconds: config.catalog.refreshSeconds, logger });
+  // The one place MAPPING_FILE applies: every lookup of every kind, reconcile, check and dry run goes through it.
+  const catalog = config.mapping ? new MappedCatalog(bare, config.mapping) : bare;
   const upstream = config.upstream
     ? new UpstreamClient({ url: config.upstream.url, token: config.upstream.token, maxRecordBytes: config.limits.maxRecordBytes, maxPageBytes: config.limits.feedMaxPageBytes })
     : undefined;

@@ -73,5 +73,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
     alerts: { webhook: config.alerts.webhookUrl ? 'set' : 'none', lagSeconds: config.alerts.lagSeconds, intervalSeconds: config.alerts.intervalSeconds },
     shutdownGraceSeconds: config.shutdownGraceSeconds,
     logLevel: config.logLevel,
+    goLive: config.goLive,
+    mapping: config.mapping ? { file: config.mapping.file, products: config.mapping.products.size, facilities: config.mapping.facilities.size } : 'none',
   };
 }

@@ -39,6 +39,8 @@ export interface StreamSummary {
   invalid: number;
   /** Jobs completed during this run (by any worker of the prefix). */
   completed: number;
+  /** Of the completed, those skipped on purpose (before go-live, superseded): not written to the service. */
+  skipped: number;
   /** Jobs failed during this run, with why. */
   failed: FailedJobSummary[];
   /** Another process held the stream's pull lock for the whole wait; nothing was pulled. */
@@ -65,7 +67,7 @@ export interface RunOptions {
 }
 
 function runnerDeps(d: RuntimeDeps): RunnerDeps {
-  return { client: d.client, catalog: d.catalog, redis: d.redis, keys: d.keys, logger: d.logger, jobs: d.config.jobs };
+  return { client: d.client, catalog: d.catalog, redis: d.redis, keys: d.keys, logger: d.logger, jobs: d.config.jobs, goLive: d.config.goLive };
 }
 
 function kindsFor(kinds: AnyJobKind[], streams: StreamName[]): AnyJobKind[] {
@@ -175,7 +177,7 @@ export async function syncOnce(d: RuntimeDeps, o: RunOptions & { streams?: Strea
     for (const stream of streams) {
       const p = pulled.get(stream)!;
       const s = done[stream]!;
-      perStream[stream] = { queued: p.queued, duplicates: p.duplicates, invalid: p.invalid, completed: s.completed, failed: s.failed, ...(p.locked ? { locked: true } : {}) };
+      perStream[stream] = { queued: p.queued, duplicates: p.duplicates, invalid: p.invalid, completed: s.completed, skipped: s.skipped, failed: s.failed, ...(p.locked ? { locked: true } : {}) };
     }
     const ok = Object.values(perStream).every((s) => s.failed.length === 0 && !s.locked);
     return { perStream, ok, ms: Date.now() - started };
@@ -209,7 +211,7 @@ export async function importAndMaybeProcess(
     if (!pool) return { imported };
     const done = (await processUntilIdle(d, [o.stream], started, o))[o.stream]!;
     const summary: SyncSummary = {
-      perStream: { [o.stream]: { queued: imported.queued, duplicates: imported.duplicates, invalid: imported.invalid, completed: done.completed, failed: done.failed } },
+      perStream: { [o.stream]: { queued: imported.queued, duplicates: imported.duplicates, invalid: imported.invalid, completed: done.completed, skipped: done.skipped, failed: done.failed } },
       ok: done.failed.length === 0,
       ms: Date.now() - started,
     };

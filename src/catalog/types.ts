@@ -20,6 +20,9 @@ export type FacilityMiss = 'unknown' | 'ambiguous';
 
 export type FacilityLookup = { ok: true; facility: Facility } | { ok: false; reason: FacilityMiss; candidates?: string[] };
 
+/** What MAPPING_FILE maps: upstream productIds and facility names. */
+export type MappedKind = 'product' | 'facility';
+
 /**
  * The account's products and facilities, resolved by visible name. Cached in Redis, refreshed on a miss
  * at most once every CATALOG_REFRESH_SECONDS across all processes.
@@ -35,4 +38,6 @@ export interface CatalogApi {
   productIdByUrl(productUrl: string): Promise<string | undefined>;
   /** Reload from the service now (spends collection budget). */
   refresh(): Promise<void>;
+  /** The service's name for an upstream value under MAPPING_FILE, for messages (src/catalog/mapped-catalog.ts); absent: no mapping. */
+  mapped?(kind: MappedKind, value: string): string | undefined;
 }

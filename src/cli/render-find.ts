@@ -20,6 +20,10 @@ export function renderFind(r: FindResult): string {
   out.push(r.jobs.length ? renderTable(['JOB', 'STREAM', 'VERSION', 'STATE', 'ATTEMPTS', 'CALLS', 'WHEN (UTC)', 'RESULT / ERROR'], rows) : '  none kept (completed jobs are kept 7 days)');
   out.push('', `Service entities (${r.entities.length}):`);
   out.push(r.entities.length ? renderTable(['KIND', 'URL', 'KNOWN FROM'], r.entities.map((e) => [e.kind, e.url, e.source])) : '  none recorded');
+  if (r.mapped.length) {
+    out.push('', 'Mapped names (MAPPING_FILE, upstream → service):');
+    out.push(renderTable(['KIND', 'UPSTREAM', 'SERVICE'], r.mapped.map((m) => [m.kind, m.upstream, `→ ${m.service}`])));
+  }
   if (r.progress.order) {
     const p = r.progress.order;
     out.push('', `Order progress: ${p.step}${p.pending ? ` (about to: ${p.pending})` : ''}`);

@@ -8,12 +8,17 @@ export function renderSyncSummary(s: SyncSummary, title: string): string {
   const out: string[] = [`${title} in ${(s.ms / 1000).toFixed(1)} s.`, ''];
   out.push(
     renderTable(
-      ['STREAM', 'QUEUED', 'RE-DELIVERED', 'INVALID', 'COMPLETED', 'FAILED'],
-      streams.map(([stream, x]) => [stream, x.queued, x.duplicates, x.invalid, x.completed, x.failed.length]),
+      // SKIPPED (of the completed, those left alone on purpose) last, so the columns before it keep their places.
+      ['STREAM', 'QUEUED', 'RE-DELIVERED', 'INVALID', 'COMPLETED', 'FAILED', 'SKIPPED'],
+      streams.map(([stream, x]) => [stream, x.queued, x.duplicates, x.invalid, x.completed, x.failed.length, x.skipped]),
     ),
   );
   for (const [stream, x] of streams) {
     if (x.locked) out.push('', `${stream}: another process was pulling this stream the whole time; nothing was pulled. Run again later.`);
+  }
+  const skipped = streams.reduce((n, [, x]) => n + x.skipped, 0);
+  if (skipped) {
+    out.push('', `${skipped} completed record${skipped === 1 ? ' was' : 's were'} skipped on purpose and not written (before go-live, or superseded by a newer count); inventory-sync find <key> says why.`);
   }
   const failed = streams.flatMap(([stream, x]) => x.failed.map((f) => ({ stream, ...f })));
   if (failed.length) {

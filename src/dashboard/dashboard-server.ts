@@ -1,3 +1,4 @@
+import type { Mapping } from '../../config/mapping-file.js';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createBullBoard } from '@bull-board/api';
@@ -52,6 +53,8 @@ export interface DashboardOptions {
   serviceBaseUrl?: string;
   /** The lag over which `worker` alerts (ALERT_LAG_SECONDS), drawn on the charts. */
   lagLimitSeconds?: number;
+  /** MAPPING_FILE, to show the service's names beside a record's in `find`. */
+  mapping?: Mapping;
 }
 
 export interface Dashboard {
@@ -127,7 +130,7 @@ export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
     const [status, reconcile] = await Promise.all([readStatus(o.redis, queues, { budgets: o.budgets }), readLastReport(o.redis, o.prefix)]);
     res.type('html').send(page('Overview', overviewBody(status, flashOf(req), { reconcile }), { signedIn, prefix: o.prefix }));
   }));
-  app.use(opsRoutes({ redis: o.redis, queues, prefix: o.prefix, signedIn, budgets: o.budgets, serviceBaseUrl: o.serviceBaseUrl, lagLimitSeconds: o.lagLimitSeconds }));
+  app.use(opsRoutes({ redis: o.redis, queues, prefix: o.prefix, signedIn, budgets: o.budgets, serviceBaseUrl: o.serviceBaseUrl, lagLimitSeconds: o.lagLimitSeconds, mapping: o.mapping }));
   app.get('/api/status', wrap(async (_req, res) => {
     res.json(await readStatus(o.redis, queues, { budgets: o.budgets }));
   }));

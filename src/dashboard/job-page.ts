@@ -35,7 +35,9 @@ export function jobBody(s: JobStory, flash?: string): string {
     s.state === 'failed'
       ? `<form method="post" action="/jobs/${encodeURIComponent(s.id)}/retry"><button type="submit">Retry this job</button></form>`
       : '';
-  const result = s.state === 'completed' ? `<p class="ok" id="result">${esc((s.result as { summary?: string } | null)?.summary ?? 'completed')}</p>` : '';
+  // The outcome first: a skipped record (before go-live, superseded) completed without being written.
+  const rv = s.result as { outcome?: string; summary?: string } | null;
+  const result = s.state === 'completed' ? `<p class="ok" id="result">${rv?.outcome ? `<strong id="outcome">${esc(rv.outcome)}</strong>: ` : ''}${esc(rv?.summary ?? 'completed')}</p>` : '';
   return `${flash ? `<p class="flash" role="status">${esc(flash)}</p>` : ''}
 <h1>Job <code>${esc(s.id)}</code></h1>
 <table id="job"><tr><th>stream</th><td>${esc(s.stream)}</td></tr><tr><th>key</th><td>${esc(s.key ?? '')}</td></tr>

@@ -1,3 +1,4 @@
+import type { Mapping } from '../../config/mapping-file.js';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { RedisConnection as Redis } from '../redis.js';
 import type { Budgets } from '../../config/read-config.js';
@@ -20,6 +21,8 @@ export interface OpsRoutesOptions {
   serviceBaseUrl?: string;
   /** The lag over which `worker` alerts, drawn on the lag charts. */
   lagLimitSeconds?: number;
+  /** MAPPING_FILE: `find` shows the service's names beside the record's. */
+  mapping?: Mapping;
 }
 
 /** Samples at most this often per dashboard process while charts are watched. */
@@ -37,13 +40,13 @@ export function opsRoutes(o: OpsRoutesOptions): Router {
   r.get('/find', wrap(async (req, res) => {
     const key = keyOf(req);
     if (!key) return void res.redirect(303, '/');
-    const result = await findRecord(o.redis, o.queues, key);
+    const result = await findRecord(o.redis, o.queues, key, undefined, { mapping: o.mapping });
     res.status(result.found ? 200 : 404).type('html').send(page(`Find ${key}`, findBody(result, o.serviceBaseUrl), shell));
   }));
   r.get('/api/find', wrap(async (req, res) => {
     const key = keyOf(req);
     if (!key) return void res.status(400).json({ error: 'key is required: /api/find?key=WEB-1' });
-    const result = await findRecord(o.redis, o.queues, key);
+    const result = await findRecord(o.redis, o.queues, key, undefined, { mapping: o.mapping });
     res.status(result.found ? 200 : 404).json(result);
   }));
   r.get('/reconcile', wrap(async (_req, res) => {

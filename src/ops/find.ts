@@ -1,4 +1,6 @@
+import type { Mapping } from '../../config/mapping-file.js';
 import type { RedisConnection as Redis } from '../redis.js';
+import { mappedNamesOf, type MappedNameRow } from './mapped-names.js';
 import { showJob, type JobStory } from './job-inspect.js';
 import type { StreamQueues } from '../queue/stream-queues.js';
 import { parseProgress } from '../../jobs/orders/order-progress.js';
@@ -32,6 +34,8 @@ export interface FindResult {
   /** Every job of the key across streams, oldest first. */
   jobs: FoundJob[];
   entities: RecordEntity[];
+  /** Under MAPPING_FILE: each product and facility the key's records name that is mapped, with the service's name. */
+  mapped: MappedNameRow[];
   /** What Redis holds of the key's progress, per stream that has some. */
   progress: {
     order?: { step: string; pending: string | null; orderUrl: string | null; shipmentUrl: string | null };
@@ -88,7 +92,13 @@ async function progressOf(redis: Redis, prefix: string, key: string, streams: re
  * Every job of an orderId, countId or productId across streams (each version of the record, its state, attempts,
  * calls and error), with the service entities it made or changed, from the jobs' results and the progress in Redis.
  */
-export async function findRecord(redis: Redis, queues: StreamQueues, key: string, streams: readonly StreamName[] = STREAMS): Promise<FindResult> {
+export async function findRecord(
+  redis: Redis,
+  queues: StreamQueues,
+  key: string,
+  streams: readonly StreamName[] = STREAMS,
+  o: { mapping?: Mapping } = {},
+): Promise<FindResult> {
   const ids = await findJobIds(redis, queues.prefix, key, streams);
   const stories = (await Promise.all(ids.map((id) => showJob(queues, id)))).filter(
     // A key longer than a job id keeps shares its id prefix with others: keep only this key's records.
@@ -116,5 +126,6 @@ export async function findRecord(redis: Redis, queues: StreamQueues, key: string
   for (const v of progress.count?.variances ?? []) add({ kind: 'variance', url: v }, 'progress');
   const order = ['order', 'shipment', 'variance', 'product'];
   const list = [...entities.values()].sort((a, b) => order.indexOf(a.kind) - order.indexOf(b.kind));
-  return { key, prefix: queues.prefix, found: jobs.length > 0 || list.length > 0, jobs, entities: list, progress };
+  const mapped = mappedNamesOf(jobs.map((j) => j.record), o.mapping);
+  return { key, prefix: queues.prefix, found: jobs.length > 0 || list.length > 0, jobs, entities: list, mapped, progress };
 }

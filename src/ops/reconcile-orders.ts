@@ -102,6 +102,7 @@ async function lineDrifts(view: ServiceView, url: string, plan: OrderPlan, jobId
   }
   const lines = compareOrder(order, plan).filter((d) => d.field.startsWith('lines'));
   if (lines.length) return lines.map((d) => ({ ...base, kind: 'order-lines', field: d.field, service: d.service, synced: d.record }));
-  if (serviceTotal === undefined) return [];
+  // Under --deep every order is read: lines that match and a total that matches are no drift.
+  if (serviceTotal === undefined || Math.abs(serviceTotal - total) <= TOTAL_TOLERANCE) return [];
   return [{ ...base, kind: 'order-lines', field: 'orderItemListTotal', service: money(serviceTotal), synced: money(total) }];
 }

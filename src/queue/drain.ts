@@ -50,6 +50,8 @@ export interface FailedJobSummary {
 
 export interface QueueSummary {
   completed: number;
+  /** Of the completed, those that ended `skipped`: deliberately not applied (before go-live, superseded by a newer count). */
+  skipped: number;
   failed: FailedJobSummary[];
 }
 
@@ -77,9 +79,28 @@ export async function summarize(queues: Queue[], o: SummarizeOptions): Promise<R
       failed.push(...recent.map((j) => describeFailed(q.name, j)));
       if (jobs.length < PAGE || recent.length < jobs.length) break;
     }
-    out[q.name] = { completed, failed };
+    out[q.name] = { completed, skipped: completed ? await skippedSince(q, since, o.redis) : 0, failed };
   }
   return out;
+}
+
+/** Completed jobs since `since` whose result says `skipped` (one pipelined read of their results per page). */
+async function skippedSince(q: Queue, since: number, redis: Redis): Promise<number> {
+  const ids = await redis.zrangebyscore(q.keys.completed!, since, '+inf');
+  let skipped = 0;
+  for (let i = 0; i < ids.length; i += PAGE) {
+    const pipe = redis.pipeline();
+    for (const id of ids.slice(i, i + PAGE)) pipe.hget(q.toKey(id), 'returnvalue');
+    for (const [err, value] of (await pipe.exec()) ?? []) {
+      if (err || typeof value !== 'string') continue;
+      try {
+        if ((JSON.parse(value) as { outcome?: unknown } | null)?.outcome === 'skipped') skipped++;
+      } catch {
+        // A result that is not JSON is not a skip.
+      }
+    }
+  }
+  return skipped;
 }
 
 function describeFailed(queueName: string, job: Job<JobData, JobResult>): FailedJobSummary {

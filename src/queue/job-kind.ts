@@ -1,5 +1,6 @@
 import type { ZodType } from 'zod';
 import type { Config } from '../../config/read-config.js';
+import type { GoLiveFloors, GoLiveRule } from './go-live.js';
 import type { CatalogApi } from '../catalog/types.js';
 import type { ServiceApi } from '../client/service-api.js';
 import type { Logger } from '../logger.js';
@@ -14,6 +15,8 @@ export interface RunnerDeps {
   keys: RedisKeys;
   logger: Logger;
   jobs: Config['jobs'];
+  /** Per stream, the date before which records are skipped (config.goLive). Default: none. */
+  goLive?: GoLiveFloors;
 }
 
 /**
@@ -42,5 +45,7 @@ export interface JobKind<R = unknown> {
   stream: StreamName;
   /** The record's shape as the feed delivers it; its business key is the stream's keyField (jobs/streams.ts). */
   schema: ZodType<R>;
+  /** The date field the stream's go-live floor applies to (from its stream definition); the runner skips older records. */
+  goLive?: GoLiveRule;
   process(record: R, ctx: JobContext): Promise<JobResult>;
 }

@@ -3,6 +3,7 @@ import { defaults } from '../../config/defaults.js';
 import { problemsOf, recordKey } from '../../jobs/records.js';
 import type { Logger } from '../logger.js';
 import type { RedisConnection as Redis } from '../redis.js';
+import { beforeGoLive, goLiveSkipped } from './go-live.js';
 import { classifyFailure, type Failure } from './failure.js';
 import { recordFailureGroup } from './failure-group.js';
 import { BadRecordError } from './job-errors.js';
@@ -67,6 +68,15 @@ export function createProcessor<R>(kind: JobKind<R>, deps: RunnerDeps, opts: Pro
     try {
       const { record, key } = checkedRecord(kind, job);
       logger = logger.child({ key });
+      // Before go-live: no lock, no catalog, no call.
+      const floor = deps.goLive?.[kind.stream];
+      const early = beforeGoLive(kind, record, floor);
+      if (early !== undefined) {
+        const result = goLiveSkipped(key, early, kind.goLive!.field, floor!);
+        await writeTrace({ result });
+        logger.info({ outcome: result.outcome, attempt: trace.attempt }, result.summary);
+        return result;
+      }
       const lock = await tryLock(deps.redis, deps.keys.lock(kind.stream, key), keyLockTtlMs);
       if (!lock) {
         // Another job of the same key is running: come back shortly, without spending an attempt.

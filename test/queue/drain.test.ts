@@ -50,9 +50,9 @@ describe('drain', () => {
       await pool.close(1_000);
 
       const all = await summarize([q()], { redis: w.redis, since });
-      expect(all.orders).toEqual({ completed: 2, failed: [{ id: expect.stringMatching(/^orders-WEB-3-/), key: 'WEB-3', reason: '[CONFLICT] WEB-3 differs in the service' }] });
+      expect(all.orders).toEqual({ completed: 2, skipped: 0, failed: [{ id: expect.stringMatching(/^orders-WEB-3-/), key: 'WEB-3', reason: '[CONFLICT] WEB-3 differs in the service' }] });
       const later = await summarize([q()], { redis: w.redis, since: Date.now() + 1_000 });
-      expect(later.orders).toEqual({ completed: 0, failed: [] });
+      expect(later.orders).toEqual({ completed: 0, skipped: 0, failed: [] });
     });
   });
 });

@@ -14,7 +14,7 @@ export function findCommand(io: CliIo, done: CommandResult): Command {
     .option('--json', 'machine-readable output')
     .action(async (key: string, o: { json?: boolean }) => {
       const config = loadConfig(io);
-      const result = await withQueues(config, (queues, redis) => findRecord(redis, queues, key));
+      const result = await withQueues(config, (queues, redis) => findRecord(redis, queues, key, undefined, { mapping: config.mapping }));
       if (!result.found) {
         if (o.json) writeJson(io, result);
         io.stderr.write(`Nothing known of ${key} under prefix ${config.redis.prefix}: no job (completed ones are kept 7 days, failed ones until retried or removed) and no progress.\n`);

@@ -1,0 +1,31 @@
+import type { GoLiveFloor } from '../../config/read-config.js';
+import type { JobResult } from './job-kind.js';
+
+/** Which date field of its records a stream's go-live floor applies to (a stream definition's `goLive`). */
+export interface GoLiveRule {
+  /** A `YYYY-MM-DD` date or a `YYYY-MM-DDTHH:MM:SS` naive date-time field of the record. */
+  field: string;
+}
+
+/** The go-live floor of each stream that has one, by stream name (config.goLive). */
+export type GoLiveFloors = Partial<Record<string, GoLiveFloor>>;
+
+/**
+ * Why a record is left alone as older than its stream's go-live floor ("before go-live: orderDate ... is before
+ * SYNC_ORDERS_SINCE ..."), or undefined when it is synced: no rule or floor, no date in the record, or a date on or
+ * after the floor's day (the floor is a day: an order at 00:00:01 on it is not before it).
+ */
+export function beforeGoLive(def: { stream: string; goLive?: GoLiveRule }, record: unknown, floor: GoLiveFloor | undefined): string | undefined {
+  const field = def.goLive?.field;
+  if (!field || !floor) return undefined;
+  const value = record && typeof record === 'object' ? (record as Record<string, unknown>)[field] : undefined;
+  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}/.test(value)) return undefined;
+  // Both are zero-padded ISO dates: text order is date order, and no time zone enters.
+  if (value.slice(0, 10) >= floor.since) return undefined;
+  return `before go-live: ${field} ${value} is before ${floor.setting} ${floor.since}`;
+}
+
+/** The result of a job whose record is before go-live: skipped, nothing asked of the service. */
+export function goLiveSkipped(key: string, reason: string, field: string, floor: GoLiveFloor): JobResult {
+  return { outcome: 'skipped', summary: `${key} skipped, ${reason}; not written to the service`, details: { goLive: { reason, field, since: floor.since, setting: floor.setting } } };
+}
