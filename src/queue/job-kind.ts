@@ -5,6 +5,7 @@ import type { ServiceApi } from '../client/service-api.js';
 import type { Logger } from '../logger.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis.js';
 import type { StreamName } from '../../jobs/streams.js';
+import type { PreviewContext, PreviewResult } from './record-plan.js';
 
 /** What every job of every kind stands on (the job runner's dependencies). */
 export interface RunnerDeps {
@@ -43,4 +44,9 @@ export interface JobKind<R = unknown> {
   /** The record's shape as the feed delivers it; its business key is the stream's keyField (jobs/streams.ts). */
   schema: ZodType<R>;
   process(record: R, ctx: JobContext): Promise<JobResult>;
+  /**
+   * The dry run: what `process` would do with the record, as data, reading only (ctx's client and Redis refuse
+   * writes). Throws what `process` would fail with (a BadRecordError for a bad record).
+   */
+  preview?(record: R, ctx: PreviewContext): Promise<PreviewResult>;
 }
