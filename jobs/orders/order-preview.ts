@@ -15,13 +15,15 @@ class UnsavedProgress extends ProgressStore {
 }
 
 /** The writes the run makes from `progress` on: create the order, create its shipment, ship, complete. */
-function remainingCalls(plan: OrderPlan, progress: OrderProgress, orderPath: string, account: string): PlannedCall[] {
+function remainingCalls(record: OrderRecord, plan: OrderPlan, progress: OrderProgress, orderPath: string, account: string): PlannedCall[] {
   const done = stepIndex(progress.step);
   const orderUrl = progress.orderUrl ?? orderPath;
+  const sold = record.lines.map((l) => `${l.productId} ${l.quantity} x ${l.unitPrice}`).join(', ');
+  const taken = record.lines.map((l) => `${l.productId} ${l.quantity} from ${l.location}`).join(', ');
   const calls: PlannedCall[] = [];
-  if (done < 1) calls.push({ method: 'POST', path: `/${account}/api/order`, body: plan.order, what: 'create the order' });
+  if (done < 1) calls.push({ method: 'POST', path: `/${account}/api/order`, body: plan.order, what: `create the order from ${record.origin}: ${sold}` });
   if (done < 2) {
-    calls.push({ method: 'POST', path: `/${account}/api/shipment`, body: { ...plan.shipment, primaryOrderUrl: orderUrl }, what: 'create its shipment' });
+    calls.push({ method: 'POST', path: `/${account}/api/shipment`, body: { ...plan.shipment, primaryOrderUrl: orderUrl }, what: `create its shipment ${plan.shipmentIdUser}: ${taken}` });
   }
   if (done < 3) calls.push({ method: 'POST', path: progress.shipmentUrl ?? SHIPMENT_URL, body: { statusId: SHIPMENT_SHIPPED }, what: 'ship the shipment' });
   if (done < 4) calls.push({ method: 'POST', path: progress.actionUrlComplete ?? `${orderUrl}/complete`, body: {}, what: 'complete the order' });
@@ -56,9 +58,9 @@ export async function previewOrder(record: OrderRecord, ctx: PreviewContext): Pr
   const settlement = new OrderSettlement(plan, ctx, store, progress);
   await settlement.settleFirst();
   const now = settlement.progress;
-  const calls = remainingCalls(plan, now, settlement.orderPath(), ctx.client.account);
+  const calls = remainingCalls(record, plan, now, settlement.orderPath(), ctx.client.account);
   const details = { from: now.step, lines: record.lines.length, ...(now.orderUrl ? { orderUrl: now.orderUrl } : {}) };
   if (!calls.length) return { outcome: 'unchanged', summary: `order ${id}: already synced (completed in the service); no calls`, calls, details };
   const resumed = now.step === 'none' ? '' : ` (resumes after "${now.step}")`;
-  return { outcome: 'writes', summary: `order ${id}: ${calls.map((c) => c.what).join(', ')}${resumed}`, calls, details };
+  return { outcome: 'writes', summary: `order ${id}: ${calls.length} call${calls.length === 1 ? '' : 's'}${resumed}`, calls, details };
 }

@@ -76,7 +76,7 @@ async function planRecord(kind: AnyJobKind, job: RecordJob, ctx: PreviewContext,
   } catch (err) {
     const error = failureOf(err);
     if (!error) throw err;
-    return { outcome: 'fails', summary: `fails: [${error.code}] ${error.message}`, calls: [], error };
+    return { outcome: 'fails', summary: `[${error.code}] ${error.message}`, calls: [], error };
   }
 }
 
