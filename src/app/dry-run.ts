@@ -56,6 +56,11 @@ export interface DryRunPlan {
   summary: DryRunSummary;
   /** No record would fail. */
   ok: boolean;
+  /**
+   * Work queued before the dry run (jobs waiting, delayed or active; import batches not yet jobs), per stream: the
+   * real run processes it too, and it is not previewed. Filled in by the command.
+   */
+  alreadyQueued?: Record<string, { jobs: number; batches: number }>;
 }
 
 /** A failure the real job would end with at once: a permanent job error, or a service answer no retry changes. */

@@ -124,6 +124,21 @@ describe.concurrent.each(SANDBOX_PROFILES)('dry run (%s profile)', (profile) => 
   });
 });
 
+describe('dry run beside queued work', () => {
+  it('says what was queued before it, which the real run processes too', async () => {
+    const stack = await startStack({}, 'dry-queued');
+    try {
+      expect((await runCli(['import', 'orders', ndjson([order(1)])], stack.env)).code).toBe(0);
+      const r = await runCli(['import', 'orders', ndjson([order(2)]), '--dry-run'], stack.env, SLOW);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain('orders: 0 jobs and 1 import batch were queued before this dry run; the real run processes them too');
+      expect(r.stdout).toContain('Every record can be synced as planned.');
+    } finally {
+      await stack.close();
+    }
+  });
+});
+
 describe('dry run usage', () => {
   it('refuses --dry-run with --process', async () => {
     const stack = await startStack({}, 'dry-usage');

@@ -35,6 +35,12 @@ export async function runDryRun(io: CliIo, done: CommandResult, o: { sources: Dr
         signal: io.stop,
       },
     );
+    for (const stream of new Set(o.sources.map((x) => x.stream))) {
+      const jobs = Object.values(await d.queues.get(stream).getJobCounts('waiting', 'delayed', 'prioritized', 'active'));
+      const batches = Object.values(await d.queues.intake(stream).getJobCounts('waiting', 'delayed', 'active'));
+      const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+      if (sum(jobs) + sum(batches) > 0) (plan.alreadyQueued ??= {})[stream] = { jobs: sum(jobs), batches: sum(batches) };
+    }
     if (o.json) writeJson(io, plan);
     else io.stdout.write(renderPlan(plan));
     done(plan.ok ? ExitCode.ok : ExitCode.someFailed);
