@@ -113,7 +113,7 @@ export async function dryRun(d: DryRunDeps, o: DryRunOptions): Promise<DryRunPla
       const state = await o.existingJob?.(source.stream, jobId);
       if (state === 'completed' || state === 'failed') {
         const summary = state === 'completed' ? `already synced: its job ${jobId} completed; no calls` : `its job ${jobId} failed before and is not queued again (inventory-sync jobs show ${jobId}); no calls`;
-        records.push({ ...base, outcome: 'duplicate', summary });
+        records.push({ ...base, outcome: state === 'completed' ? 'unchanged' : 'duplicate', summary });
         continue;
       }
       const reads: ApiCall[] = [];

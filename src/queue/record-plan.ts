@@ -19,7 +19,8 @@ export interface PlannedRead {
 /**
  * How a record would end in the real run. writes: it sends `calls`; unchanged: already synced or already
  * matching, no write; skipped: deliberately not applied (reason in the summary); fails: the job would fail at once
- * (`error`; a bad record is `BAD_RECORD`); duplicate: the same record again in this run, or a job of it exists.
+ * (`error`; a bad record is `BAD_RECORD`); duplicate: the same record again in this run, or its job failed before
+ * (the real run adds nothing for it either).
  */
 export type PlanOutcome = 'writes' | 'unchanged' | 'skipped' | 'fails' | 'duplicate';
 

@@ -116,7 +116,7 @@ describe.concurrent.each(SANDBOX_PROFILES)('dry run (%s profile)', (profile) => 
         expect(loggedWrites(stack.sandbox, before)).toEqual(plannedWrites(plan, stack.sandbox));
 
         const after = await dryRunJson(stack, ['import', 'orders', file]);
-        expect(after.plan.records.map((r) => [r.key, r.outcome])).toEqual([['DRY-1', 'duplicate'], ['DRY-2', 'duplicate'], ['DRY-3', 'duplicate']]);
+        expect(after.plan.records.map((r) => [r.key, r.outcome])).toEqual([['DRY-1', 'unchanged'], ['DRY-2', 'duplicate'], ['DRY-3', 'unchanged']]);
         expect(after.plan.records[0]!.summary).toMatch(/^already synced: its job orders-DRY-1-[0-9a-f]{12} completed; no calls$/);
         expect(after.code).toBe(0);
       }),
