@@ -1,9 +1,11 @@
 import { isServiceError } from '../../src/client/errors.js';
-import type { Product, UpdateProductBody } from '../../src/client/schemas.js';
+import type { Product } from '../../src/client/schemas.js';
 import { bomStream, type BomRecord } from './bom-stream.js';
 import { ConflictError } from '../../src/queue/job-errors.js';
 import type { JobContext, JobKind, JobResult } from '../../src/queue/job-kind.js';
 import { bomItemsOf, firstBomEntry, sameBom, type BomItems } from './bom-items.js';
+import { bomPreview } from './bom-preview.js';
+import { bomUpdate } from './bom-update.js';
 import { resolveBom } from './resolve-bom.js';
 
 function matches(product: Product, wanted: BomItems): boolean {
@@ -16,32 +18,12 @@ async function syncBom(record: BomRecord, ctx: JobContext): Promise<JobResult> {
   const { product: found, items } = await resolveBom(ctx.catalog, record);
   const id = record.productId;
   const product = await ctx.client.getProduct(found.productUrl);
-  const entry = firstBomEntry(product);
   const details = { productUrl: found.productUrl, components: items.size };
-  if (entry && sameBom(bomItemsOf(entry), items)) {
+  const update = bomUpdate(id, found, product, items);
+  if (update.action === 'matches') {
     return { outcome: 'unchanged', summary: `BOM of ${id} already matches (${items.size} components); no write`, details };
   }
-  if (entry && !entry.productAssocUrl) {
-    throw new ConflictError(
-      `BOM of ${id}: the product's first MANUF_COMPONENT entry has no productAssocUrl, so it cannot be updated without creating an extra entry`,
-      'Check the product in the service; the job can be retried once the entry shows its productAssocUrl.',
-      details,
-    );
-  }
-  const body: UpdateProductBody = {
-    // From the catalog: a product answer need not carry them (service-behaviors.md).
-    productId: found.productId,
-    productUrl: found.productUrl,
-    productAssocList: [
-      {
-        productAssocTypeId: 'MANUF_COMPONENT',
-        // Without the URL the service adds an entry; it may be left out only when the product has none.
-        ...(entry ? { productAssocUrl: entry.productAssocUrl } : {}),
-        productAssocItemList: [...items].map(([productUrl, quantity]) => ({ productUrl, quantity })),
-      },
-    ],
-  };
-  const action = entry ? 'updated' : 'created';
+  const { action, body } = update;
   try {
     const updated = await ctx.client.updateProduct(found.productUrl, body);
     if (updated.productAssocList.length && !matches(updated, items)) {
@@ -65,4 +47,5 @@ async function syncBom(record: BomRecord, ctx: JobContext): Promise<JobResult> {
 export const bomJob: JobKind<BomRecord> = {
   ...bomStream,
   process: syncBom,
+  preview: bomPreview,
 };

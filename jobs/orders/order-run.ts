@@ -40,13 +40,7 @@ export class OrderRun {
   }
 
   async run(): Promise<JobResult> {
-    const p = this.progress;
-    if (p.step !== 'none' && p.recordHash !== this.plan.recordHash) await this.settlement.reconcile();
-    else if (p.pending) await this.settlement.settlePending(p.pending);
-    // Created in an earlier attempt, nothing pending: the progress cannot rule out a shipment (a Redis restored
-    // from an older state, an answer that landed late), and the service may not refuse a second one when it
-    // ignores our shipmentId. One read of the order says.
-    else if (p.step === 'created') await this.settlement.settlePending('create-shipment');
+    await this.settlement.settleFirst();
     while (this.progress.step !== 'completed') {
       if (this.progress.step === 'none') await this.createOrder();
       else if (this.progress.step === 'created') await this.createShipment();

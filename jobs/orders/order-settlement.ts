@@ -100,6 +100,20 @@ export class OrderSettlement {
     await this.adoptOrder(order);
   }
 
+  /**
+   * Before the steps: a corrected record is compared with the service, an uncertain write settled, and an order
+   * created without a known shipment read (the run, and the dry run's preview, start with this).
+   */
+  async settleFirst(): Promise<void> {
+    const p = this.progress;
+    if (p.step !== 'none' && p.recordHash !== this.plan.recordHash) await this.reconcile();
+    else if (p.pending) await this.settlePending(p.pending);
+    // Created in an earlier attempt, nothing pending: the progress cannot rule out a shipment (a Redis restored
+    // from an older state, an answer that landed late), and the service may not refuse a second one when it
+    // ignores our shipmentId. One read of the order says.
+    else if (p.step === 'created') await this.settlePending('create-shipment');
+  }
+
   /** A write of an earlier attempt may have happened (crash, lost answer): read to know. */
   async settlePending(pending: Pending): Promise<boolean> {
     this.ctx.note(`outcome of "${pending}" is uncertain; reading the service to settle it`);

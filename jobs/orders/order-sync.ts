@@ -3,6 +3,7 @@ import { orderStream, type OrderRecord } from './order-stream.js';
 import type { JobContext, JobKind, JobResult } from '../../src/queue/job-kind.js';
 import { planOrder, recordHashOf } from './order-plan.js';
 import { ProgressStore } from './order-progress.js';
+import { previewOrder } from './order-preview.js';
 import { OrderRun } from './order-run.js';
 
 /**
@@ -28,4 +29,5 @@ async function processOrder(record: OrderRecord, ctx: JobContext): Promise<JobRe
 export const orderJob: JobKind<OrderRecord> = {
   ...orderStream,
   process: processOrder,
+  preview: previewOrder,
 };

@@ -14,7 +14,8 @@ export function asPlanned(p: CountProgress): Planned {
   return p as Planned;
 }
 
-function varianceBody(p: Planned, lines: VarianceLine[]): CreateVarianceBody {
+/** The body of one chunk's variance (the dry run previews the same). */
+export function varianceBody(p: Pick<Planned, 'countDate' | 'facilityUrl'>, lines: VarianceLine[]): CreateVarianceBody {
   return {
     physicalInventoryDate: varianceDate(p.countDate),
     statusId: 'PHSCL_INV_COMMITTED',

@@ -3,6 +3,7 @@ import { readStockOnHand } from '../../src/catalog/stock-on-hand.js';
 import { stockCountStream, type StockCountRecord } from './stock-count-stream.js';
 import type { JobKind } from '../../src/queue/job-kind.js';
 import { applyCount } from './apply-count.js';
+import { previewCount } from './count-preview.js';
 import { recordHash } from './record-hash.js';
 import { unfinishedElsewhere } from './count-progress.js';
 import { withRedisLocks } from './redis-lock.js';
@@ -48,6 +49,7 @@ export function createStockCountJob(opts: StockCountJobOptions = {}): JobKind<St
         { ttlMs: lockTtlMs, waitMs: lockWaitMs },
       );
     },
+    preview: previewCount,
   };
 }
 

@@ -6,6 +6,7 @@ import type { ServiceApi } from '../client/service-api.js';
 import type { Logger } from '../logger.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis.js';
 import type { StreamName } from '../../jobs/streams.js';
+import type { PreviewContext, PreviewResult } from './record-plan.js';
 
 /** What every job of every kind stands on (the job runner's dependencies). */
 export interface RunnerDeps {
@@ -48,4 +49,9 @@ export interface JobKind<R = unknown> {
   /** The date field the stream's go-live floor applies to (from its stream definition); the runner skips older records. */
   goLive?: GoLiveRule;
   process(record: R, ctx: JobContext): Promise<JobResult>;
+  /**
+   * The dry run: what `process` would do with the record, as data, reading only (ctx's client and Redis refuse
+   * writes). Throws what `process` would fail with (a BadRecordError for a bad record).
+   */
+  preview?(record: R, ctx: PreviewContext): Promise<PreviewResult>;
 }

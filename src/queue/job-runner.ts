@@ -30,8 +30,11 @@ export interface ProcessorOptions {
 export type RecordProcessor = (job: Job<JobData, JobResult>, token?: string, signal?: AbortSignal) => Promise<JobResult>;
 
 
-/** The record of a job, checked against its kind; a BadRecordError naming record, field and reason otherwise. */
-function checkedRecord<R>(kind: JobKind<R>, job: Job): { record: R; key: string } {
+/**
+ * The record of a job, checked against its kind; a BadRecordError naming record, field and reason otherwise
+ * (the dry run checks with it too, so its bad records read as the real run's).
+ */
+export function checkedJobRecord<R>(kind: JobKind<R>, job: Pick<Job, 'data' | 'id'>): { record: R; key: string } {
   const data = jobDataSchema.safeParse(job.data);
   if (!data.success) {
     const issue = data.error.issues[0];
@@ -66,7 +69,7 @@ export function createProcessor<R>(kind: JobKind<R>, deps: RunnerDeps, opts: Pro
       await job.log(traceLine(trace, end)).catch((err: Error) => logger.warn({ err: err.message }, 'could not write the attempt trace'));
     };
     try {
-      const { record, key } = checkedRecord(kind, job);
+      const { record, key } = checkedJobRecord(kind, job);
       logger = logger.child({ key });
       // Before go-live: no lock, no catalog, no call.
       const floor = deps.goLive?.[kind.stream];

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { startFeedServer, type FeedServer } from '../../src/feed/feed-server.js';
 import type { StreamName } from '../../jobs/streams.js';
+import type { SandboxOptions } from '../../src/sandbox/sandbox-options.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
 import { connect, deletePrefix, redisUrl, uniquePrefix } from '../helpers/redis.js';
 import { baseEnv } from './run-cli.js';
@@ -17,8 +18,8 @@ export interface Stack {
 
 export const SECRETS = { key: 'key-7c1f9e', secret: 'sec-4b8d2a9f61', token: 'tok-93e1c7d5b2' };
 
-export async function startStack(streams: Partial<Record<StreamName, unknown[]>> = {}, name = 'cli'): Promise<Stack> {
-  const sandbox = await startSandbox({ port: 0, data: 'demo', key: SECRETS.key, secret: SECRETS.secret });
+export async function startStack(streams: Partial<Record<StreamName, unknown[]>> = {}, name = 'cli', sandboxOptions: Pick<SandboxOptions, 'profile'> = {}): Promise<Stack> {
+  const sandbox = await startSandbox({ port: 0, data: 'demo', key: SECRETS.key, secret: SECRETS.secret, ...sandboxOptions });
   const feed = await startFeedServer({ port: 0, streams, token: SECRETS.token });
   const redis = connect();
   const prefix = uniquePrefix(name);

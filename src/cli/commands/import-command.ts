@@ -60,9 +60,15 @@ export function importCommand(io: CliIo, done: CommandResult): Command {
     .option('--process', 'process the queued records until idle and print a summary')
     .option('--batch-size <n>', 'records per import batch (each becomes its records\' jobs when a worker takes it)', positive, 1000)
     .option('--json', 'machine-readable output')
-    .action(async (stream: string, file: string, o: { process?: boolean; json?: boolean; batchSize: number }) => {
+    .option('--dry-run', 'print what each record would do (its calls), writing nothing and queuing nothing')
+    .action(async (stream: string, file: string, o: { process?: boolean; json?: boolean; batchSize: number; dryRun?: boolean }) => {
       if (!isStream(stream)) throw new UsageError(`unknown stream "${stream}": use one of ${STREAMS.join(', ')}`);
       if (file !== '-' && !existsSync(file)) throw new UsageError(`${file}: no such file`);
+      if (o.dryRun) {
+        if (o.process) throw new UsageError('--dry-run and --process exclude each other: a dry run processes nothing');
+        const { runDryRun } = await import('./dry-run-action.js');
+        return runDryRun(io, done, { sources: [{ stream, from: 'file', file }], json: o.json });
+      }
       const progress = runProgress(io, !o.json);
       let r: { imported: ImportResult; summary?: SyncSummary };
       try {

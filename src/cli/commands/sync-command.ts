@@ -14,8 +14,13 @@ export function syncCommand(io: CliIo, done: CommandResult): Command {
     .option('--once', 'run once and exit (the only mode; `worker` runs continuously)')
     .addOption(new Option('--stream <stream...>', 'only these streams (default: all)').choices(STREAMS))
     .option('--json', 'machine-readable summary')
-    .action(async (o: { once?: boolean; stream?: StreamName[]; json?: boolean }) => {
+    .option('--dry-run', 'print what each record would do (its calls), writing nothing, queuing nothing, moving no cursor')
+    .action(async (o: { once?: boolean; stream?: StreamName[]; json?: boolean; dryRun?: boolean }) => {
       if (!o.once) throw new UsageError('sync needs --once (to run continuously, use `worker`)');
+      if (o.dryRun) {
+        const { runDryRun } = await import('./dry-run-action.js');
+        return runDryRun(io, done, { sources: (o.stream ?? STREAMS).map((stream) => ({ stream, from: 'feed' })), json: o.json });
+      }
       // Loaded here, not at start: commands that do not run jobs start faster without them.
       const [{ openApp }, { syncOnce }, { jobKinds }, { beginStockSyncRun }] = await Promise.all([
         import('../../app/app-context.js'),
