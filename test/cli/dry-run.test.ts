@@ -124,6 +124,38 @@ describe.concurrent.each(SANDBOX_PROFILES)('dry run (%s profile)', (profile) => 
   });
 });
 
+describe('dry run with a go-live floor and a mapping file', () => {
+  it('plans older records as skipped before go-live and mapped records with the service\'s names; the real run sends the same', { timeout: 300_000 }, () =>
+    withStack({}, 'dry-golive-map', 'observed', async (stack) => {
+      const mapping = join(mkdtempSync(join(tmpdir(), 'isync-dry-map-')), 'mapping.csv');
+      writeFileSync(mapping, 'kind,upstream,service\nproduct,SKU-9,MUG-BLUE\nfacility,WH1,Main Warehouse\nfacility,WH1-A1,Main Warehouse / A-01\n');
+      const env = { ...stack.env, MAPPING_FILE: mapping, SYNC_ORDERS_SINCE: '2026-11-01' };
+      const old = { ...order(1), orderDate: '2026-10-31T23:59:59' };
+      const mapped = { ...order(2, 'SKU-9'), origin: 'WH1', lines: [{ productId: 'SKU-9', quantity: 2, unitPrice: 3, location: 'WH1-A1' }] };
+      const file = ndjson([old, mapped, order(3, 'SKU-UNMAPPED')]);
+      const r = await runCli(['import', 'orders', file, '--dry-run', '--json'], env, SLOW);
+      expect(r.code, r.stderr).toBe(1);
+      const plan = JSON.parse(r.stdout) as DryRunPlan;
+      expect(plan.records.map((x) => [x.key, x.outcome])).toEqual([['DRY-1', 'skipped'], ['DRY-2', 'writes'], ['DRY-3', 'fails']]);
+      expect(plan.records[0]!.summary).toContain('before go-live: orderDate 2026-10-31T23:59:59 is before SYNC_ORDERS_SINCE 2026-11-01');
+      expect(plan.records[0]!.calls).toEqual([]);
+      const create = plan.records[1]!.calls[0]!;
+      const body = create.body as { originFacilityUrl: string; orderItemList: Array<{ productId: string }> };
+      expect(body.orderItemList.map((l) => l.productId)).toEqual(['MUG-BLUE']);
+      const facilities = stack.sandbox.admin.state().facilities as Array<{ facilityUrl: string; facilityName: string; parentFacilityUrl?: string | null }>;
+      expect(facilities.find((f) => f.facilityUrl === body.originFacilityUrl)).toMatchObject({ facilityName: 'Main Warehouse' });
+      expect(plan.records[2]!.error?.message).toContain('"SKU-UNMAPPED" is an unknown product');
+      await expectNothingWritten(stack);
+
+      const before = stack.sandbox.admin.requests().length;
+      const real = await runCli(['import', 'orders', file, '--process'], env, SLOW);
+      expect(real.code).toBe(1);
+      expect(loggedWrites(stack.sandbox, before)).toEqual(plannedWrites(plan, stack.sandbox));
+      expect(stack.sandbox.admin.state().orders.map((o: { orderId: string }) => o.orderId)).toEqual(['DRY-2']);
+    }),
+  );
+});
+
 describe('dry run beside queued work', () => {
   it('says what was queued before it, which the real run processes too', async () => {
     const stack = await startStack({}, 'dry-queued');

@@ -1,6 +1,7 @@
 import type { CliIo } from '../../app/cli-io.js';
 import { writeJson } from '../../app/command-context.js';
 import type { DryRunSource } from '../../app/dry-run.js';
+import { beforeGoLive } from '../../queue/go-live.js';
 import { ExitCode } from '../exit-codes.js';
 import type { CommandResult } from '../program.js';
 import { renderPlan } from '../render-plan.js';
@@ -30,7 +31,11 @@ export async function runDryRun(io: CliIo, done: CommandResult, o: { sources: Dr
           const state = await d.queues.get(stream).getJobState(jobId);
           return state === 'unknown' ? undefined : state;
         },
-        // The go-live floor (SYNC_ORDERS_SINCE, SYNC_COUNTS_SINCE) plugs in here: skipReason: (stream, record) => reason | undefined.
+        // The go-live floor (SYNC_ORDERS_SINCE, SYNC_COUNTS_SINCE), decided as the runner decides it.
+        skipReason: (stream, record) => {
+          const kind = jobKinds.find((k) => k.stream === stream);
+          return kind ? beforeGoLive(kind, record, app.config.goLive[stream]) : undefined;
+        },
         stdin: io.stdin,
         signal: io.stop,
       },
