@@ -87,15 +87,15 @@ function feedSection(r: CheckReport): string[] {
 function gapSection(r: CheckReport): string[] {
   const out: string[] = [];
   if (r.mapped.length) {
-    out.push('Mapped products (the catalog resolves them under another productId):');
-    out.push(indent(renderTable(['NAME', 'MAPPED TO', 'RECORDS'], r.mapped.map((m) => [m.name, m.to, m.records]))), '');
+    out.push('Mapped (MAPPING_FILE names them otherwise in the service):');
+    out.push(indent(renderTable(['WHAT', 'NAME', 'MAPPED TO', 'RECORDS'], r.mapped.map((m) => [m.what, m.name, m.to, m.records]))), '');
   }
   if (r.gaps === null) return [...out, 'Mapping gaps: not compared (the service or the feed could not be read)'];
   if (r.gaps.length === 0) return [...out, 'Mapping gaps: none: every product and facility the first pages name is in the account, of the right kind'];
   out.push(`Mapping gaps (${r.gaps.length}):`);
   const rows = r.gaps.slice(0, MAX_ROWS).map((g) => [
     g.what,
-    clip(g.name, 40),
+    clip(g.mappedTo === undefined ? g.name : `${g.name} → ${g.mappedTo}`, 40),
     GAP_PROBLEM[g.problem],
     g.records,
     g.streams.join(', '),

@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { STREAMS } from '../../jobs/streams.js';
@@ -182,6 +185,44 @@ describe('check', () => {
       expect(table.stdout).toMatch(/facility\s+Main Warehouse \/ Z-99\s+not in the account\s+2\s+orders, stock-counts\s+GAP-2, CNT-GAP/);
       expect(table.stdout).toMatch(/product\s+NO-SUCH\s+not in the account\s+2\s+orders\s+GAP-1, GAP-2/);
       expect(table.stdout).toMatch(/orders\s+GAP-4\s+lines\.0\.quantity: must be greater than 0/);
+    });
+  });
+
+  describe('with a mapping file', () => {
+    let feed: FeedServer;
+    let mapping: string;
+    beforeAll(async () => {
+      feed = await startFeedServer({
+        token: SECRETS.token,
+        streams: {
+          orders: [
+            orderRecord('MAP-1', [{ productId: 'SKU-9', quantity: 1, unitPrice: 1, location: 'WH1-A1' }], { origin: 'WH1' }),
+            orderRecord('MAP-2', [{ productId: 'SKU-GONE', quantity: 1, unitPrice: 1, location: 'WH1-A1' }], { origin: 'WH1' }),
+          ],
+        },
+      });
+      const dir = mkdtempSync(join(tmpdir(), 'isync-check-map-'));
+      mapping = join(dir, 'mapping.csv');
+      writeFileSync(mapping, 'kind,upstream,service\nproduct,SKU-9,MUG-BLUE\nproduct,SKU-GONE,NO-SUCH-PRODUCT\nfacility,WH1,Main Warehouse\nfacility,WH1-A1,Main Warehouse / A-01\n');
+    });
+    afterAll(() => feed?.close());
+    beforeAll(() => stack.redis.del(redisKeys(stack.prefix).cursor('orders')));
+
+    it('shows each mapped name with what it maps to, and a gap under its mapped name', async () => {
+      const env = { ...stack.env, UPSTREAM_URL: feed.url, MAPPING_FILE: mapping };
+      const r = await check(['--json'], env);
+      expect(r.code, r.stdout + r.stderr).toBe(1);
+      const report = JSON.parse(r.stdout);
+      expect(report.mapped).toEqual([
+        { what: 'facility', name: 'WH1', to: 'Main Warehouse', records: 2 },
+        { what: 'facility', name: 'WH1-A1', to: 'Main Warehouse / A-01', records: 2 },
+        { what: 'product', name: 'SKU-9', to: 'MUG-BLUE', records: 1 },
+        { what: 'product', name: 'SKU-GONE', to: 'NO-SUCH-PRODUCT', records: 1 },
+      ]);
+      expect(report.gaps).toEqual([expect.objectContaining({ what: 'product', name: 'SKU-GONE', mappedTo: 'NO-SUCH-PRODUCT', problem: 'unknown', records: 1 })]);
+      const table = await check([], env);
+      expect(table.stdout).toMatch(/facility\s+WH1\s+Main Warehouse\s+2/);
+      expect(table.stdout).toMatch(/product\s+SKU-GONE → NO-SUCH-PRODUCT\s+not in the account\s+1/);
     });
   });
 

@@ -23,11 +23,11 @@ export async function findGaps(catalog: CatalogApi, records: NamedRecord[]): Pro
   ]);
   const findings = new Map<string, Finding>();
   for (const id of productIds) {
-    if (!products.has(id)) findings.set(productKey(id), { what: 'product', name: id, problem: 'unknown', want: null, candidates: [] });
+    if (!products.has(id)) findings.set(productKey(id), { what: 'product', name: id, ...mappedTo(catalog, 'product', id), problem: 'unknown', want: null, candidates: [] });
   }
   for (const [k, lookup] of lookups) {
     const finding = facilityFinding(splitKey(k).name, splitKey(k).want, lookup);
-    if (finding) findings.set(k, finding);
+    if (finding) findings.set(k, { ...finding, ...mappedTo(catalog, 'facility', finding.name) });
   }
 
   const gaps = new Map<string, MappingGap>();
@@ -38,16 +38,24 @@ export async function findGaps(catalog: CatalogApi, records: NamedRecord[]): Pro
       const finding = findings.get(k);
       if (finding) count(gaps, k, finding, r.stream, r.key);
     }
-    for (const id of new Set(r.references.products)) {
-      const to = products.get(id)?.productId;
-      if (to === undefined || to === id) continue;
-      const m = mapped.get(id) ?? { name: id, to, records: 0 };
+    const names = [
+      ...[...new Set(r.references.products)].map((name) => ({ what: 'product' as const, name, to: catalog.mapped?.('product', name) })),
+      ...[...new Set(r.references.facilities.map((f) => f.name))].map((name) => ({ what: 'facility' as const, name, to: catalog.mapped?.('facility', name) })),
+    ];
+    for (const { what, name, to } of names) {
+      if (to === undefined || to === name) continue;
+      const m = mapped.get(`${what}\u0000${name}`) ?? { what, name, to, records: 0 };
       m.records++;
-      mapped.set(id, m);
+      mapped.set(`${what}\u0000${name}`, m);
     }
   }
   const byCount = <T extends { records: number; name: string }>(a: T, b: T) => b.records - a.records || a.name.localeCompare(b.name);
   return { gaps: [...gaps.values()].sort(byCount), mapped: [...mapped.values()].sort(byCount) };
+}
+
+function mappedTo(catalog: CatalogApi, kind: 'product' | 'facility', name: string): { mappedTo?: string } {
+  const to = catalog.mapped?.(kind, name);
+  return to === undefined ? {} : { mappedTo: to };
 }
 
 function facilityFinding(name: string, want: FacilityKind, lookup: FacilityLookup): Finding | undefined {

@@ -94,6 +94,8 @@ export interface MappingGap {
   what: 'product' | 'facility';
   /** As the records name it. */
   name: string;
+  /** The service's name for it under MAPPING_FILE, when the mapping names it. */
+  mappedTo?: string;
   problem: 'unknown' | 'ambiguous' | 'not-a-magazine' | 'not-a-location';
   /** For a facility: the kind the records need. */
   want: FacilityKind | null;
@@ -119,8 +121,8 @@ export interface CheckReport {
   feed: FeedCheck;
   /** Null when the service or the feed could not be read (nothing to compare). */
   gaps: MappingGap[] | null;
-  /** productIds the catalog resolved to another productId (a mapping applied), with how many records name them. */
-  mapped: Array<{ name: string; to: string; records: number }>;
+  /** Products and facilities the mapping (MAPPING_FILE) names otherwise, as the records name them, with how many records do. */
+  mapped: Array<{ what: 'product' | 'facility'; name: string; to: string; records: number }>;
   /** Warnings that do not stop a run (eviction policy, jobs already queued, bad records, no feed configured). */
   warnings: string[];
   /** Reads the service part sent (the catalog adds its own two when its cached copy is missing or a name missed). */
