@@ -103,6 +103,7 @@ function configOf(e: Env) {
       retryBaseDelayMs: e.RETRY_BASE_DELAY_MS,
       retryMaxDelayMs: e.RETRY_MAX_DELAY_MS,
       concurrency: e.WORKER_CONCURRENCY,
+      breakerThreshold: e.BREAKER_THRESHOLD,
       varianceChunkSize: e.VARIANCE_CHUNK_SIZE,
       feedPageSize: e.FEED_PAGE_SIZE,
     },
