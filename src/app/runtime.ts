@@ -64,7 +64,7 @@ export interface RunOptions {
   /** How often idleness is checked, in ms. Default 200. */
   pollMs?: number;
   /** Extra worker settings (tests: lock and stall timings). */
-  workers?: Pick<StartWorkersOptions, 'lockDurationMs' | 'stalledIntervalMs' | 'processor' | 'retry'>;
+  workers?: Pick<StartWorkersOptions, 'lockDurationMs' | 'stalledIntervalMs' | 'processor' | 'retry' | 'breaker'>;
 }
 
 function runnerDeps(d: RuntimeDeps): RunnerDeps {
@@ -88,6 +88,7 @@ function workersFor(d: RuntimeDeps, kinds: AnyJobKind[], o: Omit<RunOptions, 'ki
     concurrency: o.concurrency ?? d.config.jobs.concurrency,
     logger: d.logger,
     badRecords: { keep: d.config.retention.badRecordsKeep, keepDays: d.config.retention.badRecordsKeepDays },
+    breaker: { threshold: d.config.breaker.threshold },
     ...o.workers,
   });
 }

@@ -34,10 +34,10 @@ export interface StartWorkersOptions {
   retry?: Pick<Config['jobs'], 'retryBaseDelayMs' | 'retryMaxDelayMs'> & { jitter?: 'equal' | 'full' };
   processor?: Omit<ProcessorOptions, 'rateLimit' | 'breaker'>;
   /**
-   * Each stream's circuit breaker (src/queue/breaker-hold.ts): delays, or false to settle every refusal job by job.
-   * Its threshold is deps.jobs.breakerThreshold (BREAKER_THRESHOLD).
+   * Each stream's circuit breaker (src/queue/breaker-hold.ts): its threshold (default BREAKER_THRESHOLD's default)
+   * and delays, or false to settle every refusal job by job.
    */
-  breaker?: Omit<BreakerHooks, 'threshold' | 'pause'> | false;
+  breaker?: (Omit<BreakerHooks, 'threshold' | 'pause'> & { threshold?: number }) | false;
   /** BullMQ job lock duration, ms: a crashed worker's jobs are taken back after about this long. Default 30 000. */
   lockDurationMs?: number;
   /** Interval of BullMQ's stalled-job check, ms. Default 30 000. */
@@ -98,7 +98,7 @@ export async function startWorkers(o: StartWorkersOptions): Promise<WorkerPool> 
       // A 429 holds every worker of the queue, in every process, until the service's reset.
       rateLimit: async (ms) => queue.rateLimit(Math.max(ms, await queue.getRateLimitTtl(UNLIMITED.max))),
       // A refusal about the account pauses the queue for every process; producers ask the breaker before pulling.
-      ...(o.breaker === false ? {} : { breaker: { ...o.breaker, threshold: o.deps.jobs.breakerThreshold, pause: () => queue.pause() } }),
+      ...(o.breaker === false ? {} : { breaker: { ...o.breaker, threshold: o.breaker?.threshold ?? defaults.breakerThreshold, pause: () => queue.pause() } }),
     });
     const worker = new Worker<JobData, JobResult>(
       kind.stream,
