@@ -22,6 +22,7 @@ export function workerCommand(io: CliIo, done: CommandResult): Command {
         import('../../app/worker-ops.js'),
         import('../../eviction-policy.js'),
       ]);
+      const { pausedCheck } = await import('../../ops/paused-check.js');
       const app = await openApp(io, { needs: { service: true, upstream: true }, logTo: io.stdout, probe: false });
       const { config, logger, deps, metrics } = app;
       let stopping = false;
@@ -44,6 +45,8 @@ export function workerCommand(io: CliIo, done: CommandResult): Command {
                 const running = [...runtime.workers.workers.values()].every((w) => w.isRunning());
                 return { name: 'workers', ok: !stopping && running, ...(stopping ? { detail: 'shutting down' } : running ? {} : { detail: 'a worker is not running' }) };
               },
+              // A paused stream is not the worker's fault: still ready (restarting it would not help), with the reason.
+              () => pausedCheck(app.redis, deps.keys, jobKinds.map((k) => k.stream)),
             ],
             warnings: () => evictionWarnings(app.redis),
           });
