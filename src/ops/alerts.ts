@@ -137,20 +137,32 @@ export async function checkAlerts(d: AlertDeps, now = Date.now()): Promise<Alert
 }
 
 /** Looks every `everyMs` until stopped; a failed look is logged and the next one goes on. One look at a time. */
-export function startAlerts(d: AlertDeps, everyMs: number): { stop(): Promise<void> } {
+export function startAlerts(d: AlertDeps, everyMs: number): { stop(): Promise<void>; lookNow(): void } {
   let running: Promise<unknown> | undefined;
+  let stopped = false;
+  /** A look asked for while one runs (lookNow): done right after it, since the running one may have missed its cause. */
+  let again = false;
   const look = () => {
-    if (running) return;
+    if (stopped) return;
+    if (running) return void (again = true);
     running = checkAlerts(d)
       .catch((err: unknown) => d.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'alert check failed (Redis?); trying again'))
-      .finally(() => (running = undefined));
+      .finally(() => {
+        running = undefined;
+        if (again) {
+          again = false;
+          look();
+        }
+      });
   };
   // The first look marks where failures count from.
   look();
   const timer = setInterval(look, everyMs);
   timer.unref();
   return {
+    lookNow: look,
     async stop() {
+      stopped = true;
       clearInterval(timer);
       // A look stuck on a Redis outage must not hold up the shutdown.
       await Promise.race([running, new Promise((r) => setTimeout(r, 2000).unref())]);

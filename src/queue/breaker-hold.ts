@@ -16,6 +16,8 @@ export interface BreakerHooks {
   retryMaxDelayMs?: number;
   /** How soon a job refused while paused is due again, in ms (it then waits in the paused queue). */
   holdMs?: number;
+  /** Called in the process whose refusal paused the stream (e.g. to alert now rather than at the next look). */
+  onTrip?(stream: string): void;
 }
 
 export interface HoldContext {
@@ -50,6 +52,7 @@ export async function holdForBreaker(job: Job, token: string | undefined, f: Fai
   if (r.state === 'tripped' || r.state === 'open') {
     await c.hooks.pause();
     if (r.state === 'tripped') {
+      c.hooks.onTrip?.(c.stream);
       c.logger.error(
         { code: f.code, refusals: r.refusals, hint: f.hint },
         `stream ${c.stream} paused: ${r.refusals} refusals about the account in a row, the last ${reason}. ${f.hint} ` +

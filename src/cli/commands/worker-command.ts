@@ -27,12 +27,18 @@ export function workerCommand(io: CliIo, done: CommandResult): Command {
       const { config, logger, deps, metrics } = app;
       let stopping = false;
       let http: WorkerHttp | undefined;
-      const runtime = await startRuntime(deps, { kinds: jobKinds, withSchedulers: true, hooks: stockSyncHooks(deps.redis, deps.keys) }).catch(async (err: unknown) => {
+      const ops = startWorkerOps(app);
+      const runtime = await startRuntime(deps, {
+        kinds: jobKinds,
+        withSchedulers: true,
+        hooks: stockSyncHooks(deps.redis, deps.keys),
+        workers: { breaker: { threshold: config.breaker.threshold, onTrip: () => ops.alertNow() } },
+      }).catch(async (err: unknown) => {
+        await ops.stop();
         await app.close();
         throw err;
       });
       for (const [stream, worker] of runtime.workers.workers) metrics.watchWorker(worker, stream);
-      const ops = startWorkerOps(app);
       try {
         if (config.http.port !== 0) {
           http = await startWorkerHttp({
