@@ -1,5 +1,5 @@
 import { redisKeys } from '../redis.js';
-import { closeBreaker, readBreaker } from '../queue/stream-breaker.js';
+import { closeBreaker } from '../queue/stream-breaker.js';
 import type { StreamQueues } from '../queue/stream-queues.js';
 import type { StreamName } from '../../jobs/streams.js';
 
@@ -38,11 +38,4 @@ export async function resumeStreams(queues: StreamQueues, streams: readonly Stre
     });
   }
   return out;
-}
-
-/** Every paused stream's breaker, for status and the dashboard. */
-export async function pausedStreams(queues: StreamQueues, streams: readonly StreamName[]) {
-  const keys = redisKeys(queues.prefix);
-  const states = await Promise.all(streams.map((s) => readBreaker(queues.redis, keys, s)));
-  return states.filter((b) => b.paused);
 }
