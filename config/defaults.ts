@@ -52,6 +52,11 @@ export const defaults = {
   retryBaseDelayMs: 2_000,
   /** Longest delay between two attempts, in ms (12 attempts span a bit over an hour). */
   retryMaxDelayMs: 10 * 60_000,
+  /**
+   * Refusals about the account (401, a 403 that is not "the order is completed", the service down past a job's
+   * retries) met by a stream's jobs in a row, across every process, that pause the stream (BREAKER_THRESHOLD).
+   */
+  breakerThreshold: 10,
   /** Jobs one worker process runs at once, per queue. */
   workerConcurrency: 16,
   /** Minimum seconds between two catalog refreshes caused by a miss. */
@@ -122,6 +127,11 @@ export const defaults = {
   keyLockTtlMs: 30_000,
   /** How long a job whose business key is busy waits before it is tried again, in ms (plus as much jitter). */
   keyBusyDelayMs: 500,
+  /** First delay before a job refused about the account runs again while its stream is not paused, in ms; doubles each time, capped below. */
+  breakerRetryDelayMs: 1_000,
+  breakerRetryMaxDelayMs: 60_000,
+  /** How soon a job refused while its stream is paused is due again, in ms (it waits in the paused queue until resumed). */
+  breakerHoldMs: 1_000,
   /** How long a queue is held after a 429 that gives no reset time, in ms. */
   rateLimitHoldMs: 5_000,
   /** Life of the lock that lets one process pull a stream at a time, in ms, and how long `sync` waits for it. */

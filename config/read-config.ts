@@ -134,6 +134,7 @@ function configOf(e: Env, mapping: Mapping | undefined) {
       feedPageSize: e.FEED_PAGE_SIZE,
     },
     catalog: { refreshSeconds: e.CATALOG_REFRESH_SECONDS },
+    breaker: { threshold: e.BREAKER_THRESHOLD },
     limits: { maxRecordBytes: e.MAX_RECORD_BYTES, feedMaxPageBytes: e.FEED_MAX_PAGE_BYTES },
     retention: { badRecordsKeep: e.BAD_RECORDS_KEEP, badRecordsKeepDays: e.BAD_RECORDS_KEEP_DAYS },
     dashboard: { user: e.DASHBOARD_USER, password: e.DASHBOARD_PASSWORD, publicUrl: e.DASHBOARD_PUBLIC_URL },

@@ -92,6 +92,7 @@ export const envSchema = z.object({
   RETRY_BASE_DELAY_MS: positiveInt('RETRY_BASE_DELAY_MS').default(defaults.retryBaseDelayMs),
   RETRY_MAX_DELAY_MS: positiveInt('RETRY_MAX_DELAY_MS').default(defaults.retryMaxDelayMs),
   WORKER_CONCURRENCY: positiveInt('WORKER_CONCURRENCY').default(defaults.workerConcurrency),
+  BREAKER_THRESHOLD: positiveInt('BREAKER_THRESHOLD').default(defaults.breakerThreshold),
   CATALOG_REFRESH_SECONDS: nonNegativeInt('CATALOG_REFRESH_SECONDS').default(defaults.catalogRefreshSeconds),
   VARIANCE_CHUNK_SIZE: positiveInt('VARIANCE_CHUNK_SIZE').default(defaults.varianceChunkSize),
   DASHBOARD_USER: optionalText,

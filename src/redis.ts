@@ -100,6 +100,10 @@ export function redisKeys(prefix: string) {
     lock: (kind: string, key: string) => `${prefix}:lock:${kind}:${key}`,
     /** Last and next scheduled runs, as a hash. */
     schedule: () => `${prefix}:schedule`,
+    /** A stream's circuit breaker (refusals in a row; paused, since when, why), as a hash. */
+    breaker: (stream: string) => `${prefix}:breaker:${stream}`,
+    /** Per job id, how often a stream's job was put back for a refusal while its breaker was closed, as a hash. */
+    breakerPushbacks: (stream: string) => `${prefix}:breaker-pushbacks:${stream}`,
   };
 }
 

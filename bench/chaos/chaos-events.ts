@@ -5,7 +5,8 @@ export type ChaosEvent =
   | { kind: 'kill'; at: number; delayMs: number; slot: number; downMs: number }
   | { kind: 'redis-restart'; at: number; delayMs: number; downMs: number }
   | { kind: 'tight-budget'; at: number; delayMs: number; on: boolean }
-  | { kind: 'import'; at: number; delayMs: number };
+  | { kind: 'import'; at: number; delayMs: number }
+  | { kind: 'revoke-key'; at: number; delayMs: number };
 
 /** mulberry32, seeded: the same seed gives the same plan. */
 export function seededRandom(seed: number): () => number {
@@ -42,5 +43,8 @@ export function planEvents(o: ChaosOptions, rand: () => number): ChaosEvent[] {
     // Pushed after the kills: at the same point the sort (stable) keeps it after the kill.
     events.push({ kind: 'import', at: Math.min(firstKill, (1 - o.importShare) * 0.8), delayMs: 0 });
   }
+  // Halfway, the API key is revoked until the orders stream pauses, then restored and resumed (chaos-revoke.ts).
+  // Placed without a draw, so the rest of a seed's plan stays as it was.
+  if (o.revokeKey) events.push({ kind: 'revoke-key', at: 0.5, delayMs: 0 });
   return events.sort((a, b) => a.at - b.at);
 }

@@ -40,6 +40,8 @@ export const chaosOptionsSchema = z.object({
   profile: z.enum(SANDBOX_PROFILES as [SandboxProfile, ...SandboxProfile[]]),
   /** Share of that budget the sandbox allows during the tight-budget phase (429s). */
   tightShare: z.number().min(0.05).max(1),
+  /** Revoke the API key halfway (every request 401) until the orders stream pauses, then restore it and `resume`. */
+  revokeKey: z.boolean(),
   /** Multiplies every fault rate (0 turns faults off). */
   faultScale: z.number().min(0).max(5),
   /** Run the compiled dist/ instead of the sources through tsx. */
@@ -73,6 +75,7 @@ export const fullPreset: ChaosOptions = {
   profile: sandboxDefaults.profile,
   tightShare: 0.4,
   faultScale: 1,
+  revokeKey: true,
   dist: false,
   drainTimeoutSeconds: 900,
 };
@@ -105,6 +108,7 @@ export function parseChaosArgs(argv: string[]): ChaosOptions {
     options: {
       short: { type: 'boolean' },
       dist: { type: 'boolean' },
+      'no-revoke': { type: 'boolean' },
       'log-dir': { type: 'string' },
       json: { type: 'string' },
       markdown: { type: 'string' },
@@ -119,6 +123,7 @@ export function parseChaosArgs(argv: string[]): ChaosOptions {
     if (typeof v === 'string') base[camel(n)] = Number(v);
   }
   if (values.dist) base.dist = true;
+  if (values['no-revoke']) base.revokeKey = false;
   if (typeof values['log-dir'] === 'string') base.logDir = values['log-dir'];
   if (typeof values.json === 'string') base.json = values.json;
   if (typeof values.markdown === 'string') base.markdown = values.markdown;

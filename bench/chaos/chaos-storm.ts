@@ -3,6 +3,7 @@ import type { StreamName } from '../../jobs/streams.js';
 import type { ChaosEvent } from './chaos-events.js';
 import type { ChaosImporter } from './chaos-import.js';
 import type { ChaosOptions } from './chaos-options.js';
+import type { RevokeLog } from './chaos-revoke.js';
 import { postWindow, sandboxBudgets, type ChaosWorld } from './chaos-world.js';
 import type { WorkerSlots } from './worker-slots.js';
 
@@ -15,6 +16,8 @@ export interface StormLog {
   completed: boolean;
   /** Workers that ended on their own and were started again. */
   revived: number;
+  /** The revoked-key phase, when it ran. */
+  revoke?: RevokeLog;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -40,6 +43,7 @@ export async function runStorm(
   rand: () => number,
   say: (l: string) => void,
   importer?: ChaosImporter,
+  revokeKey?: (progress: number) => Promise<RevokeLog>,
 ): Promise<StormLog> {
   const t0 = Date.now();
   const log: StormLog = { timeline: [], redisRestarts: [], tightMs: 0, completed: false, revived: 0 };
@@ -89,6 +93,13 @@ export async function runStorm(
               note(p, `feed: ${importer.plan.fedAfter.length} ${importer.plan.stream} of the file appended (re-deliveries after the import)`);
               imported = true;
             });
+        }
+      } else if (e.kind === 'revoke-key') {
+        if (revokeKey) {
+          note(p, 'API key revoked: every request answers 401 until the orders stream pauses');
+          const r = await revokeKey(p);
+          log.revoke = r;
+          note(p, `orders ${r.pausedAfterMs === null ? 'did NOT pause' : `paused after ${r.pausedAfterMs} ms`} (${r.refused} x 401; paused: ${r.paused.join(', ') || 'none'}); key restored; \`resume\` exit ${r.resumeCode}`);
         }
       } else if (e.kind === 'redis-restart') {
         note(p, `Redis SHUTDOWN; start again in ${e.downMs} ms`);

@@ -48,6 +48,14 @@ export function injectedTable(scenario: Scenario, world: ChaosWorld, counters: S
     }[kind];
     rows.push({ what: `service fault: ${kind}`, count: counters.faults[kind] ?? 0, detail: detail ?? '' });
   }
+  if (storm.revoke) {
+    const r = storm.revoke;
+    rows.push({
+      what: 'API key revoked (every request 401)',
+      count: r.refused,
+      detail: `@${pct(r.progress)}; orders paused after ${r.pausedAfterMs ?? '-'} ms (streams paused: ${r.paused.join(', ') || 'none'}); key restored, then \`inventory-sync resume\` exit ${r.resumeCode}`,
+    });
+  }
   rows.push({ what: 'service answers 429 (budget)', count: counters.rateLimited, detail: `tight-budget phase ${(storm.tightMs / 1000).toFixed(0)} s` });
   rows.push({ what: 'worker SIGKILLs', count: slots.kills.length, detail: slots.kills.map((k) => `w${k.slot + 1}@${pct(k.progress)}`).join(', ') });
   rows.push({ what: 'worker processes started', count: slots.starts(), detail: `${slots.starts() - slots.kills.length - storm.revived} at start, ${slots.kills.length} after kills, ${storm.revived} after ending on their own` });

@@ -11,6 +11,7 @@ import { planEvents, seededRandom } from './chaos-events.js';
 import { ChaosImporter } from './chaos-import.js';
 import type { ChaosOptions } from './chaos-options.js';
 import { totalViolations, type ChaosReport } from './chaos-report.js';
+import { checkRevoke, revokeKeyPhase } from './chaos-revoke.js';
 import { runStorm, type StormLog } from './chaos-storm.js';
 import { startWorld, type ChaosWorld } from './chaos-world.js';
 import { checkCountResults, countResults } from './check-counts.js';
@@ -84,8 +85,9 @@ export async function runChaos(o: ChaosOptions, root: string, command: string, s
     slots.startAll();
     say(`chaos: ${o.workers} workers started against ${world.sandbox.url} (dashboard ${world.dashboardUrl})`);
     const ordersTotal = expected.get('orders')!.good.size + expected.get('orders')!.bad.size;
-    storm = await runStorm(o, world, slots, queues, ordersTotal, planEvents(o, rand), rand, say, importer);
+    storm = await runStorm(o, world, slots, queues, ordersTotal, planEvents(o, rand), rand, say, importer, (p) => revokeKeyPhase(o, world, conn, root, p));
     checks.push(check('storm ran to its end (every kill and restart fired)', 1, storm.completed ? [] : ['the storm hit the time limit; see the timeline']));
+    if (o.revokeKey) checks.push(checkRevoke(storm.revoke));
     checks.push(await drain(queues, intakes, expected, o.drainTimeoutSeconds * 1000, say));
     syncMs = Date.now() - tWorkers;
     if (importer) {

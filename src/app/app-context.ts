@@ -11,6 +11,7 @@ import { commandLogger, describeConfig, loadConfig } from './command-context.js'
 import { connectRedis } from './connect-redis.js';
 import { intakeCounts } from '../ops/intake-counts.js';
 import { probeService } from './probe-service.js';
+import { readBreaker } from '../queue/stream-breaker.js';
 
 /** Everything a running command (worker, sync, import, demo) stands on. */
 export interface AppContext {
@@ -61,6 +62,9 @@ export async function openApp(io: CliIo, o: OpenAppOptions): Promise<AppContext>
             for (const [state, count] of Object.entries(await intakeCounts(d.queues, stream))) out.push({ stream, state, count });
           }
           return out;
+        },
+        async breakers() {
+          return Promise.all(d.queues.streams().map(async (s) => readBreaker(redis, d.keys, s)));
         },
         async feedLag() {
           const now = Date.now();

@@ -8,6 +8,7 @@ import type { Logger } from '../logger.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis.js';
 import { startControl, type Control, type ControlHooks } from '../feed/control.js';
 import { summarize, waitForIdle, type FailedJobSummary } from '../queue/drain.js';
+import { readBreaker } from '../queue/stream-breaker.js';
 import { importNdjson, type ImportProgress, type ImportResult } from '../feed/importer.js';
 import type { RunnerDeps } from '../queue/job-runner.js';
 import { pullStream, type PullResult } from '../feed/producer.js';
@@ -45,6 +46,8 @@ export interface StreamSummary {
   failed: FailedJobSummary[];
   /** Another process held the stream's pull lock for the whole wait; nothing was pulled. */
   locked?: boolean;
+  /** The stream's breaker paused it (before or during the run): since when, why, and the jobs left waiting for `resume`. */
+  paused?: { since: string | null; reason: string | null; waiting: number };
 }
 
 export interface SyncSummary {
@@ -63,7 +66,7 @@ export interface RunOptions {
   /** How often idleness is checked, in ms. Default 200. */
   pollMs?: number;
   /** Extra worker settings (tests: lock and stall timings). */
-  workers?: Pick<StartWorkersOptions, 'lockDurationMs' | 'stalledIntervalMs' | 'processor' | 'retry'>;
+  workers?: Pick<StartWorkersOptions, 'lockDurationMs' | 'stalledIntervalMs' | 'processor' | 'retry' | 'breaker'>;
 }
 
 function runnerDeps(d: RuntimeDeps): RunnerDeps {
@@ -87,6 +90,7 @@ function workersFor(d: RuntimeDeps, kinds: AnyJobKind[], o: Omit<RunOptions, 'ki
     concurrency: o.concurrency ?? d.config.jobs.concurrency,
     logger: d.logger,
     badRecords: { keep: d.config.retention.badRecordsKeep, keepDays: d.config.retention.badRecordsKeepDays },
+    breaker: { threshold: d.config.breaker.threshold },
     ...o.workers,
   });
 }
@@ -144,7 +148,14 @@ async function processUntilIdle(d: RuntimeDeps, streams: StreamName[], since: nu
   const done = await summarize(queues, { since, redis: d.redis });
   const batches = await summarize(intakes, { since, redis: d.redis });
   for (const [i, stream] of streams.entries()) done[stream]!.failed.push(...batches[intakes[i]!.name]!.failed);
-  return done;
+  const paused = new Map<StreamName, NonNullable<StreamSummary['paused']>>();
+  for (const stream of streams) {
+    const b = await readBreaker(d.redis, d.keys, stream);
+    if (!b.paused) continue;
+    const c = await d.queues.get(stream).getJobCounts('waiting', 'delayed', 'prioritized');
+    paused.set(stream, { since: b.since, reason: b.reason, waiting: (c.waiting ?? 0) + (c.delayed ?? 0) + (c.prioritized ?? 0) });
+  }
+  return { done, paused };
 }
 
 /** `sync --once`: pulls each stream until caught up, processes every job until idle, sums up. */
@@ -172,14 +183,15 @@ export async function syncOnce(d: RuntimeDeps, o: RunOptions & { streams?: Strea
       pulled.set(stream, result);
       o.onProgress?.({ phase: 'pulled', stream, result });
     }
-    const done = await processUntilIdle(d, streams, started, o);
+    const { done, paused } = await processUntilIdle(d, streams, started, o);
     const perStream: SyncSummary['perStream'] = {};
     for (const stream of streams) {
       const p = pulled.get(stream)!;
       const s = done[stream]!;
-      perStream[stream] = { queued: p.queued, duplicates: p.duplicates, invalid: p.invalid, completed: s.completed, skipped: s.skipped, failed: s.failed, ...(p.locked ? { locked: true } : {}) };
+      const pause = paused.get(stream);
+      perStream[stream] = { queued: p.queued, duplicates: p.duplicates, invalid: p.invalid, completed: s.completed, skipped: s.skipped, failed: s.failed, ...(p.locked ? { locked: true } : {}), ...(pause ? { paused: pause } : {}) };
     }
-    const ok = Object.values(perStream).every((s) => s.failed.length === 0 && !s.locked);
+    const ok = Object.values(perStream).every((s) => s.failed.length === 0 && !s.locked && !s.paused);
     return { perStream, ok, ms: Date.now() - started };
   } finally {
     await pool.close(d.config.shutdownGraceSeconds * 1000);
@@ -209,10 +221,12 @@ export async function importAndMaybeProcess(
       onProgress: (progress) => o.onProgress?.({ phase: 'imported', stream: o.stream, progress }),
     });
     if (!pool) return { imported };
-    const done = (await processUntilIdle(d, [o.stream], started, o))[o.stream]!;
+    const run = await processUntilIdle(d, [o.stream], started, o);
+    const done = run.done[o.stream]!;
+    const pause = run.paused.get(o.stream);
     const summary: SyncSummary = {
-      perStream: { [o.stream]: { queued: imported.queued, duplicates: imported.duplicates, invalid: imported.invalid, completed: done.completed, skipped: done.skipped, failed: done.failed } },
-      ok: done.failed.length === 0,
+      perStream: { [o.stream]: { queued: imported.queued, duplicates: imported.duplicates, invalid: imported.invalid, completed: done.completed, skipped: done.skipped, failed: done.failed, ...(pause ? { paused: pause } : {}) } },
+      ok: done.failed.length === 0 && !pause,
       ms: Date.now() - started,
     };
     return { imported, summary };

@@ -5,7 +5,7 @@ import { startAlerts } from '../ops/alerts.js';
 import { startFlowSampler } from '../ops/flow-metrics.js';
 
 /** What `worker` runs for operators beside the jobs: the chart sampler, and alerts when ALERT_WEBHOOK_URL is set. */
-export function startWorkerOps(app: Pick<AppContext, 'config' | 'redis' | 'logger' | 'deps'>): { stop(): Promise<void> } {
+export function startWorkerOps(app: Pick<AppContext, 'config' | 'redis' | 'logger' | 'deps'>): { stop(): Promise<void>; alertNow(): void } {
   const { config, redis, logger, deps } = app;
   const prefix = config.redis.prefix;
   const sampler = startFlowSampler(redis, prefix, defaults.flowSampleSeconds * 1000, (err) =>
@@ -17,6 +17,8 @@ export function startWorkerOps(app: Pick<AppContext, 'config' | 'redis' | 'logge
     : undefined;
   if (alerts) logger.info({ lagSeconds, intervalSeconds }, 'alerts on: new failures and feed lag are POSTed to ALERT_WEBHOOK_URL');
   return {
+    // A stream just paused: look now, so the alert does not wait for the next look.
+    alertNow: () => alerts?.lookNow(),
     async stop() {
       sampler.stop();
       await alerts?.stop();

@@ -7,6 +7,7 @@ import { findCommand } from './commands/find-command.js';
 import { importCommand } from './commands/import-command.js';
 import { jobsCommand } from './commands/jobs-command.js';
 import { reconcileCommand } from './commands/reconcile-command.js';
+import { resumeCommand } from './commands/resume-command.js';
 import { sandboxCommand } from './commands/sandbox-command.js';
 import { statusCommand } from './commands/status-command.js';
 import { syncCommand } from './commands/sync-command.js';
@@ -42,6 +43,7 @@ const commandFactories: Array<(io: CliIo, done: CommandResult) => Command> = [
   importCommand,
   jobsCommand,
   statusCommand,
+  resumeCommand,
   findCommand,
   reconcileCommand,
   checkCommand,

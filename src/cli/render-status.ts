@@ -14,6 +14,10 @@ function behind(seconds: number | null): string {
 export function renderStatus(s: StatusReport): string {
   const out: string[] = [`Status of prefix ${s.prefix} at ${when(s.at)} UTC`, ''];
   if (s.redis.warning) out.push(`Warning: ${s.redis.warning}`, '');
+  for (const st of s.streams.filter((x) => x.breaker.paused)) {
+    out.push(`PAUSED: ${st.stream} since ${when(st.breaker.since)} UTC, ${st.breaker.waiting} job(s) waiting. Why: ${clip(st.breaker.reason ?? 'no reason recorded', 200)}`);
+    out.push(`  No job of ${st.stream} runs and none is pulled; none is lost. Fix the cause, then: inventory-sync resume --stream ${st.stream}`, '');
+  }
   out.push(
     renderTable(
       ['STREAM', 'WAITING', 'ACTIVE', 'DELAYED', 'FAILED', 'COMPLETED', 'CURSOR', 'LAST POLL', 'BEHIND'],

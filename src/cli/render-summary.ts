@@ -15,6 +15,10 @@ export function renderSyncSummary(s: SyncSummary, title: string): string {
   );
   for (const [stream, x] of streams) {
     if (x.locked) out.push('', `${stream}: another process was pulling this stream the whole time; nothing was pulled. Run again later.`);
+    if (x.paused) {
+      out.push('', `${stream}: PAUSED since ${x.paused.since ?? '?'}: the account refused every job (${clip(x.paused.reason ?? 'no reason recorded', 160)}).`);
+      out.push(`  ${x.paused.waiting} job(s) wait, none lost. Fix the cause, then: inventory-sync resume --stream ${stream}`);
+    }
   }
   const skipped = streams.reduce((n, [, x]) => n + x.skipped, 0);
   if (skipped) {
@@ -25,7 +29,7 @@ export function renderSyncSummary(s: SyncSummary, title: string): string {
     out.push('', `${failed.length} record${failed.length === 1 ? '' : 's'} failed:`);
     out.push(renderTable(['STREAM', 'RECORD', 'REASON', 'JOB'], failed.map((f) => [f.stream, f.key, clip(f.reason, 100), f.id])));
     out.push('', 'See why: inventory-sync jobs show <JOB>. After fixing the cause: inventory-sync jobs retry <JOB> (or --all-failed).');
-  } else if (streams.every(([, x]) => !x.locked)) out.push('', 'Every record synced.');
+  } else if (streams.every(([, x]) => !x.locked && !x.paused)) out.push('', 'Every record synced.');
   return `${out.join('\n')}\n`;
 }
 

@@ -130,7 +130,7 @@ export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
     const [status, reconcile] = await Promise.all([readStatus(o.redis, queues, { budgets: o.budgets }), readLastReport(o.redis, o.prefix)]);
     res.type('html').send(page('Overview', overviewBody(status, flashOf(req), { reconcile }), { signedIn, prefix: o.prefix }));
   }));
-  app.use(opsRoutes({ redis: o.redis, queues, prefix: o.prefix, signedIn, budgets: o.budgets, serviceBaseUrl: o.serviceBaseUrl, lagLimitSeconds: o.lagLimitSeconds, mapping: o.mapping }));
+  app.use(opsRoutes({ redis: o.redis, queues, prefix: o.prefix, signedIn, budgets: o.budgets, serviceBaseUrl: o.serviceBaseUrl, lagLimitSeconds: o.lagLimitSeconds, mapping: o.mapping, logger: o.logger }));
   app.get('/api/status', wrap(async (_req, res) => {
     res.json(await readStatus(o.redis, queues, { budgets: o.budgets }));
   }));

@@ -6,6 +6,9 @@ import type { StreamQueues } from '../queue/stream-queues.js';
 import { findRecord } from '../ops/find.js';
 import { readFlow, sampleFlow } from '../ops/flow-metrics.js';
 import { readLastReport } from '../ops/reconcile.js';
+import { resumeStreams } from '../ops/resume-streams.js';
+import type { Logger } from '../logger.js';
+import { isStream } from '../../jobs/streams.js';
 import { findBody } from './find-page.js';
 import { FLOW_CHARTS_JS } from './flow-charts.js';
 import { page } from './html.js';
@@ -23,6 +26,7 @@ export interface OpsRoutesOptions {
   lagLimitSeconds?: number;
   /** MAPPING_FILE: `find` shows the service's names beside the record's. */
   mapping?: Mapping;
+  logger?: Logger;
 }
 
 /** Samples at most this often per dashboard process while charts are watched. */
@@ -56,6 +60,16 @@ export function opsRoutes(o: OpsRoutesOptions): Router {
     const report = await readLastReport(o.redis, o.prefix);
     if (!report) return void res.status(404).json({ error: 'reconcile has not run yet: inventory-sync reconcile' });
     res.json(report);
+  }));
+
+  // The overview's "Resume" button of a stream its breaker paused (behind the login and the same-origin check).
+  r.post('/resume', wrap(async (req, res) => {
+    const stream = (req.body as Record<string, unknown> | undefined)?.stream;
+    if (typeof stream !== 'string' || !isStream(stream)) return void res.status(400).type('text').send('stream is required: one of the streams\n');
+    const [done] = await resumeStreams(o.queues, [stream]);
+    o.logger?.info({ stream, wasPaused: done!.wasPaused, waiting: done!.waiting }, 'dashboard: resume of a stream');
+    const flash = done!.wasPaused ? `Resumed ${stream}: ${done!.waiting} job(s) run again from their progress.` : `${stream} was not paused.`;
+    res.redirect(303, `/?flash=${encodeURIComponent(flash)}`);
   }));
 
   let sampledAt = 0;

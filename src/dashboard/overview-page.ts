@@ -23,6 +23,19 @@ function batches(st: StatusReport['streams'][number]): string {
   return parts.length ? `<a href="/queues/queue/${esc(intakeQueueName(st.stream))}">${parts.join(', ')}</a>` : '<span class="muted">none</span>';
 }
 
+/** A banner per stream its breaker paused: since when, why, how many jobs wait, and the button that resumes it. */
+function pausedBanners(s: StatusReport): string {
+  return s.streams
+    .filter((st) => st.breaker.paused)
+    .map(
+      (st) => `<div class="paused bad" role="alert" data-paused="${esc(st.stream)}"><p><strong>${esc(st.stream)} is paused</strong> since ${when(st.breaker.since)} UTC:
+the account refused every job (${st.breaker.refusals} in a row). Last: <code>${esc(st.breaker.reason ?? 'no reason recorded')}</code></p>
+<p>No job of ${esc(st.stream)} runs and none is pulled; ${st.breaker.waiting} job(s) wait, none lost. Fix the cause (credentials, the account's rights, the service), then resume.</p>
+<form class="inline" method="post" action="/resume"><input type="hidden" name="stream" value="${esc(st.stream)}"><button type="submit">Resume ${esc(st.stream)}</button></form></div>`,
+    )
+    .join('');
+}
+
 /** The overview: per stream counts (import batches too) and feed position, budget use, schedules, failed jobs grouped by reason. */
 export function overviewBody(s: StatusReport, flash?: string, extra: { reconcile?: ReconcileReport } = {}): string {
   const streams = s.streams
@@ -58,6 +71,7 @@ export function overviewBody(s: StatusReport, flash?: string, extra: { reconcile
         .join('')
     : '<tr><td colspan="6" class="ok">No failed jobs.</td></tr>';
   return `${flash ? `<p class="flash" role="status">${esc(flash)}</p>` : ''}
+${pausedBanners(s)}
 ${searchBox()}
 <p class="muted">As of ${when(s.at)} UTC (the charts below update by themselves). <a href="/">Refresh</a></p>
 ${flowSection()}

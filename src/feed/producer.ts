@@ -5,6 +5,7 @@ import type { Logger } from '../logger.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis.js';
 import { recordPage, recordPullError } from './feed-state.js';
 import { waitForLock } from '../queue/key-lock.js';
+import { isPaused } from '../queue/stream-breaker.js';
 import type { JobData } from '../queue/queues.js';
 import { addJobs, recordJob, recordLabel } from '../queue/record-jobs.js';
 import type { StreamName } from '../../jobs/streams.js';
@@ -36,6 +37,8 @@ export interface PullResult {
   caughtUp: boolean;
   /** Another process was pulling this stream; nothing was done. */
   locked: boolean;
+  /** The stream's breaker had paused it (src/queue/stream-breaker.ts); nothing was pulled until `resume`. */
+  paused?: boolean;
 }
 
 /**
@@ -46,6 +49,11 @@ export interface PullResult {
  */
 export async function pullStream(o: PullStreamOptions): Promise<PullResult> {
   const result: PullResult = { pages: 0, queued: 0, duplicates: 0, invalid: 0, caughtUp: false, locked: false };
+  // A paused stream queues no more: the feed keeps its records, and the cursor waits for the resume.
+  if (await isPaused(o.redis, o.keys, o.stream)) {
+    o.logger.debug({ stream: o.stream }, 'stream paused by its breaker; not pulled (inventory-sync resume)');
+    return { ...result, paused: true };
+  }
   const lock = await waitForLock(o.redis, o.keys.lock('pull', o.stream), o.lockTtlMs ?? defaults.pullLockTtlMs, o.lockWaitMs ?? 0);
   if (!lock) {
     o.logger.debug({ stream: o.stream }, 'another process is pulling this stream; skipped');

@@ -10,6 +10,8 @@ export interface ScrapeSources {
   intakeCounts(): Promise<Array<{ stream: string; state: string; count: number }>>;
   /** Seconds each stream's feed is behind (since it last caught up), when known. */
   feedLag(): Promise<Array<{ stream: string; seconds: number }>>;
+  /** Each stream's circuit breaker: paused or not, and the refusals about the account met in a row. */
+  breakers?(): Promise<Array<{ stream: string; paused: boolean; refusals: number }>>;
 }
 
 export interface Metrics {
@@ -65,6 +67,21 @@ export function createMetrics(o: { sources?: ScrapeSources; defaultMetrics?: boo
       for (const l of await o.sources.feedLag()) this.set({ stream: l.stream }, l.seconds);
     },
   });
+
+  const breakers = (name: string, help: string, value: (b: { paused: boolean; refusals: number }) => number) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['stream'],
+      registers,
+      async collect() {
+        if (!o.sources?.breakers) return;
+        this.reset();
+        for (const b of await o.sources.breakers()) this.set({ stream: b.stream }, value(b));
+      },
+    });
+  breakers('isync_stream_paused', 'Whether the stream is paused by its circuit breaker (1) until `inventory-sync resume` (the account refused every job), or runs (0).', (b) => (b.paused ? 1 : 0));
+  breakers('isync_breaker_refusals', 'Refusals about the account (401, 403, the service down past retries) met by the stream\'s jobs in a row; the stream pauses at BREAKER_THRESHOLD.', (b) => b.refusals);
 
   const jobFinished = (stream: string, outcome: string, seconds: number) => {
     jobs.inc({ stream, outcome });

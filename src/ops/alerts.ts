@@ -5,6 +5,7 @@ import { readFeedState } from '../feed/feed-state.js';
 import { redisKeys } from '../redis.js';
 import { STREAMS, type StreamName } from '../../jobs/streams.js';
 import { laggingSeconds } from './feed-lag.js';
+import { claimAlert, readBreaker, releaseAlert } from '../queue/stream-breaker.js';
 
 export interface AlertSettings {
   /** Where the JSON alert is POSTed (Slack-compatible `{"text": ...}`). A secret: it is never logged. */
@@ -18,7 +19,7 @@ export interface AlertSettings {
 export interface AlertDeps {
   redis: Redis;
   prefix: string;
-  queues: { get(stream: StreamName): Pick<Queue, 'keys' | 'getJob'> };
+  queues: { get(stream: StreamName): Pick<Queue, 'keys' | 'getJob' | 'getJobCounts'> };
   settings: AlertSettings;
   logger: Logger;
   /** Values no alert may carry (redacted if ever they appear). */
@@ -69,6 +70,20 @@ async function lagAlert(d: AlertDeps, stream: StreamName, now: number): Promise<
   };
 }
 
+/** A stream its breaker paused, not yet told: told once per pause, by whichever process claims it first. */
+async function pauseAlert(d: AlertDeps, stream: StreamName): Promise<{ alert: Alert; release: () => Promise<void> } | undefined> {
+  const keys = redisKeys(d.prefix);
+  const b = await readBreaker(d.redis, keys, stream);
+  if (!b.paused || b.alerted || !(await claimAlert(d.redis, keys, stream))) return undefined;
+  const waiting = await d.queues.get(stream).getJobCounts('waiting', 'delayed', 'prioritized');
+  const n = (waiting.waiting ?? 0) + (waiting.delayed ?? 0) + (waiting.prioritized ?? 0);
+  const text =
+    `inventory-sync (${d.prefix}): the ${stream} stream is PAUSED since ${b.since}: ${b.refusals} refusals about the account in a row, ` +
+    `the last ${(b.reason ?? '').slice(0, 200)}. No job runs and none is pulled; ${n} job${n === 1 ? '' : 's'} wait, none lost. ` +
+    `Fix the cause, then: inventory-sync resume --stream ${stream}`;
+  return { alert: { reason: `paused:${stream}`, text }, release: () => releaseAlert(d.redis, keys, stream) };
+}
+
 /** POSTs `{"text": ...}`; throws on a network error or a non-2xx answer. */
 async function post(url: string, text: string): Promise<void> {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text }), signal: AbortSignal.timeout(10_000) });
@@ -83,10 +98,23 @@ async function post(url: string, text: string): Promise<void> {
 export async function checkAlerts(d: AlertDeps, now = Date.now()): Promise<Alert[]> {
   const sent: Alert[] = [];
   for (const stream of d.streams ?? STREAMS) {
+    const pause = await pauseAlert(d, stream);
+    if (pause) {
+      // Told once per pause (its claim in the breaker's hash), not once per interval; a paused stream's lag is its pause.
+      const text = redact(pause.alert.text, d.secrets);
+      try {
+        await post(d.settings.webhookUrl, text);
+        d.logger.info({ reason: pause.alert.reason }, 'alert sent');
+        sent.push({ reason: pause.alert.reason, text });
+      } catch (err) {
+        await pause.release();
+        d.logger.warn({ reason: pause.alert.reason, err: err instanceof Error ? err.message : String(err) }, 'alert not sent: check ALERT_WEBHOOK_URL; trying again at the next look');
+      }
+    }
     const failures = await failureAlert(d, stream, now);
     const candidates: Array<{ alert: Alert; after?: () => Promise<unknown> }> = [];
     if (failures) candidates.push({ alert: failures.alert, after: () => d.redis.set(k(d.prefix).seen(stream), String(failures.seenUntil)) });
-    const lag = await lagAlert(d, stream, now);
+    const lag = pause || (await readBreaker(d.redis, redisKeys(d.prefix), stream)).paused ? undefined : await lagAlert(d, stream, now);
     if (lag) candidates.push({ alert: lag });
     for (const { alert, after } of candidates) {
       const gate = k(d.prefix).gate(alert.reason);
@@ -109,20 +137,32 @@ export async function checkAlerts(d: AlertDeps, now = Date.now()): Promise<Alert
 }
 
 /** Looks every `everyMs` until stopped; a failed look is logged and the next one goes on. One look at a time. */
-export function startAlerts(d: AlertDeps, everyMs: number): { stop(): Promise<void> } {
+export function startAlerts(d: AlertDeps, everyMs: number): { stop(): Promise<void>; lookNow(): void } {
   let running: Promise<unknown> | undefined;
+  let stopped = false;
+  /** A look asked for while one runs (lookNow): done right after it, since the running one may have missed its cause. */
+  let again = false;
   const look = () => {
-    if (running) return;
+    if (stopped) return;
+    if (running) return void (again = true);
     running = checkAlerts(d)
       .catch((err: unknown) => d.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'alert check failed (Redis?); trying again'))
-      .finally(() => (running = undefined));
+      .finally(() => {
+        running = undefined;
+        if (again) {
+          again = false;
+          look();
+        }
+      });
   };
   // The first look marks where failures count from.
   look();
   const timer = setInterval(look, everyMs);
   timer.unref();
   return {
+    lookNow: look,
     async stop() {
+      stopped = true;
       clearInterval(timer);
       // A look stuck on a Redis outage must not hold up the shutdown.
       await Promise.race([running, new Promise((r) => setTimeout(r, 2000).unref())]);

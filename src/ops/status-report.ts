@@ -7,6 +7,7 @@ import { STREAMS, type StreamName } from '../../jobs/streams.js';
 import { failedGroups, type FailedGroup } from './failed-groups.js';
 import { intakeCounts, type IntakeCounts } from './intake-counts.js';
 import type { StreamQueues } from '../queue/stream-queues.js';
+import { readBreaker } from '../queue/stream-breaker.js';
 
 const COUNTED_STATES = ['waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized'] as const;
 
@@ -15,6 +16,11 @@ export interface StreamStatus {
   counts: Record<(typeof COUNTED_STATES)[number], number>;
   /** Import batches on the stream's intake queue, not yet fanned out into record jobs (not in `counts`). */
   intake: IntakeCounts;
+  /**
+   * The stream's circuit breaker: paused (no job runs, no pull) since when and why, the jobs that wait for
+   * `inventory-sync resume`; otherwise the account refusals met in a row so far.
+   */
+  breaker: { paused: boolean; since: string | null; reason: string | null; code: string | null; refusals: number; waiting: number };
   feed: {
     cursor: string | null;
     /** Last time the feed was asked (ISO), when known. */
@@ -88,17 +94,20 @@ function toIso(v: string | undefined): string | null {
 }
 
 async function streamStatus(redis: Redis, queues: StreamQueues, stream: StreamName, now: number): Promise<StreamStatus> {
-  const [raw, intake, feed] = await Promise.all([
+  const [raw, intake, feed, breaker] = await Promise.all([
     queues.get(stream).getJobCounts(...COUNTED_STATES),
     intakeCounts(queues, stream),
     readFeedState(redis, redisKeys(queues.prefix), stream),
+    readBreaker(redis, redisKeys(queues.prefix), stream),
   ]);
   const counts = Object.fromEntries(COUNTED_STATES.map((s) => [s, raw[s] ?? 0])) as StreamStatus['counts'];
+  const { paused, since, reason, code, refusals } = breaker;
   const caughtUpAt = toIso(feed.caughtUpAt);
   return {
     stream,
     counts,
     intake,
+    breaker: { paused, since, reason, code, refusals, waiting: counts.waiting + counts.delayed + counts.prioritized },
     feed: {
       cursor: feed.cursor ?? null,
       lastPollAt: toIso(feed.lastPollAt),

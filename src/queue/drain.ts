@@ -18,9 +18,9 @@ export interface WaitForIdleOptions {
   onPoll?: (pending: Record<string, number>) => void;
 }
 
-/** Jobs with work ahead of them, per queue. */
+/** Jobs with work ahead of them, per queue; of a paused queue (its stream's breaker opened), only the active ones. */
 export async function pendingCounts(queues: Queue[]): Promise<Record<string, number>> {
-  const counts = await Promise.all(queues.map((q) => q.getJobCounts(...PENDING)));
+  const counts = await Promise.all(queues.map(async (q) => ((await q.isPaused()) ? q.getJobCounts('active') : q.getJobCounts(...PENDING))));
   return Object.fromEntries(queues.map((q, i) => [q.name, Object.values(counts[i]!).reduce((a, b) => a + b, 0)]));
 }
 

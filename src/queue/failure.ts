@@ -19,7 +19,16 @@ export interface Failure {
   outcome?: string;
   /** For RATE_LIMITED: epoch ms when the service may be used again. */
   resetAt?: number;
+  /**
+   * A service refusal that is about the account, not the record (src/queue/breaker-hold.ts): `account` for 401
+   * and a 403 that is not "the order is completed", `service-down` for the service unreachable or answering 5xx
+   * (it counts once the job's retries are spent).
+   */
+  refusal?: 'account' | 'service-down';
 }
+
+/** Service error codes that refuse the credentials or the account, whatever the record. */
+const ACCOUNT_CODES = new Set(['UNAUTHORIZED', 'FORBIDDEN']);
 
 /** Error codes of passing trouble besides the network's (locks held too long) that a later attempt can get past. */
 const LOCK_CODES = new Set(['LOCK_TIMEOUT', 'LOCK_LOST']);
@@ -40,7 +49,8 @@ export function classifyFailure(err: unknown): Failure {
   if (isServiceError(err)) {
     const base = { code: err.code, name: err.name, message: err.message, group: err.message, hint: err.hint, retryable: err.retryable, outcome: err.outcome };
     if (err.code === 'RATE_LIMITED') return { ...base, action: 'hold', resetAt: err.resetAt };
-    return { ...base, action: err.retryable ? 'retry' : 'fail' };
+    const refusal = ACCOUNT_CODES.has(err.code) ? 'account' : err.code === 'TRANSIENT' ? 'service-down' : undefined;
+    return { ...base, action: err.retryable ? 'retry' : 'fail', ...(refusal ? { refusal } : {}) };
   }
   const code = (e as { code?: unknown }).code;
   const transient = isNetworkCode(code) || (typeof code === 'string' && LOCK_CODES.has(code)) || (e as { retryable?: unknown }).retryable === true;

@@ -4,11 +4,13 @@ import { problemsOf, recordKey } from '../../jobs/records.js';
 import type { Logger } from '../logger.js';
 import type { RedisConnection as Redis } from '../redis.js';
 import { beforeGoLive, goLiveSkipped } from './go-live.js';
+import { countsForBreaker, holdForBreaker, type BreakerHooks, type HoldContext } from './breaker-hold.js';
 import { classifyFailure, type Failure } from './failure.js';
 import { recordFailureGroup } from './failure-group.js';
 import { BadRecordError } from './job-errors.js';
 import type { JobContext, JobKind, JobResult, RunnerDeps } from './job-kind.js';
 import { tryLock } from './key-lock.js';
+import { recordSuccess } from './stream-breaker.js';
 import { jobDataSchema, type JobData } from './queues.js';
 import { recordLabel } from './record-jobs.js';
 import { traceLine, type RunningTrace } from './job-trace.js';
@@ -25,6 +27,8 @@ export interface ProcessorOptions {
   keyBusyDelayMs?: number;
   /** Hold used when a 429 gives no reset time, in ms. Default 5 000. */
   defaultHoldMs?: number;
+  /** The stream's circuit breaker (src/queue/breaker-hold.ts); without it refusals settle job by job. */
+  breaker?: BreakerHooks;
 }
 
 export type RecordProcessor = (job: Job<JobData, JobResult>, token?: string, signal?: AbortSignal) => Promise<JobResult>;
@@ -105,6 +109,7 @@ export function createProcessor<R>(kind: JobKind<R>, deps: RunnerDeps, opts: Pro
         };
         const result = await kind.process(record, ctx);
         await writeTrace({ result });
+        if (opts.breaker) await recordSuccess(deps.redis, deps.keys, kind.stream).catch((err: Error) => logger.warn({ err: err.message }, 'could not reset the breaker count'));
         logger.info({ outcome: result.outcome, attempt: trace.attempt, ms: trace.ms, calls: trace.calls.length }, result.summary);
         return result;
       } finally {
@@ -113,15 +118,16 @@ export function createProcessor<R>(kind: JobKind<R>, deps: RunnerDeps, opts: Pro
     } catch (err) {
       if (err instanceof DelayedError) throw err;
       const failure = classifyFailure(err);
-      const { action, resetAt, group, ...shown } = failure;
+      const { action, resetAt, group, refusal, ...shown } = failure;
       await writeTrace({ error: shown });
-      return await settle(job, token, failure, logger, deps.redis, opts);
+      const brake = opts.breaker ? { redis: deps.redis, keys: deps.keys, stream: kind.stream, logger, hooks: opts.breaker } : undefined;
+      return await settle(job, token, failure, logger, deps.redis, opts, brake);
     }
   };
 }
 
 /** Logs the failure with what to do, then throws what steers BullMQ. Never returns. */
-async function settle(job: Job, token: string | undefined, f: Failure, logger: Logger, redis: Redis, opts: ProcessorOptions): Promise<never> {
+async function settle(job: Job, token: string | undefined, f: Failure, logger: Logger, redis: Redis, opts: ProcessorOptions, brake?: HoldContext): Promise<never> {
   const reason = `[${f.code}] ${f.message}`;
   const attempts = job.opts.attempts ?? 1;
   const attempt = job.attemptsMade + 1;
@@ -135,6 +141,8 @@ async function settle(job: Job, token: string | undefined, f: Failure, logger: L
     await job.moveToDelayed(Date.now() + holdMs, token);
     throw new DelayedError();
   }
+  // A refusal about the account, not the record: the job waits (no attempt spent) while the breaker counts.
+  if (brake && countsForBreaker(f, attempt >= attempts) && (await holdForBreaker(job, token, f, brake))) throw new DelayedError();
   // The job fails (for good or this attempt): its group goes beside the failedReason BullMQ writes next.
   await recordFailureGroup(redis, job, f.group).catch((err: Error) => logger.warn({ err: err.message }, 'could not record the failure group'));
   if (f.action === 'fail') {

@@ -7,6 +7,7 @@ import { jitteredBackoff } from './backoff.js';
 import { DEFAULT_BAD_RECORD_RETENTION, retainBadRecord, type BadRecordRetention } from './bad-record-retention.js';
 import { expandBatch, intakeQueueName, type IntakeData, type IntakeResult } from './intake.js';
 import type { JobKind, JobResult } from './job-kind.js';
+import type { BreakerHooks } from './breaker-hold.js';
 import { createProcessor, type ProcessorOptions, type RunnerDeps } from './job-runner.js';
 import { recordJobOptions, type JobData } from './queues.js';
 import type { StreamName } from '../../jobs/streams.js';
@@ -31,7 +32,12 @@ export interface StartWorkersOptions {
   logger: Logger;
   /** Retry delays; default deps.jobs. */
   retry?: Pick<Config['jobs'], 'retryBaseDelayMs' | 'retryMaxDelayMs'> & { jitter?: 'equal' | 'full' };
-  processor?: Omit<ProcessorOptions, 'rateLimit'>;
+  processor?: Omit<ProcessorOptions, 'rateLimit' | 'breaker'>;
+  /**
+   * Each stream's circuit breaker (src/queue/breaker-hold.ts): its threshold (default BREAKER_THRESHOLD's default)
+   * and delays, or false to settle every refusal job by job.
+   */
+  breaker?: (Omit<BreakerHooks, 'threshold' | 'pause'> & { threshold?: number }) | false;
   /** BullMQ job lock duration, ms: a crashed worker's jobs are taken back after about this long. Default 30 000. */
   lockDurationMs?: number;
   /** Interval of BullMQ's stalled-job check, ms. Default 30 000. */
@@ -91,6 +97,8 @@ export async function startWorkers(o: StartWorkersOptions): Promise<WorkerPool> 
       ...o.processor,
       // A 429 holds every worker of the queue, in every process, until the service's reset.
       rateLimit: async (ms) => queue.rateLimit(Math.max(ms, await queue.getRateLimitTtl(UNLIMITED.max))),
+      // A refusal about the account pauses the queue for every process; producers ask the breaker before pulling.
+      ...(o.breaker === false ? {} : { breaker: { ...o.breaker, threshold: o.breaker?.threshold ?? defaults.breakerThreshold, pause: () => queue.pause() } }),
     });
     const worker = new Worker<JobData, JobResult>(
       kind.stream,

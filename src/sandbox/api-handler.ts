@@ -34,6 +34,13 @@ export async function handleApi(core: SandboxCore, req: IncomingMessage, res: Se
   if (!core.authorized(req.headers.authorization)) {
     return fail(401, 'Unauthorized: send the header authorization: Basic base64(key:secret)', { 'www-authenticate': 'Basic realm="inventory"' });
   }
+  // A revoked key or a forbidden action (admin faults status-401, status-403): refused before anything is done.
+  const refusal = core.faults.active ? core.faults.pick(req.method ?? 'GET', path, true) : undefined;
+  if (refusal) {
+    counters.faults[refusal.kind] = (counters.faults[refusal.kind] ?? 0) + 1;
+    if (refusal.kind === 'status-401') return fail(401, 'Unauthorized: the API key was revoked', { 'www-authenticate': 'Basic realm="inventory"' });
+    return fail(403, 'Forbidden: this account may not do this through the API');
+  }
   const segments: string[] = [];
   for (let i = 3; i < parts.length; i++) {
     const s = parts[i] as string;

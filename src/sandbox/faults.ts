@@ -6,7 +6,7 @@ import type { FaultRule } from './sandbox-options.js';
 export const maxFaultPathLength = 200;
 
 export const faultRuleSchema = z.object({
-  kind: z.enum(['status-503', 'reset', 'apply-then-drop', 'hang']),
+  kind: z.enum(['status-503', 'reset', 'apply-then-drop', 'hang', 'status-401', 'status-403']),
   rate: z.number().min(0).max(1).optional(),
   method: z.enum(['GET', 'POST']).optional(),
   path: z.string().optional(),
@@ -14,6 +14,9 @@ export const faultRuleSchema = z.object({
   hangMs: z.number().nonnegative().optional(),
 });
 export const faultRulesSchema = z.array(faultRuleSchema);
+
+/** Fault kinds that refuse the account (a revoked key, a forbidden action) rather than fail the transport. */
+const REFUSALS = new Set<FaultRule['kind']>(['status-401', 'status-403']);
 
 interface ActiveRule {
   rule: FaultRule;
@@ -55,9 +58,14 @@ export class Faults {
     return this.rules.length > 0;
   }
 
-  pick(method: string, path: string): FaultRule | undefined {
+  /**
+   * The rule that fires on this request, if any. `refusals`: only the account refusals (status-401, status-403),
+   * which the handler asks about right after the credentials, before the budget; otherwise every other kind.
+   */
+  pick(method: string, path: string, refusals = false): FaultRule | undefined {
     for (const r of this.rules) {
       const { rule } = r;
+      if (REFUSALS.has(rule.kind) !== refusals) continue;
       if (rule.method !== undefined && rule.method !== method) continue;
       if (r.re && !r.re.matcher(path).find()) continue;
       if (rule.times !== undefined && r.fired >= rule.times) continue;

@@ -6,9 +6,12 @@ export interface FaultRule {
    * - `status-503`: answer 503 before doing anything;
    * - `reset`: destroy the connection (TCP reset) before doing anything;
    * - `apply-then-drop`: do the request fully (a write is applied), then drop the connection without answering;
-   * - `hang`: do nothing and never answer, or answer 504 after `hangMs`.
+   * - `hang`: do nothing and never answer, or answer 504 after `hangMs`;
+   * - `status-401`: answer 401 as for a revoked key (checked right after the credentials, before the budget);
+   * - `status-403`: answer 403 "not allowed" as for an account that may not do this (e.g. ship through the API);
+   *   with `path`, only there. Neither does anything.
    */
-  kind: 'status-503' | 'reset' | 'apply-then-drop' | 'hang';
+  kind: 'status-503' | 'reset' | 'apply-then-drop' | 'hang' | 'status-401' | 'status-403';
   /** Probability that a matching request is hit, 0..1. Default: 1. */
   rate?: number;
   /** Only requests of this method. Default: any. */

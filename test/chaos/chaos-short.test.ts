@@ -45,6 +45,9 @@ describe('chaos (short run)', () => {
       expect(injected['worker SIGKILLs']).toBe(2);
       expect(injected['Redis restarts (SHUTDOWN, start again)']).toBe(1);
       expect(injected['service fault: apply-then-drop']).toBeGreaterThan(0);
+      // The key was revoked halfway: the orders stream paused and `resume` alone brought it back (issue 20).
+      expect(injected['API key revoked (every request 401)']).toBeGreaterThanOrEqual(10);
+      expect(report.checks.find((c) => c.name.startsWith('a revoked API key pauses'))?.checked).toBe(1);
       expect(report.checks.length).toBeGreaterThanOrEqual(25);
       expect(report.checks.find((c) => c.name.startsWith('each good order exists once'))?.checked).toBe(300);
       // A quarter of the orders came through the real `import` during the storm, then again once drained.

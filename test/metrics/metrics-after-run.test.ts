@@ -66,7 +66,7 @@ describe('metrics', () => {
         expect((await fetch(`${url}/healthz`)).status).toBe(200);
         const ready = await fetch(`${url}/readyz`);
         expect(ready.status).toBe(200);
-        expect(await ready.json()).toMatchObject({ status: 'ready', checks: [{ name: 'redis', ok: true }, { name: 'workers', ok: true }] });
+        expect(await ready.json()).toMatchObject({ status: 'ready', checks: [{ name: 'redis', ok: true }, { name: 'workers', ok: true }, { name: 'streams', ok: true }] });
       } finally {
         const { code } = await worker.stop('SIGINT');
         await queue.close();

@@ -64,6 +64,28 @@ describe('faults', () => {
     expect(t.sb.admin.faults()[0]).toMatchObject({ kind: 'status-503', times: 2, fired: 2 });
   });
 
+  it('status-401 refuses every request as a revoked key would, doing nothing', async () => {
+    t.sb.admin.setFaults([{ kind: 'status-401' }]);
+    const r = await t.api.post('order', orderBody('T-6'));
+    expect(r.status).toBe(401);
+    expect((await t.api.get('facility')).status).toBe(401);
+    t.sb.admin.setFaults([]);
+    expect((await t.api.get('order/T-6')).status).toBe(404);
+    expect(t.sb.admin.counters().faults).toEqual({ 'status-401': 2 });
+  });
+
+  it('status-403 refuses only the requests of its path, before the budget', async () => {
+    t.sb.admin.setBudgets({ post: { limit: 1, windowMs: 3_600_000 } });
+    t.sb.admin.setFaults([{ kind: 'status-403', method: 'POST', path: '/api/shipment/[^/]+$' }]);
+    expect((await t.api.post('shipment/S-1', { statusId: 'SHIPMENT_SHIPPED' })).status).toBe(403);
+    // The refusal spent no budget: the one POST of the window is still there.
+    expect((await t.api.post('order', orderBody('T-7'))).status).toBe(200);
+    expect((await t.api.post('order', orderBody('T-8'))).status).toBe(429);
+    expect((await t.api.get('order/T-7')).status).toBe(200);
+    t.sb.admin.setBudgets({ post: null });
+    expect(t.sb.admin.faults()[0]).toMatchObject({ kind: 'status-403', fired: 1 });
+  });
+
   it('rejects a rule with an invalid path regex or kind', () => {
     expect(() => t.sb.admin.setFaults([{ kind: 'reset', path: '([' }])).toThrow(/path/);
     expect(() => t.sb.admin.setFaults([{ kind: 'explode' as 'reset' }])).toThrow(/kind/);

@@ -22,16 +22,23 @@ export function workerCommand(io: CliIo, done: CommandResult): Command {
         import('../../app/worker-ops.js'),
         import('../../eviction-policy.js'),
       ]);
+      const { pausedCheck } = await import('../../ops/paused-check.js');
       const app = await openApp(io, { needs: { service: true, upstream: true }, logTo: io.stdout, probe: false });
       const { config, logger, deps, metrics } = app;
       let stopping = false;
       let http: WorkerHttp | undefined;
-      const runtime = await startRuntime(deps, { kinds: jobKinds, withSchedulers: true, hooks: stockSyncHooks(deps.redis, deps.keys) }).catch(async (err: unknown) => {
+      const ops = startWorkerOps(app);
+      const runtime = await startRuntime(deps, {
+        kinds: jobKinds,
+        withSchedulers: true,
+        hooks: stockSyncHooks(deps.redis, deps.keys),
+        workers: { breaker: { threshold: config.breaker.threshold, onTrip: () => ops.alertNow() } },
+      }).catch(async (err: unknown) => {
+        await ops.stop();
         await app.close();
         throw err;
       });
       for (const [stream, worker] of runtime.workers.workers) metrics.watchWorker(worker, stream);
-      const ops = startWorkerOps(app);
       try {
         if (config.http.port !== 0) {
           http = await startWorkerHttp({
@@ -44,6 +51,8 @@ export function workerCommand(io: CliIo, done: CommandResult): Command {
                 const running = [...runtime.workers.workers.values()].every((w) => w.isRunning());
                 return { name: 'workers', ok: !stopping && running, ...(stopping ? { detail: 'shutting down' } : running ? {} : { detail: 'a worker is not running' }) };
               },
+              // A paused stream is not the worker's fault: still ready (restarting it would not help), with the reason.
+              () => pausedCheck(app.redis, deps.keys, jobKinds.map((k) => k.stream)),
             ],
             warnings: () => evictionWarnings(app.redis),
           });

@@ -1,0 +1,31 @@
+import { Command, Option } from 'commander';
+import type { CliIo } from '../../app/cli-io.js';
+import { loadConfig, withQueues, writeJson } from '../../app/command-context.js';
+import { resumeStreams, type ResumeResult } from '../../ops/resume-streams.js';
+import { STREAMS, type StreamName } from '../../../jobs/streams.js';
+import { ExitCode } from '../exit-codes.js';
+import type { CommandResult } from '../program.js';
+
+function render(results: ResumeResult[]): string {
+  const lines = results.map((r) =>
+    r.wasPaused
+      ? `${r.stream}: resumed (paused since ${r.since ?? '?'}: ${r.reason ?? 'no reason recorded'}); ${r.waiting} job(s) run again from their progress`
+      : `${r.stream}: was not paused; nothing to resume`,
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+/** `resume [--stream S]... [--json]`: resumes streams that the circuit breaker paused (every stream by default). */
+export function resumeCommand(io: CliIo, done: CommandResult): Command {
+  return new Command('resume')
+    .description('resume streams that the circuit breaker paused (the account refused every job): their waiting jobs run again')
+    .addOption(new Option('--stream <stream...>', 'only these streams (default: every stream)').choices(STREAMS))
+    .option('--json', 'machine-readable output')
+    .action(async (o: { stream?: StreamName[]; json?: boolean }) => {
+      const config = loadConfig(io);
+      const results = await withQueues(config, (queues) => resumeStreams(queues, o.stream ?? STREAMS));
+      if (o.json) writeJson(io, { resumed: results });
+      else io.stdout.write(render(results));
+      done(ExitCode.ok);
+    });
+}

@@ -1,0 +1,41 @@
+import { redisKeys } from '../redis.js';
+import { closeBreaker } from '../queue/stream-breaker.js';
+import type { StreamQueues } from '../queue/stream-queues.js';
+import type { StreamName } from '../../jobs/streams.js';
+
+/** What `resume` did to one stream. */
+export interface ResumeResult {
+  stream: StreamName;
+  /** Whether its breaker had paused it (false: nothing to resume; its queue is made sure to run anyway). */
+  wasPaused: boolean;
+  /** When it was paused and why, as the breaker said. */
+  since: string | null;
+  reason: string | null;
+  /** Jobs waiting (or delayed) that now run again. */
+  waiting: number;
+}
+
+/**
+ * Resumes streams paused by their breaker (`inventory-sync resume`, the dashboard's button): the breaker closes first
+ * (count, reason and each job's pushbacks start afresh, producers pull again), then the BullMQ queue resumes in every
+ * process, and the jobs that waited run from their progress. Safe to repeat.
+ */
+export async function resumeStreams(queues: StreamQueues, streams: readonly StreamName[]): Promise<ResumeResult[]> {
+  const keys = redisKeys(queues.prefix);
+  const out: ResumeResult[] = [];
+  for (const stream of streams) {
+    const queue = queues.get(stream);
+    const before = await closeBreaker(queues.redis, keys, stream);
+    const queuePaused = await queue.isPaused();
+    if (queuePaused) await queue.resume();
+    const c = await queue.getJobCounts('waiting', 'delayed', 'prioritized');
+    out.push({
+      stream,
+      wasPaused: before.paused || queuePaused,
+      since: before.since,
+      reason: before.reason,
+      waiting: (c.waiting ?? 0) + (c.delayed ?? 0) + (c.prioritized ?? 0),
+    });
+  }
+  return out;
+}
