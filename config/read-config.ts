@@ -1,14 +1,10 @@
 import type { z } from 'zod';
-import { clusterPrefix, type RedisTarget } from '../src/redis.js';
+import { redisPasswords } from '../src/redis-target.js';
 import { defaults } from './defaults.js';
+import { redisConfigOf, type RedisConfig } from './redis-config.js';
 import { envSchema, type Env } from './schema.js';
 
-/** Redis, and the prefix of every key the program writes there. */
-export interface RedisConfig extends RedisTarget {
-  prefix: string;
-  /** QUEUE_PREFIX as given, when it had no hash tag and `prefix` is it wrapped in one for the cluster. */
-  prefixGiven?: string;
-}
+export type { RedisConfig };
 
 /** The program's configuration: inferred from the checked environment (config/schema.ts) by configOf below. */
 export type Config = ReturnType<typeof configOf>;
@@ -60,12 +56,14 @@ export function readConfig(env: Record<string, string | undefined>, needs: Confi
   }
   if (needs.upstream && !cleaned.UPSTREAM_URL) problems.push('UPSTREAM_URL: is required to pull the feed');
   if (e && e.FEED_MAX_PAGE_BYTES < e.MAX_RECORD_BYTES) problems.push('FEED_MAX_PAGE_BYTES: must be at least MAX_RECORD_BYTES (a page must hold one record)');
-  if (problems.length > 0 || !e) throw new ConfigError(problems);
-  return configOf(e);
+  const redis = e && redisConfigOf(e);
+  if (redis) problems.push(...redis.problems);
+  if (problems.length > 0 || !e || !redis) throw new ConfigError(problems);
+  return configOf(e, redis.redis);
 }
 
 /** The configuration of a checked environment; the Config type is inferred from it. */
-function configOf(e: Env) {
+function configOf(e: Env, redis: RedisConfig) {
   const service =
     e.INVENTORY_BASE_URL && e.INVENTORY_ACCOUNT && e.INVENTORY_API_KEY && e.INVENTORY_API_SECRET
       ? {
@@ -90,7 +88,7 @@ function configOf(e: Env) {
 
   return {
     service,
-    redis: redisConfig(e.REDIS_URL, e.REDIS_CLUSTER_NODES, e.QUEUE_PREFIX),
+    redis,
     upstream: e.UPSTREAM_URL ? { url: e.UPSTREAM_URL, token: e.UPSTREAM_TOKEN } : undefined,
     schedule: {
       orderPollSeconds: e.ORDER_POLL_SECONDS,
@@ -117,16 +115,9 @@ function configOf(e: Env) {
   };
 }
 
-/** On a cluster, every key of one prefix must live in one slot (BullMQ's scripts touch many): the prefix gets a hash tag. */
-function redisConfig(url: string, clusterNodes: RedisTarget['clusterNodes'], prefix: string): RedisConfig {
-  if (!clusterNodes) return { url, prefix };
-  const tagged = clusterPrefix(prefix);
-  return { url, clusterNodes, prefix: tagged, ...(tagged === prefix ? {} : { prefixGiven: prefix }) };
-}
-
 /** The values that must never reach a log line, Redis, job data or the dashboard. */
 export function secretsOf(config: Config): string[] {
-  return [config.service?.apiKey, config.service?.apiSecret, config.upstream?.token, config.dashboard.password, config.alerts.webhookUrl].filter(
+  return [config.service?.apiKey, config.service?.apiSecret, config.upstream?.token, config.dashboard.password, config.alerts.webhookUrl, ...redisPasswords(config.redis)].filter(
     (s): s is string => typeof s === 'string' && s.length > 0,
   );
 }

@@ -24,6 +24,11 @@ export async function connectRedis(target: RedisConfig | RedisTarget | string, o
   redis.on('error', (err) => {
     lastError = err;
   });
+  // Through Sentinel, why a sentinel could not name the primary (unreachable, a wrong name or password) says most.
+  let sentinelError: unknown;
+  redis.on('sentinelError', (err) => {
+    sentinelError = err;
+  });
   let timer: NodeJS.Timeout | undefined;
   try {
     await Promise.race([
@@ -34,16 +39,11 @@ export async function connectRedis(target: RedisConfig | RedisTarget | string, o
     ]);
   } catch (err) {
     redis.disconnect();
-    const cause = lastError ?? err;
-    const cluster = typeof target !== 'string' && !!target.clusterNodes?.length;
+    const cause = lastError ?? sentinelError ?? err;
     // A Redis that answers with an error (not a cluster, a wrong password) is told by its answer.
     const answered = findRedisFailure(cause);
-    const hint = answered?.replied
-      ? answered.hint
-      : cluster
-        ? 'Start the cluster or fix REDIS_CLUSTER_NODES (seed nodes of a Redis Cluster, host:port,...); check it with `redis-cli --cluster check host:port`.'
-        : 'Start Redis or point REDIS_URL at one (e.g. redis://127.0.0.1:6379).';
-    throw new UnreachableError('Redis', describeRedis(target), hint, cause);
+    const hint = answered?.replied ? answered.hint : unreachableHint(target);
+    throw new UnreachableError('Redis', describeRedis(target), hint, sentinelError ?? cause);
   } finally {
     clearTimeout(timer);
   }
@@ -54,4 +54,14 @@ export async function connectRedis(target: RedisConfig | RedisTarget | string, o
     );
   }
   return redis;
+}
+
+function unreachableHint(target: RedisTarget | string): string {
+  if (typeof target !== 'string' && target.sentinel) {
+    return 'Start the sentinels, or fix REDIS_SENTINELS (host:port,...), REDIS_SENTINEL_NAME (the name they monitor the primary under) or REDIS_SENTINEL_PASSWORD; ask one with `redis-cli -p 26379 SENTINEL get-master-addr-by-name <name>`.';
+  }
+  if (typeof target !== 'string' && target.clusterNodes?.length) {
+    return 'Start the cluster or fix REDIS_CLUSTER_NODES (seed nodes of a Redis Cluster, host:port,...); check it with `redis-cli --cluster check host:port`.';
+  }
+  return 'Start Redis or point REDIS_URL at one (e.g. redis://127.0.0.1:6379).';
 }
