@@ -42,7 +42,7 @@ export async function connectRedis(target: RedisConfig | RedisTarget | string, o
     const cause = lastError ?? sentinelError ?? err;
     // A Redis that answers with an error (not a cluster, a wrong password) is told by its answer.
     const answered = findRedisFailure(cause);
-    const hint = answered?.replied ? answered.hint : unreachableHint(target);
+    const hint = answered?.replied ? answered.hint : isUntrusted(cause) ? UNTRUSTED_HINT : unreachableHint(target);
     throw new UnreachableError('Redis', describeRedis(target), hint, sentinelError ?? cause);
   } finally {
     clearTimeout(timer);
@@ -54,6 +54,15 @@ export async function connectRedis(target: RedisConfig | RedisTarget | string, o
     );
   }
   return redis;
+}
+
+/** Node's codes for a TLS certificate it does not trust, or that is not the host's. */
+const CERT_CODES = /^(SELF_SIGNED_CERT_IN_CHAIN|DEPTH_ZERO_SELF_SIGNED_CERT|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|CERT_HAS_EXPIRED|CERT_UNTRUSTED|ERR_TLS_CERT_ALTNAME_INVALID)$/;
+const UNTRUSTED_HINT =
+  "Redis's TLS certificate is not trusted: give the CA that signed it in REDIS_TLS_CA_FILE (or Node's NODE_EXTRA_CA_CERTS), and check that the host name is one the certificate names.";
+
+function isUntrusted(err: unknown): boolean {
+  return CERT_CODES.test(String((err as { code?: unknown } | undefined)?.code ?? ''));
 }
 
 function unreachableHint(target: RedisTarget | string): string {
