@@ -54,8 +54,10 @@ export interface RedisServerOptions {
   binary?: string;
   /** Append-only file, so that a graceful restart loses nothing (the chaos run). Default false: no persistence. */
   persist?: boolean;
-  /** More redis-server arguments, e.g. `--cluster-enabled yes`. */
+  /** More redis-server arguments, e.g. `--cluster-enabled yes`, or `--sentinel` with a configFile. */
   args?: string[];
+  /** A config file, read before the arguments (a sentinel's, which it rewrites). */
+  configFile?: string;
   /** How long it may take to answer PING, ms. Default 15 000. */
   startTimeoutMs?: number;
   /** A password (requirepass, and masterauth for a replica or a cluster node); the url then holds it. For tests: it shows in `ps`. */
@@ -117,7 +119,7 @@ export async function startRedisServer(o: RedisServerOptions = {}): Promise<Redi
 
   const launch = async () => {
     const persistence = o.persist ? ['--appendonly', 'yes', '--appendfsync', 'everysec'] : ['--appendonly', 'no'];
-    const args = [...listen, ...password, '--bind', '127.0.0.1', '--dir', dir, ...persistence, '--save', '', '--daemonize', 'no'];
+    const args = [...(o.configFile ? [o.configFile] : []), ...listen, ...password, '--bind', '127.0.0.1', '--dir', dir, ...persistence, '--save', '', '--daemonize', 'no'];
     args.push('--logfile', join(dir, 'redis.log'), '--protected-mode', 'yes', ...(o.args ?? []));
     const c = spawn(binary, args, { stdio: 'ignore' });
     child = c;
