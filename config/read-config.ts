@@ -1,15 +1,11 @@
 import type { z } from 'zod';
-import { clusterPrefix, type RedisTarget } from '../src/redis.js';
+import { redisPasswords } from '../src/redis-target.js';
 import { defaults } from './defaults.js';
 import { loadMapping, type Mapping } from './mapping-file.js';
+import { redisConfigOf, type RedisConfig } from './redis-config.js';
 import { envSchema, type Env } from './schema.js';
 
-/** Redis, and the prefix of every key the program writes there. */
-export interface RedisConfig extends RedisTarget {
-  prefix: string;
-  /** QUEUE_PREFIX as given, when it had no hash tag and `prefix` is it wrapped in one for the cluster. */
-  prefixGiven?: string;
-}
+export type { RedisConfig };
 
 /** The program's configuration: inferred from the checked environment (config/schema.ts) by configOf below. */
 export type Config = ReturnType<typeof configOf>;
@@ -73,13 +69,15 @@ export function readConfig(env: Record<string, string | undefined>, needs: Confi
   const mappingFile = e ? e.MAPPING_FILE : cleaned.MAPPING_FILE?.trim();
   const mapped = mappingFile ? loadMapping(mappingFile) : undefined;
   if (mapped && 'problems' in mapped) problems.push(...mapped.problems.map((p) => withoutSecrets(p, cleaned)));
-  if (problems.length > 0 || !e) throw new ConfigError(problems);
-  return configOf(e, mapped && 'mapping' in mapped ? mapped.mapping : undefined);
+  const redis = e && redisConfigOf(e);
+  if (redis) problems.push(...redis.problems);
+  if (problems.length > 0 || !e || !redis) throw new ConfigError(problems);
+  return configOf(e, redis.redis, mapped && 'mapping' in mapped ? mapped.mapping : undefined);
 }
 
 /** A problem line with any secret of the environment blanked (a mapping file could be a misnamed .env). */
 function withoutSecrets(line: string, env: Record<string, string | undefined>): string {
-  const secrets = ['INVENTORY_API_KEY', 'INVENTORY_API_SECRET', 'UPSTREAM_TOKEN', 'DASHBOARD_PASSWORD', 'ALERT_WEBHOOK_URL'].map((n) => env[n]?.trim());
+  const secrets = ['INVENTORY_API_KEY', 'INVENTORY_API_SECRET', 'UPSTREAM_TOKEN', 'DASHBOARD_PASSWORD', 'ALERT_WEBHOOK_URL', 'REDIS_PASSWORD', 'REDIS_SENTINEL_PASSWORD'].map((n) => env[n]?.trim());
   return secrets.reduce<string>((out, s) => (s ? out.split(s).join('***') : out), line);
 }
 
@@ -92,7 +90,7 @@ function goLiveOf(e: Env): Partial<Record<string, GoLiveFloor>> {
 }
 
 /** The configuration of a checked environment; the Config type is inferred from it. */
-function configOf(e: Env, mapping: Mapping | undefined) {
+function configOf(e: Env, redis: RedisConfig, mapping: Mapping | undefined) {
   const service =
     e.INVENTORY_BASE_URL && e.INVENTORY_ACCOUNT && e.INVENTORY_API_KEY && e.INVENTORY_API_SECRET
       ? {
@@ -117,7 +115,7 @@ function configOf(e: Env, mapping: Mapping | undefined) {
 
   return {
     service,
-    redis: redisConfig(e.REDIS_URL, e.REDIS_CLUSTER_NODES, e.QUEUE_PREFIX),
+    redis,
     upstream: e.UPSTREAM_URL ? { url: e.UPSTREAM_URL, token: e.UPSTREAM_TOKEN } : undefined,
     schedule: {
       orderPollSeconds: e.ORDER_POLL_SECONDS,
@@ -149,16 +147,9 @@ function configOf(e: Env, mapping: Mapping | undefined) {
   };
 }
 
-/** On a cluster, every key of one prefix must live in one slot (BullMQ's scripts touch many): the prefix gets a hash tag. */
-function redisConfig(url: string, clusterNodes: RedisTarget['clusterNodes'], prefix: string): RedisConfig {
-  if (!clusterNodes) return { url, prefix };
-  const tagged = clusterPrefix(prefix);
-  return { url, clusterNodes, prefix: tagged, ...(tagged === prefix ? {} : { prefixGiven: prefix }) };
-}
-
 /** The values that must never reach a log line, Redis, job data or the dashboard. */
 export function secretsOf(config: Config): string[] {
-  return [config.service?.apiKey, config.service?.apiSecret, config.upstream?.token, config.dashboard.password, config.alerts.webhookUrl].filter(
+  return [config.service?.apiKey, config.service?.apiSecret, config.upstream?.token, config.dashboard.password, config.alerts.webhookUrl, ...redisPasswords(config.redis)].filter(
     (s): s is string => typeof s === 'string' && s.length > 0,
   );
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseClusterNodes, type RedisNode } from '../src/redis.js';
+import { parseRedisNodes, type ParsedNodes } from '../src/redis-target.js';
 import { defaults } from './defaults.js';
 
 const positiveInt = (name: string) =>
@@ -46,13 +46,33 @@ export const envSchema = z.object({
   REDIS_CLUSTER_NODES: z
     .string()
     .trim()
-    .transform((v, ctx): RedisNode[] => {
-      const nodes = parseClusterNodes(v);
-      if (Array.isArray(nodes)) return nodes;
-      ctx.addIssue({ code: 'custom', message: `REDIS_CLUSTER_NODES must be host:port pairs separated by commas, such as 10.0.0.1:6379,10.0.0.2:6379 (${nodes.problem})` });
+    .transform((v, ctx): ParsedNodes => {
+      const nodes = parseRedisNodes(v);
+      if (!('problem' in nodes)) return nodes;
+      // Never the value: its URLs may hold a password.
+      ctx.addIssue({ code: 'custom', message: `REDIS_CLUSTER_NODES must be host:port pairs, or redis[s]://[user:password@]host:port URLs, separated by commas, such as 10.0.0.1:6379,10.0.0.2:6379 (${nodes.problem})` });
       return z.NEVER;
     })
     .optional(),
+  REDIS_PASSWORD: optionalText,
+  REDIS_TLS_CA_FILE: optionalText,
+  REDIS_SENTINELS: z
+    .string()
+    .trim()
+    .transform((v, ctx): ParsedNodes => {
+      const nodes = parseRedisNodes(v, 26379);
+      if ('problem' in nodes) ctx.addIssue({ code: 'custom', message: `REDIS_SENTINELS must be host:port pairs separated by commas, such as 10.0.0.1:26379,10.0.0.2:26379 (${nodes.problem})` });
+      else if (nodes.username || nodes.password) ctx.addIssue({ code: 'custom', message: "REDIS_SENTINELS: put the sentinels' password in REDIS_SENTINEL_PASSWORD, not in the addresses" });
+      else return nodes;
+      return z.NEVER;
+    })
+    .optional(),
+  REDIS_SENTINEL_NAME: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9._-]+$/, 'REDIS_SENTINEL_NAME must be the name the sentinels monitor the primary under (letters, digits, . _ -), such as mymaster')
+    .optional(),
+  REDIS_SENTINEL_PASSWORD: optionalText,
   QUEUE_PREFIX: z
     .string()
     .trim()

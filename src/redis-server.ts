@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { Redis } from 'ioredis';
+import { Redis, type RedisOptions } from 'ioredis';
 import { defaults } from '../config/defaults.js';
 import { UnreachableError } from './unreachable-error.js';
 import { safeRedisUrl } from './redis.js';
@@ -31,8 +31,11 @@ export function findOnPath(command: string, path: string | undefined = process.e
 }
 
 export interface RedisServer {
+  /** With the password when it has one; `rediss://` when it speaks TLS. */
   url: string;
   port: number;
+  /** What a client needs besides the url (the CA of a TLS server). */
+  clientOptions: RedisOptions;
   /** Folder holding its data (AOF when persisted, nodes.conf on a cluster) and redis.log. */
   dir: string;
   /** SHUTDOWN (the AOF flushed), stay down for `downMs`, start again on the same port and folder. */
@@ -51,17 +54,32 @@ export interface RedisServerOptions {
   binary?: string;
   /** Append-only file, so that a graceful restart loses nothing (the chaos run). Default false: no persistence. */
   persist?: boolean;
-  /** More redis-server arguments, e.g. `--cluster-enabled yes`. */
+  /** More redis-server arguments, e.g. `--cluster-enabled yes`, or `--sentinel` with a configFile. */
   args?: string[];
+  /** A config file, read before the arguments (a sentinel's, which it rewrites). */
+  configFile?: string;
   /** How long it may take to answer PING, ms. Default 15 000. */
   startTimeoutMs?: number;
+  /** A password (requirepass, and masterauth for a replica or a cluster node); the url then holds it. For tests: it shows in `ps`. */
+  password?: string;
+  /** TLS only, on the port (no plain port): the url is rediss://; clients need not show a certificate. */
+  tls?: RedisServerTls;
+}
+
+/** PEM files of a TLS server, and the CA's certificate its clients trust. */
+export interface RedisServerTls {
+  certFile: string;
+  keyFile: string;
+  caFile: string;
+  /** The CA's certificate (PEM). */
+  ca: string;
 }
 
 /** Resolves once a Redis at `url` answers PING (not LOADING), or rejects after timeoutMs. */
-export async function waitForPing(url: string, timeoutMs: number): Promise<void> {
+export async function waitForPing(url: string, timeoutMs: number, options: RedisOptions = {}): Promise<void> {
   const until = Date.now() + timeoutMs;
   for (;;) {
-    const r = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 1000 });
+    const r = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 1000, ...options });
     r.on('error', () => undefined);
     try {
       await r.connect();
@@ -83,7 +101,13 @@ export async function startRedisServer(o: RedisServerOptions = {}): Promise<Redi
   mkdirSync(dir, { recursive: true });
   const port = o.port ?? (await freePort());
   const binary = o.binary ?? findOnPath('redis-server') ?? 'redis-server';
-  const url = `redis://127.0.0.1:${port}`;
+  const auth = o.password ? `:${encodeURIComponent(o.password)}@` : '';
+  const url = `${o.tls ? 'rediss' : 'redis'}://${auth}127.0.0.1:${port}`;
+  const clientOptions: RedisOptions = o.tls ? { tls: { ca: [o.tls.ca] } } : {};
+  const listen = o.tls
+    ? ['--port', '0', '--tls-port', String(port), '--tls-cert-file', o.tls.certFile, '--tls-key-file', o.tls.keyFile, '--tls-ca-cert-file', o.tls.caFile, '--tls-auth-clients', 'no']
+    : ['--port', String(port)];
+  const password = o.password ? ['--requirepass', o.password, '--masterauth', o.password] : [];
   let child: ChildProcess | undefined;
   let restarts = 0;
   // The last resort against an orphan: a parent that exits without stop() (process.exit, an uncaught error) takes it along.
@@ -95,7 +119,7 @@ export async function startRedisServer(o: RedisServerOptions = {}): Promise<Redi
 
   const launch = async () => {
     const persistence = o.persist ? ['--appendonly', 'yes', '--appendfsync', 'everysec'] : ['--appendonly', 'no'];
-    const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, ...persistence, '--save', '', '--daemonize', 'no'];
+    const args = [...(o.configFile ? [o.configFile] : []), ...listen, ...password, '--bind', '127.0.0.1', '--dir', dir, ...persistence, '--save', '', '--daemonize', 'no'];
     args.push('--logfile', join(dir, 'redis.log'), '--protected-mode', 'yes', ...(o.args ?? []));
     const c = spawn(binary, args, { stdio: 'ignore' });
     child = c;
@@ -104,14 +128,14 @@ export async function startRedisServer(o: RedisServerOptions = {}): Promise<Redi
       c.once('exit', (code) => reject(new Error(`${binary} exited with code ${code} at start (see ${join(dir, 'redis.log')})`)));
     });
     failed.catch(() => undefined);
-    await Promise.race([waitForPing(url, o.startTimeoutMs ?? defaults.redisStartTimeoutMs), failed]);
+    await Promise.race([waitForPing(url, o.startTimeoutMs ?? defaults.redisStartTimeoutMs, clientOptions), failed]);
   };
 
   const shutdown = async () => {
     const c = child;
     if (!c || c.exitCode !== null || c.signalCode !== null) return;
     const exited = new Promise<void>((res) => c.once('exit', () => res()));
-    const r = new Redis(url, { maxRetriesPerRequest: 0, retryStrategy: () => null });
+    const r = new Redis(url, { maxRetriesPerRequest: 0, retryStrategy: () => null, ...clientOptions });
     r.on('error', () => undefined);
     // SHUTDOWN closes the connection instead of answering; the exit is what tells it is done.
     await r.call('SHUTDOWN').catch(() => undefined);
@@ -137,6 +161,7 @@ export async function startRedisServer(o: RedisServerOptions = {}): Promise<Redi
   return {
     url,
     port,
+    clientOptions,
     dir,
     async restart(downMs = 1_000) {
       await shutdown();

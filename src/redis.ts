@@ -1,60 +1,30 @@
-import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import { clusterOptions, sentinelOptions, singleOptions } from './redis-options.js';
+import type { RedisTarget } from './redis-target.js';
+
+export { describeRedis, formatClusterNodes, parseRedisNodes, redisPasswords, redisSetting, safeRedisUrl } from './redis-target.js';
+export type { ParsedNodes, RedisNode, RedisTarget, SentinelTarget } from './redis-target.js';
 
 /** A connection to one Redis server or to a Redis Cluster; every command the program uses works on both. */
 export type RedisConnection = Redis | Cluster;
 
-export interface RedisNode {
-  host: string;
-  port: number;
-}
-
-/** Where Redis is: one server (`url`), or a Redis Cluster when `clusterNodes` (its seed nodes) is set. */
-export interface RedisTarget {
-  url: string;
-  clusterNodes?: RedisNode[];
-}
-
-/** Options that belong to the cluster client itself; the rest go to each node's connection. */
-const CLUSTER_LEVEL = ['lazyConnect', 'enableReadyCheck', 'enableOfflineQueue', 'enableAutoPipelining'] as const;
-
 /**
- * A connection fit for BullMQ workers (maxRetriesPerRequest: null) and for the program's own keys: to the server
- * at a URL, or, for a target with cluster nodes, an ioredis Cluster (maxRetriesPerRequest: null on every node's
- * connection, as BullMQ requires of worker connections; MOVED and ASK are followed by the client).
+ * The one connection factory, for the program's own keys and for BullMQ (which duplicates a connection for its
+ * blocking commands): to the server at a URL, to the primary Sentinel names (asked again at every reconnection),
+ * or an ioredis Cluster for a target with cluster nodes. Every one waits through an outage or a failover rather
+ * than fail (src/redis-options.ts).
  */
 export function createRedis(url: string, opts?: RedisOptions): Redis;
 export function createRedis(target: RedisTarget | string, opts?: RedisOptions): RedisConnection;
 export function createRedis(target: RedisTarget | string, opts: RedisOptions = {}): RedisConnection {
-  const o: RedisOptions = { maxRetriesPerRequest: null, enableReadyCheck: true, lazyConnect: false, ...opts };
-  if (typeof target === 'string' || !target.clusterNodes?.length) return new Redis(typeof target === 'string' ? target : target.url, o);
-  const clusterOptions: ClusterOptions = {};
-  const redisOptions: RedisOptions = { ...o };
-  for (const k of CLUSTER_LEVEL) {
-    if (k in redisOptions) (clusterOptions as Record<string, unknown>)[k] = redisOptions[k];
-    delete redisOptions[k];
-  }
-  return new Cluster(target.clusterNodes, { ...clusterOptions, redisOptions });
+  const t: RedisTarget = typeof target === 'string' ? { url: target } : target;
+  if (t.sentinel) return new Redis(sentinelOptions(t, opts));
+  if (t.clusterNodes?.length) return new Cluster(t.clusterNodes, clusterOptions(t, opts));
+  return new Redis(t.url, singleOptions(t, opts));
 }
 
 export function isCluster(redis: RedisConnection): redis is Cluster {
   return (redis as { isCluster?: boolean }).isCluster === true;
-}
-
-/** `host:port,host:port,...` (REDIS_CLUSTER_NODES; `[v6]:port` for IPv6), or why it is not that. */
-export function parseClusterNodes(text: string): RedisNode[] | { problem: string } {
-  const nodes: RedisNode[] = [];
-  for (const part of text.split(',').map((p) => p.trim())) {
-    const m = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):(\d{1,5})$/.exec(part);
-    const port = Number(m?.[2]);
-    if (!m || port < 1 || port > 65535) return { problem: `"${part}" is not host:port` };
-    nodes.push({ host: m[1]!.replace(/^\[|\]$/g, ''), port });
-  }
-  return nodes;
-}
-
-/** The nodes as REDIS_CLUSTER_NODES reads them. */
-export function formatClusterNodes(nodes: RedisNode[]): string {
-  return nodes.map((n) => `${n.host.includes(':') ? `[${n.host}]` : n.host}:${n.port}`).join(',');
 }
 
 /**
@@ -139,22 +109,4 @@ async function scanKeys(server: Redis, pattern: string, onBatch: (keys: string[]
     cursor = next;
     if (keys.length) await onBatch(keys);
   } while (cursor !== '0');
-}
-
-/** The URL without its password, fit for a message. */
-export function safeRedisUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return 'REDIS_URL';
-  }
-}
-
-/** Where Redis is, fit for a message: the URL without its password, or the cluster's seed nodes. */
-export function describeRedis(target: RedisTarget | string): string {
-  if (typeof target === 'string') return safeRedisUrl(target);
-  if (target.clusterNodes?.length) return `the Redis Cluster of ${formatClusterNodes(target.clusterNodes)}`;
-  return safeRedisUrl(target.url);
 }

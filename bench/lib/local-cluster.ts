@@ -15,8 +15,10 @@ const run = promisify(execFile);
 export interface LocalCluster {
   /** Every node, in the order `redis-cli --cluster create` got them (the first holds slots 0 to 16384/masters). */
   nodes: RedisNode[];
-  /** The first node as the only seed: the client finds the others itself. */
+  /** The first node as the only seed: the client finds the others itself (with the password, when there is one). */
   target: RedisTarget;
+  /** The nodes' password, when started with one. */
+  password?: string;
   /** The node that serves a key's slot (asked of the cluster: CLUSTER KEYSLOT, CLUSTER SLOTS). */
   ownerOf(key: string): Promise<RedisNode>;
   stop(): Promise<void>;
@@ -40,8 +42,8 @@ async function freeClusterPort(taken: Set<number>): Promise<number> {
   throw new Error('no free port pair (port, port + 10000) for a cluster node');
 }
 
-async function clusterInfo(node: RedisNode): Promise<string> {
-  const r = new Redis({ ...node, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+async function clusterInfo(node: RedisNode, password?: string): Promise<string> {
+  const r = new Redis({ ...node, password, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
   r.on('error', () => undefined);
   try {
     await r.connect();
@@ -52,8 +54,8 @@ async function clusterInfo(node: RedisNode): Promise<string> {
 }
 
 /** The node that serves a key's slot, as the cluster of `seed` says (CLUSTER KEYSLOT, CLUSTER SLOTS). */
-export async function slotOwner(seed: RedisNode, key: string): Promise<RedisNode> {
-  const r = new Redis({ ...seed, maxRetriesPerRequest: 0 });
+export async function slotOwner(seed: RedisNode, key: string, password?: string): Promise<RedisNode> {
+  const r = new Redis({ ...seed, password, maxRetriesPerRequest: 0 });
   try {
     const slot = Number(await r.call('CLUSTER', 'KEYSLOT', key));
     const ranges = (await r.call('CLUSTER', 'SLOTS')) as Array<[number, number, [string, number, ...unknown[]]]>;
@@ -65,8 +67,8 @@ export async function slotOwner(seed: RedisNode, key: string): Promise<RedisNode
   }
 }
 
-/** Starts the nodes, creates the cluster (no replicas) and waits until every node serves every slot. */
-export async function startLocalCluster(o: { masters?: number; timeoutMs?: number } = {}): Promise<LocalCluster> {
+/** Starts the nodes (with a password when given), creates the cluster (no replicas) and waits until every node serves every slot. */
+export async function startLocalCluster(o: { masters?: number; timeoutMs?: number; password?: string } = {}): Promise<LocalCluster> {
   const masters = o.masters ?? 3;
   const redisCli = findOnPath('redis-cli');
   if (!redisCli) throw new Error('redis-cli is not installed (Debian: `sudo apt-get install redis-tools`, macOS: `brew install redis`)');
@@ -79,21 +81,24 @@ export async function startLocalCluster(o: { masters?: number; timeoutMs?: numbe
     for (let i = 0; i < masters; i++) {
       const port = await freeClusterPort(taken);
       taken.add(port).add(port + 10_000);
-      servers.push(await startRedisServer({ port, args: ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '5000'] }));
+      servers.push(await startRedisServer({ port, password: o.password, args: ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '5000'] }));
     }
     const nodes = servers.map((s) => ({ host: '127.0.0.1', port: s.port }));
-    await run(redisCli, ['--cluster', 'create', ...nodes.map((n) => `${n.host}:${n.port}`), '--cluster-replicas', '0', '--cluster-yes'], { timeout: 30_000 });
+    // REDISCLI_AUTH rather than -a: redis-cli warns of a password on its command line.
+    const env = o.password ? { ...process.env, REDISCLI_AUTH: o.password } : process.env;
+    await run(redisCli, ['--cluster', 'create', ...nodes.map((n) => `${n.host}:${n.port}`), '--cluster-replicas', '0', '--cluster-yes'], { timeout: 30_000, env });
     const until = Date.now() + (o.timeoutMs ?? 20_000);
     for (;;) {
-      const infos = await Promise.all(nodes.map(clusterInfo));
+      const infos = await Promise.all(nodes.map((n) => clusterInfo(n, o.password)));
       if (infos.every((i) => /cluster_state:ok/.test(i) && /cluster_slots_ok:16384/.test(i) && new RegExp(`cluster_known_nodes:${masters}\\b`).test(i))) break;
       if (Date.now() > until) throw new Error(`the cluster of ${nodes.map((n) => n.port).join(', ')} did not reach cluster_state:ok`);
       await new Promise((r) => setTimeout(r, 100));
     }
     return {
       nodes,
-      target: { url: `redis://127.0.0.1:${nodes[0]!.port}`, clusterNodes: [nodes[0]!] },
-      ownerOf: (key) => slotOwner(nodes[0]!, key),
+      target: { url: `redis://127.0.0.1:${nodes[0]!.port}`, clusterNodes: [nodes[0]!], ...(o.password ? { password: o.password } : {}) },
+      ...(o.password ? { password: o.password } : {}),
+      ownerOf: (key) => slotOwner(nodes[0]!, key, o.password),
       stop,
     };
   } catch (err) {

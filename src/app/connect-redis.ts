@@ -24,6 +24,11 @@ export async function connectRedis(target: RedisConfig | RedisTarget | string, o
   redis.on('error', (err) => {
     lastError = err;
   });
+  // Through Sentinel, why a sentinel could not name the primary (unreachable, a wrong name or password) says most.
+  let sentinelError: unknown;
+  redis.on('sentinelError', (err) => {
+    sentinelError = err;
+  });
   let timer: NodeJS.Timeout | undefined;
   try {
     await Promise.race([
@@ -34,16 +39,11 @@ export async function connectRedis(target: RedisConfig | RedisTarget | string, o
     ]);
   } catch (err) {
     redis.disconnect();
-    const cause = lastError ?? err;
-    const cluster = typeof target !== 'string' && !!target.clusterNodes?.length;
+    const cause = lastError ?? sentinelError ?? err;
     // A Redis that answers with an error (not a cluster, a wrong password) is told by its answer.
     const answered = findRedisFailure(cause);
-    const hint = answered?.replied
-      ? answered.hint
-      : cluster
-        ? 'Start the cluster or fix REDIS_CLUSTER_NODES (seed nodes of a Redis Cluster, host:port,...); check it with `redis-cli --cluster check host:port`.'
-        : 'Start Redis or point REDIS_URL at one (e.g. redis://127.0.0.1:6379).';
-    throw new UnreachableError('Redis', describeRedis(target), hint, cause);
+    const hint = answered?.replied ? answered.hint : isUntrusted(cause) ? UNTRUSTED_HINT : unreachableHint(target);
+    throw new UnreachableError('Redis', describeRedis(target), hint, sentinelError ?? cause);
   } finally {
     clearTimeout(timer);
   }
@@ -54,4 +54,23 @@ export async function connectRedis(target: RedisConfig | RedisTarget | string, o
     );
   }
   return redis;
+}
+
+/** Node's codes for a TLS certificate it does not trust, or that is not the host's. */
+const CERT_CODES = /^(SELF_SIGNED_CERT_IN_CHAIN|DEPTH_ZERO_SELF_SIGNED_CERT|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|CERT_HAS_EXPIRED|CERT_UNTRUSTED|ERR_TLS_CERT_ALTNAME_INVALID)$/;
+const UNTRUSTED_HINT =
+  "Redis's TLS certificate is not trusted: give the CA that signed it in REDIS_TLS_CA_FILE (or Node's NODE_EXTRA_CA_CERTS), and check that the host name is one the certificate names.";
+
+function isUntrusted(err: unknown): boolean {
+  return CERT_CODES.test(String((err as { code?: unknown } | undefined)?.code ?? ''));
+}
+
+function unreachableHint(target: RedisTarget | string): string {
+  if (typeof target !== 'string' && target.sentinel) {
+    return 'Start the sentinels, or fix REDIS_SENTINELS (host:port,...), REDIS_SENTINEL_NAME (the name they monitor the primary under) or REDIS_SENTINEL_PASSWORD; ask one with `redis-cli -p 26379 SENTINEL get-master-addr-by-name <name>`.';
+  }
+  if (typeof target !== 'string' && target.clusterNodes?.length) {
+    return 'Start the cluster or fix REDIS_CLUSTER_NODES (seed nodes of a Redis Cluster, host:port,...); check it with `redis-cli --cluster check host:port`.';
+  }
+  return 'Start Redis or point REDIS_URL at one (e.g. redis://127.0.0.1:6379).';
 }

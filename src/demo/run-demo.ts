@@ -21,7 +21,7 @@ import type { StreamName } from '../../jobs/streams.js';
 import { sandboxDefaults, type SandboxProfile } from '../sandbox/sandbox-options.js';
 import { startSandbox } from '../sandbox/sandbox.js';
 import { demoExpectations, demoFeed } from './demo-feed.js';
-import { deleteKeysUnder, describeRedis, formatClusterNodes } from '../redis.js';
+import { deleteKeysUnder, describeRedis, redisSetting, safeRedisUrl } from '../redis.js';
 import { redisForRun } from '../redis-server.js';
 import { renderDemoSummary } from './demo-summary.js';
 
@@ -67,10 +67,10 @@ export async function runDemo(io: CliIo, o: DemoOptions): Promise<ExitCodeValue>
   const say = (line: string) => io.stdout.write(`${line}\n`);
   const cleanups: Array<() => Promise<unknown>> = [];
   try {
-    // A cluster is used as configured; a single Redis is found, or started for the demo.
-    const redis = base.redis.clusterNodes ? { url: base.redis.url, private: false, stop: async () => undefined } : await redisForRun(base.redis.url, io.env.PATH);
+    // A cluster or Sentinel's primary is used as configured; a single Redis is found, or started for the demo.
+    const redis = base.redis.clusterNodes || base.redis.sentinel ? { url: base.redis.url, private: false, stop: async () => undefined } : await redisForRun(base.redis.url, io.env.PATH);
     cleanups.unshift(() => redis.stop());
-    say(redis.private ? `Redis: none answered at ${base.redis.url}; started a private redis-server at ${redis.url} (stopped when the demo ends).` : `Redis: ${describeRedis(base.redis)}`);
+    say(redis.private ? `Redis: none answered at ${safeRedisUrl(base.redis.url)}; started a private redis-server at ${redis.url} (stopped when the demo ends).` : `Redis: ${describeRedis(base.redis)}`);
     const [key, secret, token] = [0, 0, 0].map(() => randomBytes(12).toString('hex')) as [string, string, string];
     const sandbox = await startSandbox({ port: 0, data: 'demo', key, secret, profile: o.profile ?? sandboxDefaults.profile });
     cleanups.unshift(() => sandbox.close());
@@ -138,7 +138,7 @@ export async function runDemo(io: CliIo, o: DemoOptions): Promise<ExitCodeValue>
         dashboardUrl: dashboard.url,
         dashboardUser: user && password ? user : undefined,
         metricsUrl: http.url,
-        redisSetting: base.redis.clusterNodes ? `REDIS_CLUSTER_NODES=${formatClusterNodes(base.redis.clusterNodes)}` : `REDIS_URL=${redis.url}`,
+        redisSetting: redisSetting({ ...base.redis, url: redis.url }),
         privateRedis: redis.private,
         prefix,
         logFile,

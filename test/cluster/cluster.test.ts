@@ -9,13 +9,13 @@ import { redisEnv, redisTarget } from '../helpers/redis.js';
 import { testWorld } from '../helpers/test-world.js';
 
 const cluster = () => inject('redisCluster')!;
-const seedUrl = () => `redis://${cluster().seed.host}:${cluster().seed.port}`;
+const seedUrl = () => `redis://:${cluster().password}@${cluster().seed.host}:${cluster().seed.port}`;
 
 /** A QUEUE_PREFIX without a hash tag whose wrapped form `{p}` lives on another node than the seed. */
 async function prefixOffTheSeed(name: string): Promise<string> {
   for (;;) {
     const p = `${name}-${randomBytes(3).toString('hex')}`;
-    if ((await slotOwner(cluster().seed, `{${p}}`)).port !== cluster().seed.port) return p;
+    if ((await slotOwner(cluster().seed, `{${p}}`, cluster().password)).port !== cluster().seed.port) return p;
   }
 }
 
@@ -33,7 +33,7 @@ describe('on a Redis Cluster of three masters', () => {
       const world = await testWorld('cluster-world', { streams: ['orders'] });
       try {
         expect(isCluster(world.redis)).toBe(true);
-        expect((await slotOwner(cluster().seed, `${world.prefix}:orders:id`)).port).not.toBe(cluster().seed.port);
+        expect((await slotOwner(cluster().seed, `${world.prefix}:orders:id`, cluster().password)).port).not.toBe(cluster().seed.port);
         await world.add('orders', [orderRecord('CL-1')]);
         await world.idle();
         expect(orderState(world.sandbox.admin.state(), 'CL-1').orders.map((o) => o.statusId)).toEqual(['ORDER_COMPLETED']);
@@ -65,9 +65,12 @@ describe('on a Redis Cluster of three masters', () => {
       expect(said).toHaveLength(1);
       expect(said[0]).toContain(`{${prefix}}`);
       expect(stack.sandbox.admin.state().orders.map((o: { orderId: string }) => o.orderId).sort()).toEqual(['CLI-1', 'CLI-2']);
+      // The password of REDIS_CLUSTER_NODES is in no line the program wrote.
+      expect(`${r.stdout}${r.stderr}`).not.toContain(cluster().password!);
 
       const status = await runCli(['status', '--json'], env);
       expect(status.code, status.stderr).toBe(0);
+      expect(`${status.stdout}${status.stderr}`).not.toContain(cluster().password!);
       const jobs = await runCli(['jobs', 'list', '--state', 'completed', '--json'], env);
       expect(jobs.code, jobs.stderr).toBe(0);
       expect(JSON.stringify(JSON.parse(jobs.stdout))).toContain('CLI-1');
@@ -100,7 +103,7 @@ describe('on a Redis Cluster of three masters', () => {
       const prefix = `spread-${randomBytes(3).toString('hex')}`;
       const keys = Array.from({ length: 30 }, (_, i) => `${prefix}:k${i}`);
       for (const k of keys) await redis.set(k, '1');
-      const owners = new Set(await Promise.all(keys.map(async (k) => (await slotOwner(cluster().seed, k)).port)));
+      const owners = new Set(await Promise.all(keys.map(async (k) => (await slotOwner(cluster().seed, k, cluster().password)).port)));
       expect(owners.size).toBe(3);
       expect(await deleteKeysUnder(redis, prefix)).toBe(keys.length);
       expect(await Promise.all(keys.map((k) => redis.exists(k)))).toEqual(keys.map(() => 0));

@@ -130,7 +130,7 @@ describe('configuration', () => {
     it('names the variable and the entry that is not host:port', () => {
       const problems = problemsOf({ REDIS_CLUSTER_NODES: '10.0.0.1:7000,10.0.0.2', REDIS_URL: 'nope' }, { service: false });
       expect(problems).toHaveLength(2);
-      expect(problems.find((p) => p.startsWith('REDIS_CLUSTER_NODES'))).toContain('"10.0.0.2" is not host:port');
+      expect(problems.find((p) => p.startsWith('REDIS_CLUSTER_NODES'))).toContain('entry 2 of 2 is neither host:port nor redis[s]://');
     });
   });
 });

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
-import { createRedis, deleteKeysUnder, formatClusterNodes, type RedisConnection, type RedisNode, type RedisTarget } from '../../src/redis.js';
+import { readConfig } from '../../config/read-config.js';
+import { createRedis, deleteKeysUnder, type RedisConnection, type RedisNode, type RedisTarget } from '../../src/redis.js';
 import type { Redis } from 'ioredis';
 
 declare module 'vitest' {
@@ -14,7 +15,14 @@ declare module 'vitest' {
       nodes: RedisNode[];
       /** A hash tag whose slot lives on another node than the seed: every test prefix starts with it. */
       tag: string;
+      /** The nodes' password. */
+      password?: string;
     };
+    /**
+     * In the projects whose Redis is not the single one (`cluster`, `tls`, `sentinel`): the settings that reach it,
+     * as an operator would give them (REDIS_CLUSTER_NODES=redis://:pw@..., REDIS_URL=rediss://..., REDIS_TLS_CA_FILE...).
+     */
+    redisSettings?: Record<string, string>;
   }
 }
 
@@ -23,16 +31,20 @@ export function redisUrl(): string {
   return inject('redisUrl');
 }
 
-/** Where the world of a test lives: the cluster in the `cluster` project, else the single Redis. */
+/**
+ * Where the world of a test lives: the project's Redis (a cluster, a TLS Redis...) as the program's configuration
+ * reads its settings, else the single Redis.
+ */
 export function redisTarget(): RedisTarget {
-  const cluster = inject('redisCluster');
-  return cluster ? { url: redisUrl(), clusterNodes: [cluster.seed] } : { url: redisUrl() };
+  const settings = inject('redisSettings');
+  if (!settings) return { url: redisUrl() };
+  const { prefix: _prefix, prefixGiven: _given, ...target } = readConfig(settings).redis;
+  return target;
 }
 
 /** The environment that points a child process (the CLI, a fixture) at redisTarget(). */
 export function redisEnv(): Record<string, string> {
-  const cluster = inject('redisCluster');
-  return cluster ? { REDIS_CLUSTER_NODES: formatClusterNodes([cluster.seed]) } : { REDIS_URL: redisUrl() };
+  return inject('redisSettings') ?? { REDIS_URL: redisUrl() };
 }
 
 /**

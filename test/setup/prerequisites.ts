@@ -9,8 +9,12 @@ import { chromium } from 'playwright-core';
 import { safeRedisUrl } from '../../src/redis.js';
 import { findOnPath, waitForPing } from '../../src/redis-server.js';
 
-/** `redis`: a Redis answering at REDIS_URL, or redis-server to start one; `redis-cluster`: redis-server and redis-cli. */
-export type Need = 'redis' | 'redis-cluster' | 'chromium';
+/**
+ * `redis`: a Redis answering at REDIS_URL, or redis-server to start one; `redis-cluster`: redis-server and redis-cli;
+ * `redis-server`: redis-server to start servers of a test's own (TLS, Sentinel: `redis-server --sentinel`);
+ * `openssl`: to make a CA and a certificate for them.
+ */
+export type Need = 'redis' | 'redis-cluster' | 'redis-server' | 'openssl' | 'chromium';
 
 export interface Found {
   /** The Chromium (or Chrome) to drive, when asked for. */
@@ -109,11 +113,21 @@ async function check(need: Need, found: Found): Promise<string | undefined> {
     return 'missing' in c ? c.missing : undefined;
   }
   if (need === 'redis-cluster') return redisBinaries(['redis-server', 'redis-cli'], 'the Redis Cluster tests start their own cluster, and');
+  if (need === 'redis-server') return redisBinaries(['redis-server'], 'the TLS and Sentinel tests start their own servers, and');
+  if (need === 'openssl') return openssl();
   const url = testRedisUrl();
   const answers = await once(`ping:${url}`, () => waitForPing(url, 1000).then(() => true, () => false));
   if (answers) return undefined;
   const line = await redisBinaries(['redis-server'], `nothing answers at ${safeRedisUrl(url)} (REDIS_URL), so the suite starts its own, but`);
   return line && `${line}, or set REDIS_URL to a Redis you have`;
+}
+
+/** openssl on PATH, installed when it can be; a missing line otherwise. */
+async function openssl(): Promise<string | undefined> {
+  if (findOnPath('openssl')) return undefined;
+  const notInstalled = await aptInstall('openssl');
+  if (findOnPath('openssl')) return undefined;
+  return `openssl: the TLS tests make their own CA with it, and it is not installed (${notInstalled ?? 'installed, yet not on PATH'}); get it: \`sudo apt-get install openssl\` (Debian/Ubuntu) or \`brew install openssl\` (macOS)`;
 }
 
 /** Finds (or installs) everything in `needs`; stops the run with one line per missing thing when anything is. */
