@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { clusterPrefix, type RedisTarget } from '../src/redis.js';
 import { defaults } from './defaults.js';
 import { envSchema, type Env } from './schema.js';
+import { tracingConfig } from './tracing-config.js';
 
 /** Redis, and the prefix of every key the program writes there. */
 export interface RedisConfig extends RedisTarget {
@@ -114,6 +115,7 @@ function configOf(e: Env) {
     alerts: { webhookUrl: e.ALERT_WEBHOOK_URL, lagSeconds: e.ALERT_LAG_SECONDS, intervalSeconds: e.ALERT_INTERVAL_SECONDS },
     shutdownGraceSeconds: e.SHUTDOWN_GRACE_SECONDS,
     logLevel: e.LOG_LEVEL,
+    tracing: tracingConfig(e),
   };
 }
 
@@ -126,7 +128,7 @@ function redisConfig(url: string, clusterNodes: RedisTarget['clusterNodes'], pre
 
 /** The values that must never reach a log line, Redis, job data or the dashboard. */
 export function secretsOf(config: Config): string[] {
-  return [config.service?.apiKey, config.service?.apiSecret, config.upstream?.token, config.dashboard.password, config.alerts.webhookUrl].filter(
+  return [config.service?.apiKey, config.service?.apiSecret, config.upstream?.token, config.dashboard.password, config.alerts.webhookUrl, ...config.tracing.secrets].filter(
     (s): s is string => typeof s === 'string' && s.length > 0,
   );
 }

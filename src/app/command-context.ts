@@ -73,5 +73,6 @@ export function describeConfig(config: Config): Record<string, unknown> {
     alerts: { webhook: config.alerts.webhookUrl ? 'set' : 'none', lagSeconds: config.alerts.lagSeconds, intervalSeconds: config.alerts.intervalSeconds },
     shutdownGraceSeconds: config.shutdownGraceSeconds,
     logLevel: config.logLevel,
+    tracing: config.tracing.enabled ? 'on (OTLP, the OTEL_* settings)' : 'off',
   };
 }

@@ -4,6 +4,7 @@ import type { CatalogApi } from '../catalog/types.js';
 import type { ServiceApi } from '../client/service-api.js';
 import type { Logger } from '../logger.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis.js';
+import type { JobTracing } from '../telemetry/job-tracing.js';
 import type { StreamName } from '../../jobs/streams.js';
 
 /** What every job of every kind stands on (the job runner's dependencies). */
@@ -14,6 +15,8 @@ export interface RunnerDeps {
   keys: RedisKeys;
   logger: Logger;
   jobs: Config['jobs'];
+  /** Spans per attempt and per service call; only when tracing is on (OTEL_EXPORTER_OTLP_ENDPOINT). */
+  tracing?: JobTracing;
 }
 
 /**
@@ -27,6 +30,8 @@ export interface JobContext extends RunnerDeps {
   attempt: number;
   /** Adds a line to this attempt's trace, for operators (e.g. "create response lost; read the order back"). */
   note(message: string, data?: Record<string, unknown>): void;
+  /** Runs the reads that settle an uncertain write (`pending`): a span of the attempt's trace when tracing is on. */
+  settling<T>(pending: string, fn: () => Promise<T>): Promise<T>;
 }
 
 export interface JobResult {

@@ -1,4 +1,5 @@
 import { DelayedError, RateLimitError, UnrecoverableError, type Job } from 'bullmq';
+import type { ApiCall } from '../client/service-api.js';
 import { defaults } from '../../config/defaults.js';
 import { problemsOf, recordKey } from '../../jobs/records.js';
 import type { Logger } from '../logger.js';
@@ -60,6 +61,14 @@ export function createProcessor<R>(kind: JobKind<R>, deps: RunnerDeps, opts: Pro
     const started = Date.now();
     const trace: RunningTrace = { attempt: job.attemptsMade + 1, startedAt: new Date(started).toISOString(), calls: [], notes: [] };
     let logger = deps.logger.child({ jobId: job.id, stream: kind.stream });
+    // Only when tracing is on: otherwise no span is made (src/telemetry/).
+    const spans = deps.tracing?.attempt({ stream: kind.stream, jobId: String(job.id), attempt: trace.attempt });
+    const onCall = spans
+      ? (call: ApiCall) => {
+          trace.calls.push(call);
+          spans.onCall(call);
+        }
+      : (call: ApiCall) => trace.calls.push(call);
     const writeTrace = async (end: Parameters<typeof traceLine>[1]) => {
       trace.ms = Date.now() - started;
       await job.log(traceLine(trace, end)).catch((err: Error) => logger.warn({ err: err.message }, 'could not write the attempt trace'));
@@ -67,6 +76,7 @@ export function createProcessor<R>(kind: JobKind<R>, deps: RunnerDeps, opts: Pro
     try {
       const { record, key } = checkedRecord(kind, job);
       logger = logger.child({ key });
+      spans?.key(key);
       const lock = await tryLock(deps.redis, deps.keys.lock(kind.stream, key), keyLockTtlMs);
       if (!lock) {
         // Another job of the same key is running: come back shortly, without spending an attempt.
@@ -79,7 +89,7 @@ export function createProcessor<R>(kind: JobKind<R>, deps: RunnerDeps, opts: Pro
           jobId: String(job.id),
           stream: kind.stream,
           attempt: trace.attempt,
-          client: tracedClient(deps.client, (call) => trace.calls.push(call), signal),
+          client: tracedClient(deps.client, onCall, signal),
           catalog: deps.catalog,
           redis: deps.redis,
           keys: deps.keys,
@@ -87,19 +97,26 @@ export function createProcessor<R>(kind: JobKind<R>, deps: RunnerDeps, opts: Pro
           jobs: deps.jobs,
           note(message, data) {
             trace.notes.push({ at: new Date().toISOString(), message, ...(data ? { data } : {}) });
+            spans?.note(message);
             logger.debug({ data }, message);
           },
+          settling: (pending, fn) => (spans ? spans.settling(pending, fn) : fn()),
         };
         const result = await kind.process(record, ctx);
         await writeTrace({ result });
+        spans?.end(result.outcome);
         logger.info({ outcome: result.outcome, attempt: trace.attempt, ms: trace.ms, calls: trace.calls.length }, result.summary);
         return result;
       } finally {
         await lock.release();
       }
     } catch (err) {
-      if (err instanceof DelayedError) throw err;
+      if (err instanceof DelayedError) {
+        spans?.end('delayed');
+        throw err;
+      }
       const failure = classifyFailure(err);
+      spans?.end(failure.action === 'hold' ? 'held' : failure.action === 'retry' && trace.attempt < (job.opts.attempts ?? 1) ? 'retry' : 'failed', failure.code);
       const { action, resetAt, group, ...shown } = failure;
       await writeTrace({ error: shown });
       return await settle(job, token, failure, logger, deps.redis, opts);
