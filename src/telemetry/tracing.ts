@@ -8,6 +8,7 @@ import type { Telemetry } from 'bullmq';
 import { BullMQOtel } from 'bullmq-otel';
 import type { Logger } from '../logger.js';
 import { jobTracing } from './call-spans.js';
+import { HousekeepingFilter } from './housekeeping-filter.js';
 import type { JobTracing } from './job-tracing.js';
 
 /** The tracer's and the default service's name (OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES override it). */
@@ -46,7 +47,7 @@ export function startTracing(o: TracingOptions): Tracing {
   const resource = defaultResource()
     .merge(resourceFromAttributes({ [ATTR_SERVICE_NAME]: TRACER_NAME }))
     .merge(detectResources({ detectors: [envDetector] }));
-  const provider = new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())] });
+  const provider = new NodeTracerProvider({ resource, spanProcessors: [new HousekeepingFilter(new BatchSpanProcessor(new OTLPTraceExporter()))] });
   // The AsyncLocalStorage context manager and the W3C propagator: BullMQ carries the job's context through Redis.
   provider.register();
   let stopped: Promise<void> | undefined;
