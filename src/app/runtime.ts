@@ -68,7 +68,7 @@ export interface RunOptions {
 }
 
 function runnerDeps(d: RuntimeDeps): RunnerDeps {
-  return { client: d.client, catalog: d.catalog, redis: d.redis, keys: d.keys, logger: d.logger, jobs: d.config.jobs, tracing: d.tracing?.jobs };
+  return { client: d.client, catalog: d.catalog, redis: d.redis, keys: d.keys, logger: d.logger, jobs: d.config.jobs, jobTracing: d.tracing?.jobs };
 }
 
 function kindsFor(kinds: AnyJobKind[], streams: StreamName[]): AnyJobKind[] {

@@ -16,7 +16,7 @@ export interface RunnerDeps {
   logger: Logger;
   jobs: Config['jobs'];
   /** Spans per attempt and per service call; only when tracing is on (OTEL_EXPORTER_OTLP_ENDPOINT). */
-  tracing?: JobTracing;
+  jobTracing?: JobTracing;
 }
 
 /**

@@ -62,7 +62,7 @@ export function createProcessor<R>(kind: JobKind<R>, deps: RunnerDeps, opts: Pro
     const trace: RunningTrace = { attempt: job.attemptsMade + 1, startedAt: new Date(started).toISOString(), calls: [], notes: [] };
     let logger = deps.logger.child({ jobId: job.id, stream: kind.stream });
     // Only when tracing is on: otherwise no span is made (src/telemetry/).
-    const spans = deps.tracing?.attempt({ stream: kind.stream, jobId: String(job.id), attempt: trace.attempt });
+    const spans = deps.jobTracing?.attempt({ stream: kind.stream, jobId: String(job.id), attempt: trace.attempt });
     const onCall = spans
       ? (call: ApiCall) => {
           trace.calls.push(call);
