@@ -4,6 +4,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runCli, freshCwd } from '../cli/run-cli.js';
 import { SECRETS, startStack, type Stack } from '../cli/stack.js';
+import { eventually, startWorkerProcess, type WorkerProcess } from '../cli/worker-process.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js';
 
 const recorder = pathToFileURL(fileURLToPath(new URL('../helpers/record-imports.mjs', import.meta.url))).href;
@@ -104,6 +105,33 @@ describe.concurrent('traces', () => {
       expect(settle.attributes['inventory.settle.pending']).toBe('create-order');
       expect(childrenOf(spans, settle).map((s) => [s.name, s.attributes['http.response.status_code'], s.attributes['inventory.settle']])).toEqual([['GET /api/order/{id}', 200, true]]);
       expect(job.events.map((e) => e.name)).toContain('"create-order" had been applied; carrying on');
+    });
+  });
+
+  describe('when worker is stopped with SIGTERM', () => {
+    it('exports the spans still buffered before it exits', { timeout: 60_000 }, async () => {
+      const stack = await startStack({ orders: [order('TR-W')] }, 'otel-worker');
+      const receiver = await startOtlpReceiver();
+      let worker: WorkerProcess | undefined;
+      try {
+        // Batches are due only every 10 minutes: what arrives is what the shutdown flushed.
+        worker = startWorkerProcess({ ...stack.env, LOG_LEVEL: 'info', ORDER_POLL_SECONDS: '1', OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '600000' });
+        await worker.httpUrl;
+        await eventually(async () => stack.sandbox.admin.state().orders.some((o: { orderId: string; statusId: string }) => o.orderId === 'TR-W' && o.statusId === 'ORDER_COMPLETED'), 30_000, 'order TR-W completed').catch((err: Error) => {
+            throw new Error(`${err.message}\n${worker?.stdoutLines.join('\n')}\n${worker?.stderr()}`);
+        });
+        await new Promise((r) => setTimeout(r, 300));
+        expect(receiver.requests).toEqual([]);
+        const { code } = await worker.stop('SIGTERM');
+        expect(code, worker.stderr()).toBe(0);
+        const job = jobSpanOf(receiver.spans, 'TR-W');
+        expect(job?.attributes['inventory.outcome']).toBe('synced');
+        expect(childrenOf(receiver.spans, job!).filter((s) => s.attributes['http.request.method'])).toHaveLength(4);
+      } finally {
+        await worker?.stop('SIGKILL');
+        await receiver.close();
+        await stack.close();
+      }
     });
   });
 
