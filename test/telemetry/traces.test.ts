@@ -108,6 +108,26 @@ describe.concurrent('traces', () => {
     });
   });
 
+  describe('when an attempt fails and the job is retried', () => {
+    it('puts every attempt in the job\'s one trace, the failed one with its error code', async () => {
+      const { run, spans } = await syncWith(['TR-RETRY'], 'otel-retry', (r) => ({ OTEL_EXPORTER_OTLP_ENDPOINT: r.url }), (stack) =>
+        stack.sandbox.admin.setFaults([{ kind: 'status-503', method: 'POST', path: '/api/order$', times: 1 }]),
+      );
+      expect(run.code, run.stderr).toBe(0);
+      const attempts = spans.filter((s) => s.name === 'process orders' && s.attributes['inventory.key'] === 'TR-RETRY');
+      expect(attempts.map((a) => [a.attributes['inventory.attempt'], a.attributes['inventory.outcome']])).toEqual([
+        [1, 'retry'],
+        [2, 'synced'],
+      ]);
+      expect(attempts[0]!.attributes['inventory.error.code']).toBe('TRANSIENT');
+      expect(attempts[0]!.status.code).toBe(2); // ERROR
+      expect(new Set(attempts.map((a) => a.traceId)).size).toBe(1);
+      expect(new Set(attempts.map((a) => a.parentSpanId)).size).toBe(1);
+      const calls = childrenOf(spans, attempts[0]!).filter((s) => s.attributes['http.request.method']);
+      expect(calls.map((s) => `${s.name} ${s.attributes['http.response.status_code']} ${s.attributes['error.type']}`)).toEqual(['POST /api/order 503 TRANSIENT']);
+    });
+  });
+
   describe('when worker is stopped with SIGTERM', () => {
     it('exports the spans still buffered before it exits', { timeout: 60_000 }, async () => {
       const stack = await startStack({ orders: [order('TR-W')] }, 'otel-worker');
