@@ -4,6 +4,7 @@ import { defaults } from './defaults.js';
 import { loadMapping, type Mapping } from './mapping-file.js';
 import { redisConfigOf, type RedisConfig } from './redis-config.js';
 import { envSchema, type Env } from './schema.js';
+import { tracingConfig } from './tracing-config.js';
 
 export type { RedisConfig };
 
@@ -144,12 +145,13 @@ function configOf(e: Env, redis: RedisConfig, mapping: Mapping | undefined) {
     goLive: goLiveOf(e),
     /** Upstream productIds and facility names the service knows by others (MAPPING_FILE), checked at start. */
     mapping,
+    tracing: tracingConfig(e),
   };
 }
 
 /** The values that must never reach a log line, Redis, job data or the dashboard. */
 export function secretsOf(config: Config): string[] {
-  return [config.service?.apiKey, config.service?.apiSecret, config.upstream?.token, config.dashboard.password, config.alerts.webhookUrl, ...redisPasswords(config.redis)].filter(
+  return [config.service?.apiKey, config.service?.apiSecret, config.upstream?.token, config.dashboard.password, config.alerts.webhookUrl, ...redisPasswords(config.redis), ...config.tracing.secrets].filter(
     (s): s is string => typeof s === 'string' && s.length > 0,
   );
 }

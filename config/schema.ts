@@ -135,6 +135,13 @@ export const envSchema = z.object({
   SYNC_ORDERS_SINCE: calendarDate('SYNC_ORDERS_SINCE').optional(),
   SYNC_COUNTS_SINCE: calendarDate('SYNC_COUNTS_SINCE').optional(),
   MAPPING_FILE: optionalText,
+  // Standard OpenTelemetry settings (the SDK reads them itself): only what decides whether to trace, and the secrets.
+  OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl('OTEL_EXPORTER_OTLP_ENDPOINT').optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: httpUrl('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT').optional(),
+  OTEL_EXPORTER_OTLP_HEADERS: optionalText,
+  OTEL_EXPORTER_OTLP_TRACES_HEADERS: optionalText,
+  OTEL_SDK_DISABLED: optionalText,
+  OTEL_TRACES_EXPORTER: optionalText,
   LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
       error: 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent',

@@ -115,7 +115,11 @@ export class OrderSettlement {
   }
 
   /** A write of an earlier attempt may have happened (crash, lost answer): read to know. */
-  async settlePending(pending: Pending): Promise<boolean> {
+  settlePending(pending: Pending): Promise<boolean> {
+    return this.ctx.settling(pending, () => this.settle(pending));
+  }
+
+  private async settle(pending: Pending): Promise<boolean> {
     this.ctx.note(`outcome of "${pending}" is uncertain; reading the service to settle it`);
     let done = false;
     if (pending === 'ship' && this.progress.shipmentUrl) {

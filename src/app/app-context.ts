@@ -12,6 +12,7 @@ import { connectRedis } from './connect-redis.js';
 import { intakeCounts } from '../ops/intake-counts.js';
 import { probeService } from './probe-service.js';
 import { readBreaker } from '../queue/stream-breaker.js';
+import type { Tracing } from '../telemetry/tracing.js';
 
 /** Everything a running command (worker, sync, import, demo) stands on. */
 export interface AppContext {
@@ -42,9 +43,12 @@ export async function openApp(io: CliIo, o: OpenAppOptions): Promise<AppContext>
   const redis = await connectRedis(config.redis, { logger });
   await logEvictionWarning(redis, logger);
   let deps: AppDeps | undefined;
+  let tracing: Tracing | undefined;
   try {
+    // The OpenTelemetry SDK is loaded only when tracing is on (OTEL_EXPORTER_OTLP_ENDPOINT): off, it costs nothing.
+    if (config.tracing.enabled) tracing = (await import('../telemetry/tracing.js')).startTracing({ account: config.service?.account ?? '', logger });
     let metrics: Metrics | undefined;
-    deps = buildDeps(config, logger, { redis, onCall: (call) => metrics?.onCall(call) });
+    deps = buildDeps(config, logger, { redis, onCall: (call) => metrics?.onCall(call), tracing });
     const d = deps;
     metrics = createMetrics({
       sources: {
@@ -83,12 +87,15 @@ export async function openApp(io: CliIo, o: OpenAppOptions): Promise<AppContext>
       async close() {
         await d.close();
         redis.disconnect();
+        // After the workers closed: every job span has ended, and the last ones are exported now.
+        await tracing?.shutdown();
         logger.flush?.();
       },
     };
   } catch (err) {
     await deps?.close().catch(() => undefined);
     redis.disconnect();
+    await tracing?.shutdown();
     throw err;
   }
 }

@@ -39,6 +39,8 @@ export interface BuildDepsOptions {
   catalog?: CatalogApi;
   /** The streams to open queues for. Default: all. */
   streams?: readonly StreamName[];
+  /** Tracing, when on (src/telemetry/tracing.ts): the queues get BullMQ's telemetry, the workers the job spans. */
+  tracing?: RuntimeDeps['tracing'];
 }
 
 /** The program's parts, wired from the configuration: Redis, budget, service client, catalog, feed client, queues. */
@@ -68,7 +70,7 @@ export function buildDeps(config: Config, logger: Logger, opts: BuildDepsOptions
   const upstream = config.upstream
     ? new UpstreamClient({ url: config.upstream.url, token: config.upstream.token, maxRecordBytes: config.limits.maxRecordBytes, maxPageBytes: config.limits.feedMaxPageBytes })
     : undefined;
-  const queues = createQueues({ connection: redis, prefix: config.redis.prefix, jobs: config.jobs, ...(opts.streams ? { streams: opts.streams } : {}) });
+  const queues = createQueues({ connection: redis, prefix: config.redis.prefix, jobs: config.jobs, telemetry: opts.tracing?.telemetry, ...(opts.streams ? { streams: opts.streams } : {}) });
   return {
     config,
     logger,
@@ -79,6 +81,7 @@ export function buildDeps(config: Config, logger: Logger, opts: BuildDepsOptions
     catalog,
     upstream,
     queues,
+    tracing: opts.tracing,
     async close() {
       await queues.close();
       await client.close();

@@ -75,5 +75,6 @@ export function describeConfig(config: Config): Record<string, unknown> {
     logLevel: config.logLevel,
     goLive: config.goLive,
     mapping: config.mapping ? { file: config.mapping.file, products: config.mapping.products.size, facilities: config.mapping.facilities.size } : 'none',
+    tracing: config.tracing.enabled ? 'on (OTLP, the OTEL_* settings)' : 'off',
   };
 }

@@ -128,6 +128,7 @@ export async function dryRun(d: DryRunDeps, o: DryRunOptions): Promise<DryRunPla
         logger: d.logger,
         jobs: d.jobs,
         note: (message, data) => d.logger.debug({ jobId, data }, message),
+        settling: (_pending, fn) => fn(),
         memo: <T>(name: string, make: () => T): T => {
           if (!memos.has(name)) memos.set(name, make());
           return memos.get(name) as T;

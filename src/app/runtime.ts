@@ -13,6 +13,7 @@ import { importNdjson, type ImportProgress, type ImportResult } from '../feed/im
 import type { RunnerDeps } from '../queue/job-runner.js';
 import { pullStream, type PullResult } from '../feed/producer.js';
 import type { QueueSet } from '../queue/queues.js';
+import type { Tracing } from '../telemetry/tracing.js';
 import type { StreamName } from '../../jobs/streams.js';
 import { startWorkers, type AnyJobKind, type StartWorkersOptions, type WorkerPool } from '../queue/worker-pool.js';
 
@@ -26,6 +27,8 @@ export interface RuntimeDeps {
   catalog: CatalogApi;
   upstream?: Pick<UpstreamClient, 'fetchPage'>;
   queues: QueueSet;
+  /** Set when tracing is on: BullMQ's telemetry for the workers, and the spans of each job. */
+  tracing?: Pick<Tracing, 'telemetry' | 'jobs'>;
 }
 
 export type RunProgress =
@@ -70,7 +73,7 @@ export interface RunOptions {
 }
 
 function runnerDeps(d: RuntimeDeps): RunnerDeps {
-  return { client: d.client, catalog: d.catalog, redis: d.redis, keys: d.keys, logger: d.logger, jobs: d.config.jobs, goLive: d.config.goLive };
+  return { client: d.client, catalog: d.catalog, redis: d.redis, keys: d.keys, logger: d.logger, jobs: d.config.jobs, goLive: d.config.goLive, jobTracing: d.tracing?.jobs };
 }
 
 function kindsFor(kinds: AnyJobKind[], streams: StreamName[]): AnyJobKind[] {
@@ -91,6 +94,7 @@ function workersFor(d: RuntimeDeps, kinds: AnyJobKind[], o: Omit<RunOptions, 'ki
     logger: d.logger,
     badRecords: { keep: d.config.retention.badRecordsKeep, keepDays: d.config.retention.badRecordsKeepDays },
     breaker: { threshold: d.config.breaker.threshold },
+    telemetry: d.tracing?.telemetry,
     ...o.workers,
   });
 }

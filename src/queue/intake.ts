@@ -9,6 +9,7 @@ import { recordHash } from './job-id.js';
 import { recordFailureGroup } from './failure-group.js';
 import type { JobData } from './queues.js';
 import type { RecordJob } from './record-jobs.js';
+import { withJobTraces } from '../telemetry/enqueue-spans.js';
 import { STREAMS, type StreamName } from '../../jobs/streams.js';
 
 /**
@@ -149,7 +150,7 @@ export async function expandBatch(job: Job<IntakeData>, target: Queue<JobData>):
     if (jobs.length) {
       // Indexed first, as `addJobs` does (src/ops/job-index.ts).
       await indexJobIds(redis, target.opts.prefix ?? 'bull', data.items.map((i) => i.id));
-      await target.addBulk(jobs);
+      await target.addBulk(withJobTraces(target, jobs));
     }
   } catch (err) {
     // Redis failed (the batch is retried): say so in the job's reason, in the format operators group by.

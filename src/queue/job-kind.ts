@@ -5,6 +5,7 @@ import type { CatalogApi } from '../catalog/types.js';
 import type { ServiceApi } from '../client/service-api.js';
 import type { Logger } from '../logger.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis.js';
+import type { JobTracing } from '../telemetry/job-tracing.js';
 import type { StreamName } from '../../jobs/streams.js';
 import type { PreviewContext, PreviewResult } from './record-plan.js';
 
@@ -18,6 +19,8 @@ export interface RunnerDeps {
   jobs: Config['jobs'];
   /** Per stream, the date before which records are skipped (config.goLive). Default: none. */
   goLive?: GoLiveFloors;
+  /** Spans per attempt and per service call; only when tracing is on (OTEL_EXPORTER_OTLP_ENDPOINT). */
+  jobTracing?: JobTracing;
 }
 
 /**
@@ -31,6 +34,8 @@ export interface JobContext extends RunnerDeps {
   attempt: number;
   /** Adds a line to this attempt's trace, for operators (e.g. "create response lost; read the order back"). */
   note(message: string, data?: Record<string, unknown>): void;
+  /** Runs the reads that settle an uncertain write (`pending`): a span of the attempt's trace when tracing is on. */
+  settling<T>(pending: string, fn: () => Promise<T>): Promise<T>;
 }
 
 export interface JobResult {

@@ -1,4 +1,5 @@
 import { DelayedError, RateLimitError, UnrecoverableError, type Job } from 'bullmq';
+import type { ApiCall } from '../client/service-api.js';
 import { defaults } from '../../config/defaults.js';
 import { problemsOf, recordKey } from '../../jobs/records.js';
 import type { Logger } from '../logger.js';
@@ -68,6 +69,14 @@ export function createProcessor<R>(kind: JobKind<R>, deps: RunnerDeps, opts: Pro
     const started = Date.now();
     const trace: RunningTrace = { attempt: job.attemptsMade + 1, startedAt: new Date(started).toISOString(), calls: [], notes: [] };
     let logger = deps.logger.child({ jobId: job.id, stream: kind.stream });
+    // Only when tracing is on: otherwise no span is made (src/telemetry/).
+    const spans = deps.jobTracing?.attempt({ stream: kind.stream, jobId: String(job.id), attempt: trace.attempt });
+    const onCall = spans
+      ? (call: ApiCall) => {
+          trace.calls.push(call);
+          spans.onCall(call);
+        }
+      : (call: ApiCall) => trace.calls.push(call);
     const writeTrace = async (end: Parameters<typeof traceLine>[1]) => {
       trace.ms = Date.now() - started;
       await job.log(traceLine(trace, end)).catch((err: Error) => logger.warn({ err: err.message }, 'could not write the attempt trace'));
@@ -75,12 +84,14 @@ export function createProcessor<R>(kind: JobKind<R>, deps: RunnerDeps, opts: Pro
     try {
       const { record, key } = checkedJobRecord(kind, job);
       logger = logger.child({ key });
+      spans?.key(key);
       // Before go-live: no lock, no catalog, no call.
       const floor = deps.goLive?.[kind.stream];
       const early = beforeGoLive(kind, record, floor);
       if (early !== undefined) {
         const result = goLiveSkipped(key, early, kind.goLive!.field, floor!);
         await writeTrace({ result });
+        spans?.end(result.outcome);
         logger.info({ outcome: result.outcome, attempt: trace.attempt }, result.summary);
         return result;
       }
@@ -96,7 +107,7 @@ export function createProcessor<R>(kind: JobKind<R>, deps: RunnerDeps, opts: Pro
           jobId: String(job.id),
           stream: kind.stream,
           attempt: trace.attempt,
-          client: tracedClient(deps.client, (call) => trace.calls.push(call), signal),
+          client: tracedClient(deps.client, onCall, signal),
           catalog: deps.catalog,
           redis: deps.redis,
           keys: deps.keys,
@@ -104,20 +115,27 @@ export function createProcessor<R>(kind: JobKind<R>, deps: RunnerDeps, opts: Pro
           jobs: deps.jobs,
           note(message, data) {
             trace.notes.push({ at: new Date().toISOString(), message, ...(data ? { data } : {}) });
+            spans?.note(message);
             logger.debug({ data }, message);
           },
+          settling: (pending, fn) => (spans ? spans.settling(pending, fn) : fn()),
         };
         const result = await kind.process(record, ctx);
         await writeTrace({ result });
         if (opts.breaker) await recordSuccess(deps.redis, deps.keys, kind.stream).catch((err: Error) => logger.warn({ err: err.message }, 'could not reset the breaker count'));
+        spans?.end(result.outcome);
         logger.info({ outcome: result.outcome, attempt: trace.attempt, ms: trace.ms, calls: trace.calls.length }, result.summary);
         return result;
       } finally {
         await lock.release();
       }
     } catch (err) {
-      if (err instanceof DelayedError) throw err;
+      if (err instanceof DelayedError) {
+        spans?.end('delayed');
+        throw err;
+      }
       const failure = classifyFailure(err);
+      spans?.end(failure.action === 'hold' ? 'held' : failure.action === 'retry' && trace.attempt < (job.opts.attempts ?? 1) ? 'retry' : 'failed', failure.code);
       const { action, resetAt, group, refusal, ...shown } = failure;
       await writeTrace({ error: shown });
       const brake = opts.breaker ? { redis: deps.redis, keys: deps.keys, stream: kind.stream, logger, hooks: opts.breaker } : undefined;

@@ -1,4 +1,4 @@
-import { Queue, type DefaultJobOptions } from 'bullmq';
+import { Queue, type DefaultJobOptions, type Telemetry } from 'bullmq';
 import type { RedisConnection as Redis } from '../redis.js';
 import { z } from 'zod';
 import { defaults } from '../../config/defaults.js';
@@ -60,6 +60,8 @@ export interface CreateQueuesOptions {
   prefix: string;
   jobs: Pick<Config['jobs'], 'attempts'>;
   streams?: readonly StreamName[];
+  /** BullMQ telemetry (tracing on): each job added gets a trace of its own (src/telemetry/enqueue-spans.ts). */
+  telemetry?: Telemetry;
 }
 
 /** One BullMQ queue per stream, named after it, under the program's prefix. */
@@ -67,7 +69,7 @@ export function createQueues(opts: CreateQueuesOptions): QueueSet {
   const streams = [...(opts.streams ?? STREAMS)];
   const defaultJobOptions = recordJobOptions(opts.jobs);
   const queues = new Map<StreamName, Queue<JobData>>(
-    streams.map((s) => [s, new Queue<JobData>(s, { connection: opts.connection, prefix: opts.prefix, defaultJobOptions })]),
+    streams.map((s) => [s, new Queue<JobData>(s, { connection: opts.connection, prefix: opts.prefix, defaultJobOptions, telemetry: opts.telemetry })]),
   );
   // Without a listener BullMQ prints every connection error as a raw stack, past the logger and its redaction;
   // commands still reject on their own, and the workers log the outage.

@@ -6,6 +6,7 @@ import { checkRecord, recordKey, recordKeyField } from '../../jobs/records.js';
 import { indexJobIds } from './job-index.js';
 import { QUOTE_CHARS, UnreadableRecord } from './unreadable-record.js';
 import { jobIdFor, recordHash, unreadableJobId } from './job-id.js';
+import { withJobTraces } from '../telemetry/enqueue-spans.js';
 import type { JobData } from './queues.js';
 import type { StreamName } from '../../jobs/streams.js';
 
@@ -121,7 +122,7 @@ export async function addJobs(queue: Queue<JobData>, redis: Redis, jobs: RecordJ
   // Indexed before they are added: `find` skips an id without a job, but would miss a job without an id.
   await indexJobIds(redis, queue.opts.prefix ?? 'bull', unique.map((j) => j.opts.jobId));
   try {
-    await queue.addBulk(unique);
+    await queue.addBulk(withJobTraces(queue, unique));
   } catch {
     for (const job of unique) {
       try {

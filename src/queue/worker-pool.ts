@@ -1,4 +1,4 @@
-import { Queue, Worker } from 'bullmq';
+import { Queue, Worker, type Telemetry } from 'bullmq';
 import { defaults } from '../../config/defaults.js';
 import type { Config } from '../../config/read-config.js';
 import type { Logger } from '../logger.js';
@@ -51,6 +51,8 @@ export interface StartWorkersOptions {
    * killing its worker ends failed ("job stalled more than allowable limit").
    */
   maxStalledCount?: number;
+  /** BullMQ telemetry (tracing on): a `process <stream>` span per attempt, the job span of src/telemetry/. Default: none. */
+  telemetry?: Telemetry;
 }
 
 export interface WorkerPool {
@@ -86,7 +88,7 @@ export async function startWorkers(o: StartWorkersOptions): Promise<WorkerPool> 
     if (workers.has(kind.stream)) throw new Error(`two job kinds for stream ${kind.stream}`);
     const conn = createRedis(o.connection);
     // Record jobs that intake batches become get the same options as jobs added any other way.
-    const queue = new Queue<JobData>(kind.stream, { connection: conn, prefix: o.prefix, defaultJobOptions: recordJobOptions(o.deps.jobs) });
+    const queue = new Queue<JobData>(kind.stream, { connection: conn, prefix: o.prefix, defaultJobOptions: recordJobOptions(o.deps.jobs), telemetry: o.telemetry });
     const intakeQueue = new Queue<IntakeData>(intakeQueueName(kind.stream), { connection: conn, prefix: o.prefix });
     // Connection errors are logged once, by the worker's handler below; unheard, BullMQ prints them raw.
     queue.on('error', () => undefined);
@@ -121,6 +123,7 @@ export async function startWorkers(o: StartWorkersOptions): Promise<WorkerPool> 
         lockDuration: o.lockDurationMs ?? defaults.jobLockMs,
         stalledInterval: o.stalledIntervalMs ?? defaults.stalledCheckMs,
         maxStalledCount,
+        telemetry: o.telemetry,
       },
     );
     worker.on('error', (err) => o.logger.error({ stream: kind.stream, err: err.message }, 'worker error (Redis?); BullMQ reconnects and goes on'));
