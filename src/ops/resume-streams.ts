@@ -27,14 +27,15 @@ export async function resumeStreams(queues: StreamQueues, streams: readonly Stre
     const queue = queues.get(stream);
     const before = await closeBreaker(queues.redis, keys, stream);
     const queuePaused = await queue.isPaused();
+    // Counted before the resume: once resumed, workers take jobs at once and the count would race them.
+    const c = await queue.getJobCounts('waiting', 'paused', 'delayed', 'prioritized');
     if (queuePaused) await queue.resume();
-    const c = await queue.getJobCounts('waiting', 'delayed', 'prioritized');
     out.push({
       stream,
       wasPaused: before.paused || queuePaused,
       since: before.since,
       reason: before.reason,
-      waiting: (c.waiting ?? 0) + (c.delayed ?? 0) + (c.prioritized ?? 0),
+      waiting: (c.waiting ?? 0) + (c.paused ?? 0) + (c.delayed ?? 0) + (c.prioritized ?? 0),
     });
   }
   return out;
