@@ -74,6 +74,8 @@ export function redisKeys(prefix: string) {
     breaker: (stream: string) => `${prefix}:breaker:${stream}`,
     /** Per job id, how often a stream's job was put back for a refusal while its breaker was closed, as a hash. */
     breakerPushbacks: (stream: string) => `${prefix}:breaker-pushbacks:${stream}`,
+    /** Ids of a stream's jobs failed by one service refusal repeated in a row (at most the threshold), for resume. */
+    breakerStreak: (stream: string) => `${prefix}:breaker-streak:${stream}`,
   };
 }
 

@@ -1,5 +1,6 @@
 import { redisKeys } from '../redis.js';
-import { closeBreaker } from '../queue/stream-breaker.js';
+import { closeBreaker, takeStreak } from '../queue/stream-breaker.js';
+import { retryJobIds } from './job-retry.js';
 import type { StreamQueues } from '../queue/stream-queues.js';
 import type { StreamName } from '../../jobs/streams.js';
 
@@ -11,8 +12,10 @@ export interface ResumeResult {
   /** When it was paused and why, as the breaker said. */
   since: string | null;
   reason: string | null;
-  /** Jobs waiting (or delayed) that now run again. */
+  /** Jobs waiting (or delayed) that now run again, those retried below included. */
   waiting: number;
+  /** Jobs the same service refusal failed before it paused the stream, put back to work with fresh attempts. */
+  retried: string[];
 }
 
 /**
@@ -26,16 +29,20 @@ export async function resumeStreams(queues: StreamQueues, streams: readonly Stre
   for (const stream of streams) {
     const queue = queues.get(stream);
     const before = await closeBreaker(queues.redis, keys, stream);
+    // A pause by one service refusal repeated: the jobs it failed before the pause go back with the ones that waited.
+    const streak = await takeStreak(queues.redis, keys, stream, before.by);
+    const retried = streak.length ? (await retryJobIds(queues, streak)).retried.map((r) => r.id) : [];
     const queuePaused = await queue.isPaused();
     // Counted before the resume: once resumed, workers take jobs at once and the count would race them.
-    const c = await queue.getJobCounts('waiting', 'paused', 'delayed', 'prioritized');
+    const c = await queue.getJobCounts('waiting', 'delayed', 'prioritized');
     if (queuePaused) await queue.resume();
     out.push({
       stream,
       wasPaused: before.paused || queuePaused,
       since: before.since,
       reason: before.reason,
-      waiting: (c.waiting ?? 0) + (c.paused ?? 0) + (c.delayed ?? 0) + (c.prioritized ?? 0),
+      waiting: (c.waiting ?? 0) + (c.delayed ?? 0) + (c.prioritized ?? 0),
+      retried,
     });
   }
   return out;

@@ -3,7 +3,7 @@ import { defaults } from '../../config/defaults.js';
 import type { Logger } from '../logger.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis.js';
 import type { Failure } from './failure.js';
-import { recordRefusal } from './stream-breaker.js';
+import { recordRefusal, recordRepeat } from './stream-breaker.js';
 
 /** What the runner needs to brake a stream (worker-pool.ts gives it). */
 export interface BreakerHooks {
@@ -34,7 +34,7 @@ export interface HoldContext {
  * budget), record refusals (400, 404, conflicts), Redis and internal errors never count.
  */
 export function countsForBreaker(f: Failure, lastAttempt: boolean): boolean {
-  return f.refusal === 'account' || (f.refusal === 'service-down' && lastAttempt);
+  return f.refusal === 'account' || f.refusal === 'repeated' || (f.refusal === 'service-down' && lastAttempt);
 }
 
 /**
@@ -47,23 +47,28 @@ export function countsForBreaker(f: Failure, lastAttempt: boolean): boolean {
  */
 export async function holdForBreaker(job: Job, token: string | undefined, f: Failure, c: HoldContext): Promise<boolean> {
   const reason = `[${f.code}] ${f.message}`;
-  const r = await recordRefusal(c.redis, c.keys, c.stream, { threshold: c.hooks.threshold, code: f.code, reason, jobId: String(job.id) });
+  const r =
+    f.refusal === 'repeated' && f.signature
+      ? await recordRepeat(c.redis, c.keys, c.stream, { threshold: c.hooks.threshold, code: f.code, reason, jobId: String(job.id), signature: f.signature })
+      : await recordRefusal(c.redis, c.keys, c.stream, { threshold: c.hooks.threshold, code: f.code, reason, jobId: String(job.id) });
   const now = Date.now();
   if (r.state === 'tripped' || r.state === 'open') {
     await c.hooks.pause();
     if (r.state === 'tripped') {
       c.hooks.onTrip?.(c.stream);
       c.logger.error(
-        { code: f.code, refusals: r.refusals, hint: f.hint },
-        `stream ${c.stream} paused: ${r.refusals} refusals about the account in a row, the last ${reason}. ${f.hint} ` +
+        { code: f.code, refusals: 'refusals' in r ? r.refusals : r.same, hint: f.hint },
+        `stream ${c.stream} paused: ${'refusals' in r ? `${r.refusals} refusals about the account` : `the same refusal from the service ${r.same} times`} in a row, ` +
+          `the last ${reason}. ${f.hint} ` +
           `No job of the stream runs and none is lost; after the fix: inventory-sync resume --stream ${c.stream}`,
       );
     } else c.logger.warn({ code: f.code }, `${reason}; the stream is paused: the job waits for inventory-sync resume --stream ${c.stream}; no attempt spent`);
     await job.moveToDelayed(now + (c.hooks.holdMs ?? defaults.breakerHoldMs), token);
     return true;
   }
-  // The service down past a job's retries (about an hour) fails the job as before unless the stream is paused.
-  if (f.refusal === 'service-down' || r.pushbacks > c.hooks.threshold) return false;
+  // The service down past a job's retries (about an hour) fails the job as before unless the stream is paused; so does
+  // a refusal that may be the record's own until it has come the same for `threshold` records (resume retries those).
+  if (!('pushbacks' in r) || f.refusal === 'service-down' || r.pushbacks > c.hooks.threshold) return false;
   const base = c.hooks.retryDelayMs ?? defaults.breakerRetryDelayMs;
   const delay = Math.min(base * 2 ** (r.pushbacks - 1), c.hooks.retryMaxDelayMs ?? defaults.breakerRetryMaxDelayMs);
   c.logger.warn(

@@ -24,7 +24,12 @@ export interface Failure {
    * and a 403 that is not "the order is completed", `service-down` for the service unreachable or answering 5xx
    * (it counts once the job's retries are spent).
    */
-  refusal?: 'account' | 'service-down';
+  refusal?: 'account' | 'service-down' | 'repeated';
+  /**
+   * For a refusal the service may give every record alike (`repeated`: a non-retryable answer with the service's own
+   * message): what two such refusals share when they are the same one (the step, the code, the service's `msg`).
+   */
+  signature?: string;
 }
 
 /** Service error codes that refuse the credentials or the account, whatever the record. */
@@ -34,11 +39,22 @@ const ACCOUNT_CODES = new Set(['UNAUTHORIZED', 'FORBIDDEN']);
 const LOCK_CODES = new Set(['LOCK_TIMEOUT', 'LOCK_LOST']);
 
 
+/**
+ * A job's own refusal that wraps the service's answer (`SERVICE_REFUSED`, with the step, code and `msg` in its
+ * details): the same text for record after record says it is about the account, not the records.
+ */
+function repeatable(err: PermanentJobError): Pick<Failure, 'refusal' | 'signature'> {
+  const d = err.details;
+  if (err.code !== 'SERVICE_REFUSED' || typeof d?.msg !== 'string' || !d.msg) return {};
+  return { refusal: 'repeated', signature: `${String(d.step ?? '')}|${String(d.code ?? '')}|${d.msg}` };
+}
+
 /** Sorts an error thrown by a job into fail / retry / hold, by class and code (never by message text). */
 export function classifyFailure(err: unknown): Failure {
   const e = err instanceof Error ? err : new Error(String(err));
   if (err instanceof PermanentJobError) {
-    return { action: 'fail', code: err.code, name: err.name, message: err.message, group: err.groupReason, hint: err.hint, retryable: err.retryable };
+    const base = { action: 'fail', code: err.code, name: err.name, message: err.message, group: err.groupReason, hint: err.hint, retryable: err.retryable } as const;
+    return { ...base, ...repeatable(err) };
   }
   // A Redis failure (even under a service error: the budget is in Redis) is Redis's, whatever the job was doing.
   const redis = findRedisFailure(err);
@@ -49,8 +65,10 @@ export function classifyFailure(err: unknown): Failure {
   if (isServiceError(err)) {
     const base = { code: err.code, name: err.name, message: err.message, group: err.message, hint: err.hint, retryable: err.retryable, outcome: err.outcome };
     if (err.code === 'RATE_LIMITED') return { ...base, action: 'hold', resetAt: err.resetAt };
-    const refusal = ACCOUNT_CODES.has(err.code) ? 'account' : err.code === 'TRANSIENT' ? 'service-down' : undefined;
-    return { ...base, action: err.retryable ? 'retry' : 'fail', ...(refusal ? { refusal } : {}) };
+    if (ACCOUNT_CODES.has(err.code)) return { ...base, action: err.retryable ? 'retry' : 'fail', refusal: 'account' };
+    if (err.code === 'TRANSIENT') return { ...base, action: err.retryable ? 'retry' : 'fail', refusal: 'service-down' };
+    const same = !err.retryable && err.code !== 'ORDER_COMPLETED' && err.msg ? { refusal: 'repeated' as const, signature: `${err.code}|${err.status ?? ''}|${err.msg}` } : {};
+    return { ...base, action: err.retryable ? 'retry' : 'fail', ...same };
   }
   const code = (e as { code?: unknown }).code;
   const transient = isNetworkCode(code) || (typeof code === 'string' && LOCK_CODES.has(code)) || (e as { retryable?: unknown }).retryable === true;

@@ -22,6 +22,8 @@ export interface BreakerState {
   refusals: number;
   /** Whether the pause was told through the alert webhook. */
   alerted: boolean;
+  /** What opened it: `repeated` when the same service refusal came again and again; null for refusals of the account. */
+  by: string | null;
 }
 
 /** What one refusal did: the breaker was open already, this refusal opened it, or it is still closed. */
@@ -56,12 +58,48 @@ redis.call('PEXPIRE', KEYS[2], ARGV[6])
 return {'closed', pushbacks, count}
 `);
 
-/** KEYS: breaker hash. A finished job: the count starts again (no write when it is 0 or the breaker is open). */
+/**
+ * KEYS: breaker hash, streak list. ARGV: threshold, now (epoch ms), code, reason, job id, signature, streak TTL (ms).
+ * The same service refusal again: counted while its signature repeats (another one starts a new streak); at the
+ * threshold it opens the breaker ('tripped'); below it the job's id joins the streak (it fails; resume retries it).
+ */
+const REPEAT = script(`
+if redis.call('HGET', KEYS[1], 'state') == 'open' then return {'open', 0} end
+local same = 1
+if redis.call('HGET', KEYS[1], 'sameSig') == ARGV[6] then
+  same = redis.call('HINCRBY', KEYS[1], 'sameCount', 1)
+else
+  redis.call('HSET', KEYS[1], 'sameSig', ARGV[6], 'sameCount', 1)
+  redis.call('DEL', KEYS[2])
+end
+if same >= tonumber(ARGV[1]) then
+  redis.call('HSET', KEYS[1], 'state', 'open', 'since', ARGV[2], 'code', ARGV[3], 'reason', ARGV[4], 'trippedBy', ARGV[5], 'count', same, 'by', 'repeated')
+  redis.call('PEXPIRE', KEYS[2], ARGV[7])
+  return {'tripped', same}
+end
+redis.call('RPUSH', KEYS[2], ARGV[5])
+redis.call('LTRIM', KEYS[2], -tonumber(ARGV[1]), -1)
+redis.call('PEXPIRE', KEYS[2], ARGV[7])
+return {'closed', same}
+`);
+
+/**
+ * KEYS: breaker hash, streak list. A finished job: both counts start again (no write when they are 0 or the breaker
+ * is open).
+ */
 const SUCCEED = script(`
-local count = redis.call('HGET', KEYS[1], 'count')
-if count and count ~= '0' and redis.call('HGET', KEYS[1], 'state') ~= 'open' then redis.call('HSET', KEYS[1], 'count', 0) end
+local h = redis.call('HMGET', KEYS[1], 'count', 'sameCount', 'state')
+if h[3] == 'open' then return 0 end
+if h[1] and h[1] ~= '0' then redis.call('HSET', KEYS[1], 'count', 0) end
+if h[2] then
+  redis.call('HDEL', KEYS[1], 'sameSig', 'sameCount')
+  redis.call('DEL', KEYS[2])
+end
 return 0
 `);
+
+/** How long the ids of a streak are kept for `resume`, in ms (a pause may last a weekend and more). */
+const STREAK_TTL_MS = 30 * 24 * 3600_000;
 
 /** Counts one account refusal met by a job of the stream; opens the breaker at `threshold` refusals in a row. */
 export async function recordRefusal(
@@ -78,9 +116,36 @@ export async function recordRefusal(
   return { state: 'closed', refusals: Number(refusals), pushbacks: Number(n) };
 }
 
+/**
+ * Counts one service refusal that may repeat for every record (the same code and `msg` from the service): at
+ * `threshold` of the same in a row the breaker opens. Below it the job fails as before and its id is kept, so that
+ * `resume` puts it back to work with the jobs that waited.
+ */
+export async function recordRepeat(
+  redis: Redis,
+  keys: RedisKeys,
+  stream: string,
+  r: { threshold: number; code: string; reason: string; jobId: string; signature: string; now?: number },
+): Promise<{ state: 'open' | 'tripped' | 'closed'; same: number }> {
+  const reason = r.reason.length > REASON_MAX ? `${r.reason.slice(0, REASON_MAX)}…` : r.reason;
+  const args = [2, keys.breaker(stream), keys.breakerStreak(stream), r.threshold, r.now ?? Date.now(), r.code, reason, r.jobId, r.signature, STREAK_TTL_MS];
+  const [state, same] = (await runScript(redis, REPEAT, args)) as ['open' | 'tripped' | 'closed', number];
+  return { state, same: Number(same) };
+}
+
 /** A job of the stream ended well (synced, unchanged or skipped): refusals in a row end. */
 export async function recordSuccess(redis: Redis, keys: RedisKeys, stream: string): Promise<void> {
-  await runScript(redis, SUCCEED, [1, keys.breaker(stream)]);
+  await runScript(redis, SUCCEED, [2, keys.breaker(stream), keys.breakerStreak(stream)]);
+}
+
+/**
+ * The jobs a repeated refusal failed before it paused the stream (none when something else paused it), taken: the
+ * list is gone after.
+ */
+export async function takeStreak(redis: Redis, keys: RedisKeys, stream: string, by: string | null): Promise<string[]> {
+  const ids = by === 'repeated' ? await redis.lrange(keys.breakerStreak(stream), 0, -1) : [];
+  await redis.del(keys.breakerStreak(stream));
+  return ids;
 }
 
 /** The breaker of one stream as it is now. */
@@ -96,6 +161,7 @@ export async function readBreaker(redis: Redis, keys: RedisKeys, stream: string)
     code: paused ? (h.code ?? null) : null,
     refusals: Number(h.count ?? 0),
     alerted: h.alerted === '1',
+    by: paused ? (h.by ?? null) : null,
   };
 }
 

@@ -34,11 +34,12 @@ export async function handleApi(core: SandboxCore, req: IncomingMessage, res: Se
   if (!core.authorized(req.headers.authorization)) {
     return fail(401, 'Unauthorized: send the header authorization: Basic base64(key:secret)', { 'www-authenticate': 'Basic realm="inventory"' });
   }
-  // A revoked key or a forbidden action (admin faults status-401, status-403): refused before anything is done.
+  // A revoked key, a forbidden action or one business refusal for all (faults status-401, -403, -400): nothing is done.
   const refusal = core.faults.active ? core.faults.pick(req.method ?? 'GET', path, true) : undefined;
   if (refusal) {
     counters.faults[refusal.kind] = (counters.faults[refusal.kind] ?? 0) + 1;
     if (refusal.kind === 'status-401') return fail(401, 'Unauthorized: the API key was revoked', { 'www-authenticate': 'Basic realm="inventory"' });
+    if (refusal.kind === 'status-400') return fail(400, refusal.msg ?? 'The request was refused');
     return fail(403, 'Forbidden: this account may not do this through the API');
   }
   const segments: string[] = [];

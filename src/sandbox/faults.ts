@@ -6,7 +6,8 @@ import type { FaultRule } from './sandbox-options.js';
 export const maxFaultPathLength = 200;
 
 export const faultRuleSchema = z.object({
-  kind: z.enum(['status-503', 'reset', 'apply-then-drop', 'hang', 'status-401', 'status-403']),
+  kind: z.enum(['status-503', 'reset', 'apply-then-drop', 'hang', 'status-401', 'status-403', 'status-400']),
+  msg: z.string().max(500).optional(),
   rate: z.number().min(0).max(1).optional(),
   method: z.enum(['GET', 'POST']).optional(),
   path: z.string().optional(),
@@ -16,7 +17,7 @@ export const faultRuleSchema = z.object({
 export const faultRulesSchema = z.array(faultRuleSchema);
 
 /** Fault kinds that refuse the account (a revoked key, a forbidden action) rather than fail the transport. */
-const REFUSALS = new Set<FaultRule['kind']>(['status-401', 'status-403']);
+const REFUSALS = new Set<FaultRule['kind']>(['status-401', 'status-403', 'status-400']);
 
 interface ActiveRule {
   rule: FaultRule;
@@ -59,7 +60,7 @@ export class Faults {
   }
 
   /**
-   * The rule that fires on this request, if any. `refusals`: only the account refusals (status-401, status-403),
+   * The rule that fires on this request, if any. `refusals`: only the refusals (status-401, status-403, status-400),
    * which the handler asks about right after the credentials, before the budget; otherwise every other kind.
    */
   pick(method: string, path: string, refusals = false): FaultRule | undefined {

@@ -9,9 +9,13 @@ export interface FaultRule {
    * - `hang`: do nothing and never answer, or answer 504 after `hangMs`;
    * - `status-401`: answer 401 as for a revoked key (checked right after the credentials, before the budget);
    * - `status-403`: answer 403 "not allowed" as for an account that may not do this (e.g. ship through the API);
-   *   with `path`, only there. Neither does anything.
+   *   with `path`, only there. Neither does anything;
+   * - `status-400`: answer 400 `{msg}` with the rule's `msg` (the same business refusal for every request it
+   *   matches, e.g. "The API cannot pack or ship"), doing nothing.
    */
-  kind: 'status-503' | 'reset' | 'apply-then-drop' | 'hang' | 'status-401' | 'status-403';
+  kind: 'status-503' | 'reset' | 'apply-then-drop' | 'hang' | 'status-401' | 'status-403' | 'status-400';
+  /** For `status-400`: the answer's `msg`. Default: "The request was refused". */
+  msg?: string;
   /** Probability that a matching request is hit, 0..1. Default: 1. */
   rate?: number;
   /** Only requests of this method. Default: any. */

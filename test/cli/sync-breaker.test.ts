@@ -42,3 +42,29 @@ describe('sync --once, when every ship answers 403', () => {
     }
   }, 240_000);
 });
+
+describe('sync --once, when every ship answers the same 400', () => {
+  it('pauses at the threshold with the service\'s message, and resume retries the orders it failed: each synced once', async () => {
+    const env = { ...stack.env, BREAKER_THRESHOLD: '3', WORKER_CONCURRENCY: '1' };
+    stack.sandbox.admin.setFaults([{ kind: 'status-400', method: 'POST', path: '/api/shipment/[^/]+$', msg: 'The API cannot pack or ship' }]);
+    const first = await runCli(['sync', '--once', '--stream', 'orders', '--json'], env, { timeoutMs: 90_000 });
+    expect(first.code, first.stderr).toBe(1);
+    const summary = JSON.parse(first.stdout) as { perStream: { orders: { failed: Array<{ id: string }>; paused?: { reason: string } } } };
+    expect(summary.perStream.orders.paused!.reason).toContain('The API cannot pack or ship');
+    // The two before the third failed as refusals of their own records would; no other order was tried.
+    expect(summary.perStream.orders.failed).toHaveLength(2);
+    const ships = stack.sandbox.admin.requests().filter((q) => q.status === 400);
+    expect(ships).toHaveLength(3);
+
+    stack.sandbox.admin.setFaults([]);
+    const resumed = await runCli(['resume', '--stream', 'orders'], env);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stdout).toContain('2 of them failed by the same refusal before the pause and retried');
+    const second = await runCli(['sync', '--once', '--stream', 'orders'], env, { timeoutMs: 90_000 });
+    expect(second.code, second.stdout + second.stderr).toBe(0);
+    for (const id of ids) {
+      const { orders, shipments } = orderState(stack.sandbox.admin.state(), id);
+      expect([orders.length, shipments.length, orders[0]!.statusId, shipments[0]!.statusId]).toEqual([1, 1, 'ORDER_COMPLETED', 'SHIPMENT_SHIPPED']);
+    }
+  }, 240_000);
+});

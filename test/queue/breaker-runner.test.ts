@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ForbiddenError, TransientError, UnauthorizedError } from '../../src/client/errors.js';
 import { resumeStreams } from '../../src/ops/resume-streams.js';
 import { waitForIdle } from '../../src/queue/drain.js';
-import { BadRecordError } from '../../src/queue/job-errors.js';
+import { BadRecordError, PermanentJobError } from '../../src/queue/job-errors.js';
 import { jobIdFor } from '../../src/queue/job-id.js';
 import { addJobs, recordJob } from '../../src/queue/record-jobs.js';
 import { readBreaker } from '../../src/queue/stream-breaker.js';
@@ -128,5 +128,62 @@ describe('circuit breaker in the runner', () => {
       expect(job.attemptsMade).toBe(3);
       expect(await readBreaker(w.redis, w.keys, 'orders')).toMatchObject({ paused: false, refusals: 1 });
     });
+  });
+});
+
+describe('circuit breaker on the same service refusal again and again', () => {
+  /** What the order job throws when the service refuses a step with a message of its own (jobs/orders/order-errors.ts). */
+  const refused = (orderId: string, msg: string) =>
+    new PermanentJobError('SERVICE_REFUSED', `order ${orderId}: the service refused to ship the shipment: ${msg}`, 'Check the account.', {
+      orderId,
+      step: 'ship the shipment',
+      code: 'VALIDATION',
+      status: 400,
+      msg,
+    });
+
+  it('pauses after the threshold of the same refusal, and resume brings back the jobs it failed and the ones that waited', async () => {
+    const ids = await enqueue(Array.from({ length: 12 }, (_, i) => `S-${i}`));
+    let refusing = true;
+    const synced: string[] = [];
+    const kind = testKind('orders', async (record) => {
+      if (refusing) throw refused(record.orderId, 'The API cannot pack or ship');
+      synced.push(record.orderId);
+      return done();
+    });
+    pool = await w.startPool([kind], { concurrency: 1, breaker: { threshold: 4 } });
+    await until(async () => (await readBreaker(w.redis, w.keys, 'orders')).paused);
+    await waitForIdle([q()], { pollMs: 25 });
+    expect(await q().isPaused()).toBe(true);
+    // The refusals before the pause failed as refusals of their records would; the rest wait.
+    expect(await q().getJobCounts('failed', 'completed')).toEqual({ failed: 3, completed: 0 });
+    const b = await readBreaker(w.redis, w.keys, 'orders');
+    expect(b).toMatchObject({ paused: true, code: 'SERVICE_REFUSED', refusals: 4, by: 'repeated' });
+    expect(b.reason).toContain('The API cannot pack or ship');
+
+    refusing = false;
+    const queues = openStreamQueues(w.redis, w.prefix);
+    const [r] = await resumeStreams(queues, ['orders']);
+    await queues.close();
+    expect(r!.retried).toHaveLength(3);
+    expect(r!.waiting).toBe(12);
+    await until(async () => (await q().getJobCounts('completed')).completed === 12);
+    expect(synced.sort()).toEqual(ids.map((_, i) => `S-${i}`).sort());
+    expect(await q().getJobCounts('failed')).toEqual({ failed: 0 });
+  });
+
+  it('does not pause on refusals whose messages differ (each about its own record), nor when syncs come between', async () => {
+    await enqueue(Array.from({ length: 30 }, (_, i) => `D-${i}`));
+    const kind = testKind('orders', async (record) => {
+      const n = Number(record.orderId.slice(2));
+      if (n % 5 === 4) return done();
+      // Every fifth record syncs; of the others, half name their own order in the message.
+      throw refused(record.orderId, n % 2 ? `orderId ${record.orderId} is too long` : 'The API cannot pack or ship');
+    });
+    pool = await w.startPool([kind], { concurrency: 1, breaker: { threshold: 4 } });
+    await waitForIdle([q()], { pollMs: 25 });
+    expect(await q().getJobCounts('failed', 'completed')).toEqual({ failed: 24, completed: 6 });
+    expect(await q().isPaused()).toBe(false);
+    expect((await readBreaker(w.redis, w.keys, 'orders')).paused).toBe(false);
   });
 });
