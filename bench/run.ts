@@ -13,6 +13,8 @@ import { machine, machineLine } from './lib/machine.js';
 import { markdownTable, textTable } from './lib/tables.js';
 import { runBudgeted, type BudgetedFigures } from './orders-throughput.js';
 import { runSandboxLoadBench } from './sandbox-load.js';
+import { runRedisSizing } from './redis-sizing.js';
+import { sizingReport } from './lib/sizing-report.js';
 import { runScaleOut, scaleOutPart } from './scale-out.js';
 import { benchStockSync, STOCK_BENCH_HEAD, stockBenchRows } from './stock-sync.js';
 import { median } from './lib/median.js';
@@ -181,6 +183,14 @@ async function totalSection(o: BenchOptions): Promise<Measured> {
   };
 }
 
+async function redisSection(): Promise<Measured> {
+  say('redis: Redis kept per synced order, count and BOM, at steady state and after the retention periods');
+  const f = await runRedisSizing({ records: 2_000, log: say });
+  const body = sizingReport(f, 'npm run bench -- --only redis');
+  say(body.join('\n'));
+  return { title: 'Redis kept per synced record', body };
+}
+
 const runners: Record<Section, (o: BenchOptions) => Promise<Measured>> = {
   total: totalSection,
   import: importSection,
@@ -189,13 +199,14 @@ const runners: Record<Section, (o: BenchOptions) => Promise<Measured>> = {
   sandbox: sandboxSection,
   orders: ordersSection,
   'scale-out': async (o) => scaleOutPart(await runScaleOut({ seconds: o.seconds, processes: o.processes, log: say })),
+  redis: redisSection,
 };
 
 const argv = process.argv.slice(2);
 const options = parseBenchArgs(argv);
 const command = `npm run bench${argv.length ? ` -- ${argv.join(' ')}` : ''}`;
 const parts: Part[] = [];
-for (const section of (['import', 'overhead', 'stock', 'sandbox', 'orders', 'total', 'scale-out'] as const).filter((s) => options.only.includes(s))) {
+for (const section of (['import', 'overhead', 'stock', 'sandbox', 'orders', 'total', 'scale-out', 'redis'] as const).filter((s) => options.only.includes(s))) {
   const m = machineLine(machine());
   const started = Date.now();
   let measured: Measured;

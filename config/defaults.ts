@@ -46,6 +46,8 @@ export const defaults = {
   badRecordsKeepDays: 30,
   /** Log lines (one per attempt) kept per job. */
   jobKeepLogs: 50,
+  /** Error stacks BullMQ keeps per job (the newest; each attempt's trace is in its log line). */
+  jobKeepStackTraces: 3,
   /** Attempts of a job before it fails (transient errors only; 429s consume none). */
   jobAttempts: 12,
   /** First retry delay in ms; doubles each attempt, with jitter, capped by retryMaxDelayMs. */

@@ -7,7 +7,7 @@
 import type { Section } from './bench-options.js';
 
 /** Heading numbers: the order of the sections in the report. */
-export const SECTION_NUMBERS: Record<Section, string> = { orders: '1-2', overhead: '3', stock: '4', import: '5', sandbox: '6', total: '7', 'scale-out': '8' };
+export const SECTION_NUMBERS: Record<Section, string> = { orders: '1-2', overhead: '3', stock: '4', import: '5', sandbox: '6', total: '7', 'scale-out': '8', redis: '9' };
 
 export interface Part {
   section: Section;

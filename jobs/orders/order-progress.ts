@@ -18,7 +18,11 @@ export interface OrderProgress {
   shipmentUrl?: string;
 }
 
-const HSET_WITH_TTL = `redis.call('HSET', KEYS[1], unpack(ARGV, 2)); return redis.call('EXPIRE', KEYS[1], ARGV[1])`;
+// The life starts at the first write (ARGV[1] = '1') and is never left unset: a hash recreated by a later write
+// (its key expired under a running job) gets one too.
+const HSET_WITH_TTL = `redis.call('HSET', KEYS[1], unpack(ARGV, 3))
+if ARGV[1] == '1' or redis.call('TTL', KEYS[1]) < 0 then return redis.call('EXPIRE', KEYS[1], ARGV[2]) end
+return 0`;
 
 const PENDING = new Set<string>(['create-order', 'create-shipment', 'ship', 'complete']);
 
@@ -53,16 +57,13 @@ export class ProgressStore {
 
   /**
    * Writes the given fields in one round trip; `pending: undefined` clears the intent marker. `startTtl`
-   * (the first write of an order) also sets the hash's life, so abandoned progress goes away by itself.
+   * (the first write of an order) starts the hash's life; any write gives a hash without one its life, so no
+   * progress outlives it (docs/operations.md, "Redis sizing").
    */
   async save(fields: Partial<OrderProgress> & { pending?: Pending | undefined }, startTtl = false): Promise<void> {
     const flat: Record<string, string> = { updatedAt: new Date().toISOString() };
     for (const [k, v] of Object.entries(fields)) flat[k] = v ?? '';
-    if (!startTtl) {
-      await this.redis.hset(this.key, flat);
-      return;
-    }
     // HSET and EXPIRE as one command: each command is a socket write, which is what a busy worker pays for.
-    await this.redis.eval(HSET_WITH_TTL, 1, this.key, this.ttlSeconds, ...Object.entries(flat).flat());
+    await this.redis.eval(HSET_WITH_TTL, 1, this.key, startTtl ? '1' : '0', this.ttlSeconds, ...Object.entries(flat).flat());
   }
 }

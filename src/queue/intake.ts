@@ -1,6 +1,7 @@
 import { Queue, UnrecoverableError, type DefaultJobOptions, type Job } from 'bullmq';
 import type { RedisConnection as Redis } from '../redis.js';
 import { z } from 'zod';
+import { defaults } from '../../config/defaults.js';
 import type { Config } from '../../config/read-config.js';
 import { indexJobIds } from './job-index.js';
 import { QUOTE_CHARS } from './unreadable-record.js';
@@ -81,6 +82,7 @@ export function intakeJobOptions(jobs: Pick<Config['jobs'], 'attempts'>): Defaul
     backoff: { type: JITTERED },
     removeOnComplete: true,
     removeOnFail: false,
+    stackTraceLimit: defaults.jobKeepStackTraces,
   };
 }
 

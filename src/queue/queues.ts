@@ -42,6 +42,8 @@ export function recordJobOptions(jobs: Pick<Config['jobs'], 'attempts'>): Defaul
     removeOnFail: false,
     // One log line per attempt: a job retried for weeks keeps its latest traces only.
     keepLogs: defaults.jobKeepLogs,
+    // BullMQ keeps every attempt's stack otherwise: 12 attempts, and again after each operator retry.
+    stackTraceLimit: defaults.jobKeepStackTraces,
   };
 }
 
