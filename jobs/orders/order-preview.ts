@@ -15,13 +15,19 @@ class UnsavedProgress extends ProgressStore {
 }
 
 /** The writes the run makes from `progress` on: create the order, create its shipment, ship, complete. */
-function remainingCalls(record: OrderRecord, plan: OrderPlan, progress: OrderProgress, orderPath: string, account: string): PlannedCall[] {
+function remainingCalls(record: OrderRecord, plan: OrderPlan, progress: OrderProgress, orderPath: string, ctx: PreviewContext): PlannedCall[] {
   const done = stepIndex(progress.step);
   const orderUrl = progress.orderUrl ?? orderPath;
-  const sold = record.lines.map((l) => `${l.productId} ${l.quantity} x ${l.unitPrice}`).join(', ');
-  const taken = record.lines.map((l) => `${l.productId} ${l.quantity} from ${l.location}`).join(', ');
+  // Names as the record gives them, with the service's under MAPPING_FILE: "SKU-9 → MUG-BLUE".
+  const shown = (kind: 'product' | 'facility', value: string) => {
+    const to = ctx.catalog.mapped?.(kind, value);
+    return to === undefined || to === value ? value : `${value} → ${to}`;
+  };
+  const sold = record.lines.map((l) => `${shown('product', l.productId)} ${l.quantity} x ${l.unitPrice}`).join(', ');
+  const taken = record.lines.map((l) => `${shown('product', l.productId)} ${l.quantity} from ${shown('facility', l.location)}`).join(', ');
   const calls: PlannedCall[] = [];
-  if (done < 1) calls.push({ method: 'POST', path: `/${account}/api/order`, body: plan.order, what: `create the order from ${record.origin}: ${sold}` });
+  const account = ctx.client.account;
+  if (done < 1) calls.push({ method: 'POST', path: `/${account}/api/order`, body: plan.order, what: `create the order from ${shown('facility', record.origin)}: ${sold}` });
   if (done < 2) {
     calls.push({ method: 'POST', path: `/${account}/api/shipment`, body: { ...plan.shipment, primaryOrderUrl: orderUrl }, what: `create its shipment ${plan.shipmentIdUser}: ${taken}` });
   }
@@ -58,7 +64,7 @@ export async function previewOrder(record: OrderRecord, ctx: PreviewContext): Pr
   const settlement = new OrderSettlement(plan, ctx, store, progress);
   await settlement.settleFirst();
   const now = settlement.progress;
-  const calls = remainingCalls(record, plan, now, settlement.orderPath(), ctx.client.account);
+  const calls = remainingCalls(record, plan, now, settlement.orderPath(), ctx);
   const details = { from: now.step, lines: record.lines.length, ...(now.orderUrl ? { orderUrl: now.orderUrl } : {}) };
   if (!calls.length) return { outcome: 'unchanged', summary: `order ${id}: already synced (completed in the service); no calls`, calls, details };
   const resumed = now.step === 'none' ? '' : ` (resumes after "${now.step}")`;

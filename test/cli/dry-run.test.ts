@@ -145,6 +145,9 @@ describe('dry run with a go-live floor and a mapping file', () => {
       const facilities = stack.sandbox.admin.state().facilities as Array<{ facilityUrl: string; facilityName: string; parentFacilityUrl?: string | null }>;
       expect(facilities.find((f) => f.facilityUrl === body.originFacilityUrl)).toMatchObject({ facilityName: 'Main Warehouse' });
       expect(plan.records[2]!.error?.message).toContain('"SKU-UNMAPPED" is an unknown product');
+      const text = await runCli(['import', 'orders', file, '--dry-run'], env, SLOW);
+      expect(text.stdout).toContain('(create the order from WH1 → Main Warehouse: SKU-9 → MUG-BLUE 2 x 3)');
+      expect(text.stdout).toContain('(create its shipment DRY-2-1: SKU-9 → MUG-BLUE 2 from WH1-A1 → Main Warehouse / A-01)');
       await expectNothingWritten(stack);
 
       const before = stack.sandbox.admin.requests().length;
