@@ -1,18 +1,15 @@
 import type { Readable } from 'node:stream';
-import type { Config } from '../../config/read-config.js';
-import type { CatalogApi } from '../catalog/types.js';
 import { isServiceError } from '../client/errors.js';
 import { readOnlyApi } from '../client/read-only-api.js';
-import type { ApiCall, ServiceApi } from '../client/service-api.js';
+import type { ApiCall } from '../client/service-api.js';
 import type { FeedPage, FetchPageOptions } from '../feed/upstream-client.js';
-import type { Logger } from '../logger.js';
 import { PermanentJobError } from '../queue/job-errors.js';
 import { checkedJobRecord } from '../queue/job-runner.js';
+import type { RunnerDeps } from '../queue/job-kind.js';
 import type { PreviewContext, PreviewResult, RecordPlan } from '../queue/record-plan.js';
 import { recordLabel, type RecordJob } from '../queue/record-jobs.js';
 import { tracedClient } from '../queue/traced-client.js';
 import type { AnyJobKind } from '../queue/worker-pool.js';
-import type { RedisConnection as Redis, RedisKeys } from '../redis.js';
 import type { StreamName } from '../../jobs/streams.js';
 import { sourceJobs, type DryRunSource, type SourceRead } from './dry-run-records.js';
 import { summarizePlans, type DryRunSummary } from './dry-run-summary.js';
@@ -21,13 +18,7 @@ import { readOnlyRedis } from './read-only-redis.js';
 export type { DryRunSource, SourceRead } from './dry-run-records.js';
 
 /** What the dry run reads with. The client and Redis are wrapped so that no write can leave. */
-export interface DryRunDeps {
-  client: ServiceApi;
-  catalog: CatalogApi;
-  redis: Redis;
-  keys: RedisKeys;
-  logger: Logger;
-  jobs: Config['jobs'];
+export interface DryRunDeps extends Pick<RunnerDeps, 'client' | 'catalog' | 'redis' | 'keys' | 'logger' | 'jobs'> {
   upstream?: { fetchPage(stream: StreamName, o: FetchPageOptions): Promise<FeedPage> };
   /** Longest NDJSON line, as `import` takes it. */
   maxRecordBytes: number;
