@@ -1,3 +1,5 @@
+/** @jsxRuntime automatic */
+/** @jsxImportSource preact */
 import type { FindResult } from '../ops/find.js';
 
 /** The search box of the overview: any orderId, countId or productId. */

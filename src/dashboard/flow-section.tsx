@@ -1,3 +1,5 @@
+/** @jsxRuntime automatic */
+/** @jsxImportSource preact */
 /** Spans the charts offer, in minutes, with the default marked. */
 const SPANS: Array<[minutes: number, label: string]> = [
   [60, '1 h'],
@@ -5,6 +7,9 @@ const SPANS: Array<[minutes: number, label: string]> = [
   [720, '12 h'],
   [1440, '24 h'],
 ];
+
+/** The span shown first: an hour, where a minute's bar is wide enough to read. */
+const DEFAULT_SPAN = 60;
 
 /** The request classes the charts draw (those /api/flow answers). */
 const BUDGET_CLASSES = ['post', 'get', 'collection'];
@@ -37,7 +42,7 @@ export function FlowSection({ streams, refreshMs = 5000 }: { streams: string[]; 
         </span>{' '}
         <select id="flow-span" aria-label="time span">
           {SPANS.map(([minutes, label]) => (
-            <option value={String(minutes)} selected={minutes === 180}>
+            <option value={String(minutes)} selected={minutes === DEFAULT_SPAN}>
               {label}
             </option>
           ))}

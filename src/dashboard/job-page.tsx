@@ -1,3 +1,5 @@
+/** @jsxRuntime automatic */
+/** @jsxImportSource preact */
 import type { JobStory } from '../ops/job-inspect.js';
 import { intakeQueueName } from '../queue/intake.js';
 import { Flash } from './layout.js';

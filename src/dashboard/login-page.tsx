@@ -1,3 +1,5 @@
+/** @jsxRuntime automatic */
+/** @jsxImportSource preact */
 import { Page, renderPage } from './layout.js';
 
 /**

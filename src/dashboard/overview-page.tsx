@@ -1,3 +1,5 @@
+/** @jsxRuntime automatic */
+/** @jsxImportSource preact */
 import type { StatusReport } from '../ops/status-report.js';
 import type { ReconcileReport } from '../ops/reconcile-types.js';
 import { intakeQueueName } from '../queue/intake.js';

@@ -1,3 +1,5 @@
+/** @jsxRuntime automatic */
+/** @jsxImportSource preact */
 import type { StatusReport } from '../ops/status-report.js';
 import { When } from './layout.js';
 

@@ -1,3 +1,5 @@
+/** @jsxRuntime automatic */
+/** @jsxImportSource preact */
 import type { FindResult } from '../ops/find.js';
 import type { JobStory } from '../ops/job-inspect.js';
 import type { ReconcileReport } from '../ops/reconcile-types.js';

@@ -1,3 +1,5 @@
+/** @jsxRuntime automatic */
+/** @jsxImportSource preact */
 import type { ReconcileReport } from '../ops/reconcile-types.js';
 import { EntityLink } from './find-page.js';
 import { When } from './layout.js';

@@ -70,7 +70,9 @@ function drawStream(box: HTMLElement, s: FlowView['streams'][string], f: FlowVie
   if (jobs) {
     jobs.dataset.synced = String(synced);
     jobs.dataset.failed = String(failed);
-    draw(jobs, `${span}`, recordsChart, [times(s.synced), values(s.synced), values(s.failed)]);
+    // A minute without records has no bar at all (a zero-height bar would still show its outline).
+    const bars = (pts: FlowPoint[]) => pts.map((p) => p[1] || null);
+    draw(jobs, `${span}`, recordsChart, [times(s.synced), bars(s.synced), bars(s.failed)]);
   }
   const lagBox = box.querySelector<HTMLElement>('.lag');
   if (!lagBox) return;
@@ -84,20 +86,23 @@ function drawStream(box: HTMLElement, s: FlowView['streams'][string], f: FlowVie
 function drawBudget(box: HTMLElement, b: FlowView['budget'][string], span: number): void {
   const now = lastValue(values(b.perMinute));
   const limit = b.limitPerMinute;
-  const of = limit === null ? '' : ` of ${perMinute(limit)}`;
-  summary(box, [`${now ?? '-'} requests in the last minute${of}`], limit !== null && now !== null && now >= limit);
+  const budget = limit === null ? 'no budget configured' : `budget ${perMinute(limit)}`;
+  const line = now === null ? budget : `${now} requests in the last minute${limit === null ? '' : ` of ${perMinute(limit)}`}`;
+  summary(box, [line], limit !== null && now !== null && now >= limit);
   const holder = box.querySelector<HTMLElement>('.budget');
   if (!holder) return;
   holder.dataset.now = now === null ? '' : String(now);
-  if (sum(values(b.perMinute)) === 0) return empty(holder, `no requests yet${limit === null ? '' : ` (budget ${perMinute(limit)})`}`);
-  const line = limit === null ? [] : [b.perMinute.map(() => limit)];
-  draw(holder, `${span}:${limit}`, (w) => budgetChart(w, limit), [times(b.perMinute), values(b.perMinute), ...line]);
+  // A minute's requests are the difference of two samples a minute apart: none before the second sample.
+  if (values(b.perMinute).every((v) => v === null)) return empty(holder, 'no requests counted yet: the first point comes a minute after sampling starts');
+  if (sum(values(b.perMinute)) === 0) return empty(holder, `no requests yet in this span (${budget})`);
+  const limitLine = limit === null ? [] : [b.perMinute.map(() => limit)];
+  draw(holder, `${span}:${limit}`, (w) => budgetChart(w, limit), [times(b.perMinute), values(b.perMinute), ...limitLine]);
 }
 
 async function refresh(): Promise<void> {
   const select = document.getElementById('flow-span') as HTMLSelectElement | null;
   const updated = document.getElementById('flow-updated');
-  const span = Number(select?.value) || 180;
+  const span = Number(select?.value) || 60;
   let f: FlowView;
   try {
     const res = await fetch(`/api/flow?minutes=${span}`, { headers: { accept: 'application/json' }, credentials: 'same-origin' });
