@@ -110,7 +110,8 @@ export async function sessionAuth(o: SessionAuthOptions): Promise<{ routes: Rout
       if (o.now() - lastThrottleLog >= 10_000) {
         lastThrottleLog = o.now();
         const why = 'someone guessing, or a script with a wrong password';
-        logger?.warn({ client, limit: attempt.scope, retryAfterSeconds: seconds }, `dashboard: too many login attempts, logins refused for a while (${why})`);
+        const fields = { client, limit: attempt.scope, retryAfterSeconds: seconds };
+        logger?.warn(fields, `dashboard: too many login attempts, logins refused for a while (${why})`);
       }
       res.status(429).setHeader('retry-after', String(seconds));
       res.type('html').send(loginPage(`Too many login attempts: try again in ${seconds} s.`));

@@ -73,7 +73,9 @@ export class UnsafeDashboardError extends Error {
 /** bull-board for the queues plus the program's own overview and job pages, behind a login. */
 export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
   if (!o.auth && !isLoopback(o.host)) {
-    throw new UnsafeDashboardError(`the dashboard needs DASHBOARD_USER and DASHBOARD_PASSWORD when bound to ${o.host}; --no-auth is allowed on 127.0.0.1 only`);
+    throw new UnsafeDashboardError(
+      `the dashboard needs DASHBOARD_USER and DASHBOARD_PASSWORD when bound to ${o.host}; --no-auth is allowed on 127.0.0.1 only`,
+    );
   }
   const weak = o.auth && weakPasswordProblem(o.host, o.auth.password);
   if (weak) throw new UnsafeDashboardError(weak);
@@ -135,7 +137,8 @@ export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
     const [status, reconcile] = await Promise.all([readStatus(o.redis, queues, { budgets: o.budgets }), readLastReport(o.redis, o.prefix)]);
     res.type('html').send(overviewHtml(status, shell, { flash: flashOf(req), reconcile }));
   }));
-  app.use(opsRoutes({ redis: o.redis, queues, prefix: o.prefix, signedIn, budgets: o.budgets, serviceBaseUrl: o.serviceBaseUrl, lagLimitSeconds: o.lagLimitSeconds, mapping: o.mapping, logger: o.logger }));
+  const { budgets, serviceBaseUrl, lagLimitSeconds, mapping, logger } = o;
+  app.use(opsRoutes({ redis: o.redis, queues, prefix: o.prefix, signedIn, budgets, serviceBaseUrl, lagLimitSeconds, mapping, logger }));
   app.get('/api/status', wrap(async (_req, res) => {
     res.json(await readStatus(o.redis, queues, { budgets: o.budgets }));
   }));

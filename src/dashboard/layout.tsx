@@ -28,8 +28,16 @@ function Nav({ signedIn, prefix }: Shell) {
   );
 }
 
+export interface PageProps {
+  title: string;
+  shell?: Shell;
+  /** Script URLs of the dashboard's own /assets, loaded deferred. */
+  scripts?: string[];
+  children: ComponentChildren;
+}
+
 /** A whole page with the program's header; styles and scripts come from the dashboard's own /assets. */
-export function Page({ title, shell = {}, scripts = [], children }: { title: string; shell?: Shell; scripts?: string[]; children: ComponentChildren }) {
+export function Page({ title, shell = {}, scripts = [], children }: PageProps) {
   return (
     <html lang="en">
       <head>

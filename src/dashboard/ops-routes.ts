@@ -63,10 +63,14 @@ export function opsRoutes(o: OpsRoutesOptions): Router {
   // The overview's "Resume" button of a stream its breaker paused (behind the login and the same-origin check).
   r.post('/resume', wrap(async (req, res) => {
     const stream = (req.body as Record<string, unknown> | undefined)?.stream;
-    if (typeof stream !== 'string' || !isStream(stream)) return void res.status(400).type('text').send('stream is required: one of the streams\n');
+    if (typeof stream !== 'string' || !isStream(stream)) {
+      return void res.status(400).type('text').send('stream is required: one of the streams\n');
+    }
     const [done] = await resumeStreams(o.queues, [stream]);
     o.logger?.info({ stream, wasPaused: done!.wasPaused, waiting: done!.waiting }, 'dashboard: resume of a stream');
-    const flash = done!.wasPaused ? `Resumed ${stream}: ${done!.waiting} job(s) run again from their progress.` : `${stream} was not paused.`;
+    const flash = done!.wasPaused
+      ? `Resumed ${stream}: ${done!.waiting} job(s) run again from their progress.`
+      : `${stream} was not paused.`;
     res.redirect(303, `/?flash=${encodeURIComponent(flash)}`);
   }));
 

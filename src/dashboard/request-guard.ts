@@ -84,8 +84,9 @@ export function requestGuard(o: RequestGuardOptions) {
     if (!req.path.startsWith('/queues/static/')) res.setHeader('cache-control', 'no-store');
     const name = hostnameOf(req.headers.host);
     if (!name || !(isIpLiteral(name) || names.has(name))) {
-      o.logger?.warn({ method: req.method, path: req.path }, 'dashboard: refused a request for a host name it does not serve (set DASHBOARD_PUBLIC_URL to the URL you open)');
-      res.status(403).type('text').send('This dashboard does not answer to that host name. Behind a proxy, set DASHBOARD_PUBLIC_URL to the URL you open.\n');
+      const fix = 'set DASHBOARD_PUBLIC_URL to the URL you open';
+      o.logger?.warn({ method: req.method, path: req.path }, `dashboard: refused a request for a host name it does not serve (${fix})`);
+      res.status(403).type('text').send(`This dashboard does not answer to that host name. Behind a proxy, ${fix}.\n`);
       return;
     }
     if (!SAFE_METHODS.has(req.method)) {

@@ -11,7 +11,7 @@ describe('the overview charts, before anything was synced', () => {
   let browser: Browser;
 
   beforeAll(async () => {
-    t = await startTestDashboard({ budgets: { postPerMinute: 120, getPerMinute: 120, collectionPerHour: 300 }, lagLimitSeconds: 600 });
+    t = await startTestDashboard({ budgets: { postPerMinute: 120, getPerMinute: 120, collectionPerHour: 300, headroom: 0 }, lagLimitSeconds: 600 });
     browser = await launchChromium();
   }, 60_000);
 
@@ -38,8 +38,9 @@ describe('the overview charts, before anything was synced', () => {
     const sample = (at: number) => JSON.stringify({ t: at, lag: {}, requests: { post: 7, get: 7, collection: 7 } });
     await t.redis.zadd(flowSamplesKey(t.prefix), minute - 120_000, sample(minute - 120_000), minute - 60_000, sample(minute - 60_000));
     await page.reload();
-    await expect(page.locator('#flow-budget-post .budget .flow-empty').textContent()).resolves.toBe('no requests yet in this span (budget 120/min)');
-    await expect(page.locator('#flow-budget-collection .budget .flow-empty').textContent()).resolves.toBe('no requests yet in this span (budget 5/min)');
+    const emptyText = (cls: string) => page.locator(`#flow-budget-${cls} .budget .flow-empty`).textContent();
+    await expect(emptyText('post')).resolves.toBe('no requests yet in this span (budget 120/min)');
+    await expect(emptyText('collection')).resolves.toBe('no requests yet in this span (budget 5/min)');
 
     // The records chart is drawn all the same, with its axes, and nothing in its plot.
     await page.waitForSelector('#flow-orders .jobs canvas');

@@ -127,7 +127,11 @@ export function budgetChart(width: number, limitPerMinute: number | null): uPlot
   return {
     ...base('Requests a minute', width, axis('requests / min')),
     scales: { ...X_SCALE, y: { range: upTo(limitPerMinute ?? 1) } },
-    series: [{}, { label: 'requests', stroke: COLORS.requests, fill: 'rgba(86,96,110,0.12)', width: 1.5, points: lastDot(6, COLORS.requests) }, ...limit],
+    series: [
+      {},
+      { label: 'requests', stroke: COLORS.requests, fill: 'rgba(86,96,110,0.12)', width: 1.5, points: lastDot(6, COLORS.requests) },
+      ...limit,
+    ],
     plugins: limitPerMinute === null ? [] : [lineLabel(2, `budget ${perMinute(limitPerMinute)}`)],
   };
 }

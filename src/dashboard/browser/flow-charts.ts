@@ -61,7 +61,7 @@ function drawStream(box: HTMLElement, s: FlowView['streams'][string], f: FlowVie
   const recent = sum(values(s.failed.slice(-10)));
   const lag = lastValue(values(s.lag));
   const lagBad = f.lagLimitSeconds !== null && lag !== null && lag > f.lagLimitSeconds;
-  const parts: Array<string | [string, string]> = [['synced-total', String(synced)], ' synced, ', ['failed-total', String(failed)], ' failed'];
+  const parts: Array<string | [string, string]> = [['synced-total', `${synced}`], ' synced, ', ['failed-total', `${failed}`], ' failed'];
   if (recent) parts.push(` (${recent} in the last 10 min)`);
   parts.push(' · behind ', ['lag-now', duration(lag)]);
   summary(box, parts, recent > 0 || lagBad);
@@ -93,7 +93,9 @@ function drawBudget(box: HTMLElement, b: FlowView['budget'][string], span: numbe
   if (!holder) return;
   holder.dataset.now = now === null ? '' : String(now);
   // A minute's requests are the difference of two samples a minute apart: none before the second sample.
-  if (values(b.perMinute).every((v) => v === null)) return empty(holder, 'no requests counted yet: the first point comes a minute after sampling starts');
+  if (values(b.perMinute).every((v) => v === null)) {
+    return empty(holder, 'no requests counted yet: the first point comes a minute after sampling starts');
+  }
   if (sum(values(b.perMinute)) === 0) return empty(holder, `no requests yet in this span (${budget})`);
   const limitLine = limit === null ? [] : [b.perMinute.map(() => limit)];
   draw(holder, `${span}:${limit}`, (w) => budgetChart(w, limit), [times(b.perMinute), values(b.perMinute), ...limitLine]);
