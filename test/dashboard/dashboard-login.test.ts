@@ -34,6 +34,10 @@ describe('when someone guesses a secret through what the dashboard echoes', () =
       raw(`${t!.base}/jobs/${g}`, { headers: { ...html, cookie } }),
       raw(`${t!.base}/?flash=${g}`, { headers: { ...html, cookie } }),
       raw(`${t!.base}/queues/api/queues/${g}/1`, { headers: { cookie } }),
+      // The assets (served signed out too) and the search page (issue 23).
+      raw(`${t!.base}/assets/${g}`, { headers: html }),
+      raw(`${t!.base}/assets/flow-charts.js?v=${g}`),
+      raw(`${t!.base}/find?key=${g}`, { headers: { ...html, cookie } }),
     ];
     const rights = await Promise.all(asked(right));
     const wrongs = await Promise.all(asked(wrong));
