@@ -7,7 +7,7 @@ import { loginPage } from './login-page.js';
 import { LoginThrottle } from './login-throttle.js';
 import { isLoopback } from './loopback.js';
 import { sameOriginPath } from './same-origin-path.js';
-import { createSessions } from './session-middleware.js';
+import { createSessions } from './sessions.js';
 
 /** The dashboard's sessions and login limits; defaults in config/defaults.ts (`dashboard`); startDashboard's `limits` overrides any. */
 export interface DashboardLimits {
