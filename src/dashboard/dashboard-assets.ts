@@ -18,7 +18,10 @@ const SOURCES = fileURLToPath(new URL('./browser/', import.meta.url));
  * is a dev dependency, imported only here: a built install reads the files `npm run build` wrote instead.
  */
 export async function buildAssets(sourceDir: string = SOURCES): Promise<DashboardAssets> {
-  const { build } = await import('esbuild');
+  const { build } = await import('esbuild').catch((err: unknown) => {
+    const why = 'bundling them from the sources needs esbuild, a dev dependency: run `npm ci`, or run the built program (`npm run build`)';
+    throw new Error(`dashboard assets: ${why}`, { cause: err });
+  });
   const out = await build({
     entryPoints: [join(sourceDir, 'flow-charts.ts'), join(sourceDir, 'dashboard.css')],
     bundle: true,
