@@ -87,8 +87,6 @@ export const defaults = {
     sessionIdleMs: 2 * 3600_000,
     /** Sessions held at once; past it the oldest ends. */
     maxSessions: 1_000,
-    /** How often ended sessions and old login attempts are swept from memory, in ms. */
-    sweepMs: 60_000,
     /** Login attempts one client address, and all together, may make per window (a successful one is given back). */
     loginAttemptsPerClient: 5,
     loginAttemptsOverall: 30,

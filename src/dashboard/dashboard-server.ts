@@ -18,12 +18,11 @@ import type { Logger } from '../logger.js';
 import { isStream } from '../../jobs/streams.js';
 import { sessionAuth, weakPasswordProblem, type Credentials } from './auth.js';
 import type { DashboardLimits } from './auth.js';
-import { esc, page } from './html.js';
+import { assetRoutes, loadAssets } from './dashboard-assets.js';
 import { isLoopback } from './loopback.js';
 import { ownOrigin, requestGuard } from './request-guard.js';
-import { jobBody } from './job-page.js';
 import { opsRoutes } from './ops-routes.js';
-import { overviewBody } from './overview-page.js';
+import { badRequestHtml, jobHtml, noJobHtml, overviewHtml } from './pages.js';
 import { readLastReport } from '../ops/reconcile.js';
 
 export interface DashboardOptions {
@@ -74,10 +73,13 @@ export class UnsafeDashboardError extends Error {
 /** bull-board for the queues plus the program's own overview and job pages, behind a login. */
 export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
   if (!o.auth && !isLoopback(o.host)) {
-    throw new UnsafeDashboardError(`the dashboard needs DASHBOARD_USER and DASHBOARD_PASSWORD when bound to ${o.host}; --no-auth is allowed on 127.0.0.1 only`);
+    throw new UnsafeDashboardError(
+      `the dashboard needs DASHBOARD_USER and DASHBOARD_PASSWORD when bound to ${o.host}; --no-auth is allowed on 127.0.0.1 only`,
+    );
   }
   const weak = o.auth && weakPasswordProblem(o.host, o.auth.password);
   if (weak) throw new UnsafeDashboardError(weak);
+  const assets = await loadAssets();
   const queues = openStreamQueues(o.redis, o.prefix);
   const extra = (o.extraQueues ?? []).map((name) => new Queue(name, { connection: o.redis, prefix: o.prefix }));
   // Unheard, BullMQ prints connection errors raw, past the logger; requests still fail on their own.
@@ -92,15 +94,19 @@ export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
 
   const signedIn = Boolean(o.auth);
   const auth = o.auth
-    ? sessionAuth({
+    ? await sessionAuth({
         credentials: o.auth,
         limits: { ...defaults.dashboard, ...o.limits },
+        redis: o.redis,
+        prefix: o.prefix,
         secureCookie: o.publicUrl?.startsWith('https:') ?? false,
         originOf: (req) => ownOrigin(req, o.publicUrl),
         now: o.now ?? Date.now,
         logger: o.logger,
       })
     : undefined;
+  // The stylesheet and the charts' script: the login page needs the one, and neither holds anything secret.
+  app.use(assetRoutes(assets));
   if (auth) {
     app.use(auth.routes);
     app.use(auth.guard);
@@ -125,22 +131,24 @@ export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
     fn(req, res).catch(next);
   };
   const flashOf = (req: Request) => (typeof req.query.flash === 'string' ? req.query.flash.slice(0, 300) : undefined);
+  const shell = { signedIn, prefix: o.prefix };
 
   app.get('/', wrap(async (req, res) => {
     const [status, reconcile] = await Promise.all([readStatus(o.redis, queues, { budgets: o.budgets }), readLastReport(o.redis, o.prefix)]);
-    res.type('html').send(page('Overview', overviewBody(status, flashOf(req), { reconcile }), { signedIn, prefix: o.prefix }));
+    res.type('html').send(overviewHtml(status, shell, { flash: flashOf(req), reconcile }));
   }));
-  app.use(opsRoutes({ redis: o.redis, queues, prefix: o.prefix, signedIn, budgets: o.budgets, serviceBaseUrl: o.serviceBaseUrl, lagLimitSeconds: o.lagLimitSeconds, mapping: o.mapping, logger: o.logger }));
+  const { budgets, serviceBaseUrl, lagLimitSeconds, mapping, logger } = o;
+  app.use(opsRoutes({ redis: o.redis, queues, prefix: o.prefix, signedIn, budgets, serviceBaseUrl, lagLimitSeconds, mapping, logger }));
   app.get('/api/status', wrap(async (_req, res) => {
     res.json(await readStatus(o.redis, queues, { budgets: o.budgets }));
   }));
   app.get('/jobs/:id', wrap(async (req, res) => {
     const story = await showJob(queues, String(req.params.id));
     if (!story) {
-      res.status(404).type('html').send(page('No such job', `<p>No job <code>${esc(req.params.id)}</code> under prefix ${esc(o.prefix)}.</p>`, { signedIn, prefix: o.prefix }));
+      res.status(404).type('html').send(noJobHtml(String(req.params.id), shell));
       return;
     }
-    res.type('html').send(page(`Job ${story.id}`, jobBody(story, flashOf(req)), { signedIn, prefix: o.prefix }));
+    res.type('html').send(jobHtml(story, shell, flashOf(req)));
   }));
   app.post('/jobs/:id/retry', wrap(async (req, res) => {
     const id = String(req.params.id);
@@ -152,7 +160,7 @@ export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
   app.post('/retry-group', wrap(async (req, res) => {
     const b = (req.body ?? {}) as Record<string, unknown>;
     if (typeof b.stream !== 'string' || !isStream(b.stream) || typeof b.code !== 'string' || typeof b.reason !== 'string') {
-      res.status(400).type('html').send(page('Bad request', '<p>stream, code and reason are required.</p>', { signedIn }));
+      res.status(400).type('html').send(badRequestHtml('stream, code and reason are required.', { signedIn }));
       return;
     }
     // A group is of record jobs or of import batches; without `batch` (an older form), both.
@@ -180,7 +188,6 @@ export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
         server.close(() => resolve());
         server.closeAllConnections();
       });
-      auth?.close();
       await queues.close();
       await Promise.all(extra.map((q) => q.close()));
     },

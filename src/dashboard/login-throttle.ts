@@ -1,3 +1,6 @@
+import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import type { RedisConnection as Redis } from '../redis.js';
+
 /** A refusal: how long until an attempt would be taken, and whose limit it hit. */
 export interface ThrottleRefusal {
   ok: false;
@@ -8,50 +11,61 @@ export interface ThrottleRefusal {
 /** A taken attempt; `giveBack` when it succeeded, so that good logins never count against anyone. */
 export interface ThrottleGrant {
   ok: true;
-  giveBack(): void;
+  giveBack(): Promise<void>;
+}
+
+export interface LoginThrottleOptions {
+  redis: Redis;
+  prefix: string;
+  /** Attempts one client address may make per window. */
+  perClient: number;
+  /** Attempts all clients together may make per window. */
+  overall: number;
+  /** The window, in ms (whole seconds). */
+  windowMs: number;
 }
 
 /**
- * Login attempts in a sliding window, per client address and over all clients. An attempt is counted when it
- * arrives, not when it fails, so parallel guesses are limited as much as sequential ones.
+ * Login attempts per client address and over all clients, counted in Redis by rate-limiter-flexible, so every
+ * dashboard process of the prefix shares the limits. A window starts at its first attempt. An attempt is
+ * counted when it arrives, not when it fails, so parallel guesses are limited as much as sequential ones.
  */
 export class LoginThrottle {
-  private readonly byClient = new Map<string, number[]>();
-  private overall: number[] = [];
+  private readonly byClient: RateLimiterRedis;
+  private readonly all: RateLimiterRedis;
 
-  constructor(private readonly o: { perClient: number; overall: number; windowMs: number; now: () => number }) {}
+  constructor(o: LoginThrottleOptions) {
+    const duration = Math.max(1, Math.round(o.windowMs / 1000));
+    const keyPrefix = `${o.prefix}:dashboard:logins`;
+    this.byClient = new RateLimiterRedis({ storeClient: o.redis, keyPrefix: `${keyPrefix}:client`, points: o.perClient, duration });
+    this.all = new RateLimiterRedis({ storeClient: o.redis, keyPrefix: `${keyPrefix}:overall`, points: o.overall, duration });
+  }
 
-  take(client: string): ThrottleGrant | ThrottleRefusal {
-    const now = this.o.now();
-    const since = now - this.o.windowMs;
-    this.overall = this.overall.filter((t) => t > since);
-    const mine = (this.byClient.get(client) ?? []).filter((t) => t > since);
-    if (mine.length >= this.o.perClient) return { ok: false, retryAfterMs: (mine[0] as number) - since, scope: 'client' };
-    if (this.overall.length >= this.o.overall) return { ok: false, retryAfterMs: (this.overall[0] as number) - since, scope: 'overall' };
-    mine.push(now);
-    this.overall.push(now);
-    this.byClient.set(client, mine);
+  async take(client: string): Promise<ThrottleGrant | ThrottleRefusal> {
+    const mine = await consume(this.byClient, client);
+    if (mine) return { ok: false, retryAfterMs: mine.msBeforeNext, scope: 'client' };
+    const overall = await consume(this.all, 'all');
+    if (overall) {
+      // Refused by the overall limit: the client's own count is given back, as if the attempt never came.
+      await this.byClient.reward(client, 1);
+      return { ok: false, retryAfterMs: overall.msBeforeNext, scope: 'overall' };
+    }
     return {
       ok: true,
-      giveBack: () => {
-        dropOne(this.byClient.get(client), now);
-        dropOne(this.overall, now);
+      giveBack: async () => {
+        await Promise.all([this.byClient.reward(client, 1), this.all.reward('all', 1)]);
       },
     };
   }
-
-  /** Forgets clients with no attempt in the window. */
-  sweep(): void {
-    const since = this.o.now() - this.o.windowMs;
-    for (const [client, times] of this.byClient) if (!times.some((t) => t > since)) this.byClient.delete(client);
-  }
-
-  get clients(): number {
-    return this.byClient.size;
-  }
 }
 
-function dropOne(times: number[] | undefined, t: number): void {
-  const i = times?.indexOf(t) ?? -1;
-  if (i >= 0) times!.splice(i, 1);
+/** Takes one point; answers the refusal when the limit is reached (Redis errors are thrown). */
+async function consume(limiter: RateLimiterRedis, key: string): Promise<RateLimiterRes | undefined> {
+  try {
+    await limiter.consume(key);
+    return undefined;
+  } catch (err) {
+    if (err instanceof RateLimiterRes) return err;
+    throw err;
+  }
 }

@@ -9,10 +9,8 @@ import { readLastReport } from '../ops/reconcile.js';
 import { resumeStreams } from '../ops/resume-streams.js';
 import type { Logger } from '../logger.js';
 import { isStream } from '../../jobs/streams.js';
-import { findBody } from './find-page.js';
-import { FLOW_CHARTS_JS } from './flow-charts.js';
-import { page } from './html.js';
-import { reconcileBody } from './reconcile-page.js';
+import type { FlowView } from './browser/flow-view.js';
+import { findHtml, reconcileHtml } from './pages.js';
 
 export interface OpsRoutesOptions {
   redis: Redis;
@@ -32,7 +30,7 @@ export interface OpsRoutesOptions {
 /** Samples at most this often per dashboard process while charts are watched. */
 const SAMPLE_EVERY_MS = 5000;
 
-/** The operator pages beside the overview: `find`, the last reconcile report, and the live charts' data and script. */
+/** The operator pages beside the overview: `find`, the last reconcile report, and the live charts' data. */
 export function opsRoutes(o: OpsRoutesOptions): Router {
   const r = express.Router();
   const shell = { signedIn: o.signedIn, prefix: o.prefix };
@@ -45,7 +43,7 @@ export function opsRoutes(o: OpsRoutesOptions): Router {
     const key = keyOf(req);
     if (!key) return void res.redirect(303, '/');
     const result = await findRecord(o.redis, o.queues, key, undefined, { mapping: o.mapping });
-    res.status(result.found ? 200 : 404).type('html').send(page(`Find ${key}`, findBody(result, o.serviceBaseUrl), shell));
+    res.status(result.found ? 200 : 404).type('html').send(findHtml(result, shell, o.serviceBaseUrl));
   }));
   r.get('/api/find', wrap(async (req, res) => {
     const key = keyOf(req);
@@ -54,7 +52,7 @@ export function opsRoutes(o: OpsRoutesOptions): Router {
     res.status(result.found ? 200 : 404).json(result);
   }));
   r.get('/reconcile', wrap(async (_req, res) => {
-    res.type('html').send(page('Reconcile', reconcileBody(await readLastReport(o.redis, o.prefix), o.serviceBaseUrl), shell));
+    res.type('html').send(reconcileHtml(await readLastReport(o.redis, o.prefix), shell, o.serviceBaseUrl));
   }));
   r.get('/api/reconcile', wrap(async (_req, res) => {
     const report = await readLastReport(o.redis, o.prefix);
@@ -65,10 +63,14 @@ export function opsRoutes(o: OpsRoutesOptions): Router {
   // The overview's "Resume" button of a stream its breaker paused (behind the login and the same-origin check).
   r.post('/resume', wrap(async (req, res) => {
     const stream = (req.body as Record<string, unknown> | undefined)?.stream;
-    if (typeof stream !== 'string' || !isStream(stream)) return void res.status(400).type('text').send('stream is required: one of the streams\n');
+    if (typeof stream !== 'string' || !isStream(stream)) {
+      return void res.status(400).type('text').send('stream is required: one of the streams\n');
+    }
     const [done] = await resumeStreams(o.queues, [stream]);
     o.logger?.info({ stream, wasPaused: done!.wasPaused, waiting: done!.waiting }, 'dashboard: resume of a stream');
-    const flash = done!.wasPaused ? `Resumed ${stream}: ${done!.waiting} job(s) run again from their progress.` : `${stream} was not paused.`;
+    const flash = done!.wasPaused
+      ? `Resumed ${stream}: ${done!.waiting} job(s) run again from their progress.`
+      : `${stream} was not paused.`;
     res.redirect(303, `/?flash=${encodeURIComponent(flash)}`);
   }));
 
@@ -85,10 +87,9 @@ export function opsRoutes(o: OpsRoutesOptions): Router {
       budgets: o.budgets,
       lagLimitSeconds: o.lagLimitSeconds,
     });
-    res.set('cache-control', 'no-store').json(flow);
+    // What the browser code reads (browser/flow-view.ts) must fit what is sent: the compiler checks it here.
+    const view: FlowView = flow;
+    res.set('cache-control', 'no-store').json(view);
   }));
-  r.get('/assets/flow-charts.js', (_req, res) => {
-    res.type('application/javascript').set('cache-control', 'no-cache').send(FLOW_CHARTS_JS);
-  });
   return r;
 }

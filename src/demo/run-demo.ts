@@ -110,6 +110,7 @@ export async function runDemo(io: CliIo, o: DemoOptions): Promise<ExitCodeValue>
       prefix,
       auth: user && password ? { user, password } : null,
       budgets: config.service!.budgets,
+      lagLimitSeconds: config.alerts.lagSeconds,
       extraQueues: ['control'],
       logger: app.logger,
     });

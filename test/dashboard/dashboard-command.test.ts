@@ -114,7 +114,7 @@ describe.concurrent('the dashboard command', () => {
       expect(jobPage).toContain('<a href="/queues/queue/stock-counts-intake">All stock-counts import batches</a>');
 
       // The overview's "Retry this group" form, as the browser posts it.
-      expect(overview).toContain('<input type="hidden" name="batch" value="true">');
+      expect(overview).toContain('<input type="hidden" name="batch" value="true"/>');
       const group = status.failedGroups.find((g) => g.batch);
       expect(group).toMatchObject({ stream: 'stock-counts', code: 'BAD_BATCH', count: 1, examples: [failedId] });
       const retry = await fetch(`${base}/retry-group`, {

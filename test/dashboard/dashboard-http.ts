@@ -55,9 +55,10 @@ export interface TestDashboard {
   close(): Promise<void>;
 }
 
-export async function startTestDashboard(o: Partial<Omit<DashboardOptions, 'redis' | 'prefix' | 'logger'>> = {}): Promise<TestDashboard> {
+/** `prefix`: another dashboard's, to be a second process of the same installation. */
+export async function startTestDashboard(o: Partial<Omit<DashboardOptions, 'redis' | 'logger'>> = {}): Promise<TestDashboard> {
   const redis = connect();
-  const prefix = uniquePrefix('dash');
+  const prefix = o.prefix ?? uniquePrefix('dash');
   const out = captureOut(false);
   const logger = createLogger({ level: 'debug', destination: out.stream });
   const dashboard = await startDashboard({ host: '127.0.0.1', port: 0, auth: null, ...o, redis, prefix, logger });

@@ -34,6 +34,10 @@ describe('when someone guesses a secret through what the dashboard echoes', () =
       raw(`${t!.base}/jobs/${g}`, { headers: { ...html, cookie } }),
       raw(`${t!.base}/?flash=${g}`, { headers: { ...html, cookie } }),
       raw(`${t!.base}/queues/api/queues/${g}/1`, { headers: { cookie } }),
+      // The assets (served signed out too) and the search page (issue 23).
+      raw(`${t!.base}/assets/${g}`, { headers: html }),
+      raw(`${t!.base}/assets/flow-charts.js?v=${g}`),
+      raw(`${t!.base}/find?key=${g}`, { headers: { ...html, cookie } }),
     ];
     const rights = await Promise.all(asked(right));
     const wrongs = await Promise.all(asked(wrong));
@@ -77,15 +81,16 @@ describe('when next points somewhere after login', () => {
 
 describe('when logins are guessed', () => {
   it('answers 429 past 5 attempts from one client, even to the right password, and logs each failure without what was typed', async () => {
-    let now = Date.now();
-    t = await startTestDashboard({ auth: { user: USER, password: PASSWORD }, now: () => now });
+    // The window is Redis's (shared by every dashboard process), so it passes in real time: a short one here.
+    t = await startTestDashboard({ auth: { user: USER, password: PASSWORD }, limits: { loginWindowMs: 4000 } });
     const guesses = Array.from({ length: 8 }, (_, i) => `guess-${i}-${Math.random().toString(36).slice(2)}`);
     const answers = await Promise.all(guesses.map((g) => raw(`${t!.base}/login`, { method: 'POST', ...form({ user: USER, password: g }) })));
     expect(answers.map((a) => a.status).sort()).toEqual([401, 401, 401, 401, 401, 429, 429, 429]);
     const refused = answers.find((a) => a.status === 429)!;
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
     expect(refused.body).toMatch(/Too many login attempts: try again in \d+ s\./);
-    expect((await raw(`${t.base}/login`, { method: 'POST', ...form({ user: USER, password: PASSWORD }) })).status).toBe(429);
+    const again = await raw(`${t.base}/login`, { method: 'POST', ...form({ user: USER, password: PASSWORD }) });
+    expect(again.status).toBe(429);
 
     const failures = t.logs().filter((l) => l.msg === 'dashboard: failed login (wrong user or password)');
     expect(failures).toHaveLength(5);
@@ -95,8 +100,8 @@ describe('when logins are guessed', () => {
     ]);
     for (const secret of [...guesses, PASSWORD]) expect(t.logText()).not.toContain(secret);
 
-    // A minute later the client may try again.
-    now += 60_000;
+    // Once the window has passed (Retry-After says when), the client may try again.
+    await new Promise((resolve) => setTimeout(resolve, Number(again.headers['retry-after']) * 1000 + 100));
     expect((await raw(`${t.base}/login`, { method: 'POST', ...form({ user: USER, password: PASSWORD }) })).status).toBe(303);
   });
 
@@ -129,7 +134,12 @@ describe('when a session is old or unused', () => {
     t = await startTestDashboard({ auth: { user: USER, password: PASSWORD }, now: () => now });
     const status = async (cookie: string) => (await raw(`${t!.base}/api/status`, { headers: { cookie } })).status;
     const login = await raw(`${t.base}/login`, { method: 'POST', ...form({ user: USER, password: PASSWORD }) });
-    expect(login.headers['set-cookie']?.[0]).toMatch(/^isync_session=[0-9a-f]{64}; HttpOnly; SameSite=Strict; Path=\/; Max-Age=43200$/);
+    // express-session signs the id (s:<id>.<signature>) and says when the cookie ends with Expires: 12 h from now.
+    const setCookie = String(login.headers['set-cookie']?.[0]);
+    expect(setCookie).toMatch(/^isync_session=s%3A[0-9a-f]{64}\.[A-Za-z0-9%]+; Path=\/; Expires=[^;]+; HttpOnly; SameSite=Strict$/);
+    const expires = Date.parse(/Expires=([^;]+)/.exec(setCookie)![1]!);
+    expect(expires - Date.now()).toBeGreaterThan(43_200_000 - 5000);
+    expect(expires - Date.now()).toBeLessThanOrEqual(43_200_000);
 
     const idle = await t.login(USER, PASSWORD);
     expect(await status(idle)).toBe(200);

@@ -2,6 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxData } from '../../src/sandbox/sandbox-data.js';
 import { launchChromium } from '../helpers/browser.js';
+import { COLORS, pixels } from './chart-pixels.js';
 import { orderRecord } from '../helpers/order-records.js';
 import { runCli, spawnCli } from '../cli/run-cli.js';
 import { startStack, type Stack } from '../cli/stack.js';
@@ -43,25 +44,50 @@ describe('dashboard operator pages in a browser', () => {
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
     await page.goto(`${base}/`);
-    const chart = '#flow-orders svg.jobs';
-    await page.waitForSelector(chart, { timeout: 20_000 });
+    // uPlot draws on a canvas: what a chart shows is read from its pixels (failed bars are its only red).
+    const chart = '#flow-orders .jobs';
+    await page.waitForSelector(`${chart}[data-synced] canvas`, { timeout: 20_000 });
     const before = await attr(page, chart, 'data-synced');
     expect(before).toBeGreaterThanOrEqual(1);
-    expect(await page.locator('#flow-orders rect.failed').count()).toBe(0);
+    expect(await pixels(page, chart, COLORS.synced, 'plot')).toBeGreaterThan(0);
+    expect(await pixels(page, chart, COLORS.failed)).toBe(0);
 
     // More records arrive, two of them bad; the page is not reloaded.
     stack.feed.append('orders', [order('OB-2'), order('OB-3'), order('OB-4'), order('OB-5', 'NO-SUCH'), order('OB-6', 'NO-SUCH-EITHER')]);
     await expect.poll(() => attr(page, chart, 'data-synced'), { timeout: 40_000, interval: 500 }).toBe(before + 3);
     await expect.poll(() => attr(page, chart, 'data-failed'), { timeout: 20_000, interval: 500 }).toBe(2);
-    expect(await page.locator('#flow-orders rect.failed').count()).toBeGreaterThan(0);
+    await expect.poll(() => pixels(page, chart, COLORS.failed, 'plot'), { timeout: 10_000, interval: 500 }).toBeGreaterThan(0);
     await expect(page.locator('#flow-orders .flow-sum').getAttribute('class')).resolves.toContain('bad');
     await expect(page.locator('#flow-orders .flow-sum').textContent()).resolves.toMatch(/4 synced, 2 failed \(2 in the last 10 min\)/);
     // Lag and budget are drawn too (the dashboard samples them while open).
-    await page.waitForSelector('#flow-orders svg.lag circle.now', { timeout: 20_000 });
-    await page.waitForSelector('#flow-budget-post svg.budget', { timeout: 20_000 });
+    await page.waitForSelector('#flow-orders .lag:not([data-last=""]) canvas', { timeout: 20_000 });
+    expect(await pixels(page, '#flow-orders .lag', COLORS.lag, 'plot')).toBeGreaterThan(0);
+    // A budget box is never empty: its chart, or why there is none.
+    await page.waitForSelector('#flow-budget-post .budget canvas, #flow-budget-post .budget .flow-empty', { timeout: 20_000 });
     expect(errors).toEqual([]);
     await page.close();
   }, 90_000);
+
+  it('draws each chart with a time axis, a value axis with its unit, a legend, and the alert line labelled', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${base}/`);
+    const jobs = '#flow-orders .jobs';
+    const lag = '#flow-orders .lag';
+    await page.waitForSelector(`${jobs} canvas`, { timeout: 20_000 });
+    await page.waitForSelector(`${lag} canvas`, { timeout: 20_000 });
+    await expect(page.locator(`${jobs} .u-title`).textContent()).resolves.toBe('Records a minute');
+    await expect(page.locator(`${jobs} .u-legend`).textContent()).resolves.toMatch(/synced.*failed for good/);
+    await expect(page.locator(`${lag} .u-title`).textContent()).resolves.toBe('Feed behind');
+    // The worker alerts past ALERT_LAG_SECONDS (600 by default): the dashed line says so, in the legend and on itself.
+    await expect(page.locator(`${lag} .u-legend`).textContent()).resolves.toMatch(/behind.*alert limit \(10 min\)/);
+    for (const holder of [jobs, lag]) {
+      // Tick labels and axis titles are drawn in the axis colour below the plot (time) and left of it (values).
+      expect(await pixels(page, holder, COLORS.axis, 'x-axis'), `${holder} time axis`).toBeGreaterThan(100);
+      expect(await pixels(page, holder, COLORS.axis, 'y-axis'), `${holder} value axis`).toBeGreaterThan(100);
+    }
+    expect(await pixels(page, lag, COLORS.limit, 'plot'), 'the alert line and its label').toBeGreaterThan(50);
+    await page.close();
+  }, 60_000);
 
   it('finds a record from the search box and tells its story', async () => {
     const page = await browser.newPage();

@@ -1,0 +1,139 @@
+/**
+ * The overview's live charts, served as /assets/flow-charts.js from the dashboard's own origin. Polls /api/flow
+ * and draws each stream's records and feed lag, and each request class against its budget, with uPlot.
+ */
+import uPlot from 'uplot';
+import { clock, duration, lastValue, perMinute, sum } from './chart-format.js';
+import { budgetChart, lagChart, recordsChart } from './chart-options.js';
+import type { FlowPoint, FlowView } from './flow-view.js';
+
+interface Drawn {
+  plot: uPlot;
+  /** What the options were made from: a new key makes a new chart, the same one only new data. */
+  key: string;
+}
+
+const drawn = new Map<HTMLElement, Drawn>();
+
+/** Draws `data` in `holder`, making the chart anew when `key` (its options' inputs) changed. */
+function draw(holder: HTMLElement, key: string, options: (width: number) => uPlot.Options, data: uPlot.AlignedData): void {
+  const had = drawn.get(holder);
+  if (had && had.key === key) {
+    had.plot.setData(data);
+    return;
+  }
+  had?.plot.destroy();
+  holder.replaceChildren();
+  drawn.set(holder, { plot: new uPlot(options(holder.clientWidth), data, holder), key });
+}
+
+/** Says why there is no chart instead of showing an empty one. */
+function empty(holder: HTMLElement, text: string): void {
+  drawn.get(holder)?.plot.destroy();
+  drawn.delete(holder);
+  const p = document.createElement('p');
+  p.className = 'flow-empty muted';
+  p.textContent = text;
+  holder.replaceChildren(p);
+}
+
+const times = (pts: FlowPoint[]) => pts.map((p) => p[0] / 1000);
+const values = (pts: FlowPoint[]) => pts.map((p) => p[1]);
+
+/** The line over a chart: plain text and [class, text] spans; red when `bad`. */
+function summary(box: HTMLElement, parts: Array<string | [string, string]>, bad: boolean): void {
+  const p = box.querySelector<HTMLElement>('.flow-sum');
+  if (!p) return;
+  p.replaceChildren(
+    ...parts.map((part) => {
+      if (typeof part === 'string') return document.createTextNode(part);
+      const span = document.createElement('span');
+      [span.className, span.textContent] = part;
+      return span;
+    }),
+  );
+  p.className = bad ? 'flow-sum bad' : 'flow-sum';
+}
+
+function drawStream(box: HTMLElement, s: FlowView['streams'][string], f: FlowView, span: number): void {
+  const synced = sum(values(s.synced));
+  const failed = sum(values(s.failed));
+  const recent = sum(values(s.failed.slice(-10)));
+  const lag = lastValue(values(s.lag));
+  const lagBad = f.lagLimitSeconds !== null && lag !== null && lag > f.lagLimitSeconds;
+  const parts: Array<string | [string, string]> = [['synced-total', `${synced}`], ' synced, ', ['failed-total', `${failed}`], ' failed'];
+  if (recent) parts.push(` (${recent} in the last 10 min)`);
+  parts.push(' · behind ', ['lag-now', duration(lag)]);
+  summary(box, parts, recent > 0 || lagBad);
+
+  const jobs = box.querySelector<HTMLElement>('.jobs');
+  if (jobs) {
+    jobs.dataset.synced = String(synced);
+    jobs.dataset.failed = String(failed);
+    // A minute without records has no bar at all (a zero-height bar would still show its outline).
+    const bars = (pts: FlowPoint[]) => pts.map((p) => p[1] || null);
+    draw(jobs, `${span}`, recordsChart, [times(s.synced), bars(s.synced), bars(s.failed)]);
+  }
+  const lagBox = box.querySelector<HTMLElement>('.lag');
+  if (!lagBox) return;
+  lagBox.dataset.last = lag === null ? '' : String(lag);
+  if (values(s.lag).every((v) => v === null)) return empty(lagBox, 'feed lag: no samples yet (the worker takes one every 15 s)');
+  const limit = f.lagLimitSeconds;
+  const line = limit === null ? [] : [s.lag.map(() => limit)];
+  draw(lagBox, `${span}:${limit}`, (w) => lagChart(w, limit), [times(s.lag), values(s.lag), ...line]);
+}
+
+function drawBudget(box: HTMLElement, b: FlowView['budget'][string], span: number): void {
+  const now = lastValue(values(b.perMinute));
+  const limit = b.limitPerMinute;
+  const budget = limit === null ? 'no budget configured' : `budget ${perMinute(limit)}`;
+  const line = now === null ? budget : `${now} requests in the last minute${limit === null ? '' : ` of ${perMinute(limit)}`}`;
+  summary(box, [line], limit !== null && now !== null && now >= limit);
+  const holder = box.querySelector<HTMLElement>('.budget');
+  if (!holder) return;
+  holder.dataset.now = now === null ? '' : String(now);
+  // A minute's requests are the difference of two samples a minute apart: none before the second sample.
+  if (values(b.perMinute).every((v) => v === null)) {
+    return empty(holder, 'no requests counted yet: the first point comes a minute after sampling starts');
+  }
+  if (sum(values(b.perMinute)) === 0) return empty(holder, `no requests yet in this span (${budget})`);
+  const limitLine = limit === null ? [] : [b.perMinute.map(() => limit)];
+  draw(holder, `${span}:${limit}`, (w) => budgetChart(w, limit), [times(b.perMinute), values(b.perMinute), ...limitLine]);
+}
+
+async function refresh(): Promise<void> {
+  const select = document.getElementById('flow-span') as HTMLSelectElement | null;
+  const updated = document.getElementById('flow-updated');
+  const span = Number(select?.value) || 60;
+  let f: FlowView;
+  try {
+    const res = await fetch(`/api/flow?minutes=${span}`, { headers: { accept: 'application/json' }, credentials: 'same-origin' });
+    if (!res.ok) throw new Error(`HTTP ${res.status}`);
+    f = (await res.json()) as FlowView;
+  } catch (err) {
+    if (updated) updated.textContent = `failed: ${err instanceof Error ? err.message : String(err)}`;
+    return;
+  }
+  for (const box of document.querySelectorAll<HTMLElement>('[data-stream]')) {
+    const s = f.streams[box.dataset.stream ?? ''];
+    if (s) drawStream(box, s, f, span);
+  }
+  for (const box of document.querySelectorAll<HTMLElement>('[data-class]')) {
+    const b = f.budget[box.dataset.class ?? ''];
+    if (b) drawBudget(box, b, span);
+  }
+  if (updated) updated.textContent = clock(f.now);
+}
+
+function start(): void {
+  const root = document.getElementById('flow');
+  if (!root) return;
+  document.getElementById('flow-span')?.addEventListener('change', () => void refresh());
+  window.addEventListener('resize', () => {
+    for (const [holder, { plot }] of drawn) plot.setSize({ width: holder.clientWidth, height: plot.height });
+  });
+  void refresh();
+  setInterval(() => void refresh(), Number(root.dataset.refreshMs) || 5000);
+}
+
+start();

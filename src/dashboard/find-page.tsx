@@ -1,0 +1,186 @@
+/** @jsxRuntime automatic */
+/** @jsxImportSource preact */
+import type { FindResult } from '../ops/find.js';
+
+/** The search box of the overview: any orderId, countId or productId. */
+export function SearchBox({ value = '' }: { value?: string }) {
+  return (
+    <form id="find" class="find" method="get" action="/find" role="search">
+      <label for="find-key">Find a record</label>
+      <input id="find-key" name="key" value={value} placeholder="orderId, countId or productId" required maxlength={200} />
+      <button type="submit">Find</button>
+    </form>
+  );
+}
+
+/** An entity's URL as a link to the service when its base URL is known, else as text. */
+export function EntityLink({ url, serviceBaseUrl }: { url: string; serviceBaseUrl?: string }) {
+  const code = <code>{url}</code>;
+  return serviceBaseUrl ? (
+    <a href={serviceBaseUrl + url} rel="noreferrer" target="_blank">
+      {code}
+    </a>
+  ) : (
+    code
+  );
+}
+
+type FoundJob = FindResult['jobs'][number];
+
+function JobRow({ j }: { j: FoundJob }) {
+  const calls = j.attempts.flatMap((a) => a.calls);
+  const summary = (j.result as { summary?: string } | null)?.summary ?? j.state;
+  return (
+    <tr data-job={j.id}>
+      <td>
+        <a href={`/jobs/${encodeURIComponent(j.id)}`}>{j.id}</a>
+      </td>
+      <td>{j.stream}</td>
+      <td>
+        v{j.version}
+        {j.latest ? null : <span class="muted"> (older)</span>}
+      </td>
+      <td class="state">{j.state}</td>
+      <td class="n">
+        {j.attemptsMade}/{j.maxAttempts}
+      </td>
+      <td>{(j.finishedAt ?? j.createdAt ?? '').replace('T', ' ').slice(0, 19)}</td>
+      <td>
+        {j.error ? (
+          <span class="bad">
+            [{j.error.code}] {j.error.message}
+          </span>
+        ) : (
+          <span class="ok">{summary}</span>
+        )}
+        {calls.length ? (
+          <details>
+            <summary>
+              {calls.length} API call{calls.length === 1 ? '' : 's'}
+            </summary>
+            <ul>
+              {calls.map((c) => (
+                <li>
+                  <code>
+                    {c.method} {c.path}
+                  </code>{' '}
+                  {c.status ?? 'no answer'}
+                  {c.error ? <span class="bad"> {c.error}</span> : null}
+                </li>
+              ))}
+            </ul>
+          </details>
+        ) : null}
+      </td>
+    </tr>
+  );
+}
+
+function Mapped({ r }: { r: FindResult }) {
+  if (!r.mapped.length) return null;
+  return (
+    <>
+      <h2>Mapped names</h2>
+      <table id="find-mapped">
+        <tr>
+          <th>kind</th>
+          <th>upstream</th>
+          <th>service (MAPPING_FILE)</th>
+        </tr>
+        {r.mapped.map((m) => (
+          <tr>
+            <td>{m.kind}</td>
+            <td>
+              <code>{m.upstream}</code>
+            </td>
+            <td>
+              → <code>{m.service}</code>
+            </td>
+          </tr>
+        ))}
+      </table>
+    </>
+  );
+}
+
+function Progress({ r }: { r: FindResult }) {
+  const { order, count } = r.progress;
+  return (
+    <>
+      {order ? (
+        <p id="order-progress">
+          Order progress: <strong>{order.step}</strong>
+          {order.pending ? ` (about to: ${order.pending})` : null}
+        </p>
+      ) : null}
+      {count ? (
+        <p id="count-progress">
+          Count progress: <strong>{count.state}</strong> on {count.countDate ?? '?'}
+        </p>
+      ) : null}
+    </>
+  );
+}
+
+/** A key's story: each job (version, state, attempts with their calls, result or error) and the entities it made. */
+export function FindResultBody({ r, serviceBaseUrl }: { r: FindResult; serviceBaseUrl?: string }) {
+  if (!r.found) {
+    return (
+      <>
+        <SearchBox value={r.key} />
+        <p class="bad" id="find-none">
+          Nothing known of <code>{r.key}</code> under prefix {r.prefix}: no job (completed ones are kept 7 days) and no progress.
+        </p>
+      </>
+    );
+  }
+  const heads = ['job', 'stream', 'version', 'state', 'attempts', 'when (UTC)', 'result / error'];
+  return (
+    <>
+      <SearchBox value={r.key} />
+      <h1>
+        Record <code>{r.key}</code>
+      </h1>
+      <h2>Jobs</h2>
+      <table id="find-jobs">
+        <tr>
+          {heads.map((h) => (
+            <th>{h}</th>
+          ))}
+        </tr>
+        {r.jobs.length ? r.jobs.map((j) => <JobRow j={j} />) : <EmptyRow cols={7} text="none kept" />}
+      </table>
+      <h2>Service entities</h2>
+      <table id="find-entities">
+        <tr>
+          <th>kind</th>
+          <th>URL</th>
+          <th>known from</th>
+        </tr>
+        {r.entities.length
+          ? r.entities.map((e) => (
+              <tr>
+                <td>{e.kind}</td>
+                <td>
+                  <EntityLink url={e.url} serviceBaseUrl={serviceBaseUrl} />
+                </td>
+                <td>{e.source === 'progress' ? 'progress in Redis' : <a href={`/jobs/${encodeURIComponent(e.source)}`}>{e.source}</a>}</td>
+              </tr>
+            ))
+          : <EmptyRow cols={3} text="none recorded" />}
+      </table>
+      <Mapped r={r} />
+      <Progress r={r} />
+    </>
+  );
+}
+
+export function EmptyRow({ cols, text }: { cols: number; text: string }) {
+  return (
+    <tr>
+      <td colspan={cols} class="muted">
+        {text}
+      </td>
+    </tr>
+  );
+}

@@ -1,0 +1,195 @@
+/** @jsxRuntime automatic */
+/** @jsxImportSource preact */
+import type { JobStory } from '../ops/job-inspect.js';
+import { intakeQueueName } from '../queue/intake.js';
+import { Flash } from './layout.js';
+
+/** What an import batch holds, in place of a record. */
+function BatchBody({ b }: { b: NonNullable<JobStory['batch']> }) {
+  const more = b.records !== null && b.records > b.firstRecordIds.length;
+  return (
+    <>
+      <h2>Import batch</h2>
+      <p class="muted">Its records are not jobs yet: a worker turns the batch into one job per record.</p>
+      <table id="batch">
+        <tr>
+          <th>records</th>
+          <td>{b.records ?? 'unreadable'}</td>
+        </tr>
+        <tr>
+          <th>lines</th>
+          <td>
+            {b.firstLine ?? '?'}-{b.lastLine ?? '?'}
+          </td>
+        </tr>
+        <tr>
+          <th>first jobs</th>
+          <td>
+            <ul>
+              {b.firstRecordIds.map((id) => (
+                <li>
+                  <code>{id}</code>
+                </li>
+              ))}
+              {more ? <li class="muted">…</li> : null}
+            </ul>
+          </td>
+        </tr>
+      </table>
+    </>
+  );
+}
+
+type Attempt = JobStory['attempts'][number];
+
+function AttemptEnd({ a }: { a: Attempt }) {
+  if (a.error) return <span class="bad">failed [{a.error.code}] {a.error.message}</span>;
+  if (!a.result) return <>running</>;
+  return (
+    <>
+      <span class="ok">{a.result.outcome}</span>: {a.result.summary}
+    </>
+  );
+}
+
+function AttemptPart({ a }: { a: Attempt }) {
+  const heads = ['method', 'path', 'status', 'ms', 'budget wait ms', 'error'];
+  return (
+    <>
+      <h3>
+        Attempt {a.attempt} at {a.startedAt} ({a.ms ?? '?'} ms): <AttemptEnd a={a} />
+      </h3>
+      {a.calls.length ? (
+        <table class="calls">
+          <tr>
+            {heads.map((h) => (
+              <th>{h}</th>
+            ))}
+          </tr>
+          {a.calls.map((c) => (
+            <tr>
+              <td>{c.method}</td>
+              <td>
+                <code>{c.path}</code>
+              </td>
+              <td>{c.status ?? 'no answer'}</td>
+              <td class="n">{c.ms}</td>
+              <td class="n">{c.waitedMs ?? 0}</td>
+              <td>{c.error ?? ''}</td>
+            </tr>
+          ))}
+        </table>
+      ) : (
+        <p class="muted">no API calls</p>
+      )}
+      {a.notes.length ? (
+        <ul>
+          {a.notes.map((n) => (
+            <li>
+              {n.at}: {n.message}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </>
+  );
+}
+
+function ErrorPart({ s }: { s: JobStory }) {
+  if (!s.error) return null;
+  return (
+    <>
+      <h2>Error</h2>
+      <p class="bad" id="reason">
+        [{s.error.code}] {s.error.message}
+      </p>
+      {s.error.hint ? (
+        <p id="hint">
+          <strong>What to do:</strong> {s.error.hint}
+        </p>
+      ) : null}
+    </>
+  );
+}
+
+function ResultPart({ s }: { s: JobStory }) {
+  // The outcome first: a skipped record (before go-live, superseded) completed without being written.
+  const rv = s.result as { outcome?: string; summary?: string } | null;
+  if (s.state !== 'completed') return null;
+  return (
+    <p class="ok" id="result">
+      {rv?.outcome ? (
+        <>
+          <strong id="outcome">{rv.outcome}</strong>:{' '}
+        </>
+      ) : null}
+      {rv?.summary ?? 'completed'}
+    </p>
+  );
+}
+
+/** One job's story as a page: state, record, each attempt with its API calls, the error and what to do. */
+export function JobBody({ s, flash }: { s: JobStory; flash?: string }) {
+  const rows: Array<[string, unknown]> = [
+    ['stream', s.stream],
+    ['key', s.key ?? ''],
+  ];
+  const noAttempts = s.batch && s.attemptsMade ? 'an import batch keeps no trace of its attempts (counted above)' : 'none yet';
+  return (
+    <>
+      <Flash text={flash} />
+      <h1>
+        Job <code>{s.id}</code>
+      </h1>
+      <table id="job">
+        {rows.map(([h, v]) => (
+          <tr>
+            <th>{h}</th>
+            <td>{String(v)}</td>
+          </tr>
+        ))}
+        <tr>
+          <th>state</th>
+          <td id="state">{s.state}</td>
+        </tr>
+        <tr>
+          <th>attempts</th>
+          <td>
+            {s.attemptsMade} of {s.maxAttempts}
+          </td>
+        </tr>
+        <tr>
+          <th>queued</th>
+          <td>{s.createdAt}</td>
+        </tr>
+        <tr>
+          <th>finished</th>
+          <td>{s.finishedAt ?? ''}</td>
+        </tr>
+      </table>
+      <ErrorPart s={s} />
+      <ResultPart s={s} />
+      {s.state === 'failed' ? (
+        <form method="post" action={`/jobs/${encodeURIComponent(s.id)}/retry`}>
+          <button type="submit">Retry this job</button>
+        </form>
+      ) : null}
+      {s.batch ? (
+        <BatchBody b={s.batch} />
+      ) : (
+        <>
+          <h2>Record</h2>
+          <pre>{JSON.stringify(s.record, null, 2)}</pre>
+        </>
+      )}
+      <h2>Attempts</h2>
+      {s.attempts.length ? s.attempts.map((a) => <AttemptPart a={a} />) : <p class="muted">{noAttempts}</p>}
+      <p>
+        <a href={`/queues/queue/${s.batch ? intakeQueueName(s.stream) : s.stream}`}>
+          All {s.stream} {s.batch ? 'import batches' : 'jobs'}
+        </a>{' '}
+        · <a href="/">Overview</a>
+      </p>
+    </>
+  );
+}
