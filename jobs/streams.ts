@@ -1,7 +1,7 @@
 import type { z, ZodType } from 'zod';
 import type { GoLiveRule } from '../src/queue/go-live.js';
 import { bomStream } from './boms/bom-stream.js';
-import type { RecordReferences } from './record-references.js';
+import type { RecordReferences } from '../src/records/record-references.js';
 import { orderStream } from './orders/order-stream.js';
 import { stockCountStream } from './stock/stock-count-stream.js';
 

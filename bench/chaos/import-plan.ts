@@ -3,7 +3,7 @@
  * carry, some the feed carries too (re-deliveries across the two routes), one line repeated within the file, and a
  * few bad records, one of them a line that is not JSON at all.
  */
-import { checkRecord } from '../../jobs/records.js';
+import { checkRecord } from '../../src/records/records.js';
 import { badLineId } from '../../src/queue/record-jobs.js';
 import type { BadRecord, OrderSpec } from './scenario.js';
 

@@ -1,4 +1,4 @@
-import type { RecordReferences } from '../record-references.js';
+import type { RecordReferences } from '../../src/records/record-references.js';
 import type { BomRecord } from './bom-stream.js';
 
 /** A bill of materials names its product and each component; no facility. */

@@ -1,4 +1,4 @@
-import type { RecordReferences } from '../record-references.js';
+import type { RecordReferences } from '../../src/records/record-references.js';
 import type { OrderRecord } from './order-stream.js';
 
 /** An order names its origin (a magazine), and per line a product and the location the units leave from. */

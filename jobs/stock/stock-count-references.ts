@@ -1,4 +1,4 @@
-import type { RecordReferences } from '../record-references.js';
+import type { RecordReferences } from '../../src/records/record-references.js';
 import type { StockCountRecord } from './stock-count-stream.js';
 
 /** A count names its location and each counted product. */

@@ -2,9 +2,9 @@ import type { Readable } from 'node:stream';
 import type { FeedPage, FetchPageOptions } from '../feed/upstream-client.js';
 import { readNdjsonChunks } from '../feed/ndjson.js';
 import { peekStream } from '../feed/peek-stream.js';
-import { keyInHead } from '../queue/record-head.js';
+import { keyInHead } from '../records/record-head.js';
 import { badLineId, checkedRecord, recordJob, type RecordJob } from '../queue/record-jobs.js';
-import { HEAD_CHARS, QUOTE_CHARS } from '../queue/unreadable-record.js';
+import { HEAD_CHARS, QUOTE_CHARS } from '../records/unreadable-record.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis.js';
 import type { StreamName } from '../../jobs/streams.js';
 

@@ -1,5 +1,5 @@
 import type { Job, Queue } from 'bullmq';
-import { recordKey } from '../../jobs/records.js';
+import { recordKey } from '../records/records.js';
 import { STREAMS, type StreamName } from '../../jobs/streams.js';
 import { BATCH_HINT, readBatch, type BatchStory, type BatchSummary } from './batch-info.js';
 import { hintFor } from '../error-hints.js';

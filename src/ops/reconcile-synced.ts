@@ -1,6 +1,6 @@
 import type { Queue } from 'bullmq';
 import type { StreamName } from '../../jobs/streams.js';
-import { recordKey } from '../../jobs/records.js';
+import { recordKey } from '../records/records.js';
 
 /** The newest synced version of one record: the completed job that says so. */
 export interface SyncedRecord {

@@ -4,10 +4,10 @@ import type { CatalogApi } from '../catalog/types.js';
 import type { ServiceApi } from '../client/service-api.js';
 import { redisKeys } from '../redis.js';
 import { STREAMS, type StreamName } from '../../jobs/streams.js';
-import { reconcileBoms } from './reconcile-boms.js';
-import { planSyncedOrders, reconcileOrders } from './reconcile-orders.js';
+import { reconcileBoms } from '../../jobs/boms/reconcile-boms.js';
+import { planSyncedOrders, reconcileOrders } from '../../jobs/orders/reconcile-orders.js';
 import { ServiceView } from './reconcile-service.js';
-import { reconcileStock } from './reconcile-stock.js';
+import { reconcileStock } from '../../jobs/stock/reconcile-stock.js';
 import { syncedRecords } from './reconcile-synced.js';
 import type { ReconcileReport, Unchecked } from './reconcile-types.js';
 

@@ -3,7 +3,7 @@ import type { RedisConnection as Redis } from '../redis.js';
 import { z } from 'zod';
 import type { Config } from '../../config/read-config.js';
 import { indexJobIds } from './job-index.js';
-import { QUOTE_CHARS } from './unreadable-record.js';
+import { QUOTE_CHARS } from '../records/unreadable-record.js';
 import { JITTERED } from './backoff.js';
 import { recordHash } from './job-id.js';
 import { recordFailureGroup } from './failure-group.js';

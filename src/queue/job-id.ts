@@ -1,5 +1,5 @@
 import { canonicalHash } from './canonical-hash.js';
-import { recordKey } from '../../jobs/records.js';
+import { recordKey } from '../records/records.js';
 import type { StreamName } from '../../jobs/streams.js';
 
 /** First 12 hex digits of the sha256 of the canonical JSON of a record. */

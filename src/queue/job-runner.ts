@@ -1,7 +1,7 @@
 import { DelayedError, RateLimitError, UnrecoverableError, type Job } from 'bullmq';
 import type { ApiCall } from '../client/service-api.js';
 import { defaults } from '../../config/defaults.js';
-import { problemsOf, recordKey } from '../../jobs/records.js';
+import { problemsOf, recordKey } from '../records/records.js';
 import type { Logger } from '../logger.js';
 import type { RedisConnection as Redis } from '../redis.js';
 import { beforeGoLive, goLiveSkipped } from './go-live.js';

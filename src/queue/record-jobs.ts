@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import type { RedisConnection as Redis } from '../redis.js';
-import { keyInHead } from './record-head.js';
-import { checkRecord, recordKey, recordKeyField } from '../../jobs/records.js';
+import { keyInHead } from '../records/record-head.js';
+import { checkRecord, recordKey, recordKeyField } from '../records/records.js';
 import { indexJobIds } from './job-index.js';
-import { QUOTE_CHARS, UnreadableRecord } from './unreadable-record.js';
+import { QUOTE_CHARS, UnreadableRecord } from '../records/unreadable-record.js';
 import { jobIdFor, recordHash, unreadableJobId } from './job-id.js';
 import { withJobTraces } from '../telemetry/enqueue-spans.js';
 import type { JobData } from './queues.js';

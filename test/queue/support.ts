@@ -4,7 +4,7 @@ import type { Config } from '../../config/read-config.js';
 import type { CatalogApi } from '../../src/catalog/types.js';
 import type { ServiceClient } from '../../src/client/service-client.js';
 import { createLogger, type Logger } from '../../src/logger.js';
-import { recordSchemas } from '../../jobs/records.js';
+import { recordSchemas } from '../../src/records/records.js';
 import type { JobContext, JobKind, JobResult } from '../../src/queue/job-kind.js';
 import { pullStream, type PullStreamOptions } from '../../src/feed/producer.js';
 import type { RunnerDeps } from '../../src/queue/job-runner.js';

@@ -1,5 +1,5 @@
-import type { RecordReferences } from '../../../jobs/record-references.js';
-import { checkRecord, recordReferences } from '../../../jobs/records.js';
+import type { RecordReferences } from '../../records/record-references.js';
+import { checkRecord, recordReferences } from '../../records/records.js';
 import type { StreamName } from '../../../jobs/streams.js';
 import type { FeedPage, FetchPageOptions } from '../../feed/upstream-client.js';
 import { recordJob, recordLabel } from '../../queue/record-jobs.js';

@@ -1,4 +1,4 @@
-import type { FacilityKind } from '../../../jobs/record-references.js';
+import type { FacilityKind } from '../../records/record-references.js';
 import type { StreamName } from '../../../jobs/streams.js';
 
 /** A part that could not be checked: a stable code, the HTTP status when there was one, and what to do. */

@@ -1,5 +1,5 @@
 import type { StreamName } from '../../jobs/streams.js';
-import { recordKeyField } from '../../jobs/records.js';
+import { recordKeyField } from './records.js';
 
 /** Index of the quote that closes the string opening at `start`, or -1 when the text ends first. */
 function stringEnd(text: string, start: number): number {

@@ -1,6 +1,6 @@
 import type { z, ZodType } from 'zod';
 import type { RecordReferences } from './record-references.js';
-import { perStream, type RecordOf, type StreamName } from './streams.js';
+import { perStream, type RecordOf, type StreamName } from '../../jobs/streams.js';
 
 /** Records of the upstream feed (shared/upstream-feed.md), checked as they arrive and again when a job starts. */
 

@@ -1,13 +1,13 @@
-import type { RedisConnection as Redis } from '../redis.js';
-import type { CatalogApi } from '../catalog/types.js';
-import { stockCountRecordSchema } from '../../jobs/stock/stock-count-stream.js';
-import type { RedisKeys } from '../redis.js';
-import { loadProgress } from '../../jobs/stock/count-progress.js';
-import { recordHash } from '../../jobs/stock/record-hash.js';
-import type { PlannedOrder } from './reconcile-orders.js';
-import type { SyncedRecord } from './reconcile-synced.js';
-import type { ServiceView } from './reconcile-service.js';
-import type { Drift, Unchecked } from './reconcile-types.js';
+import type { RedisConnection as Redis } from '../../src/redis.js';
+import type { CatalogApi } from '../../src/catalog/types.js';
+import { stockCountRecordSchema } from './stock-count-stream.js';
+import type { RedisKeys } from '../../src/redis.js';
+import { loadProgress } from './count-progress.js';
+import { recordHash } from './record-hash.js';
+import type { PlannedOrder } from '../orders/reconcile-orders.js';
+import type { SyncedRecord } from '../../src/ops/reconcile-synced.js';
+import type { ServiceView } from '../../src/ops/reconcile-service.js';
+import type { Drift, Unchecked } from '../../src/ops/reconcile-types.js';
 
 /** The newest synced count of one (location, product). */
 interface CountedPair {

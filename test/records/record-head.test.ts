@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { keyInHead } from '../../src/queue/record-head.js';
+import { keyInHead } from '../../src/records/record-head.js';
 
 describe('the key of a record that cannot be parsed whole', () => {
   it('is read from the top level of its start, whatever comes after', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkRecord } from '../../jobs/records.js';
+import { checkRecord } from '../../src/records/records.js';
 import { MAX_CHARS } from '../../jobs/record-fields.js';
 
 const line = { productId: 'MUG-BLUE', quantity: 1, unitPrice: 1, location: 'Main Warehouse / A-01' };

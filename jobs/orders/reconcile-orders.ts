@@ -1,12 +1,12 @@
-import { NotFoundError } from '../client/errors.js';
-import type { CatalogApi } from '../catalog/types.js';
-import { orderRecordSchema } from '../../jobs/orders/order-stream.js';
-import { compareOrder } from '../../jobs/orders/order-compare.js';
-import { planOrder, type OrderPlan } from '../../jobs/orders/order-plan.js';
-import { PermanentJobError } from '../queue/job-errors.js';
-import type { SyncedRecord } from './reconcile-synced.js';
-import { ServiceView, type ShipmentRow } from './reconcile-service.js';
-import type { Drift, Unchecked } from './reconcile-types.js';
+import { NotFoundError } from '../../src/client/errors.js';
+import type { CatalogApi } from '../../src/catalog/types.js';
+import { orderRecordSchema } from './order-stream.js';
+import { compareOrder } from './order-compare.js';
+import { planOrder, type OrderPlan } from './order-plan.js';
+import { PermanentJobError } from '../../src/queue/job-errors.js';
+import type { SyncedRecord } from '../../src/ops/reconcile-synced.js';
+import { ServiceView, type ShipmentRow } from '../../src/ops/reconcile-service.js';
+import type { Drift, Unchecked } from '../../src/ops/reconcile-types.js';
 
 const ORDER_COMPLETED = 'ORDER_COMPLETED';
 const SHIPMENT_SHIPPED = 'SHIPMENT_SHIPPED';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkRecord, recordReferences } from '../../jobs/records.js';
+import { checkRecord, recordReferences } from '../../src/records/records.js';
 import { STREAMS, type StreamName } from '../../jobs/streams.js';
 
 const records: Record<StreamName, unknown> = {
