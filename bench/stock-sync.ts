@@ -22,7 +22,7 @@ import { createRedis, deleteKeysUnder } from '../src/redis.js';
 import { buildDeps } from '../src/app/build-deps.js';
 import { sandboxConfig } from '../src/app/sandbox-config.js';
 import { sandboxAdminClient } from '../src/sandbox/admin-client.js';
-import type { SandboxData } from '../src/sandbox/sandbox-data.js';
+import type { SandboxData } from '../src/sandbox/sandbox-data-schema.js';
 import { parseProfile } from '../src/sandbox/profile-rules.js';
 import { sandboxDefaults, type SandboxProfile } from '../src/sandbox/sandbox-options.js';
 import { startSandbox } from '../src/sandbox/sandbox.js';

@@ -1,4 +1,4 @@
-import type { AnyJobKind } from '../src/queue/worker-pool.js';
+import type { AnyJobKind } from '../src/queue/job-kind.js';
 import { bomJob } from './boms/bom-sync.js';
 import { orderJob } from './orders/order-sync.js';
 import { stockCountJob } from './stock/stock-count-sync.js';

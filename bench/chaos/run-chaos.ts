@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { createRedis } from '../../src/redis.js';
-import { intakeQueueName } from '../../src/queue/intake.js';
+import { intakeQueueName } from '../../src/queue/intake-queue.js';
 import { STREAMS, type StreamName } from '../../jobs/streams.js';
 import { machine } from '../lib/machine.js';
 import { faultPlan } from './chaos-env.js';

@@ -11,7 +11,7 @@ import { checkedJobRecord } from '../queue/job-runner.js';
 import type { PreviewContext, PreviewResult, RecordPlan } from '../queue/record-plan.js';
 import { recordLabel, type RecordJob } from '../queue/record-jobs.js';
 import { tracedClient } from '../queue/traced-client.js';
-import type { AnyJobKind } from '../queue/worker-pool.js';
+import type { AnyJobKind } from '../queue/job-kind.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis.js';
 import type { StreamName } from '../../jobs/streams.js';
 import { sourceJobs, type DryRunSource, type SourceRead } from './dry-run-records.js';

@@ -15,7 +15,8 @@ import { pullStream, type PullResult } from '../feed/producer.js';
 import type { QueueSet } from '../queue/queues.js';
 import type { Tracing } from '../telemetry/tracing.js';
 import type { StreamName } from '../../jobs/streams.js';
-import { startWorkers, type AnyJobKind, type StartWorkersOptions, type WorkerPool } from '../queue/worker-pool.js';
+import { startWorkers, type StartWorkersOptions, type WorkerPool } from '../queue/worker-pool.js';
+import type { AnyJobKind } from '../queue/job-kind.js';
 
 /** What the runtime needs of the program's parts (buildDeps makes them from the configuration). */
 export interface RuntimeDeps {

@@ -13,9 +13,7 @@ import { statusCommand } from './commands/status-command.js';
 import { syncCommand } from './commands/sync-command.js';
 import { workerCommand } from './commands/worker-command.js';
 import { describeFailure, ExitCode, type ExitCodeValue } from './exit-codes.js';
-
-/** Commands report their exit code through this. */
-export type CommandResult = (code: ExitCodeValue) => void;
+import type { CommandResult } from './command-result.js';
 
 /** The commander program of shared/interface.md, writing to `io`. */
 export function buildProgram(io: CliIo, done: CommandResult): Command {

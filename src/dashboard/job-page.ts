@@ -1,5 +1,5 @@
 import type { JobStory } from '../ops/job-inspect.js';
-import { intakeQueueName } from '../queue/intake.js';
+import { intakeQueueName } from '../queue/intake-queue.js';
 import { esc } from './html.js';
 
 /** What an import batch holds, in place of a record. */

@@ -1,6 +1,6 @@
 import type { StatusReport } from '../ops/status-report.js';
 import type { ReconcileReport } from '../ops/reconcile-types.js';
-import { intakeQueueName } from '../queue/intake.js';
+import { intakeQueueName } from '../queue/intake-queue.js';
 import { searchBox } from './find-page.js';
 import { flowSection } from './flow-charts.js';
 import { esc } from './html.js';

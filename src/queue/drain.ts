@@ -1,7 +1,7 @@
 import type { Job, Queue } from 'bullmq';
 import { defaults } from '../../config/defaults.js';
 import type { RedisConnection as Redis } from '../redis.js';
-import { batchLabel, intakeDataSchema, streamOfIntakeQueue } from './intake.js';
+import { batchLabel, intakeDataSchema, streamOfIntakeQueue } from './intake-queue.js';
 import type { JobResult } from './job-kind.js';
 import { jobDataSchema, type JobData } from './queues.js';
 import { recordLabel } from './record-jobs.js';

@@ -60,3 +60,6 @@ export interface JobKind<R = unknown> {
    */
   preview?(record: R, ctx: PreviewContext): Promise<PreviewResult>;
 }
+
+/** A job kind of any record type (kinds differ in theirs). */
+export type AnyJobKind = JobKind<any>;

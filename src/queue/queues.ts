@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { defaults } from '../../config/defaults.js';
 import type { Config } from '../../config/read-config.js';
 import { JITTERED } from './backoff.js';
-import { openIntakeQueue, type IntakeData } from './intake.js';
+import { openIntakeQueue, type IntakeData } from './intake-queue.js';
 import { STREAMS, type StreamName } from '../../jobs/streams.js';
 
 

@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import type { RedisConnection as Redis } from '../redis.js';
-import { intakeQueueName } from './intake.js';
+import { intakeQueueName } from './intake-queue.js';
 import { STREAMS, type StreamName } from '../../jobs/streams.js';
 
 /**

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reconcile } from '../../src/ops/reconcile.js';
 import type { Drift, ReconcileReport } from '../../src/ops/reconcile-types.js';
-import type { SandboxData } from '../../src/sandbox/sandbox-data.js';
+import type { SandboxData } from '../../src/sandbox/sandbox-data-schema.js';
 import type { SandboxState } from '../../src/sandbox/sandbox-entities.js';
 import { countRecord } from '../helpers/count-record.js';
 import { orderRecord } from '../helpers/order-records.js';

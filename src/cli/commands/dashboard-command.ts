@@ -7,7 +7,7 @@ import type { CliIo } from '../../app/cli-io.js';
 import { budgetsOf, commandLogger, loadConfig } from '../../app/command-context.js';
 import { connectRedis } from '../../app/connect-redis.js';
 import { ExitCode, UsageError } from '../exit-codes.js';
-import type { CommandResult } from '../program.js';
+import type { CommandResult } from '../command-result.js';
 import { untilStopped } from '../until-stopped.js';
 import { port } from './options.js';
 

@@ -3,7 +3,7 @@ import { writeJson } from '../../app/command-context.js';
 import type { DryRunSource } from '../../app/dry-run.js';
 import { beforeGoLive } from '../../queue/go-live.js';
 import { ExitCode } from '../exit-codes.js';
-import type { CommandResult } from '../program.js';
+import type { CommandResult } from '../command-result.js';
 import { renderPlan } from '../render-plan.js';
 
 /**

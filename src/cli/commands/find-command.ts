@@ -3,7 +3,7 @@ import { findRecord } from '../../ops/find.js';
 import type { CliIo } from '../../app/cli-io.js';
 import { loadConfig, withQueues, writeJson } from '../../app/command-context.js';
 import { ExitCode } from '../exit-codes.js';
-import type { CommandResult } from '../program.js';
+import type { CommandResult } from '../command-result.js';
 import { renderFind } from '../render-find.js';
 
 /** `find <key> [--json]`: every job of an orderId, countId or productId, and the service entities it made. */

@@ -9,7 +9,7 @@ import type { CliIo } from '../../app/cli-io.js';
 import { commandLogger, loadConfig, writeJson } from '../../app/command-context.js';
 import { connectRedis } from '../../app/connect-redis.js';
 import { ExitCode, UsageError } from '../exit-codes.js';
-import type { CommandResult } from '../program.js';
+import type { CommandResult } from '../command-result.js';
 import { renderImport, renderSyncSummary } from '../render-summary.js';
 import { runProgress } from '../run-progress.js';
 import { positive } from './options.js';

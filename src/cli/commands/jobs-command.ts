@@ -6,7 +6,7 @@ import { ExitCode, UsageError } from '../exit-codes.js';
 import { DEFAULT_BATCH_LIMIT, DEFAULT_LIST_LIMIT, JOB_STATES, listJobs, showJob, type JobStateName } from '../../ops/job-inspect.js';
 import { retryAllFailed, retryJobIds } from '../../ops/job-retry.js';
 import { renderJobList, renderJobStory, renderRetry } from '../render-jobs.js';
-import type { CommandResult } from '../program.js';
+import type { CommandResult } from '../command-result.js';
 import { positive } from './options.js';
 
 const streamOption = () => new Option('--stream <stream...>', 'only these streams').choices(STREAMS);

@@ -3,7 +3,7 @@ import { STREAMS, type StreamName } from '../../../jobs/streams.js';
 import type { CliIo } from '../../app/cli-io.js';
 import { writeJson } from '../../app/command-context.js';
 import { ExitCode } from '../exit-codes.js';
-import type { CommandResult } from '../program.js';
+import type { CommandResult } from '../command-result.js';
 import { renderReconcile } from '../render-reconcile.js';
 
 /** `reconcile [--stream S]... [--json]`: the service against what was synced; exit 0 no drift, 1 drift found. */

@@ -4,7 +4,7 @@ import { loadConfig, withQueues, writeJson } from '../../app/command-context.js'
 import { resumeStreams, type ResumeResult } from '../../ops/resume-streams.js';
 import { STREAMS, type StreamName } from '../../../jobs/streams.js';
 import { ExitCode } from '../exit-codes.js';
-import type { CommandResult } from '../program.js';
+import type { CommandResult } from '../command-result.js';
 
 function render(results: ResumeResult[]): string {
   const lines = results.map((r) =>

@@ -3,7 +3,7 @@ import { STREAMS, type StreamName } from '../../../jobs/streams.js';
 import type { CliIo } from '../../app/cli-io.js';
 import { writeJson } from '../../app/command-context.js';
 import { ExitCode, UsageError } from '../exit-codes.js';
-import type { CommandResult } from '../program.js';
+import type { CommandResult } from '../command-result.js';
 import { renderSyncSummary } from '../render-summary.js';
 import { runProgress } from '../run-progress.js';
 

@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import type { WorkerHttp } from '../../metrics/worker-http.js';
 import type { CliIo } from '../../app/cli-io.js';
 import { ExitCode } from '../exit-codes.js';
-import type { CommandResult } from '../program.js';
+import type { CommandResult } from '../command-result.js';
 import { untilStopped } from '../until-stopped.js';
 
 /**
