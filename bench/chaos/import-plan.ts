@@ -6,6 +6,7 @@
 import { checkRecord } from '../../src/records/records.js';
 import { badLineId } from '../../src/queue/record-jobs.js';
 import type { BadRecord, OrderSpec } from './scenario.js';
+import { orderStream } from '../../jobs/orders/order-stream.js';
 
 export interface ImportPlan {
   stream: 'orders';
@@ -88,7 +89,7 @@ export function buildImportPlan(o: ImportPlanOptions): ImportPlan {
       return;
     }
     plan.records.push(value);
-    if (!checkRecord('orders', value).ok) plan.invalid++;
+    if (!checkRecord(orderStream, value).ok) plan.invalid++;
     if (e.bad) plan.bad.push({ stream: 'orders', via: 'import', ...e.bad });
   });
   return plan;

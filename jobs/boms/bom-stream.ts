@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { productId } from '../record-fields.js';
-import type { StreamDef } from '../streams.js';
+import type { StreamDef } from '../../src/records/stream-def.js';
 import { bomReferences } from './bom-references.js';
 
 export const bomRecordSchema = z.object({
@@ -15,4 +15,12 @@ export const bomRecordSchema = z.object({
 export type BomRecord = z.infer<typeof bomRecordSchema>;
 
 /** The `boms` stream (upstream-feed.md): one product's bill of materials per record, named by its productId. */
-export const bomStream = { stream: 'boms', keyField: 'productId', scheduler: 'poll-boms', schema: bomRecordSchema, references: bomReferences } as const satisfies StreamDef;
+export const bomStream = {
+  stream: 'boms',
+  keyField: 'productId',
+  scheduler: 'poll-boms',
+  schema: bomRecordSchema,
+  references: bomReferences,
+  pull: (schedule) => ({ every: schedule.bomPollSeconds }),
+  lag: 'polled',
+} as const satisfies StreamDef;

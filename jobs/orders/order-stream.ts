@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MAX_CHARS, name, naiveDateTime, productId, text } from '../record-fields.js';
-import type { StreamDef } from '../streams.js';
+import type { StreamDef } from '../../src/records/stream-def.js';
 import { orderReferences } from './order-references.js';
 
 export const orderLineSchema = z.object({
@@ -29,6 +29,8 @@ export const orderStream = {
   scheduler: 'poll-orders',
   schema: orderRecordSchema,
   references: orderReferences,
-  // SYNC_ORDERS_SINCE; an order without orderDate is synced.
-  goLive: { field: 'orderDate' },
+  // An order without orderDate is synced.
+  goLive: { field: 'orderDate', setting: 'SYNC_ORDERS_SINCE' },
+  pull: (schedule) => ({ every: schedule.orderPollSeconds }),
+  lag: 'polled',
 } as const satisfies StreamDef;

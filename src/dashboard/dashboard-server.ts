@@ -15,7 +15,6 @@ import { retryAllFailed, retryJobIds } from '../ops/job-retry.js';
 import { readStatus } from '../ops/status-report.js';
 import { openStreamQueues } from '../queue/stream-queues.js';
 import type { Logger } from '../logger.js';
-import { isStream } from '../../jobs/streams.js';
 import { sessionAuth, weakPasswordProblem, type Credentials } from './auth.js';
 import type { DashboardLimits } from './auth.js';
 import { esc, page } from './html.js';
@@ -25,8 +24,11 @@ import { jobBody } from './job-page.js';
 import { opsRoutes } from './ops-routes.js';
 import { overviewBody } from './overview-page.js';
 import { readLastReport } from '../ops/reconcile.js';
+import type { StreamDef } from '../records/stream-def.js';
 
 export interface DashboardOptions {
+  /** The streams' definitions (the composition root's list of kinds). */
+  defs: readonly StreamDef[];
   host: string;
   /** 0 picks a free port. */
   port: number;
@@ -78,7 +80,7 @@ export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
   }
   const weak = o.auth && weakPasswordProblem(o.host, o.auth.password);
   if (weak) throw new UnsafeDashboardError(weak);
-  const queues = openStreamQueues(o.redis, o.prefix);
+  const queues = openStreamQueues(o.redis, o.prefix, o.defs);
   const extra = (o.extraQueues ?? []).map((name) => new Queue(name, { connection: o.redis, prefix: o.prefix }));
   // Unheard, BullMQ prints connection errors raw, past the logger; requests still fail on their own.
   for (const q of extra) q.on('error', () => undefined);
@@ -151,7 +153,7 @@ export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
   }));
   app.post('/retry-group', wrap(async (req, res) => {
     const b = (req.body ?? {}) as Record<string, unknown>;
-    if (typeof b.stream !== 'string' || !isStream(b.stream) || typeof b.code !== 'string' || typeof b.reason !== 'string') {
+    if (typeof b.stream !== 'string' || !queues.names.includes(b.stream) || typeof b.code !== 'string' || typeof b.reason !== 'string') {
       res.status(400).type('html').send(page('Bad request', '<p>stream, code and reason are required.</p>', { signedIn }));
       return;
     }

@@ -1,9 +1,8 @@
-import { STREAMS } from '../../jobs/streams.js';
 import { esc } from './html.js';
 
 /** The overview's live charts: containers the script below fills, per stream and per budget class. */
-export function flowSection(refreshMs = 5000): string {
-  const streams = STREAMS.map(
+export function flowSection(names: readonly string[], refreshMs = 5000): string {
+  const streams = names.map(
     (s) => `<div class="chart" id="flow-${esc(s)}" data-stream="${esc(s)}"><h3>${esc(s)}</h3><p class="flow-sum muted">loading…</p></div>`,
   ).join('');
   const budget = ['post', 'get', 'collection']

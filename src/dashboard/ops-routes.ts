@@ -8,7 +8,6 @@ import { readFlow, sampleFlow } from '../ops/flow-metrics.js';
 import { readLastReport } from '../ops/reconcile.js';
 import { resumeStreams } from '../ops/resume-streams.js';
 import type { Logger } from '../logger.js';
-import { isStream } from '../../jobs/streams.js';
 import { findBody } from './find-page.js';
 import { FLOW_CHARTS_JS } from './flow-charts.js';
 import { page } from './html.js';
@@ -65,7 +64,7 @@ export function opsRoutes(o: OpsRoutesOptions): Router {
   // The overview's "Resume" button of a stream its breaker paused (behind the login and the same-origin check).
   r.post('/resume', wrap(async (req, res) => {
     const stream = (req.body as Record<string, unknown> | undefined)?.stream;
-    if (typeof stream !== 'string' || !isStream(stream)) return void res.status(400).type('text').send('stream is required: one of the streams\n');
+    if (typeof stream !== 'string' || !o.queues.names.includes(stream)) return void res.status(400).type('text').send('stream is required: one of the streams\n');
     const [done] = await resumeStreams(o.queues, [stream]);
     o.logger?.info({ stream, wasPaused: done!.wasPaused, waiting: done!.waiting }, 'dashboard: resume of a stream');
     const flash = done!.wasPaused ? `Resumed ${stream}: ${done!.waiting} job(s) run again from their progress.` : `${stream} was not paused.`;
@@ -77,7 +76,7 @@ export function opsRoutes(o: OpsRoutesOptions): Router {
     // The worker samples too; this keeps the charts moving when only `sync --once` runs.
     if (Date.now() - sampledAt >= SAMPLE_EVERY_MS) {
       sampledAt = Date.now();
-      await sampleFlow(o.redis, o.prefix);
+      await sampleFlow(o.redis, o.prefix, o.queues.names);
     }
     const minutes = Number(req.query.minutes);
     const flow = await readFlow(o.redis, o.prefix, o.queues, {

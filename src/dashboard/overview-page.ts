@@ -74,7 +74,7 @@ export function overviewBody(s: StatusReport, flash?: string, extra: { reconcile
 ${pausedBanners(s)}
 ${searchBox()}
 <p class="muted">As of ${when(s.at)} UTC (the charts below update by themselves). <a href="/">Refresh</a></p>
-${flowSection()}
+${flowSection(s.streams.map((x) => x.stream))}
 ${reconcileSummary(extra.reconcile)}
 <h2>Streams</h2><table id="streams"><tr><th>stream</th><th>waiting</th><th>active</th><th>delayed</th><th>failed</th><th>completed</th><th title="imported records not yet jobs: a worker turns each batch into one job per record">import batches</th><th>feed cursor</th><th>last poll</th><th>behind</th><th>feed</th></tr>${streams}</table>
 <h2>Failed jobs by reason</h2><table id="failed-groups"><tr><th>stream</th><th>code</th><th>reason</th><th>jobs</th><th>examples</th><th></th></tr>${groups}</table>

@@ -5,7 +5,7 @@ import { showJob, type JobStory } from './job-inspect.js';
 import type { StreamQueues } from '../queue/stream-queues.js';
 import { parseProgress } from '../../jobs/orders/order-progress.js';
 import { redisKeys } from '../redis.js';
-import { STREAMS, type StreamName } from '../../jobs/streams.js';
+import type { StreamName } from '../records/stream-def.js';
 import { loadProgress } from '../../jobs/stock/count-progress.js';
 import { findJobIds } from '../queue/job-index.js';
 
@@ -96,7 +96,7 @@ export async function findRecord(
   redis: Redis,
   queues: StreamQueues,
   key: string,
-  streams: readonly StreamName[] = STREAMS,
+  streams: readonly StreamName[] = queues.names,
   o: { mapping?: Mapping } = {},
 ): Promise<FindResult> {
   const ids = await findJobIds(redis, queues.prefix, key, streams);

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { Config } from '../../config/read-config.js';
 import { JITTERED } from './backoff.js';
 import { recordHash } from './job-id.js';
-import { STREAMS, type StreamName } from '../../jobs/streams.js';
+import type { StreamName } from '../records/stream-def.js';
 
 /** The intake queues (`{stream}-intake`): their names, their batches' shape and ids, their job options (see intake.ts). */
 
@@ -17,7 +17,7 @@ export function intakeQueueName(stream: StreamName): string {
 
 /** The stream whose intake queue this is, if it is one. */
 export function streamOfIntakeQueue(name: string): StreamName | undefined {
-  return STREAMS.find((s) => intakeQueueName(s) === name);
+  return name.endsWith(INTAKE_SUFFIX) && name.length > INTAKE_SUFFIX.length ? name.slice(0, -INTAKE_SUFFIX.length) : undefined;
 }
 
 /**
@@ -37,7 +37,7 @@ export type IntakeItem = z.infer<typeof intakeItemSchema>;
 
 /** Data of an intake job: a batch of one stream's records (never a secret: the records as delivered). */
 export const intakeDataSchema = z.object({
-  stream: z.enum(STREAMS),
+  stream: z.string().min(1),
   source: z.literal('import'),
   /** First and last line of the file the batch holds records of (for operators). */
   firstLine: z.number().int().nonnegative(),

@@ -11,7 +11,7 @@ import type { AnyJobKind, JobResult } from './job-kind.js';
 import type { BreakerHooks } from './breaker-hold.js';
 import { createProcessor, type ProcessorOptions, type RunnerDeps } from './job-runner.js';
 import { recordJobOptions, type JobData } from './queues.js';
-import type { StreamName } from '../../jobs/streams.js';
+import type { StreamName } from '../records/stream-def.js';
 
 /**
  * BullMQ honours a manual rate limit (queue.rateLimit) only on workers that have a limiter; this one is

@@ -1,27 +1,40 @@
-import type { z, ZodType } from 'zod';
+import type { z } from 'zod';
 import type { RecordReferences } from './record-references.js';
-import { perStream, type RecordOf, type StreamName } from '../../jobs/streams.js';
+import type { StreamDef, StreamName } from './stream-def.js';
 
 /** Records of the upstream feed (shared/upstream-feed.md), checked as they arrive and again when a job starts. */
 
-/** The record schema of each stream. */
-export const recordSchemas = perStream((d) => d.schema) as { [S in StreamName]: ZodType<RecordOf<S>> };
+/** What naming a record needs of its stream. */
+export type KeyedStream = Pick<StreamDef, 'stream' | 'keyField'>;
+/** What checking a record needs of its stream. */
+export type RecordStream = Pick<StreamDef, 'stream' | 'keyField' | 'schema'>;
 
-/** The field of a record that names it: orderId, countId, productId. */
-export const recordKeyField: Record<StreamName, string> = perStream((d) => d.keyField);
+/** The definition of a stream of the list, or undefined when the list has none of that name. */
+export function findDef<D extends { stream: StreamName }>(defs: readonly D[], stream: string): D | undefined {
+  return defs.find((d) => d.stream === stream);
+}
 
-/** What a checked record of each stream names of the account. */
-const referencesOf = perStream((d) => d.references) as { [S in StreamName]: (record: RecordOf<S>) => RecordReferences };
+/** The definition of a stream of the list; throws for a name the list does not have (a caller's mistake). */
+export function defOf<D extends { stream: StreamName }>(defs: readonly D[], stream: string): D {
+  const def = findDef(defs, stream);
+  if (!def) throw new Error(`no stream ${stream}; streams: ${defs.map((d) => d.stream).join(', ')}`);
+  return def;
+}
+
+/** The stream names of a list, in its order. */
+export function streamNames(defs: readonly { stream: StreamName }[]): StreamName[] {
+  return defs.map((d) => d.stream);
+}
 
 /** The products and facilities a checked record names, each facility with the kind it must be. */
-export function recordReferences<S extends StreamName>(stream: S, record: RecordOf<S>): RecordReferences {
-  return (referencesOf[stream] as (r: RecordOf<S>) => RecordReferences)(record);
+export function recordReferences(def: Pick<StreamDef, 'references'>, record: unknown): RecordReferences {
+  return (def.references as (r: unknown) => RecordReferences)(record);
 }
 
 /** The business key of a raw record, when it has a usable one. */
-export function recordKey(stream: StreamName, raw: unknown): string | undefined {
+export function recordKey(def: KeyedStream, raw: unknown): string | undefined {
   if (!raw || typeof raw !== 'object') return undefined;
-  const v = (raw as Record<string, unknown>)[recordKeyField[stream]];
+  const v = (raw as Record<string, unknown>)[def.keyField];
   return typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined;
 }
 
@@ -32,12 +45,9 @@ export interface RecordProblem {
 }
 
 /** Checks a raw record; answers the record or every problem as "field: reason". */
-export function checkRecord<S extends StreamName>(
-  stream: S,
-  raw: unknown,
-): { ok: true; record: RecordOf<S> } | { ok: false; problems: RecordProblem[] } {
-  const parsed = recordSchemas[stream].safeParse(raw);
-  if (parsed.success) return { ok: true, record: parsed.data as RecordOf<S> };
+export function checkRecord(def: Pick<StreamDef, 'schema'>, raw: unknown): { ok: true; record: unknown } | { ok: false; problems: RecordProblem[] } {
+  const parsed = def.schema.safeParse(raw);
+  if (parsed.success) return { ok: true, record: parsed.data };
   return { ok: false, problems: problemsOf(parsed.error) };
 }
 

@@ -1,0 +1,6 @@
+import type { OpsKind } from '../../src/ops/ops-kind.js';
+import { orderJob } from './order-sync.js';
+import { orderReconcile } from './reconcile-orders.js';
+
+/** The orders as one kind: its stream, its job and how `reconcile` compares them (the line of jobs/streams.ts). */
+export const orderKind: OpsKind = { ...orderJob, reconcile: orderReconcile };
