@@ -1,6 +1,7 @@
 import { NotFoundError } from '../../src/client/errors.js';
 import type { CatalogApi } from '../../src/catalog/types.js';
-import { orderRecordSchema, orderStream } from './order-stream.js';
+import { orderStream } from './order-stream.js';
+import { orderRecordSchema } from './order-record.js';
 import { compareOrder } from './order-compare.js';
 import { planOrder, type OrderPlan } from './order-plan.js';
 import { PermanentJobError } from '../../src/queue/job-errors.js';

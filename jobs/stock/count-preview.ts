@@ -8,7 +8,7 @@ import { varianceBody } from './post-chunks.js';
 import { readMarks, splitByMarks, type ProductMark } from './product-marks.js';
 import { recordHash } from './record-hash.js';
 import { resolveCount } from './resolve-count.js';
-import type { StockCountRecord } from './stock-count-stream.js';
+import type { StockCountRecord } from './stock-count-record.js';
 import { stockKeys } from './stock-keys.js';
 
 /** What the counts of one dry run share: one read of on-hand stock, moved by each count as the real run moves it. */

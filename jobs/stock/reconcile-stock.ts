@@ -1,6 +1,7 @@
 import type { RedisConnection as Redis } from '../../src/redis.js';
 import type { CatalogApi } from '../../src/catalog/types.js';
-import { stockCountRecordSchema, stockCountStream } from './stock-count-stream.js';
+import { stockCountStream } from './stock-count-stream.js';
+import { stockCountRecordSchema } from './stock-count-record.js';
 import type { RedisKeys } from '../../src/redis.js';
 import { loadProgress } from './count-progress.js';
 import { recordHash } from './record-hash.js';

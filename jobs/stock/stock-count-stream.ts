@@ -1,25 +1,7 @@
-import { z } from 'zod';
-import { businessDate, MAX_CHARS, name, productId, text } from '../record-fields.js';
 import type { StreamDef } from '../../src/records/stream-def.js';
 import { beginStockSyncRun } from './stock-run.js';
 import { stockCountReferences } from './stock-count-references.js';
-
-export const stockCountRecordSchema = z.object({
-  countId: text(MAX_CHARS.countId),
-  location: name,
-  countDate: businessDate,
-  items: z
-    .array(
-      z.object({
-        productId,
-        quantity: z.number({ error: 'must be a number' }).min(0, 'must be 0 or more'),
-      }),
-      { error: 'is required' },
-    )
-    .min(1, 'must have at least one item'),
-});
-
-export type StockCountRecord = z.infer<typeof stockCountRecordSchema>;
+import { stockCountRecordSchema } from './stock-count-record.js';
 
 /** The `stock-counts` stream (upstream-feed.md): one count of a location per record, named by its countId. */
 export const stockCountStream = {

@@ -24,11 +24,11 @@ import { jobBody } from './job-page.js';
 import { opsRoutes } from './ops-routes.js';
 import { overviewBody } from './overview-page.js';
 import { readLastReport } from '../ops/reconcile.js';
-import type { StreamDef } from '../records/stream-def.js';
+import type { OpsKind } from '../ops/ops-kind.js';
 
 export interface DashboardOptions {
-  /** The streams' definitions (the composition root's list of kinds). */
-  defs: readonly StreamDef[];
+  /** The kinds of job (the composition root's list). */
+  defs: readonly OpsKind[];
   host: string;
   /** 0 picks a free port. */
   port: number;
@@ -132,7 +132,7 @@ export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
     const [status, reconcile] = await Promise.all([readStatus(o.redis, queues, { budgets: o.budgets }), readLastReport(o.redis, o.prefix)]);
     res.type('html').send(page('Overview', overviewBody(status, flashOf(req), { reconcile }), { signedIn, prefix: o.prefix }));
   }));
-  app.use(opsRoutes({ redis: o.redis, queues, prefix: o.prefix, signedIn, budgets: o.budgets, serviceBaseUrl: o.serviceBaseUrl, lagLimitSeconds: o.lagLimitSeconds, mapping: o.mapping, logger: o.logger }));
+  app.use(opsRoutes({ kinds: o.defs, redis: o.redis, queues, prefix: o.prefix, signedIn, budgets: o.budgets, serviceBaseUrl: o.serviceBaseUrl, lagLimitSeconds: o.lagLimitSeconds, mapping: o.mapping, logger: o.logger }));
   app.get('/api/status', wrap(async (_req, res) => {
     res.json(await readStatus(o.redis, queues, { budgets: o.budgets }));
   }));

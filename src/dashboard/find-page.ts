@@ -37,10 +37,7 @@ export function findBody(r: FindResult, serviceBaseUrl?: string): string {
         .map((m) => `<tr><td>${esc(m.kind)}</td><td><code>${esc(m.upstream)}</code></td><td>→ <code>${esc(m.service)}</code></td></tr>`)
         .join('')}</table>`
     : '';
-  const progress = [
-    r.progress.order ? `<p id="order-progress">Order progress: <strong>${esc(r.progress.order.step)}</strong>${r.progress.order.pending ? ` (about to: ${esc(r.progress.order.pending)})` : ''}</p>` : '',
-    r.progress.count ? `<p id="count-progress">Count progress: <strong>${esc(r.progress.count.state)}</strong> on ${esc(r.progress.count.countDate ?? '?')}</p>` : '',
-  ].join('');
+  const progress = r.progressLines.map((line) => `<p class="progress">${esc(line)}</p>`).join('');
   return `${searchBox(r.key)}<h1>Record <code>${esc(r.key)}</code></h1>
 <h2>Jobs</h2><table id="find-jobs"><tr><th>job</th><th>stream</th><th>version</th><th>state</th><th>attempts</th><th>when (UTC)</th><th>result / error</th></tr>${jobs || '<tr><td colspan="7" class="muted">none kept</td></tr>'}</table>
 <h2>Service entities</h2><table id="find-entities"><tr><th>kind</th><th>URL</th><th>known from</th></tr>${entities}</table>${mapped}${progress}`;

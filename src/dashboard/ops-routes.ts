@@ -12,8 +12,11 @@ import { findBody } from './find-page.js';
 import { FLOW_CHARTS_JS } from './flow-charts.js';
 import { page } from './html.js';
 import { reconcileBody } from './reconcile-page.js';
+import type { OpsKind } from '../ops/ops-kind.js';
 
 export interface OpsRoutesOptions {
+  /** The kinds of job: what `find` shows of each. */
+  kinds: readonly OpsKind[];
   redis: Redis;
   queues: StreamQueues;
   prefix: string;
@@ -43,13 +46,13 @@ export function opsRoutes(o: OpsRoutesOptions): Router {
   r.get('/find', wrap(async (req, res) => {
     const key = keyOf(req);
     if (!key) return void res.redirect(303, '/');
-    const result = await findRecord(o.redis, o.queues, key, undefined, { mapping: o.mapping });
+    const result = await findRecord(o.redis, o.queues, key, undefined, { mapping: o.mapping, kinds: o.kinds });
     res.status(result.found ? 200 : 404).type('html').send(page(`Find ${key}`, findBody(result, o.serviceBaseUrl), shell));
   }));
   r.get('/api/find', wrap(async (req, res) => {
     const key = keyOf(req);
     if (!key) return void res.status(400).json({ error: 'key is required: /api/find?key=WEB-1' });
-    const result = await findRecord(o.redis, o.queues, key, undefined, { mapping: o.mapping });
+    const result = await findRecord(o.redis, o.queues, key, undefined, { mapping: o.mapping, kinds: o.kinds });
     res.status(result.found ? 200 : 404).json(result);
   }));
   r.get('/reconcile', wrap(async (_req, res) => {
