@@ -8,6 +8,7 @@ import { addJobs, recordJob } from '../src/queue/record-jobs.js';
 import { clusterPrefix, createRedis, deleteKeysUnder, type RedisConnection, type RedisTarget } from '../src/redis.js';
 import type { Sandbox } from '../src/sandbox/sandbox.js';
 import type { OrderWorkerSettings } from './lib/order-workers.js';
+import { orderStream } from '../jobs/orders/order-stream.js';
 
 const WORKER = fileURLToPath(new URL('./orders-worker.ts', import.meta.url));
 
@@ -67,7 +68,7 @@ export async function setUp(sandbox: Sandbox, target: RedisTarget | string, tag:
     settings,
     add: async (recs: unknown[]) => {
       for (let i = 0; i < recs.length; i += 1_000) {
-        await addJobs(queues.get('orders'), redis, recs.slice(i, i + 1_000).map((r) => recordJob('orders', r, 'feed').job));
+        await addJobs(queues.get('orders'), redis, recs.slice(i, i + 1_000).map((r) => recordJob(orderStream, r, 'feed').job), orderStream);
       }
     },
     async tearDown() {

@@ -10,8 +10,7 @@
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import type { Redis } from 'ioredis';
-import { jobKinds } from '../jobs/registry.js';
-import type { StreamName } from '../jobs/streams.js';
+import { streamDefs, type StreamName } from '../jobs/streams.js';
 import { buildDeps } from '../src/app/build-deps.js';
 import { sandboxConfig } from '../src/app/sandbox-config.js';
 import { createLogger } from '../src/logger.js';
@@ -100,7 +99,7 @@ export async function runRedisSizing(o: { records: number; log?: (line: string) 
     await deleteKeysUnder(redis, prefix);
     await built.catalog.refresh();
     pool = await startWorkers({
-      kinds: jobKinds,
+      kinds: [...streamDefs],
       connection: { url },
       prefix,
       deps: { client: built.client, catalog: built.catalog, redis, keys: redisKeys(prefix), logger, jobs: config.jobs, goLive: {} },
@@ -113,7 +112,10 @@ export async function runRedisSizing(o: { records: number; log?: (line: string) 
       const mem0 = await usedMemory(redis);
       const t0 = performance.now();
       const records = recordsOf(stream, o.records, `RS-${Date.now()}`);
-      for (let i = 0; i < records.length; i += 500) await addJobs(built.queues.get(stream), redis, records.slice(i, i + 500).map((r) => recordJob(stream, r, 'feed').job));
+      const def = streamDefs.find((d) => d.stream === stream)!;
+      for (let i = 0; i < records.length; i += 500) {
+        await addJobs(built.queues.get(stream), redis, records.slice(i, i + 500).map((r) => recordJob(def, r, 'feed').job), def);
+      }
       await waitForIdle([built.queues.get(stream)], { pollMs: 100, signal: AbortSignal.timeout(600_000) });
       const seconds = (performance.now() - t0) / 1000;
       const counts = await built.queues.get(stream).getJobCounts('completed', 'failed');

@@ -22,13 +22,14 @@ import { createRedis, deleteKeysUnder } from '../src/redis.js';
 import { buildDeps } from '../src/app/build-deps.js';
 import { sandboxConfig } from '../src/app/sandbox-config.js';
 import { sandboxAdminClient } from '../src/sandbox/admin-client.js';
-import type { SandboxData } from '../src/sandbox/sandbox-data.js';
+import type { SandboxData } from '../src/sandbox/sandbox-data-schema.js';
 import { parseProfile } from '../src/sandbox/profile-rules.js';
 import { sandboxDefaults, type SandboxProfile } from '../src/sandbox/sandbox-options.js';
 import { startSandbox } from '../src/sandbox/sandbox.js';
 import { machine, machineLine } from './lib/machine.js';
 import { markdownTable, textTable } from './lib/tables.js';
 import { median } from './lib/median.js';
+import { stockCountStream } from '../jobs/stock/stock-count-stream.js';
 
 const ACCOUNT = 'bench';
 const api = `/${ACCOUNT}/api`;
@@ -137,7 +138,7 @@ async function runScenario(sb: { url: string; key: string; secret: string }, s: 
   const sampler = setInterval(sample, 5);
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
-  await importNdjson({ stream: 'stock-counts', source: file, queues, redis, logger });
+  await importNdjson({ def: stockCountStream, source: file, queues, redis, logger });
   const importMs = performance.now() - t0;
   const pool = await startWorkers({ kinds: [stockCountJob], connection: redisUrl, prefix, deps: { ...deps, jobs }, concurrency: jobs.concurrency, logger });
   await waitForIdle([queues.intake('stock-counts'), queues.get('stock-counts')], { pollMs: 20 });

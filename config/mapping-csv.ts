@@ -1,4 +1,4 @@
-import type { MappingEntry, MappingProblem } from './mapping-file.js';
+import type { MappingEntry, MappingProblem } from './mapping-entry.js';
 
 const HEADER = 'kind,upstream,service';
 

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { parseMappingCsv } from './mapping-csv.js';
 import { parseMappingJson } from './mapping-json.js';
+import type { MappingEntry, MappingProblem } from './mapping-entry.js';
 
 /** Upstream names the service knows by others (MAPPING_FILE; docs/mapping.md). */
 export interface Mapping {
@@ -11,20 +12,6 @@ export interface Mapping {
   products: ReadonlyMap<string, string>;
   /** Upstream facility name (key: facilityKey of it) → service facility name, "Magazine / location" path or facilityUrl. */
   facilities: ReadonlyMap<string, string>;
-}
-
-/** One line of a mapping file as read, before its checks. `kind` as written (product, facility, or a JSON section). */
-export interface MappingEntry {
-  line: number;
-  kind: string;
-  upstream: string;
-  service: string;
-}
-
-/** A problem of a mapping file at one line; `reason` never quotes a value the line did not give as a name. */
-export interface MappingProblem {
-  line: number;
-  reason: string;
 }
 
 /** Most problems listed for one file; a broken file of a million lines says the first ones. */

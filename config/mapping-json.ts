@@ -1,4 +1,4 @@
-import type { MappingEntry, MappingProblem } from './mapping-file.js';
+import type { MappingEntry, MappingProblem } from './mapping-entry.js';
 
 /** A key of a JSON object, where it stands, and its value when that is a string. */
 interface KeyToken {

@@ -82,12 +82,12 @@ function withoutSecrets(line: string, env: Record<string, string | undefined>): 
   return secrets.reduce<string>((out, s) => (s ? out.split(s).join('***') : out), line);
 }
 
-/** The go-live floor of each stream that has one, by stream name. */
-function goLiveOf(e: Env): Partial<Record<string, GoLiveFloor>> {
-  const floors: Partial<Record<string, GoLiveFloor>> = {};
-  if (e.SYNC_ORDERS_SINCE) floors.orders = { since: e.SYNC_ORDERS_SINCE, setting: 'SYNC_ORDERS_SINCE' };
-  if (e.SYNC_COUNTS_SINCE) floors['stock-counts'] = { since: e.SYNC_COUNTS_SINCE, setting: 'SYNC_COUNTS_SINCE' };
-  return floors;
+/** The go-live settings that are set, by variable; each stream's definition names the one that applies to it. */
+function goLiveOf(e: Env): Partial<Record<string, string>> {
+  const settings: Partial<Record<string, string>> = {};
+  if (e.SYNC_ORDERS_SINCE) settings.SYNC_ORDERS_SINCE = e.SYNC_ORDERS_SINCE;
+  if (e.SYNC_COUNTS_SINCE) settings.SYNC_COUNTS_SINCE = e.SYNC_COUNTS_SINCE;
+  return settings;
 }
 
 /** The configuration of a checked environment; the Config type is inferred from it. */
@@ -141,7 +141,7 @@ function configOf(e: Env, redis: RedisConfig, mapping: Mapping | undefined) {
     alerts: { webhookUrl: e.ALERT_WEBHOOK_URL, lagSeconds: e.ALERT_LAG_SECONDS, intervalSeconds: e.ALERT_INTERVAL_SECONDS },
     shutdownGraceSeconds: e.SHUTDOWN_GRACE_SECONDS,
     logLevel: e.LOG_LEVEL,
-    /** Per stream, the date before which its records are skipped ("before go-live"). */
+    /** Per go-live variable (SYNC_*_SINCE), the date before which records are skipped ("before go-live"). */
     goLive: goLiveOf(e),
     /** Upstream productIds and facility names the service knows by others (MAPPING_FILE), checked at start. */
     mapping,

@@ -49,7 +49,7 @@ export async function startWorld(o: ChaosOptions, scenario: Scenario, root: stri
   const first = 0.4;
   const steps = 6;
   const cut = (n: number, i: number) => Math.round(n * (first + ((1 - first) * i) / steps));
-  const feed = await startFeedServer({
+  const feed = await startFeedServer({ names: STREAMS,
     token: secrets.upstreamToken,
     pageSize: 200,
     streams: Object.fromEntries(STREAMS.map((s) => [s, scenario.feed[s].slice(0, cut(scenario.feed[s].length, 0))])),

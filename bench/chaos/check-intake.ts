@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { intakeQueueName } from '../../src/queue/intake.js';
+import { intakeQueueName } from '../../src/queue/intake-queue.js';
 import { STREAMS } from '../../jobs/streams.js';
 import { check, type CheckResult } from './check-types.js';
 

@@ -1,6 +1,7 @@
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { STREAMS, type StreamName } from '../../jobs/streams.js';
+import { STREAMS } from '../../jobs/streams.js';
+import type { StreamName } from '../../src/records/stream-def.js';
 import { checkIntake } from './check-intake.js';
 import { check, type CheckResult } from './check-types.js';
 import { checkPoison, feedJobId } from './poison.js';

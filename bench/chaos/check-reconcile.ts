@@ -23,5 +23,5 @@ export async function checkReconcile(root: string, env: Record<string, string>, 
   const violations = report.drifts.map((d) => `${d.stream} ${d.key}: ${d.kind} ${d.field}: service has ${d.service}, synced ${d.synced}${d.detail ? ` (${d.detail})` : ''}`);
   if (code !== 0 && violations.length === 0) violations.push(`reconcile exited ${code}`);
   if (c.orders === 0 || c.stockPairs === 0 || c.boms === 0) violations.push(`reconcile compared too little: ${JSON.stringify(c)}`);
-  return check(`reconcile finds no drift (${c.orders} orders, ${c.stockPairs} counted pairs, ${c.boms} BOMs; ${report.calls.collection} collection GETs)`, c.orders + c.shipments + c.stockPairs + c.boms, violations);
+  return check(`reconcile finds no drift (${c.orders} orders, ${c.stockPairs} counted pairs, ${c.boms} BOMs; ${report.calls.collection} collection GETs)`, Object.values(c).reduce((a, b) => a + b, 0), violations);
 }

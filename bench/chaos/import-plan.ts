@@ -3,9 +3,10 @@
  * carry, some the feed carries too (re-deliveries across the two routes), one line repeated within the file, and a
  * few bad records, one of them a line that is not JSON at all.
  */
-import { checkRecord } from '../../jobs/records.js';
+import { checkRecord } from '../../src/records/records.js';
 import { badLineId } from '../../src/queue/record-jobs.js';
 import type { BadRecord, OrderSpec } from './scenario.js';
+import { orderStream } from '../../jobs/orders/order-stream.js';
 
 export interface ImportPlan {
   stream: 'orders';
@@ -88,7 +89,7 @@ export function buildImportPlan(o: ImportPlanOptions): ImportPlan {
       return;
     }
     plan.records.push(value);
-    if (!checkRecord('orders', value).ok) plan.invalid++;
+    if (!checkRecord(orderStream, value).ok) plan.invalid++;
     if (e.bad) plan.bad.push({ stream: 'orders', via: 'import', ...e.bad });
   });
   return plan;

@@ -10,6 +10,8 @@ import { jobIdFor, unreadableJobId } from '../../src/queue/job-id.js';
 import type { StreamName } from '../../jobs/streams.js';
 import { check, type CheckResult } from './check-types.js';
 import type { BadRecord, Scenario } from './scenario.js';
+import { streamDefs } from '../../jobs/streams.js';
+import { defOf } from '../../src/records/records.js';
 
 /** MAX_RECORD_BYTES of the chaos run (and of its checks' test): small, so the oversized record stays cheap to serve. */
 export const POISON_MAX_RECORD_BYTES = 256 * 1024;
@@ -40,7 +42,7 @@ export const isRaw = (record: unknown): record is Uint8Array => record instanceo
 
 /** The job id a record of the feed must have become. */
 export function feedJobId(stream: StreamName, record: unknown, bad: BadRecord[]): string {
-  if (!isRaw(record)) return jobIdFor(stream, record);
+  if (!isRaw(record)) return jobIdFor(defOf(streamDefs, stream), record);
   const b = bad.find((x) => x.stream === stream && isRaw(x.record) && Buffer.compare(Buffer.from(x.record), Buffer.from(record)) === 0);
   return b?.jobId ?? `${stream}-raw-unknown`;
 }
@@ -64,8 +66,8 @@ export async function checkPoison(redis: Redis, prefix: string, scenario: Scenar
       const at = feed.findIndex((r) => isRaw(r) && isRaw(b.record) && Buffer.compare(Buffer.from(r), Buffer.from(b.record)) === 0);
       for (const near of [feed[at - 1], feed[at + 1]]) {
         if (near === undefined || isRaw(near)) continue;
-        const nearId = jobIdFor(b.stream, near);
-        if (scenario.bad.some((x) => x.jobId === nearId || (!isRaw(x.record) && jobIdFor(x.stream, x.record) === nearId))) continue;
+        const nearId = jobIdFor(defOf(streamDefs, b.stream), near);
+        if (scenario.bad.some((x) => x.jobId === nearId || (!isRaw(x.record) && jobIdFor(defOf(streamDefs, x.stream), x.record) === nearId))) continue;
         const nearState = await q.getJobState(nearId);
         if (nearState !== 'completed') violations.push(`${b.stream} poison ${b.key}: the record next to it (job ${nearId}) is ${nearState}, expected completed`);
       }

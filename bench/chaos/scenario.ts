@@ -8,6 +8,8 @@ import type { StreamName } from '../../jobs/streams.js';
 import { seededRandom } from './chaos-events.js';
 import { buildImportPlan, type ImportPlan } from './import-plan.js';
 import { poisonRecords } from './poison.js';
+import { streamDefs } from '../../jobs/streams.js';
+import { defOf } from '../../src/records/records.js';
 
 export interface ScenarioOptions {
   orders: number;
@@ -200,7 +202,7 @@ export function deliveredRecords(scenario: Scenario, stream: StreamName): unknow
 
 /** The job id a bad record must have become. */
 export function badJobId(b: BadRecord): string {
-  return b.jobId ?? jobIdFor(b.stream, b.record);
+  return b.jobId ?? jobIdFor(defOf(streamDefs, b.stream), b.record);
 }
 
 /** Bad records of round b: each names the field its failure must name. Keys are unique per round. */

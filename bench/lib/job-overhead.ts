@@ -15,6 +15,7 @@ import { startSandbox } from '../../src/sandbox/sandbox.js';
 import { benchOrders } from './order-records.js';
 import { ownCpuMs, processCpuMs } from './proc-cpu.js';
 import { median } from './median.js';
+import { orderStream } from '../../jobs/orders/order-stream.js';
 
 const WORKER = fileURLToPath(new URL('../orders-worker.ts', import.meta.url));
 
@@ -61,7 +62,7 @@ async function oneRun(n: number, concurrency: number, redisUrl: string, run: num
     const a0 = sandbox.admin.counters().actions;
     const t0 = performance.now();
     const records = benchOrders(`OVH-${run}-${Date.now()}`, n);
-    for (let i = 0; i < n; i += 1000) await addJobs(queues.get('orders'), redis, records.slice(i, i + 1000).map((r) => recordJob('orders', r, 'feed').job));
+    for (let i = 0; i < n; i += 1000) await addJobs(queues.get('orders'), redis, records.slice(i, i + 1000).map((r) => recordJob(orderStream, r, 'feed').job), orderStream);
     while (sandbox.admin.counters().actions - a0 < n) await sleep(5);
     const s = (performance.now() - t0) / 1000;
     const w1 = processCpuMs(child.pid!);

@@ -5,10 +5,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { SCHEDULERS } from '../../src/feed/control.js';
-import { intakeQueueName } from '../../src/queue/intake.js';
+import { intakeQueueName } from '../../src/queue/intake-queue.js';
 import { CONTROL_QUEUE } from '../../src/queue/queues.js';
-import { STREAMS } from '../../jobs/streams.js';
+import { STREAMS, streamDefs } from '../../jobs/streams.js';
 
 export type BoundKind = 'ttl' | 'capped' | 'long-lived';
 
@@ -33,7 +32,7 @@ const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const PLACES: Record<string, string> = {
   queue: alt([...STREAMS, ...STREAMS.map(intakeQueueName), CONTROL_QUEUE]),
   stream: alt(STREAMS),
-  scheduler: alt(Object.values(SCHEDULERS)),
+  scheduler: alt(streamDefs.map((d) => d.scheduler)),
   type: alt(['completed', 'failed']),
   state: alt(['wait', 'paused', 'active', 'delayed', 'prioritized', 'marker', 'failed', 'waiting-children', 'stalled', 'pc']),
   class: alt(['get', 'post', 'collection', 'total']),

@@ -1,6 +1,7 @@
 import type { Product } from '../../src/client/schemas.js';
-import type { PreviewContext, PreviewResult } from '../../src/queue/record-plan.js';
-import type { BomRecord } from './bom-stream.js';
+import type { PreviewResult } from '../../src/queue/record-plan.js';
+import type { PreviewContext } from '../../src/queue/job-kind.js';
+import type { BomRecord } from './bom-record.js';
 import { bomUpdate } from './bom-update.js';
 import { bomItemsOf, firstBomEntry } from './bom-items.js';
 import { resolveBom } from './resolve-bom.js';

@@ -1,5 +1,5 @@
-import type { RecordReferences } from '../record-references.js';
-import type { BomRecord } from './bom-stream.js';
+import type { RecordReferences } from '../../src/records/record-references.js';
+import type { BomRecord } from './bom-record.js';
 
 /** A bill of materials names its product and each component; no facility. */
 export function bomReferences(bom: BomRecord): RecordReferences {

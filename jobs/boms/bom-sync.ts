@@ -1,6 +1,7 @@
 import { isServiceError } from '../../src/client/errors.js';
 import type { Product } from '../../src/client/schemas.js';
-import { bomStream, type BomRecord } from './bom-stream.js';
+import { bomStream } from './bom-stream.js';
+import type { BomRecord } from './bom-record.js';
 import { ConflictError } from '../../src/queue/job-errors.js';
 import type { JobContext, JobKind, JobResult } from '../../src/queue/job-kind.js';
 import { bomItemsOf, firstBomEntry, sameBom, type BomItems } from './bom-items.js';

@@ -1,6 +1,6 @@
 import { mappedNote } from '../../src/catalog/mapped-catalog.js';
 import type { CatalogApi, CatalogProduct } from '../../src/catalog/types.js';
-import type { BomRecord } from './bom-stream.js';
+import type { BomRecord } from './bom-record.js';
 import { BadRecordError } from '../../src/queue/job-errors.js';
 import type { BomItems } from './bom-items.js';
 

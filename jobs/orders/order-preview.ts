@@ -1,10 +1,11 @@
 import { defaults } from '../../config/defaults.js';
 import { ConflictError } from '../../src/queue/job-errors.js';
-import type { PlannedCall, PreviewContext, PreviewResult } from '../../src/queue/record-plan.js';
+import type { PlannedCall, PreviewResult } from '../../src/queue/record-plan.js';
+import type { PreviewContext } from '../../src/queue/job-kind.js';
 import { planOrder, recordHashOf, type OrderPlan } from './order-plan.js';
 import { ProgressStore, stepIndex, type OrderProgress } from './order-progress.js';
 import { OrderSettlement, SHIPMENT_SHIPPED } from './order-settlement.js';
-import type { OrderRecord } from './order-stream.js';
+import type { OrderRecord } from './order-record.js';
 
 /** Where the path of the shipment the service creates goes, before it exists. */
 export const SHIPMENT_URL = '{shipmentUrl}';

@@ -1,5 +1,5 @@
-import type { RecordReferences } from '../record-references.js';
-import type { OrderRecord } from './order-stream.js';
+import type { RecordReferences } from '../../src/records/record-references.js';
+import type { OrderRecord } from './order-record.js';
 
 /** An order names its origin (a magazine), and per line a product and the location the units leave from. */
 export function orderReferences(order: OrderRecord): RecordReferences {

@@ -1,26 +1,6 @@
-import { z } from 'zod';
-import { MAX_CHARS, name, naiveDateTime, productId, text } from '../record-fields.js';
-import type { StreamDef } from '../streams.js';
+import type { StreamDef } from '../../src/records/stream-def.js';
 import { orderReferences } from './order-references.js';
-
-export const orderLineSchema = z.object({
-  productId,
-  quantity: z.number({ error: 'must be a number' }).positive('must be greater than 0'),
-  unitPrice: z.number({ error: 'must be a number' }).min(0, 'must be 0 or more'),
-  location: name,
-});
-
-export const orderRecordSchema = z.object({
-  // The orderId names the order's URL (/api/order/<orderId>): "." and ".." would name another one.
-  orderId: text(MAX_CHARS.orderId).refine((id) => id !== '.' && id !== '..', 'must not be "." or ".."'),
-  orderDate: naiveDateTime.optional(),
-  origin: name,
-  lines: z.array(orderLineSchema, { error: 'is required' }).min(1, 'must have at least one line'),
-  shipmentIdUser: text(MAX_CHARS.shipmentIdUser).optional(),
-});
-
-export type OrderRecord = z.infer<typeof orderRecordSchema>;
-export type OrderLine = z.infer<typeof orderLineSchema>;
+import { orderRecordSchema } from './order-record.js';
 
 /** The `orders` stream (upstream-feed.md): one fulfilled sale per record, named by its orderId. */
 export const orderStream = {
@@ -29,6 +9,8 @@ export const orderStream = {
   scheduler: 'poll-orders',
   schema: orderRecordSchema,
   references: orderReferences,
-  // SYNC_ORDERS_SINCE; an order without orderDate is synced.
-  goLive: { field: 'orderDate' },
+  // An order without orderDate is synced.
+  goLive: { field: 'orderDate', setting: 'SYNC_ORDERS_SINCE' },
+  pull: (schedule) => ({ every: schedule.orderPollSeconds }),
+  lag: 'polled',
 } as const satisfies StreamDef;

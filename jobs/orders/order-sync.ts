@@ -1,5 +1,6 @@
 import { defaults } from '../../config/defaults.js';
-import { orderStream, type OrderRecord } from './order-stream.js';
+import { orderStream } from './order-stream.js';
+import type { OrderRecord } from './order-record.js';
 import type { JobContext, JobKind, JobResult } from '../../src/queue/job-kind.js';
 import { planOrder, recordHashOf } from './order-plan.js';
 import { ProgressStore } from './order-progress.js';

@@ -1,4 +1,4 @@
-import type { StockCountRecord } from './stock-count-stream.js';
+import type { StockCountRecord } from './stock-count-record.js';
 import type { JobContext, JobResult } from '../../src/queue/job-kind.js';
 import { planDifferences } from './count-plan.js';
 import { countResult, leftGroups, leftText, skippedResult, type CountFacts } from './count-outcome.js';

@@ -1,5 +1,6 @@
 import { readStockOnHand, type StockOnHand } from '../../src/catalog/stock-on-hand.js';
-import type { PlannedCall, PreviewContext, PreviewResult } from '../../src/queue/record-plan.js';
+import type { PlannedCall, PreviewResult } from '../../src/queue/record-plan.js';
+import type { PreviewContext } from '../../src/queue/job-kind.js';
 import { planDifferences, varianceDate, type VarianceLine } from './count-plan.js';
 import { leftText } from './count-outcome.js';
 import { loadProgress, type CountProgress } from './count-progress.js';
@@ -7,7 +8,7 @@ import { varianceBody } from './post-chunks.js';
 import { readMarks, splitByMarks, type ProductMark } from './product-marks.js';
 import { recordHash } from './record-hash.js';
 import { resolveCount } from './resolve-count.js';
-import type { StockCountRecord } from './stock-count-stream.js';
+import type { StockCountRecord } from './stock-count-record.js';
 import { stockKeys } from './stock-keys.js';
 
 /** What the counts of one dry run share: one read of on-hand stock, moved by each count as the real run moves it. */

@@ -1,6 +1,6 @@
 import { mappedNote } from '../../src/catalog/mapped-catalog.js';
 import type { CatalogApi, Facility } from '../../src/catalog/types.js';
-import type { StockCountRecord } from './stock-count-stream.js';
+import type { StockCountRecord } from './stock-count-record.js';
 import { BadRecordError } from '../../src/queue/job-errors.js';
 import type { NamedItem } from './product-marks.js';
 

@@ -1,5 +1,5 @@
-import type { RecordReferences } from '../record-references.js';
-import type { StockCountRecord } from './stock-count-stream.js';
+import type { RecordReferences } from '../../src/records/record-references.js';
+import type { StockCountRecord } from './stock-count-record.js';
 
 /** A count names its location and each counted product. */
 export function stockCountReferences(count: StockCountRecord): RecordReferences {

@@ -1,24 +1,7 @@
-import { z } from 'zod';
-import { businessDate, MAX_CHARS, name, productId, text } from '../record-fields.js';
-import type { StreamDef } from '../streams.js';
+import type { StreamDef } from '../../src/records/stream-def.js';
+import { beginStockSyncRun } from './stock-run.js';
 import { stockCountReferences } from './stock-count-references.js';
-
-export const stockCountRecordSchema = z.object({
-  countId: text(MAX_CHARS.countId),
-  location: name,
-  countDate: businessDate,
-  items: z
-    .array(
-      z.object({
-        productId,
-        quantity: z.number({ error: 'must be a number' }).min(0, 'must be 0 or more'),
-      }),
-      { error: 'is required' },
-    )
-    .min(1, 'must have at least one item'),
-});
-
-export type StockCountRecord = z.infer<typeof stockCountRecordSchema>;
+import { stockCountRecordSchema } from './stock-count-record.js';
 
 /** The `stock-counts` stream (upstream-feed.md): one count of a location per record, named by its countId. */
 export const stockCountStream = {
@@ -27,6 +10,11 @@ export const stockCountStream = {
   scheduler: 'stock-sync',
   schema: stockCountRecordSchema,
   references: stockCountReferences,
-  // SYNC_COUNTS_SINCE.
-  goLive: { field: 'countDate' },
+  goLive: { field: 'countDate', setting: 'SYNC_COUNTS_SINCE' },
+  pull: (schedule) => ({ pattern: schedule.stockSyncCron, ...(schedule.stockSyncTz ? { tz: schedule.stockSyncTz } : {}) }),
+  // A missed daily stock sync is worth a few retries.
+  pullAttempts: { attempts: 5, backoff: { type: 'exponential', delay: 10_000 } },
+  lag: 'scheduled',
+  // A pull of the counts begins a run: its counts share one fresh read of on-hand stock.
+  beforePull: ({ redis, keys }) => beginStockSyncRun(redis, keys),
 } as const satisfies StreamDef;

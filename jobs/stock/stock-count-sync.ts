@@ -1,6 +1,7 @@
 import { defaults } from '../../config/defaults.js';
 import { readStockOnHand } from '../../src/catalog/stock-on-hand.js';
-import { stockCountStream, type StockCountRecord } from './stock-count-stream.js';
+import { stockCountStream } from './stock-count-stream.js';
+import type { StockCountRecord } from './stock-count-record.js';
 import type { JobKind } from '../../src/queue/job-kind.js';
 import { applyCount } from './apply-count.js';
 import { previewCount } from './count-preview.js';

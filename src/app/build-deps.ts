@@ -10,7 +10,9 @@ import { UpstreamClient } from '../feed/upstream-client.js';
 import type { Logger } from '../logger.js';
 import { createQueues } from '../queue/queues.js';
 import type { RuntimeDeps } from './runtime.js';
-import type { StreamName } from '../../jobs/streams.js';
+import type { StreamName } from '../records/stream-def.js';
+import type { OpsKind } from '../ops/ops-kind.js';
+import { streamDefs } from '../../jobs/streams.js';
 import { createRedis, type RedisConnection as Redis, redisKeys } from '../redis.js';
 
 export interface AppDeps extends RuntimeDeps {
@@ -37,7 +39,9 @@ export interface BuildDepsOptions {
   budget?: false;
   /** The catalog to use instead of one over the client (tests that must not read it). */
   catalog?: CatalogApi;
-  /** The streams to open queues for. Default: all. */
+  /** The kinds of job. Default: the program's list (jobs/streams.ts); tests add kinds of their own. */
+  kinds?: readonly OpsKind[];
+  /** The streams to open queues for. Default: those of the kinds. */
   streams?: readonly StreamName[];
   /** Tracing, when on (src/telemetry/tracing.ts): the queues get BullMQ's telemetry, the workers the job spans. */
   tracing?: RuntimeDeps['tracing'];
@@ -46,6 +50,7 @@ export interface BuildDepsOptions {
 /** The program's parts, wired from the configuration: Redis, budget, service client, catalog, feed client, queues. */
 export function buildDeps(config: Config, logger: Logger, opts: BuildDepsOptions = {}): AppDeps {
   const service = config.service;
+  const kinds = opts.kinds ?? streamDefs;
   if (!service) throw new ConfigError(['INVENTORY_BASE_URL: is required (with INVENTORY_ACCOUNT, INVENTORY_API_KEY, INVENTORY_API_SECRET) to reach the service']);
   const redis = opts.redis ?? createRedis(config.redis);
   const keys = redisKeys(config.redis.prefix);
@@ -70,7 +75,7 @@ export function buildDeps(config: Config, logger: Logger, opts: BuildDepsOptions
   const upstream = config.upstream
     ? new UpstreamClient({ url: config.upstream.url, token: config.upstream.token, maxRecordBytes: config.limits.maxRecordBytes, maxPageBytes: config.limits.feedMaxPageBytes })
     : undefined;
-  const queues = createQueues({ connection: redis, prefix: config.redis.prefix, jobs: config.jobs, telemetry: opts.tracing?.telemetry, ...(opts.streams ? { streams: opts.streams } : {}) });
+  const queues = createQueues({ connection: redis, prefix: config.redis.prefix, jobs: config.jobs, telemetry: opts.tracing?.telemetry, streams: opts.streams ?? kinds.map((k) => k.stream) });
   return {
     config,
     logger,
@@ -80,6 +85,7 @@ export function buildDeps(config: Config, logger: Logger, opts: BuildDepsOptions
     client,
     catalog,
     upstream,
+    kinds,
     queues,
     tracing: opts.tracing,
     async close() {

@@ -6,6 +6,8 @@ import type { CliIo, OutStream } from './cli-io.js';
 import { connectRedis } from './connect-redis.js';
 import { describeRedis, type RedisConnection as Redis } from '../redis.js';
 import { openStreamQueues, type StreamQueues } from '../queue/stream-queues.js';
+import { streamDefs } from '../../jobs/streams.js';
+import type { StreamDef } from '../records/stream-def.js';
 
 /** The configuration a command runs with; throws ConfigError listing every problem. */
 export function loadConfig(io: CliIo, needs: ConfigNeeds = {}): Config {
@@ -36,9 +38,9 @@ export function writeJson(io: CliIo, value: unknown): void {
 }
 
 /** Runs `fn` with Redis and the stream queues of the configured prefix, closing both after. */
-export async function withQueues<T>(config: Config, fn: (queues: StreamQueues, redis: Redis) => Promise<T>): Promise<T> {
+export async function withQueues<T>(config: Config, fn: (queues: StreamQueues, redis: Redis) => Promise<T>, kinds: readonly StreamDef[] = streamDefs): Promise<T> {
   const redis = await connectRedis(config.redis);
-  const queues = openStreamQueues(redis, config.redis.prefix);
+  const queues = openStreamQueues(redis, config.redis.prefix, kinds);
   try {
     return await fn(queues, redis);
   } finally {

@@ -2,11 +2,12 @@ import type { Readable } from 'node:stream';
 import type { FeedPage, FetchPageOptions } from '../feed/upstream-client.js';
 import { readNdjsonChunks } from '../feed/ndjson.js';
 import { peekStream } from '../feed/peek-stream.js';
-import { keyInHead } from '../queue/record-head.js';
+import { keyInHead } from '../records/record-head.js';
 import { badLineId, checkedRecord, recordJob, type RecordJob } from '../queue/record-jobs.js';
-import { HEAD_CHARS, QUOTE_CHARS } from '../queue/unreadable-record.js';
+import { HEAD_CHARS, QUOTE_CHARS } from '../records/unreadable-record.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis.js';
-import type { StreamName } from '../../jobs/streams.js';
+import type { StreamName } from '../records/stream-def.js';
+import type { RecordStream } from '../records/records.js';
 
 /** Where a dry run reads a stream's records: the feed from the stream's stored cursor, or an NDJSON file. */
 export type DryRunSource = { stream: StreamName; from: 'feed' } | { stream: StreamName; from: 'file'; file: string | Readable };
@@ -34,35 +35,37 @@ export interface SourceDeps {
 }
 
 /** An NDJSON line that cannot be read or checked, as the job `import` would queue for it (fails at once). */
-function unreadableLine(stream: StreamName, line: number, head: string, why: string): RecordJob {
+function unreadableLine(def: RecordStream, line: number, head: string, why: string): RecordJob {
+  const stream = def.stream;
   const text = head.slice(0, QUOTE_CHARS);
-  const key = keyInHead(stream, head);
+  const key = keyInHead(def, head);
   return { name: stream, data: { record: text, source: 'import', parseError: why, line, ...(key === undefined ? {} : { key }) }, opts: { jobId: badLineId(stream, line, text) } };
 }
 
-async function* fileJobs(stream: StreamName, file: string | Readable, d: SourceDeps, read: SourceRead): AsyncGenerator<RecordJob> {
+async function* fileJobs(def: RecordStream, file: string | Readable, d: SourceDeps, read: SourceRead): AsyncGenerator<RecordJob> {
   for await (const entries of readNdjsonChunks(file, { stdin: d.stdin, maxLineBytes: d.maxRecordBytes })) {
     for (const entry of entries) {
       read.records++;
       if ('error' in entry) {
-        yield unreadableLine(stream, entry.line, entry.head, entry.error);
+        yield unreadableLine(def, entry.line, entry.head, entry.error);
         continue;
       }
       let id: string;
       try {
-        id = checkedRecord(stream, entry.value).id;
+        id = checkedRecord(def, entry.value).id;
       } catch (err) {
         const code = (err as { code?: unknown }).code;
-        yield unreadableLine(stream, entry.line, entry.text.slice(0, HEAD_CHARS), code === 'RECORD_TOO_DEEP' ? (err as Error).message : `could not be checked (${(err as Error).message})`);
+        yield unreadableLine(def, entry.line, entry.text.slice(0, HEAD_CHARS), code === 'RECORD_TOO_DEEP' ? (err as Error).message : `could not be checked (${(err as Error).message})`);
         continue;
       }
-      yield { name: stream, data: { record: entry.value, source: 'import', line: entry.line }, opts: { jobId: id } };
+      yield { name: def.stream, data: { record: entry.value, source: 'import', line: entry.line }, opts: { jobId: id } };
     }
     if (d.signal?.aborted) return;
   }
 }
 
-async function* feedJobs(stream: StreamName, d: SourceDeps, read: SourceRead): AsyncGenerator<RecordJob> {
+async function* feedJobs(def: RecordStream, d: SourceDeps, read: SourceRead): AsyncGenerator<RecordJob> {
+  const stream = def.stream;
   if (!d.upstream) throw new Error('UPSTREAM_URL: is required to pull the feed');
   read.cursor = (await d.redis.get(d.keys.cursor(stream))) ?? null;
   read.pages = 0;
@@ -70,7 +73,7 @@ async function* feedJobs(stream: StreamName, d: SourceDeps, read: SourceRead): A
     read.pages++;
     for (const raw of page.items) {
       read.records++;
-      yield recordJob(stream, raw, 'feed').job;
+      yield recordJob(def, raw, 'feed').job;
     }
   }
 }
@@ -79,7 +82,7 @@ async function* feedJobs(stream: StreamName, d: SourceDeps, read: SourceRead): A
  * The records of a source as the jobs the real run would queue for them (same ids, same data; a record that cannot
  * be read is a job that fails at once), in source order. `read` is filled in as they come.
  */
-export function sourceJobs(source: DryRunSource, d: SourceDeps, read: SourceRead): AsyncGenerator<RecordJob> {
-  if (source.from === 'feed') return feedJobs(source.stream, d, read);
-  return fileJobs(source.stream, source.file, d, read);
+export function sourceJobs(def: RecordStream, source: DryRunSource, d: SourceDeps, read: SourceRead): AsyncGenerator<RecordJob> {
+  if (source.from === 'feed') return feedJobs(def, d, read);
+  return fileJobs(def, source.file, d, read);
 }

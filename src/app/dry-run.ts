@@ -5,12 +5,12 @@ import type { ApiCall } from '../client/service-api.js';
 import type { FeedPage, FetchPageOptions } from '../feed/upstream-client.js';
 import { PermanentJobError } from '../queue/job-errors.js';
 import { checkedJobRecord } from '../queue/job-runner.js';
-import type { RunnerDeps } from '../queue/job-kind.js';
-import type { PreviewContext, PreviewResult, RecordPlan } from '../queue/record-plan.js';
+import type { PreviewResult, RecordPlan } from '../queue/record-plan.js';
+import type { PreviewContext, RunnerDeps } from '../queue/job-kind.js';
 import { recordLabel, type RecordJob } from '../queue/record-jobs.js';
 import { tracedClient } from '../queue/traced-client.js';
-import type { AnyJobKind } from '../queue/worker-pool.js';
-import type { StreamName } from '../../jobs/streams.js';
+import type { AnyJobKind } from '../queue/job-kind.js';
+import type { StreamName } from '../records/stream-def.js';
 import { sourceJobs, type DryRunSource, type SourceRead } from './dry-run-records.js';
 import { summarizePlans, type DryRunSummary } from './dry-run-summary.js';
 import { readOnlyRedis } from './read-only-redis.js';
@@ -93,9 +93,9 @@ export async function dryRun(d: DryRunDeps, o: DryRunOptions): Promise<DryRunPla
     const read: SourceRead = { stream: source.stream, from: source.from, records: 0, ...(source.from === 'file' && typeof source.file === 'string' ? { file: source.file } : {}) };
     sources.push(read);
     const deps = { upstream: d.upstream, redis, keys: d.keys, pageSize: d.jobs.feedPageSize, maxRecordBytes: d.maxRecordBytes, stdin: o.stdin, signal: o.signal };
-    for await (const job of sourceJobs(source, deps, read)) {
+    for await (const job of sourceJobs(kind, source, deps, read)) {
       const jobId = job.opts.jobId;
-      const base = { stream: source.stream, key: recordLabel(source.stream, job.data, jobId), ...(job.data.line ? { line: job.data.line } : {}), jobId, calls: [], reads: [] };
+      const base = { stream: source.stream, key: recordLabel(kind, job.data, jobId), ...(job.data.line ? { line: job.data.line } : {}), jobId, calls: [], reads: [] };
       if (seen.has(jobId)) {
         records.push({ ...base, outcome: 'duplicate', summary: 'the same record again in this run: no calls' });
         continue;

@@ -6,7 +6,9 @@ import type { ServiceApi } from '../client/service-api.js';
 import type { UpstreamClient } from '../feed/upstream-client.js';
 import type { Logger } from '../logger.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis.js';
-import { startControl, type Control, type ControlHooks } from '../feed/control.js';
+import { startControl, type Control } from '../feed/control.js';
+import { defOf } from '../records/records.js';
+import type { OpsKind } from '../ops/ops-kind.js';
 import { summarize, waitForIdle, type FailedJobSummary } from '../queue/drain.js';
 import { readBreaker } from '../queue/stream-breaker.js';
 import { importNdjson, type ImportProgress, type ImportResult } from '../feed/importer.js';
@@ -14,8 +16,9 @@ import type { RunnerDeps } from '../queue/job-runner.js';
 import { pullStream, type PullResult } from '../feed/producer.js';
 import type { QueueSet } from '../queue/queues.js';
 import type { Tracing } from '../telemetry/tracing.js';
-import type { StreamName } from '../../jobs/streams.js';
-import { startWorkers, type AnyJobKind, type StartWorkersOptions, type WorkerPool } from '../queue/worker-pool.js';
+import type { StreamName } from '../records/stream-def.js';
+import { startWorkers, type StartWorkersOptions, type WorkerPool } from '../queue/worker-pool.js';
+import type { AnyJobKind } from '../queue/job-kind.js';
 
 /** What the runtime needs of the program's parts (buildDeps makes them from the configuration). */
 export interface RuntimeDeps {
@@ -27,6 +30,8 @@ export interface RuntimeDeps {
   catalog: CatalogApi;
   upstream?: Pick<UpstreamClient, 'fetchPage'>;
   queues: QueueSet;
+  /** The kinds of job, one per stream: the list every part of the engine takes (jobs/streams.ts, or a test's). */
+  kinds: readonly OpsKind[];
   /** Set when tracing is on: BullMQ's telemetry for the workers, and the spans of each job. */
   tracing?: Pick<Tracing, 'telemetry' | 'jobs'>;
 }
@@ -54,14 +59,15 @@ export interface StreamSummary {
 }
 
 export interface SyncSummary {
-  perStream: Partial<Record<StreamName, StreamSummary>>;
+  perStream: Record<StreamName, StreamSummary>;
   /** No job failed and every stream was pulled. */
   ok: boolean;
   ms: number;
 }
 
 export interface RunOptions {
-  kinds: AnyJobKind[];
+  /** The kinds whose jobs this run works (a subset of the deps' list, or test kinds of its streams). */
+  kinds: readonly AnyJobKind[];
   onProgress?: (p: RunProgress) => void;
   signal?: AbortSignal;
   /** Jobs at once per queue. Default config.jobs.concurrency. */
@@ -76,7 +82,7 @@ function runnerDeps(d: RuntimeDeps): RunnerDeps {
   return { client: d.client, catalog: d.catalog, redis: d.redis, keys: d.keys, logger: d.logger, jobs: d.config.jobs, goLive: d.config.goLive, jobTracing: d.tracing?.jobs };
 }
 
-function kindsFor(kinds: AnyJobKind[], streams: StreamName[]): AnyJobKind[] {
+function kindsFor(kinds: readonly AnyJobKind[], streams: StreamName[]): AnyJobKind[] {
   return streams.map((s) => {
     const kind = kinds.find((k) => k.stream === s);
     if (!kind) throw new Error(`no job kind handles stream ${s}`);
@@ -84,9 +90,9 @@ function kindsFor(kinds: AnyJobKind[], streams: StreamName[]): AnyJobKind[] {
   });
 }
 
-function workersFor(d: RuntimeDeps, kinds: AnyJobKind[], o: Omit<RunOptions, 'kinds'>): Promise<WorkerPool> {
+function workersFor(d: RuntimeDeps, kinds: readonly AnyJobKind[], o: Omit<RunOptions, 'kinds'>): Promise<WorkerPool> {
   return startWorkers({
-    kinds,
+    kinds: [...kinds],
     connection: d.config.redis,
     prefix: d.config.redis.prefix,
     deps: runnerDeps(d),
@@ -107,7 +113,7 @@ export interface Runtime {
 }
 
 /** The `worker` command: workers for the kinds, and the scheduled pulls when asked. */
-export async function startRuntime(d: RuntimeDeps, o: RunOptions & { withSchedulers: boolean; hooks?: ControlHooks }): Promise<Runtime> {
+export async function startRuntime(d: RuntimeDeps, o: RunOptions & { withSchedulers: boolean }): Promise<Runtime> {
   if (o.withSchedulers && !d.upstream) throw new Error('UPSTREAM_URL: is required to pull the feed');
   const workers = await workersFor(d, o.kinds, o);
   let control: Control | undefined;
@@ -123,8 +129,7 @@ export async function startRuntime(d: RuntimeDeps, o: RunOptions & { withSchedul
           schedule: d.config.schedule,
           pageSize: d.config.jobs.feedPageSize,
           logger: d.logger,
-          streams: o.kinds.map((k) => k.stream),
-          hooks: o.hooks,
+          defs: o.kinds.map((k) => defOf(d.kinds, k.stream)),
         })
       : undefined;
   } catch (err) {
@@ -149,8 +154,8 @@ async function processUntilIdle(d: RuntimeDeps, streams: StreamName[], since: nu
   const queues = streams.map((s) => d.queues.get(s));
   const intakes = streams.map((s) => d.queues.intake(s));
   await waitForIdle([...intakes, ...queues], { pollMs: o.pollMs, signal: o.signal, onPoll: (pending) => o.onProgress?.({ phase: 'processing', pending }) });
-  const done = await summarize(queues, { since, redis: d.redis });
-  const batches = await summarize(intakes, { since, redis: d.redis });
+  const done = await summarize(queues, { since, redis: d.redis, streams: d.kinds });
+  const batches = await summarize(intakes, { since, redis: d.redis, streams: d.kinds });
   for (const [i, stream] of streams.entries()) done[stream]!.failed.push(...batches[intakes[i]!.name]!.failed);
   const paused = new Map<StreamName, NonNullable<StreamSummary['paused']>>();
   for (const stream of streams) {
@@ -172,8 +177,10 @@ export async function syncOnce(d: RuntimeDeps, o: RunOptions & { streams?: Strea
   try {
     const pulled = new Map<StreamName, PullResult>();
     for (const stream of streams) {
+      const def = defOf(d.kinds, stream);
+      await def.beforePull?.({ redis: d.redis, keys: d.keys });
       const result = await pullStream({
-        stream,
+        def,
         upstream,
         queue: d.queues.get(stream),
         redis: d.redis,
@@ -213,7 +220,7 @@ export async function importAndMaybeProcess(
   const pool = kind ? await workersFor(d, [kind], o) : undefined;
   try {
     const imported = await importNdjson({
-      stream: o.stream,
+      def: defOf(d.kinds, o.stream),
       source: o.source,
       queues: d.queues,
       redis: d.redis,

@@ -8,12 +8,12 @@ import { startFlowSampler } from '../ops/flow-metrics.js';
 export function startWorkerOps(app: Pick<AppContext, 'config' | 'redis' | 'logger' | 'deps'>): { stop(): Promise<void>; alertNow(): void } {
   const { config, redis, logger, deps } = app;
   const prefix = config.redis.prefix;
-  const sampler = startFlowSampler(redis, prefix, defaults.flowSampleSeconds * 1000, (err) =>
+  const sampler = startFlowSampler(redis, prefix, deps.kinds.map((k) => k.stream), defaults.flowSampleSeconds * 1000, (err) =>
     logger.debug({ err: err instanceof Error ? err.message : String(err) }, 'flow sample not written (Redis?)'),
   );
   const { webhookUrl, lagSeconds, intervalSeconds } = config.alerts;
   const alerts = webhookUrl
-    ? startAlerts({ redis, prefix, queues: deps.queues, settings: { webhookUrl, lagSeconds, intervalSeconds }, logger, secrets: secretValues(config) }, defaults.alertCheckSeconds * 1000)
+    ? startAlerts({ redis, prefix, queues: deps.queues, settings: { webhookUrl, lagSeconds, intervalSeconds }, logger, secrets: secretValues(config), defs: deps.kinds }, defaults.alertCheckSeconds * 1000)
     : undefined;
   if (alerts) logger.info({ lagSeconds, intervalSeconds }, 'alerts on: new failures and feed lag are POSTed to ALERT_WEBHOOK_URL');
   return {

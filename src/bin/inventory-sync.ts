@@ -2,6 +2,7 @@
 // The entry point: the only place that reads process.env, installs signal handlers and calls process.exit.
 import { config as loadDotenv } from 'dotenv';
 import { runCli } from '../cli/program.js';
+import { streamDefs } from '../../jobs/streams.js';
 
 // A .env file in the working folder fills in what the environment does not set.
 loadDotenv({ quiet: true });
@@ -27,7 +28,7 @@ const code = await runCli(process.argv.slice(2), {
   stderr: process.stderr,
   stdin: process.stdin,
   stop: stopper.signal,
-});
+}, streamDefs);
 // Let stdout drain before exiting (it may be a pipe).
 process.exitCode = code;
 await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));

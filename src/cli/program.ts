@@ -13,19 +13,18 @@ import { statusCommand } from './commands/status-command.js';
 import { syncCommand } from './commands/sync-command.js';
 import { workerCommand } from './commands/worker-command.js';
 import { describeFailure, ExitCode, type ExitCodeValue } from './exit-codes.js';
-
-/** Commands report their exit code through this. */
-export type CommandResult = (code: ExitCodeValue) => void;
+import type { CommandResult } from './command-result.js';
+import type { OpsKind } from '../ops/ops-kind.js';
 
 /** The commander program of shared/interface.md, writing to `io`. */
-export function buildProgram(io: CliIo, done: CommandResult): Command {
+export function buildProgram(io: CliIo, done: CommandResult, kinds: readonly OpsKind[]): Command {
   const program = new Command('inventory-sync')
     .description('Keeps an inventory, order and shipment service in step with an upstream feed.')
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
     .showHelpAfterError('(add --help for usage)')
     .allowExcessArguments(false);
-  for (const make of commandFactories) program.addCommand(make(io, done));
+  for (const make of commandFactories) program.addCommand(make(io, done, kinds));
   // addCommand does not pass settings down; every level must throw instead of exiting.
   const inherit = (cmd: Command) => {
     for (const sub of cmd.commands) {
@@ -37,7 +36,7 @@ export function buildProgram(io: CliIo, done: CommandResult): Command {
   return program;
 }
 
-const commandFactories: Array<(io: CliIo, done: CommandResult) => Command> = [
+const commandFactories: Array<(io: CliIo, done: CommandResult, kinds: readonly OpsKind[]) => Command> = [
   workerCommand,
   syncCommand,
   importCommand,
@@ -52,12 +51,12 @@ const commandFactories: Array<(io: CliIo, done: CommandResult) => Command> = [
   demoCommand,
 ];
 
-/** Runs one command line (without `node script`); answers the exit code. Never calls process.exit. */
-export async function runCli(argv: string[], io: CliIo): Promise<ExitCodeValue> {
+/** Runs one command line (without `node script`) with the kinds of job the entry point hands in; answers the exit code. Never calls process.exit. */
+export async function runCli(argv: string[], io: CliIo, kinds: readonly OpsKind[]): Promise<ExitCodeValue> {
   let code: ExitCodeValue = ExitCode.ok;
   const program = buildProgram(io, (c) => {
     code = c;
-  });
+  }, kinds);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return code;

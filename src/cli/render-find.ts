@@ -24,14 +24,7 @@ export function renderFind(r: FindResult): string {
     out.push('', 'Mapped names (MAPPING_FILE, upstream → service):');
     out.push(renderTable(['KIND', 'UPSTREAM', 'SERVICE'], r.mapped.map((m) => [m.kind, m.upstream, `→ ${m.service}`])));
   }
-  if (r.progress.order) {
-    const p = r.progress.order;
-    out.push('', `Order progress: ${p.step}${p.pending ? ` (about to: ${p.pending})` : ''}`);
-  }
-  if (r.progress.count) {
-    const p = r.progress.count;
-    out.push('', `Count progress: ${p.state}${p.countDate ? ` on ${p.countDate}` : ''}${p.facilityUrl ? ` at ${p.facilityUrl}` : ''}${p.leftToNewer.length ? `; left to newer counts: ${p.leftToNewer.map((l) => `${l.productId} (${l.countId})`).join(', ')}` : ''}`);
-  }
+  for (const line of r.progressLines) out.push('', line);
   const failed = r.jobs.find((j) => j.state === 'failed');
   out.push('', `Each job's whole story: inventory-sync jobs show <JOB>${failed ? `; retry with: inventory-sync jobs retry ${failed.id}` : ''}`);
   return `${out.join('\n')}\n`;

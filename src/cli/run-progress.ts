@@ -1,4 +1,4 @@
-import { streamOfIntakeQueue } from '../queue/intake.js';
+import { streamOfIntakeQueue } from '../queue/intake-queue.js';
 import type { RunProgress } from '../app/runtime.js';
 import type { CliIo } from '../app/cli-io.js';
 import { createProgress } from './progress.js';

@@ -15,7 +15,6 @@ import { retryAllFailed, retryJobIds } from '../ops/job-retry.js';
 import { readStatus } from '../ops/status-report.js';
 import { openStreamQueues } from '../queue/stream-queues.js';
 import type { Logger } from '../logger.js';
-import { isStream } from '../../jobs/streams.js';
 import { sessionAuth, weakPasswordProblem, type Credentials } from './auth.js';
 import type { DashboardLimits } from './auth.js';
 import { assetRoutes, loadAssets } from './dashboard-assets.js';
@@ -24,8 +23,11 @@ import { ownOrigin, requestGuard } from './request-guard.js';
 import { opsRoutes } from './ops-routes.js';
 import { badRequestHtml, jobHtml, noJobHtml, overviewHtml } from './pages.js';
 import { readLastReport } from '../ops/reconcile.js';
+import type { OpsKind } from '../ops/ops-kind.js';
 
 export interface DashboardOptions {
+  /** The kinds of job (the composition root's list). */
+  defs: readonly OpsKind[];
   host: string;
   /** 0 picks a free port. */
   port: number;
@@ -80,7 +82,7 @@ export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
   const weak = o.auth && weakPasswordProblem(o.host, o.auth.password);
   if (weak) throw new UnsafeDashboardError(weak);
   const assets = await loadAssets();
-  const queues = openStreamQueues(o.redis, o.prefix);
+  const queues = openStreamQueues(o.redis, o.prefix, o.defs);
   const extra = (o.extraQueues ?? []).map((name) => new Queue(name, { connection: o.redis, prefix: o.prefix }));
   // Unheard, BullMQ prints connection errors raw, past the logger; requests still fail on their own.
   for (const q of extra) q.on('error', () => undefined);
@@ -138,7 +140,7 @@ export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
     res.type('html').send(overviewHtml(status, shell, { flash: flashOf(req), reconcile }));
   }));
   const { budgets, serviceBaseUrl, lagLimitSeconds, mapping, logger } = o;
-  app.use(opsRoutes({ redis: o.redis, queues, prefix: o.prefix, signedIn, budgets, serviceBaseUrl, lagLimitSeconds, mapping, logger }));
+  app.use(opsRoutes({ kinds: o.defs, redis: o.redis, queues, prefix: o.prefix, signedIn, budgets, serviceBaseUrl, lagLimitSeconds, mapping, logger }));
   app.get('/api/status', wrap(async (_req, res) => {
     res.json(await readStatus(o.redis, queues, { budgets: o.budgets }));
   }));
@@ -159,7 +161,7 @@ export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
   }));
   app.post('/retry-group', wrap(async (req, res) => {
     const b = (req.body ?? {}) as Record<string, unknown>;
-    if (typeof b.stream !== 'string' || !isStream(b.stream) || typeof b.code !== 'string' || typeof b.reason !== 'string') {
+    if (typeof b.stream !== 'string' || !queues.names.includes(b.stream) || typeof b.code !== 'string' || typeof b.reason !== 'string') {
       res.status(400).type('html').send(badRequestHtml('stream, code and reason are required.', { signedIn }));
       return;
     }

@@ -104,20 +104,11 @@ function Mapped({ r }: { r: FindResult }) {
 }
 
 function Progress({ r }: { r: FindResult }) {
-  const { order, count } = r.progress;
   return (
     <>
-      {order ? (
-        <p id="order-progress">
-          Order progress: <strong>{order.step}</strong>
-          {order.pending ? ` (about to: ${order.pending})` : null}
-        </p>
-      ) : null}
-      {count ? (
-        <p id="count-progress">
-          Count progress: <strong>{count.state}</strong> on {count.countDate ?? '?'}
-        </p>
-      ) : null}
+      {r.progressLines.map((line) => (
+        <p class="progress">{line}</p>
+      ))}
     </>
   );
 }

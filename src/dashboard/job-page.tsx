@@ -1,7 +1,7 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
 import type { JobStory } from '../ops/job-inspect.js';
-import { intakeQueueName } from '../queue/intake.js';
+import { intakeQueueName } from '../queue/intake-queue.js';
 import { Flash } from './layout.js';
 
 /** What an import batch holds, in place of a record. */

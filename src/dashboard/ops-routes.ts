@@ -8,11 +8,13 @@ import { readFlow, sampleFlow } from '../ops/flow-metrics.js';
 import { readLastReport } from '../ops/reconcile.js';
 import { resumeStreams } from '../ops/resume-streams.js';
 import type { Logger } from '../logger.js';
-import { isStream } from '../../jobs/streams.js';
 import type { FlowView } from './browser/flow-view.js';
 import { findHtml, reconcileHtml } from './pages.js';
+import type { OpsKind } from '../ops/ops-kind.js';
 
 export interface OpsRoutesOptions {
+  /** The kinds of job: what `find` shows of each. */
+  kinds: readonly OpsKind[];
   redis: Redis;
   queues: StreamQueues;
   prefix: string;
@@ -42,13 +44,13 @@ export function opsRoutes(o: OpsRoutesOptions): Router {
   r.get('/find', wrap(async (req, res) => {
     const key = keyOf(req);
     if (!key) return void res.redirect(303, '/');
-    const result = await findRecord(o.redis, o.queues, key, undefined, { mapping: o.mapping });
+    const result = await findRecord(o.redis, o.queues, key, undefined, { mapping: o.mapping, kinds: o.kinds });
     res.status(result.found ? 200 : 404).type('html').send(findHtml(result, shell, o.serviceBaseUrl));
   }));
   r.get('/api/find', wrap(async (req, res) => {
     const key = keyOf(req);
     if (!key) return void res.status(400).json({ error: 'key is required: /api/find?key=WEB-1' });
-    const result = await findRecord(o.redis, o.queues, key, undefined, { mapping: o.mapping });
+    const result = await findRecord(o.redis, o.queues, key, undefined, { mapping: o.mapping, kinds: o.kinds });
     res.status(result.found ? 200 : 404).json(result);
   }));
   r.get('/reconcile', wrap(async (_req, res) => {
@@ -63,7 +65,7 @@ export function opsRoutes(o: OpsRoutesOptions): Router {
   // The overview's "Resume" button of a stream its breaker paused (behind the login and the same-origin check).
   r.post('/resume', wrap(async (req, res) => {
     const stream = (req.body as Record<string, unknown> | undefined)?.stream;
-    if (typeof stream !== 'string' || !isStream(stream)) {
+    if (typeof stream !== 'string' || !o.queues.names.includes(stream)) {
       return void res.status(400).type('text').send('stream is required: one of the streams\n');
     }
     const [done] = await resumeStreams(o.queues, [stream]);
@@ -79,7 +81,7 @@ export function opsRoutes(o: OpsRoutesOptions): Router {
     // The worker samples too; this keeps the charts moving when only `sync --once` runs.
     if (Date.now() - sampledAt >= SAMPLE_EVERY_MS) {
       sampledAt = Date.now();
-      await sampleFlow(o.redis, o.prefix);
+      await sampleFlow(o.redis, o.prefix, o.queues.names);
     }
     const minutes = Number(req.query.minutes);
     const flow = await readFlow(o.redis, o.prefix, o.queues, {

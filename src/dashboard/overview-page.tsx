@@ -2,7 +2,7 @@
 /** @jsxImportSource preact */
 import type { StatusReport } from '../ops/status-report.js';
 import type { ReconcileReport } from '../ops/reconcile-types.js';
-import { intakeQueueName } from '../queue/intake.js';
+import { intakeQueueName } from '../queue/intake-queue.js';
 import { SearchBox } from './find-page.js';
 import { FlowSection } from './flow-section.js';
 import { Flash, When } from './layout.js';

@@ -1,4 +1,4 @@
-import type { StreamName } from '../../jobs/streams.js';
+import type { StreamName } from '../records/stream-def.js';
 
 /**
  * The upstream feed `demo` serves, named after the sandbox's demo account (src/sandbox/demo-data.ts):
@@ -83,7 +83,7 @@ export function demoFeed(): Record<StreamName, unknown[]> {
 }
 
 /** What the demo expects: records per stream that should sync, and the bad ones that should fail. */
-export const demoExpectations = {
+export const demoExpectations: { synced: Record<string, number>; failed: Record<string, number> } = {
   synced: { orders: goodOrders.length, 'stock-counts': stockCounts.length, boms: boms.length },
   failed: { orders: badOrders.length, 'stock-counts': badStockCounts.length, boms: 0 },
-} as const;
+};

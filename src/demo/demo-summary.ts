@@ -1,5 +1,5 @@
 import type { SyncSummary } from '../app/runtime.js';
-import type { StreamName } from '../../jobs/streams.js';
+import type { StreamName } from '../records/stream-def.js';
 import { clip, renderTable } from '../cli/table.js';
 
 export interface DemoReport {

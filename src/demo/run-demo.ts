@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { jobKinds } from '../../jobs/registry.js';
+import { streamDefs } from '../../jobs/streams.js';
 import { defaults } from '../../config/defaults.js';
 import type { Config } from '../../config/read-config.js';
 import { sandboxConfig } from '../app/sandbox-config.js';
@@ -17,7 +17,7 @@ import { startFeedServer } from '../feed/feed-server.js';
 import { evictionWarnings } from '../eviction-policy.js';
 import { startWorkerHttp } from '../metrics/worker-http.js';
 import { startRuntime, syncOnce, type Runtime } from '../app/runtime.js';
-import type { StreamName } from '../../jobs/streams.js';
+import type { StreamName } from '../records/stream-def.js';
 import { sandboxDefaults, type SandboxProfile } from '../sandbox/sandbox-options.js';
 import { startSandbox } from '../sandbox/sandbox.js';
 import { demoExpectations, demoFeed } from './demo-feed.js';
@@ -75,7 +75,7 @@ export async function runDemo(io: CliIo, o: DemoOptions): Promise<ExitCodeValue>
     const sandbox = await startSandbox({ port: 0, data: 'demo', key, secret, profile: o.profile ?? sandboxDefaults.profile });
     cleanups.unshift(() => sandbox.close());
     say(`Sandbox service (demo account: 2 warehouses, 10 locations, 251 products; ${sandbox.profile} profile): ${sandbox.url}/${sandbox.account}/api/`);
-    const feed = await startFeedServer({ port: 0, streams: demoFeed(), token });
+    const feed = await startFeedServer({ names: streamDefs.map((k) => k.stream), port: 0, streams: demoFeed(), token });
     cleanups.unshift(() => feed.close());
     say(`Bundled upstream feed (orders, stock counts, BOMs, a few bad records): ${feed.url}`);
 
@@ -105,6 +105,7 @@ export async function runDemo(io: CliIo, o: DemoOptions): Promise<ExitCodeValue>
     cleanups.unshift(() => http.close());
     const { user, password } = config.dashboard;
     const dashboard = await dashboardOn(o.dashboardPort, {
+      defs: streamDefs,
       host: '127.0.0.1',
       redis: app.redis,
       prefix,
@@ -119,7 +120,7 @@ export async function runDemo(io: CliIo, o: DemoOptions): Promise<ExitCodeValue>
     say('');
 
     const progress = runProgress(io, true);
-    const summary = await syncOnce(app.deps, { kinds: jobKinds, onProgress: progress.onProgress, signal: io.stop });
+    const summary = await syncOnce(app.deps, { kinds: streamDefs, onProgress: progress.onProgress, signal: io.stop });
     progress.stop();
     const outcomes = await outcomesOf(app);
     const asExpected = (Object.keys(demoExpectations.synced) as StreamName[]).every(
@@ -127,7 +128,7 @@ export async function runDemo(io: CliIo, o: DemoOptions): Promise<ExitCodeValue>
     );
     let runtime: Runtime | undefined;
     if (!o.exit && !io.stop.aborted) {
-      runtime = await startRuntime(app.deps, { kinds: jobKinds, withSchedulers: true });
+      runtime = await startRuntime(app.deps, { kinds: streamDefs, withSchedulers: true });
       for (const [stream, worker] of runtime.workers.workers) app.metrics.watchWorker(worker, stream);
       cleanups.unshift(() => runtime!.close(config.shutdownGraceSeconds * 1000));
     }

@@ -3,34 +3,15 @@ import { z } from 'zod';
 import type { Config } from '../../config/read-config.js';
 import type { FeedPage, FetchPageOptions } from './upstream-client.js';
 import type { Logger } from '../logger.js';
+import type { StreamDef } from '../records/stream-def.js';
+import { defOf } from '../records/records.js';
 import { createRedis, type RedisConnection as Redis, type RedisKeys, type RedisTarget } from '../redis.js';
 import { pullStream, type PullResult } from './producer.js';
 import { CONTROL_QUEUE, type QueueSet } from '../queue/queues.js';
-import { perStream, STREAMS, type StreamName } from '../../jobs/streams.js';
+import type { StreamName } from '../records/stream-def.js';
 
-/** The job schedulers of the control queue, one per stream. */
-export const SCHEDULERS = perStream((d) => d.scheduler);
-
-const controlDataSchema = z.object({ stream: z.enum(STREAMS), scheduler: z.string() });
+const controlDataSchema = z.object({ stream: z.string().min(1), scheduler: z.string() });
 type ControlData = z.infer<typeof controlDataSchema>;
-
-/** One scheduled run, as hooks see it. */
-export interface ControlRun {
-  scheduler: string;
-  stream: StreamName;
-  jobId: string;
-  startedAt: Date;
-}
-
-/** Where other parts plug into scheduled pulls (e.g. the stock sync around its stock-count pull). */
-export interface ControlHooks {
-  /** Before a scheduled pull; throwing fails the run. */
-  beforePull?(run: ControlRun): Promise<void>;
-  /** After a scheduled pull queued its records. */
-  afterPull?(run: ControlRun, result: PullResult): Promise<void>;
-  /** After each `stock-sync` cron run's pull of the stock-count stream. */
-  onStockSyncRun?(run: ControlRun, result: PullResult): Promise<void>;
-}
 
 export interface StartControlOptions {
   /** Redis URL or target (a cluster's seed nodes); the control worker gets connections of its own. */
@@ -43,9 +24,8 @@ export interface StartControlOptions {
   schedule: Config['schedule'];
   pageSize: number;
   logger: Logger;
-  /** Streams to schedule. Default: those of `queues`. */
-  streams?: StreamName[];
-  hooks?: ControlHooks;
+  /** The streams to schedule, each pulled as its definition says (`pull`, `pullAttempts`, `beforePull`). */
+  defs: readonly StreamDef[];
 }
 
 export interface ScheduleInfo {
@@ -80,12 +60,12 @@ export function openControlQueue(redis: Redis, prefix: string): Queue<ControlDat
   return queue;
 }
 
-/** Last and next runs of every scheduler of the control queue. */
-export async function readScheduleInfo(queue: Queue, redis: Redis, keys: RedisKeys): Promise<ScheduleInfo[]> {
+/** Last and next runs of every scheduler of the control queue, each with its stream when `defs` has it. */
+export async function readScheduleInfo(queue: Queue, redis: Redis, keys: RedisKeys, defs: readonly StreamDef[]): Promise<ScheduleInfo[]> {
   const [schedulers, runs] = await Promise.all([queue.getJobSchedulers(0, -1, true), redis.hgetall(keys.schedule())]);
   return schedulers.map((s) => {
     const id = String(s.id ?? s.key);
-    const stream = (Object.keys(SCHEDULERS) as StreamName[]).find((k) => SCHEDULERS[k] === id);
+    const stream = defs.find((d) => d.scheduler === id)?.stream;
     const field = (name: string) => runs[`${id}.${name}`];
     const lastResult = field('lastResult');
     return {
@@ -103,19 +83,16 @@ export async function readScheduleInfo(queue: Queue, redis: Redis, keys: RedisKe
   });
 }
 
-/** Upserts the schedulers (order and BOM polling, the stock-count cron) and runs their pulls. */
+/** Upserts the schedulers (each stream's `pull`: an interval or a cron, from the configuration) and runs their pulls. */
 export async function startControl(o: StartControlOptions): Promise<Control> {
   const queue = openControlQueue(o.redis, o.prefix);
   const keep = { removeOnComplete: { count: 200 }, removeOnFail: { age: 7 * 24 * 3600, count: 1_000 } };
-  const streams = o.streams ?? o.queues.streams();
-  for (const stream of streams) {
-    const scheduler = SCHEDULERS[stream];
-    const repeat =
-      stream === 'stock-counts'
-        ? { pattern: o.schedule.stockSyncCron, ...(o.schedule.stockSyncTz ? { tz: o.schedule.stockSyncTz } : {}) }
-        : { every: Math.round((stream === 'orders' ? o.schedule.orderPollSeconds : o.schedule.bomPollSeconds) * 1000) };
-    // A missed daily stock sync is worth a few retries; a failed poll is simply redone by the next one.
-    const attempts = stream === 'stock-counts' ? { attempts: 5, backoff: { type: 'exponential', delay: 10_000 } } : { attempts: 1 };
+  for (const def of o.defs) {
+    const { stream, scheduler } = def;
+    const pull = def.pull(o.schedule);
+    const repeat = 'every' in pull ? { every: Math.round(pull.every * 1000) } : pull;
+    // A failed poll is simply redone by the next one, unless the stream asks for more attempts.
+    const attempts = def.pullAttempts ?? { attempts: 1 };
     await queue.upsertJobScheduler(scheduler, repeat, { name: scheduler, data: { stream, scheduler }, opts: { ...keep, ...attempts } });
   }
 
@@ -125,16 +102,15 @@ export async function startControl(o: StartControlOptions): Promise<Control> {
 
   const processor = async (job: Job<ControlData, PullResult>): Promise<PullResult> => {
     const { stream, scheduler } = controlDataSchema.parse(job.data);
-    const run: ControlRun = { scheduler, stream, jobId: String(job.id), startedAt: new Date() };
+    const startedAt = new Date();
     const log = o.logger.child({ scheduler, stream });
     try {
-      await o.hooks?.beforePull?.(run);
-      const result = await pullStream({ stream, upstream: o.upstream, queue: o.queues.get(stream), redis: o.redis, keys: o.keys, pageSize: o.pageSize, logger: log });
-      if (scheduler === SCHEDULERS['stock-counts']) await o.hooks?.onStockSyncRun?.(run, result);
-      await o.hooks?.afterPull?.(run, result);
+      const def = defOf(o.defs, stream);
+      await def.beforePull?.({ redis: o.redis, keys: o.keys });
+      const result = await pullStream({ def, upstream: o.upstream, queue: o.queues.get(stream), redis: o.redis, keys: o.keys, pageSize: o.pageSize, logger: log });
       const next = (await queue.getJobScheduler(scheduler).catch(() => undefined))?.next;
       await record(scheduler, {
-        lastRunAt: run.startedAt.toISOString(),
+        lastRunAt: startedAt.toISOString(),
         lastOk: '1',
         lastResult: JSON.stringify(result),
         ...(next ? { nextRunAt: new Date(next).toISOString() } : {}),
@@ -145,20 +121,20 @@ export async function startControl(o: StartControlOptions): Promise<Control> {
       const message = err instanceof Error ? err.message : String(err);
       const hint = (err as { hint?: unknown }).hint;
       log.error({ err: message, hint }, `scheduled pull of ${stream} failed: ${message}${typeof hint === 'string' ? `. ${hint}` : ''}; the next run tries again`);
-      await record(scheduler, { lastRunAt: run.startedAt.toISOString(), lastOk: '0', lastError: message }).catch(() => undefined);
+      await record(scheduler, { lastRunAt: startedAt.toISOString(), lastOk: '0', lastError: message }).catch(() => undefined);
       throw err;
     }
   };
-  const worker = new Worker<ControlData, PullResult>(CONTROL_QUEUE, processor, { connection: conn, prefix: o.prefix, concurrency: STREAMS.length });
+  const worker = new Worker<ControlData, PullResult>(CONTROL_QUEUE, processor, { connection: conn, prefix: o.prefix, concurrency: Math.max(1, o.defs.length) });
   worker.on('error', (err) => o.logger.error({ err: err.message }, 'control worker error (Redis?); BullMQ reconnects and goes on'));
   await worker.waitUntilReady();
 
   return {
     queue,
     worker,
-    scheduleInfo: () => readScheduleInfo(queue, o.redis, o.keys),
+    scheduleInfo: () => readScheduleInfo(queue, o.redis, o.keys, o.defs),
     async removeSchedulers() {
-      for (const stream of streams) await queue.removeJobScheduler(SCHEDULERS[stream]);
+      for (const def of o.defs) await queue.removeJobScheduler(def.scheduler);
     },
     async close(graceMs = 10_000) {
       const closing = worker.close();

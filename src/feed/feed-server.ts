@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { isStream, STREAMS, type StreamName } from '../../jobs/streams.js';
+import type { StreamName } from '../records/stream-def.js';
 
 export interface FeedFaults {
   /** Fraction (0..1) of page requests answered 503. */
@@ -21,6 +21,8 @@ export interface FeedCounters {
 }
 
 export interface StartFeedServerOptions {
+  /** The streams it serves (the list of kinds' names); any other path is a 404. */
+  names: readonly StreamName[];
   /** Records of each stream; a Buffer is served as is, raw bytes in the page (a record no JS value can make: invalid UTF-8, 10,000 levels deep). */
   streams?: Partial<Record<StreamName, unknown[]>>;
   /** When set, requests must carry `authorization: Bearer {token}`. */
@@ -73,14 +75,14 @@ function pageBody(items: unknown[], cursor: string, hasMore: boolean): unknown {
 }
 
 /** An upstream feed (upstream-feed.md) over plain node:http, for tests, the demo and the chaos run. */
-export async function startFeedServer(opts: StartFeedServerOptions = {}): Promise<FeedServer> {
-  const data = new Map<StreamName, unknown[]>(STREAMS.map((s) => [s, [...(opts.streams?.[s] ?? [])]]));
+export async function startFeedServer(opts: StartFeedServerOptions): Promise<FeedServer> {
+  const data = new Map<StreamName, unknown[]>(opts.names.map((s) => [s, [...(opts.streams?.[s] ?? [])]]));
   const pageSize = opts.pageSize ?? 500;
   let faults: FeedFaults = { ...opts.faults };
   const counters: FeedCounters = {
-    requests: { orders: 0, 'stock-counts': 0, boms: 0 },
+    requests: Object.fromEntries(opts.names.map((s) => [s, 0])),
     byStatus: {},
-    served: { orders: 0, 'stock-counts': 0, boms: 0 },
+    served: Object.fromEntries(opts.names.map((s) => [s, 0])),
   };
 
   const answer = (res: ServerResponse, status: number, body: unknown) => {
@@ -94,8 +96,8 @@ export async function startFeedServer(opts: StartFeedServerOptions = {}): Promis
     const url = new URL(req.url ?? '/', 'http://feed');
     const name = decodeURIComponent(url.pathname.replace(/^\/+|\/+$/g, ''));
     if (req.method !== 'GET') return answer(res, 405, { error: 'only GET' });
-    if (!isStream(name)) return answer(res, 404, { error: `no stream ${name}; streams: ${STREAMS.join(', ')}` });
-    counters.requests[name]++;
+    if (!data.has(name)) return answer(res, 404, { error: `no stream ${name}; streams: ${opts.names.join(', ')}` });
+    counters.requests[name] = (counters.requests[name] ?? 0) + 1;
     if (opts.token && req.headers.authorization !== `Bearer ${opts.token}`) return answer(res, 401, { error: 'bad or missing bearer token' });
     if (faults.status503Times && faults.status503Times > 0) {
       faults.status503Times--;
@@ -111,7 +113,7 @@ export async function startFeedServer(opts: StartFeedServerOptions = {}): Promis
     const records = data.get(name)!;
     const items = records.slice(start, start + Math.min(limit, pageSize));
     const next = Math.min(start + items.length, records.length);
-    counters.served[name] += items.length;
+    counters.served[name] = (counters.served[name] ?? 0) + items.length;
     answer(res, 200, pageBody(items, encodeCursor(next), next < records.length));
   };
 

@@ -2,13 +2,15 @@ import { defaults } from '../../config/defaults.js';
 import type { RedisConnection as Redis } from '../redis.js';
 import type { Readable } from 'node:stream';
 import { readNdjsonChunks, type NdjsonEntry } from './ndjson.js';
-import { keyInHead } from '../queue/record-head.js';
-import { HEAD_CHARS, QUOTE_CHARS } from '../queue/unreadable-record.js';
+import { keyInHead } from '../records/record-head.js';
+import { HEAD_CHARS, QUOTE_CHARS } from '../records/unreadable-record.js';
 import type { Logger } from '../logger.js';
-import { intakeJobId, keysExist, type IntakeData, type IntakeItem } from '../queue/intake.js';
+import { keysExist } from '../queue/intake.js';
+import { intakeJobId, type IntakeData, type IntakeItem } from '../queue/intake-queue.js';
 import type { QueueSet } from '../queue/queues.js';
 import { badLineId, checkedRecord } from '../queue/record-jobs.js';
-import type { StreamName } from '../../jobs/streams.js';
+import type { StreamName } from '../records/stream-def.js';
+import type { RecordStream } from '../records/records.js';
 
 export interface ImportProgress {
   /** Lines read so far (blank ones included). */
@@ -29,7 +31,8 @@ export interface ImportResult extends ImportProgress {
 }
 
 export interface ImportNdjsonOptions {
-  stream: StreamName;
+  /** The stream's definition (its name, key and record schema). */
+  def: RecordStream;
   /** A file path, `-` for stdin, or a stream. */
   source: string | Readable;
   /** The stream's record queue (for re-delivery checks) and intake queue (where batches go). */
@@ -68,8 +71,8 @@ export async function importNdjson(o: ImportNdjsonOptions): Promise<ImportResult
   const batchChars = o.batchChars ?? defaults.importBatchChars;
   let chars = 0;
   const totals: ImportResult = { lines: 0, records: 0, queued: 0, duplicates: 0, invalid: 0, batches: 0, malformed: 0, ms: 0 };
-  const recordQueue = o.queues.get(o.stream);
-  const intake = o.queues.intake(o.stream);
+  const recordQueue = o.queues.get(o.def.stream);
+  const intake = o.queues.intake(o.def.stream);
   const seen = new Set<string>();
   let batch: IntakeItem[] = [];
 
@@ -86,7 +89,7 @@ export async function importNdjson(o: ImportNdjsonOptions): Promise<ImportResult
     const todo = fresh.filter((_, i) => !exists[i]);
     let queued = todo.length;
     if (todo.length) {
-      const jobId = intakeJobId(o.stream, todo);
+      const jobId = intakeJobId(o.def.stream, todo);
       // The same batch written before and not yet expanded: its records are queued already. If it failed (Redis
       // failed it on every attempt), importing again puts it back to work.
       const [already] = await keysExist(o.redis, [intake.toKey(jobId)]);
@@ -95,8 +98,8 @@ export async function importNdjson(o: ImportNdjsonOptions): Promise<ImportResult
         if (state === 'failed') await (await intake.getJob(jobId))?.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
         else queued = 0;
       } else {
-        const data: IntakeData = { stream: o.stream, source: 'import', firstLine: todo[0]!.line ?? 0, lastLine: todo.at(-1)!.line ?? 0, items: todo };
-        await intake.add(o.stream, data, { jobId });
+        const data: IntakeData = { stream: o.def.stream, source: 'import', firstLine: todo[0]!.line ?? 0, lastLine: todo.at(-1)!.line ?? 0, items: todo };
+        await intake.add(o.def.stream, data, { jobId });
         totals.batches++;
       }
     }
@@ -127,10 +130,10 @@ export async function importNdjson(o: ImportNdjsonOptions): Promise<ImportResult
   const unreadable = (line: number, head: string, why: string) => {
     totals.invalid++;
     totals.malformed++;
-    o.logger.debug({ stream: o.stream, line, error: why }, 'unreadable NDJSON line queued to fail at once');
+    o.logger.debug({ stream: o.def.stream, line, error: why }, 'unreadable NDJSON line queued to fail at once');
     const text = head.slice(0, QUOTE_CHARS);
-    const key = keyInHead(o.stream, head);
-    batch.push({ id: badLineId(o.stream, line, text), line, text, parseError: why, ...(key === undefined ? {} : { key }) });
+    const key = keyInHead(o.def, head);
+    batch.push({ id: badLineId(o.def.stream, line, text), line, text, parseError: why, ...(key === undefined ? {} : { key }) });
   };
   const take = (entry: NdjsonEntry) => {
     totals.lines = entry.line;
@@ -138,7 +141,7 @@ export async function importNdjson(o: ImportNdjsonOptions): Promise<ImportResult
     if ('error' in entry) return unreadable(entry.line, entry.head, entry.error);
     let checked: ReturnType<typeof checkedRecord>;
     try {
-      checked = checkedRecord(o.stream, entry.value);
+      checked = checkedRecord(o.def, entry.value);
     } catch (err) {
       // Nested too deep (or anything else about this one record): it fails alone, the import goes on.
       const code = (err as { code?: unknown }).code;
@@ -146,7 +149,7 @@ export async function importNdjson(o: ImportNdjsonOptions): Promise<ImportResult
     }
     if (!checked.valid) {
       totals.invalid++;
-      o.logger.debug({ stream: o.stream, line: entry.line, problems: checked.problems }, 'invalid record queued to fail at once');
+      o.logger.debug({ stream: o.def.stream, line: entry.line, problems: checked.problems }, 'invalid record queued to fail at once');
     }
     batch.push({ id: checked.id, line: entry.line, text: entry.text });
   };
@@ -163,7 +166,7 @@ export async function importNdjson(o: ImportNdjsonOptions): Promise<ImportResult
   totals.ms = Date.now() - started;
   if (totals.invalid > 0) {
     o.logger.warn(
-      { stream: o.stream, invalid: totals.invalid, malformed: totals.malformed },
+      { stream: o.def.stream, invalid: totals.invalid, malformed: totals.malformed },
       'some lines are not valid records; their jobs fail at once (see `jobs list --state failed`); fix and import them again',
     );
   }

@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { defaults } from '../../config/defaults.js';
-import { HEAD_CHARS, notUtf8, QUOTE_CHARS, tooLarge } from '../queue/unreadable-record.js';
+import { HEAD_CHARS, notUtf8, QUOTE_CHARS, tooLarge } from '../records/unreadable-record.js';
 
 /**
  * One line of an NDJSON file: its parsed value (and its text, trimmed), or why it could not be read (with the start

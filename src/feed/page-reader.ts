@@ -1,6 +1,6 @@
 import { createHash, type Hash } from 'node:crypto';
 import { defaults } from '../../config/defaults.js';
-import { HEAD_CHARS, notUtf8, tooDeep, tooLarge, UnreadableRecord } from '../queue/unreadable-record.js';
+import { HEAD_CHARS, notUtf8, tooDeep, tooLarge, UnreadableRecord } from '../records/unreadable-record.js';
 
 export interface PageLimits {
   /** Largest record in bytes; a larger one is read past (not held) and becomes an UnreadableRecord. */

@@ -1,5 +1,5 @@
 import type { RedisConnection as Redis, RedisKeys } from '../redis.js';
-import type { StreamName } from '../../jobs/streams.js';
+import type { StreamName } from '../records/stream-def.js';
 import type { FeedPage, FetchPageOptions } from './upstream-client.js';
 
 export interface PeekStreamOptions {

@@ -8,10 +8,12 @@ import { waitForLock } from '../queue/key-lock.js';
 import { isPaused } from '../queue/stream-breaker.js';
 import type { JobData } from '../queue/queues.js';
 import { addJobs, recordJob, recordLabel } from '../queue/record-jobs.js';
-import type { StreamName } from '../../jobs/streams.js';
+import type { StreamName } from '../records/stream-def.js';
+import type { RecordStream } from '../records/records.js';
 
 export interface PullStreamOptions {
-  stream: StreamName;
+  /** The stream's definition (its name, key and record schema). */
+  def: RecordStream;
   upstream: { fetchPage(stream: StreamName, o: FetchPageOptions): Promise<FeedPage> };
   queue: Queue<JobData>;
   redis: Redis;
@@ -50,31 +52,31 @@ export interface PullResult {
 export async function pullStream(o: PullStreamOptions): Promise<PullResult> {
   const result: PullResult = { pages: 0, queued: 0, duplicates: 0, invalid: 0, caughtUp: false, locked: false };
   // A paused stream queues no more: the feed keeps its records, and the cursor waits for the resume.
-  if (await isPaused(o.redis, o.keys, o.stream)) {
-    o.logger.debug({ stream: o.stream }, 'stream paused by its breaker; not pulled (inventory-sync resume)');
+  if (await isPaused(o.redis, o.keys, o.def.stream)) {
+    o.logger.debug({ stream: o.def.stream }, 'stream paused by its breaker; not pulled (inventory-sync resume)');
     return { ...result, paused: true };
   }
-  const lock = await waitForLock(o.redis, o.keys.lock('pull', o.stream), o.lockTtlMs ?? defaults.pullLockTtlMs, o.lockWaitMs ?? 0);
+  const lock = await waitForLock(o.redis, o.keys.lock('pull', o.def.stream), o.lockTtlMs ?? defaults.pullLockTtlMs, o.lockWaitMs ?? 0);
   if (!lock) {
-    o.logger.debug({ stream: o.stream }, 'another process is pulling this stream; skipped');
+    o.logger.debug({ stream: o.def.stream }, 'another process is pulling this stream; skipped');
     return { ...result, locked: true };
   }
   try {
-    let cursor = (await o.redis.get(o.keys.cursor(o.stream))) ?? undefined;
+    let cursor = (await o.redis.get(o.keys.cursor(o.def.stream))) ?? undefined;
     let limit = o.pageSize;
     while (!o.signal?.aborted) {
       let page: FeedPage;
       try {
-        page = await o.upstream.fetchPage(o.stream, { after: cursor, limit, signal: o.signal });
+        page = await o.upstream.fetchPage(o.def.stream, { after: cursor, limit, signal: o.signal });
       } catch (err) {
         // Too many bytes of records at once: ask for fewer (one record always fits: FEED_MAX_PAGE_BYTES >= MAX_RECORD_BYTES).
         if ((err as { code?: unknown }).code !== 'FEED_PAGE_TOO_LARGE' || limit === 1) throw err;
         limit = Math.max(1, Math.floor(limit / 2));
-        o.logger.warn({ stream: o.stream, limit }, `feed page too large; asking for ${limit} records at a time for the rest of this pull`);
+        o.logger.warn({ stream: o.def.stream, limit }, `feed page too large; asking for ${limit} records at a time for the rest of this pull`);
         continue;
       }
       const counts = await queuePage(o, page.items);
-      await recordPage(o.redis.multi(), o.keys, o.stream, {
+      await recordPage(o.redis.multi(), o.keys, o.def.stream, {
         cursor: page.cursor,
         size: page.items.length,
         ...counts,
@@ -89,20 +91,20 @@ export async function pullStream(o: PullStreamOptions): Promise<PullResult> {
         break;
       }
       if (page.items.length === 0 && page.cursor === cursor) {
-        o.logger.warn({ stream: o.stream }, 'feed said hasMore but gave an empty page and the same cursor; stopping until the next poll');
+        o.logger.warn({ stream: o.def.stream }, 'feed said hasMore but gave an empty page and the same cursor; stopping until the next poll');
         break;
       }
       cursor = page.cursor;
       if (!lock.held()) {
-        o.logger.warn({ stream: o.stream }, 'pull lock expired while pulling; stopping (the next poll resumes from the cursor)');
+        o.logger.warn({ stream: o.def.stream }, 'pull lock expired while pulling; stopping (the next poll resumes from the cursor)');
         break;
       }
     }
-    if (result.queued > 0 || result.invalid > 0) o.logger.info({ stream: o.stream, ...result }, 'feed records queued');
+    if (result.queued > 0 || result.invalid > 0) o.logger.info({ stream: o.def.stream, ...result }, 'feed records queued');
     return result;
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
-    await recordPullError(o.redis, o.keys, o.stream, message).catch(() => undefined);
+    await recordPullError(o.redis, o.keys, o.def.stream, message).catch(() => undefined);
     throw err;
   } finally {
     await lock.release();
@@ -112,17 +114,17 @@ export async function pullStream(o: PullStreamOptions): Promise<PullResult> {
 async function queuePage(o: PullStreamOptions, items: unknown[]) {
   let invalid = 0;
   const jobs = items.map((raw) => {
-    const { job, valid, problems } = recordJob(o.stream, raw, 'feed');
+    const { job, valid, problems } = recordJob(o.def, raw, 'feed');
     if (!valid) {
       invalid++;
       o.logger.warn(
-        { stream: o.stream, jobId: job.opts.jobId, record: recordLabel(o.stream, job.data, job.opts.jobId), problems },
+        { stream: o.def.stream, jobId: job.opts.jobId, record: recordLabel(o.def, job.data, job.opts.jobId), problems },
         'invalid feed record queued to fail at once as BAD_RECORD; fix it upstream (a corrected delivery becomes a new job)',
       );
     }
     return job;
   });
-  const { queued, duplicates } = await addJobs(o.queue, o.redis, jobs);
+  const { queued, duplicates } = await addJobs(o.queue, o.redis, jobs, o.def);
   const last = jobs.at(-1);
-  return { queued, duplicates, invalid, newest: last ? recordLabel(o.stream, last.data, last.opts.jobId) : undefined };
+  return { queued, duplicates, invalid, newest: last ? recordLabel(o.def, last.data, last.opts.jobId) : undefined };
 }

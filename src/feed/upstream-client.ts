@@ -2,7 +2,7 @@ import pRetry from 'p-retry';
 import { request, type Dispatcher } from 'undici';
 import { z } from 'zod';
 import { defaults } from '../../config/defaults.js';
-import type { StreamName } from '../../jobs/streams.js';
+import type { StreamName } from '../records/stream-def.js';
 import { PageTooLargeError, readFeedPage } from './page-reader.js';
 
 /** One page of a feed stream (upstream-feed.md); a record that could not be read is an UnreadableRecord in `items`. */

@@ -3,7 +3,7 @@ import type { RedisConnection as Redis } from '../redis.js';
 import { redact, type Logger } from '../logger.js';
 import { readFeedState } from '../feed/feed-state.js';
 import { redisKeys } from '../redis.js';
-import { STREAMS, type StreamName } from '../../jobs/streams.js';
+import type { StreamDef, StreamName } from '../records/stream-def.js';
 import { laggingSeconds } from './feed-lag.js';
 import { claimAlert, readBreaker, releaseAlert } from '../queue/stream-breaker.js';
 
@@ -24,7 +24,8 @@ export interface AlertDeps {
   logger: Logger;
   /** Values no alert may carry (redacted if ever they appear). */
   secrets: string[];
-  streams?: readonly StreamName[];
+  /** The streams to watch, each with how its lag is judged. */
+  defs: readonly Pick<StreamDef, 'stream' | 'lag'>[];
 }
 
 /** One alert as sent: why (its reason is what the interval is counted per) and the text. */
@@ -59,9 +60,10 @@ async function failureAlert(d: AlertDeps, stream: StreamName, now: number): Prom
   return { alert: { reason: `failures:${stream}`, text }, seenUntil: now };
 }
 
-async function lagAlert(d: AlertDeps, stream: StreamName, now: number): Promise<Alert | undefined> {
+async function lagAlert(d: AlertDeps, def: AlertDeps['defs'][number], now: number): Promise<Alert | undefined> {
+  const stream = def.stream;
   const state = await readFeedState(d.redis, redisKeys(d.prefix), stream);
-  const lag = laggingSeconds(state, now);
+  const lag = laggingSeconds(state, now, def.lag);
   if (lag === undefined || lag <= d.settings.lagSeconds) return undefined;
   const why = state.lastError ? ` Last pull failed: ${state.lastError.slice(0, 200).replace(/\.?$/, '.')}` : '';
   return {
@@ -97,7 +99,8 @@ async function post(url: string, text: string): Promise<void> {
  */
 export async function checkAlerts(d: AlertDeps, now = Date.now()): Promise<Alert[]> {
   const sent: Alert[] = [];
-  for (const stream of d.streams ?? STREAMS) {
+  for (const def of d.defs) {
+    const stream = def.stream;
     const pause = await pauseAlert(d, stream);
     if (pause) {
       // Told once per pause (its claim in the breaker's hash), not once per interval; a paused stream's lag is its pause.
@@ -114,7 +117,7 @@ export async function checkAlerts(d: AlertDeps, now = Date.now()): Promise<Alert
     const failures = await failureAlert(d, stream, now);
     const candidates: Array<{ alert: Alert; after?: () => Promise<unknown> }> = [];
     if (failures) candidates.push({ alert: failures.alert, after: () => d.redis.set(k(d.prefix).seen(stream), String(failures.seenUntil)) });
-    const lag = pause || (await readBreaker(d.redis, redisKeys(d.prefix), stream)).paused ? undefined : await lagAlert(d, stream, now);
+    const lag = pause || (await readBreaker(d.redis, redisKeys(d.prefix), stream)).paused ? undefined : await lagAlert(d, def, now);
     if (lag) candidates.push({ alert: lag });
     for (const { alert, after } of candidates) {
       const gate = k(d.prefix).gate(alert.reason);

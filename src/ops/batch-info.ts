@@ -1,4 +1,4 @@
-import { batchLabel, intakeDataSchema } from '../queue/intake.js';
+import { batchLabel, intakeDataSchema } from '../queue/intake-queue.js';
 
 /** What `jobs list` tells of an import batch (an intake job). */
 export interface BatchSummary {

@@ -1,4 +1,4 @@
-import { STREAMS, type StreamName } from '../../jobs/streams.js';
+import type { StreamName } from '../records/stream-def.js';
 import { failedReasons } from './failed-reasons.js';
 import { queuesOf } from './job-retry.js';
 import type { StreamQueues } from '../queue/stream-queues.js';
@@ -21,7 +21,7 @@ export interface FailedGroup {
  */
 export async function failedGroups(queues: StreamQueues, scan = 2000): Promise<FailedGroup[]> {
   const groups = new Map<string, FailedGroup>();
-  for (const { stream, batch, queue } of queuesOf(queues, STREAMS)) {
+  for (const { stream, batch, queue } of queuesOf(queues, queues.names)) {
     for (const job of await failedReasons(queue, queues.redis, 0, scan - 1)) {
       const { code, reason } = job.group;
       const id = `${stream}\u0000${batch}\u0000${code}\u0000${reason}`;

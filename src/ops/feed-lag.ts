@@ -1,8 +1,6 @@
 import type { FeedState } from '../feed/feed-state.js';
-import type { StreamName } from '../../jobs/streams.js';
+import type { StreamDef } from '../records/stream-def.js';
 
-/** Streams pulled every few seconds (`every`); stock counts are pulled by a daily cron, so a day between is normal. */
-const POLLED: ReadonlySet<StreamName> = new Set(['orders', 'boms']);
 
 /** Seconds since the stream's feed was last caught up; undefined before the first time. What `status` shows. */
 export function behindSeconds(f: Pick<FeedState, 'caughtUpAt'>, now: number): number | undefined {
@@ -13,11 +11,11 @@ export function behindSeconds(f: Pick<FeedState, 'caughtUpAt'>, now: number): nu
 
 /**
  * How long the stream has been falling behind, for alerts: for polled streams the time since they were last caught
- * up; for the cron-pulled stock counts only while their latest pull failed or did not catch up (else 0).
+ * up; for scheduled ones (a daily cron) only while their latest pull failed or did not catch up (else 0).
  */
-export function laggingSeconds(f: FeedState, now: number): number | undefined {
+export function laggingSeconds(f: FeedState, now: number, lag: StreamDef['lag']): number | undefined {
   const behind = behindSeconds(f, now);
   if (behind === undefined) return undefined;
   const stuck = f.lastError !== undefined || (f.lastPollAt !== undefined && f.caughtUpAt !== undefined && f.lastPollAt > f.caughtUpAt);
-  return POLLED.has(f.stream) || stuck ? behind : 0;
+  return lag === 'polled' || stuck ? behind : 0;
 }

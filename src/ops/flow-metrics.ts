@@ -4,7 +4,7 @@ import { defaults } from '../../config/defaults.js';
 import type { Budgets } from '../../config/read-config.js';
 import { readFeedState } from '../feed/feed-state.js';
 import { redisKeys } from '../redis.js';
-import { STREAMS, type StreamName } from '../../jobs/streams.js';
+import type { StreamName } from '../records/stream-def.js';
 import { behindSeconds } from './feed-lag.js';
 
 /**
@@ -30,12 +30,12 @@ export const flowSamplesKey = (prefix: string) => `${prefix}:flow:samples`;
 const minuteOf = (ms: number) => Math.floor(ms / MINUTE) * MINUTE;
 
 /** Records the current minute's sample (lag: the most seen in the minute). Safe from several processes at once. */
-export async function sampleFlow(redis: Redis, prefix: string, now = Date.now()): Promise<void> {
+export async function sampleFlow(redis: Redis, prefix: string, streams: readonly StreamName[], now = Date.now()): Promise<void> {
   const keys = redisKeys(prefix);
   const t = minuteOf(now);
   const key = flowSamplesKey(prefix);
   const [states, stats, current] = await Promise.all([
-    Promise.all(STREAMS.map((s) => readFeedState(redis, keys, s))),
+    Promise.all(streams.map((s) => readFeedState(redis, keys, s))),
     redis.hgetall(keys.budgetStats()),
     redis.zrangebyscore(key, t, t),
   ]);
@@ -83,7 +83,7 @@ export interface FlowSeries {
 export async function readFlow(
   redis: Redis,
   prefix: string,
-  queues: { get(stream: StreamName): Pick<Queue, 'getMetrics'> },
+  queues: { names: readonly StreamName[]; get(stream: StreamName): Pick<Queue, 'getMetrics'> },
   o: { spanMinutes?: number; budgets?: Budgets; lagLimitSeconds?: number; now?: number } = {},
 ): Promise<FlowSeries> {
   const now = o.now ?? Date.now();
@@ -95,7 +95,7 @@ export async function readFlow(
   const samples = new Map(raw.map((r) => JSON.parse(r) as FlowSample).map((s) => [s.t, s]));
 
   const streams = {} as FlowSeries['streams'];
-  for (const stream of STREAMS) {
+  for (const stream of queues.names) {
     const q = queues.get(stream);
     const [done, failed] = await Promise.all([perMinute(q, 'completed', from, now), perMinute(q, 'failed', from, now)]);
     streams[stream] = {
@@ -122,12 +122,12 @@ export async function readFlow(
 }
 
 /** Samples every `everyMs` until stopped (the `worker` keeps the charts fed while no dashboard is open). One at a time. */
-export function startFlowSampler(redis: Redis, prefix: string, everyMs: number, onError: (err: unknown) => void): { stop(): void } {
+export function startFlowSampler(redis: Redis, prefix: string, streams: readonly StreamName[], everyMs: number, onError: (err: unknown) => void): { stop(): void } {
   let busy = false;
   const tick = () => {
     if (busy) return;
     busy = true;
-    sampleFlow(redis, prefix)
+    sampleFlow(redis, prefix, streams)
       .catch(onError)
       .finally(() => (busy = false));
   };

@@ -1,6 +1,6 @@
 import type { Job, Queue } from 'bullmq';
-import { recordKey } from '../../jobs/records.js';
-import { STREAMS, type StreamName } from '../../jobs/streams.js';
+import { findDef, recordKey, type KeyedStream } from '../records/records.js';
+import type { StreamName } from '../records/stream-def.js';
 import { BATCH_HINT, readBatch, type BatchStory, type BatchSummary } from './batch-info.js';
 import { hintFor } from '../error-hints.js';
 import { parseTrace, splitReason, type AttemptTrace } from '../queue/job-trace.js';
@@ -51,7 +51,8 @@ interface JobData {
   source?: string;
 }
 
-function summarize(job: Job, stream: StreamName, state: string, isBatch: boolean): JobSummary & { batch: BatchStory | null } {
+function summarize(job: Job, stream: StreamName, state: string, isBatch: boolean, defs: readonly KeyedStream[]): JobSummary & { batch: BatchStory | null } {
+  const def = findDef(defs, stream);
   const data = (job.data ?? {}) as JobData;
   const rv = job.returnvalue as { outcome?: unknown; summary?: unknown } | null | undefined;
   const batch = isBatch ? readBatch(job.data) : undefined;
@@ -59,7 +60,7 @@ function summarize(job: Job, stream: StreamName, state: string, isBatch: boolean
     id: job.id ?? '',
     stream,
     state,
-    key: batch ? batch.key : (recordKey(stream, data.record) ?? null),
+    key: batch ? batch.key : ((def && recordKey(def, data.record)) ?? null),
     attemptsMade: job.attemptsMade,
     createdAt: iso(job.timestamp) ?? '',
     finishedAt: iso(job.finishedOn),
@@ -71,8 +72,8 @@ function summarize(job: Job, stream: StreamName, state: string, isBatch: boolean
 }
 
 /** A row of `jobs list`: the batch without the record ids `jobs show` adds. */
-function listed(job: Job, stream: StreamName, state: string, isBatch: boolean): JobSummary {
-  const s = summarize(job, stream, state, isBatch);
+function listed(job: Job, stream: StreamName, state: string, isBatch: boolean, defs: readonly KeyedStream[]): JobSummary {
+  const s = summarize(job, stream, state, isBatch, defs);
   if (!s.batch) return s;
   const { records, firstLine, lastLine } = s.batch;
   return { ...s, batch: { records, firstLine, lastLine } };
@@ -93,14 +94,14 @@ export const DEFAULT_BATCH_LIMIT = 10;
 /** Jobs by state and stream, newest first within each (waiting: next first); then the stream's import batches. */
 export async function listJobs(queues: StreamQueues, o: ListOptions = {}): Promise<JobSummary[]> {
   const states = o.states ?? ['failed', 'active', 'waiting', 'delayed'];
-  const streams = o.streams ?? STREAMS;
+  const streams = o.streams ?? queues.names;
   const limits = { record: o.limit ?? DEFAULT_LIST_LIMIT, batch: o.batchLimit ?? DEFAULT_BATCH_LIMIT };
   const out: JobSummary[] = [];
   for (const stream of streams) {
     for (const state of states) {
       for (const [queue, isBatch] of [[queues.get(stream), false], [queues.intake(stream), true]] as const) {
         const jobs = await queue.getJobs([state], 0, (isBatch ? limits.batch : limits.record) - 1, state === 'waiting');
-        for (const job of jobs) if (job?.id) out.push(listed(job, stream, state, isBatch));
+        for (const job of jobs) if (job?.id) out.push(listed(job, stream, state, isBatch, queues.defs));
       }
     }
   }
@@ -122,8 +123,8 @@ export interface FoundJob {
  */
 export async function findJob(queues: StreamQueues, id: string): Promise<FoundJob | undefined> {
   const batch = isIntakeJobId(id);
-  const named = batch ? streamOfIntakeJobId(id) : streamOfJobId(id);
-  const streams = named ? [named, ...STREAMS.filter((s) => s !== named)] : STREAMS;
+  const named = batch ? streamOfIntakeJobId(id, queues.names) : streamOfJobId(id, queues.names);
+  const streams = named ? [named, ...queues.names.filter((s) => s !== named)] : queues.names;
   for (const stream of streams) {
     const queue = batch ? queues.intake(stream) : queues.get(stream);
     const job = await queue.getJob(id);
@@ -159,7 +160,7 @@ export async function showJob(queues: StreamQueues, id: string): Promise<JobStor
   const { attempts, otherLines } = parseTrace(logs);
   const data = (job.data ?? {}) as JobData;
   return {
-    ...summarize(job, stream, state, batch),
+    ...summarize(job, stream, state, batch, queues.defs),
     record: batch ? null : (data.record ?? null),
     source: data.source ?? null,
     maxAttempts: job.opts.attempts ?? 1,

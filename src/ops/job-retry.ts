@@ -1,5 +1,5 @@
 import type { Queue } from 'bullmq';
-import { STREAMS, type StreamName } from '../../jobs/streams.js';
+import type { StreamName } from '../records/stream-def.js';
 import { failedReasons } from './failed-reasons.js';
 import { findJob } from './job-inspect.js';
 import type { StreamQueues } from '../queue/stream-queues.js';
@@ -57,7 +57,7 @@ export function queuesOf(queues: StreamQueues, streams: readonly StreamName[], b
 /** Retries every failed job and import batch of the given streams (and reason group), page by page. */
 export async function retryAllFailed(queues: StreamQueues, filter: RetryFilter = {}): Promise<RetryOutcome> {
   const ids: string[] = [];
-  for (const { queue } of queuesOf(queues, filter.streams ?? STREAMS, filter.group?.batch)) {
+  for (const { queue } of queuesOf(queues, filter.streams ?? queues.names, filter.group?.batch)) {
     const total = await queue.getFailedCount();
     for (let start = 0; start < total; start += PAGE) {
       for (const job of await failedReasons(queue, queues.redis, start, start + PAGE - 1)) {

@@ -1,6 +1,5 @@
 import type { Queue } from 'bullmq';
-import type { StreamName } from '../../jobs/streams.js';
-import { recordKey } from '../../jobs/records.js';
+import { recordKey, type KeyedStream } from '../records/records.js';
 
 /** The newest synced version of one record: the completed job that says so. */
 export interface SyncedRecord {
@@ -21,7 +20,7 @@ const APPLIED = new Set(['synced', 'unchanged']);
  * Per business key, the newest completed job whose record was applied (synced, or already matching): what the
  * program recorded as synced. Completed jobs are kept 7 days (at most 50,000 per stream), so that is what is covered.
  */
-export async function syncedRecords(queue: Pick<Queue, 'getJobs'>, stream: StreamName): Promise<Map<string, SyncedRecord>> {
+export async function syncedRecords(queue: Pick<Queue, 'getJobs'>, def: KeyedStream): Promise<Map<string, SyncedRecord>> {
   const out = new Map<string, SyncedRecord>();
   for (let start = 0; ; start += PAGE) {
     const jobs = await queue.getJobs(['completed'], start, start + PAGE - 1, true);
@@ -30,7 +29,7 @@ export async function syncedRecords(queue: Pick<Queue, 'getJobs'>, stream: Strea
       const rv = (job.returnvalue ?? {}) as { outcome?: unknown; details?: unknown };
       if (typeof rv.outcome !== 'string' || !APPLIED.has(rv.outcome)) continue;
       const record = (job.data as { record?: unknown } | undefined)?.record;
-      const key = recordKey(stream, record);
+      const key = recordKey(def, record);
       if (key === undefined) continue;
       const finishedOn = job.finishedOn ?? 0;
       const before = out.get(key);

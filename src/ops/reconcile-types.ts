@@ -1,18 +1,7 @@
-import type { StreamName } from '../../jobs/streams.js';
+import type { StreamName } from '../records/stream-def.js';
 
 /** What differs between the service and what the program recorded as synced. */
-export type DriftKind =
-  | 'order-missing'
-  | 'order-not-completed'
-  | 'order-origin'
-  | 'order-lines'
-  | 'shipment-missing'
-  | 'shipment-not-shipped'
-  | 'shipment-extra'
-  | 'stock-differs'
-  | 'bom-missing'
-  | 'bom-differs'
-  | 'bom-extra-entries';
+export type DriftKind = string;
 
 /** One difference, naming the record and the field. */
 export interface Drift {
@@ -49,8 +38,10 @@ export interface ReconcileReport {
   streams: StreamName[];
   /** Nothing drifted. */
   ok: boolean;
-  /** How many synced things were compared. */
-  checked: { orders: number; shipments: number; stockPairs: number; boms: number };
+  /** How many synced things were compared, by each kind's counters (orders, shipments, stockPairs, boms, ...). */
+  checked: Record<string, number>;
+  /** The same, for people: one phrase per kind ("3 orders, 3 orders' shipments"). */
+  compared: string[];
   drifts: Drift[];
   unchecked: Unchecked[];
   /** Requests spent on the service, by class. */

@@ -3,12 +3,11 @@ import type { RedisConnection as Redis } from '../redis.js';
 import type { CatalogApi } from '../catalog/types.js';
 import type { ServiceApi } from '../client/service-api.js';
 import { redisKeys } from '../redis.js';
-import { STREAMS, type StreamName } from '../../jobs/streams.js';
-import { reconcileBoms } from './reconcile-boms.js';
-import { planSyncedOrders, reconcileOrders } from './reconcile-orders.js';
+import { defOf } from '../records/records.js';
+import type { StreamName } from '../records/stream-def.js';
+import type { OpsKind } from './ops-kind.js';
 import { ServiceView } from './reconcile-service.js';
-import { reconcileStock } from './reconcile-stock.js';
-import { syncedRecords } from './reconcile-synced.js';
+import { syncedRecords, type SyncedRecord } from './reconcile-synced.js';
 import type { ReconcileReport, Unchecked } from './reconcile-types.js';
 
 export interface ReconcileDeps {
@@ -17,6 +16,8 @@ export interface ReconcileDeps {
   redis: Redis;
   prefix: string;
   queues: { get(stream: StreamName): Pick<Queue, 'getJobs'> };
+  /** The kinds of job; each compares what it synced by its own rule (`reconcile`). */
+  kinds: readonly OpsKind[];
 }
 
 /** Where the last report is kept, for the dashboard. */
@@ -31,33 +32,54 @@ export interface ReconcileOptions {
   deep?: boolean;
 }
 
-export async function reconcile(deps: ReconcileDeps, streams: readonly StreamName[] = STREAMS, o: ReconcileOptions = {}): Promise<ReconcileReport> {
+export async function reconcile(deps: ReconcileDeps, streams?: readonly StreamName[], o: ReconcileOptions = {}): Promise<ReconcileReport> {
   const started = Date.now();
   const view = new ServiceView(deps.client);
   const unchecked: Unchecked[] = [];
-  const want = new Set(streams);
-  // Synced orders are needed for the stock too: their shipments since a count are sales, not drift.
-  const needOrders = want.has('orders') || want.has('stock-counts');
-  const orders = needOrders ? await planSyncedOrders(await syncedRecords(deps.queues.get('orders'), 'orders'), deps.catalog, want.has('orders') ? unchecked : []) : [];
-  const ord = want.has('orders') ? await reconcileOrders(orders, view, o) : { drifts: [], shipments: 0 };
-  const s = want.has('stock-counts')
-    ? await reconcileStock(await syncedRecords(deps.queues.get('stock-counts'), 'stock-counts'), orders, { catalog: deps.catalog, view, redis: deps.redis, keys: redisKeys(deps.prefix) }, unchecked)
-    : { drifts: [], pairs: 0 };
-  const b = want.has('boms') ? await reconcileBoms(await syncedRecords(deps.queues.get('boms'), 'boms'), deps.catalog, view, unchecked) : { drifts: [], boms: 0 };
-  const drifts = [...ord.drifts, ...s.drifts, ...b.drifts];
+  const want = new Set(streams ?? deps.kinds.map((k) => k.stream));
+  const synced = new Map<StreamName, Promise<Map<string, SyncedRecord>>>();
+  const memo = new Map<string, Promise<unknown>>();
+  const ctx = {
+    catalog: deps.catalog,
+    view,
+    redis: deps.redis,
+    keys: redisKeys(deps.prefix),
+    deep: o.deep ?? false,
+    wanted: want,
+    unchecked,
+    synced(stream: StreamName) {
+      let hit = synced.get(stream);
+      if (!hit) synced.set(stream, (hit = syncedRecords(deps.queues.get(stream), defOf(deps.kinds, stream))));
+      return hit;
+    },
+    memo<T>(name: string, make: () => Promise<T>): Promise<T> {
+      let hit = memo.get(name) as Promise<T> | undefined;
+      if (!hit) memo.set(name, (hit = make()));
+      return hit;
+    },
+  };
+  const checked: Record<string, number> = {};
+  for (const k of deps.kinds) for (const c of k.reconcile?.counts ?? []) checked[c] = 0;
+  const drifts: ReconcileReport['drifts'] = [];
+  for (const kind of deps.kinds) {
+    if (!kind.reconcile || !want.has(kind.stream)) continue;
+    const r = await kind.reconcile.run(ctx);
+    drifts.push(...r.drifts);
+    Object.assign(checked, r.checked);
+  }
   return {
     prefix: deps.prefix,
     at: new Date(started).toISOString(),
-    streams: STREAMS.filter((x) => want.has(x)),
+    streams: deps.kinds.map((k) => k.stream).filter((x) => want.has(x)),
     ok: drifts.length === 0,
-    checked: { orders: want.has('orders') ? orders.length : 0, shipments: ord.shipments, stockPairs: s.pairs, boms: b.boms },
+    checked,
+    compared: deps.kinds.flatMap((k) => (k.reconcile ? [k.reconcile.describe(checked)] : [])),
     drifts,
     unchecked,
     calls: { ...view.calls },
     ms: Date.now() - started,
   };
 }
-
 /** Keeps the report as the last one (no secret in it: URLs, ids, quantities). */
 export async function storeReport(redis: Redis, report: ReconcileReport): Promise<void> {
   await redis.set(lastReportKey(report.prefix), JSON.stringify(report));

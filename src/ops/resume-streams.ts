@@ -2,7 +2,7 @@ import { redisKeys } from '../redis.js';
 import { closeBreaker, takeStreak } from '../queue/stream-breaker.js';
 import { retryJobIds } from './job-retry.js';
 import type { StreamQueues } from '../queue/stream-queues.js';
-import type { StreamName } from '../../jobs/streams.js';
+import type { StreamName } from '../records/stream-def.js';
 
 /** What `resume` did to one stream. */
 export interface ResumeResult {

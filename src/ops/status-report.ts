@@ -3,7 +3,7 @@ import { checkEvictionPolicy } from '../eviction-policy.js';
 import { type RedisConnection as Redis, redisKeys } from '../redis.js';
 import { openControlQueue, readScheduleInfo } from '../feed/control.js';
 import { readFeedState } from '../feed/feed-state.js';
-import { STREAMS, type StreamName } from '../../jobs/streams.js';
+import type { StreamName } from '../records/stream-def.js';
 import { failedGroups, type FailedGroup } from './failed-groups.js';
 import { intakeCounts, type IntakeCounts } from './intake-counts.js';
 import type { StreamQueues } from '../queue/stream-queues.js';
@@ -158,10 +158,10 @@ async function budgetStatus(redis: Redis, prefix: string, budgets: Budgets | und
   );
 }
 
-async function scheduleStatus(redis: Redis, prefix: string): Promise<ScheduleStatus[]> {
+async function scheduleStatus(redis: Redis, prefix: string, defs: StreamQueues['defs']): Promise<ScheduleStatus[]> {
   const queue = openControlQueue(redis, prefix);
   try {
-    const infos = await readScheduleInfo(queue, redis, redisKeys(prefix));
+    const infos = await readScheduleInfo(queue, redis, redisKeys(prefix), defs);
     return infos.map((i) => ({
       name: i.scheduler,
       stream: i.stream ?? null,
@@ -180,9 +180,9 @@ async function scheduleStatus(redis: Redis, prefix: string): Promise<ScheduleSta
 export async function readStatus(redis: Redis, queues: StreamQueues, o: { budgets?: Budgets; now?: number } = {}): Promise<StatusReport> {
   const now = o.now ?? Date.now();
   const [streams, budget, schedule, groups, eviction] = await Promise.all([
-    Promise.all(STREAMS.map((s) => streamStatus(redis, queues, s, now))),
+    Promise.all(queues.names.map((s) => streamStatus(redis, queues, s, now))),
     budgetStatus(redis, queues.prefix, o.budgets, now),
-    scheduleStatus(redis, queues.prefix),
+    scheduleStatus(redis, queues.prefix, queues.defs),
     failedGroups(queues),
     checkEvictionPolicy(redis),
   ]);

@@ -1,6 +1,6 @@
 import * as crypto from 'node:crypto';
 import { defaults } from '../../config/defaults.js';
-import { RecordTooDeepError } from './unreadable-record.js';
+import { RecordTooDeepError } from '../records/unreadable-record.js';
 
 /**
  * The one canonical hash of the program: sha256 of a value's canonical JSON (keys sorted at every level), used for

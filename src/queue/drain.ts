@@ -1,11 +1,11 @@
 import type { Job, Queue } from 'bullmq';
 import { defaults } from '../../config/defaults.js';
 import type { RedisConnection as Redis } from '../redis.js';
-import { batchLabel, intakeDataSchema, streamOfIntakeQueue } from './intake.js';
+import { batchLabel, intakeDataSchema, streamOfIntakeQueue } from './intake-queue.js';
 import type { JobResult } from './job-kind.js';
 import { jobDataSchema, type JobData } from './queues.js';
 import { recordLabel } from './record-jobs.js';
-import { isStream } from '../../jobs/streams.js';
+import { findDef, type KeyedStream } from '../records/records.js';
 
 /** States in which a job still has work ahead of it. Paused queues are not waited for. */
 const PENDING = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-children'] as const;
@@ -63,6 +63,8 @@ export interface SummarizeOptions {
   since?: number;
   /** A connection to the queues' Redis (BullMQ 6 keeps its own client private). */
   redis: Redis;
+  /** The streams' definitions, to name each failed record by its key. */
+  streams: readonly KeyedStream[];
 }
 
 /** Completed and failed jobs per queue, with each failed job's id, key and `[CODE] message`. */
@@ -76,7 +78,7 @@ export async function summarize(queues: Queue[], o: SummarizeOptions): Promise<R
     for (let start = 0; ; start += PAGE) {
       const jobs = (await q.getJobs(['failed'], start, start + PAGE - 1, false)) as Array<Job<JobData, JobResult> | undefined>;
       const recent = jobs.filter((j): j is Job<JobData, JobResult> => !!j && (j.finishedOn ?? 0) >= since);
-      failed.push(...recent.map((j) => describeFailed(q.name, j)));
+      failed.push(...recent.map((j) => describeFailed(q.name, j, o.streams)));
       if (jobs.length < PAGE || recent.length < jobs.length) break;
     }
     out[q.name] = { completed, skipped: completed ? await skippedSince(q, since, o.redis) : 0, failed };
@@ -103,12 +105,13 @@ async function skippedSince(q: Queue, since: number, redis: Redis): Promise<numb
   return skipped;
 }
 
-function describeFailed(queueName: string, job: Job<JobData, JobResult>): FailedJobSummary {
+function describeFailed(queueName: string, job: Job<JobData, JobResult>, streams: readonly KeyedStream[]): FailedJobSummary {
   if (streamOfIntakeQueue(queueName)) {
     const batch = intakeDataSchema.safeParse(job.data);
     return { id: String(job.id), key: batch.success ? batchLabel(batch.data) : String(job.id), reason: job.failedReason ?? '[UNKNOWN] no reason recorded' };
   }
   const data = jobDataSchema.safeParse(job.data);
-  const key = data.success && isStream(queueName) ? recordLabel(queueName, data.data, job.id) : String(job.id);
+  const def = findDef(streams, queueName);
+  const key = data.success && def ? recordLabel(def, data.data, job.id) : String(job.id);
   return { id: String(job.id), key, reason: job.failedReason ?? '[UNKNOWN] no reason recorded' };
 }

@@ -1,14 +1,13 @@
 import type { GoLiveFloor } from '../../config/read-config.js';
-import type { JobResult } from './job-kind.js';
+import type { GoLiveRule } from '../records/stream-def.js';
+import type { GoLiveSettings, JobResult } from './job-kind.js';
 
-/** Which date field of its records a stream's go-live floor applies to (a stream definition's `goLive`). */
-export interface GoLiveRule {
-  /** A `YYYY-MM-DD` date or a `YYYY-MM-DDTHH:MM:SS` naive date-time field of the record. */
-  field: string;
+/** The floor of a stream, from the setting its rule names (config.goLive), when that setting is set. */
+export function goLiveFloor(def: { goLive?: GoLiveRule }, settings: GoLiveSettings | undefined): GoLiveFloor | undefined {
+  const setting = def.goLive?.setting;
+  const since = setting ? settings?.[setting] : undefined;
+  return setting && since ? { since, setting } : undefined;
 }
-
-/** The go-live floor of each stream that has one, by stream name (config.goLive). */
-export type GoLiveFloors = Partial<Record<string, GoLiveFloor>>;
 
 /**
  * Why a record is left alone as older than its stream's go-live floor ("before go-live: orderDate ... is before

@@ -1,6 +1,6 @@
 import { canonicalHash } from './canonical-hash.js';
-import { recordKey } from '../../jobs/records.js';
-import type { StreamName } from '../../jobs/streams.js';
+import { recordKey, type KeyedStream } from '../records/records.js';
+import type { StreamName } from '../records/stream-def.js';
 
 /** First 12 hex digits of the sha256 of the canonical JSON of a record. */
 export function recordHash(raw: unknown): string {
@@ -19,9 +19,9 @@ export function idSafe(key: string): string {
  * The job id of a record (contract 3): `{stream}-{key}-{hash}`; `{stream}-invalid-{hash}` when the record
  * has no usable key. An identical re-delivery gets the same id (a no-op at the queue); a corrected one a new id.
  */
-export function jobIdFor(stream: StreamName, raw: unknown): string {
-  const key = recordKey(stream, raw);
-  return `${stream}-${key === undefined ? 'invalid' : idSafe(key)}-${recordHash(raw)}`;
+export function jobIdFor(def: KeyedStream, raw: unknown): string {
+  const key = recordKey(def, raw);
+  return `${def.stream}-${key === undefined ? 'invalid' : idSafe(key)}-${recordHash(raw)}`;
 }
 
 /**

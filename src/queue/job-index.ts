@@ -1,7 +1,7 @@
 import type { RedisConnection as Redis } from '../redis.js';
 import { KEEP_COMPLETED_SECONDS } from './queues.js';
 import { idSafe } from './job-id.js';
-import { STREAMS, type StreamName } from '../../jobs/streams.js';
+import type { StreamName } from '../records/stream-def.js';
 
 /**
  * An index from business key to job ids, for `find`. Job ids are `{stream}-{key}-{hash}`: the key is in the id but
@@ -50,7 +50,7 @@ const HASH_TAIL = /^[0-9a-f]{12}$/;
  * Ids of every job of a business key in each stream, from the index (the days of job retention) and the failed sets.
  * The caller checks each job's record, since keys longer than a job id keeps share a prefix.
  */
-export async function findJobIds(redis: Redis, prefix: string, key: string, streams: readonly StreamName[] = STREAMS, now = Date.now()): Promise<string[]> {
+export async function findJobIds(redis: Redis, prefix: string, key: string, streams: readonly StreamName[], now = Date.now()): Promise<string[]> {
   const safe = idSafe(key);
   const days = Math.ceil(jobIndexTtlSeconds() / 86_400) + 1;
   const pipe = redis.pipeline();

@@ -1,13 +1,15 @@
 import type { ZodType } from 'zod';
 import type { Config } from '../../config/read-config.js';
-import type { GoLiveFloors, GoLiveRule } from './go-live.js';
 import type { CatalogApi } from '../catalog/types.js';
 import type { ServiceApi } from '../client/service-api.js';
 import type { Logger } from '../logger.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis.js';
 import type { JobTracing } from '../telemetry/job-tracing.js';
-import type { StreamName } from '../../jobs/streams.js';
-import type { PreviewContext, PreviewResult } from './record-plan.js';
+import type { StreamDef, StreamName } from '../records/stream-def.js';
+import type { PreviewResult } from './record-plan.js';
+
+/** The go-live settings that are set (config.goLive): per variable (SYNC_ORDERS_SINCE), its `YYYY-MM-DD`. */
+export type GoLiveSettings = Partial<Record<string, string>>;
 
 /** What every job of every kind stands on (the job runner's dependencies). */
 export interface RunnerDeps {
@@ -17,8 +19,8 @@ export interface RunnerDeps {
   keys: RedisKeys;
   logger: Logger;
   jobs: Config['jobs'];
-  /** Per stream, the date before which records are skipped (config.goLive). Default: none. */
-  goLive?: GoLiveFloors;
+  /** The go-live settings (config.goLive); each stream's rule names its own. Default: none. */
+  goLive?: GoLiveSettings;
   /** Spans per attempt and per service call; only when tracing is on (OTEL_EXPORTER_OTLP_ENDPOINT). */
   jobTracing?: JobTracing;
 }
@@ -46,13 +48,22 @@ export interface JobResult {
   details?: Record<string, unknown>;
 }
 
-/** One kind of job: the shape of its record and how it is synced. Each jobs/<kind>/ folder exports one (jobs/registry.ts). */
-export interface JobKind<R = unknown> {
-  stream: StreamName;
-  /** The record's shape as the feed delivers it; its business key is the stream's keyField (jobs/streams.ts). */
+/**
+ * What a preview gets: a job's context whose client refuses every write and whose Redis refuses every write
+ * command, plus `memo`, state shared by the previews of one dry run (e.g. the simulated on-hand stock).
+ */
+export interface PreviewContext extends JobContext {
+  /** The value stored under `name` for this dry run, made by `make` on first use. */
+  memo<T>(name: string, make: () => T): T;
+}
+
+/**
+ * One kind of job: its stream's definition, and how a record of it is synced. Each jobs/<kind>/ folder declares one;
+ * the composition root hands the list (jobs/streams.ts) to the engine, which never names a kind.
+ */
+export interface JobKind<R = unknown> extends StreamDef {
+  /** The record's shape as the feed delivers it; its business key is the stream's keyField. */
   schema: ZodType<R>;
-  /** The date field the stream's go-live floor applies to (from its stream definition); the runner skips older records. */
-  goLive?: GoLiveRule;
   process(record: R, ctx: JobContext): Promise<JobResult>;
   /**
    * The dry run: what `process` would do with the record, as data, reading only (ctx's client and Redis refuse
@@ -60,3 +71,6 @@ export interface JobKind<R = unknown> {
    */
   preview?(record: R, ctx: PreviewContext): Promise<PreviewResult>;
 }
+
+/** A job kind of any record type (kinds differ in theirs). */
+export type AnyJobKind = JobKind<any>;

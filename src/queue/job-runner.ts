@@ -1,10 +1,10 @@
 import { DelayedError, RateLimitError, UnrecoverableError, type Job } from 'bullmq';
 import type { ApiCall } from '../client/service-api.js';
 import { defaults } from '../../config/defaults.js';
-import { problemsOf, recordKey } from '../../jobs/records.js';
+import { problemsOf, recordKey } from '../records/records.js';
 import type { Logger } from '../logger.js';
 import type { RedisConnection as Redis } from '../redis.js';
-import { beforeGoLive, goLiveSkipped } from './go-live.js';
+import { beforeGoLive, goLiveFloor, goLiveSkipped } from './go-live.js';
 import { countsForBreaker, holdForBreaker, type BreakerHooks, type HoldContext } from './breaker-hold.js';
 import { classifyFailure, type Failure } from './failure.js';
 import { recordFailureGroup } from './failure-group.js';
@@ -45,7 +45,7 @@ export function checkedJobRecord<R>(kind: JobKind<R>, job: Pick<Job, 'data' | 'i
     const issue = data.error.issues[0];
     throw new BadRecordError(`job ${job.id}`, `data.${issue?.path.join('.') ?? ''}`, issue?.message ?? 'is not { record, source }');
   }
-  const label = recordLabel(kind.stream, data.data, job.id);
+  const label = recordLabel(kind, data.data, job.id);
   if (data.data.parseError !== undefined) throw new BadRecordError(label, data.data.line === undefined ? '(record)' : '(line)', data.data.parseError);
   const parsed = kind.schema.safeParse(data.data.record);
   if (!parsed.success) {
@@ -53,7 +53,7 @@ export function checkedJobRecord<R>(kind: JobKind<R>, job: Pick<Job, 'data' | 'i
     const also = more.length ? ` (and ${more.map((p) => `${p.field}: ${p.reason}`).join('; ')})` : '';
     throw new BadRecordError(label, first?.field ?? '(record)', `${first?.reason ?? 'does not match its shape'}${also}`);
   }
-  return { record: parsed.data, key: recordKey(kind.stream, data.data.record) ?? label };
+  return { record: parsed.data, key: recordKey(kind, data.data.record) ?? label };
 }
 
 /**
@@ -86,7 +86,7 @@ export function createProcessor<R>(kind: JobKind<R>, deps: RunnerDeps, opts: Pro
       logger = logger.child({ key });
       spans?.key(key);
       // Before go-live: no lock, no catalog, no call.
-      const floor = deps.goLive?.[kind.stream];
+      const floor = goLiveFloor(kind, deps.goLive);
       const early = beforeGoLive(kind, record, floor);
       if (early !== undefined) {
         const result = goLiveSkipped(key, early, kind.goLive!.field, floor!);

@@ -4,8 +4,8 @@ import { z } from 'zod';
 import { defaults } from '../../config/defaults.js';
 import type { Config } from '../../config/read-config.js';
 import { JITTERED } from './backoff.js';
-import { openIntakeQueue, type IntakeData } from './intake.js';
-import { STREAMS, type StreamName } from '../../jobs/streams.js';
+import { openIntakeQueue, type IntakeData } from './intake-queue.js';
+import type { StreamName } from '../records/stream-def.js';
 
 
 /** Name of the queue whose jobs are the scheduled pulls (order and BOM polling, the stock-count cron). */
@@ -61,14 +61,15 @@ export interface CreateQueuesOptions {
   connection: Redis;
   prefix: string;
   jobs: Pick<Config['jobs'], 'attempts'>;
-  streams?: readonly StreamName[];
+  /** The streams to open a queue for: those of the list of kinds. */
+  streams: readonly StreamName[];
   /** BullMQ telemetry (tracing on): each job added gets a trace of its own (src/telemetry/enqueue-spans.ts). */
   telemetry?: Telemetry;
 }
 
 /** One BullMQ queue per stream, named after it, under the program's prefix. */
 export function createQueues(opts: CreateQueuesOptions): QueueSet {
-  const streams = [...(opts.streams ?? STREAMS)];
+  const streams = [...opts.streams];
   const defaultJobOptions = recordJobOptions(opts.jobs);
   const queues = new Map<StreamName, Queue<JobData>>(
     streams.map((s) => [s, new Queue<JobData>(s, { connection: opts.connection, prefix: opts.prefix, defaultJobOptions, telemetry: opts.telemetry })]),

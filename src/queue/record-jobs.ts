@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import type { RedisConnection as Redis } from '../redis.js';
-import { keyInHead } from './record-head.js';
-import { checkRecord, recordKey, recordKeyField } from '../../jobs/records.js';
+import { keyInHead } from '../records/record-head.js';
+import { checkRecord, recordKey, type KeyedStream, type RecordStream } from '../records/records.js';
 import { indexJobIds } from './job-index.js';
-import { QUOTE_CHARS, UnreadableRecord } from './unreadable-record.js';
+import { QUOTE_CHARS, UnreadableRecord } from '../records/unreadable-record.js';
 import { jobIdFor, recordHash, unreadableJobId } from './job-id.js';
 import { withJobTraces } from '../telemetry/enqueue-spans.js';
 import type { JobData } from './queues.js';
-import type { StreamName } from '../../jobs/streams.js';
+import type { StreamName } from '../records/stream-def.js';
 
 /** A job as addBulk takes it. */
 export interface RecordJob {
@@ -18,10 +18,10 @@ export interface RecordJob {
 }
 
 /** A raw record's job id, and whether it matches its shape (with every problem as "field: reason" when not). */
-export function checkedRecord(stream: StreamName, raw: unknown): { id: string; valid: boolean; problems: string[] } {
-  const check = checkRecord(stream, raw);
+export function checkedRecord(def: RecordStream, raw: unknown): { id: string; valid: boolean; problems: string[] } {
+  const check = checkRecord(def, raw);
   const problems = check.ok ? [] : check.problems.map((p) => `${p.field}: ${p.reason}`);
-  return { id: jobIdFor(stream, raw), valid: check.ok, problems };
+  return { id: jobIdFor(def, raw), valid: check.ok, problems };
 }
 
 /** sha256 of what can be had of a value that could not be given its job id the usual way. */
@@ -51,12 +51,12 @@ function whyUnchecked(err: unknown): string {
 }
 
 /** A record that could not be read or checked, as a job that fails at once naming its key (when found) and why. */
-export function unreadableJob(stream: StreamName, u: Pick<UnreadableRecord, 'reason' | 'head' | 'hash'>, source: JobData['source'], line?: number): RecordJob {
-  const key = keyInHead(stream, u.head);
+export function unreadableJob(def: KeyedStream, u: Pick<UnreadableRecord, 'reason' | 'head' | 'hash'>, source: JobData['source'], line?: number): RecordJob {
+  const key = keyInHead(def, u.head);
   const data: JobData = { record: u.head.slice(0, QUOTE_CHARS), source, parseError: u.reason };
   if (key !== undefined) data.key = key;
   if (line !== undefined) data.line = line;
-  return { name: stream, data, opts: { jobId: unreadableJobId(stream, key, u.hash) } };
+  return { name: def.stream, data, opts: { jobId: unreadableJobId(def.stream, key, u.hash) } };
 }
 
 /**
@@ -65,20 +65,20 @@ export function unreadableJob(stream: StreamName, u: Pick<UnreadableRecord, 'rea
  * deep, or anything else) becomes a job of its own that fails at once, so it cannot stop the records around it.
  */
 export function recordJob(
-  stream: StreamName,
+  def: RecordStream,
   raw: unknown,
   source: JobData['source'],
   line?: number,
 ): { job: RecordJob; valid: boolean; problems: string[] } {
-  if (raw instanceof UnreadableRecord) return { job: unreadableJob(stream, raw, source, line), valid: false, problems: [`(record): ${raw.reason}`] };
+  if (raw instanceof UnreadableRecord) return { job: unreadableJob(def, raw, source, line), valid: false, problems: [`(record): ${raw.reason}`] };
   try {
     const data: JobData = line === undefined ? { record: raw, source } : { record: raw, source, line };
-    const { id, valid, problems } = checkedRecord(stream, raw);
-    return { job: { name: stream, data, opts: { jobId: id } }, valid, problems };
+    const { id, valid, problems } = checkedRecord(def, raw);
+    return { job: { name: def.stream, data, opts: { jobId: id } }, valid, problems };
   } catch (err) {
     const reason = whyUnchecked(err);
     const u = { reason, head: headOf(raw), hash: fallbackHash(raw, err) };
-    return { job: unreadableJob(stream, u, source, line), valid: false, problems: [`(record): ${reason}`] };
+    return { job: unreadableJob(def, u, source, line), valid: false, problems: [`(record): ${reason}`] };
   }
 }
 
@@ -91,18 +91,18 @@ export function badLineId(stream: StreamName, line: number, text: string): strin
  * The name operators see for a record: its business key, else its line, else its job id. A record that could not
  * be read is named by the key found at its start and by its line, when it has them.
  */
-export function recordLabel(stream: StreamName, data: Pick<JobData, 'record' | 'line' | 'parseError' | 'key'>, jobId?: string): string {
-  const key = data.parseError === undefined ? recordKey(stream, data.record) : data.key;
+export function recordLabel(def: KeyedStream, data: Pick<JobData, 'record' | 'line' | 'parseError' | 'key'>, jobId?: string): string {
+  const key = data.parseError === undefined ? recordKey(def, data.record) : data.key;
   if (key !== undefined) return data.parseError !== undefined && data.line !== undefined ? `${key} (line ${data.line})` : key;
   if (data.line !== undefined) return `line ${data.line}`;
-  return `(no ${recordKeyField[stream]})${jobId ? ` ${jobId}` : ''}`;
+  return `(no ${def.keyField})${jobId ? ` ${jobId}` : ''}`;
 }
 
 /** A stand-in for a job that Redis refused on its own (e.g. its data would not serialize): fails at once, saying so. */
-function refusedJob(job: RecordJob, err: unknown): RecordJob {
+function refusedJob(job: RecordJob, err: unknown, def: KeyedStream): RecordJob {
   const d = job.data;
   const data: JobData = { record: '', source: d.source, parseError: `could not be queued (${err instanceof Error ? err.message : String(err)})` };
-  const key = d.parseError === undefined ? recordKey(job.name, d.record) : d.key;
+  const key = d.parseError === undefined ? recordKey(def, d.record) : d.key;
   if (key !== undefined) data.key = key;
   if (d.line !== undefined) data.line = d.line;
   return { ...job, data };
@@ -115,7 +115,7 @@ function refusedJob(job: RecordJob, err: unknown): RecordJob {
  * its jobs are added one by one, and a job refused on its own is replaced by one that fails at once: one record
  * never keeps the others out. A refusal of that stand-in too (Redis is down) is thrown.
  */
-export async function addJobs(queue: Queue<JobData>, redis: Redis, jobs: RecordJob[]): Promise<{ queued: number; duplicates: number }> {
+export async function addJobs(queue: Queue<JobData>, redis: Redis, jobs: RecordJob[], def: KeyedStream): Promise<{ queued: number; duplicates: number }> {
   const unique = [...new Map(jobs.map((j) => [j.opts.jobId, j])).values()];
   if (unique.length === 0) return { queued: 0, duplicates: jobs.length };
   const existing = await redis.exists(...unique.map((j) => queue.toKey(j.opts.jobId)));
@@ -128,7 +128,7 @@ export async function addJobs(queue: Queue<JobData>, redis: Redis, jobs: RecordJ
       try {
         await queue.add(job.name, job.data, job.opts);
       } catch (err) {
-        const stand = refusedJob(job, err);
+        const stand = refusedJob(job, err, def);
         await queue.add(stand.name, stand.data, stand.opts);
       }
     }

@@ -1,5 +1,3 @@
-import type { JobContext } from './job-kind.js';
-
 /** One write the real run would send: method, path (placeholders such as `{shipmentUrl}` for ids the service assigns) and body. */
 export interface PlannedCall {
   method: 'POST';
@@ -48,12 +46,3 @@ export interface RecordPlan {
 
 /** What a kind's preview answers; the driver adds stream, key, line, job id and reads. */
 export type PreviewResult = Pick<RecordPlan, 'outcome' | 'summary' | 'calls'> & Pick<RecordPlan, 'details'>;
-
-/**
- * What a preview gets: a job's context whose client refuses every write and whose Redis refuses every write
- * command, plus `memo`, state shared by the previews of one dry run (e.g. the simulated on-hand stock).
- */
-export interface PreviewContext extends JobContext {
-  /** The value stored under `name` for this dry run, made by `make` on first use. */
-  memo<T>(name: string, make: () => T): T;
-}

@@ -1,7 +1,7 @@
 import { Queue } from 'bullmq';
 import type { RedisConnection as Redis } from '../redis.js';
-import { intakeQueueName } from './intake.js';
-import { STREAMS, type StreamName } from '../../jobs/streams.js';
+import { intakeQueueName } from './intake-queue.js';
+import type { StreamDef, StreamName } from '../records/stream-def.js';
 
 /**
  * Per stream its BullMQ queue and its intake queue (import batches not yet record jobs), under the program's
@@ -9,6 +9,10 @@ import { STREAMS, type StreamName } from '../../jobs/streams.js';
  */
 export interface StreamQueues {
   prefix: string;
+  /** The streams' definitions, in the list's order. */
+  defs: readonly StreamDef[];
+  /** The stream names, in the list's order. */
+  names: readonly StreamName[];
   /** The connection the queues share (for reads BullMQ has no call for). */
   redis: Redis;
   get(stream: StreamName): Queue;
@@ -27,7 +31,8 @@ function open(redis: Redis, prefix: string, streams: readonly StreamName[], name
   return queues;
 }
 
-export function openStreamQueues(redis: Redis, prefix: string, streams: readonly StreamName[] = STREAMS): StreamQueues {
+export function openStreamQueues(redis: Redis, prefix: string, defs: readonly StreamDef[]): StreamQueues {
+  const streams = defs.map((d) => d.stream);
   const queues = open(redis, prefix, streams, (s) => s);
   const intakes = open(redis, prefix, streams, intakeQueueName);
   const pick = (from: Map<StreamName, Queue>, stream: StreamName, what: string) => {
@@ -37,6 +42,8 @@ export function openStreamQueues(redis: Redis, prefix: string, streams: readonly
   };
   return {
     prefix,
+    defs,
+    names: streams,
     redis,
     get: (stream) => pick(queues, stream, 'queue'),
     intake: (stream) => pick(intakes, stream, 'intake queue'),
@@ -48,12 +55,10 @@ export function openStreamQueues(redis: Redis, prefix: string, streams: readonly
   };
 }
 
-const byLength = [...STREAMS].sort((a, b) => b.length - a.length);
-
-/** The stream a job id belongs to (`{stream}-{key}-{hash}`), when its prefix names one. */
-export function streamOfJobId(jobId: string): StreamName | undefined {
-  // Longest names first: "stock-counts-" must not be read as another stream.
-  return byLength.find((s) => jobId.startsWith(`${s}-`));
+/** The stream of the list a job id belongs to (`{stream}-{key}-{hash}`), when its prefix names one. */
+export function streamOfJobId(jobId: string, streams: readonly StreamName[]): StreamName | undefined {
+  // Longest names first: a stream whose name starts with another's must not be read as that one.
+  return [...streams].sort((a, b) => b.length - a.length).find((s) => jobId.startsWith(`${s}-`));
 }
 
 /** Ids of intake batches start so (`intake-{stream}-{hash}`); record job ids start with their stream. */
@@ -64,6 +69,6 @@ export function isIntakeJobId(jobId: string): boolean {
 }
 
 /** The stream of an intake batch id, when it names one. */
-export function streamOfIntakeJobId(jobId: string): StreamName | undefined {
-  return isIntakeJobId(jobId) ? streamOfJobId(jobId.slice(INTAKE_ID_PREFIX.length)) : undefined;
+export function streamOfIntakeJobId(jobId: string, streams: readonly StreamName[]): StreamName | undefined {
+  return isIntakeJobId(jobId) ? streamOfJobId(jobId.slice(INTAKE_ID_PREFIX.length), streams) : undefined;
 }

@@ -5,12 +5,13 @@ import type { Logger } from '../logger.js';
 import { createRedis, type RedisConnection as Redis, type RedisTarget } from '../redis.js';
 import { jitteredBackoff } from './backoff.js';
 import { DEFAULT_BAD_RECORD_RETENTION, retainBadRecord, type BadRecordRetention } from './bad-record-retention.js';
-import { expandBatch, intakeQueueName, type IntakeData, type IntakeResult } from './intake.js';
-import type { JobKind, JobResult } from './job-kind.js';
+import { expandBatch, type IntakeResult } from './intake.js';
+import { intakeQueueName, type IntakeData } from './intake-queue.js';
+import type { AnyJobKind, JobResult } from './job-kind.js';
 import type { BreakerHooks } from './breaker-hold.js';
 import { createProcessor, type ProcessorOptions, type RunnerDeps } from './job-runner.js';
 import { recordJobOptions, type JobData } from './queues.js';
-import type { StreamName } from '../../jobs/streams.js';
+import type { StreamName } from '../records/stream-def.js';
 
 /**
  * BullMQ honours a manual rate limit (queue.rateLimit) only on workers that have a limiter; this one is
@@ -18,8 +19,6 @@ import type { StreamName } from '../../jobs/streams.js';
  */
 const UNLIMITED = { max: 1_000_000_000, duration: 1_000 };
 
-/** A job kind of any record type (kinds differ in theirs). */
-export type AnyJobKind = JobKind<any>;
 
 export interface StartWorkersOptions {
   kinds: AnyJobKind[];

@@ -2,7 +2,7 @@ import type { SandboxCounters } from './counters.js';
 import type { LoggedRequest } from './request-log.js';
 import type { SandboxState } from './sandbox-entities.js';
 import type { BudgetSettings, FaultRule, LatencySettings, SandboxProfile } from './sandbox-options.js';
-import type { SandboxData } from './sandbox-data.js';
+import type { SandboxData } from './sandbox-data-schema.js';
 
 /** The admin of a sandbox running elsewhere (another process, `inventory-sync sandbox`), over {url}/_admin/. */
 export interface RemoteSandboxAdmin {

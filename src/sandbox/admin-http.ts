@@ -3,7 +3,7 @@ import type { SandboxAdmin } from './admin.js';
 import { parseJson, readBody, sendJson, sendMsg } from './http-io.js';
 import type { SandboxCore } from './sandbox-core.js';
 import type { BudgetSettings, DataSource, FaultRule, LatencySettings } from './sandbox-options.js';
-import type { SandboxData } from './sandbox-data.js';
+import type { SandboxData } from './sandbox-data-schema.js';
 import { ApiError } from './validation.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { SandboxData } from './sandbox-data.js';
+import type { SandboxData } from './sandbox-data-schema.js';
 
 const n4 = (n: number) => String(n).padStart(4, '0');
 const ADJECTIVES = ['Steel', 'Oak', 'Compact', 'Large', 'Slim', 'Heavy', 'Bright', 'Classic'];

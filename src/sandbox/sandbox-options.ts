@@ -1,4 +1,4 @@
-import type { SandboxData } from './sandbox-data.js';
+import type { SandboxData } from './sandbox-data-schema.js';
 
 /** Injected failure, matched against each API request (not the admin endpoints). */
 export interface FaultRule {

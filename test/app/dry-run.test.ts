@@ -5,7 +5,7 @@ import { recordHashOf } from '../../jobs/orders/order-plan.js';
 import { ProgressStore } from '../../jobs/orders/order-progress.js';
 import { orderJob } from '../../jobs/orders/order-sync.js';
 import { createStockCountJob } from '../../jobs/stock/stock-count-sync.js';
-import type { StreamName } from '../../jobs/streams.js';
+import type { StreamName } from '../../src/records/stream-def.js';
 import { dryRun, type DryRunPlan } from '../../src/app/dry-run.js';
 import { readOnlyRedis } from '../../src/app/read-only-redis.js';
 import { readOnlyApi } from '../../src/client/read-only-api.js';

@@ -10,6 +10,7 @@ import { importAndMaybeProcess, syncOnce, type RunProgress } from '../../src/app
 import { startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
 import { deletePrefix, redisUrl, uniquePrefix } from '../helpers/redis.js';
 import { captureLogger, done, order, settleMeta, testKind } from '../queue/support.js';
+import { STREAMS } from '../../jobs/streams.js';
 
 const TOKEN = 'upstream-token-7f3a9';
 
@@ -21,7 +22,7 @@ let dir: string;
 
 beforeEach(async () => {
   sandbox = await startSandbox({ data: 'demo' });
-  feed = await startFeedServer({ token: TOKEN, pageSize: 40 });
+  feed = await startFeedServer({ names: STREAMS, token: TOKEN, pageSize: 40 });
   dir = await mkdtemp(join(tmpdir(), 'runtime-'));
   const config = readConfig({
     INVENTORY_BASE_URL: sandbox.url,

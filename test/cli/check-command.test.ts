@@ -146,7 +146,7 @@ describe('check', () => {
   describe('when the feed names what the account lacks', () => {
     let feed: FeedServer;
     beforeAll(async () => {
-      feed = await startFeedServer({
+      feed = await startFeedServer({ names: STREAMS,
         token: SECRETS.token,
         streams: {
           orders: [
@@ -192,7 +192,7 @@ describe('check', () => {
     let feed: FeedServer;
     let mapping: string;
     beforeAll(async () => {
-      feed = await startFeedServer({
+      feed = await startFeedServer({ names: STREAMS,
         token: SECRETS.token,
         streams: {
           orders: [

@@ -56,8 +56,8 @@ describe.concurrent.each(SANDBOX_PROFILES)('dry run (%s profile)', (profile) => 
         expect(code).toBe(1);
         await expectNothingWritten(stack);
         for (const s of STREAMS) expect(await stack.redis.get(`${stack.prefix}:cursor:${s}`)).toBeNull();
-        expect(plan.records.map((r) => r.stream)).toEqual(STREAMS.flatMap((s) => feed[s].map(() => s)));
-        expect(plan.sources.map((s) => [s.stream, s.from, s.cursor, s.records])).toEqual(STREAMS.map((s) => [s, 'feed', null, feed[s].length]));
+        expect(plan.records.map((r) => r.stream)).toEqual(STREAMS.flatMap((s) => feed[s]!.map(() => s)));
+        expect(plan.sources.map((s) => [s.stream, s.from, s.cursor, s.records])).toEqual(STREAMS.map((s) => [s, 'feed', null, feed[s]!.length]));
         const bad = plan.records.filter((r) => r.outcome === 'fails').map((r) => [r.key, r.error?.code]);
         expect(bad).toEqual([['WEB-1021', 'BAD_RECORD'], ['WEB-1022', 'BAD_RECORD'], ['WEB-1023', 'BAD_RECORD'], ['CNT-2026-11-20-Z99', 'BAD_RECORD']]);
         expect(plan.records.find((r) => r.key === 'WEB-1021')?.error?.message).toBe('record WEB-1021: lines.0.productId: "MUG-PURPLE" is an unknown product (not in the service\'s product collection)');
@@ -79,7 +79,7 @@ describe.concurrent.each(SANDBOX_PROFILES)('dry run (%s profile)', (profile) => 
         expect(loggedWrites(stack.sandbox, before)).toEqual(planned);
 
         // The same records delivered again: nothing left to do, and the dry run says so.
-        for (const s of STREAMS) stack.feed.append(s, feed[s]);
+        for (const s of STREAMS) stack.feed.append(s, feed[s]!);
         const again = await dryRunJson(stack, ['sync', '--once']);
         expect(again.code).toBe(0);
         const good = again.plan.records.filter((r) => r.stream === 'orders' && !['WEB-1021', 'WEB-1022', 'WEB-1023'].includes(r.key));

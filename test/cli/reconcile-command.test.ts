@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readLastReport } from '../../src/ops/reconcile.js';
-import type { SandboxData } from '../../src/sandbox/sandbox-data.js';
+import type { SandboxData } from '../../src/sandbox/sandbox-data-schema.js';
 import { orderRecord } from '../helpers/order-records.js';
 import { runCli } from './run-cli.js';
 import { startStack, type Stack } from './stack.js';

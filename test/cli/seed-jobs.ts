@@ -2,10 +2,12 @@ import { createHash, randomBytes } from 'node:crypto';
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { recordFailureGroup } from '../../src/queue/failure-group.js';
-import { expandBatch, intakeJobId, intakeQueueName, openIntakeQueue, type IntakeData } from '../../src/queue/intake.js';
+import { expandBatch } from '../../src/queue/intake.js';
+import { intakeJobId, intakeQueueName, openIntakeQueue, type IntakeData } from '../../src/queue/intake-queue.js';
 import { jobIdFor } from '../../src/queue/job-id.js';
 import type { JobData } from '../../src/queue/queues.js';
-import type { StreamName } from '../../jobs/streams.js';
+import type { StreamName } from '../../src/records/stream-def.js';
+import { stockCountStream } from '../../jobs/stock/stock-count-stream.js';
 
 /** Job id of contract 3: {stream}-{key}-{first 12 hex of sha256 of the record's JSON}. */
 export function jobIdOf(stream: string, key: string, record: unknown): string {
@@ -74,7 +76,7 @@ export async function seedJobs(redis: Redis, prefix: string): Promise<Seeded> {
 /** An import batch as `import` writes it: stock counts on the stock-counts intake queue, waiting for a worker. */
 export async function seedWaitingBatch(redis: Redis, prefix: string, counts: unknown[] = [waitingCount]): Promise<string> {
   const intake = openIntakeQueue(redis, prefix, 'stock-counts', { attempts: 3 });
-  const items = counts.map((c, i) => ({ id: jobIdFor('stock-counts', c), line: i + 1, text: JSON.stringify(c) }));
+  const items = counts.map((c, i) => ({ id: jobIdFor(stockCountStream, c), line: i + 1, text: JSON.stringify(c) }));
   const id = intakeJobId('stock-counts', items);
   await intake.add('stock-counts', { stream: 'stock-counts', source: 'import', firstLine: 1, lastLine: items.length, items }, { jobId: id });
   await intake.close();

@@ -1,10 +1,11 @@
 import type { Redis } from 'ioredis';
 import { startFeedServer, type FeedServer } from '../../src/feed/feed-server.js';
-import type { StreamName } from '../../jobs/streams.js';
+import type { StreamName } from '../../src/records/stream-def.js';
 import type { SandboxOptions } from '../../src/sandbox/sandbox-options.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
 import { connect, deletePrefix, redisUrl, uniquePrefix } from '../helpers/redis.js';
 import { baseEnv } from './run-cli.js';
+import { STREAMS } from '../../jobs/streams.js';
 
 /** A sandbox service, a feed and a fresh prefix, with the environment a CLI child needs to use them. */
 export interface Stack {
@@ -20,7 +21,7 @@ export const SECRETS = { key: 'key-7c1f9e', secret: 'sec-4b8d2a9f61', token: 'to
 
 export async function startStack(streams: Partial<Record<StreamName, unknown[]>> = {}, name = 'cli', sandboxOptions: Pick<SandboxOptions, 'profile'> = {}): Promise<Stack> {
   const sandbox = await startSandbox({ port: 0, data: 'demo', key: SECRETS.key, secret: SECRETS.secret, ...sandboxOptions });
-  const feed = await startFeedServer({ port: 0, streams, token: SECRETS.token });
+  const feed = await startFeedServer({ names: STREAMS, port: 0, streams, token: SECRETS.token });
   const redis = connect();
   const prefix = uniquePrefix(name);
   const env = {

@@ -120,7 +120,7 @@ describe('the mapping file', () => {
     it('is loaded at start, with the floors', () => {
       const c = readConfig({ MAPPING_FILE: file('cfg.csv', CSV), SYNC_ORDERS_SINCE: '2026-02-01', SYNC_COUNTS_SINCE: '2026-03-01' });
       expect(c.mapping?.products.get('SKU-9')).toBe('MUG-BLUE');
-      expect(c.goLive).toEqual({ orders: { since: '2026-02-01', setting: 'SYNC_ORDERS_SINCE' }, 'stock-counts': { since: '2026-03-01', setting: 'SYNC_COUNTS_SINCE' } });
+      expect(c.goLive).toEqual({ SYNC_ORDERS_SINCE: '2026-02-01', SYNC_COUNTS_SINCE: '2026-03-01' });
     });
 
     it('has no mapping and no floor unless set', () => {

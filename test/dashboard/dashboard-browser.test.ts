@@ -1,7 +1,7 @@
 import { Queue } from 'bullmq';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SandboxData } from '../../src/sandbox/sandbox-data.js';
+import type { SandboxData } from '../../src/sandbox/sandbox-data-schema.js';
 import { spawnCli } from '../cli/run-cli.js';
 import { launchChromium } from '../helpers/browser.js';
 import { startStack, type Stack } from '../cli/stack.js';

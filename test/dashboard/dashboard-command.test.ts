@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import { describe, expect, it } from 'vitest';
-import { intakeQueueName } from '../../src/queue/intake.js';
+import { intakeQueueName } from '../../src/queue/intake-queue.js';
 import { connect, deletePrefix, redisUrl, uniquePrefix } from '../helpers/redis.js';
 import { baseEnv, collect, runCli, spawnCli } from '../cli/run-cli.js';
 import { seedFailedBatch, seedWaitingBatch } from '../cli/seed-jobs.js';

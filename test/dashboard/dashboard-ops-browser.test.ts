@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SandboxData } from '../../src/sandbox/sandbox-data.js';
+import type { SandboxData } from '../../src/sandbox/sandbox-data-schema.js';
 import { launchChromium } from '../helpers/browser.js';
 import { COLORS, pixels } from './chart-pixels.js';
 import { orderRecord } from '../helpers/order-records.js';

@@ -1,6 +1,7 @@
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFeedServer, type FeedServer } from '../../src/feed/feed-server.js';
+import { STREAMS } from '../../jobs/streams.js';
 
 let feed: FeedServer | undefined;
 afterEach(async () => {
@@ -15,7 +16,7 @@ async function get(path: string, token?: string) {
 
 describe('feed server', () => {
   it('serves pages capped at its page size, with opaque cursors', async () => {
-    feed = await startFeedServer({ streams: { boms: Array.from({ length: 5 }, (_, i) => ({ productId: `P-${i}` })) }, pageSize: 2 });
+    feed = await startFeedServer({ names: STREAMS, streams: { boms: Array.from({ length: 5 }, (_, i) => ({ productId: `P-${i}` })) }, pageSize: 2 });
     const first = await get('/boms?limit=10');
     expect(first).toMatchObject({ status: 200, body: { items: [{ productId: 'P-0' }, { productId: 'P-1' }], hasMore: true } });
     expect(String(first.body.cursor)).not.toMatch(/^\d+$/);
@@ -24,7 +25,7 @@ describe('feed server', () => {
   });
 
   it('re-delivers a record appended again', async () => {
-    feed = await startFeedServer({ streams: { orders: [{ orderId: 'A' }] } });
+    feed = await startFeedServer({ names: STREAMS, streams: { orders: [{ orderId: 'A' }] } });
     const first = await get('/orders');
     feed.append('orders', [{ orderId: 'A' }]);
     const again = await get(`/orders?after=${encodeURIComponent(String(first.body.cursor))}`);
@@ -32,7 +33,7 @@ describe('feed server', () => {
   });
 
   it('refuses unknown cursors, unknown streams and missing tokens', async () => {
-    feed = await startFeedServer({ token: 't0ken' });
+    feed = await startFeedServer({ names: STREAMS, token: 't0ken' });
     expect((await get('/orders?after=42', 't0ken')).status).toBe(400);
     expect((await get('/widgets', 't0ken')).status).toBe(404);
     expect((await get('/orders')).status).toBe(401);
@@ -41,7 +42,7 @@ describe('feed server', () => {
   });
 
   it('injects 503s at the configured rate', async () => {
-    feed = await startFeedServer({ faults: { status503Rate: 1 } });
+    feed = await startFeedServer({ names: STREAMS, faults: { status503Rate: 1 } });
     expect((await get('/orders')).status).toBe(503);
     feed.setFaults({});
     expect((await get('/orders')).status).toBe(200);

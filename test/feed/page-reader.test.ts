@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MalformedPageError, PageTooLargeError, readFeedPage, type PageLimits } from '../../src/feed/page-reader.js';
-import { UnreadableRecord } from '../../src/queue/unreadable-record.js';
+import { UnreadableRecord } from '../../src/records/unreadable-record.js';
 
 const LIMITS: PageLimits = { maxRecordBytes: 64 * 1024, maxPageBytes: 1024 * 1024 };
 

@@ -8,13 +8,15 @@ import type { PullStreamOptions } from '../../src/feed/producer.js';
 import { jobIdFor } from '../../src/queue/job-id.js';
 import { addJobs, recordJob, type RecordJob } from '../../src/queue/record-jobs.js';
 import { done, order, pullOrders, queueWorld, testKind, type QueueWorld } from '../queue/support.js';
+import { STREAMS } from '../../jobs/streams.js';
+import { orderStream } from '../../jobs/orders/order-stream.js';
 
 let w: QueueWorld;
 let feed: FeedServer;
 
 beforeEach(async () => {
   w = await queueWorld('poison');
-  feed = await startFeedServer({ pageSize: 100 });
+  feed = await startFeedServer({ names: STREAMS, pageSize: 100 });
 });
 afterEach(async () => {
   await feed.close();
@@ -54,7 +56,7 @@ describe('poison records', () => {
       expect(await pull()).toMatchObject({ pages: 1, queued: 1, invalid: 0 });
 
       const jobs = await processAll();
-      for (const n of [1, 2, 3, 4, 5]) expect(jobs.get(jobIdFor('orders', order(`WEB-${n}`)))?.state, `WEB-${n}`).toBe('completed');
+      for (const n of [1, 2, 3, 4, 5]) expect(jobs.get(jobIdFor(orderStream, order(`WEB-${n}`)))?.state, `WEB-${n}`).toBe('completed');
       const failed = [...jobs.entries()].filter(([, j]) => j.state === 'failed');
       expect(failed.map(([, j]) => j.attempts)).toEqual([1, 1, 1, 1]);
       const reasons = failed.map(([id, j]) => `${id} ${j.reason}`).sort();
@@ -88,19 +90,19 @@ describe('poison records', () => {
     it('becomes a job of its own that fails at once, and the page is queued', async () => {
       let tooDeep: unknown = 1;
       for (let i = 0; i < 100; i++) tooDeep = [tooDeep];
-      const jobs = [order('WEB-1'), { ...order('WEB-X'), lines: tooDeep }, order('WEB-2')].map((r) => recordJob('orders', r, 'feed'));
+      const jobs = [order('WEB-1'), { ...order('WEB-X'), lines: tooDeep }, order('WEB-2')].map((r) => recordJob(orderStream, r, 'feed'));
       expect(jobs.map((j) => j.valid)).toEqual([true, false, true]);
       expect(jobs[1]!.job).toMatchObject({ opts: { jobId: expect.stringMatching(/^orders-WEB-X-/) }, data: { parseError: 'nested deeper than 32 levels', key: 'WEB-X' } });
-      expect(await addJobs(w.queues.get('orders'), w.redis, jobs.map((j) => j.job))).toEqual({ queued: 3, duplicates: 0 });
+      expect(await addJobs(w.queues.get('orders'), w.redis, jobs.map((j) => j.job), orderStream)).toEqual({ queued: 3, duplicates: 0 });
     });
   });
 
   describe('when Redis refuses one job of a batch', () => {
     it('adds the others, and a stand-in that fails at once for the refused one', async () => {
-      const good = [order('WEB-1'), order('WEB-2')].map((r) => recordJob('orders', r, 'feed').job);
+      const good = [order('WEB-1'), order('WEB-2')].map((r) => recordJob(orderStream, r, 'feed').job);
       // Job data that cannot be serialized (no feed record can be: this stands for any refusal of one job).
       const refused: RecordJob = { name: 'orders', data: { record: { orderId: 'WEB-BIGINT', n: 1n }, source: 'feed' }, opts: { jobId: 'orders-WEB-BIGINT-000000000000' } };
-      expect(await addJobs(w.queues.get('orders'), w.redis, [good[0]!, refused, good[1]!])).toEqual({ queued: 3, duplicates: 0 });
+      expect(await addJobs(w.queues.get('orders'), w.redis, [good[0]!, refused, good[1]!], orderStream)).toEqual({ queued: 3, duplicates: 0 });
       const stand = await w.queues.get('orders').getJob('orders-WEB-BIGINT-000000000000');
       expect(stand?.data).toMatchObject({ record: '', key: 'WEB-BIGINT', parseError: expect.stringMatching(/^could not be queued \(.*BigInt/) });
       expect(await w.queues.get('orders').getWaitingCount()).toBe(3);
@@ -110,7 +112,7 @@ describe('poison records', () => {
   describe('when an imported line is nested too deep', () => {
     it('fails alone, named by its key and line, and the lines after it are queued', async () => {
       const lines = [JSON.stringify(order('WEB-1')), `{"orderId":"WEB-DEEP","lines":${'['.repeat(20_000)}${']'.repeat(20_000)}}`, JSON.stringify(order('WEB-2'))];
-      const result = await importNdjson({ stream: 'orders', source: Readable.from([`${lines.join('\n')}\n`]), queues: w.queues, redis: w.redis, logger: w.logger });
+      const result = await importNdjson({ def: orderStream, source: Readable.from([`${lines.join('\n')}\n`]), queues: w.queues, redis: w.redis, logger: w.logger });
       expect(result).toMatchObject({ records: 3, queued: 3, invalid: 1, malformed: 1 });
       const pool = await w.startPool([testKind('orders', async () => done())]);
       try {

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFeedServer, type FeedServer } from '../../src/feed/feed-server.js';
 import { FeedError, UpstreamClient } from '../../src/feed/upstream-client.js';
+import { STREAMS } from '../../jobs/streams.js';
 
 const TOKEN = 'feed-token-s3cr3t-value';
 const orders = Array.from({ length: 7 }, (_, i) => ({ orderId: `WEB-${i + 1}` }));
@@ -23,7 +24,7 @@ async function failureOf(p: Promise<unknown>): Promise<FeedError> {
 describe('upstream client', () => {
   describe('when the feed has more records than a page', () => {
     it('pages through them with the cursor and the bearer token', async () => {
-      feed = await startFeedServer({ streams: { orders }, token: TOKEN });
+      feed = await startFeedServer({ names: STREAMS, streams: { orders }, token: TOKEN });
       const client = new UpstreamClient({ url: feed.url, token: TOKEN });
       const seen: unknown[] = [];
       let after: string | undefined;
@@ -46,7 +47,7 @@ describe('upstream client', () => {
 
   describe('when the token is wrong', () => {
     it('fails without retrying and never shows the token', async () => {
-      feed = await startFeedServer({ streams: { orders }, token: 'the-right-one' });
+      feed = await startFeedServer({ names: STREAMS, streams: { orders }, token: 'the-right-one' });
       const client = new UpstreamClient({ url: feed.url, token: TOKEN, minRetryDelayMs: 1 });
       const err = await failureOf(client.fetchPage('orders', { limit: 3 }));
       expect(err.code).toBe('FEED_UNAUTHORIZED');
@@ -60,7 +61,7 @@ describe('upstream client', () => {
 
   describe('when the feed answers 503 a few times', () => {
     it('retries and gets the page', async () => {
-      feed = await startFeedServer({ streams: { orders }, faults: { status503Times: 2 } });
+      feed = await startFeedServer({ names: STREAMS, streams: { orders }, faults: { status503Times: 2 } });
       const client = new UpstreamClient({ url: feed.url, minRetryDelayMs: 1, maxRetryDelayMs: 5 });
       const page = await client.fetchPage('orders', { limit: 100 });
       expect(page.items).toHaveLength(7);
@@ -68,7 +69,7 @@ describe('upstream client', () => {
     });
 
     it('gives up after its retries with a retryable error naming the status', async () => {
-      feed = await startFeedServer({ streams: { orders }, faults: { status503Rate: 1 } });
+      feed = await startFeedServer({ names: STREAMS, streams: { orders }, faults: { status503Rate: 1 } });
       const client = new UpstreamClient({ url: feed.url, retries: 2, minRetryDelayMs: 1, maxRetryDelayMs: 5 });
       const err = await failureOf(client.fetchPage('orders', { limit: 100 }));
       expect(err).toMatchObject({ code: 'FEED_UNAVAILABLE', retryable: true, status: 503 });
@@ -78,7 +79,7 @@ describe('upstream client', () => {
 
   describe('when nothing listens at the URL', () => {
     it('reports the feed unreachable, naming the URL but not the token', async () => {
-      feed = await startFeedServer();
+      feed = await startFeedServer({ names: STREAMS });
       const url = feed.url;
       await feed.close();
       feed = undefined;

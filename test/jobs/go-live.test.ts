@@ -5,6 +5,7 @@ import type { LoggedRequest } from '../../src/sandbox/request-log.js';
 import { countRecord, stockAt } from '../helpers/count-record.js';
 import { orderRecord, orderState } from '../helpers/order-records.js';
 import { jobOf, testWorld, type TestWorld } from '../helpers/test-world.js';
+import { streamDefs } from '../../jobs/streams.js';
 
 const line = (location: string) => [{ productId: 'MUG-BLUE', quantity: 1, unitPrice: 12.5, location }];
 const old = orderRecord('GL-OLD', line('Main Warehouse / A-01'), { orderDate: '2026-01-31T23:59:59' });
@@ -22,7 +23,7 @@ describe('the go-live floor', () => {
   beforeAll(async () => {
     world = await testWorld('go-live', {
       streams: ['orders', 'stock-counts'],
-      goLive: { orders: { since: '2026-02-01', setting: 'SYNC_ORDERS_SINCE' }, 'stock-counts': { since: '2026-02-01', setting: 'SYNC_COUNTS_SINCE' } },
+      goLive: { SYNC_ORDERS_SINCE: '2026-02-01', SYNC_COUNTS_SINCE: '2026-02-01' },
     });
     await world.deps.catalog.refresh();
     a03Before = stockAt(world, 'A-03', 'SKU-0010');
@@ -81,7 +82,7 @@ describe('the go-live floor', () => {
   });
 
   it("is shown on the dashboard's job page as skipped, with the reason", async () => {
-    const dashboard = await startDashboard({ host: '127.0.0.1', port: 0, auth: null, redis: world.redis, prefix: world.prefix });
+    const dashboard = await startDashboard({ defs: streamDefs, host: '127.0.0.1', port: 0, auth: null, redis: world.redis, prefix: world.prefix });
     try {
       const job = await jobOf(world, 'orders', 'GL-OLD');
       const page = await (await fetch(`${dashboard.url}/jobs/${encodeURIComponent(String(job.id))}`)).text();
@@ -92,7 +93,7 @@ describe('the go-live floor', () => {
   });
 
   it('is counted as skipped in the summary of the run', async () => {
-    const done = await summarize([world.queues.get('orders'), world.queues.get('stock-counts')], { redis: world.redis, since });
+    const done = await summarize([world.queues.get('orders'), world.queues.get('stock-counts')], { streams: streamDefs, redis: world.redis, since });
     expect(done.orders).toMatchObject({ completed: 3, skipped: 1, failed: [] });
     expect(done['stock-counts']).toMatchObject({ completed: 2, skipped: 1, failed: [] });
   });

@@ -9,6 +9,7 @@ import { reconcile } from '../../src/ops/reconcile.js';
 import { countRecord, stockAt } from '../helpers/count-record.js';
 import { orderRecord, orderState } from '../helpers/order-records.js';
 import { describeEachProfile, jobOf, testWorld, type TestWorld } from '../helpers/test-world.js';
+import { streamDefs } from '../../jobs/streams.js';
 
 /** A mapping as MAPPING_FILE loads it (the same parser and checks as at start). */
 function mappingOf(csv: string): Mapping {
@@ -120,7 +121,7 @@ describeEachProfile('mapping', (profile) => {
 
   describe("on the dashboard's find page", () => {
     it("shows the service's names beside the record's", async () => {
-      const dashboard = await startDashboard({ host: '127.0.0.1', port: 0, auth: null, redis: world.redis, prefix: world.prefix, mapping });
+      const dashboard = await startDashboard({ defs: streamDefs, host: '127.0.0.1', port: 0, auth: null, redis: world.redis, prefix: world.prefix, mapping });
       try {
         const found = (await (await fetch(`${dashboard.url}/api/find?key=MAPC-1`)).json()) as FindResult;
         expect(found.mapped).toEqual([
@@ -138,7 +139,7 @@ describeEachProfile('mapping', (profile) => {
 
   describe('when reconciled', () => {
     it('compares the mapped values and finds no drift', async () => {
-      const report = await reconcile({ client: world.client, catalog: world.deps.catalog, redis: world.redis, prefix: world.prefix, queues: world.queues }, undefined, { deep: true });
+      const report = await reconcile({ client: world.client, catalog: world.deps.catalog, redis: world.redis, prefix: world.prefix, queues: world.queues, kinds: streamDefs }, undefined, { deep: true });
       expect(report.drifts).toEqual([]);
       expect(report.unchecked).toEqual([]);
       expect(report.checked).toMatchObject({ orders: 1, shipments: 1, stockPairs: 2, boms: 1 });

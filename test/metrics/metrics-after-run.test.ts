@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import { describe, expect, it } from 'vitest';
-import { intakeQueueName } from '../../src/queue/intake.js';
+import { intakeQueueName } from '../../src/queue/intake-queue.js';
 import { startStack } from '../cli/stack.js';
 import { eventually, freePort, startWorkerProcess } from '../cli/worker-process.js';
 

@@ -7,6 +7,8 @@ import { checkAlerts, type AlertDeps } from '../../src/ops/alerts.js';
 import { redisKeys } from '../../src/redis.js';
 import { json, startServer, type TestServer } from '../client/http-server.js';
 import { connect, deletePrefix, uniquePrefix } from '../helpers/redis.js';
+import { streamDefs } from '../../jobs/streams.js';
+import { orderStream } from '../../jobs/orders/order-stream.js';
 
 const SECRET = 'sec-4b8d2a9f61';
 const HOOK_TOKEN = 'T0K3N-9f8e7d';
@@ -38,7 +40,7 @@ describe('alerts', () => {
     redis = connect();
     prefix = uniquePrefix('alerts');
     server = await startServer((_req, res) => json(res, status, { ok: status === 200 }));
-    queues = openStreamQueues(redis, prefix);
+    queues = openStreamQueues(redis, prefix, streamDefs);
     deps = {
       redis,
       prefix,
@@ -46,7 +48,7 @@ describe('alerts', () => {
       settings: { webhookUrl: `${server.url}/hook/${HOOK_TOKEN}`, lagSeconds: 60, intervalSeconds: 2 },
       logger: createLogger({ level: 'silent' }),
       secrets: [SECRET, `${server.url}/hook/${HOOK_TOKEN}`],
-      streams: ['orders'],
+      defs: [orderStream],
     };
   });
   afterAll(async () => {

@@ -7,13 +7,15 @@ import { jobIdFor } from '../../src/queue/job-id.js';
 import { addJobs, recordJob } from '../../src/queue/record-jobs.js';
 import { openStreamQueues, type StreamQueues } from '../../src/queue/stream-queues.js';
 import { done, order, queueWorld, testKind, type QueueWorld } from '../queue/support.js';
+import { orderStream } from '../../jobs/orders/order-stream.js';
+import { streamDefs } from '../../jobs/streams.js';
 
 let w: QueueWorld;
 let queues: StreamQueues;
 
 beforeEach(async () => {
   w = await queueWorld('failed-groups');
-  queues = openStreamQueues(w.redis, w.prefix);
+  queues = openStreamQueues(w.redis, w.prefix, streamDefs);
 });
 afterEach(async () => {
   await queues.close();
@@ -23,11 +25,11 @@ afterEach(async () => {
 /** Orders with no lines, failed by the real runner as bad records; their job ids. */
 async function failBadOrders(...orderIds: string[]): Promise<string[]> {
   const records = orderIds.map((id) => ({ ...order(id), lines: [] }));
-  await addJobs(w.queues.get('orders'), w.redis, records.map((r) => recordJob('orders', r, 'feed').job));
+  await addJobs(w.queues.get('orders'), w.redis, records.map((r) => recordJob(orderStream, r, 'feed').job), orderStream);
   const pool = await w.startPool([testKind('orders', async () => done())]);
   await waitForIdle([w.queues.get('orders')], { pollMs: 25 });
   await pool.close(1_000);
-  return records.map((r) => jobIdFor('orders', r));
+  return records.map((r) => jobIdFor(orderStream, r));
 }
 
 const jobKey = (id: string) => w.queues.get('orders').toKey(id);

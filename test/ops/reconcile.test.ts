@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reconcile } from '../../src/ops/reconcile.js';
 import type { Drift, ReconcileReport } from '../../src/ops/reconcile-types.js';
-import type { SandboxData } from '../../src/sandbox/sandbox-data.js';
+import type { SandboxData } from '../../src/sandbox/sandbox-data-schema.js';
 import type { SandboxState } from '../../src/sandbox/sandbox-entities.js';
 import { countRecord } from '../helpers/count-record.js';
 import { orderRecord } from '../helpers/order-records.js';
 import { testWorld, type TestWorld } from '../helpers/test-world.js';
+import { streamDefs } from '../../jobs/streams.js';
 
 const line = (productId: string, quantity: number, location = 'Main Warehouse / A-01') => ({ productId, quantity, unitPrice: 4, location });
 const orderIds = ['R-1', 'R-2', 'R-3', 'R-4', 'R-5', 'R-6', 'R-7', 'R-8'];
@@ -16,7 +17,7 @@ const boms = [
 ];
 
 function run(world: TestWorld, deep = false): Promise<ReconcileReport> {
-  return reconcile({ client: world.client, catalog: world.deps.catalog, redis: world.redis, prefix: world.prefix, queues: world.queues }, undefined, { deep });
+  return reconcile({ client: world.client, catalog: world.deps.catalog, redis: world.redis, prefix: world.prefix, queues: world.queues, kinds: streamDefs }, undefined, { deep });
 }
 
 /** Replaces the sandbox's data with an edited copy of its state (the admin API's reset). */

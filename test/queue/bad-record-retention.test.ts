@@ -5,6 +5,7 @@ import { waitForIdle } from '../../src/queue/drain.js';
 import { ConflictError } from '../../src/queue/job-errors.js';
 import { addJobs, recordJob } from '../../src/queue/record-jobs.js';
 import { done, order, queueWorld, sleep, testKind, type QueueWorld } from './support.js';
+import { orderStream } from '../../jobs/orders/order-stream.js';
 
 let w: QueueWorld;
 beforeEach(async () => {
@@ -30,7 +31,7 @@ describe('failed bad-record jobs', () => {
         const records = [order('CONFLICT-1'), ...[1, 2, 3, 4, 5, 6].map(bad), order('CONFLICT-2'), order('WEB-1')];
         for (const r of records) {
           // One at a time, so "newest" is well defined.
-          await addJobs(q(), w.redis, [recordJob('orders', r, 'feed').job]);
+          await addJobs(q(), w.redis, [recordJob(orderStream, r, 'feed').job], orderStream);
           await waitForIdle([q()], { pollMs: 20 });
           await sleep(5);
         }
@@ -50,9 +51,9 @@ describe('failed bad-record jobs', () => {
     it('is removed at the next bad record, unless it was retried since', async () => {
       const ids: string[] = [];
       for (const n of [1, 2, 3]) {
-        const { job } = recordJob('orders', bad(n), 'feed');
+        const { job } = recordJob(orderStream, bad(n), 'feed');
         ids.push(job.opts.jobId);
-        await addJobs(q(), w.redis, [job]);
+        await addJobs(q(), w.redis, [job], orderStream);
       }
       const pool = await w.startPool([testKind('orders', async () => done())], { badRecords: { keep: 100, keepDays: 1 } });
       await waitForIdle([q()], { pollMs: 20 });
@@ -72,7 +73,7 @@ describe('failed bad-record jobs', () => {
 
 describe('job logs', () => {
   it('keep the newest lines only (one per attempt)', async () => {
-    await addJobs(q(), w.redis, [recordJob('orders', order('WEB-LOG'), 'feed').job]);
+    await addJobs(q(), w.redis, [recordJob(orderStream, order('WEB-LOG'), 'feed').job], orderStream);
     const [job] = await q().getJobs(['waiting']);
     expect(job!.opts.keepLogs).toBe(defaults.jobKeepLogs);
     for (let i = 1; i <= defaults.jobKeepLogs + 10; i++) await job!.log(`attempt ${i}`);

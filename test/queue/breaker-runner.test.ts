@@ -9,6 +9,8 @@ import { readBreaker } from '../../src/queue/stream-breaker.js';
 import { openStreamQueues } from '../../src/queue/stream-queues.js';
 import type { WorkerPool } from '../../src/queue/worker-pool.js';
 import { done, order, queueWorld, sleep, testKind, type QueueWorld } from './support.js';
+import { orderStream } from '../../jobs/orders/order-stream.js';
+import { streamDefs } from '../../jobs/streams.js';
 
 let w: QueueWorld;
 let pool: WorkerPool | undefined;
@@ -26,8 +28,8 @@ const q = () => w.queues.get('orders');
 const revoked = () => new UnauthorizedError('POST /acme/api/order answered 401: the key was revoked', { method: 'POST', path: '/acme/api/order', status: 401 });
 
 async function enqueue(ids: string[]): Promise<string[]> {
-  await addJobs(q(), w.redis, ids.map((id) => recordJob('orders', order(id), 'feed').job));
-  return ids.map((id) => jobIdFor('orders', order(id)));
+  await addJobs(q(), w.redis, ids.map((id) => recordJob(orderStream, order(id), 'feed').job), orderStream);
+  return ids.map((id) => jobIdFor(orderStream, order(id)));
 }
 
 async function until(what: () => Promise<boolean>, ms = 10_000): Promise<void> {
@@ -69,7 +71,7 @@ describe('circuit breaker in the runner', () => {
       expect(b.reason).toMatch(/^\[UNAUTHORIZED\] POST \/acme\/api\/order answered 401/);
 
       refusing = false;
-      const queues = openStreamQueues(w.redis, w.prefix);
+      const queues = openStreamQueues(w.redis, w.prefix, streamDefs);
       const [r] = await resumeStreams(queues, ['orders']);
       await queues.close();
       expect(r).toMatchObject({ stream: 'orders', wasPaused: true, waiting: 20 });
@@ -162,7 +164,7 @@ describe('circuit breaker on the same service refusal again and again', () => {
     expect(b.reason).toContain('The API cannot pack or ship');
 
     refusing = false;
-    const queues = openStreamQueues(w.redis, w.prefix);
+    const queues = openStreamQueues(w.redis, w.prefix, streamDefs);
     const [r] = await resumeStreams(queues, ['orders']);
     await queues.close();
     expect(r!.retried).toHaveLength(3);

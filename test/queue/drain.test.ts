@@ -3,6 +3,8 @@ import { pendingCounts, summarize, waitForIdle } from '../../src/queue/drain.js'
 import { addJobs, recordJob } from '../../src/queue/record-jobs.js';
 import { ConflictError } from '../../src/queue/job-errors.js';
 import { done, order, queueWorld, sleep, testKind, type QueueWorld } from './support.js';
+import { orderStream } from '../../jobs/orders/order-stream.js';
+import { streamDefs } from '../../jobs/streams.js';
 
 let w: QueueWorld;
 beforeEach(async () => {
@@ -29,7 +31,7 @@ describe('drain', () => {
     });
 
     it('stops waiting when aborted', async () => {
-      await addJobs(q(), w.redis, [recordJob('orders', order('WEB-1'), 'feed').job]);
+      await addJobs(q(), w.redis, [recordJob(orderStream, order('WEB-1'), 'feed').job], orderStream);
       const ac = new AbortController();
       setTimeout(() => ac.abort(new Error('stop')), 50);
       await expect(waitForIdle([q()], { pollMs: 10, signal: ac.signal })).rejects.toThrow('stop');
@@ -38,7 +40,7 @@ describe('drain', () => {
 
   describe('when summing up', () => {
     it('counts the jobs finished since the given time, with each failure', async () => {
-      await addJobs(q(), w.redis, [order('WEB-1'), order('WEB-2'), order('WEB-3')].map((r) => recordJob('orders', r, 'feed').job));
+      await addJobs(q(), w.redis, [order('WEB-1'), order('WEB-2'), order('WEB-3')].map((r) => recordJob(orderStream, r, 'feed').job), orderStream);
       const since = Date.now();
       const pool = await w.startPool([
         testKind('orders', async (record) => {
@@ -49,9 +51,9 @@ describe('drain', () => {
       await waitForIdle([q()], { pollMs: 20 });
       await pool.close(1_000);
 
-      const all = await summarize([q()], { redis: w.redis, since });
+      const all = await summarize([q()], { streams: streamDefs, redis: w.redis, since });
       expect(all.orders).toEqual({ completed: 2, skipped: 0, failed: [{ id: expect.stringMatching(/^orders-WEB-3-/), key: 'WEB-3', reason: '[CONFLICT] WEB-3 differs in the service' }] });
-      const later = await summarize([q()], { redis: w.redis, since: Date.now() + 1_000 });
+      const later = await summarize([q()], { streams: streamDefs, redis: w.redis, since: Date.now() + 1_000 });
       expect(later.orders).toEqual({ completed: 0, skipped: 0, failed: [] });
     });
   });

@@ -5,12 +5,14 @@ import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { waitForIdle } from '../../src/queue/drain.js';
 import { importNdjson } from '../../src/feed/importer.js';
-import { expandBatch, intakeQueueName, type IntakeData } from '../../src/queue/intake.js';
+import { expandBatch } from '../../src/queue/intake.js';
+import { intakeQueueName, type IntakeData } from '../../src/queue/intake-queue.js';
 import { jobIdFor } from '../../src/queue/job-id.js';
 import { recordJobOptions, type JobData } from '../../src/queue/queues.js';
 import { badLineId } from '../../src/queue/record-jobs.js';
 import type { WorkerPool } from '../../src/queue/worker-pool.js';
 import { done, fastJobs, order, queueWorld, testKind, type QueueWorld } from './support.js';
+import { orderStream } from '../../jobs/orders/order-stream.js';
 
 let w: QueueWorld;
 let dir: string;
@@ -35,7 +37,7 @@ async function ndjson(lines: string[]): Promise<string> {
   return file;
 }
 
-const importFile = (file: string, batchSize = 10) => importNdjson({ stream: 'orders', source: file, queues: w.queues, redis: w.redis, logger: w.logger, batchSize });
+const importFile = (file: string, batchSize = 10) => importNdjson({ def: orderStream, source: file, queues: w.queues, redis: w.redis, logger: w.logger, batchSize });
 
 /** A pool whose orders kind notes each job it runs (id and data). */
 async function startPool(seen: Array<{ id: string; data: JobData }> = []) {
@@ -69,7 +71,7 @@ describe('import through intake batches', () => {
   it('closes a batch early once its records reach the size limit, so big records make small batches', async () => {
     const big = (i: number) => ({ ...order(`WEB-${i}`), shipmentIdUser: 'x'.repeat(2_000) });
     const file = await ndjson(Array.from({ length: 9 }, (_, i) => JSON.stringify(big(i + 1))));
-    const result = await importNdjson({ stream: 'orders', source: file, queues: w.queues, redis: w.redis, logger: w.logger, batchSize: 1_000, batchChars: 6_000 });
+    const result = await importNdjson({ def: orderStream, source: file, queues: w.queues, redis: w.redis, logger: w.logger, batchSize: 1_000, batchChars: 6_000 });
     // Each record is a little over 2,000 characters: three make a batch.
     expect(result).toMatchObject({ records: 9, queued: 9, batches: 3 });
     const batches = (await intake().getWaiting()) as Array<Job<IntakeData>>;
@@ -87,15 +89,15 @@ describe('import through intake batches', () => {
     await startPool(seen);
     await idle();
 
-    expect(seen.map((s) => s.id).sort()).toEqual(good.map((o) => jobIdFor('orders', o)).sort());
+    expect(seen.map((s) => s.id).sort()).toEqual(good.map((o) => jobIdFor(orderStream, o)).sort());
     for (const [i, o] of good.entries()) {
-      const job = await records().getJob(jobIdFor('orders', o));
+      const job = await records().getJob(jobIdFor(orderStream, o));
       expect(job?.data).toEqual({ record: o, source: 'import', line: i + 1 });
       // The options every record job gets: retries with the jittered backoff, kept once completed.
       expect(job?.opts).toMatchObject({ attempts: fastJobs.attempts, backoff: { type: 'jittered' } });
       expect(await job?.getState()).toBe('completed');
     }
-    const bad = await records().getJob(jobIdFor('orders', invalid));
+    const bad = await records().getJob(jobIdFor(orderStream, invalid));
     expect(await bad?.getState()).toBe('failed');
     expect(bad?.failedReason).toMatch(/^\[BAD_RECORD\] record WEB-BAD: lines: must have at least one line/);
     const broken = await records().getJob(badLineId('orders', 14, '{"orderId": "WEB-BROKEN",'));

@@ -3,6 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findJobIds, indexJobIds, jobIndexKey, jobIndexTtlSeconds } from '../../src/queue/job-index.js';
 import { jobIdFor } from '../../src/queue/job-id.js';
 import { connect, deletePrefix, uniquePrefix } from '../helpers/redis.js';
+import { STREAMS } from '../../jobs/streams.js';
+import { bomStream } from '../../jobs/boms/bom-stream.js';
+import { orderStream } from '../../jobs/orders/order-stream.js';
+import { stockCountStream } from '../../jobs/stock/stock-count-stream.js';
 
 const order = (orderId: string, quantity = 1) => ({ orderId, origin: 'Main Warehouse', lines: [{ productId: 'MUG-BLUE', quantity, unitPrice: 1, location: 'A-01' }] });
 const DAY = 86_400_000;
@@ -23,17 +27,17 @@ describe('the key index of find', () => {
     it('answers the ids of exactly the key asked, across days and versions', async () => {
       const now = Date.now();
       const ids = {
-        v1: jobIdFor('orders', order('WEB-1')),
-        v2: jobIdFor('orders', order('WEB-1', 2)),
-        longer: jobIdFor('orders', order('WEB-10')),
-        dashed: jobIdFor('orders', order('WEB-1-B')),
-        count: jobIdFor('stock-counts', { countId: 'WEB-1', location: 'A-01', countDate: '2026-11-20', items: [] }),
+        v1: jobIdFor(orderStream, order('WEB-1')),
+        v2: jobIdFor(orderStream, order('WEB-1', 2)),
+        longer: jobIdFor(orderStream, order('WEB-10')),
+        dashed: jobIdFor(orderStream, order('WEB-1-B')),
+        count: jobIdFor(stockCountStream, { countId: 'WEB-1', location: 'A-01', countDate: '2026-11-20', items: [] }),
       };
       await indexJobIds(redis, prefix, [ids.v1, ids.longer, ids.dashed], now - 3 * DAY);
       await indexJobIds(redis, prefix, [ids.v2, ids.count], now);
-      expect((await findJobIds(redis, prefix, 'WEB-1', undefined, now)).sort()).toEqual([ids.v1, ids.v2, ids.count].sort());
-      expect(await findJobIds(redis, prefix, 'WEB-1-B', undefined, now)).toEqual([ids.dashed]);
-      expect(await findJobIds(redis, prefix, 'WEB-2', undefined, now)).toEqual([]);
+      expect((await findJobIds(redis, prefix, 'WEB-1', STREAMS, now)).sort()).toEqual([ids.v1, ids.v2, ids.count].sort());
+      expect(await findJobIds(redis, prefix, 'WEB-1-B', STREAMS, now)).toEqual([ids.dashed]);
+      expect(await findJobIds(redis, prefix, 'WEB-2', STREAMS, now)).toEqual([]);
     });
   });
 
@@ -49,10 +53,10 @@ describe('the key index of find', () => {
 
   describe('when a failed job outlived its day in the index', () => {
     it('is found in the failed set', async () => {
-      const id = jobIdFor('boms', { productId: 'KIT*1', components: [] });
+      const id = jobIdFor(bomStream, { productId: 'KIT*1', components: [] });
       await redis.zadd(`${prefix}:boms:failed`, Date.now() - 30 * DAY, id);
-      expect(await findJobIds(redis, prefix, 'KIT*1')).toEqual([id]);
-      expect(await findJobIds(redis, prefix, 'KIT')).toEqual([]);
+      expect(await findJobIds(redis, prefix, 'KIT*1', STREAMS)).toEqual([id]);
+      expect(await findJobIds(redis, prefix, 'KIT', STREAMS)).toEqual([]);
     });
   });
 });

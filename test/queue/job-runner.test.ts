@@ -8,6 +8,7 @@ import { jobIdFor } from '../../src/queue/job-id.js';
 import { addJobs, recordJob } from '../../src/queue/record-jobs.js';
 import type { WorkerPool } from '../../src/queue/worker-pool.js';
 import { done, order, queueWorld, sleep, testKind, type QueueWorld } from './support.js';
+import { orderStream } from '../../jobs/orders/order-stream.js';
 
 let w: QueueWorld;
 let pool: WorkerPool | undefined;
@@ -26,8 +27,8 @@ afterEach(async () => {
 const q = () => w.queues.get('orders');
 
 async function enqueue(...records: Array<Record<string, unknown>>): Promise<string[]> {
-  await addJobs(q(), w.redis, records.map((r) => recordJob('orders', r, 'feed').job));
-  return records.map((r) => jobIdFor('orders', r));
+  await addJobs(q(), w.redis, records.map((r) => recordJob(orderStream, r, 'feed').job), orderStream);
+  return records.map((r) => jobIdFor(orderStream, r));
 }
 
 async function run(kind: JobKind<any>, concurrency = 1): Promise<void> {

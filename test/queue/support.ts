@@ -4,18 +4,21 @@ import type { Config } from '../../config/read-config.js';
 import type { CatalogApi } from '../../src/catalog/types.js';
 import type { ServiceClient } from '../../src/client/service-client.js';
 import { createLogger, type Logger } from '../../src/logger.js';
-import { recordSchemas } from '../../jobs/records.js';
+import { defOf } from '../../src/records/records.js';
 import type { JobContext, JobKind, JobResult } from '../../src/queue/job-kind.js';
 import { pullStream, type PullStreamOptions } from '../../src/feed/producer.js';
 import type { RunnerDeps } from '../../src/queue/job-runner.js';
 import type { QueueSet } from '../../src/queue/queues.js';
 import { buildDeps } from '../../src/app/build-deps.js';
 import { sandboxConfig } from '../../src/app/sandbox-config.js';
-import type { RecordOf, StreamName } from '../../jobs/streams.js';
-import { startWorkers, type AnyJobKind, type StartWorkersOptions, type WorkerPool } from '../../src/queue/worker-pool.js';
+import { streamDefs } from '../../jobs/streams.js';
+import type { StreamName } from '../../src/records/stream-def.js';
+import { startWorkers, type StartWorkersOptions, type WorkerPool } from '../../src/queue/worker-pool.js';
+import type { AnyJobKind } from '../../src/queue/job-kind.js';
 import type { RedisKeys } from '../../src/redis.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
 import { connect, deletePrefix, redisUrl, uniquePrefix } from '../helpers/redis.js';
+import { orderStream } from '../../jobs/orders/order-stream.js';
 
 /** A logger whose JSON lines the test can read back. */
 export function captureLogger(): { logger: Logger; lines: () => Array<Record<string, unknown>> } {
@@ -105,12 +108,11 @@ export async function queueWorld(name: string, jobs: Config['jobs'] = fastJobs):
 }
 
 /** A test-only kind of a stream: the feed's own record shape; `run` decides what processing does. */
-export function testKind<S extends StreamName>(stream: S, run: (record: RecordOf<S>, ctx: JobContext) => Promise<JobResult>): JobKind<RecordOf<S>> {
-  return {
-    stream,
-    schema: recordSchemas[stream],
-    process: run,
-  };
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function testKind(stream: StreamName, run: (record: any, ctx: JobContext) => Promise<JobResult>): JobKind<any> {
+  // The stream's own definition (key, schema, schedule), with the test's processing and no preview.
+  const { preview: _preview, ...def } = defOf(streamDefs, stream);
+  return { ...def, process: run };
 }
 
 export const done = (summary = 'done'): JobResult => ({ outcome: 'synced', summary });
@@ -124,5 +126,5 @@ export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** One pull of the world's orders stream from `upstream` (pages of 100 unless told). */
 export function pullOrders(w: QueueWorld, upstream: PullStreamOptions['upstream'], over: Partial<PullStreamOptions> = {}) {
-  return pullStream({ stream: 'orders', upstream, queue: w.queues.get('orders'), redis: w.redis, keys: w.keys, pageSize: 100, logger: w.logger, ...over });
+  return pullStream({ def: orderStream, upstream, queue: w.queues.get('orders'), redis: w.redis, keys: w.keys, pageSize: 100, logger: w.logger, ...over });
 }

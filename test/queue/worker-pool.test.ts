@@ -4,6 +4,7 @@ import { jobIdFor } from '../../src/queue/job-id.js';
 import { addJobs, recordJob } from '../../src/queue/record-jobs.js';
 import type { WorkerPool } from '../../src/queue/worker-pool.js';
 import { done, order, queueWorld, sleep, testKind, type QueueWorld } from './support.js';
+import { orderStream } from '../../jobs/orders/order-stream.js';
 
 let w: QueueWorld;
 const pools: WorkerPool[] = [];
@@ -35,8 +36,8 @@ async function startPool(runMs: number, timing: { lockDurationMs?: number; stall
 }
 
 async function enqueueOne(): Promise<string> {
-  await addJobs(q(), w.redis, [recordJob('orders', order('WEB-1'), 'feed').job]);
-  return jobIdFor('orders', order('WEB-1'));
+  await addJobs(q(), w.redis, [recordJob(orderStream, order('WEB-1'), 'feed').job], orderStream);
+  return jobIdFor(orderStream, order('WEB-1'));
 }
 
 async function whenActive(pool: WorkerPool): Promise<void> {
@@ -62,7 +63,7 @@ describe('worker pool', () => {
       await enqueueOne();
       await whenActive(pool);
       const closing = pool.close(5_000);
-      await addJobs(q(), w.redis, [recordJob('orders', order('WEB-2'), 'feed').job]);
+      await addJobs(q(), w.redis, [recordJob(orderStream, order('WEB-2'), 'feed').job], orderStream);
       await closing;
       expect(runs).toEqual(['WEB-1']);
       expect(await q().getWaitingCount()).toBe(1);

@@ -9,6 +9,7 @@ import { startWorkerProcess, type WorkerProcess } from '../cli/worker-process.js
 import { orderRecord, orderState } from '../helpers/order-records.js';
 import { redisEnv, redisTarget } from '../helpers/redis.js';
 import { killPrimary, primaryPort } from '../setup/local-sentinel.js';
+import { STREAMS } from '../../jobs/streams.js';
 
 const sentinel = () => inject('redisSentinel')!;
 const ORDERS = 300;
@@ -38,7 +39,7 @@ describe('through Redis Sentinel', () => {
 
     beforeAll(async () => {
       sandbox = await startSandbox({ port: 0, data: 'demo', key: secrets.key, secret: secrets.secret, latency: { ms: 15, jitterMs: 10 } });
-      feed = await startFeedServer({ port: 0, streams: { orders: ids.map((id) => orderRecord(id)) }, token: secrets.token });
+      feed = await startFeedServer({ names: STREAMS, port: 0, streams: { orders: ids.map((id) => orderRecord(id)) }, token: secrets.token });
       redis = createRedis(redisTarget());
       // The outage is the worker's to report; this connection of the test's only waits through it.
       redis.on('error', () => undefined);

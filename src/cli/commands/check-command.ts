@@ -2,15 +2,17 @@ import { Command } from 'commander';
 import type { CliIo } from '../../app/cli-io.js';
 import { writeJson } from '../../app/command-context.js';
 import { describeRedis } from '../../redis.js';
-import type { CommandResult } from '../program.js';
+import type { CommandResult } from '../command-result.js';
 import { renderCheck } from '../render-check.js';
+import type { OpsKind } from '../../ops/ops-kind.js';
+import { defOf } from '../../records/records.js';
 
 /**
  * `check [--json]`: reads only (the service, Redis, the feed's first pages without moving a cursor) and lists every
  * product and facility the feed names that the account lacks. Exit 0 ready, 1 gaps found, 3 something could not
  * be reached or refused (Redis unreachable ends it at once, as for every command).
  */
-export function checkCommand(io: CliIo, done: CommandResult): Command {
+export function checkCommand(io: CliIo, done: CommandResult, kinds: readonly OpsKind[]): Command {
   return new Command('check')
     .description('reads only: the service (account, credentials, facilities, products, rate-limit headers), Redis, the feed (without moving a cursor) and every facility or product the feed names that the account lacks; exit 0 ready, 1 gaps, 3 unreachable')
     .option('--json', 'machine-readable output')
@@ -30,7 +32,7 @@ export function checkCommand(io: CliIo, done: CommandResult): Command {
           service: { baseUrl: service.baseUrl, budgets: service.budgets },
           redisAt: describeRedis(config.redis),
           feed: deps.upstream && config.upstream ? { url: config.upstream.url, upstream: deps.upstream, pageSize: config.jobs.feedPageSize } : undefined,
-          streams: deps.queues.streams(),
+          defs: deps.queues.streams().map((s) => defOf(kinds, s)),
           signal: io.stop,
         });
         app.logger.info({ verdict: report.verdict, gaps: report.gaps?.length ?? null, serviceCalls: report.serviceCalls }, 'check done');

@@ -7,12 +7,13 @@ import type { CliIo } from '../../app/cli-io.js';
 import { budgetsOf, commandLogger, loadConfig } from '../../app/command-context.js';
 import { connectRedis } from '../../app/connect-redis.js';
 import { ExitCode, UsageError } from '../exit-codes.js';
-import type { CommandResult } from '../program.js';
+import type { CommandResult } from '../command-result.js';
 import { untilStopped } from '../until-stopped.js';
 import { port } from './options.js';
+import type { OpsKind } from '../../ops/ops-kind.js';
 
 /** `dashboard [--host H] [--port P] [--no-auth]`: serves until SIGTERM/SIGINT. */
-export function dashboardCommand(io: CliIo, done: CommandResult): Command {
+export function dashboardCommand(io: CliIo, done: CommandResult, kinds: readonly OpsKind[]): Command {
   return new Command('dashboard')
     .description(`the web dashboard (${defaults.dashboardHost}:${defaults.dashboardPort} by default)`)
     .option('--host <host>', 'address to bind', defaults.dashboardHost)
@@ -31,6 +32,7 @@ export function dashboardCommand(io: CliIo, done: CommandResult): Command {
       const redis = await connectRedis(config.redis, { logger });
       const { startDashboard } = await import('../../dashboard/dashboard-server.js');
       const dashboard = await startDashboard({
+        defs: kinds,
         host: o.host,
         port: o.port,
         redis,

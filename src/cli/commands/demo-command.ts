@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { defaults } from '../../../config/defaults.js';
 import type { CliIo } from '../../app/cli-io.js';
-import type { CommandResult } from '../program.js';
+import type { CommandResult } from '../command-result.js';
 import { sandboxDefaults, type SandboxProfile } from '../../sandbox/sandbox-options.js';
 import { port, sandboxProfile } from './options.js';
 

@@ -1,22 +1,20 @@
 import type { CliIo } from '../../app/cli-io.js';
 import { writeJson } from '../../app/command-context.js';
 import type { DryRunSource } from '../../app/dry-run.js';
-import { beforeGoLive } from '../../queue/go-live.js';
+import { beforeGoLive, goLiveFloor } from '../../queue/go-live.js';
 import { ExitCode } from '../exit-codes.js';
-import type { CommandResult } from '../program.js';
+import type { CommandResult } from '../command-result.js';
 import { renderPlan } from '../render-plan.js';
+import type { OpsKind } from '../../ops/ops-kind.js';
 
 /**
  * `sync --once --dry-run` and `import <stream> <file> --dry-run`: each record's plan, printed (or `--json`), with
  * nothing written, queued or moved. Exit 0 when every record can be synced as planned, 1 when some would fail.
  */
-export async function runDryRun(io: CliIo, done: CommandResult, o: { sources: DryRunSource[]; json?: boolean }): Promise<void> {
+export async function runDryRun(io: CliIo, done: CommandResult, o: { sources: DryRunSource[]; json?: boolean; kinds: readonly OpsKind[] }): Promise<void> {
   // Loaded here, not at start: commands that do not run jobs start faster without them.
-  const [{ openApp }, { dryRun }, { jobKinds }] = await Promise.all([
-    import('../../app/app-context.js'),
-    import('../../app/dry-run.js'),
-    import('../../../jobs/registry.js'),
-  ]);
+  const [{ openApp }, { dryRun }] = await Promise.all([import('../../app/app-context.js'), import('../../app/dry-run.js')]);
+  const jobKinds = [...o.kinds];
   const fromFeed = o.sources.some((s) => s.from === 'feed');
   const app = await openApp(io, { needs: { service: true, upstream: fromFeed }, logTo: io.stderr });
   try {
@@ -34,7 +32,7 @@ export async function runDryRun(io: CliIo, done: CommandResult, o: { sources: Dr
         // The go-live floor (SYNC_ORDERS_SINCE, SYNC_COUNTS_SINCE), decided as the runner decides it.
         skipReason: (stream, record) => {
           const kind = jobKinds.find((k) => k.stream === stream);
-          return kind ? beforeGoLive(kind, record, app.config.goLive[stream]) : undefined;
+          return kind ? beforeGoLive(kind, record, goLiveFloor(kind, app.config.goLive)) : undefined;
         },
         stdin: io.stdin,
         signal: io.stop,

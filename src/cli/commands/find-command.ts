@@ -3,18 +3,19 @@ import { findRecord } from '../../ops/find.js';
 import type { CliIo } from '../../app/cli-io.js';
 import { loadConfig, withQueues, writeJson } from '../../app/command-context.js';
 import { ExitCode } from '../exit-codes.js';
-import type { CommandResult } from '../program.js';
+import type { CommandResult } from '../command-result.js';
 import { renderFind } from '../render-find.js';
+import type { OpsKind } from '../../ops/ops-kind.js';
 
 /** `find <key> [--json]`: every job of an orderId, countId or productId, and the service entities it made. */
-export function findCommand(io: CliIo, done: CommandResult): Command {
+export function findCommand(io: CliIo, done: CommandResult, kinds: readonly OpsKind[]): Command {
   return new Command('find')
     .description('any orderId, countId or productId: its jobs (each version, state, attempts, calls, errors) and the service entities it made')
     .argument('<key>', 'orderId, countId or productId (of a BOM)')
     .option('--json', 'machine-readable output')
     .action(async (key: string, o: { json?: boolean }) => {
       const config = loadConfig(io);
-      const result = await withQueues(config, (queues, redis) => findRecord(redis, queues, key, undefined, { mapping: config.mapping }));
+      const result = await withQueues(config, (queues, redis) => findRecord(redis, queues, key, undefined, { mapping: config.mapping, kinds }), kinds);
       if (!result.found) {
         if (o.json) writeJson(io, result);
         io.stderr.write(`Nothing known of ${key} under prefix ${config.redis.prefix}: no job (completed ones are kept 7 days, failed ones until retried or removed) and no progress.\n`);

@@ -4,26 +4,29 @@ import { logEvictionWarning } from '../../eviction-policy.js';
 import { importNdjson, type ImportResult } from '../../feed/importer.js';
 import { createQueues } from '../../queue/queues.js';
 import type { SyncSummary } from '../../app/runtime.js';
-import { isStream, STREAMS, type StreamName } from '../../../jobs/streams.js';
+import type { StreamName } from '../../records/stream-def.js';
 import type { CliIo } from '../../app/cli-io.js';
 import { commandLogger, loadConfig, writeJson } from '../../app/command-context.js';
 import { connectRedis } from '../../app/connect-redis.js';
 import { ExitCode, UsageError } from '../exit-codes.js';
-import type { CommandResult } from '../program.js';
+import type { CommandResult } from '../command-result.js';
 import { renderImport, renderSyncSummary } from '../render-summary.js';
 import { runProgress } from '../run-progress.js';
 import { positive } from './options.js';
+import type { OpsKind } from '../../ops/ops-kind.js';
+import { findDef } from '../../records/records.js';
 
 /** Queues only: needs Redis, not the service. */
-async function queueOnly(io: CliIo, stream: StreamName, file: string, batchSize: number | undefined, onProgress: ReturnType<typeof runProgress>['onProgress']): Promise<ImportResult> {
+async function queueOnly(io: CliIo, def: OpsKind, file: string, batchSize: number | undefined, onProgress: ReturnType<typeof runProgress>['onProgress']): Promise<ImportResult> {
   const config = loadConfig(io);
   const logger = commandLogger(config, io.stderr);
   const redis = await connectRedis(config.redis, { logger });
   await logEvictionWarning(redis, logger);
-  const queues = createQueues({ connection: redis, prefix: config.redis.prefix, jobs: config.jobs });
+  const stream = def.stream;
+  const queues = createQueues({ connection: redis, prefix: config.redis.prefix, jobs: config.jobs, streams: [stream] });
   try {
     return await importNdjson({
-      stream,
+      def,
       source: file,
       stdin: io.stdin,
       queues,
@@ -41,40 +44,41 @@ async function queueOnly(io: CliIo, stream: StreamName, file: string, batchSize:
 }
 
 /** Queues and works them off, as sync --once does. */
-async function queueAndProcess(io: CliIo, stream: StreamName, file: string, batchSize: number | undefined, onProgress: ReturnType<typeof runProgress>['onProgress']) {
-  const [{ openApp }, { importAndMaybeProcess }, { jobKinds }] = await Promise.all([import('../../app/app-context.js'), import('../../app/runtime.js'), import('../../../jobs/registry.js')]);
+async function queueAndProcess(io: CliIo, kind: OpsKind, file: string, batchSize: number | undefined, onProgress: ReturnType<typeof runProgress>['onProgress']) {
+  const [{ openApp }, { importAndMaybeProcess }] = await Promise.all([import('../../app/app-context.js'), import('../../app/runtime.js')]);
   const app = await openApp(io, { needs: { service: true }, logTo: io.stderr });
   try {
-    return await importAndMaybeProcess(app.deps, { kinds: jobKinds, stream, source: file, stdin: io.stdin, process: true, batchSize, onProgress, signal: io.stop });
+    return await importAndMaybeProcess(app.deps, { kinds: [kind], stream: kind.stream, source: file, stdin: io.stdin, process: true, batchSize, onProgress, signal: io.stop });
   } finally {
     await app.close();
   }
 }
 
 /** `import <stream> <file|->` [--process]: queue an NDJSON file's records (and work them off). */
-export function importCommand(io: CliIo, done: CommandResult): Command {
+export function importCommand(io: CliIo, done: CommandResult, kinds: readonly OpsKind[]): Command {
   return new Command('import')
     .description('queue the records of an NDJSON file (- for stdin); --process also works them off as sync --once does')
-    .argument('<stream>', `one of ${STREAMS.join(', ')}`)
+    .argument('<stream>', `one of ${kinds.map((k) => k.stream).join(', ')}`)
     .argument('<file>', 'an NDJSON file, or - for stdin')
     .option('--process', 'process the queued records until idle and print a summary')
     .option('--batch-size <n>', 'records per import batch (each becomes its records\' jobs when a worker takes it)', positive, 1000)
     .option('--json', 'machine-readable output')
     .option('--dry-run', 'print what each record would do (its calls), writing nothing and queuing nothing')
     .action(async (stream: string, file: string, o: { process?: boolean; json?: boolean; batchSize: number; dryRun?: boolean }) => {
-      if (!isStream(stream)) throw new UsageError(`unknown stream "${stream}": use one of ${STREAMS.join(', ')}`);
+      const kind = findDef(kinds, stream);
+      if (!kind) throw new UsageError(`unknown stream "${stream}": use one of ${kinds.map((k) => k.stream).join(', ')}`);
       if (file !== '-' && !existsSync(file)) throw new UsageError(`${file}: no such file`);
       if (o.dryRun) {
         if (o.process) throw new UsageError('--dry-run and --process exclude each other: a dry run processes nothing');
         const { runDryRun } = await import('./dry-run-action.js');
-        return runDryRun(io, done, { sources: [{ stream, from: 'file', file }], json: o.json });
+        return runDryRun(io, done, { sources: [{ stream, from: 'file', file }], json: o.json, kinds });
       }
       const progress = runProgress(io, !o.json);
       let r: { imported: ImportResult; summary?: SyncSummary };
       try {
         r = o.process
-          ? await queueAndProcess(io, stream, file, o.batchSize, progress.onProgress)
-          : { imported: await queueOnly(io, stream, file, o.batchSize, progress.onProgress) };
+          ? await queueAndProcess(io, kind, file, o.batchSize, progress.onProgress)
+          : { imported: await queueOnly(io, kind, file, o.batchSize, progress.onProgress) };
       } finally {
         progress.stop();
       }

@@ -1,18 +1,20 @@
 import { Command, Option } from 'commander';
-import { STREAMS, type StreamName } from '../../../jobs/streams.js';
+import type { StreamName } from '../../records/stream-def.js';
 import type { CliIo } from '../../app/cli-io.js';
 import { loadConfig, withQueues, writeJson } from '../../app/command-context.js';
 import { ExitCode, UsageError } from '../exit-codes.js';
 import { DEFAULT_BATCH_LIMIT, DEFAULT_LIST_LIMIT, JOB_STATES, listJobs, showJob, type JobStateName } from '../../ops/job-inspect.js';
 import { retryAllFailed, retryJobIds } from '../../ops/job-retry.js';
 import { renderJobList, renderJobStory, renderRetry } from '../render-jobs.js';
-import type { CommandResult } from '../program.js';
+import type { CommandResult } from '../command-result.js';
 import { positive } from './options.js';
+import type { OpsKind } from '../../ops/ops-kind.js';
 
-const streamOption = () => new Option('--stream <stream...>', 'only these streams').choices(STREAMS);
+
 
 /** `jobs list`, `jobs show`, `jobs retry`. */
-export function jobsCommand(io: CliIo, done: CommandResult): Command {
+export function jobsCommand(io: CliIo, done: CommandResult, kinds: readonly OpsKind[]): Command {
+  const streamOption = () => new Option('--stream <stream...>', 'only these streams').choices(kinds.map((k) => k.stream));
   const jobs = new Command('jobs').description('inspect and retry jobs');
 
   jobs

@@ -3,7 +3,7 @@ import { isLoopback } from '../../dashboard/loopback.js';
 import type { CliIo } from '../../app/cli-io.js';
 import { loadConfig } from '../../app/command-context.js';
 import { ExitCode, UsageError } from '../exit-codes.js';
-import type { CommandResult } from '../program.js';
+import type { CommandResult } from '../command-result.js';
 import { untilStopped } from '../until-stopped.js';
 import { sandboxDefaults, type SandboxProfile } from '../../sandbox/sandbox-options.js';
 import { port, positive, sandboxProfile } from './options.js';

@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import type { CliIo } from '../../app/cli-io.js';
 import { budgetsOf, loadConfig, withQueues, writeJson } from '../../app/command-context.js';
 import { ExitCode } from '../exit-codes.js';
-import type { CommandResult } from '../program.js';
+import type { CommandResult } from '../command-result.js';
 import { renderStatus } from '../render-status.js';
 import { readStatus } from '../../ops/status-report.js';
 

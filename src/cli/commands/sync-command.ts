@@ -1,39 +1,33 @@
 import { Command, Option } from 'commander';
-import { STREAMS, type StreamName } from '../../../jobs/streams.js';
+import type { StreamName } from '../../records/stream-def.js';
 import type { CliIo } from '../../app/cli-io.js';
 import { writeJson } from '../../app/command-context.js';
 import { ExitCode, UsageError } from '../exit-codes.js';
-import type { CommandResult } from '../program.js';
+import type { CommandResult } from '../command-result.js';
 import { renderSyncSummary } from '../render-summary.js';
 import { runProgress } from '../run-progress.js';
+import type { OpsKind } from '../../ops/ops-kind.js';
 
 /** `sync --once [--stream S]...`: pull until caught up, process until idle, sum up, exit 0 or 1. */
-export function syncCommand(io: CliIo, done: CommandResult): Command {
+export function syncCommand(io: CliIo, done: CommandResult, kinds: readonly OpsKind[]): Command {
   return new Command('sync')
     .description('pull each stream until caught up, process every job until idle, print a summary, exit')
     .option('--once', 'run once and exit (the only mode; `worker` runs continuously)')
-    .addOption(new Option('--stream <stream...>', 'only these streams (default: all)').choices(STREAMS))
+    .addOption(new Option('--stream <stream...>', 'only these streams (default: all)').choices(kinds.map((k) => k.stream)))
     .option('--json', 'machine-readable summary')
     .option('--dry-run', 'print what each record would do (its calls), writing nothing, queuing nothing, moving no cursor')
     .action(async (o: { once?: boolean; stream?: StreamName[]; json?: boolean; dryRun?: boolean }) => {
       if (!o.once) throw new UsageError('sync needs --once (to run continuously, use `worker`)');
       if (o.dryRun) {
         const { runDryRun } = await import('./dry-run-action.js');
-        return runDryRun(io, done, { sources: (o.stream ?? STREAMS).map((stream) => ({ stream, from: 'feed' })), json: o.json });
+        return runDryRun(io, done, { sources: (o.stream ?? kinds.map((k) => k.stream)).map((stream) => ({ stream, from: 'feed' })), json: o.json, kinds });
       }
       // Loaded here, not at start: commands that do not run jobs start faster without them.
-      const [{ openApp }, { syncOnce }, { jobKinds }, { beginStockSyncRun }] = await Promise.all([
-        import('../../app/app-context.js'),
-        import('../../app/runtime.js'),
-        import('../../../jobs/registry.js'),
-        import('../../../jobs/stock/stock-run.js'),
-      ]);
+      const [{ openApp }, { syncOnce }] = await Promise.all([import('../../app/app-context.js'), import('../../app/runtime.js')]);
       const app = await openApp(io, { needs: { service: true, upstream: true }, logTo: io.stderr });
       const progress = runProgress(io, !o.json);
       try {
-        // A stock-count pull starts a run: its counts share one fresh read of on-hand stock.
-        if (!o.stream || o.stream.includes('stock-counts')) await beginStockSyncRun(app.deps.redis, app.deps.keys);
-        const summary = await syncOnce(app.deps, { kinds: jobKinds, streams: o.stream, onProgress: progress.onProgress, signal: io.stop });
+        const summary = await syncOnce(app.deps, { kinds, streams: o.stream, onProgress: progress.onProgress, signal: io.stop });
         progress.stop();
         if (o.json) writeJson(io, summary);
         else io.stdout.write(renderSyncSummary(summary, 'Synced'));

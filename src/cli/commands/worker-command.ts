@@ -2,23 +2,22 @@ import { Command } from 'commander';
 import type { WorkerHttp } from '../../metrics/worker-http.js';
 import type { CliIo } from '../../app/cli-io.js';
 import { ExitCode } from '../exit-codes.js';
-import type { CommandResult } from '../program.js';
+import type { CommandResult } from '../command-result.js';
 import { untilStopped } from '../until-stopped.js';
+import type { OpsKind } from '../../ops/ops-kind.js';
 
 /**
  * `worker`: feed producers and workers until SIGTERM/SIGINT; then stops taking jobs, gives active ones
  * SHUTDOWN_GRACE_SECONDS to finish, and exits 0. Logs go to stdout as JSON lines (pretty on a terminal).
  */
-export function workerCommand(io: CliIo, done: CommandResult): Command {
+export function workerCommand(io: CliIo, done: CommandResult, kinds: readonly OpsKind[]): Command {
   return new Command('worker')
     .description('run the feed producers (order polling, the stock-count schedule, BOM polling) and the workers until SIGTERM/SIGINT')
     .action(async () => {
-      const [{ openApp }, { startRuntime }, { jobKinds }, { startWorkerHttp }, { stockSyncHooks }, { startWorkerOps }, { evictionWarnings }] = await Promise.all([
+      const [{ openApp }, { startRuntime }, { startWorkerHttp }, { startWorkerOps }, { evictionWarnings }] = await Promise.all([
         import('../../app/app-context.js'),
         import('../../app/runtime.js'),
-        import('../../../jobs/registry.js'),
         import('../../metrics/worker-http.js'),
-        import('../../../jobs/stock/stock-run.js'),
         import('../../app/worker-ops.js'),
         import('../../eviction-policy.js'),
       ]);
@@ -29,9 +28,8 @@ export function workerCommand(io: CliIo, done: CommandResult): Command {
       let http: WorkerHttp | undefined;
       const ops = startWorkerOps(app);
       const runtime = await startRuntime(deps, {
-        kinds: jobKinds,
+        kinds,
         withSchedulers: true,
-        hooks: stockSyncHooks(deps.redis, deps.keys),
         workers: { breaker: { threshold: config.breaker.threshold, onTrip: () => ops.alertNow() } },
       }).catch(async (err: unknown) => {
         await ops.stop();
@@ -52,13 +50,13 @@ export function workerCommand(io: CliIo, done: CommandResult): Command {
                 return { name: 'workers', ok: !stopping && running, ...(stopping ? { detail: 'shutting down' } : running ? {} : { detail: 'a worker is not running' }) };
               },
               // A paused stream is not the worker's fault: still ready (restarting it would not help), with the reason.
-              () => pausedCheck(app.redis, deps.keys, jobKinds.map((k) => k.stream)),
+              () => pausedCheck(app.redis, deps.keys, kinds.map((k) => k.stream)),
             ],
             warnings: () => evictionWarnings(app.redis),
           });
         }
         logger.info(
-          { prefix: config.redis.prefix, streams: jobKinds.map((k) => k.stream), http: http?.url ?? 'off', graceSeconds: config.shutdownGraceSeconds },
+          { prefix: config.redis.prefix, streams: kinds.map((k) => k.stream), http: http?.url ?? 'off', graceSeconds: config.shutdownGraceSeconds },
           `worker started${http ? `; metrics at ${http.url}/metrics, health at ${http.url}/healthz and /readyz` : ''}`,
         );
         await untilStopped(io.stop);

@@ -1,6 +1,6 @@
-import type { RecordReferences } from '../../../jobs/record-references.js';
-import { checkRecord, recordReferences } from '../../../jobs/records.js';
-import type { StreamName } from '../../../jobs/streams.js';
+import type { RecordReferences } from '../../records/record-references.js';
+import { checkRecord, recordReferences } from '../../records/records.js';
+import type { StreamDef, StreamName } from '../../records/stream-def.js';
 import type { FeedPage, FetchPageOptions } from '../../feed/upstream-client.js';
 import { recordJob, recordLabel } from '../../queue/record-jobs.js';
 import type { RedisConnection as Redis, RedisKeys } from '../../redis.js';
@@ -11,7 +11,8 @@ export interface CheckFeedOptions {
   upstream: { fetchPage(stream: StreamName, o: FetchPageOptions): Promise<FeedPage> };
   redis: Redis;
   keys: Pick<RedisKeys, 'cursor'>;
-  streams: readonly StreamName[];
+  /** The streams to read, as their definitions say (key, schema, references). */
+  defs: readonly StreamDef[];
   pageSize: number;
   signal?: AbortSignal;
 }
@@ -34,11 +35,12 @@ export interface FeedPart {
  * and no feed state is recorded. A record is checked as the producer checks it, so its problems read the same.
  */
 export async function checkFeed(o: CheckFeedOptions): Promise<FeedPart> {
-  const parts = await Promise.all(o.streams.map((stream) => checkStream(o, stream)));
+  const parts = await Promise.all(o.defs.map((def) => checkStream(o, def)));
   return { streams: parts.map((p) => p.check), records: parts.flatMap((p) => p.records) };
 }
 
-async function checkStream(o: CheckFeedOptions, stream: StreamName): Promise<{ check: FeedStreamCheck; records: NamedRecord[] }> {
+async function checkStream(o: CheckFeedOptions, def: StreamDef): Promise<{ check: FeedStreamCheck; records: NamedRecord[] }> {
+  const stream = def.stream;
   const cursor = await o.redis.get(o.keys.cursor(stream));
   const check: FeedStreamCheck = { stream, cursor, state: 'ok', problem: null, records: 0, hasMore: null, valid: 0, bad: [] };
   let page: FeedPage;
@@ -53,15 +55,15 @@ async function checkStream(o: CheckFeedOptions, stream: StreamName): Promise<{ c
   check.hasMore = page.hasMore;
   const records: NamedRecord[] = [];
   for (const raw of page.items) {
-    const { job, valid, problems } = recordJob(stream, raw, 'feed');
-    const label = recordLabel(stream, job.data, job.opts.jobId);
-    const checked = valid ? checkRecord(stream, raw) : undefined;
+    const { job, valid, problems } = recordJob(def, raw, 'feed');
+    const label = recordLabel(def, job.data, job.opts.jobId);
+    const checked = valid ? checkRecord(def, raw) : undefined;
     if (!checked?.ok) {
       check.bad.push({ record: label, problems });
       continue;
     }
     check.valid++;
-    records.push({ stream, key: label, references: recordReferences(stream, checked.record) });
+    records.push({ stream, key: label, references: recordReferences(def, checked.record) });
   }
   return { check, records };
 }

@@ -1,5 +1,5 @@
 import type { Queue } from 'bullmq';
-import type { StreamName } from '../../../jobs/streams.js';
+import type { StreamName } from '../../records/stream-def.js';
 import { checkEvictionPolicy } from '../../eviction-policy.js';
 import { isCluster, type RedisConnection as Redis } from '../../redis.js';
 import { intakeCounts } from '../intake-counts.js';

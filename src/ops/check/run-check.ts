@@ -1,5 +1,5 @@
 import type { Budgets } from '../../../config/read-config.js';
-import type { StreamName } from '../../../jobs/streams.js';
+import type { StreamDef } from '../../records/stream-def.js';
 import type { CatalogApi } from '../../catalog/types.js';
 import type { ServiceApi } from '../../client/service-api.js';
 import type { RedisKeys } from '../../redis.js';
@@ -21,7 +21,8 @@ export interface RunCheckOptions {
   redisAt: string;
   /** The feed; undefined when UPSTREAM_URL is not set. */
   feed?: { url: string; upstream: CheckFeedOptions['upstream']; pageSize: number };
-  streams: readonly StreamName[];
+  /** The streams to check, as their definitions say. */
+  defs: readonly StreamDef[];
   signal?: AbortSignal;
 }
 
@@ -35,7 +36,7 @@ export async function runCheck(o: RunCheckOptions): Promise<CheckReport> {
   const [service, feedPart] = await Promise.all([
     checkService({ client: o.client, baseUrl: o.service.baseUrl, budgets: o.service.budgets, onRequest: () => serviceCalls++ }),
     o.feed
-      ? checkFeed({ upstream: o.feed.upstream, redis: o.redis, keys: o.keys, streams: o.streams, pageSize: o.feed.pageSize, signal: o.signal })
+      ? checkFeed({ upstream: o.feed.upstream, redis: o.redis, keys: o.keys, defs: o.defs, pageSize: o.feed.pageSize, signal: o.signal })
       : Promise.resolve<FeedPart | undefined>(undefined),
   ]);
   const feed: FeedCheck = { configured: !!o.feed, url: o.feed ? shownUrl(o.feed.url) : null, streams: feedPart?.streams ?? [] };

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OrderRecord } from '../../../jobs/orders/order-stream.js';
+import type { OrderRecord } from '../../../jobs/orders/order-record.js';
 import { planOrder, recordHashOf } from '../../../jobs/orders/order-plan.js';
 import { jobOf, describeEachProfile, testWorld, type TestWorld } from '../../helpers/test-world.js';
 import { orderRecord, orderState } from '../../helpers/order-records.js';

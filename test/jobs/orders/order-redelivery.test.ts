@@ -5,13 +5,15 @@ import { createLogger } from '../../../src/logger.js';
 import { pullStream } from '../../../src/feed/producer.js';
 import { orderRecord, orderState } from '../../helpers/order-records.js';
 import { describeEachProfile, testWorld, type TestWorld } from '../../helpers/test-world.js';
+import { STREAMS } from '../../../jobs/streams.js';
+import { orderStream } from '../../../jobs/orders/order-stream.js';
 
 describeEachProfile('order sync', (profile) => {
   let world: TestWorld;
   let feed: FeedServer;
   const pull = () =>
     pullStream({
-      stream: 'orders',
+      def: orderStream,
       upstream: new UpstreamClient({ url: feed.url, retries: 0 }),
       queue: world.queues.get('orders'),
       redis: world.redis,
@@ -28,7 +30,7 @@ describeEachProfile('order sync', (profile) => {
   beforeAll(async () => {
     // Enough quick retries that a held step outlasts the test's wait for the correction.
     world = await testWorld('order-redelivery', { streams: ['orders'], jobs: { attempts: 30, retryMaxDelayMs: 100 }, sandbox: { profile } });
-    feed = await startFeedServer();
+    feed = await startFeedServer({ names: STREAMS });
     await world.deps.catalog.refresh();
   });
   afterAll(async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { planDifferences, sameLines, varianceDate } from '../../../jobs/stock/count-plan.js';
-import { stockCountRecordSchema } from '../../../jobs/stock/stock-count-stream.js';
+import { stockCountRecordSchema } from '../../../jobs/stock/stock-count-record.js';
 import { recordHash } from '../../../jobs/stock/record-hash.js';
 
 const P = (n: number) => `/demo/api/product/${n}`;

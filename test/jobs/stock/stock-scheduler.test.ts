@@ -3,10 +3,11 @@ import { startFeedServer, type FeedServer } from '../../../src/feed/feed-server.
 import { UpstreamClient } from '../../../src/feed/upstream-client.js';
 import { createLogger } from '../../../src/logger.js';
 import { startControl, type Control } from '../../../src/feed/control.js';
-import { stockSyncHooks } from '../../../jobs/stock/stock-run.js';
 import { redisUrl } from '../../helpers/redis.js';
 import { countRecord } from '../../helpers/count-record.js';
 import { testWorld, type TestWorld } from '../../helpers/test-world.js';
+import { STREAMS } from '../../../jobs/streams.js';
+import { stockCountStream } from '../../../jobs/stock/stock-count-stream.js';
 
 describe('the stock sync schedule', () => {
   let world: TestWorld;
@@ -19,7 +20,7 @@ describe('the stock sync schedule', () => {
 
   beforeAll(async () => {
     world = await testWorld('stock-cron', { streams: ['stock-counts', 'boms'] });
-    feed = await startFeedServer({ streams: { 'stock-counts': [] } });
+    feed = await startFeedServer({ names: STREAMS, streams: { 'stock-counts': [] } });
     const logger = createLogger({ level: 'silent' });
     control = await startControl({
       connection: redisUrl(),
@@ -32,8 +33,8 @@ describe('the stock sync schedule', () => {
       schedule: { orderPollSeconds: 60, bomPollSeconds: 60, stockSyncCron: '*/2 * * * * *' },
       pageSize: 100,
       logger,
-      streams: ['stock-counts'],
-      hooks: stockSyncHooks(world.redis, world.keys),
+      // The stream's definition begins a stock sync run before each of its pulls.
+      defs: [stockCountStream],
     });
   });
   afterAll(async () => {

@@ -1,13 +1,15 @@
-import type { RedisConnection as Redis } from '../redis.js';
-import type { CatalogApi } from '../catalog/types.js';
-import { stockCountRecordSchema } from '../../jobs/stock/stock-count-stream.js';
-import type { RedisKeys } from '../redis.js';
-import { loadProgress } from '../../jobs/stock/count-progress.js';
-import { recordHash } from '../../jobs/stock/record-hash.js';
-import type { PlannedOrder } from './reconcile-orders.js';
-import type { SyncedRecord } from './reconcile-synced.js';
-import type { ServiceView } from './reconcile-service.js';
-import type { Drift, Unchecked } from './reconcile-types.js';
+import type { RedisConnection as Redis } from '../../src/redis.js';
+import type { CatalogApi } from '../../src/catalog/types.js';
+import { stockCountStream } from './stock-count-stream.js';
+import { stockCountRecordSchema } from './stock-count-record.js';
+import type { RedisKeys } from '../../src/redis.js';
+import { loadProgress } from './count-progress.js';
+import { recordHash } from './record-hash.js';
+import { syncedOrders, type PlannedOrder } from '../orders/reconcile-orders.js';
+import type { SyncedRecord } from '../../src/ops/reconcile-synced.js';
+import type { ServiceView } from '../../src/ops/reconcile-service.js';
+import type { Drift, Unchecked } from '../../src/ops/reconcile-types.js';
+import type { ReconcileRule } from '../../src/ops/reconcile-rule.js';
 
 /** The newest synced count of one (location, product). */
 interface CountedPair {
@@ -112,3 +114,15 @@ export async function reconcileStock(
   }
   return { drifts, pairs: pairs.size };
 }
+
+/** `reconcile` of the stock counts: each counted (location, product) against the stock on hand, net of synced sales. */
+export const stockReconcile: ReconcileRule = {
+  counts: ['stockPairs'],
+  describe: (c) => `${c.stockPairs} counted (location, product) pairs`,
+  async run(ctx) {
+    // Synced orders are needed too: their shipments since a count are sales, not drift.
+    const orders = await syncedOrders(ctx);
+    const r = await reconcileStock(await ctx.synced(stockCountStream.stream), orders, ctx, ctx.unchecked);
+    return { drifts: r.drifts, checked: { stockPairs: r.pairs } };
+  },
+};

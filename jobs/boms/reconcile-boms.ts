@@ -1,12 +1,14 @@
-import { NotFoundError } from '../client/errors.js';
-import type { CatalogApi } from '../catalog/types.js';
-import { bomItemsOf, sameBom, type BomItems } from '../../jobs/boms/bom-items.js';
-import { resolveBom } from '../../jobs/boms/resolve-bom.js';
-import { bomRecordSchema } from '../../jobs/boms/bom-stream.js';
-import { PermanentJobError } from '../queue/job-errors.js';
-import type { SyncedRecord } from './reconcile-synced.js';
-import type { ServiceView } from './reconcile-service.js';
-import type { Drift, Unchecked } from './reconcile-types.js';
+import { NotFoundError } from '../../src/client/errors.js';
+import type { CatalogApi } from '../../src/catalog/types.js';
+import { bomItemsOf, sameBom, type BomItems } from './bom-items.js';
+import { resolveBom } from './resolve-bom.js';
+import { bomStream } from './bom-stream.js';
+import { bomRecordSchema } from './bom-record.js';
+import { PermanentJobError } from '../../src/queue/job-errors.js';
+import type { SyncedRecord } from '../../src/ops/reconcile-synced.js';
+import type { ServiceView } from '../../src/ops/reconcile-service.js';
+import type { Drift, Unchecked } from '../../src/ops/reconcile-types.js';
+import type { ReconcileRule } from '../../src/ops/reconcile-rule.js';
 
 async function describe(items: BomItems, catalog: CatalogApi): Promise<string> {
   const parts = await Promise.all([...items].map(async ([url, q]) => `${(await catalog.productIdByUrl(url)) ?? url} x ${q}`));
@@ -59,3 +61,13 @@ export async function reconcileBoms(boms: Map<string, SyncedRecord>, catalog: Ca
   }
   return { drifts, boms: checked };
 }
+
+/** `reconcile` of the bills of materials: each synced BOM against its product's MANUF_COMPONENT entries. */
+export const bomReconcile: ReconcileRule = {
+  counts: ['boms'],
+  describe: (c) => `${c.boms} BOMs`,
+  async run(ctx) {
+    const r = await reconcileBoms(await ctx.synced(bomStream.stream), ctx.catalog, ctx.view, ctx.unchecked);
+    return { drifts: r.drifts, checked: { boms: r.boms } };
+  },
+};

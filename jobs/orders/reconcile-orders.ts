@@ -1,12 +1,14 @@
-import { NotFoundError } from '../client/errors.js';
-import type { CatalogApi } from '../catalog/types.js';
-import { orderRecordSchema } from '../../jobs/orders/order-stream.js';
-import { compareOrder } from '../../jobs/orders/order-compare.js';
-import { planOrder, type OrderPlan } from '../../jobs/orders/order-plan.js';
-import { PermanentJobError } from '../queue/job-errors.js';
-import type { SyncedRecord } from './reconcile-synced.js';
-import { ServiceView, type ShipmentRow } from './reconcile-service.js';
-import type { Drift, Unchecked } from './reconcile-types.js';
+import { NotFoundError } from '../../src/client/errors.js';
+import type { CatalogApi } from '../../src/catalog/types.js';
+import { orderStream } from './order-stream.js';
+import { orderRecordSchema } from './order-record.js';
+import { compareOrder } from './order-compare.js';
+import { planOrder, type OrderPlan } from './order-plan.js';
+import { PermanentJobError } from '../../src/queue/job-errors.js';
+import type { SyncedRecord } from '../../src/ops/reconcile-synced.js';
+import { ServiceView, type ShipmentRow } from '../../src/ops/reconcile-service.js';
+import type { Drift, Unchecked } from '../../src/ops/reconcile-types.js';
+import type { ReconcileContext, ReconcileRule } from '../../src/ops/reconcile-rule.js';
 
 const ORDER_COMPLETED = 'ORDER_COMPLETED';
 const SHIPMENT_SHIPPED = 'SHIPMENT_SHIPPED';
@@ -106,3 +108,20 @@ async function lineDrifts(view: ServiceView, url: string, plan: OrderPlan, jobId
   if (serviceTotal === undefined || Math.abs(serviceTotal - total) <= TOTAL_TOLERANCE) return [];
   return [{ ...base, kind: 'order-lines', field: 'orderItemListTotal', service: money(serviceTotal), synced: money(total) }];
 }
+
+/** The synced orders resolved once per run: the order rule compares them, the stock rule reads their shipments. */
+export function syncedOrders(ctx: ReconcileContext): Promise<PlannedOrder[]> {
+  // Orders that no longer resolve are listed as unchecked only when the orders themselves are reconciled.
+  return ctx.memo('synced-orders', async () => planSyncedOrders(await ctx.synced(orderStream.stream), ctx.catalog, ctx.wanted.has(orderStream.stream) ? ctx.unchecked : []));
+}
+
+/** `reconcile` of the orders: each synced order and its shipment against the service. */
+export const orderReconcile: ReconcileRule = {
+  counts: ['orders', 'shipments'],
+  describe: (c) => `${c.orders} orders, ${c.shipments} orders' shipments`,
+  async run(ctx) {
+    const orders = await syncedOrders(ctx);
+    const r = await reconcileOrders(orders, ctx.view, { deep: ctx.deep });
+    return { drifts: r.drifts, checked: { orders: orders.length, shipments: r.shipments } };
+  },
+};

@@ -1,0 +1,33 @@
+import type { CatalogApi } from '../catalog/types.js';
+import type { RedisConnection as Redis, RedisKeys } from '../redis.js';
+import type { StreamName } from '../records/stream-def.js';
+import type { ServiceView } from './reconcile-service.js';
+import type { SyncedRecord } from './reconcile-synced.js';
+import type { Drift, Unchecked } from './reconcile-types.js';
+
+/** What a kind's reconcile rule gets for one run. */
+export interface ReconcileContext {
+  catalog: CatalogApi;
+  view: ServiceView;
+  redis: Redis;
+  keys: RedisKeys;
+  /** Read every synced entity to compare it whole (reconcile --deep). */
+  deep: boolean;
+  /** The streams this run reconciles. */
+  wanted: ReadonlySet<StreamName>;
+  /** Synced records of that stream: the newest applied completed job per key (read once per run). */
+  synced(stream: StreamName): Promise<Map<string, SyncedRecord>>;
+  /** A value the rules of one run share, made on first use (e.g. the synced orders the stock rule reads too). */
+  memo<T>(name: string, make: () => Promise<T>): Promise<T>;
+  /** Where a rule lists the synced records it could not compare. */
+  unchecked: Unchecked[];
+}
+
+/** How a kind compares the service with what it synced (`reconcile`). */
+export interface ReconcileRule {
+  /** The counters it reports in the report's `checked`, in order; each is 0 when its stream is not reconciled. */
+  counts: readonly string[];
+  /** What the counters say, for people: "3 orders, 3 orders' shipments". */
+  describe(checked: Readonly<Record<string, number>>): string;
+  run(ctx: ReconcileContext): Promise<{ drifts: Drift[]; checked: Record<string, number> }>;
+}

@@ -1,0 +1,57 @@
+import type { z } from 'zod';
+import type { RecordReferences } from './record-references.js';
+import type { StreamDef, StreamName } from './stream-def.js';
+
+/** Records of the upstream feed (shared/upstream-feed.md), checked as they arrive and again when a job starts. */
+
+/** What naming a record needs of its stream. */
+export type KeyedStream = Pick<StreamDef, 'stream' | 'keyField'>;
+/** What checking a record needs of its stream. */
+export type RecordStream = Pick<StreamDef, 'stream' | 'keyField' | 'schema'>;
+
+/** The definition of a stream of the list, or undefined when the list has none of that name. */
+export function findDef<D extends { stream: StreamName }>(defs: readonly D[], stream: string): D | undefined {
+  return defs.find((d) => d.stream === stream);
+}
+
+/** The definition of a stream of the list; throws for a name the list does not have (a caller's mistake). */
+export function defOf<D extends { stream: StreamName }>(defs: readonly D[], stream: string): D {
+  const def = findDef(defs, stream);
+  if (!def) throw new Error(`no stream ${stream}; streams: ${defs.map((d) => d.stream).join(', ')}`);
+  return def;
+}
+
+/** The stream names of a list, in its order. */
+export function streamNames(defs: readonly { stream: StreamName }[]): StreamName[] {
+  return defs.map((d) => d.stream);
+}
+
+/** The products and facilities a checked record names, each facility with the kind it must be. */
+export function recordReferences(def: Pick<StreamDef, 'references'>, record: unknown): RecordReferences {
+  return (def.references as (r: unknown) => RecordReferences)(record);
+}
+
+/** The business key of a raw record, when it has a usable one. */
+export function recordKey(def: KeyedStream, raw: unknown): string | undefined {
+  if (!raw || typeof raw !== 'object') return undefined;
+  const v = (raw as Record<string, unknown>)[def.keyField];
+  return typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined;
+}
+
+export interface RecordProblem {
+  /** Dotted path of the field, e.g. lines.0.quantity. */
+  field: string;
+  reason: string;
+}
+
+/** Checks a raw record; answers the record or every problem as "field: reason". */
+export function checkRecord(def: Pick<StreamDef, 'schema'>, raw: unknown): { ok: true; record: unknown } | { ok: false; problems: RecordProblem[] } {
+  const parsed = def.schema.safeParse(raw);
+  if (parsed.success) return { ok: true, record: parsed.data };
+  return { ok: false, problems: problemsOf(parsed.error) };
+}
+
+/** Every problem of a failed check, as field and reason. */
+export function problemsOf(error: z.ZodError): RecordProblem[] {
+  return error.issues.map((i) => ({ field: i.path.map(String).join('.') || '(record)', reason: i.message }));
+}

@@ -1,0 +1,29 @@
+import { z } from 'zod';
+import type { OpsKind } from '../../../src/ops/ops-kind.js';
+import { PermanentJobError } from '../../../src/queue/job-errors.js';
+import type { JobContext, JobResult } from '../../../src/queue/job-kind.js';
+
+/** A test-only fourth kind: a shelf label naming one product (its record, key, schedule, job and what `find` shows). */
+const shelfLabelSchema = z.object({ labelId: z.string().min(1), productId: z.string().min(1), text: z.string() });
+type ShelfLabel = z.infer<typeof shelfLabelSchema>;
+
+async function processLabel(record: ShelfLabel, ctx: JobContext): Promise<JobResult> {
+  const product = await ctx.catalog.product(record.productId);
+  if (!product) throw new PermanentJobError('CONFLICT', `label ${record.labelId}: no product ${record.productId}`, 'Add the product, then retry the job.');
+  return { outcome: 'synced', summary: `label ${record.labelId} checked against ${record.productId}`, details: { productUrl: product.productUrl } };
+}
+
+export const shelfLabelKind: OpsKind = {
+  stream: 'shelf-labels',
+  keyField: 'labelId',
+  scheduler: 'poll-shelf-labels',
+  schema: shelfLabelSchema,
+  references: (record: ShelfLabel) => ({ products: [record.productId], facilities: [] }),
+  pull: () => ({ every: 60 }),
+  lag: 'polled',
+  process: processLabel,
+  find: {
+    entityKinds: ['label product'],
+    entities: (d) => (typeof d.productUrl === 'string' ? [{ kind: 'label product', url: d.productUrl }] : []),
+  },
+};
