@@ -7,6 +7,7 @@ import { createRedis, type RedisConnection as Redis, type RedisKeys, type RedisT
 import { pullStream, type PullResult } from './producer.js';
 import { CONTROL_QUEUE, type QueueSet } from '../queue/queues.js';
 import { perStream, STREAMS, type StreamName } from '../../jobs/streams.js';
+import { messageOf } from '../message-of.js';
 
 /** The job schedulers of the control queue, one per stream. */
 export const SCHEDULERS = perStream((d) => d.scheduler);
@@ -142,7 +143,7 @@ export async function startControl(o: StartControlOptions): Promise<Control> {
       await o.redis.hdel(o.keys.schedule(), `${scheduler}.lastError`);
       return result;
     } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
+      const message = messageOf(err);
       const hint = (err as { hint?: unknown }).hint;
       log.error({ err: message, hint }, `scheduled pull of ${stream} failed: ${message}${typeof hint === 'string' ? `. ${hint}` : ''}; the next run tries again`);
       await record(scheduler, { lastRunAt: run.startedAt.toISOString(), lastOk: '0', lastError: message }).catch(() => undefined);

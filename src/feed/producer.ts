@@ -9,6 +9,7 @@ import { isPaused } from '../queue/stream-breaker.js';
 import type { JobData } from '../queue/queues.js';
 import { addJobs, recordJob, recordLabel } from '../queue/record-jobs.js';
 import type { StreamName } from '../../jobs/streams.js';
+import { messageOf } from '../message-of.js';
 
 export interface PullStreamOptions {
   stream: StreamName;
@@ -101,7 +102,7 @@ export async function pullStream(o: PullStreamOptions): Promise<PullResult> {
     if (result.queued > 0 || result.invalid > 0) o.logger.info({ stream: o.stream, ...result }, 'feed records queued');
     return result;
   } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
+    const message = messageOf(err);
     await recordPullError(o.redis, o.keys, o.stream, message).catch(() => undefined);
     throw err;
   } finally {

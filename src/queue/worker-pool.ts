@@ -11,6 +11,7 @@ import type { BreakerHooks } from './breaker-hold.js';
 import { createProcessor, type ProcessorOptions, type RunnerDeps } from './job-runner.js';
 import { recordJobOptions, type JobData } from './queues.js';
 import type { StreamName } from '../../jobs/streams.js';
+import { messageOf } from '../message-of.js';
 
 /**
  * BullMQ honours a manual rate limit (queue.rateLimit) only on workers that have a limiter; this one is
@@ -131,7 +132,7 @@ export async function startWorkers(o: StartWorkersOptions): Promise<WorkerPool> 
     worker.on('failed', (job, err) => {
       if (!job?.id || !err.message.startsWith('[BAD_RECORD]')) return;
       retainBadRecord(queue, conn, job.id, o.badRecords ?? DEFAULT_BAD_RECORD_RETENTION).catch((e: unknown) =>
-        o.logger.debug({ stream: kind.stream, err: e instanceof Error ? e.message : String(e) }, 'could not trim old bad-record jobs; done at the next one'),
+        o.logger.debug({ stream: kind.stream, err: messageOf(e) }, 'could not trim old bad-record jobs; done at the next one'),
       );
     });
     workers.set(kind.stream, worker);
