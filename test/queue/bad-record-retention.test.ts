@@ -83,7 +83,7 @@ describe('failed bad-record jobs', () => {
         worker.emit('failed', job('by-text'), new Error('[BAD_RECORD] record WEB-1: lines: is empty'), 'active');
         worker.emit('failed', job('by-code'), withFailureCode(new Error('record WEB-2: lines: is empty'), 'BAD_RECORD'), 'active');
         await sleep(200);
-        expect(await w.redis.zrange(badRecordsKey(q()), 0, -1)).toEqual(['by-code']);
+        expect(await w.redis.zrange(badRecordsKey(q()), '0', '-1')).toEqual(['by-code']);
       } finally {
         await pool.close(1000);
       }
