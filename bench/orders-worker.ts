@@ -2,11 +2,18 @@
  * A process of order workers (bench/lib/order-workers.ts), run as a child by bench/orders-throughput.ts and
  * bench/lib/job-overhead.ts: settings as JSON in ORDERS_WORKER; prints "ready", stops on SIGTERM.
  */
+import { messageOf } from '../src/message-of.js';
 import { startOrderWorkers, type OrderWorkerSettings } from './lib/order-workers.js';
 
 const settings = JSON.parse(process.env.ORDERS_WORKER ?? '{}') as OrderWorkerSettings;
 const running = await startOrderWorkers(settings);
 process.once('SIGTERM', () => {
-  running.close().finally(() => process.exit(0));
+  running.close().then(
+    () => process.exit(0),
+    (err: unknown) => {
+      process.stderr.write(`order workers did not close: ${messageOf(err)}\n`);
+      process.exit(1);
+    },
+  );
 });
 process.stdout.write('ready\n');

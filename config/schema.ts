@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseRedisNodes, type ParsedNodes } from '../src/redis-target.js';
+import { cronProblem } from './cron-pattern.js';
 import { defaults } from './defaults.js';
 
 const positiveInt = (name: string) =>
@@ -85,10 +86,10 @@ export const envSchema = z.object({
   STOCK_SYNC_CRON: z
     .string()
     .trim()
-    .refine((v) => {
-      const n = v.split(/\s+/).length;
-      return n === 5 || n === 6;
-    }, 'STOCK_SYNC_CRON must be a cron pattern of 5 or 6 fields, such as "0 19 * * *"')
+    .superRefine((v, ctx) => {
+      const problem = cronProblem(v);
+      if (problem) ctx.addIssue({ code: 'custom', message: `STOCK_SYNC_CRON must be a cron pattern such as "0 19 * * *": ${problem}` });
+    })
     .default(defaults.stockSyncCron),
   STOCK_SYNC_TZ: z
     .string()

@@ -1,5 +1,6 @@
 import type { RedisConnection as Redis } from './redis.js';
 import type { Logger } from './logger.js';
+import { messageOf } from './message-of.js';
 
 /** What the program knows of Redis's eviction policy, for the start log, `status` and `/readyz`. */
 export interface EvictionCheck {
@@ -39,7 +40,7 @@ export async function checkEvictionPolicy(redis: Pick<Redis, 'info' | 'config'>)
     const policy = await readEvictionPolicy(redis);
     return { policy, warning: evictionWarning(policy) };
   } catch (err) {
-    return { policy: null, warning: evictionWarning(null, err instanceof Error ? err.message : String(err)) };
+    return { policy: null, warning: evictionWarning(null, messageOf(err)) };
   }
 }
 

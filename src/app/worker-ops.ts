@@ -3,13 +3,14 @@ import type { AppContext } from './app-context.js';
 import { secretValues } from './command-context.js';
 import { startAlerts } from '../ops/alerts.js';
 import { startFlowSampler } from '../ops/flow-metrics.js';
+import { messageOf } from '../message-of.js';
 
 /** What `worker` runs for operators beside the jobs: the chart sampler, and alerts when ALERT_WEBHOOK_URL is set. */
 export function startWorkerOps(app: Pick<AppContext, 'config' | 'redis' | 'logger' | 'deps'>): { stop(): Promise<void>; alertNow(): void } {
   const { config, redis, logger, deps } = app;
   const prefix = config.redis.prefix;
   const sampler = startFlowSampler(redis, prefix, deps.kinds.map((k) => k.stream), defaults.flowSampleSeconds * 1000, (err) =>
-    logger.debug({ err: err instanceof Error ? err.message : String(err) }, 'flow sample not written (Redis?)'),
+    logger.debug({ err: messageOf(err) }, 'flow sample not written (Redis?)'),
   );
   const { webhookUrl, lagSeconds, intervalSeconds } = config.alerts;
   const alerts = webhookUrl

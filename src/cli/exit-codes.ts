@@ -3,6 +3,7 @@ import { UnreachableError } from '../unreachable-error.js';
 import type { FeedError } from '../feed/upstream-client.js';
 import { isNetworkCode } from '../network-codes.js';
 import { findRedisFailure } from '../redis-errors.js';
+import { messageOf } from '../message-of.js';
 
 /** Exit codes of shared/interface.md. */
 export const ExitCode = {
@@ -49,7 +50,7 @@ export function describeFailure(err: unknown): { code: ExitCodeValue; lines: str
   if (isUnreachableLike(err)) {
     return { code: ExitCode.unreachable, lines: [`could not reach a server: ${causeText(err)}`] };
   }
-  const message = err instanceof Error ? err.message : String(err);
+  const message = messageOf(err);
   return { code: ExitCode.someFailed, lines: [`error: ${message}`] };
 }
 

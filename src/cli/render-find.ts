@@ -1,7 +1,6 @@
 import type { FindResult } from '../ops/find.js';
 import { clip, renderTable } from './table.js';
-
-const when = (iso: string | null) => (iso ? iso.replace('T', ' ').slice(0, 19) : '');
+import { shortDateTime } from '../date-format.js';
 
 /** `find` for a person: the key's jobs (each version), the service entities it made, and its progress. */
 export function renderFind(r: FindResult): string {
@@ -13,7 +12,7 @@ export function renderFind(r: FindResult): string {
     j.state,
     `${j.attemptsMade}/${j.maxAttempts}`,
     j.attempts.reduce((n, a) => n + a.calls.length, 0),
-    when(j.finishedAt ?? j.createdAt),
+    shortDateTime(j.finishedAt ?? j.createdAt),
     j.error ? clip(`[${j.error.code}] ${j.error.message}`, 80) : clip(j.summary ?? (j.result as { summary?: string } | null)?.summary ?? '', 80),
   ]);
   out.push(`Jobs (${r.jobs.length}):`);

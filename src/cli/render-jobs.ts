@@ -2,6 +2,7 @@ import { BAD_BATCH } from '../queue/intake.js';
 import type { JobStory, JobSummary } from '../ops/job-inspect.js';
 import type { RetryOutcome } from '../ops/job-retry.js';
 import { clip, renderTable } from './table.js';
+import { shortDateTime } from '../date-format.js';
 
 /** `jobs list` for a person. */
 export function renderJobList(jobs: JobSummary[]): string {
@@ -12,7 +13,7 @@ export function renderJobList(jobs: JobSummary[]): string {
     j.state,
     j.key,
     j.attemptsMade,
-    (j.finishedAt ?? j.createdAt).replace('T', ' ').slice(0, 19),
+    shortDateTime(j.finishedAt ?? j.createdAt),
     j.reason ? clip(`[${j.reason.code}] ${j.reason.message}`, 90) : clip(j.summary ?? j.outcome, 90),
   ]);
   const failed = jobs.filter((j) => j.state === 'failed').length;

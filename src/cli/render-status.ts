@@ -1,7 +1,8 @@
 import type { StatusReport } from '../ops/status-report.js';
 import { clip, renderTable } from './table.js';
+import { shortDateTime } from '../date-format.js';
 
-const when = (iso: string | null) => (iso ? iso.replace('T', ' ').slice(0, 19) : '-');
+const when = (iso: string | null) => shortDateTime(iso, '-');
 
 function behind(seconds: number | null): string {
   if (seconds === null) return 'never caught up';

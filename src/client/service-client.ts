@@ -26,6 +26,7 @@ import type {
 import type { ApiCall, CallOptions, RequestClass, ServiceApi } from './service-api.js';
 import { decoders as d, type Decoder } from './shape.js';
 import { defaults } from '../../config/defaults.js';
+import { messageOf } from '../message-of.js';
 
 export interface ServiceClientOptions {
   /** The service, e.g. https://app.example.com (API paths are {baseUrl}/{account}/api/...). */
@@ -198,7 +199,7 @@ export class ServiceClient implements ServiceApi {
       waitedMs = await this.budget.acquire(cls, o?.signal);
     } catch (err) {
       if (o?.signal?.aborted) throw classifyNetworkError({ method, path, error: err, sent: false });
-      const why = err instanceof Error ? err.message : String(err);
+      const why = messageOf(err);
       throw new TransientError(`${method} ${path} was not sent: the request budget could not be read from Redis (${why})`, { method, path, cause: err });
     }
     const at = Date.now();
@@ -275,7 +276,7 @@ export class ServiceClient implements ServiceApi {
     try {
       return decode(json);
     } catch (err) {
-      throw badResponse(method, path, status, err instanceof Error ? err.message : String(err));
+      throw badResponse(method, path, status, messageOf(err));
     }
   }
 }

@@ -9,6 +9,7 @@ import { createRedis, type RedisConnection as Redis, type RedisKeys, type RedisT
 import { pullStream, type PullResult } from './producer.js';
 import { CONTROL_QUEUE, type QueueSet } from '../queue/queues.js';
 import type { StreamName } from '../records/stream-def.js';
+import { messageOf } from '../message-of.js';
 
 const controlDataSchema = z.object({ stream: z.string().min(1), scheduler: z.string() });
 type ControlData = z.infer<typeof controlDataSchema>;
@@ -118,7 +119,7 @@ export async function startControl(o: StartControlOptions): Promise<Control> {
       await o.redis.hdel(o.keys.schedule(), `${scheduler}.lastError`);
       return result;
     } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
+      const message = messageOf(err);
       const hint = (err as { hint?: unknown }).hint;
       log.error({ err: message, hint }, `scheduled pull of ${stream} failed: ${message}${typeof hint === 'string' ? `. ${hint}` : ''}; the next run tries again`);
       await record(scheduler, { lastRunAt: startedAt.toISOString(), lastOk: '0', lastError: message }).catch(() => undefined);

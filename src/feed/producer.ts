@@ -10,6 +10,7 @@ import type { JobData } from '../queue/queues.js';
 import { addJobs, recordJob, recordLabel } from '../queue/record-jobs.js';
 import type { StreamName } from '../records/stream-def.js';
 import type { RecordStream } from '../records/records.js';
+import { messageOf } from '../message-of.js';
 
 export interface PullStreamOptions {
   /** The stream's definition (its name, key and record schema). */
@@ -103,7 +104,7 @@ export async function pullStream(o: PullStreamOptions): Promise<PullResult> {
     if (result.queued > 0 || result.invalid > 0) o.logger.info({ stream: o.def.stream, ...result }, 'feed records queued');
     return result;
   } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
+    const message = messageOf(err);
     await recordPullError(o.redis, o.keys, o.def.stream, message).catch(() => undefined);
     throw err;
   } finally {

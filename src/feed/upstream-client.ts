@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { defaults } from '../../config/defaults.js';
 import type { StreamName } from '../records/stream-def.js';
 import { PageTooLargeError, readFeedPage } from './page-reader.js';
+import { messageOf } from '../message-of.js';
 
 /** One page of a feed stream (upstream-feed.md); a record that could not be read is an UnreadableRecord in `items`. */
 export const feedPageSchema = z.object({
@@ -126,7 +127,7 @@ export class UpstreamClient {
       if (err instanceof PageTooLargeError) {
         throw new FeedError('FEED_PAGE_TOO_LARGE', `${where}: page too large: ${err.message}`, false, 'Asked again with a smaller limit; raise FEED_MAX_PAGE_BYTES or lower FEED_PAGE_SIZE if it recurs.', 200, err);
       }
-      const why = err instanceof Error ? err.message : String(err);
+      const why = messageOf(err);
       throw new FeedError('FEED_BAD_RESPONSE', `${where}: answer is not a JSON page (${why})`, false, 'The feed answered in an unexpected shape; check UPSTREAM_URL.', 200, err);
     }
     const parsed = feedPageSchema.safeParse(json);

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
+import { messageOf } from '../message-of.js';
 
 /** One readiness check: a name and whether it passes (with a reason when not). */
 export type ReadyCheck = () => Promise<{ name: string; ok: boolean; detail?: string }>;
@@ -38,7 +39,7 @@ async function withinTimeout<T>(work: () => Promise<T>, fail: (why: string) => T
       }),
     ]);
   } catch (err) {
-    return fail(err instanceof Error ? err.message : String(err));
+    return fail(messageOf(err));
   } finally {
     clearTimeout(timer);
   }
@@ -70,7 +71,7 @@ export async function startWorkerHttp(o: WorkerHttpOptions): Promise<WorkerHttp>
     if (path === '/metrics') {
       void o.registry.metrics().then(
         (text) => send(200, o.registry.contentType, text),
-        (err: unknown) => send(500, 'text/plain', `metrics failed: ${err instanceof Error ? err.message : String(err)}\n`),
+        (err: unknown) => send(500, 'text/plain', `metrics failed: ${messageOf(err)}\n`),
       );
       return;
     }

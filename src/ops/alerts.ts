@@ -6,6 +6,7 @@ import { redisKeys } from '../redis.js';
 import type { StreamDef, StreamName } from '../records/stream-def.js';
 import { laggingSeconds } from './feed-lag.js';
 import { claimAlert, readBreaker, releaseAlert } from '../queue/stream-breaker.js';
+import { messageOf } from '../message-of.js';
 
 export interface AlertSettings {
   /** Where the JSON alert is POSTed (Slack-compatible `{"text": ...}`). A secret: it is never logged. */
@@ -111,7 +112,7 @@ export async function checkAlerts(d: AlertDeps, now = Date.now()): Promise<Alert
         sent.push({ reason: pause.alert.reason, text });
       } catch (err) {
         await pause.release();
-        d.logger.warn({ reason: pause.alert.reason, err: err instanceof Error ? err.message : String(err) }, 'alert not sent: check ALERT_WEBHOOK_URL; trying again at the next look');
+        d.logger.warn({ reason: pause.alert.reason, err: messageOf(err) }, 'alert not sent: check ALERT_WEBHOOK_URL; trying again at the next look');
       }
     }
     const failures = await failureAlert(d, stream, now);
@@ -128,7 +129,7 @@ export async function checkAlerts(d: AlertDeps, now = Date.now()): Promise<Alert
       } catch (err) {
         // Not sent: free the reason so that the next look tries again.
         await d.redis.del(gate);
-        d.logger.warn({ reason: alert.reason, err: err instanceof Error ? err.message : String(err) }, 'alert not sent: check ALERT_WEBHOOK_URL; trying again at the next look');
+        d.logger.warn({ reason: alert.reason, err: messageOf(err) }, 'alert not sent: check ALERT_WEBHOOK_URL; trying again at the next look');
         continue;
       }
       await after?.();
@@ -149,7 +150,7 @@ export function startAlerts(d: AlertDeps, everyMs: number): { stop(): Promise<vo
     if (stopped) return;
     if (running) return void (again = true);
     running = checkAlerts(d)
-      .catch((err: unknown) => d.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'alert check failed (Redis?); trying again'))
+      .catch((err: unknown) => d.logger.warn({ err: messageOf(err) }, 'alert check failed (Redis?); trying again'))
       .finally(() => {
         running = undefined;
         if (again) {

@@ -3,6 +3,7 @@ import type { StreamName } from '../records/stream-def.js';
 import { failedReasons } from './failed-reasons.js';
 import { findJob } from './job-inspect.js';
 import type { StreamQueues } from '../queue/stream-queues.js';
+import { messageOf } from '../message-of.js';
 
 export interface RetryOutcome {
   retried: Array<{ id: string; stream: StreamName }>;
@@ -28,7 +29,7 @@ export async function retryJobIds(queues: StreamQueues, ids: readonly string[]):
       await found.job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
       out.retried.push({ id, stream: found.stream });
     } catch (err) {
-      out.refused.push({ id, reason: err instanceof Error ? err.message : String(err) });
+      out.refused.push({ id, reason: messageOf(err) });
     }
   }
   return out;

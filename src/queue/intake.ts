@@ -7,6 +7,7 @@ import type { JobData } from './queues.js';
 import type { RecordJob } from './record-jobs.js';
 import { withJobTraces } from '../telemetry/enqueue-spans.js';
 import { batchLabel, intakeDataSchema, type IntakeData, type IntakeItem } from './intake-queue.js';
+import { messageOf } from '../message-of.js';
 
 /**
  * Intake: how an NDJSON import reaches the record queues quickly.
@@ -80,7 +81,7 @@ export async function expandBatch(job: Job<IntakeData>, target: Queue<JobData>):
     }
   } catch (err) {
     // Redis failed (the batch is retried): say so in the job's reason, in the format operators group by.
-    throw await batchFailure(redis, job, 'TRANSIENT', `could not queue the batch's records (${err instanceof Error ? err.message : String(err)})`);
+    throw await batchFailure(redis, job, 'TRANSIENT', `could not queue the batch's records (${messageOf(err)})`);
   }
   return { outcome: 'expanded', summary: `${batchLabel(data)} queued as record jobs`, records: data.items.length };
 }

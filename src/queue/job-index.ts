@@ -2,6 +2,7 @@ import type { RedisConnection as Redis } from '../redis.js';
 import { KEEP_COMPLETED_SECONDS } from './queues.js';
 import { idSafe } from './job-id.js';
 import type { StreamName } from '../records/stream-def.js';
+import { utcDay } from '../date-format.js';
 
 /**
  * An index from business key to job ids, for `find`. Job ids are `{stream}-{key}-{hash}`: the key is in the id but
@@ -18,8 +19,6 @@ export const jobIndexTtlSeconds = () => KEEP_COMPLETED_SECONDS + 2 * 86_400;
 /** Members per ZADD: keeps each command small. */
 const CHUNK = 1000;
 
-const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-
 export function jobIndexKey(prefix: string, day: string): string {
   return `${prefix}:jobs-by-key:${day}`;
 }
@@ -30,7 +29,7 @@ export function jobIndexKey(prefix: string, day: string): string {
  */
 export async function indexJobIds(redis: Redis, prefix: string, ids: readonly string[], now = Date.now()): Promise<void> {
   if (ids.length === 0) return;
-  const key = jobIndexKey(prefix, dayOf(now));
+  const key = jobIndexKey(prefix, utcDay(now));
   const pipe = redis.pipeline();
   for (let i = 0; i < ids.length; i += CHUNK) {
     const args: Array<string | number> = [];
@@ -55,7 +54,7 @@ export async function findJobIds(redis: Redis, prefix: string, key: string, stre
   const days = Math.ceil(jobIndexTtlSeconds() / 86_400) + 1;
   const pipe = redis.pipeline();
   for (let d = -1; d < days; d++) {
-    const setKey = jobIndexKey(prefix, dayOf(now - d * DAY_MS));
+    const setKey = jobIndexKey(prefix, utcDay(now - d * DAY_MS));
     for (const s of streams) pipe.zrangebylex(setKey, `[${s}-${safe}-`, `(${s}-${safe}.`);
   }
   const found = new Set<string>();

@@ -16,6 +16,7 @@ import { jobDataSchema, type JobData } from './queues.js';
 import { recordLabel } from './record-jobs.js';
 import { traceLine, type RunningTrace } from './job-trace.js';
 import { tracedClient } from './traced-client.js';
+import { withFailureCode } from './failure-code.js';
 
 export type { RunnerDeps } from './job-kind.js';
 
@@ -165,11 +166,11 @@ async function settle(job: Job, token: string | undefined, f: Failure, logger: L
   await recordFailureGroup(redis, job, f.group).catch((err: Error) => logger.warn({ err: err.message }, 'could not record the failure group'));
   if (f.action === 'fail') {
     logger.error({ code: f.code, attempt, hint: f.hint }, `job failed for good: ${reason}. ${f.hint}`);
-    throw new UnrecoverableError(reason);
+    throw withFailureCode(new UnrecoverableError(reason), f.code);
   }
   if (attempt >= attempts) logger.error({ code: f.code, attempt, attempts, hint: f.hint }, `job failed after ${attempts} attempts: ${reason}. ${f.hint}`);
   else logger.warn({ code: f.code, attempt, attempts, hint: f.hint }, `attempt ${attempt} of ${attempts} failed: ${reason}; retried with backoff`);
   const retry = new Error(reason);
   retry.name = f.code === 'INTERNAL' ? 'InternalJobError' : 'TransientJobError';
-  throw retry;
+  throw withFailureCode(retry, f.code);
 }

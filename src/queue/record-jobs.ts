@@ -9,6 +9,7 @@ import { jobIdFor, recordHash, unreadableJobId } from './job-id.js';
 import { withJobTraces } from '../telemetry/enqueue-spans.js';
 import type { JobData } from './queues.js';
 import type { StreamName } from '../records/stream-def.js';
+import { messageOf } from '../message-of.js';
 
 /** A job as addBulk takes it. */
 export interface RecordJob {
@@ -47,7 +48,7 @@ function headOf(raw: unknown): string {
 /** Why a record could not be checked, in the words operators read. */
 function whyUnchecked(err: unknown): string {
   const code = (err as { code?: unknown }).code;
-  return code === 'RECORD_TOO_DEEP' ? (err as Error).message : `could not be checked (${err instanceof Error ? err.message : String(err)})`;
+  return code === 'RECORD_TOO_DEEP' ? (err as Error).message : `could not be checked (${messageOf(err)})`;
 }
 
 /** A record that could not be read or checked, as a job that fails at once naming its key (when found) and why. */
@@ -101,7 +102,7 @@ export function recordLabel(def: KeyedStream, data: Pick<JobData, 'record' | 'li
 /** A stand-in for a job that Redis refused on its own (e.g. its data would not serialize): fails at once, saying so. */
 function refusedJob(job: RecordJob, err: unknown, def: KeyedStream): RecordJob {
   const d = job.data;
-  const data: JobData = { record: '', source: d.source, parseError: `could not be queued (${err instanceof Error ? err.message : String(err)})` };
+  const data: JobData = { record: '', source: d.source, parseError: `could not be queued (${messageOf(err)})` };
   const key = d.parseError === undefined ? recordKey(def, d.record) : d.key;
   if (key !== undefined) data.key = key;
   if (d.line !== undefined) data.line = d.line;

@@ -9,9 +9,11 @@ import { expandBatch, type IntakeResult } from './intake.js';
 import { intakeQueueName, type IntakeData } from './intake-queue.js';
 import type { AnyJobKind, JobResult } from './job-kind.js';
 import type { BreakerHooks } from './breaker-hold.js';
+import { failureCodeOf } from './failure-code.js';
 import { createProcessor, type ProcessorOptions, type RunnerDeps } from './job-runner.js';
 import { recordJobOptions, type JobData } from './queues.js';
 import type { StreamName } from '../records/stream-def.js';
+import { messageOf } from '../message-of.js';
 
 /**
  * BullMQ honours a manual rate limit (queue.rateLimit) only on workers that have a limiter; this one is
@@ -126,11 +128,11 @@ export async function startWorkers(o: StartWorkersOptions): Promise<WorkerPool> 
       },
     );
     worker.on('error', (err) => o.logger.error({ stream: kind.stream, err: err.message }, 'worker error (Redis?); BullMQ reconnects and goes on'));
-    // Bad records can come by the million from a broken upstream: only the newest are kept (failure codes lead the reason).
+    // Bad records can come by the million from a broken upstream: only the newest are kept (the runner's code says which).
     worker.on('failed', (job, err) => {
-      if (!job?.id || !err.message.startsWith('[BAD_RECORD]')) return;
+      if (!job?.id || failureCodeOf(err) !== 'BAD_RECORD') return;
       retainBadRecord(queue, conn, job.id, o.badRecords ?? DEFAULT_BAD_RECORD_RETENTION).catch((e: unknown) =>
-        o.logger.debug({ stream: kind.stream, err: e instanceof Error ? e.message : String(e) }, 'could not trim old bad-record jobs; done at the next one'),
+        o.logger.debug({ stream: kind.stream, err: messageOf(e) }, 'could not trim old bad-record jobs; done at the next one'),
       );
     });
     workers.set(kind.stream, worker);

@@ -5,6 +5,7 @@ import { isCollection } from './collections.js';
 import { parseJson, readBody, sendJson, sendMsg } from './http-io.js';
 import type { SandboxCore } from './sandbox-core.js';
 import { ApiError } from './validation.js';
+import { messageOf } from '../message-of.js';
 
 const CLASSES: Record<string, readonly BudgetClass[]> = { get: ['get', 'total'], post: ['post', 'total'], collection: ['get', 'collection', 'total'] };
 
@@ -98,7 +99,7 @@ export async function handleApi(core: SandboxCore, req: IncomingMessage, res: Se
 /** Answers an unexpected failure without taking the server down. */
 export function internalError(res: ServerResponse, err: unknown): void {
   if (res.headersSent) return void res.destroy();
-  sendMsg(res, 500, `Internal sandbox error: ${(err as Error)?.message ?? String(err)}`);
+  sendMsg(res, 500, `Internal sandbox error: ${messageOf(err)}`);
 }
 
 function bodyOf(text: string): unknown {

@@ -10,6 +10,7 @@ import type { Logger } from '../logger.js';
 import { jobTracing } from './call-spans.js';
 import { HousekeepingFilter } from './housekeeping-filter.js';
 import type { JobTracing } from './job-tracing.js';
+import { messageOf } from '../message-of.js';
 
 /** The tracer's and the default service's name (OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES override it). */
 export const TRACER_NAME = 'inventory-sync';
@@ -55,7 +56,7 @@ export function startTracing(o: TracingOptions): Tracing {
     telemetry: new BullMQOtel({ tracerName: TRACER_NAME }),
     jobs: jobTracing(trace.getTracer(TRACER_NAME), o.account),
     shutdown() {
-      stopped ??= provider.shutdown().catch((err: unknown) => o.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'tracing: the last spans could not be exported'));
+      stopped ??= provider.shutdown().catch((err: unknown) => o.logger.warn({ err: messageOf(err) }, 'tracing: the last spans could not be exported'));
       return stopped;
     },
   };

@@ -1,8 +1,12 @@
+import type { Job } from 'bullmq';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { defaults } from '../../config/defaults.js';
 import { badRecordsKey, retainBadRecord } from '../../src/queue/bad-record-retention.js';
 import { waitForIdle } from '../../src/queue/drain.js';
+import { withFailureCode } from '../../src/queue/failure-code.js';
+import type { JobResult } from '../../src/queue/job-kind.js';
 import { ConflictError } from '../../src/queue/job-errors.js';
+import type { JobData } from '../../src/queue/queues.js';
 import { addJobs, recordJob } from '../../src/queue/record-jobs.js';
 import { done, order, queueWorld, sleep, testKind, type QueueWorld } from './support.js';
 import { orderStream } from '../../jobs/orders/order-stream.js';
@@ -67,6 +71,23 @@ describe('failed bad-record jobs', () => {
       expect(await q().getJob(ids[0]!)).toBeUndefined();
       expect(await q().getJobState(ids[1]!)).toBe('waiting');
       expect(await q().getJobState(ids[2]!)).toBe('failed');
+    });
+  });
+
+  describe('when a failure says BAD_RECORD', () => {
+    it("goes by the failure's code, not by its text", async () => {
+      const pool = await w.startPool([testKind('orders', async () => done())], { badRecords: { keep: 100, keepDays: 30 } });
+      try {
+        const worker = pool.workers.get('orders')!;
+        const job = (id: string) => ({ id }) as Job<JobData, JobResult>;
+        // What the runner throws, as BullMQ hands it on: only the code decides (a text alike, without it, does not).
+        worker.emit('failed', job('by-text'), new Error('[BAD_RECORD] record WEB-1: lines: is empty'), 'active');
+        worker.emit('failed', job('by-code'), withFailureCode(new Error('record WEB-2: lines: is empty'), 'BAD_RECORD'), 'active');
+        await sleep(200);
+        expect(await w.redis.zrange(badRecordsKey(q()), '0', '-1')).toEqual(['by-code']);
+      } finally {
+        await pool.close(1000);
+      }
     });
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDateTime } from '../../src/sandbox/clock.js';
+import { localDateTime } from '../../src/date-format.js';
 import { demo, orderBody, orderWithShipment, shipmentBody, useSandbox, varianceBody } from './helpers.js';
 
 /** The effects of writes on stock, orders and histories (issue 3 "Every effect"). */
@@ -84,7 +84,7 @@ describe('effects', () => {
     now += 1_000;
     const shipped = await t.api.ok(s.shipmentUrl, { statusId: 'SHIPMENT_SHIPPED' });
     expect(shipped.createdDate).toBe('2026-11-21T09:31:20');
-    expect(shipped.lastUpdatedDate).toBe(formatDateTime(now));
+    expect(shipped.lastUpdatedDate).toBe(localDateTime(now));
     expect(shipped.statusIdHistoryList.map((h: { txStamp: number }) => h.txStamp)).toEqual([now - 1_000, now]);
     expect((await t.api.get(o.orderUrl)).body.lastUpdatedDate).toBe('2026-11-21T09:31:20');
   });
