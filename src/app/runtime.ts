@@ -15,6 +15,7 @@ import { pullStream, type PullResult } from '../feed/producer.js';
 import type { QueueSet } from '../queue/queues.js';
 import type { Tracing } from '../telemetry/tracing.js';
 import type { StreamName } from '../../jobs/streams.js';
+import { sizeConcurrency, type Pace } from '../queue/concurrency-sizer.js';
 import { startWorkers, type AnyJobKind, type StartWorkersOptions, type WorkerPool } from '../queue/worker-pool.js';
 
 /** What the runtime needs of the program's parts (buildDeps makes them from the configuration). */
@@ -27,6 +28,8 @@ export interface RuntimeDeps {
   catalog: CatalogApi;
   upstream?: Pick<UpstreamClient, 'fetchPage'>;
   queues: QueueSet;
+  /** The budgets' rate and the service's latency, when jobs at once follow them (buildDeps makes it). */
+  pace?: Pace;
   /** Set when tracing is on: BullMQ's telemetry for the workers, and the spans of each job. */
   tracing?: Pick<Tracing, 'telemetry' | 'jobs'>;
 }
@@ -64,7 +67,7 @@ export interface RunOptions {
   kinds: AnyJobKind[];
   onProgress?: (p: RunProgress) => void;
   signal?: AbortSignal;
-  /** Jobs at once per queue. Default config.jobs.concurrency. */
+  /** Jobs at once per queue, fixed. Default: WORKER_CONCURRENCY when set, else sized from d.pace (concurrency-sizer.ts). */
   concurrency?: number;
   /** How often idleness is checked, in ms. Default 200. */
   pollMs?: number;
@@ -85,12 +88,16 @@ function kindsFor(kinds: AnyJobKind[], streams: StreamName[]): AnyJobKind[] {
 }
 
 function workersFor(d: RuntimeDeps, kinds: AnyJobKind[], o: Omit<RunOptions, 'kinds'>): Promise<WorkerPool> {
+  const fixed = o.concurrency ?? d.config.concurrency.fixed;
+  const pace = fixed === undefined ? d.pace : undefined;
+  const bounds = { min: d.config.concurrency.min, max: d.config.concurrency.max };
   return startWorkers({
     kinds,
     connection: d.config.redis,
     prefix: d.config.redis.prefix,
     deps: runnerDeps(d),
-    concurrency: o.concurrency ?? d.config.jobs.concurrency,
+    concurrency: fixed ?? (pace ? sizeConcurrency(pace.ratePerSecond(), pace.latencyMs() ?? defaults.assumedLatencyMs, bounds) : d.config.jobs.concurrency),
+    ...(pace ? { sizing: { pace, bounds } } : {}),
     logger: d.logger,
     badRecords: { keep: d.config.retention.badRecordsKeep, keepDays: d.config.retention.badRecordsKeepDays },
     breaker: { threshold: d.config.breaker.threshold },
