@@ -62,6 +62,14 @@ if L > 0 then
   cap = math.min(1, left / rateC)
 end
 
+-- Within the window: pace so that what Remaining leaves after the others lasts until the reset (a window overspent
+-- before the share settled, as at start). Kept apart from the share: the next window starts from the share again.
+local fw = nil
+if current and R >= 0 and reset - now >= 1000 then
+  local left = (math.max(0, R - 1) - (other or 0) * (reset - now)) / (reset - now)
+  fw = math.max(floor, math.min(1, left / (Lc / W * h)))
+end
+
 local nf, why = f, reason
 if is429 then
   -- Once per window of the service: every request in flight may be answered 429 for the same one.
@@ -94,6 +102,7 @@ if nf >= 1 then since = 0 elseif since == 0 then since = tnow end
 redis.call('HSET', k, 'f', string.format('%.4f', nf), 'reason', why, 'since', since, 'at', at, 'win', win, 'own', own, 'winLen', winLen, 'decWin', decWin)
 if other then redis.call('HSET', k, 'other', string.format('%.9f', other), 'otherAt', otherAt) end
 if otherPrev then redis.call('HSET', k, 'otherPrev', string.format('%.9f', otherPrev)) end
+if fw then redis.call('HSET', k, 'fw', string.format('%.4f', fw), 'fwUntil', reset) end
 if L > 0 then redis.call('HSET', k, 'limit', L) end
 if R >= 0 then redis.call('HSET', k, 'remaining', R) end
 if reset > 0 then redis.call('HSET', k, 'reset', reset) end

@@ -8,7 +8,7 @@ import { readRateLimitHeaders } from './rate-limit-headers.js';
 import type { RequestClass } from './service-api.js';
 
 /** Why a lane's effective rate is what it is (docs/service-client.md, "Sharing the budget"). */
-export type ShareReason = 'configured' | 'shared-429' | 'shared-remaining' | 'service-limit' | 'probing' | 'floor';
+export type ShareReason = 'configured' | 'shared-429' | 'shared-remaining' | 'service-limit' | 'probing' | 'floor' | 'window-remaining';
 
 export interface ShareChange {
   lane: BudgetLane;

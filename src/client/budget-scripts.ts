@@ -16,7 +16,8 @@ function script(lua: string): LuaScript {
  * request goes at the first instant every lane allows, and each lane's schedule moves past that instant.
  * KEYS: for each lane its TAT key, hold key and share hash, then the stats hash.
  * ARGV: for each lane its emission interval (ms), its burst tolerance (ms) and its name (the first: the class).
- * A lane's share (`f` of its hash, adapt-script.ts; 1 when absent) stretches its interval: interval / f.
+ * A lane's share (`f` of its hash, adapt-script.ts; 1 when absent, or `fw` until `fwUntil` when lower: what the
+ * service's window has left) stretches its interval: interval / f.
  * Answers the ms to wait before sending (0: send now).
  * Time is Redis's, so processes on machines with different clocks share one schedule.
  */
@@ -37,7 +38,10 @@ end
 for i = 1, n do
   local tat = tats[i]
   if start > tat then tat = start end
-  local f = tonumber(redis.call('HGET', KEYS[3 * i], 'f')) or 1
+  local sh = redis.call('HMGET', KEYS[3 * i], 'f', 'fw', 'fwUntil')
+  local f = tonumber(sh[1]) or 1
+  local fw = tonumber(sh[2])
+  if fw and (tonumber(sh[3]) or 0) > now and fw < f then f = fw end
   if f < 0.01 then f = 0.01 elseif f > 1 then f = 1 end
   tat = tat + tonumber(ARGV[3 * i - 2]) / f
   redis.call('SET', KEYS[3 * i - 2], string.format('%.3f', tat), 'PX', math.ceil(tat - now) + 1000)
