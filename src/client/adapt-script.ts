@@ -6,8 +6,8 @@ local k = KEYS[1]
 local is429 = ARGV[1] == '1'
 local L, R, reset, now = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
 local Lc, W, h = tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
-local floor, step, every, beta = tonumber(ARGV[9]), tonumber(ARGV[10]), tonumber(ARGV[11]), tonumber(ARGV[12])
-local ttl, minElapsed = tonumber(ARGV[13]), tonumber(ARGV[14])
+local floor, step, steps, beta = tonumber(ARGV[9]), tonumber(ARGV[10]), tonumber(ARGV[11]), tonumber(ARGV[12])
+local ttl = tonumber(ARGV[13])
 local t = redis.call('TIME')
 local tnow = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local s = redis.call('HMGET', k, 'f', 'reason', 'since', 'at', 'win', 'own', 'winLen', 'other', 'otherAt', 'otherPrev', 'decWin', 'limit')
@@ -39,6 +39,9 @@ if reset > 0 and not is429 then
     current = true
   end
 end
+
+-- Steps back up, and the least time into a window before its use is read, go by the service's window.
+local every, minElapsed = winLen / steps, winLen / 30
 
 -- What the others spend: the window's use (limit - remaining) less our own answers in it, a rate per ms; early in a
 -- window blended with the last window's figure.
@@ -116,8 +119,8 @@ return { string.format('%.4f', nf), why, changed, otherPerMinute }
  * One answer's evidence about a shared budget, applied to the lane's share (AIMD, docs/service-client.md "Sharing
  * the budget"). KEYS: the lane's share hash. ARGV: 429 (1/0), X-RateLimit-Limit, -Remaining, -Reset (epoch ms; -1
  * when absent), the process's now (ms, for the window: the reset is in the service's clock), the configured limit,
- * its window (ms), headroom, floor (fraction), additive step (fraction), ms between steps, multiplicative factor,
- * the hash's TTL (ms), the least ms into a window before its use is read.
+ * its window (ms), headroom, floor (fraction), additive step (fraction), steps per window of the service (the
+ * window is learned from two resets in a row, else the configured one), multiplicative factor, the hash's TTL (ms).
  * Answers { factor, reason, changed (1/0), others' requests a minute or '' }.
  */
 export const ADAPT: LuaScript = { lua, sha: createHash('sha1').update(lua).digest('hex') };

@@ -27,6 +27,9 @@ export interface AdaptiveRateOptions {
   onChange?: (change: ShareChange) => void;
 }
 
+/** How often an answer without headers runs the script while a lane is lowered (for its steps back up). */
+const QUIET_STEP_MS = 1_000;
+
 type Headers = Readonly<Record<string, string | string[] | undefined>>;
 
 /**
@@ -74,10 +77,9 @@ export class AdaptiveRate {
     const is429 = status === 429;
     const lane = this.laneOf(cls, h.limit, h.resetAt, now);
     const { limit, windowMs } = this.limits[lane]!;
-    const stepMs = windowMs / defaults.shareStepsPerWindow;
     if (!is429 && h.remaining === undefined && h.limit === undefined) {
       // The answer says nothing: only a lowered share needs the script, for its step back up.
-      if (this.local[lane] >= 1 || now - this.lastStep[lane] < stepMs / 2) return;
+      if (this.local[lane] >= 1 || now - this.lastStep[lane] < QUIET_STEP_MS) return;
     }
     this.lastStep[lane] = now;
     const reply = (await runScript(this.redis, ADAPT, [
@@ -93,10 +95,9 @@ export class AdaptiveRate {
       this.budgets.headroom,
       this.floor,
       defaults.shareStep,
-      stepMs,
+      defaults.shareStepsPerWindow,
       defaults.shareDecrease,
       Math.max(3 * windowMs, 600_000),
-      windowMs / 30,
     ])) as [string, string, number, string];
     const factor = Number(reply[0]);
     const previous = this.local[lane];
