@@ -10,7 +10,7 @@ local floor, step, steps, beta = tonumber(ARGV[9]), tonumber(ARGV[10]), tonumber
 local ttl = tonumber(ARGV[13])
 local t = redis.call('TIME')
 local tnow = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local s = redis.call('HMGET', k, 'f', 'reason', 'since', 'at', 'win', 'own', 'winLen', 'other', 'otherAt', 'otherPrev', 'decWin', 'limit')
+local s = redis.call('HMGET', k, 'f', 'reason', 'since', 'at', 'win', 'own', 'winLen', 'other', 'otherAt', 'otherPrev', 'decWin', 'limit', 'learned')
 local f = tonumber(s[1]) or 1
 local reason = s[2] or 'configured'
 local since = tonumber(s[3]) or 0
@@ -23,13 +23,17 @@ local otherAt = tonumber(s[9]) or 0
 local otherPrev = tonumber(s[10])
 local decWin = tonumber(s[11]) or 0
 if L <= 0 then L = tonumber(s[12]) or -1 end
+local learned = s[13] == '1'
 
 -- The service's window: a later reset starts a new one (a shorter length than configured is learned from two in a
 -- row); an answer of an older window (late, out of order) counts for nothing. A 429 was not counted by the service.
 local current = false
 if reset > 0 and not is429 then
   if reset > win then
-    if win > 0 and reset - win >= 1000 and reset - win < winLen then winLen = reset - win end
+    if win > 0 and reset - win >= 1000 and reset - win <= winLen then
+      winLen = reset - win
+      learned = true
+    end
     if other and now - otherAt < 2 * winLen then otherPrev = other end
     win = reset
     own = 0
@@ -60,7 +64,10 @@ end
 local cap = nil
 if L > 0 then
   local rateC = Lc / W
-  local left = L / winLen
+  -- The service's limit is compared with the configured one only once its window is known (two resets in a row):
+  -- 60 in a window of 6 s is not 60 a minute. Until then the window's own pacing (fw below) reads Remaining as it is.
+  local left = rateC
+  if learned then left = L / winLen end
   if other and now - otherAt < 2 * winLen then left = left - other / h end
   cap = math.min(1, left / rateC)
 end
@@ -69,7 +76,8 @@ end
 -- before the share settled, as at start). Kept apart from the share: the next window starts from the share again.
 local fw = nil
 if current and R >= 0 and reset - now >= 1000 then
-  local left = (math.max(0, R - 1) - (other or 0) * (reset - now)) / (reset - now)
+  local d = math.min(reset - now, winLen)
+  local left = (math.max(0, R - 1) - (other or 0) * d) / d
   fw = math.max(floor, math.min(1, left / (Lc / W * h)))
 end
 
@@ -102,7 +110,7 @@ if nf ~= f or why ~= reason then changed = 1 end
 if nf ~= f then at = tnow end
 if nf >= 1 then since = 0 elseif since == 0 then since = tnow end
 
-redis.call('HSET', k, 'f', string.format('%.4f', nf), 'reason', why, 'since', since, 'at', at, 'win', win, 'own', own, 'winLen', winLen, 'decWin', decWin)
+redis.call('HSET', k, 'f', string.format('%.4f', nf), 'reason', why, 'since', since, 'at', at, 'win', win, 'own', own, 'winLen', winLen, 'decWin', decWin, 'learned', learned and '1' or '0')
 if other then redis.call('HSET', k, 'other', string.format('%.9f', other), 'otherAt', otherAt) end
 if otherPrev then redis.call('HSET', k, 'otherPrev', string.format('%.9f', otherPrev)) end
 if fw then redis.call('HSET', k, 'fw', string.format('%.4f', fw), 'fwUntil', reset) end

@@ -122,10 +122,11 @@ describe('the shared budget (adaptive rate)', () => {
   describe("when the service's X-RateLimit-Limit differs from the configured budget", () => {
     it('paces to a lower limit, and never above the configured budget for a higher one', async () => {
       const a = rate({ ...TOTAL, requestsPerMinute: undefined } as never);
+      // Two windows of a minute in a row: the service's window is known, so its limit can be compared with ours.
       const reset = Date.now() + 30_000;
-      for (let own = 1; own <= 3; own++) await a.observe('get', 200, headers({ limit: 2400, remaining: 2400 - own, reset }));
+      for (const r of [reset, reset + 60_000]) for (let own = 1; own <= 3; own++) await a.observe('get', 200, headers({ limit: 2400, remaining: 2400 - own, reset: r }));
       expect((await readShares(redis, keys)).get.factor).toBe(1);
-      for (let own = 1; own <= 3; own++) await a.observe('post', 200, headers({ limit: 600, remaining: 600 - own, reset }));
+      for (const r of [reset, reset + 60_000]) for (let own = 1; own <= 3; own++) await a.observe('post', 200, headers({ limit: 600, remaining: 600 - own, reset: r }));
       const { post } = await readShares(redis, keys);
       expect(post.factor).toBeGreaterThan(0.45);
       expect(post.factor).toBeLessThan(0.55);
@@ -139,7 +140,8 @@ describe('the shared budget (adaptive rate)', () => {
       const b = new RequestBudget({ redis, keys, budgets });
       // The service says 1,500 a minute: a quarter of the configured 6,000 (reached in halvings, one per answer).
       const reset = Date.now() + 30_000;
-      for (let own = 1; own <= 3; own++) await b.observe('post', 200, headers({ limit: 1500, remaining: 1500 - own, reset }));
+      await b.observe('post', 200, headers({ limit: 1500, remaining: 1499, reset }));
+      for (let own = 1; own <= 3; own++) await b.observe('post', 200, headers({ limit: 1500, remaining: 1500 - own, reset: reset + 60_000 }));
       expect((await readShares(redis, keys)).post.factor).toBeCloseTo(0.25, 2);
       const t0 = Date.now();
       for (let i = 0; i < 11; i++) await b.acquire('post');
