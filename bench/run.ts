@@ -7,6 +7,7 @@ import { runBaseline, type BaselineFigures } from './baseline-sequential.js';
 import { runImportBench } from './import-ndjson.js';
 import { measuredLine, renderBenchDoc, type Part } from './lib/bench-doc.js';
 import { buildDist } from './lib/build-dist.js';
+import { sharedSection, unbudgetedSection } from './lib/budget-sections.js';
 import { parseBenchArgs, type BenchOptions, type Section } from './lib/bench-options.js';
 import { runOverheadBench } from './lib/job-overhead.js';
 import { machine, machineLine } from './lib/machine.js';
@@ -177,13 +178,15 @@ const runners: Record<Section, (o: BenchOptions) => Promise<Measured>> = {
   sandbox: sandboxSection,
   orders: ordersSection,
   'scale-out': async (o) => scaleOutPart(await runScaleOut({ seconds: o.seconds, processes: o.processes, log: say })),
+  shared: (o) => sharedSection(o, say),
+  unbudgeted: (o) => unbudgetedSection(o, say),
 };
 
 const argv = process.argv.slice(2);
 const options = parseBenchArgs(argv);
 const command = `npm run bench${argv.length ? ` -- ${argv.join(' ')}` : ''}`;
 const parts: Part[] = [];
-for (const section of (['import', 'overhead', 'stock', 'sandbox', 'orders', 'total', 'scale-out'] as const).filter((s) => options.only.includes(s))) {
+for (const section of (['import', 'overhead', 'stock', 'sandbox', 'orders', 'total', 'scale-out', 'shared', 'unbudgeted'] as const).filter((s) => options.only.includes(s))) {
   const m = machineLine(machine());
   const started = Date.now();
   let measured: Measured;
