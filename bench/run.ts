@@ -1,12 +1,13 @@
 // `npm run bench`: runs every benchmark and writes docs/benchmarks.md (figures, medians, ratios, commands, machine).
 // Sections: see bench/lib/bench-options.ts; each one's own command is printed beside its figures.
-import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runBaseline, type BaselineFigures } from './baseline-sequential.js';
 import { runImportBench } from './import-ndjson.js';
 import { measuredLine, renderBenchDoc, type Part } from './lib/bench-doc.js';
+import { buildDist } from './lib/build-dist.js';
+import { sharedSection, unbudgetedSection } from './lib/budget-sections.js';
 import { parseBenchArgs, type BenchOptions, type Section } from './lib/bench-options.js';
 import { runOverheadBench } from './lib/job-overhead.js';
 import { machine, machineLine } from './lib/machine.js';
@@ -94,19 +95,7 @@ async function stockSection(o: BenchOptions): Promise<Measured> {
 }
 
 /** Compiles dist/ (what `npx inventory-sync` runs after npm run build); false when the build fails. */
-function build(): boolean {
-  const started = Date.now();
-  try {
-    execFileSync(process.execPath, [resolve(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], { cwd: root, stdio: 'pipe' });
-    return true;
-  } catch (err) {
-    // tsc emits despite type errors elsewhere; what matters is a fresh entry point.
-    const entry = resolve(root, 'dist/src/bin/inventory-sync.js');
-    if (existsSync(entry) && statSync(entry).mtimeMs >= started - 1000) return true;
-    say(`import: npm run build failed, measuring the sources through tsx instead: ${String((err as { stdout?: Buffer }).stdout ?? err).slice(0, 500)}`);
-    return false;
-  }
-}
+const build = () => buildDist(root, (line) => say(`import: ${line}`));
 
 async function importSection(o: BenchOptions): Promise<Measured> {
   say('import: a 100,000-record NDJSON file through `inventory-sync import` (building dist/ first)');
@@ -200,13 +189,15 @@ const runners: Record<Section, (o: BenchOptions) => Promise<Measured>> = {
   orders: ordersSection,
   'scale-out': async (o) => scaleOutPart(await runScaleOut({ seconds: o.seconds, processes: o.processes, log: say })),
   redis: redisSection,
+  shared: (o) => sharedSection(o, say),
+  unbudgeted: (o) => unbudgetedSection(o, say),
 };
 
 const argv = process.argv.slice(2);
 const options = parseBenchArgs(argv);
 const command = `npm run bench${argv.length ? ` -- ${argv.join(' ')}` : ''}`;
 const parts: Part[] = [];
-for (const section of (['import', 'overhead', 'stock', 'sandbox', 'orders', 'total', 'scale-out', 'redis'] as const).filter((s) => options.only.includes(s))) {
+for (const section of (['import', 'overhead', 'stock', 'sandbox', 'orders', 'total', 'scale-out', 'redis', 'shared', 'unbudgeted'] as const).filter((s) => options.only.includes(s))) {
   const m = machineLine(machine());
   const started = Date.now();
   let measured: Measured;

@@ -10,6 +10,19 @@ export const defaults = {
   requestsPerMinute: undefined as number | undefined,
   /** Fraction of each budget the client allows itself, to absorb clock and network jitter. */
   budgetHeadroom: 0.98,
+  /**
+   * Whether the program lowers its rate when another client of the account spends the same budget, and climbs back
+   * when it stops (INVENTORY_ADAPTIVE_RATE; off paces to the configured budgets alone, as before).
+   */
+  adaptiveRate: true,
+  /** Least share of a configured budget the program keeps when others spend it, in percent (INVENTORY_RATE_FLOOR_PERCENT). */
+  rateFloorPercent: 10,
+  /** Factor a lane's share is multiplied by on a 429 while the program paces within its budget (once per window of the service). */
+  shareDecrease: 0.7,
+  /** Share added back per step while nothing says the others still spend it (a fraction of the configured budget). */
+  shareStep: 0.05,
+  /** Steps per window of a lane (one every 5 s for a budget a minute). */
+  shareStepsPerWindow: 12,
   /** Time-out of a single-entity call, in ms. */
   entityTimeoutMs: 15_000,
   /** Time-out of a collection GET, in ms: large accounts take tens of seconds. */
@@ -59,8 +72,14 @@ export const defaults = {
    * retries) met by a stream's jobs in a row, across every process, that pause the stream (BREAKER_THRESHOLD).
    */
   breakerThreshold: 10,
-  /** Jobs one worker process runs at once, per queue. */
+  /**
+   * Jobs one worker process runs at once, per queue, before anything is measured (WORKER_CONCURRENCY, when set, fixes
+   * it; otherwise it follows the budget's rate and the service's latency between the two bounds below).
+   */
   workerConcurrency: 16,
+  /** Most and least jobs at once per queue while concurrency follows the rate (WORKER_CONCURRENCY_MAX; the least is fixed). */
+  workerConcurrencyMax: 256,
+  workerConcurrencyMin: 8,
   /** Minimum seconds between two catalog refreshes caused by a miss. */
   catalogRefreshSeconds: 300,
   /** Seconds an order's progress stays in Redis after its first write (the service stays the truth). */
@@ -114,6 +133,10 @@ export const defaults = {
   demoCatalogRefreshSeconds: 2,
 
   // Internals: not settings, but each in one place.
+  /** Latency assumed before the first answer is timed, in ms (sizes the first concurrency). */
+  assumedLatencyMs: 200,
+  /** How often the workers' concurrency is sized again from the rate and the latency, in ms. */
+  concurrencySizeMs: 2_000,
   /** How long a process waits for another one's catalog fetch before fetching itself, in ms. */
   catalogPeerWaitMs: 150_000,
   /** Minutes of history the dashboard's charts show unless asked for another span. */

@@ -107,6 +107,8 @@ function configOf(e: Env, redis: RedisConfig, mapping: Mapping | undefined) {
             // As numbers, not the defaults' literal types: callers set their own.
             headroom: defaults.budgetHeadroom as number,
           },
+          /** Sharing the budgets with the account's other clients (INVENTORY_ADAPTIVE_RATE, INVENTORY_RATE_FLOOR_PERCENT). */
+          adaptiveRate: { enabled: e.INVENTORY_ADAPTIVE_RATE === 'on', floorPercent: e.INVENTORY_RATE_FLOOR_PERCENT },
           entityTimeoutMs: e.INVENTORY_ENTITY_TIMEOUT_MS,
           collectionTimeoutMs: e.INVENTORY_COLLECTION_TIMEOUT_MS,
           readRetries: defaults.readRetries as number,
@@ -128,10 +130,13 @@ function configOf(e: Env, redis: RedisConfig, mapping: Mapping | undefined) {
       attempts: e.JOB_ATTEMPTS,
       retryBaseDelayMs: e.RETRY_BASE_DELAY_MS,
       retryMaxDelayMs: e.RETRY_MAX_DELAY_MS,
-      concurrency: e.WORKER_CONCURRENCY,
+      /** Jobs at once per queue: WORKER_CONCURRENCY, or the first size before concurrency follows the rate (see `concurrency`). */
+      concurrency: e.WORKER_CONCURRENCY ?? (defaults.workerConcurrency as number),
       varianceChunkSize: e.VARIANCE_CHUNK_SIZE,
       feedPageSize: e.FEED_PAGE_SIZE,
     },
+    /** How jobs at once are sized: fixed (WORKER_CONCURRENCY set), else from the rate and latency between min and max. */
+    concurrency: { fixed: e.WORKER_CONCURRENCY, max: e.WORKER_CONCURRENCY_MAX, min: Math.min(defaults.workerConcurrencyMin, e.WORKER_CONCURRENCY_MAX) },
     catalog: { refreshSeconds: e.CATALOG_REFRESH_SECONDS },
     breaker: { threshold: e.BREAKER_THRESHOLD },
     limits: { maxRecordBytes: e.MAX_RECORD_BYTES, feedMaxPageBytes: e.FEED_MAX_PAGE_BYTES },

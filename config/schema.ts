@@ -37,6 +37,12 @@ export const envSchema = z.object({
   INVENTORY_GET_PER_MINUTE: positiveInt('INVENTORY_GET_PER_MINUTE').default(defaults.getPerMinute),
   INVENTORY_COLLECTION_PER_HOUR: positiveInt('INVENTORY_COLLECTION_PER_HOUR').default(defaults.collectionPerHour),
   INVENTORY_REQUESTS_PER_MINUTE: positiveInt('INVENTORY_REQUESTS_PER_MINUTE').optional(),
+  INVENTORY_ADAPTIVE_RATE: z
+    .enum(['on', 'off'], { error: 'INVENTORY_ADAPTIVE_RATE must be on or off' })
+    .default(defaults.adaptiveRate ? 'on' : 'off'),
+  INVENTORY_RATE_FLOOR_PERCENT: positiveInt('INVENTORY_RATE_FLOOR_PERCENT')
+    .refine((p) => p <= 100, 'INVENTORY_RATE_FLOOR_PERCENT must be at most 100')
+    .default(defaults.rateFloorPercent),
   INVENTORY_ENTITY_TIMEOUT_MS: positiveInt('INVENTORY_ENTITY_TIMEOUT_MS').default(defaults.entityTimeoutMs),
   INVENTORY_COLLECTION_TIMEOUT_MS: positiveInt('INVENTORY_COLLECTION_TIMEOUT_MS').default(defaults.collectionTimeoutMs),
   REDIS_URL: z
@@ -112,7 +118,8 @@ export const envSchema = z.object({
   JOB_ATTEMPTS: positiveInt('JOB_ATTEMPTS').default(defaults.jobAttempts),
   RETRY_BASE_DELAY_MS: positiveInt('RETRY_BASE_DELAY_MS').default(defaults.retryBaseDelayMs),
   RETRY_MAX_DELAY_MS: positiveInt('RETRY_MAX_DELAY_MS').default(defaults.retryMaxDelayMs),
-  WORKER_CONCURRENCY: positiveInt('WORKER_CONCURRENCY').default(defaults.workerConcurrency),
+  WORKER_CONCURRENCY: positiveInt('WORKER_CONCURRENCY').optional(),
+  WORKER_CONCURRENCY_MAX: positiveInt('WORKER_CONCURRENCY_MAX').default(defaults.workerConcurrencyMax),
   BREAKER_THRESHOLD: positiveInt('BREAKER_THRESHOLD').default(defaults.breakerThreshold),
   CATALOG_REFRESH_SECONDS: nonNegativeInt('CATALOG_REFRESH_SECONDS').default(defaults.catalogRefreshSeconds),
   VARIANCE_CHUNK_SIZE: positiveInt('VARIANCE_CHUNK_SIZE').default(defaults.varianceChunkSize),

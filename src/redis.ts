@@ -56,6 +56,8 @@ export function redisKeys(prefix: string) {
     budget: (cls: string) => `${prefix}:budget:${cls}`,
     /** A 429 hold on a request class, expiring at the service's reset time. */
     budgetHold: (cls: string) => `${prefix}:budget-hold:${cls}`,
+    /** A budget lane's share when another client of the account spends it too (AIMD factor, reason, the service's headers), as a hash. */
+    budgetShare: (lane: string) => `${prefix}:budget-share:${lane}`,
     /** Budget counters (requests by class, 429s, waited ms) as a hash. */
     budgetStats: () => `${prefix}:budget-stats`,
     /** The cached catalog (products, facilities). */

@@ -7,7 +7,7 @@
 import type { Section } from './bench-options.js';
 
 /** Heading numbers: the order of the sections in the report. */
-export const SECTION_NUMBERS: Record<Section, string> = { orders: '1-2', overhead: '3', stock: '4', import: '5', sandbox: '6', total: '7', 'scale-out': '8', redis: '9' };
+export const SECTION_NUMBERS: Record<Section, string> = { orders: '1-2', overhead: '3', stock: '4', import: '5', sandbox: '6', total: '7', 'scale-out': '8', redis: '9', shared: '10', unbudgeted: '11' };
 
 export interface Part {
   section: Section;
@@ -66,7 +66,8 @@ export function renderBenchDoc(parts: Part[], previous: string | undefined): str
   const sections = [
     ...parts.map((p) => ({ section: p.section, text: [`## ${SECTION_NUMBERS[p.section]}. ${p.title}`, '', p.measured, '', ...p.body].join('\n').trimEnd() })),
     ...previousSections(previous).filter((k) => !ran.has(k.section)),
-  ].sort((a, b) => SECTION_NUMBERS[a.section].localeCompare(SECTION_NUMBERS[b.section]));
+    // By number: 10 comes after 9 (and 1-2 reads as 1).
+  ].sort((a, b) => parseFloat(SECTION_NUMBERS[a.section]) - parseFloat(SECTION_NUMBERS[b.section]));
   const legacy = sections.some((s) => s.text.includes(NOT_RECORDED));
   return [
     '# Benchmarks',

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { parseProfile } from '../../src/sandbox/profile-rules.js';
 import { sandboxDefaults, type SandboxProfile } from '../../src/sandbox/sandbox-options.js';
 
-export const SECTIONS = ['orders', 'total', 'overhead', 'stock', 'import', 'sandbox', 'scale-out', 'redis'] as const;
+export const SECTIONS = ['orders', 'total', 'overhead', 'stock', 'import', 'sandbox', 'scale-out', 'redis', 'shared', 'unbudgeted'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 export interface BenchOptions {

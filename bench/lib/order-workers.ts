@@ -4,6 +4,7 @@
  * and locks. Settings are plain JSON so a parent process can hand them over in an env variable.
  */
 import { pino } from 'pino';
+import { defaults } from '../../config/defaults.js';
 import type { Budgets, Config } from '../../config/read-config.js';
 import { orderJob } from '../../jobs/orders/order-sync.js';
 import { buildDeps } from '../../src/app/build-deps.js';
@@ -20,8 +21,12 @@ export interface OrderWorkerSettings {
   account: string;
   key: string;
   secret: string;
-  /** Jobs at once in this process. */
+  /** Jobs at once in this process (with sizedConcurrency: the first size). */
   concurrency: number;
+  /** Jobs at once follow the budget's rate and the latency, as the CLI's do without WORKER_CONCURRENCY. Default false (fixed). */
+  sizedConcurrency?: boolean;
+  /** Share the budget with the account's other clients (INVENTORY_ADAPTIVE_RATE). Default true, as the CLI. */
+  adaptiveRate?: boolean;
   /**
    * Budgets a minute shared by every process (Budgets of config/read-config.ts): POST and GET, and the total every
    * request spends (INVENTORY_REQUESTS_PER_MINUTE) when the account has one. None: unlimited.
@@ -57,7 +62,10 @@ export async function startOrderWorkers(s: OrderWorkerSettings): Promise<Running
     {
       prefix: s.prefix,
       ...(s.budget ? { budgets: { ...s.budget, collectionPerHour: 300, headroom: 0.98 } } : {}),
-      ...(s.readRetries === undefined ? {} : { service: { readRetries: s.readRetries } }),
+      service: {
+        ...(s.readRetries === undefined ? {} : { readRetries: s.readRetries }),
+        adaptiveRate: { enabled: s.adaptiveRate ?? true, floorPercent: defaults.rateFloorPercent },
+      },
       jobs: { attempts: 12, retryBaseDelayMs: 2_000, retryMaxDelayMs: 600_000, varianceChunkSize: 500, feedPageSize: 500, ...s.jobs, concurrency: s.concurrency },
       catalogRefreshSeconds: s.catalogRefreshSeconds ?? 300,
     },
@@ -74,6 +82,7 @@ export async function startOrderWorkers(s: OrderWorkerSettings): Promise<Running
     prefix: s.prefix,
     deps: { ...deps, jobs: config.jobs },
     concurrency: s.concurrency,
+    ...(s.sizedConcurrency && deps.pace ? { sizing: { pace: deps.pace, bounds: { min: config.concurrency.min, max: config.concurrency.max } } } : {}),
     logger,
     ...s.locks,
   });

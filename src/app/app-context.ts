@@ -12,6 +12,8 @@ import { connectRedis } from './connect-redis.js';
 import { intakeCounts } from '../ops/intake-counts.js';
 import { probeService } from './probe-service.js';
 import { readBreaker } from '../queue/stream-breaker.js';
+import { laneLimits } from '../client/budget-lanes.js';
+import { readShares } from '../client/budget-share.js';
 import type { Tracing } from '../telemetry/tracing.js';
 
 /** Everything a running command (worker, sync, import, demo) stands on. */
@@ -69,6 +71,16 @@ export async function openApp(io: CliIo, o: OpenAppOptions): Promise<AppContext>
         },
         async breakers() {
           return Promise.all(d.queues.streams().map(async (s) => readBreaker(redis, d.keys, s)));
+        },
+        async budgetShares() {
+          const budgets = config.service?.budgets;
+          if (!budgets) return [];
+          const shares = await readShares(redis, d.keys);
+          return Object.entries(laneLimits(budgets)).map(([lane, l]) => {
+            const perMinute = (l.limit * 60_000) / l.windowMs;
+            const share = shares[lane as keyof typeof shares];
+            return { lane, configuredPerMinute: perMinute, effectivePerMinute: perMinute * budgets.headroom * share.factor, reason: share.reason };
+          });
         },
         async feedLag() {
           const now = Date.now();

@@ -7,6 +7,9 @@ import { RequestBudget } from '../client/budget.js';
 import { ServiceClient, type ServiceClientOptions } from '../client/service-client.js';
 import type { ApiCall } from '../client/service-api.js';
 import { UpstreamClient } from '../feed/upstream-client.js';
+import { LatencyMeter } from '../queue/concurrency-sizer.js';
+import { logShareChanges } from './share-log.js';
+import { defaults } from '../../config/defaults.js';
 import type { Logger } from '../logger.js';
 import { createQueues } from '../queue/queues.js';
 import type { RuntimeDeps } from './runtime.js';
@@ -53,8 +56,11 @@ export function buildDeps(config: Config, logger: Logger, opts: BuildDepsOptions
   const kinds = opts.kinds ?? streamDefs;
   if (!service) throw new ConfigError(['INVENTORY_BASE_URL: is required (with INVENTORY_ACCOUNT, INVENTORY_API_KEY, INVENTORY_API_SECRET) to reach the service']);
   const redis = opts.redis ?? createRedis(config.redis);
+  const latency = new LatencyMeter();
   const keys = redisKeys(config.redis.prefix);
-  const budget = opts.budget === false ? undefined : new RequestBudget({ redis, keys, budgets: service.budgets });
+  const share = service.adaptiveRate;
+  const adaptive = share.enabled ? { floor: share.floorPercent / 100, onChange: logShareChanges(logger, service.budgets, share.floorPercent) } : (false as const);
+  const budget = opts.budget === false ? undefined : new RequestBudget({ redis, keys, budgets: service.budgets, adaptive });
   const client = new ServiceClient({
     baseUrl: service.baseUrl,
     account: service.account,
@@ -66,7 +72,12 @@ export function buildDeps(config: Config, logger: Logger, opts: BuildDepsOptions
     readRetries: service.readRetries,
     maxResponseBytes: service.maxResponseBytes,
     dispatcher: opts.dispatcher,
-    onCall: opts.onCall,
+    // Concurrency that follows the rate may reach its maximum: as many connections (opened only when used).
+    ...(config.concurrency.fixed === undefined ? { connections: Math.max(defaults.serviceConnections, config.concurrency.max) } : {}),
+    onCall: (call) => {
+      latency.record(call);
+      opts.onCall?.(call);
+    },
     ...opts.client,
   });
   const bare = opts.catalog ?? new Catalog({ client, redis, keys, refreshSeconds: config.catalog.refreshSeconds, logger });
@@ -87,6 +98,7 @@ export function buildDeps(config: Config, logger: Logger, opts: BuildDepsOptions
     upstream,
     kinds,
     queues,
+    pace: { ratePerSecond: () => budget?.ratePerSecond() ?? Infinity, latencyMs: () => latency.ms(), refresh: async () => budget?.adaptive?.refresh() },
     tracing: opts.tracing,
     async close() {
       await queues.close();

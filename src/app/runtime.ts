@@ -19,6 +19,7 @@ import type { Tracing } from '../telemetry/tracing.js';
 import type { StreamName } from '../records/stream-def.js';
 import { startWorkers, type StartWorkersOptions, type WorkerPool } from '../queue/worker-pool.js';
 import type { AnyJobKind } from '../queue/job-kind.js';
+import { sizeConcurrency, type Pace } from '../queue/concurrency-sizer.js';
 
 /** What the runtime needs of the program's parts (buildDeps makes them from the configuration). */
 export interface RuntimeDeps {
@@ -32,6 +33,8 @@ export interface RuntimeDeps {
   queues: QueueSet;
   /** The kinds of job, one per stream: the list every part of the engine takes (jobs/streams.ts, or a test's). */
   kinds: readonly OpsKind[];
+  /** The budgets' rate and the service's latency, when jobs at once follow them (buildDeps makes it). */
+  pace?: Pace;
   /** Set when tracing is on: BullMQ's telemetry for the workers, and the spans of each job. */
   tracing?: Pick<Tracing, 'telemetry' | 'jobs'>;
 }
@@ -70,7 +73,7 @@ export interface RunOptions {
   kinds: readonly AnyJobKind[];
   onProgress?: (p: RunProgress) => void;
   signal?: AbortSignal;
-  /** Jobs at once per queue. Default config.jobs.concurrency. */
+  /** Jobs at once per queue, fixed. Default: WORKER_CONCURRENCY when set, else sized from d.pace (concurrency-sizer.ts). */
   concurrency?: number;
   /** How often idleness is checked, in ms. Default 200. */
   pollMs?: number;
@@ -91,12 +94,16 @@ function kindsFor(kinds: readonly AnyJobKind[], streams: StreamName[]): AnyJobKi
 }
 
 function workersFor(d: RuntimeDeps, kinds: readonly AnyJobKind[], o: Omit<RunOptions, 'kinds'>): Promise<WorkerPool> {
+  const fixed = o.concurrency ?? d.config.concurrency.fixed;
+  const pace = fixed === undefined ? d.pace : undefined;
+  const bounds = { min: d.config.concurrency.min, max: d.config.concurrency.max };
   return startWorkers({
     kinds: [...kinds],
     connection: d.config.redis,
     prefix: d.config.redis.prefix,
     deps: runnerDeps(d),
-    concurrency: o.concurrency ?? d.config.jobs.concurrency,
+    concurrency: fixed ?? (pace ? sizeConcurrency(pace.ratePerSecond(), pace.latencyMs() ?? defaults.assumedLatencyMs, bounds) : d.config.jobs.concurrency),
+    ...(pace ? { sizing: { pace, bounds } } : {}),
     logger: d.logger,
     badRecords: { keep: d.config.retention.badRecordsKeep, keepDays: d.config.retention.badRecordsKeepDays },
     breaker: { threshold: d.config.breaker.threshold },

@@ -11,6 +11,14 @@ function behind(seconds: number | null): string {
   return `${(seconds / 3600).toFixed(1)} h`;
 }
 
+/** The rate the program allows itself now, in the unit of the class's limit. */
+function effective(b: StatusReport['budget'][number]): string {
+  if (b.effectivePerMinute === null) return '-';
+  const hourly = b.limit?.endsWith('/h');
+  const pct = b.share < 1 ? ` (${Math.round(b.share * 100)}%)` : '';
+  return `${Math.round(hourly ? b.effectivePerMinute * 60 : b.effectivePerMinute)}${hourly ? '/h' : '/min'}${pct}`;
+}
+
 /** `status` for a person. */
 export function renderStatus(s: StatusReport): string {
   const out: string[] = [`Status of prefix ${s.prefix} at ${when(s.at)} UTC`, ''];
@@ -50,10 +58,11 @@ export function renderStatus(s: StatusReport): string {
   out.push('', 'Request budget:');
   out.push(
     renderTable(
-      ['CLASS', 'LIMIT', 'REQUESTS', 'WAITED', '429S', 'AHEAD', 'STATE'],
+      ['CLASS', 'LIMIT', 'EFFECTIVE', 'REQUESTS', 'WAITED', '429S', 'AHEAD', 'STATE'],
       s.budget.map((b) => [
         b.cls,
         b.limit ?? '-',
+        effective(b),
         b.requests,
         `${(b.waitedMs / 1000).toFixed(1)} s`,
         b.holds,
@@ -62,6 +71,8 @@ export function renderStatus(s: StatusReport): string {
       ]),
     ),
   );
+  const shared = s.budget.filter((b) => b.share < 1);
+  if (shared.length) out.push('', ...shared.map((b) => `  ${b.cls}: ${effective(b)} of ${b.limit ?? '?'}, because ${b.why}`));
   out.push('', 'Scheduled runs:');
   if (s.schedule.length) out.push(renderTable(['RUN', 'RULE', 'LAST', 'NEXT', 'LAST RESULT'], s.schedule.map((r) => [r.name, r.rule, when(r.lastRunAt), when(r.nextRunAt), r.lastOk === null ? '-' : r.lastOk ? 'ok' : clip(`failed: ${r.lastError ?? ''}`, 60)])));
   else out.push('  none yet (`worker` sets them up)');

@@ -14,30 +14,37 @@ function script(lua: string): LuaScript {
 /**
  * Reserves the next slot of one or more lanes (GCRA, theoretical arrival time per lane), all at once: the
  * request goes at the first instant every lane allows, and each lane's schedule moves past that instant.
- * KEYS: for each lane its TAT key and hold key, then the stats hash.
+ * KEYS: for each lane its TAT key, hold key and share hash, then the stats hash.
  * ARGV: for each lane its emission interval (ms), its burst tolerance (ms) and its name (the first: the class).
+ * A lane's share (`f` of its hash, adapt-script.ts; 1 when absent, or `fw` until `fwUntil` when lower: what the
+ * service's window has left) stretches its interval: interval / f.
  * Answers the ms to wait before sending (0: send now).
  * Time is Redis's, so processes on machines with different clocks share one schedule.
  */
 export const ACQUIRE = script(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
-local n = (#KEYS - 1) / 2
+local n = (#KEYS - 1) / 3
 local start = now
 local tats = {}
 for i = 1, n do
-  local tat = tonumber(redis.call('GET', KEYS[2 * i - 1])) or now
+  local tat = tonumber(redis.call('GET', KEYS[3 * i - 2])) or now
   tats[i] = tat
   local s = tat - tonumber(ARGV[3 * i - 1])
   if s > start then start = s end
-  local h = redis.call('PTTL', KEYS[2 * i])
+  local h = redis.call('PTTL', KEYS[3 * i - 1])
   if h > 0 and now + h > start then start = now + h end
 end
 for i = 1, n do
   local tat = tats[i]
   if start > tat then tat = start end
-  tat = tat + tonumber(ARGV[3 * i - 2])
-  redis.call('SET', KEYS[2 * i - 1], string.format('%.3f', tat), 'PX', math.ceil(tat - now) + 1000)
+  local sh = redis.call('HMGET', KEYS[3 * i], 'f', 'fw', 'fwUntil')
+  local f = tonumber(sh[1]) or 1
+  local fw = tonumber(sh[2])
+  if fw and (tonumber(sh[3]) or 0) > now and fw < f then f = fw end
+  if f < 0.01 then f = 0.01 elseif f > 1 then f = 1 end
+  tat = tat + tonumber(ARGV[3 * i - 2]) / f
+  redis.call('SET', KEYS[3 * i - 2], string.format('%.3f', tat), 'PX', math.ceil(tat - now) + 1000)
   redis.call('HINCRBY', KEYS[#KEYS], 'requests:' .. ARGV[3 * i], 1)
 end
 local wait = math.ceil(start - now)

@@ -1,18 +1,13 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Budgets } from '../../config/read-config.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis.js';
+import { AdaptiveRate, type AdaptiveRateOptions } from './adaptive-rate.js';
 import { ACQUIRE, HOLD, runScript } from './budget-scripts.js';
 import type { RequestClass } from './service-api.js';
+import { CLASSES, LANES, laneLimits, lanesRatePerSecond, TOTAL_WINDOW_MS, type BudgetLane } from './budget-lanes.js';
 
-const CLASSES: readonly RequestClass[] = ['post', 'get', 'collection'];
-/**
- * A budget a request spends: its class's, and `total` (one limit for every request together) when the
- * account has one. A collection GET spends `collection` and `get` as well.
- */
-export type BudgetLane = RequestClass | 'total';
-const LANES: readonly BudgetLane[] = [...CLASSES, 'total'];
-/** The total budget's window: a 429 with a reset further away than this cannot be the total's. */
-const TOTAL_WINDOW_MS = 60_000;
+export type { BudgetLane };
+
 /** A hold with less left than this when a waiting request wakes is over by the time the request arrives. */
 const CLOCK_SLACK_MS = 5;
 /** Lateness always tolerated, whatever the headroom: timers and event loops are never exact. */
@@ -28,6 +23,11 @@ export interface RequestBudgetOptions {
    * (3 at 300/h), none for `post`, `get` and `total`.
    */
   burst?: Partial<Record<BudgetLane, number>>;
+  /**
+   * Sharing the budgets with other clients of the account (adaptive-rate.ts): on by default; false paces to the
+   * configured budgets alone (INVENTORY_ADAPTIVE_RATE=off, the behaviour before it).
+   */
+  adaptive?: AdaptiveRateOptions | false;
 }
 
 export interface BudgetStats {
@@ -54,16 +54,6 @@ function zeroes(): Record<BudgetLane, number> {
   return { post: 0, get: 0, collection: 0, total: 0 };
 }
 
-/** Window and limit of each lane (`total` only when the account has one). */
-function limits(b: Budgets): Partial<Record<BudgetLane, { limit: number; windowMs: number }>> {
-  return {
-    post: { limit: b.postPerMinute, windowMs: 60_000 },
-    get: { limit: b.getPerMinute, windowMs: 60_000 },
-    collection: { limit: b.collectionPerHour, windowMs: 3_600_000 },
-    ...(b.requestsPerMinute === undefined ? {} : { total: { limit: b.requestsPerMinute, windowMs: TOTAL_WINDOW_MS } }),
-  };
-}
-
 /**
  * The account's request budgets, shared by every process through Redis. Each lane is a GCRA schedule:
  * `acquire` reserves the next slot of every lane the request spends (its class, and `total` when set) in one
@@ -85,16 +75,21 @@ export class RequestBudget {
   /** Holds placed by this process, local epoch ms (the only holds an unlimited budget has). */
   private readonly heldUntil = zeroes();
   private readonly local = { requests: zeroes(), waitedMs: zeroes(), holds: zeroes() };
+  /** The lanes' shares when other clients spend them too; none when unlimited or adaptive is false. */
+  readonly adaptive?: AdaptiveRate;
+  private readonly budgets?: Budgets;
 
   constructor(opts: RequestBudgetOptions | undefined) {
     this.limited = opts !== undefined;
     if (!opts) return;
     this.redis = opts.redis;
     this.keys = opts.keys;
-    const l = limits(opts.budgets);
+    this.budgets = opts.budgets;
+    const l = laneLimits(opts.budgets);
     const h = opts.budgets.headroom;
     if (!(h > 0 && h <= 1)) throw new RangeError(`budget headroom must be in (0, 1], got ${h}`);
     this.hasTotal = l.total !== undefined;
+    if (opts.adaptive !== false) this.adaptive = new AdaptiveRate(opts.redis, opts.keys, opts.budgets, opts.adaptive);
     const slot = (cls: BudgetLane) => {
       const { limit, windowMs } = l[cls]!;
       if (!(limit > 0)) throw new RangeError(`budget of ${cls} must be greater than 0, got ${limit}`);
@@ -107,7 +102,7 @@ export class RequestBudget {
       // A collection GET spends one `get` as well, and every request one `total`, all in the same script call.
       const group: BudgetLane[] = cls === 'collection' ? ['collection', 'get'] : [cls];
       if (this.hasTotal) group.push('total');
-      const keys = group.flatMap((c) => [opts.keys.budget(c), opts.keys.budgetHold(c)]);
+      const keys = group.flatMap((c) => [opts.keys.budget(c), opts.keys.budgetHold(c), opts.keys.budgetShare(c)]);
       const argv = group.flatMap((c) => {
         const s = slot(c);
         return [s.interval.toFixed(3), s.tolerance.toFixed(3), c];
@@ -155,6 +150,18 @@ export class RequestBudget {
     const keys = this.keys!;
     const lanes: BudgetLane[] = this.hasTotal && ms <= TOTAL_WINDOW_MS ? [cls, 'total'] : [cls];
     await runScript(this.redis!, HOLD, [lanes.length + 1, ...lanes.map((c) => keys.budgetHold(c)), keys.budgetStats(), ms, cls]);
+  }
+
+  /** Reads an answer's X-RateLimit-* headers (and a 429) into the shared share of its lane; never throws. */
+  async observe(cls: RequestClass, status: number, headers: Parameters<AdaptiveRate['observe']>[2]): Promise<void> {
+    await this.adaptive?.observe(cls, status, headers).catch(() => undefined);
+  }
+
+  /** Requests a second the budgets let every process together send now, at their shares (Infinity when unlimited). */
+  ratePerSecond(): number {
+    if (!this.budgets) return Infinity;
+    const a = this.adaptive;
+    return lanesRatePerSecond(this.budgets, (lane) => a?.factor(lane) ?? 1);
   }
 
   /** Counters shared by every process (this process's own, when unlimited). */

@@ -220,6 +220,8 @@ export class ServiceClient implements ServiceApi {
         signal: o?.signal,
       });
       status = res.statusCode;
+      // What the answer says of the account's budget, for every process (not awaited: the call's result does not wait on it).
+      void this.budget.observe(cls, status, res.headers);
       if (o?.onHeaders) this.reportHeaders(res.headers, o.onHeaders);
       let text: string;
       try {

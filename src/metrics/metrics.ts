@@ -12,6 +12,8 @@ export interface ScrapeSources {
   feedLag(): Promise<Array<{ stream: string; seconds: number }>>;
   /** Each stream's circuit breaker: paused or not, and the refusals about the account met in a row. */
   breakers?(): Promise<Array<{ stream: string; paused: boolean; refusals: number }>>;
+  /** Each budget lane: its configured rate, the rate the program allows itself now (its share), and why. */
+  budgetShares?(): Promise<Array<{ lane: string; configuredPerMinute: number; effectivePerMinute: number; reason: string }>>;
 }
 
 export interface Metrics {
@@ -82,6 +84,22 @@ export function createMetrics(o: { sources?: ScrapeSources; defaultMetrics?: boo
     });
   breakers('isync_stream_paused', 'Whether the stream is paused by its circuit breaker (1) until `inventory-sync resume` (the account refused every job), or runs (0).', (b) => (b.paused ? 1 : 0));
   breakers('isync_breaker_refusals', 'Refusals about the account (401, 403, the service down past retries) met by the stream\'s jobs in a row; the stream pauses at BREAKER_THRESHOLD.', (b) => b.refusals);
+
+  const shares = (name: string, help: string, labels: string[], set: (g: Gauge, b: Awaited<ReturnType<NonNullable<ScrapeSources['budgetShares']>>>[number]) => void) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: labels,
+      registers,
+      async collect() {
+        if (!o.sources?.budgetShares) return;
+        this.reset();
+        for (const b of await o.sources.budgetShares()) set(this, b);
+      },
+    });
+  shares('isync_budget_configured_per_minute', 'Requests a minute each budget lane is configured for (an hourly budget divided by 60).', ['lane'], (g, b) => g.set({ lane: b.lane }, b.configuredPerMinute));
+  shares('isync_budget_effective_per_minute', 'Requests a minute the program allows itself now on each lane: configured × headroom × its share (lower while another client of the account spends the budget).', ['lane'], (g, b) => g.set({ lane: b.lane }, b.effectivePerMinute));
+  shares('isync_budget_share_reason', 'Why each lane\'s effective rate is what it is (1 on the current reason: configured, shared-429, shared-remaining, service-limit, probing, floor).', ['lane', 'reason'], (g, b) => g.set({ lane: b.lane, reason: b.reason }, 1));
 
   const jobFinished = (stream: string, outcome: string, seconds: number) => {
     jobs.inc({ stream, outcome });

@@ -5,6 +5,7 @@ import type { Budgets } from '../../config/read-config.js';
 import { readFeedState } from '../feed/feed-state.js';
 import { redisKeys } from '../redis.js';
 import type { StreamName } from '../records/stream-def.js';
+import { readShares } from '../client/budget-share.js';
 import { behindSeconds } from './feed-lag.js';
 
 /**
@@ -23,6 +24,8 @@ interface FlowSample {
   t: number;
   lag: Partial<Record<StreamName, number>>;
   requests: Record<BudgetClass, number>;
+  /** Each class's share of its configured budget at the last look (adaptive-rate.ts); absent in older samples. */
+  shares?: Record<BudgetClass, number>;
 }
 
 export const flowSamplesKey = (prefix: string) => `${prefix}:flow:samples`;
@@ -34,10 +37,11 @@ export async function sampleFlow(redis: Redis, prefix: string, streams: readonly
   const keys = redisKeys(prefix);
   const t = minuteOf(now);
   const key = flowSamplesKey(prefix);
-  const [states, stats, current] = await Promise.all([
+  const [states, stats, current, shared] = await Promise.all([
     Promise.all(streams.map((s) => readFeedState(redis, keys, s))),
     redis.hgetall(keys.budgetStats()),
     redis.zrangebyscore(key, t, t),
+    readShares(redis, keys),
   ]);
   const before = current[0] ? (JSON.parse(current[0]) as FlowSample) : undefined;
   const lag: FlowSample['lag'] = {};
@@ -46,7 +50,8 @@ export async function sampleFlow(redis: Redis, prefix: string, streams: readonly
     if (s !== undefined) lag[st.stream] = Math.max(s, before?.lag[st.stream] ?? 0);
   }
   const requests = Object.fromEntries(BUDGET_CLASSES.map((c) => [c, Number(stats[`requests:${c}`] ?? 0)])) as FlowSample['requests'];
-  const sample: FlowSample = { t, lag, requests };
+  const shares = Object.fromEntries(BUDGET_CLASSES.map((c) => [c, shared[c].factor])) as FlowSample['shares'];
+  const sample: FlowSample = { t, lag, requests, shares };
   await redis
     .multi()
     .zremrangebyscore(key, t, t)
@@ -74,7 +79,11 @@ export interface FlowSeries {
   /** Minute starts covered, oldest first. */
   minutes: number[];
   streams: Record<StreamName, { synced: Point[]; failed: Point[]; lag: Point[] }>;
-  budget: Record<BudgetClass, { limitPerMinute: number | null; perMinute: Point[] }>;
+  /**
+   * Per class: the configured budget, the requests sent each minute, and the rate the program allowed itself each
+   * minute (configured × headroom × its share; lower while another client of the account spent the budget).
+   */
+  budget: Record<BudgetClass, { limitPerMinute: number | null; perMinute: Point[]; effectivePerMinute: Point[] }>;
   /** The lag over which `worker` alerts, for the charts' warning line. */
   lagLimitSeconds: number | null;
 }
@@ -115,6 +124,11 @@ export async function readFlow(
         const cur = samples.get(t);
         const prev = samples.get(t - MINUTE);
         return [t, cur && prev ? Math.max(0, cur.requests[cls] - prev.requests[cls]) : null];
+      }),
+      effectivePerMinute: minutes.map((t) => {
+        const limit = limits[cls];
+        const share = samples.get(t)?.shares?.[cls];
+        return [t, limit === null || share === undefined ? null : Math.round(limit * (o.budgets?.headroom ?? 1) * share * 10) / 10];
       }),
     };
   }

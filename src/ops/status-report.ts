@@ -1,4 +1,6 @@
 import type { Budgets } from '../../config/read-config.js';
+import type { ShareReason } from '../client/adaptive-rate.js';
+import { readShares, shareReasonText } from '../client/budget-share.js';
 import { checkEvictionPolicy } from '../eviction-policy.js';
 import { type RedisConnection as Redis, redisKeys } from '../redis.js';
 import { openControlQueue, readScheduleInfo } from '../feed/control.js';
@@ -56,6 +58,18 @@ export interface BudgetStatus {
   reservedAhead: number;
   /** When a 429 hold on the class ends (ISO), or null. */
   heldUntil: string | null;
+  /** Requests a minute the configured budget allows (an hourly one divided by 60), or null when not configured. */
+  configuredPerMinute: number | null;
+  /** Requests a minute the program allows itself now: configured × headroom × share; null when not configured. */
+  effectivePerMinute: number | null;
+  /** Share of the configured budget taken now (1: all of it; lower while another client spends it). */
+  share: number;
+  /** Why effective is what it is: configured, shared-429, shared-remaining, service-limit, probing, floor. */
+  shareReason: ShareReason;
+  /** The same in words. */
+  why: string;
+  /** Requests a minute the account's other clients spend, from the service's headers; null when unknown. */
+  othersPerMinute: number | null;
 }
 
 export interface ScheduleStatus {
@@ -135,7 +149,7 @@ function budgetWindows(b: Budgets): Partial<Record<(typeof BUDGET_LANES)[number]
 
 async function budgetStatus(redis: Redis, prefix: string, budgets: Budgets | undefined, now: number): Promise<BudgetStatus[]> {
   const keys = redisKeys(prefix);
-  const stats = await redis.hgetall(keys.budgetStats());
+  const [stats, shares] = await Promise.all([redis.hgetall(keys.budgetStats()), readShares(redis, keys)]);
   const windows = budgets ? budgetWindows(budgets) : undefined;
   // The total's row shows when the account has one, or when some process spent it (another configuration).
   const lanes = BUDGET_LANES.filter((cls) => cls !== 'total' || windows?.total || Number(stats['requests:total'] ?? 0) > 0);
@@ -144,7 +158,9 @@ async function budgetStatus(redis: Redis, prefix: string, budgets: Budgets | und
       const [pttl, tat] = await Promise.all([redis.pttl(keys.budgetHold(cls)), redis.get(keys.budget(cls))]);
       const w = windows?.[cls];
       const interval = w && budgets ? w[1] / (w[0] * budgets.headroom) : undefined;
-      const ahead = tat && interval ? Math.max(0, Math.floor((Number(tat) - now) / interval)) : 0;
+      const share = shares[cls];
+      const ahead = tat && interval ? Math.max(0, Math.floor((Number(tat) - now) / (interval / share.factor))) : 0;
+      const perMinute = w ? (w[0] * 60_000) / w[1] : null;
       return {
         cls,
         limit: w ? `${w[0]}${w[2]}` : null,
@@ -153,6 +169,12 @@ async function budgetStatus(redis: Redis, prefix: string, budgets: Budgets | und
         holds: Number(stats[`holds:${cls}`] ?? 0),
         reservedAhead: ahead,
         heldUntil: pttl > 0 ? new Date(now + pttl).toISOString() : null,
+        configuredPerMinute: perMinute,
+        effectivePerMinute: perMinute === null ? null : Math.round(perMinute * budgets!.headroom * share.factor * 10) / 10,
+        share: share.factor,
+        shareReason: share.reason,
+        why: shareReasonText(share),
+        othersPerMinute: share.otherPerMinute,
       };
     }),
   );

@@ -4,6 +4,7 @@ import type { Config } from '../../config/read-config.js';
 import type { Logger } from '../logger.js';
 import { createRedis, type RedisConnection as Redis, type RedisTarget } from '../redis.js';
 import { jitteredBackoff } from './backoff.js';
+import { sizeConcurrency, type ConcurrencyBounds, type Pace } from './concurrency-sizer.js';
 import { DEFAULT_BAD_RECORD_RETENTION, retainBadRecord, type BadRecordRetention } from './bad-record-retention.js';
 import { expandBatch, type IntakeResult } from './intake.js';
 import { intakeQueueName, type IntakeData } from './intake-queue.js';
@@ -28,8 +29,10 @@ export interface StartWorkersOptions {
   connection: RedisTarget | string;
   prefix: string;
   deps: RunnerDeps;
-  /** Jobs run at once per queue. */
+  /** Jobs run at once per queue (with `sizing`: the first size). */
   concurrency: number;
+  /** Concurrency that follows the budget's rate and the service's latency (concurrency-sizer.ts), sized every `everyMs`. Default: fixed. */
+  sizing?: { pace: Pace; bounds: ConcurrencyBounds; everyMs?: number };
   logger: Logger;
   /** Retry delays; default deps.jobs. */
   retry?: Pick<Config['jobs'], 'retryBaseDelayMs' | 'retryMaxDelayMs'> & { jitter?: 'equal' | 'full' };
@@ -62,6 +65,8 @@ export interface WorkerPool {
   intakeWorkers: Map<StreamName, Worker<IntakeData, IntakeResult>>;
   /** Jobs running now in this process. */
   active(): number;
+  /** Jobs each record worker may run at once now. */
+  concurrency(): number;
   /**
    * Stops taking jobs, lets active ones finish within graceMs, then force-closes. Jobs still active then
    * stay in BullMQ's active list; once their lock expires (lockDurationMs) the stalled-job check of any
@@ -165,12 +170,15 @@ export async function startWorkers(o: StartWorkersOptions): Promise<WorkerPool> 
     intakeWorkers.set(kind.stream, intakeWorker);
   }
   await Promise.all([...workers.values(), ...intakeWorkers.values()].map((w) => w.waitUntilReady()));
+  const sizer = o.sizing && startSizing(o.sizing, [...workers.values()], o.logger);
 
   return {
     workers,
     intakeWorkers,
     active: () => active,
+    concurrency: () => workers.values().next().value?.concurrency ?? o.concurrency,
     async close(graceMs) {
+      sizer?.stop();
       const all = [...workers.values(), ...intakeWorkers.values()];
       // pause() stops fetching at once (it interrupts the blocking wait) and resolves when active jobs are done.
       const pausing = Promise.all(all.map((w) => w.pause()));
@@ -184,4 +192,25 @@ export async function startWorkers(o: StartWorkersOptions): Promise<WorkerPool> 
       return { forced: !idle };
     },
   };
+}
+
+/** Sizes the record workers' concurrency again every `everyMs` from the pace (BullMQ reads `worker.concurrency` as it fetches). */
+function startSizing(s: NonNullable<StartWorkersOptions['sizing']>, workers: Array<Worker<JobData, JobResult>>, logger: Logger): { stop(): void } {
+  let busy = false;
+  const tick = async () => {
+    if (busy) return;
+    busy = true;
+    try {
+      await s.pace.refresh?.().catch(() => undefined);
+      const latency = s.pace.latencyMs() ?? defaults.assumedLatencyMs;
+      const n = sizeConcurrency(s.pace.ratePerSecond(), latency, s.bounds);
+      if (workers[0] && workers[0].concurrency !== n) logger.debug({ concurrency: n, ratePerSecond: Math.round(s.pace.ratePerSecond() * 10) / 10, latencyMs: Math.round(latency) }, 'jobs at once sized again');
+      for (const w of workers) w.concurrency = n;
+    } finally {
+      busy = false;
+    }
+  };
+  const timer = setInterval(() => void tick(), s.everyMs ?? defaults.concurrencySizeMs);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
 }

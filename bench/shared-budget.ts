@@ -1,0 +1,118 @@
+/**
+ * A total budget shared with another client of the account (issue 22): the sandbox allows `total` requests a
+ * minute for every client together (fixed 1-minute windows, X-RateLimit-* on every answer); another client
+ * (bench/lib/other-client.ts) spends `other` of them a minute, paced and deaf to the answers; `processes` worker
+ * processes of this program share INVENTORY_REQUESTS_PER_MINUTE = total. Measured: this program's orders a minute
+ * and the other client's share of 429s, once with the adaptive rate on and once off (the behaviour before it).
+ *
+ *   npx tsx bench/shared-budget.ts [--total 1200] [--other 400] [--seconds 90] [--warmup 30] [--processes 3] [--latency 50]
+ */
+import type { ChildProcess } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
+import type { SandboxProfile } from '../src/sandbox/sandbox-options.js';
+import { startSandbox } from '../src/sandbox/sandbox.js';
+import { startOtherClient } from './lib/other-client.js';
+import { records, setUp, spawnWorker, stopWorker } from './orders-bench-world.js';
+
+export interface SharedBudgetOptions {
+  total?: number;
+  other?: number;
+  seconds?: number;
+  /** Seconds after the first completed order before measuring (the share settles within a window). Default 30. */
+  warmupSeconds?: number;
+  processes?: number;
+  latencyMs?: number;
+  adaptive: boolean;
+  profile?: SandboxProfile;
+  log?: (line: string) => void;
+}
+
+export interface SharedBudgetFigures {
+  adaptive: boolean;
+  total: number;
+  other: number;
+  seconds: number;
+  /** (total - other) / 4: the orders a minute the free part of the budget allows. */
+  fairPerMinute: number;
+  ordersPerMinute: number;
+  /** ordersPerMinute / fairPerMinute. */
+  ofFair: number;
+  otherSent: number;
+  otherRateLimited: number;
+  /** otherRateLimited / otherSent. */
+  otherShare429: number;
+  /** 429s this program's workers were answered during the measurement. */
+  workers429: number;
+  /** The same during the warm-up, for the other client: what the share costs before it settles. */
+  warmupOtherShare429: number;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const round = (n: number, d = 1) => Math.round(n * 10 ** d) / 10 ** d;
+
+export async function runSharedBudget(o: SharedBudgetOptions): Promise<SharedBudgetFigures> {
+  const total = o.total ?? 1_200;
+  const otherPerMinute = o.other ?? 400;
+  const seconds = o.seconds ?? 90;
+  const warmup = o.warmupSeconds ?? 30;
+  const processes = o.processes ?? 3;
+  const latencyMs = o.latencyMs ?? 50;
+  const log = o.log ?? (() => undefined);
+  const sandbox = await startSandbox({ data: 'demo', profile: o.profile, latency: latencyMs ? { ms: latencyMs, jitterMs: Math.round(latencyMs / 5) } : null, budgets: { total: { limit: total, windowMs: 60_000 } } });
+  const world = await setUp(sandbox, 'redis://127.0.0.1:6379', `shared-${o.adaptive ? 'on' : 'off'}`);
+  const children: ChildProcess[] = [];
+  const other = startOtherClient({ url: sandbox.url, account: sandbox.account, key: sandbox.key, secret: sandbox.secret, perMinute: otherPerMinute });
+  try {
+    await world.add(records(`SHARED-${o.adaptive ? 'ON' : 'OFF'}-${Date.now()}`, Math.ceil((total / 4) * ((seconds + warmup + 60) / 60)) + 50));
+    const settings = world.settings({
+      budget: { postPerMinute: total, getPerMinute: total, requestsPerMinute: total },
+      concurrency: 4,
+      sizedConcurrency: true,
+      adaptiveRate: o.adaptive,
+    });
+    for (let i = 0; i < processes; i++) children.push(await spawnWorker(settings));
+    while (sandbox.admin.counters().actions === 0) await sleep(20);
+    const w0 = other.counts();
+    await sleep(warmup * 1_000);
+    const c0 = sandbox.admin.counters();
+    const o0 = other.counts();
+    log(`  shared (adaptive ${o.adaptive ? 'on' : 'off'}): measuring ${seconds} s from ${warmup} s after the first completed order`);
+    await sleep(seconds * 1_000);
+    const c1 = sandbox.admin.counters();
+    const o1 = other.counts();
+    const done = c1.actions - c0.actions;
+    const ordersPerMinute = (done / seconds) * 60;
+    const fair = (total - otherPerMinute) / 4;
+    const otherSent = o1.sent - o0.sent;
+    const otherRateLimited = o1.rateLimited - o0.rateLimited;
+    return {
+      adaptive: o.adaptive,
+      total,
+      other: otherPerMinute,
+      seconds,
+      fairPerMinute: fair,
+      ordersPerMinute: round(ordersPerMinute),
+      ofFair: round(ordersPerMinute / fair, 3),
+      otherSent,
+      otherRateLimited,
+      otherShare429: round(otherRateLimited / Math.max(1, otherSent), 4),
+      workers429: c1.rateLimited - c0.rateLimited - otherRateLimited,
+      warmupOtherShare429: round((o0.rateLimited - w0.rateLimited) / Math.max(1, o0.sent - w0.sent), 4),
+    };
+  } finally {
+    await other.stop();
+    await Promise.all(children.map(stopWorker));
+    await world.tearDown();
+    await sandbox.close();
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const arg = (name: string) => {
+    const i = process.argv.indexOf(`--${name}`);
+    return i > 0 ? Number(process.argv[i + 1]) : undefined;
+  };
+  const off = process.argv.includes('--off');
+  const f = await runSharedBudget({ total: arg('total'), other: arg('other'), seconds: arg('seconds'), warmupSeconds: arg('warmup'), processes: arg('processes'), latencyMs: arg('latency'), adaptive: !off, log: console.log });
+  console.log(JSON.stringify(f));
+}

@@ -1,0 +1,125 @@
+import { defaults } from '../../config/defaults.js';
+import type { Budgets } from '../../config/read-config.js';
+import type { RedisConnection as Redis, RedisKeys } from '../redis.js';
+import { ADAPT } from './adapt-script.js';
+import { runScript } from './budget-scripts.js';
+import { laneLimits, LANES, lanesRatePerSecond, TOTAL_WINDOW_MS, type BudgetLane } from './budget-lanes.js';
+import { readRateLimitHeaders } from './rate-limit-headers.js';
+import type { RequestClass } from './service-api.js';
+
+/** Why a lane's effective rate is what it is (docs/service-client.md, "Sharing the budget"). */
+export type ShareReason = 'configured' | 'shared-429' | 'shared-remaining' | 'service-limit' | 'probing' | 'floor' | 'window-remaining';
+
+export interface ShareChange {
+  lane: BudgetLane;
+  /** The share of the configured budget taken now (0–1], and before. */
+  factor: number;
+  previous: number;
+  reason: ShareReason;
+  /** Requests a minute the others spend, as the headers show it; null when unknown. */
+  otherPerMinute: number | null;
+}
+
+export interface AdaptiveRateOptions {
+  /** Least share of a configured budget, a fraction (INVENTORY_RATE_FLOOR_PERCENT / 100). Default defaults.rateFloorPercent. */
+  floor?: number;
+  /** Called when a lane's share or its reason changes (the program logs it). */
+  onChange?: (change: ShareChange) => void;
+}
+
+/** How often an answer without headers runs the script while a lane is lowered (for its steps back up). */
+const QUIET_STEP_MS = 1_000;
+
+type Headers = Readonly<Record<string, string | string[] | undefined>>;
+
+/**
+ * The account's budgets shared with other clients (AIMD, in Redis like the budgets): a 429 while this program paces
+ * within its budget, or X-RateLimit-Remaining lower than its own answers explain, lowers a lane's share of its
+ * configured budget; it then climbs back a step at a time. RequestBudget's acquire divides the lane's spacing by it.
+ */
+export class AdaptiveRate {
+  private readonly limits: ReturnType<typeof laneLimits>;
+  private readonly floor: number;
+  private readonly local: Record<BudgetLane, number> = { post: 1, get: 1, collection: 1, total: 1 };
+  private readonly lastStep: Record<BudgetLane, number> = { post: 0, get: 0, collection: 0, total: 0 };
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: RedisKeys,
+    private readonly budgets: Budgets,
+    private readonly opts: AdaptiveRateOptions = {},
+  ) {
+    this.limits = laneLimits(budgets);
+    this.floor = Math.min(1, Math.max(0.01, opts.floor ?? defaults.rateFloorPercent / 100));
+  }
+
+  /** This process's last view of a lane's share (refresh() reads every process's). */
+  factor(lane: BudgetLane): number {
+    return this.local[lane];
+  }
+
+  /** The lane an answer speaks of: the one whose configured limit the header names, else the total, else the class. */
+  laneOf(cls: RequestClass, limit: number | undefined, resetAt: number | undefined, now = Date.now()): BudgetLane {
+    const candidates: BudgetLane[] = cls === 'collection' ? ['collection', 'get'] : [cls];
+    if (this.limits.total) candidates.push('total');
+    const named = limit === undefined ? [] : candidates.filter((l) => this.limits[l]!.limit === limit);
+    if (named.length === 1) return named[0]!;
+    // Only the hourly collection budget resets further away than a minute.
+    if (cls === 'collection' && resetAt !== undefined && resetAt - now > TOTAL_WINDOW_MS) return 'collection';
+    if (this.limits.total) return 'total';
+    return cls === 'collection' ? 'get' : cls;
+  }
+
+  /** Reads one answer's evidence (best effort: a Redis failure leaves the share as it was). */
+  async observe(cls: RequestClass, status: number, headers: Headers | undefined): Promise<void> {
+    const now = Date.now();
+    const h = headers ? readRateLimitHeaders(headers, now) : {};
+    const is429 = status === 429;
+    const lane = this.laneOf(cls, h.limit, h.resetAt, now);
+    const { limit, windowMs } = this.limits[lane]!;
+    if (!is429 && h.remaining === undefined && h.limit === undefined) {
+      // The answer says nothing: only a lowered share needs the script, for its step back up.
+      if (this.local[lane] >= 1 || now - this.lastStep[lane] < QUIET_STEP_MS) return;
+    }
+    this.lastStep[lane] = now;
+    const reply = (await runScript(this.redis, ADAPT, [
+      1,
+      this.keys.budgetShare(lane),
+      is429 ? 1 : 0,
+      h.limit ?? -1,
+      h.remaining ?? -1,
+      h.resetAt ?? -1,
+      now,
+      limit,
+      windowMs,
+      this.budgets.headroom,
+      this.floor,
+      defaults.shareStep,
+      defaults.shareStepsPerWindow,
+      defaults.shareDecrease,
+      Math.max(3 * windowMs, 600_000),
+    ])) as [string, string, number, string];
+    const factor = Number(reply[0]);
+    const previous = this.local[lane];
+    this.local[lane] = factor;
+    if (Number(reply[2]) === 1) {
+      this.opts.onChange?.({ lane, factor, previous, reason: reply[1] as ShareReason, otherPerMinute: reply[3] === '' ? null : Number(reply[3]) });
+    }
+  }
+
+  /** Reads every lane's share as all processes left it. */
+  async refresh(): Promise<void> {
+    const pipe = this.redis.pipeline();
+    for (const lane of LANES) pipe.hget(this.keys.budgetShare(lane), 'f');
+    const replies = (await pipe.exec()) ?? [];
+    LANES.forEach((lane, i) => {
+      const f = Number(replies[i]?.[1] ?? 1);
+      this.local[lane] = f > 0 && f <= 1 ? f : 1;
+    });
+  }
+
+  /** Requests a second the budgets let this program send now (every process together), each lane at its share. */
+  ratePerSecond(): number {
+    return lanesRatePerSecond(this.budgets, (lane) => this.local[lane]);
+  }
+}

@@ -1,0 +1,92 @@
+import type { Redis } from 'ioredis';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startOtherClient, type OtherClient } from '../../bench/lib/other-client.js';
+import { readShares, type LaneShare } from '../../src/client/budget-share.js';
+import { startFeedServer, type FeedServer } from '../../src/feed/feed-server.js';
+import type { StatusReport } from '../../src/ops/status-report.js';
+import { redisKeys } from '../../src/redis.js';
+import { startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
+import { benchOrders } from '../../bench/lib/order-records.js';
+import { connect, deletePrefix, redisUrl, uniquePrefix } from '../helpers/redis.js';
+import { baseEnv, runCli } from './run-cli.js';
+import { eventually, startWorkerProcess, type WorkerProcess } from './worker-process.js';
+import { SECRETS } from './stack.js';
+import { STREAMS } from '../../jobs/streams.js';
+
+/**
+ * Two `inventory-sync worker` processes share one total with another client of the account (the sandbox counts
+ * every request of both against it, in windows of 6 s, and says what is left in X-RateLimit-* headers).
+ */
+describe('a total budget shared with another client of the account', () => {
+  let sandbox: Sandbox;
+  let feed: FeedServer;
+  let redis: Redis;
+  let prefix: string;
+  let env: Record<string, string>;
+  let workers: WorkerProcess[] = [];
+  let other: OtherClient | undefined;
+
+  beforeEach(async () => {
+    // 60 requests in 6 s is the 600 a minute the program is told, in windows short enough for a test.
+    sandbox = await startSandbox({ port: 0, data: 'demo', key: SECRETS.key, secret: SECRETS.secret, budgets: { total: { limit: 60, windowMs: 6_000 } } });
+    feed = await startFeedServer({ port: 0, names: STREAMS, streams: { orders: benchOrders(`SHARE-${Date.now()}`, 600) }, token: SECRETS.token });
+    redis = connect();
+    prefix = uniquePrefix('shared-budget');
+    env = {
+      ...baseEnv(),
+      LOG_LEVEL: 'info',
+      REDIS_URL: redisUrl(),
+      QUEUE_PREFIX: prefix,
+      INVENTORY_BASE_URL: sandbox.url,
+      INVENTORY_ACCOUNT: sandbox.account,
+      INVENTORY_API_KEY: SECRETS.key,
+      INVENTORY_API_SECRET: SECRETS.secret,
+      INVENTORY_REQUESTS_PER_MINUTE: '600',
+      INVENTORY_POST_PER_MINUTE: '600',
+      INVENTORY_GET_PER_MINUTE: '600',
+      UPSTREAM_URL: feed.url,
+      UPSTREAM_TOKEN: SECRETS.token,
+      ORDER_POLL_SECONDS: '1',
+      WORKER_HTTP_PORT: '0',
+    };
+  });
+  afterEach(async () => {
+    await other?.stop();
+    await Promise.all(workers.map((w) => w.stop()));
+    workers = [];
+    await feed.close();
+    await sandbox.close();
+    await deletePrefix(redis, prefix);
+    redis.disconnect();
+  });
+
+  const total = async (): Promise<LaneShare> => (await readShares(redis, redisKeys(prefix))).total;
+
+  it('lowers its rate while the other client spends the budget, and takes it back when it stops', async () => {
+    workers = [startWorkerProcess(env), startWorkerProcess(env)];
+    await Promise.all(workers.map((w) => w.httpUrl));
+    other = startOtherClient({ url: sandbox.url, account: sandbox.account, key: SECRETS.key, secret: SECRETS.secret, perMinute: 300 });
+
+    // Half the total goes to the other client: the workers' share comes down, for the reason that it does.
+    await eventually(async () => {
+      const s = await total();
+      return s.factor < 0.8 && (s.reason === 'shared-remaining' || s.reason === 'shared-429') && (s.otherPerMinute ?? 0) > 100;
+    }, 60_000, 'the share to come down because of the other client');
+    const status = await runCli(['status', '--json'], env);
+    const row = (JSON.parse(status.stdout) as StatusReport).budget.find((b) => b.cls === 'total')!;
+    expect(row.configuredPerMinute).toBe(600);
+    expect(row.effectivePerMinute!).toBeLessThan(600 * 0.98 * 0.8);
+    expect(row.why).toMatch(/another client of the account/);
+    // Both processes pace by the one share in Redis; at least one said why it lowered it.
+    const lines = workers.flatMap((w) => w.stdoutLines);
+    expect(lines.some((l) => l.includes('another client of the account spends the same budget'))).toBe(true);
+
+    await other.stop();
+    other = undefined;
+    await eventually(async () => {
+      const s = await total();
+      return s.factor >= 0.95;
+    }, 90_000, 'the share to climb back once the other client stopped');
+    expect(sandbox.admin.counters().actions).toBeGreaterThan(0);
+  }, 200_000);
+});
