@@ -10,7 +10,7 @@ const tseslint = kit('typescript-eslint');
 /** The print width (.prettierrc.json): Prettier holds code to it, max-len the strings and comments it does not break. */
 export const WIDTH = JSON.parse(readFileSync(new URL('./.prettierrc.json', import.meta.url), 'utf8')).printWidth;
 
-const BY_CODE = 'decide by the error\'s code (or class), never by its message text: see docs/service-client.md';
+const BY_CODE = "decide by the error's code (or class), never by its message text: see docs/service-client.md";
 const TEXT = '/^(message|msg)$/';
 const STRING_TESTS = '/^(startsWith|endsWith|includes|indexOf|match|matchAll|search|localeCompare)$/';
 

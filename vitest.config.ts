@@ -2,7 +2,12 @@ import { defineConfig } from 'vitest/config';
 
 const BROWSER_TESTS = ['test/dashboard/*-browser.test.ts'];
 /** Run a second time in the `cluster` project, on a local three-node Redis Cluster, beside its own tests. */
-const ON_A_CLUSTER_TOO = ['test/jobs/orders/order-sync.test.ts', 'test/jobs/stock/stock-sync.test.ts', 'test/jobs/boms/bom-sync.test.ts', 'test/jobs/orders/order-crash.test.ts'];
+const ON_A_CLUSTER_TOO = [
+  'test/jobs/orders/order-sync.test.ts',
+  'test/jobs/stock/stock-sync.test.ts',
+  'test/jobs/boms/bom-sync.test.ts',
+  'test/jobs/orders/order-crash.test.ts',
+];
 /** Run a third time in the `tls` project, on a Redis that speaks TLS only (a private CA) and wants a password. */
 const ON_TLS_TOO = ['test/jobs/orders/order-sync.test.ts'];
 
@@ -19,9 +24,23 @@ export default defineConfig({
     globalSetup: ['test/global-setup.ts'],
     // Each project's own global setup runs only when one of its files is in the run.
     projects: [
-      { test: { ...common, name: 'main', include: ['test/**/*.test.ts'], exclude: ['**/node_modules/**', 'test/cluster/**', 'test/tls/**', 'test/sentinel/**', ...BROWSER_TESTS] } },
+      {
+        test: {
+          ...common,
+          name: 'main',
+          include: ['test/**/*.test.ts'],
+          exclude: ['**/node_modules/**', 'test/cluster/**', 'test/tls/**', 'test/sentinel/**', ...BROWSER_TESTS],
+        },
+      },
       { test: { ...common, name: 'browser', include: BROWSER_TESTS, globalSetup: ['test/setup/chromium-setup.ts'] } },
-      { test: { ...common, name: 'cluster', include: ['test/cluster/**/*.test.ts', ...ON_A_CLUSTER_TOO], globalSetup: ['test/setup/cluster-setup.ts'] } },
+      {
+        test: {
+          ...common,
+          name: 'cluster',
+          include: ['test/cluster/**/*.test.ts', ...ON_A_CLUSTER_TOO],
+          globalSetup: ['test/setup/cluster-setup.ts'],
+        },
+      },
       { test: { ...common, name: 'tls', include: ['test/tls/**/*.test.ts', ...ON_TLS_TOO], globalSetup: ['test/setup/tls-setup.ts'] } },
       { test: { ...common, name: 'sentinel', include: ['test/sentinel/**/*.test.ts'], globalSetup: ['test/setup/sentinel-setup.ts'] } },
     ],

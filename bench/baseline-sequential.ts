@@ -75,11 +75,26 @@ export async function runBaseline(o: BaselineOptions = {}): Promise<BaselineFigu
   const budget = o.budgetPerMinute ?? 1_200;
   const latencyMs = o.latencyMs ?? 0;
   const seconds = o.seconds ?? 40;
-  const sandbox = await startSandbox({ data: 'demo', profile: o.profile, budgets: { post: { limit: budget, windowMs: 60_000 } }, latency: latencyMs ? { ms: latencyMs, jitterMs: Math.round(latencyMs / 5) } : null });
+  const sandbox = await startSandbox({
+    data: 'demo',
+    profile: o.profile,
+    budgets: { post: { limit: budget, windowMs: 60_000 } },
+    latency: latencyMs ? { ms: latencyMs, jitterMs: Math.round(latencyMs / 5) } : null,
+  });
   const redis = createRedis(o.redisUrl ?? 'redis://127.0.0.1:6379');
   const prefix = `bench-baseline-${process.pid}-${Date.now()}`;
-  const requestBudget = new RequestBudget({ redis, keys: redisKeys(prefix), budgets: { postPerMinute: budget, getPerMinute: budget, collectionPerHour: 300, headroom: 0.98 } });
-  const client = new ServiceClient({ baseUrl: sandbox.url, account: sandbox.account, apiKey: sandbox.key, apiSecret: sandbox.secret, budget: requestBudget });
+  const requestBudget = new RequestBudget({
+    redis,
+    keys: redisKeys(prefix),
+    budgets: { postPerMinute: budget, getPerMinute: budget, collectionPerHour: 300, headroom: 0.98 },
+  });
+  const client = new ServiceClient({
+    baseUrl: sandbox.url,
+    account: sandbox.account,
+    apiKey: sandbox.key,
+    apiSecret: sandbox.secret,
+    budget: requestBudget,
+  });
   try {
     const names = namesOf(await client.listFacilities(), await client.listProducts());
     const records = benchOrders(`BASE-${Date.now()}`, Math.ceil((budget / 4 / 60) * (seconds + 10)) + 20);
@@ -117,6 +132,8 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const i = process.argv.indexOf('--profile');
   const profile = i > 0 ? parseProfile(process.argv[i + 1] ?? '') : undefined;
   const f = await runBaseline({ budgetPerMinute: arg('budget'), latencyMs: arg('latency'), seconds: arg('seconds'), profile });
-  console.log(`baseline: ${f.ordersPerMinute} orders/min sequentially at ${f.budgetPerMinute} POST/min, ${f.latencyMs} ms latency (bound ${f.boundPerMinute}/min); 429s: ${f.rateLimited}`);
+  console.log(
+    `baseline: ${f.ordersPerMinute} orders/min sequentially at ${f.budgetPerMinute} POST/min, ${f.latencyMs} ms latency (bound ${f.boundPerMinute}/min); 429s: ${f.rateLimited}`,
+  );
   console.log(JSON.stringify(f));
 }

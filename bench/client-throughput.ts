@@ -26,7 +26,15 @@ const ORDER = JSON.stringify({
   statusId: 'ORDER_CREATED',
   originFacilityUrl: '/demo/api/facility/1',
   actionUrlComplete: '/demo/api/order/WEB-1/complete',
-  orderItemList: [{ orderItemUrl: '/demo/api/order/WEB-1/orderItem/00001', productId: 'MUG-BLUE', productUrl: '/demo/api/product/10000', unitPrice: 12.5, quantity: 2 }],
+  orderItemList: [
+    {
+      orderItemUrl: '/demo/api/order/WEB-1/orderItem/00001',
+      productId: 'MUG-BLUE',
+      productUrl: '/demo/api/product/10000',
+      unitPrice: 12.5,
+      quantity: 2,
+    },
+  ],
   invalidations: ['/demo/api/order'],
 });
 const BODY: CreateOrderBody = {
@@ -97,7 +105,13 @@ async function main(): Promise<void> {
   ];
   const rows: Array<Array<string | number>> = [];
   for (const s of setups) {
-    const client = new ServiceClient({ baseUrl: `http://127.0.0.1:${port}`, account: 'demo', apiKey: 'k', apiSecret: 's', budget: s.budget });
+    const client = new ServiceClient({
+      baseUrl: `http://127.0.0.1:${port}`,
+      account: 'demo',
+      apiKey: 'k',
+      apiSecret: 's',
+      budget: s.budget,
+    });
     await drive(client, s.write, 0.5, concurrency); // warm-up: connections, JIT
     const figures: Figure[] = [];
     for (let i = 0; i < runs; i++) figures.push(await drive(client, s.write, seconds, concurrency));

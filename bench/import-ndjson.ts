@@ -55,12 +55,14 @@ export interface ImportFigures {
   command: string;
 }
 
-
 async function writeFile(path: string, n: number): Promise<void> {
   const out = createWriteStream(path);
   const batch = 1_000;
   for (let i = 0; i < n; i += batch) {
-    const text = benchOrders(`IMP-${i}`, Math.min(batch, n - i)).map((r) => JSON.stringify(r)).join('\n') + '\n';
+    const text =
+      benchOrders(`IMP-${i}`, Math.min(batch, n - i))
+        .map((r) => JSON.stringify(r))
+        .join('\n') + '\n';
     if (!out.write(text)) await new Promise((r) => out.once('drain', r));
   }
   await new Promise<void>((r, reject) => out.end((err?: Error | null) => (err ? reject(err) : r())));
@@ -71,7 +73,11 @@ async function fanOut(redisUrl: string, prefix: string, n: number): Promise<numb
   const redis = createRedis(redisUrl);
   const target = new Queue<JobData>('orders', { connection: redis, prefix, defaultJobOptions: recordJobOptions({ attempts: 12 }) });
   const t0 = performance.now();
-  const worker = new Worker<IntakeData>(intakeQueueName('orders'), (job: Job<IntakeData>) => expandBatch(job, target), { connection: redis, prefix, concurrency: 1 });
+  const worker = new Worker<IntakeData>(intakeQueueName('orders'), (job: Job<IntakeData>) => expandBatch(job, target), {
+    connection: redis,
+    prefix,
+    concurrency: 1,
+  });
   try {
     while ((await redis.llen(`${prefix}:orders:wait`)) < n) await new Promise((r) => setTimeout(r, 20));
     return (performance.now() - t0) / 1000;
@@ -101,7 +107,15 @@ export async function runImportBench(o: ImportBenchOptions = {}): Promise<Import
         name: 'import',
         args: ['import', 'orders', file],
         // The import queues only; the service settings are there because a real operator's environment has them.
-        env: { REDIS_URL: redisUrl, QUEUE_PREFIX: prefix, INVENTORY_BASE_URL: 'http://127.0.0.1:9', INVENTORY_ACCOUNT: 'demo', INVENTORY_API_KEY: 'k', INVENTORY_API_SECRET: 's', LOG_LEVEL: 'warn' },
+        env: {
+          REDIS_URL: redisUrl,
+          QUEUE_PREFIX: prefix,
+          INVENTORY_BASE_URL: 'http://127.0.0.1:9',
+          INVENTORY_ACCOUNT: 'demo',
+          INVENTORY_API_KEY: 'k',
+          INVENTORY_API_SECRET: 's',
+          LOG_LEVEL: 'warn',
+        },
         logFile,
         useDist,
       });
@@ -115,7 +129,9 @@ export async function runImportBench(o: ImportBenchOptions = {}): Promise<Import
       await intake.close();
       const inBatches = batches.reduce((sum, b) => sum + b.data.items.length, 0);
       if (exitCode !== 0 || inBatches !== n) {
-        throw new Error(`import run ${i + 1}: exit ${exitCode}, ${inBatches} of ${n} records in intake batches; output:\n${readFileSync(logFile, 'utf8').slice(-2000)}`);
+        throw new Error(
+          `import run ${i + 1}: exit ${exitCode}, ${inBatches} of ${n} records in intake batches; output:\n${readFileSync(logFile, 'utf8').slice(-2000)}`,
+        );
       }
       const fanOutSeconds = await fanOut(redisUrl, prefix, n);
       const rate = Math.round(n / seconds);
@@ -158,7 +174,8 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     const i = process.argv.indexOf(`--${name}`);
     return i > 0 ? Number(process.argv[i + 1]) : undefined;
   };
-  const dist = process.argv.includes('--dist') || (existsSync(join(ROOT, 'dist/src/bin/inventory-sync.js')) && !process.argv.includes('--tsx'));
+  const dist =
+    process.argv.includes('--dist') || (existsSync(join(ROOT, 'dist/src/bin/inventory-sync.js')) && !process.argv.includes('--tsx'));
   const f = await runImportBench({ records: arg('records'), runs: arg('runs'), dist, log: (l) => console.log(l) });
   console.log(
     `import: median ${f.medianRecordsPerSecond} records/s (target >= 20000), peak ${f.maxPeakMb} MB (target < 256) for ${f.records} records (${f.fileMb} MB); ` +

@@ -49,7 +49,11 @@ export async function setUp(sandbox: Sandbox, target: RedisTarget | string, tag:
   const redis = createRedis(target);
   const name = `bench-orders-${tag}-${process.pid}`;
   const prefix = typeof target !== 'string' && target.clusterNodes ? clusterPrefix(name) : name;
-  const deps = buildDeps(sandboxConfig(sandbox, { prefix, catalogRefreshSeconds: 300 }), createLogger({ level: 'silent' }), { redis, budget: false, streams: ['orders'] });
+  const deps = buildDeps(sandboxConfig(sandbox, { prefix, catalogRefreshSeconds: 300 }), createLogger({ level: 'silent' }), {
+    redis,
+    budget: false,
+    streams: ['orders'],
+  });
   const { queues } = deps;
   // Warm the shared catalog so the workers read it from Redis, not from the service.
   await deps.catalog.refresh();
@@ -68,15 +72,22 @@ export async function setUp(sandbox: Sandbox, target: RedisTarget | string, tag:
     settings,
     add: async (recs: unknown[]) => {
       for (let i = 0; i < recs.length; i += 1_000) {
-        await addJobs(queues.get('orders'), redis, recs.slice(i, i + 1_000).map((r) => recordJob(orderStream, r, 'feed').job), orderStream);
+        await addJobs(
+          queues.get('orders'),
+          redis,
+          recs.slice(i, i + 1_000).map((r) => recordJob(orderStream, r, 'feed').job),
+          orderStream,
+        );
       }
     },
     async tearDown() {
-      await queues.get('orders').obliterate({ force: true }).catch(() => undefined);
+      await queues
+        .get('orders')
+        .obliterate({ force: true })
+        .catch(() => undefined);
       await deps.close();
       await deleteKeysUnder(redis, prefix);
       redis.disconnect();
     },
   };
 }
-

@@ -136,7 +136,9 @@ export async function runBudgeted(o: OrdersBenchOptions = {}): Promise<BudgetedF
     while (completions(sandbox) === 0) await sleep(20);
     await sleep(WARM_UP_MS);
     const c0 = sandbox.admin.counters();
-    log(`  budgeted (${kind} ${budget}/min): ${processes} processes running; measuring ${seconds} s from ${WARM_UP_MS / 1000} s after the first completed order`);
+    log(
+      `  budgeted (${kind} ${budget}/min): ${processes} processes running; measuring ${seconds} s from ${WARM_UP_MS / 1000} s after the first completed order`,
+    );
     await sleep(seconds * 1_000);
     const c1 = sandbox.admin.counters();
     const done = c1.actions - c0.actions;

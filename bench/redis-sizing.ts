@@ -77,8 +77,16 @@ function recordsOf(stream: StreamName, n: number, tag: string): unknown[] {
 }
 
 /** Runs retention's work now: BullMQ's trim of completed jobs by age, and the expiry of every key with a life. */
-async function runRetention(redis: Redis, prefix: string, queues: { get(s: StreamName): { clean(grace: number, limit: number, type: 'completed'): Promise<string[]> } }, streams: StreamName[]): Promise<void> {
-  for (const s of streams) while ((await queues.get(s).clean(0, 10_000, 'completed')).length) { /* trimmed in batches */ }
+async function runRetention(
+  redis: Redis,
+  prefix: string,
+  queues: { get(s: StreamName): { clean(grace: number, limit: number, type: 'completed'): Promise<string[]> } },
+  streams: StreamName[],
+): Promise<void> {
+  for (const s of streams)
+    while ((await queues.get(s).clean(0, 10_000, 'completed')).length) {
+      /* trimmed in batches */
+    }
   const expiring = (await keyUsage(redis, prefix)).filter((u) => u.pttlMs > 0).map((u) => u.key);
   for (let i = 0; i < expiring.length; i += 1000) await redis.del(...expiring.slice(i, i + 1000));
 }
@@ -90,7 +98,11 @@ export async function runRedisSizing(o: { records: number; log?: (line: string) 
   const redis = createRedis(url);
   const prefix = `bench-redis-${process.pid}`;
   const logger = createLogger({ level: 'silent' });
-  const config = sandboxConfig(sandbox, { prefix, catalogRefreshSeconds: 300, budgets: { postPerMinute: 1e6, getPerMinute: 1e6, collectionPerHour: 1e6 } });
+  const config = sandboxConfig(sandbox, {
+    prefix,
+    catalogRefreshSeconds: 300,
+    budgets: { postPerMinute: 1e6, getPerMinute: 1e6, collectionPerHour: 1e6 },
+  });
   const built = buildDeps(config, logger, { redis });
   const classify = keyClassifier(readKeyBounds(), prefix);
   const streams: StreamName[] = ['orders', 'stock-counts', 'boms'];
@@ -114,7 +126,12 @@ export async function runRedisSizing(o: { records: number; log?: (line: string) 
       const records = recordsOf(stream, o.records, `RS-${Date.now()}`);
       const def = streamDefs.find((d) => d.stream === stream)!;
       for (let i = 0; i < records.length; i += 500) {
-        await addJobs(built.queues.get(stream), redis, records.slice(i, i + 500).map((r) => recordJob(def, r, 'feed').job), def);
+        await addJobs(
+          built.queues.get(stream),
+          redis,
+          records.slice(i, i + 500).map((r) => recordJob(def, r, 'feed').job),
+          def,
+        );
       }
       await waitForIdle([built.queues.get(stream)], { pollMs: 100, signal: AbortSignal.timeout(600_000) });
       const seconds = (performance.now() - t0) / 1000;

@@ -35,13 +35,30 @@ async function ordersSection(o: BenchOptions): Promise<Measured> {
   for (const budget of o.budgets) {
     for (const latencyMs of o.latencies) {
       say(`orders: ${budget} POST/min, ${latencyMs} ms latency: ${o.processes} worker processes for ${o.seconds} s`);
-      const w: BudgetedFigures = await runBudgeted({ budgetPerMinute: budget, seconds: o.seconds, processes: o.processes, latencyMs, profile: o.profile, log: say });
+      const w: BudgetedFigures = await runBudgeted({
+        budgetPerMinute: budget,
+        seconds: o.seconds,
+        processes: o.processes,
+        latencyMs,
+        profile: o.profile,
+        log: say,
+      });
       say(`orders: the same through the sequential baseline for ${o.seconds} s`);
       const b: BaselineFigures = await runBaseline({ budgetPerMinute: budget, latencyMs, seconds: o.seconds, profile: o.profile });
       const ratio = w.ordersPerMinute / Math.max(0.1, b.ordersPerMinute);
       ratios.push(ratio);
       ofBound.push(w.ratio);
-      rows.push([budget, latencyMs, w.boundPerMinute, w.ordersPerMinute, `${r1(w.ratio * 100)}%`, w.rateLimited, b.ordersPerMinute, `${r1((b.ordersPerMinute / b.boundPerMinute) * 100)}%`, `${ratio.toFixed(2)}x`]);
+      rows.push([
+        budget,
+        latencyMs,
+        w.boundPerMinute,
+        w.ordersPerMinute,
+        `${r1(w.ratio * 100)}%`,
+        w.rateLimited,
+        b.ordersPerMinute,
+        `${r1((b.ordersPerMinute / b.boundPerMinute) * 100)}%`,
+        `${ratio.toFixed(2)}x`,
+      ]);
       say(textTable(['budget', 'latency', 'bound', 'workers', 'of bound', '429s', 'baseline', 'of bound', 'ratio'], rows.slice(-1)));
     }
   }
@@ -53,7 +70,20 @@ async function ordersSection(o: BenchOptions): Promise<Measured> {
       '',
       `Commands: \`npx tsx bench/orders-throughput.ts --only budget --budget B --seconds ${o.seconds} --processes ${o.processes} --latency L\` and \`npx tsx bench/baseline-sequential.ts --budget B --latency L --seconds ${o.seconds}\``,
       '',
-      markdownTable(['POST budget/min', 'latency ms', 'bound orders/min', 'workers orders/min', 'workers of bound', 'workers 429s', 'baseline orders/min', 'baseline of bound', 'workers / baseline'], rows),
+      markdownTable(
+        [
+          'POST budget/min',
+          'latency ms',
+          'bound orders/min',
+          'workers orders/min',
+          'workers of bound',
+          'workers 429s',
+          'baseline orders/min',
+          'baseline of bound',
+          'workers / baseline',
+        ],
+        rows,
+      ),
       '',
       `Median over the cells: workers at **${r1(median(ofBound) * 100)}%** of the bound; workers / baseline **${median(ratios).toFixed(2)}x**. ` +
         'The sequential client keeps up while the four round trips of an order take less than the time the budget allows an order (60 s / bound); where they take longer it falls behind, and the ratio grows with the latency and the budget.',
@@ -72,7 +102,10 @@ async function overheadSection(o: BenchOptions): Promise<Measured> {
       '',
       `Command: \`npm run bench -- --only overhead --runs ${o.runs}\``,
       '',
-      markdownTable(['run', 'orders/s', 'worker CPU ms/job', 'sandbox CPU ms/job'], f.runs.map((r, i) => [i + 1, r.ordersPerSecond, r.workerCpuMsPerJob ?? 'n/a', r.sandboxCpuMsPerJob])),
+      markdownTable(
+        ['run', 'orders/s', 'worker CPU ms/job', 'sandbox CPU ms/job'],
+        f.runs.map((r, i) => [i + 1, r.ordersPerSecond, r.workerCpuMsPerJob ?? 'n/a', r.sandboxCpuMsPerJob]),
+      ),
       '',
       `Median: **${f.medianOrdersPerSecond} orders/s**, **${f.medianWorkerCpuMsPerJob ?? 'n/a'} ms CPU a job** in the worker (${f.medianSandboxCpuMsPerJob} ms in the sandbox).`,
     ],
@@ -85,7 +118,7 @@ async function stockSection(o: BenchOptions): Promise<Measured> {
   return {
     title: 'Stock sync: 50,000 count lines',
     body: [
-      '20 counts of 2,500 lines (one per location), imported and synced by the stock-count job; the sandbox runs in a child process so the figures are the worker\'s own. See docs/stock-sync.md.',
+      "20 counts of 2,500 lines (one per location), imported and synced by the stock-count job; the sandbox runs in a child process so the figures are the worker's own. See docs/stock-sync.md.",
       '',
       'Command: `npx tsx bench/stock-sync.ts`',
       '',
@@ -112,7 +145,16 @@ async function importSection(o: BenchOptions): Promise<Measured> {
       '',
       markdownTable(
         ['run', 'import s', 'records/s', 'peak MB', 'batches', 'fan-out s', 'fan-out records/s', 'import / fan-out'],
-        f.runs.map((r, i) => [i + 1, r.seconds, r.recordsPerSecond, r.peakMb ?? 'n/a', r.batches, r.fanOutSeconds, r.fanOutRecordsPerSecond, r.ratio]),
+        f.runs.map((r, i) => [
+          i + 1,
+          r.seconds,
+          r.recordsPerSecond,
+          r.peakMb ?? 'n/a',
+          r.batches,
+          r.fanOutSeconds,
+          r.fanOutRecordsPerSecond,
+          r.ratio,
+        ]),
       ),
       '',
       `Median **${f.medianRecordsPerSecond.toLocaleString('en')} records/s** (target at least 20,000): ${f.medianRecordsPerSecond >= 20_000 ? 'met' : 'NOT met'}. ` +
@@ -135,7 +177,10 @@ async function sandboxSection(o: BenchOptions): Promise<Measured> {
       '',
       'Command: `npx tsx bench/sandbox-load.ts 10 50`',
       '',
-      markdownTable(['scenario', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors'], f.map((x) => [x.scenario, x.reqPerSec, x.p50Ms, x.p99Ms, x.non2xx, x.errors])),
+      markdownTable(
+        ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors'],
+        f.map((x) => [x.scenario, x.reqPerSec, x.p50Ms, x.p99Ms, x.non2xx, x.errors]),
+      ),
     ],
   };
 }
@@ -146,11 +191,30 @@ async function totalSection(o: BenchOptions): Promise<Measured> {
   let rateLimited = 0;
   for (const total of o.totals) {
     for (const latencyMs of o.latencies) {
-      say(`total: ${total} requests/min, the account's only limit, ${latencyMs} ms latency: ${o.processes} worker processes for ${o.seconds} s`);
-      const w = await runBudgeted({ budgetKind: 'total', budgetPerMinute: total, seconds: o.seconds, processes: o.processes, latencyMs, profile: o.profile, log: say });
+      say(
+        `total: ${total} requests/min, the account's only limit, ${latencyMs} ms latency: ${o.processes} worker processes for ${o.seconds} s`,
+      );
+      const w = await runBudgeted({
+        budgetKind: 'total',
+        budgetPerMinute: total,
+        seconds: o.seconds,
+        processes: o.processes,
+        latencyMs,
+        profile: o.profile,
+        log: say,
+      });
       ofBound.push(w.ratio);
       rateLimited += w.rateLimited;
-      rows.push([total, latencyMs, w.boundPerMinute, w.ordersPerMinute, `${r1(w.ratio * 100)}%`, w.rateLimited, w.postsPerOrder, w.getsPerOrder]);
+      rows.push([
+        total,
+        latencyMs,
+        w.boundPerMinute,
+        w.ordersPerMinute,
+        `${r1(w.ratio * 100)}%`,
+        w.rateLimited,
+        w.postsPerOrder,
+        w.getsPerOrder,
+      ]);
       say(textTable(['total', 'latency', 'bound', 'orders/min', 'of bound', '429s', 'POSTs/order', 'GETs/order'], rows.slice(-1)));
     }
   }
@@ -158,14 +222,17 @@ async function totalSection(o: BenchOptions): Promise<Measured> {
   return {
     title: 'Orders a minute under one total budget (INVENTORY_REQUESTS_PER_MINUTE)',
     body: [
-      "The account's only limit is one total of requests a minute that every request spends (service-behaviors.md \"Limits\": some accounts have only this one): " +
+      'The account\'s only limit is one total of requests a minute that every request spends (service-behaviors.md "Limits": some accounts have only this one): ' +
         `the sandbox counts every API request against it in fixed 1-minute windows and has no other budget; ${o.processes} worker processes share \`INVENTORY_REQUESTS_PER_MINUTE\` = the total through Redis. ` +
         "The client's per-class budgets (POST, GET a minute) are set to the total: the account has none, and at the total they never bind before it (collection GETs keep their 300 an hour; the catalog is warm, so there are none). " +
         `The bound is total / 4 (an order is 4 POSTs and no GET). Each cell measures ${o.seconds} s after a warm-up that starts at the first completed order (bench/orders-throughput.ts, \`runBudgeted\` with \`budgetKind: 'total'\`).`,
       '',
       `Commands: \`npm run bench -- --only total --totals T --latencies L --seconds ${o.seconds} --processes ${o.processes}\`, or one cell: \`npx tsx bench/orders-throughput.ts --only total --budget T --seconds ${o.seconds} --processes ${o.processes} --latency L\``,
       '',
-      markdownTable(['total requests/min', 'latency ms', 'bound orders/min', 'orders/min', 'of bound', '429s', 'POSTs an order', 'GETs an order'], rows),
+      markdownTable(
+        ['total requests/min', 'latency ms', 'bound orders/min', 'orders/min', 'of bound', '429s', 'POSTs an order', 'GETs an order'],
+        rows,
+      ),
       '',
       `Median over the cells: **${r1(median(ofBound) * 100)}%** of the bound, **${rateLimited}** 429s in all (target at least 95%, no 429): ${met ? 'met' : 'NOT met'}.`,
     ],
@@ -197,7 +264,9 @@ const argv = process.argv.slice(2);
 const options = parseBenchArgs(argv);
 const command = `npm run bench${argv.length ? ` -- ${argv.join(' ')}` : ''}`;
 const parts: Part[] = [];
-for (const section of (['import', 'overhead', 'stock', 'sandbox', 'orders', 'total', 'scale-out', 'redis', 'shared', 'unbudgeted'] as const).filter((s) => options.only.includes(s))) {
+for (const section of (
+  ['import', 'overhead', 'stock', 'sandbox', 'orders', 'total', 'scale-out', 'redis', 'shared', 'unbudgeted'] as const
+).filter((s) => options.only.includes(s))) {
   const m = machineLine(machine());
   const started = Date.now();
   let measured: Measured;
@@ -207,7 +276,11 @@ for (const section of (['import', 'overhead', 'stock', 'sandbox', 'orders', 'tot
     say(`${section}: failed: ${(err as Error).stack ?? String(err)}`);
     measured = { title: `${section}: not measured`, body: [`The benchmark failed: \`${(err as Error).message}\``] };
   }
-  parts.push({ section, ...measured, measured: measuredLine({ command, minutes: Math.round((Date.now() - started) / 60_000), profile: options.profile, machine: m }) });
+  parts.push({
+    section,
+    ...measured,
+    measured: measuredLine({ command, minutes: Math.round((Date.now() - started) / 60_000), profile: options.profile, machine: m }),
+  });
 }
 // A run of some sections keeps the others of the report as they were.
 const out = resolve(root, options.out);

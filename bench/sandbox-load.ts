@@ -42,7 +42,11 @@ function scenarios(url: string): Array<{ name: string; opts: Partial<autocannon.
     { name: 'GET collection (product, 251 rows)', opts: { url: `${api}/product` } },
     {
       name: 'POST product update (no BOM change)',
-      opts: { url: `${api}/product/10003`, method: 'POST', body: JSON.stringify({ productId: 'SKU-0003', productUrl: '/demo/api/product/10003' }) },
+      opts: {
+        url: `${api}/product/10003`,
+        method: 'POST',
+        body: JSON.stringify({ productId: 'SKU-0003', productUrl: '/demo/api/product/10003' }),
+      },
     },
     {
       name: 'POST order create (unique orderIds)',
@@ -122,12 +126,26 @@ async function serve(profile: SandboxProfile): Promise<void> {
 
 function print(figures: LoadFigure[]): void {
   console.log(`node ${process.version}, sandbox in one child process, autocannon in this one`);
-  console.log('scenario'.padEnd(40), 'req/s'.padStart(8), 'p50 ms'.padStart(8), 'p99 ms'.padStart(8), 'req/cpu-s'.padStart(10), 'non2xx'.padStart(7), 'errors'.padStart(7));
+  console.log(
+    'scenario'.padEnd(40),
+    'req/s'.padStart(8),
+    'p50 ms'.padStart(8),
+    'p99 ms'.padStart(8),
+    'req/cpu-s'.padStart(10),
+    'non2xx'.padStart(7),
+    'errors'.padStart(7),
+  );
   for (const f of figures) {
     const cells = [f.reqPerSec, f.p50Ms, f.p99Ms].map((n) => String(n).padStart(8));
-    console.log(f.scenario.padEnd(40), ...cells, String(f.reqPerCpuSec).padStart(10), String(f.non2xx).padStart(7), String(f.errors).padStart(7));
+    console.log(
+      f.scenario.padEnd(40),
+      ...cells,
+      String(f.reqPerCpuSec).padStart(10),
+      String(f.non2xx).padStart(7),
+      String(f.errors).padStart(7),
+    );
   }
-  console.log('req/cpu-s: requests served per second of the sandbox process\'s CPU time (its capacity on one core).');
+  console.log("req/cpu-s: requests served per second of the sandbox process's CPU time (its capacity on one core).");
 }
 
 const direct = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;

@@ -32,7 +32,14 @@ export interface ScaleOutFigures {
 
 export async function runScaleOut(o: ScaleOutOptions = {}): Promise<ScaleOutFigures> {
   const log = o.log ?? (() => undefined);
-  const run = { budgetPerMinute: o.budgetPerMinute ?? 1_200, seconds: o.seconds ?? 60, processes: o.processes ?? 3, latencyMs: o.latencyMs ?? 50, budgetConcurrency: 4, log };
+  const run = {
+    budgetPerMinute: o.budgetPerMinute ?? 1_200,
+    seconds: o.seconds ?? 60,
+    processes: o.processes ?? 3,
+    latencyMs: o.latencyMs ?? 50,
+    budgetConcurrency: 4,
+    log,
+  };
   log(`scale-out: ${run.processes} worker processes on the single Redis`);
   const single = await runBudgeted({ ...run, redisUrl: o.redisUrl ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' });
   log('scale-out: starting a local three-node Redis Cluster');
@@ -45,12 +52,32 @@ export async function runScaleOut(o: ScaleOutOptions = {}): Promise<ScaleOutFigu
   }
 }
 
-const HEAD = ['Redis', 'worker processes', 'POST budget/min', 'latency ms', 'bound orders/min', 'orders/min', 'of bound', '429s', 'POSTs/order'];
+const HEAD = [
+  'Redis',
+  'worker processes',
+  'POST budget/min',
+  'latency ms',
+  'bound orders/min',
+  'orders/min',
+  'of bound',
+  '429s',
+  'POSTs/order',
+];
 
 function rows(f: ScaleOutFigures): Array<Array<string | number>> {
   return (['single', 'cluster'] as const).map((k) => {
     const x = f[k];
-    return [k === 'single' ? 'one server' : 'cluster, 3 masters', x.processes, x.budgetPerMinute, x.latencyMs, x.boundPerMinute, x.ordersPerMinute, `${Math.round(x.ratio * 1000) / 10}%`, x.rateLimited, x.postsPerOrder];
+    return [
+      k === 'single' ? 'one server' : 'cluster, 3 masters',
+      x.processes,
+      x.budgetPerMinute,
+      x.latencyMs,
+      x.boundPerMinute,
+      x.ordersPerMinute,
+      `${Math.round(x.ratio * 1000) / 10}%`,
+      x.rateLimited,
+      x.postsPerOrder,
+    ];
   });
 }
 
@@ -73,9 +100,18 @@ export function scaleOutPart(f: ScaleOutFigures): { title: string; body: string[
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const { values } = parseArgs({ options: { budget: { type: 'string' }, seconds: { type: 'string' }, processes: { type: 'string' }, latency: { type: 'string' } }, strict: true });
+  const { values } = parseArgs({
+    options: { budget: { type: 'string' }, seconds: { type: 'string' }, processes: { type: 'string' }, latency: { type: 'string' } },
+    strict: true,
+  });
   const num = (v: string | undefined) => (v === undefined ? undefined : Number(v));
-  const f = await runScaleOut({ budgetPerMinute: num(values.budget), seconds: num(values.seconds), processes: num(values.processes), latencyMs: num(values.latency), log: (l) => console.log(l) });
+  const f = await runScaleOut({
+    budgetPerMinute: num(values.budget),
+    seconds: num(values.seconds),
+    processes: num(values.processes),
+    latencyMs: num(values.latency),
+    log: (l) => console.log(l),
+  });
   console.log(`\n${textTable(HEAD, rows(f))}\n`);
   const part = scaleOutPart(f);
   console.log([`## 8. ${part.title}`, '', ...part.body].join('\n'));

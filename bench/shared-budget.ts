@@ -58,12 +58,25 @@ export async function runSharedBudget(o: SharedBudgetOptions): Promise<SharedBud
   const processes = o.processes ?? 3;
   const latencyMs = o.latencyMs ?? 50;
   const log = o.log ?? (() => undefined);
-  const sandbox = await startSandbox({ data: 'demo', profile: o.profile, latency: latencyMs ? { ms: latencyMs, jitterMs: Math.round(latencyMs / 5) } : null, budgets: { total: { limit: total, windowMs: 60_000 } } });
+  const sandbox = await startSandbox({
+    data: 'demo',
+    profile: o.profile,
+    latency: latencyMs ? { ms: latencyMs, jitterMs: Math.round(latencyMs / 5) } : null,
+    budgets: { total: { limit: total, windowMs: 60_000 } },
+  });
   const world = await setUp(sandbox, 'redis://127.0.0.1:6379', `shared-${o.adaptive ? 'on' : 'off'}`);
   const children: ChildProcess[] = [];
-  const other = startOtherClient({ url: sandbox.url, account: sandbox.account, key: sandbox.key, secret: sandbox.secret, perMinute: otherPerMinute });
+  const other = startOtherClient({
+    url: sandbox.url,
+    account: sandbox.account,
+    key: sandbox.key,
+    secret: sandbox.secret,
+    perMinute: otherPerMinute,
+  });
   try {
-    await world.add(records(`SHARED-${o.adaptive ? 'ON' : 'OFF'}-${Date.now()}`, Math.ceil((total / 4) * ((seconds + warmup + 60) / 60)) + 50));
+    await world.add(
+      records(`SHARED-${o.adaptive ? 'ON' : 'OFF'}-${Date.now()}`, Math.ceil((total / 4) * ((seconds + warmup + 60) / 60)) + 50),
+    );
     const settings = world.settings({
       budget: { postPerMinute: total, getPerMinute: total, requestsPerMinute: total },
       concurrency: 4,
@@ -113,6 +126,15 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     return i > 0 ? Number(process.argv[i + 1]) : undefined;
   };
   const off = process.argv.includes('--off');
-  const f = await runSharedBudget({ total: arg('total'), other: arg('other'), seconds: arg('seconds'), warmupSeconds: arg('warmup'), processes: arg('processes'), latencyMs: arg('latency'), adaptive: !off, log: console.log });
+  const f = await runSharedBudget({
+    total: arg('total'),
+    other: arg('other'),
+    seconds: arg('seconds'),
+    warmupSeconds: arg('warmup'),
+    processes: arg('processes'),
+    latencyMs: arg('latency'),
+    adaptive: !off,
+    log: console.log,
+  });
   console.log(JSON.stringify(f));
 }

@@ -47,16 +47,29 @@ const locationUrlOf = (i: number) => `${api}/facility/${1001 + i}`;
 
 /** The sandbox account: one magazine, `locations` locations, `products` products stocked everywhere, a quarter split in two lots. */
 function benchData(s: Shape): SandboxData {
-  const facilities: NonNullable<SandboxData['facilities']> = [{ facilityId: '1000', facilityName: 'Bench Warehouse', parentFacilityUrl: null }];
-  for (let i = 0; i < s.locations; i++) facilities.push({ facilityId: String(1001 + i), facilityName: `L-${pad(i + 1, 2)}`, parentFacilityUrl: `${api}/facility/1000` });
+  const facilities: NonNullable<SandboxData['facilities']> = [
+    { facilityId: '1000', facilityName: 'Bench Warehouse', parentFacilityUrl: null },
+  ];
+  for (let i = 0; i < s.locations; i++)
+    facilities.push({ facilityId: String(1001 + i), facilityName: `L-${pad(i + 1, 2)}`, parentFacilityUrl: `${api}/facility/1000` });
   const products = Array.from({ length: s.products }, (_, j) => ({ productId: `P-${pad(j, 5)}`, productUrl: productUrlOf(j) }));
   const inventory: NonNullable<SandboxData['inventory']> = [];
   for (let i = 0; i < s.locations; i++) {
     for (let j = 0; j < s.products; j++) {
       const q = stockOf(i, j);
       if (j % 4 === 0) {
-        inventory.push({ facilityUrl: locationUrlOf(i), productUrl: productUrlOf(j), quantityOnHand: Math.floor(q / 2), lotId: `LOT-${j}-A` });
-        inventory.push({ facilityUrl: locationUrlOf(i), productUrl: productUrlOf(j), quantityOnHand: q - Math.floor(q / 2), lotId: `LOT-${j}-B` });
+        inventory.push({
+          facilityUrl: locationUrlOf(i),
+          productUrl: productUrlOf(j),
+          quantityOnHand: Math.floor(q / 2),
+          lotId: `LOT-${j}-A`,
+        });
+        inventory.push({
+          facilityUrl: locationUrlOf(i),
+          productUrl: productUrlOf(j),
+          quantityOnHand: q - Math.floor(q / 2),
+          lotId: `LOT-${j}-B`,
+        });
       } else inventory.push({ facilityUrl: locationUrlOf(i), productUrl: productUrlOf(j), quantityOnHand: q });
     }
   }
@@ -76,7 +89,12 @@ async function writeCounts(path: string, s: Shape, share: number): Promise<numbe
       if (differs(i, j, share)) differences++;
       return { productId: `P-${pad(j, 5)}`, quantity: counted(i, j, share) };
     });
-    const line = JSON.stringify({ countId: `CNT-2026-11-21-L${pad(i + 1, 2)}`, location: `Bench Warehouse / L-${pad(i + 1, 2)}`, countDate: '2026-11-21', items });
+    const line = JSON.stringify({
+      countId: `CNT-2026-11-21-L${pad(i + 1, 2)}`,
+      location: `Bench Warehouse / L-${pad(i + 1, 2)}`,
+      countDate: '2026-11-21',
+      items,
+    });
     if (!out.write(`${line}\n`)) await once(out, 'drain');
   }
   out.end();
@@ -112,7 +130,13 @@ export interface StockBenchFigures extends StockBenchScenario {
 }
 
 /** Runs one scenario against a sandbox child (reset to its start data first). */
-async function runScenario(sb: { url: string; key: string; secret: string }, s: Shape, sc: StockBenchScenario, redisUrl: string, dir: string): Promise<StockBenchFigures> {
+async function runScenario(
+  sb: { url: string; key: string; secret: string },
+  s: Shape,
+  sc: StockBenchScenario,
+  redisUrl: string,
+  dir: string,
+): Promise<StockBenchFigures> {
   const admin = sandboxAdminClient(sb);
   await admin.reset();
   const file = join(dir, `counts-${sc.share}-${sc.chunkSize}.ndjson`);
@@ -121,7 +145,14 @@ async function runScenario(sb: { url: string; key: string; secret: string }, s: 
   const prefix = `bench-stock-${process.pid}-${Date.now().toString(36)}`;
   const logger = createLogger({ level: 'silent' });
   const calls: ApiCall[] = [];
-  const jobs = { attempts: 5, retryBaseDelayMs: 500, retryMaxDelayMs: 5_000, concurrency: 16, varianceChunkSize: sc.chunkSize, feedPageSize: 500 };
+  const jobs = {
+    attempts: 5,
+    retryBaseDelayMs: 500,
+    retryMaxDelayMs: 5_000,
+    concurrency: 16,
+    varianceChunkSize: sc.chunkSize,
+    feedPageSize: 500,
+  };
   const config = sandboxConfig({ ...sb, account: ACCOUNT }, { prefix, jobs, catalogRefreshSeconds: 300 });
   const deps = buildDeps(config, logger, { redis, budget: false, onCall: (c) => calls.push(c), streams: ['stock-counts'] });
   const { catalog, queues } = deps;
@@ -140,7 +171,14 @@ async function runScenario(sb: { url: string; key: string; secret: string }, s: 
   const t0 = performance.now();
   await importNdjson({ def: stockCountStream, source: file, queues, redis, logger });
   const importMs = performance.now() - t0;
-  const pool = await startWorkers({ kinds: [stockCountJob], connection: redisUrl, prefix, deps: { ...deps, jobs }, concurrency: jobs.concurrency, logger });
+  const pool = await startWorkers({
+    kinds: [stockCountJob],
+    connection: redisUrl,
+    prefix,
+    deps: { ...deps, jobs },
+    concurrency: jobs.concurrency,
+    logger,
+  });
   await waitForIdle([queues.intake('stock-counts'), queues.get('stock-counts')], { pollMs: 20 });
   const wallMs = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
@@ -151,7 +189,8 @@ async function runScenario(sb: { url: string; key: string; secret: string }, s: 
   // Convergence: every counted quantity is on hand now (sampled: one product in 25 of every location).
   let converged = failed === 0;
   for (let i = 0; i < s.locations && converged; i++) {
-    for (let j = 0; j < s.products && converged; j += 25) converged = (await admin.stockOnHand(locationUrlOf(i), productUrlOf(j))) === counted(i, j, sc.share);
+    for (let j = 0; j < s.products && converged; j += 25)
+      converged = (await admin.stockOnHand(locationUrlOf(i), productUrlOf(j))) === counted(i, j, sc.share);
   }
   const inventoryReads = calls.filter((c) => c.path.endsWith('/api/inventoryitem')).length;
   const variancePosts = calls.filter((c) => c.method === 'POST' && c.path.endsWith('/api/inventoryvariance')).length;
@@ -229,10 +268,38 @@ export async function benchStockSync(o: StockBenchOptions = {}): Promise<StockBe
   }
 }
 
-export const STOCK_BENCH_HEAD = ['lines differing', 'chunk', 'differences', 'inventory GETs', 'variance POSTs', 'other calls', 'import ms', 'wall ms', 'CPU ms', 'RSS before MB', 'peak RSS MB', 'peak heap MB', 'converged'];
+export const STOCK_BENCH_HEAD = [
+  'lines differing',
+  'chunk',
+  'differences',
+  'inventory GETs',
+  'variance POSTs',
+  'other calls',
+  'import ms',
+  'wall ms',
+  'CPU ms',
+  'RSS before MB',
+  'peak RSS MB',
+  'peak heap MB',
+  'converged',
+];
 
 export function stockBenchRows(figures: StockBenchFigures[]): Array<Array<string | number>> {
-  return figures.map((f) => [`${Math.round(f.share * 100)}%`, f.chunkSize, f.differences, f.inventoryReads, f.variancePosts, f.otherCalls, f.importMs, f.wallMs, f.cpuMs, f.baselineRssMb, f.peakRssMb, f.peakHeapMb, f.converged ? 'yes' : 'NO']);
+  return figures.map((f) => [
+    `${Math.round(f.share * 100)}%`,
+    f.chunkSize,
+    f.differences,
+    f.inventoryReads,
+    f.variancePosts,
+    f.otherCalls,
+    f.importMs,
+    f.wallMs,
+    f.cpuMs,
+    f.baselineRssMb,
+    f.peakRssMb,
+    f.peakHeapMb,
+    f.converged ? 'yes' : 'NO',
+  ]);
 }
 
 async function main(): Promise<void> {
@@ -245,7 +312,9 @@ async function main(): Promise<void> {
   const locations = arg('locations') ?? 20;
   const p = process.argv.indexOf('--profile');
   const profile = p > 0 ? parseProfile(process.argv[p + 1] ?? '') : undefined;
-  console.log(`stock sync: ${lines.toLocaleString('en')} count lines over ${locations} locations (${locations} counts), sandbox in a child process`);
+  console.log(
+    `stock sync: ${lines.toLocaleString('en')} count lines over ${locations} locations (${locations} counts), sandbox in a child process`,
+  );
   console.log(machineLine(machine()));
   const all: StockBenchFigures[][] = [];
   for (let r = 1; r <= runs; r++) {
@@ -256,7 +325,16 @@ async function main(): Promise<void> {
   }
   const medians = all[0]!.map((f, i) => {
     const of = (k: 'importMs' | 'wallMs' | 'cpuMs' | 'baselineRssMb' | 'peakRssMb' | 'peakHeapMb') => median(all.map((run) => run[i]![k]));
-    return { ...f, importMs: of('importMs'), wallMs: of('wallMs'), cpuMs: of('cpuMs'), baselineRssMb: of('baselineRssMb'), peakRssMb: of('peakRssMb'), peakHeapMb: of('peakHeapMb'), converged: all.every((run) => run[i]!.converged) };
+    return {
+      ...f,
+      importMs: of('importMs'),
+      wallMs: of('wallMs'),
+      cpuMs: of('cpuMs'),
+      baselineRssMb: of('baselineRssMb'),
+      peakRssMb: of('peakRssMb'),
+      peakHeapMb: of('peakHeapMb'),
+      converged: all.every((run) => run[i]!.converged),
+    };
   });
   if (runs > 1) console.log(`medians of ${runs} runs\n${textTable(STOCK_BENCH_HEAD, stockBenchRows(medians))}`);
   if (process.argv.includes('--markdown')) console.log(`\n${markdownTable(STOCK_BENCH_HEAD, stockBenchRows(medians))}`);

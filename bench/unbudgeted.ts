@@ -53,7 +53,15 @@ export interface UnbudgetedFigures {
 
 const completions = (sandbox: Sandbox) => sandbox.admin.counters().actions;
 
-async function cliRun(o: { sandbox: Sandbox; redisUrl: string; orders: number; tag: string; dist: boolean; env?: Record<string, string>; dir: string }): Promise<number> {
+async function cliRun(o: {
+  sandbox: Sandbox;
+  redisUrl: string;
+  orders: number;
+  tag: string;
+  dist: boolean;
+  env?: Record<string, string>;
+  dir: string;
+}): Promise<number> {
   const records = benchOrders(`UNB-${o.tag}-${Date.now()}`, o.orders);
   const feed = await startFeedServer({ port: 0, names: STREAMS, streams: { orders: records }, token: 'bench-token' });
   const prefix = `bench-unbudgeted-${process.pid}-${o.tag}`;
@@ -86,7 +94,10 @@ async function cliRun(o: { sandbox: Sandbox; redisUrl: string; orders: number; t
     const code = await p.exited;
     const seconds = (performance.now() - t0) / 1000;
     const done = completions(o.sandbox) - before;
-    if (code !== 0 || done !== o.orders) throw new Error(`sync --once (${o.tag}): exit ${code}, ${done} of ${o.orders} orders completed; output:\n${readFileSync(logFile, 'utf8').slice(-2000)}`);
+    if (code !== 0 || done !== o.orders)
+      throw new Error(
+        `sync --once (${o.tag}): exit ${code}, ${done} of ${o.orders} orders completed; output:\n${readFileSync(logFile, 'utf8').slice(-2000)}`,
+      );
     return seconds;
   } finally {
     await feed.close();
@@ -108,14 +119,30 @@ export async function runUnbudgeted(o: UnbudgetedOptions = {}): Promise<Unbudget
   try {
     for (let i = 0; i < (o.runs ?? 3); i++) {
       const sizedSeconds = await cliRun({ sandbox, redisUrl, orders: n, tag: `sized-${i}`, dist, dir });
-      const fixed16Seconds = await cliRun({ sandbox, redisUrl, orders: n, tag: `fixed16-${i}`, dist, dir, env: { WORKER_CONCURRENCY: '16' } });
+      const fixed16Seconds = await cliRun({
+        sandbox,
+        redisUrl,
+        orders: n,
+        tag: `fixed16-${i}`,
+        dist,
+        dir,
+        env: { WORKER_CONCURRENCY: '16' },
+      });
       const before = completions(sandbox);
       const t0 = performance.now();
-      await naiveSync({ url: sandbox.url, account: sandbox.account, key: sandbox.key, secret: sandbox.secret, orders: benchOrders(`NAIVE-${i}-${Date.now()}`, n) });
+      await naiveSync({
+        url: sandbox.url,
+        account: sandbox.account,
+        key: sandbox.key,
+        secret: sandbox.secret,
+        orders: benchOrders(`NAIVE-${i}-${Date.now()}`, n),
+      });
       const naiveSeconds = (performance.now() - t0) / 1000;
       if (completions(sandbox) - before !== n) throw new Error(`naive client: ${completions(sandbox) - before} of ${n} orders completed`);
       runs.push({ sizedSeconds: round(sizedSeconds), fixed16Seconds: round(fixed16Seconds), naiveSeconds: round(naiveSeconds) });
-      log(`  run ${i + 1}: sync --once ${round(sizedSeconds)} s (sized), ${round(fixed16Seconds)} s (WORKER_CONCURRENCY=16); naive ${round(naiveSeconds)} s`);
+      log(
+        `  run ${i + 1}: sync --once ${round(sizedSeconds)} s (sized), ${round(fixed16Seconds)} s (WORKER_CONCURRENCY=16); naive ${round(naiveSeconds)} s`,
+      );
     }
   } finally {
     await sandbox.close();
@@ -124,7 +151,9 @@ export async function runUnbudgeted(o: UnbudgetedOptions = {}): Promise<Unbudget
   return {
     orders: n,
     latencyMs,
-    command: dist ? 'node dist/src/bin/inventory-sync.js sync --once --stream orders' : 'tsx src/bin/inventory-sync.ts sync --once --stream orders',
+    command: dist
+      ? 'node dist/src/bin/inventory-sync.js sync --once --stream orders'
+      : 'tsx src/bin/inventory-sync.ts sync --once --stream orders',
     runs,
     medianSizedSeconds: median(runs.map((r) => r.sizedSeconds)),
     medianFixed16Seconds: median(runs.map((r) => r.fixed16Seconds)),
@@ -139,6 +168,12 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     const i = process.argv.indexOf(`--${name}`);
     return i > 0 ? Number(process.argv[i + 1]) : undefined;
   };
-  const f = await runUnbudgeted({ orders: arg('orders'), latencyMs: arg('latency'), runs: arg('runs'), tsx: process.argv.includes('--tsx'), log: console.log });
+  const f = await runUnbudgeted({
+    orders: arg('orders'),
+    latencyMs: arg('latency'),
+    runs: arg('runs'),
+    tsx: process.argv.includes('--tsx'),
+    log: console.log,
+  });
   console.log(JSON.stringify(f));
 }

@@ -55,7 +55,8 @@ export function parseMappingCsv(text: string): { entries: MappingEntry[]; proble
       seenData = true;
       const fields = fieldsOf(raw);
       if (typeof fields === 'string') return void problems.push({ line, reason: fields });
-      if (fields.length !== 3) return void problems.push({ line, reason: `has ${fields.length} column${fields.length === 1 ? '' : 's'}; expected 3: ${HEADER}` });
+      if (fields.length !== 3)
+        return void problems.push({ line, reason: `has ${fields.length} column${fields.length === 1 ? '' : 's'}; expected 3: ${HEADER}` });
       const [kind, upstream, service] = fields as [string, string, string];
       entries.push({ line, kind, upstream, service });
     });

@@ -17,7 +17,12 @@ export interface Mapping {
 /** Most problems listed for one file; a broken file of a million lines says the first ones. */
 const MAX_PROBLEMS = 20;
 
-const KINDS: Record<string, 'products' | 'facilities'> = { product: 'products', products: 'products', facility: 'facilities', facilities: 'facilities' };
+const KINDS: Record<string, 'products' | 'facilities'> = {
+  product: 'products',
+  products: 'products',
+  facility: 'facilities',
+  facilities: 'facilities',
+};
 
 /** "WH1/Bin 3" and "WH1 /  Bin 3" are one name, as the catalog reads paths; a URL stays as it is. */
 export function facilityKey(name: string): string {
@@ -48,7 +53,10 @@ export function buildMapping(file: string, entries: MappingEntry[]): { mapping: 
         maps[kind].set(key, service);
         lineOf.set(`${kind} ${key}`, e.line);
       } else if (before !== service) {
-        problems.push({ line: e.line, reason: `"${upstream}" is mapped again, to "${service}" (line ${lineOf.get(`${kind} ${key}`)} maps it to "${before}")` });
+        problems.push({
+          line: e.line,
+          reason: `"${upstream}" is mapped again, to "${service}" (line ${lineOf.get(`${kind} ${key}`)} maps it to "${before}")`,
+        });
       }
     }
   }
@@ -60,7 +68,14 @@ function readText(file: string): string | string[] {
     return readFileSync(file, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'it is a folder' : (code ?? 'unreadable');
+    const why =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EACCES'
+          ? 'permission denied'
+          : code === 'EISDIR'
+            ? 'it is a folder'
+            : (code ?? 'unreadable');
     return [`MAPPING_FILE: ${file} cannot be read (${why})`];
   }
 }
@@ -71,7 +86,8 @@ function readText(file: string): string | string[] {
  */
 export function loadMapping(file: string): { mapping: Mapping } | { problems: string[] } {
   const ext = extname(file).toLowerCase();
-  if (ext !== '.csv' && ext !== '.json') return { problems: [`MAPPING_FILE: ${file} must end in .csv or .json (the extension says how it is read)`] };
+  if (ext !== '.csv' && ext !== '.json')
+    return { problems: [`MAPPING_FILE: ${file} must end in .csv or .json (the extension says how it is read)`] };
   const text = readText(file);
   if (Array.isArray(text)) return { problems: text };
   const parsed = ext === '.csv' ? parseMappingCsv(text) : parseMappingJson(text);

@@ -66,10 +66,16 @@ export function parseMappingJson(text: string): { entries: MappingEntry[]; probl
     const at = /position (\d+)/.exec((err as Error).message);
     const where = at ? lineAt(body, Number(at[1])) : undefined;
     const lineNo = where?.line ?? /line (\d+)/.exec((err as Error).message)?.[1];
-    return { entries: [], problems: [{ line: Number(lineNo ?? 1), reason: `is not valid JSON${where ? ` (column ${where.column})` : ''}` }] };
+    return {
+      entries: [],
+      problems: [{ line: Number(lineNo ?? 1), reason: `is not valid JSON${where ? ` (column ${where.column})` : ''}` }],
+    };
   }
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    return { entries: [], problems: [{ line: 1, reason: 'must be a JSON object: { "products": { "<upstream>": "<service>" }, "facilities": { ... } }' }] };
+    return {
+      entries: [],
+      problems: [{ line: 1, reason: 'must be a JSON object: { "products": { "<upstream>": "<service>" }, "facilities": { ... } }' }],
+    };
   }
   const entries: MappingEntry[] = [];
   const problems: MappingProblem[] = [];

@@ -65,7 +65,8 @@ export function readConfig(env: Record<string, string | undefined>, needs: Confi
     }
   }
   if (needs.upstream && !cleaned.UPSTREAM_URL) problems.push('UPSTREAM_URL: is required to pull the feed');
-  if (e && e.FEED_MAX_PAGE_BYTES < e.MAX_RECORD_BYTES) problems.push('FEED_MAX_PAGE_BYTES: must be at least MAX_RECORD_BYTES (a page must hold one record)');
+  if (e && e.FEED_MAX_PAGE_BYTES < e.MAX_RECORD_BYTES)
+    problems.push('FEED_MAX_PAGE_BYTES: must be at least MAX_RECORD_BYTES (a page must hold one record)');
   // The mapping file is read and checked now, so a broken one stops the program before any work.
   const mappingFile = e ? e.MAPPING_FILE : cleaned.MAPPING_FILE?.trim();
   const mapped = mappingFile ? loadMapping(mappingFile) : undefined;
@@ -78,7 +79,15 @@ export function readConfig(env: Record<string, string | undefined>, needs: Confi
 
 /** A problem line with any secret of the environment blanked (a mapping file could be a misnamed .env). */
 function withoutSecrets(line: string, env: Record<string, string | undefined>): string {
-  const secrets = ['INVENTORY_API_KEY', 'INVENTORY_API_SECRET', 'UPSTREAM_TOKEN', 'DASHBOARD_PASSWORD', 'ALERT_WEBHOOK_URL', 'REDIS_PASSWORD', 'REDIS_SENTINEL_PASSWORD'].map((n) => env[n]?.trim());
+  const secrets = [
+    'INVENTORY_API_KEY',
+    'INVENTORY_API_SECRET',
+    'UPSTREAM_TOKEN',
+    'DASHBOARD_PASSWORD',
+    'ALERT_WEBHOOK_URL',
+    'REDIS_PASSWORD',
+    'REDIS_SENTINEL_PASSWORD',
+  ].map((n) => env[n]?.trim());
   return secrets.reduce<string>((out, s) => (s ? out.split(s).join('***') : out), line);
 }
 
@@ -136,7 +145,11 @@ function configOf(e: Env, redis: RedisConfig, mapping: Mapping | undefined) {
       feedPageSize: e.FEED_PAGE_SIZE,
     },
     /** How jobs at once are sized: fixed (WORKER_CONCURRENCY set), else from the rate and latency between min and max. */
-    concurrency: { fixed: e.WORKER_CONCURRENCY, max: e.WORKER_CONCURRENCY_MAX, min: Math.min(defaults.workerConcurrencyMin, e.WORKER_CONCURRENCY_MAX) },
+    concurrency: {
+      fixed: e.WORKER_CONCURRENCY,
+      max: e.WORKER_CONCURRENCY_MAX,
+      min: Math.min(defaults.workerConcurrencyMin, e.WORKER_CONCURRENCY_MAX),
+    },
     catalog: { refreshSeconds: e.CATALOG_REFRESH_SECONDS },
     breaker: { threshold: e.BREAKER_THRESHOLD },
     limits: { maxRecordBytes: e.MAX_RECORD_BYTES, feedMaxPageBytes: e.FEED_MAX_PAGE_BYTES },
@@ -156,7 +169,13 @@ function configOf(e: Env, redis: RedisConfig, mapping: Mapping | undefined) {
 
 /** The values that must never reach a log line, Redis, job data or the dashboard. */
 export function secretsOf(config: Config): string[] {
-  return [config.service?.apiKey, config.service?.apiSecret, config.upstream?.token, config.dashboard.password, config.alerts.webhookUrl, ...redisPasswords(config.redis), ...config.tracing.secrets].filter(
-    (s): s is string => typeof s === 'string' && s.length > 0,
-  );
+  return [
+    config.service?.apiKey,
+    config.service?.apiSecret,
+    config.upstream?.token,
+    config.dashboard.password,
+    config.alerts.webhookUrl,
+    ...redisPasswords(config.redis),
+    ...config.tracing.secrets,
+  ].filter((s): s is string => typeof s === 'string' && s.length > 0);
 }

@@ -12,7 +12,14 @@ export interface RedisConfig extends RedisTarget {
 
 type RedisEnv = Pick<
   Env,
-  'REDIS_URL' | 'REDIS_CLUSTER_NODES' | 'REDIS_PASSWORD' | 'REDIS_TLS_CA_FILE' | 'REDIS_SENTINELS' | 'REDIS_SENTINEL_NAME' | 'REDIS_SENTINEL_PASSWORD' | 'QUEUE_PREFIX'
+  | 'REDIS_URL'
+  | 'REDIS_CLUSTER_NODES'
+  | 'REDIS_PASSWORD'
+  | 'REDIS_TLS_CA_FILE'
+  | 'REDIS_SENTINELS'
+  | 'REDIS_SENTINEL_NAME'
+  | 'REDIS_SENTINEL_PASSWORD'
+  | 'QUEUE_PREFIX'
 >;
 
 /** Only the fields that are set (so that equality checks and logs do not show `undefined`). */
@@ -34,7 +41,12 @@ function urlParts(url: string, problems: string[]): Pick<RedisTarget, 'username'
   const u = new URL(url);
   const path = u.pathname.replace(/^\//, '');
   if (path && !/^\d+$/.test(path)) problems.push('REDIS_URL: its path must be a database number, such as /0');
-  return { username: decoded(u.username), password: decoded(u.password), tls: u.protocol === 'rediss:', db: path ? Number(path) : undefined };
+  return {
+    username: decoded(u.username),
+    password: decoded(u.password),
+    tls: u.protocol === 'rediss:',
+    db: path ? Number(path) : undefined,
+  };
 }
 
 /** The private CA's certificate(s), or a problem; the path is shown, never the content. */
@@ -57,8 +69,10 @@ export function redisConfigOf(e: RedisEnv): { redis: RedisConfig; problems: stri
   const problems: string[] = [];
   const nodes = e.REDIS_CLUSTER_NODES;
   const sentinels = e.REDIS_SENTINELS;
-  if (sentinels && nodes) problems.push('REDIS_SENTINELS: cannot be used with REDIS_CLUSTER_NODES (a Redis Cluster fails over by itself): set one of them');
-  if (sentinels && !e.REDIS_SENTINEL_NAME) problems.push('REDIS_SENTINEL_NAME: is required with REDIS_SENTINELS (the name the sentinels monitor the primary under)');
+  if (sentinels && nodes)
+    problems.push('REDIS_SENTINELS: cannot be used with REDIS_CLUSTER_NODES (a Redis Cluster fails over by itself): set one of them');
+  if (sentinels && !e.REDIS_SENTINEL_NAME)
+    problems.push('REDIS_SENTINEL_NAME: is required with REDIS_SENTINELS (the name the sentinels monitor the primary under)');
   for (const name of ['REDIS_SENTINEL_NAME', 'REDIS_SENTINEL_PASSWORD'] as const) {
     if (e[name] && !sentinels) problems.push(`${name}: is used only with REDIS_SENTINELS; set REDIS_SENTINELS too, or unset it`);
   }
@@ -78,11 +92,15 @@ export function redisConfigOf(e: RedisEnv): { redis: RedisConfig; problems: stri
   } else {
     const fromUrl = urlParts(e.REDIS_URL, sentinels ? problems : []);
     if (e.REDIS_PASSWORD && fromUrl.password) problems.push('REDIS_PASSWORD: REDIS_URL holds a password too; give it once');
-    const sentinel = sentinels && e.REDIS_SENTINEL_NAME ? { nodes: sentinels.nodes, name: e.REDIS_SENTINEL_NAME, ...defined({ password: e.REDIS_SENTINEL_PASSWORD, tls: sentinels.tls }) } : undefined;
+    const sentinel =
+      sentinels && e.REDIS_SENTINEL_NAME
+        ? { nodes: sentinels.nodes, name: e.REDIS_SENTINEL_NAME, ...defined({ password: e.REDIS_SENTINEL_PASSWORD, tls: sentinels.tls }) }
+        : undefined;
     const data = sentinel ? { ...fromUrl, password: fromUrl.password || e.REDIS_PASSWORD } : { password: e.REDIS_PASSWORD };
     redis = { url: e.REDIS_URL, ...(sentinel ? { sentinel } : {}), ...defined({ ...data, tlsCa }), prefix: e.QUEUE_PREFIX };
   }
   const usesTls = redis.tls || redis.sentinel?.tls || (!nodes && !sentinels && e.REDIS_URL.startsWith('rediss://'));
-  if (e.REDIS_TLS_CA_FILE && !usesTls) problems.push('REDIS_TLS_CA_FILE: is used only with TLS: rediss:// in REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS');
+  if (e.REDIS_TLS_CA_FILE && !usesTls)
+    problems.push('REDIS_TLS_CA_FILE: is used only with TLS: rediss:// in REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS');
   return { redis, problems };
 }

@@ -4,9 +4,15 @@ import { cronProblem } from './cron-pattern.js';
 import { defaults } from './defaults.js';
 
 const positiveInt = (name: string) =>
-  z.coerce.number({ error: `${name} must be a whole number` }).int(`${name} must be a whole number`).positive(`${name} must be greater than 0`);
+  z.coerce
+    .number({ error: `${name} must be a whole number` })
+    .int(`${name} must be a whole number`)
+    .positive(`${name} must be greater than 0`);
 const nonNegativeInt = (name: string) =>
-  z.coerce.number({ error: `${name} must be a whole number` }).int(`${name} must be a whole number`).min(0, `${name} must be 0 or more`);
+  z.coerce
+    .number({ error: `${name} must be a whole number` })
+    .int(`${name} must be a whole number`)
+    .min(0, `${name} must be 0 or more`);
 const optionalText = z.string().trim().min(1).optional();
 const httpUrl = (name: string) =>
   z
@@ -19,7 +25,10 @@ const calendarDate = (name: string) =>
     .string()
     .trim()
     .refine(
-      (v) => /^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v),
+      (v) =>
+        /^\d{4}-\d{2}-\d{2}$/.test(v) &&
+        !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) &&
+        new Date(`${v}T00:00:00Z`).toISOString().startsWith(v),
       `${name} must be a calendar date YYYY-MM-DD, such as 2026-01-01`,
     );
 
@@ -57,7 +66,10 @@ export const envSchema = z.object({
       const nodes = parseRedisNodes(v);
       if (!('problem' in nodes)) return nodes;
       // Never the value: its URLs may hold a password.
-      ctx.addIssue({ code: 'custom', message: `REDIS_CLUSTER_NODES must be host:port pairs, or redis[s]://[user:password@]host:port URLs, separated by commas, such as 10.0.0.1:6379,10.0.0.2:6379 (${nodes.problem})` });
+      ctx.addIssue({
+        code: 'custom',
+        message: `REDIS_CLUSTER_NODES must be host:port pairs, or redis[s]://[user:password@]host:port URLs, separated by commas, such as 10.0.0.1:6379,10.0.0.2:6379 (${nodes.problem})`,
+      });
       return z.NEVER;
     })
     .optional(),
@@ -68,8 +80,16 @@ export const envSchema = z.object({
     .trim()
     .transform((v, ctx): ParsedNodes => {
       const nodes = parseRedisNodes(v, 26379);
-      if ('problem' in nodes) ctx.addIssue({ code: 'custom', message: `REDIS_SENTINELS must be host:port pairs separated by commas, such as 10.0.0.1:26379,10.0.0.2:26379 (${nodes.problem})` });
-      else if (nodes.username || nodes.password) ctx.addIssue({ code: 'custom', message: "REDIS_SENTINELS: put the sentinels' password in REDIS_SENTINEL_PASSWORD, not in the addresses" });
+      if ('problem' in nodes)
+        ctx.addIssue({
+          code: 'custom',
+          message: `REDIS_SENTINELS must be host:port pairs separated by commas, such as 10.0.0.1:26379,10.0.0.2:26379 (${nodes.problem})`,
+        });
+      else if (nodes.username || nodes.password)
+        ctx.addIssue({
+          code: 'custom',
+          message: "REDIS_SENTINELS: put the sentinels' password in REDIS_SENTINEL_PASSWORD, not in the addresses",
+        });
       else return nodes;
       return z.NEVER;
     })
@@ -77,7 +97,10 @@ export const envSchema = z.object({
   REDIS_SENTINEL_NAME: z
     .string()
     .trim()
-    .regex(/^[A-Za-z0-9._-]+$/, 'REDIS_SENTINEL_NAME must be the name the sentinels monitor the primary under (letters, digits, . _ -), such as mymaster')
+    .regex(
+      /^[A-Za-z0-9._-]+$/,
+      'REDIS_SENTINEL_NAME must be the name the sentinels monitor the primary under (letters, digits, . _ -), such as mymaster',
+    )
     .optional(),
   REDIS_SENTINEL_PASSWORD: optionalText,
   QUEUE_PREFIX: z

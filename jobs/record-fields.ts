@@ -8,7 +8,10 @@ export const naiveDateTime = z
 export const businessDate = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD')
-  .refine((d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)) && new Date(`${d}T00:00:00Z`).toISOString().startsWith(d), 'is not a real calendar date');
+  .refine(
+    (d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)) && new Date(`${d}T00:00:00Z`).toISOString().startsWith(d),
+    'is not a real calendar date',
+  );
 /**
  * Longest ids and names, in characters (docs/operations.md, "Caps on input"): orderId is the feed's own rule
  * (upstream-feed.md); the others are generous for what they name and keep job ids, log lines and service requests

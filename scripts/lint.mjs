@@ -23,10 +23,12 @@ const eslint = run(`${root}tools/lint/node_modules/.bin/eslint`, fix ? ['--fix',
 const prettierBin = `${root}node_modules/.bin/prettier`;
 const check = (level) => run(prettierBin, ['--check', '--log-level', level, ...PRETTIER_PATHS]);
 // Prettier can need a second pass to settle (a chained call whose callback it re-breaks): write until it checks.
-const write = () => run(prettierBin, ['--write', '--log-level', 'warn', ...PRETTIER_PATHS]) || check('silent') && write2();
+const write = () => run(prettierBin, ['--write', '--log-level', 'warn', ...PRETTIER_PATHS]) || (check('silent') && write2());
 const write2 = () => run(prettierBin, ['--write', '--log-level', 'warn', ...PRETTIER_PATHS]) || check('log');
 const prettier = fix ? write() : check('log');
 if (eslint !== 0 || prettier !== 0) {
-  console.error(`lint: ${[eslint && 'ESLint', prettier && 'Prettier'].filter(Boolean).join(' and ')} failed${fix ? '' : ' (npm run format writes the format)'}`);
+  console.error(
+    `lint: ${[eslint && 'ESLint', prettier && 'Prettier'].filter(Boolean).join(' and ')} failed${fix ? '' : ' (npm run format writes the format)'}`,
+  );
   process.exit(1);
 }

@@ -32,7 +32,17 @@ export function secretForms(secrets: string[], basicPairs: Array<[string, string
 }
 
 /** Keys whose values are never logged, whatever their case (`Authorization`, `authorization`) or depth. */
-const SECRET_KEYS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key', 'apikey', 'apisecret', 'token', 'password']);
+const SECRET_KEYS = new Set([
+  'authorization',
+  'proxy-authorization',
+  'cookie',
+  'set-cookie',
+  'x-api-key',
+  'apikey',
+  'apisecret',
+  'token',
+  'password',
+]);
 /** Deepest level searched for such keys (log objects are shallow; values are still redacted below). */
 const MAX_KEY_DEPTH = 8;
 
@@ -72,7 +82,13 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
     ...(secrets.length ? { hooks: { streamWrite: (line: string) => redact(line, secrets) } } : {}),
   };
   if (opts.destination) return redactChildBindings(pino(options, opts.destination));
-  if (pretty) return redactChildBindings(pino({ ...options, transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } } }));
+  if (pretty)
+    return redactChildBindings(
+      pino({
+        ...options,
+        transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } },
+      }),
+    );
   return redactChildBindings(pino(options));
 }
 

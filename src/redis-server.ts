@@ -105,7 +105,20 @@ export async function startRedisServer(o: RedisServerOptions = {}): Promise<Redi
   const url = `${o.tls ? 'rediss' : 'redis'}://${auth}127.0.0.1:${port}`;
   const clientOptions: RedisOptions = o.tls ? { tls: { ca: [o.tls.ca] } } : {};
   const listen = o.tls
-    ? ['--port', '0', '--tls-port', String(port), '--tls-cert-file', o.tls.certFile, '--tls-key-file', o.tls.keyFile, '--tls-ca-cert-file', o.tls.caFile, '--tls-auth-clients', 'no']
+    ? [
+        '--port',
+        '0',
+        '--tls-port',
+        String(port),
+        '--tls-cert-file',
+        o.tls.certFile,
+        '--tls-key-file',
+        o.tls.keyFile,
+        '--tls-ca-cert-file',
+        o.tls.caFile,
+        '--tls-auth-clients',
+        'no',
+      ]
     : ['--port', String(port)];
   const password = o.password ? ['--requirepass', o.password, '--masterauth', o.password] : [];
   let child: ChildProcess | undefined;
@@ -119,7 +132,20 @@ export async function startRedisServer(o: RedisServerOptions = {}): Promise<Redi
 
   const launch = async () => {
     const persistence = o.persist ? ['--appendonly', 'yes', '--appendfsync', 'everysec'] : ['--appendonly', 'no'];
-    const args = [...(o.configFile ? [o.configFile] : []), ...listen, ...password, '--bind', '127.0.0.1', '--dir', dir, ...persistence, '--save', '', '--daemonize', 'no'];
+    const args = [
+      ...(o.configFile ? [o.configFile] : []),
+      ...listen,
+      ...password,
+      '--bind',
+      '127.0.0.1',
+      '--dir',
+      dir,
+      ...persistence,
+      '--save',
+      '',
+      '--daemonize',
+      'no',
+    ];
     args.push('--logfile', join(dir, 'redis.log'), '--protected-mode', 'yes', ...(o.args ?? []));
     const c = spawn(binary, args, { stdio: 'ignore' });
     child = c;
@@ -193,11 +219,16 @@ export async function redisForRun(url: string, path: string | undefined = proces
     // none answers: start our own
   }
   const binary = findOnPath('redis-server', path);
-  if (!binary) throw new UnreachableError('Redis', safeRedisUrl(url), `No Redis answers and redis-server is not installed. ${INSTALL_REDIS_HINT}`);
+  if (!binary)
+    throw new UnreachableError('Redis', safeRedisUrl(url), `No Redis answers and redis-server is not installed. ${INSTALL_REDIS_HINT}`);
   try {
     const server = await startRedisServer({ binary });
     return { url: server.url, private: true, stop: () => server.stop() };
   } catch (err) {
-    throw new UnreachableError('Redis', safeRedisUrl(url), `No Redis answers, and redis-server (${binary}) did not start: ${(err as Error).message}. ${INSTALL_REDIS_HINT}`);
+    throw new UnreachableError(
+      'Redis',
+      safeRedisUrl(url),
+      `No Redis answers, and redis-server (${binary}) did not start: ${(err as Error).message}. ${INSTALL_REDIS_HINT}`,
+    );
   }
 }

@@ -85,7 +85,12 @@ function parseEntry(part: string, defaultPort: number): Entry | undefined {
       return s;
     }
   };
-  return { node: { host: u.hostname.replace(/^\[|\]$/g, ''), port }, tls: u.protocol === 'rediss:', username: decode(u.username), password: decode(u.password) };
+  return {
+    node: { host: u.hostname.replace(/^\[|\]$/g, ''), port },
+    tls: u.protocol === 'rediss:',
+    username: decode(u.username),
+    password: decode(u.password),
+  };
 }
 
 /**
@@ -102,9 +107,12 @@ export function parseRedisNodes(text: string, defaultPort = 6379): ParsedNodes |
     entries.push(entry);
   }
   const first = entries[0]!;
-  if (entries.some((e) => e.tls !== first.tls)) return { problem: 'the entries disagree on TLS: use rediss:// for every one of them, or for none' };
+  if (entries.some((e) => e.tls !== first.tls))
+    return { problem: 'the entries disagree on TLS: use rediss:// for every one of them, or for none' };
   if (entries.some((e) => e.username !== first.username || e.password !== first.password)) {
-    return { problem: 'the entries disagree on the user or password: give the same credentials in every entry (or in none, and REDIS_PASSWORD)' };
+    return {
+      problem: 'the entries disagree on the user or password: give the same credentials in every entry (or in none, and REDIS_PASSWORD)',
+    };
   }
   return {
     nodes: entries.map((e) => e.node),
@@ -142,7 +150,8 @@ export function describeRedis(target: RedisTarget | string): string {
 export function redisSetting(target: RedisTarget): string {
   const s = (tls?: boolean) => (tls ? 'rediss://' : '');
   if (target.sentinel) return `REDIS_SENTINELS=${formatClusterNodes(target.sentinel.nodes)} REDIS_SENTINEL_NAME=${target.sentinel.name}`;
-  if (target.clusterNodes?.length) return `REDIS_CLUSTER_NODES=${target.clusterNodes.map((n) => `${s(target.tls)}${formatClusterNodes([n])}`).join(',')}`;
+  if (target.clusterNodes?.length)
+    return `REDIS_CLUSTER_NODES=${target.clusterNodes.map((n) => `${s(target.tls)}${formatClusterNodes([n])}`).join(',')}`;
   return `REDIS_URL=${safeRedisUrl(target.url)}`;
 }
 

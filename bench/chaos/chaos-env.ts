@@ -17,7 +17,11 @@ export function chaosSecrets() {
 export type ChaosSecrets = ReturnType<typeof chaosSecrets>;
 
 /** The environment of every worker: the real `worker` command against the sandbox, the feed and the private Redis. */
-export function workerEnv(o: ChaosOptions, s: ChaosSecrets, where: { serviceUrl: string; account: string; redisUrl: string; feedUrl: string; prefix: string }) {
+export function workerEnv(
+  o: ChaosOptions,
+  s: ChaosSecrets,
+  where: { serviceUrl: string; account: string; redisUrl: string; feedUrl: string; prefix: string },
+) {
   return {
     INVENTORY_BASE_URL: where.serviceUrl,
     INVENTORY_ACCOUNT: where.account,

@@ -30,10 +30,21 @@ export function planEvents(o: ChaosOptions, rand: () => number): ChaosEvent[] {
   const between = (lo: number, hi: number) => lo + rand() * (hi - lo);
   const events: ChaosEvent[] = [];
   for (let i = 0; i < o.kills; i++) {
-    events.push({ kind: 'kill', at: between(0.05, 0.85), delayMs: Math.floor(rand() * 700), slot: Math.floor(rand() * o.workers), downMs: Math.floor(between(300, 2000)) });
+    events.push({
+      kind: 'kill',
+      at: between(0.05, 0.85),
+      delayMs: Math.floor(rand() * 700),
+      slot: Math.floor(rand() * o.workers),
+      downMs: Math.floor(between(300, 2000)),
+    });
   }
   for (let i = 0; i < o.redisRestarts; i++) {
-    events.push({ kind: 'redis-restart', at: between(0.25, 0.7), delayMs: Math.floor(rand() * 700), downMs: Math.floor(between(1000, 3000)) });
+    events.push({
+      kind: 'redis-restart',
+      at: between(0.25, 0.7),
+      delayMs: Math.floor(rand() * 700),
+      downMs: Math.floor(between(1000, 3000)),
+    });
   }
   if (o.tightShare < 1) {
     events.push({ kind: 'tight-budget', at: 0.3, delayMs: 0, on: true }, { kind: 'tight-budget', at: 0.55, delayMs: 0, on: false });

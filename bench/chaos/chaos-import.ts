@@ -104,7 +104,9 @@ export class ChaosImporter {
     for (let i = 1; ; i++) {
       note(`import ${this.o.plan.stream} (${this.o.plan.lines.length} lines): started${i > 1 ? ' again' : ''}`);
       const run = await this.run(phase, progress());
-      note(`import ${this.o.plan.stream}: exit ${run.code} after ${(run.ms / 1000).toFixed(1)} s${run.counts ? `, ${countsLine(run.counts)}` : ''}`);
+      note(
+        `import ${this.o.plan.stream}: exit ${run.code} after ${(run.ms / 1000).toFixed(1)} s${run.counts ? `, ${countsLine(run.counts)}` : ''}`,
+      );
       if (run.code !== EXIT_UNREACHABLE || i >= attempts) return run;
       await new Promise((r) => setTimeout(r, 1000));
     }

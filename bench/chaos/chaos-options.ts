@@ -94,7 +94,26 @@ export const shortPreset: ChaosOptions = {
   drainTimeoutSeconds: 240,
 };
 
-const numeric = ['orders', 'workers', 'kills', 'redis-restarts', 'seed', 'counts-per-location', 'count-share', 'boms', 'redelivery-rate', 'import-share', 'bad-rounds', 'concurrency', 'chunk-size', 'post-per-minute', 'total-per-minute', 'tight-share', 'fault-scale', 'drain-timeout-seconds'] as const;
+const numeric = [
+  'orders',
+  'workers',
+  'kills',
+  'redis-restarts',
+  'seed',
+  'counts-per-location',
+  'count-share',
+  'boms',
+  'redelivery-rate',
+  'import-share',
+  'bad-rounds',
+  'concurrency',
+  'chunk-size',
+  'post-per-minute',
+  'total-per-minute',
+  'tight-share',
+  'fault-scale',
+  'drain-timeout-seconds',
+] as const;
 
 const camel = (s: string) => s.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 
@@ -129,6 +148,7 @@ export function parseChaosArgs(argv: string[]): ChaosOptions {
   if (typeof values.markdown === 'string') base.markdown = values.markdown;
   if (typeof values.profile === 'string') base.profile = values.profile;
   const parsed = chaosOptionsSchema.safeParse(base);
-  if (!parsed.success) throw new Error(`chaos options: ${parsed.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  if (!parsed.success)
+    throw new Error(`chaos options: ${parsed.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`).join('; ')}`);
   return parsed.data;
 }

@@ -36,7 +36,13 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * `inventory-sync resume` alone (every stream) must set them going again. The run's checks then prove that no order was
  * lost or doubled by it.
  */
-export async function revokeKeyPhase(o: ChaosOptions, world: ChaosWorld, conn: RedisConnection, root: string, progress: number): Promise<RevokeLog> {
+export async function revokeKeyPhase(
+  o: ChaosOptions,
+  world: ChaosWorld,
+  conn: RedisConnection,
+  root: string,
+  progress: number,
+): Promise<RevokeLog> {
   const keys = redisKeys(world.prefix);
   const before = world.sandbox.admin.counters().faults['status-401'] ?? 0;
   const t = Date.now();
@@ -85,7 +91,8 @@ export function checkRevoke(r: RevokeLog | undefined): CheckResult {
   const v: string[] = [];
   if (!r) v.push('the revoked-key phase did not run');
   else {
-    if (r.pausedAfterMs === null) v.push(`the orders stream did not pause within ${PAUSE_LIMIT_MS / 1000} s of the key being revoked (${r.refused} x 401)`);
+    if (r.pausedAfterMs === null)
+      v.push(`the orders stream did not pause within ${PAUSE_LIMIT_MS / 1000} s of the key being revoked (${r.refused} x 401)`);
     if (r.resumeCode !== 0) v.push(`inventory-sync resume exited ${r.resumeCode}: ${r.resumeOutput.slice(0, 300)}`);
   }
   return check('a revoked API key pauses the orders stream (no order failed), and `resume` alone brings it back', 1, v);

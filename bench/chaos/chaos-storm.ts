@@ -85,12 +85,19 @@ export async function runStorm(
       } else if (e.kind === 'import') {
         if (importer && !importing) {
           importing = importer
-            .runUntilDone('storm', () => p, (what) => note(p, what))
+            .runUntilDone(
+              'storm',
+              () => p,
+              (what) => note(p, what),
+            )
             .catch((err: unknown) => note(p, `import could not run: ${(err as Error).message}`))
             .finally(() => {
               // Re-deliveries across routes the other way round: the feed brings records the import queued.
               world.feed.append(importer.plan.stream, importer.plan.fedAfter);
-              note(p, `feed: ${importer.plan.fedAfter.length} ${importer.plan.stream} of the file appended (re-deliveries after the import)`);
+              note(
+                p,
+                `feed: ${importer.plan.fedAfter.length} ${importer.plan.stream} of the file appended (re-deliveries after the import)`,
+              );
               imported = true;
             });
         }
@@ -99,7 +106,10 @@ export async function runStorm(
           note(p, 'API key revoked: every request answers 401 until the orders stream pauses');
           const r = await revokeKey(p);
           log.revoke = r;
-          note(p, `orders ${r.pausedAfterMs === null ? 'did NOT pause' : `paused after ${r.pausedAfterMs} ms`} (${r.refused} x 401; paused: ${r.paused.join(', ') || 'none'}); key restored; \`resume\` exit ${r.resumeCode}`);
+          note(
+            p,
+            `orders ${r.pausedAfterMs === null ? 'did NOT pause' : `paused after ${r.pausedAfterMs} ms`} (${r.refused} x 401; paused: ${r.paused.join(', ') || 'none'}); key restored; \`resume\` exit ${r.resumeCode}`,
+          );
         }
       } else if (e.kind === 'redis-restart') {
         note(p, `Redis SHUTDOWN; start again in ${e.downMs} ms`);

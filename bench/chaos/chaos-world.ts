@@ -42,14 +42,22 @@ export async function startWorld(o: ChaosOptions, scenario: Scenario, root: stri
   mkdirSync(logDir, { recursive: true });
   const secrets = chaosSecrets();
   const redis = await startRedisServer({ dir: join(logDir, 'redis'), persist: true });
-  const sandbox = await startSandbox({ account: 'chaos', data: 'demo', key: secrets.apiKey, secret: secrets.apiSecret, profile: o.profile, budgets: sandboxBudgets(o) });
+  const sandbox = await startSandbox({
+    account: 'chaos',
+    data: 'demo',
+    key: secrets.apiKey,
+    secret: secrets.apiSecret,
+    profile: o.profile,
+    budgets: sandboxBudgets(o),
+  });
   const initial = sandbox.admin.state();
 
   // Part of each stream is there at the start; the rest arrives while the workers run (polls pick it up).
   const first = 0.4;
   const steps = 6;
   const cut = (n: number, i: number) => Math.round(n * (first + ((1 - first) * i) / steps));
-  const feed = await startFeedServer({ names: STREAMS,
+  const feed = await startFeedServer({
+    names: STREAMS,
     token: secrets.upstreamToken,
     pageSize: 200,
     streams: Object.fromEntries(STREAMS.map((s) => [s, scenario.feed[s].slice(0, cut(scenario.feed[s].length, 0))])),
@@ -58,7 +66,8 @@ export async function startWorld(o: ChaosOptions, scenario: Scenario, root: stri
   const drip = () => {
     if (step >= steps) return false;
     step++;
-    for (const s of STREAMS) feed.append(s, scenario.feed[s].slice(cut(scenario.feed[s].length, step - 1), cut(scenario.feed[s].length, step)));
+    for (const s of STREAMS)
+      feed.append(s, scenario.feed[s].slice(cut(scenario.feed[s].length, step - 1), cut(scenario.feed[s].length, step)));
     return step < steps;
   };
 

@@ -47,5 +47,9 @@ export function checkCountResults(scenario: Scenario, results: Map<string, JobRe
     const unnamed = [...c.items.keys()].filter((p) => !named.has(p));
     if (unnamed.length && !own.length) v.push(`count ${c.countId} ended skipped without naming the newer counts of ${unnamed.join(', ')}`);
   }
-  return check('each count skipped only when newer counts list all its products; products left out name a newer count listing them', scenario.counts.size, v);
+  return check(
+    'each count skipped only when newer counts list all its products; products left out name a newer count listing them',
+    scenario.counts.size,
+    v,
+  );
 }

@@ -30,7 +30,8 @@ export function checkImports(plan: ImportPlan, runs: ImportRun[]): CheckResult[]
     const label = `import run ${i + 1} (at ${Math.round(r.progress * 100)}%)`;
     const last = i === storm.length - 1;
     if (r.code === 0) stormV.push(...countsMatchFile(plan, r, label));
-    else if (r.code !== EXIT_UNREACHABLE || last) stormV.push(`${label}: exit ${r.code}, expected 0${last ? '' : ` (or ${EXIT_UNREACHABLE}, Redis unreachable, then run again)`}`);
+    else if (r.code !== EXIT_UNREACHABLE || last)
+      stormV.push(`${label}: exit ${r.code}, expected 0${last ? '' : ` (or ${EXIT_UNREACHABLE}, Redis unreachable, then run again)`}`);
   });
 
   const again = runs.filter((r) => r.phase === 'again');
@@ -43,7 +44,8 @@ export function checkImports(plan: ImportPlan, runs: ImportRun[]): CheckResult[]
       return;
     }
     againV.push(...countsMatchFile(plan, r, label));
-    if (r.counts && (r.counts.queued !== 0 || r.counts.batches !== 0)) againV.push(`${label}: ${countsLine(r.counts)}; expected nothing queued, every record a duplicate`);
+    if (r.counts && (r.counts.queued !== 0 || r.counts.batches !== 0))
+      againV.push(`${label}: ${countsLine(r.counts)}; expected nothing queued, every record a duplicate`);
   });
   return [
     check('the import (`import orders FILE` during the storm) exits 0, its counts match the file', storm.length, stormV),

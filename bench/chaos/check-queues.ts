@@ -15,7 +15,11 @@ export function expectedJobs(scenario: Scenario): Map<StreamName, { good: Set<st
   const out = new Map<StreamName, { good: Set<string>; bad: Map<string, string> }>();
   for (const stream of STREAMS) {
     const bad = new Map(scenario.bad.filter((b) => b.stream === stream).map((b) => [badJobId(b), b.field]));
-    const good = new Set(deliveredRecords(scenario, stream).map((r) => feedJobId(stream, r, scenario.bad)).filter((id) => !bad.has(id)));
+    const good = new Set(
+      deliveredRecords(scenario, stream)
+        .map((r) => feedJobId(stream, r, scenario.bad))
+        .filter((id) => !bad.has(id)),
+    );
     out.set(stream, { good, bad });
   }
   return out;
@@ -28,7 +32,11 @@ export const UNFINISHED = ['waiting', 'active', 'delayed', 'prioritized', 'waiti
  * Per stream: how many expected jobs are finished, and how many jobs are unfinished; batches still to expand on the
  * intake queues count as unfinished (their records are no jobs yet).
  */
-export async function drainProgress(queues: Map<StreamName, Queue>, intakes: Map<StreamName, Queue>, expected: ReturnType<typeof expectedJobs>) {
+export async function drainProgress(
+  queues: Map<StreamName, Queue>,
+  intakes: Map<StreamName, Queue>,
+  expected: ReturnType<typeof expectedJobs>,
+) {
   let finished = 0;
   let total = 0;
   let unfinished = 0;
@@ -87,17 +95,24 @@ export async function checkQueues(redis: Redis, prefix: string, scenario: Scenar
         const done = completed.get(id);
         if (done) {
           const outcome = (done.returnvalue as { outcome?: string } | undefined)?.outcome;
-          if (!outcome || !['synced', 'unchanged', 'skipped'].includes(outcome)) goodV.push(`${stream} job ${id}: completed without a JobResult outcome`);
+          if (!outcome || !['synced', 'unchanged', 'skipped'].includes(outcome))
+            goodV.push(`${stream} job ${id}: completed without a JobResult outcome`);
           continue;
         }
         const f = failed.get(id);
-        goodV.push(f ? `${stream} job ${id} (a good record) failed: ${f.failedReason}` : `${stream} job ${id} (a good record) is not completed (${await q.getJobState(id)})`);
+        goodV.push(
+          f
+            ? `${stream} job ${id} (a good record) failed: ${f.failedReason}`
+            : `${stream} job ${id} (a good record) is not completed (${await q.getJobState(id)})`,
+        );
       }
       for (const [id, field] of e.bad) {
         badN++;
         const f = failed.get(id);
         if (!f) {
-          badV.push(`${stream} job ${id} (bad at ${field}) is ${completed.has(id) ? 'completed' : await q.getJobState(id)}, expected failed`);
+          badV.push(
+            `${stream} job ${id} (bad at ${field}) is ${completed.has(id) ? 'completed' : await q.getJobState(id)}, expected failed`,
+          );
           continue;
         }
         const reason = f.failedReason ?? '';
@@ -117,7 +132,7 @@ export async function checkQueues(redis: Redis, prefix: string, scenario: Scenar
     check('each good record: its one job completed (re-deliveries were no-ops)', goodN, goodV),
     check('each bad record: failed at once, [BAD_RECORD] naming its field', badN, badV),
     check('no job waiting, active, delayed or prioritized at the end', leftN, leftV),
-    check('no job but the records\' own (one per distinct record)', jobsN, strayV),
+    check("no job but the records' own (one per distinct record)", jobsN, strayV),
     await checkPoison(redis, prefix, scenario),
     await checkIntake(redis, prefix),
   ];
@@ -146,5 +161,9 @@ export async function checkLocks(redis: Redis, prefix: string, waitMs: number): 
     keys = await lockKeys(redis, prefix);
   }
   const withTtl = await Promise.all(keys.map(async (k) => `${k} (ttl ${await redis.pttl(k)} ms)`));
-  return check(`no lock key left (after up to ${Math.round(waitMs / 1000)} s for TTLs)`, 1, withTtl.map((k) => `lock left: ${k}`));
+  return check(
+    `no lock key left (after up to ${Math.round(waitMs / 1000)} s for TTLs)`,
+    1,
+    withTtl.map((k) => `lock left: ${k}`),
+  );
 }

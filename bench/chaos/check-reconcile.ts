@@ -8,7 +8,11 @@ import { check, type CheckResult } from './check-types.js';
 /** Runs the real `reconcile --json` against the world (stderr to reconcile.log): every synced record must match. */
 export async function checkReconcile(root: string, env: Record<string, string>, logDir: string, useDist: boolean): Promise<CheckResult> {
   const { command, args } = cliCommand(root, useDist);
-  const child = spawn(command, [...args, 'reconcile', '--json'], { cwd: root, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, [...args, 'reconcile', '--json'], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   child.stderr.pipe(createWriteStream(join(logDir, 'reconcile.log')));
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -20,8 +24,14 @@ export async function checkReconcile(root: string, env: Record<string, string>, 
     return check('reconcile finds no drift', 0, [`reconcile exited ${code} without a report (see reconcile.log)`]);
   }
   const c = report.checked;
-  const violations = report.drifts.map((d) => `${d.stream} ${d.key}: ${d.kind} ${d.field}: service has ${d.service}, synced ${d.synced}${d.detail ? ` (${d.detail})` : ''}`);
+  const violations = report.drifts.map(
+    (d) => `${d.stream} ${d.key}: ${d.kind} ${d.field}: service has ${d.service}, synced ${d.synced}${d.detail ? ` (${d.detail})` : ''}`,
+  );
   if (code !== 0 && violations.length === 0) violations.push(`reconcile exited ${code}`);
   if (c.orders === 0 || c.stockPairs === 0 || c.boms === 0) violations.push(`reconcile compared too little: ${JSON.stringify(c)}`);
-  return check(`reconcile finds no drift (${c.orders} orders, ${c.stockPairs} counted pairs, ${c.boms} BOMs; ${report.calls.collection} collection GETs)`, Object.values(c).reduce((a, b) => a + b, 0), violations);
+  return check(
+    `reconcile finds no drift (${c.orders} orders, ${c.stockPairs} counted pairs, ${c.boms} BOMs; ${report.calls.collection} collection GETs)`,
+    Object.values(c).reduce((a, b) => a + b, 0),
+    violations,
+  );
 }

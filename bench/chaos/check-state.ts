@@ -24,7 +24,8 @@ const pair = (facilityUrl: string, productUrl: string) => `${facilityUrl} ${prod
 /** Quantity on hand per (facility, product): the sum over inventory rows. */
 function onHand(state: SandboxState): Map<string, number> {
   const m = new Map<string, number>();
-  for (const r of state.inventory) m.set(pair(r.facilityUrl, r.productUrl), (m.get(pair(r.facilityUrl, r.productUrl)) ?? 0) + r.quantityOnHand);
+  for (const r of state.inventory)
+    m.set(pair(r.facilityUrl, r.productUrl), (m.get(pair(r.facilityUrl, r.productUrl)) ?? 0) + r.quantityOnHand);
   return m;
 }
 
@@ -49,7 +50,8 @@ export function checkOrders(scenario: Scenario, final: SandboxState): CheckResul
     }
     const o = found[0]!;
     if (o.statusId !== 'ORDER_COMPLETED') orderV.push(`order ${spec.orderId}: status ${o.statusId}, expected ORDER_COMPLETED`);
-    if (o.originFacilityUrl !== names.facility(spec.origin)) orderV.push(`order ${spec.orderId}: origin ${o.originFacilityUrl}, expected ${spec.origin}`);
+    if (o.originFacilityUrl !== names.facility(spec.origin))
+      orderV.push(`order ${spec.orderId}: origin ${o.originFacilityUrl}, expected ${spec.origin}`);
     const want = sortedLines(spec.lines.map((l) => `${l.productId} x${l.quantity} @${l.unitPrice}`));
     const got = sortedLines(o.orderItemList.map((i) => `${i.productId} x${i.quantity} @${i.unitPrice}`));
     if (want !== got) orderV.push(`order ${spec.orderId}: items [${got}], expected [${want}]`);
@@ -60,12 +62,15 @@ export function checkOrders(scenario: Scenario, final: SandboxState): CheckResul
       continue;
     }
     const s = ships[0]!;
-    if (s.statusId !== 'SHIPMENT_SHIPPED') shipV.push(`order ${spec.orderId}: shipment ${s.shipmentId} is ${s.statusId}, expected SHIPMENT_SHIPPED`);
+    if (s.statusId !== 'SHIPMENT_SHIPPED')
+      shipV.push(`order ${spec.orderId}: shipment ${s.shipmentId} is ${s.statusId}, expected SHIPMENT_SHIPPED`);
     const wantS = sortedLines(spec.lines.map((l) => `${names.facility(l.location)} ${l.productId} x${l.quantity}`));
     const gotS = sortedLines(s.shipmentItemList.map((i) => `${i.facilityUrl} ${i.productId} x${i.quantity}`));
     if (wantS !== gotS) shipV.push(`order ${spec.orderId}: shipment items [${gotS}], expected [${wantS}]`);
   }
-  const extraOrders = final.orders.filter((o) => !scenario.goodOrders.has(o.orderId)).map((o) => `order ${o.orderId} exists but no good record names it`);
+  const extraOrders = final.orders
+    .filter((o) => !scenario.goodOrders.has(o.orderId))
+    .map((o) => `order ${o.orderId} exists but no good record names it`);
   const goodUrls = new Set(final.orders.filter((o) => scenario.goodOrders.has(o.orderId)).map((o) => o.orderUrl));
   const strayShipments = final.shipments
     .filter((s) => !goodUrls.has(s.primaryOrderUrl))
@@ -99,22 +104,26 @@ export function checkStock(scenario: Scenario, initial: SandboxState, final: San
   }
   const counted = new Map<string, { countId: string; quantity: number }>();
   for (const [location, items] of scenario.expectedCounts) {
-    for (const [productId, newest] of items) counted.set(pair(names.facility(location) ?? location, names.product(productId) ?? productId), newest);
+    for (const [productId, newest] of items)
+      counted.set(pair(names.facility(location) ?? location, names.product(productId) ?? productId), newest);
   }
   const shippedV: string[] = [];
   for (const [k, q] of shipped) {
     const want = (before.get(k) ?? 0) - q;
     if (counted.has(k)) shippedV.push(`pair ${k} is both ordered and counted: the scenario must keep them apart`);
-    else if (!near(after.get(k) ?? 0, want)) shippedV.push(`stock of ${k}: ${after.get(k) ?? 0}, expected ${before.get(k) ?? 0} - ${q} shipped = ${want}`);
+    else if (!near(after.get(k) ?? 0, want))
+      shippedV.push(`stock of ${k}: ${after.get(k) ?? 0}, expected ${before.get(k) ?? 0} - ${q} shipped = ${want}`);
   }
   const countedV: string[] = [];
   for (const [k, newest] of counted) {
-    if (!near(after.get(k) ?? 0, newest.quantity)) countedV.push(`stock of ${k}: ${after.get(k) ?? 0}, expected ${newest.quantity} of its newest count ${newest.countId}`);
+    if (!near(after.get(k) ?? 0, newest.quantity))
+      countedV.push(`stock of ${k}: ${after.get(k) ?? 0}, expected ${newest.quantity} of its newest count ${newest.countId}`);
   }
   const otherV: string[] = [];
   const others = new Set([...before.keys(), ...after.keys()].filter((k) => !shipped.has(k) && !counted.has(k)));
   for (const k of others) {
-    if (!near(before.get(k) ?? 0, after.get(k) ?? 0)) otherV.push(`stock of ${k} changed from ${before.get(k) ?? 0} to ${after.get(k) ?? 0}; nothing should touch it`);
+    if (!near(before.get(k) ?? 0, after.get(k) ?? 0))
+      otherV.push(`stock of ${k} changed from ${before.get(k) ?? 0} to ${after.get(k) ?? 0}; nothing should touch it`);
   }
   return [
     check('stock of ordered products = initial - shipped (taken off once)', shipped.size, shippedV),
@@ -139,17 +148,27 @@ export function checkVariances(scenario: Scenario, initial: SandboxState, final:
   const dupV: string[] = [];
   const shapeV: string[] = [];
   for (const v of fresh) {
-    const items = v.inventoryItemVarianceList.map((i) => `${i.facilityUrl} ${i.productUrl} ${i.quantityOnHandVar}`).sort().join(',');
+    const items = v.inventoryItemVarianceList
+      .map((i) => `${i.facilityUrl} ${i.productUrl} ${i.quantityOnHandVar}`)
+      .sort()
+      .join(',');
     const sig = `${v.facilityUrl} ${v.physicalInventoryDate} ${items}`;
     const twin = seen.get(sig);
-    if (twin) dupV.push(`variances ${twin} and ${v.physicalInventoryId} are identical (${v.facilityUrl} ${v.physicalInventoryDate}): applied twice`);
+    if (twin)
+      dupV.push(
+        `variances ${twin} and ${v.physicalInventoryId} are identical (${v.facilityUrl} ${v.physicalInventoryDate}): applied twice`,
+      );
     seen.set(sig, v.physicalInventoryId);
     const when = v.physicalInventoryDate.replace(/(T\d\d:\d\d:\d\d)$/, '$1.000');
     const count = countOf.get(`${v.facilityUrl} ${when}`);
-    if (!count) shapeV.push(`variance ${v.physicalInventoryId} (${v.facilityUrl} ${v.physicalInventoryDate}) matches no count's location and date at 19:00`);
+    if (!count)
+      shapeV.push(
+        `variance ${v.physicalInventoryId} (${v.facilityUrl} ${v.physicalInventoryDate}) matches no count's location and date at 19:00`,
+      );
     else perCount.set(count.countId, (perCount.get(count.countId) ?? 0) + 1);
     if (v.statusId !== 'PHSCL_INV_COMMITTED') shapeV.push(`variance ${v.physicalInventoryId}: status ${v.statusId}`);
-    if (v.inventoryItemVarianceList.length > chunkSize) shapeV.push(`variance ${v.physicalInventoryId}: ${v.inventoryItemVarianceList.length} items, more than a chunk (${chunkSize})`);
+    if (v.inventoryItemVarianceList.length > chunkSize)
+      shapeV.push(`variance ${v.physicalInventoryId}: ${v.inventoryItemVarianceList.length} items, more than a chunk (${chunkSize})`);
   }
   const chunkV: string[] = [];
   for (const [countId, n] of perCount) {
@@ -184,9 +203,11 @@ export function checkBoms(scenario: Scenario, initial: SandboxState, final: Sand
   for (const p of final.products) {
     if (scenario.expectedBoms.has(p.productId)) continue;
     others++;
-    if (before.get(p.productId) !== JSON.stringify(p.productAssocList)) otherV.push(`product ${p.productId}: productAssocList changed though no good BOM names it`);
+    if (before.get(p.productId) !== JSON.stringify(p.productAssocList))
+      otherV.push(`product ${p.productId}: productAssocList changed though no good BOM names it`);
   }
-  if (final.products.length !== initial.products.length) otherV.push(`products: ${initial.products.length} before, ${final.products.length} after`);
+  if (final.products.length !== initial.products.length)
+    otherV.push(`products: ${initial.products.length} before, ${final.products.length} after`);
   return [
     check('each BOM parent has exactly one MANUF_COMPONENT entry, equal to the record', scenario.expectedBoms.size, bomV),
     check('products without a good BOM record unchanged', others, otherV),

@@ -28,7 +28,12 @@ function refused(status: number, location: string | null): boolean {
  * Checks that the dashboard refuses every request without its login (pages, its API, bull-board's API,
  * actions, a forged cookie, a wrong password), then logs in and reads its pages and the given jobs.
  */
-export async function probeDashboard(url: string, user: string, password: string, jobs: Array<{ queue: string; id: string }>): Promise<DashboardProbe> {
+export async function probeDashboard(
+  url: string,
+  user: string,
+  password: string,
+  jobs: Array<{ queue: string; id: string }>,
+): Promise<DashboardProbe> {
   const someJob = jobs[0] ?? { queue: 'orders', id: 'none' };
   const job = encodeURIComponent(someJob.id);
   const attempts: Attempt[] = [
@@ -41,8 +46,19 @@ export async function probeDashboard(url: string, user: string, password: string
     { what: 'retry without login', method: 'POST', path: `/jobs/${job}/retry`, headers: form, body: '' },
     { what: 'bull-board empty queue without login', method: 'PUT', path: `/queues/api/queues/${someJob.queue}/empty` },
     { what: 'forged session cookie', method: 'GET', path: '/api/status', headers: { cookie: 'isync_session=deadbeef' } },
-    { what: 'Basic auth instead of the login form', method: 'GET', path: '/api/status', headers: { authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` } },
-    { what: 'login with a wrong password', method: 'POST', path: '/login', headers: form, body: `user=${encodeURIComponent(user)}&password=wrong-${Date.now()}` },
+    {
+      what: 'Basic auth instead of the login form',
+      method: 'GET',
+      path: '/api/status',
+      headers: { authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` },
+    },
+    {
+      what: 'login with a wrong password',
+      method: 'POST',
+      path: '/login',
+      headers: form,
+      body: `user=${encodeURIComponent(user)}&password=wrong-${Date.now()}`,
+    },
   ];
   const refusalV: string[] = [];
   for (const a of attempts) {
@@ -70,8 +86,14 @@ export async function probeDashboard(url: string, user: string, password: string
     '/queues',
     '/queues/api/queues?page=1&jobsPerPage=50',
     '/queues/api/redis/stats',
-    ...['orders', 'stock-counts', 'boms'].flatMap((q) => ['failed', 'completed'].map((s) => `/queues/api/queues?activeQueue=${q}&status=${s}&page=1&jobsPerPage=50`)),
-    ...jobs.flatMap((j) => [`/jobs/${encodeURIComponent(j.id)}`, `/queues/api/queues/${j.queue}/${encodeURIComponent(j.id)}`, `/queues/api/queues/${j.queue}/${encodeURIComponent(j.id)}/logs`]),
+    ...['orders', 'stock-counts', 'boms'].flatMap((q) =>
+      ['failed', 'completed'].map((s) => `/queues/api/queues?activeQueue=${q}&status=${s}&page=1&jobsPerPage=50`),
+    ),
+    ...jobs.flatMap((j) => [
+      `/jobs/${encodeURIComponent(j.id)}`,
+      `/queues/api/queues/${j.queue}/${encodeURIComponent(j.id)}`,
+      `/queues/api/queues/${j.queue}/${encodeURIComponent(j.id)}/logs`,
+    ]),
   ];
   const answers: Array<{ path: string; body: string }> = [];
   for (const path of paths) {

@@ -51,7 +51,13 @@ type Entry = { text: string; bad?: Omit<BadRecord, 'via' | 'stream'> };
 /** Bad records of the file: two the shape check catches, two only the service's catalog does, one line not JSON. */
 function badEntries(o: ImportPlanOptions): Entry[] {
   const id = (tag: string) => `BAD-${o.seed}-imp-${tag}`;
-  const line = (over: Record<string, unknown> = {}) => ({ productId: o.product, quantity: 1, unitPrice: 1, location: o.where.name, ...over });
+  const line = (over: Record<string, unknown> = {}) => ({
+    productId: o.product,
+    quantity: 1,
+    unitPrice: 1,
+    location: o.where.name,
+    ...over,
+  });
   const order = (tag: string, field: string, over: Record<string, unknown>): Entry => {
     const record = { orderId: id(tag), origin: o.where.magazine, lines: [line()], ...over };
     return { text: JSON.stringify(record), bad: { key: id(tag), field, record } };
@@ -75,7 +81,18 @@ export function buildImportPlan(o: ImportPlanOptions): ImportPlan {
   const first = o.good[0];
   if (first) entries.push({ text: JSON.stringify(first) });
 
-  const plan: ImportPlan = { stream: 'orders', lines: [], records: [], good: o.good.length, crossRoute: o.crossRoute.size, fedAfter: [...o.fedAfter], repeats: first ? 1 : 0, bad: [], invalid: 0, malformed: 0 };
+  const plan: ImportPlan = {
+    stream: 'orders',
+    lines: [],
+    records: [],
+    good: o.good.length,
+    crossRoute: o.crossRoute.size,
+    fedAfter: [...o.fedAfter],
+    repeats: first ? 1 : 0,
+    bad: [],
+    invalid: 0,
+    malformed: 0,
+  };
   entries.forEach((e, i) => {
     const lineNo = i + 1;
     plan.lines.push(e.text);
@@ -85,7 +102,14 @@ export function buildImportPlan(o: ImportPlanOptions): ImportPlan {
     } catch {
       plan.invalid++;
       plan.malformed++;
-      plan.bad.push({ stream: 'orders', via: 'import', key: e.bad?.key ?? `line ${lineNo}`, field: `line ${lineNo}`, record: e.text, jobId: badLineId('orders', lineNo, e.text) });
+      plan.bad.push({
+        stream: 'orders',
+        via: 'import',
+        key: e.bad?.key ?? `line ${lineNo}`,
+        field: `line ${lineNo}`,
+        record: e.text,
+        jobId: badLineId('orders', lineNo, e.text),
+      });
       return;
     }
     plan.records.push(value);

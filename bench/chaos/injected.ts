@@ -13,7 +13,9 @@ const pct = (p: number) => `${Math.round(p * 100)}%`;
 function importDetail(plan: NonNullable<Scenario['imported']>, runs: ImportRun[]): string {
   const storm = runs.filter((r) => r.phase === 'storm');
   const batches = storm.reduce((n, r) => n + (r.counts?.batches ?? 0), 0);
-  const shown = storm.map((r) => `exit ${r.code}@${pct(r.progress)}${r.counts ? ` (${r.counts.queued} queued, ${r.counts.duplicates} duplicates)` : ''}`).join(', ');
+  const shown = storm
+    .map((r) => `exit ${r.code}@${pct(r.progress)}${r.counts ? ` (${r.counts.queued} queued, ${r.counts.duplicates} duplicates)` : ''}`)
+    .join(', ');
   const again = runs.find((r) => r.phase === 'again');
   return (
     `${plan.good} good orders, ${plan.bad.length} bad records (${plan.malformed} line not JSON), ${plan.crossRoute} re-deliveries across routes (also in the feed), ` +
@@ -23,7 +25,14 @@ function importDetail(plan: NonNullable<Scenario['imported']>, runs: ImportRun[]
 }
 
 /** What the run did to the system, for the report's first table. */
-export function injectedTable(scenario: Scenario, world: ChaosWorld, counters: SandboxCounters, storm: StormLog, slots: WorkerSlots, imports: ImportRun[]): Injected[] {
+export function injectedTable(
+  scenario: Scenario,
+  world: ChaosWorld,
+  counters: SandboxCounters,
+  storm: StormLog,
+  slots: WorkerSlots,
+  imports: ImportRun[],
+): Injected[] {
   const feed = world.feed.counters();
   const rows: Injected[] = [];
   const plan = scenario.imported;
@@ -56,14 +65,30 @@ export function injectedTable(scenario: Scenario, world: ChaosWorld, counters: S
       detail: `@${pct(r.progress)}; orders paused after ${r.pausedAfterMs ?? '-'} ms (streams paused: ${r.paused.join(', ') || 'none'}); key restored, then \`inventory-sync resume\` exit ${r.resumeCode}`,
     });
   }
-  rows.push({ what: 'service answers 429 (budget)', count: counters.rateLimited, detail: `tight-budget phase ${(storm.tightMs / 1000).toFixed(0)} s` });
-  rows.push({ what: 'worker SIGKILLs', count: slots.kills.length, detail: slots.kills.map((k) => `w${k.slot + 1}@${pct(k.progress)}`).join(', ') });
-  rows.push({ what: 'worker processes started', count: slots.starts(), detail: `${slots.starts() - slots.kills.length - storm.revived} at start, ${slots.kills.length} after kills, ${storm.revived} after ending on their own` });
+  rows.push({
+    what: 'service answers 429 (budget)',
+    count: counters.rateLimited,
+    detail: `tight-budget phase ${(storm.tightMs / 1000).toFixed(0)} s`,
+  });
+  rows.push({
+    what: 'worker SIGKILLs',
+    count: slots.kills.length,
+    detail: slots.kills.map((k) => `w${k.slot + 1}@${pct(k.progress)}`).join(', '),
+  });
+  rows.push({
+    what: 'worker processes started',
+    count: slots.starts(),
+    detail: `${slots.starts() - slots.kills.length - storm.revived} at start, ${slots.kills.length} after kills, ${storm.revived} after ending on their own`,
+  });
   rows.push({
     what: 'Redis restarts (SHUTDOWN, start again)',
     count: storm.redisRestarts.length,
     detail: storm.redisRestarts.map((r) => `@${pct(r.progress)}, down ${(r.tookMs / 1000).toFixed(1)} s`).join(', '),
   });
-  rows.push({ what: 'service requests', count: counters.requests, detail: `GET ${counters.byClass.get}, POST ${counters.byClass.post}, collection ${counters.byClass.collection}` });
+  rows.push({
+    what: 'service requests',
+    count: counters.requests,
+    detail: `GET ${counters.byClass.get}, POST ${counters.byClass.post}, collection ${counters.byClass.collection}`,
+  });
   return rows;
 }

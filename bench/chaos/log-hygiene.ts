@@ -41,7 +41,11 @@ export function checkLogHygiene(files: string[]): CheckResult {
     }
     const total = [...stray.values()].reduce((a, b) => a + b, 0);
     if (total > 0) {
-      const top = [...stray.entries()].sort((a, b) => b[1] - a[1]).slice(0, 3).map(([s, n]) => `${n} x "${s}"`).join('; ');
+      const top = [...stray.entries()]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 3)
+        .map(([s, n]) => `${n} x "${s}"`)
+        .join('; ');
       violations.push(`${basename(f)}: ${total} line(s) outside the logger, e.g. ${top}`);
     }
   }

@@ -16,9 +16,12 @@ import { defOf } from '../../src/records/records.js';
 /** MAX_RECORD_BYTES of the chaos run (and of its checks' test): small, so the oversized record stays cheap to serve. */
 export const POISON_MAX_RECORD_BYTES = 256 * 1024;
 
-const deep = (key: string, id: string, field: string) => Buffer.from(`{"${key}":"${id}","${field}":${'['.repeat(4000)}1${']'.repeat(4000)}}`);
-const notUtf8 = (key: string, id: string) => Buffer.concat([Buffer.from(`{"${key}":"${id}","note":"`), Buffer.from([0xc3, 0x28, 0xff]), Buffer.from('"}')]);
-const oversized = (id: string) => Buffer.from(JSON.stringify({ orderId: id, origin: 'Main Warehouse', lines: [], pad: 'p'.repeat(POISON_MAX_RECORD_BYTES + 1024) }));
+const deep = (key: string, id: string, field: string) =>
+  Buffer.from(`{"${key}":"${id}","${field}":${'['.repeat(4000)}1${']'.repeat(4000)}}`);
+const notUtf8 = (key: string, id: string) =>
+  Buffer.concat([Buffer.from(`{"${key}":"${id}","note":"`), Buffer.from([0xc3, 0x28, 0xff]), Buffer.from('"}')]);
+const oversized = (id: string) =>
+  Buffer.from(JSON.stringify({ orderId: id, origin: 'Main Warehouse', lines: [], pad: 'p'.repeat(POISON_MAX_RECORD_BYTES + 1024) }));
 
 function poison(stream: StreamName, key: string, record: Buffer, reason: string): BadRecord {
   const jobId = unreadableJobId(stream, key, createHash('sha256').update(record).digest('hex'));
@@ -59,21 +62,32 @@ export async function checkPoison(redis: Redis, prefix: string, scenario: Scenar
       const reason = job?.failedReason ?? '';
       if (state !== 'failed') violations.push(`${b.stream} poison ${b.key} (${b.poison}): job ${b.jobId} is ${state}, expected failed`);
       else if (!reason.startsWith('[BAD_RECORD]') || !reason.includes(b.key) || !reason.includes(b.poison!)) {
-        violations.push(`${b.stream} poison ${b.key}: failedReason "${reason.slice(0, 200)}" is not [BAD_RECORD] naming ${b.key} and "${b.poison}"`);
-      } else if ((job!.attemptsMade ?? 0) > 1) violations.push(`${b.stream} poison ${b.key}: tried ${job!.attemptsMade} times (must fail at once)`);
+        violations.push(
+          `${b.stream} poison ${b.key}: failedReason "${reason.slice(0, 200)}" is not [BAD_RECORD] naming ${b.key} and "${b.poison}"`,
+        );
+      } else if ((job!.attemptsMade ?? 0) > 1)
+        violations.push(`${b.stream} poison ${b.key}: tried ${job!.attemptsMade} times (must fail at once)`);
       // Alone: the good records delivered just before and after it were synced.
       const feed = scenario.feed[b.stream];
       const at = feed.findIndex((r) => isRaw(r) && isRaw(b.record) && Buffer.compare(Buffer.from(r), Buffer.from(b.record)) === 0);
       for (const near of [feed[at - 1], feed[at + 1]]) {
         if (near === undefined || isRaw(near)) continue;
         const nearId = jobIdFor(defOf(streamDefs, b.stream), near);
-        if (scenario.bad.some((x) => x.jobId === nearId || (!isRaw(x.record) && jobIdFor(defOf(streamDefs, x.stream), x.record) === nearId))) continue;
+        if (
+          scenario.bad.some((x) => x.jobId === nearId || (!isRaw(x.record) && jobIdFor(defOf(streamDefs, x.stream), x.record) === nearId))
+        )
+          continue;
         const nearState = await q.getJobState(nearId);
-        if (nearState !== 'completed') violations.push(`${b.stream} poison ${b.key}: the record next to it (job ${nearId}) is ${nearState}, expected completed`);
+        if (nearState !== 'completed')
+          violations.push(`${b.stream} poison ${b.key}: the record next to it (job ${nearId}) is ${nearState}, expected completed`);
       }
     } finally {
       await q.close();
     }
   }
-  return check('each poison record (too deep, too large, not UTF-8) failed alone, at once, as BAD_RECORD with its reason', poisoned.length, violations);
+  return check(
+    'each poison record (too deep, too large, not UTF-8) failed alone, at once, as BAD_RECORD with its reason',
+    poisoned.length,
+    violations,
+  );
 }

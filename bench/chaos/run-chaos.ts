@@ -31,7 +31,13 @@ import { WorkerSlots } from './worker-slots.js';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Waits until every expected job has finished and none is left to do, no batch either (seen twice); a violation otherwise. */
-async function drain(queues: Map<StreamName, Queue>, intakes: Map<StreamName, Queue>, expected: ReturnType<typeof expectedJobs>, timeoutMs: number, say: (l: string) => void): Promise<CheckResult> {
+async function drain(
+  queues: Map<StreamName, Queue>,
+  intakes: Map<StreamName, Queue>,
+  expected: ReturnType<typeof expectedJobs>,
+  timeoutMs: number,
+  say: (l: string) => void,
+): Promise<CheckResult> {
   const until = Date.now() + timeoutMs;
   let idle = 0;
   let last = { finished: 0, total: 0, unfinished: 0 };
@@ -46,7 +52,10 @@ async function drain(queues: Map<StreamName, Queue>, intakes: Map<StreamName, Qu
     }
     if (idle < 2) await sleep(500);
   }
-  const v = idle >= 2 ? [] : [`not drained after ${Math.round(timeoutMs / 1000)} s: ${last.finished}/${last.total} finished, ${last.unfinished} unfinished`];
+  const v =
+    idle >= 2
+      ? []
+      : [`not drained after ${Math.round(timeoutMs / 1000)} s: ${last.finished}/${last.total} finished, ${last.unfinished} unfinished`];
   return check('every job finished (drained) within the time limit', last.total, v);
 }
 
@@ -74,7 +83,9 @@ export async function runChaos(o: ChaosOptions, root: string, command: string, s
   // Our own reads ride out the Redis restart; without a listener BullMQ prints every connection error.
   for (const q of [...queues.values(), ...intakes.values()]) q.on('error', () => undefined);
   const slots = new WorkerSlots({ root, count: o.workers, env: world.env, logDir, useDist: o.dist, t0 });
-  const importer = scenario.imported ? new ChaosImporter({ root, env: world.env, logDir, useDist: o.dist, plan: scenario.imported }) : undefined;
+  const importer = scenario.imported
+    ? new ChaosImporter({ root, env: world.env, logDir, useDist: o.dist, plan: scenario.imported })
+    : undefined;
   const rand = seededRandom(o.seed * 7919 + 17);
   const checks: CheckResult[] = [];
   let storm: StormLog | undefined;
@@ -86,15 +97,25 @@ export async function runChaos(o: ChaosOptions, root: string, command: string, s
     slots.startAll();
     say(`chaos: ${o.workers} workers started against ${world.sandbox.url} (dashboard ${world.dashboardUrl})`);
     const ordersTotal = expected.get('orders')!.good.size + expected.get('orders')!.bad.size;
-    storm = await runStorm(o, world, slots, queues, ordersTotal, planEvents(o, rand), rand, say, importer, (p) => revokeKeyPhase(o, world, conn, root, p));
-    checks.push(check('storm ran to its end (every kill and restart fired)', 1, storm.completed ? [] : ['the storm hit the time limit; see the timeline']));
+    storm = await runStorm(o, world, slots, queues, ordersTotal, planEvents(o, rand), rand, say, importer, (p) =>
+      revokeKeyPhase(o, world, conn, root, p),
+    );
+    checks.push(
+      check(
+        'storm ran to its end (every kill and restart fired)',
+        1,
+        storm.completed ? [] : ['the storm hit the time limit; see the timeline'],
+      ),
+    );
     if (o.revokeKey) checks.push(checkRevoke(storm.revoke));
     checks.push(await drain(queues, intakes, expected, o.drainTimeoutSeconds * 1000, say));
     syncMs = Date.now() - tWorkers;
     if (importer) {
       // A re-import must be harmless: every record's job exists now, so nothing may be queued.
       const again = await importer.run('again', 1);
-      say(`chaos: the same file imported again: exit ${again.code}${again.counts ? `, ${again.counts.queued} queued, ${again.counts.duplicates} duplicates` : ''}`);
+      say(
+        `chaos: the same file imported again: exit ${again.code}${again.counts ? `, ${again.counts.queued} queued, ${again.counts.duplicates} duplicates` : ''}`,
+      );
       checks.push(...checkImports(importer.plan, importer.runs));
     }
     const final = world.sandbox.admin.state();
@@ -102,8 +123,20 @@ export async function runChaos(o: ChaosOptions, root: string, command: string, s
 
     say('chaos: stopping the workers (SIGTERM)');
     const exits = await slots.stopAll(30_000);
-    checks.push(check('workers exit 0 on SIGTERM', exits.length, exits.filter((e) => e.code !== 0).map((e) => `worker-${e.slot + 1} exited with ${e.code} after ${e.ms} ms`)));
-    checks.push(check('no worker ended on its own (Redis restart, faults)', slots.starts(), slots.unexpectedExits().map((e) => `worker-${e.slot + 1} (pid ${e.pid}) ended with ${e.code}`)));
+    checks.push(
+      check(
+        'workers exit 0 on SIGTERM',
+        exits.length,
+        exits.filter((e) => e.code !== 0).map((e) => `worker-${e.slot + 1} exited with ${e.code} after ${e.ms} ms`),
+      ),
+    );
+    checks.push(
+      check(
+        'no worker ended on its own (Redis restart, faults)',
+        slots.starts(),
+        slots.unexpectedExits().map((e) => `worker-${e.slot + 1} (pid ${e.pid}) ended with ${e.code}`),
+      ),
+    );
 
     say('chaos: checking the service, the queues and the locks');
     checks.push(...checkState(scenario, world.initial, final, o.chunkSize));
@@ -123,29 +156,64 @@ export async function runChaos(o: ChaosOptions, root: string, command: string, s
 
     say('chaos: probing the dashboard and scanning for secrets');
     const forms = secretForms(
-      { 'API key': world.secrets.apiKey, 'API secret': world.secrets.apiSecret, 'upstream token': world.secrets.upstreamToken, 'dashboard password': world.secrets.dashboardPassword },
+      {
+        'API key': world.secrets.apiKey,
+        'API secret': world.secrets.apiSecret,
+        'upstream token': world.secrets.upstreamToken,
+        'dashboard password': world.secrets.dashboardPassword,
+      },
       [world.secrets.apiKey, world.secrets.apiSecret],
     );
     const control = forms.filter((f) => JSON.stringify(world.env).includes(f.value)).length;
-    checks.push(check('secret scan finds the secrets where they are (control: the workers\' environment)', 1, control >= 3 ? [] : [`only ${control} secret forms found in the environment`]));
+    checks.push(
+      check(
+        "secret scan finds the secrets where they are (control: the workers' environment)",
+        1,
+        control >= 3 ? [] : [`only ${control} secret forms found in the environment`],
+      ),
+    );
     const sample = [
       ...scenario.bad.slice(0, 8).map((b) => ({ queue: b.stream, id: badJobId(b) })),
-      ...scenario.bad.filter((b) => b.via === 'import').slice(-2).map((b) => ({ queue: b.stream, id: badJobId(b) })),
+      ...scenario.bad
+        .filter((b) => b.via === 'import')
+        .slice(-2)
+        .map((b) => ({ queue: b.stream, id: badJobId(b) })),
       ...STREAMS.flatMap((s) => [...expected.get(s)!.good].slice(0, 3).map((id) => ({ queue: s, id }))),
     ];
     const probe = await probeDashboard(world.dashboardUrl, world.secrets.dashboardUser, world.secrets.dashboardPassword, sample);
     checks.push(probe.refusals, probe.reads, scanAnswers(probe.answers, forms));
     checks.push(await scanRedis(conn, forms));
     await world.dashboard.stop(10_000);
-    const logs = [...slots.logFiles(), join(logDir, 'dashboard.log'), ...(importer ? [importer.logFile()] : [])].filter((f) => existsSync(f));
-    const lines = logs.reduce((n, f) => n + readFileSync(f, 'utf8').split('\n').filter((l) => l.startsWith('{')).length, 0);
-    checks.push(check('logs captured (JSON lines at debug level)', logs.length, lines > 100 ? [] : [`only ${lines} JSON log lines in ${logs.length} files`]));
-    checks.push(scanFiles(`the logs of every worker, the dashboard${importer ? ' and the import (and what it printed)' : ''}`, [...logs, ...(importer?.outputFiles() ?? [])], forms));
+    const logs = [...slots.logFiles(), join(logDir, 'dashboard.log'), ...(importer ? [importer.logFile()] : [])].filter((f) =>
+      existsSync(f),
+    );
+    const lines = logs.reduce(
+      (n, f) =>
+        n +
+        readFileSync(f, 'utf8')
+          .split('\n')
+          .filter((l) => l.startsWith('{')).length,
+      0,
+    );
+    checks.push(
+      check(
+        'logs captured (JSON lines at debug level)',
+        logs.length,
+        lines > 100 ? [] : [`only ${lines} JSON log lines in ${logs.length} files`],
+      ),
+    );
+    checks.push(
+      scanFiles(
+        `the logs of every worker, the dashboard${importer ? ' and the import (and what it printed)' : ''}`,
+        [...logs, ...(importer?.outputFiles() ?? [])],
+        forms,
+      ),
+    );
     checks.push(checkLogHygiene(logs));
     await Promise.all([...queues.values(), ...intakes.values()].map((q) => q.close()));
     conn.disconnect();
     await world.close();
-    checks.push(scanFiles('Redis\'s files on disk (AOF, log)', [world.redis.dir], forms));
+    checks.push(scanFiles("Redis's files on disk (AOF, log)", [world.redis.dir], forms));
     return {
       command,
       options: o,

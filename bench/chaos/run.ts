@@ -20,8 +20,11 @@ try {
 // How the run works, appended under the generated tables of docs/chaos.md.
 const notesFile = join(root, 'bench/chaos/chaos-notes.md');
 // The command as a reader would rerun it: where the output goes does not change the run.
-const shown = argv.filter((a, i) => !['--log-dir', '--json', '--markdown'].includes(a) && !['--log-dir', '--json', '--markdown'].includes(argv[i - 1] ?? ''));
-const command = shown[0] === '--short' && shown.length === 1 ? 'npm run chaos:short' : `npm run chaos${shown.length ? ` -- ${shown.join(' ')}` : ''}`;
+const shown = argv.filter(
+  (a, i) => !['--log-dir', '--json', '--markdown'].includes(a) && !['--log-dir', '--json', '--markdown'].includes(argv[i - 1] ?? ''),
+);
+const command =
+  shown[0] === '--short' && shown.length === 1 ? 'npm run chaos:short' : `npm run chaos${shown.length ? ` -- ${shown.join(' ')}` : ''}`;
 try {
   const report = await runChaos(options, root, command, (line) => process.stdout.write(`${line}\n`));
   process.stdout.write(`\n${reportText(report)}\n`);

@@ -146,7 +146,12 @@ export function buildScenario(o: ScenarioOptions): Scenario {
     const expected = new Map<string, { countId: string; quantity: number }>();
     for (const c of counts) {
       for (const it of c.items) expected.set(it.productId, { countId: c.countId, quantity: it.quantity });
-      scenario.counts.set(c.countId, { countId: c.countId, location: c.location, countDate: c.countDate, items: new Map(c.items.map((it) => [it.productId, it.quantity])) });
+      scenario.counts.set(c.countId, {
+        countId: c.countId,
+        location: c.location,
+        countDate: c.countDate,
+        items: new Map(c.items.map((it) => [it.productId, it.quantity])),
+      });
     }
     scenario.expectedCounts.set(loc.name, expected);
     for (let i = counts.length - 1; i > 0; i--) {
@@ -188,7 +193,15 @@ export function buildScenario(o: ScenarioOptions): Scenario {
   scenario.redelivered = later.length;
   if (importGood.length > 0) {
     const where = LOCATIONS[0] as (typeof LOCATIONS)[number];
-    scenario.imported = buildImportPlan({ seed: o.seed, good: importGood, crossRoute, fedAfter, withBad: o.badPerStream > 0, where, product: sku(1) });
+    scenario.imported = buildImportPlan({
+      seed: o.seed,
+      good: importGood,
+      crossRoute,
+      fedAfter,
+      withBad: o.badPerStream > 0,
+      where,
+      product: sku(1),
+    });
     scenario.bad.push(...scenario.imported.bad);
   }
   return scenario;
@@ -222,7 +235,13 @@ function badRecords(seed: number, b: number): BadRecord[] {
     via: 'feed',
     key: id(tag),
     field,
-    record: { countId: id(tag), location: loc.name, countDate: '2026-10-01', items: [{ productId: COUNT_PRODUCTS[0], quantity: 1 }], ...over },
+    record: {
+      countId: id(tag),
+      location: loc.name,
+      countDate: '2026-10-01',
+      items: [{ productId: COUNT_PRODUCTS[0], quantity: 1 }],
+      ...over,
+    },
   });
   const out: BadRecord[] = [
     order('P', 'lines.0.productId', { lines: [line({ productId: 'NO-SUCH-SKU' })] }),
@@ -239,8 +258,20 @@ function badRecords(seed: number, b: number): BadRecord[] {
   const keyless = { origin: loc.magazine, lines: [line({ quantity: 1 + b })] };
   out.push({ stream: 'orders', via: 'feed', key: `(no orderId #${b})`, field: 'orderId', record: keyless });
   if (b === 0) {
-    out.push({ stream: 'boms', via: 'feed', key: sku(1), field: 'components.0.productId', record: { productId: sku(1), components: [{ productId: 'NO-SUCH-PART', quantity: 1 }] } });
-    out.push({ stream: 'boms', via: 'feed', key: 'NO-SUCH-PARENT', field: 'productId', record: { productId: 'NO-SUCH-PARENT', components: [{ productId: sku(2), quantity: 1 }] } });
+    out.push({
+      stream: 'boms',
+      via: 'feed',
+      key: sku(1),
+      field: 'components.0.productId',
+      record: { productId: sku(1), components: [{ productId: 'NO-SUCH-PART', quantity: 1 }] },
+    });
+    out.push({
+      stream: 'boms',
+      via: 'feed',
+      key: 'NO-SUCH-PARENT',
+      field: 'productId',
+      record: { productId: 'NO-SUCH-PARENT', components: [{ productId: sku(2), quantity: 1 }] },
+    });
   }
   return out;
 }

@@ -86,7 +86,8 @@ export async function scanRedis(redis: Redis, forms: SecretForm[]): Promise<Chec
       keys++;
       const key = raw.toString();
       for (const label of hits(raw, forms)) violations.push(`${label} in the name of key ${key}`);
-      for (const v of await valuesOf(redis, key)) for (const label of hits(v, forms)) violations.push(`${label} in the value of key ${key}`);
+      for (const v of await valuesOf(redis, key))
+        for (const label of hits(v, forms)) violations.push(`${label} in the value of key ${key}`);
     }
   } while (cursor !== '0');
   return check(`no secret in Redis keys or values (every type, ${keys} keys)`, keys, violations);

@@ -32,7 +32,14 @@ export class WorkerSlots {
 
   private spawn(slot: number): CliProcess {
     this.started++;
-    const p = spawnCli({ root: this.o.root, name: `worker-${slot + 1}`, args: ['worker'], env: this.o.env, logFile: this.logFile(slot), useDist: this.o.useDist });
+    const p = spawnCli({
+      root: this.o.root,
+      name: `worker-${slot + 1}`,
+      args: ['worker'],
+      env: this.o.env,
+      logFile: this.logFile(slot),
+      useDist: this.o.useDist,
+    });
     void p.exited.then((code) => this.ended.push({ slot, pid: p.pid, code, running: !this.stopping }));
     this.procs[slot] = p;
     return p;

@@ -2,7 +2,18 @@ import { parseArgs } from 'node:util';
 import { parseProfile } from '../../src/sandbox/profile-rules.js';
 import { sandboxDefaults, type SandboxProfile } from '../../src/sandbox/sandbox-options.js';
 
-export const SECTIONS = ['orders', 'total', 'overhead', 'stock', 'import', 'sandbox', 'scale-out', 'redis', 'shared', 'unbudgeted'] as const;
+export const SECTIONS = [
+  'orders',
+  'total',
+  'overhead',
+  'stock',
+  'import',
+  'sandbox',
+  'scale-out',
+  'redis',
+  'shared',
+  'unbudgeted',
+] as const;
 export type Section = (typeof SECTIONS)[number];
 
 export interface BenchOptions {
@@ -51,7 +62,8 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
   });
   const list = (v: string | undefined, d: number[]) => (v ? v.split(',').map((x) => Number(x.trim())) : d);
   const only = values.only ? values.only.split(',').map((s) => s.trim()) : [...SECTIONS];
-  for (const s of only) if (!(SECTIONS as readonly string[]).includes(s)) throw new Error(`--only: unknown section ${s} (sections: ${SECTIONS.join(', ')})`);
+  for (const s of only)
+    if (!(SECTIONS as readonly string[]).includes(s)) throw new Error(`--only: unknown section ${s} (sections: ${SECTIONS.join(', ')})`);
   const o: BenchOptions = {
     budgets: list(values.budgets, values.quick ? [1200] : [600, 1200, 2400]),
     totals: list(values.totals, [1200]),

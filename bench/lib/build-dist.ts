@@ -12,7 +12,9 @@ export function buildDist(root: string, say: (line: string) => void): boolean {
     // tsc emits despite type errors elsewhere; what matters is a fresh entry point.
     const entry = resolve(root, 'dist/src/bin/inventory-sync.js');
     if (existsSync(entry) && statSync(entry).mtimeMs >= started - 1000) return true;
-    say(`npm run build failed, running the sources through tsx instead: ${String((err as { stdout?: Buffer }).stdout ?? err).slice(0, 500)}`);
+    say(
+      `npm run build failed, running the sources through tsx instead: ${String((err as { stdout?: Buffer }).stdout ?? err).slice(0, 500)}`,
+    );
     return false;
   }
 }

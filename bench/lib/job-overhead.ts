@@ -38,7 +38,10 @@ export interface OverheadFigures {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function spawnWorker(env: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', WORKER], { env: { ...process.env, ORDERS_WORKER: env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', WORKER], {
+    env: { ...process.env, ORDERS_WORKER: env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   return new Promise((resolve, reject) => {
     child.stdout!.on('data', (d: Buffer) => d.toString().includes('ready') && resolve(child));
     child.once('exit', (code) => reject(new Error(`bench worker exited with ${code} before it was ready`)));
@@ -49,10 +52,22 @@ async function oneRun(n: number, concurrency: number, redisUrl: string, run: num
   const sandbox = await startSandbox({ data: 'demo', profile });
   const redis = createRedis(redisUrl);
   const prefix = `bench-overhead-${process.pid}-${run}`;
-  const deps = buildDeps(sandboxConfig(sandbox, { prefix, catalogRefreshSeconds: 300 }), createLogger({ level: 'silent' }), { redis, budget: false, streams: ['orders'] });
+  const deps = buildDeps(sandboxConfig(sandbox, { prefix, catalogRefreshSeconds: 300 }), createLogger({ level: 'silent' }), {
+    redis,
+    budget: false,
+    streams: ['orders'],
+  });
   const { queues } = deps;
   await deps.catalog.refresh();
-  const settings = { redis: redisUrl, prefix, baseUrl: sandbox.url, account: sandbox.account, key: sandbox.key, secret: sandbox.secret, concurrency };
+  const settings = {
+    redis: redisUrl,
+    prefix,
+    baseUrl: sandbox.url,
+    account: sandbox.account,
+    key: sandbox.key,
+    secret: sandbox.secret,
+    concurrency,
+  };
   let child: ChildProcess | undefined;
   try {
     child = await spawnWorker(JSON.stringify(settings));
@@ -62,7 +77,13 @@ async function oneRun(n: number, concurrency: number, redisUrl: string, run: num
     const a0 = sandbox.admin.counters().actions;
     const t0 = performance.now();
     const records = benchOrders(`OVH-${run}-${Date.now()}`, n);
-    for (let i = 0; i < n; i += 1000) await addJobs(queues.get('orders'), redis, records.slice(i, i + 1000).map((r) => recordJob(orderStream, r, 'feed').job), orderStream);
+    for (let i = 0; i < n; i += 1000)
+      await addJobs(
+        queues.get('orders'),
+        redis,
+        records.slice(i, i + 1000).map((r) => recordJob(orderStream, r, 'feed').job),
+        orderStream,
+      );
     while (sandbox.admin.counters().actions - a0 < n) await sleep(5);
     const s = (performance.now() - t0) / 1000;
     const w1 = processCpuMs(child.pid!);
@@ -79,7 +100,10 @@ async function oneRun(n: number, concurrency: number, redisUrl: string, run: num
       await exited;
       clearTimeout(t);
     }
-    await queues.get('orders').obliterate({ force: true }).catch(() => undefined);
+    await queues
+      .get('orders')
+      .obliterate({ force: true })
+      .catch(() => undefined);
     await deps.close();
     await deleteKeysUnder(redis, prefix);
     redis.disconnect();
@@ -87,14 +111,18 @@ async function oneRun(n: number, concurrency: number, redisUrl: string, run: num
   }
 }
 
-export async function runOverheadBench(o: { orders?: number; runs?: number; concurrency?: number; redisUrl?: string; profile?: SandboxProfile; log?: (l: string) => void } = {}): Promise<OverheadFigures> {
+export async function runOverheadBench(
+  o: { orders?: number; runs?: number; concurrency?: number; redisUrl?: string; profile?: SandboxProfile; log?: (l: string) => void } = {},
+): Promise<OverheadFigures> {
   const n = o.orders ?? 3000;
   const concurrency = o.concurrency ?? 64;
   const runs: OverheadRun[] = [];
   for (let i = 0; i < (o.runs ?? 3); i++) {
     const r = await oneRun(n, concurrency, o.redisUrl ?? 'redis://127.0.0.1:6379', i, o.profile);
     runs.push(r);
-    o.log?.(`  overhead run ${i + 1}: ${r.ordersPerSecond} orders/s, worker ${r.workerCpuMsPerJob} ms CPU/job, sandbox ${r.sandboxCpuMsPerJob} ms CPU/job`);
+    o.log?.(
+      `  overhead run ${i + 1}: ${r.ordersPerSecond} orders/s, worker ${r.workerCpuMsPerJob} ms CPU/job, sandbox ${r.sandboxCpuMsPerJob} ms CPU/job`,
+    );
   }
   const workerCpu = runs.map((r) => r.workerCpuMsPerJob).filter((x): x is number => x !== null);
   return {

@@ -24,7 +24,11 @@ export interface KeyBound {
 }
 
 const OPERATIONS = fileURLToPath(new URL('../../docs/operations.md', import.meta.url));
-const HEADINGS: Record<string, BoundKind> = { 'Keys that expire': 'ttl', 'Keys capped by length, and jobs': 'capped', 'Long-lived keys': 'long-lived' };
+const HEADINGS: Record<string, BoundKind> = {
+  'Keys that expire': 'ttl',
+  'Keys capped by length, and jobs': 'capped',
+  'Long-lived keys': 'long-lived',
+};
 const alt = (xs: readonly string[]) => `(?:${xs.map(escape).join('|')})`;
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -39,7 +43,17 @@ const PLACES: Record<string, string> = {
   day: '\\d{4}-\\d{2}-\\d{2}',
 };
 
-const UNITS: Record<string, number> = { s: 1000, second: 1000, seconds: 1000, minute: 60_000, minutes: 60_000, hour: 3_600_000, hours: 3_600_000, day: 86_400_000, days: 86_400_000 };
+const UNITS: Record<string, number> = {
+  s: 1000,
+  second: 1000,
+  seconds: 1000,
+  minute: 60_000,
+  minutes: 60_000,
+  hour: 3_600_000,
+  hours: 3_600_000,
+  day: 86_400_000,
+  days: 86_400_000,
+};
 
 /** `30 days` → ms. */
 export function parseLife(text: string): number | undefined {
@@ -61,7 +75,13 @@ export function readKeyBounds(doc = readFileSync(OPERATIONS, 'utf8')): KeyBound[
       const text = cells[2]!.trim();
       const first = text.split('|')[0]!;
       const cap = /^\s*([\d,]+)\s/.exec(first)?.[1];
-      rows.push({ kind, pattern: cells[1]!, text, ...(kind === 'ttl' ? { lifeMs: parseLife(first) } : {}), ...(kind === 'capped' && cap ? { cap: Number(cap.replace(/,/g, '')) } : {}) });
+      rows.push({
+        kind,
+        pattern: cells[1]!,
+        text,
+        ...(kind === 'ttl' ? { lifeMs: parseLife(first) } : {}),
+        ...(kind === 'capped' && cap ? { cap: Number(cap.replace(/,/g, '')) } : {}),
+      });
     }
   }
   const order: BoundKind[] = ['ttl', 'long-lived', 'capped'];

@@ -81,16 +81,30 @@ export async function startLocalCluster(o: { masters?: number; timeoutMs?: numbe
     for (let i = 0; i < masters; i++) {
       const port = await freeClusterPort(taken);
       taken.add(port).add(port + 10_000);
-      servers.push(await startRedisServer({ port, password: o.password, args: ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '5000'] }));
+      servers.push(
+        await startRedisServer({
+          port,
+          password: o.password,
+          args: ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '5000'],
+        }),
+      );
     }
     const nodes = servers.map((s) => ({ host: '127.0.0.1', port: s.port }));
     // REDISCLI_AUTH rather than -a: redis-cli warns of a password on its command line.
     const env = o.password ? { ...process.env, REDISCLI_AUTH: o.password } : process.env;
-    await run(redisCli, ['--cluster', 'create', ...nodes.map((n) => `${n.host}:${n.port}`), '--cluster-replicas', '0', '--cluster-yes'], { timeout: 30_000, env });
+    await run(redisCli, ['--cluster', 'create', ...nodes.map((n) => `${n.host}:${n.port}`), '--cluster-replicas', '0', '--cluster-yes'], {
+      timeout: 30_000,
+      env,
+    });
     const until = Date.now() + (o.timeoutMs ?? 20_000);
     for (;;) {
       const infos = await Promise.all(nodes.map((n) => clusterInfo(n, o.password)));
-      if (infos.every((i) => /cluster_state:ok/.test(i) && /cluster_slots_ok:16384/.test(i) && new RegExp(`cluster_known_nodes:${masters}\\b`).test(i))) break;
+      if (
+        infos.every(
+          (i) => /cluster_state:ok/.test(i) && /cluster_slots_ok:16384/.test(i) && new RegExp(`cluster_known_nodes:${masters}\\b`).test(i),
+        )
+      )
+        break;
       if (Date.now() > until) throw new Error(`the cluster of ${nodes.map((n) => n.port).join(', ')} did not reach cluster_state:ok`);
       await new Promise((r) => setTimeout(r, 100));
     }

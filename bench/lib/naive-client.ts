@@ -9,7 +9,11 @@ import type { BenchOrder } from './order-records.js';
 type Json = Record<string, unknown>;
 
 export async function naiveSync(o: { url: string; account: string; key: string; secret: string; orders: BenchOrder[] }): Promise<void> {
-  const headers = { authorization: `Basic ${Buffer.from(`${o.key}:${o.secret}`).toString('base64')}`, accept: 'application/json', 'content-type': 'application/json' };
+  const headers = {
+    authorization: `Basic ${Buffer.from(`${o.key}:${o.secret}`).toString('base64')}`,
+    accept: 'application/json',
+    'content-type': 'application/json',
+  };
   const call = async (method: 'GET' | 'POST', path: string, body?: unknown): Promise<unknown> => {
     const res = await fetch(new URL(path, o.url), { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     const text = await res.text();

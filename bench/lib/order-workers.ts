@@ -56,7 +56,11 @@ export interface RunningWorkers {
 export async function startOrderWorkers(s: OrderWorkerSettings): Promise<RunningWorkers> {
   // As src/app/build-deps.ts wires it, unless auto-pipelining is asked for (batches one tick's commands into one write).
   const redis: RedisConnection = createRedis(s.redis, s.autoPipelining ? { enableAutoPipelining: true } : {});
-  const logger = createLogger({ level: s.logLevel ?? 'info', pretty: false, destination: pino.destination({ dest: '/dev/null', sync: false }) });
+  const logger = createLogger({
+    level: s.logLevel ?? 'info',
+    pretty: false,
+    destination: pino.destination({ dest: '/dev/null', sync: false }),
+  });
   const config = sandboxConfig(
     { url: s.baseUrl, account: s.account, key: s.key, secret: s.secret },
     {
@@ -66,14 +70,25 @@ export async function startOrderWorkers(s: OrderWorkerSettings): Promise<Running
         ...(s.readRetries === undefined ? {} : { readRetries: s.readRetries }),
         adaptiveRate: { enabled: s.adaptiveRate ?? true, floorPercent: defaults.rateFloorPercent },
       },
-      jobs: { attempts: 12, retryBaseDelayMs: 2_000, retryMaxDelayMs: 600_000, varianceChunkSize: 500, feedPageSize: 500, ...s.jobs, concurrency: s.concurrency },
+      jobs: {
+        attempts: 12,
+        retryBaseDelayMs: 2_000,
+        retryMaxDelayMs: 600_000,
+        varianceChunkSize: 500,
+        feedPageSize: 500,
+        ...s.jobs,
+        concurrency: s.concurrency,
+      },
       catalogRefreshSeconds: s.catalogRefreshSeconds ?? 300,
     },
   );
   const deps = buildDeps(config, logger, {
     redis,
     ...(s.budget ? {} : { budget: false as const }),
-    client: { connections: s.connections ?? Math.min(64, s.concurrency * 2), ...(s.retryMinDelayMs === undefined ? {} : { retryMinDelayMs: s.retryMinDelayMs }) },
+    client: {
+      connections: s.connections ?? Math.min(64, s.concurrency * 2),
+      ...(s.retryMinDelayMs === undefined ? {} : { retryMinDelayMs: s.retryMinDelayMs }),
+    },
     streams: ['orders'],
   });
   const pool = await startWorkers({
@@ -82,7 +97,9 @@ export async function startOrderWorkers(s: OrderWorkerSettings): Promise<Running
     prefix: s.prefix,
     deps: { ...deps, jobs: config.jobs },
     concurrency: s.concurrency,
-    ...(s.sizedConcurrency && deps.pace ? { sizing: { pace: deps.pace, bounds: { min: config.concurrency.min, max: config.concurrency.max } } } : {}),
+    ...(s.sizedConcurrency && deps.pace
+      ? { sizing: { pace: deps.pace, bounds: { min: config.concurrency.min, max: config.concurrency.max } } }
+      : {}),
     logger,
     ...s.locks,
   });

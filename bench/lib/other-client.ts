@@ -17,7 +17,14 @@ export interface OtherClient {
   stop(): Promise<void>;
 }
 
-export function startOtherClient(o: { url: string; account: string; key: string; secret: string; perMinute: number; path?: string }): OtherClient {
+export function startOtherClient(o: {
+  url: string;
+  account: string;
+  key: string;
+  secret: string;
+  perMinute: number;
+  path?: string;
+}): OtherClient {
   const agent = new Agent({ keepAliveTimeout: 30_000 });
   const authorization = `Basic ${Buffer.from(`${o.key}:${o.secret}`).toString('base64')}`;
   const target = new URL(o.path ?? `/${o.account}/api/product/10003`, o.url).href;

@@ -28,7 +28,12 @@ export async function keyUsage(redis: Redis, prefix: string): Promise<KeyUsage[]
     const pipe = redis.pipeline();
     for (const k of batch) pipe.type(k).pttl(k).call('MEMORY', 'USAGE', k, 'SAMPLES', '0');
     const replies = (await pipe.exec()) ?? [];
-    const rows = batch.map((key, j) => ({ key, type: String(replies[3 * j]![1]), pttlMs: Number(replies[3 * j + 1]![1]), bytes: Number(replies[3 * j + 2]![1] ?? 0) }));
+    const rows = batch.map((key, j) => ({
+      key,
+      type: String(replies[3 * j]![1]),
+      pttlMs: Number(replies[3 * j + 1]![1]),
+      bytes: Number(replies[3 * j + 2]![1] ?? 0),
+    }));
     const lens = redis.pipeline();
     for (const r of rows) lens.call(LENGTH[r.type] ?? 'exists', r.key);
     const lenReplies = (await lens.exec()) ?? [];

@@ -1,5 +1,8 @@
 /** Stock counts and BOMs over the sandbox's demo account, for the Redis sizing bench (orders: order-records.ts). */
-const LOCATIONS = [...['A-01', 'A-02', 'A-03', 'A-04', 'A-05', 'A-06'].map((l) => `Main Warehouse / ${l}`), ...['N-01', 'N-02', 'N-03', 'N-04'].map((l) => `North Depot / ${l}`)];
+const LOCATIONS = [
+  ...['A-01', 'A-02', 'A-03', 'A-04', 'A-05', 'A-06'].map((l) => `Main Warehouse / ${l}`),
+  ...['N-01', 'N-02', 'N-03', 'N-04'].map((l) => `North Depot / ${l}`),
+];
 const sku = (n: number) => `SKU-${String(1 + (n % 240)).padStart(4, '0')}`;
 
 /** Counts of 3 products each, over the 10 locations, a day later every 10 counts (a later count of a product wins). */

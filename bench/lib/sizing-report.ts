@@ -10,7 +10,8 @@ const QUEUES = 7;
 const DAY = 10_000;
 const MB = 1024 * 1024;
 
-const sum = (g: Groups, keep: (pattern: string, kind: string | undefined) => boolean) => [...g].filter(([p, x]) => keep(p, x.bound?.kind)).reduce((n, [, x]) => n + x.bytes, 0);
+const sum = (g: Groups, keep: (pattern: string, kind: string | undefined) => boolean) =>
+  [...g].filter(([p, x]) => keep(p, x.bound?.kind)).reduce((n, [, x]) => n + x.bytes, 0);
 const mb = (bytes: number) => (bytes / MB).toFixed(bytes < 10 * MB ? 2 : 1);
 const b = (n: number) => Math.round(n).toLocaleString('en');
 
@@ -64,12 +65,25 @@ export function sizingReport(f: SizingFigures, command: string): string[] {
   return [
     `${b(f.records)} orders, then ${b(f.records)} stock counts (3 products each, 10 locations), then ${b(f.records)} BOMs (2 components each) synced by the real workers against the sandbox in this process (bench/redis-sizing.ts). ` +
       'Bytes are the sum of `MEMORY USAGE key SAMPLES 0` over the keys of the prefix, grouped by the patterns of docs/operations.md "Redis sizing", after minus before each stream; ' +
-      'capped structures (BullMQ\'s event streams and per-minute counts) are left out of the per-record figures and counted at their caps below. `used_memory` is `INFO memory` after minus before (the whole Redis, allocator included; others\' keys move it too). ' +
+      "capped structures (BullMQ's event streams and per-minute counts) are left out of the per-record figures and counted at their caps below. `used_memory` is `INFO memory` after minus before (the whole Redis, allocator included; others' keys move it too). " +
       '"After retention" runs what retention does: BullMQ trims every completed job (as it does at 7 days or 50,000 a stream) and every key with a life is removed (as Redis does when it passes; the longest is 90 days).',
     '',
     `Command: \`${command}\``,
     '',
-    markdownTable(['stream', 'records', 'seconds', 'bytes/record, steady', 'of which the job', 'progress and stock state', 'find index', 'used_memory Δ/record', 'bytes/record after retention'], rows),
+    markdownTable(
+      [
+        'stream',
+        'records',
+        'seconds',
+        'bytes/record, steady',
+        'of which the job',
+        'progress and stock state',
+        'find index',
+        'used_memory Δ/record',
+        'bytes/record after retention',
+      ],
+      rows,
+    ),
     '',
     `For 10,000 orders a day: **${mb(plan.day)} MB** for one day's orders right after their sync (completed jobs kept); ` +
       `**${mb(plan.plateau)} MB** held at any time over a year of it (completed jobs: 7 days capped at 50,000, progress 30 days, the find index 9 days, plus what stays); ` +

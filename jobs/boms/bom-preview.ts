@@ -32,10 +32,14 @@ export async function bomPreview(record: BomRecord, ctx: PreviewContext): Promis
     current: before ? await named(ctx, bomItemsOf(before)) : [],
     wanted: await named(ctx, items),
   };
-  if (update.action === 'matches') return { outcome: 'unchanged', summary: `BOM of ${id}: already matches (${items.size} components); no call`, calls: [], details };
+  if (update.action === 'matches')
+    return { outcome: 'unchanged', summary: `BOM of ${id}: already matches (${items.size} components); no call`, calls: [], details };
   const entry = update.body.productAssocList[0]!;
   written.set(id, { ...product, productAssocList: [{ ...entry, productAssocUrl: entry.productAssocUrl ?? PRODUCT_ASSOC_URL }] });
-  const what = update.action === 'updated' ? `replace the first MANUF_COMPONENT entry ${before?.productAssocUrl}` : 'create the first MANUF_COMPONENT entry';
+  const what =
+    update.action === 'updated'
+      ? `replace the first MANUF_COMPONENT entry ${before?.productAssocUrl}`
+      : 'create the first MANUF_COMPONENT entry';
   return {
     outcome: 'writes',
     summary: `BOM of ${id}: ${what} (${items.size} components)`,

@@ -41,7 +41,11 @@ async function syncBom(record: BomRecord, ctx: JobContext): Promise<JobResult> {
     if (!matches(await ctx.client.getProduct(found.productUrl), items)) throw err;
     ctx.note(`BOM of ${id}: the product shows the new bill; the update applied`);
   }
-  return { outcome: 'synced', summary: `BOM of ${id}: first MANUF_COMPONENT entry ${action} (${items.size} components)`, details: { ...details, action } };
+  return {
+    outcome: 'synced',
+    summary: `BOM of ${id}: first MANUF_COMPONENT entry ${action} (${items.size} components)`,
+    details: { ...details, action },
+  };
 }
 
 /** Bills of materials (upstream-feed.md `boms`) as the product's first MANUF_COMPONENT entry. Design: docs/boms.md. */

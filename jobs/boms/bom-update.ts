@@ -5,8 +5,7 @@ import { bomItemsOf, firstBomEntry, sameBom, type BomItems } from './bom-items.j
 
 /** What a BOM record asks of the product as read: nothing, or one write that replaces or creates its first entry. */
 export type BomUpdate =
-  | { action: 'matches'; entry: ProductAssoc }
-  | { action: 'updated' | 'created'; entry?: ProductAssoc; body: UpdateProductBody };
+  { action: 'matches'; entry: ProductAssoc } | { action: 'updated' | 'created'; entry?: ProductAssoc; body: UpdateProductBody };
 
 /**
  * Decides the write of a BOM (docs/boms.md, steps 3 and 4): none when the first MANUF_COMPONENT entry already lists

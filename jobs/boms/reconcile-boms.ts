@@ -19,7 +19,12 @@ async function describe(items: BomItems, catalog: CatalogApi): Promise<string> {
  * Each synced bill of materials against its product (one GET each: collection rows carry no productAssocList): the
  * first MANUF_COMPONENT entry must list the record's components, and there must be no other MANUF_COMPONENT entry.
  */
-export async function reconcileBoms(boms: Map<string, SyncedRecord>, catalog: CatalogApi, view: ServiceView, unchecked: Unchecked[]): Promise<{ drifts: Drift[]; boms: number }> {
+export async function reconcileBoms(
+  boms: Map<string, SyncedRecord>,
+  catalog: CatalogApi,
+  view: ServiceView,
+  unchecked: Unchecked[],
+): Promise<{ drifts: Drift[]; boms: number }> {
   const drifts: Drift[] = [];
   let checked = 0;
   for (const s of boms.values()) {
@@ -52,11 +57,27 @@ export async function reconcileBoms(boms: Map<string, SyncedRecord>, catalog: Ca
     }
     const first = bomItemsOf(entries[0]!);
     if (!sameBom(first, resolved.items)) {
-      drifts.push({ ...base, kind: 'bom-differs', field: 'first MANUF_COMPONENT entry', service: await describe(first, catalog), synced: wanted, url: entries[0]!.productAssocUrl ?? url });
+      drifts.push({
+        ...base,
+        kind: 'bom-differs',
+        field: 'first MANUF_COMPONENT entry',
+        service: await describe(first, catalog),
+        synced: wanted,
+        url: entries[0]!.productAssocUrl ?? url,
+      });
     }
     if (entries.length > 1) {
-      const extra = entries.slice(1).map((e) => e.productAssocUrl ?? '(no URL)').join(', ');
-      drifts.push({ ...base, kind: 'bom-extra-entries', field: 'productAssocList (MANUF_COMPONENT entries)', service: `${entries.length}: extra ${extra}`, synced: '1' });
+      const extra = entries
+        .slice(1)
+        .map((e) => e.productAssocUrl ?? '(no URL)')
+        .join(', ');
+      drifts.push({
+        ...base,
+        kind: 'bom-extra-entries',
+        field: 'productAssocList (MANUF_COMPONENT entries)',
+        service: `${entries.length}: extra ${extra}`,
+        synced: '1',
+      });
     }
   }
   return { drifts, boms: checked };

@@ -16,20 +16,37 @@ export async function resolveBom(catalog: CatalogApi, record: BomRecord): Promis
   const ids = new Set([id, ...record.components.map((c) => c.productId)]);
   const found = await catalog.products([...ids]);
   const product = found.get(id);
-  if (!product) throw new BadRecordError(id, 'productId', `no product ${id}${mappedNote(catalog, 'product', id)} in the service's product collection`);
+  if (!product)
+    throw new BadRecordError(id, 'productId', `no product ${id}${mappedNote(catalog, 'product', id)} in the service's product collection`);
   const seen = new Map<string, number>();
   const items: BomItems = new Map();
   record.components.forEach((c, i) => {
     const field = `components.${i}.productId`;
     if (c.productId === id) throw new BadRecordError(id, field, `${c.productId} cannot be a component of itself`);
     const before = seen.get(c.productId);
-    if (before !== undefined) throw new BadRecordError(id, field, `${c.productId} is listed twice (also components.${before}); send one line per component`);
+    if (before !== undefined)
+      throw new BadRecordError(id, field, `${c.productId} is listed twice (also components.${before}); send one line per component`);
     seen.set(c.productId, i);
     const component = found.get(c.productId);
-    if (!component) throw new BadRecordError(id, field, `unknown component: no product ${c.productId}${mappedNote(catalog, 'product', c.productId)} in the service's product collection`);
+    if (!component)
+      throw new BadRecordError(
+        id,
+        field,
+        `unknown component: no product ${c.productId}${mappedNote(catalog, 'product', c.productId)} in the service's product collection`,
+      );
     // Under MAPPING_FILE two upstream ids can name one service product, or the product itself.
-    if (component.productUrl === product.productUrl) throw new BadRecordError(id, field, `${c.productId} is the service's product ${product.productId}, the BOM's own product; it cannot be a component of itself`);
-    if (items.has(component.productUrl)) throw new BadRecordError(id, field, `${c.productId} is the service's product ${component.productId}, listed already; send one line per component`);
+    if (component.productUrl === product.productUrl)
+      throw new BadRecordError(
+        id,
+        field,
+        `${c.productId} is the service's product ${product.productId}, the BOM's own product; it cannot be a component of itself`,
+      );
+    if (items.has(component.productUrl))
+      throw new BadRecordError(
+        id,
+        field,
+        `${c.productId} is the service's product ${component.productId}, listed already; send one line per component`,
+      );
     items.set(component.productUrl, c.quantity);
   });
   return { product, items };

@@ -31,7 +31,7 @@ export type ShipmentSearch =
  */
 export function shipmentUrlsOf(order: ReadOrder): string[] {
   if (order.shipmentUrlList) return order.shipmentUrlList;
-  throw badResponse('GET', order.orderUrl, 200, 'shipmentUrlList: is missing (needed to find the order\'s shipment)');
+  throw badResponse('GET', order.orderUrl, 200, "shipmentUrlList: is missing (needed to find the order's shipment)");
 }
 
 /**

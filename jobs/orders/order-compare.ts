@@ -69,7 +69,8 @@ export function compareShipment(shipment: Shipment, plan: OrderPlan, orderUrl: s
   if (shipment.shipmentIdUser != null && shipment.shipmentIdUser !== plan.shipmentIdUser) {
     out.push({ field: 'shipmentIdUser', service: shipment.shipmentIdUser, record: plan.shipmentIdUser });
   }
-  const key = (i: { productUrl?: string; productId?: string; facilityUrl?: string }) => `${productName(plan, i.productUrl, i.productId)} at ${i.facilityUrl ?? '?'}`;
+  const key = (i: { productUrl?: string; productId?: string; facilityUrl?: string }) =>
+    `${productName(plan, i.productUrl, i.productId)} at ${i.facilityUrl ?? '?'}`;
   const what = (i: { quantity?: number }) => num(i.quantity);
   const service = groupBy(shipment.shipmentItemList, key, what);
   const record = groupBy(plan.shipment.shipmentItemList, key, what);

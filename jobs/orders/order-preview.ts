@@ -16,7 +16,13 @@ class UnsavedProgress extends ProgressStore {
 }
 
 /** The writes the run makes from `progress` on: create the order, create its shipment, ship, complete. */
-function remainingCalls(record: OrderRecord, plan: OrderPlan, progress: OrderProgress, orderPath: string, ctx: PreviewContext): PlannedCall[] {
+function remainingCalls(
+  record: OrderRecord,
+  plan: OrderPlan,
+  progress: OrderProgress,
+  orderPath: string,
+  ctx: PreviewContext,
+): PlannedCall[] {
   const done = stepIndex(progress.step);
   const orderUrl = progress.orderUrl ?? orderPath;
   // Names as the record gives them, with the service's under MAPPING_FILE: "SKU-9 → MUG-BLUE".
@@ -28,12 +34,30 @@ function remainingCalls(record: OrderRecord, plan: OrderPlan, progress: OrderPro
   const taken = record.lines.map((l) => `${shown('product', l.productId)} ${l.quantity} from ${shown('facility', l.location)}`).join(', ');
   const calls: PlannedCall[] = [];
   const account = ctx.client.account;
-  if (done < 1) calls.push({ method: 'POST', path: `/${account}/api/order`, body: plan.order, what: `create the order from ${shown('facility', record.origin)}: ${sold}` });
+  if (done < 1)
+    calls.push({
+      method: 'POST',
+      path: `/${account}/api/order`,
+      body: plan.order,
+      what: `create the order from ${shown('facility', record.origin)}: ${sold}`,
+    });
   if (done < 2) {
-    calls.push({ method: 'POST', path: `/${account}/api/shipment`, body: { ...plan.shipment, primaryOrderUrl: orderUrl }, what: `create its shipment ${plan.shipmentIdUser}: ${taken}` });
+    calls.push({
+      method: 'POST',
+      path: `/${account}/api/shipment`,
+      body: { ...plan.shipment, primaryOrderUrl: orderUrl },
+      what: `create its shipment ${plan.shipmentIdUser}: ${taken}`,
+    });
   }
-  if (done < 3) calls.push({ method: 'POST', path: progress.shipmentUrl ?? SHIPMENT_URL, body: { statusId: SHIPMENT_SHIPPED }, what: 'ship the shipment' });
-  if (done < 4) calls.push({ method: 'POST', path: progress.actionUrlComplete ?? `${orderUrl}/complete`, body: {}, what: 'complete the order' });
+  if (done < 3)
+    calls.push({
+      method: 'POST',
+      path: progress.shipmentUrl ?? SHIPMENT_URL,
+      body: { statusId: SHIPMENT_SHIPPED },
+      what: 'ship the shipment',
+    });
+  if (done < 4)
+    calls.push({ method: 'POST', path: progress.actionUrlComplete ?? `${orderUrl}/complete`, body: {}, what: 'complete the order' });
   return calls;
 }
 
@@ -67,7 +91,8 @@ export async function previewOrder(record: OrderRecord, ctx: PreviewContext): Pr
   const now = settlement.progress;
   const calls = remainingCalls(record, plan, now, settlement.orderPath(), ctx);
   const details = { from: now.step, lines: record.lines.length, ...(now.orderUrl ? { orderUrl: now.orderUrl } : {}) };
-  if (!calls.length) return { outcome: 'unchanged', summary: `order ${id}: already synced (completed in the service); no calls`, calls, details };
+  if (!calls.length)
+    return { outcome: 'unchanged', summary: `order ${id}: already synced (completed in the service); no calls`, calls, details };
   const resumed = now.step === 'none' ? '' : ` (resumes after "${now.step}")`;
   return { outcome: 'writes', summary: `order ${id}: ${calls.length} call${calls.length === 1 ? '' : 's'}${resumed}`, calls, details };
 }

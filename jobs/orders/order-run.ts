@@ -10,7 +10,15 @@ import { OrderSettlement, ORDER_COMPLETED, SHIPMENT_SHIPPED } from './order-sett
 /** Codes after which a create is read back: the entity may exist already. */
 const READ_BACK = new Set(['DUPLICATE', 'INTEGRITY_VIOLATION', 'ORDER_COMPLETED']);
 /** Codes that no retry fixes and that are about the request, not the credentials. */
-const REFUSED = new Set(['MISSING_REFERENCE', 'VALIDATION', 'NOT_FOUND', 'BAD_RESPONSE', 'DUPLICATE', 'INTEGRITY_VIOLATION', 'ORDER_COMPLETED']);
+const REFUSED = new Set([
+  'MISSING_REFERENCE',
+  'VALIDATION',
+  'NOT_FOUND',
+  'BAD_RESPONSE',
+  'DUPLICATE',
+  'INTEGRITY_VIOLATION',
+  'ORDER_COMPLETED',
+]);
 
 /** A write whose answer was lost or unusable: it may have been applied. */
 function uncertain(err: ServiceError): boolean {
@@ -49,7 +57,8 @@ export class OrderRun {
     }
     const id = this.plan.orderId;
     const details = { orderUrl: this.progress.orderUrl, shipmentUrl: this.progress.shipmentUrl, applied: this.applied };
-    if (!this.applied.length) return { outcome: 'unchanged', summary: `order ${id} was already synced (completed in the service)`, details };
+    if (!this.applied.length)
+      return { outcome: 'unchanged', summary: `order ${id} was already synced (completed in the service)`, details };
     return { outcome: 'synced', summary: `order ${id}: ${this.applied.join(', ')}`, details };
   }
 
@@ -82,7 +91,10 @@ export class OrderRun {
     }
     this.applied.push('created the order');
     // A new order has no shipment yet: nothing to look for before creating one.
-    await this.settlement.advance('created', { orderUrl: order.orderUrl, actionUrlComplete: order.actionUrlComplete ?? `${order.orderUrl}/complete` });
+    await this.settlement.advance('created', {
+      orderUrl: order.orderUrl,
+      actionUrlComplete: order.actionUrlComplete ?? `${order.orderUrl}/complete`,
+    });
   }
 
   private async createShipment(): Promise<void> {
@@ -96,7 +108,9 @@ export class OrderRun {
       return this.failed('create-shipment', err, 'created the shipment');
     }
     this.applied.push('created the shipment');
-    await this.settlement.advance(shipment.statusId === SHIPMENT_SHIPPED ? 'shipped' : 'shipment-created', { shipmentUrl: shipment.shipmentUrl });
+    await this.settlement.advance(shipment.statusId === SHIPMENT_SHIPPED ? 'shipped' : 'shipment-created', {
+      shipmentUrl: shipment.shipmentUrl,
+    });
   }
 
   /**
@@ -132,7 +146,12 @@ export class OrderRun {
       if (await this.settlement.settlePending('ship')) return void this.applied.push('shipped the shipment (confirmed by a read)');
     }
     if (shipment.statusId !== SHIPMENT_SHIPPED) {
-      throw new PermanentJobError('SERVICE_REFUSED', `order ${this.plan.orderId}: shipping answered status ${shipment.statusId ?? 'none'}, not ${SHIPMENT_SHIPPED}`, 'Check the shipment in the service, then retry the job.', { path });
+      throw new PermanentJobError(
+        'SERVICE_REFUSED',
+        `order ${this.plan.orderId}: shipping answered status ${shipment.statusId ?? 'none'}, not ${SHIPMENT_SHIPPED}`,
+        'Check the shipment in the service, then retry the job.',
+        { path },
+      );
     }
     this.applied.push('shipped the shipment');
     await this.settlement.advance('shipped');

@@ -17,7 +17,12 @@ const NEXT: Record<Step, Pending | undefined> = {
   completed: undefined,
 };
 /** The step a write starts from: once the service shows a later one, the write had been applied. */
-const BEFORE: Record<Pending, Step> = { 'create-order': 'none', 'create-shipment': 'created', ship: 'shipment-created', complete: 'shipped' };
+const BEFORE: Record<Pending, Step> = {
+  'create-order': 'none',
+  'create-shipment': 'created',
+  ship: 'shipment-created',
+  complete: 'shipped',
+};
 
 /**
  * An order's progress and how it is settled against the service, for the run (order-run.ts): what surely happened is recorded with the
@@ -81,10 +86,16 @@ export class OrderSettlement {
       if (completed) throw completedOrderChanged(this.plan.orderId, diffs);
       throw orderConflict(this.plan.orderId, orderDiffs.length ? 'order' : 'shipment', diffs);
     }
-    const fields: Partial<OrderProgress> = { orderUrl: order.orderUrl, actionUrlComplete: order.actionUrlComplete ?? `${order.orderUrl}/complete` };
+    const fields: Partial<OrderProgress> = {
+      orderUrl: order.orderUrl,
+      actionUrlComplete: order.actionUrlComplete ?? `${order.orderUrl}/complete`,
+    };
     if (completed) return this.advance('completed', found.kind === 'found' ? { ...fields, shipmentUrl: found.url } : fields);
     if (found.kind !== 'found') return this.advance('created', fields);
-    await this.advance(found.shipment.statusId === SHIPMENT_SHIPPED ? 'shipped' : 'shipment-created', { ...fields, shipmentUrl: found.url });
+    await this.advance(found.shipment.statusId === SHIPMENT_SHIPPED ? 'shipped' : 'shipment-created', {
+      ...fields,
+      shipmentUrl: found.url,
+    });
   }
 
   /** A corrected record for an order already (partly) synced: compare it with the service, then resume. */
@@ -94,7 +105,14 @@ export class OrderSettlement {
     if (!order) {
       this.ctx.note('order not found in the service; starting over');
       this.progress = { step: 'none', recordHash: this.plan.recordHash };
-      await this.store.save({ step: undefined, pending: undefined, orderUrl: undefined, actionUrlComplete: undefined, shipmentUrl: undefined, recordHash: this.plan.recordHash });
+      await this.store.save({
+        step: undefined,
+        pending: undefined,
+        orderUrl: undefined,
+        actionUrlComplete: undefined,
+        shipmentUrl: undefined,
+        recordHash: this.plan.recordHash,
+      });
       return;
     }
     await this.adoptOrder(order);

@@ -6,7 +6,7 @@ import { compareOrder } from './order-compare.js';
 import { planOrder, type OrderPlan } from './order-plan.js';
 import { PermanentJobError } from '../../src/queue/job-errors.js';
 import type { SyncedRecord } from '../../src/ops/reconcile-synced.js';
-import { ServiceView, type ShipmentRow } from '../../src/ops/reconcile-service.js';
+import { type ServiceView, type ShipmentRow } from '../../src/ops/reconcile-service.js';
 import type { Drift, Unchecked } from '../../src/ops/reconcile-types.js';
 import type { ReconcileContext, ReconcileRule } from '../../src/ops/reconcile-rule.js';
 
@@ -23,7 +23,11 @@ export interface PlannedOrder {
 }
 
 /** Resolves every synced order's record against the catalog; one that no longer resolves is unchecked. */
-export async function planSyncedOrders(synced: Map<string, SyncedRecord>, catalog: CatalogApi, unchecked: Unchecked[]): Promise<PlannedOrder[]> {
+export async function planSyncedOrders(
+  synced: Map<string, SyncedRecord>,
+  catalog: CatalogApi,
+  unchecked: Unchecked[],
+): Promise<PlannedOrder[]> {
   const out: PlannedOrder[] = [];
   for (const s of synced.values()) {
     const parsed = orderRecordSchema.safeParse(s.record);
@@ -47,14 +51,19 @@ const money = (n: number) => String(Math.round(n * 1e6) / 1e6);
  * lines; `deep` reads every order so); its shipments (rows whose primaryOrderUrl is the order) missing, not shipped,
  * or more than one.
  */
-export async function reconcileOrders(orders: PlannedOrder[], view: ServiceView, o: { deep?: boolean } = {}): Promise<{ drifts: Drift[]; shipments: number }> {
+export async function reconcileOrders(
+  orders: PlannedOrder[],
+  view: ServiceView,
+  o: { deep?: boolean } = {},
+): Promise<{ drifts: Drift[]; shipments: number }> {
   const drifts: Drift[] = [];
   if (orders.length === 0) return { drifts, shipments: 0 };
   const [rows, shipmentRows] = await Promise.all([view.orders(), view.shipments()]);
   const byUrl = new Map(rows.filter((r) => r.orderUrl).map((r) => [r.orderUrl!, r]));
   const byId = new Map(rows.filter((r) => r.orderId).map((r) => [r.orderId!, r]));
   const shipmentsOf = new Map<string, ShipmentRow[]>();
-  for (const s of shipmentRows) if (s.primaryOrderUrl) shipmentsOf.set(s.primaryOrderUrl, [...(shipmentsOf.get(s.primaryOrderUrl) ?? []), s]);
+  for (const s of shipmentRows)
+    if (s.primaryOrderUrl) shipmentsOf.set(s.primaryOrderUrl, [...(shipmentsOf.get(s.primaryOrderUrl) ?? []), s]);
 
   let shipments = 0;
   for (const { synced, plan } of orders) {
@@ -67,9 +76,16 @@ export async function reconcileOrders(orders: PlannedOrder[], view: ServiceView,
       continue;
     }
     const url = row.orderUrl ?? recorded;
-    if (row.statusId !== ORDER_COMPLETED) drift({ kind: 'order-not-completed', field: 'statusId', service: row.statusId ?? 'none', synced: ORDER_COMPLETED, url });
+    if (row.statusId !== ORDER_COMPLETED)
+      drift({ kind: 'order-not-completed', field: 'statusId', service: row.statusId ?? 'none', synced: ORDER_COMPLETED, url });
     if (row.originFacilityUrl !== undefined && row.originFacilityUrl !== plan.order.originFacilityUrl) {
-      drift({ kind: 'order-origin', field: 'originFacilityUrl', service: row.originFacilityUrl, synced: plan.order.originFacilityUrl, url });
+      drift({
+        kind: 'order-origin',
+        field: 'originFacilityUrl',
+        service: row.originFacilityUrl,
+        synced: plan.order.originFacilityUrl,
+        url,
+      });
     }
     const total = totalOf(plan);
     if (url && (o.deep || row.orderItemListTotal === undefined || Math.abs(row.orderItemListTotal - total) > TOTAL_TOLERANCE)) {
@@ -81,25 +97,45 @@ export async function reconcileOrders(orders: PlannedOrder[], view: ServiceView,
     const live = all.filter((s) => s.statusId !== SHIPMENT_CANCELLED);
     const cancelled = all.length - live.length;
     if (live.length === 0) {
-      drift({ kind: 'shipment-missing', field: 'shipment', service: cancelled ? `${cancelled} cancelled, none live` : 'none', synced: `one shipment (${SHIPMENT_SHIPPED})`, url });
+      drift({
+        kind: 'shipment-missing',
+        field: 'shipment',
+        service: cancelled ? `${cancelled} cancelled, none live` : 'none',
+        synced: `one shipment (${SHIPMENT_SHIPPED})`,
+        url,
+      });
     } else if (live.length > 1) {
       const list = live.map((s) => `${s.shipmentUrl ?? s.shipmentId ?? '?'} (${s.statusId ?? '?'})`).join(', ');
       drift({ kind: 'shipment-extra', field: 'shipments', service: `${live.length}: ${list}`, synced: '1', url });
     } else if (live[0]!.statusId !== SHIPMENT_SHIPPED) {
-      drift({ kind: 'shipment-not-shipped', field: 'shipment statusId', service: live[0]!.statusId ?? 'none', synced: SHIPMENT_SHIPPED, url: live[0]!.shipmentUrl });
+      drift({
+        kind: 'shipment-not-shipped',
+        field: 'shipment statusId',
+        service: live[0]!.statusId ?? 'none',
+        synced: SHIPMENT_SHIPPED,
+        url: live[0]!.shipmentUrl,
+      });
     }
   }
   return { drifts, shipments };
 }
 
 /** Reads the order (one GET) and names the lines that differ; the total alone when the lines cannot say. */
-async function lineDrifts(view: ServiceView, url: string, plan: OrderPlan, jobId: string, serviceTotal: number | undefined, total: number): Promise<Drift[]> {
+async function lineDrifts(
+  view: ServiceView,
+  url: string,
+  plan: OrderPlan,
+  jobId: string,
+  serviceTotal: number | undefined,
+  total: number,
+): Promise<Drift[]> {
   const base = { stream: 'orders' as const, key: plan.orderId, jobId, url };
   let order;
   try {
     order = await view.order(url);
   } catch (err) {
-    if (err instanceof NotFoundError) return [{ ...base, kind: 'order-missing', field: 'order', service: 'none (404)', synced: `order ${plan.orderId}` }];
+    if (err instanceof NotFoundError)
+      return [{ ...base, kind: 'order-missing', field: 'order', service: 'none (404)', synced: `order ${plan.orderId}` }];
     throw err;
   }
   const lines = compareOrder(order, plan).filter((d) => d.field.startsWith('lines'));
@@ -112,7 +148,9 @@ async function lineDrifts(view: ServiceView, url: string, plan: OrderPlan, jobId
 /** The synced orders resolved once per run: the order rule compares them, the stock rule reads their shipments. */
 export function syncedOrders(ctx: ReconcileContext): Promise<PlannedOrder[]> {
   // Orders that no longer resolve are listed as unchecked only when the orders themselves are reconciled.
-  return ctx.memo('synced-orders', async () => planSyncedOrders(await ctx.synced(orderStream.stream), ctx.catalog, ctx.wanted.has(orderStream.stream) ? ctx.unchecked : []));
+  return ctx.memo('synced-orders', async () =>
+    planSyncedOrders(await ctx.synced(orderStream.stream), ctx.catalog, ctx.wanted.has(orderStream.stream) ? ctx.unchecked : []),
+  );
 }
 
 /** `reconcile` of the orders: each synced order and its shipment against the service. */

@@ -28,12 +28,20 @@ async function repeat(input: ApplyCountInput, progress: CountProgress, where: st
   const { ctx, record } = input;
   const id = record.countId;
   if (progress.state === 'planned') {
-    ctx.note(`resuming the stored plan of count ${id}`, { chunks: progress.chunks, applied: progress.applied.size, left: progress.left.size });
+    ctx.note(`resuming the stored plan of count ${id}`, {
+      chunks: progress.chunks,
+      applied: progress.applied.size,
+      left: progress.left.size,
+    });
     return postChunks(ctx, asPlanned(progress), input.lock, where);
   }
   const details = { variances: [...progress.applied.values()], ...(progress.left.size ? { leftToNewer: leftGroups(progress.left) } : {}) };
   if (progress.state === 'skipped') {
-    return { outcome: 'skipped', summary: `count ${id} at ${where} was left wholly to newer counts before (${leftText(progress.left)}); nothing to do`, details };
+    return {
+      outcome: 'skipped',
+      summary: `count ${id} at ${where} was left wholly to newer counts before (${leftText(progress.left)}); nothing to do`,
+      details,
+    };
   }
   return { outcome: 'unchanged', summary: `count ${id} at ${where} was applied before; nothing to do`, details };
 }
@@ -56,9 +64,23 @@ export async function applyCount(input: ApplyCountInput): Promise<JobResult> {
 
   const seq = await ctx.redis.incr(sk.seq);
   const rank = { countId: id, countDate: record.countDate, seq };
-  const marks = await readMarks(ctx.redis, ctx.keys, loc, resolved.items.map((i) => i.productUrl));
+  const marks = await readMarks(
+    ctx.redis,
+    ctx.keys,
+    loc,
+    resolved.items.map((i) => i.productUrl),
+  );
   const split = splitByMarks(rank, resolved.items, marks);
-  const facts: CountFacts = { countId: id, where, facilityUrl: loc, countDate: record.countDate, products: resolved.items.length, left: split.left, differences: 0, variances: [] };
+  const facts: CountFacts = {
+    countId: id,
+    where,
+    facilityUrl: loc,
+    countDate: record.countDate,
+    products: resolved.items.length,
+    left: split.left,
+    differences: 0,
+    variances: [],
+  };
   if (!split.included.length && !earlier) {
     const result = skippedResult(facts);
     ctx.note(result.summary, { leftToNewer: leftGroups(split.left) });
@@ -75,14 +97,16 @@ export async function applyCount(input: ApplyCountInput): Promise<JobResult> {
     restore: earlier?.state === 'planned' ? await marksGivenBack(ctx.redis, ctx.keys, earlier, new Set(split.marks.keys())) : [],
     dropOpen: stale.map((countId) => ({ facilityUrl: loc, countId })),
   };
-  if (earlier?.state === 'planned' && earlier.facilityUrl && earlier.facilityUrl !== loc) edits.dropOpen.push({ facilityUrl: earlier.facilityUrl, countId: id });
+  if (earlier?.state === 'planned' && earlier.facilityUrl && earlier.facilityUrl !== loc)
+    edits.dropOpen.push({ facilityUrl: earlier.facilityUrl, countId: id });
   for (const t of edits.taken) {
     const o = open.find((x) => x.countId === t.countId);
     ctx.note(`count ${t.countId} (${o?.countDate}) at ${where} had unposted lines of products this count sets; they are this count's now`, {
       products: [...t.left.values()].map((l) => l.productId),
     });
   }
-  if (earlier?.state === 'planned') ctx.note(`count ${id}: the unposted lines of its earlier version are dropped; this correction replaces it`);
+  if (earlier?.state === 'planned')
+    ctx.note(`count ${id}: the unposted lines of its earlier version are dropped; this correction replaces it`);
 
   const snap = await locationStock({ ...input.snapshot, client: ctx.client, redis: ctx.redis, keys: ctx.keys, note: ctx.note }, loc);
   const chunks = planDifferences(split.included, snap.stock, ctx.jobs.varianceChunkSize);
@@ -92,10 +116,26 @@ export async function applyCount(input: ApplyCountInput): Promise<JobResult> {
   await writePlan(
     ctx.redis,
     ctx.keys,
-    { countId: id, hash, facilityUrl: loc, countDate: record.countDate, seq, snapshotId: snap.snapshotId, products: resolved.items.length, chunks, retired, left: split.left, marks: split.marks },
+    {
+      countId: id,
+      hash,
+      facilityUrl: loc,
+      countDate: record.countDate,
+      seq,
+      snapshotId: snap.snapshotId,
+      products: resolved.items.length,
+      chunks,
+      retired,
+      left: split.left,
+      marks: split.marks,
+    },
     edits,
   );
-  if (split.left.size) ctx.note(`count ${id}: products left to newer counts of ${where}: ${leftText(split.left)}`, { left: split.left.size, products: resolved.items.length });
+  if (split.left.size)
+    ctx.note(`count ${id}: products left to newer counts of ${where}: ${leftText(split.left)}`, {
+      left: split.left.size,
+      products: resolved.items.length,
+    });
   if (!chunks.length) return countResult({ ...facts, snapshotId: snap.snapshotId });
   ctx.note(`planned ${chunks.length} variance${chunks.length === 1 ? '' : 's'} for count ${id}`, {
     differences: chunks.reduce((n, c) => n + c.length, 0),

@@ -12,7 +12,10 @@ export const countFind: FindRule = {
   async progress(redis, keys, key) {
     const p = await loadProgress(redis, keys, key);
     if (!p.state) return undefined;
-    const variances = [...p.applied.entries()].sort(([a], [b]) => a - b).map(([, url]) => url).filter(Boolean);
+    const variances = [...p.applied.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([, url]) => url)
+      .filter(Boolean);
     const leftToNewer = [...p.left.values()].map((l) => ({ productId: l.productId, countId: l.countId }));
     const value = { state: p.state, facilityUrl: p.facilityUrl ?? null, countDate: p.countDate ?? null, variances, leftToNewer };
     const left = leftToNewer.length ? `; left to newer counts: ${leftToNewer.map((l) => `${l.productId} (${l.countId})`).join(', ')}` : '';

@@ -62,11 +62,21 @@ export function skippedResult(f: CountFacts): JobResult {
 export function countResult(f: CountFacts): JobResult {
   if (f.products > 0 && f.left.size >= f.products) return skippedResult(f);
   const leftPart = f.left.size ? `; ${f.left.size} of its ${f.products} products left to newer counts: ${leftText(f.left)}` : '';
-  const details: Record<string, unknown> = { facilityUrl: f.facilityUrl, countDate: f.countDate, differences: f.differences, variances: f.variances, snapshotId: f.snapshotId };
+  const details: Record<string, unknown> = {
+    facilityUrl: f.facilityUrl,
+    countDate: f.countDate,
+    differences: f.differences,
+    variances: f.variances,
+    snapshotId: f.snapshotId,
+  };
   if (f.left.size) details.leftToNewer = leftGroups(f.left);
   if (!f.differences) {
     const what = f.left.size ? 'its other products match' : 'matches';
-    return { outcome: 'unchanged', summary: `count ${f.countId} at ${f.where} on ${f.countDate} ${what} the stock on hand; nothing posted${leftPart}`, details };
+    return {
+      outcome: 'unchanged',
+      summary: `count ${f.countId} at ${f.where} on ${f.countDate} ${what} the stock on hand; nothing posted${leftPart}`,
+      details,
+    };
   }
   const n = f.variances.length;
   return {

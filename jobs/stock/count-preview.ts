@@ -34,10 +34,21 @@ function calls(account: string, p: { facilityUrl: string; countDate: string }, c
 function repeat(id: string, where: string, account: string, p: CountProgress): PreviewResult {
   if (p.state === 'planned' && p.facilityUrl && p.countDate) {
     const left = [...p.lines].filter(([i, lines]) => !p.applied.has(i) && lines.length).map(([, lines]) => lines);
-    const settle = [...p.intents.keys()].some((i) => !p.applied.has(i)) ? '; chunks posted without a recorded answer are first looked for in the service' : '';
-    return { outcome: 'writes', summary: `count ${id} at ${where}: resumes its stored plan, ${left.length} chunk(s) left${settle}`, calls: calls(account, { facilityUrl: p.facilityUrl, countDate: p.countDate }, left) };
+    const settle = [...p.intents.keys()].some((i) => !p.applied.has(i))
+      ? '; chunks posted without a recorded answer are first looked for in the service'
+      : '';
+    return {
+      outcome: 'writes',
+      summary: `count ${id} at ${where}: resumes its stored plan, ${left.length} chunk(s) left${settle}`,
+      calls: calls(account, { facilityUrl: p.facilityUrl, countDate: p.countDate }, left),
+    };
   }
-  if (p.state === 'skipped') return { outcome: 'skipped', summary: `count ${id} at ${where}: left wholly to newer counts before (${leftText(p.left)}); no calls`, calls: [] };
+  if (p.state === 'skipped')
+    return {
+      outcome: 'skipped',
+      summary: `count ${id} at ${where}: left wholly to newer counts before (${leftText(p.left)}); no calls`,
+      calls: [],
+    };
   return { outcome: 'unchanged', summary: `count ${id} at ${where}: already applied; no calls`, calls: [] };
 }
 
@@ -53,7 +64,8 @@ export async function previewCount(record: StockCountRecord, ctx: PreviewContext
   const where = resolved.location.path;
   const hash = recordHash(record);
   const progress = await loadProgress(ctx.redis, ctx.keys, id);
-  if (progress.retired.has(hash)) return { outcome: 'skipped', summary: `count ${id}: a corrected version of this count replaced this one; not applied`, calls: [] };
+  if (progress.retired.has(hash))
+    return { outcome: 'skipped', summary: `count ${id}: a corrected version of this count replaced this one; not applied`, calls: [] };
   if (progress.hash === hash && progress.state) return repeat(id, where, ctx.client.account, progress);
 
   // A correction of an earlier version: its unposted lines are dropped, and it is planned even when wholly left out.
@@ -68,14 +80,24 @@ export async function previewCount(record: StockCountRecord, ctx: PreviewContext
   const split = splitByMarks({ countId: id, countDate: record.countDate, seq }, resolved.items, marks);
   const left = split.left.size ? { leftToNewer: [...split.left.values()] } : {};
   if (!split.included.length && !corrects) {
-    return { outcome: 'skipped', summary: `count ${id} at ${where}: every product was set by newer counts (${leftText(split.left)}); no calls`, calls: [], details: left };
+    return {
+      outcome: 'skipped',
+      summary: `count ${id} at ${where}: every product was set by newer counts (${leftText(split.left)}); no calls`,
+      calls: [],
+      details: left,
+    };
   }
 
   run.stock ??= readStockOnHand(ctx.client);
   const all = await run.stock;
   const onHand = all.get(loc) ?? new Map<string, number>();
   all.set(loc, onHand);
-  const lines = resolved.items.map((i) => ({ productId: i.productId, productUrl: i.productUrl, onHand: onHand.get(i.productUrl) ?? 0, counted: i.quantity }));
+  const lines = resolved.items.map((i) => ({
+    productId: i.productId,
+    productUrl: i.productUrl,
+    onHand: onHand.get(i.productUrl) ?? 0,
+    counted: i.quantity,
+  }));
   const chunks = planDifferences(split.included, onHand, ctx.jobs.varianceChunkSize);
   const variance = new Map(chunks.flat());
   // The next count of this location in this run sees the stock this one leaves, and the products it set.
@@ -88,7 +110,11 @@ export async function previewCount(record: StockCountRecord, ctx: PreviewContext
     location: where,
     facilityUrl: loc,
     countDate: record.countDate,
-    lines: lines.map((l) => ({ ...l, quantityOnHandVar: variance.get(l.productUrl) ?? 0, ...(split.left.has(l.productUrl) ? { leftTo: split.left.get(l.productUrl)!.countId } : {}) })),
+    lines: lines.map((l) => ({
+      ...l,
+      quantityOnHandVar: variance.get(l.productUrl) ?? 0,
+      ...(split.left.has(l.productUrl) ? { leftTo: split.left.get(l.productUrl)!.countId } : {}),
+    })),
     ...left,
     ...(open.length ? { unfinishedCounts: open } : {}),
     ...(corrects ? { corrects } : {}),
@@ -96,10 +122,16 @@ export async function previewCount(record: StockCountRecord, ctx: PreviewContext
   const notes = [
     split.left.size ? `products left to newer counts: ${leftText(split.left)}` : '',
     open.length ? `${open.length} unfinished count(s) of this location are settled first and may give up lines of these products` : '',
-    corrects ? 'a correction: the earlier version\'s unposted lines are dropped' : '',
+    corrects ? "a correction: the earlier version's unposted lines are dropped" : '',
   ].filter(Boolean);
   const more = notes.length ? `; ${notes.join('; ')}` : '';
-  if (!chunks.length) return { outcome: 'unchanged', summary: `count ${id} at ${where}: every product already matches; no calls${more}`, calls: [], details };
+  if (!chunks.length)
+    return { outcome: 'unchanged', summary: `count ${id} at ${where}: every product already matches; no calls${more}`, calls: [], details };
   const n = variance.size;
-  return { outcome: 'writes', summary: `count ${id} at ${where}: ${n} difference${n === 1 ? '' : 's'} in ${chunks.length} variance${chunks.length === 1 ? '' : 's'}${more}`, calls: calls(ctx.client.account, { facilityUrl: loc, countDate: record.countDate }, chunks), details };
+  return {
+    outcome: 'writes',
+    summary: `count ${id} at ${where}: ${n} difference${n === 1 ? '' : 's'} in ${chunks.length} variance${chunks.length === 1 ? '' : 's'}${more}`,
+    calls: calls(ctx.client.account, { facilityUrl: loc, countDate: record.countDate }, chunks),
+    details,
+  };
 }

@@ -142,7 +142,13 @@ export async function finishCount(redis: Redis, keys: RedisKeys, p: CountProgres
 }
 
 /** The location of an unfinished earlier version of a count when it is not `facilityUrl` (a correction moved it). */
-export async function unfinishedElsewhere(redis: Redis, keys: RedisKeys, countId: string, hash: string, facilityUrl: string): Promise<string | undefined> {
+export async function unfinishedElsewhere(
+  redis: Redis,
+  keys: RedisKeys,
+  countId: string,
+  hash: string,
+  facilityUrl: string,
+): Promise<string | undefined> {
   const [state, at, was] = await redis.hmget(keys.count(countId), 'state', 'facilityUrl', 'hash');
   return state === 'planned' && at && at !== facilityUrl && was !== hash ? at : undefined;
 }

@@ -7,7 +7,12 @@ import { stockKeys } from './stock-keys.js';
 import type { PlanEdits } from './write-plan.js';
 
 /** The unfinished counts of a location other than countId, and set members that no longer stand for one. */
-export async function openCounts(redis: Redis, keys: RedisKeys, facilityUrl: string, countId: string): Promise<{ open: CountProgress[]; stale: string[] }> {
+export async function openCounts(
+  redis: Redis,
+  keys: RedisKeys,
+  facilityUrl: string,
+  countId: string,
+): Promise<{ open: CountProgress[]; stale: string[] }> {
   const ids = await redis.smembers(stockKeys(keys).open(facilityUrl));
   const out = { open: [] as CountProgress[], stale: [] as string[] };
   for (const id of ids) {
@@ -49,10 +54,16 @@ export function takeLines(open: CountProgress[], included: NamedItem[], by: { co
  * The marks an earlier version of a corrected count gives back: a product of its unposted lines that the
  * correction does not set, and whose mark still names the count, gets the mark it replaced (or none).
  */
-export async function marksGivenBack(redis: Redis, keys: RedisKeys, earlier: CountProgress, setByCorrection: Set<string>): Promise<PlanEdits['restore']> {
+export async function marksGivenBack(
+  redis: Redis,
+  keys: RedisKeys,
+  earlier: CountProgress,
+  setByCorrection: Set<string>,
+): Promise<PlanEdits['restore']> {
   if (!earlier.facilityUrl) return [];
   const dropped = new Set<string>();
-  for (const [i, lines] of earlier.lines) if (!earlier.applied.has(i)) for (const [url] of lines) if (!setByCorrection.has(url)) dropped.add(url);
+  for (const [i, lines] of earlier.lines)
+    if (!earlier.applied.has(i)) for (const [url] of lines) if (!setByCorrection.has(url)) dropped.add(url);
   const marks = await readMarks(redis, keys, earlier.facilityUrl, [...dropped]);
   const back = new Map<string, string | undefined>();
   for (const [url, m] of marks) if (m.countId === earlier.countId) back.set(url, restoredMark(m));

@@ -103,6 +103,10 @@ export async function postChunks(ctx: JobContext, p: Planned, lock: HeldLock, wh
     snapshotId: p.snapshotId,
   });
   await finishCount(ctx.redis, ctx.keys, p, result.outcome === 'synced' ? 'applied' : result.outcome);
-  if (p.left.size) ctx.note(`count ${p.countId}: products left to newer counts of ${where}: ${leftText(p.left)}`, { left: p.left.size, products: p.products });
+  if (p.left.size)
+    ctx.note(`count ${p.countId}: products left to newer counts of ${where}: ${leftText(p.left)}`, {
+      left: p.left.size,
+      products: p.products,
+    });
   return result;
 }

@@ -43,7 +43,12 @@ export function parseMark(raw: string | null | undefined): ProductMark | undefin
 }
 
 /** The marks of some products at a location (absent: no count has set the product there). */
-export async function readMarks(redis: Redis, keys: RedisKeys, facilityUrl: string, productUrls: string[]): Promise<Map<string, ProductMark>> {
+export async function readMarks(
+  redis: Redis,
+  keys: RedisKeys,
+  facilityUrl: string,
+  productUrls: string[],
+): Promise<Map<string, ProductMark>> {
   const out = new Map<string, ProductMark>();
   if (!productUrls.length) return out;
   const raw = await redis.hmget(stockKeys(keys).marks(facilityUrl), ...productUrls);

@@ -31,7 +31,13 @@ function snapshotTime(snapshotId: string | undefined): number | undefined {
   return Number.isFinite(t) && t > 0 ? t : undefined;
 }
 
-async function countedPairs(counts: Map<string, SyncedRecord>, catalog: CatalogApi, redis: Redis, keys: RedisKeys, unchecked: Unchecked[]): Promise<Map<string, CountedPair>> {
+async function countedPairs(
+  counts: Map<string, SyncedRecord>,
+  catalog: CatalogApi,
+  redis: Redis,
+  keys: RedisKeys,
+  unchecked: Unchecked[],
+): Promise<Map<string, CountedPair>> {
   const pairs = new Map<string, CountedPair>();
   for (const s of counts.values()) {
     const parsed = stockCountRecordSchema.safeParse(s.record);
@@ -46,7 +52,11 @@ async function countedPairs(counts: Map<string, SyncedRecord>, catalog: CatalogA
     for (const item of record.items) {
       const product = products.get(item.productId);
       if (!product) {
-        unchecked.push({ stream: 'stock-counts', key: record.countId, reason: `product ${item.productId} is no longer in the service's product collection` });
+        unchecked.push({
+          stream: 'stock-counts',
+          key: record.countId,
+          reason: `product ${item.productId} is no longer in the service's product collection`,
+        });
         continue;
       }
       const k = `${p.facilityUrl} ${product.productUrl}`;

@@ -14,7 +14,10 @@ export interface RedisLockOptions {
 /** The lock was not free within waitMs; worth a retry later. */
 export class LockTimeoutError extends Error {
   readonly code = 'LOCK_TIMEOUT';
-  constructor(readonly key: string, waitedMs: number) {
+  constructor(
+    readonly key: string,
+    waitedMs: number,
+  ) {
     super(`lock ${key} still held by another job after ${waitedMs} ms; will retry`);
     this.name = 'LockTimeoutError';
   }
@@ -42,7 +45,13 @@ export async function withRedisLock<T>(
   opts: RedisLockOptions = {},
 ): Promise<T> {
   const started = Date.now();
-  const lock = await waitForLock(redis, key, opts.ttlMs ?? defaults.stockLocationLockMs, opts.waitMs ?? defaults.lockWaitMs, opts.pollMs ?? defaults.lockPollMs);
+  const lock = await waitForLock(
+    redis,
+    key,
+    opts.ttlMs ?? defaults.stockLocationLockMs,
+    opts.waitMs ?? defaults.lockWaitMs,
+    opts.pollMs ?? defaults.lockPollMs,
+  );
   if (!lock) throw new LockTimeoutError(key, Date.now() - started);
   try {
     return await fn({
@@ -59,7 +68,12 @@ export async function withRedisLock<T>(
  * Runs fn while holding several Redis locks, taken one by one in sorted key order so that two callers needing
  * the same pair never wait on each other in a circle. The HeldLock checks them all.
  */
-export async function withRedisLocks<T>(redis: Redis, keys: string[], fn: (lock: HeldLock) => Promise<T>, opts: RedisLockOptions = {}): Promise<T> {
+export async function withRedisLocks<T>(
+  redis: Redis,
+  keys: string[],
+  fn: (lock: HeldLock) => Promise<T>,
+  opts: RedisLockOptions = {},
+): Promise<T> {
   const sorted = [...new Set(keys)].sort();
   const nest = (i: number, held: HeldLock[]): Promise<T> =>
     i === sorted.length

@@ -34,7 +34,11 @@ export async function resolveCount(catalog: CatalogApi, record: StockCountRecord
   record.items.forEach((item, i) => {
     const before = firstIndex.get(item.productId);
     if (before !== undefined) {
-      throw new BadRecordError(record.countId, `items.${i}.productId`, `${item.productId} is counted twice (also items.${before}); send one line per product`);
+      throw new BadRecordError(
+        record.countId,
+        `items.${i}.productId`,
+        `${item.productId} is counted twice (also items.${before}); send one line per product`,
+      );
     }
     firstIndex.set(item.productId, i);
   });
@@ -43,7 +47,11 @@ export async function resolveCount(catalog: CatalogApi, record: StockCountRecord
   if (unknown.length) {
     const { item, i } = unknown[0]!;
     const more = unknown.length > 1 ? ` (and ${unknown.length - 1} more unknown products)` : '';
-    throw new BadRecordError(record.countId, `items.${i}.productId`, `no product ${item.productId}${mappedNote(catalog, 'product', item.productId)} in the service's product collection${more}`);
+    throw new BadRecordError(
+      record.countId,
+      `items.${i}.productId`,
+      `no product ${item.productId}${mappedNote(catalog, 'product', item.productId)} in the service's product collection${more}`,
+    );
   }
   // Two upstream productIds mapped to one service product would post two lines for one (location, product).
   const byUrl = new Map<string, number>();
@@ -52,7 +60,11 @@ export async function resolveCount(catalog: CatalogApi, record: StockCountRecord
     const before = byUrl.get(url);
     if (before !== undefined) {
       const same = products.get(item.productId)!.productId;
-      throw new BadRecordError(record.countId, `items.${i}.productId`, `${item.productId} and items.${before} (${record.items[before]!.productId}) are both the service's product ${same}; send one line per product`);
+      throw new BadRecordError(
+        record.countId,
+        `items.${i}.productId`,
+        `${item.productId} and items.${before} (${record.items[before]!.productId}) are both the service's product ${same}; send one line per product`,
+      );
     }
     byUrl.set(url, i);
   });

@@ -70,10 +70,21 @@ async function readSnapshot(deps: SnapshotDeps): Promise<string> {
     pipe.pexpire(key, ttl + 60_000);
   }
   await pipe.exec();
-  const meta: Record<string, string> = { id, readStartedAt: String(readStartedAt), readAt: String(Date.now()), locations: String(stock.size), pairs: String(rows) };
+  const meta: Record<string, string> = {
+    id,
+    readStartedAt: String(readStartedAt),
+    readAt: String(Date.now()),
+    locations: String(stock.size),
+    pairs: String(rows),
+  };
   for (const [loc, v] of Object.entries(versions)) meta[`v:${loc}`] = v;
   await deps.redis.multi().del(sk.snapshotMeta).hset(sk.snapshotMeta, meta).pexpire(sk.snapshotMeta, ttl).exec();
-  deps.note?.('read on-hand stock for this stock sync run', { snapshotId: id, locations: stock.size, pairs: rows, ms: Date.now() - readStartedAt });
+  deps.note?.('read on-hand stock for this stock sync run', {
+    snapshotId: id,
+    locations: stock.size,
+    pairs: rows,
+    ms: Date.now() - readStartedAt,
+  });
   return id;
 }
 

@@ -48,7 +48,8 @@ export async function openApp(io: CliIo, o: OpenAppOptions): Promise<AppContext>
   let tracing: Tracing | undefined;
   try {
     // The OpenTelemetry SDK is loaded only when tracing is on (OTEL_EXPORTER_OTLP_ENDPOINT): off, it costs nothing.
-    if (config.tracing.enabled) tracing = (await import('../telemetry/tracing.js')).startTracing({ account: config.service?.account ?? '', logger });
+    if (config.tracing.enabled)
+      tracing = (await import('../telemetry/tracing.js')).startTracing({ account: config.service?.account ?? '', logger });
     let metrics: Metrics | undefined;
     deps = buildDeps(config, logger, { redis, onCall: (call) => metrics?.onCall(call), tracing });
     const d = deps;
@@ -79,13 +80,20 @@ export async function openApp(io: CliIo, o: OpenAppOptions): Promise<AppContext>
           return Object.entries(laneLimits(budgets)).map(([lane, l]) => {
             const perMinute = (l.limit * 60_000) / l.windowMs;
             const share = shares[lane as keyof typeof shares];
-            return { lane, configuredPerMinute: perMinute, effectivePerMinute: perMinute * budgets.headroom * share.factor, reason: share.reason };
+            return {
+              lane,
+              configuredPerMinute: perMinute,
+              effectivePerMinute: perMinute * budgets.headroom * share.factor,
+              reason: share.reason,
+            };
           });
         },
         async feedLag() {
           const now = Date.now();
           const states = await Promise.all(STREAMS.map((s) => readFeedState(redis, d.keys, s)));
-          return states.filter((s) => s.caughtUpAt).map((s) => ({ stream: s.stream, seconds: Math.max(0, (now - Date.parse(s.caughtUpAt!)) / 1000) }));
+          return states
+            .filter((s) => s.caughtUpAt)
+            .map((s) => ({ stream: s.stream, seconds: Math.max(0, (now - Date.parse(s.caughtUpAt!)) / 1000) }));
         },
       },
     });

@@ -54,12 +54,17 @@ export interface BuildDepsOptions {
 export function buildDeps(config: Config, logger: Logger, opts: BuildDepsOptions = {}): AppDeps {
   const service = config.service;
   const kinds = opts.kinds ?? streamDefs;
-  if (!service) throw new ConfigError(['INVENTORY_BASE_URL: is required (with INVENTORY_ACCOUNT, INVENTORY_API_KEY, INVENTORY_API_SECRET) to reach the service']);
+  if (!service)
+    throw new ConfigError([
+      'INVENTORY_BASE_URL: is required (with INVENTORY_ACCOUNT, INVENTORY_API_KEY, INVENTORY_API_SECRET) to reach the service',
+    ]);
   const redis = opts.redis ?? createRedis(config.redis);
   const latency = new LatencyMeter();
   const keys = redisKeys(config.redis.prefix);
   const share = service.adaptiveRate;
-  const adaptive = share.enabled ? { floor: share.floorPercent / 100, onChange: logShareChanges(logger, service.budgets, share.floorPercent) } : (false as const);
+  const adaptive = share.enabled
+    ? { floor: share.floorPercent / 100, onChange: logShareChanges(logger, service.budgets, share.floorPercent) }
+    : (false as const);
   const budget = opts.budget === false ? undefined : new RequestBudget({ redis, keys, budgets: service.budgets, adaptive });
   const client = new ServiceClient({
     baseUrl: service.baseUrl,
@@ -84,9 +89,20 @@ export function buildDeps(config: Config, logger: Logger, opts: BuildDepsOptions
   // The one place MAPPING_FILE applies: every lookup of every kind, reconcile, check and dry run goes through it.
   const catalog = config.mapping ? new MappedCatalog(bare, config.mapping) : bare;
   const upstream = config.upstream
-    ? new UpstreamClient({ url: config.upstream.url, token: config.upstream.token, maxRecordBytes: config.limits.maxRecordBytes, maxPageBytes: config.limits.feedMaxPageBytes })
+    ? new UpstreamClient({
+        url: config.upstream.url,
+        token: config.upstream.token,
+        maxRecordBytes: config.limits.maxRecordBytes,
+        maxPageBytes: config.limits.feedMaxPageBytes,
+      })
     : undefined;
-  const queues = createQueues({ connection: redis, prefix: config.redis.prefix, jobs: config.jobs, telemetry: opts.tracing?.telemetry, streams: opts.streams ?? kinds.map((k) => k.stream) });
+  const queues = createQueues({
+    connection: redis,
+    prefix: config.redis.prefix,
+    jobs: config.jobs,
+    telemetry: opts.tracing?.telemetry,
+    streams: opts.streams ?? kinds.map((k) => k.stream),
+  });
   return {
     config,
     logger,
@@ -98,7 +114,11 @@ export function buildDeps(config: Config, logger: Logger, opts: BuildDepsOptions
     upstream,
     kinds,
     queues,
-    pace: { ratePerSecond: () => budget?.ratePerSecond() ?? Infinity, latencyMs: () => latency.ms(), refresh: async () => budget?.adaptive?.refresh() },
+    pace: {
+      ratePerSecond: () => budget?.ratePerSecond() ?? Infinity,
+      latencyMs: () => latency.ms(),
+      refresh: async () => budget?.adaptive?.refresh(),
+    },
     tracing: opts.tracing,
     async close() {
       await queues.close();

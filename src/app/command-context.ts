@@ -27,7 +27,13 @@ export function secretValues(config: Config): string[] {
 export function commandLogger(config: Config, stream: OutStream, extraSecrets: string[] = []): Logger {
   const secrets = [...secretValues(config), ...extraSecrets];
   if (stream.isTTY) {
-    const prettyStream = pretty({ destination: stream, colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', sync: true });
+    const prettyStream = pretty({
+      destination: stream,
+      colorize: true,
+      translateTime: 'SYS:HH:MM:ss.l',
+      ignore: 'pid,hostname',
+      sync: true,
+    });
     return createLogger({ level: config.logLevel, secrets, destination: prettyStream });
   }
   return createLogger({ level: config.logLevel, secrets, destination: stream });
@@ -38,7 +44,11 @@ export function writeJson(io: CliIo, value: unknown): void {
 }
 
 /** Runs `fn` with Redis and the stream queues of the configured prefix, closing both after. */
-export async function withQueues<T>(config: Config, fn: (queues: StreamQueues, redis: Redis) => Promise<T>, kinds: readonly StreamDef[] = streamDefs): Promise<T> {
+export async function withQueues<T>(
+  config: Config,
+  fn: (queues: StreamQueues, redis: Redis) => Promise<T>,
+  kinds: readonly StreamDef[] = streamDefs,
+): Promise<T> {
   const redis = await connectRedis(config.redis);
   const queues = openStreamQueues(redis, config.redis.prefix, kinds);
   try {
@@ -64,7 +74,9 @@ export function budgetsOf(config: Config): Budgets {
 /** The configuration as it may be logged: every setting but the secrets (and Redis's password). */
 export function describeConfig(config: Config): Record<string, unknown> {
   return {
-    service: config.service ? { baseUrl: config.service.baseUrl, account: config.service.account, budgets: config.service.budgets } : 'not configured',
+    service: config.service
+      ? { baseUrl: config.service.baseUrl, account: config.service.account, budgets: config.service.budgets }
+      : 'not configured',
     upstream: config.upstream ? { url: config.upstream.url, token: config.upstream.token ? 'set' : 'none' } : 'not configured',
     redis: { at: describeRedis(config.redis), prefix: config.redis.prefix },
     schedule: config.schedule,
@@ -72,11 +84,17 @@ export function describeConfig(config: Config): Record<string, unknown> {
     catalog: config.catalog,
     dashboard: { user: config.dashboard.user ?? 'none', password: config.dashboard.password ? 'set' : 'none' },
     http: config.http,
-    alerts: { webhook: config.alerts.webhookUrl ? 'set' : 'none', lagSeconds: config.alerts.lagSeconds, intervalSeconds: config.alerts.intervalSeconds },
+    alerts: {
+      webhook: config.alerts.webhookUrl ? 'set' : 'none',
+      lagSeconds: config.alerts.lagSeconds,
+      intervalSeconds: config.alerts.intervalSeconds,
+    },
     shutdownGraceSeconds: config.shutdownGraceSeconds,
     logLevel: config.logLevel,
     goLive: config.goLive,
-    mapping: config.mapping ? { file: config.mapping.file, products: config.mapping.products.size, facilities: config.mapping.facilities.size } : 'none',
+    mapping: config.mapping
+      ? { file: config.mapping.file, products: config.mapping.products.size, facilities: config.mapping.facilities.size }
+      : 'none',
     tracing: config.tracing.enabled ? 'on (OTLP, the OTEL_* settings)' : 'off',
   };
 }

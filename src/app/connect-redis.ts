@@ -57,7 +57,8 @@ export async function connectRedis(target: RedisConfig | RedisTarget | string, o
 }
 
 /** Node's codes for a TLS certificate it does not trust, or that is not the host's. */
-const CERT_CODES = /^(SELF_SIGNED_CERT_IN_CHAIN|DEPTH_ZERO_SELF_SIGNED_CERT|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|CERT_HAS_EXPIRED|CERT_UNTRUSTED|ERR_TLS_CERT_ALTNAME_INVALID)$/;
+const CERT_CODES =
+  /^(SELF_SIGNED_CERT_IN_CHAIN|DEPTH_ZERO_SELF_SIGNED_CERT|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|CERT_HAS_EXPIRED|CERT_UNTRUSTED|ERR_TLS_CERT_ALTNAME_INVALID)$/;
 const UNTRUSTED_HINT =
   "Redis's TLS certificate is not trusted: give the CA that signed it in REDIS_TLS_CA_FILE (or Node's NODE_EXTRA_CA_CERTS), and check that the host name is one the certificate names.";
 

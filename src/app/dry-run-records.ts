@@ -39,7 +39,11 @@ function unreadableLine(def: RecordStream, line: number, head: string, why: stri
   const stream = def.stream;
   const text = head.slice(0, QUOTE_CHARS);
   const key = keyInHead(def, head);
-  return { name: stream, data: { record: text, source: 'import', parseError: why, line, ...(key === undefined ? {} : { key }) }, opts: { jobId: badLineId(stream, line, text) } };
+  return {
+    name: stream,
+    data: { record: text, source: 'import', parseError: why, line, ...(key === undefined ? {} : { key }) },
+    opts: { jobId: badLineId(stream, line, text) },
+  };
 }
 
 async function* fileJobs(def: RecordStream, file: string | Readable, d: SourceDeps, read: SourceRead): AsyncGenerator<RecordJob> {
@@ -55,7 +59,12 @@ async function* fileJobs(def: RecordStream, file: string | Readable, d: SourceDe
         id = checkedRecord(def, entry.value).id;
       } catch (err) {
         const code = (err as { code?: unknown }).code;
-        yield unreadableLine(def, entry.line, entry.text.slice(0, HEAD_CHARS), code === 'RECORD_TOO_DEEP' ? (err as Error).message : `could not be checked (${(err as Error).message})`);
+        yield unreadableLine(
+          def,
+          entry.line,
+          entry.text.slice(0, HEAD_CHARS),
+          code === 'RECORD_TOO_DEEP' ? (err as Error).message : `could not be checked (${(err as Error).message})`,
+        );
         continue;
       }
       yield { name: def.stream, data: { record: entry.value, source: 'import', line: entry.line }, opts: { jobId: id } };
@@ -69,7 +78,14 @@ async function* feedJobs(def: RecordStream, d: SourceDeps, read: SourceRead): As
   if (!d.upstream) throw new Error('UPSTREAM_URL: is required to pull the feed');
   read.cursor = (await d.redis.get(d.keys.cursor(stream))) ?? null;
   read.pages = 0;
-  for await (const page of peekStream({ stream, upstream: d.upstream, redis: d.redis, keys: d.keys, pageSize: d.pageSize, signal: d.signal })) {
+  for await (const page of peekStream({
+    stream,
+    upstream: d.upstream,
+    redis: d.redis,
+    keys: d.keys,
+    pageSize: d.pageSize,
+    signal: d.signal,
+  })) {
     read.pages++;
     for (const raw of page.items) {
       read.records++;

@@ -62,7 +62,12 @@ function failureOf(err: unknown): RecordPlan['error'] | undefined {
 }
 
 /** The plan of one record that reached its kind: skipped, previewed, or failing as its job would. */
-async function planRecord(kind: AnyJobKind, job: RecordJob, ctx: PreviewContext, o: DryRunOptions): Promise<PreviewResult & Pick<RecordPlan, 'error'>> {
+async function planRecord(
+  kind: AnyJobKind,
+  job: RecordJob,
+  ctx: PreviewContext,
+  o: DryRunOptions,
+): Promise<PreviewResult & Pick<RecordPlan, 'error'>> {
   try {
     const { record } = checkedJobRecord(kind, { data: job.data, id: job.opts.jobId });
     const skip = o.skipReason?.(kind.stream, record);
@@ -90,12 +95,32 @@ export async function dryRun(d: DryRunDeps, o: DryRunOptions): Promise<DryRunPla
   for (const source of o.sources) {
     const kind = o.kinds.find((k) => k.stream === source.stream);
     if (!kind) throw new Error(`no job kind handles stream ${source.stream}`);
-    const read: SourceRead = { stream: source.stream, from: source.from, records: 0, ...(source.from === 'file' && typeof source.file === 'string' ? { file: source.file } : {}) };
+    const read: SourceRead = {
+      stream: source.stream,
+      from: source.from,
+      records: 0,
+      ...(source.from === 'file' && typeof source.file === 'string' ? { file: source.file } : {}),
+    };
     sources.push(read);
-    const deps = { upstream: d.upstream, redis, keys: d.keys, pageSize: d.jobs.feedPageSize, maxRecordBytes: d.maxRecordBytes, stdin: o.stdin, signal: o.signal };
+    const deps = {
+      upstream: d.upstream,
+      redis,
+      keys: d.keys,
+      pageSize: d.jobs.feedPageSize,
+      maxRecordBytes: d.maxRecordBytes,
+      stdin: o.stdin,
+      signal: o.signal,
+    };
     for await (const job of sourceJobs(kind, source, deps, read)) {
       const jobId = job.opts.jobId;
-      const base = { stream: source.stream, key: recordLabel(kind, job.data, jobId), ...(job.data.line ? { line: job.data.line } : {}), jobId, calls: [], reads: [] };
+      const base = {
+        stream: source.stream,
+        key: recordLabel(kind, job.data, jobId),
+        ...(job.data.line ? { line: job.data.line } : {}),
+        jobId,
+        calls: [],
+        reads: [],
+      };
       if (seen.has(jobId)) {
         records.push({ ...base, outcome: 'duplicate', summary: 'the same record again in this run: no calls' });
         continue;
@@ -103,7 +128,10 @@ export async function dryRun(d: DryRunDeps, o: DryRunOptions): Promise<DryRunPla
       seen.add(jobId);
       const state = await o.existingJob?.(source.stream, jobId);
       if (state === 'completed' || state === 'failed') {
-        const summary = state === 'completed' ? `already synced: its job ${jobId} completed; no calls` : `its job ${jobId} failed before and is not queued again (inventory-sync jobs show ${jobId}); no calls`;
+        const summary =
+          state === 'completed'
+            ? `already synced: its job ${jobId} completed; no calls`
+            : `its job ${jobId} failed before and is not queued again (inventory-sync jobs show ${jobId}); no calls`;
         records.push({ ...base, outcome: state === 'completed' ? 'unchanged' : 'duplicate', summary });
         continue;
       }

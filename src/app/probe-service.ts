@@ -17,13 +17,17 @@ export async function probeService(client: ServiceApi, baseUrl: string): Promise
     if (!isServiceError(err) || findRedisFailure(err)) throw err;
     if (err.code === 'NOT_FOUND') return;
     if (err.code === 'UNAUTHORIZED' || err.code === 'FORBIDDEN') {
-      throw new ConfigError([`INVENTORY_API_KEY, INVENTORY_API_SECRET: the service at ${baseUrl} refused them (HTTP ${err.status ?? '?'}); check them and INVENTORY_ACCOUNT`]);
+      throw new ConfigError([
+        `INVENTORY_API_KEY, INVENTORY_API_SECRET: the service at ${baseUrl} refused them (HTTP ${err.status ?? '?'}); check them and INVENTORY_ACCOUNT`,
+      ]);
     }
     if (err.code === 'TRANSIENT' || err.code === 'RATE_LIMITED') {
       throw new UnreachableError('the service', baseUrl, 'Check INVENTORY_BASE_URL and that the service is up, then run again.', err);
     }
     if (err.status === 404 || err.code === 'BAD_RESPONSE') {
-      throw new ConfigError([`INVENTORY_BASE_URL, INVENTORY_ACCOUNT: ${baseUrl} did not answer as the service does (${err.message}); check both`]);
+      throw new ConfigError([
+        `INVENTORY_BASE_URL, INVENTORY_ACCOUNT: ${baseUrl} did not answer as the service does (${err.message}); check both`,
+      ]);
     }
   }
 }

@@ -2,12 +2,36 @@ import type { RedisConnection as Redis } from '../redis.js';
 
 /** The commands a dry run's previews may send: reads of keys, nothing else. */
 const READS = new Set([
-  'get', 'mget', 'exists', 'type', 'ttl', 'pttl', 'strlen',
-  'hget', 'hmget', 'hgetall', 'hexists', 'hkeys', 'hvals', 'hlen',
-  'smembers', 'sismember', 'scard',
-  'zrange', 'zrangebyscore', 'zrangebylex', 'zscore', 'zcard', 'zcount',
-  'lrange', 'llen', 'lindex',
-  'scan', 'hscan', 'sscan', 'zscan',
+  'get',
+  'mget',
+  'exists',
+  'type',
+  'ttl',
+  'pttl',
+  'strlen',
+  'hget',
+  'hmget',
+  'hgetall',
+  'hexists',
+  'hkeys',
+  'hvals',
+  'hlen',
+  'smembers',
+  'sismember',
+  'scard',
+  'zrange',
+  'zrangebyscore',
+  'zrangebylex',
+  'zscore',
+  'zcard',
+  'zcount',
+  'lrange',
+  'llen',
+  'lindex',
+  'scan',
+  'hscan',
+  'sscan',
+  'zscan',
 ]);
 /** Ways around the command methods: each could write. */
 const ALSO_REFUSED = new Set(['pipeline', 'multi', 'call', 'sendCommand', 'defineCommand', 'duplicate']);
@@ -26,7 +50,11 @@ export function readOnlyRedis(redis: Redis): Redis {
   const commands = new Set(redis.getBuiltinCommands());
   return new Proxy(redis, {
     get(target, prop, receiver) {
-      if (typeof prop === 'string' && !READS.has(prop) && (ALSO_REFUSED.has(prop) || commands.has(prop) || commands.has(prop.replace(/Buffer$/, '')))) {
+      if (
+        typeof prop === 'string' &&
+        !READS.has(prop) &&
+        (ALSO_REFUSED.has(prop) || commands.has(prop) || commands.has(prop.replace(/Buffer$/, '')))
+      ) {
         return () => {
           throw new RedisWriteRefusedError(prop);
         };

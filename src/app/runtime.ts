@@ -82,7 +82,16 @@ export interface RunOptions {
 }
 
 function runnerDeps(d: RuntimeDeps): RunnerDeps {
-  return { client: d.client, catalog: d.catalog, redis: d.redis, keys: d.keys, logger: d.logger, jobs: d.config.jobs, goLive: d.config.goLive, jobTracing: d.tracing?.jobs };
+  return {
+    client: d.client,
+    catalog: d.catalog,
+    redis: d.redis,
+    keys: d.keys,
+    logger: d.logger,
+    jobs: d.config.jobs,
+    goLive: d.config.goLive,
+    jobTracing: d.tracing?.jobs,
+  };
 }
 
 function kindsFor(kinds: readonly AnyJobKind[], streams: StreamName[]): AnyJobKind[] {
@@ -102,7 +111,9 @@ function workersFor(d: RuntimeDeps, kinds: readonly AnyJobKind[], o: Omit<RunOpt
     connection: d.config.redis,
     prefix: d.config.redis.prefix,
     deps: runnerDeps(d),
-    concurrency: fixed ?? (pace ? sizeConcurrency(pace.ratePerSecond(), pace.latencyMs() ?? defaults.assumedLatencyMs, bounds) : d.config.jobs.concurrency),
+    concurrency:
+      fixed ??
+      (pace ? sizeConcurrency(pace.ratePerSecond(), pace.latencyMs() ?? defaults.assumedLatencyMs, bounds) : d.config.jobs.concurrency),
     ...(pace ? { sizing: { pace, bounds } } : {}),
     logger: d.logger,
     badRecords: { keep: d.config.retention.badRecordsKeep, keepDays: d.config.retention.badRecordsKeepDays },
@@ -160,7 +171,11 @@ export async function startRuntime(d: RuntimeDeps, o: RunOptions & { withSchedul
 async function processUntilIdle(d: RuntimeDeps, streams: StreamName[], since: number, o: Omit<RunOptions, 'kinds'>) {
   const queues = streams.map((s) => d.queues.get(s));
   const intakes = streams.map((s) => d.queues.intake(s));
-  await waitForIdle([...intakes, ...queues], { pollMs: o.pollMs, signal: o.signal, onPoll: (pending) => o.onProgress?.({ phase: 'processing', pending }) });
+  await waitForIdle([...intakes, ...queues], {
+    pollMs: o.pollMs,
+    signal: o.signal,
+    onPoll: (pending) => o.onProgress?.({ phase: 'processing', pending }),
+  });
   const done = await summarize(queues, { since, redis: d.redis, streams: d.kinds });
   const batches = await summarize(intakes, { since, redis: d.redis, streams: d.kinds });
   for (const [i, stream] of streams.entries()) done[stream]!.failed.push(...batches[intakes[i]!.name]!.failed);
@@ -207,7 +222,16 @@ export async function syncOnce(d: RuntimeDeps, o: RunOptions & { streams?: Strea
       const p = pulled.get(stream)!;
       const s = done[stream]!;
       const pause = paused.get(stream);
-      perStream[stream] = { queued: p.queued, duplicates: p.duplicates, invalid: p.invalid, completed: s.completed, skipped: s.skipped, failed: s.failed, ...(p.locked ? { locked: true } : {}), ...(pause ? { paused: pause } : {}) };
+      perStream[stream] = {
+        queued: p.queued,
+        duplicates: p.duplicates,
+        invalid: p.invalid,
+        completed: s.completed,
+        skipped: s.skipped,
+        failed: s.failed,
+        ...(p.locked ? { locked: true } : {}),
+        ...(pause ? { paused: pause } : {}),
+      };
     }
     const ok = Object.values(perStream).every((s) => s.failed.length === 0 && !s.locked && !s.paused);
     return { perStream, ok, ms: Date.now() - started };
@@ -243,7 +267,17 @@ export async function importAndMaybeProcess(
     const done = run.done[o.stream]!;
     const pause = run.paused.get(o.stream);
     const summary: SyncSummary = {
-      perStream: { [o.stream]: { queued: imported.queued, duplicates: imported.duplicates, invalid: imported.invalid, completed: done.completed, skipped: done.skipped, failed: done.failed, ...(pause ? { paused: pause } : {}) } },
+      perStream: {
+        [o.stream]: {
+          queued: imported.queued,
+          duplicates: imported.duplicates,
+          invalid: imported.invalid,
+          completed: done.completed,
+          skipped: done.skipped,
+          failed: done.failed,
+          ...(pause ? { paused: pause } : {}),
+        },
+      },
       ok: done.failed.length === 0 && !pause,
       ms: Date.now() - started,
     };

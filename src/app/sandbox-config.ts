@@ -23,7 +23,12 @@ export interface SandboxConfigOptions {
 /** A configuration that talks to a sandbox (demo, test worlds, benches): the base settings with its URL and keys. */
 export function sandboxConfig(sandbox: SandboxAccess, o: SandboxConfigOptions = {}): Config {
   const base = o.base ?? readConfig({});
-  const env = readConfig({ INVENTORY_BASE_URL: sandbox.url, INVENTORY_ACCOUNT: sandbox.account, INVENTORY_API_KEY: sandbox.key, INVENTORY_API_SECRET: sandbox.secret });
+  const env = readConfig({
+    INVENTORY_BASE_URL: sandbox.url,
+    INVENTORY_ACCOUNT: sandbox.account,
+    INVENTORY_API_KEY: sandbox.key,
+    INVENTORY_API_SECRET: sandbox.secret,
+  });
   const service = { ...env.service!, ...(base.service ? { budgets: base.service.budgets } : {}), ...o.service };
   return {
     ...base,

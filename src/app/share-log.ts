@@ -34,7 +34,8 @@ export function logShareChanges(logger: Logger, budgets: Budgets, floorPercent: 
       return;
     }
     if (c.factor >= 1) {
-      if (last && last.factor < 1) logger.info(fields, `the ${c.lane} budget is all this program's again: back at the configured ${l.limit}${unit}`);
+      if (last && last.factor < 1)
+        logger.info(fields, `the ${c.lane} budget is all this program's again: back at the configured ${l.limit}${unit}`);
       logged.set(c.lane, c);
       return;
     }
@@ -43,7 +44,8 @@ export function logShareChanges(logger: Logger, budgets: Budgets, floorPercent: 
       const why =
         c.reason === 'service-limit'
           ? "the service's X-RateLimit-Limit is below the configured budget"
-          : 'another client of the account spends the same budget' + (c.otherPerMinute === null ? ' (429 while this program was within it)' : ` (about ${Math.round(c.otherPerMinute)}/min)`);
+          : 'another client of the account spends the same budget' +
+            (c.otherPerMinute === null ? ' (429 while this program was within it)' : ` (about ${Math.round(c.otherPerMinute)}/min)`);
       logger.info(fields, `${why}: ${c.lane} lowered to ${fields.effective}; it climbs back when the others stop`);
       logged.set(c.lane, c);
     } else logger.debug(fields, `${c.lane} share now ${fields.sharePercent}%`);

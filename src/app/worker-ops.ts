@@ -9,12 +9,27 @@ import { messageOf } from '../message-of.js';
 export function startWorkerOps(app: Pick<AppContext, 'config' | 'redis' | 'logger' | 'deps'>): { stop(): Promise<void>; alertNow(): void } {
   const { config, redis, logger, deps } = app;
   const prefix = config.redis.prefix;
-  const sampler = startFlowSampler(redis, prefix, deps.kinds.map((k) => k.stream), defaults.flowSampleSeconds * 1000, (err) =>
-    logger.debug({ err: messageOf(err) }, 'flow sample not written (Redis?)'),
+  const sampler = startFlowSampler(
+    redis,
+    prefix,
+    deps.kinds.map((k) => k.stream),
+    defaults.flowSampleSeconds * 1000,
+    (err) => logger.debug({ err: messageOf(err) }, 'flow sample not written (Redis?)'),
   );
   const { webhookUrl, lagSeconds, intervalSeconds } = config.alerts;
   const alerts = webhookUrl
-    ? startAlerts({ redis, prefix, queues: deps.queues, settings: { webhookUrl, lagSeconds, intervalSeconds }, logger, secrets: secretValues(config), defs: deps.kinds }, defaults.alertCheckSeconds * 1000)
+    ? startAlerts(
+        {
+          redis,
+          prefix,
+          queues: deps.queues,
+          settings: { webhookUrl, lagSeconds, intervalSeconds },
+          logger,
+          secrets: secretValues(config),
+          defs: deps.kinds,
+        },
+        defaults.alertCheckSeconds * 1000,
+      )
     : undefined;
   if (alerts) logger.info({ lagSeconds, intervalSeconds }, 'alerts on: new failures and feed lag are POSTed to ALERT_WEBHOOK_URL');
   return {

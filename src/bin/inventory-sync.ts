@@ -22,13 +22,17 @@ const onSignal = (signal: NodeJS.Signals) => {
 process.on('SIGTERM', onSignal);
 process.on('SIGINT', onSignal);
 
-const code = await runCli(process.argv.slice(2), {
-  env: process.env,
-  stdout: process.stdout,
-  stderr: process.stderr,
-  stdin: process.stdin,
-  stop: stopper.signal,
-}, streamDefs);
+const code = await runCli(
+  process.argv.slice(2),
+  {
+    env: process.env,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+    stop: stopper.signal,
+  },
+  streamDefs,
+);
 // Let stdout drain before exiting (it may be a pipe).
 process.exitCode = code;
 await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));

@@ -12,7 +12,11 @@ export interface CatalogSnapshot {
 export function snapshotOf(fetchedAt: number, products: ProductRow[], facilities: FacilityRow[]): CatalogSnapshot {
   return {
     fetchedAt,
-    products: products.map((p) => (p.statusId ? { productId: p.productId, productUrl: p.productUrl, statusId: p.statusId } : { productId: p.productId, productUrl: p.productUrl })),
+    products: products.map((p) =>
+      p.statusId
+        ? { productId: p.productId, productUrl: p.productUrl, statusId: p.statusId }
+        : { productId: p.productId, productUrl: p.productUrl },
+    ),
     facilities: facilities.map((f) => {
       const out: CatalogSnapshot['facilities'][number] = { facilityUrl: f.facilityUrl };
       if (f.facilityId) out.facilityId = f.facilityId;

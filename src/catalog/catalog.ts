@@ -174,7 +174,9 @@ export class Catalog implements CatalogApi {
         return;
       }
       if (Date.now() > deadline) {
-        throw new Error(`catalog: another process has been fetching the catalog for over ${Math.round(peerWaitMs / 1000)} s; try again later`);
+        throw new Error(
+          `catalog: another process has been fetching the catalog for over ${Math.round(peerWaitMs / 1000)} s; try again later`,
+        );
       }
       await delay(PEER_POLL_MS);
     }
@@ -191,7 +193,10 @@ export class Catalog implements CatalogApi {
     const snapshot = snapshotOf(fetchedAt, products, facilities);
     await this.o.redis.hset(this.o.keys.catalog(), 'json', JSON.stringify(snapshot), 'fetchedAt', String(fetchedAt));
     this.adopt(snapshot);
-    this.o.logger?.info({ products: products.length, facilities: facilities.length, ms: Date.now() - t0 }, 'catalog refreshed from the service');
+    this.o.logger?.info(
+      { products: products.length, facilities: facilities.length, ms: Date.now() - t0 },
+      'catalog refreshed from the service',
+    );
   }
 
   /** When the copy in Redis was fetched (cheap: the copy itself is not read). */

@@ -31,7 +31,8 @@ export class UsageError extends Error {
 export function describeFailure(err: unknown): { code: ExitCodeValue; lines: string[] } {
   if (err instanceof ConfigError) return { code: ExitCode.usage, lines: err.problems };
   if (err instanceof UsageError) return { code: ExitCode.usage, lines: [err.message] };
-  if (err instanceof UnreachableError && err.what === 'Redis') return { code: ExitCode.unreachable, lines: [`${err.message}: ${causeText(err.cause)}`, err.hint] };
+  if (err instanceof UnreachableError && err.what === 'Redis')
+    return { code: ExitCode.unreachable, lines: [`${err.message}: ${causeText(err.cause)}`, err.hint] };
   // Before the service's and the feed's: a Redis failure under a service error (the budget is in Redis) is Redis's.
   const redis = findRedisFailure(err);
   if (redis) return { code: ExitCode.unreachable, lines: [`Redis failed: ${redis.message}`, redis.hint] };
@@ -45,7 +46,10 @@ export function describeFailure(err: unknown): { code: ExitCodeValue; lines: str
     return { code: ExitCode.someFailed, lines };
   }
   if (err instanceof Error && err.name === 'AbortError') {
-    return { code: ExitCode.someFailed, lines: ['interrupted: active jobs were given the grace period; queued ones wait for the next run'] };
+    return {
+      code: ExitCode.someFailed,
+      lines: ['interrupted: active jobs were given the grace period; queued ones wait for the next run'],
+    };
   }
   if (isUnreachableLike(err)) {
     return { code: ExitCode.unreachable, lines: [`could not reach a server: ${causeText(err)}`] };

@@ -54,9 +54,13 @@ const commandFactories: Array<(io: CliIo, done: CommandResult, kinds: readonly O
 /** Runs one command line (without `node script`) with the kinds of job the entry point hands in; answers the exit code. Never calls process.exit. */
 export async function runCli(argv: string[], io: CliIo, kinds: readonly OpsKind[]): Promise<ExitCodeValue> {
   let code: ExitCodeValue = ExitCode.ok;
-  const program = buildProgram(io, (c) => {
-    code = c;
-  }, kinds);
+  const program = buildProgram(
+    io,
+    (c) => {
+      code = c;
+    },
+    kinds,
+  );
   try {
     await program.parseAsync(argv, { from: 'user' });
     return code;

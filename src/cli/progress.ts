@@ -15,7 +15,13 @@ export function createProgress(stream: OutStream, title: string, o: { enabled?: 
   if (o.enabled === false) return { update: () => undefined, stop: () => undefined };
   if (stream.isTTY) {
     const bar = new cliProgress.SingleBar(
-      { format: `${title} [{bar}] {value}/{total} {detail}`, stream: stream as NodeJS.WriteStream, hideCursor: true, clearOnComplete: false, fps: 10 },
+      {
+        format: `${title} [{bar}] {value}/{total} {detail}`,
+        stream: stream as NodeJS.WriteStream,
+        hideCursor: true,
+        clearOnComplete: false,
+        fps: 10,
+      },
       cliProgress.Presets.shades_classic,
     );
     let started = false;

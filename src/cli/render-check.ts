@@ -40,18 +40,33 @@ function serviceSection(s: ServiceCheck): string[] {
   const f = s.facilities;
   if (f) {
     out.push(`  facilities: ${f.magazines} magazines, ${f.locations} locations`);
-    for (const m of f.tree) out.push(`    ${m.name}: ${m.locations.length} locations${m.locations.length ? ` (${clip(m.locations.map((l) => l.name).join(', '), 90)})` : ''}`);
+    for (const m of f.tree)
+      out.push(
+        `    ${m.name}: ${m.locations.length} locations${m.locations.length ? ` (${clip(m.locations.map((l) => l.name).join(', '), 90)})` : ''}`,
+      );
     for (const o of f.orphans) out.push(`    (no magazine) ${o.name}: parent ${o.parentUrl} is not a facility`);
   }
   const p = s.products;
   if (p) {
-    out.push(`  products: ${p.count} (${p.active} active, ${p.inactive} inactive); ${p.urlDiffers} with a URL whose id is not their productId (looked up, never built)`);
+    out.push(
+      `  products: ${p.count} (${p.active} active, ${p.inactive} inactive); ${p.urlDiffers} with a URL whose id is not their productId (looked up, never built)`,
+    );
   }
   const sent = s.rateLimit.sent;
-  out.push(`  rate-limit headers sent: ${sent ? Object.entries(sent).map(([k, v]) => `${k}: ${v}`).join(', ') : 'none sent'}`);
+  out.push(
+    `  rate-limit headers sent: ${
+      sent
+        ? Object.entries(sent)
+            .map(([k, v]) => `${k}: ${v}`)
+            .join(', ')
+        : 'none sent'
+    }`,
+  );
   const b = s.rateLimit.budgets;
   const total = b.requestsPerMinute === null ? '' : `, ${b.requestsPerMinute} requests/min in all`;
-  out.push(`  budgets configured: ${b.postPerMinute} POST/min, ${b.getPerMinute} GET/min, ${b.collectionPerHour} collection GETs/h${total}`);
+  out.push(
+    `  budgets configured: ${b.postPerMinute} POST/min, ${b.getPerMinute} GET/min, ${b.collectionPerHour} collection GETs/h${total}`,
+  );
   return out;
 }
 
@@ -63,7 +78,14 @@ function redisSection(r: CheckReport): string[] {
   if (x.pendingTotal === 0) out.push('  queued: nothing waiting');
   else {
     out.push('  queued:');
-    out.push(indent(renderTable(['STREAM', 'PENDING', 'FAILED', 'IMPORT BATCHES'], x.queued.map((q) => [q.stream, q.pending, q.failed, q.batches]))));
+    out.push(
+      indent(
+        renderTable(
+          ['STREAM', 'PENDING', 'FAILED', 'IMPORT BATCHES'],
+          x.queued.map((q) => [q.stream, q.pending, q.failed, q.batches]),
+        ),
+      ),
+    );
   }
   return out;
 }
@@ -72,7 +94,15 @@ function feedSection(r: CheckReport): string[] {
   const f = r.feed;
   if (!f.configured) return ['Feed  not configured (UPSTREAM_URL)'];
   const out = [`Feed  ${f.url}: first page of each stream, from its cursor (no cursor moved)`];
-  const rows = f.streams.map((s) => [s.stream, clip(s.cursor ?? '(start)', 30), s.state === 'ok' ? 'ok' : s.problem?.code ?? s.state, s.records, s.valid, s.bad.length, s.hasMore === null ? '' : s.hasMore ? 'yes' : 'no']);
+  const rows = f.streams.map((s) => [
+    s.stream,
+    clip(s.cursor ?? '(start)', 30),
+    s.state === 'ok' ? 'ok' : (s.problem?.code ?? s.state),
+    s.records,
+    s.valid,
+    s.bad.length,
+    s.hasMore === null ? '' : s.hasMore ? 'yes' : 'no',
+  ]);
   out.push(indent(renderTable(['STREAM', 'CURSOR', 'STATE', 'RECORDS', 'VALID', 'BAD', 'MORE'], rows)));
   for (const s of f.streams) if (s.problem) out.push(`  ${s.stream}: ${s.problem.message}`, `    What to do: ${s.problem.hint}`);
   const bad = f.streams.flatMap((s) => s.bad.map((b) => [s.stream, clip(b.record, 40), clip(b.problems.join('; '), 110)]));
@@ -88,19 +118,30 @@ function gapSection(r: CheckReport): string[] {
   const out: string[] = [];
   if (r.mapped.length) {
     out.push('Mapped (MAPPING_FILE names them otherwise in the service):');
-    out.push(indent(renderTable(['WHAT', 'NAME', 'MAPPED TO', 'RECORDS'], r.mapped.map((m) => [m.what, m.name, m.to, m.records]))), '');
+    out.push(
+      indent(
+        renderTable(
+          ['WHAT', 'NAME', 'MAPPED TO', 'RECORDS'],
+          r.mapped.map((m) => [m.what, m.name, m.to, m.records]),
+        ),
+      ),
+      '',
+    );
   }
   if (r.gaps === null) return [...out, 'Mapping gaps: not compared (the service or the feed could not be read)'];
-  if (r.gaps.length === 0) return [...out, 'Mapping gaps: none: every product and facility the first pages name is in the account, of the right kind'];
+  if (r.gaps.length === 0)
+    return [...out, 'Mapping gaps: none: every product and facility the first pages name is in the account, of the right kind'];
   out.push(`Mapping gaps (${r.gaps.length}):`);
-  const rows = r.gaps.slice(0, MAX_ROWS).map((g) => [
-    g.what,
-    clip(g.mappedTo === undefined ? g.name : `${g.name} → ${g.mappedTo}`, 40),
-    GAP_PROBLEM[g.problem],
-    g.records,
-    g.streams.join(', '),
-    clip([...g.examples, ...g.candidates.map((c) => `is ${c}`)].join(', '), 70),
-  ]);
+  const rows = r.gaps
+    .slice(0, MAX_ROWS)
+    .map((g) => [
+      g.what,
+      clip(g.mappedTo === undefined ? g.name : `${g.name} → ${g.mappedTo}`, 40),
+      GAP_PROBLEM[g.problem],
+      g.records,
+      g.streams.join(', '),
+      clip([...g.examples, ...g.candidates.map((c) => `is ${c}`)].join(', '), 70),
+    ]);
   out.push(indent(renderTable(['WHAT', 'NAME', 'PROBLEM', 'RECORDS', 'STREAMS', 'EXAMPLES'], rows)));
   if (r.gaps.length > MAX_ROWS) out.push(`  ... and ${r.gaps.length - MAX_ROWS} more (--json lists them all)`);
   return out;

@@ -13,18 +13,39 @@ export function renderFind(r: FindResult): string {
     `${j.attemptsMade}/${j.maxAttempts}`,
     j.attempts.reduce((n, a) => n + a.calls.length, 0),
     shortDateTime(j.finishedAt ?? j.createdAt),
-    j.error ? clip(`[${j.error.code}] ${j.error.message}`, 80) : clip(j.summary ?? (j.result as { summary?: string } | null)?.summary ?? '', 80),
+    j.error
+      ? clip(`[${j.error.code}] ${j.error.message}`, 80)
+      : clip(j.summary ?? (j.result as { summary?: string } | null)?.summary ?? '', 80),
   ]);
   out.push(`Jobs (${r.jobs.length}):`);
-  out.push(r.jobs.length ? renderTable(['JOB', 'STREAM', 'VERSION', 'STATE', 'ATTEMPTS', 'CALLS', 'WHEN (UTC)', 'RESULT / ERROR'], rows) : '  none kept (completed jobs are kept 7 days)');
+  out.push(
+    r.jobs.length
+      ? renderTable(['JOB', 'STREAM', 'VERSION', 'STATE', 'ATTEMPTS', 'CALLS', 'WHEN (UTC)', 'RESULT / ERROR'], rows)
+      : '  none kept (completed jobs are kept 7 days)',
+  );
   out.push('', `Service entities (${r.entities.length}):`);
-  out.push(r.entities.length ? renderTable(['KIND', 'URL', 'KNOWN FROM'], r.entities.map((e) => [e.kind, e.url, e.source])) : '  none recorded');
+  out.push(
+    r.entities.length
+      ? renderTable(
+          ['KIND', 'URL', 'KNOWN FROM'],
+          r.entities.map((e) => [e.kind, e.url, e.source]),
+        )
+      : '  none recorded',
+  );
   if (r.mapped.length) {
     out.push('', 'Mapped names (MAPPING_FILE, upstream → service):');
-    out.push(renderTable(['KIND', 'UPSTREAM', 'SERVICE'], r.mapped.map((m) => [m.kind, m.upstream, `→ ${m.service}`])));
+    out.push(
+      renderTable(
+        ['KIND', 'UPSTREAM', 'SERVICE'],
+        r.mapped.map((m) => [m.kind, m.upstream, `→ ${m.service}`]),
+      ),
+    );
   }
   for (const line of r.progressLines) out.push('', line);
   const failed = r.jobs.find((j) => j.state === 'failed');
-  out.push('', `Each job's whole story: inventory-sync jobs show <JOB>${failed ? `; retry with: inventory-sync jobs retry ${failed.id}` : ''}`);
+  out.push(
+    '',
+    `Each job's whole story: inventory-sync jobs show <JOB>${failed ? `; retry with: inventory-sync jobs retry ${failed.id}` : ''}`,
+  );
   return `${out.join('\n')}\n`;
 }

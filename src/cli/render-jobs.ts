@@ -19,7 +19,9 @@ export function renderJobList(jobs: JobSummary[]): string {
   const failed = jobs.filter((j) => j.state === 'failed').length;
   const batches = jobs.filter((j) => j.batch).length;
   const notes = [
-    batches ? `${batches} import batch${batches === 1 ? '' : 'es'} (intake-…): records not yet jobs; a worker turns each batch into one job per record.` : '',
+    batches
+      ? `${batches} import batch${batches === 1 ? '' : 'es'} (intake-…): records not yet jobs; a worker turns each batch into one job per record.`
+      : '',
     failed ? `${failed} failed. See one with: inventory-sync jobs show <ID>; retry with: inventory-sync jobs retry <ID>` : '',
   ].filter(Boolean);
   const tail = notes.length ? `\n${notes.join('\n')}\n` : '\n';
@@ -49,7 +51,8 @@ export function renderJobStory(s: JobStory): string {
     out.push('', 'Import batch (its records are not jobs yet; a worker turns it into one job per record):');
     out.push(`  records:   ${b.records ?? 'unreadable'}`);
     out.push(`  lines:     ${b.firstLine ?? '?'}-${b.lastLine ?? '?'}`);
-    if (b.firstRecordIds.length) out.push(`  first jobs: ${b.firstRecordIds.join(', ')}${b.records !== null && b.records > b.firstRecordIds.length ? ', …' : ''}`);
+    if (b.firstRecordIds.length)
+      out.push(`  first jobs: ${b.firstRecordIds.join(', ')}${b.records !== null && b.records > b.firstRecordIds.length ? ', …' : ''}`);
   } else {
     out.push('', 'Record:', indent(JSON.stringify(s.record, null, 2)));
   }
@@ -59,7 +62,14 @@ export function renderJobStory(s: JobStory): string {
     const end = a.error ? `failed [${a.error.code}]` : a.result ? a.result.outcome : 'running';
     out.push(`  #${a.attempt}  ${a.startedAt}  ${a.ms ?? '?'} ms  ${end}`);
     if (a.calls.length) {
-      const rows = a.calls.map((c) => [c.method, c.path, c.status ?? 'no answer', `${c.ms} ms`, c.waitedMs ? `waited ${c.waitedMs} ms` : '', c.error ?? '']);
+      const rows = a.calls.map((c) => [
+        c.method,
+        c.path,
+        c.status ?? 'no answer',
+        `${c.ms} ms`,
+        c.waitedMs ? `waited ${c.waitedMs} ms` : '',
+        c.error ?? '',
+      ]);
       out.push(indent(renderTable(['METHOD', 'PATH', 'STATUS', 'TIME', 'BUDGET', 'ERROR'], rows), '      '));
     } else out.push('      no API calls');
     for (const n of a.notes) out.push(`      note ${n.at}: ${n.message}${n.data ? ` ${JSON.stringify(n.data)}` : ''}`);

@@ -47,7 +47,12 @@ function detailLines(details: Record<string, unknown> | undefined): string[] {
   if (lines?.every((l) => 'onHand' in l && 'counted' in l)) {
     const table = renderTable(
       ['PRODUCT', 'ON HAND', 'COUNTED', 'VARIANCE'],
-      lines.map((l) => [String(l.productId), Number(l.onHand), Number(l.counted), l.leftTo ? `left to ${String(l.leftTo)}` : Number(l.quantityOnHandVar) === 0 ? '0 (matches)' : Number(l.quantityOnHandVar)]),
+      lines.map((l) => [
+        String(l.productId),
+        Number(l.onHand),
+        Number(l.counted),
+        l.leftTo ? `left to ${String(l.leftTo)}` : Number(l.quantityOnHandVar) === 0 ? '0 (matches)' : Number(l.quantityOnHandVar),
+      ]),
     );
     return table.split('\n');
   }
@@ -77,18 +82,35 @@ export function renderPlan(plan: DryRunPlan): string {
   out.push(
     renderTable(
       ['STREAM', 'RECORDS', 'WRITES', 'NO CALL', 'SKIPPED', 'FAILS', 'AGAIN', 'POSTS', 'GETS'],
-      Object.entries(s.perStream).map(([stream, x]) => [stream, x.records, x.outcomes.writes, x.outcomes.unchanged, x.outcomes.skipped, x.outcomes.fails, x.outcomes.duplicate, x.posts, x.gets]),
+      Object.entries(s.perStream).map(([stream, x]) => [
+        stream,
+        x.records,
+        x.outcomes.writes,
+        x.outcomes.unchanged,
+        x.outcomes.skipped,
+        x.outcomes.fails,
+        x.outcomes.duplicate,
+        x.posts,
+        x.gets,
+      ]),
     ),
     '',
     `In all: ${plural(s.records, 'record')}, ${plural(s.posts, 'write')} (POST) and ${plural(s.gets, 'read')} (GET, made by this dry run too; catalog reads aside).`,
   );
   for (const [stream, q] of Object.entries(plan.alreadyQueued ?? {})) {
-    out.push(`${stream}: ${plural(q.jobs, 'job')} and ${plural(q.batches, 'import batch', 'import batches')} were queued before this dry run; the real run processes them too (not previewed here; see inventory-sync jobs list).`);
+    out.push(
+      `${stream}: ${plural(q.jobs, 'job')} and ${plural(q.batches, 'import batch', 'import batches')} were queued before this dry run; the real run processes them too (not previewed here; see inventory-sync jobs list).`,
+    );
   }
   const failing = plan.records.filter((r) => r.outcome === 'fails');
   if (failing.length) {
     out.push('', `${plural(failing.length, 'record')} would fail:`);
-    out.push(renderTable(['STREAM', 'RECORD', 'REASON'], failing.map((r) => [r.stream, r.key, clip(`[${r.error?.code}] ${r.error?.message}`, 140)])));
+    out.push(
+      renderTable(
+        ['STREAM', 'RECORD', 'REASON'],
+        failing.map((r) => [r.stream, r.key, clip(`[${r.error?.code}] ${r.error?.message}`, 140)]),
+      ),
+    );
   } else out.push('Every record can be synced as planned.');
   return `${out.join('\n')}\n`;
 }

@@ -12,9 +12,17 @@ export function renderReconcile(r: ReconcileReport): string {
   if (r.drifts.length === 0) out.push('No drift: the service matches what was synced.');
   else {
     out.push(`${r.drifts.length} drift${r.drifts.length === 1 ? '' : 's'}:`);
-    const rows = r.drifts.map((d) => [d.stream, d.key, d.kind, clip(d.field, 50), clip(d.service, 50), clip(d.synced, 50), clip(d.detail ?? d.url ?? '', 70)]);
+    const rows = r.drifts.map((d) => [
+      d.stream,
+      d.key,
+      d.kind,
+      clip(d.field, 50),
+      clip(d.service, 50),
+      clip(d.synced, 50),
+      clip(d.detail ?? d.url ?? '', 70),
+    ]);
     out.push(renderTable(['STREAM', 'RECORD', 'DRIFT', 'FIELD', 'SERVICE HAS', 'SYNCED', 'DETAIL'], rows));
-    out.push('', 'See a record\'s jobs with: inventory-sync find <RECORD>');
+    out.push('', "See a record's jobs with: inventory-sync find <RECORD>");
   }
   if (r.unchecked.length) {
     out.push('', `Not compared (${r.unchecked.length}):`);

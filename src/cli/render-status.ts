@@ -24,8 +24,13 @@ export function renderStatus(s: StatusReport): string {
   const out: string[] = [`Status of prefix ${s.prefix} at ${when(s.at)} UTC`, ''];
   if (s.redis.warning) out.push(`Warning: ${s.redis.warning}`, '');
   for (const st of s.streams.filter((x) => x.breaker.paused)) {
-    out.push(`PAUSED: ${st.stream} since ${when(st.breaker.since)} UTC, ${st.breaker.waiting} job(s) waiting. Why: ${clip(st.breaker.reason ?? 'no reason recorded', 200)}`);
-    out.push(`  No job of ${st.stream} runs and none is pulled; none is lost. Fix the cause, then: inventory-sync resume --stream ${st.stream}`, '');
+    out.push(
+      `PAUSED: ${st.stream} since ${when(st.breaker.since)} UTC, ${st.breaker.waiting} job(s) waiting. Why: ${clip(st.breaker.reason ?? 'no reason recorded', 200)}`,
+    );
+    out.push(
+      `  No job of ${st.stream} runs and none is pulled; none is lost. Fix the cause, then: inventory-sync resume --stream ${st.stream}`,
+      '',
+    );
   }
   out.push(
     renderTable(
@@ -53,7 +58,9 @@ export function renderStatus(s: StatusReport): string {
       ),
     );
   }
-  const feedNotes = s.streams.filter((st) => st.feed.lastError).map((st) => `  ${st.stream}: last pull failed at ${when(st.feed.lastError!.at)}: ${st.feed.lastError!.message}`);
+  const feedNotes = s.streams
+    .filter((st) => st.feed.lastError)
+    .map((st) => `  ${st.stream}: last pull failed at ${when(st.feed.lastError!.at)}: ${st.feed.lastError!.message}`);
   if (feedNotes.length) out.push('', 'Feed problems:', ...feedNotes);
   out.push('', 'Request budget:');
   out.push(
@@ -74,7 +81,19 @@ export function renderStatus(s: StatusReport): string {
   const shared = s.budget.filter((b) => b.share < 1);
   if (shared.length) out.push('', ...shared.map((b) => `  ${b.cls}: ${effective(b)} of ${b.limit ?? '?'}, because ${b.why}`));
   out.push('', 'Scheduled runs:');
-  if (s.schedule.length) out.push(renderTable(['RUN', 'RULE', 'LAST', 'NEXT', 'LAST RESULT'], s.schedule.map((r) => [r.name, r.rule, when(r.lastRunAt), when(r.nextRunAt), r.lastOk === null ? '-' : r.lastOk ? 'ok' : clip(`failed: ${r.lastError ?? ''}`, 60)])));
+  if (s.schedule.length)
+    out.push(
+      renderTable(
+        ['RUN', 'RULE', 'LAST', 'NEXT', 'LAST RESULT'],
+        s.schedule.map((r) => [
+          r.name,
+          r.rule,
+          when(r.lastRunAt),
+          when(r.nextRunAt),
+          r.lastOk === null ? '-' : r.lastOk ? 'ok' : clip(`failed: ${r.lastError ?? ''}`, 60),
+        ]),
+      ),
+    );
   else out.push('  none yet (`worker` sets them up)');
   out.push('', 'Failed jobs by reason:');
   if (s.failedGroups.length) {
@@ -84,7 +103,10 @@ export function renderStatus(s: StatusReport): string {
         s.failedGroups.map((g) => [g.stream, g.code, g.count, clip(g.batch ? `import batch: ${g.reason}` : g.reason, 70), g.examples[0]]),
       ),
     );
-    out.push('', 'See one with: inventory-sync jobs show <ID>; retry a stream with: inventory-sync jobs retry --all-failed --stream <STREAM>');
+    out.push(
+      '',
+      'See one with: inventory-sync jobs show <ID>; retry a stream with: inventory-sync jobs retry --all-failed --stream <STREAM>',
+    );
   } else out.push('  none');
   return `${out.join('\n')}\n`;
 }

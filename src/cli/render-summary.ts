@@ -16,25 +16,41 @@ export function renderSyncSummary(s: SyncSummary, title: string): string {
   for (const [stream, x] of streams) {
     if (x.locked) out.push('', `${stream}: another process was pulling this stream the whole time; nothing was pulled. Run again later.`);
     if (x.paused) {
-      out.push('', `${stream}: PAUSED since ${x.paused.since ?? '?'}: the account refused every job (${clip(x.paused.reason ?? 'no reason recorded', 160)}).`);
+      out.push(
+        '',
+        `${stream}: PAUSED since ${x.paused.since ?? '?'}: the account refused every job (${clip(x.paused.reason ?? 'no reason recorded', 160)}).`,
+      );
       out.push(`  ${x.paused.waiting} job(s) wait, none lost. Fix the cause, then: inventory-sync resume --stream ${stream}`);
     }
   }
   const skipped = streams.reduce((n, [, x]) => n + x.skipped, 0);
   if (skipped) {
-    out.push('', `${skipped} completed record${skipped === 1 ? ' was' : 's were'} skipped on purpose and not written (before go-live, or superseded by a newer count); inventory-sync find <key> says why.`);
+    out.push(
+      '',
+      `${skipped} completed record${skipped === 1 ? ' was' : 's were'} skipped on purpose and not written (before go-live, or superseded by a newer count); inventory-sync find <key> says why.`,
+    );
   }
   const failed = streams.flatMap(([stream, x]) => x.failed.map((f) => ({ stream, ...f })));
   if (failed.length) {
     out.push('', `${failed.length} record${failed.length === 1 ? '' : 's'} failed:`);
-    out.push(renderTable(['STREAM', 'RECORD', 'REASON', 'JOB'], failed.map((f) => [f.stream, f.key, clip(f.reason, 100), f.id])));
+    out.push(
+      renderTable(
+        ['STREAM', 'RECORD', 'REASON', 'JOB'],
+        failed.map((f) => [f.stream, f.key, clip(f.reason, 100), f.id]),
+      ),
+    );
     out.push('', 'See why: inventory-sync jobs show <JOB>. After fixing the cause: inventory-sync jobs retry <JOB> (or --all-failed).');
   } else if (streams.every(([, x]) => !x.locked && !x.paused)) out.push('', 'Every record synced.');
   return `${out.join('\n')}\n`;
 }
 
 export function renderImport(r: ImportResult, stream: string): string {
-  const lines = [`Imported ${r.records} record${r.records === 1 ? '' : 's'} of ${stream} in ${(r.ms / 1000).toFixed(1)} s: ${r.queued} queued, ${r.duplicates} already queued before, ${r.invalid} invalid.`];
-  if (r.invalid) lines.push(`The ${r.invalid} invalid record(s) fail as soon as a worker takes them; see: inventory-sync jobs list --state failed --stream ${stream}`);
+  const lines = [
+    `Imported ${r.records} record${r.records === 1 ? '' : 's'} of ${stream} in ${(r.ms / 1000).toFixed(1)} s: ${r.queued} queued, ${r.duplicates} already queued before, ${r.invalid} invalid.`,
+  ];
+  if (r.invalid)
+    lines.push(
+      `The ${r.invalid} invalid record(s) fail as soon as a worker takes them; see: inventory-sync jobs list --state failed --stream ${stream}`,
+    );
   return `${lines.join('\n')}\n`;
 }

@@ -12,7 +12,9 @@ export function runProgress(io: CliIo, enabled: boolean) {
     onProgress(p: RunProgress) {
       if (!enabled) return;
       if (p.phase === 'pulled') {
-        io.stdout.write(`pulled ${p.stream}: ${p.result.queued} new, ${p.result.duplicates} re-delivered, ${p.result.invalid} invalid${p.result.locked ? ' (another process was pulling it)' : ''}\n`);
+        io.stdout.write(
+          `pulled ${p.stream}: ${p.result.queued} new, ${p.result.duplicates} re-delivered, ${p.result.invalid} invalid${p.result.locked ? ' (another process was pulling it)' : ''}\n`,
+        );
       } else if (p.phase === 'imported') {
         if (io.stdout.isTTY) io.stdout.write(`\rimported ${p.progress.records} records of ${p.stream}`);
         else if (Date.now() - lastImportLine >= 2000) {
@@ -28,7 +30,11 @@ export function runProgress(io: CliIo, enabled: boolean) {
           else pending += n;
         }
         most = Math.max(most, pending);
-        bar.update(most - pending, most, `${pending} pending${batches ? `, ${batches} import batch${batches === 1 ? '' : 'es'} to queue` : ''}`);
+        bar.update(
+          most - pending,
+          most,
+          `${pending} pending${batches ? `, ${batches} import batch${batches === 1 ? '' : 'es'} to queue` : ''}`,
+        );
       }
     },
     stop() {

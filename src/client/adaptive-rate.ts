@@ -103,7 +103,13 @@ export class AdaptiveRate {
     const previous = this.local[lane];
     this.local[lane] = factor;
     if (Number(reply[2]) === 1) {
-      this.opts.onChange?.({ lane, factor, previous, reason: reply[1] as ShareReason, otherPerMinute: reply[3] === '' ? null : Number(reply[3]) });
+      this.opts.onChange?.({
+        lane,
+        factor,
+        previous,
+        reason: reply[1] as ShareReason,
+        otherPerMinute: reply[3] === '' ? null : Number(reply[3]),
+      });
     }
   }
 

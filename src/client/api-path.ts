@@ -51,5 +51,9 @@ export function followablePath(method: string, urlOrPath: string, account: strin
   const problem = pathProblem(path, account);
   if (problem === undefined) return path;
   const shown = path.length > 200 ? `${path.slice(0, 200)}...` : path;
-  throw new BadResponseError(`${method} ${JSON.stringify(shown)}: not followed, the path ${problem}`, { method, path: shown, outcome: 'not-applied' });
+  throw new BadResponseError(`${method} ${JSON.stringify(shown)}: not followed, the path ${problem}`, {
+    method,
+    path: shown,
+    outcome: 'not-applied',
+  });
 }

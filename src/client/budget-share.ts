@@ -15,17 +15,41 @@ export interface LaneShare {
   service: { limit: number | null; remaining: number | null; resetAt: number | null };
 }
 
-const REASONS: readonly ShareReason[] = ['configured', 'shared-429', 'shared-remaining', 'service-limit', 'probing', 'floor', 'window-remaining'];
+const REASONS: readonly ShareReason[] = [
+  'configured',
+  'shared-429',
+  'shared-remaining',
+  'service-limit',
+  'probing',
+  'floor',
+  'window-remaining',
+];
 const num = (v: string | null | undefined) => (v === null || v === undefined || v === '' || !Number.isFinite(Number(v)) ? null : Number(v));
 
 /** Every lane's share (a lane nothing lowered reads as all of its budget). */
 export async function readShares(redis: Redis, keys: RedisKeys): Promise<Record<BudgetLane, LaneShare>> {
   const pipe = redis.pipeline();
-  for (const lane of LANES) pipe.hmget(keys.budgetShare(lane), 'f', 'reason', 'since', 'other', 'otherAt', 'winLen', 'limit', 'remaining', 'reset', 'fw', 'fwUntil');
+  for (const lane of LANES)
+    pipe.hmget(
+      keys.budgetShare(lane),
+      'f',
+      'reason',
+      'since',
+      'other',
+      'otherAt',
+      'winLen',
+      'limit',
+      'remaining',
+      'reset',
+      'fw',
+      'fwUntil',
+    );
   const replies = (await pipe.exec()) ?? [];
   const out = {} as Record<BudgetLane, LaneShare>;
   LANES.forEach((lane, i) => {
-    const [f, reason, since, other, otherAt, winLen, limit, remaining, reset, fw, fwUntil] = (replies[i]?.[1] ?? []) as Array<string | null>;
+    const [f, reason, since, other, otherAt, winLen, limit, remaining, reset, fw, fwUntil] = (replies[i]?.[1] ?? []) as Array<
+      string | null
+    >;
     // What the service's window has left binds until its reset when it is lower than the share (adapt-script.ts).
     const windowBinds = num(fw) !== null && (num(fwUntil) ?? 0) > Date.now() && num(fw)! < (num(f) ?? 1);
     const factor = windowBinds ? num(fw)! : (num(f) ?? 1);

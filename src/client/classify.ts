@@ -66,7 +66,6 @@ const COMPLETED = /\bcompleted\b.*cannot be modified/i;
 /** POSTs that change an order: to the order or one of its actions, or creating a shipment on it. */
 const ORDER_WRITE = /\/api\/(order\/[^/?]+|shipment\/?$)/;
 
-
 function header(headers: IncomingHttpHeaders | undefined, name: string): string | undefined {
   const v = headers?.[name];
   return Array.isArray(v) ? v[0] : v;
@@ -205,7 +204,8 @@ export function classifyNetworkError(n: NetworkInput): ServiceError {
   let why: string;
   if (n.status !== undefined) why = `answered ${n.status} but the body was lost (${code ?? 'network error'})`;
   else if (isAbort(n.error)) why = sent ? 'was aborted by the caller' : 'was aborted by the caller before it was sent';
-  else if (!sent) why = code === 'UND_ERR_CONNECT_TIMEOUT' ? 'could not connect in time' : `could not reach the service (${code ?? 'network error'})`;
+  else if (!sent)
+    why = code === 'UND_ERR_CONNECT_TIMEOUT' ? 'could not connect in time' : `could not reach the service (${code ?? 'network error'})`;
   else if (code && TIMEOUT_CODES.has(code)) why = 'timed out waiting for the answer';
   else why = `lost the connection before the answer (${code ?? 'network error'})`;
   const effect = outcome === 'uncertain' ? '; the write may have been applied' : outcome === 'applied' ? '; the write was applied' : '';

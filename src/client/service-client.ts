@@ -83,7 +83,12 @@ export class ServiceClient implements ServiceApi {
     this.account = opts.account;
     this.ownsDispatcher = !opts.dispatcher;
     this.dispatcher =
-      opts.dispatcher ?? new Pool(this.origin, { connections: opts.connections ?? defaults.serviceConnections, keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000 });
+      opts.dispatcher ??
+      new Pool(this.origin, {
+        connections: opts.connections ?? defaults.serviceConnections,
+        keepAliveTimeout: 30_000,
+        keepAliveMaxTimeout: 600_000,
+      });
     this.budget = opts.budget ?? RequestBudget.unlimited();
     this.entityTimeoutMs = opts.entityTimeoutMs ?? defaults.entityTimeoutMs;
     this.collectionTimeoutMs = opts.collectionTimeoutMs ?? defaults.collectionTimeoutMs;
@@ -191,7 +196,14 @@ export class ServiceClient implements ServiceApi {
   }
 
   /** One HTTP request: budget, send, classify, report. */
-  private async once<T>(method: HttpMethod, urlOrPath: string, cls: RequestClass, payload: string | undefined, decode: Decoder<T>, o?: CallOptions): Promise<T> {
+  private async once<T>(
+    method: HttpMethod,
+    urlOrPath: string,
+    cls: RequestClass,
+    payload: string | undefined,
+    decode: Decoder<T>,
+    o?: CallOptions,
+  ): Promise<T> {
     // Paths come from answers and Redis too: only ones under /<account>/api/ without dot-segments are followed.
     const path = followablePath(method, urlOrPath, this.account);
     let waitedMs: number;
@@ -200,7 +212,11 @@ export class ServiceClient implements ServiceApi {
     } catch (err) {
       if (o?.signal?.aborted) throw classifyNetworkError({ method, path, error: err, sent: false });
       const why = messageOf(err);
-      throw new TransientError(`${method} ${path} was not sent: the request budget could not be read from Redis (${why})`, { method, path, cause: err });
+      throw new TransientError(`${method} ${path} was not sent: the request budget could not be read from Redis (${why})`, {
+        method,
+        path,
+        cause: err,
+      });
     }
     const at = Date.now();
     const t0 = performance.now();
@@ -234,7 +250,9 @@ export class ServiceClient implements ServiceApi {
       if (status >= 200 && status < 300) value = this.decodeBody(method, path, status, text, decode);
       else failure = classifyAnswer({ method, path, status, headers: res.headers, body: text, secrets: this.secrets });
     } catch (err) {
-      failure = isServiceError(err) ? err : classifyNetworkError({ method, path, error: err, status: status ?? undefined, secrets: this.secrets });
+      failure = isServiceError(err)
+        ? err
+        : classifyNetworkError({ method, path, error: err, status: status ?? undefined, secrets: this.secrets });
     }
     if (this.onCall || o?.onCall) {
       const call: ApiCall = { method, path, cls, status, ms: Math.round(performance.now() - t0), waitedMs, at };

@@ -90,51 +90,60 @@ export async function sessionAuth(o: SessionAuthOptions): Promise<{ routes: Rout
     windowMs: limits.loginWindowMs,
   });
   let lastThrottleLog = -Infinity;
-  const wrap = (fn: (req: Request, res: Response) => Promise<void>): Handler => (req, res, next) => {
-    fn(req, res).catch(next);
-  };
+  const wrap =
+    (fn: (req: Request, res: Response) => Promise<void>): Handler =>
+    (req, res, next) => {
+      fn(req, res).catch(next);
+    };
 
   const routes = express.Router();
   routes.use(sessions.middleware);
   routes.get('/login', (_req, res) => {
     res.type('html').send(loginPage());
   });
-  routes.post('/login', express.urlencoded({ extended: false, limit: '4kb' }), wrap(async (req, res) => {
-    const body = (req.body ?? {}) as Record<string, unknown>;
-    const next = sameOriginPath(req.query.next ?? body.next, o.originOf(req));
-    const client = clientOf(req);
-    const attempt = await throttle.take(client);
-    if (!attempt.ok) {
-      const seconds = Math.max(1, Math.ceil(attempt.retryAfterMs / 1000));
-      // One line per 10 s at most: a flood of refused guesses must not flood the log too.
-      if (o.now() - lastThrottleLog >= 10_000) {
-        lastThrottleLog = o.now();
-        const why = 'someone guessing, or a script with a wrong password';
-        const fields = { client, limit: attempt.scope, retryAfterSeconds: seconds };
-        logger?.warn(fields, `dashboard: too many login attempts, logins refused for a while (${why})`);
+  routes.post(
+    '/login',
+    express.urlencoded({ extended: false, limit: '4kb' }),
+    wrap(async (req, res) => {
+      const body = (req.body ?? {}) as Record<string, unknown>;
+      const next = sameOriginPath(req.query.next ?? body.next, o.originOf(req));
+      const client = clientOf(req);
+      const attempt = await throttle.take(client);
+      if (!attempt.ok) {
+        const seconds = Math.max(1, Math.ceil(attempt.retryAfterMs / 1000));
+        // One line per 10 s at most: a flood of refused guesses must not flood the log too.
+        if (o.now() - lastThrottleLog >= 10_000) {
+          lastThrottleLog = o.now();
+          const why = 'someone guessing, or a script with a wrong password';
+          const fields = { client, limit: attempt.scope, retryAfterSeconds: seconds };
+          logger?.warn(fields, `dashboard: too many login attempts, logins refused for a while (${why})`);
+        }
+        res.status(429).setHeader('retry-after', String(seconds));
+        res.type('html').send(loginPage(`Too many login attempts: try again in ${seconds} s.`));
+        return;
       }
-      res.status(429).setHeader('retry-after', String(seconds));
-      res.type('html').send(loginPage(`Too many login attempts: try again in ${seconds} s.`));
-      return;
-    }
-    // Both compared every time, in constant time, so neither the answer nor its timing tells which was wrong.
-    const userOk = typeof body.user === 'string' && sameSecret(body.user, o.credentials.user);
-    const passwordOk = typeof body.password === 'string' && sameSecret(body.password, o.credentials.password);
-    if (!userOk || !passwordOk) {
-      logger?.warn({ client, knownUser: userOk }, 'dashboard: failed login (wrong user or password)');
-      await new Promise((resolve) => setTimeout(resolve, limits.failedLoginPauseMs));
-      res.status(401).type('html').send(loginPage('Wrong user or password.'));
-      return;
-    }
-    await attempt.giveBack();
-    await sessions.signIn(req);
-    logger?.info({ client }, 'dashboard: signed in');
-    res.redirect(303, next);
-  }));
-  routes.post('/logout', wrap(async (req, res) => {
-    await sessions.signOut(req, res);
-    res.redirect(303, '/login');
-  }));
+      // Both compared every time, in constant time, so neither the answer nor its timing tells which was wrong.
+      const userOk = typeof body.user === 'string' && sameSecret(body.user, o.credentials.user);
+      const passwordOk = typeof body.password === 'string' && sameSecret(body.password, o.credentials.password);
+      if (!userOk || !passwordOk) {
+        logger?.warn({ client, knownUser: userOk }, 'dashboard: failed login (wrong user or password)');
+        await new Promise((resolve) => setTimeout(resolve, limits.failedLoginPauseMs));
+        res.status(401).type('html').send(loginPage('Wrong user or password.'));
+        return;
+      }
+      await attempt.giveBack();
+      await sessions.signIn(req);
+      logger?.info({ client }, 'dashboard: signed in');
+      res.redirect(303, next);
+    }),
+  );
+  routes.post(
+    '/logout',
+    wrap(async (req, res) => {
+      await sessions.signOut(req, res);
+      res.redirect(303, '/login');
+    }),
+  );
 
   const guard: Handler = (req, res, next) => {
     sessions.live(req).then((live) => {

@@ -50,10 +50,11 @@ export async function writeAssets(sourceDir: string, outDir: string): Promise<vo
   await Promise.all(ASSET_NAMES.map((name) => writeFile(join(outDir, name), assets[name])));
 }
 
-const exists = (path: string) => access(path).then(
-  () => true,
-  () => false,
-);
+const exists = (path: string) =>
+  access(path).then(
+    () => true,
+    () => false,
+  );
 
 async function readPrebuilt(): Promise<DashboardAssets> {
   const texts = await Promise.all(ASSET_NAMES.map((name) => readFile(join(PREBUILT, name), 'utf8')));

@@ -135,46 +135,80 @@ export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
   const flashOf = (req: Request) => (typeof req.query.flash === 'string' ? req.query.flash.slice(0, 300) : undefined);
   const shell = { signedIn, prefix: o.prefix };
 
-  app.get('/', wrap(async (req, res) => {
-    const [status, reconcile] = await Promise.all([readStatus(o.redis, queues, { budgets: o.budgets }), readLastReport(o.redis, o.prefix)]);
-    res.type('html').send(overviewHtml(status, shell, { flash: flashOf(req), reconcile }));
-  }));
+  app.get(
+    '/',
+    wrap(async (req, res) => {
+      const [status, reconcile] = await Promise.all([
+        readStatus(o.redis, queues, { budgets: o.budgets }),
+        readLastReport(o.redis, o.prefix),
+      ]);
+      res.type('html').send(overviewHtml(status, shell, { flash: flashOf(req), reconcile }));
+    }),
+  );
   const { budgets, serviceBaseUrl, lagLimitSeconds, mapping, logger } = o;
-  app.use(opsRoutes({ kinds: o.defs, redis: o.redis, queues, prefix: o.prefix, signedIn, budgets, serviceBaseUrl, lagLimitSeconds, mapping, logger }));
-  app.get('/api/status', wrap(async (_req, res) => {
-    res.json(await readStatus(o.redis, queues, { budgets: o.budgets }));
-  }));
-  app.get('/jobs/:id', wrap(async (req, res) => {
-    const story = await showJob(queues, String(req.params.id));
-    if (!story) {
-      res.status(404).type('html').send(noJobHtml(String(req.params.id), shell));
-      return;
-    }
-    res.type('html').send(jobHtml(story, shell, flashOf(req)));
-  }));
-  app.post('/jobs/:id/retry', wrap(async (req, res) => {
-    const id = String(req.params.id);
-    const r = await retryJobIds(queues, [id]);
-    const flash = r.retried.length ? 'Retried: the job is waiting for a worker.' : `Not retried: ${r.refused[0]?.reason ?? 'unknown'}`;
-    o.logger?.info({ jobId: id, retried: r.retried.length }, 'dashboard: retry of one job');
-    res.redirect(303, `/jobs/${encodeURIComponent(id)}?flash=${encodeURIComponent(flash)}`);
-  }));
-  app.post('/retry-group', wrap(async (req, res) => {
-    const b = (req.body ?? {}) as Record<string, unknown>;
-    if (typeof b.stream !== 'string' || !queues.names.includes(b.stream) || typeof b.code !== 'string' || typeof b.reason !== 'string') {
-      res.status(400).type('html').send(badRequestHtml('stream, code and reason are required.', { signedIn }));
-      return;
-    }
-    // A group is of record jobs or of import batches; without `batch` (an older form), both.
-    const batch = b.batch === 'true' ? true : b.batch === 'false' ? false : undefined;
-    const r = await retryAllFailed(queues, { streams: [b.stream], group: { code: b.code, reason: b.reason, batch } });
-    o.logger?.info({ stream: b.stream, code: b.code, retried: r.retried.length }, 'dashboard: retry of a failure group');
-    res.redirect(303, `/?flash=${encodeURIComponent(`Retried ${r.retried.length} ${b.stream} job(s) failed with [${b.code}].`)}`);
-  }));
+  app.use(
+    opsRoutes({
+      kinds: o.defs,
+      redis: o.redis,
+      queues,
+      prefix: o.prefix,
+      signedIn,
+      budgets,
+      serviceBaseUrl,
+      lagLimitSeconds,
+      mapping,
+      logger,
+    }),
+  );
+  app.get(
+    '/api/status',
+    wrap(async (_req, res) => {
+      res.json(await readStatus(o.redis, queues, { budgets: o.budgets }));
+    }),
+  );
+  app.get(
+    '/jobs/:id',
+    wrap(async (req, res) => {
+      const story = await showJob(queues, String(req.params.id));
+      if (!story) {
+        res
+          .status(404)
+          .type('html')
+          .send(noJobHtml(String(req.params.id), shell));
+        return;
+      }
+      res.type('html').send(jobHtml(story, shell, flashOf(req)));
+    }),
+  );
+  app.post(
+    '/jobs/:id/retry',
+    wrap(async (req, res) => {
+      const id = String(req.params.id);
+      const r = await retryJobIds(queues, [id]);
+      const flash = r.retried.length ? 'Retried: the job is waiting for a worker.' : `Not retried: ${r.refused[0]?.reason ?? 'unknown'}`;
+      o.logger?.info({ jobId: id, retried: r.retried.length }, 'dashboard: retry of one job');
+      res.redirect(303, `/jobs/${encodeURIComponent(id)}?flash=${encodeURIComponent(flash)}`);
+    }),
+  );
+  app.post(
+    '/retry-group',
+    wrap(async (req, res) => {
+      const b = (req.body ?? {}) as Record<string, unknown>;
+      if (typeof b.stream !== 'string' || !queues.names.includes(b.stream) || typeof b.code !== 'string' || typeof b.reason !== 'string') {
+        res.status(400).type('html').send(badRequestHtml('stream, code and reason are required.', { signedIn }));
+        return;
+      }
+      // A group is of record jobs or of import batches; without `batch` (an older form), both.
+      const batch = b.batch === 'true' ? true : b.batch === 'false' ? false : undefined;
+      const r = await retryAllFailed(queues, { streams: [b.stream], group: { code: b.code, reason: b.reason, batch } });
+      o.logger?.info({ stream: b.stream, code: b.code, retried: r.retried.length }, 'dashboard: retry of a failure group');
+      res.redirect(303, `/?flash=${encodeURIComponent(`Retried ${r.retried.length} ${b.stream} job(s) failed with [${b.code}].`)}`);
+    }),
+  );
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
     o.logger?.error({ err }, 'dashboard: request failed');
     // The reason goes to the log only: an error's text comes from libraries and is not the dashboard's to show.
-    res.status(500).type('text').send("error: the dashboard could not answer; its log says why\n");
+    res.status(500).type('text').send('error: the dashboard could not answer; its log says why\n');
   });
 
   const server: Server = await new Promise((resolve, reject) => {

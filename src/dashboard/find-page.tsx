@@ -148,17 +148,19 @@ export function FindResultBody({ r, serviceBaseUrl }: { r: FindResult; serviceBa
           <th>URL</th>
           <th>known from</th>
         </tr>
-        {r.entities.length
-          ? r.entities.map((e) => (
-              <tr>
-                <td>{e.kind}</td>
-                <td>
-                  <EntityLink url={e.url} serviceBaseUrl={serviceBaseUrl} />
-                </td>
-                <td>{e.source === 'progress' ? 'progress in Redis' : <a href={`/jobs/${encodeURIComponent(e.source)}`}>{e.source}</a>}</td>
-              </tr>
-            ))
-          : <EmptyRow cols={3} text="none recorded" />}
+        {r.entities.length ? (
+          r.entities.map((e) => (
+            <tr>
+              <td>{e.kind}</td>
+              <td>
+                <EntityLink url={e.url} serviceBaseUrl={serviceBaseUrl} />
+              </td>
+              <td>{e.source === 'progress' ? 'progress in Redis' : <a href={`/jobs/${encodeURIComponent(e.source)}`}>{e.source}</a>}</td>
+            </tr>
+          ))
+        ) : (
+          <EmptyRow cols={3} text="none recorded" />
+        )}
       </table>
       <Mapped r={r} />
       <Progress r={r} />

@@ -43,7 +43,12 @@ function BatchBody({ b }: { b: NonNullable<JobStory['batch']> }) {
 type Attempt = JobStory['attempts'][number];
 
 function AttemptEnd({ a }: { a: Attempt }) {
-  if (a.error) return <span class="bad">failed [{a.error.code}] {a.error.message}</span>;
+  if (a.error)
+    return (
+      <span class="bad">
+        failed [{a.error.code}] {a.error.message}
+      </span>
+    );
   if (!a.result) return <>running</>;
   return (
     <>

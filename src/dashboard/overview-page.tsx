@@ -43,8 +43,8 @@ function PausedBanner({ st }: { st: StreamStatus }) {
         {st.breaker.refusals} in a row). Last: <code>{st.breaker.reason ?? 'no reason recorded'}</code>
       </p>
       <p>
-        No job of {st.stream} runs and none is pulled; {st.breaker.waiting} job(s) wait, none lost. Fix the cause
-        (credentials, the account's rights, the service), then resume.
+        No job of {st.stream} runs and none is pulled; {st.breaker.waiting} job(s) wait, none lost. Fix the cause (credentials, the
+        account's rights, the service), then resume.
       </p>
       <form class="inline" method="post" action="/resume">
         <input type="hidden" name="stream" value={st.stream} />

@@ -26,21 +26,54 @@ const nd = (loc: string) => `${NORTH} / ${loc}`;
 
 const goodOrders = [
   order(1, MAIN, [['MUG-BLUE', 2, 12.5, m('A-01')]]),
-  order(2, MAIN, [['MUG-RED', 1, 12.5, m('A-01')], ['MUG-BLUE', 1, 12.5, m('A-01')]]),
+  order(2, MAIN, [
+    ['MUG-RED', 1, 12.5, m('A-01')],
+    ['MUG-BLUE', 1, 12.5, m('A-01')],
+  ]),
   order(3, MAIN, [['SKU-0001', 3, 4.2, m('A-02')]]),
-  order(4, MAIN, [['SKU-0003', 1, 19.9, m('A-04')], ['SKU-0004', 2, 7.5, m('A-05')]]),
+  order(4, MAIN, [
+    ['SKU-0003', 1, 19.9, m('A-04')],
+    ['SKU-0004', 2, 7.5, m('A-05')],
+  ]),
   order(5, MAIN, [['SKU-0005', 1, 3.1, m('A-06')]]),
   order(6, NORTH, [['SKU-0007', 2, 11, nd('N-02')]]),
-  order(7, NORTH, [['SKU-0008', 1, 25, nd('N-03')], ['SKU-0009', 1, 8.75, nd('N-04')]]),
+  order(7, NORTH, [
+    ['SKU-0008', 1, 25, nd('N-03')],
+    ['SKU-0009', 1, 8.75, nd('N-04')],
+  ]),
   order(8, MAIN, [['SKU-0011', 4, 1.99, m('A-02')]]),
   order(9, MAIN, [['SKU-0013', 1, 15, m('A-04')]], 10),
-  order(10, MAIN, [['SKU-0014', 2, 6.4, m('A-05')], ['SKU-0015', 1, 9.99, m('A-06')]], 10),
+  order(
+    10,
+    MAIN,
+    [
+      ['SKU-0014', 2, 6.4, m('A-05')],
+      ['SKU-0015', 1, 9.99, m('A-06')],
+    ],
+    10,
+  ),
   order(11, NORTH, [['SKU-0017', 1, 42, nd('N-02')]], 10),
   order(12, NORTH, [['SKU-0018', 3, 2.5, nd('N-03')]], 11),
-  order(13, NORTH, [['SKU-0019', 1, 13.3, nd('N-04')], ['MUG-BLUE', 1, 12.5, nd('N-01')]], 11),
+  order(
+    13,
+    NORTH,
+    [
+      ['SKU-0019', 1, 13.3, nd('N-04')],
+      ['MUG-BLUE', 1, 12.5, nd('N-01')],
+    ],
+    11,
+  ),
   order(14, MAIN, [['SKU-0021', 2, 5, m('A-02')]], 11),
   order(15, MAIN, [['SKU-0023', 1, 31, m('A-04')]], 12),
-  order(16, MAIN, [['SKU-0024', 1, 12, m('A-05')], ['SKU-0025', 2, 4, m('A-06')]], 12),
+  order(
+    16,
+    MAIN,
+    [
+      ['SKU-0024', 1, 12, m('A-05')],
+      ['SKU-0025', 2, 4, m('A-06')],
+    ],
+    12,
+  ),
   order(17, NORTH, [['SKU-0027', 1, 18, nd('N-02')]], 13),
   order(18, NORTH, [['SKU-0028', 2, 7, nd('N-03')]], 13),
   order(19, MAIN, [['SKU-0031', 1, 22.5, m('A-02')]], 14),
@@ -60,16 +93,38 @@ const stockCounts = [
   // SKU-0002 has 94 on hand at A-03: nothing differs, so no variance is needed.
   { countId: 'CNT-2026-11-20-A03', location: m('A-03'), countDate: '2026-11-20', items: [{ productId: 'SKU-0002', quantity: 94 }] },
   // SKU-0006 has 82 at N-01, SKU-0016 has 58: both change.
-  { countId: 'CNT-2026-11-20-N01', location: nd('N-01'), countDate: '2026-11-20', items: [{ productId: 'SKU-0006', quantity: 80 }, { productId: 'SKU-0016', quantity: 50 }] },
+  {
+    countId: 'CNT-2026-11-20-N01',
+    location: nd('N-01'),
+    countDate: '2026-11-20',
+    items: [
+      { productId: 'SKU-0006', quantity: 80 },
+      { productId: 'SKU-0016', quantity: 50 },
+    ],
+  },
 ];
 
-const badStockCounts = [{ countId: 'CNT-2026-11-20-Z99', location: m('Z-99'), countDate: '2026-11-20', items: [{ productId: 'SKU-0010', quantity: 1 }] }];
+const badStockCounts = [
+  { countId: 'CNT-2026-11-20-Z99', location: m('Z-99'), countDate: '2026-11-20', items: [{ productId: 'SKU-0010', quantity: 1 }] },
+];
 
 const boms = [
   // GIFT-SET has a bill (2 blue mugs, 1 red): it becomes 2 blue, 2 red, replacing the entry, adding none.
-  { productId: 'GIFT-SET', components: [{ productId: 'MUG-BLUE', quantity: 2 }, { productId: 'MUG-RED', quantity: 2 }] },
+  {
+    productId: 'GIFT-SET',
+    components: [
+      { productId: 'MUG-BLUE', quantity: 2 },
+      { productId: 'MUG-RED', quantity: 2 },
+    ],
+  },
   // SKU-0100 has none: its first bill is created.
-  { productId: 'SKU-0100', components: [{ productId: 'SKU-0101', quantity: 2 }, { productId: 'SKU-0102', quantity: 1 }] },
+  {
+    productId: 'SKU-0100',
+    components: [
+      { productId: 'SKU-0101', quantity: 2 },
+      { productId: 'SKU-0102', quantity: 1 },
+    ],
+  },
 ];
 
 /** The records of each stream, in feed order; the first order comes again later (an at-least-once re-delivery). */

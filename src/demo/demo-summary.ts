@@ -36,14 +36,24 @@ export function renderDemoSummary(r: DemoReport): string {
   );
   const failed = streams.flatMap(([s, x]) => x.failed.map((f) => ({ s, ...f })));
   if (failed.length) {
-    out.push('', `The feed holds ${failed.length} bad record${failed.length === 1 ? '' : 's'} on purpose; each failed at once, named with its field and reason, and nothing around it stopped:`);
-    out.push(renderTable(['STREAM', 'RECORD', 'WHY'], failed.map((f) => [f.s, f.key, clip(f.reason, 110)])));
+    out.push(
+      '',
+      `The feed holds ${failed.length} bad record${failed.length === 1 ? '' : 's'} on purpose; each failed at once, named with its field and reason, and nothing around it stopped:`,
+    );
+    out.push(
+      renderTable(
+        ['STREAM', 'RECORD', 'WHY'],
+        failed.map((f) => [f.s, f.key, clip(f.reason, 110)]),
+      ),
+    );
   }
   out.push('', r.asExpected ? 'Everything ended as expected.' : 'Some records did not end as the demo expects: see the log file below.');
   const cli = 'npm run cli --';
   out.push('', 'Where to look next:');
   if (r.staysUp) {
-    out.push(`  Dashboard:  ${r.dashboardUrl}/   (overview, failed jobs by reason with a retry button; queues at ${r.dashboardUrl}/queues)${r.dashboardUser ? `, log in as ${r.dashboardUser}` : ''}`);
+    out.push(
+      `  Dashboard:  ${r.dashboardUrl}/   (overview, failed jobs by reason with a retry button; queues at ${r.dashboardUrl}/queues)${r.dashboardUser ? `, log in as ${r.dashboardUser}` : ''}`,
+    );
     if (r.metricsUrl) out.push(`  Metrics:    ${r.metricsUrl}/metrics   (health: ${r.metricsUrl}/healthz, ${r.metricsUrl}/readyz)`);
   } else out.push('  Dashboard and metrics: closed with the demo (--exit); run `npm run demo` without --exit to keep them up.');
   out.push(`  Logs:       ${r.logFile}   (JSON lines, one child logger per job)`);
@@ -55,6 +65,7 @@ export function renderDemoSummary(r: DemoReport): string {
     out.push(`    ${cli} status`);
   }
   out.push('  Your own service: set INVENTORY_* and UPSTREAM_* (see docs/operations.md), then run `worker` or `sync --once`.');
-  if (r.staysUp) out.push('', 'The worker and the dashboard keep running (orders are polled every few seconds). Press Ctrl-C to stop the demo.');
+  if (r.staysUp)
+    out.push('', 'The worker and the dashboard keep running (orders are polled every few seconds). Press Ctrl-C to stop the demo.');
   return `${out.join('\n')}\n`;
 }

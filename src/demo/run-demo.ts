@@ -33,7 +33,6 @@ export interface DemoOptions {
   profile?: SandboxProfile;
 }
 
-
 async function outcomesOf(app: AppContext): Promise<Partial<Record<StreamName, Record<string, number>>>> {
   const out: Partial<Record<StreamName, Record<string, number>>> = {};
   for (const stream of app.deps.queues.streams()) {
@@ -68,13 +67,22 @@ export async function runDemo(io: CliIo, o: DemoOptions): Promise<ExitCodeValue>
   const cleanups: Array<() => Promise<unknown>> = [];
   try {
     // A cluster or Sentinel's primary is used as configured; a single Redis is found, or started for the demo.
-    const redis = base.redis.clusterNodes || base.redis.sentinel ? { url: base.redis.url, private: false, stop: async () => undefined } : await redisForRun(base.redis.url, io.env.PATH);
+    const redis =
+      base.redis.clusterNodes || base.redis.sentinel
+        ? { url: base.redis.url, private: false, stop: async () => undefined }
+        : await redisForRun(base.redis.url, io.env.PATH);
     cleanups.unshift(() => redis.stop());
-    say(redis.private ? `Redis: none answered at ${safeRedisUrl(base.redis.url)}; started a private redis-server at ${redis.url} (stopped when the demo ends).` : `Redis: ${describeRedis(base.redis)}`);
+    say(
+      redis.private
+        ? `Redis: none answered at ${safeRedisUrl(base.redis.url)}; started a private redis-server at ${redis.url} (stopped when the demo ends).`
+        : `Redis: ${describeRedis(base.redis)}`,
+    );
     const [key, secret, token] = [0, 0, 0].map(() => randomBytes(12).toString('hex')) as [string, string, string];
     const sandbox = await startSandbox({ port: 0, data: 'demo', key, secret, profile: o.profile ?? sandboxDefaults.profile });
     cleanups.unshift(() => sandbox.close());
-    say(`Sandbox service (demo account: 2 warehouses, 10 locations, 251 products; ${sandbox.profile} profile): ${sandbox.url}/${sandbox.account}/api/`);
+    say(
+      `Sandbox service (demo account: 2 warehouses, 10 locations, 251 products; ${sandbox.profile} profile): ${sandbox.url}/${sandbox.account}/api/`,
+    );
     const feed = await startFeedServer({ names: streamDefs.map((k) => k.stream), port: 0, streams: demoFeed(), token });
     cleanups.unshift(() => feed.close());
     say(`Bundled upstream feed (orders, stock counts, BOMs, a few bad records): ${feed.url}`);
@@ -101,7 +109,13 @@ export async function runDemo(io: CliIo, o: DemoOptions): Promise<ExitCodeValue>
     cleanups.unshift(() => app.close());
     await deleteKeysUnder(app.redis, prefix);
 
-    const http = await startWorkerHttp({ host: '127.0.0.1', port: 0, registry: app.metrics.registry, readiness: [async () => ({ name: 'redis', ok: (await app.redis.ping()) === 'PONG' })], warnings: () => evictionWarnings(app.redis) });
+    const http = await startWorkerHttp({
+      host: '127.0.0.1',
+      port: 0,
+      registry: app.metrics.registry,
+      readiness: [async () => ({ name: 'redis', ok: (await app.redis.ping()) === 'PONG' })],
+      warnings: () => evictionWarnings(app.redis),
+    });
     cleanups.unshift(() => http.close());
     const { user, password } = config.dashboard;
     const dashboard = await dashboardOn(o.dashboardPort, {
@@ -124,7 +138,9 @@ export async function runDemo(io: CliIo, o: DemoOptions): Promise<ExitCodeValue>
     progress.stop();
     const outcomes = await outcomesOf(app);
     const asExpected = (Object.keys(demoExpectations.synced) as StreamName[]).every(
-      (s) => summary.perStream[s]?.completed === demoExpectations.synced[s] && summary.perStream[s]?.failed.length === demoExpectations.failed[s],
+      (s) =>
+        summary.perStream[s]?.completed === demoExpectations.synced[s] &&
+        summary.perStream[s]?.failed.length === demoExpectations.failed[s],
     );
     let runtime: Runtime | undefined;
     if (!o.exit && !io.stop.aborted) {

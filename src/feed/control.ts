@@ -108,7 +108,15 @@ export async function startControl(o: StartControlOptions): Promise<Control> {
     try {
       const def = defOf(o.defs, stream);
       await def.beforePull?.({ redis: o.redis, keys: o.keys });
-      const result = await pullStream({ def, upstream: o.upstream, queue: o.queues.get(stream), redis: o.redis, keys: o.keys, pageSize: o.pageSize, logger: log });
+      const result = await pullStream({
+        def,
+        upstream: o.upstream,
+        queue: o.queues.get(stream),
+        redis: o.redis,
+        keys: o.keys,
+        pageSize: o.pageSize,
+        logger: log,
+      });
       const next = (await queue.getJobScheduler(scheduler).catch(() => undefined))?.next;
       await record(scheduler, {
         lastRunAt: startedAt.toISOString(),
@@ -121,12 +129,19 @@ export async function startControl(o: StartControlOptions): Promise<Control> {
     } catch (err) {
       const message = messageOf(err);
       const hint = (err as { hint?: unknown }).hint;
-      log.error({ err: message, hint }, `scheduled pull of ${stream} failed: ${message}${typeof hint === 'string' ? `. ${hint}` : ''}; the next run tries again`);
+      log.error(
+        { err: message, hint },
+        `scheduled pull of ${stream} failed: ${message}${typeof hint === 'string' ? `. ${hint}` : ''}; the next run tries again`,
+      );
       await record(scheduler, { lastRunAt: startedAt.toISOString(), lastOk: '0', lastError: message }).catch(() => undefined);
       throw err;
     }
   };
-  const worker = new Worker<ControlData, PullResult>(CONTROL_QUEUE, processor, { connection: conn, prefix: o.prefix, concurrency: Math.max(1, o.defs.length) });
+  const worker = new Worker<ControlData, PullResult>(CONTROL_QUEUE, processor, {
+    connection: conn,
+    prefix: o.prefix,
+    concurrency: Math.max(1, o.defs.length),
+  });
   worker.on('error', (err) => o.logger.error({ err: err.message }, 'control worker error (Redis?); BullMQ reconnects and goes on'));
   await worker.waitUntilReady();
 
@@ -139,7 +154,10 @@ export async function startControl(o: StartControlOptions): Promise<Control> {
     },
     async close(graceMs = 10_000) {
       const closing = worker.close();
-      const closed = await Promise.race([closing.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), graceMs).unref())]);
+      const closed = await Promise.race([
+        closing.then(() => true),
+        new Promise<boolean>((r) => setTimeout(() => r(false), graceMs).unref()),
+      ]);
       if (!closed) o.logger.warn(`a scheduled pull did not finish within ${graceMs} ms; it resumes from its cursor next time`);
       await queue.close();
       conn.disconnect();

@@ -98,7 +98,8 @@ export async function startFeedServer(opts: StartFeedServerOptions): Promise<Fee
     if (req.method !== 'GET') return answer(res, 405, { error: 'only GET' });
     if (!data.has(name)) return answer(res, 404, { error: `no stream ${name}; streams: ${opts.names.join(', ')}` });
     counters.requests[name] = (counters.requests[name] ?? 0) + 1;
-    if (opts.token && req.headers.authorization !== `Bearer ${opts.token}`) return answer(res, 401, { error: 'bad or missing bearer token' });
+    if (opts.token && req.headers.authorization !== `Bearer ${opts.token}`)
+      return answer(res, 401, { error: 'bad or missing bearer token' });
     if (faults.status503Times && faults.status503Times > 0) {
       faults.status503Times--;
       return answer(res, 503, { error: 'injected fault' });

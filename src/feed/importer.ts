@@ -85,7 +85,10 @@ export async function importNdjson(o: ImportNdjsonOptions): Promise<ImportResult
       fresh.push(item);
     }
     if (seen.size > MAX_REMEMBERED_IDS) seen.clear();
-    const exists = await keysExist(o.redis, fresh.map((i) => recordQueue.toKey(i.id)));
+    const exists = await keysExist(
+      o.redis,
+      fresh.map((i) => recordQueue.toKey(i.id)),
+    );
     const todo = fresh.filter((_, i) => !exists[i]);
     let queued = todo.length;
     if (todo.length) {
@@ -95,17 +98,31 @@ export async function importNdjson(o: ImportNdjsonOptions): Promise<ImportResult
       const [already] = await keysExist(o.redis, [intake.toKey(jobId)]);
       if (already) {
         const state = await intake.getJobState(jobId);
-        if (state === 'failed') await (await intake.getJob(jobId))?.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
+        if (state === 'failed')
+          await (await intake.getJob(jobId))?.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
         else queued = 0;
       } else {
-        const data: IntakeData = { stream: o.def.stream, source: 'import', firstLine: todo[0]!.line ?? 0, lastLine: todo.at(-1)!.line ?? 0, items: todo };
+        const data: IntakeData = {
+          stream: o.def.stream,
+          source: 'import',
+          firstLine: todo[0]!.line ?? 0,
+          lastLine: todo.at(-1)!.line ?? 0,
+          items: todo,
+        };
         await intake.add(o.def.stream, data, { jobId });
         totals.batches++;
       }
     }
     totals.queued += queued;
     totals.duplicates += items.length - queued;
-    o.onProgress?.({ lines: totals.lines, records: totals.records, queued: totals.queued, duplicates: totals.duplicates, invalid: totals.invalid, batches: totals.batches });
+    o.onProgress?.({
+      lines: totals.lines,
+      records: totals.records,
+      queued: totals.queued,
+      duplicates: totals.duplicates,
+      invalid: totals.invalid,
+      batches: totals.batches,
+    });
   };
 
   // Batches are written one after another (so duplicate counts stay exact) while the next ones are read and
@@ -145,7 +162,11 @@ export async function importNdjson(o: ImportNdjsonOptions): Promise<ImportResult
     } catch (err) {
       // Nested too deep (or anything else about this one record): it fails alone, the import goes on.
       const code = (err as { code?: unknown }).code;
-      return unreadable(entry.line, entry.text.slice(0, HEAD_CHARS), code === 'RECORD_TOO_DEEP' ? (err as Error).message : `could not be checked (${(err as Error).message})`);
+      return unreadable(
+        entry.line,
+        entry.text.slice(0, HEAD_CHARS),
+        code === 'RECORD_TOO_DEEP' ? (err as Error).message : `could not be checked (${(err as Error).message})`,
+      );
     }
     if (!checked.valid) {
       totals.invalid++;

@@ -120,7 +120,10 @@ export async function* readNdjsonChunks(source: string | Readable, opts: ReadNdj
       const nl = region.indexOf(NL, start);
       const bytes = nl === -1 ? region.subarray(start) : region.subarray(start, nl);
       line++;
-      const entry = bytes.length > max ? unreadable(line, `${tooLarge(bytes.length, max)}; skipped`, lenient.decode(bytes.subarray(0, HEAD_CHARS)).trim()) : readLine(line, bytes);
+      const entry =
+        bytes.length > max
+          ? unreadable(line, `${tooLarge(bytes.length, max)}; skipped`, lenient.decode(bytes.subarray(0, HEAD_CHARS)).trim())
+          : readLine(line, bytes);
       if (entry) entries.push(entry);
       if (nl === -1) return;
       start = nl + 1;

@@ -108,10 +108,22 @@ export async function readFeedPage(body: AsyncIterable<Uint8Array>, limits: Page
     else items.push(recordOf(cp));
   };
   const recordOf = (cp: Capture): unknown => {
-    if (cp.hash) return new UnreadableRecord(tooLarge(cp.bytes, limits.maxRecordBytes), lenient.decode(cp.head).trim(), cp.hash.digest('hex'), cp.bytes);
+    if (cp.hash)
+      return new UnreadableRecord(
+        tooLarge(cp.bytes, limits.maxRecordBytes),
+        lenient.decode(cp.head).trim(),
+        cp.hash.digest('hex'),
+        cp.bytes,
+      );
     const bytes = Buffer.concat(cp.parts);
     held += bytes.length;
-    const bad = (reason: string) => new UnreadableRecord(reason, lenient.decode(bytes.subarray(0, HEAD_CHARS)).trim(), createHash('sha256').update(bytes).digest('hex'), bytes.length);
+    const bad = (reason: string) =>
+      new UnreadableRecord(
+        reason,
+        lenient.decode(bytes.subarray(0, HEAD_CHARS)).trim(),
+        createHash('sha256').update(bytes).digest('hex'),
+        bytes.length,
+      );
     if (cp.depth > maxDepth) return bad(tooDeep(maxDepth));
     let text: string;
     try {

@@ -73,7 +73,10 @@ export async function pullStream(o: PullStreamOptions): Promise<PullResult> {
         // Too many bytes of records at once: ask for fewer (one record always fits: FEED_MAX_PAGE_BYTES >= MAX_RECORD_BYTES).
         if ((err as { code?: unknown }).code !== 'FEED_PAGE_TOO_LARGE' || limit === 1) throw err;
         limit = Math.max(1, Math.floor(limit / 2));
-        o.logger.warn({ stream: o.def.stream, limit }, `feed page too large; asking for ${limit} records at a time for the rest of this pull`);
+        o.logger.warn(
+          { stream: o.def.stream, limit },
+          `feed page too large; asking for ${limit} records at a time for the rest of this pull`,
+        );
         continue;
       }
       const counts = await queuePage(o, page.items);
@@ -92,7 +95,10 @@ export async function pullStream(o: PullStreamOptions): Promise<PullResult> {
         break;
       }
       if (page.items.length === 0 && page.cursor === cursor) {
-        o.logger.warn({ stream: o.def.stream }, 'feed said hasMore but gave an empty page and the same cursor; stopping until the next poll');
+        o.logger.warn(
+          { stream: o.def.stream },
+          'feed said hasMore but gave an empty page and the same cursor; stopping until the next poll',
+        );
         break;
       }
       cursor = page.cursor;

@@ -14,7 +14,8 @@ export const feedPageSchema = z.object({
 });
 export type FeedPage = z.infer<typeof feedPageSchema>;
 
-export type FeedErrorCode = 'FEED_UNAUTHORIZED' | 'FEED_REFUSED' | 'FEED_UNAVAILABLE' | 'FEED_UNREACHABLE' | 'FEED_BAD_RESPONSE' | 'FEED_PAGE_TOO_LARGE';
+export type FeedErrorCode =
+  'FEED_UNAUTHORIZED' | 'FEED_REFUSED' | 'FEED_UNAVAILABLE' | 'FEED_UNREACHABLE' | 'FEED_BAD_RESPONSE' | 'FEED_PAGE_TOO_LARGE';
 
 /** A failed feed request. The message names the stream, the URL (without credentials) and what failed. */
 export class FeedError extends Error {
@@ -112,7 +113,14 @@ export class UpstreamClient {
     } catch (err) {
       if (o.signal?.aborted) throw err;
       const why = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
-      throw new FeedError('FEED_UNREACHABLE', `${where}: no answer (${why})`, true, 'Check UPSTREAM_URL and that the feed is up; retried with backoff.', undefined, err);
+      throw new FeedError(
+        'FEED_UNREACHABLE',
+        `${where}: no answer (${why})`,
+        true,
+        'Check UPSTREAM_URL and that the feed is up; retried with backoff.',
+        undefined,
+        err,
+      );
     }
     if (res.statusCode !== 200) throw await this.statusError(res, where);
     let json: unknown;
@@ -125,15 +133,35 @@ export class UpstreamClient {
       res.body.destroy();
       if (o.signal?.aborted) throw err;
       if (err instanceof PageTooLargeError) {
-        throw new FeedError('FEED_PAGE_TOO_LARGE', `${where}: page too large: ${err.message}`, false, 'Asked again with a smaller limit; raise FEED_MAX_PAGE_BYTES or lower FEED_PAGE_SIZE if it recurs.', 200, err);
+        throw new FeedError(
+          'FEED_PAGE_TOO_LARGE',
+          `${where}: page too large: ${err.message}`,
+          false,
+          'Asked again with a smaller limit; raise FEED_MAX_PAGE_BYTES or lower FEED_PAGE_SIZE if it recurs.',
+          200,
+          err,
+        );
       }
       const why = messageOf(err);
-      throw new FeedError('FEED_BAD_RESPONSE', `${where}: answer is not a JSON page (${why})`, false, 'The feed answered in an unexpected shape; check UPSTREAM_URL.', 200, err);
+      throw new FeedError(
+        'FEED_BAD_RESPONSE',
+        `${where}: answer is not a JSON page (${why})`,
+        false,
+        'The feed answered in an unexpected shape; check UPSTREAM_URL.',
+        200,
+        err,
+      );
     }
     const parsed = feedPageSchema.safeParse(json);
     if (!parsed.success) {
       const problems = parsed.error.issues.map((i) => `${i.path.map(String).join('.') || '(page)'}: ${i.message}`).join('; ');
-      throw new FeedError('FEED_BAD_RESPONSE', `${where}: page does not match { items, cursor, hasMore } (${problems})`, false, 'The feed answered in an unexpected shape; check UPSTREAM_URL.', 200);
+      throw new FeedError(
+        'FEED_BAD_RESPONSE',
+        `${where}: page does not match { items, cursor, hasMore } (${problems})`,
+        false,
+        'The feed answered in an unexpected shape; check UPSTREAM_URL.',
+        200,
+      );
     }
     return parsed.data;
   }
@@ -145,11 +173,29 @@ export class UpstreamClient {
     if (this.opts.token) text = text.split(this.opts.token).join('[REDACTED]');
     const said = text ? `: ${text}` : '';
     if (status === 401 || status === 403) {
-      return new FeedError('FEED_UNAUTHORIZED', `${where}: refused the credentials (HTTP ${status})${said}`, false, 'Check UPSTREAM_TOKEN.', status);
+      return new FeedError(
+        'FEED_UNAUTHORIZED',
+        `${where}: refused the credentials (HTTP ${status})${said}`,
+        false,
+        'Check UPSTREAM_TOKEN.',
+        status,
+      );
     }
     if (status === 429 || status >= 500) {
-      return new FeedError('FEED_UNAVAILABLE', `${where}: unavailable (HTTP ${status})${said}`, true, 'The feed is busy or down; retried with backoff.', status);
+      return new FeedError(
+        'FEED_UNAVAILABLE',
+        `${where}: unavailable (HTTP ${status})${said}`,
+        true,
+        'The feed is busy or down; retried with backoff.',
+        status,
+      );
     }
-    return new FeedError('FEED_REFUSED', `${where}: refused the request (HTTP ${status})${said}`, false, 'Check UPSTREAM_URL and the stream name.', status);
+    return new FeedError(
+      'FEED_REFUSED',
+      `${where}: refused the request (HTTP ${status})${said}`,
+      false,
+      'Check UPSTREAM_URL and the stream name.',
+      status,
+    );
   }
 }

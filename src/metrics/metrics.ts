@@ -35,15 +35,52 @@ export function createMetrics(o: { sources?: ScrapeSources; defaultMetrics?: boo
   if (o.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
   const registers = [registry];
 
-  const jobs = new Counter({ name: 'isync_jobs_total', help: 'Job attempts finished, by stream and outcome (synced, unchanged, skipped, retry, failed).', labelNames: ['stream', 'outcome'], registers });
-  const jobSeconds = new Histogram({ name: 'isync_job_duration_seconds', help: 'Time one job attempt took.', labelNames: ['stream', 'outcome'], buckets: JOB_BUCKETS, registers });
-  const calls = new Counter({ name: 'isync_api_calls_total', help: 'Requests to the service, by request class (get, post, collection) and HTTP status ("none" when no answer came).', labelNames: ['class', 'status'], registers });
-  const callSeconds = new Histogram({ name: 'isync_api_call_duration_seconds', help: 'Time on the wire of one service request.', labelNames: ['class'], buckets: LATENCY_BUCKETS, registers });
-  const budgetWait = new Histogram({ name: 'isync_budget_wait_seconds', help: 'Time a request waited for the request budget before it was sent.', labelNames: ['class'], buckets: [0, 0.01, 0.1, 0.5, 1, 2, 5, 10, 30, 60, 300], registers });
-  const rateLimited = new Counter({ name: 'isync_rate_limited_total', help: 'Answers 429 (over budget) from the service, by request class.', labelNames: ['class'], registers });
+  const jobs = new Counter({
+    name: 'isync_jobs_total',
+    help: 'Job attempts finished, by stream and outcome (synced, unchanged, skipped, retry, failed).',
+    labelNames: ['stream', 'outcome'],
+    registers,
+  });
+  const jobSeconds = new Histogram({
+    name: 'isync_job_duration_seconds',
+    help: 'Time one job attempt took.',
+    labelNames: ['stream', 'outcome'],
+    buckets: JOB_BUCKETS,
+    registers,
+  });
+  const calls = new Counter({
+    name: 'isync_api_calls_total',
+    help: 'Requests to the service, by request class (get, post, collection) and HTTP status ("none" when no answer came).',
+    labelNames: ['class', 'status'],
+    registers,
+  });
+  const callSeconds = new Histogram({
+    name: 'isync_api_call_duration_seconds',
+    help: 'Time on the wire of one service request.',
+    labelNames: ['class'],
+    buckets: LATENCY_BUCKETS,
+    registers,
+  });
+  const budgetWait = new Histogram({
+    name: 'isync_budget_wait_seconds',
+    help: 'Time a request waited for the request budget before it was sent.',
+    labelNames: ['class'],
+    buckets: [0, 0.01, 0.1, 0.5, 1, 2, 5, 10, 30, 60, 300],
+    registers,
+  });
+  const rateLimited = new Counter({
+    name: 'isync_rate_limited_total',
+    help: 'Answers 429 (over budget) from the service, by request class.',
+    labelNames: ['class'],
+    registers,
+  });
 
   /** A gauge of counts per stream and state, read from Redis at scrape time. */
-  const countsGauge = (name: string, help: string, read: (s: ScrapeSources) => Promise<Array<{ stream: string; state: string; count: number }>>) =>
+  const countsGauge = (
+    name: string,
+    help: string,
+    read: (s: ScrapeSources) => Promise<Array<{ stream: string; state: string; count: number }>>,
+  ) =>
     new Gauge({
       name,
       help,
@@ -57,7 +94,11 @@ export function createMetrics(o: { sources?: ScrapeSources; defaultMetrics?: boo
     });
   countsGauge('isync_queue_jobs', 'Jobs in each queue by state.', (s) => s.queueCounts());
   // Apart from isync_queue_jobs: a batch holds up to 1,000 records, so summing it with jobs would mislead.
-  countsGauge('isync_intake_batches', 'Import batches per stream and state whose records are not jobs yet (a worker turns each into one job per record).', (s) => s.intakeCounts());
+  countsGauge(
+    'isync_intake_batches',
+    'Import batches per stream and state whose records are not jobs yet (a worker turns each into one job per record).',
+    (s) => s.intakeCounts(),
+  );
   new Gauge({
     name: 'isync_feed_lag_seconds',
     help: 'How far behind each feed stream is: seconds since it last caught up.',
@@ -82,10 +123,23 @@ export function createMetrics(o: { sources?: ScrapeSources; defaultMetrics?: boo
         for (const b of await o.sources.breakers()) this.set({ stream: b.stream }, value(b));
       },
     });
-  breakers('isync_stream_paused', 'Whether the stream is paused by its circuit breaker (1) until `inventory-sync resume` (the account refused every job), or runs (0).', (b) => (b.paused ? 1 : 0));
-  breakers('isync_breaker_refusals', 'Refusals about the account (401, 403, the service down past retries) met by the stream\'s jobs in a row; the stream pauses at BREAKER_THRESHOLD.', (b) => b.refusals);
+  breakers(
+    'isync_stream_paused',
+    'Whether the stream is paused by its circuit breaker (1) until `inventory-sync resume` (the account refused every job), or runs (0).',
+    (b) => (b.paused ? 1 : 0),
+  );
+  breakers(
+    'isync_breaker_refusals',
+    "Refusals about the account (401, 403, the service down past retries) met by the stream's jobs in a row; the stream pauses at BREAKER_THRESHOLD.",
+    (b) => b.refusals,
+  );
 
-  const shares = (name: string, help: string, labels: string[], set: (g: Gauge, b: Awaited<ReturnType<NonNullable<ScrapeSources['budgetShares']>>>[number]) => void) =>
+  const shares = (
+    name: string,
+    help: string,
+    labels: string[],
+    set: (g: Gauge, b: Awaited<ReturnType<NonNullable<ScrapeSources['budgetShares']>>>[number]) => void,
+  ) =>
     new Gauge({
       name,
       help,
@@ -97,9 +151,24 @@ export function createMetrics(o: { sources?: ScrapeSources; defaultMetrics?: boo
         for (const b of await o.sources.budgetShares()) set(this, b);
       },
     });
-  shares('isync_budget_configured_per_minute', 'Requests a minute each budget lane is configured for (an hourly budget divided by 60).', ['lane'], (g, b) => g.set({ lane: b.lane }, b.configuredPerMinute));
-  shares('isync_budget_effective_per_minute', 'Requests a minute the program allows itself now on each lane: configured × headroom × its share (lower while another client of the account spends the budget).', ['lane'], (g, b) => g.set({ lane: b.lane }, b.effectivePerMinute));
-  shares('isync_budget_share_reason', 'Why each lane\'s effective rate is what it is (1 on the current reason: configured, shared-429, shared-remaining, service-limit, probing, floor).', ['lane', 'reason'], (g, b) => g.set({ lane: b.lane, reason: b.reason }, 1));
+  shares(
+    'isync_budget_configured_per_minute',
+    'Requests a minute each budget lane is configured for (an hourly budget divided by 60).',
+    ['lane'],
+    (g, b) => g.set({ lane: b.lane }, b.configuredPerMinute),
+  );
+  shares(
+    'isync_budget_effective_per_minute',
+    'Requests a minute the program allows itself now on each lane: configured × headroom × its share (lower while another client of the account spends the budget).',
+    ['lane'],
+    (g, b) => g.set({ lane: b.lane }, b.effectivePerMinute),
+  );
+  shares(
+    'isync_budget_share_reason',
+    "Why each lane's effective rate is what it is (1 on the current reason: configured, shared-429, shared-remaining, service-limit, probing, floor).",
+    ['lane', 'reason'],
+    (g, b) => g.set({ lane: b.lane, reason: b.reason }, 1),
+  );
 
   const jobFinished = (stream: string, outcome: string, seconds: number) => {
     jobs.inc({ stream, outcome });

@@ -89,7 +89,12 @@ async function pauseAlert(d: AlertDeps, stream: StreamName): Promise<{ alert: Al
 
 /** POSTs `{"text": ...}`; throws on a network error or a non-2xx answer. */
 async function post(url: string, text: string): Promise<void> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text }), signal: AbortSignal.timeout(10_000) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ text }),
+    signal: AbortSignal.timeout(10_000),
+  });
   await res.arrayBuffer().catch(() => undefined);
   if (!res.ok) throw new Error(`the webhook answered ${res.status}`);
 }
@@ -112,12 +117,16 @@ export async function checkAlerts(d: AlertDeps, now = Date.now()): Promise<Alert
         sent.push({ reason: pause.alert.reason, text });
       } catch (err) {
         await pause.release();
-        d.logger.warn({ reason: pause.alert.reason, err: messageOf(err) }, 'alert not sent: check ALERT_WEBHOOK_URL; trying again at the next look');
+        d.logger.warn(
+          { reason: pause.alert.reason, err: messageOf(err) },
+          'alert not sent: check ALERT_WEBHOOK_URL; trying again at the next look',
+        );
       }
     }
     const failures = await failureAlert(d, stream, now);
     const candidates: Array<{ alert: Alert; after?: () => Promise<unknown> }> = [];
-    if (failures) candidates.push({ alert: failures.alert, after: () => d.redis.set(k(d.prefix).seen(stream), String(failures.seenUntil)) });
+    if (failures)
+      candidates.push({ alert: failures.alert, after: () => d.redis.set(k(d.prefix).seen(stream), String(failures.seenUntil)) });
     const lag = pause || (await readBreaker(d.redis, redisKeys(d.prefix), stream)).paused ? undefined : await lagAlert(d, def, now);
     if (lag) candidates.push({ alert: lag });
     for (const { alert, after } of candidates) {
@@ -129,7 +138,10 @@ export async function checkAlerts(d: AlertDeps, now = Date.now()): Promise<Alert
       } catch (err) {
         // Not sent: free the reason so that the next look tries again.
         await d.redis.del(gate);
-        d.logger.warn({ reason: alert.reason, err: messageOf(err) }, 'alert not sent: check ALERT_WEBHOOK_URL; trying again at the next look');
+        d.logger.warn(
+          { reason: alert.reason, err: messageOf(err) },
+          'alert not sent: check ALERT_WEBHOOK_URL; trying again at the next look',
+        );
         continue;
       }
       await after?.();

@@ -30,11 +30,19 @@ export function readBatch(data: unknown): { key: string; batch: BatchStory } {
     const d = parsed.data;
     return {
       key: batchLabel(d),
-      batch: { records: d.items.length, firstLine: d.firstLine, lastLine: d.lastLine, firstRecordIds: d.items.slice(0, FIRST_RECORD_IDS).map((i) => i.id) },
+      batch: {
+        records: d.items.length,
+        firstLine: d.firstLine,
+        lastLine: d.lastLine,
+        firstRecordIds: d.items.slice(0, FIRST_RECORD_IDS).map((i) => i.id),
+      },
     };
   }
   const raw = (data ?? {}) as { firstLine?: unknown; lastLine?: unknown };
-  return { key: 'batch with unreadable data', batch: { records: null, firstLine: num(raw.firstLine), lastLine: num(raw.lastLine), firstRecordIds: [] } };
+  return {
+    key: 'batch with unreadable data',
+    batch: { records: null, firstLine: num(raw.firstLine), lastLine: num(raw.lastLine), firstRecordIds: [] },
+  };
 }
 
 /**

@@ -1,7 +1,6 @@
 import type { FeedState } from '../feed/feed-state.js';
 import type { StreamDef } from '../records/stream-def.js';
 
-
 /** Seconds since the stream's feed was last caught up; undefined before the first time. What `status` shows. */
 export function behindSeconds(f: Pick<FeedState, 'caughtUpAt'>, now: number): number | undefined {
   if (!f.caughtUpAt) return undefined;

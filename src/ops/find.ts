@@ -89,7 +89,10 @@ export async function findRecord(
   for (const p of progressOfKinds) for (const e of p.entities) add(e, 'progress');
   const order = kinds.flatMap((k) => k.find?.entityKinds ?? []);
   const list = [...entities.values()].sort((a, b) => order.indexOf(a.kind) - order.indexOf(b.kind));
-  const mapped = mappedNamesOf(jobs.map((j) => j.record), o.mapping);
+  const mapped = mappedNamesOf(
+    jobs.map((j) => j.record),
+    o.mapping,
+  );
   const progress = Object.fromEntries(progressOfKinds.map((p) => [p.name, p.value]));
   const progressLines = progressOfKinds.map((p) => p.line);
   return { key, prefix: queues.prefix, found: jobs.length > 0 || list.length > 0, jobs, entities: list, mapped, progress, progressLines };

@@ -62,7 +62,12 @@ export async function sampleFlow(redis: Redis, prefix: string, streams: readonly
 }
 
 /** Per minute, the jobs BullMQ counted as finished there (its per-minute list, newest first, plus the open minute). */
-async function perMinute(queue: Pick<Queue, 'getMetrics'>, type: 'completed' | 'failed', from: number, to: number): Promise<Map<number, number>> {
+async function perMinute(
+  queue: Pick<Queue, 'getMetrics'>,
+  type: 'completed' | 'failed',
+  from: number,
+  to: number,
+): Promise<Map<number, number>> {
   const m = await queue.getMetrics(type, 0, Math.ceil((to - from) / MINUTE) + 1);
   const out = new Map<number, number>();
   if (!m.meta.prevTS) return out;
@@ -136,7 +141,13 @@ export async function readFlow(
 }
 
 /** Samples every `everyMs` until stopped (the `worker` keeps the charts fed while no dashboard is open). One at a time. */
-export function startFlowSampler(redis: Redis, prefix: string, streams: readonly StreamName[], everyMs: number, onError: (err: unknown) => void): { stop(): void } {
+export function startFlowSampler(
+  redis: Redis,
+  prefix: string,
+  streams: readonly StreamName[],
+  everyMs: number,
+  onError: (err: unknown) => void,
+): { stop(): void } {
   let busy = false;
   const tick = () => {
     if (busy) return;

@@ -8,7 +8,10 @@ export const INTAKE_STATES = ['waiting', 'active', 'delayed', 'failed'] as const
 export type IntakeCounts = Record<(typeof INTAKE_STATES)[number], number>;
 
 /** Import batches per state on a stream's intake queue (prioritized ones count as waiting). */
-export async function intakeCounts(queues: { intake(stream: StreamName): Pick<Queue, 'getJobCounts'> }, stream: StreamName): Promise<IntakeCounts> {
+export async function intakeCounts(
+  queues: { intake(stream: StreamName): Pick<Queue, 'getJobCounts'> },
+  stream: StreamName,
+): Promise<IntakeCounts> {
   const raw = await queues.intake(stream).getJobCounts(...INTAKE_STATES, 'prioritized');
   const counts = Object.fromEntries(INTAKE_STATES.map((s) => [s, raw[s] ?? 0])) as IntakeCounts;
   counts.waiting += raw.prioritized ?? 0;

@@ -51,7 +51,13 @@ interface JobData {
   source?: string;
 }
 
-function summarize(job: Job, stream: StreamName, state: string, isBatch: boolean, defs: readonly KeyedStream[]): JobSummary & { batch: BatchStory | null } {
+function summarize(
+  job: Job,
+  stream: StreamName,
+  state: string,
+  isBatch: boolean,
+  defs: readonly KeyedStream[],
+): JobSummary & { batch: BatchStory | null } {
   const def = findDef(defs, stream);
   const data = (job.data ?? {}) as JobData;
   const rv = job.returnvalue as { outcome?: unknown; summary?: unknown } | null | undefined;
@@ -99,7 +105,10 @@ export async function listJobs(queues: StreamQueues, o: ListOptions = {}): Promi
   const out: JobSummary[] = [];
   for (const stream of streams) {
     for (const state of states) {
-      for (const [queue, isBatch] of [[queues.get(stream), false], [queues.intake(stream), true]] as const) {
+      for (const [queue, isBatch] of [
+        [queues.get(stream), false],
+        [queues.intake(stream), true],
+      ] as const) {
         const jobs = await queue.getJobs([state], 0, (isBatch ? limits.batch : limits.record) - 1, state === 'waiting');
         for (const job of jobs) if (job?.id) out.push(listed(job, stream, state, isBatch, queues.defs));
       }

@@ -48,7 +48,11 @@ export interface RetryFilter {
 const PAGE = 500;
 
 /** The queues of the streams: record queues, intake queues (import batches), or both when `batch` is undefined. */
-export function queuesOf(queues: StreamQueues, streams: readonly StreamName[], batch?: boolean): Array<{ stream: StreamName; batch: boolean; queue: Queue }> {
+export function queuesOf(
+  queues: StreamQueues,
+  streams: readonly StreamName[],
+  batch?: boolean,
+): Array<{ stream: StreamName; batch: boolean; queue: Queue }> {
   return streams.flatMap((stream) => [
     ...(batch !== true ? [{ stream, batch: false, queue: queues.get(stream) }] : []),
     ...(batch !== false ? [{ stream, batch: true, queue: queues.intake(stream) }] : []),

@@ -10,7 +10,13 @@ export interface MappedNameRow {
 }
 
 /** The record fields that name a product or a facility, in every stream (upstream-feed.md). */
-const FIELDS: Record<string, MappedKind> = { productId: 'product', origin: 'facility', location: 'facility', facilityName: 'facility', facilityUrl: 'facility' };
+const FIELDS: Record<string, MappedKind> = {
+  productId: 'product',
+  origin: 'facility',
+  location: 'facility',
+  facilityName: 'facility',
+  facilityUrl: 'facility',
+};
 
 function collect(value: unknown, out: Map<string, MappedKind>, depth = 0): void {
   if (depth > 8 || !value || typeof value !== 'object') return;

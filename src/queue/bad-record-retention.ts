@@ -26,7 +26,11 @@ export function badRecordsKey(queue: Pick<Queue, 'toKey'>): string {
 export async function retainBadRecord(queue: Queue, redis: Redis, jobId: string, r: BadRecordRetention, now = Date.now()): Promise<number> {
   const key = badRecordsKey(queue);
   const cutoff = now - r.keepDays * 24 * 3600 * 1000;
-  const [, [, count], [, expired]] = (await redis.multi().zadd(key, now, jobId).zcard(key).zcount(key, '-inf', cutoff).exec()) as [unknown, [unknown, number], [unknown, number]];
+  const [, [, count], [, expired]] = (await redis.multi().zadd(key, now, jobId).zcard(key).zcount(key, '-inf', cutoff).exec()) as [
+    unknown,
+    [unknown, number],
+    [unknown, number],
+  ];
   const over = Math.min(Math.max(count - r.keep, expired), MAX_SWEEP);
   if (over <= 0) return 0;
   const victims = await redis.zrange(key, '0', String(over - 1));

@@ -49,7 +49,13 @@ export async function holdForBreaker(job: Job, token: string | undefined, f: Fai
   const reason = `[${f.code}] ${f.message}`;
   const r =
     f.refusal === 'repeated' && f.signature
-      ? await recordRepeat(c.redis, c.keys, c.stream, { threshold: c.hooks.threshold, code: f.code, reason, jobId: String(job.id), signature: f.signature })
+      ? await recordRepeat(c.redis, c.keys, c.stream, {
+          threshold: c.hooks.threshold,
+          code: f.code,
+          reason,
+          jobId: String(job.id),
+          signature: f.signature,
+        })
       : await recordRefusal(c.redis, c.keys, c.stream, { threshold: c.hooks.threshold, code: f.code, reason, jobId: String(job.id) });
   const now = Date.now();
   if (r.state === 'tripped' || r.state === 'open') {
@@ -62,7 +68,11 @@ export async function holdForBreaker(job: Job, token: string | undefined, f: Fai
           `the last ${reason}. ${f.hint} ` +
           `No job of the stream runs and none is lost; after the fix: inventory-sync resume --stream ${c.stream}`,
       );
-    } else c.logger.warn({ code: f.code }, `${reason}; the stream is paused: the job waits for inventory-sync resume --stream ${c.stream}; no attempt spent`);
+    } else
+      c.logger.warn(
+        { code: f.code },
+        `${reason}; the stream is paused: the job waits for inventory-sync resume --stream ${c.stream}; no attempt spent`,
+      );
     await job.moveToDelayed(now + (c.hooks.holdMs ?? defaults.breakerHoldMs), token);
     return true;
   }

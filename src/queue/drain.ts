@@ -108,7 +108,11 @@ async function skippedSince(q: Queue, since: number, redis: Redis): Promise<numb
 function describeFailed(queueName: string, job: Job<JobData, JobResult>, streams: readonly KeyedStream[]): FailedJobSummary {
   if (streamOfIntakeQueue(queueName)) {
     const batch = intakeDataSchema.safeParse(job.data);
-    return { id: String(job.id), key: batch.success ? batchLabel(batch.data) : String(job.id), reason: job.failedReason ?? '[UNKNOWN] no reason recorded' };
+    return {
+      id: String(job.id),
+      key: batch.success ? batchLabel(batch.data) : String(job.id),
+      reason: job.failedReason ?? '[UNKNOWN] no reason recorded',
+    };
   }
   const data = jobDataSchema.safeParse(job.data);
   const def = findDef(streams, queueName);

@@ -38,7 +38,6 @@ const ACCOUNT_CODES = new Set(['UNAUTHORIZED', 'FORBIDDEN']);
 /** Error codes of passing trouble besides the network's (locks held too long) that a later attempt can get past. */
 const LOCK_CODES = new Set(['LOCK_TIMEOUT', 'LOCK_LOST']);
 
-
 /**
  * A job's own refusal that wraps the service's answer (`SERVICE_REFUSED`, with the step, code and `msg` in its
  * details): the same text for record after record says it is about the account, not the records.
@@ -53,25 +52,54 @@ function repeatable(err: PermanentJobError): Pick<Failure, 'refusal' | 'signatur
 export function classifyFailure(err: unknown): Failure {
   const e = err instanceof Error ? err : new Error(String(err));
   if (err instanceof PermanentJobError) {
-    const base = { action: 'fail', code: err.code, name: err.name, message: err.message, group: err.groupReason, hint: err.hint, retryable: err.retryable } as const;
+    const base = {
+      action: 'fail',
+      code: err.code,
+      name: err.name,
+      message: err.message,
+      group: err.groupReason,
+      hint: err.hint,
+      retryable: err.retryable,
+    } as const;
     return { ...base, ...repeatable(err) };
   }
   // A Redis failure (even under a service error: the budget is in Redis) is Redis's, whatever the job was doing.
   const redis = findRedisFailure(err);
   if (redis) {
     const outcome = isServiceError(err) ? err.outcome : undefined;
-    return { action: 'retry', code: 'REDIS', name: e.name, message: e.message, group: e.message, hint: redis.hint, retryable: true, ...(outcome ? { outcome } : {}) };
+    return {
+      action: 'retry',
+      code: 'REDIS',
+      name: e.name,
+      message: e.message,
+      group: e.message,
+      hint: redis.hint,
+      retryable: true,
+      ...(outcome ? { outcome } : {}),
+    };
   }
   if (isServiceError(err)) {
-    const base = { code: err.code, name: err.name, message: err.message, group: err.message, hint: err.hint, retryable: err.retryable, outcome: err.outcome };
+    const base = {
+      code: err.code,
+      name: err.name,
+      message: err.message,
+      group: err.message,
+      hint: err.hint,
+      retryable: err.retryable,
+      outcome: err.outcome,
+    };
     if (err.code === 'RATE_LIMITED') return { ...base, action: 'hold', resetAt: err.resetAt };
     if (ACCOUNT_CODES.has(err.code)) return { ...base, action: err.retryable ? 'retry' : 'fail', refusal: 'account' };
     if (err.code === 'TRANSIENT') return { ...base, action: err.retryable ? 'retry' : 'fail', refusal: 'service-down' };
-    const same = !err.retryable && err.code !== 'ORDER_COMPLETED' && err.msg ? { refusal: 'repeated' as const, signature: `${err.code}|${err.status ?? ''}|${err.msg}` } : {};
+    const same =
+      !err.retryable && err.code !== 'ORDER_COMPLETED' && err.msg
+        ? { refusal: 'repeated' as const, signature: `${err.code}|${err.status ?? ''}|${err.msg}` }
+        : {};
     return { ...base, action: err.retryable ? 'retry' : 'fail', ...same };
   }
   const code = (e as { code?: unknown }).code;
-  const transient = isNetworkCode(code) || (typeof code === 'string' && LOCK_CODES.has(code)) || (e as { retryable?: unknown }).retryable === true;
+  const transient =
+    isNetworkCode(code) || (typeof code === 'string' && LOCK_CODES.has(code)) || (e as { retryable?: unknown }).retryable === true;
   return transient
     ? { action: 'retry', code: 'TRANSIENT', name: e.name, message: e.message, group: e.message, hint: HINTS.TRANSIENT, retryable: true }
     : { action: 'retry', code: 'INTERNAL', name: e.name, message: e.message, group: e.message, hint: HINTS.INTERNAL, retryable: true };

@@ -14,7 +14,11 @@ export function goLiveFloor(def: { goLive?: GoLiveRule }, settings: GoLiveSettin
  * SYNC_ORDERS_SINCE ..."), or undefined when it is synced: no rule or floor, no date in the record, or a date on or
  * after the floor's day (the floor is a day: an order at 00:00:01 on it is not before it).
  */
-export function beforeGoLive(def: { stream: string; goLive?: GoLiveRule }, record: unknown, floor: GoLiveFloor | undefined): string | undefined {
+export function beforeGoLive(
+  def: { stream: string; goLive?: GoLiveRule },
+  record: unknown,
+  floor: GoLiveFloor | undefined,
+): string | undefined {
   const field = def.goLive?.field;
   if (!field || !floor) return undefined;
   const value = record && typeof record === 'object' ? (record as Record<string, unknown>)[field] : undefined;
@@ -26,5 +30,9 @@ export function beforeGoLive(def: { stream: string; goLive?: GoLiveRule }, recor
 
 /** The result of a job whose record is before go-live: skipped, nothing asked of the service. */
 export function goLiveSkipped(key: string, reason: string, field: string, floor: GoLiveFloor): JobResult {
-  return { outcome: 'skipped', summary: `${key} skipped, ${reason}; not written to the service`, details: { goLive: { reason, field, since: floor.since, setting: floor.setting } } };
+  return {
+    outcome: 'skipped',
+    summary: `${key} skipped, ${reason}; not written to the service`,
+    details: { goLive: { reason, field, since: floor.since, setting: floor.setting } },
+  };
 }

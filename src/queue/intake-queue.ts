@@ -62,7 +62,12 @@ export function intakeJobOptions(jobs: Pick<Config['jobs'], 'attempts'>): Defaul
 }
 
 /** An intake queue of one stream under the prefix, with the intake job options. */
-export function openIntakeQueue(connection: Redis, prefix: string, stream: StreamName, jobs: Pick<Config['jobs'], 'attempts'>): Queue<IntakeData> {
+export function openIntakeQueue(
+  connection: Redis,
+  prefix: string,
+  stream: StreamName,
+  jobs: Pick<Config['jobs'], 'attempts'>,
+): Queue<IntakeData> {
   const q = new Queue<IntakeData>(intakeQueueName(stream), { connection, prefix, defaultJobOptions: intakeJobOptions(jobs) });
   // Unheard, BullMQ prints connection errors raw, past the logger; commands still reject on their own.
   q.on('error', () => undefined);

@@ -76,7 +76,11 @@ export async function expandBatch(job: Job<IntakeData>, target: Queue<JobData>):
   try {
     if (jobs.length) {
       // Indexed first, as `addJobs` does (src/ops/job-index.ts).
-      await indexJobIds(redis, target.opts.prefix ?? 'bull', data.items.map((i) => i.id));
+      await indexJobIds(
+        redis,
+        target.opts.prefix ?? 'bull',
+        data.items.map((i) => i.id),
+      );
       await target.addBulk(withJobTraces(target, jobs));
     }
   } catch (err) {

@@ -49,7 +49,13 @@ const HASH_TAIL = /^[0-9a-f]{12}$/;
  * Ids of every job of a business key in each stream, from the index (the days of job retention) and the failed sets.
  * The caller checks each job's record, since keys longer than a job id keeps share a prefix.
  */
-export async function findJobIds(redis: Redis, prefix: string, key: string, streams: readonly StreamName[], now = Date.now()): Promise<string[]> {
+export async function findJobIds(
+  redis: Redis,
+  prefix: string,
+  key: string,
+  streams: readonly StreamName[],
+  now = Date.now(),
+): Promise<string[]> {
   const safe = idSafe(key);
   const days = Math.ceil(jobIndexTtlSeconds() / 86_400) + 1;
   const pipe = redis.pipeline();

@@ -35,7 +35,6 @@ export interface ProcessorOptions {
 
 export type RecordProcessor = (job: Job<JobData, JobResult>, token?: string, signal?: AbortSignal) => Promise<JobResult>;
 
-
 /**
  * The record of a job, checked against its kind; a BadRecordError naming record, field and reason otherwise
  * (the dry run checks with it too, so its bad records read as the real run's).
@@ -47,7 +46,8 @@ export function checkedJobRecord<R>(kind: JobKind<R>, job: Pick<Job, 'data' | 'i
     throw new BadRecordError(`job ${job.id}`, `data.${issue?.path.join('.') ?? ''}`, issue?.message ?? 'is not { record, source }');
   }
   const label = recordLabel(kind, data.data, job.id);
-  if (data.data.parseError !== undefined) throw new BadRecordError(label, data.data.line === undefined ? '(record)' : '(line)', data.data.parseError);
+  if (data.data.parseError !== undefined)
+    throw new BadRecordError(label, data.data.line === undefined ? '(record)' : '(line)', data.data.parseError);
   const parsed = kind.schema.safeParse(data.data.record);
   if (!parsed.success) {
     const [first, ...more] = problemsOf(parsed.error);
@@ -123,7 +123,10 @@ export function createProcessor<R>(kind: JobKind<R>, deps: RunnerDeps, opts: Pro
         };
         const result = await kind.process(record, ctx);
         await writeTrace({ result });
-        if (opts.breaker) await recordSuccess(deps.redis, deps.keys, kind.stream).catch((err: Error) => logger.warn({ err: err.message }, 'could not reset the breaker count'));
+        if (opts.breaker)
+          await recordSuccess(deps.redis, deps.keys, kind.stream).catch((err: Error) =>
+            logger.warn({ err: err.message }, 'could not reset the breaker count'),
+          );
         spans?.end(result.outcome);
         logger.info({ outcome: result.outcome, attempt: trace.attempt, ms: trace.ms, calls: trace.calls.length }, result.summary);
         return result;
@@ -136,7 +139,10 @@ export function createProcessor<R>(kind: JobKind<R>, deps: RunnerDeps, opts: Pro
         throw err;
       }
       const failure = classifyFailure(err);
-      spans?.end(failure.action === 'hold' ? 'held' : failure.action === 'retry' && trace.attempt < (job.opts.attempts ?? 1) ? 'retry' : 'failed', failure.code);
+      spans?.end(
+        failure.action === 'hold' ? 'held' : failure.action === 'retry' && trace.attempt < (job.opts.attempts ?? 1) ? 'retry' : 'failed',
+        failure.code,
+      );
       const { action, resetAt, group, refusal, ...shown } = failure;
       await writeTrace({ error: shown });
       const brake = opts.breaker ? { redis: deps.redis, keys: deps.keys, stream: kind.stream, logger, hooks: opts.breaker } : undefined;
@@ -146,7 +152,15 @@ export function createProcessor<R>(kind: JobKind<R>, deps: RunnerDeps, opts: Pro
 }
 
 /** Logs the failure with what to do, then throws what steers BullMQ. Never returns. */
-async function settle(job: Job, token: string | undefined, f: Failure, logger: Logger, redis: Redis, opts: ProcessorOptions, brake?: HoldContext): Promise<never> {
+async function settle(
+  job: Job,
+  token: string | undefined,
+  f: Failure,
+  logger: Logger,
+  redis: Redis,
+  opts: ProcessorOptions,
+  brake?: HoldContext,
+): Promise<never> {
   const reason = `[${f.code}] ${f.message}`;
   const attempts = job.opts.attempts ?? 1;
   const attempt = job.attemptsMade + 1;
@@ -163,13 +177,20 @@ async function settle(job: Job, token: string | undefined, f: Failure, logger: L
   // A refusal about the account, not the record: the job waits (no attempt spent) while the breaker counts.
   if (brake && countsForBreaker(f, attempt >= attempts) && (await holdForBreaker(job, token, f, brake))) throw new DelayedError();
   // The job fails (for good or this attempt): its group goes beside the failedReason BullMQ writes next.
-  await recordFailureGroup(redis, job, f.group).catch((err: Error) => logger.warn({ err: err.message }, 'could not record the failure group'));
+  await recordFailureGroup(redis, job, f.group).catch((err: Error) =>
+    logger.warn({ err: err.message }, 'could not record the failure group'),
+  );
   if (f.action === 'fail') {
     logger.error({ code: f.code, attempt, hint: f.hint }, `job failed for good: ${reason}. ${f.hint}`);
     throw withFailureCode(new UnrecoverableError(reason), f.code);
   }
-  if (attempt >= attempts) logger.error({ code: f.code, attempt, attempts, hint: f.hint }, `job failed after ${attempts} attempts: ${reason}. ${f.hint}`);
-  else logger.warn({ code: f.code, attempt, attempts, hint: f.hint }, `attempt ${attempt} of ${attempts} failed: ${reason}; retried with backoff`);
+  if (attempt >= attempts)
+    logger.error({ code: f.code, attempt, attempts, hint: f.hint }, `job failed after ${attempts} attempts: ${reason}. ${f.hint}`);
+  else
+    logger.warn(
+      { code: f.code, attempt, attempts, hint: f.hint },
+      `attempt ${attempt} of ${attempts} failed: ${reason}; retried with backoff`,
+    );
   const retry = new Error(reason);
   retry.name = f.code === 'INTERNAL' ? 'InternalJobError' : 'TransientJobError';
   throw withFailureCode(retry, f.code);

@@ -19,15 +19,18 @@ export async function tryLock(redis: Redis, key: string, ttlMs: number): Promise
   const token = randomBytes(12).toString('hex');
   if ((await redis.set(key, token, 'PX', ttlMs, 'NX')) !== 'OK') return undefined;
   let held = true;
-  const timer = setInterval(() => {
-    redis
-      .eval(RENEW, 1, key, token, ttlMs)
-      .then((r) => {
-        if (r !== 1) held = false;
-      })
-      // A failed renewal is tried again at the next tick; expiry is the safety net.
-      .catch(() => undefined);
-  }, Math.max(10, Math.floor(ttlMs / 3)));
+  const timer = setInterval(
+    () => {
+      redis
+        .eval(RENEW, 1, key, token, ttlMs)
+        .then((r) => {
+          if (r !== 1) held = false;
+        })
+        // A failed renewal is tried again at the next tick; expiry is the safety net.
+        .catch(() => undefined);
+    },
+    Math.max(10, Math.floor(ttlMs / 3)),
+  );
   timer.unref();
   return {
     key,

@@ -7,7 +7,6 @@ import { JITTERED } from './backoff.js';
 import { openIntakeQueue, type IntakeData } from './intake-queue.js';
 import type { StreamName } from '../records/stream-def.js';
 
-
 /** Name of the queue whose jobs are the scheduled pulls (order and BOM polling, the stock-count cron). */
 export const CONTROL_QUEUE = 'control';
 
@@ -72,7 +71,10 @@ export function createQueues(opts: CreateQueuesOptions): QueueSet {
   const streams = [...opts.streams];
   const defaultJobOptions = recordJobOptions(opts.jobs);
   const queues = new Map<StreamName, Queue<JobData>>(
-    streams.map((s) => [s, new Queue<JobData>(s, { connection: opts.connection, prefix: opts.prefix, defaultJobOptions, telemetry: opts.telemetry })]),
+    streams.map((s) => [
+      s,
+      new Queue<JobData>(s, { connection: opts.connection, prefix: opts.prefix, defaultJobOptions, telemetry: opts.telemetry }),
+    ]),
   );
   // Without a listener BullMQ prints every connection error as a raw stack, past the logger and its redaction;
   // commands still reject on their own, and the workers log the outage.

@@ -52,7 +52,12 @@ function whyUnchecked(err: unknown): string {
 }
 
 /** A record that could not be read or checked, as a job that fails at once naming its key (when found) and why. */
-export function unreadableJob(def: KeyedStream, u: Pick<UnreadableRecord, 'reason' | 'head' | 'hash'>, source: JobData['source'], line?: number): RecordJob {
+export function unreadableJob(
+  def: KeyedStream,
+  u: Pick<UnreadableRecord, 'reason' | 'head' | 'hash'>,
+  source: JobData['source'],
+  line?: number,
+): RecordJob {
   const key = keyInHead(def, u.head);
   const data: JobData = { record: u.head.slice(0, QUOTE_CHARS), source, parseError: u.reason };
   if (key !== undefined) data.key = key;
@@ -71,7 +76,8 @@ export function recordJob(
   source: JobData['source'],
   line?: number,
 ): { job: RecordJob; valid: boolean; problems: string[] } {
-  if (raw instanceof UnreadableRecord) return { job: unreadableJob(def, raw, source, line), valid: false, problems: [`(record): ${raw.reason}`] };
+  if (raw instanceof UnreadableRecord)
+    return { job: unreadableJob(def, raw, source, line), valid: false, problems: [`(record): ${raw.reason}`] };
   try {
     const data: JobData = line === undefined ? { record: raw, source } : { record: raw, source, line };
     const { id, valid, problems } = checkedRecord(def, raw);
@@ -116,12 +122,21 @@ function refusedJob(job: RecordJob, err: unknown, def: KeyedStream): RecordJob {
  * its jobs are added one by one, and a job refused on its own is replaced by one that fails at once: one record
  * never keeps the others out. A refusal of that stand-in too (Redis is down) is thrown.
  */
-export async function addJobs(queue: Queue<JobData>, redis: Redis, jobs: RecordJob[], def: KeyedStream): Promise<{ queued: number; duplicates: number }> {
+export async function addJobs(
+  queue: Queue<JobData>,
+  redis: Redis,
+  jobs: RecordJob[],
+  def: KeyedStream,
+): Promise<{ queued: number; duplicates: number }> {
   const unique = [...new Map(jobs.map((j) => [j.opts.jobId, j])).values()];
   if (unique.length === 0) return { queued: 0, duplicates: jobs.length };
   const existing = await redis.exists(...unique.map((j) => queue.toKey(j.opts.jobId)));
   // Indexed before they are added: `find` skips an id without a job, but would miss a job without an id.
-  await indexJobIds(redis, queue.opts.prefix ?? 'bull', unique.map((j) => j.opts.jobId));
+  await indexJobIds(
+    redis,
+    queue.opts.prefix ?? 'bull',
+    unique.map((j) => j.opts.jobId),
+  );
   try {
     await queue.addBulk(withJobTraces(queue, unique));
   } catch {

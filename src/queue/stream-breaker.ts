@@ -109,7 +109,17 @@ export async function recordRefusal(
   r: { threshold: number; code: string; reason: string; jobId: string; now?: number },
 ): Promise<RefusalOutcome> {
   const reason = r.reason.length > REASON_MAX ? `${r.reason.slice(0, REASON_MAX)}…` : r.reason;
-  const args = [2, keys.breaker(stream), keys.breakerPushbacks(stream), r.threshold, r.now ?? Date.now(), r.code, reason, r.jobId, PUSHBACK_TTL_MS];
+  const args = [
+    2,
+    keys.breaker(stream),
+    keys.breakerPushbacks(stream),
+    r.threshold,
+    r.now ?? Date.now(),
+    r.code,
+    reason,
+    r.jobId,
+    PUSHBACK_TTL_MS,
+  ];
   const [state, n, refusals] = (await runScript(redis, REFUSE, args)) as [string, number, number];
   if (state === 'open') return { state: 'open' };
   if (state === 'tripped') return { state: 'tripped', refusals: Number(n) };
@@ -128,7 +138,18 @@ export async function recordRepeat(
   r: { threshold: number; code: string; reason: string; jobId: string; signature: string; now?: number },
 ): Promise<{ state: 'open' | 'tripped' | 'closed'; same: number }> {
   const reason = r.reason.length > REASON_MAX ? `${r.reason.slice(0, REASON_MAX)}…` : r.reason;
-  const args = [2, keys.breaker(stream), keys.breakerStreak(stream), r.threshold, r.now ?? Date.now(), r.code, reason, r.jobId, r.signature, STREAK_TTL_MS];
+  const args = [
+    2,
+    keys.breaker(stream),
+    keys.breakerStreak(stream),
+    r.threshold,
+    r.now ?? Date.now(),
+    r.code,
+    reason,
+    r.jobId,
+    r.signature,
+    STREAK_TTL_MS,
+  ];
   const [state, same] = (await runScript(redis, REPEAT, args)) as ['open' | 'tripped' | 'closed', number];
   return { state, same: Number(same) };
 }

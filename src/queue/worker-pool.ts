@@ -22,7 +22,6 @@ import { messageOf } from '../message-of.js';
  */
 const UNLIMITED = { max: 1_000_000_000, duration: 1_000 };
 
-
 export interface StartWorkersOptions {
   kinds: AnyJobKind[];
   /** Redis URL or target (a cluster's seed nodes); each worker gets connections of its own. */
@@ -84,7 +83,11 @@ export interface WorkerPool {
 export async function startWorkers(o: StartWorkersOptions): Promise<WorkerPool> {
   const retry = o.retry ?? o.deps.jobs;
   const maxStalledCount = o.maxStalledCount ?? o.deps.jobs.attempts;
-  const backoffStrategy = jitteredBackoff({ baseDelayMs: retry.retryBaseDelayMs, maxDelayMs: retry.retryMaxDelayMs, jitter: o.retry?.jitter });
+  const backoffStrategy = jitteredBackoff({
+    baseDelayMs: retry.retryBaseDelayMs,
+    maxDelayMs: retry.retryMaxDelayMs,
+    jitter: o.retry?.jitter,
+  });
   const workers = new Map<StreamName, Worker<JobData, JobResult>>();
   const intakeWorkers = new Map<StreamName, Worker<IntakeData, IntakeResult>>();
   const owned: Array<{ conn: Redis; queue: Queue }> = [];
@@ -94,7 +97,12 @@ export async function startWorkers(o: StartWorkersOptions): Promise<WorkerPool> 
     if (workers.has(kind.stream)) throw new Error(`two job kinds for stream ${kind.stream}`);
     const conn = createRedis(o.connection);
     // Record jobs that intake batches become get the same options as jobs added any other way.
-    const queue = new Queue<JobData>(kind.stream, { connection: conn, prefix: o.prefix, defaultJobOptions: recordJobOptions(o.deps.jobs), telemetry: o.telemetry });
+    const queue = new Queue<JobData>(kind.stream, {
+      connection: conn,
+      prefix: o.prefix,
+      defaultJobOptions: recordJobOptions(o.deps.jobs),
+      telemetry: o.telemetry,
+    });
     const intakeQueue = new Queue<IntakeData>(intakeQueueName(kind.stream), { connection: conn, prefix: o.prefix });
     // Connection errors are logged once, by the worker's handler below; unheard, BullMQ prints them raw.
     queue.on('error', () => undefined);
@@ -106,7 +114,9 @@ export async function startWorkers(o: StartWorkersOptions): Promise<WorkerPool> 
       // A 429 holds every worker of the queue, in every process, until the service's reset.
       rateLimit: async (ms) => queue.rateLimit(Math.max(ms, await queue.getRateLimitTtl(UNLIMITED.max))),
       // A refusal about the account pauses the queue for every process; producers ask the breaker before pulling.
-      ...(o.breaker === false ? {} : { breaker: { ...o.breaker, threshold: o.breaker?.threshold ?? defaults.breakerThreshold, pause: () => queue.pause() } }),
+      ...(o.breaker === false
+        ? {}
+        : { breaker: { ...o.breaker, threshold: o.breaker?.threshold ?? defaults.breakerThreshold, pause: () => queue.pause() } }),
     });
     const worker = new Worker<JobData, JobResult>(
       kind.stream,
@@ -132,7 +142,9 @@ export async function startWorkers(o: StartWorkersOptions): Promise<WorkerPool> 
         telemetry: o.telemetry,
       },
     );
-    worker.on('error', (err) => o.logger.error({ stream: kind.stream, err: err.message }, 'worker error (Redis?); BullMQ reconnects and goes on'));
+    worker.on('error', (err) =>
+      o.logger.error({ stream: kind.stream, err: err.message }, 'worker error (Redis?); BullMQ reconnects and goes on'),
+    );
     // Bad records can come by the million from a broken upstream: only the newest are kept (the runner's code says which).
     worker.on('failed', (job, err) => {
       if (!job?.id || failureCodeOf(err) !== 'BAD_RECORD') return;
@@ -165,8 +177,12 @@ export async function startWorkers(o: StartWorkersOptions): Promise<WorkerPool> 
       },
     );
     // A Redis outage is logged by the stream's record worker (same Redis); here it would only repeat it.
-    intakeWorker.on('error', (err) => o.logger.debug({ stream: kind.stream, err: err.message }, 'intake worker error (Redis?); BullMQ reconnects and goes on'));
-    intakeWorker.on('failed', (job, err) => o.logger.warn({ stream: kind.stream, jobId: job?.id, err: err.message }, 'intake batch not expanded (retried while attempts remain)'));
+    intakeWorker.on('error', (err) =>
+      o.logger.debug({ stream: kind.stream, err: err.message }, 'intake worker error (Redis?); BullMQ reconnects and goes on'),
+    );
+    intakeWorker.on('failed', (job, err) =>
+      o.logger.warn({ stream: kind.stream, jobId: job?.id, err: err.message }, 'intake batch not expanded (retried while attempts remain)'),
+    );
     intakeWorkers.set(kind.stream, intakeWorker);
   }
   await Promise.all([...workers.values(), ...intakeWorkers.values()].map((w) => w.waitUntilReady()));
@@ -184,7 +200,11 @@ export async function startWorkers(o: StartWorkersOptions): Promise<WorkerPool> 
       const pausing = Promise.all(all.map((w) => w.pause()));
       const idle = await Promise.race([pausing.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), graceMs).unref())]);
       // Jobs still running are not aborted mid-call: their outcome is left for the next run to settle.
-      if (!idle) o.logger.warn({ active }, `active jobs did not finish within ${graceMs} ms; closing anyway (they are taken back once their lock expires)`);
+      if (!idle)
+        o.logger.warn(
+          { active },
+          `active jobs did not finish within ${graceMs} ms; closing anyway (they are taken back once their lock expires)`,
+        );
       // Forced: lock renewal stops, so BullMQ's stalled-job check of any worker takes the jobs back.
       await Promise.all(all.map((w) => w.close(!idle).catch(() => undefined)));
       await Promise.all(owned.map(({ queue }) => queue.close().catch(() => undefined)));
@@ -195,7 +215,11 @@ export async function startWorkers(o: StartWorkersOptions): Promise<WorkerPool> 
 }
 
 /** Sizes the record workers' concurrency again every `everyMs` from the pace (BullMQ reads `worker.concurrency` as it fetches). */
-function startSizing(s: NonNullable<StartWorkersOptions['sizing']>, workers: Array<Worker<JobData, JobResult>>, logger: Logger): { stop(): void } {
+function startSizing(
+  s: NonNullable<StartWorkersOptions['sizing']>,
+  workers: Array<Worker<JobData, JobResult>>,
+  logger: Logger,
+): { stop(): void } {
   let busy = false;
   const tick = async () => {
     if (busy) return;
@@ -204,7 +228,11 @@ function startSizing(s: NonNullable<StartWorkersOptions['sizing']>, workers: Arr
       await s.pace.refresh?.().catch(() => undefined);
       const latency = s.pace.latencyMs() ?? defaults.assumedLatencyMs;
       const n = sizeConcurrency(s.pace.ratePerSecond(), latency, s.bounds);
-      if (workers[0] && workers[0].concurrency !== n) logger.debug({ concurrency: n, ratePerSecond: Math.round(s.pace.ratePerSecond() * 10) / 10, latencyMs: Math.round(latency) }, 'jobs at once sized again');
+      if (workers[0] && workers[0].concurrency !== n)
+        logger.debug(
+          { concurrency: n, ratePerSecond: Math.round(s.pace.ratePerSecond() * 10) / 10, latencyMs: Math.round(latency) },
+          'jobs at once sized again',
+        );
       for (const w of workers) w.concurrency = n;
     } finally {
       busy = false;

@@ -45,7 +45,10 @@ export interface RecordProblem {
 }
 
 /** Checks a raw record; answers the record or every problem as "field: reason". */
-export function checkRecord(def: Pick<StreamDef, 'schema'>, raw: unknown): { ok: true; record: unknown } | { ok: false; problems: RecordProblem[] } {
+export function checkRecord(
+  def: Pick<StreamDef, 'schema'>,
+  raw: unknown,
+): { ok: true; record: unknown } | { ok: false; problems: RecordProblem[] } {
   const parsed = def.schema.safeParse(raw);
   if (parsed.success) return { ok: true, record: parsed.data };
   return { ok: false, problems: problemsOf(parsed.error) };

@@ -12,12 +12,20 @@ import { ApiError } from './validation.js';
  * POST faults (a rule list, or {rules}) | budgets | latency (settings, or null) | reset ({data?}).
  * Admin requests are not counted and see no latency, budget or fault.
  */
-export async function handleAdmin(core: SandboxCore, admin: SandboxAdmin, req: IncomingMessage, res: ServerResponse, path: string, query: string) {
+export async function handleAdmin(
+  core: SandboxCore,
+  admin: SandboxAdmin,
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  query: string,
+) {
   const op = path.replace(/^\/_admin\/?/, '').replace(/\/$/, '');
   const method = req.method ?? 'GET';
   const ok = (value: unknown) => sendJson(res, 200, JSON.stringify(value ?? { ok: true }));
   if (op === 'health' && method === 'GET') return ok({ ok: true, account: core.account, profile: core.profile.name });
-  if (!core.authorized(req.headers.authorization)) return sendMsg(res, 401, 'Unauthorized', { 'www-authenticate': 'Basic realm="inventory-sandbox-admin"' });
+  if (!core.authorized(req.headers.authorization))
+    return sendMsg(res, 401, 'Unauthorized', { 'www-authenticate': 'Basic realm="inventory-sandbox-admin"' });
   try {
     if (method === 'GET') {
       switch (op) {
@@ -75,5 +83,8 @@ function resetData(body: unknown): DataSource | undefined {
   const data = (body as { data?: unknown } | null)?.data;
   if (data === undefined || data === 'demo' || data === 'empty') return data;
   if (data !== null && typeof data === 'object' && !Array.isArray(data)) return data as SandboxData;
-  throw new ApiError(400, "reset: data must be 'demo', 'empty' or the data itself (a JSON object); a file is read only at start (--data FILE)");
+  throw new ApiError(
+    400,
+    "reset: data must be 'demo', 'empty' or the data itself (a JSON object); a file is read only at start (--data FILE)",
+  );
 }

@@ -46,7 +46,8 @@ export function createAdmin(core: SandboxCore): SandboxAdmin {
     budgets: () => core.budgets.get(),
     setLatency(latency) {
       if (latency && !(latency.ms >= 0 && (latency.jitterMs ?? 0) >= 0)) throw new Error('latency: ms and jitterMs must be numbers >= 0');
-      core.latency = latency && (latency.ms > 0 || (latency.jitterMs ?? 0) > 0) ? { ms: latency.ms, jitterMs: latency.jitterMs ?? 0 } : null;
+      core.latency =
+        latency && (latency.ms > 0 || (latency.jitterMs ?? 0) > 0) ? { ms: latency.ms, jitterMs: latency.jitterMs ?? 0 } : null;
     },
     state: () => core.store.dump(),
     counters: () => structuredClone(core.counters),

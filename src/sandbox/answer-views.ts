@@ -1,6 +1,13 @@
 import { ORDER_CANCELLED, ORDER_COMPLETED, ORDER_CREATED, ORDER_LOCKED } from './order-status.js';
 import type { ProfileRules } from './profile-rules.js';
-import type { OrderEntity, OrderItemEntity, ProductEntity, ShipmentEntity, StatusHistoryEntry, VarianceEntity } from './sandbox-entities.js';
+import type {
+  OrderEntity,
+  OrderItemEntity,
+  ProductEntity,
+  ShipmentEntity,
+  StatusHistoryEntry,
+  VarianceEntity,
+} from './sandbox-entities.js';
 
 /**
  * How stored entities are answered under a profile. The store keeps one model (string ids, every action URL,

@@ -7,7 +7,11 @@ import type { SandboxCore } from './sandbox-core.js';
 import { ApiError } from './validation.js';
 import { messageOf } from '../message-of.js';
 
-const CLASSES: Record<string, readonly BudgetClass[]> = { get: ['get', 'total'], post: ['post', 'total'], collection: ['get', 'collection', 'total'] };
+const CLASSES: Record<string, readonly BudgetClass[]> = {
+  get: ['get', 'total'],
+  post: ['post', 'total'],
+  collection: ['get', 'collection', 'total'],
+};
 
 /**
  * One request to /{account}/api/...: latency, account (404), auth (401), budget (429), faults, then the
@@ -33,13 +37,16 @@ export async function handleApi(core: SandboxCore, req: IncomingMessage, res: Se
   if (parts[2] !== 'api' || parts.length < 4) return fail(404, `No API at ${path}: paths are /{account}/api/{collection}[/{id}]`);
   if (parts[1] !== core.account) return fail(404, `Unknown account ${safeDecode(parts[1] ?? '')}`);
   if (!core.authorized(req.headers.authorization)) {
-    return fail(401, 'Unauthorized: send the header authorization: Basic base64(key:secret)', { 'www-authenticate': 'Basic realm="inventory"' });
+    return fail(401, 'Unauthorized: send the header authorization: Basic base64(key:secret)', {
+      'www-authenticate': 'Basic realm="inventory"',
+    });
   }
   // A revoked key, a forbidden action or one business refusal for all (faults status-401, -403, -400): nothing is done.
   const refusal = core.faults.active ? core.faults.pick(req.method ?? 'GET', path, true) : undefined;
   if (refusal) {
     counters.faults[refusal.kind] = (counters.faults[refusal.kind] ?? 0) + 1;
-    if (refusal.kind === 'status-401') return fail(401, 'Unauthorized: the API key was revoked', { 'www-authenticate': 'Basic realm="inventory"' });
+    if (refusal.kind === 'status-401')
+      return fail(401, 'Unauthorized: the API key was revoked', { 'www-authenticate': 'Basic realm="inventory"' });
     if (refusal.kind === 'status-400') return fail(400, refusal.msg ?? 'The request was refused');
     return fail(403, 'Forbidden: this account may not do this through the API');
   }
@@ -52,7 +59,14 @@ export async function handleApi(core: SandboxCore, req: IncomingMessage, res: Se
     segments.push(d);
   }
   const method = req.method ?? 'GET';
-  const cls = method === 'GET' ? (segments.length === 1 && isCollection(segments[0] as string) ? 'collection' : 'get') : method === 'POST' ? 'post' : undefined;
+  const cls =
+    method === 'GET'
+      ? segments.length === 1 && isCollection(segments[0] as string)
+        ? 'collection'
+        : 'get'
+      : method === 'POST'
+        ? 'post'
+        : undefined;
   if (cls) {
     counters.byClass[cls === 'collection' ? 'get' : cls]++;
     if (cls === 'collection') counters.byClass.collection++;

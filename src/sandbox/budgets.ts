@@ -68,7 +68,8 @@ export class Budgets {
       const u = this.usage(cls, w, now);
       const remaining = Math.max(0, w.limit - u.count);
       const end = u.start + w.windowMs;
-      if (!tightest || remaining < tightest.remaining) tightest = { limit: w.limit, remaining, reset: this.settings.resetUnit === 'ms' ? end : Math.ceil(end / 1000) };
+      if (!tightest || remaining < tightest.remaining)
+        tightest = { limit: w.limit, remaining, reset: this.settings.resetUnit === 'ms' ? end : Math.ceil(end / 1000) };
     }
     if (!tightest) return undefined;
     return { 'x-ratelimit-limit': tightest.limit, 'x-ratelimit-remaining': tightest.remaining, 'x-ratelimit-reset': tightest.reset };

@@ -60,14 +60,31 @@ export function demoData(account = 'demo'): SandboxData {
       productAssocItemList: components.map(([c, quantity]) => ({ productUrl: urlOf.get(c) as string, quantity })),
     });
   };
-  bom('GIFT-SET', [['MUG-BLUE', 2], ['MUG-RED', 1]]);
-  bom('KIT-OFFICE', [['SKU-0010', 1], ['SKU-0011', 2], ['SKU-0012', 1]]);
+  bom('GIFT-SET', [
+    ['MUG-BLUE', 2],
+    ['MUG-RED', 1],
+  ]);
+  bom('KIT-OFFICE', [
+    ['SKU-0010', 1],
+    ['SKU-0011', 2],
+    ['SKU-0012', 1],
+  ]);
   bom('KIT-CAMPING', [['SKU-0020', 4]]);
-  for (let n = 231; n <= 235; n++) bom(`SKU-${n4(n)}`, [[`SKU-${n4(n - 200)}`, (n % 3) + 1], [`SKU-${n4(n - 190)}`, 1]]);
+  for (let n = 231; n <= 235; n++)
+    bom(`SKU-${n4(n)}`, [
+      [`SKU-${n4(n - 200)}`, (n % 3) + 1],
+      [`SKU-${n4(n - 190)}`, 1],
+    ]);
 
   const inventory: NonNullable<SandboxData['inventory']> = [];
   const stock = (productId: string, facility: string, quantityOnHand: number, lotId: string | null = null, pack: string | null = null) =>
-    inventory.push({ facilityUrl: facility, productUrl: urlOf.get(productId) as string, quantityOnHand, lotId, normalizedPackingString: pack });
+    inventory.push({
+      facilityUrl: facility,
+      productUrl: urlOf.get(productId) as string,
+      quantityOnHand,
+      lotId,
+      normalizedPackingString: pack,
+    });
   for (let n = 1; n <= 240; n++) {
     const id = `SKU-${n4(n)}`;
     const primary = locationUrls[n % locationUrls.length] as string;

@@ -57,7 +57,10 @@ const READ_ONLY = [
 
 export function orderAnswer(ctx: ApiContext, order: OrderEntity, extra: string[] = []) {
   const api = ctx.store.api;
-  return { ...orderView(ctx.profile, order), invalidations: [order.orderUrl, `${api}/order`, `${api}/ordersummary`, order.orderHistoryListUrl, ...extra] };
+  return {
+    ...orderView(ctx.profile, order),
+    invalidations: [order.orderUrl, `${api}/order`, `${api}/ordersummary`, order.orderHistoryListUrl, ...extra],
+  };
 }
 
 /** POST /order */
@@ -96,7 +99,10 @@ export function createOrder(ctx: ApiContext, body: unknown) {
   store.orderHistory.set(order.orderId, [historyEntry(ctx, ORDER_CREATED)]);
   store.touch();
   ctx.counters.creates.order++;
-  return { ...orderView(ctx.profile, order), invalidations: [`${store.api}/order`, `${store.api}/ordersummary`, order.orderHistoryListUrl] };
+  return {
+    ...orderView(ctx.profile, order),
+    invalidations: [`${store.api}/order`, `${store.api}/ordersummary`, order.orderHistoryListUrl],
+  };
 }
 
 /** POST /order/<orderId>: changes the fields sent, while the order is neither completed, locked nor cancelled. */
@@ -151,9 +157,17 @@ function setItems(ctx: ApiContext, order: OrderEntity, items: z.output<typeof it
   const out: OrderItemEntity[] = items.map((it, i) => {
     const field = `orderItemList[${i}]`;
     requireProductPair(ctx, it, field);
-    if (it.orderItemUrl !== undefined && !known.has(it.orderItemUrl)) throw missingReference(`orderItem ${it.orderItemUrl} (${field}.orderItemUrl)`);
+    if (it.orderItemUrl !== undefined && !known.has(it.orderItemUrl))
+      throw missingReference(`orderItem ${it.orderItemUrl} (${field}.orderItemUrl)`);
     const orderItemUrl = it.orderItemUrl ?? `${order.orderUrl}/orderItem/${String(next++).padStart(5, '0')}`;
-    return { orderItemUrl, reserveUrl: `${orderItemUrl}/reserve`, productId: it.productId, productUrl: it.productUrl, unitPrice: it.unitPrice, quantity: it.quantity };
+    return {
+      orderItemUrl,
+      reserveUrl: `${orderItemUrl}/reserve`,
+      productId: it.productId,
+      productUrl: it.productUrl,
+      unitPrice: it.unitPrice,
+      quantity: it.quantity,
+    };
   });
   order.orderItemList = out;
   order.orderItemListTotal = round(out.reduce((sum, i) => sum + i.quantity * i.unitPrice, 0));

@@ -41,33 +41,43 @@ export function updateProduct(ctx: ApiContext, internalId: string, body: unknown
   const what = `product ${product.productId}`;
   if (body && typeof body === 'object' && !Array.isArray(body)) {
     const b = body as Record<string, unknown>;
-    if (b.productId === undefined || b.productUrl === undefined) throw badRequest(`${what}: a product update needs both productId and productUrl`);
+    if (b.productId === undefined || b.productUrl === undefined)
+      throw badRequest(`${what}: a product update needs both productId and productUrl`);
   }
   const b = parseBody(updateSchema, body, what);
-  if (b.productUrl !== product.productUrl) throw badRequest(`${what}: productUrl ${b.productUrl} is not this product's URL ${product.productUrl}`);
-  if (b.productId !== product.productId) throw badRequest(`${what}: productId ${b.productId} is not this product's productId ${product.productId}`);
+  if (b.productUrl !== product.productUrl)
+    throw badRequest(`${what}: productUrl ${b.productUrl} is not this product's URL ${product.productUrl}`);
+  if (b.productId !== product.productId)
+    throw badRequest(`${what}: productId ${b.productId} is not this product's productId ${product.productId}`);
 
-  const plan: Array<{ assoc: ProductAssoc | undefined; typeId: string; items: ProductAssocItem[] }> = (b.productAssocList ?? []).map((e, i) => {
-    const field = `productAssocList[${i}]`;
-    if (e.productAssocTypeId !== MANUF_COMPONENT) {
-      throw badRequest(`${what}: ${field}.productAssocTypeId must be ${MANUF_COMPONENT} for a bill of materials, not ${e.productAssocTypeId}`);
-    }
-    let assoc: ProductAssoc | undefined;
-    if (e.productAssocUrl !== undefined) {
-      const found = ctx.store.assocs.get(e.productAssocUrl);
-      if (!found) throw missingReference(`productAssoc ${e.productAssocUrl} (${field}.productAssocUrl)`);
-      if (found.product !== product) {
-        throw badRequest(`${what}: ${field}.productAssocUrl ${e.productAssocUrl} is a bill of materials of product ${found.product.productId}, not of this one`);
+  const plan: Array<{ assoc: ProductAssoc | undefined; typeId: string; items: ProductAssocItem[] }> = (b.productAssocList ?? []).map(
+    (e, i) => {
+      const field = `productAssocList[${i}]`;
+      if (e.productAssocTypeId !== MANUF_COMPONENT) {
+        throw badRequest(
+          `${what}: ${field}.productAssocTypeId must be ${MANUF_COMPONENT} for a bill of materials, not ${e.productAssocTypeId}`,
+        );
       }
-      assoc = found.assoc;
-    }
-    const items = e.productAssocItemList.map((it, k) => {
-      const component = requireProduct(ctx, it.productUrl, `${field}.productAssocItemList[${k}].productUrl`);
-      if (component === product) throw badRequest(`${what}: ${field}.productAssocItemList[${k}]: a product cannot be a component of itself`);
-      return { productUrl: component.productUrl, quantity: it.quantity };
-    });
-    return { assoc, typeId: e.productAssocTypeId, items };
-  });
+      let assoc: ProductAssoc | undefined;
+      if (e.productAssocUrl !== undefined) {
+        const found = ctx.store.assocs.get(e.productAssocUrl);
+        if (!found) throw missingReference(`productAssoc ${e.productAssocUrl} (${field}.productAssocUrl)`);
+        if (found.product !== product) {
+          throw badRequest(
+            `${what}: ${field}.productAssocUrl ${e.productAssocUrl} is a bill of materials of product ${found.product.productId}, not of this one`,
+          );
+        }
+        assoc = found.assoc;
+      }
+      const items = e.productAssocItemList.map((it, k) => {
+        const component = requireProduct(ctx, it.productUrl, `${field}.productAssocItemList[${k}].productUrl`);
+        if (component === product)
+          throw badRequest(`${what}: ${field}.productAssocItemList[${k}]: a product cannot be a component of itself`);
+        return { productUrl: component.productUrl, quantity: it.quantity };
+      });
+      return { assoc, typeId: e.productAssocTypeId, items };
+    },
+  );
 
   for (const step of plan) (step.assoc ?? ctx.store.newAssoc(product, step.typeId)).productAssocItemList = step.items;
   if (b.internalName !== undefined) product.internalName = b.internalName;

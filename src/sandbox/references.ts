@@ -11,7 +11,11 @@ export function requireProduct(ctx: ApiContext, url: string, field: string): Pro
 }
 
 /** The product at productUrl, whose productId must be the one sent (when one is sent). */
-export function requireProductPair(ctx: ApiContext, item: { productUrl: string; productId?: string | undefined }, field: string): ProductEntity {
+export function requireProductPair(
+  ctx: ApiContext,
+  item: { productUrl: string; productId?: string | undefined },
+  field: string,
+): ProductEntity {
   const p = requireProduct(ctx, item.productUrl, `${field}.productUrl`);
   if (item.productId !== undefined && item.productId !== p.productId) {
     throw badRequest(`${field}.productId: ${item.productId} is not the productId of ${item.productUrl} (${p.productId})`);
@@ -39,7 +43,9 @@ export function requireMagazine(ctx: ApiContext, url: string, field: string): Fa
   const f = requireFacility(ctx, url, field);
   if (f.parentFacilityUrl) {
     const parent = ctx.store.facilityByUrl(f.parentFacilityUrl);
-    throw badRequest(`${field}: ${url} (${f.facilityName}) is a location, not a magazine; name its magazine ${parent?.facilityUrl ?? f.parentFacilityUrl}${parent ? ` (${parent.facilityName})` : ''}`);
+    throw badRequest(
+      `${field}: ${url} (${f.facilityName}) is a location, not a magazine; name its magazine ${parent?.facilityUrl ?? f.parentFacilityUrl}${parent ? ` (${parent.facilityName})` : ''}`,
+    );
   }
   return f;
 }

@@ -8,7 +8,11 @@ const assocSchema = z.object({
 
 /** A data file: the shape of `admin.state()`; URLs and ids the sandbox can derive may be left out. */
 export const sandboxDataSchema = z.object({
-  account: z.string().min(1).regex(/^[^/?#\s]+$/, 'must be one path segment').default('demo'),
+  account: z
+    .string()
+    .min(1)
+    .regex(/^[^/?#\s]+$/, 'must be one path segment')
+    .default('demo'),
   facilities: z
     .array(
       z.object({

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { z } from 'zod';
+import { type z } from 'zod';
 import { demoData } from './demo-data.js';
 import type { InventoryRow, OrderState, ProductEntity, SandboxState, ShipmentEntity, VarianceEntity } from './sandbox-entities.js';
 import { issuesText } from './validation.js';
@@ -56,7 +56,8 @@ function complete(d: Parsed, origin: string): SandboxState {
   }));
   const facilityUrls = new Set(facilities.map((f) => f.facilityUrl));
   facilities.forEach((f, i) => {
-    if (f.parentFacilityUrl && !facilityUrls.has(f.parentFacilityUrl)) throw fail(`facilities[${i}].parentFacilityUrl`, `no facility ${f.parentFacilityUrl}`);
+    if (f.parentFacilityUrl && !facilityUrls.has(f.parentFacilityUrl))
+      throw fail(`facilities[${i}].parentFacilityUrl`, `no facility ${f.parentFacilityUrl}`);
   });
   let assocSeq = 10000;
   const products: ProductEntity[] = d.products.map((p) => ({
@@ -77,7 +78,8 @@ function complete(d: Parsed, origin: string): SandboxState {
     p.productAssocList.forEach((a, j) => {
       if (!a.productAssocUrl) a.productAssocUrl = `${api}/productassoc/${assocSeq++}`;
       a.productAssocItemList.forEach((it, k) => {
-        if (!byUrl.has(it.productUrl)) throw fail(`products[${i}].productAssocList[${j}].productAssocItemList[${k}].productUrl`, `no product ${it.productUrl}`);
+        if (!byUrl.has(it.productUrl))
+          throw fail(`products[${i}].productAssocList[${j}].productAssocItemList[${k}].productUrl`, `no product ${it.productUrl}`);
       });
     }),
   );
@@ -112,7 +114,15 @@ function complete(d: Parsed, origin: string): SandboxState {
   };
 }
 
-const ORDER_LISTS = ['orderItemList', 'orderAdjustmentList', 'orderRoleList', 'contentList', 'userFieldDataList', 'shipmentUrlList', 'statusIdHistoryList'];
+const ORDER_LISTS = [
+  'orderItemList',
+  'orderAdjustmentList',
+  'orderRoleList',
+  'contentList',
+  'userFieldDataList',
+  'shipmentUrlList',
+  'statusIdHistoryList',
+];
 const SHIPMENT_LISTS = ['shipmentItemList', 'statusIdHistoryList', 'userFieldDataList', 'contentList', 'transferList'];
 const VARIANCE_LISTS = ['inventoryItemVarianceList', 'statusIdHistoryList', 'contentList'];
 

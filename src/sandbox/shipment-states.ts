@@ -46,10 +46,13 @@ export function moveShipment(ctx: ApiContext, s: ShipmentEntity, target: string)
 
 /** Fails with 400 unless the shipment may move to the status (or is in it already). */
 export function assertMove(s: ShipmentEntity, target: string): void {
-  if (!STATUSES.includes(target)) throw badRequest(`shipment ${s.shipmentId}: statusId ${target} is not a shipment status (${STATUSES.join(', ')})`);
+  if (!STATUSES.includes(target))
+    throw badRequest(`shipment ${s.shipmentId}: statusId ${target} is not a shipment status (${STATUSES.join(', ')})`);
   if (target === s.statusId) return;
-  if (s.statusId === SHIPMENT_SHIPPED) throw badRequest(`Shipment ${s.shipmentId} is shipped; its status cannot change from ${SHIPMENT_SHIPPED} to ${target}`);
-  if (s.statusId === SHIPMENT_CANCELLED) throw badRequest(`Shipment ${s.shipmentId} is cancelled; its status cannot change from ${SHIPMENT_CANCELLED} to ${target}`);
+  if (s.statusId === SHIPMENT_SHIPPED)
+    throw badRequest(`Shipment ${s.shipmentId} is shipped; its status cannot change from ${SHIPMENT_SHIPPED} to ${target}`);
+  if (s.statusId === SHIPMENT_CANCELLED)
+    throw badRequest(`Shipment ${s.shipmentId} is cancelled; its status cannot change from ${SHIPMENT_CANCELLED} to ${target}`);
 }
 
 /**

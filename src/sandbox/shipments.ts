@@ -110,7 +110,9 @@ export function modifyShipment(ctx: ApiContext, shipmentId: string, body: unknow
   let items: ShipmentItemEntity[] | undefined;
   if (b.shipmentItemList) {
     if (s.statusId !== SHIPMENT_INPUT || target !== SHIPMENT_INPUT) {
-      throw badRequest(`shipment ${shipmentId}: shipmentItemList can change only while the shipment is ${SHIPMENT_INPUT} (it is ${s.statusId})`);
+      throw badRequest(
+        `shipment ${shipmentId}: shipmentItemList can change only while the shipment is ${SHIPMENT_INPUT} (it is ${s.statusId})`,
+      );
     }
     items = checkItems(ctx, b.shipmentItemList);
   }

@@ -27,7 +27,10 @@ export function issuesText(issues: readonly z.core.$ZodIssue[]): string {
   return issues
     .slice(0, 5)
     .map((i) => {
-      const path = i.path.reduce<string>((acc, p) => (typeof p === 'number' ? `${acc}[${p}]` : acc ? `${acc}.${String(p)}` : String(p)), '');
+      const path = i.path.reduce<string>(
+        (acc, p) => (typeof p === 'number' ? `${acc}[${p}]` : acc ? `${acc}.${String(p)}` : String(p)),
+        '',
+      );
       const problem = /received undefined$/.test(i.message) ? 'is required' : i.message;
       return path ? `${path}: ${problem}` : problem;
     })

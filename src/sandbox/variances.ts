@@ -43,7 +43,10 @@ const READ_ONLY = [
 
 function answer(ctx: ApiContext, v: VarianceEntity) {
   const api = ctx.store.api;
-  return { ...varianceView(ctx.profile, v), invalidations: [`${api}/inventoryvariancesummary`, `${api}/inventoryitem`, v.physicalInventoryUrl] };
+  return {
+    ...varianceView(ctx.profile, v),
+    invalidations: [`${api}/inventoryvariancesummary`, `${api}/inventoryitem`, v.physicalInventoryUrl],
+  };
 }
 
 /**
@@ -53,13 +56,18 @@ function answer(ctx: ApiContext, v: VarianceEntity) {
 export function createVariance(ctx: ApiContext, body: unknown) {
   const b = parseBody(createSchema, body, 'inventoryvariance');
   if (b.physicalInventoryTypeId !== 'FACILITY') {
-    throw badRequest(`inventoryvariance: physicalInventoryTypeId must be FACILITY for batch stock changes, not ${b.physicalInventoryTypeId}`);
+    throw badRequest(
+      `inventoryvariance: physicalInventoryTypeId must be FACILITY for batch stock changes, not ${b.physicalInventoryTypeId}`,
+    );
   }
   if (b.statusId !== PHSCL_INV_COMMITTED && b.statusId !== PHSCL_INV_CREATED) {
     throw badRequest(`inventoryvariance: statusId must be ${PHSCL_INV_COMMITTED} (or ${PHSCL_INV_CREATED}), not ${b.statusId}`);
   }
   const date = parseDateTime(b.physicalInventoryDate);
-  if (!date) throw badRequest(`inventoryvariance: physicalInventoryDate ${b.physicalInventoryDate} is not a date-time of the form YYYY-MM-DDTHH:MM:SS.mmm`);
+  if (!date)
+    throw badRequest(
+      `inventoryvariance: physicalInventoryDate ${b.physicalInventoryDate} is not a date-time of the form YYYY-MM-DDTHH:MM:SS.mmm`,
+    );
   if (date.hour !== 19 || date.minute !== 0 || date.second !== 0 || date.ms !== 0) {
     throw badRequest(`inventoryvariance: physicalInventoryDate ${b.physicalInventoryDate} must be at 19:00 (${date.date}T19:00:00.000)`);
   }
@@ -68,7 +76,9 @@ export function createVariance(ctx: ApiContext, body: unknown) {
     const field = `inventoryItemVarianceList[${i}]`;
     const facilityUrl = it.facilityUrl ?? b.facilityUrl;
     if (facilityUrl !== b.facilityUrl) {
-      throw badRequest(`${field}.facilityUrl: ${facilityUrl} differs from the variance's facilityUrl ${b.facilityUrl}; one variance covers one location`);
+      throw badRequest(
+        `${field}.facilityUrl: ${facilityUrl} differs from the variance's facilityUrl ${b.facilityUrl}; one variance covers one location`,
+      );
     }
     const product = requireProductPair(ctx, it, field);
     return {
@@ -132,11 +142,15 @@ export function varianceAction(ctx: ApiContext, id: string, action: string) {
 function move(ctx: ApiContext, v: VarianceEntity, target: string): void {
   const id = v.physicalInventoryId;
   if (v.statusId === PHSCL_INV_COMMITTED) {
-    throw badRequest(`Inventory variance ${id} is committed and closed: it cannot change; enter a new variance with the opposite quantities to undo it`);
+    throw badRequest(
+      `Inventory variance ${id} is committed and closed: it cannot change; enter a new variance with the opposite quantities to undo it`,
+    );
   }
   if (v.statusId === PHSCL_INV_CANCELLED) throw badRequest(`Inventory variance ${id} is cancelled and cannot change`);
   if (target !== PHSCL_INV_COMMITTED && target !== PHSCL_INV_CANCELLED) {
-    throw badRequest(`inventoryvariance ${id}: statusId ${target} is not a status it can move to (${PHSCL_INV_COMMITTED}, ${PHSCL_INV_CANCELLED})`);
+    throw badRequest(
+      `inventoryvariance ${id}: statusId ${target} is not a status it can move to (${PHSCL_INV_COMMITTED}, ${PHSCL_INV_CANCELLED})`,
+    );
   }
   v.statusId = target;
   v.lastUpdatedDate = ctx.clock.dateTime();

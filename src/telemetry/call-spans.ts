@@ -1,4 +1,14 @@
-import { context, createContextKey, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
+import {
+  context,
+  createContextKey,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Context,
+  type Span,
+  type Tracer,
+} from '@opentelemetry/api';
 import type { ApiCall } from '../client/service-api.js';
 import type { AttemptTrace, JobTracing } from './job-tracing.js';
 import { callSpanName, pathTemplate } from './path-template.js';
@@ -47,7 +57,11 @@ export function jobTracing(tracer: Tracer, account: string): JobTracing {
           const template = pathTemplate(call.path, account);
           const span = tracer.startSpan(
             callSpanName(call.method, template),
-            { kind: SpanKind.CLIENT, startTime: call.at - call.waitedMs, attributes: callAttributes(call, template, job.attempt, ctx !== base) },
+            {
+              kind: SpanKind.CLIENT,
+              startTime: call.at - call.waitedMs,
+              attributes: callAttributes(call, template, job.attempt, ctx !== base),
+            },
             ctx,
           );
           if (call.waitedMs > 0) span.addEvent('budget granted', { 'inventory.budget_wait_ms': call.waitedMs }, call.at);
@@ -58,7 +72,11 @@ export function jobTracing(tracer: Tracer, account: string): JobTracing {
           jobSpan.addEvent(message);
         },
         async settling(pending, fn) {
-          const span = tracer.startSpan(`settle ${pending}`, { attributes: { 'inventory.settle.pending': pending, 'inventory.attempt': job.attempt } }, parent());
+          const span = tracer.startSpan(
+            `settle ${pending}`,
+            { attributes: { 'inventory.settle.pending': pending, 'inventory.attempt': job.attempt } },
+            parent(),
+          );
           try {
             return await context.with(trace.setSpan(parent(), span).setValue(SETTLING, true), fn);
           } catch (err) {

@@ -1,5 +1,17 @@
 /** Action URLs of the service (POST {} to `/{account}/api/{collection}/{id}/{action}`) and sub-resources kept by name. */
-const KNOWN_SEGMENTS = new Set(['complete', 'lock', 'cancel', 'reserveall', 'edit', 'ship', 'pack', 'unpack', 'transfer', 'history', 'orderItem']);
+const KNOWN_SEGMENTS = new Set([
+  'complete',
+  'lock',
+  'cancel',
+  'reserveall',
+  'edit',
+  'ship',
+  'pack',
+  'unpack',
+  'transfer',
+  'history',
+  'orderItem',
+]);
 
 /**
  * A request path as a template without the account, ids or query: `/{account}/api/order/{id}/complete`. Only the

@@ -48,7 +48,10 @@ export function startTracing(o: TracingOptions): Tracing {
   const resource = defaultResource()
     .merge(resourceFromAttributes({ [ATTR_SERVICE_NAME]: TRACER_NAME }))
     .merge(detectResources({ detectors: [envDetector] }));
-  const provider = new NodeTracerProvider({ resource, spanProcessors: [new HousekeepingFilter(new BatchSpanProcessor(new OTLPTraceExporter()))] });
+  const provider = new NodeTracerProvider({
+    resource,
+    spanProcessors: [new HousekeepingFilter(new BatchSpanProcessor(new OTLPTraceExporter()))],
+  });
   // The AsyncLocalStorage context manager and the W3C propagator: BullMQ carries the job's context through Redis.
   provider.register();
   let stopped: Promise<void> | undefined;
@@ -56,7 +59,9 @@ export function startTracing(o: TracingOptions): Tracing {
     telemetry: new BullMQOtel({ tracerName: TRACER_NAME }),
     jobs: jobTracing(trace.getTracer(TRACER_NAME), o.account),
     shutdown() {
-      stopped ??= provider.shutdown().catch((err: unknown) => o.logger.warn({ err: messageOf(err) }, 'tracing: the last spans could not be exported'));
+      stopped ??= provider
+        .shutdown()
+        .catch((err: unknown) => o.logger.warn({ err: messageOf(err) }, 'tracing: the last spans could not be exported'));
       return stopped;
     },
   };

@@ -31,16 +31,22 @@ describeEachProfile('dry run', (profile) => {
       { ...world.deps, logger: createLogger({ level: 'silent' }), maxRecordBytes: 1 << 20 },
       { kinds, sources: [{ stream, from: 'file', file: Readable.from([records.map((r) => JSON.stringify(r)).join('\n')]) }] },
     );
-  const lines = (p: DryRunPlan, key: string) => (p.records.find((r) => r.key === key)?.details?.lines ?? []) as Array<Record<string, unknown>>;
+  const lines = (p: DryRunPlan, key: string) =>
+    (p.records.find((r) => r.key === key)?.details?.lines ?? []) as Array<Record<string, unknown>>;
 
   describe('when two counts of one location share a product', () => {
     it('previews the second against the stock the first leaves, as the run then posts them (older first)', async () => {
-      const older = countRecord('DRY-A02-20', 'A-02', '2026-11-20', [['SKU-0001', 50], ['SKU-0011', 7]]);
+      const older = countRecord('DRY-A02-20', 'A-02', '2026-11-20', [
+        ['SKU-0001', 50],
+        ['SKU-0011', 7],
+      ]);
       const newer = countRecord('DRY-A02-21', 'A-02', '2026-11-21', [['SKU-0001', 44]]);
       const p = await plan('stock-counts', [older, newer]);
       const onHand = lines(p, 'DRY-A02-20')[0]!.onHand as number;
       expect(lines(p, 'DRY-A02-20')[0]).toMatchObject({ productId: 'SKU-0001', counted: 50, quantityOnHandVar: 50 - onHand });
-      expect(lines(p, 'DRY-A02-21')).toEqual([expect.objectContaining({ productId: 'SKU-0001', onHand: 50, counted: 44, quantityOnHandVar: -6 })]);
+      expect(lines(p, 'DRY-A02-21')).toEqual([
+        expect.objectContaining({ productId: 'SKU-0001', onHand: 50, counted: 44, quantityOnHandVar: -6 }),
+      ]);
       expect(world.sandbox.admin.requests().filter((r) => r.path.endsWith('/inventoryitem'))).toHaveLength(1);
       const from = world.sandbox.admin.requests().length;
       await syncOneByOne(world, older, newer);
@@ -49,7 +55,10 @@ describeEachProfile('dry run', (profile) => {
 
     it('leaves the shared product of an older count to a newer one that comes first, as the run does', async () => {
       const newer = countRecord('DRY-A04-21', 'A-04', '2026-11-21', [['SKU-0003', 30]]);
-      const older = countRecord('DRY-A04-20', 'A-04', '2026-11-20', [['SKU-0003', 99], ['SKU-0013', 9]]);
+      const older = countRecord('DRY-A04-20', 'A-04', '2026-11-20', [
+        ['SKU-0003', 99],
+        ['SKU-0013', 9],
+      ]);
       const p = await plan('stock-counts', [newer, older]);
       const left = p.records.find((r) => r.key === 'DRY-A04-20')!;
       expect(left.details?.leftToNewer).toEqual([{ productId: 'SKU-0003', countId: 'DRY-A04-21', countDate: '2026-11-21' }]);
@@ -60,13 +69,20 @@ describeEachProfile('dry run', (profile) => {
       expect(loggedWrites(world.sandbox, from)).toEqual(plannedWrites(p, world.sandbox));
       // Applied now: a dry run of the same counts says so, with no call.
       const again = await plan('stock-counts', [newer, older]);
-      expect(again.records.map((r) => [r.outcome, r.summary.includes('already applied')])).toEqual([['unchanged', true], ['unchanged', true]]);
+      expect(again.records.map((r) => [r.outcome, r.summary.includes('already applied')])).toEqual([
+        ['unchanged', true],
+        ['unchanged', true],
+      ]);
     });
   });
 
   describe('when an order is partly synced', () => {
     it('plans the steps left, on the shipment the service made, and the run sends exactly those', async () => {
-      const record = { orderId: 'DRY-PART-1', origin: 'Main Warehouse', lines: [{ productId: 'MUG-RED', quantity: 1, unitPrice: 12.5, location: 'Main Warehouse / A-01' }] };
+      const record = {
+        orderId: 'DRY-PART-1',
+        origin: 'Main Warehouse',
+        lines: [{ productId: 'MUG-RED', quantity: 1, unitPrice: 12.5, location: 'Main Warehouse / A-01' }],
+      };
       const order = await world.client.createOrder({
         orderId: record.orderId,
         orderTypeId: 'SALES_ORDER',
@@ -79,10 +95,18 @@ describeEachProfile('dry run', (profile) => {
         shipmentTypeId: 'SALES_SHIPMENT',
         statusId: 'SHIPMENT_INPUT',
         primaryOrderUrl: order.orderUrl,
-        shipmentItemList: [{ facilityUrl: world.facility('A-01'), productId: 'MUG-RED', productUrl: world.product('MUG-RED'), quantity: 1 }],
+        shipmentItemList: [
+          { facilityUrl: world.facility('A-01'), productId: 'MUG-RED', productUrl: world.product('MUG-RED'), quantity: 1 },
+        ],
       });
       const store = new ProgressStore(world.redis, world.keys.order(record.orderId), 3600);
-      await store.save({ step: 'shipment-created', recordHash: recordHashOf(record), orderUrl: order.orderUrl, actionUrlComplete: `${order.orderUrl}/complete`, shipmentUrl: shipment.shipmentUrl });
+      await store.save({
+        step: 'shipment-created',
+        recordHash: recordHashOf(record),
+        orderUrl: order.orderUrl,
+        actionUrlComplete: `${order.orderUrl}/complete`,
+        shipmentUrl: shipment.shipmentUrl,
+      });
 
       const p = await plan('orders', [record]);
       expect(p.records[0]!.calls.map((c) => [c.path, c.what])).toEqual([
@@ -97,7 +121,11 @@ describeEachProfile('dry run', (profile) => {
 
       // Synced now, its job unknown to this dry run: the order's progress says so.
       const again = await plan('orders', [record]);
-      expect(again.records[0]).toMatchObject({ outcome: 'unchanged', summary: 'order DRY-PART-1: already synced (completed); no calls', calls: [] });
+      expect(again.records[0]).toMatchObject({
+        outcome: 'unchanged',
+        summary: 'order DRY-PART-1: already synced (completed); no calls',
+        calls: [],
+      });
     });
   });
 });
@@ -119,7 +147,14 @@ describe('read-only parts of the dry run', () => {
       () => api.completeOrder('/demo/api/order/X/complete'),
       () => api.modifyShipment('/demo/api/shipment/X', {}),
       () => api.updateProduct('/demo/api/product/X', { productId: 'X', productUrl: '/demo/api/product/X', productAssocList: [] }),
-      () => api.createVariance({ physicalInventoryDate: '2026-11-20T19:00:00.000', statusId: 'PHSCL_INV_COMMITTED', physicalInventoryTypeId: 'FACILITY', facilityUrl: '/demo/api/facility/10001', inventoryItemVarianceList: [] }),
+      () =>
+        api.createVariance({
+          physicalInventoryDate: '2026-11-20T19:00:00.000',
+          statusId: 'PHSCL_INV_COMMITTED',
+          physicalInventoryTypeId: 'FACILITY',
+          facilityUrl: '/demo/api/facility/10001',
+          inventoryItemVarianceList: [],
+        }),
     ];
     for (const write of writes) await expect(write()).rejects.toMatchObject({ code: 'WRITE_REFUSED' });
     expect(world.sandbox.admin.requests().filter((r) => r.method !== 'GET')).toEqual([]);

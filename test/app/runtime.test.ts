@@ -55,7 +55,8 @@ afterEach(async () => {
 /** A test kind that checks each line's product in the real catalog (read from the sandbox). */
 const catalogChecked = testKind('orders', async (record, ctx) => {
   for (const [i, line] of record.lines.entries()) {
-    if (!(await ctx.catalog.product(line.productId))) throw new BadRecordError(record.orderId, `lines.${i}.productId`, `unknown product ${line.productId}`);
+    if (!(await ctx.catalog.product(line.productId)))
+      throw new BadRecordError(record.orderId, `lines.${i}.productId`, `unknown product ${line.productId}`);
   }
   return done(`checked ${record.orderId}`);
 });
@@ -68,7 +69,12 @@ describe('sync --once', () => {
       const unknown = { ...order('WEB-X'), lines: [{ productId: 'NOPE', quantity: 1, unitPrice: 1, location: 'Main Warehouse / A-01' }] };
       feed.append('orders', [...orders(100), unknown, { orderId: 'WEB-Y' }]);
       const progress: RunProgress[] = [];
-      const summary = await syncOnce(deps, { kinds: [catalogChecked], streams: ['orders'], onProgress: (p) => progress.push(p), pollMs: 50 });
+      const summary = await syncOnce(deps, {
+        kinds: [catalogChecked],
+        streams: ['orders'],
+        onProgress: (p) => progress.push(p),
+        pollMs: 50,
+      });
 
       expect(summary.ok).toBe(false);
       const s = summary.perStream.orders!;
@@ -101,7 +107,14 @@ describe('import', () => {
       lines.splice(49, 0, '{"orderId": "WEB-BROKEN",');
       await writeFile(file, `${lines.join('\n')}\n`);
 
-      const { imported, summary } = await importAndMaybeProcess(deps, { kinds: [catalogChecked], stream: 'orders', source: file, process: true, pollMs: 50, batchSize: 25 });
+      const { imported, summary } = await importAndMaybeProcess(deps, {
+        kinds: [catalogChecked],
+        stream: 'orders',
+        source: file,
+        process: true,
+        pollMs: 50,
+        batchSize: 25,
+      });
       expect(imported).toMatchObject({ lines: 61, records: 61, queued: 61, invalid: 1, malformed: 1, batches: 3 });
       expect(summary?.ok).toBe(false);
       expect(summary?.perStream.orders?.completed).toBe(60);
@@ -111,20 +124,44 @@ describe('import', () => {
     });
 
     it('counts a batch that cannot become jobs as a failure of the run', async () => {
-      await deps.queues.intake('orders').add('orders', { stream: 'orders', source: 'import', firstLine: 1, lastLine: 1, items: [{ line: 1 }] } as never, { jobId: 'intake-orders-corrupt' });
+      await deps.queues
+        .intake('orders')
+        .add('orders', { stream: 'orders', source: 'import', firstLine: 1, lastLine: 1, items: [{ line: 1 }] } as never, {
+          jobId: 'intake-orders-corrupt',
+        });
       const file = join(dir, 'orders.ndjson');
-      await writeFile(file, orders(3).map((o) => JSON.stringify(o)).join('\n'));
-      const { summary } = await importAndMaybeProcess(deps, { kinds: [catalogChecked], stream: 'orders', source: file, process: true, pollMs: 50 });
+      await writeFile(
+        file,
+        orders(3)
+          .map((o) => JSON.stringify(o))
+          .join('\n'),
+      );
+      const { summary } = await importAndMaybeProcess(deps, {
+        kinds: [catalogChecked],
+        stream: 'orders',
+        source: file,
+        process: true,
+        pollMs: 50,
+      });
       expect(summary?.ok).toBe(false);
       expect(summary?.perStream.orders?.completed).toBe(3);
       expect(summary?.perStream.orders?.failed).toEqual([
-        { id: 'intake-orders-corrupt', key: 'intake-orders-corrupt', reason: expect.stringMatching(/^\[BAD_BATCH\] intake job intake-orders-corrupt: not a batch of records \(items\.0\.id: /) },
+        {
+          id: 'intake-orders-corrupt',
+          key: 'intake-orders-corrupt',
+          reason: expect.stringMatching(/^\[BAD_BATCH\] intake job intake-orders-corrupt: not a batch of records \(items\.0\.id: /),
+        },
       ]);
     });
 
     it('only queues without --process, and a second import of the same file adds nothing', async () => {
       const file = join(dir, 'orders.ndjson');
-      await writeFile(file, orders(30).map((o) => JSON.stringify(o)).join('\n'));
+      await writeFile(
+        file,
+        orders(30)
+          .map((o) => JSON.stringify(o))
+          .join('\n'),
+      );
       const first = await importAndMaybeProcess(deps, { kinds: [], stream: 'orders', source: file, process: false });
       expect(first.summary).toBeUndefined();
       expect(first.imported).toMatchObject({ queued: 30, duplicates: 0, batches: 1 });

@@ -29,8 +29,12 @@ describe('the benchmarks report', () => {
   describe('when a run measures some sections only', () => {
     it('rewrites those and keeps the others, each saying how it was measured', () => {
       const doc = renderBenchDoc([part('total', 'new total figures')], OLD);
-      expect(doc).toContain('## 1-2. Orders a minute against the bound\n\n_Measured by `npm run bench`; sandbox profile not recorded; 2 CPUs (X), 23.5 GB RAM; 2026-11-22T06:29:34Z._\n\n| a |');
-      expect(doc).toContain('## 7. total title\n\n_Measured by `npm run bench -- --only total` in 2 min; sandbox profile observed; M (at the start)._\n\nnew total figures');
+      expect(doc).toContain(
+        '## 1-2. Orders a minute against the bound\n\n_Measured by `npm run bench`; sandbox profile not recorded; 2 CPUs (X), 23.5 GB RAM; 2026-11-22T06:29:34Z._\n\n| a |',
+      );
+      expect(doc).toContain(
+        '## 7. total title\n\n_Measured by `npm run bench -- --only total` in 2 min; sandbox profile observed; M (at the start)._\n\nnew total figures',
+      );
       expect(doc).not.toContain('old total figures');
       expect(doc.indexOf('## 1-2.')).toBeLessThan(doc.indexOf('## 7.'));
     });

@@ -91,7 +91,10 @@ describe('catalog', () => {
   describe('resolving facilities', () => {
     it('tells magazines (no parent) from locations (a parent)', async () => {
       const c = catalog();
-      expect(await c.facility('Main Warehouse')).toMatchObject({ ok: true, facility: { kind: 'magazine', path: 'Main Warehouse', facilityUrl: `${F}/1` } });
+      expect(await c.facility('Main Warehouse')).toMatchObject({
+        ok: true,
+        facility: { kind: 'magazine', path: 'Main Warehouse', facilityUrl: `${F}/1` },
+      });
       expect(await c.facility('Main Warehouse / A-02')).toMatchObject({
         ok: true,
         facility: { kind: 'location', path: 'Main Warehouse / A-02', parentFacilityUrl: `${F}/1` },

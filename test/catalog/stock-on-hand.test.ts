@@ -26,14 +26,28 @@ describe('readStockOnHand', () => {
         { facilityUrl: A02, productUrl: MUG, productId: 'MUG-BLUE', quantityOnHand: 7.5 },
         { facilityUrl: A02, productUrl: SET, productId: 'GIFT-SET', quantityOnHand: null, quantityOnOrder: 4 },
       ];
-      server = await startServer((req, res) => (req.url === '/acme/api/inventoryitem' ? json(res, 200, columns(rows)) : json(res, 404, '')));
+      server = await startServer((req, res) =>
+        req.url === '/acme/api/inventoryitem' ? json(res, 200, columns(rows)) : json(res, 404, ''),
+      );
       client = new ServiceClient({ baseUrl: server.url, account: 'acme', apiKey: 'k', apiSecret: 's' });
 
       const stock = await readStockOnHand(client);
       expect(stock).toEqual(
         new Map([
-          [A01, new Map([[MUG, 15], [SET, 1]])],
-          [A02, new Map([[MUG, 5.5], [SET, 0]])],
+          [
+            A01,
+            new Map([
+              [MUG, 15],
+              [SET, 1],
+            ]),
+          ],
+          [
+            A02,
+            new Map([
+              [MUG, 5.5],
+              [SET, 0],
+            ]),
+          ],
         ]),
       );
       expect(server.seen).toHaveLength(1);

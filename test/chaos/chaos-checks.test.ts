@@ -48,7 +48,16 @@ describe('chaos checks', () => {
   let runs: ImportRun[];
 
   beforeAll(async () => {
-    scenario = buildScenario({ orders: 25, countsPerLocation: 2, countShare: 0.3, boms: 4, redeliveryRate: 0.2, badPerStream: 1, importShare: 0.5, seed: 3 });
+    scenario = buildScenario({
+      orders: 25,
+      countsPerLocation: 2,
+      countShare: 0.3,
+      boms: 4,
+      redeliveryRate: 0.2,
+      badPerStream: 1,
+      importShare: 0.5,
+      seed: 3,
+    });
     plan = scenario.imported!;
     sandbox = await startSandbox({ data: 'demo', account: 'chaos' });
     initial = sandbox.admin.state();
@@ -113,7 +122,13 @@ describe('chaos checks', () => {
       expect(plan.crossRoute).toBeGreaterThan(1);
       expect(plan.fedAfter.length).toBeGreaterThan(0);
       expect(plan.malformed).toBe(1);
-      expect(scenario.bad.filter((b) => b.via === 'import').map((b) => b.field)).toEqual(['lines.0.productId', 'lines.0.quantity', 'lines.0.location', 'orderId', expect.stringMatching(/^line \d+$/)]);
+      expect(scenario.bad.filter((b) => b.via === 'import').map((b) => b.field)).toEqual([
+        'lines.0.productId',
+        'lines.0.quantity',
+        'lines.0.location',
+        'orderId',
+        expect.stringMatching(/^line \d+$/),
+      ]);
       // The import found the cross-route ones the feed had brought already, and the repeated line.
       expect(runs[0]!.counts!.duplicates).toBe(plan.crossRoute - plan.fedAfter.length + plan.repeats);
     });
@@ -132,17 +147,29 @@ describe('chaos checks', () => {
       const deep = broken.bad.find((b) => b.poison?.startsWith('nested') && b.stream === 'orders')!;
       deep.poison = 'is not valid UTF-8';
       const rule = named(await checkQueues(redis, prefix, broken), poisonRule);
-      expect(rule?.violations).toEqual([expect.stringMatching(new RegExp(`^orders poison ${deep.key}: failedReason ".*nested deeper than 32 levels.*" is not \\[BAD_RECORD\\] naming`))]);
+      expect(rule?.violations).toEqual([
+        expect.stringMatching(
+          new RegExp(`^orders poison ${deep.key}: failedReason ".*nested deeper than 32 levels.*" is not \\[BAD_RECORD\\] naming`),
+        ),
+      ]);
     });
 
     it('reports one whose neighbour in the feed did not sync', async () => {
       const broken = structuredClone(scenario);
       const big = broken.bad.find((b) => b.poison === 'larger than the cap')!;
       const feed = broken.feed.orders;
-      const at = feed.findIndex((r) => r instanceof Uint8Array && Buffer.compare(Buffer.from(r), Buffer.from(big.record as Uint8Array)) === 0);
+      const at = feed.findIndex(
+        (r) => r instanceof Uint8Array && Buffer.compare(Buffer.from(r), Buffer.from(big.record as Uint8Array)) === 0,
+      );
       feed.splice(at + 1, 0, { orderId: 'NEVER-DELIVERED', origin: 'Main Warehouse', lines: [] });
       const rule = named(await checkQueues(redis, prefix, broken), poisonRule);
-      expect(rule?.violations).toEqual([expect.stringMatching(new RegExp(`^orders poison ${big.key}: the record next to it \\(job orders-NEVER-DELIVERED-\\w+\\) is unknown, expected completed$`))]);
+      expect(rule?.violations).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `^orders poison ${big.key}: the record next to it \\(job orders-NEVER-DELIVERED-\\w+\\) is unknown, expected completed$`,
+          ),
+        ),
+      ]);
     });
   });
 
@@ -151,7 +178,9 @@ describe('chaos checks', () => {
       const broken = structuredClone(scenario);
       broken.imported!.records.push({ ...(plan.records[0] as object), orderId: 'NEVER-IMPORTED' });
       const results = await checkQueues(redis, prefix, broken);
-      expect(named(results, 'each good record')?.violations).toEqual([expect.stringMatching(/orders-NEVER-IMPORTED-\w+ \(a good record\) is not completed/)]);
+      expect(named(results, 'each good record')?.violations).toEqual([
+        expect.stringMatching(/orders-NEVER-IMPORTED-\w+ \(a good record\) is not completed/),
+      ]);
     });
   });
 
@@ -175,22 +204,33 @@ describe('chaos checks', () => {
     it('reports it waiting, then failed with its reason', async () => {
       const intake = deps.queues.intake('orders');
       await intake.add('orders', { not: 'a batch' } as never, { jobId: 'intake-orders-bogus' });
-      expect((await checkIntake(redis, prefix)).violations).toEqual([expect.stringMatching(/^orders-intake: 1 batch\(es\) waiting at the end \(intake-orders-bogus\)$/)]);
+      expect((await checkIntake(redis, prefix)).violations).toEqual([
+        expect.stringMatching(/^orders-intake: 1 batch\(es\) waiting at the end \(intake-orders-bogus\)$/),
+      ]);
 
       // A real worker takes it and fails it, as the workers do with anything that is not a batch.
-      const worker = new Worker(intakeQueueName('orders'), (job) => expandBatch(job, deps.queues.get('orders')), { connection: redis, prefix });
+      const worker = new Worker(intakeQueueName('orders'), (job) => expandBatch(job, deps.queues.get('orders')), {
+        connection: redis,
+        prefix,
+      });
       await new Promise((done) => worker.once('failed', done));
       await worker.close();
       const r = await checkIntake(redis, prefix);
       await (await intake.getJob('intake-orders-bogus'))?.remove();
-      expect(r.violations).toEqual([expect.stringContaining('orders-intake: 1 batch(es) failed at the end (intake-orders-bogus: [BAD_BATCH]')]);
+      expect(r.violations).toEqual([
+        expect.stringContaining('orders-intake: 1 batch(es) failed at the end (intake-orders-bogus: [BAD_BATCH]'),
+      ]);
     });
   });
 
   describe('when the import found Redis down (exit 3)', () => {
     it('accepts its two lines for a person, but no other line outside the logger', () => {
       const log = join(dir, 'import.log');
-      const lines = ['Redis could not be reached at redis://127.0.0.1:40001: ECONNREFUSED', 'Start Redis or point REDIS_URL at one (e.g. redis://127.0.0.1:6379).', '{"level":30,"msg":"ok"}'];
+      const lines = [
+        'Redis could not be reached at redis://127.0.0.1:40001: ECONNREFUSED',
+        'Start Redis or point REDIS_URL at one (e.g. redis://127.0.0.1:6379).',
+        '{"level":30,"msg":"ok"}',
+      ];
       writeFileSync(log, `${lines.join('\n')}\n`);
       expect(checkLogHygiene([log]).violations).toEqual([]);
       writeFileSync(log, `${[...lines, 'Error: boom', '    at x (file.js:1:1)'].join('\n')}\n`);
@@ -204,10 +244,28 @@ describe('chaos checks', () => {
     const cases: Array<{ when: string; runs: () => ImportRun[]; rule: string; says: RegExp }> = [
       { when: 'the import exited 1', runs: () => [{ ...storm(), code: 1 }, again()], rule: 'the import', says: /exit 1, expected 0/ },
       { when: 'the last try exited 3', runs: () => [{ ...storm(), code: 3 }, again()], rule: 'the import', says: /exit 3, expected 0$/ },
-      { when: 'the import counted another number of invalid lines', runs: () => [{ ...storm(), counts: { ...storm().counts!, invalid: plan.invalid - 1 } }, again()], rule: 'the import', says: /invalid, expected/ },
-      { when: 'queued and duplicates do not add up', runs: () => [{ ...storm(), counts: { ...storm().counts!, queued: storm().counts!.queued + 1 } }, again()], rule: 'the import', says: /!= records/ },
+      {
+        when: 'the import counted another number of invalid lines',
+        runs: () => [{ ...storm(), counts: { ...storm().counts!, invalid: plan.invalid - 1 } }, again()],
+        rule: 'the import',
+        says: /invalid, expected/,
+      },
+      {
+        when: 'queued and duplicates do not add up',
+        runs: () => [{ ...storm(), counts: { ...storm().counts!, queued: storm().counts!.queued + 1 } }, again()],
+        rule: 'the import',
+        says: /!= records/,
+      },
       { when: 'the import never ran', runs: () => [again()], rule: 'the import', says: /never ran/ },
-      { when: 'the re-import queued records again', runs: () => [storm(), { ...again(), counts: { ...again().counts!, queued: 2, duplicates: again().counts!.duplicates - 2, batches: 1 } }], rule: 'the same file', says: /expected nothing queued/ },
+      {
+        when: 'the re-import queued records again',
+        runs: () => [
+          storm(),
+          { ...again(), counts: { ...again().counts!, queued: 2, duplicates: again().counts!.duplicates - 2, batches: 1 } },
+        ],
+        rule: 'the same file',
+        says: /expected nothing queued/,
+      },
     ];
     for (const c of cases) {
       it(`reports it when ${c.when}`, () => {
@@ -238,32 +296,57 @@ describe('chaos checks', () => {
   describe('when an older count was skipped whole though no newer count lists some of its products', () => {
     it('reports each such (location, product) with the count that should have set it', () => {
       // A product that only older counts of its location list: issue 12 left it at its old quantity.
-      const newestOf = (location: string) => [...scenario.counts.values()].filter((c) => c.location === location).sort((a, b) => b.countDate.localeCompare(a.countDate))[0]!.countId;
-      const stockOf = (state: SandboxState, f: string, p: string) => state.inventory.filter((r) => r.facilityUrl === f && r.productUrl === p).reduce((n, r) => n + r.quantityOnHand, 0);
-      const urls = (location: string, productId: string) => [initial.facilities.find((f) => f.facilityName === location.split(' / ').pop())!.facilityUrl, initial.products.find((p) => p.productId === productId)!.productUrl] as const;
-      const older = [...scenario.expectedCounts].flatMap(([location, items]) => [...items].map(([productId, newest]) => ({ location, productId, newest })))
-        .filter((x) => x.newest.countId !== newestOf(x.location) && stockOf(initial, ...urls(x.location, x.productId)) !== x.newest.quantity);
+      const newestOf = (location: string) =>
+        [...scenario.counts.values()].filter((c) => c.location === location).sort((a, b) => b.countDate.localeCompare(a.countDate))[0]!
+          .countId;
+      const stockOf = (state: SandboxState, f: string, p: string) =>
+        state.inventory.filter((r) => r.facilityUrl === f && r.productUrl === p).reduce((n, r) => n + r.quantityOnHand, 0);
+      const urls = (location: string, productId: string) =>
+        [
+          initial.facilities.find((f) => f.facilityName === location.split(' / ').pop())!.facilityUrl,
+          initial.products.find((p) => p.productId === productId)!.productUrl,
+        ] as const;
+      const older = [...scenario.expectedCounts]
+        .flatMap(([location, items]) => [...items].map(([productId, newest]) => ({ location, productId, newest })))
+        .filter(
+          (x) => x.newest.countId !== newestOf(x.location) && stockOf(initial, ...urls(x.location, x.productId)) !== x.newest.quantity,
+        );
       expect(older.length).toBeGreaterThan(0);
       const { location, productId, newest } = older[0]!;
       const [f, p] = urls(location, productId);
       const broken = structuredClone(final);
-      broken.inventory = [...broken.inventory.filter((r) => r.facilityUrl !== f || r.productUrl !== p), ...initial.inventory.filter((r) => r.facilityUrl === f && r.productUrl === p)];
+      broken.inventory = [
+        ...broken.inventory.filter((r) => r.facilityUrl !== f || r.productUrl !== p),
+        ...initial.inventory.filter((r) => r.facilityUrl === f && r.productUrl === p),
+      ];
       const results = checkState(scenario, initial, broken, CHUNK);
-      expect(named(results, 'stock of each counted')?.violations).toEqual([`stock of ${f} ${p}: ${stockOf(initial, f, p)}, expected ${newest.quantity} of its newest count ${newest.countId}`]);
+      expect(named(results, 'stock of each counted')?.violations).toEqual([
+        `stock of ${f} ${p}: ${stockOf(initial, f, p)}, expected ${newest.quantity} of its newest count ${newest.countId}`,
+      ]);
     });
   });
 
   describe('when a count result claims more than happened', () => {
     it('reports a count skipped though it is the newest for its products, and a product left to a count that is not newer', async () => {
       const results = await countResults(redis, prefix);
-      const [newest, older] = [...scenario.counts.values()].filter((c) => c.location === [...scenario.counts.values()][0]!.location).sort((a, b) => b.countDate.localeCompare(a.countDate));
+      const [newest, older] = [...scenario.counts.values()]
+        .filter((c) => c.location === [...scenario.counts.values()][0]!.location)
+        .sort((a, b) => b.countDate.localeCompare(a.countDate));
       const someProduct = [...older!.items.keys()][0]!;
       results.set(newest!.countId, { outcome: 'skipped', summary: 'made up', details: { leftToNewer: [] } });
-      results.set(older!.countId, { outcome: 'synced', summary: 'made up', details: { leftToNewer: [{ countId: older!.countId, countDate: older!.countDate, productIds: [someProduct] }] } });
+      results.set(older!.countId, {
+        outcome: 'synced',
+        summary: 'made up',
+        details: { leftToNewer: [{ countId: older!.countId, countDate: older!.countDate, productIds: [someProduct] }] },
+      });
       const violations = checkCountResults(scenario, results).violations;
       expect(violations).toHaveLength(2);
-      expect(violations).toContain(`count ${older!.countId}: leaves ${someProduct} to ${older!.countId}, which is not a newer count of ${older!.location} listing it`);
-      expect(violations).toContainEqual(expect.stringMatching(new RegExp(`^count ${newest!.countId} ended skipped, but no newer count of .* lists `)));
+      expect(violations).toContain(
+        `count ${older!.countId}: leaves ${someProduct} to ${older!.countId}, which is not a newer count of ${older!.location} listing it`,
+      );
+      expect(violations).toContainEqual(
+        expect.stringMatching(new RegExp(`^count ${newest!.countId} ended skipped, but no newer count of .* lists `)),
+      );
     });
   });
 

@@ -6,7 +6,13 @@ import { parseBenchArgs } from '../../bench/lib/bench-options.js';
 import { sandboxDefaults } from '../../src/sandbox/sandbox-options.js';
 
 /** The sandbox profile and the total budget, as the chaos run and the benchmarks take them. */
-const where = { serviceUrl: 'http://127.0.0.1:1', account: 'chaos', redisUrl: 'redis://127.0.0.1:2', feedUrl: 'http://127.0.0.1:3', prefix: 'p' };
+const where = {
+  serviceUrl: 'http://127.0.0.1:1',
+  account: 'chaos',
+  redisUrl: 'redis://127.0.0.1:2',
+  feedUrl: 'http://127.0.0.1:3',
+  prefix: 'p',
+};
 
 describe('chaos options', () => {
   it('run the default profile with no total budget unless told', () => {
@@ -17,7 +23,7 @@ describe('chaos options', () => {
     expect(workerEnv(o, chaosSecrets(), where)).not.toHaveProperty('INVENTORY_REQUESTS_PER_MINUTE');
   });
 
-  it('take --profile and --total-per-minute into the sandbox and the workers\' environment', () => {
+  it("take --profile and --total-per-minute into the sandbox and the workers' environment", () => {
     const o = parseChaosArgs(['--short', '--profile', 'observed', '--total-per-minute', '6000']);
     expect(o).toMatchObject({ profile: 'observed', totalPerMinute: 6000 });
     expect(sandboxBudgets(o)).toEqual({ post: { limit: 100, windowMs: 1000 }, total: { limit: 100, windowMs: 1000 } });

@@ -12,11 +12,15 @@ const dir = mkdtempSync(join(tmpdir(), 'isync-chaos-test-'));
 function runShortChaos(): Promise<{ code: number | null; output: string; report: ChaosReport }> {
   const json = join(dir, 'report.json');
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bench/chaos/run.ts', '--short', '--json', json, '--log-dir', join(dir, 'logs')], {
-      cwd: root,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'bench/chaos/run.ts', '--short', '--json', json, '--log-dir', join(dir, 'logs')],
+      {
+        cwd: root,
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let output = '';
     child.stdout.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr.on('data', (d: Buffer) => (output += d.toString()));

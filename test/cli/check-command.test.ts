@@ -35,7 +35,9 @@ describe('check', () => {
   /** Cursors and feed state of every stream, and every queue key: what check must leave as it found it. */
   async function written(): Promise<string> {
     const keys = redisKeys(stack.prefix);
-    const cursors = await Promise.all(STREAMS.map(async (s) => [s, await stack.redis.get(keys.cursor(s)), await stack.redis.hgetall(keys.feedState(s))]));
+    const cursors = await Promise.all(
+      STREAMS.map(async (s) => [s, await stack.redis.get(keys.cursor(s)), await stack.redis.hgetall(keys.feedState(s))]),
+    );
     // BullMQ marks a queue it opens with a `meta` key (its version); any other key of a stream's queue is a job.
     const queueKeys = (await stack.redis.keys(`${stack.prefix}:*`))
       .filter((k) => STREAMS.some((s) => k.startsWith(`${stack.prefix}:${s}`)) && !k.endsWith(':meta'))
@@ -49,7 +51,10 @@ describe('check', () => {
     const sentBefore = stack.sandbox.admin.requests().length;
     const r = await runCli(['check', ...args], env, { timeoutMs: 60_000 });
     const sent = stack.sandbox.admin.requests().slice(sentBefore);
-    expect(sent.filter((q) => q.method !== 'GET'), 'check wrote to the service').toEqual([]);
+    expect(
+      sent.filter((q) => q.method !== 'GET'),
+      'check wrote to the service',
+    ).toEqual([]);
     expect(await written(), 'check moved a cursor or queued a job').toBe(before);
     for (const secret of Object.values(SECRETS)) {
       expect(r.stdout + r.stderr).not.toContain(secret);
@@ -58,18 +63,35 @@ describe('check', () => {
   }
 
   describe('against the sandbox and a feed that names only what the account has', () => {
-    it('exits 0 and reports the facility tree, the product figures, Redis and each stream\'s first page in --json', async () => {
+    it("exits 0 and reports the facility tree, the product figures, Redis and each stream's first page in --json", async () => {
       stack.sandbox.admin.setBudgets({ get: { limit: 1000, windowMs: 60_000 }, collection: { limit: 500, windowMs: 3_600_000 } });
       const r = await check(['--json']);
       expect(r.code, r.stdout + r.stderr).toBe(0);
       const report = JSON.parse(r.stdout);
-      expect(report).toMatchObject({ verdict: 'ready', exitCode: 0, gaps: [], service: { state: 'ok', problem: null, account: stack.sandbox.account } });
+      expect(report).toMatchObject({
+        verdict: 'ready',
+        exitCode: 0,
+        gaps: [],
+        service: { state: 'ok', problem: null, account: stack.sandbox.account },
+      });
       expect(report.service.facilities).toMatchObject({ magazines: 2, locations: 10, orphans: [] });
-      const tree = Object.fromEntries(report.service.facilities.tree.map((m: { name: string; locations: Array<{ name: string }> }) => [m.name, m.locations.map((l) => l.name)]));
-      expect(tree).toEqual({ 'Main Warehouse': ['A-01', 'A-02', 'A-03', 'A-04', 'A-05', 'A-06'], 'North Depot': ['N-01', 'N-02', 'N-03', 'N-04'] });
+      const tree = Object.fromEntries(
+        report.service.facilities.tree.map((m: { name: string; locations: Array<{ name: string }> }) => [
+          m.name,
+          m.locations.map((l) => l.name),
+        ]),
+      );
+      expect(tree).toEqual({
+        'Main Warehouse': ['A-01', 'A-02', 'A-03', 'A-04', 'A-05', 'A-06'],
+        'North Depot': ['N-01', 'N-02', 'N-03', 'N-04'],
+      });
       // 240 SKUs (every third with another URL id), 7 named products (3 with another), 4 inactive (2 with another).
       expect(report.service.products).toMatchObject({ count: 251, active: 247, inactive: 4, urlDiffers: 85 });
-      expect(report.service.rateLimit.sent).toMatchObject({ 'x-ratelimit-limit': expect.any(String), 'x-ratelimit-remaining': expect.any(String), 'x-ratelimit-reset': expect.any(String) });
+      expect(report.service.rateLimit.sent).toMatchObject({
+        'x-ratelimit-limit': expect.any(String),
+        'x-ratelimit-remaining': expect.any(String),
+        'x-ratelimit-reset': expect.any(String),
+      });
       expect(report.service.rateLimit.budgets).toMatchObject({ postPerMinute: 6000, getPerMinute: 6000, collectionPerHour: 3000 });
       expect(report.redis).toMatchObject({ mode: 'single', prefix: stack.prefix, maxmemoryPolicy: expect.any(String), pendingTotal: 0 });
       expect(report.redis.version).toMatch(/^\d+\.\d+/);
@@ -102,7 +124,9 @@ describe('check', () => {
         const report = JSON.parse(r.stdout);
         expect(report.redis.pendingTotal).toBe(1);
         expect(report.redis.queued).toContainEqual({ stream: 'boms', pending: 1, failed: 0, batches: 0 });
-        expect(report.warnings).toContainEqual(expect.stringContaining(`1 job or import batch is already queued under the prefix ${stack.prefix}`));
+        expect(report.warnings).toContainEqual(
+          expect.stringContaining(`1 job or import batch is already queued under the prefix ${stack.prefix}`),
+        );
       } finally {
         await queue.obliterate({ force: true });
         await queue.close();
@@ -116,7 +140,11 @@ describe('check', () => {
       const r = await check(['--json'], { ...stack.env, INVENTORY_API_SECRET: 'not-the-secret', LOG_LEVEL: 'debug' });
       expect(r.code, r.stderr).toBe(3);
       const report = JSON.parse(r.stdout);
-      expect(report).toMatchObject({ verdict: 'unreachable', gaps: null, service: { state: 'refusing', problem: { code: 'SERVICE_UNAUTHORIZED', status: 401 }, facilities: null } });
+      expect(report).toMatchObject({
+        verdict: 'unreachable',
+        gaps: null,
+        service: { state: 'refusing', problem: { code: 'SERVICE_UNAUTHORIZED', status: 401 }, facilities: null },
+      });
       expect(report.service.problem.hint).toContain('INVENTORY_API_KEY and INVENTORY_API_SECRET');
       expect(r.stdout).not.toContain('not-the-secret');
       const table = await check([], { ...stack.env, INVENTORY_API_SECRET: 'not-the-secret' });
@@ -138,7 +166,11 @@ describe('check', () => {
       const r = await check(['--json'], { ...stack.env, INVENTORY_BASE_URL: `http://127.0.0.1:${await freePort()}` });
       expect(r.code, r.stderr).toBe(3);
       const report = JSON.parse(r.stdout);
-      expect(report).toMatchObject({ verdict: 'unreachable', gaps: null, service: { state: 'unreachable', problem: { code: 'SERVICE_UNREACHABLE' } } });
+      expect(report).toMatchObject({
+        verdict: 'unreachable',
+        gaps: null,
+        service: { state: 'unreachable', problem: { code: 'SERVICE_UNREACHABLE' } },
+      });
       expect(report.feed.streams.every((s: { state: string }) => s.state === 'ok')).toBe(true);
     });
   });
@@ -146,7 +178,8 @@ describe('check', () => {
   describe('when the feed names what the account lacks', () => {
     let feed: FeedServer;
     beforeAll(async () => {
-      feed = await startFeedServer({ names: STREAMS,
+      feed = await startFeedServer({
+        names: STREAMS,
         token: SECRETS.token,
         streams: {
           orders: [
@@ -172,12 +205,43 @@ describe('check', () => {
       const report = JSON.parse(r.stdout);
       expect(report.verdict).toBe('gaps');
       expect(report.gaps).toEqual([
-        { what: 'facility', name: 'Main Warehouse / Z-99', problem: 'unknown', want: 'location', records: 2, streams: ['orders', 'stock-counts'], examples: ['GAP-2', 'CNT-GAP'], candidates: [] },
-        { what: 'product', name: 'NO-SUCH', problem: 'unknown', want: null, records: 2, streams: ['orders'], examples: ['GAP-1', 'GAP-2'], candidates: [] },
-        { what: 'facility', name: 'A-03', problem: 'not-a-magazine', want: 'magazine', records: 1, streams: ['orders'], examples: ['GAP-3'], candidates: [expect.stringContaining('Main Warehouse / A-03 (location')] },
+        {
+          what: 'facility',
+          name: 'Main Warehouse / Z-99',
+          problem: 'unknown',
+          want: 'location',
+          records: 2,
+          streams: ['orders', 'stock-counts'],
+          examples: ['GAP-2', 'CNT-GAP'],
+          candidates: [],
+        },
+        {
+          what: 'product',
+          name: 'NO-SUCH',
+          problem: 'unknown',
+          want: null,
+          records: 2,
+          streams: ['orders'],
+          examples: ['GAP-1', 'GAP-2'],
+          candidates: [],
+        },
+        {
+          what: 'facility',
+          name: 'A-03',
+          problem: 'not-a-magazine',
+          want: 'magazine',
+          records: 1,
+          streams: ['orders'],
+          examples: ['GAP-3'],
+          candidates: [expect.stringContaining('Main Warehouse / A-03 (location')],
+        },
       ]);
       const orders = report.feed.streams.find((s: { stream: string }) => s.stream === 'orders');
-      expect(orders).toMatchObject({ records: 4, valid: 3, bad: [{ record: 'GAP-4', problems: ['lines.0.quantity: must be greater than 0'] }] });
+      expect(orders).toMatchObject({
+        records: 4,
+        valid: 3,
+        bad: [{ record: 'GAP-4', problems: ['lines.0.quantity: must be greater than 0'] }],
+      });
 
       const table = await check([], env);
       expect(table.code).toBe(1);
@@ -192,7 +256,8 @@ describe('check', () => {
     let feed: FeedServer;
     let mapping: string;
     beforeAll(async () => {
-      feed = await startFeedServer({ names: STREAMS,
+      feed = await startFeedServer({
+        names: STREAMS,
         token: SECRETS.token,
         streams: {
           orders: [
@@ -203,7 +268,10 @@ describe('check', () => {
       });
       const dir = mkdtempSync(join(tmpdir(), 'isync-check-map-'));
       mapping = join(dir, 'mapping.csv');
-      writeFileSync(mapping, 'kind,upstream,service\nproduct,SKU-9,MUG-BLUE\nproduct,SKU-GONE,NO-SUCH-PRODUCT\nfacility,WH1,Main Warehouse\nfacility,WH1-A1,Main Warehouse / A-01\n');
+      writeFileSync(
+        mapping,
+        'kind,upstream,service\nproduct,SKU-9,MUG-BLUE\nproduct,SKU-GONE,NO-SUCH-PRODUCT\nfacility,WH1,Main Warehouse\nfacility,WH1-A1,Main Warehouse / A-01\n',
+      );
     });
     afterAll(() => feed?.close());
     beforeAll(() => stack.redis.del(redisKeys(stack.prefix).cursor('orders')));
@@ -219,7 +287,9 @@ describe('check', () => {
         { what: 'product', name: 'SKU-9', to: 'MUG-BLUE', records: 1 },
         { what: 'product', name: 'SKU-GONE', to: 'NO-SUCH-PRODUCT', records: 1 },
       ]);
-      expect(report.gaps).toEqual([expect.objectContaining({ what: 'product', name: 'SKU-GONE', mappedTo: 'NO-SUCH-PRODUCT', problem: 'unknown', records: 1 })]);
+      expect(report.gaps).toEqual([
+        expect.objectContaining({ what: 'product', name: 'SKU-GONE', mappedTo: 'NO-SUCH-PRODUCT', problem: 'unknown', records: 1 }),
+      ]);
       const table = await check([], env);
       expect(table.stdout).toMatch(/facility\s+WH1\s+Main Warehouse\s+2/);
       expect(table.stdout).toMatch(/product\s+SKU-GONE → NO-SUCH-PRODUCT\s+not in the account\s+1/);

@@ -26,7 +26,10 @@ describe.concurrent('the command line', () => {
         SHUTDOWN_GRACE_SECONDS: '0',
       });
       expect(r.code).toBe(2);
-      expect(r.stderr.trim().split('\n').sort()).toEqual(['SHUTDOWN_GRACE_SECONDS must be greater than 0', 'UPSTREAM_URL: is required to pull the feed']);
+      expect(r.stderr.trim().split('\n').sort()).toEqual([
+        'SHUTDOWN_GRACE_SECONDS must be greater than 0',
+        'UPSTREAM_URL: is required to pull the feed',
+      ]);
     });
 
     it('reads a .env file in the working folder', async () => {
@@ -48,7 +51,8 @@ describe.concurrent('the command line', () => {
     it('exits 0 for --help', async () => {
       const r = await runCli(['--help'], baseEnv());
       expect(r.code).toBe(0);
-      for (const cmd of ['worker', 'sync', 'import', 'jobs', 'status', 'dashboard', 'sandbox', 'demo']) expect(r.stdout).toContain(`  ${cmd}`);
+      for (const cmd of ['worker', 'sync', 'import', 'jobs', 'status', 'dashboard', 'sandbox', 'demo'])
+        expect(r.stdout).toContain(`  ${cmd}`);
     });
   });
 

@@ -7,7 +7,13 @@ import { countRecord } from '../helpers/count-record.js';
 import { baseEnv, runCli } from './run-cli.js';
 import { startStack, type Stack } from './stack.js';
 
-const order = (orderId: string, orderDate: string | undefined, productId = 'MUG-BLUE', origin = 'Main Warehouse', location = 'Main Warehouse / A-01') => ({
+const order = (
+  orderId: string,
+  orderDate: string | undefined,
+  productId = 'MUG-BLUE',
+  origin = 'Main Warehouse',
+  location = 'Main Warehouse / A-01',
+) => ({
   orderId,
   ...(orderDate ? { orderDate } : {}),
   origin,
@@ -40,7 +46,10 @@ describe.concurrent('going live', () => {
   describe('with go-live floors', () => {
     it('skips older orders and counts, counts them in the summary, exits 0, and find says why', () =>
       withStack(
-        { orders: [order('OLD-1', '2026-01-15T10:00:00'), order('NEW-1', '2026-02-01T08:00:00'), order('NODATE-1', undefined)], 'stock-counts': [countRecord('OLD-C', 'Main Warehouse / A-03', '2026-01-31', [['SKU-0010', 5]])] },
+        {
+          orders: [order('OLD-1', '2026-01-15T10:00:00'), order('NEW-1', '2026-02-01T08:00:00'), order('NODATE-1', undefined)],
+          'stock-counts': [countRecord('OLD-C', 'Main Warehouse / A-03', '2026-01-31', [['SKU-0010', 5]])],
+        },
         'golive-sync',
         async (stack) => {
           const env = { ...stack.env, ...floors };
@@ -49,13 +58,22 @@ describe.concurrent('going live', () => {
           expect(r.stdout).toMatch(/orders\s+3\s+0\s+0\s+3\s+0\s+1\n/);
           expect(r.stdout).toMatch(/stock-counts\s+1\s+0\s+0\s+1\s+0\s+1\n/);
           expect(r.stdout).toContain('2 completed records were skipped on purpose and not written');
-          expect(stack.sandbox.admin.state().orders.map((o: { orderId: string }) => o.orderId).sort()).toEqual(['NEW-1', 'NODATE-1']);
+          expect(
+            stack.sandbox.admin
+              .state()
+              .orders.map((o: { orderId: string }) => o.orderId)
+              .sort(),
+          ).toEqual(['NEW-1', 'NODATE-1']);
           expect(stack.sandbox.admin.requests().filter((q) => JSON.stringify(q).includes('OLD-'))).toEqual([]);
           expect(stack.sandbox.admin.state().variances).toHaveLength(0);
 
           const found = await find(stack, 'OLD-1', env);
           expect(found.jobs).toHaveLength(1);
-          expect(found.jobs[0]).toMatchObject({ state: 'completed', outcome: 'skipped', summary: expect.stringContaining('before go-live: orderDate 2026-01-15T10:00:00 is before SYNC_ORDERS_SINCE 2026-02-01') });
+          expect(found.jobs[0]).toMatchObject({
+            state: 'completed',
+            outcome: 'skipped',
+            summary: expect.stringContaining('before go-live: orderDate 2026-01-15T10:00:00 is before SYNC_ORDERS_SINCE 2026-02-01'),
+          });
           expect(found.entities).toEqual([]);
           const text = await runCli(['find', 'OLD-1'], env);
           expect(text.stdout).toContain('OLD-1 skipped, before go-live');
@@ -64,11 +82,20 @@ describe.concurrent('going live', () => {
 
     it('skips older counts in `import --process` too, and exits 0', () =>
       withStack({}, 'golive-import', async (stack) => {
-        const counts = [countRecord('IMP-OLD', 'Main Warehouse / A-03', '2026-01-31', [['SKU-0010', 5]]), countRecord('IMP-NEW', 'Main Warehouse / A-04', '2026-02-01', [['SKU-0010', 6]])];
-        const r = await runCli(['import', 'stock-counts', '-', '--process', '--json'], { ...stack.env, ...floors }, { input: counts.map((c) => JSON.stringify(c)).join('\n') });
+        const counts = [
+          countRecord('IMP-OLD', 'Main Warehouse / A-03', '2026-01-31', [['SKU-0010', 5]]),
+          countRecord('IMP-NEW', 'Main Warehouse / A-04', '2026-02-01', [['SKU-0010', 6]]),
+        ];
+        const r = await runCli(
+          ['import', 'stock-counts', '-', '--process', '--json'],
+          { ...stack.env, ...floors },
+          { input: counts.map((c) => JSON.stringify(c)).join('\n') },
+        );
         expect(r.code, r.stderr).toBe(0);
         expect(JSON.parse(r.stdout).summary.perStream['stock-counts']).toMatchObject({ queued: 2, completed: 2, skipped: 1, failed: [] });
-        expect(stack.sandbox.admin.state().variances.map((v: { facilityUrl: string }) => v.facilityUrl)).toEqual(['/demo/api/facility/10004']);
+        expect(stack.sandbox.admin.state().variances.map((v: { facilityUrl: string }) => v.facilityUrl)).toEqual([
+          '/demo/api/facility/10004',
+        ]);
       }));
 
     it('refuses a floor that is not a date, and exits 2', async () => {
@@ -82,7 +109,10 @@ describe.concurrent('going live', () => {
   describe('with a mapping file', () => {
     it("syncs upstream names as the service's, and find shows both", () =>
       withStack({ orders: [order('MAP-1', undefined, 'SKU-9', 'WH1', 'WH1 / A-01')] }, 'golive-map', async (stack) => {
-        const env = { ...stack.env, MAPPING_FILE: fileWith('mapping.csv', 'kind,upstream,service\nproduct,SKU-9,MUG-BLUE\nfacility,WH1,Main Warehouse\n') };
+        const env = {
+          ...stack.env,
+          MAPPING_FILE: fileWith('mapping.csv', 'kind,upstream,service\nproduct,SKU-9,MUG-BLUE\nfacility,WH1,Main Warehouse\n'),
+        };
         const r = await runCli(['sync', '--once', '--stream', 'orders'], env, { timeoutMs: 90_000 });
         expect(r.code, r.stdout + r.stderr).toBe(0);
         const made = stack.sandbox.admin.state().orders.find((o: { orderId: string }) => o.orderId === 'MAP-1')!;

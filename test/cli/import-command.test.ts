@@ -5,7 +5,12 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from './run-cli.js';
 import { startStack } from './stack.js';
 
-const count = (id: string, quantity: number) => ({ countId: id, location: 'Main Warehouse / A-01', countDate: '2026-11-20', items: [{ productId: 'SKU-0010', quantity }] });
+const count = (id: string, quantity: number) => ({
+  countId: id,
+  location: 'Main Warehouse / A-01',
+  countDate: '2026-11-20',
+  items: [{ productId: 'SKU-0010', quantity }],
+});
 
 function ndjson(lines: string[]): string {
   const dir = mkdtempSync(join(tmpdir(), 'isync-import-'));
@@ -21,12 +26,19 @@ describe.concurrent('import', () => {
       const file = ndjson([JSON.stringify(count('C-1', 68)), JSON.stringify(count('C-2', 66))]);
       const r = await runCli(['import', 'stock-counts', file], stack.env);
       expect(r.code).toBe(0);
-      expect(r.stdout).toMatch(/^imported 2 records of stock-counts\nImported 2 records of stock-counts in \d+\.\d s: 2 queued, 0 already queued before, 0 invalid\.\n$/);
+      expect(r.stdout).toMatch(
+        /^imported 2 records of stock-counts\nImported 2 records of stock-counts in \d+\.\d s: 2 queued, 0 already queued before, 0 invalid\.\n$/,
+      );
       // The records wait as one import batch on the stock-counts intake queue, not yet as record jobs.
       const list = JSON.parse((await runCli(['jobs', 'list', '--state', 'waiting', '--json'], stack.env)).stdout);
       expect(list.jobs).toHaveLength(1);
       const [batch] = list.jobs;
-      expect(batch).toMatchObject({ stream: 'stock-counts', state: 'waiting', key: 'batch of 2 records, lines 1-2', batch: { records: 2, firstLine: 1, lastLine: 2 } });
+      expect(batch).toMatchObject({
+        stream: 'stock-counts',
+        state: 'waiting',
+        key: 'batch of 2 records, lines 1-2',
+        batch: { records: 2, firstLine: 1, lastLine: 2 },
+      });
       expect(batch.id).toMatch(/^intake-stock-counts-[0-9a-f]{12}$/);
 
       const status = JSON.parse((await runCli(['status', '--json'], stack.env)).stdout);
@@ -37,9 +49,20 @@ describe.concurrent('import', () => {
       const show = await runCli(['jobs', 'show', batch.id, '--json'], stack.env);
       expect(show.code).toBe(0);
       const story = JSON.parse(show.stdout);
-      expect(story).toMatchObject({ id: batch.id, stream: 'stock-counts', state: 'waiting', key: 'batch of 2 records, lines 1-2', record: null, source: 'import', error: null });
+      expect(story).toMatchObject({
+        id: batch.id,
+        stream: 'stock-counts',
+        state: 'waiting',
+        key: 'batch of 2 records, lines 1-2',
+        record: null,
+        source: 'import',
+        error: null,
+      });
       expect(story.batch).toMatchObject({ records: 2, firstLine: 1, lastLine: 2 });
-      expect(story.batch.firstRecordIds).toEqual([expect.stringMatching(/^stock-counts-C-1-[0-9a-f]{12}$/), expect.stringMatching(/^stock-counts-C-2-[0-9a-f]{12}$/)]);
+      expect(story.batch.firstRecordIds).toEqual([
+        expect.stringMatching(/^stock-counts-C-1-[0-9a-f]{12}$/),
+        expect.stringMatching(/^stock-counts-C-2-[0-9a-f]{12}$/),
+      ]);
       expect(stack.sandbox.admin.state().variances).toHaveLength(0);
     } finally {
       await stack.close();
@@ -49,7 +72,9 @@ describe.concurrent('import', () => {
   it('with --process, works the records off, lists the bad line, and exits 1', async () => {
     const stack = await startStack({}, 'import-process');
     try {
-      const r = await runCli(['import', 'stock-counts', '-', '--process'], stack.env, { input: `${JSON.stringify(count('C-1', 68))}\nnot json at all\n` });
+      const r = await runCli(['import', 'stock-counts', '-', '--process'], stack.env, {
+        input: `${JSON.stringify(count('C-1', 68))}\nnot json at all\n`,
+      });
       expect(r.code).toBe(1);
       expect(r.stdout).toContain('Imported 2 records of stock-counts');
       expect(r.stdout).toContain('1 invalid');

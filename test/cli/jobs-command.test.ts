@@ -42,7 +42,13 @@ describe('jobs commands', () => {
       expect(out.prefix).toBe(prefix);
       const byId = new Map(out.jobs.map((j) => [j.id, j]));
       expect(byId.size).toBe(2);
-      expect(byId.get(seeded.completedId)).toMatchObject({ stream: 'orders', state: 'completed', key: 'WEB-1', outcome: 'synced', reason: null });
+      expect(byId.get(seeded.completedId)).toMatchObject({
+        stream: 'orders',
+        state: 'completed',
+        key: 'WEB-1',
+        outcome: 'synced',
+        reason: null,
+      });
       expect(byId.get(seeded.failedId)).toMatchObject({
         stream: 'orders',
         state: 'failed',
@@ -129,7 +135,9 @@ describe('jobs commands', () => {
       const r = await runCli(['jobs', 'retry', '--all-failed', '--stream', 'orders'], env);
       expect(r.code).toBe(0);
       expect(r.stdout).toBe(`Retried 1 job.\n  ${seeded.failedId}\n`);
-      const list = JSON.parse((await runCli(['jobs', 'list', '--state', 'waiting', '--json'], env)).stdout) as { jobs: Array<{ id: string; attemptsMade: number }> };
+      const list = JSON.parse((await runCli(['jobs', 'list', '--state', 'waiting', '--json'], env)).stdout) as {
+        jobs: Array<{ id: string; attemptsMade: number }>;
+      };
       expect(list.jobs.find((j) => j.id === seeded.failedId)).toMatchObject({ attemptsMade: 0 });
     });
   });
@@ -166,17 +174,28 @@ describe('jobs commands on import batches', () => {
       state: 'failed',
       key: 'batch with unreadable data',
       attemptsMade: 1,
-      reason: { code: 'BAD_BATCH', message: expect.stringMatching(new RegExp(`^intake job ${failedId}: not a batch of records \\(items: `)) },
+      reason: {
+        code: 'BAD_BATCH',
+        message: expect.stringMatching(new RegExp(`^intake job ${failedId}: not a batch of records \\(items: `)),
+      },
       batch: { records: null, firstLine: 1, lastLine: 3 },
     });
-    expect(jobs[1]).toMatchObject({ stream: 'stock-counts', state: 'waiting', key: 'batch of 2 records, lines 1-2', reason: null, batch: { records: 2, firstLine: 1, lastLine: 2 } });
+    expect(jobs[1]).toMatchObject({
+      stream: 'stock-counts',
+      state: 'waiting',
+      key: 'batch of 2 records, lines 1-2',
+      reason: null,
+      batch: { records: 2, firstLine: 1, lastLine: 2 },
+    });
   });
 
   it('lists a failed batch among the failed jobs in the table', async () => {
     const r = await runCli(['jobs', 'list', '--state', 'failed'], env);
     expect(r.code).toBe(0);
     const lines = r.stdout.split('\n');
-    expect(lines.find((l) => l.startsWith(failedId))).toMatch(/stock-counts\s+failed\s+batch with unreadable data\s+1\s+.*\[BAD_BATCH\] intake job/);
+    expect(lines.find((l) => l.startsWith(failedId))).toMatch(
+      /stock-counts\s+failed\s+batch with unreadable data\s+1\s+.*\[BAD_BATCH\] intake job/,
+    );
     expect(lines.find((l) => l.startsWith(otherFailedId))).toMatch(/boms\s+failed\s+/);
     expect(r.stdout).toContain('2 import batches (intake-…): records not yet jobs; a worker turns each batch into one job per record.');
     expect(r.stdout).toContain('2 failed. See one with: inventory-sync jobs show <ID>');
@@ -187,7 +206,9 @@ describe('jobs commands on import batches', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`Job ${failedId}`);
     expect(r.stdout).toMatch(/state:\s+failed/);
-    expect(r.stdout).toMatch(/Import batch \(its records are not jobs yet; a worker turns it into one job per record\):\n\s+records:\s+unreadable\n\s+lines:\s+1-3\n/);
+    expect(r.stdout).toMatch(
+      /Import batch \(its records are not jobs yet; a worker turns it into one job per record\):\n\s+records:\s+unreadable\n\s+lines:\s+1-3\n/,
+    );
     expect(r.stdout).not.toContain('Record:');
     expect(r.stdout).toContain(`Error: [BAD_BATCH] intake job ${failedId}: not a batch of records`);
     expect(r.stdout).toMatch(/What to do: \S/);
@@ -205,7 +226,9 @@ describe('jobs commands on import batches', () => {
     const r = await runCli(['jobs', 'retry', '--all-failed', '--stream', 'boms'], env);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(`Retried 1 job.\n  ${otherFailedId}\n`);
-    const list = JSON.parse((await runCli(['jobs', 'list', '--state', 'waiting', '--stream', 'boms', '--json'], env)).stdout) as { jobs: Array<{ id: string }> };
+    const list = JSON.parse((await runCli(['jobs', 'list', '--state', 'waiting', '--stream', 'boms', '--json'], env)).stdout) as {
+      jobs: Array<{ id: string }>;
+    };
     expect(list.jobs.map((j) => j.id)).toEqual([otherFailedId]);
   });
 

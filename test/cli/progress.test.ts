@@ -41,7 +41,13 @@ describe('progress', () => {
   describe('when a run has import batches still to turn into jobs', () => {
     it('counts them apart from the pending jobs', () => {
       const out = sink(false);
-      const io = { stdout: out.stream, stderr: out.stream, stdin: process.stdin, env: {}, stop: new AbortController().signal } as unknown as CliIo;
+      const io = {
+        stdout: out.stream,
+        stderr: out.stream,
+        stdin: process.stdin,
+        env: {},
+        stop: new AbortController().signal,
+      } as unknown as CliIo;
       const progress = runProgress(io, true);
       progress.onProgress({ phase: 'processing', pending: { 'orders-intake': 2, orders: 0 } });
       progress.onProgress({ phase: 'processing', pending: { 'orders-intake': 1, orders: 1000 } });

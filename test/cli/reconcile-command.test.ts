@@ -18,7 +18,9 @@ describe('reconcile command', () => {
   it('exits 0 and says so when nothing drifted, and keeps the report for the dashboard', async () => {
     const r = await runCli(['reconcile'], stack.env);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain('Compared 2 orders, 2 orders\' shipments, 0 counted (location, product) pairs and 0 BOMs with the service (orders, stock-counts, boms).');
+    expect(r.stdout).toContain(
+      "Compared 2 orders, 2 orders' shipments, 0 counted (location, product) pairs and 0 BOMs with the service (orders, stock-counts, boms).",
+    );
     expect(r.stdout).toMatch(/Cost: 2 collection GETs, 0 entity GETs/);
     expect(r.stdout).toContain('No drift: the service matches what was synced.');
     expect((await readLastReport(stack.redis, stack.prefix))?.ok).toBe(true);
@@ -37,7 +39,11 @@ describe('reconcile command', () => {
     const json = await runCli(['reconcile', '--stream', 'orders', '--json'], stack.env);
     expect(json.code).toBe(1);
     const report = JSON.parse(json.stdout);
-    expect(report).toMatchObject({ ok: false, streams: ['orders'], drifts: [{ stream: 'orders', key: 'RK-2', kind: 'order-not-completed', field: 'statusId' }] });
+    expect(report).toMatchObject({
+      ok: false,
+      streams: ['orders'],
+      drifts: [{ stream: 'orders', key: 'RK-2', kind: 'order-not-completed', field: 'statusId' }],
+    });
     expect((await readLastReport(stack.redis, stack.prefix))?.drifts).toHaveLength(1);
   });
 

@@ -39,7 +39,11 @@ export function spawnCli(args: string[], env: Record<string, string>, cwd = empt
 }
 
 /** Runs one command line to its end. */
-export function runCli(args: string[], env: Record<string, string>, o: { input?: string; cwd?: string; timeoutMs?: number } = {}): Promise<CliRun> {
+export function runCli(
+  args: string[],
+  env: Record<string, string>,
+  o: { input?: string; cwd?: string; timeoutMs?: number } = {},
+): Promise<CliRun> {
   const child = spawnCli(args, env, o.cwd);
   return collect(child, o);
 }

@@ -6,11 +6,19 @@ import { eventually, freePort } from './worker-process.js';
 describe('sandbox command', () => {
   it('serves the demo account with the given credentials until SIGTERM, then exits 0', async () => {
     const port = await freePort();
-    const child = spawnCli(['sandbox', '--port', String(port)], { ...baseEnv(), INVENTORY_API_KEY: 'k-1', INVENTORY_API_SECRET: 's-secret-1' });
+    const child = spawnCli(['sandbox', '--port', String(port)], {
+      ...baseEnv(),
+      INVENTORY_API_KEY: 'k-1',
+      INVENTORY_API_SECRET: 's-secret-1',
+    });
     const done = collect(child);
     const url = `http://127.0.0.1:${port}/demo/api/facility`;
     const auth = `Basic ${Buffer.from('k-1:s-secret-1').toString('base64')}`;
-    await eventually(async () => (await fetch(url, { headers: { authorization: auth } }).catch(() => undefined))?.status === 200, 30_000, 'the sandbox');
+    await eventually(
+      async () => (await fetch(url, { headers: { authorization: auth } }).catch(() => undefined))?.status === 200,
+      30_000,
+      'the sandbox',
+    );
     expect((await fetch(url)).status).toBe(401);
     child.kill('SIGTERM');
     const r = await done;
@@ -21,7 +29,7 @@ describe('sandbox command', () => {
     expect(r.stdout).not.toContain('s-secret-1');
   });
 
-  it('takes --key, --secret and the data file\'s own account', async () => {
+  it("takes --key, --secret and the data file's own account", async () => {
     const port = await freePort();
     const { mkdtemp, writeFile } = await import('node:fs/promises');
     const { tmpdir } = await import('node:os');
@@ -31,7 +39,11 @@ describe('sandbox command', () => {
     const done = collect(child);
     const url = `http://127.0.0.1:${port}/acme/api/facility`;
     const auth = `Basic ${Buffer.from('cli-key:cli-secret-9').toString('base64')}`;
-    await eventually(async () => (await fetch(url, { headers: { authorization: auth } }).catch(() => undefined))?.status === 200, 30_000, 'the sandbox');
+    await eventually(
+      async () => (await fetch(url, { headers: { authorization: auth } }).catch(() => undefined))?.status === 200,
+      30_000,
+      'the sandbox',
+    );
     expect((await fetch(url, { headers: { authorization: `Basic ${Buffer.from('demo:demo').toString('base64')}` } })).status).toBe(401);
     child.kill('SIGTERM');
     const r = await done;

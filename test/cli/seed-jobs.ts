@@ -14,9 +14,22 @@ export function jobIdOf(stream: string, key: string, record: unknown): string {
   return `${stream}-${key}-${createHash('sha256').update(JSON.stringify(record)).digest('hex').slice(0, 12)}`;
 }
 
-export const goodOrder = { orderId: 'WEB-1', origin: 'Main Warehouse', lines: [{ productId: 'MUG-BLUE', quantity: 2, unitPrice: 12.5, location: 'Main Warehouse / A-01' }] };
-export const badOrder = { orderId: 'WEB-2', origin: 'Main Warehouse', lines: [{ productId: 'NO-SUCH', quantity: 1, unitPrice: 3, location: 'Main Warehouse / A-01' }] };
-export const waitingCount = { countId: 'CNT-1', location: 'Main Warehouse / A-01', countDate: '2026-11-21', items: [{ productId: 'MUG-BLUE', quantity: 4 }] };
+export const goodOrder = {
+  orderId: 'WEB-1',
+  origin: 'Main Warehouse',
+  lines: [{ productId: 'MUG-BLUE', quantity: 2, unitPrice: 12.5, location: 'Main Warehouse / A-01' }],
+};
+export const badOrder = {
+  orderId: 'WEB-2',
+  origin: 'Main Warehouse',
+  lines: [{ productId: 'NO-SUCH', quantity: 1, unitPrice: 3, location: 'Main Warehouse / A-01' }],
+};
+export const waitingCount = {
+  countId: 'CNT-1',
+  location: 'Main Warehouse / A-01',
+  countDate: '2026-11-21',
+  items: [{ productId: 'MUG-BLUE', quantity: 4 }],
+};
 
 export interface Seeded {
   completedId: string;
@@ -51,9 +64,24 @@ export async function seedJobs(redis: Redis, prefix: string): Promise<Seeded> {
         await job.log(JSON.stringify({ attempt: job.attemptsMade + 1, startedAt, ms: 40, calls: [call], notes: [], result }));
         return result;
       }
-      const error = { name: 'BadRecordError', code: 'BAD_RECORD', message: 'record WEB-2: lines.0.productId: unknown product NO-SUCH', hint: 'Add the product to the service, then retry the job.', retryable: false };
+      const error = {
+        name: 'BadRecordError',
+        code: 'BAD_RECORD',
+        message: 'record WEB-2: lines.0.productId: unknown product NO-SUCH',
+        hint: 'Add the product to the service, then retry the job.',
+        retryable: false,
+      };
       const get = { method: 'GET', path: '/demo/api/product', cls: 'collection', status: 200, ms: 30, waitedMs: 5, at: Date.now() };
-      await job.log(JSON.stringify({ attempt: job.attemptsMade + 1, startedAt, ms: 35, calls: [get], notes: [{ at: startedAt, message: 'catalog refreshed after a miss' }], error }));
+      await job.log(
+        JSON.stringify({
+          attempt: job.attemptsMade + 1,
+          startedAt,
+          ms: 35,
+          calls: [get],
+          notes: [{ at: startedAt, message: 'catalog refreshed after a miss' }],
+          error,
+        }),
+      );
       await recordFailureGroup(redis, job, 'lines.0.productId: unknown product NO-SUCH');
       throw new UnrecoverableError(`[BAD_RECORD] ${error.message}`);
     },
@@ -78,7 +106,11 @@ export async function seedWaitingBatch(redis: Redis, prefix: string, counts: unk
   const intake = openIntakeQueue(redis, prefix, 'stock-counts', { attempts: 3 });
   const items = counts.map((c, i) => ({ id: jobIdFor(stockCountStream, c), line: i + 1, text: JSON.stringify(c) }));
   const id = intakeJobId('stock-counts', items);
-  await intake.add('stock-counts', { stream: 'stock-counts', source: 'import', firstLine: 1, lastLine: items.length, items }, { jobId: id });
+  await intake.add(
+    'stock-counts',
+    { stream: 'stock-counts', source: 'import', firstLine: 1, lastLine: items.length, items },
+    { jobId: id },
+  );
   await intake.close();
   return id;
 }
@@ -93,7 +125,11 @@ export async function seedFailedBatch(redis: Redis, prefix: string, stream: Stre
   const id = `intake-${stream}-${randomBytes(6).toString('hex')}`;
   await intake.add(stream, { stream, source: 'import', firstLine: 1, lastLine: 3, items: 'nope' }, { jobId: id, attempts: 1 });
   const workerConnection = redis.duplicate();
-  const worker = new Worker<IntakeData>(intake.name, (job) => expandBatch(job, records), { connection: workerConnection, prefix, autorun: false });
+  const worker = new Worker<IntakeData>(intake.name, (job) => expandBatch(job, records), {
+    connection: workerConnection,
+    prefix,
+    autorun: false,
+  });
   const failed = new Promise<void>((resolve) => worker.on('failed', (job) => (job?.id === id ? resolve() : undefined)));
   void worker.run();
   await failed;

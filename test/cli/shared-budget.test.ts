@@ -28,8 +28,19 @@ describe('a total budget shared with another client of the account', () => {
 
   beforeEach(async () => {
     // 60 requests in 6 s is the 600 a minute the program is told, in windows short enough for a test.
-    sandbox = await startSandbox({ port: 0, data: 'demo', key: SECRETS.key, secret: SECRETS.secret, budgets: { total: { limit: 60, windowMs: 6_000 } } });
-    feed = await startFeedServer({ port: 0, names: STREAMS, streams: { orders: benchOrders(`SHARE-${Date.now()}`, 600) }, token: SECRETS.token });
+    sandbox = await startSandbox({
+      port: 0,
+      data: 'demo',
+      key: SECRETS.key,
+      secret: SECRETS.secret,
+      budgets: { total: { limit: 60, windowMs: 6_000 } },
+    });
+    feed = await startFeedServer({
+      port: 0,
+      names: STREAMS,
+      streams: { orders: benchOrders(`SHARE-${Date.now()}`, 600) },
+      token: SECRETS.token,
+    });
     redis = connect();
     prefix = uniquePrefix('shared-budget');
     env = {
@@ -68,10 +79,14 @@ describe('a total budget shared with another client of the account', () => {
     other = startOtherClient({ url: sandbox.url, account: sandbox.account, key: SECRETS.key, secret: SECRETS.secret, perMinute: 300 });
 
     // Half the total goes to the other client: the workers' share comes down, for the reason that it does.
-    await eventually(async () => {
-      const s = await total();
-      return s.factor < 0.8 && (s.reason === 'shared-remaining' || s.reason === 'shared-429') && (s.otherPerMinute ?? 0) > 100;
-    }, 60_000, 'the share to come down because of the other client');
+    await eventually(
+      async () => {
+        const s = await total();
+        return s.factor < 0.8 && (s.reason === 'shared-remaining' || s.reason === 'shared-429') && (s.otherPerMinute ?? 0) > 100;
+      },
+      60_000,
+      'the share to come down because of the other client',
+    );
     const status = await runCli(['status', '--json'], env);
     const row = (JSON.parse(status.stdout) as StatusReport).budget.find((b) => b.cls === 'total')!;
     expect(row.configuredPerMinute).toBe(600);
@@ -84,10 +99,14 @@ describe('a total budget shared with another client of the account', () => {
 
     await other.stop();
     other = undefined;
-    await eventually(async () => {
-      const s = await total();
-      return s.factor >= 0.95;
-    }, 90_000, 'the share to climb back once the other client stopped');
+    await eventually(
+      async () => {
+        const s = await total();
+        return s.factor >= 0.95;
+      },
+      90_000,
+      'the share to climb back once the other client stopped',
+    );
     expect(sandbox.admin.counters().actions).toBeGreaterThan(0);
   }, 200_000);
 });

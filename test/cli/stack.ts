@@ -19,7 +19,11 @@ export interface Stack {
 
 export const SECRETS = { key: 'key-7c1f9e', secret: 'sec-4b8d2a9f61', token: 'tok-93e1c7d5b2' };
 
-export async function startStack(streams: Partial<Record<StreamName, unknown[]>> = {}, name = 'cli', sandboxOptions: Pick<SandboxOptions, 'profile'> = {}): Promise<Stack> {
+export async function startStack(
+  streams: Partial<Record<StreamName, unknown[]>> = {},
+  name = 'cli',
+  sandboxOptions: Pick<SandboxOptions, 'profile'> = {},
+): Promise<Stack> {
   const sandbox = await startSandbox({ port: 0, data: 'demo', key: SECRETS.key, secret: SECRETS.secret, ...sandboxOptions });
   const feed = await startFeedServer({ names: STREAMS, port: 0, streams, token: SECRETS.token });
   const redis = connect();

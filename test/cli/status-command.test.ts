@@ -20,12 +20,27 @@ describe('status', () => {
     seeded = await seedJobs(redis, prefix);
     // A batch failed (its data is no batch); then an import of two stock counts waits as one batch.
     failedBatchId = await seedFailedBatch(redis, prefix, 'stock-counts');
-    await seedWaitingBatch(redis, prefix, [{ ...waitingCount, countId: 'CNT-2' }, { ...waitingCount, countId: 'CNT-3' }]);
+    await seedWaitingBatch(redis, prefix, [
+      { ...waitingCount, countId: 'CNT-2' },
+      { ...waitingCount, countId: 'CNT-3' },
+    ]);
     const keys = redisKeys(prefix);
     // The orders feed was caught up a minute ago; stock counts were pulled but still have more.
-    await recordPage(redis.multi(), keys, 'orders', { cursor: 'c1.abc', size: 2, queued: 2, duplicates: 0, invalid: 0, newest: 'WEB-2', caughtUp: true }).exec();
+    await recordPage(redis.multi(), keys, 'orders', {
+      cursor: 'c1.abc',
+      size: 2,
+      queued: 2,
+      duplicates: 0,
+      invalid: 0,
+      newest: 'WEB-2',
+      caughtUp: true,
+    }).exec();
     await redis.hset(keys.feedState('orders'), 'caughtUpAt', new Date(Date.now() - 60_000).toISOString());
-    const budget = new RequestBudget({ redis, keys, budgets: { postPerMinute: 120, getPerMinute: 120, collectionPerHour: 300, requestsPerMinute: 240, headroom: 0.98 } });
+    const budget = new RequestBudget({
+      redis,
+      keys,
+      budgets: { postPerMinute: 120, getPerMinute: 120, collectionPerHour: 300, requestsPerMinute: 240, headroom: 0.98 },
+    });
     await budget.acquire('post');
     await budget.acquire('post');
     await budget.hold('get', Date.now() + 30_000);
@@ -56,8 +71,12 @@ describe('status', () => {
     // The stock-counts row still counts its one record job; the batches have their own table.
     expect(r.stdout).toMatch(/stock-counts\s+1\s+0\s+0\s+0\s+0\s+-/);
     const batches = r.stdout.slice(r.stdout.indexOf('Import batches by state'));
-    expect(batches).toMatch(/^Import batches by state \(their records are not jobs yet; a worker turns each batch into one job per record\):\nSTREAM\s+WAITING\s+ACTIVE\s+DELAYED\s+FAILED\nstock-counts\s+1\s+0\s+0\s+1\n\n/);
-    expect(r.stdout).toMatch(new RegExp(`stock-counts\\s+BAD_BATCH\\s+1\\s+import batch: not a batch of records \\(items: .*\\s+${failedBatchId}`));
+    expect(batches).toMatch(
+      /^Import batches by state \(their records are not jobs yet; a worker turns each batch into one job per record\):\nSTREAM\s+WAITING\s+ACTIVE\s+DELAYED\s+FAILED\nstock-counts\s+1\s+0\s+0\s+1\n\n/,
+    );
+    expect(r.stdout).toMatch(
+      new RegExp(`stock-counts\\s+BAD_BATCH\\s+1\\s+import batch: not a batch of records \\(items: .*\\s+${failedBatchId}`),
+    );
   });
 
   it('answers --json with the same report', async () => {
@@ -69,15 +88,34 @@ describe('status', () => {
     expect(orders.counts).toMatchObject({ waiting: 0, active: 0, delayed: 0, failed: 1, completed: 1 });
     expect(orders.feed).toMatchObject({ cursor: 'c1.abc', recordsQueued: 2, newestRecord: 'WEB-2', lastError: null });
     expect(orders.feed.behindSeconds).toBeGreaterThanOrEqual(60);
-    expect(s.budget.find((b: { cls: string }) => b.cls === 'post')).toMatchObject({ limit: '120/min', requests: 2, holds: 0, heldUntil: null });
+    expect(s.budget.find((b: { cls: string }) => b.cls === 'post')).toMatchObject({
+      limit: '120/min',
+      requests: 2,
+      holds: 0,
+      heldUntil: null,
+    });
     expect(s.budget.find((b: { cls: string }) => b.cls === 'get')).toMatchObject({ holds: 1 });
     expect(orders.intake).toEqual({ waiting: 0, active: 0, delayed: 0, failed: 0 });
     const counts = s.streams.find((x: { stream: string }) => x.stream === 'stock-counts');
     expect(counts.counts).toMatchObject({ waiting: 1, failed: 0 });
     expect(counts.intake).toEqual({ waiting: 1, active: 0, delayed: 0, failed: 1 });
     expect(s.failedGroups).toEqual([
-      { stream: 'orders', code: 'BAD_RECORD', reason: 'lines.0.productId: unknown product NO-SUCH', count: 1, examples: [seeded.failedId], batch: false },
-      { stream: 'stock-counts', code: 'BAD_BATCH', reason: expect.stringMatching(/^not a batch of records \(items: /), count: 1, examples: [failedBatchId], batch: true },
+      {
+        stream: 'orders',
+        code: 'BAD_RECORD',
+        reason: 'lines.0.productId: unknown product NO-SUCH',
+        count: 1,
+        examples: [seeded.failedId],
+        batch: false,
+      },
+      {
+        stream: 'stock-counts',
+        code: 'BAD_BATCH',
+        reason: expect.stringMatching(/^not a batch of records \(items: /),
+        count: 1,
+        examples: [failedBatchId],
+        batch: true,
+      },
     ]);
     expect(Array.isArray(s.schedule)).toBe(true);
   });

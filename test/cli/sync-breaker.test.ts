@@ -19,7 +19,10 @@ describe('sync --once, when every ship answers 403', () => {
     stack.sandbox.admin.setFaults([{ kind: 'status-403', method: 'POST', path: '/api/shipment/[^/]+$' }]);
     const first = await runCli(['sync', '--once', '--stream', 'orders', '--json'], env, { timeoutMs: 90_000 });
     expect(first.code, first.stderr).toBe(1);
-    const summary = JSON.parse(first.stdout) as { ok: boolean; perStream: { orders: { failed: unknown[]; paused?: { reason: string; waiting: number } } } };
+    const summary = JSON.parse(first.stdout) as {
+      ok: boolean;
+      perStream: { orders: { failed: unknown[]; paused?: { reason: string; waiting: number } } };
+    };
     expect(summary.ok).toBe(false);
     expect(summary.perStream.orders.failed).toEqual([]);
     expect(summary.perStream.orders.paused!.reason).toMatch(/^\[FORBIDDEN\] POST \/[^ ]+\/api\/shipment\/\S+ answered 403/);
@@ -38,15 +41,22 @@ describe('sync --once, when every ship answers 403', () => {
     expect(second.code, second.stdout + second.stderr).toBe(0);
     for (const id of ids) {
       const { orders, shipments } = orderState(stack.sandbox.admin.state(), id);
-      expect([orders.length, shipments.length, orders[0]!.statusId, shipments[0]!.statusId]).toEqual([1, 1, 'ORDER_COMPLETED', 'SHIPMENT_SHIPPED']);
+      expect([orders.length, shipments.length, orders[0]!.statusId, shipments[0]!.statusId]).toEqual([
+        1,
+        1,
+        'ORDER_COMPLETED',
+        'SHIPMENT_SHIPPED',
+      ]);
     }
   }, 240_000);
 });
 
 describe('sync --once, when every ship answers the same 400', () => {
-  it('pauses at the threshold with the service\'s message, and resume retries the orders it failed: each synced once', async () => {
+  it("pauses at the threshold with the service's message, and resume retries the orders it failed: each synced once", async () => {
     const env = { ...stack.env, BREAKER_THRESHOLD: '3', WORKER_CONCURRENCY: '1' };
-    stack.sandbox.admin.setFaults([{ kind: 'status-400', method: 'POST', path: '/api/shipment/[^/]+$', msg: 'The API cannot pack or ship' }]);
+    stack.sandbox.admin.setFaults([
+      { kind: 'status-400', method: 'POST', path: '/api/shipment/[^/]+$', msg: 'The API cannot pack or ship' },
+    ]);
     const first = await runCli(['sync', '--once', '--stream', 'orders', '--json'], env, { timeoutMs: 90_000 });
     expect(first.code, first.stderr).toBe(1);
     const summary = JSON.parse(first.stdout) as { perStream: { orders: { failed: Array<{ id: string }>; paused?: { reason: string } } } };
@@ -64,7 +74,12 @@ describe('sync --once, when every ship answers the same 400', () => {
     expect(second.code, second.stdout + second.stderr).toBe(0);
     for (const id of ids) {
       const { orders, shipments } = orderState(stack.sandbox.admin.state(), id);
-      expect([orders.length, shipments.length, orders[0]!.statusId, shipments[0]!.statusId]).toEqual([1, 1, 'ORDER_COMPLETED', 'SHIPMENT_SHIPPED']);
+      expect([orders.length, shipments.length, orders[0]!.statusId, shipments[0]!.statusId]).toEqual([
+        1,
+        1,
+        'ORDER_COMPLETED',
+        'SHIPMENT_SHIPPED',
+      ]);
     }
   }, 240_000);
 });

@@ -31,21 +31,30 @@ describe.concurrent('sync --once', () => {
         expect(r.stdout).toMatch(/orders\s+2\s+1\s+0\s+2\s+0/);
         expect(r.stdout).toMatch(/boms\s+1\s+0\s+0\s+1\s+0/);
         expect(r.stdout).toContain('Every record synced.');
-        expect(stack.sandbox.admin.state().orders.map((o: { orderId: string }) => o.orderId).sort()).toEqual(['T-1', 'T-2']);
+        expect(
+          stack.sandbox.admin
+            .state()
+            .orders.map((o: { orderId: string }) => o.orderId)
+            .sort(),
+        ).toEqual(['T-1', 'T-2']);
       }));
   });
 
   describe('when some records are bad', () => {
     it('syncs the rest, lists each failure with its reason and job, and exits 1', () =>
-      withStack({ orders: [order(1), order(2, 'NO-SUCH'), { orderId: 'T-3', origin: 'Main Warehouse', lines: [] }] }, 'sync-bad', async (stack) => {
-        const r = await runCli(['sync', '--once', '--stream', 'orders'], stack.env);
-        expect(r.code).toBe(1);
-        expect(r.stdout).toMatch(/orders\s+3\s+0\s+1\s+1\s+2/);
-        expect(r.stdout).toContain('2 records failed:');
-        expect(r.stdout).toMatch(/orders\s+T-2\s+\[BAD_RECORD\] record T-2: lines\.0\.productId: .*NO-SUCH.*orders-T-2-[0-9a-f]{12}/);
-        expect(r.stdout).toMatch(/orders\s+T-3\s+\[BAD_RECORD\] record T-3: lines: must have at least one line/);
-        expect(r.stdout).toContain('See why: inventory-sync jobs show <JOB>');
-      }));
+      withStack(
+        { orders: [order(1), order(2, 'NO-SUCH'), { orderId: 'T-3', origin: 'Main Warehouse', lines: [] }] },
+        'sync-bad',
+        async (stack) => {
+          const r = await runCli(['sync', '--once', '--stream', 'orders'], stack.env);
+          expect(r.code).toBe(1);
+          expect(r.stdout).toMatch(/orders\s+3\s+0\s+1\s+1\s+2/);
+          expect(r.stdout).toContain('2 records failed:');
+          expect(r.stdout).toMatch(/orders\s+T-2\s+\[BAD_RECORD\] record T-2: lines\.0\.productId: .*NO-SUCH.*orders-T-2-[0-9a-f]{12}/);
+          expect(r.stdout).toMatch(/orders\s+T-3\s+\[BAD_RECORD\] record T-3: lines: must have at least one line/);
+          expect(r.stdout).toContain('See why: inventory-sync jobs show <JOB>');
+        },
+      ));
 
     it('answers --json with the summary, without progress lines', () =>
       withStack({ orders: [order(1), order(2, 'NO-SUCH')] }, 'sync-json', async (stack) => {
@@ -55,7 +64,13 @@ describe.concurrent('sync --once', () => {
         expect(s.ok).toBe(false);
         expect(typeof s.ms).toBe('number');
         expect(s.perStream.orders).toMatchObject({ queued: 2, duplicates: 0, invalid: 0, completed: 1 });
-        expect(s.perStream.orders.failed).toEqual([{ id: expect.stringMatching(/^orders-T-2-/), key: 'T-2', reason: expect.stringMatching(/^\[BAD_RECORD\] record T-2: lines\.0\.productId/) }]);
+        expect(s.perStream.orders.failed).toEqual([
+          {
+            id: expect.stringMatching(/^orders-T-2-/),
+            key: 'T-2',
+            reason: expect.stringMatching(/^\[BAD_RECORD\] record T-2: lines\.0\.productId/),
+          },
+        ]);
         expect(s.perStream['stock-counts']).toMatchObject({ queued: 0, completed: 0, failed: [] });
       }));
   });

@@ -22,8 +22,17 @@ describe('worker alerts', () => {
     it('POSTs one alert from the worker process, with no secret in it', async () => {
       // The nightly stock-count pull failed an hour ago and nothing has caught up since.
       const hourAgo = new Date(Date.now() - 3_600_000).toISOString();
-      await stack.redis.hset(redisKeys(stack.prefix).feedState('stock-counts'), { caughtUpAt: hourAgo, lastPollAt: hourAgo, lastError: 'the feed answered 503' });
-      const worker = startWorkerProcess({ ...stack.env, LOG_LEVEL: 'info', ALERT_WEBHOOK_URL: `${hook.url}/services/${HOOK_TOKEN}`, ALERT_LAG_SECONDS: '900' });
+      await stack.redis.hset(redisKeys(stack.prefix).feedState('stock-counts'), {
+        caughtUpAt: hourAgo,
+        lastPollAt: hourAgo,
+        lastError: 'the feed answered 503',
+      });
+      const worker = startWorkerProcess({
+        ...stack.env,
+        LOG_LEVEL: 'info',
+        ALERT_WEBHOOK_URL: `${hook.url}/services/${HOOK_TOKEN}`,
+        ALERT_LAG_SECONDS: '900',
+      });
       try {
         await eventually(async () => hook.seen.length > 0, 30_000, 'an alert');
         const [req] = hook.seen;

@@ -49,10 +49,16 @@ async function startWorkers(): Promise<string> {
   return url!;
 }
 
-const settled = (ids: string[]) => ids.every((id) => {
-  const { orders, shipments } = orderState(stack.sandbox.admin.state(), id);
-  return orders.length === 1 && orders[0]!.statusId === 'ORDER_COMPLETED' && shipments.length === 1 && shipments[0]!.statusId === 'SHIPMENT_SHIPPED';
-});
+const settled = (ids: string[]) =>
+  ids.every((id) => {
+    const { orders, shipments } = orderState(stack.sandbox.admin.state(), id);
+    return (
+      orders.length === 1 &&
+      orders[0]!.statusId === 'ORDER_COMPLETED' &&
+      shipments.length === 1 &&
+      shipments[0]!.statusId === 'SHIPMENT_SHIPPED'
+    );
+  });
 
 async function status(): Promise<{ streams: Array<{ stream: string; breaker: Record<string, unknown> }> }> {
   const r = await runCli(['status', '--json'], stack.env);
@@ -68,7 +74,10 @@ async function refuseMidRun(fault: FaultRule, refusedStatus: number): Promise<{ 
   stack.sandbox.admin.setFaults([fault]);
   const from = stack.sandbox.admin.requests().length;
   const ids = Array.from({ length: ORDERS }, (_, i) => `BRK-${i}`);
-  stack.feed.append('orders', ids.map((id) => orderRecord(id)));
+  stack.feed.append(
+    'orders',
+    ids.map((id) => orderRecord(id)),
+  );
   await eventually(async () => (await status()).streams.find((s) => s.stream === 'orders')!.breaker.paused === true, 30_000, 'the pause');
   // Jobs in flight at the pause finish their one request; then nothing at all reaches the service.
   await new Promise((r) => setTimeout(r, 1_500));

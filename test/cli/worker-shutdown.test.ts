@@ -18,7 +18,13 @@ describe('worker shutdown', () => {
       try {
         // Every API answer takes 700 ms: an order (4 writes) runs for a few seconds.
         stack.sandbox.admin.setLatency({ ms: 700 });
-        const worker = startWorkerProcess({ ...stack.env, WORKER_CONCURRENCY: '2', SHUTDOWN_GRACE_SECONDS: '25', ORDER_POLL_SECONDS: '1', LOG_LEVEL: 'info' });
+        const worker = startWorkerProcess({
+          ...stack.env,
+          WORKER_CONCURRENCY: '2',
+          SHUTDOWN_GRACE_SECONDS: '25',
+          ORDER_POLL_SECONDS: '1',
+          LOG_LEVEL: 'info',
+        });
         await worker.httpUrl;
         await eventually(async () => (await queue.getActiveCount()) === 2, 30_000, 'two active jobs');
         const active = (await queue.getActive()).map((j) => j.id!);
@@ -43,7 +49,10 @@ describe('worker shutdown', () => {
         stack.sandbox.admin.setLatency({ ms: 0 });
         const rest = await runCli(['sync', '--once', '--stream', 'orders'], stack.env);
         expect(rest.code).toBe(0);
-        const created = stack.sandbox.admin.state().orders.map((o: { orderId: string }) => o.orderId).sort();
+        const created = stack.sandbox.admin
+          .state()
+          .orders.map((o: { orderId: string }) => o.orderId)
+          .sort();
         expect(created).toEqual(orders.map((o) => o.orderId).sort());
         expect(stack.sandbox.admin.counters().creates.order).toBe(6);
       } finally {

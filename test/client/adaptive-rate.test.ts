@@ -34,13 +34,14 @@ describe('the shared budget (adaptive rate)', () => {
     await redis.quit();
   });
 
-  describe('when X-RateLimit-Remaining is lower than this program\'s own answers explain', () => {
+  describe("when X-RateLimit-Remaining is lower than this program's own answers explain", () => {
     it('lowers its share to what the others leave, for every process, and says why', async () => {
       const a = rate();
       const b = rate();
       // Half-way through the window: the others spent 200 (400 a minute) beside our 10 answers.
       const reset = Date.now() + 30_000;
-      for (let own = 1; own <= 10; own++) await (own % 2 ? a : b).observe('post', 200, headers({ limit: 1200, remaining: 1200 - own - 200, reset }));
+      for (let own = 1; own <= 10; own++)
+        await (own % 2 ? a : b).observe('post', 200, headers({ limit: 1200, remaining: 1200 - own - 200, reset }));
       const shares = await readShares(redis, keys);
       // (1,200 - 400 / 0.98) / 1,200 = 0.66 of the configured total, where 400 + 0.66 × 1,176 stays within 1,200.
       expect(shares.total.factor).toBeGreaterThan(0.55);
@@ -124,9 +125,11 @@ describe('the shared budget (adaptive rate)', () => {
       const a = rate({ ...TOTAL, requestsPerMinute: undefined } as never);
       // Two windows of a minute in a row: the service's window is known, so its limit can be compared with ours.
       const reset = Date.now() + 30_000;
-      for (const r of [reset, reset + 60_000]) for (let own = 1; own <= 3; own++) await a.observe('get', 200, headers({ limit: 2400, remaining: 2400 - own, reset: r }));
+      for (const r of [reset, reset + 60_000])
+        for (let own = 1; own <= 3; own++) await a.observe('get', 200, headers({ limit: 2400, remaining: 2400 - own, reset: r }));
       expect((await readShares(redis, keys)).get.factor).toBe(1);
-      for (const r of [reset, reset + 60_000]) for (let own = 1; own <= 3; own++) await a.observe('post', 200, headers({ limit: 600, remaining: 600 - own, reset: r }));
+      for (const r of [reset, reset + 60_000])
+        for (let own = 1; own <= 3; own++) await a.observe('post', 200, headers({ limit: 600, remaining: 600 - own, reset: r }));
       const { post } = await readShares(redis, keys);
       expect(post.factor).toBeGreaterThan(0.45);
       expect(post.factor).toBeLessThan(0.55);
@@ -141,7 +144,8 @@ describe('the shared budget (adaptive rate)', () => {
       // The service says 1,500 a minute: a quarter of the configured 6,000 (reached in halvings, one per answer).
       const reset = Date.now() + 30_000;
       await b.observe('post', 200, headers({ limit: 1500, remaining: 1499, reset }));
-      for (let own = 1; own <= 3; own++) await b.observe('post', 200, headers({ limit: 1500, remaining: 1500 - own, reset: reset + 60_000 }));
+      for (let own = 1; own <= 3; own++)
+        await b.observe('post', 200, headers({ limit: 1500, remaining: 1500 - own, reset: reset + 60_000 }));
       expect((await readShares(redis, keys)).post.factor).toBeCloseTo(0.25, 2);
       const t0 = Date.now();
       for (let i = 0; i < 11; i++) await b.acquire('post');
@@ -161,7 +165,9 @@ describe('the shared budget (adaptive rate)', () => {
 describe('X-RateLimit-* headers', () => {
   it('reads the reset in epoch ms, epoch seconds or seconds from now, and leaves out what is missing or not a number', () => {
     const now = 1_800_000_000_000;
-    expect(readRateLimitHeaders({ 'x-ratelimit-reset': String(now + 5000), 'x-ratelimit-limit': '120', 'x-ratelimit-remaining': '7' }, now)).toEqual({ limit: 120, remaining: 7, resetAt: now + 5000 });
+    expect(
+      readRateLimitHeaders({ 'x-ratelimit-reset': String(now + 5000), 'x-ratelimit-limit': '120', 'x-ratelimit-remaining': '7' }, now),
+    ).toEqual({ limit: 120, remaining: 7, resetAt: now + 5000 });
     expect(readRateLimitHeaders({ 'x-ratelimit-reset': String(now / 1000 + 5) }, now)).toEqual({ resetAt: now + 5000 });
     expect(readRateLimitHeaders({ 'x-ratelimit-reset': '5' }, now)).toEqual({ resetAt: now + 5000 });
     expect(readRateLimitHeaders({ 'x-ratelimit-remaining': 'lots', 'x-ratelimit-limit': '' }, now)).toEqual({});

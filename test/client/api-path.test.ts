@@ -42,7 +42,12 @@ describe('paths the client follows', () => {
     });
 
     describe('when the service answers with URLs', () => {
-      const order = (actionUrlComplete: string) => ({ orderId: 'WEB-1', orderUrl: '/demo/api/order/WEB-1', statusId: 'ORDER_CREATED', actionUrlComplete });
+      const order = (actionUrlComplete: string) => ({
+        orderId: 'WEB-1',
+        orderUrl: '/demo/api/order/WEB-1',
+        statusId: 'ORDER_CREATED',
+        actionUrlComplete,
+      });
 
       it.each([
         '/demo/api/order/WEB-1/../../../_admin/reset',
@@ -64,7 +69,10 @@ describe('paths the client follows', () => {
         client = new ServiceClient({ baseUrl: server.url, account: 'demo', apiKey: 'k', apiSecret: 's' });
         const answered = await client.getOrder('/demo/api/order/WEB-1');
         await client.completeOrder(answered.actionUrlComplete!);
-        expect(server.seen.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /demo/api/order/WEB-1', 'POST /demo/api/order/WEB-1/complete']);
+        expect(server.seen.map((r) => `${r.method} ${r.url}`)).toEqual([
+          'GET /demo/api/order/WEB-1',
+          'POST /demo/api/order/WEB-1/complete',
+        ]);
       });
     });
 
@@ -72,7 +80,14 @@ describe('paths the client follows', () => {
       it('is BAD_RESPONSE naming the cap (applied, for a write), and a smaller one is read', async () => {
         const big = { orderId: 'WEB-1', orderUrl: '/demo/api/order/WEB-1', statusId: 'ORDER_CREATED', note: 'n'.repeat(10_000) };
         server = await startServer((req, res) => json(res, 200, req.url?.endsWith('small') ? { ...big, note: '' } : big));
-        client = new ServiceClient({ baseUrl: server.url, account: 'demo', apiKey: 'k', apiSecret: 's', maxResponseBytes: 4096, readRetries: 0 });
+        client = new ServiceClient({
+          baseUrl: server.url,
+          account: 'demo',
+          apiKey: 'k',
+          apiSecret: 's',
+          maxResponseBytes: 4096,
+          readRetries: 0,
+        });
         const read = (await client.getOrder('/demo/api/order/WEB-1').catch((e: unknown) => e)) as ServiceError;
         expect(read).toMatchObject({ code: 'BAD_RESPONSE', outcome: 'not-applied' });
         expect(read.message).toContain('the answer is larger than 4096 bytes (INVENTORY_MAX_RESPONSE_BYTES)');

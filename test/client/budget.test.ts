@@ -139,7 +139,12 @@ describe('request budget', () => {
 
   describe('a collection GET', () => {
     it('spends both collection and get budget, and spaces collections by the hourly budget', async () => {
-      const b = new RequestBudget({ redis: redis(), keys, budgets: { postPerMinute: 60, getPerMinute: 6000, collectionPerHour: 36_000, headroom: 1 }, burst: { collection: 0 } });
+      const b = new RequestBudget({
+        redis: redis(),
+        keys,
+        budgets: { postPerMinute: 60, getPerMinute: 6000, collectionPerHour: 36_000, headroom: 1 },
+        burst: { collection: 0 },
+      });
       const t0 = Date.now();
       await b.acquire('collection');
       expect((await b.stats()).waitedMs.collection).toBe(0);
@@ -153,7 +158,13 @@ describe('request budget', () => {
   });
 
   describe('with a total budget beside the classes', () => {
-    const withTotal = (requestsPerMinute: number) => ({ postPerMinute: 6000, getPerMinute: 6000, collectionPerHour: 360_000, requestsPerMinute, headroom: 1 });
+    const withTotal = (requestsPerMinute: number) => ({
+      postPerMinute: 6000,
+      getPerMinute: 6000,
+      collectionPerHour: 360_000,
+      requestsPerMinute,
+      headroom: 1,
+    });
 
     it('spaces every request of every class and process by the total, and stays near it', async () => {
       // 600 a minute: one request every 100 ms, whichever class and process takes it.

@@ -12,7 +12,11 @@ describe('decodeColumns', () => {
     });
 
     it('sizes rows by the longest column and leaves missing cells out of their rows', () => {
-      const rows = decodeColumns({ facilityUrl: ['/a/api/facility/1', '/a/api/facility/2', '/a/api/facility/3'], parentFacilityUrl: ['/a/api/facility/1'], facilityName: [] });
+      const rows = decodeColumns({
+        facilityUrl: ['/a/api/facility/1', '/a/api/facility/2', '/a/api/facility/3'],
+        parentFacilityUrl: ['/a/api/facility/1'],
+        facilityName: [],
+      });
       expect(rows).toHaveLength(3);
       expect(rows[0]).toEqual({ facilityUrl: '/a/api/facility/1', parentFacilityUrl: '/a/api/facility/1' });
       expect(rows[2]).toEqual({ facilityUrl: '/a/api/facility/3' });

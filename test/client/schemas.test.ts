@@ -22,7 +22,16 @@ const completedOrder = {
   actionUrlCancel: null,
   actionUrlEdit: `${api}/order/WEB-1/edit`,
   reserveAllUrl: null,
-  orderItemList: [{ orderItemUrl: `${api}/order/WEB-1/orderItem/00001`, reserveUrl: null, productId: 10003, productUrl: `${api}/product/10003`, unitPrice: 4, quantity: 1 }],
+  orderItemList: [
+    {
+      orderItemUrl: `${api}/order/WEB-1/orderItem/00001`,
+      reserveUrl: null,
+      productId: 10003,
+      productUrl: `${api}/product/10003`,
+      unitPrice: 4,
+      quantity: 1,
+    },
+  ],
   orderItemListTotal: 4,
   orderAdjustmentList: null,
   orderRoleList: null,
@@ -101,15 +110,29 @@ describe('response schemas', () => {
   describe('when a product has no bill of materials (productAssocList: null) or an entry lacks fields', () => {
     it('reads null as no entry, and an entry without productAssocUrl or item fields as it is', () => {
       expect(d.product({ productId: 'SPARE', productUrl: `${api}/product/10040`, productAssocList: null }).productAssocList).toEqual([]);
-      const p = d.product({ productId: 10041, productAssocList: [{ productAssocTypeId: 'MANUF_COMPONENT', productAssocUrl: null, productAssocItemList: [{ productUrl: null, quantity: 2 }] }] });
+      const p = d.product({
+        productId: 10041,
+        productAssocList: [
+          { productAssocTypeId: 'MANUF_COMPONENT', productAssocUrl: null, productAssocItemList: [{ productUrl: null, quantity: 2 }] },
+        ],
+      });
       expect(p.productId).toBe('10041');
-      expect(p.productAssocList[0]).toMatchObject({ productAssocUrl: undefined, productAssocItemList: [{ productUrl: undefined, quantity: 2 }] });
+      expect(p.productAssocList[0]).toMatchObject({
+        productAssocUrl: undefined,
+        productAssocItemList: [{ productUrl: undefined, quantity: 2 }],
+      });
     });
   });
 
   describe('when a variance answers a numeric physicalInventoryId', () => {
     it('reads it as a string', () => {
-      const v = d.variance({ physicalInventoryId: 5001, physicalInventoryUrl: `${api}/inventoryvariance/5001`, statusId: 'PHSCL_INV_COMMITTED', inventoryItemVarianceList: null, contentList: null });
+      const v = d.variance({
+        physicalInventoryId: 5001,
+        physicalInventoryUrl: `${api}/inventoryvariance/5001`,
+        statusId: 'PHSCL_INV_COMMITTED',
+        inventoryItemVarianceList: null,
+        contentList: null,
+      });
       expect([v.physicalInventoryId, v.inventoryItemVarianceList]).toEqual(['5001', []]);
     });
   });
@@ -127,7 +150,12 @@ describe('response schemas', () => {
         ['10003', undefined, 'PRODUCT_ACTIVE'],
         ['MUG-BLUE', 'Blue mug', undefined],
       ]);
-      const stock = d.inventoryRows({ productUrl: [`${api}/product/10003`], facilityUrl: [`${api}/facility/10001`], quantityOnHand: [null], lotId: [7] });
+      const stock = d.inventoryRows({
+        productUrl: [`${api}/product/10003`],
+        facilityUrl: [`${api}/facility/10001`],
+        quantityOnHand: [null],
+        lotId: [7],
+      });
       expect(stock[0]).toMatchObject({ quantityOnHand: undefined, lotId: '7' });
     });
   });
@@ -136,9 +164,17 @@ describe('response schemas', () => {
     it.each([
       ['create order without orderUrl', () => d.orderCreated({ orderId: 'WEB-1', statusId: 'ORDER_CREATED' }), 'orderUrl: is missing'],
       ['read order with a null statusId', () => d.orderRead({ ...completedOrder, statusId: null }), 'statusId: is null'],
-      ['create shipment with a null shipmentUrl', () => d.shipmentCreated({ ...shippedShipment, shipmentUrl: null }), 'shipmentUrl: is null'],
+      [
+        'create shipment with a null shipmentUrl',
+        () => d.shipmentCreated({ ...shippedShipment, shipmentUrl: null }),
+        'shipmentUrl: is null',
+      ],
       ['read shipment without statusId', () => d.shipmentRead({ shipmentUrl: `${api}/shipment/1` }), 'statusId: is missing'],
-      ['a collection row without its URL', () => d.productRows({ productId: ['A', 'B'], productUrl: [`${api}/product/1`] }), 'row 1: productUrl: is missing'],
+      [
+        'a collection row without its URL',
+        () => d.productRows({ productId: ['A', 'B'], productUrl: [`${api}/product/1`] }),
+        'row 1: productUrl: is missing',
+      ],
     ])('%s: fails naming the field', (_name, decode, message) => {
       expect(decode).toThrow(ShapeError);
       expect(decode).toThrow(message);
@@ -146,7 +182,11 @@ describe('response schemas', () => {
 
     it('does not fail on a field the step does not use', () => {
       // A shipment create answered with items in an unknown shape and a history without stamps.
-      const s = d.shipmentCreated({ shipmentUrl: `${api}/shipment/9`, shipmentItemList: [{ quantity: null }], statusIdHistoryList: [{ txStamp: null }] });
+      const s = d.shipmentCreated({
+        shipmentUrl: `${api}/shipment/9`,
+        shipmentItemList: [{ quantity: null }],
+        statusIdHistoryList: [{ txStamp: null }],
+      });
       expect(s.shipmentUrl).toBe(`${api}/shipment/9`);
     });
   });

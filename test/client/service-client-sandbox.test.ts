@@ -11,7 +11,13 @@ describeEachProfile('service client against the sandbox', (profile) => {
 
   beforeAll(async () => {
     sandbox = await startSandbox({ data: 'demo', profile });
-    client = new ServiceClient({ baseUrl: sandbox.url, account: sandbox.account, apiKey: sandbox.key, apiSecret: sandbox.secret, readRetries: 0 });
+    client = new ServiceClient({
+      baseUrl: sandbox.url,
+      account: sandbox.account,
+      apiKey: sandbox.key,
+      apiSecret: sandbox.secret,
+      readRetries: 0,
+    });
   });
   afterAll(async () => {
     await client.close();
@@ -72,7 +78,13 @@ describeEachProfile('service client against the sandbox', (profile) => {
     const updated = await client.updateProduct(giftUrl, {
       productId: gift.productId!,
       productUrl: giftUrl,
-      productAssocList: [{ productAssocTypeId: 'MANUF_COMPONENT', productAssocUrl: assoc.productAssocUrl, productAssocItemList: [{ productUrl: `${api}/product/MUG-BLUE`, quantity: 3 }] }],
+      productAssocList: [
+        {
+          productAssocTypeId: 'MANUF_COMPONENT',
+          productAssocUrl: assoc.productAssocUrl,
+          productAssocItemList: [{ productUrl: `${api}/product/MUG-BLUE`, quantity: 3 }],
+        },
+      ],
     });
     expect(updated.productAssocList[0]?.productAssocItemList).toMatchObject([{ quantity: 3 }]);
   });

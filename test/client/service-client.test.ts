@@ -12,7 +12,12 @@ import { connect, deletePrefix, uniquePrefix } from '../helpers/redis.js';
 import { columns, json, startServer, type TestServer } from './http-server.js';
 
 const ORDER = { orderId: 'WEB-1', orderUrl: '/demo/api/order/WEB-1', statusId: 'ORDER_CREATED', orderItemList: [] };
-const ORDER_BODY: CreateOrderBody = { orderId: 'WEB-1', orderTypeId: 'SALES_ORDER', originFacilityUrl: '/demo/api/facility/1', orderItemList: [] };
+const ORDER_BODY: CreateOrderBody = {
+  orderId: 'WEB-1',
+  orderTypeId: 'SALES_ORDER',
+  originFacilityUrl: '/demo/api/facility/1',
+  orderItemList: [],
+};
 
 describe('service client', () => {
   let server: TestServer;
@@ -26,7 +31,11 @@ describe('service client', () => {
     return c;
   }
   const budget = (postPerMinute = 6000, headroom = 0.98) =>
-    new RequestBudget({ redis, keys: redisKeys(prefix), budgets: { postPerMinute, getPerMinute: 6000, collectionPerHour: 36_000, headroom } });
+    new RequestBudget({
+      redis,
+      keys: redisKeys(prefix),
+      budgets: { postPerMinute, getPerMinute: 6000, collectionPerHour: 36_000, headroom },
+    });
   async function serve(handler: (res: ServerResponse, n: number, url: string) => void) {
     let n = 0;
     server = await startServer((req, res) => handler(res, n++, req.url ?? ''));
@@ -110,7 +119,9 @@ describe('service client', () => {
     it('fails with RATE_LIMITED at once and holds the class for every process', async () => {
       await serve((res) => json(res, 429, '', { 'x-ratelimit-reset': '5' }));
       const b = budget();
-      const err = (await client({ budget: b }).createOrder(ORDER_BODY).catch((e: unknown) => e)) as ServiceError;
+      const err = (await client({ budget: b })
+        .createOrder(ORDER_BODY)
+        .catch((e: unknown) => e)) as ServiceError;
       expect(err.code).toBe('RATE_LIMITED');
       expect(server.seen).toHaveLength(1);
       const held = (await budget().stats()).heldUntil.post;
@@ -128,7 +139,9 @@ describe('service client', () => {
 
     it('gives up on a read after readRetries', async () => {
       await serve((res) => json(res, 503, 'busy'));
-      const err = (await client({ readRetries: 2 }).getOrder('/demo/api/order/WEB-1').catch((e: unknown) => e)) as ServiceError;
+      const err = (await client({ readRetries: 2 })
+        .getOrder('/demo/api/order/WEB-1')
+        .catch((e: unknown) => e)) as ServiceError;
       expect(err.code).toBe('TRANSIENT');
       expect(server.seen).toHaveLength(3);
     });
@@ -153,7 +166,9 @@ describe('service client', () => {
         { facilityId: 'A01', facilityUrl: '/demo/api/facility/2', facilityName: 'A-01', parentFacilityUrl: '/demo/api/facility/1' },
         { facilityId: 'MAIN', facilityUrl: '/demo/api/facility/1', facilityName: 'Main Warehouse' },
       ];
-      await serve((res, _n, url) => (url === '/demo/api/facility' ? json(res, 200, columns(facilities)) : json(res, 200, { x: [1, 2, 3] })));
+      await serve((res, _n, url) =>
+        url === '/demo/api/facility' ? json(res, 200, columns(facilities)) : json(res, 200, { x: [1, 2, 3] }),
+      );
       const c = client();
       expect(await c.listFacilities()).toEqual([facilities[0], facilities[1]]);
       expect(await c.listCollection('orderitem')).toEqual([{ x: 1 }, { x: 2 }, { x: 3 }]);

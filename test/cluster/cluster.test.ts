@@ -64,7 +64,12 @@ describe('on a Redis Cluster of three masters', () => {
       const said = `${r.stdout}${r.stderr}`.split('\n').filter((l) => l.includes(`QUEUE_PREFIX ${prefix} has no {hash tag}`));
       expect(said).toHaveLength(1);
       expect(said[0]).toContain(`{${prefix}}`);
-      expect(stack.sandbox.admin.state().orders.map((o: { orderId: string }) => o.orderId).sort()).toEqual(['CLI-1', 'CLI-2']);
+      expect(
+        stack.sandbox.admin
+          .state()
+          .orders.map((o: { orderId: string }) => o.orderId)
+          .sort(),
+      ).toEqual(['CLI-1', 'CLI-2']);
       // The password of REDIS_CLUSTER_NODES is in no line the program wrote.
       expect(`${r.stdout}${r.stderr}`).not.toContain(cluster().password!);
 
@@ -78,7 +83,10 @@ describe('on a Redis Cluster of three masters', () => {
 
     it('reports a Redis error (exit 3, a hint to set REDIS_CLUSTER_NODES) when REDIS_URL points at one node instead', async () => {
       const env = { ...stack.env, REDIS_URL: seedUrl(), QUEUE_PREFIX: `{${prefix}}` };
-      for (const args of [['sync', '--once'], ['jobs', 'list']]) {
+      for (const args of [
+        ['sync', '--once'],
+        ['jobs', 'list'],
+      ]) {
         const r = await runCli(args, env);
         expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(3);
         expect(r.stderr).toMatch(/^Redis failed: MOVED \d+ /m);

@@ -42,6 +42,8 @@ describe('STOCK_SYNC_CRON', () => {
     ['0 19 * *', 4],
     ['every day at 7', 4],
   ])('says how many fields %s has when not 5 or 6', (pattern, n) => {
-    expect(problemsOf({ STOCK_SYNC_CRON: pattern })).toEqual([`STOCK_SYNC_CRON must be a cron pattern such as "0 19 * * *": has ${n} field(s), not 5 or 6`]);
+    expect(problemsOf({ STOCK_SYNC_CRON: pattern })).toEqual([
+      `STOCK_SYNC_CRON must be a cron pattern such as "0 19 * * *": has ${n} field(s), not 5 or 6`,
+    ]);
   });
 });

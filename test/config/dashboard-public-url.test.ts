@@ -20,7 +20,12 @@ describe('DASHBOARD_PUBLIC_URL', () => {
         return (err as ConfigError).problems;
       }
     };
-    for (const value of ['https://ops.example.com/isync', 'https://ops.example.com/?a=1', 'https://user:pw@ops.example.com', 'ops.example.com']) {
+    for (const value of [
+      'https://ops.example.com/isync',
+      'https://ops.example.com/?a=1',
+      'https://user:pw@ops.example.com',
+      'ops.example.com',
+    ]) {
       expect(problems(value), value).toEqual([expect.stringMatching(/^DASHBOARD_PUBLIC_URL must be /)]);
       expect(problems(value)[0]).not.toContain('pw');
     }

@@ -75,7 +75,17 @@ describe('the mapping file', () => {
     it('names the file and the line of each CSV problem', () => {
       const path = file(
         'bad.csv',
-        ['kind,upstream,service', 'product,SKU-9,MUG-BLUE', 'product,SKU-8', 'widget,a,b', 'product, ,MUG-RED', 'product,SKU-7,', 'product,SKU-9,MUG-RED', 'product,SKU-9,MUG-BLUE', 'product,"open,x'].join('\n'),
+        [
+          'kind,upstream,service',
+          'product,SKU-9,MUG-BLUE',
+          'product,SKU-8',
+          'widget,a,b',
+          'product, ,MUG-RED',
+          'product,SKU-7,',
+          'product,SKU-9,MUG-RED',
+          'product,SKU-9,MUG-BLUE',
+          'product,"open,x',
+        ].join('\n'),
       );
       expect(problemsOf({ MAPPING_FILE: path })).toEqual([
         `MAPPING_FILE: ${path} line 3: has 2 columns; expected 3: kind,upstream,service`,
@@ -93,7 +103,10 @@ describe('the mapping file', () => {
     });
 
     it('names the line of each JSON problem, a key given twice included', () => {
-      const path = file('bad.json', '{\n  "products": { "SKU-9": "MUG-BLUE", "SKU-8": "" },\n  "facilities": {\n    "WH1": "Main Warehouse",\n    "WH1": "North Depot",\n    "WH2": 3\n  },\n  "bins": {}\n}');
+      const path = file(
+        'bad.json',
+        '{\n  "products": { "SKU-9": "MUG-BLUE", "SKU-8": "" },\n  "facilities": {\n    "WH1": "Main Warehouse",\n    "WH1": "North Depot",\n    "WH2": 3\n  },\n  "bins": {}\n}',
+      );
       expect(problemsOf({ MAPPING_FILE: path })).toEqual([
         `MAPPING_FILE: ${path} line 2: the service value for "SKU-8" is empty`,
         `MAPPING_FILE: ${path} line 5: "WH1" is mapped again, to "North Depot" (line 4 maps it to "Main Warehouse")`,
@@ -103,8 +116,12 @@ describe('the mapping file', () => {
     });
 
     it('refuses a missing file or another extension', () => {
-      expect(problemsOf({ MAPPING_FILE: join(dir, 'none.csv') })).toEqual([`MAPPING_FILE: ${join(dir, 'none.csv')} cannot be read (no such file)`]);
-      expect(problemsOf({ MAPPING_FILE: file('map.txt', CSV) })).toEqual([`MAPPING_FILE: ${join(dir, 'map.txt')} must end in .csv or .json (the extension says how it is read)`]);
+      expect(problemsOf({ MAPPING_FILE: join(dir, 'none.csv') })).toEqual([
+        `MAPPING_FILE: ${join(dir, 'none.csv')} cannot be read (no such file)`,
+      ]);
+      expect(problemsOf({ MAPPING_FILE: file('map.txt', CSV) })).toEqual([
+        `MAPPING_FILE: ${join(dir, 'map.txt')} must end in .csv or .json (the extension says how it is read)`,
+      ]);
     });
 
     it('never echoes a secret, even when the file is a misnamed .env', () => {
@@ -134,7 +151,9 @@ describe('the mapping file', () => {
         'SYNC_ORDERS_SINCE must be a calendar date YYYY-MM-DD, such as 2026-01-01',
         'SYNC_COUNTS_SINCE must be a calendar date YYYY-MM-DD, such as 2026-01-01',
       ]);
-      expect(problemsOf({ SYNC_ORDERS_SINCE: '2026-02-01T00:00:00' })).toEqual(['SYNC_ORDERS_SINCE must be a calendar date YYYY-MM-DD, such as 2026-01-01']);
+      expect(problemsOf({ SYNC_ORDERS_SINCE: '2026-02-01T00:00:00' })).toEqual([
+        'SYNC_ORDERS_SINCE must be a calendar date YYYY-MM-DD, such as 2026-01-01',
+      ]);
     });
   });
 });

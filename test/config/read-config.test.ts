@@ -47,8 +47,12 @@ describe('configuration', () => {
     });
 
     it('refuses a total that is not a positive whole number, naming the variable', () => {
-      expect(problemsOf({ ...service, INVENTORY_REQUESTS_PER_MINUTE: '0' })).toEqual(['INVENTORY_REQUESTS_PER_MINUTE must be greater than 0']);
-      expect(problemsOf({ ...service, INVENTORY_REQUESTS_PER_MINUTE: '1.5' })).toEqual(['INVENTORY_REQUESTS_PER_MINUTE must be a whole number']);
+      expect(problemsOf({ ...service, INVENTORY_REQUESTS_PER_MINUTE: '0' })).toEqual([
+        'INVENTORY_REQUESTS_PER_MINUTE must be greater than 0',
+      ]);
+      expect(problemsOf({ ...service, INVENTORY_REQUESTS_PER_MINUTE: '1.5' })).toEqual([
+        'INVENTORY_REQUESTS_PER_MINUTE must be a whole number',
+      ]);
     });
   });
 
@@ -80,9 +84,22 @@ describe('configuration', () => {
 
     describe('when caps or retention are set', () => {
       it('reads them, with the defaults otherwise', () => {
-        expect(readConfig(service)).toMatchObject({ limits: { maxRecordBytes: 4 * 1024 * 1024, feedMaxPageBytes: 64 * 1024 * 1024 }, retention: { badRecordsKeep: 10_000, badRecordsKeepDays: 30 } });
-        const c = readConfig({ ...service, MAX_RECORD_BYTES: '1024', FEED_MAX_PAGE_BYTES: '4096', INVENTORY_MAX_RESPONSE_BYTES: '8192', BAD_RECORDS_KEEP: '5', BAD_RECORDS_KEEP_DAYS: '2' });
-        expect(c).toMatchObject({ limits: { maxRecordBytes: 1024, feedMaxPageBytes: 4096 }, retention: { badRecordsKeep: 5, badRecordsKeepDays: 2 } });
+        expect(readConfig(service)).toMatchObject({
+          limits: { maxRecordBytes: 4 * 1024 * 1024, feedMaxPageBytes: 64 * 1024 * 1024 },
+          retention: { badRecordsKeep: 10_000, badRecordsKeepDays: 30 },
+        });
+        const c = readConfig({
+          ...service,
+          MAX_RECORD_BYTES: '1024',
+          FEED_MAX_PAGE_BYTES: '4096',
+          INVENTORY_MAX_RESPONSE_BYTES: '8192',
+          BAD_RECORDS_KEEP: '5',
+          BAD_RECORDS_KEEP_DAYS: '2',
+        });
+        expect(c).toMatchObject({
+          limits: { maxRecordBytes: 1024, feedMaxPageBytes: 4096 },
+          retention: { badRecordsKeep: 5, badRecordsKeepDays: 2 },
+        });
         expect(c.service?.maxResponseBytes).toBe(8192);
       });
 
@@ -119,7 +136,11 @@ describe('configuration', () => {
     });
 
     it('keeps a prefix that has a hash tag already, and wraps one whose braces hold nothing', () => {
-      expect(readConfig({ REDIS_CLUSTER_NODES: 'a:1', QUEUE_PREFIX: 'eu-{shop}' }).redis).toEqual({ url: 'redis://127.0.0.1:6379', clusterNodes: [{ host: 'a', port: 1 }], prefix: 'eu-{shop}' });
+      expect(readConfig({ REDIS_CLUSTER_NODES: 'a:1', QUEUE_PREFIX: 'eu-{shop}' }).redis).toEqual({
+        url: 'redis://127.0.0.1:6379',
+        clusterNodes: [{ host: 'a', port: 1 }],
+        prefix: 'eu-{shop}',
+      });
       expect(readConfig({ REDIS_CLUSTER_NODES: 'a:1', QUEUE_PREFIX: 'shop{}' }).redis.prefix).toBe('{shop{}}');
     });
 

@@ -46,7 +46,13 @@ describe('Redis settings', () => {
         prefix: '{isync}',
         prefixGiven: 'isync',
       });
-      expect(readConfig({ REDIS_CLUSTER_NODES: `redis://:${ENC}@a:1,redis://:${ENC}@b` }).redis).toMatchObject({ clusterNodes: [{ host: 'a', port: 1 }, { host: 'b', port: 6379 }], password: PW });
+      expect(readConfig({ REDIS_CLUSTER_NODES: `redis://:${ENC}@a:1,redis://:${ENC}@b` }).redis).toMatchObject({
+        clusterNodes: [
+          { host: 'a', port: 1 },
+          { host: 'b', port: 6379 },
+        ],
+        password: PW,
+      });
       expect(readConfig({ REDIS_CLUSTER_NODES: 'a:1,redis://b:2' }).redis).not.toHaveProperty('tls');
     });
 
@@ -70,16 +76,30 @@ describe('Redis settings', () => {
     });
 
     it('refuses REDIS_PASSWORD beside a password in the entries', () => {
-      expect(problemsOf({ REDIS_CLUSTER_NODES: `redis://:${ENC}@a:1`, REDIS_PASSWORD: PW })).toEqual(['REDIS_PASSWORD: REDIS_CLUSTER_NODES holds a password too; give it once']);
+      expect(problemsOf({ REDIS_CLUSTER_NODES: `redis://:${ENC}@a:1`, REDIS_PASSWORD: PW })).toEqual([
+        'REDIS_PASSWORD: REDIS_CLUSTER_NODES holds a password too; give it once',
+      ]);
     });
   });
 
   describe('REDIS_SENTINELS', () => {
     it("reads the sentinels (a URL's port is 26379 by default), the name, their password, and the primary's user, password, TLS and db from REDIS_URL", () => {
-      const c = readConfig({ REDIS_SENTINELS: 's1:26380, redis://s2', REDIS_SENTINEL_NAME: 'shop', REDIS_SENTINEL_PASSWORD: `s-${PW}`, REDIS_URL: `rediss://app:${ENC}@ignored:1/3` });
+      const c = readConfig({
+        REDIS_SENTINELS: 's1:26380, redis://s2',
+        REDIS_SENTINEL_NAME: 'shop',
+        REDIS_SENTINEL_PASSWORD: `s-${PW}`,
+        REDIS_URL: `rediss://app:${ENC}@ignored:1/3`,
+      });
       expect(c.redis).toEqual({
         url: `rediss://app:${ENC}@ignored:1/3`,
-        sentinel: { nodes: [{ host: 's1', port: 26380 }, { host: 's2', port: 26379 }], name: 'shop', password: `s-${PW}` },
+        sentinel: {
+          nodes: [
+            { host: 's1', port: 26380 },
+            { host: 's2', port: 26379 },
+          ],
+          name: 'shop',
+          password: `s-${PW}`,
+        },
         username: 'app',
         password: PW,
         tls: true,
@@ -87,11 +107,17 @@ describe('Redis settings', () => {
         prefix: 'isync',
       });
       expect(readConfig({ REDIS_SENTINELS: 's1:1', REDIS_SENTINEL_NAME: 'm', REDIS_PASSWORD: PW }).redis).toMatchObject({ password: PW });
-      expect(readConfig({ REDIS_SENTINELS: 'rediss://s1:1', REDIS_SENTINEL_NAME: 'm' }).redis.sentinel).toEqual({ nodes: [{ host: 's1', port: 1 }], name: 'm', tls: true });
+      expect(readConfig({ REDIS_SENTINELS: 'rediss://s1:1', REDIS_SENTINEL_NAME: 'm' }).redis.sentinel).toEqual({
+        nodes: [{ host: 's1', port: 1 }],
+        name: 'm',
+        tls: true,
+      });
     });
 
     it('says what is missing or does not go together, one line each', () => {
-      expect(problemsOf({ REDIS_SENTINELS: 's1:1' })).toEqual(['REDIS_SENTINEL_NAME: is required with REDIS_SENTINELS (the name the sentinels monitor the primary under)']);
+      expect(problemsOf({ REDIS_SENTINELS: 's1:1' })).toEqual([
+        'REDIS_SENTINEL_NAME: is required with REDIS_SENTINELS (the name the sentinels monitor the primary under)',
+      ]);
       expect(problemsOf({ REDIS_SENTINEL_NAME: 'm', REDIS_SENTINEL_PASSWORD: PW }).sort()).toEqual([
         'REDIS_SENTINEL_NAME: is used only with REDIS_SENTINELS; set REDIS_SENTINELS too, or unset it',
         'REDIS_SENTINEL_PASSWORD: is used only with REDIS_SENTINELS; set REDIS_SENTINELS too, or unset it',
@@ -102,7 +128,9 @@ describe('Redis settings', () => {
       expect(problemsOf({ REDIS_SENTINELS: `redis://:${ENC}@s1:1`, REDIS_SENTINEL_NAME: 'm' })).toEqual([
         "REDIS_SENTINELS: put the sentinels' password in REDIS_SENTINEL_PASSWORD, not in the addresses",
       ]);
-      expect(problemsOf({ REDIS_SENTINELS: 's1:1', REDIS_SENTINEL_NAME: 'm', REDIS_URL: 'redis://x/db' })).toEqual(['REDIS_URL: its path must be a database number, such as /0']);
+      expect(problemsOf({ REDIS_SENTINELS: 's1:1', REDIS_SENTINEL_NAME: 'm', REDIS_URL: 'redis://x/db' })).toEqual([
+        'REDIS_URL: its path must be a database number, such as /0',
+      ]);
       expect(problemsOf({ REDIS_SENTINELS: 's1:1', REDIS_SENTINEL_NAME: 'm m' })[0]).toMatch(/^REDIS_SENTINEL_NAME must be the name/);
     });
   });
@@ -115,11 +143,17 @@ describe('Redis settings', () => {
 
     it('names the file it cannot read or that holds no certificate, and refuses it without TLS', () => {
       const missing = join(dir, 'missing.pem');
-      expect(problemsOf({ REDIS_URL: 'rediss://r:6380', REDIS_TLS_CA_FILE: missing })).toEqual([`REDIS_TLS_CA_FILE: cannot read ${missing} (ENOENT)`]);
+      expect(problemsOf({ REDIS_URL: 'rediss://r:6380', REDIS_TLS_CA_FILE: missing })).toEqual([
+        `REDIS_TLS_CA_FILE: cannot read ${missing} (ENOENT)`,
+      ]);
       const notPem = join(dir, 'key.txt');
       writeFileSync(notPem, 'not a certificate');
-      expect(problemsOf({ REDIS_URL: 'rediss://r:6380', REDIS_TLS_CA_FILE: notPem })).toEqual([`REDIS_TLS_CA_FILE: ${notPem} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`]);
-      expect(problemsOf({ REDIS_TLS_CA_FILE: caFile })).toEqual(['REDIS_TLS_CA_FILE: is used only with TLS: rediss:// in REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS']);
+      expect(problemsOf({ REDIS_URL: 'rediss://r:6380', REDIS_TLS_CA_FILE: notPem })).toEqual([
+        `REDIS_TLS_CA_FILE: ${notPem} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`,
+      ]);
+      expect(problemsOf({ REDIS_TLS_CA_FILE: caFile })).toEqual([
+        'REDIS_TLS_CA_FILE: is used only with TLS: rediss:// in REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS',
+      ]);
     });
   });
 
@@ -137,7 +171,11 @@ describe('Redis settings', () => {
 
     it('is in no description of where Redis is, nor in the logged configuration', () => {
       let out = '';
-      const logger = createLogger({ level: 'info', secrets: [], destination: new Writable({ write: (chunk, _, done) => ((out += String(chunk)), done()) }) });
+      const logger = createLogger({
+        level: 'info',
+        secrets: [],
+        destination: new Writable({ write: (chunk, _, done) => ((out += String(chunk)), done()) }),
+      });
       for (const c of configs) {
         expect(describeRedis(c.redis)).not.toContain(PW);
         expect(describeRedis(c.redis)).not.toContain(ENC);
@@ -151,7 +189,11 @@ describe('Redis settings', () => {
 
     it('is redacted from a log line that holds it', () => {
       let out = '';
-      const logger = createLogger({ level: 'info', secrets: secretsOf(configs[2]!), destination: new Writable({ write: (chunk, _, done) => ((out += String(chunk)), done()) }) });
+      const logger = createLogger({
+        level: 'info',
+        secrets: secretsOf(configs[2]!),
+        destination: new Writable({ write: (chunk, _, done) => ((out += String(chunk)), done()) }),
+      });
       logger.error({ err: `AUTH ${PW} refused`, url: `redis://:${ENC}@h:1` }, `could not log in with ${PW}`);
       expect(out).toContain('[REDACTED]');
       expect(out).not.toContain(PW);

@@ -23,6 +23,8 @@ describe('tracing configuration', () => {
   });
 
   it('refuses an endpoint that is not an http(s) URL, naming the variable', () => {
-    expect(() => readConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4317' })).toThrow(/OTEL_EXPORTER_OTLP_ENDPOINT must be an http\(s\) URL/);
+    expect(() => readConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4317' })).toThrow(
+      /OTEL_EXPORTER_OTLP_ENDPOINT must be an http\(s\) URL/,
+    );
   });
 });

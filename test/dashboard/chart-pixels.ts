@@ -22,10 +22,13 @@ export function pixels(page: Page, selector: string, color: string, region: Regi
       const k = canvas.width / canvas.clientWidth;
       const plot = { x: over.offsetLeft * k, y: over.offsetTop * k, w: over.offsetWidth * k, h: over.offsetHeight * k };
       const box =
-        region === 'plot' ? plot
-        : region === 'x-axis' ? { x: plot.x, y: plot.y + plot.h + 1, w: plot.w, h: canvas.height - plot.y - plot.h - 1 }
-        : region === 'y-axis' ? { x: 0, y: plot.y, w: plot.x - 1, h: plot.h }
-        : { x: 0, y: 0, w: canvas.width, h: canvas.height };
+        region === 'plot'
+          ? plot
+          : region === 'x-axis'
+            ? { x: plot.x, y: plot.y + plot.h + 1, w: plot.w, h: canvas.height - plot.y - plot.h - 1 }
+            : region === 'y-axis'
+              ? { x: 0, y: plot.y, w: plot.x - 1, h: plot.h }
+              : { x: 0, y: 0, w: canvas.width, h: canvas.height };
       if (box.w < 1 || box.h < 1) return 0;
       const data = ctx.getImageData(Math.floor(box.x), Math.floor(box.y), Math.floor(box.w), Math.floor(box.h)).data;
       const want = [1, 3, 5].map((i) => parseInt(color.slice(i, i + 2), 16));

@@ -8,8 +8,16 @@ import { startStack, type Stack } from '../cli/stack.js';
 import { eventually, freePort, startWorkerProcess, type WorkerProcess } from '../cli/worker-process.js';
 
 const PASSWORD = 'open-sesame-7f3a';
-const good = { orderId: 'B-1', origin: 'Main Warehouse', lines: [{ productId: 'MUG-BLUE', quantity: 1, unitPrice: 12.5, location: 'Main Warehouse / A-01' }] };
-const missingProduct = { orderId: 'B-2', origin: 'Main Warehouse', lines: [{ productId: 'MUG-YELLOW', quantity: 2, unitPrice: 14, location: 'Main Warehouse / A-01' }] };
+const good = {
+  orderId: 'B-1',
+  origin: 'Main Warehouse',
+  lines: [{ productId: 'MUG-BLUE', quantity: 1, unitPrice: 12.5, location: 'Main Warehouse / A-01' }],
+};
+const missingProduct = {
+  orderId: 'B-2',
+  origin: 'Main Warehouse',
+  lines: [{ productId: 'MUG-YELLOW', quantity: 2, unitPrice: 14, location: 'Main Warehouse / A-01' }],
+};
 
 describe('dashboard in a browser', () => {
   let stack: Stack;
@@ -28,7 +36,11 @@ describe('dashboard in a browser', () => {
     dashboard = spawnCli(['dashboard', '--port', String(port)], env);
     base = `http://127.0.0.1:${port}`;
     browser = await launchChromium();
-    await eventually(async () => (await queue.getFailedCount()) === 1 && (await queue.getCompletedCount()) === 1, 60_000, 'B-1 synced and B-2 failed');
+    await eventually(
+      async () => (await queue.getFailedCount()) === 1 && (await queue.getCompletedCount()) === 1,
+      60_000,
+      'B-1 synced and B-2 failed',
+    );
     await eventually(async () => (await fetch(`${base}/login`).catch(() => undefined))?.status === 200, 30_000, 'the dashboard');
   }, 120_000);
 
@@ -46,7 +58,8 @@ describe('dashboard in a browser', () => {
     // link to Google Fonts is refused on purpose (no request leaves for another site); its fallback font serves.
     const refusals: string[] = [];
     page.on('console', (m) => {
-      if (m.type() === 'error' && /Content Security Policy/i.test(m.text()) && !m.text().includes('fonts.googleapis.com')) refusals.push(m.text());
+      if (m.type() === 'error' && /Content Security Policy/i.test(m.text()) && !m.text().includes('fonts.googleapis.com'))
+        refusals.push(m.text());
     });
 
     // Signed out, every page leads to the login form; a wrong password is refused.
@@ -69,13 +82,21 @@ describe('dashboard in a browser', () => {
     // The job page tells why and what to do.
     await group.locator('a').first().click();
     await expect(page.textContent('#state')).resolves.toBe('failed');
-    await expect(page.textContent('#reason')).resolves.toContain('[BAD_RECORD] record B-2: lines.0.productId: "MUG-YELLOW" is an unknown product');
+    await expect(page.textContent('#reason')).resolves.toContain(
+      '[BAD_RECORD] record B-2: lines.0.productId: "MUG-YELLOW" is an unknown product',
+    );
     await expect(page.textContent('#hint')).resolves.toMatch(/What to do:/);
     const jobUrl = page.url();
 
     // The fix: the product now exists in the service.
     const state = stack.sandbox.admin.state();
-    const yellow = { productId: 'MUG-YELLOW', productUrl: '/demo/api/product/20099', internalName: 'Yellow mug', statusId: 'PRODUCT_ACTIVE', productAssocList: [] };
+    const yellow = {
+      productId: 'MUG-YELLOW',
+      productUrl: '/demo/api/product/20099',
+      internalName: 'Yellow mug',
+      statusId: 'PRODUCT_ACTIVE',
+      productAssocList: [],
+    };
     // The same JSON a data file holds (docs/sandbox.md): the state as dumped, plus the product.
     const data = JSON.parse(JSON.stringify({ ...state, products: [...state.products, yellow] })) as SandboxData;
     stack.sandbox.admin.reset(data);

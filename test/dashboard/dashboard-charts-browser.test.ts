@@ -11,7 +11,10 @@ describe('the overview charts, before anything was synced', () => {
   let browser: Browser;
 
   beforeAll(async () => {
-    t = await startTestDashboard({ budgets: { postPerMinute: 120, getPerMinute: 120, collectionPerHour: 300, headroom: 0 }, lagLimitSeconds: 600 });
+    t = await startTestDashboard({
+      budgets: { postPerMinute: 120, getPerMinute: 120, collectionPerHour: 300, headroom: 0 },
+      lagLimitSeconds: 600,
+    });
     browser = await launchChromium();
   }, 60_000);
 

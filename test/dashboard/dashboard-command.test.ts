@@ -22,7 +22,11 @@ describe.concurrent('the dashboard command', () => {
   });
 
   it('refuses a password under 12 characters on an address other machines can reach, with exit 2 and one line', async () => {
-    const r = await runCli(['dashboard', '--host', '0.0.0.0', '--port', '0'], { ...env(), DASHBOARD_USER: 'ops', DASHBOARD_PASSWORD: 'eleven-char' });
+    const r = await runCli(['dashboard', '--host', '0.0.0.0', '--port', '0'], {
+      ...env(),
+      DASHBOARD_USER: 'ops',
+      DASHBOARD_PASSWORD: 'eleven-char',
+    });
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(
       'DASHBOARD_PASSWORD: must be at least 12 characters when the dashboard listens on 0.0.0.0, where other machines can reach it (a shorter one is allowed on a loopback host only)\n',
@@ -30,9 +34,16 @@ describe.concurrent('the dashboard command', () => {
   });
 
   it('refuses a DASHBOARD_PUBLIC_URL that is more than an origin, with exit 2', async () => {
-    const r = await runCli(['dashboard', '--port', '0'], { ...env(), DASHBOARD_USER: 'ops', DASHBOARD_PASSWORD: 'pw-123456', DASHBOARD_PUBLIC_URL: 'https://ops.example.com/isync' });
+    const r = await runCli(['dashboard', '--port', '0'], {
+      ...env(),
+      DASHBOARD_USER: 'ops',
+      DASHBOARD_PASSWORD: 'pw-123456',
+      DASHBOARD_PUBLIC_URL: 'https://ops.example.com/isync',
+    });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('DASHBOARD_PUBLIC_URL must be an origin only, such as https://ops.example.com (the dashboard is served at the root)');
+    expect(r.stderr).toContain(
+      'DASHBOARD_PUBLIC_URL must be an origin only, such as https://ops.example.com (the dashboard is served at the root)',
+    );
   });
 
   it('keeps pages and the API behind the login, and stops cleanly on SIGTERM', async () => {
@@ -48,7 +59,10 @@ describe.concurrent('the dashboard command', () => {
     expect(api.status).toBe(401);
     const board = await fetch(`${base}/queues/api/queues`);
     expect(board.status).toBe(401);
-    const retry = await fetch(`${base}/retry-group`, { method: 'POST', body: new URLSearchParams({ stream: 'orders', code: 'X', reason: 'y' }) });
+    const retry = await fetch(`${base}/retry-group`, {
+      method: 'POST',
+      body: new URLSearchParams({ stream: 'orders', code: 'X', reason: 'y' }),
+    });
     expect(retry.status).toBe(401);
     child.kill('SIGTERM');
     const r = await done;
@@ -88,24 +102,47 @@ describe.concurrent('the dashboard command', () => {
       };
       expect(status.streams.find((s) => s.stream === 'stock-counts')?.intake).toEqual({ waiting: 1, active: 0, delayed: 0, failed: 1 });
       const overview = await (await fetch(`${base}/`)).text();
-      expect(overview).toContain('<th title="imported records not yet jobs: a worker turns each batch into one job per record">import batches</th>');
-      expect(overview).toContain('<td class="batches"><a href="/queues/queue/stock-counts-intake">1 waiting, <span class="bad">1 failed</span></a></td>');
+      expect(overview).toContain(
+        '<th title="imported records not yet jobs: a worker turns each batch into one job per record">import batches</th>',
+      );
+      expect(overview).toContain(
+        '<td class="batches"><a href="/queues/queue/stock-counts-intake">1 waiting, <span class="bad">1 failed</span></a></td>',
+      );
       expect(overview).toMatch(/<td class="reason">import batch: not a batch of records \(items: [^<]*<\/td><td class="n">1<\/td>/);
       expect(overview).toContain(`<a href="/jobs/${failedId}">${failedId}</a>`);
 
       const board = (await (await fetch(`${base}/queues/api/queues`)).json()) as { queues: Array<{ name: string }> };
-      expect(board.queues.map((q) => q.name).sort()).toEqual(['boms', 'boms-intake', 'control', 'orders', 'orders-intake', 'stock-counts', 'stock-counts-intake']);
+      expect(board.queues.map((q) => q.name).sort()).toEqual([
+        'boms',
+        'boms-intake',
+        'control',
+        'orders',
+        'orders-intake',
+        'stock-counts',
+        'stock-counts-intake',
+      ]);
       // The board shows what a batch holds rather than every record's text; a damaged one as it is.
       const listed = async (status: string) => {
-        const res = (await (await fetch(`${base}/queues/api/queues?activeQueue=stock-counts-intake&status=${status}&page=1&jobsPerPage=10`)).json()) as {
+        const res = (await (
+          await fetch(`${base}/queues/api/queues?activeQueue=stock-counts-intake&status=${status}&page=1&jobsPerPage=10`)
+        ).json()) as {
           queues: Array<{ name: string; jobs: Array<{ id: string; data: unknown }> }>;
         };
         return res.queues.find((q) => q.name === 'stock-counts-intake')!.jobs;
       };
       expect((await listed('waiting')).map((j) => j.data)).toEqual([
-        { stream: 'stock-counts', records: 1, firstLine: 1, lastLine: 1, firstRecordIds: [expect.stringMatching(/^stock-counts-CNT-1-/)], items: '1 record, not shown here: each becomes a stock-counts job' },
+        {
+          stream: 'stock-counts',
+          records: 1,
+          firstLine: 1,
+          lastLine: 1,
+          firstRecordIds: [expect.stringMatching(/^stock-counts-CNT-1-/)],
+          items: '1 record, not shown here: each becomes a stock-counts job',
+        },
       ]);
-      expect((await listed('failed')).map((j) => j.data)).toEqual([{ stream: 'stock-counts', source: 'import', firstLine: 1, lastLine: 3, items: 'nope' }]);
+      expect((await listed('failed')).map((j) => j.data)).toEqual([
+        { stream: 'stock-counts', source: 'import', firstLine: 1, lastLine: 3, items: 'nope' },
+      ]);
 
       const jobPage = await (await fetch(`${base}/jobs/${failedId}`)).text();
       expect(jobPage).toContain('<td id="state">failed</td>');
@@ -123,7 +160,9 @@ describe.concurrent('the dashboard command', () => {
         redirect: 'manual',
       });
       expect(retry.status).toBe(303);
-      expect(decodeURIComponent(retry.headers.get('location') ?? '')).toBe('/?flash=Retried 1 stock-counts job(s) failed with [BAD_BATCH].');
+      expect(decodeURIComponent(retry.headers.get('location') ?? '')).toBe(
+        '/?flash=Retried 1 stock-counts job(s) failed with [BAD_BATCH].',
+      );
       expect(await (await intake.getJob(failedId))?.getState()).toBe('waiting');
     } finally {
       child.kill('SIGINT');

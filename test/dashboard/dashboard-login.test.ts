@@ -14,7 +14,13 @@ afterEach(async () => {
 
 /** An answer with the guess (plain and URL-encoded) and the clock's time masked; headers but the date and the body hash. */
 function masked(a: RawAnswer, guess: string): unknown {
-  const mask = (s: string) => s.split(guess).join('GUESS').split(encodeURIComponent(guess)).join('GUESS').replace(/\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(\.\d+Z?)?/g, 'TIME');
+  const mask = (s: string) =>
+    s
+      .split(guess)
+      .join('GUESS')
+      .split(encodeURIComponent(guess))
+      .join('GUESS')
+      .replace(/\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(\.\d+Z?)?/g, 'TIME');
   const { date: _date, etag: _etag, ...headers } = a.headers;
   return { status: a.status, headers: JSON.parse(mask(JSON.stringify(headers))), body: mask(a.body) };
 }
@@ -63,11 +69,22 @@ describe('when next points somewhere after login', () => {
   it('follows only paths of the dashboard itself', async () => {
     t = await startTestDashboard({ auth: { user: USER, password: PASSWORD } });
     const after = async (next: string) => {
-      const r = await raw(`${t!.base}/login?next=${encodeURIComponent(next)}`, { method: 'POST', ...form({ user: USER, password: PASSWORD }) });
+      const r = await raw(`${t!.base}/login?next=${encodeURIComponent(next)}`, {
+        method: 'POST',
+        ...form({ user: USER, password: PASSWORD }),
+      });
       expect(r.status, next).toBe(303);
       return r.headers.location;
     };
-    for (const offSite of ['/\\evil.example', '//evil.example', '/.//evil.example', '\t//evil.example/', 'https://evil.example/x', 'javascript:alert(1)', '/\\/evil.example']) {
+    for (const offSite of [
+      '/\\evil.example',
+      '//evil.example',
+      '/.//evil.example',
+      '\t//evil.example/',
+      'https://evil.example/x',
+      'javascript:alert(1)',
+      '/\\/evil.example',
+    ]) {
       expect(await after(offSite), offSite).toBe('/');
     }
     expect(await after('/jobs/orders-A-1?flash=x#top')).toBe('/jobs/orders-A-1?flash=x#top');
@@ -84,7 +101,9 @@ describe('when logins are guessed', () => {
     // The window is Redis's (shared by every dashboard process), so it passes in real time: a short one here.
     t = await startTestDashboard({ auth: { user: USER, password: PASSWORD }, limits: { loginWindowMs: 4000 } });
     const guesses = Array.from({ length: 8 }, (_, i) => `guess-${i}-${Math.random().toString(36).slice(2)}`);
-    const answers = await Promise.all(guesses.map((g) => raw(`${t!.base}/login`, { method: 'POST', ...form({ user: USER, password: g }) })));
+    const answers = await Promise.all(
+      guesses.map((g) => raw(`${t!.base}/login`, { method: 'POST', ...form({ user: USER, password: g }) })),
+    );
     expect(answers.map((a) => a.status).sort()).toEqual([401, 401, 401, 401, 401, 429, 429, 429]);
     const refused = answers.find((a) => a.status === 429)!;
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
@@ -106,15 +125,24 @@ describe('when logins are guessed', () => {
   });
 
   it('limits all clients together as well', async () => {
-    t = await startTestDashboard({ auth: { user: USER, password: PASSWORD }, limits: { loginAttemptsPerClient: 3, loginAttemptsOverall: 4, failedLoginPauseMs: 0 } });
-    const attempt = (localAddress: string) => raw(`${t!.base}/login`, { method: 'POST', localAddress, ...form({ user: 'nobody', password: 'wrong' }) });
+    t = await startTestDashboard({
+      auth: { user: USER, password: PASSWORD },
+      limits: { loginAttemptsPerClient: 3, loginAttemptsOverall: 4, failedLoginPauseMs: 0 },
+    });
+    const attempt = (localAddress: string) =>
+      raw(`${t!.base}/login`, { method: 'POST', localAddress, ...form({ user: 'nobody', password: 'wrong' }) });
     const first: number[] = [];
     for (let i = 0; i < 4; i++) first.push((await attempt('127.0.0.1')).status);
     expect(first).toEqual([401, 401, 401, 429]);
     // Another address: its own limit is untouched, the overall one has one attempt left.
     expect((await attempt('127.0.0.2')).status).toBe(401);
     expect((await attempt('127.0.0.2')).status).toBe(429);
-    expect(t.logs().filter((l) => l.msg === 'dashboard: failed login (wrong user or password)').map((l) => [l.client, l.knownUser])).toEqual([
+    expect(
+      t
+        .logs()
+        .filter((l) => l.msg === 'dashboard: failed login (wrong user or password)')
+        .map((l) => [l.client, l.knownUser]),
+    ).toEqual([
       ['127.0.0.1', false],
       ['127.0.0.1', false],
       ['127.0.0.1', false],

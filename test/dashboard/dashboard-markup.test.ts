@@ -34,7 +34,7 @@ describe('the dashboard source', () => {
 
   it('finds markup in strings when there is some (the check itself)', () => {
     expect(markupStrings('const a = `<p>${x}</p>`;')).toHaveLength(1);
-    expect(markupStrings("const b = '<td class=\"n\">' + n;")).toHaveLength(1);
+    expect(markupStrings('const b = \'<td class="n">\' + n;')).toHaveLength(1);
     expect(markupStrings('const c = `/jobs/${id}`; const d = "a < b"; // `<p>` in a comment')).toEqual([]);
   });
 
@@ -50,6 +50,10 @@ describe('the dashboard source', () => {
 
   it('keeps the browser code in real files, not in strings', () => {
     expect(sources.filter(({ text }) => /String\.raw`/.test(text)).map((s) => s.file)).toEqual([]);
-    expect(filesUnder(join(ROOT, 'browser')).map((f) => relative(ROOT, f)).sort()).toContain('browser/flow-charts.ts');
+    expect(
+      filesUnder(join(ROOT, 'browser'))
+        .map((f) => relative(ROOT, f))
+        .sort(),
+    ).toContain('browser/flow-charts.ts');
   });
 });

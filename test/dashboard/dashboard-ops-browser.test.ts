@@ -8,7 +8,8 @@ import { runCli, spawnCli } from '../cli/run-cli.js';
 import { startStack, type Stack } from '../cli/stack.js';
 import { eventually, freePort, startWorkerProcess, type WorkerProcess } from '../cli/worker-process.js';
 
-const order = (id: string, productId = 'MUG-BLUE') => orderRecord(id, [{ productId, quantity: 1, unitPrice: 12.5, location: 'Main Warehouse / A-01' }]);
+const order = (id: string, productId = 'MUG-BLUE') =>
+  orderRecord(id, [{ productId, quantity: 1, unitPrice: 12.5, location: 'Main Warehouse / A-01' }]);
 
 /** A number the chart script wrote on an element, read in the page. */
 const attr = (page: Page, selector: string, name: string) => page.locator(selector).getAttribute(name).then(Number);
@@ -28,7 +29,14 @@ describe('dashboard operator pages in a browser', () => {
     dashboard = spawnCli(['dashboard', '--no-auth', '--port', String(port)], env);
     base = `http://127.0.0.1:${port}`;
     browser = await launchChromium();
-    await eventually(async () => stack.sandbox.admin.state().orders.some((o: { orderId: string; statusId: string }) => o.orderId === 'OB-1' && o.statusId === 'ORDER_COMPLETED'), 60_000, 'OB-1 synced');
+    await eventually(
+      async () =>
+        stack.sandbox.admin
+          .state()
+          .orders.some((o: { orderId: string; statusId: string }) => o.orderId === 'OB-1' && o.statusId === 'ORDER_COMPLETED'),
+      60_000,
+      'OB-1 synced',
+    );
     await eventually(async () => (await fetch(`${base}/`).catch(() => undefined))?.status === 200, 30_000, 'the dashboard');
   }, 120_000);
 
@@ -104,7 +112,9 @@ describe('dashboard operator pages in a browser', () => {
     await page.click('#find button[type=submit]');
     await expect(page.locator('#find-jobs td.state').textContent()).resolves.toBe('completed');
     await expect(page.locator('#find-entities').textContent()).resolves.toContain('/demo/api/order/OB-2');
-    await expect(page.locator('#find-entities a[href$="/demo/api/order/OB-2"]').getAttribute('href')).resolves.toBe(`${stack.sandbox.url}/demo/api/order/OB-2`);
+    await expect(page.locator('#find-entities a[href$="/demo/api/order/OB-2"]').getAttribute('href')).resolves.toBe(
+      `${stack.sandbox.url}/demo/api/order/OB-2`,
+    );
     await page.locator('#find-jobs a').first().click();
     await expect(page.textContent('#state')).resolves.toBe('completed');
 

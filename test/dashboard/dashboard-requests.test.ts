@@ -23,15 +23,26 @@ async function signedIn(o: Parameters<typeof startTestDashboard>[0] = {}) {
 describe('when a state-changing request comes from another site, with a valid session', () => {
   it('refuses it with 403, bull-board actions included, and lets the same request from the dashboard through', async () => {
     const { t, cookie, own, queue } = await signedIn();
-    const pause = (headers: Record<string, string>) => raw(`${t.base}/queues/api/queues/orders/pause`, { method: 'PUT', headers: { cookie, ...headers } });
-    const foreigners: Array<Record<string, string>> = [{ origin: 'http://evil.example' }, { origin: 'null' }, { origin: own.replace('http:', 'http://x.') }, { 'sec-fetch-site': 'cross-site' }, { 'sec-fetch-site': 'same-site', origin: own }];
+    const pause = (headers: Record<string, string>) =>
+      raw(`${t.base}/queues/api/queues/orders/pause`, { method: 'PUT', headers: { cookie, ...headers } });
+    const foreigners: Array<Record<string, string>> = [
+      { origin: 'http://evil.example' },
+      { origin: 'null' },
+      { origin: own.replace('http:', 'http://x.') },
+      { 'sec-fetch-site': 'cross-site' },
+      { 'sec-fetch-site': 'same-site', origin: own },
+    ];
     for (const foreign of foreigners) {
       const r = await pause(foreign);
       expect(r.status, JSON.stringify(foreign)).toBe(403);
       expect(r.body).toBe('Refused: the request was sent by another site.\n');
     }
     expect(await queue.isPaused()).toBe(false);
-    const retry = await raw(`${t.base}/retry-group`, { method: 'POST', ...form({ stream: 'orders', code: 'X', reason: 'y' }), headers: { ...form({}).headers, cookie, origin: 'http://evil.example' } });
+    const retry = await raw(`${t.base}/retry-group`, {
+      method: 'POST',
+      ...form({ stream: 'orders', code: 'X', reason: 'y' }),
+      headers: { ...form({}).headers, cookie, origin: 'http://evil.example' },
+    });
     expect(retry.status).toBe(403);
     const logout = await raw(`${t.base}/logout`, { method: 'POST', headers: { cookie, origin: 'http://evil.example' } });
     expect(logout.status).toBe(403);
@@ -47,7 +58,11 @@ describe('when a state-changing request comes from another site, with a valid se
 
   it('refuses a login posted from another site', async () => {
     t = await startTestDashboard({ auth: { user: USER, password: PASSWORD } });
-    const r = await raw(`${t.base}/login`, { method: 'POST', ...form({ user: USER, password: PASSWORD }), headers: { ...form({}).headers, origin: 'http://evil.example' } });
+    const r = await raw(`${t.base}/login`, {
+      method: 'POST',
+      ...form({ user: USER, password: PASSWORD }),
+      headers: { ...form({}).headers, origin: 'http://evil.example' },
+    });
     expect(r.status).toBe(403);
     expect(r.headers['set-cookie']).toBeUndefined();
   });
@@ -55,7 +70,9 @@ describe('when a state-changing request comes from another site, with a valid se
   it('refuses it without a login too (--no-auth)', async () => {
     t = await startTestDashboard({ auth: null });
     queue = new Queue('orders', { connection: t.redis, prefix: t.prefix });
-    expect((await raw(`${t.base}/queues/api/queues/orders/pause`, { method: 'PUT', headers: { 'sec-fetch-site': 'cross-site' } })).status).toBe(403);
+    expect(
+      (await raw(`${t.base}/queues/api/queues/orders/pause`, { method: 'PUT', headers: { 'sec-fetch-site': 'cross-site' } })).status,
+    ).toBe(403);
     expect(await queue.isPaused()).toBe(false);
   });
 });
@@ -64,10 +81,19 @@ describe('when a request names a Host the dashboard does not serve', () => {
   it('refuses it with 403, with a valid session, without echoing the name', async () => {
     const { t, cookie } = await signedIn();
     const port = new URL(t.base).port;
-    for (const host of ['evil.example', `evil.example:${port}`, `localhost.evil.example:${port}`, `127.0.0.1.nip.io:${port}`, `localhost.:${port}`, 'a b']) {
+    for (const host of [
+      'evil.example',
+      `evil.example:${port}`,
+      `localhost.evil.example:${port}`,
+      `127.0.0.1.nip.io:${port}`,
+      `localhost.:${port}`,
+      'a b',
+    ]) {
       const r = await raw(`${t.base}/api/status`, { headers: { cookie, host } });
       expect(r.status, host).toBe(403);
-      expect(r.body).toBe('This dashboard does not answer to that host name. Behind a proxy, set DASHBOARD_PUBLIC_URL to the URL you open.\n');
+      expect(r.body).toBe(
+        'This dashboard does not answer to that host name. Behind a proxy, set DASHBOARD_PUBLIC_URL to the URL you open.\n',
+      );
     }
     for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `LOCALHOST:${port}`, `[::1]:${port}`, '10.0.0.7']) {
       expect((await raw(`${t.base}/api/status`, { headers: { cookie, host } })).status, host).toBe(200);
@@ -83,7 +109,11 @@ describe('when a request names a Host the dashboard does not serve', () => {
   it('serves DASHBOARD_PUBLIC_URL behind a reverse proxy, with a Secure cookie when it is https', async () => {
     t = await startTestDashboard({ auth: { user: USER, password: PASSWORD }, publicUrl: 'https://ops.example.com' });
     const proxied = { host: 'ops.example.com', origin: 'https://ops.example.com' };
-    const login = await raw(`${t.base}/login?next=%2Fqueues`, { method: 'POST', ...form({ user: USER, password: PASSWORD }), headers: { ...form({}).headers, ...proxied } });
+    const login = await raw(`${t.base}/login?next=%2Fqueues`, {
+      method: 'POST',
+      ...form({ user: USER, password: PASSWORD }),
+      headers: { ...form({}).headers, ...proxied },
+    });
     expect(login.status).toBe(303);
     expect(login.headers.location).toBe('/queues');
     const setCookie = String(login.headers['set-cookie']?.[0]);

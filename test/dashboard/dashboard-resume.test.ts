@@ -39,18 +39,29 @@ describe('dashboard, when a stream is paused by its breaker', () => {
     expect(r.body).toContain('1 job(s) wait, none lost');
     expect(r.body).toContain('<form class="inline" method="post" action="/resume">');
     expect(r.body).not.toContain('data-paused="boms"');
-    const status = JSON.parse((await raw(`${t.base}/api/status`, { headers: { cookie } })).body) as { streams: Array<{ stream: string; breaker: { paused: boolean; waiting: number } }> };
+    const status = JSON.parse((await raw(`${t.base}/api/status`, { headers: { cookie } })).body) as {
+      streams: Array<{ stream: string; breaker: { paused: boolean; waiting: number } }>;
+    };
     expect(status.streams.find((s) => s.stream === 'orders')!.breaker).toMatchObject({ paused: true, waiting: 1 });
   });
 
   it('resumes it on the button, and only from the dashboard itself with a session', async () => {
     const { t, cookie, queue } = await pausedOrders();
-    const post = (headers: Record<string, string>) => raw(`${t.base}/resume`, { method: 'POST', ...form({ stream: 'orders' }), headers: { ...form({}).headers, ...headers } });
+    const post = (headers: Record<string, string>) =>
+      raw(`${t.base}/resume`, { method: 'POST', ...form({ stream: 'orders' }), headers: { ...form({}).headers, ...headers } });
     expect((await post({ cookie, origin: 'http://evil.example' })).status).toBe(403);
     expect([302, 303, 401]).toContain((await post({})).status);
     expect(await queue.isPaused()).toBe(true);
     expect((await readBreaker(t.redis, redisKeys(t.prefix), 'orders')).paused).toBe(true);
-    expect((await raw(`${t.base}/resume`, { method: 'POST', ...form({ stream: 'nope' }), headers: { ...form({}).headers, cookie, origin: t.base } })).status).toBe(400);
+    expect(
+      (
+        await raw(`${t.base}/resume`, {
+          method: 'POST',
+          ...form({ stream: 'nope' }),
+          headers: { ...form({}).headers, cookie, origin: t.base },
+        })
+      ).status,
+    ).toBe(400);
 
     const r = await post({ cookie, origin: t.base });
     expect(r.status).toBe(303);

@@ -59,7 +59,8 @@ describe('what a session keeps in Redis', () => {
     expect(sessions).toHaveLength(1);
     for (const key of keys) {
       const type = await t.redis.type(key);
-      const value = type === 'string' ? await t.redis.get(key) : type === 'zset' ? await t.redis.zrange(key, '0', '-1') : await t.redis.hgetall(key);
+      const value =
+        type === 'string' ? await t.redis.get(key) : type === 'zset' ? await t.redis.zrange(key, '0', '-1') : await t.redis.hgetall(key);
       const text = JSON.stringify(value);
       expect(text, key).not.toContain(PASSWORD);
       expect(text, key).not.toContain(`"${USER}"`);

@@ -8,7 +8,11 @@ describe.concurrent('demo', () => {
   describe('when no Redis answers but redis-server is installed', () => {
     it('starts its own, syncs the bundled feed, prints the summary with the bad records and where to look, and exits 0', async () => {
       const prefix = uniquePrefix('demo');
-      const r = await runCli(['demo', '--exit', '--dashboard-port', '0'], { ...baseEnv(), REDIS_URL: 'redis://127.0.0.1:1', QUEUE_PREFIX: prefix, LOG_LEVEL: 'info' }, { timeoutMs: 90_000 });
+      const r = await runCli(
+        ['demo', '--exit', '--dashboard-port', '0'],
+        { ...baseEnv(), REDIS_URL: 'redis://127.0.0.1:1', QUEUE_PREFIX: prefix, LOG_LEVEL: 'info' },
+        { timeoutMs: 90_000 },
+      );
       expect(r.code, r.stdout + r.stderr).toBe(0);
       const out = r.stdout;
       expect(out).toMatch(/Redis: none answered at redis:\/\/127\.0\.0\.1:1; started a private redis-server at redis:\/\/127\.0\.0\.1:\d+/);
@@ -29,7 +33,10 @@ describe.concurrent('demo', () => {
       const logFile = /Logs:\s+(\S+inventory-sync-demo-\d+\.log)/.exec(out)?.[1];
       expect(logFile).toBeDefined();
       // Every line of the demo's log file is JSON, one child logger per job.
-      const lines = readFileSync(logFile!, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { jobId?: string; key?: string });
+      const lines = readFileSync(logFile!, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { jobId?: string; key?: string });
       expect(lines.length).toBeGreaterThan(20);
       expect(lines.find((l) => l.key === 'WEB-1001')?.jobId).toMatch(/^orders-WEB-1001-/);
       rmSync(logFile!);

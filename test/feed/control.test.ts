@@ -47,7 +47,12 @@ function startTestControl(o: Pick<StartControlOptions, 'schedule'> & Partial<Sta
   });
 }
 
-const count = { countId: 'CNT-1', location: 'Main Warehouse / A-01', countDate: '2026-11-21', items: [{ productId: 'MUG-BLUE', quantity: 4 }] };
+const count = {
+  countId: 'CNT-1',
+  location: 'Main Warehouse / A-01',
+  countDate: '2026-11-21',
+  items: [{ productId: 'MUG-BLUE', quantity: 4 }],
+};
 
 describe('control schedulers', () => {
   describe('when the schedules are fast', () => {
@@ -58,11 +63,18 @@ describe('control schedulers', () => {
         schedule: { orderPollSeconds: 0.5, bomPollSeconds: 0.5, stockSyncCron: '*/1 * * * * *' },
       });
 
-      await until(() => (feed.counters().requests.orders ?? 0) >= 3 && (feed.counters().requests.boms ?? 0) >= 3 && (feed.counters().requests['stock-counts'] ?? 0) >= 2);
+      await until(
+        () =>
+          (feed.counters().requests.orders ?? 0) >= 3 &&
+          (feed.counters().requests.boms ?? 0) >= 3 &&
+          (feed.counters().requests['stock-counts'] ?? 0) >= 2,
+      );
       expect(await w.queues.get('orders').getWaitingCount()).toBe(1);
       expect(await w.queues.get('stock-counts').getWaitingCount()).toBe(1);
       // Each cron run records its pull under its scheduler.
-      expect(JSON.parse((await w.redis.hget(w.keys.schedule(), 'stock-sync.lastResult')) ?? '{}')).toMatchObject({ duplicates: expect.any(Number) });
+      expect(JSON.parse((await w.redis.hget(w.keys.schedule(), 'stock-sync.lastResult')) ?? '{}')).toMatchObject({
+        duplicates: expect.any(Number),
+      });
 
       // Records that arrive later are picked up by the next poll.
       feed.append('orders', [order('WEB-2')]);
@@ -99,7 +111,9 @@ describe('control schedulers', () => {
       const queue = openControlQueue(w.redis, w.prefix);
       const info = await readScheduleInfo(queue, w.redis, w.keys, streamDefs);
       await queue.close();
-      expect(info).toEqual([expect.objectContaining({ scheduler: 'poll-orders', every: 300, lastOk: true, lastResult: expect.objectContaining({ queued: 1 }) })]);
+      expect(info).toEqual([
+        expect.objectContaining({ scheduler: 'poll-orders', every: 300, lastOk: true, lastResult: expect.objectContaining({ queued: 1 }) }),
+      ]);
     });
   });
 });

@@ -16,7 +16,11 @@ async function get(path: string, token?: string) {
 
 describe('feed server', () => {
   it('serves pages capped at its page size, with opaque cursors', async () => {
-    feed = await startFeedServer({ names: STREAMS, streams: { boms: Array.from({ length: 5 }, (_, i) => ({ productId: `P-${i}` })) }, pageSize: 2 });
+    feed = await startFeedServer({
+      names: STREAMS,
+      streams: { boms: Array.from({ length: 5 }, (_, i) => ({ productId: `P-${i}` })) },
+      pageSize: 2,
+    });
     const first = await get('/boms?limit=10');
     expect(first).toMatchObject({ status: 200, body: { items: [{ productId: 'P-0' }, { productId: 'P-1' }], hasMore: true } });
     expect(String(first.body.cursor)).not.toMatch(/^\d+$/);

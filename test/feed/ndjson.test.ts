@@ -56,7 +56,13 @@ describe('ndjson reader', () => {
   describe('when a line cannot be read', () => {
     const good = (n: number) => `{"orderId":"WEB-${n}"}`;
     const badUtf8 = Buffer.concat([Buffer.from('{"orderId":"WEB-X","origin":"M'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
-    const lines = [Buffer.from(good(1)), badUtf8, Buffer.from(`{"orderId":"WEB-BIG","pad":"${'x'.repeat(5000)}"}`), Buffer.from(`{"orderId":"WEB-DEEP","lines":${'['.repeat(20_000)}${']'.repeat(20_000)}}`), Buffer.from(good(5))];
+    const lines = [
+      Buffer.from(good(1)),
+      badUtf8,
+      Buffer.from(`{"orderId":"WEB-BIG","pad":"${'x'.repeat(5000)}"}`),
+      Buffer.from(`{"orderId":"WEB-DEEP","lines":${'['.repeat(20_000)}${']'.repeat(20_000)}}`),
+      Buffer.from(good(5)),
+    ];
     const file = Buffer.concat(lines.flatMap((l) => [l, Buffer.from('\n')]));
 
     it.each([7, 1000, 1 << 20])('reports each with its number and why, never replacing bytes, in chunks of %i bytes', async (size) => {
@@ -66,8 +72,14 @@ describe('ndjson reader', () => {
       expect(entries.map((e) => e.line)).toEqual([1, 2, 3, 4, 5]);
       expect(entries[0]).toEqual({ line: 1, value: { orderId: 'WEB-1' }, text: good(1) });
       expect(entries[1]).toMatchObject({ line: 2, error: 'is not valid UTF-8' });
-      expect(entries[2]).toMatchObject({ line: 3, error: `is ${lines[2]!.length} bytes, larger than the cap of 4096 bytes (MAX_RECORD_BYTES); skipped` });
-      expect(entries[3]).toMatchObject({ line: 4, error: `is ${lines[3]!.length} bytes, larger than the cap of 4096 bytes (MAX_RECORD_BYTES); skipped` });
+      expect(entries[2]).toMatchObject({
+        line: 3,
+        error: `is ${lines[2]!.length} bytes, larger than the cap of 4096 bytes (MAX_RECORD_BYTES); skipped`,
+      });
+      expect(entries[3]).toMatchObject({
+        line: 4,
+        error: `is ${lines[3]!.length} bytes, larger than the cap of 4096 bytes (MAX_RECORD_BYTES); skipped`,
+      });
       expect(entries[4]).toEqual({ line: 5, value: { orderId: 'WEB-5' }, text: good(5) });
       for (const e of entries.slice(1, 4)) {
         // Its start, to quote (120 characters) and to find its key in.
@@ -87,7 +99,8 @@ describe('ndjson reader', () => {
         read() {
           if (produced >= total) return void this.push(null);
           const lines: string[] = [];
-          for (let i = 0; i < 100 && produced < total; i++) lines.push(JSON.stringify({ orderId: `WEB-${++produced}`, pad: 'x'.repeat(100) }));
+          for (let i = 0; i < 100 && produced < total; i++)
+            lines.push(JSON.stringify({ orderId: `WEB-${++produced}`, pad: 'x'.repeat(100) }));
           this.push(`${lines.join('\n')}\n`);
         },
       });

@@ -38,34 +38,53 @@ describe('feed page reader', () => {
     const cases: Array<[string, Buffer | string, RegExp]> = [
       ['nested 10,000 levels deep', `{"orderId":"WEB-DEEP","lines":${nested(10_000)}}`, /^nested deeper than 32 levels$/],
       ['nested 33 levels deep', `{"orderId":"WEB-DEEP","lines":${nested(32)}}`, /^nested deeper than 32 levels$/],
-      ['larger than the cap', `{"orderId":"WEB-BIG","pad":"${'x'.repeat(100 * 1024)}"}`, /^is 102\d+ bytes, larger than the cap of 65536 bytes \(MAX_RECORD_BYTES\)$/],
-      ['not UTF-8', Buffer.concat([Buffer.from('{"orderId":"WEB-BAD-UTF8","origin":"M'), Buffer.from([0xc3, 0x28]), Buffer.from('"}')]), /^is not valid UTF-8$/],
+      [
+        'larger than the cap',
+        `{"orderId":"WEB-BIG","pad":"${'x'.repeat(100 * 1024)}"}`,
+        /^is 102\d+ bytes, larger than the cap of 65536 bytes \(MAX_RECORD_BYTES\)$/,
+      ],
+      [
+        'not UTF-8',
+        Buffer.concat([Buffer.from('{"orderId":"WEB-BAD-UTF8","origin":"M'), Buffer.from([0xc3, 0x28]), Buffer.from('"}')]),
+        /^is not valid UTF-8$/,
+      ],
       ['not JSON', '{"orderId":"WEB-NOT-JSON","origin":tru}', /^not valid JSON/],
     ];
 
-    it.each(cases)('when it is %s, puts an UnreadableRecord in its place with the reason, and reads the rest', async (_name, bad, reason) => {
-      const body = Buffer.concat([Buffer.from(`{"items":[${good(1)},`), Buffer.from(bad), Buffer.from(`,${good(2)}],"cursor":"c-9","hasMore":true}`)]);
-      for (const size of [5, 4096]) {
-        const read = await readFeedPage(chunks(body, size), LIMITS);
-        const items = read.items as unknown[];
-        expect(items).toHaveLength(3);
-        expect(items[0]).toEqual(JSON.parse(good(1)));
-        expect(items[2]).toEqual(JSON.parse(good(2)));
-        expect(read).toMatchObject({ cursor: 'c-9', hasMore: true });
-        const u = items[1] as UnreadableRecord;
-        expect(u).toBeInstanceOf(UnreadableRecord);
-        expect(u.reason).toMatch(reason);
-        expect(u.bytes).toBe(Buffer.byteLength(bad));
-        expect(u.hash).toMatch(/^[0-9a-f]{64}$/);
-        // Its start is kept (to find its key), never all of a large record.
-        expect(u.head.startsWith('{"orderId":"WEB-')).toBe(true);
-        expect(u.head.length).toBeLessThanOrEqual(4096);
-      }
-    });
+    it.each(cases)(
+      'when it is %s, puts an UnreadableRecord in its place with the reason, and reads the rest',
+      async (_name, bad, reason) => {
+        const body = Buffer.concat([
+          Buffer.from(`{"items":[${good(1)},`),
+          Buffer.from(bad),
+          Buffer.from(`,${good(2)}],"cursor":"c-9","hasMore":true}`),
+        ]);
+        for (const size of [5, 4096]) {
+          const read = await readFeedPage(chunks(body, size), LIMITS);
+          const items = read.items as unknown[];
+          expect(items).toHaveLength(3);
+          expect(items[0]).toEqual(JSON.parse(good(1)));
+          expect(items[2]).toEqual(JSON.parse(good(2)));
+          expect(read).toMatchObject({ cursor: 'c-9', hasMore: true });
+          const u = items[1] as UnreadableRecord;
+          expect(u).toBeInstanceOf(UnreadableRecord);
+          expect(u.reason).toMatch(reason);
+          expect(u.bytes).toBe(Buffer.byteLength(bad));
+          expect(u.hash).toMatch(/^[0-9a-f]{64}$/);
+          // Its start is kept (to find its key), never all of a large record.
+          expect(u.head.startsWith('{"orderId":"WEB-')).toBe(true);
+          expect(u.head.length).toBeLessThanOrEqual(4096);
+        }
+      },
+    );
 
     it('gives the same hash to the same bytes, whatever the chunks', async () => {
       const bad = `{"orderId":"WEB-BIG","pad":"${'y'.repeat(70 * 1024)}"}`;
-      const hashes = await Promise.all([1000, 4096, 1 << 20].map(async (size) => ((await readFeedPage(chunks(page([bad]), size), LIMITS)).items as UnreadableRecord[])[0]!.hash));
+      const hashes = await Promise.all(
+        [1000, 4096, 1 << 20].map(
+          async (size) => ((await readFeedPage(chunks(page([bad]), size), LIMITS)).items as UnreadableRecord[])[0]!.hash,
+        ),
+      );
       expect(new Set(hashes).size).toBe(1);
     });
   });

@@ -31,7 +31,8 @@ const keyless = Buffer.from(`{"origin":"Main Warehouse","lines":${'['.repeat(50)
 /** Good orders with poison among them, as the feed serves them. */
 const mixed = () => [order('WEB-1'), deep, order('WEB-2'), large, order('WEB-3'), notUtf8, keyless, order('WEB-4')];
 
-const pull = (over: Partial<PullStreamOptions> = {}) => pullOrders(w, new UpstreamClient({ url: feed.url, retries: 0, maxRecordBytes: CAP, maxPageBytes: 4 * CAP }), over);
+const pull = (over: Partial<PullStreamOptions> = {}) =>
+  pullOrders(w, new UpstreamClient({ url: feed.url, retries: 0, maxRecordBytes: CAP, maxPageBytes: 4 * CAP }), over);
 
 /** Works the orders queue off with a kind that syncs every valid record; answers each job's state and reason. */
 async function processAll(): Promise<Map<string, { state: string; reason?: string; attempts: number }>> {
@@ -42,7 +43,11 @@ async function processAll(): Promise<Map<string, { state: string; reason?: strin
     await pool.close(1000);
   }
   const jobs = await w.queues.get('orders').getJobs(['completed', 'failed']);
-  return new Map(await Promise.all(jobs.map(async (j) => [String(j.id), { state: await j.getState(), reason: j.failedReason, attempts: j.attemptsMade }] as const)));
+  return new Map(
+    await Promise.all(
+      jobs.map(async (j) => [String(j.id), { state: await j.getState(), reason: j.failedReason, attempts: j.attemptsMade }] as const),
+    ),
+  );
 }
 
 describe('poison records', () => {
@@ -62,9 +67,15 @@ describe('poison records', () => {
       const reasons = failed.map(([id, j]) => `${id} ${j.reason}`).sort();
       expect(reasons).toEqual([
         expect.stringMatching(/^orders-WEB-DEEP-[0-9a-f]{12} \[BAD_RECORD\] record WEB-DEEP: \(record\): nested deeper than 32 levels$/),
-        expect.stringMatching(new RegExp(`^orders-WEB-LARGE-[0-9a-f]{12} \\[BAD_RECORD\\] record WEB-LARGE: \\(record\\): is ${large.length} bytes, larger than the cap of 65536 bytes \\(MAX_RECORD_BYTES\\)$`)),
+        expect.stringMatching(
+          new RegExp(
+            `^orders-WEB-LARGE-[0-9a-f]{12} \\[BAD_RECORD\\] record WEB-LARGE: \\(record\\): is ${large.length} bytes, larger than the cap of 65536 bytes \\(MAX_RECORD_BYTES\\)$`,
+          ),
+        ),
         expect.stringMatching(/^orders-WEB-UTF8-[0-9a-f]{12} \[BAD_RECORD\] record WEB-UTF8: \(record\): is not valid UTF-8$/),
-        expect.stringMatching(/^orders-invalid-[0-9a-f]{12} \[BAD_RECORD\] record \(no orderId\) orders-invalid-[0-9a-f]{12}: \(record\): nested deeper than 32 levels$/),
+        expect.stringMatching(
+          /^orders-invalid-[0-9a-f]{12} \[BAD_RECORD\] record \(no orderId\) orders-invalid-[0-9a-f]{12}: \(record\): nested deeper than 32 levels$/,
+        ),
       ]);
     });
 
@@ -79,7 +90,10 @@ describe('poison records', () => {
   describe('when the records of a page pass FEED_MAX_PAGE_BYTES', () => {
     it('asks again with half the limit until they fit, and queues them all', async () => {
       const big = (n: number) => ({ ...order(`WEB-${n}`), pad: 'y'.repeat(CAP / 2) });
-      feed.append('orders', Array.from({ length: 20 }, (_, n) => big(n)));
+      feed.append(
+        'orders',
+        Array.from({ length: 20 }, (_, n) => big(n)),
+      );
       const result = await pull();
       expect(result).toMatchObject({ queued: 20, invalid: 0, caughtUp: true });
       expect(w.logLines().some((l) => String(l.msg).includes('feed page too large; asking for'))).toBe(true);
@@ -92,8 +106,18 @@ describe('poison records', () => {
       for (let i = 0; i < 100; i++) tooDeep = [tooDeep];
       const jobs = [order('WEB-1'), { ...order('WEB-X'), lines: tooDeep }, order('WEB-2')].map((r) => recordJob(orderStream, r, 'feed'));
       expect(jobs.map((j) => j.valid)).toEqual([true, false, true]);
-      expect(jobs[1]!.job).toMatchObject({ opts: { jobId: expect.stringMatching(/^orders-WEB-X-/) }, data: { parseError: 'nested deeper than 32 levels', key: 'WEB-X' } });
-      expect(await addJobs(w.queues.get('orders'), w.redis, jobs.map((j) => j.job), orderStream)).toEqual({ queued: 3, duplicates: 0 });
+      expect(jobs[1]!.job).toMatchObject({
+        opts: { jobId: expect.stringMatching(/^orders-WEB-X-/) },
+        data: { parseError: 'nested deeper than 32 levels', key: 'WEB-X' },
+      });
+      expect(
+        await addJobs(
+          w.queues.get('orders'),
+          w.redis,
+          jobs.map((j) => j.job),
+          orderStream,
+        ),
+      ).toEqual({ queued: 3, duplicates: 0 });
     });
   });
 
@@ -101,18 +125,39 @@ describe('poison records', () => {
     it('adds the others, and a stand-in that fails at once for the refused one', async () => {
       const good = [order('WEB-1'), order('WEB-2')].map((r) => recordJob(orderStream, r, 'feed').job);
       // Job data that cannot be serialized (no feed record can be: this stands for any refusal of one job).
-      const refused: RecordJob = { name: 'orders', data: { record: { orderId: 'WEB-BIGINT', n: 1n }, source: 'feed' }, opts: { jobId: 'orders-WEB-BIGINT-000000000000' } };
-      expect(await addJobs(w.queues.get('orders'), w.redis, [good[0]!, refused, good[1]!], orderStream)).toEqual({ queued: 3, duplicates: 0 });
+      const refused: RecordJob = {
+        name: 'orders',
+        data: { record: { orderId: 'WEB-BIGINT', n: 1n }, source: 'feed' },
+        opts: { jobId: 'orders-WEB-BIGINT-000000000000' },
+      };
+      expect(await addJobs(w.queues.get('orders'), w.redis, [good[0]!, refused, good[1]!], orderStream)).toEqual({
+        queued: 3,
+        duplicates: 0,
+      });
       const stand = await w.queues.get('orders').getJob('orders-WEB-BIGINT-000000000000');
-      expect(stand?.data).toMatchObject({ record: '', key: 'WEB-BIGINT', parseError: expect.stringMatching(/^could not be queued \(.*BigInt/) });
+      expect(stand?.data).toMatchObject({
+        record: '',
+        key: 'WEB-BIGINT',
+        parseError: expect.stringMatching(/^could not be queued \(.*BigInt/),
+      });
       expect(await w.queues.get('orders').getWaitingCount()).toBe(3);
     });
   });
 
   describe('when an imported line is nested too deep', () => {
     it('fails alone, named by its key and line, and the lines after it are queued', async () => {
-      const lines = [JSON.stringify(order('WEB-1')), `{"orderId":"WEB-DEEP","lines":${'['.repeat(20_000)}${']'.repeat(20_000)}}`, JSON.stringify(order('WEB-2'))];
-      const result = await importNdjson({ def: orderStream, source: Readable.from([`${lines.join('\n')}\n`]), queues: w.queues, redis: w.redis, logger: w.logger });
+      const lines = [
+        JSON.stringify(order('WEB-1')),
+        `{"orderId":"WEB-DEEP","lines":${'['.repeat(20_000)}${']'.repeat(20_000)}}`,
+        JSON.stringify(order('WEB-2')),
+      ];
+      const result = await importNdjson({
+        def: orderStream,
+        source: Readable.from([`${lines.join('\n')}\n`]),
+        queues: w.queues,
+        redis: w.redis,
+        logger: w.logger,
+      });
       expect(result).toMatchObject({ records: 3, queued: 3, invalid: 1, malformed: 1 });
       const pool = await w.startPool([testKind('orders', async () => done())]);
       try {

@@ -2,7 +2,12 @@ import type { Redis } from 'ioredis';
 import { keyClassifier, readKeyBounds, type KeyBound } from '../../bench/lib/key-bounds.js';
 import { keyUsage, type KeyUsage } from '../../bench/lib/redis-usage.js';
 
-const span = (ms: number) => (ms >= 86_400_000 ? `${Math.round(ms / 86_400_000)} days` : ms >= 3_600_000 ? `${Math.round(ms / 3_600_000)} hours` : `${Math.round(ms / 1000)} s`);
+const span = (ms: number) =>
+  ms >= 86_400_000
+    ? `${Math.round(ms / 86_400_000)} days`
+    : ms >= 3_600_000
+      ? `${Math.round(ms / 3_600_000)} hours`
+      : `${Math.round(ms / 1000)} s`;
 /** BullMQ trims streams to whole nodes (`MAXLEN ~`): up to a node of entries past the cap (stream-node-max-entries). */
 const STREAM_SLACK = 100;
 
@@ -12,17 +17,20 @@ async function problemOf(redis: Redis, u: KeyUsage, b: KeyBound | undefined): Pr
   if (!b) return `${u.key} (${u.type}, ${life}) is in no table of docs/operations.md "Redis sizing"`;
   if (b.kind === 'ttl') {
     if (u.pttlMs < 0) return `${u.key} has no TTL; ${b.pattern} is documented to live ${b.text.split('|')[0]!.trim()}`;
-    if (b.lifeMs === undefined || u.pttlMs > b.lifeMs) return `${u.key} has a TTL of ${span(u.pttlMs)}, longer than the ${b.text.split('|')[0]!.trim()} documented for ${b.pattern}`;
+    if (b.lifeMs === undefined || u.pttlMs > b.lifeMs)
+      return `${u.key} has a TTL of ${span(u.pttlMs)}, longer than the ${b.text.split('|')[0]!.trim()} documented for ${b.pattern}`;
     return undefined;
   }
   if (b.kind !== 'capped') return undefined;
   const slack = u.type === 'stream' ? STREAM_SLACK : 0;
-  if (b.cap !== undefined && u.length > b.cap + slack) return `${u.key} holds ${u.length}, more than the ${b.cap} documented for ${b.pattern}`;
+  if (b.cap !== undefined && u.length > b.cap + slack)
+    return `${u.key} holds ${u.length}, more than the ${b.cap} documented for ${b.pattern}`;
   if (b.pattern.endsWith(':logs') && !(await redis.exists(u.key.slice(0, -':logs'.length)))) return `${u.key} outlived its job`;
   if (b.pattern.endsWith('{jobId}')) {
     const opts = await redis.hget(u.key, 'opts');
     if (u.type !== 'hash' || !opts) return `${u.key} (${u.type}) is not a BullMQ job`;
-    if (!(JSON.parse(opts) as { removeOnComplete?: unknown }).removeOnComplete) return `${u.key} is a job kept for good once completed (no removeOnComplete)`;
+    if (!(JSON.parse(opts) as { removeOnComplete?: unknown }).removeOnComplete)
+      return `${u.key} is a job kept for good once completed (no removeOnComplete)`;
   }
   return undefined;
 }

@@ -1,7 +1,11 @@
 import type { SandboxState } from '../../src/sandbox/sandbox-entities.js';
 
 /** A valid order of the demo account. */
-export function orderRecord(orderId: string, lines?: Array<Record<string, unknown>>, extra: Record<string, unknown> = {}): Record<string, unknown> {
+export function orderRecord(
+  orderId: string,
+  lines?: Array<Record<string, unknown>>,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
   return {
     orderId,
     origin: 'Main Warehouse',

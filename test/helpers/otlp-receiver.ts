@@ -2,7 +2,13 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** An attribute value of OTLP/JSON, read back as a plain value. */
-type AnyValue = { stringValue?: string; intValue?: string | number; doubleValue?: number; boolValue?: boolean; arrayValue?: { values?: AnyValue[] } };
+type AnyValue = {
+  stringValue?: string;
+  intValue?: string | number;
+  doubleValue?: number;
+  boolValue?: boolean;
+  arrayValue?: { values?: AnyValue[] };
+};
 interface KeyValue {
   key: string;
   value: AnyValue;
@@ -68,7 +74,10 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
               name: s.name,
               kind: s.kind,
               attributes: attrs(s.attributes),
-              events: (s.events ?? []).map((e: { name: string; attributes?: KeyValue[] }) => ({ name: e.name, attributes: attrs(e.attributes) })),
+              events: (s.events ?? []).map((e: { name: string; attributes?: KeyValue[] }) => ({
+                name: e.name,
+                attributes: attrs(e.attributes),
+              })),
               status: s.status ?? {},
               resource,
               scope: ss.scope?.name ?? '',

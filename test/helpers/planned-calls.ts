@@ -21,7 +21,9 @@ export function plannedWrites(plan: DryRunPlan, sandbox: Sandbox): string[] {
   const shipments = sandbox.admin.state().shipments;
   return plan.records
     .flatMap((r) => {
-      const orderUrl = (r.calls.find((c) => (c.body as { primaryOrderUrl?: string }).primaryOrderUrl)?.body as { primaryOrderUrl?: string } | undefined)?.primaryOrderUrl;
+      const orderUrl = (
+        r.calls.find((c) => (c.body as { primaryOrderUrl?: string }).primaryOrderUrl)?.body as { primaryOrderUrl?: string } | undefined
+      )?.primaryOrderUrl;
       return r.calls.map((c) => {
         if (c.path !== '{shipmentUrl}') return c;
         const shipment = shipments.find((s) => s.primaryOrderUrl === orderUrl);

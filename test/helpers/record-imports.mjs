@@ -2,4 +2,5 @@
 // RECORD_IMPORTS_FILE, so a test can tell which modules a run loaded.
 import { register } from 'node:module';
 
-if (process.env.RECORD_IMPORTS_FILE) register('./record-imports-hooks.mjs', import.meta.url, { data: { file: process.env.RECORD_IMPORTS_FILE } });
+if (process.env.RECORD_IMPORTS_FILE)
+  register('./record-imports-hooks.mjs', import.meta.url, { data: { file: process.env.RECORD_IMPORTS_FILE } });

@@ -34,7 +34,9 @@ export function startStockWorker(world: TestWorld, children: ChildProcess[], env
 
 /** Resolves with the signal that ended the child (null when it exited by itself). */
 export const exited = (child: ChildProcess) =>
-  new Promise<NodeJS.Signals | null>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(child.signalCode) : child.once('exit', (_c, s) => resolve(s))));
+  new Promise<NodeJS.Signals | null>((resolve) =>
+    child.exitCode !== null || child.signalCode !== null ? resolve(child.signalCode) : child.once('exit', (_c, s) => resolve(s)),
+  );
 
 /** Kills (SIGKILL) every child still running and empties the list. */
 export function killAll(children: ChildProcess[]): void {

@@ -42,7 +42,9 @@ describe('the go-live floor', () => {
       const job = await jobOf(world, 'orders', 'GL-OLD');
       expect(await job.getState()).toBe('completed');
       expect(job.returnvalue.outcome).toBe('skipped');
-      expect(job.returnvalue.summary).toBe('GL-OLD skipped, before go-live: orderDate 2026-01-31T23:59:59 is before SYNC_ORDERS_SINCE 2026-02-01; not written to the service');
+      expect(job.returnvalue.summary).toBe(
+        'GL-OLD skipped, before go-live: orderDate 2026-01-31T23:59:59 is before SYNC_ORDERS_SINCE 2026-02-01; not written to the service',
+      );
       expect(job.returnvalue.details?.goLive).toMatchObject({ field: 'orderDate', since: '2026-02-01', setting: 'SYNC_ORDERS_SINCE' });
     });
 
@@ -61,8 +63,14 @@ describe('the go-live floor', () => {
     it('syncs it', () => {
       for (const id of ['GL-DAY', 'GL-NODATE']) {
         const { orders, shipments } = orderState(world.sandbox.admin.state(), id);
-        expect(orders.map((o) => o.statusId), id).toEqual(['ORDER_COMPLETED']);
-        expect(shipments.map((s) => s.statusId), id).toEqual(['SHIPMENT_SHIPPED']);
+        expect(
+          orders.map((o) => o.statusId),
+          id,
+        ).toEqual(['ORDER_COMPLETED']);
+        expect(
+          shipments.map((s) => s.statusId),
+          id,
+        ).toEqual(['SHIPMENT_SHIPPED']);
       }
     });
   });
@@ -70,7 +78,10 @@ describe('the go-live floor', () => {
   describe('when a count is dated before it', () => {
     it('ends skipped, posts no variance and leaves the stock alone', async () => {
       const job = await jobOf(world, 'stock-counts', 'GLC-OLD');
-      expect(job.returnvalue).toMatchObject({ outcome: 'skipped', summary: expect.stringContaining('before go-live: countDate 2026-01-31 is before SYNC_COUNTS_SINCE 2026-02-01') });
+      expect(job.returnvalue).toMatchObject({
+        outcome: 'skipped',
+        summary: expect.stringContaining('before go-live: countDate 2026-01-31 is before SYNC_COUNTS_SINCE 2026-02-01'),
+      });
       expect(stockAt(world, 'A-03', 'SKU-0010')).toBe(a03Before);
       const variances = requests.filter((r) => r.method === 'POST' && r.path.endsWith('/api/inventoryvariance'));
       expect(variances.map((r) => (r.body as { facilityUrl: string }).facilityUrl)).toEqual([world.facility('A-04')]);
@@ -82,18 +93,31 @@ describe('the go-live floor', () => {
   });
 
   it("is shown on the dashboard's job page as skipped, with the reason", async () => {
-    const dashboard = await startDashboard({ defs: streamDefs, host: '127.0.0.1', port: 0, auth: null, redis: world.redis, prefix: world.prefix });
+    const dashboard = await startDashboard({
+      defs: streamDefs,
+      host: '127.0.0.1',
+      port: 0,
+      auth: null,
+      redis: world.redis,
+      prefix: world.prefix,
+    });
     try {
       const job = await jobOf(world, 'orders', 'GL-OLD');
       const page = await (await fetch(`${dashboard.url}/jobs/${encodeURIComponent(String(job.id))}`)).text();
-      expect(page).toContain('<strong id="outcome">skipped</strong>: GL-OLD skipped, before go-live: orderDate 2026-01-31T23:59:59 is before SYNC_ORDERS_SINCE 2026-02-01');
+      expect(page).toContain(
+        '<strong id="outcome">skipped</strong>: GL-OLD skipped, before go-live: orderDate 2026-01-31T23:59:59 is before SYNC_ORDERS_SINCE 2026-02-01',
+      );
     } finally {
       await dashboard.close();
     }
   });
 
   it('is counted as skipped in the summary of the run', async () => {
-    const done = await summarize([world.queues.get('orders'), world.queues.get('stock-counts')], { streams: streamDefs, redis: world.redis, since });
+    const done = await summarize([world.queues.get('orders'), world.queues.get('stock-counts')], {
+      streams: streamDefs,
+      redis: world.redis,
+      since,
+    });
     expect(done.orders).toMatchObject({ completed: 3, skipped: 1, failed: [] });
     expect(done['stock-counts']).toMatchObject({ completed: 2, skipped: 1, failed: [] });
   });

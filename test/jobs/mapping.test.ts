@@ -34,8 +34,17 @@ const line = (productId: string, quantity: number, location: string) => ({ produ
 const mapped = orderRecord('MAP-1', [line('SKU-9', 2, 'WH1 / A-01'), line('UP-0003', 1, 'BIN-7')], { origin: 'WH1' });
 const mappedUnknown = orderRecord('MAP-2', [line('SKU-GONE', 1, 'WH1 / A-01')], { origin: 'WH1' });
 const unmappedUnknown = orderRecord('MAP-3', [line('SKU-404', 1, 'Main Warehouse / A-01')]);
-const count = countRecord('MAPC-1', 'WH1 / A-06', '2026-11-20', [['UP-0003', 7], ['SKU-0010', 4]]);
-const bom = { productId: 'UP-KIT', components: [{ productId: 'UP-COMP', quantity: 2 }, { productId: 'SKU-0102', quantity: 1 }] };
+const count = countRecord('MAPC-1', 'WH1 / A-06', '2026-11-20', [
+  ['UP-0003', 7],
+  ['SKU-0010', 4],
+]);
+const bom = {
+  productId: 'UP-KIT',
+  components: [
+    { productId: 'UP-COMP', quantity: 2 },
+    { productId: 'SKU-0102', quantity: 1 },
+  ],
+};
 const bomUnknown = { productId: 'SKU-0110', components: [{ productId: 'UP-NOPE', quantity: 1 }] };
 
 describeEachProfile('mapping', (profile) => {
@@ -83,14 +92,18 @@ describeEachProfile('mapping', (profile) => {
     it('fails as a bad record naming the upstream and the mapped value', async () => {
       const job = await jobOf(world, 'orders', 'MAP-2');
       expect(await job.getState()).toBe('failed');
-      expect(job.failedReason).toBe('[BAD_RECORD] record MAP-2: lines.0.productId: "SKU-GONE" (mapped to "NO-SUCH-PRODUCT") is an unknown product (not in the service\'s product collection)');
+      expect(job.failedReason).toBe(
+        '[BAD_RECORD] record MAP-2: lines.0.productId: "SKU-GONE" (mapped to "NO-SUCH-PRODUCT") is an unknown product (not in the service\'s product collection)',
+      );
     });
   });
 
   describe('when an unmapped SKU is not in the service', () => {
     it('fails as a bad record naming it, as without a mapping', async () => {
       const job = await jobOf(world, 'orders', 'MAP-3');
-      expect(job.failedReason).toBe('[BAD_RECORD] record MAP-3: lines.0.productId: "SKU-404" is an unknown product (not in the service\'s product collection)');
+      expect(job.failedReason).toBe(
+        '[BAD_RECORD] record MAP-3: lines.0.productId: "SKU-404" is an unknown product (not in the service\'s product collection)',
+      );
       expect(orderState(world.sandbox.admin.state(), 'MAP-3').orders).toEqual([]);
     });
   });
@@ -100,7 +113,9 @@ describeEachProfile('mapping', (profile) => {
       expect((await jobOf(world, 'stock-counts', 'MAPC-1')).returnvalue.outcome).toBe('synced');
       expect(stockAt(world, 'A-06', 'SKU-0003')).toBe(7);
       expect(stockAt(world, 'A-06', 'SKU-0010')).toBe(4);
-      const lines = world.sandbox.admin.state().variances.flatMap((v) => v.inventoryItemVarianceList.map((i) => [v.facilityUrl, i.productUrl]));
+      const lines = world.sandbox.admin
+        .state()
+        .variances.flatMap((v) => v.inventoryItemVarianceList.map((i) => [v.facilityUrl, i.productUrl]));
       expect(lines).toContainEqual([world.facility('A-06'), world.product('SKU-0003')]);
     });
   });
@@ -110,18 +125,33 @@ describeEachProfile('mapping', (profile) => {
       expect((await jobOf(world, 'boms', 'UP-KIT')).returnvalue.outcome).toBe('synced');
       const product = world.sandbox.admin.state().products.find((p) => p.productId === 'SKU-0100')!;
       const items = product.productAssocList[0]!.productAssocItemList.map((i) => [i.productUrl, i.quantity]);
-      expect(items.sort()).toEqual([[world.product('SKU-0101'), 2], [world.product('SKU-0102'), 1]].sort());
+      expect(items.sort()).toEqual(
+        [
+          [world.product('SKU-0101'), 2],
+          [world.product('SKU-0102'), 1],
+        ].sort(),
+      );
     });
 
     it('fails a BOM whose unmapped component is unknown, naming it', async () => {
       const job = await jobOf(world, 'boms', 'SKU-0110');
-      expect(job.failedReason).toBe("[BAD_RECORD] record SKU-0110: components.0.productId: unknown component: no product UP-NOPE in the service's product collection");
+      expect(job.failedReason).toBe(
+        "[BAD_RECORD] record SKU-0110: components.0.productId: unknown component: no product UP-NOPE in the service's product collection",
+      );
     });
   });
 
   describe("on the dashboard's find page", () => {
     it("shows the service's names beside the record's", async () => {
-      const dashboard = await startDashboard({ defs: streamDefs, host: '127.0.0.1', port: 0, auth: null, redis: world.redis, prefix: world.prefix, mapping });
+      const dashboard = await startDashboard({
+        defs: streamDefs,
+        host: '127.0.0.1',
+        port: 0,
+        auth: null,
+        redis: world.redis,
+        prefix: world.prefix,
+        mapping,
+      });
       try {
         const found = (await (await fetch(`${dashboard.url}/api/find?key=MAPC-1`)).json()) as FindResult;
         expect(found.mapped).toEqual([
@@ -139,7 +169,18 @@ describeEachProfile('mapping', (profile) => {
 
   describe('when reconciled', () => {
     it('compares the mapped values and finds no drift', async () => {
-      const report = await reconcile({ client: world.client, catalog: world.deps.catalog, redis: world.redis, prefix: world.prefix, queues: world.queues, kinds: streamDefs }, undefined, { deep: true });
+      const report = await reconcile(
+        {
+          client: world.client,
+          catalog: world.deps.catalog,
+          redis: world.redis,
+          prefix: world.prefix,
+          queues: world.queues,
+          kinds: streamDefs,
+        },
+        undefined,
+        { deep: true },
+      );
       expect(report.drifts).toEqual([]);
       expect(report.unchecked).toEqual([]);
       expect(report.checked).toMatchObject({ orders: 1, shipments: 1, stockPairs: 2, boms: 1 });

@@ -15,7 +15,11 @@ describe('the engine under the kinds', () => {
   });
 
   it('imports nothing from jobs/ outside the composition root (src/app, src/bin, src/demo)', () => {
-    const offending = engine.flatMap((f) => importsOf(f).filter((t) => t.startsWith('jobs/')).map((t) => `${f} -> ${t}`));
+    const offending = engine.flatMap((f) =>
+      importsOf(f)
+        .filter((t) => t.startsWith('jobs/'))
+        .map((t) => `${f} -> ${t}`),
+    );
     expect(offending).toEqual([]);
   });
 
@@ -48,7 +52,8 @@ describe('the import graph of src/, jobs/ and config/', () => {
 
 describe('the feed and the records', () => {
   it('reads records without the queue: the feed readers import nothing from src/queue', () => {
-    for (const f of ['src/feed/page-reader.ts', 'src/feed/ndjson.ts']) expect(importsOf(f).filter((t) => t.startsWith('src/queue/'))).toEqual([]);
+    for (const f of ['src/feed/page-reader.ts', 'src/feed/ndjson.ts'])
+      expect(importsOf(f).filter((t) => t.startsWith('src/queue/'))).toEqual([]);
   });
 
   it('gives jobs/ the engine types without a worker: jobs/ imports nothing from src/queue/worker-pool.ts', () => {

@@ -25,7 +25,10 @@ describe('log redaction', () => {
     it('replaces its value, at any depth, in the log object and in child bindings', () => {
       const { logger, out } = logLines();
       logger.info({ headers: { Authorization: 'Basic dXNlcjpwYXNz', accept: 'application/json' } }, 'request');
-      logger.info({ req: { headers: { AUTHORIZATION: 'Bearer abc', 'Proxy-Authorization': 'Basic x', Cookie: 'isync_session=s1' } } }, 'nested');
+      logger.info(
+        { req: { headers: { AUTHORIZATION: 'Bearer abc', 'Proxy-Authorization': 'Basic x', Cookie: 'isync_session=s1' } } },
+        'nested',
+      );
       logger.info({ config: { ApiKey: 'k1', apiSecret: 's1', Token: 't1', PASSWORD: 'p1' }, list: [{ authorization: 'a1' }] }, 'config');
       logger.child({ headers: { Authorization: 'Bearer child' } }).info('child');
       const [request, nested, config, child] = out.lines().map((l) => JSON.parse(l) as Record<string, any>);
@@ -34,7 +37,8 @@ describe('log redaction', () => {
       expect(config!.config).toEqual({ ApiKey: '[REDACTED]', apiSecret: '[REDACTED]', Token: '[REDACTED]', PASSWORD: '[REDACTED]' });
       expect(config!.list).toEqual([{ authorization: '[REDACTED]' }]);
       expect(child!.headers).toEqual({ Authorization: '[REDACTED]' });
-      for (const value of ['dXNlcjpwYXNz', 'abc', 'Basic x', 's1', 'k1', 't1', 'p1', 'a1', 'Bearer child']) expect(out.text()).not.toContain(value);
+      for (const value of ['dXNlcjpwYXNz', 'abc', 'Basic x', 's1', 'k1', 't1', 'p1', 'a1', 'Bearer child'])
+        expect(out.text()).not.toContain(value);
     });
 
     it('leaves an error logged with them whole', () => {
@@ -58,7 +62,8 @@ describe('log redaction', () => {
       for (const line of lines) {
         const parsed = JSON.parse(line) as unknown;
         for (const s of strings(parsed)) for (const secret of [QUOTED, JSONISH, PLAIN]) expect(s).not.toContain(secret);
-        for (const form of [JSON.stringify(QUOTED).slice(1, -1), JSON.stringify(JSONISH).slice(1, -1), encodeURIComponent(QUOTED)]) expect(line).not.toContain(form);
+        for (const form of [JSON.stringify(QUOTED).slice(1, -1), JSON.stringify(JSONISH).slice(1, -1), encodeURIComponent(QUOTED)])
+          expect(line).not.toContain(form);
       }
       expect((JSON.parse(lines[0]!) as { msg: string }).msg).toBe('login with [REDACTED] and [REDACTED] failed');
       expect(JSON.parse((JSON.parse(lines[1]!) as { body: string }).body)).toEqual({ password: '[REDACTED]', other: '[REDACTED]' });

@@ -44,9 +44,21 @@ async function dumpPrefix(redis: Redis, prefix: string): Promise<string> {
 }
 
 const orders = [
-  { orderId: 'R-1', origin: 'Main Warehouse', lines: [{ productId: 'MUG-BLUE', quantity: 1, unitPrice: 12.5, location: 'Main Warehouse / A-01' }] },
-  { orderId: 'R-2', origin: 'Main Warehouse', lines: [{ productId: 'NO-SUCH', quantity: 1, unitPrice: 1, location: 'Main Warehouse / A-01' }] },
-  { orderId: 'R-3', origin: 'Main Warehouse / A-01', lines: [{ productId: 'MUG-RED', quantity: 1, unitPrice: 1, location: 'Main Warehouse / A-01' }] },
+  {
+    orderId: 'R-1',
+    origin: 'Main Warehouse',
+    lines: [{ productId: 'MUG-BLUE', quantity: 1, unitPrice: 12.5, location: 'Main Warehouse / A-01' }],
+  },
+  {
+    orderId: 'R-2',
+    origin: 'Main Warehouse',
+    lines: [{ productId: 'NO-SUCH', quantity: 1, unitPrice: 1, location: 'Main Warehouse / A-01' }],
+  },
+  {
+    orderId: 'R-3',
+    origin: 'Main Warehouse / A-01',
+    lines: [{ productId: 'MUG-RED', quantity: 1, unitPrice: 1, location: 'Main Warehouse / A-01' }],
+  },
 ];
 
 describe('secrets', () => {
@@ -69,7 +81,11 @@ describe('secrets', () => {
       stack.feed.append('orders', [{ ...orders[0], orderId: 'R-4' }]);
       const worker = startWorkerProcess({ ...env, WORKER_HTTP_PORT: String(await freePort()), ORDER_POLL_SECONDS: '1' });
       const url = await worker.httpUrl;
-      await eventually(async () => stack.sandbox.admin.state().orders.some((o: { orderId: string }) => o.orderId === 'R-4'), 30_000, 'R-4 synced');
+      await eventually(
+        async () => stack.sandbox.admin.state().orders.some((o: { orderId: string }) => o.orderId === 'R-4'),
+        30_000,
+        'R-4 synced',
+      );
       const metrics = await (await fetch(`${url}/metrics`)).text();
       const { code } = await worker.stop();
       expect(code).toBe(0);
@@ -83,10 +99,19 @@ describe('secrets', () => {
       const imported = await runCli(['import', 'orders', file], env);
       expect(imported.code, imported.stderr).toBe(0);
       expect(leaks(imported.stdout + imported.stderr)).toEqual([]);
-      const batchId = JSON.parse((await runCli(['jobs', 'list', '--state', 'waiting', '--stream', 'orders', '--json'], env)).stdout).jobs.find((j: { batch: unknown }) => j.batch).id as string;
+      const batchId = JSON.parse(
+        (await runCli(['jobs', 'list', '--state', 'waiting', '--stream', 'orders', '--json'], env)).stdout,
+      ).jobs.find((j: { batch: unknown }) => j.batch).id as string;
 
       const failedId = JSON.parse((await runCli(['jobs', 'list', '--state', 'failed', '--json'], env)).stdout).jobs[0].id as string;
-      for (const args of [['jobs', 'show', failedId, '--json'], ['jobs', 'show', failedId], ['jobs', 'show', batchId, '--json'], ['status', '--json'], ['status'], ['jobs', 'list', '--state', 'all', '--json']]) {
+      for (const args of [
+        ['jobs', 'show', failedId, '--json'],
+        ['jobs', 'show', failedId],
+        ['jobs', 'show', batchId, '--json'],
+        ['status', '--json'],
+        ['status'],
+        ['jobs', 'list', '--state', 'all', '--json'],
+      ]) {
         const r = await runCli(args, env);
         expect(r.code).toBe(0);
         expect(leaks(r.stdout + r.stderr), args.join(' ')).toEqual([]);
@@ -100,10 +125,18 @@ describe('secrets', () => {
       try {
         const base = `http://127.0.0.1:${port}`;
         await eventually(async () => (await fetch(`${base}/login`).catch(() => undefined))?.status === 200, 30_000, 'the dashboard');
-        const bad = await fetch(`${base}/login`, { method: 'POST', body: new URLSearchParams({ user: 'ops', password: `${PASSWORD}x`, next: '/' }), redirect: 'manual' });
+        const bad = await fetch(`${base}/login`, {
+          method: 'POST',
+          body: new URLSearchParams({ user: 'ops', password: `${PASSWORD}x`, next: '/' }),
+          redirect: 'manual',
+        });
         expect(bad.status).toBe(401);
         expect(leaks(await bad.text())).toEqual([]);
-        const login = await fetch(`${base}/login`, { method: 'POST', body: new URLSearchParams({ user: 'ops', password: PASSWORD, next: '/' }), redirect: 'manual' });
+        const login = await fetch(`${base}/login`, {
+          method: 'POST',
+          body: new URLSearchParams({ user: 'ops', password: PASSWORD, next: '/' }),
+          redirect: 'manual',
+        });
         expect(login.status).toBe(303);
         const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
         const pages = [

@@ -23,7 +23,11 @@ describe('metrics', () => {
       const queue = new Queue('orders', { connection: stack.redis, prefix: stack.prefix });
       // An import batch whose data is no batch: the worker's intake worker fails it, and it stays failed.
       const intake = new Queue(intakeQueueName('stock-counts'), { connection: stack.redis, prefix: stack.prefix });
-      await intake.add('stock-counts', { stream: 'stock-counts', source: 'import', firstLine: 1, lastLine: 1, items: 'nope' }, { jobId: 'intake-stock-counts-0123456789ab', attempts: 1 });
+      await intake.add(
+        'stock-counts',
+        { stream: 'stock-counts', source: 'import', firstLine: 1, lastLine: 1, items: 'nope' },
+        { jobId: 'intake-stock-counts-0123456789ab', attempts: 1 },
+      );
       // The service allows 6 writes a second: 12 order writes meet a 429 or more.
       stack.sandbox.admin.setBudgets({ post: { limit: 6, windowMs: 1000 } });
       const port = await freePort();
@@ -31,12 +35,13 @@ describe('metrics', () => {
       try {
         const url = await worker.httpUrl;
         expect(url).toBe(`http://127.0.0.1:${port}`);
-        const done = async () => (await queue.getCompletedCount()) === 3 && (await queue.getFailedCount()) === 1 && (await intake.getFailedCount()) === 1;
-        await eventually(done, 45_000, 'the orders to be done and the bad batch failed').catch(
-          async (err: Error) => {
-            throw new Error(`${err.message}: ${JSON.stringify(await queue.getJobCounts())} ${JSON.stringify(await intake.getJobCounts())}\n${worker.stdoutLines.join('\n')}\n${worker.stderr()}`);
-          },
-        );
+        const done = async () =>
+          (await queue.getCompletedCount()) === 3 && (await queue.getFailedCount()) === 1 && (await intake.getFailedCount()) === 1;
+        await eventually(done, 45_000, 'the orders to be done and the bad batch failed').catch(async (err: Error) => {
+          throw new Error(
+            `${err.message}: ${JSON.stringify(await queue.getJobCounts())} ${JSON.stringify(await intake.getJobCounts())}\n${worker.stdoutLines.join('\n')}\n${worker.stderr()}`,
+          );
+        });
 
         const res = await fetch(`${url}/metrics`);
         expect(res.status).toBe(200);
@@ -66,7 +71,14 @@ describe('metrics', () => {
         expect((await fetch(`${url}/healthz`)).status).toBe(200);
         const ready = await fetch(`${url}/readyz`);
         expect(ready.status).toBe(200);
-        expect(await ready.json()).toMatchObject({ status: 'ready', checks: [{ name: 'redis', ok: true }, { name: 'workers', ok: true }, { name: 'streams', ok: true }] });
+        expect(await ready.json()).toMatchObject({
+          status: 'ready',
+          checks: [
+            { name: 'redis', ok: true },
+            { name: 'workers', ok: true },
+            { name: 'streams', ok: true },
+          ],
+        });
       } finally {
         const { code } = await worker.stop('SIGINT');
         await queue.close();

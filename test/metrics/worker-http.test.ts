@@ -22,7 +22,16 @@ describe('worker HTTP endpoints', () => {
       },
     });
     metrics.onCall({ method: 'POST', path: '/demo/api/order', cls: 'post', status: 429, ms: 40, waitedMs: 1500, at: Date.now() });
-    metrics.onCall({ method: 'GET', path: '/demo/api/order/X', cls: 'get', status: null, ms: 15000, waitedMs: 0, at: Date.now(), error: 'TRANSIENT' });
+    metrics.onCall({
+      method: 'GET',
+      path: '/demo/api/order/X',
+      cls: 'get',
+      status: null,
+      ms: 15000,
+      waitedMs: 0,
+      at: Date.now(),
+      error: 'TRANSIENT',
+    });
     metrics.jobFinished('orders', 'synced', 0.3);
     http = await startWorkerHttp({
       host: '127.0.0.1',

@@ -74,7 +74,9 @@ describe('alerts', () => {
     expect(req!.headers['content-type']).toBe('application/json');
     expect(Object.keys(JSON.parse(req!.body))).toEqual(['text']);
     const { text } = bodies()[0]!;
-    expect(text).toMatch(/^inventory-sync \(test-alerts-[0-9a-f]+\): 1 orders job failed since .*Latest: orders-A-1-000000000000: \[SERVICE_REFUSED\] record A-1: the service said no \(key \[REDACTED\]\)/);
+    expect(text).toMatch(
+      /^inventory-sync \(test-alerts-[0-9a-f]+\): 1 orders job failed since .*Latest: orders-A-1-000000000000: \[SERVICE_REFUSED\] record A-1: the service said no \(key \[REDACTED\]\)/,
+    );
     expect(text).toContain('inventory-sync jobs list --state failed --stream orders');
     expect(req!.body).not.toContain(SECRET);
     expect(req!.body).not.toContain(HOOK_TOKEN);
@@ -94,7 +96,11 @@ describe('alerts', () => {
 
   it('alerts when the feed falls behind the limit, once per interval, apart from failures', async () => {
     const tenMinutesAgo = new Date(Date.now() - 600_000).toISOString();
-    await redis.hset(redisKeys(prefix).feedState('orders'), { caughtUpAt: tenMinutesAgo, lastPollAt: new Date().toISOString(), lastError: 'feed answered 503' });
+    await redis.hset(redisKeys(prefix).feedState('orders'), {
+      caughtUpAt: tenMinutesAgo,
+      lastPollAt: new Date().toISOString(),
+      lastError: 'feed answered 503',
+    });
     const before = server.seen.length;
     expect((await checkAlerts(deps)).map((a) => a.reason)).toEqual(['lag:orders']);
     expect(bodies()[before]!.text).toMatch(/the orders feed is 10 min behind \(limit 60 s\)\. Last pull failed: feed answered 503/);

@@ -25,7 +25,12 @@ afterEach(async () => {
 /** Orders with no lines, failed by the real runner as bad records; their job ids. */
 async function failBadOrders(...orderIds: string[]): Promise<string[]> {
   const records = orderIds.map((id) => ({ ...order(id), lines: [] }));
-  await addJobs(w.queues.get('orders'), w.redis, records.map((r) => recordJob(orderStream, r, 'feed').job), orderStream);
+  await addJobs(
+    w.queues.get('orders'),
+    w.redis,
+    records.map((r) => recordJob(orderStream, r, 'feed').job),
+    orderStream,
+  );
   const pool = await w.startPool([testKind('orders', async () => done())]);
   await waitForIdle([w.queues.get('orders')], { pollMs: 25 });
   await pool.close(1_000);
@@ -42,7 +47,16 @@ describe('failure groups', () => {
       expect(failed?.failedReason).toMatch(/^\[BAD_RECORD\] record SHOP:EU:1: lines: /);
 
       const groups = await failedGroups(queues);
-      expect(groups).toEqual([{ stream: 'orders', code: 'BAD_RECORD', reason: expect.stringMatching(/^lines: /), count: 2, examples: expect.arrayContaining(ids), batch: false }]);
+      expect(groups).toEqual([
+        {
+          stream: 'orders',
+          code: 'BAD_RECORD',
+          reason: expect.stringMatching(/^lines: /),
+          count: 2,
+          examples: expect.arrayContaining(ids),
+          batch: false,
+        },
+      ]);
 
       const out = await retryAllFailed(queues, { group: { code: 'BAD_RECORD', reason: groups[0]!.reason } });
       expect(out.retried.map((r) => r.id).sort()).toEqual([...ids].sort());
@@ -67,7 +81,14 @@ describe('failure groups', () => {
       await w.redis.hset(jobKey(id!), FAILURE_GROUP_FIELD, 'connection reset');
 
       expect(await failedGroups(queues)).toEqual([
-        { stream: 'orders', code: 'BAD_RECORD', reason: expect.stringMatching(/^record SHOP:EU:1: lines: /), count: 1, examples: [id], batch: false },
+        {
+          stream: 'orders',
+          code: 'BAD_RECORD',
+          reason: expect.stringMatching(/^record SHOP:EU:1: lines: /),
+          count: 1,
+          examples: [id],
+          batch: false,
+        },
       ]);
     });
   });

@@ -5,12 +5,26 @@ import { columns, json, startServer, type TestServer } from '../client/http-serv
 
 /** Collections as integrators report the real service answering them: numeric ids, nulls, ragged columns. */
 const ORDERS = columns([
-  { orderId: 'WEB-1', orderUrl: '/demo/api/order/WEB-1', statusId: 'ORDER_COMPLETED', originFacilityUrl: '/demo/api/facility/10000', orderItemListTotal: 25, shipmentUrlList: null },
+  {
+    orderId: 'WEB-1',
+    orderUrl: '/demo/api/order/WEB-1',
+    statusId: 'ORDER_COMPLETED',
+    originFacilityUrl: '/demo/api/facility/10000',
+    orderItemListTotal: 25,
+    shipmentUrlList: null,
+  },
   { orderId: 1002, orderUrl: '/demo/api/order/1002', statusId: null, originFacilityUrl: null, orderItemListTotal: '12.5' },
   { orderId: 'WEB-3', orderUrl: '/demo/api/order/WEB-3' },
 ]);
 const SHIPMENTS = columns([
-  { shipmentId: 328966, shipmentIdUser: null, shipmentUrl: '/demo/api/shipment/328966', primaryOrderUrl: '/demo/api/order/WEB-1', statusId: 'SHIPMENT_SHIPPED', transferList: null },
+  {
+    shipmentId: 328966,
+    shipmentIdUser: null,
+    shipmentUrl: '/demo/api/shipment/328966',
+    primaryOrderUrl: '/demo/api/order/WEB-1',
+    statusId: 'SHIPMENT_SHIPPED',
+    transferList: null,
+  },
   { shipmentId: 'S-2', shipmentUrl: '/demo/api/shipment/S-2' },
 ]);
 
@@ -30,9 +44,21 @@ describe('reconcile reading the service', () => {
     it('reads every row, ids as text, and leaves out what is absent', async () => {
       const view = new ServiceView(client);
       expect(await view.orders()).toEqual([
-        { orderId: 'WEB-1', orderUrl: '/demo/api/order/WEB-1', statusId: 'ORDER_COMPLETED', originFacilityUrl: '/demo/api/facility/10000', orderItemListTotal: 25 },
+        {
+          orderId: 'WEB-1',
+          orderUrl: '/demo/api/order/WEB-1',
+          statusId: 'ORDER_COMPLETED',
+          originFacilityUrl: '/demo/api/facility/10000',
+          orderItemListTotal: 25,
+        },
         { orderId: '1002', orderUrl: '/demo/api/order/1002', statusId: undefined, originFacilityUrl: undefined, orderItemListTotal: 12.5 },
-        { orderId: 'WEB-3', orderUrl: '/demo/api/order/WEB-3', statusId: undefined, originFacilityUrl: undefined, orderItemListTotal: undefined },
+        {
+          orderId: 'WEB-3',
+          orderUrl: '/demo/api/order/WEB-3',
+          statusId: undefined,
+          originFacilityUrl: undefined,
+          orderItemListTotal: undefined,
+        },
       ]);
       expect((await view.shipments()).map((s) => [s.shipmentId, s.shipmentIdUser, s.primaryOrderUrl, s.statusId])).toEqual([
         ['328966', undefined, '/demo/api/order/WEB-1', 'SHIPMENT_SHIPPED'],

@@ -10,14 +10,28 @@ import { streamDefs } from '../../jobs/streams.js';
 
 const line = (productId: string, quantity: number, location = 'Main Warehouse / A-01') => ({ productId, quantity, unitPrice: 4, location });
 const orderIds = ['R-1', 'R-2', 'R-3', 'R-4', 'R-5', 'R-6', 'R-7', 'R-8'];
-const count = countRecord('RC-1', 'Main Warehouse / A-02', '2026-11-20', [['SKU-0002', 50], ['SKU-0005', 20]]);
+const count = countRecord('RC-1', 'Main Warehouse / A-02', '2026-11-20', [
+  ['SKU-0002', 50],
+  ['SKU-0005', 20],
+]);
 const boms = [
   { productId: 'SKU-0100', components: [{ productId: 'SKU-0101', quantity: 2 }] },
   { productId: 'SKU-0110', components: [{ productId: 'SKU-0111', quantity: 1 }] },
 ];
 
 function run(world: TestWorld, deep = false): Promise<ReconcileReport> {
-  return reconcile({ client: world.client, catalog: world.deps.catalog, redis: world.redis, prefix: world.prefix, queues: world.queues, kinds: streamDefs }, undefined, { deep });
+  return reconcile(
+    {
+      client: world.client,
+      catalog: world.deps.catalog,
+      redis: world.redis,
+      prefix: world.prefix,
+      queues: world.queues,
+      kinds: streamDefs,
+    },
+    undefined,
+    { deep },
+  );
 }
 
 /** Replaces the sandbox's data with an edited copy of its state (the admin API's reset). */
@@ -27,14 +41,18 @@ function edit(world: TestWorld, change: (s: SandboxState) => void): void {
   world.sandbox.admin.reset(JSON.parse(JSON.stringify(state)) as SandboxData);
 }
 
-const pick = (r: ReconcileReport, key: string) => r.drifts.filter((d) => d.key === key).map((d: Drift) => ({ kind: d.kind, field: d.field, service: d.service, synced: d.synced }));
+const pick = (r: ReconcileReport, key: string) =>
+  r.drifts.filter((d) => d.key === key).map((d: Drift) => ({ kind: d.kind, field: d.field, service: d.service, synced: d.synced }));
 
 describe('reconcile', () => {
   let world: TestWorld;
 
   beforeAll(async () => {
     world = await testWorld('reconcile', { streams: ['orders', 'stock-counts', 'boms'] });
-    await world.add('orders', orderIds.map((id) => orderRecord(id, [line('MUG-BLUE', 1), line('SKU-0003', 2, 'A-02')])));
+    await world.add(
+      'orders',
+      orderIds.map((id) => orderRecord(id, [line('MUG-BLUE', 1), line('SKU-0003', 2, 'A-02')])),
+    );
     await world.add('stock-counts', [count]);
     await world.add('boms', boms);
     await world.idle();
@@ -56,7 +74,7 @@ describe('reconcile', () => {
     });
   });
 
-  describe('when the service was changed behind the program\'s back', () => {
+  describe("when the service was changed behind the program's back", () => {
     let r: ReconcileReport;
     let state: SandboxState;
 
@@ -97,13 +115,21 @@ describe('reconcile', () => {
       await world.client.updateProduct(world.product('SKU-0100'), {
         productId: 'SKU-0100',
         productUrl: world.product('SKU-0100'),
-        productAssocList: [{ productAssocTypeId: 'MANUF_COMPONENT', productAssocUrl: p100.productAssocList[0]!.productAssocUrl, productAssocItemList: [{ productUrl: world.product('SKU-0101'), quantity: 3 }] }],
+        productAssocList: [
+          {
+            productAssocTypeId: 'MANUF_COMPONENT',
+            productAssocUrl: p100.productAssocList[0]!.productAssocUrl,
+            productAssocItemList: [{ productUrl: world.product('SKU-0101'), quantity: 3 }],
+          },
+        ],
       });
       const p110 = world.product('SKU-0110');
       await world.client.updateProduct(p110, {
         productId: 'SKU-0110',
         productUrl: p110,
-        productAssocList: [{ productAssocTypeId: 'MANUF_COMPONENT', productAssocItemList: [{ productUrl: world.product('SKU-0112'), quantity: 1 }] }],
+        productAssocList: [
+          { productAssocTypeId: 'MANUF_COMPONENT', productAssocItemList: [{ productUrl: world.product('SKU-0112'), quantity: 1 }] },
+        ],
       });
       state = world.sandbox.admin.state();
       r = await run(world);
@@ -114,34 +140,76 @@ describe('reconcile', () => {
     });
 
     it('reports an order no longer completed', () => {
-      expect(pick(r, 'R-2')).toEqual([{ kind: 'order-not-completed', field: 'statusId', service: 'ORDER_CREATED', synced: 'ORDER_COMPLETED' }]);
+      expect(pick(r, 'R-2')).toEqual([
+        { kind: 'order-not-completed', field: 'statusId', service: 'ORDER_CREATED', synced: 'ORDER_COMPLETED' },
+      ]);
     });
 
     it('reports another origin', () => {
-      expect(pick(r, 'R-3')).toEqual([{ kind: 'order-origin', field: 'originFacilityUrl', service: world.facility('North Depot'), synced: world.facility('Main Warehouse') }]);
+      expect(pick(r, 'R-3')).toEqual([
+        {
+          kind: 'order-origin',
+          field: 'originFacilityUrl',
+          service: world.facility('North Depot'),
+          synced: world.facility('Main Warehouse'),
+        },
+      ]);
     });
 
     it('reports other lines, naming the product (the order read once because its total differs)', () => {
-      expect(pick(r, 'R-4')).toEqual([{ kind: 'order-lines', field: 'lines[MUG-BLUE] quantity x unitPrice', service: '5 x 4', synced: '1 x 4' }]);
+      expect(pick(r, 'R-4')).toEqual([
+        { kind: 'order-lines', field: 'lines[MUG-BLUE] quantity x unitPrice', service: '5 x 4', synced: '1 x 4' },
+      ]);
     });
 
     it('reports a shipment not shipped, a second shipment and a missing one', () => {
-      expect(pick(r, 'R-5')).toEqual([{ kind: 'shipment-not-shipped', field: 'shipment statusId', service: 'SHIPMENT_PACKED', synced: 'SHIPMENT_SHIPPED' }]);
-      expect(pick(r, 'R-6')).toEqual([{ kind: 'shipment-extra', field: 'shipments', service: expect.stringMatching(/^2: .*\/demo\/api\/shipment\/900001 \(SHIPMENT_SHIPPED\)/), synced: '1' }]);
-      expect(pick(r, 'R-7')).toEqual([{ kind: 'shipment-missing', field: 'shipment', service: 'none', synced: 'one shipment (SHIPMENT_SHIPPED)' }]);
+      expect(pick(r, 'R-5')).toEqual([
+        { kind: 'shipment-not-shipped', field: 'shipment statusId', service: 'SHIPMENT_PACKED', synced: 'SHIPMENT_SHIPPED' },
+      ]);
+      expect(pick(r, 'R-6')).toEqual([
+        {
+          kind: 'shipment-extra',
+          field: 'shipments',
+          service: expect.stringMatching(/^2: .*\/demo\/api\/shipment\/900001 \(SHIPMENT_SHIPPED\)/),
+          synced: '1',
+        },
+      ]);
+      expect(pick(r, 'R-7')).toEqual([
+        { kind: 'shipment-missing', field: 'shipment', service: 'none', synced: 'one shipment (SHIPMENT_SHIPPED)' },
+      ]);
     });
 
     it('reports stock that differs from the newest count, with the difference, and not the sales since', () => {
       const stock = r.drifts.filter((d) => d.stream === 'stock-counts');
       expect(stock).toEqual([
-        expect.objectContaining({ kind: 'stock-differs', key: 'RC-1', field: 'quantityOnHand of SKU-0005 at Main Warehouse / A-02', service: '23', synced: '20', difference: 3 }),
+        expect.objectContaining({
+          kind: 'stock-differs',
+          key: 'RC-1',
+          field: 'quantityOnHand of SKU-0005 at Main Warehouse / A-02',
+          service: '23',
+          synced: '20',
+          difference: 3,
+        }),
       ]);
-      expect(state.inventory.filter((i) => i.productId === 'SKU-0002' && i.facilityUrl === world.facility('A-02')).reduce((n, i) => n + i.quantityOnHand, 0)).toBe(46);
+      expect(
+        state.inventory
+          .filter((i) => i.productId === 'SKU-0002' && i.facilityUrl === world.facility('A-02'))
+          .reduce((n, i) => n + i.quantityOnHand, 0),
+      ).toBe(46);
     });
 
     it('reports a changed bill of materials and an extra entry', () => {
-      expect(pick(r, 'SKU-0100')).toEqual([{ kind: 'bom-differs', field: 'first MANUF_COMPONENT entry', service: 'SKU-0101 x 3', synced: 'SKU-0101 x 2' }]);
-      expect(pick(r, 'SKU-0110')).toEqual([{ kind: 'bom-extra-entries', field: 'productAssocList (MANUF_COMPONENT entries)', service: expect.stringMatching(/^2: extra \/demo\/api\/productassoc\//), synced: '1' }]);
+      expect(pick(r, 'SKU-0100')).toEqual([
+        { kind: 'bom-differs', field: 'first MANUF_COMPONENT entry', service: 'SKU-0101 x 3', synced: 'SKU-0101 x 2' },
+      ]);
+      expect(pick(r, 'SKU-0110')).toEqual([
+        {
+          kind: 'bom-extra-entries',
+          field: 'productAssocList (MANUF_COMPONENT entries)',
+          service: expect.stringMatching(/^2: extra \/demo\/api\/productassoc\//),
+          synced: '1',
+        },
+      ]);
     });
 
     it('finds lines changed with the same total only when asked to read every order (--deep)', async () => {
@@ -173,7 +241,10 @@ describe('reconcile after a run with lost answers', () => {
       { kind: 'apply-then-drop', method: 'POST', path: '/api/inventoryvariance$', times: 1 },
       { kind: 'apply-then-drop', method: 'POST', path: '/api/product/', times: 1 },
     ]);
-    await world.add('orders', ['L-1', 'L-2', 'L-3'].map((id) => orderRecord(id, [line('MUG-BLUE', 1)])));
+    await world.add(
+      'orders',
+      ['L-1', 'L-2', 'L-3'].map((id) => orderRecord(id, [line('MUG-BLUE', 1)])),
+    );
     await world.add('stock-counts', [countRecord('LC-1', 'Main Warehouse / A-03', '2026-11-20', [['SKU-0004', 9]])]);
     await world.add('boms', [boms[0]]);
     await world.idle(40_000);

@@ -45,7 +45,13 @@ describe('failed bad-record jobs', () => {
         await pool.close(1000);
       }
       const failed = (await q().getJobs(['failed'])).map((j) => String(j.failedReason).split(':')[0]).sort();
-      expect(failed).toEqual(['[BAD_RECORD] record BAD-4', '[BAD_RECORD] record BAD-5', '[BAD_RECORD] record BAD-6', '[CONFLICT] order CONFLICT-1 differs', '[CONFLICT] order CONFLICT-2 differs']);
+      expect(failed).toEqual([
+        '[BAD_RECORD] record BAD-4',
+        '[BAD_RECORD] record BAD-5',
+        '[BAD_RECORD] record BAD-6',
+        '[CONFLICT] order CONFLICT-1 differs',
+        '[CONFLICT] order CONFLICT-2 differs',
+      ]);
       expect(await w.redis.zcard(badRecordsKey(q()))).toBe(3);
       expect(await q().getCompletedCount()).toBe(1);
     });

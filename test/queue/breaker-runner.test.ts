@@ -25,10 +25,16 @@ afterEach(async () => {
 });
 
 const q = () => w.queues.get('orders');
-const revoked = () => new UnauthorizedError('POST /acme/api/order answered 401: the key was revoked', { method: 'POST', path: '/acme/api/order', status: 401 });
+const revoked = () =>
+  new UnauthorizedError('POST /acme/api/order answered 401: the key was revoked', { method: 'POST', path: '/acme/api/order', status: 401 });
 
 async function enqueue(ids: string[]): Promise<string[]> {
-  await addJobs(q(), w.redis, ids.map((id) => recordJob(orderStream, order(id), 'feed').job), orderStream);
+  await addJobs(
+    q(),
+    w.redis,
+    ids.map((id) => recordJob(orderStream, order(id), 'feed').job),
+    orderStream,
+  );
   return ids.map((id) => jobIdFor(orderStream, order(id)));
 }
 
@@ -86,7 +92,8 @@ describe('circuit breaker in the runner', () => {
     it('ends that job as a failure after its pushbacks, and never pauses the stream', async () => {
       const [forbidden] = await enqueue(['F-1']);
       const kind = testKind('orders', async (record) => {
-        if (record.orderId === 'F-1') throw new ForbiddenError('POST /acme/api/shipment/9 answered 403', { method: 'POST', path: '/acme/api/shipment/9', status: 403 });
+        if (record.orderId === 'F-1')
+          throw new ForbiddenError('POST /acme/api/shipment/9 answered 403', { method: 'POST', path: '/acme/api/shipment/9', status: 403 });
         return done();
       });
       pool = await w.startPool([kind], { concurrency: 2, breaker: { threshold: 4, retryDelayMs: 10, retryMaxDelayMs: 40 } });
@@ -117,7 +124,7 @@ describe('circuit breaker in the runner', () => {
     });
   });
 
-  describe('when the service stays down past a job\'s retries', () => {
+  describe("when the service stays down past a job's retries", () => {
     it('counts the refusal but fails the job as before while the stream is not paused', async () => {
       const [id] = await enqueue(['DOWN-1']);
       const kind = testKind('orders', async () => {

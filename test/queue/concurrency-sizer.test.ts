@@ -57,9 +57,17 @@ describe('sizing jobs at once', () => {
             return done();
           }),
         ],
-        { concurrency: 2, sizing: { pace: { ratePerSecond: () => pace.rate, latencyMs: () => pace.latency }, bounds: { min: 3, max: 30 }, everyMs: 50 } },
+        {
+          concurrency: 2,
+          sizing: { pace: { ratePerSecond: () => pace.rate, latencyMs: () => pace.latency }, bounds: { min: 3, max: 30 }, everyMs: 50 },
+        },
       );
-      await addJobs(w.queues.get('orders'), w.redis, Array.from({ length: 60 }, (_, i) => recordJob(orderStream, order(`SIZE-${i}`), 'feed').job), orderStream);
+      await addJobs(
+        w.queues.get('orders'),
+        w.redis,
+        Array.from({ length: 60 }, (_, i) => recordJob(orderStream, order(`SIZE-${i}`), 'feed').job),
+        orderStream,
+      );
       // 100 a second at 200 ms: 40, capped at 30.
       for (let i = 0; i < 200 && pool.concurrency() !== 30; i++) await sleep(20);
       expect(pool.concurrency()).toBe(30);

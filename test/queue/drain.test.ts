@@ -40,7 +40,12 @@ describe('drain', () => {
 
   describe('when summing up', () => {
     it('counts the jobs finished since the given time, with each failure', async () => {
-      await addJobs(q(), w.redis, [order('WEB-1'), order('WEB-2'), order('WEB-3')].map((r) => recordJob(orderStream, r, 'feed').job), orderStream);
+      await addJobs(
+        q(),
+        w.redis,
+        [order('WEB-1'), order('WEB-2'), order('WEB-3')].map((r) => recordJob(orderStream, r, 'feed').job),
+        orderStream,
+      );
       const since = Date.now();
       const pool = await w.startPool([
         testKind('orders', async (record) => {
@@ -52,7 +57,11 @@ describe('drain', () => {
       await pool.close(1_000);
 
       const all = await summarize([q()], { streams: streamDefs, redis: w.redis, since });
-      expect(all.orders).toEqual({ completed: 2, skipped: 0, failed: [{ id: expect.stringMatching(/^orders-WEB-3-/), key: 'WEB-3', reason: '[CONFLICT] WEB-3 differs in the service' }] });
+      expect(all.orders).toEqual({
+        completed: 2,
+        skipped: 0,
+        failed: [{ id: expect.stringMatching(/^orders-WEB-3-/), key: 'WEB-3', reason: '[CONFLICT] WEB-3 differs in the service' }],
+      });
       const later = await summarize([q()], { streams: streamDefs, redis: w.redis, since: Date.now() + 1_000 });
       expect(later.orders).toEqual({ completed: 0, skipped: 0, failed: [] });
     });

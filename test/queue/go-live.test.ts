@@ -9,7 +9,9 @@ const counts = { since: '2026-02-01', setting: 'SYNC_COUNTS_SINCE' };
 
 describe('the go-live floor', () => {
   it('skips an order dated before the floor, saying the date and the floor', () => {
-    expect(beforeGoLive(orderStream, { orderDate: '2026-01-31T23:59:59' }, orders)).toBe('before go-live: orderDate 2026-01-31T23:59:59 is before SYNC_ORDERS_SINCE 2026-02-01');
+    expect(beforeGoLive(orderStream, { orderDate: '2026-01-31T23:59:59' }, orders)).toBe(
+      'before go-live: orderDate 2026-01-31T23:59:59 is before SYNC_ORDERS_SINCE 2026-02-01',
+    );
   });
 
   it("syncs an order on the floor's day, from its first second, and after it", () => {
@@ -23,7 +25,9 @@ describe('the go-live floor', () => {
   });
 
   it('compares a count by its countDate', () => {
-    expect(beforeGoLive(stockCountStream, { countDate: '2026-01-31' }, counts)).toBe('before go-live: countDate 2026-01-31 is before SYNC_COUNTS_SINCE 2026-02-01');
+    expect(beforeGoLive(stockCountStream, { countDate: '2026-01-31' }, counts)).toBe(
+      'before go-live: countDate 2026-01-31 is before SYNC_COUNTS_SINCE 2026-02-01',
+    );
     expect(beforeGoLive(stockCountStream, { countDate: '2026-02-01' }, counts)).toBeUndefined();
   });
 

@@ -37,7 +37,8 @@ async function ndjson(lines: string[]): Promise<string> {
   return file;
 }
 
-const importFile = (file: string, batchSize = 10) => importNdjson({ def: orderStream, source: file, queues: w.queues, redis: w.redis, logger: w.logger, batchSize });
+const importFile = (file: string, batchSize = 10) =>
+  importNdjson({ def: orderStream, source: file, queues: w.queues, redis: w.redis, logger: w.logger, batchSize });
 
 /** A pool whose orders kind notes each job it runs (id and data). */
 async function startPool(seen: Array<{ id: string; data: JobData }> = []) {
@@ -58,7 +59,12 @@ describe('import through intake batches', () => {
     const result = await importFile(file);
     expect(result).toMatchObject({ records: 25, queued: 25, duplicates: 0, invalid: 0, batches: 3 });
     expect(await intake().getWaitingCount()).toBe(3);
-    expect(await records().getJobCounts('waiting', 'active', 'completed', 'failed')).toEqual({ waiting: 0, active: 0, completed: 0, failed: 0 });
+    expect(await records().getJobCounts('waiting', 'active', 'completed', 'failed')).toEqual({
+      waiting: 0,
+      active: 0,
+      completed: 0,
+      failed: 0,
+    });
     const batches = (await intake().getWaiting()) as Array<Job<IntakeData>>;
     expect(batches.map((b) => [b.data.firstLine, b.data.lastLine, b.data.items.length]).sort((a, b) => a[0]! - b[0]!)).toEqual([
       [1, 10, 10],
@@ -71,7 +77,15 @@ describe('import through intake batches', () => {
   it('closes a batch early once its records reach the size limit, so big records make small batches', async () => {
     const big = (i: number) => ({ ...order(`WEB-${i}`), shipmentIdUser: 'x'.repeat(2_000) });
     const file = await ndjson(Array.from({ length: 9 }, (_, i) => JSON.stringify(big(i + 1))));
-    const result = await importNdjson({ def: orderStream, source: file, queues: w.queues, redis: w.redis, logger: w.logger, batchSize: 1_000, batchChars: 6_000 });
+    const result = await importNdjson({
+      def: orderStream,
+      source: file,
+      queues: w.queues,
+      redis: w.redis,
+      logger: w.logger,
+      batchSize: 1_000,
+      batchChars: 6_000,
+    });
     // Each record is a little over 2,000 characters: three make a batch.
     expect(result).toMatchObject({ records: 9, queued: 9, batches: 3 });
     const batches = (await intake().getWaiting()) as Array<Job<IntakeData>>;
@@ -101,10 +115,19 @@ describe('import through intake batches', () => {
     expect(await bad?.getState()).toBe('failed');
     expect(bad?.failedReason).toMatch(/^\[BAD_RECORD\] record WEB-BAD: lines: must have at least one line/);
     const broken = await records().getJob(badLineId('orders', 14, '{"orderId": "WEB-BROKEN",'));
-    expect(broken?.data).toMatchObject({ record: '{"orderId": "WEB-BROKEN",', line: 14, parseError: expect.stringMatching(/^not valid JSON/) });
+    expect(broken?.data).toMatchObject({
+      record: '{"orderId": "WEB-BROKEN",',
+      line: 14,
+      parseError: expect.stringMatching(/^not valid JSON/),
+    });
     expect(broken?.failedReason).toMatch(/^\[BAD_RECORD\] record WEB-BROKEN \(line 14\): \(line\): not valid JSON/);
     // Expanded batches leave the intake queue: their records are the jobs now.
-    expect(await intake().getJobCounts('waiting', 'active', 'completed', 'failed')).toEqual({ waiting: 0, active: 0, completed: 0, failed: 0 });
+    expect(await intake().getJobCounts('waiting', 'active', 'completed', 'failed')).toEqual({
+      waiting: 0,
+      active: 0,
+      completed: 0,
+      failed: 0,
+    });
   });
 
   it('expands batches one at a time across processes, in the order they were imported', async () => {
@@ -134,7 +157,8 @@ describe('import through intake batches', () => {
       const batch = Math.floor(((job.data as JobData).line! - 1) / 500);
       byBatch.set(batch, [...(byBatch.get(batch) ?? []), job.timestamp]);
     }
-    for (let b = 0; b + 1 < 6; b++) expect(Math.max(...byBatch.get(b)!), `batch ${b + 1} before batch ${b + 2}`).toBeLessThanOrEqual(Math.min(...byBatch.get(b + 1)!));
+    for (let b = 0; b + 1 < 6; b++)
+      expect(Math.max(...byBatch.get(b)!), `batch ${b + 1} before batch ${b + 2}`).toBeLessThanOrEqual(Math.min(...byBatch.get(b + 1)!));
   });
 
   it('changes nothing when a batch is expanded again (a worker killed before it could mark the batch done)', async () => {
@@ -158,7 +182,10 @@ describe('import through intake batches', () => {
   });
 
   it('counts a re-import as duplicates, whether its batches were expanded yet or not', async () => {
-    const file = await ndjson([...Array.from({ length: 15 }, (_, i) => JSON.stringify(order(`WEB-${i + 1}`))), JSON.stringify(order('WEB-1'))]);
+    const file = await ndjson([
+      ...Array.from({ length: 15 }, (_, i) => JSON.stringify(order(`WEB-${i + 1}`))),
+      JSON.stringify(order('WEB-1')),
+    ]);
     // WEB-1 twice in the file: queued once.
     expect(await importFile(file)).toMatchObject({ records: 16, queued: 15, duplicates: 1, batches: 2 });
     // Not yet expanded: the same batches are there already.
@@ -183,7 +210,7 @@ describe('import through intake batches', () => {
     const failing = new Worker(
       intakeQueueName('orders'),
       async () => {
-        throw new UnrecoverableError('[TRANSIENT] intake job: could not queue the batch\'s records (Connection is closed.)');
+        throw new UnrecoverableError("[TRANSIENT] intake job: could not queue the batch's records (Connection is closed.)");
       },
       { connection: conn, prefix: w.prefix },
     );
@@ -204,7 +231,11 @@ describe('import through intake batches', () => {
     const q = new Queue(intakeQueueName('orders'), { connection: w.redis, prefix: w.prefix });
     try {
       // Retrying cannot mend it: it fails at once, whatever its attempts.
-      await q.add('orders', { stream: 'orders', source: 'import', firstLine: 1, lastLine: 2, items: 'nope' }, { jobId: 'intake-orders-corrupt', attempts: 5 });
+      await q.add(
+        'orders',
+        { stream: 'orders', source: 'import', firstLine: 1, lastLine: 2, items: 'nope' },
+        { jobId: 'intake-orders-corrupt', attempts: 5 },
+      );
       await startPool();
       await waitForIdle([intake()], { pollMs: 20, signal: AbortSignal.timeout(10_000) });
       const job = await intake().getJob('intake-orders-corrupt');

@@ -23,7 +23,11 @@ describe('job ids', () => {
       const j = v as { toJSON?: () => unknown };
       if (typeof j.toJSON === 'function') return sortedCopy(j.toJSON());
       if (Array.isArray(v)) return v.map(sortedCopy);
-      return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortedCopy((v as Record<string, unknown>)[k])]));
+      return Object.fromEntries(
+        Object.keys(v)
+          .sort()
+          .map((k) => [k, sortedCopy((v as Record<string, unknown>)[k])]),
+      );
     };
     const values: unknown[] = [
       { orderId: 'WEB-1', origin: 'Main', lines: [{ quantity: 2, productId: 'A', unitPrice: 1.5, location: 'L' }] },
@@ -41,7 +45,9 @@ describe('job ids', () => {
   });
 
   it('change when any value changes', () => {
-    expect(jobIdFor(stockCountStream, { countId: 'C', items: [{ quantity: 1 }] })).not.toBe(jobIdFor(stockCountStream, { countId: 'C', items: [{ quantity: 2 }] }));
+    expect(jobIdFor(stockCountStream, { countId: 'C', items: [{ quantity: 1 }] })).not.toBe(
+      jobIdFor(stockCountStream, { countId: 'C', items: [{ quantity: 2 }] }),
+    );
   });
 
   it('never hold a colon, whatever the key', () => {

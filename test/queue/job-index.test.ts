@@ -8,7 +8,11 @@ import { bomStream } from '../../jobs/boms/bom-stream.js';
 import { orderStream } from '../../jobs/orders/order-stream.js';
 import { stockCountStream } from '../../jobs/stock/stock-count-stream.js';
 
-const order = (orderId: string, quantity = 1) => ({ orderId, origin: 'Main Warehouse', lines: [{ productId: 'MUG-BLUE', quantity, unitPrice: 1, location: 'A-01' }] });
+const order = (orderId: string, quantity = 1) => ({
+  orderId,
+  origin: 'Main Warehouse',
+  lines: [{ productId: 'MUG-BLUE', quantity, unitPrice: 1, location: 'A-01' }],
+});
 const DAY = 86_400_000;
 
 describe('the key index of find', () => {

@@ -27,7 +27,12 @@ afterEach(async () => {
 const q = () => w.queues.get('orders');
 
 async function enqueue(...records: Array<Record<string, unknown>>): Promise<string[]> {
-  await addJobs(q(), w.redis, records.map((r) => recordJob(orderStream, r, 'feed').job), orderStream);
+  await addJobs(
+    q(),
+    w.redis,
+    records.map((r) => recordJob(orderStream, r, 'feed').job),
+    orderStream,
+  );
   return records.map((r) => jobIdFor(orderStream, r));
 }
 

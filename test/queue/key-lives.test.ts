@@ -14,7 +14,7 @@ describe('the lives of per-record keys', () => {
     redis.disconnect();
   });
 
-  describe('when an order\'s progress is written after its hash expired', () => {
+  describe("when an order's progress is written after its hash expired", () => {
     it('gives the recreated hash its life again', async () => {
       const key = redisKeys(prefix).order('KL-1');
       await new ProgressStore(redis, key, 3600).save({ step: 'created', orderUrl: '/demo/api/order/1' });

@@ -19,7 +19,13 @@ afterEach(async () => {
 });
 
 const refuse = (jobId: string, threshold = 3, stream = 'orders') =>
-  recordRefusal(redis, keys, stream, { threshold, code: 'UNAUTHORIZED', reason: `[UNAUTHORIZED] POST /acme/api/order answered 401 (${jobId})`, jobId, now: Date.parse('2026-01-02T03:04:05Z') });
+  recordRefusal(redis, keys, stream, {
+    threshold,
+    code: 'UNAUTHORIZED',
+    reason: `[UNAUTHORIZED] POST /acme/api/order answered 401 (${jobId})`,
+    jobId,
+    now: Date.parse('2026-01-02T03:04:05Z'),
+  });
 
 describe('stream breaker', () => {
   describe('when refusals come in a row', () => {
@@ -30,7 +36,14 @@ describe('stream breaker', () => {
       expect(await refuse('c')).toEqual({ state: 'tripped', refusals: 3 });
       expect(await refuse('d')).toEqual({ state: 'open' });
       const b = await readBreaker(redis, keys, 'orders');
-      expect(b).toMatchObject({ stream: 'orders', paused: true, since: '2026-01-02T03:04:05.000Z', code: 'UNAUTHORIZED', refusals: 3, alerted: false });
+      expect(b).toMatchObject({
+        stream: 'orders',
+        paused: true,
+        since: '2026-01-02T03:04:05.000Z',
+        code: 'UNAUTHORIZED',
+        refusals: 3,
+        alerted: false,
+      });
       expect(b.reason).toBe('[UNAUTHORIZED] POST /acme/api/order answered 401 (c)');
       expect(await isPaused(redis, keys, 'orders')).toBe(true);
     });
@@ -42,7 +55,7 @@ describe('stream breaker', () => {
       expect(outcomes.filter((o) => o.state === 'open')).toHaveLength(30);
     });
 
-    it('counts each job\'s own pushbacks', async () => {
+    it("counts each job's own pushbacks", async () => {
       await refuse('a', 10);
       await refuse('b', 10);
       expect(await refuse('a', 10)).toEqual({ state: 'closed', refusals: 3, pushbacks: 2 });
@@ -86,7 +99,11 @@ describe('stream breaker', () => {
   describe('when the pause is told', () => {
     it('lets one teller claim it, once per pause', async () => {
       for (const id of ['a', 'b', 'c']) await refuse(id);
-      const claims = await Promise.all([claimAlert(redis, keys, 'orders'), claimAlert(redis, keys, 'orders'), claimAlert(redis, keys, 'orders')]);
+      const claims = await Promise.all([
+        claimAlert(redis, keys, 'orders'),
+        claimAlert(redis, keys, 'orders'),
+        claimAlert(redis, keys, 'orders'),
+      ]);
       expect(claims.filter(Boolean)).toHaveLength(1);
       expect((await readBreaker(redis, keys, 'orders')).alerted).toBe(true);
       await closeBreaker(redis, keys, 'orders');

@@ -108,7 +108,7 @@ export async function queueWorld(name: string, jobs: Config['jobs'] = fastJobs):
 }
 
 /** A test-only kind of a stream: the feed's own record shape; `run` decides what processing does. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+
 export function testKind(stream: StreamName, run: (record: any, ctx: JobContext) => Promise<JobResult>): JobKind<any> {
   // The stream's own definition (key, schema, schedule), with the test's processing and no preview.
   const { preview: _preview, ...def } = defOf(streamDefs, stream);
@@ -119,12 +119,25 @@ export const done = (summary = 'done'): JobResult => ({ outcome: 'synced', summa
 
 /** A valid order record of the feed. */
 export function order(orderId: string, quantity = 1): Record<string, unknown> {
-  return { orderId, origin: 'Main Warehouse', lines: [{ productId: 'MUG-BLUE', quantity, unitPrice: 12.5, location: 'Main Warehouse / A-01' }] };
+  return {
+    orderId,
+    origin: 'Main Warehouse',
+    lines: [{ productId: 'MUG-BLUE', quantity, unitPrice: 12.5, location: 'Main Warehouse / A-01' }],
+  };
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** One pull of the world's orders stream from `upstream` (pages of 100 unless told). */
 export function pullOrders(w: QueueWorld, upstream: PullStreamOptions['upstream'], over: Partial<PullStreamOptions> = {}) {
-  return pullStream({ def: orderStream, upstream, queue: w.queues.get('orders'), redis: w.redis, keys: w.keys, pageSize: 100, logger: w.logger, ...over });
+  return pullStream({
+    def: orderStream,
+    upstream,
+    queue: w.queues.get('orders'),
+    redis: w.redis,
+    keys: w.keys,
+    pageSize: 100,
+    logger: w.logger,
+    ...over,
+  });
 }

@@ -17,9 +17,21 @@ describe('record shapes', () => {
       ['orders', { ...order, orderId: 'W'.repeat(MAX_CHARS.orderId + 1) }, 'orderId: must be at most 60 characters'],
       ['orders', { ...order, shipmentIdUser: 'S'.repeat(MAX_CHARS.shipmentIdUser + 1) }, 'shipmentIdUser: must be at most 100 characters'],
       ['orders', { ...order, origin: 'M'.repeat(MAX_CHARS.name + 1) }, 'origin: must be at most 255 characters'],
-      ['orders', { ...order, lines: [{ ...line, productId: 'P'.repeat(MAX_CHARS.productId + 1) }] }, 'lines.0.productId: must be at most 100 characters'],
-      ['stock-counts', { countId: 'C'.repeat(MAX_CHARS.countId + 1), location: 'L', countDate: '2026-11-20', items: [{ productId: 'P', quantity: 1 }] }, 'countId: must be at most 120 characters'],
-      ['boms', { productId: 'B', components: [{ productId: 'P'.repeat(MAX_CHARS.productId + 1), quantity: 1 }] }, 'components.0.productId: must be at most 100 characters'],
+      [
+        'orders',
+        { ...order, lines: [{ ...line, productId: 'P'.repeat(MAX_CHARS.productId + 1) }] },
+        'lines.0.productId: must be at most 100 characters',
+      ],
+      [
+        'stock-counts',
+        { countId: 'C'.repeat(MAX_CHARS.countId + 1), location: 'L', countDate: '2026-11-20', items: [{ productId: 'P', quantity: 1 }] },
+        'countId: must be at most 120 characters',
+      ],
+      [
+        'boms',
+        { productId: 'B', components: [{ productId: 'P'.repeat(MAX_CHARS.productId + 1), quantity: 1 }] },
+        'components.0.productId: must be at most 100 characters',
+      ],
     ] as const)('refuses a %s record naming the field and the maximum', (stream, raw, problem) => {
       expect(problems(stream, raw)).toEqual([problem]);
     });

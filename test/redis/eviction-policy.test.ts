@@ -9,7 +9,16 @@ import { createRedis } from '../../src/redis.js';
 import { baseEnv, runCli } from '../cli/run-cli.js';
 import { connect } from '../helpers/redis.js';
 
-const POLICIES = ['noeviction', 'allkeys-lru', 'allkeys-lfu', 'allkeys-random', 'volatile-lru', 'volatile-lfu', 'volatile-random', 'volatile-ttl'];
+const POLICIES = [
+  'noeviction',
+  'allkeys-lru',
+  'allkeys-lfu',
+  'allkeys-random',
+  'volatile-lru',
+  'volatile-lfu',
+  'volatile-random',
+  'volatile-ttl',
+];
 
 describe("Redis's eviction policy", () => {
   describe('when deciding', () => {
@@ -53,7 +62,10 @@ describe("Redis's eviction policy", () => {
     });
 
     it('is a warning in the check, the start log of a command, and `status` (text and --json)', async () => {
-      expect(await checkEvictionPolicy(redis)).toEqual({ policy: 'allkeys-lru', warning: expect.stringContaining('maxmemory-policy is allkeys-lru, not noeviction') });
+      expect(await checkEvictionPolicy(redis)).toEqual({
+        policy: 'allkeys-lru',
+        warning: expect.stringContaining('maxmemory-policy is allkeys-lru, not noeviction'),
+      });
       const env = { ...baseEnv(), REDIS_URL: server.url, QUEUE_PREFIX: 'evict' };
 
       const file = join(mkdtempSync(join(tmpdir(), 'isync-evict-')), 'counts.ndjson');
@@ -61,8 +73,13 @@ describe("Redis's eviction policy", () => {
       const imported = await runCli(['import', 'stock-counts', file], env);
       expect(imported.code, imported.stderr).toBe(0);
       // BullMQ prints its own plain line ("IMPORTANT! Eviction policy is ..."); the program's is a JSON log line.
-      const warned = imported.stderr.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { level: number; maxmemoryPolicy?: string; msg: string });
-      expect(warned).toContainEqual(expect.objectContaining({ level: 40, maxmemoryPolicy: 'allkeys-lru', msg: expect.stringContaining('not noeviction') }));
+      const warned = imported.stderr
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as { level: number; maxmemoryPolicy?: string; msg: string });
+      expect(warned).toContainEqual(
+        expect.objectContaining({ level: 40, maxmemoryPolicy: 'allkeys-lru', msg: expect.stringContaining('not noeviction') }),
+      );
 
       const json = await runCli(['status', '--json'], env);
       expect(json.code).toBe(0);

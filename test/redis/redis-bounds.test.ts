@@ -25,7 +25,13 @@ describe('a bounded Redis', () => {
     stack = await startStack(
       {
         orders: [orderRecord('RB-1'), orderRecord('RB-2'), badOrder],
-        'stock-counts': [countRecord('RBC-1', 'Main Warehouse / A-03', '2026-01-31', [['SKU-0010', 5], ['SKU-0011', 2]]), countRecord('RBC-2', 'A-04', '2026-01-31', [['SKU-0010', 1]])],
+        'stock-counts': [
+          countRecord('RBC-1', 'Main Warehouse / A-03', '2026-01-31', [
+            ['SKU-0010', 5],
+            ['SKU-0011', 2],
+          ]),
+          countRecord('RBC-2', 'A-04', '2026-01-31', [['SKU-0010', 1]]),
+        ],
         boms: [{ productId: 'SKU-0100', components: [{ productId: 'SKU-0101', quantity: 2 }] }],
       },
       'redis-bounds',
@@ -57,7 +63,19 @@ describe('a bounded Redis', () => {
     // The scenario reached what it is meant to check: per-record keys, jobs kept, long-lived keys.
     const classify = keyClassifier(readKeyBounds(), stack.prefix);
     const seen = new Set((await keyUsage(stack.redis, stack.prefix)).map((u) => classify(u.key)?.pattern));
-    for (const p of ['{prefix}:order:{orderId}', '{prefix}:count:{countId}', '{prefix}:jobs-by-key:{day}', '{prefix}:{queue}:{jobId}', '{prefix}:{queue}:{jobId}:logs', '{prefix}:{stream}:bad-records', '{prefix}:stock:marks:{location}', '{prefix}:reconcile:last', '{prefix}:control:repeat:{scheduler}', '{prefix}:alert:sent:{reason}', '{prefix}:flow:samples']) {
+    for (const p of [
+      '{prefix}:order:{orderId}',
+      '{prefix}:count:{countId}',
+      '{prefix}:jobs-by-key:{day}',
+      '{prefix}:{queue}:{jobId}',
+      '{prefix}:{queue}:{jobId}:logs',
+      '{prefix}:{stream}:bad-records',
+      '{prefix}:stock:marks:{location}',
+      '{prefix}:reconcile:last',
+      '{prefix}:control:repeat:{scheduler}',
+      '{prefix}:alert:sent:{reason}',
+      '{prefix}:flow:samples',
+    ]) {
       expect(seen, p).toContain(p);
     }
   });

@@ -37,7 +37,15 @@ describe('Redis failures', () => {
       const redis = connect();
       redis.disconnect();
       const budget = new RequestBudget({ redis, keys: redisKeys(uniquePrefix('gone')), budgets });
-      client = new ServiceClient({ baseUrl: 'http://127.0.0.1:1', account: 'a', apiKey: 'k', apiSecret: 's', budget, readRetries: 1, retryMinDelayMs: 1 });
+      client = new ServiceClient({
+        baseUrl: 'http://127.0.0.1:1',
+        account: 'a',
+        apiKey: 'k',
+        apiSecret: 's',
+        budget,
+        readRetries: 1,
+        retryMinDelayMs: 1,
+      });
     });
     afterAll(() => client.close());
 
@@ -53,7 +61,12 @@ describe('Redis failures', () => {
   });
 
   describe('when a cluster answers MOVED, CROSSSLOT or CLUSTERDOWN under a service error', () => {
-    const under = (reply: string) => new TransientError('GET /x was not sent: the request budget could not be read from Redis', { method: 'GET', path: '/x', cause: new ReplyError(reply) });
+    const under = (reply: string) =>
+      new TransientError('GET /x was not sent: the request budget could not be read from Redis', {
+        method: 'GET',
+        path: '/x',
+        cause: new ReplyError(reply),
+      });
 
     it('says what to set or check for each', () => {
       expect(describeFailure(under('MOVED 3999 127.0.0.1:7001'))).toEqual({

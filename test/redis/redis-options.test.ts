@@ -5,7 +5,7 @@ import { reconnectDelay } from '../../src/redis-options.js';
 import { createRedis, type RedisTarget } from '../../src/redis.js';
 
 const CA = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
-const readOnly = new Error('READONLY You can\'t write against a read only replica.');
+const readOnly = new Error("READONLY You can't write against a read only replica.");
 
 /** A connection that never connects: its options are what is under test. */
 function optionsOf(target: RedisTarget) {
@@ -39,7 +39,16 @@ describe('the connection factory', () => {
 
     it('asks the sentinels for the primary, follows +switch-master, and retries the sentinels for ever', () => {
       const o = (optionsOf(target) as Redis).options;
-      expect(o).toMatchObject({ sentinels: [{ host: 's1', port: 26379 }], name: 'shop', sentinelPassword: 'sent-pw', username: 'app', password: 'data-pw', db: 2, failoverDetector: true, enableTLSForSentinelMode: true });
+      expect(o).toMatchObject({
+        sentinels: [{ host: 's1', port: 26379 }],
+        name: 'shop',
+        sentinelPassword: 'sent-pw',
+        username: 'app',
+        password: 'data-pw',
+        db: 2,
+        failoverDetector: true,
+        enableTLSForSentinelMode: true,
+      });
       expect(o.sentinelRetryStrategy!(1_000)).toBe(2000);
       expect(o.tls?.ca).toEqual([...rootCertificates, CA]);
       expect(o.sentinelTLS?.ca).toEqual([...rootCertificates, CA]);
@@ -54,7 +63,12 @@ describe('the connection factory', () => {
     it('keeps all this in the connections BullMQ duplicates for its blocking commands', () => {
       const dup = (optionsOf(target) as Redis).duplicate({ lazyConnect: true });
       dup.disconnect();
-      expect(dup.options).toMatchObject({ sentinels: [{ host: 's1', port: 26379 }], name: 'shop', maxRetriesPerRequest: null, failoverDetector: true });
+      expect(dup.options).toMatchObject({
+        sentinels: [{ host: 's1', port: 26379 }],
+        name: 'shop',
+        maxRetriesPerRequest: null,
+        failoverDetector: true,
+      });
     });
   });
 
@@ -75,7 +89,13 @@ describe('the connection factory', () => {
 
   describe('to a Redis Cluster', () => {
     it("gives every node's connection the seeds' credentials and TLS, and keeps the nodes' addresses as given", () => {
-      const c = optionsOf({ url: 'redis://unused', clusterNodes: [{ host: 'n1', port: 7000 }], username: 'app', password: 'pw', tls: true }) as Cluster;
+      const c = optionsOf({
+        url: 'redis://unused',
+        clusterNodes: [{ host: 'n1', port: 7000 }],
+        username: 'app',
+        password: 'pw',
+        tls: true,
+      }) as Cluster;
       expect(c.options.redisOptions).toMatchObject({ username: 'app', password: 'pw', tls: {}, maxRetriesPerRequest: null });
       expect(c.options.clusterRetryStrategy!(1_000, new Error('down'))).toBe(2000);
       let looked = '';

@@ -20,7 +20,9 @@ describe('when a reset over HTTP names a file', () => {
     for (const data of [file, '/etc/passwd', '../../etc/hostname', 'demo.json']) {
       const r = await t.api.post('/_admin/reset', { data });
       expect(r.status, data).toBe(400);
-      expect(r.body.msg).toBe("reset: data must be 'demo', 'empty' or the data itself (a JSON object); a file is read only at start (--data FILE)");
+      expect(r.body.msg).toBe(
+        "reset: data must be 'demo', 'empty' or the data itself (a JSON object); a file is read only at start (--data FILE)",
+      );
     }
     const products = (await t.api.get('/_admin/state')).body.products as Array<{ productId: string }>;
     expect(products.some((p) => p.productId === 'PLANTED-1')).toBe(false);
@@ -57,7 +59,8 @@ describe('when a fault rule has a pattern that backtracks catastrophically in a 
       const admin = sandboxAdminClient({ url, key: 'demo', secret: 'demo' });
       await eventually(async () => (await admin.health().catch(() => undefined))?.ok === true, 30_000, 'the sandbox');
       await admin.setFaults([{ kind: 'status-503', path: '(a+)+$' }]);
-      const get = (path: string) => fetch(`${url}/demo/api/${path}`, { headers: { authorization: basic('demo', 'demo') }, signal: AbortSignal.timeout(5_000) });
+      const get = (path: string) =>
+        fetch(`${url}/demo/api/${path}`, { headers: { authorization: basic('demo', 'demo') }, signal: AbortSignal.timeout(5_000) });
       // A backtracking engine takes 2^40 steps on this path: no answer within the 5 s.
       expect((await get(`product/${'a'.repeat(40)}!`)).status).toBe(404);
       expect((await get('product/aaaa')).status).toBe(503);

@@ -27,7 +27,12 @@ describe('admin API', () => {
     expect(state.products.find((p: { productId: string }) => p.productId === 'GIFT-SET').productAssocList).toHaveLength(1);
     expect(state.inventory.length).toBeGreaterThan(200);
     const counters = (await t.api.get('/_admin/counters')).body;
-    expect(counters).toMatchObject({ requests: 2, byClass: { post: 2, get: 0 }, byStatus: { '200': 2 }, creates: { order: 1, shipment: 1, variance: 0 } });
+    expect(counters).toMatchObject({
+      requests: 2,
+      byClass: { post: 2, get: 0 },
+      byStatus: { '200': 2 },
+      creates: { order: 1, shipment: 1, variance: 0 },
+    });
   });
 
   it('sets faults, budgets and latency over HTTP', async () => {
@@ -85,7 +90,17 @@ describe('data sources', () => {
       const o = (await api.get('/acme/api/order/AD-10', { auth: basic('a', 'b') })).body;
       expect(o).toMatchObject({ orderUrl: '/acme/api/order/AD-10', originFacilityUrl: '/acme/api/facility/10000' });
       expect((await api.get('/acme/api/order/AD-10/history/', { auth: basic('a', 'b') })).body.statusId).toEqual(['ORDER_CREATED']);
-      const v = await api.post('/acme/api/inventoryvariance', { physicalInventoryDate: '2026-01-01T19:00:00', statusId: 'PHSCL_INV_COMMITTED', physicalInventoryTypeId: 'FACILITY', facilityUrl: '/acme/api/facility/10001', inventoryItemVarianceList: [] }, { auth: basic('a', 'b') });
+      const v = await api.post(
+        '/acme/api/inventoryvariance',
+        {
+          physicalInventoryDate: '2026-01-01T19:00:00',
+          statusId: 'PHSCL_INV_COMMITTED',
+          physicalInventoryTypeId: 'FACILITY',
+          facilityUrl: '/acme/api/facility/10001',
+          inventoryItemVarianceList: [],
+        },
+        { auth: basic('a', 'b') },
+      );
       expect(v.status).toBe(200);
     } finally {
       await sb.close();
@@ -98,7 +113,10 @@ describe('data sources', () => {
       file,
       JSON.stringify({
         account: 'shop',
-        facilities: [{ facilityId: 'WH', facilityName: 'Store' }, { facilityId: 'S1', facilityName: 'Shelf 1', parentFacilityUrl: '/shop/api/facility/WH' }],
+        facilities: [
+          { facilityId: 'WH', facilityName: 'Store' },
+          { facilityId: 'S1', facilityName: 'Shelf 1', parentFacilityUrl: '/shop/api/facility/WH' },
+        ],
         products: [{ productId: 'P-1', productUrl: '/shop/api/product/900' }],
         inventory: [{ facilityUrl: '/shop/api/facility/S1', productUrl: '/shop/api/product/900', quantityOnHand: 7 }],
         orders: [{ orderId: 'OLD-1', orderUrl: '/shop/api/order/OLD-1', statusId: 'ORDER_CREATED' }],
@@ -108,7 +126,11 @@ describe('data sources', () => {
     try {
       const api = new Api(sb);
       expect(sb.account).toBe('shop');
-      expect((await api.rows('inventoryitem'))[0]).toMatchObject({ productId: 'P-1', quantityOnHand: 7, inventoryItemUrl: expect.stringMatching(/^\/shop\/api\/inventoryitem\//) });
+      expect((await api.rows('inventoryitem'))[0]).toMatchObject({
+        productId: 'P-1',
+        quantityOnHand: 7,
+        inventoryItemUrl: expect.stringMatching(/^\/shop\/api\/inventoryitem\//),
+      });
       expect((await api.post('/shop/api/order/OLD-1/complete')).body.statusId).toBe('ORDER_COMPLETED');
     } finally {
       await sb.close();
@@ -119,7 +141,13 @@ describe('data sources', () => {
     const file = join(dir, 'bad.json');
     writeFileSync(file, JSON.stringify({ account: 'x', facilities: [{ facilityName: 'No id' }] }));
     await expect(startSandbox({ data: file })).rejects.toThrow(/facilities\[0\]\.facilityId: is required/);
-    writeFileSync(file, JSON.stringify({ products: [{ productId: 'A' }], inventory: [{ facilityUrl: '/demo/api/facility/1', productUrl: '/demo/api/product/A', quantityOnHand: 1 }] }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        products: [{ productId: 'A' }],
+        inventory: [{ facilityUrl: '/demo/api/facility/1', productUrl: '/demo/api/product/A', quantityOnHand: 1 }],
+      }),
+    );
     await expect(startSandbox({ data: file })).rejects.toThrow(/inventory\[0\]\.facilityUrl: no facility/);
     await expect(startSandbox({ data: join(dir, 'missing.json') })).rejects.toThrow(/cannot read it as JSON/);
   });

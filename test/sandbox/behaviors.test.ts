@@ -19,10 +19,21 @@ describe('reading (service-behaviors.md)', () => {
 
   it('answers the columns of the behaviours doc for facilities, products and inventory items', async () => {
     const keys = async (c: string) => Object.keys((await t.api.get(c)).body);
-    expect(await keys('facility')).toEqual(expect.arrayContaining(['facilityId', 'facilityUrl', 'facilityName', 'parentFacilityUrl', 'statusId']));
+    expect(await keys('facility')).toEqual(
+      expect.arrayContaining(['facilityId', 'facilityUrl', 'facilityName', 'parentFacilityUrl', 'statusId']),
+    );
     expect(await keys('product')).toEqual(expect.arrayContaining(['productId', 'productUrl', 'internalName', 'statusId']));
     expect(await keys('inventoryitem')).toEqual(
-      expect.arrayContaining(['productId', 'productUrl', 'facilityUrl', 'quantityOnHand', 'quantityReserved', 'quantityOnOrder', 'lotId', 'normalizedPackingString']),
+      expect.arrayContaining([
+        'productId',
+        'productUrl',
+        'facilityUrl',
+        'quantityOnHand',
+        'quantityReserved',
+        'quantityOnOrder',
+        'lotId',
+        'normalizedPackingString',
+      ]),
     );
   });
 

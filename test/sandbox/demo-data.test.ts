@@ -12,7 +12,9 @@ describe('demo data', () => {
 
   it('has the two magazines and their named locations', () => {
     const byUrl = new Map(state.facilities.map((f) => [f.facilityUrl, f]));
-    const paths = state.facilities.map((f) => (f.parentFacilityUrl ? `${byUrl.get(f.parentFacilityUrl)?.facilityName} / ${f.facilityName}` : f.facilityName));
+    const paths = state.facilities.map((f) =>
+      f.parentFacilityUrl ? `${byUrl.get(f.parentFacilityUrl)?.facilityName} / ${f.facilityName}` : f.facilityName,
+    );
     expect(paths).toEqual([
       'Main Warehouse',
       ...['A-01', 'A-02', 'A-03', 'A-04', 'A-05', 'A-06'].map((l) => `Main Warehouse / ${l}`),

@@ -11,7 +11,7 @@ const mugRows = async () => (await t.api.rows('inventoryitem')).filter((r) => r.
 
 describe('effects', () => {
   describe('when a shipment reaches SHIPMENT_SHIPPED', () => {
-    it('takes its quantities off the stock of its items\' locations, once', async () => {
+    it("takes its quantities off the stock of its items' locations, once", async () => {
       expect([onHand(demo.a01, demo.mugBlue), onHand(demo.a01, demo.mugRed)]).toEqual([40, 30]);
       const { shipment } = await orderWithShipment(t.api, 'F-1');
       expect(onHand(demo.a01, demo.mugBlue)).toBe(40);
@@ -27,7 +27,10 @@ describe('effects', () => {
       const items = [{ facilityUrl: demo.a01, productId: 'MUG-BLUE', productUrl: demo.mugBlue, quantity: 30 }];
       const { shipment } = await orderWithShipment(t.api, 'F-2', { shipmentItemList: items });
       await t.api.ok(shipment.actionUrlShip);
-      expect((await mugRows()).map((r) => [r.lotId, r.quantityOnHand])).toEqual([['LOT-MB-1', 0], ['LOT-MB-2', 10]]);
+      expect((await mugRows()).map((r) => [r.lotId, r.quantityOnHand])).toEqual([
+        ['LOT-MB-1', 0],
+        ['LOT-MB-2', 10],
+      ]);
     });
 
     it('lets stock go below zero on a row without lot when the shipment takes more than there is', async () => {
@@ -50,13 +53,23 @@ describe('effects', () => {
     it('adds its quantityOnHandVar on a row of that location and product without lot', async () => {
       await t.api.ok('inventoryvariance', varianceBody());
       expect(onHand(demo.a01, demo.mugBlue)).toBe(45);
-      expect((await mugRows()).map((r) => [r.lotId ?? null, r.quantityOnHand])).toEqual([['LOT-MB-1', 25], ['LOT-MB-2', 15], [null, 5]]);
-      await t.api.ok('inventoryvariance', varianceBody({ inventoryItemVarianceList: [{ productUrl: demo.mugBlue, quantityOnHandVar: -7.5 }] }));
+      expect((await mugRows()).map((r) => [r.lotId ?? null, r.quantityOnHand])).toEqual([
+        ['LOT-MB-1', 25],
+        ['LOT-MB-2', 15],
+        [null, 5],
+      ]);
+      await t.api.ok(
+        'inventoryvariance',
+        varianceBody({ inventoryItemVarianceList: [{ productUrl: demo.mugBlue, quantityOnHandVar: -7.5 }] }),
+      );
       expect(onHand(demo.a01, demo.mugBlue)).toBe(37.5);
     });
 
     it('adds to the row of its lot when it names one', async () => {
-      await t.api.ok('inventoryvariance', varianceBody({ inventoryItemVarianceList: [{ productUrl: demo.mugBlue, quantityOnHandVar: -5, lotId: 'LOT-MB-2' }] }));
+      await t.api.ok(
+        'inventoryvariance',
+        varianceBody({ inventoryItemVarianceList: [{ productUrl: demo.mugBlue, quantityOnHandVar: -5, lotId: 'LOT-MB-2' }] }),
+      );
       expect((await mugRows()).map((r) => r.quantityOnHand)).toEqual([25, 10]);
     });
 
@@ -74,7 +87,7 @@ describe('effects', () => {
     expect((await t.api.get(order.orderUrl)).body.shipmentUrlList).toEqual([shipment.shipmentUrl, second.shipmentUrl]);
   });
 
-  it('writes dates in the service\'s format from its clock, and moves lastUpdatedDate on each change', async () => {
+  it("writes dates in the service's format from its clock, and moves lastUpdatedDate on each change", async () => {
     now = new Date(2026, 10, 21, 9, 30, 15).getTime();
     const o = await t.api.ok('order', orderBody('F-20'));
     expect(o.createdDate).toBe('2026-11-21T09:30:15');

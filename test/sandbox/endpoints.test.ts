@@ -13,9 +13,18 @@ describe('endpoints (spec section 4)', () => {
 
   it('POST order creates the order (rule 1); POST to its URL modifies it and answers the full entity (rule 2)', async () => {
     const o = await t.api.ok('order', orderBody('E-1'));
-    const m = await t.api.ok(o.orderUrl, { orderDate: '2026-10-01T08:00:00', orderItemList: [{ ...o.orderItemList[0], quantity: 4 }, { productId: 'MUG-RED', productUrl: demo.mugRed, unitPrice: 2, quantity: 1 }] });
+    const m = await t.api.ok(o.orderUrl, {
+      orderDate: '2026-10-01T08:00:00',
+      orderItemList: [
+        { ...o.orderItemList[0], quantity: 4 },
+        { productId: 'MUG-RED', productUrl: demo.mugRed, unitPrice: 2, quantity: 1 },
+      ],
+    });
     expect(m.orderDate).toBe('2026-10-01T08:00:00');
-    expect(m.orderItemList.map((i: { orderItemUrl: string }) => i.orderItemUrl)).toEqual([o.orderItemList[0].orderItemUrl, '/demo/api/order/E-1/orderItem/00003']);
+    expect(m.orderItemList.map((i: { orderItemUrl: string }) => i.orderItemUrl)).toEqual([
+      o.orderItemList[0].orderItemUrl,
+      '/demo/api/order/E-1/orderItem/00003',
+    ]);
     expect(m.orderItemListTotal).toBe(4 * 12.5 + 2);
     expect(m.actionUrlComplete).toBe(o.actionUrlComplete);
   });
@@ -38,21 +47,31 @@ describe('endpoints (spec section 4)', () => {
 
     it('keeps a shipmentId of the client, on the collection with or without the trailing slash', async () => {
       const o = await t.api.ok('order', orderBody('E-12'));
-      expect((await t.api.ok('shipment', shipmentBody(o.orderUrl, { shipmentId: 'SHP-E-12' }))).shipmentUrl).toBe('/demo/api/shipment/SHP-E-12');
+      expect((await t.api.ok('shipment', shipmentBody(o.orderUrl, { shipmentId: 'SHP-E-12' }))).shipmentUrl).toBe(
+        '/demo/api/shipment/SHP-E-12',
+      );
       expect((await t.api.ok('shipment/', shipmentBody(o.orderUrl, { shipmentId: 'SHP-E-12b' }))).shipmentId).toBe('SHP-E-12b');
       expect((await t.api.get('/demo/api/shipment/SHP-E-12')).body.shipmentId).toBe('SHP-E-12');
     });
 
     it('requires the source location on each item (rule 3)', async () => {
       const o = await t.api.ok('order', orderBody('E-13'));
-      const r = await t.api.post('shipment/', shipmentBody(o.orderUrl, { shipmentItemList: [{ productId: 'MUG-BLUE', productUrl: demo.mugBlue, quantity: 1 }] }));
+      const r = await t.api.post(
+        'shipment/',
+        shipmentBody(o.orderUrl, { shipmentItemList: [{ productId: 'MUG-BLUE', productUrl: demo.mugBlue, quantity: 1 }] }),
+      );
       expect(r.status).toBe(400);
       expect(r.body.msg).toMatch(/shipmentItemList\[0\]\.facilityUrl: is required/);
     });
 
     it('refuses a magazine as the source of an item: stock lives in locations', async () => {
       const o = await t.api.ok('order', orderBody('E-14'));
-      const r = await t.api.post('shipment/', shipmentBody(o.orderUrl, { shipmentItemList: [{ facilityUrl: demo.main, productId: 'MUG-BLUE', productUrl: demo.mugBlue, quantity: 1 }] }));
+      const r = await t.api.post(
+        'shipment/',
+        shipmentBody(o.orderUrl, {
+          shipmentItemList: [{ facilityUrl: demo.main, productId: 'MUG-BLUE', productUrl: demo.mugBlue, quantity: 1 }],
+        }),
+      );
       expect(r.status).toBe(400);
       expect(r.body.msg).toMatch(/is a magazine/);
     });
@@ -65,12 +84,19 @@ describe('endpoints (spec section 4)', () => {
 
   it('POST order/<id>/complete answers the full order ORDER_COMPLETED', async () => {
     const o = await t.api.ok('order', orderBody('E-20'));
-    expect(await t.api.ok('/demo/api/order/E-20/complete', {})).toMatchObject({ orderId: 'E-20', statusId: 'ORDER_COMPLETED', orderItemList: o.orderItemList });
+    expect(await t.api.ok('/demo/api/order/E-20/complete', {})).toMatchObject({
+      orderId: 'E-20',
+      statusId: 'ORDER_COMPLETED',
+      orderItemList: o.orderItemList,
+    });
   });
 
   it('POST inventoryvariance answers the full variance', async () => {
     const v = await t.api.ok('inventoryvariance', varianceBody());
-    expect((await t.api.get(v.physicalInventoryUrl)).body).toMatchObject({ physicalInventoryId: v.physicalInventoryId, inventoryItemVarianceList: v.inventoryItemVarianceList });
+    expect((await t.api.get(v.physicalInventoryUrl)).body).toMatchObject({
+      physicalInventoryId: v.physicalInventoryId,
+      inventoryItemVarianceList: v.inventoryItemVarianceList,
+    });
   });
 
   describe('action URLs (rules 4 and 5)', () => {
@@ -88,17 +114,23 @@ describe('endpoints (spec section 4)', () => {
   });
 
   describe('POST product/<id> (rule 4)', () => {
-    const giftItems = [{ productUrl: demo.mugBlue, quantity: 2 }, { productUrl: demo.mugRed, quantity: 1 }];
+    const giftItems = [
+      { productUrl: demo.mugBlue, quantity: 2 },
+      { productUrl: demo.mugRed, quantity: 1 },
+    ];
 
     it('requires productId and productUrl', async () => {
-      for (const body of [{ productUrl: demo.sku1, productAssocList: [] }, { productId: 'SKU-0001', productAssocList: [] }]) {
+      for (const body of [
+        { productUrl: demo.sku1, productAssocList: [] },
+        { productId: 'SKU-0001', productAssocList: [] },
+      ]) {
         const r = await t.api.post(demo.sku1, body);
         expect(r.status).toBe(400);
         expect(r.body.msg).toMatch(/needs both productId and productUrl/);
       }
     });
 
-    it('refuses a productId or productUrl that is not the product\'s own', async () => {
+    it("refuses a productId or productUrl that is not the product's own", async () => {
       expect((await t.api.post(demo.sku1, { productId: 'SKU-0002', productUrl: demo.sku1 })).status).toBe(400);
       expect((await t.api.post(demo.sku1, { productId: 'SKU-0001', productUrl: demo.sku3 })).status).toBe(400);
     });
@@ -110,7 +142,11 @@ describe('endpoints (spec section 4)', () => {
         productAssocList: [{ productAssocTypeId: 'MANUF_COMPONENT', productAssocItemList: [{ productUrl: demo.sku3, quantity: 2 }] }],
       });
       expect(p.productAssocList).toHaveLength(1);
-      expect(p.productAssocList[0]).toMatchObject({ productAssocTypeId: 'MANUF_COMPONENT', productAssocUrl: expect.stringMatching(/^\/demo\/api\/productassoc\//), productAssocItemList: [{ productUrl: demo.sku3, quantity: 2 }] });
+      expect(p.productAssocList[0]).toMatchObject({
+        productAssocTypeId: 'MANUF_COMPONENT',
+        productAssocUrl: expect.stringMatching(/^\/demo\/api\/productassoc\//),
+        productAssocItemList: [{ productUrl: demo.sku3, quantity: 2 }],
+      });
       expect((await t.api.get(p.productAssocList[0].productAssocUrl)).status).toBe(200);
     });
 
@@ -120,9 +156,13 @@ describe('endpoints (spec section 4)', () => {
       const p = await t.api.ok(demo.giftSet, {
         productId: 'GIFT-SET',
         productUrl: demo.giftSet,
-        productAssocList: [{ productAssocTypeId: 'MANUF_COMPONENT', productAssocUrl: url, productAssocItemList: [{ productUrl: demo.sku1, quantity: 3 }] }],
+        productAssocList: [
+          { productAssocTypeId: 'MANUF_COMPONENT', productAssocUrl: url, productAssocItemList: [{ productUrl: demo.sku1, quantity: 3 }] },
+        ],
       });
-      expect(p.productAssocList).toEqual([{ productAssocTypeId: 'MANUF_COMPONENT', productAssocUrl: url, productAssocItemList: [{ productUrl: demo.sku1, quantity: 3 }] }]);
+      expect(p.productAssocList).toEqual([
+        { productAssocTypeId: 'MANUF_COMPONENT', productAssocUrl: url, productAssocItemList: [{ productUrl: demo.sku1, quantity: 3 }] },
+      ]);
     });
 
     it('appends an extra entry when productAssocUrl is left out on a product that has one', async () => {
@@ -156,9 +196,13 @@ describe('endpoints (spec section 4)', () => {
       const r = await t.api.post(demo.sku1, {
         productId: 'SKU-0001',
         productUrl: demo.sku1,
-        productAssocList: [{ productAssocTypeId: 'MANUF_COMPONENT', productAssocItemList: [{ productUrl: '/demo/api/product/NOPE', quantity: 1 }] }],
+        productAssocList: [
+          { productAssocTypeId: 'MANUF_COMPONENT', productAssocItemList: [{ productUrl: '/demo/api/product/NOPE', quantity: 1 }] },
+        ],
       });
-      expect(r.body.msg).toBe(`${INTEGRITY_MISSING}product /demo/api/product/NOPE (productAssocList[0].productAssocItemList[0].productUrl)`);
+      expect(r.body.msg).toBe(
+        `${INTEGRITY_MISSING}product /demo/api/product/NOPE (productAssocList[0].productAssocItemList[0].productUrl)`,
+      );
       expect((await t.api.get(demo.sku1)).body.productAssocList).toEqual([]);
     });
   });

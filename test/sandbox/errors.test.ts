@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { INTEGRITY_DUPLICATE, INTEGRITY_MISSING, demo, orderBody, orderWithShipment, shipmentBody, useSandbox, varianceBody } from './helpers.js';
+import {
+  INTEGRITY_DUPLICATE,
+  INTEGRITY_MISSING,
+  demo,
+  orderBody,
+  orderWithShipment,
+  shipmentBody,
+  useSandbox,
+  varianceBody,
+} from './helpers.js';
 
 /** service-spec.md section 7 and service-behaviors.md "Writing": 400 with {msg}, in the spec's words. */
 // The spec profile's answers; the observed profile's differences are in profile-*.test.ts.
@@ -27,8 +36,14 @@ describe('errors (spec section 7)', () => {
 
   describe('a reference to an object that does not exist answers 400 with the missing-reference message', () => {
     it('for an order item product', async () => {
-      const r = await t.api.post('order', orderBody('X-3', { orderItemList: [{ productId: 'NOPE', productUrl: '/demo/api/product/NOPE', unitPrice: 1, quantity: 1 }] }));
-      expect(r).toMatchObject({ status: 400, body: { msg: `${INTEGRITY_MISSING}product /demo/api/product/NOPE (orderItemList[0].productUrl)` } });
+      const r = await t.api.post(
+        'order',
+        orderBody('X-3', { orderItemList: [{ productId: 'NOPE', productUrl: '/demo/api/product/NOPE', unitPrice: 1, quantity: 1 }] }),
+      );
+      expect(r).toMatchObject({
+        status: 400,
+        body: { msg: `${INTEGRITY_MISSING}product /demo/api/product/NOPE (orderItemList[0].productUrl)` },
+      });
       expect((await t.api.get('order/X-3')).status).toBe(404);
     });
 
@@ -36,8 +51,18 @@ describe('errors (spec section 7)', () => {
       const cases = [
         t.api.post('order', orderBody('X-4', { originFacilityUrl: '/demo/api/facility/999' })),
         t.api.post('shipment/', shipmentBody('/demo/api/order/NO-SUCH')),
-        t.api.post('order', orderBody('X-5')).then((o) => t.api.post('shipment/', shipmentBody(o.body.orderUrl, { shipmentItemList: [{ facilityUrl: '/demo/api/facility/998', productId: 'MUG-BLUE', productUrl: demo.mugBlue, quantity: 1 }] }))),
-        t.api.post('inventoryvariance', varianceBody({ inventoryItemVarianceList: [{ productUrl: '/demo/api/product/GONE', quantityOnHandVar: 1 }] })),
+        t.api.post('order', orderBody('X-5')).then((o) =>
+          t.api.post(
+            'shipment/',
+            shipmentBody(o.body.orderUrl, {
+              shipmentItemList: [{ facilityUrl: '/demo/api/facility/998', productId: 'MUG-BLUE', productUrl: demo.mugBlue, quantity: 1 }],
+            }),
+          ),
+        ),
+        t.api.post(
+          'inventoryvariance',
+          varianceBody({ inventoryItemVarianceList: [{ productUrl: '/demo/api/product/GONE', quantityOnHandVar: 1 }] }),
+        ),
         t.api.post('inventoryvariance', varianceBody({ facilityUrl: '/demo/api/facility/997', inventoryItemVarianceList: [] })),
       ];
       for (const r of await Promise.all(cases)) {
@@ -55,10 +80,15 @@ describe('errors (spec section 7)', () => {
       expect(r.body.msg).toMatch(/originFacilityUrl: \/demo\/api\/facility\/10001 \(A-01\) is a location, not a magazine/);
     });
 
-    it('an order item whose productId is not the product\'s', async () => {
-      const r = await t.api.post('order', orderBody('X-7', { orderItemList: [{ productId: 'SKU-0004', productUrl: demo.sku3, unitPrice: 1, quantity: 1 }] }));
+    it("an order item whose productId is not the product's", async () => {
+      const r = await t.api.post(
+        'order',
+        orderBody('X-7', { orderItemList: [{ productId: 'SKU-0004', productUrl: demo.sku3, unitPrice: 1, quantity: 1 }] }),
+      );
       expect(r.status).toBe(400);
-      expect(r.body.msg).toMatch(/orderItemList\[0\]\.productId: SKU-0004 is not the productId of \/demo\/api\/product\/10003 \(SKU-0003\)/);
+      expect(r.body.msg).toMatch(
+        /orderItemList\[0\]\.productId: SKU-0004 is not the productId of \/demo\/api\/product\/10003 \(SKU-0003\)/,
+      );
     });
 
     it('a variance not at 19:00, of another type, or with an item on another facility', async () => {
@@ -86,7 +116,10 @@ describe('errors (spec section 7)', () => {
       expect(malformed.status).toBe(400);
       expect(malformed.body.msg).toMatch(/^Malformed JSON body/);
       expect((await t.api.post('order', [1, 2])).body.msg).toMatch(/must be a JSON object/);
-      const missing = await t.api.post('order', { orderTypeId: 'SALES_ORDER', orderItemList: [{ productUrl: demo.sku1, unitPrice: 'x', quantity: 1 }] });
+      const missing = await t.api.post('order', {
+        orderTypeId: 'SALES_ORDER',
+        orderItemList: [{ productUrl: demo.sku1, unitPrice: 'x', quantity: 1 }],
+      });
       expect(missing.status).toBe(400);
       expect(missing.body.msg).toMatch(/orderId: is required/);
       expect(missing.body.msg).toMatch(/originFacilityUrl: is required/);

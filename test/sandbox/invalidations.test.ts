@@ -25,7 +25,9 @@ describe('events: invalidations (spec section 6)', () => {
   it('modifications and actions list the entity, its collection, and the stock when shipping', async () => {
     const { order, shipment } = await orderWithShipment(t.api, 'I-3');
     const shipped = await t.api.ok(shipment.shipmentUrl, { statusId: 'SHIPMENT_SHIPPED' });
-    expect(shipped.invalidations).toEqual(expect.arrayContaining([shipment.shipmentUrl, '/demo/api/shipment', order.orderUrl, '/demo/api/inventoryitem']));
+    expect(shipped.invalidations).toEqual(
+      expect.arrayContaining([shipment.shipmentUrl, '/demo/api/shipment', order.orderUrl, '/demo/api/inventoryitem']),
+    );
     const done = await t.api.ok(order.actionUrlComplete);
     expect(done.invalidations).toEqual(expect.arrayContaining([order.orderUrl, '/demo/api/order']));
     const p = await t.api.ok(demo.sku1, { productId: 'SKU-0001', productUrl: demo.sku1, productAssocList: [] });

@@ -19,7 +19,15 @@ describe('limits (spec section 8)', () => {
         expect(v.physicalInventoryDate).toBe('2026-11-21T19:00:00.000');
       });
     }
-    for (const date of ['2026-11-21T18:59:59.999', '2026-11-21T19:00:01.000', '2026-11-21T19:00:00.001', '2026-11-21T07:00:00.000', '2026-11-21', '2026-02-30T19:00:00.000', '21/11/2026 19:00']) {
+    for (const date of [
+      '2026-11-21T18:59:59.999',
+      '2026-11-21T19:00:01.000',
+      '2026-11-21T19:00:00.001',
+      '2026-11-21T07:00:00.000',
+      '2026-11-21',
+      '2026-02-30T19:00:00.000',
+      '21/11/2026 19:00',
+    ]) {
       it(`refuses ${date}`, async () => {
         const r = await t.api.post('inventoryvariance', varianceBody({ physicalInventoryDate: date }));
         expect(r.status).toBe(400);
@@ -75,7 +83,12 @@ describe('limits (spec section 8)', () => {
     it('spend one total budget with every request, GET, POST and collection, beside the per-class ones', async () => {
       now = Date.UTC(2026, 10, 21, 15, 0, 0);
       const roomy = { limit: 100, windowMs: 60_000 };
-      const set = await t.api.post('/_admin/budgets', { post: roomy, get: roomy, collection: roomy, total: { limit: 4, windowMs: 60_000 } });
+      const set = await t.api.post('/_admin/budgets', {
+        post: roomy,
+        get: roomy,
+        collection: roomy,
+        total: { limit: 4, windowMs: 60_000 },
+      });
       expect(set.body.total).toEqual({ limit: 4, windowMs: 60_000 });
       expect((await t.api.post('order', orderBody('L-30'))).status).toBe(200);
       expect((await t.api.get('order/L-30')).status).toBe(200);
@@ -102,11 +115,19 @@ describe('limits (spec section 8)', () => {
       t.sb.admin.setBudgets({ get: { limit: 10, windowMs: 60_000 }, collection: { limit: 3, windowMs: 3_600_000 } });
       const first = await t.api.get('facility');
       expect(first.status).toBe(200);
-      expect(first.headers).toMatchObject({ 'x-ratelimit-limit': '3', 'x-ratelimit-remaining': '2', 'x-ratelimit-reset': String(Date.UTC(2026, 10, 21, 17, 0, 0) / 1000) });
+      expect(first.headers).toMatchObject({
+        'x-ratelimit-limit': '3',
+        'x-ratelimit-remaining': '2',
+        'x-ratelimit-reset': String(Date.UTC(2026, 10, 21, 17, 0, 0) / 1000),
+      });
       // An entity GET spends the GET budget only; a 404 tells it too.
       const missing = await t.api.get('order/none');
       expect(missing.status).toBe(404);
-      expect(missing.headers).toMatchObject({ 'x-ratelimit-limit': '10', 'x-ratelimit-remaining': '8', 'x-ratelimit-reset': String(Date.UTC(2026, 10, 21, 16, 1, 0) / 1000) });
+      expect(missing.headers).toMatchObject({
+        'x-ratelimit-limit': '10',
+        'x-ratelimit-remaining': '8',
+        'x-ratelimit-reset': String(Date.UTC(2026, 10, 21, 16, 1, 0) / 1000),
+      });
     });
 
     it('keep GET and POST budgets apart', async () => {

@@ -12,25 +12,51 @@ describe('answers under the observed profile', () => {
   describe('action URLs appear only while the action is valid', () => {
     it('an open order has complete, lock and cancel, and a null edit', async () => {
       const o = await t.api.ok('order', orderBody('V-1'));
-      expect(o).toMatchObject({ actionUrlComplete: `${o.orderUrl}/complete`, actionUrlLock: `${o.orderUrl}/lock`, actionUrlCancel: `${o.orderUrl}/cancel`, actionUrlEdit: null });
+      expect(o).toMatchObject({
+        actionUrlComplete: `${o.orderUrl}/complete`,
+        actionUrlLock: `${o.orderUrl}/lock`,
+        actionUrlCancel: `${o.orderUrl}/cancel`,
+        actionUrlEdit: null,
+      });
       const locked = await t.api.ok(o.actionUrlLock);
-      expect(locked).toMatchObject({ actionUrlLock: null, actionUrlComplete: `${o.orderUrl}/complete`, actionUrlCancel: `${o.orderUrl}/cancel` });
+      expect(locked).toMatchObject({
+        actionUrlLock: null,
+        actionUrlComplete: `${o.orderUrl}/complete`,
+        actionUrlCancel: `${o.orderUrl}/cancel`,
+      });
     });
 
     it('a completed order answers complete, lock, cancel and the reservations null', async () => {
       const o = await t.api.ok('order', orderBody('V-2'));
       await t.api.ok(o.actionUrlComplete);
       const read = (await t.api.get(o.orderUrl)).body;
-      expect(read).toMatchObject({ statusId: 'ORDER_COMPLETED', actionUrlComplete: null, actionUrlLock: null, actionUrlCancel: null, reserveAllUrl: null });
+      expect(read).toMatchObject({
+        statusId: 'ORDER_COMPLETED',
+        actionUrlComplete: null,
+        actionUrlLock: null,
+        actionUrlCancel: null,
+        reserveAllUrl: null,
+      });
       expect(read.orderItemList.map((i: { reserveUrl: unknown }) => i.reserveUrl)).toEqual([null, null]);
       expect((await t.api.get(o.orderItemList[0].orderItemUrl)).body.reserveUrl).toBeNull();
     });
 
     it('a shipped shipment answers ship, pack, unpack and cancel null', async () => {
       const { shipment: s } = await orderWithShipment(t.api, 'V-3');
-      expect(s).toMatchObject({ actionUrlShip: `${s.shipmentUrl}/ship`, actionUrlPack: `${s.shipmentUrl}/pack`, actionUrlUnpack: null, actionUrlCancel: `${s.shipmentUrl}/cancel` });
+      expect(s).toMatchObject({
+        actionUrlShip: `${s.shipmentUrl}/ship`,
+        actionUrlPack: `${s.shipmentUrl}/pack`,
+        actionUrlUnpack: null,
+        actionUrlCancel: `${s.shipmentUrl}/cancel`,
+      });
       const shipped = await t.api.ok(s.actionUrlShip);
-      expect(shipped).toMatchObject({ statusId: 'SHIPMENT_SHIPPED', actionUrlShip: null, actionUrlPack: null, actionUrlUnpack: null, actionUrlCancel: null });
+      expect(shipped).toMatchObject({
+        statusId: 'SHIPMENT_SHIPPED',
+        actionUrlShip: null,
+        actionUrlPack: null,
+        actionUrlUnpack: null,
+        actionUrlCancel: null,
+      });
       expect((await t.api.get(s.shipmentUrl)).body.actionUrlShip).toBeNull();
       // The old URL still answers the shipment as it is, as today.
       expect((await t.api.ok(s.actionUrlShip)).statusId).toBe('SHIPMENT_SHIPPED');
@@ -58,7 +84,9 @@ describe('answers under the observed profile', () => {
 
   it('answers txStamp in epoch seconds', async () => {
     const { order, shipment } = await orderWithShipment(t.api, 'V-6');
-    expect(shipment.statusIdHistoryList).toEqual([{ statusId: null, txStamp: Math.floor(NOW / 1000), userLoginUrl: '/demo/api/userlogin/api' }]);
+    expect(shipment.statusIdHistoryList).toEqual([
+      { statusId: null, txStamp: Math.floor(NOW / 1000), userLoginUrl: '/demo/api/userlogin/api' },
+    ]);
     expect((await t.api.get(order.orderHistoryListUrl)).body.txStamp).toEqual([Math.floor(NOW / 1000)]);
     expect((await t.api.ok('inventoryvariance', varianceBody())).statusIdHistoryList[0].txStamp).toBe(Math.floor(NOW / 1000));
   });
@@ -105,8 +133,14 @@ describe('answers under the spec profile', () => {
 
   it('keeps every action URL, whatever the state', async () => {
     const { order, shipment: s } = await orderWithShipment(t.api, 'V-1');
-    expect(await t.api.ok(s.actionUrlShip)).toMatchObject({ actionUrlShip: `${s.shipmentUrl}/ship`, actionUrlCancel: `${s.shipmentUrl}/cancel` });
-    expect(await t.api.ok(order.actionUrlComplete)).toMatchObject({ actionUrlComplete: `${order.orderUrl}/complete`, actionUrlLock: `${order.orderUrl}/lock` });
+    expect(await t.api.ok(s.actionUrlShip)).toMatchObject({
+      actionUrlShip: `${s.shipmentUrl}/ship`,
+      actionUrlCancel: `${s.shipmentUrl}/cancel`,
+    });
+    expect(await t.api.ok(order.actionUrlComplete)).toMatchObject({
+      actionUrlComplete: `${order.orderUrl}/complete`,
+      actionUrlLock: `${order.orderUrl}/lock`,
+    });
   });
 
   it('answers empty lists [], txStamp in ms, ids as strings, and rows without nested lists', async () => {

@@ -27,7 +27,10 @@ describe.each(SANDBOX_PROFILES)('writes to a closed order under the %s profile',
   it(`refuses every write to a completed order with ${REFUSAL[profile]} and the completed-order msg`, async () => {
     const { created } = await completedOrder(t.api, 'C-1');
     for (const a of await Promise.all([...writes(t.api, created), t.api.post(`${created.orderUrl}/cancel`)])) {
-      expect(a).toMatchObject({ status: REFUSAL[profile], body: { msg: 'Order C-1 is completed and cannot be modified until it is made editable again' } });
+      expect(a).toMatchObject({
+        status: REFUSAL[profile],
+        body: { msg: 'Order C-1 is completed and cannot be modified until it is made editable again' },
+      });
     }
     expect((await t.api.get(created.orderUrl)).body.statusId).toBe('ORDER_COMPLETED');
     expect(t.sb.admin.counters().creates.shipment).toBe(0);
@@ -45,7 +48,10 @@ describe.each(SANDBOX_PROFILES)('writes to a closed order under the %s profile',
   it('still refuses a change to a locked order with 400', async () => {
     const o = await t.api.ok('order', orderBody('C-3'));
     await t.api.ok(o.actionUrlLock);
-    expect(await t.api.post(o.orderUrl, { orderDate: '2026-01-01T00:00:00' })).toMatchObject({ status: 400, body: { msg: 'Order C-3 is locked and cannot be modified' } });
+    expect(await t.api.post(o.orderUrl, { orderDate: '2026-01-01T00:00:00' })).toMatchObject({
+      status: 400,
+      body: { msg: 'Order C-3 is locked and cannot be modified' },
+    });
   });
 
   it('still ships a shipment of a completed order', async () => {
@@ -66,7 +72,12 @@ describe('actionUrlEdit under the observed profile', () => {
     expect(edited).toMatchObject({ statusId: 'ORDER_CREATED', actionUrlComplete: '/demo/api/order/E-1/complete', actionUrlEdit: null });
     expect((await t.api.ok(created.orderUrl, { orderDate: '2026-01-01T00:00:00' })).orderDate).toBe('2026-01-01T00:00:00');
     expect((await t.api.ok(edited.actionUrlComplete)).statusId).toBe('ORDER_COMPLETED');
-    expect((await t.api.get(created.orderHistoryListUrl)).body.statusId).toEqual(['ORDER_CREATED', 'ORDER_COMPLETED', 'ORDER_CREATED', 'ORDER_COMPLETED']);
+    expect((await t.api.get(created.orderHistoryListUrl)).body.statusId).toEqual([
+      'ORDER_CREATED',
+      'ORDER_COMPLETED',
+      'ORDER_CREATED',
+      'ORDER_COMPLETED',
+    ]);
   });
 
   it('answers an open order as it is, refuses a cancelled one, and is an action URL (GET is 405)', async () => {

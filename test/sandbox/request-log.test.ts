@@ -14,7 +14,11 @@ describe('the sandbox request log', () => {
 
   it('lists each API request with its method, path, status and POST body, and forgets them on reset', async () => {
     await fetch(`${sandbox.url}/${sandbox.account}/api/facility?limit=2`, { headers: { authorization: auth() } });
-    await fetch(`${sandbox.url}/${sandbox.account}/api/order`, { method: 'POST', headers: { authorization: auth(), 'content-type': 'application/json' }, body: '{"orderId":""}' });
+    await fetch(`${sandbox.url}/${sandbox.account}/api/order`, {
+      method: 'POST',
+      headers: { authorization: auth(), 'content-type': 'application/json' },
+      body: '{"orderId":""}',
+    });
     await fetch(`${sandbox.url}/${sandbox.account}/api/order/NOPE`, { headers: { authorization: 'Basic eDp5' } });
     const log = await sandboxAdminClient(sandbox).requests();
     expect(log.map((r) => [r.method, r.path, r.query, r.status])).toEqual([

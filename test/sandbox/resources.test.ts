@@ -107,13 +107,21 @@ describe('resources (spec section 2)', () => {
         contentList: [],
       });
       expect(v.createdDate).toMatch(DATE_TIME);
-      expect(v.inventoryItemVarianceList[0]).toMatchObject({ facilityUrl: demo.a01, productUrl: demo.mugBlue, productId: 'MUG-BLUE', quantityOnHandVar: 5 });
+      expect(v.inventoryItemVarianceList[0]).toMatchObject({
+        facilityUrl: demo.a01,
+        productUrl: demo.mugBlue,
+        productId: 'MUG-BLUE',
+        quantityOnHandVar: 5,
+      });
       expect(v.statusIdHistoryList[0]).toMatchObject({ statusId: 'PHSCL_INV_COMMITTED', txStamp: expect.any(Number) });
     });
 
     it('ignores quantityOnHandCount for the stock level', async () => {
       const before = t.sb.admin.stockOnHand(demo.a01, demo.mugBlue);
-      await t.api.ok('inventoryvariance', varianceBody({ inventoryItemVarianceList: [{ productUrl: demo.mugBlue, quantityOnHandVar: 1, quantityOnHandCount: 999 }] }));
+      await t.api.ok(
+        'inventoryvariance',
+        varianceBody({ inventoryItemVarianceList: [{ productUrl: demo.mugBlue, quantityOnHandVar: 1, quantityOnHandCount: 999 }] }),
+      );
       expect(t.sb.admin.stockOnHand(demo.a01, demo.mugBlue)).toBe(before + 1);
     });
   });
@@ -144,7 +152,14 @@ describe('resources (spec section 2)', () => {
   it('writes every URL field as /<account>/api/<collection>/<id>', async () => {
     const { order, shipment } = await orderWithShipment(t.api, 'R-300');
     const v = await t.api.ok('inventoryvariance', varianceBody());
-    for (const u of [order.orderUrl, order.originFacilityUrl, shipment.shipmentUrl, shipment.primaryOrderUrl, v.physicalInventoryUrl, v.facilityUrl]) {
+    for (const u of [
+      order.orderUrl,
+      order.originFacilityUrl,
+      shipment.shipmentUrl,
+      shipment.primaryOrderUrl,
+      v.physicalInventoryUrl,
+      v.facilityUrl,
+    ]) {
       expect(u).toMatch(URL_FORM);
     }
   });

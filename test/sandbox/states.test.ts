@@ -35,10 +35,19 @@ describe('states and transitions (spec section 3)', () => {
           t.api.post(o.actionUrlLock, {}),
           t.api.post(o.actionUrlCancel, {}),
           t.api.post(o.reserveAllUrl, {}),
-          t.api.post('shipment/', { shipmentTypeId: 'SALES_SHIPMENT', primaryOrderUrl: o.orderUrl, statusId: 'SHIPMENT_INPUT', shipmentItemList: [] }),
+          t.api.post('shipment/', {
+            shipmentTypeId: 'SALES_SHIPMENT',
+            primaryOrderUrl: o.orderUrl,
+            statusId: 'SHIPMENT_INPUT',
+            shipmentItemList: [],
+          }),
         ];
         for (const a of await Promise.all(attempts)) expect(a).toMatchObject({ status: 400, body: { msg: COMPLETED_MSG('S-3') } });
-        expect((await t.api.get(o.orderUrl)).body).toMatchObject({ statusId: 'ORDER_COMPLETED', orderDate: o.orderDate, shipmentUrlList: [] });
+        expect((await t.api.get(o.orderUrl)).body).toMatchObject({
+          statusId: 'ORDER_COMPLETED',
+          orderDate: o.orderDate,
+          shipmentUrlList: [],
+        });
       });
     });
 
@@ -48,7 +57,16 @@ describe('states and transitions (spec section 3)', () => {
       expect((await t.api.ok(o.actionUrlLock)).statusId).toBe('ORDER_LOCKED');
       const edit = await t.api.post(o.orderUrl, { orderDate: '2026-01-01T00:00:00' });
       expect(edit).toMatchObject({ status: 400, body: { msg: 'Order S-4 is locked and cannot be modified' } });
-      expect((await t.api.post('shipment/', { shipmentTypeId: 'SALES_SHIPMENT', primaryOrderUrl: o.orderUrl, statusId: 'SHIPMENT_INPUT', shipmentItemList: [] })).status).toBe(200);
+      expect(
+        (
+          await t.api.post('shipment/', {
+            shipmentTypeId: 'SALES_SHIPMENT',
+            primaryOrderUrl: o.orderUrl,
+            statusId: 'SHIPMENT_INPUT',
+            shipmentItemList: [],
+          })
+        ).status,
+      ).toBe(200);
       expect((await t.api.ok(o.actionUrlComplete)).statusId).toBe('ORDER_COMPLETED');
     });
 
@@ -59,8 +77,16 @@ describe('states and transitions (spec section 3)', () => {
       expect(c.invalidations).toContain(shipment.shipmentUrl);
       expect((await t.api.get(shipment.shipmentUrl)).body.statusId).toBe('SHIPMENT_CANCELLED');
       expect((await t.api.ok(order.actionUrlCancel)).statusId).toBe('ORDER_CANCELLED');
-      expect(await t.api.post(order.actionUrlComplete)).toMatchObject({ status: 400, body: { msg: 'Order S-5 is cancelled and cannot be completed' } });
-      const more = await t.api.post('shipment/', { shipmentTypeId: 'SALES_SHIPMENT', primaryOrderUrl: order.orderUrl, statusId: 'SHIPMENT_INPUT', shipmentItemList: [] });
+      expect(await t.api.post(order.actionUrlComplete)).toMatchObject({
+        status: 400,
+        body: { msg: 'Order S-5 is cancelled and cannot be completed' },
+      });
+      const more = await t.api.post('shipment/', {
+        shipmentTypeId: 'SALES_SHIPMENT',
+        primaryOrderUrl: order.orderUrl,
+        statusId: 'SHIPMENT_INPUT',
+        shipmentItemList: [],
+      });
       expect(more).toMatchObject({ status: 400, body: { msg: 'Order S-5 is cancelled and cannot be modified' } });
     });
 
@@ -76,7 +102,16 @@ describe('states and transitions (spec section 3)', () => {
       const { shipment: s } = await orderWithShipment(t.api, 'S-10');
       const shipped = await t.api.ok(s.shipmentUrl, { statusId: 'SHIPMENT_SHIPPED' });
       expect(shipped.statusId).toBe('SHIPMENT_SHIPPED');
-      for (const f of ['shipmentId', 'shipmentIdUser', 'shipmentUrl', 'shipmentTypeId', 'primaryOrderUrl', 'shipmentItemList', 'createdDate', 'actionUrlShip']) {
+      for (const f of [
+        'shipmentId',
+        'shipmentIdUser',
+        'shipmentUrl',
+        'shipmentTypeId',
+        'primaryOrderUrl',
+        'shipmentItemList',
+        'createdDate',
+        'actionUrlShip',
+      ]) {
         expect(shipped[f]).toEqual(s[f]);
       }
       expect(shipped.statusIdHistoryList.map((h: { statusId: string | null }) => h.statusId)).toEqual([null, 'SHIPMENT_SHIPPED']);
@@ -97,7 +132,11 @@ describe('states and transitions (spec section 3)', () => {
     it('keeps SHIPMENT_SHIPPED final: no cancel, unpack or other status', async () => {
       const { shipment: s } = await orderWithShipment(t.api, 'S-12');
       await t.api.ok(s.actionUrlShip);
-      for (const a of [t.api.post(s.actionUrlCancel), t.api.post(s.actionUrlUnpack), t.api.post(s.shipmentUrl, { statusId: 'SHIPMENT_INPUT' })]) {
+      for (const a of [
+        t.api.post(s.actionUrlCancel),
+        t.api.post(s.actionUrlUnpack),
+        t.api.post(s.shipmentUrl, { statusId: 'SHIPMENT_INPUT' }),
+      ]) {
         const r = await a;
         expect(r.status).toBe(400);
         expect(r.body.msg).toMatch(/is shipped/);

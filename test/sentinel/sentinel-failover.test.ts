@@ -35,11 +35,17 @@ describe('through Redis Sentinel', () => {
     let moved: { from: number; to: number };
     let doneAtFailover = 0;
     let exit: { code: number | null };
-    const completed = () => sandbox.admin.state().orders.filter((o) => o.orderId.startsWith('SF-') && o.statusId === 'ORDER_COMPLETED').length;
+    const completed = () =>
+      sandbox.admin.state().orders.filter((o) => o.orderId.startsWith('SF-') && o.statusId === 'ORDER_COMPLETED').length;
 
     beforeAll(async () => {
       sandbox = await startSandbox({ port: 0, data: 'demo', key: secrets.key, secret: secrets.secret, latency: { ms: 15, jitterMs: 10 } });
-      feed = await startFeedServer({ names: STREAMS, port: 0, streams: { orders: ids.map((id) => orderRecord(id)) }, token: secrets.token });
+      feed = await startFeedServer({
+        names: STREAMS,
+        port: 0,
+        streams: { orders: ids.map((id) => orderRecord(id)) },
+        token: secrets.token,
+      });
       redis = createRedis(redisTarget());
       // The outage is the worker's to report; this connection of the test's only waits through it.
       redis.on('error', () => undefined);
@@ -91,8 +97,14 @@ describe('through Redis Sentinel', () => {
       const state = sandbox.admin.state();
       for (const id of ids) {
         const { orders, shipments } = orderState(state, id);
-        expect(orders.map((o) => o.statusId), id).toEqual(['ORDER_COMPLETED']);
-        expect(shipments.map((s) => s.statusId), id).toEqual(['SHIPMENT_SHIPPED']);
+        expect(
+          orders.map((o) => o.statusId),
+          id,
+        ).toEqual(['ORDER_COMPLETED']);
+        expect(
+          shipments.map((s) => s.statusId),
+          id,
+        ).toEqual(['SHIPMENT_SHIPPED']);
       }
       expect(state.orders.filter((o) => o.orderId.startsWith('SF-'))).toHaveLength(ORDERS);
     });

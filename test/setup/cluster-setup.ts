@@ -11,7 +11,9 @@ import { requirePrerequisites, stopRun } from './prerequisites.js';
 export default async function setup(project: TestProject) {
   await requirePrerequisites(['redis', 'redis-cluster']);
   const password = `cl-${randomBytes(8).toString('hex')}`;
-  const cluster = await startLocalCluster({ password }).catch((err: Error) => stopRun([`Redis Cluster: could not create a local one: ${err.message}`]));
+  const cluster = await startLocalCluster({ password }).catch((err: Error) =>
+    stopRun([`Redis Cluster: could not create a local one: ${err.message}`]),
+  );
   const seed = cluster.nodes[0]!;
   let tag = '';
   for (let i = 0; !tag; i++) {

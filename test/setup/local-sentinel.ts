@@ -88,9 +88,20 @@ export async function startLocalSentinel(o: { name: string; password: string; se
     ];
     writeFileSync(configFile, `${conf.join('\n')}\n`);
     const binary = findOnPath('redis-sentinel') ?? findOnPath('redis-server');
-    const sentinel = await startRedisServer({ dir: sentinelDir, configFile, binary, args: binary?.endsWith('redis-sentinel') ? [] : ['--sentinel'], password: o.sentinelPassword });
+    const sentinel = await startRedisServer({
+      dir: sentinelDir,
+      configFile,
+      binary,
+      args: binary?.endsWith('redis-sentinel') ? [] : ['--sentinel'],
+      password: o.sentinelPassword,
+    });
     servers.push(sentinel);
-    const access: SentinelAccess = { name: o.name, sentinel: { host: '127.0.0.1', port: sentinel.port }, password: o.password, sentinelPassword: o.sentinelPassword };
+    const access: SentinelAccess = {
+      name: o.name,
+      sentinel: { host: '127.0.0.1', port: sentinel.port },
+      password: o.password,
+      sentinelPassword: o.sentinelPassword,
+    };
     const replicaInSync = async (port: number) => {
       const r = new Redis({ port, password: o.password, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
       r.on('error', () => undefined);
@@ -102,7 +113,11 @@ export async function startLocalSentinel(o: { name: string; password: string; se
       }
     };
     const knowsReplica = () => askSentinel(access, async (r) => ((await r.call('SENTINEL', 'replicas', o.name)) as unknown[]).length === 1);
-    await until('the sentinel did not see the replica in sync', 20_000, async () => (await knowsReplica()) && (await replicaInSync(replica.port)));
+    await until(
+      'the sentinel did not see the replica in sync',
+      20_000,
+      async () => (await knowsReplica()) && (await replicaInSync(replica.port)),
+    );
     return { ...access, stop };
   } catch (err) {
     await stop();

@@ -34,11 +34,15 @@ const CHROMIUM_PLACES = [
   '/Applications/Google Chrome.app/Contents/MacOS/Google Chrome',
 ];
 
-const INSTALL_CHROMIUM = '`sudo apt-get install chromium` (Debian/Ubuntu) or `brew install --cask chromium` (macOS), or set CHROMIUM_PATH to a Chromium or Chrome binary';
+const INSTALL_CHROMIUM =
+  '`sudo apt-get install chromium` (Debian/Ubuntu) or `brew install --cask chromium` (macOS), or set CHROMIUM_PATH to a Chromium or Chrome binary';
 const INSTALL_REDIS = '`sudo apt-get install redis-server` (Debian/Ubuntu) or `brew install redis` (macOS)';
 
 // Global setups of several projects run in one process: install at most once per run.
-const memo = ((globalThis as Record<string, unknown>).__isyncPrerequisites ??= new Map<string, Promise<unknown>>()) as Map<string, Promise<unknown>>;
+const memo = ((globalThis as Record<string, unknown>).__isyncPrerequisites ??= new Map<string, Promise<unknown>>()) as Map<
+  string,
+  Promise<unknown>
+>;
 function once<T>(key: string, fn: () => Promise<T>): Promise<T> {
   if (!memo.has(key)) memo.set(key, fn());
   return memo.get(key) as Promise<T>;
@@ -63,7 +67,8 @@ function aptInstall(pkg: string): Promise<string | undefined> {
     const opts = { env, encoding: 'utf8' as const, timeout: 600_000 };
     // Another apt-get on the machine holds the lock for a while: wait for it rather than fail.
     const update = spawnSync('apt-get', ['-o', 'DPkg::Lock::Timeout=300', 'update', '-qq'], opts);
-    const install = update.status === 0 ? spawnSync('apt-get', ['-o', 'DPkg::Lock::Timeout=300', 'install', '-y', '-qq', pkg], opts) : update;
+    const install =
+      update.status === 0 ? spawnSync('apt-get', ['-o', 'DPkg::Lock::Timeout=300', 'install', '-y', '-qq', pkg], opts) : update;
     if (install.status === 0) return undefined;
     const why = `${install.stderr ?? ''}${install.error?.message ?? ''}`.trim().split('\n').pop();
     return `apt-get install ${pkg} failed (${why || `exit ${install.status}`})`;
@@ -82,18 +87,32 @@ function playwrightChromium(): string {
 async function findChromium(): Promise<{ path: string } | { missing: string }> {
   const given = process.env.CHROMIUM_PATH;
   if (given) {
-    return isExecutableFile(given) ? { path: given } : { missing: `Chromium: CHROMIUM_PATH=${given} is not an executable file; point it at Chromium or Chrome, or unset it to look in the usual places` };
+    return isExecutableFile(given)
+      ? { path: given }
+      : {
+          missing: `Chromium: CHROMIUM_PATH=${given} is not an executable file; point it at Chromium or Chrome, or unset it to look in the usual places`,
+        };
   }
-  const places = [...CHROMIUM_PLACES, ...['chromium', 'chromium-browser', 'google-chrome'].map((c) => findOnPath(c) ?? ''), playwrightChromium()];
+  const places = [
+    ...CHROMIUM_PLACES,
+    ...['chromium', 'chromium-browser', 'google-chrome'].map((c) => findOnPath(c) ?? ''),
+    playwrightChromium(),
+  ];
   const at = () => places.find((p) => p && isExecutableFile(p));
   let path = at();
   if (!path) {
     const notInstalled = await aptInstall('chromium');
     path = at();
-    if (!path) return { missing: `Chromium: none in CHROMIUM_PATH or ${CHROMIUM_PLACES.slice(0, 2).join(', ')}... (${notInstalled ?? 'installed, yet not found'}); get it: ${INSTALL_CHROMIUM}` };
+    if (!path)
+      return {
+        missing: `Chromium: none in CHROMIUM_PATH or ${CHROMIUM_PLACES.slice(0, 2).join(', ')}... (${notInstalled ?? 'installed, yet not found'}); get it: ${INSTALL_CHROMIUM}`,
+      };
   }
   const version = spawnSync(path, ['--version'], { encoding: 'utf8', timeout: 15_000 });
-  if (version.status !== 0) return { missing: `Chromium: ${path} does not run (${(version.stderr || version.error?.message || '').trim().split('\n')[0]}); reinstall it: ${INSTALL_CHROMIUM}` };
+  if (version.status !== 0)
+    return {
+      missing: `Chromium: ${path} does not run (${(version.stderr || version.error?.message || '').trim().split('\n')[0]}); reinstall it: ${INSTALL_CHROMIUM}`,
+    };
   return { path };
 }
 
@@ -116,9 +135,17 @@ async function check(need: Need, found: Found): Promise<string | undefined> {
   if (need === 'redis-server') return redisBinaries(['redis-server'], 'the TLS and Sentinel tests start their own servers, and');
   if (need === 'openssl') return openssl();
   const url = testRedisUrl();
-  const answers = await once(`ping:${url}`, () => waitForPing(url, 1000).then(() => true, () => false));
+  const answers = await once(`ping:${url}`, () =>
+    waitForPing(url, 1000).then(
+      () => true,
+      () => false,
+    ),
+  );
   if (answers) return undefined;
-  const line = await redisBinaries(['redis-server'], `nothing answers at ${safeRedisUrl(url)} (REDIS_URL), so the suite starts its own, but`);
+  const line = await redisBinaries(
+    ['redis-server'],
+    `nothing answers at ${safeRedisUrl(url)} (REDIS_URL), so the suite starts its own, but`,
+  );
   return line && `${line}, or set REDIS_URL to a Redis you have`;
 }
 

@@ -18,8 +18,8 @@ declare module 'vitest' {
 export default async function setup(project: TestProject) {
   await requirePrerequisites(['redis-server']);
   const hex = () => randomBytes(8).toString('hex');
-  const local = await startLocalSentinel({ name: 'isync-primary', password: `data-${hex()}`, sentinelPassword: `sent-${hex()}` }).catch((err: Error) =>
-    stopRun([`Redis Sentinel: could not start a primary, a replica and a sentinel: ${err.message}`]),
+  const local = await startLocalSentinel({ name: 'isync-primary', password: `data-${hex()}`, sentinelPassword: `sent-${hex()}` }).catch(
+    (err: Error) => stopRun([`Redis Sentinel: could not start a primary, a replica and a sentinel: ${err.message}`]),
   );
   const { stop, ...access } = local;
   project.provide('redisSentinel', access);

@@ -27,7 +27,8 @@ describe('on a Redis that speaks TLS only, with a private CA and a password', ()
     const r = await runCli(['sync', '--once'], env);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('Every record synced.');
-    for (const id of ['TLS-1', 'TLS-2']) expect(orderState(stack.sandbox.admin.state(), id).orders.map((o) => o.statusId)).toEqual(['ORDER_COMPLETED']);
+    for (const id of ['TLS-1', 'TLS-2'])
+      expect(orderState(stack.sandbox.admin.state(), id).orders.map((o) => o.statusId)).toEqual(['ORDER_COMPLETED']);
     // The program's keys are on the TLS Redis.
     expect(await redis.exists(`${stack.prefix}:cursor:orders`)).toBe(1);
     const status = await runCli(['status', '--json'], env);

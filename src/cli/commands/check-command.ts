@@ -14,7 +14,9 @@ import { defOf } from '../../records/records.js';
  */
 export function checkCommand(io: CliIo, done: CommandResult, kinds: readonly OpsKind[]): Command {
   return new Command('check')
-    .description('reads only: the service (account, credentials, facilities, products, rate-limit headers), Redis, the feed (without moving a cursor) and every facility or product the feed names that the account lacks; exit 0 ready, 1 gaps, 3 unreachable')
+    .description(
+      'reads only: the service (account, credentials, facilities, products, rate-limit headers), Redis, the feed (without moving a cursor) and every facility or product the feed names that the account lacks; exit 0 ready, 1 gaps, 3 unreachable',
+    )
     .option('--json', 'machine-readable output')
     .action(async (o: { json?: boolean }) => {
       const [{ openApp }, { runCheck }] = await Promise.all([import('../../app/app-context.js'), import('../../ops/check/run-check.js')]);
@@ -31,7 +33,10 @@ export function checkCommand(io: CliIo, done: CommandResult, kinds: readonly Ops
           queues: deps.queues,
           service: { baseUrl: service.baseUrl, budgets: service.budgets },
           redisAt: describeRedis(config.redis),
-          feed: deps.upstream && config.upstream ? { url: config.upstream.url, upstream: deps.upstream, pageSize: config.jobs.feedPageSize } : undefined,
+          feed:
+            deps.upstream && config.upstream
+              ? { url: config.upstream.url, upstream: deps.upstream, pageSize: config.jobs.feedPageSize }
+              : undefined,
           defs: deps.queues.streams().map((s) => defOf(kinds, s)),
           signal: io.stop,
         });

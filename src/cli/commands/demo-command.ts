@@ -11,7 +11,12 @@ export function demoCommand(io: CliIo, done: CommandResult): Command {
     .description('the main job on embedded defaults: sandbox service, bundled upstream feed, Redis, worker, dashboard')
     .option('--exit', 'exit after the summary (by default the worker and dashboard stay up until Ctrl-C)')
     .option('--dashboard-port <port>', 'dashboard port (a free one when taken)', port, defaults.dashboardPort)
-    .option('--profile <profile>', "how the sandbox answers: observed (as the real service is seen to) or spec", sandboxProfile, sandboxDefaults.profile)
+    .option(
+      '--profile <profile>',
+      'how the sandbox answers: observed (as the real service is seen to) or spec',
+      sandboxProfile,
+      sandboxDefaults.profile,
+    )
     .action(async (o: { exit?: boolean; dashboardPort: number; profile: SandboxProfile }) => {
       const { runDemo } = await import('../../demo/run-demo.js');
       done(await runDemo(io, { exit: Boolean(o.exit), dashboardPort: o.dashboardPort, profile: o.profile }));

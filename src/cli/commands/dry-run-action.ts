@@ -11,7 +11,11 @@ import type { OpsKind } from '../../ops/ops-kind.js';
  * `sync --once --dry-run` and `import <stream> <file> --dry-run`: each record's plan, printed (or `--json`), with
  * nothing written, queued or moved. Exit 0 when every record can be synced as planned, 1 when some would fail.
  */
-export async function runDryRun(io: CliIo, done: CommandResult, o: { sources: DryRunSource[]; json?: boolean; kinds: readonly OpsKind[] }): Promise<void> {
+export async function runDryRun(
+  io: CliIo,
+  done: CommandResult,
+  o: { sources: DryRunSource[]; json?: boolean; kinds: readonly OpsKind[] },
+): Promise<void> {
   // Loaded here, not at start: commands that do not run jobs start faster without them.
   const [{ openApp }, { dryRun }] = await Promise.all([import('../../app/app-context.js'), import('../../app/dry-run.js')]);
   const jobKinds = [...o.kinds];
@@ -20,7 +24,16 @@ export async function runDryRun(io: CliIo, done: CommandResult, o: { sources: Dr
   try {
     const d = app.deps;
     const plan = await dryRun(
-      { client: d.client, catalog: d.catalog, redis: d.redis, keys: d.keys, logger: app.logger, jobs: app.config.jobs, upstream: d.upstream, maxRecordBytes: app.config.limits.maxRecordBytes },
+      {
+        client: d.client,
+        catalog: d.catalog,
+        redis: d.redis,
+        keys: d.keys,
+        logger: app.logger,
+        jobs: app.config.jobs,
+        upstream: d.upstream,
+        maxRecordBytes: app.config.limits.maxRecordBytes,
+      },
       {
         kinds: jobKinds,
         sources: o.sources,

@@ -10,15 +10,23 @@ import type { OpsKind } from '../../ops/ops-kind.js';
 /** `find <key> [--json]`: every job of an orderId, countId or productId, and the service entities it made. */
 export function findCommand(io: CliIo, done: CommandResult, kinds: readonly OpsKind[]): Command {
   return new Command('find')
-    .description('any orderId, countId or productId: its jobs (each version, state, attempts, calls, errors) and the service entities it made')
+    .description(
+      'any orderId, countId or productId: its jobs (each version, state, attempts, calls, errors) and the service entities it made',
+    )
     .argument('<key>', 'orderId, countId or productId (of a BOM)')
     .option('--json', 'machine-readable output')
     .action(async (key: string, o: { json?: boolean }) => {
       const config = loadConfig(io);
-      const result = await withQueues(config, (queues, redis) => findRecord(redis, queues, key, undefined, { mapping: config.mapping, kinds }), kinds);
+      const result = await withQueues(
+        config,
+        (queues, redis) => findRecord(redis, queues, key, undefined, { mapping: config.mapping, kinds }),
+        kinds,
+      );
       if (!result.found) {
         if (o.json) writeJson(io, result);
-        io.stderr.write(`Nothing known of ${key} under prefix ${config.redis.prefix}: no job (completed ones are kept 7 days, failed ones until retried or removed) and no progress.\n`);
+        io.stderr.write(
+          `Nothing known of ${key} under prefix ${config.redis.prefix}: no job (completed ones are kept 7 days, failed ones until retried or removed) and no progress.\n`,
+        );
         return done(ExitCode.someFailed);
       }
       if (o.json) writeJson(io, result);

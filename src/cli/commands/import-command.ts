@@ -17,7 +17,13 @@ import type { OpsKind } from '../../ops/ops-kind.js';
 import { findDef } from '../../records/records.js';
 
 /** Queues only: needs Redis, not the service. */
-async function queueOnly(io: CliIo, def: OpsKind, file: string, batchSize: number | undefined, onProgress: ReturnType<typeof runProgress>['onProgress']): Promise<ImportResult> {
+async function queueOnly(
+  io: CliIo,
+  def: OpsKind,
+  file: string,
+  batchSize: number | undefined,
+  onProgress: ReturnType<typeof runProgress>['onProgress'],
+): Promise<ImportResult> {
   const config = loadConfig(io);
   const logger = commandLogger(config, io.stderr);
   const redis = await connectRedis(config.redis, { logger });
@@ -44,11 +50,26 @@ async function queueOnly(io: CliIo, def: OpsKind, file: string, batchSize: numbe
 }
 
 /** Queues and works them off, as sync --once does. */
-async function queueAndProcess(io: CliIo, kind: OpsKind, file: string, batchSize: number | undefined, onProgress: ReturnType<typeof runProgress>['onProgress']) {
+async function queueAndProcess(
+  io: CliIo,
+  kind: OpsKind,
+  file: string,
+  batchSize: number | undefined,
+  onProgress: ReturnType<typeof runProgress>['onProgress'],
+) {
   const [{ openApp }, { importAndMaybeProcess }] = await Promise.all([import('../../app/app-context.js'), import('../../app/runtime.js')]);
   const app = await openApp(io, { needs: { service: true }, logTo: io.stderr });
   try {
-    return await importAndMaybeProcess(app.deps, { kinds: [kind], stream: kind.stream, source: file, stdin: io.stdin, process: true, batchSize, onProgress, signal: io.stop });
+    return await importAndMaybeProcess(app.deps, {
+      kinds: [kind],
+      stream: kind.stream,
+      source: file,
+      stdin: io.stdin,
+      process: true,
+      batchSize,
+      onProgress,
+      signal: io.stop,
+    });
   } finally {
     await app.close();
   }
@@ -61,7 +82,7 @@ export function importCommand(io: CliIo, done: CommandResult, kinds: readonly Op
     .argument('<stream>', `one of ${kinds.map((k) => k.stream).join(', ')}`)
     .argument('<file>', 'an NDJSON file, or - for stdin')
     .option('--process', 'process the queued records until idle and print a summary')
-    .option('--batch-size <n>', 'records per import batch (each becomes its records\' jobs when a worker takes it)', positive, 1000)
+    .option('--batch-size <n>', "records per import batch (each becomes its records' jobs when a worker takes it)", positive, 1000)
     .option('--json', 'machine-readable output')
     .option('--dry-run', 'print what each record would do (its calls), writing nothing and queuing nothing')
     .action(async (stream: string, file: string, o: { process?: boolean; json?: boolean; batchSize: number; dryRun?: boolean }) => {

@@ -10,8 +10,6 @@ import type { CommandResult } from '../command-result.js';
 import { positive } from './options.js';
 import type { OpsKind } from '../../ops/ops-kind.js';
 
-
-
 /** `jobs list`, `jobs show`, `jobs retry`. */
 export function jobsCommand(io: CliIo, done: CommandResult, kinds: readonly OpsKind[]): Command {
   const streamOption = () => new Option('--stream <stream...>', 'only these streams').choices(kinds.map((k) => k.stream));

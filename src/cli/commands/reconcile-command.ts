@@ -12,14 +12,28 @@ export function reconcileCommand(io: CliIo, done: CommandResult, kinds: readonly
   return new Command('reconcile')
     .description('compare the service with what the program recorded as synced and report every drift (exit 1 when something drifted)')
     .addOption(new Option('--stream <stream...>', 'only these streams').choices(kinds.map((k) => k.stream)))
-    .option('--deep', "also read every synced order (one GET each) to compare its lines, not only their total")
+    .option('--deep', 'also read every synced order (one GET each) to compare its lines, not only their total')
     .option('--json', 'machine-readable output')
     .action(async (o: { stream?: StreamName[]; deep?: boolean; json?: boolean }) => {
-      const [{ openApp }, { reconcile, storeReport }] = await Promise.all([import('../../app/app-context.js'), import('../../ops/reconcile.js')]);
+      const [{ openApp }, { reconcile, storeReport }] = await Promise.all([
+        import('../../app/app-context.js'),
+        import('../../ops/reconcile.js'),
+      ]);
       const app = await openApp(io, { needs: { service: true }, logTo: io.stderr });
       try {
         const { deps } = app;
-        const report = await reconcile({ client: deps.client, catalog: deps.catalog, redis: deps.redis, prefix: deps.keys.prefix, queues: deps.queues, kinds: deps.kinds }, o.stream, { deep: o.deep });
+        const report = await reconcile(
+          {
+            client: deps.client,
+            catalog: deps.catalog,
+            redis: deps.redis,
+            prefix: deps.keys.prefix,
+            queues: deps.queues,
+            kinds: deps.kinds,
+          },
+          o.stream,
+          { deep: o.deep },
+        );
         await storeReport(deps.redis, report);
         app.logger.info({ drifts: report.drifts.length, checked: report.checked, calls: report.calls }, 'reconcile done');
         if (o.json) writeJson(io, report);

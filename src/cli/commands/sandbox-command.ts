@@ -29,8 +29,17 @@ export function sandboxCommand(io: CliIo, done: CommandResult): Command {
     .option('--data <data>', 'demo, empty, or a JSON file of accounts data', 'demo')
     .option('--key <key>', 'API key it accepts (default: INVENTORY_API_KEY, else demo)')
     .option('--secret <secret>', 'API secret it accepts (default: INVENTORY_API_SECRET, else demo)')
-    .option('--profile <profile>', 'observed: answers as the real service is seen to (docs/sandbox.md); spec: as strictly as the spec reads', sandboxProfile, sandboxDefaults.profile)
-    .option('--total-per-minute <n>', 'one budget of n requests a minute that every request spends (429 over it), as on accounts with one limit', positive)
+    .option(
+      '--profile <profile>',
+      'observed: answers as the real service is seen to (docs/sandbox.md); spec: as strictly as the spec reads',
+      sandboxProfile,
+      sandboxDefaults.profile,
+    )
+    .option(
+      '--total-per-minute <n>',
+      'one budget of n requests a minute that every request spends (429 over it), as on accounts with one limit',
+      positive,
+    )
     .action(async (o: Options) => {
       loadConfig(io);
       // Its own credentials: INVENTORY_API_KEY/SECRET when set, so a worker with the same .env talks to it.
@@ -38,14 +47,30 @@ export function sandboxCommand(io: CliIo, done: CommandResult): Command {
       const secret = o.secret || io.env.INVENTORY_API_SECRET || 'demo';
       // demo/demo is public knowledge: on an address others can reach it would open the admin API to anyone.
       if (!isLoopback(o.host) && (key === sandboxDefaults.key || secret === sandboxDefaults.secret)) {
-        throw new UsageError(`the sandbox on ${o.host} needs its own credentials: set --key and --secret (or INVENTORY_API_KEY and INVENTORY_API_SECRET); demo/demo is allowed on a loopback host only`);
+        throw new UsageError(
+          `the sandbox on ${o.host} needs its own credentials: set --key and --secret (or INVENTORY_API_KEY and INVENTORY_API_SECRET); demo/demo is allowed on a loopback host only`,
+        );
       }
       const { sandboxBanner, startSandbox } = await import('../../sandbox/sandbox.js');
       const budgets = o.totalPerMinute ? { total: { limit: o.totalPerMinute, windowMs: 60_000 } } : undefined;
-      const sandbox = await startSandbox({ host: o.host, port: o.port, account: o.account, data: o.data, key, secret, profile: o.profile, budgets });
+      const sandbox = await startSandbox({
+        host: o.host,
+        port: o.port,
+        account: o.account,
+        data: o.data,
+        key,
+        secret,
+        profile: o.profile,
+        budgets,
+      });
       io.stdout.write(`${sandboxBanner(sandbox, o.data)}\n`);
       const total = o.totalPerMinute ? ` INVENTORY_REQUESTS_PER_MINUTE=${o.totalPerMinute}` : '';
-      const shown = (given: string | undefined, name: string) => (given ? '<the value of --' + name + '>' : io.env[`INVENTORY_API_${name.toUpperCase()}`] ? `<your INVENTORY_API_${name.toUpperCase()}>` : 'demo');
+      const shown = (given: string | undefined, name: string) =>
+        given
+          ? '<the value of --' + name + '>'
+          : io.env[`INVENTORY_API_${name.toUpperCase()}`]
+            ? `<your INVENTORY_API_${name.toUpperCase()}>`
+            : 'demo';
       io.stdout.write(
         `Point the worker at it with:\n  INVENTORY_BASE_URL=${sandbox.url} INVENTORY_ACCOUNT=${sandbox.account} INVENTORY_API_KEY=${shown(o.key, 'key')} INVENTORY_API_SECRET=${shown(o.secret, 'secret')}${total}\nStop with Ctrl-C.\n`,
       );

@@ -20,7 +20,11 @@ export function syncCommand(io: CliIo, done: CommandResult, kinds: readonly OpsK
       if (!o.once) throw new UsageError('sync needs --once (to run continuously, use `worker`)');
       if (o.dryRun) {
         const { runDryRun } = await import('./dry-run-action.js');
-        return runDryRun(io, done, { sources: (o.stream ?? kinds.map((k) => k.stream)).map((stream) => ({ stream, from: 'feed' })), json: o.json, kinds });
+        return runDryRun(io, done, {
+          sources: (o.stream ?? kinds.map((k) => k.stream)).map((stream) => ({ stream, from: 'feed' })),
+          json: o.json,
+          kinds,
+        });
       }
       // Loaded here, not at start: commands that do not run jobs start faster without them.
       const [{ openApp }, { syncOnce }] = await Promise.all([import('../../app/app-context.js'), import('../../app/runtime.js')]);

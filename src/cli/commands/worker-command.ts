@@ -47,23 +47,42 @@ export function workerCommand(io: CliIo, done: CommandResult, kinds: readonly Op
               async () => ({ name: 'redis', ok: (await app.redis.ping()) === 'PONG' }),
               async () => {
                 const running = [...runtime.workers.workers.values()].every((w) => w.isRunning());
-                return { name: 'workers', ok: !stopping && running, ...(stopping ? { detail: 'shutting down' } : running ? {} : { detail: 'a worker is not running' }) };
+                return {
+                  name: 'workers',
+                  ok: !stopping && running,
+                  ...(stopping ? { detail: 'shutting down' } : running ? {} : { detail: 'a worker is not running' }),
+                };
               },
               // A paused stream is not the worker's fault: still ready (restarting it would not help), with the reason.
-              () => pausedCheck(app.redis, deps.keys, kinds.map((k) => k.stream)),
+              () =>
+                pausedCheck(
+                  app.redis,
+                  deps.keys,
+                  kinds.map((k) => k.stream),
+                ),
             ],
             warnings: () => evictionWarnings(app.redis),
           });
         }
         logger.info(
-          { prefix: config.redis.prefix, streams: kinds.map((k) => k.stream), http: http?.url ?? 'off', graceSeconds: config.shutdownGraceSeconds },
+          {
+            prefix: config.redis.prefix,
+            streams: kinds.map((k) => k.stream),
+            http: http?.url ?? 'off',
+            graceSeconds: config.shutdownGraceSeconds,
+          },
           `worker started${http ? `; metrics at ${http.url}/metrics, health at ${http.url}/healthz and /readyz` : ''}`,
         );
         await untilStopped(io.stop);
         stopping = true;
         // Stop taking work everywhere at once; closing then waits for what is running.
-        await Promise.all([...runtime.workers.workers.values(), ...(runtime.control ? [runtime.control.worker] : [])].map((w) => w.pause(true)));
-        logger.info({ active: runtime.workers.active(), graceSeconds: config.shutdownGraceSeconds }, 'stopping: no new jobs; active ones get the grace period to finish');
+        await Promise.all(
+          [...runtime.workers.workers.values(), ...(runtime.control ? [runtime.control.worker] : [])].map((w) => w.pause(true)),
+        );
+        logger.info(
+          { active: runtime.workers.active(), graceSeconds: config.shutdownGraceSeconds },
+          'stopping: no new jobs; active ones get the grace period to finish',
+        );
         await runtime.close(config.shutdownGraceSeconds * 1000);
         logger.info('worker stopped');
       } finally {

@@ -100,7 +100,11 @@ const bars = (align: -1 | 1) => uPlot.paths.bars?.({ size: [0.45, 16, 3], align 
 /** Records synced (green) and failed for good (red) a minute, as bars side by side. */
 export function recordsChart(width: number): uPlot.Options {
   return {
-    ...base('Records a minute', width, axis('records / min', (v) => (Number.isInteger(v) ? String(v) : ''))),
+    ...base(
+      'Records a minute',
+      width,
+      axis('records / min', (v) => (Number.isInteger(v) ? String(v) : '')),
+    ),
     scales: { ...X_SCALE, y: { range: upTo(1) } },
     series: [
       {},

@@ -14,7 +14,10 @@ type Finding = Omit<MappingGap, 'records' | 'streams' | 'examples'>;
  * facility, with how many records name it. Resolution goes through the catalog the jobs use (a mapping it
  * applies applies here too); all lookups at once, so a miss refreshes the catalog at most once.
  */
-export async function findGaps(catalog: CatalogApi, records: NamedRecord[]): Promise<{ gaps: MappingGap[]; mapped: CheckReport['mapped'] }> {
+export async function findGaps(
+  catalog: CatalogApi,
+  records: NamedRecord[],
+): Promise<{ gaps: MappingGap[]; mapped: CheckReport['mapped'] }> {
   const productIds = [...new Set(records.flatMap((r) => r.references.products))];
   const facilityKeys = [...new Set(records.flatMap((r) => r.references.facilities.map((f) => facilityKey(f.name, f.want))))];
   const [products, lookups] = await Promise.all([
@@ -23,7 +26,15 @@ export async function findGaps(catalog: CatalogApi, records: NamedRecord[]): Pro
   ]);
   const findings = new Map<string, Finding>();
   for (const id of productIds) {
-    if (!products.has(id)) findings.set(productKey(id), { what: 'product', name: id, ...mappedTo(catalog, 'product', id), problem: 'unknown', want: null, candidates: [] });
+    if (!products.has(id))
+      findings.set(productKey(id), {
+        what: 'product',
+        name: id,
+        ...mappedTo(catalog, 'product', id),
+        problem: 'unknown',
+        want: null,
+        candidates: [],
+      });
   }
   for (const [k, lookup] of lookups) {
     const finding = facilityFinding(splitKey(k).name, splitKey(k).want, lookup);
@@ -40,7 +51,11 @@ export async function findGaps(catalog: CatalogApi, records: NamedRecord[]): Pro
     }
     const names = [
       ...[...new Set(r.references.products)].map((name) => ({ what: 'product' as const, name, to: catalog.mapped?.('product', name) })),
-      ...[...new Set(r.references.facilities.map((f) => f.name))].map((name) => ({ what: 'facility' as const, name, to: catalog.mapped?.('facility', name) })),
+      ...[...new Set(r.references.facilities.map((f) => f.name))].map((name) => ({
+        what: 'facility' as const,
+        name,
+        to: catalog.mapped?.('facility', name),
+      })),
     ];
     for (const { what, name, to } of names) {
       if (to === undefined || to === name) continue;
@@ -62,7 +77,13 @@ function facilityFinding(name: string, want: FacilityKind, lookup: FacilityLooku
   if (!lookup.ok) return { what: 'facility', name, problem: lookup.reason, want, candidates: lookup.candidates ?? [] };
   if (lookup.facility.kind === want) return undefined;
   const problem = want === 'magazine' ? 'not-a-magazine' : 'not-a-location';
-  return { what: 'facility', name, problem, want, candidates: [`${lookup.facility.path} (${lookup.facility.kind}, ${lookup.facility.facilityUrl})`] };
+  return {
+    what: 'facility',
+    name,
+    problem,
+    want,
+    candidates: [`${lookup.facility.path} (${lookup.facility.kind}, ${lookup.facility.facilityUrl})`],
+  };
 }
 
 function count(gaps: Map<string, MappingGap>, k: string, finding: Finding, stream: StreamName, key: string): void {

@@ -10,7 +10,11 @@ export interface CheckRedisOptions {
   /** Where Redis is, as it may be shown (no password). */
   at: string;
   prefix: string;
-  queues: { streams(): StreamName[]; get(stream: StreamName): Pick<Queue, 'getJobCounts'>; intake(stream: StreamName): Pick<Queue, 'getJobCounts'> };
+  queues: {
+    streams(): StreamName[];
+    get(stream: StreamName): Pick<Queue, 'getJobCounts'>;
+    intake(stream: StreamName): Pick<Queue, 'getJobCounts'>;
+  };
 }
 
 /** Jobs that will still run: a first run would take them before (or beside) the feed's. */
@@ -21,7 +25,10 @@ export async function checkRedis(o: CheckRedisOptions): Promise<RedisCheck> {
   const [info, eviction] = await Promise.all([o.redis.info('server'), checkEvictionPolicy(o.redis)]);
   const queued = await Promise.all(
     o.queues.streams().map(async (stream) => {
-      const [counts, batches] = await Promise.all([o.queues.get(stream).getJobCounts(...PENDING_STATES, 'failed'), intakeCounts(o.queues, stream)]);
+      const [counts, batches] = await Promise.all([
+        o.queues.get(stream).getJobCounts(...PENDING_STATES, 'failed'),
+        intakeCounts(o.queues, stream),
+      ]);
       const pending = PENDING_STATES.reduce((sum, s) => sum + (counts[s] ?? 0), 0);
       return { stream, pending, failed: counts.failed ?? 0, batches: batches.waiting + batches.active + batches.delayed };
     }),

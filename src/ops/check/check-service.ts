@@ -44,7 +44,12 @@ export async function checkService(o: CheckServiceOptions): Promise<ServiceCheck
     products: null,
     rateLimit: {
       sent: null,
-      budgets: { postPerMinute: b.postPerMinute, getPerMinute: b.getPerMinute, collectionPerHour: b.collectionPerHour, requestsPerMinute: b.requestsPerMinute ?? null },
+      budgets: {
+        postPerMinute: b.postPerMinute,
+        getPerMinute: b.getPerMinute,
+        collectionPerHour: b.collectionPerHour,
+        requestsPerMinute: b.requestsPerMinute ?? null,
+      },
     },
   };
   try {

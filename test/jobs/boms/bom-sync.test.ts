@@ -18,11 +18,15 @@ describeEachProfile('BOM sync', (profile) => {
 
   const entries = (productId: string) => world.sandbox.admin.state().products.find((p) => p.productId === productId)!.productAssocList;
   const items = (productId: string, n = 0) =>
-    entries(productId)[n]!.productAssocItemList.map((i) => [i.productUrl, i.quantity]).sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+    entries(productId)
+      [n]!.productAssocItemList.map((i) => [i.productUrl, i.quantity])
+      .sort((a, b) => String(a[0]).localeCompare(String(b[0])));
   const want = (components: Array<[string, number]>) =>
     components.map(([id, q]) => [world.product(id), q]).sort((a, b) => String(a[0]).localeCompare(String(b[0])));
   const posts = async (productId: string) =>
-    (await world.traces('boms', String((await jobOf(world, 'boms', productId)).id))).flatMap((t) => t.calls).filter((c) => c.method === 'POST');
+    (await world.traces('boms', String((await jobOf(world, 'boms', productId)).id)))
+      .flatMap((t) => t.calls)
+      .filter((c) => c.method === 'POST');
 
   /** The product as the service answers it, untouched by the client's schemas. */
   const answered = async (productId: string) => {
@@ -34,7 +38,10 @@ describeEachProfile('BOM sync', (profile) => {
   };
 
   describe('when the product has no bill of materials yet', () => {
-    const components: Array<[string, number]> = [['SKU-0001', 2], ['SKU-0003', 1]];
+    const components: Array<[string, number]> = [
+      ['SKU-0001', 2],
+      ['SKU-0003', 1],
+    ];
     beforeAll(async () => {
       expect(entries('SPARE-PARTS')).toHaveLength(0);
       // The observed service answers an empty list as null.
@@ -52,7 +59,10 @@ describeEachProfile('BOM sync', (profile) => {
   });
 
   describe('when the product has a bill of materials', () => {
-    const components: Array<[string, number]> = [['MUG-BLUE', 3], ['MUG-GREEN', 1]];
+    const components: Array<[string, number]> = [
+      ['MUG-BLUE', 3],
+      ['MUG-GREEN', 1],
+    ];
     let assocUrl: string;
     beforeAll(async () => {
       assocUrl = entries('GIFT-SET')[0]!.productAssocUrl;
@@ -69,12 +79,19 @@ describeEachProfile('BOM sync', (profile) => {
     describe('and the same bill comes again (components in another order)', () => {
       it('costs no write', async () => {
         const updates = world.sandbox.admin.counters().productUpdates;
-        await world.add('boms', [bom('GIFT-SET', [['MUG-GREEN', 1], ['MUG-BLUE', 3]])]);
+        await world.add('boms', [
+          bom('GIFT-SET', [
+            ['MUG-GREEN', 1],
+            ['MUG-BLUE', 3],
+          ]),
+        ]);
         await world.idle();
         expect(world.sandbox.admin.counters().productUpdates).toBe(updates);
         const jobs = (await world.jobs('boms')).filter((j) => (j.data.record as { productId: string }).productId === 'GIFT-SET');
         expect(jobs).toHaveLength(2);
-        const repeat = jobs.find((j) => (j.data.record as { components: Array<{ productId: string }> }).components[0]!.productId === 'MUG-GREEN')!;
+        const repeat = jobs.find(
+          (j) => (j.data.record as { components: Array<{ productId: string }> }).components[0]!.productId === 'MUG-GREEN',
+        )!;
         expect(repeat.returnvalue.outcome).toBe('unchanged');
         const trace = await world.traces('boms', String(repeat.id));
         expect(trace.flatMap((t) => t.calls).filter((c) => c.method === 'POST')).toHaveLength(0);
@@ -88,13 +105,25 @@ describeEachProfile('BOM sync', (profile) => {
       await world.client.updateProduct(kit, {
         productId: 'KIT-CAMPING',
         productUrl: kit,
-        productAssocList: [{ productAssocTypeId: 'MANUF_COMPONENT', productAssocItemList: [{ productUrl: world.product('SKU-0099'), quantity: 9 }] }],
+        productAssocList: [
+          { productAssocTypeId: 'MANUF_COMPONENT', productAssocItemList: [{ productUrl: world.product('SKU-0099'), quantity: 9 }] },
+        ],
       });
       expect(entries('KIT-CAMPING')).toHaveLength(2);
-      await world.add('boms', [bom('KIT-CAMPING', [['SKU-0020', 2], ['SKU-0021', 1]])]);
+      await world.add('boms', [
+        bom('KIT-CAMPING', [
+          ['SKU-0020', 2],
+          ['SKU-0021', 1],
+        ]),
+      ]);
       await world.idle();
       expect(entries('KIT-CAMPING')).toHaveLength(2);
-      expect(items('KIT-CAMPING')).toEqual(want([['SKU-0020', 2], ['SKU-0021', 1]]));
+      expect(items('KIT-CAMPING')).toEqual(
+        want([
+          ['SKU-0020', 2],
+          ['SKU-0021', 1],
+        ]),
+      );
       expect(items('KIT-CAMPING', 1)).toEqual(want([['SKU-0099', 9]]));
     });
   });
@@ -102,10 +131,17 @@ describeEachProfile('BOM sync', (profile) => {
   describe('when a component is unknown', () => {
     it('fails at once with a message naming the component field', async () => {
       const updates = world.sandbox.admin.counters().productUpdates;
-      await world.add('boms', [bom('KIT-OFFICE', [['SKU-0010', 1], ['NO-SUCH-PART', 2]])]);
+      await world.add('boms', [
+        bom('KIT-OFFICE', [
+          ['SKU-0010', 1],
+          ['NO-SUCH-PART', 2],
+        ]),
+      ]);
       await world.idle();
       const job = await jobOf(world, 'boms', 'KIT-OFFICE');
-      expect(job.failedReason).toBe("[BAD_RECORD] record KIT-OFFICE: components.1.productId: unknown component: no product NO-SUCH-PART in the service's product collection");
+      expect(job.failedReason).toBe(
+        "[BAD_RECORD] record KIT-OFFICE: components.1.productId: unknown component: no product NO-SUCH-PART in the service's product collection",
+      );
       expect(job.attemptsMade).toBe(1);
       expect(world.sandbox.admin.counters().productUpdates).toBe(updates);
     });

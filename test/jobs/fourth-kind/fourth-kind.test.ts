@@ -20,7 +20,15 @@ let deps: AppDeps;
 
 beforeAll(async () => {
   sandbox = await startSandbox({ data: 'demo' });
-  feed = await startFeedServer({ names: kinds.map((k) => k.stream), streams: { 'shelf-labels': [{ labelId: 'L-1', productId: 'MUG-BLUE', text: 'Blue mug, 12.50' }, { labelId: 'L-2', productId: 'NO-SUCH', text: '?' }] } });
+  feed = await startFeedServer({
+    names: kinds.map((k) => k.stream),
+    streams: {
+      'shelf-labels': [
+        { labelId: 'L-1', productId: 'MUG-BLUE', text: 'Blue mug, 12.50' },
+        { labelId: 'L-2', productId: 'NO-SUCH', text: '?' },
+      ],
+    },
+  });
   const config = readConfig({
     INVENTORY_BASE_URL: sandbox.url,
     INVENTORY_ACCOUNT: sandbox.account,

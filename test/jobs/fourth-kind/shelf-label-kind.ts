@@ -9,8 +9,17 @@ type ShelfLabel = z.infer<typeof shelfLabelSchema>;
 
 async function processLabel(record: ShelfLabel, ctx: JobContext): Promise<JobResult> {
   const product = await ctx.catalog.product(record.productId);
-  if (!product) throw new PermanentJobError('CONFLICT', `label ${record.labelId}: no product ${record.productId}`, 'Add the product, then retry the job.');
-  return { outcome: 'synced', summary: `label ${record.labelId} checked against ${record.productId}`, details: { productUrl: product.productUrl } };
+  if (!product)
+    throw new PermanentJobError(
+      'CONFLICT',
+      `label ${record.labelId}: no product ${record.productId}`,
+      'Add the product, then retry the job.',
+    );
+  return {
+    outcome: 'synced',
+    summary: `label ${record.labelId} checked against ${record.productId}`,
+    details: { productUrl: product.productUrl },
+  };
 }
 
 export const shelfLabelKind: OpsKind = {

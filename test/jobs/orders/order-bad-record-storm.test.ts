@@ -14,7 +14,9 @@ afterEach(async () => {
 
 describe('order sync, when a storm of 50 bad records arrives in a row', () => {
   it('fails each as BAD_RECORD, does not pause the stream, and syncs the good order after them', async () => {
-    const unknown = Array.from({ length: 25 }, (_, i) => orderRecord(`BAD-P-${i}`, [{ productId: `NO-SUCH-${i}`, quantity: 1, unitPrice: 1, location: 'A-01' }]));
+    const unknown = Array.from({ length: 25 }, (_, i) =>
+      orderRecord(`BAD-P-${i}`, [{ productId: `NO-SUCH-${i}`, quantity: 1, unitPrice: 1, location: 'A-01' }]),
+    );
     const malformed = Array.from({ length: 25 }, (_, i) => ({ orderId: `BAD-S-${i}`, origin: 'Main Warehouse', lines: 'not a list' }));
     await world.add('orders', [...unknown, ...malformed]);
     await world.idle();

@@ -2,7 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { orderRecord, orderState } from '../../helpers/order-records.js';
 import { testWorld, type TestWorld } from '../../helpers/test-world.js';
 
-const line = (over: Record<string, unknown> = {}) => ({ productId: 'MUG-BLUE', quantity: 1, unitPrice: 12.5, location: 'Main Warehouse / A-01', ...over });
+const line = (over: Record<string, unknown> = {}) => ({
+  productId: 'MUG-BLUE',
+  quantity: 1,
+  unitPrice: 12.5,
+  location: 'Main Warehouse / A-01',
+  ...over,
+});
 
 /** One bad record of each kind, each with what its failure must say. */
 const BAD: Array<{ kind: string; record: Record<string, unknown>; reason: RegExp }> = [
@@ -14,7 +20,8 @@ const BAD: Array<{ kind: string; record: Record<string, unknown>; reason: RegExp
   {
     kind: 'an origin that is a location',
     record: orderRecord('BAD-ORIGIN', [line()], { origin: 'Main Warehouse / A-01' }),
-    reason: /^\[BAD_RECORD\] record BAD-ORIGIN: origin: "Main Warehouse \/ A-01" names a location \(Main Warehouse \/ A-01\), not a magazine/,
+    reason:
+      /^\[BAD_RECORD\] record BAD-ORIGIN: origin: "Main Warehouse \/ A-01" names a location \(Main Warehouse \/ A-01\), not a magazine/,
   },
   {
     kind: 'a line location that is a magazine',
@@ -46,7 +53,13 @@ describe('order sync', () => {
     world = await testWorld('order-bad', { streams: ['orders'] });
     await world.deps.catalog.refresh();
     const before = world.sandbox.admin.counters();
-    await world.add('orders', [orderRecord(good[0]!), ...BAD.map((b) => b.record).slice(0, 3), orderRecord(good[1]!), ...BAD.map((b) => b.record).slice(3), orderRecord(good[2]!)]);
+    await world.add('orders', [
+      orderRecord(good[0]!),
+      ...BAD.map((b) => b.record).slice(0, 3),
+      orderRecord(good[1]!),
+      ...BAD.map((b) => b.record).slice(3),
+      orderRecord(good[2]!),
+    ]);
     await world.idle();
     const after = world.sandbox.admin.counters();
     // Only the good ones reached the service.
@@ -80,7 +93,9 @@ describe('order sync', () => {
 
   describe('when a record has several problems', () => {
     it('names the first field and lists the others', async () => {
-      await world.add('orders', [orderRecord('BAD-MANY', [line({ productId: 'NOPE' }), line({ location: 'Nowhere' })], { origin: 'A-01' })]);
+      await world.add('orders', [
+        orderRecord('BAD-MANY', [line({ productId: 'NOPE' }), line({ location: 'Nowhere' })], { origin: 'A-01' }),
+      ]);
       await world.idle();
       const job = (await world.jobs('orders')).find((j) => (j.data.record as { orderId?: string }).orderId === 'BAD-MANY')!;
       expect(job.failedReason).toMatch(/^\[BAD_RECORD\] record BAD-MANY: origin: "A-01" names a location/);

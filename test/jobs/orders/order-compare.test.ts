@@ -37,11 +37,23 @@ const plan: OrderPlan = {
 };
 
 function order(items: Order['orderItemList'], origin = '/demo/api/facility/M'): Order {
-  return { orderId: 'WEB-1', orderUrl: '/demo/api/order/WEB-1', statusId: 'ORDER_CREATED', originFacilityUrl: origin, orderItemList: items };
+  return {
+    orderId: 'WEB-1',
+    orderUrl: '/demo/api/order/WEB-1',
+    statusId: 'ORDER_CREATED',
+    originFacilityUrl: origin,
+    orderItemList: items,
+  };
 }
 
 function shipment(items: Shipment['shipmentItemList']): Shipment {
-  return { shipmentId: 'SHP-WEB-1', shipmentUrl: '/demo/api/shipment/SHP-WEB-1', statusId: 'SHIPMENT_INPUT', primaryOrderUrl: '/demo/api/order/WEB-1', shipmentItemList: items };
+  return {
+    shipmentId: 'SHP-WEB-1',
+    shipmentUrl: '/demo/api/shipment/SHP-WEB-1',
+    statusId: 'SHIPMENT_INPUT',
+    primaryOrderUrl: '/demo/api/order/WEB-1',
+    shipmentItemList: items,
+  };
 }
 
 describe('order comparison', () => {
@@ -81,7 +93,9 @@ describe('order comparison', () => {
       const same = shipment(plan.shipment.shipmentItemList);
       expect(compareShipment({ ...same, shipmentIdUser: 'WEB-1-1' }, plan, '/demo/api/order/WEB-1')).toEqual([]);
       expect(compareShipment({ ...same, shipmentIdUser: undefined }, plan, '/demo/api/order/WEB-1')).toEqual([]);
-      expect(compareShipment({ ...same, shipmentIdUser: 'WEB-1-A' }, plan, '/demo/api/order/WEB-1')).toEqual([{ field: 'shipmentIdUser', service: 'WEB-1-A', record: 'WEB-1-1' }]);
+      expect(compareShipment({ ...same, shipmentIdUser: 'WEB-1-A' }, plan, '/demo/api/order/WEB-1')).toEqual([
+        { field: 'shipmentIdUser', service: 'WEB-1-A', record: 'WEB-1-1' },
+      ]);
     });
   });
 
@@ -140,7 +154,9 @@ describe("an order's shipment URLs", () => {
 describe('when the service leaves out an item field it compares', () => {
   it('reports the item as differing (shown as ?), never as equal', () => {
     const items = [{ ...plan.order.orderItemList[0]!, unitPrice: undefined }, plan.order.orderItemList[1]!];
-    expect(compareOrder(order(items), plan)).toEqual([{ field: 'lines[MUG-BLUE] quantity x unitPrice', service: '2 x ?', record: '2 x 12.5' }]);
+    expect(compareOrder(order(items), plan)).toEqual([
+      { field: 'lines[MUG-BLUE] quantity x unitPrice', service: '2 x ?', record: '2 x 12.5' },
+    ]);
   });
 });
 

@@ -9,8 +9,19 @@ const FIXTURE = fileURLToPath(new URL('../../fixtures/order-worker.ts', import.m
 
 /** Starts the order worker fixture as a child process; resolves once it is taking jobs. */
 function startWorkerProcess(world: TestWorld, concurrency: number): Promise<ChildProcess> {
-  const settings = { redis: redisTarget(), prefix: world.prefix, baseUrl: world.sandbox.url, account: world.sandbox.account, key: world.sandbox.key, secret: world.sandbox.secret, concurrency };
-  const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE], { env: { ...process.env, ORDER_WORKER: JSON.stringify(settings) }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const settings = {
+    redis: redisTarget(),
+    prefix: world.prefix,
+    baseUrl: world.sandbox.url,
+    account: world.sandbox.account,
+    key: world.sandbox.key,
+    secret: world.sandbox.secret,
+    concurrency,
+  };
+  const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE], {
+    env: { ...process.env, ORDER_WORKER: JSON.stringify(settings) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   return new Promise((resolve, reject) => {
     child.stdout!.on('data', (d: Buffer) => d.toString().includes('ready') && resolve(child));
     child.once('exit', (code) => reject(new Error(`worker process exited with ${code} before it was ready`)));
@@ -30,11 +41,18 @@ describeEachProfile('order sync', (profile) => {
     let a01: string;
 
     beforeAll(async () => {
-      world = await testWorld('order-crash', { streams: ['orders'], workers: false, sandbox: { profile, latency: { ms: 40, jitterMs: 40 } } });
+      world = await testWorld('order-crash', {
+        streams: ['orders'],
+        workers: false,
+        sandbox: { profile, latency: { ms: 40, jitterMs: 40 } },
+      });
       await world.deps.catalog.refresh();
       a01 = world.sandbox.admin.state().facilities.find((f) => f.facilityName === 'A-01')!.facilityUrl;
       stockBefore = world.sandbox.admin.stockOnHand(a01, '/demo/api/product/MUG-BLUE');
-      await world.add('orders', ids.map((id) => orderRecord(id)));
+      await world.add(
+        'orders',
+        ids.map((id) => orderRecord(id)),
+      );
 
       const first = await startWorkerProcess(world, 6);
       children.push(first);
@@ -61,8 +79,14 @@ describeEachProfile('order sync', (profile) => {
       const state = world.sandbox.admin.state();
       for (const id of ids) {
         const { orders, shipments } = orderState(state, id);
-        expect(orders.map((o) => o.statusId), id).toEqual(['ORDER_COMPLETED']);
-        expect(shipments.map((s) => s.statusId), id).toEqual(['SHIPMENT_SHIPPED']);
+        expect(
+          orders.map((o) => o.statusId),
+          id,
+        ).toEqual(['ORDER_COMPLETED']);
+        expect(
+          shipments.map((s) => s.statusId),
+          id,
+        ).toEqual(['SHIPMENT_SHIPPED']);
       }
       const counters = world.sandbox.admin.counters();
       expect(counters.creates.order).toBe(ids.length);
@@ -76,7 +100,9 @@ describeEachProfile('order sync', (profile) => {
     it('settles what the killed process left uncertain by reading the service', async () => {
       const jobs = await world.jobs('orders');
       expect(await Promise.all(jobs.map((j) => j.getState()))).toEqual(jobs.map(() => 'completed'));
-      const notes = (await Promise.all(jobs.map((j) => world.traces('orders', j.id!)))).flat().flatMap((t) => t.notes.map((n: { message: string }) => n.message));
+      const notes = (await Promise.all(jobs.map((j) => world.traces('orders', j.id!))))
+        .flat()
+        .flatMap((t) => t.notes.map((n: { message: string }) => n.message));
       expect(notes.some((m: string) => /is uncertain; reading the service/.test(m))).toBe(true);
     });
   });

@@ -9,7 +9,12 @@ describeEachProfile('order sync', (profile) => {
   const callsOf = async (orderId: string) => {
     const job = await jobOf(world, 'orders', orderId);
     const traces = await world.traces('orders', job.id!);
-    return { job, calls: traces.flatMap((t) => t.calls.map((c: { method: string; path: string; status: number }) => `${c.method} ${c.path} ${c.status}`)) };
+    return {
+      job,
+      calls: traces.flatMap((t) =>
+        t.calls.map((c: { method: string; path: string; status: number }) => `${c.method} ${c.path} ${c.status}`),
+      ),
+    };
   };
   /** The record's order and shipment, made in the service as the job would have made them (not shipped). */
   const madeBefore = async (record: Record<string, unknown>) => {
@@ -31,7 +36,9 @@ describeEachProfile('order sync', (profile) => {
     let before: ReturnType<typeof world.sandbox.admin.counters>;
     let shipmentUrl: string;
     beforeAll(async () => {
-      ({ shipment: { shipmentUrl } } = await madeBefore(orderRecord('DUPX-1')));
+      ({
+        shipment: { shipmentUrl },
+      } = await madeBefore(orderRecord('DUPX-1')));
       before = world.sandbox.admin.counters();
       await world.add('orders', [orderRecord('DUPX-1')]);
       await world.idle();
@@ -64,7 +71,12 @@ describeEachProfile('order sync', (profile) => {
       const record = orderRecord('OLD-1');
       const made = await madeBefore(record);
       shipmentUrl = made.shipment.shipmentUrl;
-      await world.redis.hset(world.keys.order('OLD-1'), { step: 'created', pending: '', recordHash: recordHashOf(record as OrderRecord), orderUrl: made.order.orderUrl });
+      await world.redis.hset(world.keys.order('OLD-1'), {
+        step: 'created',
+        pending: '',
+        recordHash: recordHashOf(record as OrderRecord),
+        orderUrl: made.order.orderUrl,
+      });
       before = world.sandbox.admin.counters();
       await world.add('orders', [record]);
       await world.idle();
@@ -73,7 +85,12 @@ describeEachProfile('order sync', (profile) => {
     it('reads the order before creating a shipment, and ships the one it lists instead of creating a second', async () => {
       const { job, calls } = await callsOf('OLD-1');
       expect(job.returnvalue).toMatchObject({ outcome: 'synced' });
-      expect(calls).toEqual(['GET /demo/api/order/OLD-1 200', `GET ${shipmentUrl} 200`, `POST ${shipmentUrl} 200`, 'POST /demo/api/order/OLD-1/complete 200']);
+      expect(calls).toEqual([
+        'GET /demo/api/order/OLD-1 200',
+        `GET ${shipmentUrl} 200`,
+        `POST ${shipmentUrl} 200`,
+        'POST /demo/api/order/OLD-1/complete 200',
+      ]);
       const { orders, shipments } = orderState(world.sandbox.admin.state(), 'OLD-1');
       expect([orders.map((o) => o.statusId), shipments.map((s) => s.statusId)]).toEqual([['ORDER_COMPLETED'], ['SHIPMENT_SHIPPED']]);
       expect(world.sandbox.admin.counters().creates.shipment).toBe(before.creates.shipment);
@@ -86,7 +103,14 @@ describeEachProfile('order sync', (profile) => {
       const { order, shipment } = await madeBefore(record);
       await world.client.modifyShipment(shipment.shipmentUrl, { statusId: 'SHIPMENT_SHIPPED' });
       await world.client.completeOrder(order.actionUrlComplete!);
-      const progress = { step: 'shipped', pending: '', recordHash: recordHashOf(record as OrderRecord), orderUrl: order.orderUrl, shipmentUrl: shipment.shipmentUrl, actionUrlComplete: order.actionUrlComplete! };
+      const progress = {
+        step: 'shipped',
+        pending: '',
+        recordHash: recordHashOf(record as OrderRecord),
+        orderUrl: order.orderUrl,
+        shipmentUrl: shipment.shipmentUrl,
+        actionUrlComplete: order.actionUrlComplete!,
+      };
       await world.redis.hset(world.keys.order('DONE-1'), progress);
       await world.add('orders', [record]);
       await world.idle();
@@ -114,11 +138,16 @@ describeEachProfile('order sync', (profile) => {
 
     it('picks neither: fails at once with a conflict naming both, and writes nothing', async () => {
       const { job } = await callsOf('TWO-1');
-      expect(job.failedReason).toMatch(/^\[CONFLICT\] order TWO-1: the order \/demo\/api\/order\/TWO-1 lists 2 shipments that each match the record \(/);
+      expect(job.failedReason).toMatch(
+        /^\[CONFLICT\] order TWO-1: the order \/demo\/api\/order\/TWO-1 lists 2 shipments that each match the record \(/,
+      );
       expect(job.attemptsMade).toBe(1);
       const after = world.sandbox.admin.counters();
       expect(after.byClass.post).toBe(before.byClass.post + 1); // the create order, answered as a duplicate
-      expect(orderState(world.sandbox.admin.state(), 'TWO-1').shipments.map((s) => s.statusId)).toEqual(['SHIPMENT_INPUT', 'SHIPMENT_INPUT']);
+      expect(orderState(world.sandbox.admin.state(), 'TWO-1').shipments.map((s) => s.statusId)).toEqual([
+        'SHIPMENT_INPUT',
+        'SHIPMENT_INPUT',
+      ]);
     });
   });
 });

@@ -13,7 +13,10 @@ describe('order sync', () => {
       await world.deps.catalog.refresh();
       // The client has no budget of its own here, so its 12 jobs at once run into the service's: 6 POSTs per 400 ms.
       world.sandbox.admin.setBudgets({ post: { limit: 6, windowMs: 400 }, resetUnit: 'ms' });
-      await world.add('orders', ids.map((id) => orderRecord(id)));
+      await world.add(
+        'orders',
+        ids.map((id) => orderRecord(id)),
+      );
       await world.idle(40_000);
     }, 60_000);
     afterAll(async () => {

@@ -29,7 +29,11 @@ describeEachProfile('order sync', (profile) => {
 
   beforeAll(async () => {
     // Enough quick retries that a held step outlasts the test's wait for the correction.
-    world = await testWorld('order-redelivery', { streams: ['orders'], jobs: { attempts: 30, retryMaxDelayMs: 100 }, sandbox: { profile } });
+    world = await testWorld('order-redelivery', {
+      streams: ['orders'],
+      jobs: { attempts: 30, retryMaxDelayMs: 100 },
+      sandbox: { profile },
+    });
     feed = await startFeedServer({ names: STREAMS });
     await world.deps.catalog.refresh();
   });
@@ -85,7 +89,11 @@ describeEachProfile('order sync', (profile) => {
       const job = await jobOf('DUP-3');
       expect(job.returnvalue).toMatchObject({ outcome: 'unchanged' });
       const [trace] = await world.traces('orders', job.id!);
-      expect(trace!.calls.map((c: { method: string; status: number }) => `${c.method} ${c.status}`)).toEqual(['POST 400', 'GET 200', 'GET 200']);
+      expect(trace!.calls.map((c: { method: string; status: number }) => `${c.method} ${c.status}`)).toEqual([
+        'POST 400',
+        'GET 200',
+        'GET 200',
+      ]);
       const { orders, shipments } = orderState(world.sandbox.admin.state(), 'DUP-3');
       expect([orders.length, shipments.length]).toEqual([1, 1]);
     });
@@ -99,7 +107,9 @@ describeEachProfile('order sync', (profile) => {
       // Lines in another order, the origin by URL: a new job, the same order.
       const main = world.sandbox.admin.state().facilities.find((f) => f.facilityName === 'Main Warehouse')!.facilityUrl;
       const [first, second] = orderRecord('DUP-4').lines as unknown[];
-      await world.add('orders', [orderRecord('DUP-4', [second as Record<string, unknown>, first as Record<string, unknown>], { origin: main })]);
+      await world.add('orders', [
+        orderRecord('DUP-4', [second as Record<string, unknown>, first as Record<string, unknown>], { origin: main }),
+      ]);
       await world.idle();
       const job = await jobOf('DUP-4');
       expect(job.returnvalue).toMatchObject({ outcome: 'unchanged' });
@@ -110,7 +120,13 @@ describeEachProfile('order sync', (profile) => {
 
   describe('when the progress in Redis names an order the service no longer has', () => {
     it('starts over and syncs the order once', async () => {
-      const gone = { step: 'shipped', pending: '', recordHash: 'another-record', orderUrl: '/demo/api/order/GONE-1', shipmentUrl: '/demo/api/shipment/SHP-GONE-1' };
+      const gone = {
+        step: 'shipped',
+        pending: '',
+        recordHash: 'another-record',
+        orderUrl: '/demo/api/order/GONE-1',
+        shipmentUrl: '/demo/api/shipment/SHP-GONE-1',
+      };
       await world.redis.hset(world.keys.order('GONE-1'), gone);
       await world.add('orders', [orderRecord('GONE-1')]);
       await world.idle();
@@ -184,7 +200,8 @@ describeEachProfile('order sync', (profile) => {
       // The first version stops after its shipment: a 503 holds the ship step while the correction comes.
       world.sandbox.admin.setFaults([{ kind: 'status-503', method: 'POST', path: '/api/shipment/[^/]+$' }]);
       await world.add('orders', [orderRecord('FIX-1')]);
-      for (let i = 0; i < 100 && !(await world.redis.hget(world.keys.order('FIX-1'), 'step'))?.startsWith('shipment'); i++) await new Promise((r) => setTimeout(r, 20));
+      for (let i = 0; i < 100 && !(await world.redis.hget(world.keys.order('FIX-1'), 'step'))?.startsWith('shipment'); i++)
+        await new Promise((r) => setTimeout(r, 20));
       const fixed = orderRecord('FIX-1', [
         { productId: 'MUG-BLUE', quantity: 2, unitPrice: 12.5, location: 'Main Warehouse / A-03' },
         { productId: 'SKU-0003', quantity: 1, unitPrice: 4, location: 'A-02' },
@@ -196,7 +213,9 @@ describeEachProfile('order sync', (profile) => {
       const jobs = (await world.jobs('orders')).filter((j) => (j.data.record as { orderId?: string }).orderId === 'FIX-1');
       const failed = jobs.filter((j) => j.failedReason && j.finishedOn && !j.returnvalue);
       expect(failed, JSON.stringify(jobs.map((j) => [j.failedReason, j.returnvalue, j.attemptsMade]))).toHaveLength(1);
-      expect(failed[0]!.failedReason).toMatch(/^\[CONFLICT\] order FIX-1: the shipment already exists in the service and differs from the record: /);
+      expect(failed[0]!.failedReason).toMatch(
+        /^\[CONFLICT\] order FIX-1: the shipment already exists in the service and differs from the record: /,
+      );
       expect(failed[0]!.failedReason).toContain('shipment lines[MUG-BLUE at ');
       const { orders, shipments } = orderState(world.sandbox.admin.state(), 'FIX-1');
       expect([orders.length, shipments.length]).toEqual([1, 1]);

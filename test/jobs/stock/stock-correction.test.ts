@@ -9,7 +9,11 @@ type Count = ReturnType<typeof countRecord>;
 describeEachProfile('stock count corrections', (profile) => {
   let world: TestWorld;
   beforeAll(async () => {
-    world = await testWorld('stock-correction', { streams: ['stock-counts', 'boms'], jobs: { varianceChunkSize: 2, attempts: 2 }, sandbox: { profile } });
+    world = await testWorld('stock-correction', {
+      streams: ['stock-counts', 'boms'],
+      jobs: { varianceChunkSize: 2, attempts: 2 },
+      sandbox: { profile },
+    });
     await world.deps.catalog.refresh();
   });
   afterAll(async () => {
@@ -40,9 +44,15 @@ describeEachProfile('stock count corrections', (profile) => {
   });
 
   describe('when a newer count set one of its products before the correction came', () => {
-    const first = countRecord('CNT-A01-FIX', 'A-01', '2026-11-21', [['SKU-0101', 5], ['SKU-0102', 6]]);
+    const first = countRecord('CNT-A01-FIX', 'A-01', '2026-11-21', [
+      ['SKU-0101', 5],
+      ['SKU-0102', 6],
+    ]);
     const newer = countRecord('CNT-A01-NEW', 'A-01', '2026-11-22', [['SKU-0102', 60]]);
-    const corrected = countRecord('CNT-A01-FIX', 'A-01', '2026-11-21', [['SKU-0101', 7], ['SKU-0102', 8]]);
+    const corrected = countRecord('CNT-A01-FIX', 'A-01', '2026-11-21', [
+      ['SKU-0101', 7],
+      ['SKU-0102', 8],
+    ]);
     beforeAll(() => oneByOne(first, newer, corrected));
 
     it('corrects only the product no newer count set, and names the other', async () => {
@@ -55,9 +65,20 @@ describeEachProfile('stock count corrections', (profile) => {
   });
 
   describe('when the first version failed half-way', () => {
-    const first = countRecord('CNT-A03-FIX', 'A-03', '2026-11-21', [['SKU-0121', 1], ['SKU-0122', 2], ['SKU-0123', 3], ['SKU-0124', 4]]);
-    const corrected = countRecord('CNT-A03-FIX', 'A-03', '2026-11-21', [['SKU-0121', 11], ['SKU-0123', 13]]);
-    const older = countRecord('CNT-A03-OLD', 'A-03', '2026-11-20', [['SKU-0123', 55], ['SKU-0124', 77]]);
+    const first = countRecord('CNT-A03-FIX', 'A-03', '2026-11-21', [
+      ['SKU-0121', 1],
+      ['SKU-0122', 2],
+      ['SKU-0123', 3],
+      ['SKU-0124', 4],
+    ]);
+    const corrected = countRecord('CNT-A03-FIX', 'A-03', '2026-11-21', [
+      ['SKU-0121', 11],
+      ['SKU-0123', 13],
+    ]);
+    const older = countRecord('CNT-A03-OLD', 'A-03', '2026-11-20', [
+      ['SKU-0123', 55],
+      ['SKU-0124', 77],
+    ]);
     let before124: number;
     beforeAll(async () => {
       before124 = stockAt(world, 'A-03', 'SKU-0124');
@@ -86,7 +107,11 @@ describeEachProfile('stock count corrections', (profile) => {
   });
 
   describe('when the correction moves an unfinished count to another location', () => {
-    const first = countRecord('CNT-MOVE', 'N-01', '2026-11-21', [['SKU-0131', 1], ['SKU-0132', 2], ['SKU-0133', 3]]);
+    const first = countRecord('CNT-MOVE', 'N-01', '2026-11-21', [
+      ['SKU-0131', 1],
+      ['SKU-0132', 2],
+      ['SKU-0133', 3],
+    ]);
     const corrected = countRecord('CNT-MOVE', 'N-02', '2026-11-21', [['SKU-0131', 21]]);
     let before133: number;
     beforeAll(async () => {

@@ -26,7 +26,12 @@ function plan(world: TestWorld) {
     const products = [...new Set(state.inventory.filter((r) => r.facilityUrl === loc).map((r) => r.productId))].slice(0, 12);
     const before = new Map(products.map((p) => [p, stockAt(world, name, p)]));
     const count = (id: string, date: string, [from, to]: readonly number[], plus: number): Count =>
-      countRecord(`${id}-${name}`, name, date, products.slice(from, to).map((p): [string, number] => [p, before.get(p)! + plus]));
+      countRecord(
+        `${id}-${name}`,
+        name,
+        date,
+        products.slice(from, to).map((p): [string, number] => [p, before.get(p)! + plus]),
+      );
     return { name, products, before, newer: count('CNT-NEW', '2026-11-22', NEWER, 1), older: count('CNT-OLD', '2026-11-21', OLDER, 2) };
   });
 }
@@ -38,7 +43,15 @@ function plan(world: TestWorld) {
  * count of `first` has its plan written before the first answer comes back.
  */
 async function crashThenOther(world: TestWorld, first: Count[], second: Count[]) {
-  const snapshot = { client: world.client, redis: world.redis, keys: world.keys, readStock: readStockOnHand, maxAgeMs: 600_000, readWaitMs: 5_000, lockTtlMs: 5_000 };
+  const snapshot = {
+    client: world.client,
+    redis: world.redis,
+    keys: world.keys,
+    readStock: readStockOnHand,
+    maxAgeMs: 600_000,
+    readWaitMs: 5_000,
+    lockTtlMs: 5_000,
+  };
   await locationStock(snapshot, world.facility(LOCATIONS[0]!));
   await world.add('stock-counts', first);
   const dying = await startStockWorker(world, children, { CHUNK: String(CHUNK), CRASH_AFTER_VARIANCES: '3', JOB_LOCK_MS: '6000' });
@@ -58,11 +71,20 @@ async function crashThenOther(world: TestWorld, first: Count[], second: Count[])
 function crashWorld(name: string, crashing: 'newer' | 'older', profile: SandboxProfile) {
   const run = {} as { world: TestWorld; counts: ReturnType<typeof plan> };
   beforeAll(async () => {
-    run.world = await testWorld(name, { streams: ['stock-counts', 'boms'], workers: false, jobs: { varianceChunkSize: CHUNK }, sandbox: { profile, latency: { ms: 50 } } });
+    run.world = await testWorld(name, {
+      streams: ['stock-counts', 'boms'],
+      workers: false,
+      jobs: { varianceChunkSize: CHUNK },
+      sandbox: { profile, latency: { ms: 50 } },
+    });
     await run.world.deps.catalog.refresh();
     run.counts = plan(run.world);
     const other = crashing === 'newer' ? 'older' : 'newer';
-    await crashThenOther(run.world, run.counts.map((c) => c[crashing]), run.counts.map((c) => c[other]));
+    await crashThenOther(
+      run.world,
+      run.counts.map((c) => c[crashing]),
+      run.counts.map((c) => c[other]),
+    );
   }, 60_000);
   afterAll(async () => {
     await run.world?.close();

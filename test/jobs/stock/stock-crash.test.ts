@@ -9,7 +9,8 @@ const PER_COUNT = 8;
 const CHUNK = 2;
 
 const children: ChildProcess[] = [];
-const startWorkerProcess = (world: TestWorld, extra: Record<string, string> = {}) => startStockWorker(world, children, { CHUNK: String(CHUNK), ...extra });
+const startWorkerProcess = (world: TestWorld, extra: Record<string, string> = {}) =>
+  startStockWorker(world, children, { CHUNK: String(CHUNK), ...extra });
 
 /** One count per location, every line one more than on hand: PER_COUNT / CHUNK variances each. */
 function counts(world: TestWorld, date: string) {
@@ -38,7 +39,11 @@ describeEachProfile('stock count sync across a worker crash', (profile) => {
     let world: TestWorld;
     let records: ReturnType<typeof counts>;
     beforeAll(async () => {
-      world = await testWorld('stock-crash-1', { streams: ['stock-counts', 'boms'], workers: false, sandbox: { profile, latency: { ms: 20 } } });
+      world = await testWorld('stock-crash-1', {
+        streams: ['stock-counts', 'boms'],
+        workers: false,
+        sandbox: { profile, latency: { ms: 20 } },
+      });
       records = counts(world, '2026-11-21');
       await world.add('stock-counts', records);
     });
@@ -61,7 +66,8 @@ describeEachProfile('stock count sync across a worker crash', (profile) => {
       const notes: string[] = [];
       for (const c of records) {
         const job = await jobOf(world, 'stock-counts', c.countId);
-        for (const t of await world.traces('stock-counts', String(job.id))) notes.push(...t.notes.map((n: { message: string }) => n.message));
+        for (const t of await world.traces('stock-counts', String(job.id)))
+          notes.push(...t.notes.map((n: { message: string }) => n.message));
       }
       expect(notes.some((m) => /posted before without a recorded answer/.test(m))).toBe(true);
       expect(notes.some((m) => /the service has it/.test(m))).toBe(true);
@@ -75,7 +81,11 @@ describeEachProfile('stock count sync across a worker crash', (profile) => {
     });
 
     it('applies every difference once after a restart', async () => {
-      world = await testWorld('stock-crash-2', { streams: ['stock-counts', 'boms'], workers: false, sandbox: { profile, latency: { ms: 40 } } });
+      world = await testWorld('stock-crash-2', {
+        streams: ['stock-counts', 'boms'],
+        workers: false,
+        sandbox: { profile, latency: { ms: 40 } },
+      });
       const records = counts(world, '2026-11-22');
       await world.add('stock-counts', records);
       const first = await startWorkerProcess(world);

@@ -21,11 +21,16 @@ describe('location lock', () => {
       const key = `${prefix}:lock:a`;
       const events: string[] = [];
       const job = (name: string) =>
-        withRedisLock(redis, key, async () => {
-          events.push(`${name}:start`);
-          await new Promise((r) => setTimeout(r, 80));
-          events.push(`${name}:end`);
-        }, { pollMs: 10 });
+        withRedisLock(
+          redis,
+          key,
+          async () => {
+            events.push(`${name}:start`);
+            await new Promise((r) => setTimeout(r, 80));
+            events.push(`${name}:end`);
+          },
+          { pollMs: 10 },
+        );
       await Promise.all([job('one'), job('two')]);
       expect(events).toHaveLength(4);
       expect(events[0]!.split(':')[0]).toBe(events[1]!.split(':')[0]);
@@ -45,20 +50,30 @@ describe('location lock', () => {
   describe('when a holder outlives the lock life', () => {
     it('keeps the lock alive by renewing it', async () => {
       const key = `${prefix}:lock:c`;
-      const ttl = await withRedisLock(redis, key, async () => {
-        await new Promise((r) => setTimeout(r, 350));
-        return redis.pttl(key);
-      }, { ttlMs: 150 });
+      const ttl = await withRedisLock(
+        redis,
+        key,
+        async () => {
+          await new Promise((r) => setTimeout(r, 350));
+          return redis.pttl(key);
+        },
+        { ttlMs: 150 },
+      );
       expect(ttl).toBeGreaterThan(0);
     });
     it('tells the holder when another process took it over', async () => {
       const key = `${prefix}:lock:d`;
       await expect(
-        withRedisLock(redis, key, async (lock) => {
-          await redis.set(key, 'other-holder');
-          await new Promise((r) => setTimeout(r, 150));
-          lock.assertHeld();
-        }, { ttlMs: 90 }),
+        withRedisLock(
+          redis,
+          key,
+          async (lock) => {
+            await redis.set(key, 'other-holder');
+            await new Promise((r) => setTimeout(r, 150));
+            lock.assertHeld();
+          },
+          { ttlMs: 90 },
+        ),
       ).rejects.toBeInstanceOf(LockLostError);
       expect(await redis.get(key)).toBe('other-holder');
     });

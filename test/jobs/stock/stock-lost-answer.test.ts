@@ -11,7 +11,13 @@ describeEachProfile('stock count sync', (profile) => {
       world = await testWorld('stock-lost', { streams: ['stock-counts', 'boms'], sandbox: { profile } });
       await world.deps.catalog.refresh();
       world.sandbox.admin.setFaults([VARIANCE_POST]);
-      await world.add('stock-counts', [countRecord('CNT-LOST', 'A-06', '2026-11-21', [['SKU-0005', 1], ['SKU-0015', 2], ['MUG-RED', 3]])]);
+      await world.add('stock-counts', [
+        countRecord('CNT-LOST', 'A-06', '2026-11-21', [
+          ['SKU-0005', 1],
+          ['SKU-0015', 2],
+          ['MUG-RED', 3],
+        ]),
+      ]);
       await world.idle();
     });
     afterAll(async () => {

@@ -19,9 +19,15 @@ describeEachProfile('stock count order per (location, product)', (profile) => {
   const resultOf = async (countId: string) => (await jobOf(world, 'stock-counts', countId)).returnvalue;
 
   describe('when two counts of one location list disjoint products', () => {
-    for (const [order, loc] of [['newer first', 'A-01'], ['older first', 'A-03']] as const) {
+    for (const [order, loc] of [
+      ['newer first', 'A-01'],
+      ['older first', 'A-03'],
+    ] as const) {
       it(`applies both, ${order}`, async () => {
-        const older = countRecord(`CNT-${loc}-MON`, loc, '2026-11-16', [['SKU-0101', 41], ['SKU-0102', 42]]);
+        const older = countRecord(`CNT-${loc}-MON`, loc, '2026-11-16', [
+          ['SKU-0101', 41],
+          ['SKU-0102', 42],
+        ]);
         const newer = countRecord(`CNT-${loc}-WED`, loc, '2026-11-18', [['SKU-0103', 43]]);
         await (order === 'newer first' ? oneByOne(newer, older) : oneByOne(older, newer));
         expect([stockAt(world, loc, 'SKU-0101'), stockAt(world, loc, 'SKU-0102'), stockAt(world, loc, 'SKU-0103')]).toEqual([41, 42, 43]);
@@ -36,8 +42,16 @@ describeEachProfile('stock count order per (location, product)', (profile) => {
 
   describe('when two counts of one location share products', () => {
     const counts = (loc: string) => ({
-      older: countRecord(`CNT-${loc}-21`, loc, '2026-11-21', [['SKU-0111', 11], ['SKU-0112', 12], ['SKU-0113', 13]]),
-      newer: countRecord(`CNT-${loc}-22`, loc, '2026-11-22', [['SKU-0112', 22], ['SKU-0113', 23], ['SKU-0114', 24]]),
+      older: countRecord(`CNT-${loc}-21`, loc, '2026-11-21', [
+        ['SKU-0111', 11],
+        ['SKU-0112', 12],
+        ['SKU-0113', 13],
+      ]),
+      newer: countRecord(`CNT-${loc}-22`, loc, '2026-11-22', [
+        ['SKU-0112', 22],
+        ['SKU-0113', 23],
+        ['SKU-0114', 24],
+      ]),
     });
     const finalStock = (loc: string) => ['SKU-0111', 'SKU-0112', 'SKU-0113', 'SKU-0114'].map((p) => stockAt(world, loc, p));
 
@@ -65,9 +79,18 @@ describeEachProfile('stock count order per (location, product)', (profile) => {
   });
 
   describe('when an older count arrives after a newer one was applied', () => {
-    const newer = countRecord('CNT-A04-22', 'A-04', '2026-11-22', [['SKU-0004', 10], ['SKU-0014', 3]]);
-    const covered = countRecord('CNT-A04-21', 'A-04', '2026-11-21', [['SKU-0004', 99], ['SKU-0014', 98]]);
-    const partly = countRecord('CNT-A04-20', 'A-04', '2026-11-20', [['SKU-0004', 50], ['SKU-0024', 7]]);
+    const newer = countRecord('CNT-A04-22', 'A-04', '2026-11-22', [
+      ['SKU-0004', 10],
+      ['SKU-0014', 3],
+    ]);
+    const covered = countRecord('CNT-A04-21', 'A-04', '2026-11-21', [
+      ['SKU-0004', 99],
+      ['SKU-0014', 98],
+    ]);
+    const partly = countRecord('CNT-A04-20', 'A-04', '2026-11-20', [
+      ['SKU-0004', 50],
+      ['SKU-0024', 7],
+    ]);
     beforeAll(() => oneByOne(newer, covered, partly));
 
     it('leaves the newer count in force', () => {
@@ -97,9 +120,19 @@ describeEachProfile('stock count order per (location, product)', (profile) => {
   describe('when counts of one location sharing products arrive together out of order', () => {
     it('ends with the newest count of each product, whichever runs first', async () => {
       await world.add('stock-counts', [
-        countRecord('CNT-N01-24', 'N-01', '2026-11-24', [['SKU-0005', 7], ['SKU-0015', 8]]),
-        countRecord('CNT-N01-23', 'N-01', '2026-11-23', [['SKU-0005', 70], ['SKU-0025', 9]]),
-        countRecord('CNT-N01-22', 'N-01', '2026-11-22', [['SKU-0015', 80], ['SKU-0025', 90], ['SKU-0035', 10]]),
+        countRecord('CNT-N01-24', 'N-01', '2026-11-24', [
+          ['SKU-0005', 7],
+          ['SKU-0015', 8],
+        ]),
+        countRecord('CNT-N01-23', 'N-01', '2026-11-23', [
+          ['SKU-0005', 70],
+          ['SKU-0025', 9],
+        ]),
+        countRecord('CNT-N01-22', 'N-01', '2026-11-22', [
+          ['SKU-0015', 80],
+          ['SKU-0025', 90],
+          ['SKU-0035', 10],
+        ]),
       ]);
       await world.idle();
       expect(['SKU-0005', 'SKU-0015', 'SKU-0025', 'SKU-0035'].map((p) => stockAt(world, 'N-01', p))).toEqual([7, 8, 9, 10]);
@@ -109,7 +142,10 @@ describeEachProfile('stock count order per (location, product)', (profile) => {
 
   describe('when two counts of one date share a product', () => {
     it('keeps arrival order: the later one wins', async () => {
-      await oneByOne(countRecord('CNT-N03-A', 'N-03', '2026-11-21', [['SKU-0006', 61]]), countRecord('CNT-N03-B', 'N-03', '2026-11-21', [['SKU-0006', 62]]));
+      await oneByOne(
+        countRecord('CNT-N03-A', 'N-03', '2026-11-21', [['SKU-0006', 61]]),
+        countRecord('CNT-N03-B', 'N-03', '2026-11-21', [['SKU-0006', 62]]),
+      );
       expect(stockAt(world, 'N-03', 'SKU-0006')).toBe(62);
       expect(leftToNewer(await resultOf('CNT-N03-B'))).toEqual({});
     });
@@ -120,7 +156,10 @@ describeEachProfile('stock count order per (location, product)', (profile) => {
       const start = stockAt(world, 'N-02', 'SKU-0007');
       await beginStockSyncRun(world.redis, world.keys);
       const calls = world.calls.length;
-      await oneByOne(countRecord('CNT-N02-25', 'N-02', '2026-11-25', [['SKU-0007', start + 5]]), countRecord('CNT-N02-26', 'N-02', '2026-11-26', [['SKU-0007', start + 2]]));
+      await oneByOne(
+        countRecord('CNT-N02-25', 'N-02', '2026-11-25', [['SKU-0007', start + 5]]),
+        countRecord('CNT-N02-26', 'N-02', '2026-11-26', [['SKU-0007', start + 2]]),
+      );
       expect(stockAt(world, 'N-02', 'SKU-0007')).toBe(start + 2);
       expect(postedLines(world, 'N-02').get('SKU-0007')).toEqual([5, -3]);
       expect(world.calls.slice(calls).filter((c) => c.path.endsWith('/api/inventoryitem'))).toHaveLength(1);

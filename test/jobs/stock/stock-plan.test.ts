@@ -8,7 +8,11 @@ const P = (n: number) => `/demo/api/product/${n}`;
 describe('stock count plan', () => {
   describe('when some counted quantities differ from the stock on hand', () => {
     it('keeps only the non-zero differences, count minus on hand', () => {
-      const onHand = new Map([[P(1), 10], [P(2), 5], [P(3), 7]]);
+      const onHand = new Map([
+        [P(1), 10],
+        [P(2), 5],
+        [P(3), 7],
+      ]);
       const plan = planDifferences(
         [
           { productUrl: P(1), quantity: 12 },
@@ -19,7 +23,13 @@ describe('stock count plan', () => {
         onHand,
         500,
       );
-      expect(plan).toEqual([[[P(1), 2], [P(3), -7], [P(4), 3]]]);
+      expect(plan).toEqual([
+        [
+          [P(1), 2],
+          [P(3), -7],
+          [P(4), 3],
+        ],
+      ]);
     });
   });
 
@@ -47,12 +57,32 @@ describe('stock count plan', () => {
 
   describe('comparing variance lines', () => {
     it('ignores order and sums a product listed twice', () => {
-      expect(sameLines([[P(1), 2], [P(2), -1]], [[P(2), -1], [P(1), 1], [P(1), 1]])).toBe(true);
+      expect(
+        sameLines(
+          [
+            [P(1), 2],
+            [P(2), -1],
+          ],
+          [
+            [P(2), -1],
+            [P(1), 1],
+            [P(1), 1],
+          ],
+        ),
+      ).toBe(true);
     });
     it('tells a different quantity or product apart', () => {
       expect(sameLines([[P(1), 2]], [[P(1), 3]])).toBe(false);
       expect(sameLines([[P(1), 2]], [[P(2), 2]])).toBe(false);
-      expect(sameLines([[P(1), 2]], [[P(1), 2], [P(2), 1]])).toBe(false);
+      expect(
+        sameLines(
+          [[P(1), 2]],
+          [
+            [P(1), 2],
+            [P(2), 1],
+          ],
+        ),
+      ).toBe(false);
     });
   });
 

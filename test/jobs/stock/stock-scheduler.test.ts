@@ -14,7 +14,10 @@ describe('the stock sync schedule', () => {
   let feed: FeedServer;
   let control: Control;
   const counts = [
-    countRecord('CNT-CRON-A03', 'A-03', '2026-11-21', [['SKU-0002', 17], ['MUG-BLUE', 4]]),
+    countRecord('CNT-CRON-A03', 'A-03', '2026-11-21', [
+      ['SKU-0002', 17],
+      ['MUG-BLUE', 4],
+    ]),
     countRecord('CNT-CRON-N04', 'N-04', '2026-11-21', [['SKU-0009', 0]]),
   ];
 

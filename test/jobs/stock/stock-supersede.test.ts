@@ -9,7 +9,11 @@ type Count = ReturnType<typeof countRecord>;
 describeEachProfile('stock count sync', (profile) => {
   let world: TestWorld;
   beforeAll(async () => {
-    world = await testWorld('stock-supersede', { streams: ['stock-counts', 'boms'], jobs: { varianceChunkSize: 2, attempts: 2 }, sandbox: { profile } });
+    world = await testWorld('stock-supersede', {
+      streams: ['stock-counts', 'boms'],
+      jobs: { varianceChunkSize: 2, attempts: 2 },
+      sandbox: { profile },
+    });
     await world.deps.catalog.refresh();
   });
   afterAll(async () => {
@@ -27,7 +31,12 @@ describeEachProfile('stock count sync', (profile) => {
   }
 
   describe('when a count failed half-way and a newer count of its location arrives', () => {
-    const older = countRecord('CNT-A02-OLD', 'A-02', '2026-11-21', [['SKU-0001', 1], ['SKU-0011', 2], ['SKU-0021', 3], ['SKU-0031', 4]]);
+    const older = countRecord('CNT-A02-OLD', 'A-02', '2026-11-21', [
+      ['SKU-0001', 1],
+      ['SKU-0011', 2],
+      ['SKU-0021', 3],
+      ['SKU-0031', 4],
+    ]);
     const newer = countRecord('CNT-A02-NEW', 'A-02', '2026-11-22', [['SKU-0021', 30]]);
     let firstFailure: string | undefined;
     beforeAll(async () => {
@@ -52,13 +61,22 @@ describeEachProfile('stock count sync', (profile) => {
       const job = await jobOf(world, 'stock-counts', older.countId);
       expect(job.returnvalue.outcome).toBe('synced');
       expect(leftToNewer(job.returnvalue)).toEqual({ 'CNT-A02-NEW': ['SKU-0021'] });
-      expect(await notesOf(world, (await jobOf(world, 'stock-counts', newer.countId)).id)).toContain('count CNT-A02-OLD (2026-11-21) at Main Warehouse / A-02 had unposted lines');
+      expect(await notesOf(world, (await jobOf(world, 'stock-counts', newer.countId)).id)).toContain(
+        'count CNT-A02-OLD (2026-11-21) at Main Warehouse / A-02 had unposted lines',
+      );
     });
   });
 
   describe('when a count that posted nothing is wholly covered by a newer one', () => {
-    const older = countRecord('CNT-A06-OLD', 'A-06', '2026-11-21', [['SKU-0042', 1], ['SKU-0052', 2]]);
-    const newer = countRecord('CNT-A06-NEW', 'A-06', '2026-11-23', [['SKU-0042', 41], ['SKU-0052', 51], ['SKU-0062', 61]]);
+    const older = countRecord('CNT-A06-OLD', 'A-06', '2026-11-21', [
+      ['SKU-0042', 1],
+      ['SKU-0052', 2],
+    ]);
+    const newer = countRecord('CNT-A06-NEW', 'A-06', '2026-11-23', [
+      ['SKU-0042', 41],
+      ['SKU-0052', 51],
+      ['SKU-0062', 61],
+    ]);
     beforeAll(async () => {
       await failAfter(older, 0);
       await addAndRetry(newer, older);
@@ -75,8 +93,14 @@ describeEachProfile('stock count sync', (profile) => {
   });
 
   describe('when an older count arrives while a newer one is unfinished', () => {
-    const newer = countRecord('CNT-N04-NEW', 'N-04', '2026-11-23', [['SKU-0043', 10], ['SKU-0053', 20]]);
-    const older = countRecord('CNT-N04-OLD', 'N-04', '2026-11-22', [['SKU-0053', 99], ['SKU-0063', 30]]);
+    const newer = countRecord('CNT-N04-NEW', 'N-04', '2026-11-23', [
+      ['SKU-0043', 10],
+      ['SKU-0053', 20],
+    ]);
+    const older = countRecord('CNT-N04-OLD', 'N-04', '2026-11-22', [
+      ['SKU-0053', 99],
+      ['SKU-0063', 30],
+    ]);
     beforeAll(async () => {
       await failAfter(newer, 0);
       await addAndRetry(older, newer);

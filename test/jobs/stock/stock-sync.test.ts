@@ -17,8 +17,16 @@ describeEachProfile('stock count sync', (profile) => {
 
   describe('when counts of several locations arrive in one run', () => {
     const counts = [
-      countRecord('CNT-A01', 'Main Warehouse / A-01', '2026-11-21', [['MUG-BLUE', 33], ['MUG-RED', 30], ['SKU-0010', 71]]),
-      countRecord('CNT-A02', 'A-02', '2026-11-21', [['MUG-GREEN', 10], ['SKU-0001', 0], ['SKU-0003', 4]]),
+      countRecord('CNT-A01', 'Main Warehouse / A-01', '2026-11-21', [
+        ['MUG-BLUE', 33],
+        ['MUG-RED', 30],
+        ['SKU-0010', 71],
+      ]),
+      countRecord('CNT-A02', 'A-02', '2026-11-21', [
+        ['MUG-GREEN', 10],
+        ['SKU-0001', 0],
+        ['SKU-0003', 4],
+      ]),
       countRecord('CNT-N01', 'North Depot / N-01', '2026-11-21', [['MUG-BLUE', 12]]),
       countRecord('CNT-A03', 'A-03', '2026-11-21', [['GIFT-SET', 0]]),
     ];
@@ -56,7 +64,9 @@ describeEachProfile('stock count sync', (profile) => {
     it('posts one variance per location that differs, carrying only the non-zero differences', () => {
       expect(world.sandbox.admin.counters().creates.variance - before.creates.variance).toBe(3);
       const a01 = state.variances.find((x) => x.facilityUrl === world.facility('A-01'))!;
-      expect(a01.inventoryItemVarianceList.map((i) => i.productUrl).sort()).toEqual([world.product('MUG-BLUE'), world.product('SKU-0010')].sort());
+      expect(a01.inventoryItemVarianceList.map((i) => i.productUrl).sort()).toEqual(
+        [world.product('MUG-BLUE'), world.product('SKU-0010')].sort(),
+      );
     });
 
     it('posts nothing for a count that matches the stock on hand', async () => {
@@ -87,7 +97,9 @@ describeEachProfile('stock count sync', (profile) => {
       const others = start.inventory.filter((r) => r.facilityUrl === a01 && !counted.has(r.productUrl));
       expect(others.length).toBeGreaterThan(0);
       for (const r of others) {
-        const was = start.inventory.filter((x) => x.facilityUrl === a01 && x.productUrl === r.productUrl).reduce((s, x) => s + x.quantityOnHand, 0);
+        const was = start.inventory
+          .filter((x) => x.facilityUrl === a01 && x.productUrl === r.productUrl)
+          .reduce((s, x) => s + x.quantityOnHand, 0);
         expect(world.sandbox.admin.stockOnHand(a01, r.productUrl)).toBe(was);
       }
     });
@@ -109,10 +121,17 @@ describeEachProfile('stock count sync', (profile) => {
 
   describe('when a count is a bad record', () => {
     it('fails at once naming the unknown product and its field', async () => {
-      await world.add('stock-counts', [countRecord('CNT-BAD-1', 'A-04', '2026-11-21', [['SKU-0004', 3], ['NO-SUCH-SKU', 1]])]);
+      await world.add('stock-counts', [
+        countRecord('CNT-BAD-1', 'A-04', '2026-11-21', [
+          ['SKU-0004', 3],
+          ['NO-SUCH-SKU', 1],
+        ]),
+      ]);
       await world.idle();
       const job = await jobOf(world, 'stock-counts', 'CNT-BAD-1');
-      expect(job.failedReason).toBe("[BAD_RECORD] record CNT-BAD-1: items.1.productId: no product NO-SUCH-SKU in the service's product collection");
+      expect(job.failedReason).toBe(
+        "[BAD_RECORD] record CNT-BAD-1: items.1.productId: no product NO-SUCH-SKU in the service's product collection",
+      );
       expect(job.attemptsMade).toBe(1);
     });
 
@@ -124,7 +143,12 @@ describeEachProfile('stock count sync', (profile) => {
     });
 
     it('fails naming a product counted twice', async () => {
-      await world.add('stock-counts', [countRecord('CNT-BAD-3', 'A-04', '2026-11-21', [['SKU-0004', 3], ['SKU-0004', 4]])]);
+      await world.add('stock-counts', [
+        countRecord('CNT-BAD-3', 'A-04', '2026-11-21', [
+          ['SKU-0004', 3],
+          ['SKU-0004', 4],
+        ]),
+      ]);
       await world.idle();
       const job = await jobOf(world, 'stock-counts', 'CNT-BAD-3');
       expect(job.failedReason).toMatch(/items\.1\.productId: SKU-0004 is counted twice \(also items\.0\)/);

@@ -47,17 +47,26 @@ describe('check, part by part, over a real server', () => {
       server = await startServer((req, res) => {
         const headers = { 'RateLimit-Limit': '120', 'X-RateLimit-Remaining': '7' };
         if (req.url === '/acme/api/facility') {
-          return json(res, 200, columns([
-            { facilityUrl: '/acme/api/facility/1', facilityName: 'Hub' },
-            { facilityUrl: '/acme/api/facility/2', facilityName: 'B-1', parentFacilityUrl: '/acme/api/facility/1' },
-            { facilityUrl: '/acme/api/facility/3', facilityName: 'Lost', parentFacilityUrl: '/acme/api/facility/9' },
-          ]), headers);
+          return json(
+            res,
+            200,
+            columns([
+              { facilityUrl: '/acme/api/facility/1', facilityName: 'Hub' },
+              { facilityUrl: '/acme/api/facility/2', facilityName: 'B-1', parentFacilityUrl: '/acme/api/facility/1' },
+              { facilityUrl: '/acme/api/facility/3', facilityName: 'Lost', parentFacilityUrl: '/acme/api/facility/9' },
+            ]),
+            headers,
+          );
         }
-        json(res, 200, columns([
-          { productId: 'A', productUrl: '/acme/api/product/A', statusId: 'PRODUCT_ACTIVE' },
-          { productId: 'B b', productUrl: '/acme/api/product/B%20b' },
-          { productId: 'C', productUrl: '/acme/api/product/10003', statusId: 'PRODUCT_INACTIVE' },
-        ]));
+        json(
+          res,
+          200,
+          columns([
+            { productId: 'A', productUrl: '/acme/api/product/A', statusId: 'PRODUCT_ACTIVE' },
+            { productId: 'B b', productUrl: '/acme/api/product/B%20b' },
+            { productId: 'C', productUrl: '/acme/api/product/10003', statusId: 'PRODUCT_INACTIVE' },
+          ]),
+        );
       });
       client = new ServiceClient({ baseUrl: server.url, account: 'acme', apiKey: 'k', apiSecret: 's', readRetries: 0 });
       const report = await checkService({ client, baseUrl: server.url, budgets });
@@ -68,7 +77,13 @@ describe('check, part by part, over a real server', () => {
         tree: [{ name: 'Hub', url: '/acme/api/facility/1', locations: [{ name: 'B-1', url: '/acme/api/facility/2' }] }],
         orphans: [{ name: 'Lost', url: '/acme/api/facility/3', parentUrl: '/acme/api/facility/9' }],
       });
-      expect(report.products).toEqual({ count: 3, active: 2, inactive: 1, urlDiffers: 1, urlExamples: [{ productId: 'C', productUrl: '/acme/api/product/10003' }] });
+      expect(report.products).toEqual({
+        count: 3,
+        active: 2,
+        inactive: 1,
+        urlDiffers: 1,
+        urlExamples: [{ productId: 'C', productUrl: '/acme/api/product/10003' }],
+      });
       // The product answer sent none; the facility answer's fields are kept.
       expect(report.rateLimit.sent).toEqual({ 'ratelimit-limit': '120', 'x-ratelimit-remaining': '7' });
     });
@@ -88,13 +103,24 @@ describe('check, part by part, over a real server', () => {
 
     it.each([
       [401, 'FEED_UNAUTHORIZED', 'check UPSTREAM_TOKEN'],
-      [403, 'FEED_FORBIDDEN', 'ask the feed\'s owner for read access'],
+      [403, 'FEED_FORBIDDEN', "ask the feed's owner for read access"],
     ])('tells HTTP %i apart as %s', async (status, code, hint) => {
       server = await startServer((_req, res) => json(res, status, { error: 'no' }));
       const upstream = new UpstreamClient({ url: server.url, token: 'tok-x', retries: 0 });
       const part = await checkFeed({ upstream, redis, keys: redisKeys(prefix), defs: [orderStream], pageSize: 10 });
       expect(part.records).toEqual([]);
-      expect(part.streams).toEqual([{ stream: 'orders', cursor: null, state: 'refusing', problem: { code, status, message: expect.any(String), hint: expect.stringContaining(hint) }, records: 0, hasMore: null, valid: 0, bad: [] }]);
+      expect(part.streams).toEqual([
+        {
+          stream: 'orders',
+          cursor: null,
+          state: 'refusing',
+          problem: { code, status, message: expect.any(String), hint: expect.stringContaining(hint) },
+          records: 0,
+          hasMore: null,
+          valid: 0,
+          bad: [],
+        },
+      ]);
       expect(JSON.stringify(part)).not.toContain('tok-x');
     });
   });
