@@ -55,7 +55,7 @@ export default [
     files: [...CODE, 'test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts'],
     languageOptions: {
       parser: tseslint.parser,
-      parserOptions: { project: './tsconfig.test.json', tsconfigRootDir: import.meta.dirname },
+      parserOptions: { project: ['./tsconfig.test.json', './src/dashboard/browser/tsconfig.json'], tsconfigRootDir: import.meta.dirname },
     },
     linterOptions: { reportUnusedDisableDirectives: 'error' },
     plugins: { '@typescript-eslint': tseslint.plugin },

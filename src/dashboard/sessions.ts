@@ -89,7 +89,7 @@ export async function createSessions(o: SessionOptions): Promise<Sessions> {
     if (extra <= 0) return;
     const oldest = await o.redis.zpopmin(index, extra);
     const ids = oldest.filter((_, i) => i % 2 === 0);
-    await Promise.all(ids.map((id) => call((cb) => store.destroy(id, cb))));
+    await Promise.all(ids.map((id) => call((cb) => void store.destroy(id, cb))));
   };
 
   return {
