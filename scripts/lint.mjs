@@ -2,8 +2,8 @@
 // `npm run lint`: ESLint (tools/lint, installed here when missing or stale) and Prettier's check, both run, either
 // failing fails. `npm run format` (--fix): ESLint's fixes (type imports), then Prettier writes.
 import { spawnSync } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { ensureLintKit } from './lint-kit.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const fix = process.argv.includes('--fix');
@@ -12,12 +12,7 @@ export const PRETTIER_PATHS = ['src', 'jobs', 'config', 'test', 'bench', 'script
 
 const run = (cmd, args) => spawnSync(cmd, args, { cwd: root, stdio: 'inherit' }).status ?? 1;
 
-const kitLock = `${root}tools/lint/package-lock.json`;
-const installed = `${root}tools/lint/node_modules/.package-lock.json`;
-if (!existsSync(installed) || statSync(installed).mtimeMs < statSync(kitLock).mtimeMs) {
-  console.log('lint: installing the lint kit (npm ci --prefix tools/lint)');
-  if (run('npm', ['ci', '--prefix', 'tools/lint', '--no-audit', '--no-fund']) !== 0) process.exit(1);
-}
+if (!ensureLintKit(root)) process.exit(1);
 
 const eslint = run(`${root}tools/lint/node_modules/.bin/eslint`, fix ? ['--fix', '.'] : ['.']);
 const prettierBin = `${root}node_modules/.bin/prettier`;

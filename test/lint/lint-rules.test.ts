@@ -15,7 +15,10 @@ interface Linter {
 }
 
 let eslint: Linter;
-beforeAll(() => {
+beforeAll(async () => {
+  // A fresh clone: `npm test` alone installs the kit as `npm run lint` would.
+  const { ensureLintKit } = (await import(`${root}scripts/lint-kit.mjs`)) as { ensureLintKit: (root: string) => boolean };
+  if (!ensureLintKit(root)) throw new Error('the lint kit could not be installed (npm ci --prefix tools/lint)');
   const { ESLint } = kit('eslint') as { ESLint: new (options: object) => Linter };
   eslint = new ESLint({
     cwd: root,
@@ -25,7 +28,7 @@ beforeAll(() => {
       },
     },
   });
-});
+}, 120_000);
 
 async function problems(filePath: string, code: string): Promise<string[]> {
   const [result] = await eslint.lintText(code, { filePath: `${root}${filePath}` });
