@@ -150,7 +150,10 @@ export const defaults = {
   keyLockTtlMs: 30_000,
   /** How long a job whose business key is busy waits before it is tried again, in ms (plus as much jitter). */
   keyBusyDelayMs: 500,
-  /** First delay before a job refused about the account runs again while its stream is not paused, in ms; doubles each time, capped below. */
+  /**
+   * First delay before a job refused about the account runs again while its stream is not paused, in ms;
+   * doubles each time, capped below.
+   */
   breakerRetryDelayMs: 1_000,
   breakerRetryMaxDelayMs: 60_000,
   /** How soon a job refused while its stream is paused is due again, in ms (it waits in the paused queue until resumed). */

@@ -68,7 +68,9 @@ export const envSchema = z.object({
       // Never the value: its URLs may hold a password.
       ctx.addIssue({
         code: 'custom',
-        message: `REDIS_CLUSTER_NODES must be host:port pairs, or redis[s]://[user:password@]host:port URLs, separated by commas, such as 10.0.0.1:6379,10.0.0.2:6379 (${nodes.problem})`,
+        message:
+          'REDIS_CLUSTER_NODES must be host:port pairs, or redis[s]://[user:password@]host:port URLs, separated by commas, ' +
+          `such as 10.0.0.1:6379,10.0.0.2:6379 (${nodes.problem})`,
       });
       return z.NEVER;
     })

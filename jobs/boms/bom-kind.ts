@@ -3,5 +3,8 @@ import { bomFind } from './bom-find.js';
 import { bomJob } from './bom-sync.js';
 import { bomReconcile } from './reconcile-boms.js';
 
-/** The bills of materials as one kind: its stream, its job and what `find` shows of them and how `reconcile` compares them (the line of jobs/streams.ts). */
+/**
+ * The bills of materials as one kind: its stream, its job and what `find` shows of them and how `reconcile` compares them
+ * (the line of jobs/streams.ts).
+ */
 export const bomKind: OpsKind = { ...bomJob, find: bomFind, reconcile: bomReconcile };

@@ -17,7 +17,8 @@ export function bomUpdate(id: string, found: CatalogProduct, product: Product, i
   if (entry && sameBom(bomItemsOf(entry), items)) return { action: 'matches', entry };
   if (entry && !entry.productAssocUrl) {
     throw new ConflictError(
-      `BOM of ${id}: the product's first MANUF_COMPONENT entry has no productAssocUrl, so it cannot be updated without creating an extra entry`,
+      `BOM of ${id}: the product's first MANUF_COMPONENT entry has no productAssocUrl, ` +
+        'so it cannot be updated without creating an extra entry',
       'Check the product in the service; the job can be retried once the entry shows its productAssocUrl.',
       { productUrl: found.productUrl, components: items.size },
     );

@@ -65,7 +65,8 @@ export async function findShipment(client: ServiceApi, order: ReadOrder, plan: O
 /** The order lists several shipments that each match the record: which one is the record's is for a person to say. */
 export function severalShipments(orderId: string, orderUrl: string, urls: string[]): ConflictError {
   return new ConflictError(
-    `order ${orderId}: the order ${orderUrl} lists ${urls.length} shipments that each match the record (${urls.join(', ')}); the record has one`,
+    `order ${orderId}: the order ${orderUrl} lists ${urls.length} shipments that each match the record ` +
+      `(${urls.join(', ')}); the record has one`,
     'Cancel the extra shipment(s) in the service (stock may have been taken for each), then retry the job.',
     { orderId, orderUrl, shipmentUrls: urls },
   );

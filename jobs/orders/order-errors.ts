@@ -15,7 +15,8 @@ export function orderConflict(orderId: string, what: 'order' | 'shipment', diffs
 export function completedOrderChanged(orderId: string, diffs: Difference[]): PermanentJobError {
   return new PermanentJobError(
     'ORDER_COMPLETED',
-    `order ${orderId} is completed in the service and the record would change it (${describeDifferences(diffs)}); completed orders cannot be modified until made editable again`,
+    `order ${orderId} is completed in the service and the record would change it (${describeDifferences(diffs)}); ` +
+      'completed orders cannot be modified until made editable again',
     'Make the order editable again in the service, then retry the job; or correct the record upstream to match the completed order.',
     { orderId, differences: diffs },
   );

@@ -80,7 +80,8 @@ export async function previewOrder(record: OrderRecord, ctx: PreviewContext): Pr
   const before = planned.get(id);
   if (before !== undefined && before !== hash) {
     throw new ConflictError(
-      `order ${id}: another version of this order comes earlier in this run; this one would be compared with the order that one creates and fail where they differ`,
+      `order ${id}: another version of this order comes earlier in this run; ` +
+        'this one would be compared with the order that one creates and fail where they differ',
       'Send one version of each order; a correction of a synced order is compared with the service.',
       { orderId: id },
     );

@@ -19,7 +19,8 @@ export const countFind: FindRule = {
     const leftToNewer = [...p.left.values()].map((l) => ({ productId: l.productId, countId: l.countId }));
     const value = { state: p.state, facilityUrl: p.facilityUrl ?? null, countDate: p.countDate ?? null, variances, leftToNewer };
     const left = leftToNewer.length ? `; left to newer counts: ${leftToNewer.map((l) => `${l.productId} (${l.countId})`).join(', ')}` : '';
-    const line = `Count progress: ${p.state}${p.countDate ? ` on ${p.countDate}` : ''}${p.facilityUrl ? ` at ${p.facilityUrl}` : ''}${left}`;
+    const on = p.countDate ? ` on ${p.countDate}` : '';
+    const line = `Count progress: ${p.state}${on}${p.facilityUrl ? ` at ${p.facilityUrl}` : ''}${left}`;
     return { name: 'count', value, line, entities: variances.map((url) => ({ kind: 'variance', url })) };
   },
 };

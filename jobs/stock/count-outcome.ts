@@ -53,7 +53,9 @@ export function skippedResult(f: CountFacts): JobResult {
   const newer = leftGroups(f.left).map((g) => `${g.countId} of ${g.countDate}`);
   return {
     outcome: 'skipped',
-    summary: `count ${f.countId} of ${f.where} (${f.countDate}): every product it lists was set by a newer count there (${newer.join(', ')}); not applied over newer stock`,
+    summary:
+      `count ${f.countId} of ${f.where} (${f.countDate}): every product it lists was set by a newer count there ` +
+      `(${newer.join(', ')}); not applied over newer stock`,
     details: { facilityUrl: f.facilityUrl, countDate: f.countDate, leftToNewer: leftGroups(f.left) },
   };
 }
@@ -81,7 +83,9 @@ export function countResult(f: CountFacts): JobResult {
   const n = f.variances.length;
   return {
     outcome: 'synced',
-    summary: `count ${f.countId} at ${f.where} on ${f.countDate}: ${f.differences} differences posted in ${n} variance${n === 1 ? '' : 's'}${leftPart}`,
+    summary:
+      `count ${f.countId} at ${f.where} on ${f.countDate}: ` +
+      `${f.differences} differences posted in ${n} variance${n === 1 ? '' : 's'}${leftPart}`,
     details,
   };
 }

@@ -26,7 +26,9 @@ function calls(account: string, p: { facilityUrl: string; countDate: string }, c
     method: 'POST',
     path: `/${account}/api/inventoryvariance`,
     body: varianceBody(p, lines),
-    what: `variance dated ${varianceDate(p.countDate)}${chunks.length > 1 ? `, chunk ${i + 1}/${chunks.length}` : ''} (${lines.length} line${lines.length === 1 ? '' : 's'})`,
+    what:
+      `variance dated ${varianceDate(p.countDate)}${chunks.length > 1 ? `, chunk ${i + 1}/${chunks.length}` : ''}` +
+      ` (${lines.length} line${lines.length === 1 ? '' : 's'})`,
   }));
 }
 
@@ -130,7 +132,9 @@ export async function previewCount(record: StockCountRecord, ctx: PreviewContext
   const n = variance.size;
   return {
     outcome: 'writes',
-    summary: `count ${id} at ${where}: ${n} difference${n === 1 ? '' : 's'} in ${chunks.length} variance${chunks.length === 1 ? '' : 's'}${more}`,
+    summary:
+      `count ${id} at ${where}: ${n} difference${n === 1 ? '' : 's'} ` +
+      `in ${chunks.length} variance${chunks.length === 1 ? '' : 's'}${more}`,
     calls: calls(ctx.client.account, { facilityUrl: loc, countDate: record.countDate }, chunks),
     details,
   };

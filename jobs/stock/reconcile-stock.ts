@@ -119,7 +119,9 @@ export async function reconcileStock(
       synced: qty(expected),
       difference: Math.round((onHand - expected) * 1e6) / 1e6,
       url: c.facilityUrl,
-      detail: `counted ${qty(c.quantity)} on ${c.countDate}${sales.length ? `; shipped since by synced orders: ${sales.join(', ')}` : '; no synced order shipped it since'}`,
+      detail:
+        `counted ${qty(c.quantity)} on ${c.countDate}` +
+        `${sales.length ? `; shipped since by synced orders: ${sales.join(', ')}` : '; no synced order shipped it since'}`,
     });
   }
   return { drifts, pairs: pairs.size };

@@ -17,7 +17,8 @@ export async function resolveLocation(catalog: CatalogApi, recordId: string, fie
   if (!found.ok) {
     const reason =
       found.reason === 'ambiguous'
-        ? `"${name}"${mapped} names several facilities (${(found.candidates ?? []).join(', ')}); use "Magazine / location" or the facilityUrl`
+        ? `"${name}"${mapped} names several facilities (${(found.candidates ?? []).join(', ')}); ` +
+          'use "Magazine / location" or the facilityUrl'
         : `no facility "${name}"${mapped} in the service (by facilityUrl, facilityName or "Magazine / location")`;
     throw new BadRecordError(recordId, field, reason);
   }
@@ -63,7 +64,8 @@ export async function resolveCount(catalog: CatalogApi, record: StockCountRecord
       throw new BadRecordError(
         record.countId,
         `items.${i}.productId`,
-        `${item.productId} and items.${before} (${record.items[before]!.productId}) are both the service's product ${same}; send one line per product`,
+        `${item.productId} and items.${before} (${record.items[before]!.productId}) are both the service's product ${same}; ` +
+          'send one line per product',
       );
     }
     byUrl.set(url, i);

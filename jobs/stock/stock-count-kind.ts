@@ -3,5 +3,8 @@ import { countFind } from './count-find.js';
 import { stockCountJob } from './stock-count-sync.js';
 import { stockReconcile } from './reconcile-stock.js';
 
-/** The stock counts as one kind: its stream, its job and what `find` shows of them and how `reconcile` compares them (the line of jobs/streams.ts). */
+/**
+ * The stock counts as one kind: its stream, its job and what `find` shows of them and how `reconcile` compares them
+ * (the line of jobs/streams.ts).
+ */
 export const stockCountKind: OpsKind = { ...stockCountJob, find: countFind, reconcile: stockReconcile };

@@ -50,17 +50,21 @@ export async function connectRedis(target: RedisConfig | RedisTarget | string, o
   if (o.logger && typeof target !== 'string' && 'prefixGiven' in target && target.prefixGiven) {
     o.logger.info(
       { queuePrefix: target.prefixGiven, prefix: target.prefix },
-      `QUEUE_PREFIX ${target.prefixGiven} has no {hash tag}: the program uses ${target.prefix} on the Redis Cluster, so each prefix's keys (and BullMQ's scripts over them) stay in one slot`,
+      `QUEUE_PREFIX ${target.prefixGiven} has no {hash tag}: the program uses ${target.prefix} on the Redis Cluster, ` +
+        "so each prefix's keys (and BullMQ's scripts over them) stay in one slot",
     );
   }
   return redis;
 }
 
 /** Node's codes for a TLS certificate it does not trust, or that is not the host's. */
-const CERT_CODES =
-  /^(SELF_SIGNED_CERT_IN_CHAIN|DEPTH_ZERO_SELF_SIGNED_CERT|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|CERT_HAS_EXPIRED|CERT_UNTRUSTED|ERR_TLS_CERT_ALTNAME_INVALID)$/;
+const CERT_CODES = new RegExp(
+  '^(SELF_SIGNED_CERT_IN_CHAIN|DEPTH_ZERO_SELF_SIGNED_CERT|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|' +
+    'CERT_HAS_EXPIRED|CERT_UNTRUSTED|ERR_TLS_CERT_ALTNAME_INVALID)$',
+);
 const UNTRUSTED_HINT =
-  "Redis's TLS certificate is not trusted: give the CA that signed it in REDIS_TLS_CA_FILE (or Node's NODE_EXTRA_CA_CERTS), and check that the host name is one the certificate names.";
+  "Redis's TLS certificate is not trusted: give the CA that signed it in REDIS_TLS_CA_FILE (or Node's NODE_EXTRA_CA_CERTS), " +
+  'and check that the host name is one the certificate names.';
 
 function isUntrusted(err: unknown): boolean {
   return CERT_CODES.test(String((err as { code?: unknown } | undefined)?.code ?? ''));
@@ -68,10 +72,16 @@ function isUntrusted(err: unknown): boolean {
 
 function unreachableHint(target: RedisTarget | string): string {
   if (typeof target !== 'string' && target.sentinel) {
-    return 'Start the sentinels, or fix REDIS_SENTINELS (host:port,...), REDIS_SENTINEL_NAME (the name they monitor the primary under) or REDIS_SENTINEL_PASSWORD; ask one with `redis-cli -p 26379 SENTINEL get-master-addr-by-name <name>`.';
+    return (
+      'Start the sentinels, or fix REDIS_SENTINELS (host:port,...), REDIS_SENTINEL_NAME (the name they monitor the primary under) ' +
+      'or REDIS_SENTINEL_PASSWORD; ask one with `redis-cli -p 26379 SENTINEL get-master-addr-by-name <name>`.'
+    );
   }
   if (typeof target !== 'string' && target.clusterNodes?.length) {
-    return 'Start the cluster or fix REDIS_CLUSTER_NODES (seed nodes of a Redis Cluster, host:port,...); check it with `redis-cli --cluster check host:port`.';
+    return (
+      'Start the cluster or fix REDIS_CLUSTER_NODES (seed nodes of a Redis Cluster, host:port,...); ' +
+      'check it with `redis-cli --cluster check host:port`.'
+    );
   }
   return 'Start Redis or point REDIS_URL at one (e.g. redis://127.0.0.1:6379).';
 }

@@ -18,7 +18,8 @@ export async function probeService(client: ServiceApi, baseUrl: string): Promise
     if (err.code === 'NOT_FOUND') return;
     if (err.code === 'UNAUTHORIZED' || err.code === 'FORBIDDEN') {
       throw new ConfigError([
-        `INVENTORY_API_KEY, INVENTORY_API_SECRET: the service at ${baseUrl} refused them (HTTP ${err.status ?? '?'}); check them and INVENTORY_ACCOUNT`,
+        `INVENTORY_API_KEY, INVENTORY_API_SECRET: the service at ${baseUrl} refused them (HTTP ${err.status ?? '?'}); ` +
+          'check them and INVENTORY_ACCOUNT',
       ]);
     }
     if (err.code === 'TRANSIENT' || err.code === 'RATE_LIMITED') {

@@ -27,7 +27,8 @@ export function logShareChanges(logger: Logger, budgets: Budgets, floorPercent: 
       if (last?.reason !== 'floor') {
         logger.warn(
           fields,
-          `the ${c.lane} budget's share left to this program is below INVENTORY_RATE_FLOOR_PERCENT (${floorPercent}%): holding the floor, so other clients of the account may be answered 429; ask who else spends it, or lower the floor`,
+          `the ${c.lane} budget's share left to this program is below INVENTORY_RATE_FLOOR_PERCENT (${floorPercent}%): ` +
+            'holding the floor, so other clients of the account may be answered 429; ask who else spends it, or lower the floor',
         );
         logged.set(c.lane, c);
       }

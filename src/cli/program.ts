@@ -51,7 +51,10 @@ const commandFactories: Array<(io: CliIo, done: CommandResult, kinds: readonly O
   demoCommand,
 ];
 
-/** Runs one command line (without `node script`) with the kinds of job the entry point hands in; answers the exit code. Never calls process.exit. */
+/**
+ * Runs one command line (without `node script`) with the kinds of job the entry point hands in; answers the exit code.
+ * Never calls process.exit.
+ */
 export async function runCli(argv: string[], io: CliIo, kinds: readonly OpsKind[]): Promise<ExitCodeValue> {
   let code: ExitCodeValue = ExitCode.ok;
   const program = buildProgram(

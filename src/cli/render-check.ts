@@ -42,14 +42,16 @@ function serviceSection(s: ServiceCheck): string[] {
     out.push(`  facilities: ${f.magazines} magazines, ${f.locations} locations`);
     for (const m of f.tree)
       out.push(
-        `    ${m.name}: ${m.locations.length} locations${m.locations.length ? ` (${clip(m.locations.map((l) => l.name).join(', '), 90)})` : ''}`,
+        `    ${m.name}: ${m.locations.length} locations` +
+          `${m.locations.length ? ` (${clip(m.locations.map((l) => l.name).join(', '), 90)})` : ''}`,
       );
     for (const o of f.orphans) out.push(`    (no magazine) ${o.name}: parent ${o.parentUrl} is not a facility`);
   }
   const p = s.products;
   if (p) {
     out.push(
-      `  products: ${p.count} (${p.active} active, ${p.inactive} inactive); ${p.urlDiffers} with a URL whose id is not their productId (looked up, never built)`,
+      `  products: ${p.count} (${p.active} active, ${p.inactive} inactive); ` +
+        `${p.urlDiffers} with a URL whose id is not their productId (looked up, never built)`,
     );
   }
   const sent = s.rateLimit.sent;
@@ -150,7 +152,10 @@ function gapSection(r: CheckReport): string[] {
 function closing(r: CheckReport): string {
   if (r.verdict === 'ready') return 'Ready: nothing found that would stop a first run. Next: a dry run (`sync --once --dry-run`).';
   if (r.verdict === 'gaps') {
-    return 'Gaps found: add the products and facilities to the account, name them in MAPPING_FILE, or fix the records upstream; then run check again.';
+    return (
+      'Gaps found: add the products and facilities to the account, name them in MAPPING_FILE, or fix the records upstream; ' +
+      'then run check again.'
+    );
   }
   return 'Not ready: fix what could not be reached or refused (above), then run check again.';
 }

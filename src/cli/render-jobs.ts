@@ -20,7 +20,8 @@ export function renderJobList(jobs: JobSummary[]): string {
   const batches = jobs.filter((j) => j.batch).length;
   const notes = [
     batches
-      ? `${batches} import batch${batches === 1 ? '' : 'es'} (intake-…): records not yet jobs; a worker turns each batch into one job per record.`
+      ? `${batches} import batch${batches === 1 ? '' : 'es'} (intake-…): ` +
+        'records not yet jobs; a worker turns each batch into one job per record.'
       : '',
     failed ? `${failed} failed. See one with: inventory-sync jobs show <ID>; retry with: inventory-sync jobs retry <ID>` : '',
   ].filter(Boolean);

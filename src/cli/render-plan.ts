@@ -95,11 +95,13 @@ export function renderPlan(plan: DryRunPlan): string {
       ]),
     ),
     '',
-    `In all: ${plural(s.records, 'record')}, ${plural(s.posts, 'write')} (POST) and ${plural(s.gets, 'read')} (GET, made by this dry run too; catalog reads aside).`,
+    `In all: ${plural(s.records, 'record')}, ${plural(s.posts, 'write')} (POST) ` +
+      `and ${plural(s.gets, 'read')} (GET, made by this dry run too; catalog reads aside).`,
   );
   for (const [stream, q] of Object.entries(plan.alreadyQueued ?? {})) {
     out.push(
-      `${stream}: ${plural(q.jobs, 'job')} and ${plural(q.batches, 'import batch', 'import batches')} were queued before this dry run; the real run processes them too (not previewed here; see inventory-sync jobs list).`,
+      `${stream}: ${plural(q.jobs, 'job')} and ${plural(q.batches, 'import batch', 'import batches')} were queued before this dry run; ` +
+        'the real run processes them too (not previewed here; see inventory-sync jobs list).',
     );
   }
   const failing = plan.records.filter((r) => r.outcome === 'fails');

@@ -15,7 +15,9 @@ import { defOf } from '../../records/records.js';
 export function checkCommand(io: CliIo, done: CommandResult, kinds: readonly OpsKind[]): Command {
   return new Command('check')
     .description(
-      'reads only: the service (account, credentials, facilities, products, rate-limit headers), Redis, the feed (without moving a cursor) and every facility or product the feed names that the account lacks; exit 0 ready, 1 gaps, 3 unreachable',
+      'reads only: the service (account, credentials, facilities, products, rate-limit headers), Redis, ' +
+        'the feed (without moving a cursor) and every facility or product the feed names that the account lacks; ' +
+        'exit 0 ready, 1 gaps, 3 unreachable',
     )
     .option('--json', 'machine-readable output')
     .action(async (o: { json?: boolean }) => {

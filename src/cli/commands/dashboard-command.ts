@@ -50,7 +50,8 @@ export function dashboardCommand(io: CliIo, done: CommandResult, kinds: readonly
         ? `Public:    ${config.dashboard.publicUrl}/ (DASHBOARD_PUBLIC_URL, through your proxy)\n`
         : '';
       io.stdout.write(
-        `Dashboard: ${dashboard.url}/ ${o.auth ? `(log in as ${user})` : '(no login: loopback only)'}\n${publicUrl}Queues:    ${dashboard.url}/queues\nStop with Ctrl-C.\n`,
+        `Dashboard: ${dashboard.url}/ ${o.auth ? `(log in as ${user})` : '(no login: loopback only)'}\n` +
+          `${publicUrl}Queues:    ${dashboard.url}/queues\nStop with Ctrl-C.\n`,
       );
       await untilStopped(io.stop);
       await dashboard.close();

@@ -25,7 +25,8 @@ export function findCommand(io: CliIo, done: CommandResult, kinds: readonly OpsK
       if (!result.found) {
         if (o.json) writeJson(io, result);
         io.stderr.write(
-          `Nothing known of ${key} under prefix ${config.redis.prefix}: no job (completed ones are kept 7 days, failed ones until retried or removed) and no progress.\n`,
+          `Nothing known of ${key} under prefix ${config.redis.prefix}: ` +
+            'no job (completed ones are kept 7 days, failed ones until retried or removed) and no progress.\n',
         );
         return done(ExitCode.someFailed);
       }

@@ -10,7 +10,8 @@ import type { OpsKind } from '../../ops/ops-kind.js';
 function render(results: ResumeResult[]): string {
   const lines = results.map((r) =>
     r.wasPaused
-      ? `${r.stream}: resumed (paused since ${r.since ?? '?'}: ${r.reason ?? 'no reason recorded'}); ${r.waiting} job(s) run again from their progress` +
+      ? `${r.stream}: resumed (paused since ${r.since ?? '?'}: ${r.reason ?? 'no reason recorded'}); ` +
+        `${r.waiting} job(s) run again from their progress` +
         (r.retried.length ? `, ${r.retried.length} of them failed by the same refusal before the pause and retried` : '')
       : `${r.stream}: was not paused; nothing to resume`,
   );

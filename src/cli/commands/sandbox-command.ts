@@ -48,7 +48,8 @@ export function sandboxCommand(io: CliIo, done: CommandResult): Command {
       // demo/demo is public knowledge: on an address others can reach it would open the admin API to anyone.
       if (!isLoopback(o.host) && (key === sandboxDefaults.key || secret === sandboxDefaults.secret)) {
         throw new UsageError(
-          `the sandbox on ${o.host} needs its own credentials: set --key and --secret (or INVENTORY_API_KEY and INVENTORY_API_SECRET); demo/demo is allowed on a loopback host only`,
+          `the sandbox on ${o.host} needs its own credentials: ` +
+            'set --key and --secret (or INVENTORY_API_KEY and INVENTORY_API_SECRET); demo/demo is allowed on a loopback host only',
         );
       }
       const { sandboxBanner, startSandbox } = await import('../../sandbox/sandbox.js');
@@ -72,7 +73,8 @@ export function sandboxCommand(io: CliIo, done: CommandResult): Command {
             ? `<your INVENTORY_API_${name.toUpperCase()}>`
             : 'demo';
       io.stdout.write(
-        `Point the worker at it with:\n  INVENTORY_BASE_URL=${sandbox.url} INVENTORY_ACCOUNT=${sandbox.account} INVENTORY_API_KEY=${shown(o.key, 'key')} INVENTORY_API_SECRET=${shown(o.secret, 'secret')}${total}\nStop with Ctrl-C.\n`,
+        `Point the worker at it with:\n  INVENTORY_BASE_URL=${sandbox.url} INVENTORY_ACCOUNT=${sandbox.account} ` +
+          `INVENTORY_API_KEY=${shown(o.key, 'key')} INVENTORY_API_SECRET=${shown(o.secret, 'secret')}${total}\nStop with Ctrl-C.\n`,
       );
       await untilStopped(io.stop);
       await sandbox.close();
