@@ -7,7 +7,8 @@ export const HINTS = {
     'Fix the record upstream; a corrected delivery is synced as a new job. Or fix the catalog (add the product or facility) and retry.',
   CONFLICT: 'The service holds something different from the record; compare them, settle it in the service, then retry.',
   ORDER_COMPLETED:
-    'The order is completed (or cancelled) in the service, so it cannot be modified until made editable again (actionUrlEdit); do so, then retry. A 403 here is not about the API key, whose rights have no scopes.',
+    'The order is completed (or cancelled) in the service, so it cannot be modified until made editable again (actionUrlEdit); ' +
+    'do so, then retry. A 403 here is not about the API key, whose rights have no scopes.',
   SERVICE_REFUSED: 'The service refused the request; read the message, fix the cause, then retry.',
   UNAUTHORIZED: 'Check INVENTORY_API_KEY and INVENTORY_API_SECRET, restart the worker, then retry the job.',
   FORBIDDEN: 'The API key lacks the right for this action; grant it in the service, then retry the job.',
@@ -19,12 +20,15 @@ export const HINTS = {
   VALIDATION: 'The service refused the request as invalid; fix the record (see the message), then retry.',
   RATE_LIMITED: 'Over the service budget; the job waits for the reset. Lower INVENTORY_*_PER_MINUTE if it recurs.',
   REDIS:
-    'Redis failed (down, a cluster moving slots, or REDIS_URL at one node of a cluster); retried with backoff. Check Redis and REDIS_URL / REDIS_CLUSTER_NODES.',
+    'Redis failed (down, a cluster moving slots, or REDIS_URL at one node of a cluster); retried with backoff. ' +
+    'Check Redis and REDIS_URL / REDIS_CLUSTER_NODES.',
   TRANSIENT:
-    'Something failed for now (the service, the network, Redis, a busy lock); retried with backoff. Once its attempts are spent, retry the job when it answers again.',
+    'Something failed for now (the service, the network, Redis, a busy lock); retried with backoff. ' +
+    'Once its attempts are spent, retry the job when it answers again.',
   BAD_RESPONSE: 'The service answered in an unexpected shape; report it with this trace.',
   BAD_BATCH:
-    'The intake job is not a batch written by `import` (its data is damaged); remove it from its `{stream}-intake` queue in the dashboard (/queues) and import the file again.',
+    'The intake job is not a batch written by `import` (its data is damaged); ' +
+    'remove it from its `{stream}-intake` queue in the dashboard (/queues) and import the file again.',
   INTERNAL: 'A fault in the program or its Redis; retried with backoff. If it persists, report it with the job trace, then retry.',
 } as const satisfies Record<string, string>;
 

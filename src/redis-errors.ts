@@ -35,19 +35,24 @@ const CLUSTER_NODES = 'REDIS_CLUSTER_NODES=host:port,host:port,...';
 const REPLY_HINTS: Record<string, string> = {
   MOVED: `Redis is a cluster and REDIS_URL points at one of its nodes: set ${CLUSTER_NODES} (REDIS_URL is then not used).`,
   ASK: `Redis is a cluster and REDIS_URL points at one of its nodes: set ${CLUSTER_NODES} (REDIS_URL is then not used).`,
-  CROSSSLOT: `The keys of one command are in different slots of a Redis Cluster: set ${CLUSTER_NODES} so that QUEUE_PREFIX is put in a {hash tag}.`,
+  CROSSSLOT:
+    'The keys of one command are in different slots of a Redis Cluster: ' +
+    `set ${CLUSTER_NODES} so that QUEUE_PREFIX is put in a {hash tag}.`,
   CLUSTERDOWN:
     'The Redis Cluster cannot serve a slot now (a node is down or has no slots); check it with `redis-cli --cluster check host:port`.',
   TRYAGAIN:
     'The Redis Cluster is moving a slot; run again in a moment, and check it with `redis-cli --cluster check host:port` if it persists.',
   NOAUTH:
-    'Redis wants a password: put it in REDIS_URL (redis://user:password@host:port), REDIS_CLUSTER_NODES (redis://:password@host:port,...) or REDIS_PASSWORD.',
+    'Redis wants a password: put it in REDIS_URL (redis://user:password@host:port), ' +
+    'REDIS_CLUSTER_NODES (redis://:password@host:port,...) or REDIS_PASSWORD.',
   WRONGPASS: 'Redis refused the user or password (REDIS_URL, REDIS_CLUSTER_NODES or REDIS_PASSWORD); fix them.',
   NOPERM: 'The Redis user of REDIS_URL lacks a permission the program needs (keys under QUEUE_PREFIX, EVAL); grant it.',
   READONLY:
-    'This Redis is a read-only replica: point REDIS_URL (or REDIS_CLUSTER_NODES) at the primary, or let Sentinel find it (REDIS_SENTINELS, REDIS_SENTINEL_NAME).',
+    'This Redis is a read-only replica: point REDIS_URL (or REDIS_CLUSTER_NODES) at the primary, ' +
+    'or let Sentinel find it (REDIS_SENTINELS, REDIS_SENTINEL_NAME).',
   MASTERDOWN:
-    'The Redis replica lost its primary; point REDIS_URL at the primary, or wait for the failover (with REDIS_SENTINELS the program follows it).',
+    'The Redis replica lost its primary; point REDIS_URL at the primary, ' +
+    'or wait for the failover (with REDIS_SENTINELS the program follows it).',
   OOM: 'Redis is out of memory (maxmemory): free memory or raise maxmemory (keep maxmemory-policy noeviction).',
   LOADING: 'Redis is still loading its data after a restart; run again in a moment.',
   BUSY: 'Redis is busy running a script; run again in a moment.',

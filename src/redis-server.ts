@@ -14,7 +14,8 @@ import { safeRedisUrl } from './redis.js';
 import { freePort } from './free-port.js';
 
 export const INSTALL_REDIS_HINT =
-  'Install Redis: `sudo apt-get install redis-server` (Debian/Ubuntu) or `brew install redis` (macOS); or set REDIS_URL to a Redis you have.';
+  'Install Redis: `sudo apt-get install redis-server` (Debian/Ubuntu) or `brew install redis` (macOS); ' +
+  'or set REDIS_URL to a Redis you have.';
 
 /** Where an executable is on PATH, if anywhere. */
 export function findOnPath(command: string, path: string | undefined = process.env.PATH): string | undefined {

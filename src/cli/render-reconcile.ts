@@ -5,7 +5,8 @@ import { clip, renderTable } from './table.js';
 export function renderReconcile(r: ReconcileReport): string {
   const c = r.checked;
   const out = [
-    `Compared ${c.orders} orders, ${c.shipments} orders' shipments, ${c.stockPairs} counted (location, product) pairs and ${c.boms} BOMs with the service (${r.streams.join(', ')}).`,
+    `Compared ${c.orders} orders, ${c.shipments} orders' shipments, ${c.stockPairs} counted (location, product) pairs ` +
+      `and ${c.boms} BOMs with the service (${r.streams.join(', ')}).`,
     `Cost: ${r.calls.collection} collection GETs, ${r.calls.get} entity GETs; ${(r.ms / 1000).toFixed(1)} s.`,
     '',
   ];

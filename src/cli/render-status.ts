@@ -25,7 +25,8 @@ export function renderStatus(s: StatusReport): string {
   if (s.redis.warning) out.push(`Warning: ${s.redis.warning}`, '');
   for (const st of s.streams.filter((x) => x.breaker.paused)) {
     out.push(
-      `PAUSED: ${st.stream} since ${when(st.breaker.since)} UTC, ${st.breaker.waiting} job(s) waiting. Why: ${clip(st.breaker.reason ?? 'no reason recorded', 200)}`,
+      `PAUSED: ${st.stream} since ${when(st.breaker.since)} UTC, ${st.breaker.waiting} job(s) waiting. ` +
+        `Why: ${clip(st.breaker.reason ?? 'no reason recorded', 200)}`,
     );
     out.push(
       `  No job of ${st.stream} runs and none is pulled; none is lost. Fix the cause, then: inventory-sync resume --stream ${st.stream}`,

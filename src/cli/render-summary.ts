@@ -18,7 +18,8 @@ export function renderSyncSummary(s: SyncSummary, title: string): string {
     if (x.paused) {
       out.push(
         '',
-        `${stream}: PAUSED since ${x.paused.since ?? '?'}: the account refused every job (${clip(x.paused.reason ?? 'no reason recorded', 160)}).`,
+        `${stream}: PAUSED since ${x.paused.since ?? '?'}: ` +
+          `the account refused every job (${clip(x.paused.reason ?? 'no reason recorded', 160)}).`,
       );
       out.push(`  ${x.paused.waiting} job(s) wait, none lost. Fix the cause, then: inventory-sync resume --stream ${stream}`);
     }
@@ -27,7 +28,8 @@ export function renderSyncSummary(s: SyncSummary, title: string): string {
   if (skipped) {
     out.push(
       '',
-      `${skipped} completed record${skipped === 1 ? ' was' : 's were'} skipped on purpose and not written (before go-live, or superseded by a newer count); inventory-sync find <key> says why.`,
+      `${skipped} completed record${skipped === 1 ? ' was' : 's were'} skipped on purpose and not written ` +
+        '(before go-live, or superseded by a newer count); inventory-sync find <key> says why.',
     );
   }
   const failed = streams.flatMap(([stream, x]) => x.failed.map((f) => ({ stream, ...f })));
@@ -46,11 +48,13 @@ export function renderSyncSummary(s: SyncSummary, title: string): string {
 
 export function renderImport(r: ImportResult, stream: string): string {
   const lines = [
-    `Imported ${r.records} record${r.records === 1 ? '' : 's'} of ${stream} in ${(r.ms / 1000).toFixed(1)} s: ${r.queued} queued, ${r.duplicates} already queued before, ${r.invalid} invalid.`,
+    `Imported ${r.records} record${r.records === 1 ? '' : 's'} of ${stream} in ${(r.ms / 1000).toFixed(1)} s: ` +
+      `${r.queued} queued, ${r.duplicates} already queued before, ${r.invalid} invalid.`,
   ];
   if (r.invalid)
     lines.push(
-      `The ${r.invalid} invalid record(s) fail as soon as a worker takes them; see: inventory-sync jobs list --state failed --stream ${stream}`,
+      `The ${r.invalid} invalid record(s) fail as soon as a worker takes them; ` +
+        `see: inventory-sync jobs list --state failed --stream ${stream}`,
     );
   return `${lines.join('\n')}\n`;
 }

@@ -13,7 +13,8 @@ export function runProgress(io: CliIo, enabled: boolean) {
       if (!enabled) return;
       if (p.phase === 'pulled') {
         io.stdout.write(
-          `pulled ${p.stream}: ${p.result.queued} new, ${p.result.duplicates} re-delivered, ${p.result.invalid} invalid${p.result.locked ? ' (another process was pulling it)' : ''}\n`,
+          `pulled ${p.stream}: ${p.result.queued} new, ${p.result.duplicates} re-delivered, ${p.result.invalid} invalid` +
+            `${p.result.locked ? ' (another process was pulling it)' : ''}\n`,
         );
       } else if (p.phase === 'imported') {
         if (io.stdout.isTTY) io.stdout.write(`\rimported ${p.progress.records} records of ${p.stream}`);

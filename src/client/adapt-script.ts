@@ -10,7 +10,8 @@ local floor, step, steps, beta = tonumber(ARGV[9]), tonumber(ARGV[10]), tonumber
 local ttl = tonumber(ARGV[13])
 local t = redis.call('TIME')
 local tnow = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local s = redis.call('HMGET', k, 'f', 'reason', 'since', 'at', 'win', 'own', 'winLen', 'other', 'otherAt', 'otherPrev', 'decWin', 'limit', 'learned')
+local s = redis.call('HMGET', k, 'f', 'reason', 'since', 'at', 'win', 'own', 'winLen',
+  'other', 'otherAt', 'otherPrev', 'decWin', 'limit', 'learned')
 local f = tonumber(s[1]) or 1
 local reason = s[2] or 'configured'
 local since = tonumber(s[3]) or 0
@@ -110,7 +111,8 @@ if nf ~= f or why ~= reason then changed = 1 end
 if nf ~= f then at = tnow end
 if nf >= 1 then since = 0 elseif since == 0 then since = tnow end
 
-redis.call('HSET', k, 'f', string.format('%.4f', nf), 'reason', why, 'since', since, 'at', at, 'win', win, 'own', own, 'winLen', winLen, 'decWin', decWin, 'learned', learned and '1' or '0')
+redis.call('HSET', k, 'f', string.format('%.4f', nf), 'reason', why, 'since', since, 'at', at,
+  'win', win, 'own', own, 'winLen', winLen, 'decWin', decWin, 'learned', learned and '1' or '0')
 if other then redis.call('HSET', k, 'other', string.format('%.9f', other), 'otherAt', otherAt) end
 if otherPrev then redis.call('HSET', k, 'otherPrev', string.format('%.9f', otherPrev)) end
 if fw then redis.call('HSET', k, 'fw', string.format('%.4f', fw), 'fwUntil', reset) end

@@ -81,7 +81,10 @@ export function shareReasonText(s: LaneShare): string {
     case 'probing':
       return `climbing back a step at a time since others spent it${others}`;
     case 'window-remaining':
-      return `pacing so that the ${s.service.remaining ?? '?'} requests X-RateLimit-Remaining leaves last until its reset (this window was spent faster)${others}`;
+      return (
+        `pacing so that the ${s.service.remaining ?? '?'} requests X-RateLimit-Remaining leaves last until its reset ` +
+        `(this window was spent faster)${others}`
+      );
     case 'floor':
       return `held at INVENTORY_RATE_FLOOR_PERCENT: the others leave less than that${others}; they may be answered 429`;
   }

@@ -38,7 +38,8 @@ export function renderDemoSummary(r: DemoReport): string {
   if (failed.length) {
     out.push(
       '',
-      `The feed holds ${failed.length} bad record${failed.length === 1 ? '' : 's'} on purpose; each failed at once, named with its field and reason, and nothing around it stopped:`,
+      `The feed holds ${failed.length} bad record${failed.length === 1 ? '' : 's'} on purpose; ` +
+        'each failed at once, named with its field and reason, and nothing around it stopped:',
     );
     out.push(
       renderTable(
@@ -52,7 +53,8 @@ export function renderDemoSummary(r: DemoReport): string {
   out.push('', 'Where to look next:');
   if (r.staysUp) {
     out.push(
-      `  Dashboard:  ${r.dashboardUrl}/   (overview, failed jobs by reason with a retry button; queues at ${r.dashboardUrl}/queues)${r.dashboardUser ? `, log in as ${r.dashboardUser}` : ''}`,
+      `  Dashboard:  ${r.dashboardUrl}/   (overview, failed jobs by reason with a retry button; queues at ${r.dashboardUrl}/queues)` +
+        `${r.dashboardUser ? `, log in as ${r.dashboardUser}` : ''}`,
     );
     if (r.metricsUrl) out.push(`  Metrics:    ${r.metricsUrl}/metrics   (health: ${r.metricsUrl}/healthz, ${r.metricsUrl}/readyz)`);
   } else out.push('  Dashboard and metrics: closed with the demo (--exit); run `npm run demo` without --exit to keep them up.');

@@ -74,14 +74,16 @@ export async function runDemo(io: CliIo, o: DemoOptions): Promise<ExitCodeValue>
     cleanups.unshift(() => redis.stop());
     say(
       redis.private
-        ? `Redis: none answered at ${safeRedisUrl(base.redis.url)}; started a private redis-server at ${redis.url} (stopped when the demo ends).`
+        ? `Redis: none answered at ${safeRedisUrl(base.redis.url)}; ` +
+            `started a private redis-server at ${redis.url} (stopped when the demo ends).`
         : `Redis: ${describeRedis(base.redis)}`,
     );
     const [key, secret, token] = [0, 0, 0].map(() => randomBytes(12).toString('hex')) as [string, string, string];
     const sandbox = await startSandbox({ port: 0, data: 'demo', key, secret, profile: o.profile ?? sandboxDefaults.profile });
     cleanups.unshift(() => sandbox.close());
     say(
-      `Sandbox service (demo account: 2 warehouses, 10 locations, 251 products; ${sandbox.profile} profile): ${sandbox.url}/${sandbox.account}/api/`,
+      `Sandbox service (demo account: 2 warehouses, 10 locations, 251 products; ${sandbox.profile} profile): ` +
+        `${sandbox.url}/${sandbox.account}/api/`,
     );
     const feed = await startFeedServer({ names: streamDefs.map((k) => k.stream), port: 0, streams: demoFeed(), token });
     cleanups.unshift(() => feed.close());

@@ -23,7 +23,10 @@ export interface FeedCounters {
 export interface StartFeedServerOptions {
   /** The streams it serves (the list of kinds' names); any other path is a 404. */
   names: readonly StreamName[];
-  /** Records of each stream; a Buffer is served as is, raw bytes in the page (a record no JS value can make: invalid UTF-8, 10,000 levels deep). */
+  /**
+   * Records of each stream; a Buffer is served as is, raw bytes in the page (a record no JS value can make: invalid
+   * UTF-8, 10,000 levels deep).
+   */
   streams?: Partial<Record<StreamName, unknown[]>>;
   /** When set, requests must carry `authorization: Bearer {token}`. */
   token?: string;

@@ -62,8 +62,8 @@ const MAX_REMEMBERED_IDS = 500_000;
  * Queues the records of an NDJSON file, streaming it in constant memory. Every line is checked and given its job id
  * here; the new ones are written as intake batches (see intake.ts) that workers fan out into one job per record. A
  * line that cannot be read (not JSON, not UTF-8, too long, nested too deep) or a record that does not match its
- * shape becomes a job that fails at once when processed, naming the record (or `line N`), the field and the reason. A record whose job exists already (an earlier import
- * or the feed) is counted as a duplicate and left out.
+ * shape becomes a job that fails at once when processed, naming the record (or `line N`), the field and the reason. A
+ * record whose job exists already (an earlier import or the feed) is counted as a duplicate and left out.
  */
 export async function importNdjson(o: ImportNdjsonOptions): Promise<ImportResult> {
   const started = Date.now();

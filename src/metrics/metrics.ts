@@ -130,7 +130,8 @@ export function createMetrics(o: { sources?: ScrapeSources; defaultMetrics?: boo
   );
   breakers(
     'isync_breaker_refusals',
-    "Refusals about the account (401, 403, the service down past retries) met by the stream's jobs in a row; the stream pauses at BREAKER_THRESHOLD.",
+    "Refusals about the account (401, 403, the service down past retries) met by the stream's jobs in a row; " +
+      'the stream pauses at BREAKER_THRESHOLD.',
     (b) => b.refusals,
   );
 
@@ -159,13 +160,15 @@ export function createMetrics(o: { sources?: ScrapeSources; defaultMetrics?: boo
   );
   shares(
     'isync_budget_effective_per_minute',
-    'Requests a minute the program allows itself now on each lane: configured × headroom × its share (lower while another client of the account spends the budget).',
+    'Requests a minute the program allows itself now on each lane: configured × headroom × its share ' +
+      '(lower while another client of the account spends the budget).',
     ['lane'],
     (g, b) => g.set({ lane: b.lane }, b.effectivePerMinute),
   );
   shares(
     'isync_budget_share_reason',
-    "Why each lane's effective rate is what it is (1 on the current reason: configured, shared-429, shared-remaining, service-limit, probing, floor).",
+    "Why each lane's effective rate is what it is " +
+      '(1 on the current reason: configured, shared-429, shared-remaining, service-limit, probing, floor).',
     ['lane', 'reason'],
     (g, b) => g.set({ lane: b.lane, reason: b.reason }, 1),
   );

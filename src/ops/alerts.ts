@@ -69,7 +69,9 @@ async function lagAlert(d: AlertDeps, def: AlertDeps['defs'][number], now: numbe
   const why = state.lastError ? ` Last pull failed: ${state.lastError.slice(0, 200).replace(/\.?$/, '.')}` : '';
   return {
     reason: `lag:${stream}`,
-    text: `inventory-sync (${d.prefix}): the ${stream} feed is ${minutes(lag)} behind (limit ${minutes(d.settings.lagSeconds)}).${why} See: inventory-sync status`,
+    text:
+      `inventory-sync (${d.prefix}): the ${stream} feed is ${minutes(lag)} behind ` +
+      `(limit ${minutes(d.settings.lagSeconds)}).${why} See: inventory-sync status`,
   };
 }
 

@@ -59,4 +59,5 @@ export function batchForBoard(data: unknown): unknown {
 
 /** What to do about a failed batch whose records could not be queued (`[TRANSIENT]`: Redis failed while expanding it). */
 export const BATCH_HINT =
-  "The batch's records did not become jobs; the worker's log line 'intake batch not expanded' says why (usually Redis: memory or connection). Fix that, then retry the batch: its records become jobs.";
+  "The batch's records did not become jobs; the worker's log line 'intake batch not expanded' says why " +
+  '(usually Redis: memory or connection). Fix that, then retry the batch: its records become jobs.';

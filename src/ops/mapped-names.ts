@@ -28,7 +28,10 @@ function collect(value: unknown, out: Map<string, MappedKind>, depth = 0): void 
   }
 }
 
-/** Every product and facility the records name that the mapping maps, each once, with the service's name: what `find` shows beside the record. */
+/**
+ * Every product and facility the records name that the mapping maps, each once, with the service's name: what `find`
+ * shows beside the record.
+ */
 export function mappedNamesOf(records: unknown[], mapping: Mapping | undefined): MappedNameRow[] {
   if (!mapping) return [];
   const names = new Map<string, MappedKind>();

@@ -64,8 +64,9 @@ export async function holdForBreaker(job: Job, token: string | undefined, f: Fai
       c.hooks.onTrip?.(c.stream);
       c.logger.error(
         { code: f.code, refusals: 'refusals' in r ? r.refusals : r.same, hint: f.hint },
-        `stream ${c.stream} paused: ${'refusals' in r ? `${r.refusals} refusals about the account` : `the same refusal from the service ${r.same} times`} in a row, ` +
-          `the last ${reason}. ${f.hint} ` +
+        `stream ${c.stream} paused: ` +
+          `${'refusals' in r ? `${r.refusals} refusals about the account` : `the same refusal from the service ${r.same} times`} ` +
+          `in a row, the last ${reason}. ${f.hint} ` +
           `No job of the stream runs and none is lost; after the fix: inventory-sync resume --stream ${c.stream}`,
       );
     } else
@@ -83,7 +84,8 @@ export async function holdForBreaker(job: Job, token: string | undefined, f: Fai
   const delay = Math.min(base * 2 ** (r.pushbacks - 1), c.hooks.retryMaxDelayMs ?? defaults.breakerRetryMaxDelayMs);
   c.logger.warn(
     { code: f.code, refusals: r.refusals, threshold: c.hooks.threshold, pushbacks: r.pushbacks, delayMs: delay },
-    `${reason}; refusal ${r.refusals} of ${c.hooks.threshold} in a row before the stream pauses; the job runs again in ${delay} ms; no attempt spent`,
+    `${reason}; refusal ${r.refusals} of ${c.hooks.threshold} in a row before the stream pauses; ` +
+      `the job runs again in ${delay} ms; no attempt spent`,
   );
   await job.moveToDelayed(now + delay + Math.floor(Math.random() * delay * 0.5), token);
   return true;

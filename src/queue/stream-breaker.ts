@@ -73,7 +73,8 @@ else
   redis.call('DEL', KEYS[2])
 end
 if same >= tonumber(ARGV[1]) then
-  redis.call('HSET', KEYS[1], 'state', 'open', 'since', ARGV[2], 'code', ARGV[3], 'reason', ARGV[4], 'trippedBy', ARGV[5], 'count', same, 'by', 'repeated')
+  redis.call('HSET', KEYS[1], 'state', 'open', 'since', ARGV[2], 'code', ARGV[3], 'reason', ARGV[4],
+    'trippedBy', ARGV[5], 'count', same, 'by', 'repeated')
   redis.call('PEXPIRE', KEYS[2], ARGV[7])
   return {'tripped', same}
 end

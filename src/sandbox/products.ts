@@ -64,7 +64,8 @@ export function updateProduct(ctx: ApiContext, internalId: string, body: unknown
         if (!found) throw missingReference(`productAssoc ${e.productAssocUrl} (${field}.productAssocUrl)`);
         if (found.product !== product) {
           throw badRequest(
-            `${what}: ${field}.productAssocUrl ${e.productAssocUrl} is a bill of materials of product ${found.product.productId}, not of this one`,
+            `${what}: ${field}.productAssocUrl ${e.productAssocUrl} ` +
+              `is a bill of materials of product ${found.product.productId}, not of this one`,
           );
         }
         assoc = found.assoc;

@@ -44,7 +44,8 @@ export function requireMagazine(ctx: ApiContext, url: string, field: string): Fa
   if (f.parentFacilityUrl) {
     const parent = ctx.store.facilityByUrl(f.parentFacilityUrl);
     throw badRequest(
-      `${field}: ${url} (${f.facilityName}) is a location, not a magazine; name its magazine ${parent?.facilityUrl ?? f.parentFacilityUrl}${parent ? ` (${parent.facilityName})` : ''}`,
+      `${field}: ${url} (${f.facilityName}) is a location, not a magazine; ` +
+        `name its magazine ${parent?.facilityUrl ?? f.parentFacilityUrl}${parent ? ` (${parent.facilityName})` : ''}`,
     );
   }
   return f;

@@ -20,7 +20,10 @@ export interface FaultRule {
   rate?: number;
   /** Only requests of this method. Default: any. */
   method?: 'GET' | 'POST';
-  /** RE2 pattern (linear time; at most 200 characters) tested against the request path (no query), e.g. "/api/shipment/". Default: any path. */
+  /**
+   * RE2 pattern (linear time; at most 200 characters) tested against the request path (no query), e.g.
+   * "/api/shipment/". Default: any path.
+   */
   path?: string;
   /** Fire at most this many times. Default: unlimited. */
   times?: number;

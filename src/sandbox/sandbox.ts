@@ -55,7 +55,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
 /** One line for the operator: where the sandbox listens and which account it serves (never the secret). */
 export function sandboxBanner(sb: Pick<Sandbox, 'url' | 'account' | 'profile'>, data: string = sandboxDefaults.data): string {
-  return `inventory-sync sandbox listening on ${sb.url}: API ${sb.url}/${sb.account}/api/, admin ${sb.url}/_admin/ (account ${sb.account}, data ${data}, profile ${sb.profile})`;
+  return (
+    `inventory-sync sandbox listening on ${sb.url}: API ${sb.url}/${sb.account}/api/, admin ${sb.url}/_admin/ ` +
+    `(account ${sb.account}, data ${data}, profile ${sb.profile})`
+  );
 }
 
 function listen(server: Server, port: number, host: string): Promise<void> {

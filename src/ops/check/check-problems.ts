@@ -19,21 +19,24 @@ export function serviceProblem(
         'SERVICE_UNAUTHORIZED',
         status,
         `the service at ${at} refused the credentials (HTTP 401)`,
-        "Check INVENTORY_API_KEY and INVENTORY_API_SECRET: a key's secret is shown once when the key is made, and a revoked key answers 401 to everything. Make a new key if in doubt.",
+        "Check INVENTORY_API_KEY and INVENTORY_API_SECRET: a key's secret is shown once when the key is made, " +
+          'and a revoked key answers 401 to everything. Make a new key if in doubt.',
       );
     case 'FORBIDDEN':
       return refusing(
         'SERVICE_FORBIDDEN',
         status,
         `the service at ${at} took the credentials but forbids reading (HTTP 403)`,
-        'The key is known but may not use this account: check that it was made in the account INVENTORY_ACCOUNT names, by a user allowed to use the API, and is not blocked.',
+        'The key is known but may not use this account: check that it was made in the account INVENTORY_ACCOUNT names, ' +
+          'by a user allowed to use the API, and is not blocked.',
       );
     case 'NOT_FOUND':
       return refusing(
         'SERVICE_NO_ACCOUNT',
         status,
         `no account at ${at}: the facility collection answered 404`,
-        "Check INVENTORY_ACCOUNT (the path part after the host in the service's URL, e.g. acme in https://app.example.com/acme/) and INVENTORY_BASE_URL (no account, no /api).",
+        "Check INVENTORY_ACCOUNT (the path part after the host in the service's URL, e.g. acme in https://app.example.com/acme/) " +
+          'and INVENTORY_BASE_URL (no account, no /api).',
       );
     case 'BAD_RESPONSE':
       return refusing(
@@ -86,7 +89,8 @@ export function feedProblem(err: FeedError): { state: 'unreachable' | 'refusing'
       state: 'refusing',
       problem: withStatus(
         'FEED_FORBIDDEN',
-        "The feed knows the token but does not let it read this stream: ask the feed's owner for read access, or for a token that has it (UPSTREAM_TOKEN).",
+        "The feed knows the token but does not let it read this stream: ask the feed's owner for read access, " +
+          'or for a token that has it (UPSTREAM_TOKEN).',
       ),
     };
   }

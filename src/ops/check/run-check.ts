@@ -64,7 +64,8 @@ function warningsOf(service: ServiceCheck, redis: RedisCheck, feed: FeedCheck): 
   if (redis.warning) out.push(redis.warning);
   if (redis.pendingTotal > 0) {
     out.push(
-      `${plural(redis.pendingTotal, 'job or import batch', 'jobs or import batches')} ${redis.pendingTotal === 1 ? 'is' : 'are'} already queued under the prefix ${redis.prefix}: the first worker or sync runs them too (see \`inventory-sync jobs list\`).`,
+      `${plural(redis.pendingTotal, 'job or import batch', 'jobs or import batches')} ${redis.pendingTotal === 1 ? 'is' : 'are'} ` +
+        `already queued under the prefix ${redis.prefix}: the first worker or sync runs them too (see \`inventory-sync jobs list\`).`,
     );
   }
   if (!feed.configured)
@@ -72,12 +73,14 @@ function warningsOf(service: ServiceCheck, redis: RedisCheck, feed: FeedCheck): 
   const bad = feed.streams.reduce((n, s) => n + s.bad.length, 0);
   if (bad > 0)
     out.push(
-      `${plural(bad, 'record')} of the first pages ${bad === 1 ? 'does' : 'do'} not match its shape: it would fail as a bad record (listed with the reasons); fix it upstream.`,
+      `${plural(bad, 'record')} of the first pages ${bad === 1 ? 'does' : 'do'} not match its shape: ` +
+        'it would fail as a bad record (listed with the reasons); fix it upstream.',
     );
   const orphans = service.facilities?.orphans.length ?? 0;
   if (orphans > 0)
     out.push(
-      `${plural(orphans, 'location')} ${orphans === 1 ? 'names a parent that is' : 'name parents that are'} not facilities of the account: such a location is found by its URL or its own name only.`,
+      `${plural(orphans, 'location')} ${orphans === 1 ? 'names a parent that is' : 'name parents that are'} ` +
+        'not facilities of the account: such a location is found by its URL or its own name only.',
     );
   return out;
 }
