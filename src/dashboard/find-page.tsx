@@ -1,5 +1,6 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
+import { shortDateTime } from '../date-format.js';
 import type { FindResult } from '../ops/find.js';
 
 /** The search box of the overview: any orderId, countId or productId. */
@@ -44,7 +45,7 @@ function JobRow({ j }: { j: FoundJob }) {
       <td class="n">
         {j.attemptsMade}/{j.maxAttempts}
       </td>
-      <td>{(j.finishedAt ?? j.createdAt ?? '').replace('T', ' ').slice(0, 19)}</td>
+      <td>{shortDateTime(j.finishedAt ?? j.createdAt)}</td>
       <td>
         {j.error ? (
           <span class="bad">

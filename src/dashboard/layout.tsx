@@ -2,6 +2,7 @@
 /** @jsxImportSource preact */
 import type { ComponentChildren, VNode } from 'preact';
 import { renderToString } from 'preact-render-to-string';
+import { shortDateTime } from '../date-format.js';
 
 /** The one piece of markup JSX cannot write. */
 const DOCTYPE = '<!doctype html>';
@@ -67,7 +68,7 @@ export function renderPage(page: VNode): string {
 
 /** Epoch-free ISO time as the pages show it (UTC, to the second), or a muted dash. */
 export function When({ iso }: { iso: string | null | undefined }) {
-  return iso ? <>{iso.replace('T', ' ').slice(0, 19)}</> : <span class="muted">-</span>;
+  return iso ? <>{shortDateTime(iso)}</> : <span class="muted">-</span>;
 }
 
 /** A flash message carried in the URL after an action. */
