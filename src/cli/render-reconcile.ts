@@ -1,12 +1,10 @@
-import type { ReconcileReport } from '../ops/reconcile-types.js';
+import { comparedText, type ReconcileReport } from '../ops/reconcile-types.js';
 import { clip, renderTable } from './table.js';
 
 /** `reconcile` for a person: what was compared, each drift naming the record and the field, what it cost. */
 export function renderReconcile(r: ReconcileReport): string {
-  const c = r.checked;
   const out = [
-    `Compared ${c.orders} orders, ${c.shipments} orders' shipments, ${c.stockPairs} counted (location, product) pairs ` +
-      `and ${c.boms} BOMs with the service (${r.streams.join(', ')}).`,
+    `Compared ${comparedText(r)} with the service (${r.streams.join(', ')}).`,
     `Cost: ${r.calls.collection} collection GETs, ${r.calls.get} entity GETs; ${(r.ms / 1000).toFixed(1)} s.`,
     '',
   ];

@@ -1,6 +1,6 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
-import type { ReconcileReport } from '../ops/reconcile-types.js';
+import { comparedText, type ReconcileReport } from '../ops/reconcile-types.js';
 import { EntityLink } from './find-page.js';
 import { When } from './layout.js';
 
@@ -49,15 +49,14 @@ function DriftRow({ d, serviceBaseUrl }: { d: Drift; serviceBaseUrl?: string }) 
 /** The last reconcile report: what was compared, every drift naming the record and the field, what it cost. */
 export function ReconcileBody({ r, serviceBaseUrl }: { r: ReconcileReport | undefined; serviceBaseUrl?: string }) {
   if (!r) return <ReconcileSummary r={r} />;
-  const c = r.checked;
   const heads = ['stream', 'record', 'drift', 'field', 'service has', 'synced', 'detail'];
   return (
     <>
       <h1>Reconcile report</h1>
       <ReconcileSummary r={r} />
       <p>
-        Compared {c.orders} orders, {c.shipments} orders' shipments, {c.stockPairs} counted (location, product) pairs and {c.boms} BOMs (
-        {r.streams.join(', ')}); cost {r.calls.collection} collection GETs and {r.calls.get} entity GETs in {(r.ms / 1000).toFixed(1)} s.
+        Compared {comparedText(r)} ({r.streams.join(', ')}); cost {r.calls.collection} collection GETs and {r.calls.get} entity GETs in{' '}
+        {(r.ms / 1000).toFixed(1)} s.
       </p>
       <table id="drifts">
         <tr>

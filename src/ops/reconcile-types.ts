@@ -48,3 +48,9 @@ export interface ReconcileReport {
   calls: { get: number; collection: number };
   ms: number;
 }
+
+/** What a report compared, as one phrase ("2 orders, ... and 0 BOMs"), from each kind's rule. */
+export function comparedText(r: Pick<ReconcileReport, 'compared'>): string {
+  const parts = r.compared ?? [];
+  return parts.length <= 1 ? (parts[0] ?? 'nothing') : `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}`;
+}
