@@ -30,7 +30,13 @@ describe('check', () => {
     await stack.redis.set(redisKeys(stack.prefix).cursor('orders'), cursorAt(1));
   });
   afterAll(() => stack?.close());
-  afterEach(() => stack.sandbox.admin.setBudgets({}));
+  // The first case gives the sandbox budgets (for their rate-limit headers), which the client's share in Redis then
+  // paces by until the service's reset (up to an hour): a real account does not change its budgets between two checks.
+  afterEach(async () => {
+    stack.sandbox.admin.setBudgets({});
+    const keys = redisKeys(stack.prefix);
+    await stack.redis.del(...['post', 'get', 'collection', 'total'].map((lane) => keys.budgetShare(lane)));
+  });
 
   /** Cursors and feed state of every stream, and every queue key: what check must leave as it found it. */
   async function written(): Promise<string> {
