@@ -1,6 +1,7 @@
 import type { RedisConnection as Redis, RedisKeys } from '../redis.js';
 import type { StreamName } from '../records/stream-def.js';
 import type { FeedPage, FetchPageOptions } from './upstream-client.js';
+import { walkFeed } from './walk-feed.js';
 
 export interface PeekStreamOptions {
   stream: StreamName;
@@ -24,19 +25,6 @@ export interface PeekedPage {
  * pull lock, queuing anything or moving the cursor. A page too large is asked again with a smaller limit.
  */
 export async function* peekStream(o: PeekStreamOptions): AsyncGenerator<PeekedPage> {
-  let cursor = (await o.redis.get(o.keys.cursor(o.stream))) ?? undefined;
-  let limit = o.pageSize;
-  while (!o.signal?.aborted) {
-    let page: FeedPage;
-    try {
-      page = await o.upstream.fetchPage(o.stream, { after: cursor, limit, signal: o.signal });
-    } catch (err) {
-      if ((err as { code?: unknown }).code !== 'FEED_PAGE_TOO_LARGE' || limit === 1) throw err;
-      limit = Math.max(1, Math.floor(limit / 2));
-      continue;
-    }
-    yield { after: cursor, items: page.items };
-    if (!page.hasMore || (page.items.length === 0 && page.cursor === cursor)) return;
-    cursor = page.cursor;
-  }
+  const cursor = (await o.redis.get(o.keys.cursor(o.stream))) ?? undefined;
+  for await (const { after, page } of walkFeed({ ...o, cursor })) yield { after, items: page.items };
 }

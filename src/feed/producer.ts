@@ -1,6 +1,7 @@
 import type { Queue } from 'bullmq';
 import { defaults } from '../../config/defaults.js';
 import type { FeedPage, FetchPageOptions } from './upstream-client.js';
+import { walkFeed } from './walk-feed.js';
 import type { Logger } from '../logger.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis.js';
 import { recordPage, recordPullError } from './feed-state.js';
@@ -63,22 +64,19 @@ export async function pullStream(o: PullStreamOptions): Promise<PullResult> {
     return { ...result, locked: true };
   }
   try {
-    let cursor = (await o.redis.get(o.keys.cursor(o.def.stream))) ?? undefined;
-    let limit = o.pageSize;
-    while (!o.signal?.aborted) {
-      let page: FeedPage;
-      try {
-        page = await o.upstream.fetchPage(o.def.stream, { after: cursor, limit, signal: o.signal });
-      } catch (err) {
-        // Too many bytes of records at once: ask for fewer (one record always fits: FEED_MAX_PAGE_BYTES >= MAX_RECORD_BYTES).
-        if ((err as { code?: unknown }).code !== 'FEED_PAGE_TOO_LARGE' || limit === 1) throw err;
-        limit = Math.max(1, Math.floor(limit / 2));
+    const pages = walkFeed({
+      stream: o.def.stream,
+      upstream: o.upstream,
+      cursor: (await o.redis.get(o.keys.cursor(o.def.stream))) ?? undefined,
+      pageSize: o.pageSize,
+      signal: o.signal,
+      onSmaller: (limit) =>
         o.logger.warn(
           { stream: o.def.stream, limit },
           `feed page too large; asking for ${limit} records at a time for the rest of this pull`,
-        );
-        continue;
-      }
+        ),
+    });
+    for await (const { page, stalled } of pages) {
       const counts = await queuePage(o, page.items);
       await recordPage(o.redis.multi(), o.keys, o.def.stream, {
         cursor: page.cursor,
@@ -94,14 +92,13 @@ export async function pullStream(o: PullStreamOptions): Promise<PullResult> {
         result.caughtUp = true;
         break;
       }
-      if (page.items.length === 0 && page.cursor === cursor) {
+      if (stalled) {
         o.logger.warn(
           { stream: o.def.stream },
           'feed said hasMore but gave an empty page and the same cursor; stopping until the next poll',
         );
         break;
       }
-      cursor = page.cursor;
       if (!lock.held()) {
         o.logger.warn({ stream: o.def.stream }, 'pull lock expired while pulling; stopping (the next poll resumes from the cursor)');
         break;
