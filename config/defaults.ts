@@ -73,6 +73,19 @@ export const defaults = {
    */
   breakerThreshold: 10,
   /**
+   * The service down for everything (5xx, refused or reset connections, time-outs) met by jobs in a row, across every
+   * process of the prefix, that make every stream hold (src/queue/service-outage.ts): jobs wait without spending
+   * attempts, nothing is pulled, and one read probes the service until it answers.
+   */
+  outageThreshold: 3,
+  /** First and longest delay between two probes of a service that is down, in ms (the delay doubles: 2, 4, 8, 16, then 30 s). */
+  outageProbeFirstMs: 2_000,
+  outageProbeMaxMs: 30_000,
+  /** How often each worker process looks at the outage state (to hold its queues, or let them go), in ms. */
+  outageLookMs: 1_000,
+  /** An outage lasting this long is alerted (OUTAGE_ALERT_SECONDS); its end is then alerted too. */
+  outageAlertSeconds: 180,
+  /**
    * Jobs one worker process runs at once, per queue, before anything is measured (WORKER_CONCURRENCY, when set, fixes
    * it; otherwise it follows the budget's rate and the service's latency between the two bounds below).
    */

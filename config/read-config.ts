@@ -152,6 +152,8 @@ function configOf(e: Env, redis: RedisConfig, mapping: Mapping | undefined) {
     },
     catalog: { refreshSeconds: e.CATALOG_REFRESH_SECONDS },
     breaker: { threshold: e.BREAKER_THRESHOLD },
+    /** The service down for everything: every stream holds and one read probes it (src/queue/service-outage.ts). */
+    outage: { probeMaxMs: e.OUTAGE_PROBE_MAX_SECONDS * 1000, alertSeconds: e.OUTAGE_ALERT_SECONDS },
     limits: { maxRecordBytes: e.MAX_RECORD_BYTES, feedMaxPageBytes: e.FEED_MAX_PAGE_BYTES },
     retention: { badRecordsKeep: e.BAD_RECORDS_KEEP, badRecordsKeepDays: e.BAD_RECORDS_KEEP_DAYS },
     dashboard: { user: e.DASHBOARD_USER, password: e.DASHBOARD_PASSWORD, publicUrl: e.DASHBOARD_PUBLIC_URL },

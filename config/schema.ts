@@ -146,6 +146,8 @@ export const envSchema = z.object({
   WORKER_CONCURRENCY: positiveInt('WORKER_CONCURRENCY').optional(),
   WORKER_CONCURRENCY_MAX: positiveInt('WORKER_CONCURRENCY_MAX').default(defaults.workerConcurrencyMax),
   BREAKER_THRESHOLD: positiveInt('BREAKER_THRESHOLD').default(defaults.breakerThreshold),
+  OUTAGE_PROBE_MAX_SECONDS: positiveInt('OUTAGE_PROBE_MAX_SECONDS').default(defaults.outageProbeMaxMs / 1000),
+  OUTAGE_ALERT_SECONDS: positiveInt('OUTAGE_ALERT_SECONDS').default(defaults.outageAlertSeconds),
   CATALOG_REFRESH_SECONDS: nonNegativeInt('CATALOG_REFRESH_SECONDS').default(defaults.catalogRefreshSeconds),
   VARIANCE_CHUNK_SIZE: positiveInt('VARIANCE_CHUNK_SIZE').default(defaults.varianceChunkSize),
   DASHBOARD_USER: optionalText,

@@ -78,6 +78,10 @@ export function redisKeys(prefix: string) {
     breakerPushbacks: (stream: string) => `${prefix}:breaker-pushbacks:${stream}`,
     /** Ids of a stream's jobs failed by one service refusal repeated in a row (at most the threshold), for resume. */
     breakerStreak: (stream: string) => `${prefix}:breaker-streak:${stream}`,
+    /** The service down for everything (failures in a row; open, since when, why, the next probe), as a hash. */
+    outage: () => `${prefix}:outage`,
+    /** The last outage that ended (since, ended, records that waited, whether told), as a hash. */
+    outageLast: () => `${prefix}:outage-last`,
   };
 }
 

@@ -12,6 +12,7 @@ import { connectRedis } from './connect-redis.js';
 import { intakeCounts } from '../ops/intake-counts.js';
 import { probeService } from './probe-service.js';
 import { readBreaker } from '../queue/stream-breaker.js';
+import { readOutage } from '../queue/service-outage.js';
 import { laneLimits } from '../client/budget-lanes.js';
 import { readShares } from '../client/budget-share.js';
 import type { Tracing } from '../telemetry/tracing.js';
@@ -72,6 +73,10 @@ export async function openApp(io: CliIo, o: OpenAppOptions): Promise<AppContext>
         },
         async breakers() {
           return Promise.all(d.queues.streams().map(async (s) => readBreaker(redis, d.keys, s)));
+        },
+        async outage() {
+          const o = await readOutage(redis, d.keys);
+          return { open: o.open, sinceMs: o.since ? Date.parse(o.since) : null };
         },
         async budgetShares() {
           const budgets = config.service?.budgets;

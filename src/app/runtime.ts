@@ -20,6 +20,8 @@ import type { StreamName } from '../records/stream-def.js';
 import { startWorkers, type StartWorkersOptions, type WorkerPool } from '../queue/worker-pool.js';
 import type { AnyJobKind } from '../queue/job-kind.js';
 import { sizeConcurrency, type Pace } from '../queue/concurrency-sizer.js';
+import { probeOnce } from '../queue/service-probe.js';
+import { isOutage } from '../queue/service-outage.js';
 
 /** What the runtime needs of the program's parts (buildDeps makes them from the configuration). */
 export interface RuntimeDeps {
@@ -78,7 +80,7 @@ export interface RunOptions {
   /** How often idleness is checked, in ms. Default 200. */
   pollMs?: number;
   /** Extra worker settings (tests: lock and stall timings). */
-  workers?: Pick<StartWorkersOptions, 'lockDurationMs' | 'stalledIntervalMs' | 'processor' | 'retry' | 'breaker'>;
+  workers?: Pick<StartWorkersOptions, 'lockDurationMs' | 'stalledIntervalMs' | 'processor' | 'retry' | 'breaker' | 'outage'>;
 }
 
 function runnerDeps(d: RuntimeDeps): RunnerDeps {
@@ -118,6 +120,8 @@ function workersFor(d: RuntimeDeps, kinds: readonly AnyJobKind[], o: Omit<RunOpt
     logger: d.logger,
     badRecords: { keep: d.config.retention.badRecordsKeep, keepDays: d.config.retention.badRecordsKeepDays },
     breaker: { threshold: d.config.breaker.threshold },
+    // The service down for everything: every stream holds, one read probes it, and work goes on when it answers.
+    outage: { probe: () => probeOnce(d.client), probeMaxMs: d.config.outage.probeMaxMs },
     telemetry: d.tracing?.telemetry,
     ...o.workers,
   });
@@ -164,6 +168,14 @@ export async function startRuntime(d: RuntimeDeps, o: RunOptions & { withSchedul
   };
 }
 
+/** Resolves once no service outage holds the streams (the workers' probe ends it when the service answers again). */
+async function waitForOutageEnd(d: RuntimeDeps, o: Pick<RunOptions, 'signal' | 'pollMs'>): Promise<void> {
+  while (await isOutage(d.redis, d.keys)) {
+    o.signal?.throwIfAborted();
+    await new Promise((r) => setTimeout(r, Math.max(o.pollMs ?? defaults.drainPollMs, 500)));
+  }
+}
+
 /**
  * Processes with in-process workers until no job is pending (intake batches included), then sums up what finished
  * since `since`; a batch that could not be expanded counts as a failure of its stream.
@@ -171,11 +183,15 @@ export async function startRuntime(d: RuntimeDeps, o: RunOptions & { withSchedul
 async function processUntilIdle(d: RuntimeDeps, streams: StreamName[], since: number, o: Omit<RunOptions, 'kinds'>) {
   const queues = streams.map((s) => d.queues.get(s));
   const intakes = streams.map((s) => d.queues.intake(s));
-  await waitForIdle([...intakes, ...queues], {
-    pollMs: o.pollMs,
-    signal: o.signal,
-    onPoll: (pending) => o.onProgress?.({ phase: 'processing', pending }),
-  });
+  // Held queues count only their active jobs: while the service is down, the run waits for it to answer again.
+  do {
+    await waitForOutageEnd(d, o);
+    await waitForIdle([...intakes, ...queues], {
+      pollMs: o.pollMs,
+      signal: o.signal,
+      onPoll: (pending) => o.onProgress?.({ phase: 'processing', pending }),
+    });
+  } while (await isOutage(d.redis, d.keys));
   const done = await summarize(queues, { since, redis: d.redis, streams: d.kinds });
   const batches = await summarize(intakes, { since, redis: d.redis, streams: d.kinds });
   for (const [i, stream] of streams.entries()) done[stream]!.failed.push(...batches[intakes[i]!.name]!.failed);
@@ -200,6 +216,8 @@ export async function syncOnce(d: RuntimeDeps, o: RunOptions & { streams?: Strea
     const pulled = new Map<StreamName, PullResult>();
     for (const stream of streams) {
       const def = defOf(d.kinds, stream);
+      // While the service is down nothing is pulled: the run waits for it to answer (its workers probe it).
+      await waitForOutageEnd(d, o);
       await def.beforePull?.({ redis: d.redis, keys: d.keys });
       const result = await pullStream({
         def,

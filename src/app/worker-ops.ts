@@ -23,7 +23,7 @@ export function startWorkerOps(app: Pick<AppContext, 'config' | 'redis' | 'logge
           redis,
           prefix,
           queues: deps.queues,
-          settings: { webhookUrl, lagSeconds, intervalSeconds },
+          settings: { webhookUrl, lagSeconds, intervalSeconds, outageSeconds: config.outage.alertSeconds },
           logger,
           secrets: secretValues(config),
           defs: deps.kinds,

@@ -23,6 +23,23 @@ function effective(b: StatusReport['budget'][number]): string {
 export function renderStatus(s: StatusReport): string {
   const out: string[] = [`Status of prefix ${s.prefix} at ${when(s.at)} UTC`, ''];
   if (s.redis.warning) out.push(`Warning: ${s.redis.warning}`, '');
+  if (s.outage.open) {
+    out.push(
+      `SERVICE DOWN since ${when(s.outage.since)} UTC, ${s.outage.waiting} job(s) waiting. ` +
+        `Why: ${clip(s.outage.reason ?? 'no reason recorded', 200)}`,
+    );
+    out.push(
+      `  Every stream holds: no job runs, none is pulled, none spends an attempt. ${s.outage.probes} probe(s) so far` +
+        `${s.outage.lastProbe ? ` (last: ${clip(s.outage.lastProbe, 80)})` : ''}, the next at ${when(s.outage.nextProbeAt)} UTC; ` +
+        'work goes on by itself when the service answers.',
+      '',
+    );
+  } else if (s.outage.last)
+    out.push(
+      `Last service outage: ${when(s.outage.last.since)} to ${when(s.outage.last.endedAt)} UTC (${s.outage.last.seconds} s), ` +
+        `${s.outage.last.waited} job(s) waited; ended by itself.`,
+      '',
+    );
   for (const st of s.streams.filter((x) => x.breaker.paused)) {
     out.push(
       `PAUSED: ${st.stream} since ${when(st.breaker.since)} UTC, ${st.breaker.waiting} job(s) waiting. ` +

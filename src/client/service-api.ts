@@ -43,6 +43,8 @@ export interface CallOptions {
   /** Called with the head of every answer that arrived, whatever its status (check reads X-RateLimit-* from it). */
   onHeaders?: (headers: Readonly<Record<string, string | string[] | undefined>>) => void;
   signal?: AbortSignal;
+  /** Retries of a failed read for this call (default: the client's `readRetries`); 0 sends it once (the outage probe). */
+  retries?: number;
 }
 
 /**

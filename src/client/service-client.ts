@@ -168,12 +168,12 @@ export class ServiceClient implements ServiceApi {
       // The first try runs bare: p-retry's bookkeeping is only paid once something failed.
       return await this.once('GET', path, cls, undefined, decode, o);
     } catch (err) {
-      if (!this.shouldRetryRead(err) || this.readRetries === 0) throw err;
+      if (!this.shouldRetryRead(err) || (o?.retries ?? this.readRetries) === 0) throw err;
       first = err;
     }
     try {
       return await pRetry((attempt) => (attempt === 1 ? Promise.reject(first) : this.once('GET', path, cls, undefined, decode, o)), {
-        retries: this.readRetries,
+        retries: o?.retries ?? this.readRetries,
         minTimeout: this.retryMinDelayMs,
         maxTimeout: 10_000,
         randomize: true,

@@ -54,6 +54,23 @@ function PausedBanner({ st }: { st: StreamStatus }) {
   );
 }
 
+/** While the service is down: since when, why, the probes, how many jobs wait; it ends by itself (no button). */
+function OutageBanner({ o }: { o: StatusReport['outage'] }) {
+  if (!o.open) return null;
+  return (
+    <div class="paused bad" role="alert" data-outage="open">
+      <p>
+        <strong>The service is down</strong> since <When iso={o.since} /> UTC: <code>{o.reason ?? 'no reason recorded'}</code>
+      </p>
+      <p>
+        Every stream holds: no job runs, none is pulled, none spends an attempt; {o.waiting} job(s) wait, none lost. {o.probes} probe(s)
+        so far{o.lastProbe ? ` (last: ${o.lastProbe})` : ''}, the next at <When iso={o.nextProbeAt} /> UTC. Work goes on by itself when
+        the service answers.
+      </p>
+    </div>
+  );
+}
+
 function StreamRow({ st }: { st: StreamStatus }) {
   const { counts, feed } = st;
   return (
@@ -114,6 +131,7 @@ export function Overview({ s, flash, reconcile }: { s: StatusReport; flash?: str
   return (
     <>
       <Flash text={flash} />
+      <OutageBanner o={s.outage} />
       {s.streams
         .filter((st) => st.breaker.paused)
         .map((st) => (

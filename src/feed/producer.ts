@@ -7,6 +7,7 @@ import type { RedisConnection as Redis, RedisKeys } from '../redis.js';
 import { recordPage, recordPullError } from './feed-state.js';
 import { waitForLock } from '../queue/key-lock.js';
 import { isPaused } from '../queue/stream-breaker.js';
+import { isOutage } from '../queue/service-outage.js';
 import type { JobData } from '../queue/queues.js';
 import { addJobs, recordJob, recordLabel } from '../queue/record-jobs.js';
 import type { StreamName } from '../records/stream-def.js';
@@ -43,6 +44,8 @@ export interface PullResult {
   locked: boolean;
   /** The stream's breaker had paused it (src/queue/stream-breaker.ts); nothing was pulled until `resume`. */
   paused?: boolean;
+  /** The service was down (an outage held every stream); nothing was pulled until it answers again. */
+  held?: boolean;
 }
 
 /**
@@ -57,6 +60,11 @@ export async function pullStream(o: PullStreamOptions): Promise<PullResult> {
   if (await isPaused(o.redis, o.keys, o.def.stream)) {
     o.logger.debug({ stream: o.def.stream }, 'stream paused by its breaker; not pulled (inventory-sync resume)');
     return { ...result, paused: true };
+  }
+  // The service down for everything: the feed keeps its records until it answers again (src/queue/service-outage.ts).
+  if (await isOutage(o.redis, o.keys)) {
+    o.logger.debug({ stream: o.def.stream }, 'the service is down; not pulled until it answers again');
+    return { ...result, held: true };
   }
   const lock = await waitForLock(o.redis, o.keys.lock('pull', o.def.stream), o.lockTtlMs ?? defaults.pullLockTtlMs, o.lockWaitMs ?? 0);
   if (!lock) {

@@ -12,6 +12,8 @@ export interface ScrapeSources {
   feedLag(): Promise<Array<{ stream: string; seconds: number }>>;
   /** Each stream's circuit breaker: paused or not, and the refusals about the account met in a row. */
   breakers?(): Promise<Array<{ stream: string; paused: boolean; refusals: number }>>;
+  /** The service down for everything (src/queue/service-outage.ts): open or not, since when (epoch ms). */
+  outage?(): Promise<{ open: boolean; sinceMs: number | null }>;
   /** Each budget lane: its configured rate, the rate the program allows itself now (its share), and why. */
   budgetShares?(): Promise<Array<{ lane: string; configuredPerMinute: number; effectivePerMinute: number; reason: string }>>;
 }
@@ -134,6 +136,26 @@ export function createMetrics(o: { sources?: ScrapeSources; defaultMetrics?: boo
       'the stream pauses at BREAKER_THRESHOLD.',
     (b) => b.refusals,
   );
+
+  new Gauge({
+    name: 'isync_service_down',
+    help: 'Whether the service is held as down for everything (1): every stream holds and one read probes it, going on by itself.',
+    registers,
+    async collect() {
+      if (!o.sources?.outage) return;
+      this.set((await o.sources.outage()).open ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'isync_service_down_seconds',
+    help: 'How long the service has been held as down (0 when it answers).',
+    registers,
+    async collect() {
+      if (!o.sources?.outage) return;
+      const s = await o.sources.outage();
+      this.set(s.open && s.sinceMs ? Math.max(0, (Date.now() - s.sinceMs) / 1000) : 0);
+    },
+  });
 
   const shares = (
     name: string,

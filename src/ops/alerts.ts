@@ -7,6 +7,15 @@ import type { StreamDef, StreamName } from '../records/stream-def.js';
 import { laggingSeconds } from './feed-lag.js';
 import { claimAlert, readBreaker, releaseAlert } from '../queue/stream-breaker.js';
 import { messageOf } from '../message-of.js';
+import { defaults } from '../../config/defaults.js';
+import {
+  claimEndAlert,
+  claimOutageAlert,
+  isOutage,
+  readLastOutage,
+  readOutage,
+  releaseOutageAlert,
+} from '../queue/service-outage.js';
 
 export interface AlertSettings {
   /** Where the JSON alert is POSTed (Slack-compatible `{"text": ...}`). A secret: it is never logged. */
@@ -15,6 +24,8 @@ export interface AlertSettings {
   lagSeconds: number;
   /** At most one alert per reason in this many seconds, across every process of the prefix. */
   intervalSeconds: number;
+  /** A service outage lasting this long is told, and then its end (OUTAGE_ALERT_SECONDS). Default defaults.outageAlertSeconds. */
+  outageSeconds?: number;
 }
 
 export interface AlertDeps {
@@ -89,6 +100,52 @@ async function pauseAlert(d: AlertDeps, stream: StreamName): Promise<{ alert: Al
   return { alert: { reason: `paused:${stream}`, text }, release: () => releaseAlert(d.redis, keys, stream) };
 }
 
+/**
+ * The service down for everything (src/queue/service-outage.ts): told once when it has lasted `outageSeconds`, and once
+ * when an outage that was told ends, with how long it lasted and how many jobs waited. Each claimed in Redis, so one
+ * process tells it.
+ */
+async function outageAlert(d: AlertDeps, now: number): Promise<{ alert: Alert; release: () => Promise<void> } | undefined> {
+  const keys = redisKeys(d.prefix);
+  const o = await readOutage(d.redis, keys);
+  const limit = d.settings.outageSeconds ?? defaults.outageAlertSeconds;
+  if (o.open && o.since && !o.alerted && now - Date.parse(o.since) >= limit * 1000) {
+    if (!(await claimOutageAlert(d.redis, keys))) return undefined;
+    const n = await waitingJobs(d);
+    const text =
+      `inventory-sync (${d.prefix}): the service has been DOWN since ${o.since} (${minutes(Math.round((now - Date.parse(o.since)) / 1000))}): ` +
+      `${(o.reason ?? '').slice(0, 200)}. Every stream holds: no job runs, none is pulled, none spends an attempt; ${n} ` +
+      `job${n === 1 ? '' : 's'} wait, none lost. One read probes it about every ${minutes(Math.round(defaults.outageProbeMaxMs / 1000))}; ` +
+      'work goes on by itself when it answers. See: inventory-sync status';
+    return { alert: { reason: 'outage', text }, release: () => releaseOutageAlert(d.redis, keys, 'start') };
+  }
+  const last = o.open ? undefined : await readLastOutage(d.redis, keys);
+  if (!last?.alerted || last.endTold || !(await claimEndAlert(d.redis, keys))) return undefined;
+  const text =
+    `inventory-sync (${d.prefix}): the service answers again since ${last.endedAt}, after ${minutes(last.seconds)} down; ` +
+    `${last.waited} job${last.waited === 1 ? '' : 's'} waited and now run, none lost. Nothing to do.`;
+  return { alert: { reason: 'outage-ended', text }, release: () => releaseOutageAlert(d.redis, keys, 'end') };
+}
+
+/** Jobs waiting in every watched stream (waiting, delayed, prioritized). */
+async function waitingJobs(d: AlertDeps): Promise<number> {
+  const counts = await Promise.all(d.defs.map((def) => d.queues.get(def.stream).getJobCounts('waiting', 'delayed', 'prioritized')));
+  return counts.reduce((n, c) => n + (c.waiting ?? 0) + (c.delayed ?? 0) + (c.prioritized ?? 0), 0);
+}
+
+/** Sends an alert told once per cause (its claim in Redis); a failed send gives the claim back for the next look. */
+async function sendClaimed(d: AlertDeps, claimed: { alert: Alert; release: () => Promise<void> }, sent: Alert[]): Promise<void> {
+  const text = redact(claimed.alert.text, d.secrets);
+  try {
+    await post(d.settings.webhookUrl, text);
+    d.logger.info({ reason: claimed.alert.reason }, 'alert sent');
+    sent.push({ reason: claimed.alert.reason, text });
+  } catch (err) {
+    await claimed.release();
+    d.logger.warn({ reason: claimed.alert.reason, err: messageOf(err) }, 'alert not sent: check ALERT_WEBHOOK_URL; trying again at the next look');
+  }
+}
+
 /** POSTs `{"text": ...}`; throws on a network error or a non-2xx answer. */
 async function post(url: string, text: string): Promise<void> {
   const res = await fetch(url, {
@@ -107,29 +164,20 @@ async function post(url: string, text: string): Promise<void> {
  */
 export async function checkAlerts(d: AlertDeps, now = Date.now()): Promise<Alert[]> {
   const sent: Alert[] = [];
+  const outage = await outageAlert(d, now);
+  if (outage) await sendClaimed(d, outage, sent);
+  // While the service is down nothing is pulled: the lag is the outage's, told by its own alert.
+  const down = await isOutage(d.redis, redisKeys(d.prefix));
   for (const def of d.defs) {
     const stream = def.stream;
     const pause = await pauseAlert(d, stream);
-    if (pause) {
-      // Told once per pause (its claim in the breaker's hash), not once per interval; a paused stream's lag is its pause.
-      const text = redact(pause.alert.text, d.secrets);
-      try {
-        await post(d.settings.webhookUrl, text);
-        d.logger.info({ reason: pause.alert.reason }, 'alert sent');
-        sent.push({ reason: pause.alert.reason, text });
-      } catch (err) {
-        await pause.release();
-        d.logger.warn(
-          { reason: pause.alert.reason, err: messageOf(err) },
-          'alert not sent: check ALERT_WEBHOOK_URL; trying again at the next look',
-        );
-      }
-    }
+    // Told once per pause (its claim in the breaker's hash), not once per interval; a paused stream's lag is its pause.
+    if (pause) await sendClaimed(d, pause, sent);
     const failures = await failureAlert(d, stream, now);
     const candidates: Array<{ alert: Alert; after?: () => Promise<unknown> }> = [];
     if (failures)
       candidates.push({ alert: failures.alert, after: () => d.redis.set(k(d.prefix).seen(stream), String(failures.seenUntil)) });
-    const lag = pause || (await readBreaker(d.redis, redisKeys(d.prefix), stream)).paused ? undefined : await lagAlert(d, def, now);
+    const lag = down || pause || (await readBreaker(d.redis, redisKeys(d.prefix), stream)).paused ? undefined : await lagAlert(d, def, now);
     if (lag) candidates.push({ alert: lag });
     for (const { alert, after } of candidates) {
       const gate = k(d.prefix).gate(alert.reason);

@@ -10,6 +10,7 @@ import { failedGroups, type FailedGroup } from './failed-groups.js';
 import { intakeCounts, type IntakeCounts } from './intake-counts.js';
 import type { StreamQueues } from '../queue/stream-queues.js';
 import { readBreaker } from '../queue/stream-breaker.js';
+import { readLastOutage, readOutage, type EndedOutage, type OutageState } from '../queue/service-outage.js';
 
 const COUNTED_STATES = ['waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized'] as const;
 
@@ -95,6 +96,12 @@ export interface StatusReport {
   budget: BudgetStatus[];
   schedule: ScheduleStatus[];
   failedGroups: FailedGroup[];
+  /**
+   * The service down for everything (src/queue/service-outage.ts): while `open`, every stream holds (no job runs, none
+   * is pulled, none spends an attempt) and one read probes the service; `waiting` jobs wait for it. `last`: the last
+   * outage that ended (within 30 days).
+   */
+  outage: OutageState & { waiting: number; last: EndedOutage | null };
 }
 
 /** The request classes, then `total`: one budget every request spends, on accounts that have one. */
@@ -201,13 +208,26 @@ async function scheduleStatus(redis: Redis, prefix: string, defs: StreamQueues['
 /** Reads queue counts (import batches too), feed cursors, budget use, schedules and failure groups of one prefix. */
 export async function readStatus(redis: Redis, queues: StreamQueues, o: { budgets?: Budgets; now?: number } = {}): Promise<StatusReport> {
   const now = o.now ?? Date.now();
-  const [streams, budget, schedule, groups, eviction] = await Promise.all([
+  const keys = redisKeys(queues.prefix);
+  const [streams, budget, schedule, groups, eviction, outage, last] = await Promise.all([
     Promise.all(queues.names.map((s) => streamStatus(redis, queues, s, now))),
     budgetStatus(redis, queues.prefix, o.budgets, now),
     scheduleStatus(redis, queues.prefix, queues.defs),
     failedGroups(queues),
     checkEvictionPolicy(redis),
+    readOutage(redis, keys),
+    readLastOutage(redis, keys),
   ]);
   const redisInfo = { maxmemoryPolicy: eviction.policy, warning: eviction.warning };
-  return { prefix: queues.prefix, at: new Date(now).toISOString(), redis: redisInfo, streams, budget, schedule, failedGroups: groups };
+  const waiting = outage.open ? streams.reduce((n, st) => n + st.counts.waiting + st.counts.delayed + st.counts.prioritized, 0) : 0;
+  return {
+    prefix: queues.prefix,
+    at: new Date(now).toISOString(),
+    redis: redisInfo,
+    streams,
+    budget,
+    schedule,
+    failedGroups: groups,
+    outage: { ...outage, waiting, last: last ?? null },
+  };
 }

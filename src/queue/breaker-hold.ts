@@ -31,10 +31,11 @@ export interface HoldContext {
 /**
  * Whether a failure counts toward the breaker: a refusal about the account (401, a 403 that is not "the order is
  * completed"), or the service down on the job's last attempt (its retries spent). Bad records, 429s (held by the
- * budget), record refusals (400, 404, conflicts), Redis and internal errors never count.
+ * budget), record refusals (400, 404, conflicts), Redis and internal errors never count; nor does the service down when
+ * the outage hold takes it (`outageHold`: every stream then holds and probes, src/queue/outage-hold.ts).
  */
-export function countsForBreaker(f: Failure, lastAttempt: boolean): boolean {
-  return f.refusal === 'account' || f.refusal === 'repeated' || (f.refusal === 'service-down' && lastAttempt);
+export function countsForBreaker(f: Failure, lastAttempt: boolean, outageHold = false): boolean {
+  return f.refusal === 'account' || f.refusal === 'repeated' || (f.refusal === 'service-down' && lastAttempt && !outageHold);
 }
 
 /**

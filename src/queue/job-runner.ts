@@ -6,6 +6,8 @@ import type { Logger } from '../logger.js';
 import type { RedisConnection as Redis } from '../redis.js';
 import { beforeGoLive, goLiveFloor, goLiveSkipped } from './go-live.js';
 import { countsForBreaker, holdForBreaker, type BreakerHooks, type HoldContext } from './breaker-hold.js';
+import { holdForOutage, type OutageHooks } from './outage-hold.js';
+import { recordServiceUp } from './service-outage.js';
 import { classifyFailure, type Failure } from './failure.js';
 import { recordFailureGroup } from './failure-group.js';
 import { BadRecordError } from './job-errors.js';
@@ -31,6 +33,8 @@ export interface ProcessorOptions {
   defaultHoldMs?: number;
   /** The stream's circuit breaker (src/queue/breaker-hold.ts); without it refusals settle job by job. */
   breaker?: BreakerHooks;
+  /** Every stream holding while the service is down (src/queue/outage-hold.ts); without it the service down is retried job by job. */
+  outage?: OutageHooks;
 }
 
 export type RecordProcessor = (job: Job<JobData, JobResult>, token?: string, signal?: AbortSignal) => Promise<JobResult>;
@@ -127,6 +131,10 @@ export function createProcessor<R>(kind: JobKind<R>, deps: RunnerDeps, opts: Pro
           await recordSuccess(deps.redis, deps.keys, kind.stream).catch((err: Error) =>
             logger.warn({ err: err.message }, 'could not reset the breaker count'),
           );
+        if (opts.outage)
+          await recordServiceUp(deps.redis, deps.keys).catch((err: Error) =>
+            logger.warn({ err: err.message }, 'could not reset the outage count'),
+          );
         spans?.end(result.outcome);
         logger.info({ outcome: result.outcome, attempt: trace.attempt, ms: trace.ms, calls: trace.calls.length }, result.summary);
         return result;
@@ -146,6 +154,13 @@ export function createProcessor<R>(kind: JobKind<R>, deps: RunnerDeps, opts: Pro
       const { action, resetAt, group, refusal, ...shown } = failure;
       await writeTrace({ error: shown });
       const brake = opts.breaker ? { redis: deps.redis, keys: deps.keys, stream: kind.stream, logger, hooks: opts.breaker } : undefined;
+      // The service down for everything: every stream holds instead of spending attempts (src/queue/outage-hold.ts).
+      if (
+        opts.outage &&
+        failure.refusal === 'service-down' &&
+        (await holdForOutage(job, token, failure, { redis: deps.redis, keys: deps.keys, stream: kind.stream, logger, hooks: opts.outage }))
+      )
+        throw new DelayedError();
       return await settle(job, token, failure, logger, deps.redis, opts, brake);
     }
   };
@@ -175,7 +190,9 @@ async function settle(
     throw new DelayedError();
   }
   // A refusal about the account, not the record: the job waits (no attempt spent) while the breaker counts.
-  if (brake && countsForBreaker(f, attempt >= attempts) && (await holdForBreaker(job, token, f, brake))) throw new DelayedError();
+  // The service down counts here only when no outage hold takes it (src/queue/outage-hold.ts).
+  if (brake && countsForBreaker(f, attempt >= attempts, !!opts.outage) && (await holdForBreaker(job, token, f, brake)))
+    throw new DelayedError();
   // The job fails (for good or this attempt): its group goes beside the failedReason BullMQ writes next.
   await recordFailureGroup(redis, job, f.group).catch((err: Error) =>
     logger.warn({ err: err.message }, 'could not record the failure group'),

@@ -10,6 +10,8 @@ import { expandBatch, type IntakeResult } from './intake.js';
 import { intakeQueueName, type IntakeData } from './intake-queue.js';
 import type { AnyJobKind, JobResult } from './job-kind.js';
 import type { BreakerHooks } from './breaker-hold.js';
+import type { OutageHooks } from './outage-hold.js';
+import { startOutageWatch, type OutageWatch, type OutageWatchOptions } from './outage-watch.js';
 import { failureCodeOf } from './failure-code.js';
 import { createProcessor, type ProcessorOptions, type RunnerDeps } from './job-runner.js';
 import { recordJobOptions, type JobData } from './queues.js';
@@ -35,7 +37,13 @@ export interface StartWorkersOptions {
   logger: Logger;
   /** Retry delays; default deps.jobs. */
   retry?: Pick<Config['jobs'], 'retryBaseDelayMs' | 'retryMaxDelayMs'> & { jitter?: 'equal' | 'full' };
-  processor?: Omit<ProcessorOptions, 'rateLimit' | 'breaker'>;
+  processor?: Omit<ProcessorOptions, 'rateLimit' | 'breaker' | 'outage'>;
+  /**
+   * Every stream holding while the service is down (src/queue/outage-hold.ts, outage-watch.ts): the probe that tells
+   * when it answers again, and the timings. Default: none (the service down is retried job by job, then counted by the
+   * breaker).
+   */
+  outage?: Omit<OutageHooks, 'holdAll'> & Pick<OutageWatchOptions, 'probe' | 'lookMs' | 'probeMaxMs' | 'onEnd'>;
   /**
    * Each stream's circuit breaker (src/queue/breaker-hold.ts): its threshold (default BREAKER_THRESHOLD's default)
    * and delays, or false to settle every refusal job by job.
@@ -91,6 +99,16 @@ export async function startWorkers(o: StartWorkersOptions): Promise<WorkerPool> 
   const workers = new Map<StreamName, Worker<JobData, JobResult>>();
   const intakeWorkers = new Map<StreamName, Worker<IntakeData, IntakeResult>>();
   const owned: Array<{ conn: Redis; queue: Queue }> = [];
+  /** Each stream's record queue, held together while the service is down. */
+  const recordQueues = new Map<StreamName, Queue>();
+  let watch: OutageWatch | undefined;
+  const outage = o.outage && {
+    ...o.outage,
+    holdAll: async () => {
+      await Promise.all([...recordQueues.values()].map((q) => q.pause()));
+      watch?.lookNow();
+    },
+  };
   let active = 0;
 
   for (const kind of o.kinds) {
@@ -108,6 +126,7 @@ export async function startWorkers(o: StartWorkersOptions): Promise<WorkerPool> 
     queue.on('error', () => undefined);
     intakeQueue.on('error', () => undefined);
     owned.push({ conn, queue }, { conn, queue: intakeQueue });
+    recordQueues.set(kind.stream, queue);
     await intakeQueue.setGlobalConcurrency(1);
     const processor = createProcessor(kind, o.deps, {
       ...o.processor,
@@ -117,6 +136,7 @@ export async function startWorkers(o: StartWorkersOptions): Promise<WorkerPool> 
       ...(o.breaker === false
         ? {}
         : { breaker: { ...o.breaker, threshold: o.breaker?.threshold ?? defaults.breakerThreshold, pause: () => queue.pause() } }),
+      ...(outage ? { outage } : {}),
     });
     const worker = new Worker<JobData, JobResult>(
       kind.stream,
@@ -187,6 +207,7 @@ export async function startWorkers(o: StartWorkersOptions): Promise<WorkerPool> 
   }
   await Promise.all([...workers.values(), ...intakeWorkers.values()].map((w) => w.waitUntilReady()));
   const sizer = o.sizing && startSizing(o.sizing, [...workers.values()], o.logger);
+  if (o.outage) watch = startOutageWatch({ ...o.outage, redis: o.deps.redis, keys: o.deps.keys, queues: recordQueues, logger: o.logger });
 
   return {
     workers,
@@ -195,6 +216,7 @@ export async function startWorkers(o: StartWorkersOptions): Promise<WorkerPool> 
     concurrency: () => workers.values().next().value?.concurrency ?? o.concurrency,
     async close(graceMs) {
       sizer?.stop();
+      await watch?.stop();
       const all = [...workers.values(), ...intakeWorkers.values()];
       // pause() stops fetching at once (it interrupts the blocking wait) and resolves when active jobs are done.
       const pausing = Promise.all(all.map((w) => w.pause()));

@@ -1,0 +1,145 @@
+import type { Queue } from 'bullmq';
+import { defaults } from '../../config/defaults.js';
+import type { Logger } from '../logger.js';
+import type { RedisConnection as Redis, RedisKeys } from '../redis.js';
+import { messageOf } from '../message-of.js';
+import { isPaused as breakerOpen } from './stream-breaker.js';
+import { claimProbe, endOutage, noteProbe, openedAt } from './service-outage.js';
+
+/** What one probe of the service found: it answered (any answer but the service down), or not, and what it met. */
+export interface ProbeResult {
+  up: boolean;
+  detail: string;
+}
+
+export interface OutageWatchOptions {
+  redis: Redis;
+  keys: RedisKeys;
+  /** The record queues of this process's streams, by stream: held while the outage is open, let go when it ends. */
+  queues: ReadonlyMap<string, Queue>;
+  /** One cheap read of the service within the budgets, tried once (src/app/service-probe.ts). */
+  probe(): Promise<ProbeResult>;
+  logger: Logger;
+  /** How often the outage state is looked at, in ms. Default defaults.outageLookMs. */
+  lookMs?: number;
+  /** Longest delay between two probes, in ms. Default defaults.outageProbeMaxMs. */
+  probeMaxMs?: number;
+  /** Called in the process that ended an outage (e.g. to alert now rather than at the next look). */
+  onEnd?(r: { seconds: number; waited: number }): void;
+}
+
+export interface OutageWatch {
+  /** Looks now (e.g. right after a job opened the outage), besides the regular looks. */
+  lookNow(): void;
+  stop(): Promise<void>;
+}
+
+/** Jobs that wait in a queue (held or not). */
+async function waiting(queue: Queue): Promise<number> {
+  const c = await queue.getJobCounts('waiting', 'delayed', 'prioritized');
+  return Object.values(c).reduce((a, b) => a + b, 0);
+}
+
+/**
+ * Each worker process's look at the service outage (src/queue/service-outage.ts), every `lookMs`: while the outage is
+ * open it holds its streams' queues (BullMQ pause: no job is taken) and, when the shared schedule says a probe is due
+ * and this process claims it, probes the service once; the probe that finds the service answering ends the outage and
+ * every process lets its queues go (except a stream its breaker paused: that one waits for `resume`).
+ */
+export function startOutageWatch(o: OutageWatchOptions): OutageWatch {
+  const lookMs = o.lookMs ?? defaults.outageLookMs;
+  const probeMaxMs = o.probeMaxMs ?? defaults.outageProbeMaxMs;
+  /** The outage (its `since`) this process holds its queues for, if any. */
+  let holding: string | undefined;
+  let running: Promise<void> | undefined;
+  let stopped = false;
+  let again = false;
+  /** Looks that failed in a row (Redis away): said once, then quiet until a look goes through. */
+  let failedLooks = 0;
+
+  const letGo = async (why: string) => {
+    for (const [stream, queue] of o.queues) {
+      if (await breakerOpen(o.redis, o.keys, stream)) continue;
+      if (await queue.isPaused()) await queue.resume();
+    }
+    o.logger.debug(why);
+  };
+
+  const probeOnce = async (since: string) => {
+    const r = await o.probe();
+    if (!r.up) {
+      await noteProbe(o.redis, o.keys, r.detail);
+      o.logger.info({ probe: r.detail }, `the service is still down (${r.detail}); every stream holds, the next probe later`);
+      return;
+    }
+    const counts = await Promise.all([...o.queues.values()].map(waiting));
+    const n = counts.reduce((a, b) => a + b, 0);
+    if (!(await endOutage(o.redis, o.keys, since, n))) return;
+    const seconds = Math.round((Date.now() - Number(since)) / 1000);
+    o.logger.warn(
+      { seconds, waited: n, probe: r.detail },
+      `the service answers again (${r.detail}) after ${seconds} s down; ${n} job(s) waited, none lost; every stream goes on`,
+    );
+    o.onEnd?.({ seconds, waited: n });
+  };
+
+  const lookOnce = async () => {
+    const since = await openedAt(o.redis, o.keys);
+    if (since) {
+      if (holding !== since) {
+        await Promise.all([...o.queues.values()].map((q) => q.pause()));
+        holding = since;
+      }
+      if (await claimProbe(o.redis, o.keys, probeMaxMs)) await probeOnce(since);
+      if (!(await openedAt(o.redis, o.keys))) {
+        holding = undefined;
+        await letGo('outage over; streams go on');
+      }
+    } else if (holding) {
+      holding = undefined;
+      await letGo('outage ended by another process; streams go on');
+    }
+  };
+
+  const look = () => {
+    if (stopped) return;
+    if (running) return void (again = true);
+    running = lookOnce()
+      .then(() => {
+        failedLooks = 0;
+      })
+      .catch((err: unknown) => {
+        if (failedLooks++ === 0) o.logger.warn({ err: messageOf(err) }, 'outage look failed (Redis?); looking again');
+      })
+      .finally(() => {
+        running = undefined;
+        if (again) {
+          again = false;
+          look();
+        }
+      });
+  };
+
+  // A process that starts after an outage ended while every worker was gone finds its queues paused with no cause left.
+  const start = (async () => {
+    if (await openedAt(o.redis, o.keys)) return;
+    for (const [stream, queue] of o.queues) {
+      if (!(await queue.isPaused()) || (await breakerOpen(o.redis, o.keys, stream))) continue;
+      await queue.resume();
+      o.logger.info({ stream }, `${stream} was held for a service outage that has ended; it goes on`);
+    }
+  })().catch((err: unknown) => o.logger.debug({ err: messageOf(err) }, 'outage start check failed (Redis?)'));
+
+  const timer = setInterval(look, lookMs);
+  timer.unref();
+  return {
+    lookNow: look,
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      await start;
+      // A look stuck on a Redis outage, or a probe on a hanging service, must not hold up the shutdown.
+      await Promise.race([running, new Promise((r) => setTimeout(r, 2000).unref())]);
+    },
+  };
+}
