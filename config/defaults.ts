@@ -68,8 +68,9 @@ export const defaults = {
   /** Longest delay between two attempts, in ms (12 attempts span a bit over an hour). */
   retryMaxDelayMs: 10 * 60_000,
   /**
-   * Refusals about the account (401, a 403 that is not "the order is completed", the service down past a job's
-   * retries) met by a stream's jobs in a row, across every process, that pause the stream (BREAKER_THRESHOLD).
+   * Refusals about the account (401, a 403 that is not "the order is completed", the same service refusal again) met
+   * by a stream's jobs in a row, across every process, that pause the stream (BREAKER_THRESHOLD). The service down
+   * holds every stream instead (outageThreshold below) and ends by itself.
    */
   breakerThreshold: 10,
   /**

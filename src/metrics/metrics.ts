@@ -132,7 +132,7 @@ export function createMetrics(o: { sources?: ScrapeSources; defaultMetrics?: boo
   );
   breakers(
     'isync_breaker_refusals',
-    "Refusals about the account (401, 403, the service down past retries) met by the stream's jobs in a row; " +
+    "Refusals about the account (401, 403, the same service refusal again) met by the stream's jobs in a row; " +
       'the stream pauses at BREAKER_THRESHOLD.',
     (b) => b.refusals,
   );

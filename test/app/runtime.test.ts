@@ -11,6 +11,9 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
 import { deletePrefix, redisUrl, uniquePrefix } from '../helpers/redis.js';
 import { captureLogger, done, order, settleMeta, testKind } from '../queue/support.js';
 import { STREAMS } from '../../jobs/streams.js';
+import { orderKind } from '../../jobs/orders/order-kind.js';
+import { probeOnce } from '../../src/queue/service-probe.js';
+import { isOutage } from '../../src/queue/service-outage.js';
 
 const TOKEN = 'upstream-token-7f3a9';
 
@@ -97,6 +100,34 @@ describe('sync --once', () => {
       expect(again.perStream.orders).toMatchObject({ queued: 1, duplicates: 1, completed: 1, failed: [] });
     });
   });
+});
+
+describe('sync --once through a service outage', () => {
+  it('waits while the service is down (with no attempt spent past JOB_ATTEMPTS) and ends with every order synced once', async () => {
+    // The catalog is read while the service answers (its collection budget spaces reads 12 s apart).
+    feed.append('orders', [order('WARM-1')]);
+    expect((await syncOnce(deps, { kinds: [orderKind], streams: ['orders'], pollMs: 50 })).ok).toBe(true);
+    feed.append('orders', orders(6));
+    sandbox.admin.setFaults([{ kind: 'status-503' }]);
+    const run = syncOnce(deps, {
+      kinds: [orderKind],
+      streams: ['orders'],
+      pollMs: 50,
+      workers: { outage: { probe: () => probeOnce(deps.client), firstProbeMs: 200, probeMaxMs: 400, lookMs: 50 } },
+    });
+    // JOB_ATTEMPTS is 2, 20-50 ms apart: once held, 3 s of 503s outlast every job's retries many times over.
+    const limit = Date.now() + 30_000;
+    while (!(await isOutage(deps.redis, deps.keys)) && Date.now() < limit) await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 3_000));
+    expect(await isOutage(deps.redis, deps.keys)).toBe(true);
+    expect(await deps.queues.get('orders').getJobCounts('failed')).toEqual({ failed: 0 });
+    sandbox.admin.setFaults([]);
+    const summary = await run;
+    expect(summary.ok).toBe(true);
+    expect(summary.perStream.orders).toMatchObject({ queued: 6, completed: 6, failed: [] });
+    expect(sandbox.admin.counters().creates).toMatchObject({ order: 7, shipment: 7 });
+    expect(await isOutage(deps.redis, deps.keys)).toBe(false);
+  }, 60_000);
 });
 
 describe('import', () => {
