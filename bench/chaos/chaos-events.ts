@@ -6,7 +6,9 @@ export type ChaosEvent =
   | { kind: 'redis-restart'; at: number; delayMs: number; downMs: number }
   | { kind: 'tight-budget'; at: number; delayMs: number; on: boolean }
   | { kind: 'import'; at: number; delayMs: number }
-  | { kind: 'revoke-key'; at: number; delayMs: number };
+  | { kind: 'revoke-key'; at: number; delayMs: number }
+  | { kind: 'outage'; at: number; delayMs: number }
+  | { kind: 'redis-full'; at: number; delayMs: number };
 
 /** mulberry32, seeded: the same seed gives the same plan. */
 export function seededRandom(seed: number): () => number {
@@ -57,5 +59,8 @@ export function planEvents(o: ChaosOptions, rand: () => number): ChaosEvent[] {
   // Halfway, the API key is revoked until the orders stream pauses, then restored and resumed (chaos-revoke.ts).
   // Placed without a draw, so the rest of a seed's plan stays as it was.
   if (o.revokeKey) events.push({ kind: 'revoke-key', at: 0.5, delayMs: 0 });
+  // The incidents a worker rides out alone (chaos-unattended.ts), placed without a draw too.
+  if (o.outageSeconds > 0) events.push({ kind: 'outage', at: 0.35, delayMs: 0 });
+  if (o.redisFullSeconds > 0) events.push({ kind: 'redis-full', at: 0.65, delayMs: 0 });
   return events.sort((a, b) => a.at - b.at);
 }

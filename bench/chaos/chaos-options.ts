@@ -42,6 +42,10 @@ export const chaosOptionsSchema = z.object({
   tightShare: z.number().min(0.05).max(1),
   /** Revoke the API key halfway (every request 401) until the orders stream pauses, then restore it and `resume`. */
   revokeKey: z.boolean(),
+  /** The service answers 503 to everything this long, past the jobs' retries (issue 26); 0 leaves the phase out. */
+  outageSeconds: z.number().int().min(0),
+  /** Redis refuses writes (maxmemory reached) this long, then is raised (issue 26); 0 leaves the phase out. */
+  redisFullSeconds: z.number().int().min(0),
   /** Multiplies every fault rate (0 turns faults off). */
   faultScale: z.number().min(0).max(5),
   /** Run the compiled dist/ instead of the sources through tsx. */
@@ -76,6 +80,9 @@ export const fullPreset: ChaosOptions = {
   tightShare: 0.4,
   faultScale: 1,
   revokeKey: true,
+  // Longer than a job's retries (JOB_ATTEMPTS 40, at most 2 s apart: about 80 s).
+  outageSeconds: 90,
+  redisFullSeconds: 25,
   dist: false,
   drainTimeoutSeconds: 900,
 };
@@ -91,7 +98,9 @@ export const shortPreset: ChaosOptions = {
   countsPerLocation: 3,
   boms: 10,
   badRounds: 1,
-  drainTimeoutSeconds: 240,
+  outageSeconds: 30,
+  redisFullSeconds: 15,
+  drainTimeoutSeconds: 300,
 };
 
 const numeric = [
@@ -113,6 +122,8 @@ const numeric = [
   'tight-share',
   'fault-scale',
   'drain-timeout-seconds',
+  'outage-seconds',
+  'redis-full-seconds',
 ] as const;
 
 const camel = (s: string) => s.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());

@@ -4,6 +4,7 @@ import type { ChaosEvent } from './chaos-events.js';
 import type { ChaosImporter } from './chaos-import.js';
 import type { ChaosOptions } from './chaos-options.js';
 import type { RevokeLog } from './chaos-revoke.js';
+import type { OutageLog, RedisFullLog } from './chaos-unattended.js';
 import { postWindow, sandboxBudgets, type ChaosWorld } from './chaos-world.js';
 import type { WorkerSlots } from './worker-slots.js';
 
@@ -18,6 +19,16 @@ export interface StormLog {
   revived: number;
   /** The revoked-key phase, when it ran. */
   revoke?: RevokeLog;
+  /** The unattended phases (chaos-unattended.ts), when they ran. */
+  outage?: OutageLog;
+  redisFull?: RedisFullLog;
+}
+
+/** The phases the run hands the storm, each run when its event comes. */
+export interface StormPhases {
+  revokeKey?: (progress: number) => Promise<RevokeLog>;
+  outage?: (progress: number) => Promise<OutageLog>;
+  redisFull?: (progress: number) => Promise<RedisFullLog>;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -43,7 +54,7 @@ export async function runStorm(
   rand: () => number,
   say: (l: string) => void,
   importer?: ChaosImporter,
-  revokeKey?: (progress: number) => Promise<RevokeLog>,
+  phases: StormPhases = {},
 ): Promise<StormLog> {
   const t0 = Date.now();
   const log: StormLog = { timeline: [], redisRestarts: [], tightMs: 0, completed: false, revived: 0 };
@@ -101,10 +112,31 @@ export async function runStorm(
               imported = true;
             });
         }
+      } else if (e.kind === 'outage') {
+        if (phases.outage) {
+          note(p, `the service goes down: every request answers 503 for ${o.outageSeconds} s; nobody acts`);
+          const r = await phases.outage(p);
+          log.outage = r;
+          note(
+            p,
+            `service back: held after ${r.heldAfterMs ?? '-'} ms, ${r.requests} requests while down (${r.firstMinute} in the first minute); ` +
+              `outage ended ${r.endedAfterMs ?? '-'} ms and first write ${r.firstWriteAfterMs ?? '-'} ms after the return; paused: ${r.paused.join(', ') || 'none'}`,
+          );
+        }
+      } else if (e.kind === 'redis-full') {
+        if (phases.redisFull) {
+          note(p, `Redis full: maxmemory under what it uses (every write OOM) for ${o.redisFullSeconds} s`);
+          const r = await phases.redisFull(p);
+          log.redisFull = r;
+          note(
+            p,
+            `Redis raised: ${r.logLines} warning/error lines meanwhile (${r.mostOfOneWorker} from one worker); work on after ${r.workAfterMs ?? '-'} ms`,
+          );
+        }
       } else if (e.kind === 'revoke-key') {
-        if (revokeKey) {
+        if (phases.revokeKey) {
           note(p, 'API key revoked: every request answers 401 until the orders stream pauses');
-          const r = await revokeKey(p);
+          const r = await phases.revokeKey(p);
           log.revoke = r;
           note(
             p,

@@ -65,6 +65,22 @@ export function injectedTable(
       detail: `@${pct(r.progress)}; orders paused after ${r.pausedAfterMs ?? '-'} ms (streams paused: ${r.paused.join(', ') || 'none'}); key restored, then \`inventory-sync resume\` exit ${r.resumeCode}`,
     });
   }
+  if (storm.outage) {
+    const r = storm.outage;
+    rows.push({
+      what: `service down for ${r.seconds} s (every request 503)`,
+      count: r.requests,
+      detail: `@${pct(r.progress)}; requests while down (${r.firstMinute} in its first minute); held after ${r.heldAfterMs ?? '-'} ms; ended by itself ${r.endedAfterMs ?? '-'} ms after the return, first write after ${r.firstWriteAfterMs ?? '-'} ms; no resume`,
+    });
+  }
+  if (storm.redisFull) {
+    const r = storm.redisFull;
+    rows.push({
+      what: `Redis full for ${r.seconds} s (every write OOM), then raised`,
+      count: r.logLines,
+      detail: `@${pct(r.progress)}; warning/error log lines meanwhile, at most ${r.mostOfOneWorker} from one worker; work on ${r.workAfterMs ?? '-'} ms after the raise`,
+    });
+  }
   rows.push({
     what: 'service answers 429 (budget)',
     count: counters.rateLimited,

@@ -13,6 +13,7 @@ import { ChaosImporter } from './chaos-import.js';
 import type { ChaosOptions } from './chaos-options.js';
 import { totalViolations, type ChaosReport } from './chaos-report.js';
 import { checkRevoke, revokeKeyPhase } from './chaos-revoke.js';
+import { checkOutage, checkRedisFull, outagePhase, redisFullPhase } from './chaos-unattended.js';
 import { runStorm, type StormLog } from './chaos-storm.js';
 import { startWorld, type ChaosWorld } from './chaos-world.js';
 import { checkCountResults, countResults } from './check-counts.js';
@@ -97,9 +98,11 @@ export async function runChaos(o: ChaosOptions, root: string, command: string, s
     slots.startAll();
     say(`chaos: ${o.workers} workers started against ${world.sandbox.url} (dashboard ${world.dashboardUrl})`);
     const ordersTotal = expected.get('orders')!.good.size + expected.get('orders')!.bad.size;
-    storm = await runStorm(o, world, slots, queues, ordersTotal, planEvents(o, rand), rand, say, importer, (p) =>
-      revokeKeyPhase(o, world, conn, root, p),
-    );
+    storm = await runStorm(o, world, slots, queues, ordersTotal, planEvents(o, rand), rand, say, importer, {
+      revokeKey: (p) => revokeKeyPhase(o, world, conn, root, p),
+      outage: (p) => outagePhase(o, world, conn, p),
+      redisFull: (p) => redisFullPhase(o, world, conn, queues.get('orders')!, slots.logFiles(), p),
+    });
     checks.push(
       check(
         'storm ran to its end (every kill and restart fired)',
@@ -108,6 +111,8 @@ export async function runChaos(o: ChaosOptions, root: string, command: string, s
       ),
     );
     if (o.revokeKey) checks.push(checkRevoke(storm.revoke));
+    if (o.outageSeconds > 0) checks.push(checkOutage(storm.outage));
+    if (o.redisFullSeconds > 0) checks.push(checkRedisFull(storm.redisFull));
     checks.push(await drain(queues, intakes, expected, o.drainTimeoutSeconds * 1000, say));
     syncMs = Date.now() - tWorkers;
     if (importer) {
