@@ -103,6 +103,9 @@ export interface RedisFullLog {
   workAfterMs: number | null;
   /** Whether a write was refused during the phase (the phase really filled Redis). */
   refused: boolean;
+  /** When Redis was filled and raised (epoch ms). */
+  from: number;
+  raisedAt: number;
 }
 
 /** Lines of a JSON log file written between two times, at warning level or above. */
@@ -155,6 +158,8 @@ export async function redisFullPhase(
     mostOfOneWorker: Math.max(0, ...perWorker),
     workAfterMs,
     refused,
+    from,
+    raisedAt: raised,
   };
 }
 

@@ -152,7 +152,8 @@ export async function runChaos(o: ChaosOptions, root: string, command: string, s
         ...(counters.creates.shipment === good ? [] : [`${counters.creates.shipment} shipment creates for ${good} good orders`]),
       ]),
     );
-    checks.push(...(await checkQueues(conn, world.prefix, scenario)));
+    const full = storm.redisFull;
+    checks.push(...(await checkQueues(conn, world.prefix, scenario, full ? [[full.from, full.raisedAt]] : [])));
     checks.push(checkCountResults(scenario, await countResults(conn, world.prefix)));
     checks.push(await checkLocks(conn, world.prefix, 65_000));
     // The operator's own proof, faults off: the service matches every record the program recorded as synced.
