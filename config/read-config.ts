@@ -63,7 +63,7 @@ export function readConfig(env: Record<string, string | undefined>, needs: Confi
   const e = parsed.success ? parsed.data : undefined;
 
   const serviceVars = ['INVENTORY_BASE_URL', 'INVENTORY_ACCOUNT', 'INVENTORY_API_KEY', 'INVENTORY_API_SECRET'] as const;
-  const fileForm = (name: string) => (name.includes('_API_') ? ` or ${name}_FILE` : '');
+  const fileForm = (name: string) => (name.includes('_API_') ? `, or ${name}_FILE naming a file that holds it` : '');
   if (needs.service) {
     for (const name of serviceVars) {
       if (!cleaned[name] && !secretFiles.failed.has(name))
