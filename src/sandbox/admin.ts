@@ -35,7 +35,13 @@ export interface SandboxAdmin {
   stockOnHand(facilityUrl: string, productUrl: string): number;
 }
 
-const credentialsSchema = z.object({ key: z.string().min(1).regex(/^[^:]+$/, 'must hold no colon'), secret: z.string().min(1) });
+const credentialsSchema = z.object({
+  key: z
+    .string()
+    .min(1)
+    .regex(/^[^:]+$/, 'must hold no colon'),
+  secret: z.string().min(1),
+});
 
 /** The in-process admin of a sandbox; inputs are checked as the HTTP admin checks them. */
 export function createAdmin(core: SandboxCore): SandboxAdmin {

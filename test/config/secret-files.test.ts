@@ -35,10 +35,7 @@ describe('secrets from files', () => {
     it('reads them, without the trailing newline (\\n or \\r\\n), and lists them as secrets', () => {
       const keyFile = secretFile(`${KEY}\n`);
       const secretFile2 = secretFile(`${SECRET}\r\n`);
-      const c = readConfig(
-        { ...service, INVENTORY_API_KEY_FILE: keyFile, INVENTORY_API_SECRET_FILE: secretFile2 },
-        { service: true },
-      );
+      const c = readConfig({ ...service, INVENTORY_API_KEY_FILE: keyFile, INVENTORY_API_SECRET_FILE: secretFile2 }, { service: true });
       expect(c.service).toMatchObject({ apiKey: KEY, apiSecret: SECRET });
       expect(c.secretFiles).toEqual({ INVENTORY_API_KEY: keyFile, INVENTORY_API_SECRET: secretFile2 });
       expect(secretsOf(c)).toEqual(expect.arrayContaining([KEY, SECRET]));
@@ -76,7 +73,7 @@ describe('secrets from files', () => {
       expect(secretsOf(c)).toEqual(expect.arrayContaining(Object.values(values)));
     });
 
-    it('applies the setting\'s own rules to the file\'s value, without showing it', () => {
+    it("applies the setting's own rules to the file's value, without showing it", () => {
       const problems = problemsOf({
         ...service,
         INVENTORY_API_KEY: 'k',
