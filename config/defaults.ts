@@ -133,6 +133,11 @@ export const defaults = {
   alertLagSeconds: 600,
   /** At most one alert per reason (a stream's new failures, its lag) in this many seconds. */
   alertIntervalSeconds: 900,
+  /**
+   * How often `worker` looks at streams paused for 401 whose credentials come from files (INVENTORY_API_KEY_FILE,
+   * INVENTORY_API_SECRET_FILE), to resume them by itself once the files changed and the service takes them, in ms.
+   */
+  credentialCheckMs: 3_000,
   /** How often `worker` looks for reasons to alert, in seconds. */
   alertCheckSeconds: 30,
   /** How often `worker` samples feed lag and budget use for the dashboard's charts, in seconds. */

@@ -3,7 +3,8 @@ import { redisPasswords } from '../src/redis-target.js';
 import { defaults } from './defaults.js';
 import { loadMapping, type Mapping } from './mapping-file.js';
 import { redisConfigOf, type RedisConfig } from './redis-config.js';
-import { envSchema, type Env } from './schema.js';
+import { envSchema, type Env, type SecretSetting } from './schema.js';
+import { readSecretFiles } from './secret-files.js';
 import { tracingConfig } from './tracing-config.js';
 
 export type { RedisConfig };
@@ -53,15 +54,20 @@ function totalBudget(requestsPerMinute: number | undefined): { requestsPerMinute
 /** Reads and checks the configuration from an environment object; throws ConfigError listing every problem. */
 export function readConfig(env: Record<string, string | undefined>, needs: ConfigNeeds = {}): Config {
   // Empty strings count as unset, as most tools treat them.
-  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const given = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== '')) as Record<string, string>;
+  // Secrets given as files (X_FILE) are read first: the rules below apply to their values as to the environment's.
+  const secretFiles = readSecretFiles(given);
+  const cleaned = secretFiles.env;
   const parsed = envSchema.safeParse(cleaned);
-  const problems = parsed.success ? [] : parsed.error.issues.map(issueLine);
+  const problems = [...secretFiles.problems, ...(parsed.success ? [] : parsed.error.issues.map(issueLine))];
   const e = parsed.success ? parsed.data : undefined;
 
   const serviceVars = ['INVENTORY_BASE_URL', 'INVENTORY_ACCOUNT', 'INVENTORY_API_KEY', 'INVENTORY_API_SECRET'] as const;
+  const fileForm = (name: string) => (name.includes('_API_') ? `, or ${name}_FILE naming a file that holds it` : '');
   if (needs.service) {
     for (const name of serviceVars) {
-      if (!cleaned[name]) problems.push(`${name}: is required (see README, "Configuration")`);
+      if (!cleaned[name] && !secretFiles.failed.has(name))
+        problems.push(`${name}: is required${fileForm(name)} (see README, "Configuration")`);
     }
   }
   if (needs.upstream && !cleaned.UPSTREAM_URL) problems.push('UPSTREAM_URL: is required to pull the feed');
@@ -74,7 +80,7 @@ export function readConfig(env: Record<string, string | undefined>, needs: Confi
   const redis = e && redisConfigOf(e);
   if (redis) problems.push(...redis.problems);
   if (problems.length > 0 || !e || !redis) throw new ConfigError(problems);
-  return configOf(e, redis.redis, mapped && 'mapping' in mapped ? mapped.mapping : undefined);
+  return configOf(e, redis.redis, mapped && 'mapping' in mapped ? mapped.mapping : undefined, secretFiles.files);
 }
 
 /** A problem line with any secret of the environment blanked (a mapping file could be a misnamed .env). */
@@ -100,7 +106,7 @@ function goLiveOf(e: Env): Partial<Record<string, string>> {
 }
 
 /** The configuration of a checked environment; the Config type is inferred from it. */
-function configOf(e: Env, redis: RedisConfig, mapping: Mapping | undefined) {
+function configOf(e: Env, redis: RedisConfig, mapping: Mapping | undefined, secretFiles: Partial<Record<SecretSetting, string>> = {}) {
   const service =
     e.INVENTORY_BASE_URL && e.INVENTORY_ACCOUNT && e.INVENTORY_API_KEY && e.INVENTORY_API_SECRET
       ? {
@@ -166,6 +172,11 @@ function configOf(e: Env, redis: RedisConfig, mapping: Mapping | undefined) {
     /** Upstream productIds and facility names the service knows by others (MAPPING_FILE), checked at start. */
     mapping,
     tracing: tracingConfig(e),
+    /**
+     * The file each secret setting was read from (X_FILE), by setting: the service's key and secret and the upstream
+     * token are read again on a 401 (rotation without a restart); the others only at start.
+     */
+    secretFiles,
   };
 }
 

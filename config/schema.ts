@@ -32,6 +32,21 @@ const calendarDate = (name: string) =>
       `${name} must be a calendar date YYYY-MM-DD, such as 2026-01-01`,
     );
 
+/**
+ * The settings that hold a secret. Each may be given instead as a file that holds it (`X_FILE`, read by
+ * config/secret-files.ts: exactly one of the two, trailing newlines dropped), as secret managers hand them out.
+ */
+export const secretSettings = [
+  'INVENTORY_API_KEY',
+  'INVENTORY_API_SECRET',
+  'UPSTREAM_TOKEN',
+  'REDIS_PASSWORD',
+  'REDIS_SENTINEL_PASSWORD',
+  'DASHBOARD_PASSWORD',
+  'ALERT_WEBHOOK_URL',
+] as const;
+export type SecretSetting = (typeof secretSettings)[number];
+
 /** The environment variables of shared/interface.md, plus the program's tuning knobs. */
 export const envSchema = z.object({
   INVENTORY_BASE_URL: httpUrl('INVENTORY_BASE_URL').optional(),
@@ -42,6 +57,14 @@ export const envSchema = z.object({
     .optional(),
   INVENTORY_API_KEY: optionalText,
   INVENTORY_API_SECRET: optionalText,
+  // The files of the secret settings (secretSettings): paths, read before this schema applies.
+  INVENTORY_API_KEY_FILE: optionalText,
+  INVENTORY_API_SECRET_FILE: optionalText,
+  UPSTREAM_TOKEN_FILE: optionalText,
+  REDIS_PASSWORD_FILE: optionalText,
+  REDIS_SENTINEL_PASSWORD_FILE: optionalText,
+  DASHBOARD_PASSWORD_FILE: optionalText,
+  ALERT_WEBHOOK_URL_FILE: optionalText,
   INVENTORY_POST_PER_MINUTE: positiveInt('INVENTORY_POST_PER_MINUTE').default(defaults.postPerMinute),
   INVENTORY_GET_PER_MINUTE: positiveInt('INVENTORY_GET_PER_MINUTE').default(defaults.getPerMinute),
   INVENTORY_COLLECTION_PER_HOUR: positiveInt('INVENTORY_COLLECTION_PER_HOUR').default(defaults.collectionPerHour),

@@ -31,6 +31,32 @@ export function secretForms(secrets: string[], basicPairs: Array<[string, string
   return [...forms].sort((a, b) => b.length - a.length);
 }
 
+/** The values a logger redacts; it grows while the program runs (credentials rotated in their files). */
+class Redactions {
+  private forms: string[];
+  constructor(forms: string[]) {
+    this.forms = forms;
+  }
+  get current(): string[] {
+    return this.forms;
+  }
+  add(forms: string[]): void {
+    const next = new Set([...this.forms, ...forms]);
+    if (next.size !== this.forms.length) this.forms = [...next].sort((a, b) => b.length - a.length);
+  }
+}
+
+/** Where a logger keeps its Redactions: children are made with Object.create of their parent, so they find it too. */
+const REDACTIONS = Symbol('redactions');
+
+/**
+ * Teaches a logger (and its children, and the logger it is a child of) new secrets, e.g. credentials read again
+ * from their files: from now on they are redacted as the ones given at start. Old ones stay redacted.
+ */
+export function addSecrets(logger: Logger, secrets: string[], basicPairs: Array<[string, string]> = []): void {
+  (logger as unknown as { [REDACTIONS]?: Redactions })[REDACTIONS]?.add(secretForms(secrets, basicPairs));
+}
+
 /** Keys whose values are never logged, whatever their case (`Authorization`, `authorization`) or depth. */
 const SECRET_KEYS = new Set([
   'authorization',
@@ -71,25 +97,20 @@ export function redact(text: string, secrets: string[]): string {
 
 /** The one logger factory: JSON lines, secrets redacted by key (any case, any depth) and by value (in every form). */
 export function createLogger(opts: LoggerOptions = {}): Logger {
-  const secrets = secretForms(opts.secrets ?? []);
+  const redactions = new Redactions(secretForms(opts.secrets ?? []));
   const pretty = opts.pretty ?? (!opts.destination && process.stdout.isTTY === true);
   const options: pino.LoggerOptions = {
     level: opts.level ?? 'info',
     base: { pid: process.pid },
     // pino's own redact paths match keys exactly (`authorization`, not `Authorization`): a walk instead.
     formatters: { log: (o) => redactKeys(o) as Record<string, unknown> },
-    // An explicit `hooks: undefined` would replace pino's default hooks and break the logger.
-    ...(secrets.length ? { hooks: { streamWrite: (line: string) => redact(line, secrets) } } : {}),
+    // Always on: secrets may be learned later (addSecrets). An empty list costs a loop of nothing.
+    hooks: { streamWrite: (line: string) => redact(line, redactions.current) },
   };
-  if (opts.destination) return redactChildBindings(pino(options, opts.destination));
-  if (pretty)
-    return redactChildBindings(
-      pino({
-        ...options,
-        transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } },
-      }),
-    );
-  return redactChildBindings(pino(options));
+  const transport = { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } };
+  const logger = opts.destination ? pino(options, opts.destination) : pretty ? pino({ ...options, transport }) : pino(options);
+  Object.defineProperty(logger, REDACTIONS, { value: redactions });
+  return redactChildBindings(logger);
 }
 
 /**

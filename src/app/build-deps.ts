@@ -4,13 +4,14 @@ import { Catalog } from '../catalog/catalog.js';
 import { MappedCatalog } from '../catalog/mapped-catalog.js';
 import type { CatalogApi } from '../catalog/types.js';
 import { RequestBudget } from '../client/budget.js';
+import { Credentials } from '../client/credentials.js';
 import { ServiceClient, type ServiceClientOptions } from '../client/service-client.js';
 import type { ApiCall } from '../client/service-api.js';
 import { UpstreamClient } from '../feed/upstream-client.js';
 import { LatencyMeter } from '../queue/concurrency-sizer.js';
 import { logShareChanges } from './share-log.js';
 import { defaults } from '../../config/defaults.js';
-import type { Logger } from '../logger.js';
+import { addSecrets, type Logger } from '../logger.js';
 import { createQueues } from '../queue/queues.js';
 import type { RuntimeDeps } from './runtime.js';
 import type { StreamName } from '../records/stream-def.js';
@@ -22,6 +23,8 @@ export interface AppDeps extends RuntimeDeps {
   /** Undefined when built with budget: false. */
   budget?: RequestBudget;
   client: ServiceClient;
+  /** The service's credentials the client sends, read again from their files on a 401 (src/client/credentials.ts). */
+  credentials: Credentials;
   catalog: CatalogApi;
   upstream?: UpstreamClient;
   /** Closes the queues, the HTTP pools, and Redis unless it was handed in. */
@@ -66,11 +69,11 @@ export function buildDeps(config: Config, logger: Logger, opts: BuildDepsOptions
     ? { floor: share.floorPercent / 100, onChange: logShareChanges(logger, service.budgets, share.floorPercent) }
     : (false as const);
   const budget = opts.budget === false ? undefined : new RequestBudget({ redis, keys, budgets: service.budgets, adaptive });
+  const credentials = serviceCredentials(config, logger);
   const client = new ServiceClient({
     baseUrl: service.baseUrl,
     account: service.account,
-    apiKey: service.apiKey,
-    apiSecret: service.apiSecret,
+    credentials,
     budget,
     entityTimeoutMs: service.entityTimeoutMs,
     collectionTimeoutMs: service.collectionTimeoutMs,
@@ -92,6 +95,12 @@ export function buildDeps(config: Config, logger: Logger, opts: BuildDepsOptions
     ? new UpstreamClient({
         url: config.upstream.url,
         token: config.upstream.token,
+        tokenFile: config.secretFiles.UPSTREAM_TOKEN,
+        onTokenChange: (token) => {
+          addSecrets(logger, [token]);
+          logger.info('upstream token read again from UPSTREAM_TOKEN_FILE after a 401: it changed, the feed is asked with the new one');
+        },
+        onTokenProblem: (line) => logger.warn(`UPSTREAM_TOKEN_FILE: ${line}`),
         maxRecordBytes: config.limits.maxRecordBytes,
         maxPageBytes: config.limits.feedMaxPageBytes,
       })
@@ -110,6 +119,7 @@ export function buildDeps(config: Config, logger: Logger, opts: BuildDepsOptions
     keys,
     budget,
     client,
+    credentials,
     catalog,
     upstream,
     kinds,
@@ -126,4 +136,21 @@ export function buildDeps(config: Config, logger: Logger, opts: BuildDepsOptions
       if (!opts.redis) await redis.quit().catch(() => redis.disconnect());
     },
   };
+}
+
+/** The service's credentials: from the configuration, and read again from their files (when given so) on a 401. */
+function serviceCredentials(config: Config, logger: Logger): Credentials {
+  const { apiKey, apiSecret } = config.service!;
+  return new Credentials({
+    key: apiKey,
+    secret: apiSecret,
+    keyFile: config.secretFiles.INVENTORY_API_KEY,
+    secretFile: config.secretFiles.INVENTORY_API_SECRET,
+    onChange: (key, secret) => {
+      // Learned before anything can log them.
+      addSecrets(logger, [key, secret], [[key, secret]]);
+      logger.info('service credentials read again from their files after a 401: they changed, and every later request sends them');
+    },
+    onProblem: (line) => logger.warn(line),
+  });
 }

@@ -96,5 +96,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
       ? { file: config.mapping.file, products: config.mapping.products.size, facilities: config.mapping.facilities.size }
       : 'none',
     tracing: config.tracing.enabled ? 'on (OTLP, the OTEL_* settings)' : 'off',
+    // Where secrets given as files are read from (paths, not values).
+    secretFiles: config.secretFiles,
   };
 }

@@ -4,6 +4,7 @@ import { secretValues } from './command-context.js';
 import { startAlerts } from '../ops/alerts.js';
 import { startFlowSampler } from '../ops/flow-metrics.js';
 import { messageOf } from '../message-of.js';
+import { startUnauthorizedResume } from './unauthorized-resume.js';
 
 /** What `worker` runs for operators beside the jobs: the chart sampler, and alerts when ALERT_WEBHOOK_URL is set. */
 export function startWorkerOps(app: Pick<AppContext, 'config' | 'redis' | 'logger' | 'deps'>): { stop(): Promise<void>; alertNow(): void } {
@@ -32,11 +33,22 @@ export function startWorkerOps(app: Pick<AppContext, 'config' | 'redis' | 'logge
       )
     : undefined;
   if (alerts) logger.info({ lagSeconds, intervalSeconds }, 'alerts on: new failures and feed lag are POSTed to ALERT_WEBHOOK_URL');
+  // A stream paused for 401 resumes by itself once the credentials' files changed and the service takes them.
+  const unauthorized = startUnauthorizedResume({
+    redis,
+    prefix,
+    defs: deps.kinds,
+    client: deps.client,
+    credentials: deps.credentials,
+    baseUrl: config.service?.baseUrl ?? '',
+    logger,
+  });
   return {
     // A stream just paused: look now, so the alert does not wait for the next look.
     alertNow: () => alerts?.lookNow(),
     async stop() {
       sampler.stop();
+      await unauthorized.stop();
       await alerts?.stop();
     },
   };

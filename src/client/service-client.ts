@@ -1,6 +1,7 @@
 import { Pool, type Dispatcher } from 'undici';
 import pRetry from 'p-retry';
-import { redact, secretForms } from '../logger.js';
+import { redact } from '../logger.js';
+import { Credentials } from './credentials.js';
 import { followablePath, toPath } from './api-path.js';
 import { RequestBudget } from './budget.js';
 import { BodyTooLargeError, readCappedText } from './capped-body.js';
@@ -32,8 +33,11 @@ export interface ServiceClientOptions {
   /** The service, e.g. https://app.example.com (API paths are {baseUrl}/{account}/api/...). */
   baseUrl: string;
   account: string;
-  apiKey: string;
-  apiSecret: string;
+  /** Basic credentials that never change; or `credentials`. */
+  apiKey?: string;
+  apiSecret?: string;
+  /** The credentials asked for each request (read again from their files on a 401); instead of apiKey and apiSecret. */
+  credentials?: Credentials;
   /** Shared request budget. Default: none (RequestBudget.unlimited(); 429s still hold in this process). */
   budget?: RequestBudget;
   /** Time-out of an entity call (for the answer's head, then between body chunks), ms. Default 15 s. */
@@ -71,9 +75,7 @@ export class ServiceClient implements ServiceApi {
   private readonly readRetries: number;
   private readonly retryMinDelayMs: number;
   private readonly onCall?: (call: ApiCall) => void;
-  private readonly getHeaders: Record<string, string>;
-  private readonly postHeaders: Record<string, string>;
-  private readonly secrets: string[];
+  private readonly credentials: Credentials;
   private readonly maxResponseBytes: number;
 
   constructor(opts: ServiceClientOptions) {
@@ -96,10 +98,14 @@ export class ServiceClient implements ServiceApi {
     this.retryMinDelayMs = opts.retryMinDelayMs ?? defaults.readRetryMinDelayMs;
     this.onCall = opts.onCall;
     this.maxResponseBytes = opts.maxResponseBytes ?? defaults.maxResponseBytes;
-    const authorization = `Basic ${Buffer.from(`${opts.apiKey}:${opts.apiSecret}`).toString('base64')}`;
-    this.getHeaders = { authorization, accept: 'application/json' };
-    this.postHeaders = { authorization, accept: 'application/json', 'content-type': 'application/json' };
-    this.secrets = secretForms([opts.apiKey, opts.apiSecret], [[opts.apiKey, opts.apiSecret]]);
+    if (!opts.credentials && (opts.apiKey === undefined || opts.apiSecret === undefined))
+      throw new RangeError('ServiceClient needs apiKey and apiSecret, or credentials');
+    this.credentials = opts.credentials ?? Credentials.fixed(opts.apiKey!, opts.apiSecret!);
+  }
+
+  /** Every form of the credentials held so far: what answers and errors are cleaned of. */
+  private get secrets(): string[] {
+    return this.credentials.secretForms();
   }
 
   entityPath(collection: 'order' | 'inventoryvariance', id: string): string {
@@ -195,13 +201,44 @@ export class ServiceClient implements ServiceApi {
     return this.once('POST', path, 'post', payload, decode, o);
   }
 
-  /** One HTTP request: budget, send, classify, report. */
+  /**
+   * One request; a 401 reads the credentials' files again and, when they changed since the request was sent, sends
+   * it once more at once with the new ones (a 401 is answered before anything is done, so a write is safe to repeat).
+   */
   private async once<T>(
     method: HttpMethod,
     urlOrPath: string,
     cls: RequestClass,
     payload: string | undefined,
     decode: Decoder<T>,
+    o?: CallOptions,
+  ): Promise<T> {
+    const sent = { version: this.credentials.version };
+    try {
+      return await this.send(method, urlOrPath, cls, payload, decode, sent, o);
+    } catch (err) {
+      if (!isServiceError(err) || err.code !== 'UNAUTHORIZED' || !(await this.rotatedSince(sent.version))) throw err;
+      return this.send(method, urlOrPath, cls, payload, decode, sent, o);
+    }
+  }
+
+  /** Whether the credentials changed since `version` was refused (read again now); if not, that version is refused. */
+  private async rotatedSince(version: number): Promise<boolean> {
+    if (!this.credentials.rotatable) return false;
+    await this.credentials.reload();
+    if (this.credentials.version !== version) return true;
+    this.credentials.markRefused(version);
+    return false;
+  }
+
+  /** One HTTP request: budget, send, classify, report. `sent.version`: the credentials' version it was sent with. */
+  private async send<T>(
+    method: HttpMethod,
+    urlOrPath: string,
+    cls: RequestClass,
+    payload: string | undefined,
+    decode: Decoder<T>,
+    sent: { version: number },
     o?: CallOptions,
   ): Promise<T> {
     // Paths come from answers and Redis too: only ones under /<account>/api/ without dot-segments are followed.
@@ -220,6 +257,12 @@ export class ServiceClient implements ServiceApi {
     }
     const at = Date.now();
     const t0 = performance.now();
+    sent.version = this.credentials.version;
+    const authorization = this.credentials.authorization();
+    const headers: Record<string, string> =
+      payload === undefined
+        ? { authorization, accept: 'application/json' }
+        : { authorization, accept: 'application/json', 'content-type': 'application/json' };
     const timeout = cls === 'collection' ? this.collectionTimeoutMs : this.entityTimeoutMs;
     let status: number | null = null;
     let value: T | undefined;
@@ -229,7 +272,7 @@ export class ServiceClient implements ServiceApi {
         origin: this.origin,
         path: this.basePath + path,
         method,
-        headers: payload === undefined ? this.getHeaders : this.postHeaders,
+        headers,
         body: payload,
         headersTimeout: timeout,
         bodyTimeout: timeout,

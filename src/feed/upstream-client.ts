@@ -5,6 +5,7 @@ import { defaults } from '../../config/defaults.js';
 import type { StreamName } from '../records/stream-def.js';
 import { PageTooLargeError, readFeedPage } from './page-reader.js';
 import { messageOf } from '../message-of.js';
+import { SecretFile } from '../secret-file.js';
 
 /** One page of a feed stream (upstream-feed.md); a record that could not be read is an UnreadableRecord in `items`. */
 export const feedPageSchema = z.object({
@@ -39,6 +40,12 @@ export interface UpstreamClientOptions {
   url: string;
   /** Bearer token, when the feed wants one. Never written to an error or a log line. */
   token?: string;
+  /** The file the token was read from (UPSTREAM_TOKEN_FILE): read again on a 401, and the page asked again when it changed. */
+  tokenFile?: string;
+  /** The token changed in its file (the logger learns it: it is a secret too). */
+  onTokenChange?(token: string): void;
+  /** The token's file could not be read again: a line naming the path. */
+  onTokenProblem?(line: string): void;
   /** Time-out of one request (headers and body each), in ms. Default 30 000. */
   timeoutMs?: number;
   /** Retries of a page after a transient failure (network, 429, 5xx). Default 3. */
@@ -74,10 +81,12 @@ function shownUrl(url: URL): string {
 export class UpstreamClient {
   private readonly base: string;
   private readonly timeoutMs: number;
+  private readonly token: SecretFile | undefined;
 
   constructor(private readonly opts: UpstreamClientOptions) {
     this.base = opts.url.replace(/\/+$/, '');
     this.timeoutMs = opts.timeoutMs ?? defaults.feedTimeoutMs;
+    this.token = opts.token === undefined ? undefined : new SecretFile(opts.token, opts.tokenFile, opts.onTokenProblem);
   }
 
   /** One page of a stream; transient failures are retried, the rest thrown as FeedError. */
@@ -92,13 +101,27 @@ export class UpstreamClient {
     });
   }
 
+  /** One request of a page; a 401 reads UPSTREAM_TOKEN_FILE again and, when the token changed, asks once more at once. */
   private async fetchOnce(stream: StreamName, o: FetchPageOptions): Promise<FeedPage> {
+    const sentWith = this.token?.value;
+    try {
+      return await this.fetchWithToken(stream, o);
+    } catch (err) {
+      if (!(err instanceof FeedError) || err.status !== 401 || !this.token) throw err;
+      const changed = await this.token.reload();
+      if (changed) this.opts.onTokenChange?.(this.token.value);
+      if (!changed && this.token.value === sentWith) throw err;
+      return this.fetchWithToken(stream, o);
+    }
+  }
+
+  private async fetchWithToken(stream: StreamName, o: FetchPageOptions): Promise<FeedPage> {
     const url = new URL(`${this.base}/${encodeURIComponent(stream)}`);
     if (o.after !== undefined) url.searchParams.set('after', o.after);
     url.searchParams.set('limit', String(o.limit));
     const where = `feed ${stream} at ${shownUrl(url)}`;
     const headers: Record<string, string> = { accept: 'application/json' };
-    if (this.opts.token) headers.authorization = `Bearer ${this.opts.token}`;
+    if (this.token?.value) headers.authorization = `Bearer ${this.token.value}`;
 
     let res: Dispatcher.ResponseData;
     try {
@@ -170,7 +193,7 @@ export class UpstreamClient {
     const status = res.statusCode;
     // The body is shown for context only, shortened, and never with the token in it.
     let text = (await res.body.text().catch(() => '')).slice(0, 200).replace(/\s+/g, ' ').trim();
-    if (this.opts.token) text = text.split(this.opts.token).join('[REDACTED]');
+    if (this.token?.value) text = text.split(this.token.value).join('[REDACTED]');
     const said = text ? `: ${text}` : '';
     if (status === 401 || status === 403) {
       return new FeedError(

@@ -9,7 +9,7 @@ import { ApiError } from './validation.js';
 /**
  * /_admin/...: the admin operations over HTTP, with the API's Basic credentials (health needs none).
  * GET health | state | counters | requests | faults | budgets | latency | stock?facilityUrl=&productUrl=;
- * POST faults (a rule list, or {rules}) | budgets | latency (settings, or null) | reset ({data?}).
+ * POST faults (a rule list, or {rules}) | budgets | latency (settings, or null) | credentials ({key, secret}) | reset ({data?}).
  * Admin requests are not counted and see no latency, budget or fault.
  */
 export async function handleAdmin(
@@ -63,6 +63,10 @@ export async function handleAdmin(
         case 'latency':
           admin.setLatency(body as LatencySettings | null);
           return ok(core.latency ?? { ms: 0, jitterMs: 0 });
+        case 'credentials':
+          // Answered without the values: they are secrets.
+          admin.setCredentials((body ?? {}) as { key: string; secret: string });
+          return ok({ ok: true });
         case 'reset':
           admin.reset(resetData(body));
           return ok({ ok: true, account: core.account });

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { budgetSettingsSchema } from './budgets.js';
 import type { SandboxCounters } from './counters.js';
 import { faultRulesSchema } from './faults.js';
@@ -25,9 +26,22 @@ export interface SandboxAdmin {
   requests(): LoggedRequest[];
   /** Back to the start data (or `data`, for this reset only), the start settings and zero counters. */
   reset(data?: DataSource): void;
+  /**
+   * The API key and secret the API (and the admin) accept from now on, instead of the ones before: a rotation, as a
+   * secret manager does it. A reset restores the start options' credentials.
+   */
+  setCredentials(credentials: { key: string; secret: string }): void;
   /** Sum of quantityOnHand over the inventory rows of a (facility, product). */
   stockOnHand(facilityUrl: string, productUrl: string): number;
 }
+
+const credentialsSchema = z.object({
+  key: z
+    .string()
+    .min(1)
+    .regex(/^[^:]+$/, 'must hold no colon'),
+  secret: z.string().min(1),
+});
 
 /** The in-process admin of a sandbox; inputs are checked as the HTTP admin checks them. */
 export function createAdmin(core: SandboxCore): SandboxAdmin {
@@ -53,6 +67,12 @@ export function createAdmin(core: SandboxCore): SandboxAdmin {
     counters: () => structuredClone(core.counters),
     requests: () => core.requestLog.list(),
     reset: (data) => core.reset(data),
+    setCredentials(c) {
+      const r = credentialsSchema.safeParse(c);
+      if (!r.success) throw new Error(`credentials: ${issuesText(r.error.issues)}`);
+      core.key = r.data.key;
+      core.secret = r.data.secret;
+    },
     stockOnHand: (facilityUrl, productUrl) => core.store.inventory.onHand(facilityUrl, productUrl),
   };
 }

@@ -21,8 +21,9 @@ export class SandboxCore {
   readonly maxBodyBytes: number;
   /** Fixed at start: a reset keeps it. */
   readonly profile: ProfileRules;
-  readonly key: string;
-  readonly secret: string;
+  /** The credentials the API and the admin accept: the options' until admin.setCredentials (a rotation); a reset restores them. */
+  key: string;
+  secret: string;
   latency: LatencySettings | null = null;
   counters: SandboxCounters = newCounters();
   /** Every API request since start or the last reset, for tests (GET /_admin/requests). */
@@ -39,8 +40,8 @@ export class SandboxCore {
     this.random = options.random ?? Math.random;
     this.faults = new Faults(this.random);
     this.maxBodyBytes = options.maxBodyBytes ?? sandboxDefaults.maxBodyBytes;
-    this.key = options.key ?? sandboxDefaults.key;
-    this.secret = options.secret ?? sandboxDefaults.secret;
+    this.key = '';
+    this.secret = '';
     this.store = new SandboxStore(structuredClone(this.initial), this.profile.firstShipmentId);
     this.ctx = this.context();
     this.applySettings();
@@ -67,6 +68,8 @@ export class SandboxCore {
   }
 
   private applySettings(): void {
+    this.key = this.options.key ?? sandboxDefaults.key;
+    this.secret = this.options.secret ?? sandboxDefaults.secret;
     this.faults.set(this.options.faults ?? []);
     this.budgets.set(this.options.budgets ?? {});
     this.latency = this.options.latency ?? null;

@@ -1,0 +1,52 @@
+import { readFileSync } from 'node:fs';
+import { secretSettings, type SecretSetting } from './schema.js';
+
+/** A secret file read: its value, or why it cannot be used (naming the path, never the content). */
+export type SecretFileRead = { value: string } | { problem: string };
+
+/** The secret a file holds: its text without trailing newlines (\n, \r\n), which are not part of it. */
+export function readSecretFile(path: string): SecretFileRead {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'unreadable';
+    return { problem: `cannot read ${path} (${code})` };
+  }
+  const value = text.replace(/(\r?\n)+$/, '');
+  return value.trim() ? { value } : { problem: `${path} is empty` };
+}
+
+/** The environment with each secret setting given as a file read into it, and which came from where. */
+export interface SecretFiles {
+  env: Record<string, string>;
+  /** The file of each secret setting given as `X_FILE`. */
+  files: Partial<Record<SecretSetting, string>>;
+  /** One line per problem, each naming its variable (and a file's path), never a value. */
+  problems: string[];
+  /** Settings whose file could not be read: not to be called missing too. */
+  failed: Set<string>;
+}
+
+/** Reads `X_FILE` for every secret setting X: exactly one of X and X_FILE may be set. */
+export function readSecretFiles(env: Record<string, string>): SecretFiles {
+  const out: SecretFiles = { env: { ...env }, files: {}, problems: [], failed: new Set() };
+  for (const name of secretSettings) {
+    const path = env[`${name}_FILE`]?.trim();
+    if (!path) continue;
+    if (env[name] !== undefined) {
+      out.problems.push(`${name}, ${name}_FILE: set one of them, not both`);
+      out.failed.add(name);
+      continue;
+    }
+    const read = readSecretFile(path);
+    if ('problem' in read) {
+      out.problems.push(`${name}_FILE: ${read.problem}`);
+      out.failed.add(name);
+    } else {
+      out.env[name] = read.value;
+      out.files[name] = path;
+    }
+  }
+  return out;
+}

@@ -1,0 +1,77 @@
+import { defaults } from '../../config/defaults.js';
+import type { Credentials } from '../client/credentials.js';
+import type { ServiceApi } from '../client/service-api.js';
+import type { Logger } from '../logger.js';
+import { messageOf } from '../message-of.js';
+import { resumeStreams } from '../ops/resume-streams.js';
+import { readBreaker } from '../queue/stream-breaker.js';
+import { openStreamQueues } from '../queue/stream-queues.js';
+import type { StreamDef } from '../records/stream-def.js';
+import { redisKeys, type RedisConnection as Redis } from '../redis.js';
+import { probeService } from './probe-service.js';
+
+export interface UnauthorizedResumeOptions {
+  redis: Redis;
+  prefix: string;
+  defs: readonly StreamDef[];
+  client: ServiceApi;
+  credentials: Credentials;
+  baseUrl: string;
+  logger: Logger;
+  /** How often paused streams are looked at, in ms. Default defaults.credentialCheckMs. */
+  everyMs?: number;
+}
+
+/**
+ * Ends by itself a pause that a 401 made (breaker code UNAUTHORIZED, not a repeated refusal) once the credentials'
+ * files hold other values than the service refused and one cheap read (within the budgets) is not refused: the
+ * streams are then resumed as `inventory-sync resume` does. Nothing runs when the credentials come from no file
+ * (nothing can change them without a restart); pauses for 403 and repeated refusals stay the operator's.
+ */
+export function startUnauthorizedResume(o: UnauthorizedResumeOptions): { stop(): Promise<void> } {
+  if (!o.credentials.rotatable) return { stop: async () => undefined };
+  const keys = redisKeys(o.prefix);
+  const queues = openStreamQueues(o.redis, o.prefix, o.defs);
+  let running: Promise<void> | undefined;
+  const look = async () => {
+    const paused = [];
+    for (const def of o.defs) {
+      const b = await readBreaker(o.redis, keys, def.stream);
+      if (b.paused && b.code === 'UNAUTHORIZED' && b.by !== 'repeated') paused.push(b);
+    }
+    if (paused.length === 0) return;
+    await o.credentials.reload();
+    // The service refused these very credentials (this process saw it): asking again would only be refused too.
+    if (o.credentials.refusedNow) return;
+    try {
+      await probeService(o.client, o.baseUrl);
+    } catch (err) {
+      o.logger.debug({ err: messageOf(err) }, 'credentials probe of a stream paused for 401: not taken yet');
+      return;
+    }
+    for (const r of await resumeStreams(
+      queues,
+      paused.map((b) => b.stream),
+    )) {
+      if (!r.wasPaused) continue;
+      o.logger.info(
+        { stream: r.stream, since: r.since, waiting: r.waiting },
+        `stream ${r.stream} resumed by itself: it was paused for 401 (since ${r.since ?? '?'}), and the service takes the ` +
+          `credentials read again from their files; ${r.waiting} job(s) run again from their progress`,
+      );
+    }
+  };
+  const timer = setInterval(() => {
+    running ??= look()
+      .catch((err: unknown) => o.logger.debug({ err: messageOf(err) }, 'look at streams paused for 401 failed (Redis?)'))
+      .finally(() => (running = undefined));
+  }, o.everyMs ?? defaults.credentialCheckMs);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+      await queues.close();
+    },
+  };
+}
