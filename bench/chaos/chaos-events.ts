@@ -8,7 +8,8 @@ export type ChaosEvent =
   | { kind: 'import'; at: number; delayMs: number }
   | { kind: 'revoke-key'; at: number; delayMs: number }
   | { kind: 'outage'; at: number; delayMs: number }
-  | { kind: 'redis-full'; at: number; delayMs: number };
+  | { kind: 'redis-full'; at: number; delayMs: number }
+  | { kind: 'rotate-secret'; at: number; delayMs: number };
 
 /** mulberry32, seeded: the same seed gives the same plan. */
 export function seededRandom(seed: number): () => number {
@@ -62,5 +63,6 @@ export function planEvents(o: ChaosOptions, rand: () => number): ChaosEvent[] {
   // The incidents a worker rides out alone (chaos-unattended.ts), placed without a draw too.
   if (o.outageSeconds > 0) events.push({ kind: 'outage', at: 0.35, delayMs: 0 });
   if (o.redisFullSeconds > 0) events.push({ kind: 'redis-full', at: 0.65, delayMs: 0 });
+  if (o.rotateSecret) events.push({ kind: 'rotate-secret', at: 0.8, delayMs: 0 });
   return events.sort((a, b) => a.at - b.at);
 }

@@ -44,6 +44,11 @@ export const chaosOptionsSchema = z.object({
   revokeKey: z.boolean(),
   /** The service answers 503 to everything this long, past the jobs' retries (issue 26); 0 leaves the phase out. */
   outageSeconds: z.number().int().min(0),
+  /**
+   * The workers read the API key and secret from files (INVENTORY_API_KEY_FILE...), and at 80% of the orders the
+   * account's credentials are rotated: the service takes only the new ones, and the files are rewritten in place.
+   */
+  rotateSecret: z.boolean(),
   /** Redis refuses writes (maxmemory reached) this long, then is raised (issue 26); 0 leaves the phase out. */
   redisFullSeconds: z.number().int().min(0),
   /** Multiplies every fault rate (0 turns faults off). */
@@ -83,6 +88,7 @@ export const fullPreset: ChaosOptions = {
   // Longer than a job's retries (JOB_ATTEMPTS 40, at most 2 s apart: about 80 s).
   outageSeconds: 90,
   redisFullSeconds: 25,
+  rotateSecret: true,
   dist: false,
   drainTimeoutSeconds: 900,
 };
@@ -139,6 +145,7 @@ export function parseChaosArgs(argv: string[]): ChaosOptions {
       short: { type: 'boolean' },
       dist: { type: 'boolean' },
       'no-revoke': { type: 'boolean' },
+      'no-rotate': { type: 'boolean' },
       'log-dir': { type: 'string' },
       json: { type: 'string' },
       markdown: { type: 'string' },
@@ -154,6 +161,7 @@ export function parseChaosArgs(argv: string[]): ChaosOptions {
   }
   if (values.dist) base.dist = true;
   if (values['no-revoke']) base.revokeKey = false;
+  if (values['no-rotate']) base.rotateSecret = false;
   if (typeof values['log-dir'] === 'string') base.logDir = values['log-dir'];
   if (typeof values.json === 'string') base.json = values.json;
   if (typeof values.markdown === 'string') base.markdown = values.markdown;

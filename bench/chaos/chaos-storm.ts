@@ -4,7 +4,7 @@ import type { ChaosEvent } from './chaos-events.js';
 import type { ChaosImporter } from './chaos-import.js';
 import type { ChaosOptions } from './chaos-options.js';
 import type { RevokeLog } from './chaos-revoke.js';
-import type { OutageLog, RedisFullLog } from './chaos-unattended.js';
+import type { OutageLog, RedisFullLog, RotateLog } from './chaos-unattended.js';
 import { postWindow, sandboxBudgets, type ChaosWorld } from './chaos-world.js';
 import type { WorkerSlots } from './worker-slots.js';
 
@@ -22,6 +22,7 @@ export interface StormLog {
   /** The unattended phases (chaos-unattended.ts), when they ran. */
   outage?: OutageLog;
   redisFull?: RedisFullLog;
+  rotate?: RotateLog;
 }
 
 /** The phases the run hands the storm, each run when its event comes. */
@@ -29,6 +30,7 @@ export interface StormPhases {
   revokeKey?: (progress: number) => Promise<RevokeLog>;
   outage?: (progress: number) => Promise<OutageLog>;
   redisFull?: (progress: number) => Promise<RedisFullLog>;
+  rotate?: (progress: number) => Promise<RotateLog>;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -131,6 +133,17 @@ export async function runStorm(
           note(
             p,
             `Redis raised: ${r.logLines} warning/error lines meanwhile (${r.mostOfOneWorker} from one worker); work on after ${r.workAfterMs ?? '-'} ms`,
+          );
+        }
+      } else if (e.kind === 'rotate-secret') {
+        if (phases.rotate) {
+          note(p, 'credentials rotated: the service takes only the new key, and the files are rewritten half a second later');
+          const r = await phases.rotate(p);
+          log.rotate = r;
+          note(
+            p,
+            `after the rotation: ${r.unauthorized} x 401, first write with the new key ${r.okAfterMs ?? '-'} ms after; ` +
+              `paused on the way: ${r.pausedOnTheWay.join(', ') || 'none'}, still paused: ${r.pausedAtEnd.join(', ') || 'none'}`,
           );
         }
       } else if (e.kind === 'revoke-key') {

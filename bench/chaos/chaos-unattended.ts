@@ -3,7 +3,8 @@
  * jobs' retries, and Redis full (writes refused) then raised. No person acts in either: each phase's check is that the
  * system went on by itself, with few requests to a service that is down and few log lines while Redis refuses writes.
  */
-import { readFileSync, existsSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { Queue } from 'bullmq';
 import type { RedisConnection } from '../../src/redis.js';
 import { redisKeys } from '../../src/redis.js';
@@ -177,4 +178,64 @@ export function checkRedisFull(r: RedisFullLog | undefined): CheckResult {
       v.push(`work went on ${r.workAfterMs === null ? 'not at all' : `${(r.workAfterMs / 1000).toFixed(1)} s`} after Redis accepted writes (at most 10 s)`);
   }
   return check('Redis full (writes refused) then raised: a few log lines, nothing lost, work on within 10 s', 1, v);
+}
+
+/** What the secret-rotation phase saw. */
+export interface RotateLog {
+  progress: number;
+  /** Requests answered 401 from the rotation on (the ones in flight with the old key). */
+  unauthorized: number;
+  /** ms from the rotation to the first write answered 200; null when none within the limit. */
+  okAfterMs: number | null;
+  /** Streams a breaker paused meanwhile, and those still paused at the end (none may be: nobody types `resume`). */
+  pausedOnTheWay: string[];
+  pausedAtEnd: string[];
+}
+
+/** A file replaced as a secret manager does it: the new content written beside it, then renamed over it. */
+function replaceFile(path: string, content: string): void {
+  writeFileSync(`${path}.new`, content, { mode: 0o600 });
+  renameSync(`${path}.new`, path);
+}
+
+/**
+ * The account's credentials are rotated while the workers sync: the service takes only the new key and secret, and
+ * half a second later the files the workers read them from are rewritten (trailing newline, as secret managers write
+ * them). Nobody restarts a worker or types `resume`.
+ */
+export async function rotateSecretPhase(world: ChaosWorld, conn: RedisConnection, progress: number): Promise<RotateLog> {
+  const files = world.secretFiles!;
+  const keys = redisKeys(world.prefix);
+  const next = { apiKey: `chaos-key-${randomBytes(12).toString('hex')}`, apiSecret: `chaos-secret-${randomBytes(12).toString('hex')}` };
+  world.rotated = next;
+  const t = Date.now();
+  world.sandbox.admin.setCredentials({ key: next.apiKey, secret: next.apiSecret });
+  await sleep(500);
+  replaceFile(files.key, `${next.apiKey}\n`);
+  replaceFile(files.secret, `${next.apiSecret}\n`);
+  const paused = new Set<string>();
+  const okAfterMs = await until(async () => {
+    for (const b of await Promise.all(STREAMS.map((s) => readBreaker(conn, keys, s)))) if (b.paused) paused.add(b.stream);
+    return world.sandbox.admin.requests().some((r) => r.at >= t && r.method === 'POST' && r.status === 200);
+  }, RETURN_LIMIT_MS);
+  // A pause for 401 ends by itself once the files changed (src/app/unauthorized-resume.ts): give it the time to.
+  const settled = await until(
+    async () => (await Promise.all(STREAMS.map((s) => readBreaker(conn, keys, s)))).every((b) => !b.paused),
+    RETURN_LIMIT_MS,
+  );
+  const pausedAtEnd =
+    settled === null ? (await Promise.all(STREAMS.map((s) => readBreaker(conn, keys, s)))).filter((b) => b.paused).map((b) => b.stream) : [];
+  const unauthorized = world.sandbox.admin.requests().filter((r) => r.at >= t && r.status === 401).length;
+  return { progress, unauthorized, okAfterMs, pausedOnTheWay: [...paused], pausedAtEnd };
+}
+
+/** The phase's rule: writes go on with the new credentials, and no stream is left paused. */
+export function checkRotate(r: RotateLog | undefined): CheckResult {
+  const v: string[] = [];
+  if (!r) v.push('the secret-rotation phase did not run');
+  else {
+    if (r.okAfterMs === null) v.push(`no write answered 200 within ${RETURN_LIMIT_MS / 1000} s of the rotation`);
+    if (r.pausedAtEnd.length) v.push(`streams left paused after the rotation (a person would have to resume): ${r.pausedAtEnd.join(', ')}`);
+  }
+  return check('the credentials rotated through their files: writes go on with the new ones, no restart, no resume', 1, v);
 }

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startFeedServer, type FeedServer } from '../../src/feed/feed-server.js';
 import { STREAMS } from '../../jobs/streams.js';
@@ -24,6 +24,12 @@ export interface ChaosWorld {
   initial: SandboxState;
   /** Appends the next part of each stream to the feed; answers whether more is left. */
   drip(): boolean;
+  /**
+   * With `rotateSecret`: the files the workers read the API key and secret from (INVENTORY_API_KEY_FILE,
+   * INVENTORY_API_SECRET_FILE), and the values they were rotated to, once they were.
+   */
+  secretFiles?: { key: string; secret: string };
+  rotated?: { apiKey: string; apiSecret: string };
   close(): Promise<void>;
 }
 
@@ -72,7 +78,19 @@ export async function startWorld(o: ChaosOptions, scenario: Scenario, root: stri
   };
 
   const prefix = `chaos${o.seed}`;
-  const env = workerEnv(o, secrets, { serviceUrl: sandbox.url, account: sandbox.account, redisUrl: redis.url, feedUrl: feed.url, prefix });
+  const base = workerEnv(o, secrets, { serviceUrl: sandbox.url, account: sandbox.account, redisUrl: redis.url, feedUrl: feed.url, prefix });
+  // The credentials as a secret manager hands them over: files, rotated in place (chaos-unattended.ts).
+  let secretFiles: ChaosWorld['secretFiles'];
+  let env: Record<string, string> = base;
+  if (o.rotateSecret) {
+    const dir = join(logDir, 'secrets');
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    secretFiles = { key: join(dir, 'api-key'), secret: join(dir, 'api-secret') };
+    writeFileSync(secretFiles.key, `${secrets.apiKey}\n`, { mode: 0o600 });
+    writeFileSync(secretFiles.secret, `${secrets.apiSecret}\n`, { mode: 0o600 });
+    const { INVENTORY_API_KEY: _key, INVENTORY_API_SECRET: _secret, ...rest } = base;
+    env = { ...rest, INVENTORY_API_KEY_FILE: secretFiles.key, INVENTORY_API_SECRET_FILE: secretFiles.secret };
+  }
   const logFile = join(logDir, 'dashboard.log');
   const dashboard = spawnCli({
     root,
@@ -95,6 +113,7 @@ export async function startWorld(o: ChaosOptions, scenario: Scenario, root: stri
     env,
     initial,
     drip,
+    secretFiles,
     async close() {
       if (closed) return;
       closed = true;

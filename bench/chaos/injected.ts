@@ -81,6 +81,14 @@ export function injectedTable(
       detail: `@${pct(r.progress)}; warning/error log lines meanwhile, at most ${r.mostOfOneWorker} from one worker; work on ${r.workAfterMs ?? '-'} ms after the raise`,
     });
   }
+  if (storm.rotate) {
+    const r = storm.rotate;
+    rows.push({
+      what: 'credentials rotated through their files',
+      count: r.unauthorized,
+      detail: `@${pct(r.progress)}; 401s from the rotation on; first write with the new key after ${r.okAfterMs ?? '-'} ms; paused on the way: ${r.pausedOnTheWay.join(', ') || 'none'}; left paused: ${r.pausedAtEnd.join(', ') || 'none'}`,
+    });
+  }
   rows.push({
     what: 'service answers 429 (budget)',
     count: counters.rateLimited,

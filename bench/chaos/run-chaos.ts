@@ -13,7 +13,7 @@ import { ChaosImporter } from './chaos-import.js';
 import type { ChaosOptions } from './chaos-options.js';
 import { totalViolations, type ChaosReport } from './chaos-report.js';
 import { checkRevoke, revokeKeyPhase } from './chaos-revoke.js';
-import { checkOutage, checkRedisFull, outagePhase, redisFullPhase } from './chaos-unattended.js';
+import { checkOutage, checkRedisFull, checkRotate, outagePhase, redisFullPhase, rotateSecretPhase } from './chaos-unattended.js';
 import { runStorm, type StormLog } from './chaos-storm.js';
 import { startWorld, type ChaosWorld } from './chaos-world.js';
 import { checkCountResults, countResults } from './check-counts.js';
@@ -102,6 +102,7 @@ export async function runChaos(o: ChaosOptions, root: string, command: string, s
       revokeKey: (p) => revokeKeyPhase(o, world, conn, root, p),
       outage: (p) => outagePhase(o, world, conn, p),
       redisFull: (p) => redisFullPhase(o, world, conn, queues.get('orders')!, slots.logFiles(), p),
+      rotate: (p) => rotateSecretPhase(world, conn, p),
     });
     checks.push(
       check(
@@ -113,6 +114,7 @@ export async function runChaos(o: ChaosOptions, root: string, command: string, s
     if (o.revokeKey) checks.push(checkRevoke(storm.revoke));
     if (o.outageSeconds > 0) checks.push(checkOutage(storm.outage));
     if (o.redisFullSeconds > 0) checks.push(checkRedisFull(storm.redisFull));
+    if (o.rotateSecret) checks.push(checkRotate(storm.rotate));
     checks.push(await drain(queues, intakes, expected, o.drainTimeoutSeconds * 1000, say));
     syncMs = Date.now() - tWorkers;
     if (importer) {
@@ -167,10 +169,18 @@ export async function runChaos(o: ChaosOptions, root: string, command: string, s
         'API secret': world.secrets.apiSecret,
         'upstream token': world.secrets.upstreamToken,
         'dashboard password': world.secrets.dashboardPassword,
+        ...(world.rotated ? { 'rotated API key': world.rotated.apiKey, 'rotated API secret': world.rotated.apiSecret } : {}),
       },
-      [world.secrets.apiKey, world.secrets.apiSecret],
+      [
+        [world.secrets.apiKey, world.secrets.apiSecret],
+        ...(world.rotated ? [[world.rotated.apiKey, world.rotated.apiSecret] as [string, string]] : []),
+      ],
     );
-    const control = forms.filter((f) => JSON.stringify(world.env).includes(f.value)).length;
+    // Where the workers get them: their environment, and the credential files when the run rotates them.
+    const given =
+      JSON.stringify(world.env) +
+      (world.secretFiles ? readFileSync(world.secretFiles.key, 'utf8') + readFileSync(world.secretFiles.secret, 'utf8') : '');
+    const control = forms.filter((f) => given.includes(f.value)).length;
     checks.push(
       check(
         "secret scan finds the secrets where they are (control: the workers' environment)",

@@ -10,14 +10,16 @@ export interface SecretForm {
 }
 
 /** Each secret raw, URL-encoded and base64, plus the Basic credentials header value. */
-export function secretForms(secrets: Record<string, string>, basic: [string, string]): SecretForm[] {
+export function secretForms(secrets: Record<string, string>, basic: [string, string] | Array<[string, string]>): SecretForm[] {
+  const pairs: Array<[string, string]> = typeof basic[0] === 'string' ? [basic as [string, string]] : (basic as Array<[string, string]>);
   const forms: SecretForm[] = [];
   for (const [label, value] of Object.entries(secrets)) {
     forms.push({ label, value });
     if (encodeURIComponent(value) !== value) forms.push({ label: `${label} (url-encoded)`, value: encodeURIComponent(value) });
     forms.push({ label: `${label} (base64)`, value: Buffer.from(value).toString('base64') });
   }
-  forms.push({ label: 'Basic credentials', value: Buffer.from(`${basic[0]}:${basic[1]}`).toString('base64') });
+  for (const [i, [key, secret]] of pairs.entries())
+    forms.push({ label: `Basic credentials${i ? ` (${i + 1})` : ''}`, value: Buffer.from(`${key}:${secret}`).toString('base64') });
   return forms;
 }
 
