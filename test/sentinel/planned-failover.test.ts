@@ -7,7 +7,8 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
 import { baseEnv } from '../cli/run-cli.js';
 import { startWorkerProcess, type WorkerProcess } from '../cli/worker-process.js';
 import { orderRecord, orderState } from '../helpers/order-records.js';
-import { failOver, primaryPort, roleOf, startLocalSentinel, type LocalSentinel } from '../setup/local-sentinel.js';
+import { timePlannedFailover, type FailoverTiming } from '../../bench/lib/failover-timing.js';
+import { primaryPort, roleOf, startLocalSentinel, type LocalSentinel } from '../../bench/lib/local-sentinel.js';
 import { STREAMS } from '../../jobs/streams.js';
 
 const ORDERS = 300;
@@ -15,7 +16,6 @@ const ids = Array.from({ length: ORDERS }, (_, i) => `PF-${String(i + 1).padStar
 /** What a planned failover may cost: from `SENTINEL FAILOVER` to every job it caught running completed. */
 const BOUND_S = 10;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const seconds = (ms: number) => Math.round(ms / 100) / 10;
 
 async function until(what: string, timeoutMs: number, check: () => boolean | Promise<boolean>): Promise<void> {
   const end = Date.now() + timeoutMs;
@@ -34,12 +34,8 @@ describe('through Redis Sentinel, a planned failover (SENTINEL FAILOVER) in the 
   let sandbox: Sandbox;
   let feed: FeedServer;
   let worker: WorkerProcess;
-  let moved: { from: number; to: number };
-  /** Jobs running when the failover was asked for: the ones whose completion it can lose. */
-  let caught: string[] = [];
+  let timing: FailoverTiming;
   let doneAtFailover = 0;
-  /** Seconds from the failover to the first job completed on the new primary, and to the last of `caught`. */
-  const figure = { nextCompleted: Infinity, caughtCompleted: Infinity };
   let primary: RedisConnection;
   const completed = () =>
     sandbox.admin.state().orders.filter((o) => o.orderId.startsWith('PF-') && o.statusId === 'ORDER_COMPLETED').length;
@@ -76,36 +72,13 @@ describe('through Redis Sentinel, a planned failover (SENTINEL FAILOVER) in the 
     await worker.httpUrl;
     await until('no order was synced', 30_000, () => completed() >= ORDERS / 5);
 
-    // The jobs running now, read on the primary about to step down.
-    const before = createRedis(`redis://:${local.password}@127.0.0.1:${await primaryPort(local)}`);
-    const beforeQueue = new Queue('orders', { connection: before, prefix });
-    caught = (await beforeQueue.getActive()).map((j) => j.id!);
-    await beforeQueue.close();
-    before.disconnect();
-
     doneAtFailover = completed();
-    const asked = Date.now();
-    moved = await failOver(local);
-    // Measured on the new primary only: what the old one still took in may be dropped when it turns replica.
-    primary = createRedis(`redis://:${local.password}@127.0.0.1:${moved.to}`);
-    const queue = new Queue('orders', { connection: primary, prefix });
-    const startCount = (await queue.getJobCounts('completed')).completed ?? 0;
-    try {
-      await until('the jobs running at the failover did not complete', 120_000, async () => {
-        const now = seconds(Date.now() - asked);
-        if (figure.nextCompleted === Infinity && ((await queue.getJobCounts('completed')).completed ?? 0) > startCount)
-          figure.nextCompleted = now;
-        const states = await Promise.all(caught.map((id) => queue.getJobState(id)));
-        if (states.every((s) => s === 'completed')) figure.caughtCompleted = now;
-        return figure.caughtCompleted !== Infinity && figure.nextCompleted !== Infinity;
-      });
-    } finally {
-      await queue.close();
-    }
+    timing = await timePlannedFailover(local, { prefix, queue: 'orders' });
     console.log(
-      `planned failover: ${caught.length} jobs running at it; next job completed on the new primary ${figure.nextCompleted} s after, ` +
-        `the last of those running ${figure.caughtCompleted} s after`,
+      `planned failover: ${timing.caught.length} jobs running at it; the next job completed on the new primary ` +
+        `${timing.nextCompletedS} s after it, the last of those running ${timing.caughtCompletedS} s after it`,
     );
+    primary = createRedis(`redis://:${local.password}@127.0.0.1:${timing.moved.to}`);
     await until(`the orders were not all synced after the failover (${completed()} of ${ORDERS})`, 90_000, () => completed() >= ORDERS);
     // Let anything that would run twice show itself.
     await sleep(1_500);
@@ -121,17 +94,18 @@ describe('through Redis Sentinel, a planned failover (SENTINEL FAILOVER) in the 
   });
 
   it('fails over in the middle of the sync, the old primary turned replica of the new one', async () => {
+    const { moved } = timing;
     expect(moved.to).not.toBe(moved.from);
     expect(await primaryPort(local)).toBe(moved.to);
     await until('the old primary did not turn replica', 20_000, async () => (await roleOf(local, moved.from).catch(() => '')) === 'slave');
     expect(doneAtFailover).toBeGreaterThan(0);
     expect(doneAtFailover).toBeLessThan(ORDERS);
-    expect(caught.length).toBeGreaterThan(0);
+    expect(timing.caught.length).toBeGreaterThan(0);
   });
 
   it(`goes on within ${BOUND_S} s: the jobs it caught running, and the next ones, completed on the new primary`, () => {
-    expect(figure.nextCompleted).toBeLessThanOrEqual(BOUND_S);
-    expect(figure.caughtCompleted).toBeLessThanOrEqual(BOUND_S);
+    expect(timing.nextCompletedS).toBeLessThanOrEqual(BOUND_S);
+    expect(timing.caughtCompletedS).toBeLessThanOrEqual(BOUND_S);
   });
 
   it('syncs every order once: one order, completed, with one shipment, shipped', () => {
