@@ -71,7 +71,13 @@ async function oneRun(n: number, log: (line: string) => void): Promise<FailoverR
   const orders = benchOrders(`PF${hex().slice(0, 4)}`, n);
   const dir = mkdtempSync(join(tmpdir(), 'isync-failover-bench-'));
   const local = await startLocalSentinel({ name: 'isync-bench', password: `data-${hex()}`, sentinelPassword: `sent-${hex()}` });
-  const sandbox = await startSandbox({ port: 0, data: 'demo', key: secrets.key, secret: secrets.secret, latency: { ms: 40, jitterMs: 10 } });
+  const sandbox = await startSandbox({
+    port: 0,
+    data: 'demo',
+    key: secrets.key,
+    secret: secrets.secret,
+    latency: { ms: 40, jitterMs: 10 },
+  });
   const feed = await startFeedServer({ names: STREAMS, port: 0, streams: { orders }, token: secrets.token });
   const ids = new Set(orders.map((o) => o.orderId));
   const completed = () => sandbox.admin.state().orders.filter((o) => ids.has(o.orderId) && o.statusId === 'ORDER_COMPLETED');
@@ -150,7 +156,7 @@ export function plannedFailoverPart(runs: FailoverRun[], command: string): { tit
         '`SENTINEL FAILOVER`, as a managed Redis runs it in its maintenance. Clocked from the command on the new primary: the next job ' +
         'completed there, and the last of the jobs that were running at the failover (those whose completion the old primary may have ' +
         'taken in and dropped when it turned replica; bench/lib/failover-timing.ts, as test/sentinel/planned-failover.test.ts asserts). ' +
-        'The worker\'s log says how many completions it found dropped and made again.',
+        "The worker's log says how many completions it found dropped and made again.",
       '',
       `Command: \`${command}\``,
       '',
@@ -168,7 +174,7 @@ export function plannedFailoverPart(runs: FailoverRun[], command: string): { tit
       ),
       '',
       `Median: **${median(runs.map((r) => r.caughtCompletedS))} s** from a planned failover until no job waits on it ` +
-        '(before the worker made dropped completions again, test/sentinel/planned-failover.test.ts measured 55 to 57 s: BullMQ\'s ' +
+        "(before the worker made dropped completions again, test/sentinel/planned-failover.test.ts measured 55 to 57 s: BullMQ's " +
         'stalled-job check took those jobs back once their lock expired, 30 s lock, checked every 30 s).',
     ],
   };

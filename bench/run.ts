@@ -259,7 +259,8 @@ const runners: Record<Section, (o: BenchOptions) => Promise<Measured>> = {
   redis: redisSection,
   shared: (o) => sharedSection(o, say),
   unbudgeted: (o) => unbudgetedSection(o, say),
-  failover: async (o) => plannedFailoverPart(await runPlannedFailover({ runs: o.runs, log: say }), `npm run bench -- --only failover --runs ${o.runs}`),
+  failover: async (o) =>
+    plannedFailoverPart(await runPlannedFailover({ runs: o.runs, log: say }), `npm run bench -- --only failover --runs ${o.runs}`),
 };
 
 const argv = process.argv.slice(2);

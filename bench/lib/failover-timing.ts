@@ -46,7 +46,8 @@ export async function timePlannedFailover(
     while (nextCompletedS === Infinity || caughtCompletedS === Infinity) {
       const now = Date.now();
       if (now > end) break;
-      if (nextCompletedS === Infinity && ((await q.getJobCounts('completed')).completed ?? 0) > start) nextCompletedS = seconds(now - asked);
+      if (nextCompletedS === Infinity && ((await q.getJobCounts('completed')).completed ?? 0) > start)
+        nextCompletedS = seconds(now - asked);
       const states = await Promise.all(caught.map((id) => q.getJobState(id)));
       if (caughtCompletedS === Infinity && states.every((st) => st === 'completed')) caughtCompletedS = seconds(now - asked);
       await sleep(100);

@@ -86,9 +86,7 @@ export function guardFinishes(o: FinishGuardOptions): FinishGuard {
       const value = (n: number) => replies[n]?.[1];
       // Still active under this run: its lock (removed by every finish), taken by this very fetch (a token serves
       // a chain of fetches, and a fetch the failover dropped may have been made again since).
-      const lost = chunk.filter(
-        (run, k) => value(2 * k) === run.token && Number(value(2 * k + 1)) === run.job.processedOn,
-      );
+      const lost = chunk.filter((run, k) => value(2 * k) === run.token && Number(value(2 * k + 1)) === run.job.processedOn);
       await Promise.all(
         lost.map(async (run) => {
           ended.delete(runKey(run));
@@ -124,14 +122,14 @@ export function guardFinishes(o: FinishGuardOptions): FinishGuard {
     droppedAt = undefined;
     // After ioredis has sent again what the drop left unanswered: 'ready' comes before that, and one connection's
     // commands run in order, so the finishes it resends are seen here.
-    setImmediate(() =>
+    setImmediate(() => {
       recover(at).catch((err: unknown) =>
         o.logger.warn(
           { err: messageOf(err) },
-          'could not look for job finishes lost in a Redis failover; BullMQ\'s stalled-job check takes such jobs back within a minute',
+          "could not look for job finishes lost in a Redis failover; BullMQ's stalled-job check takes such jobs back within a minute",
         ),
-      ),
-    );
+      );
+    });
   };
   o.conn.on('close', onClose);
   o.conn.on('ready', onReady);

@@ -132,23 +132,19 @@ export async function startWorkers(o: StartWorkersOptions): Promise<WorkerPool> 
         active--;
       }
     };
-    const worker = new Worker<JobData, JobResult>(
-      kind.stream,
-      guard.wrap(runRecord),
-      {
-        connection: conn,
-        prefix: o.prefix,
-        concurrency: o.concurrency,
-        limiter: UNLIMITED,
-        // BullMQ's per-minute counts of finished jobs, for the dashboard's charts; every worker must keep the same number.
-        metrics: { maxDataPoints: defaults.flowKeepMinutes },
-        settings: { backoffStrategy },
-        lockDuration,
-        stalledInterval: o.stalledIntervalMs ?? defaults.stalledCheckMs,
-        maxStalledCount,
-        telemetry: o.telemetry,
-      },
-    );
+    const worker = new Worker<JobData, JobResult>(kind.stream, guard.wrap(runRecord), {
+      connection: conn,
+      prefix: o.prefix,
+      concurrency: o.concurrency,
+      limiter: UNLIMITED,
+      // BullMQ's per-minute counts of finished jobs, for the dashboard's charts; every worker must keep the same number.
+      metrics: { maxDataPoints: defaults.flowKeepMinutes },
+      settings: { backoffStrategy },
+      lockDuration,
+      stalledInterval: o.stalledIntervalMs ?? defaults.stalledCheckMs,
+      maxStalledCount,
+      telemetry: o.telemetry,
+    });
     worker.on('error', (err) =>
       o.logger.error({ stream: kind.stream, err: err.message }, 'worker error (Redis?); BullMQ reconnects and goes on'),
     );
@@ -171,19 +167,15 @@ export async function startWorkers(o: StartWorkersOptions): Promise<WorkerPool> 
         active--;
       }
     };
-    const intakeWorker = new Worker<IntakeData, IntakeResult>(
-      intakeQueue.name,
-      guard.wrap(runIntake),
-      {
-        connection: conn,
-        prefix: o.prefix,
-        concurrency: 1,
-        settings: { backoffStrategy },
-        lockDuration,
-        stalledInterval: o.stalledIntervalMs ?? defaults.stalledCheckMs,
-        maxStalledCount,
-      },
-    );
+    const intakeWorker = new Worker<IntakeData, IntakeResult>(intakeQueue.name, guard.wrap(runIntake), {
+      connection: conn,
+      prefix: o.prefix,
+      concurrency: 1,
+      settings: { backoffStrategy },
+      lockDuration,
+      stalledInterval: o.stalledIntervalMs ?? defaults.stalledCheckMs,
+      maxStalledCount,
+    });
     // A Redis outage is logged by the stream's record worker (same Redis); here it would only repeat it.
     intakeWorker.on('error', (err) =>
       o.logger.debug({ stream: kind.stream, err: err.message }, 'intake worker error (Redis?); BullMQ reconnects and goes on'),
