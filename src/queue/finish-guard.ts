@@ -136,8 +136,7 @@ export function guardFinishes(o: FinishGuardOptions): FinishGuard {
 
   return {
     wrap<D, R>(processor: Processor<D, R>): Processor<D, R> {
-      // Three parameters: BullMQ hands the abort signal only to a processor that declares it.
-      return async (job, token, signal) => {
+      const run = async (job: Job<D, R>, token?: string, signal?: AbortSignal) => {
         let returned = false;
         let result: R | undefined;
         try {
@@ -148,6 +147,8 @@ export function guardFinishes(o: FinishGuardOptions): FinishGuard {
           if (token && job.id) remember({ job: job as Job, token, at: Date.now(), returned, result });
         }
       };
+      // BullMQ hands an abort signal only to a processor that declares three parameters: as many as the one wrapped.
+      return processor.length >= 3 ? run : (job, token) => run(job, token);
     },
     stop() {
       o.conn.off('close', onClose);
