@@ -14,6 +14,7 @@ import { machine, machineLine } from './lib/machine.js';
 import { markdownTable, textTable } from './lib/tables.js';
 import { runBudgeted, type BudgetedFigures } from './orders-throughput.js';
 import { runSandboxLoadBench } from './sandbox-load.js';
+import { plannedFailoverPart, runPlannedFailover } from './planned-failover.js';
 import { runRedisSizing } from './redis-sizing.js';
 import { sizingReport } from './lib/sizing-report.js';
 import { runScaleOut, scaleOutPart } from './scale-out.js';
@@ -258,6 +259,8 @@ const runners: Record<Section, (o: BenchOptions) => Promise<Measured>> = {
   redis: redisSection,
   shared: (o) => sharedSection(o, say),
   unbudgeted: (o) => unbudgetedSection(o, say),
+  failover: async (o) =>
+    plannedFailoverPart(await runPlannedFailover({ runs: o.runs, log: say }), `npm run bench -- --only failover --runs ${o.runs}`),
 };
 
 const argv = process.argv.slice(2);
@@ -265,7 +268,7 @@ const options = parseBenchArgs(argv);
 const command = `npm run bench${argv.length ? ` -- ${argv.join(' ')}` : ''}`;
 const parts: Part[] = [];
 for (const section of (
-  ['import', 'overhead', 'stock', 'sandbox', 'orders', 'total', 'scale-out', 'redis', 'shared', 'unbudgeted'] as const
+  ['import', 'overhead', 'stock', 'sandbox', 'orders', 'total', 'scale-out', 'redis', 'shared', 'unbudgeted', 'failover'] as const
 ).filter((s) => options.only.includes(s))) {
   const m = machineLine(machine());
   const started = Date.now();

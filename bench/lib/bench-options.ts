@@ -13,6 +13,7 @@ export const SECTIONS = [
   'redis',
   'shared',
   'unbudgeted',
+  'failover',
 ] as const;
 export type Section = (typeof SECTIONS)[number];
 

@@ -8,9 +8,12 @@ import { defOf } from '../records/records.js';
 import { createRedis, type RedisConnection as Redis, type RedisKeys, type RedisTarget } from '../redis.js';
 import { pullStream, type PullResult } from './producer.js';
 import { CONTROL_QUEUE, type QueueSet } from '../queue/queues.js';
+import { finishGuardFor } from '../queue/finish-guard.js';
 import type { StreamName } from '../records/stream-def.js';
 import { messageOf } from '../message-of.js';
 
+/** The control worker's job lock (BullMQ's default): a pull that a dead worker left is taken back after about this long. */
+const CONTROL_LOCK_MS = 30_000;
 const controlDataSchema = z.object({ stream: z.string().min(1), scheduler: z.string() });
 type ControlData = z.infer<typeof controlDataSchema>;
 
@@ -137,10 +140,13 @@ export async function startControl(o: StartControlOptions): Promise<Control> {
       throw err;
     }
   };
-  const worker = new Worker<ControlData, PullResult>(CONTROL_QUEUE, processor, {
+  // A pull's completion that a planned Sentinel failover drops is made again at once (src/queue/finish-guard.ts).
+  const guard = finishGuardFor(o.connection, conn, { lockDurationMs: CONTROL_LOCK_MS, logger: o.logger });
+  const worker = new Worker<ControlData, PullResult>(CONTROL_QUEUE, guard.wrap(processor), {
     connection: conn,
     prefix: o.prefix,
     concurrency: Math.max(1, o.defs.length),
+    lockDuration: CONTROL_LOCK_MS,
   });
   worker.on('error', (err) => o.logger.error({ err: err.message }, 'control worker error (Redis?); BullMQ reconnects and goes on'));
   await worker.waitUntilReady();
@@ -159,6 +165,7 @@ export async function startControl(o: StartControlOptions): Promise<Control> {
         new Promise<boolean>((r) => setTimeout(() => r(false), graceMs).unref()),
       ]);
       if (!closed) o.logger.warn(`a scheduled pull did not finish within ${graceMs} ms; it resumes from its cursor next time`);
+      guard.stop();
       await queue.close();
       conn.disconnect();
     },

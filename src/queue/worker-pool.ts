@@ -1,4 +1,4 @@
-import { Queue, Worker, type Telemetry } from 'bullmq';
+import { Queue, Worker, type Job, type Telemetry } from 'bullmq';
 import { defaults } from '../../config/defaults.js';
 import type { Config } from '../../config/read-config.js';
 import type { Logger } from '../logger.js';
@@ -13,6 +13,7 @@ import type { BreakerHooks } from './breaker-hold.js';
 import type { OutageHooks } from './outage-hold.js';
 import { startOutageWatch, type OutageWatch, type OutageWatchOptions } from './outage-watch.js';
 import { failureCodeOf } from './failure-code.js';
+import { finishGuardFor, type FinishGuard } from './finish-guard.js';
 import { createProcessor, type ProcessorOptions, type RunnerDeps } from './job-runner.js';
 import { recordJobOptions, type JobData } from './queues.js';
 import type { StreamName } from '../records/stream-def.js';
@@ -109,11 +110,16 @@ export async function startWorkers(o: StartWorkersOptions): Promise<WorkerPool> 
       watch?.lookNow();
     },
   };
+  const guards: FinishGuard[] = [];
+  const lockDuration = o.lockDurationMs ?? defaults.jobLockMs;
   let active = 0;
 
   for (const kind of o.kinds) {
     if (workers.has(kind.stream)) throw new Error(`two job kinds for stream ${kind.stream}`);
     const conn = createRedis(o.connection);
+    // A planned Sentinel failover drops the finishes written in its last second to the old primary: made again at once.
+    const guard = finishGuardFor(o.connection, conn, { lockDurationMs: lockDuration, logger: o.logger.child({ stream: kind.stream }) });
+    guards.push(guard);
     // Record jobs that intake batches become get the same options as jobs added any other way.
     const queue = new Queue<JobData>(kind.stream, {
       connection: conn,
@@ -138,30 +144,27 @@ export async function startWorkers(o: StartWorkersOptions): Promise<WorkerPool> 
         : { breaker: { ...o.breaker, threshold: o.breaker?.threshold ?? defaults.breakerThreshold, pause: () => queue.pause() } }),
       ...(outage ? { outage } : {}),
     });
-    const worker = new Worker<JobData, JobResult>(
-      kind.stream,
-      async (job, token, signal) => {
-        active++;
-        try {
-          return await processor(job, token, signal);
-        } finally {
-          active--;
-        }
-      },
-      {
-        connection: conn,
-        prefix: o.prefix,
-        concurrency: o.concurrency,
-        limiter: UNLIMITED,
-        // BullMQ's per-minute counts of finished jobs, for the dashboard's charts; every worker must keep the same number.
-        metrics: { maxDataPoints: defaults.flowKeepMinutes },
-        settings: { backoffStrategy },
-        lockDuration: o.lockDurationMs ?? defaults.jobLockMs,
-        stalledInterval: o.stalledIntervalMs ?? defaults.stalledCheckMs,
-        maxStalledCount,
-        telemetry: o.telemetry,
-      },
-    );
+    const runRecord = async (job: Job<JobData, JobResult>, token?: string, signal?: AbortSignal) => {
+      active++;
+      try {
+        return await processor(job, token, signal);
+      } finally {
+        active--;
+      }
+    };
+    const worker = new Worker<JobData, JobResult>(kind.stream, guard.wrap(runRecord), {
+      connection: conn,
+      prefix: o.prefix,
+      concurrency: o.concurrency,
+      limiter: UNLIMITED,
+      // BullMQ's per-minute counts of finished jobs, for the dashboard's charts; every worker must keep the same number.
+      metrics: { maxDataPoints: defaults.flowKeepMinutes },
+      settings: { backoffStrategy },
+      lockDuration,
+      stalledInterval: o.stalledIntervalMs ?? defaults.stalledCheckMs,
+      maxStalledCount,
+      telemetry: o.telemetry,
+    });
     worker.on('error', (err) =>
       o.logger.error({ stream: kind.stream, err: err.message }, 'worker error (Redis?); BullMQ reconnects and goes on'),
     );
@@ -174,28 +177,25 @@ export async function startWorkers(o: StartWorkersOptions): Promise<WorkerPool> 
     });
     workers.set(kind.stream, worker);
 
-    const intakeWorker = new Worker<IntakeData, IntakeResult>(
-      intakeQueue.name,
-      async (job) => {
-        active++;
-        try {
-          const result = await expandBatch(job, queue);
-          o.logger.debug({ stream: kind.stream, jobId: job.id, records: result.records }, result.summary);
-          return result;
-        } finally {
-          active--;
-        }
-      },
-      {
-        connection: conn,
-        prefix: o.prefix,
-        concurrency: 1,
-        settings: { backoffStrategy },
-        lockDuration: o.lockDurationMs ?? defaults.jobLockMs,
-        stalledInterval: o.stalledIntervalMs ?? defaults.stalledCheckMs,
-        maxStalledCount,
-      },
-    );
+    const runIntake = async (job: Job<IntakeData, IntakeResult>) => {
+      active++;
+      try {
+        const result = await expandBatch(job, queue);
+        o.logger.debug({ stream: kind.stream, jobId: job.id, records: result.records }, result.summary);
+        return result;
+      } finally {
+        active--;
+      }
+    };
+    const intakeWorker = new Worker<IntakeData, IntakeResult>(intakeQueue.name, guard.wrap(runIntake), {
+      connection: conn,
+      prefix: o.prefix,
+      concurrency: 1,
+      settings: { backoffStrategy },
+      lockDuration,
+      stalledInterval: o.stalledIntervalMs ?? defaults.stalledCheckMs,
+      maxStalledCount,
+    });
     // A Redis outage is logged by the stream's record worker (same Redis); here it would only repeat it.
     intakeWorker.on('error', (err) =>
       o.logger.debug({ stream: kind.stream, err: err.message }, 'intake worker error (Redis?); BullMQ reconnects and goes on'),
@@ -229,6 +229,7 @@ export async function startWorkers(o: StartWorkersOptions): Promise<WorkerPool> 
         );
       // Forced: lock renewal stops, so BullMQ's stalled-job check of any worker takes the jobs back.
       await Promise.all(all.map((w) => w.close(!idle).catch(() => undefined)));
+      for (const guard of guards) guard.stop();
       await Promise.all(owned.map(({ queue }) => queue.close().catch(() => undefined)));
       for (const { conn } of owned) conn.disconnect();
       return { forced: !idle };

@@ -62,6 +62,28 @@ export async function killPrimary(s: SentinelAccess, timeoutMs = 20_000): Promis
 }
 
 /**
+ * A planned failover, as managed Redis runs one in its maintenance: `SENTINEL FAILOVER <name>` (no agreement asked
+ * of other sentinels, the primary left running), resolved once the sentinel names the replica the primary.
+ */
+export async function failOver(s: SentinelAccess, timeoutMs = 20_000): Promise<{ from: number; to: number }> {
+  const from = await primaryPort(s);
+  await askSentinel(s, (r) => r.call('SENTINEL', 'FAILOVER', s.name));
+  await until('the sentinel did not name a new primary', timeoutMs, async () => (await primaryPort(s)) !== from);
+  return { from, to: await primaryPort(s) };
+}
+
+/** The role a data node says it has now (INFO replication's `role`: master or slave). */
+export async function roleOf(s: SentinelAccess, port: number): Promise<string> {
+  const r = new Redis({ port, password: s.password, maxRetriesPerRequest: 1, retryStrategy: () => null });
+  r.on('error', () => undefined);
+  try {
+    return /role:(\w+)/.exec(await r.info('replication'))?.[1] ?? 'unknown';
+  } finally {
+    r.disconnect();
+  }
+}
+
+/**
  * Starts the primary, a replica of it and one sentinel (quorum 1: enough for `SENTINEL FAILOVER`, which needs no
  * agreement), the sentinel run by `redis-sentinel` or `redis-server --sentinel`; ready once the sentinel knows the
  * replica and the replica is in sync. stop() stops all three and removes their folders.
