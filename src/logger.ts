@@ -1,4 +1,5 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
+import { attachLogThrottle, createLogThrottle } from './log-throttle.js';
 
 export type { Logger } from 'pino';
 
@@ -11,6 +12,8 @@ export interface LoggerOptions {
   destination?: DestinationStream;
   /** Pretty-print for a person. Default: when stdout is a terminal and no destination is given. */
   pretty?: boolean;
+  /** Lines of one repeated error (logRepeated) at most one per this many ms, shared by the logger's children. Default 30 000. */
+  repeatIntervalMs?: number;
 }
 
 /** A string as it appears inside a JSON string (quotes, backslashes and control characters escaped). */
@@ -81,15 +84,18 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
     // An explicit `hooks: undefined` would replace pino's default hooks and break the logger.
     ...(secrets.length ? { hooks: { streamWrite: (line: string) => redact(line, secrets) } } : {}),
   };
-  if (opts.destination) return redactChildBindings(pino(options, opts.destination));
+  if (opts.destination) return withThrottle(redactChildBindings(pino(options, opts.destination)), opts.repeatIntervalMs);
   if (pretty)
-    return redactChildBindings(
+    return withThrottle(
+      redactChildBindings(
       pino({
         ...options,
         transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } },
       }),
+      ),
+      opts.repeatIntervalMs,
     );
-  return redactChildBindings(pino(options));
+  return withThrottle(redactChildBindings(pino(options)), opts.repeatIntervalMs);
 }
 
 /**
@@ -104,4 +110,9 @@ function redactChildBindings(logger: Logger): Logger {
   };
   logger.child = redacted as unknown as Logger['child'];
   return logger;
+}
+
+/** A new root logger: its children share one throttle of repeated errors (src/log-throttle.ts). */
+function withThrottle(logger: Logger, intervalMs: number | undefined): Logger {
+  return attachLogThrottle(logger, createLogThrottle({ intervalMs }));
 }

@@ -4,6 +4,7 @@ import { secretValues } from './command-context.js';
 import { startAlerts } from '../ops/alerts.js';
 import { startFlowSampler } from '../ops/flow-metrics.js';
 import { messageOf } from '../message-of.js';
+import { logRepeated, reasonOf } from '../log-throttle.js';
 
 /** What `worker` runs for operators beside the jobs: the chart sampler, and alerts when ALERT_WEBHOOK_URL is set. */
 export function startWorkerOps(app: Pick<AppContext, 'config' | 'redis' | 'logger' | 'deps'>): { stop(): Promise<void>; alertNow(): void } {
@@ -14,7 +15,7 @@ export function startWorkerOps(app: Pick<AppContext, 'config' | 'redis' | 'logge
     prefix,
     deps.kinds.map((k) => k.stream),
     defaults.flowSampleSeconds * 1000,
-    (err) => logger.debug({ err: messageOf(err) }, 'flow sample not written (Redis?)'),
+    (err) => logRepeated(logger, 'debug', `flow-sample:${reasonOf(err)}`, { err: messageOf(err) }, 'flow sample not written (Redis?)'),
   );
   const { webhookUrl, lagSeconds, intervalSeconds } = config.alerts;
   const alerts = webhookUrl

@@ -10,6 +10,8 @@ import { pullStream, type PullResult } from './producer.js';
 import { CONTROL_QUEUE, type QueueSet } from '../queue/queues.js';
 import type { StreamName } from '../records/stream-def.js';
 import { messageOf } from '../message-of.js';
+import { logRepeated, reasonOf } from '../log-throttle.js';
+import { logRedisError } from '../redis-error-log.js';
 
 const controlDataSchema = z.object({ stream: z.string().min(1), scheduler: z.string() });
 type ControlData = z.infer<typeof controlDataSchema>;
@@ -129,7 +131,11 @@ export async function startControl(o: StartControlOptions): Promise<Control> {
     } catch (err) {
       const message = messageOf(err);
       const hint = (err as { hint?: unknown }).hint;
-      log.error(
+      // The feed, the service or Redis down fails every poll: one line per stream and reason every 30 s.
+      logRepeated(
+        log,
+        'error',
+        `pull:${stream}:${reasonOf(err)}`,
         { err: message, hint },
         `scheduled pull of ${stream} failed: ${message}${typeof hint === 'string' ? `. ${hint}` : ''}; the next run tries again`,
       );
@@ -142,7 +148,7 @@ export async function startControl(o: StartControlOptions): Promise<Control> {
     prefix: o.prefix,
     concurrency: Math.max(1, o.defs.length),
   });
-  worker.on('error', (err) => o.logger.error({ err: err.message }, 'control worker error (Redis?); BullMQ reconnects and goes on'));
+  worker.on('error', (err) => logRedisError(o.logger, 'control worker', err));
   await worker.waitUntilReady();
 
   return {

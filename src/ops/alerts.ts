@@ -7,6 +7,7 @@ import type { StreamDef, StreamName } from '../records/stream-def.js';
 import { laggingSeconds } from './feed-lag.js';
 import { claimAlert, readBreaker, releaseAlert } from '../queue/stream-breaker.js';
 import { messageOf } from '../message-of.js';
+import { logRepeated, reasonOf } from '../log-throttle.js';
 
 export interface AlertSettings {
   /** Where the JSON alert is POSTed (Slack-compatible `{"text": ...}`). A secret: it is never logged. */
@@ -119,8 +120,11 @@ export async function checkAlerts(d: AlertDeps, now = Date.now()): Promise<Alert
         sent.push({ reason: pause.alert.reason, text });
       } catch (err) {
         await pause.release();
-        d.logger.warn(
-          { reason: pause.alert.reason, err: messageOf(err) },
+        logRepeated(
+          d.logger,
+          'warn',
+          `alert-post:${reasonOf(err)}`,
+          { alert: pause.alert.reason, err: messageOf(err) },
           'alert not sent: check ALERT_WEBHOOK_URL; trying again at the next look',
         );
       }
@@ -140,8 +144,11 @@ export async function checkAlerts(d: AlertDeps, now = Date.now()): Promise<Alert
       } catch (err) {
         // Not sent: free the reason so that the next look tries again.
         await d.redis.del(gate);
-        d.logger.warn(
-          { reason: alert.reason, err: messageOf(err) },
+        logRepeated(
+          d.logger,
+          'warn',
+          `alert-post:${reasonOf(err)}`,
+          { alert: alert.reason, err: messageOf(err) },
           'alert not sent: check ALERT_WEBHOOK_URL; trying again at the next look',
         );
         continue;
@@ -164,7 +171,9 @@ export function startAlerts(d: AlertDeps, everyMs: number): { stop(): Promise<vo
     if (stopped) return;
     if (running) return void (again = true);
     running = checkAlerts(d)
-      .catch((err: unknown) => d.logger.warn({ err: messageOf(err) }, 'alert check failed (Redis?); trying again'))
+      .catch((err: unknown) =>
+        logRepeated(d.logger, 'warn', `alert-check:${reasonOf(err)}`, { err: messageOf(err) }, 'alert check failed (Redis?); trying again'),
+      )
       .finally(() => {
         running = undefined;
         if (again) {

@@ -1,0 +1,88 @@
+/**
+ * Repeated errors logged once per reason per interval, with the count since the last line: a Redis that refuses
+ * writes makes BullMQ's workers emit thousands of errors a second, and a log is read by a person.
+ */
+import type { Logger } from 'pino';
+
+/** Default interval between two lines of one reason, in ms. */
+export const REPEAT_INTERVAL_MS = 30_000;
+
+export interface LogThrottleOptions {
+  /** At most one line per reason in this many ms. Default REPEAT_INTERVAL_MS. */
+  intervalMs?: number;
+  /** The clock. Default Date.now. */
+  now?: () => number;
+}
+
+/** Whether to write this occurrence, and how many were left unwritten since the last line of its reason. */
+export interface Verdict {
+  write: boolean;
+  repeats: number;
+}
+
+/** Counts occurrences per reason and lets one through per interval. */
+export interface LogThrottle {
+  note(reason: string): Verdict;
+}
+
+export function createLogThrottle(o: LogThrottleOptions = {}): LogThrottle {
+  const intervalMs = o.intervalMs ?? REPEAT_INTERVAL_MS;
+  const now = o.now ?? Date.now;
+  const seen = new Map<string, { lastAt: number; repeats: number }>();
+  return {
+    note(reason) {
+      const t = now();
+      const s = seen.get(reason);
+      if (s && t - s.lastAt < intervalMs) {
+        s.repeats++;
+        return { write: false, repeats: s.repeats };
+      }
+      const repeats = s?.repeats ?? 0;
+      seen.set(reason, { lastAt: t, repeats: 0 });
+      return { write: true, repeats };
+    },
+  };
+}
+
+/**
+ * The reason an error is counted under: a Redis reply's code (`OOM`, `READONLY`, `NOAUTH`), a stable `code`
+ * (`ECONNREFUSED`, a ServiceError's `UNAVAILABLE`), else its class; never its whole text, which carries ids and times.
+ */
+export function reasonOf(err: unknown): string {
+  if (!(err instanceof Error)) return typeof err;
+  const code = (err as { code?: unknown }).code;
+  if (err.name === 'ReplyError') return /^[A-Z]+/.exec(err.message)?.[0] ?? 'ReplyError';
+  if (typeof code === 'string' && code) return code;
+  // ioredis's plain errors (Connection is closed., Cluster is disconnected.) have no code: their first words are stable.
+  if (err.constructor === Error) return err.message.split(/[.:;(]/)[0]!.trim().slice(0, 40) || 'Error';
+  return err.name;
+}
+
+/** One throttle per logger family: children share their root's (pino makes a child with Object.create of its parent). */
+const THROTTLE = Symbol('log throttle');
+type WithThrottle = Logger & { [THROTTLE]?: LogThrottle };
+
+/** Gives a logger (and the children made from it afterwards) a throttle of its own, e.g. with a short interval in tests. */
+export function attachLogThrottle(logger: Logger, throttle: LogThrottle = createLogThrottle()): Logger {
+  (logger as WithThrottle)[THROTTLE] = throttle;
+  return logger;
+}
+
+function throttleOf(logger: Logger): LogThrottle {
+  const l = logger as WithThrottle;
+  return (l[THROTTLE] ??= createLogThrottle());
+}
+
+type Level = 'error' | 'warn' | 'info' | 'debug';
+
+/**
+ * Logs `msg` at most once per `reason` per interval; a line after a quiet spell says how many were not written
+ * (`repeats` and "(N more since the last line)"). Answers whether it wrote.
+ */
+export function logRepeated(logger: Logger, level: Level, reason: string, fields: Record<string, unknown>, msg: string): boolean {
+  const v = throttleOf(logger).note(reason);
+  if (!v.write) return false;
+  const more = v.repeats ? ` (${v.repeats} more since the last line)` : '';
+  logger[level]({ ...fields, reason, ...(v.repeats ? { repeats: v.repeats } : {}) }, `${msg}${more}`);
+  return true;
+}
