@@ -54,7 +54,13 @@ export function reasonOf(err: unknown): string {
   if (err.name === 'ReplyError') return /^[A-Z]+/.exec(err.message)?.[0] ?? 'ReplyError';
   if (typeof code === 'string' && code) return code;
   // ioredis's plain errors (Connection is closed., Cluster is disconnected.) have no code: their first words are stable.
-  if (err.constructor === Error) return err.message.split(/[.:;(]/)[0]!.trim().slice(0, 40) || 'Error';
+  if (err.constructor === Error)
+    return (
+      err.message
+        .split(/[.:;(]/)[0]!
+        .trim()
+        .slice(0, 60) || 'Error'
+    );
   return err.name;
 }
 

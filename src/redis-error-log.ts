@@ -8,7 +8,7 @@ import { findRedisFailure } from './redis-errors.js';
  * 30 s across every worker of the process, with what to do, however many thousand a second BullMQ emits.
  */
 export function logRedisError(logger: Logger, where: string, err: unknown, fields: Record<string, unknown> = {}): void {
-  const message = messageOf(err);
+  const message = messageOf(err).replace(/\.$/, '');
   const hint = findRedisFailure(err)?.hint;
   logRepeated(
     logger,

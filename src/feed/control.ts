@@ -12,6 +12,7 @@ import type { StreamName } from '../records/stream-def.js';
 import { messageOf } from '../message-of.js';
 import { logRepeated, reasonOf } from '../log-throttle.js';
 import { logRedisError } from '../redis-error-log.js';
+import { mendSchedulers, upsertScheduler } from './scheduler-watchdog.js';
 
 const controlDataSchema = z.object({ stream: z.string().min(1), scheduler: z.string() });
 type ControlData = z.infer<typeof controlDataSchema>;
@@ -53,6 +54,11 @@ export interface Control {
   close(graceMs?: number): Promise<void>;
   /** Removes the schedulers this control upserted (and their pending next runs), e.g. before a test deletes its prefix. */
   removeSchedulers(): Promise<void>;
+  /**
+   * Upserts the schedulers whose next run is missing (Redis refused to add it: full, read-only), so pulls go on at once
+   * rather than once the stalled-job check takes the taken run back; answers their ids.
+   */
+  mendSchedulers(): Promise<string[]>;
 }
 
 /** The control queue, for reading schedules without running them (status, dashboard). Closing it leaves `redis` open. */
@@ -89,15 +95,7 @@ export async function readScheduleInfo(queue: Queue, redis: Redis, keys: RedisKe
 /** Upserts the schedulers (each stream's `pull`: an interval or a cron, from the configuration) and runs their pulls. */
 export async function startControl(o: StartControlOptions): Promise<Control> {
   const queue = openControlQueue(o.redis, o.prefix);
-  const keep = { removeOnComplete: { count: 200 }, removeOnFail: { age: 7 * 24 * 3600, count: 1_000 } };
-  for (const def of o.defs) {
-    const { stream, scheduler } = def;
-    const pull = def.pull(o.schedule);
-    const repeat = 'every' in pull ? { every: Math.round(pull.every * 1000) } : pull;
-    // A failed poll is simply redone by the next one, unless the stream asks for more attempts.
-    const attempts = def.pullAttempts ?? { attempts: 1 };
-    await queue.upsertJobScheduler(scheduler, repeat, { name: scheduler, data: { stream, scheduler }, opts: { ...keep, ...attempts } });
-  }
+  for (const def of o.defs) await upsertScheduler(queue, def, o.schedule);
 
   const conn = createRedis(o.connection);
   const record = (scheduler: string, fields: Record<string, string>) =>
@@ -155,6 +153,7 @@ export async function startControl(o: StartControlOptions): Promise<Control> {
     queue,
     worker,
     scheduleInfo: () => readScheduleInfo(queue, o.redis, o.keys, o.defs),
+    mendSchedulers: () => mendSchedulers(queue, o.defs, o.schedule),
     async removeSchedulers() {
       for (const def of o.defs) await queue.removeJobScheduler(def.scheduler);
     },

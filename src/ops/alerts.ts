@@ -91,7 +91,7 @@ async function pauseAlert(d: AlertDeps, stream: StreamName): Promise<{ alert: Al
 }
 
 /** POSTs `{"text": ...}`; throws on a network error or a non-2xx answer. */
-async function post(url: string, text: string): Promise<void> {
+export async function postAlert(url: string, text: string): Promise<void> {
   const res = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -115,7 +115,7 @@ export async function checkAlerts(d: AlertDeps, now = Date.now()): Promise<Alert
       // Told once per pause (its claim in the breaker's hash), not once per interval; a paused stream's lag is its pause.
       const text = redact(pause.alert.text, d.secrets);
       try {
-        await post(d.settings.webhookUrl, text);
+        await postAlert(d.settings.webhookUrl, text);
         d.logger.info({ reason: pause.alert.reason }, 'alert sent');
         sent.push({ reason: pause.alert.reason, text });
       } catch (err) {
@@ -140,7 +140,7 @@ export async function checkAlerts(d: AlertDeps, now = Date.now()): Promise<Alert
       if ((await d.redis.set(gate, String(now), 'EX', d.settings.intervalSeconds, 'NX')) !== 'OK') continue;
       const text = redact(alert.text, d.secrets);
       try {
-        await post(d.settings.webhookUrl, text);
+        await postAlert(d.settings.webhookUrl, text);
       } catch (err) {
         // Not sent: free the reason so that the next look tries again.
         await d.redis.del(gate);
