@@ -23,7 +23,7 @@ export function workerCommand(io: CliIo, done: CommandResult, kinds: readonly Op
       ]);
       const { pausedCheck } = await import('../../ops/paused-check.js');
       const { startRedisHealth } = await import('../../app/redis-health.js');
-      const app = await openApp(io, { needs: { service: true, upstream: true }, logTo: io.stdout, probe: false });
+      const app = await openApp(io, { needs: { service: true, upstream: true }, logTo: io.stdout, probe: false, waitForRedis: true });
       const { config, logger, deps, metrics } = app;
       let stopping = false;
       let http: WorkerHttp | undefined;
