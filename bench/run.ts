@@ -19,6 +19,7 @@ import { sizingReport } from './lib/sizing-report.js';
 import { runScaleOut, scaleOutPart } from './scale-out.js';
 import { benchStockSync, STOCK_BENCH_HEAD, stockBenchRows } from './stock-sync.js';
 import { median } from './lib/median.js';
+import { redisFullSection } from './lib/redis-full-section.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -258,6 +259,7 @@ const runners: Record<Section, (o: BenchOptions) => Promise<Measured>> = {
   redis: redisSection,
   shared: (o) => sharedSection(o, say),
   unbudgeted: (o) => unbudgetedSection(o, say),
+  'redis-full': (o) => redisFullSection(o, say),
 };
 
 const argv = process.argv.slice(2);
@@ -265,7 +267,7 @@ const options = parseBenchArgs(argv);
 const command = `npm run bench${argv.length ? ` -- ${argv.join(' ')}` : ''}`;
 const parts: Part[] = [];
 for (const section of (
-  ['import', 'overhead', 'stock', 'sandbox', 'orders', 'total', 'scale-out', 'redis', 'shared', 'unbudgeted'] as const
+  ['import', 'overhead', 'stock', 'sandbox', 'orders', 'total', 'scale-out', 'redis', 'shared', 'unbudgeted', 'redis-full'] as const
 ).filter((s) => options.only.includes(s))) {
   const m = machineLine(machine());
   const started = Date.now();

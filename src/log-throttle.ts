@@ -3,6 +3,7 @@
  * writes makes BullMQ's workers emit thousands of errors a second, and a log is read by a person.
  */
 import type { Logger } from 'pino';
+import { replyCode } from './redis-errors.js';
 
 /** Default interval between two lines of one reason, in ms. */
 export const REPEAT_INTERVAL_MS = 30_000;
@@ -51,7 +52,7 @@ export function createLogThrottle(o: LogThrottleOptions = {}): LogThrottle {
 export function reasonOf(err: unknown): string {
   if (!(err instanceof Error)) return typeof err;
   const code = (err as { code?: unknown }).code;
-  if (err.name === 'ReplyError') return /^[A-Z]+/.exec(err.message)?.[0] ?? 'ReplyError';
+  if (err.name === 'ReplyError') return replyCode(err) ?? 'ReplyError';
   if (typeof code === 'string' && code) return code;
   // ioredis's plain errors (Connection is closed., Cluster is disconnected.) have no code: their first words are stable.
   if (err.constructor === Error)

@@ -88,10 +88,10 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
   if (pretty)
     return withThrottle(
       redactChildBindings(
-      pino({
-        ...options,
-        transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } },
-      }),
+        pino({
+          ...options,
+          transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } },
+        }),
       ),
       opts.repeatIntervalMs,
     );

@@ -73,7 +73,7 @@ export function watchRedisWrites(o: RedisWriteWatchOptions): RedisWriteWatch {
     if (state.refusing && !before.refusing)
       o.logger.error(
         { why: state.why, hint: state.hint },
-        `Redis refuses writes: ${state.why}${state.hint ? `. ${state.hint}` : ''}; ` +
+        `Redis refuses writes: ${state.why}${state.hint ? `. ${state.hint.replace(/\.$/, '')}` : ''}; ` +
           'jobs and pulls wait (nothing is lost) and go on by themselves once it takes writes again',
       );
     if (!state.refusing && before.refusing)

@@ -18,6 +18,7 @@ export const SECTION_NUMBERS: Record<Section, string> = {
   redis: '9',
   shared: '10',
   unbudgeted: '11',
+  'redis-full': '12',
 };
 
 export interface Part {

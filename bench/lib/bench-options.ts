@@ -13,6 +13,7 @@ export const SECTIONS = [
   'redis',
   'shared',
   'unbudgeted',
+  'redis-full',
 ] as const;
 export type Section = (typeof SECTIONS)[number];
 

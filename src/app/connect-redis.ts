@@ -1,7 +1,7 @@
 import { defaults } from '../../config/defaults.js';
 import type { RedisConfig } from '../../config/read-config.js';
 import type { Logger } from '../logger.js';
-import { findRedisFailure } from '../redis-errors.js';
+import { findRedisFailure, replyCode } from '../redis-errors.js';
 import { createRedis, describeRedis, type RedisConnection, type RedisTarget } from '../redis.js';
 import { UnreachableError } from '../unreachable-error.js';
 import { messageOf } from '../message-of.js';
@@ -24,7 +24,7 @@ export interface ConnectRedisOptions {
 }
 
 /** Redis's answers that go away by themselves (a restart loading its data, a failover, a cluster moving slots). */
-const PASSING = /^(LOADING|BUSY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN)\b/;
+const PASSING = new Set(['LOADING', 'BUSY', 'MASTERDOWN', 'CLUSTERDOWN', 'TRYAGAIN']);
 
 /**
  * connectRedis, tried again for `waitMs` while Redis is away (a restart, a host still booting), with one line every
@@ -52,7 +52,7 @@ export async function connectRedisWaiting(
       return await connectRedis(target, { ...o, onError: tell });
     } catch (err) {
       const answered = findRedisFailure((err as { cause?: unknown }).cause);
-      const passing = !answered?.replied || PASSING.test(answered.message);
+      const passing = !answered?.replied || PASSING.has(replyCode(answered.error) ?? '');
       if (!(err instanceof UnreachableError) || !passing || Date.now() >= until) throw err;
       tell(err.cause);
       await new Promise((r) => setTimeout(r, Math.min(1_000, Math.max(0, until - Date.now()))));
