@@ -19,6 +19,8 @@ export interface WriteState {
   why?: string;
   /** What to do about it. */
   hint?: string;
+  /** Redis answered the write with a refusal (OOM, READONLY), rather than not at all (down, unreachable). */
+  answered?: boolean;
   /** When the last probe ended (epoch ms). */
   checkedAt?: number;
 }
@@ -52,7 +54,7 @@ export function watchRedisWrites(o: RedisWriteWatchOptions): RedisWriteWatch {
 
   const once = async (): Promise<WriteState> => {
     let timer: NodeJS.Timeout | undefined;
-    let failure: { why: string; hint?: string } | undefined;
+    let failure: { why: string; hint?: string; answered: boolean } | undefined;
     try {
       await Promise.race([
         o.redis.set(o.key, String(Date.now()), 'PX', PROBE_TTL_MS),
@@ -61,19 +63,20 @@ export function watchRedisWrites(o: RedisWriteWatchOptions): RedisWriteWatch {
         }),
       ]);
     } catch (err) {
-      failure = { why: messageOf(err).replace(/\.$/, ''), hint: findRedisFailure(err)?.hint };
+      const found = findRedisFailure(err);
+      failure = { why: messageOf(err).replace(/\.$/, ''), hint: found?.hint, answered: found?.replied ?? false };
     } finally {
       clearTimeout(timer);
     }
     const now = Date.now();
     const before = state;
     state = failure
-      ? { refusing: true, since: before.refusing ? before.since : now, why: failure.why, hint: failure.hint, checkedAt: now }
+      ? { refusing: true, since: before.refusing ? before.since : now, ...failure, checkedAt: now }
       : { refusing: false, checkedAt: now };
     if (state.refusing && !before.refusing)
       o.logger.error(
         { why: state.why, hint: state.hint },
-        `Redis refuses writes: ${state.why}${state.hint ? `. ${state.hint.replace(/\.$/, '')}` : ''}; ` +
+        `Redis ${state.answered ? 'refuses writes' : 'does not answer writes'}: ${state.why}${state.hint ? `. ${state.hint.replace(/\.$/, '')}` : ''}; ` +
           'jobs and pulls wait (nothing is lost) and go on by themselves once it takes writes again',
       );
     if (!state.refusing && before.refusing)

@@ -92,7 +92,11 @@ export function startRedisHealth(
     ready: async () => {
       const s = watch.state();
       return s.refusing
-        ? { name: 'redis-writes', ok: false, detail: `Redis refuses writes since ${since(s)}: ${s.why}${s.hint ? `. ${s.hint}` : ''}` }
+        ? {
+            name: 'redis-writes',
+            ok: false,
+            detail: `Redis ${s.answered ? 'refuses writes' : 'does not answer writes'} since ${since(s)}: ${s.why}${s.hint ? `. ${s.hint}` : ''}`,
+          }
         : { name: 'redis-writes', ok: true };
     },
     stop: () => watch.stop(),

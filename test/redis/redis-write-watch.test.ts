@@ -5,6 +5,7 @@ import { createLogger } from '../../src/logger.js';
 import { startRedisServer, type RedisServer } from '../../src/redis-server.js';
 import { watchRedisWrites } from '../../src/redis-write-watch.js';
 import { createRedis } from '../../src/redis.js';
+import { freePort } from '../../src/free-port.js';
 
 /** Private redis-servers: a primary, and a replica of it (which answers writes READONLY). */
 describe('watching whether Redis takes writes', () => {
@@ -45,12 +46,32 @@ describe('watching whether Redis takes writes', () => {
     }
   });
 
+  it('finds a Redis that is away does not answer them', async () => {
+    const away = createRedis(`redis://127.0.0.1:${await freePort()}`);
+    away.on('error', () => undefined);
+    const watch = watchRedisWrites({ redis: away, key: 'w:write-probe', logger, everyMs: 60_000, timeoutMs: 300 });
+    try {
+      expect(await watch.probe()).toMatchObject({ refusing: true, answered: false, why: 'no answer within 300 ms' });
+      expect(lines.at(-1)?.msg).toBe(
+        'Redis does not answer writes: no answer within 300 ms; jobs and pulls wait (nothing is lost) and go on by themselves once it takes writes again',
+      );
+    } finally {
+      watch.stop();
+      away.disconnect();
+    }
+  });
+
   it('finds a replica refuses them (READONLY), says why and what to do once, and the end once', async () => {
     const watch = watchRedisWrites({ redis: toReplica, key: 'w:write-probe', logger, everyMs: 60_000 });
     try {
       const from = lines.length;
       const first = await watch.probe();
-      expect(first).toMatchObject({ refusing: true, why: expect.stringMatching(/^READONLY/), hint: expect.stringContaining('primary') });
+      expect(first).toMatchObject({
+        refusing: true,
+        answered: true,
+        why: expect.stringMatching(/^READONLY/),
+        hint: expect.stringContaining('primary'),
+      });
       await watch.probe();
       expect((await watch.probe()).since).toBe(first.since);
       const said = lines.slice(from).map((l) => l.msg);
