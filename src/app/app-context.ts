@@ -44,7 +44,11 @@ export async function openApp(io: CliIo, o: OpenAppOptions): Promise<AppContext>
   const config = o.config ?? loadConfig(io, o.needs);
   const logger = commandLogger(config, o.logTo, o.extraSecrets);
   logger.debug({ config: describeConfig(config) }, 'configuration');
-  const redis = await connectRedisWaiting(config.redis, { logger, waitMs: o.waitForRedis ? config.redisStartWaitSeconds * 1000 : 0 });
+  const redis = await connectRedisWaiting(config.redis, {
+    logger,
+    waitMs: o.waitForRedis ? config.redisStartWaitSeconds * 1000 : 0,
+    signal: io.stop,
+  });
   await logEvictionWarning(redis, logger);
   let deps: AppDeps | undefined;
   let tracing: Tracing | undefined;

@@ -19,6 +19,8 @@ export interface ConnectRedisOptions {
   waitMs?: number;
   /** How often the wait is told, ms. Default 5 000. */
   waitLogMs?: number;
+  /** Stops the wait (the first SIGTERM): the last try's error is thrown at once. */
+  signal?: AbortSignal;
   /** Each error of the connection while it tries (ECONNREFUSED...), as it comes. */
   onError?: (err: unknown) => void;
 }
@@ -53,9 +55,17 @@ export async function connectRedisWaiting(
     } catch (err) {
       const answered = findRedisFailure((err as { cause?: unknown }).cause);
       const passing = !answered?.replied || PASSING.has(replyCode(answered.error) ?? '');
-      if (!(err instanceof UnreachableError) || !passing || Date.now() >= until) throw err;
+      if (!(err instanceof UnreachableError) || !passing || Date.now() >= until || o.signal?.aborted) throw err;
       tell(err.cause);
-      await new Promise((r) => setTimeout(r, Math.min(1_000, Math.max(0, until - Date.now()))));
+      await new Promise<void>((r) => {
+        const done = () => {
+          clearTimeout(timer);
+          o.signal?.removeEventListener('abort', done);
+          r();
+        };
+        const timer = setTimeout(done, Math.min(1_000, Math.max(0, until - Date.now())));
+        o.signal?.addEventListener('abort', done, { once: true });
+      });
     }
   }
 }

@@ -70,6 +70,22 @@ describe('worker started while Redis is away', () => {
       expect(run.stdout).toContain('waiting for Redis at');
     }, 60_000);
 
+    it('stops waiting at the first SIGTERM', async () => {
+      stack = await startStack({}, 'redis-term');
+      const port = await freePort();
+      worker = startWorkerProcess({
+        ...stack.env,
+        REDIS_URL: `redis://127.0.0.1:${port}`,
+        LOG_LEVEL: 'info',
+        REDIS_START_WAIT_SECONDS: '60',
+      });
+      await eventually(async () => worker!.stdoutLines.some((l) => l.includes('waiting for Redis at')), 30_000, 'the first try');
+      const { code, ms } = await worker.stop('SIGTERM');
+      worker = undefined;
+      expect(code).toBe(3);
+      expect(ms).toBeLessThan(10_000);
+    }, 60_000);
+
     it('a one-shot command (status) does not wait', async () => {
       const port = await freePort();
       const started = Date.now();

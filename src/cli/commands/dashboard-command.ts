@@ -29,7 +29,7 @@ export function dashboardCommand(io: CliIo, done: CommandResult, kinds: readonly
       const weak = o.auth && password ? weakPasswordProblem(o.host, password) : undefined;
       if (weak) throw new ConfigError([weak]);
       const logger = commandLogger(config, io.stderr);
-      const redis = await connectRedisWaiting(config.redis, { logger, waitMs: config.redisStartWaitSeconds * 1000 });
+      const redis = await connectRedisWaiting(config.redis, { logger, waitMs: config.redisStartWaitSeconds * 1000, signal: io.stop });
       const { startDashboard } = await import('../../dashboard/dashboard-server.js');
       const dashboard = await startDashboard({
         defs: kinds,
