@@ -23,22 +23,47 @@ export interface Verdict {
 
 /** Counts occurrences per reason and lets one through per interval. */
 export interface LogThrottle {
-  note(reason: string): Verdict;
+  /**
+   * One occurrence. When it is held back and `flush` is given, `flush` is called with the count at the end of the
+   * interval, unless an occurrence is written first: a burst that stops is still counted in a line.
+   */
+  note(reason: string, flush?: (repeats: number) => void): Verdict;
+}
+
+interface ReasonState {
+  lastAt: number;
+  repeats: number;
+  flush?: (repeats: number) => void;
+  timer?: NodeJS.Timeout;
 }
 
 export function createLogThrottle(o: LogThrottleOptions = {}): LogThrottle {
   const intervalMs = o.intervalMs ?? REPEAT_INTERVAL_MS;
   const now = o.now ?? Date.now;
-  const seen = new Map<string, { lastAt: number; repeats: number }>();
+  const seen = new Map<string, ReasonState>();
+  const endOfInterval = (s: ReasonState) => {
+    s.timer = undefined;
+    if (!s.repeats || !s.flush) return;
+    const n = s.repeats;
+    s.repeats = 0;
+    s.lastAt = now();
+    s.flush(n);
+  };
   return {
-    note(reason) {
+    note(reason, flush) {
       const t = now();
       const s = seen.get(reason);
       if (s && t - s.lastAt < intervalMs) {
         s.repeats++;
+        if (flush) {
+          s.flush = flush;
+          s.timer ??= setTimeout(() => endOfInterval(s), s.lastAt + intervalMs - t);
+          s.timer.unref();
+        }
         return { write: false, repeats: s.repeats };
       }
       const repeats = s?.repeats ?? 0;
+      clearTimeout(s?.timer);
       seen.set(reason, { lastAt: t, repeats: 0 });
       return { write: true, repeats };
     },
@@ -83,13 +108,16 @@ function throttleOf(logger: Logger): LogThrottle {
 type Level = 'error' | 'warn' | 'info' | 'debug';
 
 /**
- * Logs `msg` at most once per `reason` per interval; a line after a quiet spell says how many were not written
- * (`repeats` and "(N more since the last line)"). Answers whether it wrote.
+ * Logs `msg` at most once per `reason` per interval: the first at once, those held back counted in one line at the end
+ * of the interval (or with the next occurrence after it), with `repeats` and "(N more since the last line)". Answers
+ * whether it wrote now.
  */
 export function logRepeated(logger: Logger, level: Level, reason: string, fields: Record<string, unknown>, msg: string): boolean {
-  const v = throttleOf(logger).note(reason);
-  if (!v.write) return false;
-  const more = v.repeats ? ` (${v.repeats} more since the last line)` : '';
-  logger[level]({ ...fields, reason, ...(v.repeats ? { repeats: v.repeats } : {}) }, `${msg}${more}`);
-  return true;
+  const write = (repeats: number) => {
+    const more = repeats ? ` (${repeats} more since the last line)` : '';
+    logger[level]({ ...fields, reason, ...(repeats ? { repeats } : {}) }, `${msg}${more}`);
+  };
+  const v = throttleOf(logger).note(reason, write);
+  if (v.write) write(v.repeats);
+  return v.write;
 }

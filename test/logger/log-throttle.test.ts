@@ -41,7 +41,7 @@ describe('log throttle', () => {
   });
 
   describe('when logging through a logger and its children', () => {
-    it('writes one line per reason across the children, the next with the count since the last line', async () => {
+    it('writes one line per reason across the children, then the count since it at the end of each interval', async () => {
       const { logger, lines } = capture(200);
       const a = logger.child({ stream: 'orders' });
       const b = logger.child({ stream: 'boms' });
@@ -53,9 +53,14 @@ describe('log throttle', () => {
       expect(lines.map((l) => l.msg)).toEqual(['worker error (Redis?)', 'scheduled pull of orders failed']);
       expect(lines[0]).toMatchObject({ stream: 'orders', reason: 'redis:OOM', err: 'OOM command not allowed' });
       expect(lines[0]).not.toHaveProperty('repeats');
+      // The burst stopped: its count is written at the end of the interval all the same.
       await new Promise((r) => setTimeout(r, 250));
-      logRepeated(b, 'error', 'redis:OOM', { err: 'OOM command not allowed' }, 'worker error (Redis?)');
       expect(lines[2]).toMatchObject({ stream: 'boms', repeats: 1999, msg: 'worker error (Redis?) (1999 more since the last line)' });
+      // One more within the next interval: held back, then counted.
+      logRepeated(a, 'error', 'redis:OOM', { err: 'OOM command not allowed' }, 'worker error (Redis?)');
+      expect(lines).toHaveLength(3);
+      await new Promise((r) => setTimeout(r, 250));
+      expect(lines.slice(3)).toMatchObject([{ stream: 'orders', repeats: 1, msg: 'worker error (Redis?) (1 more since the last line)' }]);
     });
   });
 
