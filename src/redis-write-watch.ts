@@ -76,7 +76,8 @@ export function watchRedisWrites(o: RedisWriteWatchOptions): RedisWriteWatch {
     if (state.refusing && !before.refusing)
       o.logger.error(
         { why: state.why, hint: state.hint },
-        `Redis ${state.answered ? 'refuses writes' : 'does not answer writes'}: ${state.why}${state.hint ? `. ${state.hint.replace(/\.$/, '')}` : ''}; ` +
+        `Redis ${state.answered ? 'refuses writes' : 'does not answer writes'}: ` +
+          `${state.why}${state.hint ? `. ${state.hint.replace(/\.$/, '')}` : ''}; ` +
           'jobs and pulls wait (nothing is lost) and go on by themselves once it takes writes again',
       );
     if (!state.refusing && before.refusing)

@@ -95,7 +95,9 @@ export function startRedisHealth(
         ? {
             name: 'redis-writes',
             ok: false,
-            detail: `Redis ${s.answered ? 'refuses writes' : 'does not answer writes'} since ${since(s)}: ${s.why}${s.hint ? `. ${s.hint}` : ''}`,
+            detail:
+              `Redis ${s.answered ? 'refuses writes' : 'does not answer writes'} since ${since(s)}: ` +
+              `${s.why}${s.hint ? `. ${s.hint}` : ''}`,
           }
         : { name: 'redis-writes', ok: true };
     },

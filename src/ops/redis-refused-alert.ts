@@ -27,7 +27,8 @@ export function redisRefusedAlert(o: RedisRefusedAlertOptions): (s: WriteState) 
     const seconds = Math.round((Date.now() - s.since!) / 1000);
     if (seconds < o.afterSeconds) return;
     const text = redact(
-      `inventory-sync (${o.prefix}): Redis has ${s.answered ? 'refused writes' : 'not answered'} for ${seconds} s: ${s.why}. ${s.hint ?? ''} ` +
+      `inventory-sync (${o.prefix}): Redis has ${s.answered ? 'refused writes' : 'not answered'} for ${seconds} s: ` +
+        `${s.why}. ${s.hint ?? ''} ` +
         'Jobs and pulls wait and nothing is lost; they go on by themselves once Redis takes writes again. See /readyz.',
       o.secrets,
     ).replace(/\s+/g, ' ');
