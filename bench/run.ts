@@ -20,6 +20,7 @@ import { sizingReport } from './lib/sizing-report.js';
 import { runScaleOut, scaleOutPart } from './scale-out.js';
 import { benchStockSync, STOCK_BENCH_HEAD, stockBenchRows } from './stock-sync.js';
 import { median } from './lib/median.js';
+import { redisFullSection } from './lib/redis-full-section.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -261,6 +262,7 @@ const runners: Record<Section, (o: BenchOptions) => Promise<Measured>> = {
   unbudgeted: (o) => unbudgetedSection(o, say),
   failover: async (o) =>
     plannedFailoverPart(await runPlannedFailover({ runs: o.runs, log: say }), `npm run bench -- --only failover --runs ${o.runs}`),
+  'redis-full': (o) => redisFullSection(o, say),
 };
 
 const argv = process.argv.slice(2);
@@ -268,7 +270,7 @@ const options = parseBenchArgs(argv);
 const command = `npm run bench${argv.length ? ` -- ${argv.join(' ')}` : ''}`;
 const parts: Part[] = [];
 for (const section of (
-  ['import', 'overhead', 'stock', 'sandbox', 'orders', 'total', 'scale-out', 'redis', 'shared', 'unbudgeted', 'failover'] as const
+  ['import', 'overhead', 'stock', 'sandbox', 'orders', 'total', 'scale-out', 'redis', 'shared', 'unbudgeted', 'failover', 'redis-full'] as const
 ).filter((s) => options.only.includes(s))) {
   const m = machineLine(machine());
   const started = Date.now();

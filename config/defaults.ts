@@ -140,6 +140,14 @@ export const defaults = {
   credentialCheckMs: 3_000,
   /** How often `worker` looks for reasons to alert, in seconds. */
   alertCheckSeconds: 30,
+  /** An alert is sent when Redis has refused writes (full, read-only) or been away this long, in seconds. */
+  alertRedisRefusedSeconds: 60,
+  /** How often `worker` checks with a write that Redis takes writes, in ms. */
+  redisWriteProbeMs: 2_000,
+  /** How long `worker`, `dashboard` and `receive` wait at start for a Redis that does not answer, in seconds. */
+  redisStartWaitSeconds: 60,
+  /** How often a command waiting for Redis at start says so, in ms. */
+  redisWaitLogMs: 5_000,
   /** How often `worker` samples feed lag and budget use for the dashboard's charts, in seconds. */
   flowSampleSeconds: 15,
   /** How long the chart samples and BullMQ's per-minute job counts are kept, in minutes (2 days). */

@@ -164,7 +164,14 @@ function configOf(e: Env, redis: RedisConfig, mapping: Mapping | undefined, secr
     retention: { badRecordsKeep: e.BAD_RECORDS_KEEP, badRecordsKeepDays: e.BAD_RECORDS_KEEP_DAYS },
     dashboard: { user: e.DASHBOARD_USER, password: e.DASHBOARD_PASSWORD, publicUrl: e.DASHBOARD_PUBLIC_URL },
     http: { host: e.WORKER_HTTP_HOST, port: e.WORKER_HTTP_PORT },
-    alerts: { webhookUrl: e.ALERT_WEBHOOK_URL, lagSeconds: e.ALERT_LAG_SECONDS, intervalSeconds: e.ALERT_INTERVAL_SECONDS },
+    alerts: {
+      webhookUrl: e.ALERT_WEBHOOK_URL,
+      lagSeconds: e.ALERT_LAG_SECONDS,
+      intervalSeconds: e.ALERT_INTERVAL_SECONDS,
+      redisRefusedSeconds: e.ALERT_REDIS_REFUSED_SECONDS,
+    },
+    /** How long long-running commands (worker, dashboard, receive) wait at start for a Redis that does not answer. */
+    redisStartWaitSeconds: e.REDIS_START_WAIT_SECONDS,
     shutdownGraceSeconds: e.SHUTDOWN_GRACE_SECONDS,
     logLevel: e.LOG_LEVEL,
     /** Per go-live variable (SYNC_*_SINCE), the date before which records are skipped ("before go-live"). */

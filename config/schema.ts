@@ -189,6 +189,8 @@ export const envSchema = z.object({
   ALERT_WEBHOOK_URL: httpUrl('ALERT_WEBHOOK_URL').optional(),
   ALERT_LAG_SECONDS: positiveInt('ALERT_LAG_SECONDS').default(defaults.alertLagSeconds),
   ALERT_INTERVAL_SECONDS: positiveInt('ALERT_INTERVAL_SECONDS').default(defaults.alertIntervalSeconds),
+  ALERT_REDIS_REFUSED_SECONDS: positiveInt('ALERT_REDIS_REFUSED_SECONDS').default(defaults.alertRedisRefusedSeconds),
+  REDIS_START_WAIT_SECONDS: nonNegativeInt('REDIS_START_WAIT_SECONDS').default(defaults.redisStartWaitSeconds),
   SHUTDOWN_GRACE_SECONDS: positiveInt('SHUTDOWN_GRACE_SECONDS').default(defaults.shutdownGraceSeconds),
   SYNC_ORDERS_SINCE: calendarDate('SYNC_ORDERS_SINCE').optional(),
   SYNC_COUNTS_SINCE: calendarDate('SYNC_COUNTS_SINCE').optional(),

@@ -1,4 +1,5 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
+import { attachLogThrottle, createLogThrottle } from './log-throttle.js';
 
 export type { Logger } from 'pino';
 
@@ -11,6 +12,8 @@ export interface LoggerOptions {
   destination?: DestinationStream;
   /** Pretty-print for a person. Default: when stdout is a terminal and no destination is given. */
   pretty?: boolean;
+  /** Lines of one repeated error (logRepeated) at most one per this many ms, shared by the logger's children. Default 30 000. */
+  repeatIntervalMs?: number;
 }
 
 /** A string as it appears inside a JSON string (quotes, backslashes and control characters escaped). */
@@ -110,7 +113,7 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
   const transport = { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } };
   const logger = opts.destination ? pino(options, opts.destination) : pretty ? pino({ ...options, transport }) : pino(options);
   Object.defineProperty(logger, REDACTIONS, { value: redactions });
-  return redactChildBindings(logger);
+  return withThrottle(redactChildBindings(logger), opts.repeatIntervalMs);
 }
 
 /**
@@ -125,4 +128,9 @@ function redactChildBindings(logger: Logger): Logger {
   };
   logger.child = redacted as unknown as Logger['child'];
   return logger;
+}
+
+/** A new root logger: its children share one throttle of repeated errors (src/log-throttle.ts). */
+function withThrottle(logger: Logger, intervalMs: number | undefined): Logger {
+  return attachLogThrottle(logger, createLogThrottle({ intervalMs }));
 }

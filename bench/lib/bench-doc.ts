@@ -19,6 +19,7 @@ export const SECTION_NUMBERS: Record<Section, string> = {
   shared: '10',
   unbudgeted: '11',
   failover: '12',
+  'redis-full': '13',
 };
 
 export interface Part {

@@ -14,6 +14,7 @@ export const SECTIONS = [
   'shared',
   'unbudgeted',
   'failover',
+  'redis-full',
 ] as const;
 export type Section = (typeof SECTIONS)[number];
 

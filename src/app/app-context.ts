@@ -8,7 +8,7 @@ import { readFeedState } from '../feed/feed-state.js';
 import { STREAMS } from '../../jobs/streams.js';
 import type { CliIo, OutStream } from './cli-io.js';
 import { commandLogger, describeConfig, loadConfig } from './command-context.js';
-import { connectRedis } from './connect-redis.js';
+import { connectRedisWaiting } from './connect-redis.js';
 import { intakeCounts } from '../ops/intake-counts.js';
 import { probeService } from './probe-service.js';
 import { readBreaker } from '../queue/stream-breaker.js';
@@ -36,6 +36,8 @@ export interface OpenAppOptions {
   /** Check the service answers and takes the credentials before going on. Default true. */
   probe?: boolean;
   extraSecrets?: string[];
+  /** A long-running command: wait up to REDIS_START_WAIT_SECONDS for a Redis that does not answer yet. Default false. */
+  waitForRedis?: boolean;
 }
 
 /** Reads the configuration, reaches Redis (and the service), and wires the parts with metrics on every call. */
@@ -43,7 +45,11 @@ export async function openApp(io: CliIo, o: OpenAppOptions): Promise<AppContext>
   const config = o.config ?? loadConfig(io, o.needs);
   const logger = commandLogger(config, o.logTo, o.extraSecrets);
   logger.debug({ config: describeConfig(config) }, 'configuration');
-  const redis = await connectRedis(config.redis, { logger });
+  const redis = await connectRedisWaiting(config.redis, {
+    logger,
+    waitMs: o.waitForRedis ? config.redisStartWaitSeconds * 1000 : 0,
+    signal: io.stop,
+  });
   await logEvictionWarning(redis, logger);
   let deps: AppDeps | undefined;
   let tracing: Tracing | undefined;

@@ -1,15 +1,73 @@
 import { defaults } from '../../config/defaults.js';
 import type { RedisConfig } from '../../config/read-config.js';
 import type { Logger } from '../logger.js';
-import { findRedisFailure } from '../redis-errors.js';
+import { findRedisFailure, replyCode } from '../redis-errors.js';
 import { createRedis, describeRedis, type RedisConnection, type RedisTarget } from '../redis.js';
 import { UnreachableError } from '../unreachable-error.js';
+import { messageOf } from '../message-of.js';
 
 export interface ConnectRedisOptions {
   /** Give up after this long. Default 3 s. */
   timeoutMs?: number;
-  /** Where to say, once connected, that the prefix was put in a hash tag for the cluster. */
+  /** Where to say, once connected, that the prefix was put in a hash tag for the cluster (and, while waiting, why). */
   logger?: Logger;
+  /**
+   * Long-running commands (worker, dashboard): try again for this long, saying so every few seconds, before giving up
+   * as a one-shot command does at once. Default 0: one try. A Redis that answers with a refusal that waiting will not
+   * change (a wrong password, not a cluster) is not waited for.
+   */
+  waitMs?: number;
+  /** How often the wait is told, ms. Default 5 000. */
+  waitLogMs?: number;
+  /** Stops the wait (the first SIGTERM): the last try's error is thrown at once. */
+  signal?: AbortSignal;
+  /** Each error of the connection while it tries (ECONNREFUSED...), as it comes. */
+  onError?: (err: unknown) => void;
+}
+
+/** Redis's answers that go away by themselves (a restart loading its data, a failover, a cluster moving slots). */
+const PASSING = new Set(['LOADING', 'BUSY', 'MASTERDOWN', 'CLUSTERDOWN', 'TRYAGAIN']);
+
+/**
+ * connectRedis, tried again for `waitMs` while Redis is away (a restart, a host still booting), with one line every
+ * `waitLogMs`: "waiting for Redis at ...: why". Then UnreachableError, as from one try.
+ */
+export async function connectRedisWaiting(
+  target: RedisConfig | RedisTarget | string,
+  o: ConnectRedisOptions = {},
+): Promise<RedisConnection> {
+  const until = Date.now() + (o.waitMs ?? 0);
+  if (!o.waitMs) return connectRedis(target, o);
+  let toldAt = 0;
+  // Told as the connection's errors come (ECONNREFUSED at once), not only when a try times out.
+  const tell = (why: unknown) => {
+    if (Date.now() - toldAt < (o.waitLogMs ?? defaults.redisWaitLogMs)) return;
+    toldAt = Date.now();
+    const left = Math.max(0, Math.round((until - Date.now()) / 1000));
+    o.logger?.warn(
+      { redis: describeRedis(target), why: messageOf(why), secondsLeft: left },
+      `waiting for Redis at ${describeRedis(target)}: ${messageOf(why)} (${left} s left of REDIS_START_WAIT_SECONDS)`,
+    );
+  };
+  for (;;) {
+    try {
+      return await connectRedis(target, { ...o, onError: tell });
+    } catch (err) {
+      const answered = findRedisFailure((err as { cause?: unknown }).cause);
+      const passing = !answered?.replied || PASSING.has(replyCode(answered.error) ?? '');
+      if (!(err instanceof UnreachableError) || !passing || Date.now() >= until || o.signal?.aborted) throw err;
+      tell(err.cause);
+      await new Promise<void>((r) => {
+        const done = () => {
+          clearTimeout(timer);
+          o.signal?.removeEventListener('abort', done);
+          r();
+        };
+        const timer = setTimeout(done, Math.min(1_000, Math.max(0, until - Date.now())));
+        o.signal?.addEventListener('abort', done, { once: true });
+      });
+    }
+  }
 }
 
 /**
@@ -23,6 +81,7 @@ export async function connectRedis(target: RedisConfig | RedisTarget | string, o
   let lastError: unknown;
   redis.on('error', (err) => {
     lastError = err;
+    o.onError?.(err);
   });
   // Through Sentinel, why a sentinel could not name the primary (unreachable, a wrong name or password) says most.
   let sentinelError: unknown;

@@ -5,6 +5,7 @@ import { startAlerts } from '../ops/alerts.js';
 import { startFlowSampler } from '../ops/flow-metrics.js';
 import { messageOf } from '../message-of.js';
 import { startUnauthorizedResume } from './unauthorized-resume.js';
+import { logRepeated, reasonOf } from '../log-throttle.js';
 
 /** What `worker` runs for operators beside the jobs: the chart sampler, and alerts when ALERT_WEBHOOK_URL is set. */
 export function startWorkerOps(app: Pick<AppContext, 'config' | 'redis' | 'logger' | 'deps'>): { stop(): Promise<void>; alertNow(): void } {
@@ -15,7 +16,7 @@ export function startWorkerOps(app: Pick<AppContext, 'config' | 'redis' | 'logge
     prefix,
     deps.kinds.map((k) => k.stream),
     defaults.flowSampleSeconds * 1000,
-    (err) => logger.debug({ err: messageOf(err) }, 'flow sample not written (Redis?)'),
+    (err) => logRepeated(logger, 'debug', `flow-sample:${reasonOf(err)}`, { err: messageOf(err) }, 'flow sample not written (Redis?)'),
   );
   const { webhookUrl, lagSeconds, intervalSeconds } = config.alerts;
   const alerts = webhookUrl

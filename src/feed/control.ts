@@ -11,6 +11,9 @@ import { CONTROL_QUEUE, type QueueSet } from '../queue/queues.js';
 import { finishGuardFor } from '../queue/finish-guard.js';
 import type { StreamName } from '../records/stream-def.js';
 import { messageOf } from '../message-of.js';
+import { logRepeated, reasonOf } from '../log-throttle.js';
+import { logRedisError } from '../redis-error-log.js';
+import { mendSchedulers, upsertScheduler } from './scheduler-watchdog.js';
 
 /** The control worker's job lock (BullMQ's default): a pull that a dead worker left is taken back after about this long. */
 const CONTROL_LOCK_MS = 30_000;
@@ -54,6 +57,11 @@ export interface Control {
   close(graceMs?: number): Promise<void>;
   /** Removes the schedulers this control upserted (and their pending next runs), e.g. before a test deletes its prefix. */
   removeSchedulers(): Promise<void>;
+  /**
+   * Upserts the schedulers whose next run is missing (Redis refused to add it: full, read-only), so pulls go on at once
+   * rather than once the stalled-job check takes the taken run back; answers their ids.
+   */
+  mendSchedulers(): Promise<string[]>;
 }
 
 /** The control queue, for reading schedules without running them (status, dashboard). Closing it leaves `redis` open. */
@@ -90,15 +98,7 @@ export async function readScheduleInfo(queue: Queue, redis: Redis, keys: RedisKe
 /** Upserts the schedulers (each stream's `pull`: an interval or a cron, from the configuration) and runs their pulls. */
 export async function startControl(o: StartControlOptions): Promise<Control> {
   const queue = openControlQueue(o.redis, o.prefix);
-  const keep = { removeOnComplete: { count: 200 }, removeOnFail: { age: 7 * 24 * 3600, count: 1_000 } };
-  for (const def of o.defs) {
-    const { stream, scheduler } = def;
-    const pull = def.pull(o.schedule);
-    const repeat = 'every' in pull ? { every: Math.round(pull.every * 1000) } : pull;
-    // A failed poll is simply redone by the next one, unless the stream asks for more attempts.
-    const attempts = def.pullAttempts ?? { attempts: 1 };
-    await queue.upsertJobScheduler(scheduler, repeat, { name: scheduler, data: { stream, scheduler }, opts: { ...keep, ...attempts } });
-  }
+  for (const def of o.defs) await upsertScheduler(queue, def, o.schedule);
 
   const conn = createRedis(o.connection);
   const record = (scheduler: string, fields: Record<string, string>) =>
@@ -132,7 +132,11 @@ export async function startControl(o: StartControlOptions): Promise<Control> {
     } catch (err) {
       const message = messageOf(err);
       const hint = (err as { hint?: unknown }).hint;
-      log.error(
+      // The feed, the service or Redis down fails every poll: one line per stream and reason every 30 s.
+      logRepeated(
+        log,
+        'error',
+        `pull:${stream}:${reasonOf(err)}`,
         { err: message, hint },
         `scheduled pull of ${stream} failed: ${message}${typeof hint === 'string' ? `. ${hint}` : ''}; the next run tries again`,
       );
@@ -148,13 +152,14 @@ export async function startControl(o: StartControlOptions): Promise<Control> {
     concurrency: Math.max(1, o.defs.length),
     lockDuration: CONTROL_LOCK_MS,
   });
-  worker.on('error', (err) => o.logger.error({ err: err.message }, 'control worker error (Redis?); BullMQ reconnects and goes on'));
+  worker.on('error', (err) => logRedisError(o.logger, 'control worker', err));
   await worker.waitUntilReady();
 
   return {
     queue,
     worker,
     scheduleInfo: () => readScheduleInfo(queue, o.redis, o.keys, o.defs),
+    mendSchedulers: () => mendSchedulers(queue, o.defs, o.schedule),
     async removeSchedulers() {
       for (const def of o.defs) await queue.removeJobScheduler(def.scheduler);
     },

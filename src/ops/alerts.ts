@@ -16,6 +16,7 @@ import {
   readOutage,
   releaseOutageAlert,
 } from '../queue/service-outage.js';
+import { logRepeated, reasonOf } from '../log-throttle.js';
 
 export interface AlertSettings {
   /** Where the JSON alert is POSTed (Slack-compatible `{"text": ...}`). A secret: it is never logged. */
@@ -137,17 +138,23 @@ async function waitingJobs(d: AlertDeps): Promise<number> {
 async function sendClaimed(d: AlertDeps, claimed: { alert: Alert; release: () => Promise<void> }, sent: Alert[]): Promise<void> {
   const text = redact(claimed.alert.text, d.secrets);
   try {
-    await post(d.settings.webhookUrl, text);
+    await postAlert(d.settings.webhookUrl, text);
     d.logger.info({ reason: claimed.alert.reason }, 'alert sent');
     sent.push({ reason: claimed.alert.reason, text });
   } catch (err) {
     await claimed.release();
-    d.logger.warn({ reason: claimed.alert.reason, err: messageOf(err) }, 'alert not sent: check ALERT_WEBHOOK_URL; trying again at the next look');
+    logRepeated(
+      d.logger,
+      'warn',
+      `alert-post:${reasonOf(err)}`,
+      { alert: claimed.alert.reason, err: messageOf(err) },
+      'alert not sent: check ALERT_WEBHOOK_URL; trying again at the next look',
+    );
   }
 }
 
 /** POSTs `{"text": ...}`; throws on a network error or a non-2xx answer. */
-async function post(url: string, text: string): Promise<void> {
+export async function postAlert(url: string, text: string): Promise<void> {
   const res = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -184,12 +191,15 @@ export async function checkAlerts(d: AlertDeps, now = Date.now()): Promise<Alert
       if ((await d.redis.set(gate, String(now), 'EX', d.settings.intervalSeconds, 'NX')) !== 'OK') continue;
       const text = redact(alert.text, d.secrets);
       try {
-        await post(d.settings.webhookUrl, text);
+        await postAlert(d.settings.webhookUrl, text);
       } catch (err) {
         // Not sent: free the reason so that the next look tries again.
         await d.redis.del(gate);
-        d.logger.warn(
-          { reason: alert.reason, err: messageOf(err) },
+        logRepeated(
+          d.logger,
+          'warn',
+          `alert-post:${reasonOf(err)}`,
+          { alert: alert.reason, err: messageOf(err) },
           'alert not sent: check ALERT_WEBHOOK_URL; trying again at the next look',
         );
         continue;
@@ -212,7 +222,9 @@ export function startAlerts(d: AlertDeps, everyMs: number): { stop(): Promise<vo
     if (stopped) return;
     if (running) return void (again = true);
     running = checkAlerts(d)
-      .catch((err: unknown) => d.logger.warn({ err: messageOf(err) }, 'alert check failed (Redis?); trying again'))
+      .catch((err: unknown) =>
+        logRepeated(d.logger, 'warn', `alert-check:${reasonOf(err)}`, { err: messageOf(err) }, 'alert check failed (Redis?); trying again'),
+      )
       .finally(() => {
         running = undefined;
         if (again) {

@@ -4,6 +4,7 @@ import type { Logger } from '../logger.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis.js';
 import type { Failure } from './failure.js';
 import { recordRefusal, recordRepeat } from './stream-breaker.js';
+import { logRepeated } from '../log-throttle.js';
 
 /** What the runner needs to brake a stream (worker-pool.ts gives it). */
 export interface BreakerHooks {
@@ -71,7 +72,10 @@ export async function holdForBreaker(job: Job, token: string | undefined, f: Fai
           `No job of the stream runs and none is lost; after the fix: inventory-sync resume --stream ${c.stream}`,
       );
     } else
-      c.logger.warn(
+      logRepeated(
+        c.logger,
+        'warn',
+        `paused:${c.stream}:${f.code}`,
         { code: f.code },
         `${reason}; the stream is paused: the job waits for inventory-sync resume --stream ${c.stream}; no attempt spent`,
       );
@@ -83,7 +87,10 @@ export async function holdForBreaker(job: Job, token: string | undefined, f: Fai
   if (!('pushbacks' in r) || f.refusal === 'service-down' || r.pushbacks > c.hooks.threshold) return false;
   const base = c.hooks.retryDelayMs ?? defaults.breakerRetryDelayMs;
   const delay = Math.min(base * 2 ** (r.pushbacks - 1), c.hooks.retryMaxDelayMs ?? defaults.breakerRetryMaxDelayMs);
-  c.logger.warn(
+  logRepeated(
+    c.logger,
+    'warn',
+    `pushback:${c.stream}:${f.code}`,
     { code: f.code, refusals: r.refusals, threshold: c.hooks.threshold, pushbacks: r.pushbacks, delayMs: delay },
     `${reason}; refusal ${r.refusals} of ${c.hooks.threshold} in a row before the stream pauses; ` +
       `the job runs again in ${delay} ms; no attempt spent`,

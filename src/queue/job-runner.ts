@@ -19,6 +19,7 @@ import { recordLabel } from './record-jobs.js';
 import { traceLine, type RunningTrace } from './job-trace.js';
 import { tracedClient } from './traced-client.js';
 import { withFailureCode } from './failure-code.js';
+import { logRepeated, reasonOf } from '../log-throttle.js';
 
 export type { RunnerDeps } from './job-kind.js';
 
@@ -84,7 +85,7 @@ export function createProcessor<R>(kind: JobKind<R>, deps: RunnerDeps, opts: Pro
       : (call: ApiCall) => trace.calls.push(call);
     const writeTrace = async (end: Parameters<typeof traceLine>[1]) => {
       trace.ms = Date.now() - started;
-      await job.log(traceLine(trace, end)).catch((err: Error) => logger.warn({ err: err.message }, 'could not write the attempt trace'));
+      await job.log(traceLine(trace, end)).catch((err: Error) => couldNot(logger, 'write the attempt trace', err));
     };
     try {
       const { record, key } = checkedJobRecord(kind, job);
@@ -128,13 +129,9 @@ export function createProcessor<R>(kind: JobKind<R>, deps: RunnerDeps, opts: Pro
         const result = await kind.process(record, ctx);
         await writeTrace({ result });
         if (opts.breaker)
-          await recordSuccess(deps.redis, deps.keys, kind.stream).catch((err: Error) =>
-            logger.warn({ err: err.message }, 'could not reset the breaker count'),
-          );
+          await recordSuccess(deps.redis, deps.keys, kind.stream).catch((err: Error) => couldNot(logger, 'reset the breaker count', err));
         if (opts.outage)
-          await recordServiceUp(deps.redis, deps.keys).catch((err: Error) =>
-            logger.warn({ err: err.message }, 'could not reset the outage count'),
-          );
+          await recordServiceUp(deps.redis, deps.keys).catch((err: Error) => couldNot(logger, 'reset the outage count', err));
         spans?.end(result.outcome);
         logger.info({ outcome: result.outcome, attempt: trace.attempt, ms: trace.ms, calls: trace.calls.length }, result.summary);
         return result;
@@ -181,7 +178,13 @@ async function settle(
   const attempt = job.attemptsMade + 1;
   if (f.action === 'hold') {
     const holdMs = Math.max(1, (f.resetAt ?? Date.now() + (opts.defaultHoldMs ?? defaults.rateLimitHoldMs)) - Date.now());
-    logger.warn({ code: f.code, holdMs, hint: f.hint }, `${reason}; the queue waits ${holdMs} ms for the service budget; no attempt spent`);
+    logRepeated(
+      logger,
+      'warn',
+      `hold:${f.code}`,
+      { code: f.code, holdMs, hint: f.hint },
+      `${reason}; the queue waits ${holdMs} ms for the service budget; no attempt spent`,
+    );
     if (opts.rateLimit) {
       await opts.rateLimit(holdMs);
       throw new RateLimitError();
@@ -194,21 +197,28 @@ async function settle(
   if (brake && countsForBreaker(f, attempt >= attempts, !!opts.outage) && (await holdForBreaker(job, token, f, brake)))
     throw new DelayedError();
   // The job fails (for good or this attempt): its group goes beside the failedReason BullMQ writes next.
-  await recordFailureGroup(redis, job, f.group).catch((err: Error) =>
-    logger.warn({ err: err.message }, 'could not record the failure group'),
-  );
+  await recordFailureGroup(redis, job, f.group).catch((err: Error) => couldNot(logger, 'record the failure group', err));
   if (f.action === 'fail') {
     logger.error({ code: f.code, attempt, hint: f.hint }, `job failed for good: ${reason}. ${f.hint}`);
     throw withFailureCode(new UnrecoverableError(reason), f.code);
   }
   if (attempt >= attempts)
     logger.error({ code: f.code, attempt, attempts, hint: f.hint }, `job failed after ${attempts} attempts: ${reason}. ${f.hint}`);
+  // The service or Redis down fails every job's attempt alike: one line per code every 30 s, with the count.
   else
-    logger.warn(
+    logRepeated(
+      logger,
+      'warn',
+      `retry:${f.code}`,
       { code: f.code, attempt, attempts, hint: f.hint },
       `attempt ${attempt} of ${attempts} failed: ${reason}; retried with backoff`,
     );
   const retry = new Error(reason);
   retry.name = f.code === 'INTERNAL' ? 'InternalJobError' : 'TransientJobError';
   throw withFailureCode(retry, f.code);
+}
+
+/** A bookkeeping write that failed (Redis full or away): the job goes on; logged once per reason every 30 s. */
+function couldNot(logger: Logger, what: string, err: Error): void {
+  logRepeated(logger, 'warn', `${what}:${reasonOf(err)}`, { err: err.message }, `could not ${what}`);
 }

@@ -18,6 +18,7 @@ import { createProcessor, type ProcessorOptions, type RunnerDeps } from './job-r
 import { recordJobOptions, type JobData } from './queues.js';
 import type { StreamName } from '../records/stream-def.js';
 import { messageOf } from '../message-of.js';
+import { logRedisError } from '../redis-error-log.js';
 
 /**
  * BullMQ honours a manual rate limit (queue.rateLimit) only on workers that have a limiter; this one is
@@ -128,9 +129,9 @@ export async function startWorkers(o: StartWorkersOptions): Promise<WorkerPool> 
       telemetry: o.telemetry,
     });
     const intakeQueue = new Queue<IntakeData>(intakeQueueName(kind.stream), { connection: conn, prefix: o.prefix });
-    // Connection errors are logged once, by the worker's handler below; unheard, BullMQ prints them raw.
-    queue.on('error', () => undefined);
-    intakeQueue.on('error', () => undefined);
+    // Unheard, BullMQ prints them raw; counted with the workers' errors of the same reason.
+    queue.on('error', (err) => logRedisError(o.logger, 'queue', err, { stream: kind.stream }));
+    intakeQueue.on('error', (err) => logRedisError(o.logger, 'queue', err, { stream: kind.stream }));
     owned.push({ conn, queue }, { conn, queue: intakeQueue });
     recordQueues.set(kind.stream, queue);
     await intakeQueue.setGlobalConcurrency(1);
@@ -165,9 +166,7 @@ export async function startWorkers(o: StartWorkersOptions): Promise<WorkerPool> 
       maxStalledCount,
       telemetry: o.telemetry,
     });
-    worker.on('error', (err) =>
-      o.logger.error({ stream: kind.stream, err: err.message }, 'worker error (Redis?); BullMQ reconnects and goes on'),
-    );
+    worker.on('error', (err) => logRedisError(o.logger, 'worker', err, { stream: kind.stream }));
     // Bad records can come by the million from a broken upstream: only the newest are kept (the runner's code says which).
     worker.on('failed', (job, err) => {
       if (!job?.id || failureCodeOf(err) !== 'BAD_RECORD') return;
@@ -196,10 +195,8 @@ export async function startWorkers(o: StartWorkersOptions): Promise<WorkerPool> 
       stalledInterval: o.stalledIntervalMs ?? defaults.stalledCheckMs,
       maxStalledCount,
     });
-    // A Redis outage is logged by the stream's record worker (same Redis); here it would only repeat it.
-    intakeWorker.on('error', (err) =>
-      o.logger.debug({ stream: kind.stream, err: err.message }, 'intake worker error (Redis?); BullMQ reconnects and goes on'),
-    );
+    // Counted with the record workers' errors of the same reason (same Redis): one line per reason every 30 s.
+    intakeWorker.on('error', (err) => logRedisError(o.logger, 'intake worker', err, { stream: kind.stream }));
     intakeWorker.on('failed', (job, err) =>
       o.logger.warn({ stream: kind.stream, jobId: job?.id, err: err.message }, 'intake batch not expanded (retried while attempts remain)'),
     );

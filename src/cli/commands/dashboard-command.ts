@@ -5,7 +5,7 @@ import { weakPasswordProblem } from '../../dashboard/auth.js';
 import { isLoopback } from '../../dashboard/loopback.js';
 import type { CliIo } from '../../app/cli-io.js';
 import { budgetsOf, commandLogger, loadConfig } from '../../app/command-context.js';
-import { connectRedis } from '../../app/connect-redis.js';
+import { connectRedisWaiting } from '../../app/connect-redis.js';
 import { ExitCode, UsageError } from '../exit-codes.js';
 import type { CommandResult } from '../command-result.js';
 import { untilStopped } from '../until-stopped.js';
@@ -29,7 +29,7 @@ export function dashboardCommand(io: CliIo, done: CommandResult, kinds: readonly
       const weak = o.auth && password ? weakPasswordProblem(o.host, password) : undefined;
       if (weak) throw new ConfigError([weak]);
       const logger = commandLogger(config, io.stderr);
-      const redis = await connectRedis(config.redis, { logger });
+      const redis = await connectRedisWaiting(config.redis, { logger, waitMs: config.redisStartWaitSeconds * 1000, signal: io.stop });
       const { startDashboard } = await import('../../dashboard/dashboard-server.js');
       const dashboard = await startDashboard({
         defs: kinds,

@@ -22,7 +22,8 @@ export function workerCommand(io: CliIo, done: CommandResult, kinds: readonly Op
         import('../../eviction-policy.js'),
       ]);
       const { pausedCheck } = await import('../../ops/paused-check.js');
-      const app = await openApp(io, { needs: { service: true, upstream: true }, logTo: io.stdout, probe: false });
+      const { startRedisHealth } = await import('../../app/redis-health.js');
+      const app = await openApp(io, { needs: { service: true, upstream: true }, logTo: io.stdout, probe: false, waitForRedis: true });
       const { config, logger, deps, metrics } = app;
       let stopping = false;
       let http: WorkerHttp | undefined;
@@ -37,6 +38,8 @@ export function workerCommand(io: CliIo, done: CommandResult, kinds: readonly Op
         throw err;
       });
       for (const [stream, worker] of runtime.workers.workers) metrics.watchWorker(worker, stream);
+      // Redis full, read-only or away: said by /readyz, a gauge and an alert; the schedulers mended once it takes writes.
+      const redisHealth = startRedisHealth(app, { mend: runtime.control?.mendSchedulers });
       try {
         if (config.http.port !== 0) {
           http = await startWorkerHttp({
@@ -45,6 +48,7 @@ export function workerCommand(io: CliIo, done: CommandResult, kinds: readonly Op
             registry: metrics.registry,
             readiness: [
               async () => ({ name: 'redis', ok: (await app.redis.ping()) === 'PONG' }),
+              redisHealth.ready,
               async () => {
                 const running = [...runtime.workers.workers.values()].every((w) => w.isRunning());
                 return {
@@ -86,6 +90,7 @@ export function workerCommand(io: CliIo, done: CommandResult, kinds: readonly Op
         await runtime.close(config.shutdownGraceSeconds * 1000);
         logger.info('worker stopped');
       } finally {
+        redisHealth.stop();
         await ops.stop();
         await http?.close();
         await app.close();

@@ -1,0 +1,45 @@
+import type { Queue } from 'bullmq';
+import type { Config } from '../../config/read-config.js';
+import type { StreamDef } from '../records/stream-def.js';
+
+/** What the control queue keeps of finished pulls. */
+const KEEP = { removeOnComplete: { count: 200 }, removeOnFail: { age: 7 * 24 * 3600, count: 1_000 } };
+
+/** A scheduler's next job may sit active this long (taken, its next run not yet added) before the chain counts as broken. */
+const TAKEN_GRACE_MS = 2_000;
+
+/** Upserts a stream's job scheduler (its `pull`: an interval or a cron, from the configuration); its next run is added too. */
+export async function upsertScheduler(queue: Queue, def: StreamDef, schedule: Config['schedule']): Promise<void> {
+  const { stream, scheduler } = def;
+  const pull = def.pull(schedule);
+  const repeat = 'every' in pull ? { every: Math.round(pull.every * 1000) } : pull;
+  // A failed poll is simply redone by the next one, unless the stream asks for more attempts.
+  const attempts = def.pullAttempts ?? { attempts: 1 };
+  await queue.upsertJobScheduler(scheduler, repeat, { name: scheduler, data: { stream, scheduler }, opts: { ...KEEP, ...attempts } });
+}
+
+/**
+ * Whether a scheduler's chain is whole: it exists and its next run is a job waiting for its time. A worker that takes a
+ * scheduled job adds the next run first; when Redis refuses that write (full, read-only), the taken job is left active
+ * with no next run, and BullMQ would mend it only when its lock expires and the stalled-job check takes it back.
+ */
+export async function schedulerWhole(queue: Queue, id: string, now = Date.now()): Promise<boolean> {
+  const s = await queue.getJobScheduler(id);
+  if (!s?.next) return false;
+  const job = await queue.getJob(`repeat:${id}:${s.next}`);
+  if (!job) return false;
+  const state = await job.getState();
+  if (state === 'delayed' || state === 'waiting' || state === 'prioritized' || state === 'waiting-children') return true;
+  return state === 'active' && now - (job.processedOn ?? now) < TAKEN_GRACE_MS;
+}
+
+/** Upserts every scheduler whose chain is broken; answers their ids. */
+export async function mendSchedulers(queue: Queue, defs: readonly StreamDef[], schedule: Config['schedule']): Promise<string[]> {
+  const mended: string[] = [];
+  for (const def of defs) {
+    if (await schedulerWhole(queue, def.scheduler)) continue;
+    await upsertScheduler(queue, def, schedule);
+    mended.push(def.scheduler);
+  }
+  return mended;
+}
