@@ -2,7 +2,7 @@ import { Queue } from 'bullmq';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FaultRule } from '../../src/sandbox/sandbox-options.js';
 import { json, startServer, type TestServer } from '../client/http-server.js';
-import { orderRecord, orderState } from '../helpers/order-records.js';
+import { orderRecord, syncedOnce } from '../helpers/order-records.js';
 import { runCli } from './run-cli.js';
 import { SECRETS, startStack, type Stack } from './stack.js';
 import { eventually, freePort, startWorkerProcess, type WorkerProcess } from './worker-process.js';
@@ -49,16 +49,7 @@ async function startWorkers(): Promise<string> {
   return url!;
 }
 
-const settled = (ids: string[]) =>
-  ids.every((id) => {
-    const { orders, shipments } = orderState(stack.sandbox.admin.state(), id);
-    return (
-      orders.length === 1 &&
-      orders[0]!.statusId === 'ORDER_COMPLETED' &&
-      shipments.length === 1 &&
-      shipments[0]!.statusId === 'SHIPMENT_SHIPPED'
-    );
-  });
+const settled = (ids: string[]) => syncedOnce(stack.sandbox.admin.state(), ids);
 
 async function status(): Promise<{ streams: Array<{ stream: string; breaker: Record<string, unknown> }> }> {
   const r = await runCli(['status', '--json'], stack.env);

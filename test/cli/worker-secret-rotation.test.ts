@@ -5,7 +5,7 @@ import { Queue } from 'bullmq';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readBreaker } from '../../src/queue/stream-breaker.js';
 import { redisKeys } from '../../src/redis.js';
-import { orderRecord, orderState } from '../helpers/order-records.js';
+import { orderRecord, syncedOnce } from '../helpers/order-records.js';
 import { SECRETS, startStack, type Stack } from './stack.js';
 import { eventually, startWorkerProcess, type WorkerProcess } from './worker-process.js';
 
@@ -63,16 +63,7 @@ function startWorkers(count: number, threshold = THRESHOLD): void {
   );
 }
 
-const settled = (ids: string[]) =>
-  ids.every((id) => {
-    const { orders, shipments } = orderState(stack.sandbox.admin.state(), id);
-    return (
-      orders.length === 1 &&
-      orders[0]!.statusId === 'ORDER_COMPLETED' &&
-      shipments.length === 1 &&
-      shipments[0]!.statusId === 'SHIPMENT_SHIPPED'
-    );
-  });
+const settled = (ids: string[]) => syncedOnce(stack.sandbox.admin.state(), ids);
 const settledCount = (ids: string[]) => ids.filter((id) => settled([id])).length;
 const breaker = () => readBreaker(stack.redis, redisKeys(stack.prefix), 'orders');
 const lines = () => workers.flatMap((w) => w.stdoutLines);

@@ -24,3 +24,16 @@ export function orderState(state: SandboxState, orderId: string) {
   const shipments = state.shipments.filter((s) => urls.has(s.primaryOrderUrl));
   return { orders, shipments };
 }
+
+/** Whether each order exists once, completed, with one shipment, shipped: synced exactly once. */
+export function syncedOnce(state: SandboxState, ids: string[]): boolean {
+  return ids.every((id) => {
+    const { orders, shipments } = orderState(state, id);
+    return (
+      orders.length === 1 &&
+      orders[0]!.statusId === 'ORDER_COMPLETED' &&
+      shipments.length === 1 &&
+      shipments[0]!.statusId === 'SHIPMENT_SHIPPED'
+    );
+  });
+}
