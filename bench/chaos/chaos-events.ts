@@ -62,7 +62,7 @@ export function planEvents(o: ChaosOptions, rand: () => number): ChaosEvent[] {
   if (o.revokeKey) events.push({ kind: 'revoke-key', at: 0.5, delayMs: 0 });
   // The incidents a worker rides out alone (chaos-unattended.ts), placed without a draw too.
   if (o.outageSeconds > 0) events.push({ kind: 'outage', at: 0.35, delayMs: 0 });
-  if (o.redisFullSeconds > 0) events.push({ kind: 'redis-full', at: 0.65, delayMs: 0 });
-  if (o.rotateSecret) events.push({ kind: 'rotate-secret', at: 0.8, delayMs: 0 });
+  if (o.rotateSecret) events.push({ kind: 'rotate-secret', at: 0.6, delayMs: 0 });
+  if (o.redisFullSeconds > 0) events.push({ kind: 'redis-full', at: 0.7, delayMs: 0 });
   return events.sort((a, b) => a.at - b.at);
 }

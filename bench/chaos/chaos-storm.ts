@@ -142,7 +142,7 @@ export async function runStorm(
           log.rotate = r;
           note(
             p,
-            `after the rotation: ${r.unauthorized} x 401, first write with the new key ${r.okAfterMs ?? '-'} ms after; ` +
+            `after the rotation: ${r.unauthorized} x 401, first request taken with the new key ${r.okAfterMs ?? '-'} ms after the files' rewrite; ` +
               `paused on the way: ${r.pausedOnTheWay.join(', ') || 'none'}, still paused: ${r.pausedAtEnd.join(', ') || 'none'}`,
           );
         }

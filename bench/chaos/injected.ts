@@ -86,7 +86,7 @@ export function injectedTable(
     rows.push({
       what: 'credentials rotated through their files',
       count: r.unauthorized,
-      detail: `@${pct(r.progress)}; 401s from the rotation on; first write with the new key after ${r.okAfterMs ?? '-'} ms; paused on the way: ${r.pausedOnTheWay.join(', ') || 'none'}; left paused: ${r.pausedAtEnd.join(', ') || 'none'}`,
+      detail: `@${pct(r.progress)}; 401s from the rotation on; first request taken with the new key ${r.okAfterMs ?? '-'} ms after the files' rewrite; paused on the way: ${r.pausedOnTheWay.join(', ') || 'none'}; left paused: ${r.pausedAtEnd.join(', ') || 'none'}`,
     });
   }
   rows.push({

@@ -152,7 +152,10 @@ export async function startControl(o: StartControlOptions): Promise<Control> {
     concurrency: Math.max(1, o.defs.length),
     lockDuration: CONTROL_LOCK_MS,
   });
-  worker.on('error', (err) => logRedisError(o.logger, 'control worker', err));
+  worker.on('error', (err) => {
+    guard.noteError(err);
+    logRedisError(o.logger, 'control worker', err);
+  });
   await worker.waitUntilReady();
 
   return {

@@ -17,6 +17,7 @@ import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../logger.js';
 import { messageOf } from '../message-of.js';
+import { findRedisFailure } from '../redis-errors.js';
 import { isCluster, type RedisConnection, type RedisTarget } from '../redis.js';
 
 /** A job processor as BullMQ calls it. */
@@ -25,6 +26,11 @@ export type Processor<D, R> = (job: Job<D, R>, token?: string, signal?: AbortSig
 export interface FinishGuard {
   /** The processor, each run remembered as it ends (BullMQ then writes its finish). */
   wrap<D, R>(processor: Processor<D, R>): Processor<D, R>;
+  /**
+   * A worker error: when it is a write Redis refused (full: OOM; read-only), it may have been a job's finish, so the
+   * runs that ended are looked at again every 2 s until Redis takes their finishes.
+   */
+  noteError(err: unknown): void;
   /** Stops listening to the connection (the worker closes). */
   stop(): void;
 }
@@ -51,6 +57,13 @@ const runKey = (run: EndedRun) => `${run.token} ${run.job.id} ${run.job.processe
 
 /** Runs looked up at once when a connection is back. */
 const CHUNK = 500;
+/** While Redis refuses writes, how often the finishes it refused are tried again, in ms. */
+const REFUSED_RETRY_MS = 2_000;
+/** A run younger than this may still have its own finish on the way: left to it, in ms. */
+const SETTLE_MS = 1_000;
+
+/** A refusal from Redis itself (OOM, READONLY...), not a connection that went away. */
+const refusedByRedis = (err: unknown) => findRedisFailure(err)?.replied === true;
 
 /** Watches `conn` for a drop and finishes again, on the server it comes back to, the jobs whose finish was lost. */
 export function guardFinishes(o: FinishGuardOptions): FinishGuard {
@@ -69,11 +82,13 @@ export function guardFinishes(o: FinishGuardOptions): FinishGuard {
     ended.set(runKey(run), run);
   };
 
-  async function recover(droppedAt: number): Promise<void> {
+  /** Answers whether Redis refused some of the finishes made again (they are kept, to be tried again). */
+  async function recover(droppedAt: number, why = 'in a Redis failover (written to the old primary)'): Promise<boolean> {
     forgetOld(Date.now());
     const runs = [...ended.values()].filter((r) => r.at <= droppedAt);
     let completedAgain = 0;
     let putBack = 0;
+    let refusedAgain = false;
     const queues = new Set<string>();
     for (let i = 0; i < runs.length; i += CHUNK) {
       const chunk = runs.slice(i, i + CHUNK);
@@ -100,6 +115,12 @@ export function guardFinishes(o: FinishGuardOptions): FinishGuard {
               putBack++;
             }
           } catch (err) {
+            if (refusedByRedis(err)) {
+              // Redis still refuses writes: kept for the next try.
+              ended.set(runKey(run), run);
+              refusedAgain = true;
+              return;
+            }
             // Settled meanwhile (its own finish came through after all, or the lock expired): nothing left to do.
             o.logger.debug({ jobId: run.job.id, err: messageOf(err) }, 'a finish thought lost was settled meanwhile');
           }
@@ -107,11 +128,31 @@ export function guardFinishes(o: FinishGuardOptions): FinishGuard {
       );
     }
     if (completedAgain + putBack > 0)
-      o.logger.info(
-        { queues: [...queues], completedAgain, putBack },
-        'job finishes lost in a Redis failover (written to the old primary) made again on the new one',
-      );
+      o.logger.info({ queues: [...queues], completedAgain, putBack }, `job finishes lost ${why} made again`);
+    return refusedAgain;
   }
+
+  let retrying: NodeJS.Timeout | undefined;
+  let busy = false;
+  const retryRefused = () => {
+    if (retrying) return;
+    retrying = setInterval(() => {
+      if (busy) return;
+      busy = true;
+      recover(Date.now() - SETTLE_MS, 'while Redis refused writes')
+        .then((refusedAgain) => {
+          if (!refusedAgain && retrying) {
+            clearInterval(retrying);
+            retrying = undefined;
+          }
+        })
+        .catch(() => undefined)
+        .finally(() => {
+          busy = false;
+        });
+    }, REFUSED_RETRY_MS);
+    retrying.unref();
+  };
 
   const onClose = () => {
     droppedAt ??= Date.now();
@@ -150,21 +191,26 @@ export function guardFinishes(o: FinishGuardOptions): FinishGuard {
       // BullMQ hands an abort signal only to a processor that declares three parameters: as many as the one wrapped.
       return processor.length >= 3 ? run : (job, token) => run(job, token);
     },
+    noteError(err) {
+      if (refusedByRedis(err)) retryRefused();
+    },
     stop() {
       o.conn.off('close', onClose);
       o.conn.off('ready', onReady);
+      if (retrying) clearInterval(retrying);
+      retrying = undefined;
       ended.clear();
     },
   };
 }
 
 /** Leaves the processor as it is. */
-const UNGUARDED: FinishGuard = { wrap: (processor) => processor, stop: () => undefined };
+const UNGUARDED: FinishGuard = { wrap: (processor) => processor, noteError: () => undefined, stop: () => undefined };
 
 /**
- * The guard a worker's connection needs: on Sentinel's primary, guardFinishes; none on one server or a cluster,
- * whose connections are left as they are.
+ * The guard a worker's connection needs: guardFinishes on one server and on Sentinel's primary (a failover, a restart,
+ * a full Redis refusing the finish); none on a cluster, whose connections are left as they are.
  */
-export function finishGuardFor(target: RedisTarget | string, conn: RedisConnection, o: Omit<FinishGuardOptions, 'conn'>): FinishGuard {
-  return typeof target !== 'string' && target.sentinel && !isCluster(conn) ? guardFinishes({ ...o, conn }) : UNGUARDED;
+export function finishGuardFor(_target: RedisTarget | string, conn: RedisConnection, o: Omit<FinishGuardOptions, 'conn'>): FinishGuard {
+  return isCluster(conn) ? UNGUARDED : guardFinishes({ ...o, conn });
 }

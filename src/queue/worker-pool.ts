@@ -166,7 +166,11 @@ export async function startWorkers(o: StartWorkersOptions): Promise<WorkerPool> 
       maxStalledCount,
       telemetry: o.telemetry,
     });
-    worker.on('error', (err) => logRedisError(o.logger, 'worker', err, { stream: kind.stream }));
+    worker.on('error', (err) => {
+      // A finish Redis refused (full) is made again as soon as it takes writes, not a minute later (finish-guard.ts).
+      guard.noteError(err);
+      logRedisError(o.logger, 'worker', err, { stream: kind.stream });
+    });
     // Bad records can come by the million from a broken upstream: only the newest are kept (the runner's code says which).
     worker.on('failed', (job, err) => {
       if (!job?.id || failureCodeOf(err) !== 'BAD_RECORD') return;
@@ -196,7 +200,10 @@ export async function startWorkers(o: StartWorkersOptions): Promise<WorkerPool> 
       maxStalledCount,
     });
     // Counted with the record workers' errors of the same reason (same Redis): one line per reason every 30 s.
-    intakeWorker.on('error', (err) => logRedisError(o.logger, 'intake worker', err, { stream: kind.stream }));
+    intakeWorker.on('error', (err) => {
+      guard.noteError(err);
+      logRedisError(o.logger, 'intake worker', err, { stream: kind.stream });
+    });
     intakeWorker.on('failed', (job, err) =>
       o.logger.warn({ stream: kind.stream, jobId: job?.id, err: err.message }, 'intake batch not expanded (retried while attempts remain)'),
     );
