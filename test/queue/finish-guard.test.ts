@@ -1,5 +1,5 @@
 import { Queue, Worker, type Job } from 'bullmq';
-import type { Redis } from 'ioredis';
+import { ReplyError, type Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import { guardFinishes, type FinishGuard } from '../../src/queue/finish-guard.js';
@@ -93,6 +93,31 @@ describe('finish guard', () => {
     });
   });
 
+  describe('when Redis refused the completion (full: OOM)', () => {
+    it('completes the job again with the same result within seconds, with no connection dropped', async () => {
+      const job = await queue.add('x', {});
+      await until('the job did not complete', async () => (await job.getState()) === 'completed');
+      // What a refused finish leaves: the job active under the ended run's lock; BullMQ reports the refusal as an error.
+      await dropFinish(runs[0]!, 'completed');
+      guard.noteError(new ReplyError("OOM command not allowed when used memory > 'maxmemory'."));
+      const t = Date.now();
+      await until('the job was not completed again', async () => (await queue.getJobState(job.id!)) === 'completed');
+      expect(Date.now() - t).toBeLessThan(5_000);
+      expect((await queue.getJob(job.id!))?.returnvalue).toEqual({ n: 1 });
+      expect(runs).toHaveLength(1);
+      expect(out.lines().some((l) => l.includes('while Redis refused writes made again'))).toBe(true);
+    });
+
+    it('does nothing for an error that is not a refusal from Redis', async () => {
+      const job = await queue.add('x', {});
+      await until('the job did not complete', async () => (await job.getState()) === 'completed');
+      await dropFinish(runs[0]!, 'completed');
+      guard.noteError(new Error('connect ECONNREFUSED 127.0.0.1:6379'));
+      await sleep(3_000);
+      expect(await queue.getJobState(job.id!)).toBe('active');
+    });
+  });
+
   describe('when a failure was dropped with the old primary', () => {
     it('puts the job back to wait, and it runs again', async () => {
       failFirst = true;
@@ -148,3 +173,4 @@ describe('finish guard', () => {
     });
   });
 });
+
