@@ -270,7 +270,20 @@ const options = parseBenchArgs(argv);
 const command = `npm run bench${argv.length ? ` -- ${argv.join(' ')}` : ''}`;
 const parts: Part[] = [];
 for (const section of (
-  ['import', 'overhead', 'stock', 'sandbox', 'orders', 'total', 'scale-out', 'redis', 'shared', 'unbudgeted', 'failover', 'redis-full'] as const
+  [
+    'import',
+    'overhead',
+    'stock',
+    'sandbox',
+    'orders',
+    'total',
+    'scale-out',
+    'redis',
+    'shared',
+    'unbudgeted',
+    'failover',
+    'redis-full',
+  ] as const
 ).filter((s) => options.only.includes(s))) {
   const m = machineLine(machine());
   const started = Date.now();

@@ -175,7 +175,9 @@ export function checkRedisFull(r: RedisFullLog | undefined): CheckResult {
     if (r.mostOfOneWorker > allowed)
       v.push(`a worker wrote ${r.mostOfOneWorker} warning/error lines in ${r.seconds} s of a full Redis (at most ${allowed})`);
     if (r.workAfterMs === null || r.workAfterMs > 10_000)
-      v.push(`work went on ${r.workAfterMs === null ? 'not at all' : `${(r.workAfterMs / 1000).toFixed(1)} s`} after Redis accepted writes (at most 10 s)`);
+      v.push(
+        `work went on ${r.workAfterMs === null ? 'not at all' : `${(r.workAfterMs / 1000).toFixed(1)} s`} after Redis accepted writes (at most 10 s)`,
+      );
   }
   return check('Redis full (writes refused) then raised: a few log lines, nothing lost, work on within 10 s', 1, v);
 }
@@ -226,7 +228,9 @@ export async function rotateSecretPhase(world: ChaosWorld, conn: RedisConnection
     RETURN_LIMIT_MS,
   );
   const pausedAtEnd =
-    settled === null ? (await Promise.all(STREAMS.map((s) => readBreaker(conn, keys, s)))).filter((b) => b.paused).map((b) => b.stream) : [];
+    settled === null
+      ? (await Promise.all(STREAMS.map((s) => readBreaker(conn, keys, s)))).filter((b) => b.paused).map((b) => b.stream)
+      : [];
   const unauthorized = world.sandbox.admin.requests().filter((r) => r.at >= t && r.status === 401).length;
   return { progress, unauthorized, okAfterMs, pausedOnTheWay: [...paused], pausedAtEnd };
 }

@@ -125,7 +125,8 @@ export async function checkQueues(
         const reason = f.failedReason ?? '';
         if (!reason.startsWith('[BAD_RECORD]')) badV.push(`${stream} job ${id}: failedReason "${reason}" is not [BAD_RECORD]`);
         else if (!namesField(reason, field)) badV.push(`${stream} job ${id}: failedReason "${reason}" does not name the field ${field}`);
-        if ((f.attemptsMade ?? 0) > 1 && !duringRefusal(f.timestamp, f.finishedOn ?? Date.now())) badV.push(`${stream} job ${id}: a bad record was tried ${f.attemptsMade} times (must fail at once)`);
+        if ((f.attemptsMade ?? 0) > 1 && !duringRefusal(f.timestamp, f.finishedOn ?? Date.now()))
+          badV.push(`${stream} job ${id}: a bad record was tried ${f.attemptsMade} times (must fail at once)`);
       }
       for (const id of [...completed.keys(), ...failed.keys()]) {
         jobsN++;

@@ -8,14 +8,7 @@ import { laggingSeconds } from './feed-lag.js';
 import { claimAlert, readBreaker, releaseAlert } from '../queue/stream-breaker.js';
 import { messageOf } from '../message-of.js';
 import { defaults } from '../../config/defaults.js';
-import {
-  claimEndAlert,
-  claimOutageAlert,
-  isOutage,
-  readLastOutage,
-  readOutage,
-  releaseOutageAlert,
-} from '../queue/service-outage.js';
+import { claimEndAlert, claimOutageAlert, isOutage, readLastOutage, readOutage, releaseOutageAlert } from '../queue/service-outage.js';
 import { logRepeated, reasonOf } from '../log-throttle.js';
 
 export interface AlertSettings {
@@ -113,11 +106,12 @@ async function outageAlert(d: AlertDeps, now: number): Promise<{ alert: Alert; r
   if (o.open && o.since && !o.alerted && now - Date.parse(o.since) >= limit * 1000) {
     if (!(await claimOutageAlert(d.redis, keys))) return undefined;
     const n = await waitingJobs(d);
+    const lasted = minutes(Math.round((now - Date.parse(o.since)) / 1000));
     const text =
-      `inventory-sync (${d.prefix}): the service has been DOWN since ${o.since} (${minutes(Math.round((now - Date.parse(o.since)) / 1000))}): ` +
-      `${(o.reason ?? '').slice(0, 200)}. Every stream holds: no job runs, none is pulled, none spends an attempt; ${n} ` +
-      `job${n === 1 ? '' : 's'} wait, none lost. One read probes it about every ${minutes(Math.round(defaults.outageProbeMaxMs / 1000))}; ` +
-      'work goes on by itself when it answers. See: inventory-sync status';
+      `inventory-sync (${d.prefix}): the service has been DOWN since ${o.since} (${lasted}): ${(o.reason ?? '').slice(0, 200)}. ` +
+      `Every stream holds: no job runs, none is pulled, none spends an attempt; ${n} job${n === 1 ? '' : 's'} wait, none lost. ` +
+      'One read probes it now and then (OUTAGE_PROBE_MAX_SECONDS apart at most); work goes on by itself when it answers. ' +
+      'See: inventory-sync status';
     return { alert: { reason: 'outage', text }, release: () => releaseOutageAlert(d.redis, keys, 'start') };
   }
   const last = o.open ? undefined : await readLastOutage(d.redis, keys);

@@ -173,4 +173,3 @@ describe('finish guard', () => {
     });
   });
 });
-
