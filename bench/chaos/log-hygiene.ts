@@ -3,8 +3,9 @@ import { basename } from 'node:path';
 import { check, type CheckResult } from './check-types.js';
 
 /**
- * Lines the entry point and the dashboard write for a person on purpose (no data in them); the last two are what a
- * command that found Redis down (exit 3, the import during the Redis restart) says, the URL without its password.
+ * Lines the entry point and the dashboard write for a person on purpose (no data in them); the last four are what a
+ * command that found Redis down or full (exit 3, the import during the Redis restart or the full Redis) says, the URL
+ * without its password.
  */
 const HUMAN = [
   /^SIGTERM: finishing active work/,
@@ -13,6 +14,8 @@ const HUMAN = [
   /^Stop with Ctrl-C\.$/,
   /^Redis could not be reached at redis:\/\/[^\s]+: (?:[A-Z_]+|no answer(?: within \d+ ms)?)$/,
   /^Start Redis or point REDIS_URL at one \(e\.g\. redis:\/\/127\.0\.0\.1:6379\)\.$/,
+  /^Redis failed: OOM command not allowed when used memory > 'maxmemory'\./,
+  /^Redis is out of memory \(maxmemory\): free memory or raise maxmemory/,
 ];
 
 /**

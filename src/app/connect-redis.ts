@@ -70,6 +70,48 @@ export async function connectRedisWaiting(
   }
 }
 
+/** Redis's refusals of a write that go away once a person (or a failover) frees it: full, read-only. */
+const REFUSED = new Set(['OOM', 'READONLY']);
+
+/**
+ * Runs `start` (what a long-running command writes to Redis as it starts: queues' settings, schedules) again while
+ * Redis refuses writes (full: OOM; read-only) for up to `waitMs`, with one line every `waitLogMs`; any other error, or
+ * the refusal past `waitMs`, is thrown as from one try. `start` must leave nothing open when it throws.
+ */
+export async function startWhileRedisRefuses<T>(
+  start: () => Promise<T>,
+  o: { waitMs: number; logger?: Logger; signal?: AbortSignal; waitLogMs?: number },
+): Promise<T> {
+  const until = Date.now() + o.waitMs;
+  let toldAt = 0;
+  for (;;) {
+    try {
+      return await start();
+    } catch (err) {
+      const refused = findRedisFailure(err);
+      const code = refused?.replied ? (replyCode(refused.error) ?? '') : '';
+      if (!REFUSED.has(code) || Date.now() >= until || o.signal?.aborted) throw err;
+      if (Date.now() - toldAt >= (o.waitLogMs ?? defaults.redisWaitLogMs)) {
+        toldAt = Date.now();
+        const left = Math.max(0, Math.round((until - Date.now()) / 1000));
+        o.logger?.warn(
+          { why: refused!.message, secondsLeft: left, hint: refused!.hint },
+          `waiting for Redis to take writes: ${refused!.message} (${left} s left of REDIS_START_WAIT_SECONDS)`,
+        );
+      }
+      await new Promise<void>((r) => {
+        const done = () => {
+          clearTimeout(timer);
+          o.signal?.removeEventListener('abort', done);
+          r();
+        };
+        const timer = setTimeout(done, 1_000);
+        o.signal?.addEventListener('abort', done, { once: true });
+      });
+    }
+  }
+}
+
 /**
  * A Redis connection (to a cluster when the target has cluster nodes) that has answered PING, or
  * UnreachableError after `timeoutMs`. Once up, it reconnects forever as BullMQ expects.

@@ -115,101 +115,113 @@ export async function startWorkers(o: StartWorkersOptions): Promise<WorkerPool> 
   const lockDuration = o.lockDurationMs ?? defaults.jobLockMs;
   let active = 0;
 
-  for (const kind of o.kinds) {
-    if (workers.has(kind.stream)) throw new Error(`two job kinds for stream ${kind.stream}`);
-    const conn = createRedis(o.connection);
-    // A planned Sentinel failover drops the finishes written in its last second to the old primary: made again at once.
-    const guard = finishGuardFor(o.connection, conn, { lockDurationMs: lockDuration, logger: o.logger.child({ stream: kind.stream }) });
-    guards.push(guard);
-    // Record jobs that intake batches become get the same options as jobs added any other way.
-    const queue = new Queue<JobData>(kind.stream, {
-      connection: conn,
-      prefix: o.prefix,
-      defaultJobOptions: recordJobOptions(o.deps.jobs),
-      telemetry: o.telemetry,
-    });
-    const intakeQueue = new Queue<IntakeData>(intakeQueueName(kind.stream), { connection: conn, prefix: o.prefix });
-    // Unheard, BullMQ prints them raw; counted with the workers' errors of the same reason.
-    queue.on('error', (err) => logRedisError(o.logger, 'queue', err, { stream: kind.stream }));
-    intakeQueue.on('error', (err) => logRedisError(o.logger, 'queue', err, { stream: kind.stream }));
-    owned.push({ conn, queue }, { conn, queue: intakeQueue });
-    recordQueues.set(kind.stream, queue);
-    await intakeQueue.setGlobalConcurrency(1);
-    const processor = createProcessor(kind, o.deps, {
-      ...o.processor,
-      // A 429 holds every worker of the queue, in every process, until the service's reset.
-      rateLimit: async (ms) => queue.rateLimit(Math.max(ms, await queue.getRateLimitTtl(UNLIMITED.max))),
-      // A refusal about the account pauses the queue for every process; producers ask the breaker before pulling.
-      ...(o.breaker === false
-        ? {}
-        : { breaker: { ...o.breaker, threshold: o.breaker?.threshold ?? defaults.breakerThreshold, pause: () => queue.pause() } }),
-      ...(outage ? { outage } : {}),
-    });
-    const runRecord = async (job: Job<JobData, JobResult>, token?: string, signal?: AbortSignal) => {
-      active++;
-      try {
-        return await processor(job, token, signal);
-      } finally {
-        active--;
-      }
-    };
-    const worker = new Worker<JobData, JobResult>(kind.stream, guard.wrap(runRecord), {
-      connection: conn,
-      prefix: o.prefix,
-      concurrency: o.concurrency,
-      limiter: UNLIMITED,
-      // BullMQ's per-minute counts of finished jobs, for the dashboard's charts; every worker must keep the same number.
-      metrics: { maxDataPoints: defaults.flowKeepMinutes },
-      settings: { backoffStrategy },
-      lockDuration,
-      stalledInterval: o.stalledIntervalMs ?? defaults.stalledCheckMs,
-      maxStalledCount,
-      telemetry: o.telemetry,
-    });
-    worker.on('error', (err) => {
-      // A finish Redis refused (full) is made again as soon as it takes writes, not a minute later (finish-guard.ts).
-      guard.noteError(err);
-      logRedisError(o.logger, 'worker', err, { stream: kind.stream });
-    });
-    // Bad records can come by the million from a broken upstream: only the newest are kept (the runner's code says which).
-    worker.on('failed', (job, err) => {
-      if (!job?.id || failureCodeOf(err) !== 'BAD_RECORD') return;
-      retainBadRecord(queue, conn, job.id, o.badRecords ?? DEFAULT_BAD_RECORD_RETENTION).catch((e: unknown) =>
-        o.logger.debug({ stream: kind.stream, err: messageOf(e) }, 'could not trim old bad-record jobs; done at the next one'),
-      );
-    });
-    workers.set(kind.stream, worker);
+  try {
+    for (const kind of o.kinds) {
+      if (workers.has(kind.stream)) throw new Error(`two job kinds for stream ${kind.stream}`);
+      const conn = createRedis(o.connection);
+      // A planned Sentinel failover drops the finishes written in its last second to the old primary: made again at once.
+      const guard = finishGuardFor(o.connection, conn, { lockDurationMs: lockDuration, logger: o.logger.child({ stream: kind.stream }) });
+      guards.push(guard);
+      // Record jobs that intake batches become get the same options as jobs added any other way.
+      const queue = new Queue<JobData>(kind.stream, {
+        connection: conn,
+        prefix: o.prefix,
+        defaultJobOptions: recordJobOptions(o.deps.jobs),
+        telemetry: o.telemetry,
+      });
+      const intakeQueue = new Queue<IntakeData>(intakeQueueName(kind.stream), { connection: conn, prefix: o.prefix });
+      // Unheard, BullMQ prints them raw; counted with the workers' errors of the same reason.
+      queue.on('error', (err) => logRedisError(o.logger, 'queue', err, { stream: kind.stream }));
+      intakeQueue.on('error', (err) => logRedisError(o.logger, 'queue', err, { stream: kind.stream }));
+      owned.push({ conn, queue }, { conn, queue: intakeQueue });
+      recordQueues.set(kind.stream, queue);
+      await intakeQueue.setGlobalConcurrency(1);
+      const processor = createProcessor(kind, o.deps, {
+        ...o.processor,
+        // A 429 holds every worker of the queue, in every process, until the service's reset.
+        rateLimit: async (ms) => queue.rateLimit(Math.max(ms, await queue.getRateLimitTtl(UNLIMITED.max))),
+        // A refusal about the account pauses the queue for every process; producers ask the breaker before pulling.
+        ...(o.breaker === false
+          ? {}
+          : { breaker: { ...o.breaker, threshold: o.breaker?.threshold ?? defaults.breakerThreshold, pause: () => queue.pause() } }),
+        ...(outage ? { outage } : {}),
+      });
+      const runRecord = async (job: Job<JobData, JobResult>, token?: string, signal?: AbortSignal) => {
+        active++;
+        try {
+          return await processor(job, token, signal);
+        } finally {
+          active--;
+        }
+      };
+      const worker = new Worker<JobData, JobResult>(kind.stream, guard.wrap(runRecord), {
+        connection: conn,
+        prefix: o.prefix,
+        concurrency: o.concurrency,
+        limiter: UNLIMITED,
+        // BullMQ's per-minute counts of finished jobs, for the dashboard's charts; every worker must keep the same number.
+        metrics: { maxDataPoints: defaults.flowKeepMinutes },
+        settings: { backoffStrategy },
+        lockDuration,
+        stalledInterval: o.stalledIntervalMs ?? defaults.stalledCheckMs,
+        maxStalledCount,
+        telemetry: o.telemetry,
+      });
+      worker.on('error', (err) => {
+        // A finish Redis refused (full) is made again as soon as it takes writes, not a minute later (finish-guard.ts).
+        guard.noteError(err);
+        logRedisError(o.logger, 'worker', err, { stream: kind.stream });
+      });
+      // Bad records can come by the million from a broken upstream: only the newest are kept (the runner's code says which).
+      worker.on('failed', (job, err) => {
+        if (!job?.id || failureCodeOf(err) !== 'BAD_RECORD') return;
+        retainBadRecord(queue, conn, job.id, o.badRecords ?? DEFAULT_BAD_RECORD_RETENTION).catch((e: unknown) =>
+          o.logger.debug({ stream: kind.stream, err: messageOf(e) }, 'could not trim old bad-record jobs; done at the next one'),
+        );
+      });
+      workers.set(kind.stream, worker);
 
-    const runIntake = async (job: Job<IntakeData, IntakeResult>) => {
-      active++;
-      try {
-        const result = await expandBatch(job, queue);
-        o.logger.debug({ stream: kind.stream, jobId: job.id, records: result.records }, result.summary);
-        return result;
-      } finally {
-        active--;
-      }
-    };
-    const intakeWorker = new Worker<IntakeData, IntakeResult>(intakeQueue.name, guard.wrap(runIntake), {
-      connection: conn,
-      prefix: o.prefix,
-      concurrency: 1,
-      settings: { backoffStrategy },
-      lockDuration,
-      stalledInterval: o.stalledIntervalMs ?? defaults.stalledCheckMs,
-      maxStalledCount,
-    });
-    // Counted with the record workers' errors of the same reason (same Redis): one line per reason every 30 s.
-    intakeWorker.on('error', (err) => {
-      guard.noteError(err);
-      logRedisError(o.logger, 'intake worker', err, { stream: kind.stream });
-    });
-    intakeWorker.on('failed', (job, err) =>
-      o.logger.warn({ stream: kind.stream, jobId: job?.id, err: err.message }, 'intake batch not expanded (retried while attempts remain)'),
-    );
-    intakeWorkers.set(kind.stream, intakeWorker);
+      const runIntake = async (job: Job<IntakeData, IntakeResult>) => {
+        active++;
+        try {
+          const result = await expandBatch(job, queue);
+          o.logger.debug({ stream: kind.stream, jobId: job.id, records: result.records }, result.summary);
+          return result;
+        } finally {
+          active--;
+        }
+      };
+      const intakeWorker = new Worker<IntakeData, IntakeResult>(intakeQueue.name, guard.wrap(runIntake), {
+        connection: conn,
+        prefix: o.prefix,
+        concurrency: 1,
+        settings: { backoffStrategy },
+        lockDuration,
+        stalledInterval: o.stalledIntervalMs ?? defaults.stalledCheckMs,
+        maxStalledCount,
+      });
+      // Counted with the record workers' errors of the same reason (same Redis): one line per reason every 30 s.
+      intakeWorker.on('error', (err) => {
+        guard.noteError(err);
+        logRedisError(o.logger, 'intake worker', err, { stream: kind.stream });
+      });
+      intakeWorker.on('failed', (job, err) =>
+        o.logger.warn(
+          { stream: kind.stream, jobId: job?.id, err: err.message },
+          'intake batch not expanded (retried while attempts remain)',
+        ),
+      );
+      intakeWorkers.set(kind.stream, intakeWorker);
+    }
+    await Promise.all([...workers.values(), ...intakeWorkers.values()].map((w) => w.waitUntilReady()));
+  } catch (err) {
+    // A start that Redis refused halfway (full, read-only) leaves nothing open: the caller may try again.
+    await Promise.all([...workers.values(), ...intakeWorkers.values()].map((w) => w.close(true).catch(() => undefined)));
+    await Promise.all(owned.map(({ queue }) => queue.close().catch(() => undefined)));
+    for (const { conn } of owned) conn.disconnect();
+    for (const guard of guards) guard.stop();
+    throw err;
   }
-  await Promise.all([...workers.values(), ...intakeWorkers.values()].map((w) => w.waitUntilReady()));
   const sizer = o.sizing && startSizing(o.sizing, [...workers.values()], o.logger);
   if (o.outage) watch = startOutageWatch({ ...o.outage, redis: o.deps.redis, keys: o.deps.keys, queues: recordQueues, logger: o.logger });
 

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startRedisServer, type RedisServer } from '../../src/redis-server.js';
+import { createRedis } from '../../src/redis.js';
 import { orderRecord, orderState } from '../helpers/order-records.js';
 import { runCli } from './run-cli.js';
 import { startStack, type Stack } from './stack.js';
@@ -51,6 +52,33 @@ describe('worker started while Redis is away', () => {
       expect((await worker.stop()).code).toBe(0);
       worker = undefined;
     }, 60_000);
+  });
+
+  describe('when Redis answers but refuses writes (full) at the start', () => {
+    it('waits for it to take writes, saying so, then goes on and syncs', async () => {
+      stack = await startStack({ orders: [orderRecord('FULL-1')] }, 'redis-full-start');
+      server = await startRedisServer();
+      const admin = createRedis(server.url);
+      try {
+        // Full before the worker starts: every write it makes as it starts (queue settings, schedules) answers OOM.
+        const used = Number(/used_memory:(\d+)/.exec(await admin.info('memory'))?.[1]);
+        await admin.config('SET', 'maxmemory', String(Math.floor(used / 2)));
+        worker = startWorkerProcess({ ...stack.env, REDIS_URL: server.url, LOG_LEVEL: 'info', ORDER_POLL_SECONDS: '1', REDIS_START_WAIT_SECONDS: '30' });
+        await eventually(async () => worker!.stdoutLines.some((l) => l.includes('waiting for Redis to take writes: OOM')), 30_000, 'the wait');
+        await new Promise((r) => setTimeout(r, 2_000));
+        expect(worker.child.exitCode).toBeNull();
+        await admin.config('SET', 'maxmemory', '0');
+        await eventually(
+          async () => orderState(stack!.sandbox.admin.state(), 'FULL-1').orders[0]?.statusId === 'ORDER_COMPLETED',
+          30_000,
+          'the order synced',
+        );
+        expect((await worker.stop()).code).toBe(0);
+        worker = undefined;
+      } finally {
+        admin.disconnect();
+      }
+    }, 90_000);
   });
 
   describe('when Redis never comes', () => {

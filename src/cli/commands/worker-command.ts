@@ -23,16 +23,22 @@ export function workerCommand(io: CliIo, done: CommandResult, kinds: readonly Op
       ]);
       const { pausedCheck } = await import('../../ops/paused-check.js');
       const { startRedisHealth } = await import('../../app/redis-health.js');
+      const { startWhileRedisRefuses } = await import('../../app/connect-redis.js');
       const app = await openApp(io, { needs: { service: true, upstream: true }, logTo: io.stdout, probe: false, waitForRedis: true });
       const { config, logger, deps, metrics } = app;
       let stopping = false;
       let http: WorkerHttp | undefined;
       const ops = startWorkerOps(app);
-      const runtime = await startRuntime(deps, {
-        kinds,
-        withSchedulers: true,
-        workers: { breaker: { threshold: config.breaker.threshold, onTrip: () => ops.alertNow() } },
-      }).catch(async (err: unknown) => {
+      // A full or read-only Redis refuses what the start writes (queue settings, schedules): waited for, as Redis away is.
+      const runtime = await startWhileRedisRefuses(
+        () =>
+          startRuntime(deps, {
+            kinds,
+            withSchedulers: true,
+            workers: { breaker: { threshold: config.breaker.threshold, onTrip: () => ops.alertNow() } },
+          }),
+        { waitMs: config.redisStartWaitSeconds * 1000, logger, signal: io.stop },
+      ).catch(async (err: unknown) => {
         await ops.stop();
         await app.close();
         throw err;
