@@ -63,8 +63,18 @@ describe('worker started while Redis is away', () => {
         // Full before the worker starts: every write it makes as it starts (queue settings, schedules) answers OOM.
         const used = Number(/used_memory:(\d+)/.exec(await admin.info('memory'))?.[1]);
         await admin.config('SET', 'maxmemory', String(Math.floor(used / 2)));
-        worker = startWorkerProcess({ ...stack.env, REDIS_URL: server.url, LOG_LEVEL: 'info', ORDER_POLL_SECONDS: '1', REDIS_START_WAIT_SECONDS: '30' });
-        await eventually(async () => worker!.stdoutLines.some((l) => l.includes('waiting for Redis to take writes: OOM')), 30_000, 'the wait');
+        worker = startWorkerProcess({
+          ...stack.env,
+          REDIS_URL: server.url,
+          LOG_LEVEL: 'info',
+          ORDER_POLL_SECONDS: '1',
+          REDIS_START_WAIT_SECONDS: '30',
+        });
+        await eventually(
+          async () => worker!.stdoutLines.some((l) => l.includes('waiting for Redis to take writes: OOM')),
+          30_000,
+          'the wait',
+        );
         await new Promise((r) => setTimeout(r, 2_000));
         expect(worker.child.exitCode).toBeNull();
         await admin.config('SET', 'maxmemory', '0');
