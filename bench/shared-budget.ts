@@ -9,8 +9,9 @@
  *   npx tsx bench/shared-budget.ts [--total 1200] [--other 400] [--seconds 90] [--warmup 30] [--processes 3] [--latency 50]
  *     [--on-429] [--off]
  *
- * The measurement starts `warmup` s after the first completed order, and never before the end of the service's
- * window in which the workers were first answered 429: that window is spent before anything is known of the others.
+ * The measurement starts `warmup` s after the first completed order, and never before the end of the first whole
+ * window of the service after it, nor of the window in which the workers were first answered 429: a window is spent
+ * before anything is known of the others when the service tells nothing but 429s.
  */
 import type { ChildProcess } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
@@ -100,8 +101,10 @@ export async function runSharedBudget(o: SharedBudgetOptions): Promise<SharedBud
     while (sandbox.admin.counters().actions === 0) await sleep(20);
     const w0 = other.counts();
     const started = Date.now();
-    // Until the warm-up is over and the window of the workers' first 429 (if any came) has ended.
-    let measureFrom = started + warmup * 1_000;
+    // Until the warm-up is over, the first whole window of the service the workers ran through has ended (at the
+    // configured rate, with the others beside it, it is where a service that tells nothing but 429s is first met
+    // spent), and the window of the workers' first 429, if any came, has ended.
+    let measureFrom = Math.max(started + warmup * 1_000, Math.ceil(started / WINDOW_MS) * WINDOW_MS + WINDOW_MS + 500);
     let first429 = false;
     while (Date.now() < measureFrom) {
       if (!first429 && sandbox.admin.counters().rateLimited > other.counts().rateLimited) {

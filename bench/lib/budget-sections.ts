@@ -62,8 +62,8 @@ export async function sharedSection(o: BenchOptions, say: (line: string) => void
         `Another client of the account (bench/lib/other-client.ts: a merchant's other connector) sends one GET at a steady pace, ${runs.map((f) => f.other).filter((v, i, a) => a.indexOf(v) === i).join(', ')} a minute, whatever the answers say. ` +
         `${o.processes} worker processes of this program share \`INVENTORY_REQUESTS_PER_MINUTE\` = ${total} (and as much per class) through Redis, with jobs at once sized from the rate and the adaptive rate on. ` +
         'The free part for this program is (total − other) / 4 orders a minute (an order is 4 POSTs). ' +
-        `Each row measures ${seconds} s, from 30 s after the first completed order or, when later, from the end of the service's window in which the workers met their first 429 ` +
-        '(that window is spent before anything is known of the others; what the other client met until then is the warm-up column).',
+        `Each row measures ${seconds} s, from 30 s after the first completed order or, when later, from the end of the first whole window of the service after it, or of the window in which the workers met their first 429 ` +
+        '(with the headers on 429s only, a window is spent before anything is known of the others; what the other client met until then is the warm-up column).',
       '',
       `Commands: \`npm run bench -- --only shared --seconds ${seconds} --processes ${o.processes}\`, or one row: \`npx tsx bench/shared-budget.ts --total ${total} --other N --seconds ${seconds} --processes ${o.processes} [--on-429]\``,
       '',
