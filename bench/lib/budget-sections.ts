@@ -58,8 +58,11 @@ export async function sharedSection(o: BenchOptions, say: (line: string) => void
     title: 'A total shared with another client of the account',
     body: [
       `The sandbox allows ${total} requests a minute for every client of the account together (fixed 1-minute windows, ${latencyMs} ms latency), and answers in two ways, side by side in this run: ` +
-        '`X-RateLimit-Limit`, `-Remaining` and `-Reset` on every answer, or `X-RateLimit-Limit` and `-Reset` on its 429s only (`rateHeaders: \'on-429\'`, all that the public evidence shows of the real service). ' +
-        `Another client of the account (bench/lib/other-client.ts: a merchant's other connector) sends one GET at a steady pace, ${runs.map((f) => f.other).filter((v, i, a) => a.indexOf(v) === i).join(', ')} a minute, whatever the answers say. ` +
+        "`X-RateLimit-Limit`, `-Remaining` and `-Reset` on every answer, or `X-RateLimit-Limit` and `-Reset` on its 429s only (`rateHeaders: 'on-429'`, all that the public evidence shows of the real service). " +
+        `Another client of the account (bench/lib/other-client.ts: a merchant's other connector) sends one GET at a steady pace, ${runs
+          .map((f) => f.other)
+          .filter((v, i, a) => a.indexOf(v) === i)
+          .join(', ')} a minute, whatever the answers say. ` +
         `${o.processes} worker processes of this program share \`INVENTORY_REQUESTS_PER_MINUTE\` = ${total} (and as much per class) through Redis, with jobs at once sized from the rate and the adaptive rate on. ` +
         'The free part for this program is (total − other) / 4 orders a minute (an order is 4 POSTs). ' +
         `Each row measures ${seconds} s, from 30 s after the first completed order or, when later, from the end of the first whole window of the service after it, or of the window in which the workers met their first 429 ` +

@@ -59,9 +59,7 @@ export function sandboxCommand(io: CliIo, done: CommandResult): Command {
         );
       }
       const { sandboxBanner, startSandbox } = await import('../../sandbox/sandbox.js');
-      const budgets = o.totalPerMinute
-        ? { total: { limit: o.totalPerMinute, windowMs: 60_000 }, rateHeaders: o.rateHeaders }
-        : undefined;
+      const budgets = o.totalPerMinute ? { total: { limit: o.totalPerMinute, windowMs: 60_000 }, rateHeaders: o.rateHeaders } : undefined;
       const sandbox = await startSandbox({
         host: o.host,
         port: o.port,
