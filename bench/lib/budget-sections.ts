@@ -49,7 +49,7 @@ export async function sharedSection(o: BenchOptions, say: (line: string) => void
   const verdict = (k: (typeof KINDS)[number]) => {
     const rows = runs.filter((f) => f.rateHeaders === k);
     return (
-      `headers ${kindText(k)}: ${rows.map((f) => `**${pct(f.ofFair)}** and **${pct(f.otherShare429)}** at ${f.other}/min`).join(', ')}; ` +
+      `Headers ${kindText(k)}: ${rows.map((f) => `**${pct(f.ofFair)}** and **${pct(f.otherShare429)}** at ${f.other}/min`).join(', ')}; ` +
       `${rows.every(met) ? 'met' : 'NOT met'}`
     );
   };

@@ -113,9 +113,11 @@ async function outageAlert(d: AlertDeps, now: number): Promise<{ alert: Alert; r
     if (!(await claimOutageAlert(d.redis, keys))) return undefined;
     const n = await waitingJobs(d);
     const text =
-      `inventory-sync (${d.prefix}): the service has been DOWN since ${o.since} (${minutes(Math.round((now - Date.parse(o.since)) / 1000))}): ` +
+      `inventory-sync (${d.prefix}): the service has been DOWN since ${o.since} ` +
+      `(${minutes(Math.round((now - Date.parse(o.since)) / 1000))}): ` +
       `${(o.reason ?? '').slice(0, 200)}. Every stream holds: no job runs, none is pulled, none spends an attempt; ${n} ` +
-      `job${n === 1 ? '' : 's'} wait, none lost. One read probes it about every ${minutes(Math.round(defaults.outageProbeMaxMs / 1000))}; ` +
+      `job${n === 1 ? '' : 's'} wait, none lost. ` +
+      `One read probes it about every ${minutes(Math.round(defaults.outageProbeMaxMs / 1000))}; ` +
       'work goes on by itself when it answers. See: inventory-sync status';
     return { alert: { reason: 'outage', text }, release: () => releaseOutageAlert(d.redis, keys, 'start') };
   }
@@ -142,7 +144,10 @@ async function sendClaimed(d: AlertDeps, claimed: { alert: Alert; release: () =>
     sent.push({ reason: claimed.alert.reason, text });
   } catch (err) {
     await claimed.release();
-    d.logger.warn({ reason: claimed.alert.reason, err: messageOf(err) }, 'alert not sent: check ALERT_WEBHOOK_URL; trying again at the next look');
+    d.logger.warn(
+      { reason: claimed.alert.reason, err: messageOf(err) },
+      'alert not sent: check ALERT_WEBHOOK_URL; trying again at the next look',
+    );
   }
 }
 
