@@ -8,14 +8,7 @@ import { laggingSeconds } from './feed-lag.js';
 import { claimAlert, readBreaker, releaseAlert } from '../queue/stream-breaker.js';
 import { messageOf } from '../message-of.js';
 import { defaults } from '../../config/defaults.js';
-import {
-  claimEndAlert,
-  claimOutageAlert,
-  isOutage,
-  readLastOutage,
-  readOutage,
-  releaseOutageAlert,
-} from '../queue/service-outage.js';
+import { claimEndAlert, claimOutageAlert, isOutage, readLastOutage, readOutage, releaseOutageAlert } from '../queue/service-outage.js';
 
 export interface AlertSettings {
   /** Where the JSON alert is POSTed (Slack-compatible `{"text": ...}`). A secret: it is never logged. */
