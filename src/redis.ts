@@ -58,6 +58,8 @@ export function redisKeys(prefix: string) {
     budgetHold: (cls: string) => `${prefix}:budget-hold:${cls}`,
     /** A budget lane's share when another client of the account spends it too (AIMD factor, reason, the service's headers), as a hash. */
     budgetShare: (lane: string) => `${prefix}:budget-share:${lane}`,
+    /** A budget lane's requests by send time (a ring of buckets over two windows), for the adaptive rate, as a hash. */
+    budgetSent: (lane: string) => `${prefix}:budget-sent:${lane}`,
     /** Budget counters (requests by class, 429s, waited ms) as a hash. */
     budgetStats: () => `${prefix}:budget-stats`,
     /** The cached catalog (products, facilities). */

@@ -1,4 +1,4 @@
-/** The report's sections of issue 22: a total shared with another client, and no budget at all (bench/run.ts). */
+/** The report's sections of issues 22 and 30: a total shared with another client, and no budget at all (bench/run.ts). */
 import { runSharedBudget, type SharedBudgetFigures } from '../shared-budget.js';
 import { runUnbudgeted } from '../unbudgeted.js';
 import type { BenchOptions } from './bench-options.js';
@@ -9,64 +9,96 @@ type Measured = Pick<Part, 'title' | 'body'>;
 const pct = (x: number) => `${Math.round(x * 1000) / 10}%`;
 /** The shared measurement lasts at least this long (the issue's target is over 90 s). */
 const SHARED_MIN_SECONDS = 90;
+/** The other client's rates, as parts of the total (200, 400 and 800 of 1,200 a minute). */
+const OTHER_PARTS = [1 / 6, 1 / 3, 2 / 3];
+const KINDS = ['every-answer', 'on-429'] as const;
+const kindText = (k: (typeof KINDS)[number]) => (k === 'on-429' ? 'on 429s only' : 'on every answer');
 
 export async function sharedSection(o: BenchOptions, say: (line: string) => void): Promise<Measured> {
   const seconds = Math.max(SHARED_MIN_SECONDS, o.seconds);
   const total = o.totals[0] ?? 1200;
-  const other = Math.round(total / 3);
   const latencyMs = 50;
   const runs: SharedBudgetFigures[] = [];
-  for (const adaptive of [true, false]) {
-    say(
-      `shared: ${total} requests/min in total, another client spending ${other}/min; adaptive rate ${adaptive ? 'on' : 'off'}; ${o.processes} worker processes for ${seconds} s`,
-    );
-    const f = await runSharedBudget({ total, other, seconds, processes: o.processes, latencyMs, adaptive, profile: o.profile, log: say });
-    runs.push(f);
-    say(
-      textTable(
-        ['adaptive', 'orders/min', 'of fair', 'other 429s', 'other sent', 'other 429 share', 'workers 429s'],
-        [[adaptive ? 'on' : 'off', f.ordersPerMinute, pct(f.ofFair), f.otherRateLimited, f.otherSent, pct(f.otherShare429), f.workers429]],
-      ),
-    );
+  for (const part of OTHER_PARTS) {
+    const other = Math.round(total * part);
+    for (const rateHeaders of KINDS) {
+      say(
+        `shared: ${total} requests/min in total, another client spending ${other}/min; X-RateLimit-* ${kindText(rateHeaders)}; ${o.processes} worker processes for ${seconds} s`,
+      );
+      const f = await runSharedBudget({
+        total,
+        other,
+        seconds,
+        processes: o.processes,
+        latencyMs,
+        adaptive: true,
+        rateHeaders,
+        profile: o.profile,
+        log: say,
+      });
+      runs.push(f);
+      say(
+        textTable(
+          ['headers', 'other/min', 'orders/min', 'of free', 'other 429s', 'other sent', 'other 429 share', 'workers 429s'],
+          [[rateHeaders, other, f.ordersPerMinute, pct(f.ofFair), f.otherRateLimited, f.otherSent, pct(f.otherShare429), f.workers429]],
+        ),
+      );
+    }
   }
-  const [on, off] = runs as [SharedBudgetFigures, SharedBudgetFigures];
-  const met = on.ofFair >= 0.85 && on.otherShare429 <= 0.02;
+  const met = (f: SharedBudgetFigures) => f.ofFair >= 0.85 && f.otherShare429 <= 0.02;
+  const verdict = (k: (typeof KINDS)[number]) => {
+    const rows = runs.filter((f) => f.rateHeaders === k);
+    return (
+      `Headers ${kindText(k)}: ${rows.map((f) => `**${pct(f.ofFair)}** and **${pct(f.otherShare429)}** at ${f.other}/min`).join(', ')}; ` +
+      `${rows.every(met) ? 'met' : 'NOT met'}`
+    );
+  };
+  const ratios = OTHER_PARTS.map((_, i) => runs[2 * i + 1]!.ofFair / Math.max(0.001, runs[2 * i]!.ofFair));
   return {
     title: 'A total shared with another client of the account',
     body: [
-      `The sandbox allows ${total} requests a minute for every client of the account together (fixed 1-minute windows, \`X-RateLimit-Limit\`, \`-Remaining\` and \`-Reset\` on every answer, ${latencyMs} ms latency). ` +
-        `Another client of the account (bench/lib/other-client.ts: a merchant's other connector) sends one GET every ${Math.round(60_000 / other)} ms, ${other} a minute, whatever the answers say. ` +
-        `${o.processes} worker processes of this program share \`INVENTORY_REQUESTS_PER_MINUTE\` = ${total} (and as much per class) through Redis, with jobs at once sized from the rate. ` +
-        `The fair part of this program is (total − other) / 4 = ${on.fairPerMinute} orders a minute (an order is 4 POSTs). Each row measures ${seconds} s after a warm-up of 30 s from the first completed order; ` +
-        '"adaptive off" is `INVENTORY_ADAPTIVE_RATE=off`, the behaviour before issue 22 (pacing to the configured total alone).',
+      `The sandbox allows ${total} requests a minute for every client of the account together (fixed 1-minute windows, ${latencyMs} ms latency), and answers in two ways, side by side in this run: ` +
+        "`X-RateLimit-Limit`, `-Remaining` and `-Reset` on every answer, or `X-RateLimit-Limit` and `-Reset` on its 429s only (`rateHeaders: 'on-429'`, all that the public evidence shows of the real service). " +
+        `Another client of the account (bench/lib/other-client.ts: a merchant's other connector) sends one GET at a steady pace, ${runs
+          .map((f) => f.other)
+          .filter((v, i, a) => a.indexOf(v) === i)
+          .join(', ')} a minute, whatever the answers say. ` +
+        `${o.processes} worker processes of this program share \`INVENTORY_REQUESTS_PER_MINUTE\` = ${total} (and as much per class) through Redis, with jobs at once sized from the rate and the adaptive rate on. ` +
+        'The free part for this program is (total − other) / 4 orders a minute (an order is 4 POSTs). ' +
+        `Each row measures ${seconds} s, from 30 s after the first completed order or, when later, from the end of the first whole window of the service after it, or of the window in which the workers met their first 429 ` +
+        '(with the headers on 429s only, a window is spent before anything is known of the others; what the other client met until then is the warm-up column).',
       '',
-      `Commands: \`npm run bench -- --only shared --seconds ${seconds} --processes ${o.processes}\`, or one row: \`npx tsx bench/shared-budget.ts --total ${total} --other ${other} --seconds ${seconds} --processes ${o.processes} [--off]\``,
+      `Commands: \`npm run bench -- --only shared --seconds ${seconds} --processes ${o.processes}\`, or one row: \`npx tsx bench/shared-budget.ts --total ${total} --other N --seconds ${seconds} --processes ${o.processes} [--on-429]\``,
       '',
       markdownTable(
         [
-          'adaptive rate',
+          'X-RateLimit-*',
+          'other client /min',
           'orders/min',
-          'of fair (total − other) / 4',
+          'of free (total − other) / 4',
           "other client's requests",
           'answered 429',
           'share 429',
+          'warm-up s',
           'share 429 in the warm-up',
           "this program's 429s",
         ],
         runs.map((f) => [
-          f.adaptive ? 'on' : 'off (before)',
+          kindText(f.rateHeaders),
+          f.other,
           f.ordersPerMinute,
           pct(f.ofFair),
           f.otherSent,
           f.otherRateLimited,
           pct(f.otherShare429),
+          f.warmupSeconds,
           pct(f.warmupOtherShare429),
           f.workers429,
         ]),
       ),
       '',
-      `Adaptive on: **${pct(on.ofFair)}** of the fair part and **${pct(on.otherShare429)}** of the other client's requests answered 429 (targets: at least 85%, at most 2%): ${met ? 'met' : 'NOT met'}. ` +
-        `Off, as before: ${pct(off.ofFair)} of the fair part, taken from the other client, ${pct(off.otherShare429)} of whose requests were answered 429.`,
+      `Targets: at least 85% of the free part, at most 2% of the other client's requests answered 429. ${verdict('every-answer')}. ${verdict('on-429')}. ` +
+        `On 429s only against on every answer, orders a minute: ${OTHER_PARTS.map((p, i) => `${ratios[i]!.toFixed(2)}x at ${Math.round(total * p)}/min`).join(', ')}.`,
     ],
   };
 }

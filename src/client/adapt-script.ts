@@ -2,16 +2,16 @@ import { createHash } from 'node:crypto';
 import type { LuaScript } from './budget-scripts.js';
 
 const lua = `
-local k = KEYS[1]
+local k, sentKey = KEYS[1], KEYS[2]
 local is429 = ARGV[1] == '1'
 local L, R, reset, now = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
 local Lc, W, h = tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
 local floor, step, steps, beta = tonumber(ARGV[9]), tonumber(ARGV[10]), tonumber(ARGV[11]), tonumber(ARGV[12])
-local ttl = tonumber(ARGV[13])
+local ttl, bms, probe, burstPart = tonumber(ARGV[13]), tonumber(ARGV[14]), tonumber(ARGV[15]), tonumber(ARGV[16])
 local t = redis.call('TIME')
 local tnow = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local s = redis.call('HMGET', k, 'f', 'reason', 'since', 'at', 'win', 'own', 'winLen',
-  'other', 'otherAt', 'otherPrev', 'decWin', 'limit', 'learned')
+  'other', 'otherAt', 'otherPrev', 'decWin', 'limit', 'learned', 'hdrAt', 'win429', 'ceil', 'pstep')
 local f = tonumber(s[1]) or 1
 local reason = s[2] or 'configured'
 local since = tonumber(s[3]) or 0
@@ -25,6 +25,11 @@ local otherPrev = tonumber(s[10])
 local decWin = tonumber(s[11]) or 0
 if L <= 0 then L = tonumber(s[12]) or -1 end
 local learned = s[13] == '1'
+local hdrAt = tonumber(s[14]) or 0
+local win429 = tonumber(s[15]) or 0
+local ceil = tonumber(s[16])
+local pstep = tonumber(s[17]) or probe
+local src = nil
 
 -- The service's window: a later reset starts a new one (a shorter length than configured is learned from two in a
 -- row); an answer of an older window (late, out of order) counts for nothing. A 429 was not counted by the service.
@@ -44,6 +49,19 @@ if reset > 0 and not is429 then
     current = true
   end
 end
+-- 429s of two windows in a row tell the window too, where they are all that carries the headers.
+if reset > 0 and is429 and reset > win429 then
+  if win429 > 0 and reset - win429 >= 1000 and reset - win429 <= winLen then
+    winLen = reset - win429
+    learned = true
+  end
+  win429 = reset
+end
+
+-- Remaining on an answer that is not a 429: the service tells its state on every answer. Without it (headers on
+-- 429s only), a 429 is all the evidence there is, and what the others spend is read from it.
+if R >= 0 and not is429 then hdrAt = tnow end
+local only429 = tnow - hdrAt > 2 * winLen
 
 -- Steps back up, and the least time into a window before its use is read, go by the service's window.
 local every, minElapsed = winLen / steps, winLen / 30
@@ -58,6 +76,32 @@ if current and R >= 0 and L > 0 then
     if otherPrev then cur = w * cur + (1 - w) * otherPrev end
     other = cur
     otherAt = now
+    src = 'remaining'
+  end
+end
+
+-- A 429 with headers on 429s only, the first of its window: the window is spent, all of it (the limit, or the
+-- configured budget when the 429 does not say). Less what this program sent in it (the sent buckets, every process),
+-- the rest is the others'. The window must be known: learned, or the configured one when the limit is the configured.
+local estimated = false
+if is429 and only429 and reset > 0 and reset ~= decWin and (learned or L <= 0 or L == Lc) then
+  local total = L
+  if total <= 0 then total = Lc * winLen / W end
+  local wstart = reset - winLen
+  local elapsed = now - wstart
+  if elapsed >= minElapsed and elapsed <= winLen then
+    local mine = 0
+    local all = redis.call('HGETALL', sentKey)
+    for i = 1, #all, 2 do
+      local b, c = string.match(all[i + 1], '^(%d+):(%d+)$')
+      if b and tonumber(b) * bms >= wstart and tonumber(b) * bms <= now then mine = mine + tonumber(c) end
+    end
+    other = math.max(0, total - mine) / elapsed
+    otherAt = now
+    otherPrev = nil
+    if L <= 0 then L = total end
+    estimated = true
+    src = '429'
   end
 end
 
@@ -68,33 +112,59 @@ if L > 0 then
   -- The service's limit is compared with the configured one only once its window is known (two resets in a row):
   -- 60 in a window of 6 s is not 60 a minute. Until then the window's own pacing (fw below) reads Remaining as it is.
   local left = rateC
-  if learned then left = L / winLen end
+  if learned or estimated then left = L / winLen end
   if other and now - otherAt < 2 * winLen then left = left - other / h end
   cap = math.min(1, left / rateC)
 end
 
 -- Within the window: pace so that what Remaining leaves after the others lasts until the reset (a window overspent
 -- before the share settled, as at start). Kept apart from the share: the next window starts from the share again.
-local fw = nil
+-- A small part of what is left may go at once (fwBurst, acquire's tolerance): the pace is read again from the
+-- Remaining of the answers after it, so it spreads only what the burst left.
+local fw, fwBurst = nil, 0
 if current and R >= 0 and reset - now >= 1000 then
   local d = math.min(reset - now, winLen)
-  local left = (math.max(0, R - 1) - (other or 0) * d) / d
-  fw = math.max(floor, math.min(1, left / (Lc / W * h)))
+  local spare = math.max(0, R - 1) - (other or 0) * d
+  fwBurst = math.max(0, math.floor(spare * burstPart))
+  fw = math.max(floor, math.min(1, (spare / d) / (Lc / W * h)))
+  -- Never past the configured budget in its window: the burst and the paced rest within limit x headroom.
+  fwBurst = math.max(0, math.min(fwBurst, math.floor(Lc * h * (1 - fw))))
 end
 
 local nf, why = f, reason
 if is429 then
   -- Once per window of the service: every request in flight may be answered 429 for the same one.
   if (reset > 0 and reset ~= decWin) or (reset <= 0 and tnow - at >= every) then
-    nf = f * beta
-    if cap and cap < nf then nf = cap end
+    if estimated then
+      -- Just under what the others leave (cap keeps the headroom's part of the limit free), and never up on a 429.
+      nf = math.min(cap, f * 0.97)
+      ceil = cap
+      pstep = probe
+    else
+      nf = f * beta
+      if cap and cap < nf then nf = cap end
+    end
     why = 'shared-429'
     if reset > 0 then decWin = reset end
   end
-elseif cap and cap < f - 0.01 then
+elseif only429 and f < 1 then
+  -- Probing with headers on 429s only: one small step a window of the service after a whole window without a 429,
+  -- so that a step past the ceiling fills the window in its last second (a few 429s) rather than for its last
+  -- quarter (a stream of them to the others). Steps grow once the share passed the last ceiling well (the others
+  -- spend less now).
+  if tnow - at >= winLen then
+    local up = probe
+    if ceil == nil or f >= ceil + 5 * probe then
+      up = math.min(0.1, pstep * 2)
+      pstep = up
+    end
+    nf = math.min(1, f + up)
+    if nf >= 1 then why = 'configured' else why = 'probing' end
+  end
+elseif not only429 and cap and cap < f - 0.01 then
   nf = math.max(cap, f * 0.5)
   if other and other * winLen > 0.02 * L then why = 'shared-remaining' else why = 'service-limit' end
-elseif f < 1 and tnow - at >= every then
+elseif not only429 and f < 1 and tnow - at >= every then
   local up = math.min(1, f + step)
   if cap and up > cap then up = math.max(f, cap) end
   if up > f then
@@ -112,10 +182,13 @@ if nf ~= f then at = tnow end
 if nf >= 1 then since = 0 elseif since == 0 then since = tnow end
 
 redis.call('HSET', k, 'f', string.format('%.4f', nf), 'reason', why, 'since', since, 'at', at,
-  'win', win, 'own', own, 'winLen', winLen, 'decWin', decWin, 'learned', learned and '1' or '0')
+  'win', win, 'own', own, 'winLen', winLen, 'decWin', decWin, 'learned', learned and '1' or '0',
+  'hdrAt', hdrAt, 'win429', win429, 'pstep', pstep)
+if ceil then redis.call('HSET', k, 'ceil', string.format('%.4f', ceil)) end
 if other then redis.call('HSET', k, 'other', string.format('%.9f', other), 'otherAt', otherAt) end
-if otherPrev then redis.call('HSET', k, 'otherPrev', string.format('%.9f', otherPrev)) end
-if fw then redis.call('HSET', k, 'fw', string.format('%.4f', fw), 'fwUntil', reset) end
+if src then redis.call('HSET', k, 'otherSrc', src) end
+if otherPrev then redis.call('HSET', k, 'otherPrev', string.format('%.9f', otherPrev)) else redis.call('HDEL', k, 'otherPrev') end
+if fw then redis.call('HSET', k, 'fw', string.format('%.4f', fw), 'fwUntil', reset, 'fwBurst', fwBurst) end
 if L > 0 then redis.call('HSET', k, 'limit', L) end
 if R >= 0 then redis.call('HSET', k, 'remaining', R) end
 if reset > 0 then redis.call('HSET', k, 'reset', reset) end
@@ -127,10 +200,12 @@ return { string.format('%.4f', nf), why, changed, otherPerMinute }
 
 /**
  * One answer's evidence about a shared budget, applied to the lane's share (AIMD, docs/service-client.md "Sharing
- * the budget"). KEYS: the lane's share hash. ARGV: 429 (1/0), X-RateLimit-Limit, -Remaining, -Reset (epoch ms; -1
+ * the budget"). KEYS[1]: the lane's share hash. ARGV: 429 (1/0), X-RateLimit-Limit, -Remaining, -Reset (epoch ms; -1
  * when absent), the process's now (ms, for the window: the reset is in the service's clock), the configured limit,
  * its window (ms), headroom, floor (fraction), additive step (fraction), steps per window of the service (the
- * window is learned from two resets in a row, else the configured one), multiplicative factor, the hash's TTL (ms).
+ * window is learned from two resets in a row, else the configured one), multiplicative factor, the hash's TTL (ms),
+ * the lane's sent buckets' length (ms), the probe's step with headers on 429s only (fraction), the part of what a
+ * window has left that may go at once (fraction). KEYS[2]: the lane's sent hash (budget-scripts.ts, ACQUIRE).
  * Answers { factor, reason, changed (1/0), others' requests a minute or '' }.
  */
 export const ADAPT: LuaScript = { lua, sha: createHash('sha1').update(lua).digest('hex') };

@@ -2,7 +2,7 @@ import { defaults } from '../../config/defaults.js';
 import type { Budgets } from '../../config/read-config.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis.js';
 import { ADAPT } from './adapt-script.js';
-import { runScript } from './budget-scripts.js';
+import { runScript, sentBucketMs } from './budget-scripts.js';
 import { laneLimits, LANES, lanesRatePerSecond, TOTAL_WINDOW_MS, type BudgetLane } from './budget-lanes.js';
 import { readRateLimitHeaders } from './rate-limit-headers.js';
 import type { RequestClass } from './service-api.js';
@@ -26,6 +26,14 @@ export interface AdaptiveRateOptions {
   /** Called when a lane's share or its reason changes (the program logs it). */
   onChange?: (change: ShareChange) => void;
 }
+
+/**
+ * With headers on 429s only: the share's step up, once a window of the service without a 429 (a fraction of the
+ * configured budget). Small, so that a step past what the others leave fills the window in its last second.
+ */
+const PROBE_STEP = 0.01;
+/** The part of what X-RateLimit-Remaining leaves that may go at once; only the rest is spread until the reset. */
+const WINDOW_BURST_PART = 0.05;
 
 /** How often an answer without headers runs the script while a lane is lowered (for its steps back up). */
 const QUIET_STEP_MS = 1_000;
@@ -83,8 +91,9 @@ export class AdaptiveRate {
     }
     this.lastStep[lane] = now;
     const reply = (await runScript(this.redis, ADAPT, [
-      1,
+      2,
       this.keys.budgetShare(lane),
+      this.keys.budgetSent(lane),
       is429 ? 1 : 0,
       h.limit ?? -1,
       h.remaining ?? -1,
@@ -98,6 +107,9 @@ export class AdaptiveRate {
       defaults.shareStepsPerWindow,
       defaults.shareDecrease,
       Math.max(3 * windowMs, 600_000),
+      sentBucketMs(windowMs),
+      PROBE_STEP,
+      WINDOW_BURST_PART,
     ])) as [string, string, number, string];
     const factor = Number(reply[0]);
     const previous = this.local[lane];

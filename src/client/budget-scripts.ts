@@ -7,6 +7,14 @@ export interface LuaScript {
   sha: string;
 }
 
+/** Buckets in a lane's ring of sent counts: a bucket is a 120th of the lane's window, so the ring holds two windows. */
+export const SENT_SLOTS = 256;
+
+/** Length of a lane's sent buckets: a 120th of its window (500 ms for a minute). */
+export function sentBucketMs(windowMs: number): number {
+  return Math.max(1, Math.round(windowMs / 120));
+}
+
 function script(lua: string): LuaScript {
   return { lua, sha: createHash('sha1').update(lua).digest('hex') };
 }
@@ -14,38 +22,62 @@ function script(lua: string): LuaScript {
 /**
  * Reserves the next slot of one or more lanes (GCRA, theoretical arrival time per lane), all at once: the
  * request goes at the first instant every lane allows, and each lane's schedule moves past that instant.
- * KEYS: for each lane its TAT key, hold key and share hash, then the stats hash.
- * ARGV: for each lane its emission interval (ms), its burst tolerance (ms) and its name (the first: the class).
+ * KEYS: for each lane its TAT key, hold key, share hash and sent hash, then the stats hash.
+ * ARGV: for each lane its emission interval (ms), its burst tolerance (ms), its name (the first: the class) and the
+ * length of its sent buckets (ms; 0 counts none).
  * A lane's share (`f` of its hash, adapt-script.ts; 1 when absent, or `fw` until `fwUntil` when lower: what the
- * service's window has left) stretches its interval: interval / f.
+ * service's window has left) stretches its interval: interval / f; while `fw` binds, `fwBurst` requests may go
+ * back to back (a small part of what the window has left).
+ * The sent hash counts the lane's requests by send time in a ring of SENT_SLOTS buckets (slot: "bucket:count"), so
+ * that a 429 can tell what this program spent of the service's window (adapt-script.ts).
  * Answers the ms to wait before sending (0: send now).
  * Time is Redis's, so processes on machines with different clocks share one schedule.
  */
 export const ACQUIRE = script(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
-local n = (#KEYS - 1) / 3
+local n = (#KEYS - 1) / 4
 local start = now
-local tats = {}
+local tats, fs = {}, {}
 for i = 1, n do
-  local tat = tonumber(redis.call('GET', KEYS[3 * i - 2])) or now
+  local iv = tonumber(ARGV[4 * i - 3])
+  local tol = tonumber(ARGV[4 * i - 2])
+  local sh = redis.call('HMGET', KEYS[4 * i - 1], 'f', 'fw', 'fwUntil', 'fwBurst')
+  local f = tonumber(sh[1]) or 1
+  local fw = tonumber(sh[2])
+  if fw and (tonumber(sh[3]) or 0) > now and fw < f then
+    f = fw
+    local b = tonumber(sh[4]) or 0
+    if f >= 0.01 and b * iv / f > tol then tol = b * iv / f end
+  end
+  if f < 0.01 then f = 0.01 elseif f > 1 then f = 1 end
+  fs[i] = f
+  local tat = tonumber(redis.call('GET', KEYS[4 * i - 3])) or now
   tats[i] = tat
-  local s = tat - tonumber(ARGV[3 * i - 1])
+  local s = tat - tol
   if s > start then start = s end
-  local h = redis.call('PTTL', KEYS[3 * i - 1])
+  local h = redis.call('PTTL', KEYS[4 * i - 2])
   if h > 0 and now + h > start then start = now + h end
 end
 for i = 1, n do
   local tat = tats[i]
   if start > tat then tat = start end
-  local sh = redis.call('HMGET', KEYS[3 * i], 'f', 'fw', 'fwUntil')
-  local f = tonumber(sh[1]) or 1
-  local fw = tonumber(sh[2])
-  if fw and (tonumber(sh[3]) or 0) > now and fw < f then f = fw end
-  if f < 0.01 then f = 0.01 elseif f > 1 then f = 1 end
-  tat = tat + tonumber(ARGV[3 * i - 2]) / f
-  redis.call('SET', KEYS[3 * i - 2], string.format('%.3f', tat), 'PX', math.ceil(tat - now) + 1000)
-  redis.call('HINCRBY', KEYS[#KEYS], 'requests:' .. ARGV[3 * i], 1)
+  tat = tat + tonumber(ARGV[4 * i - 3]) / fs[i]
+  redis.call('SET', KEYS[4 * i - 3], string.format('%.3f', tat), 'PX', math.ceil(tat - now) + 1000)
+  redis.call('HINCRBY', KEYS[#KEYS], 'requests:' .. ARGV[4 * i - 1], 1)
+  local bms = tonumber(ARGV[4 * i])
+  if bms > 0 then
+    local b = math.floor(start / bms)
+    local slot = b % ${SENT_SLOTS}
+    local v = redis.call('HGET', KEYS[4 * i], slot)
+    local c = 1
+    if v then
+      local vb, vc = string.match(v, '^(%d+):(%d+)$')
+      if tonumber(vb) == b then c = tonumber(vc) + 1 end
+    end
+    redis.call('HSET', KEYS[4 * i], slot, string.format('%d:%d', b, c))
+    redis.call('PEXPIRE', KEYS[4 * i], ${SENT_SLOTS} * bms)
+  end
 end
 local wait = math.ceil(start - now)
 if wait > 0 then redis.call('HINCRBY', KEYS[#KEYS], 'waitedMs:' .. ARGV[3], wait) end

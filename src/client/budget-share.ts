@@ -11,6 +11,8 @@ export interface LaneShare {
   since: number | null;
   /** Requests a minute the account's other clients spend, as the service's headers show it; null when unknown. */
   otherPerMinute: number | null;
+  /** Where that figure comes from: X-RateLimit-Remaining, or a 429 less this program's own sends in its window. */
+  otherSource: 'remaining' | '429' | null;
   /** The service's last X-RateLimit-Limit, -Remaining and -Reset (epoch ms) for the lane, when it sent them. */
   service: { limit: number | null; remaining: number | null; resetAt: number | null };
 }
@@ -43,11 +45,12 @@ export async function readShares(redis: Redis, keys: RedisKeys): Promise<Record<
       'reset',
       'fw',
       'fwUntil',
+      'otherSrc',
     );
   const replies = (await pipe.exec()) ?? [];
   const out = {} as Record<BudgetLane, LaneShare>;
   LANES.forEach((lane, i) => {
-    const [f, reason, since, other, otherAt, winLen, limit, remaining, reset, fw, fwUntil] = (replies[i]?.[1] ?? []) as Array<
+    const [f, reason, since, other, otherAt, winLen, limit, remaining, reset, fw, fwUntil, otherSrc] = (replies[i]?.[1] ?? []) as Array<
       string | null
     >;
     // What the service's window has left binds until its reset when it is lower than the share (adapt-script.ts).
@@ -60,6 +63,7 @@ export async function readShares(redis: Redis, keys: RedisKeys): Promise<Record<
       reason: windowBinds ? 'window-remaining' : REASONS.includes(reason as ShareReason) ? (reason as ShareReason) : 'configured',
       since: num(since) || null,
       otherPerMinute: fresh && num(other) !== null ? Math.round(num(other)! * 60_000 * 10) / 10 : null,
+      otherSource: fresh && num(other) !== null ? (otherSrc === '429' ? '429' : 'remaining') : null,
       service: { limit: num(limit), remaining: num(remaining), resetAt: num(reset) },
     };
   });
@@ -68,12 +72,13 @@ export async function readShares(redis: Redis, keys: RedisKeys): Promise<Record<
 
 /** Why a lane's effective rate differs from its configured budget, in words (status, the dashboard). */
 export function shareReasonText(s: LaneShare): string {
-  const others = s.otherPerMinute === null ? '' : ` (about ${Math.round(s.otherPerMinute)}/min, from X-RateLimit-Remaining)`;
+  const from = s.otherSource === '429' ? 'from its 429s, less what this program sent' : 'from X-RateLimit-Remaining';
+  const others = s.otherPerMinute === null ? '' : ` (about ${Math.round(s.otherPerMinute)}/min, ${from})`;
   switch (s.reason) {
     case 'configured':
       return 'the configured budget';
     case 'shared-429':
-      return 'another client of the account spends this budget: answered 429 while within it';
+      return `another client of the account spends this budget: answered 429 while within it${others}`;
     case 'shared-remaining':
       return `another client of the account spends this budget${others}`;
     case 'service-limit':

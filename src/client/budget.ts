@@ -2,7 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { Budgets } from '../../config/read-config.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis.js';
 import { AdaptiveRate, type AdaptiveRateOptions } from './adaptive-rate.js';
-import { ACQUIRE, HOLD, runScript } from './budget-scripts.js';
+import { ACQUIRE, HOLD, runScript, sentBucketMs } from './budget-scripts.js';
 import type { RequestClass } from './service-api.js';
 import { CLASSES, LANES, laneLimits, lanesRatePerSecond, TOTAL_WINDOW_MS, type BudgetLane } from './budget-lanes.js';
 
@@ -102,10 +102,11 @@ export class RequestBudget {
       // A collection GET spends one `get` as well, and every request one `total`, all in the same script call.
       const group: BudgetLane[] = cls === 'collection' ? ['collection', 'get'] : [cls];
       if (this.hasTotal) group.push('total');
-      const keys = group.flatMap((c) => [opts.keys.budget(c), opts.keys.budgetHold(c), opts.keys.budgetShare(c)]);
+      const keys = group.flatMap((c) => [opts.keys.budget(c), opts.keys.budgetHold(c), opts.keys.budgetShare(c), opts.keys.budgetSent(c)]);
       const argv = group.flatMap((c) => {
         const s = slot(c);
-        return [s.interval.toFixed(3), s.tolerance.toFixed(3), c];
+        // What this program sent, by time: only the adaptive rate reads it (a 429 while within the budget).
+        return [s.interval.toFixed(3), s.tolerance.toFixed(3), c, this.adaptive ? sentBucketMs(l[c]!.windowMs) : 0];
       });
       const holdKeys = group.map((c) => opts.keys.budgetHold(c));
       // Half the headroom's time absorbs late sends; the other half is the burst cap's.

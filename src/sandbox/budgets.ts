@@ -11,6 +11,7 @@ export const budgetSettingsSchema = z.object({
   collection: windowSchema,
   total: windowSchema,
   resetUnit: z.enum(['s', 'ms']).optional(),
+  rateHeaders: z.enum(['every-answer', 'on-429']).optional(),
 });
 
 export interface Refusal {
@@ -58,9 +59,11 @@ export class Budgets {
 
   /**
    * What is left of the tightest of `classes` (after `take`), as a real service tells it on every answer:
-   * X-RateLimit-Limit, -Remaining and -Reset; none when no class of the request has a budget.
+   * X-RateLimit-Limit, -Remaining and -Reset; none when no class of the request has a budget, or when the headers
+   * come on 429s only (`rateHeaders: 'on-429'`).
    */
   headers(classes: readonly BudgetClass[], now: number): Record<string, number> | undefined {
+    if (this.settings.rateHeaders === 'on-429') return undefined;
     let tightest: { limit: number; remaining: number; reset: number } | undefined;
     for (const cls of classes) {
       const w = this.settings[cls];

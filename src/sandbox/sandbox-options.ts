@@ -48,6 +48,12 @@ export interface BudgetSettings {
   total?: BudgetWindow | null;
   /** Unit of X-RateLimit-Reset (the real service is reported with both). Default: 's'. */
   resetUnit?: 's' | 'ms';
+  /**
+   * Which answers carry X-RateLimit-*: `every-answer` (Limit, Remaining and Reset on every answer past the budget
+   * check, as many services do) or `on-429` (Limit and Reset on a 429 only, all that public evidence shows of the
+   * real service). Default: 'every-answer'.
+   */
+  rateHeaders?: 'every-answer' | 'on-429';
 }
 
 /** Delay added before every API answer: `ms` plus a uniform random 0..`jitterMs`. */

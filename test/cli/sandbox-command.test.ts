@@ -76,6 +76,25 @@ describe('sandbox command', () => {
     expect(r.stdout).toContain('INVENTORY_REQUESTS_PER_MINUTE=3');
   });
 
+  it('sends X-RateLimit-* on 429s only with --rate-headers on-429', async () => {
+    const port = await freePort();
+    const child = spawnCli(['sandbox', '--port', String(port), '--total-per-minute', '2', '--rate-headers', 'on-429'], baseEnv());
+    const done = collect(child);
+    const base = `http://127.0.0.1:${port}`;
+    await eventually(async () => (await fetch(`${base}/_admin/health`).catch(() => undefined))?.status === 200, 30_000, 'the sandbox');
+    const headers = { authorization: `Basic ${Buffer.from('demo:demo').toString('base64')}` };
+    const answers: Response[] = [];
+    for (let i = 0; i < 5; i++) answers.push(await fetch(`${base}/demo/api/product/10003`, { headers }));
+    const ok = answers.find((a) => a.status === 200)!;
+    const over = answers.find((a) => a.status === 429)!;
+    expect(ok.headers.get('x-ratelimit-remaining')).toBeNull();
+    expect(ok.headers.get('x-ratelimit-limit')).toBeNull();
+    expect(over.headers.get('x-ratelimit-limit')).toBe('2');
+    expect(over.headers.get('x-ratelimit-reset')).toMatch(/^\d+$/);
+    child.kill('SIGTERM');
+    expect((await done).code).toBe(0);
+  });
+
   it('refuses an unknown profile with exit 2, naming the profiles', async () => {
     const r = await runCli(['sandbox', '--port', '0', '--profile', 'strict'], baseEnv());
     expect(r.code).toBe(2);

@@ -15,7 +15,8 @@ import { STREAMS } from '../../jobs/streams.js';
 
 /**
  * Two `inventory-sync worker` processes share one total with another client of the account (the sandbox counts
- * every request of both against it, in windows of 6 s, and says what is left in X-RateLimit-* headers).
+ * every request of both against it, in windows of 6 s, and says what is left in X-RateLimit-* headers, or only
+ * answers 429 with X-RateLimit-Limit and -Reset).
  */
 describe('a total budget shared with another client of the account', () => {
   let sandbox: Sandbox;
@@ -109,4 +110,30 @@ describe('a total budget shared with another client of the account', () => {
     );
     expect(sandbox.admin.counters().actions).toBeGreaterThan(0);
   }, 200_000);
+
+  it('with X-RateLimit-* on 429s only, reads the others from its 429s and leaves them almost none', async () => {
+    sandbox.admin.setBudgets({ total: { limit: 60, windowMs: 6_000 }, rateHeaders: 'on-429' });
+    workers = [startWorkerProcess(env), startWorkerProcess(env)];
+    await Promise.all(workers.map((w) => w.httpUrl));
+    other = startOtherClient({ url: sandbox.url, account: sandbox.account, key: SECRETS.key, secret: SECRETS.secret, perMinute: 300 });
+
+    // Half the total goes to the other client: read from a 429 (the window spent, less what the workers sent in it).
+    await eventually(
+      async () => {
+        const s = await total();
+        return s.factor < 0.8 && s.otherSource === '429' && (s.otherPerMinute ?? 0) > 150 && (s.otherPerMinute ?? 0) < 450;
+      },
+      60_000,
+      'the share to come down to what the other client leaves',
+    );
+    // Settled: a window for the share to act, then four windows in which the other client meets (almost) no 429.
+    await new Promise((r) => setTimeout(r, 6_000));
+    const o0 = other.counts();
+    const done0 = sandbox.admin.counters().actions;
+    await new Promise((r) => setTimeout(r, 24_000));
+    const o1 = other.counts();
+    expect(o1.sent - o0.sent).toBeGreaterThan(80);
+    expect((o1.rateLimited - o0.rateLimited) / (o1.sent - o0.sent)).toBeLessThanOrEqual(0.05);
+    expect(sandbox.admin.counters().actions).toBeGreaterThan(done0);
+  }, 120_000);
 });

@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AdaptiveRate, type ShareChange } from '../../src/client/adaptive-rate.js';
 import { RequestBudget } from '../../src/client/budget.js';
 import { readShares } from '../../src/client/budget-share.js';
+import { SENT_SLOTS } from '../../src/client/budget-scripts.js';
 import { readRateLimitHeaders } from '../../src/client/rate-limit-headers.js';
 import { redisKeys, type RedisKeys } from '../../src/redis.js';
 import { connect, deletePrefix, uniquePrefix } from '../helpers/redis.js';
@@ -68,12 +69,14 @@ describe('the shared budget (adaptive rate)', () => {
     });
   });
 
-  describe('when the service answers 429 while this program is within its budget', () => {
+  describe('when the service answers 429 while this program is within its budget, and tells its state on every answer', () => {
     it('multiplies its share down once per window of the service, not once per answer', async () => {
       const a = rate();
       const first = Date.now() + 20_000;
+      await a.observe('post', 200, headers({ limit: 1200, remaining: 1199, reset: first }));
       for (let i = 0; i < 3; i++) await a.observe('post', 429, headers({ limit: 1200, reset: first }));
       expect((await readShares(redis, keys)).total.factor).toBeCloseTo(0.7, 3);
+      await a.observe('post', 200, headers({ limit: 1200, remaining: 1199, reset: first + 60_000 }));
       await a.observe('post', 429, headers({ limit: 1200, reset: first + 60_000 }));
       const { total } = await readShares(redis, keys);
       expect(total.factor).toBeCloseTo(0.49, 3);
@@ -84,8 +87,81 @@ describe('the shared budget (adaptive rate)', () => {
       const a = rate({ ...TOTAL, requestsPerMinute: undefined } as never);
       await a.observe('post', 429, headers({ reset: Math.ceil((Date.now() + 20_000) / 1000) }));
       const shares = await readShares(redis, keys);
-      expect(shares.post.factor).toBeCloseTo(0.7, 3);
+      expect(shares.post.factor).toBeLessThan(1);
       expect(shares.total.factor).toBe(1);
+    });
+  });
+
+  describe('when the service sends X-RateLimit-* on its 429s only', () => {
+    /** This program's sends as acquire records them: `count` in each 500 ms bucket from `from` to `to`. */
+    const sent = async (from: number, to: number, count: number) => {
+      for (let at = from; at < to; at += 500) {
+        const b = Math.floor(at / 500);
+        await redis.hset(keys.budgetSent('total'), String(b % SENT_SLOTS), `${b}:${count}`);
+      }
+    };
+
+    it('reads what the others spent from the 429 and its own sends in the window, and settles just under what they leave', async () => {
+      const a = rate();
+      const now = Date.now();
+      // 50 s into a minute's window: this program sent 600 (720 a minute); before the window, more that must not count.
+      await sent(now - 60_000, now - 50_000, 20);
+      await sent(now - 50_000, now, 6);
+      const reset = now + 10_000;
+      for (let i = 0; i < 3; i++) await a.observe('post', 429, headers({ limit: 1200, reset: Math.ceil(reset / 1000) }));
+      const { total } = await readShares(redis, keys);
+      // The others: (1,200 - 600) in 50 s, 720 a minute; what they leave: (1,200 - 720 / 0.98) / 1,200 = 0.39.
+      expect(total.otherPerMinute).toBeGreaterThan(690);
+      expect(total.otherPerMinute).toBeLessThan(760);
+      expect(total.factor).toBeGreaterThan(0.36);
+      expect(total.factor).toBeLessThan(0.41);
+      expect(total.reason).toBe('shared-429');
+      expect(changes.filter((c) => c.reason === 'shared-429')).toHaveLength(1);
+    });
+
+    it('climbs back one small step a window, in larger ones once well past the last ceiling', async () => {
+      // Windows of 1 s: the first 429 cannot be read (its window is not known yet: 20 is not the configured 1,200 a
+      // minute) and multiplies the share down; the second, a window later, teaches the window and is read.
+      let end = Math.ceil(Date.now() / 1000) * 1000;
+      if (end - Date.now() < 100) end += 1000;
+      await rate().observe('post', 429, headers({ limit: 20, reset: end }));
+      await sleep(end + 900 - Date.now());
+      await sent(end, end + 1000, 6);
+      await rate().observe('post', 429, headers({ limit: 20, reset: end + 1000 }));
+      const settled = (await readShares(redis, keys)).total;
+      // The others: 20 - 12 in 0.9 s, about 533 a minute: (1,200 - 533 / 0.98) / 1,200 = 0.55.
+      expect(settled.factor).toBeGreaterThan(0.5);
+      expect(settled.factor).toBeLessThan(0.6);
+      const seen = [{ f: settled.factor, at: Date.now() }];
+      const until = Date.now() + 8_000;
+      while (Date.now() < until) {
+        const p = rate();
+        await p.refresh();
+        await p.observe('post', 200, {});
+        const f = (await readShares(redis, keys)).total.factor;
+        if (f !== seen.at(-1)!.f) seen.push({ f, at: Date.now() });
+        await sleep(100);
+      }
+      const steps = seen.slice(1).map((s, i) => ({ up: s.f - seen[i]!.f, after: s.at - seen[i]!.at }));
+      expect(steps.length).toBeGreaterThanOrEqual(6);
+      // One step a window at most, up only; 0.01 of the budget while near the last ceiling, then growing, never past 0.1.
+      for (const s of steps) {
+        expect(s.up).toBeGreaterThan(0);
+        expect(s.up).toBeLessThanOrEqual(0.1001);
+        expect(s.after).toBeGreaterThanOrEqual(900);
+      }
+      for (const s of steps.slice(0, 4)) expect(s.up).toBeCloseTo(0.01, 3);
+      expect(steps.at(-1)!.up).toBeGreaterThan(0.015);
+      expect((await readShares(redis, keys)).total.reason).toBe('probing');
+    }, 20_000);
+
+    it('counts what it sends by time, for every lane the request spends', async () => {
+      const b = new RequestBudget({ redis, keys, budgets: TOTAL });
+      for (let i = 0; i < 5; i++) await b.acquire('post');
+      const count = async (lane: string) =>
+        Object.values(await redis.hgetall(keys.budgetSent(lane))).reduce((n, v) => n + Number(v.split(':')[1]), 0);
+      expect(await count('total')).toBe(5);
+      expect(await count('post')).toBe(5);
     });
   });
 
@@ -153,10 +229,25 @@ describe('the shared budget (adaptive rate)', () => {
       expect(Date.now() - t0).toBeGreaterThanOrEqual(10 * 40.8 * 0.95);
     });
 
+    it('lets a small part of what X-RateLimit-Remaining leaves go at once, and paces only beyond it', async () => {
+      const b = new RequestBudget({ redis, keys, budgets: TOTAL });
+      // 497 of 500 collection reads left, 30 minutes before the reset: spread evenly, one every 3.6 s.
+      await b.observe('collection', 200, headers({ limit: 500, remaining: 497, reset: Date.now() + 1_800_000 }));
+      expect((await readShares(redis, keys)).collection.reason).toBe('window-remaining');
+      const t0 = Date.now();
+      for (let i = 0; i < 20; i++) await b.acquire('collection');
+      expect(Date.now() - t0).toBeLessThan(2_000);
+      // A twentieth of what is left (24) goes at once; past it, the reads are paced again.
+      for (let i = 0; i < 5; i++) await b.acquire('collection');
+      await expect(b.acquire('collection', AbortSignal.timeout(1_000))).rejects.toThrow();
+    });
+
     it('ignores the evidence when the adaptive rate is off (INVENTORY_ADAPTIVE_RATE=off)', async () => {
       const b = new RequestBudget({ redis, keys, budgets: TOTAL, adaptive: false });
       await b.observe('post', 429, headers({ limit: 1200, reset: Date.now() + 20_000 }));
+      await b.acquire('post');
       expect(await redis.exists(keys.budgetShare('total'))).toBe(0);
+      expect(await redis.exists(keys.budgetSent('total'))).toBe(0);
       expect(b.ratePerSecond()).toBeCloseTo((1200 / 60) * 0.98, 5);
     });
   });

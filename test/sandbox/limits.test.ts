@@ -130,6 +130,21 @@ describe('limits (spec section 8)', () => {
       });
     });
 
+    it('tell nothing but on a 429 when the headers come on 429s only (rateHeaders on-429)', async () => {
+      now = Date.UTC(2026, 10, 21, 18, 0, 0);
+      t.sb.admin.setBudgets({ total: { limit: 2, windowMs: 60_000 }, rateHeaders: 'on-429' });
+      for (const r of [await t.api.get('facility'), await t.api.get('order/none')])
+        expect(Object.keys(r.headers).filter((h) => h.startsWith('x-ratelimit-'))).toEqual([]);
+      const over = await t.api.get('product/10003');
+      expect(over.status).toBe(429);
+      expect(over.headers).toMatchObject({
+        'x-ratelimit-limit': '2',
+        'x-ratelimit-reset': String(Date.UTC(2026, 10, 21, 18, 1, 0) / 1000),
+      });
+      expect(over.headers['x-ratelimit-remaining']).toBeUndefined();
+      expect(t.sb.admin.budgets().rateHeaders).toBe('on-429');
+    });
+
     it('keep GET and POST budgets apart', async () => {
       now = Date.UTC(2026, 10, 21, 14, 0, 0);
       t.sb.admin.setBudgets({ post: { limit: 1, windowMs: 60_000 } });

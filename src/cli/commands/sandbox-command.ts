@@ -1,4 +1,4 @@
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { isLoopback } from '../../dashboard/loopback.js';
 import type { CliIo } from '../../app/cli-io.js';
 import { loadConfig } from '../../app/command-context.js';
@@ -17,6 +17,7 @@ interface Options {
   secret?: string;
   profile: SandboxProfile;
   totalPerMinute?: number;
+  rateHeaders: 'every-answer' | 'on-429';
 }
 
 /** `sandbox`: the embedded service, until SIGTERM/SIGINT. */
@@ -40,6 +41,11 @@ export function sandboxCommand(io: CliIo, done: CommandResult): Command {
       'one budget of n requests a minute that every request spends (429 over it), as on accounts with one limit',
       positive,
     )
+    .addOption(
+      new Option('--rate-headers <when>', 'X-RateLimit-* on every answer, or on 429s only (as public evidence shows the real service)')
+        .choices(['every-answer', 'on-429'])
+        .default('every-answer'),
+    )
     .action(async (o: Options) => {
       loadConfig(io);
       // Its own credentials: INVENTORY_API_KEY/SECRET when set, so a worker with the same .env talks to it.
@@ -53,7 +59,7 @@ export function sandboxCommand(io: CliIo, done: CommandResult): Command {
         );
       }
       const { sandboxBanner, startSandbox } = await import('../../sandbox/sandbox.js');
-      const budgets = o.totalPerMinute ? { total: { limit: o.totalPerMinute, windowMs: 60_000 } } : undefined;
+      const budgets = o.totalPerMinute ? { total: { limit: o.totalPerMinute, windowMs: 60_000 }, rateHeaders: o.rateHeaders } : undefined;
       const sandbox = await startSandbox({
         host: o.host,
         port: o.port,
