@@ -8,6 +8,7 @@ import { importCommand } from './commands/import-command.js';
 import { jobsCommand } from './commands/jobs-command.js';
 import { reconcileCommand } from './commands/reconcile-command.js';
 import { resumeCommand } from './commands/resume-command.js';
+import { resyncCommand } from './commands/resync-command.js';
 import { sandboxCommand } from './commands/sandbox-command.js';
 import { statusCommand } from './commands/status-command.js';
 import { syncCommand } from './commands/sync-command.js';
@@ -45,6 +46,7 @@ const commandFactories: Array<(io: CliIo, done: CommandResult, kinds: readonly O
   resumeCommand,
   findCommand,
   reconcileCommand,
+  resyncCommand,
   checkCommand,
   dashboardCommand,
   sandboxCommand,

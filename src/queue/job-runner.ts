@@ -14,7 +14,7 @@ import { BadRecordError } from './job-errors.js';
 import type { JobContext, JobKind, JobResult, RunnerDeps } from './job-kind.js';
 import { tryLock } from './key-lock.js';
 import { recordSuccess } from './stream-breaker.js';
-import { jobDataSchema, type JobData } from './queues.js';
+import { jobDataSchema, type FromService, type JobData } from './queues.js';
 import { recordLabel } from './record-jobs.js';
 import { traceLine, type RunningTrace } from './job-trace.js';
 import { tracedClient } from './traced-client.js';
@@ -43,7 +43,10 @@ export type RecordProcessor = (job: Job<JobData, JobResult>, token?: string, sig
  * The record of a job, checked against its kind; a BadRecordError naming record, field and reason otherwise
  * (the dry run checks with it too, so its bad records read as the real run's).
  */
-export function checkedJobRecord<R>(kind: JobKind<R>, job: Pick<Job, 'data' | 'id'>): { record: R; key: string } {
+export function checkedJobRecord<R>(
+  kind: JobKind<R>,
+  job: Pick<Job, 'data' | 'id'>,
+): { record: R; key: string; fromService?: FromService } {
   const data = jobDataSchema.safeParse(job.data);
   if (!data.success) {
     const issue = data.error.issues[0];
@@ -58,7 +61,8 @@ export function checkedJobRecord<R>(kind: JobKind<R>, job: Pick<Job, 'data' | 'i
     const also = more.length ? ` (and ${more.map((p) => `${p.field}: ${p.reason}`).join('; ')})` : '';
     throw new BadRecordError(label, first?.field ?? '(record)', `${first?.reason ?? 'does not match its shape'}${also}`);
   }
-  return { record: parsed.data, key: recordKey(kind, data.data.record) ?? label };
+  const key = recordKey(kind, data.data.record) ?? label;
+  return data.data.fromService ? { record: parsed.data, key, fromService: data.data.fromService } : { record: parsed.data, key };
 }
 
 /**
@@ -87,7 +91,7 @@ export function createProcessor<R>(kind: JobKind<R>, deps: RunnerDeps, opts: Pro
       await job.log(traceLine(trace, end)).catch((err: Error) => logger.warn({ err: err.message }, 'could not write the attempt trace'));
     };
     try {
-      const { record, key } = checkedJobRecord(kind, job);
+      const { record, key, fromService } = checkedJobRecord(kind, job);
       logger = logger.child({ key });
       spans?.key(key);
       // Before go-live: no lock, no catalog, no call.
@@ -124,6 +128,7 @@ export function createProcessor<R>(kind: JobKind<R>, deps: RunnerDeps, opts: Pro
             logger.debug({ data }, message);
           },
           settling: (pending, fn) => (spans ? spans.settling(pending, fn) : fn()),
+          ...(fromService ? { fromService } : {}),
         };
         const result = await kind.process(record, ctx);
         await writeTrace({ result });
