@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import type { CliIo } from '../app/cli-io.js';
+import { auditCommand } from './commands/audit-command.js';
 import { checkCommand } from './commands/check-command.js';
 import { dashboardCommand } from './commands/dashboard-command.js';
 import { demoCommand } from './commands/demo-command.js';
@@ -47,6 +48,7 @@ const commandFactories: Array<(io: CliIo, done: CommandResult, kinds: readonly O
   findCommand,
   reconcileCommand,
   resyncCommand,
+  auditCommand,
   checkCommand,
   dashboardCommand,
   sandboxCommand,

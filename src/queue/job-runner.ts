@@ -80,12 +80,13 @@ export function createProcessor<R>(kind: JobKind<R>, deps: RunnerDeps, opts: Pro
     let logger = deps.logger.child({ jobId: job.id, stream: kind.stream });
     // Only when tracing is on: otherwise no span is made (src/telemetry/).
     const spans = deps.jobTracing?.attempt({ stream: kind.stream, jobId: String(job.id), attempt: trace.attempt });
-    const onCall = spans
-      ? (call: ApiCall) => {
-          trace.calls.push(call);
-          spans.onCall(call);
-        }
-      : (call: ApiCall) => trace.calls.push(call);
+    const onCall = (call: ApiCall) => {
+      trace.calls.push(call);
+      spans?.onCall(call);
+      // One line per write, for an audit kept as long as the logs are (docs/operations.md, "Audit").
+      if (call.method === 'POST')
+        logger.info({ write: { method: call.method, path: call.path, status: call.status, error: call.error } }, 'service write');
+    };
     const writeTrace = async (end: Parameters<typeof traceLine>[1]) => {
       trace.ms = Date.now() - started;
       await job.log(traceLine(trace, end)).catch((err: Error) => logger.warn({ err: err.message }, 'could not write the attempt trace'));
