@@ -5,6 +5,7 @@ import { SECRETS, startStack, type Stack } from './stack.js';
 
 describe('audit command', () => {
   let stack: Stack;
+  let syncLog = '';
 
   beforeAll(async () => {
     stack = await startStack(
@@ -14,8 +15,9 @@ describe('audit command', () => {
       },
       'audit-cli',
     );
-    const sync = await runCli(['sync', '--once'], stack.env, { timeoutMs: 120_000 });
+    const sync = await runCli(['sync', '--once'], { ...stack.env, LOG_LEVEL: 'info' }, { timeoutMs: 120_000 });
     expect(sync.code, sync.stdout + sync.stderr).toBe(0);
+    syncLog = sync.stderr;
   }, 180_000);
   afterAll(() => stack?.close());
 
@@ -47,6 +49,17 @@ describe('audit command', () => {
     expect(JSON.parse(none.stdout)).toEqual([]);
     const recent = await runCli(['audit', '--since', '1h', '--json'], stack.env);
     expect(JSON.parse(recent.stdout).length).toBe(9);
+  });
+
+  it('writes one log line per write, to keep the audit as long as the logs are', () => {
+    const lines = syncLog
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, any>)
+      .filter((l) => l.msg === 'service write');
+    expect(lines).toHaveLength(stack.sandbox.admin.requests().filter((q) => q.method === 'POST').length);
+    expect(lines.find((l) => l.key === 'AU-1' && l.write.path === '/demo/api/order')).toMatchObject({ stream: 'orders', write: { method: 'POST' } });
+    for (const s of Object.values(SECRETS)) expect(syncLog).not.toContain(s);
   });
 
   it('refuses a time it cannot read, naming the option (exit 2)', async () => {
