@@ -1,31 +1,15 @@
 import { readOnlyApi } from '../client/read-only-api.js';
 import type { DryRunSource } from './dry-run-records.js';
 import { dryRun } from './dry-run.js';
-import type { RecordPlan } from '../queue/record-plan.js';
 import { runId } from '../ops/again-jobs.js';
 import { reconcile, storeReport } from '../ops/reconcile.js';
 import type { ReconcileReport } from '../ops/reconcile-types.js';
 import { planRepairs, type RepairItem } from '../ops/repair-plan.js';
 import type { StreamName } from '../records/stream-def.js';
 import type { AppDeps } from './build-deps.js';
-import { runRecordJobs, type JobEnd } from './run-jobs.js';
+import { runRecordJobs } from './run-jobs.js';
+import type { RepairReport } from '../ops/repair-report.js';
 
-/** What `reconcile --repair` did (or, with `dryRun`, would do). */
-export interface RepairReport {
-  run: string;
-  dryRun: boolean;
-  /** The reconcile the repairs were planned from. */
-  before: ReconcileReport;
-  items: RepairItem[];
-  /** The dry run: each repair job's plan (its reads and every call it would make). */
-  plans: RecordPlan[];
-  /** The repair jobs as they ended. */
-  jobs: JobEnd[];
-  /** The reconcile after the repairs (not in a dry run). */
-  after?: ReconcileReport;
-  /** Every drift repaired (or, in a dry run, every drift has a repair that would go through): nothing is left. */
-  ok: boolean;
-}
 
 export interface RepairOptions {
   streams?: readonly StreamName[];
@@ -33,6 +17,8 @@ export interface RepairOptions {
   /** The options the kinds' repairs ask for (`include-stock`). */
   optIns?: ReadonlySet<string>;
   signal?: AbortSignal;
+  /** Only this record's drifts (the dashboard's per-drift button). */
+  only?: { stream: StreamName; key: string };
 }
 
 function reconcileDeps(d: AppDeps, readOnly: boolean) {
@@ -55,7 +41,10 @@ export async function repairDrifts(d: AppDeps, o: RepairOptions = {}): Promise<R
   const run = runId();
   const before = await reconcile(reconcileDeps(d, !!o.dryRun), o.streams);
   if (!o.dryRun) await storeReport(d.redis, before);
-  const plan = await planRepairs(before, { kinds: d.kinds, queues: d.queues, optIns: o.optIns ?? new Set(), run });
+  const only = o.only;
+  const mine = (d: { stream: StreamName; key: string }) => !only || (d.stream === only.stream && d.key === only.key);
+  const asked = only ? { ...before, drifts: before.drifts.filter(mine) } : before;
+  const plan = await planRepairs(asked, { kinds: d.kinds, queues: d.queues, optIns: o.optIns ?? new Set(), run });
   const items = plan.items;
   if (o.dryRun) {
     const sources: DryRunSource[] = [...new Set(plan.jobs.map((j) => j.job.name))].map((stream) => ({
@@ -86,7 +75,7 @@ export async function repairDrifts(d: AppDeps, o: RepairOptions = {}): Promise<R
     else if (end?.state === 'failed') Object.assign(i, { result: 'failed', error: end.error });
     else i.result = 'not run';
   }
-  const after = before.ok ? before : await reconcile(reconcileDeps(d, false), o.streams);
+  const after = asked.drifts.length === 0 ? before : await reconcile(reconcileDeps(d, false), o.streams);
   await storeReport(d.redis, after);
-  return { run, dryRun: false, before, items, plans: [], jobs, after, ok: after.ok };
+  return { run, dryRun: false, before, items, plans: [], jobs, after, ok: !after.drifts.some(mine) };
 }

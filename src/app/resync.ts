@@ -6,7 +6,8 @@ import { defOf } from '../records/records.js';
 import type { StreamName } from '../records/stream-def.js';
 import type { RecordJob } from '../queue/record-jobs.js';
 import type { AppDeps } from './build-deps.js';
-import { runRecordJobs, type JobEnd } from './run-jobs.js';
+import { runRecordJobs } from './run-jobs.js';
+import type { JobEnd } from '../ops/repair-report.js';
 
 /** One key asked for: the version sent again (its stream and the job it came from), or none found. */
 export interface ResyncTarget {

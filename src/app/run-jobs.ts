@@ -1,22 +1,12 @@
 import type { Job } from 'bullmq';
 import { defaults } from '../../config/defaults.js';
 import type { JobResult } from '../queue/job-kind.js';
+import type { JobEnd } from '../ops/repair-report.js';
 import { addJobs, type RecordJob } from '../queue/record-jobs.js';
 import { defOf } from '../records/records.js';
 import type { StreamName } from '../records/stream-def.js';
 import { kindsFor, waitForOutageEnd, workersFor, type RunOptions, type RuntimeDeps } from './runtime.js';
 
-/** How one job of a resync or repair ended. */
-export interface JobEnd {
-  stream: StreamName;
-  jobId: string;
-  /** completed, failed; or waiting/delayed when its stream's breaker paused it (left for `resume`). */
-  state: string;
-  outcome?: JobResult['outcome'];
-  summary?: string;
-  /** The failure, `[CODE] message`. */
-  error?: string;
-}
 
 const FINAL = new Set(['completed', 'failed']);
 

@@ -1,6 +1,5 @@
-import type { RepairReport } from '../app/repair.js';
+import type { JobEnd, RepairReport } from '../ops/repair-report.js';
 import type { ResyncReport } from '../app/resync.js';
-import type { JobEnd } from '../app/run-jobs.js';
 import type { RecordPlan } from '../queue/record-plan.js';
 import { renderReconcile } from './render-reconcile.js';
 import { clip, renderTable } from './table.js';
