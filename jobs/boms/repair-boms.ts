@@ -11,7 +11,8 @@ export const bomRepair: RepairRule = {
     const left: LeftDrift[] = [];
     for (const d of drifts) {
       if (d.kind === 'bom-differs') repairs.push({ drift: d, what: 'replace the first MANUF_COMPONENT entry (by its productAssocUrl)' });
-      else if (d.kind === 'bom-missing' && d.field !== 'product') repairs.push({ drift: d, what: 'create the first MANUF_COMPONENT entry' });
+      else if (d.kind === 'bom-missing' && d.field !== 'product')
+        repairs.push({ drift: d, what: 'create the first MANUF_COMPONENT entry' });
       else if (d.kind === 'bom-extra-entries')
         left.push({
           drift: d,

@@ -30,8 +30,12 @@ export const orderRepair: RepairRule = {
       else if (d.kind === 'order-not-completed' && d.service === ORDER_CANCELLED)
         hand(d, 'the order is cancelled in the service; the API cannot reopen it: recreate it in the web application if it should stand');
       else if (d.kind === 'shipment-missing' && !open)
-        hand(d, 'the order is completed and a completed order takes no new shipment: make it editable in the web application, then repair again');
-      else if (d.kind === 'order-missing') repairs.push({ drift: d, what: 'create the order and its shipment, ship it, complete the order' });
+        hand(
+          d,
+          'the order is completed and a completed order takes no new shipment: make it editable in the web application, then repair again',
+        );
+      else if (d.kind === 'order-missing')
+        repairs.push({ drift: d, what: 'create the order and its shipment, ship it, complete the order' });
       else if (d.kind === 'order-not-completed') repairs.push({ drift: d, what: 'complete the order' });
       else if (d.kind === 'shipment-missing') repairs.push({ drift: d, what: 'create the shipment and ship it' });
       else if (d.kind === 'shipment-not-shipped') repairs.push({ drift: d, what: 'ship the shipment' });

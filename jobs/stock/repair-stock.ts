@@ -69,7 +69,8 @@ export async function repairStock(record: StockCountRecord, ctx: JobContext): Pr
           posted.push(v.physicalInventoryUrl);
         } catch (err) {
           // Uncertain: the next attempt reads the stock again and posts only what still differs.
-          if (isServiceError(err) && err.outcome !== 'not-applied') ctx.note(`repair variance at ${facilityUrl}: answer lost (${err.code})`);
+          if (isServiceError(err) && err.outcome !== 'not-applied')
+            ctx.note(`repair variance at ${facilityUrl}: answer lost (${err.code})`);
           throw err;
         } finally {
           // Snapshots of the location are stale now (jobs/stock/stock-snapshot.ts).

@@ -10,7 +10,6 @@ import type { AppDeps } from './build-deps.js';
 import { runRecordJobs } from './run-jobs.js';
 import type { RepairReport } from '../ops/repair-report.js';
 
-
 export interface RepairOptions {
   streams?: readonly StreamName[];
   dryRun?: boolean;

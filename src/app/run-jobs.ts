@@ -7,7 +7,6 @@ import { defOf } from '../records/records.js';
 import type { StreamName } from '../records/stream-def.js';
 import { kindsFor, waitForOutageEnd, workersFor, type RunOptions, type RuntimeDeps } from './runtime.js';
 
-
 const FINAL = new Set(['completed', 'failed']);
 
 async function endOf(job: Job | undefined, stream: StreamName, jobId: string): Promise<JobEnd> {

@@ -8,6 +8,8 @@ export function parseAuditTime(option: string, text: string, now = Date.now()): 
   if (age) return now - Number(age[1]) * UNIT_MS[age[2]!]!;
   const t = /^\d{4}-\d{2}-\d{2}/.test(text) ? Date.parse(text) : NaN;
   if (Number.isNaN(t))
-    throw new UsageError(`${option}: "${text}" is not a time: give an ISO date or date-time (2026-11-20T08:00:00Z) or an age (30m, 24h, 7d)`);
+    throw new UsageError(
+      `${option}: "${text}" is not a time: give an ISO date or date-time (2026-11-20T08:00:00Z) or an age (30m, 24h, 7d)`,
+    );
   return t;
 }

@@ -34,7 +34,14 @@ export function renderRepair(r: RepairReport): string {
   out.push(
     renderTable(
       ['STREAM', 'RECORD', 'DRIFT', 'ACTION', 'WHAT', 'RESULT'],
-      r.items.map((i) => [i.stream, i.key, i.kind, ACTION[i.action], clip(i.what, 110), i.result ? `${i.result}${i.error ? `: ${clip(i.error, 80)}` : ''}` : '']),
+      r.items.map((i) => [
+        i.stream,
+        i.key,
+        i.kind,
+        ACTION[i.action],
+        clip(i.what, 110),
+        i.result ? `${i.result}${i.error ? `: ${clip(i.error, 80)}` : ''}` : '',
+      ]),
     ),
   );
   if (r.dryRun) {
@@ -43,11 +50,11 @@ export function renderRepair(r: RepairReport): string {
     out.push('', `Repair jobs (run ${r.run}):`, ...(r.jobs.length ? jobLines(r.jobs) : ['  none']));
   }
   const n = (a: string) => r.items.filter((i) => i.action === a).length;
-  out.push(
-    '',
-    `${r.dryRun ? 'Would repair' : 'Repaired'} ${n('repair')}; left to a person ${n('by-hand')}; skipped ${n('skipped')}.`,
-  );
-  if (r.after) out.push(r.after.ok ? 'Reconcile after the repairs: no drift.' : `Reconcile after the repairs: ${r.after.drifts.length} drift(s) left.`);
+  out.push('', `${r.dryRun ? 'Would repair' : 'Repaired'} ${n('repair')}; left to a person ${n('by-hand')}; skipped ${n('skipped')}.`);
+  if (r.after)
+    out.push(
+      r.after.ok ? 'Reconcile after the repairs: no drift.' : `Reconcile after the repairs: ${r.after.drifts.length} drift(s) left.`,
+    );
   return `${out.join('\n')}\n`;
 }
 

@@ -74,7 +74,9 @@ export function opsRoutes(o: OpsRoutesOptions): Router {
       const report = await readLastReport(o.redis, o.prefix);
       const lastRaw = await o.redis.get(lastRepairKey(o.prefix));
       const plan = report ? await planRepairs(report, { kinds: o.kinds, queues: o.queues, optIns: allOptIns, run: 'page' }) : undefined;
-      const planned = (report?.drifts ?? []).map((d) => plan?.items.find((i) => i.stream === d.stream && i.key === d.key && i.kind === d.kind && i.field === d.field));
+      const planned = (report?.drifts ?? []).map((d) =>
+        plan?.items.find((i) => i.stream === d.stream && i.key === d.key && i.kind === d.kind && i.field === d.field),
+      );
       const flash = typeof req.query.flash === 'string' ? req.query.flash.slice(0, 300) : undefined;
       const last = lastRaw ? (JSON.parse(lastRaw) as RepairReport) : undefined;
       res.type('html').send(reconcileHtml(report, shell, o.serviceBaseUrl, { canRepair: !!o.repair, planned, last, flash }));

@@ -87,7 +87,7 @@ function LastRepair({ r }: { r: RepairReport }) {
       <h2>Last repair</h2>
       <p>
         Run {r.run}: repaired {n('repair')}, left to a person {n('by-hand')}, skipped {n('skipped')}.{' '}
-        {r.after ? (r.ok ? <span class="ok">no drift left</span> : <span class="bad">drift left</span>) : null}
+        {r.after ? r.ok ? <span class="ok">no drift left</span> : <span class="bad">drift left</span> : null}
       </p>
       <table>
         <tr>
@@ -113,7 +113,15 @@ function LastRepair({ r }: { r: RepairReport }) {
   );
 }
 
-export function ReconcileBody({ r, serviceBaseUrl, repair }: { r: ReconcileReport | undefined; serviceBaseUrl?: string; repair?: RepairView }) {
+export function ReconcileBody({
+  r,
+  serviceBaseUrl,
+  repair,
+}: {
+  r: ReconcileReport | undefined;
+  serviceBaseUrl?: string;
+  repair?: RepairView;
+}) {
   if (!r) return <ReconcileSummary r={r} />;
   const heads = ['stream', 'record', 'drift', 'field', 'service has', 'synced', 'detail', 'repair'];
   const canRepair = repair?.canRepair ?? false;
@@ -170,7 +178,8 @@ export function ReconcileBody({ r, serviceBaseUrl, repair }: { r: ReconcileRepor
       ) : null}
       {repair?.last ? <LastRepair r={repair.last} /> : null}
       <p class="muted">
-        Run it again with <code>inventory-sync reconcile</code>; plan the repairs with <code>inventory-sync reconcile --repair --dry-run</code>.
+        Run it again with <code>inventory-sync reconcile</code>; plan the repairs with{' '}
+        <code>inventory-sync reconcile --repair --dry-run</code>.
       </p>
     </>
   );

@@ -41,7 +41,16 @@ export async function syncedRecords(queue: Pick<Queue, 'getJobs'>, def: KeyedStr
       const again = data?.fromService !== undefined;
       if (before && (before.again === again ? before.finishedOn >= finishedOn : again)) continue;
       const details = rv.details && typeof rv.details === 'object' ? (rv.details as Record<string, unknown>) : {};
-      out.set(key, { key, jobId: job.id, record, outcome: rv.outcome, details, processedOn: job.processedOn ?? finishedOn, finishedOn, again });
+      out.set(key, {
+        key,
+        jobId: job.id,
+        record,
+        outcome: rv.outcome,
+        details,
+        processedOn: job.processedOn ?? finishedOn,
+        finishedOn,
+        again,
+      });
     }
     if (jobs.length < PAGE) break;
   }

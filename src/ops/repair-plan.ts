@@ -85,7 +85,10 @@ export async function planRepairs(
     });
     jobs.push({ job, runs: !held });
     for (const r of plan.repairs)
-      items.push({ ...itemOf(r.drift, held ? 'skipped' : 'repair', held ? `${held.why} (would write: ${r.what})` : r.what), jobId: job.opts.jobId });
+      items.push({
+        ...itemOf(r.drift, held ? 'skipped' : 'repair', held ? `${held.why} (would write: ${r.what})` : r.what),
+        jobId: job.opts.jobId,
+      });
   }
   return { run: o.run, items, jobs };
 }

@@ -43,7 +43,10 @@ describe('audit command', () => {
 
   it('keeps to a stream and a time window; ndjson and --json for programs', async () => {
     const boms = await runCli(['audit', '--stream', 'boms', '--format', 'ndjson'], stack.env);
-    const lines = boms.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = boms.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines).toMatchObject([{ stream: 'boms', key: 'SKU-0020', method: 'POST', entityUrl: '/demo/api/product/SKU-0020' }]);
     const none = await runCli(['audit', '--until', '2000-01-01', '--json'], stack.env);
     expect(JSON.parse(none.stdout)).toEqual([]);
@@ -58,7 +61,10 @@ describe('audit command', () => {
       .map((l) => JSON.parse(l) as Record<string, any>)
       .filter((l) => l.msg === 'service write');
     expect(lines).toHaveLength(stack.sandbox.admin.requests().filter((q) => q.method === 'POST').length);
-    expect(lines.find((l) => l.key === 'AU-1' && l.write.path === '/demo/api/order')).toMatchObject({ stream: 'orders', write: { method: 'POST' } });
+    expect(lines.find((l) => l.key === 'AU-1' && l.write.path === '/demo/api/order')).toMatchObject({
+      stream: 'orders',
+      write: { method: 'POST' },
+    });
     for (const s of Object.values(SECRETS)) expect(syncLog).not.toContain(s);
   });
 

@@ -63,7 +63,12 @@ describe('reconcile --repair', () => {
     stack = await startStack(
       {
         orders: ['RP-1', 'RP-2', 'RP-3', 'RP-4', 'RP-5'].map((id) => orderRecord(id)),
-        boms: [bom('SKU-0010', [['SKU-0011', 2], ['SKU-0013', 1]])],
+        boms: [
+          bom('SKU-0010', [
+            ['SKU-0011', 2],
+            ['SKU-0013', 1],
+          ]),
+        ],
         'stock-counts': [countRecord('RC-1', 'A-02', '2026-11-20', [['SKU-0005', 7]])],
       },
       'repair-cli',
@@ -76,7 +81,8 @@ describe('reconcile --repair', () => {
   afterAll(() => stack?.close());
 
   it('completes an order made editable again in the web application', async () => {
-    await api(order('RP-1').actionUrlEdit ?? `${order('RP-1').orderUrl}/edit`, {});
+    // actionUrlEdit (the observed profile's), as the web application's "edit" of a completed order.
+    await api(`${order('RP-1').orderUrl}/edit`, {});
     expect(order('RP-1').statusId).toBe('ORDER_CREATED');
     const { run } = await repairs(['order-not-completed']);
     expect(order('RP-1').statusId).toBe('ORDER_COMPLETED');
@@ -91,7 +97,11 @@ describe('reconcile --repair', () => {
     const before = posts().length;
     await repairs(['shipment-not-shipped']);
     expect(shipmentsOf('RP-2').map((s) => s.statusId)).toEqual(['SHIPMENT_SHIPPED']);
-    expect(posts().slice(before).map((p) => p.path)).toEqual([shipmentsOf('RP-2')[0]!.shipmentUrl]);
+    expect(
+      posts()
+        .slice(before)
+        .map((p) => p.path),
+    ).toEqual([shipmentsOf('RP-2')[0]!.shipmentUrl]);
   }, 120_000);
 
   it('creates and ships a missing shipment of an open order, then completes it', async () => {
@@ -124,7 +134,11 @@ describe('reconcile --repair', () => {
       productId: 'SKU-0010',
       productUrl: '/demo/api/product/SKU-0010',
       productAssocList: [
-        { productAssocTypeId: 'MANUF_COMPONENT', productAssocUrl: first.productAssocUrl, productAssocItemList: [{ productUrl: SKU5, quantity: 9 }] },
+        {
+          productAssocTypeId: 'MANUF_COMPONENT',
+          productAssocUrl: first.productAssocUrl,
+          productAssocItemList: [{ productUrl: SKU5, quantity: 9 }],
+        },
       ],
     });
     await repairs(['bom-differs']);
@@ -151,7 +165,7 @@ describe('reconcile --repair', () => {
     expect(entries('SKU-0010')).toHaveLength(2);
     plant((s) => {
       const p = s.products.find((x) => x.productId === 'SKU-0010')!;
-      p.productAssocList = p.productAssocList.slice(0, 1);
+      p.productAssocList = (p.productAssocList ?? []).slice(0, 1);
     });
   }, 120_000);
 

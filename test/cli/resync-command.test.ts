@@ -73,8 +73,7 @@ describe('resync', () => {
     const ended = collect(child, { timeoutMs: 90_000 });
     // Killed once the order is created, before its shipment is: the job is left active, its progress half done.
     const deadline = Date.now() + 60_000;
-    while (!order('RS-3') && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 20));
+    while (!order('RS-3') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     child.kill('SIGKILL');
     await ended;
     stack.sandbox.admin.setLatency(null);

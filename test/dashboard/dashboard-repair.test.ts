@@ -32,7 +32,10 @@ describe('dashboard, the reconcile page with repairs', () => {
     sandbox.admin.reset(state);
   };
   const reconcileNow = async () =>
-    storeReport(redis, await reconcile({ client: deps.client, catalog: deps.catalog, redis, prefix, queues: deps.queues, kinds: deps.kinds }));
+    storeReport(
+      redis,
+      await reconcile({ client: deps.client, catalog: deps.catalog, redis, prefix, queues: deps.queues, kinds: deps.kinds }),
+    );
   const post = (fields: Record<string, string>, headers: Record<string, string> = { cookie, origin: t.base }) =>
     raw(`${t.base}/repair`, { method: 'POST', ...form(fields), headers: { ...form({}).headers, ...headers } });
 

@@ -19,7 +19,9 @@ interface AuditFlags {
 /** `audit [--since T] [--until T] [--stream S]... [--format csv|ndjson] [--json]`: every write made to the service. */
 export function auditCommand(io: CliIo, done: CommandResult, kinds: readonly OpsKind[]): Command {
   return new Command('audit')
-    .description('every write the program made to the service (time, stream, key, job, method, path, status, entity URL), from the jobs it keeps')
+    .description(
+      'every write the program made to the service (time, stream, key, job, method, path, status, entity URL), from the jobs it keeps',
+    )
     .option('--since <time>', 'from this time: ISO date or date-time, or an age (30m, 24h, 7d)')
     .option('--until <time>', 'before this time (same forms)')
     .addOption(new Option('--stream <stream...>', 'only these streams').choices(kinds.map((k) => k.stream)))
