@@ -16,6 +16,8 @@ export interface RepairOptions {
   /** The options the kinds' repairs ask for (`include-stock`). */
   optIns?: ReadonlySet<string>;
   signal?: AbortSignal;
+  /** Reconcile --deep: read every synced order to compare its lines. */
+  deep?: boolean;
   /** Only this record's drifts (the dashboard's per-drift button). */
   only?: { stream: StreamName; key: string };
 }
@@ -38,7 +40,7 @@ function reconcileDeps(d: AppDeps, readOnly: boolean) {
  */
 export async function repairDrifts(d: AppDeps, o: RepairOptions = {}): Promise<RepairReport> {
   const run = runId();
-  const before = await reconcile(reconcileDeps(d, !!o.dryRun), o.streams);
+  const before = await reconcile(reconcileDeps(d, !!o.dryRun), o.streams, { deep: o.deep });
   if (!o.dryRun) await storeReport(d.redis, before);
   const only = o.only;
   const mine = (d: { stream: StreamName; key: string }) => !only || (d.stream === only.stream && d.key === only.key);
@@ -74,7 +76,7 @@ export async function repairDrifts(d: AppDeps, o: RepairOptions = {}): Promise<R
     else if (end?.state === 'failed') Object.assign(i, { result: 'failed', error: end.error });
     else i.result = 'not run';
   }
-  const after = asked.drifts.length === 0 ? before : await reconcile(reconcileDeps(d, false), o.streams);
+  const after = asked.drifts.length === 0 ? before : await reconcile(reconcileDeps(d, false), o.streams, { deep: o.deep });
   await storeReport(d.redis, after);
   return { run, dryRun: false, before, items, plans: [], jobs, after, ok: !after.drifts.some(mine) };
 }

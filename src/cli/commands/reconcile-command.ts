@@ -25,6 +25,7 @@ async function repairAction(io: CliIo, done: CommandResult, o: ReconcileFlags): 
   try {
     const report = await repairDrifts(app.deps, {
       streams: o.stream,
+      deep: o.deep,
       dryRun: o.dryRun,
       optIns: new Set(o.includeStock ? ['include-stock'] : []),
       signal: io.stop,
