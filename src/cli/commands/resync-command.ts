@@ -15,14 +15,14 @@ export function resyncCommand(io: CliIo, done: CommandResult, kinds: readonly Op
         'the job reads the service and writes only what it lacks',
     )
     .argument('<key...>', 'orderId, countId or productId')
-    .addOption(new Option('--stream <stream...>', 'only these streams').choices(kinds.map((k) => k.stream)))
+    .addOption(new Option('--stream <stream>', 'only this stream (a key in several)').choices(kinds.map((k) => k.stream)))
     .option('--dry-run', 'show each plan (the calls it would make) and write nothing')
     .option('--json', 'machine-readable output')
-    .action(async (keys: string[], o: { stream?: StreamName[]; dryRun?: boolean; json?: boolean }) => {
+    .action(async (keys: string[], o: { stream?: StreamName; dryRun?: boolean; json?: boolean }) => {
       const [{ openApp }, { resyncKeys }] = await Promise.all([import('../../app/app-context.js'), import('../../app/resync.js')]);
       const app = await openApp(io, { needs: { service: true }, logTo: io.stderr });
       try {
-        const report = await resyncKeys(app.deps, keys, { streams: o.stream, dryRun: o.dryRun, signal: io.stop });
+        const report = await resyncKeys(app.deps, keys, { streams: o.stream ? [o.stream] : undefined, dryRun: o.dryRun, signal: io.stop });
         app.logger.info({ run: report.run, keys: keys.length, ok: report.ok }, 'resync done');
         if (o.json) writeJson(io, report);
         else io.stdout.write(renderResync(report));
