@@ -63,9 +63,9 @@ function OutageBanner({ o }: { o: StatusReport['outage'] }) {
         <strong>The service is down</strong> since <When iso={o.since} /> UTC: <code>{o.reason ?? 'no reason recorded'}</code>
       </p>
       <p>
-        Every stream holds: no job runs, none is pulled, none spends an attempt; {o.waiting} job(s) wait, none lost. {o.probes} probe(s)
-        so far{o.lastProbe ? ` (last: ${o.lastProbe})` : ''}, the next at <When iso={o.nextProbeAt} /> UTC. Work goes on by itself when
-        the service answers.
+        Every stream holds: no job runs, none is pulled, none spends an attempt; {o.waiting} job(s) wait, none lost. {o.probes} probe(s) so
+        far{o.lastProbe ? ` (last: ${o.lastProbe})` : ''}, the next at <When iso={o.nextProbeAt} /> UTC. Work goes on by itself when the
+        service answers.
       </p>
     </div>
   );

@@ -8,14 +8,7 @@ import { laggingSeconds } from './feed-lag.js';
 import { claimAlert, readBreaker, releaseAlert } from '../queue/stream-breaker.js';
 import { messageOf } from '../message-of.js';
 import { defaults } from '../../config/defaults.js';
-import {
-  claimEndAlert,
-  claimOutageAlert,
-  isOutage,
-  readLastOutage,
-  readOutage,
-  releaseOutageAlert,
-} from '../queue/service-outage.js';
+import { claimEndAlert, claimOutageAlert, isOutage, readLastOutage, readOutage, releaseOutageAlert } from '../queue/service-outage.js';
 
 export interface AlertSettings {
   /** Where the JSON alert is POSTed (Slack-compatible `{"text": ...}`). A secret: it is never logged. */
@@ -112,10 +105,12 @@ async function outageAlert(d: AlertDeps, now: number): Promise<{ alert: Alert; r
   if (o.open && o.since && !o.alerted && now - Date.parse(o.since) >= limit * 1000) {
     if (!(await claimOutageAlert(d.redis, keys))) return undefined;
     const n = await waitingJobs(d);
+    const down = minutes(Math.round((now - Date.parse(o.since)) / 1000));
+    const probe = minutes(Math.round(defaults.outageProbeMaxMs / 1000));
     const text =
-      `inventory-sync (${d.prefix}): the service has been DOWN since ${o.since} (${minutes(Math.round((now - Date.parse(o.since)) / 1000))}): ` +
+      `inventory-sync (${d.prefix}): the service has been DOWN since ${o.since} (${down}): ` +
       `${(o.reason ?? '').slice(0, 200)}. Every stream holds: no job runs, none is pulled, none spends an attempt; ${n} ` +
-      `job${n === 1 ? '' : 's'} wait, none lost. One read probes it about every ${minutes(Math.round(defaults.outageProbeMaxMs / 1000))}; ` +
+      `job${n === 1 ? '' : 's'} wait, none lost. One read probes it about every ${probe}; ` +
       'work goes on by itself when it answers. See: inventory-sync status';
     return { alert: { reason: 'outage', text }, release: () => releaseOutageAlert(d.redis, keys, 'start') };
   }
@@ -142,7 +137,10 @@ async function sendClaimed(d: AlertDeps, claimed: { alert: Alert; release: () =>
     sent.push({ reason: claimed.alert.reason, text });
   } catch (err) {
     await claimed.release();
-    d.logger.warn({ reason: claimed.alert.reason, err: messageOf(err) }, 'alert not sent: check ALERT_WEBHOOK_URL; trying again at the next look');
+    d.logger.warn(
+      { reason: claimed.alert.reason, err: messageOf(err) },
+      'alert not sent: check ALERT_WEBHOOK_URL; trying again at the next look',
+    );
   }
 }
 

@@ -3,8 +3,8 @@ import { readBreaker } from '../queue/stream-breaker.js';
 import { readOutage } from '../queue/service-outage.js';
 
 /**
- * The worker's /readyz line about its streams' breakers and the service outage: always ok (a paused stream waits for `resume`; restarting or
- * unrouting the worker would not help), with each paused stream, since when and why in `detail`.
+ * The worker's /readyz line about its streams' breakers and the service outage: always ok (a paused stream waits for
+ * `resume`; restarting or unrouting the worker would not help), with each paused stream, since when and why in `detail`.
  */
 export async function pausedCheck(
   redis: Redis,

@@ -114,10 +114,15 @@ export async function recordServiceDown(
   r: { threshold: number; reason: string; firstProbeMs: number; now?: number },
 ): Promise<{ state: 'open' | 'tripped' | 'closed'; failures: number }> {
   const reason = r.reason.length > REASON_MAX ? `${r.reason.slice(0, REASON_MAX)}…` : r.reason;
-  const [state, n] = (await runScript(redis, DOWN, [1, keys.outage(), r.threshold, r.now ?? Date.now(), reason, r.firstProbeMs, ROW_TTL_MS])) as [
-    'open' | 'tripped' | 'closed',
-    number,
-  ];
+  const [state, n] = (await runScript(redis, DOWN, [
+    1,
+    keys.outage(),
+    r.threshold,
+    r.now ?? Date.now(),
+    reason,
+    r.firstProbeMs,
+    ROW_TTL_MS,
+  ])) as ['open' | 'tripped' | 'closed', number];
   return { state, failures: Number(n) };
 }
 
