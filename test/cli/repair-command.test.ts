@@ -146,6 +146,15 @@ describe('reconcile --repair', () => {
     expect(entries('SKU-0010')[0]!.productAssocItemList).toHaveLength(2);
   }, 120_000);
 
+  it('creates the first entry again of a bill of materials deleted in the web application', async () => {
+    plant((s) => {
+      s.products.find((x) => x.productId === 'SKU-0010')!.productAssocList = [];
+    });
+    await repairs(['bom-missing']);
+    expect(entries('SKU-0010')).toHaveLength(1);
+    expect(entries('SKU-0010')[0]!.productAssocItemList).toHaveLength(2);
+  }, 120_000);
+
   it('lists an extra BOM entry for a person and leaves it alone', async () => {
     const product = stack.sandbox.admin.state().products.find((p) => p.productId === 'SKU-0010')!;
     // Without productAssocUrl the service adds an entry (service-spec.md 4.4).
