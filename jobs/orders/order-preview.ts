@@ -93,11 +93,8 @@ export async function previewOrder(record: OrderRecord, ctx: PreviewContext): Pr
   const now = settlement.progress;
   const calls = remainingCalls(record, plan, now, settlement.orderPath(), ctx);
   // Completed in the service, its shipment not shipped: the run ships it and completes nothing.
-  if (settlement.completedInService)
-    calls.splice(
-      calls.findIndex((c) => c.what === 'complete the order'),
-      1,
-    );
+  const complete = calls.findIndex((c) => c.what === 'complete the order');
+  if (settlement.completedInService && complete >= 0) calls.splice(complete, 1);
   const details = { from: now.step, lines: record.lines.length, ...(now.orderUrl ? { orderUrl: now.orderUrl } : {}) };
   if (!calls.length)
     return { outcome: 'unchanged', summary: `order ${id}: already synced (completed in the service); no calls`, calls, details };
