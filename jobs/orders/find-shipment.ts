@@ -6,6 +6,8 @@ import { ConflictError } from '../../src/queue/job-errors.js';
 import { compareShipment, type Difference } from './order-compare.js';
 import type { OrderPlan } from './order-plan.js';
 
+const SHIPMENT_CANCELLED = 'SHIPMENT_CANCELLED';
+
 /** A shipment as read, with the URL it was read at (the one the order lists). */
 export interface ListedShipment {
   url: string;
@@ -51,6 +53,10 @@ export async function findShipment(client: ServiceApi, order: ReadOrder, plan: O
       if (!(err instanceof NotFoundError)) throw err;
     }
   }
+  // A cancelled shipment is gone too (reconcile counts it so): it can neither be shipped nor stand for the record's.
+  const live = listed.filter((l) => l.shipment.statusId !== SHIPMENT_CANCELLED);
+  listed.length = 0;
+  listed.push(...live);
   const named = listed.filter((l) => l.shipment.shipmentIdUser === plan.shipmentIdUser);
   const pool = named.length ? named : listed;
   const compared = pool.map((l) => ({ ...l, diffs: compareShipment(l.shipment, plan, order.orderUrl) }));

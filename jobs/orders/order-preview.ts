@@ -71,7 +71,7 @@ export async function previewOrder(record: OrderRecord, ctx: PreviewContext): Pr
   const store = new UnsavedProgress(ctx.redis, ctx.keys.order(id), defaults.orderProgressTtlSeconds);
   const progress = await store.load();
   const hash = recordHashOf(record);
-  if (progress.step === 'completed' && !progress.pending && progress.recordHash === hash) {
+  if (!ctx.fromService && progress.step === 'completed' && !progress.pending && progress.recordHash === hash) {
     return { outcome: 'unchanged', summary: `order ${id}: already synced (completed); no calls`, calls: [] };
   }
   const plan = await planOrder(record, ctx.catalog);
@@ -88,9 +88,13 @@ export async function previewOrder(record: OrderRecord, ctx: PreviewContext): Pr
   }
   planned.set(id, hash);
   const settlement = new OrderSettlement(plan, ctx, store, progress);
-  await settlement.settleFirst();
+  if (ctx.fromService) await settlement.fromService();
+  else await settlement.settleFirst();
   const now = settlement.progress;
   const calls = remainingCalls(record, plan, now, settlement.orderPath(), ctx);
+  // Completed in the service, its shipment not shipped: the run ships it and completes nothing.
+  const complete = calls.findIndex((c) => c.what === 'complete the order');
+  if (settlement.completedInService && complete >= 0) calls.splice(complete, 1);
   const details = { from: now.step, lines: record.lines.length, ...(now.orderUrl ? { orderUrl: now.orderUrl } : {}) };
   if (!calls.length)
     return { outcome: 'unchanged', summary: `order ${id}: already synced (completed in the service); no calls`, calls, details };

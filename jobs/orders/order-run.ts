@@ -48,7 +48,8 @@ export class OrderRun {
   }
 
   async run(): Promise<JobResult> {
-    await this.settlement.settleFirst();
+    if (this.ctx.fromService) await this.settlement.fromService();
+    else await this.settlement.settleFirst();
     while (this.progress.step !== 'completed') {
       if (this.progress.step === 'none') await this.createOrder();
       else if (this.progress.step === 'created') await this.createShipment();
@@ -158,6 +159,10 @@ export class OrderRun {
   }
 
   private async complete(): Promise<void> {
+    if (this.settlement.completedInService) {
+      this.ctx.note('the order is completed in the service already; nothing to complete');
+      return this.settlement.advance('completed');
+    }
     await this.settlement.intend('complete');
     const actionUrl = this.progress.actionUrlComplete ?? `${this.settlement.orderPath()}/complete`;
     try {

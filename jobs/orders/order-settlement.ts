@@ -4,6 +4,7 @@ import type { JobContext } from '../../src/queue/job-kind.js';
 import { findShipment, severalShipments, type ShipmentSearch } from './find-shipment.js';
 import { compareOrder } from './order-compare.js';
 import { completedOrderChanged, orderConflict } from './order-errors.js';
+import { ConflictError } from '../../src/queue/job-errors.js';
 import type { OrderPlan } from './order-plan.js';
 import { stepIndex, type OrderProgress, type Pending, type ProgressStore, type Step } from './order-progress.js';
 
@@ -98,23 +99,52 @@ export class OrderSettlement {
     });
   }
 
+  /** Set by fromService: the order is completed in the service while its shipment is not shipped (ship only). */
+  completedInService = false;
+
+  /**
+   * A resync or repair: what the service has of the order and its shipment decides the step, whatever the
+   * progress says (read, then write only what is missing). A completed order whose shipment is not shipped gets
+   * the shipment shipped only; a completed order without a shipment cannot get one through the API.
+   */
+  async fromService(): Promise<void> {
+    this.ctx.note('resync: reading the order and its shipment from the service to plan from them');
+    const order = await this.readOrder();
+    if (!order) return this.startOver();
+    const found = await findShipment(this.ctx.client, order, this.plan);
+    await this.adoptOrder(order, found);
+    if (this.progress.step !== 'completed') return;
+    if (found.kind === 'found' && found.shipment.statusId !== SHIPMENT_SHIPPED) {
+      this.completedInService = true;
+      await this.advance('shipment-created', { shipmentUrl: found.url });
+    } else if (found.kind === 'none') {
+      throw new ConflictError(
+        `order ${this.plan.orderId}: the order ${order.orderUrl} is completed in the service and has no live shipment; ` +
+          'a completed order takes no new shipment',
+        'Make the order editable again in the web application, then run inventory-sync reconcile --repair again.',
+        { orderId: this.plan.orderId, orderUrl: order.orderUrl },
+      );
+    }
+  }
+
+  private async startOver(): Promise<void> {
+    this.ctx.note('order not found in the service; starting over');
+    this.progress = { step: 'none', recordHash: this.plan.recordHash };
+    await this.store.save({
+      step: undefined,
+      pending: undefined,
+      orderUrl: undefined,
+      actionUrlComplete: undefined,
+      shipmentUrl: undefined,
+      recordHash: this.plan.recordHash,
+    });
+  }
+
   /** A corrected record for an order already (partly) synced: compare it with the service, then resume. */
   async reconcile(): Promise<void> {
     this.ctx.note('record differs from the one synced before; reading the order and its shipment back to compare');
     const order = await this.readOrder();
-    if (!order) {
-      this.ctx.note('order not found in the service; starting over');
-      this.progress = { step: 'none', recordHash: this.plan.recordHash };
-      await this.store.save({
-        step: undefined,
-        pending: undefined,
-        orderUrl: undefined,
-        actionUrlComplete: undefined,
-        shipmentUrl: undefined,
-        recordHash: this.plan.recordHash,
-      });
-      return;
-    }
+    if (!order) return this.startOver();
     await this.adoptOrder(order);
   }
 

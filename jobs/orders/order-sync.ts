@@ -16,7 +16,8 @@ async function processOrder(record: OrderRecord, ctx: JobContext): Promise<JobRe
   const store = new ProgressStore(ctx.redis, ctx.keys.order(record.orderId), defaults.orderProgressTtlSeconds);
   const progress = await store.load();
   // A re-delivery of a record already synced: nothing to ask of the catalog or the service.
-  if (progress.step === 'completed' && !progress.pending && progress.recordHash === recordHashOf(record)) {
+  // A resync or repair (ctx.fromService) plans from the service instead: OrderRun reads it first.
+  if (!ctx.fromService && progress.step === 'completed' && !progress.pending && progress.recordHash === recordHashOf(record)) {
     return {
       outcome: 'unchanged',
       summary: `order ${record.orderId} was already synced (completed)`,

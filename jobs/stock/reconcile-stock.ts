@@ -119,6 +119,7 @@ export async function reconcileStock(
       synced: qty(expected),
       difference: Math.round((onHand - expected) * 1e6) / 1e6,
       url: c.facilityUrl,
+      target: { facilityUrl: c.facilityUrl, productUrl: c.productUrl, productId: c.productId, quantity: expected },
       detail:
         `counted ${qty(c.quantity)} on ${c.countDate}` +
         `${sales.length ? `; shipped since by synced orders: ${sales.join(', ')}` : '; no synced order shipped it since'}`,

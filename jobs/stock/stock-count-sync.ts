@@ -5,6 +5,7 @@ import type { StockCountRecord } from './stock-count-record.js';
 import type { JobKind } from '../../src/queue/job-kind.js';
 import { applyCount } from './apply-count.js';
 import { previewCount } from './count-preview.js';
+import { previewStockRepair, repairStock } from './repair-stock.js';
 import { recordHash } from './record-hash.js';
 import { unfinishedElsewhere } from './count-progress.js';
 import { withRedisLocks } from './redis-lock.js';
@@ -37,6 +38,8 @@ export function createStockCountJob(opts: StockCountJobOptions = {}): JobKind<St
   return {
     ...stockCountStream,
     async process(record, ctx) {
+      // A stock repair (reconcile --repair --include-stock) sets the on-hand it names; a plain resync is the count again.
+      if (ctx.fromService?.targets !== undefined) return repairStock(record, ctx);
       const resolved = await resolveCount(ctx.catalog, record);
       const hash = recordHash(record);
       const sk = stockKeys(ctx.keys);
@@ -50,7 +53,7 @@ export function createStockCountJob(opts: StockCountJobOptions = {}): JobKind<St
         { ttlMs: lockTtlMs, waitMs: lockWaitMs },
       );
     },
-    preview: previewCount,
+    preview: (record, ctx) => (ctx.fromService?.targets !== undefined ? previewStockRepair(record, ctx) : previewCount(record, ctx)),
   };
 }
 

@@ -10,12 +10,16 @@ import type { StreamName } from '../records/stream-def.js';
 import type { RecordStream } from '../records/records.js';
 
 /** Where a dry run reads a stream's records: the feed from the stream's stored cursor, or an NDJSON file. */
-export type DryRunSource = { stream: StreamName; from: 'feed' } | { stream: StreamName; from: 'file'; file: string | Readable };
+export type DryRunSource =
+  | { stream: StreamName; from: 'feed' }
+  | { stream: StreamName; from: 'file'; file: string | Readable }
+  /** Jobs made by the program itself (a resync's or a repair's), previewed as they would run. */
+  | { stream: StreamName; from: 'jobs'; jobs: RecordJob[] };
 
 /** What was read of one source. */
 export interface SourceRead {
   stream: StreamName;
-  from: 'feed' | 'file';
+  from: 'feed' | 'file' | 'jobs';
   /** The stored cursor the feed was read after (null: the stream's start). Left where it was. */
   cursor?: string | null;
   pages?: number;
@@ -94,11 +98,19 @@ async function* feedJobs(def: RecordStream, d: SourceDeps, read: SourceRead): As
   }
 }
 
+async function* listedJobs(jobs: RecordJob[], read: SourceRead): AsyncGenerator<RecordJob> {
+  for (const job of jobs) {
+    read.records++;
+    yield job;
+  }
+}
+
 /**
  * The records of a source as the jobs the real run would queue for them (same ids, same data; a record that cannot
  * be read is a job that fails at once), in source order. `read` is filled in as they come.
  */
 export function sourceJobs(def: RecordStream, source: DryRunSource, d: SourceDeps, read: SourceRead): AsyncGenerator<RecordJob> {
   if (source.from === 'feed') return feedJobs(def, d, read);
+  if (source.from === 'jobs') return listedJobs(source.jobs, read);
   return fileJobs(def, source.file, d, read);
 }

@@ -148,6 +148,7 @@ export async function dryRun(d: DryRunDeps, o: DryRunOptions): Promise<DryRunPla
         jobs: d.jobs,
         note: (message, data) => d.logger.debug({ jobId, data }, message),
         settling: (_pending, fn) => fn(),
+        ...(job.data.fromService ? { fromService: job.data.fromService } : {}),
         memo: <T>(name: string, make: () => T): T => {
           if (!memos.has(name)) memos.set(name, make());
           return memos.get(name) as T;

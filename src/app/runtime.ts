@@ -96,7 +96,7 @@ function runnerDeps(d: RuntimeDeps): RunnerDeps {
   };
 }
 
-function kindsFor(kinds: readonly AnyJobKind[], streams: StreamName[]): AnyJobKind[] {
+export function kindsFor(kinds: readonly AnyJobKind[], streams: StreamName[]): AnyJobKind[] {
   return streams.map((s) => {
     const kind = kinds.find((k) => k.stream === s);
     if (!kind) throw new Error(`no job kind handles stream ${s}`);
@@ -104,7 +104,7 @@ function kindsFor(kinds: readonly AnyJobKind[], streams: StreamName[]): AnyJobKi
   });
 }
 
-function workersFor(d: RuntimeDeps, kinds: readonly AnyJobKind[], o: Omit<RunOptions, 'kinds'>): Promise<WorkerPool> {
+export function workersFor(d: RuntimeDeps, kinds: readonly AnyJobKind[], o: Omit<RunOptions, 'kinds'>): Promise<WorkerPool> {
   const fixed = o.concurrency ?? d.config.concurrency.fixed;
   const pace = fixed === undefined ? d.pace : undefined;
   const bounds = { min: d.config.concurrency.min, max: d.config.concurrency.max };
@@ -169,7 +169,7 @@ export async function startRuntime(d: RuntimeDeps, o: RunOptions & { withSchedul
 }
 
 /** Resolves once no service outage holds the streams (the workers' probe ends it when the service answers again). */
-async function waitForOutageEnd(d: RuntimeDeps, o: Pick<RunOptions, 'signal' | 'pollMs'>): Promise<void> {
+export async function waitForOutageEnd(d: RuntimeDeps, o: Pick<RunOptions, 'signal' | 'pollMs'>): Promise<void> {
   while (await isOutage(d.redis, d.keys)) {
     o.signal?.throwIfAborted();
     await new Promise((r) => setTimeout(r, Math.max(o.pollMs ?? defaults.drainPollMs, 500)));

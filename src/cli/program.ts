@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import type { CliIo } from '../app/cli-io.js';
+import { auditCommand } from './commands/audit-command.js';
 import { checkCommand } from './commands/check-command.js';
 import { dashboardCommand } from './commands/dashboard-command.js';
 import { demoCommand } from './commands/demo-command.js';
@@ -8,6 +9,7 @@ import { importCommand } from './commands/import-command.js';
 import { jobsCommand } from './commands/jobs-command.js';
 import { reconcileCommand } from './commands/reconcile-command.js';
 import { resumeCommand } from './commands/resume-command.js';
+import { resyncCommand } from './commands/resync-command.js';
 import { sandboxCommand } from './commands/sandbox-command.js';
 import { statusCommand } from './commands/status-command.js';
 import { syncCommand } from './commands/sync-command.js';
@@ -45,6 +47,8 @@ const commandFactories: Array<(io: CliIo, done: CommandResult, kinds: readonly O
   resumeCommand,
   findCommand,
   reconcileCommand,
+  resyncCommand,
+  auditCommand,
   checkCommand,
   dashboardCommand,
   sandboxCommand,

@@ -19,6 +19,7 @@ function plural(n: number, one: string, many = `${one}s`): string {
 
 function sourceLine(s: SourceRead): string {
   if (s.from === 'file') return `${s.stream}: ${plural(s.records, 'record')} from ${s.file ?? 'stdin'}`;
+  if (s.from === 'jobs') return `${s.stream}: ${plural(s.records, 'record')} as recorded, planned from the service's state`;
   const from = s.cursor ? `after the stored cursor ${s.cursor}` : "from the stream's start (no cursor stored)";
   return `${s.stream}: ${plural(s.records, 'record')} in ${plural(s.pages ?? 0, 'page')} of the feed, read ${from}; the cursor stays there`;
 }

@@ -24,6 +24,7 @@ import { opsRoutes } from './ops-routes.js';
 import { badRequestHtml, jobHtml, noJobHtml, overviewHtml } from './pages.js';
 import { readLastReport } from '../ops/reconcile.js';
 import type { OpsKind } from '../ops/ops-kind.js';
+import type { Repairer } from '../ops/repair-report.js';
 
 export interface DashboardOptions {
   /** The kinds of job (the composition root's list). */
@@ -56,6 +57,8 @@ export interface DashboardOptions {
   lagLimitSeconds?: number;
   /** MAPPING_FILE, to show the service's names beside a record's in `find`. */
   mapping?: Mapping;
+  /** Runs repairs from the reconcile page; none: the page plans them and has no button. */
+  repair?: Repairer;
 }
 
 export interface Dashboard {
@@ -158,6 +161,7 @@ export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
       lagLimitSeconds,
       mapping,
       logger,
+      repair: o.repair,
     }),
   );
   app.get(

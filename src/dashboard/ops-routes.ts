@@ -6,6 +6,8 @@ import type { StreamQueues } from '../queue/stream-queues.js';
 import { findRecord } from '../ops/find.js';
 import { readFlow, sampleFlow } from '../ops/flow-metrics.js';
 import { readLastReport } from '../ops/reconcile.js';
+import { planRepairs } from '../ops/repair-plan.js';
+import { lastRepairKey, type RepairReport, type Repairer } from '../ops/repair-report.js';
 import { resumeStreams } from '../ops/resume-streams.js';
 import type { Logger } from '../logger.js';
 import type { FlowView } from './browser/flow-view.js';
@@ -27,6 +29,8 @@ export interface OpsRoutesOptions {
   /** MAPPING_FILE: `find` shows the service's names beside the record's. */
   mapping?: Mapping;
   logger?: Logger;
+  /** Runs repairs (reconcile --repair); without it the reconcile page shows the planned repairs, no button. */
+  repair?: Repairer;
 }
 
 /** Samples at most this often per dashboard process while charts are watched. */
@@ -62,10 +66,43 @@ export function opsRoutes(o: OpsRoutesOptions): Router {
       res.status(result.found ? 200 : 404).json(result);
     }),
   );
+  // Every kind's opt-in counts as given on the page: a drift's button is the operator's choice for that record.
+  const allOptIns = new Set(o.kinds.flatMap((k) => (k.repair?.optIn ? [k.repair.optIn.option] : [])));
   r.get(
     '/reconcile',
-    wrap(async (_req, res) => {
-      res.type('html').send(reconcileHtml(await readLastReport(o.redis, o.prefix), shell, o.serviceBaseUrl));
+    wrap(async (req, res) => {
+      const report = await readLastReport(o.redis, o.prefix);
+      const lastRaw = await o.redis.get(lastRepairKey(o.prefix));
+      const plan = report ? await planRepairs(report, { kinds: o.kinds, queues: o.queues, optIns: allOptIns, run: 'page' }) : undefined;
+      const planned = (report?.drifts ?? []).map((d) =>
+        plan?.items.find((i) => i.stream === d.stream && i.key === d.key && i.kind === d.kind && i.field === d.field),
+      );
+      const flash = typeof req.query.flash === 'string' ? req.query.flash.slice(0, 300) : undefined;
+      const last = lastRaw ? (JSON.parse(lastRaw) as RepairReport) : undefined;
+      res.type('html').send(reconcileHtml(report, shell, o.serviceBaseUrl, { canRepair: !!o.repair, planned, last, flash }));
+    }),
+  );
+  // The reconcile page's "Repair" buttons (behind the login and the same-origin check): one record's drifts, or all.
+  r.post(
+    '/repair',
+    wrap(async (req, res) => {
+      if (!o.repair) return void res.status(409).type('text').send('this dashboard cannot repair: start it with the service configured\n');
+      const body = (req.body ?? {}) as Record<string, unknown>;
+      const all = body.all === '1';
+      const stream = body.stream;
+      const key = typeof body.key === 'string' ? body.key.trim().slice(0, 200) : '';
+      if (!all && (typeof stream !== 'string' || !o.queues.names.includes(stream) || !key))
+        return void res.status(400).type('text').send('stream (one of the streams) and key are required, or all=1\n');
+      const only = all ? undefined : { stream: stream as string, key };
+      const optIns = all ? new Set(body.includeStock === '1' ? allOptIns : []) : allOptIns;
+      const report = await o.repair({ only, optIns });
+      await o.redis.set(lastRepairKey(o.prefix), JSON.stringify(report));
+      const n = (a: string) => report.items.filter((i) => i.action === a).length;
+      o.logger?.info({ run: report.run, only, repaired: n('repair'), ok: report.ok }, 'dashboard: repair');
+      const flash =
+        `Repair ${report.run}${only ? ` of ${only.key}` : ''}: ${n('repair')} repaired, ${n('by-hand')} left to a person, ` +
+        `${n('skipped')} skipped; ${report.ok ? 'no drift left' : 'drift left (see below)'}.`;
+      res.redirect(303, `/reconcile?flash=${encodeURIComponent(flash)}`);
     }),
   );
   r.get(

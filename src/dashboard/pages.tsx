@@ -8,7 +8,7 @@ import { FindResultBody } from './find-page.js';
 import { JobBody } from './job-page.js';
 import { Page, renderPage, type Shell } from './layout.js';
 import { Overview } from './overview-page.js';
-import { ReconcileBody } from './reconcile-page.js';
+import { ReconcileBody, type RepairView } from './reconcile-page.js';
 
 /** Each page of the dashboard as the HTML to send, for the routes. */
 
@@ -54,10 +54,10 @@ export function findHtml(r: FindResult, shell: Shell, serviceBaseUrl?: string): 
   );
 }
 
-export function reconcileHtml(r: ReconcileReport | undefined, shell: Shell, serviceBaseUrl?: string): string {
+export function reconcileHtml(r: ReconcileReport | undefined, shell: Shell, serviceBaseUrl?: string, repair?: RepairView): string {
   return renderPage(
     <Page title="Reconcile" shell={shell}>
-      <ReconcileBody r={r} serviceBaseUrl={serviceBaseUrl} />
+      <ReconcileBody r={r} serviceBaseUrl={serviceBaseUrl} repair={repair} />
     </Page>,
   );
 }

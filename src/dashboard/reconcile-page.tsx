@@ -1,8 +1,20 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
 import { comparedText, type ReconcileReport } from '../ops/reconcile-types.js';
+import type { RepairItem } from '../ops/repair-plan.js';
+import type { RepairReport } from '../ops/repair-report.js';
 import { EntityLink } from './find-page.js';
-import { When } from './layout.js';
+import { Flash, When } from './layout.js';
+
+/** What the reconcile page shows of repairs: each drift's planned repair, and the last repair run. */
+export interface RepairView {
+  /** The dashboard can run repairs (it has the service's configuration). */
+  canRepair: boolean;
+  /** Per drift (same order as the report's), its planned repair. */
+  planned: Array<RepairItem | undefined>;
+  last?: RepairReport;
+  flash?: string;
+}
 
 /** One line for the overview: when reconcile last ran and what it found. */
 export function ReconcileSummary({ r }: { r: ReconcileReport | undefined }) {
@@ -25,7 +37,26 @@ export function ReconcileSummary({ r }: { r: ReconcileReport | undefined }) {
 
 type Drift = ReconcileReport['drifts'][number];
 
-function DriftRow({ d, serviceBaseUrl }: { d: Drift; serviceBaseUrl?: string }) {
+/** A drift's planned repair, and its button when a job repairs it. */
+function RepairCell({ d, item, canRepair }: { d: Drift; item?: RepairItem; canRepair: boolean }) {
+  if (!item) return <td />;
+  const button =
+    canRepair && item.action === 'repair' ? (
+      <form class="inline" method="post" action="/repair">
+        <input type="hidden" name="stream" value={d.stream} />
+        <input type="hidden" name="key" value={d.key} />
+        <button type="submit">Repair</button>
+      </form>
+    ) : null;
+  return (
+    <td class="repair" data-action={item.action}>
+      <strong>{item.action === 'by-hand' ? 'by hand: ' : item.action === 'skipped' ? 'skipped: ' : ''}</strong>
+      {item.what} {button}
+    </td>
+  );
+}
+
+function DriftRow({ d, serviceBaseUrl, item, canRepair }: { d: Drift; serviceBaseUrl?: string; item?: RepairItem; canRepair: boolean }) {
   return (
     <tr data-key={d.key}>
       <td>{d.stream}</td>
@@ -42,17 +73,62 @@ function DriftRow({ d, serviceBaseUrl }: { d: Drift; serviceBaseUrl?: string }) 
         {d.url ? <EntityLink url={d.url} serviceBaseUrl={serviceBaseUrl} /> : null}
         {d.detail ? <span class="muted"> {d.detail}</span> : null}
       </td>
+      <RepairCell d={d} item={item} canRepair={canRepair} />
     </tr>
   );
 }
 
 /** The last reconcile report: what was compared, every drift naming the record and the field, what it cost. */
-export function ReconcileBody({ r, serviceBaseUrl }: { r: ReconcileReport | undefined; serviceBaseUrl?: string }) {
+/** The last repair run: each drift, what was done and how it ended. */
+function LastRepair({ r }: { r: RepairReport }) {
+  const n = (a: string) => r.items.filter((i) => i.action === a).length;
+  return (
+    <section id="last-repair">
+      <h2>Last repair</h2>
+      <p>
+        Run {r.run}: repaired {n('repair')}, left to a person {n('by-hand')}, skipped {n('skipped')}.{' '}
+        {r.after ? r.ok ? <span class="ok">no drift left</span> : <span class="bad">drift left</span> : null}
+      </p>
+      <table>
+        <tr>
+          {['stream', 'record', 'drift', 'action', 'what', 'result', 'job'].map((h) => (
+            <th>{h}</th>
+          ))}
+        </tr>
+        {r.items.map((i) => (
+          <tr data-key={i.key}>
+            <td>{i.stream}</td>
+            <td>{i.key}</td>
+            <td>
+              <code>{i.kind}</code>
+            </td>
+            <td>{i.action}</td>
+            <td>{i.what}</td>
+            <td>{i.result ? `${i.result}${i.error ? `: ${i.error}` : ''}` : ''}</td>
+            <td>{i.jobId && i.action === 'repair' ? <a href={`/jobs/${encodeURIComponent(i.jobId)}`}>{i.jobId}</a> : null}</td>
+          </tr>
+        ))}
+      </table>
+    </section>
+  );
+}
+
+export function ReconcileBody({
+  r,
+  serviceBaseUrl,
+  repair,
+}: {
+  r: ReconcileReport | undefined;
+  serviceBaseUrl?: string;
+  repair?: RepairView;
+}) {
   if (!r) return <ReconcileSummary r={r} />;
-  const heads = ['stream', 'record', 'drift', 'field', 'service has', 'synced', 'detail'];
+  const heads = ['stream', 'record', 'drift', 'field', 'service has', 'synced', 'detail', 'repair'];
+  const canRepair = repair?.canRepair ?? false;
   return (
     <>
       <h1>Reconcile report</h1>
+      <Flash text={repair?.flash} />
       <ReconcileSummary r={r} />
       <p>
         Compared {comparedText(r)} ({r.streams.join(', ')}); cost {r.calls.collection} collection GETs and {r.calls.get} entity GETs in{' '}
@@ -65,10 +141,10 @@ export function ReconcileBody({ r, serviceBaseUrl }: { r: ReconcileReport | unde
           ))}
         </tr>
         {r.drifts.length ? (
-          r.drifts.map((d) => <DriftRow d={d} serviceBaseUrl={serviceBaseUrl} />)
+          r.drifts.map((d, i) => <DriftRow d={d} serviceBaseUrl={serviceBaseUrl} item={repair?.planned[i]} canRepair={canRepair} />)
         ) : (
           <tr>
-            <td colspan={7} class="ok">
+            <td colspan={8} class="ok">
               No drift: the service matches what was synced.
             </td>
           </tr>
@@ -86,8 +162,24 @@ export function ReconcileBody({ r, serviceBaseUrl }: { r: ReconcileReport | unde
           </ul>
         </>
       ) : null}
+      {r.drifts.length && canRepair ? (
+        <form id="repair-all" method="post" action="/repair">
+          <input type="hidden" name="all" value="1" />
+          <label>
+            <input type="checkbox" name="includeStock" value="1" /> include stock (other activity in the account can explain a difference)
+          </label>{' '}
+          <button type="submit">Repair all</button>
+        </form>
+      ) : null}
+      {r.drifts.length && !canRepair ? (
+        <p class="muted">
+          Repairs run from a dashboard started with the service configured, or with <code>inventory-sync reconcile --repair</code>.
+        </p>
+      ) : null}
+      {repair?.last ? <LastRepair r={repair.last} /> : null}
       <p class="muted">
-        Run it again with <code>inventory-sync reconcile</code>.
+        Run it again with <code>inventory-sync reconcile</code>; plan the repairs with{' '}
+        <code>inventory-sync reconcile --repair --dry-run</code>.
       </p>
     </>
   );

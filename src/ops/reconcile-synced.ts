@@ -10,6 +10,8 @@ export interface SyncedRecord {
   details: Record<string, unknown>;
   processedOn: number;
   finishedOn: number;
+  /** The job was a resync or a repair (a version synced before, applied again). */
+  again?: boolean;
 }
 
 const PAGE = 500;
@@ -28,14 +30,27 @@ export async function syncedRecords(queue: Pick<Queue, 'getJobs'>, def: KeyedStr
       if (!job?.id) continue;
       const rv = (job.returnvalue ?? {}) as { outcome?: unknown; details?: unknown };
       if (typeof rv.outcome !== 'string' || !APPLIED.has(rv.outcome)) continue;
-      const record = (job.data as { record?: unknown } | undefined)?.record;
+      const data = job.data as { record?: unknown; fromService?: unknown } | undefined;
+      const record = data?.record;
       const key = recordKey(def, record);
       if (key === undefined) continue;
       const finishedOn = job.finishedOn ?? 0;
       const before = out.get(key);
-      if (before && before.finishedOn >= finishedOn) continue;
+      // A resync or repair re-applies a version synced before: the first sync stays the reference (its time is
+      // when its effects began, e.g. an order's shipment for the stock rule), unless it is gone.
+      const again = data?.fromService !== undefined;
+      if (before && (before.again === again ? before.finishedOn >= finishedOn : again)) continue;
       const details = rv.details && typeof rv.details === 'object' ? (rv.details as Record<string, unknown>) : {};
-      out.set(key, { key, jobId: job.id, record, outcome: rv.outcome, details, processedOn: job.processedOn ?? finishedOn, finishedOn });
+      out.set(key, {
+        key,
+        jobId: job.id,
+        record,
+        outcome: rv.outcome,
+        details,
+        processedOn: job.processedOn ?? finishedOn,
+        finishedOn,
+        again,
+      });
     }
     if (jobs.length < PAGE) break;
   }

@@ -22,6 +22,8 @@ export interface Drift {
   jobId?: string;
   /** Anything else the operator needs (e.g. the shipments taken into account). */
   detail?: string;
+  /** What a repair of it needs beyond the record, as its kind reads it (e.g. the on-hand to set back). */
+  target?: Record<string, unknown>;
 }
 
 /** A synced record reconcile could not compare, and why (e.g. its product is no longer in the catalog). */

@@ -43,7 +43,8 @@ export async function indexJobIds(redis: Redis, prefix: string, ids: readonly st
 /** Glob special characters escaped, for SCAN's MATCH. */
 const globEscape = (s: string) => s.replace(/[*?[\]\\]/g, (c) => `\\${c}`);
 
-const HASH_TAIL = /^[0-9a-f]{12}$/;
+/** The record's hash, and on a resync or repair job the suffix that keeps it apart from the record's job. */
+const HASH_TAIL = /^[0-9a-f]{12}(-(resync|repair)-[0-9a-z]+)?$/;
 
 /**
  * Ids of every job of a business key in each stream, from the index (the days of job retention) and the failed sets.

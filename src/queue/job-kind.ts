@@ -7,6 +7,7 @@ import type { RedisConnection as Redis, RedisKeys } from '../redis.js';
 import type { JobTracing } from '../telemetry/job-tracing.js';
 import type { StreamDef, StreamName } from '../records/stream-def.js';
 import type { PreviewResult } from './record-plan.js';
+import type { FromService } from './queues.js';
 
 /** The go-live settings that are set (config.goLive): per variable (SYNC_ORDERS_SINCE), its `YYYY-MM-DD`. */
 export type GoLiveSettings = Partial<Record<string, string>>;
@@ -38,6 +39,11 @@ export interface JobContext extends RunnerDeps {
   note(message: string, data?: Record<string, unknown>): void;
   /** Runs the reads that settle an uncertain write (`pending`): a span of the attempt's trace when tracing is on. */
   settling<T>(pending: string, fn: () => Promise<T>): Promise<T>;
+  /**
+   * Set on a resync or a repair (`resync`, `reconcile --repair`): plan from what the service has, as after a lost
+   * answer (read, then write only what is missing), even when the progress kept says the record is synced.
+   */
+  fromService?: FromService;
 }
 
 export interface JobResult {

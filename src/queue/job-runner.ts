@@ -14,7 +14,7 @@ import { BadRecordError } from './job-errors.js';
 import type { JobContext, JobKind, JobResult, RunnerDeps } from './job-kind.js';
 import { tryLock } from './key-lock.js';
 import { recordSuccess } from './stream-breaker.js';
-import { jobDataSchema, type JobData } from './queues.js';
+import { jobDataSchema, type FromService, type JobData } from './queues.js';
 import { recordLabel } from './record-jobs.js';
 import { traceLine, type RunningTrace } from './job-trace.js';
 import { tracedClient } from './traced-client.js';
@@ -44,7 +44,10 @@ export type RecordProcessor = (job: Job<JobData, JobResult>, token?: string, sig
  * The record of a job, checked against its kind; a BadRecordError naming record, field and reason otherwise
  * (the dry run checks with it too, so its bad records read as the real run's).
  */
-export function checkedJobRecord<R>(kind: JobKind<R>, job: Pick<Job, 'data' | 'id'>): { record: R; key: string } {
+export function checkedJobRecord<R>(
+  kind: JobKind<R>,
+  job: Pick<Job, 'data' | 'id'>,
+): { record: R; key: string; fromService?: FromService } {
   const data = jobDataSchema.safeParse(job.data);
   if (!data.success) {
     const issue = data.error.issues[0];
@@ -59,7 +62,8 @@ export function checkedJobRecord<R>(kind: JobKind<R>, job: Pick<Job, 'data' | 'i
     const also = more.length ? ` (and ${more.map((p) => `${p.field}: ${p.reason}`).join('; ')})` : '';
     throw new BadRecordError(label, first?.field ?? '(record)', `${first?.reason ?? 'does not match its shape'}${also}`);
   }
-  return { record: parsed.data, key: recordKey(kind, data.data.record) ?? label };
+  const key = recordKey(kind, data.data.record) ?? label;
+  return data.data.fromService ? { record: parsed.data, key, fromService: data.data.fromService } : { record: parsed.data, key };
 }
 
 /**
@@ -77,18 +81,19 @@ export function createProcessor<R>(kind: JobKind<R>, deps: RunnerDeps, opts: Pro
     let logger = deps.logger.child({ jobId: job.id, stream: kind.stream });
     // Only when tracing is on: otherwise no span is made (src/telemetry/).
     const spans = deps.jobTracing?.attempt({ stream: kind.stream, jobId: String(job.id), attempt: trace.attempt });
-    const onCall = spans
-      ? (call: ApiCall) => {
-          trace.calls.push(call);
-          spans.onCall(call);
-        }
-      : (call: ApiCall) => trace.calls.push(call);
+    const onCall = (call: ApiCall) => {
+      trace.calls.push(call);
+      spans?.onCall(call);
+      // One line per write, for an audit kept as long as the logs are (docs/operations.md, "Audit").
+      if (call.method === 'POST')
+        logger.info({ write: { method: call.method, path: call.path, status: call.status, error: call.error } }, 'service write');
+    };
     const writeTrace = async (end: Parameters<typeof traceLine>[1]) => {
       trace.ms = Date.now() - started;
       await job.log(traceLine(trace, end)).catch((err: Error) => couldNot(logger, 'write the attempt trace', err));
     };
     try {
-      const { record, key } = checkedJobRecord(kind, job);
+      const { record, key, fromService } = checkedJobRecord(kind, job);
       logger = logger.child({ key });
       spans?.key(key);
       // Before go-live: no lock, no catalog, no call.
@@ -125,6 +130,7 @@ export function createProcessor<R>(kind: JobKind<R>, deps: RunnerDeps, opts: Pro
             logger.debug({ data }, message);
           },
           settling: (pending, fn) => (spans ? spans.settling(pending, fn) : fn()),
+          ...(fromService ? { fromService } : {}),
         };
         const result = await kind.process(record, ctx);
         await writeTrace({ result });

@@ -15,10 +15,23 @@ export const KEEP_COMPLETED_SECONDS = 7 * 24 * 3600;
 /** At most this many completed jobs are kept per queue, so Redis does not grow without bound. */
 export const KEEP_COMPLETED_COUNT = 50_000;
 
+/** What a resync or repair job asks of its kind beside the record (docs/operations.md, "Resync and repair"). */
+export const fromServiceSchema = z.object({
+  reason: z.enum(['resync', 'repair']),
+  /** The repair run it belongs to (its id), for the report. */
+  run: z.string().optional(),
+  /** The drifts it repairs, as reconcile named them (`kind field`). */
+  drifts: z.array(z.string()).optional(),
+  /** What the kind needs beyond the record (e.g. the stock on hand to set), checked by the kind. */
+  targets: z.unknown().optional(),
+});
+export type FromService = z.infer<typeof fromServiceSchema>;
+
 /** Job data (contract 3): the raw record as delivered, never a secret. */
 export const jobDataSchema = z.object({
   record: z.unknown(),
-  source: z.enum(['feed', 'import']),
+  /** Where the job came from: the feed, an import, or an operator's `resync` or `reconcile --repair`. */
+  source: z.enum(['feed', 'import', 'resync', 'repair']),
   /** Line of the NDJSON file the record came from (imports only). */
   line: z.number().int().positive().optional(),
   /**
@@ -28,6 +41,8 @@ export const jobDataSchema = z.object({
   parseError: z.string().optional(),
   /** The business key of such a record, when its start names it. */
   key: z.string().optional(),
+  /** Set on a resync or a repair: the job plans from the service's state, not from the progress kept (job-kind.ts). */
+  fromService: fromServiceSchema.optional(),
 });
 export type JobData = z.infer<typeof jobDataSchema>;
 

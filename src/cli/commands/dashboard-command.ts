@@ -11,6 +11,8 @@ import type { CommandResult } from '../command-result.js';
 import { untilStopped } from '../until-stopped.js';
 import { port } from './options.js';
 import type { OpsKind } from '../../ops/ops-kind.js';
+import type { Repairer } from '../../ops/repair-report.js';
+import type { AppDeps } from '../../app/build-deps.js';
 
 /** `dashboard [--host H] [--port P] [--no-auth]`: serves until SIGTERM/SIGINT. */
 export function dashboardCommand(io: CliIo, done: CommandResult, kinds: readonly OpsKind[]): Command {
@@ -31,6 +33,15 @@ export function dashboardCommand(io: CliIo, done: CommandResult, kinds: readonly
       const logger = commandLogger(config, io.stderr);
       const redis = await connectRedisWaiting(config.redis, { logger, waitMs: config.redisStartWaitSeconds * 1000, signal: io.stop });
       const { startDashboard } = await import('../../dashboard/dashboard-server.js');
+      // Repairs need the service: with it configured, the reconcile page's buttons run them in this process.
+      let repairDeps: AppDeps | undefined;
+      const repair: Repairer | undefined = config.service
+        ? async (ask) => {
+            const [{ buildDeps }, { repairDrifts }] = await Promise.all([import('../../app/build-deps.js'), import('../../app/repair.js')]);
+            repairDeps ??= buildDeps(config, logger, { redis, kinds });
+            return repairDrifts(repairDeps, ask);
+          }
+        : undefined;
       const dashboard = await startDashboard({
         defs: kinds,
         host: o.host,
@@ -45,6 +56,7 @@ export function dashboardCommand(io: CliIo, done: CommandResult, kinds: readonly
         serviceBaseUrl: config.service?.baseUrl,
         lagLimitSeconds: config.alerts.lagSeconds,
         mapping: config.mapping,
+        repair,
       });
       const publicUrl = config.dashboard.publicUrl
         ? `Public:    ${config.dashboard.publicUrl}/ (DASHBOARD_PUBLIC_URL, through your proxy)\n`
@@ -55,6 +67,7 @@ export function dashboardCommand(io: CliIo, done: CommandResult, kinds: readonly
       );
       await untilStopped(io.stop);
       await dashboard.close();
+      await repairDeps?.close();
       redis.disconnect();
       done(ExitCode.ok);
     });

@@ -6,6 +6,38 @@ import { ExitCode } from '../exit-codes.js';
 import type { CommandResult } from '../command-result.js';
 import { renderReconcile } from '../render-reconcile.js';
 import type { OpsKind } from '../../ops/ops-kind.js';
+import { UsageError } from '../exit-codes.js';
+import { renderRepair } from '../render-repair.js';
+
+interface ReconcileFlags {
+  stream?: StreamName[];
+  deep?: boolean;
+  json?: boolean;
+  repair?: boolean;
+  dryRun?: boolean;
+  includeStock?: boolean;
+}
+
+/** `reconcile --repair`: exit 0 nothing left drifted (dry run: every drift has a repair), 1 something left or failed. */
+async function repairAction(io: CliIo, done: CommandResult, o: ReconcileFlags): Promise<void> {
+  const [{ openApp }, { repairDrifts }] = await Promise.all([import('../../app/app-context.js'), import('../../app/repair.js')]);
+  const app = await openApp(io, { needs: { service: true }, logTo: io.stderr });
+  try {
+    const report = await repairDrifts(app.deps, {
+      streams: o.stream,
+      deep: o.deep,
+      dryRun: o.dryRun,
+      optIns: new Set(o.includeStock ? ['include-stock'] : []),
+      signal: io.stop,
+    });
+    app.logger.info({ run: report.run, items: report.items.length, ok: report.ok }, o.dryRun ? 'repair dry run done' : 'repair done');
+    if (o.json) writeJson(io, report);
+    else io.stdout.write(renderRepair(report));
+    done(report.ok ? ExitCode.ok : ExitCode.someFailed);
+  } finally {
+    await app.close();
+  }
+}
 
 /** `reconcile [--stream S]... [--json]`: the service against what was synced; exit 0 no drift, 1 drift found. */
 export function reconcileCommand(io: CliIo, done: CommandResult, kinds: readonly OpsKind[]): Command {
@@ -13,8 +45,13 @@ export function reconcileCommand(io: CliIo, done: CommandResult, kinds: readonly
     .description('compare the service with what the program recorded as synced and report every drift (exit 1 when something drifted)')
     .addOption(new Option('--stream <stream...>', 'only these streams').choices(kinds.map((k) => k.stream)))
     .option('--deep', 'also read every synced order (one GET each) to compare its lines, not only their total')
+    .option('--repair', 'then repair each drift the API allows, through its job (a job per record); exit 1 when something is left')
+    .option('--dry-run', 'with --repair: show every call the repairs would make, write nothing')
+    .option('--include-stock', 'with --repair: also set drifted stock back to the count (less what synced orders shipped since)')
     .option('--json', 'machine-readable output')
-    .action(async (o: { stream?: StreamName[]; deep?: boolean; json?: boolean }) => {
+    .action(async (o: ReconcileFlags) => {
+      if (!o.repair && (o.dryRun || o.includeStock)) throw new UsageError('--dry-run and --include-stock go with --repair');
+      if (o.repair) return repairAction(io, done, o);
       const [{ openApp }, { reconcile, storeReport }] = await Promise.all([
         import('../../app/app-context.js'),
         import('../../ops/reconcile.js'),

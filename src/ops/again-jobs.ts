@@ -1,0 +1,62 @@
+import type { Queue } from 'bullmq';
+import type { RedisConnection as Redis } from '../redis.js';
+import { findJobIds } from '../queue/job-index.js';
+import { jobIdFor } from '../queue/job-id.js';
+import type { FromService, JobData } from '../queue/queues.js';
+import type { RecordJob } from '../queue/record-jobs.js';
+import { checkRecord, recordKey, type RecordStream } from '../records/records.js';
+import type { StreamName } from '../records/stream-def.js';
+
+/** A run's id: a suffix that keeps its jobs apart from the record's own job, and from every other run's. */
+export function runId(now = Date.now()): string {
+  return `${now.toString(36)}${Math.floor(Math.random() * 36 ** 3).toString(36)}`;
+}
+
+/**
+ * The job that sends a record through its kind again (`resync`, `reconcile --repair`): id
+ * `{record's job id}-{reason}-{run}` (BullMQ would take the record's own id for a re-delivery and do nothing),
+ * data the record with `fromService`, which tells the kind to plan from the service's state.
+ */
+export function againJob(def: RecordStream, record: unknown, fromService: FromService & { run: string }): RecordJob {
+  const data: JobData = { record, source: fromService.reason, fromService };
+  return { name: def.stream, data, opts: { jobId: `${jobIdFor(def, record)}-${fromService.reason}-${fromService.run}` } };
+}
+
+/** The newest version of a key the program recorded: the record of its newest job (any state) that reads. */
+export interface RecordedVersion {
+  stream: StreamName;
+  key: string;
+  jobId: string;
+  record: unknown;
+  state: string;
+}
+
+/** Per stream, the newest recorded version of `key` (its jobs from the job index: the days of job retention). */
+export async function newestVersions(
+  redis: Redis,
+  prefix: string,
+  queues: { get(stream: StreamName): Queue },
+  defs: readonly RecordStream[],
+  key: string,
+): Promise<RecordedVersion[]> {
+  const ids = await findJobIds(
+    redis,
+    prefix,
+    key,
+    defs.map((d) => d.stream),
+  );
+  const newest = new Map<StreamName, { v: RecordedVersion; at: number }>();
+  for (const id of ids) {
+    const def = defs.find((d) => id.startsWith(`${d.stream}-`));
+    if (!def) continue;
+    const job = await queues.get(def.stream).getJob(id);
+    const data = job?.data as JobData | undefined;
+    if (!job || !data || data.parseError !== undefined || recordKey(def, data.record) !== key) continue;
+    if (!checkRecord(def, data.record).ok) continue;
+    const at = job.timestamp ?? 0;
+    const before = newest.get(def.stream);
+    if (before && before.at >= at) continue;
+    newest.set(def.stream, { v: { stream: def.stream, key, jobId: id, record: data.record, state: await job.getState() }, at });
+  }
+  return defs.flatMap((d) => (newest.has(d.stream) ? [newest.get(d.stream)!.v] : []));
+}
