@@ -104,8 +104,8 @@ export const shortPreset: ChaosOptions = {
   countsPerLocation: 3,
   boms: 10,
   badRounds: 1,
-  outageSeconds: 30,
-  redisFullSeconds: 15,
+  outageSeconds: 20,
+  redisFullSeconds: 10,
   drainTimeoutSeconds: 300,
 };
 

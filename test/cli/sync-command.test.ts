@@ -106,8 +106,8 @@ describe.concurrent('sync --once', () => {
       expect(r.stderr.trim().split('\n')).toEqual([
         'INVENTORY_BASE_URL: is required (see README, "Configuration")',
         'INVENTORY_ACCOUNT: is required (see README, "Configuration")',
-        'INVENTORY_API_KEY: is required (see README, "Configuration")',
-        'INVENTORY_API_SECRET: is required (see README, "Configuration")',
+        'INVENTORY_API_KEY: is required, or INVENTORY_API_KEY_FILE naming a file that holds it (see README, "Configuration")',
+        'INVENTORY_API_SECRET: is required, or INVENTORY_API_SECRET_FILE naming a file that holds it (see README, "Configuration")',
         'UPSTREAM_URL: is required to pull the feed',
       ]);
     });

@@ -75,6 +75,7 @@ describe('metrics', () => {
           status: 'ready',
           checks: [
             { name: 'redis', ok: true },
+            { name: 'redis-writes', ok: true },
             { name: 'workers', ok: true },
             { name: 'streams', ok: true },
           ],
