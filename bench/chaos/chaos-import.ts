@@ -100,7 +100,8 @@ export class ChaosImporter {
   }
 
   /** Runs until a run does not end with exit 3 (Redis unreachable: the restart window), at most `attempts` times. */
-  async runUntilDone(phase: ImportRun['phase'], progress: () => number, note: (what: string) => void, attempts = 4): Promise<ImportRun> {
+  /** Runs the import again while it exits 3 (Redis restarting, or full: an operator's script would try again), `attempts` times, 1 s apart. */
+  async runUntilDone(phase: ImportRun['phase'], progress: () => number, note: (what: string) => void, attempts = 40): Promise<ImportRun> {
     for (let i = 1; ; i++) {
       note(`import ${this.o.plan.stream} (${this.o.plan.lines.length} lines): started${i > 1 ? ' again' : ''}`);
       const run = await this.run(phase, progress());
