@@ -99,7 +99,6 @@ export class ChaosImporter {
     return run;
   }
 
-  /** Runs until a run does not end with exit 3 (Redis unreachable: the restart window), at most `attempts` times. */
   /** Runs the import again while it exits 3 (Redis restarting, or full: an operator's script would try again), `attempts` times, 1 s apart. */
   async runUntilDone(phase: ImportRun['phase'], progress: () => number, note: (what: string) => void, attempts = 40): Promise<ImportRun> {
     for (let i = 1; ; i++) {
