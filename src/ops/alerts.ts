@@ -7,6 +7,7 @@ import type { StreamDef, StreamName } from '../records/stream-def.js';
 import { laggingSeconds } from './feed-lag.js';
 import { claimAlert, readBreaker, releaseAlert } from '../queue/stream-breaker.js';
 import { messageOf } from '../message-of.js';
+import { startLooking } from '../serial-look.js';
 import { defaults } from '../../config/defaults.js';
 import { claimEndAlert, claimOutageAlert, isOutage, readLastOutage, readOutage, releaseOutageAlert } from '../queue/service-outage.js';
 import { logRepeated, reasonOf } from '../log-throttle.js';
@@ -208,36 +209,13 @@ export async function checkAlerts(d: AlertDeps, now = Date.now()): Promise<Alert
 
 /** Looks every `everyMs` until stopped; a failed look is logged and the next one goes on. One look at a time. */
 export function startAlerts(d: AlertDeps, everyMs: number): { stop(): Promise<void>; lookNow(): void } {
-  let running: Promise<unknown> | undefined;
-  let stopped = false;
-  /** A look asked for while one runs (lookNow): done right after it, since the running one may have missed its cause. */
-  let again = false;
-  const look = () => {
-    if (stopped) return;
-    if (running) return void (again = true);
-    running = checkAlerts(d)
-      .catch((err: unknown) =>
-        logRepeated(d.logger, 'warn', `alert-check:${reasonOf(err)}`, { err: messageOf(err) }, 'alert check failed (Redis?); trying again'),
-      )
-      .finally(() => {
-        running = undefined;
-        if (again) {
-          again = false;
-          look();
-        }
-      });
-  };
+  const looks = startLooking(
+    () => checkAlerts(d),
+    everyMs,
+    (err) =>
+      logRepeated(d.logger, 'warn', `alert-check:${reasonOf(err)}`, { err: messageOf(err) }, 'alert check failed (Redis?); trying again'),
+  );
   // The first look marks where failures count from.
-  look();
-  const timer = setInterval(look, everyMs);
-  timer.unref();
-  return {
-    lookNow: look,
-    async stop() {
-      stopped = true;
-      clearInterval(timer);
-      // A look stuck on a Redis outage must not hold up the shutdown.
-      await Promise.race([running, new Promise((r) => setTimeout(r, 2000).unref())]);
-    },
-  };
+  looks.lookNow();
+  return looks;
 }

@@ -3,6 +3,8 @@ import { defaults } from '../../config/defaults.js';
 import type { Logger } from '../logger.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis.js';
 import { messageOf } from '../message-of.js';
+import { logRepeated, reasonOf } from '../log-throttle.js';
+import { startLooking } from '../serial-look.js';
 import { isPaused as breakerOpen } from './stream-breaker.js';
 import { claimProbe, endOutage, noteProbe, openedAt } from './service-outage.js';
 
@@ -51,11 +53,6 @@ export function startOutageWatch(o: OutageWatchOptions): OutageWatch {
   const probeMaxMs = o.probeMaxMs ?? defaults.outageProbeMaxMs;
   /** The outage (its `since`) this process holds its queues for, if any. */
   let holding: string | undefined;
-  let running: Promise<void> | undefined;
-  let stopped = false;
-  let again = false;
-  /** Looks that failed in a row (Redis away): said once, then quiet until a look goes through. */
-  let failedLooks = 0;
 
   const letGo = async (why: string) => {
     for (const [stream, queue] of o.queues) {
@@ -101,25 +98,6 @@ export function startOutageWatch(o: OutageWatchOptions): OutageWatch {
     }
   };
 
-  const look = () => {
-    if (stopped) return;
-    if (running) return void (again = true);
-    running = lookOnce()
-      .then(() => {
-        failedLooks = 0;
-      })
-      .catch((err: unknown) => {
-        if (failedLooks++ === 0) o.logger.warn({ err: messageOf(err) }, 'outage look failed (Redis?); looking again');
-      })
-      .finally(() => {
-        running = undefined;
-        if (again) {
-          again = false;
-          look();
-        }
-      });
-  };
-
   // A process that starts after an outage ended while every worker was gone finds its queues paused with no cause left.
   const start = (async () => {
     if (await openedAt(o.redis, o.keys)) return;
@@ -130,16 +108,15 @@ export function startOutageWatch(o: OutageWatchOptions): OutageWatch {
     }
   })().catch((err: unknown) => o.logger.debug({ err: messageOf(err) }, 'outage start check failed (Redis?)'));
 
-  const timer = setInterval(look, lookMs);
-  timer.unref();
+  // Looks that fail (Redis away) are said once per reason every 30 s, with the count.
+  const looks = startLooking(lookOnce, lookMs, (err) =>
+    logRepeated(o.logger, 'warn', `outage-look:${reasonOf(err)}`, { err: messageOf(err) }, 'outage look failed (Redis?); looking again'),
+  );
   return {
-    lookNow: look,
+    lookNow: looks.lookNow,
     async stop() {
-      stopped = true;
-      clearInterval(timer);
+      await looks.stop();
       await start;
-      // A look stuck on a Redis outage, or a probe on a hanging service, must not hold up the shutdown.
-      await Promise.race([running, new Promise((r) => setTimeout(r, 2000).unref())]);
     },
   };
 }
