@@ -38,8 +38,8 @@ const NO_EXPORT_ALL = { selector: 'ExportAllDeclaration', message: 'No `export *
  */
 export const READS_MESSAGE_TEXT = [
   'src/client/classify.ts',
-  'src/redis-errors.ts',
-  'src/redis-options.ts',
+  'src/redis/errors.ts',
+  'src/redis/options.ts',
   'src/client/budget-scripts.ts',
   'src/client/shape.ts',
   'src/sandbox/validation.ts',

@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { RequestBudget } from '../src/client/budget.js';
 import type { FacilityRow, ProductRow } from '../src/client/schemas.js';
 import { ServiceClient } from '../src/client/service-client.js';
-import { createRedis, deleteKeysUnder, redisKeys } from '../src/redis.js';
+import { createRedis, deleteKeysUnder, redisKeys } from '../src/redis/connection.js';
 import { parseProfile } from '../src/sandbox/profile-rules.js';
 import type { SandboxProfile } from '../src/sandbox/sandbox-options.js';
 import { startSandbox } from '../src/sandbox/sandbox.js';

@@ -15,7 +15,7 @@ import { Catalog } from '../src/catalog/catalog.js';
 import { RequestBudget } from '../src/client/budget.js';
 import type { CreateOrderBody } from '../src/client/schemas.js';
 import { ServiceClient } from '../src/client/service-client.js';
-import { createRedis, redisKeys } from '../src/redis.js';
+import { createRedis, redisKeys } from '../src/redis/connection.js';
 import { machine, machineLine } from './lib/machine.js';
 import { textTable } from './lib/tables.js';
 import { median } from './lib/median.js';

@@ -14,7 +14,7 @@ import { Queue, Worker, type Job } from 'bullmq';
 import { expandBatch } from '../src/queue/intake.js';
 import { intakeQueueName, type IntakeData } from '../src/queue/intake-queue.js';
 import { recordJobOptions, type JobData } from '../src/queue/queues.js';
-import { createRedis, deleteKeysUnder } from '../src/redis.js';
+import { createRedis, deleteKeysUnder } from '../src/redis/connection.js';
 import { spawnCli } from './lib/cli-process.js';
 import { benchOrders } from './lib/order-records.js';
 import { watchPeakRss } from './lib/peak-rss.js';

@@ -5,7 +5,7 @@ import { buildDeps } from '../src/app/build-deps.js';
 import { sandboxConfig } from '../src/app/sandbox-config.js';
 import { createLogger } from '../src/logger.js';
 import { addJobs, recordJob } from '../src/queue/record-jobs.js';
-import { clusterPrefix, createRedis, deleteKeysUnder, type RedisConnection, type RedisTarget } from '../src/redis.js';
+import { clusterPrefix, createRedis, deleteKeysUnder, type RedisConnection, type RedisTarget } from '../src/redis/connection.js';
 import type { Sandbox } from '../src/sandbox/sandbox.js';
 import type { OrderWorkerSettings } from './lib/order-workers.js';
 import { orderStream } from '../jobs/orders/order-stream.js';

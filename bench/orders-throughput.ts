@@ -15,7 +15,7 @@ import type { ChildProcess } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { parseProfile } from '../src/sandbox/profile-rules.js';
 import type { SandboxProfile } from '../src/sandbox/sandbox-options.js';
-import type { RedisTarget } from '../src/redis.js';
+import type { RedisTarget } from '../src/redis/connection.js';
 import { startSandbox, type Sandbox } from '../src/sandbox/sandbox.js';
 import { ownCpuMs, processCpuMs } from './lib/proc-cpu.js';
 import { records, redisCpuMs, setUp, spawnWorker, stopWorker } from './orders-bench-world.js';

@@ -14,7 +14,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { STREAMS } from '../jobs/streams.js';
 import { startFeedServer } from '../src/feed/feed-server.js';
-import { createRedis, deleteKeysUnder, formatClusterNodes } from '../src/redis.js';
+import { createRedis, deleteKeysUnder, formatClusterNodes } from '../src/redis/connection.js';
 import { startSandbox } from '../src/sandbox/sandbox.js';
 import { spawnCli } from './lib/cli-process.js';
 import { timePlannedFailover, type FailoverTiming } from './lib/failover-timing.js';

@@ -17,7 +17,7 @@ import { createLogger } from '../src/logger.js';
 import { waitForIdle } from '../src/queue/drain.js';
 import { addJobs, recordJob } from '../src/queue/record-jobs.js';
 import { startWorkers } from '../src/queue/worker-pool.js';
-import { createRedis, deleteKeysUnder, redisKeys } from '../src/redis.js';
+import { createRedis, deleteKeysUnder, redisKeys } from '../src/redis/connection.js';
 import { startSandbox } from '../src/sandbox/sandbox.js';
 import { keyClassifier, readKeyBounds, type KeyBound } from './lib/key-bounds.js';
 import { benchOrders } from './lib/order-records.js';

@@ -18,7 +18,7 @@ import { createLogger } from '../src/logger.js';
 import { waitForIdle } from '../src/queue/drain.js';
 import { importNdjson } from '../src/feed/importer.js';
 import { startWorkers } from '../src/queue/worker-pool.js';
-import { createRedis, deleteKeysUnder } from '../src/redis.js';
+import { createRedis, deleteKeysUnder } from '../src/redis/connection.js';
 import { buildDeps } from '../src/app/build-deps.js';
 import { sandboxConfig } from '../src/app/sandbox-config.js';
 import { sandboxAdminClient } from '../src/sandbox/admin-client.js';

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { startFeedServer } from '../src/feed/feed-server.js';
-import { createRedis, deleteKeysUnder } from '../src/redis.js';
+import { createRedis, deleteKeysUnder } from '../src/redis/connection.js';
 import type { SandboxProfile } from '../src/sandbox/sandbox-options.js';
 import { startSandbox, type Sandbox } from '../src/sandbox/sandbox.js';
 import { buildDist } from './lib/build-dist.js';

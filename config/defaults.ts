@@ -203,7 +203,7 @@ export const defaults = {
   feedRetryMaxDelayMs: 5_000,
   /** How long a stock count waits for its location's lock (or another job's snapshot read), in ms. */
   stockLockWaitMs: 120_000,
-  /** Defaults of the Redis lock helper (jobs/stock/redis-lock.ts): longest wait and poll interval, in ms. */
+  /** Defaults of the Redis lock helper (src/redis/redis-lock.ts): longest wait and poll interval, in ms. */
   lockWaitMs: 60_000,
   lockPollMs: 50,
 } as const;

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { redisPasswords } from '../src/redis-target.js';
+import { redisPasswords } from '../src/redis/target.js';
 import { defaults } from './defaults.js';
 import { loadMapping, type Mapping } from './mapping-file.js';
 import { redisConfigOf, type RedisConfig } from './redis-config.js';

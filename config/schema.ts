@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseRedisNodes, type ParsedNodes } from '../src/redis-target.js';
+import { parseRedisNodes, type ParsedNodes } from '../src/redis/target.js';
 import { cronProblem } from './cron-pattern.js';
 import { defaults } from './defaults.js';
 

@@ -1,5 +1,5 @@
 import type { TestProject } from 'vitest/node';
-import { redisForRun } from '../src/redis-server.js';
+import { redisForRun } from '../src/redis/embedded-server.js';
 import { requirePrerequisites, stopRun, testRedisUrl } from './setup/prerequisites.js';
 
 /**

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
-import type { RedisConnection } from '../../src/redis.js';
-import { redisKeys } from '../../src/redis.js';
+import type { RedisConnection } from '../../src/redis/connection.js';
+import { redisKeys } from '../../src/redis/connection.js';
 import { readBreaker } from '../../src/queue/stream-breaker.js';
 import { STREAMS } from '../../jobs/streams.js';
 import { cliCommand } from '../lib/cli-process.js';

@@ -6,8 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { Queue } from 'bullmq';
-import type { RedisConnection } from '../../src/redis.js';
-import { redisKeys } from '../../src/redis.js';
+import type { RedisConnection } from '../../src/redis/connection.js';
+import { redisKeys } from '../../src/redis/connection.js';
 import { readBreaker } from '../../src/queue/stream-breaker.js';
 import { readOutage } from '../../src/queue/service-outage.js';
 import { STREAMS } from '../../jobs/streams.js';

@@ -6,7 +6,7 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
 import type { SandboxState } from '../../src/sandbox/sandbox-entities.js';
 import type { BudgetSettings } from '../../src/sandbox/sandbox-options.js';
 import { spawnCli, waitForLog, type CliProcess } from '../lib/cli-process.js';
-import { startRedisServer, type RedisServer } from '../../src/redis-server.js';
+import { startRedisServer, type RedisServer } from '../../src/redis/embedded-server.js';
 import { chaosSecrets, workerEnv, type ChaosSecrets } from './chaos-env.js';
 import type { ChaosOptions } from './chaos-options.js';
 import type { Scenario } from './scenario.js';

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
-import { createRedis } from '../../src/redis.js';
+import { createRedis } from '../../src/redis/connection.js';
 import { intakeQueueName } from '../../src/queue/intake-queue.js';
 import { STREAMS } from '../../jobs/streams.js';
 import type { StreamName } from '../../src/records/stream-def.js';

@@ -1,5 +1,5 @@
 import { Queue } from 'bullmq';
-import { createRedis } from '../../src/redis.js';
+import { createRedis } from '../../src/redis/connection.js';
 import { failOver, primaryPort, type SentinelAccess } from './local-sentinel.js';
 
 /** What a planned failover cost a worker busy with a queue, in seconds from `SENTINEL FAILOVER`. */

@@ -9,7 +9,7 @@ import { buildDeps } from '../../src/app/build-deps.js';
 import { sandboxConfig } from '../../src/app/sandbox-config.js';
 import { createLogger } from '../../src/logger.js';
 import { addJobs, recordJob } from '../../src/queue/record-jobs.js';
-import { createRedis, deleteKeysUnder } from '../../src/redis.js';
+import { createRedis, deleteKeysUnder } from '../../src/redis/connection.js';
 import type { SandboxProfile } from '../../src/sandbox/sandbox-options.js';
 import { startSandbox } from '../../src/sandbox/sandbox.js';
 import { benchOrders } from './order-records.js';

@@ -1,14 +1,14 @@
 /**
  * A real Redis Cluster on this machine, for the test suite and the scale-out benchmark: `masters` redis-servers
- * started with `--cluster-enabled yes` on free ports (src/redis-server.ts), joined by `redis-cli --cluster create`,
+ * started with `--cluster-enabled yes` on free ports (src/redis/embedded-server.ts), joined by `redis-cli --cluster create`,
  * ready once every node reports `cluster_state:ok`; stop() stops them and removes their folders.
  */
 import { execFile } from 'node:child_process';
 import { createServer } from 'node:net';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
-import type { RedisNode, RedisTarget } from '../../src/redis.js';
-import { findOnPath, startRedisServer, type RedisServer } from '../../src/redis-server.js';
+import type { RedisNode, RedisTarget } from '../../src/redis/connection.js';
+import { findOnPath, startRedisServer, type RedisServer } from '../../src/redis/embedded-server.js';
 
 const run = promisify(execFile);
 

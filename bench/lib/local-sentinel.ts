@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import type { RedisNode } from '../../src/redis.js';
-import { findOnPath, startRedisServer, type RedisServer } from '../../src/redis-server.js';
+import type { RedisNode } from '../../src/redis/connection.js';
+import { findOnPath, startRedisServer, type RedisServer } from '../../src/redis/embedded-server.js';
 
 /** A sentinel, the name it watches a primary under, and the passwords. */
 export interface SentinelAccess {

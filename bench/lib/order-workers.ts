@@ -11,7 +11,7 @@ import { buildDeps } from '../../src/app/build-deps.js';
 import { sandboxConfig } from '../../src/app/sandbox-config.js';
 import { createLogger } from '../../src/logger.js';
 import { startWorkers, type StartWorkersOptions } from '../../src/queue/worker-pool.js';
-import { createRedis, type RedisConnection, type RedisTarget } from '../../src/redis.js';
+import { createRedis, type RedisConnection, type RedisTarget } from '../../src/redis/connection.js';
 
 export interface OrderWorkerSettings {
   /** Redis URL, or a target with a cluster's seed nodes. */

@@ -1,4 +1,4 @@
-import type { RedisConnection as Redis } from '../../src/redis.js';
+import type { RedisConnection as Redis } from '../../src/redis/connection.js';
 
 /** Steps that surely happened, in order. */
 export const STEPS = ['none', 'created', 'shipment-created', 'shipped', 'completed'] as const;

@@ -6,7 +6,7 @@ import { loadProgress, type CountProgress } from './count-progress.js';
 import { marksGivenBack, openCounts, takeLines } from './open-counts.js';
 import { asPlanned, postChunks, settleIntents, type Planned } from './post-chunks.js';
 import { readMarks, splitByMarks } from './product-marks.js';
-import type { HeldLock } from './redis-lock.js';
+import type { HeldLock } from '../../src/redis/redis-lock.js';
 import type { ResolvedCount } from './resolve-count.js';
 import { stockKeys } from './stock-keys.js';
 import { locationStock, type SnapshotDeps } from './stock-snapshot.js';

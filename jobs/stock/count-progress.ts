@@ -1,4 +1,4 @@
-import type { RedisConnection as Redis, RedisKeys } from '../../src/redis.js';
+import type { RedisConnection as Redis, RedisKeys } from '../../src/redis/connection.js';
 import type { VarianceLine } from './count-plan.js';
 import type { LeftOut } from './product-marks.js';
 import { stockKeys } from './stock-keys.js';

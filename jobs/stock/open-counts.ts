@@ -1,5 +1,5 @@
-import type { RedisConnection as Redis } from '../../src/redis.js';
-import type { RedisKeys } from '../../src/redis.js';
+import type { RedisConnection as Redis } from '../../src/redis/connection.js';
+import type { RedisKeys } from '../../src/redis/connection.js';
 import type { VarianceLine } from './count-plan.js';
 import { loadProgress, type CountProgress } from './count-progress.js';
 import { readMarks, restoredMark, type LeftOut, type NamedItem } from './product-marks.js';

@@ -4,7 +4,7 @@ import type { JobContext, JobResult } from '../../src/queue/job-kind.js';
 import { varianceDate, type VarianceLine } from './count-plan.js';
 import { countResult, leftText } from './count-outcome.js';
 import { dropIntent, finishCount, knownVariances, markIntent, recordApplied, type CountProgress } from './count-progress.js';
-import type { HeldLock } from './redis-lock.js';
+import type { HeldLock } from '../../src/redis/redis-lock.js';
 import { findLostVariance } from './settle-variance.js';
 
 export type Planned = CountProgress & { facilityUrl: string; countDate: string; snapshotId: string };

@@ -1,5 +1,5 @@
-import type { RedisConnection as Redis } from '../../src/redis.js';
-import type { RedisKeys } from '../../src/redis.js';
+import type { RedisConnection as Redis } from '../../src/redis/connection.js';
+import type { RedisKeys } from '../../src/redis/connection.js';
 import type { CountedItem } from './count-plan.js';
 import { stockKeys } from './stock-keys.js';
 

@@ -1,8 +1,8 @@
-import type { RedisConnection as Redis } from '../../src/redis.js';
+import type { RedisConnection as Redis } from '../../src/redis/connection.js';
 import type { CatalogApi } from '../../src/catalog/types.js';
 import { stockCountStream } from './stock-count-stream.js';
 import { stockCountRecordSchema } from './stock-count-record.js';
-import type { RedisKeys } from '../../src/redis.js';
+import type { RedisKeys } from '../../src/redis/connection.js';
 import { loadProgress } from './count-progress.js';
 import { recordHash } from './record-hash.js';
 import { syncedOrders, type PlannedOrder } from '../orders/reconcile-orders.js';

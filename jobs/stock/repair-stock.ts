@@ -7,7 +7,7 @@ import type { JobContext, JobResult, PreviewContext } from '../../src/queue/job-
 import type { PlannedCall, PreviewResult } from '../../src/queue/record-plan.js';
 import { varianceDate, type VarianceLine } from './count-plan.js';
 import { varianceBody } from './post-chunks.js';
-import { withRedisLocks } from './redis-lock.js';
+import { withRedisLocks } from '../../src/redis/redis-lock.js';
 import type { StockCountRecord } from './stock-count-record.js';
 import { stockKeys } from './stock-keys.js';
 

@@ -8,7 +8,7 @@ import { previewCount } from './count-preview.js';
 import { previewStockRepair, repairStock } from './repair-stock.js';
 import { recordHash } from './record-hash.js';
 import { unfinishedElsewhere } from './count-progress.js';
-import { withRedisLocks } from './redis-lock.js';
+import { withRedisLocks } from '../../src/redis/redis-lock.js';
 import { resolveCount } from './resolve-count.js';
 import { stockKeys } from './stock-keys.js';
 import type { ServiceApi } from '../../src/client/service-api.js';

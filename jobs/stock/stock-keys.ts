@@ -1,4 +1,4 @@
-import type { RedisKeys } from '../../src/redis.js';
+import type { RedisKeys } from '../../src/redis/connection.js';
 
 /** Redis keys of the stock sync, under the program's prefix (docs/stock-sync.md). */
 export function stockKeys(keys: RedisKeys) {

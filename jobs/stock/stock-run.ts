@@ -1,4 +1,4 @@
-import type { RedisConnection as Redis, RedisKeys } from '../../src/redis.js';
+import type { RedisConnection as Redis, RedisKeys } from '../../src/redis/connection.js';
 import { stockKeys } from './stock-keys.js';
 
 /**

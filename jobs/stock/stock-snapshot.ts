@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ServiceApi } from '../../src/client/service-api.js';
-import type { RedisConnection as Redis, RedisKeys } from '../../src/redis.js';
-import { withRedisLock } from './redis-lock.js';
+import type { RedisConnection as Redis, RedisKeys } from '../../src/redis/connection.js';
+import { withRedisLock } from '../../src/redis/redis-lock.js';
 import { stockKeys } from './stock-keys.js';
 
 /** On-hand stock per location and product, as the inventory item collection sums it. */

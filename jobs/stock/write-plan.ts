@@ -1,5 +1,5 @@
-import type { RedisConnection as Redis } from '../../src/redis.js';
-import type { RedisKeys } from '../../src/redis.js';
+import type { RedisConnection as Redis } from '../../src/redis/connection.js';
+import type { RedisKeys } from '../../src/redis/connection.js';
 import type { VarianceLine } from './count-plan.js';
 import { KEEP_MS, LEFT } from './count-progress.js';
 import type { LeftOut, ProductMark } from './product-marks.js';

@@ -1,7 +1,7 @@
-import type { RedisConnection as Redis } from '../redis.js';
+import type { RedisConnection as Redis } from '../redis/connection.js';
 import type { Config, ConfigNeeds } from '../../config/read-config.js';
 import { buildDeps, type AppDeps } from './build-deps.js';
-import { logEvictionWarning } from '../eviction-policy.js';
+import { logEvictionWarning } from '../redis/eviction-policy.js';
 import type { Logger } from '../logger.js';
 import { createMetrics, type Metrics } from '../metrics/metrics.js';
 import { readFeedState } from '../feed/feed-state.js';

@@ -17,7 +17,7 @@ import type { RuntimeDeps } from './runtime.js';
 import type { StreamName } from '../records/stream-def.js';
 import type { OpsKind } from '../ops/ops-kind.js';
 import { streamDefs } from '../../jobs/streams.js';
-import { createRedis, type RedisConnection as Redis, redisKeys } from '../redis.js';
+import { createRedis, type RedisConnection as Redis, redisKeys } from '../redis/connection.js';
 
 export interface AppDeps extends RuntimeDeps {
   /** Undefined when built with budget: false. */

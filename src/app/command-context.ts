@@ -4,7 +4,7 @@ import { readConfig, secretsOf, type Budgets, type Config, type ConfigNeeds } fr
 import { createLogger, secretForms, type Logger } from '../logger.js';
 import type { CliIo, OutStream } from './cli-io.js';
 import { connectRedis } from './connect-redis.js';
-import { describeRedis, type RedisConnection as Redis } from '../redis.js';
+import { describeRedis, type RedisConnection as Redis } from '../redis/connection.js';
 import { openStreamQueues, type StreamQueues } from '../queue/stream-queues.js';
 import { streamDefs } from '../../jobs/streams.js';
 import type { StreamDef } from '../records/stream-def.js';

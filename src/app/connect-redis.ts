@@ -1,8 +1,8 @@
 import { defaults } from '../../config/defaults.js';
 import type { RedisConfig } from '../../config/read-config.js';
 import type { Logger } from '../logger.js';
-import { findRedisFailure, replyCode } from '../redis-errors.js';
-import { createRedis, describeRedis, type RedisConnection, type RedisTarget } from '../redis.js';
+import { findRedisFailure, replyCode } from '../redis/errors.js';
+import { createRedis, describeRedis, type RedisConnection, type RedisTarget } from '../redis/connection.js';
 import { UnreachableError } from '../unreachable-error.js';
 import { messageOf } from '../message-of.js';
 

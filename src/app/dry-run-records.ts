@@ -5,7 +5,7 @@ import { peekStream } from '../feed/peek-stream.js';
 import { keyInHead } from '../records/record-head.js';
 import { badLineId, checkedRecord, recordJob, type RecordJob } from '../queue/record-jobs.js';
 import { HEAD_CHARS, QUOTE_CHARS } from '../records/unreadable-record.js';
-import type { RedisConnection as Redis, RedisKeys } from '../redis.js';
+import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
 import type { StreamName } from '../records/stream-def.js';
 import type { RecordStream } from '../records/records.js';
 

@@ -1,7 +1,7 @@
 import { ConfigError } from '../../config/read-config.js';
 import { isServiceError } from '../client/errors.js';
 import type { ServiceApi } from '../client/service-api.js';
-import { findRedisFailure } from '../redis-errors.js';
+import { findRedisFailure } from '../redis/errors.js';
 import { UnreachableError } from '../unreachable-error.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { RedisConnection as Redis } from '../redis.js';
+import type { RedisConnection as Redis } from '../redis/connection.js';
 
 /** The commands a dry run's previews may send: reads of keys, nothing else. */
 const READS = new Set([

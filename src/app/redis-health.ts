@@ -5,7 +5,7 @@ import { secretValues } from './command-context.js';
 import { logRepeated, reasonOf } from '../log-throttle.js';
 import type { ReadyCheck } from '../metrics/worker-http.js';
 import { messageOf } from '../message-of.js';
-import { watchRedisWrites, type RedisWriteWatch, type WriteState } from '../redis-write-watch.js';
+import { watchRedisWrites, type RedisWriteWatch, type WriteState } from '../redis/write-watch.js';
 import { redisRefusedAlert } from '../ops/redis-refused-alert.js';
 
 export interface RedisHealthOptions {

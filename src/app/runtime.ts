@@ -5,7 +5,7 @@ import type { CatalogApi } from '../catalog/types.js';
 import type { ServiceApi } from '../client/service-api.js';
 import type { UpstreamClient } from '../feed/upstream-client.js';
 import type { Logger } from '../logger.js';
-import type { RedisConnection as Redis, RedisKeys } from '../redis.js';
+import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
 import { startControl, type Control } from '../feed/control.js';
 import { defOf } from '../records/records.js';
 import type { OpsKind } from '../ops/ops-kind.js';

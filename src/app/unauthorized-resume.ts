@@ -7,7 +7,7 @@ import { resumeStreams } from '../ops/resume-streams.js';
 import { readBreaker } from '../queue/stream-breaker.js';
 import { openStreamQueues } from '../queue/stream-queues.js';
 import type { StreamDef } from '../records/stream-def.js';
-import { redisKeys, type RedisConnection as Redis } from '../redis.js';
+import { redisKeys, type RedisConnection as Redis } from '../redis/connection.js';
 import { probeService } from './probe-service.js';
 
 export interface UnauthorizedResumeOptions {

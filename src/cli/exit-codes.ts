@@ -2,7 +2,7 @@ import { ConfigError } from '../../config/read-config.js';
 import { UnreachableError } from '../unreachable-error.js';
 import type { FeedError } from '../feed/upstream-client.js';
 import { isNetworkCode } from '../network-codes.js';
-import { findRedisFailure } from '../redis-errors.js';
+import { findRedisFailure } from '../redis/errors.js';
 import { messageOf } from '../message-of.js';
 
 /** Exit codes of shared/interface.md. */

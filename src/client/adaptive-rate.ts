@@ -1,6 +1,6 @@
 import { defaults } from '../../config/defaults.js';
 import type { Budgets } from '../../config/read-config.js';
-import type { RedisConnection as Redis, RedisKeys } from '../redis.js';
+import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
 import { ADAPT } from './adapt-script.js';
 import { runScript, sentBucketMs } from './budget-scripts.js';
 import { laneLimits, LANES, lanesRatePerSecond, TOTAL_WINDOW_MS, type BudgetLane } from './budget-lanes.js';

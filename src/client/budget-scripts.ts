@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { RedisConnection as Redis } from '../redis.js';
+import type { RedisConnection as Redis } from '../redis/connection.js';
 
 /** A Lua script run by EVALSHA, loaded with EVAL the first time a Redis does not know it. */
 export interface LuaScript {

@@ -1,4 +1,4 @@
-import type { RedisConnection as Redis, RedisKeys } from '../redis.js';
+import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
 import type { ShareReason } from './adaptive-rate.js';
 import { LANES, type BudgetLane } from './budget-lanes.js';
 

@@ -1,6 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Budgets } from '../../config/read-config.js';
-import type { RedisConnection as Redis, RedisKeys } from '../redis.js';
+import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
 import { AdaptiveRate, type AdaptiveRateOptions } from './adaptive-rate.js';
 import { ACQUIRE, HOLD, runScript, sentBucketMs } from './budget-scripts.js';
 import type { RequestClass } from './service-api.js';

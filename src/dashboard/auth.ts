@@ -1,7 +1,7 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { defaults } from '../../config/defaults.js';
 import type { Logger } from '../logger.js';
-import type { RedisConnection as Redis } from '../redis.js';
+import type { RedisConnection as Redis } from '../redis/connection.js';
 import { sameSecret } from '../same-secret.js';
 import { loginPage } from './login-page.js';
 import { LoginThrottle } from './login-throttle.js';

@@ -7,7 +7,7 @@ import { ExpressAdapter } from '@bull-board/express';
 import { Queue } from 'bullmq';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { defaults } from '../../config/defaults.js';
-import type { RedisConnection as Redis } from '../redis.js';
+import type { RedisConnection as Redis } from '../redis/connection.js';
 import type { Budgets } from '../../config/read-config.js';
 import { batchForBoard } from '../ops/batch-info.js';
 import { showJob } from '../ops/job-inspect.js';

@@ -1,5 +1,5 @@
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import type { RedisConnection as Redis } from '../redis.js';
+import type { RedisConnection as Redis } from '../redis/connection.js';
 
 /** A refusal: how long until an attempt would be taken, and whose limit it hit. */
 export interface ThrottleRefusal {

@@ -1,6 +1,6 @@
 import type { Mapping } from '../../config/mapping-file.js';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import type { RedisConnection as Redis } from '../redis.js';
+import type { RedisConnection as Redis } from '../redis/connection.js';
 import type { Budgets } from '../../config/read-config.js';
 import type { StreamQueues } from '../queue/stream-queues.js';
 import { findRecord } from '../ops/find.js';

@@ -2,7 +2,7 @@ import { randomBytes, scrypt } from 'node:crypto';
 import RedisStore from 'connect-redis';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import session from 'express-session';
-import type { RedisConnection as Redis } from '../redis.js';
+import type { RedisConnection as Redis } from '../redis/connection.js';
 
 declare module 'express-session' {
   interface SessionData {

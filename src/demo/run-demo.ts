@@ -14,15 +14,15 @@ import { ExitCode, type ExitCodeValue } from '../cli/exit-codes.js';
 import { runProgress } from '../cli/run-progress.js';
 import { startDashboard, type Dashboard } from '../dashboard/dashboard-server.js';
 import { startFeedServer } from '../feed/feed-server.js';
-import { evictionWarnings } from '../eviction-policy.js';
+import { evictionWarnings } from '../redis/eviction-policy.js';
 import { startWorkerHttp } from '../metrics/worker-http.js';
 import { startRuntime, syncOnce, type Runtime } from '../app/runtime.js';
 import type { StreamName } from '../records/stream-def.js';
 import { sandboxDefaults, type SandboxProfile } from '../sandbox/sandbox-options.js';
 import { startSandbox } from '../sandbox/sandbox.js';
 import { demoExpectations, demoFeed } from './demo-feed.js';
-import { deleteKeysUnder, describeRedis, redisSetting, safeRedisUrl } from '../redis.js';
-import { redisForRun } from '../redis-server.js';
+import { deleteKeysUnder, describeRedis, redisSetting, safeRedisUrl } from '../redis/connection.js';
+import { redisForRun } from '../redis/embedded-server.js';
 import { renderDemoSummary } from './demo-summary.js';
 
 export interface DemoOptions {

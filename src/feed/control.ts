@@ -5,14 +5,14 @@ import type { FeedPage, FetchPageOptions } from './upstream-client.js';
 import type { Logger } from '../logger.js';
 import type { StreamDef } from '../records/stream-def.js';
 import { defOf } from '../records/records.js';
-import { createRedis, type RedisConnection as Redis, type RedisKeys, type RedisTarget } from '../redis.js';
+import { createRedis, type RedisConnection as Redis, type RedisKeys, type RedisTarget } from '../redis/connection.js';
 import { pullStream, type PullResult } from './producer.js';
 import { CONTROL_QUEUE, type QueueSet } from '../queue/queues.js';
 import { finishGuardFor } from '../queue/finish-guard.js';
 import type { StreamName } from '../records/stream-def.js';
 import { messageOf } from '../message-of.js';
 import { logRepeated, reasonOf } from '../log-throttle.js';
-import { logRedisError } from '../redis-error-log.js';
+import { logRedisError } from '../redis/error-log.js';
 import { mendSchedulers, upsertScheduler } from './scheduler-watchdog.js';
 
 /** The control worker's job lock (BullMQ's default): a pull that a dead worker left is taken back after about this long. */

@@ -1,5 +1,5 @@
 import type { ChainableCommander } from 'ioredis';
-import type { RedisConnection as Redis, RedisKeys } from '../redis.js';
+import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
 import type { StreamName } from '../records/stream-def.js';
 
 /** What status and the dashboard show of one feed stream (hash `keys.feedState(stream)`). */

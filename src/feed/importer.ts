@@ -1,5 +1,5 @@
 import { defaults } from '../../config/defaults.js';
-import type { RedisConnection as Redis } from '../redis.js';
+import type { RedisConnection as Redis } from '../redis/connection.js';
 import type { Readable } from 'node:stream';
 import { readNdjsonChunks, type NdjsonEntry } from './ndjson.js';
 import { keyInHead } from '../records/record-head.js';

@@ -1,4 +1,4 @@
-import type { RedisConnection as Redis, RedisKeys } from '../redis.js';
+import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
 import type { StreamName } from '../records/stream-def.js';
 import type { FeedPage, FetchPageOptions } from './upstream-client.js';
 import { walkFeed } from './walk-feed.js';

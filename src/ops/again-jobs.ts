@@ -1,5 +1,5 @@
 import type { Queue } from 'bullmq';
-import type { RedisConnection as Redis } from '../redis.js';
+import type { RedisConnection as Redis } from '../redis/connection.js';
 import { findJobIds } from '../queue/job-index.js';
 import { jobIdFor } from '../queue/job-id.js';
 import type { FromService, JobData } from '../queue/queues.js';

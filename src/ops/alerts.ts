@@ -1,8 +1,8 @@
 import type { Queue } from 'bullmq';
-import type { RedisConnection as Redis } from '../redis.js';
+import type { RedisConnection as Redis } from '../redis/connection.js';
 import { redact, type Logger } from '../logger.js';
 import { readFeedState } from '../feed/feed-state.js';
-import { redisKeys } from '../redis.js';
+import { redisKeys } from '../redis/connection.js';
 import type { StreamDef, StreamName } from '../records/stream-def.js';
 import { laggingSeconds } from './feed-lag.js';
 import { claimAlert, readBreaker, releaseAlert } from '../queue/stream-breaker.js';

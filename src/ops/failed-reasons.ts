@@ -1,5 +1,5 @@
 import type { Queue } from 'bullmq';
-import type { RedisConnection as Redis } from '../redis.js';
+import type { RedisConnection as Redis } from '../redis/connection.js';
 import { FAILURE_GROUP_FIELD, failureGroupOf, type FailureGroup } from '../queue/failure-group.js';
 
 /** A failed job as grouping and retrying need it: no data. */

@@ -1,4 +1,4 @@
-import type { RedisConnection as Redis, RedisKeys } from '../redis.js';
+import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
 
 /** A service entity a record made or changed, before `find` says where it is known from. */
 export interface EntityRef {

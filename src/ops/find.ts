@@ -1,9 +1,9 @@
 import type { Mapping } from '../../config/mapping-file.js';
-import type { RedisConnection as Redis } from '../redis.js';
+import type { RedisConnection as Redis } from '../redis/connection.js';
 import { mappedNamesOf, type MappedNameRow } from './mapped-names.js';
 import { showJob, type JobStory } from './job-inspect.js';
 import type { StreamQueues } from '../queue/stream-queues.js';
-import { redisKeys } from '../redis.js';
+import { redisKeys } from '../redis/connection.js';
 import type { StreamName } from '../records/stream-def.js';
 import type { EntityRef, FoundProgress } from './find-rule.js';
 import type { OpsKind } from './ops-kind.js';

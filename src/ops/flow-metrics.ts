@@ -1,9 +1,9 @@
 import type { Queue } from 'bullmq';
-import type { RedisConnection as Redis } from '../redis.js';
+import type { RedisConnection as Redis } from '../redis/connection.js';
 import { defaults } from '../../config/defaults.js';
 import type { Budgets } from '../../config/read-config.js';
 import { readFeedState } from '../feed/feed-state.js';
-import { redisKeys } from '../redis.js';
+import { redisKeys } from '../redis/connection.js';
 import type { StreamName } from '../records/stream-def.js';
 import { readShares } from '../client/budget-share.js';
 import { behindSeconds } from './feed-lag.js';

@@ -1,4 +1,4 @@
-import type { RedisConnection as Redis, RedisKeys } from '../redis.js';
+import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
 import { readBreaker } from '../queue/stream-breaker.js';
 import { readOutage } from '../queue/service-outage.js';
 

@@ -1,5 +1,5 @@
 import type { CatalogApi } from '../catalog/types.js';
-import type { RedisConnection as Redis, RedisKeys } from '../redis.js';
+import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
 import type { StreamName } from '../records/stream-def.js';
 import type { ServiceView } from './reconcile-service.js';
 import type { SyncedRecord } from './reconcile-synced.js';

@@ -1,8 +1,8 @@
 import type { Queue } from 'bullmq';
-import type { RedisConnection as Redis } from '../redis.js';
+import type { RedisConnection as Redis } from '../redis/connection.js';
 import type { CatalogApi } from '../catalog/types.js';
 import type { ServiceApi } from '../client/service-api.js';
-import { redisKeys } from '../redis.js';
+import { redisKeys } from '../redis/connection.js';
 import { defOf } from '../records/records.js';
 import type { StreamName } from '../records/stream-def.js';
 import type { OpsKind } from './ops-kind.js';

@@ -1,4 +1,4 @@
-import { redisKeys } from '../redis.js';
+import { redisKeys } from '../redis/connection.js';
 import { closeBreaker, takeStreak } from '../queue/stream-breaker.js';
 import { retryJobIds } from './job-retry.js';
 import type { StreamQueues } from '../queue/stream-queues.js';

@@ -1,8 +1,8 @@
 import type { Budgets } from '../../config/read-config.js';
 import type { ShareReason } from '../client/adaptive-rate.js';
 import { readShares, shareReasonText } from '../client/budget-share.js';
-import { checkEvictionPolicy } from '../eviction-policy.js';
-import { type RedisConnection as Redis, redisKeys } from '../redis.js';
+import { checkEvictionPolicy } from '../redis/eviction-policy.js';
+import { type RedisConnection as Redis, redisKeys } from '../redis/connection.js';
 import { openControlQueue, readScheduleInfo } from '../feed/control.js';
 import { readFeedState } from '../feed/feed-state.js';
 import type { StreamName } from '../records/stream-def.js';

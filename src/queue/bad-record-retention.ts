@@ -1,5 +1,5 @@
 import type { Queue } from 'bullmq';
-import type { RedisConnection as Redis } from '../redis.js';
+import type { RedisConnection as Redis } from '../redis/connection.js';
 import { defaults } from '../../config/defaults.js';
 
 /** How many failed bad-record jobs a stream keeps, and for how long (BAD_RECORDS_KEEP, BAD_RECORDS_KEEP_DAYS). */

@@ -1,6 +1,6 @@
 import type { Job, Queue } from 'bullmq';
 import { defaults } from '../../config/defaults.js';
-import type { RedisConnection as Redis } from '../redis.js';
+import type { RedisConnection as Redis } from '../redis/connection.js';
 import { batchLabel, intakeDataSchema, streamOfIntakeQueue } from './intake-queue.js';
 import type { JobResult } from './job-kind.js';
 import { jobDataSchema, type JobData } from './queues.js';

@@ -1,5 +1,5 @@
 import type { Job } from 'bullmq';
-import type { RedisConnection as Redis } from '../redis.js';
+import type { RedisConnection as Redis } from '../redis/connection.js';
 import { splitReason } from './job-trace.js';
 
 /**

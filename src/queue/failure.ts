@@ -1,7 +1,7 @@
 import { isServiceError } from '../client/errors.js';
 import { HINTS } from '../error-hints.js';
 import { isNetworkCode } from '../network-codes.js';
-import { findRedisFailure } from '../redis-errors.js';
+import { findRedisFailure } from '../redis/errors.js';
 import { PermanentJobError } from './job-errors.js';
 
 /** What the runner does with an error: fail the job now, retry it with backoff, or hold the queue. */

@@ -17,8 +17,8 @@ import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../logger.js';
 import { messageOf } from '../message-of.js';
-import { findRedisFailure } from '../redis-errors.js';
-import { isCluster, type RedisConnection, type RedisTarget } from '../redis.js';
+import { findRedisFailure } from '../redis/errors.js';
+import { isCluster, type RedisConnection, type RedisTarget } from '../redis/connection.js';
 
 /** A job processor as BullMQ calls it. */
 export type Processor<D, R> = (job: Job<D, R>, token?: string, signal?: AbortSignal) => Promise<R>;

@@ -1,5 +1,5 @@
 import { Queue, type DefaultJobOptions } from 'bullmq';
-import type { RedisConnection as Redis } from '../redis.js';
+import type { RedisConnection as Redis } from '../redis/connection.js';
 import { z } from 'zod';
 import { defaults } from '../../config/defaults.js';
 import type { Config } from '../../config/read-config.js';

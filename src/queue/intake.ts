@@ -1,5 +1,5 @@
 import { UnrecoverableError, type Job, type Queue } from 'bullmq';
-import type { RedisConnection as Redis } from '../redis.js';
+import type { RedisConnection as Redis } from '../redis/connection.js';
 import { indexJobIds } from './job-index.js';
 import { QUOTE_CHARS } from '../records/unreadable-record.js';
 import { recordFailureGroup } from './failure-group.js';

@@ -1,4 +1,4 @@
-import type { RedisConnection as Redis } from '../redis.js';
+import type { RedisConnection as Redis } from '../redis/connection.js';
 import { KEEP_COMPLETED_SECONDS } from './queues.js';
 import { idSafe } from './job-id.js';
 import type { StreamName } from '../records/stream-def.js';

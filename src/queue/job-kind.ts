@@ -3,7 +3,7 @@ import type { Config } from '../../config/read-config.js';
 import type { CatalogApi } from '../catalog/types.js';
 import type { ServiceApi } from '../client/service-api.js';
 import type { Logger } from '../logger.js';
-import type { RedisConnection as Redis, RedisKeys } from '../redis.js';
+import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
 import type { JobTracing } from '../telemetry/job-tracing.js';
 import type { StreamDef, StreamName } from '../records/stream-def.js';
 import type { PreviewResult } from './record-plan.js';

@@ -1,7 +1,7 @@
 import type { Queue } from 'bullmq';
 import { defaults } from '../../config/defaults.js';
 import type { Logger } from '../logger.js';
-import type { RedisConnection as Redis, RedisKeys } from '../redis.js';
+import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
 import { messageOf } from '../message-of.js';
 import { logRepeated, reasonOf } from '../log-throttle.js';
 import { startLooking } from '../serial-look.js';

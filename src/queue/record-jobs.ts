@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Queue } from 'bullmq';
-import type { RedisConnection as Redis } from '../redis.js';
+import type { RedisConnection as Redis } from '../redis/connection.js';
 import { keyInHead } from '../records/record-head.js';
 import { checkRecord, recordKey, type KeyedStream, type RecordStream } from '../records/records.js';
 import { indexJobIds } from './job-index.js';

@@ -1,6 +1,6 @@
 import { isServiceError } from '../client/errors.js';
 import type { ServiceApi } from '../client/service-api.js';
-import { findRedisFailure } from '../redis-errors.js';
+import { findRedisFailure } from '../redis/errors.js';
 import type { ProbeResult } from './outage-watch.js';
 
 /**

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { runScript, type LuaScript } from '../client/budget-scripts.js';
-import type { RedisConnection as Redis, RedisKeys } from '../redis.js';
+import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
 
 /**
  * A stream's circuit breaker, shared in Redis by every process of the prefix (hash `keys.breaker(stream)`):

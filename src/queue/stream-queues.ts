@@ -1,5 +1,5 @@
 import { Queue } from 'bullmq';
-import type { RedisConnection as Redis } from '../redis.js';
+import type { RedisConnection as Redis } from '../redis/connection.js';
 import { intakeQueueName } from './intake-queue.js';
 import type { StreamDef, StreamName } from '../records/stream-def.js';
 

@@ -2,7 +2,7 @@ import { Queue, Worker, type Job, type Telemetry } from 'bullmq';
 import { defaults } from '../../config/defaults.js';
 import type { Config } from '../../config/read-config.js';
 import type { Logger } from '../logger.js';
-import { createRedis, type RedisConnection as Redis, type RedisTarget } from '../redis.js';
+import { createRedis, type RedisConnection as Redis, type RedisTarget } from '../redis/connection.js';
 import { jitteredBackoff } from './backoff.js';
 import { sizeConcurrency, type ConcurrencyBounds, type Pace } from './concurrency-sizer.js';
 import { DEFAULT_BAD_RECORD_RETENTION, retainBadRecord, type BadRecordRetention } from './bad-record-retention.js';
@@ -18,7 +18,7 @@ import { createProcessor, type ProcessorOptions, type RunnerDeps } from './job-r
 import { recordJobOptions, type JobData } from './queues.js';
 import type { StreamName } from '../records/stream-def.js';
 import { messageOf } from '../message-of.js';
-import { logRedisError } from '../redis-error-log.js';
+import { logRedisError } from '../redis/error-log.js';
 
 /**
  * BullMQ honours a manual rate limit (queue.rateLimit) only on workers that have a limiter; this one is

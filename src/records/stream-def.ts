@@ -1,6 +1,6 @@
 import type { ZodType } from 'zod';
 import type { Config } from '../../config/read-config.js';
-import type { RedisConnection as Redis, RedisKeys } from '../redis.js';
+import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
 import type { RecordReferences } from './record-references.js';
 
 /** A stream's name: the feed's stream, its BullMQ queue, its job ids' prefix. The list of kinds says which exist. */

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Catalog } from '../../src/catalog/catalog.js';
 import { readStockOnHand } from '../../src/catalog/stock-on-hand.js';
 import { ServiceClient } from '../../src/client/service-client.js';
-import { redisKeys, type RedisKeys } from '../../src/redis.js';
+import { redisKeys, type RedisKeys } from '../../src/redis/connection.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
 import { connect, deletePrefix, uniquePrefix } from '../helpers/redis.js';
 

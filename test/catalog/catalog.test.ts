@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Catalog } from '../../src/catalog/catalog.js';
 import { ServiceClient } from '../../src/client/service-client.js';
-import { redisKeys, type RedisKeys } from '../../src/redis.js';
+import { redisKeys, type RedisKeys } from '../../src/redis/connection.js';
 import { columns, json, startServer, type TestServer } from '../client/http-server.js';
 import { connect, deletePrefix, uniquePrefix } from '../helpers/redis.js';
 

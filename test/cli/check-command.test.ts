@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { STREAMS } from '../../jobs/streams.js';
 import { freePort } from '../../src/free-port.js';
 import { startFeedServer, type FeedServer } from '../../src/feed/feed-server.js';
-import { redisKeys } from '../../src/redis.js';
+import { redisKeys } from '../../src/redis/connection.js';
 import { countRecord } from '../helpers/count-record.js';
 import { orderRecord } from '../helpers/order-records.js';
 import { runCli, type CliRun } from './run-cli.js';

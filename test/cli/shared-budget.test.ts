@@ -4,7 +4,7 @@ import { startOtherClient, type OtherClient } from '../../bench/lib/other-client
 import { readShares, type LaneShare } from '../../src/client/budget-share.js';
 import { startFeedServer, type FeedServer } from '../../src/feed/feed-server.js';
 import type { StatusReport } from '../../src/ops/status-report.js';
-import { redisKeys } from '../../src/redis.js';
+import { redisKeys } from '../../src/redis/connection.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
 import { benchOrders } from '../../bench/lib/order-records.js';
 import { connect, deletePrefix, redisUrl, uniquePrefix } from '../helpers/redis.js';

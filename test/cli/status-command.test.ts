@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RequestBudget } from '../../src/client/budget.js';
 import { recordPage } from '../../src/feed/feed-state.js';
-import { redisKeys } from '../../src/redis.js';
+import { redisKeys } from '../../src/redis/connection.js';
 import { connect, deletePrefix, redisUrl, uniquePrefix } from '../helpers/redis.js';
 import { baseEnv, runCli } from './run-cli.js';
 import { seedFailedBatch, seedJobs, seedWaitingBatch, waitingCount, type Seeded } from './seed-jobs.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { redisKeys } from '../../src/redis.js';
+import { redisKeys } from '../../src/redis/connection.js';
 import { json, startServer, type TestServer } from '../client/http-server.js';
 import { SECRETS, startStack, type Stack } from './stack.js';
 import { eventually, startWorkerProcess } from './worker-process.js';

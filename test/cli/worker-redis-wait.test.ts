@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { startRedisServer, type RedisServer } from '../../src/redis-server.js';
-import { createRedis } from '../../src/redis.js';
+import { startRedisServer, type RedisServer } from '../../src/redis/embedded-server.js';
+import { createRedis } from '../../src/redis/connection.js';
 import { orderRecord, orderState } from '../helpers/order-records.js';
 import { runCli } from './run-cli.js';
 import { startStack, type Stack } from './stack.js';

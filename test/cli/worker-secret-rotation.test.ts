@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readBreaker } from '../../src/queue/stream-breaker.js';
-import { redisKeys } from '../../src/redis.js';
+import { redisKeys } from '../../src/redis/connection.js';
 import { orderRecord, syncedOnce } from '../helpers/order-records.js';
 import { SECRETS, startStack, type Stack } from './stack.js';
 import { eventually, startWorkerProcess, type WorkerProcess } from './worker-process.js';

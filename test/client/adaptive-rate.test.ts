@@ -5,7 +5,7 @@ import { RequestBudget } from '../../src/client/budget.js';
 import { readShares } from '../../src/client/budget-share.js';
 import { SENT_SLOTS } from '../../src/client/budget-scripts.js';
 import { readRateLimitHeaders } from '../../src/client/rate-limit-headers.js';
-import { redisKeys, type RedisKeys } from '../../src/redis.js';
+import { redisKeys, type RedisKeys } from '../../src/redis/connection.js';
 import { connect, deletePrefix, uniquePrefix } from '../helpers/redis.js';
 
 /** An account with one total of 1,200 a minute (and as much per class). */

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RequestBudget } from '../../src/client/budget.js';
-import { redisKeys, type RedisKeys } from '../../src/redis.js';
+import { redisKeys, type RedisKeys } from '../../src/redis/connection.js';
 import { connect, deletePrefix, redisUrl, uniquePrefix } from '../helpers/redis.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

@@ -7,7 +7,7 @@ import type { ServiceError } from '../../src/client/errors.js';
 import type { CreateOrderBody } from '../../src/client/schemas.js';
 import type { ApiCall } from '../../src/client/service-api.js';
 import { ServiceClient, type ServiceClientOptions } from '../../src/client/service-client.js';
-import { redisKeys } from '../../src/redis.js';
+import { redisKeys } from '../../src/redis/connection.js';
 import { connect, deletePrefix, uniquePrefix } from '../helpers/redis.js';
 import { columns, json, startServer, type TestServer } from './http-server.js';
 

@@ -1,7 +1,7 @@
 import { Queue } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readBreaker, recordRefusal } from '../../src/queue/stream-breaker.js';
-import { redisKeys } from '../../src/redis.js';
+import { redisKeys } from '../../src/redis/connection.js';
 import { form, raw, startTestDashboard, type TestDashboard } from './dashboard-http.js';
 
 /** Issue 20: the overview shows a stream its breaker paused, and its button resumes it. */

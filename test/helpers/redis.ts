@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
 import { readConfig } from '../../config/read-config.js';
-import { createRedis, deleteKeysUnder, type RedisConnection, type RedisNode, type RedisTarget } from '../../src/redis.js';
+import { createRedis, deleteKeysUnder, type RedisConnection, type RedisNode, type RedisTarget } from '../../src/redis/connection.js';
 import type { Redis } from 'ioredis';
 
 declare module 'vitest' {

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStreamQueues, type StreamQueues } from '../../src/queue/stream-queues.js';
 import { createLogger } from '../../src/logger.js';
 import { checkAlerts, type AlertDeps } from '../../src/ops/alerts.js';
-import { redisKeys } from '../../src/redis.js';
+import { redisKeys } from '../../src/redis/connection.js';
 import { json, startServer, type TestServer } from '../client/http-server.js';
 import { connect, deletePrefix, uniquePrefix } from '../helpers/redis.js';
 import { streamDefs } from '../../jobs/streams.js';

@@ -3,7 +3,7 @@ import { ReplyError, type Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import { guardFinishes, type FinishGuard } from '../../src/queue/finish-guard.js';
-import { createRedis, deleteKeysUnder } from '../../src/redis.js';
+import { createRedis, deleteKeysUnder } from '../../src/redis/connection.js';
 import { captureOut } from '../helpers/out-stream.js';
 import { redisUrl, uniquePrefix } from '../helpers/redis.js';
 

@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ProgressStore } from '../../jobs/orders/order-progress.js';
 import { recordFailureGroup } from '../../src/queue/failure-group.js';
 import { recordJobOptions } from '../../src/queue/queues.js';
-import { redisKeys } from '../../src/redis.js';
+import { redisKeys } from '../../src/redis/connection.js';
 import { connect, deletePrefix, uniquePrefix } from '../helpers/redis.js';
 
 describe('the lives of per-record keys', () => {

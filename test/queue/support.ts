@@ -15,7 +15,7 @@ import { streamDefs } from '../../jobs/streams.js';
 import type { StreamName } from '../../src/records/stream-def.js';
 import { startWorkers, type StartWorkersOptions, type WorkerPool } from '../../src/queue/worker-pool.js';
 import type { AnyJobKind } from '../../src/queue/job-kind.js';
-import type { RedisKeys } from '../../src/redis.js';
+import type { RedisKeys } from '../../src/redis/connection.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
 import { connect, deletePrefix, redisUrl, uniquePrefix } from '../helpers/redis.js';
 import { orderStream } from '../../jobs/orders/order-stream.js';

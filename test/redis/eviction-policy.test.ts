@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRedisServer, type RedisServer } from '../../src/redis-server.js';
-import { checkEvictionPolicy, evictionWarning, readEvictionPolicy } from '../../src/eviction-policy.js';
-import { createRedis } from '../../src/redis.js';
+import { startRedisServer, type RedisServer } from '../../src/redis/embedded-server.js';
+import { checkEvictionPolicy, evictionWarning, readEvictionPolicy } from '../../src/redis/eviction-policy.js';
+import { createRedis } from '../../src/redis/connection.js';
 import { baseEnv, runCli } from '../cli/run-cli.js';
 import { connect } from '../helpers/redis.js';
 

@@ -6,8 +6,8 @@ import { ServiceClient } from '../../src/client/service-client.js';
 import { describeFailure, ExitCode } from '../../src/cli/exit-codes.js';
 import { probeService } from '../../src/app/probe-service.js';
 import { classifyFailure } from '../../src/queue/failure.js';
-import { findRedisFailure } from '../../src/redis-errors.js';
-import { redisKeys } from '../../src/redis.js';
+import { findRedisFailure } from '../../src/redis/errors.js';
+import { redisKeys } from '../../src/redis/connection.js';
 import { connect, deletePrefix, uniquePrefix } from '../helpers/redis.js';
 
 const budgets = { postPerMinute: 600, getPerMinute: 600, collectionPerHour: 600, headroom: 1 };

@@ -1,8 +1,8 @@
 import { rootCertificates } from 'node:tls';
 import type { Cluster, Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { reconnectDelay } from '../../src/redis-options.js';
-import { createRedis, type RedisTarget } from '../../src/redis.js';
+import { reconnectDelay } from '../../src/redis/options.js';
+import { createRedis, type RedisTarget } from '../../src/redis/connection.js';
 
 const CA = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
 const readOnly = new Error("READONLY You can't write against a read only replica.");

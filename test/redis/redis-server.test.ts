@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { connectRedis } from '../../src/app/connect-redis.js';
 import { UnreachableError } from '../../src/unreachable-error.js';
-import { redisForRun } from '../../src/redis-server.js';
+import { redisForRun } from '../../src/redis/embedded-server.js';
 import { redisUrl } from '../helpers/redis.js';
 
 describe('redis for a run (the demo, the test suite)', () => {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFeedServer, type FeedServer } from '../../src/feed/feed-server.js';
-import { createRedis, deleteKeysUnder, formatClusterNodes, type RedisConnection } from '../../src/redis.js';
+import { createRedis, deleteKeysUnder, formatClusterNodes, type RedisConnection } from '../../src/redis/connection.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
 import { baseEnv } from '../cli/run-cli.js';
 import { startWorkerProcess, type WorkerProcess } from '../cli/worker-process.js';

@@ -6,8 +6,8 @@
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import { chromium } from 'playwright-core';
-import { safeRedisUrl } from '../../src/redis.js';
-import { findOnPath, waitForPing } from '../../src/redis-server.js';
+import { safeRedisUrl } from '../../src/redis/connection.js';
+import { findOnPath, waitForPing } from '../../src/redis/embedded-server.js';
 
 /**
  * `redis`: a Redis answering at REDIS_URL, or redis-server to start one; `redis-cluster`: redis-server and redis-cli;
@@ -171,7 +171,7 @@ export async function requirePrerequisites(needs: Need[]): Promise<Found> {
 
 /**
  * Ends the run before any test, with the lines only. Thrown, the error would come wrapped in a stack and a
- * misleading "No test files found"; servers already started go with this process (src/redis-server.ts).
+ * misleading "No test files found"; servers already started go with this process (src/redis/embedded-server.ts).
  */
 export function stopRun(lines: string[]): never {
   process.stderr.write(`\nThe tests cannot run; missing:\n${lines.map((l) => `  - ${l}\n`).join('')}\n`);

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { TestProject } from 'vitest/node';
-import { formatClusterNodes } from '../../src/redis.js';
+import { formatClusterNodes } from '../../src/redis/connection.js';
 import { startLocalSentinel, type SentinelAccess } from '../../bench/lib/local-sentinel.js';
 import { requirePrerequisites, stopRun } from './prerequisites.js';
 

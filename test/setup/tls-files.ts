@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { RedisServerTls } from '../../src/redis-server.js';
+import type { RedisServerTls } from '../../src/redis/embedded-server.js';
 
 const run = promisify(execFile);
 

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { startRedisServer } from '../../src/redis-server.js';
+import { startRedisServer } from '../../src/redis/embedded-server.js';
 import { requirePrerequisites, stopRun } from './prerequisites.js';
 import { makeTlsFiles } from './tls-files.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createRedis, deleteKeysUnder, type RedisConnection } from '../../src/redis.js';
+import { createRedis, deleteKeysUnder, type RedisConnection } from '../../src/redis/connection.js';
 import { runCli } from '../cli/run-cli.js';
 import { startStack, type Stack } from '../cli/stack.js';
 import { orderRecord, orderState } from '../helpers/order-records.js';

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import type { CliIo } from '../../app/cli-io.js';
 import { writeJson } from '../../app/command-context.js';
-import { describeRedis } from '../../redis.js';
+import { describeRedis } from '../../redis/connection.js';
 import type { CommandResult } from '../command-result.js';
 import { renderCheck } from '../render-check.js';
 import type { OpsKind } from '../../ops/ops-kind.js';

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { Command } from 'commander';
-import { logEvictionWarning } from '../../eviction-policy.js';
+import { logEvictionWarning } from '../../redis/eviction-policy.js';
 import { importNdjson, type ImportResult } from '../../feed/importer.js';
 import { createQueues } from '../../queue/queues.js';
 import type { SyncSummary } from '../../app/runtime.js';

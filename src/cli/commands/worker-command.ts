@@ -19,7 +19,7 @@ export function workerCommand(io: CliIo, done: CommandResult, kinds: readonly Op
         import('../../app/runtime.js'),
         import('../../metrics/worker-http.js'),
         import('../../app/worker-ops.js'),
-        import('../../eviction-policy.js'),
+        import('../../redis/eviction-policy.js'),
       ]);
       const { pausedCheck } = await import('../../ops/paused-check.js');
       const { startRedisHealth } = await import('../../app/redis-health.js');

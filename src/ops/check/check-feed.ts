@@ -3,7 +3,7 @@ import { checkRecord, recordReferences } from '../../records/records.js';
 import type { StreamDef, StreamName } from '../../records/stream-def.js';
 import type { FeedPage, FetchPageOptions } from '../../feed/upstream-client.js';
 import { recordJob, recordLabel } from '../../queue/record-jobs.js';
-import type { RedisConnection as Redis, RedisKeys } from '../../redis.js';
+import type { RedisConnection as Redis, RedisKeys } from '../../redis/connection.js';
 import { feedProblem } from './check-problems.js';
 import type { FeedStreamCheck } from './check-types.js';
 

@@ -1,7 +1,7 @@
 import type { Queue } from 'bullmq';
 import type { StreamName } from '../../records/stream-def.js';
-import { checkEvictionPolicy } from '../../eviction-policy.js';
-import { isCluster, type RedisConnection as Redis } from '../../redis.js';
+import { checkEvictionPolicy } from '../../redis/eviction-policy.js';
+import { isCluster, type RedisConnection as Redis } from '../../redis/connection.js';
 import { intakeCounts } from '../intake-counts.js';
 import type { RedisCheck } from './check-types.js';
 

@@ -2,7 +2,7 @@ import type { Budgets } from '../../../config/read-config.js';
 import { isServiceError } from '../../client/errors.js';
 import type { FacilityRow, ProductRow } from '../../client/schemas.js';
 import type { CallOptions, ServiceApi } from '../../client/service-api.js';
-import { findRedisFailure } from '../../redis-errors.js';
+import { findRedisFailure } from '../../redis/errors.js';
 import { serviceProblem } from './check-problems.js';
 import type { MagazineNode, ServiceCheck } from './check-types.js';
 

@@ -2,7 +2,7 @@ import type { Budgets } from '../../../config/read-config.js';
 import type { StreamDef } from '../../records/stream-def.js';
 import type { CatalogApi } from '../../catalog/types.js';
 import type { ServiceApi } from '../../client/service-api.js';
-import type { RedisKeys } from '../../redis.js';
+import type { RedisKeys } from '../../redis/connection.js';
 import { checkFeed, type CheckFeedOptions, type FeedPart } from './check-feed.js';
 import { findGaps } from './check-gaps.js';
 import { checkRedis, type CheckRedisOptions } from './check-redis.js';

@@ -4,7 +4,7 @@ import { ServiceClient } from '../../../src/client/service-client.js';
 import { UpstreamClient } from '../../../src/feed/upstream-client.js';
 import { checkFeed } from '../../../src/ops/check/check-feed.js';
 import { checkService } from '../../../src/ops/check/check-service.js';
-import { redisKeys } from '../../../src/redis.js';
+import { redisKeys } from '../../../src/redis/connection.js';
 import { columns, json, startServer, type TestServer } from '../../client/http-server.js';
 import { connect, deletePrefix, uniquePrefix } from '../../helpers/redis.js';
 import { orderStream } from '../../../jobs/orders/order-stream.js';

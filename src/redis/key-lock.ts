@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { RedisConnection as Redis } from '../redis.js';
+import type { RedisConnection as Redis } from './connection.js';
 
 const RENEW = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end`;
 const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;

@@ -1,6 +1,6 @@
 import { defaults } from '../../config/defaults.js';
-import type { RedisConnection as Redis } from '../../src/redis.js';
-import { waitForLock } from '../../src/queue/key-lock.js';
+import type { RedisConnection as Redis } from './connection.js';
+import { waitForLock } from './key-lock.js';
 
 export interface RedisLockOptions {
   /** Life of the lock in ms; renewed every ttlMs / 3 while held. Default 15 000. */
@@ -37,7 +37,7 @@ export interface HeldLock {
   assertHeld(): void;
 }
 
-/** Runs fn while holding a Redis lock (one mechanism for the whole program: src/queue/key-lock.ts). */
+/** Runs fn while holding a Redis lock (one mechanism for the whole program: src/redis/key-lock.ts). */
 export async function withRedisLock<T>(
   redis: Redis,
   key: string,

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LockLostError, LockTimeoutError, withRedisLock } from '../../../jobs/stock/redis-lock.js';
-import { connect, deletePrefix, uniquePrefix } from '../../helpers/redis.js';
+import { LockLostError, LockTimeoutError, withRedisLock } from '../../src/redis/redis-lock.js';
+import { connect, deletePrefix, uniquePrefix } from '../helpers/redis.js';
 
 let redis: Redis;
 let prefix: string;

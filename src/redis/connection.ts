@@ -1,9 +1,9 @@
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
-import { clusterOptions, sentinelOptions, singleOptions } from './redis-options.js';
-import type { RedisTarget } from './redis-target.js';
+import { clusterOptions, sentinelOptions, singleOptions } from './options.js';
+import type { RedisTarget } from './target.js';
 
-export { describeRedis, formatClusterNodes, parseRedisNodes, redisPasswords, redisSetting, safeRedisUrl } from './redis-target.js';
-export type { ParsedNodes, RedisNode, RedisTarget, SentinelTarget } from './redis-target.js';
+export { describeRedis, formatClusterNodes, parseRedisNodes, redisPasswords, redisSetting, safeRedisUrl } from './target.js';
+export type { ParsedNodes, RedisNode, RedisTarget, SentinelTarget } from './target.js';
 
 /** A connection to one Redis server or to a Redis Cluster; every command the program uses works on both. */
 export type RedisConnection = Redis | Cluster;
@@ -12,7 +12,7 @@ export type RedisConnection = Redis | Cluster;
  * The one connection factory, for the program's own keys and for BullMQ (which duplicates a connection for its
  * blocking commands): to the server at a URL, to the primary Sentinel names (asked again at every reconnection),
  * or an ioredis Cluster for a target with cluster nodes. Every one waits through an outage or a failover rather
- * than fail (src/redis-options.ts).
+ * than fail (src/redis/options.ts).
  */
 export function createRedis(url: string, opts?: RedisOptions): Redis;
 export function createRedis(target: RedisTarget | string, opts?: RedisOptions): RedisConnection;

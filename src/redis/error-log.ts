@@ -1,7 +1,7 @@
-import type { Logger } from './logger.js';
-import { logRepeated, reasonOf } from './log-throttle.js';
-import { messageOf } from './message-of.js';
-import { findRedisFailure } from './redis-errors.js';
+import type { Logger } from '../logger.js';
+import { logRepeated, reasonOf } from '../log-throttle.js';
+import { messageOf } from '../message-of.js';
+import { findRedisFailure } from './errors.js';
 
 /**
  * A connection-level error of a BullMQ worker or queue (Redis down, full, read-only): one line per reason every
