@@ -23,34 +23,45 @@ function effective(b: StatusReport['budget'][number]): string {
 export function renderStatus(s: StatusReport): string {
   const out: string[] = [`Status of prefix ${s.prefix} at ${when(s.at)} UTC`, ''];
   if (s.redis.warning) out.push(`Warning: ${s.redis.warning}`, '');
-  if (s.outage.open) {
-    out.push(
+  out.push(...outageLines(s), ...pausedLines(s), ...streamLines(s), ...budgetLines(s), ...scheduleLines(s), ...failureLines(s));
+  return `${out.join('\n')}\n`;
+}
+
+/** The service outage being ridden out, or the last one. */
+function outageLines(s: StatusReport): string[] {
+  if (s.outage.open)
+    return [
       `SERVICE DOWN since ${when(s.outage.since)} UTC, ${s.outage.waiting} job(s) waiting. ` +
         `Why: ${clip(s.outage.reason ?? 'no reason recorded', 200)}`,
-    );
-    out.push(
       `  Every stream holds: no job runs, none is pulled, none spends an attempt. ${s.outage.probes} probe(s) so far` +
         `${s.outage.lastProbe ? ` (last: ${clip(s.outage.lastProbe, 80)})` : ''}, the next at ${when(s.outage.nextProbeAt)} UTC; ` +
         'work goes on by itself when the service answers.',
       '',
-    );
-  } else if (s.outage.last)
-    out.push(
+    ];
+  if (s.outage.last)
+    return [
       `Last service outage: ${when(s.outage.last.since)} to ${when(s.outage.last.endedAt)} UTC (${s.outage.last.seconds} s), ` +
         `${s.outage.last.waited} job(s) waited; ended by itself.`,
       '',
-    );
-  for (const st of s.streams.filter((x) => x.breaker.paused)) {
-    out.push(
+    ];
+  return [];
+}
+
+/** The streams the circuit breaker paused, and how to resume each. */
+function pausedLines(s: StatusReport): string[] {
+  return s.streams
+    .filter((x) => x.breaker.paused)
+    .flatMap((st) => [
       `PAUSED: ${st.stream} since ${when(st.breaker.since)} UTC, ${st.breaker.waiting} job(s) waiting. ` +
         `Why: ${clip(st.breaker.reason ?? 'no reason recorded', 200)}`,
-    );
-    out.push(
       `  No job of ${st.stream} runs and none is pulled; none is lost. Fix the cause, then: inventory-sync resume --stream ${st.stream}`,
       '',
-    );
-  }
-  out.push(
+    ]);
+}
+
+/** Each stream's jobs and feed, its import batches when it has any, and the feed's problems. */
+function streamLines(s: StatusReport): string[] {
+  const out = [
     renderTable(
       ['STREAM', 'WAITING', 'ACTIVE', 'DELAYED', 'FAILED', 'COMPLETED', 'CURSOR', 'LAST POLL', 'BEHIND'],
       s.streams.map((st) => [
@@ -65,7 +76,7 @@ export function renderStatus(s: StatusReport): string {
         behind(st.feed.behindSeconds),
       ]),
     ),
-  );
+  ];
   const withBatches = s.streams.filter((st) => Object.values(st.intake).some((n) => n > 0));
   if (withBatches.length) {
     out.push('', 'Import batches by state (their records are not jobs yet; a worker turns each batch into one job per record):');
@@ -80,7 +91,12 @@ export function renderStatus(s: StatusReport): string {
     .filter((st) => st.feed.lastError)
     .map((st) => `  ${st.stream}: last pull failed at ${when(st.feed.lastError!.at)}: ${st.feed.lastError!.message}`);
   if (feedNotes.length) out.push('', 'Feed problems:', ...feedNotes);
-  out.push('', 'Request budget:');
+  return out;
+}
+
+/** Each request class's budget, and why a shared one runs below its limit. */
+function budgetLines(s: StatusReport): string[] {
+  const out = ['', 'Request budget:'];
   out.push(
     renderTable(
       ['CLASS', 'LIMIT', 'EFFECTIVE', 'REQUESTS', 'WAITED', '429S', 'AHEAD', 'STATE'],
@@ -98,33 +114,37 @@ export function renderStatus(s: StatusReport): string {
   );
   const shared = s.budget.filter((b) => b.share < 1);
   if (shared.length) out.push('', ...shared.map((b) => `  ${b.cls}: ${effective(b)} of ${b.limit ?? '?'}, because ${b.why}`));
-  out.push('', 'Scheduled runs:');
-  if (s.schedule.length)
-    out.push(
-      renderTable(
-        ['RUN', 'RULE', 'LAST', 'NEXT', 'LAST RESULT'],
-        s.schedule.map((r) => [
-          r.name,
-          r.rule,
-          when(r.lastRunAt),
-          when(r.nextRunAt),
-          r.lastOk === null ? '-' : r.lastOk ? 'ok' : clip(`failed: ${r.lastError ?? ''}`, 60),
-        ]),
-      ),
-    );
-  else out.push('  none yet (`worker` sets them up)');
-  out.push('', 'Failed jobs by reason:');
-  if (s.failedGroups.length) {
-    out.push(
-      renderTable(
-        ['STREAM', 'CODE', 'JOBS', 'REASON', 'EXAMPLE'],
-        s.failedGroups.map((g) => [g.stream, g.code, g.count, clip(g.batch ? `import batch: ${g.reason}` : g.reason, 70), g.examples[0]]),
-      ),
-    );
-    out.push(
-      '',
-      'See one with: inventory-sync jobs show <ID>; retry a stream with: inventory-sync jobs retry --all-failed --stream <STREAM>',
-    );
-  } else out.push('  none');
-  return `${out.join('\n')}\n`;
+  return out;
+}
+
+function scheduleLines(s: StatusReport): string[] {
+  if (!s.schedule.length) return ['', 'Scheduled runs:', '  none yet (`worker` sets them up)'];
+  return [
+    '',
+    'Scheduled runs:',
+    renderTable(
+      ['RUN', 'RULE', 'LAST', 'NEXT', 'LAST RESULT'],
+      s.schedule.map((r) => [
+        r.name,
+        r.rule,
+        when(r.lastRunAt),
+        when(r.nextRunAt),
+        r.lastOk === null ? '-' : r.lastOk ? 'ok' : clip(`failed: ${r.lastError ?? ''}`, 60),
+      ]),
+    ),
+  ];
+}
+
+function failureLines(s: StatusReport): string[] {
+  if (!s.failedGroups.length) return ['', 'Failed jobs by reason:', '  none'];
+  return [
+    '',
+    'Failed jobs by reason:',
+    renderTable(
+      ['STREAM', 'CODE', 'JOBS', 'REASON', 'EXAMPLE'],
+      s.failedGroups.map((g) => [g.stream, g.code, g.count, clip(g.batch ? `import batch: ${g.reason}` : g.reason, 70), g.examples[0]]),
+    ),
+    '',
+    'See one with: inventory-sync jobs show <ID>; retry a stream with: inventory-sync jobs retry --all-failed --stream <STREAM>',
+  ];
 }

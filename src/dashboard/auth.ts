@@ -4,10 +4,10 @@ import type { Logger } from '../logger.js';
 import type { RedisConnection as Redis } from '../redis/connection.js';
 import { sameSecret } from '../same-secret.js';
 import { loginPage } from './login-page.js';
-import { LoginThrottle } from './login-throttle.js';
+import { LoginThrottle, type ThrottleRefusal } from './login-throttle.js';
 import { isLoopback } from './loopback.js';
 import { sameOriginPath } from './same-origin-path.js';
-import { createSessions } from './sessions.js';
+import { createSessions, type Sessions } from './sessions.js';
 
 /** The dashboard's sessions and login limits; defaults in config/defaults.ts (`dashboard`); startDashboard's `limits` overrides any. */
 export interface DashboardLimits {
@@ -63,6 +63,13 @@ function clientOf(req: Request): string {
 }
 
 type Handler = (req: Request, res: Response, next: NextFunction) => void;
+type Page = (req: Request, res: Response) => Promise<void>;
+
+const wrap =
+  (fn: Page): Handler =>
+  (req, res, next) => {
+    fn(req, res).catch(next);
+  };
 
 /**
  * A login form and sessions in Redis (HttpOnly, SameSite=Strict cookie). Logins are throttled per client and
@@ -70,7 +77,7 @@ type Handler = (req: Request, res: Response, next: NextFunction) => void;
  * redirect to the form, API calls answer 401.
  */
 export async function sessionAuth(o: SessionAuthOptions): Promise<{ routes: Router; guard: Handler }> {
-  const { limits, logger } = o;
+  const { limits } = o;
   const sessions = await createSessions({
     redis: o.redis,
     prefix: o.prefix,
@@ -89,54 +96,13 @@ export async function sessionAuth(o: SessionAuthOptions): Promise<{ routes: Rout
     overall: limits.loginAttemptsOverall,
     windowMs: limits.loginWindowMs,
   });
-  let lastThrottleLog = -Infinity;
-  const wrap =
-    (fn: (req: Request, res: Response) => Promise<void>): Handler =>
-    (req, res, next) => {
-      fn(req, res).catch(next);
-    };
 
   const routes = express.Router();
   routes.use(sessions.middleware);
   routes.get('/login', (_req, res) => {
     res.type('html').send(loginPage());
   });
-  routes.post(
-    '/login',
-    express.urlencoded({ extended: false, limit: '4kb' }),
-    wrap(async (req, res) => {
-      const body = (req.body ?? {}) as Record<string, unknown>;
-      const next = sameOriginPath(req.query.next ?? body.next, o.originOf(req));
-      const client = clientOf(req);
-      const attempt = await throttle.take(client);
-      if (!attempt.ok) {
-        const seconds = Math.max(1, Math.ceil(attempt.retryAfterMs / 1000));
-        // One line per 10 s at most: a flood of refused guesses must not flood the log too.
-        if (o.now() - lastThrottleLog >= 10_000) {
-          lastThrottleLog = o.now();
-          const why = 'someone guessing, or a script with a wrong password';
-          const fields = { client, limit: attempt.scope, retryAfterSeconds: seconds };
-          logger?.warn(fields, `dashboard: too many login attempts, logins refused for a while (${why})`);
-        }
-        res.status(429).setHeader('retry-after', String(seconds));
-        res.type('html').send(loginPage(`Too many login attempts: try again in ${seconds} s.`));
-        return;
-      }
-      // Both compared every time, in constant time, so neither the answer nor its timing tells which was wrong.
-      const userOk = typeof body.user === 'string' && sameSecret(body.user, o.credentials.user);
-      const passwordOk = typeof body.password === 'string' && sameSecret(body.password, o.credentials.password);
-      if (!userOk || !passwordOk) {
-        logger?.warn({ client, knownUser: userOk }, 'dashboard: failed login (wrong user or password)');
-        await new Promise((resolve) => setTimeout(resolve, limits.failedLoginPauseMs));
-        res.status(401).type('html').send(loginPage('Wrong user or password.'));
-        return;
-      }
-      await attempt.giveBack();
-      await sessions.signIn(req);
-      logger?.info({ client }, 'dashboard: signed in');
-      res.redirect(303, next);
-    }),
-  );
+  routes.post('/login', express.urlencoded({ extended: false, limit: '4kb' }), wrap(loginAnswer(o, sessions, throttle)));
   routes.post(
     '/logout',
     wrap(async (req, res) => {
@@ -144,8 +110,55 @@ export async function sessionAuth(o: SessionAuthOptions): Promise<{ routes: Rout
       res.redirect(303, '/login');
     }),
   );
+  return { routes, guard: sessionGuard(sessions) };
+}
 
-  const guard: Handler = (req, res, next) => {
+/** A login: refused while throttled, checked in constant time, then a session and the page it came from. */
+function loginAnswer(o: SessionAuthOptions, sessions: Sessions, throttle: LoginThrottle): Page {
+  const logRefusal = refusalLog(o);
+  return async (req, res) => {
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const next = sameOriginPath(req.query.next ?? body.next, o.originOf(req));
+    const client = clientOf(req);
+    const attempt = await throttle.take(client);
+    if (!attempt.ok) {
+      const seconds = Math.max(1, Math.ceil(attempt.retryAfterMs / 1000));
+      logRefusal(client, attempt, seconds);
+      res.status(429).setHeader('retry-after', String(seconds));
+      res.type('html').send(loginPage(`Too many login attempts: try again in ${seconds} s.`));
+      return;
+    }
+    // Both compared every time, in constant time, so neither the answer nor its timing tells which was wrong.
+    const userOk = typeof body.user === 'string' && sameSecret(body.user, o.credentials.user);
+    const passwordOk = typeof body.password === 'string' && sameSecret(body.password, o.credentials.password);
+    if (!userOk || !passwordOk) {
+      o.logger?.warn({ client, knownUser: userOk }, 'dashboard: failed login (wrong user or password)');
+      await new Promise((resolve) => setTimeout(resolve, o.limits.failedLoginPauseMs));
+      res.status(401).type('html').send(loginPage('Wrong user or password.'));
+      return;
+    }
+    await attempt.giveBack();
+    await sessions.signIn(req);
+    o.logger?.info({ client }, 'dashboard: signed in');
+    res.redirect(303, next);
+  };
+}
+
+/** Logs a throttled login, one line per 10 s at most: a flood of refused guesses must not flood the log too. */
+function refusalLog(o: SessionAuthOptions): (client: string, refusal: ThrottleRefusal, seconds: number) => void {
+  let lastThrottleLog = -Infinity;
+  return (client, refusal, seconds) => {
+    if (o.now() - lastThrottleLog < 10_000) return;
+    lastThrottleLog = o.now();
+    const why = 'someone guessing, or a script with a wrong password';
+    const fields = { client, limit: refusal.scope, retryAfterSeconds: seconds };
+    o.logger?.warn(fields, `dashboard: too many login attempts, logins refused for a while (${why})`);
+  };
+}
+
+/** Lets live sessions through; a page asked for without one redirects to the login form, anything else answers 401. */
+function sessionGuard(sessions: Sessions): Handler {
+  return (req, res, next) => {
     sessions.live(req).then((live) => {
       if (live) return next();
       if (req.method === 'GET' && !req.path.includes('/api/') && req.accepts('html')) {
@@ -154,5 +167,4 @@ export async function sessionAuth(o: SessionAuthOptions): Promise<{ routes: Rout
       res.status(401).json({ error: 'log in first at /login' });
     }, next);
   };
-  return { routes, guard };
 }

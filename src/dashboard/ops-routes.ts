@@ -36,15 +36,25 @@ export interface OpsRoutesOptions {
 /** Samples at most this often per dashboard process while charts are watched. */
 const SAMPLE_EVERY_MS = 5000;
 
+type Page = (req: Request, res: Response) => Promise<void>;
+const wrap = (fn: Page) => (req: Request, res: Response, next: NextFunction) => {
+  fn(req, res).catch(next);
+};
+const keyOf = (req: Request) => (typeof req.query.key === 'string' ? req.query.key.trim().slice(0, 200) : '');
+const shellOf = (o: OpsRoutesOptions) => ({ signedIn: o.signedIn, prefix: o.prefix });
+
 /** The operator pages beside the overview: `find`, the last reconcile report, and the live charts' data. */
 export function opsRoutes(o: OpsRoutesOptions): Router {
   const r = express.Router();
-  const shell = { signedIn: o.signedIn, prefix: o.prefix };
-  const wrap = (fn: (req: Request, res: Response) => Promise<void>) => (req: Request, res: Response, next: NextFunction) => {
-    fn(req, res).catch(next);
-  };
-  const keyOf = (req: Request) => (typeof req.query.key === 'string' ? req.query.key.trim().slice(0, 200) : '');
+  findRoutes(r, o);
+  reconcileRoutes(r, o);
+  resumeRoute(r, o);
+  flowRoute(r, o);
+  return r;
+}
 
+/** `find` as a page and as JSON. */
+function findRoutes(r: Router, o: OpsRoutesOptions): void {
   r.get(
     '/find',
     wrap(async (req, res) => {
@@ -54,7 +64,7 @@ export function opsRoutes(o: OpsRoutesOptions): Router {
       res
         .status(result.found ? 200 : 404)
         .type('html')
-        .send(findHtml(result, shell, o.serviceBaseUrl));
+        .send(findHtml(result, shellOf(o), o.serviceBaseUrl));
     }),
   );
   r.get(
@@ -66,6 +76,10 @@ export function opsRoutes(o: OpsRoutesOptions): Router {
       res.status(result.found ? 200 : 404).json(result);
     }),
   );
+}
+
+/** The last reconcile report as a page (with its planned repairs) and as JSON, and the page's repairs. */
+function reconcileRoutes(r: Router, o: OpsRoutesOptions): void {
   // Every kind's opt-in counts as given on the page: a drift's button is the operator's choice for that record.
   const allOptIns = new Set(o.kinds.flatMap((k) => (k.repair?.optIn ? [k.repair.optIn.option] : [])));
   r.get(
@@ -79,32 +93,11 @@ export function opsRoutes(o: OpsRoutesOptions): Router {
       );
       const flash = typeof req.query.flash === 'string' ? req.query.flash.slice(0, 300) : undefined;
       const last = lastRaw ? (JSON.parse(lastRaw) as RepairReport) : undefined;
-      res.type('html').send(reconcileHtml(report, shell, o.serviceBaseUrl, { canRepair: !!o.repair, planned, last, flash }));
+      res.type('html').send(reconcileHtml(report, shellOf(o), o.serviceBaseUrl, { canRepair: !!o.repair, planned, last, flash }));
     }),
   );
   // The reconcile page's "Repair" buttons (behind the login and the same-origin check): one record's drifts, or all.
-  r.post(
-    '/repair',
-    wrap(async (req, res) => {
-      if (!o.repair) return void res.status(409).type('text').send('this dashboard cannot repair: start it with the service configured\n');
-      const body = (req.body ?? {}) as Record<string, unknown>;
-      const all = body.all === '1';
-      const stream = body.stream;
-      const key = typeof body.key === 'string' ? body.key.trim().slice(0, 200) : '';
-      if (!all && (typeof stream !== 'string' || !o.queues.names.includes(stream) || !key))
-        return void res.status(400).type('text').send('stream (one of the streams) and key are required, or all=1\n');
-      const only = all ? undefined : { stream: stream as string, key };
-      const optIns = all ? new Set(body.includeStock === '1' ? allOptIns : []) : allOptIns;
-      const report = await o.repair({ only, optIns });
-      await o.redis.set(lastRepairKey(o.prefix), JSON.stringify(report));
-      const n = (a: string) => report.items.filter((i) => i.action === a).length;
-      o.logger?.info({ run: report.run, only, repaired: n('repair'), ok: report.ok }, 'dashboard: repair');
-      const flash =
-        `Repair ${report.run}${only ? ` of ${only.key}` : ''}: ${n('repair')} repaired, ${n('by-hand')} left to a person, ` +
-        `${n('skipped')} skipped; ${report.ok ? 'no drift left' : 'drift left (see below)'}.`;
-      res.redirect(303, `/reconcile?flash=${encodeURIComponent(flash)}`);
-    }),
-  );
+  r.post('/repair', wrap(repairPage(o, allOptIns)));
   r.get(
     '/api/reconcile',
     wrap(async (_req, res) => {
@@ -113,8 +106,33 @@ export function opsRoutes(o: OpsRoutesOptions): Router {
       res.json(report);
     }),
   );
+}
 
-  // The overview's "Resume" button of a stream its breaker paused (behind the login and the same-origin check).
+/** Repairs one record's drifts, or all (stock only when asked), keeps the report and says how it went. */
+function repairPage(o: OpsRoutesOptions, allOptIns: Set<string>): Page {
+  return async (req, res) => {
+    if (!o.repair) return void res.status(409).type('text').send('this dashboard cannot repair: start it with the service configured\n');
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const all = body.all === '1';
+    const stream = body.stream;
+    const key = typeof body.key === 'string' ? body.key.trim().slice(0, 200) : '';
+    if (!all && (typeof stream !== 'string' || !o.queues.names.includes(stream) || !key))
+      return void res.status(400).type('text').send('stream (one of the streams) and key are required, or all=1\n');
+    const only = all ? undefined : { stream: stream as string, key };
+    const optIns = all ? new Set(body.includeStock === '1' ? allOptIns : []) : allOptIns;
+    const report = await o.repair({ only, optIns });
+    await o.redis.set(lastRepairKey(o.prefix), JSON.stringify(report));
+    const n = (a: string) => report.items.filter((i) => i.action === a).length;
+    o.logger?.info({ run: report.run, only, repaired: n('repair'), ok: report.ok }, 'dashboard: repair');
+    const flash =
+      `Repair ${report.run}${only ? ` of ${only.key}` : ''}: ${n('repair')} repaired, ${n('by-hand')} left to a person, ` +
+      `${n('skipped')} skipped; ${report.ok ? 'no drift left' : 'drift left (see below)'}.`;
+    res.redirect(303, `/reconcile?flash=${encodeURIComponent(flash)}`);
+  };
+}
+
+/** The overview's "Resume" button of a stream its breaker paused (behind the login and the same-origin check). */
+function resumeRoute(r: Router, o: OpsRoutesOptions): void {
   r.post(
     '/resume',
     wrap(async (req, res) => {
@@ -130,7 +148,10 @@ export function opsRoutes(o: OpsRoutesOptions): Router {
       res.redirect(303, `/?flash=${encodeURIComponent(flash)}`);
     }),
   );
+}
 
+/** The live charts' data, sampled here too at most every SAMPLE_EVERY_MS. */
+function flowRoute(r: Router, o: OpsRoutesOptions): void {
   let sampledAt = 0;
   r.get(
     '/api/flow',
@@ -151,5 +172,4 @@ export function opsRoutes(o: OpsRoutesOptions): Router {
       res.set('cache-control', 'no-store').json(view);
     }),
   );
-  return r;
 }
