@@ -10,19 +10,15 @@ import { defaults } from '../../config/defaults.js';
 import type { RedisConnection as Redis } from '../redis/connection.js';
 import type { Budgets } from '../../config/read-config.js';
 import { batchForBoard } from '../ops/batch-info.js';
-import { showJob } from '../ops/job-inspect.js';
-import { retryAllFailed, retryJobIds } from '../ops/job-retry.js';
-import { readStatus } from '../ops/status-report.js';
-import { openStreamQueues } from '../queue/stream-queues.js';
+import { openStreamQueues, type StreamQueues } from '../queue/stream-queues.js';
 import type { Logger } from '../logger.js';
-import { sessionAuth, weakPasswordProblem, type Credentials } from './auth.js';
+import { sessionAuth, weakPasswordProblem, type Credentials, type SessionAuthOptions } from './auth.js';
 import type { DashboardLimits } from './auth.js';
 import { assetRoutes, loadAssets } from './dashboard-assets.js';
 import { isLoopback } from './loopback.js';
 import { ownOrigin, requestGuard } from './request-guard.js';
+import { jobRoutes } from './job-routes.js';
 import { opsRoutes } from './ops-routes.js';
-import { badRequestHtml, jobHtml, noJobHtml, overviewHtml } from './pages.js';
-import { readLastReport } from '../ops/reconcile.js';
 import type { OpsKind } from '../ops/ops-kind.js';
 import type { Repairer } from '../ops/repair-report.js';
 
@@ -77,13 +73,7 @@ export class UnsafeDashboardError extends Error {
 
 /** bull-board for the queues plus the program's own overview and job pages, behind a login. */
 export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
-  if (!o.auth && !isLoopback(o.host)) {
-    throw new UnsafeDashboardError(
-      `the dashboard needs DASHBOARD_USER and DASHBOARD_PASSWORD when bound to ${o.host}; --no-auth is allowed on 127.0.0.1 only`,
-    );
-  }
-  const weak = o.auth && weakPasswordProblem(o.host, o.auth.password);
-  if (weak) throw new UnsafeDashboardError(weak);
+  refuseUnsafe(o);
   const assets = await loadAssets();
   const queues = openStreamQueues(o.redis, o.prefix, o.defs);
   const extra = (o.extraQueues ?? []).map((name) => new Queue(name, { connection: o.redis, prefix: o.prefix }));
@@ -98,18 +88,7 @@ export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
   app.use(requestGuard({ host: o.host, publicUrl: o.publicUrl, logger: o.logger }));
 
   const signedIn = Boolean(o.auth);
-  const auth = o.auth
-    ? await sessionAuth({
-        credentials: o.auth,
-        limits: { ...defaults.dashboard, ...o.limits },
-        redis: o.redis,
-        prefix: o.prefix,
-        secureCookie: o.publicUrl?.startsWith('https:') ?? false,
-        originOf: (req) => ownOrigin(req, o.publicUrl),
-        now: o.now ?? Date.now,
-        logger: o.logger,
-      })
-    : undefined;
+  const auth = o.auth ? await sessionAuth(authOptions(o, o.auth)) : undefined;
   // The stylesheet and the charts' script: the login page needs the one, and neither holds anything secret.
   app.use(assetRoutes(assets));
   if (auth) {
@@ -117,38 +96,10 @@ export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
     app.use(auth.guard);
   }
   app.use(express.urlencoded({ extended: false, limit: '16kb' }));
+  app.use('/queues', boardRouter(queues, extra));
 
-  const board = new ExpressAdapter();
-  board.setBasePath('/queues');
-  const intakeAdapters = queues.allIntake().map(([stream, q]) => {
-    const adapter = new BullMQAdapter(q, { description: `import batches of ${stream}: each becomes one ${stream} job per record` });
-    // A batch's data is up to 1,000 records (4 MiB): the board shows what it holds, not every record's text.
-    adapter.setFormatter('data', batchForBoard);
-    return adapter;
-  });
-  const adapters = [...queues.all().map(([, q]) => new BullMQAdapter(q)), ...intakeAdapters, ...extra.map((q) => new BullMQAdapter(q))];
-  // @bull-board/express carries its own copy of @bull-board/api (a patch version apart): same shape, other declarations.
-  const serverAdapter = board as unknown as Parameters<typeof createBullBoard>[0]['serverAdapter'];
-  createBullBoard({ queues: adapters, serverAdapter, options: { uiConfig: { boardTitle: 'inventory-sync' } } });
-  app.use('/queues', board.getRouter() as express.Router);
-
-  const wrap = (fn: (req: Request, res: Response) => Promise<void>) => (req: Request, res: Response, next: NextFunction) => {
-    fn(req, res).catch(next);
-  };
-  const flashOf = (req: Request) => (typeof req.query.flash === 'string' ? req.query.flash.slice(0, 300) : undefined);
-  const shell = { signedIn, prefix: o.prefix };
-
-  app.get(
-    '/',
-    wrap(async (req, res) => {
-      const [status, reconcile] = await Promise.all([
-        readStatus(o.redis, queues, { budgets: o.budgets }),
-        readLastReport(o.redis, o.prefix),
-      ]);
-      res.type('html').send(overviewHtml(status, shell, { flash: flashOf(req), reconcile }));
-    }),
-  );
   const { budgets, serviceBaseUrl, lagLimitSeconds, mapping, logger } = o;
+  app.use(jobRoutes({ redis: o.redis, queues, prefix: o.prefix, signedIn, budgets, logger }));
   app.use(
     opsRoutes({
       kinds: o.defs,
@@ -164,62 +115,70 @@ export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
       repair: o.repair,
     }),
   );
-  app.get(
-    '/api/status',
-    wrap(async (_req, res) => {
-      res.json(await readStatus(o.redis, queues, { budgets: o.budgets }));
-    }),
-  );
-  app.get(
-    '/jobs/:id',
-    wrap(async (req, res) => {
-      const story = await showJob(queues, String(req.params.id));
-      if (!story) {
-        res
-          .status(404)
-          .type('html')
-          .send(noJobHtml(String(req.params.id), shell));
-        return;
-      }
-      res.type('html').send(jobHtml(story, shell, flashOf(req)));
-    }),
-  );
-  app.post(
-    '/jobs/:id/retry',
-    wrap(async (req, res) => {
-      const id = String(req.params.id);
-      const r = await retryJobIds(queues, [id]);
-      const flash = r.retried.length ? 'Retried: the job is waiting for a worker.' : `Not retried: ${r.refused[0]?.reason ?? 'unknown'}`;
-      o.logger?.info({ jobId: id, retried: r.retried.length }, 'dashboard: retry of one job');
-      res.redirect(303, `/jobs/${encodeURIComponent(id)}?flash=${encodeURIComponent(flash)}`);
-    }),
-  );
-  app.post(
-    '/retry-group',
-    wrap(async (req, res) => {
-      const b = (req.body ?? {}) as Record<string, unknown>;
-      if (typeof b.stream !== 'string' || !queues.names.includes(b.stream) || typeof b.code !== 'string' || typeof b.reason !== 'string') {
-        res.status(400).type('html').send(badRequestHtml('stream, code and reason are required.', { signedIn }));
-        return;
-      }
-      // A group is of record jobs or of import batches; without `batch` (an older form), both.
-      const batch = b.batch === 'true' ? true : b.batch === 'false' ? false : undefined;
-      const r = await retryAllFailed(queues, { streams: [b.stream], group: { code: b.code, reason: b.reason, batch } });
-      o.logger?.info({ stream: b.stream, code: b.code, retried: r.retried.length }, 'dashboard: retry of a failure group');
-      res.redirect(303, `/?flash=${encodeURIComponent(`Retried ${r.retried.length} ${b.stream} job(s) failed with [${b.code}].`)}`);
-    }),
-  );
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
     o.logger?.error({ err }, 'dashboard: request failed');
     // The reason goes to the log only: an error's text comes from libraries and is not the dashboard's to show.
     res.status(500).type('text').send('error: the dashboard could not answer; its log says why\n');
   });
 
-  const server: Server = await new Promise((resolve, reject) => {
-    const s = app.listen(o.port, o.host, (err?: Error) => (err ? reject(err) : resolve(s)));
+  const server = await listen(app, o.port, o.host);
+  return served(server, o.host, async () => {
+    await queues.close();
+    await Promise.all(extra.map((q) => q.close()));
   });
+}
+
+/** Refuses to serve without a login, or with a short password, where other machines can reach the dashboard. */
+function refuseUnsafe(o: DashboardOptions): void {
+  if (!o.auth && !isLoopback(o.host)) {
+    throw new UnsafeDashboardError(
+      `the dashboard needs DASHBOARD_USER and DASHBOARD_PASSWORD when bound to ${o.host}; --no-auth is allowed on 127.0.0.1 only`,
+    );
+  }
+  const weak = o.auth && weakPasswordProblem(o.host, o.auth.password);
+  if (weak) throw new UnsafeDashboardError(weak);
+}
+
+function authOptions(o: DashboardOptions, credentials: Credentials): SessionAuthOptions {
+  return {
+    credentials,
+    limits: { ...defaults.dashboard, ...o.limits },
+    redis: o.redis,
+    prefix: o.prefix,
+    secureCookie: o.publicUrl?.startsWith('https:') ?? false,
+    originOf: (req) => ownOrigin(req, o.publicUrl),
+    now: o.now ?? Date.now,
+    logger: o.logger,
+  };
+}
+
+/** bull-board over every stream's queue, its import batches' queue and the extra queues. */
+function boardRouter(queues: StreamQueues, extra: readonly Queue[]): express.Router {
+  const board = new ExpressAdapter();
+  board.setBasePath('/queues');
+  const intakeAdapters = queues.allIntake().map(([stream, q]) => {
+    const adapter = new BullMQAdapter(q, { description: `import batches of ${stream}: each becomes one ${stream} job per record` });
+    // A batch's data is up to 1,000 records (4 MiB): the board shows what it holds, not every record's text.
+    adapter.setFormatter('data', batchForBoard);
+    return adapter;
+  });
+  const adapters = [...queues.all().map(([, q]) => new BullMQAdapter(q)), ...intakeAdapters, ...extra.map((q) => new BullMQAdapter(q))];
+  // @bull-board/express carries its own copy of @bull-board/api (a patch version apart): same shape, other declarations.
+  const serverAdapter = board as unknown as Parameters<typeof createBullBoard>[0]['serverAdapter'];
+  createBullBoard({ queues: adapters, serverAdapter, options: { uiConfig: { boardTitle: 'inventory-sync' } } });
+  return board.getRouter() as express.Router;
+}
+
+function listen(app: express.Express, port: number, host: string): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const s = app.listen(port, host, (err?: Error) => (err ? reject(err) : resolve(s)));
+  });
+}
+
+/** The dashboard as its caller holds it: where it is, and a close that ends its connections and then `closeQueues`. */
+function served(server: Server, bound: string, closeQueues: () => Promise<void>): Dashboard {
   const port = (server.address() as AddressInfo).port;
-  const host = o.host.includes(':') ? `[${o.host}]` : o.host;
+  const host = bound.includes(':') ? `[${bound}]` : bound;
   return {
     url: `http://${host}:${port}`,
     port,
@@ -228,8 +187,7 @@ export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
         server.close(() => resolve());
         server.closeAllConnections();
       });
-      await queues.close();
-      await Promise.all(extra.map((q) => q.close()));
+      await closeQueues();
     },
   };
 }
