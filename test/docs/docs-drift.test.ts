@@ -66,6 +66,12 @@ describe('the docs reader', () => {
       expect(sample(table)).toEqual([expect.stringMatching(/^sample\.md:3: `--force`: `inventory-sync resume` has no such flag/)]);
     });
 
+    it('checks a command line written without the program name, when it starts with a command', () => {
+      expect(sample('Then `reconcile --repiar`, `import --process` or `redis-server --sentinel`.')).toEqual([
+        expect.stringMatching(/^sample\.md:1: `--repiar`: `inventory-sync reconcile` has no such flag/),
+      ]);
+    });
+
     it('checks a flag alone in prose against every command and script', () => {
       expect(sample('Add `--all-failed` or `--turbo`.')).toEqual([
         expect.stringMatching(/^sample\.md:1: `--turbo`: no command or npm script/),
@@ -99,6 +105,16 @@ describe('the docs reader', () => {
         'sample.md:2: `SYNC_WIDGETS_SINCE`',
         'sample.md:4: `ALERT_SNOOZE_SECONDS`',
         'sample.md:8: `WIDGETS`',
+      ]);
+    });
+
+    it('catches one exported, passed to docker or set in a compose file', () => {
+      const text =
+        '```sh\nexport WIDGET_MODE\ndocker run -e WIDGET_COUNT inventory-sync worker\n```\n```yaml\nenvironment:\n  WIDGET_SIZE: 3\n```\n';
+      expect(sample(text).map((p) => p.slice(0, p.indexOf(' is not')))).toEqual([
+        'sample.md:2: `WIDGET_MODE`',
+        'sample.md:3: `WIDGET_COUNT`',
+        'sample.md:7: `WIDGET_SIZE`',
       ]);
     });
 

@@ -33,6 +33,10 @@ const OTHER_PROGRAM = /^(?:npm|npx|node|tsx|bash|sh|docker|git|curl|redis-cli|re
 /** A word, maybe more, then a flag: `reconcile --repair`, `jobs list --state failed`. */
 const BARE_COMMAND = /^[a-z][a-z-]*(?:\s+[^\s-][^`]*?)?\s+--[a-z]/;
 const UPPER_SNAKE = /(?<![\w$.-])([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Z][A-Z0-9]+(?==))(?![\w])/g;
+/** Before a name: it is set or passed on as an environment variable (`export NAME`, `docker run -e NAME`). */
+const ENV_CONTEXT = /(?:^|\s)(?:export|-e|--env)\s+$/;
+/** A YAML map's key at the start of a line (compose's `environment:`): `NAME: value`. */
+const YAML_KEY = /^[A-Z][A-Z0-9_]*:\s/;
 const TABLE_NAME = /(?<![\w$.-])([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*)(?![\w-])/g;
 
 /** A command line's words: up to where the shell would end it, without Markdown's brackets and ellipses. */
@@ -132,7 +136,9 @@ function commandMentions(out: Mention[], at: At, text: string): boolean {
 function nameMentions(out: Mention[], at: At, text: string, inSettingsTable: boolean): void {
   // In a configuration table a one-word name (`TRANSFORMS`) is a setting too.
   for (const m of text.matchAll(inSettingsTable ? TABLE_NAME : UPPER_SNAKE)) {
-    const assigned = text[m.index + m[0].length] === '=';
+    const before = text.slice(0, m.index);
+    const yamlKey = /^\s*$/.test(before) && YAML_KEY.test(text.slice(m.index));
+    const assigned = text[m.index + m[0].length] === '=' || ENV_CONTEXT.test(before) || yamlKey;
     out.push({ ...at, kind: 'name', name: m[1]!, assigned, inSettingsTable });
   }
 }
