@@ -99,17 +99,3 @@ async function batchFailure(redis: Redis, job: Job, code: string, reason: string
   const message = `[${code}] intake job ${job.id}: ${reason}`;
   return code === BAD_BATCH ? new UnrecoverableError(message) : new Error(message);
 }
-
-/**
- * Which of these job keys exist, one Redis round trip for all (a Lua loop of EXISTS). All keys of one queue share
- * its prefix, hence one Redis Cluster slot when the prefix has a hash tag.
- */
-export async function keysExist(redis: Redis, keys: readonly string[]): Promise<boolean[]> {
-  if (keys.length === 0) return [];
-  const r = (await redis.eval(EXISTS_EACH, keys.length, ...keys)) as number[];
-  return r.map((x) => x === 1);
-}
-
-const EXISTS_EACH = `local r = {}
-for i, k in ipairs(KEYS) do r[i] = redis.call('EXISTS', k) end
-return r`;

@@ -12,7 +12,7 @@ import { classifyFailure, type Failure } from './failure.js';
 import { recordFailureGroup } from './failure-group.js';
 import { BadRecordError } from './job-errors.js';
 import type { JobContext, JobKind, JobResult, RunnerDeps } from './job-kind.js';
-import { tryLock } from '../redis/key-lock.js';
+import { takeLock } from '../redis/redis-lock.js';
 import { recordSuccess } from './stream-breaker.js';
 import { jobDataSchema, type FromService, type JobData } from './queues.js';
 import { recordLabel } from './record-jobs.js';
@@ -106,7 +106,7 @@ export function createProcessor<R>(kind: JobKind<R>, deps: RunnerDeps, opts: Pro
         logger.info({ outcome: result.outcome, attempt: trace.attempt }, result.summary);
         return result;
       }
-      const lock = await tryLock(deps.redis, deps.keys.lock(kind.stream, key), keyLockTtlMs);
+      const lock = await takeLock(deps.redis, deps.keys.lock(kind.stream, key), { ttlMs: keyLockTtlMs });
       if (!lock) {
         // Another job of the same key is running: come back shortly, without spending an attempt.
         logger.debug('business key busy; job delayed');
