@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { redisPasswords } from '../src/redis/target.js';
+import { problemLine, zodProblems } from '../src/zod-problems.js';
 import { defaults } from './defaults.js';
 import { loadMapping, type Mapping } from './mapping-file.js';
 import { redisConfigOf, type RedisConfig } from './redis-config.js';
@@ -40,12 +41,6 @@ export class ConfigError extends Error {
   }
 }
 
-function issueLine(issue: z.core.$ZodIssue): string {
-  const variable = issue.path.map(String).join('.');
-  // Messages name the variable already; never echo the value (it may be a secret).
-  return issue.message.startsWith(variable) ? issue.message : `${variable}: ${issue.message}`;
-}
-
 /** The total budget as a field of Budgets, or nothing (so that logs and equality checks do not show `undefined`). */
 function totalBudget(requestsPerMinute: number | undefined): { requestsPerMinute?: number } {
   return requestsPerMinute === undefined ? {} : { requestsPerMinute };
@@ -59,7 +54,7 @@ export function readConfig(env: Record<string, string | undefined>, needs: Confi
   const secretFiles = readSecretFiles(given);
   const cleaned = secretFiles.env;
   const parsed = envSchema.safeParse(cleaned);
-  const problems = [...secretFiles.problems, ...(parsed.success ? [] : parsed.error.issues.map(issueLine))];
+  const problems = [...secretFiles.problems, ...(parsed.success ? [] : zodProblems(parsed.error.issues).map(problemLine))];
   const e = parsed.success ? parsed.data : undefined;
 
   const serviceVars = ['INVENTORY_BASE_URL', 'INVENTORY_ACCOUNT', 'INVENTORY_API_KEY', 'INVENTORY_API_SECRET'] as const;

@@ -1,4 +1,5 @@
 import type { RedisConnection as Redis } from '../../src/redis/connection.js';
+import { ProgressHash } from '../../src/redis/progress-hash.js';
 
 /** Steps that surely happened, in order. */
 export const STEPS = ['none', 'created', 'shipment-created', 'shipped', 'completed'] as const;
@@ -17,12 +18,6 @@ export interface OrderProgress {
   actionUrlComplete?: string;
   shipmentUrl?: string;
 }
-
-// The life starts at the first write (ARGV[1] = '1') and is never left unset: a hash recreated by a later write
-// (its key expired under a running job) gets one too.
-const HSET_WITH_TTL = `redis.call('HSET', KEYS[1], unpack(ARGV, 3))
-if ARGV[1] == '1' or redis.call('TTL', KEYS[1]) < 0 then return redis.call('EXPIRE', KEYS[1], ARGV[2]) end
-return 0`;
 
 const PENDING = new Set<string>(['create-order', 'create-shipment', 'ship', 'complete']);
 
@@ -44,15 +39,19 @@ export function parseProgress(hash: Record<string, string>): OrderProgress {
 
 /** Reads and writes one order's progress; each write is one round trip. */
 export class ProgressStore {
+  private readonly hash: ProgressHash;
+
   constructor(
-    private readonly redis: Redis,
-    private readonly key: string,
+    redis: Redis,
+    key: string,
     /** Seconds a progress hash lives after its first write (the service stays the truth). */
     private readonly ttlSeconds: number,
-  ) {}
+  ) {
+    this.hash = new ProgressHash(redis, key);
+  }
 
   async load(): Promise<OrderProgress> {
-    return parseProgress(await this.redis.hgetall(this.key));
+    return parseProgress(await this.hash.read());
   }
 
   /**
@@ -63,7 +62,6 @@ export class ProgressStore {
   async save(fields: Partial<OrderProgress> & { pending?: Pending | undefined }, startTtl = false): Promise<void> {
     const flat: Record<string, string> = { updatedAt: new Date().toISOString() };
     for (const [k, v] of Object.entries(fields)) flat[k] = v ?? '';
-    // HSET and EXPIRE as one command: each command is a socket write, which is what a busy worker pays for.
-    await this.redis.eval(HSET_WITH_TTL, 1, this.key, startTtl ? '1' : '0', this.ttlSeconds, ...Object.entries(flat).flat());
+    await this.hash.write(flat, { seconds: this.ttlSeconds, starts: startTtl });
   }
 }

@@ -5,7 +5,7 @@ import { countResult, leftGroups, leftText, skippedResult, type CountFacts } fro
 import { loadProgress, type CountProgress } from './count-progress.js';
 import { marksGivenBack, openCounts, takeLines } from './open-counts.js';
 import { asPlanned, postChunks, settleIntents, type Planned } from './post-chunks.js';
-import { readMarks, splitByMarks } from './product-marks.js';
+import { readMarks, splitByMarks, type CountRank, type ProductSplit } from './product-marks.js';
 import type { HeldLock } from '../../src/redis/redis-lock.js';
 import type { ResolvedCount } from './resolve-count.js';
 import { stockKeys } from './stock-keys.js';
@@ -48,9 +48,7 @@ async function repeat(input: ApplyCountInput, progress: CountProgress, where: st
 
 /** Applies one count while its location's lock is held (docs/stock-sync.md). */
 export async function applyCount(input: ApplyCountInput): Promise<JobResult> {
-  const { ctx, record, hash, resolved, lock } = input;
-  const sk = stockKeys(ctx.keys);
-  const loc = resolved.location.facilityUrl;
+  const { ctx, record, hash, resolved } = input;
   const where = resolved.location.path;
   const id = record.countId;
   const progress = await loadProgress(ctx.redis, ctx.keys, id);
@@ -62,19 +60,11 @@ export async function applyCount(input: ApplyCountInput): Promise<JobResult> {
   // A correction replaces an earlier version of this countId; its unposted lines are settled, then dropped.
   const earlier = progress.hash && progress.hash !== hash ? progress : undefined;
 
-  const seq = await ctx.redis.incr(sk.seq);
-  const rank = { countId: id, countDate: record.countDate, seq };
-  const marks = await readMarks(
-    ctx.redis,
-    ctx.keys,
-    loc,
-    resolved.items.map((i) => i.productUrl),
-  );
-  const split = splitByMarks(rank, resolved.items, marks);
+  const { rank, split } = await rankAndSplit(input);
   const facts: CountFacts = {
     countId: id,
     where,
-    facilityUrl: loc,
+    facilityUrl: resolved.location.facilityUrl,
     countDate: record.countDate,
     products: resolved.items.length,
     left: split.left,
@@ -87,50 +77,85 @@ export async function applyCount(input: ApplyCountInput): Promise<JobResult> {
     ctx.logger.warn({ countId: id, newer: leftGroups(split.left).map((g) => g.countId) }, result.summary);
     return result;
   }
+  const edits = await settleOthers(input, earlier, rank, split);
+  const retired = new Set(progress.retired);
+  if (earlier?.hash) retired.add(earlier.hash);
+  return planAndPost(input, { rank, split, edits, retired, facts });
+}
 
-  // Every unfinished count of the location is settled first, so the snapshot shows all that applied.
-  const { open, stale } = await openCounts(ctx.redis, ctx.keys, loc, id);
+/** The count's place in arrival order, and its products split from those newer counts of the location hold. */
+async function rankAndSplit({ ctx, record, resolved }: ApplyCountInput): Promise<{ rank: CountRank; split: ProductSplit }> {
+  const seq = await ctx.redis.incr(stockKeys(ctx.keys).seq);
+  const rank = { countId: record.countId, countDate: record.countDate, seq };
+  const productUrls = resolved.items.map((i) => i.productUrl);
+  const marks = await readMarks(ctx.redis, ctx.keys, resolved.location.facilityUrl, productUrls);
+  return { rank, split: splitByMarks(rank, resolved.items, marks) };
+}
+
+/**
+ * Every unfinished count of the location (and the earlier version of this one) settled first, so the snapshot shows
+ * all that applied; answers the edits this count's plan makes to theirs.
+ */
+async function settleOthers(
+  input: ApplyCountInput,
+  earlier: CountProgress | undefined,
+  rank: CountRank,
+  split: ProductSplit,
+): Promise<PlanEdits> {
+  const { ctx, record, resolved, lock } = input;
+  const loc = resolved.location.facilityUrl;
+  const where = resolved.location.path;
+  const { open, stale } = await openCounts(ctx.redis, ctx.keys, loc, record.countId);
   for (const o of open) await settleIntents(ctx, o, lock);
-  if (earlier?.state === 'planned') await settleIntents(ctx, earlier, lock);
+  const replaced = earlier?.state === 'planned' ? earlier : undefined;
+  if (replaced) await settleIntents(ctx, replaced, lock);
   const edits: PlanEdits = {
     taken: takeLines(open, split.included, rank),
-    restore: earlier?.state === 'planned' ? await marksGivenBack(ctx.redis, ctx.keys, earlier, new Set(split.marks.keys())) : [],
+    restore: replaced ? await marksGivenBack(ctx.redis, ctx.keys, replaced, new Set(split.marks.keys())) : [],
     dropOpen: stale.map((countId) => ({ facilityUrl: loc, countId })),
   };
-  if (earlier?.state === 'planned' && earlier.facilityUrl && earlier.facilityUrl !== loc)
-    edits.dropOpen.push({ facilityUrl: earlier.facilityUrl, countId: id });
+  if (replaced?.facilityUrl && replaced.facilityUrl !== loc)
+    edits.dropOpen.push({ facilityUrl: replaced.facilityUrl, countId: record.countId });
   for (const t of edits.taken) {
     const o = open.find((x) => x.countId === t.countId);
     ctx.note(`count ${t.countId} (${o?.countDate}) at ${where} had unposted lines of products this count sets; they are this count's now`, {
       products: [...t.left.values()].map((l) => l.productId),
     });
   }
-  if (earlier?.state === 'planned')
-    ctx.note(`count ${id}: the unposted lines of its earlier version are dropped; this correction replaces it`);
+  if (replaced) ctx.note(`count ${record.countId}: the unposted lines of its earlier version are dropped; this correction replaces it`);
+  return edits;
+}
 
+/** What the plan is made of. */
+interface PlanParts {
+  rank: CountRank;
+  split: ProductSplit;
+  edits: PlanEdits;
+  retired: Set<string>;
+  facts: CountFacts;
+}
+
+/** The differences against the location's stock, stored as the count's plan (with the edits), then posted. */
+async function planAndPost(input: ApplyCountInput, { rank, split, edits, retired, facts }: PlanParts): Promise<JobResult> {
+  const { ctx, record, hash, resolved, lock } = input;
+  const loc = resolved.location.facilityUrl;
+  const where = resolved.location.path;
+  const id = record.countId;
   const snap = await locationStock({ ...input.snapshot, client: ctx.client, redis: ctx.redis, keys: ctx.keys, note: ctx.note }, loc);
   const chunks = planDifferences(split.included, snap.stock, ctx.jobs.varianceChunkSize);
-  const retired = new Set(progress.retired);
-  if (earlier?.hash) retired.add(earlier.hash);
+  const plan = {
+    countId: id,
+    hash,
+    facilityUrl: loc,
+    countDate: record.countDate,
+    seq: rank.seq,
+    snapshotId: snap.snapshotId,
+    products: resolved.items.length,
+    retired,
+    left: split.left,
+  };
   lock.assertHeld();
-  await writePlan(
-    ctx.redis,
-    ctx.keys,
-    {
-      countId: id,
-      hash,
-      facilityUrl: loc,
-      countDate: record.countDate,
-      seq,
-      snapshotId: snap.snapshotId,
-      products: resolved.items.length,
-      chunks,
-      retired,
-      left: split.left,
-      marks: split.marks,
-    },
-    edits,
-  );
+  await writePlan(ctx.redis, ctx.keys, { ...plan, chunks, marks: split.marks }, edits);
   if (split.left.size)
     ctx.note(`count ${id}: products left to newer counts of ${where}: ${leftText(split.left)}`, {
       left: split.left.size,
@@ -142,20 +167,12 @@ export async function applyCount(input: ApplyCountInput): Promise<JobResult> {
     snapshotId: snap.snapshotId,
   });
   const planned: Planned = {
-    countId: id,
-    hash,
+    ...plan,
     state: 'planned',
-    facilityUrl: loc,
-    countDate: record.countDate,
-    seq,
-    snapshotId: snap.snapshotId,
-    products: resolved.items.length,
     chunks: chunks.length,
     lines: new Map(chunks.map((c, i) => [i, c])),
     intents: new Map(),
     applied: new Map(),
-    left: split.left,
-    retired,
   };
   return postChunks(ctx, planned, lock, where);
 }

@@ -6,7 +6,7 @@ import { leftText } from './count-outcome.js';
 import { loadProgress, type CountProgress } from './count-progress.js';
 import { varianceBody } from './post-chunks.js';
 import { readMarks, splitByMarks, type ProductMark } from './product-marks.js';
-import { recordHash } from './record-hash.js';
+import { countVersionHash } from './count-version-hash.js';
 import { resolveCount } from './resolve-count.js';
 import type { StockCountRecord } from './stock-count-record.js';
 import { stockKeys } from './stock-keys.js';
@@ -64,7 +64,7 @@ export async function previewCount(record: StockCountRecord, ctx: PreviewContext
   const id = record.countId;
   const loc = resolved.location.facilityUrl;
   const where = resolved.location.path;
-  const hash = recordHash(record);
+  const hash = countVersionHash(record);
   const progress = await loadProgress(ctx.redis, ctx.keys, id);
   if (progress.retired.has(hash))
     return { outcome: 'skipped', summary: `count ${id}: a corrected version of this count replaced this one; not applied`, calls: [] };

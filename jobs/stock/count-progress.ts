@@ -1,4 +1,6 @@
 import type { RedisConnection as Redis, RedisKeys } from '../../src/redis/connection.js';
+import { ProgressHash } from '../../src/redis/progress-hash.js';
+import { redisScript, runScript } from '../../src/redis/scripts.js';
 import type { VarianceLine } from './count-plan.js';
 import type { LeftOut } from './product-marks.js';
 import { stockKeys } from './stock-keys.js';
@@ -41,7 +43,7 @@ export const KEEP_MS = 90 * 24 * 3600_000;
 const KNOWN_MS = 40 * 24 * 3600_000;
 
 export async function loadProgress(redis: Redis, keys: RedisKeys, countId: string): Promise<CountProgress> {
-  const raw = await redis.hgetall(keys.count(countId));
+  const raw = await new ProgressHash(redis, keys.count(countId)).read();
   const p: CountProgress = {
     countId,
     hash: raw.hash,
@@ -74,17 +76,19 @@ export async function loadProgress(redis: Redis, keys: RedisKeys, countId: strin
 }
 
 export async function markIntent(redis: Redis, keys: RedisKeys, countId: string, chunk: number): Promise<void> {
-  await redis.hset(keys.count(countId), `intent:${chunk}`, String(Date.now()));
+  await new ProgressHash(redis, keys.count(countId)).write({ [`intent:${chunk}`]: String(Date.now()) });
 }
 
 /** The chunk surely did not apply: forget the intent so the chunk is posted again. */
 export async function dropIntent(redis: Redis, keys: RedisKeys, countId: string, chunk: number): Promise<void> {
-  await redis.hdel(keys.count(countId), `intent:${chunk}`);
+  await new ProgressHash(redis, keys.count(countId)).drop(`intent:${chunk}`);
 }
 
 // Records chunk ARGV[1] applied (URL ARGV[2]), remembers the URL, bumps the location version and patches the
 // plan's snapshot when it is still current and in step. All or nothing; a second record of a chunk is a no-op.
-const RECORD_APPLIED = `
+const RECORD_APPLIED = redisScript(
+  'countRecordApplied',
+  `
 if redis.call('HEXISTS', KEYS[1], 'applied:' .. ARGV[1]) == 1 then return -1 end
 redis.call('HSET', KEYS[1], 'applied:' .. ARGV[1], ARGV[2])
 redis.call('HDEL', KEYS[1], 'intent:' .. ARGV[1])
@@ -103,7 +107,8 @@ if redis.call('HGET', KEYS[3], 'id') == ARGV[4] then
     return 1
   end
 end
-return 0`;
+return 0`,
+);
 
 /** Records a chunk as applied (see RECORD_APPLIED); answers whether the snapshot was patched. */
 export async function recordApplied(
@@ -117,8 +122,7 @@ export async function recordApplied(
   const sk = stockKeys(keys);
   const args: Array<string | number> = [chunk, url, p.facilityUrl, p.snapshotId, KNOWN_MS];
   for (const [productUrl, q] of lines) args.push(productUrl, q);
-  const r = await redis.eval(
-    RECORD_APPLIED,
+  const r = await runScript(redis, RECORD_APPLIED, [
     5,
     keys.count(p.countId),
     sk.versions,
@@ -126,7 +130,7 @@ export async function recordApplied(
     sk.snapshotLocation(p.snapshotId, p.facilityUrl),
     sk.variances(p.facilityUrl, p.countDate),
     ...args,
-  );
+  ]);
   return r === 1;
 }
 
@@ -149,7 +153,7 @@ export async function unfinishedElsewhere(
   hash: string,
   facilityUrl: string,
 ): Promise<string | undefined> {
-  const [state, at, was] = await redis.hmget(keys.count(countId), 'state', 'facilityUrl', 'hash');
+  const [state, at, was] = await new ProgressHash(redis, keys.count(countId)).fields('state', 'facilityUrl', 'hash');
   return state === 'planned' && at && at !== facilityUrl && was !== hash ? at : undefined;
 }
 

@@ -4,7 +4,7 @@ import { stockCountStream } from './stock-count-stream.js';
 import { stockCountRecordSchema } from './stock-count-record.js';
 import type { RedisKeys } from '../../src/redis/connection.js';
 import { loadProgress } from './count-progress.js';
-import { recordHash } from './record-hash.js';
+import { countVersionHash } from './count-version-hash.js';
 import { syncedOrders, type PlannedOrder } from '../orders/reconcile-orders.js';
 import type { SyncedRecord } from '../../src/ops/reconcile-synced.js';
 import type { ServiceView } from '../../src/ops/reconcile-service.js';
@@ -46,7 +46,7 @@ async function countedPairs(
     const p = await loadProgress(redis, keys, record.countId);
     // The progress names the version applied last; a count superseded before all its chunks posted is no reference.
     if ((p.state !== 'applied' && p.state !== 'unchanged') || !p.facilityUrl) continue;
-    if (p.hash !== recordHash(record)) continue;
+    if (p.hash !== countVersionHash(record)) continue;
     const products = await catalog.products(record.items.map((i) => i.productId));
     const since = snapshotTime(p.snapshotId) ?? s.processedOn;
     for (const item of record.items) {

@@ -3,6 +3,7 @@ import { defaults } from '../../config/defaults.js';
 import { readStockOnHand } from '../../src/catalog/stock-on-hand.js';
 import { isServiceError } from '../../src/client/errors.js';
 import { BadRecordError } from '../../src/queue/job-errors.js';
+import { zodProblems } from '../../src/zod-problems.js';
 import type { JobContext, JobResult, PreviewContext } from '../../src/queue/job-kind.js';
 import type { PlannedCall, PreviewResult } from '../../src/queue/record-plan.js';
 import { varianceDate, type VarianceLine } from './count-plan.js';
@@ -29,8 +30,8 @@ const today = () => new Date().toISOString().slice(0, 10);
 function targetsOf(record: StockCountRecord, raw: unknown): StockTarget[] {
   const parsed = z.array(stockTargetSchema).min(1).safeParse(raw);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new BadRecordError(`count ${record.countId}`, `fromService.targets.${issue?.path.join('.') ?? ''}`, issue?.message ?? 'invalid');
+    const [issue] = zodProblems(parsed.error.issues, { under: 'fromService.targets.' });
+    throw new BadRecordError(`count ${record.countId}`, issue?.field ?? 'fromService.targets.', issue?.reason ?? 'invalid');
   }
   return parsed.data;
 }

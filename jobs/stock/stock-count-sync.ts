@@ -6,7 +6,7 @@ import type { JobKind } from '../../src/queue/job-kind.js';
 import { applyCount } from './apply-count.js';
 import { previewCount } from './count-preview.js';
 import { previewStockRepair, repairStock } from './repair-stock.js';
-import { recordHash } from './record-hash.js';
+import { countVersionHash } from './count-version-hash.js';
 import { unfinishedElsewhere } from './count-progress.js';
 import { withRedisLocks } from '../../src/redis/redis-lock.js';
 import { resolveCount } from './resolve-count.js';
@@ -41,7 +41,7 @@ export function createStockCountJob(opts: StockCountJobOptions = {}): JobKind<St
       // A stock repair (reconcile --repair --include-stock) sets the on-hand it names; a plain resync is the count again.
       if (ctx.fromService?.targets !== undefined) return repairStock(record, ctx);
       const resolved = await resolveCount(ctx.catalog, record);
-      const hash = recordHash(record);
+      const hash = countVersionHash(record);
       const sk = stockKeys(ctx.keys);
       const loc = resolved.location.facilityUrl;
       // A correction that moved the count to another location also needs the old one to settle and drop its plan.

@@ -1,4 +1,5 @@
 import type { RedisConnection as Redis } from '../redis/connection.js';
+import { isScriptCommand } from '../redis/scripts.js';
 
 /** The commands a dry run's previews may send: reads of keys, nothing else. */
 const READS = new Set([
@@ -53,7 +54,7 @@ export function readOnlyRedis(redis: Redis): Redis {
       if (
         typeof prop === 'string' &&
         !READS.has(prop) &&
-        (ALSO_REFUSED.has(prop) || commands.has(prop) || commands.has(prop.replace(/Buffer$/, '')))
+        (ALSO_REFUSED.has(prop) || isScriptCommand(prop) || commands.has(prop) || commands.has(prop.replace(/Buffer$/, '')))
       ) {
         return () => {
           throw new RedisWriteRefusedError(prop);

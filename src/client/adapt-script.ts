@@ -1,5 +1,4 @@
-import { createHash } from 'node:crypto';
-import type { LuaScript } from './budget-scripts.js';
+import { redisScript } from '../redis/scripts.js';
 
 const lua = `
 local k, sentKey = KEYS[1], KEYS[2]
@@ -208,4 +207,4 @@ return { string.format('%.4f', nf), why, changed, otherPerMinute }
  * window has left that may go at once (fraction). KEYS[2]: the lane's sent hash (budget-scripts.ts, ACQUIRE).
  * Answers { factor, reason, changed (1/0), others' requests a minute or '' }.
  */
-export const ADAPT: LuaScript = { lua, sha: createHash('sha1').update(lua).digest('hex') };
+export const ADAPT = redisScript('budgetAdapt', lua);

@@ -1,11 +1,4 @@
-import { createHash } from 'node:crypto';
-import type { RedisConnection as Redis } from '../redis/connection.js';
-
-/** A Lua script run by EVALSHA, loaded with EVAL the first time a Redis does not know it. */
-export interface LuaScript {
-  lua: string;
-  sha: string;
-}
+import { redisScript } from '../redis/scripts.js';
 
 /** Buckets in a lane's ring of sent counts: a bucket is a 120th of the lane's window, so the ring holds two windows. */
 export const SENT_SLOTS = 256;
@@ -13,10 +6,6 @@ export const SENT_SLOTS = 256;
 /** Length of a lane's sent buckets: a 120th of its window (500 ms for a minute). */
 export function sentBucketMs(windowMs: number): number {
   return Math.max(1, Math.round(windowMs / 120));
-}
-
-function script(lua: string): LuaScript {
-  return { lua, sha: createHash('sha1').update(lua).digest('hex') };
 }
 
 /**
@@ -33,7 +22,9 @@ function script(lua: string): LuaScript {
  * Answers the ms to wait before sending (0: send now).
  * Time is Redis's, so processes on machines with different clocks share one schedule.
  */
-export const ACQUIRE = script(`
+export const ACQUIRE = redisScript(
+  'budgetAcquire',
+  `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
 local n = (#KEYS - 1) / 4
@@ -82,14 +73,17 @@ end
 local wait = math.ceil(start - now)
 if wait > 0 then redis.call('HINCRBY', KEYS[#KEYS], 'waitedMs:' .. ARGV[3], wait) end
 return wait
-`);
+`,
+);
 
 /**
  * Blocks one or more lanes for every process until the service's reset (a 429 answered).
  * KEYS: the hold keys, then the stats hash. ARGV: ms from now, the class answered 429. A longer hold already
  * in place is kept.
  */
-export const HOLD = script(`
+export const HOLD = redisScript(
+  'budgetHold',
+  `
 local ms = tonumber(ARGV[1])
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -100,14 +94,5 @@ for i = 1, #KEYS - 1 do
 end
 redis.call('HINCRBY', KEYS[#KEYS], 'holds:' .. ARGV[2], 1)
 return 1
-`);
-
-/** EVALSHA, falling back to EVAL once when the Redis does not have the script yet (restart, new server). */
-export async function runScript(redis: Redis, s: LuaScript, args: Array<string | number>): Promise<unknown> {
-  try {
-    return await redis.evalsha(s.sha, ...(args as [number, ...Array<string | number>]));
-  } catch (err) {
-    if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
-    return redis.eval(s.lua, ...(args as [number, ...Array<string | number>]));
-  }
-}
+`,
+);

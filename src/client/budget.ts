@@ -2,7 +2,8 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { Budgets } from '../../config/read-config.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
 import { AdaptiveRate, type AdaptiveRateOptions } from './adaptive-rate.js';
-import { ACQUIRE, HOLD, runScript, sentBucketMs } from './budget-scripts.js';
+import { runScript } from '../redis/scripts.js';
+import { ACQUIRE, HOLD, sentBucketMs } from './budget-scripts.js';
 import type { RequestClass } from './service-api.js';
 import { CLASSES, LANES, laneLimits, lanesRatePerSecond, TOTAL_WINDOW_MS, type BudgetLane } from './budget-lanes.js';
 
@@ -42,7 +43,7 @@ export interface BudgetStats {
 }
 
 interface ClassPlan {
-  /** EVALSHA arguments after the sha: numkeys, keys, argv. Built once; the hot path reuses them. */
+  /** The script's arguments: numkeys, keys, argv. Built once; the hot path reuses them. */
   args: Array<string | number>;
   /** Hold keys of the classes whose holds block this class. */
   holdKeys: string[];

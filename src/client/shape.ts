@@ -1,4 +1,5 @@
 import type { ZodType } from 'zod';
+import { zodProblemText, type IssueLike } from '../zod-problems.js';
 import { decodeColumns } from './columns.js';
 import {
   facilityRowSchema,
@@ -30,17 +31,9 @@ export class ShapeError extends Error {
 
 const MAX_ISSUES = 3;
 
-/** zod's "expected string, received undefined" says less than "is missing" to whoever reads the job. */
-function problem(message: string): string {
-  if (/received undefined$/.test(message)) return 'is missing';
-  if (/received null$/.test(message)) return 'is null';
-  return message;
-}
-
-function issuesText(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>, prefix = ''): string {
-  const shown = issues.slice(0, MAX_ISSUES).map((i) => `${prefix}${i.path.map(String).join('.') || '(body)'}: ${problem(i.message)}`);
-  if (issues.length > MAX_ISSUES) shown.push(`and ${issues.length - MAX_ISSUES} more`);
-  return shown.join('; ');
+// zod's "expected string, received undefined" says less than "is missing" to whoever reads the job.
+function issuesText(issues: readonly IssueLike[], under = ''): string {
+  return zodProblemText(issues, { whole: '(body)', under, missing: 'is missing', isNull: 'is null', max: MAX_ISSUES, countMore: true });
 }
 
 /** An entity answer checked by its zod schema. */

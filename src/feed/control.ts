@@ -101,52 +101,9 @@ export async function startControl(o: StartControlOptions): Promise<Control> {
   for (const def of o.defs) await upsertScheduler(queue, def, o.schedule);
 
   const conn = createRedis(o.connection);
-  const record = (scheduler: string, fields: Record<string, string>) =>
-    o.redis.hset(o.keys.schedule(), Object.fromEntries(Object.entries(fields).map(([k, v]) => [`${scheduler}.${k}`, v])));
-
-  const processor = async (job: Job<ControlData, PullResult>): Promise<PullResult> => {
-    const { stream, scheduler } = controlDataSchema.parse(job.data);
-    const startedAt = new Date();
-    const log = o.logger.child({ scheduler, stream });
-    try {
-      const def = defOf(o.defs, stream);
-      await def.beforePull?.({ redis: o.redis, keys: o.keys });
-      const result = await pullStream({
-        def,
-        upstream: o.upstream,
-        queue: o.queues.get(stream),
-        redis: o.redis,
-        keys: o.keys,
-        pageSize: o.pageSize,
-        logger: log,
-      });
-      const next = (await queue.getJobScheduler(scheduler).catch(() => undefined))?.next;
-      await record(scheduler, {
-        lastRunAt: startedAt.toISOString(),
-        lastOk: '1',
-        lastResult: JSON.stringify(result),
-        ...(next ? { nextRunAt: new Date(next).toISOString() } : {}),
-      });
-      await o.redis.hdel(o.keys.schedule(), `${scheduler}.lastError`);
-      return result;
-    } catch (err) {
-      const message = messageOf(err);
-      const hint = (err as { hint?: unknown }).hint;
-      // The feed, the service or Redis down fails every poll: one line per stream and reason every 30 s.
-      logRepeated(
-        log,
-        'error',
-        `pull:${stream}:${reasonOf(err)}`,
-        { err: message, hint },
-        `scheduled pull of ${stream} failed: ${message}${typeof hint === 'string' ? `. ${hint}` : ''}; the next run tries again`,
-      );
-      await record(scheduler, { lastRunAt: startedAt.toISOString(), lastOk: '0', lastError: message }).catch(() => undefined);
-      throw err;
-    }
-  };
   // A pull's completion that a planned Sentinel failover drops is made again at once (src/queue/finish-guard.ts).
   const guard = finishGuardFor(o.connection, conn, { lockDurationMs: CONTROL_LOCK_MS, logger: o.logger });
-  const worker = new Worker<ControlData, PullResult>(CONTROL_QUEUE, guard.wrap(processor), {
+  const worker = new Worker<ControlData, PullResult>(CONTROL_QUEUE, guard.wrap(pullProcessor(o, queue)), {
     connection: conn,
     prefix: o.prefix,
     concurrency: Math.max(1, o.defs.length),
@@ -178,4 +135,55 @@ export async function startControl(o: StartControlOptions): Promise<Control> {
       conn.disconnect();
     },
   };
+}
+
+/** The control worker's processor: one scheduled pull of a stream, its run recorded for status and the dashboard. */
+function pullProcessor(o: StartControlOptions, queue: Queue<ControlData>) {
+  const record = (scheduler: string, fields: Record<string, string>) =>
+    o.redis.hset(o.keys.schedule(), Object.fromEntries(Object.entries(fields).map(([k, v]) => [`${scheduler}.${k}`, v])));
+
+  return async (job: Job<ControlData, PullResult>): Promise<PullResult> => {
+    const { stream, scheduler } = controlDataSchema.parse(job.data);
+    const startedAt = new Date();
+    const log = o.logger.child({ scheduler, stream });
+    try {
+      const def = defOf(o.defs, stream);
+      await def.beforePull?.({ redis: o.redis, keys: o.keys });
+      const result = await pullStream({
+        def,
+        upstream: o.upstream,
+        queue: o.queues.get(stream),
+        redis: o.redis,
+        keys: o.keys,
+        pageSize: o.pageSize,
+        logger: log,
+      });
+      const next = (await queue.getJobScheduler(scheduler).catch(() => undefined))?.next;
+      await record(scheduler, {
+        lastRunAt: startedAt.toISOString(),
+        lastOk: '1',
+        lastResult: JSON.stringify(result),
+        ...(next ? { nextRunAt: new Date(next).toISOString() } : {}),
+      });
+      await o.redis.hdel(o.keys.schedule(), `${scheduler}.lastError`);
+      return result;
+    } catch (err) {
+      logPullFailed(log, stream, err);
+      await record(scheduler, { lastRunAt: startedAt.toISOString(), lastOk: '0', lastError: messageOf(err) }).catch(() => undefined);
+      throw err;
+    }
+  };
+}
+
+/** The feed, the service or Redis down fails every poll: one line per stream and reason every 30 s. */
+function logPullFailed(log: Logger, stream: string, err: unknown): void {
+  const message = messageOf(err);
+  const hint = (err as { hint?: unknown }).hint;
+  logRepeated(
+    log,
+    'error',
+    `pull:${stream}:${reasonOf(err)}`,
+    { err: message, hint },
+    `scheduled pull of ${stream} failed: ${message}${typeof hint === 'string' ? `. ${hint}` : ''}; the next run tries again`,
+  );
 }

@@ -5,7 +5,7 @@ import { readNdjsonChunks, type NdjsonEntry } from './ndjson.js';
 import { keyInHead } from '../records/record-head.js';
 import { HEAD_CHARS, QUOTE_CHARS } from '../records/unreadable-record.js';
 import type { Logger } from '../logger.js';
-import { keysExist } from '../queue/intake.js';
+import { keysExist } from '../redis/keys-exist.js';
 import { intakeJobId, type IntakeData, type IntakeItem } from '../queue/intake-queue.js';
 import type { QueueSet } from '../queue/queues.js';
 import { badLineId, checkedRecord } from '../queue/record-jobs.js';

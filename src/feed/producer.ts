@@ -5,7 +5,7 @@ import { walkFeed } from './walk-feed.js';
 import type { Logger } from '../logger.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
 import { recordPage, recordPullError } from './feed-state.js';
-import { waitForLock } from '../redis/key-lock.js';
+import { takeLock } from '../redis/redis-lock.js';
 import { isPaused } from '../queue/stream-breaker.js';
 import { isOutage } from '../queue/service-outage.js';
 import type { JobData } from '../queue/queues.js';
@@ -66,7 +66,10 @@ export async function pullStream(o: PullStreamOptions): Promise<PullResult> {
     o.logger.debug({ stream: o.def.stream }, 'the service is down; not pulled until it answers again');
     return { ...result, held: true };
   }
-  const lock = await waitForLock(o.redis, o.keys.lock('pull', o.def.stream), o.lockTtlMs ?? defaults.pullLockTtlMs, o.lockWaitMs ?? 0);
+  const lock = await takeLock(o.redis, o.keys.lock('pull', o.def.stream), {
+    ttlMs: o.lockTtlMs ?? defaults.pullLockTtlMs,
+    waitMs: o.lockWaitMs ?? 0,
+  });
   if (!lock) {
     o.logger.debug({ stream: o.def.stream }, 'another process is pulling this stream; skipped');
     return { ...result, locked: true };

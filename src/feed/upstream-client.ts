@@ -6,6 +6,7 @@ import type { StreamName } from '../records/stream-def.js';
 import { PageTooLargeError, readFeedPage } from './page-reader.js';
 import { messageOf } from '../message-of.js';
 import { SecretFile } from '../secret-file.js';
+import { zodProblemText } from '../zod-problems.js';
 
 /** One page of a feed stream (upstream-feed.md); a record that could not be read is an UnreadableRecord in `items`. */
 export const feedPageSchema = z.object({
@@ -177,7 +178,7 @@ export class UpstreamClient {
     }
     const parsed = feedPageSchema.safeParse(json);
     if (!parsed.success) {
-      const problems = parsed.error.issues.map((i) => `${i.path.map(String).join('.') || '(page)'}: ${i.message}`).join('; ');
+      const problems = zodProblemText(parsed.error.issues, { whole: '(page)' });
       throw new FeedError(
         'FEED_BAD_RESPONSE',
         `${where}: page does not match { items, cursor, hasMore } (${problems})`,

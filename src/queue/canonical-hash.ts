@@ -5,7 +5,7 @@ import { RecordTooDeepError } from '../records/unreadable-record.js';
 /**
  * The one canonical hash of the program: sha256 of a value's canonical JSON (keys sorted at every level), used for
  * job ids (12 hex digits) and the order progress's record hash (16). Stock counts keep the hash of their parsed
- * JSON in schema order (jobs/stock/record-hash.ts): it is stored in count progress, and changing it would make every
+ * JSON in schema order (jobs/stock/count-version-hash.ts): it is stored in count progress, and changing it would make every
  * count in progress at an upgrade look corrected.
  */
 

@@ -1,5 +1,6 @@
 import type { Job } from 'bullmq';
 import type { RedisConnection as Redis } from '../redis/connection.js';
+import { hsetIfExists } from '../redis/hset-if-exists.js';
 import { splitReason } from './job-trace.js';
 
 /**
@@ -15,14 +16,13 @@ export interface FailureGroup {
   reason: string;
 }
 
-// Only into a job that still exists: a job removed meanwhile (an operator, the bad-record trim) must not come back
-// as a hash of one field that nothing would ever remove.
-const HSET_IF_EXISTS = `if redis.call('EXISTS', KEYS[1]) == 1 then return redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end
-return 0`;
-
-/** Writes a failing job's group reason beside its failedReason (one command, on failing attempts only). */
+/**
+ * Writes a failing job's group reason beside its failedReason (one command, on failing attempts only), only into a
+ * job that still exists: a job removed meanwhile (an operator, the bad-record trim) must not come back as a hash of
+ * one field that nothing would ever remove.
+ */
 export async function recordFailureGroup(redis: Redis, job: Pick<Job, 'id' | 'queueQualifiedName'>, reason: string): Promise<void> {
-  await redis.eval(HSET_IF_EXISTS, 1, `${job.queueQualifiedName}:${job.id}`, FAILURE_GROUP_FIELD, reason);
+  await hsetIfExists(redis, `${job.queueQualifiedName}:${job.id}`, FAILURE_GROUP_FIELD, reason);
 }
 
 /**

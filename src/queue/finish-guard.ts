@@ -67,92 +67,9 @@ const refusedByRedis = (err: unknown) => findRedisFailure(err)?.replied === true
 
 /** Watches `conn` for a drop and finishes again, on the server it comes back to, the jobs whose finish was lost. */
 export function guardFinishes(o: FinishGuardOptions): FinishGuard {
-  /** By runKey, oldest first. */
-  const ended = new Map<string, EndedRun>();
+  const ended = new EndedRuns(o.lockDurationMs);
   let droppedAt: number | undefined;
-
-  const forgetOld = (now: number) => {
-    for (const [key, run] of ended) {
-      if (now - run.at < o.lockDurationMs) break;
-      ended.delete(key);
-    }
-  };
-  const remember = (run: EndedRun) => {
-    forgetOld(run.at);
-    ended.set(runKey(run), run);
-  };
-
-  /** Answers whether Redis refused some of the finishes made again (they are kept, to be tried again). */
-  async function recover(droppedAt: number, why = 'in a Redis failover (written to the old primary)'): Promise<boolean> {
-    forgetOld(Date.now());
-    const runs = [...ended.values()].filter((r) => r.at <= droppedAt);
-    let completedAgain = 0;
-    let putBack = 0;
-    let refusedAgain = false;
-    const queues = new Set<string>();
-    for (let i = 0; i < runs.length; i += CHUNK) {
-      const chunk = runs.slice(i, i + CHUNK);
-      const reads = o.conn.pipeline();
-      for (const { job } of chunk) {
-        const key = `${job.queueQualifiedName}:${job.id}`;
-        reads.get(`${key}:lock`).hget(key, 'processedOn');
-      }
-      const replies = (await reads.exec()) ?? [];
-      const value = (n: number) => replies[n]?.[1];
-      // Still active under this run: its lock (removed by every finish), taken by this very fetch (a token serves
-      // a chain of fetches, and a fetch the failover dropped may have been made again since).
-      const lost = chunk.filter((run, k) => value(2 * k) === run.token && Number(value(2 * k + 1)) === run.job.processedOn);
-      await Promise.all(
-        lost.map(async (run) => {
-          ended.delete(runKey(run));
-          queues.add(run.job.queueName);
-          try {
-            if (run.returned) {
-              await run.job.moveToCompleted(run.result, run.token, false);
-              completedAgain++;
-            } else {
-              await run.job.moveToWait(run.token);
-              putBack++;
-            }
-          } catch (err) {
-            if (refusedByRedis(err)) {
-              // Redis still refuses writes: kept for the next try.
-              ended.set(runKey(run), run);
-              refusedAgain = true;
-              return;
-            }
-            // Settled meanwhile (its own finish came through after all, or the lock expired): nothing left to do.
-            o.logger.debug({ jobId: run.job.id, err: messageOf(err) }, 'a finish thought lost was settled meanwhile');
-          }
-        }),
-      );
-    }
-    if (completedAgain + putBack > 0)
-      o.logger.info({ queues: [...queues], completedAgain, putBack }, `job finishes lost ${why} made again`);
-    return refusedAgain;
-  }
-
-  let retrying: NodeJS.Timeout | undefined;
-  let busy = false;
-  const retryRefused = () => {
-    if (retrying) return;
-    retrying = setInterval(() => {
-      if (busy) return;
-      busy = true;
-      recover(Date.now() - SETTLE_MS, 'while Redis refused writes')
-        .then((refusedAgain) => {
-          if (!refusedAgain && retrying) {
-            clearInterval(retrying);
-            retrying = undefined;
-          }
-        })
-        .catch(() => undefined)
-        .finally(() => {
-          busy = false;
-        });
-    }, REFUSED_RETRY_MS);
-    retrying.unref();
-  };
+  const retry = retryEvery(REFUSED_RETRY_MS, () => finishAgain(o, ended, Date.now() - SETTLE_MS, 'while Redis refused writes'));
 
   const onClose = () => {
     droppedAt ??= Date.now();
@@ -164,7 +81,7 @@ export function guardFinishes(o: FinishGuardOptions): FinishGuard {
     // After ioredis has sent again what the drop left unanswered: 'ready' comes before that, and one connection's
     // commands run in order, so the finishes it resends are seen here.
     setImmediate(() => {
-      recover(at).catch((err: unknown) =>
+      finishAgain(o, ended, at).catch((err: unknown) =>
         o.logger.warn(
           { err: messageOf(err) },
           "could not look for job finishes lost in a Redis failover; BullMQ's stalled-job check takes such jobs back within a minute",
@@ -176,31 +93,149 @@ export function guardFinishes(o: FinishGuardOptions): FinishGuard {
   o.conn.on('ready', onReady);
 
   return {
-    wrap<D, R>(processor: Processor<D, R>): Processor<D, R> {
-      const run = async (job: Job<D, R>, token?: string, signal?: AbortSignal) => {
-        let returned = false;
-        let result: R | undefined;
-        try {
-          result = await processor(job, token, signal);
-          returned = true;
-          return result;
-        } finally {
-          if (token && job.id) remember({ job: job as Job, token, at: Date.now(), returned, result });
-        }
-      };
-      // BullMQ hands an abort signal only to a processor that declares three parameters: as many as the one wrapped.
-      return processor.length >= 3 ? run : (job, token) => run(job, token);
-    },
+    wrap: (processor) => remembering(processor, ended),
     noteError(err) {
-      if (refusedByRedis(err)) retryRefused();
+      if (refusedByRedis(err)) retry.start();
     },
     stop() {
       o.conn.off('close', onClose);
       o.conn.off('ready', onReady);
-      if (retrying) clearInterval(retrying);
-      retrying = undefined;
+      retry.stop();
       ended.clear();
     },
+  };
+}
+
+/** The runs that ended within a lock's life, by runKey, oldest first. */
+class EndedRuns extends Map<string, EndedRun> {
+  constructor(private readonly lockDurationMs: number) {
+    super();
+  }
+
+  /** Forgets the runs whose lock has expired by `now` (no finish of theirs is left to find). */
+  forgetOld(now: number): void {
+    for (const [key, run] of this) {
+      if (now - run.at < this.lockDurationMs) break;
+      this.delete(key);
+    }
+  }
+
+  remember(run: EndedRun): void {
+    this.forgetOld(run.at);
+    this.set(runKey(run), run);
+  }
+}
+
+/** The processor, each run remembered as it ends, whether it returned or threw. */
+function remembering<D, R>(processor: Processor<D, R>, ended: EndedRuns): Processor<D, R> {
+  const run = async (job: Job<D, R>, token?: string, signal?: AbortSignal) => {
+    let returned = false;
+    let result: R | undefined;
+    try {
+      result = await processor(job, token, signal);
+      returned = true;
+      return result;
+    } finally {
+      if (token && job.id) ended.remember({ job: job as Job, token, at: Date.now(), returned, result });
+    }
+  };
+  // BullMQ hands an abort signal only to a processor that declares three parameters: as many as the one wrapped.
+  return processor.length >= 3 ? run : (job, token) => run(job, token);
+}
+
+/**
+ * Finishes again the runs that ended before `droppedAt` and still hold their job's lock. Answers whether Redis refused
+ * some of them (they are kept, to be tried again).
+ */
+async function finishAgain(
+  o: FinishGuardOptions,
+  ended: EndedRuns,
+  droppedAt: number,
+  why = 'in a Redis failover (written to the old primary)',
+): Promise<boolean> {
+  ended.forgetOld(Date.now());
+  const runs = [...ended.values()].filter((r) => r.at <= droppedAt);
+  const done = { completedAgain: 0, putBack: 0, refusedAgain: false, queues: new Set<string>() };
+  for (let i = 0; i < runs.length; i += CHUNK) {
+    const lost = await stillLocked(o.conn, runs.slice(i, i + CHUNK));
+    await Promise.all(
+      lost.map(async (run) => {
+        ended.delete(runKey(run));
+        done.queues.add(run.job.queueName);
+        const outcome = await finishRun(o.logger, run);
+        if (outcome === 'refused') {
+          // Redis still refuses writes: kept for the next try.
+          ended.set(runKey(run), run);
+          done.refusedAgain = true;
+        } else if (outcome === 'completed') done.completedAgain++;
+        else if (outcome === 'put back') done.putBack++;
+      }),
+    );
+  }
+  const { completedAgain, putBack, queues } = done;
+  if (completedAgain + putBack > 0) o.logger.info({ queues: [...queues], completedAgain, putBack }, `job finishes lost ${why} made again`);
+  return done.refusedAgain;
+}
+
+/**
+ * The runs still active on the server: their job holds the lock (removed by every finish) with their token, taken by
+ * this very fetch (a token serves a chain of fetches, and a fetch the failover dropped may have been made again since).
+ */
+async function stillLocked(conn: Redis, chunk: EndedRun[]): Promise<EndedRun[]> {
+  const reads = conn.pipeline();
+  for (const { job } of chunk) {
+    const key = `${job.queueQualifiedName}:${job.id}`;
+    reads.get(`${key}:lock`).hget(key, 'processedOn');
+  }
+  const replies = (await reads.exec()) ?? [];
+  const value = (n: number) => replies[n]?.[1];
+  return chunk.filter((run, k) => value(2 * k) === run.token && Number(value(2 * k + 1)) === run.job.processedOn);
+}
+
+/** Completes the run's job again with its result, or puts it back to wait (a run that threw). */
+async function finishRun(logger: Logger, run: EndedRun): Promise<'completed' | 'put back' | 'refused' | 'settled'> {
+  try {
+    if (run.returned) {
+      await run.job.moveToCompleted(run.result, run.token, false);
+      return 'completed';
+    }
+    await run.job.moveToWait(run.token);
+    return 'put back';
+  } catch (err) {
+    if (refusedByRedis(err)) return 'refused';
+    // Settled meanwhile (its own finish came through after all, or the lock expired): nothing left to do.
+    logger.debug({ jobId: run.job.id, err: messageOf(err) }, 'a finish thought lost was settled meanwhile');
+    return 'settled';
+  }
+}
+
+/** Runs `attempt` every `ms` once started, one at a time, until it answers false (nothing left refused). */
+function retryEvery(ms: number, attempt: () => Promise<boolean>): { start(): void; stop(): void } {
+  let timer: NodeJS.Timeout | undefined;
+  let busy = false;
+  const stop = () => {
+    if (timer) clearInterval(timer);
+    timer = undefined;
+  };
+  const tick = () => {
+    if (busy) return;
+    busy = true;
+    attempt()
+      .then((again) => {
+        if (!again) stop();
+      })
+      .catch(() => undefined)
+      .finally(() => {
+        busy = false;
+      });
+  };
+  return {
+    start() {
+      if (timer) return;
+      timer = setInterval(tick, ms);
+      timer.unref();
+    },
+    stop,
   };
 }
 

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { defaults } from '../../config/defaults.js';
 import type { Config } from '../../config/read-config.js';
 import { JITTERED } from './backoff.js';
-import { recordHash } from './job-id.js';
+import { jobIdHash } from './job-id.js';
 import type { StreamName } from '../records/stream-def.js';
 
 /** The intake queues (`{stream}-intake`): their names, their batches' shape and ids, their job options (see intake.ts). */
@@ -76,7 +76,7 @@ export function openIntakeQueue(
 
 /** The job id of a batch: its stream and a hash of its records' job ids, so the same batch queued twice is one job. */
 export function intakeJobId(stream: StreamName, items: readonly Pick<IntakeItem, 'id'>[]): string {
-  return `intake-${stream}-${recordHash(items.map((i) => i.id).join('\n'))}`;
+  return `intake-${stream}-${jobIdHash(items.map((i) => i.id).join('\n'))}`;
 }
 
 /** What operators see for a batch: "batch of N records, lines A-B". */

@@ -8,6 +8,7 @@ import type { RecordJob } from './record-jobs.js';
 import { withJobTraces } from '../telemetry/enqueue-spans.js';
 import { batchLabel, intakeDataSchema, type IntakeData, type IntakeItem } from './intake-queue.js';
 import { messageOf } from '../message-of.js';
+import { zodProblemText } from '../zod-problems.js';
 
 /**
  * Intake: how an NDJSON import reaches the record queues quickly.
@@ -66,8 +67,7 @@ export async function expandBatch(job: Job<IntakeData>, target: Queue<JobData>):
   const redis = (await target.backend.client) as unknown as Redis;
   const parsed = intakeDataSchema.safeParse(job.data);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const why = issue ? `${issue.path.map(String).join('.') || '(data)'}: ${issue.message}` : 'bad data';
+    const why = zodProblemText(parsed.error.issues, { whole: '(data)', max: 1 }) || 'bad data';
     throw await batchFailure(redis, job, BAD_BATCH, `not a batch of records (${why})`);
   }
   const data = parsed.data;
@@ -99,17 +99,3 @@ async function batchFailure(redis: Redis, job: Job, code: string, reason: string
   const message = `[${code}] intake job ${job.id}: ${reason}`;
   return code === BAD_BATCH ? new UnrecoverableError(message) : new Error(message);
 }
-
-/**
- * Which of these job keys exist, one Redis round trip for all (a Lua loop of EXISTS). All keys of one queue share
- * its prefix, hence one Redis Cluster slot when the prefix has a hash tag.
- */
-export async function keysExist(redis: Redis, keys: readonly string[]): Promise<boolean[]> {
-  if (keys.length === 0) return [];
-  const r = (await redis.eval(EXISTS_EACH, keys.length, ...keys)) as number[];
-  return r.map((x) => x === 1);
-}
-
-const EXISTS_EACH = `local r = {}
-for i, k in ipairs(KEYS) do r[i] = redis.call('EXISTS', k) end
-return r`;

@@ -2,8 +2,8 @@ import { canonicalHash } from './canonical-hash.js';
 import { recordKey, type KeyedStream } from '../records/records.js';
 import type { StreamName } from '../records/stream-def.js';
 
-/** First 12 hex digits of the sha256 of the canonical JSON of a record. */
-export function recordHash(raw: unknown): string {
+/** The hash in a record's job id: first 12 hex digits of the sha256 of its canonical JSON (key order ignored). */
+export function jobIdHash(raw: unknown): string {
   return canonicalHash(raw, 12);
 }
 
@@ -21,7 +21,7 @@ export function idSafe(key: string): string {
  */
 export function jobIdFor(def: KeyedStream, raw: unknown): string {
   const key = recordKey(def, raw);
-  return `${def.stream}-${key === undefined ? 'invalid' : idSafe(key)}-${recordHash(raw)}`;
+  return `${def.stream}-${key === undefined ? 'invalid' : idSafe(key)}-${jobIdHash(raw)}`;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { DelayedError, RateLimitError, UnrecoverableError, type Job } from 'bullmq';
-import type { ApiCall } from '../client/service-api.js';
 import { defaults } from '../../config/defaults.js';
 import { problemsOf, recordKey } from '../records/records.js';
+import { zodProblems } from '../zod-problems.js';
 import type { Logger } from '../logger.js';
 import type { RedisConnection as Redis } from '../redis/connection.js';
 import { beforeGoLive, goLiveFloor, goLiveSkipped } from './go-live.js';
@@ -12,14 +12,14 @@ import { classifyFailure, type Failure } from './failure.js';
 import { recordFailureGroup } from './failure-group.js';
 import { BadRecordError } from './job-errors.js';
 import type { JobContext, JobKind, JobResult, RunnerDeps } from './job-kind.js';
-import { tryLock } from '../redis/key-lock.js';
+import { takeLock } from '../redis/redis-lock.js';
 import { recordSuccess } from './stream-breaker.js';
 import { jobDataSchema, type FromService, type JobData } from './queues.js';
 import { recordLabel } from './record-jobs.js';
-import { traceLine, type RunningTrace } from './job-trace.js';
+import { couldNot, JobAttempt } from './job-attempt.js';
 import { tracedClient } from './traced-client.js';
 import { withFailureCode } from './failure-code.js';
-import { logRepeated, reasonOf } from '../log-throttle.js';
+import { logRepeated } from '../log-throttle.js';
 
 export type { RunnerDeps } from './job-kind.js';
 
@@ -50,8 +50,8 @@ export function checkedJobRecord<R>(
 ): { record: R; key: string; fromService?: FromService } {
   const data = jobDataSchema.safeParse(job.data);
   if (!data.success) {
-    const issue = data.error.issues[0];
-    throw new BadRecordError(`job ${job.id}`, `data.${issue?.path.join('.') ?? ''}`, issue?.message ?? 'is not { record, source }');
+    const [issue] = zodProblems(data.error.issues, { under: 'data.' });
+    throw new BadRecordError(`job ${job.id}`, issue?.field ?? 'data.', issue?.reason ?? 'is not { record, source }');
   }
   const label = recordLabel(kind, data.data, job.id);
   if (data.data.parseError !== undefined)
@@ -72,103 +72,127 @@ export function checkedJobRecord<R>(
  * the attempt's trace as one job log line, and turn errors into fail / retry / queue-wide hold.
  */
 export function createProcessor<R>(kind: JobKind<R>, deps: RunnerDeps, opts: ProcessorOptions = {}): RecordProcessor {
-  const keyLockTtlMs = opts.keyLockTtlMs ?? defaults.keyLockTtlMs;
-  const keyBusyDelayMs = opts.keyBusyDelayMs ?? defaults.keyBusyDelayMs;
-
   return async (job, token, signal) => {
-    const started = Date.now();
-    const trace: RunningTrace = { attempt: job.attemptsMade + 1, startedAt: new Date(started).toISOString(), calls: [], notes: [] };
-    let logger = deps.logger.child({ jobId: job.id, stream: kind.stream });
-    // Only when tracing is on: otherwise no span is made (src/telemetry/).
-    const spans = deps.jobTracing?.attempt({ stream: kind.stream, jobId: String(job.id), attempt: trace.attempt });
-    const onCall = (call: ApiCall) => {
-      trace.calls.push(call);
-      spans?.onCall(call);
-      // One line per write, for an audit kept as long as the logs are (docs/operations.md, "Audit").
-      if (call.method === 'POST')
-        logger.info({ write: { method: call.method, path: call.path, status: call.status, error: call.error } }, 'service write');
-    };
-    const writeTrace = async (end: Parameters<typeof traceLine>[1]) => {
-      trace.ms = Date.now() - started;
-      await job.log(traceLine(trace, end)).catch((err: Error) => couldNot(logger, 'write the attempt trace', err));
-    };
+    const attempt = new JobAttempt(job, kind.stream, deps);
     try {
-      const { record, key, fromService } = checkedJobRecord(kind, job);
-      logger = logger.child({ key });
-      spans?.key(key);
-      // Before go-live: no lock, no catalog, no call.
-      const floor = goLiveFloor(kind, deps.goLive);
-      const early = beforeGoLive(kind, record, floor);
-      if (early !== undefined) {
-        const result = goLiveSkipped(key, early, kind.goLive!.field, floor!);
-        await writeTrace({ result });
-        spans?.end(result.outcome);
-        logger.info({ outcome: result.outcome, attempt: trace.attempt }, result.summary);
-        return result;
-      }
-      const lock = await tryLock(deps.redis, deps.keys.lock(kind.stream, key), keyLockTtlMs);
-      if (!lock) {
-        // Another job of the same key is running: come back shortly, without spending an attempt.
-        logger.debug('business key busy; job delayed');
-        await job.moveToDelayed(Date.now() + keyBusyDelayMs + Math.floor(Math.random() * keyBusyDelayMs), token);
-        throw new DelayedError();
-      }
-      try {
-        const ctx: JobContext = {
-          jobId: String(job.id),
-          stream: kind.stream,
-          attempt: trace.attempt,
-          client: tracedClient(deps.client, onCall, signal),
-          catalog: deps.catalog,
-          redis: deps.redis,
-          keys: deps.keys,
-          logger,
-          jobs: deps.jobs,
-          note(message, data) {
-            trace.notes.push({ at: new Date().toISOString(), message, ...(data ? { data } : {}) });
-            spans?.note(message);
-            logger.debug({ data }, message);
-          },
-          settling: (pending, fn) => (spans ? spans.settling(pending, fn) : fn()),
-          ...(fromService ? { fromService } : {}),
-        };
-        const result = await kind.process(record, ctx);
-        await writeTrace({ result });
-        // Both rows of refusals end with a synced job, at once rather than one round trip after the other.
-        await Promise.all([
-          opts.breaker &&
-            recordSuccess(deps.redis, deps.keys, kind.stream).catch((err: Error) => couldNot(logger, 'reset the breaker count', err)),
-          opts.outage && recordServiceUp(deps.redis, deps.keys).catch((err: Error) => couldNot(logger, 'reset the outage count', err)),
-        ]);
-        spans?.end(result.outcome);
-        logger.info({ outcome: result.outcome, attempt: trace.attempt, ms: trace.ms, calls: trace.calls.length }, result.summary);
-        return result;
-      } finally {
-        await lock.release();
-      }
-    } catch (err) {
-      if (err instanceof DelayedError) {
-        spans?.end('delayed');
-        throw err;
-      }
-      const failure = classifyFailure(err);
-      spans?.end(
-        failure.action === 'hold' ? 'held' : failure.action === 'retry' && trace.attempt < (job.opts.attempts ?? 1) ? 'retry' : 'failed',
-        failure.code,
+      const checked = checkedJobRecord(kind, job);
+      attempt.keyed(checked.key);
+      return (
+        (await skippedBeforeGoLive(kind, deps, checked, attempt)) ??
+        (await runLocked(kind, deps, opts, { job, token, signal, attempt, ...checked }))
       );
-      const { action, resetAt, group, refusal, ...shown } = failure;
-      await writeTrace({ error: shown });
-      const brake = opts.breaker ? { redis: deps.redis, keys: deps.keys, stream: kind.stream, logger, hooks: opts.breaker } : undefined;
-      // The service down for everything: every stream holds instead of spending attempts (src/queue/outage-hold.ts).
-      if (
-        opts.outage &&
-        failure.refusal === 'service-down' &&
-        (await holdForOutage(job, token, failure, { redis: deps.redis, keys: deps.keys, stream: kind.stream, logger, hooks: opts.outage }))
-      )
-        throw new DelayedError();
-      return await settle(job, token, failure, logger, deps.redis, opts, brake);
+    } catch (err) {
+      return await attemptFailed(kind, deps, opts, { job, token, attempt }, err);
     }
   };
+}
+
+/** What one attempt runs with. */
+interface Run<R> {
+  job: Job<JobData, JobResult>;
+  token: string | undefined;
+  signal?: AbortSignal | undefined;
+  attempt: JobAttempt;
+  record: R;
+  key: string;
+  fromService?: FromService | undefined;
+}
+
+/** Before go-live: no lock, no catalog, no call; the job ends skipped. Undefined when the record is live. */
+async function skippedBeforeGoLive<R>(
+  kind: JobKind<R>,
+  deps: RunnerDeps,
+  { record, key }: { record: R; key: string },
+  attempt: JobAttempt,
+): Promise<JobResult | undefined> {
+  const floor = goLiveFloor(kind, deps.goLive);
+  const early = beforeGoLive(kind, record, floor);
+  if (early === undefined) return undefined;
+  const result = goLiveSkipped(key, early, kind.goLive!.field, floor!);
+  await attempt.writeTrace({ result });
+  attempt.spans?.end(result.outcome);
+  attempt.logger.info({ outcome: result.outcome, attempt: attempt.trace.attempt }, result.summary);
+  return result;
+}
+
+/** Runs the kind under its business key's lock; a busy key delays the job (DelayedError) without spending an attempt. */
+async function runLocked<R>(kind: JobKind<R>, deps: RunnerDeps, opts: ProcessorOptions, run: Run<R>): Promise<JobResult> {
+  const { job, attempt } = run;
+  const lock = await takeLock(deps.redis, deps.keys.lock(kind.stream, run.key), { ttlMs: opts.keyLockTtlMs ?? defaults.keyLockTtlMs });
+  if (!lock) {
+    // Another job of the same key is running: come back shortly, without spending an attempt.
+    attempt.logger.debug('business key busy; job delayed');
+    const busyMs = opts.keyBusyDelayMs ?? defaults.keyBusyDelayMs;
+    await job.moveToDelayed(Date.now() + busyMs + Math.floor(Math.random() * busyMs), run.token);
+    throw new DelayedError();
+  }
+  try {
+    const result = await kind.process(run.record, jobContext(kind, deps, run));
+    await attempt.writeTrace({ result });
+    const logger = attempt.logger;
+    // Both rows of refusals end with a synced job, at once rather than one round trip after the other.
+    await Promise.all([
+      opts.breaker &&
+        recordSuccess(deps.redis, deps.keys, kind.stream).catch((err: Error) => couldNot(logger, 'reset the breaker count', err)),
+      opts.outage && recordServiceUp(deps.redis, deps.keys).catch((err: Error) => couldNot(logger, 'reset the outage count', err)),
+    ]);
+    attempt.spans?.end(result.outcome);
+    logger.info(
+      { outcome: result.outcome, attempt: attempt.trace.attempt, ms: attempt.trace.ms, calls: attempt.trace.calls.length },
+      result.summary,
+    );
+    return result;
+  } finally {
+    await lock.release();
+  }
+}
+
+/** What the kind's processing gets: a client traced into the attempt, the catalog, Redis, its logger and notes. */
+function jobContext<R>(kind: JobKind<R>, deps: RunnerDeps, { job, signal, attempt, fromService }: Run<R>): JobContext {
+  const spans = attempt.spans;
+  return {
+    jobId: String(job.id),
+    stream: kind.stream,
+    attempt: attempt.trace.attempt,
+    client: tracedClient(deps.client, attempt.onCall, signal),
+    catalog: deps.catalog,
+    redis: deps.redis,
+    keys: deps.keys,
+    logger: attempt.logger,
+    jobs: deps.jobs,
+    note: (message, data) => attempt.note(message, data),
+    settling: (pending, fn) => (spans ? spans.settling(pending, fn) : fn()),
+    ...(fromService ? { fromService } : {}),
+  };
+}
+
+/** An attempt that threw: its trace written, then held (outage), delayed (breaker), retried or failed (settle). */
+async function attemptFailed<R>(
+  kind: JobKind<R>,
+  deps: RunnerDeps,
+  opts: ProcessorOptions,
+  { job, token, attempt }: Pick<Run<R>, 'job' | 'token' | 'attempt'>,
+  err: unknown,
+): Promise<never> {
+  const { spans, logger } = attempt;
+  if (err instanceof DelayedError) {
+    spans?.end('delayed');
+    throw err;
+  }
+  const failure = classifyFailure(err);
+  const retried = failure.action === 'retry' && attempt.trace.attempt < (job.opts.attempts ?? 1);
+  spans?.end(failure.action === 'hold' ? 'held' : retried ? 'retry' : 'failed', failure.code);
+  const { action, resetAt, group, refusal, ...shown } = failure;
+  await attempt.writeTrace({ error: shown });
+  const brake = opts.breaker ? { redis: deps.redis, keys: deps.keys, stream: kind.stream, logger, hooks: opts.breaker } : undefined;
+  // The service down for everything: every stream holds instead of spending attempts (src/queue/outage-hold.ts).
+  if (
+    opts.outage &&
+    failure.refusal === 'service-down' &&
+    (await holdForOutage(job, token, failure, { redis: deps.redis, keys: deps.keys, stream: kind.stream, logger, hooks: opts.outage }))
+  )
+    throw new DelayedError();
+  return await settle(job, token, failure, logger, deps.redis, opts, brake);
 }
 
 /** Logs the failure with what to do, then throws what steers BullMQ. Never returns. */
@@ -224,9 +248,4 @@ async function settle(
   const retry = new Error(reason);
   retry.name = f.code === 'INTERNAL' ? 'InternalJobError' : 'TransientJobError';
   throw withFailureCode(retry, f.code);
-}
-
-/** A bookkeeping write that failed (Redis full or away): the job goes on; logged once per reason every 30 s. */
-function couldNot(logger: Logger, what: string, err: Error): void {
-  logRepeated(logger, 'warn', `${what}:${reasonOf(err)}`, { err: err.message }, `could not ${what}`);
 }

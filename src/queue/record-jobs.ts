@@ -5,7 +5,7 @@ import { keyInHead } from '../records/record-head.js';
 import { checkRecord, recordKey, type KeyedStream, type RecordStream } from '../records/records.js';
 import { indexJobIds } from './job-index.js';
 import { QUOTE_CHARS, UnreadableRecord } from '../records/unreadable-record.js';
-import { jobIdFor, recordHash, unreadableJobId } from './job-id.js';
+import { jobIdFor, jobIdHash, unreadableJobId } from './job-id.js';
 import { withJobTraces } from '../telemetry/enqueue-spans.js';
 import type { JobData } from './queues.js';
 import type { StreamName } from '../records/stream-def.js';
@@ -91,7 +91,7 @@ export function recordJob(
 
 /** The job id of an NDJSON line that is not JSON at all (its job fails at once naming the line). */
 export function badLineId(stream: StreamName, line: number, text: string): string {
-  return `${stream}-invalid-${recordHash({ unparsable: text, line })}`;
+  return `${stream}-invalid-${jobIdHash({ unparsable: text, line })}`;
 }
 
 /**

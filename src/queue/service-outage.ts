@@ -1,6 +1,5 @@
-import { createHash } from 'node:crypto';
-import { runScript, type LuaScript } from '../client/budget-scripts.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
+import { redisScript, runScript } from '../redis/scripts.js';
 
 /**
  * The service down for everything, shared in Redis by every process of the prefix (hash `keys.outage()`): jobs that
@@ -42,10 +41,6 @@ export interface EndedOutage {
   endTold: boolean;
 }
 
-function script(lua: string): LuaScript {
-  return { lua, sha: createHash('sha1').update(lua).digest('hex') };
-}
-
 const REASON_MAX = 300;
 /** A row of failures that no outage followed is forgotten after this long, in ms. */
 const ROW_TTL_MS = 24 * 3600_000;
@@ -56,7 +51,9 @@ const ENDED_TTL_MS = 30 * 24 * 3600_000;
  * KEYS: outage hash. ARGV: threshold, now (epoch ms), reason, first probe delay (ms), row TTL (ms).
  * Answers {state, failures}: 'open' (already), 'tripped' (this failure opened it), 'closed' (below the threshold).
  */
-const DOWN = script(`
+const DOWN = redisScript(
+  'outageDown',
+  `
 if redis.call('HGET', KEYS[1], 'state') == 'open' then return {'open', 0} end
 local n = redis.call('HINCRBY', KEYS[1], 'failures', 1)
 if n >= tonumber(ARGV[1]) then
@@ -67,21 +64,27 @@ if n >= tonumber(ARGV[1]) then
 end
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
 return {'closed', n}
-`);
+`,
+);
 
 /** KEYS: outage hash. A job synced: the row of failures ends (nothing written when there is none, or while open). */
-const UP = script(`
+const UP = redisScript(
+  'outageUp',
+  `
 local h = redis.call('HMGET', KEYS[1], 'state', 'failures')
 if h[1] == 'open' or not h[2] then return 0 end
 redis.call('DEL', KEYS[1])
 return 1
-`);
+`,
+);
 
 /**
  * KEYS: outage hash. ARGV: now (epoch ms), longest probe delay (ms). Answers 1 when this process is to probe now (the
  * next probe is due, and moved one doubled delay ahead), else 0.
  */
-const CLAIM = script(`
+const CLAIM = redisScript(
+  'outageClaim',
+  `
 local h = redis.call('HMGET', KEYS[1], 'state', 'nextProbe', 'probeDelay')
 if h[1] ~= 'open' then return 0 end
 local now = tonumber(ARGV[1])
@@ -90,20 +93,24 @@ local delay = math.min(tonumber(h[3] or ARGV[2]) * 2, tonumber(ARGV[2]))
 redis.call('HSET', KEYS[1], 'nextProbe', now + delay, 'probeDelay', delay, 'lastProbeAt', ARGV[1])
 redis.call('HINCRBY', KEYS[1], 'probes', 1)
 return 1
-`);
+`,
+);
 
 /**
  * KEYS: outage hash, ended hash. ARGV: since (as opened, epoch ms), now, waited, ended TTL (ms).
  * Ends the outage opened at `since` (another process may have ended it first: answers 0 then).
  */
-const END = script(`
+const END = redisScript(
+  'outageEnd',
+  `
 local h = redis.call('HMGET', KEYS[1], 'state', 'since', 'reason', 'alerted')
 if h[1] ~= 'open' or h[2] ~= ARGV[1] then return 0 end
 redis.call('DEL', KEYS[1], KEYS[2])
 redis.call('HSET', KEYS[2], 'since', ARGV[1], 'endedAt', ARGV[2], 'waited', ARGV[3], 'reason', h[3] or '', 'alerted', h[4] or '0')
 redis.call('PEXPIRE', KEYS[2], ARGV[4])
 return 1
-`);
+`,
+);
 
 const iso = (ms: string | undefined) => (ms ? new Date(Number(ms)).toISOString() : null);
 

@@ -1,6 +1,5 @@
-import { createHash } from 'node:crypto';
-import { runScript, type LuaScript } from '../client/budget-scripts.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
+import { redisScript, runScript } from '../redis/scripts.js';
 
 /**
  * A stream's circuit breaker, shared in Redis by every process of the prefix (hash `keys.breaker(stream)`):
@@ -33,10 +32,6 @@ export type RefusalOutcome =
   /** `pushbacks`: how often this job has now been put back for a refusal while the breaker was closed. */
   | { state: 'closed'; refusals: number; pushbacks: number };
 
-function script(lua: string): LuaScript {
-  return { lua, sha: createHash('sha1').update(lua).digest('hex') };
-}
-
 /** Longest reason kept (the error message, which the client has already stripped of credentials). */
 const REASON_MAX = 300;
 /** A job's pushback count outlives its refusals by this long, in ms. */
@@ -46,7 +41,9 @@ const PUSHBACK_TTL_MS = 24 * 3600_000;
  * KEYS: breaker hash, pushback hash. ARGV: threshold, now (epoch ms), code, reason, job id, pushback TTL (ms).
  * Answers {state, n}: 'open' (n 0), 'tripped' (n refusals), or 'closed' (n this job's pushbacks; refusals in [3]).
  */
-const REFUSE = script(`
+const REFUSE = redisScript(
+  'breakerRefuse',
+  `
 if redis.call('HGET', KEYS[1], 'state') == 'open' then return {'open', 0, 0} end
 local count = redis.call('HINCRBY', KEYS[1], 'count', 1)
 if count >= tonumber(ARGV[1]) then
@@ -56,14 +53,17 @@ end
 local pushbacks = redis.call('HINCRBY', KEYS[2], ARGV[5], 1)
 redis.call('PEXPIRE', KEYS[2], ARGV[6])
 return {'closed', pushbacks, count}
-`);
+`,
+);
 
 /**
  * KEYS: breaker hash, streak list. ARGV: threshold, now (epoch ms), code, reason, job id, signature, streak TTL (ms).
  * The same service refusal again: counted while its signature repeats (another one starts a new streak); at the
  * threshold it opens the breaker ('tripped'); below it the job's id joins the streak (it fails; resume retries it).
  */
-const REPEAT = script(`
+const REPEAT = redisScript(
+  'breakerRepeat',
+  `
 if redis.call('HGET', KEYS[1], 'state') == 'open' then return {'open', 0} end
 local same = 1
 if redis.call('HGET', KEYS[1], 'sameSig') == ARGV[6] then
@@ -82,13 +82,16 @@ redis.call('RPUSH', KEYS[2], ARGV[5])
 redis.call('LTRIM', KEYS[2], -tonumber(ARGV[1]), -1)
 redis.call('PEXPIRE', KEYS[2], ARGV[7])
 return {'closed', same}
-`);
+`,
+);
 
 /**
  * KEYS: breaker hash, streak list. A finished job: both counts start again (no write when they are 0 or the breaker
  * is open).
  */
-const SUCCEED = script(`
+const SUCCEED = redisScript(
+  'breakerSucceed',
+  `
 local h = redis.call('HMGET', KEYS[1], 'count', 'sameCount', 'state')
 if h[3] == 'open' then return 0 end
 if h[1] and h[1] ~= '0' then redis.call('HSET', KEYS[1], 'count', 0) end
@@ -97,7 +100,8 @@ if h[2] then
   redis.call('DEL', KEYS[2])
 end
 return 0
-`);
+`,
+);
 
 /** How long the ids of a streak are kept for `resume`, in ms (a pause may last a weekend and more). */
 const STREAK_TTL_MS = 30 * 24 * 3600_000;

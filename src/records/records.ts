@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { zodProblems } from '../zod-problems.js';
 import type { RecordReferences } from './record-references.js';
 import type { StreamDef, StreamName } from './stream-def.js';
 
@@ -56,5 +57,5 @@ export function checkRecord(
 
 /** Every problem of a failed check, as field and reason. */
 export function problemsOf(error: z.ZodError): RecordProblem[] {
-  return error.issues.map((i) => ({ field: i.path.map(String).join('.') || '(record)', reason: i.message }));
+  return zodProblems(error.issues, { whole: '(record)' });
 }

@@ -105,23 +105,7 @@ export async function startRedisServer(o: RedisServerOptions = {}): Promise<Redi
   const auth = o.password ? `:${encodeURIComponent(o.password)}@` : '';
   const url = `${o.tls ? 'rediss' : 'redis'}://${auth}127.0.0.1:${port}`;
   const clientOptions: RedisOptions = o.tls ? { tls: { ca: [o.tls.ca] } } : {};
-  const listen = o.tls
-    ? [
-        '--port',
-        '0',
-        '--tls-port',
-        String(port),
-        '--tls-cert-file',
-        o.tls.certFile,
-        '--tls-key-file',
-        o.tls.keyFile,
-        '--tls-ca-cert-file',
-        o.tls.caFile,
-        '--tls-auth-clients',
-        'no',
-      ]
-    : ['--port', String(port)];
-  const password = o.password ? ['--requirepass', o.password, '--masterauth', o.password] : [];
+  const args = serverArgs(o, port, dir);
   let child: ChildProcess | undefined;
   let restarts = 0;
   // The last resort against an orphan: a parent that exits without stop() (process.exit, an uncaught error) takes it along.
@@ -130,54 +114,15 @@ export async function startRedisServer(o: RedisServerOptions = {}): Promise<Redi
     if (ownDir) rmSync(dir, { recursive: true, force: true });
   };
   process.on('exit', onExit);
-
   const launch = async () => {
-    const persistence = o.persist ? ['--appendonly', 'yes', '--appendfsync', 'everysec'] : ['--appendonly', 'no'];
-    const args = [
-      ...(o.configFile ? [o.configFile] : []),
-      ...listen,
-      ...password,
-      '--bind',
-      '127.0.0.1',
-      '--dir',
-      dir,
-      ...persistence,
-      '--save',
-      '',
-      '--daemonize',
-      'no',
-    ];
-    args.push('--logfile', join(dir, 'redis.log'), '--protected-mode', 'yes', ...(o.args ?? []));
-    const c = spawn(binary, args, { stdio: 'ignore' });
-    child = c;
-    const failed = new Promise<never>((_, reject) => {
-      c.once('error', (err) => reject(new Error(`could not start ${binary}: ${err.message}`)));
-      c.once('exit', (code) => reject(new Error(`${binary} exited with code ${code} at start (see ${join(dir, 'redis.log')})`)));
-    });
-    failed.catch(() => undefined);
-    await Promise.race([waitForPing(url, o.startTimeoutMs ?? defaults.redisStartTimeoutMs, clientOptions), failed]);
+    child = spawn(binary, args, { stdio: 'ignore' });
+    await untilAnswering(child, binary, dir, waitForPing(url, o.startTimeoutMs ?? defaults.redisStartTimeoutMs, clientOptions));
   };
-
-  const shutdown = async () => {
-    const c = child;
-    if (!c || c.exitCode !== null || c.signalCode !== null) return;
-    const exited = new Promise<void>((res) => c.once('exit', () => res()));
-    const r = new Redis(url, { maxRetriesPerRequest: 0, retryStrategy: () => null, ...clientOptions });
-    r.on('error', () => undefined);
-    // SHUTDOWN closes the connection instead of answering; the exit is what tells it is done.
-    await r.call('SHUTDOWN').catch(() => undefined);
-    r.disconnect();
-    const timer = setTimeout(() => c.kill('SIGKILL'), 15_000);
-    await exited;
-    clearTimeout(timer);
-  };
-
   const stop = async () => {
-    await shutdown();
+    await shutdown(child, url, clientOptions);
     process.off('exit', onExit);
     if (ownDir) rmSync(dir, { recursive: true, force: true });
   };
-
   try {
     await launch();
   } catch (err) {
@@ -191,7 +136,7 @@ export async function startRedisServer(o: RedisServerOptions = {}): Promise<Redi
     clientOptions,
     dir,
     async restart(downMs = 1_000) {
-      await shutdown();
+      await shutdown(child, url, clientOptions);
       await new Promise((res) => setTimeout(res, downMs));
       await launch();
       restarts++;
@@ -199,6 +144,47 @@ export async function startRedisServer(o: RedisServerOptions = {}): Promise<Redi
     restarts: () => restarts,
     stop,
   };
+}
+
+/** redis-server's arguments: where it listens (TLS only, or plain), its password, folder, persistence and log. */
+function serverArgs(o: RedisServerOptions, port: number, dir: string): string[] {
+  const listen = o.tls
+    ? ['--port', '0', '--tls-port', String(port), '--tls-cert-file', o.tls.certFile, '--tls-key-file', o.tls.keyFile]
+    : ['--port', String(port)];
+  if (o.tls) listen.push('--tls-ca-cert-file', o.tls.caFile, '--tls-auth-clients', 'no');
+  const password = o.password ? ['--requirepass', o.password, '--masterauth', o.password] : [];
+  const persistence = o.persist ? ['--appendonly', 'yes', '--appendfsync', 'everysec'] : ['--appendonly', 'no'];
+  return [
+    ...(o.configFile ? [o.configFile] : []),
+    ...listen,
+    ...password,
+    ...['--bind', '127.0.0.1', '--dir', dir, ...persistence, '--save', '', '--daemonize', 'no'],
+    ...['--logfile', join(dir, 'redis.log'), '--protected-mode', 'yes', ...(o.args ?? [])],
+  ];
+}
+
+/** Waits for `ping` (the server answering), or rejects as soon as the process fails to start or exits. */
+async function untilAnswering(c: ChildProcess, binary: string, dir: string, ping: Promise<void>): Promise<void> {
+  const failed = new Promise<never>((_, reject) => {
+    c.once('error', (err) => reject(new Error(`could not start ${binary}: ${err.message}`)));
+    c.once('exit', (code) => reject(new Error(`${binary} exited with code ${code} at start (see ${join(dir, 'redis.log')})`)));
+  });
+  failed.catch(() => undefined);
+  await Promise.race([ping, failed]);
+}
+
+/** SHUTDOWN (the AOF flushed) and wait for the exit; killed when it takes over 15 s. Nothing to do when it is not running. */
+async function shutdown(c: ChildProcess | undefined, url: string, clientOptions: RedisOptions): Promise<void> {
+  if (!c || c.exitCode !== null || c.signalCode !== null) return;
+  const exited = new Promise<void>((res) => c.once('exit', () => res()));
+  const r = new Redis(url, { maxRetriesPerRequest: 0, retryStrategy: () => null, ...clientOptions });
+  r.on('error', () => undefined);
+  // SHUTDOWN closes the connection instead of answering; the exit is what tells it is done.
+  await r.call('SHUTDOWN').catch(() => undefined);
+  r.disconnect();
+  const timer = setTimeout(() => c.kill('SIGKILL'), 15_000);
+  await exited;
+  clearTimeout(timer);
 }
 
 export interface RedisForRun {

@@ -1,6 +1,22 @@
+import { randomBytes } from 'node:crypto';
 import { defaults } from '../../config/defaults.js';
 import type { RedisConnection as Redis } from './connection.js';
-import { waitForLock } from './key-lock.js';
+import { redisScript, runScript } from './scripts.js';
+
+/**
+ * The program's one Redis lock: SET NX PX with a random token, renewed every third of its life while held, released
+ * only by its holder. A crashed holder's lock expires after its life. Business keys (a job's order or location), the
+ * feed's pull and the stock kind's locations all take it.
+ */
+
+const RENEW = redisScript(
+  'lockRenew',
+  `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end`,
+);
+const RELEASE = redisScript(
+  'lockRelease',
+  `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`,
+);
 
 export interface RedisLockOptions {
   /** Life of the lock in ms; renewed every ttlMs / 3 while held. Default 15 000. */
@@ -37,7 +53,60 @@ export interface HeldLock {
   assertHeld(): void;
 }
 
-/** Runs fn while holding a Redis lock (one mechanism for the whole program: src/redis/key-lock.ts). */
+/** A lock taken by `takeLock`. */
+export interface RedisLock extends HeldLock {
+  key: string;
+  /** False once a renewal found the lock gone or taken (the holder outlived its life). */
+  held(): boolean;
+  release(): Promise<void>;
+}
+
+/**
+ * Takes the lock at `key` for `ttlMs`, trying every `pollMs` for up to `waitMs` (0: one try, no wait); undefined when
+ * it stayed taken.
+ */
+export async function takeLock(
+  redis: Redis,
+  key: string,
+  opts: { ttlMs: number; waitMs?: number; pollMs?: number },
+): Promise<RedisLock | undefined> {
+  const until = Date.now() + (opts.waitMs ?? 0);
+  for (;;) {
+    const lock = await tryOnce(redis, key, opts.ttlMs);
+    if (lock || Date.now() >= until) return lock;
+    await new Promise((r) => setTimeout(r, Math.min(opts.pollMs ?? 100, Math.max(1, until - Date.now()))));
+  }
+}
+
+async function tryOnce(redis: Redis, key: string, ttlMs: number): Promise<RedisLock | undefined> {
+  const token = randomBytes(12).toString('hex');
+  if ((await redis.set(key, token, 'PX', ttlMs, 'NX')) !== 'OK') return undefined;
+  let held = true;
+  const renew = () =>
+    runScript(redis, RENEW, [1, key, token, ttlMs])
+      .then((r) => {
+        if (r !== 1) held = false;
+      })
+      // A failed renewal is tried again at the next tick; expiry is the safety net.
+      .catch(() => undefined);
+  const timer = setInterval(() => void renew(), Math.max(10, Math.floor(ttlMs / 3)));
+  timer.unref();
+  return {
+    key,
+    held: () => held,
+    assertHeld() {
+      if (!held) throw new LockLostError(key);
+    },
+    async release() {
+      clearInterval(timer);
+      if (!held) return;
+      held = false;
+      await runScript(redis, RELEASE, [1, key, token]).catch(() => undefined);
+    },
+  };
+}
+
+/** Runs fn while holding the lock at `key`, waiting for it up to `waitMs`; LockTimeoutError when it stayed taken. */
 export async function withRedisLock<T>(
   redis: Redis,
   key: string,
@@ -45,20 +114,14 @@ export async function withRedisLock<T>(
   opts: RedisLockOptions = {},
 ): Promise<T> {
   const started = Date.now();
-  const lock = await waitForLock(
-    redis,
-    key,
-    opts.ttlMs ?? defaults.stockLocationLockMs,
-    opts.waitMs ?? defaults.lockWaitMs,
-    opts.pollMs ?? defaults.lockPollMs,
-  );
+  const lock = await takeLock(redis, key, {
+    ttlMs: opts.ttlMs ?? defaults.stockLocationLockMs,
+    waitMs: opts.waitMs ?? defaults.lockWaitMs,
+    pollMs: opts.pollMs ?? defaults.lockPollMs,
+  });
   if (!lock) throw new LockTimeoutError(key, Date.now() - started);
   try {
-    return await fn({
-      assertHeld() {
-        if (!lock.held()) throw new LockLostError(key);
-      },
-    });
+    return await fn({ assertHeld: () => lock.assertHeld() });
   } finally {
     await lock.release();
   }

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { zodProblemText } from '../zod-problems.js';
 
 /** An API answer other than 200: status and the `msg` of the body. */
 export class ApiError extends Error {
@@ -24,17 +25,7 @@ export const orderCompleted = (orderId: string, status: number) =>
 
 /** "a.b[0].c: problem; ..." for zod issues, with "is required" for missing fields. */
 export function issuesText(issues: readonly z.core.$ZodIssue[]): string {
-  return issues
-    .slice(0, 5)
-    .map((i) => {
-      const path = i.path.reduce<string>(
-        (acc, p) => (typeof p === 'number' ? `${acc}[${p}]` : acc ? `${acc}.${String(p)}` : String(p)),
-        '',
-      );
-      const problem = /received undefined$/.test(i.message) ? 'is required' : i.message;
-      return path ? `${path}: ${problem}` : problem;
-    })
-    .join('; ');
+  return zodProblemText(issues, { brackets: true, missing: 'is required', max: 5 });
 }
 
 /** Parses a request body with a zod schema, or throws a 400 naming the fields. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/queue/canonical-hash.js';
-import { jobIdFor, recordHash } from '../../src/queue/job-id.js';
+import { jobIdFor, jobIdHash } from '../../src/queue/job-id.js';
 import { bomStream } from '../../jobs/boms/bom-stream.js';
 import { orderStream } from '../../jobs/orders/order-stream.js';
 import { stockCountStream } from '../../jobs/stock/stock-count-stream.js';
@@ -8,8 +8,8 @@ import { stockCountStream } from '../../jobs/stock/stock-count-stream.js';
 describe('job ids', () => {
   it('are {stream}-{key}-{12 hex of the record hash}', () => {
     const record = { orderId: 'WEB-100231', origin: 'Main Warehouse', lines: [] };
-    expect(jobIdFor(orderStream, record)).toBe(`orders-WEB-100231-${recordHash(record)}`);
-    expect(recordHash(record)).toMatch(/^[0-9a-f]{12}$/);
+    expect(jobIdFor(orderStream, record)).toBe(`orders-WEB-100231-${jobIdHash(record)}`);
+    expect(jobIdHash(record)).toMatch(/^[0-9a-f]{12}$/);
   });
 
   it('do not depend on key order or absent fields', () => {

@@ -6,6 +6,6 @@ import { sha256Hex } from '../../src/queue/canonical-hash.js';
  * src/queue/canonical-hash.ts: this one is stored in count progress, and a new one would make counts in progress at an
  * upgrade look corrected.
  */
-export function recordHash(parsed: unknown): string {
+export function countVersionHash(parsed: unknown): string {
   return sha256Hex(JSON.stringify(parsed)).slice(0, 16);
 }

@@ -1,0 +1,105 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readOnlyRedis } from '../../src/app/read-only-redis.js';
+import { isCluster, type RedisConnection } from '../../src/redis/connection.js';
+import { declaredScripts, runScript, type RedisScript } from '../../src/redis/scripts.js';
+import { connectTarget, deletePrefix, uniquePrefix } from '../helpers/redis.js';
+// Every module that declares a script, so that the registry holds them all.
+import '../../src/client/adapt-script.js';
+import '../../src/client/budget-scripts.js';
+import '../../src/queue/service-outage.js';
+import '../../src/queue/stream-breaker.js';
+import '../../src/redis/hset-if-exists.js';
+import '../../src/redis/keys-exist.js';
+import '../../src/redis/progress-hash.js';
+import '../../src/redis/redis-lock.js';
+import '../../jobs/stock/count-progress.js';
+
+/** Per script: its arguments on fresh keys under `k` (one hash tag, so one cluster slot), and what it answers there. */
+const CALLS: Record<string, { args: (k: string) => Array<string | number>; answer: unknown }> = {
+  isync_budgetAcquire: {
+    args: (k) => [5, `${k}:tat`, `${k}:hold`, `${k}:share`, `${k}:sent`, `${k}:stats`, '1000.000', '0.000', 'get', 0],
+    answer: 0,
+  },
+  isync_budgetHold: { args: (k) => [2, `${k}:hold`, `${k}:stats`, 1000, 'get'], answer: 1 },
+  isync_budgetAdapt: {
+    args: (k) => [2, `${k}:share`, `${k}:sent`, 0, -1, -1, -1, Date.now(), 60, 60_000, 0.9, 0.1, 0.05, 4, 0.5, 600_000, 500, 0.02, 0.1],
+    answer: ['1.0000', 'configured', 0, ''],
+  },
+  isync_breakerRefuse: {
+    args: (k) => [2, `${k}:breaker`, `${k}:pushbacks`, 5, Date.now(), 'CODE', 'why', 'job-1', 1000],
+    answer: ['closed', 1, 1],
+  },
+  isync_breakerRepeat: {
+    args: (k) => [2, `${k}:breaker`, `${k}:streak`, 5, Date.now(), 'CODE', 'why', 'job-1', 'sig', 1000],
+    answer: ['closed', 1],
+  },
+  isync_breakerSucceed: { args: (k) => [2, `${k}:breaker`, `${k}:streak`], answer: 0 },
+  isync_outageDown: { args: (k) => [1, `${k}:outage`, 5, Date.now(), 'why', 1000, 1000], answer: ['closed', 1] },
+  isync_outageUp: { args: (k) => [1, `${k}:outage`], answer: 0 },
+  isync_outageClaim: { args: (k) => [1, `${k}:outage`, Date.now(), 1000], answer: 0 },
+  isync_outageEnd: { args: (k) => [2, `${k}:outage`, `${k}:last`, 1, Date.now(), 0, 1000], answer: 0 },
+  isync_existsEach: { args: (k) => [2, `${k}:a`, `${k}:b`], answer: [0, 0] },
+  isync_hsetIfExists: { args: (k) => [1, `${k}:job`, 'field', 'value'], answer: 0 },
+  isync_lockRenew: { args: (k) => [1, `${k}:lock`, 'token', 1000], answer: 0 },
+  isync_lockRelease: { args: (k) => [1, `${k}:lock`, 'token'], answer: 0 },
+  isync_progressWrite: { args: (k) => [1, `${k}:progress`, '1', 60, 'step', 'created'], answer: 1 },
+  isync_countRecordApplied: {
+    args: (k) => [5, `${k}:count`, `${k}:v`, `${k}:meta`, `${k}:loc`, `${k}:var`, 0, '', 'fac', 'snap', 1000],
+    answer: 0,
+  },
+};
+
+/** Forgets every script on every server (all masters of a cluster), as a restart or SCRIPT FLUSH does. */
+async function flushScripts(redis: RedisConnection): Promise<void> {
+  if (!isCluster(redis)) {
+    await redis.script('FLUSH');
+    return;
+  }
+  await redis.ping();
+  for (const node of redis.nodes('master')) await node.script('FLUSH');
+}
+
+const prefix = uniquePrefix('scripts');
+let runs = 0;
+/** Fresh keys for each run, so that each answer is the one of empty keys. */
+const fresh = () => `${prefix}:${++runs}`;
+
+describe('the Redis scripts', () => {
+  let redis: RedisConnection;
+  beforeAll(() => {
+    redis = connectTarget();
+  });
+  afterAll(async () => {
+    await deletePrefix(redis, prefix);
+    redis.disconnect();
+  });
+
+  it('are each declared once, under a name of their own', () => {
+    expect(
+      declaredScripts()
+        .map((s) => s.command)
+        .sort(),
+    ).toEqual(Object.keys(CALLS).sort());
+  });
+
+  describe.each(declaredScripts().map((s): [string, RedisScript] => [s.command, s]))('%s', (command, script) => {
+    const call = CALLS[command]!;
+    it('answers on a fresh connection, again, and after the server forgot every script', async () => {
+      const own = connectTarget();
+      try {
+        expect(await runScript(own, script, call.args(fresh()))).toEqual(call.answer);
+        expect(await runScript(own, script, call.args(fresh()))).toEqual(call.answer);
+        await flushScripts(own);
+        expect(await runScript(own, script, call.args(fresh()))).toEqual(call.answer);
+      } finally {
+        own.disconnect();
+      }
+    });
+    it('is refused by the dry run, even on a connection that has run it, before anything reaches Redis', async () => {
+      await runScript(redis, script, call.args(fresh()));
+      const k = fresh();
+      expect(() => runScript(readOnlyRedis(redis), script, call.args(k))).toThrow(expect.objectContaining({ code: 'WRITE_REFUSED' }));
+      expect(await redis.exists(`${k}:progress`, `${k}:hold`, `${k}:breaker`, `${k}:outage`)).toBe(0);
+    });
+  });
+});
