@@ -17,7 +17,7 @@ export interface PushOptions {
   /** Seconds since the epoch. Default now. */
   timestamp?: number;
   /** The raw body; default JSON of `body`. */
-  raw?: string | Buffer;
+  raw?: string;
   headers?: Record<string, string>;
   method?: string;
   /** Sends these bytes in place of the signed ones (a body changed on the way). */
@@ -31,7 +31,7 @@ export interface PushAnswer {
 }
 
 /** The Standard Webhooks signature header of a body, as a sender computes it. */
-export function signatureOf(secrets: string[], id: string, timestamp: number, raw: string | Buffer): string {
+export function signatureOf(secrets: string[], id: string, timestamp: number, raw: string): string {
   return secrets.map((s) => `v1,${createHmac('sha256', keyOf(s)).update(`${id}.${timestamp}.`).update(raw).digest('base64')}`).join(' ');
 }
 
