@@ -201,7 +201,7 @@ export const envSchema = z.object({
     .superRefine((v, ctx) => {
       const problem = webhookSecretsProblem(v);
       // Never the value: it is the secret.
-      if (problem) ctx.addIssue({ code: 'custom', message: `INGEST_SECRET ${problem}` });
+      if (problem) ctx.addIssue({ code: 'custom', message: `INGEST_SECRET: ${problem}` });
     })
     .optional(),
   INGEST_HMAC_SECRET: optionalText,
