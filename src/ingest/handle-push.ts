@@ -38,14 +38,18 @@ function parseBody(body: Buffer): { ok: true; value: unknown } | { ok: false; re
   }
 }
 
-/** The signature checked; one that matches no key has the secrets' files read again (a rotation) and is checked once more. */
+/**
+ * The signature checked with the secrets now (their files looked at when due, so a secret rotated out stops working); one
+ * that matches no key has the files read again (a rotation just made) and is checked once more.
+ */
 async function checkSignature(ctx: PushContext, req: IncomingMessage, body: Buffer): Promise<DeliveryCheck> {
   const { signing } = ctx.o;
+  await signing.refresh();
   const check = () =>
     verifyDelivery(req.headers, body, { webhook: signing.webhook(), hmac: signing.hmac() }, ctx.now(), ctx.limits.toleranceSeconds);
   const first = check();
   if (first.ok || first.code !== 'NO_MATCH') return first;
-  return (await signing.refresh()) ? check() : first;
+  return (await signing.refresh({ force: true })) ? check() : first;
 }
 
 /** The store, or StoreTimeout once storeTimeoutMs pass (it may still finish: a retry then finds its jobs, a no-op). */

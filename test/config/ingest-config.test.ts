@@ -21,7 +21,9 @@ describe('the push receiver settings', () => {
   });
 
   it('needs INGEST_SECRET with INGEST_PORT: one line naming it', () => {
-    expect(problemsOf({ INGEST_PORT: '8090' })).toEqual(['INGEST_SECRET: is required with INGEST_PORT (or INGEST_SECRET_FILE; see docs/push.md)']);
+    expect(problemsOf({ INGEST_PORT: '8090' })).toEqual([
+      'INGEST_SECRET: is required with INGEST_PORT (or INGEST_SECRET_FILE; see docs/push.md)',
+    ]);
   });
 
   it('takes several secrets, comma-separated, and counts each as a secret', () => {
