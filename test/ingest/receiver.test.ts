@@ -3,6 +3,7 @@ import { streamDefs } from '../../jobs/streams.js';
 import { fixedSigningKeys } from '../../src/ingest/signing-keys.js';
 import { startReceiver, type Receiver, type ReceiverOptions } from '../../src/ingest/receiver.js';
 import { createLogger } from '../../src/logger.js';
+import { keyOffenders } from '../helpers/key-offenders.js';
 import { orderRecord, syncedOnce } from '../helpers/order-records.js';
 import { testWorld, type TestWorld } from '../helpers/test-world.js';
 import { keyOf, newSecret, push } from './push-sender.js';
@@ -88,6 +89,14 @@ describe('the push receiver', () => {
       const job = failed.find((j) => (j.data.record as { orderId?: string }).orderId === 'PUSH-BAD');
       expect(job?.data.source).toBe('push');
       expect(job?.failedReason).toMatch(/BAD_RECORD.*PUSH-BAD.*lines/);
+    });
+  });
+
+  describe('when deliveries were stored', () => {
+    it('leaves no key of the prefix without its documented bound (a delivery id is kept a day)', async () => {
+      const seen = await world.redis.keys(`${world.prefix}:ingest-seen:*`);
+      expect(seen.length).toBeGreaterThan(0);
+      expect(await keyOffenders(world.redis as import('ioredis').Redis, world.prefix)).toEqual([]);
     });
   });
 
