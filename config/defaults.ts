@@ -122,7 +122,7 @@ export const defaults = {
   ingestSeenSeconds: 24 * 3600,
   /** How long a push's backlog count is reused before it is asked of Redis again, in ms. */
   ingestBacklogCacheMs: 1_000,
-  /** Shortest time between two re-reads of INGEST_SECRET_FILE or INGEST_HMAC_SECRET_FILE after a signature that matched no secret, in ms. */
+  /** Least time between two looks at INGEST_SECRET_FILE and INGEST_HMAC_SECRET_FILE (read again when changed), in ms. */
   ingestSecretRecheckMs: 1_000,
   /** Longest wait for Redis to store a push before it is answered 503, in ms. */
   ingestStoreTimeoutMs: 5_000,

@@ -1,6 +1,6 @@
 import type { Queue } from 'bullmq';
 
-/** A stream's jobs not yet run (waiting, delayed, prioritized; a paused queue's jobs wait too), asked of Redis at most once per `cacheMs`. */
+/** A stream's jobs not yet run (waiting, delayed, prioritized; a paused queue's wait too), asked at most once per `cacheMs`. */
 export function backlogOf(queue: Pick<Queue, 'getJobCounts'>, cacheMs: number, now: () => number = Date.now): () => Promise<number> {
   let value = 0;
   let at = -Infinity;

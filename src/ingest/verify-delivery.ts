@@ -70,7 +70,7 @@ function verifyStandard(
   return { ok: true, deliveryId: id, scheme: 'standard-webhooks' };
 }
 
-/** A store's webhook (Shopify's form): `X-Shopify-Hmac-Sha256` is the base64 HMAC-SHA256 of the raw body; the id in `X-Shopify-Webhook-Id`. */
+/** A store's webhook (Shopify's form): `X-Shopify-Hmac-Sha256`, base64 HMAC-SHA256 of the raw body; its id in `X-Shopify-Webhook-Id`. */
 function verifyStoreHmac(headers: IncomingHttpHeaders, body: Buffer, keys: readonly Buffer[]): DeliveryCheck {
   const signature = header(headers, 'x-shopify-hmac-sha256')!;
   const id = header(headers, 'x-shopify-webhook-id');

@@ -28,7 +28,7 @@ export function webhookSecretsProblem(text: string): string | undefined {
   return undefined;
 }
 
-/** The HMAC keys of a Standard Webhooks secret list: each secret's base64 part after `whsec_`, decoded (items that are not such are left out). */
+/** The HMAC keys of a Standard Webhooks secret list: each secret's base64 after `whsec_`, decoded (other items left out). */
 export function webhookKeys(text: string): Buffer[] {
   return secretList(text)
     .filter((s) => s.startsWith(PREFIX))

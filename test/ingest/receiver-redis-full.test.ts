@@ -1,3 +1,4 @@
+import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { streamDefs } from '../../jobs/streams.js';
 import { startReceiver, type Receiver } from '../../src/ingest/receiver.js';
@@ -44,7 +45,7 @@ describe('the push receiver when Redis cannot store', () => {
 
   it('answers 503 with Retry-After while Redis refuses writes, stores nothing, and takes the retry once it has room', async () => {
     expect((await push(receiver.url, 'orders', orderRecord('FULL-0'), { secrets: [SECRET] })).status).toBe(202);
-    const used = Number(/used_memory:(\d+)/.exec(await (redis as import('ioredis').Redis).info('memory'))![1]);
+    const used = Number(/used_memory:(\d+)/.exec(await (redis as Redis).info('memory'))![1]);
     await redis.config('SET', 'maxmemory', String(used - 256 * 1024));
     const refused = await push(receiver.url, 'orders', orderRecord('FULL-1'), { secrets: [SECRET], id: 'msg_full_1' });
     expect(refused.status).toBe(503);

@@ -1,3 +1,4 @@
+import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { streamDefs } from '../../jobs/streams.js';
 import { fixedSigningKeys } from '../../src/ingest/signing-keys.js';
@@ -96,7 +97,7 @@ describe('the push receiver', () => {
     it('leaves no key of the prefix without its documented bound (a delivery id is kept a day)', async () => {
       const seen = await world.redis.keys(`${world.prefix}:ingest-seen:*`);
       expect(seen.length).toBeGreaterThan(0);
-      expect(await keyOffenders(world.redis as import('ioredis').Redis, world.prefix)).toEqual([]);
+      expect(await keyOffenders(world.redis as Redis, world.prefix)).toEqual([]);
     });
   });
 
@@ -179,7 +180,7 @@ describe('the push receiver', () => {
         expect(a.headers.get('retry-after')).toBe('5');
         expect(a.body.reason).toContain('INGEST_MAX_BACKLOG');
       } finally {
-        world.pool!.workers.get('orders')!.resume();
+        await world.pool!.workers.get('orders')!.resume();
       }
     });
   });
