@@ -94,6 +94,9 @@ export async function startReceiver(o: ReceiverOptions): Promise<Receiver> {
   const server = createServer((req, res) => {
     // While closing, each answer closes its connection: a keep-alive sender reconnects elsewhere.
     if (closing) res.setHeader('connection', 'close');
+    res.once('finish', () => {
+      if (closing) setImmediate(() => server.closeIdleConnections());
+    });
     route(ctx, req, res)
       .then(({ stream, status }) => {
         if (status) ctx.metrics.delivery(stream, status);

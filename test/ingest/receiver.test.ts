@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { streamDefs } from '../../jobs/streams.js';
@@ -7,7 +8,7 @@ import { createLogger } from '../../src/logger.js';
 import { keyOffenders } from '../helpers/key-offenders.js';
 import { orderRecord, syncedOnce } from '../helpers/order-records.js';
 import { testWorld, type TestWorld } from '../helpers/test-world.js';
-import { keyOf, newSecret, push } from './push-sender.js';
+import { keyOf, newSecret, push, signatureOf } from './push-sender.js';
 
 const SECRET = newSecret();
 
@@ -182,6 +183,36 @@ describe('the push receiver', () => {
       } finally {
         await world.pool!.workers.get('orders')!.resume();
       }
+    });
+  });
+
+  describe('when it is closed while a push is in flight', () => {
+    it('stores and answers that push, takes no new connection, then resolves', async () => {
+      const closing = await another();
+      const raw = JSON.stringify(orderRecord('CLOSE-1'));
+      const ts = Math.floor(Date.now() / 1000);
+      const answered = new Promise<number>((resolve, reject) => {
+        const req = request(`${closing.url}/ingest/orders`, {
+          method: 'POST',
+          headers: {
+            'webhook-id': 'msg_close_1',
+            'webhook-timestamp': String(ts),
+            'webhook-signature': signatureOf([SECRET], 'msg_close_1', ts, raw),
+          },
+        });
+        req.on('response', (res) => resolve(res.statusCode ?? 0));
+        req.on('error', reject);
+        // Half the body now, the rest once the close has begun.
+        req.write(raw.slice(0, 20));
+        setTimeout(() => req.end(raw.slice(20)), 300);
+      });
+      await new Promise((r) => setTimeout(r, 100));
+      const closed = closing.close();
+      await expect(fetch(`${closing.url}/healthz`)).rejects.toThrow();
+      expect(await answered).toBe(202);
+      await closed;
+      const jobs = await world.queues.get('orders').getJobs(['waiting', 'active', 'completed']);
+      expect(jobs.some((j) => (j.data.record as { orderId?: string }).orderId === 'CLOSE-1')).toBe(true);
     });
   });
 
