@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, readConfig, secretsOf } from '../../config/read-config.js';
+import { describeConfig } from '../../src/app/command-context.js';
 
 const SECRET = `whsec_${Buffer.from('0123456789abcdef0123456789abcdef').toString('base64')}`;
 const NEXT = `whsec_${Buffer.from('fedcba9876543210fedcba9876543210').toString('base64')}`;
@@ -30,6 +31,15 @@ describe('the push receiver settings', () => {
     const c = readConfig({ INGEST_PORT: '8090', INGEST_SECRET: `${SECRET}, ${NEXT}` });
     expect(c.ingest.port).toBe(8090);
     expect(secretsOf(c)).toEqual(expect.arrayContaining([SECRET, NEXT]));
+  });
+
+  it('is described for the log without the secrets', () => {
+    const described = JSON.stringify(
+      describeConfig(readConfig({ INGEST_PORT: '8090', INGEST_SECRET: SECRET, INGEST_HMAC_SECRET: 'hmac-1a2b' })),
+    );
+    expect(described).toContain('"secret":"set"');
+    expect(described).not.toContain(SECRET.slice('whsec_'.length, 20));
+    expect(described).not.toContain('hmac-1a2b');
   });
 
   it('refuses a secret that is not whsec_<base64>, without showing it', () => {
