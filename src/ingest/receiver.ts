@@ -71,7 +71,12 @@ async function route(ctx: PushContext, req: IncomingMessage, res: ServerResponse
     answer(res, 404, { error: 'not found: push to POST /ingest/{stream}' });
     return { stream: '-', status: 404 };
   }
-  const name = decodeURIComponent(match[1]!);
+  let name: string;
+  try {
+    name = decodeURIComponent(match[1]!);
+  } catch {
+    name = match[1]!;
+  }
   const def = findDef(ctx.o.defs, name);
   if (req.method !== 'POST') {
     answer(res, 405, { error: 'use POST' }, { allow: 'POST' });
