@@ -9,7 +9,7 @@ import type { IngestMetrics } from './ingest-metrics.js';
 import { readCappedBody } from './read-body.js';
 import type { ReceiverLimits, ReceiverOptions } from './receiver-options.js';
 import { senderOf, type SenderLimit } from './sender-limit.js';
-import { storeDelivery, type StoredDelivery } from './store-delivery.js';
+import { storeDelivery } from './store-delivery.js';
 import { verifyDelivery, type DeliveryCheck } from './verify-delivery.js';
 
 /** What every push shares: the options, the limits with their defaults, the per-sender limit, the backlog counts. */
@@ -52,12 +52,30 @@ async function checkSignature(ctx: PushContext, req: IncomingMessage, body: Buff
   return (await signing.refresh({ force: true })) ? check() : first;
 }
 
-/** The store, or StoreTimeout once storeTimeoutMs pass (it may still finish: a retry then finds its jobs, a no-op). */
-async function storeWithin(ctx: PushContext, def: RecordStream, deliveryId: string, body: unknown, bytes: number): Promise<StoredDelivery> {
-  const { o, limits } = ctx;
-  const deliveryHash = createHash('sha256').update(deliveryId).digest('hex').slice(0, 32);
+/** What `work` answers, or StoreTimeout once storeTimeoutMs pass (it may still finish: a retry then finds its jobs, a no-op). */
+async function within<T>(ctx: PushContext, work: Promise<T>): Promise<T> {
+  const ms = ctx.limits.storeTimeoutMs;
   let timer: NodeJS.Timeout | undefined;
-  const store = storeDelivery({
+  try {
+    return await Promise.race([
+      work,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new StoreTimeout(`Redis did not answer within ${ms} ms`)), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+    work.catch(() => undefined);
+  }
+}
+
+/** The stream's backlog checked, then the delivery stored; `full` (the backlog) instead when the stream holds its cap. */
+async function backlogThenStore(ctx: PushContext, def: RecordStream, deliveryId: string, body: unknown, bytes: number) {
+  const { o, limits } = ctx;
+  const backlog = await ctx.backlog(def.stream);
+  if (backlog >= limits.maxBacklog) return { full: backlog };
+  const deliveryHash = createHash('sha256').update(deliveryId).digest('hex').slice(0, 32);
+  const stored = await storeDelivery({
     def,
     queue: o.queues.get(def.stream),
     redis: o.redis,
@@ -67,20 +85,7 @@ async function storeWithin(ctx: PushContext, def: RecordStream, deliveryId: stri
     bodyBytes: bytes,
     maxRecordBytes: limits.maxRecordBytes,
   });
-  try {
-    return await Promise.race([
-      store,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () => reject(new StoreTimeout(`Redis did not answer within ${limits.storeTimeoutMs} ms`)),
-          limits.storeTimeoutMs,
-        );
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-    store.catch(() => undefined);
-  }
+  return { stored };
 }
 
 /** 503 with Retry-After: Redis cannot take the push now (refusing writes, away, slow) or the stream holds too much. */
@@ -125,10 +130,10 @@ export async function handlePush(ctx: PushContext, req: IncomingMessage, res: Se
   }
   if (o.redis.status !== 'ready') return unavailable(ctx, res, stream, `Redis is not connected (${o.redis.status})`, 'NOT_CONNECTED');
   try {
-    const backlog = await ctx.backlog(stream);
-    if (backlog >= limits.maxBacklog)
-      return unavailable(ctx, res, stream, `${backlog} jobs wait in ${stream}, the most it takes (INGEST_MAX_BACKLOG)`, 'BACKLOG');
-    const stored = await storeWithin(ctx, def, signed.deliveryId, parsed.value, read.body.length);
+    const outcome = await within(ctx, backlogThenStore(ctx, def, signed.deliveryId, parsed.value, read.body.length));
+    if (!outcome.stored)
+      return unavailable(ctx, res, stream, `${outcome.full} jobs wait in ${stream}, the most it takes (INGEST_MAX_BACKLOG)`, 'BACKLOG');
+    const { stored } = outcome;
     if (stored.duplicate) {
       answer(res, 200, { accepted: true, duplicate: true, deliveryId: signed.deliveryId });
       return 200;
