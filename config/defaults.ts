@@ -108,6 +108,26 @@ export const defaults = {
   workerHttpPort: 9464,
   /** Host of the worker's HTTP endpoints. */
   workerHttpHost: '127.0.0.1',
+  /** Host the push receiver binds (INGEST_HOST): loopback, behind a TLS proxy. */
+  ingestHost: '127.0.0.1',
+  /** Largest body of one push, in bytes (INGEST_MAX_BODY_BYTES); a larger one is answered 413 without being read further. */
+  ingestMaxBodyBytes: 8 * 1024 * 1024,
+  /** Pushes one sender address may make a second (INGEST_RATE_PER_SECOND); past it they are answered 429. */
+  ingestRatePerSecond: 2_000,
+  /** Jobs waiting in a stream past which pushes to it are answered 503 (INGEST_MAX_BACKLOG), so Redis does not fill. */
+  ingestMaxBacklog: 200_000,
+  /** How far a push's webhook-timestamp may be from now, in seconds, either way (Standard Webhooks' tolerance). */
+  ingestToleranceSeconds: 300,
+  /** How long a delivery id (webhook-id) is remembered, in seconds: the same id again within it queues nothing. */
+  ingestSeenSeconds: 24 * 3600,
+  /** How long a push's backlog count is reused before it is asked of Redis again, in ms. */
+  ingestBacklogCacheMs: 1_000,
+  /** Least time between two looks at INGEST_SECRET_FILE and INGEST_HMAC_SECRET_FILE (read again when changed), in ms. */
+  ingestSecretRecheckMs: 1_000,
+  /** Longest wait for Redis to store a push before it is answered 503, in ms. */
+  ingestStoreTimeoutMs: 5_000,
+  /** Seconds a sender is told to wait (Retry-After) when Redis cannot store a push now. */
+  ingestRetryAfterSeconds: 5,
   /** Seconds active jobs get to finish after SIGTERM/SIGINT. */
   shutdownGraceSeconds: 30,
   /** Dashboard host and port. */

@@ -7,6 +7,7 @@ import { redisConfigOf, type RedisConfig } from './redis-config.js';
 import { envSchema, type Env, type SecretSetting } from './schema.js';
 import { readSecretFiles } from './secret-files.js';
 import { tracingConfig } from './tracing-config.js';
+import { secretList } from '../src/ingest/webhook-secrets.js';
 
 export type { RedisConfig };
 
@@ -66,6 +67,8 @@ export function readConfig(env: Record<string, string | undefined>, needs: Confi
     }
   }
   if (needs.upstream && !cleaned.UPSTREAM_URL) problems.push('UPSTREAM_URL: is required to pull the feed');
+  if (cleaned.INGEST_PORT && !cleaned.INGEST_SECRET && !cleaned.INGEST_HMAC_SECRET && !secretFiles.failed.has('INGEST_SECRET'))
+    problems.push('INGEST_SECRET: is required with INGEST_PORT (or INGEST_SECRET_FILE; see docs/push.md)');
   if (e && e.FEED_MAX_PAGE_BYTES < e.MAX_RECORD_BYTES)
     problems.push('FEED_MAX_PAGE_BYTES: must be at least MAX_RECORD_BYTES (a page must hold one record)');
   // The mapping file is read and checked now, so a broken one stops the program before any work.
@@ -88,6 +91,8 @@ function withoutSecrets(line: string, env: Record<string, string | undefined>): 
     'ALERT_WEBHOOK_URL',
     'REDIS_PASSWORD',
     'REDIS_SENTINEL_PASSWORD',
+    'INGEST_SECRET',
+    'INGEST_HMAC_SECRET',
   ].map((n) => env[n]?.trim());
   return secrets.reduce<string>((out, s) => (s ? out.split(s).join('***') : out), line);
 }
@@ -159,6 +164,16 @@ function configOf(e: Env, redis: RedisConfig, mapping: Mapping | undefined, secr
     retention: { badRecordsKeep: e.BAD_RECORDS_KEEP, badRecordsKeepDays: e.BAD_RECORDS_KEEP_DAYS },
     dashboard: { user: e.DASHBOARD_USER, password: e.DASHBOARD_PASSWORD, publicUrl: e.DASHBOARD_PUBLIC_URL },
     http: { host: e.WORKER_HTTP_HOST, port: e.WORKER_HTTP_PORT },
+    /** The push receiver (src/ingest/): where it listens (no port: none in `worker`), its secrets and its limits. */
+    ingest: {
+      port: e.INGEST_PORT,
+      host: e.INGEST_HOST,
+      secret: e.INGEST_SECRET,
+      hmacSecret: e.INGEST_HMAC_SECRET,
+      maxBodyBytes: e.INGEST_MAX_BODY_BYTES,
+      ratePerSecond: e.INGEST_RATE_PER_SECOND,
+      maxBacklog: e.INGEST_MAX_BACKLOG,
+    },
     alerts: {
       webhookUrl: e.ALERT_WEBHOOK_URL,
       lagSeconds: e.ALERT_LAG_SECONDS,
@@ -190,6 +205,10 @@ export function secretsOf(config: Config): string[] {
     config.upstream?.token,
     config.dashboard.password,
     config.alerts.webhookUrl,
+    config.ingest.secret,
+    ...(config.ingest.secret ? secretList(config.ingest.secret) : []),
+    config.ingest.hmacSecret,
+    ...(config.ingest.hmacSecret ? secretList(config.ingest.hmacSecret) : []),
     ...redisPasswords(config.redis),
     ...config.tracing.secrets,
   ].filter((s): s is string => typeof s === 'string' && s.length > 0);

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { parseRedisNodes, type ParsedNodes } from '../src/redis/target.js';
 import { cronProblem } from './cron-pattern.js';
 import { defaults } from './defaults.js';
+import { webhookSecretsProblem } from '../src/ingest/webhook-secrets.js';
 
 const positiveInt = (name: string) =>
   z.coerce
@@ -44,6 +45,8 @@ export const secretSettings = [
   'REDIS_SENTINEL_PASSWORD',
   'DASHBOARD_PASSWORD',
   'ALERT_WEBHOOK_URL',
+  'INGEST_SECRET',
+  'INGEST_HMAC_SECRET',
 ] as const;
 export type SecretSetting = (typeof secretSettings)[number];
 
@@ -65,6 +68,8 @@ export const envSchema = z.object({
   REDIS_SENTINEL_PASSWORD_FILE: optionalText,
   DASHBOARD_PASSWORD_FILE: optionalText,
   ALERT_WEBHOOK_URL_FILE: optionalText,
+  INGEST_SECRET_FILE: optionalText,
+  INGEST_HMAC_SECRET_FILE: optionalText,
   INVENTORY_POST_PER_MINUTE: positiveInt('INVENTORY_POST_PER_MINUTE').default(defaults.postPerMinute),
   INVENTORY_GET_PER_MINUTE: positiveInt('INVENTORY_GET_PER_MINUTE').default(defaults.getPerMinute),
   INVENTORY_COLLECTION_PER_HOUR: positiveInt('INVENTORY_COLLECTION_PER_HOUR').default(defaults.collectionPerHour),
@@ -186,6 +191,23 @@ export const envSchema = z.object({
     .refine((p) => p <= 65535, 'WORKER_HTTP_PORT must be at most 65535')
     .default(defaults.workerHttpPort),
   WORKER_HTTP_HOST: z.string().trim().min(1).default(defaults.workerHttpHost),
+  INGEST_PORT: positiveInt('INGEST_PORT')
+    .refine((p) => p <= 65535, 'INGEST_PORT must be at most 65535')
+    .optional(),
+  INGEST_HOST: z.string().trim().min(1).default(defaults.ingestHost),
+  INGEST_SECRET: z
+    .string()
+    .trim()
+    .superRefine((v, ctx) => {
+      const problem = webhookSecretsProblem(v);
+      // Never the value: it is the secret.
+      if (problem) ctx.addIssue({ code: 'custom', message: `INGEST_SECRET: ${problem}` });
+    })
+    .optional(),
+  INGEST_HMAC_SECRET: optionalText,
+  INGEST_MAX_BODY_BYTES: positiveInt('INGEST_MAX_BODY_BYTES').default(defaults.ingestMaxBodyBytes),
+  INGEST_RATE_PER_SECOND: positiveInt('INGEST_RATE_PER_SECOND').default(defaults.ingestRatePerSecond),
+  INGEST_MAX_BACKLOG: positiveInt('INGEST_MAX_BACKLOG').default(defaults.ingestMaxBacklog),
   ALERT_WEBHOOK_URL: httpUrl('ALERT_WEBHOOK_URL').optional(),
   ALERT_LAG_SECONDS: positiveInt('ALERT_LAG_SECONDS').default(defaults.alertLagSeconds),
   ALERT_INTERVAL_SECONDS: positiveInt('ALERT_INTERVAL_SECONDS').default(defaults.alertIntervalSeconds),

@@ -84,6 +84,15 @@ export function describeConfig(config: Config): Record<string, unknown> {
     catalog: config.catalog,
     dashboard: { user: config.dashboard.user ?? 'none', password: config.dashboard.password ? 'set' : 'none' },
     http: config.http,
+    ingest: {
+      port: config.ingest.port ?? 'off',
+      host: config.ingest.host,
+      secret: config.ingest.secret ? 'set' : 'none',
+      hmacSecret: config.ingest.hmacSecret ? 'set' : 'none',
+      maxBodyBytes: config.ingest.maxBodyBytes,
+      ratePerSecond: config.ingest.ratePerSecond,
+      maxBacklog: config.ingest.maxBacklog,
+    },
     alerts: {
       webhook: config.alerts.webhookUrl ? 'set' : 'none',
       lagSeconds: config.alerts.lagSeconds,

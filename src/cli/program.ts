@@ -7,6 +7,7 @@ import { demoCommand } from './commands/demo-command.js';
 import { findCommand } from './commands/find-command.js';
 import { importCommand } from './commands/import-command.js';
 import { jobsCommand } from './commands/jobs-command.js';
+import { receiveCommand } from './commands/receive-command.js';
 import { reconcileCommand } from './commands/reconcile-command.js';
 import { resumeCommand } from './commands/resume-command.js';
 import { resyncCommand } from './commands/resync-command.js';
@@ -40,6 +41,7 @@ export function buildProgram(io: CliIo, done: CommandResult, kinds: readonly Ops
 
 const commandFactories: Array<(io: CliIo, done: CommandResult, kinds: readonly OpsKind[]) => Command> = [
   workerCommand,
+  receiveCommand,
   syncCommand,
   importCommand,
   jobsCommand,

@@ -30,8 +30,8 @@ export type FromService = z.infer<typeof fromServiceSchema>;
 /** Job data (contract 3): the raw record as delivered, never a secret. */
 export const jobDataSchema = z.object({
   record: z.unknown(),
-  /** Where the job came from: the feed, an import, or an operator's `resync` or `reconcile --repair`. */
-  source: z.enum(['feed', 'import', 'resync', 'repair']),
+  /** Where the job came from: the feed, an import, a push (src/ingest/), or an operator's `resync` or `reconcile --repair`. */
+  source: z.enum(['feed', 'import', 'push', 'resync', 'repair']),
   /** Line of the NDJSON file the record came from (imports only). */
   line: z.number().int().positive().optional(),
   /**

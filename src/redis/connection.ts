@@ -84,6 +84,8 @@ export function redisKeys(prefix: string) {
     outage: () => `${prefix}:outage`,
     /** The last outage that ended (since, ended, records that waited, whether told), as a hash. */
     outageLast: () => `${prefix}:outage-last`,
+    /** A pushed delivery's id seen (its records stored), per stream, kept a day: the same id again queues nothing. */
+    ingestSeen: (stream: string, deliveryHash: string) => `${prefix}:ingest-seen:${stream}:${deliveryHash}`,
   };
 }
 

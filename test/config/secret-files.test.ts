@@ -57,6 +57,8 @@ describe('secrets from files', () => {
         REDIS_SENTINEL_PASSWORD: 'sentinel-pw-7c8d',
         DASHBOARD_PASSWORD: 'dashboard-pw-9e0f',
         ALERT_WEBHOOK_URL: 'https://hooks.example.com/T0/B0/x1y2z3',
+        INGEST_SECRET: `whsec_${Buffer.from('ingest-key-0123456789abcdef').toString('base64')}`,
+        INGEST_HMAC_SECRET: 'store-hmac-1a2b',
       };
       expect(Object.keys(values).sort()).toEqual([...secretSettings].sort());
       const env: Record<string, string> = {
@@ -70,6 +72,8 @@ describe('secrets from files', () => {
       expect(c.upstream?.token).toBe(values.UPSTREAM_TOKEN);
       expect(c.dashboard.password).toBe(values.DASHBOARD_PASSWORD);
       expect(c.alerts.webhookUrl).toBe(values.ALERT_WEBHOOK_URL);
+      expect(c.ingest.secret).toBe(values.INGEST_SECRET);
+      expect(c.secretFiles.INGEST_SECRET).toBeDefined();
       expect(secretsOf(c)).toEqual(expect.arrayContaining(Object.values(values)));
     });
 

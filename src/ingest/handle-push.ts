@@ -1,0 +1,154 @@
+import { createHash } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { logRepeated, reasonOf } from '../log-throttle.js';
+import { messageOf } from '../message-of.js';
+import type { RecordStream } from '../records/records.js';
+import { findRedisFailure } from '../redis/errors.js';
+import { answer } from './answer.js';
+import type { IngestMetrics } from './ingest-metrics.js';
+import { readCappedBody } from './read-body.js';
+import type { ReceiverLimits, ReceiverOptions } from './receiver-options.js';
+import { senderOf, type SenderLimit } from './sender-limit.js';
+import { storeDelivery } from './store-delivery.js';
+import { verifyDelivery, type DeliveryCheck } from './verify-delivery.js';
+
+/** What every push shares: the options, the limits with their defaults, the per-sender limit, the backlog counts. */
+export interface PushContext {
+  o: ReceiverOptions;
+  limits: ReceiverLimits;
+  senders: SenderLimit;
+  backlog(stream: string): Promise<number>;
+  metrics: IngestMetrics;
+  now: () => number;
+}
+
+/** Thrown when Redis did not answer a store in time: answered 503 like a refusal. */
+class StoreTimeout extends Error {
+  readonly code = 'STORE_TIMEOUT';
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The body as JSON, or why it is not (not UTF-8, not JSON). */
+function parseBody(body: Buffer): { ok: true; value: unknown } | { ok: false; reason: string } {
+  try {
+    return { ok: true, value: JSON.parse(utf8.decode(body)) as unknown };
+  } catch (err) {
+    return { ok: false, reason: err instanceof SyntaxError ? `not JSON (${err.message})` : 'not UTF-8 text' };
+  }
+}
+
+/**
+ * The signature checked with the secrets now (their files looked at when due, so a secret rotated out stops working); one
+ * that matches no key has the files read again (a rotation just made) and is checked once more.
+ */
+async function checkSignature(ctx: PushContext, req: IncomingMessage, body: Buffer): Promise<DeliveryCheck> {
+  const { signing } = ctx.o;
+  await signing.refresh();
+  const check = () =>
+    verifyDelivery(req.headers, body, { webhook: signing.webhook(), hmac: signing.hmac() }, ctx.now(), ctx.limits.toleranceSeconds);
+  const first = check();
+  if (first.ok || first.code !== 'NO_MATCH') return first;
+  return (await signing.refresh({ force: true })) ? check() : first;
+}
+
+/** What `work` answers, or StoreTimeout once storeTimeoutMs pass (it may still finish: a retry then finds its jobs, a no-op). */
+async function within<T>(ctx: PushContext, work: Promise<T>): Promise<T> {
+  const ms = ctx.limits.storeTimeoutMs;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      work,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new StoreTimeout(`Redis did not answer within ${ms} ms`)), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+    work.catch(() => undefined);
+  }
+}
+
+/** The stream's backlog checked, then the delivery stored; `full` (the backlog) instead when the stream holds its cap. */
+async function backlogThenStore(ctx: PushContext, def: RecordStream, deliveryId: string, body: unknown, bytes: number) {
+  const { o, limits } = ctx;
+  const backlog = await ctx.backlog(def.stream);
+  if (backlog >= limits.maxBacklog) return { full: backlog };
+  const deliveryHash = createHash('sha256').update(deliveryId).digest('hex').slice(0, 32);
+  const stored = await storeDelivery({
+    def,
+    queue: o.queues.get(def.stream),
+    redis: o.redis,
+    seenKey: o.keys.ingestSeen(def.stream, deliveryHash),
+    seenSeconds: limits.seenSeconds,
+    body,
+    bodyBytes: bytes,
+    maxRecordBytes: limits.maxRecordBytes,
+  });
+  return { stored };
+}
+
+/** 503 with Retry-After: Redis cannot take the push now (refusing writes, away, slow) or the stream holds too much. */
+function unavailable(ctx: PushContext, res: ServerResponse, stream: string, why: string, reason: string): number {
+  logRepeated(ctx.o.logger, 'warn', `ingest-503-${reason}`, { stream }, `push answered 503 (the sender retries): ${why}`);
+  answer(
+    res,
+    503,
+    { error: 'cannot store the push now; retry later', reason: why },
+    { 'retry-after': String(ctx.limits.retryAfterSeconds) },
+  );
+  return 503;
+}
+
+/** `POST /ingest/{stream}` of a known stream, step by step; answers the status it sent (0 when the sender went away). */
+export async function handlePush(ctx: PushContext, req: IncomingMessage, res: ServerResponse, def: RecordStream): Promise<number> {
+  const { o, limits } = ctx;
+  const stream = def.stream;
+  const sender = senderOf(req);
+  const allowed = await ctx.senders.take(sender);
+  if (!allowed.ok) {
+    answer(res, 429, { error: 'too many pushes from this sender; retry later' }, { 'retry-after': String(allowed.retryAfterSeconds) });
+    return 429;
+  }
+  const read = await readCappedBody(req, limits.maxBodyBytes);
+  if (!read.ok && read.why === 'aborted') return 0;
+  if (!read.ok) {
+    // The rest of the body is not read: the connection closes after the answer.
+    answer(res, 413, { error: `the body is larger than ${limits.maxBodyBytes} bytes (INGEST_MAX_BODY_BYTES)` }, { connection: 'close' });
+    return 413;
+  }
+  const signed = await checkSignature(ctx, req, read.body);
+  if (!signed.ok) {
+    logRepeated(o.logger, 'warn', `ingest-401-${signed.code}`, { stream, sender, why: signed.reason }, 'push refused: its signature');
+    answer(res, 401, { error: 'signature refused', reason: signed.reason });
+    return 401;
+  }
+  const parsed = parseBody(read.body);
+  if (!parsed.ok) {
+    answer(res, 400, { error: `the body is ${parsed.reason}`, deliveryId: signed.deliveryId });
+    return 400;
+  }
+  if (o.redis.status !== 'ready') return unavailable(ctx, res, stream, `Redis is not connected (${o.redis.status})`, 'NOT_CONNECTED');
+  try {
+    const outcome = await within(ctx, backlogThenStore(ctx, def, signed.deliveryId, parsed.value, read.body.length));
+    if (!outcome.stored)
+      return unavailable(ctx, res, stream, `${outcome.full} jobs wait in ${stream}, the most it takes (INGEST_MAX_BACKLOG)`, 'BACKLOG');
+    const { stored } = outcome;
+    if (stored.duplicate) {
+      answer(res, 200, { accepted: true, duplicate: true, deliveryId: signed.deliveryId });
+      return 200;
+    }
+    ctx.metrics.records(stream, 'queued', stored.queued);
+    ctx.metrics.records(stream, 'duplicate', stored.duplicates);
+    ctx.metrics.records(stream, 'invalid', stored.invalid);
+    const { records, queued, duplicates, invalid } = stored;
+    answer(res, 202, { accepted: true, deliveryId: signed.deliveryId, records, queued, duplicates, invalid });
+    return 202;
+  } catch (err) {
+    const redis = findRedisFailure(err);
+    if (redis || err instanceof StoreTimeout) return unavailable(ctx, res, stream, redis?.message ?? messageOf(err), reasonOf(err));
+    o.logger.error({ stream, err: messageOf(err) }, 'push not stored: an unexpected error (answered 500; the sender retries)');
+    answer(res, 500, { error: 'the push could not be stored' });
+    return 500;
+  }
+}

@@ -1,0 +1,31 @@
+import { Counter, type Registry } from 'prom-client';
+
+/** What the receiver counts: deliveries by stream and answer, records by stream and outcome. */
+export interface IngestMetrics {
+  delivery(stream: string, status: number): void;
+  records(stream: string, outcome: 'queued' | 'duplicate' | 'invalid', n: number): void;
+}
+
+/** Counters in the worker's registry (names in docs/push.md), or nothing counted without one. */
+export function ingestMetrics(registry?: Registry): IngestMetrics {
+  if (!registry) return { delivery: () => undefined, records: () => undefined };
+  const registers = [registry];
+  const deliveries = new Counter({
+    name: 'isync_ingest_deliveries_total',
+    help: 'Pushes answered by the receiver, by stream ("unknown" for a name no kind has) and HTTP status.',
+    labelNames: ['stream', 'status'],
+    registers,
+  });
+  const records = new Counter({
+    name: 'isync_ingest_records_total',
+    help: 'Records of accepted pushes, by stream and outcome (queued, duplicate: its job existed, invalid: queued to fail).',
+    labelNames: ['stream', 'outcome'],
+    registers,
+  });
+  return {
+    delivery: (stream, status) => deliveries.inc({ stream, status: String(status) }),
+    records: (stream, outcome, n) => {
+      if (n > 0) records.inc({ stream, outcome }, n);
+    },
+  };
+}

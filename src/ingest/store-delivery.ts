@@ -1,0 +1,75 @@
+import { createHash } from 'node:crypto';
+import type { Queue } from 'bullmq';
+import type { RedisConnection as Redis } from '../redis/connection.js';
+import type { JobData } from '../queue/queues.js';
+import { addJobs, recordJob } from '../queue/record-jobs.js';
+import type { RecordStream } from '../records/records.js';
+import { HEAD_CHARS, tooLarge, UnreadableRecord } from '../records/unreadable-record.js';
+import { deliveryRecords } from './delivery-records.js';
+
+export interface StoreDeliveryOptions {
+  def: RecordStream;
+  /** The stream's record queue. */
+  queue: Queue<JobData>;
+  redis: Redis;
+  /** The delivery's mark (redisKeys().ingestSeen): set once its records are stored, so the same id again queues nothing. */
+  seenKey: string;
+  /** How long the mark lasts, in seconds. */
+  seenSeconds: number;
+  /** The body as parsed: one record, or an array of them. */
+  body: unknown;
+  /** The body's size in bytes: only a body larger than maxRecordBytes can hold a record larger than it. */
+  bodyBytes: number;
+  maxRecordBytes: number;
+}
+
+/** What storing a delivery did: nothing (its id was seen within the mark's life), or its records' jobs. */
+export type StoredDelivery =
+  | { duplicate: true }
+  | {
+      duplicate: false;
+      /** Records in the body, new jobs, records whose job existed, records that fail at once as bad records. */
+      records: number;
+      queued: number;
+      duplicates: number;
+      invalid: number;
+      /** False when the mark could not be written after the store (the records are stored; a retry queues nothing new). */
+      marked: boolean;
+    };
+
+/** A record larger than MAX_RECORD_BYTES stands in as an unreadable one: it fails alone, as it would from the feed. */
+function capped(raw: unknown, bodyBytes: number, maxRecordBytes: number): unknown {
+  if (bodyBytes <= maxRecordBytes) return raw;
+  const text = JSON.stringify(raw) ?? '';
+  const bytes = Buffer.byteLength(text);
+  if (bytes <= maxRecordBytes) return raw;
+  const hash = createHash('sha256').update(text).digest('hex');
+  return new UnreadableRecord(tooLarge(bytes, maxRecordBytes), text.slice(0, HEAD_CHARS), hash, bytes);
+}
+
+/**
+ * Stores a delivery's records as jobs of the stream's queue (the producers' path: one addBulk, a job id keyed on
+ * the record), then marks its id. In that order: a crash between the two leaves records without a mark (a retry
+ * queues them again, a no-op for ids that exist), never a mark without its records. A record that does not match
+ * its shape is queued too, and fails at once as a bad record naming the record, the field and the reason.
+ */
+export async function storeDelivery(o: StoreDeliveryOptions): Promise<StoredDelivery> {
+  if ((await o.redis.exists(o.seenKey)) === 1) return { duplicate: true };
+  const elements = Array.isArray(o.body) ? (o.body as unknown[]) : [o.body];
+  const made = elements
+    .flatMap((element) => deliveryRecords(o.def, element))
+    .map((raw) => recordJob(o.def, capped(raw, o.bodyBytes, o.maxRecordBytes), 'push'));
+  const added = made.length
+    ? await addJobs(
+        o.queue,
+        o.redis,
+        made.map((m) => m.job),
+        o.def,
+      )
+    : { queued: 0, duplicates: 0 };
+  const marked = await o.redis.set(o.seenKey, '1', 'EX', o.seenSeconds).then(
+    () => true,
+    () => false,
+  );
+  return { duplicate: false, records: made.length, ...added, invalid: made.filter((m) => !m.valid).length, marked };
+}

@@ -1,0 +1,54 @@
+import type { Telemetry } from 'bullmq';
+import type { Config } from '../../config/read-config.js';
+import type { Logger } from '../logger.js';
+import type { RedisTarget } from '../redis/connection.js';
+import type { BadRecordRetention } from './bad-record-retention.js';
+import type { BreakerHooks } from './breaker-hold.js';
+import type { ConcurrencyBounds, Pace } from './concurrency-sizer.js';
+import type { AnyJobKind } from './job-kind.js';
+import type { ProcessorOptions, RunnerDeps } from './job-runner.js';
+import type { OutageHooks } from './outage-hold.js';
+import type { OutageWatchOptions } from './outage-watch.js';
+
+/** What `startWorkers` (worker-pool.ts) takes. */
+export interface StartWorkersOptions {
+  kinds: AnyJobKind[];
+  /** Redis URL or target (a cluster's seed nodes); each worker gets connections of its own. */
+  connection: RedisTarget | string;
+  prefix: string;
+  deps: RunnerDeps;
+  /** Jobs run at once per queue (with `sizing`: the first size). */
+  concurrency: number;
+  /** Concurrency that follows the budget's rate and the service's latency (concurrency-sizer.ts), sized every `everyMs`. Default: fixed. */
+  sizing?: { pace: Pace; bounds: ConcurrencyBounds; everyMs?: number };
+  logger: Logger;
+  /** Retry delays; default deps.jobs. */
+  retry?: Pick<Config['jobs'], 'retryBaseDelayMs' | 'retryMaxDelayMs'> & { jitter?: 'equal' | 'full' };
+  processor?: Omit<ProcessorOptions, 'rateLimit' | 'breaker' | 'outage'>;
+  /**
+   * Every stream holding while the service is down (src/queue/outage-hold.ts, outage-watch.ts): the probe that tells
+   * when it answers again, and the timings. Default: none (the service down is retried job by job, then counted by the
+   * breaker).
+   */
+  outage?: Omit<OutageHooks, 'holdAll'> & Pick<OutageWatchOptions, 'probe' | 'lookMs' | 'probeMaxMs' | 'onEnd'>;
+  /**
+   * Each stream's circuit breaker (src/queue/breaker-hold.ts): its threshold (default BREAKER_THRESHOLD's default)
+   * and delays, or false to settle every refusal job by job.
+   */
+  breaker?: (Omit<BreakerHooks, 'threshold' | 'pause'> & { threshold?: number }) | false;
+  /** BullMQ job lock duration, ms: a crashed worker's jobs are taken back after about this long. Default 30 000. */
+  lockDurationMs?: number;
+  /** Interval of BullMQ's stalled-job check, ms. Default 30 000. */
+  stalledIntervalMs?: number;
+  /** How many failed bad-record jobs each stream keeps, for how long. Default BAD_RECORDS_KEEP, BAD_RECORDS_KEEP_DAYS. */
+  badRecords?: BadRecordRetention;
+  /**
+   * Times a job may be taken back from a worker that died while running it (SIGKILL, OOM, a lost host) before it
+   * fails for good. BullMQ's default, 1, fails a record whose workers happen to die twice under it, though every
+   * job kind is safe to run again. Default: the jobs' attempts (deps.jobs.attempts), so only a job that keeps
+   * killing its worker ends failed ("job stalled more than allowable limit").
+   */
+  maxStalledCount?: number;
+  /** BullMQ telemetry (tracing on): a `process <stream>` span per attempt, the job span of src/telemetry/. Default: none. */
+  telemetry?: Telemetry;
+}
