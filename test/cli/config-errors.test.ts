@@ -16,7 +16,7 @@ describe.concurrent('the command line', () => {
       expect(r.stdout).toBe('');
     });
 
-    it('stops `worker` before it starts when the feed is not configured', async () => {
+    it('stops `worker` before it starts, one line per problem, a push receiver without its secret included', async () => {
       const r = await runCli(['worker'], {
         ...baseEnv(),
         INVENTORY_BASE_URL: 'http://127.0.0.1:1',
@@ -24,11 +24,13 @@ describe.concurrent('the command line', () => {
         INVENTORY_API_KEY: 'k',
         INVENTORY_API_SECRET: 's',
         SHUTDOWN_GRACE_SECONDS: '0',
+        INGEST_PORT: '8090',
       });
       expect(r.code).toBe(2);
+      // No UPSTREAM_URL is no problem: such a worker takes pushed and imported records only.
       expect(r.stderr.trim().split('\n').sort()).toEqual([
+        'INGEST_SECRET: is required with INGEST_PORT (or INGEST_SECRET_FILE; see docs/push.md)',
         'SHUTDOWN_GRACE_SECONDS must be greater than 0',
-        'UPSTREAM_URL: is required to pull the feed',
       ]);
     });
 
