@@ -189,7 +189,7 @@ export async function runPushAccept(o: PushAcceptOptions = {}): Promise<PushAcce
     const cpuTo = processCpuMs(receiver.pid);
     latencies.sort();
     const queue = new Queue('orders', { connection: redis, prefix });
-    const counts = await queue.getJobCounts('wait', 'paused', 'prioritized');
+    const counts = await queue.getJobCounts('wait', 'prioritized');
     await queue.close();
     const jobsQueued = Object.values(counts).reduce((a, b) => a + b, 0);
     const first = memory.find((m) => m.delivered >= warmUp) ?? memory[0]!;
