@@ -21,6 +21,7 @@ import { runScaleOut, scaleOutPart } from './scale-out.js';
 import { benchStockSync, STOCK_BENCH_HEAD, stockBenchRows } from './stock-sync.js';
 import { median } from './lib/median.js';
 import { redisFullSection } from './lib/redis-full-section.js';
+import { pushSection } from './lib/push-section.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -263,6 +264,7 @@ const runners: Record<Section, (o: BenchOptions) => Promise<Measured>> = {
   failover: async (o) =>
     plannedFailoverPart(await runPlannedFailover({ runs: o.runs, log: say }), `npm run bench -- --only failover --runs ${o.runs}`),
   'redis-full': (o) => redisFullSection(o, say),
+  push: (o) => pushSection(o, say),
 };
 
 const argv = process.argv.slice(2);
@@ -283,6 +285,7 @@ for (const section of (
     'unbudgeted',
     'failover',
     'redis-full',
+    'push',
   ] as const
 ).filter((s) => options.only.includes(s))) {
   const m = machineLine(machine());

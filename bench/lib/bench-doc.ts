@@ -20,6 +20,7 @@ export const SECTION_NUMBERS: Record<Section, string> = {
   unbudgeted: '11',
   failover: '12',
   'redis-full': '13',
+  push: '14',
 };
 
 export interface Part {

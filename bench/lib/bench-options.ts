@@ -15,6 +15,7 @@ export const SECTIONS = [
   'unbudgeted',
   'failover',
   'redis-full',
+  'push',
 ] as const;
 export type Section = (typeof SECTIONS)[number];
 
@@ -38,6 +39,8 @@ export interface BenchOptions {
   tsx: boolean;
   /** How every sandbox of the run answers (docs/sandbox.md "Profiles"). */
   profile: SandboxProfile;
+  /** Shorter runs (--quick). */
+  quick: boolean;
 }
 
 /**
@@ -77,6 +80,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
     out: values.out ?? 'docs/benchmarks.md',
     tsx: values.tsx === true,
     profile: values.profile === undefined ? sandboxDefaults.profile : parseProfile(values.profile),
+    quick: values.quick === true,
   };
   for (const [name, v] of Object.entries({ seconds: o.seconds, processes: o.processes, runs: o.runs })) {
     if (!Number.isInteger(v) || v < 1) throw new Error(`--${name} must be a whole number of 1 or more`);

@@ -1,0 +1,209 @@
+/**
+ * Pushed against polled (issue 27): `inventory-sync worker` (a child process) syncs orders that arrive at half the
+ * POST budget (an order is 4 POSTs, so budget / 8 orders a minute) against the sandbox with that budget. Pushed:
+ * each order is POSTed, signed, to the worker's receiver, and timed from its acknowledgement to its job's completion.
+ * Polled: the same orders are appended to a feed server the worker polls every ORDER_POLL_SECONDS (default 5), and
+ * timed from their appearance in the feed to their job's completion.
+ *
+ *   npx tsx bench/push-latency.ts [--seconds 60] [--budget 1200] [--latency 20]
+ */
+import { createHmac, randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Queue } from 'bullmq';
+import { startFeedServer } from '../src/feed/feed-server.js';
+import { freePort } from '../src/free-port.js';
+import { createRedis, deleteKeysUnder } from '../src/redis/connection.js';
+import { startSandbox } from '../src/sandbox/sandbox.js';
+import { STREAMS } from '../jobs/streams.js';
+import { spawnCli } from './lib/cli-process.js';
+import { benchOrders, type BenchOrder } from './lib/order-records.js';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export interface PushLatencyOptions {
+  /** Seconds orders arrive for, in each run. Default 60. */
+  seconds?: number;
+  /** The account's POST budget a minute (the sandbox's and the worker's). Default 1,200. */
+  budget?: number;
+  /** Latency the sandbox adds to every answer, ms. Default 20. */
+  latencyMs?: number;
+  log?: (line: string) => void;
+}
+
+export interface LatencyFigures {
+  orders: number;
+  /** From acknowledgement (pushed) or appearance in the feed (polled) to the job's completion, ms. */
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  /** Orders whose job did not complete within a minute of the last arrival. */
+  missing: number;
+}
+
+export interface PushLatencyFigures {
+  budget: number;
+  ordersPerMinute: number;
+  pollSeconds: number;
+  pushed: LatencyFigures;
+  polled: LatencyFigures;
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+function figures(arrived: Map<string, number>, finished: Map<string, number>): LatencyFigures {
+  const ms = [...arrived]
+    .filter(([id]) => finished.has(id))
+    .map(([id, at]) => finished.get(id)! - at)
+    .sort((a, b) => a - b);
+  return {
+    orders: arrived.size,
+    p50Ms: Math.round(percentile(ms, 50)),
+    p99Ms: Math.round(percentile(ms, 99)),
+    maxMs: Math.round(ms.at(-1) ?? 0),
+    missing: arrived.size - ms.length,
+  };
+}
+
+/** Completion time (the worker's finishedOn) of each order's job, by orderId. */
+async function finishedTimes(queue: Queue): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  for (const job of await queue.getJobs(['completed'], 0, -1)) {
+    const orderId = (job?.data as { record?: { orderId?: string } } | undefined)?.record?.orderId;
+    if (orderId && job?.finishedOn) out.set(orderId, job.finishedOn);
+  }
+  return out;
+}
+
+interface RunOptions {
+  mode: 'push' | 'poll';
+  orders: BenchOrder[];
+  budget: number;
+  latencyMs: number;
+  log: (line: string) => void;
+}
+
+/** One run: a fresh sandbox, prefix and worker; orders arrive one every 60 s / (budget / 8). */
+async function runOne(r: RunOptions): Promise<LatencyFigures> {
+  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+  const prefix = `bench-push-latency-${r.mode}-${process.pid}`;
+  const redis = createRedis(redisUrl);
+  const window = { limit: r.budget, windowMs: 60_000 };
+  const sandbox = await startSandbox({ port: 0, data: 'demo', budgets: { post: window }, latency: { ms: r.latencyMs } });
+  const feed = await startFeedServer({ names: STREAMS, port: 0, token: 'bench-token' });
+  const dir = mkdtempSync(join(tmpdir(), 'isync-push-latency-'));
+  const logFile = join(dir, 'worker.log');
+  const secret = `whsec_${randomBytes(32).toString('base64')}`;
+  const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
+  const ingestPort = await freePort();
+  const worker = spawnCli({
+    root: ROOT,
+    name: 'worker',
+    args: ['worker'],
+    env: {
+      REDIS_URL: redisUrl,
+      QUEUE_PREFIX: prefix,
+      INVENTORY_BASE_URL: sandbox.url,
+      INVENTORY_ACCOUNT: sandbox.account,
+      INVENTORY_API_KEY: sandbox.key,
+      INVENTORY_API_SECRET: sandbox.secret,
+      INVENTORY_POST_PER_MINUTE: String(r.budget),
+      WORKER_HTTP_PORT: '0',
+      LOG_LEVEL: 'info',
+      ...(r.mode === 'push'
+        ? { INGEST_PORT: String(ingestPort), INGEST_SECRET: secret }
+        : { UPSTREAM_URL: feed.url, UPSTREAM_TOKEN: 'bench-token' }),
+    },
+    logFile,
+  });
+  const queue = new Queue('orders', { connection: redis, prefix });
+  const arrived = new Map<string, number>();
+  try {
+    const end = Date.now() + 60_000;
+    while (!readFileSync(logFile, 'utf8').includes('worker started')) {
+      if (Date.now() > end || !worker.alive()) throw new Error(`the worker did not start:\n${readFileSync(logFile, 'utf8')}`);
+      await sleep(50);
+    }
+    /** Puts an order in, as the run's mode does; answers when it arrived (acknowledged, or appended), or undefined. */
+    const put = async (order: BenchOrder): Promise<number | undefined> => {
+      if (r.mode === 'poll') {
+        feed.append('orders', [order]);
+        return Date.now();
+      }
+      const body = JSON.stringify(order);
+      const id = `msg_${order.orderId}`;
+      const ts = String(Math.floor(Date.now() / 1000));
+      const signature = `v1,${createHmac('sha256', key).update(`${id}.${ts}.`).update(body).digest('base64')}`;
+      const res = await fetch(`http://127.0.0.1:${ingestPort}/ingest/orders`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': ts, 'webhook-signature': signature },
+        body,
+      });
+      await res.text();
+      return res.ok ? Date.now() : undefined;
+    };
+    // One order first, not timed: the worker reads the catalog once (as a long-running worker has).
+    const [warm] = benchOrders(`WARM-${r.mode}`, 1);
+    await put(warm!);
+    while (!(await finishedTimes(queue)).has(warm!.orderId)) {
+      if (Date.now() > end + 60_000) throw new Error('the warm-up order did not complete');
+      await sleep(200);
+    }
+    const everyMs = 60_000 / (r.budget / 8);
+    const started = Date.now();
+    for (const [i, order] of r.orders.entries()) {
+      await sleep(Math.max(0, started + i * everyMs - Date.now()));
+      const at = await put(order);
+      if (at !== undefined) arrived.set(order.orderId, at);
+    }
+    r.log(`${r.mode}: ${arrived.size} orders arrived in ${Math.round((Date.now() - started) / 1000)} s; waiting for the last ones`);
+    const until = Date.now() + 60_000;
+    let finished = await finishedTimes(queue);
+    const allIn = () => [...arrived.keys()].every((id) => finished.has(id));
+    while (!allIn() && Date.now() < until) {
+      await sleep(500);
+      finished = await finishedTimes(queue);
+    }
+    const missing = [...arrived.keys()].filter((id) => !finished.has(id));
+    if (missing.length) {
+      const counts = await queue.getJobCounts();
+      r.log(`${r.mode}: not completed: ${missing.join(', ')}; jobs by state: ${JSON.stringify(counts)}`);
+    }
+    return figures(arrived, finished);
+  } finally {
+    await queue.close();
+    await worker.stop();
+    await feed.close();
+    await sandbox.close();
+    await deleteKeysUnder(redis, prefix);
+    redis.disconnect();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export async function runPushLatency(o: PushLatencyOptions = {}): Promise<PushLatencyFigures> {
+  const log = o.log ?? (() => undefined);
+  const budget = o.budget ?? 1200;
+  const latencyMs = o.latencyMs ?? 20;
+  const count = Math.round(((o.seconds ?? 60) * budget) / 8 / 60);
+  log(`push latency: ${count} orders at ${budget / 8} a minute (half of ${budget} POSTs), pushed`);
+  const pushed = await runOne({ mode: 'push', orders: benchOrders('PUSHED', count), budget, latencyMs, log });
+  log(`push latency: the same orders polled`);
+  const polled = await runOne({ mode: 'poll', orders: benchOrders('POLLED', count), budget, latencyMs, log });
+  return { budget, ordersPerMinute: budget / 8, pollSeconds: 5, pushed, polled };
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const arg = (name: string) => {
+    const i = process.argv.indexOf(`--${name}`);
+    return i > 0 ? Number(process.argv[i + 1]) : undefined;
+  };
+  const f = await runPushLatency({ seconds: arg('seconds'), budget: arg('budget'), latencyMs: arg('latency'), log: console.log });
+  console.log(JSON.stringify(f, null, 2));
+}
