@@ -1,20 +1,5 @@
-import type {
-  CreatedOrder,
-  CreatedShipment,
-  CreateOrderBody,
-  CreateShipmentBody,
-  CreateVarianceBody,
-  FacilityRow,
-  InventoryItemRow,
-  InventoryVariance,
-  Order,
-  Product,
-  ProductRow,
-  ReadOrder,
-  ReadShipment,
-  Shipment,
-  UpdateProductBody,
-} from './schemas.js';
+import type { ApiOf } from './api-of.js';
+import type { ServiceCalls } from './service-calls.js';
 
 /** Request classes, each with its own budget. A collection GET also spends one GET. */
 export type RequestClass = 'get' | 'post' | 'collection';
@@ -48,31 +33,8 @@ export interface CallOptions {
 }
 
 /**
- * The typed calls of the service that the jobs use. URLs are paths as the service returns them
- * (e.g. /acme/api/shipment/X); the client prefixes the base URL. Every method throws ServiceError.
+ * The typed calls of the service that the jobs use: one method per row of `serviceCalls` (service-calls.ts). URLs are
+ * paths as the service returns them (e.g. /acme/api/shipment/X); the client prefixes the base URL. Every method
+ * throws ServiceError.
  */
-export interface ServiceApi {
-  readonly account: string;
-  /**
-   * `/{account}/api/order/{orderId}`: an order's URL uses the orderId the client chose; a variance's, the
-   * physicalInventoryId the service assigned (for a collection row that carries no URL). Never for shipments (the
-   * service may assign its own shipmentId; find them through the order's shipmentUrlList) nor products.
-   */
-  entityPath(collection: 'order' | 'inventoryvariance', id: string): string;
-  listFacilities(o?: CallOptions): Promise<FacilityRow[]>;
-  listProducts(o?: CallOptions): Promise<ProductRow[]>;
-  listInventoryItems(o?: CallOptions): Promise<InventoryItemRow[]>;
-  /** Any collection, decoded from column-major into rows. */
-  listCollection(name: string, o?: CallOptions): Promise<Record<string, unknown>[]>;
-  getOrder(path: string, o?: CallOptions): Promise<ReadOrder>;
-  getShipment(path: string, o?: CallOptions): Promise<ReadShipment>;
-  getProduct(path: string, o?: CallOptions): Promise<Product>;
-  getVariance(path: string, o?: CallOptions): Promise<InventoryVariance>;
-  createOrder(body: CreateOrderBody, o?: CallOptions): Promise<CreatedOrder>;
-  createShipment(body: CreateShipmentBody, o?: CallOptions): Promise<CreatedShipment>;
-  modifyShipment(path: string, body: Record<string, unknown>, o?: CallOptions): Promise<Shipment>;
-  /** POST {} to an order's actionUrlComplete. */
-  completeOrder(actionUrlComplete: string, o?: CallOptions): Promise<Order>;
-  createVariance(body: CreateVarianceBody, o?: CallOptions): Promise<InventoryVariance>;
-  updateProduct(path: string, body: UpdateProductBody, o?: CallOptions): Promise<Product>;
-}
+export type ServiceApi = ApiOf<ServiceCalls>;
