@@ -1,6 +1,6 @@
 import { toPath } from './api-path.js';
 import { compose, type Layer, type Send, type ServiceRequest } from './call-layers.js';
-import type { CallOptions } from './service-api.js';
+import type { CallOptions } from './api-call.js';
 import type { CallMethods, CallRow, CallTable } from './service-calls.js';
 
 /** The typed API of a table: a method per row, each going through one request function. */

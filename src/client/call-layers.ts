@@ -1,4 +1,4 @@
-import type { ApiCall, CallOptions, RequestClass } from './service-api.js';
+import type { ApiCall, CallOptions, RequestClass } from './api-call.js';
 import type { Decoder } from './shape.js';
 
 /** One call of a row, on its way to the wire: what every layer sees and may pass on changed. */

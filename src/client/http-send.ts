@@ -6,7 +6,7 @@ import type { Send, ServiceRequest } from './call-layers.js';
 import { badResponse, classifyAnswer, classifyNetworkError } from './classify.js';
 import type { Credentials } from './credentials.js';
 import { isServiceError, type ServiceError } from './errors.js';
-import type { ApiCall, CallOptions } from './service-api.js';
+import type { ApiCall, CallOptions } from './api-call.js';
 import type { Decoder } from './shape.js';
 
 /** What the one HTTP request of a call needs: where, with which credentials, for how long. */
@@ -93,7 +93,9 @@ export function httpSend(opts: HttpSendOptions): Send {
       if (status >= 200 && status < 300) value = decodeBody(req, status, text, credentials.secretForms());
       else failure = classifyAnswer({ method, path, status, headers: res.headers, body: text, secrets: credentials.secretForms() });
     } catch (err) {
-      failure = isServiceError(err) ? err : classifyNetworkError({ method, path, error: err, status: status ?? undefined, secrets: credentials.secretForms() });
+      failure = isServiceError(err)
+        ? err
+        : classifyNetworkError({ method, path, error: err, status: status ?? undefined, secrets: credentials.secretForms() });
     }
     if (o.onCall) {
       const call: ApiCall = { method, path, cls, status, ms: Math.round(performance.now() - t0), waitedMs: req.waitedMs ?? 0, at };

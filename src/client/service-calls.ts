@@ -1,5 +1,5 @@
 import type { CreateOrderBody, CreateShipmentBody, CreateVarianceBody, UpdateProductBody } from './schemas.js';
-import type { CallOptions, RequestClass } from './service-api.js';
+import type { CallOptions, RequestClass } from './api-call.js';
 import { decoders as d, type Decoder } from './shape.js';
 
 /**

@@ -7,7 +7,7 @@ import { compose, tracing, type Layer, type Send } from './call-layers.js';
 import { credentialRotation, followedPaths, readRetries } from './client-layers.js';
 import { Credentials } from './credentials.js';
 import { httpSend } from './http-send.js';
-import type { ApiCall } from './service-api.js';
+import type { ApiCall } from './api-call.js';
 import { serviceCalls, type CallTable, type ServiceCalls } from './service-calls.js';
 
 export interface ServiceClientOptions {
@@ -40,7 +40,6 @@ export interface ServiceClientOptions {
 }
 
 /** The methods of every row of `serviceCalls`, on the client itself (see `ServiceClient`'s constructor). */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type, @typescript-eslint/no-unsafe-declaration-merging
 export interface ServiceClient extends ApiOf<ServiceCalls> {}
 
 /**
@@ -48,7 +47,6 @@ export interface ServiceClient extends ApiOf<ServiceCalls> {}
  * rows of `serviceCalls`, each through one request function: the client's layers (metrics' `onCall`, read retries,
  * a 401's second try with rotated credentials, the followed-path check, the budget) around one HTTP request.
  */
-// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export class ServiceClient {
   readonly account: string;
   /** The one request function every call goes through, with the client's layers: for a table of one's own (`apiOf`). */

@@ -11,7 +11,7 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
 type RowName = keyof typeof serviceCalls;
 
 /** The path a row's template allows: `{url}` any path under the account's API, another `{name}` one segment. */
-function templatePattern(row: CallRow, account: string): RegExp {
+function templatePattern(row: Pick<CallRow, 'path'>, account: string): RegExp {
   const escaped = row.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
   const body = escaped.replace(/\{([A-Za-z]+)\}/g, (_, name: string) =>
     name === 'account' ? account : name === 'url' ? `/${account}/api/.+` : '[^/]+',
@@ -99,7 +99,7 @@ describe('the table of service calls', () => {
     // One HTTP request per row, each answered 2xx on the row's method and a path its template allows.
     expect(calls).toHaveLength(Object.keys(serviceCalls).length);
     for (const [i, name] of Object.keys(made).entries()) {
-      const row: CallRow = serviceCalls[name as RowName];
+      const row: CallRow<string, never[]> = serviceCalls[name as RowName];
       expect({ name, method: calls[i]!.method, cls: calls[i]!.cls, ok: calls[i]!.status! < 300 }).toEqual({
         name,
         method: row.method,
@@ -112,7 +112,12 @@ describe('the table of service calls', () => {
 
   it('sends a write row its body and a read row none', async () => {
     const before = sandbox.admin.requests().length;
-    await client.createOrder({ orderId: 'ROW-2', orderTypeId: 'SALES_ORDER', originFacilityUrl: '/demo/api/facility/10000', orderItemList: [] });
+    await client.createOrder({
+      orderId: 'ROW-2',
+      orderTypeId: 'SALES_ORDER',
+      originFacilityUrl: '/demo/api/facility/10000',
+      orderItemList: [],
+    });
     await client.getOrder(client.entityPath('order', 'ROW-2'));
     const [write, read] = sandbox.admin.requests().slice(before);
     expect(write).toMatchObject({ method: 'POST', path: '/demo/api/order', body: { orderId: 'ROW-2', orderItemList: [] } });
@@ -128,12 +133,23 @@ describe('the table of service calls', () => {
     const table = {
       ...serviceCalls,
       getOrderById: { method: 'GET', path: '/{account}/api/order/{orderId}', cls: 'get', decode: shapeDecoder(orderSchema) },
-      cancelOrder: { method: 'POST', path: '/{account}/api/order/{orderId}/cancel', cls: 'post', body: () => '{}', decode: shapeDecoder(orderSchema) },
+      cancelOrder: {
+        method: 'POST',
+        path: '/{account}/api/order/{orderId}/cancel',
+        cls: 'post',
+        body: () => '{}',
+        decode: shapeDecoder(orderSchema),
+      },
     } as const;
 
     it('traces them and lets read-only pass the read and refuse the write, with no layer edited', async () => {
       const api = client.apiOf(table);
-      await api.createOrder({ orderId: 'ROW 3/1', orderTypeId: 'SALES_ORDER', originFacilityUrl: '/demo/api/facility/10000', orderItemList: [] });
+      await api.createOrder({
+        orderId: 'ROW 3/1',
+        orderTypeId: 'SALES_ORDER',
+        originFacilityUrl: '/demo/api/facility/10000',
+        orderItemList: [],
+      });
       const traced: ApiCall[] = [];
       const dry = tracedClient(readOnlyApi(api), (call) => traced.push(call));
       expect((await dry.getOrderById('ROW 3/1')).orderId).toBe('ROW 3/1');
