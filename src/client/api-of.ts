@@ -18,41 +18,53 @@ export type ApiOf<T extends CallTable> = CallMethods<T> & {
 
 const PARAM = /\{([A-Za-z]+)\}/g;
 
-/** The path of a row's template filled in; throws RangeError on a collection name that is not letters only. */
-export function fillPath(template: string, account: string, args: readonly unknown[]): string {
-  let i = 0;
-  return template.replace(PARAM, (_, name: string) => {
-    if (name === 'account') return account;
-    const value = String(args[i++]);
-    if (name === 'url') return toPath(value);
-    if (name === 'collection') {
-      if (!/^[A-Za-z]+$/.test(value)) throw new RangeError(`collection name must be letters only, got "${value}"`);
-      return value;
-    }
-    return encodeURIComponent(value);
-  });
+/** One argument of a path template, filled in. */
+function segment(name: string, value: string): string {
+  if (name === 'url') return toPath(value);
+  if (name === 'collection') {
+    if (!/^[A-Za-z]+$/.test(value)) throw new RangeError(`collection name must be letters only, got "${value}"`);
+    return value;
+  }
+  return encodeURIComponent(value);
 }
 
-/** How many arguments a template takes (every `{name}` but `{account}`). */
-function pathArity(template: string): number {
-  return [...template.matchAll(PARAM)].filter((m) => m[1] !== 'account').length;
+/**
+ * A row's template read once into a function of the call's arguments: `{account}` is the account, `{url}` a path as
+ * the service gave it, `{collection}` letters only (RangeError otherwise), any other `{name}` an id, percent-encoded.
+ */
+export function pathFiller(template: string, account: string): { arity: number; fill(args: readonly unknown[]): string } {
+  const parts = template.replaceAll('{account}', account).split(PARAM);
+  // split() with a capture group alternates text and parameter names: text, name, text, name, ..., text.
+  const names = parts.filter((_, i) => i % 2 === 1);
+  return {
+    arity: names.length,
+    fill(args) {
+      let path = parts[0]!;
+      for (let i = 0; i < names.length; i++) path += segment(names[i]!, String(args[i])) + parts[2 * i + 2]!;
+      return path;
+    },
+  };
 }
 
 /** A row as a method: the path's arguments, then the body's if it writes, then the options. */
 function method(name: string, row: CallRow, account: string, send: Send) {
-  const arity = pathArity(row.path);
+  const path = pathFiller(row.path, account);
+  const arity = path.arity;
   const bodyArity = row.body ? row.body.length : 0;
   return (...args: unknown[]): Promise<unknown> => {
     // Built before anything is sent: a bad collection name throws at once, as a bad argument.
-    const path = fillPath(row.path, account, args.slice(0, arity));
+    // Every request has every field (one shape for the layers to pass on).
     const req: ServiceRequest = {
       call: name,
       method: row.method,
-      path,
+      path: path.fill(args),
       cls: row.cls,
+      body: row.body ? row.body(...args.slice(arity, arity + bodyArity)) : undefined,
       decode: row.decode,
       options: (args[arity + bodyArity] as CallOptions | undefined) ?? {},
-      ...(row.body ? { body: row.body(...args.slice(arity, arity + bodyArity)) } : {}),
+      waitedMs: 0,
+      sentWith: undefined,
+      onAnswer: undefined,
     };
     return send(req);
   };
