@@ -1,4 +1,4 @@
-import type { ServiceApi } from './service-api.js';
+import type { Layer } from './call-layers.js';
 
 /** A write reached a client that must only read: a bug in the dry run, never sent. */
 export class WriteRefusedError extends Error {
@@ -11,28 +11,10 @@ export class WriteRefusedError extends Error {
   }
 }
 
-const refuse = (call: string) => (): Promise<never> => Promise.reject(new WriteRefusedError(call));
+/** Every read passes; every write (any call but a GET) is refused before anything is sent. */
+export const readOnly: Layer = (next) => (req) => (req.method === 'GET' ? next(req) : Promise.reject(new WriteRefusedError(req.call)));
 
 /** The service for the dry run: every read as `api` makes it, every write refused before anything is sent. */
-export function readOnlyApi(api: ServiceApi): ServiceApi {
-  return {
-    get account() {
-      return api.account;
-    },
-    entityPath: (collection, id) => api.entityPath(collection, id),
-    listFacilities: (o) => api.listFacilities(o),
-    listProducts: (o) => api.listProducts(o),
-    listInventoryItems: (o) => api.listInventoryItems(o),
-    listCollection: (name, o) => api.listCollection(name, o),
-    getOrder: (path, o) => api.getOrder(path, o),
-    getShipment: (path, o) => api.getShipment(path, o),
-    getProduct: (path, o) => api.getProduct(path, o),
-    getVariance: (path, o) => api.getVariance(path, o),
-    createOrder: refuse('createOrder'),
-    createShipment: refuse('createShipment'),
-    modifyShipment: refuse('modifyShipment'),
-    completeOrder: refuse('completeOrder'),
-    createVariance: refuse('createVariance'),
-    updateProduct: refuse('updateProduct'),
-  };
+export function readOnlyApi<A>(api: { with(layer: Layer): A }): A {
+  return api.with(readOnly);
 }

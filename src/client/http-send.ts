@@ -1,0 +1,108 @@
+import type { Dispatcher } from 'undici';
+import { redact } from '../logger.js';
+import { messageOf } from '../message-of.js';
+import { BodyTooLargeError, readCappedText } from './capped-body.js';
+import type { Send, ServiceRequest } from './call-layers.js';
+import { badResponse, classifyAnswer, classifyNetworkError } from './classify.js';
+import type { Credentials } from './credentials.js';
+import { isServiceError, type ServiceError } from './errors.js';
+import type { ApiCall, CallOptions } from './api-call.js';
+import type { Decoder } from './shape.js';
+
+/** What the one HTTP request of a call needs: where, with which credentials, for how long. */
+export interface HttpSendOptions {
+  origin: string;
+  /** The base URL's path, prefixed to every request's. */
+  basePath: string;
+  dispatcher: Dispatcher;
+  credentials: Credentials;
+  entityTimeoutMs: number;
+  collectionTimeoutMs: number;
+  maxResponseBytes: number;
+}
+
+type Headers = Dispatcher.ResponseData['headers'];
+
+/** A reporter that throws must not turn an applied write into a failure, nor a reader of headers fail the call. */
+function quietly(fn: () => void): void {
+  try {
+    fn();
+  } catch {
+    // Reports are for traces, metrics and checks; the call's result stands.
+  }
+}
+
+function decodeBody(req: ServiceRequest, status: number, text: string, secrets: string[]): unknown {
+  let json: unknown;
+  try {
+    json = text === '' ? null : JSON.parse(text);
+  } catch {
+    throw badResponse(req.method, req.path, status, redact(`not JSON: ${text.slice(0, 80)}`, secrets));
+  }
+  try {
+    return (req.decode as Decoder<unknown>)(json);
+  } catch (err) {
+    throw badResponse(req.method, req.path, status, messageOf(err));
+  }
+}
+
+/**
+ * The one request function at the bottom of the layers: one HTTP request, its answer classified and decoded, reported
+ * to `onCall` once. The path is sent as it comes (the layers above checked it).
+ */
+export function httpSend(opts: HttpSendOptions): Send {
+  const { credentials, maxResponseBytes } = opts;
+  return async (req) => {
+    const { method, path, cls } = req;
+    const o: CallOptions = req.options;
+    const at = Date.now();
+    const t0 = performance.now();
+    if (req.sentWith) req.sentWith.version = credentials.version;
+    const authorization = credentials.authorization();
+    const headers: Record<string, string> =
+      req.body === undefined
+        ? { authorization, accept: 'application/json' }
+        : { authorization, accept: 'application/json', 'content-type': 'application/json' };
+    const timeout = cls === 'collection' ? opts.collectionTimeoutMs : opts.entityTimeoutMs;
+    let status: number | null = null;
+    let value: unknown;
+    let failure: ServiceError | undefined;
+    try {
+      const res = await opts.dispatcher.request({
+        origin: opts.origin,
+        path: opts.basePath + path,
+        method,
+        headers,
+        body: req.body,
+        headersTimeout: timeout,
+        bodyTimeout: timeout,
+        signal: o.signal,
+      });
+      status = res.statusCode;
+      const answered = status;
+      if (req.onAnswer) quietly(() => req.onAnswer!(answered, res.headers));
+      if (o.onHeaders) quietly(() => o.onHeaders!(res.headers as Headers));
+      let text: string;
+      try {
+        text = await readCappedText(res.body, maxResponseBytes);
+      } catch (err) {
+        // The head came, the body did not: a 2xx write was applied; other answers are read from the head alone.
+        if (status >= 200 && status < 300) throw err instanceof BodyTooLargeError ? badResponse(method, path, status, err.message) : err;
+        text = '';
+      }
+      if (status >= 200 && status < 300) value = decodeBody(req, status, text, credentials.secretForms());
+      else failure = classifyAnswer({ method, path, status, headers: res.headers, body: text, secrets: credentials.secretForms() });
+    } catch (err) {
+      failure = isServiceError(err)
+        ? err
+        : classifyNetworkError({ method, path, error: err, status: status ?? undefined, secrets: credentials.secretForms() });
+    }
+    if (o.onCall) {
+      const call: ApiCall = { method, path, cls, status, ms: Math.round(performance.now() - t0), waitedMs: req.waitedMs ?? 0, at };
+      if (failure) call.error = failure.code;
+      quietly(() => o.onCall!(call));
+    }
+    if (failure) throw failure;
+    return value;
+  };
+}
