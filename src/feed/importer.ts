@@ -65,6 +65,9 @@ export interface ImportNdjsonOptions {
 /** The formats `import` reads. */
 export type ImportFormat = 'ndjson' | 'csv';
 
+/** How a file is read: its format (default NDJSON) and the stream's transform (default none). */
+export type ReadAs = Pick<ImportNdjsonOptions, 'format' | 'transform'>;
+
 /**
  * Queues the records of an NDJSON or CSV file, streaming it in constant memory. Every record is checked and given its
  * job id here; the new ones are written as intake batches (see intake.ts) that workers fan out into one job per

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import type { WorkerHttp } from '../../metrics/worker-http.js';
 import type { CliIo } from '../../app/cli-io.js';
+import { loadConfig } from '../../app/command-context.js';
 import { ExitCode } from '../exit-codes.js';
 import type { CommandResult } from '../command-result.js';
 import { untilStopped } from '../until-stopped.js';
@@ -24,6 +25,8 @@ export function workerCommand(io: CliIo, done: CommandResult, kinds: readonly Op
       const { pausedCheck } = await import('../../ops/paused-check.js');
       const { startRedisHealth } = await import('../../app/redis-health.js');
       const { startWhileRedisRefuses } = await import('../../app/connect-redis.js');
+      // TRANSFORMS checked against the kinds before any work: a wrong one stops the start (exit 2, one line each).
+      await (await import('../../feed/load-transforms.js')).loadTransforms(loadConfig(io).transforms ?? [], kinds);
       const app = await openApp(io, { needs: { service: true, upstream: true }, logTo: io.stdout, probe: false, waitForRedis: true });
       const { config, logger, deps, metrics } = app;
       let stopping = false;
