@@ -84,7 +84,7 @@ export function readConfig(env: Record<string, string | undefined>, needs: Confi
   const redis = e && redisConfigOf(e);
   if (redis) problems.push(...redis.problems);
   // Its form and files now; its streams and built-in names against the kinds when loaded (src/feed/load-transforms.ts).
-  const transforms = parseTransforms(cleaned.TRANSFORMS);
+  const transforms = parseTransforms(cleaned.TRANSFORMS ?? defaults.transforms);
   problems.push(...transforms.problems);
   if (problems.length > 0 || !e || !redis) throw new ConfigError(problems);
   const config = configOf(e, redis.redis, mapped && 'mapping' in mapped ? mapped.mapping : undefined, secretFiles.files);

@@ -1,11 +1,11 @@
+import { defaults } from '../../config/defaults.js';
 import { tooLarge } from '../records/unreadable-record.js';
 import type { CsvColumn, CsvLayout } from '../records/csv-layout.js';
 import type { NdjsonEntry } from './ndjson.js';
 
-/** Characters of a cell quoted in an error. */
-const CELL_QUOTE_CHARS = 40;
-
-const quote = (cell: string) => JSON.stringify(cell.length > CELL_QUOTE_CHARS ? `${cell.slice(0, CELL_QUOTE_CHARS)}…` : cell);
+const MAX = defaults.csvQuoteChars;
+/** A cell as quoted in an error: JSON, cut at defaults.csvQuoteChars. */
+const quote = (cell: string) => JSON.stringify(cell.length > MAX ? `${cell.slice(0, MAX)}…` : cell);
 
 /** The record being gathered: the rows of one key, in a row. */
 interface Group {
@@ -88,8 +88,10 @@ export class CsvGrouper {
   private sameHead(g: Group, line: number, cells: string[]): void {
     this.layout.head.forEach((c, i) => {
       const cell = this.cell(cells, c.name);
-      if (cell !== g.headCells[i])
-        g.error ??= `line ${line}, column ${c.name}: ${quote(cell)} differs from ${quote(g.headCells[i]!)} on line ${g.line}, the first row of ${g.key}`;
+      const first = g.headCells[i]!;
+      if (cell === first) return;
+      const where = `line ${line}, column ${c.name}`;
+      g.error ??= `${where}: ${quote(cell)} differs from ${quote(first)} on line ${g.line}, the first row of ${g.key}`;
     });
   }
 

@@ -39,16 +39,19 @@ function columnsOf(header: CsvRow | undefined, mode: CsvMode): Map<string, numbe
     const missing = all.filter((c) => !c.optional && !columns.has(c.name)).map((c) => c.name);
     if (missing.length)
       throw new CsvHeaderError(
-        `line ${header.line}: the header lacks column${missing.length === 1 ? '' : 's'} ${missing.join(', ')} (columns: ${all.map((c) => c.name).join(',')})`,
+        `line ${header.line}: the header lacks column${missing.length === 1 ? '' : 's'} ${missing.join(', ')} ` +
+          `(columns: ${all.map((c) => c.name).join(',')})`,
       );
   }
   return columns;
 }
 
-/** A row with another number of fields than the header: it fails alone. */
-function widthError(row: { line: number; fields: string[] }, width: number): NdjsonEntry {
+/** A row that cannot be read, or has another number of fields than the header: an entry that fails alone. */
+function badRow(row: CsvRow, width: number): NdjsonEntry | undefined {
+  const error = 'error' in row ? row.error : row.fields.length !== width ? `has ${row.fields.length} fields; the header has ${width}` : '';
+  if (!error) return undefined;
   const text = `line ${row.line}`;
-  return { line: row.line, error: `has ${row.fields.length} fields; the header has ${width}`, text, head: text };
+  return { line: row.line, error, text, head: text };
 }
 
 /** A data row as an object keyed by the header's column names. */
@@ -64,34 +67,36 @@ function rowObject(columns: ReadonlyMap<string, number>, fields: string[]): Reco
  * or whose record cannot be made, is an error entry naming its line (and the column); the rest go on. A file whose
  * header cannot be used throws a CsvHeaderError before any entry.
  */
-export async function* readCsvRecords(source: string | Readable, mode: CsvMode, opts: ReadCsvRecordsOptions = {}): AsyncGenerator<NdjsonEntry[]> {
+export async function* readCsvRecords(
+  source: string | Readable,
+  mode: CsvMode,
+  opts: ReadCsvRecordsOptions = {},
+): AsyncGenerator<NdjsonEntry[]> {
   const maxChars = opts.maxRecordChars ?? defaults.maxRecordBytes;
   let columns: Map<string, number> | undefined;
   let grouper: CsvGrouper | undefined;
-  let headerSeen = false;
   for await (const rows of readCsvChunks(source, { stdin: opts.stdin, maxRowChars: maxChars })) {
     const out: NdjsonEntry[] = [];
     for (const row of rows) {
-      if (!headerSeen) {
-        headerSeen = true;
+      if (!columns) {
         columns = columnsOf(row, mode);
         if ('layout' in mode) grouper = new CsvGrouper(mode.layout, mode.keyField, columns, maxChars);
         continue;
       }
-      const entry = 'error' in row ? undefined : row.fields.length !== columns!.size ? widthError(row, columns!.size) : undefined;
-      if ('error' in row || entry) {
-        const bad = entry ?? { line: row.line, error: (row as { error: string }).error, text: `line ${row.line}`, head: `line ${row.line}` };
+      const bad = badRow(row, columns.size);
+      if (bad) {
         grouper?.unreadableRow(row.line);
         out.push(bad);
-      } else if (grouper) grouper.row(row.line, row.fields, out);
+      } else if (!('fields' in row)) continue;
+      else if (grouper) grouper.row(row.line, row.fields, out);
       else {
-        const value = rowObject(columns!, row.fields);
+        const value = rowObject(columns, row.fields);
         out.push({ line: row.line, value, text: JSON.stringify(value) });
       }
     }
     yield out;
   }
-  if (!headerSeen) columnsOf(undefined, mode);
+  if (!columns) columnsOf(undefined, mode);
   const last: NdjsonEntry[] = [];
   grouper?.end(last);
   if (last.length) yield last;

@@ -122,7 +122,10 @@ function sourceEntries(o: ImportNdjsonOptions): AsyncGenerator<NdjsonEntry[]> {
 
 /** Why a stream takes no CSV: its kind declares no layout and no transform is set. */
 export function noCsvLayout(stream: StreamName): string {
-  return `${stream} has no CSV layout: import its records as NDJSON, or set a transform for the stream (TRANSFORMS, or --transform) that reads the rows`;
+  return (
+    `${stream} has no CSV layout: import its records as NDJSON, ` +
+    'or set a transform for the stream (TRANSFORMS, or --transform) that reads the rows'
+  );
 }
 
 /** How each entry of the file becomes the items of an intake batch, counting as it goes. */

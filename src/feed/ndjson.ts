@@ -9,8 +9,7 @@ import { HEAD_CHARS, notUtf8, QUOTE_CHARS, tooLarge } from '../records/unreadabl
  * The CSV readers (csv-records.ts) give their records and rows in the same form.
  */
 export type NdjsonEntry =
-  | { line: number; value: unknown; text: string }
-  | { line: number; error: string; text: string; head: string; key?: string };
+  { line: number; value: unknown; text: string } | { line: number; error: string; text: string; head: string; key?: string };
 
 export interface ReadNdjsonOptions {
   /** What `-` reads. Default process.stdin. */

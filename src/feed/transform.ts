@@ -1,3 +1,4 @@
+import { defaults } from '../../config/defaults.js';
 import { HEAD_CHARS } from '../records/unreadable-record.js';
 import type { TransformFn } from '../records/transform-fn.js';
 import { messageOf } from '../message-of.js';
@@ -15,8 +16,7 @@ export interface Transform {
  * or a problem: a payload the transform could not turn into records, queued as a bad record that fails at once.
  */
 export type TransformEntry =
-  | { record: unknown; upstreamId: string; upstream?: string }
-  | { problem: string; upstreamId: string; upstream: string };
+  { record: unknown; upstreamId: string; upstream?: string } | { problem: string; upstreamId: string; upstream: string };
 
 /** The upstream payload as kept beside its records: its JSON text, at most HEAD_CHARS characters. */
 export function upstreamText(payload: unknown): string {
@@ -35,9 +35,6 @@ function whatIs(value: unknown): string {
   return `a ${typeof value}`;
 }
 
-/** Longest message of a transform's error kept in a bad record's reason. */
-const MAX_REASON_CHARS = 500;
-
 const isRecord = (v: unknown): boolean => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
@@ -54,7 +51,7 @@ export async function transformPayload(transform: Transform | undefined, payload
   try {
     out = await transform.fn(payload, { stream: transform.stream, upstreamId });
   } catch (err) {
-    return [problem(`failed: ${messageOf(err).slice(0, MAX_REASON_CHARS)}`)];
+    return [problem(`failed: ${messageOf(err).slice(0, defaults.transformReasonChars)}`)];
   }
   if (out === null) return [];
   if (isRecord(out)) return [{ record: out, upstreamId, upstream }];

@@ -60,8 +60,7 @@ export function checkedJobRecord<R>(
     throw new BadRecordError(`job ${job.id}`, `data.${issue?.path.join('.') ?? ''}`, issue?.message ?? 'is not { record, source }');
   }
   const label = recordLabel(kind, data.data, job.id);
-  if (data.data.parseError !== undefined)
-    throw new BadRecordError(label, parseErrorField(data.data), data.data.parseError);
+  if (data.data.parseError !== undefined) throw new BadRecordError(label, parseErrorField(data.data), data.data.parseError);
   const parsed = kind.schema.safeParse(data.data.record);
   if (!parsed.success) {
     const [first, ...more] = problemsOf(parsed.error);

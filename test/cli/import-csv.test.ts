@@ -35,10 +35,11 @@ describe.concurrent('import of a CSV file', () => {
       const counts = out.summary.perStream['stock-counts'];
       expect(counts).toMatchObject({ queued: 2, completed: 1 });
       expect(counts.failed).toHaveLength(1);
-      const [bad] = counts.failed as Failed[];
+      const bad = (counts.failed as Failed[])[0]!;
       expect(bad.key).toBe('CNT-2 (line 4)');
       expect(bad.reason).toBe('[BAD_RECORD] record CNT-2 (line 4): (line): line 4, column quantity: "twelve" is not a number');
-      const onHand = (facility: string, product: string) => stack.sandbox.admin.stockOnHand(`/demo/api/facility/${facility}`, `/demo/api/product/${product}`);
+      const onHand = (facility: string, product: string) =>
+        stack.sandbox.admin.stockOnHand(`/demo/api/facility/${facility}`, `/demo/api/product/${product}`);
       expect(onHand('10001', 'SKU-0010')).toBe(68);
       expect(onHand('10001', 'MUG-BLUE')).toBe(33);
       expect(stack.sandbox.admin.state().variances).toHaveLength(1);
@@ -61,7 +62,7 @@ describe.concurrent('import of a CSV file', () => {
       expect(r.code).toBe(1);
       const out = JSON.parse(r.stdout);
       expect(out.summary.perStream.orders).toMatchObject({ queued: 2, completed: 1 });
-      const [bad] = out.summary.perStream.orders.failed as Failed[];
+      const bad = (out.summary.perStream.orders.failed as Failed[])[0]!;
       expect(bad.reason).toBe(
         '[BAD_RECORD] record CSV-2 (line 4): (line): line 5, column origin: "North Depot" differs from "Main Warehouse" on line 4, the first row of CSV-2',
       );

@@ -15,7 +15,8 @@ const shopifyOrder = () =>
   JSON.parse(readFileSync(new URL('../fixtures/shopify/orders-fulfilled.json', import.meta.url), 'utf8')) as Record<string, any>;
 
 /** The operator's facility aliases for the Shopify location of the fixture (docs/transforms.md). */
-const MAPPING = 'kind,upstream,service\nfacility,shopify:48752903,Main Warehouse\nfacility,shopify:48752903 / shipping,Main Warehouse / A-01\n';
+const MAPPING =
+  'kind,upstream,service\nfacility,shopify:48752903,Main Warehouse\nfacility,shopify:48752903 / shipping,Main Warehouse / A-01\n';
 
 describe.concurrent('import through a transform', () => {
   it('syncs Shopify orders/fulfilled payloads with the built-in transform, and fails the one with a line without SKU', async () => {
@@ -54,7 +55,9 @@ describe.concurrent('import through a transform', () => {
       const show = await runCli(['jobs', 'show', bad.id], env);
       expect(show.stdout).toContain('Upstream payload shopify.ndjson:2 (before its transform):');
       expect(show.stdout).toContain('"name": "#1002"');
-      expect(show.stdout).toContain('Error: [BAD_RECORD] record upstream shopify.ndjson:2: (transform): transform shopify-orders-fulfilled failed');
+      expect(show.stdout).toContain(
+        'Error: [BAD_RECORD] record upstream shopify.ndjson:2: (transform): transform shopify-orders-fulfilled failed',
+      );
       const byUpstream = JSON.parse((await runCli(['find', 'shopify.ndjson:2', '--json'], env)).stdout);
       expect(byUpstream.jobs.map((j: { id: string }) => j.id)).toEqual([bad.id]);
       expect(byUpstream.jobs[0].upstream.payload).toEqual(second);
@@ -73,7 +76,7 @@ describe.concurrent('import through a transform', () => {
         [
           '// An ERP export: one row per order of one line, its own column names.',
           'export default (row, context) => {',
-          "  if (!row.Item) throw new Error(`row ${context.upstreamId} names no item`);",
+          '  if (!row.Item) throw new Error(`row ${context.upstreamId} names no item`);',
           '  return {',
           '    orderId: row.Ref,',
           "    origin: 'Main Warehouse',",
@@ -89,10 +92,16 @@ describe.concurrent('import through a transform', () => {
       const out = JSON.parse(r.stdout);
       expect(syncedOnce(stack.sandbox.admin.state(), ['ERP-1'])).toBe(true);
       const [bad] = out.summary.perStream.orders.failed;
-      expect(bad.reason).toBe(`[BAD_RECORD] record upstream erp.csv:3: (transform): transform ${module} failed: row erp.csv:3 names no item`);
+      expect(bad.reason).toBe(
+        `[BAD_RECORD] record upstream erp.csv:3: (transform): transform ${module} failed: row erp.csv:3 names no item`,
+      );
 
       const story = JSON.parse((await runCli(['jobs', 'show', bad.id, '--json'], stack.env)).stdout);
-      expect(story).toMatchObject({ state: 'failed', key: 'erp.csv:3', upstream: { id: 'erp.csv:3', payload: { Ref: 'ERP-2', Item: '', Qty: '1', Price: '4' } } });
+      expect(story).toMatchObject({
+        state: 'failed',
+        key: 'erp.csv:3',
+        upstream: { id: 'erp.csv:3', payload: { Ref: 'ERP-2', Item: '', Qty: '1', Price: '4' } },
+      });
       const found = await runCli(['find', 'erp.csv:3'], stack.env);
       expect(found.stdout).toContain(`Job ${bad.id}:\nUpstream payload erp.csv:3 (before its transform):`);
       expect(found.stdout).toContain('"Ref": "ERP-2"');

@@ -22,7 +22,8 @@ async function all(text: string, mode: CsvMode, size?: number): Promise<NdjsonEn
 
 const counts: CsvMode = { layout: stockCountStream.csv, keyField: 'countId' };
 const orders: CsvMode = { layout: orderStream.csv, keyField: 'orderId' };
-const strip = (entries: NdjsonEntry[]) => entries.map((e) => ('error' in e ? { line: e.line, error: e.error, key: e.key } : { line: e.line, value: e.value }));
+const strip = (entries: NdjsonEntry[]) =>
+  entries.map((e) => ('error' in e ? { line: e.line, error: e.error, key: e.key } : { line: e.line, value: e.value }));
 
 describe('reading CSV rows (RFC 4180)', () => {
   it('reads quoted commas, doubled quotes, line breaks in quotes and CRLF, naming the line each row begins on', async () => {
@@ -54,7 +55,11 @@ describe('reading CSV rows (RFC 4180)', () => {
     const rows = [];
     const input = Readable.from([Buffer.from('a\n'), Buffer.from([0x66, 0xff, 0x0a]), Buffer.from('b\n')]);
     for await (const chunk of readCsvChunks(input)) rows.push(...chunk);
-    expect(rows).toEqual([{ line: 1, fields: ['a'] }, { line: 2, error: 'is not valid UTF-8' }, { line: 3, fields: ['b'] }]);
+    expect(rows).toEqual([
+      { line: 1, fields: ['a'] },
+      { line: 2, error: 'is not valid UTF-8' },
+      { line: 3, fields: ['b'] },
+    ]);
   });
 });
 
@@ -79,7 +84,15 @@ describe('gathering a count sheet into counts', () => {
           ],
         },
       },
-      { line: 4, value: { countId: 'C-2', location: 'Main Warehouse / A-02', countDate: '2026-11-21', items: [{ productId: 'MUG-RED', quantity: 0 }] } },
+      {
+        line: 4,
+        value: {
+          countId: 'C-2',
+          location: 'Main Warehouse / A-02',
+          countDate: '2026-11-21',
+          items: [{ productId: 'MUG-RED', quantity: 0 }],
+        },
+      },
     ]);
   });
 
@@ -97,7 +110,15 @@ describe('gathering a count sheet into counts', () => {
     ].join('\n');
     expect(strip(await all(sheet, counts))).toEqual([
       { line: 2, error: 'line 2, column quantity: "forty" is not a number', key: 'C-1' },
-      { line: 4, value: { countId: 'C-2', location: 'Main Warehouse / A-02', countDate: '2026-11-21', items: [{ productId: 'MUG-BLUE', quantity: 3 }] } },
+      {
+        line: 4,
+        value: {
+          countId: 'C-2',
+          location: 'Main Warehouse / A-02',
+          countDate: '2026-11-21',
+          items: [{ productId: 'MUG-BLUE', quantity: 3 }],
+        },
+      },
       {
         line: 5,
         error: 'line 6, column location: "Main Warehouse / A-04" differs from "Main Warehouse / A-03" on line 5, the first row of C-3',
@@ -110,7 +131,12 @@ describe('gathering a count sheet into counts', () => {
   });
 
   it('fails a record one of whose rows cannot be read, as well as that row', async () => {
-    const sheet = ['countId,location,countDate,productId,quantity', 'C-1,L / A,2026-11-21,P1,1', 'C-1,"L / A"x,2026-11-21,P2,2', 'C-1,L / A,2026-11-21,P3,3'];
+    const sheet = [
+      'countId,location,countDate,productId,quantity',
+      'C-1,L / A,2026-11-21,P1,1',
+      'C-1,"L / A"x,2026-11-21,P2,2',
+      'C-1,L / A,2026-11-21,P3,3',
+    ];
     expect(strip(await all(sheet.join('\n'), counts))).toEqual([
       { line: 3, error: 'column 2: text after a closing quote', key: undefined },
       { line: 2, error: 'line 3, among the rows of C-1: cannot be read', key: 'C-1' },
@@ -139,7 +165,14 @@ describe('gathering an order export into orders', () => {
           ],
         },
       },
-      { line: 4, value: { orderId: 'WEB-2', origin: 'Main Warehouse', lines: [{ productId: 'MUG-RED', quantity: 1, unitPrice: 9.9, location: 'A-03' }] } },
+      {
+        line: 4,
+        value: {
+          orderId: 'WEB-2',
+          origin: 'Main Warehouse',
+          lines: [{ productId: 'MUG-RED', quantity: 1, unitPrice: 9.9, location: 'A-03' }],
+        },
+      },
     ]);
   });
 

@@ -83,7 +83,9 @@ export function shopifyOrdersFulfilled(payload: unknown): OrderRecord {
     if (!shipped(f.status)) return;
     if (f.location_id == null) throw new Error(`fulfillments[${fi}] has no location_id: where its units left from is unknown`);
     origin ??= f.location_id;
-    f.line_items.forEach((item, li) => lines.push(lineOf(`fulfillments[${fi}].line_items[${li}]`, item, ordered.get(item.id), f.location_id!)));
+    f.line_items.forEach((item, li) =>
+      lines.push(lineOf(`fulfillments[${fi}].line_items[${li}]`, item, ordered.get(item.id), f.location_id!)),
+    );
   });
   if (origin === undefined || lines.length === 0) throw new Error(`order ${orderId} has no successful fulfillment with line items`);
   const local = order.created_at ? LOCAL.exec(order.created_at)?.[1] : undefined;
