@@ -13,20 +13,10 @@ import { problemItem, upstreamFields } from '../queue/transformed-jobs.js';
 import type { StreamDef, StreamName } from '../records/stream-def.js';
 import type { RecordStream } from '../records/records.js';
 import { CsvHeaderError, readCsvRecords } from './csv-records.js';
-import { IntakeWriter } from './intake-writer.js';
+import { IntakeWriter, type ImportProgress } from './intake-writer.js';
 import { transformPayload, type Transform } from './transform.js';
 
-export interface ImportProgress {
-  /** Lines read so far (blank ones included). */
-  lines: number;
-  records: number;
-  queued: number;
-  duplicates: number;
-  /** Records that do not match their shape, plus lines that are not JSON. Queued to fail at once. */
-  invalid: number;
-  /** Intake batches written (each becomes its records' jobs when a worker takes it). */
-  batches: number;
-}
+export type { ImportProgress } from './intake-writer.js';
 
 export interface ImportResult extends ImportProgress {
   /** Lines that could not be read: not JSON, not UTF-8, too long or nested too deep (counted in invalid too). */

@@ -4,7 +4,19 @@ import { keysExist } from '../queue/intake.js';
 import { intakeJobId, type IntakeData, type IntakeItem } from '../queue/intake-queue.js';
 import type { JobData } from '../queue/queues.js';
 import type { StreamName } from '../records/stream-def.js';
-import type { ImportProgress } from './importer.js';
+
+/** An import's counts as it goes (importer.ts). */
+export interface ImportProgress {
+  /** Lines read so far (blank ones included). */
+  lines: number;
+  records: number;
+  queued: number;
+  duplicates: number;
+  /** Records that do not match their shape, plus lines that are not JSON. Queued to fail at once. */
+  invalid: number;
+  /** Intake batches written (each becomes its records' jobs when a worker takes it). */
+  batches: number;
+}
 
 /**
  * Ids remembered across the batches of one import, so a record repeated in the file counts once. Past this many
