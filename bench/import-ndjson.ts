@@ -60,7 +60,8 @@ export interface ImportFigures {
 }
 
 /** An order as the rows of an order export. */
-const csvRows = (r: BenchOrder) => r.lines.map((l) => `${r.orderId},${r.origin},${l.productId},${l.quantity},${l.unitPrice},"${l.location}"`);
+const csvRows = (r: BenchOrder) =>
+  r.lines.map((l) => `${r.orderId},${r.origin},${l.productId},${l.quantity},${l.unitPrice},"${l.location}"`);
 
 async function writeFile(path: string, n: number, format: 'ndjson' | 'csv'): Promise<void> {
   const out = createWriteStream(path);

@@ -85,6 +85,30 @@ describe.concurrent('import of a CSV file', () => {
     }
   }, 180_000);
 
+  it('plans a CSV file with --dry-run, as the import would queue it, writing nothing', async () => {
+    const stack = await startStack({}, 'csv-dry-run');
+    try {
+      const file = csvFile('orders.csv', [
+        'orderId,origin,productId,quantity,unitPrice,location',
+        'DRY-1,Main Warehouse,MUG-BLUE,1,12.5,A-01',
+        'DRY-1,Main Warehouse,SKU-0003,2,4,A-02',
+        'DRY-2,Main Warehouse,MUG-BLUE,x,12.5,A-01',
+      ]);
+      const r = await runCli(['import', 'orders', file, '--dry-run', '--json'], stack.env);
+      expect(r.code, r.stderr).toBe(1);
+      const plan = JSON.parse(r.stdout) as { records: Array<{ key: string; outcome: string; calls: unknown[]; error?: unknown }> };
+      expect(plan.records.map((x) => [x.key, x.outcome])).toEqual([
+        ['DRY-1', 'writes'],
+        ['DRY-2 (line 4)', 'fails'],
+      ]);
+      expect(plan.records[0]!.calls.length).toBeGreaterThan(0);
+      expect(JSON.stringify(plan.records[1])).toContain('line 4, column quantity: \\"x\\" is not a number');
+      expect(stack.sandbox.admin.requests().filter((q) => q.method !== 'GET')).toEqual([]);
+    } finally {
+      await stack.close();
+    }
+  }, 180_000);
+
   it('reads CSV from stdin with --format csv', async () => {
     const stack = await startStack({}, 'csv-stdin');
     try {

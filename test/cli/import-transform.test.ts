@@ -87,6 +87,13 @@ describe.concurrent('import through a transform', () => {
         ].join('\n'),
       );
       const file = write(folder, 'erp.csv', 'Ref,Item,Qty,Price\r\nERP-1,"MUG-BLUE",2,"12.50"\r\nERP-2,,1,4\r\n');
+      // The dry run reads the rows through the transform as the import does.
+      const dry = await runCli(['import', 'orders', file, '--transform', module, '--dry-run', '--json'], stack.env);
+      const plan = JSON.parse(dry.stdout) as { records: Array<{ key: string; outcome: string }> };
+      expect(plan.records.map((x) => [x.key, x.outcome])).toEqual([
+        ['ERP-1 (upstream erp.csv:2)', 'writes'],
+        ['upstream erp.csv:3', 'fails'],
+      ]);
       const r = await runCli(['import', 'orders', file, '--transform', module, '--process', '--json'], stack.env);
       expect(r.code).toBe(1);
       const out = JSON.parse(r.stdout);

@@ -31,7 +31,12 @@ interface ImportArgs {
  * The stream's transform, every setting of TRANSFORMS checked as at any start (exit 2 with one line per problem),
  * and whether the file can be read: a CSV file needs the kind's CSV layout or a transform.
  */
-async function readAs(config: Config, kinds: readonly OpsKind[], kind: OpsKind, a: ImportArgs): Promise<ReadAs> {
+async function readAs(
+  config: Config,
+  kinds: readonly OpsKind[],
+  kind: OpsKind,
+  a: Pick<ImportArgs, 'format' | 'transform'>,
+): Promise<ReadAs> {
   const settings = (config.transforms ?? []).filter((t) => a.transform === undefined || t.stream !== kind.stream);
   if (a.transform !== undefined) settings.push(oneOffSetting(kind.stream, a.transform));
   const transform = (await loadTransforms(settings, kinds)).get(kind.stream);
@@ -126,10 +131,9 @@ export function importCommand(io: CliIo, done: CommandResult, kinds: readonly Op
       const format = formatOf(file, o.format);
       if (o.dryRun) {
         if (o.process) throw new UsageError('--dry-run and --process exclude each other: a dry run processes nothing');
-        if (format === 'csv' || o.transform !== undefined || io.env.TRANSFORMS)
-          throw new UsageError('--dry-run reads NDJSON records as they are: not yet a CSV file or a transform');
+        const read = await readAs(loadConfig(io), kinds, kind, { format, transform: o.transform });
         const { runDryRun } = await import('./dry-run-action.js');
-        return runDryRun(io, done, { sources: [{ stream, from: 'file', file }], json: o.json, kinds });
+        return runDryRun(io, done, { sources: [{ stream, from: 'file', file, ...read }], json: o.json, kinds });
       }
       const progress = runProgress(io, !o.json);
       let r: { imported: ImportResult; summary?: SyncSummary };
