@@ -47,7 +47,8 @@ export class CsvGrouper {
   row(line: number, cells: string[], out: NdjsonEntry[]): void {
     const key = this.cell(cells, this.keyField).trim();
     if (!key) {
-      this.flush(out);
+      // Its record is unknown: it fails alone, and the record around it (if any) with it.
+      this.unreadable.push(line);
       out.push(errorEntry(line, `line ${line}, column ${this.keyField}: is empty`, undefined));
       return;
     }
@@ -58,7 +59,7 @@ export class CsvGrouper {
       this.group = this.start(key, line, cells);
     } else this.sameHead(this.group, line, cells);
     const g = this.group;
-    for (const l of this.unreadable) g.error ??= `line ${l}, among the rows of ${key}: cannot be read`;
+    for (const l of this.unreadable) g.error ??= `line ${l}, among the rows of ${key}: is a bad row (see its own error)`;
     this.unreadable = [];
     g.chars += cells.reduce((n, c) => n + c.length + 1, 0);
     if (g.chars > this.maxChars) g.error ??= `${tooLarge(g.chars, this.maxChars)} (rows from line ${g.line})`;

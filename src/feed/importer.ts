@@ -86,7 +86,8 @@ export async function importNdjson(o: ImportNdjsonOptions): Promise<ImportResult
     for (const entry of entries) {
       totals.lines = entry.line;
       const items = o.transform && 'value' in entry ? await step.transformed(entry, o.transform) : [step.take(entry)];
-      for (const item of items) await writer.add(item, item.text.length);
+      // The upstream payload kept beside a record counts towards its batch's size too.
+      for (const item of items) await writer.add(item, item.text.length + (item.upstream?.length ?? 0));
     }
     if (o.signal?.aborted) break;
   }

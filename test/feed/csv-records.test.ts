@@ -124,9 +124,10 @@ describe('gathering a count sheet into counts', () => {
         error: 'line 6, column location: "Main Warehouse / A-04" differs from "Main Warehouse / A-03" on line 5, the first row of C-3',
         key: 'C-3',
       },
-      { line: 7, error: 'line 7, column productId: is empty', key: 'C-4' },
+      // Rows that fail alone come as they are read; C-4 when the file ends.
       { line: 8, error: 'line 8, column countId: is empty', key: undefined },
       { line: 9, error: 'has 4 fields; the header has 5', key: undefined },
+      { line: 7, error: 'line 7, column productId: is empty', key: 'C-4' },
     ]);
   });
 
@@ -139,7 +140,7 @@ describe('gathering a count sheet into counts', () => {
     ];
     expect(strip(await all(sheet.join('\n'), counts))).toEqual([
       { line: 3, error: 'column 2: text after a closing quote', key: undefined },
-      { line: 2, error: 'line 3, among the rows of C-1: cannot be read', key: 'C-1' },
+      { line: 2, error: 'line 3, among the rows of C-1: is a bad row (see its own error)', key: 'C-1' },
     ]);
   });
 });
