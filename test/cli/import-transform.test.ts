@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { syncedOnce } from '../helpers/order-records.js';
-import { runCli } from './run-cli.js';
+import { collect, runCli, spawnCli } from './run-cli.js';
+import { eventually, freePort } from './worker-process.js';
 import { startStack } from './stack.js';
 
 const dir = () => mkdtempSync(join(tmpdir(), 'isync-transform-'));
@@ -112,6 +113,21 @@ describe.concurrent('import through a transform', () => {
       const found = await runCli(['find', 'erp.csv:3'], stack.env);
       expect(found.stdout).toContain(`Job ${bad.id}:\nUpstream payload erp.csv:3 (before its transform):`);
       expect(found.stdout).toContain('"Ref": "ERP-2"');
+
+      // And the dashboard's job page, below the record.
+      const port = await freePort();
+      const dashboard = spawnCli(['dashboard', '--no-auth', '--port', String(port)], stack.env);
+      const exited = collect(dashboard);
+      try {
+        const page = `http://127.0.0.1:${port}/jobs/${encodeURIComponent(bad.id)}`;
+        await eventually(async () => (await fetch(page).catch(() => undefined))?.status === 200, 60_000, 'the dashboard');
+        const html = await (await fetch(page)).text();
+        expect(html).toContain('<h2>Upstream payload erp.csv:3</h2>');
+        expect(html).toContain('&quot;Ref&quot;: &quot;ERP-2&quot;');
+      } finally {
+        dashboard.kill('SIGINT');
+        await exited;
+      }
     } finally {
       await stack.close();
     }
