@@ -25,8 +25,16 @@ export function workerCommand(io: CliIo, done: CommandResult, kinds: readonly Op
       const { pausedCheck } = await import('../../ops/paused-check.js');
       const { startRedisHealth } = await import('../../app/redis-health.js');
       const { startWhileRedisRefuses } = await import('../../app/connect-redis.js');
-      // TRANSFORMS checked against the kinds before any work: a wrong one stops the start (exit 2, one line each).
-      await (await import('../../feed/load-transforms.js')).loadTransforms(loadConfig(io).transforms ?? [], kinds);
+      // TRANSFORMS checked against the kinds before any work: a wrong one stops the start (exit 2, one line each). A
+      // configuration wrong otherwise is left to openApp, which lists all its problems with the command's needs.
+      const settings = (() => {
+        try {
+          return loadConfig(io).transforms ?? [];
+        } catch {
+          return [];
+        }
+      })();
+      await (await import('../../feed/load-transforms.js')).loadTransforms(settings, kinds);
       const app = await openApp(io, { needs: { service: true, upstream: true }, logTo: io.stdout, probe: false, waitForRedis: true });
       const { config, logger, deps, metrics } = app;
       let stopping = false;
