@@ -4,7 +4,9 @@
  * Each run then fans the intake batches out into one job per record, as a worker does (the same expandBatch, in
  * this process), and times that too: the import's rate over the fan-out's is what writing batches buys.
  *
- *   npx tsx bench/import-ndjson.ts [--records 100000] [--runs 3] [--dist]
+ * With `--format csv` the same orders are an order export (a row per line, docs/transforms.md "CSV").
+ *
+ *   npx tsx bench/import-ndjson.ts [--records 100000] [--runs 3] [--dist] [--format csv]
  */
 import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,7 +18,7 @@ import { intakeQueueName, type IntakeData } from '../src/queue/intake-queue.js';
 import { recordJobOptions, type JobData } from '../src/queue/queues.js';
 import { createRedis, deleteKeysUnder } from '../src/redis/connection.js';
 import { spawnCli } from './lib/cli-process.js';
-import { benchOrders } from './lib/order-records.js';
+import { benchOrders, type BenchOrder } from './lib/order-records.js';
 import { watchPeakRss } from './lib/peak-rss.js';
 import { median } from './lib/median.js';
 
@@ -29,6 +31,8 @@ export interface ImportBenchOptions {
   dist?: boolean;
   redisUrl?: string;
   log?: (line: string) => void;
+  /** The file's format. Default ndjson. */
+  format?: 'ndjson' | 'csv';
 }
 
 export interface ImportFigures {
@@ -55,13 +59,18 @@ export interface ImportFigures {
   command: string;
 }
 
-async function writeFile(path: string, n: number): Promise<void> {
+/** An order as the rows of an order export. */
+const csvRows = (r: BenchOrder) =>
+  r.lines.map((l) => `${r.orderId},${r.origin},${l.productId},${l.quantity},${l.unitPrice},"${l.location}"`);
+
+async function writeFile(path: string, n: number, format: 'ndjson' | 'csv'): Promise<void> {
   const out = createWriteStream(path);
+  if (format === 'csv') out.write('orderId,origin,productId,quantity,unitPrice,location\n');
   const batch = 1_000;
   for (let i = 0; i < n; i += batch) {
     const text =
       benchOrders(`IMP-${i}`, Math.min(batch, n - i))
-        .map((r) => JSON.stringify(r))
+        .flatMap((r) => (format === 'csv' ? csvRows(r) : [JSON.stringify(r)]))
         .join('\n') + '\n';
     if (!out.write(text)) await new Promise((r) => out.once('drain', r));
   }
@@ -92,12 +101,13 @@ export async function runImportBench(o: ImportBenchOptions = {}): Promise<Import
   const n = o.records ?? 100_000;
   const redisUrl = o.redisUrl ?? 'redis://127.0.0.1:6379';
   const dir = mkdtempSync(join(tmpdir(), 'isync-import-bench-'));
-  const file = join(dir, 'orders.ndjson');
+  const format = o.format ?? 'ndjson';
+  const file = join(dir, `orders.${format}`);
   const redis = createRedis(redisUrl);
   const runs: ImportFigures['runs'] = [];
   const useDist = o.dist ?? false;
   try {
-    await writeFile(file, n);
+    await writeFile(file, n, format);
     for (let i = 0; i < (o.runs ?? 3); i++) {
       const prefix = `bench-import-${process.pid}-${i}`;
       const logFile = join(dir, `import-${i}.log`);
@@ -161,7 +171,7 @@ export async function runImportBench(o: ImportBenchOptions = {}): Promise<Import
       maxPeakMb: peaks.length ? Math.max(...peaks) : null,
       medianFanOutRecordsPerSecond: median(runs.map((r) => r.fanOutRecordsPerSecond)),
       medianRatio: median(runs.map((r) => r.ratio)),
-      command: `inventory-sync import orders orders.ndjson (${useDist ? 'node dist/src/bin/inventory-sync.js' : 'node --import tsx src/bin/inventory-sync.ts'})`,
+      command: `inventory-sync import orders orders.${format} (${useDist ? 'node dist/src/bin/inventory-sync.js' : 'node --import tsx src/bin/inventory-sync.ts'})`,
     };
   } finally {
     redis.disconnect();
@@ -176,7 +186,8 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   };
   const dist =
     process.argv.includes('--dist') || (existsSync(join(ROOT, 'dist/src/bin/inventory-sync.js')) && !process.argv.includes('--tsx'));
-  const f = await runImportBench({ records: arg('records'), runs: arg('runs'), dist, log: (l) => console.log(l) });
+  const format = process.argv.includes('csv') ? 'csv' : 'ndjson';
+  const f = await runImportBench({ records: arg('records'), runs: arg('runs'), dist, format, log: (l) => console.log(l) });
   console.log(
     `import: median ${f.medianRecordsPerSecond} records/s (target >= 20000), peak ${f.maxPeakMb} MB (target < 256) for ${f.records} records (${f.fileMb} MB); ` +
       `fan-out into record jobs median ${f.medianFanOutRecordsPerSecond} records/s; import / fan-out median ratio ${f.medianRatio}`,

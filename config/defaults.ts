@@ -213,6 +213,12 @@ export const defaults = {
   /** Records and characters of one import batch (an intake job). */
   importBatchRecords: 1_000,
   importBatchChars: 4 * 1024 * 1024,
+  /** Transforms per stream (TRANSFORMS): none, every record arrives in its stream's own shape (docs/transforms.md). */
+  transforms: '',
+  /** Characters of a transform's error kept in a bad record's reason. */
+  transformReasonChars: 500,
+  /** Characters of a CSV cell quoted in an error about it. */
+  csvQuoteChars: 40,
   /** How long a command waits for Redis to answer at start, in ms. */
   redisConnectTimeoutMs: 3_000,
   /** How long a private Redis server (demo, tests) may take to start, in ms. */

@@ -8,11 +8,15 @@ import { envSchema, type Env, type SecretSetting } from './schema.js';
 import { readSecretFiles } from './secret-files.js';
 import { tracingConfig } from './tracing-config.js';
 import { secretList } from '../src/ingest/webhook-secrets.js';
+import { parseTransforms, type TransformSetting } from './transforms-setting.js';
 
 export type { RedisConfig };
 
 /** The program's configuration: inferred from the checked environment (config/schema.ts) by configOf below. */
-export type Config = ReturnType<typeof configOf>;
+export type Config = ReturnType<typeof configOf> & {
+  /** Per stream, the transform from the upstream's own shape (TRANSFORMS), in the order given. Default: none. */
+  transforms?: TransformSetting[];
+};
 /** Where and how to reach the service. */
 export type ServiceConfig = NonNullable<Config['service']>;
 /** Budgets of one account, shared by all its processes (requestsPerMinute: one total beside the three classes). */
@@ -77,8 +81,12 @@ export function readConfig(env: Record<string, string | undefined>, needs: Confi
   if (mapped && 'problems' in mapped) problems.push(...mapped.problems.map((p) => withoutSecrets(p, cleaned)));
   const redis = e && redisConfigOf(e);
   if (redis) problems.push(...redis.problems);
+  // Its form and files now; its streams and built-in names against the kinds when loaded (src/feed/load-transforms.ts).
+  const transforms = parseTransforms(cleaned.TRANSFORMS ?? defaults.transforms);
+  problems.push(...transforms.problems);
   if (problems.length > 0 || !e || !redis) throw new ConfigError(problems);
-  return configOf(e, redis.redis, mapped && 'mapping' in mapped ? mapped.mapping : undefined, secretFiles.files);
+  const config = configOf(e, redis.redis, mapped && 'mapping' in mapped ? mapped.mapping : undefined, secretFiles.files);
+  return { ...config, transforms: transforms.settings };
 }
 
 /** A problem line with any secret of the environment blanked (a mapping file could be a misnamed .env). */

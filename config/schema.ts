@@ -217,6 +217,8 @@ export const envSchema = z.object({
   SYNC_ORDERS_SINCE: calendarDate('SYNC_ORDERS_SINCE').optional(),
   SYNC_COUNTS_SINCE: calendarDate('SYNC_COUNTS_SINCE').optional(),
   MAPPING_FILE: optionalText,
+  /** Per stream, the transform from the upstream's own shape: `stream=name-or-module.mjs,...` (docs/transforms.md). */
+  TRANSFORMS: optionalText,
   // Standard OpenTelemetry settings (the SDK reads them itself): only what decides whether to trace, and the secrets.
   OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl('OTEL_EXPORTER_OTLP_ENDPOINT').optional(),
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: httpUrl('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT').optional(),

@@ -17,4 +17,10 @@ export const stockCountStream = {
   lag: 'scheduled',
   // A pull of the counts begins a run: its counts share one fresh read of on-hand stock.
   beforePull: ({ redis, keys }) => beginStockSyncRun(redis, keys),
+  // A count sheet: one row per location and product, the rows of one countId together (upstream-feed.md, "CSV").
+  csv: {
+    head: [{ name: 'countId' }, { name: 'location' }, { name: 'countDate' }],
+    rows: 'items',
+    row: [{ name: 'productId' }, { name: 'quantity', type: 'number' }],
+  },
 } as const satisfies StreamDef;

@@ -6,13 +6,22 @@ import { keyInHead } from '../records/record-head.js';
 import { badLineId, checkedRecord, recordJob, type RecordJob } from '../queue/record-jobs.js';
 import { HEAD_CHARS, QUOTE_CHARS } from '../records/unreadable-record.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
-import type { StreamName } from '../records/stream-def.js';
 import type { RecordStream } from '../records/records.js';
+import type { StreamDef, StreamName } from '../records/stream-def.js';
+import { basename } from 'node:path';
+import { readCsvRecords } from '../feed/csv-records.js';
+import type { ReadAs } from '../feed/importer.js';
+import type { NdjsonEntry } from '../feed/ndjson.js';
+import { transformPayload } from '../feed/transform.js';
+import { transformedJob } from '../queue/transformed-jobs.js';
+
+/** What reading a file needs of its stream: its records' shape, and its CSV layout for a CSV file. */
+type FileStream = RecordStream & Pick<StreamDef, 'csv'>;
 
 /** Where a dry run reads a stream's records: the feed from the stream's stored cursor, or an NDJSON file. */
 export type DryRunSource =
   | { stream: StreamName; from: 'feed' }
-  | { stream: StreamName; from: 'file'; file: string | Readable }
+  | ({ stream: StreamName; from: 'file'; file: string | Readable } & ReadAs)
   /** Jobs made by the program itself (a resync's or a repair's), previewed as they would run. */
   | { stream: StreamName; from: 'jobs'; jobs: RecordJob[] };
 
@@ -38,11 +47,11 @@ export interface SourceDeps {
   signal?: AbortSignal;
 }
 
-/** An NDJSON line that cannot be read or checked, as the job `import` would queue for it (fails at once). */
-function unreadableLine(def: RecordStream, line: number, head: string, why: string): RecordJob {
+/** A line (or CSV record) that cannot be read or checked, as the job `import` would queue for it (fails at once). */
+function unreadableLine(def: RecordStream, line: number, head: string, why: string, known?: string): RecordJob {
   const stream = def.stream;
   const text = head.slice(0, QUOTE_CHARS);
-  const key = keyInHead(def, head);
+  const key = known ?? keyInHead(def, head);
   return {
     name: stream,
     data: { record: text, source: 'import', parseError: why, line, ...(key === undefined ? {} : { key }) },
@@ -50,12 +59,32 @@ function unreadableLine(def: RecordStream, line: number, head: string, why: stri
   };
 }
 
-async function* fileJobs(def: RecordStream, file: string | Readable, d: SourceDeps, read: SourceRead): AsyncGenerator<RecordJob> {
-  for await (const entries of readNdjsonChunks(file, { stdin: d.stdin, maxLineBytes: d.maxRecordBytes })) {
+/** The file's entries, as `import` reads them: NDJSON lines, or CSV records (rows, for a transform). */
+function fileEntries(def: FileStream, source: Extract<DryRunSource, { from: 'file' }>, d: SourceDeps): AsyncGenerator<NdjsonEntry[]> {
+  if (source.format !== 'csv') return readNdjsonChunks(source.file, { stdin: d.stdin, maxLineBytes: d.maxRecordBytes });
+  const layout = def.csv;
+  const mode = source.transform || !layout ? { rows: true as const } : { layout, keyField: def.keyField };
+  return readCsvRecords(source.file, mode, { stdin: d.stdin, maxRecordChars: d.maxRecordBytes });
+}
+
+async function* fileJobs(
+  def: FileStream,
+  source: Extract<DryRunSource, { from: 'file' }>,
+  d: SourceDeps,
+  read: SourceRead,
+): AsyncGenerator<RecordJob> {
+  const file = source.file;
+  const upstreamName = typeof file === 'string' && file !== '-' ? basename(file) : 'stdin';
+  for await (const entries of fileEntries(def, source, d)) {
     for (const entry of entries) {
       read.records++;
       if ('error' in entry) {
-        yield unreadableLine(def, entry.line, entry.head, entry.error);
+        yield unreadableLine(def, entry.line, entry.head, entry.error, entry.key);
+        continue;
+      }
+      if (source.transform) {
+        for (const e of await transformPayload(source.transform, entry.value, `${upstreamName}:${entry.line}`))
+          yield transformedJob(def, e, 'import', entry.line).job;
         continue;
       }
       let id: string;
@@ -109,8 +138,8 @@ async function* listedJobs(jobs: RecordJob[], read: SourceRead): AsyncGenerator<
  * The records of a source as the jobs the real run would queue for them (same ids, same data; a record that cannot
  * be read is a job that fails at once), in source order. `read` is filled in as they come.
  */
-export function sourceJobs(def: RecordStream, source: DryRunSource, d: SourceDeps, read: SourceRead): AsyncGenerator<RecordJob> {
+export function sourceJobs(def: FileStream, source: DryRunSource, d: SourceDeps, read: SourceRead): AsyncGenerator<RecordJob> {
   if (source.from === 'feed') return feedJobs(def, d, read);
   if (source.from === 'jobs') return listedJobs(source.jobs, read);
-  return fileJobs(def, source.file, d, read);
+  return fileJobs(def, source, d, read);
 }

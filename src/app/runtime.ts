@@ -11,7 +11,7 @@ import { defOf } from '../records/records.js';
 import type { OpsKind } from '../ops/ops-kind.js';
 import { summarize, waitForIdle, type FailedJobSummary } from '../queue/drain.js';
 import { readBreaker } from '../queue/stream-breaker.js';
-import { importNdjson, type ImportProgress, type ImportResult } from '../feed/importer.js';
+import { importNdjson, type ImportProgress, type ImportResult, type ReadAs } from '../feed/importer.js';
 import type { RunnerDeps } from '../queue/job-runner.js';
 import { pullStream, type PullResult } from '../feed/producer.js';
 import type { QueueSet } from '../queue/queues.js';
@@ -261,7 +261,7 @@ export async function syncOnce(d: RuntimeDeps, o: RunOptions & { streams?: Strea
 /** `import <stream> <file>`: queues the file's records and, with `process`, works them off as `sync --once` does. */
 export async function importAndMaybeProcess(
   d: RuntimeDeps,
-  o: RunOptions & { stream: StreamName; source: string | Readable; process: boolean; stdin?: Readable; batchSize?: number },
+  o: RunOptions & { stream: StreamName; source: string | Readable; process: boolean; stdin?: Readable; batchSize?: number } & ReadAs,
 ): Promise<{ imported: ImportResult; summary?: SyncSummary }> {
   const started = Date.now();
   const [kind] = o.process ? kindsFor(o.kinds, [o.stream]) : [];
@@ -279,6 +279,8 @@ export async function importAndMaybeProcess(
       stdin: o.stdin,
       signal: o.signal,
       onProgress: (progress) => o.onProgress?.({ phase: 'imported', stream: o.stream, progress }),
+      format: o.format,
+      transform: o.transform,
     });
     if (!pool) return { imported };
     const run = await processUntilIdle(d, [o.stream], started, o);

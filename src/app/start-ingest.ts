@@ -5,14 +5,15 @@ import { signingKeys } from '../ingest/signing-keys.js';
 import { addSecrets, type Logger } from '../logger.js';
 import type { QueueSet } from '../queue/queues.js';
 import type { RecordStream } from '../records/records.js';
+import { loadTransforms, type TransformKind } from '../feed/load-transforms.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
 
 export interface StartIngestOptions {
   redis: Redis;
   queues: Pick<QueueSet, 'get'>;
   keys: Pick<RedisKeys, 'ingestSeen'>;
-  /** The kinds of job the composition root hands in. */
-  defs: readonly RecordStream[];
+  /** The kinds of job the composition root hands in (their built-in transforms too). */
+  defs: readonly (RecordStream & TransformKind)[];
   logger: Logger;
   registry?: Registry;
   /** Over INGEST_HOST and INGEST_PORT (the `receive` command's --host, --port). */
@@ -20,8 +21,12 @@ export interface StartIngestOptions {
   port: number;
 }
 
-/** The push receiver of the configuration: its secrets (read again from their files on a rotation) and its limits. */
-export function startIngest(config: Config, o: StartIngestOptions): Promise<Receiver> {
+/**
+ * The push receiver of the configuration: its secrets (read again from their files on a rotation), its limits and the
+ * streams' transforms (TRANSFORMS; a wrong one stops the start with a ConfigError, one line each).
+ */
+export async function startIngest(config: Config, o: StartIngestOptions): Promise<Receiver> {
+  const transforms = await loadTransforms(config.transforms ?? [], o.defs);
   const { ingest } = config;
   const signing = signingKeys({
     secret: ingest.secret,
@@ -39,6 +44,7 @@ export function startIngest(config: Config, o: StartIngestOptions): Promise<Rece
     redis: o.redis,
     queues: o.queues,
     defs: o.defs,
+    transforms,
     keys: o.keys,
     signing,
     host: o.host ?? ingest.host,

@@ -31,6 +31,8 @@ export class UsageError extends Error {
 export function describeFailure(err: unknown): { code: ExitCodeValue; lines: string[] } {
   if (err instanceof ConfigError) return { code: ExitCode.usage, lines: err.problems };
   if (err instanceof UsageError) return { code: ExitCode.usage, lines: [err.message] };
+  // By name, as the feed's: a CSV file whose header cannot be used (src/feed/csv-records.ts); nothing was queued.
+  if (err instanceof Error && err.name === 'CsvHeaderError') return { code: ExitCode.usage, lines: [err.message] };
   if (err instanceof UnreachableError && err.what === 'Redis')
     return { code: ExitCode.unreachable, lines: [`${err.message}: ${causeText(err.cause)}`, err.hint] };
   // Before the service's and the feed's: a Redis failure under a service error (the budget is in Redis) is Redis's.

@@ -1,6 +1,7 @@
 import type { FindResult } from '../ops/find.js';
 import { clip, renderTable } from './table.js';
 import { shortDateTime } from '../date-format.js';
+import { renderUpstream } from './render-jobs.js';
 
 /** `find` for a person: the key's jobs (each version), the service entities it made, and its progress. */
 export function renderFind(r: FindResult): string {
@@ -41,6 +42,8 @@ export function renderFind(r: FindResult): string {
       ),
     );
   }
+  // What the upstream sent, beside the records a transform made of it (or refused).
+  for (const j of r.jobs) if (j.upstream) out.push('', `Job ${j.id}:`, ...renderUpstream(j.upstream));
   for (const line of r.progressLines) out.push('', line);
   const failed = r.jobs.find((j) => j.state === 'failed');
   out.push(

@@ -36,6 +36,12 @@ function indent(text: string, by = '    '): string {
     .join('\n');
 }
 
+/** The upstream payload a record came from (a transform made or refused it), as `jobs show` and `find` print it. */
+export function renderUpstream(u: NonNullable<JobStory['upstream']>): string[] {
+  const text = u.cut ? `${String(u.payload)}… (cut)` : JSON.stringify(u.payload, null, 2);
+  return [`Upstream payload ${u.id} (before its transform):`, indent(text)];
+}
+
 /** `jobs show` for a person: the record, each attempt with its calls, the error and what to do. */
 export function renderJobStory(s: JobStory): string {
   const out: string[] = [];
@@ -56,6 +62,7 @@ export function renderJobStory(s: JobStory): string {
       out.push(`  first jobs: ${b.firstRecordIds.join(', ')}${b.records !== null && b.records > b.firstRecordIds.length ? ', …' : ''}`);
   } else {
     out.push('', 'Record:', indent(JSON.stringify(s.record, null, 2)));
+    if (s.upstream) out.push('', ...renderUpstream(s.upstream));
   }
   // Batches leave no attempt traces: their attempts are counted above.
   if (!s.batch || s.attempts.length) out.push('', s.attempts.length ? 'Attempts:' : 'Attempts: none yet');

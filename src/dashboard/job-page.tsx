@@ -185,6 +185,13 @@ export function JobBody({ s, flash }: { s: JobStory; flash?: string }) {
         <>
           <h2>Record</h2>
           <pre>{JSON.stringify(s.record, null, 2)}</pre>
+          {s.upstream ? (
+            <>
+              <h2>Upstream payload {s.upstream.id}</h2>
+              <p class="muted">What the upstream sent, before the stream's transform.</p>
+              <pre>{s.upstream.cut ? `${String(s.upstream.payload)}… (cut)` : JSON.stringify(s.upstream.payload, null, 2)}</pre>
+            </>
+          ) : null}
         </>
       )}
       <h2>Attempts</h2>

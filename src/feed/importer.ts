@@ -1,28 +1,22 @@
+import { basename } from 'node:path';
+import type { Readable } from 'node:stream';
 import { defaults } from '../../config/defaults.js';
 import type { RedisConnection as Redis } from '../redis/connection.js';
-import type { Readable } from 'node:stream';
 import { readNdjsonChunks, type NdjsonEntry } from './ndjson.js';
 import { keyInHead } from '../records/record-head.js';
 import { HEAD_CHARS, QUOTE_CHARS } from '../records/unreadable-record.js';
 import type { Logger } from '../logger.js';
-import { keysExist } from '../redis/keys-exist.js';
-import { intakeJobId, type IntakeData, type IntakeItem } from '../queue/intake-queue.js';
+import type { IntakeItem } from '../queue/intake-queue.js';
 import type { QueueSet } from '../queue/queues.js';
 import { badLineId, checkedRecord } from '../queue/record-jobs.js';
-import type { StreamName } from '../records/stream-def.js';
+import { problemItem, upstreamFields } from '../queue/transformed-jobs.js';
+import type { StreamDef, StreamName } from '../records/stream-def.js';
 import type { RecordStream } from '../records/records.js';
+import { CsvHeaderError, readCsvRecords } from './csv-records.js';
+import { IntakeWriter, type ImportProgress } from './intake-writer.js';
+import { transformPayload, type Transform } from './transform.js';
 
-export interface ImportProgress {
-  /** Lines read so far (blank ones included). */
-  lines: number;
-  records: number;
-  queued: number;
-  duplicates: number;
-  /** Records that do not match their shape, plus lines that are not JSON. Queued to fail at once. */
-  invalid: number;
-  /** Intake batches written (each becomes its records' jobs when a worker takes it). */
-  batches: number;
-}
+export type { ImportProgress } from './intake-writer.js';
 
 export interface ImportResult extends ImportProgress {
   /** Lines that could not be read: not JSON, not UTF-8, too long or nested too deep (counted in invalid too). */
@@ -31,8 +25,8 @@ export interface ImportResult extends ImportProgress {
 }
 
 export interface ImportNdjsonOptions {
-  /** The stream's definition (its name, key and record schema). */
-  def: RecordStream;
+  /** The stream's definition (its name, key and record schema; its CSV layout, for a CSV file). */
+  def: RecordStream & Pick<StreamDef, 'csv'>;
   /** A file path, `-` for stdin, or a stream. */
   source: string | Readable;
   /** The stream's record queue (for re-delivery checks) and intake queue (where batches go). */
@@ -50,140 +44,54 @@ export interface ImportNdjsonOptions {
   onProgress?: (p: ImportProgress) => void;
   stdin?: Readable;
   signal?: AbortSignal;
+  /** NDJSON (default) or CSV with a header row (src/feed/csv-records.ts). */
+  format?: ImportFormat;
+  /** The stream's transform: each line (or CSV row) is an upstream payload it turns into records. None: records as they are. */
+  transform?: Transform;
+  /** How upstream ids name the file (`{name}:{line}`). Default: the file's name, `stdin` for a stream. */
+  upstreamName?: string;
 }
 
-/**
- * Ids remembered across the batches of one import, so a record repeated in the file counts once. Past this many
- * the memory is let go (a repeat further apart is then counted as queued, and is still a no-op at the queue).
- */
-const MAX_REMEMBERED_IDS = 500_000;
+/** The formats `import` reads. */
+export type ImportFormat = 'ndjson' | 'csv';
+
+/** How a file is read: its format (default NDJSON) and the stream's transform (default none). */
+export type ReadAs = Pick<ImportNdjsonOptions, 'format' | 'transform'>;
 
 /**
- * Queues the records of an NDJSON file, streaming it in constant memory. Every line is checked and given its job id
- * here; the new ones are written as intake batches (see intake.ts) that workers fan out into one job per record. A
- * line that cannot be read (not JSON, not UTF-8, too long, nested too deep) or a record that does not match its
- * shape becomes a job that fails at once when processed, naming the record (or `line N`), the field and the reason. A
- * record whose job exists already (an earlier import or the feed) is counted as a duplicate and left out.
+ * Queues the records of an NDJSON or CSV file, streaming it in constant memory. Every record is checked and given its
+ * job id here; the new ones are written as intake batches (see intake.ts) that workers fan out into one job per
+ * record. A line that cannot be read (not JSON, not UTF-8, too long, nested too deep, a CSV row or record that
+ * cannot be made) or a record that does not match its shape becomes a job that fails at once when processed, naming
+ * the record (or `line N`), the field and the reason. With a transform, each line (or CSV row) is an upstream payload
+ * that it turns into records; one it refuses fails the same way, naming `{file}:{line}`. A record whose job exists
+ * already (an earlier import or the feed) is counted as a duplicate and left out.
  */
 export async function importNdjson(o: ImportNdjsonOptions): Promise<ImportResult> {
   const started = Date.now();
-  const batchSize = o.batchSize ?? defaults.importBatchRecords;
-  const batchChars = o.batchChars ?? defaults.importBatchChars;
-  let chars = 0;
   const totals: ImportResult = { lines: 0, records: 0, queued: 0, duplicates: 0, invalid: 0, batches: 0, malformed: 0, ms: 0 };
-  const recordQueue = o.queues.get(o.def.stream);
-  const intake = o.queues.intake(o.def.stream);
-  const seen = new Set<string>();
-  let batch: IntakeItem[] = [];
-
-  /** Leaves out repeats and records whose job exists, then writes the rest as one intake job. */
-  const write = async (items: IntakeItem[]) => {
-    const fresh: IntakeItem[] = [];
-    for (const item of items) {
-      if (seen.has(item.id)) continue;
-      seen.add(item.id);
-      fresh.push(item);
-    }
-    if (seen.size > MAX_REMEMBERED_IDS) seen.clear();
-    const exists = await keysExist(
-      o.redis,
-      fresh.map((i) => recordQueue.toKey(i.id)),
-    );
-    const todo = fresh.filter((_, i) => !exists[i]);
-    let queued = todo.length;
-    if (todo.length) {
-      const jobId = intakeJobId(o.def.stream, todo);
-      // The same batch written before and not yet expanded: its records are queued already. If it failed (Redis
-      // failed it on every attempt), importing again puts it back to work.
-      const [already] = await keysExist(o.redis, [intake.toKey(jobId)]);
-      if (already) {
-        const state = await intake.getJobState(jobId);
-        if (state === 'failed')
-          await (await intake.getJob(jobId))?.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
-        else queued = 0;
-      } else {
-        const data: IntakeData = {
-          stream: o.def.stream,
-          source: 'import',
-          firstLine: todo[0]!.line ?? 0,
-          lastLine: todo.at(-1)!.line ?? 0,
-          items: todo,
-        };
-        await intake.add(o.def.stream, data, { jobId });
-        totals.batches++;
-      }
-    }
-    totals.queued += queued;
-    totals.duplicates += items.length - queued;
-    o.onProgress?.({
-      lines: totals.lines,
-      records: totals.records,
-      queued: totals.queued,
-      duplicates: totals.duplicates,
-      invalid: totals.invalid,
-      batches: totals.batches,
-    });
-  };
-
-  // Batches are written one after another (so duplicate counts stay exact) while the next ones are read and
-  // checked; waiting once maxInFlight are pending keeps memory bounded.
-  const pending: Array<Promise<void>> = [];
-  const maxInFlight = o.maxInFlight ?? 4;
-  let chain: Promise<void> = Promise.resolve();
-  let failure: { error: unknown } | undefined;
-  const flush = async () => {
-    if (failure) throw failure.error;
-    if (batch.length === 0) return;
-    const items = batch;
-    batch = [];
-    chars = 0;
-    const written = chain.then(() => write(items));
-    // Handled here so a failure is never an unhandled rejection; it is thrown by the next await of it.
-    chain = written.catch((error: unknown) => void (failure ??= { error }));
-    pending.push(written);
-    if (pending.length >= maxInFlight) await pending.shift();
-  };
-  /** A line that cannot be read or checked: an item that fails at once, named by its line (and key, when found). */
-  const unreadable = (line: number, head: string, why: string) => {
-    totals.invalid++;
-    totals.malformed++;
-    o.logger.debug({ stream: o.def.stream, line, error: why }, 'unreadable NDJSON line queued to fail at once');
-    const text = head.slice(0, QUOTE_CHARS);
-    const key = keyInHead(o.def, head);
-    batch.push({ id: badLineId(o.def.stream, line, text), line, text, parseError: why, ...(key === undefined ? {} : { key }) });
-  };
-  const take = (entry: NdjsonEntry) => {
-    totals.lines = entry.line;
-    totals.records++;
-    if ('error' in entry) return unreadable(entry.line, entry.head, entry.error);
-    let checked: ReturnType<typeof checkedRecord>;
-    try {
-      checked = checkedRecord(o.def, entry.value);
-    } catch (err) {
-      // Nested too deep (or anything else about this one record): it fails alone, the import goes on.
-      const code = (err as { code?: unknown }).code;
-      return unreadable(
-        entry.line,
-        entry.text.slice(0, HEAD_CHARS),
-        code === 'RECORD_TOO_DEEP' ? (err as Error).message : `could not be checked (${(err as Error).message})`,
-      );
-    }
-    if (!checked.valid) {
-      totals.invalid++;
-      o.logger.debug({ stream: o.def.stream, line: entry.line, problems: checked.problems }, 'invalid record queued to fail at once');
-    }
-    batch.push({ id: checked.id, line: entry.line, text: entry.text });
-  };
-  for await (const entries of readNdjsonChunks(o.source, { stdin: o.stdin, maxLineBytes: o.maxLineBytes })) {
+  const writer = new IntakeWriter({
+    stream: o.def.stream,
+    recordQueue: o.queues.get(o.def.stream),
+    intake: o.queues.intake(o.def.stream),
+    redis: o.redis,
+    batchSize: o.batchSize ?? defaults.importBatchRecords,
+    batchChars: o.batchChars ?? defaults.importBatchChars,
+    maxInFlight: o.maxInFlight ?? 4,
+    totals,
+    onProgress: o.onProgress,
+  });
+  const step = entrySteps(o, totals);
+  for await (const entries of sourceEntries(o)) {
     for (const entry of entries) {
-      take(entry);
-      chars += entry.text.length;
-      if (batch.length >= batchSize || chars >= batchChars) await flush();
+      totals.lines = entry.line;
+      const items = o.transform && 'value' in entry ? await step.transformed(entry, o.transform) : [step.take(entry)];
+      // The upstream payload kept beside a record counts towards its batch's size too.
+      for (const item of items) await writer.add(item, item.text.length + (item.upstream?.length ?? 0));
     }
     if (o.signal?.aborted) break;
   }
-  await flush();
-  await Promise.all(pending);
+  await writer.close();
   totals.ms = Date.now() - started;
   if (totals.invalid > 0) {
     o.logger.warn(
@@ -192,4 +100,72 @@ export async function importNdjson(o: ImportNdjsonOptions): Promise<ImportResult
     );
   }
   return totals;
+}
+
+/** The file's entries: NDJSON lines, or CSV rows gathered into records by the kind's layout (or as rows, for a transform). */
+function sourceEntries(o: ImportNdjsonOptions): AsyncGenerator<NdjsonEntry[]> {
+  if (o.format !== 'csv') return readNdjsonChunks(o.source, { stdin: o.stdin, maxLineBytes: o.maxLineBytes });
+  const layout = o.def.csv;
+  if (!o.transform && !layout) throw new CsvHeaderError(noCsvLayout(o.def.stream));
+  const mode = o.transform || !layout ? { rows: true as const } : { layout, keyField: o.def.keyField };
+  return readCsvRecords(o.source, mode, { stdin: o.stdin, maxRecordChars: o.maxLineBytes });
+}
+
+/** Why a stream takes no CSV: its kind declares no layout and no transform is set. */
+export function noCsvLayout(stream: StreamName): string {
+  return (
+    `${stream} has no CSV layout: import its records as NDJSON, ` +
+    'or set a transform for the stream (TRANSFORMS, or --transform) that reads the rows'
+  );
+}
+
+/** How each entry of the file becomes the items of an intake batch, counting as it goes. */
+function entrySteps(o: ImportNdjsonOptions, totals: ImportResult) {
+  const upstreamName = o.upstreamName ?? (typeof o.source === 'string' && o.source !== '-' ? basename(o.source) : 'stdin');
+  /** A line that cannot be read or checked: an item that fails at once, named by its line (and key, when found). */
+  const unreadable = (line: number, head: string, why: string, known?: string): IntakeItem => {
+    totals.invalid++;
+    totals.malformed++;
+    o.logger.debug({ stream: o.def.stream, line, error: why }, 'unreadable line queued to fail at once');
+    const text = head.slice(0, QUOTE_CHARS);
+    const key = known ?? keyInHead(o.def, head);
+    return { id: badLineId(o.def.stream, line, text), line, text, parseError: why, ...(key === undefined ? {} : { key }) };
+  };
+  /** A record: its job id, checked; an invalid one still queued, to fail at once. */
+  const record = (line: number, value: unknown, text: string): IntakeItem => {
+    let checked: ReturnType<typeof checkedRecord>;
+    try {
+      checked = checkedRecord(o.def, value);
+    } catch (err) {
+      // Nested too deep (or anything else about this one record): it fails alone, the import goes on.
+      const code = (err as { code?: unknown }).code;
+      const why = code === 'RECORD_TOO_DEEP' ? (err as Error).message : `could not be checked (${(err as Error).message})`;
+      return unreadable(line, text.slice(0, HEAD_CHARS), why);
+    }
+    if (!checked.valid) {
+      totals.invalid++;
+      o.logger.debug({ stream: o.def.stream, line, problems: checked.problems }, 'invalid record queued to fail at once');
+    }
+    return { id: checked.id, line, text };
+  };
+  return {
+    take(entry: NdjsonEntry): IntakeItem {
+      totals.records++;
+      if ('error' in entry) return unreadable(entry.line, entry.head, entry.error, entry.key);
+      return record(entry.line, entry.value, entry.text);
+    },
+    /** An upstream payload through the transform: the records it makes (with the payload), or the problem. */
+    async transformed(entry: Extract<NdjsonEntry, { value: unknown }>, transform: Transform): Promise<IntakeItem[]> {
+      const made = await transformPayload(transform, entry.value, `${upstreamName}:${entry.line}`);
+      return made.map((e) => {
+        totals.records++;
+        if ('problem' in e) {
+          totals.invalid++;
+          return problemItem(o.def.stream, e, entry.line);
+        }
+        const text = JSON.stringify(e.record) ?? '';
+        return { ...record(entry.line, e.record, text), ...upstreamFields(e) };
+      });
+    },
+  };
 }

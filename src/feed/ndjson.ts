@@ -5,9 +5,11 @@ import { HEAD_CHARS, notUtf8, QUOTE_CHARS, tooLarge } from '../records/unreadabl
 
 /**
  * One line of an NDJSON file: its parsed value (and its text, trimmed), or why it could not be read (with the start
- * of its text: `text` to quote, `head` to find its key in). Lines count from 1.
+ * of its text: `text` to quote, `head` to find its key in, or the key when the reader knows it). Lines count from 1.
+ * The CSV readers (csv-records.ts) give their records and rows in the same form.
  */
-export type NdjsonEntry = { line: number; value: unknown; text: string } | { line: number; error: string; text: string; head: string };
+export type NdjsonEntry =
+  { line: number; value: unknown; text: string } | { line: number; error: string; text: string; head: string; key?: string };
 
 export interface ReadNdjsonOptions {
   /** What `-` reads. Default process.stdin. */
@@ -57,105 +59,122 @@ export async function* readNdjson(source: string | Readable, opts: ReadNdjsonOpt
 }
 
 /**
- * As readNdjson, but the lines of each chunk read come together (an array per chunk, possibly empty): one await per
- * chunk rather than per line, for callers that go through millions of lines.
+ * The lines of a byte stream as entries, chunk by chunk: the start of a line that goes on in the next chunk is
+ * carried; past the cap only its head is kept and its size counted, so one line cannot exhaust memory.
  */
-export async function* readNdjsonChunks(source: string | Readable, opts: ReadNdjsonOptions = {}): AsyncGenerator<NdjsonEntry[]> {
-  const input = typeof source !== 'string' ? source : source === '-' ? (opts.stdin ?? process.stdin) : createReadStream(source);
-  const max = opts.maxLineBytes ?? defaults.maxRecordBytes;
-  let line = 0;
-  // The start of a line that goes on in the next chunk; past the cap only its head is kept and its size counted.
-  let carried: Buffer[] = [];
-  let carriedBytes = 0;
-  let oversize: { head: Buffer; bytes: number } | undefined;
+class NdjsonLines {
+  private line = 0;
+  private carried: Buffer[] = [];
+  private carriedBytes = 0;
+  private oversize: { head: Buffer; bytes: number } | undefined;
 
-  const carry = (bytes: Buffer) => {
+  constructor(private readonly max: number) {}
+
+  /** The entries of the lines this chunk completes. */
+  chunk(buf: Buffer): NdjsonEntry[] {
+    const entries: NdjsonEntry[] = [];
+    const first = buf.indexOf(NL);
+    if (first === -1) {
+      this.carry(buf);
+      return entries;
+    }
+    let start = 0;
+    if (this.carriedBytes > 0 || this.oversize) {
+      this.carry(buf.subarray(0, first));
+      const entry = this.takeCarried();
+      if (entry) entries.push(entry);
+      start = first + 1;
+    }
+    const last = buf.lastIndexOf(NL);
+    if (last >= start) this.linesOf(buf.subarray(start, last), entries);
+    this.carry(buf.subarray(last + 1));
+    return entries;
+  }
+
+  /** The last line, when the input does not end with a line break. */
+  end(): NdjsonEntry[] {
+    if (this.carriedBytes === 0 && !this.oversize) return [];
+    const entry = this.takeCarried();
+    return entry ? [entry] : [];
+  }
+
+  private carry(bytes: Buffer): void {
     if (bytes.length === 0) return;
-    if (oversize) {
-      oversize.bytes += bytes.length;
-    } else if (carriedBytes + bytes.length > max) {
-      const all = Buffer.concat([...carried, bytes.subarray(0, HEAD_CHARS)]);
-      oversize = { head: all.subarray(0, HEAD_CHARS), bytes: carriedBytes + bytes.length };
-      carried = [];
-      carriedBytes = 0;
+    if (this.oversize) {
+      this.oversize.bytes += bytes.length;
+    } else if (this.carriedBytes + bytes.length > this.max) {
+      const all = Buffer.concat([...this.carried, bytes.subarray(0, HEAD_CHARS)]);
+      this.oversize = { head: all.subarray(0, HEAD_CHARS), bytes: this.carriedBytes + bytes.length };
+      this.carried = [];
+      this.carriedBytes = 0;
     } else {
       // A copy: the source may reuse its buffer for the next chunk.
-      carried.push(Buffer.from(bytes));
-      carriedBytes += bytes.length;
+      this.carried.push(Buffer.from(bytes));
+      this.carriedBytes += bytes.length;
     }
-  };
-  const takeCarried = (): NdjsonEntry | undefined => {
-    line++;
-    const big = oversize;
-    const bytes = carried.length === 1 ? carried[0]! : Buffer.concat(carried);
-    carried = [];
-    carriedBytes = 0;
-    oversize = undefined;
-    if (big) return unreadable(line, `${tooLarge(big.bytes, max)}; skipped`, lenient.decode(big.head).trim());
-    return readLine(line, bytes);
-  };
+  }
+
+  private takeCarried(): NdjsonEntry | undefined {
+    this.line++;
+    const big = this.oversize;
+    const bytes = this.carried.length === 1 ? this.carried[0]! : Buffer.concat(this.carried);
+    this.carried = [];
+    this.carriedBytes = 0;
+    this.oversize = undefined;
+    if (big) return unreadable(this.line, `${tooLarge(big.bytes, this.max)}; skipped`, lenient.decode(big.head).trim());
+    return readLine(this.line, bytes);
+  }
+
   /** The complete lines of a stretch of bytes with no line longer than the cap: decoded at once when all is UTF-8. */
-  const linesOf = (region: Buffer, entries: NdjsonEntry[]) => {
+  private linesOf(region: Buffer, entries: NdjsonEntry[]): void {
     let text: string | undefined;
-    if (region.length <= max) {
+    if (region.length <= this.max) {
       try {
         text = fatal.decode(region);
       } catch {
         text = undefined;
       }
     }
-    if (text !== undefined) {
-      let start = 0;
-      for (;;) {
-        const nl = text.indexOf('\n', start);
-        const entry = parseLine(++line, nl === -1 ? text.slice(start) : text.slice(start, nl));
-        if (entry) entries.push(entry);
-        if (nl === -1) return;
-        start = nl + 1;
-      }
-    }
-    // Some line is not UTF-8 or may be too long: line by line.
+    if (text === undefined) return this.linesOfBytes(region, entries);
     let start = 0;
     for (;;) {
-      const nl = region.indexOf(NL, start);
-      const bytes = nl === -1 ? region.subarray(start) : region.subarray(start, nl);
-      line++;
-      const entry =
-        bytes.length > max
-          ? unreadable(line, `${tooLarge(bytes.length, max)}; skipped`, lenient.decode(bytes.subarray(0, HEAD_CHARS)).trim())
-          : readLine(line, bytes);
+      const nl = text.indexOf('\n', start);
+      const entry = parseLine(++this.line, nl === -1 ? text.slice(start) : text.slice(start, nl));
       if (entry) entries.push(entry);
       if (nl === -1) return;
       start = nl + 1;
     }
-  };
+  }
 
+  /** Some line is not UTF-8 or may be too long: line by line. */
+  private linesOfBytes(region: Buffer, entries: NdjsonEntry[]): void {
+    let start = 0;
+    for (;;) {
+      const nl = region.indexOf(NL, start);
+      const bytes = nl === -1 ? region.subarray(start) : region.subarray(start, nl);
+      this.line++;
+      const entry =
+        bytes.length > this.max
+          ? unreadable(this.line, `${tooLarge(bytes.length, this.max)}; skipped`, lenient.decode(bytes.subarray(0, HEAD_CHARS)).trim())
+          : readLine(this.line, bytes);
+      if (entry) entries.push(entry);
+      if (nl === -1) return;
+      start = nl + 1;
+    }
+  }
+}
+
+/**
+ * As readNdjson, but the lines of each chunk read come together (an array per chunk, possibly empty): one await per
+ * chunk rather than per line, for callers that go through millions of lines.
+ */
+export async function* readNdjsonChunks(source: string | Readable, opts: ReadNdjsonOptions = {}): AsyncGenerator<NdjsonEntry[]> {
+  const input = typeof source !== 'string' ? source : source === '-' ? (opts.stdin ?? process.stdin) : createReadStream(source);
+  const lines = new NdjsonLines(opts.maxLineBytes ?? defaults.maxRecordBytes);
   try {
-    for await (const chunk of input) {
-      const buf = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
-      const entries: NdjsonEntry[] = [];
-      const first = buf.indexOf(NL);
-      if (first === -1) {
-        carry(buf);
-        yield entries;
-        continue;
-      }
-      let start = 0;
-      if (carriedBytes > 0 || oversize) {
-        carry(buf.subarray(0, first));
-        const entry = takeCarried();
-        if (entry) entries.push(entry);
-        start = first + 1;
-      }
-      const last = buf.lastIndexOf(NL);
-      if (last >= start) linesOf(buf.subarray(start, last), entries);
-      carry(buf.subarray(last + 1));
-      yield entries;
-    }
-    if (carriedBytes > 0 || oversize) {
-      const entry = takeCarried();
-      if (entry) yield [entry];
-    }
+    for await (const chunk of input) yield lines.chunk(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+    const last = lines.end();
+    if (last.length) yield last;
   } finally {
     // A caller that stops early (break) must not leave the file open.
     if (typeof source === 'string' && source !== '-') (input as ReturnType<typeof createReadStream>).destroy();

@@ -82,6 +82,8 @@ async function backlogThenStore(ctx: PushContext, def: RecordStream, deliveryId:
     seenKey: o.keys.ingestSeen(def.stream, deliveryHash),
     seenSeconds: limits.seenSeconds,
     body,
+    deliveryId,
+    transform: o.transforms?.get(def.stream),
     bodyBytes: bytes,
     maxRecordBytes: limits.maxRecordBytes,
   });

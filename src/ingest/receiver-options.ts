@@ -4,6 +4,7 @@ import type { QueueSet } from '../queue/queues.js';
 import type { RecordStream } from '../records/records.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
 import type { SigningKeys } from './signing-keys.js';
+import type { Transform } from '../feed/transform.js';
 
 /** The receiver's limits; each defaults to its entry in config/defaults.ts. */
 export interface ReceiverLimits {
@@ -37,6 +38,8 @@ export interface ReceiverOptions {
   queues: Pick<QueueSet, 'get'>;
   /** The kinds of job of the composition root: a push to a stream none of them has is answered 404. */
   defs: readonly RecordStream[];
+  /** Each stream's transform (TRANSFORMS), by stream: pushes to it are upstream payloads that it turns into records. */
+  transforms?: ReadonlyMap<string, Transform>;
   /** The program's keys (redisKeys of QUEUE_PREFIX): where the delivery ids seen are marked. */
   keys: Pick<RedisKeys, 'ingestSeen'>;
   /** The secrets pushes are signed with (signing-keys.ts). */

@@ -2,10 +2,11 @@ import { createHash } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import type { RedisConnection as Redis } from '../redis/connection.js';
 import type { JobData } from '../queue/queues.js';
-import { addJobs, recordJob } from '../queue/record-jobs.js';
+import { addJobs } from '../queue/record-jobs.js';
+import { transformedJob } from '../queue/transformed-jobs.js';
+import { transformPayload, type Transform, type TransformEntry } from '../feed/transform.js';
 import type { RecordStream } from '../records/records.js';
 import { HEAD_CHARS, tooLarge, UnreadableRecord } from '../records/unreadable-record.js';
-import { deliveryRecords } from './delivery-records.js';
 
 export interface StoreDeliveryOptions {
   def: RecordStream;
@@ -16,8 +17,12 @@ export interface StoreDeliveryOptions {
   seenKey: string;
   /** How long the mark lasts, in seconds. */
   seenSeconds: number;
-  /** The body as parsed: one record, or an array of them. */
+  /** The body as parsed: one record, or an array of them (each an upstream payload when a transform is set). */
   body: unknown;
+  /** The delivery's id (webhook-id): the upstream id of its records, `{id}#{n}` for the nth item of an array body. */
+  deliveryId: string;
+  /** The stream's transform (TRANSFORMS), if any: what the sender pushes becomes records of our shapes through it. */
+  transform?: Transform;
   /** The body's size in bytes: only a body larger than maxRecordBytes can hold a record larger than it. */
   bodyBytes: number;
   maxRecordBytes: number;
@@ -37,6 +42,19 @@ export type StoredDelivery =
       marked: boolean;
     };
 
+/**
+ * The entries of a body: each element through the stream's transform (none: the element itself), a record larger
+ * than MAX_RECORD_BYTES standing in as an unreadable one.
+ */
+async function entriesOf(o: StoreDeliveryOptions): Promise<TransformEntry[]> {
+  const many = Array.isArray(o.body);
+  const elements = many ? (o.body as unknown[]) : [o.body];
+  const entries = await Promise.all(
+    elements.map((element, n) => transformPayload(o.transform, element, many ? `${o.deliveryId}#${n + 1}` : o.deliveryId)),
+  );
+  return entries.flat().map((e) => ('record' in e ? { ...e, record: capped(e.record, o.bodyBytes, o.maxRecordBytes) } : e));
+}
+
 /** A record larger than MAX_RECORD_BYTES stands in as an unreadable one: it fails alone, as it would from the feed. */
 function capped(raw: unknown, bodyBytes: number, maxRecordBytes: number): unknown {
   if (bodyBytes <= maxRecordBytes) return raw;
@@ -55,10 +73,7 @@ function capped(raw: unknown, bodyBytes: number, maxRecordBytes: number): unknow
  */
 export async function storeDelivery(o: StoreDeliveryOptions): Promise<StoredDelivery> {
   if ((await o.redis.exists(o.seenKey)) === 1) return { duplicate: true };
-  const elements = Array.isArray(o.body) ? (o.body as unknown[]) : [o.body];
-  const made = elements
-    .flatMap((element) => deliveryRecords(o.def, element))
-    .map((raw) => recordJob(o.def, capped(raw, o.bodyBytes, o.maxRecordBytes), 'push'));
+  const made = (await entriesOf(o)).map((entry) => transformedJob(o.def, entry, 'push'));
   const added = made.length
     ? await addJobs(
         o.queue,

@@ -34,6 +34,8 @@ export interface JobStory extends JobSummary {
   batch: BatchStory | null;
   /** The record; null for an import batch. */
   record: unknown;
+  /** A record a transform made or refused: the upstream payload's id and the payload (its text when cut at HEAD_CHARS). */
+  upstream: { id: string; payload: unknown; cut: boolean } | null;
   source: string | null;
   maxAttempts: number;
   processedAt: string | null;
@@ -49,6 +51,28 @@ const iso = (ms: number | undefined | null) => (ms ? new Date(ms).toISOString() 
 interface JobData {
   record?: unknown;
   source?: string;
+  parseError?: string;
+  key?: string;
+  upstreamId?: string;
+  upstream?: string;
+}
+
+/** The key of a job's record; a payload a transform refused is named by its upstream id (its `key`). */
+function keyOf(def: KeyedStream | undefined, data: JobData): string | null {
+  if (data.parseError !== undefined && data.upstreamId !== undefined) return data.key ?? null;
+  return (def && recordKey(def, data.record)) ?? null;
+}
+
+/** The upstream payload a job's record came from, parsed when it was kept whole. */
+function upstreamOf(data: JobData): JobStory['upstream'] {
+  if (data.upstreamId === undefined) return null;
+  if (data.upstream === undefined) return { id: data.upstreamId, payload: null, cut: false };
+  try {
+    return { id: data.upstreamId, payload: JSON.parse(data.upstream) as unknown, cut: false };
+  } catch {
+    // Cut at HEAD_CHARS: shown as the text kept.
+    return { id: data.upstreamId, payload: data.upstream, cut: true };
+  }
 }
 
 function summarize(
@@ -66,7 +90,7 @@ function summarize(
     id: job.id ?? '',
     stream,
     state,
-    key: batch ? batch.key : ((def && recordKey(def, data.record)) ?? null),
+    key: batch ? batch.key : keyOf(def, data),
     attemptsMade: job.attemptsMade,
     createdAt: iso(job.timestamp) ?? '',
     finishedAt: iso(job.finishedOn),
@@ -171,6 +195,7 @@ export async function showJob(queues: StreamQueues, id: string): Promise<JobStor
   return {
     ...summarize(job, stream, state, batch, queues.defs),
     record: batch ? null : (data.record ?? null),
+    upstream: batch ? null : upstreamOf(data),
     source: data.source ?? null,
     maxAttempts: job.opts.attempts ?? 1,
     processedAt: iso(job.processedOn),

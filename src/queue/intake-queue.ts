@@ -33,6 +33,9 @@ export const intakeItemSchema = z.object({
   parseError: z.string().optional(),
   /** The business key found at the start of a line that could not be read. */
   key: z.string().optional(),
+  /** A record a transform made or refused: the upstream payload's id and its text (as in JobData). */
+  upstreamId: z.string().optional(),
+  upstream: z.string().optional(),
 });
 export type IntakeItem = z.infer<typeof intakeItemSchema>;
 

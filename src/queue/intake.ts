@@ -51,6 +51,8 @@ export function batchJobs(data: IntakeData): RecordJob[] {
   return data.items.map((item) => {
     const jobData = itemData(item, data.source);
     if (item.line !== undefined) jobData.line = item.line;
+    if (item.upstreamId !== undefined) jobData.upstreamId = item.upstreamId;
+    if (item.upstream !== undefined) jobData.upstream = item.upstream;
     return { name: data.stream, data: jobData, opts: { jobId: item.id } };
   });
 }

@@ -40,6 +40,12 @@ export interface ProcessorOptions {
 
 export type RecordProcessor = (job: Job<JobData, JobResult>, token?: string, signal?: AbortSignal) => Promise<JobResult>;
 
+/** Where a record that could not be read went wrong: its transform, its line of a file, or the record. */
+function parseErrorField(data: Pick<JobData, 'line' | 'upstreamId'>): string {
+  if (data.upstreamId !== undefined) return '(transform)';
+  return data.line === undefined ? '(record)' : '(line)';
+}
+
 /**
  * The record of a job, checked against its kind; a BadRecordError naming record, field and reason otherwise
  * (the dry run checks with it too, so its bad records read as the real run's).
@@ -54,8 +60,7 @@ export function checkedJobRecord<R>(
     throw new BadRecordError(`job ${job.id}`, issue?.field ?? 'data.', issue?.reason ?? 'is not { record, source }');
   }
   const label = recordLabel(kind, data.data, job.id);
-  if (data.data.parseError !== undefined)
-    throw new BadRecordError(label, data.data.line === undefined ? '(record)' : '(line)', data.data.parseError);
+  if (data.data.parseError !== undefined) throw new BadRecordError(label, parseErrorField(data.data), data.data.parseError);
   const parsed = kind.schema.safeParse(data.data.record);
   if (!parsed.success) {
     const [first, ...more] = problemsOf(parsed.error);

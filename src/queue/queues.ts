@@ -39,8 +39,12 @@ export const jobDataSchema = z.object({
    * holds the start of its text.
    */
   parseError: z.string().optional(),
-  /** The business key of such a record, when its start names it. */
+  /** The business key of such a record, when its start names it (for a payload a transform refused: its upstream id). */
   key: z.string().optional(),
+  /** Set on a record a transform made or refused (TRANSFORMS): the upstream payload's id (a webhook id, or `file:line`). */
+  upstreamId: z.string().optional(),
+  /** That upstream payload as JSON text, at most HEAD_CHARS characters (longer ones cut): shown beside the record. */
+  upstream: z.string().optional(),
   /** Set on a resync or a repair: the job plans from the service's state, not from the progress kept (job-kind.ts). */
   fromService: fromServiceSchema.optional(),
 });

@@ -96,10 +96,18 @@ export function badLineId(stream: StreamName, line: number, text: string): strin
 
 /**
  * The name operators see for a record: its business key, else its line, else its job id. A record that could not
- * be read is named by the key found at its start and by its line, when it has them.
+ * be read is named by the key found at its start and by its line, when it has them; one a transform made or
+ * refused, by its upstream payload's id too.
  */
-export function recordLabel(def: KeyedStream, data: Pick<JobData, 'record' | 'line' | 'parseError' | 'key'>, jobId?: string): string {
+export function recordLabel(
+  def: KeyedStream,
+  data: Pick<JobData, 'record' | 'line' | 'parseError' | 'key' | 'upstreamId'>,
+  jobId?: string,
+): string {
   const key = data.parseError === undefined ? recordKey(def, data.record) : data.key;
+  // Made (or refused) by a transform: named by the upstream payload too, which is what the sender knows.
+  const upstream = data.upstreamId;
+  if (upstream !== undefined) return key !== undefined && key !== upstream ? `${key} (upstream ${upstream})` : `upstream ${upstream}`;
   if (key !== undefined) return data.parseError !== undefined && data.line !== undefined ? `${key} (line ${data.line})` : key;
   if (data.line !== undefined) return `line ${data.line}`;
   return `(no ${def.keyField})${jobId ? ` ${jobId}` : ''}`;

@@ -1,7 +1,9 @@
 import type { ZodType } from 'zod';
 import type { Config } from '../../config/read-config.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
+import type { CsvLayout } from './csv-layout.js';
 import type { RecordReferences } from './record-references.js';
+import type { TransformFn } from './transform-fn.js';
 
 /** A stream's name: the feed's stream, its BullMQ queue, its job ids' prefix. The list of kinds says which exist. */
 export type StreamName = string;
@@ -51,4 +53,8 @@ export interface StreamDef {
   lag: 'polled' | 'scheduled';
   /** Runs before each pull of the stream (a scheduled one, `sync --once`), e.g. to begin a run. */
   beforePull?: (ctx: { redis: Redis; keys: RedisKeys }) => Promise<void>;
+  /** Built-in transforms from an upstream's own shape, by the name TRANSFORMS sets them with. None: only modules. */
+  transforms?: Readonly<Record<string, TransformFn>>;
+  /** How the stream's records read as CSV rows (`import <stream> file.csv`). None: CSV only through a transform. */
+  csv?: CsvLayout;
 }

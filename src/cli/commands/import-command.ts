@@ -1,10 +1,11 @@
 import { existsSync } from 'node:fs';
 import { Command } from 'commander';
 import { logEvictionWarning } from '../../redis/eviction-policy.js';
-import { importNdjson, type ImportResult } from '../../feed/importer.js';
+import { importNdjson, noCsvLayout, type ImportFormat, type ImportResult, type ReadAs } from '../../feed/importer.js';
+import { loadTransforms, oneOffSetting } from '../../feed/load-transforms.js';
+import type { Config } from '../../../config/read-config.js';
 import { createQueues } from '../../queue/queues.js';
 import type { SyncSummary } from '../../app/runtime.js';
-import type { StreamName } from '../../records/stream-def.js';
 import type { CliIo } from '../../app/cli-io.js';
 import { commandLogger, loadConfig, writeJson } from '../../app/command-context.js';
 import { connectRedis } from '../../app/connect-redis.js';
@@ -16,15 +17,37 @@ import { positive } from './options.js';
 import type { OpsKind } from '../../ops/ops-kind.js';
 import { findDef } from '../../records/records.js';
 
+/** What the command line says of the file; the transform is loaded with the configuration. */
+interface ImportArgs {
+  file: string;
+  format: ImportFormat;
+  /** `--transform <name|path>`. */
+  transform?: string;
+  batchSize?: number;
+  onProgress: ReturnType<typeof runProgress>['onProgress'];
+}
+
+/**
+ * The stream's transform, every setting of TRANSFORMS checked as at any start (exit 2 with one line per problem),
+ * and whether the file can be read: a CSV file needs the kind's CSV layout or a transform.
+ */
+async function readAs(
+  config: Config,
+  kinds: readonly OpsKind[],
+  kind: OpsKind,
+  a: Pick<ImportArgs, 'format' | 'transform'>,
+): Promise<ReadAs> {
+  const settings = (config.transforms ?? []).filter((t) => a.transform === undefined || t.stream !== kind.stream);
+  if (a.transform !== undefined) settings.push(oneOffSetting(kind.stream, a.transform));
+  const transform = (await loadTransforms(settings, kinds)).get(kind.stream);
+  if (a.format === 'csv' && !transform && !kind.csv) throw new UsageError(noCsvLayout(kind.stream));
+  return { format: a.format, ...(transform ? { transform } : {}) };
+}
+
 /** Queues only: needs Redis, not the service. */
-async function queueOnly(
-  io: CliIo,
-  def: OpsKind,
-  file: string,
-  batchSize: number | undefined,
-  onProgress: ReturnType<typeof runProgress>['onProgress'],
-): Promise<ImportResult> {
+async function queueOnly(io: CliIo, kinds: readonly OpsKind[], def: OpsKind, a: ImportArgs): Promise<ImportResult> {
   const config = loadConfig(io);
+  const read = await readAs(config, kinds, def, a);
   const logger = commandLogger(config, io.stderr);
   const redis = await connectRedis(config.redis, { logger });
   await logEvictionWarning(redis, logger);
@@ -33,15 +56,16 @@ async function queueOnly(
   try {
     return await importNdjson({
       def,
-      source: file,
+      source: a.file,
       stdin: io.stdin,
       queues,
       redis,
       logger,
-      batchSize,
+      batchSize: a.batchSize,
       maxLineBytes: config.limits.maxRecordBytes,
       signal: io.stop,
-      onProgress: (progress) => onProgress({ phase: 'imported', stream, progress }),
+      onProgress: (progress) => a.onProgress({ phase: 'imported', stream, progress }),
+      ...read,
     });
   } finally {
     await queues.close();
@@ -50,56 +74,72 @@ async function queueOnly(
 }
 
 /** Queues and works them off, as sync --once does. */
-async function queueAndProcess(
-  io: CliIo,
-  kind: OpsKind,
-  file: string,
-  batchSize: number | undefined,
-  onProgress: ReturnType<typeof runProgress>['onProgress'],
-) {
+async function queueAndProcess(io: CliIo, kinds: readonly OpsKind[], kind: OpsKind, a: ImportArgs) {
+  const config = loadConfig(io, { service: true });
+  const read = await readAs(config, kinds, kind, a);
   const [{ openApp }, { importAndMaybeProcess }] = await Promise.all([import('../../app/app-context.js'), import('../../app/runtime.js')]);
-  const app = await openApp(io, { needs: { service: true }, logTo: io.stderr });
+  const app = await openApp(io, { config, logTo: io.stderr });
   try {
     return await importAndMaybeProcess(app.deps, {
       kinds: [kind],
       stream: kind.stream,
-      source: file,
+      source: a.file,
       stdin: io.stdin,
       process: true,
-      batchSize,
-      onProgress,
+      batchSize: a.batchSize,
+      onProgress: a.onProgress,
       signal: io.stop,
+      ...read,
     });
   } finally {
     await app.close();
   }
 }
 
-/** `import <stream> <file|->` [--process]: queue an NDJSON file's records (and work them off). */
+/** The file's format: --format, else its extension (.csv), else NDJSON. */
+function formatOf(file: string, given: string | undefined): ImportFormat {
+  if (given === undefined) return file.toLowerCase().endsWith('.csv') ? 'csv' : 'ndjson';
+  if (given !== 'csv' && given !== 'ndjson') throw new UsageError(`--format ${given}: use ndjson or csv`);
+  return given;
+}
+
+interface ImportFlags {
+  process?: boolean;
+  json?: boolean;
+  batchSize: number;
+  dryRun?: boolean;
+  format?: string;
+  transform?: string;
+}
+
+/** `import <stream> <file|->` [--process] [--format csv] [--transform T]: queue a file's records (and work them off). */
 export function importCommand(io: CliIo, done: CommandResult, kinds: readonly OpsKind[]): Command {
   return new Command('import')
-    .description('queue the records of an NDJSON file (- for stdin); --process also works them off as sync --once does')
+    .description('queue the records of an NDJSON or CSV file (- for stdin); --process also works them off as sync --once does')
     .argument('<stream>', `one of ${kinds.map((k) => k.stream).join(', ')}`)
-    .argument('<file>', 'an NDJSON file, or - for stdin')
+    .argument('<file>', 'an NDJSON or CSV file (by its .csv extension or --format), or - for stdin')
     .option('--process', 'process the queued records until idle and print a summary')
+    .option('--format <format>', 'ndjson or csv (a header row); default: csv for a .csv file, else ndjson')
+    .option('--transform <name|path>', "this stream's transform for this run: a built-in's name or an ES module (see docs/transforms.md)")
     .option('--batch-size <n>', "records per import batch (each becomes its records' jobs when a worker takes it)", positive, 1000)
     .option('--json', 'machine-readable output')
     .option('--dry-run', 'print what each record would do (its calls), writing nothing and queuing nothing')
-    .action(async (stream: string, file: string, o: { process?: boolean; json?: boolean; batchSize: number; dryRun?: boolean }) => {
+    .action(async (stream: string, file: string, o: ImportFlags) => {
       const kind = findDef(kinds, stream);
       if (!kind) throw new UsageError(`unknown stream "${stream}": use one of ${kinds.map((k) => k.stream).join(', ')}`);
       if (file !== '-' && !existsSync(file)) throw new UsageError(`${file}: no such file`);
+      const format = formatOf(file, o.format);
       if (o.dryRun) {
         if (o.process) throw new UsageError('--dry-run and --process exclude each other: a dry run processes nothing');
+        const read = await readAs(loadConfig(io), kinds, kind, { format, transform: o.transform });
         const { runDryRun } = await import('./dry-run-action.js');
-        return runDryRun(io, done, { sources: [{ stream, from: 'file', file }], json: o.json, kinds });
+        return runDryRun(io, done, { sources: [{ stream, from: 'file', file, ...read }], json: o.json, kinds });
       }
       const progress = runProgress(io, !o.json);
       let r: { imported: ImportResult; summary?: SyncSummary };
       try {
-        r = o.process
-          ? await queueAndProcess(io, kind, file, o.batchSize, progress.onProgress)
-          : { imported: await queueOnly(io, kind, file, o.batchSize, progress.onProgress) };
+        const args: ImportArgs = { file, format, transform: o.transform, batchSize: o.batchSize, onProgress: progress.onProgress };
+        r = o.process ? await queueAndProcess(io, kinds, kind, args) : { imported: await queueOnly(io, kinds, kind, args) };
       } finally {
         progress.stop();
       }

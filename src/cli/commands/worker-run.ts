@@ -4,6 +4,7 @@ import { startWhileRedisRefuses } from '../../app/connect-redis.js';
 import { startRedisHealth, type RedisHealth } from '../../app/redis-health.js';
 import { startRuntime, type Runtime } from '../../app/runtime.js';
 import { startIngest } from '../../app/start-ingest.js';
+import { loadTransforms } from '../../feed/load-transforms.js';
 import { startWorkerOps } from '../../app/worker-ops.js';
 import type { Receiver } from '../../ingest/receiver.js';
 import { startWorkerHttp, type WorkerHttp } from '../../metrics/worker-http.js';
@@ -116,6 +117,11 @@ async function shutDown(app: AppContext, runtime: Runtime, receiver: Receiver | 
 /** `worker`: runs until io.stop aborts, then shuts down gracefully. */
 export async function runWorker(io: CliIo, kinds: readonly OpsKind[]): Promise<void> {
   const app = await openApp(io, { needs: { service: true }, logTo: io.stdout, probe: false, waitForRedis: true });
+  // TRANSFORMS checked against the kinds before any work: a wrong one stops the start (exit 2, one line each).
+  await loadTransforms(app.config.transforms ?? [], kinds).catch(async (err: unknown) => {
+    await app.close();
+    throw err;
+  });
   const ops = startWorkerOps(app);
   const runtime = await startWorkerRuntime(io, app, ops, kinds).catch(async (err: unknown) => {
     await ops.stop();

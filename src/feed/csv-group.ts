@@ -1,0 +1,132 @@
+import { defaults } from '../../config/defaults.js';
+import { tooLarge } from '../records/unreadable-record.js';
+import type { CsvColumn, CsvLayout } from '../records/csv-layout.js';
+import type { NdjsonEntry } from './ndjson.js';
+
+const MAX = defaults.csvQuoteChars;
+/** A cell as quoted in an error: JSON, cut at defaults.csvQuoteChars. */
+const quote = (cell: string) => JSON.stringify(cell.length > MAX ? `${cell.slice(0, MAX)}…` : cell);
+
+/** The record being gathered: the rows of one key, in a row. */
+interface Group {
+  key: string;
+  line: number;
+  /** The head's cells as on its first row, to compare the next rows' with. */
+  headCells: string[];
+  record: Record<string, unknown>;
+  items: unknown[];
+  chars: number;
+  error?: string;
+}
+
+/**
+ * Gathers the rows of a CSV file into records by a kind's layout (src/records/csv-layout.ts): consecutive rows of
+ * one key are one record, complete when the key changes, so memory holds one record at a time. A row that breaks
+ * the record (a head that differs from its first row's, a number that is not one, an empty required cell, a row
+ * that cannot be read among its rows) makes the whole record an error naming the file's line and the column.
+ */
+export class CsvGrouper {
+  private group: Group | undefined;
+  /** Lines of rows that could not be read since the last readable one: they break the record they sit in. */
+  private unreadable: number[] = [];
+
+  constructor(
+    private readonly layout: CsvLayout,
+    private readonly keyField: string,
+    /** Column name → its index in a row (from the header). */
+    private readonly columns: ReadonlyMap<string, number>,
+    private readonly maxChars: number,
+  ) {}
+
+  /** A row that could not be read (its error entry is the caller's): remembered against the record around it. */
+  unreadableRow(line: number): void {
+    this.unreadable.push(line);
+  }
+
+  /** One row; a record it completes goes to `out`. */
+  row(line: number, cells: string[], out: NdjsonEntry[]): void {
+    const key = this.cell(cells, this.keyField).trim();
+    if (!key) {
+      // Its record is unknown: it fails alone, and the record around it (if any) with it.
+      this.unreadable.push(line);
+      out.push(errorEntry(line, `line ${line}, column ${this.keyField}: is empty`, undefined));
+      return;
+    }
+    if (this.group?.key !== key) {
+      // Rows that could not be read between two records stand alone.
+      this.unreadable = [];
+      this.flush(out);
+      this.group = this.start(key, line, cells);
+    } else this.sameHead(this.group, line, cells);
+    const g = this.group;
+    for (const l of this.unreadable) g.error ??= `line ${l}, among the rows of ${key}: is a bad row (see its own error)`;
+    this.unreadable = [];
+    g.chars += cells.reduce((n, c) => n + c.length + 1, 0);
+    if (g.chars > this.maxChars) g.error ??= `${tooLarge(g.chars, this.maxChars)} (rows from line ${g.line})`;
+    if (g.error) return;
+    const item: Record<string, unknown> = {};
+    g.error = this.fill(item, this.layout.row, line, cells);
+    g.items.push(item);
+  }
+
+  /** The last record, at the end of the file. */
+  end(out: NdjsonEntry[]): void {
+    this.flush(out);
+  }
+
+  private cell(cells: string[], name: string): string {
+    const i = this.columns.get(name);
+    return i === undefined ? '' : (cells[i] ?? '');
+  }
+
+  private start(key: string, line: number, cells: string[]): Group {
+    const record: Record<string, unknown> = {};
+    const g: Group = { key, line, headCells: this.layout.head.map((c) => this.cell(cells, c.name)), record, items: [], chars: 0 };
+    g.error = this.fill(record, this.layout.head, line, cells);
+    return g;
+  }
+
+  private sameHead(g: Group, line: number, cells: string[]): void {
+    this.layout.head.forEach((c, i) => {
+      const cell = this.cell(cells, c.name);
+      const first = g.headCells[i]!;
+      if (cell === first) return;
+      const where = `line ${line}, column ${c.name}`;
+      g.error ??= `${where}: ${quote(cell)} differs from ${quote(first)} on line ${g.line}, the first row of ${g.key}`;
+    });
+  }
+
+  /** Sets the columns' values on `into`; the first problem, naming the line and the column. */
+  private fill(into: Record<string, unknown>, columns: readonly CsvColumn[], line: number, cells: string[]): string | undefined {
+    for (const c of columns) {
+      const cell = this.cell(cells, c.name).trim();
+      if (!cell) {
+        if (c.optional) continue;
+        return `line ${line}, column ${c.name}: is empty`;
+      }
+      if (c.type !== 'number') {
+        into[c.name] = cell;
+        continue;
+      }
+      const n = Number(cell);
+      if (!Number.isFinite(n)) return `line ${line}, column ${c.name}: ${quote(cell)} is not a number`;
+      into[c.name] = n;
+    }
+    return undefined;
+  }
+
+  private flush(out: NdjsonEntry[]): void {
+    const g = this.group;
+    this.group = undefined;
+    if (!g) return;
+    if (g.error) return void out.push(errorEntry(g.line, g.error, g.key));
+    const record = { ...g.record, [this.layout.rows]: g.items };
+    out.push({ line: g.line, value: record, text: JSON.stringify(record) });
+  }
+}
+
+/** A record (or row) that cannot be made: it fails alone, named by its key when known and its first line. */
+function errorEntry(line: number, error: string, key: string | undefined): NdjsonEntry {
+  const text = key === undefined ? `line ${line}` : key;
+  return { line, error, text, head: text, ...(key === undefined ? {} : { key }) };
+}

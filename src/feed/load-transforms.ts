@@ -1,0 +1,67 @@
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ConfigError } from '../../config/read-config.js';
+import { isModuleSpec, moduleSpecProblem, type TransformSetting } from '../../config/transforms-setting.js';
+import { messageOf } from '../message-of.js';
+import type { StreamDef, StreamName } from '../records/stream-def.js';
+import type { TransformFn } from '../records/transform-fn.js';
+import type { Transform } from './transform.js';
+
+/** What loading a transform needs of the kinds: their streams and built-in transforms. */
+export type TransformKind = Pick<StreamDef, 'stream' | 'transforms'>;
+
+/** The built-in transforms of a kind, for a message. */
+function builtIns(kind: TransformKind): string {
+  const names = Object.keys(kind.transforms ?? {});
+  return names.length ? `built in: ${names.join(', ')}` : `${kind.stream} has none built in; name an ES module (.mjs or .js)`;
+}
+
+/** A module's default export, if it is a function; else why not. */
+async function moduleFn(spec: string, cwd: string): Promise<TransformFn | string> {
+  let mod: { default?: unknown };
+  try {
+    mod = (await import(pathToFileURL(resolve(cwd, spec)).href)) as { default?: unknown };
+  } catch (err) {
+    return `${spec} could not be loaded (${messageOf(err).split('\n')[0]})`;
+  }
+  if (typeof mod.default !== 'function') return `${spec} has no default export that is a function (payload, context) => record(s)`;
+  return mod.default as TransformFn;
+}
+
+/** One setting as a transform, or its problem line. */
+async function loadOne(setting: TransformSetting, kinds: readonly TransformKind[], cwd: string): Promise<Transform | string> {
+  const kind = kinds.find((k) => k.stream === setting.stream);
+  const streams = kinds.map((k) => k.stream).join(', ');
+  if (!kind) return `TRANSFORMS: unknown stream "${setting.stream}": use one of ${streams}`;
+  if (setting.module) {
+    const fn = await moduleFn(setting.spec, cwd);
+    return typeof fn === 'string' ? `TRANSFORMS: ${kind.stream}: ${fn}` : { stream: kind.stream, name: setting.spec, fn };
+  }
+  const fn = kind.transforms?.[setting.spec];
+  if (!fn) return `TRANSFORMS: ${kind.stream}: no transform named "${setting.spec}" (${builtIns(kind)})`;
+  return { stream: kind.stream, name: setting.spec, fn };
+}
+
+/**
+ * The transforms of the settings (TRANSFORMS, or `import --transform`), each checked against the kinds: a known
+ * stream, a built-in name its kind declares, a module that loads and whose default export is a function. Throws a
+ * ConfigError with one line per problem (the program stops at start, exit 2). Module paths are from `cwd`.
+ */
+export async function loadTransforms(
+  settings: readonly TransformSetting[],
+  kinds: readonly TransformKind[],
+  cwd = process.cwd(),
+): Promise<Map<StreamName, Transform>> {
+  const loaded = await Promise.all(settings.map((s) => loadOne(s, kinds, cwd)));
+  const problems = loaded.filter((t): t is string => typeof t === 'string');
+  if (problems.length) throw new ConfigError(problems);
+  return new Map((loaded as Transform[]).map((t) => [t.stream, t]));
+}
+
+/** The setting of `import --transform <name|path>` for one stream, its file checked as TRANSFORMS' are. */
+export function oneOffSetting(stream: StreamName, spec: string, cwd = process.cwd()): TransformSetting {
+  const module = isModuleSpec(spec);
+  const problem = module ? moduleSpecProblem(spec, cwd) : undefined;
+  if (problem) throw new ConfigError([`--transform: ${problem}`]);
+  return { stream, spec, module };
+}
