@@ -103,7 +103,7 @@ export async function runRedisSizing(o: { records: number; log?: (line: string) 
     catalogRefreshSeconds: 300,
     budgets: { postPerMinute: 1e6, getPerMinute: 1e6, collectionPerHour: 1e6 },
   });
-  const built = buildDeps(config, logger, { redis });
+  const built = buildDeps(config, logger, { redis, kinds: streamDefs });
   const classify = keyClassifier(readKeyBounds(), prefix);
   const streams: StreamName[] = ['orders', 'stock-counts', 'boms'];
   let pool: Awaited<ReturnType<typeof startWorkers>> | undefined;

@@ -2,7 +2,6 @@ import { NotFoundError } from '../../src/client/errors.js';
 import type { CatalogApi } from '../../src/catalog/types.js';
 import { bomItemsOf, sameBom, type BomItems } from './bom-items.js';
 import { resolveBom } from './resolve-bom.js';
-import { bomStream } from './bom-stream.js';
 import { bomRecordSchema } from './bom-record.js';
 import { PermanentJobError } from '../../src/queue/job-errors.js';
 import type { SyncedRecord } from '../../src/ops/reconcile-synced.js';
@@ -88,7 +87,7 @@ export const bomReconcile: ReconcileRule = {
   counts: ['boms'],
   describe: (c) => `${c.boms} BOMs`,
   async run(ctx) {
-    const r = await reconcileBoms(await ctx.synced(bomStream.stream), ctx.catalog, ctx.view, ctx.unchecked);
+    const r = await reconcileBoms(await ctx.synced(ctx.stream), ctx.catalog, ctx.view, ctx.unchecked);
     return { drifts: r.drifts, checked: { boms: r.boms } };
   },
 };

@@ -1,6 +1,5 @@
 import { NotFoundError } from '../../src/client/errors.js';
 import type { CatalogApi } from '../../src/catalog/types.js';
-import { orderStream } from './order-stream.js';
 import { orderRecordSchema } from './order-record.js';
 import { compareOrder } from './order-compare.js';
 import { planOrder, type OrderPlan } from './order-plan.js';
@@ -9,6 +8,7 @@ import type { SyncedRecord } from '../../src/ops/reconcile-synced.js';
 import { type ServiceView, type ShipmentRow } from '../../src/ops/reconcile-service.js';
 import type { Drift, Unchecked } from '../../src/ops/reconcile-types.js';
 import type { ReconcileContext, ReconcileRule } from '../../src/ops/reconcile-rule.js';
+import type { StockEffect } from '../../src/kinds/stock-effect.js';
 
 const ORDER_COMPLETED = 'ORDER_COMPLETED';
 const SHIPMENT_SHIPPED = 'SHIPMENT_SHIPPED';
@@ -149,7 +149,21 @@ async function lineDrifts(
 export function syncedOrders(ctx: ReconcileContext): Promise<PlannedOrder[]> {
   // Orders that no longer resolve are listed as unchecked only when the orders themselves are reconciled.
   return ctx.memo('synced-orders', async () =>
-    planSyncedOrders(await ctx.synced(orderStream.stream), ctx.catalog, ctx.wanted.has(orderStream.stream) ? ctx.unchecked : []),
+    planSyncedOrders(await ctx.synced(ctx.stream), ctx.catalog, ctx.wanted.has(ctx.stream) ? ctx.unchecked : []),
+  );
+}
+
+/** What the synced orders moved: each shipped line leaves its origin's stock when the order's job finished. */
+export async function orderStockEffects(ctx: ReconcileContext): Promise<StockEffect[]> {
+  return (await syncedOrders(ctx)).flatMap(({ synced, plan }) =>
+    plan.shipment.shipmentItemList.map((item) => ({
+      key: plan.orderId,
+      stream: ctx.stream,
+      facilityUrl: item.facilityUrl,
+      productUrl: item.productUrl,
+      quantity: -item.quantity,
+      at: synced.finishedOn,
+    })),
   );
 }
 

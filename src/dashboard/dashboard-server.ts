@@ -23,12 +23,12 @@ import { ownOrigin, requestGuard } from './request-guard.js';
 import { opsRoutes } from './ops-routes.js';
 import { badRequestHtml, jobHtml, noJobHtml, overviewHtml } from './pages.js';
 import { readLastReport } from '../ops/reconcile.js';
-import type { OpsKind } from '../ops/ops-kind.js';
 import type { Repairer } from '../ops/repair-report.js';
+import type { Kind } from '../kinds/kind.js';
 
 export interface DashboardOptions {
   /** The kinds of job (the composition root's list). */
-  defs: readonly OpsKind[];
+  defs: readonly Kind[];
   host: string;
   /** 0 picks a free port. */
   port: number;

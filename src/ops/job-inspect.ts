@@ -144,7 +144,13 @@ export async function findJob(queues: StreamQueues, id: string): Promise<FoundJo
 
 type JobError = NonNullable<JobStory['error']>;
 
-function errorOf(state: string, attempts: AttemptTrace[], failedReason: string | undefined, batch: boolean): JobError | null {
+function errorOf(
+  state: string,
+  attempts: AttemptTrace[],
+  failedReason: string | undefined,
+  batch: boolean,
+  kinds: StreamQueues['defs'],
+): JobError | null {
   const lastError = [...attempts].reverse().find((a) => a.error)?.error;
   const reason = splitReason(failedReason);
   const code = lastError?.code ?? reason?.code;
@@ -152,7 +158,7 @@ function errorOf(state: string, attempts: AttemptTrace[], failedReason: string |
   return {
     code: code ?? 'UNKNOWN',
     message: lastError?.message ?? reason?.message ?? '',
-    hint: lastError?.hint ?? (batch && code !== 'BAD_BATCH' ? BATCH_HINT : (hintFor(code) ?? null)),
+    hint: lastError?.hint ?? (batch && code !== 'BAD_BATCH' ? BATCH_HINT : (hintFor(code, kinds) ?? null)),
     retryable: lastError?.retryable ?? null,
   };
 }
@@ -174,7 +180,7 @@ export async function showJob(queues: StreamQueues, id: string): Promise<JobStor
     source: data.source ?? null,
     maxAttempts: job.opts.attempts ?? 1,
     processedAt: iso(job.processedOn),
-    error: errorOf(state, attempts, job.failedReason, batch),
+    error: errorOf(state, attempts, job.failedReason, batch, queues.defs),
     result: job.returnvalue ?? null,
     attempts,
     otherLogs: otherLines,

@@ -35,6 +35,14 @@ export class ServiceView {
 
   constructor(private readonly client: ServiceApi) {}
 
+  /**
+   * What `read` answers, read once per run under `name` (a collection's name for a collection): how a kind's rule reads
+   * what the view has no call for, through the client's budget and counted.
+   */
+  read<T>(name: string, read: (client: ServiceApi, opts: CallOptions) => Promise<T>): Promise<T> {
+    return this.once(name, () => read(this.client, this.opts));
+  }
+
   private once<T>(name: string, read: () => Promise<T>): Promise<T> {
     let hit = this.cache.get(name) as Promise<T> | undefined;
     if (!hit) {

@@ -11,7 +11,7 @@ import { recordServiceUp } from './service-outage.js';
 import { classifyFailure, type Failure } from './failure.js';
 import { recordFailureGroup } from './failure-group.js';
 import { BadRecordError } from './job-errors.js';
-import type { JobContext, JobKind, JobResult, RunnerDeps } from './job-kind.js';
+import type { JobContext, JobResult, RunnerDeps } from './job-kind.js';
 import { tryLock } from '../redis/key-lock.js';
 import { recordSuccess } from './stream-breaker.js';
 import { jobDataSchema, type FromService, type JobData } from './queues.js';
@@ -20,6 +20,7 @@ import { traceLine, type RunningTrace } from './job-trace.js';
 import { tracedClient } from './traced-client.js';
 import { withFailureCode } from './failure-code.js';
 import { logRepeated, reasonOf } from '../log-throttle.js';
+import type { Kind } from '../kinds/kind.js';
 
 export type { RunnerDeps } from './job-kind.js';
 
@@ -44,10 +45,7 @@ export type RecordProcessor = (job: Job<JobData, JobResult>, token?: string, sig
  * The record of a job, checked against its kind; a BadRecordError naming record, field and reason otherwise
  * (the dry run checks with it too, so its bad records read as the real run's).
  */
-export function checkedJobRecord<R>(
-  kind: JobKind<R>,
-  job: Pick<Job, 'data' | 'id'>,
-): { record: R; key: string; fromService?: FromService } {
+export function checkedJobRecord<R>(kind: Kind<R>, job: Pick<Job, 'data' | 'id'>): { record: R; key: string; fromService?: FromService } {
   const data = jobDataSchema.safeParse(job.data);
   if (!data.success) {
     const issue = data.error.issues[0];
@@ -71,7 +69,7 @@ export function checkedJobRecord<R>(
  * (a busy key delays the job without spending an attempt), run the kind with a traced client, write
  * the attempt's trace as one job log line, and turn errors into fail / retry / queue-wide hold.
  */
-export function createProcessor<R>(kind: JobKind<R>, deps: RunnerDeps, opts: ProcessorOptions = {}): RecordProcessor {
+export function createProcessor<R>(kind: Kind<R>, deps: RunnerDeps, opts: ProcessorOptions = {}): RecordProcessor {
   const keyLockTtlMs = opts.keyLockTtlMs ?? defaults.keyLockTtlMs;
   const keyBusyDelayMs = opts.keyBusyDelayMs ?? defaults.keyBusyDelayMs;
 

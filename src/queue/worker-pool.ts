@@ -8,7 +8,7 @@ import { sizeConcurrency, type ConcurrencyBounds, type Pace } from './concurrenc
 import { DEFAULT_BAD_RECORD_RETENTION, retainBadRecord, type BadRecordRetention } from './bad-record-retention.js';
 import { expandBatch, type IntakeResult } from './intake.js';
 import { intakeQueueName, type IntakeData } from './intake-queue.js';
-import type { AnyJobKind, JobResult } from './job-kind.js';
+import type { JobResult } from './job-kind.js';
 import type { BreakerHooks } from './breaker-hold.js';
 import type { OutageHooks } from './outage-hold.js';
 import { startOutageWatch, type OutageWatch, type OutageWatchOptions } from './outage-watch.js';
@@ -19,6 +19,7 @@ import { recordJobOptions, type JobData } from './queues.js';
 import type { StreamName } from '../records/stream-def.js';
 import { messageOf } from '../message-of.js';
 import { logRedisError } from '../redis/error-log.js';
+import type { Kind } from '../kinds/kind.js';
 
 /**
  * BullMQ honours a manual rate limit (queue.rateLimit) only on workers that have a limiter; this one is
@@ -27,7 +28,7 @@ import { logRedisError } from '../redis/error-log.js';
 const UNLIMITED = { max: 1_000_000_000, duration: 1_000 };
 
 export interface StartWorkersOptions {
-  kinds: AnyJobKind[];
+  kinds: Kind[];
   /** Redis URL or target (a cluster's seed nodes); each worker gets connections of its own. */
   connection: RedisTarget | string;
   prefix: string;

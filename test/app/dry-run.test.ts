@@ -1,10 +1,10 @@
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bomJob } from '../../jobs/boms/bom-sync.js';
+import { bomKind } from '../../jobs/boms/bom-kind.js';
 import { recordHashOf } from '../../jobs/orders/order-plan.js';
 import { ProgressStore } from '../../jobs/orders/order-progress.js';
-import { orderJob } from '../../jobs/orders/order-sync.js';
-import { createStockCountJob } from '../../jobs/stock/stock-count-sync.js';
+import { orderKind } from '../../jobs/orders/order-kind.js';
+import { createStockCountKind } from '../../jobs/stock/stock-count-kind.js';
 import type { StreamName } from '../../src/records/stream-def.js';
 import { dryRun, type DryRunPlan } from '../../src/app/dry-run.js';
 import { readOnlyRedis } from '../../src/app/read-only-redis.js';
@@ -14,7 +14,7 @@ import { countRecord, syncOneByOne } from '../helpers/count-record.js';
 import { loggedWrites, plannedWrites } from '../helpers/planned-calls.js';
 import { describeEachProfile, testWorld, type TestWorld } from '../helpers/test-world.js';
 
-const kinds = [orderJob, createStockCountJob(), bomJob];
+const kinds = [orderKind, createStockCountKind(), bomKind];
 
 describeEachProfile('dry run', (profile) => {
   let world: TestWorld;

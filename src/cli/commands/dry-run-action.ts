@@ -5,7 +5,7 @@ import { beforeGoLive, goLiveFloor } from '../../queue/go-live.js';
 import { ExitCode } from '../exit-codes.js';
 import type { CommandResult } from '../command-result.js';
 import { renderPlan } from '../render-plan.js';
-import type { OpsKind } from '../../ops/ops-kind.js';
+import type { Kind } from '../../kinds/kind.js';
 
 /**
  * `sync --once --dry-run` and `import <stream> <file> --dry-run`: each record's plan, printed (or `--json`), with
@@ -14,13 +14,13 @@ import type { OpsKind } from '../../ops/ops-kind.js';
 export async function runDryRun(
   io: CliIo,
   done: CommandResult,
-  o: { sources: DryRunSource[]; json?: boolean; kinds: readonly OpsKind[] },
+  o: { sources: DryRunSource[]; json?: boolean; kinds: readonly Kind[] },
 ): Promise<void> {
   // Loaded here, not at start: commands that do not run jobs start faster without them.
   const [{ openApp }, { dryRun }] = await Promise.all([import('../../app/app-context.js'), import('../../app/dry-run.js')]);
   const jobKinds = [...o.kinds];
   const fromFeed = o.sources.some((s) => s.from === 'feed');
-  const app = await openApp(io, { needs: { service: true, upstream: fromFeed }, logTo: io.stderr });
+  const app = await openApp(io, { kinds: o.kinds, needs: { service: true, upstream: fromFeed }, logTo: io.stderr });
   try {
     const d = app.deps;
     const plan = await dryRun(

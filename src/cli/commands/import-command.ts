@@ -13,18 +13,19 @@ import type { CommandResult } from '../command-result.js';
 import { renderImport, renderSyncSummary } from '../render-summary.js';
 import { runProgress } from '../run-progress.js';
 import { positive } from './options.js';
-import type { OpsKind } from '../../ops/ops-kind.js';
 import { findDef } from '../../records/records.js';
+import type { Kind } from '../../kinds/kind.js';
 
 /** Queues only: needs Redis, not the service. */
 async function queueOnly(
   io: CliIo,
-  def: OpsKind,
+  def: Kind,
   file: string,
   batchSize: number | undefined,
   onProgress: ReturnType<typeof runProgress>['onProgress'],
+  kinds: readonly Kind[],
 ): Promise<ImportResult> {
-  const config = loadConfig(io);
+  const config = loadConfig(io, kinds);
   const logger = commandLogger(config, io.stderr);
   const redis = await connectRedis(config.redis, { logger });
   await logEvictionWarning(redis, logger);
@@ -52,13 +53,14 @@ async function queueOnly(
 /** Queues and works them off, as sync --once does. */
 async function queueAndProcess(
   io: CliIo,
-  kind: OpsKind,
+  kind: Kind,
   file: string,
   batchSize: number | undefined,
   onProgress: ReturnType<typeof runProgress>['onProgress'],
+  kinds: readonly Kind[],
 ) {
   const [{ openApp }, { importAndMaybeProcess }] = await Promise.all([import('../../app/app-context.js'), import('../../app/runtime.js')]);
-  const app = await openApp(io, { needs: { service: true }, logTo: io.stderr });
+  const app = await openApp(io, { kinds, needs: { service: true }, logTo: io.stderr });
   try {
     return await importAndMaybeProcess(app.deps, {
       kinds: [kind],
@@ -76,7 +78,7 @@ async function queueAndProcess(
 }
 
 /** `import <stream> <file|->` [--process]: queue an NDJSON file's records (and work them off). */
-export function importCommand(io: CliIo, done: CommandResult, kinds: readonly OpsKind[]): Command {
+export function importCommand(io: CliIo, done: CommandResult, kinds: readonly Kind[]): Command {
   return new Command('import')
     .description('queue the records of an NDJSON file (- for stdin); --process also works them off as sync --once does')
     .argument('<stream>', `one of ${kinds.map((k) => k.stream).join(', ')}`)
@@ -98,8 +100,8 @@ export function importCommand(io: CliIo, done: CommandResult, kinds: readonly Op
       let r: { imported: ImportResult; summary?: SyncSummary };
       try {
         r = o.process
-          ? await queueAndProcess(io, kind, file, o.batchSize, progress.onProgress)
-          : { imported: await queueOnly(io, kind, file, o.batchSize, progress.onProgress) };
+          ? await queueAndProcess(io, kind, file, o.batchSize, progress.onProgress, kinds)
+          : { imported: await queueOnly(io, kind, file, o.batchSize, progress.onProgress, kinds) };
       } finally {
         progress.stop();
       }

@@ -4,13 +4,13 @@ import type { CliIo } from '../../app/cli-io.js';
 import { ExitCode } from '../exit-codes.js';
 import type { CommandResult } from '../command-result.js';
 import { untilStopped } from '../until-stopped.js';
-import type { OpsKind } from '../../ops/ops-kind.js';
+import type { Kind } from '../../kinds/kind.js';
 
 /**
  * `worker`: feed producers and workers until SIGTERM/SIGINT; then stops taking jobs, gives active ones
  * SHUTDOWN_GRACE_SECONDS to finish, and exits 0. Logs go to stdout as JSON lines (pretty on a terminal).
  */
-export function workerCommand(io: CliIo, done: CommandResult, kinds: readonly OpsKind[]): Command {
+export function workerCommand(io: CliIo, done: CommandResult, kinds: readonly Kind[]): Command {
   return new Command('worker')
     .description('run the feed producers (order polling, the stock-count schedule, BOM polling) and the workers until SIGTERM/SIGINT')
     .action(async () => {
@@ -24,7 +24,13 @@ export function workerCommand(io: CliIo, done: CommandResult, kinds: readonly Op
       const { pausedCheck } = await import('../../ops/paused-check.js');
       const { startRedisHealth } = await import('../../app/redis-health.js');
       const { startWhileRedisRefuses } = await import('../../app/connect-redis.js');
-      const app = await openApp(io, { needs: { service: true, upstream: true }, logTo: io.stdout, probe: false, waitForRedis: true });
+      const app = await openApp(io, {
+        kinds,
+        needs: { service: true, upstream: true },
+        logTo: io.stdout,
+        probe: false,
+        waitForRedis: true,
+      });
       const { config, logger, deps, metrics } = app;
       let stopping = false;
       let http: WorkerHttp | undefined;

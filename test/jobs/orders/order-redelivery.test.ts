@@ -6,14 +6,14 @@ import { pullStream } from '../../../src/feed/producer.js';
 import { orderRecord, orderState } from '../../helpers/order-records.js';
 import { describeEachProfile, testWorld, type TestWorld } from '../../helpers/test-world.js';
 import { STREAMS } from '../../../jobs/streams.js';
-import { orderStream } from '../../../jobs/orders/order-stream.js';
+import { orderKind } from '../../../jobs/orders/order-kind.js';
 
 describeEachProfile('order sync', (profile) => {
   let world: TestWorld;
   let feed: FeedServer;
   const pull = () =>
     pullStream({
-      def: orderStream,
+      def: orderKind,
       upstream: new UpstreamClient({ url: feed.url, retries: 0 }),
       queue: world.queues.get('orders'),
       redis: world.redis,
