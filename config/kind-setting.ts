@@ -5,7 +5,7 @@ import type { ZodType } from 'zod';
  * says its variable, rule, default and doc line, and readConfig reads it from the list of kinds it is handed.
  */
 export interface KindSetting {
-  /** The environment variable (shared/interface.md), e.g. ORDER_POLL_SECONDS. */
+  /** The environment variable (shared/interface.md), e.g. X_POLL_SECONDS. */
   name: string;
   /** Its rule; each message names the variable, as the program's own settings do (config/setting-rules.ts). */
   rule: ZodType;
@@ -16,7 +16,7 @@ export interface KindSetting {
 }
 
 /**
- * The values of the kinds' settings, by the camelCase of their variables (ORDER_POLL_SECONDS: orderPollSeconds),
+ * The values of the kinds' settings, by the camelCase of their variables (X_POLL_SECONDS: xPollSeconds),
  * defaults applied; an optional setting left unset is absent.
  */
 export type KindSettings = Readonly<Record<string, unknown>>;
@@ -27,7 +27,7 @@ export interface SettingsOfKind {
   goLive?: { setting: string };
 }
 
-/** A setting's key in config.schedule: ORDER_POLL_SECONDS is orderPollSeconds. */
+/** A setting's key in config.schedule: X_POLL_SECONDS is xPollSeconds. */
 export function settingKey(variable: string): string {
   return variable.toLowerCase().replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 }

@@ -35,6 +35,7 @@ export const orderKind = {
   scheduler: 'poll-orders',
   pull: (s) => ({ every: Number(s.orderPollSeconds) }),
   lag: 'polled',
+  redisKeys: ['{prefix}:order:{orderId}'],
   process: processOrder,
   preview: previewOrder,
   find: orderFind,

@@ -4,6 +4,7 @@ import type { JobContext, JobResult } from '../../src/queue/job-kind.js';
 import { planOrder, recordHashOf } from './order-plan.js';
 import { ProgressStore } from './order-progress.js';
 import { OrderRun } from './order-run.js';
+import { orderKeys } from './order-keys.js';
 
 /**
  * Syncs one fulfilled sale (upstream-feed.md "orders"): the order exists in the service with one shipment of
@@ -11,7 +12,7 @@ import { OrderRun } from './order-run.js';
  * See docs/orders.md for the steps, the progress kept in Redis and how uncertain outcomes are settled.
  */
 export async function processOrder(record: OrderRecord, ctx: JobContext): Promise<JobResult> {
-  const store = new ProgressStore(ctx.redis, ctx.keys.order(record.orderId), defaults.orderProgressTtlSeconds);
+  const store = new ProgressStore(ctx.redis, orderKeys(ctx.keys).progress(record.orderId), defaults.orderProgressTtlSeconds);
   const progress = await store.load();
   // A re-delivery of a record already synced: nothing to ask of the catalog or the service.
   // A resync or repair (ctx.fromService) plans from the service instead: OrderRun reads it first.

@@ -43,6 +43,7 @@ export function createStockCountKind(opts: StockCountJobOptions = {}): Kind<Stoc
     lag: 'scheduled',
     // A pull of the counts begins a run: its counts share one fresh read of on-hand stock.
     beforePull: ({ redis, keys }) => beginStockSyncRun(redis, keys),
+    redisKeys: ['{prefix}:count:{countId}', '{prefix}:stock:*', '{prefix}:lock:location:{location}', '{prefix}:lock:stock-snapshot:read'],
     process: job.process,
     preview: job.preview,
     find: countFind,

@@ -43,6 +43,11 @@ export interface Kind<R = any> {
   lag: 'polled' | 'scheduled';
   /** Runs before each pull of the stream (a scheduled one, `sync --once`), e.g. to begin a run. */
   beforePull?: (ctx: { redis: Redis; keys: RedisKeys }) => Promise<void>;
+  /**
+   * The Redis keys it keeps beside its queues, as patterns under the prefix (`{prefix}:<name>:{key}`); its folder
+   * names them (a `<kind>-keys.ts`), the engine never does. None: only its queues and the engine's per-stream keys.
+   */
+  redisKeys?: readonly string[];
 
   /** Syncs one record. */
   process(record: R, ctx: JobContext): Promise<JobResult>;

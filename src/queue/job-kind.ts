@@ -7,7 +7,7 @@ import type { JobTracing } from '../telemetry/job-tracing.js';
 import type { StreamName } from '../records/stream-def.js';
 import type { FromService } from './queues.js';
 
-/** The go-live settings that are set (config.goLive): per variable (SYNC_ORDERS_SINCE), its `YYYY-MM-DD`. */
+/** The go-live settings that are set (config.goLive): per variable (a kind's SYNC_*_SINCE), its `YYYY-MM-DD`. */
 export type GoLiveSettings = Partial<Record<string, string>>;
 
 /** What every job of every kind stands on (the job runner's dependencies). */

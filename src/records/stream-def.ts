@@ -7,7 +7,7 @@ export type StreamName = string;
 export interface GoLiveRule {
   /** A `YYYY-MM-DD` date or a `YYYY-MM-DDTHH:MM:SS` naive date-time field of the record. */
   field: string;
-  /** The variable that sets the floor (SYNC_ORDERS_SINCE): its value in config.goLive. */
+  /** The variable that sets the floor, one of the kind's settings: its value in config.goLive. */
   setting: string;
 }
 

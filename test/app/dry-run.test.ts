@@ -13,6 +13,7 @@ import { createLogger } from '../../src/logger.js';
 import { countRecord, syncOneByOne } from '../helpers/count-record.js';
 import { loggedWrites, plannedWrites } from '../helpers/planned-calls.js';
 import { describeEachProfile, testWorld, type TestWorld } from '../helpers/test-world.js';
+import { orderKeys } from '../../jobs/orders/order-keys.js';
 
 const kinds = [orderKind, createStockCountKind(), bomKind];
 
@@ -99,7 +100,7 @@ describeEachProfile('dry run', (profile) => {
           { facilityUrl: world.facility('A-01'), productId: 'MUG-RED', productUrl: world.product('MUG-RED'), quantity: 1 },
         ],
       });
-      const store = new ProgressStore(world.redis, world.keys.order(record.orderId), 3600);
+      const store = new ProgressStore(world.redis, orderKeys(world.keys).progress(record.orderId), 3600);
       await store.save({
         step: 'shipment-created',
         recordHash: recordHashOf(record),

@@ -42,7 +42,7 @@ export async function runDryRun(
           const state = await d.queues.get(stream).getJobState(jobId);
           return state === 'unknown' ? undefined : state;
         },
-        // The go-live floor (SYNC_ORDERS_SINCE, SYNC_COUNTS_SINCE), decided as the runner decides it.
+        // The go-live floor (the kind's SYNC_*_SINCE), decided as the runner decides it.
         skipReason: (stream, record) => {
           const kind = jobKinds.find((k) => k.stream === stream);
           return kind ? beforeGoLive(kind, record, goLiveFloor(kind, app.config.goLive)) : undefined;
