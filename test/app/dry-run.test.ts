@@ -1,10 +1,7 @@
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bomKind } from '../../jobs/boms/bom-kind.js';
 import { recordHashOf } from '../../jobs/orders/order-plan.js';
 import { ProgressStore } from '../../jobs/orders/order-progress.js';
-import { orderKind } from '../../jobs/orders/order-kind.js';
-import { createStockCountKind } from '../../jobs/stock/stock-count-kind.js';
 import type { StreamName } from '../../src/records/stream-def.js';
 import { dryRun, type DryRunPlan } from '../../src/app/dry-run.js';
 import { readOnlyRedis } from '../../src/app/read-only-redis.js';
@@ -14,13 +11,14 @@ import { countRecord, syncOneByOne } from '../helpers/count-record.js';
 import { loggedWrites, plannedWrites } from '../helpers/planned-calls.js';
 import { describeEachProfile, testWorld, type TestWorld } from '../helpers/test-world.js';
 import { orderKeys } from '../../jobs/orders/order-keys.js';
+import { STREAMS, streamDefs } from '../../jobs/streams.js';
 
-const kinds = [orderKind, createStockCountKind(), bomKind];
+const kinds = [...streamDefs];
 
 describeEachProfile('dry run', (profile) => {
   let world: TestWorld;
   beforeAll(async () => {
-    world = await testWorld('dry-run', { streams: ['orders', 'stock-counts', 'boms'], sandbox: { profile } });
+    world = await testWorld('dry-run', { streams: [...STREAMS], sandbox: { profile } });
   });
   afterAll(async () => {
     await world?.close();
