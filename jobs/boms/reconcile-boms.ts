@@ -41,7 +41,7 @@ export async function reconcileBoms(
     const base = { stream: 'boms' as const, key: s.key, jobId: s.jobId, url };
     let product;
     try {
-      product = await view.product(url);
+      product = await view.call((client, opts) => client.getProduct(url, opts));
     } catch (err) {
       if (!(err instanceof NotFoundError)) throw err;
       drifts.push({ ...base, kind: 'bom-missing', field: 'product', service: 'none (404)', synced: `product ${s.key}` });

@@ -5,7 +5,8 @@ import { compareOrder } from './order-compare.js';
 import { planOrder, type OrderPlan } from './order-plan.js';
 import { PermanentJobError } from '../../src/queue/job-errors.js';
 import type { SyncedRecord } from '../../src/ops/reconcile-synced.js';
-import { type ServiceView, type ShipmentRow } from '../../src/ops/reconcile-service.js';
+import type { ServiceView } from '../../src/ops/reconcile-service.js';
+import { serviceOrders, serviceShipments, type ShipmentRow } from './order-rows.js';
 import type { Drift, Unchecked } from '../../src/ops/reconcile-types.js';
 import type { ReconcileContext, ReconcileRule } from '../../src/ops/reconcile-rule.js';
 import type { StockEffect } from '../../src/kinds/stock-effect.js';
@@ -58,7 +59,7 @@ export async function reconcileOrders(
 ): Promise<{ drifts: Drift[]; shipments: number }> {
   const drifts: Drift[] = [];
   if (orders.length === 0) return { drifts, shipments: 0 };
-  const [rows, shipmentRows] = await Promise.all([view.orders(), view.shipments()]);
+  const [rows, shipmentRows] = await Promise.all([serviceOrders(view), serviceShipments(view)]);
   const byUrl = new Map(rows.filter((r) => r.orderUrl).map((r) => [r.orderUrl!, r]));
   const byId = new Map(rows.filter((r) => r.orderId).map((r) => [r.orderId!, r]));
   const shipmentsOf = new Map<string, ShipmentRow[]>();
@@ -132,7 +133,7 @@ async function lineDrifts(
   const base = { stream: 'orders' as const, key: plan.orderId, jobId, url };
   let order;
   try {
-    order = await view.order(url);
+    order = await view.call((client, opts) => client.getOrder(url, opts));
   } catch (err) {
     if (err instanceof NotFoundError)
       return [{ ...base, kind: 'order-missing', field: 'order', service: 'none (404)', synced: `order ${plan.orderId}` }];

@@ -1,5 +1,6 @@
 import type { RedisConnection as Redis } from '../../src/redis/connection.js';
 import type { CatalogApi } from '../../src/catalog/types.js';
+import { readStockOnHand } from '../../src/catalog/stock-on-hand.js';
 import { stockCountRecordSchema } from './stock-count-record.js';
 import type { RedisKeys } from '../../src/redis/connection.js';
 import { loadProgress } from './count-progress.js';
@@ -93,7 +94,8 @@ export async function reconcileStock(
 ): Promise<{ drifts: Drift[]; pairs: number }> {
   const pairs = await countedPairs(counts, deps.catalog, deps.redis, deps.keys, unchecked);
   if (pairs.size === 0) return { drifts: [], pairs: 0 };
-  const stock = await deps.view.stock();
+  // One read of the inventory item collection per run, shared with any rule that reads it too.
+  const stock = await deps.view.read('inventoryitem', (client, opts) => readStockOnHand(client, opts));
   const drifts: Drift[] = [];
   for (const c of pairs.values()) {
     const moves: string[] = [];
