@@ -1,9 +1,9 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { redisPasswords } from '../src/redis/target.js';
 import { defaults } from './defaults.js';
 import { loadMapping, type Mapping } from './mapping-file.js';
 import { redisConfigOf, type RedisConfig } from './redis-config.js';
-import { settingKey, settingsOf, type KindSettings, type SettingsOfKind } from './kind-setting.js';
+import { kindSettingsOf, kindsSchema, type SettingsOfKind } from './kind-setting.js';
 import { envSchema, type Env, type SecretSetting } from './schema.js';
 import { readSecretFiles } from './secret-files.js';
 import { tracingConfig } from './tracing-config.js';
@@ -50,12 +50,6 @@ function issueLine(issue: z.core.$ZodIssue): string {
 /** The total budget as a field of Budgets, or nothing (so that logs and equality checks do not show `undefined`). */
 function totalBudget(requestsPerMinute: number | undefined): { requestsPerMinute?: number } {
   return requestsPerMinute === undefined ? {} : { requestsPerMinute };
-}
-
-/** The schema of the settings the kinds declare, each with its default. */
-function kindsSchema(kinds: readonly SettingsOfKind[]) {
-  const own = settingsOf(kinds).map((s) => [s.name, s.default === undefined ? s.rule.optional() : s.rule.default(s.default)]);
-  return z.object(Object.fromEntries(own) as Record<string, z.ZodType>);
 }
 
 /**
@@ -115,21 +109,6 @@ function withoutSecrets(line: string, env: Record<string, string | undefined>): 
     'REDIS_SENTINEL_PASSWORD',
   ].map((n) => env[n]?.trim());
   return secrets.reduce<string>((out, s) => (s ? out.split(s).join('***') : out), line);
-}
-
-/**
- * The kinds' settings as checked: `schedule` by key (settingKey), set ones only; `goLive` the go-live floors that are
- * set, by variable (each kind's rule names the one that applies to it).
- */
-function kindSettingsOf(kinds: readonly SettingsOfKind[], values: Record<string, unknown>) {
-  const schedule: Record<string, unknown> = {};
-  for (const s of settingsOf(kinds)) if (values[s.name] !== undefined) schedule[settingKey(s.name)] = values[s.name];
-  const goLive: Partial<Record<string, string>> = {};
-  for (const k of kinds) {
-    const v = k.goLive ? values[k.goLive.setting] : undefined;
-    if (k.goLive && typeof v === 'string') goLive[k.goLive.setting] = v;
-  }
-  return { schedule: schedule as KindSettings, goLive };
 }
 
 /** The configuration of a checked environment; the Config type is inferred from it. */
