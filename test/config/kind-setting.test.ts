@@ -24,7 +24,8 @@ describe("a kind's own settings", () => {
     try {
       readConfig({ X_POLL_SECONDS: '0', LOG_LEVEL: 'loud' }, {}, kinds);
     } catch (err) {
-      problems = (err as ConfigError).problems;
+      if (!(err instanceof ConfigError)) throw err;
+      problems = err.problems;
     }
     expect(problems.sort()).toEqual([
       'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent',
