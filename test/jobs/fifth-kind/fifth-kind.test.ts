@@ -195,5 +195,17 @@ describe('a fifth kind of job (stock adjustments)', () => {
         await dashboard.close();
       }
     });
+
+    it('is resumed by resume and retried by jobs retry, as a stream of the list', async () => {
+      const resume = await cli(['resume', '--stream', STREAM, '--json']);
+      expect((JSON.parse(resume.stdout) as { resumed: Array<{ stream: string; wasPaused: boolean }> }).resumed).toEqual([
+        expect.objectContaining({ stream: STREAM, wasPaused: false }),
+      ]);
+      const retry = await cli(['jobs', 'retry', '--all-failed', '--stream', STREAM, '--json']);
+      expect(retry.code).toBe(0);
+      expect((JSON.parse(retry.stdout) as { retried: Array<{ stream: string }> }).retried).toEqual([
+        expect.objectContaining({ stream: STREAM }),
+      ]);
+    });
   });
 });
