@@ -1,10 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { defaults } from '../../config/defaults.js';
-import type { Config } from '../../config/read-config.js';
-import { sandboxConfig } from '../app/sandbox-config.js';
 import { openApp, type AppContext } from '../app/app-context.js';
 import type { CliIo } from '../app/cli-io.js';
 import { loadConfig, secretValues } from '../app/command-context.js';
@@ -12,17 +8,15 @@ import { untilStopped } from '../cli/until-stopped.js';
 import { ExitCode, type ExitCodeValue } from '../cli/exit-codes.js';
 import { runProgress } from '../cli/run-progress.js';
 import { startDashboard, type Dashboard } from '../dashboard/dashboard-server.js';
-import { startFeedServer } from '../feed/feed-server.js';
 import { evictionWarnings } from '../redis/eviction-policy.js';
 import { startWorkerHttp } from '../metrics/worker-http.js';
 import { startRuntime, syncOnce, type Runtime } from '../app/runtime.js';
 import type { StreamName } from '../records/stream-def.js';
-import { sandboxDefaults, type SandboxProfile } from '../sandbox/sandbox-options.js';
-import { startSandbox } from '../sandbox/sandbox.js';
-import { demoExpectations, demoFeed } from './demo-feed.js';
-import { deleteKeysUnder, describeRedis, redisSetting, safeRedisUrl } from '../redis/connection.js';
-import { redisForRun } from '../redis/embedded-server.js';
+import type { SandboxProfile } from '../sandbox/sandbox-options.js';
+import { demoExpectations } from './demo-feed.js';
+import { deleteKeysUnder, redisSetting } from '../redis/connection.js';
 import { renderDemoSummary } from './demo-summary.js';
+import { demoConfig, startServices, type Cleanups } from './demo-services.js';
 import type { Kind } from '../kinds/kind.js';
 
 export interface DemoOptions {
@@ -54,65 +48,6 @@ async function dashboardOn(port: number, o: Omit<Parameters<typeof startDashboar
     if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
     return startDashboard({ ...o, port: 0 });
   }
-}
-
-/** What the demo runs against: Redis (found or started), the sandbox service and the bundled feed. */
-interface DemoServices {
-  redis: { url: string; private: boolean };
-  sandbox: { url: string; account: string; key: string; secret: string };
-  feed: { url: string; token: string };
-}
-
-type Say = (line: string) => void;
-type Cleanups = Array<() => Promise<unknown>>;
-
-/** Starts what the demo runs against, each stopped by a cleanup; says where each is. */
-async function startServices(
-  io: CliIo,
-  base: Config,
-  o: DemoOptions,
-  kinds: readonly Kind[],
-  say: Say,
-  cleanups: Cleanups,
-): Promise<DemoServices> {
-  // A cluster or Sentinel's primary is used as configured; a single Redis is found, or started for the demo.
-  const redis =
-    base.redis.clusterNodes || base.redis.sentinel
-      ? { url: base.redis.url, private: false, stop: async () => undefined }
-      : await redisForRun(base.redis.url, io.env.PATH);
-  cleanups.unshift(() => redis.stop());
-  say(
-    redis.private
-      ? `Redis: none answered at ${safeRedisUrl(base.redis.url)}; ` +
-          `started a private redis-server at ${redis.url} (stopped when the demo ends).`
-      : `Redis: ${describeRedis(base.redis)}`,
-  );
-  const [key, secret, token] = [0, 0, 0].map(() => randomBytes(12).toString('hex')) as [string, string, string];
-  const sandbox = await startSandbox({ port: 0, data: 'demo', key, secret, profile: o.profile ?? sandboxDefaults.profile });
-  cleanups.unshift(() => sandbox.close());
-  say(
-    `Sandbox service (demo account: 2 warehouses, 10 locations, 251 products; ${sandbox.profile} profile): ` +
-      `${sandbox.url}/${sandbox.account}/api/`,
-  );
-  const feed = await startFeedServer({ names: kinds.map((k) => k.stream), port: 0, streams: demoFeed(), token });
-  cleanups.unshift(() => feed.close());
-  say(`Bundled upstream feed (orders, stock counts, BOMs, a few bad records): ${feed.url}`);
-  return { redis, sandbox: { url: sandbox.url, account: sandbox.account, key, secret }, feed: { url: feed.url, token } };
-}
-
-/** The configuration of the demo: the environment's, on the sandbox, the feed and the demo's own prefix. */
-function demoConfig(base: Config, s: DemoServices): Config {
-  const perMinute = defaults.demoRequestsPerMinute;
-  return {
-    ...sandboxConfig(s.sandbox, {
-      // The service settings are the defaults, whatever the environment says: the demo's service is its sandbox.
-      base: { ...base, service: undefined },
-      budgets: { postPerMinute: perMinute, getPerMinute: perMinute, collectionPerHour: perMinute * 60 },
-      catalogRefreshSeconds: defaults.demoCatalogRefreshSeconds,
-    }),
-    upstream: { url: s.feed.url, token: s.feed.token },
-    redis: { ...base.redis, url: s.redis.url, prefix: `${base.redis.prefix}-demo` },
-  };
 }
 
 /** The worker's HTTP endpoints and the dashboard over the app, each closed by a cleanup. */
@@ -160,7 +95,7 @@ export async function runDemo(io: CliIo, o: DemoOptions, kinds: readonly Kind[])
   const say = (line: string) => io.stdout.write(`${line}\n`);
   const cleanups: Cleanups = [];
   try {
-    const services = await startServices(io, base, o, kinds, say, cleanups);
+    const services = await startServices(io, base, o.profile, kinds, say, cleanups);
     const config = demoConfig(base, services);
     const logFile = join(tmpdir(), `inventory-sync-demo-${process.pid}.log`);
     const logStream = createWriteStream(logFile);
