@@ -8,7 +8,7 @@ import { addJobs, recordJob } from '../src/queue/record-jobs.js';
 import { clusterPrefix, createRedis, deleteKeysUnder, type RedisConnection, type RedisTarget } from '../src/redis/connection.js';
 import type { Sandbox } from '../src/sandbox/sandbox.js';
 import type { OrderWorkerSettings } from './lib/order-workers.js';
-import { orderStream } from '../jobs/orders/order-stream.js';
+import { orderKind } from '../jobs/orders/order-kind.js';
 
 const WORKER = fileURLToPath(new URL('./orders-worker.ts', import.meta.url));
 
@@ -52,6 +52,7 @@ export async function setUp(sandbox: Sandbox, target: RedisTarget | string, tag:
   const deps = buildDeps(sandboxConfig(sandbox, { prefix, catalogRefreshSeconds: 300 }), createLogger({ level: 'silent' }), {
     redis,
     budget: false,
+    kinds: [orderKind],
     streams: ['orders'],
   });
   const { queues } = deps;
@@ -75,8 +76,8 @@ export async function setUp(sandbox: Sandbox, target: RedisTarget | string, tag:
         await addJobs(
           queues.get('orders'),
           redis,
-          recs.slice(i, i + 1_000).map((r) => recordJob(orderStream, r, 'feed').job),
-          orderStream,
+          recs.slice(i, i + 1_000).map((r) => recordJob(orderKind, r, 'feed').job),
+          orderKind,
         );
       }
     },

@@ -10,7 +10,7 @@
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import type { Redis } from 'ioredis';
-import { streamDefs, type StreamName } from '../jobs/streams.js';
+import { STREAMS, streamDefs, type StreamName } from '../jobs/streams.js';
 import { buildDeps } from '../src/app/build-deps.js';
 import { sandboxConfig } from '../src/app/sandbox-config.js';
 import { createLogger } from '../src/logger.js';
@@ -103,9 +103,9 @@ export async function runRedisSizing(o: { records: number; log?: (line: string) 
     catalogRefreshSeconds: 300,
     budgets: { postPerMinute: 1e6, getPerMinute: 1e6, collectionPerHour: 1e6 },
   });
-  const built = buildDeps(config, logger, { redis });
+  const built = buildDeps(config, logger, { redis, kinds: streamDefs });
   const classify = keyClassifier(readKeyBounds(), prefix);
-  const streams: StreamName[] = ['orders', 'stock-counts', 'boms'];
+  const streams: StreamName[] = [...STREAMS];
   let pool: Awaited<ReturnType<typeof startWorkers>> | undefined;
   try {
     await deleteKeysUnder(redis, prefix);

@@ -12,7 +12,7 @@ import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { stockCountJob } from '../jobs/stock/stock-count-sync.js';
+import { stockCountKind } from '../jobs/stock/stock-count-kind.js';
 import type { ApiCall } from '../src/client/service-api.js';
 import { createLogger } from '../src/logger.js';
 import { waitForIdle } from '../src/queue/drain.js';
@@ -29,7 +29,6 @@ import { startSandbox } from '../src/sandbox/sandbox.js';
 import { machine, machineLine } from './lib/machine.js';
 import { markdownTable, textTable } from './lib/tables.js';
 import { median } from './lib/median.js';
-import { stockCountStream } from '../jobs/stock/stock-count-stream.js';
 
 const ACCOUNT = 'bench';
 const api = `/${ACCOUNT}/api`;
@@ -154,7 +153,13 @@ async function runScenario(
     feedPageSize: 500,
   };
   const config = sandboxConfig({ ...sb, account: ACCOUNT }, { prefix, jobs, catalogRefreshSeconds: 300 });
-  const deps = buildDeps(config, logger, { redis, budget: false, onCall: (c) => calls.push(c), streams: ['stock-counts'] });
+  const deps = buildDeps(config, logger, {
+    redis,
+    budget: false,
+    onCall: (c) => calls.push(c),
+    kinds: [stockCountKind],
+    streams: ['stock-counts'],
+  });
   const { catalog, queues } = deps;
   await catalog.refresh(); // a worker has its catalog cached; its collection GETs are not the run's
   calls.length = 0;
@@ -169,10 +174,10 @@ async function runScenario(
   const sampler = setInterval(sample, 5);
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
-  await importNdjson({ def: stockCountStream, source: file, queues, redis, logger });
+  await importNdjson({ def: stockCountKind, source: file, queues, redis, logger });
   const importMs = performance.now() - t0;
   const pool = await startWorkers({
-    kinds: [stockCountJob],
+    kinds: [stockCountKind],
     connection: redisUrl,
     prefix,
     deps: { ...deps, jobs },

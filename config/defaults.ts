@@ -37,12 +37,6 @@ export const defaults = {
   redisUrl: 'redis://127.0.0.1:6379',
   /** Prefix of every Redis key the program writes. */
   queuePrefix: 'isync',
-  /** Seconds between polls of the order feed in `worker`. */
-  orderPollSeconds: 5,
-  /** Seconds between polls of the BOM feed in `worker`. */
-  bomPollSeconds: 60,
-  /** When `worker` pulls stock counts. */
-  stockSyncCron: '0 19 * * *',
   /** Records asked of the feed per page. */
   feedPageSize: 500,
   /** Largest record, in bytes, in a feed page or as one NDJSON line; a larger one fails alone as a bad record. */

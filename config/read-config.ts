@@ -4,6 +4,7 @@ import { problemLine, zodProblems } from '../src/zod-problems.js';
 import { defaults } from './defaults.js';
 import { loadMapping, type Mapping } from './mapping-file.js';
 import { redisConfigOf, type RedisConfig } from './redis-config.js';
+import { kindSettingsOf, kindsSchema, type SettingsOfKind } from './kind-setting.js';
 import { envSchema, type Env, type SecretSetting } from './schema.js';
 import { readSecretFiles } from './secret-files.js';
 import { tracingConfig } from './tracing-config.js';
@@ -23,7 +24,7 @@ export type ServiceConfig = NonNullable<Config['service']>;
 export type Budgets = ServiceConfig['budgets'];
 export type UpstreamConfig = NonNullable<Config['upstream']>;
 
-/** A go-live floor (SYNC_ORDERS_SINCE, SYNC_COUNTS_SINCE): records dated before `since` are skipped. */
+/** A go-live floor (a kind's SYNC_*_SINCE setting): records dated before `since` are skipped. */
 export interface GoLiveFloor {
   /** YYYY-MM-DD. */
   since: string;
@@ -51,15 +52,27 @@ function totalBudget(requestsPerMinute: number | undefined): { requestsPerMinute
   return requestsPerMinute === undefined ? {} : { requestsPerMinute };
 }
 
-/** Reads and checks the configuration from an environment object; throws ConfigError listing every problem. */
-export function readConfig(env: Record<string, string | undefined>, needs: ConfigNeeds = {}): Config {
+/**
+ * Reads and checks the configuration from an environment object; throws ConfigError listing every problem.
+ * `kinds`: the kinds of job (the composition root's list), whose own settings are read too; none: only the program's.
+ */
+export function readConfig(
+  env: Record<string, string | undefined>,
+  needs: ConfigNeeds = {},
+  kinds: readonly SettingsOfKind[] = [],
+): Config {
   // Empty strings count as unset, as most tools treat them.
   const given = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== '')) as Record<string, string>;
   // Secrets given as files (X_FILE) are read first: the rules below apply to their values as to the environment's.
   const secretFiles = readSecretFiles(given);
   const cleaned = secretFiles.env;
   const parsed = envSchema.safeParse(cleaned);
-  const problems = [...secretFiles.problems, ...(parsed.success ? [] : zodProblems(parsed.error.issues).map(problemLine))];
+  const ownParsed = kindsSchema(kinds).safeParse(cleaned);
+  const problems = [
+    ...secretFiles.problems,
+    ...(parsed.success ? [] : zodProblems(parsed.error.issues).map(problemLine)),
+    ...(ownParsed.success ? [] : zodProblems(ownParsed.error.issues).map(problemLine)),
+  ];
   const e = parsed.success ? parsed.data : undefined;
 
   const serviceVars = ['INVENTORY_BASE_URL', 'INVENTORY_ACCOUNT', 'INVENTORY_API_KEY', 'INVENTORY_API_SECRET'] as const;
@@ -84,8 +97,9 @@ export function readConfig(env: Record<string, string | undefined>, needs: Confi
   // Its form and files now; its streams and built-in names against the kinds when loaded (src/feed/load-transforms.ts).
   const transforms = parseTransforms(cleaned.TRANSFORMS ?? defaults.transforms);
   problems.push(...transforms.problems);
-  if (problems.length > 0 || !e || !redis) throw new ConfigError(problems);
-  const config = configOf(e, redis.redis, mapped && 'mapping' in mapped ? mapped.mapping : undefined, secretFiles.files);
+  if (problems.length > 0 || !e || !redis || !ownParsed.success) throw new ConfigError(problems);
+  const own = kindSettingsOf(kinds, ownParsed.data);
+  const config = configOf(e, own, redis.redis, mapped && 'mapping' in mapped ? mapped.mapping : undefined, secretFiles.files);
   return { ...config, transforms: transforms.settings };
 }
 
@@ -105,16 +119,14 @@ function withoutSecrets(line: string, env: Record<string, string | undefined>): 
   return secrets.reduce<string>((out, s) => (s ? out.split(s).join('***') : out), line);
 }
 
-/** The go-live settings that are set, by variable; each stream's definition names the one that applies to it. */
-function goLiveOf(e: Env): Partial<Record<string, string>> {
-  const settings: Partial<Record<string, string>> = {};
-  if (e.SYNC_ORDERS_SINCE) settings.SYNC_ORDERS_SINCE = e.SYNC_ORDERS_SINCE;
-  if (e.SYNC_COUNTS_SINCE) settings.SYNC_COUNTS_SINCE = e.SYNC_COUNTS_SINCE;
-  return settings;
-}
-
 /** The configuration of a checked environment; the Config type is inferred from it. */
-function configOf(e: Env, redis: RedisConfig, mapping: Mapping | undefined, secretFiles: Partial<Record<SecretSetting, string>> = {}) {
+function configOf(
+  e: Env,
+  own: ReturnType<typeof kindSettingsOf>,
+  redis: RedisConfig,
+  mapping: Mapping | undefined,
+  secretFiles: Partial<Record<SecretSetting, string>> = {},
+) {
   const service =
     e.INVENTORY_BASE_URL && e.INVENTORY_ACCOUNT && e.INVENTORY_API_KEY && e.INVENTORY_API_SECRET
       ? {
@@ -143,12 +155,8 @@ function configOf(e: Env, redis: RedisConfig, mapping: Mapping | undefined, secr
     service,
     redis,
     upstream: e.UPSTREAM_URL ? { url: e.UPSTREAM_URL, token: e.UPSTREAM_TOKEN } : undefined,
-    schedule: {
-      orderPollSeconds: e.ORDER_POLL_SECONDS,
-      bomPollSeconds: e.BOM_POLL_SECONDS,
-      stockSyncCron: e.STOCK_SYNC_CRON,
-      ...(e.STOCK_SYNC_TZ === undefined ? {} : { stockSyncTz: e.STOCK_SYNC_TZ }),
-    },
+    /** The kinds' own settings (their poll intervals, crons), by key: what each kind's `pull` reads. */
+    schedule: own.schedule,
     jobs: {
       attempts: e.JOB_ATTEMPTS,
       retryBaseDelayMs: e.RETRY_BASE_DELAY_MS,
@@ -193,7 +201,7 @@ function configOf(e: Env, redis: RedisConfig, mapping: Mapping | undefined, secr
     shutdownGraceSeconds: e.SHUTDOWN_GRACE_SECONDS,
     logLevel: e.LOG_LEVEL,
     /** Per go-live variable (SYNC_*_SINCE), the date before which records are skipped ("before go-live"). */
-    goLive: goLiveOf(e),
+    goLive: own.goLive,
     /** Upstream productIds and facility names the service knows by others (MAPPING_FILE), checked at start. */
     mapping,
     tracing: tracingConfig(e),

@@ -1,37 +1,8 @@
 import { z } from 'zod';
 import { parseRedisNodes, type ParsedNodes } from '../src/redis/target.js';
-import { cronProblem } from './cron-pattern.js';
 import { defaults } from './defaults.js';
 import { webhookSecretsProblem } from '../src/ingest/webhook-secrets.js';
-
-const positiveInt = (name: string) =>
-  z.coerce
-    .number({ error: `${name} must be a whole number` })
-    .int(`${name} must be a whole number`)
-    .positive(`${name} must be greater than 0`);
-const nonNegativeInt = (name: string) =>
-  z.coerce
-    .number({ error: `${name} must be a whole number` })
-    .int(`${name} must be a whole number`)
-    .min(0, `${name} must be 0 or more`);
-const optionalText = z.string().trim().min(1).optional();
-const httpUrl = (name: string) =>
-  z
-    .string()
-    .trim()
-    .refine((v) => /^https?:\/\/[^\s/]+/.test(v), `${name} must be an http(s) URL such as https://app.example.com`)
-    .transform((v) => v.replace(/\/+$/, ''));
-const calendarDate = (name: string) =>
-  z
-    .string()
-    .trim()
-    .refine(
-      (v) =>
-        /^\d{4}-\d{2}-\d{2}$/.test(v) &&
-        !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) &&
-        new Date(`${v}T00:00:00Z`).toISOString().startsWith(v),
-      `${name} must be a calendar date YYYY-MM-DD, such as 2026-01-01`,
-    );
+import { httpUrl, nonNegativeInt, optionalText, positiveInt } from './setting-rules.js';
 
 /**
  * The settings that hold a secret. Each may be given instead as a file that holds it (`X_FILE`, read by
@@ -50,7 +21,10 @@ export const secretSettings = [
 ] as const;
 export type SecretSetting = (typeof secretSettings)[number];
 
-/** The environment variables of shared/interface.md, plus the program's tuning knobs. */
+/**
+ * The environment variables of shared/interface.md, plus the program's tuning knobs; the kinds of job declare their
+ * own (config/kind-setting.ts), and readConfig adds them from the list it is handed.
+ */
 export const envSchema = z.object({
   INVENTORY_BASE_URL: httpUrl('INVENTORY_BASE_URL').optional(),
   INVENTORY_ACCOUNT: z
@@ -140,28 +114,6 @@ export const envSchema = z.object({
     .default(defaults.queuePrefix),
   UPSTREAM_URL: httpUrl('UPSTREAM_URL').optional(),
   UPSTREAM_TOKEN: optionalText,
-  ORDER_POLL_SECONDS: positiveInt('ORDER_POLL_SECONDS').default(defaults.orderPollSeconds),
-  BOM_POLL_SECONDS: positiveInt('BOM_POLL_SECONDS').default(defaults.bomPollSeconds),
-  STOCK_SYNC_CRON: z
-    .string()
-    .trim()
-    .superRefine((v, ctx) => {
-      const problem = cronProblem(v);
-      if (problem) ctx.addIssue({ code: 'custom', message: `STOCK_SYNC_CRON must be a cron pattern such as "0 19 * * *": ${problem}` });
-    })
-    .default(defaults.stockSyncCron),
-  STOCK_SYNC_TZ: z
-    .string()
-    .trim()
-    .refine((tz) => {
-      try {
-        new Intl.DateTimeFormat('en-US', { timeZone: tz });
-        return true;
-      } catch {
-        return false;
-      }
-    }, 'STOCK_SYNC_TZ must be an IANA time zone such as Europe/Berlin')
-    .optional(),
   FEED_PAGE_SIZE: positiveInt('FEED_PAGE_SIZE').default(defaults.feedPageSize),
   MAX_RECORD_BYTES: positiveInt('MAX_RECORD_BYTES').default(defaults.maxRecordBytes),
   FEED_MAX_PAGE_BYTES: positiveInt('FEED_MAX_PAGE_BYTES').default(defaults.feedMaxPageBytes),
@@ -214,8 +166,6 @@ export const envSchema = z.object({
   ALERT_REDIS_REFUSED_SECONDS: positiveInt('ALERT_REDIS_REFUSED_SECONDS').default(defaults.alertRedisRefusedSeconds),
   REDIS_START_WAIT_SECONDS: nonNegativeInt('REDIS_START_WAIT_SECONDS').default(defaults.redisStartWaitSeconds),
   SHUTDOWN_GRACE_SECONDS: positiveInt('SHUTDOWN_GRACE_SECONDS').default(defaults.shutdownGraceSeconds),
-  SYNC_ORDERS_SINCE: calendarDate('SYNC_ORDERS_SINCE').optional(),
-  SYNC_COUNTS_SINCE: calendarDate('SYNC_COUNTS_SINCE').optional(),
   MAPPING_FILE: optionalText,
   /** Per stream, the transform from the upstream's own shape: `stream=name-or-module.mjs,...` (docs/transforms.md). */
   TRANSFORMS: optionalText,

@@ -1,6 +1,7 @@
 /**
- * What to do about a failure, by code: the one table. Service errors carry theirs from here (src/client/errors.ts),
- * the runner its TRANSIENT and INTERNAL, and `jobs show` falls back on it when a job's trace carries no hint.
+ * What to do about a failure, by code: the engine's table. Service errors carry theirs from here (src/client/errors.ts),
+ * the runner its TRANSIENT and INTERNAL; a kind's own codes are in its declaration (`failures`), and `jobs show` falls
+ * back on both when a job's trace carries no hint.
  */
 export const HINTS = {
   BAD_RECORD:
@@ -32,6 +33,12 @@ export const HINTS = {
   INTERNAL: 'A fault in the program or its Redis; retried with backoff. If it persists, report it with the job trace, then retry.',
 } as const satisfies Record<string, string>;
 
-export function hintFor(code: string | undefined): string | undefined {
-  return code ? (HINTS as Record<string, string>)[code] : undefined;
+/** The hint of a code: the engine's, else that of the kind of the list that declares it. */
+export function hintFor(
+  code: string | undefined,
+  kinds: readonly { failures?: Readonly<Record<string, string>> }[] = [],
+): string | undefined {
+  if (!code) return undefined;
+  if (Object.hasOwn(HINTS, code)) return (HINTS as Record<string, string>)[code];
+  return kinds.find((k) => k.failures && Object.hasOwn(k.failures, code))?.failures?.[code];
 }

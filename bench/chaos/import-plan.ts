@@ -6,7 +6,7 @@
 import { checkRecord } from '../../src/records/records.js';
 import { badLineId } from '../../src/queue/record-jobs.js';
 import type { BadRecord, OrderSpec } from './scenario.js';
-import { orderStream } from '../../jobs/orders/order-stream.js';
+import { orderKind } from '../../jobs/orders/order-kind.js';
 
 export interface ImportPlan {
   stream: 'orders';
@@ -113,7 +113,7 @@ export function buildImportPlan(o: ImportPlanOptions): ImportPlan {
       return;
     }
     plan.records.push(value);
-    if (!checkRecord(orderStream, value).ok) plan.invalid++;
+    if (!checkRecord(orderKind, value).ok) plan.invalid++;
     if (e.bad) plan.bad.push({ stream: 'orders', via: 'import', ...e.bad });
   });
   return plan;

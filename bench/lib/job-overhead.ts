@@ -15,7 +15,7 @@ import { startSandbox } from '../../src/sandbox/sandbox.js';
 import { benchOrders } from './order-records.js';
 import { ownCpuMs, processCpuMs } from './proc-cpu.js';
 import { median } from './median.js';
-import { orderStream } from '../../jobs/orders/order-stream.js';
+import { orderKind } from '../../jobs/orders/order-kind.js';
 
 const WORKER = fileURLToPath(new URL('../orders-worker.ts', import.meta.url));
 
@@ -55,6 +55,7 @@ async function oneRun(n: number, concurrency: number, redisUrl: string, run: num
   const deps = buildDeps(sandboxConfig(sandbox, { prefix, catalogRefreshSeconds: 300 }), createLogger({ level: 'silent' }), {
     redis,
     budget: false,
+    kinds: [orderKind],
     streams: ['orders'],
   });
   const { queues } = deps;
@@ -81,8 +82,8 @@ async function oneRun(n: number, concurrency: number, redisUrl: string, run: num
       await addJobs(
         queues.get('orders'),
         redis,
-        records.slice(i, i + 1000).map((r) => recordJob(orderStream, r, 'feed').job),
-        orderStream,
+        records.slice(i, i + 1000).map((r) => recordJob(orderKind, r, 'feed').job),
+        orderKind,
       );
     while (sandbox.admin.counters().actions - a0 < n) await sleep(5);
     const s = (performance.now() - t0) / 1000;

@@ -6,7 +6,7 @@
 import { pino } from 'pino';
 import { defaults } from '../../config/defaults.js';
 import type { Budgets, Config } from '../../config/read-config.js';
-import { orderJob } from '../../jobs/orders/order-sync.js';
+import { orderKind } from '../../jobs/orders/order-kind.js';
 import { buildDeps } from '../../src/app/build-deps.js';
 import { sandboxConfig } from '../../src/app/sandbox-config.js';
 import { createLogger } from '../../src/logger.js';
@@ -84,6 +84,7 @@ export async function startOrderWorkers(s: OrderWorkerSettings): Promise<Running
   );
   const deps = buildDeps(config, logger, {
     redis,
+    kinds: [orderKind],
     ...(s.budget ? {} : { budget: false as const }),
     client: {
       connections: s.connections ?? Math.min(64, s.concurrency * 2),
@@ -92,7 +93,7 @@ export async function startOrderWorkers(s: OrderWorkerSettings): Promise<Running
     streams: ['orders'],
   });
   const pool = await startWorkers({
-    kinds: [orderJob],
+    kinds: [orderKind],
     connection: s.redis,
     prefix: s.prefix,
     deps: { ...deps, jobs: config.jobs },

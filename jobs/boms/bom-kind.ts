@@ -1,11 +1,36 @@
-import type { OpsKind } from '../../src/ops/ops-kind.js';
+import { positiveInt } from '../../config/setting-rules.js';
+import type { Kind } from '../../src/kinds/kind.js';
 import { bomFind } from './bom-find.js';
-import { bomJob } from './bom-sync.js';
+import { bomPreview } from './bom-preview.js';
+import { bomRecordSchema, type BomRecord } from './bom-record.js';
+import { bomReferences } from './bom-references.js';
+import { syncBom } from './bom-sync.js';
 import { bomReconcile } from './reconcile-boms.js';
 import { bomRepair } from './repair-boms.js';
 
 /**
- * The bills of materials as one kind: its stream, its job and what `find` shows of them and how `reconcile` compares them
- * (the line of jobs/streams.ts).
+ * The bills of materials (upstream-feed.md `boms`): one product's bill per record, named by its productId, synced as
+ * the product's first MANUF_COMPONENT entry (docs/boms.md). The whole kind; its line is in jobs/streams.ts.
  */
-export const bomKind: OpsKind = { ...bomJob, find: bomFind, reconcile: bomReconcile, repair: bomRepair };
+export const bomKind = {
+  stream: 'boms' as const,
+  keyField: 'productId',
+  schema: bomRecordSchema,
+  references: bomReferences,
+  settings: [
+    {
+      name: 'BOM_POLL_SECONDS',
+      rule: positiveInt('BOM_POLL_SECONDS'),
+      default: 60,
+      doc: 'Seconds between polls of the BOM feed in `worker`.',
+    },
+  ],
+  scheduler: 'poll-boms',
+  pull: (s) => ({ every: Number(s.bomPollSeconds) }),
+  lag: 'polled',
+  process: syncBom,
+  preview: bomPreview,
+  find: bomFind,
+  reconcile: bomReconcile,
+  repair: bomRepair,
+} satisfies Kind<BomRecord>;

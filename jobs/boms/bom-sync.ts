@@ -1,11 +1,9 @@
 import { isServiceError } from '../../src/client/errors.js';
 import type { Product } from '../../src/client/schemas.js';
-import { bomStream } from './bom-stream.js';
 import type { BomRecord } from './bom-record.js';
 import { ConflictError } from '../../src/queue/job-errors.js';
-import type { JobContext, JobKind, JobResult } from '../../src/queue/job-kind.js';
+import type { JobContext, JobResult } from '../../src/queue/job-kind.js';
 import { bomItemsOf, firstBomEntry, sameBom, type BomItems } from './bom-items.js';
-import { bomPreview } from './bom-preview.js';
 import { bomUpdate } from './bom-update.js';
 import { resolveBom } from './resolve-bom.js';
 
@@ -15,7 +13,7 @@ function matches(product: Product, wanted: BomItems): boolean {
 }
 
 /** The bill as the service should hold it after the update; the product itself is the job's only progress. */
-async function syncBom(record: BomRecord, ctx: JobContext): Promise<JobResult> {
+export async function syncBom(record: BomRecord, ctx: JobContext): Promise<JobResult> {
   const { product: found, items } = await resolveBom(ctx.catalog, record);
   const id = record.productId;
   const product = await ctx.client.getProduct(found.productUrl);
@@ -47,10 +45,3 @@ async function syncBom(record: BomRecord, ctx: JobContext): Promise<JobResult> {
     details: { ...details, action },
   };
 }
-
-/** Bills of materials (upstream-feed.md `boms`) as the product's first MANUF_COMPONENT entry. Design: docs/boms.md. */
-export const bomJob: JobKind<BomRecord> = {
-  ...bomStream,
-  process: syncBom,
-  preview: bomPreview,
-};

@@ -2,7 +2,6 @@ import { NotFoundError } from '../../src/client/errors.js';
 import type { CatalogApi } from '../../src/catalog/types.js';
 import { bomItemsOf, sameBom, type BomItems } from './bom-items.js';
 import { resolveBom } from './resolve-bom.js';
-import { bomStream } from './bom-stream.js';
 import { bomRecordSchema } from './bom-record.js';
 import { PermanentJobError } from '../../src/queue/job-errors.js';
 import type { SyncedRecord } from '../../src/ops/reconcile-synced.js';
@@ -42,7 +41,7 @@ export async function reconcileBoms(
     const base = { stream: 'boms' as const, key: s.key, jobId: s.jobId, url };
     let product;
     try {
-      product = await view.product(url);
+      product = await view.call((client, opts) => client.getProduct(url, opts));
     } catch (err) {
       if (!(err instanceof NotFoundError)) throw err;
       drifts.push({ ...base, kind: 'bom-missing', field: 'product', service: 'none (404)', synced: `product ${s.key}` });
@@ -88,7 +87,7 @@ export const bomReconcile: ReconcileRule = {
   counts: ['boms'],
   describe: (c) => `${c.boms} BOMs`,
   async run(ctx) {
-    const r = await reconcileBoms(await ctx.synced(bomStream.stream), ctx.catalog, ctx.view, ctx.unchecked);
+    const r = await reconcileBoms(await ctx.synced(ctx.stream), ctx.catalog, ctx.view, ctx.unchecked);
     return { drifts: r.drifts, checked: { boms: r.boms } };
   },
 };

@@ -1,5 +1,6 @@
 import type { EntityRef, FindRule } from '../../src/ops/find-rule.js';
 import { parseProgress } from './order-progress.js';
+import { orderKeys } from './order-keys.js';
 
 const str = (v: unknown) => (typeof v === 'string' && v ? v : undefined);
 
@@ -15,7 +16,7 @@ export const orderFind: FindRule = {
     return out;
   },
   async progress(redis, keys, key) {
-    const hash = await redis.hgetall(keys.order(key));
+    const hash = await redis.hgetall(orderKeys(keys).progress(key));
     if (!Object.keys(hash).length) return undefined;
     const p = parseProgress(hash);
     const value = { step: p.step, pending: p.pending ?? null, orderUrl: p.orderUrl ?? null, shipmentUrl: p.shipmentUrl ?? null };

@@ -1,11 +1,54 @@
-import type { OpsKind } from '../../src/ops/ops-kind.js';
+import { calendarDate, positiveInt } from '../../config/setting-rules.js';
+import type { Kind } from '../../src/kinds/kind.js';
 import { orderFind } from './order-find.js';
-import { orderJob } from './order-sync.js';
-import { orderReconcile } from './reconcile-orders.js';
+import { previewOrder } from './order-preview.js';
+import { orderRecordSchema, type OrderRecord } from './order-record.js';
+import { orderReferences } from './order-references.js';
+import { processOrder } from './order-sync.js';
+import { orderReconcile, orderStockEffects } from './reconcile-orders.js';
 import { orderRepair } from './repair-orders.js';
+import { shopifyOrdersFulfilled } from './transforms/shopify-orders-fulfilled.js';
 
 /**
- * The orders as one kind: its stream, its job and what `find` shows of them and how `reconcile` compares them
- * (the line of jobs/streams.ts).
+ * The orders (upstream-feed.md `orders`): one fulfilled sale per record, named by its orderId, synced as an order with
+ * one shipped shipment (docs/orders.md). The whole kind; its line is in jobs/streams.ts.
  */
-export const orderKind: OpsKind = { ...orderJob, find: orderFind, reconcile: orderReconcile, repair: orderRepair };
+export const orderKind = {
+  stream: 'orders' as const,
+  keyField: 'orderId',
+  schema: orderRecordSchema,
+  references: orderReferences,
+  // TRANSFORMS=orders=<name> (docs/transforms.md).
+  transforms: { 'shopify-orders-fulfilled': shopifyOrdersFulfilled },
+  // An order export: one row per line (upstream-feed.md, "CSV").
+  csv: {
+    head: [{ name: 'orderId' }, { name: 'orderDate', optional: true }, { name: 'origin' }, { name: 'shipmentIdUser', optional: true }],
+    rows: 'lines',
+    row: [{ name: 'productId' }, { name: 'quantity', type: 'number' }, { name: 'unitPrice', type: 'number' }, { name: 'location' }],
+  },
+  settings: [
+    {
+      name: 'ORDER_POLL_SECONDS',
+      rule: positiveInt('ORDER_POLL_SECONDS'),
+      default: 5,
+      doc: 'Seconds between polls of the order feed in `worker`.',
+    },
+    {
+      name: 'SYNC_ORDERS_SINCE',
+      rule: calendarDate('SYNC_ORDERS_SINCE'),
+      doc: 'Go-live floor: orders dated before this day (YYYY-MM-DD) are skipped, not written.',
+    },
+  ],
+  // An order without orderDate is synced.
+  goLive: { field: 'orderDate', setting: 'SYNC_ORDERS_SINCE' },
+  scheduler: 'poll-orders',
+  pull: (s) => ({ every: Number(s.orderPollSeconds) }),
+  lag: 'polled',
+  redisKeys: ['{prefix}:order:{orderId}'],
+  process: processOrder,
+  preview: previewOrder,
+  find: orderFind,
+  reconcile: orderReconcile,
+  repair: orderRepair,
+  stockEffects: orderStockEffects,
+} satisfies Kind<OrderRecord>;

@@ -6,6 +6,7 @@ import { planOrder, recordHashOf, type OrderPlan } from './order-plan.js';
 import { ProgressStore, stepIndex, type OrderProgress } from './order-progress.js';
 import { OrderSettlement, SHIPMENT_SHIPPED } from './order-settlement.js';
 import type { OrderRecord } from './order-record.js';
+import { orderKeys } from './order-keys.js';
 
 /** Where the path of the shipment the service creates goes, before it exists. */
 export const SHIPMENT_URL = '{shipmentUrl}';
@@ -68,7 +69,7 @@ function remainingCalls(
  */
 export async function previewOrder(record: OrderRecord, ctx: PreviewContext): Promise<PreviewResult> {
   const id = record.orderId;
-  const store = new UnsavedProgress(ctx.redis, ctx.keys.order(id), defaults.orderProgressTtlSeconds);
+  const store = new UnsavedProgress(ctx.redis, orderKeys(ctx.keys).progress(id), defaults.orderProgressTtlSeconds);
   const progress = await store.load();
   const hash = recordHashOf(record);
   if (!ctx.fromService && progress.step === 'completed' && !progress.pending && progress.recordHash === hash) {

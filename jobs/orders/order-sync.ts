@@ -1,19 +1,18 @@
 import { defaults } from '../../config/defaults.js';
-import { orderStream } from './order-stream.js';
 import type { OrderRecord } from './order-record.js';
-import type { JobContext, JobKind, JobResult } from '../../src/queue/job-kind.js';
+import type { JobContext, JobResult } from '../../src/queue/job-kind.js';
 import { planOrder, recordHashOf } from './order-plan.js';
 import { ProgressStore } from './order-progress.js';
-import { previewOrder } from './order-preview.js';
 import { OrderRun } from './order-run.js';
+import { orderKeys } from './order-keys.js';
 
 /**
  * Syncs one fulfilled sale (upstream-feed.md "orders"): the order exists in the service with one shipment of
  * its lines, shipped, and the order completed — exactly once per orderId, whatever the re-deliveries.
  * See docs/orders.md for the steps, the progress kept in Redis and how uncertain outcomes are settled.
  */
-async function processOrder(record: OrderRecord, ctx: JobContext): Promise<JobResult> {
-  const store = new ProgressStore(ctx.redis, ctx.keys.order(record.orderId), defaults.orderProgressTtlSeconds);
+export async function processOrder(record: OrderRecord, ctx: JobContext): Promise<JobResult> {
+  const store = new ProgressStore(ctx.redis, orderKeys(ctx.keys).progress(record.orderId), defaults.orderProgressTtlSeconds);
   const progress = await store.load();
   // A re-delivery of a record already synced: nothing to ask of the catalog or the service.
   // A resync or repair (ctx.fromService) plans from the service instead: OrderRun reads it first.
@@ -27,9 +26,3 @@ async function processOrder(record: OrderRecord, ctx: JobContext): Promise<JobRe
   const plan = await planOrder(record, ctx.catalog);
   return new OrderRun(plan, ctx, store, progress).run();
 }
-
-export const orderJob: JobKind<OrderRecord> = {
-  ...orderStream,
-  process: processOrder,
-  preview: previewOrder,
-};

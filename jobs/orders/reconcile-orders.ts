@@ -1,14 +1,15 @@
 import { NotFoundError } from '../../src/client/errors.js';
 import type { CatalogApi } from '../../src/catalog/types.js';
-import { orderStream } from './order-stream.js';
 import { orderRecordSchema } from './order-record.js';
 import { compareOrder } from './order-compare.js';
 import { planOrder, type OrderPlan } from './order-plan.js';
 import { PermanentJobError } from '../../src/queue/job-errors.js';
 import type { SyncedRecord } from '../../src/ops/reconcile-synced.js';
-import { type ServiceView, type ShipmentRow } from '../../src/ops/reconcile-service.js';
+import type { ServiceView } from '../../src/ops/reconcile-service.js';
+import { serviceOrders, serviceShipments, type ShipmentRow } from './order-rows.js';
 import type { Drift, Unchecked } from '../../src/ops/reconcile-types.js';
 import type { ReconcileContext, ReconcileRule } from '../../src/ops/reconcile-rule.js';
+import type { StockEffect } from '../../src/kinds/stock-effect.js';
 
 const ORDER_COMPLETED = 'ORDER_COMPLETED';
 const SHIPMENT_SHIPPED = 'SHIPMENT_SHIPPED';
@@ -58,7 +59,7 @@ export async function reconcileOrders(
 ): Promise<{ drifts: Drift[]; shipments: number }> {
   const drifts: Drift[] = [];
   if (orders.length === 0) return { drifts, shipments: 0 };
-  const [rows, shipmentRows] = await Promise.all([view.orders(), view.shipments()]);
+  const [rows, shipmentRows] = await Promise.all([serviceOrders(view), serviceShipments(view)]);
   const byUrl = new Map(rows.filter((r) => r.orderUrl).map((r) => [r.orderUrl!, r]));
   const byId = new Map(rows.filter((r) => r.orderId).map((r) => [r.orderId!, r]));
   const shipmentsOf = new Map<string, ShipmentRow[]>();
@@ -132,7 +133,7 @@ async function lineDrifts(
   const base = { stream: 'orders' as const, key: plan.orderId, jobId, url };
   let order;
   try {
-    order = await view.order(url);
+    order = await view.call((client, opts) => client.getOrder(url, opts));
   } catch (err) {
     if (err instanceof NotFoundError)
       return [{ ...base, kind: 'order-missing', field: 'order', service: 'none (404)', synced: `order ${plan.orderId}` }];
@@ -149,7 +150,21 @@ async function lineDrifts(
 export function syncedOrders(ctx: ReconcileContext): Promise<PlannedOrder[]> {
   // Orders that no longer resolve are listed as unchecked only when the orders themselves are reconciled.
   return ctx.memo('synced-orders', async () =>
-    planSyncedOrders(await ctx.synced(orderStream.stream), ctx.catalog, ctx.wanted.has(orderStream.stream) ? ctx.unchecked : []),
+    planSyncedOrders(await ctx.synced(ctx.stream), ctx.catalog, ctx.wanted.has(ctx.stream) ? ctx.unchecked : []),
+  );
+}
+
+/** What the synced orders moved: each shipped line leaves its origin's stock when the order's job finished. */
+export async function orderStockEffects(ctx: ReconcileContext): Promise<StockEffect[]> {
+  return (await syncedOrders(ctx)).flatMap(({ synced, plan }) =>
+    plan.shipment.shipmentItemList.map((item) => ({
+      key: plan.orderId,
+      stream: ctx.stream,
+      facilityUrl: item.facilityUrl,
+      productUrl: item.productUrl,
+      quantity: -item.quantity,
+      at: synced.finishedOn,
+    })),
   );
 }
 

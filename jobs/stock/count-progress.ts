@@ -8,7 +8,7 @@ import { stockKeys } from './stock-keys.js';
 /** planned: chunks may remain to post; the others are final (skipped: every product was left to newer counts). */
 export type CountState = 'planned' | 'applied' | 'unchanged' | 'skipped';
 
-/** A count's progress as stored in `keys.count(countId)` (docs/stock-sync.md, "Exactly once"). */
+/** A count's progress as stored in `stockKeys(keys).count(countId)` (docs/stock-sync.md, "Exactly once"). */
 export interface CountProgress {
   countId: string;
   /** Hash of the record version this progress belongs to. */
@@ -43,7 +43,7 @@ export const KEEP_MS = 90 * 24 * 3600_000;
 const KNOWN_MS = 40 * 24 * 3600_000;
 
 export async function loadProgress(redis: Redis, keys: RedisKeys, countId: string): Promise<CountProgress> {
-  const raw = await new ProgressHash(redis, keys.count(countId)).read();
+  const raw = await new ProgressHash(redis, stockKeys(keys).count(countId)).read();
   const p: CountProgress = {
     countId,
     hash: raw.hash,
@@ -76,12 +76,12 @@ export async function loadProgress(redis: Redis, keys: RedisKeys, countId: strin
 }
 
 export async function markIntent(redis: Redis, keys: RedisKeys, countId: string, chunk: number): Promise<void> {
-  await new ProgressHash(redis, keys.count(countId)).write({ [`intent:${chunk}`]: String(Date.now()) });
+  await new ProgressHash(redis, stockKeys(keys).count(countId)).write({ [`intent:${chunk}`]: String(Date.now()) });
 }
 
 /** The chunk surely did not apply: forget the intent so the chunk is posted again. */
 export async function dropIntent(redis: Redis, keys: RedisKeys, countId: string, chunk: number): Promise<void> {
-  await new ProgressHash(redis, keys.count(countId)).drop(`intent:${chunk}`);
+  await new ProgressHash(redis, stockKeys(keys).count(countId)).drop(`intent:${chunk}`);
 }
 
 // Records chunk ARGV[1] applied (URL ARGV[2]), remembers the URL, bumps the location version and patches the
@@ -124,7 +124,7 @@ export async function recordApplied(
   for (const [productUrl, q] of lines) args.push(productUrl, q);
   const r = await runScript(redis, RECORD_APPLIED, [
     5,
-    keys.count(p.countId),
+    stockKeys(keys).count(p.countId),
     sk.versions,
     sk.snapshotMeta,
     sk.snapshotLocation(p.snapshotId, p.facilityUrl),
@@ -136,7 +136,7 @@ export async function recordApplied(
 
 /** Ends a count's plan: final state, lines dropped (their URLs stay), no longer one of the location's open counts. */
 export async function finishCount(redis: Redis, keys: RedisKeys, p: CountProgress, state: Exclude<CountState, 'planned'>): Promise<void> {
-  const key = keys.count(p.countId);
+  const key = stockKeys(keys).count(p.countId);
   const tx = redis.multi().hset(key, 'state', state);
   const chunkFields = [...p.lines.keys()].map((i) => `chunk:${i}`);
   if (chunkFields.length) tx.hdel(key, ...chunkFields);
@@ -153,7 +153,7 @@ export async function unfinishedElsewhere(
   hash: string,
   facilityUrl: string,
 ): Promise<string | undefined> {
-  const [state, at, was] = await new ProgressHash(redis, keys.count(countId)).fields('state', 'facilityUrl', 'hash');
+  const [state, at, was] = await new ProgressHash(redis, stockKeys(keys).count(countId)).fields('state', 'facilityUrl', 'hash');
   return state === 'planned' && at && at !== facilityUrl && was !== hash ? at : undefined;
 }
 

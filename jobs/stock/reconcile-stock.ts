@@ -1,15 +1,15 @@
 import type { RedisConnection as Redis } from '../../src/redis/connection.js';
 import type { CatalogApi } from '../../src/catalog/types.js';
-import { stockCountStream } from './stock-count-stream.js';
+import { readStockOnHand } from '../../src/catalog/stock-on-hand.js';
 import { stockCountRecordSchema } from './stock-count-record.js';
 import type { RedisKeys } from '../../src/redis/connection.js';
 import { loadProgress } from './count-progress.js';
 import { countVersionHash } from './count-version-hash.js';
-import { syncedOrders, type PlannedOrder } from '../orders/reconcile-orders.js';
 import type { SyncedRecord } from '../../src/ops/reconcile-synced.js';
 import type { ServiceView } from '../../src/ops/reconcile-service.js';
 import type { Drift, Unchecked } from '../../src/ops/reconcile-types.js';
 import type { ReconcileRule } from '../../src/ops/reconcile-rule.js';
+import type { StockEffect } from '../../src/kinds/stock-effect.js';
 
 /** The newest synced count of one (location, product). */
 interface CountedPair {
@@ -83,30 +83,29 @@ const qty = (n: number) => String(Math.round(n * 1e6) / 1e6);
 
 /**
  * Each counted (location, product) against the stock on hand (one read of the inventory item collection): on hand
- * should be the newest synced count minus what synced orders shipped from there since that count's stock was read.
+ * should be the newest synced count plus what synced records of every kind moved there (shipped, written off, found)
+ * since that count's stock was read.
  */
 export async function reconcileStock(
   counts: Map<string, SyncedRecord>,
-  orders: PlannedOrder[],
+  effects: readonly StockEffect[],
   deps: { catalog: CatalogApi; view: ServiceView; redis: Redis; keys: RedisKeys },
   unchecked: Unchecked[],
 ): Promise<{ drifts: Drift[]; pairs: number }> {
   const pairs = await countedPairs(counts, deps.catalog, deps.redis, deps.keys, unchecked);
   if (pairs.size === 0) return { drifts: [], pairs: 0 };
-  const stock = await deps.view.stock();
+  // One read of the inventory item collection per run, shared with any rule that reads it too.
+  const stock = await deps.view.read('inventoryitem', (client, opts) => readStockOnHand(client, opts));
   const drifts: Drift[] = [];
   for (const c of pairs.values()) {
-    const sales: string[] = [];
-    let shipped = 0;
-    for (const { synced, plan } of orders) {
-      if (synced.finishedOn <= c.since) continue;
-      for (const item of plan.shipment.shipmentItemList) {
-        if (item.facilityUrl !== c.facilityUrl || item.productUrl !== c.productUrl) continue;
-        shipped += item.quantity;
-        sales.push(`${plan.orderId} ${qty(item.quantity)}`);
-      }
+    const moves: string[] = [];
+    let moved = 0;
+    for (const e of effects) {
+      if (e.at <= c.since || e.facilityUrl !== c.facilityUrl || e.productUrl !== c.productUrl) continue;
+      moved += e.quantity;
+      moves.push(`${e.stream} ${e.key} ${e.quantity > 0 ? '+' : ''}${qty(e.quantity)}`);
     }
-    const expected = c.quantity - shipped;
+    const expected = c.quantity + moved;
     const onHand = stock.get(c.facilityUrl)?.get(c.productUrl) ?? 0;
     if (near(onHand, expected)) continue;
     drifts.push({
@@ -122,20 +121,19 @@ export async function reconcileStock(
       target: { facilityUrl: c.facilityUrl, productUrl: c.productUrl, productId: c.productId, quantity: expected },
       detail:
         `counted ${qty(c.quantity)} on ${c.countDate}` +
-        `${sales.length ? `; shipped since by synced orders: ${sales.join(', ')}` : '; no synced order shipped it since'}`,
+        `${moves.length ? `; moved since by synced records: ${moves.join(', ')}` : '; no synced record moved it since'}`,
     });
   }
   return { drifts, pairs: pairs.size };
 }
 
-/** `reconcile` of the stock counts: each counted (location, product) against the stock on hand, net of synced sales. */
+/** `reconcile` of the stock counts: each counted (location, product) against the stock on hand, net of what moved since. */
 export const stockReconcile: ReconcileRule = {
   counts: ['stockPairs'],
   describe: (c) => `${c.stockPairs} counted (location, product) pairs`,
   async run(ctx) {
-    // Synced orders are needed too: their shipments since a count are sales, not drift.
-    const orders = await syncedOrders(ctx);
-    const r = await reconcileStock(await ctx.synced(stockCountStream.stream), orders, ctx, ctx.unchecked);
+    // What the synced records of every kind moved since a count (sales, write-offs) is not drift.
+    const r = await reconcileStock(await ctx.synced(ctx.stream), await ctx.stockEffects(), ctx, ctx.unchecked);
     return { drifts: r.drifts, checked: { stockPairs: r.pairs } };
   },
 };

@@ -1,8 +1,6 @@
 import { defaults } from '../../config/defaults.js';
 import { readStockOnHand } from '../../src/catalog/stock-on-hand.js';
-import { stockCountStream } from './stock-count-stream.js';
 import type { StockCountRecord } from './stock-count-record.js';
-import type { JobKind } from '../../src/queue/job-kind.js';
 import { applyCount } from './apply-count.js';
 import { previewCount } from './count-preview.js';
 import { previewStockRepair, repairStock } from './repair-stock.js';
@@ -12,6 +10,10 @@ import { withRedisLocks } from '../../src/redis/redis-lock.js';
 import { resolveCount } from './resolve-count.js';
 import { stockKeys } from './stock-keys.js';
 import type { ServiceApi } from '../../src/client/service-api.js';
+import type { Kind } from '../../src/kinds/kind.js';
+
+/** The job of the stock counts: how a record is synced, and its dry run. */
+export type StockCountJob = Pick<Kind<StockCountRecord>, 'process' | 'preview'>;
 
 export interface StockCountJobOptions {
   /** Age after which a run's snapshot is read again, in ms. Default: defaults.stockSnapshotMaxAgeSeconds. */
@@ -26,7 +28,7 @@ export interface StockCountJobOptions {
  * Stock counts (upstream-feed.md `stock-counts`) as inventory variances dated {countDate}T19:00, each
  * difference applied exactly once, each (location, product) set by its newest count. Design: docs/stock-sync.md.
  */
-export function createStockCountJob(opts: StockCountJobOptions = {}): JobKind<StockCountRecord> {
+export function stockCountJob(opts: StockCountJobOptions = {}): StockCountJob {
   const lockTtlMs = opts.lockTtlMs ?? defaults.stockLocationLockMs;
   const lockWaitMs = opts.lockWaitMs ?? defaults.stockLockWaitMs;
   const snapshot = {
@@ -36,7 +38,6 @@ export function createStockCountJob(opts: StockCountJobOptions = {}): JobKind<St
     lockTtlMs,
   };
   return {
-    ...stockCountStream,
     async process(record, ctx) {
       // A stock repair (reconcile --repair --include-stock) sets the on-hand it names; a plain resync is the count again.
       if (ctx.fromService?.targets !== undefined) return repairStock(record, ctx);
@@ -56,5 +57,3 @@ export function createStockCountJob(opts: StockCountJobOptions = {}): JobKind<St
     preview: (record, ctx) => (ctx.fromService?.targets !== undefined ? previewStockRepair(record, ctx) : previewCount(record, ctx)),
   };
 }
-
-export const stockCountJob: JobKind<StockCountRecord> = createStockCountJob();

@@ -4,6 +4,8 @@ import type { RedisKeys } from '../../src/redis/connection.js';
 export function stockKeys(keys: RedisKeys) {
   const p = `${keys.prefix}:stock`;
   return {
+    /** Progress of one stock count, keyed on countId, as a hash. */
+    count: (countId: string) => `${keys.prefix}:count:${countId}`,
     /** Meta of the current on-hand snapshot: id, readAt, and `v:{facilityUrl}` version copies. */
     snapshotMeta: `${p}:snapshot`,
     /** Prefix of the snapshot's per-location hashes: `{snapshotPrefix}{id}:{facilityUrl}`. */

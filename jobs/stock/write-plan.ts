@@ -41,7 +41,7 @@ export interface PlanEdits {
  */
 export async function writePlan(redis: Redis, keys: RedisKeys, plan: NewPlan, edits: PlanEdits): Promise<void> {
   const sk = stockKeys(keys);
-  const key = keys.count(plan.countId);
+  const key = stockKeys(keys).count(plan.countId);
   const fields: Record<string, string> = {
     hash: plan.hash,
     state: plan.chunks.length ? 'planned' : plan.marks.size ? 'unchanged' : 'skipped',
@@ -70,7 +70,7 @@ export async function writePlan(redis: Redis, keys: RedisKeys, plan: NewPlan, ed
     const f: Record<string, string> = {};
     for (const [i, lines] of t.chunks) f[`chunk:${i}`] = JSON.stringify(lines);
     for (const [url, l] of t.left) f[`${LEFT}${url}`] = JSON.stringify(l);
-    if (Object.keys(f).length) tx.hset(keys.count(t.countId), f);
+    if (Object.keys(f).length) tx.hset(stockKeys(keys).count(t.countId), f);
   }
   for (const d of edits.dropOpen) tx.srem(sk.open(d.facilityUrl), d.countId);
   if (plan.chunks.length) tx.sadd(sk.open(plan.facilityUrl), plan.countId);

@@ -4,18 +4,13 @@ import { buildDeps, type AppDeps } from './build-deps.js';
 import { logEvictionWarning } from '../redis/eviction-policy.js';
 import type { Logger } from '../logger.js';
 import { createMetrics, type Metrics } from '../metrics/metrics.js';
-import { readFeedState } from '../feed/feed-state.js';
-import { STREAMS } from '../../jobs/streams.js';
 import type { CliIo, OutStream } from './cli-io.js';
 import { commandLogger, describeConfig, loadConfig } from './command-context.js';
 import { connectRedisWaiting } from './connect-redis.js';
-import { intakeCounts } from '../ops/intake-counts.js';
 import { probeService } from './probe-service.js';
-import { readBreaker } from '../queue/stream-breaker.js';
-import { readOutage } from '../queue/service-outage.js';
-import { laneLimits } from '../client/budget-lanes.js';
-import { readShares } from '../client/budget-share.js';
 import type { Tracing } from '../telemetry/tracing.js';
+import type { Kind } from '../kinds/kind.js';
+import { metricSources } from './metric-sources.js';
 
 /** Everything a running command (worker, sync, import, demo) stands on. */
 export interface AppContext {
@@ -28,6 +23,8 @@ export interface AppContext {
 }
 
 export interface OpenAppOptions {
+  /** The kinds of job (the composition root's list): their settings, queues and jobs. */
+  kinds: readonly Kind[];
   needs?: ConfigNeeds;
   /** Where log lines go. */
   logTo: OutStream;
@@ -42,7 +39,7 @@ export interface OpenAppOptions {
 
 /** Reads the configuration, reaches Redis (and the service), and wires the parts with metrics on every call. */
 export async function openApp(io: CliIo, o: OpenAppOptions): Promise<AppContext> {
-  const config = o.config ?? loadConfig(io, o.needs);
+  const config = o.config ?? loadConfig(io, o.kinds, o.needs);
   const logger = commandLogger(config, o.logTo, o.extraSecrets);
   logger.debug({ config: describeConfig(config) }, 'configuration');
   const redis = await connectRedisWaiting(config.redis, {
@@ -58,75 +55,32 @@ export async function openApp(io: CliIo, o: OpenAppOptions): Promise<AppContext>
     if (config.tracing.enabled)
       tracing = (await import('../telemetry/tracing.js')).startTracing({ account: config.service?.account ?? '', logger });
     let metrics: Metrics | undefined;
-    deps = buildDeps(config, logger, { redis, onCall: (call) => metrics?.onCall(call), tracing });
-    const d = deps;
-    metrics = createMetrics({
-      sources: {
-        async queueCounts() {
-          const out: Array<{ stream: string; state: string; count: number }> = [];
-          for (const stream of d.queues.streams()) {
-            const counts = await d.queues.get(stream).getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized');
-            for (const [state, count] of Object.entries(counts)) out.push({ stream, state, count });
-          }
-          return out;
-        },
-        async intakeCounts() {
-          const out: Array<{ stream: string; state: string; count: number }> = [];
-          for (const stream of d.queues.streams()) {
-            for (const [state, count] of Object.entries(await intakeCounts(d.queues, stream))) out.push({ stream, state, count });
-          }
-          return out;
-        },
-        async breakers() {
-          return Promise.all(d.queues.streams().map(async (s) => readBreaker(redis, d.keys, s)));
-        },
-        async outage() {
-          const o = await readOutage(redis, d.keys);
-          return { open: o.open, sinceMs: o.since ? Date.parse(o.since) : null };
-        },
-        async budgetShares() {
-          const budgets = config.service?.budgets;
-          if (!budgets) return [];
-          const shares = await readShares(redis, d.keys);
-          return Object.entries(laneLimits(budgets)).map(([lane, l]) => {
-            const perMinute = (l.limit * 60_000) / l.windowMs;
-            const share = shares[lane as keyof typeof shares];
-            return {
-              lane,
-              configuredPerMinute: perMinute,
-              effectivePerMinute: perMinute * budgets.headroom * share.factor,
-              reason: share.reason,
-            };
-          });
-        },
-        async feedLag() {
-          const now = Date.now();
-          const states = await Promise.all(STREAMS.map((s) => readFeedState(redis, d.keys, s)));
-          return states
-            .filter((s) => s.caughtUpAt)
-            .map((s) => ({ stream: s.stream, seconds: Math.max(0, (now - Date.parse(s.caughtUpAt!)) / 1000) }));
-        },
-      },
-    });
-    if (o.probe !== false) await probeService(d.client, config.service!.baseUrl);
-    return {
-      config,
-      logger,
-      redis,
-      metrics,
-      deps: d,
-      async close() {
-        await d.close();
-        redis.disconnect();
-        // After the workers closed: every job span has ended, and the last ones are exported now.
-        await tracing?.shutdown();
-        logger.flush?.();
-      },
-    };
+    deps = buildDeps(config, logger, { redis, kinds: o.kinds, onCall: (call) => metrics?.onCall(call), tracing });
+    metrics = createMetrics({ sources: metricSources(deps) });
+    if (o.probe !== false) await probeService(deps.client, config.service!.baseUrl);
+    return appContext(deps, metrics, tracing);
   } catch (err) {
     await deps?.close().catch(() => undefined);
     redis.disconnect();
     await tracing?.shutdown();
     throw err;
   }
+}
+
+/** The running command's context over its parts; closing it closes them, Redis and the tracing, in that order. */
+function appContext(d: AppDeps, metrics: Metrics, tracing: Tracing | undefined): AppContext {
+  return {
+    config: d.config,
+    logger: d.logger,
+    redis: d.redis,
+    metrics,
+    deps: d,
+    async close() {
+      await d.close();
+      d.redis.disconnect();
+      // After the workers closed: every job span has ended, and the last ones are exported now.
+      await tracing?.shutdown();
+      d.logger.flush?.();
+    },
+  };
 }

@@ -15,9 +15,8 @@ import { addSecrets, type Logger } from '../logger.js';
 import { createQueues } from '../queue/queues.js';
 import type { RuntimeDeps } from './runtime.js';
 import type { StreamName } from '../records/stream-def.js';
-import type { OpsKind } from '../ops/ops-kind.js';
-import { streamDefs } from '../../jobs/streams.js';
 import { createRedis, type RedisConnection as Redis, redisKeys } from '../redis/connection.js';
+import type { Kind } from '../kinds/kind.js';
 
 export interface AppDeps extends RuntimeDeps {
   /** Undefined when built with budget: false. */
@@ -45,8 +44,8 @@ export interface BuildDepsOptions {
   budget?: false;
   /** The catalog to use instead of one over the client (tests that must not read it). */
   catalog?: CatalogApi;
-  /** The kinds of job. Default: the program's list (jobs/streams.ts); tests add kinds of their own. */
-  kinds?: readonly OpsKind[];
+  /** The kinds of job: the composition root's list (jobs/streams.ts), or a test's. */
+  kinds: readonly Kind[];
   /** The streams to open queues for. Default: those of the kinds. */
   streams?: readonly StreamName[];
   /** Tracing, when on (src/telemetry/tracing.ts): the queues get BullMQ's telemetry, the workers the job spans. */
@@ -54,9 +53,9 @@ export interface BuildDepsOptions {
 }
 
 /** The program's parts, wired from the configuration: Redis, budget, service client, catalog, feed client, queues. */
-export function buildDeps(config: Config, logger: Logger, opts: BuildDepsOptions = {}): AppDeps {
+export function buildDeps(config: Config, logger: Logger, opts: BuildDepsOptions): AppDeps {
   const service = config.service;
-  const kinds = opts.kinds ?? streamDefs;
+  const kinds = opts.kinds;
   if (!service)
     throw new ConfigError([
       'INVENTORY_BASE_URL: is required (with INVENTORY_ACCOUNT, INVENTORY_API_KEY, INVENTORY_API_SECRET) to reach the service',
@@ -70,41 +69,10 @@ export function buildDeps(config: Config, logger: Logger, opts: BuildDepsOptions
     : (false as const);
   const budget = opts.budget === false ? undefined : new RequestBudget({ redis, keys, budgets: service.budgets, adaptive });
   const credentials = serviceCredentials(config, logger);
-  const client = new ServiceClient({
-    baseUrl: service.baseUrl,
-    account: service.account,
-    credentials,
-    budget,
-    entityTimeoutMs: service.entityTimeoutMs,
-    collectionTimeoutMs: service.collectionTimeoutMs,
-    readRetries: service.readRetries,
-    maxResponseBytes: service.maxResponseBytes,
-    dispatcher: opts.dispatcher,
-    // Concurrency that follows the rate may reach its maximum: as many connections (opened only when used).
-    ...(config.concurrency.fixed === undefined ? { connections: Math.max(defaults.serviceConnections, config.concurrency.max) } : {}),
-    onCall: (call) => {
-      latency.record(call);
-      opts.onCall?.(call);
-    },
-    ...opts.client,
-  });
+  const client = serviceClient(config, { credentials, budget, latency, opts });
   const bare = opts.catalog ?? new Catalog({ client, redis, keys, refreshSeconds: config.catalog.refreshSeconds, logger });
   // The one place MAPPING_FILE applies: every lookup of every kind, reconcile, check and dry run goes through it.
   const catalog = config.mapping ? new MappedCatalog(bare, config.mapping) : bare;
-  const upstream = config.upstream
-    ? new UpstreamClient({
-        url: config.upstream.url,
-        token: config.upstream.token,
-        tokenFile: config.secretFiles.UPSTREAM_TOKEN,
-        onTokenChange: (token) => {
-          addSecrets(logger, [token]);
-          logger.info('upstream token read again from UPSTREAM_TOKEN_FILE after a 401: it changed, the feed is asked with the new one');
-        },
-        onTokenProblem: (line) => logger.warn(`UPSTREAM_TOKEN_FILE: ${line}`),
-        maxRecordBytes: config.limits.maxRecordBytes,
-        maxPageBytes: config.limits.feedMaxPageBytes,
-      })
-    : undefined;
   const queues = createQueues({
     connection: redis,
     prefix: config.redis.prefix,
@@ -121,7 +89,7 @@ export function buildDeps(config: Config, logger: Logger, opts: BuildDepsOptions
     client,
     credentials,
     catalog,
-    upstream,
+    upstream: upstreamClient(config, logger),
     kinds,
     queues,
     pace: {
@@ -136,6 +104,49 @@ export function buildDeps(config: Config, logger: Logger, opts: BuildDepsOptions
       if (!opts.redis) await redis.quit().catch(() => redis.disconnect());
     },
   };
+}
+
+/** The service client: the configuration's service, through the budget, every call timed (and handed to opts.onCall). */
+function serviceClient(
+  config: Config,
+  o: { credentials: Credentials; budget: RequestBudget | undefined; latency: LatencyMeter; opts: BuildDepsOptions },
+): ServiceClient {
+  const service = config.service!;
+  return new ServiceClient({
+    baseUrl: service.baseUrl,
+    account: service.account,
+    credentials: o.credentials,
+    budget: o.budget,
+    entityTimeoutMs: service.entityTimeoutMs,
+    collectionTimeoutMs: service.collectionTimeoutMs,
+    readRetries: service.readRetries,
+    maxResponseBytes: service.maxResponseBytes,
+    dispatcher: o.opts.dispatcher,
+    // Concurrency that follows the rate may reach its maximum: as many connections (opened only when used).
+    ...(config.concurrency.fixed === undefined ? { connections: Math.max(defaults.serviceConnections, config.concurrency.max) } : {}),
+    onCall: (call) => {
+      o.latency.record(call);
+      o.opts.onCall?.(call);
+    },
+    ...o.opts.client,
+  });
+}
+
+/** The feed's client, when the configuration names the feed. */
+function upstreamClient(config: Config, logger: Logger): UpstreamClient | undefined {
+  if (!config.upstream) return undefined;
+  return new UpstreamClient({
+    url: config.upstream.url,
+    token: config.upstream.token,
+    tokenFile: config.secretFiles.UPSTREAM_TOKEN,
+    onTokenChange: (token) => {
+      addSecrets(logger, [token]);
+      logger.info('upstream token read again from UPSTREAM_TOKEN_FILE after a 401: it changed, the feed is asked with the new one');
+    },
+    onTokenProblem: (line) => logger.warn(`UPSTREAM_TOKEN_FILE: ${line}`),
+    maxRecordBytes: config.limits.maxRecordBytes,
+    maxPageBytes: config.limits.feedMaxPageBytes,
+  });
 }
 
 /** The service's credentials: from the configuration, and read again from their files (when given so) on a 401. */

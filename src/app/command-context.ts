@@ -6,12 +6,11 @@ import type { CliIo, OutStream } from './cli-io.js';
 import { connectRedis } from './connect-redis.js';
 import { describeRedis, type RedisConnection as Redis } from '../redis/connection.js';
 import { openStreamQueues, type StreamQueues } from '../queue/stream-queues.js';
-import { streamDefs } from '../../jobs/streams.js';
-import type { StreamDef } from '../records/stream-def.js';
+import type { Kind } from '../kinds/kind.js';
 
-/** The configuration a command runs with; throws ConfigError listing every problem. */
-export function loadConfig(io: CliIo, needs: ConfigNeeds = {}): Config {
-  return readConfig(io.env, needs);
+/** The configuration a command runs with, the kinds' own settings with it; throws ConfigError listing every problem. */
+export function loadConfig(io: CliIo, kinds: readonly Kind[], needs: ConfigNeeds = {}): Config {
+  return readConfig(io.env, needs, kinds);
 }
 
 /** Every secret of the configuration in every form it travels in (Basic credentials are base64). */
@@ -43,11 +42,11 @@ export function writeJson(io: CliIo, value: unknown): void {
   io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
 
-/** Runs `fn` with Redis and the stream queues of the configured prefix, closing both after. */
+/** Runs `fn` with Redis and the stream queues of the kinds under the configured prefix, closing both after. */
 export async function withQueues<T>(
   config: Config,
+  kinds: readonly Kind[],
   fn: (queues: StreamQueues, redis: Redis) => Promise<T>,
-  kinds: readonly StreamDef[] = streamDefs,
 ): Promise<T> {
   const redis = await connectRedis(config.redis);
   const queues = openStreamQueues(redis, config.redis.prefix, kinds);

@@ -7,7 +7,8 @@ import { badLineId, checkedRecord, recordJob, type RecordJob } from '../queue/re
 import { HEAD_CHARS, QUOTE_CHARS } from '../records/unreadable-record.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
 import type { RecordStream } from '../records/records.js';
-import type { StreamDef, StreamName } from '../records/stream-def.js';
+import type { StreamName } from '../records/stream-def.js';
+import type { CsvLayout } from '../records/csv-layout.js';
 import { basename } from 'node:path';
 import { readCsvRecords } from '../feed/csv-records.js';
 import type { ReadAs } from '../feed/importer.js';
@@ -16,7 +17,7 @@ import { transformPayload } from '../feed/transform.js';
 import { transformedJob } from '../queue/transformed-jobs.js';
 
 /** What reading a file needs of its stream: its records' shape, and its CSV layout for a CSV file. */
-type FileStream = RecordStream & Pick<StreamDef, 'csv'>;
+type FileStream = RecordStream & { csv?: CsvLayout };
 
 /** Where a dry run reads a stream's records: the feed from the stream's stored cursor, or an NDJSON file. */
 export type DryRunSource =

@@ -9,11 +9,11 @@ import type { PreviewResult, RecordPlan } from '../queue/record-plan.js';
 import type { PreviewContext, RunnerDeps } from '../queue/job-kind.js';
 import { recordLabel, type RecordJob } from '../queue/record-jobs.js';
 import { tracedClient } from '../queue/traced-client.js';
-import type { AnyJobKind } from '../queue/job-kind.js';
 import type { StreamName } from '../records/stream-def.js';
 import { sourceJobs, type DryRunSource, type SourceRead } from './dry-run-records.js';
 import { summarizePlans, type DryRunSummary } from './dry-run-summary.js';
 import { readOnlyRedis } from './read-only-redis.js';
+import type { Kind } from '../kinds/kind.js';
 
 export type { DryRunSource, SourceRead } from './dry-run-records.js';
 
@@ -26,7 +26,7 @@ export interface DryRunDeps extends Pick<RunnerDeps, 'client' | 'catalog' | 'red
 
 export interface DryRunOptions {
   /** The kinds of job, one per stream (jobs/registry.ts); each previews its records. */
-  kinds: AnyJobKind[];
+  kinds: Kind[];
   /** What to read, in order. */
   sources: DryRunSource[];
   /**
@@ -63,7 +63,7 @@ function failureOf(err: unknown): RecordPlan['error'] | undefined {
 
 /** The plan of one record that reached its kind: skipped, previewed, or failing as its job would. */
 async function planRecord(
-  kind: AnyJobKind,
+  kind: Kind,
   job: RecordJob,
   ctx: PreviewContext,
   o: DryRunOptions,

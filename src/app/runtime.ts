@@ -8,7 +8,6 @@ import type { Logger } from '../logger.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
 import { startControl, type Control } from '../feed/control.js';
 import { defOf } from '../records/records.js';
-import type { OpsKind } from '../ops/ops-kind.js';
 import { summarize, waitForIdle, type FailedJobSummary } from '../queue/drain.js';
 import { readBreaker } from '../queue/stream-breaker.js';
 import { importNdjson, type ImportProgress, type ImportResult, type ReadAs } from '../feed/importer.js';
@@ -18,10 +17,10 @@ import type { QueueSet } from '../queue/queues.js';
 import type { Tracing } from '../telemetry/tracing.js';
 import type { StreamName } from '../records/stream-def.js';
 import { startWorkers, type StartWorkersOptions, type WorkerPool } from '../queue/worker-pool.js';
-import type { AnyJobKind } from '../queue/job-kind.js';
 import { sizeConcurrency, type Pace } from '../queue/concurrency-sizer.js';
 import { probeOnce } from '../queue/service-probe.js';
 import { isOutage } from '../queue/service-outage.js';
+import type { Kind } from '../kinds/kind.js';
 
 /** What the runtime needs of the program's parts (buildDeps makes them from the configuration). */
 export interface RuntimeDeps {
@@ -34,7 +33,7 @@ export interface RuntimeDeps {
   upstream?: Pick<UpstreamClient, 'fetchPage'>;
   queues: QueueSet;
   /** The kinds of job, one per stream: the list every part of the engine takes (jobs/streams.ts, or a test's). */
-  kinds: readonly OpsKind[];
+  kinds: readonly Kind[];
   /** The budgets' rate and the service's latency, when jobs at once follow them (buildDeps makes it). */
   pace?: Pace;
   /** Set when tracing is on: BullMQ's telemetry for the workers, and the spans of each job. */
@@ -72,7 +71,7 @@ export interface SyncSummary {
 
 export interface RunOptions {
   /** The kinds whose jobs this run works (a subset of the deps' list, or test kinds of its streams). */
-  kinds: readonly AnyJobKind[];
+  kinds: readonly Kind[];
   onProgress?: (p: RunProgress) => void;
   signal?: AbortSignal;
   /** Jobs at once per queue, fixed. Default: WORKER_CONCURRENCY when set, else sized from d.pace (concurrency-sizer.ts). */
@@ -96,7 +95,7 @@ function runnerDeps(d: RuntimeDeps): RunnerDeps {
   };
 }
 
-export function kindsFor(kinds: readonly AnyJobKind[], streams: StreamName[]): AnyJobKind[] {
+export function kindsFor(kinds: readonly Kind[], streams: StreamName[]): Kind[] {
   return streams.map((s) => {
     const kind = kinds.find((k) => k.stream === s);
     if (!kind) throw new Error(`no job kind handles stream ${s}`);
@@ -104,7 +103,7 @@ export function kindsFor(kinds: readonly AnyJobKind[], streams: StreamName[]): A
   });
 }
 
-export function workersFor(d: RuntimeDeps, kinds: readonly AnyJobKind[], o: Omit<RunOptions, 'kinds'>): Promise<WorkerPool> {
+export function workersFor(d: RuntimeDeps, kinds: readonly Kind[], o: Omit<RunOptions, 'kinds'>): Promise<WorkerPool> {
   const fixed = o.concurrency ?? d.config.concurrency.fixed;
   const pace = fixed === undefined ? d.pace : undefined;
   const bounds = { min: d.config.concurrency.min, max: d.config.concurrency.max };

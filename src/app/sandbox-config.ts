@@ -1,3 +1,4 @@
+import type { SettingsOfKind } from '../../config/kind-setting.js';
 import { readConfig, type Budgets, type Config, type ServiceConfig } from '../../config/read-config.js';
 
 /** How to reach a sandbox of the service (src/sandbox/sandbox.ts answers this). */
@@ -9,8 +10,10 @@ export interface SandboxAccess {
 }
 
 export interface SandboxConfigOptions {
-  /** The settings to start from. Default: the defaults (readConfig of an empty environment). */
+  /** The settings to start from. Default: the defaults (readConfig of an empty environment, with the kinds'). */
   base?: Config;
+  /** The kinds whose settings' defaults the default base has (their poll intervals). Default: none. */
+  kinds?: readonly SettingsOfKind[];
   prefix?: string;
   /** Over the base's budgets (a sandbox has no limits unless told). */
   budgets?: Partial<Budgets>;
@@ -22,7 +25,7 @@ export interface SandboxConfigOptions {
 
 /** A configuration that talks to a sandbox (demo, test worlds, benches): the base settings with its URL and keys. */
 export function sandboxConfig(sandbox: SandboxAccess, o: SandboxConfigOptions = {}): Config {
-  const base = o.base ?? readConfig({});
+  const base = o.base ?? readConfig({}, {}, o.kinds);
   const env = readConfig({
     INVENTORY_BASE_URL: sandbox.url,
     INVENTORY_ACCOUNT: sandbox.account,

@@ -6,14 +6,14 @@ import { messageOf } from '../message-of.js';
 import { resumeStreams } from '../ops/resume-streams.js';
 import { readBreaker } from '../queue/stream-breaker.js';
 import { openStreamQueues } from '../queue/stream-queues.js';
-import type { StreamDef } from '../records/stream-def.js';
 import { redisKeys, type RedisConnection as Redis } from '../redis/connection.js';
 import { probeService } from './probe-service.js';
+import type { Kind } from '../kinds/kind.js';
 
 export interface UnauthorizedResumeOptions {
   redis: Redis;
   prefix: string;
-  defs: readonly StreamDef[];
+  defs: readonly Kind[];
   client: ServiceApi;
   credentials: Credentials;
   baseUrl: string;

@@ -17,10 +17,10 @@ import { syncCommand } from './commands/sync-command.js';
 import { workerCommand } from './commands/worker-command.js';
 import { describeFailure, ExitCode, type ExitCodeValue } from './exit-codes.js';
 import type { CommandResult } from './command-result.js';
-import type { OpsKind } from '../ops/ops-kind.js';
+import type { Kind } from '../kinds/kind.js';
 
 /** The commander program of shared/interface.md, writing to `io`. */
-export function buildProgram(io: CliIo, done: CommandResult, kinds: readonly OpsKind[]): Command {
+export function buildProgram(io: CliIo, done: CommandResult, kinds: readonly Kind[]): Command {
   const program = new Command('inventory-sync')
     .description('Keeps an inventory, order and shipment service in step with an upstream feed.')
     .exitOverride()
@@ -39,7 +39,7 @@ export function buildProgram(io: CliIo, done: CommandResult, kinds: readonly Ops
   return program;
 }
 
-const commandFactories: Array<(io: CliIo, done: CommandResult, kinds: readonly OpsKind[]) => Command> = [
+const commandFactories: Array<(io: CliIo, done: CommandResult, kinds: readonly Kind[]) => Command> = [
   workerCommand,
   receiveCommand,
   syncCommand,
@@ -61,7 +61,7 @@ const commandFactories: Array<(io: CliIo, done: CommandResult, kinds: readonly O
  * Runs one command line (without `node script`) with the kinds of job the entry point hands in; answers the exit code.
  * Never calls process.exit.
  */
-export async function runCli(argv: string[], io: CliIo, kinds: readonly OpsKind[]): Promise<ExitCodeValue> {
+export async function runCli(argv: string[], io: CliIo, kinds: readonly Kind[]): Promise<ExitCodeValue> {
   let code: ExitCodeValue = ExitCode.ok;
   const program = buildProgram(
     io,

@@ -19,12 +19,12 @@ import { isLoopback } from './loopback.js';
 import { ownOrigin, requestGuard } from './request-guard.js';
 import { jobRoutes } from './job-routes.js';
 import { opsRoutes } from './ops-routes.js';
-import type { OpsKind } from '../ops/ops-kind.js';
+import type { Kind } from '../kinds/kind.js';
 import type { Repairer } from '../ops/repair-report.js';
 
 export interface DashboardOptions {
   /** The kinds of job (the composition root's list). */
-  defs: readonly OpsKind[];
+  defs: readonly Kind[];
   host: string;
   /** 0 picks a free port. */
   port: number;

@@ -12,11 +12,11 @@ import { resumeStreams } from '../ops/resume-streams.js';
 import type { Logger } from '../logger.js';
 import type { FlowView } from './browser/flow-view.js';
 import { findHtml, reconcileHtml } from './pages.js';
-import type { OpsKind } from '../ops/ops-kind.js';
+import type { Kind } from '../kinds/kind.js';
 
 export interface OpsRoutesOptions {
   /** The kinds of job: what `find` shows of each. */
-  kinds: readonly OpsKind[];
+  kinds: readonly Kind[];
   redis: Redis;
   queues: StreamQueues;
   prefix: string;

@@ -1,11 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { streamDefs } from '../../jobs/streams.js';
-import { defaults } from '../../config/defaults.js';
-import type { Config } from '../../config/read-config.js';
-import { sandboxConfig } from '../app/sandbox-config.js';
 import { openApp, type AppContext } from '../app/app-context.js';
 import type { CliIo } from '../app/cli-io.js';
 import { loadConfig, secretValues } from '../app/command-context.js';
@@ -13,17 +8,16 @@ import { untilStopped } from '../cli/until-stopped.js';
 import { ExitCode, type ExitCodeValue } from '../cli/exit-codes.js';
 import { runProgress } from '../cli/run-progress.js';
 import { startDashboard, type Dashboard } from '../dashboard/dashboard-server.js';
-import { startFeedServer } from '../feed/feed-server.js';
 import { evictionWarnings } from '../redis/eviction-policy.js';
 import { startWorkerHttp } from '../metrics/worker-http.js';
 import { startRuntime, syncOnce, type Runtime } from '../app/runtime.js';
 import type { StreamName } from '../records/stream-def.js';
-import { sandboxDefaults, type SandboxProfile } from '../sandbox/sandbox-options.js';
-import { startSandbox } from '../sandbox/sandbox.js';
-import { demoExpectations, demoFeed } from './demo-feed.js';
-import { deleteKeysUnder, describeRedis, redisSetting, safeRedisUrl } from '../redis/connection.js';
-import { redisForRun } from '../redis/embedded-server.js';
+import type { SandboxProfile } from '../sandbox/sandbox-options.js';
+import { demoExpectations } from './demo-feed.js';
+import { deleteKeysUnder, redisSetting } from '../redis/connection.js';
 import { renderDemoSummary } from './demo-summary.js';
+import { demoConfig, startServices, type Cleanups } from './demo-services.js';
+import type { Kind } from '../kinds/kind.js';
 
 export interface DemoOptions {
   /** Exit after the summary instead of keeping the worker and dashboard up until Ctrl-C. */
@@ -56,117 +50,91 @@ async function dashboardOn(port: number, o: Omit<Parameters<typeof startDashboar
   }
 }
 
-/**
- * The main job on embedded defaults: the sandbox with demo data, the bundled feed, Redis (found or started),
- * the worker's HTTP endpoints and the dashboard; syncs once, prints a summary, then (unless `exit`) keeps the
- * worker and dashboard up until Ctrl-C.
- */
-export async function runDemo(io: CliIo, o: DemoOptions): Promise<ExitCodeValue> {
-  const base = loadConfig(io);
-  const say = (line: string) => io.stdout.write(`${line}\n`);
-  const cleanups: Array<() => Promise<unknown>> = [];
-  try {
-    // A cluster or Sentinel's primary is used as configured; a single Redis is found, or started for the demo.
-    const redis =
-      base.redis.clusterNodes || base.redis.sentinel
-        ? { url: base.redis.url, private: false, stop: async () => undefined }
-        : await redisForRun(base.redis.url, io.env.PATH);
-    cleanups.unshift(() => redis.stop());
-    say(
-      redis.private
-        ? `Redis: none answered at ${safeRedisUrl(base.redis.url)}; ` +
-            `started a private redis-server at ${redis.url} (stopped when the demo ends).`
-        : `Redis: ${describeRedis(base.redis)}`,
-    );
-    const [key, secret, token] = [0, 0, 0].map(() => randomBytes(12).toString('hex')) as [string, string, string];
-    const sandbox = await startSandbox({ port: 0, data: 'demo', key, secret, profile: o.profile ?? sandboxDefaults.profile });
-    cleanups.unshift(() => sandbox.close());
-    say(
-      `Sandbox service (demo account: 2 warehouses, 10 locations, 251 products; ${sandbox.profile} profile): ` +
-        `${sandbox.url}/${sandbox.account}/api/`,
-    );
-    const feed = await startFeedServer({ names: streamDefs.map((k) => k.stream), port: 0, streams: demoFeed(), token });
-    cleanups.unshift(() => feed.close());
-    say(`Bundled upstream feed (orders, stock counts, BOMs, a few bad records): ${feed.url}`);
+/** The worker's HTTP endpoints and the dashboard over the app, each closed by a cleanup. */
+async function startSurfaces(app: AppContext, o: DemoOptions, kinds: readonly Kind[], cleanups: Cleanups) {
+  const { config } = app;
+  const http = await startWorkerHttp({
+    host: '127.0.0.1',
+    port: 0,
+    registry: app.metrics.registry,
+    readiness: [async () => ({ name: 'redis', ok: (await app.redis.ping()) === 'PONG' })],
+    warnings: () => evictionWarnings(app.redis),
+  });
+  cleanups.unshift(() => http.close());
+  const { user, password } = config.dashboard;
+  const dashboard = await dashboardOn(o.dashboardPort, {
+    defs: kinds,
+    host: '127.0.0.1',
+    redis: app.redis,
+    prefix: config.redis.prefix,
+    auth: user && password ? { user, password } : null,
+    budgets: config.service!.budgets,
+    lagLimitSeconds: config.alerts.lagSeconds,
+    extraQueues: ['control'],
+    logger: app.logger,
+  });
+  cleanups.unshift(() => dashboard.close());
+  return { http, dashboard, user: user && password ? user : undefined };
+}
 
-    const prefix = `${base.redis.prefix}-demo`;
-    const perMinute = defaults.demoRequestsPerMinute;
-    const config: Config = {
-      ...sandboxConfig(
-        { url: sandbox.url, account: sandbox.account, key, secret },
-        {
-          // The service settings are the defaults, whatever the environment says: the demo's service is its sandbox.
-          base: { ...base, service: undefined },
-          budgets: { postPerMinute: perMinute, getPerMinute: perMinute, collectionPerHour: perMinute * 60 },
-          catalogRefreshSeconds: defaults.demoCatalogRefreshSeconds,
-        },
-      ),
-      upstream: { url: feed.url, token },
-      redis: { ...base.redis, url: redis.url, prefix },
-    };
+/** Whether every stream the demo feed has records for synced and failed as many as the demo expects. */
+function asExpected(summary: Awaited<ReturnType<typeof syncOnce>>): boolean {
+  return Object.keys(demoExpectations.synced).every(
+    (s) =>
+      summary.perStream[s]?.completed === demoExpectations.synced[s] && summary.perStream[s]?.failed.length === demoExpectations.failed[s],
+  );
+}
+
+/**
+ * The main job on embedded defaults, for the kinds of the list: the sandbox with demo data, the bundled feed, Redis
+ * (found or started), the worker's HTTP endpoints and the dashboard; syncs once, prints a summary, then (unless
+ * `exit`) keeps the worker and dashboard up until Ctrl-C.
+ */
+export async function runDemo(io: CliIo, o: DemoOptions, kinds: readonly Kind[]): Promise<ExitCodeValue> {
+  const base = loadConfig(io, kinds);
+  const say = (line: string) => io.stdout.write(`${line}\n`);
+  const cleanups: Cleanups = [];
+  try {
+    const services = await startServices(io, base, o.profile, kinds, say, cleanups);
+    const config = demoConfig(base, services);
     const logFile = join(tmpdir(), `inventory-sync-demo-${process.pid}.log`);
     const logStream = createWriteStream(logFile);
     cleanups.push(() => new Promise((r) => logStream.end(r)));
-    const app = await openApp(io, { config, logTo: logStream });
+    const app = await openApp(io, { kinds, config, logTo: logStream });
     cleanups.unshift(() => app.close());
-    await deleteKeysUnder(app.redis, prefix);
-
-    const http = await startWorkerHttp({
-      host: '127.0.0.1',
-      port: 0,
-      registry: app.metrics.registry,
-      readiness: [async () => ({ name: 'redis', ok: (await app.redis.ping()) === 'PONG' })],
-      warnings: () => evictionWarnings(app.redis),
-    });
-    cleanups.unshift(() => http.close());
-    const { user, password } = config.dashboard;
-    const dashboard = await dashboardOn(o.dashboardPort, {
-      defs: streamDefs,
-      host: '127.0.0.1',
-      redis: app.redis,
-      prefix,
-      auth: user && password ? { user, password } : null,
-      budgets: config.service!.budgets,
-      lagLimitSeconds: config.alerts.lagSeconds,
-      extraQueues: ['control'],
-      logger: app.logger,
-    });
-    cleanups.unshift(() => dashboard.close());
-    say(`Dashboard: ${dashboard.url}/${user && password ? '' : ' (no login: it listens on 127.0.0.1 only)'}`);
+    await deleteKeysUnder(app.redis, config.redis.prefix);
+    const { http, dashboard, user } = await startSurfaces(app, o, kinds, cleanups);
+    say(`Dashboard: ${dashboard.url}/${user ? '' : ' (no login: it listens on 127.0.0.1 only)'}`);
     say('');
 
     const progress = runProgress(io, true);
-    const summary = await syncOnce(app.deps, { kinds: streamDefs, onProgress: progress.onProgress, signal: io.stop });
+    const summary = await syncOnce(app.deps, { kinds, onProgress: progress.onProgress, signal: io.stop });
     progress.stop();
     const outcomes = await outcomesOf(app);
-    const asExpected = (Object.keys(demoExpectations.synced) as StreamName[]).every(
-      (s) =>
-        summary.perStream[s]?.completed === demoExpectations.synced[s] &&
-        summary.perStream[s]?.failed.length === demoExpectations.failed[s],
-    );
     let runtime: Runtime | undefined;
     if (!o.exit && !io.stop.aborted) {
-      runtime = await startRuntime(app.deps, { kinds: streamDefs, withSchedulers: true });
+      runtime = await startRuntime(app.deps, { kinds, withSchedulers: true });
       for (const [stream, worker] of runtime.workers.workers) app.metrics.watchWorker(worker, stream);
       cleanups.unshift(() => runtime!.close(config.shutdownGraceSeconds * 1000));
     }
+    const ok = asExpected(summary);
     io.stdout.write(
       renderDemoSummary({
         summary,
         outcomes,
-        asExpected,
+        asExpected: ok,
         dashboardUrl: dashboard.url,
-        dashboardUser: user && password ? user : undefined,
+        dashboardUser: user,
         metricsUrl: http.url,
-        redisSetting: redisSetting({ ...base.redis, url: redis.url }),
-        privateRedis: redis.private,
-        prefix,
+        redisSetting: redisSetting({ ...base.redis, url: services.redis.url }),
+        privateRedis: services.redis.private,
+        prefix: config.redis.prefix,
         logFile,
         staysUp: Boolean(runtime),
       }),
     );
     if (runtime) await untilStopped(io.stop);
-    return asExpected ? ExitCode.ok : ExitCode.someFailed;
+    return ok ? ExitCode.ok : ExitCode.someFailed;
   } finally {
     for (const c of cleanups) await c().catch(() => undefined);
   }

@@ -3,7 +3,6 @@ import { z } from 'zod';
 import type { Config } from '../../config/read-config.js';
 import type { FeedPage, FetchPageOptions } from './upstream-client.js';
 import type { Logger } from '../logger.js';
-import type { StreamDef } from '../records/stream-def.js';
 import { defOf } from '../records/records.js';
 import { createRedis, type RedisConnection as Redis, type RedisKeys, type RedisTarget } from '../redis/connection.js';
 import { pullStream, type PullResult } from './producer.js';
@@ -13,7 +12,7 @@ import type { StreamName } from '../records/stream-def.js';
 import { messageOf } from '../message-of.js';
 import { logRepeated, reasonOf } from '../log-throttle.js';
 import { logRedisError } from '../redis/error-log.js';
-import { mendSchedulers, upsertScheduler } from './scheduler-watchdog.js';
+import { mendSchedulers, upsertScheduler, type PulledKind } from './scheduler-watchdog.js';
 
 /** The control worker's job lock (BullMQ's default): a pull that a dead worker left is taken back after about this long. */
 const CONTROL_LOCK_MS = 30_000;
@@ -32,7 +31,7 @@ export interface StartControlOptions {
   pageSize: number;
   logger: Logger;
   /** The streams to schedule, each pulled as its definition says (`pull`, `pullAttempts`, `beforePull`). */
-  defs: readonly StreamDef[];
+  defs: readonly PulledKind[];
 }
 
 export interface ScheduleInfo {
@@ -73,7 +72,12 @@ export function openControlQueue(redis: Redis, prefix: string): Queue<ControlDat
 }
 
 /** Last and next runs of every scheduler of the control queue, each with its stream when `defs` has it. */
-export async function readScheduleInfo(queue: Queue, redis: Redis, keys: RedisKeys, defs: readonly StreamDef[]): Promise<ScheduleInfo[]> {
+export async function readScheduleInfo(
+  queue: Queue,
+  redis: Redis,
+  keys: RedisKeys,
+  defs: readonly Pick<PulledKind, 'stream' | 'scheduler'>[],
+): Promise<ScheduleInfo[]> {
   const [schedulers, runs] = await Promise.all([queue.getJobSchedulers(0, -1, true), redis.hgetall(keys.schedule())]);
   return schedulers.map((s) => {
     const id = String(s.id ?? s.key);

@@ -10,7 +10,8 @@ import type { IntakeItem } from '../queue/intake-queue.js';
 import type { QueueSet } from '../queue/queues.js';
 import { badLineId, checkedRecord } from '../queue/record-jobs.js';
 import { problemItem, upstreamFields } from '../queue/transformed-jobs.js';
-import type { StreamDef, StreamName } from '../records/stream-def.js';
+import type { StreamName } from '../records/stream-def.js';
+import type { CsvLayout } from '../records/csv-layout.js';
 import type { RecordStream } from '../records/records.js';
 import { CsvHeaderError, readCsvRecords } from './csv-records.js';
 import { IntakeWriter, type ImportProgress } from './intake-writer.js';
@@ -26,7 +27,7 @@ export interface ImportResult extends ImportProgress {
 
 export interface ImportNdjsonOptions {
   /** The stream's definition (its name, key and record schema; its CSV layout, for a CSV file). */
-  def: RecordStream & Pick<StreamDef, 'csv'>;
+  def: RecordStream & { csv?: CsvLayout };
   /** A file path, `-` for stdin, or a stream. */
   source: string | Readable;
   /** The stream's record queue (for re-delivery checks) and intake queue (where batches go). */

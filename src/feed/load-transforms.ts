@@ -3,12 +3,16 @@ import { pathToFileURL } from 'node:url';
 import { ConfigError } from '../../config/read-config.js';
 import { isModuleSpec, moduleSpecProblem, type TransformSetting } from '../../config/transforms-setting.js';
 import { messageOf } from '../message-of.js';
-import type { StreamDef, StreamName } from '../records/stream-def.js';
+import type { StreamName } from '../records/stream-def.js';
 import type { TransformFn } from '../records/transform-fn.js';
 import type { Transform } from './transform.js';
 
 /** What loading a transform needs of the kinds: their streams and built-in transforms. */
-export type TransformKind = Pick<StreamDef, 'stream' | 'transforms'>;
+export interface TransformKind {
+  stream: StreamName;
+  /** Its built-in transforms, by the name TRANSFORMS sets them with (the kind's declaration, src/kinds/kind.ts). */
+  transforms?: Readonly<Record<string, TransformFn>>;
+}
 
 /** The built-in transforms of a kind, for a message. */
 function builtIns(kind: TransformKind): string {

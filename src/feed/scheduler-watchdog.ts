@@ -1,6 +1,9 @@
 import type { Queue } from 'bullmq';
 import type { Config } from '../../config/read-config.js';
-import type { StreamDef } from '../records/stream-def.js';
+import type { Kind } from '../kinds/kind.js';
+
+/** What scheduling and running a kind's pulls needs of it. */
+export type PulledKind = Pick<Kind, 'stream' | 'keyField' | 'schema' | 'scheduler' | 'pull' | 'pullAttempts' | 'beforePull'>;
 
 /** What the control queue keeps of finished pulls. */
 const KEEP = { removeOnComplete: { count: 200 }, removeOnFail: { age: 7 * 24 * 3600, count: 1_000 } };
@@ -9,7 +12,7 @@ const KEEP = { removeOnComplete: { count: 200 }, removeOnFail: { age: 7 * 24 * 3
 const TAKEN_GRACE_MS = 2_000;
 
 /** Upserts a stream's job scheduler (its `pull`: an interval or a cron, from the configuration); its next run is added too. */
-export async function upsertScheduler(queue: Queue, def: StreamDef, schedule: Config['schedule']): Promise<void> {
+export async function upsertScheduler(queue: Queue, def: PulledKind, schedule: Config['schedule']): Promise<void> {
   const { stream, scheduler } = def;
   const pull = def.pull(schedule);
   const repeat = 'every' in pull ? { every: Math.round(pull.every * 1000) } : pull;
@@ -34,7 +37,7 @@ export async function schedulerWhole(queue: Queue, id: string, now = Date.now())
 }
 
 /** Upserts every scheduler whose chain is broken; answers their ids. */
-export async function mendSchedulers(queue: Queue, defs: readonly StreamDef[], schedule: Config['schedule']): Promise<string[]> {
+export async function mendSchedulers(queue: Queue, defs: readonly PulledKind[], schedule: Config['schedule']): Promise<string[]> {
   const mended: string[] = [];
   for (const def of defs) {
     if (await schedulerWhole(queue, def.scheduler)) continue;

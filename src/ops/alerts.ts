@@ -3,7 +3,7 @@ import type { RedisConnection as Redis } from '../redis/connection.js';
 import { redact, type Logger } from '../logger.js';
 import { readFeedState } from '../feed/feed-state.js';
 import { redisKeys } from '../redis/connection.js';
-import type { StreamDef, StreamName } from '../records/stream-def.js';
+import type { StreamName } from '../records/stream-def.js';
 import { laggingSeconds } from './feed-lag.js';
 import { claimAlert, readBreaker, releaseAlert } from '../queue/stream-breaker.js';
 import { messageOf } from '../message-of.js';
@@ -11,6 +11,7 @@ import { startLooking } from '../serial-look.js';
 import { defaults } from '../../config/defaults.js';
 import { claimEndAlert, claimOutageAlert, isOutage, readLastOutage, readOutage, releaseOutageAlert } from '../queue/service-outage.js';
 import { logRepeated, reasonOf } from '../log-throttle.js';
+import type { Kind } from '../kinds/kind.js';
 
 export interface AlertSettings {
   /** Where the JSON alert is POSTed (Slack-compatible `{"text": ...}`). A secret: it is never logged. */
@@ -32,7 +33,7 @@ export interface AlertDeps {
   /** Values no alert may carry (redacted if ever they appear). */
   secrets: string[];
   /** The streams to watch, each with how its lag is judged. */
-  defs: readonly Pick<StreamDef, 'stream' | 'lag'>[];
+  defs: readonly Pick<Kind, 'stream' | 'lag'>[];
 }
 
 /** One alert as sent: why (its reason is what the interval is counted per) and the text. */

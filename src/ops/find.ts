@@ -6,8 +6,8 @@ import type { StreamQueues } from '../queue/stream-queues.js';
 import { redisKeys } from '../redis/connection.js';
 import type { StreamName } from '../records/stream-def.js';
 import type { EntityRef, FoundProgress } from './find-rule.js';
-import type { OpsKind } from './ops-kind.js';
 import { findJobIds } from '../queue/job-index.js';
+import type { Kind } from '../kinds/kind.js';
 
 /** An entity of the service a record made or changed. */
 export interface RecordEntity extends EntityRef {
@@ -56,7 +56,7 @@ export async function findRecord(
   queues: StreamQueues,
   key: string,
   streams: readonly StreamName[] = queues.names,
-  o: { mapping?: Mapping; kinds?: readonly OpsKind[] } = {},
+  o: { mapping?: Mapping; kinds?: readonly Kind[] } = {},
 ): Promise<FindResult> {
   const kinds = o.kinds ?? [];
   const ids = await findJobIds(redis, queues.prefix, key, streams);

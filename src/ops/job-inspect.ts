@@ -168,7 +168,13 @@ export async function findJob(queues: StreamQueues, id: string): Promise<FoundJo
 
 type JobError = NonNullable<JobStory['error']>;
 
-function errorOf(state: string, attempts: AttemptTrace[], failedReason: string | undefined, batch: boolean): JobError | null {
+function errorOf(
+  state: string,
+  attempts: AttemptTrace[],
+  failedReason: string | undefined,
+  batch: boolean,
+  kinds: StreamQueues['defs'],
+): JobError | null {
   const lastError = [...attempts].reverse().find((a) => a.error)?.error;
   const reason = splitReason(failedReason);
   const code = lastError?.code ?? reason?.code;
@@ -176,7 +182,7 @@ function errorOf(state: string, attempts: AttemptTrace[], failedReason: string |
   return {
     code: code ?? 'UNKNOWN',
     message: lastError?.message ?? reason?.message ?? '',
-    hint: lastError?.hint ?? (batch && code !== 'BAD_BATCH' ? BATCH_HINT : (hintFor(code) ?? null)),
+    hint: lastError?.hint ?? (batch && code !== 'BAD_BATCH' ? BATCH_HINT : (hintFor(code, kinds) ?? null)),
     retryable: lastError?.retryable ?? null,
   };
 }
@@ -199,7 +205,7 @@ export async function showJob(queues: StreamQueues, id: string): Promise<JobStor
     source: data.source ?? null,
     maxAttempts: job.opts.attempts ?? 1,
     processedAt: iso(job.processedOn),
-    error: errorOf(state, attempts, job.failedReason, batch),
+    error: errorOf(state, attempts, job.failedReason, batch, queues.defs),
     result: job.returnvalue ?? null,
     attempts,
     otherLogs: otherLines,

@@ -4,9 +4,12 @@ import type { StreamName } from '../records/stream-def.js';
 import type { ServiceView } from './reconcile-service.js';
 import type { SyncedRecord } from './reconcile-synced.js';
 import type { Drift, Unchecked } from './reconcile-types.js';
+import type { StockEffect } from '../kinds/stock-effect.js';
 
-/** What a kind's reconcile rule gets for one run. */
+/** What a kind's reconcile rule (and its stock effects) gets for one run. */
 export interface ReconcileContext {
+  /** The stream of the kind asked: the rule's own. */
+  stream: StreamName;
   catalog: CatalogApi;
   view: ServiceView;
   redis: Redis;
@@ -21,6 +24,8 @@ export interface ReconcileContext {
   memo<T>(name: string, make: () => Promise<T>): Promise<T>;
   /** Where a rule lists the synced records it could not compare. */
   unchecked: Unchecked[];
+  /** What the synced records of every kind that moves stock moved (each kind's `stockEffects`), read once per run. */
+  stockEffects(): Promise<StockEffect[]>;
 }
 
 /** How a kind compares the service with what it synced (`reconcile`). */

@@ -5,10 +5,11 @@ import type { ServiceApi } from '../client/service-api.js';
 import { redisKeys } from '../redis/connection.js';
 import { defOf } from '../records/records.js';
 import type { StreamName } from '../records/stream-def.js';
-import type { OpsKind } from './ops-kind.js';
 import { ServiceView } from './reconcile-service.js';
 import { syncedRecords, type SyncedRecord } from './reconcile-synced.js';
 import type { ReconcileReport, Unchecked } from './reconcile-types.js';
+import type { ReconcileContext } from './reconcile-rule.js';
+import type { Kind } from '../kinds/kind.js';
 
 export interface ReconcileDeps {
   client: ServiceApi;
@@ -17,7 +18,7 @@ export interface ReconcileDeps {
   prefix: string;
   queues: { get(stream: StreamName): Pick<Queue, 'getJobs'> };
   /** The kinds of job; each compares what it synced by its own rule (`reconcile`). */
-  kinds: readonly OpsKind[];
+  kinds: readonly Kind[];
 }
 
 /** Where the last report is kept, for the dashboard. */
@@ -39,7 +40,8 @@ export async function reconcile(deps: ReconcileDeps, streams?: readonly StreamNa
   const want = new Set(streams ?? deps.kinds.map((k) => k.stream));
   const synced = new Map<StreamName, Promise<Map<string, SyncedRecord>>>();
   const memo = new Map<string, Promise<unknown>>();
-  const ctx = {
+  const ctx: ReconcileContext = {
+    stream: '',
     catalog: deps.catalog,
     view,
     redis: deps.redis,
@@ -57,13 +59,18 @@ export async function reconcile(deps: ReconcileDeps, streams?: readonly StreamNa
       if (!hit) memo.set(name, (hit = make()));
       return hit;
     },
+    stockEffects: () =>
+      ctx.memo('stock-effects', async () => {
+        const moving = deps.kinds.filter((k) => k.stockEffects);
+        return (await Promise.all(moving.map((k) => k.stockEffects!({ ...ctx, stream: k.stream })))).flat();
+      }),
   };
   const checked: Record<string, number> = {};
   for (const k of deps.kinds) for (const c of k.reconcile?.counts ?? []) checked[c] = 0;
   const drifts: ReconcileReport['drifts'] = [];
   for (const kind of deps.kinds) {
     if (!kind.reconcile || !want.has(kind.stream)) continue;
-    const r = await kind.reconcile.run(ctx);
+    const r = await kind.reconcile.run({ ...ctx, stream: kind.stream });
     drifts.push(...r.drifts);
     Object.assign(checked, r.checked);
   }

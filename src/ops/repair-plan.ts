@@ -4,8 +4,8 @@ import type { JobData } from '../queue/queues.js';
 import { findDef } from '../records/records.js';
 import type { StreamName } from '../records/stream-def.js';
 import { againJob } from './again-jobs.js';
-import type { OpsKind } from './ops-kind.js';
 import type { Drift, ReconcileReport } from './reconcile-types.js';
+import type { Kind } from '../kinds/kind.js';
 
 /** One drift of a repair run: what is done about it, and (after the run) how that ended. */
 export interface RepairItem {
@@ -50,7 +50,7 @@ const itemOf = (d: Drift, action: RepairItem['action'], what: string): RepairIte
  */
 export async function planRepairs(
   report: ReconcileReport,
-  o: { kinds: readonly OpsKind[]; queues: { get(stream: StreamName): Pick<Queue, 'getJob'> }; optIns: ReadonlySet<string>; run: string },
+  o: { kinds: readonly Kind[]; queues: { get(stream: StreamName): Pick<Queue, 'getJob'> }; optIns: ReadonlySet<string>; run: string },
 ): Promise<RepairPlan> {
   const groups = new Map<string, Drift[]>();
   for (const d of report.drifts) {

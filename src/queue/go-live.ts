@@ -11,7 +11,7 @@ export function goLiveFloor(def: { goLive?: GoLiveRule }, settings: GoLiveSettin
 
 /**
  * Why a record is left alone as older than its stream's go-live floor ("before go-live: orderDate ... is before
- * SYNC_ORDERS_SINCE ..."), or undefined when it is synced: no rule or floor, no date in the record, or a date on or
+ * SYNC_..._SINCE ..."), or undefined when it is synced: no rule or floor, no date in the record, or a date on or
  * after the floor's day (the floor is a day: an order at 00:00:01 on it is not before it).
  */
 export function beforeGoLive(

@@ -1,7 +1,10 @@
 import { HINTS } from '../error-hints.js';
 
-/** Errors a job throws when retrying cannot help. The runner fails the job at once with the message. */
-export type PermanentCode = 'BAD_RECORD' | 'CONFLICT' | 'ORDER_COMPLETED' | 'SERVICE_REFUSED';
+/**
+ * Codes of the errors a job throws when retrying cannot help: the engine's own, and those a kind declares with their
+ * hints (its `failures`). The runner fails the job at once with the message.
+ */
+export type PermanentCode = 'BAD_RECORD' | 'CONFLICT' | 'ORDER_COMPLETED' | 'SERVICE_REFUSED' | (string & {});
 
 export class PermanentJobError extends Error {
   /** No retry can help: the job fails at once (the failure contract every error class states). */

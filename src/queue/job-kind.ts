@@ -1,15 +1,13 @@
-import type { ZodType } from 'zod';
 import type { Config } from '../../config/read-config.js';
 import type { CatalogApi } from '../catalog/types.js';
 import type { ServiceApi } from '../client/service-api.js';
 import type { Logger } from '../logger.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
 import type { JobTracing } from '../telemetry/job-tracing.js';
-import type { StreamDef, StreamName } from '../records/stream-def.js';
-import type { PreviewResult } from './record-plan.js';
+import type { StreamName } from '../records/stream-def.js';
 import type { FromService } from './queues.js';
 
-/** The go-live settings that are set (config.goLive): per variable (SYNC_ORDERS_SINCE), its `YYYY-MM-DD`. */
+/** The go-live settings that are set (config.goLive): per variable (a kind's SYNC_*_SINCE), its `YYYY-MM-DD`. */
 export type GoLiveSettings = Partial<Record<string, string>>;
 
 /** What every job of every kind stands on (the job runner's dependencies). */
@@ -62,21 +60,3 @@ export interface PreviewContext extends JobContext {
   /** The value stored under `name` for this dry run, made by `make` on first use. */
   memo<T>(name: string, make: () => T): T;
 }
-
-/**
- * One kind of job: its stream's definition, and how a record of it is synced. Each jobs/<kind>/ folder declares one;
- * the composition root hands the list (jobs/streams.ts) to the engine, which never names a kind.
- */
-export interface JobKind<R = unknown> extends StreamDef {
-  /** The record's shape as the feed delivers it; its business key is the stream's keyField. */
-  schema: ZodType<R>;
-  process(record: R, ctx: JobContext): Promise<JobResult>;
-  /**
-   * The dry run: what `process` would do with the record, as data, reading only (ctx's client and Redis refuse
-   * writes). Throws what `process` would fail with (a BadRecordError for a bad record).
-   */
-  preview?(record: R, ctx: PreviewContext): Promise<PreviewResult>;
-}
-
-/** A job kind of any record type (kinds differ in theirs). */
-export type AnyJobKind = JobKind<any>;

@@ -11,7 +11,7 @@ import { recordServiceUp } from './service-outage.js';
 import { classifyFailure, type Failure } from './failure.js';
 import { recordFailureGroup } from './failure-group.js';
 import { BadRecordError } from './job-errors.js';
-import type { JobContext, JobKind, JobResult, RunnerDeps } from './job-kind.js';
+import type { JobContext, JobResult, RunnerDeps } from './job-kind.js';
 import { takeLock } from '../redis/redis-lock.js';
 import { recordSuccess } from './stream-breaker.js';
 import { jobDataSchema, type FromService, type JobData } from './queues.js';
@@ -20,6 +20,7 @@ import { couldNot, JobAttempt } from './job-attempt.js';
 import { tracedClient } from './traced-client.js';
 import { withFailureCode } from './failure-code.js';
 import { logRepeated } from '../log-throttle.js';
+import type { Kind } from '../kinds/kind.js';
 
 export type { RunnerDeps } from './job-kind.js';
 
@@ -50,10 +51,7 @@ function parseErrorField(data: Pick<JobData, 'line' | 'upstreamId'>): string {
  * The record of a job, checked against its kind; a BadRecordError naming record, field and reason otherwise
  * (the dry run checks with it too, so its bad records read as the real run's).
  */
-export function checkedJobRecord<R>(
-  kind: JobKind<R>,
-  job: Pick<Job, 'data' | 'id'>,
-): { record: R; key: string; fromService?: FromService } {
+export function checkedJobRecord<R>(kind: Kind<R>, job: Pick<Job, 'data' | 'id'>): { record: R; key: string; fromService?: FromService } {
   const data = jobDataSchema.safeParse(job.data);
   if (!data.success) {
     const [issue] = zodProblems(data.error.issues, { under: 'data.' });
@@ -76,7 +74,7 @@ export function checkedJobRecord<R>(
  * (a busy key delays the job without spending an attempt), run the kind with a traced client, write
  * the attempt's trace as one job log line, and turn errors into fail / retry / queue-wide hold.
  */
-export function createProcessor<R>(kind: JobKind<R>, deps: RunnerDeps, opts: ProcessorOptions = {}): RecordProcessor {
+export function createProcessor<R>(kind: Kind<R>, deps: RunnerDeps, opts: ProcessorOptions = {}): RecordProcessor {
   return async (job, token, signal) => {
     const attempt = new JobAttempt(job, kind.stream, deps);
     try {
@@ -105,7 +103,7 @@ interface Run<R> {
 
 /** Before go-live: no lock, no catalog, no call; the job ends skipped. Undefined when the record is live. */
 async function skippedBeforeGoLive<R>(
-  kind: JobKind<R>,
+  kind: Kind<R>,
   deps: RunnerDeps,
   { record, key }: { record: R; key: string },
   attempt: JobAttempt,
@@ -121,7 +119,7 @@ async function skippedBeforeGoLive<R>(
 }
 
 /** Runs the kind under its business key's lock; a busy key delays the job (DelayedError) without spending an attempt. */
-async function runLocked<R>(kind: JobKind<R>, deps: RunnerDeps, opts: ProcessorOptions, run: Run<R>): Promise<JobResult> {
+async function runLocked<R>(kind: Kind<R>, deps: RunnerDeps, opts: ProcessorOptions, run: Run<R>): Promise<JobResult> {
   const { job, attempt } = run;
   const lock = await takeLock(deps.redis, deps.keys.lock(kind.stream, run.key), { ttlMs: opts.keyLockTtlMs ?? defaults.keyLockTtlMs });
   if (!lock) {
@@ -153,7 +151,7 @@ async function runLocked<R>(kind: JobKind<R>, deps: RunnerDeps, opts: ProcessorO
 }
 
 /** What the kind's processing gets: a client traced into the attempt, the catalog, Redis, its logger and notes. */
-function jobContext<R>(kind: JobKind<R>, deps: RunnerDeps, { job, signal, attempt, fromService }: Run<R>): JobContext {
+function jobContext<R>(kind: Kind<R>, deps: RunnerDeps, { job, signal, attempt, fromService }: Run<R>): JobContext {
   const spans = attempt.spans;
   return {
     jobId: String(job.id),
@@ -173,7 +171,7 @@ function jobContext<R>(kind: JobKind<R>, deps: RunnerDeps, { job, signal, attemp
 
 /** An attempt that threw: its trace written, then held (outage), delayed (breaker), retried or failed (settle). */
 async function attemptFailed<R>(
-  kind: JobKind<R>,
+  kind: Kind<R>,
   deps: RunnerDeps,
   opts: ProcessorOptions,
   { job, token, attempt }: Pick<Run<R>, 'job' | 'token' | 'attempt'>,

@@ -1,7 +1,11 @@
 import { Queue } from 'bullmq';
 import type { RedisConnection as Redis } from '../redis/connection.js';
 import { intakeQueueName } from './intake-queue.js';
-import type { StreamDef, StreamName } from '../records/stream-def.js';
+import type { StreamName } from '../records/stream-def.js';
+import type { Kind } from '../kinds/kind.js';
+
+/** What the operator's queues need of a kind: its stream and key, its scheduler (`status`) and its failure codes' hints (`jobs show`). */
+export type QueuedKind = Pick<Kind, 'stream' | 'keyField' | 'schema' | 'scheduler' | 'failures'>;
 
 /**
  * Per stream its BullMQ queue and its intake queue (import batches not yet record jobs), under the program's
@@ -10,7 +14,7 @@ import type { StreamDef, StreamName } from '../records/stream-def.js';
 export interface StreamQueues {
   prefix: string;
   /** The streams' definitions, in the list's order. */
-  defs: readonly StreamDef[];
+  defs: readonly QueuedKind[];
   /** The stream names, in the list's order. */
   names: readonly StreamName[];
   /** The connection the queues share (for reads BullMQ has no call for). */
@@ -31,7 +35,7 @@ function open(redis: Redis, prefix: string, streams: readonly StreamName[], name
   return queues;
 }
 
-export function openStreamQueues(redis: Redis, prefix: string, defs: readonly StreamDef[]): StreamQueues {
+export function openStreamQueues(redis: Redis, prefix: string, defs: readonly QueuedKind[]): StreamQueues {
   const streams = defs.map((d) => d.stream);
   const queues = open(redis, prefix, streams, (s) => s);
   const intakes = open(redis, prefix, streams, intakeQueueName);

@@ -1,14 +1,21 @@
-import type { z } from 'zod';
+import type { z, ZodType } from 'zod';
 import { zodProblems } from '../zod-problems.js';
 import type { RecordReferences } from './record-references.js';
-import type { StreamDef, StreamName } from './stream-def.js';
+import type { StreamName } from './stream-def.js';
 
 /** Records of the upstream feed (shared/upstream-feed.md), checked as they arrive and again when a job starts. */
 
-/** What naming a record needs of its stream. */
-export type KeyedStream = Pick<StreamDef, 'stream' | 'keyField'>;
-/** What checking a record needs of its stream. */
-export type RecordStream = Pick<StreamDef, 'stream' | 'keyField' | 'schema'>;
+// The kind's declaration (src/kinds/kind.ts) is made of these parts; they are spelled here, below it, so that the
+// records' helpers do not import what imports them.
+/** What naming a record needs of its stream (a kind's `stream` and `keyField`). */
+export interface KeyedStream {
+  stream: StreamName;
+  keyField: string;
+}
+/** What checking a record needs of its stream (and a kind's `schema`). */
+export interface RecordStream extends KeyedStream {
+  schema: ZodType;
+}
 
 /** The definition of a stream of the list, or undefined when the list has none of that name. */
 export function findDef<D extends { stream: StreamName }>(defs: readonly D[], stream: string): D | undefined {
@@ -28,7 +35,7 @@ export function streamNames(defs: readonly { stream: StreamName }[]): StreamName
 }
 
 /** The products and facilities a checked record names, each facility with the kind it must be. */
-export function recordReferences(def: Pick<StreamDef, 'references'>, record: unknown): RecordReferences {
+export function recordReferences(def: { references: (record: never) => RecordReferences }, record: unknown): RecordReferences {
   return (def.references as (r: unknown) => RecordReferences)(record);
 }
 
@@ -47,7 +54,7 @@ export interface RecordProblem {
 
 /** Checks a raw record; answers the record or every problem as "field: reason". */
 export function checkRecord(
-  def: Pick<StreamDef, 'schema'>,
+  def: Pick<RecordStream, 'schema'>,
   raw: unknown,
 ): { ok: true; record: unknown } | { ok: false; problems: RecordProblem[] } {
   const parsed = def.schema.safeParse(raw);

@@ -42,7 +42,8 @@ export function clusterPrefix(prefix: string): string {
 }
 
 /**
- * Names of the program's own Redis keys (BullMQ's keys use the same prefix through its `prefix` option).
+ * Names of the program's own Redis keys (BullMQ's keys use the same prefix through its `prefix` option); each kind
+ * of job names its own under the same prefix (jobs/<kind>/, its declaration's `redisKeys`).
  * Every key starts with the configured prefix, so two prefixes never see each other's data.
  */
 export function redisKeys(prefix: string) {
@@ -66,10 +67,6 @@ export function redisKeys(prefix: string) {
     catalog: () => `${prefix}:catalog`,
     /** Lock serialising catalog refreshes across processes. */
     catalogLock: () => `${prefix}:catalog-lock`,
-    /** Progress of one order, keyed on orderId, as a hash. */
-    order: (orderId: string) => `${prefix}:order:${orderId}`,
-    /** Progress of one stock count, keyed on countId, as a hash. */
-    count: (countId: string) => `${prefix}:count:${countId}`,
     /** A lock on one business key (orderId, location, productId) so that two jobs of it never run at once. */
     lock: (kind: string, key: string) => `${prefix}:lock:${kind}:${key}`,
     /** Last and next scheduled runs, as a hash. */

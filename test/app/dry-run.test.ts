@@ -1,10 +1,7 @@
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bomJob } from '../../jobs/boms/bom-sync.js';
 import { recordHashOf } from '../../jobs/orders/order-plan.js';
 import { ProgressStore } from '../../jobs/orders/order-progress.js';
-import { orderJob } from '../../jobs/orders/order-sync.js';
-import { createStockCountJob } from '../../jobs/stock/stock-count-sync.js';
 import type { StreamName } from '../../src/records/stream-def.js';
 import { dryRun, type DryRunPlan } from '../../src/app/dry-run.js';
 import { readOnlyRedis } from '../../src/app/read-only-redis.js';
@@ -13,13 +10,15 @@ import { createLogger } from '../../src/logger.js';
 import { countRecord, syncOneByOne } from '../helpers/count-record.js';
 import { loggedWrites, plannedWrites } from '../helpers/planned-calls.js';
 import { describeEachProfile, testWorld, type TestWorld } from '../helpers/test-world.js';
+import { orderKeys } from '../../jobs/orders/order-keys.js';
+import { STREAMS, streamDefs } from '../../jobs/streams.js';
 
-const kinds = [orderJob, createStockCountJob(), bomJob];
+const kinds = [...streamDefs];
 
 describeEachProfile('dry run', (profile) => {
   let world: TestWorld;
   beforeAll(async () => {
-    world = await testWorld('dry-run', { streams: ['orders', 'stock-counts', 'boms'], sandbox: { profile } });
+    world = await testWorld('dry-run', { streams: [...STREAMS], sandbox: { profile } });
   });
   afterAll(async () => {
     await world?.close();
@@ -99,7 +98,7 @@ describeEachProfile('dry run', (profile) => {
           { facilityUrl: world.facility('A-01'), productId: 'MUG-RED', productUrl: world.product('MUG-RED'), quantity: 1 },
         ],
       });
-      const store = new ProgressStore(world.redis, world.keys.order(record.orderId), 3600);
+      const store = new ProgressStore(world.redis, orderKeys(world.keys).progress(record.orderId), 3600);
       await store.save({
         step: 'shipment-created',
         recordHash: recordHashOf(record),

@@ -10,7 +10,7 @@ import { importAndMaybeProcess, syncOnce, type RunProgress } from '../../src/app
 import { startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
 import { deletePrefix, redisUrl, uniquePrefix } from '../helpers/redis.js';
 import { captureLogger, done, order, settleMeta, testKind } from '../queue/support.js';
-import { STREAMS } from '../../jobs/streams.js';
+import { STREAMS, streamDefs } from '../../jobs/streams.js';
 import { orderKind } from '../../jobs/orders/order-kind.js';
 import { probeOnce } from '../../src/queue/service-probe.js';
 import { isOutage } from '../../src/queue/service-outage.js';
@@ -27,24 +27,28 @@ beforeEach(async () => {
   sandbox = await startSandbox({ data: 'demo' });
   feed = await startFeedServer({ names: STREAMS, token: TOKEN, pageSize: 40 });
   dir = await mkdtemp(join(tmpdir(), 'runtime-'));
-  const config = readConfig({
-    INVENTORY_BASE_URL: sandbox.url,
-    INVENTORY_ACCOUNT: sandbox.account,
-    INVENTORY_API_KEY: sandbox.key,
-    INVENTORY_API_SECRET: sandbox.secret,
-    REDIS_URL: redisUrl(),
-    QUEUE_PREFIX: uniquePrefix('runtime'),
-    UPSTREAM_URL: feed.url,
-    UPSTREAM_TOKEN: TOKEN,
-    JOB_ATTEMPTS: '2',
-    RETRY_BASE_DELAY_MS: '20',
-    RETRY_MAX_DELAY_MS: '50',
-    FEED_PAGE_SIZE: '40',
-    WORKER_CONCURRENCY: '8',
-  });
+  const config = readConfig(
+    {
+      INVENTORY_BASE_URL: sandbox.url,
+      INVENTORY_ACCOUNT: sandbox.account,
+      INVENTORY_API_KEY: sandbox.key,
+      INVENTORY_API_SECRET: sandbox.secret,
+      REDIS_URL: redisUrl(),
+      QUEUE_PREFIX: uniquePrefix('runtime'),
+      UPSTREAM_URL: feed.url,
+      UPSTREAM_TOKEN: TOKEN,
+      JOB_ATTEMPTS: '2',
+      RETRY_BASE_DELAY_MS: '20',
+      RETRY_MAX_DELAY_MS: '50',
+      FEED_PAGE_SIZE: '40',
+      WORKER_CONCURRENCY: '8',
+    },
+    {},
+    streamDefs,
+  );
   const captured = captureLogger();
   logLines = captured.lines;
-  deps = buildDeps(config, captured.logger);
+  deps = buildDeps(config, captured.logger, { kinds: streamDefs });
   await settleMeta(deps.queues);
 });
 afterEach(async () => {

@@ -78,7 +78,10 @@ describe('chaos checks', () => {
       INVENTORY_POST_PER_MINUTE: '100000',
       INVENTORY_GET_PER_MINUTE: '100000',
     };
-    deps = buildDeps(readConfig(env, { service: true, upstream: true }), createLogger({ level: 'silent' }), { redis });
+    deps = buildDeps(readConfig(env, { service: true, upstream: true }, streamDefs), createLogger({ level: 'silent' }), {
+      redis,
+      kinds: streamDefs,
+    });
     await syncOnce(deps, { kinds: streamDefs });
     const file = join(dir, 'orders.ndjson');
     writeFileSync(file, `${plan.lines.join('\n')}\n`);

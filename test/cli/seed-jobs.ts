@@ -7,7 +7,7 @@ import { intakeJobId, intakeQueueName, openIntakeQueue, type IntakeData } from '
 import { jobIdFor } from '../../src/queue/job-id.js';
 import type { JobData } from '../../src/queue/queues.js';
 import type { StreamName } from '../../src/records/stream-def.js';
-import { stockCountStream } from '../../jobs/stock/stock-count-stream.js';
+import { stockCountKind } from '../../jobs/stock/stock-count-kind.js';
 
 /** Job id of contract 3: {stream}-{key}-{first 12 hex of sha256 of the record's JSON}. */
 export function jobIdOf(stream: string, key: string, record: unknown): string {
@@ -104,7 +104,7 @@ export async function seedJobs(redis: Redis, prefix: string): Promise<Seeded> {
 /** An import batch as `import` writes it: stock counts on the stock-counts intake queue, waiting for a worker. */
 export async function seedWaitingBatch(redis: Redis, prefix: string, counts: unknown[] = [waitingCount]): Promise<string> {
   const intake = openIntakeQueue(redis, prefix, 'stock-counts', { attempts: 3 });
-  const items = counts.map((c, i) => ({ id: jobIdFor(stockCountStream, c), line: i + 1, text: JSON.stringify(c) }));
+  const items = counts.map((c, i) => ({ id: jobIdFor(stockCountKind, c), line: i + 1, text: JSON.stringify(c) }));
   const id = intakeJobId('stock-counts', items);
   await intake.add(
     'stock-counts',

@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { streamDefs } from '../../jobs/streams.js';
 import { loadMapping } from '../../config/mapping-file.js';
 import { ConfigError, readConfig } from '../../config/read-config.js';
 import { mappedName } from '../../src/catalog/mapped-catalog.js';
@@ -15,7 +16,7 @@ function file(name: string, text: string): string {
 
 function problemsOf(env: Record<string, string>): string[] {
   try {
-    readConfig(env);
+    readConfig(env, {}, streamDefs);
   } catch (err) {
     if (err instanceof ConfigError) return err.problems;
     throw err;
@@ -135,13 +136,17 @@ describe('the mapping file', () => {
 
   describe('in the configuration', () => {
     it('is loaded at start, with the floors', () => {
-      const c = readConfig({ MAPPING_FILE: file('cfg.csv', CSV), SYNC_ORDERS_SINCE: '2026-02-01', SYNC_COUNTS_SINCE: '2026-03-01' });
+      const c = readConfig(
+        { MAPPING_FILE: file('cfg.csv', CSV), SYNC_ORDERS_SINCE: '2026-02-01', SYNC_COUNTS_SINCE: '2026-03-01' },
+        {},
+        streamDefs,
+      );
       expect(c.mapping?.products.get('SKU-9')).toBe('MUG-BLUE');
       expect(c.goLive).toEqual({ SYNC_ORDERS_SINCE: '2026-02-01', SYNC_COUNTS_SINCE: '2026-03-01' });
     });
 
     it('has no mapping and no floor unless set', () => {
-      const c = readConfig({});
+      const c = readConfig({}, {}, streamDefs);
       expect(c.mapping).toBeUndefined();
       expect(c.goLive).toEqual({});
     });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { streamDefs } from '../../jobs/streams.js';
 import { ConfigError, readConfig, secretsOf } from '../../config/read-config.js';
 
 const service = {
@@ -10,7 +11,7 @@ const service = {
 
 function problemsOf(env: Record<string, string>, needs = { service: true }): string[] {
   try {
-    readConfig(env, needs);
+    readConfig(env, needs, streamDefs);
   } catch (err) {
     if (err instanceof ConfigError) return err.problems;
     throw err;
@@ -21,7 +22,7 @@ function problemsOf(env: Record<string, string>, needs = { service: true }): str
 describe('configuration', () => {
   describe('with every required variable', () => {
     it('applies the defaults of interface.md', () => {
-      const c = readConfig(service, { service: true });
+      const c = readConfig(service, { service: true }, streamDefs);
       expect(c.service?.baseUrl).toBe('https://app.example.com');
       expect(c.service?.budgets).toMatchObject({ postPerMinute: 120, getPerMinute: 120, collectionPerHour: 300 });
       // No total budget unless the account has one.
@@ -34,7 +35,11 @@ describe('configuration', () => {
     });
 
     it('reads numbers and lists the secrets', () => {
-      const c = readConfig({ ...service, INVENTORY_POST_PER_MINUTE: '60', UPSTREAM_URL: 'http://feed', UPSTREAM_TOKEN: 'tok-789' });
+      const c = readConfig(
+        { ...service, INVENTORY_POST_PER_MINUTE: '60', UPSTREAM_URL: 'http://feed', UPSTREAM_TOKEN: 'tok-789' },
+        {},
+        streamDefs,
+      );
       expect(c.service?.budgets.postPerMinute).toBe(60);
       expect(secretsOf(c).sort()).toEqual(['key-123', 'secret-456', 'tok-789']);
     });
@@ -42,7 +47,7 @@ describe('configuration', () => {
 
   describe('with a total request budget', () => {
     it('reads INVENTORY_REQUESTS_PER_MINUTE beside the per-class budgets', () => {
-      const c = readConfig({ ...service, INVENTORY_REQUESTS_PER_MINUTE: '120' }, { service: true });
+      const c = readConfig({ ...service, INVENTORY_REQUESTS_PER_MINUTE: '120' }, { service: true }, streamDefs);
       expect(c.service?.budgets).toMatchObject({ postPerMinute: 120, getPerMinute: 120, collectionPerHour: 300, requestsPerMinute: 120 });
     });
 
@@ -84,18 +89,22 @@ describe('configuration', () => {
 
     describe('when caps or retention are set', () => {
       it('reads them, with the defaults otherwise', () => {
-        expect(readConfig(service)).toMatchObject({
+        expect(readConfig(service, {}, streamDefs)).toMatchObject({
           limits: { maxRecordBytes: 4 * 1024 * 1024, feedMaxPageBytes: 64 * 1024 * 1024 },
           retention: { badRecordsKeep: 10_000, badRecordsKeepDays: 30 },
         });
-        const c = readConfig({
-          ...service,
-          MAX_RECORD_BYTES: '1024',
-          FEED_MAX_PAGE_BYTES: '4096',
-          INVENTORY_MAX_RESPONSE_BYTES: '8192',
-          BAD_RECORDS_KEEP: '5',
-          BAD_RECORDS_KEEP_DAYS: '2',
-        });
+        const c = readConfig(
+          {
+            ...service,
+            MAX_RECORD_BYTES: '1024',
+            FEED_MAX_PAGE_BYTES: '4096',
+            INVENTORY_MAX_RESPONSE_BYTES: '8192',
+            BAD_RECORDS_KEEP: '5',
+            BAD_RECORDS_KEEP_DAYS: '2',
+          },
+          {},
+          streamDefs,
+        );
         expect(c).toMatchObject({
           limits: { maxRecordBytes: 1024, feedMaxPageBytes: 4096 },
           retention: { badRecordsKeep: 5, badRecordsKeepDays: 2 },
@@ -126,7 +135,11 @@ describe('configuration', () => {
 
   describe('with REDIS_CLUSTER_NODES', () => {
     it('reads the seed nodes (IPv6 in brackets) and wraps a QUEUE_PREFIX without a hash tag in one', () => {
-      const c = readConfig({ REDIS_CLUSTER_NODES: '10.0.0.1:7000, redis-b.internal:7001,[::1]:7002', QUEUE_PREFIX: 'shop' });
+      const c = readConfig(
+        { REDIS_CLUSTER_NODES: '10.0.0.1:7000, redis-b.internal:7001,[::1]:7002', QUEUE_PREFIX: 'shop' },
+        {},
+        streamDefs,
+      );
       expect(c.redis.clusterNodes).toEqual([
         { host: '10.0.0.1', port: 7000 },
         { host: 'redis-b.internal', port: 7001 },
@@ -136,16 +149,16 @@ describe('configuration', () => {
     });
 
     it('keeps a prefix that has a hash tag already, and wraps one whose braces hold nothing', () => {
-      expect(readConfig({ REDIS_CLUSTER_NODES: 'a:1', QUEUE_PREFIX: 'eu-{shop}' }).redis).toEqual({
+      expect(readConfig({ REDIS_CLUSTER_NODES: 'a:1', QUEUE_PREFIX: 'eu-{shop}' }, {}, streamDefs).redis).toEqual({
         url: 'redis://127.0.0.1:6379',
         clusterNodes: [{ host: 'a', port: 1 }],
         prefix: 'eu-{shop}',
       });
-      expect(readConfig({ REDIS_CLUSTER_NODES: 'a:1', QUEUE_PREFIX: 'shop{}' }).redis.prefix).toBe('{shop{}}');
+      expect(readConfig({ REDIS_CLUSTER_NODES: 'a:1', QUEUE_PREFIX: 'shop{}' }, {}, streamDefs).redis.prefix).toBe('{shop{}}');
     });
 
     it('leaves the prefix alone without a cluster', () => {
-      expect(readConfig({ QUEUE_PREFIX: 'shop' }).redis).toEqual({ url: 'redis://127.0.0.1:6379', prefix: 'shop' });
+      expect(readConfig({ QUEUE_PREFIX: 'shop' }, {}, streamDefs).redis).toEqual({ url: 'redis://127.0.0.1:6379', prefix: 'shop' });
     });
 
     it('names the variable and the entry that is not host:port', () => {

@@ -5,6 +5,7 @@ import { connect, deletePrefix, redisUrl, uniquePrefix } from '../helpers/redis.
 import { baseEnv, collect, runCli, spawnCli } from '../cli/run-cli.js';
 import { seedFailedBatch, seedWaitingBatch } from '../cli/seed-jobs.js';
 import { eventually, freePort } from '../cli/worker-process.js';
+import { STREAMS } from '../../jobs/streams.js';
 
 const env = () => ({ ...baseEnv(), REDIS_URL: redisUrl(), QUEUE_PREFIX: uniquePrefix('dash') });
 
@@ -78,7 +79,7 @@ describe.concurrent('the dashboard command', () => {
     const base = `http://127.0.0.1:${port}`;
     await eventually(async () => (await fetch(`${base}/`).catch(() => undefined))?.status === 200, 30_000, 'the dashboard');
     const status = (await (await fetch(`${base}/api/status`)).json()) as { streams: Array<{ stream: string }> };
-    expect(status.streams.map((s) => s.stream)).toEqual(['orders', 'stock-counts', 'boms']);
+    expect(status.streams.map((s) => s.stream)).toEqual(STREAMS);
     child.kill('SIGINT');
     expect((await done).code).toBe(0);
   });

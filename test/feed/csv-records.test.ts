@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { orderStream } from '../../jobs/orders/order-stream.js';
-import { stockCountStream } from '../../jobs/stock/stock-count-stream.js';
+import { orderKind } from '../../jobs/orders/order-kind.js';
+import { stockCountKind } from '../../jobs/stock/stock-count-kind.js';
 import { readCsvRecords, type CsvMode } from '../../src/feed/csv-records.js';
 import { readCsvChunks } from '../../src/feed/csv-rows.js';
 import type { NdjsonEntry } from '../../src/feed/ndjson.js';
@@ -20,8 +20,8 @@ async function all(text: string, mode: CsvMode, size?: number): Promise<NdjsonEn
   return out;
 }
 
-const counts: CsvMode = { layout: stockCountStream.csv, keyField: 'countId' };
-const orders: CsvMode = { layout: orderStream.csv, keyField: 'orderId' };
+const counts: CsvMode = { layout: stockCountKind.csv!, keyField: 'countId' };
+const orders: CsvMode = { layout: orderKind.csv, keyField: 'orderId' };
 const strip = (entries: NdjsonEntry[]) =>
   entries.map((e) => ('error' in e ? { line: e.line, error: e.error, key: e.key } : { line: e.line, value: e.value }));
 

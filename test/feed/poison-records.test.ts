@@ -9,7 +9,7 @@ import { jobIdFor } from '../../src/queue/job-id.js';
 import { addJobs, recordJob, type RecordJob } from '../../src/queue/record-jobs.js';
 import { done, order, pullOrders, queueWorld, testKind, type QueueWorld } from '../queue/support.js';
 import { STREAMS } from '../../jobs/streams.js';
-import { orderStream } from '../../jobs/orders/order-stream.js';
+import { orderKind } from '../../jobs/orders/order-kind.js';
 
 let w: QueueWorld;
 let feed: FeedServer;
@@ -61,7 +61,7 @@ describe('poison records', () => {
       expect(await pull()).toMatchObject({ pages: 1, queued: 1, invalid: 0 });
 
       const jobs = await processAll();
-      for (const n of [1, 2, 3, 4, 5]) expect(jobs.get(jobIdFor(orderStream, order(`WEB-${n}`)))?.state, `WEB-${n}`).toBe('completed');
+      for (const n of [1, 2, 3, 4, 5]) expect(jobs.get(jobIdFor(orderKind, order(`WEB-${n}`)))?.state, `WEB-${n}`).toBe('completed');
       const failed = [...jobs.entries()].filter(([, j]) => j.state === 'failed');
       expect(failed.map(([, j]) => j.attempts)).toEqual([1, 1, 1, 1]);
       const reasons = failed.map(([id, j]) => `${id} ${j.reason}`).sort();
@@ -104,7 +104,7 @@ describe('poison records', () => {
     it('becomes a job of its own that fails at once, and the page is queued', async () => {
       let tooDeep: unknown = 1;
       for (let i = 0; i < 100; i++) tooDeep = [tooDeep];
-      const jobs = [order('WEB-1'), { ...order('WEB-X'), lines: tooDeep }, order('WEB-2')].map((r) => recordJob(orderStream, r, 'feed'));
+      const jobs = [order('WEB-1'), { ...order('WEB-X'), lines: tooDeep }, order('WEB-2')].map((r) => recordJob(orderKind, r, 'feed'));
       expect(jobs.map((j) => j.valid)).toEqual([true, false, true]);
       expect(jobs[1]!.job).toMatchObject({
         opts: { jobId: expect.stringMatching(/^orders-WEB-X-/) },
@@ -115,7 +115,7 @@ describe('poison records', () => {
           w.queues.get('orders'),
           w.redis,
           jobs.map((j) => j.job),
-          orderStream,
+          orderKind,
         ),
       ).toEqual({ queued: 3, duplicates: 0 });
     });
@@ -123,14 +123,14 @@ describe('poison records', () => {
 
   describe('when Redis refuses one job of a batch', () => {
     it('adds the others, and a stand-in that fails at once for the refused one', async () => {
-      const good = [order('WEB-1'), order('WEB-2')].map((r) => recordJob(orderStream, r, 'feed').job);
+      const good = [order('WEB-1'), order('WEB-2')].map((r) => recordJob(orderKind, r, 'feed').job);
       // Job data that cannot be serialized (no feed record can be: this stands for any refusal of one job).
       const refused: RecordJob = {
         name: 'orders',
         data: { record: { orderId: 'WEB-BIGINT', n: 1n }, source: 'feed' },
         opts: { jobId: 'orders-WEB-BIGINT-000000000000' },
       };
-      expect(await addJobs(w.queues.get('orders'), w.redis, [good[0]!, refused, good[1]!], orderStream)).toEqual({
+      expect(await addJobs(w.queues.get('orders'), w.redis, [good[0]!, refused, good[1]!], orderKind)).toEqual({
         queued: 3,
         duplicates: 0,
       });
@@ -152,7 +152,7 @@ describe('poison records', () => {
         JSON.stringify(order('WEB-2')),
       ];
       const result = await importNdjson({
-        def: orderStream,
+        def: orderKind,
         source: Readable.from([`${lines.join('\n')}\n`]),
         queues: w.queues,
         redis: w.redis,

@@ -9,7 +9,7 @@ import { jobIdFor } from '../../src/queue/job-id.js';
 import type { JobData } from '../../src/queue/queues.js';
 import { done, order, pullOrders, queueWorld, testKind, type QueueWorld } from '../queue/support.js';
 import { STREAMS } from '../../jobs/streams.js';
-import { orderStream } from '../../jobs/orders/order-stream.js';
+import { orderKind } from '../../jobs/orders/order-kind.js';
 
 let w: QueueWorld;
 let feed: FeedServer;
@@ -35,7 +35,7 @@ describe('feed producer', () => {
       expect(result).toMatchObject({ pages: 3, queued: 250, duplicates: 0, invalid: 0, caughtUp: true, locked: false });
       expect(feed.counters().requests.orders).toBe(3);
       expect(await w.queues.get('orders').getWaitingCount()).toBe(250);
-      const job = await w.queues.get('orders').getJob(jobIdFor(orderStream, order('WEB-7')));
+      const job = await w.queues.get('orders').getJob(jobIdFor(orderKind, order('WEB-7')));
       expect(job?.data).toEqual({ record: order('WEB-7'), source: 'feed' });
       expect(job?.name).toBe('orders');
 
@@ -84,7 +84,7 @@ describe('feed producer', () => {
     it('counts key order as no difference', async () => {
       const a = order('WEB-1');
       const reordered = Object.fromEntries(Object.entries(a).reverse());
-      expect(jobIdFor(orderStream, reordered)).toBe(jobIdFor(orderStream, a));
+      expect(jobIdFor(orderKind, reordered)).toBe(jobIdFor(orderKind, a));
     });
 
     it('creates a new job for a corrected record', async () => {
@@ -113,10 +113,10 @@ describe('feed producer', () => {
       expect(runs).toBe(1);
       const failed = await w.queues.get('orders').getFailed();
       const byId = new Map(failed.map((j) => [j.id, j]));
-      const badJob = byId.get(jobIdFor(orderStream, bad));
+      const badJob = byId.get(jobIdFor(orderKind, bad));
       expect(badJob?.failedReason).toBe('[BAD_RECORD] record WEB-9: lines.0.quantity: must be greater than 0');
       expect(badJob?.attemptsMade).toBe(1);
-      const noKeyId = jobIdFor(orderStream, noKey);
+      const noKeyId = jobIdFor(orderKind, noKey);
       expect(noKeyId).toMatch(/^orders-invalid-[0-9a-f]{12}$/);
       expect(byId.get(noKeyId)?.failedReason).toMatch(/^\[BAD_RECORD\] record \(no orderId\) orders-invalid-\w+: orderId: is required/);
     });

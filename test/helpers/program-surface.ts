@@ -10,6 +10,7 @@ import type { Command } from 'commander';
 import { buildProgram } from '../../src/cli/program.js';
 import { envSchema, secretSettings } from '../../config/schema.js';
 import { streamDefs } from '../../jobs/streams.js';
+import { stockAdjustmentKind } from '../jobs/fifth-kind/stock-adjustment-kind.js';
 import { parseBenchArgs } from '../../bench/lib/bench-options.js';
 import { parseChaosArgs } from '../../bench/chaos/chaos-options.js';
 
@@ -105,7 +106,12 @@ export function programSurface(root: string): ProgramSurface {
     lint: (flag) => flag === '--fix',
   };
   const scripts = Object.fromEntries(Object.keys(pkg.scripts).map((s) => [s, parsers[s]]));
-  const settings = new Set([...Object.keys(envSchema.shape), ...secretSettings.map((s) => `${s}_FILE`)]);
+  // The program's own settings, and those each kind of the list declares (src/kinds/kind.ts `settings`), the test-only
+  // fifth kind's too (docs/architecture.md, "Adding a kind", names them as the example).
+  const kindSettings = [...streamDefs, stockAdjustmentKind].flatMap((k: { settings?: ReadonlyArray<{ name: string }> }) =>
+    (k.settings ?? []).map((s) => s.name),
+  );
+  const settings = new Set([...Object.keys(envSchema.shape), ...secretSettings.map((s) => `${s}_FILE`), ...kindSettings]);
   const read = envReads(root);
   const reads = (name: string) => settings.has(name) || read.has(name) || OTHER_PROGRAMS.some((p) => p.test(name));
   return { program, scripts, settings, reads, otherFlags: OTHER_FLAGS };

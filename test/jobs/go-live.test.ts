@@ -6,6 +6,7 @@ import { countRecord, stockAt } from '../helpers/count-record.js';
 import { orderRecord, orderState } from '../helpers/order-records.js';
 import { jobOf, testWorld, type TestWorld } from '../helpers/test-world.js';
 import { streamDefs } from '../../jobs/streams.js';
+import { orderKeys } from '../../jobs/orders/order-keys.js';
 
 const line = (location: string) => [{ productId: 'MUG-BLUE', quantity: 1, unitPrice: 12.5, location }];
 const old = orderRecord('GL-OLD', line('Main Warehouse / A-01'), { orderDate: '2026-01-31T23:59:59' });
@@ -55,7 +56,7 @@ describe('the go-live floor', () => {
       expect(trace!.result.outcome).toBe('skipped');
       expect(requests.filter((r) => JSON.stringify(r).includes('GL-OLD'))).toEqual([]);
       expect(orderState(world.sandbox.admin.state(), 'GL-OLD').orders).toEqual([]);
-      expect(await world.redis.exists(world.keys.order('GL-OLD'))).toBe(0);
+      expect(await world.redis.exists(orderKeys(world.keys).progress('GL-OLD'))).toBe(0);
     });
   });
 

@@ -9,7 +9,7 @@ import { reconcile } from '../../src/ops/reconcile.js';
 import { countRecord, stockAt } from '../helpers/count-record.js';
 import { orderRecord, orderState } from '../helpers/order-records.js';
 import { describeEachProfile, jobOf, testWorld, type TestWorld } from '../helpers/test-world.js';
-import { streamDefs } from '../../jobs/streams.js';
+import { STREAMS, streamDefs } from '../../jobs/streams.js';
 
 /** A mapping as MAPPING_FILE loads it (the same parser and checks as at start). */
 function mappingOf(csv: string): Mapping {
@@ -51,7 +51,7 @@ describeEachProfile('mapping', (profile) => {
   let world: TestWorld;
   const mapping = mappingOf(MAPPING);
   beforeAll(async () => {
-    world = await testWorld('mapping', { streams: ['orders', 'stock-counts', 'boms'], sandbox: { profile }, mapping });
+    world = await testWorld('mapping', { streams: [...STREAMS], sandbox: { profile }, mapping });
     await world.add('orders', [mapped, mappedUnknown, unmappedUnknown]);
     await world.add('stock-counts', [count]);
     await world.add('boms', [bom, bomUnknown]);

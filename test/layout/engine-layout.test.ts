@@ -1,12 +1,42 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { STREAMS } from '../../jobs/streams.js';
+import { settingsOf } from '../../config/kind-setting.js';
+import { streamDefs } from '../../jobs/streams.js';
+import type { Kind } from '../../src/kinds/kind.js';
+import { stockAdjustmentKind } from '../jobs/fifth-kind/stock-adjustment-kind.js';
+import { shelfLabelKind } from '../jobs/fourth-kind/shelf-label-kind.js';
 import { cyclesOf, importGraph, importsOf, root, sourceFiles } from './import-graph.js';
 
-/** The composition root: the only code that hands the list of kinds (jobs/streams.ts) to the engine. */
-const COMPOSITION_ROOT = ['src/app/', 'src/bin/', 'src/demo/'];
-const engine = sourceFiles(['src', 'config']).filter((f) => !COMPOSITION_ROOT.some((r) => f.startsWith(r)));
+/** The entry point: the only code that imports the list of kinds (jobs/streams.ts) and hands it on. */
+const ENTRY = ['src/bin/'];
+/** The demo's bundled feed is data for the program's streams, by name. */
+const DEMO_DATA = ['src/demo/demo-feed.ts'];
+const everywhere = sourceFiles(['src', 'config']);
+const engine = everywhere.filter((f) => !ENTRY.some((r) => f.startsWith(r)));
+/** The program's kinds and the tests' (each a folder and a line in a list, nothing else). */
+const kinds: readonly Kind[] = [...streamDefs, shelfLabelKind, stockAdjustmentKind];
+
+/** Every line of the files the pattern matches, as `file:line: text`. */
+function offendingLines(files: readonly string[], pattern: RegExp): string[] {
+  return files.flatMap((f) =>
+    readFileSync(join(root, f), 'utf8')
+      .split('\n')
+      .flatMap((line, i) => (pattern.test(line) ? [`${f}:${i + 1}: ${line.trim()}`] : [])),
+  );
+}
+
+const escape = (s: string) => s.replace(/[-.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * How code would build a key of the pattern (`{prefix}:order:{orderId}`): its first fixed segment after an
+ * interpolation (`${prefix}:order:`), or for a lock (`{prefix}:lock:location:{location}`) the lock's name (`lock('location'`).
+ */
+function keyBuilt(pattern: string): RegExp {
+  const words = pattern.replace(/^\{prefix\}:/, '').split(':');
+  if (words[0] === 'lock' && words[1]) return new RegExp(`lock\\(\\s*['"\`]${escape(words[1])}['"\`]`);
+  return new RegExp(`\\}:${escape(words[0]!)}(?=[:'"\`*])`);
+}
 
 describe('the engine under the kinds', () => {
   it('reads files to check', () => {
@@ -14,7 +44,7 @@ describe('the engine under the kinds', () => {
     expect(engine).toContain('src/queue/job-runner.ts');
   });
 
-  it('imports nothing from jobs/ outside the composition root (src/app, src/bin, src/demo)', () => {
+  it('imports nothing from jobs/ outside the entry point (src/bin): src/app and the demo take the list too', () => {
     const offending = engine.flatMap((f) =>
       importsOf(f)
         .filter((t) => t.startsWith('jobs/'))
@@ -23,14 +53,33 @@ describe('the engine under the kinds', () => {
     expect(offending).toEqual([]);
   });
 
-  it('names no stream: no stream name is written in src/ or config/ outside the composition root', () => {
-    const quoted = new RegExp(`['"\`](${STREAMS.map((s) => s.replace(/[-]/g, '\\-')).join('|')})['"\`]`);
-    const offending = engine.flatMap((f) =>
-      readFileSync(join(root, f), 'utf8')
-        .split('\n')
-        .flatMap((line, i) => (quoted.test(line) ? [`${f}:${i + 1}: ${line.trim()}`] : [])),
-    );
-    expect(offending).toEqual([]);
+  it("names no stream: no stream name is written in src/ or config/ outside the entry point and the demo's data", () => {
+    const quoted = new RegExp(`['"\`](${kinds.map((k) => escape(k.stream)).join('|')})['"\`]`);
+    expect(
+      offendingLines(
+        engine.filter((f) => !DEMO_DATA.includes(f)),
+        quoted,
+      ),
+    ).toEqual([]);
+  });
+
+  it("names no kind's setting: no variable a kind declares is written anywhere in src/ or config/", () => {
+    const names = settingsOf(kinds).map((s) => s.name);
+    expect(names).toEqual(expect.arrayContaining(['ORDER_POLL_SECONDS', 'STOCK_SYNC_CRON', 'ADJUSTMENT_POLL_SECONDS']));
+    expect(offendingLines(everywhere, new RegExp(`\\b(${names.join('|')})\\b`))).toEqual([]);
+  });
+
+  it("builds no kind's Redis key: none of the keys a kind declares is made anywhere in src/ or config/", () => {
+    const patterns = kinds.flatMap((k) => k.redisKeys ?? []);
+    expect(patterns).toContain('{prefix}:order:{orderId}');
+    expect(patterns.flatMap((p) => offendingLines(everywhere, keyBuilt(p)))).toEqual([]);
+  });
+
+  it('finds a key built by hand when there is one', () => {
+    expect(keyBuilt('{prefix}:order:{orderId}').test('order: (id: string) => `${prefix}:order:${id}`,')).toBe(true);
+    expect(keyBuilt('{prefix}:stock:*').test('const p = `${keys.prefix}:stock`;')).toBe(true);
+    expect(keyBuilt('{prefix}:lock:location:{location}').test("keys.lock('location', url)")).toBe(true);
+    expect(keyBuilt('{prefix}:order:{orderId}').test("client.listCollection('order')")).toBe(false);
   });
 });
 

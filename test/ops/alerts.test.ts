@@ -8,7 +8,7 @@ import { redisKeys } from '../../src/redis/connection.js';
 import { json, startServer, type TestServer } from '../client/http-server.js';
 import { connect, deletePrefix, uniquePrefix } from '../helpers/redis.js';
 import { streamDefs } from '../../jobs/streams.js';
-import { orderStream } from '../../jobs/orders/order-stream.js';
+import { orderKind } from '../../jobs/orders/order-kind.js';
 
 const SECRET = 'sec-4b8d2a9f61';
 const HOOK_TOKEN = 'T0K3N-9f8e7d';
@@ -48,7 +48,7 @@ describe('alerts', () => {
       settings: { webhookUrl: `${server.url}/hook/${HOOK_TOKEN}`, lagSeconds: 60, intervalSeconds: 2 },
       logger: createLogger({ level: 'silent' }),
       secrets: [SECRET, `${server.url}/hook/${HOOK_TOKEN}`],
-      defs: [orderStream],
+      defs: [orderKind],
     };
   });
   afterAll(async () => {

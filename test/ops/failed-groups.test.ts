@@ -7,7 +7,7 @@ import { jobIdFor } from '../../src/queue/job-id.js';
 import { addJobs, recordJob } from '../../src/queue/record-jobs.js';
 import { openStreamQueues, type StreamQueues } from '../../src/queue/stream-queues.js';
 import { done, order, queueWorld, testKind, type QueueWorld } from '../queue/support.js';
-import { orderStream } from '../../jobs/orders/order-stream.js';
+import { orderKind } from '../../jobs/orders/order-kind.js';
 import { streamDefs } from '../../jobs/streams.js';
 
 let w: QueueWorld;
@@ -28,13 +28,13 @@ async function failBadOrders(...orderIds: string[]): Promise<string[]> {
   await addJobs(
     w.queues.get('orders'),
     w.redis,
-    records.map((r) => recordJob(orderStream, r, 'feed').job),
-    orderStream,
+    records.map((r) => recordJob(orderKind, r, 'feed').job),
+    orderKind,
   );
   const pool = await w.startPool([testKind('orders', async () => done())]);
   await waitForIdle([w.queues.get('orders')], { pollMs: 25 });
   await pool.close(1_000);
-  return records.map((r) => jobIdFor(orderStream, r));
+  return records.map((r) => jobIdFor(orderKind, r));
 }
 
 const jobKey = (id: string) => w.queues.get('orders').toKey(id);

@@ -6,7 +6,7 @@ import type { SandboxState } from '../../src/sandbox/sandbox-entities.js';
 import { countRecord } from '../helpers/count-record.js';
 import { orderRecord } from '../helpers/order-records.js';
 import { testWorld, type TestWorld } from '../helpers/test-world.js';
-import { streamDefs } from '../../jobs/streams.js';
+import { STREAMS, streamDefs } from '../../jobs/streams.js';
 
 const line = (productId: string, quantity: number, location = 'Main Warehouse / A-01') => ({ productId, quantity, unitPrice: 4, location });
 const orderIds = ['R-1', 'R-2', 'R-3', 'R-4', 'R-5', 'R-6', 'R-7', 'R-8'];
@@ -48,7 +48,7 @@ describe('reconcile', () => {
   let world: TestWorld;
 
   beforeAll(async () => {
-    world = await testWorld('reconcile', { streams: ['orders', 'stock-counts', 'boms'] });
+    world = await testWorld('reconcile', { streams: [...STREAMS] });
     await world.add(
       'orders',
       orderIds.map((id) => orderRecord(id, [line('MUG-BLUE', 1), line('SKU-0003', 2, 'A-02')])),
@@ -234,7 +234,7 @@ describe('reconcile after a run with lost answers', () => {
   afterAll(() => world?.close());
 
   it('finds no drift: every write whose answer was lost was settled, none applied twice', async () => {
-    world = await testWorld('reconcile-lost', { streams: ['orders', 'stock-counts', 'boms'] });
+    world = await testWorld('reconcile-lost', { streams: [...STREAMS] });
     world.sandbox.admin.setFaults([
       { kind: 'apply-then-drop', method: 'POST', path: '/api/order$', times: 2 },
       { kind: 'apply-then-drop', method: 'POST', path: '/api/shipment', times: 2 },

@@ -9,7 +9,7 @@ import { ConflictError } from '../../src/queue/job-errors.js';
 import type { JobData } from '../../src/queue/queues.js';
 import { addJobs, recordJob } from '../../src/queue/record-jobs.js';
 import { done, order, queueWorld, sleep, testKind, type QueueWorld } from './support.js';
-import { orderStream } from '../../jobs/orders/order-stream.js';
+import { orderKind } from '../../jobs/orders/order-kind.js';
 
 let w: QueueWorld;
 beforeEach(async () => {
@@ -35,7 +35,7 @@ describe('failed bad-record jobs', () => {
         const records = [order('CONFLICT-1'), ...[1, 2, 3, 4, 5, 6].map(bad), order('CONFLICT-2'), order('WEB-1')];
         for (const r of records) {
           // One at a time, so "newest" is well defined.
-          await addJobs(q(), w.redis, [recordJob(orderStream, r, 'feed').job], orderStream);
+          await addJobs(q(), w.redis, [recordJob(orderKind, r, 'feed').job], orderKind);
           await waitForIdle([q()], { pollMs: 20 });
           await sleep(5);
         }
@@ -61,9 +61,9 @@ describe('failed bad-record jobs', () => {
     it('is removed at the next bad record, unless it was retried since', async () => {
       const ids: string[] = [];
       for (const n of [1, 2, 3]) {
-        const { job } = recordJob(orderStream, bad(n), 'feed');
+        const { job } = recordJob(orderKind, bad(n), 'feed');
         ids.push(job.opts.jobId);
-        await addJobs(q(), w.redis, [job], orderStream);
+        await addJobs(q(), w.redis, [job], orderKind);
       }
       const pool = await w.startPool([testKind('orders', async () => done())], { badRecords: { keep: 100, keepDays: 1 } });
       await waitForIdle([q()], { pollMs: 20 });
@@ -100,7 +100,7 @@ describe('failed bad-record jobs', () => {
 
 describe('job logs', () => {
   it('keep the newest lines only (one per attempt)', async () => {
-    await addJobs(q(), w.redis, [recordJob(orderStream, order('WEB-LOG'), 'feed').job], orderStream);
+    await addJobs(q(), w.redis, [recordJob(orderKind, order('WEB-LOG'), 'feed').job], orderKind);
     const [job] = await q().getJobs(['waiting']);
     expect(job!.opts.keepLogs).toBe(defaults.jobKeepLogs);
     for (let i = 1; i <= defaults.jobKeepLogs + 10; i++) await job!.log(`attempt ${i}`);

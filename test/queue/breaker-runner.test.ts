@@ -9,7 +9,7 @@ import { readBreaker } from '../../src/queue/stream-breaker.js';
 import { openStreamQueues } from '../../src/queue/stream-queues.js';
 import type { WorkerPool } from '../../src/queue/worker-pool.js';
 import { done, order, queueWorld, sleep, testKind, type QueueWorld } from './support.js';
-import { orderStream } from '../../jobs/orders/order-stream.js';
+import { orderKind } from '../../jobs/orders/order-kind.js';
 import { streamDefs } from '../../jobs/streams.js';
 
 let w: QueueWorld;
@@ -32,10 +32,10 @@ async function enqueue(ids: string[]): Promise<string[]> {
   await addJobs(
     q(),
     w.redis,
-    ids.map((id) => recordJob(orderStream, order(id), 'feed').job),
-    orderStream,
+    ids.map((id) => recordJob(orderKind, order(id), 'feed').job),
+    orderKind,
   );
-  return ids.map((id) => jobIdFor(orderStream, order(id)));
+  return ids.map((id) => jobIdFor(orderKind, order(id)));
 }
 
 async function until(what: () => Promise<boolean>, ms = 10_000): Promise<void> {

@@ -3,7 +3,7 @@ import { LatencyMeter, sizeConcurrency } from '../../src/queue/concurrency-sizer
 import { addJobs, recordJob } from '../../src/queue/record-jobs.js';
 import type { WorkerPool } from '../../src/queue/worker-pool.js';
 import { done, order, queueWorld, sleep, testKind, type QueueWorld } from './support.js';
-import { orderStream } from '../../jobs/orders/order-stream.js';
+import { orderKind } from '../../jobs/orders/order-kind.js';
 
 const bounds = { min: 8, max: 256 };
 
@@ -65,8 +65,8 @@ describe('sizing jobs at once', () => {
       await addJobs(
         w.queues.get('orders'),
         w.redis,
-        Array.from({ length: 60 }, (_, i) => recordJob(orderStream, order(`SIZE-${i}`), 'feed').job),
-        orderStream,
+        Array.from({ length: 60 }, (_, i) => recordJob(orderKind, order(`SIZE-${i}`), 'feed').job),
+        orderKind,
       );
       // 100 a second at 200 ms: 40, capped at 30.
       for (let i = 0; i < 200 && pool.concurrency() !== 30; i++) await sleep(20);

@@ -3,7 +3,7 @@ import { pendingCounts, summarize, waitForIdle } from '../../src/queue/drain.js'
 import { addJobs, recordJob } from '../../src/queue/record-jobs.js';
 import { ConflictError } from '../../src/queue/job-errors.js';
 import { done, order, queueWorld, sleep, testKind, type QueueWorld } from './support.js';
-import { orderStream } from '../../jobs/orders/order-stream.js';
+import { orderKind } from '../../jobs/orders/order-kind.js';
 import { streamDefs } from '../../jobs/streams.js';
 
 let w: QueueWorld;
@@ -31,7 +31,7 @@ describe('drain', () => {
     });
 
     it('stops waiting when aborted', async () => {
-      await addJobs(q(), w.redis, [recordJob(orderStream, order('WEB-1'), 'feed').job], orderStream);
+      await addJobs(q(), w.redis, [recordJob(orderKind, order('WEB-1'), 'feed').job], orderKind);
       const ac = new AbortController();
       setTimeout(() => ac.abort(new Error('stop')), 50);
       await expect(waitForIdle([q()], { pollMs: 10, signal: ac.signal })).rejects.toThrow('stop');
@@ -43,8 +43,8 @@ describe('drain', () => {
       await addJobs(
         q(),
         w.redis,
-        [order('WEB-1'), order('WEB-2'), order('WEB-3')].map((r) => recordJob(orderStream, r, 'feed').job),
-        orderStream,
+        [order('WEB-1'), order('WEB-2'), order('WEB-3')].map((r) => recordJob(orderKind, r, 'feed').job),
+        orderKind,
       );
       const since = Date.now();
       const pool = await w.startPool([

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { bomStream } from '../../jobs/boms/bom-stream.js';
-import { orderStream } from '../../jobs/orders/order-stream.js';
-import { stockCountStream } from '../../jobs/stock/stock-count-stream.js';
+import { bomKind } from '../../jobs/boms/bom-kind.js';
+import { orderKind } from '../../jobs/orders/order-kind.js';
+import { stockCountKind } from '../../jobs/stock/stock-count-kind.js';
 import { beforeGoLive } from '../../src/queue/go-live.js';
 
 const orders = { since: '2026-02-01', setting: 'SYNC_ORDERS_SINCE' };
@@ -9,30 +9,30 @@ const counts = { since: '2026-02-01', setting: 'SYNC_COUNTS_SINCE' };
 
 describe('the go-live floor', () => {
   it('skips an order dated before the floor, saying the date and the floor', () => {
-    expect(beforeGoLive(orderStream, { orderDate: '2026-01-31T23:59:59' }, orders)).toBe(
+    expect(beforeGoLive(orderKind, { orderDate: '2026-01-31T23:59:59' }, orders)).toBe(
       'before go-live: orderDate 2026-01-31T23:59:59 is before SYNC_ORDERS_SINCE 2026-02-01',
     );
   });
 
   it("syncs an order on the floor's day, from its first second, and after it", () => {
-    expect(beforeGoLive(orderStream, { orderDate: '2026-02-01T00:00:00' }, orders)).toBeUndefined();
-    expect(beforeGoLive(orderStream, { orderDate: '2026-02-01T23:59:59' }, orders)).toBeUndefined();
-    expect(beforeGoLive(orderStream, { orderDate: '2027-01-01T00:00:00' }, orders)).toBeUndefined();
+    expect(beforeGoLive(orderKind, { orderDate: '2026-02-01T00:00:00' }, orders)).toBeUndefined();
+    expect(beforeGoLive(orderKind, { orderDate: '2026-02-01T23:59:59' }, orders)).toBeUndefined();
+    expect(beforeGoLive(orderKind, { orderDate: '2027-01-01T00:00:00' }, orders)).toBeUndefined();
   });
 
   it('syncs an order without orderDate', () => {
-    expect(beforeGoLive(orderStream, { orderId: 'X' }, orders)).toBeUndefined();
+    expect(beforeGoLive(orderKind, { orderId: 'X' }, orders)).toBeUndefined();
   });
 
   it('compares a count by its countDate', () => {
-    expect(beforeGoLive(stockCountStream, { countDate: '2026-01-31' }, counts)).toBe(
+    expect(beforeGoLive(stockCountKind, { countDate: '2026-01-31' }, counts)).toBe(
       'before go-live: countDate 2026-01-31 is before SYNC_COUNTS_SINCE 2026-02-01',
     );
-    expect(beforeGoLive(stockCountStream, { countDate: '2026-02-01' }, counts)).toBeUndefined();
+    expect(beforeGoLive(stockCountKind, { countDate: '2026-02-01' }, counts)).toBeUndefined();
   });
 
   it('leaves alone a stream without a floor, and BOMs, which have no date', () => {
-    expect(beforeGoLive(orderStream, { orderDate: '2020-01-01T00:00:00' }, undefined)).toBeUndefined();
-    expect(beforeGoLive(bomStream, { productId: 'X', orderDate: '2020-01-01T00:00:00' }, orders)).toBeUndefined();
+    expect(beforeGoLive(orderKind, { orderDate: '2020-01-01T00:00:00' }, undefined)).toBeUndefined();
+    expect(beforeGoLive(bomKind, { productId: 'X', orderDate: '2020-01-01T00:00:00' }, orders)).toBeUndefined();
   });
 });

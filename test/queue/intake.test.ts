@@ -12,7 +12,7 @@ import { recordJobOptions, type JobData } from '../../src/queue/queues.js';
 import { badLineId } from '../../src/queue/record-jobs.js';
 import type { WorkerPool } from '../../src/queue/worker-pool.js';
 import { done, fastJobs, order, queueWorld, testKind, type QueueWorld } from './support.js';
-import { orderStream } from '../../jobs/orders/order-stream.js';
+import { orderKind } from '../../jobs/orders/order-kind.js';
 
 let w: QueueWorld;
 let dir: string;
@@ -38,7 +38,7 @@ async function ndjson(lines: string[]): Promise<string> {
 }
 
 const importFile = (file: string, batchSize = 10) =>
-  importNdjson({ def: orderStream, source: file, queues: w.queues, redis: w.redis, logger: w.logger, batchSize });
+  importNdjson({ def: orderKind, source: file, queues: w.queues, redis: w.redis, logger: w.logger, batchSize });
 
 /** A pool whose orders kind notes each job it runs (id and data). */
 async function startPool(seen: Array<{ id: string; data: JobData }> = []) {
@@ -78,7 +78,7 @@ describe('import through intake batches', () => {
     const big = (i: number) => ({ ...order(`WEB-${i}`), shipmentIdUser: 'x'.repeat(2_000) });
     const file = await ndjson(Array.from({ length: 9 }, (_, i) => JSON.stringify(big(i + 1))));
     const result = await importNdjson({
-      def: orderStream,
+      def: orderKind,
       source: file,
       queues: w.queues,
       redis: w.redis,
@@ -103,15 +103,15 @@ describe('import through intake batches', () => {
     await startPool(seen);
     await idle();
 
-    expect(seen.map((s) => s.id).sort()).toEqual(good.map((o) => jobIdFor(orderStream, o)).sort());
+    expect(seen.map((s) => s.id).sort()).toEqual(good.map((o) => jobIdFor(orderKind, o)).sort());
     for (const [i, o] of good.entries()) {
-      const job = await records().getJob(jobIdFor(orderStream, o));
+      const job = await records().getJob(jobIdFor(orderKind, o));
       expect(job?.data).toEqual({ record: o, source: 'import', line: i + 1 });
       // The options every record job gets: retries with the jittered backoff, kept once completed.
       expect(job?.opts).toMatchObject({ attempts: fastJobs.attempts, backoff: { type: 'jittered' } });
       expect(await job?.getState()).toBe('completed');
     }
-    const bad = await records().getJob(jobIdFor(orderStream, invalid));
+    const bad = await records().getJob(jobIdFor(orderKind, invalid));
     expect(await bad?.getState()).toBe('failed');
     expect(bad?.failedReason).toMatch(/^\[BAD_RECORD\] record WEB-BAD: lines: must have at least one line/);
     const broken = await records().getJob(badLineId('orders', 14, '{"orderId": "WEB-BROKEN",'));

@@ -1,20 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/queue/canonical-hash.js';
 import { jobIdFor, jobIdHash } from '../../src/queue/job-id.js';
-import { bomStream } from '../../jobs/boms/bom-stream.js';
-import { orderStream } from '../../jobs/orders/order-stream.js';
-import { stockCountStream } from '../../jobs/stock/stock-count-stream.js';
+import { bomKind } from '../../jobs/boms/bom-kind.js';
+import { orderKind } from '../../jobs/orders/order-kind.js';
+import { stockCountKind } from '../../jobs/stock/stock-count-kind.js';
 
 describe('job ids', () => {
   it('are {stream}-{key}-{12 hex of the record hash}', () => {
     const record = { orderId: 'WEB-100231', origin: 'Main Warehouse', lines: [] };
-    expect(jobIdFor(orderStream, record)).toBe(`orders-WEB-100231-${jobIdHash(record)}`);
+    expect(jobIdFor(orderKind, record)).toBe(`orders-WEB-100231-${jobIdHash(record)}`);
     expect(jobIdHash(record)).toMatch(/^[0-9a-f]{12}$/);
   });
 
   it('do not depend on key order or absent fields', () => {
     expect(canonicalJson({ b: 1, a: { d: [1, { y: 2, x: 1 }], c: undefined } })).toBe('{"a":{"d":[1,{"x":1,"y":2}]},"b":1}');
-    expect(jobIdFor(bomStream, { productId: 'P', components: [] })).toBe(jobIdFor(bomStream, { components: [], productId: 'P' }));
+    expect(jobIdFor(bomKind, { productId: 'P', components: [] })).toBe(jobIdFor(bomKind, { components: [], productId: 'P' }));
   });
 
   it('hash the same text as JSON.stringify of a key-sorted copy, for every kind of value', () => {
@@ -45,19 +45,19 @@ describe('job ids', () => {
   });
 
   it('change when any value changes', () => {
-    expect(jobIdFor(stockCountStream, { countId: 'C', items: [{ quantity: 1 }] })).not.toBe(
-      jobIdFor(stockCountStream, { countId: 'C', items: [{ quantity: 2 }] }),
+    expect(jobIdFor(stockCountKind, { countId: 'C', items: [{ quantity: 1 }] })).not.toBe(
+      jobIdFor(stockCountKind, { countId: 'C', items: [{ quantity: 2 }] }),
     );
   });
 
   it('never hold a colon, whatever the key', () => {
-    const id = jobIdFor(orderStream, { orderId: 'A:B C/1' });
+    const id = jobIdFor(orderKind, { orderId: 'A:B C/1' });
     expect(id).not.toContain(':');
     expect(id).toMatch(/^orders-A%3AB%20C%2F1-[0-9a-f]{12}$/);
   });
 
   it('name records without a usable key invalid', () => {
-    expect(jobIdFor(orderStream, { orderId: '  ' })).toMatch(/^orders-invalid-[0-9a-f]{12}$/);
-    expect(jobIdFor(bomStream, 'not an object')).toMatch(/^boms-invalid-[0-9a-f]{12}$/);
+    expect(jobIdFor(orderKind, { orderId: '  ' })).toMatch(/^orders-invalid-[0-9a-f]{12}$/);
+    expect(jobIdFor(bomKind, 'not an object')).toMatch(/^boms-invalid-[0-9a-f]{12}$/);
   });
 });

@@ -4,9 +4,9 @@ import { findJobIds, indexJobIds, jobIndexKey, jobIndexTtlSeconds } from '../../
 import { jobIdFor } from '../../src/queue/job-id.js';
 import { connect, deletePrefix, uniquePrefix } from '../helpers/redis.js';
 import { STREAMS } from '../../jobs/streams.js';
-import { bomStream } from '../../jobs/boms/bom-stream.js';
-import { orderStream } from '../../jobs/orders/order-stream.js';
-import { stockCountStream } from '../../jobs/stock/stock-count-stream.js';
+import { bomKind } from '../../jobs/boms/bom-kind.js';
+import { orderKind } from '../../jobs/orders/order-kind.js';
+import { stockCountKind } from '../../jobs/stock/stock-count-kind.js';
 
 const order = (orderId: string, quantity = 1) => ({
   orderId,
@@ -31,11 +31,11 @@ describe('the key index of find', () => {
     it('answers the ids of exactly the key asked, across days and versions', async () => {
       const now = Date.now();
       const ids = {
-        v1: jobIdFor(orderStream, order('WEB-1')),
-        v2: jobIdFor(orderStream, order('WEB-1', 2)),
-        longer: jobIdFor(orderStream, order('WEB-10')),
-        dashed: jobIdFor(orderStream, order('WEB-1-B')),
-        count: jobIdFor(stockCountStream, { countId: 'WEB-1', location: 'A-01', countDate: '2026-11-20', items: [] }),
+        v1: jobIdFor(orderKind, order('WEB-1')),
+        v2: jobIdFor(orderKind, order('WEB-1', 2)),
+        longer: jobIdFor(orderKind, order('WEB-10')),
+        dashed: jobIdFor(orderKind, order('WEB-1-B')),
+        count: jobIdFor(stockCountKind, { countId: 'WEB-1', location: 'A-01', countDate: '2026-11-20', items: [] }),
       };
       await indexJobIds(redis, prefix, [ids.v1, ids.longer, ids.dashed], now - 3 * DAY);
       await indexJobIds(redis, prefix, [ids.v2, ids.count], now);
@@ -57,7 +57,7 @@ describe('the key index of find', () => {
 
   describe('when a failed job outlived its day in the index', () => {
     it('is found in the failed set', async () => {
-      const id = jobIdFor(bomStream, { productId: 'KIT*1', components: [] });
+      const id = jobIdFor(bomKind, { productId: 'KIT*1', components: [] });
       await redis.zadd(`${prefix}:boms:failed`, Date.now() - 30 * DAY, id);
       expect(await findJobIds(redis, prefix, 'KIT*1', STREAMS)).toEqual([id]);
       expect(await findJobIds(redis, prefix, 'KIT', STREAMS)).toEqual([]);

@@ -3,12 +3,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RateLimitedError, TransientError } from '../../src/client/errors.js';
 import { waitForIdle } from '../../src/queue/drain.js';
 import { ConflictError } from '../../src/queue/job-errors.js';
-import type { JobKind } from '../../src/queue/job-kind.js';
 import { jobIdFor } from '../../src/queue/job-id.js';
 import { addJobs, recordJob } from '../../src/queue/record-jobs.js';
 import type { WorkerPool } from '../../src/queue/worker-pool.js';
 import { done, order, queueWorld, sleep, testKind, type QueueWorld } from './support.js';
-import { orderStream } from '../../jobs/orders/order-stream.js';
+import { orderKind } from '../../jobs/orders/order-kind.js';
+import type { Kind } from '../../src/kinds/kind.js';
 
 let w: QueueWorld;
 let pool: WorkerPool | undefined;
@@ -30,13 +30,13 @@ async function enqueue(...records: Array<Record<string, unknown>>): Promise<stri
   await addJobs(
     q(),
     w.redis,
-    records.map((r) => recordJob(orderStream, r, 'feed').job),
-    orderStream,
+    records.map((r) => recordJob(orderKind, r, 'feed').job),
+    orderKind,
   );
-  return records.map((r) => jobIdFor(orderStream, r));
+  return records.map((r) => jobIdFor(orderKind, r));
 }
 
-async function run(kind: JobKind<any>, concurrency = 1): Promise<void> {
+async function run(kind: Kind<any>, concurrency = 1): Promise<void> {
   pool = await w.startPool([kind], { concurrency });
   await waitForIdle([q()], { pollMs: 25 });
 }

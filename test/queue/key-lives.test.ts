@@ -1,5 +1,6 @@
 import { Queue } from 'bullmq';
 import { afterAll, describe, expect, it } from 'vitest';
+import { orderKeys } from '../../jobs/orders/order-keys.js';
 import { ProgressStore } from '../../jobs/orders/order-progress.js';
 import { recordFailureGroup } from '../../src/queue/failure-group.js';
 import { recordJobOptions } from '../../src/queue/queues.js';
@@ -16,7 +17,7 @@ describe('the lives of per-record keys', () => {
 
   describe("when an order's progress is written after its hash expired", () => {
     it('gives the recreated hash its life again', async () => {
-      const key = redisKeys(prefix).order('KL-1');
+      const key = orderKeys(redisKeys(prefix)).progress('KL-1');
       await new ProgressStore(redis, key, 3600).save({ step: 'created', orderUrl: '/demo/api/order/1' });
       expect(await redis.hget(key, 'step')).toBe('created');
       const ttl = await redis.ttl(key);
@@ -25,7 +26,7 @@ describe('the lives of per-record keys', () => {
     });
 
     it('keeps the life started by the first write', async () => {
-      const key = redisKeys(prefix).order('KL-2');
+      const key = orderKeys(redisKeys(prefix)).progress('KL-2');
       const store = new ProgressStore(redis, key, 3600);
       await store.save({ pending: 'create-order' }, true);
       await redis.expire(key, 100);

@@ -5,7 +5,7 @@ import type { CatalogApi } from '../../src/catalog/types.js';
 import type { ServiceClient } from '../../src/client/service-client.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 import { defOf } from '../../src/records/records.js';
-import type { JobContext, JobKind, JobResult } from '../../src/queue/job-kind.js';
+import type { JobContext, JobResult } from '../../src/queue/job-kind.js';
 import { pullStream, type PullStreamOptions } from '../../src/feed/producer.js';
 import type { RunnerDeps } from '../../src/queue/job-runner.js';
 import type { QueueSet } from '../../src/queue/queues.js';
@@ -14,11 +14,11 @@ import { sandboxConfig } from '../../src/app/sandbox-config.js';
 import { streamDefs } from '../../jobs/streams.js';
 import type { StreamName } from '../../src/records/stream-def.js';
 import { startWorkers, type StartWorkersOptions, type WorkerPool } from '../../src/queue/worker-pool.js';
-import type { AnyJobKind } from '../../src/queue/job-kind.js';
 import type { RedisKeys } from '../../src/redis/connection.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
 import { connect, deletePrefix, redisUrl, uniquePrefix } from '../helpers/redis.js';
-import { orderStream } from '../../jobs/orders/order-stream.js';
+import { orderKind } from '../../jobs/orders/order-kind.js';
+import type { Kind } from '../../src/kinds/kind.js';
 
 /** A logger whose JSON lines the test can read back. */
 export function captureLogger(): { logger: Logger; lines: () => Array<Record<string, unknown>> } {
@@ -60,7 +60,7 @@ export interface QueueWorld {
   client: ServiceClient;
   deps: RunnerDeps;
   /** Real workers for the kinds on this world's prefix, with its deps and logger (2 jobs at once unless told). */
-  startPool(kinds: AnyJobKind[], o?: Partial<Omit<StartWorkersOptions, 'kinds'>>): Promise<WorkerPool>;
+  startPool(kinds: Kind[], o?: Partial<Omit<StartWorkersOptions, 'kinds'>>): Promise<WorkerPool>;
   close(): Promise<void>;
 }
 
@@ -82,7 +82,7 @@ export async function queueWorld(name: string, jobs: Config['jobs'] = fastJobs):
   const { logger, lines } = captureLogger();
   const sandbox = await startSandbox({ data: 'empty' });
   const config = sandboxConfig(sandbox, { prefix, jobs, service: { readRetries: 0 } });
-  const built = buildDeps(config, logger, { redis, budget: false, catalog: unusedCatalog });
+  const built = buildDeps(config, logger, { redis, budget: false, catalog: unusedCatalog, kinds: streamDefs });
   const { client, keys, queues } = built;
   await settleMeta(queues);
   const deps: RunnerDeps = { client, catalog: unusedCatalog, redis, keys, logger, jobs };
@@ -109,7 +109,7 @@ export async function queueWorld(name: string, jobs: Config['jobs'] = fastJobs):
 
 /** A test-only kind of a stream: the feed's own record shape; `run` decides what processing does. */
 
-export function testKind(stream: StreamName, run: (record: any, ctx: JobContext) => Promise<JobResult>): JobKind<any> {
+export function testKind(stream: StreamName, run: (record: any, ctx: JobContext) => Promise<JobResult>): Kind<any> {
   // The stream's own definition (key, schema, schedule), with the test's processing and no preview.
   const { preview: _preview, ...def } = defOf(streamDefs, stream);
   return { ...def, process: run };
@@ -131,7 +131,7 @@ export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** One pull of the world's orders stream from `upstream` (pages of 100 unless told). */
 export function pullOrders(w: QueueWorld, upstream: PullStreamOptions['upstream'], over: Partial<PullStreamOptions> = {}) {
   return pullStream({
-    def: orderStream,
+    def: orderKind,
     upstream,
     queue: w.queues.get('orders'),
     redis: w.redis,

@@ -4,7 +4,7 @@ import { jobIdFor } from '../../src/queue/job-id.js';
 import { addJobs, recordJob } from '../../src/queue/record-jobs.js';
 import type { WorkerPool } from '../../src/queue/worker-pool.js';
 import { done, order, queueWorld, sleep, testKind, type QueueWorld } from './support.js';
-import { orderStream } from '../../jobs/orders/order-stream.js';
+import { orderKind } from '../../jobs/orders/order-kind.js';
 
 let w: QueueWorld;
 const pools: WorkerPool[] = [];
@@ -36,8 +36,8 @@ async function startPool(runMs: number, timing: { lockDurationMs?: number; stall
 }
 
 async function enqueueOne(): Promise<string> {
-  await addJobs(q(), w.redis, [recordJob(orderStream, order('WEB-1'), 'feed').job], orderStream);
-  return jobIdFor(orderStream, order('WEB-1'));
+  await addJobs(q(), w.redis, [recordJob(orderKind, order('WEB-1'), 'feed').job], orderKind);
+  return jobIdFor(orderKind, order('WEB-1'));
 }
 
 async function whenActive(pool: WorkerPool): Promise<void> {
@@ -63,7 +63,7 @@ describe('worker pool', () => {
       await enqueueOne();
       await whenActive(pool);
       const closing = pool.close(5_000);
-      await addJobs(q(), w.redis, [recordJob(orderStream, order('WEB-2'), 'feed').job], orderStream);
+      await addJobs(q(), w.redis, [recordJob(orderKind, order('WEB-2'), 'feed').job], orderKind);
       await closing;
       expect(runs).toEqual(['WEB-1']);
       expect(await q().getWaitingCount()).toBe(1);

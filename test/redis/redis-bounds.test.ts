@@ -11,6 +11,7 @@ import { startWorkerProcess } from '../cli/worker-process.js';
 import { countRecord } from '../helpers/count-record.js';
 import { keyOffenders } from '../helpers/key-offenders.js';
 import { orderRecord } from '../helpers/order-records.js';
+import { orderKeys } from '../../jobs/orders/order-keys.js';
 
 const SLOW = { timeoutMs: 90_000 };
 const badOrder = orderRecord('RB-3', [{ productId: 'NO-SUCH', quantity: 1, unitPrice: 1, location: 'A-01' }]);
@@ -84,17 +85,17 @@ describe('a bounded Redis', () => {
     it('names it: a key in no table, progress without a life, progress that lives too long', async () => {
       const keys = redisKeys(stack.prefix);
       await stack.redis.set(`${stack.prefix}:stray`, '1');
-      await stack.redis.hset(keys.order('RB-STRAY'), 'step', 'created');
-      await stack.redis.hset(keys.order('RB-LONG'), 'step', 'created');
-      await stack.redis.expire(keys.order('RB-LONG'), 60 * 86_400);
+      await stack.redis.hset(orderKeys(keys).progress('RB-STRAY'), 'step', 'created');
+      await stack.redis.hset(orderKeys(keys).progress('RB-LONG'), 'step', 'created');
+      await stack.redis.expire(orderKeys(keys).progress('RB-LONG'), 60 * 86_400);
       try {
         expect(await keyOffenders(stack.redis, stack.prefix)).toEqual([
-          `${keys.order('RB-LONG')} has a TTL of 60 days, longer than the 30 days documented for {prefix}:order:{orderId}`,
-          `${keys.order('RB-STRAY')} has no TTL; {prefix}:order:{orderId} is documented to live 30 days`,
+          `${orderKeys(keys).progress('RB-LONG')} has a TTL of 60 days, longer than the 30 days documented for {prefix}:order:{orderId}`,
+          `${orderKeys(keys).progress('RB-STRAY')} has no TTL; {prefix}:order:{orderId} is documented to live 30 days`,
           `${stack.prefix}:stray (string, no TTL) is in no table of docs/operations.md "Redis sizing"`,
         ]);
       } finally {
-        await stack.redis.del(`${stack.prefix}:stray`, keys.order('RB-STRAY'), keys.order('RB-LONG'));
+        await stack.redis.del(`${stack.prefix}:stray`, orderKeys(keys).progress('RB-STRAY'), orderKeys(keys).progress('RB-LONG'));
       }
     });
   });

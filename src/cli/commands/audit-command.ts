@@ -6,7 +6,7 @@ import { ExitCode } from '../exit-codes.js';
 import type { CommandResult } from '../command-result.js';
 import { auditCsv, auditNdjson, auditTable } from '../render-audit.js';
 import { parseAuditTime } from '../audit-time.js';
-import type { OpsKind } from '../../ops/ops-kind.js';
+import type { Kind } from '../../kinds/kind.js';
 
 interface AuditFlags {
   since?: string;
@@ -17,7 +17,7 @@ interface AuditFlags {
 }
 
 /** `audit [--since T] [--until T] [--stream S]... [--format csv|ndjson] [--json]`: every write made to the service. */
-export function auditCommand(io: CliIo, done: CommandResult, kinds: readonly OpsKind[]): Command {
+export function auditCommand(io: CliIo, done: CommandResult, kinds: readonly Kind[]): Command {
   return new Command('audit')
     .description(
       'every write the program made to the service (time, stream, key, job, method, path, status, entity URL), from the jobs it keeps',
@@ -31,8 +31,8 @@ export function auditCommand(io: CliIo, done: CommandResult, kinds: readonly Ops
       const since = o.since === undefined ? undefined : parseAuditTime('--since', o.since);
       const until = o.until === undefined ? undefined : parseAuditTime('--until', o.until);
       const { auditWrites } = await import('../../ops/audit.js');
-      const config = loadConfig(io);
-      const rows = await withQueues(config, (queues) => auditWrites(queues, kinds, { since, until, streams: o.stream }), kinds);
+      const config = loadConfig(io, kinds);
+      const rows = await withQueues(config, kinds, (queues) => auditWrites(queues, kinds, { since, until, streams: o.stream }));
       if (o.json) writeJson(io, rows);
       else if (o.format === 'csv') io.stdout.write(auditCsv(rows));
       else if (o.format === 'ndjson') io.stdout.write(auditNdjson(rows));

@@ -4,15 +4,15 @@ import { writeJson } from '../../app/command-context.js';
 import { describeRedis } from '../../redis/connection.js';
 import type { CommandResult } from '../command-result.js';
 import { renderCheck } from '../render-check.js';
-import type { OpsKind } from '../../ops/ops-kind.js';
 import { defOf } from '../../records/records.js';
+import type { Kind } from '../../kinds/kind.js';
 
 /**
  * `check [--json]`: reads only (the service, Redis, the feed's first pages without moving a cursor) and lists every
  * product and facility the feed names that the account lacks. Exit 0 ready, 1 gaps found, 3 something could not
  * be reached or refused (Redis unreachable ends it at once, as for every command).
  */
-export function checkCommand(io: CliIo, done: CommandResult, kinds: readonly OpsKind[]): Command {
+export function checkCommand(io: CliIo, done: CommandResult, kinds: readonly Kind[]): Command {
   return new Command('check')
     .description(
       'reads only: the service (account, credentials, facilities, products, rate-limit headers), Redis, ' +
@@ -23,7 +23,7 @@ export function checkCommand(io: CliIo, done: CommandResult, kinds: readonly Ops
     .action(async (o: { json?: boolean }) => {
       const [{ openApp }, { runCheck }] = await Promise.all([import('../../app/app-context.js'), import('../../ops/check/run-check.js')]);
       // No probe: a refusing service is a finding of check, not a reason to stop before the rest is read.
-      const app = await openApp(io, { needs: { service: true }, logTo: io.stderr, probe: false });
+      const app = await openApp(io, { kinds, needs: { service: true }, logTo: io.stderr, probe: false });
       try {
         const { deps, config } = app;
         const service = config.service!;

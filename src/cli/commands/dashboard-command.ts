@@ -10,19 +10,19 @@ import { ExitCode, UsageError } from '../exit-codes.js';
 import type { CommandResult } from '../command-result.js';
 import { untilStopped } from '../until-stopped.js';
 import { port } from './options.js';
-import type { OpsKind } from '../../ops/ops-kind.js';
 import type { Repairer } from '../../ops/repair-report.js';
 import type { AppDeps } from '../../app/build-deps.js';
+import type { Kind } from '../../kinds/kind.js';
 
 /** `dashboard [--host H] [--port P] [--no-auth]`: serves until SIGTERM/SIGINT. */
-export function dashboardCommand(io: CliIo, done: CommandResult, kinds: readonly OpsKind[]): Command {
+export function dashboardCommand(io: CliIo, done: CommandResult, kinds: readonly Kind[]): Command {
   return new Command('dashboard')
     .description(`the web dashboard (${defaults.dashboardHost}:${defaults.dashboardPort} by default)`)
     .option('--host <host>', 'address to bind', defaults.dashboardHost)
     .option('--port <port>', 'port (0 picks a free one)', port, defaults.dashboardPort)
     .option('--no-auth', 'serve without a login (loopback hosts only)')
     .action(async (o: { host: string; port: number; auth: boolean }) => {
-      const config = loadConfig(io);
+      const config = loadConfig(io, kinds);
       const { user, password } = config.dashboard;
       if (o.auth && (!user || !password)) {
         throw new UsageError('DASHBOARD_USER and DASHBOARD_PASSWORD are required for the dashboard (or --no-auth on 127.0.0.1)');

@@ -4,9 +4,10 @@ import type { CliIo } from '../../app/cli-io.js';
 import type { CommandResult } from '../command-result.js';
 import { sandboxDefaults, type SandboxProfile } from '../../sandbox/sandbox-options.js';
 import { port, sandboxProfile } from './options.js';
+import type { Kind } from '../../kinds/kind.js';
 
 /** `demo [--exit] [--dashboard-port P] [--profile observed|spec]`: the whole job on embedded defaults. */
-export function demoCommand(io: CliIo, done: CommandResult): Command {
+export function demoCommand(io: CliIo, done: CommandResult, kinds: readonly Kind[]): Command {
   return new Command('demo')
     .description('the main job on embedded defaults: sandbox service, bundled upstream feed, Redis, worker, dashboard')
     .option('--exit', 'exit after the summary (by default the worker and dashboard stay up until Ctrl-C)')
@@ -19,6 +20,6 @@ export function demoCommand(io: CliIo, done: CommandResult): Command {
     )
     .action(async (o: { exit?: boolean; dashboardPort: number; profile: SandboxProfile }) => {
       const { runDemo } = await import('../../demo/run-demo.js');
-      done(await runDemo(io, { exit: Boolean(o.exit), dashboardPort: o.dashboardPort, profile: o.profile }));
+      done(await runDemo(io, { exit: Boolean(o.exit), dashboardPort: o.dashboardPort, profile: o.profile }, kinds));
     });
 }

@@ -5,7 +5,7 @@ import { beforeGoLive, goLiveFloor } from '../../queue/go-live.js';
 import { ExitCode } from '../exit-codes.js';
 import type { CommandResult } from '../command-result.js';
 import { renderPlan } from '../render-plan.js';
-import type { OpsKind } from '../../ops/ops-kind.js';
+import type { Kind } from '../../kinds/kind.js';
 
 /**
  * `sync --once --dry-run` and `import <stream> <file> --dry-run`: each record's plan, printed (or `--json`), with
@@ -14,13 +14,13 @@ import type { OpsKind } from '../../ops/ops-kind.js';
 export async function runDryRun(
   io: CliIo,
   done: CommandResult,
-  o: { sources: DryRunSource[]; json?: boolean; kinds: readonly OpsKind[] },
+  o: { sources: DryRunSource[]; json?: boolean; kinds: readonly Kind[] },
 ): Promise<void> {
   // Loaded here, not at start: commands that do not run jobs start faster without them.
   const [{ openApp }, { dryRun }] = await Promise.all([import('../../app/app-context.js'), import('../../app/dry-run.js')]);
   const jobKinds = [...o.kinds];
   const fromFeed = o.sources.some((s) => s.from === 'feed');
-  const app = await openApp(io, { needs: { service: true, upstream: fromFeed }, logTo: io.stderr });
+  const app = await openApp(io, { kinds: o.kinds, needs: { service: true, upstream: fromFeed }, logTo: io.stderr });
   try {
     const d = app.deps;
     const plan = await dryRun(
@@ -42,7 +42,7 @@ export async function runDryRun(
           const state = await d.queues.get(stream).getJobState(jobId);
           return state === 'unknown' ? undefined : state;
         },
-        // The go-live floor (SYNC_ORDERS_SINCE, SYNC_COUNTS_SINCE), decided as the runner decides it.
+        // The go-live floor (the kind's SYNC_*_SINCE), decided as the runner decides it.
         skipReason: (stream, record) => {
           const kind = jobKinds.find((k) => k.stream === stream);
           return kind ? beforeGoLive(kind, record, goLiveFloor(kind, app.config.goLive)) : undefined;

@@ -5,10 +5,10 @@ import { loadConfig, withQueues, writeJson } from '../../app/command-context.js'
 import { ExitCode } from '../exit-codes.js';
 import type { CommandResult } from '../command-result.js';
 import { renderFind } from '../render-find.js';
-import type { OpsKind } from '../../ops/ops-kind.js';
+import type { Kind } from '../../kinds/kind.js';
 
 /** `find <key> [--json]`: every job of an orderId, countId or productId, and the service entities it made. */
-export function findCommand(io: CliIo, done: CommandResult, kinds: readonly OpsKind[]): Command {
+export function findCommand(io: CliIo, done: CommandResult, kinds: readonly Kind[]): Command {
   return new Command('find')
     .description(
       'any orderId, countId or productId: its jobs (each version, state, attempts, calls, errors) and the service entities it made',
@@ -16,11 +16,9 @@ export function findCommand(io: CliIo, done: CommandResult, kinds: readonly OpsK
     .argument('<key>', 'orderId, countId or productId (of a BOM)')
     .option('--json', 'machine-readable output')
     .action(async (key: string, o: { json?: boolean }) => {
-      const config = loadConfig(io);
-      const result = await withQueues(
-        config,
-        (queues, redis) => findRecord(redis, queues, key, undefined, { mapping: config.mapping, kinds }),
-        kinds,
+      const config = loadConfig(io, kinds);
+      const result = await withQueues(config, kinds, (queues, redis) =>
+        findRecord(redis, queues, key, undefined, { mapping: config.mapping, kinds }),
       );
       if (!result.found) {
         if (o.json) writeJson(io, result);

@@ -14,8 +14,8 @@ import type { CommandResult } from '../command-result.js';
 import { renderImport, renderSyncSummary } from '../render-summary.js';
 import { runProgress } from '../run-progress.js';
 import { positive } from './options.js';
-import type { OpsKind } from '../../ops/ops-kind.js';
 import { findDef } from '../../records/records.js';
+import type { Kind } from '../../kinds/kind.js';
 
 /** What the command line says of the file; the transform is loaded with the configuration. */
 interface ImportArgs {
@@ -33,8 +33,8 @@ interface ImportArgs {
  */
 async function readAs(
   config: Config,
-  kinds: readonly OpsKind[],
-  kind: OpsKind,
+  kinds: readonly Kind[],
+  kind: Kind,
   a: Pick<ImportArgs, 'format' | 'transform'>,
 ): Promise<ReadAs> {
   const settings = (config.transforms ?? []).filter((t) => a.transform === undefined || t.stream !== kind.stream);
@@ -45,8 +45,8 @@ async function readAs(
 }
 
 /** Queues only: needs Redis, not the service. */
-async function queueOnly(io: CliIo, kinds: readonly OpsKind[], def: OpsKind, a: ImportArgs): Promise<ImportResult> {
-  const config = loadConfig(io);
+async function queueOnly(io: CliIo, kinds: readonly Kind[], def: Kind, a: ImportArgs): Promise<ImportResult> {
+  const config = loadConfig(io, kinds);
   const read = await readAs(config, kinds, def, a);
   const logger = commandLogger(config, io.stderr);
   const redis = await connectRedis(config.redis, { logger });
@@ -74,11 +74,11 @@ async function queueOnly(io: CliIo, kinds: readonly OpsKind[], def: OpsKind, a: 
 }
 
 /** Queues and works them off, as sync --once does. */
-async function queueAndProcess(io: CliIo, kinds: readonly OpsKind[], kind: OpsKind, a: ImportArgs) {
-  const config = loadConfig(io, { service: true });
+async function queueAndProcess(io: CliIo, kinds: readonly Kind[], kind: Kind, a: ImportArgs) {
+  const config = loadConfig(io, kinds, { service: true });
   const read = await readAs(config, kinds, kind, a);
   const [{ openApp }, { importAndMaybeProcess }] = await Promise.all([import('../../app/app-context.js'), import('../../app/runtime.js')]);
-  const app = await openApp(io, { config, logTo: io.stderr });
+  const app = await openApp(io, { kinds, config, logTo: io.stderr });
   try {
     return await importAndMaybeProcess(app.deps, {
       kinds: [kind],
@@ -113,7 +113,7 @@ interface ImportFlags {
 }
 
 /** `import <stream> <file|->` [--process] [--format csv] [--transform T]: queue a file's records (and work them off). */
-export function importCommand(io: CliIo, done: CommandResult, kinds: readonly OpsKind[]): Command {
+export function importCommand(io: CliIo, done: CommandResult, kinds: readonly Kind[]): Command {
   return new Command('import')
     .description('queue the records of an NDJSON or CSV file (- for stdin); --process also works them off as sync --once does')
     .argument('<stream>', `one of ${kinds.map((k) => k.stream).join(', ')}`)
@@ -131,7 +131,7 @@ export function importCommand(io: CliIo, done: CommandResult, kinds: readonly Op
       const format = formatOf(file, o.format);
       if (o.dryRun) {
         if (o.process) throw new UsageError('--dry-run and --process exclude each other: a dry run processes nothing');
-        const read = await readAs(loadConfig(io), kinds, kind, { format, transform: o.transform });
+        const read = await readAs(loadConfig(io, kinds), kinds, kind, { format, transform: o.transform });
         const { runDryRun } = await import('./dry-run-action.js');
         return runDryRun(io, done, { sources: [{ stream, from: 'file', file, ...read }], json: o.json, kinds });
       }

@@ -8,10 +8,10 @@ import { retryAllFailed, retryJobIds } from '../../ops/job-retry.js';
 import { renderJobList, renderJobStory, renderRetry } from '../render-jobs.js';
 import type { CommandResult } from '../command-result.js';
 import { positive } from './options.js';
-import type { OpsKind } from '../../ops/ops-kind.js';
+import type { Kind } from '../../kinds/kind.js';
 
 /** `jobs list`, `jobs show`, `jobs retry`. */
-export function jobsCommand(io: CliIo, done: CommandResult, kinds: readonly OpsKind[]): Command {
+export function jobsCommand(io: CliIo, done: CommandResult, kinds: readonly Kind[]): Command {
   const streamOption = () => new Option('--stream <stream...>', 'only these streams').choices(kinds.map((k) => k.stream));
   const jobs = new Command('jobs').description('inspect and retry jobs');
 
@@ -24,9 +24,11 @@ export function jobsCommand(io: CliIo, done: CommandResult, kinds: readonly OpsK
     .option('--batch-limit <n>', 'most import batches per stream and state (each holds up to 1,000 records)', positive, DEFAULT_BATCH_LIMIT)
     .option('--json', 'machine-readable output')
     .action(async (o: { state?: string[]; stream?: StreamName[]; limit: number; batchLimit: number; json?: boolean }) => {
-      const config = loadConfig(io);
+      const config = loadConfig(io, kinds);
       const states = !o.state || o.state.includes('all') ? (o.state ? JOB_STATES : undefined) : (o.state as JobStateName[]);
-      const list = await withQueues(config, (q) => listJobs(q, { states, streams: o.stream, limit: o.limit, batchLimit: o.batchLimit }));
+      const list = await withQueues(config, kinds, (q) =>
+        listJobs(q, { states, streams: o.stream, limit: o.limit, batchLimit: o.batchLimit }),
+      );
       if (o.json) writeJson(io, { prefix: config.redis.prefix, jobs: list });
       else io.stdout.write(renderJobList(list));
       done(ExitCode.ok);
@@ -37,8 +39,8 @@ export function jobsCommand(io: CliIo, done: CommandResult, kinds: readonly OpsK
     .description("one job's whole story: record (or import batch), attempts, API calls, the error and what to do")
     .option('--json', 'machine-readable output')
     .action(async (id: string, o: { json?: boolean }) => {
-      const config = loadConfig(io);
-      const story = await withQueues(config, (q) => showJob(q, id));
+      const config = loadConfig(io, kinds);
+      const story = await withQueues(config, kinds, (q) => showJob(q, id));
       if (!story) {
         io.stderr.write(`No job ${id} under prefix ${config.redis.prefix}. List them with: inventory-sync jobs list\n`);
         return done(ExitCode.someFailed);
@@ -58,8 +60,10 @@ export function jobsCommand(io: CliIo, done: CommandResult, kinds: readonly OpsK
       if (o.allFailed && ids.length) throw new UsageError('give job ids or --all-failed, not both');
       if (!o.allFailed && !ids.length) throw new UsageError('give the ids of the jobs to retry, or --all-failed [--stream S]');
       if (o.stream && !o.allFailed) throw new UsageError('--stream goes with --all-failed');
-      const config = loadConfig(io);
-      const outcome = await withQueues(config, (q) => (o.allFailed ? retryAllFailed(q, { streams: o.stream }) : retryJobIds(q, ids)));
+      const config = loadConfig(io, kinds);
+      const outcome = await withQueues(config, kinds, (q) =>
+        o.allFailed ? retryAllFailed(q, { streams: o.stream }) : retryJobIds(q, ids),
+      );
       if (o.json) writeJson(io, outcome);
       else io.stdout.write(renderRetry(outcome));
       done(outcome.refused.length ? ExitCode.someFailed : ExitCode.ok);

@@ -7,16 +7,16 @@ import { ExitCode, UsageError } from '../exit-codes.js';
 import type { CommandResult } from '../command-result.js';
 import { untilStopped } from '../until-stopped.js';
 import { port } from './options.js';
-import type { OpsKind } from '../../ops/ops-kind.js';
+import type { Kind } from '../../kinds/kind.js';
 
 /** `receive [--host H] [--port P]`: only the push receiver, until SIGTERM/SIGINT; then in-flight pushes finish. */
-export function receiveCommand(io: CliIo, done: CommandResult, kinds: readonly OpsKind[]): Command {
+export function receiveCommand(io: CliIo, done: CommandResult, kinds: readonly Kind[]): Command {
   return new Command('receive')
     .description('only the push receiver (POST /ingest/{stream}), to scale and restart apart from the workers')
     .option('--host <host>', 'address to bind (default INGEST_HOST, else 127.0.0.1)')
     .option('--port <port>', 'port (default INGEST_PORT; 0 picks a free one)', port)
     .action(async (o: { host?: string; port?: number }) => {
-      const config = loadConfig(io);
+      const config = loadConfig(io, kinds);
       const listenPort = o.port ?? config.ingest.port;
       if (listenPort === undefined) throw new UsageError('receive: give --port or set INGEST_PORT');
       if (!config.ingest.secret && !config.ingest.hmacSecret)

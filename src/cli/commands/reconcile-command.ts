@@ -5,9 +5,9 @@ import { writeJson } from '../../app/command-context.js';
 import { ExitCode } from '../exit-codes.js';
 import type { CommandResult } from '../command-result.js';
 import { renderReconcile } from '../render-reconcile.js';
-import type { OpsKind } from '../../ops/ops-kind.js';
 import { UsageError } from '../exit-codes.js';
 import { renderRepair } from '../render-repair.js';
+import type { Kind } from '../../kinds/kind.js';
 
 interface ReconcileFlags {
   stream?: StreamName[];
@@ -19,9 +19,9 @@ interface ReconcileFlags {
 }
 
 /** `reconcile --repair`: exit 0 nothing left drifted (dry run: every drift has a repair), 1 something left or failed. */
-async function repairAction(io: CliIo, done: CommandResult, o: ReconcileFlags): Promise<void> {
+async function repairAction(io: CliIo, done: CommandResult, o: ReconcileFlags, kinds: readonly Kind[]): Promise<void> {
   const [{ openApp }, { repairDrifts }] = await Promise.all([import('../../app/app-context.js'), import('../../app/repair.js')]);
-  const app = await openApp(io, { needs: { service: true }, logTo: io.stderr });
+  const app = await openApp(io, { kinds, needs: { service: true }, logTo: io.stderr });
   try {
     const report = await repairDrifts(app.deps, {
       streams: o.stream,
@@ -40,7 +40,7 @@ async function repairAction(io: CliIo, done: CommandResult, o: ReconcileFlags): 
 }
 
 /** `reconcile [--stream S]... [--json]`: the service against what was synced; exit 0 no drift, 1 drift found. */
-export function reconcileCommand(io: CliIo, done: CommandResult, kinds: readonly OpsKind[]): Command {
+export function reconcileCommand(io: CliIo, done: CommandResult, kinds: readonly Kind[]): Command {
   return new Command('reconcile')
     .description('compare the service with what the program recorded as synced and report every drift (exit 1 when something drifted)')
     .addOption(new Option('--stream <stream...>', 'only these streams').choices(kinds.map((k) => k.stream)))
@@ -51,12 +51,12 @@ export function reconcileCommand(io: CliIo, done: CommandResult, kinds: readonly
     .option('--json', 'machine-readable output')
     .action(async (o: ReconcileFlags) => {
       if (!o.repair && (o.dryRun || o.includeStock)) throw new UsageError('--dry-run and --include-stock go with --repair');
-      if (o.repair) return repairAction(io, done, o);
+      if (o.repair) return repairAction(io, done, o, kinds);
       const [{ openApp }, { reconcile, storeReport }] = await Promise.all([
         import('../../app/app-context.js'),
         import('../../ops/reconcile.js'),
       ]);
-      const app = await openApp(io, { needs: { service: true }, logTo: io.stderr });
+      const app = await openApp(io, { kinds, needs: { service: true }, logTo: io.stderr });
       try {
         const { deps } = app;
         const report = await reconcile(

@@ -5,7 +5,7 @@ import { resumeStreams, type ResumeResult } from '../../ops/resume-streams.js';
 import type { StreamName } from '../../records/stream-def.js';
 import { ExitCode } from '../exit-codes.js';
 import type { CommandResult } from '../command-result.js';
-import type { OpsKind } from '../../ops/ops-kind.js';
+import type { Kind } from '../../kinds/kind.js';
 
 function render(results: ResumeResult[]): string {
   const lines = results.map((r) =>
@@ -19,14 +19,14 @@ function render(results: ResumeResult[]): string {
 }
 
 /** `resume [--stream S]... [--json]`: resumes streams that the circuit breaker paused (every stream by default). */
-export function resumeCommand(io: CliIo, done: CommandResult, kinds: readonly OpsKind[]): Command {
+export function resumeCommand(io: CliIo, done: CommandResult, kinds: readonly Kind[]): Command {
   return new Command('resume')
     .description('resume streams that the circuit breaker paused (the account refused every job): their waiting jobs run again')
     .addOption(new Option('--stream <stream...>', 'only these streams (default: every stream)').choices(kinds.map((k) => k.stream)))
     .option('--json', 'machine-readable output')
     .action(async (o: { stream?: StreamName[]; json?: boolean }) => {
-      const config = loadConfig(io);
-      const results = await withQueues(config, (queues) => resumeStreams(queues, o.stream ?? queues.names));
+      const config = loadConfig(io, kinds);
+      const results = await withQueues(config, kinds, (queues) => resumeStreams(queues, o.stream ?? queues.names));
       if (o.json) writeJson(io, { resumed: results });
       else io.stdout.write(render(results));
       done(ExitCode.ok);

@@ -5,10 +5,10 @@ import { writeJson } from '../../app/command-context.js';
 import { ExitCode } from '../exit-codes.js';
 import type { CommandResult } from '../command-result.js';
 import { renderResync } from '../render-repair.js';
-import type { OpsKind } from '../../ops/ops-kind.js';
+import type { Kind } from '../../kinds/kind.js';
 
 /** `resync <key>... [--stream S] [--dry-run] [--json]`: exit 0 every key resynced, 1 one not found or failed. */
-export function resyncCommand(io: CliIo, done: CommandResult, kinds: readonly OpsKind[]): Command {
+export function resyncCommand(io: CliIo, done: CommandResult, kinds: readonly Kind[]): Command {
   return new Command('resync')
     .description(
       'send records through their job again from their newest recorded version, even if marked synced; ' +
@@ -20,7 +20,7 @@ export function resyncCommand(io: CliIo, done: CommandResult, kinds: readonly Op
     .option('--json', 'machine-readable output')
     .action(async (keys: string[], o: { stream?: StreamName; dryRun?: boolean; json?: boolean }) => {
       const [{ openApp }, { resyncKeys }] = await Promise.all([import('../../app/app-context.js'), import('../../app/resync.js')]);
-      const app = await openApp(io, { needs: { service: true }, logTo: io.stderr });
+      const app = await openApp(io, { kinds, needs: { service: true }, logTo: io.stderr });
       try {
         const report = await resyncKeys(app.deps, keys, { streams: o.stream ? [o.stream] : undefined, dryRun: o.dryRun, signal: io.stop });
         app.logger.info({ run: report.run, keys: keys.length, ok: report.ok }, 'resync done');

@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import type { Kind } from '../../kinds/kind.js';
 import { isLoopback } from '../../dashboard/loopback.js';
 import type { CliIo } from '../../app/cli-io.js';
 import { loadConfig } from '../../app/command-context.js';
@@ -21,7 +22,7 @@ interface Options {
 }
 
 /** `sandbox`: the embedded service, until SIGTERM/SIGINT. */
-export function sandboxCommand(io: CliIo, done: CommandResult): Command {
+export function sandboxCommand(io: CliIo, done: CommandResult, kinds: readonly Kind[]): Command {
   return new Command('sandbox')
     .description('the embedded service (an implementation of the service API, with admin endpoints for faults and budgets)')
     .option('--host <host>', 'address to bind', '127.0.0.1')
@@ -47,7 +48,7 @@ export function sandboxCommand(io: CliIo, done: CommandResult): Command {
         .default('every-answer'),
     )
     .action(async (o: Options) => {
-      loadConfig(io);
+      loadConfig(io, kinds);
       // Its own credentials: INVENTORY_API_KEY/SECRET when set, so a worker with the same .env talks to it.
       const key = o.key || io.env.INVENTORY_API_KEY || 'demo';
       const secret = o.secret || io.env.INVENTORY_API_SECRET || 'demo';

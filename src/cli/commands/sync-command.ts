@@ -6,10 +6,10 @@ import { ExitCode, UsageError } from '../exit-codes.js';
 import type { CommandResult } from '../command-result.js';
 import { renderSyncSummary } from '../render-summary.js';
 import { runProgress } from '../run-progress.js';
-import type { OpsKind } from '../../ops/ops-kind.js';
+import type { Kind } from '../../kinds/kind.js';
 
 /** `sync --once [--stream S]...`: pull until caught up, process until idle, sum up, exit 0 or 1. */
-export function syncCommand(io: CliIo, done: CommandResult, kinds: readonly OpsKind[]): Command {
+export function syncCommand(io: CliIo, done: CommandResult, kinds: readonly Kind[]): Command {
   return new Command('sync')
     .description('pull each stream until caught up, process every job until idle, print a summary, exit')
     .option('--once', 'run once and exit (the only mode; `worker` runs continuously)')
@@ -28,7 +28,7 @@ export function syncCommand(io: CliIo, done: CommandResult, kinds: readonly OpsK
       }
       // Loaded here, not at start: commands that do not run jobs start faster without them.
       const [{ openApp }, { syncOnce }] = await Promise.all([import('../../app/app-context.js'), import('../../app/runtime.js')]);
-      const app = await openApp(io, { needs: { service: true, upstream: true }, logTo: io.stderr });
+      const app = await openApp(io, { kinds, needs: { service: true, upstream: true }, logTo: io.stderr });
       const progress = runProgress(io, !o.json);
       try {
         const summary = await syncOnce(app.deps, { kinds, streams: o.stream, onProgress: progress.onProgress, signal: io.stop });

@@ -8,7 +8,7 @@ import { loadTransforms } from '../../feed/load-transforms.js';
 import { startWorkerOps } from '../../app/worker-ops.js';
 import type { Receiver } from '../../ingest/receiver.js';
 import { startWorkerHttp, type WorkerHttp } from '../../metrics/worker-http.js';
-import type { OpsKind } from '../../ops/ops-kind.js';
+import type { Kind } from '../../kinds/kind.js';
 import { pausedCheck } from '../../ops/paused-check.js';
 import { evictionWarnings } from '../../redis/eviction-policy.js';
 import { untilStopped } from '../until-stopped.js';
@@ -16,7 +16,7 @@ import { untilStopped } from '../until-stopped.js';
 type WorkerOps = ReturnType<typeof startWorkerOps>;
 
 /** The workers, and the scheduled pulls when the feed is configured; a start that Redis refuses is waited for. */
-async function startWorkerRuntime(io: CliIo, app: AppContext, ops: WorkerOps, kinds: readonly OpsKind[]): Promise<Runtime> {
+async function startWorkerRuntime(io: CliIo, app: AppContext, ops: WorkerOps, kinds: readonly Kind[]): Promise<Runtime> {
   const { config, logger, deps } = app;
   // A full or read-only Redis refuses what the start writes (queue settings, schedules): waited for, as Redis away is.
   return startWhileRedisRefuses(
@@ -35,7 +35,7 @@ async function serveWorkerHttp(
   app: AppContext,
   runtime: Runtime,
   redisHealth: RedisHealth,
-  kinds: readonly OpsKind[],
+  kinds: readonly Kind[],
   stopping: () => boolean,
 ): Promise<WorkerHttp | undefined> {
   const { config } = app;
@@ -66,7 +66,7 @@ async function serveWorkerHttp(
 }
 
 /** The push receiver, when INGEST_PORT is set. */
-async function startPushReceiver(app: AppContext, kinds: readonly OpsKind[]): Promise<Receiver | undefined> {
+async function startPushReceiver(app: AppContext, kinds: readonly Kind[]): Promise<Receiver | undefined> {
   const { config, deps } = app;
   if (config.ingest.port === undefined) return undefined;
   return startIngest(config, {
@@ -80,7 +80,7 @@ async function startPushReceiver(app: AppContext, kinds: readonly OpsKind[]): Pr
   });
 }
 
-function logStarted(app: AppContext, kinds: readonly OpsKind[], http: WorkerHttp | undefined, receiver: Receiver | undefined): void {
+function logStarted(app: AppContext, kinds: readonly Kind[], http: WorkerHttp | undefined, receiver: Receiver | undefined): void {
   const { config, logger } = app;
   const pulls = app.deps.upstream !== undefined;
   if (!pulls) logger.info('no UPSTREAM_URL: nothing is pulled; the workers take pushed (INGEST_PORT) and imported records only');
@@ -115,8 +115,8 @@ async function shutDown(app: AppContext, runtime: Runtime, receiver: Receiver | 
 }
 
 /** `worker`: runs until io.stop aborts, then shuts down gracefully. */
-export async function runWorker(io: CliIo, kinds: readonly OpsKind[]): Promise<void> {
-  const app = await openApp(io, { needs: { service: true }, logTo: io.stdout, probe: false, waitForRedis: true });
+export async function runWorker(io: CliIo, kinds: readonly Kind[]): Promise<void> {
+  const app = await openApp(io, { kinds, needs: { service: true }, logTo: io.stdout, probe: false, waitForRedis: true });
   // TRANSFORMS checked against the kinds before any work: a wrong one stops the start (exit 2, one line each).
   await loadTransforms(app.config.transforms ?? [], kinds).catch(async (err: unknown) => {
     await app.close();

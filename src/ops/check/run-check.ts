@@ -1,5 +1,4 @@
 import type { Budgets } from '../../../config/read-config.js';
-import type { StreamDef } from '../../records/stream-def.js';
 import type { CatalogApi } from '../../catalog/types.js';
 import type { ServiceApi } from '../../client/service-api.js';
 import type { RedisKeys } from '../../redis/connection.js';
@@ -8,6 +7,7 @@ import { findGaps } from './check-gaps.js';
 import { checkRedis, type CheckRedisOptions } from './check-redis.js';
 import { checkService } from './check-service.js';
 import type { CheckReport, FeedCheck, RedisCheck, ServiceCheck } from './check-types.js';
+import type { Kind } from '../../kinds/kind.js';
 
 export interface RunCheckOptions {
   client: ServiceApi;
@@ -22,7 +22,7 @@ export interface RunCheckOptions {
   /** The feed; undefined when UPSTREAM_URL is not set. */
   feed?: { url: string; upstream: CheckFeedOptions['upstream']; pageSize: number };
   /** The streams to check, as their definitions say. */
-  defs: readonly StreamDef[];
+  defs: readonly Kind[];
   signal?: AbortSignal;
 }
 

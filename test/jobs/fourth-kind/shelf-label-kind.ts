@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { OpsKind } from '../../../src/ops/ops-kind.js';
 import { PermanentJobError } from '../../../src/queue/job-errors.js';
 import type { JobContext, JobResult } from '../../../src/queue/job-kind.js';
+import type { Kind } from '../../../src/kinds/kind.js';
 
 /** A test-only fourth kind: a shelf label naming one product (its record, key, schedule, job and what `find` shows). */
 const shelfLabelSchema = z.object({ labelId: z.string().min(1), productId: z.string().min(1), text: z.string() });
@@ -22,7 +22,7 @@ async function processLabel(record: ShelfLabel, ctx: JobContext): Promise<JobRes
   };
 }
 
-export const shelfLabelKind: OpsKind = {
+export const shelfLabelKind: Kind = {
   stream: 'shelf-labels',
   keyField: 'labelId',
   scheduler: 'poll-shelf-labels',

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisTarget } from '../../helpers/redis.js';
 import { orderRecord, orderState } from '../../helpers/order-records.js';
 import { describeEachProfile, testWorld, type TestWorld } from '../../helpers/test-world.js';
+import { orderKeys } from '../../../jobs/orders/order-keys.js';
 
 const FIXTURE = fileURLToPath(new URL('../../fixtures/order-worker.ts', import.meta.url));
 
@@ -60,7 +61,7 @@ describeEachProfile('order sync', (profile) => {
       first.kill('SIGKILL');
       await new Promise((r) => first.once('exit', r));
       midFlight = world.sandbox.admin.state().orders.filter((o) => o.statusId !== 'ORDER_COMPLETED').length;
-      for (const id of ids) if (await world.redis.hget(world.keys.order(id), 'pending')) pendingAtKill++;
+      for (const id of ids) if (await world.redis.hget(orderKeys(world.keys).progress(id), 'pending')) pendingAtKill++;
 
       children.push(await startWorkerProcess(world, 6));
       await world.idle(45_000);

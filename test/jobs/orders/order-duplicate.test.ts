@@ -3,6 +3,7 @@ import type { OrderRecord } from '../../../jobs/orders/order-record.js';
 import { planOrder, recordHashOf } from '../../../jobs/orders/order-plan.js';
 import { jobOf, describeEachProfile, testWorld, type TestWorld } from '../../helpers/test-world.js';
 import { orderRecord, orderState } from '../../helpers/order-records.js';
+import { orderKeys } from '../../../jobs/orders/order-keys.js';
 
 describeEachProfile('order sync', (profile) => {
   let world: TestWorld;
@@ -71,7 +72,7 @@ describeEachProfile('order sync', (profile) => {
       const record = orderRecord('OLD-1');
       const made = await madeBefore(record);
       shipmentUrl = made.shipment.shipmentUrl;
-      await world.redis.hset(world.keys.order('OLD-1'), {
+      await world.redis.hset(orderKeys(world.keys).progress('OLD-1'), {
         step: 'created',
         pending: '',
         recordHash: recordHashOf(record as OrderRecord),
@@ -111,7 +112,7 @@ describeEachProfile('order sync', (profile) => {
         shipmentUrl: shipment.shipmentUrl,
         actionUrlComplete: order.actionUrlComplete!,
       };
-      await world.redis.hset(world.keys.order('DONE-1'), progress);
+      await world.redis.hset(orderKeys(world.keys).progress('DONE-1'), progress);
       await world.add('orders', [record]);
       await world.idle();
     });

@@ -6,14 +6,15 @@ import { pullStream } from '../../../src/feed/producer.js';
 import { orderRecord, orderState } from '../../helpers/order-records.js';
 import { describeEachProfile, testWorld, type TestWorld } from '../../helpers/test-world.js';
 import { STREAMS } from '../../../jobs/streams.js';
-import { orderStream } from '../../../jobs/orders/order-stream.js';
+import { orderKind } from '../../../jobs/orders/order-kind.js';
+import { orderKeys } from '../../../jobs/orders/order-keys.js';
 
 describeEachProfile('order sync', (profile) => {
   let world: TestWorld;
   let feed: FeedServer;
   const pull = () =>
     pullStream({
-      def: orderStream,
+      def: orderKind,
       upstream: new UpstreamClient({ url: feed.url, retries: 0 }),
       queue: world.queues.get('orders'),
       redis: world.redis,
@@ -77,7 +78,7 @@ describeEachProfile('order sync', (profile) => {
     it('reads the order back on the duplicate and changes nothing', async () => {
       await world.add('orders', [orderRecord('DUP-3')]);
       await world.idle();
-      await world.redis.del(world.keys.order('DUP-3'));
+      await world.redis.del(orderKeys(world.keys).progress('DUP-3'));
       // Same order, its location named by URL this time: a new job for the same orderId.
       const a02 = world.sandbox.admin.state().facilities.find((f) => f.facilityName === 'A-02')!.facilityUrl;
       const variant = orderRecord('DUP-3', [
@@ -127,7 +128,7 @@ describeEachProfile('order sync', (profile) => {
         orderUrl: '/demo/api/order/GONE-1',
         shipmentUrl: '/demo/api/shipment/SHP-GONE-1',
       };
-      await world.redis.hset(world.keys.order('GONE-1'), gone);
+      await world.redis.hset(orderKeys(world.keys).progress('GONE-1'), gone);
       await world.add('orders', [orderRecord('GONE-1')]);
       await world.idle();
       expect((await jobOf('GONE-1')).returnvalue).toMatchObject({ outcome: 'synced' });
@@ -200,7 +201,7 @@ describeEachProfile('order sync', (profile) => {
       // The first version stops after its shipment: a 503 holds the ship step while the correction comes.
       world.sandbox.admin.setFaults([{ kind: 'status-503', method: 'POST', path: '/api/shipment/[^/]+$' }]);
       await world.add('orders', [orderRecord('FIX-1')]);
-      for (let i = 0; i < 100 && !(await world.redis.hget(world.keys.order('FIX-1'), 'step'))?.startsWith('shipment'); i++)
+      for (let i = 0; i < 100 && !(await world.redis.hget(orderKeys(world.keys).progress('FIX-1'), 'step'))?.startsWith('shipment'); i++)
         await new Promise((r) => setTimeout(r, 20));
       const fixed = orderRecord('FIX-1', [
         { productId: 'MUG-BLUE', quantity: 2, unitPrice: 12.5, location: 'Main Warehouse / A-03' },

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shipmentIdFor } from '../../../jobs/orders/shipment-id.js';
 import { orderRecord, orderState } from '../../helpers/order-records.js';
 import { describeEachProfile, testWorld, type TestWorld } from '../../helpers/test-world.js';
+import { orderKeys } from '../../../jobs/orders/order-keys.js';
 
 describeEachProfile('order sync', (profile) => {
   let world: TestWorld;
@@ -72,11 +73,11 @@ describeEachProfile('order sync', (profile) => {
     });
 
     it('keeps the progress of each order in Redis', async () => {
-      const progress = await world.redis.hgetall(world.keys.order('WEB-1'));
+      const progress = await world.redis.hgetall(orderKeys(world.keys).progress('WEB-1'));
       const { shipmentUrl } = orderState(state, 'WEB-1').shipments[0]!;
       expect(progress).toMatchObject({ step: 'completed', pending: '', orderUrl: '/demo/api/order/WEB-1', shipmentUrl });
       // It expires by itself (30 days): the service stays the truth.
-      const ttl = await world.redis.ttl(world.keys.order('WEB-1'));
+      const ttl = await world.redis.ttl(orderKeys(world.keys).progress('WEB-1'));
       expect(ttl).toBeGreaterThan(29 * 24 * 3600);
       expect(ttl).toBeLessThanOrEqual(30 * 24 * 3600);
     });

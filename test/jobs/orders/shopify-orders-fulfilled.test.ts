@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { orderRecordSchema } from '../../../jobs/orders/order-record.js';
-import { orderStream } from '../../../jobs/orders/order-stream.js';
+import { orderKind } from '../../../jobs/orders/order-kind.js';
 import { shopifyOrdersFulfilled } from '../../../jobs/orders/transforms/shopify-orders-fulfilled.js';
 import { transformPayload, type Transform } from '../../../src/feed/transform.js';
 
@@ -14,7 +14,7 @@ const fixture = (): Payload =>
 const builtIn: Transform = {
   stream: 'orders',
   name: 'shopify-orders-fulfilled',
-  fn: orderStream.transforms['shopify-orders-fulfilled'],
+  fn: orderKind.transforms['shopify-orders-fulfilled'],
 };
 
 describe('the shopify-orders-fulfilled transform', () => {

@@ -7,7 +7,7 @@ import { redisUrl } from '../../helpers/redis.js';
 import { countRecord } from '../../helpers/count-record.js';
 import { testWorld, type TestWorld } from '../../helpers/test-world.js';
 import { STREAMS } from '../../../jobs/streams.js';
-import { stockCountStream } from '../../../jobs/stock/stock-count-stream.js';
+import { stockCountKind } from '../../../jobs/stock/stock-count-kind.js';
 
 describe('the stock sync schedule', () => {
   let world: TestWorld;
@@ -37,7 +37,7 @@ describe('the stock sync schedule', () => {
       pageSize: 100,
       logger,
       // The stream's definition begins a stock sync run before each of its pulls.
-      defs: [stockCountStream],
+      defs: [stockCountKind],
     });
   });
   afterAll(async () => {

@@ -7,7 +7,7 @@ import { checkService } from '../../../src/ops/check/check-service.js';
 import { redisKeys } from '../../../src/redis/connection.js';
 import { columns, json, startServer, type TestServer } from '../../client/http-server.js';
 import { connect, deletePrefix, uniquePrefix } from '../../helpers/redis.js';
-import { orderStream } from '../../../jobs/orders/order-stream.js';
+import { orderKind } from '../../../jobs/orders/order-kind.js';
 
 const budgets = { postPerMinute: 120, getPerMinute: 120, collectionPerHour: 300, headroom: 0.98 };
 
@@ -107,7 +107,7 @@ describe('check, part by part, over a real server', () => {
     ])('tells HTTP %i apart as %s', async (status, code, hint) => {
       server = await startServer((_req, res) => json(res, status, { error: 'no' }));
       const upstream = new UpstreamClient({ url: server.url, token: 'tok-x', retries: 0 });
-      const part = await checkFeed({ upstream, redis, keys: redisKeys(prefix), defs: [orderStream], pageSize: 10 });
+      const part = await checkFeed({ upstream, redis, keys: redisKeys(prefix), defs: [orderKind], pageSize: 10 });
       expect(part.records).toEqual([]);
       expect(part.streams).toEqual([
         {

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ServiceClient } from '../../src/client/service-client.js';
-import { ServiceView } from '../../src/ops/reconcile-service.js';
-import { columns, json, startServer, type TestServer } from '../client/http-server.js';
+import { serviceOrders, serviceShipments } from '../../../jobs/orders/order-rows.js';
+import { ServiceClient } from '../../../src/client/service-client.js';
+import { ServiceView } from '../../../src/ops/reconcile-service.js';
+import { columns, json, startServer, type TestServer } from '../../client/http-server.js';
 
 /** Collections as integrators report the real service answering them: numeric ids, nulls, ragged columns. */
 const ORDERS = columns([
@@ -43,7 +44,7 @@ describe('reconcile reading the service', () => {
   describe('when rows carry numeric ids, nulls and short columns', () => {
     it('reads every row, ids as text, and leaves out what is absent', async () => {
       const view = new ServiceView(client);
-      expect(await view.orders()).toEqual([
+      expect(await serviceOrders(view)).toEqual([
         {
           orderId: 'WEB-1',
           orderUrl: '/demo/api/order/WEB-1',
@@ -60,7 +61,7 @@ describe('reconcile reading the service', () => {
           orderItemListTotal: undefined,
         },
       ]);
-      expect((await view.shipments()).map((s) => [s.shipmentId, s.shipmentIdUser, s.primaryOrderUrl, s.statusId])).toEqual([
+      expect((await serviceShipments(view)).map((s) => [s.shipmentId, s.shipmentIdUser, s.primaryOrderUrl, s.statusId])).toEqual([
         ['328966', undefined, '/demo/api/order/WEB-1', 'SHIPMENT_SHIPPED'],
         ['S-2', undefined, undefined, undefined],
       ]);
@@ -69,8 +70,8 @@ describe('reconcile reading the service', () => {
     it('reads each collection once however often it is asked, and counts the cost', async () => {
       const view = new ServiceView(client);
       const before = server.seen.length;
-      await Promise.all([view.orders(), view.orders(), view.shipments()]);
-      await view.orders();
+      await Promise.all([serviceOrders(view), serviceOrders(view), serviceShipments(view)]);
+      await serviceOrders(view);
       expect(server.seen.length - before).toBe(2);
       expect(view.calls).toEqual({ collection: 2, get: 0 });
     });

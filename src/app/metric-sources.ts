@@ -1,0 +1,59 @@
+import { laneLimits } from '../client/budget-lanes.js';
+import { readShares } from '../client/budget-share.js';
+import { readFeedState } from '../feed/feed-state.js';
+import type { ScrapeSources } from '../metrics/metrics.js';
+import { intakeCounts } from '../ops/intake-counts.js';
+import { readOutage } from '../queue/service-outage.js';
+import { readBreaker } from '../queue/stream-breaker.js';
+import type { AppDeps } from './build-deps.js';
+
+/** What a metrics scrape reads, of the streams of the parts' kinds. */
+export function metricSources(d: AppDeps): ScrapeSources {
+  const { redis, keys, queues, config } = d;
+  return {
+    async queueCounts() {
+      const out: Array<{ stream: string; state: string; count: number }> = [];
+      for (const stream of queues.streams()) {
+        const counts = await queues.get(stream).getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized');
+        for (const [state, count] of Object.entries(counts)) out.push({ stream, state, count });
+      }
+      return out;
+    },
+    async intakeCounts() {
+      const out: Array<{ stream: string; state: string; count: number }> = [];
+      for (const stream of queues.streams()) {
+        for (const [state, count] of Object.entries(await intakeCounts(queues, stream))) out.push({ stream, state, count });
+      }
+      return out;
+    },
+    async breakers() {
+      return Promise.all(queues.streams().map(async (s) => readBreaker(redis, keys, s)));
+    },
+    async outage() {
+      const o = await readOutage(redis, keys);
+      return { open: o.open, sinceMs: o.since ? Date.parse(o.since) : null };
+    },
+    async budgetShares() {
+      const budgets = config.service?.budgets;
+      if (!budgets) return [];
+      const shares = await readShares(redis, keys);
+      return Object.entries(laneLimits(budgets)).map(([lane, l]) => {
+        const perMinute = (l.limit * 60_000) / l.windowMs;
+        const share = shares[lane as keyof typeof shares];
+        return {
+          lane,
+          configuredPerMinute: perMinute,
+          effectivePerMinute: perMinute * budgets.headroom * share.factor,
+          reason: share.reason,
+        };
+      });
+    },
+    async feedLag() {
+      const now = Date.now();
+      const states = await Promise.all(d.kinds.map((k) => readFeedState(redis, keys, k.stream)));
+      return states
+        .filter((s) => s.caughtUpAt)
+        .map((s) => ({ stream: s.stream, seconds: Math.max(0, (now - Date.parse(s.caughtUpAt!)) / 1000) }));
+    },
+  };
+}
