@@ -31,12 +31,7 @@ interface ImportArgs {
  * The stream's transform, every setting of TRANSFORMS checked as at any start (exit 2 with one line per problem),
  * and whether the file can be read: a CSV file needs the kind's CSV layout or a transform.
  */
-async function readAs(
-  config: Config,
-  kinds: readonly Kind[],
-  kind: Kind,
-  a: Pick<ImportArgs, 'format' | 'transform'>,
-): Promise<ReadAs> {
+async function readAs(config: Config, kinds: readonly Kind[], kind: Kind, a: Pick<ImportArgs, 'format' | 'transform'>): Promise<ReadAs> {
   const settings = (config.transforms ?? []).filter((t) => a.transform === undefined || t.stream !== kind.stream);
   if (a.transform !== undefined) settings.push(oneOffSetting(kind.stream, a.transform));
   const transform = (await loadTransforms(settings, kinds)).get(kind.stream);
