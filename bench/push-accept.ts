@@ -7,7 +7,6 @@
  *
  *   npx tsx bench/push-accept.ts [--deliveries 100000] [--concurrency 32] [--rate 1000]
  */
-import { createHmac, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -20,6 +19,7 @@ import { startSandbox } from '../src/sandbox/sandbox.js';
 import { spawnCli } from './lib/cli-process.js';
 import { benchOrders } from './lib/order-records.js';
 import { processCpuMs } from './lib/proc-cpu.js';
+import { newWebhookSecret, percentile, webhookHeaders } from './lib/push-signing.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -69,27 +69,14 @@ function rssMb(pid: number): number {
   return m ? Math.round(Number(m[1]) / 1024) : 0;
 }
 
-/** The pth percentile (0..100) of sorted numbers. */
-function percentile(sorted: Float64Array, p: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
-
 /** A sender: signs each body as Standard Webhooks says and POSTs it; answers the status and the ms it took. */
 function sender(url: string, secret: string, connections: number) {
-  const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
   const pool = new Pool(url, { connections, pipelining: 1 });
   return {
     async send(id: string, body: string): Promise<{ status: number; ms: number }> {
-      const timestamp = String(Math.floor(Date.now() / 1000));
-      const signature = `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.`).update(body).digest('base64')}`;
+      const headers = webhookHeaders(secret, id, body);
       const started = performance.now();
-      const res = await pool.request({
-        path: '/ingest/orders',
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': signature },
-        body,
-      });
+      const res = await pool.request({ path: '/ingest/orders', method: 'POST', headers, body });
       await res.body.dump();
       return { status: res.statusCode, ms: performance.now() - started };
     },
@@ -131,7 +118,7 @@ export async function runPushAccept(o: PushAcceptOptions = {}): Promise<PushAcce
   const sandbox = await startSandbox({ port: 0, data: 'demo' });
   const dir = mkdtempSync(join(tmpdir(), 'isync-push-bench-'));
   const logFile = join(dir, 'receive.log');
-  const secret = `whsec_${randomBytes(32).toString('base64')}`;
+  const secret = newWebhookSecret();
   const port = await freePort();
   const receiver = spawnCli({
     root: ROOT,

@@ -7,7 +7,6 @@
  *
  *   npx tsx bench/push-latency.ts [--seconds 60] [--budget 1200] [--latency 20]
  */
-import { createHmac, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -20,6 +19,7 @@ import { startSandbox } from '../src/sandbox/sandbox.js';
 import { STREAMS } from '../jobs/streams.js';
 import { spawnCli } from './lib/cli-process.js';
 import { benchOrders, type BenchOrder } from './lib/order-records.js';
+import { newWebhookSecret, percentile, webhookHeaders } from './lib/push-signing.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -50,11 +50,6 @@ export interface PushLatencyFigures {
   pollSeconds: number;
   pushed: LatencyFigures;
   polled: LatencyFigures;
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
 function figures(arrived: Map<string, number>, finished: Map<string, number>): LatencyFigures {
@@ -99,8 +94,7 @@ async function runOne(r: RunOptions): Promise<LatencyFigures> {
   const feed = await startFeedServer({ names: STREAMS, port: 0, token: 'bench-token' });
   const dir = mkdtempSync(join(tmpdir(), 'isync-push-latency-'));
   const logFile = join(dir, 'worker.log');
-  const secret = `whsec_${randomBytes(32).toString('base64')}`;
-  const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
+  const secret = newWebhookSecret();
   const ingestPort = await freePort();
   const worker = spawnCli({
     root: ROOT,
@@ -138,11 +132,9 @@ async function runOne(r: RunOptions): Promise<LatencyFigures> {
       }
       const body = JSON.stringify(order);
       const id = `msg_${order.orderId}`;
-      const ts = String(Math.floor(Date.now() / 1000));
-      const signature = `v1,${createHmac('sha256', key).update(`${id}.${ts}.`).update(body).digest('base64')}`;
       const res = await fetch(`http://127.0.0.1:${ingestPort}/ingest/orders`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': ts, 'webhook-signature': signature },
+        headers: webhookHeaders(secret, id, body),
         body,
       });
       await res.text();
