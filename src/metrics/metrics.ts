@@ -31,169 +31,22 @@ export interface Metrics {
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
 const JOB_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 
+type Registers = Registry[];
+type Sources = ScrapeSources | undefined;
+
 /** A fresh registry per process (and per test) with the program's metrics; names are in docs/operations.md. */
 export function createMetrics(o: { sources?: ScrapeSources; defaultMetrics?: boolean } = {}): Metrics {
   const registry = new Registry();
   if (o.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
   const registers = [registry];
 
-  const jobs = new Counter({
-    name: 'isync_jobs_total',
-    help: 'Job attempts finished, by stream and outcome (synced, unchanged, skipped, retry, failed).',
-    labelNames: ['stream', 'outcome'],
-    registers,
-  });
-  const jobSeconds = new Histogram({
-    name: 'isync_job_duration_seconds',
-    help: 'Time one job attempt took.',
-    labelNames: ['stream', 'outcome'],
-    buckets: JOB_BUCKETS,
-    registers,
-  });
-  const calls = new Counter({
-    name: 'isync_api_calls_total',
-    help: 'Requests to the service, by request class (get, post, collection) and HTTP status ("none" when no answer came).',
-    labelNames: ['class', 'status'],
-    registers,
-  });
-  const callSeconds = new Histogram({
-    name: 'isync_api_call_duration_seconds',
-    help: 'Time on the wire of one service request.',
-    labelNames: ['class'],
-    buckets: LATENCY_BUCKETS,
-    registers,
-  });
-  const budgetWait = new Histogram({
-    name: 'isync_budget_wait_seconds',
-    help: 'Time a request waited for the request budget before it was sent.',
-    labelNames: ['class'],
-    buckets: [0, 0.01, 0.1, 0.5, 1, 2, 5, 10, 30, 60, 300],
-    registers,
-  });
-  const rateLimited = new Counter({
-    name: 'isync_rate_limited_total',
-    help: 'Answers 429 (over budget) from the service, by request class.',
-    labelNames: ['class'],
-    registers,
-  });
-
-  /** A gauge of counts per stream and state, read from Redis at scrape time. */
-  const countsGauge = (
-    name: string,
-    help: string,
-    read: (s: ScrapeSources) => Promise<Array<{ stream: string; state: string; count: number }>>,
-  ) =>
-    new Gauge({
-      name,
-      help,
-      labelNames: ['stream', 'state'],
-      registers,
-      async collect() {
-        if (!o.sources) return;
-        this.reset();
-        for (const c of await read(o.sources)) this.set({ stream: c.stream, state: c.state }, c.count);
-      },
-    });
-  countsGauge('isync_queue_jobs', 'Jobs in each queue by state.', (s) => s.queueCounts());
-  // Apart from isync_queue_jobs: a batch holds up to 1,000 records, so summing it with jobs would mislead.
-  countsGauge(
-    'isync_intake_batches',
-    'Import batches per stream and state whose records are not jobs yet (a worker turns each into one job per record).',
-    (s) => s.intakeCounts(),
-  );
-  new Gauge({
-    name: 'isync_feed_lag_seconds',
-    help: 'How far behind each feed stream is: seconds since it last caught up.',
-    labelNames: ['stream'],
-    registers,
-    async collect() {
-      if (!o.sources) return;
-      this.reset();
-      for (const l of await o.sources.feedLag()) this.set({ stream: l.stream }, l.seconds);
-    },
-  });
-
-  const breakers = (name: string, help: string, value: (b: { paused: boolean; refusals: number }) => number) =>
-    new Gauge({
-      name,
-      help,
-      labelNames: ['stream'],
-      registers,
-      async collect() {
-        if (!o.sources?.breakers) return;
-        this.reset();
-        for (const b of await o.sources.breakers()) this.set({ stream: b.stream }, value(b));
-      },
-    });
-  breakers(
-    'isync_stream_paused',
-    'Whether the stream is paused by its circuit breaker (1) until `inventory-sync resume` (the account refused every job), or runs (0).',
-    (b) => (b.paused ? 1 : 0),
-  );
-  breakers(
-    'isync_breaker_refusals',
-    "Refusals about the account (401, 403, the same service refusal again) met by the stream's jobs in a row; " +
-      'the stream pauses at BREAKER_THRESHOLD.',
-    (b) => b.refusals,
-  );
-
-  new Gauge({
-    name: 'isync_service_down',
-    help: 'Whether the service is held as down for everything (1): every stream holds and one read probes it, going on by itself.',
-    registers,
-    async collect() {
-      if (!o.sources?.outage) return;
-      this.set((await o.sources.outage()).open ? 1 : 0);
-    },
-  });
-  new Gauge({
-    name: 'isync_service_down_seconds',
-    help: 'How long the service has been held as down (0 when it answers).',
-    registers,
-    async collect() {
-      if (!o.sources?.outage) return;
-      const s = await o.sources.outage();
-      this.set(s.open && s.sinceMs ? Math.max(0, (Date.now() - s.sinceMs) / 1000) : 0);
-    },
-  });
-
-  const shares = (
-    name: string,
-    help: string,
-    labels: string[],
-    set: (g: Gauge, b: Awaited<ReturnType<NonNullable<ScrapeSources['budgetShares']>>>[number]) => void,
-  ) =>
-    new Gauge({
-      name,
-      help,
-      labelNames: labels,
-      registers,
-      async collect() {
-        if (!o.sources?.budgetShares) return;
-        this.reset();
-        for (const b of await o.sources.budgetShares()) set(this, b);
-      },
-    });
-  shares(
-    'isync_budget_configured_per_minute',
-    'Requests a minute each budget lane is configured for (an hourly budget divided by 60).',
-    ['lane'],
-    (g, b) => g.set({ lane: b.lane }, b.configuredPerMinute),
-  );
-  shares(
-    'isync_budget_effective_per_minute',
-    'Requests a minute the program allows itself now on each lane: configured × headroom × its share ' +
-      '(lower while another client of the account spends the budget).',
-    ['lane'],
-    (g, b) => g.set({ lane: b.lane }, b.effectivePerMinute),
-  );
-  shares(
-    'isync_budget_share_reason',
-    "Why each lane's effective rate is what it is " +
-      '(1 on the current reason: configured, shared-429, shared-remaining, service-limit, probing, floor).',
-    ['lane', 'reason'],
-    (g, b) => g.set({ lane: b.lane, reason: b.reason }, 1),
-  );
+  // Created in this order, the order a scrape lists them in.
+  const { jobs, jobSeconds } = jobMetrics(registers);
+  const { calls, callSeconds, budgetWait, rateLimited } = callMetrics(registers);
+  queueGauges(registers, o.sources);
+  breakerGauges(registers, o.sources);
+  outageGauges(registers, o.sources);
+  budgetShareGauges(registers, o.sources);
 
   const jobFinished = (stream: string, outcome: string, seconds: number) => {
     jobs.inc({ stream, outcome });
@@ -222,4 +75,187 @@ export function createMetrics(o: { sources?: ScrapeSources; defaultMetrics?: boo
       });
     },
   };
+}
+
+/** Job attempts: counted and timed by stream and outcome. */
+function jobMetrics(registers: Registers) {
+  const jobs = new Counter({
+    name: 'isync_jobs_total',
+    help: 'Job attempts finished, by stream and outcome (synced, unchanged, skipped, retry, failed).',
+    labelNames: ['stream', 'outcome'],
+    registers,
+  });
+  const jobSeconds = new Histogram({
+    name: 'isync_job_duration_seconds',
+    help: 'Time one job attempt took.',
+    labelNames: ['stream', 'outcome'],
+    buckets: JOB_BUCKETS,
+    registers,
+  });
+  return { jobs, jobSeconds };
+}
+
+/** Requests to the service: counted by class and status, timed on the wire and in the budget's wait, 429s. */
+function callMetrics(registers: Registers) {
+  const calls = new Counter({
+    name: 'isync_api_calls_total',
+    help: 'Requests to the service, by request class (get, post, collection) and HTTP status ("none" when no answer came).',
+    labelNames: ['class', 'status'],
+    registers,
+  });
+  const callSeconds = new Histogram({
+    name: 'isync_api_call_duration_seconds',
+    help: 'Time on the wire of one service request.',
+    labelNames: ['class'],
+    buckets: LATENCY_BUCKETS,
+    registers,
+  });
+  const budgetWait = new Histogram({
+    name: 'isync_budget_wait_seconds',
+    help: 'Time a request waited for the request budget before it was sent.',
+    labelNames: ['class'],
+    buckets: [0, 0.01, 0.1, 0.5, 1, 2, 5, 10, 30, 60, 300],
+    registers,
+  });
+  const rateLimited = new Counter({
+    name: 'isync_rate_limited_total',
+    help: 'Answers 429 (over budget) from the service, by request class.',
+    labelNames: ['class'],
+    registers,
+  });
+  return { calls, callSeconds, budgetWait, rateLimited };
+}
+
+/** Read at scrape time: jobs and import batches per stream and state, and how far behind each feed is. */
+function queueGauges(registers: Registers, sources: Sources) {
+  /** A gauge of counts per stream and state, read from Redis at scrape time. */
+  const countsGauge = (
+    name: string,
+    help: string,
+    read: (s: ScrapeSources) => Promise<Array<{ stream: string; state: string; count: number }>>,
+  ) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['stream', 'state'],
+      registers,
+      async collect() {
+        if (!sources) return;
+        this.reset();
+        for (const c of await read(sources)) this.set({ stream: c.stream, state: c.state }, c.count);
+      },
+    });
+  const queueJobs = countsGauge('isync_queue_jobs', 'Jobs in each queue by state.', (s) => s.queueCounts());
+  // Apart from isync_queue_jobs: a batch holds up to 1,000 records, so summing it with jobs would mislead.
+  const intakeBatches = countsGauge(
+    'isync_intake_batches',
+    'Import batches per stream and state whose records are not jobs yet (a worker turns each into one job per record).',
+    (s) => s.intakeCounts(),
+  );
+  const feedLag = new Gauge({
+    name: 'isync_feed_lag_seconds',
+    help: 'How far behind each feed stream is: seconds since it last caught up.',
+    labelNames: ['stream'],
+    registers,
+    async collect() {
+      if (!sources) return;
+      this.reset();
+      for (const l of await sources.feedLag()) this.set({ stream: l.stream }, l.seconds);
+    },
+  });
+  return { queueJobs, intakeBatches, feedLag };
+}
+
+/** Read at scrape time: each stream's circuit breaker, paused or not and its refusals in a row. */
+function breakerGauges(registers: Registers, sources: Sources) {
+  const breakers = (name: string, help: string, value: (b: { paused: boolean; refusals: number }) => number) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['stream'],
+      registers,
+      async collect() {
+        if (!sources?.breakers) return;
+        this.reset();
+        for (const b of await sources.breakers()) this.set({ stream: b.stream }, value(b));
+      },
+    });
+  const paused = breakers(
+    'isync_stream_paused',
+    'Whether the stream is paused by its circuit breaker (1) until `inventory-sync resume` (the account refused every job), or runs (0).',
+    (b) => (b.paused ? 1 : 0),
+  );
+  const refusals = breakers(
+    'isync_breaker_refusals',
+    "Refusals about the account (401, 403, the same service refusal again) met by the stream's jobs in a row; " +
+      'the stream pauses at BREAKER_THRESHOLD.',
+    (b) => b.refusals,
+  );
+  return { paused, refusals };
+}
+
+/** Read at scrape time: whether the service is held as down for everything, and for how long. */
+function outageGauges(registers: Registers, sources: Sources) {
+  const down = new Gauge({
+    name: 'isync_service_down',
+    help: 'Whether the service is held as down for everything (1): every stream holds and one read probes it, going on by itself.',
+    registers,
+    async collect() {
+      if (!sources?.outage) return;
+      this.set((await sources.outage()).open ? 1 : 0);
+    },
+  });
+  const downSeconds = new Gauge({
+    name: 'isync_service_down_seconds',
+    help: 'How long the service has been held as down (0 when it answers).',
+    registers,
+    async collect() {
+      if (!sources?.outage) return;
+      const s = await sources.outage();
+      this.set(s.open && s.sinceMs ? Math.max(0, (Date.now() - s.sinceMs) / 1000) : 0);
+    },
+  });
+  return { down, downSeconds };
+}
+
+/** Read at scrape time: each budget lane's configured and effective rate, and why the effective one is what it is. */
+function budgetShareGauges(registers: Registers, sources: Sources) {
+  const shares = (
+    name: string,
+    help: string,
+    labels: string[],
+    set: (g: Gauge, b: Awaited<ReturnType<NonNullable<ScrapeSources['budgetShares']>>>[number]) => void,
+  ) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: labels,
+      registers,
+      async collect() {
+        if (!sources?.budgetShares) return;
+        this.reset();
+        for (const b of await sources.budgetShares()) set(this, b);
+      },
+    });
+  const configured = shares(
+    'isync_budget_configured_per_minute',
+    'Requests a minute each budget lane is configured for (an hourly budget divided by 60).',
+    ['lane'],
+    (g, b) => g.set({ lane: b.lane }, b.configuredPerMinute),
+  );
+  const effective = shares(
+    'isync_budget_effective_per_minute',
+    'Requests a minute the program allows itself now on each lane: configured × headroom × its share ' +
+      '(lower while another client of the account spends the budget).',
+    ['lane'],
+    (g, b) => g.set({ lane: b.lane }, b.effectivePerMinute),
+  );
+  const reason = shares(
+    'isync_budget_share_reason',
+    "Why each lane's effective rate is what it is " +
+      '(1 on the current reason: configured, shared-429, shared-remaining, service-limit, probing, floor).',
+    ['lane', 'reason'],
+    (g, b) => g.set({ lane: b.lane, reason: b.reason }, 1),
+  );
+  return { configured, effective, reason };
 }
