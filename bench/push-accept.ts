@@ -16,7 +16,7 @@ import { Pool } from 'undici';
 import { createRedis, deleteKeysUnder } from '../src/redis/connection.js';
 import { freePort } from '../src/free-port.js';
 import { startSandbox } from '../src/sandbox/sandbox.js';
-import { spawnCli } from './lib/cli-process.js';
+import { spawnCli, waitForLog } from './lib/cli-process.js';
 import { benchOrders } from './lib/order-records.js';
 import { processCpuMs } from './lib/proc-cpu.js';
 import { newWebhookSecret, percentile, webhookHeaders } from './lib/push-signing.js';
@@ -141,11 +141,7 @@ export async function runPushAccept(o: PushAcceptOptions = {}): Promise<PushAcce
   const lines = () => readFileSync(logFile, 'utf8');
   const send = sender(`http://127.0.0.1:${port}`, secret, concurrency);
   try {
-    const end = Date.now() + 60_000;
-    while (!lines().includes('receiver started')) {
-      if (Date.now() > end || !receiver.alive()) throw new Error(`the receiver did not start:\n${lines()}`);
-      await sleep(50);
-    }
+    await waitForLog(lines, /receiver started/, 60_000, 'the receiver');
     const latencies = new Float64Array(total - warmUp);
     const memory: MemoryPoint[] = [];
     const step = Math.max(1, Math.floor(total / 10));

@@ -17,7 +17,7 @@ import { freePort } from '../src/free-port.js';
 import { createRedis, deleteKeysUnder } from '../src/redis/connection.js';
 import { startSandbox } from '../src/sandbox/sandbox.js';
 import { STREAMS } from '../jobs/streams.js';
-import { spawnCli } from './lib/cli-process.js';
+import { spawnCli, waitForLog } from './lib/cli-process.js';
 import { benchOrders, type BenchOrder } from './lib/order-records.js';
 import { newWebhookSecret, percentile, webhookHeaders } from './lib/push-signing.js';
 
@@ -119,11 +119,7 @@ async function runOne(r: RunOptions): Promise<LatencyFigures> {
   const queue = new Queue('orders', { connection: redis, prefix });
   const arrived = new Map<string, number>();
   try {
-    const end = Date.now() + 60_000;
-    while (!readFileSync(logFile, 'utf8').includes('worker started')) {
-      if (Date.now() > end || !worker.alive()) throw new Error(`the worker did not start:\n${readFileSync(logFile, 'utf8')}`);
-      await sleep(50);
-    }
+    await waitForLog(() => readFileSync(logFile, 'utf8'), /worker started/, 60_000, 'the worker');
     /** Puts an order in, as the run's mode does; answers when it arrived (acknowledged, or appended), or undefined. */
     const put = async (order: BenchOrder): Promise<number | undefined> => {
       if (r.mode === 'poll') {
@@ -143,8 +139,9 @@ async function runOne(r: RunOptions): Promise<LatencyFigures> {
     // One order first, not timed: the worker reads the catalog once (as a long-running worker has).
     const [warm] = benchOrders(`WARM-${r.mode}`, 1);
     await put(warm!);
+    const end = Date.now() + 60_000;
     while (!(await finishedTimes(queue)).has(warm!.orderId)) {
-      if (Date.now() > end + 60_000) throw new Error('the warm-up order did not complete');
+      if (Date.now() > end) throw new Error('the warm-up order did not complete');
       await sleep(200);
     }
     const everyMs = 60_000 / (r.budget / 8);

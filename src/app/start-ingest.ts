@@ -6,6 +6,7 @@ import { addSecrets, type Logger } from '../logger.js';
 import type { QueueSet } from '../queue/queues.js';
 import type { RecordStream } from '../records/records.js';
 import { loadTransforms, type TransformKind } from '../feed/load-transforms.js';
+import type { Transform } from '../feed/transform.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
 
 export interface StartIngestOptions {
@@ -19,6 +20,8 @@ export interface StartIngestOptions {
   /** Over INGEST_HOST and INGEST_PORT (the `receive` command's --host, --port). */
   host?: string;
   port: number;
+  /** The streams' transforms when the caller has loaded them already (`worker` checks TRANSFORMS at start); default: loaded here. */
+  transforms?: ReadonlyMap<string, Transform>;
 }
 
 /**
@@ -26,7 +29,7 @@ export interface StartIngestOptions {
  * streams' transforms (TRANSFORMS; a wrong one stops the start with a ConfigError, one line each).
  */
 export async function startIngest(config: Config, o: StartIngestOptions): Promise<Receiver> {
-  const transforms = await loadTransforms(config.transforms ?? [], o.defs);
+  const transforms = o.transforms ?? (await loadTransforms(config.transforms ?? [], o.defs));
   const { ingest } = config;
   const signing = signingKeys({
     secret: ingest.secret,

@@ -5,6 +5,7 @@ import { startRedisHealth, type RedisHealth } from '../../app/redis-health.js';
 import { startRuntime, type Runtime } from '../../app/runtime.js';
 import { startIngest } from '../../app/start-ingest.js';
 import { loadTransforms } from '../../feed/load-transforms.js';
+import type { Transform } from '../../feed/transform.js';
 import { startWorkerOps } from '../../app/worker-ops.js';
 import type { Receiver } from '../../ingest/receiver.js';
 import { startWorkerHttp, type WorkerHttp } from '../../metrics/worker-http.js';
@@ -65,8 +66,12 @@ async function serveWorkerHttp(
   });
 }
 
-/** The push receiver, when INGEST_PORT is set. */
-async function startPushReceiver(app: AppContext, kinds: readonly Kind[]): Promise<Receiver | undefined> {
+/** The push receiver, when INGEST_PORT is set, with the transforms loaded at start. */
+async function startPushReceiver(
+  app: AppContext,
+  kinds: readonly Kind[],
+  transforms: ReadonlyMap<string, Transform>,
+): Promise<Receiver | undefined> {
   const { config, deps } = app;
   if (config.ingest.port === undefined) return undefined;
   return startIngest(config, {
@@ -77,6 +82,7 @@ async function startPushReceiver(app: AppContext, kinds: readonly Kind[]): Promi
     logger: app.logger,
     registry: app.metrics.registry,
     port: config.ingest.port,
+    transforms,
   });
 }
 
@@ -118,7 +124,7 @@ async function shutDown(app: AppContext, runtime: Runtime, receiver: Receiver | 
 export async function runWorker(io: CliIo, kinds: readonly Kind[]): Promise<void> {
   const app = await openApp(io, { kinds, needs: { service: true }, logTo: io.stdout, probe: false, waitForRedis: true });
   // TRANSFORMS checked against the kinds before any work: a wrong one stops the start (exit 2, one line each).
-  await loadTransforms(app.config.transforms ?? [], kinds).catch(async (err: unknown) => {
+  const transforms = await loadTransforms(app.config.transforms ?? [], kinds).catch(async (err: unknown) => {
     await app.close();
     throw err;
   });
@@ -136,7 +142,7 @@ export async function runWorker(io: CliIo, kinds: readonly Kind[]): Promise<void
   let receiver: Receiver | undefined;
   try {
     http = await serveWorkerHttp(app, runtime, redisHealth, kinds, () => stopping);
-    receiver = await startPushReceiver(app, kinds);
+    receiver = await startPushReceiver(app, kinds, transforms);
     logStarted(app, kinds, http, receiver);
     await untilStopped(io.stop);
     stopping = true;
