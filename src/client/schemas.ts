@@ -173,6 +173,11 @@ export interface CreateOrderBody {
   orderItemList: Array<{ productId: string; productUrl: string; unitPrice: number; quantity: number }>;
 }
 
+/** A POST to an order's URL that changes its items (the list sent replaces the order's). */
+export interface ModifyOrderItemsBody {
+  orderItemList: Array<{ orderItemUrl?: string; productId: string; productUrl: string; unitPrice: number; quantity: number }>;
+}
+
 export interface CreateShipmentBody {
   shipmentId?: string;
   shipmentIdUser?: string;

@@ -1,4 +1,4 @@
-import type { CreateOrderBody, CreateShipmentBody, CreateVarianceBody, UpdateProductBody } from './schemas.js';
+import type { CreateOrderBody, CreateShipmentBody, ModifyOrderItemsBody, CreateVarianceBody, UpdateProductBody } from './schemas.js';
 import type { CallOptions, RequestClass } from './api-call.js';
 import { decoders as d, type Decoder } from './shape.js';
 
@@ -54,6 +54,10 @@ export const serviceCalls = {
   modifyShipment: { method: 'POST', path: '{url}', cls: 'post', body: json<Record<string, unknown>>(), decode: d.shipment },
   /** POST {} to an order's actionUrlComplete. */
   completeOrder: { method: 'POST', path: '{url}', cls: 'post', body: empty, decode: d.order },
+  /** POST {} to another action URL of an order: actionUrlLock, actionUrlEdit, actionUrlCancel. */
+  orderAction: { method: 'POST', path: '{url}', cls: 'post', body: empty, decode: d.order },
+  /** POST to an order's URL: its items replaced by the list sent (the order must be editable, ORDER_CREATED). */
+  modifyOrder: { method: 'POST', path: '{url}', cls: 'post', body: json<ModifyOrderItemsBody>(), decode: d.order },
   createVariance: {
     method: 'POST',
     path: '/{account}/api/inventoryvariance',

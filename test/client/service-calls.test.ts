@@ -64,6 +64,8 @@ describe('the table of service calls', () => {
       }),
     );
     const read = await call('getOrder', () => api.getOrder(order.orderUrl));
+    await call('modifyOrder', () => api.modifyOrder(order.orderUrl, { orderItemList: [{ ...item, unitPrice: 2, quantity: 2 }] }));
+    await call('orderAction', () => api.orderAction(read.actionUrlLock!));
     const shipment = await call('createShipment', () =>
       api.createShipment({
         shipmentTypeId: 'SALES_SHIPMENT',
