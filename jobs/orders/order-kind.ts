@@ -2,7 +2,7 @@ import { calendarDate, positiveInt } from '../../config/setting-rules.js';
 import type { Kind } from '../../src/kinds/kind.js';
 import { orderFind } from './order-find.js';
 import { previewOrder } from './order-preview.js';
-import { orderRecordSchema, type OrderRecord } from './order-record.js';
+import { orderRecordSchema, type OrderInput } from './order-record.js';
 import { orderReferences } from './order-references.js';
 import { processOrder } from './order-sync.js';
 import { orderReconcile, orderStockEffects } from './reconcile-orders.js';
@@ -51,4 +51,4 @@ export const orderKind = {
   reconcile: orderReconcile,
   repair: orderRepair,
   stockEffects: orderStockEffects,
-} satisfies Kind<OrderRecord>;
+} satisfies Kind<OrderInput>;

@@ -91,9 +91,39 @@ function checkLife(r: Shape, ctx: z.RefinementCtx): void {
   }
 }
 
-export const orderRecordSchema = shape.superRefine(checkLife);
+export const fullOrderSchema = shape.superRefine(checkLife);
 
-export type OrderRecord = z.infer<typeof orderRecordSchema>;
+/**
+ * A return notice: returns of an order told on their own (a refund webhook carries the refund, not the order), with
+ * neither lines nor status. It restocks its returns and changes nothing else of the order.
+ */
+export const returnNoticeSchema = z.strictObject({
+  orderId: shape.shape.orderId,
+  updatedAt: naiveDateTime.optional(),
+  returns: z.array(returnSchema, { error: 'is required' }).min(1, 'must have at least one return'),
+});
+export type ReturnNotice = z.infer<typeof returnNoticeSchema>;
+
+/** A record without lines and origin but with returns is a return notice; any other is checked as a whole order. */
+function looksLikeNotice(raw: unknown): boolean {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return false;
+  return !('lines' in raw) && !('origin' in raw) && 'returns' in raw;
+}
+
+/** The orders stream's records: a snapshot of the order, or a return notice. */
+export const orderRecordSchema = z.unknown().transform((raw, ctx): OrderRecord | ReturnNotice => {
+  const parsed = (looksLikeNotice(raw) ? returnNoticeSchema : fullOrderSchema).safeParse(raw);
+  if (parsed.success) return parsed.data;
+  for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, code: 'custom', message: issue.message, path: issue.path });
+  return z.NEVER;
+});
+
+export type OrderRecord = z.infer<typeof fullOrderSchema>;
+export type OrderInput = OrderRecord | ReturnNotice;
+
+export function isReturnNotice(record: OrderInput): record is ReturnNotice {
+  return !('lines' in record);
+}
 export type OrderLine = z.infer<typeof orderLineSchema>;
 export type PartLine = z.infer<typeof partLineSchema>;
 export type Fulfillment = z.infer<typeof fulfillmentSchema>;

@@ -1,6 +1,6 @@
 import { NotFoundError } from '../../src/client/errors.js';
 import type { CatalogApi } from '../../src/catalog/types.js';
-import { orderRecordSchema } from './order-record.js';
+import { isReturnNotice, orderRecordSchema } from './order-record.js';
 import { compareOrder } from './order-compare.js';
 import { planOrder, type OrderPlan } from './order-plan.js';
 import { PermanentJobError } from '../../src/queue/job-errors.js';
@@ -32,7 +32,7 @@ export async function planSyncedOrders(
   const out: PlannedOrder[] = [];
   for (const s of synced.values()) {
     const parsed = orderRecordSchema.safeParse(s.record);
-    if (!parsed.success) continue;
+    if (!parsed.success || isReturnNotice(parsed.data)) continue;
     try {
       out.push({ synced: s, plan: await planOrder(parsed.data, catalog) });
     } catch (err) {
