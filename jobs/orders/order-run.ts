@@ -84,6 +84,8 @@ export class OrderRun {
   private async createOrder(): Promise<void> {
     await this.settlement.intend('create-order');
     let order: CreatedOrder;
+    // Another worker may have the job once this one lost its lock: stop before writing.
+    this.ctx.lock?.assertHeld();
     try {
       order = await this.ctx.client.createOrder(this.plan.order);
     } catch (err) {
@@ -102,6 +104,8 @@ export class OrderRun {
     await this.settlement.intend('create-shipment');
     const body = { ...this.plan.shipment, primaryOrderUrl: this.settlement.orderPath() };
     let shipment: CreatedShipment;
+    // Another worker may have the job once this one lost its lock: stop before writing.
+    this.ctx.lock?.assertHeld();
     try {
       shipment = await this.ctx.client.createShipment(body);
     } catch (err) {
@@ -135,6 +139,8 @@ export class OrderRun {
     if (!path) return void (await this.settlement.settlePending('ship'));
     await this.settlement.intend('ship');
     let shipment: Shipment;
+    // Another worker may have the job once this one lost its lock: stop before writing.
+    this.ctx.lock?.assertHeld();
     try {
       shipment = await this.ctx.client.modifyShipment(path, { statusId: SHIPMENT_SHIPPED });
     } catch (err) {
@@ -165,6 +171,8 @@ export class OrderRun {
     }
     await this.settlement.intend('complete');
     const actionUrl = this.progress.actionUrlComplete ?? `${this.settlement.orderPath()}/complete`;
+    // Another worker may have the job once this one lost its lock: stop before writing.
+    this.ctx.lock?.assertHeld();
     try {
       await this.ctx.client.completeOrder(actionUrl);
     } catch (err) {
