@@ -100,6 +100,30 @@ export interface LifeWrite {
   returns?: Map<string, KnownReturn>;
 }
 
+/** The progress after a write of it (what LifeStore.save stores, in memory). */
+export function applyWrite(p: LifeProgress, w: LifeWrite): LifeProgress {
+  const out: LifeProgress = { ...p, exists: true, life: true };
+  if (w.status !== undefined) {
+    if (w.status) out.status = w.status;
+    else delete out.status;
+  }
+  if (w.orderUrl !== undefined) out.orderUrl = w.orderUrl;
+  if (w.actions) out.actions = w.actions;
+  if (w.items !== undefined) out.items = w.items;
+  if (w.seenAt !== undefined) out.seenAt = w.seenAt;
+  if (w.recordHash !== undefined) out.recordHash = w.recordHash;
+  if (w.pending !== undefined) {
+    if (w.pending) out.pending = w.pending;
+    else delete out.pending;
+  }
+  if (w.parts) {
+    out.parts = new Map(p.parts);
+    for (const [k, v] of w.parts) v ? out.parts.set(k, v) : out.parts.delete(k);
+  }
+  if (w.returns) out.returns = new Map([...p.returns, ...w.returns]);
+  return out;
+}
+
 /** Reads and writes one order's life progress; each write is one round trip. */
 export class LifeStore {
   private readonly hash: ProgressHash;

@@ -3,7 +3,8 @@ import type { Order, ReadOrder } from '../../src/client/schemas.js';
 import type { JobContext } from '../../src/queue/job-kind.js';
 import { shipmentUrlsOf } from './find-shipment.js';
 import { itemsHashOf, type LifePlan, type Units } from './life-plan.js';
-import type { KnownPart, LifeActions, LifeStatus } from './life-progress.js';
+import type { KnownPart, LifeActions, LifeProgress, LifeStatus, LifeWrite } from './life-progress.js';
+import { orderConflict } from './order-errors.js';
 import { ConflictError } from '../../src/queue/job-errors.js';
 
 const STATUS: Record<string, LifeStatus> = {
@@ -97,4 +98,19 @@ export async function readServiceOrder(ctx: JobContext, plan: LifePlan, orderPat
     items: itemsHashOf(order.orderItemList),
     parts,
   };
+}
+
+/**
+ * What is known once the service has been read: its order (status, URLs, items) and live shipments replace what the
+ * progress said; returns stay (they are settled by their own read). An order under the same id from another origin
+ * is a conflict, not this order.
+ */
+export function adoptService(plan: LifePlan, p: LifeProgress, seen: ServiceOrder | undefined): LifeWrite {
+  const parts = new Map<string, KnownPart | null>([...p.parts.keys()].map((k) => [k, null]));
+  if (!seen) return { pending: '', status: '', parts };
+  const origin = plan.order?.originFacilityUrl;
+  if (origin && seen.originFacilityUrl && seen.originFacilityUrl !== origin)
+    throw orderConflict(plan.orderId, 'order', [{ field: 'origin', service: seen.originFacilityUrl, record: origin }]);
+  for (const [k, v] of seen.parts) parts.set(k, v);
+  return { pending: '', status: seen.status, orderUrl: seen.orderUrl, actions: seen.actions, items: seen.items, parts };
 }

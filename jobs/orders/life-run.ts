@@ -4,11 +4,11 @@ import type { Order } from '../../src/client/schemas.js';
 import { localDateTime } from '../../src/date-format.js';
 import type { JobContext, JobResult } from '../../src/queue/job-kind.js';
 import { findLostVariance } from '../stock/settle-variance.js';
-import { orderConflict, serviceRefused } from './order-errors.js';
+import { serviceRefused } from './order-errors.js';
 import { nextLifeStep, type LifeNext, type LifeWriteStep } from './life-next.js';
 import type { LifePlan } from './life-plan.js';
-import { isOlder, type KnownPart, type LifeProgress, type LifeStore, type LifeWrite } from './life-progress.js';
-import { actionsOf, readServiceOrder, statusOf } from './life-read.js';
+import { applyWrite, isOlder, type LifeProgress, type LifeStore, type LifeWrite } from './life-progress.js';
+import { actionsOf, adoptService, readServiceOrder, statusOf } from './life-read.js';
 
 const SHIPMENT_SHIPPED = 'SHIPMENT_SHIPPED';
 /** Refusals after which what the service has is read: the write may be there already, or the order closed. */
@@ -113,24 +113,7 @@ export class LifeRun {
   }
 
   private async save(w: LifeWrite): Promise<void> {
-    this.p = {
-      ...this.p,
-      ...(w.status !== undefined ? (w.status ? { status: w.status } : { status: undefined }) : {}),
-      ...(w.orderUrl !== undefined ? { orderUrl: w.orderUrl } : {}),
-      ...(w.actions ? { actions: w.actions } : {}),
-      ...(w.items !== undefined ? { items: w.items } : {}),
-      ...(w.seenAt !== undefined ? { seenAt: w.seenAt } : {}),
-      ...(w.recordHash !== undefined ? { recordHash: w.recordHash } : {}),
-      ...(w.pending !== undefined ? { pending: w.pending || undefined } : {}),
-      exists: true,
-      life: true,
-    };
-    if (w.parts) {
-      const parts = new Map(this.p.parts);
-      for (const [k, v] of w.parts) v ? parts.set(k, v) : parts.delete(k);
-      this.p.parts = parts;
-    }
-    if (w.returns) this.p.returns = new Map([...this.p.returns, ...w.returns]);
+    this.p = applyWrite(this.p, w);
     await this.store.save(w);
   }
 
@@ -145,18 +128,9 @@ export class LifeRun {
     const pending = this.p.pending;
     const seen = await ctx.settling(pending ?? 'read', () => readServiceOrder(ctx, plan, this.orderPath()));
     this.fresh = true;
-    const w: LifeWrite = { pending: '' };
+    const w = adoptService(plan, this.p, seen);
     if (pending?.startsWith('return:')) await this.settleReturn(pending.slice('return:'.length), w);
-    if (!seen) {
-      const gone = new Map<string, KnownPart | null>([...this.p.parts.keys()].map((k) => [k, null]));
-      return this.save({ ...w, status: '', parts: gone });
-    }
-    const origin = plan.order?.originFacilityUrl;
-    if (origin && seen.originFacilityUrl && seen.originFacilityUrl !== origin)
-      throw orderConflict(plan.orderId, 'order', [{ field: 'origin', service: seen.originFacilityUrl, record: origin }]);
-    const parts = new Map<string, KnownPart | null>([...this.p.parts.keys()].map((k) => [k, null]));
-    for (const [k, v] of seen.parts) parts.set(k, v);
-    await this.save({ ...w, status: seen.status, orderUrl: seen.orderUrl, actions: seen.actions, items: seen.items, parts });
+    await this.save(w);
   }
 
   /** A return's variance whose answer was not recorded: the service's variances at its place and day say. */
@@ -188,19 +162,12 @@ export class LifeRun {
       return this.failed(next, err);
     }
     this.applied.push(said(step));
-    const after = { ...this.p, ...effect } as LifeProgress;
-    const following = nextLifeStep(this.plan, this.mergeParts(after, effect));
+    const following = nextLifeStep(this.plan, applyWrite(this.p, effect));
     await this.save({ ...effect, pending: following.kind === 'write' && !this.needsRead(following) ? following.pending : '' });
   }
 
   private needsRead(next: Extract<LifeNext, { kind: 'write' }>): boolean {
     return next.step.kind === 'cancel' && !this.fresh;
-  }
-
-  private mergeParts(p: LifeProgress, w: LifeWrite): LifeProgress {
-    const parts = new Map(this.p.parts);
-    for (const [k, v] of w.parts ?? []) v ? parts.set(k, v) : parts.delete(k);
-    return { ...p, parts, returns: new Map([...this.p.returns, ...(w.returns ?? [])]) };
   }
 
   /** A return without returnedAt is dated the day its first variance is sent, kept so a retry finds it. */
