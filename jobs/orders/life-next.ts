@@ -19,7 +19,7 @@ export type LifeNext =
 const write = (step: LifeWriteStep): LifeNext => ({
   kind: 'write',
   step,
-  pending: 'part' in step ? `${step.kind}:${step.part.id}` : 'ret' in step ? `return:${step.ret.id}` : step.kind,
+  pending: 'part' in step ? `${step.kind}:${step.part.id}` : 'ret' in step ? `return:${step.ret.id}:${step.index}` : step.kind,
 });
 
 /** Units shipped per productUrl over the order's shipped parts. */

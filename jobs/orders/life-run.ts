@@ -129,7 +129,7 @@ export class LifeRun {
     const seen = await ctx.settling(pending ?? 'read', () => readServiceOrder(ctx, plan, this.orderPath()));
     this.fresh = true;
     const w = adoptService(plan, this.p, seen);
-    if (pending?.startsWith('return:')) await this.settleReturn(pending.slice('return:'.length), w);
+    if (pending?.startsWith('return:')) await this.settleReturn(pending.slice('return:'.length, pending.lastIndexOf(':')), w);
     await this.save(w);
   }
 
@@ -163,6 +163,16 @@ export class LifeRun {
     }
     this.applied.push(said(step));
     const following = nextLifeStep(this.plan, applyWrite(this.p, effect));
+    // Answered, yet the same write is still wanted: the service did not do it (an action it does not offer).
+    if (following.kind === 'write' && following.pending === next.pending) {
+      await this.save({ ...effect, pending: '' });
+      throw new PermanentJobError(
+        'SERVICE_REFUSED',
+        `order ${this.plan.orderId}: the service answered "${DO[step.kind]}${nameOf(step)}" but did not do it (the order is ${effect.status ?? this.p.status ?? 'unknown'})`,
+        'Check what the service allows for this order in its web application, then retry the job.',
+        { orderId: this.plan.orderId, step: next.pending },
+      );
+    }
     await this.save({ ...effect, pending: following.kind === 'write' && !this.needsRead(following) ? following.pending : '' });
   }
 
