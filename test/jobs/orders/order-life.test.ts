@@ -250,4 +250,41 @@ describeEachProfile("an order's life", (profile) => {
       expect((await failedOf('LIFE-DONE'))?.failedReason).toMatch(/^\[ORDER_COMPLETED\] order LIFE-DONE: the record changes its lines/);
     });
   });
+
+  describe('what each story costs', () => {
+    const counts = () => world.sandbox.admin.counters().byClass;
+    async function cost(...records: Record<string, unknown>[]) {
+      const before = counts();
+      await sync(...records);
+      const after = counts();
+      return { posts: after.post - before.post, gets: after.get - before.get };
+    }
+    it('open → edited → shipped in two parts → fulfilled → returned: 11 POSTs, no GET', async () => {
+      const id = 'COST-LIFE';
+      const edited = [{ ...BLUE, quantity: 4 }, { ...SKU3, quantity: 1 }];
+      const f1 = { fulfillmentId: `${id}-F1`, lines: [{ productId: 'MUG-BLUE', quantity: 2, location: A01 }] };
+      const f2 = { fulfillmentId: `${id}-F2`, lines: [{ productId: 'MUG-BLUE', quantity: 2, location: A01 }, { productId: 'SKU-0003', quantity: 1, location: A02 }] };
+      const r1 = { returnId: `${id}-R1`, restock: true, lines: [{ productId: 'MUG-BLUE', quantity: 1, location: A01 }] };
+      const steps = [
+        await cost(snap(id, { updatedAt: '2026-11-20T10:00:00' })),
+        await cost(snap(id, { updatedAt: '2026-11-20T11:00:00', lines: edited })),
+        await cost(snap(id, { updatedAt: '2026-11-20T12:00:00', lines: edited, fulfillments: [f1] })),
+        await cost(snap(id, { status: 'fulfilled', updatedAt: '2026-11-21T10:00:00', lines: edited, fulfillments: [f1, f2] })),
+        await cost(snap(id, { status: 'fulfilled', updatedAt: '2026-11-22T10:00:00', lines: edited, fulfillments: [f1, f2], returns: [r1] })),
+      ];
+      expect(steps.map((c) => c.posts)).toEqual([2, 3, 2, 3, 1]);
+      expect(steps.map((c) => c.gets)).toEqual([0, 0, 0, 0, 0]);
+      expect(state(id).orders[0]!.statusId).toBe('ORDER_COMPLETED');
+    });
+    it('open → cancelled: 3 POSTs and the read of the order before the cancel', async () => {
+      expect(await cost(snap('COST-CXL', { updatedAt: '2026-11-20T10:00:00' }))).toEqual({ posts: 2, gets: 0 });
+      expect(await cost(snap('COST-CXL', { status: 'cancelled', updatedAt: '2026-11-20T11:00:00' }))).toEqual({ posts: 1, gets: 1 });
+    });
+    it('a plain order still costs 4 POSTs and no GET, and a re-delivered snapshot nothing', async () => {
+      const plain = { orderId: 'COST-PLAIN', origin: 'Main Warehouse', lines: [{ ...BLUE, quantity: 1 }] };
+      expect(await cost(plain)).toEqual({ posts: 4, gets: 0 });
+      expect(await cost(snap('COST-AGAIN', { updatedAt: '2026-11-20T10:00:00' }))).toEqual({ posts: 2, gets: 0 });
+      expect(await cost(snap('COST-AGAIN', { updatedAt: '2026-11-20T10:00:00' }))).toEqual({ posts: 0, gets: 0 });
+    });
+  });
 });
