@@ -55,7 +55,9 @@ async function append(ctx: JobContext, orderId: string, entry: SnapshotEntry): P
     .ltrim(key, -KEEP, -1)
     .expire(key, defaults.orderProgressTtlSeconds)
     .exec()
-    .catch((err: Error) => ctx.logger.warn({ err: err.message }, 'could not write the order\'s snapshot log; the sync itself is unaffected'));
+    .catch((err: Error) =>
+      ctx.logger.warn({ err: err.message }, "could not write the order's snapshot log; the sync itself is unaffected"),
+    );
 }
 
 /** Runs a snapshot's sync and writes what it did (or why it failed) to the order's snapshot log. */

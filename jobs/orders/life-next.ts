@@ -12,9 +12,7 @@ export type LifeWriteStep =
 
 /** What the snapshot needs next: a write, nothing (done, with why when nothing was to be done), or a person. */
 export type LifeNext =
-  | { kind: 'write'; step: LifeWriteStep; pending: string }
-  | { kind: 'done'; why?: string }
-  | { kind: 'refuse'; error: PermanentJobError };
+  { kind: 'write'; step: LifeWriteStep; pending: string } | { kind: 'done'; why?: string } | { kind: 'refuse'; error: PermanentJobError };
 
 const write = (step: LifeWriteStep): LifeNext => ({
   kind: 'write',
@@ -56,7 +54,8 @@ function nextCancel(plan: LifePlan, p: LifeProgress): LifeNext {
       error: lifeRefusal(
         'CANCEL_AFTER_SHIPPED',
         id,
-        `the record cancels it, but its shipment${shipped.length > 1 ? 's' : ''} ${shipped.join(', ')} ${shipped.length > 1 ? 'are' : 'is'} shipped; ` +
+        `the record cancels it, but its shipment${shipped.length > 1 ? 's' : ''} ${shipped.join(', ')} ` +
+          `${shipped.length > 1 ? 'are' : 'is'} shipped; ` +
           'cancelling would cancel the shipped part too, so nothing was cancelled',
         { shipped },
       ),
@@ -68,16 +67,24 @@ function nextItems(plan: LifePlan, p: LifeProgress): LifeNext | undefined {
   if (p.items === plan.itemsHash) return undefined;
   const id = plan.orderId;
   if (p.status === 'completed')
-    return { kind: 'refuse', error: lifeRefusal('ORDER_COMPLETED', id, 'the record changes its lines, but it is completed in the service') };
+    return {
+      kind: 'refuse',
+      error: lifeRefusal('ORDER_COMPLETED', id, 'the record changes its lines, but it is completed in the service'),
+    };
   const shipped = shippedPerProduct(p);
   const below = Object.entries(shipped).filter(([url, q]) => (plan.ordered[url] ?? 0) < q - 1e-6);
   if (below.length) {
     const said = below.map(([url, q]) => `${plan.names.get(url) ?? url}: ${plan.ordered[url] ?? 0} ordered, ${q} shipped`);
     return {
       kind: 'refuse',
-      error: lifeRefusal('EDIT_BELOW_SHIPPED', id, `the record's lines are below what was shipped (${said.join('; ')}); the order was left as it is`, {
-        lines: said,
-      }),
+      error: lifeRefusal(
+        'EDIT_BELOW_SHIPPED',
+        id,
+        `the record's lines are below what was shipped (${said.join('; ')}); the order was left as it is`,
+        {
+          lines: said,
+        },
+      ),
     };
   }
   return write({ kind: p.status === 'locked' ? 'edit' : 'items' });
@@ -92,7 +99,8 @@ function nextPart(plan: LifePlan, p: LifeProgress): LifeNext | undefined {
         error: lifeRefusal(
           'PART_CHANGED',
           plan.orderId,
-          `fulfillment ${part.id} is ${have.shipped ? 'shipped' : 'created'} in the service (${have.url}) with other units than the record says`,
+          `fulfillment ${part.id} is ${have.shipped ? 'shipped' : 'created'} in the service (${have.url}) ` +
+            'with other units than the record says',
           { fulfillmentId: part.id, shipmentUrl: have.url },
         ),
       };
@@ -100,7 +108,11 @@ function nextPart(plan: LifePlan, p: LifeProgress): LifeNext | undefined {
     if (p.status === 'completed')
       return {
         kind: 'refuse',
-        error: lifeRefusal('ORDER_COMPLETED', plan.orderId, `the record adds fulfillment ${part.id}, but the order is completed in the service`),
+        error: lifeRefusal(
+          'ORDER_COMPLETED',
+          plan.orderId,
+          `the record adds fulfillment ${part.id}, but the order is completed in the service`,
+        ),
       };
     return write(have ? { kind: 'ship', part } : { kind: 'shipment', part });
   }
@@ -130,6 +142,9 @@ export function nextLifeStep(plan: LifePlan, p: LifeProgress): LifeNext {
   if (ret) return ret;
   if (plan.status === 'fulfilled' && p.status !== 'completed') return write({ kind: 'complete' });
   if (plan.status === 'open' && p.status === 'completed')
-    return { kind: 'refuse', error: lifeRefusal('ORDER_COMPLETED', plan.orderId, 'the record says it is open, but it is completed in the service') };
+    return {
+      kind: 'refuse',
+      error: lifeRefusal('ORDER_COMPLETED', plan.orderId, 'the record says it is open, but it is completed in the service'),
+    };
   return { kind: 'done' };
 }

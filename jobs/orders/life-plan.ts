@@ -69,7 +69,8 @@ type Resolved = { products: Map<string, { productUrl: string; productId: string 
 /** Resolves the parts' products and locations; a problem throws BadRecordError naming the field. */
 async function resolveParts(record: OrderInput, catalog: CatalogApi): Promise<Resolved> {
   const fields: Array<[field: string, line: PartLine]> = [];
-  if (!isReturnNotice(record)) (record.fulfillments ?? []).forEach((f, i) => f.lines.forEach((l, j) => fields.push([`fulfillments.${i}.lines.${j}`, l])));
+  if (!isReturnNotice(record))
+    (record.fulfillments ?? []).forEach((f, i) => f.lines.forEach((l, j) => fields.push([`fulfillments.${i}.lines.${j}`, l])));
   (record.returns ?? []).forEach((r, i) => r.lines.forEach((l, j) => fields.push([`returns.${i}.lines.${j}`, l])));
   const names = [...new Set(fields.map(([, l]) => l.location))];
   const [products, ...looks] = await Promise.all([
@@ -81,7 +82,10 @@ async function resolveParts(record: OrderInput, catalog: CatalogApi): Promise<Re
   const places = new Map<string, string>();
   for (const [field, line] of fields) {
     if (!products.has(line.productId))
-      problems.push(`${field}.productId: "${line.productId}"${mappedNote(catalog, 'product', line.productId)} is an unknown product (not in the service's product collection)`);
+      problems.push(
+        `${field}.productId: "${line.productId}"${mappedNote(catalog, 'product', line.productId)} ` +
+          "is an unknown product (not in the service's product collection)",
+      );
     const look = lookup.get(line.location)!;
     const p = facilityProblem(catalog, line.location, look, 'location');
     if (p) problems.push(`${field}.location: ${p}`);

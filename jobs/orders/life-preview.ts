@@ -34,7 +34,10 @@ function simulate(plan: LifePlan, p: LifeProgress, step: LifeWriteStep, orderUrl
       ];
     case 'ship': {
       const known = p.parts.get(step.part.id)!;
-      return [post(known.url, { statusId: 'SHIPMENT_SHIPPED' }, `ship ${step.part.id}`), { parts: new Map([[step.part.id, { ...known, shipped: true }]]) }];
+      return [
+        post(known.url, { statusId: 'SHIPMENT_SHIPPED' }, `ship ${step.part.id}`),
+        { parts: new Map([[step.part.id, { ...known, shipped: true }]]) },
+      ];
     }
     case 'return': {
       const v = step.ret.variances[step.index]!;
@@ -47,7 +50,10 @@ function simulate(plan: LifePlan, p: LifeProgress, step: LifeWriteStep, orderUrl
         inventoryItemVarianceList: v.lines.map(([productUrl, q]) => ({ facilityUrl: v.facilityUrl, productUrl, quantityOnHandVar: q })),
       };
       const urls = [...(p.returns.get(step.ret.id)?.urls ?? []), '{varianceUrl}'];
-      return [post(`/${account}/api/inventoryvariance`, body, `restock return ${step.ret.id}`), { returns: new Map([[step.ret.id, { urls, day }]]) }];
+      return [
+        post(`/${account}/api/inventoryvariance`, body, `restock return ${step.ret.id}`),
+        { returns: new Map([[step.ret.id, { urls, day }]]) },
+      ];
     }
   }
 }
@@ -88,6 +94,17 @@ export async function previewLife(plan: LifePlan, stored: LifeProgress, ctx: Pre
   }
   earlier.set(id, applyWrite(p, plan.updatedAt ? { seenAt: plan.updatedAt } : {}));
   const details = { status: p.status ?? 'not created', ...(plan.updatedAt ? { updatedAt: plan.updatedAt } : {}) };
-  if (!calls.length) return { outcome: why ? 'skipped' : 'unchanged', summary: `order ${id}: ${why ?? 'the service already matches the snapshot'}; no calls`, calls, details };
-  return { outcome: 'writes', summary: `order ${id}: ${calls.length} call${calls.length === 1 ? '' : 's'} (${calls.map((c) => c.what).join(', ')})`, calls, details };
+  if (!calls.length)
+    return {
+      outcome: why ? 'skipped' : 'unchanged',
+      summary: `order ${id}: ${why ?? 'the service already matches the snapshot'}; no calls`,
+      calls,
+      details,
+    };
+  return {
+    outcome: 'writes',
+    summary: `order ${id}: ${calls.length} call${calls.length === 1 ? '' : 's'} (${calls.map((c) => c.what).join(', ')})`,
+    calls,
+    details,
+  };
 }

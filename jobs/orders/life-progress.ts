@@ -45,7 +45,10 @@ export interface LifeProgress {
   seenAt?: string;
   /** Hash of the last snapshot applied whole. */
   recordHash?: string;
-  /** The write about to be sent: `create-order`, `lock`, `edit`, `items`, `complete`, `cancel`, `ship:<id>`, `shipment:<id>`, `return:<id>:<n>`. */
+  /**
+   * The write about to be sent: `create-order`, `lock`, `edit`, `items`, `complete`, `cancel`, `ship:<id>`,
+   * `shipment:<id>`, `return:<id>:<n>`.
+   */
   pending?: string;
   parts: Map<string, KnownPart>;
   returns: Map<string, KnownReturn>;

@@ -13,7 +13,15 @@ import { actionsOf, adoptService, readServiceOrder, statusOf } from './life-read
 const SHIPMENT_SHIPPED = 'SHIPMENT_SHIPPED';
 /** Refusals after which what the service has is read: the write may be there already, or the order closed. */
 const READ_BACK = new Set(['DUPLICATE', 'INTEGRITY_VIOLATION', 'ORDER_COMPLETED']);
-const REFUSED = new Set(['MISSING_REFERENCE', 'VALIDATION', 'NOT_FOUND', 'BAD_RESPONSE', 'DUPLICATE', 'INTEGRITY_VIOLATION', 'ORDER_COMPLETED']);
+const REFUSED = new Set([
+  'MISSING_REFERENCE',
+  'VALIDATION',
+  'NOT_FOUND',
+  'BAD_RESPONSE',
+  'DUPLICATE',
+  'INTEGRITY_VIOLATION',
+  'ORDER_COMPLETED',
+]);
 
 const WHAT: Record<LifeWriteStep['kind'], string> = {
   'create-order': 'created the order',
@@ -44,7 +52,8 @@ const nameOf = (step: LifeWriteStep) => ('part' in step ? ` ${step.part.id}` : '
 
 function said(step: LifeWriteStep): string {
   if ('part' in step) return `${WHAT[step.kind]} ${step.part.id}`;
-  if ('ret' in step) return `${WHAT[step.kind]} ${step.ret.id}${step.ret.variances.length > 1 ? ` (${step.index + 1}/${step.ret.variances.length})` : ''}`;
+  if ('ret' in step)
+    return `${WHAT[step.kind]} ${step.ret.id}${step.ret.variances.length > 1 ? ` (${step.index + 1}/${step.ret.variances.length})` : ''}`;
   return WHAT[step.kind];
 }
 
@@ -79,7 +88,8 @@ export class LifeRun {
         why = next.why;
         break;
       }
-      if (guard > 50 + plan.parts.length * 3 + plan.returns.length * 3) throw new Error(`order ${plan.orderId}: no end to its steps (${next.pending})`);
+      if (guard > 50 + plan.parts.length * 3 + plan.returns.length * 3)
+        throw new Error(`order ${plan.orderId}: no end to its steps (${next.pending})`);
       if (next.step.kind === 'cancel' && !this.fresh) {
         await this.refresh('a cancel is decided on what the service has now');
         continue;
@@ -93,7 +103,9 @@ export class LifeRun {
   private older(): JobResult {
     return {
       outcome: 'skipped',
-      summary: `order ${this.plan.orderId}: snapshot of ${this.plan.updatedAt} is older than the one of ${this.p.seenAt} already seen; nothing changed`,
+      summary:
+        `order ${this.plan.orderId}: snapshot of ${this.plan.updatedAt} is older than the one of ${this.p.seenAt} ` +
+        'already seen; nothing changed',
       details: { skipped: 'older', updatedAt: this.plan.updatedAt, seenAt: this.p.seenAt, orderUrl: this.p.orderUrl, applied: [] },
     };
   }
@@ -147,7 +159,9 @@ export class LifeRun {
       lines,
       known: new Set([...this.p.returns.values()].flatMap((r) => r.urls).filter(Boolean)),
     });
-    this.ctx.note(url === undefined ? `return ${id}: not in the service; it will be sent again` : `return ${id}: the service has it; not sent again`);
+    this.ctx.note(
+      url === undefined ? `return ${id}: not in the service; it will be sent again` : `return ${id}: the service has it; not sent again`,
+    );
     if (url !== undefined) w.returns = new Map([[id, { ...known, urls: [...known.urls, url] }]]);
   }
 
@@ -168,7 +182,8 @@ export class LifeRun {
       await this.save({ ...effect, pending: '' });
       throw new PermanentJobError(
         'SERVICE_REFUSED',
-        `order ${this.plan.orderId}: the service answered "${DO[step.kind]}${nameOf(step)}" but did not do it (the order is ${effect.status ?? this.p.status ?? 'unknown'})`,
+        `order ${this.plan.orderId}: the service answered "${DO[step.kind]}${nameOf(step)}" but did not do it ` +
+          `(the order is ${effect.status ?? this.p.status ?? 'unknown'})`,
         'Check what the service allows for this order in its web application, then retry the job.',
         { orderId: this.plan.orderId, step: next.pending },
       );
@@ -253,7 +268,9 @@ export class LifeRun {
     if (!isServiceError(err)) throw err;
     const uncertain = err.outcome !== 'not-applied';
     if (uncertain || READ_BACK.has(err.code)) {
-      this.ctx.note(`"${next.pending}" answered ${err.code}${uncertain ? ' (outcome uncertain)' : ''}; reading the order back`, { msg: err.msg });
+      this.ctx.note(`"${next.pending}" answered ${err.code}${uncertain ? ' (outcome uncertain)' : ''}; reading the order back`, {
+        msg: err.msg,
+      });
       await this.refresh(`"${next.pending}" answered ${err.code}`);
       const again = nextLifeStep(this.plan, this.p);
       if (again.kind !== 'write' || again.pending !== next.pending) {

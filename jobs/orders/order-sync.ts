@@ -42,4 +42,3 @@ async function processPlain(record: OrderRecord, ctx: JobContext, store: Progres
   const plan = await planOrder(record, ctx.catalog);
   return new OrderRun(plan, ctx, store, progress).run();
 }
-

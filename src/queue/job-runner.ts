@@ -209,7 +209,8 @@ async function lockLost(job: Job, token: string | undefined, attempt: JobAttempt
   attempt.spans?.end('delayed');
   attempt.logger.warn(
     { code: 'LOCK_LOST' },
-    'this worker lost the job\'s lock (it was paused longer than the lock\'s life): another worker has the job; stopped before the next write, nothing counted as failed',
+    "this worker lost the job's lock (it was paused longer than the lock's life): another worker has the job; " +
+      'stopped before the next write, nothing counted as failed',
   );
   const busyMs = opts.keyBusyDelayMs ?? defaults.keyBusyDelayMs;
   await job.moveToDelayed(Date.now() + busyMs, token).catch(() => undefined);

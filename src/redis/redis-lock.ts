@@ -87,13 +87,15 @@ async function tryOnce(redis: Redis, key: string, ttlMs: number): Promise<RedisL
   let confirmedAt = Date.now();
   const renew = () => {
     const sentAt = Date.now();
-    return runScript(redis, RENEW, [1, key, token, ttlMs])
-      .then((r) => {
-        if (r !== 1) held = false;
-        else confirmedAt = sentAt;
-      })
-      // A failed renewal is tried again at the next tick; expiry is the safety net.
-      .catch(() => undefined);
+    return (
+      runScript(redis, RENEW, [1, key, token, ttlMs])
+        .then((r) => {
+          if (r !== 1) held = false;
+          else confirmedAt = sentAt;
+        })
+        // A failed renewal is tried again at the next tick; expiry is the safety net.
+        .catch(() => undefined)
+    );
   };
   const timer = setInterval(() => void renew(), Math.max(10, Math.floor(ttlMs / 3)));
   timer.unref();

@@ -30,7 +30,12 @@ const F2 = (id: string) => ({
     { productId: 'SKU-0003', quantity: 1, location: 'A-02' },
   ],
 });
-const R1 = (id: string) => ({ returnId: `${id}-R1`, restock: true, returnedAt: '2026-11-23T10:00:00', lines: [{ productId: 'MUG-BLUE', quantity: 1, location: A01 }] });
+const R1 = (id: string) => ({
+  returnId: `${id}-R1`,
+  restock: true,
+  returnedAt: '2026-11-23T10:00:00',
+  lines: [{ productId: 'MUG-BLUE', quantity: 1, location: A01 }],
+});
 
 /** Starts the order worker fixture as a child process; resolves once it is taking jobs. */
 function startWorkerProcess(world: TestWorld): Promise<ChildProcess> {
@@ -65,16 +70,28 @@ describeEachProfile("an order's life under faults", (profile) => {
       stock = world.sandbox.admin.stockOnHand(world.facility('A-01'), world.product('MUG-BLUE'));
       // Each write is applied by the service, its answer lost: lock, edit, lines, shipment, ship, variance, complete.
       world.sandbox.admin.setFaults(
-        ['/lock$', '/edit$', '/api/order/LOST-[0-9]+$', '/api/shipment$', '/api/shipment/[^/]+$', '/api/inventoryvariance$', '/complete$'].map(
-          (path) => ({ kind: 'apply-then-drop' as const, method: 'POST' as const, path, times: 2 }),
-        ),
+        [
+          '/lock$',
+          '/edit$',
+          '/api/order/LOST-[0-9]+$',
+          '/api/shipment$',
+          '/api/shipment/[^/]+$',
+          '/api/inventoryvariance$',
+          '/complete$',
+        ].map((path) => ({ kind: 'apply-then-drop' as const, method: 'POST' as const, path, times: 2 })),
       );
       // Open; a quantity raised (3 to 4); the first part shipped; the second part and fulfilled.
       const edited = [
         { productId: 'MUG-BLUE', quantity: 4, unitPrice: 12.5, location: A01 },
         { productId: 'SKU-0003', quantity: 1, unitPrice: 4, location: 'A-02' },
       ];
-      const f2 = (id: string) => ({ ...F2(id), lines: [{ productId: 'MUG-BLUE', quantity: 2, location: A01 }, { productId: 'SKU-0003', quantity: 1, location: 'A-02' }] });
+      const f2 = (id: string) => ({
+        ...F2(id),
+        lines: [
+          { productId: 'MUG-BLUE', quantity: 2, location: A01 },
+          { productId: 'SKU-0003', quantity: 1, location: 'A-02' },
+        ],
+      });
       const lives = (id: string, i: number) => [
         snap(id, { updatedAt: `2026-11-20T10:0${i}:00` }),
         snap(id, { updatedAt: `2026-11-20T11:0${i}:00`, lines: edited }),
@@ -82,7 +99,10 @@ describeEachProfile("an order's life under faults", (profile) => {
         snap(id, { status: 'fulfilled', updatedAt: `2026-11-21T10:0${i}:00`, lines: edited, fulfillments: [F1(id), f2(id)] }),
       ];
       for (const step of [0, 1, 2, 3]) {
-        await world.add('orders', ids.map((id, i) => lives(id, i)[step]!));
+        await world.add(
+          'orders',
+          ids.map((id, i) => lives(id, i)[step]!),
+        );
         await world.idle(30_000);
       }
       const withReturn = (id: string, i: number) => ({ ...lives(id, i)[3]!, updatedAt: `2026-11-23T10:0${i}:00`, returns: [R1(id)] });
@@ -132,7 +152,10 @@ describeEachProfile("an order's life under faults", (profile) => {
       world = await testWorld(`life-kill-${profile}`, { streams: ['orders'], workers: false, sandbox: { profile } });
       await world.deps.catalog.refresh();
       world.sandbox.admin.setFaults([{ kind: 'apply-then-hang', method: 'POST', path: '/api/shipment$', times: ids.length }]);
-      await world.add('orders', ids.map((id) => snap(id, { updatedAt: '2026-11-20T10:00:00', fulfillments: [F1(id)] })));
+      await world.add(
+        'orders',
+        ids.map((id) => snap(id, { updatedAt: '2026-11-20T10:00:00', fulfillments: [F1(id)] })),
+      );
       const first = await startWorkerProcess(world);
       children.push(first);
       const until = Date.now() + 20_000;

@@ -106,9 +106,12 @@ describeEachProfile("an order's life", (profile) => {
         ['LIFE-PARTS-F1', 'SHIPMENT_SHIPPED'],
         ['LIFE-PARTS-F2', 'SHIPMENT_SHIPPED'],
       ]);
-      expect(shipments.find((s) => s.shipmentIdUser === 'LIFE-PARTS-F2')!.shipmentItemList.map((i) => i.facilityUrl).sort()).toEqual(
-        [world.facility('A-01'), world.facility('A-02')].sort(),
-      );
+      expect(
+        shipments
+          .find((s) => s.shipmentIdUser === 'LIFE-PARTS-F2')!
+          .shipmentItemList.map((i) => i.facilityUrl)
+          .sort(),
+      ).toEqual([world.facility('A-01'), world.facility('A-02')].sort());
       expect(world.sandbox.admin.stockOnHand(world.facility('A-01'), world.product('MUG-BLUE'))).toBe(stock - 3);
     });
   });
@@ -159,7 +162,10 @@ describeEachProfile("an order's life", (profile) => {
       expect(job!.returnvalue.outcome).toBe('skipped');
     });
     it('is cancelled when it was open', async () => {
-      await sync(snap('LIFE-CANCEL', { updatedAt: '2026-11-20T10:00:00' }), snap('LIFE-CANCEL', { status: 'cancelled', updatedAt: '2026-11-20T11:00:00' }));
+      await sync(
+        snap('LIFE-CANCEL', { updatedAt: '2026-11-20T10:00:00' }),
+        snap('LIFE-CANCEL', { status: 'cancelled', updatedAt: '2026-11-20T11:00:00' }),
+      );
       expect(state('LIFE-CANCEL').orders[0]!.statusId).toBe('ORDER_CANCELLED');
     });
     it('is left to a person, nothing cancelled, when a part is shipped', async () => {
@@ -176,8 +182,19 @@ describeEachProfile("an order's life", (profile) => {
   });
 
   describe('when a fulfilled order is returned', () => {
-    const f1 = { fulfillmentId: 'LIFE-RET-1', lines: [{ productId: 'MUG-BLUE', quantity: 3, location: A01 }, { productId: 'SKU-0003', quantity: 1, location: A02 }] };
-    const r1 = { returnId: 'LIFE-RET-R1', restock: true, returnedAt: '2026-11-23T10:00:00', lines: [{ productId: 'MUG-BLUE', quantity: 1, location: A01 }] };
+    const f1 = {
+      fulfillmentId: 'LIFE-RET-1',
+      lines: [
+        { productId: 'MUG-BLUE', quantity: 3, location: A01 },
+        { productId: 'SKU-0003', quantity: 1, location: A02 },
+      ],
+    };
+    const r1 = {
+      returnId: 'LIFE-RET-R1',
+      restock: true,
+      returnedAt: '2026-11-23T10:00:00',
+      lines: [{ productId: 'MUG-BLUE', quantity: 1, location: A01 }],
+    };
     const r2 = { returnId: 'LIFE-RET-R2', restock: false, lines: [{ productId: 'SKU-0003', quantity: 1, location: A02 }] };
     let stock: number;
     let other: number;
@@ -201,7 +218,12 @@ describeEachProfile("an order's life", (profile) => {
       expect(world.sandbox.admin.stockOnHand(world.facility('A-02'), world.product('SKU-0003'))).toBe(other);
     });
     it('takes a return notice (a refund told on its own) once', async () => {
-      const r3 = { returnId: 'LIFE-RET-R3', restock: true, returnedAt: '2026-11-24T09:00:00', lines: [{ productId: 'MUG-BLUE', quantity: 2, location: A01 }] };
+      const r3 = {
+        returnId: 'LIFE-RET-R3',
+        restock: true,
+        returnedAt: '2026-11-24T09:00:00',
+        lines: [{ productId: 'MUG-BLUE', quantity: 2, location: A01 }],
+      };
       await sync({ orderId: 'LIFE-RET', updatedAt: '2026-11-24T09:00:00', returns: [r3] }, { orderId: 'LIFE-RET', returns: [r3] });
       expect(world.sandbox.admin.stockOnHand(world.facility('A-01'), world.product('MUG-BLUE'))).toBe(stock + 3);
     });
@@ -261,16 +283,27 @@ describeEachProfile("an order's life", (profile) => {
     }
     it('open → edited → shipped in two parts → fulfilled → returned: 11 POSTs, no GET', async () => {
       const id = 'COST-LIFE';
-      const edited = [{ ...BLUE, quantity: 4 }, { ...SKU3, quantity: 1 }];
+      const edited = [
+        { ...BLUE, quantity: 4 },
+        { ...SKU3, quantity: 1 },
+      ];
       const f1 = { fulfillmentId: `${id}-F1`, lines: [{ productId: 'MUG-BLUE', quantity: 2, location: A01 }] };
-      const f2 = { fulfillmentId: `${id}-F2`, lines: [{ productId: 'MUG-BLUE', quantity: 2, location: A01 }, { productId: 'SKU-0003', quantity: 1, location: A02 }] };
+      const f2 = {
+        fulfillmentId: `${id}-F2`,
+        lines: [
+          { productId: 'MUG-BLUE', quantity: 2, location: A01 },
+          { productId: 'SKU-0003', quantity: 1, location: A02 },
+        ],
+      };
       const r1 = { returnId: `${id}-R1`, restock: true, lines: [{ productId: 'MUG-BLUE', quantity: 1, location: A01 }] };
       const steps = [
         await cost(snap(id, { updatedAt: '2026-11-20T10:00:00' })),
         await cost(snap(id, { updatedAt: '2026-11-20T11:00:00', lines: edited })),
         await cost(snap(id, { updatedAt: '2026-11-20T12:00:00', lines: edited, fulfillments: [f1] })),
         await cost(snap(id, { status: 'fulfilled', updatedAt: '2026-11-21T10:00:00', lines: edited, fulfillments: [f1, f2] })),
-        await cost(snap(id, { status: 'fulfilled', updatedAt: '2026-11-22T10:00:00', lines: edited, fulfillments: [f1, f2], returns: [r1] })),
+        await cost(
+          snap(id, { status: 'fulfilled', updatedAt: '2026-11-22T10:00:00', lines: edited, fulfillments: [f1, f2], returns: [r1] }),
+        ),
       ];
       expect(steps.map((c) => c.posts)).toEqual([2, 3, 2, 3, 1]);
       expect(steps.map((c) => c.gets)).toEqual([0, 0, 0, 0, 0]);
