@@ -116,6 +116,18 @@ describeEachProfile("an order's life", (profile) => {
     });
   });
 
+  describe("when a fulfilled order's fulfillments do not cover its lines", () => {
+    it('is a bad record naming the difference, and nothing is written', async () => {
+      const before = posts();
+      const f1 = { fulfillmentId: 'LIFE-GAP-F1', lines: [{ productId: 'MUG-BLUE', quantity: 2, location: A01 }] };
+      await sync(snap('LIFE-GAP', { status: 'fulfilled', fulfillments: [f1] }));
+      expect(posts() - before).toBe(0);
+      expect((await failedOf('LIFE-GAP'))?.failedReason).toMatch(
+        /^\[BAD_RECORD\] record LIFE-GAP: fulfillments: a fulfilled order's fulfillments ship 2 of MUG-BLUE at Main Warehouse \/ A-01, not the lines' 3/,
+      );
+    });
+  });
+
   describe('when an open order is edited', () => {
     beforeAll(async () => {
       await sync(
