@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from 'bullmq';
-import { orderState } from '../../helpers/order-records.js';
+import { orderSnapshot, orderState } from '../../helpers/order-records.js';
 import { describeEachProfile, testWorld, type TestWorld } from '../../helpers/test-world.js';
 import { readLifeLog } from '../../../jobs/orders/life-log.js';
 import type { JobData } from '../../../src/queue/queues.js';
@@ -11,19 +11,7 @@ const A02 = 'A-02';
 const BLUE = { productId: 'MUG-BLUE', unitPrice: 12.5, location: A01 };
 const SKU3 = { productId: 'SKU-0003', unitPrice: 4, location: A02 };
 
-/** A snapshot of an order: open with two lines unless told otherwise. */
-function snap(orderId: string, o: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    orderId,
-    status: 'open',
-    origin: 'Main Warehouse',
-    lines: [
-      { ...BLUE, quantity: 3 },
-      { ...SKU3, quantity: 1 },
-    ],
-    ...o,
-  };
-}
+const snap = orderSnapshot;
 
 describeEachProfile("an order's life", (profile) => {
   let world: TestWorld;
