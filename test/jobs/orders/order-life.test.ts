@@ -59,6 +59,12 @@ describeEachProfile("an order's life", (profile) => {
     it('costs 2 POSTs (create, lock)', () => {
       expect(cost).toBe(2);
     });
+    it("reserves its units in the service's stock", async () => {
+      const rows = await world.client.listInventoryItems();
+      const reserved = (productUrl: string) =>
+        rows.filter((r) => r.productUrl === productUrl).reduce((n, r) => n + (r.quantityReserved ?? 0), 0);
+      expect([reserved(world.product('MUG-BLUE')), reserved(world.product('SKU-0003'))]).toEqual([3, 1]);
+    });
   });
 
   describe('when it is shipped in parts from two places, then fulfilled', () => {
