@@ -53,7 +53,10 @@ describe('gathering an order export of the order life into snapshots', () => {
   });
 
   it('fails the order whose rows disagree on its status, naming the line and the column', async () => {
-    const csv = lifeExport.replace('WEB-1,open,2026-11-21T15:30:12,Main Warehouse,MUG-RED', 'WEB-1,fulfilled,2026-11-21T15:30:12,Main Warehouse,MUG-RED');
+    const csv = lifeExport.replace(
+      'WEB-1,open,2026-11-21T15:30:12,Main Warehouse,MUG-RED',
+      'WEB-1,fulfilled,2026-11-21T15:30:12,Main Warehouse,MUG-RED',
+    );
     expect(strip(await all(csv, orders))[0]).toEqual({
       line: 2,
       key: 'WEB-1',

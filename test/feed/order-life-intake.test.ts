@@ -41,8 +41,7 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const idle = () =>
-  waitForIdle([w.queues.intake('orders'), w.queues.get('orders')], { pollMs: 20, signal: AbortSignal.timeout(20_000) });
+const idle = () => waitForIdle([w.queues.intake('orders'), w.queues.get('orders')], { pollMs: 20, signal: AbortSignal.timeout(20_000) });
 const byKey = (records: unknown[]) =>
   [...records].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))) as Array<Record<string, unknown>>;
 const importFile = async (name: string, text: string, o: Partial<ImportNdjsonOptions> = {}) => {

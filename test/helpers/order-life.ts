@@ -70,6 +70,8 @@ export function returnNotice(orderId: string): Record<string, unknown> {
   return {
     orderId,
     updatedAt: '2026-11-24T09:00:00',
-    returns: [{ returnId: `${orderId}-R2`, restock: false, lines: [{ productId: 'MUG-RED', quantity: 1, location: 'Main Warehouse / A-02' }] }],
+    returns: [
+      { returnId: `${orderId}-R2`, restock: false, lines: [{ productId: 'MUG-RED', quantity: 1, location: 'Main Warehouse / A-02' }] },
+    ],
   };
 }

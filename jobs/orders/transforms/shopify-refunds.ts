@@ -69,7 +69,8 @@ export function refundReturns(refund: ShopifyRefund, where: string, skuOf: (line
     const at = `${where}.refund_line_items[${i}] (line item ${rl.line_item_id})`;
     const sku = (rl.line_item?.sku ?? skuOf(rl.line_item_id) ?? '').trim();
     if (!sku) throw new Error(`${at} has no sku: its product cannot be named`);
-    if (kind === 'restock' && rl.location_id == null) throw new Error(`${at} is a return without location_id: where its units go back is unknown`);
+    if (kind === 'restock' && rl.location_id == null)
+      throw new Error(`${at} is a return without location_id: where its units go back is unknown`);
     // A line kept by the customer moves no stock; its location only names the line.
     const location = shopifyLocation(rl.location_id ?? DEFAULT_LOCATION);
     parts[kind].push({ productId: sku, quantity: rl.quantity, location });

@@ -120,7 +120,12 @@ describe('the shopify-orders transform', () => {
 
   describe('on refunds/create', () => {
     const returns = [
-      { returnId: '929361470', restock: true, returnedAt: '2026-11-24T10:12:45', lines: [{ productId: 'MUG-BLUE', quantity: 1, location: first }] },
+      {
+        returnId: '929361470',
+        restock: true,
+        returnedAt: '2026-11-24T10:12:45',
+        lines: [{ productId: 'MUG-BLUE', quantity: 1, location: first }],
+      },
       {
         returnId: '929361470-no-restock',
         restock: false,
