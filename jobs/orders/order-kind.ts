@@ -10,7 +10,7 @@ import { orderRepair } from './repair-orders.js';
 import { shopifyOrdersFulfilled } from './transforms/shopify-orders-fulfilled.js';
 
 /**
- * The orders (upstream-feed.md `orders`): one fulfilled sale per record, named by its orderId, synced as an order with
+ * The orders (docs/records.md `orders`): one fulfilled sale per record, named by its orderId, synced as an order with
  * one shipped shipment (docs/orders.md). The whole kind; its line is in jobs/streams.ts.
  */
 export const orderKind = {
@@ -20,7 +20,7 @@ export const orderKind = {
   references: orderReferences,
   // TRANSFORMS=orders=<name> (docs/transforms.md).
   transforms: { 'shopify-orders-fulfilled': shopifyOrdersFulfilled },
-  // An order export: one row per line (upstream-feed.md, "CSV").
+  // An order export: one row per line (docs/records.md, "CSV files").
   csv: {
     head: [{ name: 'orderId' }, { name: 'orderDate', optional: true }, { name: 'origin' }, { name: 'shipmentIdUser', optional: true }],
     rows: 'lines',

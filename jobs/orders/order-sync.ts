@@ -7,7 +7,7 @@ import { OrderRun } from './order-run.js';
 import { orderKeys } from './order-keys.js';
 
 /**
- * Syncs one fulfilled sale (upstream-feed.md "orders"): the order exists in the service with one shipment of
+ * Syncs one fulfilled sale (docs/records.md "orders"): the order exists in the service with one shipment of
  * its lines, shipped, and the order completed — exactly once per orderId, whatever the re-deliveries.
  * See docs/orders.md for the steps, the progress kept in Redis and how uncertain outcomes are settled.
  */

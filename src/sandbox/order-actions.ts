@@ -64,7 +64,7 @@ export function reserveItem(ctx: ApiContext, orderId: string, itemId: string) {
   return orderAnswer(ctx, order);
 }
 
-/** actionUrlEdit: a completed order back to ORDER_CREATED (service-behaviors.md "Writing"). */
+/** actionUrlEdit: a completed order back to ORDER_CREATED (docs/service.md "What the program was built for"). */
 function editOrder(ctx: ApiContext, order: OrderEntity) {
   if (order.statusId === ORDER_CANCELLED) throw orderCancelled(ctx, order.orderId, 'edited');
   if (order.statusId === ORDER_COMPLETED) setStatus(ctx, order, ORDER_CREATED);
