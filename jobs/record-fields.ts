@@ -13,7 +13,7 @@ export const businessDate = z
     'is not a real calendar date',
   );
 /**
- * Longest ids and names, in characters (docs/operations.md, "Caps on input"): orderId is the feed's own rule
+ * Longest ids and names, in characters (docs/limits.md, "Caps on input"): orderId is the feed's own rule
  * (docs/records.md); the others are generous for what they name and keep job ids, log lines and service requests
  * of one record bounded.
  */
