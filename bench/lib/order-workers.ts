@@ -38,6 +38,8 @@ export interface OrderWorkerSettings {
   autoPipelining?: boolean;
   /** pino level; lines go to /dev/null. Default 'info' (one line a job), so the figures include the logging. */
   logLevel?: string;
+  /** Where the log lines go instead: 1 for stdout (a test reading them). Default /dev/null. */
+  logDestination?: number;
   /** Client read retries and the first delay between them, ms. Default: the client's. */
   readRetries?: number;
   retryMinDelayMs?: number;
@@ -59,7 +61,7 @@ export async function startOrderWorkers(s: OrderWorkerSettings): Promise<Running
   const logger = createLogger({
     level: s.logLevel ?? 'info',
     pretty: false,
-    destination: pino.destination({ dest: '/dev/null', sync: false }),
+    destination: pino.destination({ dest: s.logDestination ?? '/dev/null', sync: s.logDestination !== undefined }),
   });
   const config = sandboxConfig(
     { url: s.baseUrl, account: s.account, key: s.key, secret: s.secret },

@@ -1,6 +1,7 @@
 import { calendarDate, positiveInt } from '../../config/setting-rules.js';
 import type { Kind } from '../../src/kinds/kind.js';
 import { orderFind } from './order-find.js';
+import { LIFE_FAILURES } from './life-errors.js';
 import { previewOrder } from './order-preview.js';
 import { orderRecordSchema, type OrderInput } from './order-record.js';
 import { orderReferences } from './order-references.js';
@@ -44,7 +45,9 @@ export const orderKind = {
   scheduler: 'poll-orders',
   pull: (s) => ({ every: Number(s.orderPollSeconds) }),
   lag: 'polled',
-  redisKeys: ['{prefix}:order:{orderId}'],
+  redisKeys: ['{prefix}:order:{orderId}', '{prefix}:order-life:{orderId}'],
+  // What is left to a person when the order's life asks what the service cannot do (docs/orders.md).
+  failures: LIFE_FAILURES,
   process: processOrder,
   preview: previewOrder,
   find: orderFind,

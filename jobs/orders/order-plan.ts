@@ -32,7 +32,12 @@ interface Problem {
 }
 
 /** `name` is shown as the record gives it, with its mapped name when MAPPING_FILE has one. */
-function facilityProblem(catalog: CatalogApi, text: string, lookup: FacilityLookup, want: 'magazine' | 'location'): string | undefined {
+export function facilityProblem(
+  catalog: CatalogApi,
+  text: string,
+  lookup: FacilityLookup,
+  want: 'magazine' | 'location',
+): string | undefined {
   const name = `"${text}"${mappedNote(catalog, 'facility', text)}`;
   if (!lookup.ok) {
     if (lookup.reason === 'ambiguous') {

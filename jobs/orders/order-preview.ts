@@ -3,9 +3,12 @@ import { ConflictError } from '../../src/queue/job-errors.js';
 import type { PlannedCall, PreviewResult } from '../../src/queue/record-plan.js';
 import type { PreviewContext } from '../../src/queue/job-kind.js';
 import { planOrder, recordHashOf, type OrderPlan } from './order-plan.js';
-import { ProgressStore, stepIndex, type OrderProgress } from './order-progress.js';
+import { parseProgress, ProgressStore, stepIndex, type OrderProgress } from './order-progress.js';
 import { OrderSettlement, SHIPMENT_SHIPPED } from './order-settlement.js';
-import type { OrderRecord } from './order-record.js';
+import { isReturnNotice, tellsLife, type OrderInput, type OrderRecord } from './order-record.js';
+import { planLife } from './life-plan.js';
+import { parseLife } from './life-progress.js';
+import { previewLife } from './life-preview.js';
 import { orderKeys } from './order-keys.js';
 
 /** Where the path of the shipment the service creates goes, before it exists. */
@@ -67,10 +70,14 @@ function remainingCalls(
  * throw as in the job), an uncertain or corrected progress settled by the same reads the job makes, and the
  * remaining writes listed.
  */
-export async function previewOrder(record: OrderRecord, ctx: PreviewContext): Promise<PreviewResult> {
-  const id = record.orderId;
+export async function previewOrder(input: OrderInput, ctx: PreviewContext): Promise<PreviewResult> {
+  const id = input.orderId;
   const store = new UnsavedProgress(ctx.redis, orderKeys(ctx.keys).progress(id), defaults.orderProgressTtlSeconds);
-  const progress = await store.load();
+  const stored = await ctx.redis.hgetall(orderKeys(ctx.keys).progress(id));
+  if (isReturnNotice(input) || tellsLife(input) || stored.life === '1' || ctx.memo('order-life', () => new Map()).has(id))
+    return previewLife(await planLife(input, ctx.catalog), parseLife(stored), ctx);
+  const record = input;
+  const progress = parseProgress(stored);
   const hash = recordHashOf(record);
   if (!ctx.fromService && progress.step === 'completed' && !progress.pending && progress.recordHash === hash) {
     return { outcome: 'unchanged', summary: `order ${id}: already synced (completed); no calls`, calls: [] };

@@ -131,5 +131,7 @@ export type OrderReturn = z.infer<typeof returnSchema>;
 
 /** Whether a record tells more of the order's life than a plain fulfilled order (status, fulfillments or returns). */
 export function tellsLife(record: OrderRecord): boolean {
-  return (record.status !== undefined && record.status !== 'fulfilled') || record.fulfillments !== undefined || record.returns !== undefined;
+  return (
+    (record.status !== undefined && record.status !== 'fulfilled') || record.fulfillments !== undefined || record.returns !== undefined
+  );
 }

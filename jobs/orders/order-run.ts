@@ -2,23 +2,10 @@ import { isServiceError, type ServiceError } from '../../src/client/errors.js';
 import type { CreatedOrder, CreatedShipment, Shipment } from '../../src/client/schemas.js';
 import type { JobContext, JobResult } from '../../src/queue/job-kind.js';
 import { PermanentJobError } from '../../src/queue/job-errors.js';
-import { serviceRefused } from './order-errors.js';
+import { READ_BACK, REFUSED, serviceRefused } from './order-errors.js';
 import type { OrderPlan } from './order-plan.js';
 import type { OrderProgress, Pending, ProgressStore } from './order-progress.js';
 import { OrderSettlement, ORDER_COMPLETED, SHIPMENT_SHIPPED } from './order-settlement.js';
-
-/** Codes after which a create is read back: the entity may exist already. */
-const READ_BACK = new Set(['DUPLICATE', 'INTEGRITY_VIOLATION', 'ORDER_COMPLETED']);
-/** Codes that no retry fixes and that are about the request, not the credentials. */
-const REFUSED = new Set([
-  'MISSING_REFERENCE',
-  'VALIDATION',
-  'NOT_FOUND',
-  'BAD_RESPONSE',
-  'DUPLICATE',
-  'INTEGRITY_VIOLATION',
-  'ORDER_COMPLETED',
-]);
 
 /** A write whose answer was lost or unusable: it may have been applied. */
 function uncertain(err: ServiceError): boolean {
@@ -84,6 +71,8 @@ export class OrderRun {
   private async createOrder(): Promise<void> {
     await this.settlement.intend('create-order');
     let order: CreatedOrder;
+    // Another worker may have the job once this one lost its lock: stop before writing.
+    this.ctx.lock?.assertHeld();
     try {
       order = await this.ctx.client.createOrder(this.plan.order);
     } catch (err) {
@@ -102,6 +91,8 @@ export class OrderRun {
     await this.settlement.intend('create-shipment');
     const body = { ...this.plan.shipment, primaryOrderUrl: this.settlement.orderPath() };
     let shipment: CreatedShipment;
+    // Another worker may have the job once this one lost its lock: stop before writing.
+    this.ctx.lock?.assertHeld();
     try {
       shipment = await this.ctx.client.createShipment(body);
     } catch (err) {
@@ -135,6 +126,8 @@ export class OrderRun {
     if (!path) return void (await this.settlement.settlePending('ship'));
     await this.settlement.intend('ship');
     let shipment: Shipment;
+    // Another worker may have the job once this one lost its lock: stop before writing.
+    this.ctx.lock?.assertHeld();
     try {
       shipment = await this.ctx.client.modifyShipment(path, { statusId: SHIPMENT_SHIPPED });
     } catch (err) {
@@ -165,6 +158,8 @@ export class OrderRun {
     }
     await this.settlement.intend('complete');
     const actionUrl = this.progress.actionUrlComplete ?? `${this.settlement.orderPath()}/complete`;
+    // Another worker may have the job once this one lost its lock: stop before writing.
+    this.ctx.lock?.assertHeld();
     try {
       await this.ctx.client.completeOrder(actionUrl);
     } catch (err) {

@@ -3,6 +3,7 @@ import type { CatalogApi } from '../catalog/types.js';
 import type { ServiceApi } from '../client/service-api.js';
 import type { Logger } from '../logger.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
+import type { HeldLock } from '../redis/redis-lock.js';
 import type { JobTracing } from '../telemetry/job-tracing.js';
 import type { StreamName } from '../records/stream-def.js';
 import type { FromService } from './queues.js';
@@ -33,6 +34,11 @@ export interface JobContext extends RunnerDeps {
   stream: StreamName;
   /** 1 for the first attempt. */
   attempt: number;
+  /**
+   * The job's business-key lock: `assertHeld()` before every write throws LockLostError once another worker may have
+   * the job (this process paused longer than the lock's life), so nothing is written twice. Absent in a dry run.
+   */
+  lock?: HeldLock;
   /** Adds a line to this attempt's trace, for operators (e.g. "create response lost; read the order back"). */
   note(message: string, data?: Record<string, unknown>): void;
   /** Runs the reads that settle an uncertain write (`pending`): a span of the attempt's trace when tracing is on. */

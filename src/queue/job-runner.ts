@@ -12,7 +12,7 @@ import { classifyFailure, type Failure } from './failure.js';
 import { recordFailureGroup } from './failure-group.js';
 import { BadRecordError } from './job-errors.js';
 import type { JobContext, JobResult, RunnerDeps } from './job-kind.js';
-import { takeLock } from '../redis/redis-lock.js';
+import { LockLostError, takeLock, type HeldLock } from '../redis/redis-lock.js';
 import { recordSuccess } from './stream-breaker.js';
 import { jobDataSchema, type FromService, type JobData } from './queues.js';
 import { recordLabel } from './record-jobs.js';
@@ -130,7 +130,7 @@ async function runLocked<R>(kind: Kind<R>, deps: RunnerDeps, opts: ProcessorOpti
     throw new DelayedError();
   }
   try {
-    const result = await kind.process(run.record, jobContext(kind, deps, run));
+    const result = await kind.process(run.record, jobContext(kind, deps, run, lock));
     await attempt.writeTrace({ result });
     const logger = attempt.logger;
     // Both rows of refusals end with a synced job, at once rather than one round trip after the other.
@@ -151,7 +151,7 @@ async function runLocked<R>(kind: Kind<R>, deps: RunnerDeps, opts: ProcessorOpti
 }
 
 /** What the kind's processing gets: a client traced into the attempt, the catalog, Redis, its logger and notes. */
-function jobContext<R>(kind: Kind<R>, deps: RunnerDeps, { job, signal, attempt, fromService }: Run<R>): JobContext {
+function jobContext<R>(kind: Kind<R>, deps: RunnerDeps, { job, signal, attempt, fromService }: Run<R>, lock: HeldLock): JobContext {
   const spans = attempt.spans;
   return {
     jobId: String(job.id),
@@ -163,6 +163,7 @@ function jobContext<R>(kind: Kind<R>, deps: RunnerDeps, { job, signal, attempt, 
     keys: deps.keys,
     logger: attempt.logger,
     jobs: deps.jobs,
+    lock: { assertHeld: () => lock.assertHeld() },
     note: (message, data) => attempt.note(message, data),
     settling: (pending, fn) => (spans ? spans.settling(pending, fn) : fn()),
     ...(fromService ? { fromService } : {}),
@@ -182,6 +183,7 @@ async function attemptFailed<R>(
     spans?.end('delayed');
     throw err;
   }
+  if (err instanceof LockLostError) return await lockLost(job, token, attempt, opts);
   const failure = classifyFailure(err);
   const retried = failure.action === 'retry' && attempt.trace.attempt < (job.opts.attempts ?? 1);
   spans?.end(failure.action === 'hold' ? 'held' : retried ? 'retry' : 'failed', failure.code);
@@ -196,6 +198,23 @@ async function attemptFailed<R>(
   )
     throw new DelayedError();
   return await settle(job, token, failure, logger, deps.redis, opts, brake);
+}
+
+/**
+ * The attempt stopped before a write because its business-key lock was lost (this process was paused longer than the
+ * lock's life, and the job's own BullMQ lock with it): another worker has the job. Nothing counts as failed; the job
+ * is put back for later when it is still ours, and left alone when it is not.
+ */
+async function lockLost(job: Job, token: string | undefined, attempt: JobAttempt, opts: ProcessorOptions): Promise<never> {
+  attempt.spans?.end('delayed');
+  attempt.logger.warn(
+    { code: 'LOCK_LOST' },
+    "this worker lost the job's lock (it was paused longer than the lock's life): another worker has the job; " +
+      'stopped before the next write, nothing counted as failed',
+  );
+  const busyMs = opts.keyBusyDelayMs ?? defaults.keyBusyDelayMs;
+  await job.moveToDelayed(Date.now() + busyMs, token).catch(() => undefined);
+  throw new DelayedError();
 }
 
 /** Logs the failure with what to do, then throws what steers BullMQ. Never returns. */

@@ -56,7 +56,7 @@ export interface HeldLock {
 /** A lock taken by `takeLock`. */
 export interface RedisLock extends HeldLock {
   key: string;
-  /** False once a renewal found the lock gone or taken (the holder outlived its life). */
+  /** False once a renewal found the lock gone or taken (the holder outlived its life). assertHeld also counts time. */
   held(): boolean;
   release(): Promise<void>;
 }
@@ -82,20 +82,28 @@ async function tryOnce(redis: Redis, key: string, ttlMs: number): Promise<RedisL
   const token = randomBytes(12).toString('hex');
   if ((await redis.set(key, token, 'PX', ttlMs, 'NX')) !== 'OK') return undefined;
   let held = true;
-  const renew = () =>
-    runScript(redis, RENEW, [1, key, token, ttlMs])
-      .then((r) => {
-        if (r !== 1) held = false;
-      })
-      // A failed renewal is tried again at the next tick; expiry is the safety net.
-      .catch(() => undefined);
+  // When the lock was last known ours: a renewal confirms it as of when it was sent. Past its life since then (a
+  // process paused longer than that: a frozen VM, SIGSTOP), it may be another's even before a renewal says so.
+  let confirmedAt = Date.now();
+  const renew = () => {
+    const sentAt = Date.now();
+    return (
+      runScript(redis, RENEW, [1, key, token, ttlMs])
+        .then((r) => {
+          if (r !== 1) held = false;
+          else confirmedAt = sentAt;
+        })
+        // A failed renewal is tried again at the next tick; expiry is the safety net.
+        .catch(() => undefined)
+    );
+  };
   const timer = setInterval(() => void renew(), Math.max(10, Math.floor(ttlMs / 3)));
   timer.unref();
   return {
     key,
     held: () => held,
     assertHeld() {
-      if (!held) throw new LockLostError(key);
+      if (!held || Date.now() - confirmedAt >= ttlMs) throw new LockLostError(key);
     },
     async release() {
       clearInterval(timer);

@@ -107,6 +107,14 @@ export async function handleApi(core: SandboxCore, req: IncomingMessage, res: Se
     json = JSON.stringify({ msg: err.msg });
   }
   if (fault?.kind === 'apply-then-drop') return void req.socket.destroy();
+  // Applied, then no answer (for hangMs, else until the client gives up): a caller killed in that window never knows.
+  if (fault?.kind === 'apply-then-hang') {
+    if (fault.hangMs !== undefined) {
+      const t = setTimeout(() => fail(504, 'Gateway time-out'), fault.hangMs);
+      res.on('close', () => clearTimeout(t));
+    }
+    return;
+  }
   answer(status, json);
 }
 

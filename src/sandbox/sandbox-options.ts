@@ -6,6 +6,8 @@ export interface FaultRule {
    * - `status-503`: answer 503 before doing anything;
    * - `reset`: destroy the connection (TCP reset) before doing anything;
    * - `apply-then-drop`: do the request fully (a write is applied), then drop the connection without answering;
+   * - `apply-then-hang`: do the request fully (a write is applied), then never answer, or answer 504 after `hangMs`
+   *   (a caller killed meanwhile never learns the write happened);
    * - `hang`: do nothing and never answer, or answer 504 after `hangMs`;
    * - `status-401`: answer 401 as for a revoked key (checked right after the credentials, before the budget);
    * - `status-403`: answer 403 "not allowed" as for an account that may not do this (e.g. ship through the API);
@@ -13,7 +15,7 @@ export interface FaultRule {
    * - `status-400`: answer 400 `{msg}` with the rule's `msg` (the same business refusal for every request it
    *   matches, e.g. "The API cannot pack or ship"), doing nothing.
    */
-  kind: 'status-503' | 'reset' | 'apply-then-drop' | 'hang' | 'status-401' | 'status-403' | 'status-400';
+  kind: 'status-503' | 'reset' | 'apply-then-drop' | 'apply-then-hang' | 'hang' | 'status-401' | 'status-403' | 'status-400';
   /** For `status-400`: the answer's `msg`. Default: "The request was refused". */
   msg?: string;
   /** Probability that a matching request is hit, 0..1. Default: 1. */
@@ -27,7 +29,7 @@ export interface FaultRule {
   path?: string;
   /** Fire at most this many times. Default: unlimited. */
   times?: number;
-  /** For `hang`: answer 504 after this many ms instead of never. */
+  /** For `hang` and `apply-then-hang`: answer 504 after this many ms instead of never. */
   hangMs?: number;
 }
 
