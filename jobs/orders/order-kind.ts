@@ -13,7 +13,7 @@ import { shopifyOrders } from './transforms/shopify-orders.js';
 import { shopifyOrdersFulfilled } from './transforms/shopify-orders-fulfilled.js';
 
 /**
- * The orders (upstream-feed.md `orders`): one fulfilled sale per record, named by its orderId, synced as an order with
+ * The orders (docs/records.md `orders`): one fulfilled sale per record, named by its orderId, synced as an order with
  * one shipped shipment (docs/orders.md). The whole kind; its line is in jobs/streams.ts.
  */
 export const orderKind = {
@@ -23,7 +23,7 @@ export const orderKind = {
   references: orderReferences,
   // TRANSFORMS=orders=<name> (docs/transforms.md).
   transforms: { 'shopify-orders-fulfilled': shopifyOrdersFulfilled, 'shopify-orders': shopifyOrders },
-  // An order export: one row per line, with the order's status and each row's fulfillment (order-csv.ts).
+  // An order export: one row per line, with the order's status and each row's fulfillment (order-csv.ts; docs/records.md, "CSV files").
   csv: orderCsv,
   settings: [
     {
