@@ -111,6 +111,10 @@ describe.concurrent('import of a CSV file', () => {
       ]);
       expect(plan.records[0]!.calls.length).toBeGreaterThan(0);
       expect(JSON.stringify(plan.records[1])).toContain('line 4, column quantity: \\"x\\" is not a number');
+      // For people, the failing record is named by its line once.
+      const text = await cliInProcess(['import', 'orders', file, '--dry-run'], stack.env);
+      expect(text.stdout).toMatch(/DRY-2 \(line 4\)\s+FAILS/);
+      expect(text.stdout).not.toContain('(line 4) (line 4)');
       expect(stack.sandbox.admin.requests().filter((q) => q.method !== 'GET')).toEqual([]);
     } finally {
       await stack.close();
