@@ -55,6 +55,8 @@ describe('a listening setting whose port is taken', () => {
   it("names the dashboard's --port", async () => {
     const r = await cliInProcess(['dashboard', '--no-auth', '--port', String(taken.port)], env);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain(`${inUse('--port')} (another worker, receiver or dashboard here?); set --port to a free port (0 picks a free one)`);
+    expect(r.stderr).toContain(
+      `${inUse('--port')} (another worker, receiver or dashboard here?); set --port to a free port (0 picks a free one)`,
+    );
   }, 60_000);
 });
