@@ -11,6 +11,7 @@ import type { Receiver } from '../../ingest/receiver.js';
 import { startWorkerHttp, type WorkerHttp } from '../../metrics/worker-http.js';
 import type { Kind } from '../../kinds/kind.js';
 import { pausedCheck } from '../../ops/paused-check.js';
+import { startWorkerPresence } from '../../ops/worker-presence.js';
 import { evictionWarnings } from '../../redis/eviction-policy.js';
 import { untilStopped } from '../until-stopped.js';
 import { listenOrConfigError } from '../listen-setting.js';
@@ -157,14 +158,17 @@ export async function runWorker(io: CliIo, kinds: readonly Kind[]): Promise<void
   let stopping = false;
   let http: WorkerHttp | undefined;
   let receiver: Receiver | undefined;
+  let presence: { stop(): Promise<void> } | undefined;
   try {
     http = await serveWorkerHttp(app, runtime, redisHealth, kinds, () => stopping);
     receiver = await startPushReceiver(app, kinds, transforms);
     logStarted(app, kinds, http, receiver);
+    presence = startWorkerPresence(app.redis, app.deps.keys, { pulls: app.deps.upstream !== undefined, ingest: receiver?.url ?? null });
     await untilStopped(io.stop);
     stopping = true;
     await shutDown(app, runtime, receiver);
   } finally {
+    await presence?.stop();
     await receiver?.close();
     redisHealth.stop();
     await ops.stop();
