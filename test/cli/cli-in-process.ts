@@ -10,7 +10,7 @@ export async function cliInProcess(
   env: Record<string, string>,
   o: { kinds?: readonly Kind[]; tty?: boolean; dotenv?: ReadonlySet<string> } = {},
 ): Promise<{ code: number; stdout: string; stderr: string }> {
-  const [out, err] = [captureOut(o.tty ?? false), captureOut(false)];
+  const [out, err] = [captureOut(o.tty ?? false), captureOut(o.tty ?? false)];
   const io = {
     env,
     stdout: out.stream,
