@@ -28,7 +28,8 @@ const ORDER_ACTION_STATES: Record<string, readonly string[]> = {
   actionUrlComplete: [ORDER_CREATED, ORDER_LOCKED],
   actionUrlCancel: [ORDER_CREATED, ORDER_LOCKED],
   reserveAllUrl: [ORDER_CREATED, ORDER_LOCKED],
-  actionUrlEdit: [ORDER_COMPLETED],
+  // A completed order only where the profile can make it editable again (editAction; see orderView).
+  actionUrlEdit: [ORDER_LOCKED, ORDER_COMPLETED],
 };
 
 const SHIPMENT_ACTION_STATES: Record<string, readonly string[]> = {
@@ -40,9 +41,12 @@ const SHIPMENT_ACTION_STATES: Record<string, readonly string[]> = {
 };
 
 export function orderView(rules: ProfileRules, order: OrderEntity): OrderEntity | Json {
-  if (rules.name === 'spec') return order;
+  // Without editAction nothing makes a completed order editable: its /edit is no action (404), so no URL to it.
+  const noEdit = !rules.editAction && order.statusId === ORDER_COMPLETED;
+  if (rules.name === 'spec' && !noEdit) return order;
   const out: Json = { ...order };
-  if (rules.editAction) out.actionUrlEdit = `${order.orderUrl}/edit`;
+  if (noEdit) delete out.actionUrlEdit;
+  if (rules.name === 'spec') return out;
   // The sandbox keeps no invoices; the real service lists them.
   out.invoiceUrlList = [];
   actions(rules, out, ORDER_ACTION_STATES, order.statusId);

@@ -108,7 +108,7 @@ const COLLECTIONS: Record<string, CollectionDef> = {
       'lotId',
       'normalizedPackingString',
     ],
-    rows: (s) => s.inventory.rows,
+    rows: (s) => s.inventory.allRows(),
   },
 };
 

@@ -1,15 +1,20 @@
 import type { InventoryRow, ProductEntity } from './sandbox-entities.js';
 
 const pairKey = (facilityUrl: string, productUrl: string) => `${facilityUrl}\n${productUrl}`;
+const reservedKey = (rows: readonly InventoryRow[]) => rows.map((r) => `${pairKey(r.facilityUrl, r.productUrl)} ${r.quantityReserved}`).join('\n');
 
 /**
  * Stock on hand: rows per (facility, product, lot, packing), as the inventory item collection answers them.
- * The quantity on hand of a product at a location is the sum over its rows.
+ * The quantity on hand of a product at a location is the sum over its rows. Reserved units of locked orders are
+ * rows of their own, per (origin facility, product, order), set by reservations.ts and never part of `rows`
+ * (the state dump): they follow from the orders.
  */
 export class Inventory {
   readonly rows: InventoryRow[];
   private readonly byId = new Map<string, InventoryRow>();
   private readonly byPair = new Map<string, InventoryRow[]>();
+  /** orderId -> its reservation rows. */
+  private readonly reserved = new Map<string, InventoryRow[]>();
   private seq = 10000;
 
   constructor(
@@ -26,6 +31,32 @@ export class Inventory {
 
   get(id: string): InventoryRow | undefined {
     return this.byId.get(id);
+  }
+
+  /** Every row the collection answers: stock on hand, then the reservations. */
+  allRows(): InventoryRow[] {
+    return this.reserved.size ? [...this.rows, ...[...this.reserved.values()].flat()] : this.rows;
+  }
+
+  /**
+   * Sets an order's reservations at a facility to these units (none releases them); a product keeps its row,
+   * and its id, while it stays reserved. Answers whether any quantity changed.
+   */
+  reserve(orderId: string, facilityUrl: string, units: ReadonlyArray<readonly [ProductEntity, number]>): boolean {
+    const before = this.reserved.get(orderId) ?? [];
+    const was = reservedKey(before);
+    const after = units.map(([product, quantity]) => {
+      const row =
+        before.find((r) => r.facilityUrl === facilityUrl && r.productUrl === product.productUrl) ??
+        this.newRow(facilityUrl, product, null, null);
+      row.quantityReserved = quantity;
+      this.byId.set(row.inventoryItemId, row);
+      return row;
+    });
+    for (const r of before) if (!after.includes(r)) this.byId.delete(r.inventoryItemId);
+    if (after.length) this.reserved.set(orderId, after);
+    else this.reserved.delete(orderId);
+    return was !== reservedKey(after);
   }
 
   onHand(facilityUrl: string, productUrl: string): number {
@@ -58,8 +89,15 @@ export class Inventory {
   }
 
   private create(facilityUrl: string, product: ProductEntity, lotId: string | null, packing: string | null): InventoryRow {
+    const row = this.newRow(facilityUrl, product, lotId, packing);
+    this.rows.push(row);
+    this.index(row);
+    return row;
+  }
+
+  private newRow(facilityUrl: string, product: ProductEntity, lotId: string | null, packing: string | null): InventoryRow {
     const id = String(this.seq++);
-    const row: InventoryRow = {
+    return {
       inventoryItemId: id,
       inventoryItemUrl: `${this.api}/inventoryitem/${id}`,
       facilityUrl,
@@ -71,9 +109,6 @@ export class Inventory {
       lotId,
       normalizedPackingString: packing,
     };
-    this.rows.push(row);
-    this.index(row);
-    return row;
   }
 
   private index(r: InventoryRow): void {

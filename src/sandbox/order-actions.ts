@@ -1,31 +1,27 @@
 import { historyEntry, type ApiContext } from './api-context.js';
 import { ORDER_CANCELLED, ORDER_COMPLETED, ORDER_CREATED, ORDER_LOCKED } from './order-status.js';
 import { assertEditable, orderAnswer, orderCancelled, requireOrder } from './orders.js';
-import type { ProfileRules } from './profile-rules.js';
+import { syncReservations } from './reservations.js';
 import type { OrderEntity } from './sandbox-entities.js';
 import { cancelShipmentOf } from './shipment-states.js';
 import { notFound, orderCompleted } from './validation.js';
 
-const ORDER_ACTIONS = new Set(['complete', 'lock', 'cancel', 'reserveall']);
-const WITH_EDIT = new Set([...ORDER_ACTIONS, 'edit']);
-
-/** The order actions of a profile: `edit` only where completed orders carry actionUrlEdit. */
-export function orderActions(rules: ProfileRules): ReadonlySet<string> {
-  return rules.editAction ? WITH_EDIT : ORDER_ACTIONS;
-}
+/** The order actions, under every profile (edit of a completed order only where the profile has editAction). */
+export const ORDER_ACTIONS: ReadonlySet<string> = new Set(['complete', 'lock', 'edit', 'cancel', 'reserveall']);
 
 /**
  * POST /order/<orderId>/<action> with any body (not read). States (docs/sandbox.md):
  * - complete: CREATED or LOCKED -> COMPLETED; a completed order answers the completed-order refusal;
- * - lock: CREATED -> LOCKED (no more changes by POST to the order; shipments and complete still work);
- * - cancel: CREATED or LOCKED -> CANCELLED, cancelling its shipments that are not shipped;
- * - reserveall: answers the order (reservations are not modelled);
- * - edit (observed profile): COMPLETED -> CREATED, editable again; an open order answers as it is;
- * and a cancelled order refuses them all but cancel.
+ * - lock: CREATED -> LOCKED, committed: no more changes by POST to the order (shipments and complete still
+ *   work), its units not yet shipped reserved;
+ * - edit: LOCKED -> CREATED, editable again (and, under `observed`, COMPLETED -> CREATED); CREATED answers as is;
+ * - cancel: CREATED or LOCKED -> CANCELLED, cancelling its shipments, shipped ones too;
+ * - reserveall: answers the order (a locked order's units are reserved already);
+ * and a cancelled order refuses them all but cancel. Reservations go with every status change.
  */
 export function orderAction(ctx: ApiContext, orderId: string, action: string) {
   const order = requireOrder(ctx, orderId);
-  if (!orderActions(ctx.profile).has(action)) throw notFound(`No action ${action} on orders`);
+  if (!ORDER_ACTIONS.has(action)) throw notFound(`No action ${action} on orders`);
   if (action === 'edit') return editOrder(ctx, order);
   if (order.statusId === ORDER_COMPLETED) throw orderCompleted(orderId, ctx.profile.closedOrderStatus);
   const cancelled = order.statusId === ORDER_CANCELLED;
@@ -33,18 +29,14 @@ export function orderAction(ctx: ApiContext, orderId: string, action: string) {
   switch (action) {
     case 'complete':
       if (cancelled) throw orderCancelled(ctx, orderId, 'completed');
-      setStatus(ctx, order, ORDER_COMPLETED);
+      setStatus(ctx, order, ORDER_COMPLETED, extra);
       break;
     case 'lock':
       if (cancelled) throw orderCancelled(ctx, orderId, 'locked');
-      if (order.statusId === ORDER_CREATED) setStatus(ctx, order, ORDER_LOCKED);
+      if (order.statusId === ORDER_CREATED) setStatus(ctx, order, ORDER_LOCKED, extra);
       break;
     case 'cancel':
-      if (!cancelled) {
-        setStatus(ctx, order, ORDER_CANCELLED);
-        for (const url of order.shipmentUrlList) if (cancelShipmentOf(ctx, url)) extra.push(url);
-        if (extra.length) extra.push(`${ctx.store.api}/shipment`);
-      }
+      if (!cancelled) cancelOrder(ctx, order, extra);
       break;
     case 'reserveall':
       assertEditable(ctx, order, true);
@@ -64,17 +56,32 @@ export function reserveItem(ctx: ApiContext, orderId: string, itemId: string) {
   return orderAnswer(ctx, order);
 }
 
-/** actionUrlEdit: a completed order back to ORDER_CREATED (service-behaviors.md "Writing"). */
+/**
+ * actionUrlEdit: a locked order back to ORDER_CREATED, its reservations released; a completed one too where
+ * the profile has editAction (service-behaviors.md "Writing"), else its /edit is no action (404).
+ */
 function editOrder(ctx: ApiContext, order: OrderEntity) {
   if (order.statusId === ORDER_CANCELLED) throw orderCancelled(ctx, order.orderId, 'edited');
-  if (order.statusId === ORDER_COMPLETED) setStatus(ctx, order, ORDER_CREATED);
+  if (order.statusId === ORDER_COMPLETED && !ctx.profile.editAction)
+    throw notFound(`No action edit on order ${order.orderId}: nothing makes a completed order editable under the spec profile`);
+  const extra: string[] = [];
+  if (order.statusId !== ORDER_CREATED) setStatus(ctx, order, ORDER_CREATED, extra);
   ctx.counters.actions++;
-  return orderAnswer(ctx, order);
+  return orderAnswer(ctx, order, extra);
 }
 
-function setStatus(ctx: ApiContext, order: OrderEntity, statusId: string): void {
+/** ORDER_CANCELLED, with its shipments (shipped ones too: cancelShipmentOf). */
+function cancelOrder(ctx: ApiContext, order: OrderEntity, extra: string[]): void {
+  setStatus(ctx, order, ORDER_CANCELLED, extra);
+  const cancelled = order.shipmentUrlList.filter((url) => cancelShipmentOf(ctx, url));
+  if (cancelled.length) extra.push(...cancelled, `${ctx.store.api}/shipment`);
+}
+
+/** Moves the order and its reservations; `extra` gets the inventory item collection when those changed. */
+function setStatus(ctx: ApiContext, order: OrderEntity, statusId: string, extra: string[]): void {
   order.statusId = statusId;
   order.lastUpdatedDate = ctx.clock.dateTime();
   ctx.store.orderHistory.get(order.orderId)?.push(historyEntry(ctx, statusId));
   ctx.store.touch();
+  if (syncReservations(ctx.store, order)) extra.push(`${ctx.store.api}/inventoryitem`);
 }

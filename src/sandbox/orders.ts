@@ -85,6 +85,7 @@ export function createOrder(ctx: ApiContext, body: unknown) {
     actionUrlLock: `${orderUrl}/lock`,
     actionUrlComplete: `${orderUrl}/complete`,
     actionUrlCancel: `${orderUrl}/cancel`,
+    actionUrlEdit: `${orderUrl}/edit`,
     reserveAllUrl: `${orderUrl}/reserveall`,
     orderItemListTotal: 0,
     orderItemList: [],

@@ -107,7 +107,8 @@ function complete(d: Parsed, origin: string): SandboxState {
     account: d.account,
     facilities,
     products,
-    orders: d.orders.map((o) => ({ ...lists(ORDER_LISTS), ...o }) as unknown as OrderState),
+    // A dump made before orders kept actionUrlEdit gets it.
+    orders: d.orders.map((o) => ({ ...lists(ORDER_LISTS), actionUrlEdit: `${o.orderUrl}/edit`, ...o }) as unknown as OrderState),
     shipments: d.shipments.map((x) => ({ ...lists(SHIPMENT_LISTS), ...x }) as unknown as ShipmentEntity),
     variances: d.variances.map((x) => ({ ...lists(VARIANCE_LISTS), ...x }) as unknown as VarianceEntity),
     inventory,

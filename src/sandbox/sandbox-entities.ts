@@ -59,6 +59,8 @@ export interface OrderEntity {
   actionUrlLock: string;
   actionUrlComplete: string;
   actionUrlCancel: string;
+  /** Makes a locked (or, under `observed`, a completed) order editable again: ORDER_CREATED. */
+  actionUrlEdit: string;
   reserveAllUrl: string;
   orderItemListTotal: number;
   orderItemList: OrderItemEntity[];

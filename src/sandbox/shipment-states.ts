@@ -1,12 +1,10 @@
 import { historyEntry, type ApiContext } from './api-context.js';
 import { shipmentView } from './answer-views.js';
+import { syncReservations } from './reservations.js';
 import type { ShipmentEntity } from './sandbox-entities.js';
+import { SHIPMENT_CANCELLED, SHIPMENT_INPUT, SHIPMENT_PACKED, SHIPMENT_SHIPPED } from './shipment-status.js';
 import { badRequest, notFound } from './validation.js';
 
-export const SHIPMENT_INPUT = 'SHIPMENT_INPUT';
-export const SHIPMENT_PACKED = 'SHIPMENT_PACKED';
-export const SHIPMENT_SHIPPED = 'SHIPMENT_SHIPPED';
-export const SHIPMENT_CANCELLED = 'SHIPMENT_CANCELLED';
 const STATUSES = [SHIPMENT_INPUT, SHIPMENT_PACKED, SHIPMENT_SHIPPED, SHIPMENT_CANCELLED];
 
 export const SHIPMENT_ACTIONS = new Set(['ship', 'pack', 'unpack', 'cancel', 'transfer']);
@@ -26,7 +24,8 @@ export function requireShipment(ctx: ApiContext, shipmentId: string): ShipmentEn
 
 /**
  * Moves a shipment to a status; answers whether the stock changed. The same status is a no-op. INPUT and
- * PACKED go to each other, to SHIPPED (the items leave stock, once: SHIPPED is final) or to CANCELLED (final).
+ * PACKED go to each other, to SHIPPED (the items leave stock, once: SHIPPED is final, and what they carried
+ * is no longer reserved for a locked order) or to CANCELLED (final).
  */
 export function moveShipment(ctx: ApiContext, s: ShipmentEntity, target: string): boolean {
   assertMove(s, target);
@@ -37,11 +36,17 @@ export function moveShipment(ctx: ApiContext, s: ShipmentEntity, target: string)
       if (product) ctx.store.inventory.takeOff(item.facilityUrl, product, item.quantity);
     }
   }
+  setStatus(ctx, s, target);
+  const order = ctx.store.orderByUrl(s.primaryOrderUrl);
+  if (target === SHIPMENT_SHIPPED && order) syncReservations(ctx.store, order);
+  return target === SHIPMENT_SHIPPED;
+}
+
+function setStatus(ctx: ApiContext, s: ShipmentEntity, target: string): void {
   s.statusId = target;
   s.lastUpdatedDate = ctx.clock.dateTime();
   s.statusIdHistoryList.push(historyEntry(ctx, target));
   ctx.store.touch();
-  return target === SHIPMENT_SHIPPED;
 }
 
 /** Fails with 400 unless the shipment may move to the status (or is in it already). */
@@ -85,11 +90,14 @@ export function shipmentAction(ctx: ApiContext, shipmentId: string, action: stri
   return shipmentAnswer(ctx, s, stock);
 }
 
-/** Cancels a shipment of a cancelled order unless it is shipped; answers whether it changed. */
+/**
+ * Cancels a shipment of a cancelled order, a shipped one too: the service cancels an order's shipments with it,
+ * so the record of what was shipped is lost, while the stock it took stays taken. Answers whether it changed.
+ */
 export function cancelShipmentOf(ctx: ApiContext, shipmentUrl: string): boolean {
   const id = ctx.store.idOf(shipmentUrl, 'shipment');
   const s = id === undefined ? undefined : ctx.store.shipments.get(id);
-  if (!s || s.statusId === SHIPMENT_SHIPPED || s.statusId === SHIPMENT_CANCELLED) return false;
-  moveShipment(ctx, s, SHIPMENT_CANCELLED);
+  if (!s || s.statusId === SHIPMENT_CANCELLED) return false;
+  setStatus(ctx, s, SHIPMENT_CANCELLED);
   return true;
 }

@@ -4,7 +4,8 @@ import { shipmentView } from './answer-views.js';
 import { assertEditable } from './orders.js';
 import { requireLocation, requireProductPair } from './references.js';
 import type { ShipmentEntity, ShipmentItemEntity } from './sandbox-entities.js';
-import { SHIPMENT_CANCELLED, SHIPMENT_INPUT, assertMove, moveShipment, requireShipment, shipmentAnswer } from './shipment-states.js';
+import { assertMove, moveShipment, requireShipment, shipmentAnswer } from './shipment-states.js';
+import { SHIPMENT_CANCELLED, SHIPMENT_INPUT } from './shipment-status.js';
 import { badRequest, duplicate, missingReference, parseBody } from './validation.js';
 
 const SHIPMENT_TYPES = new Set(['SALES_SHIPMENT', 'PURCHASE_SHIPMENT', 'TRANSFER']);

@@ -1,4 +1,5 @@
 import { Inventory } from './inventory.js';
+import { syncReservations } from './reservations.js';
 import { idNumber } from './sandbox-data.js';
 import type {
   FacilityEntity,
@@ -52,6 +53,8 @@ export class SandboxStore {
       this.seq.variance = Math.max(this.seq.variance, numeric(v.physicalInventoryId) + 1);
     }
     this.inventory = new Inventory(state.inventory, this.api);
+    // Reservations follow from the orders (locked ones), so a state dump does not hold them.
+    for (const o of this.orders.values()) syncReservations(this, o);
   }
 
   /** The decoded id of a URL of this account's collection, or undefined. */

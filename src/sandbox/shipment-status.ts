@@ -1,0 +1,5 @@
+/** Shipment statuses (service-spec.md section 3). */
+export const SHIPMENT_INPUT = 'SHIPMENT_INPUT';
+export const SHIPMENT_PACKED = 'SHIPMENT_PACKED';
+export const SHIPMENT_SHIPPED = 'SHIPMENT_SHIPPED';
+export const SHIPMENT_CANCELLED = 'SHIPMENT_CANCELLED';
