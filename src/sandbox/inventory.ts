@@ -1,7 +1,8 @@
 import type { InventoryRow, ProductEntity } from './sandbox-entities.js';
 
 const pairKey = (facilityUrl: string, productUrl: string) => `${facilityUrl}\n${productUrl}`;
-const reservedKey = (rows: readonly InventoryRow[]) => rows.map((r) => `${pairKey(r.facilityUrl, r.productUrl)} ${r.quantityReserved}`).join('\n');
+const reservedKey = (rows: readonly InventoryRow[]) =>
+  rows.map((r) => `${pairKey(r.facilityUrl, r.productUrl)} ${r.quantityReserved}`).join('\n');
 
 /**
  * Stock on hand: rows per (facility, product, lot, packing), as the inventory item collection answers them.
