@@ -1,8 +1,16 @@
-import { round } from './inventory.js';
+import { round, type Inventory } from './inventory.js';
 import { ORDER_LOCKED } from './order-status.js';
-import type { OrderEntity, ProductEntity } from './sandbox-entities.js';
+import type { OrderEntity, ProductEntity, ShipmentEntity } from './sandbox-entities.js';
 import { SHIPMENT_SHIPPED } from './shipment-status.js';
-import type { SandboxStore } from './store.js';
+
+/** What of the store reservations read and write (the store itself calls syncReservations when it loads). */
+export interface ReservationStore {
+  readonly inventory: Inventory;
+  readonly shipments: ReadonlyMap<string, ShipmentEntity>;
+  idOf(url: string, collection: string): string | undefined;
+  productByUrl(url: string): ProductEntity | undefined;
+  touch(): void;
+}
 
 /**
  * Brings an order's reservations in line with it: while it is ORDER_LOCKED ("committed"), each product's units
@@ -10,7 +18,7 @@ import type { SandboxStore } from './store.js';
  * on a row of (origin facility, product, order); in any other status it reserves nothing. Call it after a
  * status change of the order or a shipment of it; answers whether the inventory item collection changed.
  */
-export function syncReservations(store: SandboxStore, order: OrderEntity): boolean {
+export function syncReservations(store: ReservationStore, order: OrderEntity): boolean {
   const units = new Map<string, number>();
   if (order.statusId === ORDER_LOCKED) {
     for (const i of order.orderItemList) units.set(i.productUrl, round((units.get(i.productUrl) ?? 0) + i.quantity));
