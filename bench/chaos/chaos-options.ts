@@ -25,6 +25,11 @@ export const chaosOptionsSchema = z.object({
    */
   importShare: z.number().min(0).max(0.5),
   badRounds: z.number().int().min(0),
+  /**
+   * Order lives beside the good orders, as a share of their number: orders told as snapshots (open, edited, shipped
+   * in two parts, fulfilled, returned; or open, then cancelled), delivered through the feed. 0 leaves them out.
+   */
+  lifeShare: z.number().min(0).max(1),
   /** WORKER_CONCURRENCY of each worker. */
   concurrency: z.number().int().min(1),
   /** VARIANCE_CHUNK_SIZE: small, so counts span several variances. */
@@ -78,6 +83,7 @@ export const fullPreset: ChaosOptions = {
   redeliveryRate: 0.1,
   importShare: 0.25,
   badRounds: 3,
+  lifeShare: 0.1,
   concurrency: 8,
   chunkSize: 5,
   postPerMinute: 6000,
@@ -121,6 +127,7 @@ const numeric = [
   'redelivery-rate',
   'import-share',
   'bad-rounds',
+  'life-share',
   'concurrency',
   'chunk-size',
   'post-per-minute',

@@ -74,6 +74,7 @@ export function reportMarkdown(r: ChaosReport): string {
     `- Command: \`${r.command}\``,
     `- Machine: ${machineLine(r.machine)}`,
     `- Scenario: ${o.orders} good orders, ${o.countsPerLocation} counts per location (10 locations), ${o.boms} BOMs, ` +
+      `${o.lifeShare > 0 ? `${Math.round(o.orders * o.lifeShare)} order lives (told as snapshots), ` : ''}` +
       `re-delivery rate ${o.redeliveryRate}, ${o.badRounds} round(s) of bad records, ` +
       `${o.importShare > 0 ? `${Math.round(o.importShare * 100)}% of the orders imported from an NDJSON file during the storm, ` : ''}seed ${o.seed}`,
     `- Processes: ${o.workers} \`inventory-sync worker\` processes (concurrency ${o.concurrency} each) and one \`inventory-sync dashboard\`, ` +

@@ -1,36 +1,8 @@
 import type { SandboxState } from '../../src/sandbox/sandbox-entities.js';
 import { check, type CheckResult } from './check-types.js';
+import { checkLives, lifeStock, returnVariances } from './check-lives.js';
 import type { Scenario } from './scenario.js';
-
-/** Names of the account as the feed uses them: "Magazine / Location" and magazine names, productIds. */
-interface Names {
-  facility(name: string): string | undefined;
-  product(productId: string): string | undefined;
-}
-
-function namesOf(state: SandboxState): Names {
-  const byUrl = new Map(state.facilities.map((f) => [f.facilityUrl, f]));
-  const facilities = new Map<string, string>();
-  for (const f of state.facilities) {
-    const parent = f.parentFacilityUrl ? byUrl.get(f.parentFacilityUrl) : undefined;
-    facilities.set(parent ? `${parent.facilityName} / ${f.facilityName}` : f.facilityName, f.facilityUrl);
-  }
-  const products = new Map(state.products.map((p) => [p.productId, p.productUrl]));
-  return { facility: (n) => facilities.get(n), product: (id) => products.get(id) };
-}
-
-const pair = (facilityUrl: string, productUrl: string) => `${facilityUrl} ${productUrl}`;
-
-/** Quantity on hand per (facility, product): the sum over inventory rows. */
-function onHand(state: SandboxState): Map<string, number> {
-  const m = new Map<string, number>();
-  for (const r of state.inventory)
-    m.set(pair(r.facilityUrl, r.productUrl), (m.get(pair(r.facilityUrl, r.productUrl)) ?? 0) + r.quantityOnHand);
-  return m;
-}
-
-const near = (a: number, b: number) => Math.abs(a - b) < 1e-6;
-const sortedLines = (xs: string[]) => [...xs].sort().join(' | ');
+import { namesOf, near, onHand, pair, sortedLines } from './state-names.js';
 
 /** Orders and shipments: each good order once, completed, with one shipped shipment of its lines; nothing else. */
 export function checkOrders(scenario: Scenario, final: SandboxState): CheckResult[] {
@@ -68,10 +40,9 @@ export function checkOrders(scenario: Scenario, final: SandboxState): CheckResul
     const gotS = sortedLines(s.shipmentItemList.map((i) => `${i.facilityUrl} ${i.productId} x${i.quantity}`));
     if (wantS !== gotS) shipV.push(`order ${spec.orderId}: shipment items [${gotS}], expected [${wantS}]`);
   }
-  const extraOrders = final.orders
-    .filter((o) => !scenario.goodOrders.has(o.orderId))
-    .map((o) => `order ${o.orderId} exists but no good record names it`);
-  const goodUrls = new Set(final.orders.filter((o) => scenario.goodOrders.has(o.orderId)).map((o) => o.orderUrl));
+  const known = (id: string) => scenario.goodOrders.has(id) || scenario.lives.has(id);
+  const extraOrders = final.orders.filter((o) => !known(o.orderId)).map((o) => `order ${o.orderId} exists but no good record names it`);
+  const goodUrls = new Set(final.orders.filter((o) => known(o.orderId)).map((o) => o.orderUrl));
   const strayShipments = final.shipments
     .filter((s) => !goodUrls.has(s.primaryOrderUrl))
     .map((s) => `shipment ${s.shipmentId} belongs to ${s.primaryOrderUrl}, not to a good order`);
@@ -102,6 +73,7 @@ export function checkStock(scenario: Scenario, initial: SandboxState, final: San
       shipped.set(k, (shipped.get(k) ?? 0) + l.quantity);
     }
   }
+  for (const [k, q] of lifeStock(scenario, names)) shipped.set(k, (shipped.get(k) ?? 0) + q);
   const counted = new Map<string, { countId: string; quantity: number }>();
   for (const [location, items] of scenario.expectedCounts) {
     for (const [productId, newest] of items)
@@ -112,7 +84,7 @@ export function checkStock(scenario: Scenario, initial: SandboxState, final: San
     const want = (before.get(k) ?? 0) - q;
     if (counted.has(k)) shippedV.push(`pair ${k} is both ordered and counted: the scenario must keep them apart`);
     else if (!near(after.get(k) ?? 0, want))
-      shippedV.push(`stock of ${k}: ${after.get(k) ?? 0}, expected ${before.get(k) ?? 0} - ${q} shipped = ${want}`);
+      shippedV.push(`stock of ${k}: ${after.get(k) ?? 0}, expected ${before.get(k) ?? 0} - ${q} shipped (less restocked) = ${want}`);
   }
   const countedV: string[] = [];
   for (const [k, newest] of counted) {
@@ -126,7 +98,7 @@ export function checkStock(scenario: Scenario, initial: SandboxState, final: San
       otherV.push(`stock of ${k} changed from ${before.get(k) ?? 0} to ${after.get(k) ?? 0}; nothing should touch it`);
   }
   return [
-    check('stock of ordered products = initial - shipped (taken off once)', shipped.size, shippedV),
+    check('stock of ordered products = initial - shipped + restocked (each taken off once, put back once)', shipped.size, shippedV),
     check('stock of each counted (location, product) = the newest count listing it', counted.size, countedV),
     check('stock of every other (location, product) unchanged', others.size, otherV),
   ];
@@ -142,7 +114,10 @@ export function checkVariances(scenario: Scenario, initial: SandboxState, final:
     const url = names.facility(rec.location);
     if (items !== undefined && url) countOf.set(`${url} ${rec.countDate}T19:00:00.000`, { countId: rec.countId, items });
   }
-  const fresh = final.variances.filter((v) => !initial.variances.some((i) => i.physicalInventoryId === v.physicalInventoryId));
+  const fresh0 = final.variances.filter((v) => !initial.variances.some((i) => i.physicalInventoryId === v.physicalInventoryId));
+  // The lives' returns are checked by checkLives.
+  const returns = returnVariances(scenario, initial, fresh0);
+  const fresh = fresh0.filter((v) => !returns.has(v.physicalInventoryId));
   const seen = new Map<string, string>();
   const perCount = new Map<string, number>();
   const dupV: string[] = [];
@@ -218,6 +193,7 @@ export function checkBoms(scenario: Scenario, initial: SandboxState, final: Sand
 export function checkState(scenario: Scenario, initial: SandboxState, final: SandboxState, chunkSize: number): CheckResult[] {
   return [
     ...checkOrders(scenario, final),
+    ...checkLives(scenario, initial, final),
     ...checkStock(scenario, initial, final),
     ...checkVariances(scenario, initial, final, chunkSize),
     ...checkBoms(scenario, initial, final),

@@ -24,6 +24,25 @@ function importDetail(plan: NonNullable<Scenario['imported']>, runs: ImportRun[]
   );
 }
 
+/** The lives' row: how many of each, their snapshots, those swapped and those delivered again. */
+function livesRow(scenario: Scenario): Injected {
+  const lives = [...scenario.lives.values()];
+  const snapshots = lives.reduce((n, l) => n + l.snapshots.length, 0);
+  const delivered = scenario.feed.orders.filter((r) => {
+    const id = (r as { orderId?: unknown } | null)?.orderId;
+    return typeof id === 'string' && scenario.lives.has(id);
+  }).length;
+  const full = lives.filter((l) => l.kind === 'full').length;
+  return {
+    what: 'order lives (snapshots in the feed)',
+    count: delivered,
+    detail:
+      `${full} open → edited → shipped in 2 parts → fulfilled → returned (5 snapshots), ${lives.length - full} open → cancelled ` +
+      `(2-3); ${snapshots} snapshots, ${delivered - snapshots} of them again at the end; ` +
+      `${lives.filter((l) => l.swapped).length} lives with an older snapshot after a newer one`,
+  };
+}
+
 /** What the run did to the system, for the report's first table. */
 export function injectedTable(
   scenario: Scenario,
@@ -45,6 +64,7 @@ export function injectedTable(
       detail: `served ${feed.served[s]} times in ${feed.requests[s]} page requests; ${bad} bad records${after ? `; ${after} of the imported ones appended after the import` : ''}`,
     });
   }
+  if (scenario.lives.size) rows.push(livesRow(scenario));
   if (plan) rows.push({ what: `imported records: ${plan.stream}`, count: plan.lines.length, detail: importDetail(plan, imports) });
   rows.push({ what: 're-deliveries (identical records again, later in the feed)', count: scenario.redelivered, detail: 'must be no-ops' });
   rows.push({ what: 'feed answers 503', count: feed.byStatus['503'] ?? 0, detail: '5% of page requests during the storm' });

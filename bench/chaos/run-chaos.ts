@@ -21,6 +21,7 @@ import { checkImports } from './check-import.js';
 import { checkLocks, checkQueues, drainProgress, expectedJobs } from './check-queues.js';
 import { checkReconcile } from './check-reconcile.js';
 import { checkState } from './check-state.js';
+import { createdOnce } from './check-lives.js';
 import { check, type CheckResult } from './check-types.js';
 import { probeDashboard } from './dashboard-probe.js';
 import { injectedTable } from './injected.js';
@@ -72,6 +73,7 @@ export async function runChaos(o: ChaosOptions, root: string, command: string, s
     redeliveryRate: o.redeliveryRate,
     badPerStream: o.badRounds,
     importShare: o.importShare,
+    lifeShare: o.lifeShare,
     seed: o.seed,
   });
   const expected = expectedJobs(scenario);
@@ -147,20 +149,14 @@ export async function runChaos(o: ChaosOptions, root: string, command: string, s
 
     say('chaos: checking the service, the queues and the locks');
     checks.push(...checkState(scenario, world.initial, final, o.chunkSize));
-    const good = scenario.goodOrders.size;
-    checks.push(
-      check('the service created each good order and shipment once (its counters)', 2, [
-        ...(counters.creates.order === good ? [] : [`${counters.creates.order} order creates for ${good} good orders`]),
-        ...(counters.creates.shipment === good ? [] : [`${counters.creates.shipment} shipment creates for ${good} good orders`]),
-      ]),
-    );
+    checks.push(createdOnce(scenario, final, counters));
     const full = storm.redisFull;
     checks.push(...(await checkQueues(conn, world.prefix, scenario, full ? [[full.from, full.raisedAt]] : [])));
     checks.push(checkCountResults(scenario, await countResults(conn, world.prefix)));
     checks.push(await checkLocks(conn, world.prefix, 65_000));
     // The operator's own proof, faults off: the service matches every record the program recorded as synced.
     world.sandbox.admin.setFaults([]);
-    checks.push(await checkReconcile(root, world.env, logDir, o.dist));
+    checks.push(await checkReconcile(root, world.env, logDir, o.dist, new Set(scenario.lives.keys())));
 
     say('chaos: probing the dashboard and scanning for secrets');
     const forms = secretForms(

@@ -7,6 +7,7 @@ import { jobIdFor } from '../../src/queue/job-id.js';
 import type { StreamName } from '../../jobs/streams.js';
 import { seededRandom } from './chaos-events.js';
 import { buildImportPlan, type ImportPlan } from './import-plan.js';
+import { buildLives, placeLives, type LifeSpec } from './life-scenario.js';
 import { poisonRecords } from './poison.js';
 import { streamDefs } from '../../jobs/streams.js';
 import { defOf } from '../../src/records/records.js';
@@ -24,6 +25,8 @@ export interface ScenarioOptions {
   badPerStream: number;
   /** Fraction of the good orders delivered through an NDJSON file (`inventory-sync import`) instead of the feed (0..1). */
   importShare: number;
+  /** Order lives beside the good orders, as a share of them (bench/chaos/life-scenario.ts); 0 leaves them out. */
+  lifeShare?: number;
   seed: number;
 }
 
@@ -44,6 +47,8 @@ export interface BadRecord {
 export interface Scenario {
   feed: { orders: unknown[]; 'stock-counts': unknown[]; boms: unknown[] };
   goodOrders: Map<string, OrderSpec>;
+  /** Orders told as snapshots (their life), by orderId; delivered through the feed only. */
+  lives: Map<string, LifeSpec>;
   /** location name -> productId -> the newest count that lists the product there, and its quantity. */
   expectedCounts: Map<string, Map<string, { countId: string; quantity: number }>>;
   /** The good counts by countId (a count may post at most ceil(items / chunk size) variances). */
@@ -87,6 +92,7 @@ export function buildScenario(o: ScenarioOptions): Scenario {
   const scenario: Scenario = {
     feed: { orders: [], 'stock-counts': [], boms: [] },
     goodOrders: new Map(),
+    lives: new Map(),
     expectedCounts: new Map(),
     counts: new Map(),
     expectedBoms: new Map(),
@@ -188,6 +194,18 @@ export function buildScenario(o: ScenarioOptions): Scenario {
       feed.splice(1 + Math.floor(rand() * Math.max(1, feed.length - 1)), 0, p.record);
     }
   }
+
+  // Lives last, with their own random numbers: the plain records of a seed stay what they were.
+  const lives = buildLives({
+    seed: o.seed,
+    count: Math.round(o.orders * (o.lifeShare ?? 0)),
+    locations: LOCATIONS,
+    products: ORDER_PRODUCTS,
+  });
+  for (const life of lives) scenario.lives.set(life.orderId, life);
+  const placed = placeLives(scenario.feed.orders, lives, { seed: o.seed, redeliveryRate: o.redeliveryRate });
+  scenario.feed.orders = placed.feed;
+  for (const s of placed.again) later.push({ stream: 'orders', record: s });
 
   for (const l of later) scenario.feed[l.stream].push(l.record);
   scenario.redelivered = later.length;

@@ -155,7 +155,10 @@ export class LifeRun {
 
   private async write(next: Extract<LifeNext, { kind: 'write' }>): Promise<void> {
     const { step } = next;
-    if (this.p.pending !== next.pending) await this.save({ pending: next.pending, ...this.dayOf(step) });
+    // The write before may have set the marker already: a return's day is kept either way, so that a lost answer
+    // can be settled against the service's variances of that day (and a return without returnedAt has a date).
+    const day = this.dayOf(step);
+    if (this.p.pending !== next.pending || day.returns) await this.save({ pending: next.pending, ...day });
     this.ctx.lock?.assertHeld();
     let effect: LifeWrite;
     try {

@@ -56,6 +56,7 @@ describe('chaos checks', () => {
       redeliveryRate: 0.2,
       badPerStream: 1,
       importShare: 0.5,
+      lifeShare: 0.4,
       seed: 3,
     });
     plan = scenario.imported!;
@@ -117,6 +118,9 @@ describe('chaos checks', () => {
       ];
       expect(failing(results)).toEqual([]);
       expect(named(results, 'each good order exists once')?.checked).toBe(25);
+      expect(named(results, 'each order life exists once')?.checked).toBe(10);
+      expect(named(results, 'each fulfillment of a life')?.checked).toBeGreaterThan(0);
+      expect(named(results, 'each restocked return')?.checked).toBeGreaterThan(0);
       expect(named(results, 'every intake queue ends empty')?.checked).toBe(3);
     });
 
@@ -359,10 +363,55 @@ describe('chaos checks', () => {
       const extra = structuredClone(broken.shipments[0]!);
       extra.shipmentId = 'EXTRA';
       broken.shipments.push(extra);
-      broken.orders[1]!.statusId = 'ORDER_CREATED';
+      broken.orders.find((o) => scenario.goodOrders.has(o.orderId))!.statusId = 'ORDER_CREATED';
       const results = checkState(scenario, initial, broken, CHUNK);
       expect(named(results, 'each good order has exactly one shipment')?.violations).toEqual([expect.stringContaining('2 shipments')]);
       expect(named(results, 'each good order exists once')?.violations).toEqual([expect.stringContaining('ORDER_CREATED')]);
+    });
+  });
+
+  describe('when an order life was applied twice or cancelled after a shipped part', () => {
+    const full = () => [...scenario.lives.values()].find((l) => l.kind === 'full')!;
+    const orderOf = (state: SandboxState, id: string) => state.orders.find((o) => o.orderId === id)!;
+
+    it('reports a second live shipment for a fulfillment', () => {
+      const broken = structuredClone(final);
+      const url = orderOf(broken, full().orderId).orderUrl;
+      const extra = structuredClone(broken.shipments.find((s) => s.primaryOrderUrl === url)!);
+      extra.shipmentId = 'EXTRA';
+      broken.shipments.push(extra);
+      const results = checkState(scenario, initial, broken, CHUNK);
+      expect(named(results, 'each fulfillment of a life')?.violations).toEqual([
+        expect.stringMatching(new RegExp(`^life ${full().orderId}: 2 live shipments named ${full().orderId}-F\\d, expected 1$`)),
+      ]);
+    });
+
+    it("reports a return's second variance and the stock it put back twice", () => {
+      const broken = structuredClone(final);
+      const twin = structuredClone(broken.variances.find((v) => v.physicalInventoryDate.startsWith('2025-01-01'))!);
+      twin.physicalInventoryId = 'TWIN';
+      broken.variances.push(twin);
+      const item = twin.inventoryItemVarianceList[0]!;
+      broken.inventory.find((r) => r.facilityUrl === item.facilityUrl && r.productUrl === item.productUrl)!.quantityOnHand +=
+        item.quantityOnHandVar;
+      const results = checkState(scenario, initial, broken, CHUNK);
+      expect(named(results, 'each restocked return')?.violations).toEqual([
+        `life ${full().orderId}: return ${full().orderId}-R1 has 2 variances, expected exactly 1`,
+      ]);
+      expect(named(results, 'stock of ordered products')?.violations).toHaveLength(1);
+      expect(named(results, 'no variance applied twice')?.violations).toEqual([]);
+    });
+
+    it('reports an order cancelled with its shipped part, not in the status of its newest snapshot', () => {
+      const broken = structuredClone(final);
+      orderOf(broken, full().orderId).statusId = 'ORDER_CANCELLED';
+      const results = checkState(scenario, initial, broken, CHUNK);
+      expect(named(results, 'no cancelled order has a shipment')?.violations).toEqual([
+        expect.stringMatching(new RegExp(`^order ${full().orderId} is cancelled with shipment\\(s\\) ${full().orderId}-F1`)),
+      ]);
+      expect(named(results, 'each order life exists once')?.violations).toEqual([
+        `life ${full().orderId}: status ORDER_CANCELLED, expected ORDER_COMPLETED (fulfilled)`,
+      ]);
     });
   });
 

@@ -54,6 +54,9 @@ describe('chaos (short run)', () => {
       expect(report.checks.find((c) => c.name.startsWith('a revoked API key pauses'))?.checked).toBe(1);
       expect(report.checks.length).toBeGreaterThanOrEqual(25);
       expect(report.checks.find((c) => c.name.startsWith('each good order exists once'))?.checked).toBe(300);
+      // 30 order lives beside them, told as snapshots: open, edited, shipped in two parts, returned; or cancelled.
+      expect(report.checks.find((c) => c.name.startsWith('each order life exists once'))?.checked).toBe(30);
+      expect(report.checks.find((c) => c.name.startsWith('each restocked return'))?.checked).toBe(40);
       // A quarter of the orders came through the real `import` during the storm, then again once drained.
       expect(injected['imported records: orders']).toBeGreaterThan(75);
       expect(report.checks.find((c) => c.name.startsWith('the import'))?.checked).toBeGreaterThanOrEqual(1);
