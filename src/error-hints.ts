@@ -6,7 +6,7 @@
 export const HINTS = {
   // A record that names what the service lacks; one malformed or wrong in itself has RECORD_HINT instead.
   BAD_RECORD:
-    'Add the product or facility to the service, or map the upstream name to the service\'s in MAPPING_FILE (docs/mapping.md), ' +
+    "Add the product or facility to the service, or map the upstream name to the service's in MAPPING_FILE (docs/mapping.md), " +
     'then retry; or fix the record upstream (a corrected delivery is synced as a new job).',
   CONFLICT: 'The service holds something different from the record; compare them, settle it in the service, then retry.',
   ORDER_COMPLETED:

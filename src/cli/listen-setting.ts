@@ -17,7 +17,10 @@ function problem(code: string | undefined, w: ListenSetting): string | undefined
   const or = w.alternative ? ` (${w.alternative})` : '';
   const at = `${w.host}:${w.port}`;
   if (code === 'EADDRINUSE')
-    return `${w.portSetting}: ${at} is in use by another process (another worker, receiver or dashboard here?); set ${w.portSetting} to a free port${or}`;
+    return (
+      `${w.portSetting}: ${at} is in use by another process (another worker, receiver or dashboard here?); ` +
+      `set ${w.portSetting} to a free port${or}`
+    );
   if (code === 'EACCES')
     return `${w.portSetting}: ${at} may not be opened by this user (ports below 1024 need privileges); set a port above 1024${or}`;
   if (code === 'EADDRNOTAVAIL')

@@ -90,9 +90,10 @@ function capped(raw: unknown, bodyBytes: number, maxRecordBytes: number): unknow
 /**
  * Stores a delivery's records as jobs of the stream's queue (the producers' path: one addBulk, a job id keyed on
  * the record), then marks its id with its body. The same id with another body is stored too: a snapshot is safe to
- * apply twice, and dropping it would lose what the sender meant. In that order: a crash between the two leaves records without a mark (a retry
- * queues them again, a no-op for ids that exist), never a mark without its records. A record that does not match
- * its shape is queued too, and fails at once as a bad record naming the record, the field and the reason.
+ * apply twice, and dropping it would lose what the sender meant. In that order: a crash between the two leaves
+ * records without a mark (a retry queues them again, a no-op for ids that exist), never a mark without its records.
+ * A record that does not match its shape is queued too, and fails at once as a bad record naming the record, the
+ * field and the reason.
  */
 export async function storeDelivery(o: StoreDeliveryOptions): Promise<StoredDelivery> {
   const seen = await seenBefore(o);
