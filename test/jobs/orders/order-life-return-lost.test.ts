@@ -18,9 +18,7 @@ function shippedAndReturned(orderId: string, returnedAt?: string): Record<string
     origin: 'Main Warehouse',
     lines: [{ ...LINE, unitPrice: 12.5 }],
     fulfillments: [{ fulfillmentId: `${orderId}-F1`, lines: [LINE] }],
-    returns: [
-      { returnId: `${orderId}-R1`, restock: true, ...(returnedAt ? { returnedAt } : {}), lines: [{ ...LINE, quantity: 1 }] },
-    ],
+    returns: [{ returnId: `${orderId}-R1`, restock: true, ...(returnedAt ? { returnedAt } : {}), lines: [{ ...LINE, quantity: 1 }] }],
   };
 }
 
