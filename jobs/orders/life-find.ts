@@ -17,9 +17,10 @@ export function snapshotOutcome(e: SnapshotEntry): string {
 }
 
 function lineOf(orderId: string, p: LifeProgress, log: SnapshotEntry[]): string {
-  const said = [`Order ${orderId} lives: ${p.status ? `${SAID[p.status][1]} in the service (${SAID[p.status][0]})` : 'not in the service'}`];
-  if (p.parts.size)
-    said.push(`shipments ${[...p.parts].map(([id, x]) => `${id} ${x.shipped ? 'shipped' : 'not shipped'}`).join(', ')}`);
+  const said = [
+    `Order ${orderId} lives: ${p.status ? `${SAID[p.status][1]} in the service (${SAID[p.status][0]})` : 'not in the service'}`,
+  ];
+  if (p.parts.size) said.push(`shipments ${[...p.parts].map(([id, x]) => `${id} ${x.shipped ? 'shipped' : 'not shipped'}`).join(', ')}`);
   const restocked = [...p.returns].filter(([, r]) => r.urls.length).map(([id]) => id);
   if (restocked.length) said.push(`returns restocked ${restocked.join(', ')}`);
   if (p.seenAt) said.push(`newest snapshot seen ${p.seenAt}`);
