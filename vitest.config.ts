@@ -13,7 +13,8 @@ const ON_A_CLUSTER_TOO = [
 const ON_TLS_TOO = ['test/jobs/orders/order-sync.test.ts'];
 
 // Not `extends: true`: projects would run the root's global setup again each (and start a Redis each).
-const common = { testTimeout: 30_000, hookTimeout: 30_000 };
+// Every file: a connection to the default Redis address fails loudly when the run's Redis is elsewhere.
+const common = { testTimeout: 30_000, hookTimeout: 30_000, setupFiles: ['test/setup/run-redis.ts'] };
 
 export default defineConfig({
   test: {
