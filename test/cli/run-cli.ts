@@ -46,14 +46,15 @@ export function spawnCli(args: string[], env: Record<string, string>, cwd = empt
 /**
  * Runs one command line to its end, in this process: the program and the kinds the entry point runs, with the exit
  * code it would exit with. What only a process shows (signals, a working folder's .env, a stdout nothing else writes
- * to) is for spawnCli; `cwd` runs it as a child too.
+ * to) is for spawnCli; with `cwd`, or a NODE_ variable in `env`, it runs as a child too.
  */
 export async function runCli(
   args: string[],
   env: Record<string, string>,
   o: { input?: string; cwd?: string; timeoutMs?: number } = {},
 ): Promise<CliRun> {
-  if (o.cwd !== undefined) return collect(spawnCli(args, env, o.cwd), o);
+  // What Node reads at a process's start (NODE_OPTIONS' import hooks, NODE_EXTRA_CA_CERTS) needs a process.
+  if (o.cwd !== undefined || Object.keys(env).some((k) => k.startsWith('NODE_'))) return collect(spawnCli(args, env, o.cwd), o);
   const [out, err] = [textSink(), textSink()];
   const stop = new AbortController();
   const stdin = Readable.from(o.input ? [o.input] : []);
