@@ -99,6 +99,7 @@ export async function runRedisSizing(o: { records: number; log?: (line: string) 
   const prefix = `bench-redis-${process.pid}`;
   const logger = createLogger({ level: 'silent' });
   const config = sandboxConfig(sandbox, {
+    redis: url,
     prefix,
     catalogRefreshSeconds: 300,
     budgets: { postPerMinute: 1e6, getPerMinute: 1e6, collectionPerHour: 1e6 },
