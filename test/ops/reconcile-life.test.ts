@@ -15,7 +15,7 @@ import { newerSnapshot } from '../../jobs/orders/reconcile-life.js';
 import { orderKeys } from '../../jobs/orders/order-keys.js';
 import { cancelledLife, partsOf, returnOf, shippedLife, snap } from '../helpers/order-lives.js';
 import { orderState } from '../helpers/order-records.js';
-import { connect, deletePrefix, uniquePrefix } from '../helpers/redis.js';
+import { connect, deletePrefix, redisTarget, uniquePrefix } from '../helpers/redis.js';
 import { testJobs } from '../helpers/test-world.js';
 
 /** Issue 34: reconcile compares each order that lives with its last snapshot; --repair writes what the service allows. */
@@ -38,7 +38,7 @@ describe('reconcile and repair of orders that live', () => {
 
   beforeAll(async () => {
     sandbox = await startSandbox({ port: 0, data: 'demo' });
-    const config = sandboxConfig(sandbox, { prefix, jobs: testJobs, catalogRefreshSeconds: 0 });
+    const config = sandboxConfig(sandbox, { redis: redisTarget(), prefix, jobs: testJobs, catalogRefreshSeconds: 0 });
     deps = buildDeps(config, createLogger({ level: 'silent' }), { redis, budget: false, kinds: streamDefs });
     const records = [
       ...shippedLife('RL-SHIP'),
