@@ -6,14 +6,16 @@ const ON_A_CLUSTER_TOO = [
   'test/jobs/orders/order-sync.test.ts',
   'test/jobs/stock/stock-sync.test.ts',
   'test/jobs/boms/bom-sync.test.ts',
-  'test/jobs/orders/order-crash.test.ts',
   'test/redis/redis-scripts.test.ts',
 ];
 /** Run a third time in the `tls` project, on a Redis that speaks TLS only (a private CA) and wants a password. */
 const ON_TLS_TOO = ['test/jobs/orders/order-sync.test.ts'];
+/** The short chaos run (about 3 minutes): its own step of CI (`npm run test:chaos`), not part of `npm test`. */
+const CHAOS = ['test/chaos/chaos-short.test.ts'];
 
 // Not `extends: true`: projects would run the root's global setup again each (and start a Redis each).
-const common = { testTimeout: 30_000, hookTimeout: 30_000 };
+// Every file: a connection to the default Redis address fails loudly when the run's Redis is elsewhere.
+const common = { testTimeout: 30_000, hookTimeout: 30_000, setupFiles: ['test/setup/run-redis.ts'] };
 
 export default defineConfig({
   test: {
@@ -30,7 +32,7 @@ export default defineConfig({
           ...common,
           name: 'main',
           include: ['test/**/*.test.ts'],
-          exclude: ['**/node_modules/**', 'test/cluster/**', 'test/tls/**', 'test/sentinel/**', ...BROWSER_TESTS],
+          exclude: ['**/node_modules/**', 'test/cluster/**', 'test/tls/**', 'test/sentinel/**', ...BROWSER_TESTS, ...CHAOS],
         },
       },
       { test: { ...common, name: 'browser', include: BROWSER_TESTS, globalSetup: ['test/setup/chromium-setup.ts'] } },
@@ -43,6 +45,7 @@ export default defineConfig({
         },
       },
       { test: { ...common, name: 'tls', include: ['test/tls/**/*.test.ts', ...ON_TLS_TOO], globalSetup: ['test/setup/tls-setup.ts'] } },
+      { test: { ...common, name: 'chaos', include: CHAOS } },
       { test: { ...common, name: 'sentinel', include: ['test/sentinel/**/*.test.ts'], globalSetup: ['test/setup/sentinel-setup.ts'] } },
     ],
   },

@@ -49,7 +49,7 @@ export async function setUp(sandbox: Sandbox, target: RedisTarget | string, tag:
   const redis = createRedis(target);
   const name = `bench-orders-${tag}-${process.pid}`;
   const prefix = typeof target !== 'string' && target.clusterNodes ? clusterPrefix(name) : name;
-  const deps = buildDeps(sandboxConfig(sandbox, { prefix, catalogRefreshSeconds: 300 }), createLogger({ level: 'silent' }), {
+  const deps = buildDeps(sandboxConfig(sandbox, { redis: target, prefix, catalogRefreshSeconds: 300 }), createLogger({ level: 'silent' }), {
     redis,
     budget: false,
     kinds: [orderKind],

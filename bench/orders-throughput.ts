@@ -24,7 +24,7 @@ import { median } from './lib/median.js';
 
 /**
  * Which limit the account of a budgeted run has: `post`, a POST budget (and as much GET); `total`, one budget
- * for every request together and nothing else ("Some accounts have only this one limit", service-behaviors.md).
+ * for every request together and nothing else (docs/service.md, "Budgets").
  */
 export type BudgetKind = 'post' | 'total';
 

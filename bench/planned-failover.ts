@@ -1,5 +1,5 @@
 /**
- * A planned failover (docs/operations.md "Managed Redis: TLS, passwords, Sentinel"): a local primary, replica and
+ * A planned failover (docs/deployment.md "Managed Redis: TLS, passwords, Sentinel"): a local primary, replica and
  * sentinel (bench/lib/local-sentinel.ts); one `inventory-sync worker` through the sentinel syncs orders against the
  * sandbox; a fifth of the way in, `SENTINEL FAILOVER`, as a managed Redis's maintenance runs it. Clocked on the new
  * primary: seconds to the next job completed, and to the last of the jobs that were running at the failover.

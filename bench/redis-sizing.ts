@@ -1,5 +1,5 @@
 /**
- * Redis kept per synced record (docs/operations.md "Redis sizing"): N orders, then N stock counts, then N BOMs,
+ * Redis kept per synced record (docs/redis.md "Redis sizing"): N orders, then N stock counts, then N BOMs,
  * synced by the real workers against the sandbox; the keys of the prefix measured (`MEMORY USAGE`, and `INFO
  * memory` used_memory as a cross-check) before and after each stream, grouped by the documented key patterns;
  * then what the retention periods leave, by running what retention does: BullMQ's trim of completed jobs, and
@@ -99,6 +99,7 @@ export async function runRedisSizing(o: { records: number; log?: (line: string) 
   const prefix = `bench-redis-${process.pid}`;
   const logger = createLogger({ level: 'silent' });
   const config = sandboxConfig(sandbox, {
+    redis: url,
     prefix,
     catalogRefreshSeconds: 300,
     budgets: { postPerMinute: 1e6, getPerMinute: 1e6, collectionPerHour: 1e6 },

@@ -225,7 +225,7 @@ async function totalSection(o: BenchOptions): Promise<Measured> {
   return {
     title: 'Orders a minute under one total budget (INVENTORY_REQUESTS_PER_MINUTE)',
     body: [
-      'The account\'s only limit is one total of requests a minute that every request spends (service-behaviors.md "Limits": some accounts have only this one): ' +
+      'The account\'s only limit is one total of requests a minute that every request spends (docs/service.md "Budgets": some accounts have only this one): ' +
         `the sandbox counts every API request against it in fixed 1-minute windows and has no other budget; ${o.processes} worker processes share \`INVENTORY_REQUESTS_PER_MINUTE\` = the total through Redis. ` +
         "The client's per-class budgets (POST, GET a minute) are set to the total: the account has none, and at the total they never bind before it (collection GETs keep their 300 an hour; the catalog is warm, so there are none). " +
         `The bound is total / 4 (an order is 4 POSTs and no GET). Each cell measures ${o.seconds} s after a warm-up that starts at the first completed order (bench/orders-throughput.ts, \`runBudgeted\` with \`budgetKind: 'total'\`).`,

@@ -1,5 +1,5 @@
 /**
- * Scaling out (docs/operations.md "Scaling out"): the same budgeted order run (bench/orders-throughput.ts) with
+ * Scaling out (docs/deployment.md "Scaling out"): the same budgeted order run (bench/orders-throughput.ts) with
  * several worker processes sharing one account's budget, once on the single Redis and once on a local three-node
  * Redis Cluster (bench/lib/local-cluster.ts) with the prefix in a hash tag: orders a minute against the bound, 429s.
  *

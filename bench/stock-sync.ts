@@ -152,7 +152,7 @@ async function runScenario(
     varianceChunkSize: sc.chunkSize,
     feedPageSize: 500,
   };
-  const config = sandboxConfig({ ...sb, account: ACCOUNT }, { prefix, jobs, catalogRefreshSeconds: 300 });
+  const config = sandboxConfig({ ...sb, account: ACCOUNT }, { redis: redisUrl, prefix, jobs, catalogRefreshSeconds: 300 });
   const deps = buildDeps(config, logger, {
     redis,
     budget: false,

@@ -6,7 +6,7 @@ import { envSchema } from './schema.js';
  * says its variable, rule, default and doc line, and readConfig reads it from the list of kinds it is handed.
  */
 export interface KindSetting {
-  /** The environment variable (shared/interface.md), e.g. X_POLL_SECONDS. */
+  /** The environment variable (docs/reference.md), e.g. X_POLL_SECONDS. */
   name: string;
   /** Its rule; each message names the variable, as the program's own settings do (config/setting-rules.ts). */
   rule: ZodType;

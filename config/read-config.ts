@@ -55,16 +55,18 @@ function totalBudget(requestsPerMinute: number | undefined): { requestsPerMinute
 /**
  * Reads and checks the configuration from an environment object; throws ConfigError listing every problem.
  * `kinds`: the kinds of job (the composition root's list), whose own settings are read too; none: only the program's.
+ * `fromDotenv`: the variables a .env file set (not the environment), which a problem about where a setting came from names.
  */
 export function readConfig(
   env: Record<string, string | undefined>,
   needs: ConfigNeeds = {},
   kinds: readonly SettingsOfKind[] = [],
+  fromDotenv: ReadonlySet<string> = new Set(),
 ): Config {
   // Empty strings count as unset, as most tools treat them.
   const given = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== '')) as Record<string, string>;
   // Secrets given as files (X_FILE) are read first: the rules below apply to their values as to the environment's.
-  const secretFiles = readSecretFiles(given);
+  const secretFiles = readSecretFiles(given, fromDotenv);
   const cleaned = secretFiles.env;
   const parsed = envSchema.safeParse(cleaned);
   const ownParsed = kindsSchema(kinds).safeParse(cleaned);

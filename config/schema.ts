@@ -22,7 +22,7 @@ export const secretSettings = [
 export type SecretSetting = (typeof secretSettings)[number];
 
 /**
- * The environment variables of shared/interface.md, plus the program's tuning knobs; the kinds of job declare their
+ * The environment variables of docs/reference.md, plus the program's tuning knobs; the kinds of job declare their
  * own (config/kind-setting.ts), and readConfig adds them from the list it is handed.
  */
 export const envSchema = z.object({

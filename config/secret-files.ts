@@ -28,14 +28,25 @@ export interface SecretFiles {
   failed: Set<string>;
 }
 
-/** Reads `X_FILE` for every secret setting X: exactly one of X and X_FILE may be set. */
-export function readSecretFiles(env: Record<string, string>): SecretFiles {
+/** X and X_FILE both set: said with where each came from when the .env file set one (or both). */
+function bothSet(name: string, fromDotenv: ReadonlySet<string>): string {
+  const file = `${name}_FILE`;
+  if (!fromDotenv.has(name) && !fromDotenv.has(file)) return `${name}, ${file}: set one of them, not both`;
+  const origin = (v: string) => `${v} (set in ${fromDotenv.has(v) ? '.env' : 'the environment'})`;
+  return `${origin(name)}, ${origin(file)}: set one of them, not both; remove one (the .env file only fills in what the environment lacks)`;
+}
+
+/**
+ * Reads `X_FILE` for every secret setting X: exactly one of X and X_FILE may be set. `fromDotenv`: the variables the
+ * working folder's .env file set, so that a problem says which of the two came from there.
+ */
+export function readSecretFiles(env: Record<string, string>, fromDotenv: ReadonlySet<string> = new Set()): SecretFiles {
   const out: SecretFiles = { env: { ...env }, files: {}, problems: [], failed: new Set() };
   for (const name of secretSettings) {
     const path = env[`${name}_FILE`]?.trim();
     if (!path) continue;
     if (env[name] !== undefined) {
-      out.problems.push(`${name}, ${name}_FILE: set one of them, not both`);
+      out.problems.push(bothSet(name, fromDotenv));
       out.failed.add(name);
       continue;
     }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** The fields the feed's records share (shared/upstream-feed.md); each kind's record schema (jobs/<kind>/) is built of them. */
+/** The fields the feed's records share (docs/records.md); each kind's record schema (jobs/<kind>/) is built of them. */
 
 export const naiveDateTime = z
   .string()
@@ -13,8 +13,8 @@ export const businessDate = z
     'is not a real calendar date',
   );
 /**
- * Longest ids and names, in characters (docs/operations.md, "Caps on input"): orderId is the feed's own rule
- * (upstream-feed.md); the others are generous for what they name and keep job ids, log lines and service requests
+ * Longest ids and names, in characters (docs/limits.md, "Caps on input"): orderId is the feed's own rule
+ * (docs/records.md); the others are generous for what they name and keep job ids, log lines and service requests
  * of one record bounded.
  */
 export const MAX_CHARS = { orderId: 60, countId: 120, productId: 100, shipmentIdUser: 100, name: 255 } as const;

@@ -12,7 +12,7 @@ export function utcDay(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);
 }
 
-/** Naive local date-time `2026-11-20T19:00:05` (no zone): how the service writes dates (service-spec.md section 2). */
+/** Naive local date-time `2026-11-20T19:00:05` (no zone): how the service writes dates (docs/service.md "Entities"). */
 export function localDateTime(ms: number): string {
   const d = new Date(ms);
   return `${d.getFullYear()}-${p2(d.getMonth() + 1)}-${p2(d.getDate())}T${p2(d.getHours())}:${p2(d.getMinutes())}:${p2(d.getSeconds())}`;

@@ -4,8 +4,10 @@
  * back on both when a job's trace carries no hint.
  */
 export const HINTS = {
+  // A record that names what the service lacks; one malformed or wrong in itself has RECORD_HINT instead.
   BAD_RECORD:
-    'Fix the record upstream; a corrected delivery is synced as a new job. Or fix the catalog (add the product or facility) and retry.',
+    "Add the product or facility to the service, or map the upstream name to the service's in MAPPING_FILE (docs/mapping.md), " +
+    'then retry; or fix the record upstream (a corrected delivery is synced as a new job).',
   CONFLICT: 'The service holds something different from the record; compare them, settle it in the service, then retry.',
   ORDER_COMPLETED:
     'The order is completed (or cancelled) in the service, so it cannot be modified until made editable again (actionUrlEdit); ' +
@@ -32,6 +34,14 @@ export const HINTS = {
     'remove it from its `{stream}-intake` queue in the dashboard (/queues) and import the file again.',
   INTERNAL: 'A fault in the program or its Redis; retried with backoff. If it persists, report it with the job trace, then retry.',
 } as const satisfies Record<string, string>;
+
+/**
+ * The hint of a BAD_RECORD that is wrong in itself (its shape, a field, a line of its file, a product listed twice): no
+ * catalog or mapping change helps, and neither does a retry.
+ */
+export const RECORD_HINT =
+  'Fix the record where it comes from and send it again (the feed, a push or an import): a corrected record is synced as a new job; ' +
+  'retrying this one cannot help.';
 
 /** The hint of a code: the engine's, else that of the kind of the list that declares it. */
 export function hintFor(

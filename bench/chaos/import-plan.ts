@@ -108,7 +108,7 @@ export function buildImportPlan(o: ImportPlanOptions): ImportPlan {
         key: e.bad?.key ?? `line ${lineNo}`,
         field: `line ${lineNo}`,
         record: e.text,
-        jobId: badLineId('orders', lineNo, e.text),
+        jobId: badLineId('orders', lineNo, e.text, e.bad?.key),
       });
       return;
     }

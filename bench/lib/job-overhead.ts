@@ -52,12 +52,16 @@ async function oneRun(n: number, concurrency: number, redisUrl: string, run: num
   const sandbox = await startSandbox({ data: 'demo', profile });
   const redis = createRedis(redisUrl);
   const prefix = `bench-overhead-${process.pid}-${run}`;
-  const deps = buildDeps(sandboxConfig(sandbox, { prefix, catalogRefreshSeconds: 300 }), createLogger({ level: 'silent' }), {
-    redis,
-    budget: false,
-    kinds: [orderKind],
-    streams: ['orders'],
-  });
+  const deps = buildDeps(
+    sandboxConfig(sandbox, { redis: redisUrl, prefix, catalogRefreshSeconds: 300 }),
+    createLogger({ level: 'silent' }),
+    {
+      redis,
+      budget: false,
+      kinds: [orderKind],
+      streams: ['orders'],
+    },
+  );
   const { queues } = deps;
   await deps.catalog.refresh();
   const settings = {

@@ -1,5 +1,5 @@
 /**
- * The bound of every Redis key, as docs/operations.md "Redis sizing" documents it: three tables (keys that expire,
+ * The bound of every Redis key, as docs/redis.md "Redis sizing" documents it: three tables (keys that expire,
  * keys capped by length and jobs, long-lived keys), each row a `{prefix}:...` pattern. The doc is the one list: the
  * test that no key is unbounded (test/redis/redis-bounds.test.ts) and the sizing bench (bench/redis-sizing.ts) read it.
  */
@@ -23,7 +23,7 @@ export interface KeyBound {
   text: string;
 }
 
-const OPERATIONS = fileURLToPath(new URL('../../docs/operations.md', import.meta.url));
+const REDIS_DOC = fileURLToPath(new URL('../../docs/redis.md', import.meta.url));
 const HEADINGS: Record<string, BoundKind> = {
   'Keys that expire': 'ttl',
   'Keys capped by length, and jobs': 'capped',
@@ -62,9 +62,9 @@ export function parseLife(text: string): number | undefined {
 }
 
 /** The rows of the three tables, in the order a key is matched against them: expiring, long-lived, capped. */
-export function readKeyBounds(doc = readFileSync(OPERATIONS, 'utf8')): KeyBound[] {
+export function readKeyBounds(doc = readFileSync(REDIS_DOC, 'utf8')): KeyBound[] {
   const section = doc.split(/^## Redis sizing$/m)[1]?.split(/^## /m)[0];
-  if (!section) throw new Error('docs/operations.md has no "## Redis sizing" section');
+  if (!section) throw new Error('docs/redis.md has no "## Redis sizing" section');
   const rows: KeyBound[] = [];
   for (const part of section.split(/^### /m).slice(1)) {
     const kind = HEADINGS[part.split('\n')[0]!.trim()];

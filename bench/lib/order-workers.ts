@@ -66,6 +66,7 @@ export async function startOrderWorkers(s: OrderWorkerSettings): Promise<Running
   const config = sandboxConfig(
     { url: s.baseUrl, account: s.account, key: s.key, secret: s.secret },
     {
+      redis: s.redis,
       prefix: s.prefix,
       ...(s.budget ? { budgets: { ...s.budget, collectionPerHour: 300, headroom: 0.98 } } : {}),
       service: {

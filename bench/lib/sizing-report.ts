@@ -64,7 +64,7 @@ export function sizingReport(f: SizingFigures, command: string): string[] {
   const marks = f.retained.get('{prefix}:stock:marks:{location}');
   return [
     `${b(f.records)} orders, then ${b(f.records)} stock counts (3 products each, 10 locations), then ${b(f.records)} BOMs (2 components each) synced by the real workers against the sandbox in this process (bench/redis-sizing.ts). ` +
-      'Bytes are the sum of `MEMORY USAGE key SAMPLES 0` over the keys of the prefix, grouped by the patterns of docs/operations.md "Redis sizing", after minus before each stream; ' +
+      'Bytes are the sum of `MEMORY USAGE key SAMPLES 0` over the keys of the prefix, grouped by the patterns of docs/redis.md "Redis sizing", after minus before each stream; ' +
       "capped structures (BullMQ's event streams and per-minute counts) are left out of the per-record figures and counted at their caps below. `used_memory` is `INFO memory` after minus before (the whole Redis, allocator included; others' keys move it too). " +
       '"After retention" runs what retention does: BullMQ trims every completed job (as it does at 7 days or 50,000 a stream) and every key with a life is removed (as Redis does when it passes; the longest is 90 days).',
     '',

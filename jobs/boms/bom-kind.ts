@@ -9,7 +9,7 @@ import { bomReconcile } from './reconcile-boms.js';
 import { bomRepair } from './repair-boms.js';
 
 /**
- * The bills of materials (upstream-feed.md `boms`): one product's bill per record, named by its productId, synced as
+ * The bills of materials (docs/records.md `boms`): one product's bill per record, named by its productId, synced as
  * the product's first MANUF_COMPONENT entry (docs/boms.md). The whole kind; its line is in jobs/streams.ts.
  */
 export const bomKind = {

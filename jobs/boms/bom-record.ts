@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { productId } from '../record-fields.js';
 
-/** A bill of materials record of the feed (upstream-feed.md "boms"): its shape. */
+/** A bill of materials record of the feed (docs/records.md "boms"): its shape. */
 
 export const bomRecordSchema = z.object({
   productId,

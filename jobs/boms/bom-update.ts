@@ -24,7 +24,7 @@ export function bomUpdate(id: string, found: CatalogProduct, product: Product, i
     );
   }
   const body: UpdateProductBody = {
-    // From the catalog: a product answer need not carry them (service-behaviors.md).
+    // From the catalog: a product answer need not carry them (docs/service.md).
     productId: found.productId,
     productUrl: found.productUrl,
     productAssocList: [

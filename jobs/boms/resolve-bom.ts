@@ -1,6 +1,7 @@
 import { mappedNote } from '../../src/catalog/mapped-catalog.js';
 import type { CatalogApi, CatalogProduct } from '../../src/catalog/types.js';
 import type { BomRecord } from './bom-record.js';
+import { RECORD_HINT } from '../../src/error-hints.js';
 import { BadRecordError } from '../../src/queue/job-errors.js';
 import type { BomItems } from './bom-items.js';
 
@@ -22,10 +23,15 @@ export async function resolveBom(catalog: CatalogApi, record: BomRecord): Promis
   const items: BomItems = new Map();
   record.components.forEach((c, i) => {
     const field = `components.${i}.productId`;
-    if (c.productId === id) throw new BadRecordError(id, field, `${c.productId} cannot be a component of itself`);
+    if (c.productId === id) throw new BadRecordError(id, field, `${c.productId} cannot be a component of itself`, RECORD_HINT);
     const before = seen.get(c.productId);
     if (before !== undefined)
-      throw new BadRecordError(id, field, `${c.productId} is listed twice (also components.${before}); send one line per component`);
+      throw new BadRecordError(
+        id,
+        field,
+        `${c.productId} is listed twice (also components.${before}); send one line per component`,
+        RECORD_HINT,
+      );
     seen.set(c.productId, i);
     const component = found.get(c.productId);
     if (!component)

@@ -37,7 +37,7 @@ export function shipmentUrlsOf(order: ReadOrder): string[] {
 }
 
 /**
- * Finds the record's shipment among those the order lists (service-behaviors.md: never by a URL built from a
+ * Finds the record's shipment among those the order lists (docs/service.md: never by a URL built from a
  * shipmentId we chose, which the service may ignore). Reads each listed shipment once: an order normally has
  * one. Those named with the record's shipmentIdUser are the candidates, or all of them when none is; a
  * candidate is the record's when compareShipment finds no difference.

@@ -4,25 +4,13 @@ import type { Order } from '../../src/client/schemas.js';
 import { localDateTime } from '../../src/date-format.js';
 import type { JobContext, JobResult } from '../../src/queue/job-kind.js';
 import { findLostVariance } from '../stock/settle-variance.js';
-import { serviceRefused } from './order-errors.js';
+import { READ_BACK, REFUSED, serviceRefused } from './order-errors.js';
 import { nextLifeStep, type LifeNext, type LifeWriteStep } from './life-next.js';
 import type { LifePlan } from './life-plan.js';
 import { applyWrite, isOlder, type LifeProgress, type LifeStore, type LifeWrite } from './life-progress.js';
 import { actionsOf, adoptService, readServiceOrder, statusOf } from './life-read.js';
 
 const SHIPMENT_SHIPPED = 'SHIPMENT_SHIPPED';
-/** Refusals after which what the service has is read: the write may be there already, or the order closed. */
-const READ_BACK = new Set(['DUPLICATE', 'INTEGRITY_VIOLATION', 'ORDER_COMPLETED']);
-const REFUSED = new Set([
-  'MISSING_REFERENCE',
-  'VALIDATION',
-  'NOT_FOUND',
-  'BAD_RESPONSE',
-  'DUPLICATE',
-  'INTEGRITY_VIOLATION',
-  'ORDER_COMPLETED',
-]);
-
 const WHAT: Record<LifeWriteStep['kind'], string> = {
   'create-order': 'created the order',
   lock: 'committed the order',

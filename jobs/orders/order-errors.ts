@@ -2,6 +2,19 @@ import type { ServiceError } from '../../src/client/errors.js';
 import { ConflictError, PermanentJobError } from '../../src/queue/job-errors.js';
 import { describeDifferences, type Difference } from './order-compare.js';
 
+/** Codes after which a write is read back: the entity may exist already, or the order be closed. */
+export const READ_BACK: ReadonlySet<string> = new Set(['DUPLICATE', 'INTEGRITY_VIOLATION', 'ORDER_COMPLETED']);
+/** Codes that no retry fixes and that are about the request, not the credentials. */
+export const REFUSED: ReadonlySet<string> = new Set([
+  'MISSING_REFERENCE',
+  'VALIDATION',
+  'NOT_FOUND',
+  'BAD_RESPONSE',
+  'DUPLICATE',
+  'INTEGRITY_VIOLATION',
+  'ORDER_COMPLETED',
+]);
+
 /** The service has this order (or its shipment) already, and it differs from the record. */
 export function orderConflict(orderId: string, what: 'order' | 'shipment', diffs: Difference[]): ConflictError {
   return new ConflictError(

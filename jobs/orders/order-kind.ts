@@ -1,5 +1,6 @@
 import { calendarDate, positiveInt } from '../../config/setting-rules.js';
 import type { Kind } from '../../src/kinds/kind.js';
+import { orderCsv } from './order-csv.js';
 import { orderFind } from './order-find.js';
 import { LIFE_FAILURES } from './life-errors.js';
 import { previewOrder } from './order-preview.js';
@@ -8,10 +9,11 @@ import { orderReferences } from './order-references.js';
 import { processOrder } from './order-sync.js';
 import { orderReconcile, orderStockEffects } from './reconcile-orders.js';
 import { orderRepair } from './repair-orders.js';
+import { shopifyOrders } from './transforms/shopify-orders.js';
 import { shopifyOrdersFulfilled } from './transforms/shopify-orders-fulfilled.js';
 
 /**
- * The orders (upstream-feed.md `orders`): one fulfilled sale per record, named by its orderId, synced as an order with
+ * The orders (docs/records.md `orders`): one fulfilled sale per record, named by its orderId, synced as an order with
  * one shipped shipment (docs/orders.md). The whole kind; its line is in jobs/streams.ts.
  */
 export const orderKind = {
@@ -20,13 +22,9 @@ export const orderKind = {
   schema: orderRecordSchema,
   references: orderReferences,
   // TRANSFORMS=orders=<name> (docs/transforms.md).
-  transforms: { 'shopify-orders-fulfilled': shopifyOrdersFulfilled },
-  // An order export: one row per line (upstream-feed.md, "CSV").
-  csv: {
-    head: [{ name: 'orderId' }, { name: 'orderDate', optional: true }, { name: 'origin' }, { name: 'shipmentIdUser', optional: true }],
-    rows: 'lines',
-    row: [{ name: 'productId' }, { name: 'quantity', type: 'number' }, { name: 'unitPrice', type: 'number' }, { name: 'location' }],
-  },
+  transforms: { 'shopify-orders-fulfilled': shopifyOrdersFulfilled, 'shopify-orders': shopifyOrders },
+  // An order export: one row per line, with the order's status and each row's fulfillment (order-csv.ts; docs/records.md, "CSV files").
+  csv: orderCsv,
   settings: [
     {
       name: 'ORDER_POLL_SECONDS',

@@ -57,7 +57,7 @@ export class ProgressStore {
   /**
    * Writes the given fields in one round trip; `pending: undefined` clears the intent marker. `startTtl`
    * (the first write of an order) starts the hash's life; any write gives a hash without one its life, so no
-   * progress outlives it (docs/operations.md, "Redis sizing").
+   * progress outlives it (docs/redis.md, "Redis sizing").
    */
   async save(fields: Partial<OrderProgress> & { pending?: Pending | undefined }, startTtl = false): Promise<void> {
     const flat: Record<string, string> = { updatedAt: new Date().toISOString() };

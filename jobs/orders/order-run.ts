@@ -2,23 +2,10 @@ import { isServiceError, type ServiceError } from '../../src/client/errors.js';
 import type { CreatedOrder, CreatedShipment, Shipment } from '../../src/client/schemas.js';
 import type { JobContext, JobResult } from '../../src/queue/job-kind.js';
 import { PermanentJobError } from '../../src/queue/job-errors.js';
-import { serviceRefused } from './order-errors.js';
+import { READ_BACK, REFUSED, serviceRefused } from './order-errors.js';
 import type { OrderPlan } from './order-plan.js';
 import type { OrderProgress, Pending, ProgressStore } from './order-progress.js';
 import { OrderSettlement, ORDER_COMPLETED, SHIPMENT_SHIPPED } from './order-settlement.js';
-
-/** Codes after which a create is read back: the entity may exist already. */
-const READ_BACK = new Set(['DUPLICATE', 'INTEGRITY_VIOLATION', 'ORDER_COMPLETED']);
-/** Codes that no retry fixes and that are about the request, not the credentials. */
-const REFUSED = new Set([
-  'MISSING_REFERENCE',
-  'VALIDATION',
-  'NOT_FOUND',
-  'BAD_RESPONSE',
-  'DUPLICATE',
-  'INTEGRITY_VIOLATION',
-  'ORDER_COMPLETED',
-]);
 
 /** A write whose answer was lost or unusable: it may have been applied. */
 function uncertain(err: ServiceError): boolean {

@@ -12,7 +12,7 @@ import { LifeRun } from './life-run.js';
 import { logSnapshot } from './life-log.js';
 
 /**
- * Syncs one order record (upstream-feed.md "orders"). A plain fulfilled sale — the order with one shipment of its
+ * Syncs one order record (docs/records.md "orders"). A plain fulfilled sale — the order with one shipment of its
  * lines, shipped, and the order completed — runs the four steps of OrderRun; a snapshot that tells more of the
  * order's life (open, cancelled, parts, returns, or an order already living so) runs LifeRun. Exactly once per
  * orderId, whatever the re-deliveries. See docs/orders.md.

@@ -1,7 +1,5 @@
-import { NotFoundError } from '../../src/client/errors.js';
 import type { CatalogApi } from '../../src/catalog/types.js';
-import { isReturnNotice, orderRecordSchema } from './order-record.js';
-import { compareOrder } from './order-compare.js';
+import { isReturnNotice, orderRecordSchema, tellsLife } from './order-record.js';
 import { planOrder, type OrderPlan } from './order-plan.js';
 import { PermanentJobError } from '../../src/queue/job-errors.js';
 import type { SyncedRecord } from '../../src/ops/reconcile-synced.js';
@@ -10,17 +8,22 @@ import { serviceOrders, serviceShipments, type ShipmentRow } from './order-rows.
 import type { Drift, Unchecked } from '../../src/ops/reconcile-types.js';
 import type { ReconcileContext, ReconcileRule } from '../../src/ops/reconcile-rule.js';
 import type { StockEffect } from '../../src/kinds/stock-effect.js';
+import type { RedisConnection as Redis, RedisKeys } from '../../src/redis/connection.js';
+import { asSnapshot, planLife } from './life-plan.js';
+import { parseLife } from './life-progress.js';
+import { orderKeys } from './order-keys.js';
+import { lifeDrifts, lifeStockEffects, newerSnapshot, type LifeOrder } from './reconcile-life.js';
+import { lifeLines, lineDrifts, TOTAL_TOLERANCE, totalOf } from './order-line-drifts.js';
 
 const ORDER_COMPLETED = 'ORDER_COMPLETED';
 const SHIPMENT_SHIPPED = 'SHIPMENT_SHIPPED';
 const SHIPMENT_CANCELLED = 'SHIPMENT_CANCELLED';
-/** Totals are money: a difference below half a cent is rounding. */
-const TOTAL_TOLERANCE = 0.005;
 
-/** A synced order with what its record asks of the service, resolved against the catalog. */
+/** A synced order with what its record asks of the service, resolved against the catalog; its life when it lives. */
 export interface PlannedOrder {
   synced: SyncedRecord;
   plan: OrderPlan;
+  life?: LifeOrder;
 }
 
 /** Resolves every synced order's record against the catalog; one that no longer resolves is unchecked. */
@@ -28,13 +31,24 @@ export async function planSyncedOrders(
   synced: Map<string, SyncedRecord>,
   catalog: CatalogApi,
   unchecked: Unchecked[],
+  redis: Redis,
+  keys: RedisKeys,
 ): Promise<PlannedOrder[]> {
   const out: PlannedOrder[] = [];
   for (const s of synced.values()) {
     const parsed = orderRecordSchema.safeParse(s.record);
     if (!parsed.success || isReturnNotice(parsed.data)) continue;
+    const record = parsed.data;
     try {
-      out.push({ synced: s, plan: await planOrder(parsed.data, catalog) });
+      // An order lives when its snapshot tells more than a plain fulfilled sale, or its progress says it did.
+      const hash = tellsLife(record) ? undefined : await redis.hgetall(orderKeys(keys).progress(record.orderId));
+      if (hash && hash.life !== '1') {
+        out.push({ synced: s, plan: await planOrder(record, catalog) });
+        continue;
+      }
+      const progress = parseLife(hash ?? (await redis.hgetall(orderKeys(keys).progress(record.orderId))));
+      const life = { plan: await planLife(record, catalog), progress };
+      out.push({ synced: s, plan: await planOrder(asSnapshot(record), catalog), life });
     } catch (err) {
       if (!(err instanceof PermanentJobError)) throw err;
       unchecked.push({ stream: 'orders', key: s.key, reason: err.message });
@@ -42,9 +56,6 @@ export async function planSyncedOrders(
   }
   return out;
 }
-
-const totalOf = (plan: OrderPlan) => plan.order.orderItemList.reduce((n, i) => n + i.quantity * i.unitPrice, 0);
-const money = (n: number) => String(Math.round(n * 1e6) / 1e6);
 
 /**
  * Orders and their shipments against the order and shipment collections (one collection GET each): an order missing,
@@ -55,7 +66,7 @@ const money = (n: number) => String(Math.round(n * 1e6) / 1e6);
 export async function reconcileOrders(
   orders: PlannedOrder[],
   view: ServiceView,
-  o: { deep?: boolean } = {},
+  o: { deep?: boolean; unchecked?: Unchecked[] } = {},
 ): Promise<{ drifts: Drift[]; shipments: number }> {
   const drifts: Drift[] = [];
   if (orders.length === 0) return { drifts, shipments: 0 };
@@ -67,11 +78,19 @@ export async function reconcileOrders(
     if (s.primaryOrderUrl) shipmentsOf.set(s.primaryOrderUrl, [...(shipmentsOf.get(s.primaryOrderUrl) ?? []), s]);
 
   let shipments = 0;
-  for (const { synced, plan } of orders) {
+  for (const { synced, plan, life } of orders) {
     const key = plan.orderId;
     const drift = (d: Omit<Drift, 'stream' | 'key' | 'jobId'>) => drifts.push({ stream: 'orders', key, jobId: synced.jobId, ...d });
-    const recorded = typeof synced.details.orderUrl === 'string' ? synced.details.orderUrl : undefined;
+    const recorded = typeof synced.details.orderUrl === 'string' ? synced.details.orderUrl : life?.progress.orderUrl;
     const row = (recorded && byUrl.get(recorded)) || byId.get(key);
+    if (life) {
+      const url = row?.orderUrl ?? recorded;
+      const r = lifeDrifts({ synced, life, row, shipments: url ? (shipmentsOf.get(url) ?? []) : [], unchecked: o.unchecked ?? [] });
+      drifts.push(...r.drifts);
+      shipments += r.shipments;
+      if (row && url && life.plan.status !== 'cancelled') drifts.push(...(await lifeLines(view, url, plan, synced.jobId, row, o.deep)));
+      continue;
+    }
     if (!row) {
       drift({ kind: 'order-missing', field: 'order', service: 'none', synced: `order ${key} (${ORDER_COMPLETED})`, url: recorded });
       continue;
@@ -121,50 +140,27 @@ export async function reconcileOrders(
   return { drifts, shipments };
 }
 
-/** Reads the order (one GET) and names the lines that differ; the total alone when the lines cannot say. */
-async function lineDrifts(
-  view: ServiceView,
-  url: string,
-  plan: OrderPlan,
-  jobId: string,
-  serviceTotal: number | undefined,
-  total: number,
-): Promise<Drift[]> {
-  const base = { stream: 'orders' as const, key: plan.orderId, jobId, url };
-  let order;
-  try {
-    order = await view.call((client, opts) => client.getOrder(url, opts));
-  } catch (err) {
-    if (err instanceof NotFoundError)
-      return [{ ...base, kind: 'order-missing', field: 'order', service: 'none (404)', synced: `order ${plan.orderId}` }];
-    throw err;
-  }
-  const lines = compareOrder(order, plan).filter((d) => d.field.startsWith('lines'));
-  if (lines.length) return lines.map((d) => ({ ...base, kind: 'order-lines', field: d.field, service: d.service, synced: d.record }));
-  // Under --deep every order is read: lines that match and a total that matches are no drift.
-  if (serviceTotal === undefined || Math.abs(serviceTotal - total) <= TOTAL_TOLERANCE) return [];
-  return [{ ...base, kind: 'order-lines', field: 'orderItemListTotal', service: money(serviceTotal), synced: money(total) }];
-}
-
 /** The synced orders resolved once per run: the order rule compares them, the stock rule reads their shipments. */
 export function syncedOrders(ctx: ReconcileContext): Promise<PlannedOrder[]> {
   // Orders that no longer resolve are listed as unchecked only when the orders themselves are reconciled.
   return ctx.memo('synced-orders', async () =>
-    planSyncedOrders(await ctx.synced(ctx.stream), ctx.catalog, ctx.wanted.has(ctx.stream) ? ctx.unchecked : []),
+    planSyncedOrders(await ctx.synced(ctx.stream), ctx.catalog, ctx.wanted.has(ctx.stream) ? ctx.unchecked : [], ctx.redis, ctx.keys),
   );
 }
 
 /** What the synced orders moved: each shipped line leaves its origin's stock when the order's job finished. */
 export async function orderStockEffects(ctx: ReconcileContext): Promise<StockEffect[]> {
-  return (await syncedOrders(ctx)).flatMap(({ synced, plan }) =>
-    plan.shipment.shipmentItemList.map((item) => ({
-      key: plan.orderId,
-      stream: ctx.stream,
-      facilityUrl: item.facilityUrl,
-      productUrl: item.productUrl,
-      quantity: -item.quantity,
-      at: synced.finishedOn,
-    })),
+  return (await syncedOrders(ctx)).flatMap(({ synced, plan, life }) =>
+    life
+      ? lifeStockEffects(ctx.stream, synced, life)
+      : plan.shipment.shipmentItemList.map((item) => ({
+          key: plan.orderId,
+          stream: ctx.stream,
+          facilityUrl: item.facilityUrl,
+          productUrl: item.productUrl,
+          quantity: -item.quantity,
+          at: synced.finishedOn,
+        })),
   );
 }
 
@@ -174,7 +170,9 @@ export const orderReconcile: ReconcileRule = {
   describe: (c) => `${c.orders} orders, ${c.shipments} orders' shipments`,
   async run(ctx) {
     const orders = await syncedOrders(ctx);
-    const r = await reconcileOrders(orders, ctx.view, { deep: ctx.deep });
+    const r = await reconcileOrders(orders, ctx.view, { deep: ctx.deep, unchecked: ctx.unchecked });
     return { drifts: r.drifts, checked: { orders: orders.length, shipments: r.shipments } };
   },
+  // An order's last snapshot is the newest by updatedAt, whatever order their jobs ended in.
+  newer: newerSnapshot,
 };

@@ -1,25 +1,19 @@
 import type { Drift } from '../../src/ops/reconcile-types.js';
 import type { LeftDrift, PlannedRepair, RepairRule } from '../../src/ops/repair-rule.js';
+import { lifeRepairs } from './repair-life.js';
+import { BY_HAND, personFirst } from './repair-by-hand.js';
 
 const ORDER_CANCELLED = 'ORDER_CANCELLED';
-
-/** What a person does about the order drifts the API cannot repair. */
-const BY_HAND: Record<string, string> = {
-  'order-lines':
-    'the order in the service has other lines than the record; a completed order cannot be changed through the API: ' +
-    'edit it in the web application, or send a corrected record once the order is editable',
-  'order-origin': "the order's origin differs from the record's; correct it in the web application",
-  'shipment-extra':
-    'the order has more than one live shipment; cancel the extra one(s) in the web application (stock may have been taken for each)',
-};
 
 /**
  * `reconcile --repair` of an order: one job of the synced record, planned from the service (read the order and its
  * shipment, then write only what is missing). Lines, origin and extra shipments are a person's; so is a shipment
- * missing under an order that is completed (a completed order takes no new shipment) and a cancelled order.
+ * missing under an order that is completed (a completed order takes no new shipment) and a cancelled order. An order
+ * that lives is repaired by its last snapshot's job (repair-life.ts).
  */
 export const orderRepair: RepairRule = {
   plan(drifts) {
+    if (drifts.some((d) => (d.target as { life?: boolean } | undefined)?.life)) return lifeRepairs(drifts);
     const repairs: PlannedRepair[] = [];
     const left: LeftDrift[] = [];
     const has = (kind: string) => drifts.some((d) => d.kind === kind);
@@ -42,10 +36,7 @@ export const orderRepair: RepairRule = {
       else hand(d, `no repair for ${d.kind}`);
     }
     // The job compares the order with the record first and refuses it while they differ: the person goes first.
-    if (left.some((l) => l.action === 'by-hand' && l.drift.kind !== 'shipment-missing') && repairs.length) {
-      for (const r of repairs.splice(0))
-        left.push({ drift: r.drift, action: 'skipped', why: `would ${r.what}, after the drifts of this order left to a person are fixed` });
-    }
+    personFirst(left, repairs, (l) => l.drift.kind !== 'shipment-missing');
     return { repairs, left };
   },
 };

@@ -1,6 +1,7 @@
 import { mappedNote } from '../../src/catalog/mapped-catalog.js';
 import type { CatalogApi, Facility } from '../../src/catalog/types.js';
 import type { StockCountRecord } from './stock-count-record.js';
+import { RECORD_HINT } from '../../src/error-hints.js';
 import { BadRecordError } from '../../src/queue/job-errors.js';
 import type { NamedItem } from './product-marks.js';
 
@@ -23,7 +24,7 @@ export async function resolveLocation(catalog: CatalogApi, recordId: string, fie
     throw new BadRecordError(recordId, field, reason);
   }
   if (found.facility.kind !== 'location') {
-    throw new BadRecordError(recordId, field, `"${name}"${mapped} is a magazine; a stock count names a location inside one`);
+    throw new BadRecordError(recordId, field, `"${name}"${mapped} is a magazine; a stock count names a location inside one`, RECORD_HINT);
   }
   return found.facility;
 }
@@ -39,6 +40,7 @@ export async function resolveCount(catalog: CatalogApi, record: StockCountRecord
         record.countId,
         `items.${i}.productId`,
         `${item.productId} is counted twice (also items.${before}); send one line per product`,
+        RECORD_HINT,
       );
     }
     firstIndex.set(item.productId, i);

@@ -11,7 +11,7 @@ import { beginStockSyncRun } from './stock-run.js';
 export type { StockCountJobOptions };
 
 /**
- * The stock counts (upstream-feed.md `stock-counts`): one count of a location per record, named by its countId,
+ * The stock counts (docs/records.md `stock-counts`): one count of a location per record, named by its countId,
  * synced as inventory variances (docs/stock-sync.md). The whole kind, its job's timings from `opts` (tests, benches).
  */
 export function createStockCountKind(opts: StockCountJobOptions = {}): Kind<StockCountRecord> & { stream: 'stock-counts' } {
@@ -21,7 +21,7 @@ export function createStockCountKind(opts: StockCountJobOptions = {}): Kind<Stoc
     keyField: 'countId',
     schema: stockCountRecordSchema,
     references: stockCountReferences,
-    // A count sheet: one row per location and product, the rows of one countId together (upstream-feed.md, "CSV").
+    // A count sheet: one row per location and product, the rows of one countId together (docs/records.md, "CSV files").
     csv: {
       head: [{ name: 'countId' }, { name: 'location' }, { name: 'countDate' }],
       rows: 'items',

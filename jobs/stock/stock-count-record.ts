@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { businessDate, MAX_CHARS, name, productId, text } from '../record-fields.js';
 
-/** A stock count record of the feed (upstream-feed.md "stock-counts"): its shape. */
+/** A stock count record of the feed (docs/records.md "stock-counts"): its shape. */
 
 export const stockCountRecordSchema = z.object({
   countId: text(MAX_CHARS.countId),

@@ -25,7 +25,7 @@ export interface StockCountJobOptions {
 }
 
 /**
- * Stock counts (upstream-feed.md `stock-counts`) as inventory variances dated {countDate}T19:00, each
+ * Stock counts (docs/records.md `stock-counts`) as inventory variances dated {countDate}T19:00, each
  * difference applied exactly once, each (location, product) set by its newest count. Design: docs/stock-sync.md.
  */
 export function stockCountJob(opts: StockCountJobOptions = {}): StockCountJob {

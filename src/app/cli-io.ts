@@ -12,6 +12,8 @@ export interface CliIo {
   stdout: OutStream;
   stderr: OutStream;
   stdin: Readable;
+  /** The variables the working folder's .env file set (those the environment did not): named in problems of where a setting came from. */
+  dotenv?: ReadonlySet<string>;
   /** Aborted on the first SIGTERM/SIGINT: long-running commands stop taking work and wind down. */
   stop: AbortSignal;
 }

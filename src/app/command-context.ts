@@ -10,7 +10,7 @@ import type { Kind } from '../kinds/kind.js';
 
 /** The configuration a command runs with, the kinds' own settings with it; throws ConfigError listing every problem. */
 export function loadConfig(io: CliIo, kinds: readonly Kind[], needs: ConfigNeeds = {}): Config {
-  return readConfig(io.env, needs, kinds);
+  return readConfig(io.env, needs, kinds, io.dotenv);
 }
 
 /** Every secret of the configuration in every form it travels in (Basic credentials are base64). */

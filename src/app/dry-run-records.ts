@@ -56,7 +56,7 @@ function unreadableLine(def: RecordStream, line: number, head: string, why: stri
   return {
     name: stream,
     data: { record: text, source: 'import', parseError: why, line, ...(key === undefined ? {} : { key }) },
-    opts: { jobId: badLineId(stream, line, text) },
+    opts: { jobId: badLineId(stream, line, text, key) },
   };
 }
 

@@ -1,7 +1,7 @@
 import type { DryRunSource } from './dry-run-records.js';
 import { dryRun } from './dry-run.js';
 import type { RecordPlan } from '../queue/record-plan.js';
-import { againJob, newestVersions, runId } from '../ops/again-jobs.js';
+import { againJob, newestVersions, runId, type UnusableVersion } from '../ops/again-jobs.js';
 import { defOf } from '../records/records.js';
 import type { StreamName } from '../records/stream-def.js';
 import type { RecordJob } from '../queue/record-jobs.js';
@@ -23,8 +23,10 @@ export interface ResyncReport {
   run: string;
   dryRun: boolean;
   targets: ResyncTarget[];
-  /** Keys of which no version is recorded (jobs are kept 7 days). */
+  /** Keys of which no job is kept (jobs are kept 7 days; failed ones until removed). */
   notFound: string[];
+  /** Keys known only by kept jobs whose record cannot be sent again (unreadable, or not of its shape): fixed at the source. */
+  unusable: UnusableVersion[];
   plans: RecordPlan[];
   jobs: JobEnd[];
   /** Every key found, and every job completed (or, in a dry run, would not fail). */
@@ -44,10 +46,13 @@ export async function resyncKeys(
   const defs = d.kinds.filter((k) => !o.streams || o.streams.includes(k.stream));
   const targets: ResyncTarget[] = [];
   const notFound: string[] = [];
+  const unusable: UnusableVersion[] = [];
   const jobs: RecordJob[] = [];
   for (const key of new Set(keys)) {
-    const versions = await newestVersions(d.redis, d.keys.prefix, d.queues, defs, key);
-    if (!versions.length) notFound.push(key);
+    const found = await newestVersions(d.redis, d.keys.prefix, d.queues, defs, key);
+    const versions = found.versions;
+    if (!versions.length) unusable.push(...found.unusable);
+    if (!versions.length && !found.unusable.length) notFound.push(key);
     for (const v of versions) {
       const job = againJob(defOf(d.kinds, v.stream), v.record, { reason: 'resync', run });
       jobs.push(job);
@@ -64,9 +69,10 @@ export async function resyncKeys(
       { client: d.client, catalog: d.catalog, redis: d.redis, keys: d.keys, logger: d.logger, jobs: d.config.jobs, maxRecordBytes: 0 },
       { kinds: [...d.kinds], sources, signal: o.signal },
     );
-    return { run, dryRun: true, targets, notFound, plans: dry.records, jobs: [], ok: notFound.length === 0 && dry.ok };
+    const ok = notFound.length === 0 && unusable.length === 0 && dry.ok;
+    return { run, dryRun: true, targets, notFound, unusable, plans: dry.records, jobs: [], ok };
   }
   const ends = await runRecordJobs(d, jobs, { kinds: d.kinds, signal: o.signal });
-  const ok = notFound.length === 0 && ends.every((e) => e.state === 'completed');
-  return { run, dryRun: false, targets, notFound, plans: [], jobs: ends, ok };
+  const ok = notFound.length === 0 && unusable.length === 0 && ends.every((e) => e.state === 'completed');
+  return { run, dryRun: false, targets, notFound, unusable, plans: [], jobs: ends, ok };
 }

@@ -1,4 +1,4 @@
-import type { Job } from 'bullmq';
+import type { Queue } from 'bullmq';
 import { defaults } from '../../config/defaults.js';
 import type { JobResult } from '../queue/job-kind.js';
 import type { JobEnd } from '../ops/repair-report.js';
@@ -9,9 +9,12 @@ import { kindsFor, waitForOutageEnd, workersFor, type RunOptions, type RuntimeDe
 
 const FINAL = new Set(['completed', 'failed']);
 
-async function endOf(job: Job | undefined, stream: StreamName, jobId: string): Promise<JobEnd> {
+async function endOf(queue: Queue, stream: StreamName, jobId: string): Promise<JobEnd> {
+  let job = await queue.getJob(jobId);
   if (!job) return { stream, jobId, state: 'unknown' };
   const state = await job.getState();
+  // Read again once final: the job read above may be from before it completed (no return value, no failed reason yet).
+  if (FINAL.has(state)) job = (await queue.getJob(jobId)) ?? job;
   const rv = job.returnvalue as JobResult | undefined;
   return {
     stream,
@@ -41,7 +44,7 @@ export async function runRecordJobs(d: RuntimeDeps, jobs: RecordJob[], o: RunOpt
       for (const j of jobs) {
         if (ends.has(j.opts.jobId)) continue;
         const queue = d.queues.get(j.name);
-        const end = await endOf(await queue.getJob(j.opts.jobId), j.name, j.opts.jobId);
+        const end = await endOf(queue, j.name, j.opts.jobId);
         if (FINAL.has(end.state) || end.state === 'unknown' || ((await queue.isPaused()) && end.state !== 'active'))
           ends.set(j.opts.jobId, end);
       }

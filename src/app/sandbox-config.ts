@@ -1,5 +1,6 @@
 import type { SettingsOfKind } from '../../config/kind-setting.js';
 import { readConfig, type Budgets, type Config, type ServiceConfig } from '../../config/read-config.js';
+import type { RedisTarget } from '../redis/target.js';
 
 /** How to reach a sandbox of the service (src/sandbox/sandbox.ts answers this). */
 export interface SandboxAccess {
@@ -9,9 +10,7 @@ export interface SandboxAccess {
   secret: string;
 }
 
-export interface SandboxConfigOptions {
-  /** The settings to start from. Default: the defaults (readConfig of an empty environment, with the kinds'). */
-  base?: Config;
+interface SandboxConfigSettings {
   /** The kinds whose settings' defaults the default base has (their poll intervals). Default: none. */
   kinds?: readonly SettingsOfKind[];
   prefix?: string;
@@ -23,8 +22,16 @@ export interface SandboxConfigOptions {
   catalogRefreshSeconds?: number;
 }
 
+/**
+ * The settings to start from (`base`), or the defaults; and where Redis is (`redis`: a URL, or a target with a
+ * cluster's nodes or sentinels), over the base's. Without a base, `redis` is required: the defaults' address
+ * (127.0.0.1:6379) is never the Redis a test world, a bench or a fixture means.
+ */
+export type SandboxConfigOptions = SandboxConfigSettings &
+  ({ base: Config; redis?: RedisTarget | string } | { base?: undefined; redis: RedisTarget | string });
+
 /** A configuration that talks to a sandbox (demo, test worlds, benches): the base settings with its URL and keys. */
-export function sandboxConfig(sandbox: SandboxAccess, o: SandboxConfigOptions = {}): Config {
+export function sandboxConfig(sandbox: SandboxAccess, o: SandboxConfigOptions): Config {
   const base = o.base ?? readConfig({}, {}, o.kinds);
   const env = readConfig({
     INVENTORY_BASE_URL: sandbox.url,
@@ -33,10 +40,11 @@ export function sandboxConfig(sandbox: SandboxAccess, o: SandboxConfigOptions = 
     INVENTORY_API_SECRET: sandbox.secret,
   });
   const service = { ...env.service!, ...(base.service ? { budgets: base.service.budgets } : {}), ...o.service };
+  const target = o.redis === undefined ? base.redis : typeof o.redis === 'string' ? { url: o.redis } : o.redis;
   return {
     ...base,
     service: { ...service, budgets: { ...service.budgets, ...o.budgets } },
-    redis: o.prefix === undefined ? base.redis : { ...base.redis, prefix: o.prefix },
+    redis: { ...target, prefix: o.prefix ?? base.redis.prefix },
     jobs: { ...base.jobs, ...o.jobs },
     catalog: o.catalogRefreshSeconds === undefined ? base.catalog : { refreshSeconds: o.catalogRefreshSeconds },
   };

@@ -4,8 +4,9 @@ import { config as loadDotenv } from 'dotenv';
 import { runCli } from '../cli/program.js';
 import { streamDefs } from '../../jobs/streams.js';
 
-// A .env file in the working folder fills in what the environment does not set.
-loadDotenv({ quiet: true });
+// A .env file in the working folder fills in what the environment does not set; which it set is kept for messages.
+const before = new Set(Object.keys(process.env));
+const dotenv = new Set(Object.keys(loadDotenv({ quiet: true }).parsed ?? {}).filter((name) => !before.has(name)));
 
 const stopper = new AbortController();
 let signals = 0;
@@ -30,6 +31,7 @@ const code = await runCli(
     stderr: process.stderr,
     stdin: process.stdin,
     stop: stopper.signal,
+    dotenv,
   },
   streamDefs,
 );

@@ -18,10 +18,19 @@ export function mappedName(mapping: Mapping | undefined, kind: MappedKind, value
   return alias !== undefined && !isUrl(alias) && !alias.includes('/') ? [alias, ...rest].join(' / ') : undefined;
 }
 
-/** ` (mapped to "MUG-BLUE")` for a mapped value, nothing otherwise: what a bad-record message adds after the upstream value. */
+/** An upstream system's own id (`shopify:123`, `shopify:123 / shipping`): a name the service never has unless mapped. */
+const UPSTREAM_ID = /^[a-z][a-z0-9+.-]*:(?!\/\/)\S/i;
+
+/**
+ * What a bad-record message adds after the upstream value: ` (mapped to "MUG-BLUE")` for a mapped value; for an
+ * upstream system's id that is not mapped, that MAPPING_FILE is where it gets the service's name; nothing otherwise.
+ */
 export function mappedNote(catalog: CatalogApi, kind: MappedKind, value: string): string {
   const to = catalog.mapped?.(kind, value);
-  return to === undefined ? '' : ` (mapped to "${to}")`;
+  if (to !== undefined) return ` (mapped to "${to}")`;
+  if (!UPSTREAM_ID.test(value.trim()) || isUrl(value.trim())) return '';
+  const where = catalog.mapped ? 'MAPPING_FILE has no entry for it' : 'MAPPING_FILE is not set';
+  return ` (an upstream id: ${where}; map it to the service's ${kind} there, docs/mapping.md)`;
 }
 
 /**

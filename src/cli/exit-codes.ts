@@ -5,7 +5,7 @@ import { isNetworkCode } from '../network-codes.js';
 import { findRedisFailure } from '../redis/errors.js';
 import { messageOf } from '../message-of.js';
 
-/** Exit codes of shared/interface.md. */
+/** Exit codes of docs/reference.md. */
 export const ExitCode = {
   /** Done and every record synced. */
   ok: 0,

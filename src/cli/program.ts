@@ -19,7 +19,7 @@ import { describeFailure, ExitCode, type ExitCodeValue } from './exit-codes.js';
 import type { CommandResult } from './command-result.js';
 import type { Kind } from '../kinds/kind.js';
 
-/** The commander program of shared/interface.md, writing to `io`. */
+/** The commander program of docs/reference.md, writing to `io`. */
 export function buildProgram(io: CliIo, done: CommandResult, kinds: readonly Kind[]): Command {
   const program = new Command('inventory-sync')
     .description('Keeps an inventory, order and shipment service in step with an upstream feed.')

@@ -27,7 +27,7 @@ export function auditTable(rows: AuditRow[]): string {
   );
   return (
     `${rows.length} write${rows.length === 1 ? '' : 's'} to the service, from the jobs kept ` +
-    '(completed ones 7 days; see docs/operations.md, "Audit").\n' +
+    '(completed ones 7 days; see docs/investigating.md, "Audit").\n' +
     (rows.length ? `${table}\n` : '')
   );
 }

@@ -45,6 +45,17 @@ export function renderFind(r: FindResult): string {
   // What the upstream sent, beside the records a transform made of it (or refused).
   for (const j of r.jobs) if (j.upstream) out.push('', `Job ${j.id}:`, ...renderUpstream(j.upstream));
   for (const line of r.progressLines) out.push('', line);
+  for (const t of r.sections ?? [])
+    out.push(
+      '',
+      `${t.title}:`,
+      t.rows.length
+        ? renderTable(
+            t.head.map((h) => h.toUpperCase()),
+            t.rows.map((row) => row.map((c, i) => (i === row.length - 1 ? clip(c, 100) : c))),
+          )
+        : '  none',
+    );
   const failed = r.jobs.find((j) => j.state === 'failed');
   out.push(
     '',

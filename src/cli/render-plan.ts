@@ -64,7 +64,9 @@ function detailLines(details: Record<string, unknown> | undefined): string[] {
 }
 
 function recordBlock(r: RecordPlan): string {
-  const head = `${r.key}${r.line ? ` (line ${r.line})` : ''}  ${OUTCOME[r.outcome]}  ${r.summary}`;
+  // A record that could not be read is named by its line already (`CSV-2 (line 4)`, `line 4`): said once.
+  const named = r.line !== undefined && (r.key === `line ${r.line}` || r.key.endsWith(` (line ${r.line})`));
+  const head = `${r.key}${r.line && !named ? ` (line ${r.line})` : ''}  ${OUTCOME[r.outcome]}  ${r.summary}`;
   const body = [...detailLines(r.details), ...r.calls.flatMap(callLines)];
   if (r.reads.length) body.push(`reads: ${r.reads.map((g) => `${g.method} ${g.path}`).join(', ')}`);
   if (r.error?.hint) body.push(`what to do: ${r.error.hint}`);

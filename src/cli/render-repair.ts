@@ -63,6 +63,12 @@ export function renderResync(r: ResyncReport): string {
   const out: string[] = [];
   if (r.dryRun) out.push('Dry run: nothing was written to the service, no job was queued.', '');
   for (const t of r.targets) out.push(`${t.stream} ${t.key}: the version of job ${t.from} sent again as ${t.jobId}`);
+  for (const u of r.unusable)
+    out.push(
+      `${u.stream} ${u.key}: not sent again: its only kept job, ${u.jobId} (${u.state}), holds a record that cannot be sent as it is ` +
+        `(${u.why}). Fix the record where it comes from and send it again (the feed, a push or inventory-sync import); ` +
+        `inventory-sync jobs show ${u.jobId} shows it`,
+    );
   for (const k of r.notFound) out.push(`${k}: no recorded version (no job of it is kept; see inventory-sync find ${k})`);
   out.push('');
   if (r.dryRun) out.push('Plans, from the service as it is now:', ...planLines(r.plans));

@@ -4,8 +4,11 @@ import { shortDateTime } from '../date-format.js';
 
 const when = (iso: string | null) => shortDateTime(iso, '-');
 
-function behind(seconds: number | null): string {
-  if (seconds === null) return 'never caught up';
+/** Workers run but none pulls the feed: they take pushes and imports, so a stream never pulled is not behind. */
+const pushOnly = (s: StatusReport) => s.workers.running > 0 && s.workers.pulling === 0;
+
+function behind(seconds: number | null, s: StatusReport): string {
+  if (seconds === null) return pushOnly(s) ? 'not pulled' : 'never caught up';
   if (seconds < 90) return `${seconds} s`;
   if (seconds < 5400) return `${Math.round(seconds / 60)} min`;
   return `${(seconds / 3600).toFixed(1)} h`;
@@ -73,7 +76,7 @@ function streamLines(s: StatusReport): string[] {
         st.counts.completed,
         clip(st.feed.cursor ?? '-', 24),
         when(st.feed.lastPollAt),
-        behind(st.feed.behindSeconds),
+        behind(st.feed.behindSeconds, s),
       ]),
     ),
   ];
@@ -117,7 +120,15 @@ function budgetLines(s: StatusReport): string[] {
   return out;
 }
 
+/** What the running workers take, when none pulls the feed. */
+function pushOnlyLine(s: StatusReport): string {
+  const n = s.workers.running;
+  const at = s.workers.receivers.length ? `pushes at ${s.workers.receivers.join(', ')}/ingest/{stream}` : 'no pushes (INGEST_PORT not set)';
+  return `  none: ${n} worker${n === 1 ? ' runs' : 's run'} without UPSTREAM_URL, pulling nothing; taking ${at} and imported records`;
+}
+
 function scheduleLines(s: StatusReport): string[] {
+  if (!s.schedule.length && pushOnly(s)) return ['', 'Scheduled runs:', pushOnlyLine(s)];
   if (!s.schedule.length) return ['', 'Scheduled runs:', '  none yet (`worker` sets them up)'];
   return [
     '',

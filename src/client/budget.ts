@@ -42,9 +42,17 @@ export interface BudgetStats {
   heldUntil: Partial<Record<BudgetLane, number>>;
 }
 
+/** A request taking budget, as `watch` reports it: its class, and how long it waits for its slot (0: it goes now). */
+export interface BudgetTake {
+  cls: RequestClass;
+  waitMs: number;
+}
+
 interface ClassPlan {
   /** The script's arguments: numkeys, keys, argv. Built once; the hot path reuses them. */
   args: Array<string | number>;
+  /** Per lane the class spends: its schedule's key, its spacing and its burst tolerance (ms), for `peek`. */
+  lanes: Array<{ tatKey: string; intervalMs: number; toleranceMs: number }>;
   /** Hold keys of the classes whose holds block this class. */
   holdKeys: string[];
   /** A wake-up later than this behind its slot takes a new slot (see acquire). */
@@ -79,6 +87,7 @@ export class RequestBudget {
   /** The lanes' shares when other clients spend them too; none when unlimited or adaptive is false. */
   readonly adaptive?: AdaptiveRate;
   private readonly budgets?: Budgets;
+  private readonly watchers = new Set<(take: BudgetTake) => void>();
 
   constructor(opts: RequestBudgetOptions | undefined) {
     this.limited = opts !== undefined;
@@ -112,7 +121,8 @@ export class RequestBudget {
       const holdKeys = group.map((c) => opts.keys.budgetHold(c));
       // Half the headroom's time absorbs late sends; the other half is the burst cap's.
       const lateMs = Math.max(MIN_LATE_MS, Math.min(...group.map((c) => (l[c]!.windowMs * (1 - h)) / 2)));
-      this.plans.set(cls, { args: [keys.length + 1, ...keys, opts.keys.budgetStats(), ...argv], holdKeys, lateMs });
+      const lanes = group.map((c) => ({ tatKey: opts.keys.budget(c), intervalMs: slot(c).interval, toleranceMs: slot(c).tolerance }));
+      this.plans.set(cls, { args: [keys.length + 1, ...keys, opts.keys.budgetStats(), ...argv], holdKeys, lateMs, lanes });
     }
   }
 
@@ -124,6 +134,7 @@ export class RequestBudget {
     for (;;) {
       signal?.throwIfAborted();
       const wait = Number(await runScript(this.redis!, ACQUIRE, plan.args));
+      for (const w of this.watchers) w({ cls, waitMs: Math.max(0, wait) });
       if (wait <= 0) return Date.now() - started;
       const slotAt = Date.now() + wait;
       await delay(wait, undefined, signal ? { signal } : undefined);
@@ -134,6 +145,34 @@ export class RequestBudget {
       // Only requests that waited pay this read, and they are the ones the budget is pacing anyway.
       if ((await this.holdLeft(plan.holdKeys)) <= CLOCK_SLACK_MS) return Date.now() - started;
     }
+  }
+
+  /** Calls `listener` for every request of this process that takes budget, with its wait; answers how to stop. */
+  watch(listener: (take: BudgetTake) => void): () => void {
+    this.watchers.add(listener);
+    return () => this.watchers.delete(listener);
+  }
+
+  /**
+   * Without taking a slot: about how long a request of this class would wait now (every process's schedule and 429
+   * holds), and the spacing of its binding lane once its burst is spent. Unlimited: no wait.
+   */
+  async peek(cls: RequestClass): Promise<{ waitMs: number; everyMs: number }> {
+    if (!this.limited) return { waitMs: Math.max(0, this.holdEnd([cls]) - Date.now()), everyMs: 0 };
+    const plan = this.plans.get(cls)!;
+    const pipe = this.redis!.pipeline().time();
+    for (const l of plan.lanes) pipe.get(l.tatKey);
+    for (const k of plan.holdKeys) pipe.pttl(k);
+    const replies = ((await pipe.exec()) ?? []).map(([, v]) => v);
+    const [sec, micro] = (replies[0] as [string, string] | undefined) ?? [String(Date.now() / 1000), '0'];
+    const now = Number(sec) * 1000 + Number(micro) / 1000;
+    let waitMs = 0;
+    plan.lanes.forEach((l, i) => {
+      const tat = Number(replies[i + 1] ?? now);
+      waitMs = Math.max(waitMs, tat - l.toleranceMs - now);
+    });
+    for (const ttl of replies.slice(1 + plan.lanes.length)) waitMs = Math.max(waitMs, Number(ttl));
+    return { waitMs: Math.ceil(Math.max(0, waitMs)), everyMs: Math.max(...plan.lanes.map((l) => l.intervalMs)) };
   }
 
   /**

@@ -1,5 +1,5 @@
 /**
- * Cells of collection rows read liberally (shared/service-behaviors.md): ids and names may come as JSON numbers,
+ * Cells of collection rows read liberally (docs/service.md): ids and names may come as JSON numbers,
  * anything may be null or absent. Each answers undefined for what it cannot use.
  */
 

@@ -143,7 +143,7 @@ export function classifyAnswer(a: AnswerInput): ServiceError {
   let what = `answered ${s}`;
   if (s === 401) Cls = UnauthorizedError;
   else if (s === 403 && post && (writesOrder(a.path) || COMPLETED.test(msg ?? ''))) {
-    // Keys have no scopes (service-behaviors.md): a write to an order refused as forbidden means the order is
+    // Keys have no scopes (docs/service.md): a write to an order refused as forbidden means the order is
     // completed (or cancelled), not that the key lacks a right.
     Cls = OrderCompletedError;
     what = 'answered 403 (the order is completed or cancelled; API keys have no scopes)';

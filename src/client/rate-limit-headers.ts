@@ -1,4 +1,4 @@
-/** What an answer says of the account's budget (service-behaviors.md, "Limits" and "More from public integrations"). */
+/** What an answer says of the account's budget (docs/service.md "Budgets"). */
 export interface RateLimitHeaders {
   /** X-RateLimit-Limit: requests the service allows in its window. */
   limit?: number;

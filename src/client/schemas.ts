@@ -1,8 +1,8 @@
 import { z } from 'zod';
 
 /**
- * Entities of service-spec.md section 2, read liberally (shared/service-behaviors.md, "Answers that vary with
- * state"): a field is required only where every use of the answer needs it; anything else may be null or
+ * Entities of docs/service.md "Entities", read liberally (docs/service.md, "Null and absent
+ * fields"): a field is required only where every use of the answer needs it; anything else may be null or
  * absent (null reads as absent); ids may be JSON numbers (read as strings); side lists may be null (read as
  * empty). What one step needs beyond this is asked by its own decoder (`orderRead`, `shipmentCreated`, ...).
  */
@@ -67,7 +67,7 @@ export const shipmentSchema = z.looseObject({
   shipmentTypeId: opt(z.string()),
   primaryOrderUrl: opt(url),
   statusId: opt(z.string()),
-  // Null once shipped (service-behaviors.md): never needed, the ship step posts to shipmentUrl.
+  // Null once shipped (docs/service.md): never needed, the ship step posts to shipmentUrl.
   actionUrlShip: opt(url),
   actionUrlCancel: opt(url),
   shipmentItemList: list(shipmentItemSchema),
@@ -164,7 +164,7 @@ export type FacilityRow = z.infer<typeof facilityRowSchema>;
 export type ProductRow = z.infer<typeof productRowSchema>;
 export type InventoryItemRow = z.infer<typeof inventoryItemRowSchema>;
 
-/** Request bodies (service-spec.md section 4). */
+/** Request bodies (docs/service.md "Calls the program makes"). */
 export interface CreateOrderBody {
   orderId: string;
   orderTypeId: 'SALES_ORDER';

@@ -21,7 +21,7 @@ export interface CallRow<P extends string = string, B extends unknown[] = unknow
 /** A table of calls, by name: what the typed API (`ServiceApi`) is derived from. */
 export type CallTable = Record<string, CallRow<string, never[], unknown>>;
 
-/** The JSON of a typed request body, as it is (the types hold writes to service-spec.md section 4). */
+/** The JSON of a typed request body, as it is (the types hold writes to docs/service.md "Calls the program makes"). */
 const json =
   <B>() =>
   (body: B): string =>

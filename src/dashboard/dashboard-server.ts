@@ -121,7 +121,11 @@ export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
     res.status(500).type('text').send('error: the dashboard could not answer; its log says why\n');
   });
 
-  const server = await listen(app, o.port, o.host);
+  const server = await listen(app, o.port, o.host).catch(async (err: unknown) => {
+    await queues.close();
+    await Promise.all(extra.map((q) => q.close()));
+    throw err;
+  });
   return served(server, o.host, async () => {
     await queues.close();
     await Promise.all(extra.map((q) => q.close()));

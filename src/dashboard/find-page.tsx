@@ -110,6 +110,29 @@ function Progress({ r }: { r: FindResult }) {
       {r.progressLines.map((line) => (
         <p class="progress">{line}</p>
       ))}
+      {(r.sections ?? []).map((t, i) => (
+        <>
+          <h2>{t.title}</h2>
+          <table class="find-section" id={`find-section-${i}`}>
+            <tr>
+              {t.head.map((h) => (
+                <th>{h}</th>
+              ))}
+            </tr>
+            {t.rows.length ? (
+              t.rows.map((row) => (
+                <tr>
+                  {row.map((c) => (
+                    <td>{c}</td>
+                  ))}
+                </tr>
+              ))
+            ) : (
+              <EmptyRow cols={t.head.length} text="none" />
+            )}
+          </table>
+        </>
+      ))}
     </>
   );
 }

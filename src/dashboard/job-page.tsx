@@ -135,10 +135,7 @@ function ResultPart({ s }: { s: JobStory }) {
 
 /** One job's story as a page: state, record, each attempt with its API calls, the error and what to do. */
 export function JobBody({ s, flash }: { s: JobStory; flash?: string }) {
-  const rows: Array<[string, unknown]> = [
-    ['stream', s.stream],
-    ['key', s.key ?? ''],
-  ];
+  const rows: Array<[string, unknown]> = [['stream', s.stream]];
   const noAttempts = s.batch && s.attemptsMade ? 'an import batch keeps no trace of its attempts (counted above)' : 'none yet';
   return (
     <>
@@ -153,6 +150,19 @@ export function JobBody({ s, flash }: { s: JobStory; flash?: string }) {
             <td>{String(v)}</td>
           </tr>
         ))}
+        <tr>
+          <th>key</th>
+          <td>
+            {/* The record's whole story (an order's snapshots in order, what each did) is on its find page. */}
+            {s.key && !s.batch ? (
+              <a id="job-key" href={`/find?key=${encodeURIComponent(s.key)}`}>
+                {s.key}
+              </a>
+            ) : (
+              (s.key ?? '')
+            )}
+          </td>
+        </tr>
         <tr>
           <th>state</th>
           <td id="state">{s.state}</td>

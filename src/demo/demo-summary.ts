@@ -66,7 +66,7 @@ export function renderDemoSummary(r: DemoReport): string {
     out.push(`    ${cli} jobs show ${failed[0]?.id ?? '<job id>'}`);
     out.push(`    ${cli} status`);
   }
-  out.push('  Your own service: set INVENTORY_* and UPSTREAM_* (see docs/operations.md), then run `worker` or `sync --once`.');
+  out.push('  Your own service: set INVENTORY_* and UPSTREAM_* (see docs/reference.md), then run `worker` or `sync --once`.');
   if (r.staysUp)
     out.push('', 'The worker and the dashboard keep running (orders are polled every few seconds). Press Ctrl-C to stop the demo.');
   return `${out.join('\n')}\n`;

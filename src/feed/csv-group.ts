@@ -1,6 +1,7 @@
 import { defaults } from '../../config/defaults.js';
 import { tooLarge } from '../records/unreadable-record.js';
-import type { CsvColumn, CsvLayout } from '../records/csv-layout.js';
+import { csvColumns, type CsvColumn, type CsvLayout, type CsvRead } from '../records/csv-layout.js';
+import { messageOf } from '../message-of.js';
 import type { NdjsonEntry } from './ndjson.js';
 
 const MAX = defaults.csvQuoteChars;
@@ -15,6 +16,8 @@ interface Group {
   headCells: string[];
   record: Record<string, unknown>;
   items: unknown[];
+  /** Per item: its line and its row's extra cells (for the layout's shape hook). */
+  rows: { line: number; cells: Record<string, unknown> }[];
   chars: number;
   error?: string;
 }
@@ -29,6 +32,8 @@ export class CsvGrouper {
   private group: Group | undefined;
   /** Lines of rows that could not be read since the last readable one: they break the record they sit in. */
   private unreadable: number[] = [];
+  /** The record's columns: the layout's head and its extra head. */
+  private readonly head: readonly CsvColumn[];
 
   constructor(
     private readonly layout: CsvLayout,
@@ -36,7 +41,9 @@ export class CsvGrouper {
     /** Column name → its index in a row (from the header). */
     private readonly columns: ReadonlyMap<string, number>,
     private readonly maxChars: number,
-  ) {}
+  ) {
+    this.head = csvColumns(layout).head;
+  }
 
   /** A row that could not be read (its error entry is the caller's): remembered against the record around it. */
   unreadableRow(line: number): void {
@@ -65,8 +72,10 @@ export class CsvGrouper {
     if (g.chars > this.maxChars) g.error ??= `${tooLarge(g.chars, this.maxChars)} (rows from line ${g.line})`;
     if (g.error) return;
     const item: Record<string, unknown> = {};
-    g.error = this.fill(item, this.layout.row, line, cells);
+    const extra: Record<string, unknown> = {};
+    g.error = this.fill(item, this.layout.row, line, cells) ?? this.fill(extra, this.layout.extra?.row ?? [], line, cells);
     g.items.push(item);
+    g.rows.push({ line, cells: extra });
   }
 
   /** The last record, at the end of the file. */
@@ -81,13 +90,14 @@ export class CsvGrouper {
 
   private start(key: string, line: number, cells: string[]): Group {
     const record: Record<string, unknown> = {};
-    const g: Group = { key, line, headCells: this.layout.head.map((c) => this.cell(cells, c.name)), record, items: [], chars: 0 };
-    g.error = this.fill(record, this.layout.head, line, cells);
+    const headCells = this.head.map((c) => this.cell(cells, c.name));
+    const g: Group = { key, line, headCells, record, items: [], rows: [], chars: 0 };
+    g.error = this.fill(record, this.head, line, cells);
     return g;
   }
 
   private sameHead(g: Group, line: number, cells: string[]): void {
-    this.layout.head.forEach((c, i) => {
+    this.head.forEach((c, i) => {
       const cell = this.cell(cells, c.name);
       const first = g.headCells[i]!;
       if (cell === first) return;
@@ -120,7 +130,16 @@ export class CsvGrouper {
     this.group = undefined;
     if (!g) return;
     if (g.error) return void out.push(errorEntry(g.line, g.error, g.key));
-    const record = { ...g.record, [this.layout.rows]: g.items };
+    let record: Record<string, unknown> = { ...g.record, [this.layout.rows]: g.items };
+    const shape = this.layout.extra?.shape;
+    if (shape) {
+      const read: CsvRead = { record, rows: g.rows };
+      try {
+        record = shape(read);
+      } catch (err) {
+        return void out.push(errorEntry(g.line, messageOf(err), g.key));
+      }
+    }
     out.push({ line: g.line, value: record, text: JSON.stringify(record) });
   }
 }

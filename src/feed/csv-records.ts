@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { defaults } from '../../config/defaults.js';
-import type { CsvLayout } from '../records/csv-layout.js';
+import { csvColumns, type CsvLayout } from '../records/csv-layout.js';
 import { CsvGrouper } from './csv-group.js';
 import { readCsvChunks, type CsvRow } from './csv-rows.js';
 import type { NdjsonEntry } from './ndjson.js';
@@ -35,12 +35,16 @@ function columnsOf(header: CsvRow | undefined, mode: CsvMode): Map<string, numbe
     columns.set(name, i);
   }
   if ('layout' in mode) {
-    const all = [...mode.layout.head, ...mode.layout.row];
+    const every = csvColumns(mode.layout);
+    const all = [...every.head, ...every.row];
     const missing = all.filter((c) => !c.optional && !columns.has(c.name)).map((c) => c.name);
+    // The plain layout's columns, and any extra one that is required: a plain file needs no more.
+    const listed = [...mode.layout.head, ...mode.layout.row];
+    listed.push(...all.filter((c) => !c.optional && !listed.includes(c)));
     if (missing.length)
       throw new CsvHeaderError(
         `line ${header.line}: the header lacks column${missing.length === 1 ? '' : 's'} ${missing.join(', ')} ` +
-          `(columns: ${all.map((c) => c.name).join(',')})`,
+          `(columns: ${listed.map((c) => c.name).join(',')})`,
       );
   }
   return columns;

@@ -77,7 +77,7 @@ function pageBody(items: unknown[], cursor: string, hasMore: boolean): unknown {
   return Buffer.concat([Buffer.from('{"items":['), ...joined, Buffer.from(`],"cursor":${JSON.stringify(cursor)},"hasMore":${hasMore}}`)]);
 }
 
-/** An upstream feed (upstream-feed.md) over plain node:http, for tests, the demo and the chaos run. */
+/** An upstream feed (docs/records.md) over plain node:http, for tests, the demo and the chaos run. */
 export async function startFeedServer(opts: StartFeedServerOptions): Promise<FeedServer> {
   const data = new Map<StreamName, unknown[]>(opts.names.map((s) => [s, [...(opts.streams?.[s] ?? [])]]));
   const pageSize = opts.pageSize ?? 500;

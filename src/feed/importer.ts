@@ -130,7 +130,7 @@ function entrySteps(o: ImportNdjsonOptions, totals: ImportResult) {
     o.logger.debug({ stream: o.def.stream, line, error: why }, 'unreadable line queued to fail at once');
     const text = head.slice(0, QUOTE_CHARS);
     const key = known ?? keyInHead(o.def, head);
-    return { id: badLineId(o.def.stream, line, text), line, text, parseError: why, ...(key === undefined ? {} : { key }) };
+    return { id: badLineId(o.def.stream, line, text, key), line, text, parseError: why, ...(key === undefined ? {} : { key }) };
   };
   /** A record: its job id, checked; an invalid one still queued, to fail at once. */
   const record = (line: number, value: unknown, text: string): IntakeItem => {

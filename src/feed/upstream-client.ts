@@ -8,7 +8,7 @@ import { messageOf } from '../message-of.js';
 import { SecretFile } from '../secret-file.js';
 import { zodProblemText } from '../zod-problems.js';
 
-/** One page of a feed stream (upstream-feed.md); a record that could not be read is an UnreadableRecord in `items`. */
+/** One page of a feed stream (docs/records.md); a record that could not be read is an UnreadableRecord in `items`. */
 export const feedPageSchema = z.object({
   items: z.array(z.unknown(), { error: 'must be an array of records' }),
   cursor: z.string({ error: 'must be a string' }),

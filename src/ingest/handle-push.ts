@@ -70,21 +70,23 @@ async function within<T>(ctx: PushContext, work: Promise<T>): Promise<T> {
 }
 
 /** The stream's backlog checked, then the delivery stored; `full` (the backlog) instead when the stream holds its cap. */
-async function backlogThenStore(ctx: PushContext, def: RecordStream, deliveryId: string, body: unknown, bytes: number) {
+async function backlogThenStore(ctx: PushContext, def: RecordStream, deliveryId: string, body: unknown, raw: Buffer) {
   const { o, limits } = ctx;
   const backlog = await ctx.backlog(def.stream);
   if (backlog >= limits.maxBacklog) return { full: backlog };
   const deliveryHash = createHash('sha256').update(deliveryId).digest('hex').slice(0, 32);
+  const bodyHash = createHash('sha256').update(raw).digest('hex').slice(0, 32);
   const stored = await storeDelivery({
     def,
     queue: o.queues.get(def.stream),
     redis: o.redis,
     seenKey: o.keys.ingestSeen(def.stream, deliveryHash),
+    bodyHash,
     seenSeconds: limits.seenSeconds,
     body,
     deliveryId,
     transform: o.transforms?.get(def.stream),
-    bodyBytes: bytes,
+    bodyBytes: raw.length,
     maxRecordBytes: limits.maxRecordBytes,
   });
   return { stored };
@@ -132,13 +134,23 @@ export async function handlePush(ctx: PushContext, req: IncomingMessage, res: Se
   }
   if (o.redis.status !== 'ready') return unavailable(ctx, res, stream, `Redis is not connected (${o.redis.status})`, 'NOT_CONNECTED');
   try {
-    const outcome = await within(ctx, backlogThenStore(ctx, def, signed.deliveryId, parsed.value, read.body.length));
+    const outcome = await within(ctx, backlogThenStore(ctx, def, signed.deliveryId, parsed.value, read.body));
     if (!outcome.stored)
       return unavailable(ctx, res, stream, `${outcome.full} jobs wait in ${stream}, the most it takes (INGEST_MAX_BACKLOG)`, 'BACKLOG');
     const { stored } = outcome;
     if (stored.duplicate) {
       answer(res, 200, { accepted: true, duplicate: true, deliveryId: signed.deliveryId });
       return 200;
+    }
+    if (stored.reusedId) {
+      ctx.metrics.reusedId(stream);
+      logRepeated(
+        o.logger,
+        'warn',
+        `ingest-reused-id-${stream}`,
+        { stream, deliveryId: signed.deliveryId },
+        'a webhook-id came again with another body: stored as a delivery of its own (the sender re-uses ids; a retry keeps the body)',
+      );
     }
     ctx.metrics.records(stream, 'queued', stored.queued);
     ctx.metrics.records(stream, 'duplicate', stored.duplicates);

@@ -13,8 +13,13 @@ export interface StoreDeliveryOptions {
   /** The stream's record queue. */
   queue: Queue<JobData>;
   redis: Redis;
-  /** The delivery's mark (redisKeys().ingestSeen): set once its records are stored, so the same id again queues nothing. */
+  /**
+   * The delivery's mark (redisKeys().ingestSeen): the bodies stored under its id, added once their records are stored,
+   * so the same id with the same body again queues nothing.
+   */
   seenKey: string;
+  /** A hash of the body's bytes: the same id with another body is a delivery of its own. */
+  bodyHash: string;
   /** How long the mark lasts, in seconds. */
   seenSeconds: number;
   /** The body as parsed: one record, or an array of them (each an upstream payload when a transform is set). */
@@ -40,7 +45,24 @@ export type StoredDelivery =
       invalid: number;
       /** False when the mark could not be written after the store (the records are stored; a retry queues nothing new). */
       marked: boolean;
+      /** The id was stored before with another body: this body was stored as a delivery of its own. */
+      reusedId: boolean;
     };
+
+/**
+ * Whether this id and body were stored already (a retry), the id with another body only (a sender re-using ids), or
+ * neither. A mark of one body per id (a string, as marks were before bodies were told apart) counts as this body.
+ */
+async function seenBefore(o: StoreDeliveryOptions): Promise<'same' | 'other' | 'new'> {
+  const replies = (await o.redis.pipeline().type(o.seenKey).sismember(o.seenKey, o.bodyHash).exec()) ?? [];
+  const [typeErr, type] = replies[0] ?? [];
+  if (typeErr) throw typeErr;
+  if (type === 'none') return 'new';
+  if (type !== 'set') return 'same';
+  const [memberErr, member] = replies[1] ?? [];
+  if (memberErr) throw memberErr;
+  return member === 1 ? 'same' : 'other';
+}
 
 /**
  * The entries of a body: each element through the stream's transform (none: the element itself), a record larger
@@ -67,12 +89,15 @@ function capped(raw: unknown, bodyBytes: number, maxRecordBytes: number): unknow
 
 /**
  * Stores a delivery's records as jobs of the stream's queue (the producers' path: one addBulk, a job id keyed on
- * the record), then marks its id. In that order: a crash between the two leaves records without a mark (a retry
- * queues them again, a no-op for ids that exist), never a mark without its records. A record that does not match
- * its shape is queued too, and fails at once as a bad record naming the record, the field and the reason.
+ * the record), then marks its id with its body. The same id with another body is stored too: a snapshot is safe to
+ * apply twice, and dropping it would lose what the sender meant. In that order: a crash between the two leaves
+ * records without a mark (a retry queues them again, a no-op for ids that exist), never a mark without its records.
+ * A record that does not match its shape is queued too, and fails at once as a bad record naming the record, the
+ * field and the reason.
  */
 export async function storeDelivery(o: StoreDeliveryOptions): Promise<StoredDelivery> {
-  if ((await o.redis.exists(o.seenKey)) === 1) return { duplicate: true };
+  const seen = await seenBefore(o);
+  if (seen === 'same') return { duplicate: true };
   const made = (await entriesOf(o)).map((entry) => transformedJob(o.def, entry, 'push'));
   const added = made.length
     ? await addJobs(
@@ -82,9 +107,15 @@ export async function storeDelivery(o: StoreDeliveryOptions): Promise<StoredDeli
         o.def,
       )
     : { queued: 0, duplicates: 0 };
-  const marked = await o.redis.set(o.seenKey, '1', 'EX', o.seenSeconds).then(
-    () => true,
-    () => false,
-  );
-  return { duplicate: false, records: made.length, ...added, invalid: made.filter((m) => !m.valid).length, marked };
+  const marked = await o.redis
+    .multi()
+    .sadd(o.seenKey, o.bodyHash)
+    .expire(o.seenKey, o.seenSeconds)
+    .exec()
+    .then(
+      (replies) => !replies?.some(([err]) => err),
+      () => false,
+    );
+  const invalid = made.filter((m) => !m.valid).length;
+  return { duplicate: false, records: made.length, ...added, invalid, marked, reusedId: seen === 'other' };
 }

@@ -34,7 +34,7 @@ const JOB_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 type Registers = Registry[];
 type Sources = ScrapeSources | undefined;
 
-/** A fresh registry per process (and per test) with the program's metrics; names are in docs/operations.md. */
+/** A fresh registry per process (and per test) with the program's metrics; names are in docs/monitoring.md. */
 export function createMetrics(o: { sources?: ScrapeSources; defaultMetrics?: boolean } = {}): Metrics {
   const registry = new Registry();
   if (o.defaultMetrics !== false) collectDefaultMetrics({ register: registry });

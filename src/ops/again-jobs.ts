@@ -31,14 +31,37 @@ export interface RecordedVersion {
   state: string;
 }
 
-/** Per stream, the newest recorded version of `key` (its jobs from the job index: the days of job retention). */
+/** A kept job of the key whose record cannot be sent again as it is (unreadable, or not of its kind's shape), and why. */
+export interface UnusableVersion {
+  stream: StreamName;
+  key: string;
+  jobId: string;
+  state: string;
+  why: string;
+}
+
+/** Why a kept job's record cannot be sent again; undefined when it can (or it is not the key's). */
+function unusableWhy(def: RecordStream, data: JobData, key: string): string | undefined {
+  if (data.parseError !== undefined) return data.key === key ? data.parseError : undefined;
+  if (recordKey(def, data.record) !== key) return undefined;
+  const checked = checkRecord(def, data.record);
+  if (checked.ok) return undefined;
+  const first = checked.problems[0];
+  return first ? `${first.field}: ${first.reason}` : 'does not match its shape';
+}
+
+/**
+ * Per stream, the newest recorded version of `key` (its jobs from the job index: the days of job retention); and,
+ * for a stream with none, the newest kept job of the key whose record cannot be sent again (`unusable`), so that a
+ * key known only by a failed bad record is told apart from an unknown one.
+ */
 export async function newestVersions(
   redis: Redis,
   prefix: string,
   queues: { get(stream: StreamName): Queue },
   defs: readonly RecordStream[],
   key: string,
-): Promise<RecordedVersion[]> {
+): Promise<{ versions: RecordedVersion[]; unusable: UnusableVersion[] }> {
   const ids = await findJobIds(
     redis,
     prefix,
@@ -46,17 +69,28 @@ export async function newestVersions(
     defs.map((d) => d.stream),
   );
   const newest = new Map<StreamName, { v: RecordedVersion; at: number }>();
+  const unusable = new Map<StreamName, { v: UnusableVersion; at: number }>();
   for (const id of ids) {
     const def = defs.find((d) => id.startsWith(`${d.stream}-`));
     if (!def) continue;
     const job = await queues.get(def.stream).getJob(id);
     const data = job?.data as JobData | undefined;
-    if (!job || !data || data.parseError !== undefined || recordKey(def, data.record) !== key) continue;
-    if (!checkRecord(def, data.record).ok) continue;
+    if (!job || !data) continue;
+    const why = unusableWhy(def, data, key);
     const at = job.timestamp ?? 0;
+    if (why !== undefined) {
+      const seen = unusable.get(def.stream);
+      if (!seen || seen.at < at)
+        unusable.set(def.stream, { v: { stream: def.stream, key, jobId: id, state: await job.getState(), why }, at });
+      continue;
+    }
+    if (data.parseError !== undefined || recordKey(def, data.record) !== key) continue;
     const before = newest.get(def.stream);
     if (before && before.at >= at) continue;
     newest.set(def.stream, { v: { stream: def.stream, key, jobId: id, record: data.record, state: await job.getState() }, at });
   }
-  return defs.flatMap((d) => (newest.has(d.stream) ? [newest.get(d.stream)!.v] : []));
+  return {
+    versions: defs.flatMap((d) => (newest.has(d.stream) ? [newest.get(d.stream)!.v] : [])),
+    unusable: defs.flatMap((d) => (!newest.has(d.stream) && unusable.has(d.stream) ? [unusable.get(d.stream)!.v] : [])),
+  };
 }

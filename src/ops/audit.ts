@@ -88,7 +88,7 @@ async function rowsOf(queues: StreamQueues, kind: Kind | undefined, stream: Stre
 /**
  * Every write (POST) the program made to the service, oldest first, from what it keeps: the attempt traces of the
  * jobs still in the queues (completed jobs 7 days, at most 50,000 per stream; failed ones until retried or trimmed;
- * each job's last 50 attempts). See docs/operations.md, "Audit".
+ * each job's last 50 attempts). See docs/investigating.md, "Audit".
  */
 export async function auditWrites(queues: StreamQueues, kinds: readonly Kind[], o: AuditOptions = {}): Promise<AuditRow[]> {
   const rows: AuditRow[] = [];

@@ -17,6 +17,15 @@ export interface FoundProgress {
   line: string;
   /** The entities it names. */
   entities: EntityRef[];
+  /** More of it as tables (an order's snapshots, its shipments), shown after the line. None: the line says it all. */
+  sections?: FoundSection[];
+}
+
+/** A table of a key's progress, for people: a title, its column heads, and rows of text. */
+export interface FoundSection {
+  title: string;
+  head: string[];
+  rows: string[][];
 }
 
 /** What `find` shows of a kind beyond its jobs. */

@@ -5,7 +5,7 @@ import { showJob, type JobStory } from './job-inspect.js';
 import type { StreamQueues } from '../queue/stream-queues.js';
 import { redisKeys } from '../redis/connection.js';
 import type { StreamName } from '../records/stream-def.js';
-import type { EntityRef, FoundProgress } from './find-rule.js';
+import type { EntityRef, FoundProgress, FoundSection } from './find-rule.js';
 import { findJobIds } from '../queue/job-index.js';
 import type { Kind } from '../kinds/kind.js';
 
@@ -37,6 +37,8 @@ export interface FindResult {
   progress: Record<string, Record<string, unknown>>;
   /** The same, one line per kind, for people. */
   progressLines: string[];
+  /** More of the progress as tables, when a kind tells more (an order's snapshots in order, its shipments, returns). */
+  sections: FoundSection[];
 }
 
 function detailsOf(job: JobStory): Array<Record<string, unknown>> {
@@ -76,8 +78,8 @@ export async function findRecord(
   });
 
   const keys = redisKeys(queues.prefix);
-  const found = await Promise.all(kinds.filter((k) => streams.includes(k.stream)).map((k) => k.find?.progress?.(redis, keys, key)));
-  const progressOfKinds = found.filter((p): p is FoundProgress => p !== undefined);
+  const read = await Promise.all(kinds.filter((k) => streams.includes(k.stream)).map((k) => k.find?.progress?.(redis, keys, key)));
+  const progressOfKinds = read.filter((p): p is FoundProgress => p !== undefined);
   const entities = new Map<string, RecordEntity>();
   const add = (e: Omit<RecordEntity, 'source'>, source: string) => {
     if (!entities.has(e.url)) entities.set(e.url, { ...e, source });
@@ -95,5 +97,7 @@ export async function findRecord(
   );
   const progress = Object.fromEntries(progressOfKinds.map((p) => [p.name, p.value]));
   const progressLines = progressOfKinds.map((p) => p.line);
-  return { key, prefix: queues.prefix, found: jobs.length > 0 || list.length > 0, jobs, entities: list, mapped, progress, progressLines };
+  const sections = progressOfKinds.flatMap((p) => p.sections ?? []);
+  const found = jobs.length > 0 || list.length > 0 || sections.length > 0;
+  return { key, prefix: queues.prefix, found, jobs, entities: list, mapped, progress, progressLines, sections };
 }

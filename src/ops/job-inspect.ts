@@ -57,9 +57,12 @@ interface JobData {
   upstream?: string;
 }
 
-/** The key of a job's record; a payload a transform refused is named by its upstream id (its `key`). */
+/**
+ * The key of a job's record; one that could not be read (a line, a CSV record failing on a cell) by the key found
+ * in it, and a payload a transform refused by its upstream id (its `key`).
+ */
 function keyOf(def: KeyedStream | undefined, data: JobData): string | null {
-  if (data.parseError !== undefined && data.upstreamId !== undefined) return data.key ?? null;
+  if (data.parseError !== undefined) return data.key ?? null;
   return (def && recordKey(def, data.record)) ?? null;
 }
 

@@ -9,7 +9,7 @@ export interface MappedNameRow {
   service: string;
 }
 
-/** The record fields that name a product or a facility, in every stream (upstream-feed.md). */
+/** The record fields that name a product or a facility, in every stream (docs/records.md). */
 const FIELDS: Record<string, MappedKind> = {
   productId: 'product',
   origin: 'facility',

@@ -35,4 +35,9 @@ export interface ReconcileRule {
   /** What the counters say, for people: "3 orders, 3 orders' shipments". */
   describe(checked: Readonly<Record<string, number>>): string;
   run(ctx: ReconcileContext): Promise<{ drifts: Drift[]; checked: Record<string, number> }>;
+  /**
+   * Of two applied versions of one record, whether `a` is the reference in place of `b` (an order's snapshot by its
+   * updatedAt); undefined, or no such rule: the version whose job finished last is.
+   */
+  newer?(a: unknown, b: unknown): boolean | undefined;
 }

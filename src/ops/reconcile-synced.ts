@@ -1,5 +1,6 @@
 import type { Queue } from 'bullmq';
 import { recordKey, type KeyedStream } from '../records/records.js';
+import type { ReconcileRule } from './reconcile-rule.js';
 
 /** The newest synced version of one record: the completed job that says so. */
 export interface SyncedRecord {
@@ -18,11 +19,23 @@ const PAGE = 500;
 /** Outcomes that mean the service holds the record (a skipped record was deliberately not applied). */
 const APPLIED = new Set(['synced', 'unchanged']);
 
+/** Whether a version applied (its record, when its job finished) is the reference in place of the one kept so far. */
+function replaces(def: SyncedStream, before: SyncedRecord, record: unknown, finishedOn: number, again: boolean): boolean {
+  // A resync or repair re-applies a version synced before: the first sync stays the reference (its time is
+  // when its effects began, e.g. an order's shipment for the stock rule), unless it is gone.
+  if (before.again !== again) return !again;
+  return def.reconcile?.newer?.(record, before.record) ?? finishedOn > before.finishedOn;
+}
+
+/** A stream as its synced records are read: its key, and its kind's rule of which version is the reference. */
+export type SyncedStream = KeyedStream & { reconcile?: Pick<ReconcileRule, 'newer'> };
+
 /**
  * Per business key, the newest completed job whose record was applied (synced, or already matching): what the
- * program recorded as synced. Completed jobs are kept 7 days (at most 50,000 per stream), so that is what is covered.
+ * program recorded as synced; the newest by the kind's own rule when it has one (an order's snapshot by updatedAt).
+ * Completed jobs are kept 7 days (at most 50,000 per stream), so that is what is covered.
  */
-export async function syncedRecords(queue: Pick<Queue, 'getJobs'>, def: KeyedStream): Promise<Map<string, SyncedRecord>> {
+export async function syncedRecords(queue: Pick<Queue, 'getJobs'>, def: SyncedStream): Promise<Map<string, SyncedRecord>> {
   const out = new Map<string, SyncedRecord>();
   for (let start = 0; ; start += PAGE) {
     const jobs = await queue.getJobs(['completed'], start, start + PAGE - 1, true);
@@ -36,10 +49,8 @@ export async function syncedRecords(queue: Pick<Queue, 'getJobs'>, def: KeyedStr
       if (key === undefined) continue;
       const finishedOn = job.finishedOn ?? 0;
       const before = out.get(key);
-      // A resync or repair re-applies a version synced before: the first sync stays the reference (its time is
-      // when its effects began, e.g. an order's shipment for the stock rule), unless it is gone.
       const again = data?.fromService !== undefined;
-      if (before && (before.again === again ? before.finishedOn >= finishedOn : again)) continue;
+      if (before && !replaces(def, before, record, finishedOn, again)) continue;
       const details = rv.details && typeof rv.details === 'object' ? (rv.details as Record<string, unknown>) : {};
       out.set(key, {
         key,

@@ -26,7 +26,7 @@ export const lastReportKey = (prefix: string) => `${prefix}:reconcile:last`;
 
 /**
  * Compares the service with what the program recorded as synced (completed jobs and the progress in Redis) and
- * lists every drift. Reads each collection it needs once; see docs/operations.md for what it costs.
+ * lists every drift. Reads each collection it needs once; see docs/investigating.md for what it costs.
  */
 export interface ReconcileOptions {
   /** Read every synced order (one GET each) to compare its lines, not only their total. Default false. */

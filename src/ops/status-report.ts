@@ -10,6 +10,7 @@ import { failedGroups, type FailedGroup } from './failed-groups.js';
 import { intakeCounts, type IntakeCounts } from './intake-counts.js';
 import type { StreamQueues } from '../queue/stream-queues.js';
 import { readBreaker } from '../queue/stream-breaker.js';
+import { readWorkers } from './worker-presence.js';
 import { readLastOutage, readOutage, type EndedOutage, type OutageState } from '../queue/service-outage.js';
 
 const COUNTED_STATES = ['waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized'] as const;
@@ -102,6 +103,8 @@ export interface StatusReport {
    * outage that ended (within 30 days).
    */
   outage: OutageState & { waiting: number; last: EndedOutage | null };
+  /** The workers running now (each says so every 20 s): how many, how many pull the feed, where pushes are taken. */
+  workers: { running: number; pulling: number; receivers: string[] };
 }
 
 /** The request classes, then `total`: one budget every request spends, on accounts that have one. */
@@ -209,7 +212,7 @@ async function scheduleStatus(redis: Redis, prefix: string, defs: StreamQueues['
 export async function readStatus(redis: Redis, queues: StreamQueues, o: { budgets?: Budgets; now?: number } = {}): Promise<StatusReport> {
   const now = o.now ?? Date.now();
   const keys = redisKeys(queues.prefix);
-  const [streams, budget, schedule, groups, eviction, outage, last] = await Promise.all([
+  const [streams, budget, schedule, groups, eviction, outage, last, running] = await Promise.all([
     Promise.all(queues.names.map((s) => streamStatus(redis, queues, s, now))),
     budgetStatus(redis, queues.prefix, o.budgets, now),
     scheduleStatus(redis, queues.prefix, queues.defs),
@@ -217,6 +220,7 @@ export async function readStatus(redis: Redis, queues: StreamQueues, o: { budget
     checkEvictionPolicy(redis),
     readOutage(redis, keys),
     readLastOutage(redis, keys),
+    readWorkers(redis, keys, now),
   ]);
   const redisInfo = { maxmemoryPolicy: eviction.policy, warning: eviction.warning };
   const waiting = outage.open ? streams.reduce((n, st) => n + st.counts.waiting + st.counts.delayed + st.counts.prioritized, 0) : 0;
@@ -229,5 +233,10 @@ export async function readStatus(redis: Redis, queues: StreamQueues, o: { budget
     schedule,
     failedGroups: groups,
     outage: { ...outage, waiting, last: last ?? null },
+    workers: {
+      running: running.length,
+      pulling: running.filter((w) => w.pulls).length,
+      receivers: [...new Set(running.flatMap((w) => (w.ingest ? [w.ingest] : [])))],
+    },
   };
 }

@@ -37,7 +37,7 @@ export class JobAttempt {
   readonly onCall = (call: ApiCall): void => {
     this.trace.calls.push(call);
     this.spans?.onCall(call);
-    // One line per write, for an audit kept as long as the logs are (docs/operations.md, "Audit").
+    // One line per write, for an audit kept as long as the logs are (docs/investigating.md, "Audit").
     if (call.method === 'POST')
       this.logger.info({ write: { method: call.method, path: call.path, status: call.status, error: call.error } }, 'service write');
   };

@@ -11,6 +11,7 @@ import { recordServiceUp } from './service-outage.js';
 import { classifyFailure, type Failure } from './failure.js';
 import { recordFailureGroup } from './failure-group.js';
 import { BadRecordError } from './job-errors.js';
+import { RECORD_HINT } from '../error-hints.js';
 import type { JobContext, JobResult, RunnerDeps } from './job-kind.js';
 import { LockLostError, takeLock, type HeldLock } from '../redis/redis-lock.js';
 import { recordSuccess } from './stream-breaker.js';
@@ -55,15 +56,15 @@ export function checkedJobRecord<R>(kind: Kind<R>, job: Pick<Job, 'data' | 'id'>
   const data = jobDataSchema.safeParse(job.data);
   if (!data.success) {
     const [issue] = zodProblems(data.error.issues, { under: 'data.' });
-    throw new BadRecordError(`job ${job.id}`, issue?.field ?? 'data.', issue?.reason ?? 'is not { record, source }');
+    throw new BadRecordError(`job ${job.id}`, issue?.field ?? 'data.', issue?.reason ?? 'is not { record, source }', RECORD_HINT);
   }
   const label = recordLabel(kind, data.data, job.id);
-  if (data.data.parseError !== undefined) throw new BadRecordError(label, parseErrorField(data.data), data.data.parseError);
+  if (data.data.parseError !== undefined) throw new BadRecordError(label, parseErrorField(data.data), data.data.parseError, RECORD_HINT);
   const parsed = kind.schema.safeParse(data.data.record);
   if (!parsed.success) {
     const [first, ...more] = problemsOf(parsed.error);
     const also = more.length ? ` (and ${more.map((p) => `${p.field}: ${p.reason}`).join('; ')})` : '';
-    throw new BadRecordError(label, first?.field ?? '(record)', `${first?.reason ?? 'does not match its shape'}${also}`);
+    throw new BadRecordError(label, first?.field ?? '(record)', `${first?.reason ?? 'does not match its shape'}${also}`, RECORD_HINT);
   }
   const key = recordKey(kind, data.data.record) ?? label;
   return data.data.fromService ? { record: parsed.data, key, fromService: data.data.fromService } : { record: parsed.data, key };

@@ -15,7 +15,7 @@ export const KEEP_COMPLETED_SECONDS = 7 * 24 * 3600;
 /** At most this many completed jobs are kept per queue, so Redis does not grow without bound. */
 export const KEEP_COMPLETED_COUNT = 50_000;
 
-/** What a resync or repair job asks of its kind beside the record (docs/operations.md, "Resync and repair"). */
+/** What a resync or repair job asks of its kind beside the record (docs/investigating.md, "Resync a record", "Repair"). */
 export const fromServiceSchema = z.object({
   reason: z.enum(['resync', 'repair']),
   /** The repair run it belongs to (its id), for the report. */

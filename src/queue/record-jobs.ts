@@ -5,7 +5,7 @@ import { keyInHead } from '../records/record-head.js';
 import { checkRecord, recordKey, type KeyedStream, type RecordStream } from '../records/records.js';
 import { indexJobIds } from './job-index.js';
 import { QUOTE_CHARS, UnreadableRecord } from '../records/unreadable-record.js';
-import { jobIdFor, jobIdHash, unreadableJobId } from './job-id.js';
+import { idSafe, jobIdFor, jobIdHash, unreadableJobId } from './job-id.js';
 import { withJobTraces } from '../telemetry/enqueue-spans.js';
 import type { JobData } from './queues.js';
 import type { StreamName } from '../records/stream-def.js';
@@ -89,9 +89,12 @@ export function recordJob(
   }
 }
 
-/** The job id of an NDJSON line that is not JSON at all (its job fails at once naming the line). */
-export function badLineId(stream: StreamName, line: number, text: string): string {
-  return `${stream}-invalid-${jobIdHash({ unparsable: text, line })}`;
+/**
+ * The job id of a line (or CSV record) that cannot be read or checked (its job fails at once naming the line):
+ * `{stream}-{key}-{hash}` when its key is known, so `find` finds it by its key, else `{stream}-invalid-{hash}`.
+ */
+export function badLineId(stream: StreamName, line: number, text: string, key?: string): string {
+  return `${stream}-${key === undefined ? 'invalid' : idSafe(key)}-${jobIdHash({ unparsable: text, line })}`;
 }
 
 /**

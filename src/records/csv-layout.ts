@@ -9,6 +9,31 @@ export interface CsvLayout {
   rows: string;
   /** The columns of one element of it. */
   row: readonly CsvColumn[];
+  /** More of the record read from the same rows, shaped by the kind (an order's status and fulfillments). None: none. */
+  extra?: CsvExtra;
+}
+
+/**
+ * Columns beyond the plain layout, and the kind's hook that shapes the record from them: e.g. a row's fulfillmentId
+ * makes its line part of that fulfillment. Its columns are not listed in the header error of a plain file.
+ */
+export interface CsvExtra {
+  /** More record columns, the same on every row of a record (as head's); set on the record as read. */
+  head?: readonly CsvColumn[];
+  /** More columns of each row, kept out of the element: `shape` gets them per row. */
+  row?: readonly CsvColumn[];
+  /**
+   * The record to check, from the record as read (head's and extra head's fields, the rows field filled) and each
+   * row's extra cells with its file line. Throws for a record it cannot make, naming the line and column.
+   */
+  shape(read: CsvRead): Record<string, unknown>;
+}
+
+/** A record as its rows read, for CsvExtra.shape. */
+export interface CsvRead {
+  record: Record<string, unknown>;
+  /** Per element of the rows field, in order: the file line it was read from and the row's extra cells (absent: empty). */
+  rows: readonly { line: number; cells: Record<string, unknown> }[];
 }
 
 /** One column: named as the record's field, its cell a text or a number; an optional one may be absent or empty. */
@@ -18,4 +43,9 @@ export interface CsvColumn {
   type?: 'text' | 'number';
   /** Default: required. */
   optional?: boolean;
+}
+
+/** Every column a layout reads: the record's, then one row's (its extra ones after each). */
+export function csvColumns(layout: CsvLayout): { head: readonly CsvColumn[]; row: readonly CsvColumn[] } {
+  return { head: [...layout.head, ...(layout.extra?.head ?? [])], row: [...layout.row, ...(layout.extra?.row ?? [])] };
 }

@@ -3,7 +3,7 @@ import { zodProblems } from '../zod-problems.js';
 import type { RecordReferences } from './record-references.js';
 import type { StreamName } from './stream-def.js';
 
-/** Records of the upstream feed (shared/upstream-feed.md), checked as they arrive and again when a job starts. */
+/** Records of the upstream feed (docs/records.md), checked as they arrive and again when a job starts. */
 
 // The kind's declaration (src/kinds/kind.ts) is made of these parts; they are spelled here, below it, so that the
 // records' helpers do not import what imports them.

@@ -81,6 +81,8 @@ export function redisKeys(prefix: string) {
     outage: () => `${prefix}:outage`,
     /** The last outage that ended (since, ended, records that waited, whether told), as a hash. */
     outageLast: () => `${prefix}:outage-last`,
+    /** The running workers, one field per process (what it pulls and where it takes pushes), refreshed while it runs. */
+    workers: () => `${prefix}:workers`,
     /** A pushed delivery's id seen (its records stored), per stream, kept a day: the same id again queues nothing. */
     ingestSeen: (stream: string, deliveryHash: string) => `${prefix}:ingest-seen:${stream}:${deliveryHash}`,
   };

@@ -12,7 +12,7 @@ import type {
 /**
  * How stored entities are answered under a profile. The store keeps one model (string ids, every action URL,
  * [] for empty lists, txStamp in ms: what admin.state() shows); `spec` answers it as is, `observed` answers it
- * as service-behaviors.md "Answers that vary with state" says the real service does.
+ * as docs/service.md "Null and absent fields" says the real service does.
  */
 
 type Json = Record<string, unknown>;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { BudgetSettings, BudgetWindow } from './sandbox-options.js';
 
-/** `total` is spent by every request, beside its own class (service-behaviors.md "Limits"). */
+/** `total` is spent by every request, beside its own class (docs/service.md "Budgets"). */
 export type BudgetClass = 'get' | 'post' | 'collection' | 'total';
 
 const windowSchema = z.object({ limit: z.number().int().nonnegative(), windowMs: z.number().int().positive() }).nullish();

@@ -58,7 +58,7 @@ export function reserveItem(ctx: ApiContext, orderId: string, itemId: string) {
 
 /**
  * actionUrlEdit: a locked order back to ORDER_CREATED, its reservations released; a completed one too where
- * the profile has editAction (service-behaviors.md "Writing"), else its /edit is no action (404).
+ * the profile has editAction (docs/service.md "States"), else its /edit is no action (404).
  */
 function editOrder(ctx: ApiContext, order: OrderEntity) {
   if (order.statusId === ORDER_CANCELLED) throw orderCancelled(ctx, order.orderId, 'edited');

@@ -1,4 +1,4 @@
-/** Order statuses (service-spec.md section 3). */
+/** Order statuses (docs/service.md "States"). */
 export const ORDER_CREATED = 'ORDER_CREATED';
 export const ORDER_LOCKED = 'ORDER_LOCKED';
 export const ORDER_COMPLETED = 'ORDER_COMPLETED';

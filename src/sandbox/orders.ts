@@ -134,7 +134,7 @@ export function requireOrder(ctx: ApiContext, orderId: string): OrderEntity {
 }
 
 /**
- * Refuses changes to a completed or cancelled order (400, or 403 under `observed`: service-behaviors.md
+ * Refuses changes to a completed or cancelled order (400, or 403 under `observed`: docs/service.md
  * "Writing") and, unless `allowLocked`, to a locked one (400).
  */
 export function assertEditable(ctx: ApiContext, order: OrderEntity, allowLocked = false): void {

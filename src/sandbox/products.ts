@@ -33,7 +33,7 @@ export function requireProductById(ctx: ApiContext, internalId: string): Product
  * POST /product/<internalId>: productId and productUrl are required and must be the product's own.
  * Each productAssocList entry with a productAssocUrl replaces the items of that entry of this product; an
  * entry without one creates a new entry, appended after the existing ones (the first on a product that has
- * none; on a product that has one, the extra entry that service-spec.md section 4 rule 4 warns of).
+ * none; on a product that has one, the extra entry that docs/service.md "Calls the program makes" warns of).
  * Entries not sent stay as they are. Everything is checked before anything changes.
  */
 export function updateProduct(ctx: ApiContext, internalId: string, body: unknown) {

@@ -1,6 +1,6 @@
 import { SANDBOX_PROFILES, type SandboxProfile } from './sandbox-options.js';
 
-/** What a profile changes, one switch per behaviour (docs/sandbox.md "Profiles", service-behaviors.md). */
+/** What a profile changes, one switch per behaviour (docs/sandbox.md "Profiles", docs/service.md). */
 export interface ProfileRules {
   name: SandboxProfile;
   /** A client shipmentId is ignored: every shipment gets the next number (no duplicate on a repeated create). */

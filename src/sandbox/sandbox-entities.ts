@@ -1,4 +1,4 @@
-/** The sandbox's entities, in the shapes the API answers (service-spec.md section 2, service-behaviors.md). */
+/** The sandbox's entities, in the shapes the API answers (docs/service.md "Entities"). */
 
 export interface FacilityEntity {
   facilityId: string;

@@ -65,8 +65,8 @@ export interface LatencySettings {
 }
 
 /**
- * How the sandbox answers (docs/sandbox.md "Profiles"): `spec` as strictly as service-spec.md reads;
- * `observed` as service-behaviors.md says the real service does (null actions out of state, null empty lists,
+ * How the sandbox answers (docs/sandbox.md "Profiles"): `spec` as strictly as docs/service.md reads;
+ * `observed` as docs/service.md says the real service does (null actions out of state, null empty lists,
  * server-assigned numeric ids, txStamp in seconds, actionUrlEdit, 403 on writes to a completed order).
  */
 export type SandboxProfile = 'observed' | 'spec';

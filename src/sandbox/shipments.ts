@@ -52,7 +52,7 @@ const READ_ONLY = [
 /**
  * POST /shipment: attached to an existing, editable order; items taken from locations. Under `spec` a client
  * shipmentId is kept (a second create with it is a duplicate); under `observed` it is ignored and every create
- * makes a new shipment with the next number, as the real service is seen doing (service-behaviors.md "Writing").
+ * makes a new shipment with the next number, as the real service is seen doing (docs/service.md "What the program was built for").
  */
 export function createShipment(ctx: ApiContext, body: unknown) {
   const b = parseBody(createSchema, body, 'shipment');

@@ -15,7 +15,7 @@ export class ApiError extends Error {
 export const badRequest = (msg: string) => new ApiError(400, msg);
 export const notFound = (msg: string) => new ApiError(404, msg);
 
-/** service-spec.md section 7, in the words the service uses (contract 2). */
+/** docs/service.md "Errors", in the words the service uses (contract 2). */
 export const duplicate = (what: string) => new ApiError(400, `Database integrity violation: duplicate object: ${what}`);
 export const missingReference = (what: string) =>
   new ApiError(400, `Database integrity violation: reference to an object that does not exist: ${what}`);

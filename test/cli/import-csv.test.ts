@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { syncedOnce } from '../helpers/order-records.js';
+import { cliInProcess } from './cli-in-process.js';
 import { runCli } from './run-cli.js';
 import { startStack } from './stack.js';
 
@@ -69,6 +70,13 @@ describe.concurrent('import of a CSV file', () => {
       const state = stack.sandbox.admin.state();
       expect(syncedOnce(state, ['CSV-1'])).toBe(true);
       expect(state.orders.filter((o) => o.orderId === 'CSV-2')).toHaveLength(0);
+      // The record that failed on a cell keeps its key: listed under it, and found by it.
+      const list = JSON.parse((await cliInProcess(['jobs', 'list', '--state', 'failed', '--json'], stack.env)).stdout);
+      expect(list.jobs.map((j: { key: string | null }) => j.key)).toEqual(['CSV-2']);
+      const found = await cliInProcess(['find', 'CSV-2', '--json'], stack.env);
+      expect(found.code).toBe(0);
+      const failedJob = JSON.parse(found.stdout).jobs[0];
+      expect(failedJob).toMatchObject({ id: list.jobs[0].id, key: 'CSV-2', state: 'failed' });
       // The job shows the record as gathered from its rows.
       const show = JSON.parse((await runCli(['find', 'CSV-1', '--json'], stack.env)).stdout);
       expect(show.jobs[0].record).toEqual({
@@ -103,6 +111,10 @@ describe.concurrent('import of a CSV file', () => {
       ]);
       expect(plan.records[0]!.calls.length).toBeGreaterThan(0);
       expect(JSON.stringify(plan.records[1])).toContain('line 4, column quantity: \\"x\\" is not a number');
+      // For people, the failing record is named by its line once.
+      const text = await cliInProcess(['import', 'orders', file, '--dry-run'], stack.env);
+      expect(text.stdout).toMatch(/DRY-2 \(line 4\)\s+FAILS/);
+      expect(text.stdout).not.toContain('(line 4) (line 4)');
       expect(stack.sandbox.admin.requests().filter((q) => q.method !== 'GET')).toEqual([]);
     } finally {
       await stack.close();

@@ -156,7 +156,9 @@ describe.concurrent('import through a transform', () => {
         const lines = run.stderr.split('\n').filter((l) => l.includes('TRANSFORMS'));
         expect(lines).toEqual([
           expect.stringContaining('TRANSFORMS: unknown stream "invoices": use one of orders, stock-counts, boms'),
-          expect.stringContaining('TRANSFORMS: orders: no transform named "shopify-orders-created" (built in: shopify-orders-fulfilled)'),
+          expect.stringContaining(
+            'TRANSFORMS: orders: no transform named "shopify-orders-created" (built in: shopify-orders-fulfilled, shopify-orders)',
+          ),
           expect.stringContaining(`TRANSFORMS: stock-counts: ${noDefault} has no default export that is a function`),
         ]);
       }

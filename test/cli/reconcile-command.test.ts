@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readLastReport } from '../../src/ops/reconcile.js';
 import type { SandboxData } from '../../src/sandbox/sandbox-data-schema.js';
 import { orderRecord } from '../helpers/order-records.js';
+import { redisKeys } from '../../src/redis/connection.js';
+import { cliInProcess } from './cli-in-process.js';
 import { runCli } from './run-cli.js';
 import { startStack, type Stack } from './stack.js';
 
@@ -45,6 +47,41 @@ describe('reconcile command', () => {
       drifts: [{ stream: 'orders', key: 'RK-2', kind: 'order-not-completed', field: 'statusId' }],
     });
     expect((await readLastReport(stack.redis, stack.prefix))?.drifts).toHaveLength(1);
+  });
+
+  describe('when the collection budget makes it wait', () => {
+    /** A 429 of the account's collection budget, held for every process for `ms`. */
+    const holdCollections = (ms: number) => stack.redis.set(redisKeys(stack.prefix).budgetHold('collection'), '1', 'PX', ms);
+
+    it('says on stderr which budget it waits on and for about how long, then its progress; stdout stays the report', async () => {
+      await holdCollections(6000);
+      const r = await cliInProcess(['reconcile', '--stream', 'orders', '--json'], stack.env);
+      expect(r.code).toBe(1);
+      expect(JSON.parse(r.stdout)).toMatchObject({ streams: ['orders'] });
+      const lines = r.stderr.split('\n').filter((l) => l && !l.startsWith('{'));
+      expect(lines[0]).toMatch(
+        /^reconcile waits for the collection budget \(INVENTORY_COLLECTION_PER_HOUR=3000 an hour, shared by every process of the account\): the next collection read in about [3-6] s, then one every 1 s; about [4-7] s for the 2 collections the last reconcile read \(inventory-sync status shows the budget's use\)$/,
+      );
+      expect(lines).toContainEqual(
+        expect.stringMatching(
+          /^reconcile: collection reads: 0\/2 waiting [3-6] s for the collection budget \(INVENTORY_COLLECTION_PER_HOUR=3000/,
+        ),
+      );
+      expect(lines.at(-1)).toBe('reconcile: collection reads: 2/2');
+    });
+
+    it('draws a bar on a terminal', async () => {
+      await holdCollections(5000);
+      const r = await cliInProcess(['reconcile', '--stream', 'orders', '--repair', '--dry-run'], stack.env, { tty: true });
+      expect(r.stderr).toContain('reconcile --repair --dry-run waits for the collection budget');
+      expect(r.stderr).toMatch(/reconcile --repair --dry-run: collection reads \[[█░]+\] 0\/2 waiting [2-5] s for the collection budget/);
+    });
+
+    it('says nothing of the budget when it does not wait', async () => {
+      const r = await cliInProcess(['reconcile', '--stream', 'orders'], stack.env);
+      expect(r.stderr).not.toContain('collection budget');
+      expect(r.stderr).not.toContain('collection reads');
+    });
   });
 
   it('refuses an unknown stream with exit 2', async () => {

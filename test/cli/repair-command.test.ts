@@ -157,7 +157,7 @@ describe('reconcile --repair', () => {
 
   it('lists an extra BOM entry for a person and leaves it alone', async () => {
     const product = stack.sandbox.admin.state().products.find((p) => p.productId === 'SKU-0010')!;
-    // Without productAssocUrl the service adds an entry (service-spec.md 4.4).
+    // Without productAssocUrl the service adds an entry (docs/service.md "Entities").
     await api(product.productUrl!, {
       productId: 'SKU-0010',
       productUrl: product.productUrl,

@@ -1,6 +1,10 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxData } from '../../src/sandbox/sandbox-data-schema.js';
 import { orderRecord } from '../helpers/order-records.js';
+import { cliInProcess } from './cli-in-process.js';
 import { collect, runCli, spawnCli } from './run-cli.js';
 import { startStack, type Stack } from './stack.js';
 
@@ -53,6 +57,24 @@ describe('resync', () => {
     const r = await runCli(['resync', 'RS-2'], stack.env, { timeoutMs: 90_000 });
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(order('RS-2')!.statusId).toBe('ORDER_COMPLETED');
+  }, 120_000);
+
+  it('says what to do for a key known only by a failed job whose record cannot be sent again', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'isync-resync-')), 'bad.ndjson');
+    writeFileSync(
+      file,
+      `${JSON.stringify(orderRecord('RS-BAD', [{ productId: 'MUG-BLUE', quantity: -1, unitPrice: 1, location: 'A-01' }]))}\n`,
+    );
+    const imported = await cliInProcess(['import', 'orders', file, '--process'], stack.env);
+    expect(imported.code, imported.stdout + imported.stderr).toBe(1);
+    const r = await cliInProcess(['resync', 'RS-BAD'], stack.env);
+    expect(r.code).toBe(1);
+    expect(r.stdout).not.toContain('no recorded version');
+    expect(r.stdout).toMatch(
+      /orders RS-BAD: not sent again: its only kept job, orders-RS-BAD-[0-9a-f]{12} \(failed\), holds a record that cannot be sent as it is \(lines\.0\.quantity: [^)]+\)\. Fix the record where it comes from and send it again/,
+    );
+    const json = JSON.parse((await cliInProcess(['resync', 'RS-BAD', '--json'], stack.env)).stdout);
+    expect(json).toMatchObject({ ok: false, notFound: [], unusable: [{ stream: 'orders', key: 'RS-BAD', state: 'failed' }] });
   }, 120_000);
 
   it('exits 1 naming a key of which nothing is recorded', async () => {

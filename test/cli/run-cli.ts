@@ -2,7 +2,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { Readable, Writable } from 'node:stream';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { streamDefs } from '../../jobs/streams.js';
+import { runCli as runProgram } from '../../src/cli/program.js';
+import { defaultRedisGuard } from '../helpers/redis.js';
 
 const root = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 const entry = join(root, 'src/bin/inventory-sync.ts');
@@ -35,17 +39,51 @@ export function baseEnv(): Record<string, string> {
 
 /** Starts the real entry point (src/bin/inventory-sync.ts under tsx) as a child process. */
 export function spawnCli(args: string[], env: Record<string, string>, cwd = emptyCwd()): ChildProcess {
-  return spawn(process.execPath, ['--import', tsxLoader, entry, ...args], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const node = [...defaultRedisGuard(), '--import', tsxLoader];
+  return spawn(process.execPath, [...node, entry, ...args], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
 }
 
-/** Runs one command line to its end. */
-export function runCli(
+/**
+ * Runs one command line to its end, in this process: the program and the kinds the entry point runs, with the exit
+ * code it would exit with. What only a process shows (signals, a working folder's .env, a stdout nothing else writes
+ * to) is for spawnCli; with `cwd`, or a NODE_ variable in `env`, it runs as a child too.
+ */
+export async function runCli(
   args: string[],
   env: Record<string, string>,
   o: { input?: string; cwd?: string; timeoutMs?: number } = {},
 ): Promise<CliRun> {
-  const child = spawnCli(args, env, o.cwd);
-  return collect(child, o);
+  // What Node reads at a process's start (NODE_OPTIONS' import hooks, NODE_EXTRA_CA_CERTS) needs a process.
+  if (o.cwd !== undefined || Object.keys(env).some((k) => k.startsWith('NODE_'))) return collect(spawnCli(args, env, o.cwd), o);
+  const [out, err] = [textSink(), textSink()];
+  const stop = new AbortController();
+  const stdin = Readable.from(o.input ? [o.input] : []);
+  const run = runProgram(args, { env, stdout: out.stream, stderr: err.stream, stdin, stop: stop.signal }, streamDefs);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
+      stop.abort();
+      reject(new Error(`CLI did not finish within ${o.timeoutMs ?? 60_000} ms\nstdout:\n${out.text()}\nstderr:\n${err.text()}`));
+    }, o.timeoutMs ?? 60_000);
+  });
+  try {
+    const code = await Promise.race([run, late]);
+    return { code, signal: null, stdout: out.text(), stderr: err.text() };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** A stream that keeps what is written to it, as a child's piped stdout would (not a terminal). */
+function textSink(): { stream: Writable; text(): string } {
+  let text = '';
+  const stream = new Writable({
+    write(chunk: Buffer | string, _encoding, done) {
+      text += chunk.toString();
+      done();
+    },
+  });
+  return { stream, text: () => text };
 }
 
 export function collect(child: ChildProcess, o: { input?: string; timeoutMs?: number } = {}): Promise<CliRun> {

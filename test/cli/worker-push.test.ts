@@ -2,6 +2,7 @@ import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { orderRecord, syncedOnce } from '../helpers/order-records.js';
 import { newSecret, push } from '../ingest/push-sender.js';
+import { cliInProcess } from './cli-in-process.js';
 import { runCli } from './run-cli.js';
 import { startStack, type Stack } from './stack.js';
 import { eventually, freePort, startWorkerProcess, type WorkerProcess } from './worker-process.js';
@@ -96,6 +97,24 @@ describe('worker with a push receiver', () => {
       expect(r.code).toBe(0);
       const line = r.stdout.split('\n').find((l) => l.includes('PUSH-BAD-CLI'));
       expect(line).toMatch(/orders\s+failed\s+PUSH-BAD-CLI\s.*\[BAD_RECORD\] record PUSH-BAD-CLI: lines/);
+    }, 60_000);
+  });
+
+  describe('when status is asked while it runs', () => {
+    it('says the worker takes pushes and pulls nothing, not that the feed never caught up', async () => {
+      const r = await cliInProcess(['status'], env);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).not.toContain('never caught up');
+      expect(r.stdout).not.toContain('none yet');
+      expect(r.stdout).toMatch(/^orders\s.*\snot pulled\s*$/m);
+      // The worker SIGKILLed above is counted until its word is a minute old: one or two.
+      expect(r.stdout).toMatch(
+        /none: [12] workers? runs? without UPSTREAM_URL, pulling nothing; taking pushes at (\S+) and imported records/,
+      );
+      expect(r.stdout).toContain(`taking pushes at ${ingestUrl}/ingest/{stream} and imported records`);
+      const json = JSON.parse((await cliInProcess(['status', '--json'], env)).stdout);
+      expect(json.workers).toMatchObject({ pulling: 0, receivers: [ingestUrl] });
+      expect(json.workers.running).toBeGreaterThanOrEqual(1);
     }, 60_000);
   });
 });

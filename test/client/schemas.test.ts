@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { decoders as d, ShapeError } from '../../src/client/shape.js';
 
 /**
- * Answers shaped like the public samples of the real service (shared/service-behaviors.md, "Answers that vary
- * with state"): action URLs null or missing out of state, empty side lists null, ids as JSON numbers, txStamp
+ * Answers shaped like the public samples of the real service (docs/service.md, "Null and
+ * absent fields"): action URLs null or missing out of state, empty side lists null, ids as JSON numbers, txStamp
  * in epoch seconds, explicit nulls in collection rows.
  */
 const api = '/acme/api';

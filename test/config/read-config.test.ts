@@ -21,7 +21,7 @@ function problemsOf(env: Record<string, string>, needs = { service: true }): str
 
 describe('configuration', () => {
   describe('with every required variable', () => {
-    it('applies the defaults of interface.md', () => {
+    it('applies the defaults of docs/reference.md', () => {
       const c = readConfig(service, { service: true }, streamDefs);
       expect(c.service?.baseUrl).toBe('https://app.example.com');
       expect(c.service?.budgets).toMatchObject({ postPerMinute: 120, getPerMinute: 120, collectionPerHour: 300 });

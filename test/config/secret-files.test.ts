@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, readConfig, secretsOf } from '../../config/read-config.js';
 import { secretSettings } from '../../config/schema.js';
+import { baseEnv, freshCwd, runCli } from '../cli/run-cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'isync-secret-files-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -20,9 +21,9 @@ const service = { INVENTORY_BASE_URL: 'https://app.example.com', INVENTORY_ACCOU
 const KEY = 'key-from-file-8d2f';
 const SECRET = 'secret-from-file-41ac9e';
 
-function problemsOf(env: Record<string, string>): string[] {
+function problemsOf(env: Record<string, string>, fromDotenv?: ReadonlySet<string>): string[] {
   try {
-    readConfig(env, { service: true });
+    readConfig(env, { service: true }, [], fromDotenv);
   } catch (err) {
     if (err instanceof ConfigError) return err.problems;
     throw err;
@@ -101,6 +102,31 @@ describe('secrets from files', () => {
       expect(problems).toEqual(['INVENTORY_API_KEY, INVENTORY_API_KEY_FILE: set one of them, not both']);
       expect(problems.join('\n')).not.toMatch(/env-key-55aa|8d2f|env-secret-66bb/);
     });
+
+    it('says which one the .env file set, and that the environment wins only where .env is silent', () => {
+      const env = {
+        ...service,
+        INVENTORY_API_KEY: 'dotenv-key-77cc',
+        INVENTORY_API_KEY_FILE: secretFile(`${KEY}\n`),
+        INVENTORY_API_SECRET: 's-9',
+      };
+      const problems = problemsOf(env, new Set(['INVENTORY_API_KEY']));
+      expect(problems).toEqual([
+        'INVENTORY_API_KEY (set in .env), INVENTORY_API_KEY_FILE (set in the environment): set one of them, not both; ' +
+          'remove one (the .env file only fills in what the environment lacks)',
+      ]);
+      expect(problems.join('\n')).not.toMatch(/dotenv-key-77cc|8d2f/);
+    });
+
+    it('is told so by the program when the .env file of the working folder set one', async () => {
+      const cwd = freshCwd();
+      writeFileSync(join(cwd, '.env'), 'INVENTORY_API_SECRET_FILE=/run/secrets/api-secret\n');
+      const r = await runCli(['jobs', 'list'], { ...baseEnv(), INVENTORY_API_SECRET: 'env-secret-88dd' }, { cwd });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(
+        'INVENTORY_API_SECRET (set in the environment), INVENTORY_API_SECRET_FILE (set in .env): set one of them, not both',
+      );
+    }, 60_000);
   });
 
   describe('when neither is set where one is required', () => {

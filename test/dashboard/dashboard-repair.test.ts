@@ -10,7 +10,7 @@ import type { SandboxData } from '../../src/sandbox/sandbox-data-schema.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
 import { streamDefs } from '../../jobs/streams.js';
 import { orderRecord } from '../helpers/order-records.js';
-import { connect, uniquePrefix } from '../helpers/redis.js';
+import { connect, redisUrl, uniquePrefix } from '../helpers/redis.js';
 import { testJobs } from '../helpers/test-world.js';
 import { form, raw, startTestDashboard, type TestDashboard } from './dashboard-http.js';
 
@@ -41,7 +41,7 @@ describe('dashboard, the reconcile page with repairs', () => {
 
   beforeAll(async () => {
     sandbox = await startSandbox({ port: 0, data: 'demo' });
-    const config = sandboxConfig(sandbox, { prefix, jobs: testJobs, catalogRefreshSeconds: 0 });
+    const config = sandboxConfig(sandbox, { redis: redisUrl(), prefix, jobs: testJobs, catalogRefreshSeconds: 0 });
     deps = buildDeps(config, createLogger({ level: 'silent' }), { redis, budget: false, kinds: streamDefs });
     const jobs = ['DR-1', 'DR-2', 'DR-3'].map((id) => recordJob(streamDefs[0], orderRecord(id), 'feed').job);
     const ends = await runRecordJobs(deps, jobs, { kinds: deps.kinds });

@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { docsDrift, unnamedSettings, type Page } from '../helpers/docs-drift.js';
@@ -7,12 +7,12 @@ import { programSurface, type ProgramSurface } from '../helpers/program-surface.
 
 const root = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 
-/** README.md and every docs/*.md, as the test reads them. */
+/** README.md and every .md under docs/ (the runbooks too), as the test reads them. */
 function repoDocs(): Page[] {
-  const docs = readdirSync(join(root, 'docs'))
+  const docs = (readdirSync(join(root, 'docs'), { recursive: true }) as string[])
     .filter((f) => f.endsWith('.md'))
-    .sort()
-    .map((f) => `docs/${f}`);
+    .map((f) => `docs/${f.split(sep).join('/')}`)
+    .sort();
   return ['README.md', ...docs].map((file) => ({ file, text: readFileSync(join(root, file), 'utf8') }));
 }
 
@@ -23,7 +23,7 @@ beforeAll(() => {
 
 const sample = (text: string) => docsDrift([{ file: 'sample.md', text }], surface);
 
-describe('the docs (README.md, docs/*.md)', () => {
+describe('the docs (README.md, docs/**/*.md)', () => {
   it('name only commands, subcommands, npm scripts, flags and settings that the program has', () => {
     expect(docsDrift(repoDocs(), surface)).toEqual([]);
   });

@@ -14,7 +14,7 @@ const STREAM_SLACK = 100;
 /** Why a key breaks its documented bound, or undefined. */
 async function problemOf(redis: Redis, u: KeyUsage, b: KeyBound | undefined): Promise<string | undefined> {
   const life = u.pttlMs < 0 ? 'no TTL' : `TTL ${span(u.pttlMs)}`;
-  if (!b) return `${u.key} (${u.type}, ${life}) is in no table of docs/operations.md "Redis sizing"`;
+  if (!b) return `${u.key} (${u.type}, ${life}) is in no table of docs/redis.md "Redis sizing"`;
   if (b.kind === 'ttl') {
     if (u.pttlMs < 0) return `${u.key} has no TTL; ${b.pattern} is documented to live ${b.text.split('|')[0]!.trim()}`;
     if (b.lifeMs === undefined || u.pttlMs > b.lifeMs)

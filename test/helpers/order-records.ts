@@ -17,6 +17,20 @@ export function orderRecord(
   };
 }
 
+/** A snapshot of an order (docs/orders.md "The order's life"): open, with two lines, unless `o` says otherwise. */
+export function orderSnapshot(orderId: string, o: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    orderId,
+    status: 'open',
+    origin: 'Main Warehouse',
+    lines: [
+      { productId: 'MUG-BLUE', quantity: 3, unitPrice: 12.5, location: 'Main Warehouse / A-01' },
+      { productId: 'SKU-0003', quantity: 1, unitPrice: 4, location: 'A-02' },
+    ],
+    ...o,
+  };
+}
+
 /** What the sandbox holds for one orderId: its orders and the shipments attached to them. */
 export function orderState(state: SandboxState, orderId: string) {
   const orders = state.orders.filter((o) => o.orderId === orderId);

@@ -107,7 +107,7 @@ export function programSurface(root: string): ProgramSurface {
   };
   const scripts = Object.fromEntries(Object.keys(pkg.scripts).map((s) => [s, parsers[s]]));
   // The program's own settings, and those each kind of the list declares (src/kinds/kind.ts `settings`), the test-only
-  // fifth kind's too (docs/architecture.md, "Adding a kind", names them as the example).
+  // fifth kind's too (docs/adding-a-kind.md names them as the example).
   const kindSettings = [...streamDefs, stockAdjustmentKind].flatMap((k: { settings?: ReadonlyArray<{ name: string }> }) =>
     (k.settings ?? []).map((s) => s.name),
   );

@@ -70,3 +70,15 @@ export function connectTarget(): RedisConnection {
 export async function deletePrefix(redis: RedisConnection, prefix: string): Promise<void> {
   await deleteKeysUnder(redis, prefix);
 }
+
+const DEFAULT_REDIS = new Set(['127.0.0.1:6379', 'localhost:6379', '[::1]:6379']);
+
+/**
+ * Node arguments that make a child process refuse the default Redis address (test/setup/default-redis-guard.mjs),
+ * when the run's Redis is elsewhere: none when it is the default (a developer's own Redis at 6379).
+ */
+export function defaultRedisGuard(): string[] {
+  const u = new URL(redisUrl());
+  if (DEFAULT_REDIS.has(`${u.hostname}:${u.port || '6379'}`)) return [];
+  return ['--import', new URL('../setup/default-redis-guard.mjs', import.meta.url).href];
+}

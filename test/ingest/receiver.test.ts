@@ -1,11 +1,13 @@
 import { request } from 'node:http';
 import type { Redis } from 'ioredis';
+import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { streamDefs } from '../../jobs/streams.js';
 import { fixedSigningKeys } from '../../src/ingest/signing-keys.js';
 import { startReceiver, type Receiver, type ReceiverOptions } from '../../src/ingest/receiver.js';
 import { createLogger } from '../../src/logger.js';
 import { keyOffenders } from '../helpers/key-offenders.js';
+import { captureOut } from '../helpers/out-stream.js';
 import { orderRecord, syncedOnce } from '../helpers/order-records.js';
 import { testWorld, type TestWorld } from '../helpers/test-world.js';
 import { keyOf, newSecret, push, signatureOf } from './push-sender.js';
@@ -62,15 +64,40 @@ describe('the push receiver', () => {
       expect(syncedOnce(world.sandbox.admin.state(), ids)).toBe(true);
     });
 
-    it('queues nothing new for a webhook-id it has seen, and says it is a duplicate', async () => {
+    it('queues nothing new for a webhook-id it has seen with the same body, and says it is a duplicate', async () => {
       const before = await jobCount();
       const first = await push(receiver.url, 'orders', orderRecord('PUSH-DUP'), { secrets: [SECRET], id: 'msg_dup_1' });
       expect(first.status).toBe(202);
-      // A retry of the same delivery, even with another body, is not stored again.
-      const retry = await push(receiver.url, 'orders', orderRecord('PUSH-DUP-OTHER'), { secrets: [SECRET], id: 'msg_dup_1' });
+      // A retry of the same delivery is not stored again.
+      const retry = await push(receiver.url, 'orders', orderRecord('PUSH-DUP'), { secrets: [SECRET], id: 'msg_dup_1' });
       expect(retry.status).toBe(200);
       expect(retry.body).toEqual({ accepted: true, duplicate: true, deliveryId: 'msg_dup_1' });
       expect(await jobCount()).toBe(before + 1);
+    });
+
+    it('stores a webhook-id re-used with another body as a delivery of its own, logged once and counted', async () => {
+      const registry = new Registry();
+      const log = captureOut(false);
+      const own = await another({ registry, logger: createLogger({ level: 'info', destination: log.stream }) });
+      const before = await jobCount();
+      const send = (id: string) => push(own.url, 'orders', orderRecord(id), { secrets: [SECRET], id: 'msg_reused_1' });
+      expect((await send('PUSH-REUSED-A')).status).toBe(202);
+      const other = await send('PUSH-REUSED-B');
+      expect(other.status).toBe(202);
+      expect(other.body).toMatchObject({ accepted: true, deliveryId: 'msg_reused_1', records: 1, queued: 1 });
+      const third = await send('PUSH-REUSED-C');
+      expect(third.status).toBe(202);
+      // Each body once: the second body again is a retry of its own delivery.
+      expect((await send('PUSH-REUSED-B')).status).toBe(200);
+      expect(await jobCount()).toBe(before + 3);
+      const metrics = await registry.metrics();
+      expect(metrics).toContain('isync_ingest_reused_ids_total{stream="orders"} 2');
+      const lines = log.lines().map((l) => JSON.parse(l) as { msg: string; deliveryId?: string });
+      const reused = lines.filter((l) => l.msg.startsWith('a webhook-id came again with another body'));
+      expect(reused).toHaveLength(1);
+      expect(reused[0]!.deliveryId).toBe('msg_reused_1');
+      await world.idle();
+      expect(syncedOnce(world.sandbox.admin.state(), ['PUSH-REUSED-A', 'PUSH-REUSED-B', 'PUSH-REUSED-C'])).toBe(true);
     });
 
     it('queues every record of an array body (a batch push)', async () => {

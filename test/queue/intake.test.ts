@@ -114,7 +114,7 @@ describe('import through intake batches', () => {
     const bad = await records().getJob(jobIdFor(orderKind, invalid));
     expect(await bad?.getState()).toBe('failed');
     expect(bad?.failedReason).toMatch(/^\[BAD_RECORD\] record WEB-BAD: lines: must have at least one line/);
-    const broken = await records().getJob(badLineId('orders', 14, '{"orderId": "WEB-BROKEN",'));
+    const broken = await records().getJob(badLineId('orders', 14, '{"orderId": "WEB-BROKEN",', 'WEB-BROKEN'));
     expect(broken?.data).toMatchObject({
       record: '{"orderId": "WEB-BROKEN",',
       line: 14,

@@ -81,7 +81,7 @@ export async function queueWorld(name: string, jobs: Config['jobs'] = fastJobs):
   const prefix = uniquePrefix(name);
   const { logger, lines } = captureLogger();
   const sandbox = await startSandbox({ data: 'empty' });
-  const config = sandboxConfig(sandbox, { prefix, jobs, service: { readRetries: 0 } });
+  const config = sandboxConfig(sandbox, { redis: redisUrl(), prefix, jobs, service: { readRetries: 0 } });
   const built = buildDeps(config, logger, { redis, budget: false, catalog: unusedCatalog, kinds: streamDefs });
   const { client, keys, queues } = built;
   await settleMeta(queues);

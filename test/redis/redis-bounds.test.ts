@@ -92,7 +92,7 @@ describe('a bounded Redis', () => {
         expect(await keyOffenders(stack.redis, stack.prefix)).toEqual([
           `${orderKeys(keys).progress('RB-LONG')} has a TTL of 60 days, longer than the 30 days documented for {prefix}:order:{orderId}`,
           `${orderKeys(keys).progress('RB-STRAY')} has no TTL; {prefix}:order:{orderId} is documented to live 30 days`,
-          `${stack.prefix}:stray (string, no TTL) is in no table of docs/operations.md "Redis sizing"`,
+          `${stack.prefix}:stray (string, no TTL) is in no table of docs/redis.md "Redis sizing"`,
         ]);
       } finally {
         await stack.redis.del(`${stack.prefix}:stray`, orderKeys(keys).progress('RB-STRAY'), orderKeys(keys).progress('RB-LONG'));

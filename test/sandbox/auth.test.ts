@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
 import { Api, basic, orderBody, useSandbox } from './helpers.js';
 
-/** service-spec.md section 5 and service-behaviors.md "Transport and auth". */
+/** docs/service.md "Requests". */
 const t = useSandbox();
 
 describe('authentication (spec section 5)', () => {

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { decodeRows, demo, orderBody, useSandbox } from './helpers.js';
 
-/** service-behaviors.md "Reading": column-major collections, ragged columns, product URLs, stock rows. */
+/** docs/service.md "What the program was built for": column-major collections, ragged columns, product URLs, stock rows. */
 // The spec profile's answers; the observed profile's differences are in profile-*.test.ts.
 const t = useSandbox({ profile: 'spec' });
 const COLLECTIONS = ['facility', 'product', 'order', 'shipment', 'inventoryvariance', 'inventoryitem'];
 
-describe('reading (service-behaviors.md)', () => {
+describe('reading (docs/service.md)', () => {
   it('answers every collection root as column-major JSON: an object of parallel arrays', async () => {
     await t.api.ok('order', orderBody('B-1'));
     for (const c of COLLECTIONS) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { INTEGRITY_MISSING, demo, orderBody, orderWithShipment, shipmentBody, useSandbox, varianceBody } from './helpers.js';
 
-/** service-spec.md section 4 and section 1's rules, plus GET of every entity (service-behaviors.md). */
+/** docs/service.md "Requests" and "Calls the program makes", plus GET of every entity. */
 // The spec profile's answers; the observed profile's differences are in profile-*.test.ts.
 const t = useSandbox({ profile: 'spec' });
 

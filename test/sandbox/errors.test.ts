@@ -10,7 +10,7 @@ import {
   varianceBody,
 } from './helpers.js';
 
-/** service-spec.md section 7 and service-behaviors.md "Writing": 400 with {msg}, in the spec's words. */
+/** docs/service.md "Errors" and "What the program was built for": 400 with {msg}, in the spec's words. */
 // The spec profile's answers; the observed profile's differences are in profile-*.test.ts.
 const t = useSandbox({ profile: 'spec' });
 

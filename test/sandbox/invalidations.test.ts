@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { demo, orderBody, orderWithShipment, useSandbox, varianceBody } from './helpers.js';
 
-/** service-spec.md section 6: every create and modify answer lists what it invalidated. */
+/** docs/service.md "Requests": every create and modify answer lists what it invalidated. */
 const t = useSandbox();
 
 describe('events: invalidations (spec section 6)', () => {

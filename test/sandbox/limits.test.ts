@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { orderBody, useSandbox, varianceBody } from './helpers.js';
 
-/** service-spec.md section 8, and the budgets of service-behaviors.md "Limits" (configurable, off by default). */
+/** docs/service.md "Budgets" (configurable, off by default). */
 let now = Date.UTC(2026, 10, 21, 12, 0, 0);
 const t = useSandbox({ clock: () => now });
 

@@ -4,7 +4,7 @@ import { SANDBOX_PROFILES } from '../../src/sandbox/sandbox-options.js';
 import { demo, orderBody, orderWithShipment, shipmentBody, useSandbox } from './helpers.js';
 
 /**
- * The order's states as service-behaviors.md reads them ("The order's states"): lock commits, edit makes a
+ * The order's states as docs/service.md "States" reads them: lock commits, edit makes a
  * committed order editable again, cancel takes the order's shipments with it. Under each profile, the life
  * through the typed client's rows (orderAction, modifyOrder), the refusals over plain HTTP.
  */

@@ -4,8 +4,8 @@ import { SANDBOX_PROFILES } from '../../src/sandbox/sandbox-options.js';
 import { demo, orderBody, orderWithShipment, shipmentBody, useSandbox, type Api } from './helpers.js';
 
 /**
- * A committed (ORDER_LOCKED) order's units count as reserved in inventoryitem (service-behaviors.md, "The order's
- * states"): rows of (origin facility, product, order) with quantityReserved, released when it is edited,
+ * A committed (ORDER_LOCKED) order's units count as reserved in inventoryitem (docs/service.md,
+ * "States"): rows of (origin facility, product, order) with quantityReserved, released when it is edited,
  * cancelled or completed. And which action URLs an order carries in each state (observed, "Answers that vary").
  */
 

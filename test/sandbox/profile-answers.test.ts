@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeRows, demo, orderBody, orderWithShipment, useSandbox, varianceBody } from './helpers.js';
 
-/** service-behaviors.md "Answers that vary with state": the observed profile answers that way, spec does not. */
+/** docs/service.md "Null and absent fields": the observed profile answers that way, spec does not. */
 const NOW = Date.UTC(2026, 10, 21, 12, 0, 0, 250);
 const ORDER_LISTS = ['orderAdjustmentList', 'orderRoleList', 'contentList', 'userFieldDataList', 'shipmentUrlList', 'invoiceUrlList'];
 const SHIPMENT_LISTS = ['userFieldDataList', 'contentList', 'transferList'];

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { SANDBOX_PROFILES } from '../../src/sandbox/sandbox-options.js';
 import { orderBody, orderWithShipment, shipmentBody, useSandbox, type Api } from './helpers.js';
 
-/** service-behaviors.md "Writing": refused writes to a completed order, and actionUrlEdit, under each profile. */
+/** docs/service.md "What the program was built for": refused writes to a completed order, and actionUrlEdit, under each profile. */
 
 /** What each profile answers: the status of a refused write to a completed or cancelled order. */
 const REFUSAL = { observed: 403, spec: 400 } as const;

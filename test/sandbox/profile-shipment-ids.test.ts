@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { SANDBOX_PROFILES } from '../../src/sandbox/sandbox-options.js';
 import { INTEGRITY_DUPLICATE, orderBody, shipmentBody, useSandbox } from './helpers.js';
 
-/** service-behaviors.md "Writing": shipment ids, and the order's shipmentUrlList, under each profile. */
+/** docs/service.md "What the program was built for": shipment ids, and the order's shipmentUrlList, under each profile. */
 
 describe('shipment ids under the observed profile', () => {
   const t = useSandbox({ profile: 'observed' });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DATE_TIME, demo, orderBody, orderWithShipment, useSandbox, varianceBody } from './helpers.js';
 
-/** service-spec.md section 2: every resource and its fields, as the sandbox answers them. */
+/** docs/service.md "Entities": every resource and its fields, as the sandbox answers them. */
 // The spec profile's answers; the observed profile's differences are in profile-*.test.ts.
 const t = useSandbox({ profile: 'spec' });
 const URL_FORM = /^\/demo\/api\/[a-z]+\/[^/]+$/;

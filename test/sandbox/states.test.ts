@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { demo, orderBody, orderWithShipment, useSandbox, varianceBody } from './helpers.js';
 
-/** service-spec.md section 3, and the states docs/sandbox.md chose where the spec says "not shown". */
+/** docs/service.md "States", and the states docs/sandbox.md chose where the spec says "not shown". */
 // The spec profile's answers; the observed profile's differences are in profile-*.test.ts.
 const t = useSandbox({ profile: 'spec' });
 const COMPLETED_MSG = (id: string) => `Order ${id} is completed and cannot be modified until it is made editable again`;

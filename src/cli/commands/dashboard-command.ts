@@ -9,6 +9,7 @@ import { connectRedisWaiting } from '../../app/connect-redis.js';
 import { ExitCode, UsageError } from '../exit-codes.js';
 import type { CommandResult } from '../command-result.js';
 import { untilStopped } from '../until-stopped.js';
+import { listenOrConfigError } from '../listen-setting.js';
 import { port } from './options.js';
 import type { Repairer } from '../../ops/repair-report.js';
 import type { AppDeps } from '../../app/build-deps.js';
@@ -42,21 +43,29 @@ export function dashboardCommand(io: CliIo, done: CommandResult, kinds: readonly
             return repairDrifts(repairDeps, ask);
           }
         : undefined;
-      const dashboard = await startDashboard({
-        defs: kinds,
-        host: o.host,
-        port: o.port,
-        redis,
-        prefix: config.redis.prefix,
-        auth: o.auth && user && password ? { user, password } : null,
-        budgets: budgetsOf(config),
-        publicUrl: config.dashboard.publicUrl,
-        extraQueues: ['control'],
-        logger,
-        serviceBaseUrl: config.service?.baseUrl,
-        lagLimitSeconds: config.alerts.lagSeconds,
-        mapping: config.mapping,
-        repair,
+      const where = { host: o.host, port: o.port, portSetting: '--port', hostSetting: '--host', alternative: '0 picks a free one' };
+      const dashboard = await listenOrConfigError(
+        () =>
+          startDashboard({
+            defs: kinds,
+            host: o.host,
+            port: o.port,
+            redis,
+            prefix: config.redis.prefix,
+            auth: o.auth && user && password ? { user, password } : null,
+            budgets: budgetsOf(config),
+            publicUrl: config.dashboard.publicUrl,
+            extraQueues: ['control'],
+            logger,
+            serviceBaseUrl: config.service?.baseUrl,
+            lagLimitSeconds: config.alerts.lagSeconds,
+            mapping: config.mapping,
+            repair,
+          }),
+        where,
+      ).catch((err: unknown) => {
+        redis.disconnect();
+        throw err;
       });
       const publicUrl = config.dashboard.publicUrl
         ? `Public:    ${config.dashboard.publicUrl}/ (DASHBOARD_PUBLIC_URL, through your proxy)\n`

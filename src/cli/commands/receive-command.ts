@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { ConfigError } from '../../../config/read-config.js';
+import { listenOrConfigError } from '../listen-setting.js';
 import type { CliIo } from '../../app/cli-io.js';
 import { commandLogger, loadConfig } from '../../app/command-context.js';
 import { connectRedisWaiting } from '../../app/connect-redis.js';
@@ -31,15 +32,25 @@ export function receiveCommand(io: CliIo, done: CommandResult, kinds: readonly K
       const streams = kinds.map((k) => k.stream);
       const queues = createQueues({ connection: redis, prefix: config.redis.prefix, jobs: config.jobs, streams });
       try {
-        const receiver = await startIngest(config, {
-          redis,
-          queues,
-          keys: redisKeys(config.redis.prefix),
-          defs: kinds,
-          logger,
-          ...(o.host === undefined ? {} : { host: o.host }),
+        const where = {
+          host: o.host ?? config.ingest.host,
           port: listenPort,
-        });
+          portSetting: o.port === undefined ? 'INGEST_PORT' : '--port',
+          hostSetting: o.host === undefined ? 'INGEST_HOST' : '--host',
+        };
+        const receiver = await listenOrConfigError(
+          () =>
+            startIngest(config, {
+              redis,
+              queues,
+              keys: redisKeys(config.redis.prefix),
+              defs: kinds,
+              logger,
+              ...(o.host === undefined ? {} : { host: o.host }),
+              port: listenPort,
+            }),
+          where,
+        );
         logger.info(
           { url: receiver.url, streams, prefix: config.redis.prefix },
           `receiver started; push to ${receiver.url}/ingest/{stream}`,

@@ -8,6 +8,8 @@ import { renderReconcile } from '../render-reconcile.js';
 import { UsageError } from '../exit-codes.js';
 import { renderRepair } from '../render-repair.js';
 import type { Kind } from '../../kinds/kind.js';
+import type { AppContext } from '../../app/app-context.js';
+import { announceCollectionWait, watchBudgetWaits } from '../budget-waits.js';
 
 interface ReconcileFlags {
   stream?: StreamName[];
@@ -22,6 +24,8 @@ interface ReconcileFlags {
 async function repairAction(io: CliIo, done: CommandResult, o: ReconcileFlags, kinds: readonly Kind[]): Promise<void> {
   const [{ openApp }, { repairDrifts }] = await Promise.all([import('../../app/app-context.js'), import('../../app/repair.js')]);
   const app = await openApp(io, { kinds, needs: { service: true }, logTo: io.stderr });
+  const command = o.dryRun ? 'reconcile --repair --dry-run' : 'reconcile --repair';
+  const waits = await sayBudgetWaits(io, app, command);
   try {
     const report = await repairDrifts(app.deps, {
       streams: o.stream,
@@ -35,8 +39,22 @@ async function repairAction(io: CliIo, done: CommandResult, o: ReconcileFlags, k
     else io.stdout.write(renderRepair(report));
     done(report.ok ? ExitCode.ok : ExitCode.someFailed);
   } finally {
+    waits.stop();
     await app.close();
   }
+}
+
+/**
+ * Before and while reconcile reads: the collection budget it waits on and an estimate (from the last reconcile's
+ * reads), then its progress; on stderr, so that stdout stays the report (and --json stays JSON).
+ */
+async function sayBudgetWaits(io: CliIo, app: AppContext, command: string): Promise<{ stop(): void }> {
+  const { readLastReport } = await import('../../ops/reconcile.js');
+  const budgets = app.config.service?.budgets;
+  const last = await readLastReport(app.redis, app.deps.keys.prefix).catch(() => undefined);
+  const reads = last?.calls.collection || undefined;
+  await announceCollectionWait(io.stderr, app.deps.budget, budgets, { command, reads });
+  return watchBudgetWaits(io.stderr, app.deps.budget, budgets, { title: command, reads });
 }
 
 /** `reconcile [--stream S]... [--json]`: the service against what was synced; exit 0 no drift, 1 drift found. */
@@ -57,6 +75,7 @@ export function reconcileCommand(io: CliIo, done: CommandResult, kinds: readonly
         import('../../ops/reconcile.js'),
       ]);
       const app = await openApp(io, { kinds, needs: { service: true }, logTo: io.stderr });
+      const waits = await sayBudgetWaits(io, app, 'reconcile');
       try {
         const { deps } = app;
         const report = await reconcile(
@@ -77,6 +96,7 @@ export function reconcileCommand(io: CliIo, done: CommandResult, kinds: readonly
         else io.stdout.write(renderReconcile(report));
         done(report.ok ? ExitCode.ok : ExitCode.someFailed);
       } finally {
+        waits.stop();
         await app.close();
       }
     });

@@ -6,6 +6,7 @@ import { ExitCode } from '../exit-codes.js';
 import type { CommandResult } from '../command-result.js';
 import { renderResync } from '../render-repair.js';
 import type { Kind } from '../../kinds/kind.js';
+import { watchBudgetWaits } from '../budget-waits.js';
 
 /** `resync <key>... [--stream S] [--dry-run] [--json]`: exit 0 every key resynced, 1 one not found or failed. */
 export function resyncCommand(io: CliIo, done: CommandResult, kinds: readonly Kind[]): Command {
@@ -21,6 +22,8 @@ export function resyncCommand(io: CliIo, done: CommandResult, kinds: readonly Ki
     .action(async (keys: string[], o: { stream?: StreamName; dryRun?: boolean; json?: boolean }) => {
       const [{ openApp }, { resyncKeys }] = await Promise.all([import('../../app/app-context.js'), import('../../app/resync.js')]);
       const app = await openApp(io, { kinds, needs: { service: true }, logTo: io.stderr });
+      // Its jobs' requests wait for budget as a sync's do: said on stderr when they do.
+      const waits = watchBudgetWaits(io.stderr, app.deps.budget, app.config.service?.budgets, { title: 'resync' });
       try {
         const report = await resyncKeys(app.deps, keys, { streams: o.stream ? [o.stream] : undefined, dryRun: o.dryRun, signal: io.stop });
         app.logger.info({ run: report.run, keys: keys.length, ok: report.ok }, 'resync done');
@@ -28,6 +31,7 @@ export function resyncCommand(io: CliIo, done: CommandResult, kinds: readonly Ki
         else io.stdout.write(renderResync(report));
         done(report.ok ? ExitCode.ok : ExitCode.someFailed);
       } finally {
+        waits.stop();
         await app.close();
       }
     });

@@ -11,8 +11,10 @@ import type { Receiver } from '../../ingest/receiver.js';
 import { startWorkerHttp, type WorkerHttp } from '../../metrics/worker-http.js';
 import type { Kind } from '../../kinds/kind.js';
 import { pausedCheck } from '../../ops/paused-check.js';
+import { startWorkerPresence } from '../../ops/worker-presence.js';
 import { evictionWarnings } from '../../redis/eviction-policy.js';
 import { untilStopped } from '../until-stopped.js';
+import { listenOrConfigError } from '../listen-setting.js';
 
 type WorkerOps = ReturnType<typeof startWorkerOps>;
 
@@ -46,24 +48,35 @@ async function serveWorkerHttp(
     const detail = stopping() ? { detail: 'shutting down' } : running ? {} : { detail: 'a worker is not running' };
     return { name: 'workers', ok: !stopping() && running, ...detail };
   };
-  return startWorkerHttp({
+  const where = {
     host: config.http.host,
     port: config.http.port,
-    registry: app.metrics.registry,
-    readiness: [
-      async () => ({ name: 'redis', ok: (await app.redis.ping()) === 'PONG' }),
-      redisHealth.ready,
-      workersCheck,
-      // A paused stream is not the worker's fault: still ready (restarting it would not help), with the reason.
-      () =>
-        pausedCheck(
-          app.redis,
-          app.deps.keys,
-          kinds.map((k) => k.stream),
-        ),
-    ],
-    warnings: () => evictionWarnings(app.redis),
-  });
+    portSetting: 'WORKER_HTTP_PORT',
+    hostSetting: 'WORKER_HTTP_HOST',
+    alternative: '0 turns the endpoints off',
+  };
+  return listenOrConfigError(
+    () =>
+      startWorkerHttp({
+        host: where.host,
+        port: where.port,
+        registry: app.metrics.registry,
+        readiness: [
+          async () => ({ name: 'redis', ok: (await app.redis.ping()) === 'PONG' }),
+          redisHealth.ready,
+          workersCheck,
+          // A paused stream is not the worker's fault: still ready (restarting it would not help), with the reason.
+          () =>
+            pausedCheck(
+              app.redis,
+              app.deps.keys,
+              kinds.map((k) => k.stream),
+            ),
+        ],
+        warnings: () => evictionWarnings(app.redis),
+      }),
+    where,
+  );
 }
 
 /** The push receiver, when INGEST_PORT is set, with the transforms loaded at start. */
@@ -74,16 +87,21 @@ async function startPushReceiver(
 ): Promise<Receiver | undefined> {
   const { config, deps } = app;
   if (config.ingest.port === undefined) return undefined;
-  return startIngest(config, {
-    redis: app.redis,
-    queues: deps.queues,
-    keys: deps.keys,
-    defs: kinds,
-    logger: app.logger,
-    registry: app.metrics.registry,
-    port: config.ingest.port,
-    transforms,
-  });
+  const where = { host: config.ingest.host, port: config.ingest.port, portSetting: 'INGEST_PORT', hostSetting: 'INGEST_HOST' };
+  return listenOrConfigError(
+    () =>
+      startIngest(config, {
+        redis: app.redis,
+        queues: deps.queues,
+        keys: deps.keys,
+        defs: kinds,
+        logger: app.logger,
+        registry: app.metrics.registry,
+        port: config.ingest.port!,
+        transforms,
+      }),
+    where,
+  );
 }
 
 function logStarted(app: AppContext, kinds: readonly Kind[], http: WorkerHttp | undefined, receiver: Receiver | undefined): void {
@@ -140,14 +158,17 @@ export async function runWorker(io: CliIo, kinds: readonly Kind[]): Promise<void
   let stopping = false;
   let http: WorkerHttp | undefined;
   let receiver: Receiver | undefined;
+  let presence: { stop(): Promise<void> } | undefined;
   try {
     http = await serveWorkerHttp(app, runtime, redisHealth, kinds, () => stopping);
     receiver = await startPushReceiver(app, kinds, transforms);
     logStarted(app, kinds, http, receiver);
+    presence = startWorkerPresence(app.redis, app.deps.keys, { pulls: app.deps.upstream !== undefined, ingest: receiver?.url ?? null });
     await untilStopped(io.stop);
     stopping = true;
     await shutDown(app, runtime, receiver);
   } finally {
+    await presence?.stop();
     await receiver?.close();
     redisHealth.stop();
     await ops.stop();

@@ -35,7 +35,7 @@ export interface ServiceCheck {
     count: number;
     active: number;
     inactive: number;
-    /** Products whose URL's id differs from their productId (looked up, never built: service-behaviors.md). */
+    /** Products whose URL's id differs from their productId (looked up, never built: docs/service.md). */
     urlDiffers: number;
     /** A few of them, productId -> productUrl. */
     urlExamples: Array<{ productId: string; productUrl: string }>;

@@ -1,39 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { redisTarget } from '../../helpers/redis.js';
+import { startOrderWorkerProcess } from '../../helpers/order-worker-process.js';
 import { orderRecord, syncedOnce } from '../../helpers/order-records.js';
 import { testWorld, type TestWorld } from '../../helpers/test-world.js';
 
-const FIXTURE = fileURLToPath(new URL('../../fixtures/order-worker.ts', import.meta.url));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** The order worker fixture as a child process, its warn lines on stdout; resolves once it is taking jobs. */
-function startWorkerProcess(world: TestWorld, lines: string[]): Promise<ChildProcess> {
-  const settings = {
-    redis: redisTarget(),
-    prefix: world.prefix,
-    baseUrl: world.sandbox.url,
-    account: world.sandbox.account,
-    key: world.sandbox.key,
-    secret: world.sandbox.secret,
-    concurrency: 4,
-    logLevel: 'warn',
-    logDestination: 1,
-  };
-  const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE], {
-    env: { ...process.env, ORDER_WORKER: JSON.stringify(settings) },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (d: Buffer) => {
-      const text = d.toString();
-      lines.push(...text.split('\n').filter((l) => l.startsWith('{')));
-      if (text.includes('ready')) resolve(child);
-    });
-    child.once('exit', (code) => reject(new Error(`worker process exited with ${code} before it was ready`)));
-  });
-}
 
 describe('order sync', () => {
   describe('when a worker is frozen (SIGSTOP) past its locks while another takes its jobs, then thawed', () => {
@@ -51,12 +22,12 @@ describe('order sync', () => {
         'orders',
         ids.map((id) => orderRecord(id)),
       );
-      const frozen = await startWorkerProcess(world, frozenLines);
+      const frozen = await startOrderWorkerProcess(world, { lines: frozenLines });
       children.push(frozen);
       // Frozen in the middle of orders: some created, their other steps still to come.
       while (world.sandbox.admin.counters().creates.order < 3) await sleep(5);
       frozen.kill('SIGSTOP');
-      children.push(await startWorkerProcess(world, otherLines));
+      children.push(await startOrderWorkerProcess(world, { lines: otherLines }));
       await world.idle(45_000);
       postsBeforeThaw = world.sandbox.admin.counters().byClass.post;
       frozen.kill('SIGCONT');

@@ -1,27 +1,14 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { redisTarget } from '../../helpers/redis.js';
-import { orderState } from '../../helpers/order-records.js';
+import { startOrderWorkerProcess } from '../../helpers/order-worker-process.js';
+import { orderSnapshot, orderState } from '../../helpers/order-records.js';
 import { describeEachProfile, testWorld, type TestWorld } from '../../helpers/test-world.js';
 import { orderKeys } from '../../../jobs/orders/order-keys.js';
 
-const FIXTURE = fileURLToPath(new URL('../../fixtures/order-worker.ts', import.meta.url));
 const A01 = 'Main Warehouse / A-01';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function snap(orderId: string, o: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    orderId,
-    status: 'open',
-    origin: 'Main Warehouse',
-    lines: [
-      { productId: 'MUG-BLUE', quantity: 3, unitPrice: 12.5, location: A01 },
-      { productId: 'SKU-0003', quantity: 1, unitPrice: 4, location: 'A-02' },
-    ],
-    ...o,
-  };
-}
+const snap = orderSnapshot;
 const F1 = (id: string) => ({ fulfillmentId: `${id}-F1`, lines: [{ productId: 'MUG-BLUE', quantity: 2, location: A01 }] });
 const F2 = (id: string) => ({
   fulfillmentId: `${id}-F2`,
@@ -36,27 +23,6 @@ const R1 = (id: string) => ({
   returnedAt: '2026-11-23T10:00:00',
   lines: [{ productId: 'MUG-BLUE', quantity: 1, location: A01 }],
 });
-
-/** Starts the order worker fixture as a child process; resolves once it is taking jobs. */
-function startWorkerProcess(world: TestWorld): Promise<ChildProcess> {
-  const settings = {
-    redis: redisTarget(),
-    prefix: world.prefix,
-    baseUrl: world.sandbox.url,
-    account: world.sandbox.account,
-    key: world.sandbox.key,
-    secret: world.sandbox.secret,
-    concurrency: 4,
-  };
-  const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE], {
-    env: { ...process.env, ORDER_WORKER: JSON.stringify(settings) },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (d: Buffer) => d.toString().includes('ready') && resolve(child));
-    child.once('exit', (code) => reject(new Error(`worker process exited with ${code} before it was ready`)));
-  });
-}
 
 describeEachProfile("an order's life under faults", (profile) => {
   describe('when every kind of write loses its answer once', () => {
@@ -156,7 +122,7 @@ describeEachProfile("an order's life under faults", (profile) => {
         'orders',
         ids.map((id) => snap(id, { updatedAt: '2026-11-20T10:00:00', fulfillments: [F1(id)] })),
       );
-      const first = await startWorkerProcess(world);
+      const first = await startOrderWorkerProcess(world);
       children.push(first);
       const until = Date.now() + 20_000;
       while (world.sandbox.admin.faults()[0]!.fired < ids.length && Date.now() < until) await sleep(10);
@@ -164,7 +130,7 @@ describeEachProfile("an order's life under faults", (profile) => {
       await new Promise((r) => first.once('exit', r));
       for (const id of ids) pendingAtKill.push((await world.redis.hget(orderKeys(world.keys).progress(id), 'pending')) ?? '');
       world.sandbox.admin.setFaults([]);
-      children.push(await startWorkerProcess(world));
+      children.push(await startOrderWorkerProcess(world));
       await world.idle(30_000);
     }, 60_000);
     afterAll(async () => {

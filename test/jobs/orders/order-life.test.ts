@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from 'bullmq';
-import { orderState } from '../../helpers/order-records.js';
+import { orderSnapshot, orderState } from '../../helpers/order-records.js';
 import { describeEachProfile, testWorld, type TestWorld } from '../../helpers/test-world.js';
 import { readLifeLog } from '../../../jobs/orders/life-log.js';
 import type { JobData } from '../../../src/queue/queues.js';
@@ -11,19 +11,7 @@ const A02 = 'A-02';
 const BLUE = { productId: 'MUG-BLUE', unitPrice: 12.5, location: A01 };
 const SKU3 = { productId: 'SKU-0003', unitPrice: 4, location: A02 };
 
-/** A snapshot of an order: open with two lines unless told otherwise. */
-function snap(orderId: string, o: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    orderId,
-    status: 'open',
-    origin: 'Main Warehouse',
-    lines: [
-      { ...BLUE, quantity: 3 },
-      { ...SKU3, quantity: 1 },
-    ],
-    ...o,
-  };
-}
+const snap = orderSnapshot;
 
 describeEachProfile("an order's life", (profile) => {
   let world: TestWorld;
@@ -71,6 +59,12 @@ describeEachProfile("an order's life", (profile) => {
     it('costs 2 POSTs (create, lock)', () => {
       expect(cost).toBe(2);
     });
+    it("reserves its units in the service's stock", async () => {
+      const rows = await world.client.listInventoryItems();
+      const reserved = (productUrl: string) =>
+        rows.filter((r) => r.productUrl === productUrl).reduce((n, r) => n + (r.quantityReserved ?? 0), 0);
+      expect([reserved(world.product('MUG-BLUE')), reserved(world.product('SKU-0003'))]).toEqual([3, 1]);
+    });
   });
 
   describe('when it is shipped in parts from two places, then fulfilled', () => {
@@ -113,6 +107,18 @@ describeEachProfile("an order's life", (profile) => {
           .sort(),
       ).toEqual([world.facility('A-01'), world.facility('A-02')].sort());
       expect(world.sandbox.admin.stockOnHand(world.facility('A-01'), world.product('MUG-BLUE'))).toBe(stock - 3);
+    });
+  });
+
+  describe("when a fulfilled order's fulfillments do not cover its lines", () => {
+    it('is a bad record naming the difference, and nothing is written', async () => {
+      const before = posts();
+      const f1 = { fulfillmentId: 'LIFE-GAP-F1', lines: [{ productId: 'MUG-BLUE', quantity: 2, location: A01 }] };
+      await sync(snap('LIFE-GAP', { status: 'fulfilled', fulfillments: [f1] }));
+      expect(posts() - before).toBe(0);
+      expect((await failedOf('LIFE-GAP'))?.failedReason).toMatch(
+        /^\[BAD_RECORD\] record LIFE-GAP: fulfillments: a fulfilled order's fulfillments ship 2 of MUG-BLUE at Main Warehouse \/ A-01, not the lines' 3/,
+      );
     });
   });
 
