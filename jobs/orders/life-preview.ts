@@ -66,7 +66,7 @@ export async function previewLife(plan: LifePlan, stored: LifeProgress, ctx: Pre
   const earlier = ctx.memo('order-life', () => new Map<string, LifeProgress>());
   let p = earlier.get(plan.orderId) ?? stored;
   const id = plan.orderId;
-  if (plan.updatedAt && p.seenAt && isOlder(plan.updatedAt, p.seenAt))
+  if (!plan.notice && plan.updatedAt && p.seenAt && isOlder(plan.updatedAt, p.seenAt))
     return { outcome: 'skipped', summary: `order ${id}: older than the snapshot of ${p.seenAt}; no calls`, calls: [] };
   const orderUrl = () => p.orderUrl ?? ctx.client.entityPath('order', id);
   let fresh = false;
@@ -92,7 +92,7 @@ export async function previewLife(plan: LifePlan, stored: LifeProgress, ctx: Pre
     calls.push(call);
     p = applyWrite(p, effect);
   }
-  earlier.set(id, applyWrite(p, plan.updatedAt ? { seenAt: plan.updatedAt } : {}));
+  earlier.set(id, applyWrite(p, !plan.notice && plan.updatedAt ? { seenAt: plan.updatedAt } : {}));
   const details = { status: p.status ?? 'not created', ...(plan.updatedAt ? { updatedAt: plan.updatedAt } : {}) };
   if (!calls.length)
     return {

@@ -64,10 +64,12 @@ export class LifeRun {
 
   async run(): Promise<JobResult> {
     const { plan, ctx } = this;
-    if (plan.updatedAt && this.p.seenAt && isOlder(plan.updatedAt, this.p.seenAt)) return this.older();
+    // A return notice tells only returns, each once whenever it comes: it is never older, nor makes others so.
+    const ordered = !plan.notice && plan.updatedAt;
+    if (ordered && this.p.seenAt && isOlder(ordered, this.p.seenAt)) return this.older();
     if (this.p.pending || (this.p.exists && !this.p.life) || ctx.fromService || (!this.p.exists && plan.status === 'cancelled'))
       await this.refresh(this.p.pending ? `"${this.p.pending}" was sent without a recorded outcome` : 'the progress does not say');
-    if (plan.updatedAt && (!this.p.seenAt || isOlder(this.p.seenAt, plan.updatedAt))) await this.save({ seenAt: plan.updatedAt });
+    if (ordered && (!this.p.seenAt || isOlder(this.p.seenAt, ordered))) await this.save({ seenAt: ordered });
     let why: string | undefined;
     for (let guard = 0; ; guard++) {
       const next = nextLifeStep(plan, this.p);

@@ -28,9 +28,15 @@ const WRITES: Record<string, string> = {
 /** Why a person fixes a drift of an order that lives, when its job cannot; undefined: the job repairs it. */
 function byHand(d: Drift, statusId: string, shippedOfCancelled: boolean): string | undefined {
   if (d.kind === 'shipped-of-cancelled' || (d.kind === 'order-not-cancelled' && shippedOfCancelled))
-    return `a part of the order is shipped, but the record cancels it: cancelling would cancel that shipment too. ${LIFE_FAILURES.CANCEL_AFTER_SHIPPED}`;
+    return (
+      'a part of the order is shipped, but the record cancels it: cancelling would cancel that shipment too. ' +
+      LIFE_FAILURES.CANCEL_AFTER_SHIPPED
+    );
   if (d.kind === 'order-missing' && d.synced.includes(CANCELLED))
-    return 'the order is gone from the service and the record cancels it: nothing to do, unless it should stand (then create it in the web application)';
+    return (
+      'the order is gone from the service and the record cancels it: nothing to do, ' +
+      'unless it should stand (then create it in the web application)'
+    );
   if (BY_HAND[d.kind]) return BY_HAND[d.kind];
   if (!WRITES[d.kind]) return `no repair for ${d.kind}`;
   // A return's variance is written whatever the order's status; the rest needs an order the API may change.

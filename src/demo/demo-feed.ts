@@ -142,3 +142,58 @@ export const demoExpectations: { synced: Record<string, number>; failed: Record<
   synced: { orders: goodOrders.length, 'stock-counts': stockCounts.length, boms: boms.length },
   failed: { orders: badOrders.length, 'stock-counts': badStockCounts.length, boms: 0 },
 };
+
+/** One snapshot of an order's life, as the demo tells it after the feed, one at a time, with what it stands for. */
+export interface DemoLifeStep {
+  stream: StreamName;
+  record: Record<string, unknown>;
+  told: string;
+}
+
+const lifeLines = [
+  { productId: 'MUG-BLUE', quantity: 2, unitPrice: 12.5, location: m('A-01') },
+  { productId: 'SKU-0001', quantity: 1, unitPrice: 4.2, location: m('A-02') },
+];
+const partOf = (id: string, [productId, quantity, location]: [string, number, string]) => ({
+  fulfillmentId: id,
+  lines: [{ productId, quantity, location }],
+});
+const f1 = partOf('WEB-2001-F1', ['MUG-BLUE', 2, m('A-01')]);
+const f2 = partOf('WEB-2001-F2', ['SKU-0001', 1, m('A-02')]);
+const life = (status: string, updatedAt: string, more: Record<string, unknown> = {}) => ({
+  orderId: 'WEB-2001',
+  status,
+  updatedAt,
+  origin: MAIN,
+  lines: lifeLines,
+  ...more,
+});
+
+/**
+ * Two orders' lives (docs/orders.md "The order's life"): WEB-2001 placed, shipped in two parts, then a unit
+ * returned to the shelf; WEB-2002 placed, then cancelled before anything shipped.
+ */
+export function demoLives(): DemoLifeStep[] {
+  const steps: Array<[Record<string, unknown>, string]> = [
+    [life('open', '2026-11-20T10:00:00'), 'placed'],
+    [life('open', '2026-11-20T11:00:00', { fulfillments: [f1] }), 'first part shipped'],
+    [life('fulfilled', '2026-11-20T12:00:00', { fulfillments: [f1, f2] }), 'second part shipped'],
+    [
+      life('fulfilled', '2026-11-23T10:00:00', {
+        fulfillments: [f1, f2],
+        returns: [
+          {
+            returnId: 'WEB-2001-R1',
+            restock: true,
+            returnedAt: '2026-11-23T09:30:00',
+            lines: [{ productId: 'MUG-BLUE', quantity: 1, location: m('A-01') }],
+          },
+        ],
+      }),
+      'a mug came back',
+    ],
+    [{ ...life('open', '2026-11-20T10:00:00'), orderId: 'WEB-2002' }, 'placed'],
+    [{ ...life('cancelled', '2026-11-20T10:30:00'), orderId: 'WEB-2002' }, 'cancelled'],
+  ];
+  return steps.map(([record, told]) => ({ stream: 'orders', record: structuredClone(record), told }));
+}

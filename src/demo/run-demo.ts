@@ -13,7 +13,10 @@ import { startWorkerHttp } from '../metrics/worker-http.js';
 import { startRuntime, syncOnce, type Runtime } from '../app/runtime.js';
 import type { StreamName } from '../records/stream-def.js';
 import type { SandboxProfile } from '../sandbox/sandbox-options.js';
-import { demoExpectations } from './demo-feed.js';
+import { demoExpectations, demoLives } from './demo-feed.js';
+import { runRecordJobs } from '../app/run-jobs.js';
+import { recordJob } from '../queue/record-jobs.js';
+import { defOf } from '../records/records.js';
 import { deleteKeysUnder, redisSetting } from '../redis/connection.js';
 import { renderDemoSummary } from './demo-summary.js';
 import { demoConfig, startServices, type Cleanups } from './demo-services.js';
@@ -90,6 +93,23 @@ function asExpected(summary: Awaited<ReturnType<typeof syncOnce>>): boolean {
  * (found or started), the worker's HTTP endpoints and the dashboard; syncs once, prints a summary, then (unless
  * `exit`) keeps the worker and dashboard up until Ctrl-C.
  */
+/**
+ * The orders' lives of the demo (demo-feed.ts), one snapshot at a time as the upstream would tell them, each line
+ * saying what the snapshot did in the service; false when one of them failed.
+ */
+async function tellLives(app: AppContext, kinds: readonly Kind[], say: (line: string) => void, signal: AbortSignal): Promise<boolean> {
+  const steps = demoLives().filter((s) => kinds.some((k) => k.stream === s.stream));
+  if (!steps.length) return true;
+  say('Orders that change (docs/orders.md, "The order\'s life"), one snapshot at a time:');
+  let ok = true;
+  for (const step of steps) {
+    const [end] = await runRecordJobs(app.deps, [recordJob(defOf(kinds, step.stream), step.record, 'feed').job], { kinds, signal });
+    ok &&= end?.state === 'completed';
+    say(`  ${step.told.padEnd(20)} ${end?.summary ?? end?.error ?? end?.state ?? 'not run'}`);
+  }
+  return ok;
+}
+
 export async function runDemo(io: CliIo, o: DemoOptions, kinds: readonly Kind[]): Promise<ExitCodeValue> {
   const base = loadConfig(io, kinds);
   const say = (line: string) => io.stdout.write(`${line}\n`);
@@ -111,13 +131,14 @@ export async function runDemo(io: CliIo, o: DemoOptions, kinds: readonly Kind[])
     const summary = await syncOnce(app.deps, { kinds, onProgress: progress.onProgress, signal: io.stop });
     progress.stop();
     const outcomes = await outcomesOf(app);
+    const livesOk = await tellLives(app, kinds, say, io.stop);
     let runtime: Runtime | undefined;
     if (!o.exit && !io.stop.aborted) {
       runtime = await startRuntime(app.deps, { kinds, withSchedulers: true });
       for (const [stream, worker] of runtime.workers.workers) app.metrics.watchWorker(worker, stream);
       cleanups.unshift(() => runtime!.close(config.shutdownGraceSeconds * 1000));
     }
-    const ok = asExpected(summary);
+    const ok = asExpected(summary) && livesOk;
     io.stdout.write(
       renderDemoSummary({
         summary,

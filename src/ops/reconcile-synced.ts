@@ -1,6 +1,5 @@
 import type { Queue } from 'bullmq';
 import { recordKey, type KeyedStream } from '../records/records.js';
-import type { ReconcileRule } from './reconcile-rule.js';
 
 /** The newest synced version of one record: the completed job that says so. */
 export interface SyncedRecord {
@@ -28,7 +27,7 @@ function replaces(def: SyncedStream, before: SyncedRecord, record: unknown, fini
 }
 
 /** A stream as its synced records are read: its key, and its kind's rule of which version is the reference. */
-export type SyncedStream = KeyedStream & { reconcile?: Pick<ReconcileRule, 'newer'> };
+export type SyncedStream = KeyedStream & { reconcile?: { newer?(a: unknown, b: unknown): boolean | undefined } };
 
 /**
  * Per business key, the newest completed job whose record was applied (synced, or already matching): what the

@@ -28,6 +28,11 @@ describe.concurrent('demo', () => {
       expect(out).toMatch(/orders\s+WEB-1022\s+\[BAD_RECORD\] record WEB-1022: origin: /);
       expect(out).toMatch(/orders\s+WEB-1023\s+\[BAD_RECORD\] record WEB-1023: lines\.0\.quantity: must be a number/);
       expect(out).toMatch(/stock-counts\s+CNT-2026-11-20-Z99\s+\[BAD_RECORD\] record CNT-2026-11-20-Z99: location: /);
+      // Two orders' lives, one snapshot at a time.
+      expect(out).toMatch(/placed\s+order WEB-2001: created the order, committed the order/);
+      expect(out).toMatch(/second part shipped\s+order WEB-2001: created shipment WEB-2001-F2, shipped WEB-2001-F2, completed the order/);
+      expect(out).toMatch(/a mug came back\s+order WEB-2001: restocked return WEB-2001-R1/);
+      expect(out).toMatch(/cancelled\s+order WEB-2002: cancelled the order/);
       expect(out).toContain('Everything ended as expected.');
       expect(out).toContain('Where to look next:');
       const logFile = /Logs:\s+(\S+inventory-sync-demo-\d+\.log)/.exec(out)?.[1];

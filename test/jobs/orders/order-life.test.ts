@@ -267,6 +267,19 @@ describeEachProfile("an order's life", (profile) => {
     });
   });
 
+  describe("when a return notice comes before the order's snapshots", () => {
+    it('restocks it and still takes the older snapshots of the order', async () => {
+      const stock = world.sandbox.admin.stockOnHand(world.facility('A-01'), world.product('MUG-BLUE'));
+      const r = { returnId: 'LIFE-EARLY-R1', restock: true, lines: [{ productId: 'MUG-BLUE', quantity: 1, location: A01 }] };
+      await sync(
+        { orderId: 'LIFE-EARLY', updatedAt: '2026-11-25T10:00:00', returns: [r] },
+        snap('LIFE-EARLY', { updatedAt: '2026-11-20T10:00:00' }),
+      );
+      expect(state('LIFE-EARLY').orders.map((o) => o.statusId)).toEqual(['ORDER_LOCKED']);
+      expect(world.sandbox.admin.stockOnHand(world.facility('A-01'), world.product('MUG-BLUE'))).toBe(stock + 1);
+    });
+  });
+
   describe('when a completed order is changed', () => {
     it('fails for a person and changes nothing', async () => {
       await sync(
