@@ -5,18 +5,8 @@ import type { ReconcileReport } from '../../src/ops/reconcile-types.js';
 import { cliCommand } from '../lib/cli-process.js';
 import { check, type CheckResult } from './check-types.js';
 
-/**
- * Runs the real `reconcile --json` against the world (stderr to reconcile.log): every synced record must match. The
- * orders in `aside` (the lives) are not held to it: reconcile compares an order with one completed order and one
- * shipment, not with a snapshot of its life yet; the lives have rules of their own (check-lives.ts).
- */
-export async function checkReconcile(
-  root: string,
-  env: Record<string, string>,
-  logDir: string,
-  useDist: boolean,
-  aside: ReadonlySet<string> = new Set(),
-): Promise<CheckResult> {
+/** Runs the real `reconcile --json` against the world (stderr to reconcile.log): every synced record must match. */
+export async function checkReconcile(root: string, env: Record<string, string>, logDir: string, useDist: boolean): Promise<CheckResult> {
   const { command, args } = cliCommand(root, useDist);
   const child = spawn(command, [...args, 'reconcile', '--json'], {
     cwd: root,
@@ -34,18 +24,13 @@ export async function checkReconcile(
     return check('reconcile finds no drift', 0, [`reconcile exited ${code} without a report (see reconcile.log)`]);
   }
   const c = report.checked;
-  const setAside = report.drifts.filter((d) => d.stream === 'orders' && aside.has(d.key));
-  const violations = report.drifts
-    .filter((d) => !setAside.includes(d))
-    .map(
-      (d) => `${d.stream} ${d.key}: ${d.kind} ${d.field}: service has ${d.service}, synced ${d.synced}${d.detail ? ` (${d.detail})` : ''}`,
-    );
-  // Exit 1 says there is drift: the lives' drifts alone are no violation.
-  if (code !== 0 && violations.length === 0 && !(code === 1 && setAside.length > 0)) violations.push(`reconcile exited ${code}`);
+  const violations = report.drifts.map(
+    (d) => `${d.stream} ${d.key}: ${d.kind} ${d.field}: service has ${d.service}, synced ${d.synced}${d.detail ? ` (${d.detail})` : ''}`,
+  );
+  if (code !== 0 && violations.length === 0) violations.push(`reconcile exited ${code}`);
   if (c.orders === 0 || c.stockPairs === 0 || c.boms === 0) violations.push(`reconcile compared too little: ${JSON.stringify(c)}`);
   return check(
-    `reconcile finds no drift (${c.orders} orders, ${c.stockPairs} counted pairs, ${c.boms} BOMs; ${report.calls.collection} collection GETs)` +
-      (aside.size ? `; ${setAside.length} drift(s) of ${new Set(setAside.map((d) => d.key)).size} order lives set aside` : ''),
+    `reconcile finds no drift (${c.orders} orders, ${c.stockPairs} counted pairs, ${c.boms} BOMs; ${report.calls.collection} collection GETs)`,
     Object.values(c).reduce((a, b) => a + b, 0),
     violations,
   );

@@ -156,7 +156,7 @@ export async function runChaos(o: ChaosOptions, root: string, command: string, s
     checks.push(await checkLocks(conn, world.prefix, 65_000));
     // The operator's own proof, faults off: the service matches every record the program recorded as synced.
     world.sandbox.admin.setFaults([]);
-    checks.push(await checkReconcile(root, world.env, logDir, o.dist, new Set(scenario.lives.keys())));
+    checks.push(await checkReconcile(root, world.env, logDir, o.dist));
 
     say('chaos: probing the dashboard and scanning for secrets');
     const forms = secretForms(
