@@ -70,7 +70,8 @@ function json<T>(text: string | undefined, fallback: T): T {
 export function parseLife(hash: Record<string, string>): LifeProgress {
   const parts = new Map<string, KnownPart>();
   const returns = new Map<string, KnownReturn>();
-  for (const [k, v] of Object.entries(hash)) {
+  // By name: a hash's fields come back in no promised order, and what is shown of them should not move.
+  for (const [k, v] of Object.entries(hash).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     if (k.startsWith(PART) && v) parts.set(k.slice(PART.length), json(v, { shipped: false, url: '', units: {} }));
     if (k.startsWith(RETURN) && v) returns.set(k.slice(RETURN.length), json(v, { urls: [] }));
   }
