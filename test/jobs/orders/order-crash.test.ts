@@ -1,33 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { redisTarget } from '../../helpers/redis.js';
+import { startOrderWorkerProcess } from '../../helpers/order-worker-process.js';
 import { orderRecord, orderState } from '../../helpers/order-records.js';
 import { describeEachProfile, testWorld, type TestWorld } from '../../helpers/test-world.js';
 import { orderKeys } from '../../../jobs/orders/order-keys.js';
-
-const FIXTURE = fileURLToPath(new URL('../../fixtures/order-worker.ts', import.meta.url));
-
-/** Starts the order worker fixture as a child process; resolves once it is taking jobs. */
-function startWorkerProcess(world: TestWorld, concurrency: number): Promise<ChildProcess> {
-  const settings = {
-    redis: redisTarget(),
-    prefix: world.prefix,
-    baseUrl: world.sandbox.url,
-    account: world.sandbox.account,
-    key: world.sandbox.key,
-    secret: world.sandbox.secret,
-    concurrency,
-  };
-  const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE], {
-    env: { ...process.env, ORDER_WORKER: JSON.stringify(settings) },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (d: Buffer) => d.toString().includes('ready') && resolve(child));
-    child.once('exit', (code) => reject(new Error(`worker process exited with ${code} before it was ready`)));
-  });
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -55,7 +31,7 @@ describeEachProfile('order sync', (profile) => {
         ids.map((id) => orderRecord(id)),
       );
 
-      const first = await startWorkerProcess(world, 6);
+      const first = await startOrderWorkerProcess(world, { concurrency: 6 });
       children.push(first);
       while (world.sandbox.admin.counters().creates.order < 8) await sleep(10);
       first.kill('SIGKILL');
@@ -63,7 +39,7 @@ describeEachProfile('order sync', (profile) => {
       midFlight = world.sandbox.admin.state().orders.filter((o) => o.statusId !== 'ORDER_COMPLETED').length;
       for (const id of ids) if (await world.redis.hget(orderKeys(world.keys).progress(id), 'pending')) pendingAtKill++;
 
-      children.push(await startWorkerProcess(world, 6));
+      children.push(await startOrderWorkerProcess(world, { concurrency: 6 }));
       await world.idle(45_000);
     }, 60_000);
     afterAll(async () => {
