@@ -69,7 +69,9 @@ export function holdGauges(registers: Registry[], source: HoldSource | undefined
     watchRedisWrites(read) {
       new Gauge({
         name: 'isync_redis_writes_refused_seconds',
-        help: 'Seconds since Redis began to refuse writes (full, read-only) or to answer none, as seen by this process; 0 while it takes them.',
+        help:
+          'Seconds since Redis began to refuse writes (full, read-only) or to answer none, as seen by this process; ' +
+          '0 while it takes them.',
         registers,
         collect() {
           const s = read();

@@ -43,6 +43,9 @@ export interface Alert {
   text: string;
 }
 
+/** An alert told once per cause, claimed in Redis; `release` gives the claim back when the send fails. */
+type ClaimedAlert = { alert: Alert; release: () => Promise<void> };
+
 const k = (prefix: string) => ({
   /** Failures up to this time (epoch ms) have been told of, per stream. */
   seen: (stream: string) => `${prefix}:alert:failed-seen:${stream}`,
@@ -102,7 +105,7 @@ async function pauseAlert(d: AlertDeps, b: BreakerState): Promise<{ alert: Alert
  * `outageSeconds`, and once when an outage that was told ends, with how long it lasted and how many jobs waited. Each
  * claimed in Redis, so one process tells it.
  */
-async function outageAlert(d: AlertDeps, holds: HoldReport, now: number): Promise<{ alert: Alert; release: () => Promise<void> } | undefined> {
+async function outageAlert(d: AlertDeps, holds: HoldReport, now: number): Promise<ClaimedAlert | undefined> {
   const keys = redisKeys(d.prefix);
   const o = holds.outage;
   const limit = d.settings.outageSeconds ?? defaults.outageAlertSeconds;
@@ -169,7 +172,12 @@ export async function postAlert(url: string, text: string): Promise<void> {
 export async function checkAlerts(d: AlertDeps, now = Date.now()): Promise<Alert[]> {
   const sent: Alert[] = [];
   // Every hold, read once for the look.
-  const holds = await readHolds(d.redis, redisKeys(d.prefix), d.defs.map((def) => def.stream), { lastOutage: true });
+  const holds = await readHolds(
+    d.redis,
+    redisKeys(d.prefix),
+    d.defs.map((def) => def.stream),
+    { lastOutage: true },
+  );
   const outage = await outageAlert(d, holds, now);
   if (outage) await sendClaimed(d, outage, sent);
   for (const [i, def] of d.defs.entries()) {

@@ -27,20 +27,19 @@ export function redisWritesCheck(s: WriteState): HoldCheck {
  * for refusals waits for `resume`, one held for the outage for the service; restarting or unrouting the worker would
  * not help), with each held stream, since when and why, and the outage, in `detail`.
  */
-export function holdChecks(o: {
-  redis: Redis;
-  keys: RedisKeys;
-  streams: readonly string[];
-  writes: () => WriteState;
-}): { writes: () => Promise<HoldCheck>; streams: () => Promise<HoldCheck> } {
+export function holdChecks(o: { redis: Redis; keys: RedisKeys; streams: readonly string[]; writes: () => WriteState }): {
+  writes: () => Promise<HoldCheck>;
+  streams: () => Promise<HoldCheck>;
+} {
   return {
     writes: async () => redisWritesCheck(o.writes()),
     streams: async () => {
       const { streams, outage } = await readHolds(o.redis, o.keys, o.streams);
       const paused = streams.filter((b) => b.paused);
       if (!paused.length && !outage.open) return { name: 'streams', ok: true };
+      const why = (reason: string | null) => reason ?? 'no reason recorded';
       const lines = paused.map(
-        (b) => `${b.stream} paused since ${b.since ?? '?'} (${b.reason ?? 'no reason recorded'}); inventory-sync resume --stream ${b.stream}`,
+        (b) => `${b.stream} paused since ${b.since ?? '?'} (${why(b.reason)}); inventory-sync resume --stream ${b.stream}`,
       );
       // The service down: every stream holds and goes on by itself once a probe finds it answering.
       if (outage.open)

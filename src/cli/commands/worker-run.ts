@@ -63,12 +63,7 @@ async function serveWorkerHttp(
         host: where.host,
         port: where.port,
         registry: app.metrics.registry,
-        readiness: [
-          async () => ({ name: 'redis', ok: (await app.redis.ping()) === 'PONG' }),
-          holds.writes,
-          workersCheck,
-          holds.streams,
-        ],
+        readiness: [async () => ({ name: 'redis', ok: (await app.redis.ping()) === 'PONG' }), holds.writes, workersCheck, holds.streams],
         warnings: () => evictionWarnings(app.redis),
       }),
     where,

@@ -87,8 +87,7 @@ export async function holdJob(job: Job, token: string | undefined, f: Failure, c
     await refusals.pause();
     if (r.state === 'tripped') {
       refusals.onTrip?.(c.stream);
-      const what =
-        'refusals' in r ? `${r.refusals} refusals about the account` : `the same refusal from the service ${r.same} times`;
+      const what = 'refusals' in r ? `${r.refusals} refusals about the account` : `the same refusal from the service ${r.same} times`;
       c.logger.error(
         { code: f.code, refusals: 'refusals' in r ? r.refusals : r.same, hint: f.hint },
         `stream ${c.stream} paused: ${what} in a row, the last ${reason}. ${f.hint} ` +
