@@ -69,8 +69,8 @@ export const defaults = {
   breakerThreshold: 10,
   /**
    * The service down for everything (5xx, refused or reset connections, time-outs) met by jobs in a row, across every
-   * process of the prefix, that make every stream hold (src/queue/service-outage.ts): jobs wait without spending
-   * attempts, nothing is pulled, and one read probes the service until it answers.
+   * process of the prefix, that make every stream hold (src/queue/hold/: the hold's cause `outage`): jobs wait without
+   * spending attempts, nothing is pulled, and one read probes the service until it answers.
    */
   outageThreshold: 3,
   /** First and longest delay between two probes of a service that is down, in ms (the delay doubles: 2, 4, 8, 16, then 30 s). */

@@ -176,7 +176,7 @@ function configOf(
     },
     catalog: { refreshSeconds: e.CATALOG_REFRESH_SECONDS },
     breaker: { threshold: e.BREAKER_THRESHOLD },
-    /** The service down for everything: every stream holds and one read probes it (src/queue/service-outage.ts). */
+    /** The service down for everything: every stream holds and one read probes it (src/queue/hold/: the hold's cause `outage`). */
     outage: { probeMaxMs: e.OUTAGE_PROBE_MAX_SECONDS * 1000, alertSeconds: e.OUTAGE_ALERT_SECONDS },
     limits: { maxRecordBytes: e.MAX_RECORD_BYTES, feedMaxPageBytes: e.FEED_MAX_PAGE_BYTES },
     retention: { badRecordsKeep: e.BAD_RECORDS_KEEP, badRecordsKeepDays: e.BAD_RECORDS_KEEP_DAYS },

@@ -3,8 +3,7 @@ import { readShares } from '../client/budget-share.js';
 import { readFeedState } from '../feed/feed-state.js';
 import type { ScrapeSources } from '../metrics/metrics.js';
 import { intakeCounts } from '../ops/intake-counts.js';
-import { readOutage } from '../queue/service-outage.js';
-import { readBreaker } from '../queue/stream-breaker.js';
+import { readHolds } from '../queue/hold/hold-report.js';
 import type { AppDeps } from './build-deps.js';
 
 /** What a metrics scrape reads, of the streams of the parts' kinds. */
@@ -26,13 +25,7 @@ export function metricSources(d: AppDeps): ScrapeSources {
       }
       return out;
     },
-    async breakers() {
-      return Promise.all(queues.streams().map(async (s) => readBreaker(redis, keys, s)));
-    },
-    async outage() {
-      const o = await readOutage(redis, keys);
-      return { open: o.open, sinceMs: o.since ? Date.parse(o.since) : null };
-    },
+    holds: () => readHolds(redis, keys, queues.streams()),
     async budgetShares() {
       const budgets = config.service?.budgets;
       if (!budgets) return [];

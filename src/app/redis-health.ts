@@ -1,11 +1,9 @@
-import { Gauge } from 'prom-client';
 import { defaults } from '../../config/defaults.js';
 import type { AppContext } from './app-context.js';
 import { secretValues } from './command-context.js';
 import { logRepeated, reasonOf } from '../log-throttle.js';
-import type { ReadyCheck } from '../metrics/worker-http.js';
 import { messageOf } from '../message-of.js';
-import { watchRedisWrites, type RedisWriteWatch, type WriteState } from '../redis/write-watch.js';
+import { watchRedisWrites, type RedisWriteWatch } from '../queue/hold/write-probe.js';
 import { redisRefusedAlert } from '../ops/redis-refused-alert.js';
 
 export interface RedisHealthOptions {
@@ -16,21 +14,19 @@ export interface RedisHealthOptions {
 }
 
 export interface RedisHealth {
+  /** The hold for `redis-refused` as this process sees it (/readyz reads it: src/ops/hold-checks.ts). */
   watch: RedisWriteWatch;
-  /** /readyz's check: fails while Redis refuses writes, saying why. */
-  ready: ReadyCheck;
   stop(): void;
 }
 
 /** After the last refused write, the schedulers are checked at every probe this long (a run taken at the edge). */
 const MEND_WINDOW_MS = 60_000;
 
-const since = (s: WriteState) => `${new Date(s.since!).toISOString()} (${Math.round((Date.now() - s.since!) / 1000)} s)`;
-
 /**
  * What `worker` does about a Redis that refuses writes (full, read-only) or is away, beside BullMQ's own reconnecting:
- * a write probe every 2 s, a readiness check and a gauge that say so, one alert when it lasts, and the job schedulers
- * mended as soon as writes pass again, so pulls go on within seconds.
+ * the hold for `redis-refused` (src/queue/hold/write-probe.ts: a write probe every 2 s), which /readyz and /metrics
+ * read, one alert when it lasts, and the job schedulers mended as soon as writes pass again, so pulls go on within
+ * seconds.
  */
 export function startRedisHealth(
   app: Pick<AppContext, 'config' | 'redis' | 'logger' | 'metrics'>,
@@ -43,15 +39,7 @@ export function startRedisHealth(
     logger,
     everyMs: o.everyMs ?? defaults.redisWriteProbeMs,
   });
-  new Gauge({
-    name: 'isync_redis_writes_refused_seconds',
-    help: 'Seconds since Redis began to refuse writes (full, read-only) or to answer none, as seen by this process; 0 while it takes them.',
-    registers: [app.metrics.registry],
-    collect() {
-      const s = watch.state();
-      this.set(s.refusing ? Math.max(1, Math.round((Date.now() - s.since!) / 1000)) : 0);
-    },
-  });
+  app.metrics.watchRedisWrites(() => watch.state());
   const webhookUrl = config.alerts.webhookUrl;
   const alert = webhookUrl
     ? redisRefusedAlert({
@@ -87,20 +75,5 @@ export function startRedisHealth(
   });
   // One probe now, so that a Redis full at start is told at once.
   void watch.probe();
-  return {
-    watch,
-    ready: async () => {
-      const s = watch.state();
-      return s.refusing
-        ? {
-            name: 'redis-writes',
-            ok: false,
-            detail:
-              `Redis ${s.answered ? 'refuses writes' : 'does not answer writes'} since ${since(s)}: ` +
-              `${s.why}${s.hint ? `. ${s.hint}` : ''}`,
-          }
-        : { name: 'redis-writes', ok: true };
-    },
-    stop: () => watch.stop(),
-  };
+  return { watch, stop: () => watch.stop() };
 }

@@ -9,7 +9,7 @@ import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js
 import { startControl, type Control } from '../feed/control.js';
 import { defOf } from '../records/records.js';
 import { summarize, waitForIdle, type FailedJobSummary } from '../queue/drain.js';
-import { readBreaker } from '../queue/stream-breaker.js';
+import { readBreaker } from '../queue/hold/refusal-state.js';
 import { importNdjson, type ImportProgress, type ImportResult, type ReadAs } from '../feed/importer.js';
 import type { RunnerDeps } from '../queue/job-runner.js';
 import { pullStream, type PullResult } from '../feed/producer.js';
@@ -18,8 +18,8 @@ import type { Tracing } from '../telemetry/tracing.js';
 import type { StreamName } from '../records/stream-def.js';
 import { startWorkers, type StartWorkersOptions, type WorkerPool } from '../queue/worker-pool.js';
 import { sizeConcurrency, type Pace } from '../queue/concurrency-sizer.js';
-import { probeOnce } from '../queue/service-probe.js';
-import { isOutage } from '../queue/service-outage.js';
+import { probeOnce } from '../queue/hold/outage-probe.js';
+import { isOutage } from '../queue/hold/outage-state.js';
 import type { Kind } from '../kinds/kind.js';
 
 /** What the runtime needs of the program's parts (buildDeps makes them from the configuration). */

@@ -4,7 +4,7 @@ import type { ServiceApi } from '../client/service-api.js';
 import type { Logger } from '../logger.js';
 import { messageOf } from '../message-of.js';
 import { resumeStreams } from '../ops/resume-streams.js';
-import { readBreaker } from '../queue/stream-breaker.js';
+import { readBreaker } from '../queue/hold/refusal-state.js';
 import { openStreamQueues } from '../queue/stream-queues.js';
 import { redisKeys, type RedisConnection as Redis } from '../redis/connection.js';
 import { probeService } from './probe-service.js';

@@ -1,4 +1,5 @@
 import type { StatusReport } from '../ops/status-report.js';
+import { holdLines } from './render-holds.js';
 import { clip, renderTable } from './table.js';
 import { shortDateTime } from '../date-format.js';
 
@@ -26,40 +27,8 @@ function effective(b: StatusReport['budget'][number]): string {
 export function renderStatus(s: StatusReport): string {
   const out: string[] = [`Status of prefix ${s.prefix} at ${when(s.at)} UTC`, ''];
   if (s.redis.warning) out.push(`Warning: ${s.redis.warning}`, '');
-  out.push(...outageLines(s), ...pausedLines(s), ...streamLines(s), ...budgetLines(s), ...scheduleLines(s), ...failureLines(s));
+  out.push(...holdLines(s), ...streamLines(s), ...budgetLines(s), ...scheduleLines(s), ...failureLines(s));
   return `${out.join('\n')}\n`;
-}
-
-/** The service outage being ridden out, or the last one. */
-function outageLines(s: StatusReport): string[] {
-  if (s.outage.open)
-    return [
-      `SERVICE DOWN since ${when(s.outage.since)} UTC, ${s.outage.waiting} job(s) waiting. ` +
-        `Why: ${clip(s.outage.reason ?? 'no reason recorded', 200)}`,
-      `  Every stream holds: no job runs, none is pulled, none spends an attempt. ${s.outage.probes} probe(s) so far` +
-        `${s.outage.lastProbe ? ` (last: ${clip(s.outage.lastProbe, 80)})` : ''}, the next at ${when(s.outage.nextProbeAt)} UTC; ` +
-        'work goes on by itself when the service answers.',
-      '',
-    ];
-  if (s.outage.last)
-    return [
-      `Last service outage: ${when(s.outage.last.since)} to ${when(s.outage.last.endedAt)} UTC (${s.outage.last.seconds} s), ` +
-        `${s.outage.last.waited} job(s) waited; ended by itself.`,
-      '',
-    ];
-  return [];
-}
-
-/** The streams the circuit breaker paused, and how to resume each. */
-function pausedLines(s: StatusReport): string[] {
-  return s.streams
-    .filter((x) => x.breaker.paused)
-    .flatMap((st) => [
-      `PAUSED: ${st.stream} since ${when(st.breaker.since)} UTC, ${st.breaker.waiting} job(s) waiting. ` +
-        `Why: ${clip(st.breaker.reason ?? 'no reason recorded', 200)}`,
-      `  No job of ${st.stream} runs and none is pulled; none is lost. Fix the cause, then: inventory-sync resume --stream ${st.stream}`,
-      '',
-    ]);
 }
 
 /** Each stream's jobs and feed, its import batches when it has any, and the feed's problems. */

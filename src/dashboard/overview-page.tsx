@@ -5,6 +5,7 @@ import type { ReconcileReport } from '../ops/reconcile-types.js';
 import { intakeQueueName } from '../queue/intake-queue.js';
 import { SearchBox } from './find-page.js';
 import { FlowSection } from './flow-section.js';
+import { HoldBanners } from './hold-banners.js';
 import { Flash, When } from './layout.js';
 import { Budget, FailedGroups, Schedule } from './overview-tables.js';
 import { ReconcileSummary } from './reconcile-page.js';
@@ -31,43 +32,6 @@ function Batches({ st }: { st: StreamStatus }) {
         </>
       ))}
     </a>
-  );
-}
-
-/** A banner per stream its breaker paused: since when, why, how many jobs wait, and the button that resumes it. */
-function PausedBanner({ st }: { st: StreamStatus }) {
-  return (
-    <div class="paused bad" role="alert" data-paused={st.stream}>
-      <p>
-        <strong>{st.stream} is paused</strong> since <When iso={st.breaker.since} /> UTC: the account refused every job (
-        {st.breaker.refusals} in a row). Last: <code>{st.breaker.reason ?? 'no reason recorded'}</code>
-      </p>
-      <p>
-        No job of {st.stream} runs and none is pulled; {st.breaker.waiting} job(s) wait, none lost. Fix the cause (credentials, the
-        account's rights, the service), then resume.
-      </p>
-      <form class="inline" method="post" action="/resume">
-        <input type="hidden" name="stream" value={st.stream} />
-        <button type="submit">Resume {st.stream}</button>
-      </form>
-    </div>
-  );
-}
-
-/** While the service is down: since when, why, the probes, how many jobs wait; it ends by itself (no button). */
-function OutageBanner({ o }: { o: StatusReport['outage'] }) {
-  if (!o.open) return null;
-  return (
-    <div class="paused bad" role="alert" data-outage="open">
-      <p>
-        <strong>The service is down</strong> since <When iso={o.since} /> UTC: <code>{o.reason ?? 'no reason recorded'}</code>
-      </p>
-      <p>
-        Every stream holds: no job runs, none is pulled, none spends an attempt; {o.waiting} job(s) wait, none lost. {o.probes} probe(s) so
-        far{o.lastProbe ? ` (last: ${o.lastProbe})` : ''}, the next at <When iso={o.nextProbeAt} /> UTC. Work goes on by itself when the
-        service answers.
-      </p>
-    </div>
   );
 }
 
@@ -131,12 +95,7 @@ export function Overview({ s, flash, reconcile }: { s: StatusReport; flash?: str
   return (
     <>
       <Flash text={flash} />
-      <OutageBanner o={s.outage} />
-      {s.streams
-        .filter((st) => st.breaker.paused)
-        .map((st) => (
-          <PausedBanner st={st} />
-        ))}
+      <HoldBanners s={s} />
       <SearchBox />
       <p class="muted">
         As of <When iso={s.at} /> UTC (the charts below update by themselves). <a href="/">Refresh</a>

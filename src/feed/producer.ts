@@ -6,8 +6,8 @@ import type { Logger } from '../logger.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
 import { recordPage, recordPullError } from './feed-state.js';
 import { takeLock } from '../redis/redis-lock.js';
-import { isPaused } from '../queue/stream-breaker.js';
-import { isOutage } from '../queue/service-outage.js';
+import { isPaused } from '../queue/hold/refusal-state.js';
+import { isOutage } from '../queue/hold/outage-state.js';
 import type { JobData } from '../queue/queues.js';
 import { addJobs, recordJob, recordLabel } from '../queue/record-jobs.js';
 import type { StreamName } from '../records/stream-def.js';
@@ -42,7 +42,7 @@ export interface PullResult {
   caughtUp: boolean;
   /** Another process was pulling this stream; nothing was done. */
   locked: boolean;
-  /** The stream's breaker had paused it (src/queue/stream-breaker.ts); nothing was pulled until `resume`. */
+  /** The stream's breaker had paused it (src/queue/hold/); nothing was pulled until `resume`. */
   paused?: boolean;
   /** The service was down (an outage held every stream); nothing was pulled until it answers again. */
   held?: boolean;
@@ -61,7 +61,7 @@ export async function pullStream(o: PullStreamOptions): Promise<PullResult> {
     o.logger.debug({ stream: o.def.stream }, 'stream paused by its breaker; not pulled (inventory-sync resume)');
     return { ...result, paused: true };
   }
-  // The service down for everything: the feed keeps its records until it answers again (src/queue/service-outage.ts).
+  // The service down for everything: the feed keeps its records until it answers again (src/queue/hold/).
   if (await isOutage(o.redis, o.keys)) {
     o.logger.debug({ stream: o.def.stream }, 'the service is down; not pulled until it answers again');
     return { ...result, held: true };

@@ -1,6 +1,8 @@
 import type { Job, Worker } from 'bullmq';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ApiCall } from '../client/service-api.js';
+import type { WriteState } from '../queue/hold/write-probe.js';
+import { holdGauges, type HoldSource } from './hold-gauges.js';
 
 /** What the metrics read at scrape time (Redis state shared by every process). */
 export interface ScrapeSources {
@@ -10,10 +12,8 @@ export interface ScrapeSources {
   intakeCounts(): Promise<Array<{ stream: string; state: string; count: number }>>;
   /** Seconds each stream's feed is behind (since it last caught up), when known. */
   feedLag(): Promise<Array<{ stream: string; seconds: number }>>;
-  /** Each stream's circuit breaker: paused or not, and the refusals about the account met in a row. */
-  breakers?(): Promise<Array<{ stream: string; paused: boolean; refusals: number }>>;
-  /** The service down for everything (src/queue/service-outage.ts): open or not, since when (epoch ms). */
-  outage?(): Promise<{ open: boolean; sinceMs: number | null }>;
+  /** Every hold (src/queue/hold/): each stream's refusals (paused or not, in a row), the service down (since when). */
+  holds?: HoldSource;
   /** Each budget lane: its configured rate, the rate the program allows itself now (its share), and why. */
   budgetShares?(): Promise<Array<{ lane: string; configuredPerMinute: number; effectivePerMinute: number; reason: string }>>;
 }
@@ -26,6 +26,8 @@ export interface Metrics {
   jobFinished(stream: string, outcome: string, seconds: number): void;
   /** Counts every attempt a BullMQ worker finishes. */
   watchWorker(worker: Worker, stream: string): void;
+  /** Shows this process's hold for Redis refusing writes (a process that probes them: `worker`). */
+  watchRedisWrites(read: () => WriteState): void;
 }
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
@@ -44,8 +46,7 @@ export function createMetrics(o: { sources?: ScrapeSources; defaultMetrics?: boo
   const { jobs, jobSeconds } = jobMetrics(registers);
   const { calls, callSeconds, budgetWait, rateLimited } = callMetrics(registers);
   queueGauges(registers, o.sources);
-  breakerGauges(registers, o.sources);
-  outageGauges(registers, o.sources);
+  const holds = holdGauges(registers, o.sources?.holds);
   budgetShareGauges(registers, o.sources);
 
   const jobFinished = (stream: string, outcome: string, seconds: number) => {
@@ -62,6 +63,7 @@ export function createMetrics(o: { sources?: ScrapeSources; defaultMetrics?: boo
       if (call.status === 429) rateLimited.inc({ class: call.cls });
     },
     jobFinished,
+    watchRedisWrites: holds.watchRedisWrites,
     watchWorker(worker, stream) {
       const took = (job: Job) => Math.max(0, ((job.finishedOn ?? Date.now()) - (job.processedOn ?? Date.now())) / 1000);
       worker.on('completed', (job: Job) => {
@@ -164,58 +166,6 @@ function queueGauges(registers: Registers, sources: Sources) {
     },
   });
   return { queueJobs, intakeBatches, feedLag };
-}
-
-/** Read at scrape time: each stream's circuit breaker, paused or not and its refusals in a row. */
-function breakerGauges(registers: Registers, sources: Sources) {
-  const breakers = (name: string, help: string, value: (b: { paused: boolean; refusals: number }) => number) =>
-    new Gauge({
-      name,
-      help,
-      labelNames: ['stream'],
-      registers,
-      async collect() {
-        if (!sources?.breakers) return;
-        this.reset();
-        for (const b of await sources.breakers()) this.set({ stream: b.stream }, value(b));
-      },
-    });
-  const paused = breakers(
-    'isync_stream_paused',
-    'Whether the stream is paused by its circuit breaker (1) until `inventory-sync resume` (the account refused every job), or runs (0).',
-    (b) => (b.paused ? 1 : 0),
-  );
-  const refusals = breakers(
-    'isync_breaker_refusals',
-    "Refusals about the account (401, 403, the same service refusal again) met by the stream's jobs in a row; " +
-      'the stream pauses at BREAKER_THRESHOLD.',
-    (b) => b.refusals,
-  );
-  return { paused, refusals };
-}
-
-/** Read at scrape time: whether the service is held as down for everything, and for how long. */
-function outageGauges(registers: Registers, sources: Sources) {
-  const down = new Gauge({
-    name: 'isync_service_down',
-    help: 'Whether the service is held as down for everything (1): every stream holds and one read probes it, going on by itself.',
-    registers,
-    async collect() {
-      if (!sources?.outage) return;
-      this.set((await sources.outage()).open ? 1 : 0);
-    },
-  });
-  const downSeconds = new Gauge({
-    name: 'isync_service_down_seconds',
-    help: 'How long the service has been held as down (0 when it answers).',
-    registers,
-    async collect() {
-      if (!sources?.outage) return;
-      const s = await sources.outage();
-      this.set(s.open && s.sinceMs ? Math.max(0, (Date.now() - s.sinceMs) / 1000) : 0);
-    },
-  });
-  return { down, downSeconds };
 }
 
 /** Read at scrape time: each budget lane's configured and effective rate, and why the effective one is what it is. */

@@ -5,11 +5,12 @@ import { readFeedState } from '../feed/feed-state.js';
 import { redisKeys } from '../redis/connection.js';
 import type { StreamName } from '../records/stream-def.js';
 import { laggingSeconds } from './feed-lag.js';
-import { claimAlert, readBreaker, releaseAlert } from '../queue/stream-breaker.js';
+import { claimAlert, releaseAlert, type BreakerState } from '../queue/hold/refusal-state.js';
 import { messageOf } from '../message-of.js';
 import { startLooking } from '../serial-look.js';
 import { defaults } from '../../config/defaults.js';
-import { claimEndAlert, claimOutageAlert, isOutage, readLastOutage, readOutage, releaseOutageAlert } from '../queue/service-outage.js';
+import { claimEndAlert, claimOutageAlert, releaseOutageAlert } from '../queue/hold/outage-state.js';
+import { isHeld, readHolds, type HoldReport } from '../queue/hold/hold-report.js';
 import { logRepeated, reasonOf } from '../log-throttle.js';
 import type { Kind } from '../kinds/kind.js';
 
@@ -41,6 +42,9 @@ export interface Alert {
   reason: string;
   text: string;
 }
+
+/** An alert told once per cause, claimed in Redis; `release` gives the claim back when the send fails. */
+type ClaimedAlert = { alert: Alert; release: () => Promise<void> };
 
 const k = (prefix: string) => ({
   /** Failures up to this time (epoch ms) have been told of, per stream. */
@@ -82,10 +86,10 @@ async function lagAlert(d: AlertDeps, def: AlertDeps['defs'][number], now: numbe
   };
 }
 
-/** A stream its breaker paused, not yet told: told once per pause, by whichever process claims it first. */
-async function pauseAlert(d: AlertDeps, stream: StreamName): Promise<{ alert: Alert; release: () => Promise<void> } | undefined> {
+/** A stream held for refusals, not yet told: told once per pause, by whichever process claims it first. */
+async function pauseAlert(d: AlertDeps, b: BreakerState): Promise<{ alert: Alert; release: () => Promise<void> } | undefined> {
   const keys = redisKeys(d.prefix);
-  const b = await readBreaker(d.redis, keys, stream);
+  const stream = b.stream;
   if (!b.paused || b.alerted || !(await claimAlert(d.redis, keys, stream))) return undefined;
   const waiting = await d.queues.get(stream).getJobCounts('waiting', 'delayed', 'prioritized');
   const n = (waiting.waiting ?? 0) + (waiting.delayed ?? 0) + (waiting.prioritized ?? 0);
@@ -97,13 +101,13 @@ async function pauseAlert(d: AlertDeps, stream: StreamName): Promise<{ alert: Al
 }
 
 /**
- * The service down for everything (src/queue/service-outage.ts): told once when it has lasted `outageSeconds`, and once
- * when an outage that was told ends, with how long it lasted and how many jobs waited. Each claimed in Redis, so one
- * process tells it.
+ * The hold for `outage`, the service down for everything (src/queue/hold/): told once when it has lasted
+ * `outageSeconds`, and once when an outage that was told ends, with how long it lasted and how many jobs waited. Each
+ * claimed in Redis, so one process tells it.
  */
-async function outageAlert(d: AlertDeps, now: number): Promise<{ alert: Alert; release: () => Promise<void> } | undefined> {
+async function outageAlert(d: AlertDeps, holds: HoldReport, now: number): Promise<ClaimedAlert | undefined> {
   const keys = redisKeys(d.prefix);
-  const o = await readOutage(d.redis, keys);
+  const o = holds.outage;
   const limit = d.settings.outageSeconds ?? defaults.outageAlertSeconds;
   if (o.open && o.since && !o.alerted && now - Date.parse(o.since) >= limit * 1000) {
     if (!(await claimOutageAlert(d.redis, keys))) return undefined;
@@ -116,7 +120,7 @@ async function outageAlert(d: AlertDeps, now: number): Promise<{ alert: Alert; r
       'See: inventory-sync status';
     return { alert: { reason: 'outage', text }, release: () => releaseOutageAlert(d.redis, keys, 'start') };
   }
-  const last = o.open ? undefined : await readLastOutage(d.redis, keys);
+  const last = o.open ? undefined : holds.lastOutage;
   if (!last?.alerted || last.endTold || !(await claimEndAlert(d.redis, keys))) return undefined;
   const text =
     `inventory-sync (${d.prefix}): the service answers again since ${last.endedAt}, after ${minutes(last.seconds)} down; ` +
@@ -167,20 +171,26 @@ export async function postAlert(url: string, text: string): Promise<void> {
  */
 export async function checkAlerts(d: AlertDeps, now = Date.now()): Promise<Alert[]> {
   const sent: Alert[] = [];
-  const outage = await outageAlert(d, now);
+  // Every hold, read once for the look.
+  const holds = await readHolds(
+    d.redis,
+    redisKeys(d.prefix),
+    d.defs.map((def) => def.stream),
+    { lastOutage: true },
+  );
+  const outage = await outageAlert(d, holds, now);
   if (outage) await sendClaimed(d, outage, sent);
-  // While the service is down nothing is pulled: the lag is the outage's, told by its own alert.
-  const down = await isOutage(d.redis, redisKeys(d.prefix));
-  for (const def of d.defs) {
+  for (const [i, def] of d.defs.entries()) {
     const stream = def.stream;
-    const pause = await pauseAlert(d, stream);
+    const pause = await pauseAlert(d, holds.streams[i]!);
     // Told once per pause (its claim in the breaker's hash), not once per interval; a paused stream's lag is its pause.
     if (pause) await sendClaimed(d, pause, sent);
     const failures = await failureAlert(d, stream, now);
     const candidates: Array<{ alert: Alert; after?: () => Promise<unknown> }> = [];
     if (failures)
       candidates.push({ alert: failures.alert, after: () => d.redis.set(k(d.prefix).seen(stream), String(failures.seenUntil)) });
-    const lag = down || pause || (await readBreaker(d.redis, redisKeys(d.prefix), stream)).paused ? undefined : await lagAlert(d, def, now);
+    // A held stream pulls nothing: its lag is its hold's, told by the hold's own alert.
+    const lag = isHeld(holds, stream) ? undefined : await lagAlert(d, def, now);
     if (lag) candidates.push({ alert: lag });
     for (const { alert, after } of candidates) {
       const gate = k(d.prefix).gate(alert.reason);

@@ -1,7 +1,7 @@
 import { redact, type Logger } from '../logger.js';
 import { messageOf } from '../message-of.js';
 import { logRepeated, reasonOf } from '../log-throttle.js';
-import type { WriteState } from '../redis/write-watch.js';
+import type { WriteState } from '../queue/hold/write-probe.js';
 import { postAlert } from './alerts.js';
 
 export interface RedisRefusedAlertOptions {

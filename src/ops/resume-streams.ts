@@ -1,5 +1,5 @@
 import { redisKeys } from '../redis/connection.js';
-import { closeBreaker, takeStreak } from '../queue/stream-breaker.js';
+import { closeBreaker, takeStreak } from '../queue/hold/refusal-state.js';
 import { retryJobIds } from './job-retry.js';
 import type { StreamQueues } from '../queue/stream-queues.js';
 import type { StreamName } from '../records/stream-def.js';

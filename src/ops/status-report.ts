@@ -9,9 +9,10 @@ import type { StreamName } from '../records/stream-def.js';
 import { failedGroups, type FailedGroup } from './failed-groups.js';
 import { intakeCounts, type IntakeCounts } from './intake-counts.js';
 import type { StreamQueues } from '../queue/stream-queues.js';
-import { readBreaker } from '../queue/stream-breaker.js';
 import { readWorkers } from './worker-presence.js';
-import { readLastOutage, readOutage, type EndedOutage, type OutageState } from '../queue/service-outage.js';
+import { readHolds } from '../queue/hold/hold-report.js';
+import type { EndedOutage, OutageState } from '../queue/hold/outage-state.js';
+import type { BreakerState } from '../queue/hold/refusal-state.js';
 
 const COUNTED_STATES = ['waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized'] as const;
 
@@ -21,8 +22,8 @@ export interface StreamStatus {
   /** Import batches on the stream's intake queue, not yet fanned out into record jobs (not in `counts`). */
   intake: IntakeCounts;
   /**
-   * The stream's circuit breaker: paused (no job runs, no pull) since when and why, the jobs that wait for
-   * `inventory-sync resume`; otherwise the account refusals met in a row so far.
+   * The stream's hold for refusals (the circuit breaker, src/queue/hold/): paused (no job runs, no pull) since when
+   * and why, the jobs that wait for `inventory-sync resume`; otherwise the account refusals met in a row so far.
    */
   breaker: { paused: boolean; since: string | null; reason: string | null; code: string | null; refusals: number; waiting: number };
   feed: {
@@ -98,9 +99,9 @@ export interface StatusReport {
   schedule: ScheduleStatus[];
   failedGroups: FailedGroup[];
   /**
-   * The service down for everything (src/queue/service-outage.ts): while `open`, every stream holds (no job runs, none
-   * is pulled, none spends an attempt) and one read probes the service; `waiting` jobs wait for it. `last`: the last
-   * outage that ended (within 30 days).
+   * The hold for `outage`, the service down for everything (src/queue/hold/): while `open`, every stream holds (no job
+   * runs, none is pulled, none spends an attempt) and one read probes the service; `waiting` jobs wait for it. `last`:
+   * the last outage that ended (within 30 days).
    */
   outage: OutageState & { waiting: number; last: EndedOutage | null };
   /** The workers running now (each says so every 20 s): how many, how many pull the feed, where pushes are taken. */
@@ -117,12 +118,12 @@ function toIso(v: string | undefined): string | null {
   return Number.isNaN(d.getTime()) ? null : d.toISOString();
 }
 
-async function streamStatus(redis: Redis, queues: StreamQueues, stream: StreamName, now: number): Promise<StreamStatus> {
-  const [raw, intake, feed, breaker] = await Promise.all([
+async function streamStatus(redis: Redis, queues: StreamQueues, breaker: BreakerState, now: number): Promise<StreamStatus> {
+  const stream = breaker.stream;
+  const [raw, intake, feed] = await Promise.all([
     queues.get(stream).getJobCounts(...COUNTED_STATES),
     intakeCounts(queues, stream),
     readFeedState(redis, redisKeys(queues.prefix), stream),
-    readBreaker(redis, redisKeys(queues.prefix), stream),
   ]);
   const counts = Object.fromEntries(COUNTED_STATES.map((s) => [s, raw[s] ?? 0])) as StreamStatus['counts'];
   const { paused, since, reason, code, refusals } = breaker;
@@ -212,16 +213,17 @@ async function scheduleStatus(redis: Redis, prefix: string, defs: StreamQueues['
 export async function readStatus(redis: Redis, queues: StreamQueues, o: { budgets?: Budgets; now?: number } = {}): Promise<StatusReport> {
   const now = o.now ?? Date.now();
   const keys = redisKeys(queues.prefix);
-  const [streams, budget, schedule, groups, eviction, outage, last, running] = await Promise.all([
-    Promise.all(queues.names.map((s) => streamStatus(redis, queues, s, now))),
+  // Every hold, read once: each stream's refusals, the outage and the last one that ended.
+  const holds = await readHolds(redis, keys, queues.names, { lastOutage: true });
+  const [streams, budget, schedule, groups, eviction, running] = await Promise.all([
+    Promise.all(holds.streams.map((b) => streamStatus(redis, queues, b, now))),
     budgetStatus(redis, queues.prefix, o.budgets, now),
     scheduleStatus(redis, queues.prefix, queues.defs),
     failedGroups(queues),
     checkEvictionPolicy(redis),
-    readOutage(redis, keys),
-    readLastOutage(redis, keys),
     readWorkers(redis, keys, now),
   ]);
+  const { outage, lastOutage: last } = holds;
   const redisInfo = { maxmemoryPolicy: eviction.policy, warning: eviction.warning };
   const waiting = outage.open ? streams.reduce((n, st) => n + st.counts.waiting + st.counts.delayed + st.counts.prioritized, 0) : 0;
   return {

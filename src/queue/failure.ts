@@ -20,9 +20,9 @@ export interface Failure {
   /** For RATE_LIMITED: epoch ms when the service may be used again. */
   resetAt?: number;
   /**
-   * A service refusal that is about the account, not the record (src/queue/breaker-hold.ts): `account` for 401
-   * and a 403 that is not "the order is completed", `service-down` for the service unreachable or answering 5xx
-   * (it counts once the job's retries are spent).
+   * A service refusal that is about the account, not the record (the hold's causes, src/queue/hold/hold.ts): `account`
+   * for 401 and a 403 that is not "the order is completed", `service-down` for the service unreachable or answering 5xx
+   * (the cause `outage`, or `refusals` once the job's retries are spent on a worker without the outage's probe).
    */
   refusal?: 'account' | 'service-down' | 'repeated';
   /**

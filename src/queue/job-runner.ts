@@ -5,16 +5,16 @@ import { zodProblems } from '../zod-problems.js';
 import type { Logger } from '../logger.js';
 import type { RedisConnection as Redis } from '../redis/connection.js';
 import { beforeGoLive, goLiveFloor, goLiveSkipped } from './go-live.js';
-import { countsForBreaker, holdForBreaker, type BreakerHooks, type HoldContext } from './breaker-hold.js';
-import { holdForOutage, type OutageHooks } from './outage-hold.js';
-import { recordServiceUp } from './service-outage.js';
+import { holdCauseOf } from './hold/hold.js';
+import { holdJob, type OutageHooks, type RefusalHooks } from './hold/hold-job.js';
+import { recordServiceUp } from './hold/outage-state.js';
+import { recordSuccess } from './hold/refusal-state.js';
 import { classifyFailure, type Failure } from './failure.js';
 import { recordFailureGroup } from './failure-group.js';
 import { BadRecordError } from './job-errors.js';
 import { RECORD_HINT } from '../error-hints.js';
 import type { JobContext, JobResult, RunnerDeps } from './job-kind.js';
 import { LockLostError, takeLock, type HeldLock } from '../redis/redis-lock.js';
-import { recordSuccess } from './stream-breaker.js';
 import { jobDataSchema, type FromService, type JobData } from './queues.js';
 import { recordLabel } from './record-jobs.js';
 import { couldNot, JobAttempt } from './job-attempt.js';
@@ -34,9 +34,9 @@ export interface ProcessorOptions {
   keyBusyDelayMs?: number;
   /** Hold used when a 429 gives no reset time, in ms. Default 5 000. */
   defaultHoldMs?: number;
-  /** The stream's circuit breaker (src/queue/breaker-hold.ts); without it refusals settle job by job. */
-  breaker?: BreakerHooks;
-  /** Every stream holding while the service is down (src/queue/outage-hold.ts); without it the service down is retried job by job. */
+  /** The stream's hold for refusals, the circuit breaker (src/queue/hold/); without it refusals settle job by job. */
+  breaker?: RefusalHooks;
+  /** Every stream held while the service is down (src/queue/hold/); without it the service down is retried job by job. */
   outage?: OutageHooks;
 }
 
@@ -134,7 +134,7 @@ async function runLocked<R>(kind: Kind<R>, deps: RunnerDeps, opts: ProcessorOpti
     const result = await kind.process(run.record, jobContext(kind, deps, run, lock));
     await attempt.writeTrace({ result });
     const logger = attempt.logger;
-    // Both rows of refusals end with a synced job, at once rather than one round trip after the other.
+    // A synced job ends the row of every hold's cause (hold.ts: running(n) → running(0)), at once rather than one after the other.
     await Promise.all([
       opts.breaker &&
         recordSuccess(deps.redis, deps.keys, kind.stream).catch((err: Error) => couldNot(logger, 'reset the breaker count', err)),
@@ -171,7 +171,7 @@ function jobContext<R>(kind: Kind<R>, deps: RunnerDeps, { job, signal, attempt, 
   };
 }
 
-/** An attempt that threw: its trace written, then held (outage), delayed (breaker), retried or failed (settle). */
+/** An attempt that threw: its trace written, then held for its cause (src/queue/hold/), retried or failed (settle). */
 async function attemptFailed<R>(
   kind: Kind<R>,
   deps: RunnerDeps,
@@ -190,15 +190,12 @@ async function attemptFailed<R>(
   spans?.end(failure.action === 'hold' ? 'held' : retried ? 'retry' : 'failed', failure.code);
   const { action, resetAt, group, refusal, ...shown } = failure;
   await attempt.writeTrace({ error: shown });
-  const brake = opts.breaker ? { redis: deps.redis, keys: deps.keys, stream: kind.stream, logger, hooks: opts.breaker } : undefined;
-  // The service down for everything: every stream holds instead of spending attempts (src/queue/outage-hold.ts).
-  if (
-    opts.outage &&
-    failure.refusal === 'service-down' &&
-    (await holdForOutage(job, token, failure, { redis: deps.redis, keys: deps.keys, stream: kind.stream, logger, hooks: opts.outage }))
-  )
+  // A refusal about the account, or the service down: the job waits (no attempt spent) while its cause's hold counts.
+  const cause = holdCauseOf(failure, job.attemptsMade + 1 >= (job.opts.attempts ?? 1), !!opts.outage);
+  const hooks = { refusals: opts.breaker, outage: opts.outage };
+  if (cause && (await holdJob(job, token, failure, cause, { redis: deps.redis, keys: deps.keys, stream: kind.stream, logger, hooks })))
     throw new DelayedError();
-  return await settle(job, token, failure, logger, deps.redis, opts, brake);
+  return await settle(job, token, failure, logger, deps.redis, opts);
 }
 
 /**
@@ -226,7 +223,6 @@ async function settle(
   logger: Logger,
   redis: Redis,
   opts: ProcessorOptions,
-  brake?: HoldContext,
 ): Promise<never> {
   const reason = `[${f.code}] ${f.message}`;
   const attempts = job.opts.attempts ?? 1;
@@ -247,10 +243,6 @@ async function settle(
     await job.moveToDelayed(Date.now() + holdMs, token);
     throw new DelayedError();
   }
-  // A refusal about the account, not the record: the job waits (no attempt spent) while the breaker counts.
-  // The service down counts here only when no outage hold takes it (src/queue/outage-hold.ts).
-  if (brake && countsForBreaker(f, attempt >= attempts, !!opts.outage) && (await holdForBreaker(job, token, f, brake)))
-    throw new DelayedError();
   // The job fails (for good or this attempt): its group goes beside the failedReason BullMQ writes next.
   await recordFailureGroup(redis, job, f.group).catch((err: Error) => couldNot(logger, 'record the failure group', err));
   if (f.action === 'fail') {

@@ -3,12 +3,11 @@ import type { Config } from '../../config/read-config.js';
 import type { Logger } from '../logger.js';
 import type { RedisTarget } from '../redis/connection.js';
 import type { BadRecordRetention } from './bad-record-retention.js';
-import type { BreakerHooks } from './breaker-hold.js';
 import type { ConcurrencyBounds, Pace } from './concurrency-sizer.js';
 import type { Kind } from '../kinds/kind.js';
 import type { ProcessorOptions, RunnerDeps } from './job-runner.js';
-import type { OutageHooks } from './outage-hold.js';
-import type { OutageWatchOptions } from './outage-watch.js';
+import type { OutageHooks, RefusalHooks } from './hold/hold-job.js';
+import type { OutageWatchOptions } from './hold/hold-watch.js';
 
 /** What `startWorkers` (worker-pool.ts) takes. */
 export interface StartWorkersOptions {
@@ -26,16 +25,16 @@ export interface StartWorkersOptions {
   retry?: Pick<Config['jobs'], 'retryBaseDelayMs' | 'retryMaxDelayMs'> & { jitter?: 'equal' | 'full' };
   processor?: Omit<ProcessorOptions, 'rateLimit' | 'breaker' | 'outage'>;
   /**
-   * Every stream holding while the service is down (src/queue/outage-hold.ts, outage-watch.ts): the probe that tells
-   * when it answers again, and the timings. Default: none (the service down is retried job by job, then counted by the
-   * breaker).
+   * The hold for `outage` (src/queue/hold/): every stream held while the service is down, the probe that tells when
+   * it answers again, and the timings. Default: none (the service down is retried job by job, then counted as a
+   * refusal on the job's last attempt).
    */
   outage?: Omit<OutageHooks, 'holdAll'> & Pick<OutageWatchOptions, 'probe' | 'lookMs' | 'probeMaxMs' | 'onEnd'>;
   /**
-   * Each stream's circuit breaker (src/queue/breaker-hold.ts): its threshold (default BREAKER_THRESHOLD's default)
-   * and delays, or false to settle every refusal job by job.
+   * Each stream's hold for `refusals`, the circuit breaker (src/queue/hold/): its threshold (default
+   * BREAKER_THRESHOLD's default) and delays, or false to settle every refusal job by job.
    */
-  breaker?: (Omit<BreakerHooks, 'threshold' | 'pause'> & { threshold?: number }) | false;
+  breaker?: (Omit<RefusalHooks, 'threshold' | 'pause'> & { threshold?: number }) | false;
   /** BullMQ job lock duration, ms: a crashed worker's jobs are taken back after about this long. Default 30 000. */
   lockDurationMs?: number;
   /** Interval of BullMQ's stalled-job check, ms. Default 30 000. */

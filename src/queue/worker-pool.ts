@@ -6,8 +6,8 @@ import { DEFAULT_BAD_RECORD_RETENTION, retainBadRecord } from './bad-record-rete
 import { expandBatch, type IntakeResult } from './intake.js';
 import { intakeQueueName, type IntakeData } from './intake-queue.js';
 import type { JobResult } from './job-kind.js';
-import type { OutageHooks } from './outage-hold.js';
-import { startOutageWatch, type OutageWatch } from './outage-watch.js';
+import type { OutageHooks } from './hold/hold-job.js';
+import { startOutageWatch, type OutageWatch } from './hold/hold-watch.js';
 import { failureCodeOf } from './failure-code.js';
 import { finishGuardFor, type FinishGuard } from './finish-guard.js';
 import { createProcessor } from './job-runner.js';

@@ -12,8 +12,8 @@ import { deletePrefix, redisUrl, uniquePrefix } from '../helpers/redis.js';
 import { captureLogger, done, order, settleMeta, testKind } from '../queue/support.js';
 import { STREAMS, streamDefs } from '../../jobs/streams.js';
 import { orderKind } from '../../jobs/orders/order-kind.js';
-import { probeOnce } from '../../src/queue/service-probe.js';
-import { isOutage } from '../../src/queue/service-outage.js';
+import { probeOnce } from '../../src/queue/hold/outage-probe.js';
+import { isOutage } from '../../src/queue/hold/outage-state.js';
 
 const TOKEN = 'upstream-token-7f3a9';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readBreaker } from '../../src/queue/stream-breaker.js';
+import { readBreaker } from '../../src/queue/hold/refusal-state.js';
 import { redisKeys } from '../../src/redis/connection.js';
 import { orderRecord, syncedOnce } from '../helpers/order-records.js';
 import { SECRETS, startStack, type Stack } from './stack.js';

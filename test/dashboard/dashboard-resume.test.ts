@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readBreaker, recordRefusal } from '../../src/queue/stream-breaker.js';
+import { readBreaker, recordRefusal } from '../../src/queue/hold/refusal-state.js';
 import { redisKeys } from '../../src/redis/connection.js';
 import { form, raw, startTestDashboard, type TestDashboard } from './dashboard-http.js';
 

@@ -6,8 +6,7 @@ import { connectTarget, deletePrefix, uniquePrefix } from '../helpers/redis.js';
 // Every module that declares a script, so that the registry holds them all.
 import '../../src/client/adapt-script.js';
 import '../../src/client/budget-scripts.js';
-import '../../src/queue/service-outage.js';
-import '../../src/queue/stream-breaker.js';
+import '../../src/queue/hold/hold-scripts.js';
 import '../../src/redis/hset-if-exists.js';
 import '../../src/redis/keys-exist.js';
 import '../../src/redis/progress-hash.js';
@@ -25,19 +24,17 @@ const CALLS: Record<string, { args: (k: string) => Array<string | number>; answe
     args: (k) => [2, `${k}:share`, `${k}:sent`, 0, -1, -1, -1, Date.now(), 60, 60_000, 0.9, 0.1, 0.05, 4, 0.5, 600_000, 500, 0.02, 0.1],
     answer: ['1.0000', 'configured', 0, ''],
   },
-  isync_breakerRefuse: {
-    args: (k) => [2, `${k}:breaker`, `${k}:pushbacks`, 5, Date.now(), 'CODE', 'why', 'job-1', 1000],
+  isync_holdCount: {
+    args: (k) => [2, `${k}:breaker`, `${k}:pushbacks`, 5, Date.now(), 'CODE', 'why', 'job-1', 'count', 0, 0, 1000],
     answer: ['closed', 1, 1],
   },
-  isync_breakerRepeat: {
+  isync_holdRepeat: {
     args: (k) => [2, `${k}:breaker`, `${k}:streak`, 5, Date.now(), 'CODE', 'why', 'job-1', 'sig', 1000],
     answer: ['closed', 1],
   },
-  isync_breakerSucceed: { args: (k) => [2, `${k}:breaker`, `${k}:streak`], answer: 0 },
-  isync_outageDown: { args: (k) => [1, `${k}:outage`, 5, Date.now(), 'why', 1000, 1000], answer: ['closed', 1] },
-  isync_outageUp: { args: (k) => [1, `${k}:outage`], answer: 0 },
-  isync_outageClaim: { args: (k) => [1, `${k}:outage`, Date.now(), 1000], answer: 0 },
-  isync_outageEnd: { args: (k) => [2, `${k}:outage`, `${k}:last`, 1, Date.now(), 0, 1000], answer: 0 },
+  isync_holdClear: { args: (k) => [2, `${k}:breaker`, `${k}:streak`, 'count', 'sameCount'], answer: 0 },
+  isync_holdClaimProbe: { args: (k) => [1, `${k}:outage`, Date.now(), 1000], answer: 0 },
+  isync_holdEndByProbe: { args: (k) => [2, `${k}:outage`, `${k}:last`, 1, Date.now(), 0, 1000], answer: 0 },
   isync_existsEach: { args: (k) => [2, `${k}:a`, `${k}:b`], answer: [0, 0] },
   isync_hsetIfExists: { args: (k) => [1, `${k}:job`, 'field', 'value'], answer: 0 },
   isync_lockRenew: { args: (k) => [1, `${k}:lock`, 'token', 1000], answer: 0 },

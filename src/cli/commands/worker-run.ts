@@ -10,7 +10,7 @@ import { startWorkerOps } from '../../app/worker-ops.js';
 import type { Receiver } from '../../ingest/receiver.js';
 import { startWorkerHttp, type WorkerHttp } from '../../metrics/worker-http.js';
 import type { Kind } from '../../kinds/kind.js';
-import { pausedCheck } from '../../ops/paused-check.js';
+import { holdChecks } from '../../ops/hold-checks.js';
 import { startWorkerPresence } from '../../ops/worker-presence.js';
 import { evictionWarnings } from '../../redis/eviction-policy.js';
 import { untilStopped } from '../until-stopped.js';
@@ -48,6 +48,8 @@ async function serveWorkerHttp(
     const detail = stopping() ? { detail: 'shutting down' } : running ? {} : { detail: 'a worker is not running' };
     return { name: 'workers', ok: !stopping() && running, ...detail };
   };
+  // Every hold's readiness from one place: Redis refusing writes fails it; a held stream does not (restarting would not help).
+  const holds = holdChecks({ redis: app.redis, keys: app.deps.keys, streams: kinds.map((k) => k.stream), writes: redisHealth.watch.state });
   const where = {
     host: config.http.host,
     port: config.http.port,
@@ -61,18 +63,7 @@ async function serveWorkerHttp(
         host: where.host,
         port: where.port,
         registry: app.metrics.registry,
-        readiness: [
-          async () => ({ name: 'redis', ok: (await app.redis.ping()) === 'PONG' }),
-          redisHealth.ready,
-          workersCheck,
-          // A paused stream is not the worker's fault: still ready (restarting it would not help), with the reason.
-          () =>
-            pausedCheck(
-              app.redis,
-              app.deps.keys,
-              kinds.map((k) => k.stream),
-            ),
-        ],
+        readiness: [async () => ({ name: 'redis', ok: (await app.redis.ping()) === 'PONG' }), holds.writes, workersCheck, holds.streams],
         warnings: () => evictionWarnings(app.redis),
       }),
     where,

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readBreaker } from '../../../src/queue/stream-breaker.js';
+import { readBreaker } from '../../../src/queue/hold/refusal-state.js';
 import { orderRecord, orderState } from '../../helpers/order-records.js';
 import { testWorld, type TestWorld } from '../../helpers/test-world.js';
 

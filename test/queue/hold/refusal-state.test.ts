@@ -1,8 +1,8 @@
 import type { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { claimAlert, closeBreaker, isPaused, readBreaker, recordRefusal, recordSuccess } from '../../src/queue/stream-breaker.js';
-import { redisKeys, type RedisKeys } from '../../src/redis/connection.js';
-import { connect, deletePrefix, uniquePrefix } from '../helpers/redis.js';
+import { claimAlert, closeBreaker, isPaused, readBreaker, recordRefusal, recordSuccess } from '../../../src/queue/hold/refusal-state.js';
+import { redisKeys, type RedisKeys } from '../../../src/redis/connection.js';
+import { connect, deletePrefix, uniquePrefix } from '../../helpers/redis.js';
 
 let redis: Redis;
 let prefix: string;

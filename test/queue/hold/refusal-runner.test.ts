@@ -1,16 +1,16 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ForbiddenError, TransientError, UnauthorizedError } from '../../src/client/errors.js';
-import { resumeStreams } from '../../src/ops/resume-streams.js';
-import { waitForIdle } from '../../src/queue/drain.js';
-import { BadRecordError, PermanentJobError } from '../../src/queue/job-errors.js';
-import { jobIdFor } from '../../src/queue/job-id.js';
-import { addJobs, recordJob } from '../../src/queue/record-jobs.js';
-import { readBreaker } from '../../src/queue/stream-breaker.js';
-import { openStreamQueues } from '../../src/queue/stream-queues.js';
-import type { WorkerPool } from '../../src/queue/worker-pool.js';
-import { done, order, queueWorld, sleep, testKind, type QueueWorld } from './support.js';
-import { orderKind } from '../../jobs/orders/order-kind.js';
-import { streamDefs } from '../../jobs/streams.js';
+import { ForbiddenError, TransientError, UnauthorizedError } from '../../../src/client/errors.js';
+import { resumeStreams } from '../../../src/ops/resume-streams.js';
+import { waitForIdle } from '../../../src/queue/drain.js';
+import { BadRecordError, PermanentJobError } from '../../../src/queue/job-errors.js';
+import { jobIdFor } from '../../../src/queue/job-id.js';
+import { addJobs, recordJob } from '../../../src/queue/record-jobs.js';
+import { readBreaker } from '../../../src/queue/hold/refusal-state.js';
+import { openStreamQueues } from '../../../src/queue/stream-queues.js';
+import type { WorkerPool } from '../../../src/queue/worker-pool.js';
+import { done, order, queueWorld, sleep, testKind, type QueueWorld } from '../support.js';
+import { orderKind } from '../../../jobs/orders/order-kind.js';
+import { streamDefs } from '../../../jobs/streams.js';
 
 let w: QueueWorld;
 let pool: WorkerPool | undefined;

@@ -1,7 +1,7 @@
-import { isServiceError } from '../client/errors.js';
-import type { ServiceApi } from '../client/service-api.js';
-import { findRedisFailure } from '../redis/errors.js';
-import type { ProbeResult } from './outage-watch.js';
+import { isServiceError } from '../../client/errors.js';
+import type { ServiceApi } from '../../client/service-api.js';
+import { findRedisFailure } from '../../redis/errors.js';
+import type { ProbeResult } from './hold-watch.js';
 
 /**
  * One read of the service, sent once, for the outage's probe: an order that does not exist (a 404 is the good answer,

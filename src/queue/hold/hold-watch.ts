@@ -1,12 +1,12 @@
 import type { Queue } from 'bullmq';
-import { defaults } from '../../config/defaults.js';
-import type { Logger } from '../logger.js';
-import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
-import { messageOf } from '../message-of.js';
-import { logRepeated, reasonOf } from '../log-throttle.js';
-import { startLooking } from '../serial-look.js';
-import { isPaused as breakerOpen } from './stream-breaker.js';
-import { claimProbe, endOutage, noteProbe, openedAt } from './service-outage.js';
+import { defaults } from '../../../config/defaults.js';
+import type { Logger } from '../../logger.js';
+import type { RedisConnection as Redis, RedisKeys } from '../../redis/connection.js';
+import { messageOf } from '../../message-of.js';
+import { logRepeated, reasonOf } from '../../log-throttle.js';
+import { startLooking } from '../../serial-look.js';
+import { isPaused as heldForRefusals } from './refusal-state.js';
+import { claimProbe, endOutage, noteProbe, openedAt } from './outage-state.js';
 
 /** What one probe of the service found: it answered (any answer but the service down), or not, and what it met. */
 export interface ProbeResult {
@@ -19,7 +19,7 @@ export interface OutageWatchOptions {
   keys: RedisKeys;
   /** The record queues of this process's streams, by stream: held while the outage is open, let go when it ends. */
   queues: ReadonlyMap<string, Queue>;
-  /** One cheap read of the service within the budgets, tried once (src/app/service-probe.ts). */
+  /** One cheap read of the service within the budgets, tried once (outage-probe.ts). */
   probe(): Promise<ProbeResult>;
   logger: Logger;
   /** How often the outage state is looked at, in ms. Default defaults.outageLookMs. */
@@ -43,10 +43,10 @@ async function waiting(queue: Queue): Promise<number> {
 }
 
 /**
- * Each worker process's look at the service outage (src/queue/service-outage.ts), every `lookMs`: while the outage is
- * open it holds its streams' queues (BullMQ pause: no job is taken) and, when the shared schedule says a probe is due
- * and this process claims it, probes the service once; the probe that finds the service answering ends the outage and
- * every process lets its queues go (except a stream its breaker paused: that one waits for `resume`).
+ * Each worker process's look at the hold for `outage` (outage-state.ts), every `lookMs`: while it is held this process
+ * pauses its streams' queues (BullMQ pause: no job is taken) and, when the shared schedule says a probe is due and this
+ * process claims it, probes the service once; the probe that finds the service answering releases the hold and every
+ * process lets its queues go (except a stream held for refusals: that one waits for `resume`).
  */
 export function startOutageWatch(o: OutageWatchOptions): OutageWatch {
   const lookMs = o.lookMs ?? defaults.outageLookMs;
@@ -56,7 +56,7 @@ export function startOutageWatch(o: OutageWatchOptions): OutageWatch {
 
   const letGo = async (why: string) => {
     for (const [stream, queue] of o.queues) {
-      if (await breakerOpen(o.redis, o.keys, stream)) continue;
+      if (await heldForRefusals(o.redis, o.keys, stream)) continue;
       if (await queue.isPaused()) await queue.resume();
     }
     o.logger.debug(why);
@@ -102,7 +102,7 @@ export function startOutageWatch(o: OutageWatchOptions): OutageWatch {
   const start = (async () => {
     if (await openedAt(o.redis, o.keys)) return;
     for (const [stream, queue] of o.queues) {
-      if (!(await queue.isPaused()) || (await breakerOpen(o.redis, o.keys, stream))) continue;
+      if (!(await queue.isPaused()) || (await heldForRefusals(o.redis, o.keys, stream))) continue;
       await queue.resume();
       o.logger.info({ stream }, `${stream} was held for a service outage that has ended; it goes on`);
     }

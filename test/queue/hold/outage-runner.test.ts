@@ -1,13 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { TransientError, UnauthorizedError } from '../../src/client/errors.js';
-import { waitForIdle } from '../../src/queue/drain.js';
-import { jobIdFor } from '../../src/queue/job-id.js';
-import { addJobs, recordJob } from '../../src/queue/record-jobs.js';
-import { readLastOutage, readOutage } from '../../src/queue/service-outage.js';
-import { readBreaker } from '../../src/queue/stream-breaker.js';
-import type { WorkerPool } from '../../src/queue/worker-pool.js';
-import { done, order, queueWorld, sleep, testKind, type QueueWorld } from './support.js';
-import { orderKind } from '../../jobs/orders/order-kind.js';
+import { TransientError, UnauthorizedError } from '../../../src/client/errors.js';
+import { waitForIdle } from '../../../src/queue/drain.js';
+import { jobIdFor } from '../../../src/queue/job-id.js';
+import { addJobs, recordJob } from '../../../src/queue/record-jobs.js';
+import { readLastOutage, readOutage } from '../../../src/queue/hold/outage-state.js';
+import { readBreaker } from '../../../src/queue/hold/refusal-state.js';
+import type { WorkerPool } from '../../../src/queue/worker-pool.js';
+import { done, order, queueWorld, sleep, testKind, type QueueWorld } from '../support.js';
+import { orderKind } from '../../../jobs/orders/order-kind.js';
 
 let w: QueueWorld;
 let pool: WorkerPool | undefined;

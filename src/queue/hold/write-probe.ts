@@ -1,11 +1,13 @@
 /**
- * Whether Redis takes writes. A full Redis (maxmemory reached under noeviction: OOM) or a replica (READONLY) still
- * answers PING, so the only test is a write: a short-lived key under the prefix, set every few seconds.
+ * The hold for `redis-refused` (hold.ts): whether Redis takes writes, seen by each process (Redis is what refuses, so
+ * the state cannot be kept there). A full Redis (maxmemory reached under noeviction: OOM) or a replica (READONLY)
+ * still answers PING, so the only test is a write: a short-lived key under the prefix, set every few seconds; the
+ * probe that passes releases the hold.
  */
-import type { Logger } from '../logger.js';
-import { messageOf } from '../message-of.js';
-import { findRedisFailure } from './errors.js';
-import type { RedisConnection } from './connection.js';
+import type { Logger } from '../../logger.js';
+import { messageOf } from '../../message-of.js';
+import { findRedisFailure } from '../../redis/errors.js';
+import type { RedisConnection } from '../../redis/connection.js';
 
 /** Life of the probe key, ms: it never outlives a few probes. */
 const PROBE_TTL_MS = 10_000;

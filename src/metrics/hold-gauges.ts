@@ -1,0 +1,83 @@
+import { Gauge, type Registry } from 'prom-client';
+import type { HoldReport } from '../queue/hold/hold-report.js';
+import type { WriteState } from '../queue/hold/write-probe.js';
+
+/** What the hold gauges read at scrape time: each stream's hold for refusals and the outage (src/queue/hold/). */
+export type HoldSource = () => Promise<{
+  streams: ReadonlyArray<Pick<HoldReport['streams'][number], 'stream' | 'paused' | 'refusals'>>;
+  outage: Pick<HoldReport['outage'], 'open' | 'since'>;
+}>;
+
+/** One read of the holds serves every gauge of a scrape (prom-client collects them one after the other). */
+function oncePerScrape(read: HoldSource): HoldSource {
+  let last: { at: number; report: ReturnType<HoldSource> } | undefined;
+  return () => {
+    if (!last || Date.now() - last.at > 500) last = { at: Date.now(), report: read() };
+    return last.report;
+  };
+}
+
+/**
+ * Every hold's gauges, in one place: per stream, held for refusals and the refusals in a row; the outage, held and
+ * for how long; and, in a process that probes Redis's writes, how long Redis has refused them (`watchRedisWrites`).
+ */
+export function holdGauges(registers: Registry[], source: HoldSource | undefined): { watchRedisWrites(read: () => WriteState): void } {
+  const holds = source && oncePerScrape(source);
+  const perStream = (name: string, help: string, value: (b: { paused: boolean; refusals: number }) => number) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['stream'],
+      registers,
+      async collect() {
+        if (!holds) return;
+        this.reset();
+        for (const b of (await holds()).streams) this.set({ stream: b.stream }, value(b));
+      },
+    });
+  perStream(
+    'isync_stream_paused',
+    'Whether the stream is paused by its circuit breaker (1) until `inventory-sync resume` (the account refused every job), or runs (0).',
+    (b) => (b.paused ? 1 : 0),
+  );
+  perStream(
+    'isync_breaker_refusals',
+    "Refusals about the account (401, 403, the same service refusal again) met by the stream's jobs in a row; " +
+      'the stream pauses at BREAKER_THRESHOLD.',
+    (b) => b.refusals,
+  );
+  new Gauge({
+    name: 'isync_service_down',
+    help: 'Whether the service is held as down for everything (1): every stream holds and one read probes it, going on by itself.',
+    registers,
+    async collect() {
+      if (!holds) return;
+      this.set((await holds()).outage.open ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'isync_service_down_seconds',
+    help: 'How long the service has been held as down (0 when it answers).',
+    registers,
+    async collect() {
+      if (!holds) return;
+      const { open, since } = (await holds()).outage;
+      this.set(open && since ? Math.max(0, (Date.now() - Date.parse(since)) / 1000) : 0);
+    },
+  });
+  return {
+    watchRedisWrites(read) {
+      new Gauge({
+        name: 'isync_redis_writes_refused_seconds',
+        help:
+          'Seconds since Redis began to refuse writes (full, read-only) or to answer none, as seen by this process; ' +
+          '0 while it takes them.',
+        registers,
+        collect() {
+          const s = read();
+          this.set(s.refusing ? Math.max(1, Math.round((Date.now() - s.since!) / 1000)) : 0);
+        },
+      });
+    },
+  };
+}
