@@ -70,6 +70,8 @@ describe('the service down for everything (outage hold in the runner)', () => {
       },
     });
     await until(async () => (await readOutage(w.redis, w.keys)).open);
+    // The queue is paused just after the outage is written (a second step of the same look): wait for it.
+    await until(() => q().isPaused());
     expect(await q().isPaused()).toBe(true);
     // Far longer than 3 attempts of 10-50 ms: no job fails, none spends an attempt, few reach the service.
     await sleep(2_000);
