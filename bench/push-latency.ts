@@ -13,7 +13,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Queue } from 'bullmq';
 import { startFeedServer } from '../src/feed/feed-server.js';
-import { freePort } from '../src/free-port.js';
+import { freePort } from '../src/net/free-port.js';
 import { createRedis, deleteKeysUnder } from '../src/redis/connection.js';
 import { startSandbox } from '../src/sandbox/sandbox.js';
 import { STREAMS } from '../jobs/streams.js';

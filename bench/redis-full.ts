@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { startFeedServer } from '../src/feed/feed-server.js';
-import { freePort } from '../src/free-port.js';
+import { freePort } from '../src/net/free-port.js';
 import { startRedisServer } from '../src/redis/embedded-server.js';
 import { createRedis } from '../src/redis/connection.js';
 import { startSandbox, type Sandbox } from '../src/sandbox/sandbox.js';

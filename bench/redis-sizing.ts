@@ -13,7 +13,7 @@ import type { Redis } from 'ioredis';
 import { STREAMS, streamDefs, type StreamName } from '../jobs/streams.js';
 import { buildDeps } from '../src/app/build-deps.js';
 import { sandboxConfig } from '../src/app/sandbox-config.js';
-import { createLogger } from '../src/logger.js';
+import { createLogger } from '../src/log/logger.js';
 import { waitForIdle } from '../src/queue/drain.js';
 import { addJobs, recordJob } from '../src/queue/record-jobs.js';
 import { startWorkers } from '../src/queue/worker-pool.js';

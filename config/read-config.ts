@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { redisPasswords } from '../src/redis/target.js';
-import { problemLine, zodProblems } from '../src/zod-problems.js';
+import { problemLine, zodProblems } from '../src/errors/zod-problems.js';
 import { defaults } from './defaults.js';
 import { loadMapping, type Mapping } from './mapping-file.js';
 import { redisConfigOf, type RedisConfig } from './redis-config.js';

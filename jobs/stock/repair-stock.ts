@@ -3,7 +3,7 @@ import { defaults } from '../../config/defaults.js';
 import { readStockOnHand } from '../../src/catalog/stock-on-hand.js';
 import { isServiceError } from '../../src/client/errors.js';
 import { BadRecordError } from '../../src/queue/job-errors.js';
-import { zodProblems } from '../../src/zod-problems.js';
+import { zodProblems } from '../../src/errors/zod-problems.js';
 import type { JobContext, JobResult, PreviewContext } from '../../src/queue/job-kind.js';
 import type { PlannedCall, PreviewResult } from '../../src/queue/record-plan.js';
 import { varianceDate, type VarianceLine } from './count-plan.js';

@@ -11,7 +11,7 @@ import { UpstreamClient } from '../feed/upstream-client.js';
 import { LatencyMeter } from '../queue/concurrency-sizer.js';
 import { logShareChanges } from './share-log.js';
 import { defaults } from '../../config/defaults.js';
-import { addSecrets, type Logger } from '../logger.js';
+import { addSecrets, type Logger } from '../log/logger.js';
 import { createQueues } from '../queue/queues.js';
 import type { RuntimeDeps } from './runtime.js';
 import type { StreamName } from '../records/stream-def.js';

@@ -2,9 +2,9 @@ import { Gauge } from 'prom-client';
 import { defaults } from '../../config/defaults.js';
 import type { AppContext } from './app-context.js';
 import { secretValues } from './command-context.js';
-import { logRepeated, reasonOf } from '../log-throttle.js';
+import { logRepeated, reasonOf } from '../log/log-throttle.js';
 import type { ReadyCheck } from '../metrics/worker-http.js';
-import { messageOf } from '../message-of.js';
+import { messageOf } from '../errors/message-of.js';
 import { watchRedisWrites, type RedisWriteWatch, type WriteState } from '../redis/write-watch.js';
 import { redisRefusedAlert } from '../ops/redis-refused-alert.js';
 

@@ -4,7 +4,7 @@ import type { Config } from '../../config/read-config.js';
 import type { CatalogApi } from '../catalog/types.js';
 import type { ServiceApi } from '../client/service-api.js';
 import type { UpstreamClient } from '../feed/upstream-client.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
 import { startControl, type Control } from '../feed/control.js';
 import { defOf } from '../records/records.js';

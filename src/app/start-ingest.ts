@@ -2,7 +2,7 @@ import type { Registry } from 'prom-client';
 import type { Config } from '../../config/read-config.js';
 import { startReceiver, type Receiver } from '../ingest/receiver.js';
 import { signingKeys } from '../ingest/signing-keys.js';
-import { addSecrets, type Logger } from '../logger.js';
+import { addSecrets, type Logger } from '../log/logger.js';
 import type { QueueSet } from '../queue/queues.js';
 import type { RecordStream } from '../records/records.js';
 import { loadTransforms, type TransformKind } from '../feed/load-transforms.js';

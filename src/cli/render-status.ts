@@ -1,6 +1,6 @@
 import type { StatusReport } from '../ops/status-report.js';
 import { clip, renderTable } from './table.js';
-import { shortDateTime } from '../date-format.js';
+import { shortDateTime } from '../time/date-format.js';
 
 const when = (iso: string | null) => shortDateTime(iso, '-');
 

@@ -11,7 +11,7 @@ import type { RedisConnection as Redis } from '../redis/connection.js';
 import type { Budgets } from '../../config/read-config.js';
 import { batchForBoard } from '../ops/batch-info.js';
 import { openStreamQueues, type StreamQueues } from '../queue/stream-queues.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import { sessionAuth, weakPasswordProblem, type Credentials, type SessionAuthOptions } from './auth.js';
 import type { DashboardLimits } from './auth.js';
 import { assetRoutes, loadAssets } from './dashboard-assets.js';

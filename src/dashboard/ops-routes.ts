@@ -9,7 +9,7 @@ import { readLastReport } from '../ops/reconcile.js';
 import { planRepairs } from '../ops/repair-plan.js';
 import { lastRepairKey, type RepairReport, type Repairer } from '../ops/repair-report.js';
 import { resumeStreams } from '../ops/resume-streams.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import type { FlowView } from './browser/flow-view.js';
 import { findHtml, reconcileHtml } from './pages.js';
 import type { Kind } from '../kinds/kind.js';

@@ -2,15 +2,15 @@ import { Queue, Worker, type Job } from 'bullmq';
 import { z } from 'zod';
 import type { Config } from '../../config/read-config.js';
 import type { FeedPage, FetchPageOptions } from './upstream-client.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import { defOf } from '../records/records.js';
 import { createRedis, type RedisConnection as Redis, type RedisKeys, type RedisTarget } from '../redis/connection.js';
 import { pullStream, type PullResult } from './producer.js';
 import { CONTROL_QUEUE, type QueueSet } from '../queue/queues.js';
 import { finishGuardFor } from '../queue/finish-guard.js';
 import type { StreamName } from '../records/stream-def.js';
-import { messageOf } from '../message-of.js';
-import { logRepeated, reasonOf } from '../log-throttle.js';
+import { messageOf } from '../errors/message-of.js';
+import { logRepeated, reasonOf } from '../log/log-throttle.js';
 import { logRedisError } from '../redis/error-log.js';
 import { mendSchedulers, upsertScheduler, type PulledKind } from './scheduler-watchdog.js';
 

@@ -5,7 +5,7 @@ import type { RedisConnection as Redis } from '../redis/connection.js';
 import { readNdjsonChunks, type NdjsonEntry } from './ndjson.js';
 import { keyInHead } from '../records/record-head.js';
 import { HEAD_CHARS, QUOTE_CHARS } from '../records/unreadable-record.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import type { IntakeItem } from '../queue/intake-queue.js';
 import type { QueueSet } from '../queue/queues.js';
 import { badLineId, checkedRecord } from '../queue/record-jobs.js';

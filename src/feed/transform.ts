@@ -1,7 +1,7 @@
 import { defaults } from '../../config/defaults.js';
 import { HEAD_CHARS } from '../records/unreadable-record.js';
 import type { TransformFn } from '../records/transform-fn.js';
-import { messageOf } from '../message-of.js';
+import { messageOf } from '../errors/message-of.js';
 
 /** A stream's transform as set (TRANSFORMS, or `import --transform`): its function and how operators name it. */
 export interface Transform {

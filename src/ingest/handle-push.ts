@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { logRepeated, reasonOf } from '../log-throttle.js';
-import { messageOf } from '../message-of.js';
+import { logRepeated, reasonOf } from '../log/log-throttle.js';
+import { messageOf } from '../errors/message-of.js';
 import type { RecordStream } from '../records/records.js';
 import { findRedisFailure } from '../redis/errors.js';
 import { answer } from './answer.js';

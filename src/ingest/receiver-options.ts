@@ -1,5 +1,5 @@
 import type { Registry } from 'prom-client';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import type { QueueSet } from '../queue/queues.js';
 import type { RecordStream } from '../records/records.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';

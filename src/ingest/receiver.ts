@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { defaults } from '../../config/defaults.js';
-import { messageOf } from '../message-of.js';
+import { messageOf } from '../errors/message-of.js';
 import { findDef } from '../records/records.js';
 import { answer } from './answer.js';
 import { backlogOf } from './backlog.js';

@@ -1,16 +1,16 @@
 import type { Queue } from 'bullmq';
 import type { RedisConnection as Redis } from '../redis/connection.js';
-import { redact, type Logger } from '../logger.js';
+import { redact, type Logger } from '../log/logger.js';
 import { readFeedState } from '../feed/feed-state.js';
 import { redisKeys } from '../redis/connection.js';
 import type { StreamName } from '../records/stream-def.js';
 import { laggingSeconds } from './feed-lag.js';
 import { claimAlert, readBreaker, releaseAlert } from '../queue/stream-breaker.js';
-import { messageOf } from '../message-of.js';
-import { startLooking } from '../serial-look.js';
+import { messageOf } from '../errors/message-of.js';
+import { startLooking } from '../time/serial-look.js';
 import { defaults } from '../../config/defaults.js';
 import { claimEndAlert, claimOutageAlert, isOutage, readLastOutage, readOutage, releaseOutageAlert } from '../queue/service-outage.js';
-import { logRepeated, reasonOf } from '../log-throttle.js';
+import { logRepeated, reasonOf } from '../log/log-throttle.js';
 import type { Kind } from '../kinds/kind.js';
 
 export interface AlertSettings {

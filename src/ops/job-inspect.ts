@@ -2,7 +2,7 @@ import type { Job, Queue } from 'bullmq';
 import { findDef, recordKey, type KeyedStream } from '../records/records.js';
 import type { StreamName } from '../records/stream-def.js';
 import { BATCH_HINT, readBatch, type BatchStory, type BatchSummary } from './batch-info.js';
-import { hintFor } from '../error-hints.js';
+import { hintFor } from '../errors/error-hints.js';
 import { parseTrace, splitReason, type AttemptTrace } from '../queue/job-trace.js';
 import { isIntakeJobId, streamOfIntakeJobId, streamOfJobId, type StreamQueues } from '../queue/stream-queues.js';
 

@@ -1,10 +1,10 @@
 import type { Job } from 'bullmq';
 import { defaults } from '../../config/defaults.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
 import type { Failure } from './failure.js';
 import { recordRefusal, recordRepeat } from './stream-breaker.js';
-import { logRepeated } from '../log-throttle.js';
+import { logRepeated } from '../log/log-throttle.js';
 
 /** What the runner needs to brake a stream (worker-pool.ts gives it). */
 export interface BreakerHooks {

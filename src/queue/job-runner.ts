@@ -1,8 +1,8 @@
 import { DelayedError, RateLimitError, UnrecoverableError, type Job } from 'bullmq';
 import { defaults } from '../../config/defaults.js';
 import { problemsOf, recordKey } from '../records/records.js';
-import { zodProblems } from '../zod-problems.js';
-import type { Logger } from '../logger.js';
+import { zodProblems } from '../errors/zod-problems.js';
+import type { Logger } from '../log/logger.js';
 import type { RedisConnection as Redis } from '../redis/connection.js';
 import { beforeGoLive, goLiveFloor, goLiveSkipped } from './go-live.js';
 import { countsForBreaker, holdForBreaker, type BreakerHooks, type HoldContext } from './breaker-hold.js';
@@ -11,7 +11,7 @@ import { recordServiceUp } from './service-outage.js';
 import { classifyFailure, type Failure } from './failure.js';
 import { recordFailureGroup } from './failure-group.js';
 import { BadRecordError } from './job-errors.js';
-import { RECORD_HINT } from '../error-hints.js';
+import { RECORD_HINT } from '../errors/error-hints.js';
 import type { JobContext, JobResult, RunnerDeps } from './job-kind.js';
 import { LockLostError, takeLock, type HeldLock } from '../redis/redis-lock.js';
 import { recordSuccess } from './stream-breaker.js';
@@ -20,7 +20,7 @@ import { recordLabel } from './record-jobs.js';
 import { couldNot, JobAttempt } from './job-attempt.js';
 import { tracedClient } from './traced-client.js';
 import { withFailureCode } from './failure-code.js';
-import { logRepeated } from '../log-throttle.js';
+import { logRepeated } from '../log/log-throttle.js';
 import type { Kind } from '../kinds/kind.js';
 
 export type { RunnerDeps } from './job-kind.js';

@@ -1,6 +1,6 @@
 import type { Job } from 'bullmq';
 import { defaults } from '../../config/defaults.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
 import type { Failure } from './failure.js';
 import { recordServiceDown } from './service-outage.js';

@@ -9,7 +9,7 @@ import { idSafe, jobIdFor, jobIdHash, unreadableJobId } from './job-id.js';
 import { withJobTraces } from '../telemetry/enqueue-spans.js';
 import type { JobData } from './queues.js';
 import type { StreamName } from '../records/stream-def.js';
-import { messageOf } from '../message-of.js';
+import { messageOf } from '../errors/message-of.js';
 
 /** A job as addBulk takes it. */
 export interface RecordJob {

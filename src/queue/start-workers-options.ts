@@ -1,6 +1,6 @@
 import type { Telemetry } from 'bullmq';
 import type { Config } from '../../config/read-config.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import type { RedisTarget } from '../redis/connection.js';
 import type { BadRecordRetention } from './bad-record-retention.js';
 import type { BreakerHooks } from './breaker-hold.js';

@@ -15,7 +15,7 @@ import { recordJobOptions, type JobData } from './queues.js';
 import type { StartWorkersOptions } from './start-workers-options.js';
 import { startSizing } from './worker-sizing.js';
 import type { StreamName } from '../records/stream-def.js';
-import { messageOf } from '../message-of.js';
+import { messageOf } from '../errors/message-of.js';
 import { logRedisError } from '../redis/error-log.js';
 import type { Kind } from '../kinds/kind.js';
 

@@ -1,6 +1,6 @@
 import type { Worker } from 'bullmq';
 import { defaults } from '../../config/defaults.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import { sizeConcurrency } from './concurrency-sizer.js';
 import type { JobResult } from './job-kind.js';
 import type { JobData } from './queues.js';

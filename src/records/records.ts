@@ -1,5 +1,5 @@
 import type { z, ZodType } from 'zod';
-import { zodProblems } from '../zod-problems.js';
+import { zodProblems } from '../errors/zod-problems.js';
 import type { RecordReferences } from './record-references.js';
 import type { StreamName } from './stream-def.js';
 

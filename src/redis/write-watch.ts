@@ -2,8 +2,8 @@
  * Whether Redis takes writes. A full Redis (maxmemory reached under noeviction: OOM) or a replica (READONLY) still
  * answers PING, so the only test is a write: a short-lived key under the prefix, set every few seconds.
  */
-import type { Logger } from '../logger.js';
-import { messageOf } from '../message-of.js';
+import type { Logger } from '../log/logger.js';
+import { messageOf } from '../errors/message-of.js';
 import { findRedisFailure } from './errors.js';
 import type { RedisConnection } from './connection.js';
 

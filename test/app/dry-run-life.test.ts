@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dryRun, type DryRunPlan } from '../../src/app/dry-run.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/log/logger.js';
 import { findGaps } from '../../src/ops/check/check-gaps.js';
 import { orderKind } from '../../jobs/orders/order-kind.js';
 import { streamDefs } from '../../jobs/streams.js';

@@ -8,7 +8,7 @@ import { readConfig } from '../../config/read-config.js';
 import { streamDefs } from '../../jobs/streams.js';
 import { buildDeps, type AppDeps } from '../../src/app/build-deps.js';
 import { startFeedServer, type FeedServer } from '../../src/feed/feed-server.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/log/logger.js';
 import { expandBatch } from '../../src/queue/intake.js';
 import { intakeQueueName } from '../../src/queue/intake-queue.js';
 import { importAndMaybeProcess, syncOnce } from '../../src/app/runtime.js';

@@ -1,7 +1,7 @@
 import { request, type IncomingHttpHeaders } from 'node:http';
 import type { Redis } from 'ioredis';
 import { startDashboard, type Dashboard, type DashboardOptions } from '../../src/dashboard/dashboard-server.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/log/logger.js';
 import { captureOut } from '../helpers/out-stream.js';
 import { connect, deletePrefix, uniquePrefix } from '../helpers/redis.js';
 import { streamDefs } from '../../jobs/streams.js';

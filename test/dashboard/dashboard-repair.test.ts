@@ -3,7 +3,7 @@ import { buildDeps, type AppDeps } from '../../src/app/build-deps.js';
 import { repairDrifts } from '../../src/app/repair.js';
 import { runRecordJobs } from '../../src/app/run-jobs.js';
 import { sandboxConfig } from '../../src/app/sandbox-config.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/log/logger.js';
 import { recordJob } from '../../src/queue/record-jobs.js';
 import { reconcile, storeReport } from '../../src/ops/reconcile.js';
 import type { SandboxData } from '../../src/sandbox/sandbox-data-schema.js';

@@ -11,7 +11,7 @@ import { loadTransforms } from '../../src/feed/load-transforms.js';
 import type { Transform } from '../../src/feed/transform.js';
 import { startReceiver, type Receiver } from '../../src/ingest/receiver.js';
 import { fixedSigningKeys } from '../../src/ingest/signing-keys.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/log/logger.js';
 import { waitForIdle } from '../../src/queue/drain.js';
 import type { WorkerPool } from '../../src/queue/worker-pool.js';
 import { keyOf, newSecret, push } from '../ingest/push-sender.js';

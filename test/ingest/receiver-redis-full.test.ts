@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { streamDefs } from '../../jobs/streams.js';
 import { startReceiver, type Receiver } from '../../src/ingest/receiver.js';
 import { fixedSigningKeys } from '../../src/ingest/signing-keys.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/log/logger.js';
 import { createQueues, type QueueSet } from '../../src/queue/queues.js';
 import { createRedis, redisKeys, type RedisConnection } from '../../src/redis/connection.js';
 import { startRedisServer, type RedisServer } from '../../src/redis/embedded-server.js';

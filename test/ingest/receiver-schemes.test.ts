@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { streamDefs } from '../../jobs/streams.js';
 import { startReceiver, type Receiver, type ReceiverOptions } from '../../src/ingest/receiver.js';
 import { fixedSigningKeys, signingKeys } from '../../src/ingest/signing-keys.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/log/logger.js';
 import { countRecord, stockAt } from '../helpers/count-record.js';
 import { testWorld, type TestWorld } from '../helpers/test-world.js';
 import { keyOf, newSecret, push } from './push-sender.js';

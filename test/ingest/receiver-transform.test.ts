@@ -5,7 +5,7 @@ import { loadTransforms } from '../../src/feed/load-transforms.js';
 import type { Transform } from '../../src/feed/transform.js';
 import { fixedSigningKeys } from '../../src/ingest/signing-keys.js';
 import { startReceiver, type Receiver } from '../../src/ingest/receiver.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/log/logger.js';
 import { orderRecord, syncedOnce } from '../helpers/order-records.js';
 import { testWorld, type TestWorld } from '../helpers/test-world.js';
 import { keyOf, newSecret, push } from './push-sender.js';

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { streamDefs } from '../../jobs/streams.js';
 import { fixedSigningKeys } from '../../src/ingest/signing-keys.js';
 import { startReceiver, type Receiver, type ReceiverOptions } from '../../src/ingest/receiver.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/log/logger.js';
 import { keyOffenders } from '../helpers/key-offenders.js';
 import { captureOut } from '../helpers/out-stream.js';
 import { orderRecord, syncedOnce } from '../helpers/order-records.js';

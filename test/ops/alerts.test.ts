@@ -2,7 +2,7 @@ import { Queue, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStreamQueues, type StreamQueues } from '../../src/queue/stream-queues.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/log/logger.js';
 import { checkAlerts, type AlertDeps } from '../../src/ops/alerts.js';
 import { redisKeys } from '../../src/redis/connection.js';
 import { json, startServer, type TestServer } from '../client/http-server.js';

@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import type { Config } from '../../config/read-config.js';
 import type { CatalogApi } from '../../src/catalog/types.js';
 import type { ServiceClient } from '../../src/client/service-client.js';
-import { createLogger, type Logger } from '../../src/logger.js';
+import { createLogger, type Logger } from '../../src/log/logger.js';
 import { defOf } from '../../src/records/records.js';
 import type { JobContext, JobResult } from '../../src/queue/job-kind.js';
 import { pullStream, type PullStreamOptions } from '../../src/feed/producer.js';

@@ -8,7 +8,7 @@ import { readStockOnHand } from '../../../src/catalog/stock-on-hand.js';
 import { runCli } from '../../../src/cli/program.js';
 import { startDashboard } from '../../../src/dashboard/dashboard-server.js';
 import { startFeedServer, type FeedServer } from '../../../src/feed/feed-server.js';
-import { createLogger } from '../../../src/logger.js';
+import { createLogger } from '../../../src/log/logger.js';
 import { findRecord } from '../../../src/ops/find.js';
 import { reconcile } from '../../../src/ops/reconcile.js';
 import { openStreamQueues } from '../../../src/queue/stream-queues.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFeedServer, type FeedServer } from '../../../src/feed/feed-server.js';
 import { UpstreamClient } from '../../../src/feed/upstream-client.js';
-import { createLogger } from '../../../src/logger.js';
+import { createLogger } from '../../../src/log/logger.js';
 import { startControl, type Control } from '../../../src/feed/control.js';
 import { redisUrl } from '../../helpers/redis.js';
 import { countRecord } from '../../helpers/count-record.js';

@@ -1,4 +1,4 @@
-import { readSecretFile } from '../config/secret-files.js';
+import { readSecretFile } from '../../config/secret-files.js';
 
 /**
  * One secret as the program holds it: the value read at start, and, when it came from a file (X_FILE), that file
