@@ -1,7 +1,8 @@
 import { defaults } from '../../config/defaults.js';
 import type { RedisConfig } from '../../config/read-config.js';
 import type { Logger } from '../log/logger.js';
-import { findRedisFailure, replyCode } from '../redis/errors.js';
+import { replyCode } from '../errors/reply-code.js';
+import { findRedisFailure } from '../redis/errors.js';
 import { createRedis, describeRedis, type RedisConnection, type RedisTarget } from '../redis/connection.js';
 import { UnreachableError } from '../errors/unreachable-error.js';
 import { messageOf } from '../errors/message-of.js';

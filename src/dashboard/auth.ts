@@ -5,7 +5,7 @@ import type { RedisConnection as Redis } from '../redis/connection.js';
 import { sameSecret } from '../secrets/same-secret.js';
 import { loginPage } from './login-page.js';
 import { LoginThrottle, type ThrottleRefusal } from './login-throttle.js';
-import { isLoopback } from './loopback.js';
+import { isLoopback } from '../net/loopback.js';
 import { sameOriginPath } from './same-origin-path.js';
 import { createSessions, type Sessions } from './sessions.js';
 

@@ -15,7 +15,7 @@ import type { Logger } from '../log/logger.js';
 import { sessionAuth, weakPasswordProblem, type Credentials, type SessionAuthOptions } from './auth.js';
 import type { DashboardLimits } from './auth.js';
 import { assetRoutes, loadAssets } from './dashboard-assets.js';
-import { isLoopback } from './loopback.js';
+import { isLoopback } from '../net/loopback.js';
 import { ownOrigin, requestGuard } from './request-guard.js';
 import { jobRoutes } from './job-routes.js';
 import { opsRoutes } from './ops-routes.js';

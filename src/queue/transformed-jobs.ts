@@ -1,4 +1,4 @@
-import type { TransformEntry } from '../feed/transform.js';
+import type { TransformEntry } from '../records/transform-fn.js';
 import type { RecordStream } from '../records/records.js';
 import type { StreamName } from '../records/stream-def.js';
 import { QUOTE_CHARS } from '../records/unreadable-record.js';

@@ -16,3 +16,10 @@ export interface TransformContext {
   /** The payload's id upstream: a webhook's id, or `file:line` for a file. */
   upstreamId: string;
 }
+
+/**
+ * What one upstream payload becomes: records to check and queue as any other (with the payload they came from),
+ * or a problem: a payload the transform could not turn into records, queued as a bad record that fails at once.
+ */
+export type TransformEntry =
+  { record: unknown; upstreamId: string; upstream?: string } | { problem: string; upstreamId: string; upstream: string };
