@@ -16,7 +16,7 @@ import { startFeedServer } from '../src/feed/feed-server.js';
 import { freePort } from '../src/net/free-port.js';
 import { createRedis, deleteKeysUnder } from '../src/redis/connection.js';
 import { startSandbox } from '../src/sandbox/sandbox.js';
-import { STREAMS } from '../jobs/streams.js';
+import { STREAMS } from '../jobs/kinds.js';
 import { spawnCli, waitForLog } from './lib/cli-process.js';
 import { benchOrders, type BenchOrder } from './lib/order-records.js';
 import { newWebhookSecret, percentile, webhookHeaders } from './lib/push-signing.js';

@@ -20,7 +20,7 @@ import { startSandbox, type Sandbox } from '../src/sandbox/sandbox.js';
 import { spawnCli } from './lib/cli-process.js';
 import { processCpuMs } from './lib/proc-cpu.js';
 import { benchOrders } from './lib/order-records.js';
-import { STREAMS } from '../jobs/streams.js';
+import { STREAMS } from '../jobs/kinds.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 

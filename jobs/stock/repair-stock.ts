@@ -4,7 +4,7 @@ import { readStockOnHand } from '../../src/catalog/stock-on-hand.js';
 import { isServiceError } from '../../src/client/errors.js';
 import { BadRecordError } from '../../src/queue/job-errors.js';
 import { zodProblems } from '../../src/errors/zod-problems.js';
-import type { JobContext, JobResult, PreviewContext } from '../../src/queue/job-kind.js';
+import type { JobContext, JobResult, PreviewContext } from '../../src/queue/job-context.js';
 import type { PlannedCall, PreviewResult } from '../../src/queue/record-plan.js';
 import { varianceDate, type VarianceLine } from './count-plan.js';
 import { varianceBody } from './post-chunks.js';

@@ -11,12 +11,12 @@ import { isOutage } from '../queue/service-outage.js';
 import type { JobData } from '../queue/queues.js';
 import { addJobs, recordJob, recordLabel } from '../queue/record-jobs.js';
 import type { StreamName } from '../records/stream-def.js';
-import type { RecordStream } from '../records/records.js';
+import type { CheckedKind } from '../records/record-kind.js';
 import { messageOf } from '../errors/message-of.js';
 
 export interface PullStreamOptions {
   /** The stream's definition (its name, key and record schema). */
-  def: RecordStream;
+  def: CheckedKind;
   upstream: { fetchPage(stream: StreamName, o: FetchPageOptions): Promise<FeedPage> };
   queue: Queue<JobData>;
   redis: Redis;

@@ -11,7 +11,7 @@ import { startLooking } from '../time/serial-look.js';
 import { defaults } from '../../config/defaults.js';
 import { claimEndAlert, claimOutageAlert, isOutage, readLastOutage, readOutage, releaseOutageAlert } from '../queue/service-outage.js';
 import { logRepeated, reasonOf } from '../log/log-throttle.js';
-import type { Kind } from '../kinds/kind.js';
+import type { FeedDef } from '../feed/feed-kind.js';
 
 export interface AlertSettings {
   /** Where the JSON alert is POSTed (Slack-compatible `{"text": ...}`). A secret: it is never logged. */
@@ -33,7 +33,7 @@ export interface AlertDeps {
   /** Values no alert may carry (redacted if ever they appear). */
   secrets: string[];
   /** The streams to watch, each with how its lag is judged. */
-  defs: readonly Pick<Kind, 'stream' | 'lag'>[];
+  defs: readonly { stream: StreamName; feed: Pick<FeedDef, 'lag'> }[];
 }
 
 /** One alert as sent: why (its reason is what the interval is counted per) and the text. */
@@ -71,7 +71,7 @@ async function failureAlert(d: AlertDeps, stream: StreamName, now: number): Prom
 async function lagAlert(d: AlertDeps, def: AlertDeps['defs'][number], now: number): Promise<Alert | undefined> {
   const stream = def.stream;
   const state = await readFeedState(d.redis, redisKeys(d.prefix), stream);
-  const lag = laggingSeconds(state, now, def.lag);
+  const lag = laggingSeconds(state, now, def.feed.lag);
   if (lag === undefined || lag <= d.settings.lagSeconds) return undefined;
   const why = state.lastError ? ` Last pull failed: ${state.lastError.slice(0, 200).replace(/\.?$/, '.')}` : '';
   return {

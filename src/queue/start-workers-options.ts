@@ -5,14 +5,14 @@ import type { RedisTarget } from '../redis/connection.js';
 import type { BadRecordRetention } from './bad-record-retention.js';
 import type { BreakerHooks } from './breaker-hold.js';
 import type { ConcurrencyBounds, Pace } from './concurrency-sizer.js';
-import type { Kind } from '../kinds/kind.js';
+import type { RunnerKind } from './runner-kind.js';
 import type { ProcessorOptions, RunnerDeps } from './job-runner.js';
 import type { OutageHooks } from './outage-hold.js';
 import type { OutageWatchOptions } from './outage-watch.js';
 
 /** What `startWorkers` (worker-pool.ts) takes. */
 export interface StartWorkersOptions {
-  kinds: Kind[];
+  kinds: RunnerKind[];
   /** Redis URL or target (a cluster's seed nodes); each worker gets connections of its own. */
   connection: RedisTarget | string;
   prefix: string;

@@ -11,9 +11,9 @@ import { countRecord, syncOneByOne } from '../helpers/count-record.js';
 import { loggedWrites, plannedWrites } from '../helpers/planned-calls.js';
 import { describeEachProfile, testWorld, type TestWorld } from '../helpers/test-world.js';
 import { orderKeys } from '../../jobs/orders/order-keys.js';
-import { STREAMS, streamDefs } from '../../jobs/streams.js';
+import { STREAMS, programKinds } from '../../jobs/kinds.js';
 
-const kinds = [...streamDefs];
+const kinds = [...programKinds];
 
 describeEachProfile('dry run', (profile) => {
   let world: TestWorld;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { STREAMS } from '../../jobs/streams.js';
+import { STREAMS } from '../../jobs/kinds.js';
 import { freePort } from '../../src/net/free-port.js';
 import { startFeedServer, type FeedServer } from '../../src/feed/feed-server.js';
 import { redisKeys } from '../../src/redis/connection.js';

@@ -2,20 +2,20 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { settingsOf } from '../../config/kind-setting.js';
-import { streamDefs } from '../../jobs/streams.js';
+import { programKinds } from '../../jobs/kinds.js';
 import type { Kind } from '../../src/kinds/kind.js';
 import { stockAdjustmentKind } from '../jobs/fifth-kind/stock-adjustment-kind.js';
 import { shelfLabelKind } from '../jobs/fourth-kind/shelf-label-kind.js';
 import { cyclesOf, importGraph, importsOf, root, sourceFiles } from './import-graph.js';
 
-/** The entry point: the only code that imports the list of kinds (jobs/streams.ts) and hands it on. */
+/** The entry point: the only code that imports the list of kinds (jobs/kinds.ts) and hands it on. */
 const ENTRY = ['src/bin/'];
 /** The demo's bundled feed is data for the program's streams, by name. */
 const DEMO_DATA = ['src/demo/demo-feed.ts'];
 const everywhere = sourceFiles(['src', 'config']);
 const engine = everywhere.filter((f) => !ENTRY.some((r) => f.startsWith(r)));
 /** The program's kinds and the tests' (each a folder and a line in a list, nothing else). */
-const kinds: readonly Kind[] = [...streamDefs, shelfLabelKind, stockAdjustmentKind];
+const kinds: readonly Kind[] = [...programKinds, shelfLabelKind, stockAdjustmentKind];
 
 /** Every line of the files the pattern matches, as `file:line: text`. */
 function offendingLines(files: readonly string[], pattern: RegExp): string[] {

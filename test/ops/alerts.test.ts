@@ -7,7 +7,7 @@ import { checkAlerts, type AlertDeps } from '../../src/ops/alerts.js';
 import { redisKeys } from '../../src/redis/connection.js';
 import { json, startServer, type TestServer } from '../client/http-server.js';
 import { connect, deletePrefix, uniquePrefix } from '../helpers/redis.js';
-import { streamDefs } from '../../jobs/streams.js';
+import { programKinds } from '../../jobs/kinds.js';
 import { orderKind } from '../../jobs/orders/order-kind.js';
 
 const SECRET = 'sec-4b8d2a9f61';
@@ -40,7 +40,7 @@ describe('alerts', () => {
     redis = connect();
     prefix = uniquePrefix('alerts');
     server = await startServer((_req, res) => json(res, status, { ok: status === 200 }));
-    queues = openStreamQueues(redis, prefix, streamDefs);
+    queues = openStreamQueues(redis, prefix, programKinds);
     deps = {
       redis,
       prefix,

@@ -6,7 +6,7 @@ import { startControl, type Control } from '../../../src/feed/control.js';
 import { redisUrl } from '../../helpers/redis.js';
 import { countRecord } from '../../helpers/count-record.js';
 import { testWorld, type TestWorld } from '../../helpers/test-world.js';
-import { STREAMS } from '../../../jobs/streams.js';
+import { STREAMS } from '../../../jobs/kinds.js';
 import { stockCountKind } from '../../../jobs/stock/stock-count-kind.js';
 
 describe('the stock sync schedule', () => {
