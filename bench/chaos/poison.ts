@@ -74,7 +74,9 @@ export async function checkPoison(redis: Redis, prefix: string, scenario: Scenar
         if (near === undefined || isRaw(near)) continue;
         const nearId = jobIdFor(kindOf(programKinds, b.stream), near);
         if (
-          scenario.bad.some((x) => x.jobId === nearId || (!isRaw(x.record) && jobIdFor(kindOf(programKinds, x.stream), x.record) === nearId))
+          scenario.bad.some(
+            (x) => x.jobId === nearId || (!isRaw(x.record) && jobIdFor(kindOf(programKinds, x.stream), x.record) === nearId),
+          )
         )
           continue;
         const nearState = await q.getJobState(nearId);

@@ -28,7 +28,11 @@ export const orderKind = defineKind({
     csv: orderCsv,
   },
   settings: {
-    ORDER_POLL_SECONDS: { rule: positiveInt('ORDER_POLL_SECONDS'), default: 5, doc: 'Seconds between polls of the order feed in `worker`.' },
+    ORDER_POLL_SECONDS: {
+      rule: positiveInt('ORDER_POLL_SECONDS'),
+      default: 5,
+      doc: 'Seconds between polls of the order feed in `worker`.',
+    },
     SYNC_ORDERS_SINCE: {
       rule: calendarDate('SYNC_ORDERS_SINCE'),
       doc: 'Go-live floor: orders dated before this day (YYYY-MM-DD) are skipped, not written.',

@@ -30,7 +30,11 @@ export function createStockCountKind(opts: StockCountJobOptions = {}) {
       },
     },
     settings: {
-      STOCK_SYNC_CRON: { rule: cronPattern('STOCK_SYNC_CRON', '0 19 * * *'), default: '0 19 * * *', doc: 'When `worker` pulls stock counts.' },
+      STOCK_SYNC_CRON: {
+        rule: cronPattern('STOCK_SYNC_CRON', '0 19 * * *'),
+        default: '0 19 * * *',
+        doc: 'When `worker` pulls stock counts.',
+      },
       STOCK_SYNC_TZ: { rule: timeZone('STOCK_SYNC_TZ'), doc: "Time zone of STOCK_SYNC_CRON (IANA). Default: the process's." },
       SYNC_COUNTS_SINCE: {
         rule: calendarDate('SYNC_COUNTS_SINCE'),

@@ -52,7 +52,10 @@ function parseErrorField(data: Pick<JobData, 'line' | 'upstreamId'>): string {
  * The record of a job, checked against its kind; a BadRecordError naming record, field and reason otherwise
  * (the dry run checks with it too, so its bad records read as the real run's).
  */
-export function checkedJobRecord<R>(kind: RunnerKind<R>, job: Pick<Job, 'data' | 'id'>): { record: R; key: string; fromService?: FromService } {
+export function checkedJobRecord<R>(
+  kind: RunnerKind<R>,
+  job: Pick<Job, 'data' | 'id'>,
+): { record: R; key: string; fromService?: FromService } {
   const data = jobDataSchema.safeParse(job.data);
   if (!data.success) {
     const [issue] = zodProblems(data.error.issues, { under: 'data.' });

@@ -1,7 +1,7 @@
 /**
  * A transform (TRANSFORMS, docs/transforms.md): turns one payload in the upstream's own shape (a webhook's body, a
  * line of a file, a CSV row keyed by its header) into zero or more records of the stream's shape. A built-in one is
- * declared by its kind (Kind.transforms, src/kinds/kind.ts); an operator's is the default export of an ES module.
+ * declared by its kind (its `record.transforms`); an operator's is the default export of an ES module.
  *
  * It returns a record, an array of records, or null (nothing to sync in this payload); it throws (or returns
  * something that is not a record) for a payload it cannot turn into records, which then fails as a bad record

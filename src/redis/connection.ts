@@ -2,7 +2,15 @@ import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import { clusterOptions, sentinelOptions, singleOptions } from './options.js';
 import type { RedisTarget } from '../../config/redis-target.js';
 
-export { clusterPrefix, describeRedis, formatClusterNodes, parseRedisNodes, redisPasswords, redisSetting, safeRedisUrl } from '../../config/redis-target.js';
+export {
+  clusterPrefix,
+  describeRedis,
+  formatClusterNodes,
+  parseRedisNodes,
+  redisPasswords,
+  redisSetting,
+  safeRedisUrl,
+} from '../../config/redis-target.js';
 export type { ParsedNodes, RedisNode, RedisTarget, SentinelTarget } from '../../config/redis-target.js';
 
 /** A connection to one Redis server or to a Redis Cluster; every command the program uses works on both. */

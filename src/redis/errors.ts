@@ -94,4 +94,3 @@ function hintFor(error: Error): string {
   const code = /^[A-Z]+/.exec(error.message)?.[0] ?? '';
   return REPLY_HINTS[code] ?? OTHER_HINT;
 }
-

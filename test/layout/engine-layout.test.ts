@@ -131,7 +131,7 @@ describe("the layering: docs/architecture.md's folders table is the rule", () =>
     expect(layerViolations(graph, rows, exceptions)).toEqual([]);
   });
 
-  it('names the demo\'s lazy import because it is there', () => {
+  it("names the demo's lazy import because it is there", () => {
     expect(importsOf(exceptions[0]![0])).toContain(exceptions[0]![1]);
   });
 

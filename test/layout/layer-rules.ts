@@ -66,7 +66,11 @@ export type Exception = readonly [file: string, target: string];
  * Every import of the graph that its file's row does not allow, as `file -> target (rule)`: its row's folder and what
  * that row may import, or that no row covers the file.
  */
-export function layerViolations(graph: ReadonlyMap<string, readonly string[]>, rows: readonly LayerRow[], exceptions: readonly Exception[] = []): string[] {
+export function layerViolations(
+  graph: ReadonlyMap<string, readonly string[]>,
+  rows: readonly LayerRow[],
+  exceptions: readonly Exception[] = [],
+): string[] {
   const out: string[] = [];
   for (const [file, targets] of graph) {
     const own = rowOf(rows, file);

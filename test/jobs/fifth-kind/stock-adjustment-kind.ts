@@ -17,7 +17,11 @@ export const stockAdjustmentKind = defineKind({
     references: (r) => ({ products: r.items.map((i) => i.productId), facilities: [{ name: r.location, want: 'location' }] }),
   },
   settings: {
-    ADJUSTMENT_POLL_SECONDS: { rule: positiveInt('ADJUSTMENT_POLL_SECONDS'), default: 30, doc: 'Seconds between polls of the adjustments.' },
+    ADJUSTMENT_POLL_SECONDS: {
+      rule: positiveInt('ADJUSTMENT_POLL_SECONDS'),
+      default: 30,
+      doc: 'Seconds between polls of the adjustments.',
+    },
     SYNC_ADJUSTMENTS_SINCE: { rule: calendarDate('SYNC_ADJUSTMENTS_SINCE'), doc: 'Go-live floor of the adjustments (YYYY-MM-DD).' },
   },
   feed: { scheduler: 'poll-stock-adjustments', pull: (s) => ({ every: s.adjustmentPollSeconds }), lag: 'polled' },
