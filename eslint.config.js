@@ -39,6 +39,7 @@ const NO_EXPORT_ALL = { selector: 'ExportAllDeclaration', message: 'No `export *
 export const READS_MESSAGE_TEXT = [
   'src/client/classify.ts',
   'src/redis/errors.ts',
+  'src/errors/reply-code.ts', // a Redis reply's code is the first word of its text (moved from src/redis/errors.ts)
   'src/redis/options.ts',
   'src/client/budget-scripts.ts',
   'src/client/shape.ts',

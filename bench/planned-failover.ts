@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { STREAMS } from '../jobs/streams.js';
+import { STREAMS } from '../jobs/kinds.js';
 import { startFeedServer } from '../src/feed/feed-server.js';
 import { createRedis, deleteKeysUnder, formatClusterNodes } from '../src/redis/connection.js';
 import { startSandbox } from '../src/sandbox/sandbox.js';

@@ -14,7 +14,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Queue } from 'bullmq';
 import { Pool } from 'undici';
 import { createRedis, deleteKeysUnder } from '../src/redis/connection.js';
-import { freePort } from '../src/free-port.js';
+import { freePort } from '../src/net/free-port.js';
 import { startSandbox } from '../src/sandbox/sandbox.js';
 import { spawnCli, waitForLog } from './lib/cli-process.js';
 import { benchOrders } from './lib/order-records.js';

@@ -13,14 +13,14 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { startFeedServer } from '../src/feed/feed-server.js';
-import { freePort } from '../src/free-port.js';
+import { freePort } from '../src/net/free-port.js';
 import { startRedisServer } from '../src/redis/embedded-server.js';
 import { createRedis } from '../src/redis/connection.js';
 import { startSandbox, type Sandbox } from '../src/sandbox/sandbox.js';
 import { spawnCli } from './lib/cli-process.js';
 import { processCpuMs } from './lib/proc-cpu.js';
 import { benchOrders } from './lib/order-records.js';
-import { STREAMS } from '../jobs/streams.js';
+import { STREAMS } from '../jobs/kinds.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 

@@ -10,10 +10,10 @@
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import type { Redis } from 'ioredis';
-import { STREAMS, streamDefs, type StreamName } from '../jobs/streams.js';
+import { STREAMS, programKinds, type ProgramStream } from '../jobs/kinds.js';
 import { buildDeps } from '../src/app/build-deps.js';
 import { sandboxConfig } from '../src/app/sandbox-config.js';
-import { createLogger } from '../src/logger.js';
+import { createLogger } from '../src/log/logger.js';
 import { waitForIdle } from '../src/queue/drain.js';
 import { addJobs, recordJob } from '../src/queue/record-jobs.js';
 import { startWorkers } from '../src/queue/worker-pool.js';
@@ -28,7 +28,7 @@ import { benchBoms, benchCounts } from './lib/sizing-records.js';
 export type Groups = Map<string, { bound?: KeyBound; keys: number; bytes: number; entries: number }>;
 
 export interface StreamSizing {
-  stream: StreamName;
+  stream: ProgramStream;
   records: number;
   seconds: number;
   /** Per pattern, what the stream's records added. */
@@ -70,7 +70,7 @@ function minus(after: Groups, before: Groups): Groups {
   return out;
 }
 
-function recordsOf(stream: StreamName, n: number, tag: string): unknown[] {
+function recordsOf(stream: ProgramStream, n: number, tag: string): unknown[] {
   if (stream === 'orders') return benchOrders(tag, n);
   if (stream === 'stock-counts') return benchCounts(tag, n);
   return benchBoms(n);
@@ -80,8 +80,8 @@ function recordsOf(stream: StreamName, n: number, tag: string): unknown[] {
 async function runRetention(
   redis: Redis,
   prefix: string,
-  queues: { get(s: StreamName): { clean(grace: number, limit: number, type: 'completed'): Promise<string[]> } },
-  streams: StreamName[],
+  queues: { get(s: ProgramStream): { clean(grace: number, limit: number, type: 'completed'): Promise<string[]> } },
+  streams: ProgramStream[],
 ): Promise<void> {
   for (const s of streams)
     while ((await queues.get(s).clean(0, 10_000, 'completed')).length) {
@@ -104,15 +104,15 @@ export async function runRedisSizing(o: { records: number; log?: (line: string) 
     catalogRefreshSeconds: 300,
     budgets: { postPerMinute: 1e6, getPerMinute: 1e6, collectionPerHour: 1e6 },
   });
-  const built = buildDeps(config, logger, { redis, kinds: streamDefs });
+  const built = buildDeps(config, logger, { redis, kinds: programKinds });
   const classify = keyClassifier(readKeyBounds(), prefix);
-  const streams: StreamName[] = [...STREAMS];
+  const streams: ProgramStream[] = [...STREAMS];
   let pool: Awaited<ReturnType<typeof startWorkers>> | undefined;
   try {
     await deleteKeysUnder(redis, prefix);
     await built.catalog.refresh();
     pool = await startWorkers({
-      kinds: [...streamDefs],
+      kinds: [...programKinds],
       connection: { url },
       prefix,
       deps: { client: built.client, catalog: built.catalog, redis, keys: redisKeys(prefix), logger, jobs: config.jobs, goLive: {} },
@@ -125,7 +125,7 @@ export async function runRedisSizing(o: { records: number; log?: (line: string) 
       const mem0 = await usedMemory(redis);
       const t0 = performance.now();
       const records = recordsOf(stream, o.records, `RS-${Date.now()}`);
-      const def = streamDefs.find((d) => d.stream === stream)!;
+      const def = programKinds.find((d) => d.stream === stream)!;
       for (let i = 0; i < records.length; i += 500) {
         await addJobs(
           built.queues.get(stream),

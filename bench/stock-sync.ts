@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { stockCountKind } from '../jobs/stock/stock-count-kind.js';
 import type { ApiCall } from '../src/client/service-api.js';
-import { createLogger } from '../src/logger.js';
+import { createLogger } from '../src/log/logger.js';
 import { waitForIdle } from '../src/queue/drain.js';
 import { importNdjson } from '../src/feed/importer.js';
 import { startWorkers } from '../src/queue/worker-pool.js';

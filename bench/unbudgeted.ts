@@ -19,7 +19,7 @@ import { spawnCli } from './lib/cli-process.js';
 import { median } from './lib/median.js';
 import { naiveSync } from './lib/naive-client.js';
 import { benchOrders } from './lib/order-records.js';
-import { STREAMS } from '../jobs/streams.js';
+import { STREAMS } from '../jobs/kinds.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const round = (n: number, d = 2) => Math.round(n * 10 ** d) / 10 ** d;

@@ -1,5 +1,5 @@
 import { CronExpressionParser } from 'cron-parser';
-import { messageOf } from '../src/message-of.js';
+import { messageOf } from '../src/errors/message-of.js';
 
 /**
  * What is wrong with a cron pattern for BullMQ's job scheduler, or undefined when it is fine: 5 or 6 fields, each

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import { redisPasswords } from '../src/redis/target.js';
-import { problemLine, zodProblems } from '../src/zod-problems.js';
+import { redisPasswords } from './redis-target.js';
+import { problemLine, zodProblems } from '../src/errors/zod-problems.js';
 import { defaults } from './defaults.js';
 import { loadMapping, type Mapping } from './mapping-file.js';
 import { redisConfigOf, type RedisConfig } from './redis-config.js';
@@ -8,7 +8,7 @@ import { kindSettingsOf, kindsSchema, type SettingsOfKind } from './kind-setting
 import { envSchema, type Env, type SecretSetting } from './schema.js';
 import { readSecretFiles } from './secret-files.js';
 import { tracingConfig } from './tracing-config.js';
-import { secretList } from '../src/ingest/webhook-secrets.js';
+import { secretList } from './webhook-secrets.js';
 import { parseTransforms, type TransformSetting } from './transforms-setting.js';
 
 export type { RedisConfig };

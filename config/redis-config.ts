@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { clusterPrefix } from '../src/redis/connection.js';
-import type { RedisTarget } from '../src/redis/target.js';
+import { clusterPrefix } from './redis-target.js';
+import type { RedisTarget } from './redis-target.js';
 import type { Env } from './schema.js';
 
 /** Redis, and the prefix of every key the program writes there. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { parseRedisNodes, type ParsedNodes } from '../src/redis/target.js';
+import { parseRedisNodes, type ParsedNodes } from './redis-target.js';
 import { defaults } from './defaults.js';
-import { webhookSecretsProblem } from '../src/ingest/webhook-secrets.js';
+import { webhookSecretsProblem } from './webhook-secrets.js';
 import { httpUrl, nonNegativeInt, optionalText, positiveInt } from './setting-rules.js';
 
 /**

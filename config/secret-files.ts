@@ -1,21 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { readSecretFile } from '../src/secrets/secret-file.js';
 import { secretSettings, type SecretSetting } from './schema.js';
-
-/** A secret file read: its value, or why it cannot be used (naming the path, never the content). */
-export type SecretFileRead = { value: string } | { problem: string };
-
-/** The secret a file holds: its text without trailing newlines (\n, \r\n), which are not part of it. */
-export function readSecretFile(path: string): SecretFileRead {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? 'unreadable';
-    return { problem: `cannot read ${path} (${code})` };
-  }
-  const value = text.replace(/(\r?\n)+$/, '');
-  return value.trim() ? { value } : { problem: `${path} is empty` };
-}
 
 /** The environment with each secret setting given as a file read into it, and which came from where. */
 export interface SecretFiles {

@@ -7,7 +7,7 @@ import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { buildProgram } from '../src/cli/program.js';
 import { referenceDoc } from '../src/cli/reference-doc.js';
-import { streamDefs } from '../jobs/streams.js';
+import { programKinds } from '../jobs/kinds.js';
 
 const quiet = new PassThrough();
 const io = { env: {}, stdout: quiet, stderr: quiet, stdin: new PassThrough(), stop: new AbortController().signal };
@@ -15,8 +15,8 @@ const file = fileURLToPath(new URL('../docs/reference.md', import.meta.url));
 writeFileSync(
   file,
   referenceDoc(
-    buildProgram(io, () => undefined, streamDefs),
-    streamDefs,
+    buildProgram(io, () => undefined, programKinds),
+    programKinds,
   ),
 );
 console.log(`wrote ${file}`);

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import type { RedisConnection } from '../../src/redis/connection.js';
 import { redisKeys } from '../../src/redis/connection.js';
 import { readBreaker } from '../../src/queue/hold/refusal-state.js';
-import { STREAMS } from '../../jobs/streams.js';
+import { STREAMS } from '../../jobs/kinds.js';
 import { cliCommand } from '../lib/cli-process.js';
 import { faultPlan } from './chaos-env.js';
 import type { ChaosOptions } from './chaos-options.js';

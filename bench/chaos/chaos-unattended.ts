@@ -10,7 +10,7 @@ import type { RedisConnection } from '../../src/redis/connection.js';
 import { redisKeys } from '../../src/redis/connection.js';
 import { readBreaker } from '../../src/queue/hold/refusal-state.js';
 import { readOutage } from '../../src/queue/hold/outage-state.js';
-import { STREAMS } from '../../jobs/streams.js';
+import { STREAMS } from '../../jobs/kinds.js';
 import { faultPlan } from './chaos-env.js';
 import type { ChaosOptions } from './chaos-options.js';
 import type { ChaosWorld } from './chaos-world.js';

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startFeedServer, type FeedServer } from '../../src/feed/feed-server.js';
-import { STREAMS } from '../../jobs/streams.js';
+import { STREAMS } from '../../jobs/kinds.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
 import type { SandboxState } from '../../src/sandbox/sandbox-entities.js';
 import type { BudgetSettings } from '../../src/sandbox/sandbox-options.js';

@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { JobResult } from '../../src/queue/job-kind.js';
+import type { JobResult } from '../../src/queue/job-context.js';
 import { check, type CheckResult } from './check-types.js';
 import type { CountSpec, Scenario } from './scenario.js';
 

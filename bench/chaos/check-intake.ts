@@ -1,7 +1,7 @@
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { intakeQueueName } from '../../src/queue/intake-queue.js';
-import { STREAMS } from '../../jobs/streams.js';
+import { STREAMS } from '../../jobs/kinds.js';
 import { check, type CheckResult } from './check-types.js';
 
 /** Every state a batch can be in; an expanded batch is removed, so none should be found in any of them. */

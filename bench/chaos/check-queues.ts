@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { STREAMS } from '../../jobs/streams.js';
+import { STREAMS } from '../../jobs/kinds.js';
 import type { StreamName } from '../../src/records/stream-def.js';
 import { checkIntake } from './check-intake.js';
 import { check, type CheckResult } from './check-types.js';

@@ -1,5 +1,5 @@
 import type { SandboxCounters } from '../../src/sandbox/counters.js';
-import { STREAMS } from '../../jobs/streams.js';
+import { STREAMS } from '../../jobs/kinds.js';
 import type { ChaosWorld } from './chaos-world.js';
 import type { ImportRun } from './chaos-import.js';
 import type { Injected } from './chaos-report.js';

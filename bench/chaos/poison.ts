@@ -7,11 +7,11 @@ import { createHash } from 'node:crypto';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { jobIdFor, unreadableJobId } from '../../src/queue/job-id.js';
-import type { StreamName } from '../../jobs/streams.js';
+import type { ProgramStream } from '../../jobs/kinds.js';
 import { check, type CheckResult } from './check-types.js';
 import type { BadRecord, Scenario } from './scenario.js';
-import { streamDefs } from '../../jobs/streams.js';
-import { defOf } from '../../src/records/records.js';
+import { programKinds } from '../../jobs/kinds.js';
+import { kindOf } from '../../src/records/records.js';
 
 /** MAX_RECORD_BYTES of the chaos run (and of its checks' test): small, so the oversized record stays cheap to serve. */
 export const POISON_MAX_RECORD_BYTES = 256 * 1024;
@@ -23,7 +23,7 @@ const notUtf8 = (key: string, id: string) =>
 const oversized = (id: string) =>
   Buffer.from(JSON.stringify({ orderId: id, origin: 'Main Warehouse', lines: [], pad: 'p'.repeat(POISON_MAX_RECORD_BYTES + 1024) }));
 
-function poison(stream: StreamName, key: string, record: Buffer, reason: string): BadRecord {
+function poison(stream: ProgramStream, key: string, record: Buffer, reason: string): BadRecord {
   const jobId = unreadableJobId(stream, key, createHash('sha256').update(record).digest('hex'));
   return { stream, via: 'feed', key, field: '(record)', record, jobId, poison: reason };
 }
@@ -44,8 +44,8 @@ export function poisonRecords(seed: number): BadRecord[] {
 export const isRaw = (record: unknown): record is Uint8Array => record instanceof Uint8Array;
 
 /** The job id a record of the feed must have become. */
-export function feedJobId(stream: StreamName, record: unknown, bad: BadRecord[]): string {
-  if (!isRaw(record)) return jobIdFor(defOf(streamDefs, stream), record);
+export function feedJobId(stream: ProgramStream, record: unknown, bad: BadRecord[]): string {
+  if (!isRaw(record)) return jobIdFor(kindOf(programKinds, stream), record);
   const b = bad.find((x) => x.stream === stream && isRaw(x.record) && Buffer.compare(Buffer.from(x.record), Buffer.from(record)) === 0);
   return b?.jobId ?? `${stream}-raw-unknown`;
 }
@@ -72,9 +72,11 @@ export async function checkPoison(redis: Redis, prefix: string, scenario: Scenar
       const at = feed.findIndex((r) => isRaw(r) && isRaw(b.record) && Buffer.compare(Buffer.from(r), Buffer.from(b.record)) === 0);
       for (const near of [feed[at - 1], feed[at + 1]]) {
         if (near === undefined || isRaw(near)) continue;
-        const nearId = jobIdFor(defOf(streamDefs, b.stream), near);
+        const nearId = jobIdFor(kindOf(programKinds, b.stream), near);
         if (
-          scenario.bad.some((x) => x.jobId === nearId || (!isRaw(x.record) && jobIdFor(defOf(streamDefs, x.stream), x.record) === nearId))
+          scenario.bad.some(
+            (x) => x.jobId === nearId || (!isRaw(x.record) && jobIdFor(kindOf(programKinds, x.stream), x.record) === nearId),
+          )
         )
           continue;
         const nearState = await q.getJobState(nearId);

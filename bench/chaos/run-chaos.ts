@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { createRedis } from '../../src/redis/connection.js';
 import { intakeQueueName } from '../../src/queue/intake-queue.js';
-import { STREAMS } from '../../jobs/streams.js';
+import { STREAMS } from '../../jobs/kinds.js';
 import type { StreamName } from '../../src/records/stream-def.js';
 import { machine } from '../lib/machine.js';
 import { faultPlan } from './chaos-env.js';

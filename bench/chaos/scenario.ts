@@ -4,13 +4,13 @@
  * once everything is synced.
  */
 import { jobIdFor } from '../../src/queue/job-id.js';
-import type { StreamName } from '../../jobs/streams.js';
+import type { ProgramStream } from '../../jobs/kinds.js';
 import { seededRandom } from './chaos-events.js';
 import { buildImportPlan, type ImportPlan } from './import-plan.js';
 import { buildLives, placeLives, type LifeSpec } from './life-scenario.js';
 import { poisonRecords } from './poison.js';
-import { streamDefs } from '../../jobs/streams.js';
-import { defOf } from '../../src/records/records.js';
+import { programKinds } from '../../jobs/kinds.js';
+import { kindOf } from '../../src/records/records.js';
 
 export interface ScenarioOptions {
   orders: number;
@@ -226,14 +226,14 @@ export function buildScenario(o: ScenarioOptions): Scenario {
 }
 
 /** Every record a stream delivers, by the feed and by the import, repeats included (poison ones as raw bytes). */
-export function deliveredRecords(scenario: Scenario, stream: StreamName): unknown[] {
+export function deliveredRecords(scenario: Scenario, stream: ProgramStream): unknown[] {
   const imported = scenario.imported?.stream === stream ? scenario.imported.records : [];
   return [...scenario.feed[stream], ...imported];
 }
 
 /** The job id a bad record must have become. */
 export function badJobId(b: BadRecord): string {
-  return b.jobId ?? jobIdFor(defOf(streamDefs, b.stream), b.record);
+  return b.jobId ?? jobIdFor(kindOf(programKinds, b.stream), b.record);
 }
 
 /** Bad records of round b: each names the field its failure must name. Keys are unique per round. */

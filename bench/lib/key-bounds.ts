@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { intakeQueueName } from '../../src/queue/intake-queue.js';
 import { CONTROL_QUEUE } from '../../src/queue/queues.js';
-import { STREAMS, streamDefs } from '../../jobs/streams.js';
+import { STREAMS, programKinds } from '../../jobs/kinds.js';
 
 export type BoundKind = 'ttl' | 'capped' | 'long-lived';
 
@@ -36,7 +36,7 @@ const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const PLACES: Record<string, string> = {
   queue: alt([...STREAMS, ...STREAMS.map(intakeQueueName), CONTROL_QUEUE]),
   stream: alt(STREAMS),
-  scheduler: alt(streamDefs.map((d) => d.scheduler)),
+  scheduler: alt(programKinds.map((d) => d.feed.scheduler)),
   type: alt(['completed', 'failed']),
   state: alt(['wait', 'paused', 'active', 'delayed', 'prioritized', 'marker', 'failed', 'waiting-children', 'stalled', 'pc']),
   class: alt(['get', 'post', 'collection', 'total']),

@@ -9,7 +9,7 @@ import type { Budgets, Config } from '../../config/read-config.js';
 import { orderKind } from '../../jobs/orders/order-kind.js';
 import { buildDeps } from '../../src/app/build-deps.js';
 import { sandboxConfig } from '../../src/app/sandbox-config.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/log/logger.js';
 import { startWorkers, type StartWorkersOptions } from '../../src/queue/worker-pool.js';
 import { createRedis, type RedisConnection, type RedisTarget } from '../../src/redis/connection.js';
 

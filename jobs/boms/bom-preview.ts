@@ -1,6 +1,6 @@
 import type { Product } from '../../src/client/schemas.js';
 import type { PreviewResult } from '../../src/queue/record-plan.js';
-import type { PreviewContext } from '../../src/queue/job-kind.js';
+import type { PreviewContext } from '../../src/queue/job-context.js';
 import type { BomRecord } from './bom-record.js';
 import { bomUpdate } from './bom-update.js';
 import { bomItemsOf, firstBomEntry } from './bom-items.js';

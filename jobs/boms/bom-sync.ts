@@ -2,7 +2,7 @@ import { isServiceError } from '../../src/client/errors.js';
 import type { Product } from '../../src/client/schemas.js';
 import type { BomRecord } from './bom-record.js';
 import { ConflictError } from '../../src/queue/job-errors.js';
-import type { JobContext, JobResult } from '../../src/queue/job-kind.js';
+import type { JobContext, JobResult } from '../../src/queue/job-context.js';
 import { bomItemsOf, firstBomEntry, sameBom, type BomItems } from './bom-items.js';
 import { bomUpdate } from './bom-update.js';
 import { resolveBom } from './resolve-bom.js';

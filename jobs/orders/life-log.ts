@@ -1,6 +1,6 @@
 import type { RedisConnection as Redis, RedisKeys } from '../../src/redis/connection.js';
 import { defaults } from '../../config/defaults.js';
-import type { JobContext, JobResult } from '../../src/queue/job-kind.js';
+import type { JobContext, JobResult } from '../../src/queue/job-context.js';
 import type { OrderInput } from './order-record.js';
 import { isReturnNotice } from './order-record.js';
 import { PermanentJobError } from '../../src/queue/job-errors.js';

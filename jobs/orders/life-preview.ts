@@ -1,5 +1,5 @@
 import type { PlannedCall, PreviewResult } from '../../src/queue/record-plan.js';
-import type { PreviewContext } from '../../src/queue/job-kind.js';
+import type { PreviewContext } from '../../src/queue/job-context.js';
 import { nextLifeStep, type LifeWriteStep } from './life-next.js';
 import type { LifePlan } from './life-plan.js';
 import { applyWrite, isOlder, type LifeProgress, type LifeWrite } from './life-progress.js';

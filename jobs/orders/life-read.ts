@@ -1,6 +1,6 @@
 import { NotFoundError } from '../../src/client/errors.js';
 import type { Order, ReadOrder } from '../../src/client/schemas.js';
-import type { JobContext } from '../../src/queue/job-kind.js';
+import type { JobContext } from '../../src/queue/job-context.js';
 import { shipmentUrlsOf } from './find-shipment.js';
 import { itemsHashOf, type LifePlan, type Units } from './life-plan.js';
 import type { KnownPart, LifeActions, LifeProgress, LifeStatus, LifeWrite } from './life-progress.js';

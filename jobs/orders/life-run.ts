@@ -1,8 +1,8 @@
 import { isServiceError } from '../../src/client/errors.js';
 import { PermanentJobError } from '../../src/queue/job-errors.js';
 import type { Order } from '../../src/client/schemas.js';
-import { localDateTime } from '../../src/date-format.js';
-import type { JobContext, JobResult } from '../../src/queue/job-kind.js';
+import { localDateTime } from '../../src/time/date-format.js';
+import type { JobContext, JobResult } from '../../src/queue/job-context.js';
 import { findLostVariance } from '../stock/settle-variance.js';
 import { READ_BACK, REFUSED, serviceRefused } from './order-errors.js';
 import { nextLifeStep, type LifeNext, type LifeWriteStep } from './life-next.js';

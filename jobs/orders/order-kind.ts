@@ -1,10 +1,10 @@
 import { calendarDate, positiveInt } from '../../config/setting-rules.js';
-import type { Kind } from '../../src/kinds/kind.js';
+import { defineKind } from '../../src/kinds/kind.js';
 import { orderCsv } from './order-csv.js';
 import { orderFind } from './order-find.js';
 import { LIFE_FAILURES } from './life-errors.js';
 import { previewOrder } from './order-preview.js';
-import { orderRecordSchema, type OrderInput } from './order-record.js';
+import { orderRecordSchema } from './order-record.js';
 import { orderReferences } from './order-references.js';
 import { processOrder } from './order-sync.js';
 import { orderReconcile, orderStockEffects } from './reconcile-orders.js';
@@ -14,42 +14,43 @@ import { shopifyOrdersFulfilled } from './transforms/shopify-orders-fulfilled.js
 
 /**
  * The orders (docs/records.md `orders`): one fulfilled sale per record, named by its orderId, synced as an order with
- * one shipped shipment (docs/orders.md). The whole kind; its line is in jobs/streams.ts.
+ * one shipped shipment (docs/orders.md). The whole kind; its line is in jobs/kinds.ts.
  */
-export const orderKind = {
-  stream: 'orders' as const,
-  keyField: 'orderId',
-  schema: orderRecordSchema,
-  references: orderReferences,
-  // TRANSFORMS=orders=<name> (docs/transforms.md).
-  transforms: { 'shopify-orders-fulfilled': shopifyOrdersFulfilled, 'shopify-orders': shopifyOrders },
-  // An order export: one row per line, with the order's status and each row's fulfillment (order-csv.ts; docs/records.md, "CSV files").
-  csv: orderCsv,
-  settings: [
-    {
-      name: 'ORDER_POLL_SECONDS',
+export const orderKind = defineKind({
+  stream: 'orders',
+  record: {
+    keyField: 'orderId',
+    schema: orderRecordSchema,
+    references: orderReferences,
+    // TRANSFORMS=orders=<name> (docs/transforms.md).
+    transforms: { 'shopify-orders-fulfilled': shopifyOrdersFulfilled, 'shopify-orders': shopifyOrders },
+    // An order export: one row per line, with the order's status and each row's fulfillment (order-csv.ts; docs/records.md, "CSV files").
+    csv: orderCsv,
+  },
+  settings: {
+    ORDER_POLL_SECONDS: {
       rule: positiveInt('ORDER_POLL_SECONDS'),
       default: 5,
       doc: 'Seconds between polls of the order feed in `worker`.',
     },
-    {
-      name: 'SYNC_ORDERS_SINCE',
+    SYNC_ORDERS_SINCE: {
       rule: calendarDate('SYNC_ORDERS_SINCE'),
       doc: 'Go-live floor: orders dated before this day (YYYY-MM-DD) are skipped, not written.',
     },
-  ],
-  // An order without orderDate is synced.
-  goLive: { field: 'orderDate', setting: 'SYNC_ORDERS_SINCE' },
-  scheduler: 'poll-orders',
-  pull: (s) => ({ every: Number(s.orderPollSeconds) }),
-  lag: 'polled',
+  },
+  feed: {
+    scheduler: 'poll-orders',
+    pull: (s) => ({ every: s.orderPollSeconds }),
+    lag: 'polled',
+  },
+  job: {
+    process: processOrder,
+    preview: previewOrder,
+    // What is left to a person when the order's life asks what the service cannot do (docs/orders.md).
+    failures: LIFE_FAILURES,
+    // An order without orderDate is synced.
+    goLive: { field: 'orderDate', setting: 'SYNC_ORDERS_SINCE' },
+  },
+  ops: { find: orderFind, reconcile: orderReconcile, repair: orderRepair, stockEffects: orderStockEffects },
   redisKeys: ['{prefix}:order:{orderId}', '{prefix}:order-life:{orderId}'],
-  // What is left to a person when the order's life asks what the service cannot do (docs/orders.md).
-  failures: LIFE_FAILURES,
-  process: processOrder,
-  preview: previewOrder,
-  find: orderFind,
-  reconcile: orderReconcile,
-  repair: orderRepair,
-  stockEffects: orderStockEffects,
-} satisfies Kind<OrderInput>;
+});

@@ -1,7 +1,7 @@
 import { defaults } from '../../config/defaults.js';
 import { ConflictError } from '../../src/queue/job-errors.js';
 import type { PlannedCall, PreviewResult } from '../../src/queue/record-plan.js';
-import type { PreviewContext } from '../../src/queue/job-kind.js';
+import type { PreviewContext } from '../../src/queue/job-context.js';
 import { planOrder, recordHashOf, type OrderPlan } from './order-plan.js';
 import { parseProgress, ProgressStore, stepIndex, type OrderProgress } from './order-progress.js';
 import { OrderSettlement, SHIPMENT_SHIPPED } from './order-settlement.js';

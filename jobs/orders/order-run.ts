@@ -1,6 +1,6 @@
 import { isServiceError, type ServiceError } from '../../src/client/errors.js';
 import type { CreatedOrder, CreatedShipment, Shipment } from '../../src/client/schemas.js';
-import type { JobContext, JobResult } from '../../src/queue/job-kind.js';
+import type { JobContext, JobResult } from '../../src/queue/job-context.js';
 import { PermanentJobError } from '../../src/queue/job-errors.js';
 import { READ_BACK, REFUSED, serviceRefused } from './order-errors.js';
 import type { OrderPlan } from './order-plan.js';

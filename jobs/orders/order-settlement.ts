@@ -1,6 +1,6 @@
 import { NotFoundError } from '../../src/client/errors.js';
 import type { ReadOrder, ReadShipment } from '../../src/client/schemas.js';
-import type { JobContext } from '../../src/queue/job-kind.js';
+import type { JobContext } from '../../src/queue/job-context.js';
 import { findShipment, severalShipments, type ShipmentSearch } from './find-shipment.js';
 import { compareOrder } from './order-compare.js';
 import { completedOrderChanged, orderConflict } from './order-errors.js';

@@ -1,6 +1,6 @@
 import { defaults } from '../../config/defaults.js';
 import { isReturnNotice, tellsLife, type OrderInput, type OrderRecord } from './order-record.js';
-import type { JobContext, JobResult } from '../../src/queue/job-kind.js';
+import type { JobContext, JobResult } from '../../src/queue/job-context.js';
 import { planOrder, recordHashOf } from './order-plan.js';
 import { parseProgress, ProgressStore, type OrderProgress } from './order-progress.js';
 import { ProgressHash } from '../../src/redis/progress-hash.js';

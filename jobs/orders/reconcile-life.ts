@@ -1,6 +1,6 @@
 import type { SyncedRecord } from '../../src/ops/reconcile-synced.js';
 import type { Drift, Unchecked } from '../../src/ops/reconcile-types.js';
-import type { StockEffect } from '../../src/kinds/stock-effect.js';
+import type { StockEffect } from '../../src/ops/stock-effect.js';
 import type { LifePlan } from './life-plan.js';
 import { isOlder, type LifeProgress } from './life-progress.js';
 import type { OrderStatus } from './order-record.js';

@@ -7,7 +7,7 @@ import type { ServiceView } from '../../src/ops/reconcile-service.js';
 import { serviceOrders, serviceShipments, type ShipmentRow } from './order-rows.js';
 import type { Drift, Unchecked } from '../../src/ops/reconcile-types.js';
 import type { ReconcileContext, ReconcileRule } from '../../src/ops/reconcile-rule.js';
-import type { StockEffect } from '../../src/kinds/stock-effect.js';
+import type { StockEffect } from '../../src/ops/stock-effect.js';
 import type { RedisConnection as Redis, RedisKeys } from '../../src/redis/connection.js';
 import { asSnapshot, planLife } from './life-plan.js';
 import { parseLife } from './life-progress.js';

@@ -1,5 +1,5 @@
 import type { StockCountRecord } from './stock-count-record.js';
-import type { JobContext, JobResult } from '../../src/queue/job-kind.js';
+import type { JobContext, JobResult } from '../../src/queue/job-context.js';
 import { planDifferences } from './count-plan.js';
 import { countResult, leftGroups, leftText, skippedResult, type CountFacts } from './count-outcome.js';
 import { loadProgress, type CountProgress } from './count-progress.js';

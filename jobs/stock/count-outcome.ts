@@ -1,4 +1,4 @@
-import type { JobResult } from '../../src/queue/job-kind.js';
+import type { JobResult } from '../../src/queue/job-context.js';
 import type { LeftOut } from './product-marks.js';
 
 /** Products named in a summary line; the result's details name them all. */

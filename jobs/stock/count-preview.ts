@@ -1,6 +1,6 @@
 import { readStockOnHand, type StockOnHand } from '../../src/catalog/stock-on-hand.js';
 import type { PlannedCall, PreviewResult } from '../../src/queue/record-plan.js';
-import type { PreviewContext } from '../../src/queue/job-kind.js';
+import type { PreviewContext } from '../../src/queue/job-context.js';
 import { planDifferences, varianceDate, type VarianceLine } from './count-plan.js';
 import { leftText } from './count-outcome.js';
 import { loadProgress, type CountProgress } from './count-progress.js';

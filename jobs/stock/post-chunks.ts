@@ -1,6 +1,6 @@
 import { isServiceError } from '../../src/client/errors.js';
 import type { CreateVarianceBody } from '../../src/client/schemas.js';
-import type { JobContext, JobResult } from '../../src/queue/job-kind.js';
+import type { JobContext, JobResult } from '../../src/queue/job-context.js';
 import { varianceDate, type VarianceLine } from './count-plan.js';
 import { countResult, leftText } from './count-outcome.js';
 import { dropIntent, finishCount, knownVariances, markIntent, recordApplied, type CountProgress } from './count-progress.js';

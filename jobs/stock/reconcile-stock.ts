@@ -9,7 +9,7 @@ import type { SyncedRecord } from '../../src/ops/reconcile-synced.js';
 import type { ServiceView } from '../../src/ops/reconcile-service.js';
 import type { Drift, Unchecked } from '../../src/ops/reconcile-types.js';
 import type { ReconcileRule } from '../../src/ops/reconcile-rule.js';
-import type { StockEffect } from '../../src/kinds/stock-effect.js';
+import type { StockEffect } from '../../src/ops/stock-effect.js';
 
 /** The newest synced count of one (location, product). */
 interface CountedPair {

@@ -1,7 +1,7 @@
 import { mappedNote } from '../../src/catalog/mapped-catalog.js';
 import type { CatalogApi, Facility } from '../../src/catalog/types.js';
 import type { StockCountRecord } from './stock-count-record.js';
-import { RECORD_HINT } from '../../src/error-hints.js';
+import { RECORD_HINT } from '../../src/errors/error-hints.js';
 import { BadRecordError } from '../../src/queue/job-errors.js';
 import type { NamedItem } from './product-marks.js';
 

@@ -1,10 +1,10 @@
 import { calendarDate, cronPattern, timeZone } from '../../config/setting-rules.js';
-import type { Kind } from '../../src/kinds/kind.js';
+import { defineKind } from '../../src/kinds/kind.js';
 import { countFind } from './count-find.js';
 import { stockReconcile } from './reconcile-stock.js';
 import { stockRepair } from './repair-stock-rule.js';
 import { stockCountJob, type StockCountJobOptions } from './stock-count-sync.js';
-import { stockCountRecordSchema, type StockCountRecord } from './stock-count-record.js';
+import { stockCountRecordSchema } from './stock-count-record.js';
 import { stockCountReferences } from './stock-count-references.js';
 import { beginStockSyncRun } from './stock-run.js';
 
@@ -14,48 +14,46 @@ export type { StockCountJobOptions };
  * The stock counts (docs/records.md `stock-counts`): one count of a location per record, named by its countId,
  * synced as inventory variances (docs/stock-sync.md). The whole kind, its job's timings from `opts` (tests, benches).
  */
-export function createStockCountKind(opts: StockCountJobOptions = {}): Kind<StockCountRecord> & { stream: 'stock-counts' } {
+export function createStockCountKind(opts: StockCountJobOptions = {}) {
   const job = stockCountJob(opts);
-  return {
+  return defineKind({
     stream: 'stock-counts',
-    keyField: 'countId',
-    schema: stockCountRecordSchema,
-    references: stockCountReferences,
-    // A count sheet: one row per location and product, the rows of one countId together (docs/records.md, "CSV files").
-    csv: {
-      head: [{ name: 'countId' }, { name: 'location' }, { name: 'countDate' }],
-      rows: 'items',
-      row: [{ name: 'productId' }, { name: 'quantity', type: 'number' }],
+    record: {
+      keyField: 'countId',
+      schema: stockCountRecordSchema,
+      references: stockCountReferences,
+      // A count sheet: one row per location and product, the rows of one countId together (docs/records.md, "CSV files").
+      csv: {
+        head: [{ name: 'countId' }, { name: 'location' }, { name: 'countDate' }],
+        rows: 'items',
+        row: [{ name: 'productId' }, { name: 'quantity', type: 'number' }],
+      },
     },
-    settings: [
-      {
-        name: 'STOCK_SYNC_CRON',
+    settings: {
+      STOCK_SYNC_CRON: {
         rule: cronPattern('STOCK_SYNC_CRON', '0 19 * * *'),
         default: '0 19 * * *',
         doc: 'When `worker` pulls stock counts.',
       },
-      { name: 'STOCK_SYNC_TZ', rule: timeZone('STOCK_SYNC_TZ'), doc: "Time zone of STOCK_SYNC_CRON (IANA). Default: the process's." },
-      {
-        name: 'SYNC_COUNTS_SINCE',
+      STOCK_SYNC_TZ: { rule: timeZone('STOCK_SYNC_TZ'), doc: "Time zone of STOCK_SYNC_CRON (IANA). Default: the process's." },
+      SYNC_COUNTS_SINCE: {
         rule: calendarDate('SYNC_COUNTS_SINCE'),
         doc: 'Go-live floor: counts dated before this day (YYYY-MM-DD) are skipped, not written.',
       },
-    ],
-    goLive: { field: 'countDate', setting: 'SYNC_COUNTS_SINCE' },
-    scheduler: 'stock-sync',
-    pull: (s) => ({ pattern: String(s.stockSyncCron), ...(s.stockSyncTz ? { tz: String(s.stockSyncTz) } : {}) }),
-    // A missed daily stock sync is worth a few retries.
-    pullAttempts: { attempts: 5, backoff: { type: 'exponential', delay: 10_000 } },
-    lag: 'scheduled',
-    // A pull of the counts begins a run: its counts share one fresh read of on-hand stock.
-    beforePull: ({ redis, keys }) => beginStockSyncRun(redis, keys),
+    },
+    feed: {
+      scheduler: 'stock-sync',
+      pull: (s) => ({ pattern: s.stockSyncCron, ...(s.stockSyncTz ? { tz: s.stockSyncTz } : {}) }),
+      // A missed daily stock sync is worth a few retries.
+      pullAttempts: { attempts: 5, backoff: { type: 'exponential', delay: 10_000 } },
+      lag: 'scheduled',
+      // A pull of the counts begins a run: its counts share one fresh read of on-hand stock.
+      beforePull: ({ redis, keys }) => beginStockSyncRun(redis, keys),
+    },
+    job: { process: job.process, preview: job.preview, goLive: { field: 'countDate', setting: 'SYNC_COUNTS_SINCE' } },
+    ops: { find: countFind, reconcile: stockReconcile, repair: stockRepair },
     redisKeys: ['{prefix}:count:{countId}', '{prefix}:stock:*', '{prefix}:lock:location:{location}', '{prefix}:lock:stock-snapshot:read'],
-    process: job.process,
-    preview: job.preview,
-    find: countFind,
-    reconcile: stockReconcile,
-    repair: stockRepair,
-  };
+  });
 }
 
 export const stockCountKind = createStockCountKind();

@@ -2,7 +2,7 @@ import type { RedisConnection as Redis } from '../redis/connection.js';
 import type { Config, ConfigNeeds } from '../../config/read-config.js';
 import { buildDeps, type AppDeps } from './build-deps.js';
 import { logEvictionWarning } from '../redis/eviction-policy.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import { createMetrics, type Metrics } from '../metrics/metrics.js';
 import type { CliIo, OutStream } from './cli-io.js';
 import { commandLogger, describeConfig, loadConfig } from './command-context.js';

@@ -11,7 +11,7 @@ import { UpstreamClient } from '../feed/upstream-client.js';
 import { LatencyMeter } from '../queue/concurrency-sizer.js';
 import { logShareChanges } from './share-log.js';
 import { defaults } from '../../config/defaults.js';
-import { addSecrets, type Logger } from '../logger.js';
+import { addSecrets, type Logger } from '../log/logger.js';
 import { createQueues } from '../queue/queues.js';
 import type { RuntimeDeps } from './runtime.js';
 import type { StreamName } from '../records/stream-def.js';
@@ -44,7 +44,7 @@ export interface BuildDepsOptions {
   budget?: false;
   /** The catalog to use instead of one over the client (tests that must not read it). */
   catalog?: CatalogApi;
-  /** The kinds of job: the composition root's list (jobs/streams.ts), or a test's. */
+  /** The kinds of job: the composition root's list (jobs/kinds.ts), or a test's. */
   kinds: readonly Kind[];
   /** The streams to open queues for. Default: those of the kinds. */
   streams?: readonly StreamName[];

@@ -1,7 +1,7 @@
 import pretty from 'pino-pretty';
 import { defaults } from '../../config/defaults.js';
 import { readConfig, secretsOf, type Budgets, type Config, type ConfigNeeds } from '../../config/read-config.js';
-import { createLogger, secretForms, type Logger } from '../logger.js';
+import { createLogger, secretForms, type Logger } from '../log/logger.js';
 import type { CliIo, OutStream } from './cli-io.js';
 import { connectRedis } from './connect-redis.js';
 import { describeRedis, type RedisConnection as Redis } from '../redis/connection.js';

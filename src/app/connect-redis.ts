@@ -1,10 +1,11 @@
 import { defaults } from '../../config/defaults.js';
 import type { RedisConfig } from '../../config/read-config.js';
-import type { Logger } from '../logger.js';
-import { findRedisFailure, replyCode } from '../redis/errors.js';
+import type { Logger } from '../log/logger.js';
+import { replyCode } from '../errors/reply-code.js';
+import { findRedisFailure } from '../redis/errors.js';
 import { createRedis, describeRedis, type RedisConnection, type RedisTarget } from '../redis/connection.js';
-import { UnreachableError } from '../unreachable-error.js';
-import { messageOf } from '../message-of.js';
+import { UnreachableError } from '../errors/unreachable-error.js';
+import { messageOf } from '../errors/message-of.js';
 
 export interface ConnectRedisOptions {
   /** Give up after this long. Default 3 s. */

@@ -6,7 +6,7 @@ import { keyInHead } from '../records/record-head.js';
 import { badLineId, checkedRecord, recordJob, type RecordJob } from '../queue/record-jobs.js';
 import { HEAD_CHARS, QUOTE_CHARS } from '../records/unreadable-record.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
-import type { RecordStream } from '../records/records.js';
+import type { CheckedKind } from '../records/record-kind.js';
 import type { StreamName } from '../records/stream-def.js';
 import type { CsvLayout } from '../records/csv-layout.js';
 import { basename } from 'node:path';
@@ -17,7 +17,7 @@ import { transformPayload } from '../feed/transform.js';
 import { transformedJob } from '../queue/transformed-jobs.js';
 
 /** What reading a file needs of its stream: its records' shape, and its CSV layout for a CSV file. */
-type FileStream = RecordStream & { csv?: CsvLayout };
+type FileStream = CheckedKind & { record: { csv?: CsvLayout } };
 
 /** Where a dry run reads a stream's records: the feed from the stream's stored cursor, or an NDJSON file. */
 export type DryRunSource =
@@ -49,7 +49,7 @@ export interface SourceDeps {
 }
 
 /** A line (or CSV record) that cannot be read or checked, as the job `import` would queue for it (fails at once). */
-function unreadableLine(def: RecordStream, line: number, head: string, why: string, known?: string): RecordJob {
+function unreadableLine(def: CheckedKind, line: number, head: string, why: string, known?: string): RecordJob {
   const stream = def.stream;
   const text = head.slice(0, QUOTE_CHARS);
   const key = known ?? keyInHead(def, head);
@@ -63,8 +63,8 @@ function unreadableLine(def: RecordStream, line: number, head: string, why: stri
 /** The file's entries, as `import` reads them: NDJSON lines, or CSV records (rows, for a transform). */
 function fileEntries(def: FileStream, source: Extract<DryRunSource, { from: 'file' }>, d: SourceDeps): AsyncGenerator<NdjsonEntry[]> {
   if (source.format !== 'csv') return readNdjsonChunks(source.file, { stdin: d.stdin, maxLineBytes: d.maxRecordBytes });
-  const layout = def.csv;
-  const mode = source.transform || !layout ? { rows: true as const } : { layout, keyField: def.keyField };
+  const layout = def.record.csv;
+  const mode = source.transform || !layout ? { rows: true as const } : { layout, keyField: def.record.keyField };
   return readCsvRecords(source.file, mode, { stdin: d.stdin, maxRecordChars: d.maxRecordBytes });
 }
 
@@ -107,7 +107,7 @@ async function* fileJobs(
   }
 }
 
-async function* feedJobs(def: RecordStream, d: SourceDeps, read: SourceRead): AsyncGenerator<RecordJob> {
+async function* feedJobs(def: CheckedKind, d: SourceDeps, read: SourceRead): AsyncGenerator<RecordJob> {
   const stream = def.stream;
   if (!d.upstream) throw new Error('UPSTREAM_URL: is required to pull the feed');
   read.cursor = (await d.redis.get(d.keys.cursor(stream))) ?? null;

@@ -6,7 +6,7 @@ import type { FeedPage, FetchPageOptions } from '../feed/upstream-client.js';
 import { PermanentJobError } from '../queue/job-errors.js';
 import { checkedJobRecord } from '../queue/job-runner.js';
 import type { PreviewResult, RecordPlan } from '../queue/record-plan.js';
-import type { PreviewContext, RunnerDeps } from '../queue/job-kind.js';
+import type { PreviewContext, RunnerDeps } from '../queue/job-context.js';
 import { recordLabel, type RecordJob } from '../queue/record-jobs.js';
 import { tracedClient } from '../queue/traced-client.js';
 import type { StreamName } from '../records/stream-def.js';
@@ -72,8 +72,8 @@ async function planRecord(
     const { record } = checkedJobRecord(kind, { data: job.data, id: job.opts.jobId });
     const skip = o.skipReason?.(kind.stream, record);
     if (skip !== undefined) return { outcome: 'skipped', summary: `skipped: ${skip}`, calls: [] };
-    if (!kind.preview) throw new Error(`the ${kind.stream} kind of job has no preview`);
-    return await kind.preview(record, ctx);
+    if (!kind.job.preview) throw new Error(`the ${kind.stream} kind of job has no preview`);
+    return await kind.job.preview(record, ctx);
   } catch (err) {
     const error = failureOf(err);
     if (!error) throw err;

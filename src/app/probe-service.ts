@@ -2,7 +2,7 @@ import { ConfigError } from '../../config/read-config.js';
 import { isServiceError } from '../client/errors.js';
 import type { ServiceApi } from '../client/service-api.js';
 import { findRedisFailure } from '../redis/errors.js';
-import { UnreachableError } from '../unreachable-error.js';
+import { UnreachableError } from '../errors/unreachable-error.js';
 
 /**
  * Checks that the service answers and takes the credentials, with one entity GET (an order that does not

@@ -1,8 +1,8 @@
 import { defaults } from '../../config/defaults.js';
 import type { AppContext } from './app-context.js';
 import { secretValues } from './command-context.js';
-import { logRepeated, reasonOf } from '../log-throttle.js';
-import { messageOf } from '../message-of.js';
+import { logRepeated, reasonOf } from '../log/log-throttle.js';
+import { messageOf } from '../errors/message-of.js';
 import { watchRedisWrites, type RedisWriteWatch } from '../queue/hold/write-probe.js';
 import { redisRefusedAlert } from '../ops/redis-refused-alert.js';
 

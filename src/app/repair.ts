@@ -1,7 +1,7 @@
 import { readOnlyApi } from '../client/read-only-api.js';
 import type { DryRunSource } from './dry-run-records.js';
 import { dryRun } from './dry-run.js';
-import { runId } from '../ops/again-jobs.js';
+import { runId } from '../ops/rerun-jobs.js';
 import { reconcile, storeReport } from '../ops/reconcile.js';
 import type { ReconcileReport } from '../ops/reconcile-types.js';
 import { planRepairs, type RepairItem } from '../ops/repair-plan.js';

@@ -1,8 +1,8 @@
 import type { DryRunSource } from './dry-run-records.js';
 import { dryRun } from './dry-run.js';
 import type { RecordPlan } from '../queue/record-plan.js';
-import { againJob, newestVersions, runId, type UnusableVersion } from '../ops/again-jobs.js';
-import { defOf } from '../records/records.js';
+import { rerunJob, newestVersions, runId, type UnusableVersion } from '../ops/rerun-jobs.js';
+import { kindOf } from '../records/records.js';
 import type { StreamName } from '../records/stream-def.js';
 import type { RecordJob } from '../queue/record-jobs.js';
 import type { AppDeps } from './build-deps.js';
@@ -54,7 +54,7 @@ export async function resyncKeys(
     if (!versions.length) unusable.push(...found.unusable);
     if (!versions.length && !found.unusable.length) notFound.push(key);
     for (const v of versions) {
-      const job = againJob(defOf(d.kinds, v.stream), v.record, { reason: 'resync', run });
+      const job = rerunJob(kindOf(d.kinds, v.stream), v.record, { reason: 'resync', run });
       jobs.push(job);
       targets.push({ key, stream: v.stream, from: v.jobId, jobId: job.opts.jobId });
     }

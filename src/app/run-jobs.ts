@@ -1,9 +1,9 @@
 import type { Queue } from 'bullmq';
 import { defaults } from '../../config/defaults.js';
-import type { JobResult } from '../queue/job-kind.js';
+import type { JobResult } from '../queue/job-context.js';
 import type { JobEnd } from '../ops/repair-report.js';
 import { addJobs, type RecordJob } from '../queue/record-jobs.js';
-import { defOf } from '../records/records.js';
+import { kindOf } from '../records/records.js';
 import type { StreamName } from '../records/stream-def.js';
 import { kindsFor, waitForOutageEnd, workersFor, type RunOptions, type RuntimeDeps } from './runtime.js';
 
@@ -36,7 +36,7 @@ export async function runRecordJobs(d: RuntimeDeps, jobs: RecordJob[], o: RunOpt
   try {
     for (const stream of streams) {
       const mine = jobs.filter((j) => j.name === stream);
-      await addJobs(d.queues.get(stream), d.redis, mine, defOf(d.kinds, stream));
+      await addJobs(d.queues.get(stream), d.redis, mine, kindOf(d.kinds, stream));
     }
     const ends = new Map<string, JobEnd>();
     for (;;) {

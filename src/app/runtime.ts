@@ -4,10 +4,10 @@ import type { Config } from '../../config/read-config.js';
 import type { CatalogApi } from '../catalog/types.js';
 import type { ServiceApi } from '../client/service-api.js';
 import type { UpstreamClient } from '../feed/upstream-client.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
 import { startControl, type Control } from '../feed/control.js';
-import { defOf } from '../records/records.js';
+import { kindOf } from '../records/records.js';
 import { summarize, waitForIdle, type FailedJobSummary } from '../queue/drain.js';
 import { readBreaker } from '../queue/hold/refusal-state.js';
 import { importNdjson, type ImportProgress, type ImportResult, type ReadAs } from '../feed/importer.js';
@@ -32,7 +32,7 @@ export interface RuntimeDeps {
   catalog: CatalogApi;
   upstream?: Pick<UpstreamClient, 'fetchPage'>;
   queues: QueueSet;
-  /** The kinds of job, one per stream: the list every part of the engine takes (jobs/streams.ts, or a test's). */
+  /** The kinds of job, one per stream: the list every part of the engine takes (jobs/kinds.ts, or a test's). */
   kinds: readonly Kind[];
   /** The budgets' rate and the service's latency, when jobs at once follow them (buildDeps makes it). */
   pace?: Pace;
@@ -150,7 +150,7 @@ export async function startRuntime(d: RuntimeDeps, o: RunOptions & { withSchedul
           schedule: d.config.schedule,
           pageSize: d.config.jobs.feedPageSize,
           logger: d.logger,
-          defs: o.kinds.map((k) => defOf(d.kinds, k.stream)),
+          defs: o.kinds.map((k) => kindOf(d.kinds, k.stream)),
         })
       : undefined;
   } catch (err) {
@@ -214,10 +214,10 @@ export async function syncOnce(d: RuntimeDeps, o: RunOptions & { streams?: Strea
   try {
     const pulled = new Map<StreamName, PullResult>();
     for (const stream of streams) {
-      const def = defOf(d.kinds, stream);
+      const def = kindOf(d.kinds, stream);
       // While the service is down nothing is pulled: the run waits for it to answer (its workers probe it).
       await waitForOutageEnd(d, o);
-      await def.beforePull?.({ redis: d.redis, keys: d.keys });
+      await def.feed.beforePull?.({ redis: d.redis, keys: d.keys });
       const result = await pullStream({
         def,
         upstream,
@@ -268,7 +268,7 @@ export async function importAndMaybeProcess(
   const pool = kind ? await workersFor(d, [kind], o) : undefined;
   try {
     const imported = await importNdjson({
-      def: defOf(d.kinds, o.stream),
+      def: kindOf(d.kinds, o.stream),
       source: o.source,
       queues: d.queues,
       redis: d.redis,

@@ -1,6 +1,6 @@
 import type { SettingsOfKind } from '../../config/kind-setting.js';
 import { readConfig, type Budgets, type Config, type ServiceConfig } from '../../config/read-config.js';
-import type { RedisTarget } from '../redis/target.js';
+import type { RedisTarget } from '../../config/redis-target.js';
 
 /** How to reach a sandbox of the service (src/sandbox/sandbox.ts answers this). */
 export interface SandboxAccess {

@@ -1,7 +1,7 @@
 import type { Budgets } from '../../config/read-config.js';
 import type { ShareChange } from '../client/adaptive-rate.js';
 import { laneLimits, type BudgetLane } from '../client/budget-lanes.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 
 /**
  * The log lines of the shared budget (adaptive-rate.ts): a warning when a lane reaches the floor, a line when it is

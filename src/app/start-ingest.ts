@@ -2,9 +2,9 @@ import type { Registry } from 'prom-client';
 import type { Config } from '../../config/read-config.js';
 import { startReceiver, type Receiver } from '../ingest/receiver.js';
 import { signingKeys } from '../ingest/signing-keys.js';
-import { addSecrets, type Logger } from '../logger.js';
+import { addSecrets, type Logger } from '../log/logger.js';
 import type { QueueSet } from '../queue/queues.js';
-import type { RecordStream } from '../records/records.js';
+import type { CheckedKind } from '../records/record-kind.js';
 import { loadTransforms, type TransformKind } from '../feed/load-transforms.js';
 import type { Transform } from '../feed/transform.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
@@ -14,7 +14,7 @@ export interface StartIngestOptions {
   queues: Pick<QueueSet, 'get'>;
   keys: Pick<RedisKeys, 'ingestSeen'>;
   /** The kinds of job the composition root hands in (their built-in transforms too). */
-  defs: readonly (RecordStream & TransformKind)[];
+  defs: readonly (CheckedKind & TransformKind)[];
   logger: Logger;
   registry?: Registry;
   /** Over INGEST_HOST and INGEST_PORT (the `receive` command's --host, --port). */

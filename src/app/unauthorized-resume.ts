@@ -1,8 +1,8 @@
 import { defaults } from '../../config/defaults.js';
 import type { Credentials } from '../client/credentials.js';
 import type { ServiceApi } from '../client/service-api.js';
-import type { Logger } from '../logger.js';
-import { messageOf } from '../message-of.js';
+import type { Logger } from '../log/logger.js';
+import { messageOf } from '../errors/message-of.js';
 import { resumeStreams } from '../ops/resume-streams.js';
 import { readBreaker } from '../queue/hold/refusal-state.js';
 import { openStreamQueues } from '../queue/stream-queues.js';

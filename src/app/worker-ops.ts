@@ -3,9 +3,9 @@ import type { AppContext } from './app-context.js';
 import { secretValues } from './command-context.js';
 import { startAlerts } from '../ops/alerts.js';
 import { startFlowSampler } from '../ops/flow-metrics.js';
-import { messageOf } from '../message-of.js';
+import { messageOf } from '../errors/message-of.js';
 import { startUnauthorizedResume } from './unauthorized-resume.js';
-import { logRepeated, reasonOf } from '../log-throttle.js';
+import { logRepeated, reasonOf } from '../log/log-throttle.js';
 
 /** What `worker` runs for operators beside the jobs: the chart sampler, and alerts when ALERT_WEBHOOK_URL is set. */
 export function startWorkerOps(app: Pick<AppContext, 'config' | 'redis' | 'logger' | 'deps'>): { stop(): Promise<void>; alertNow(): void } {

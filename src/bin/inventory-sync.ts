@@ -2,7 +2,7 @@
 // The entry point: the only place that reads process.env, installs signal handlers and calls process.exit.
 import { config as loadDotenv } from 'dotenv';
 import { runCli } from '../cli/program.js';
-import { streamDefs } from '../../jobs/streams.js';
+import { programKinds } from '../../jobs/kinds.js';
 
 // A .env file in the working folder fills in what the environment does not set; which it set is kept for messages.
 const before = new Set(Object.keys(process.env));
@@ -33,7 +33,7 @@ const code = await runCli(
     stop: stopper.signal,
     dotenv,
   },
-  streamDefs,
+  programKinds,
 );
 // Let stdout drain before exiting (it may be a pipe).
 process.exitCode = code;

@@ -3,7 +3,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { z } from 'zod';
 import { defaults } from '../../config/defaults.js';
 import type { ServiceApi } from '../client/service-api.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
 import { CatalogIndex, snapshotOf, type CatalogSnapshot } from './catalog-index.js';
 import type { CatalogApi, CatalogProduct, FacilityLookup } from './types.js';

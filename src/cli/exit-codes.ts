@@ -1,9 +1,9 @@
 import { ConfigError } from '../../config/read-config.js';
-import { UnreachableError } from '../unreachable-error.js';
+import { UnreachableError } from '../errors/unreachable-error.js';
 import type { FeedError } from '../feed/upstream-client.js';
-import { isNetworkCode } from '../network-codes.js';
+import { isNetworkCode } from '../net/network-codes.js';
 import { findRedisFailure } from '../redis/errors.js';
-import { messageOf } from '../message-of.js';
+import { messageOf } from '../errors/message-of.js';
 
 /** Exit codes of docs/reference.md. */
 export const ExitCode = {

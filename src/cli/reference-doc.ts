@@ -1,7 +1,7 @@
 import type { Argument, Command, Option } from 'commander';
 import { envSchema, secretSettings } from '../../config/schema.js';
 import { settingDocs } from '../../config/setting-docs.js';
-import type { KindSetting } from '../../config/kind-setting.js';
+import { settingsOf, type KindSetting, type SettingsOfKind } from '../../config/kind-setting.js';
 import { ExitCode } from './exit-codes.js';
 
 /** What each exit code means to a caller (the type asks for every code of ExitCode). */
@@ -83,7 +83,7 @@ function defaultText(value: unknown): string {
   return value === undefined ? 'none' : `\`${String(value)}\``;
 }
 
-function settingsPart(kindSettings: readonly KindSetting[]): string[] {
+function settingsPart(kindSettings: ReadonlyArray<KindSetting & { name: string }>): string[] {
   const out = [
     '## Settings',
     '',
@@ -112,7 +112,7 @@ function exitCodesPart(): string[] {
 }
 
 /** docs/reference.md as the program, its settings' schema and the kinds' settings say it. */
-export function referenceDoc(program: Command, kinds: ReadonlyArray<{ settings?: readonly KindSetting[] }>): string {
-  const kindSettings = kinds.flatMap((k) => k.settings ?? []);
+export function referenceDoc(program: Command, kinds: readonly SettingsOfKind[]): string {
+  const kindSettings = settingsOf(kinds);
   return [...HEADER, ...commandsPart(program), ...settingsPart(kindSettings), ...exitCodesPart()].join('\n') + '\n';
 }

@@ -1,6 +1,6 @@
 import type { FindResult } from '../ops/find.js';
 import { clip, renderTable } from './table.js';
-import { shortDateTime } from '../date-format.js';
+import { shortDateTime } from '../time/date-format.js';
 import { renderUpstream } from './render-jobs.js';
 
 /** `find` for a person: the key's jobs (each version), the service entities it made, and its progress. */

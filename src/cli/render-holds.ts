@@ -1,5 +1,5 @@
 import type { StatusReport } from '../ops/status-report.js';
-import { shortDateTime } from '../date-format.js';
+import { shortDateTime } from '../time/date-format.js';
 import { clip } from './table.js';
 
 const when = (iso: string | null) => shortDateTime(iso, '-');

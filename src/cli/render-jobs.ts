@@ -2,7 +2,7 @@ import { BAD_BATCH } from '../queue/intake.js';
 import type { JobStory, JobSummary } from '../ops/job-inspect.js';
 import type { RetryOutcome } from '../ops/job-retry.js';
 import { clip, renderTable } from './table.js';
-import { shortDateTime } from '../date-format.js';
+import { shortDateTime } from '../time/date-format.js';
 
 /** `jobs list` for a person. */
 export function renderJobList(jobs: JobSummary[]): string {

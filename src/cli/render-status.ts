@@ -1,7 +1,7 @@
 import type { StatusReport } from '../ops/status-report.js';
 import { holdLines } from './render-holds.js';
 import { clip, renderTable } from './table.js';
-import { shortDateTime } from '../date-format.js';
+import { shortDateTime } from '../time/date-format.js';
 
 const when = (iso: string | null) => shortDateTime(iso, '-');
 

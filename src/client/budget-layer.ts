@@ -1,4 +1,4 @@
-import { messageOf } from '../message-of.js';
+import { messageOf } from '../errors/message-of.js';
 import type { RequestBudget } from './budget.js';
 import type { Layer } from './call-layers.js';
 import { classifyNetworkError } from './classify.js';

@@ -1,5 +1,5 @@
-import { secretForms } from '../logger.js';
-import { SecretFile } from '../secret-file.js';
+import { secretForms } from '../log/logger.js';
+import { SecretFile } from '../secrets/secret-file.js';
 
 /** Where the key and secret come from: values, and the files they were read from (INVENTORY_API_KEY_FILE, ...). */
 export interface CredentialSources {

@@ -1,4 +1,4 @@
-import { HINTS } from '../error-hints.js';
+import { HINTS } from '../errors/error-hints.js';
 
 /**
  * The service client's one error family. Callers branch on `code`, `retryable` and `outcome`,
@@ -61,7 +61,7 @@ export abstract class ServiceError extends Error {
     this.resetAt = data.resetAt;
   }
 
-  /** What to do about it, for the operator (the one hint table, src/error-hints.ts). */
+  /** What to do about it, for the operator (the one hint table, src/errors/error-hints.ts). */
   get hint(): string {
     return HINTS[this.code];
   }

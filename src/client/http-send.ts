@@ -1,6 +1,6 @@
 import type { Dispatcher } from 'undici';
-import { redact } from '../logger.js';
-import { messageOf } from '../message-of.js';
+import { redact } from '../log/logger.js';
+import { messageOf } from '../errors/message-of.js';
 import { BodyTooLargeError, readCappedText } from './capped-body.js';
 import type { Send, ServiceRequest } from './call-layers.js';
 import { badResponse, classifyAnswer, classifyNetworkError } from './classify.js';

@@ -1,11 +1,11 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { defaults } from '../../config/defaults.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import type { RedisConnection as Redis } from '../redis/connection.js';
-import { sameSecret } from '../same-secret.js';
+import { sameSecret } from '../secrets/same-secret.js';
 import { loginPage } from './login-page.js';
 import { LoginThrottle, type ThrottleRefusal } from './login-throttle.js';
-import { isLoopback } from './loopback.js';
+import { isLoopback } from '../net/loopback.js';
 import { sameOriginPath } from './same-origin-path.js';
 import { createSessions, type Sessions } from './sessions.js';
 

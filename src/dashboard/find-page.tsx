@@ -1,6 +1,6 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
-import { shortDateTime } from '../date-format.js';
+import { shortDateTime } from '../time/date-format.js';
 import type { FindResult } from '../ops/find.js';
 
 /** The search box of the overview: any orderId, countId or productId. */

@@ -1,6 +1,6 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { Budgets } from '../../config/read-config.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import { showJob } from '../ops/job-inspect.js';
 import { retryAllFailed, retryJobIds } from '../ops/job-retry.js';
 import { readLastReport } from '../ops/reconcile.js';

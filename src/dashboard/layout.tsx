@@ -2,7 +2,7 @@
 /** @jsxImportSource preact */
 import type { ComponentChildren, VNode } from 'preact';
 import { renderToString } from 'preact-render-to-string';
-import { shortDateTime } from '../date-format.js';
+import { shortDateTime } from '../time/date-format.js';
 
 /** The one piece of markup JSX cannot write. */
 const DOCTYPE = '<!doctype html>';

@@ -9,7 +9,7 @@ import { readLastReport } from '../ops/reconcile.js';
 import { planRepairs } from '../ops/repair-plan.js';
 import { lastRepairKey, type RepairReport, type Repairer } from '../ops/repair-report.js';
 import { resumeStreams } from '../ops/resume-streams.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import type { FlowView } from './browser/flow-view.js';
 import { findHtml, reconcileHtml } from './pages.js';
 import type { Kind } from '../kinds/kind.js';
@@ -81,7 +81,7 @@ function findRoutes(r: Router, o: OpsRoutesOptions): void {
 /** The last reconcile report as a page (with its planned repairs) and as JSON, and the page's repairs. */
 function reconcileRoutes(r: Router, o: OpsRoutesOptions): void {
   // Every kind's opt-in counts as given on the page: a drift's button is the operator's choice for that record.
-  const allOptIns = new Set(o.kinds.flatMap((k) => (k.repair?.optIn ? [k.repair.optIn.option] : [])));
+  const allOptIns = new Set(o.kinds.flatMap((k) => (k.ops?.repair?.optIn ? [k.ops.repair.optIn.option] : [])));
   r.get(
     '/reconcile',
     wrap(async (req, res) => {

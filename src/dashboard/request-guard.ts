@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import { hostname as machineName } from 'node:os';
 import type { NextFunction, Request, Response } from 'express';
 import helmet from 'helmet';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 
 export interface RequestGuardOptions {
   /** The address the dashboard listens on. */

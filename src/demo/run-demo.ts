@@ -16,7 +16,7 @@ import type { SandboxProfile } from '../sandbox/sandbox-options.js';
 import { demoExpectations, demoLives } from './demo-feed.js';
 import { runRecordJobs } from '../app/run-jobs.js';
 import { recordJob } from '../queue/record-jobs.js';
-import { defOf } from '../records/records.js';
+import { kindOf } from '../records/records.js';
 import { deleteKeysUnder, redisSetting } from '../redis/connection.js';
 import { renderDemoSummary } from './demo-summary.js';
 import { demoConfig, startServices, type Cleanups } from './demo-services.js';
@@ -103,7 +103,7 @@ async function tellLives(app: AppContext, kinds: readonly Kind[], say: (line: st
   say('Orders that change (docs/orders.md, "The order\'s life"), one snapshot at a time:');
   let ok = true;
   for (const step of steps) {
-    const [end] = await runRecordJobs(app.deps, [recordJob(defOf(kinds, step.stream), step.record, 'feed').job], { kinds, signal });
+    const [end] = await runRecordJobs(app.deps, [recordJob(kindOf(kinds, step.stream), step.record, 'feed').job], { kinds, signal });
     ok &&= end?.state === 'completed';
     say(`  ${step.told.padEnd(20)} ${end?.summary ?? end?.error ?? end?.state ?? 'not run'}`);
   }

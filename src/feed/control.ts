@@ -2,15 +2,15 @@ import { Queue, Worker, type Job } from 'bullmq';
 import { z } from 'zod';
 import type { Config } from '../../config/read-config.js';
 import type { FeedPage, FetchPageOptions } from './upstream-client.js';
-import type { Logger } from '../logger.js';
-import { defOf } from '../records/records.js';
+import type { Logger } from '../log/logger.js';
+import { kindOf } from '../records/records.js';
 import { createRedis, type RedisConnection as Redis, type RedisKeys, type RedisTarget } from '../redis/connection.js';
 import { pullStream, type PullResult } from './producer.js';
 import { CONTROL_QUEUE, type QueueSet } from '../queue/queues.js';
 import { finishGuardFor } from '../queue/finish-guard.js';
 import type { StreamName } from '../records/stream-def.js';
-import { messageOf } from '../message-of.js';
-import { logRepeated, reasonOf } from '../log-throttle.js';
+import { messageOf } from '../errors/message-of.js';
+import { logRepeated, reasonOf } from '../log/log-throttle.js';
 import { logRedisError } from '../redis/error-log.js';
 import { mendSchedulers, upsertScheduler, type PulledKind } from './scheduler-watchdog.js';
 
@@ -76,12 +76,12 @@ export async function readScheduleInfo(
   queue: Queue,
   redis: Redis,
   keys: RedisKeys,
-  defs: readonly Pick<PulledKind, 'stream' | 'scheduler'>[],
+  defs: readonly { stream: string; feed: Pick<PulledKind['feed'], 'scheduler'> }[],
 ): Promise<ScheduleInfo[]> {
   const [schedulers, runs] = await Promise.all([queue.getJobSchedulers(0, -1, true), redis.hgetall(keys.schedule())]);
   return schedulers.map((s) => {
     const id = String(s.id ?? s.key);
-    const stream = defs.find((d) => d.scheduler === id)?.stream;
+    const stream = defs.find((d) => d.feed.scheduler === id)?.stream;
     const field = (name: string) => runs[`${id}.${name}`];
     const lastResult = field('lastResult');
     return {
@@ -125,7 +125,7 @@ export async function startControl(o: StartControlOptions): Promise<Control> {
     scheduleInfo: () => readScheduleInfo(queue, o.redis, o.keys, o.defs),
     mendSchedulers: () => mendSchedulers(queue, o.defs, o.schedule),
     async removeSchedulers() {
-      for (const def of o.defs) await queue.removeJobScheduler(def.scheduler);
+      for (const def of o.defs) await queue.removeJobScheduler(def.feed.scheduler);
     },
     async close(graceMs = 10_000) {
       const closing = worker.close();
@@ -151,8 +151,8 @@ function pullProcessor(o: StartControlOptions, queue: Queue<ControlData>) {
     const startedAt = new Date();
     const log = o.logger.child({ scheduler, stream });
     try {
-      const def = defOf(o.defs, stream);
-      await def.beforePull?.({ redis: o.redis, keys: o.keys });
+      const def = kindOf(o.defs, stream);
+      await def.feed.beforePull?.({ redis: o.redis, keys: o.keys });
       const result = await pullStream({
         def,
         upstream: o.upstream,

@@ -1,7 +1,7 @@
 import { defaults } from '../../config/defaults.js';
 import { tooLarge } from '../records/unreadable-record.js';
 import { csvColumns, type CsvColumn, type CsvLayout, type CsvRead } from '../records/csv-layout.js';
-import { messageOf } from '../message-of.js';
+import { messageOf } from '../errors/message-of.js';
 import type { NdjsonEntry } from './ndjson.js';
 
 const MAX = defaults.csvQuoteChars;

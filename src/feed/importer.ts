@@ -5,14 +5,14 @@ import type { RedisConnection as Redis } from '../redis/connection.js';
 import { readNdjsonChunks, type NdjsonEntry } from './ndjson.js';
 import { keyInHead } from '../records/record-head.js';
 import { HEAD_CHARS, QUOTE_CHARS } from '../records/unreadable-record.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import type { IntakeItem } from '../queue/intake-queue.js';
 import type { QueueSet } from '../queue/queues.js';
 import { badLineId, checkedRecord } from '../queue/record-jobs.js';
 import { problemItem, upstreamFields } from '../queue/transformed-jobs.js';
 import type { StreamName } from '../records/stream-def.js';
 import type { CsvLayout } from '../records/csv-layout.js';
-import type { RecordStream } from '../records/records.js';
+import type { CheckedKind } from '../records/record-kind.js';
 import { CsvHeaderError, readCsvRecords } from './csv-records.js';
 import { IntakeWriter, type ImportProgress } from './intake-writer.js';
 import { transformPayload, type Transform } from './transform.js';
@@ -27,7 +27,7 @@ export interface ImportResult extends ImportProgress {
 
 export interface ImportNdjsonOptions {
   /** The stream's definition (its name, key and record schema; its CSV layout, for a CSV file). */
-  def: RecordStream & { csv?: CsvLayout };
+  def: CheckedKind & { record: { csv?: CsvLayout } };
   /** A file path, `-` for stdin, or a stream. */
   source: string | Readable;
   /** The stream's record queue (for re-delivery checks) and intake queue (where batches go). */
@@ -106,9 +106,9 @@ export async function importNdjson(o: ImportNdjsonOptions): Promise<ImportResult
 /** The file's entries: NDJSON lines, or CSV rows gathered into records by the kind's layout (or as rows, for a transform). */
 function sourceEntries(o: ImportNdjsonOptions): AsyncGenerator<NdjsonEntry[]> {
   if (o.format !== 'csv') return readNdjsonChunks(o.source, { stdin: o.stdin, maxLineBytes: o.maxLineBytes });
-  const layout = o.def.csv;
+  const layout = o.def.record.csv;
   if (!o.transform && !layout) throw new CsvHeaderError(noCsvLayout(o.def.stream));
-  const mode = o.transform || !layout ? { rows: true as const } : { layout, keyField: o.def.keyField };
+  const mode = o.transform || !layout ? { rows: true as const } : { layout, keyField: o.def.record.keyField };
   return readCsvRecords(o.source, mode, { stdin: o.stdin, maxRecordChars: o.maxLineBytes });
 }
 

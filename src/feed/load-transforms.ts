@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ConfigError } from '../../config/read-config.js';
 import { isModuleSpec, moduleSpecProblem, type TransformSetting } from '../../config/transforms-setting.js';
-import { messageOf } from '../message-of.js';
+import { messageOf } from '../errors/message-of.js';
 import type { StreamName } from '../records/stream-def.js';
 import type { TransformFn } from '../records/transform-fn.js';
 import type { Transform } from './transform.js';
@@ -10,13 +10,13 @@ import type { Transform } from './transform.js';
 /** What loading a transform needs of the kinds: their streams and built-in transforms. */
 export interface TransformKind {
   stream: StreamName;
-  /** Its built-in transforms, by the name TRANSFORMS sets them with (the kind's declaration, src/kinds/kind.ts). */
-  transforms?: Readonly<Record<string, TransformFn>>;
+  /** Its built-in transforms, by the name TRANSFORMS sets them with (the kind's `record.transforms`). */
+  record: { transforms?: Readonly<Record<string, TransformFn>> };
 }
 
 /** The built-in transforms of a kind, for a message. */
 function builtIns(kind: TransformKind): string {
-  const names = Object.keys(kind.transforms ?? {});
+  const names = Object.keys(kind.record.transforms ?? {});
   return names.length ? `built in: ${names.join(', ')}` : `${kind.stream} has none built in; name an ES module (.mjs or .js)`;
 }
 
@@ -41,7 +41,7 @@ async function loadOne(setting: TransformSetting, kinds: readonly TransformKind[
     const fn = await moduleFn(setting.spec, cwd);
     return typeof fn === 'string' ? `TRANSFORMS: ${kind.stream}: ${fn}` : { stream: kind.stream, name: setting.spec, fn };
   }
-  const fn = kind.transforms?.[setting.spec];
+  const fn = kind.record.transforms?.[setting.spec];
   if (!fn) return `TRANSFORMS: ${kind.stream}: no transform named "${setting.spec}" (${builtIns(kind)})`;
   return { stream: kind.stream, name: setting.spec, fn };
 }

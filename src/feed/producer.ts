@@ -2,7 +2,7 @@ import type { Queue } from 'bullmq';
 import { defaults } from '../../config/defaults.js';
 import type { FeedPage, FetchPageOptions } from './upstream-client.js';
 import { walkFeed } from './walk-feed.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
 import { recordPage, recordPullError } from './feed-state.js';
 import { takeLock } from '../redis/redis-lock.js';
@@ -11,12 +11,12 @@ import { isOutage } from '../queue/hold/outage-state.js';
 import type { JobData } from '../queue/queues.js';
 import { addJobs, recordJob, recordLabel } from '../queue/record-jobs.js';
 import type { StreamName } from '../records/stream-def.js';
-import type { RecordStream } from '../records/records.js';
-import { messageOf } from '../message-of.js';
+import type { CheckedKind } from '../records/record-kind.js';
+import { messageOf } from '../errors/message-of.js';
 
 export interface PullStreamOptions {
   /** The stream's definition (its name, key and record schema). */
-  def: RecordStream;
+  def: CheckedKind;
   upstream: { fetchPage(stream: StreamName, o: FetchPageOptions): Promise<FeedPage> };
   queue: Queue<JobData>;
   redis: Redis;

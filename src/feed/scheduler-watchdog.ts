@@ -1,9 +1,10 @@
 import type { Queue } from 'bullmq';
 import type { Config } from '../../config/read-config.js';
-import type { Kind } from '../kinds/kind.js';
+import { settingValues } from '../../config/kind-setting.js';
+import type { FeedKind } from './feed-kind.js';
 
 /** What scheduling and running a kind's pulls needs of it. */
-export type PulledKind = Pick<Kind, 'stream' | 'keyField' | 'schema' | 'scheduler' | 'pull' | 'pullAttempts' | 'beforePull'>;
+export type PulledKind = FeedKind;
 
 /** What the control queue keeps of finished pulls. */
 const KEEP = { removeOnComplete: { count: 200 }, removeOnFail: { age: 7 * 24 * 3600, count: 1_000 } };
@@ -13,11 +14,12 @@ const TAKEN_GRACE_MS = 2_000;
 
 /** Upserts a stream's job scheduler (its `pull`: an interval or a cron, from the configuration); its next run is added too. */
 export async function upsertScheduler(queue: Queue, def: PulledKind, schedule: Config['schedule']): Promise<void> {
-  const { stream, scheduler } = def;
-  const pull = def.pull(schedule);
+  const { stream } = def;
+  const { scheduler } = def.feed;
+  const pull = def.feed.pull(settingValues(def, schedule));
   const repeat = 'every' in pull ? { every: Math.round(pull.every * 1000) } : pull;
   // A failed poll is simply redone by the next one, unless the stream asks for more attempts.
-  const attempts = def.pullAttempts ?? { attempts: 1 };
+  const attempts = def.feed.pullAttempts ?? { attempts: 1 };
   await queue.upsertJobScheduler(scheduler, repeat, { name: scheduler, data: { stream, scheduler }, opts: { ...KEEP, ...attempts } });
 }
 
@@ -40,9 +42,9 @@ export async function schedulerWhole(queue: Queue, id: string, now = Date.now())
 export async function mendSchedulers(queue: Queue, defs: readonly PulledKind[], schedule: Config['schedule']): Promise<string[]> {
   const mended: string[] = [];
   for (const def of defs) {
-    if (await schedulerWhole(queue, def.scheduler)) continue;
+    if (await schedulerWhole(queue, def.feed.scheduler)) continue;
     await upsertScheduler(queue, def, schedule);
-    mended.push(def.scheduler);
+    mended.push(def.feed.scheduler);
   }
   return mended;
 }

@@ -1,7 +1,7 @@
 import { defaults } from '../../config/defaults.js';
 import { HEAD_CHARS } from '../records/unreadable-record.js';
-import type { TransformFn } from '../records/transform-fn.js';
-import { messageOf } from '../message-of.js';
+import type { TransformEntry, TransformFn } from '../records/transform-fn.js';
+import { messageOf } from '../errors/message-of.js';
 
 /** A stream's transform as set (TRANSFORMS, or `import --transform`): its function and how operators name it. */
 export interface Transform {
@@ -10,13 +10,6 @@ export interface Transform {
   name: string;
   fn: TransformFn;
 }
-
-/**
- * What one upstream payload becomes: records to check and queue as any other (with the payload they came from),
- * or a problem: a payload the transform could not turn into records, queued as a bad record that fails at once.
- */
-export type TransformEntry =
-  { record: unknown; upstreamId: string; upstream?: string } | { problem: string; upstreamId: string; upstream: string };
 
 /** The upstream payload as kept beside its records: its JSON text, at most HEAD_CHARS characters. */
 export function upstreamText(payload: unknown): string {

@@ -4,9 +4,9 @@ import { z } from 'zod';
 import { defaults } from '../../config/defaults.js';
 import type { StreamName } from '../records/stream-def.js';
 import { PageTooLargeError, readFeedPage } from './page-reader.js';
-import { messageOf } from '../message-of.js';
-import { SecretFile } from '../secret-file.js';
-import { zodProblemText } from '../zod-problems.js';
+import { messageOf } from '../errors/message-of.js';
+import { SecretFile } from '../secrets/secret-file.js';
+import { zodProblemText } from '../errors/zod-problems.js';
 
 /** One page of a feed stream (docs/records.md); a record that could not be read is an UnreadableRecord in `items`. */
 export const feedPageSchema = z.object({

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { logRepeated, reasonOf } from '../log-throttle.js';
-import { messageOf } from '../message-of.js';
-import type { RecordStream } from '../records/records.js';
+import { logRepeated, reasonOf } from '../log/log-throttle.js';
+import { messageOf } from '../errors/message-of.js';
+import type { CheckedKind } from '../records/record-kind.js';
 import { findRedisFailure } from '../redis/errors.js';
 import { answer } from './answer.js';
 import type { IngestMetrics } from './ingest-metrics.js';
@@ -70,7 +70,7 @@ async function within<T>(ctx: PushContext, work: Promise<T>): Promise<T> {
 }
 
 /** The stream's backlog checked, then the delivery stored; `full` (the backlog) instead when the stream holds its cap. */
-async function backlogThenStore(ctx: PushContext, def: RecordStream, deliveryId: string, body: unknown, raw: Buffer) {
+async function backlogThenStore(ctx: PushContext, def: CheckedKind, deliveryId: string, body: unknown, raw: Buffer) {
   const { o, limits } = ctx;
   const backlog = await ctx.backlog(def.stream);
   if (backlog >= limits.maxBacklog) return { full: backlog };
@@ -105,7 +105,7 @@ function unavailable(ctx: PushContext, res: ServerResponse, stream: string, why:
 }
 
 /** `POST /ingest/{stream}` of a known stream, step by step; answers the status it sent (0 when the sender went away). */
-export async function handlePush(ctx: PushContext, req: IncomingMessage, res: ServerResponse, def: RecordStream): Promise<number> {
+export async function handlePush(ctx: PushContext, req: IncomingMessage, res: ServerResponse, def: CheckedKind): Promise<number> {
   const { o, limits } = ctx;
   const stream = def.stream;
   const sender = senderOf(req);

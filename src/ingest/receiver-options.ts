@@ -1,7 +1,7 @@
 import type { Registry } from 'prom-client';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import type { QueueSet } from '../queue/queues.js';
-import type { RecordStream } from '../records/records.js';
+import type { CheckedKind } from '../records/record-kind.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
 import type { SigningKeys } from './signing-keys.js';
 import type { Transform } from '../feed/transform.js';
@@ -37,7 +37,7 @@ export interface ReceiverOptions {
   /** The record queues of the streams (the producers' and importers' QueueSet). */
   queues: Pick<QueueSet, 'get'>;
   /** The kinds of job of the composition root: a push to a stream none of them has is answered 404. */
-  defs: readonly RecordStream[];
+  defs: readonly CheckedKind[];
   /** Each stream's transform (TRANSFORMS), by stream: pushes to it are upstream payloads that it turns into records. */
   transforms?: ReadonlyMap<string, Transform>;
   /** The program's keys (redisKeys of QUEUE_PREFIX): where the delivery ids seen are marked. */

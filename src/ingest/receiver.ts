@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { defaults } from '../../config/defaults.js';
-import { messageOf } from '../message-of.js';
-import { findDef } from '../records/records.js';
+import { messageOf } from '../errors/message-of.js';
+import { findKind } from '../records/records.js';
 import { answer } from './answer.js';
 import { backlogOf } from './backlog.js';
 import { handlePush, type PushContext } from './handle-push.js';
@@ -77,7 +77,7 @@ async function route(ctx: PushContext, req: IncomingMessage, res: ServerResponse
   } catch {
     name = match[1]!;
   }
-  const def = findDef(ctx.o.defs, name);
+  const def = findKind(ctx.o.defs, name);
   if (req.method !== 'POST') {
     answer(res, 405, { error: 'use POST' }, { allow: 'POST' });
     return { stream: def ? name : 'unknown', status: 405 };

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
-import { isLoopback } from '../dashboard/loopback.js';
+import { isLoopback } from '../net/loopback.js';
 
 /** A push let through, or how long its sender must wait. */
 export type SenderVerdict = { ok: true } | { ok: false; retryAfterSeconds: number };

@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { defaults } from '../../config/defaults.js';
-import { SecretFile } from '../secret-file.js';
-import { hmacKeys, secretList, webhookKeys, webhookSecretsProblem } from './webhook-secrets.js';
+import { SecretFile } from '../secrets/secret-file.js';
+import { hmacKeys, secretList, webhookKeys, webhookSecretsProblem } from '../../config/webhook-secrets.js';
 
 /** The keys a push may be signed with, by scheme; what the receiver asks for each delivery. */
 export interface SigningKeys {

@@ -4,12 +4,13 @@ import type { RedisConnection as Redis } from '../redis/connection.js';
 import type { JobData } from '../queue/queues.js';
 import { addJobs } from '../queue/record-jobs.js';
 import { transformedJob } from '../queue/transformed-jobs.js';
-import { transformPayload, type Transform, type TransformEntry } from '../feed/transform.js';
-import type { RecordStream } from '../records/records.js';
+import { transformPayload, type Transform } from '../feed/transform.js';
+import type { TransformEntry } from '../records/transform-fn.js';
+import type { CheckedKind } from '../records/record-kind.js';
 import { HEAD_CHARS, tooLarge, UnreadableRecord } from '../records/unreadable-record.js';
 
 export interface StoreDeliveryOptions {
-  def: RecordStream;
+  def: CheckedKind;
   /** The stream's record queue. */
   queue: Queue<JobData>;
   redis: Redis;

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { sameSecret } from '../same-secret.js';
+import { sameSecret } from '../secrets/same-secret.js';
 
 /** Which way a delivery was signed: Standard Webhooks, or a store's HMAC of the body (Shopify's form). */
 export type SignatureScheme = 'standard-webhooks' | 'store-hmac';

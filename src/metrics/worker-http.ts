@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
-import { messageOf } from '../message-of.js';
+import { messageOf } from '../errors/message-of.js';
 
 /** One readiness check: a name and whether it passes (with a reason when not). */
 export type ReadyCheck = () => Promise<{ name: string; ok: boolean; detail?: string }>;

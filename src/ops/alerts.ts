@@ -1,17 +1,17 @@
 import type { Queue } from 'bullmq';
 import type { RedisConnection as Redis } from '../redis/connection.js';
-import { redact, type Logger } from '../logger.js';
+import { redact, type Logger } from '../log/logger.js';
 import { readFeedState } from '../feed/feed-state.js';
 import { redisKeys } from '../redis/connection.js';
 import type { StreamName } from '../records/stream-def.js';
 import { laggingSeconds } from './feed-lag.js';
 import { claimAlert, releaseAlert, type BreakerState } from '../queue/hold/refusal-state.js';
-import { messageOf } from '../message-of.js';
-import { startLooking } from '../serial-look.js';
+import { messageOf } from '../errors/message-of.js';
+import { startLooking } from '../time/serial-look.js';
 import { defaults } from '../../config/defaults.js';
 import { claimEndAlert, claimOutageAlert, releaseOutageAlert } from '../queue/hold/outage-state.js';
 import { isHeld, readHolds, type HoldReport } from '../queue/hold/hold-report.js';
-import { logRepeated, reasonOf } from '../log-throttle.js';
+import { logRepeated, reasonOf } from '../log/log-throttle.js';
 import type { Kind } from '../kinds/kind.js';
 
 export interface AlertSettings {
@@ -34,7 +34,7 @@ export interface AlertDeps {
   /** Values no alert may carry (redacted if ever they appear). */
   secrets: string[];
   /** The streams to watch, each with how its lag is judged. */
-  defs: readonly Pick<Kind, 'stream' | 'lag'>[];
+  defs: readonly { stream: StreamName; feed: Pick<FeedDef, 'lag'> }[];
 }
 
 /** One alert as sent: why (its reason is what the interval is counted per) and the text. */
@@ -75,7 +75,7 @@ async function failureAlert(d: AlertDeps, stream: StreamName, now: number): Prom
 async function lagAlert(d: AlertDeps, def: AlertDeps['defs'][number], now: number): Promise<Alert | undefined> {
   const stream = def.stream;
   const state = await readFeedState(d.redis, redisKeys(d.prefix), stream);
-  const lag = laggingSeconds(state, now, def.lag);
+  const lag = laggingSeconds(state, now, def.feed.lag);
   if (lag === undefined || lag <= d.settings.lagSeconds) return undefined;
   const why = state.lastError ? ` Last pull failed: ${state.lastError.slice(0, 200).replace(/\.?$/, '.')}` : '';
   return {

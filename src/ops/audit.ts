@@ -3,7 +3,7 @@ import { parseTrace } from '../queue/job-trace.js';
 import type { StreamQueues } from '../queue/stream-queues.js';
 import { recordKey } from '../records/records.js';
 import type { StreamName } from '../records/stream-def.js';
-import type { Kind } from '../kinds/kind.js';
+import type { OpsKind } from './ops-kind.js';
 
 /** One write the program made to the service, from a job's attempt traces. */
 export interface AuditRow {
@@ -45,17 +45,17 @@ function collectionOf(path: string): string | undefined {
 }
 
 /** The URLs a job's results name (its kind's find rule over each attempt's details), by collection, in order. */
-function createdUrls(kind: Kind | undefined, details: Array<Record<string, unknown>>): Map<string, string[]> {
+function createdUrls(kind: OpsKind | undefined, details: Array<Record<string, unknown>>): Map<string, string[]> {
   const out = new Map<string, string[]>();
   for (const d of details)
-    for (const e of kind?.find?.entities(d) ?? []) {
+    for (const e of kind?.ops?.find?.entities(d) ?? []) {
       const c = /^\/[^/]+\/api\/([^/]+)\//.exec(e.url)?.[1];
       if (c && !(out.get(c) ?? []).includes(e.url)) out.set(c, [...(out.get(c) ?? []), e.url]);
     }
   return out;
 }
 
-async function rowsOf(queues: StreamQueues, kind: Kind | undefined, stream: StreamName, job: Job, o: AuditOptions): Promise<AuditRow[]> {
+async function rowsOf(queues: StreamQueues, kind: OpsKind | undefined, stream: StreamName, job: Job, o: AuditOptions): Promise<AuditRow[]> {
   const { logs } = await queues.get(stream).getJobLogs(job.id!, 0, -1, true);
   const { attempts } = parseTrace(logs);
   const details = attempts.flatMap((a) => (a.result?.details ? [a.result.details] : []));
@@ -90,7 +90,7 @@ async function rowsOf(queues: StreamQueues, kind: Kind | undefined, stream: Stre
  * jobs still in the queues (completed jobs 7 days, at most 50,000 per stream; failed ones until retried or trimmed;
  * each job's last 50 attempts). See docs/investigating.md, "Audit".
  */
-export async function auditWrites(queues: StreamQueues, kinds: readonly Kind[], o: AuditOptions = {}): Promise<AuditRow[]> {
+export async function auditWrites(queues: StreamQueues, kinds: readonly OpsKind[], o: AuditOptions = {}): Promise<AuditRow[]> {
   const rows: AuditRow[] = [];
   for (const stream of o.streams ?? queues.names) {
     const kind = kinds.find((k) => k.stream === stream);

@@ -7,7 +7,7 @@ import { redisKeys } from '../redis/connection.js';
 import type { StreamName } from '../records/stream-def.js';
 import type { EntityRef, FoundProgress, FoundSection } from './find-rule.js';
 import { findJobIds } from '../queue/job-index.js';
-import type { Kind } from '../kinds/kind.js';
+import type { OpsKind } from './ops-kind.js';
 
 /** An entity of the service a record made or changed. */
 export interface RecordEntity extends EntityRef {
@@ -58,7 +58,7 @@ export async function findRecord(
   queues: StreamQueues,
   key: string,
   streams: readonly StreamName[] = queues.names,
-  o: { mapping?: Mapping; kinds?: readonly Kind[] } = {},
+  o: { mapping?: Mapping; kinds?: readonly OpsKind[] } = {},
 ): Promise<FindResult> {
   const kinds = o.kinds ?? [];
   const ids = await findJobIds(redis, queues.prefix, key, streams);
@@ -78,18 +78,18 @@ export async function findRecord(
   });
 
   const keys = redisKeys(queues.prefix);
-  const read = await Promise.all(kinds.filter((k) => streams.includes(k.stream)).map((k) => k.find?.progress?.(redis, keys, key)));
+  const read = await Promise.all(kinds.filter((k) => streams.includes(k.stream)).map((k) => k.ops?.find?.progress?.(redis, keys, key)));
   const progressOfKinds = read.filter((p): p is FoundProgress => p !== undefined);
   const entities = new Map<string, RecordEntity>();
   const add = (e: Omit<RecordEntity, 'source'>, source: string) => {
     if (!entities.has(e.url)) entities.set(e.url, { ...e, source });
   };
   for (const j of [...jobs].reverse()) {
-    const rule = kinds.find((k) => k.stream === j.stream)?.find;
+    const rule = kinds.find((k) => k.stream === j.stream)?.ops?.find;
     if (rule) for (const d of detailsOf(j)) for (const e of rule.entities(d)) add(e, j.id);
   }
   for (const p of progressOfKinds) for (const e of p.entities) add(e, 'progress');
-  const order = kinds.flatMap((k) => k.find?.entityKinds ?? []);
+  const order = kinds.flatMap((k) => k.ops?.find?.entityKinds ?? []);
   const list = [...entities.values()].sort((a, b) => order.indexOf(a.kind) - order.indexOf(b.kind));
   const mapped = mappedNamesOf(
     jobs.map((j) => j.record),

@@ -1,8 +1,9 @@
 import type { Job, Queue } from 'bullmq';
-import { findDef, recordKey, type KeyedStream } from '../records/records.js';
+import { findKind, recordKey } from '../records/records.js';
+import type { KeyedKind } from '../records/record-kind.js';
 import type { StreamName } from '../records/stream-def.js';
 import { BATCH_HINT, readBatch, type BatchStory, type BatchSummary } from './batch-info.js';
-import { hintFor } from '../error-hints.js';
+import { hintFor } from '../errors/error-hints.js';
 import { parseTrace, splitReason, type AttemptTrace } from '../queue/job-trace.js';
 import { isIntakeJobId, streamOfIntakeJobId, streamOfJobId, type StreamQueues } from '../queue/stream-queues.js';
 
@@ -61,7 +62,7 @@ interface JobData {
  * The key of a job's record; one that could not be read (a line, a CSV record failing on a cell) by the key found
  * in it, and a payload a transform refused by its upstream id (its `key`).
  */
-function keyOf(def: KeyedStream | undefined, data: JobData): string | null {
+function keyOf(def: KeyedKind | undefined, data: JobData): string | null {
   if (data.parseError !== undefined) return data.key ?? null;
   return (def && recordKey(def, data.record)) ?? null;
 }
@@ -83,9 +84,9 @@ function summarize(
   stream: StreamName,
   state: string,
   isBatch: boolean,
-  defs: readonly KeyedStream[],
+  defs: readonly KeyedKind[],
 ): JobSummary & { batch: BatchStory | null } {
-  const def = findDef(defs, stream);
+  const def = findKind(defs, stream);
   const data = (job.data ?? {}) as JobData;
   const rv = job.returnvalue as { outcome?: unknown; summary?: unknown } | null | undefined;
   const batch = isBatch ? readBatch(job.data) : undefined;
@@ -105,7 +106,7 @@ function summarize(
 }
 
 /** A row of `jobs list`: the batch without the record ids `jobs show` adds. */
-function listed(job: Job, stream: StreamName, state: string, isBatch: boolean, defs: readonly KeyedStream[]): JobSummary {
+function listed(job: Job, stream: StreamName, state: string, isBatch: boolean, defs: readonly KeyedKind[]): JobSummary {
   const s = summarize(job, stream, state, isBatch, defs);
   if (!s.batch) return s;
   const { records, firstLine, lastLine } = s.batch;

@@ -3,7 +3,7 @@ import type { StreamName } from '../records/stream-def.js';
 import { failedReasons } from './failed-reasons.js';
 import { findJob } from './job-inspect.js';
 import type { StreamQueues } from '../queue/stream-queues.js';
-import { messageOf } from '../message-of.js';
+import { messageOf } from '../errors/message-of.js';
 
 export interface RetryOutcome {
   retried: Array<{ id: string; stream: StreamName }>;

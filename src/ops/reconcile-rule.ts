@@ -4,7 +4,7 @@ import type { StreamName } from '../records/stream-def.js';
 import type { ServiceView } from './reconcile-service.js';
 import type { SyncedRecord } from './reconcile-synced.js';
 import type { Drift, Unchecked } from './reconcile-types.js';
-import type { StockEffect } from '../kinds/stock-effect.js';
+import type { StockEffect } from './stock-effect.js';
 
 /** What a kind's reconcile rule (and its stock effects) gets for one run. */
 export interface ReconcileContext {

@@ -1,5 +1,6 @@
 import type { Queue } from 'bullmq';
-import { recordKey, type KeyedStream } from '../records/records.js';
+import { recordKey } from '../records/records.js';
+import type { KeyedKind } from '../records/record-kind.js';
 
 /** The newest synced version of one record: the completed job that says so. */
 export interface SyncedRecord {
@@ -23,11 +24,11 @@ function replaces(def: SyncedStream, before: SyncedRecord, record: unknown, fini
   // A resync or repair re-applies a version synced before: the first sync stays the reference (its time is
   // when its effects began, e.g. an order's shipment for the stock rule), unless it is gone.
   if (before.again !== again) return !again;
-  return def.reconcile?.newer?.(record, before.record) ?? finishedOn > before.finishedOn;
+  return def.ops?.reconcile?.newer?.(record, before.record) ?? finishedOn > before.finishedOn;
 }
 
 /** A stream as its synced records are read: its key, and its kind's rule of which version is the reference. */
-export type SyncedStream = KeyedStream & { reconcile?: { newer?(a: unknown, b: unknown): boolean | undefined } };
+export type SyncedStream = KeyedKind & { ops?: { reconcile?: { newer?(a: unknown, b: unknown): boolean | undefined } } };
 
 /**
  * Per business key, the newest completed job whose record was applied (synced, or already matching): what the

@@ -3,13 +3,13 @@ import type { RedisConnection as Redis } from '../redis/connection.js';
 import type { CatalogApi } from '../catalog/types.js';
 import type { ServiceApi } from '../client/service-api.js';
 import { redisKeys } from '../redis/connection.js';
-import { defOf } from '../records/records.js';
+import { kindOf } from '../records/records.js';
 import type { StreamName } from '../records/stream-def.js';
 import { ServiceView } from './reconcile-service.js';
 import { syncedRecords, type SyncedRecord } from './reconcile-synced.js';
 import type { ReconcileReport, Unchecked } from './reconcile-types.js';
 import type { ReconcileContext } from './reconcile-rule.js';
-import type { Kind } from '../kinds/kind.js';
+import type { OpsKind } from './ops-kind.js';
 
 export interface ReconcileDeps {
   client: ServiceApi;
@@ -18,7 +18,7 @@ export interface ReconcileDeps {
   prefix: string;
   queues: { get(stream: StreamName): Pick<Queue, 'getJobs'> };
   /** The kinds of job; each compares what it synced by its own rule (`reconcile`). */
-  kinds: readonly Kind[];
+  kinds: readonly OpsKind[];
 }
 
 /** Where the last report is kept, for the dashboard. */
@@ -51,7 +51,7 @@ export async function reconcile(deps: ReconcileDeps, streams?: readonly StreamNa
     unchecked,
     synced(stream: StreamName) {
       let hit = synced.get(stream);
-      if (!hit) synced.set(stream, (hit = syncedRecords(deps.queues.get(stream), defOf(deps.kinds, stream))));
+      if (!hit) synced.set(stream, (hit = syncedRecords(deps.queues.get(stream), kindOf(deps.kinds, stream))));
       return hit;
     },
     memo<T>(name: string, make: () => Promise<T>): Promise<T> {
@@ -61,16 +61,16 @@ export async function reconcile(deps: ReconcileDeps, streams?: readonly StreamNa
     },
     stockEffects: () =>
       ctx.memo('stock-effects', async () => {
-        const moving = deps.kinds.filter((k) => k.stockEffects);
-        return (await Promise.all(moving.map((k) => k.stockEffects!({ ...ctx, stream: k.stream })))).flat();
+        const moving = deps.kinds.filter((k) => k.ops?.stockEffects);
+        return (await Promise.all(moving.map((k) => k.ops!.stockEffects!({ ...ctx, stream: k.stream })))).flat();
       }),
   };
   const checked: Record<string, number> = {};
-  for (const k of deps.kinds) for (const c of k.reconcile?.counts ?? []) checked[c] = 0;
+  for (const k of deps.kinds) for (const c of k.ops?.reconcile?.counts ?? []) checked[c] = 0;
   const drifts: ReconcileReport['drifts'] = [];
   for (const kind of deps.kinds) {
-    if (!kind.reconcile || !want.has(kind.stream)) continue;
-    const r = await kind.reconcile.run({ ...ctx, stream: kind.stream });
+    if (!kind.ops?.reconcile || !want.has(kind.stream)) continue;
+    const r = await kind.ops?.reconcile.run({ ...ctx, stream: kind.stream });
     drifts.push(...r.drifts);
     Object.assign(checked, r.checked);
   }
@@ -80,7 +80,7 @@ export async function reconcile(deps: ReconcileDeps, streams?: readonly StreamNa
     streams: deps.kinds.map((k) => k.stream).filter((x) => want.has(x)),
     ok: drifts.length === 0,
     checked,
-    compared: deps.kinds.flatMap((k) => (k.reconcile ? [k.reconcile.describe(checked)] : [])),
+    compared: deps.kinds.flatMap((k) => (k.ops?.reconcile ? [k.ops?.reconcile.describe(checked)] : [])),
     drifts,
     unchecked,
     calls: { ...view.calls },

@@ -1,6 +1,6 @@
-import { redact, type Logger } from '../logger.js';
-import { messageOf } from '../message-of.js';
-import { logRepeated, reasonOf } from '../log-throttle.js';
+import { redact, type Logger } from '../log/logger.js';
+import { messageOf } from '../errors/message-of.js';
+import { logRepeated, reasonOf } from '../log/log-throttle.js';
 import type { WriteState } from '../queue/hold/write-probe.js';
 import { postAlert } from './alerts.js';
 

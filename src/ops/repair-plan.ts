@@ -1,11 +1,11 @@
 import type { Queue } from 'bullmq';
 import type { RecordJob } from '../queue/record-jobs.js';
 import type { JobData } from '../queue/queues.js';
-import { findDef } from '../records/records.js';
+import { findKind } from '../records/records.js';
 import type { StreamName } from '../records/stream-def.js';
-import { againJob } from './again-jobs.js';
+import { rerunJob } from './rerun-jobs.js';
 import type { Drift, ReconcileReport } from './reconcile-types.js';
-import type { Kind } from '../kinds/kind.js';
+import type { OpsKind } from './ops-kind.js';
 
 /** One drift of a repair run: what is done about it, and (after the run) how that ended. */
 export interface RepairItem {
@@ -50,7 +50,7 @@ const itemOf = (d: Drift, action: RepairItem['action'], what: string): RepairIte
  */
 export async function planRepairs(
   report: ReconcileReport,
-  o: { kinds: readonly Kind[]; queues: { get(stream: StreamName): Pick<Queue, 'getJob'> }; optIns: ReadonlySet<string>; run: string },
+  o: { kinds: readonly OpsKind[]; queues: { get(stream: StreamName): Pick<Queue, 'getJob'> }; optIns: ReadonlySet<string>; run: string },
 ): Promise<RepairPlan> {
   const groups = new Map<string, Drift[]>();
   for (const d of report.drifts) {
@@ -61,12 +61,12 @@ export async function planRepairs(
   const jobs: RepairPlan['jobs'] = [];
   for (const drifts of groups.values()) {
     const first = drifts[0]!;
-    const kind = findDef(o.kinds, first.stream);
-    if (!kind?.repair) {
+    const kind = findKind(o.kinds, first.stream);
+    if (!kind?.ops?.repair) {
       for (const d of drifts) items.push(itemOf(d, 'by-hand', `no repair for the ${d.stream} stream: fix it in the web application`));
       continue;
     }
-    const plan = kind.repair.plan(drifts);
+    const plan = kind.ops.repair.plan(drifts);
     for (const l of plan.left) items.push(itemOf(l.drift, l.action, l.why));
     if (!plan.repairs.length) continue;
     const synced = first.jobId ? await o.queues.get(first.stream).getJob(first.jobId) : undefined;
@@ -76,8 +76,8 @@ export async function planRepairs(
         items.push(itemOf(r.drift, 'skipped', `the job that synced it (${first.jobId ?? 'none'}) is no longer kept; resync the record`));
       continue;
     }
-    const held = kind.repair.optIn && !o.optIns.has(kind.repair.optIn.option) ? kind.repair.optIn : undefined;
-    const job = againJob(kind, record, {
+    const held = kind.ops.repair.optIn && !o.optIns.has(kind.ops.repair.optIn.option) ? kind.ops.repair.optIn : undefined;
+    const job = rerunJob(kind, record, {
       reason: 'repair',
       run: o.run,
       drifts: plan.repairs.map((r) => `${r.drift.kind} ${r.drift.field}`),

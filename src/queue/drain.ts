@@ -2,10 +2,11 @@ import type { Job, Queue } from 'bullmq';
 import { defaults } from '../../config/defaults.js';
 import type { RedisConnection as Redis } from '../redis/connection.js';
 import { batchLabel, intakeDataSchema, streamOfIntakeQueue } from './intake-queue.js';
-import type { JobResult } from './job-kind.js';
+import type { JobResult } from './job-context.js';
 import { jobDataSchema, type JobData } from './queues.js';
 import { recordLabel } from './record-jobs.js';
-import { findDef, type KeyedStream } from '../records/records.js';
+import { findKind } from '../records/records.js';
+import type { KeyedKind } from '../records/record-kind.js';
 
 /** States in which a job still has work ahead of it. Paused queues are not waited for. */
 const PENDING = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-children'] as const;
@@ -64,7 +65,7 @@ export interface SummarizeOptions {
   /** A connection to the queues' Redis (BullMQ 6 keeps its own client private). */
   redis: Redis;
   /** The streams' definitions, to name each failed record by its key. */
-  streams: readonly KeyedStream[];
+  streams: readonly KeyedKind[];
 }
 
 /** Completed and failed jobs per queue, with each failed job's id, key and `[CODE] message`. */
@@ -105,7 +106,7 @@ async function skippedSince(q: Queue, since: number, redis: Redis): Promise<numb
   return skipped;
 }
 
-function describeFailed(queueName: string, job: Job<JobData, JobResult>, streams: readonly KeyedStream[]): FailedJobSummary {
+function describeFailed(queueName: string, job: Job<JobData, JobResult>, streams: readonly KeyedKind[]): FailedJobSummary {
   if (streamOfIntakeQueue(queueName)) {
     const batch = intakeDataSchema.safeParse(job.data);
     return {
@@ -115,7 +116,7 @@ function describeFailed(queueName: string, job: Job<JobData, JobResult>, streams
     };
   }
   const data = jobDataSchema.safeParse(job.data);
-  const def = findDef(streams, queueName);
+  const def = findKind(streams, queueName);
   const key = data.success && def ? recordLabel(def, data.data, job.id) : String(job.id);
   return { id: String(job.id), key, reason: job.failedReason ?? '[UNKNOWN] no reason recorded' };
 }

@@ -1,6 +1,6 @@
 import { isServiceError } from '../client/errors.js';
-import { HINTS } from '../error-hints.js';
-import { isNetworkCode } from '../network-codes.js';
+import { HINTS } from '../errors/error-hints.js';
+import { isNetworkCode } from '../net/network-codes.js';
 import { findRedisFailure } from '../redis/errors.js';
 import { PermanentJobError } from './job-errors.js';
 

@@ -15,8 +15,8 @@
  */
 import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { Logger } from '../logger.js';
-import { messageOf } from '../message-of.js';
+import type { Logger } from '../log/logger.js';
+import { messageOf } from '../errors/message-of.js';
 import { findRedisFailure } from '../redis/errors.js';
 import { isCluster, type RedisConnection, type RedisTarget } from '../redis/connection.js';
 

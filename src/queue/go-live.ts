@@ -1,10 +1,10 @@
 import type { GoLiveFloor } from '../../config/read-config.js';
 import type { GoLiveRule } from '../records/stream-def.js';
-import type { GoLiveSettings, JobResult } from './job-kind.js';
+import type { GoLiveSettings, JobResult } from './job-context.js';
 
 /** The floor of a stream, from the setting its rule names (config.goLive), when that setting is set. */
-export function goLiveFloor(def: { goLive?: GoLiveRule }, settings: GoLiveSettings | undefined): GoLiveFloor | undefined {
-  const setting = def.goLive?.setting;
+export function goLiveFloor(kind: { job: { goLive?: GoLiveRule } }, settings: GoLiveSettings | undefined): GoLiveFloor | undefined {
+  const setting = kind.job.goLive?.setting;
   const since = setting ? settings?.[setting] : undefined;
   return setting && since ? { since, setting } : undefined;
 }
@@ -15,11 +15,11 @@ export function goLiveFloor(def: { goLive?: GoLiveRule }, settings: GoLiveSettin
  * after the floor's day (the floor is a day: an order at 00:00:01 on it is not before it).
  */
 export function beforeGoLive(
-  def: { stream: string; goLive?: GoLiveRule },
+  kind: { stream: string; job: { goLive?: GoLiveRule } },
   record: unknown,
   floor: GoLiveFloor | undefined,
 ): string | undefined {
-  const field = def.goLive?.field;
+  const field = kind.job.goLive?.field;
   if (!field || !floor) return undefined;
   const value = record && typeof record === 'object' ? (record as Record<string, unknown>)[field] : undefined;
   if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}/.test(value)) return undefined;

@@ -7,8 +7,8 @@ import type { JobData } from './queues.js';
 import type { RecordJob } from './record-jobs.js';
 import { withJobTraces } from '../telemetry/enqueue-spans.js';
 import { batchLabel, intakeDataSchema, type IntakeData, type IntakeItem } from './intake-queue.js';
-import { messageOf } from '../message-of.js';
-import { zodProblemText } from '../zod-problems.js';
+import { messageOf } from '../errors/message-of.js';
+import { zodProblemText } from '../errors/zod-problems.js';
 
 /**
  * Intake: how an NDJSON import reaches the record queues quickly.

@@ -1,9 +1,9 @@
 import type { Job } from 'bullmq';
 import type { ApiCall } from '../client/service-api.js';
-import { logRepeated, reasonOf } from '../log-throttle.js';
-import type { Logger } from '../logger.js';
+import { logRepeated, reasonOf } from '../log/log-throttle.js';
+import type { Logger } from '../log/logger.js';
 import type { AttemptTrace } from '../telemetry/job-tracing.js';
-import type { RunnerDeps } from './job-kind.js';
+import type { RunnerDeps } from './job-context.js';
 import { traceLine, type RunningTrace } from './job-trace.js';
 
 /**

@@ -1,4 +1,4 @@
-import { HINTS } from '../error-hints.js';
+import { HINTS } from '../errors/error-hints.js';
 
 /**
  * Codes of the errors a job throws when retrying cannot help: the engine's own, and those a kind declares with their

@@ -1,5 +1,6 @@
 import { canonicalHash } from './canonical-hash.js';
-import { recordKey, type KeyedStream } from '../records/records.js';
+import { recordKey } from '../records/records.js';
+import type { KeyedKind } from '../records/record-kind.js';
 import type { StreamName } from '../records/stream-def.js';
 
 /** The hash in a record's job id: first 12 hex digits of the sha256 of its canonical JSON (key order ignored). */
@@ -19,7 +20,7 @@ export function idSafe(key: string): string {
  * The job id of a record (contract 3): `{stream}-{key}-{hash}`; `{stream}-invalid-{hash}` when the record
  * has no usable key. An identical re-delivery gets the same id (a no-op at the queue); a corrected one a new id.
  */
-export function jobIdFor(def: KeyedStream, raw: unknown): string {
+export function jobIdFor(def: KeyedKind, raw: unknown): string {
   const key = recordKey(def, raw);
   return `${def.stream}-${key === undefined ? 'invalid' : idSafe(key)}-${jobIdHash(raw)}`;
 }

@@ -2,7 +2,7 @@ import type { RedisConnection as Redis } from '../redis/connection.js';
 import { KEEP_COMPLETED_SECONDS } from './queues.js';
 import { idSafe } from './job-id.js';
 import type { StreamName } from '../records/stream-def.js';
-import { utcDay } from '../date-format.js';
+import { utcDay } from '../time/date-format.js';
 
 /**
  * An index from business key to job ids, for `find`. Job ids are `{stream}-{key}-{hash}`: the key is in the id but

@@ -1,8 +1,8 @@
 import { DelayedError, RateLimitError, UnrecoverableError, type Job } from 'bullmq';
 import { defaults } from '../../config/defaults.js';
 import { problemsOf, recordKey } from '../records/records.js';
-import { zodProblems } from '../zod-problems.js';
-import type { Logger } from '../logger.js';
+import { zodProblems } from '../errors/zod-problems.js';
+import type { Logger } from '../log/logger.js';
 import type { RedisConnection as Redis } from '../redis/connection.js';
 import { beforeGoLive, goLiveFloor, goLiveSkipped } from './go-live.js';
 import { holdCauseOf } from './hold/hold.js';
@@ -12,18 +12,18 @@ import { recordSuccess } from './hold/refusal-state.js';
 import { classifyFailure, type Failure } from './failure.js';
 import { recordFailureGroup } from './failure-group.js';
 import { BadRecordError } from './job-errors.js';
-import { RECORD_HINT } from '../error-hints.js';
-import type { JobContext, JobResult, RunnerDeps } from './job-kind.js';
+import { RECORD_HINT } from '../errors/error-hints.js';
+import type { JobContext, JobResult, RunnerDeps } from './job-context.js';
 import { LockLostError, takeLock, type HeldLock } from '../redis/redis-lock.js';
 import { jobDataSchema, type FromService, type JobData } from './queues.js';
 import { recordLabel } from './record-jobs.js';
 import { couldNot, JobAttempt } from './job-attempt.js';
 import { tracedClient } from './traced-client.js';
 import { withFailureCode } from './failure-code.js';
-import { logRepeated } from '../log-throttle.js';
-import type { Kind } from '../kinds/kind.js';
+import { logRepeated } from '../log/log-throttle.js';
+import type { RunnerKind } from './runner-kind.js';
 
-export type { RunnerDeps } from './job-kind.js';
+export type { RunnerDeps } from './job-context.js';
 
 export interface ProcessorOptions {
   /** Holds the whole queue for ms (BullMQ queue.rateLimit). Without it a rate-limited job alone is delayed. */
@@ -52,7 +52,10 @@ function parseErrorField(data: Pick<JobData, 'line' | 'upstreamId'>): string {
  * The record of a job, checked against its kind; a BadRecordError naming record, field and reason otherwise
  * (the dry run checks with it too, so its bad records read as the real run's).
  */
-export function checkedJobRecord<R>(kind: Kind<R>, job: Pick<Job, 'data' | 'id'>): { record: R; key: string; fromService?: FromService } {
+export function checkedJobRecord<R>(
+  kind: RunnerKind<R>,
+  job: Pick<Job, 'data' | 'id'>,
+): { record: R; key: string; fromService?: FromService } {
   const data = jobDataSchema.safeParse(job.data);
   if (!data.success) {
     const [issue] = zodProblems(data.error.issues, { under: 'data.' });
@@ -60,7 +63,7 @@ export function checkedJobRecord<R>(kind: Kind<R>, job: Pick<Job, 'data' | 'id'>
   }
   const label = recordLabel(kind, data.data, job.id);
   if (data.data.parseError !== undefined) throw new BadRecordError(label, parseErrorField(data.data), data.data.parseError, RECORD_HINT);
-  const parsed = kind.schema.safeParse(data.data.record);
+  const parsed = kind.record.schema.safeParse(data.data.record);
   if (!parsed.success) {
     const [first, ...more] = problemsOf(parsed.error);
     const also = more.length ? ` (and ${more.map((p) => `${p.field}: ${p.reason}`).join('; ')})` : '';
@@ -75,7 +78,7 @@ export function checkedJobRecord<R>(kind: Kind<R>, job: Pick<Job, 'data' | 'id'>
  * (a busy key delays the job without spending an attempt), run the kind with a traced client, write
  * the attempt's trace as one job log line, and turn errors into fail / retry / queue-wide hold.
  */
-export function createProcessor<R>(kind: Kind<R>, deps: RunnerDeps, opts: ProcessorOptions = {}): RecordProcessor {
+export function createProcessor<R>(kind: RunnerKind<R>, deps: RunnerDeps, opts: ProcessorOptions = {}): RecordProcessor {
   return async (job, token, signal) => {
     const attempt = new JobAttempt(job, kind.stream, deps);
     try {
@@ -104,7 +107,7 @@ interface Run<R> {
 
 /** Before go-live: no lock, no catalog, no call; the job ends skipped. Undefined when the record is live. */
 async function skippedBeforeGoLive<R>(
-  kind: Kind<R>,
+  kind: RunnerKind<R>,
   deps: RunnerDeps,
   { record, key }: { record: R; key: string },
   attempt: JobAttempt,
@@ -112,7 +115,7 @@ async function skippedBeforeGoLive<R>(
   const floor = goLiveFloor(kind, deps.goLive);
   const early = beforeGoLive(kind, record, floor);
   if (early === undefined) return undefined;
-  const result = goLiveSkipped(key, early, kind.goLive!.field, floor!);
+  const result = goLiveSkipped(key, early, kind.job.goLive!.field, floor!);
   await attempt.writeTrace({ result });
   attempt.spans?.end(result.outcome);
   attempt.logger.info({ outcome: result.outcome, attempt: attempt.trace.attempt }, result.summary);
@@ -120,7 +123,7 @@ async function skippedBeforeGoLive<R>(
 }
 
 /** Runs the kind under its business key's lock; a busy key delays the job (DelayedError) without spending an attempt. */
-async function runLocked<R>(kind: Kind<R>, deps: RunnerDeps, opts: ProcessorOptions, run: Run<R>): Promise<JobResult> {
+async function runLocked<R>(kind: RunnerKind<R>, deps: RunnerDeps, opts: ProcessorOptions, run: Run<R>): Promise<JobResult> {
   const { job, attempt } = run;
   const lock = await takeLock(deps.redis, deps.keys.lock(kind.stream, run.key), { ttlMs: opts.keyLockTtlMs ?? defaults.keyLockTtlMs });
   if (!lock) {
@@ -131,7 +134,7 @@ async function runLocked<R>(kind: Kind<R>, deps: RunnerDeps, opts: ProcessorOpti
     throw new DelayedError();
   }
   try {
-    const result = await kind.process(run.record, jobContext(kind, deps, run, lock));
+    const result = await kind.job.process(run.record, jobContext(kind, deps, run, lock));
     await attempt.writeTrace({ result });
     const logger = attempt.logger;
     // A synced job ends the row of every hold's cause (hold.ts: running(n) → running(0)), at once rather than one after the other.
@@ -152,7 +155,7 @@ async function runLocked<R>(kind: Kind<R>, deps: RunnerDeps, opts: ProcessorOpti
 }
 
 /** What the kind's processing gets: a client traced into the attempt, the catalog, Redis, its logger and notes. */
-function jobContext<R>(kind: Kind<R>, deps: RunnerDeps, { job, signal, attempt, fromService }: Run<R>, lock: HeldLock): JobContext {
+function jobContext<R>(kind: RunnerKind<R>, deps: RunnerDeps, { job, signal, attempt, fromService }: Run<R>, lock: HeldLock): JobContext {
   const spans = attempt.spans;
   return {
     jobId: String(job.id),
@@ -173,7 +176,7 @@ function jobContext<R>(kind: Kind<R>, deps: RunnerDeps, { job, signal, attempt, 
 
 /** An attempt that threw: its trace written, then held for its cause (src/queue/hold/), retried or failed (settle). */
 async function attemptFailed<R>(
-  kind: Kind<R>,
+  kind: RunnerKind<R>,
   deps: RunnerDeps,
   opts: ProcessorOptions,
   { job, token, attempt }: Pick<Run<R>, 'job' | 'token' | 'attempt'>,

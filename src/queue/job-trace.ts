@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ApiCall } from '../client/service-api.js';
 import type { Failure } from './failure.js';
-import type { JobResult } from './job-kind.js';
+import type { JobResult } from './job-context.js';
 
 /** One attempt of a job as the runner logs it (one BullMQ job log line per attempt, contract 3). */
 export const attemptTraceSchema = z.looseObject({

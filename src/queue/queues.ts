@@ -45,7 +45,7 @@ export const jobDataSchema = z.object({
   upstreamId: z.string().optional(),
   /** That upstream payload as JSON text, at most HEAD_CHARS characters (longer ones cut): shown beside the record. */
   upstream: z.string().optional(),
-  /** Set on a resync or a repair: the job plans from the service's state, not from the progress kept (job-kind.ts). */
+  /** Set on a resync or a repair: the job plans from the service's state, not from the progress kept (job-context.ts). */
   fromService: fromServiceSchema.optional(),
 });
 export type JobData = z.infer<typeof jobDataSchema>;

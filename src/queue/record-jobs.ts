@@ -2,14 +2,15 @@ import { createHash } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import type { RedisConnection as Redis } from '../redis/connection.js';
 import { keyInHead } from '../records/record-head.js';
-import { checkRecord, recordKey, type KeyedStream, type RecordStream } from '../records/records.js';
+import { checkRecord, recordKey } from '../records/records.js';
+import type { CheckedKind, KeyedKind } from '../records/record-kind.js';
 import { indexJobIds } from './job-index.js';
 import { QUOTE_CHARS, UnreadableRecord } from '../records/unreadable-record.js';
 import { idSafe, jobIdFor, jobIdHash, unreadableJobId } from './job-id.js';
 import { withJobTraces } from '../telemetry/enqueue-spans.js';
 import type { JobData } from './queues.js';
 import type { StreamName } from '../records/stream-def.js';
-import { messageOf } from '../message-of.js';
+import { messageOf } from '../errors/message-of.js';
 
 /** A job as addBulk takes it. */
 export interface RecordJob {
@@ -19,7 +20,7 @@ export interface RecordJob {
 }
 
 /** A raw record's job id, and whether it matches its shape (with every problem as "field: reason" when not). */
-export function checkedRecord(def: RecordStream, raw: unknown): { id: string; valid: boolean; problems: string[] } {
+export function checkedRecord(def: CheckedKind, raw: unknown): { id: string; valid: boolean; problems: string[] } {
   const check = checkRecord(def, raw);
   const problems = check.ok ? [] : check.problems.map((p) => `${p.field}: ${p.reason}`);
   return { id: jobIdFor(def, raw), valid: check.ok, problems };
@@ -53,7 +54,7 @@ function whyUnchecked(err: unknown): string {
 
 /** A record that could not be read or checked, as a job that fails at once naming its key (when found) and why. */
 export function unreadableJob(
-  def: KeyedStream,
+  def: KeyedKind,
   u: Pick<UnreadableRecord, 'reason' | 'head' | 'hash'>,
   source: JobData['source'],
   line?: number,
@@ -71,7 +72,7 @@ export function unreadableJob(
  * deep, or anything else) becomes a job of its own that fails at once, so it cannot stop the records around it.
  */
 export function recordJob(
-  def: RecordStream,
+  def: CheckedKind,
   raw: unknown,
   source: JobData['source'],
   line?: number,
@@ -103,7 +104,7 @@ export function badLineId(stream: StreamName, line: number, text: string, key?: 
  * refused, by its upstream payload's id too.
  */
 export function recordLabel(
-  def: KeyedStream,
+  def: KeyedKind,
   data: Pick<JobData, 'record' | 'line' | 'parseError' | 'key' | 'upstreamId'>,
   jobId?: string,
 ): string {
@@ -113,11 +114,11 @@ export function recordLabel(
   if (upstream !== undefined) return key !== undefined && key !== upstream ? `${key} (upstream ${upstream})` : `upstream ${upstream}`;
   if (key !== undefined) return data.parseError !== undefined && data.line !== undefined ? `${key} (line ${data.line})` : key;
   if (data.line !== undefined) return `line ${data.line}`;
-  return `(no ${def.keyField})${jobId ? ` ${jobId}` : ''}`;
+  return `(no ${def.record.keyField})${jobId ? ` ${jobId}` : ''}`;
 }
 
 /** A stand-in for a job that Redis refused on its own (e.g. its data would not serialize): fails at once, saying so. */
-function refusedJob(job: RecordJob, err: unknown, def: KeyedStream): RecordJob {
+function refusedJob(job: RecordJob, err: unknown, def: KeyedKind): RecordJob {
   const d = job.data;
   const data: JobData = { record: '', source: d.source, parseError: `could not be queued (${messageOf(err)})` };
   const key = d.parseError === undefined ? recordKey(def, d.record) : d.key;
@@ -137,7 +138,7 @@ export async function addJobs(
   queue: Queue<JobData>,
   redis: Redis,
   jobs: RecordJob[],
-  def: KeyedStream,
+  def: KeyedKind,
 ): Promise<{ queued: number; duplicates: number }> {
   const unique = [...new Map(jobs.map((j) => [j.opts.jobId, j])).values()];
   if (unique.length === 0) return { queued: 0, duplicates: jobs.length };

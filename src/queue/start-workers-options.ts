@@ -1,17 +1,17 @@
 import type { Telemetry } from 'bullmq';
 import type { Config } from '../../config/read-config.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import type { RedisTarget } from '../redis/connection.js';
 import type { BadRecordRetention } from './bad-record-retention.js';
 import type { ConcurrencyBounds, Pace } from './concurrency-sizer.js';
-import type { Kind } from '../kinds/kind.js';
+import type { RunnerKind } from './runner-kind.js';
 import type { ProcessorOptions, RunnerDeps } from './job-runner.js';
 import type { OutageHooks, RefusalHooks } from './hold/hold-job.js';
 import type { OutageWatchOptions } from './hold/hold-watch.js';
 
 /** What `startWorkers` (worker-pool.ts) takes. */
 export interface StartWorkersOptions {
-  kinds: Kind[];
+  kinds: RunnerKind[];
   /** Redis URL or target (a cluster's seed nodes); each worker gets connections of its own. */
   connection: RedisTarget | string;
   prefix: string;

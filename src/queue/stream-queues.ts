@@ -2,10 +2,11 @@ import { Queue } from 'bullmq';
 import type { RedisConnection as Redis } from '../redis/connection.js';
 import { intakeQueueName } from './intake-queue.js';
 import type { StreamName } from '../records/stream-def.js';
-import type { Kind } from '../kinds/kind.js';
+import type { CheckedKind } from '../records/record-kind.js';
+import type { JobDef } from './runner-kind.js';
 
 /** What the operator's queues need of a kind: its stream and key, its scheduler (`status`) and its failure codes' hints (`jobs show`). */
-export type QueuedKind = Pick<Kind, 'stream' | 'keyField' | 'schema' | 'scheduler' | 'failures'>;
+export type QueuedKind = CheckedKind & { feed: { scheduler: string }; job: Pick<JobDef, 'failures'> };
 
 /**
  * Per stream its BullMQ queue and its intake queue (import batches not yet record jobs), under the program's

@@ -1,5 +1,5 @@
-import type { TransformEntry } from '../feed/transform.js';
-import type { RecordStream } from '../records/records.js';
+import type { TransformEntry } from '../records/transform-fn.js';
+import type { CheckedKind } from '../records/record-kind.js';
 import type { StreamName } from '../records/stream-def.js';
 import { QUOTE_CHARS } from '../records/unreadable-record.js';
 import type { IntakeItem } from './intake-queue.js';
@@ -21,7 +21,7 @@ export function transformProblemId(stream: StreamName, upstreamId: string, upstr
  * id and payload; a problem becomes a job that fails at once (BAD_RECORD) naming the upstream id and the reason.
  */
 export function transformedJob(
-  def: RecordStream,
+  def: CheckedKind,
   entry: TransformEntry,
   source: JobData['source'],
   line?: number,

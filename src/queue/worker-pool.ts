@@ -5,7 +5,7 @@ import { jitteredBackoff } from './backoff.js';
 import { DEFAULT_BAD_RECORD_RETENTION, retainBadRecord } from './bad-record-retention.js';
 import { expandBatch, type IntakeResult } from './intake.js';
 import { intakeQueueName, type IntakeData } from './intake-queue.js';
-import type { JobResult } from './job-kind.js';
+import type { JobResult } from './job-context.js';
 import type { OutageHooks } from './hold/hold-job.js';
 import { startOutageWatch, type OutageWatch } from './hold/hold-watch.js';
 import { failureCodeOf } from './failure-code.js';
@@ -15,9 +15,9 @@ import { recordJobOptions, type JobData } from './queues.js';
 import type { StartWorkersOptions } from './start-workers-options.js';
 import { startSizing } from './worker-sizing.js';
 import type { StreamName } from '../records/stream-def.js';
-import { messageOf } from '../message-of.js';
+import { messageOf } from '../errors/message-of.js';
 import { logRedisError } from '../redis/error-log.js';
-import type { Kind } from '../kinds/kind.js';
+import type { RunnerKind } from './runner-kind.js';
 
 /**
  * BullMQ honours a manual rate limit (queue.rateLimit) only on workers that have a limiter; this one is
@@ -99,7 +99,7 @@ function counted<J, R>(s: PoolState, run: (job: J, token?: string, signal?: Abor
 }
 
 /** The record worker of a stream: its processor with the rate-limit, breaker and outage holds, bad records trimmed. */
-function startRecordWorker(o: StartWorkersOptions, s: PoolState, kind: Kind, conn: Redis, guard: FinishGuard, queue: Queue<JobData>) {
+function startRecordWorker(o: StartWorkersOptions, s: PoolState, kind: RunnerKind, conn: Redis, guard: FinishGuard, queue: Queue<JobData>) {
   const processor = createProcessor(kind, o.deps, {
     ...o.processor,
     // A 429 holds every worker of the queue, in every process, until the service's reset.
@@ -173,7 +173,7 @@ function startIntakeWorker(
 }
 
 /** One stream's connection, finish guard, queues and both workers. */
-async function startStream(o: StartWorkersOptions, s: PoolState, kind: Kind): Promise<void> {
+async function startStream(o: StartWorkersOptions, s: PoolState, kind: RunnerKind): Promise<void> {
   if (s.workers.has(kind.stream)) throw new Error(`two job kinds for stream ${kind.stream}`);
   const conn = createRedis(o.connection);
   // A planned Sentinel failover drops the finishes written in its last second to the old primary: made again at once.

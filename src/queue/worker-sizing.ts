@@ -1,8 +1,8 @@
 import type { Worker } from 'bullmq';
 import { defaults } from '../../config/defaults.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import { sizeConcurrency } from './concurrency-sizer.js';
-import type { JobResult } from './job-kind.js';
+import type { JobResult } from './job-context.js';
 import type { JobData } from './queues.js';
 import type { StartWorkersOptions } from './start-workers-options.js';
 

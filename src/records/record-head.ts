@@ -1,4 +1,4 @@
-import type { KeyedStream } from './records.js';
+import type { KeyedKind } from './record-kind.js';
 
 /** Index of the quote that closes the string opening at `start`, or -1 when the text ends first. */
 function stringEnd(text: string, start: number): number {
@@ -28,8 +28,8 @@ function jsonString(quoted: string): string | undefined {
  * The business key (orderId, countId, productId) of a record that cannot be parsed whole, read from the start of its
  * text: the string value of that field at the record's top level, when it comes before the text ends.
  */
-export function keyInHead(def: KeyedStream, head: string): string | undefined {
-  const field = def.keyField;
+export function keyInHead(def: KeyedKind, head: string): string | undefined {
+  const field = def.record.keyField;
   let depth = 0;
   let expectKey = false;
   let topIsObject = false;

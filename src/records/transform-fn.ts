@@ -1,7 +1,7 @@
 /**
  * A transform (TRANSFORMS, docs/transforms.md): turns one payload in the upstream's own shape (a webhook's body, a
  * line of a file, a CSV row keyed by its header) into zero or more records of the stream's shape. A built-in one is
- * declared by its kind (Kind.transforms, src/kinds/kind.ts); an operator's is the default export of an ES module.
+ * declared by its kind (its `record.transforms`); an operator's is the default export of an ES module.
  *
  * It returns a record, an array of records, or null (nothing to sync in this payload); it throws (or returns
  * something that is not a record) for a payload it cannot turn into records, which then fails as a bad record
@@ -16,3 +16,10 @@ export interface TransformContext {
   /** The payload's id upstream: a webhook's id, or `file:line` for a file. */
   upstreamId: string;
 }
+
+/**
+ * What one upstream payload becomes: records to check and queue as any other (with the payload they came from),
+ * or a problem: a payload the transform could not turn into records, queued as a bad record that fails at once.
+ */
+export type TransformEntry =
+  { record: unknown; upstreamId: string; upstream?: string } | { problem: string; upstreamId: string; upstream: string };

@@ -1,9 +1,17 @@
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import { clusterOptions, sentinelOptions, singleOptions } from './options.js';
-import type { RedisTarget } from './target.js';
+import type { RedisTarget } from '../../config/redis-target.js';
 
-export { describeRedis, formatClusterNodes, parseRedisNodes, redisPasswords, redisSetting, safeRedisUrl } from './target.js';
-export type { ParsedNodes, RedisNode, RedisTarget, SentinelTarget } from './target.js';
+export {
+  clusterPrefix,
+  describeRedis,
+  formatClusterNodes,
+  parseRedisNodes,
+  redisPasswords,
+  redisSetting,
+  safeRedisUrl,
+} from '../../config/redis-target.js';
+export type { ParsedNodes, RedisNode, RedisTarget, SentinelTarget } from '../../config/redis-target.js';
 
 /** A connection to one Redis server or to a Redis Cluster; every command the program uses works on both. */
 export type RedisConnection = Redis | Cluster;
@@ -25,20 +33,6 @@ export function createRedis(target: RedisTarget | string, opts: RedisOptions = {
 
 export function isCluster(redis: RedisConnection): redis is Cluster {
   return (redis as { isCluster?: boolean }).isCluster === true;
-}
-
-/**
- * Whether keys that start with `prefix` hash by a tag inside it (Redis hashes by the text between the first `{`
- * and the next `}`, when not empty), so that all of them, BullMQ's included, live in one slot of a cluster.
- */
-export function hasHashTag(prefix: string): boolean {
-  const open = prefix.indexOf('{');
-  return open >= 0 && prefix.indexOf('}', open + 1) > open + 1;
-}
-
-/** The prefix fit for a Redis Cluster: as given when it has a hash tag, else wrapped in one (`isync` → `{isync}`). */
-export function clusterPrefix(prefix: string): string {
-  return hasHashTag(prefix) ? prefix : `{${prefix}}`;
 }
 
 /**

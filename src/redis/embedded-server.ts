@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { Redis, type RedisOptions } from 'ioredis';
 import { defaults } from '../../config/defaults.js';
-import { UnreachableError } from '../unreachable-error.js';
+import { UnreachableError } from '../errors/unreachable-error.js';
 import { safeRedisUrl } from './connection.js';
-import { freePort } from '../free-port.js';
+import { freePort } from '../net/free-port.js';
 
 export const INSTALL_REDIS_HINT =
   'Install Redis: `sudo apt-get install redis-server` (Debian/Ubuntu) or `brew install redis` (macOS); ' +

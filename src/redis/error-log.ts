@@ -1,6 +1,6 @@
-import type { Logger } from '../logger.js';
-import { logRepeated, reasonOf } from '../log-throttle.js';
-import { messageOf } from '../message-of.js';
+import type { Logger } from '../log/logger.js';
+import { logRepeated, reasonOf } from '../log/log-throttle.js';
+import { messageOf } from '../errors/message-of.js';
 import { findRedisFailure } from './errors.js';
 
 /**

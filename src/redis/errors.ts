@@ -94,9 +94,3 @@ function hintFor(error: Error): string {
   const code = /^[A-Z]+/.exec(error.message)?.[0] ?? '';
   return REPLY_HINTS[code] ?? OTHER_HINT;
 }
-
-/** A Redis reply's error code (`OOM`, `READONLY`, `LOADING`: the reply's first word, as Redis defines it), if it is one. */
-export function replyCode(err: unknown): string | undefined {
-  if (!(err instanceof Error) || err.name !== 'ReplyError') return undefined;
-  return /^[A-Z]+/.exec(err.message)?.[0];
-}

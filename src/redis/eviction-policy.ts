@@ -1,6 +1,6 @@
 import type { RedisConnection as Redis } from './connection.js';
-import type { Logger } from '../logger.js';
-import { messageOf } from '../message-of.js';
+import type { Logger } from '../log/logger.js';
+import { messageOf } from '../errors/message-of.js';
 
 /** What the program knows of Redis's eviction policy, for the start log, `status` and `/readyz`. */
 export interface EvictionCheck {

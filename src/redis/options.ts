@@ -6,7 +6,7 @@
  */
 import { rootCertificates, type ConnectionOptions } from 'node:tls';
 import type { ClusterOptions, RedisOptions } from 'ioredis';
-import type { RedisTarget } from './target.js';
+import type { RedisTarget } from '../../config/redis-target.js';
 
 /** Delay before reconnection attempt `times` (ms): 100, 200, 400... up to 2 s, for ever (null would give up). */
 export function reconnectDelay(times: number): number {

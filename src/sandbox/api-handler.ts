@@ -5,7 +5,7 @@ import { isCollection } from './collections.js';
 import { parseJson, readBody, sendJson, sendMsg } from './http-io.js';
 import type { SandboxCore } from './sandbox-core.js';
 import { ApiError } from './validation.js';
-import { messageOf } from '../message-of.js';
+import { messageOf } from '../errors/message-of.js';
 
 const CLASSES: Record<string, readonly BudgetClass[]> = {
   get: ['get', 'total'],

@@ -1,4 +1,4 @@
-import { localDateTime } from '../date-format.js';
+import { localDateTime } from '../time/date-format.js';
 
 /** The sandbox's sense of time: injected for deterministic tests, Date.now otherwise. */
 export class Clock {

@@ -1,4 +1,4 @@
-import { sameSecret } from '../same-secret.js';
+import { sameSecret } from '../secrets/same-secret.js';
 import type { ApiContext } from './api-context.js';
 import { Budgets } from './budgets.js';
 import { Clock } from './clock.js';

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { zodProblemText } from '../zod-problems.js';
+import { zodProblemText } from '../errors/zod-problems.js';
 
 /** An API answer other than 200: status and the `msg` of the body. */
 export class ApiError extends Error {

@@ -6,11 +6,11 @@ import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import type { Telemetry } from 'bullmq';
 import { BullMQOtel } from 'bullmq-otel';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import { jobTracing } from './call-spans.js';
 import { HousekeepingFilter } from './housekeeping-filter.js';
 import type { JobTracing } from './job-tracing.js';
-import { messageOf } from '../message-of.js';
+import { messageOf } from '../errors/message-of.js';
 
 /** The tracer's and the default service's name (OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES override it). */
 export const TRACER_NAME = 'inventory-sync';

@@ -1,10 +1,10 @@
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dryRun, type DryRunPlan } from '../../src/app/dry-run.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/log/logger.js';
 import { findGaps } from '../../src/ops/check/check-gaps.js';
 import { orderKind } from '../../jobs/orders/order-kind.js';
-import { streamDefs } from '../../jobs/streams.js';
+import { programKinds } from '../../jobs/kinds.js';
 import { A01, partsOf, returnOf, snap } from '../helpers/order-lives.js';
 import { testWorld, type TestWorld } from '../helpers/test-world.js';
 
@@ -22,7 +22,7 @@ describe('dry run and check of snapshots', () => {
     dryRun(
       { ...world.deps, logger: createLogger({ level: 'silent' }), maxRecordBytes: 1 << 20 },
       {
-        kinds: [...streamDefs],
+        kinds: [...programKinds],
         sources: [{ stream: 'orders', from: 'file', file: Readable.from([records.map((r) => JSON.stringify(r)).join('\n')]) }],
       },
     );
@@ -73,8 +73,8 @@ describe('dry run and check of snapshots', () => {
           orderId: 'CHK-LIFE-2',
           returns: [{ ...returnOf('CHK-LIFE-2'), lines: [{ productId: 'NO-SUCH-SKU', quantity: 1, location: A01 }] }],
         },
-      ].map((r) => orderKind.schema.parse(r));
-      const named = records.map((r) => ({ stream: 'orders', key: r.orderId, references: orderKind.references(r) }));
+      ].map((r) => orderKind.record.schema.parse(r));
+      const named = records.map((r) => ({ stream: 'orders', key: r.orderId, references: orderKind.record.references(r) }));
       const { gaps } = await findGaps(world.deps.catalog, named);
       expect(gaps.map((g) => [g.what, g.name, g.examples]).sort()).toEqual([
         ['facility', 'Nowhere / Z-9', ['CHK-LIFE-1']],

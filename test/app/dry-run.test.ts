@@ -6,14 +6,14 @@ import type { StreamName } from '../../src/records/stream-def.js';
 import { dryRun, type DryRunPlan } from '../../src/app/dry-run.js';
 import { readOnlyRedis } from '../../src/app/read-only-redis.js';
 import { readOnlyApi } from '../../src/client/read-only-api.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/log/logger.js';
 import { countRecord, syncOneByOne } from '../helpers/count-record.js';
 import { loggedWrites, plannedWrites } from '../helpers/planned-calls.js';
 import { describeEachProfile, testWorld, type TestWorld } from '../helpers/test-world.js';
 import { orderKeys } from '../../jobs/orders/order-keys.js';
-import { STREAMS, streamDefs } from '../../jobs/streams.js';
+import { STREAMS, programKinds } from '../../jobs/kinds.js';
 
-const kinds = [...streamDefs];
+const kinds = [...programKinds];
 
 describeEachProfile('dry run', (profile) => {
   let world: TestWorld;

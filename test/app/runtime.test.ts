@@ -10,7 +10,7 @@ import { importAndMaybeProcess, syncOnce, type RunProgress } from '../../src/app
 import { startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
 import { deletePrefix, redisUrl, uniquePrefix } from '../helpers/redis.js';
 import { captureLogger, done, order, settleMeta, testKind } from '../queue/support.js';
-import { STREAMS, streamDefs } from '../../jobs/streams.js';
+import { STREAMS, programKinds } from '../../jobs/kinds.js';
 import { orderKind } from '../../jobs/orders/order-kind.js';
 import { probeOnce } from '../../src/queue/hold/outage-probe.js';
 import { isOutage } from '../../src/queue/hold/outage-state.js';
@@ -44,11 +44,11 @@ beforeEach(async () => {
       WORKER_CONCURRENCY: '8',
     },
     {},
-    streamDefs,
+    programKinds,
   );
   const captured = captureLogger();
   logLines = captured.lines;
-  deps = buildDeps(config, captured.logger, { kinds: streamDefs });
+  deps = buildDeps(config, captured.logger, { kinds: programKinds });
   await settleMeta(deps.queues);
 });
 afterEach(async () => {

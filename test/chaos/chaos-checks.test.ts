@@ -5,10 +5,10 @@ import { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readConfig } from '../../config/read-config.js';
-import { streamDefs } from '../../jobs/streams.js';
+import { programKinds } from '../../jobs/kinds.js';
 import { buildDeps, type AppDeps } from '../../src/app/build-deps.js';
 import { startFeedServer, type FeedServer } from '../../src/feed/feed-server.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/log/logger.js';
 import { expandBatch } from '../../src/queue/intake.js';
 import { intakeQueueName } from '../../src/queue/intake-queue.js';
 import { importAndMaybeProcess, syncOnce } from '../../src/app/runtime.js';
@@ -26,7 +26,7 @@ import type { ImportPlan } from '../../bench/chaos/import-plan.js';
 import { POISON_MAX_RECORD_BYTES } from '../../bench/chaos/poison.js';
 import { buildScenario, type Scenario } from '../../bench/chaos/scenario.js';
 import { connect, deletePrefix, redisUrl, uniquePrefix } from '../helpers/redis.js';
-import { STREAMS } from '../../jobs/streams.js';
+import { STREAMS } from '../../jobs/kinds.js';
 
 const CHUNK = 5;
 const failing = (results: CheckResult[]) => results.filter((r) => r.violations.length > 0);
@@ -79,18 +79,18 @@ describe('chaos checks', () => {
       INVENTORY_POST_PER_MINUTE: '100000',
       INVENTORY_GET_PER_MINUTE: '100000',
     };
-    deps = buildDeps(readConfig(env, { service: true, upstream: true }, streamDefs), createLogger({ level: 'silent' }), {
+    deps = buildDeps(readConfig(env, { service: true, upstream: true }, programKinds), createLogger({ level: 'silent' }), {
       redis,
-      kinds: streamDefs,
+      kinds: programKinds,
     });
-    await syncOnce(deps, { kinds: streamDefs });
+    await syncOnce(deps, { kinds: programKinds });
     const file = join(dir, 'orders.ndjson');
     writeFileSync(file, `${plan.lines.join('\n')}\n`);
-    const first = await importAndMaybeProcess(deps, { kinds: streamDefs, stream: 'orders', source: file, process: true });
+    const first = await importAndMaybeProcess(deps, { kinds: programKinds, stream: 'orders', source: file, process: true });
     // Re-deliveries across routes the other way round: the feed brings some of the file's records after the import.
     feed.append('orders', plan.fedAfter);
-    await syncOnce(deps, { kinds: streamDefs });
-    const again = await importAndMaybeProcess(deps, { kinds: streamDefs, stream: 'orders', source: file, process: false });
+    await syncOnce(deps, { kinds: programKinds });
+    const again = await importAndMaybeProcess(deps, { kinds: programKinds, stream: 'orders', source: file, process: false });
     runs = [
       { phase: 'storm', progress: 0.1, code: 0, ms: first.imported.ms, counts: first.imported },
       { phase: 'again', progress: 1, code: 0, ms: again.imported.ms, counts: again.imported },

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { streamDefs } from '../../jobs/streams.js';
+import { programKinds } from '../../jobs/kinds.js';
 import { runCli } from '../../src/cli/program.js';
 import type { Kind } from '../../src/kinds/kind.js';
 import { captureOut } from '../helpers/out-stream.js';
@@ -19,6 +19,6 @@ export async function cliInProcess(
     stop: new AbortController().signal,
     ...(o.dotenv ? { dotenv: o.dotenv } : {}),
   };
-  const code = await runCli(argv, io, o.kinds ?? streamDefs);
+  const code = await runCli(argv, io, o.kinds ?? programKinds);
   return { code, stdout: out.text(), stderr: err.text() };
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { DryRunPlan } from '../../src/app/dry-run.js';
 import { demoFeed } from '../../src/demo/demo-feed.js';
-import { STREAMS } from '../../jobs/streams.js';
+import { STREAMS } from '../../jobs/kinds.js';
 import { expectOnlyCachesUnder, loggedWrites, plannedWrites } from '../helpers/planned-calls.js';
 import { SANDBOX_PROFILES } from '../helpers/test-world.js';
 import { runCli } from './run-cli.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { streamDefs } from '../../jobs/streams.js';
+import { programKinds } from '../../jobs/kinds.js';
 import { runCli as runProgram } from '../../src/cli/program.js';
 import { defaultRedisGuard } from '../helpers/redis.js';
 
@@ -58,7 +58,7 @@ export async function runCli(
   const [out, err] = [textSink(), textSink()];
   const stop = new AbortController();
   const stdin = Readable.from(o.input ? [o.input] : []);
-  const run = runProgram(args, { env, stdout: out.stream, stderr: err.stream, stdin, stop: stop.signal }, streamDefs);
+  const run = runProgram(args, { env, stdout: out.stream, stderr: err.stream, stdin, stop: stop.signal }, programKinds);
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_resolve, reject) => {
     timer = setTimeout(() => {

@@ -11,7 +11,7 @@ import { connect, deletePrefix, redisUrl, uniquePrefix } from '../helpers/redis.
 import { baseEnv, runCli } from './run-cli.js';
 import { eventually, startWorkerProcess, type WorkerProcess } from './worker-process.js';
 import { SECRETS } from './stack.js';
-import { STREAMS } from '../../jobs/streams.js';
+import { STREAMS } from '../../jobs/kinds.js';
 
 /**
  * Two `inventory-sync worker` processes share one total with another client of the account (the sandbox counts

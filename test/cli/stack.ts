@@ -5,7 +5,7 @@ import type { SandboxOptions } from '../../src/sandbox/sandbox-options.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
 import { connect, deletePrefix, redisUrl, uniquePrefix } from '../helpers/redis.js';
 import { baseEnv } from './run-cli.js';
-import { STREAMS } from '../../jobs/streams.js';
+import { STREAMS } from '../../jobs/kinds.js';
 
 /** A sandbox service, a feed and a fresh prefix, with the environment a CLI child needs to use them. */
 export interface Stack {

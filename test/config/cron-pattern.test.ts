@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { streamDefs } from '../../jobs/streams.js';
+import { programKinds } from '../../jobs/kinds.js';
 import { ConfigError, readConfig } from '../../config/read-config.js';
 
 const service = {
@@ -11,7 +11,7 @@ const service = {
 
 function problemsOf(env: Record<string, string>): string[] {
   try {
-    readConfig({ ...service, ...env }, { service: true }, streamDefs);
+    readConfig({ ...service, ...env }, { service: true }, programKinds);
   } catch (err) {
     if (err instanceof ConfigError) return err.problems;
     throw err;
@@ -22,7 +22,7 @@ function problemsOf(env: Record<string, string>): string[] {
 describe('STOCK_SYNC_CRON', () => {
   it.each(['0 19 * * *', '0 0 19 * * *', '*/15 6-22 * * MON-FRI'])('takes %s', (pattern) => {
     expect(problemsOf({ STOCK_SYNC_CRON: pattern })).toEqual([]);
-    expect(readConfig({ ...service, STOCK_SYNC_CRON: pattern }, { service: true }, streamDefs).schedule.stockSyncCron).toBe(pattern);
+    expect(readConfig({ ...service, STOCK_SYNC_CRON: pattern }, { service: true }, programKinds).schedule.stockSyncCron).toBe(pattern);
   });
 
   describe('when a field is out of range or not cron', () => {

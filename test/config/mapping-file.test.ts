@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { streamDefs } from '../../jobs/streams.js';
+import { programKinds } from '../../jobs/kinds.js';
 import { loadMapping } from '../../config/mapping-file.js';
 import { ConfigError, readConfig } from '../../config/read-config.js';
 import { mappedName } from '../../src/catalog/mapped-catalog.js';
@@ -16,7 +16,7 @@ function file(name: string, text: string): string {
 
 function problemsOf(env: Record<string, string>): string[] {
   try {
-    readConfig(env, {}, streamDefs);
+    readConfig(env, {}, programKinds);
   } catch (err) {
     if (err instanceof ConfigError) return err.problems;
     throw err;
@@ -139,14 +139,14 @@ describe('the mapping file', () => {
       const c = readConfig(
         { MAPPING_FILE: file('cfg.csv', CSV), SYNC_ORDERS_SINCE: '2026-02-01', SYNC_COUNTS_SINCE: '2026-03-01' },
         {},
-        streamDefs,
+        programKinds,
       );
       expect(c.mapping?.products.get('SKU-9')).toBe('MUG-BLUE');
       expect(c.goLive).toEqual({ SYNC_ORDERS_SINCE: '2026-02-01', SYNC_COUNTS_SINCE: '2026-03-01' });
     });
 
     it('has no mapping and no floor unless set', () => {
-      const c = readConfig({}, {}, streamDefs);
+      const c = readConfig({}, {}, programKinds);
       expect(c.mapping).toBeUndefined();
       expect(c.goLive).toEqual({});
     });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { streamDefs } from '../../jobs/streams.js';
+import { programKinds } from '../../jobs/kinds.js';
 import { ConfigError, readConfig, secretsOf } from '../../config/read-config.js';
 
 const service = {
@@ -11,7 +11,7 @@ const service = {
 
 function problemsOf(env: Record<string, string>, needs = { service: true }): string[] {
   try {
-    readConfig(env, needs, streamDefs);
+    readConfig(env, needs, programKinds);
   } catch (err) {
     if (err instanceof ConfigError) return err.problems;
     throw err;
@@ -22,7 +22,7 @@ function problemsOf(env: Record<string, string>, needs = { service: true }): str
 describe('configuration', () => {
   describe('with every required variable', () => {
     it('applies the defaults of docs/reference.md', () => {
-      const c = readConfig(service, { service: true }, streamDefs);
+      const c = readConfig(service, { service: true }, programKinds);
       expect(c.service?.baseUrl).toBe('https://app.example.com');
       expect(c.service?.budgets).toMatchObject({ postPerMinute: 120, getPerMinute: 120, collectionPerHour: 300 });
       // No total budget unless the account has one.
@@ -38,7 +38,7 @@ describe('configuration', () => {
       const c = readConfig(
         { ...service, INVENTORY_POST_PER_MINUTE: '60', UPSTREAM_URL: 'http://feed', UPSTREAM_TOKEN: 'tok-789' },
         {},
-        streamDefs,
+        programKinds,
       );
       expect(c.service?.budgets.postPerMinute).toBe(60);
       expect(secretsOf(c).sort()).toEqual(['key-123', 'secret-456', 'tok-789']);
@@ -47,7 +47,7 @@ describe('configuration', () => {
 
   describe('with a total request budget', () => {
     it('reads INVENTORY_REQUESTS_PER_MINUTE beside the per-class budgets', () => {
-      const c = readConfig({ ...service, INVENTORY_REQUESTS_PER_MINUTE: '120' }, { service: true }, streamDefs);
+      const c = readConfig({ ...service, INVENTORY_REQUESTS_PER_MINUTE: '120' }, { service: true }, programKinds);
       expect(c.service?.budgets).toMatchObject({ postPerMinute: 120, getPerMinute: 120, collectionPerHour: 300, requestsPerMinute: 120 });
     });
 
@@ -89,7 +89,7 @@ describe('configuration', () => {
 
     describe('when caps or retention are set', () => {
       it('reads them, with the defaults otherwise', () => {
-        expect(readConfig(service, {}, streamDefs)).toMatchObject({
+        expect(readConfig(service, {}, programKinds)).toMatchObject({
           limits: { maxRecordBytes: 4 * 1024 * 1024, feedMaxPageBytes: 64 * 1024 * 1024 },
           retention: { badRecordsKeep: 10_000, badRecordsKeepDays: 30 },
         });
@@ -103,7 +103,7 @@ describe('configuration', () => {
             BAD_RECORDS_KEEP_DAYS: '2',
           },
           {},
-          streamDefs,
+          programKinds,
         );
         expect(c).toMatchObject({
           limits: { maxRecordBytes: 1024, feedMaxPageBytes: 4096 },
@@ -138,7 +138,7 @@ describe('configuration', () => {
       const c = readConfig(
         { REDIS_CLUSTER_NODES: '10.0.0.1:7000, redis-b.internal:7001,[::1]:7002', QUEUE_PREFIX: 'shop' },
         {},
-        streamDefs,
+        programKinds,
       );
       expect(c.redis.clusterNodes).toEqual([
         { host: '10.0.0.1', port: 7000 },
@@ -149,16 +149,16 @@ describe('configuration', () => {
     });
 
     it('keeps a prefix that has a hash tag already, and wraps one whose braces hold nothing', () => {
-      expect(readConfig({ REDIS_CLUSTER_NODES: 'a:1', QUEUE_PREFIX: 'eu-{shop}' }, {}, streamDefs).redis).toEqual({
+      expect(readConfig({ REDIS_CLUSTER_NODES: 'a:1', QUEUE_PREFIX: 'eu-{shop}' }, {}, programKinds).redis).toEqual({
         url: 'redis://127.0.0.1:6379',
         clusterNodes: [{ host: 'a', port: 1 }],
         prefix: 'eu-{shop}',
       });
-      expect(readConfig({ REDIS_CLUSTER_NODES: 'a:1', QUEUE_PREFIX: 'shop{}' }, {}, streamDefs).redis.prefix).toBe('{shop{}}');
+      expect(readConfig({ REDIS_CLUSTER_NODES: 'a:1', QUEUE_PREFIX: 'shop{}' }, {}, programKinds).redis.prefix).toBe('{shop{}}');
     });
 
     it('leaves the prefix alone without a cluster', () => {
-      expect(readConfig({ QUEUE_PREFIX: 'shop' }, {}, streamDefs).redis).toEqual({ url: 'redis://127.0.0.1:6379', prefix: 'shop' });
+      expect(readConfig({ QUEUE_PREFIX: 'shop' }, {}, programKinds).redis).toEqual({ url: 'redis://127.0.0.1:6379', prefix: 'shop' });
     });
 
     it('names the variable and the entry that is not host:port', () => {

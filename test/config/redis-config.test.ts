@@ -7,7 +7,7 @@ import { ConfigError, readConfig, secretsOf } from '../../config/read-config.js'
 import { describeConfig } from '../../src/app/command-context.js';
 import { connectRedis } from '../../src/app/connect-redis.js';
 import { describeFailure } from '../../src/cli/exit-codes.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/log/logger.js';
 import { describeRedis, redisSetting } from '../../src/redis/connection.js';
 
 /** A password that must never be seen: in no problem, no log line, no error line. */

@@ -12,7 +12,10 @@ describe('the TRANSFORMS setting', () => {
     writeFileSync(join(dir, name), text);
     return join(dir, name);
   };
-  const kinds = [{ stream: 'orders', transforms: { 'shop-a': () => null } }, { stream: 'boms' }];
+  const kinds = [
+    { stream: 'orders', record: { transforms: { 'shop-a': () => null } } },
+    { stream: 'boms', record: {} },
+  ];
 
   it('reads stream=spec pairs, a module by its path', () => {
     const file = module('ok.mjs', 'export default (p) => p;\n');

@@ -5,7 +5,7 @@ import { connect, deletePrefix, redisUrl, uniquePrefix } from '../helpers/redis.
 import { baseEnv, collect, runCli, spawnCli } from '../cli/run-cli.js';
 import { seedFailedBatch, seedWaitingBatch } from '../cli/seed-jobs.js';
 import { eventually, freePort } from '../cli/worker-process.js';
-import { STREAMS } from '../../jobs/streams.js';
+import { STREAMS } from '../../jobs/kinds.js';
 
 const env = () => ({ ...baseEnv(), REDIS_URL: redisUrl(), QUEUE_PREFIX: uniquePrefix('dash') });
 

@@ -1,10 +1,10 @@
 import { request, type IncomingHttpHeaders } from 'node:http';
 import type { Redis } from 'ioredis';
 import { startDashboard, type Dashboard, type DashboardOptions } from '../../src/dashboard/dashboard-server.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/log/logger.js';
 import { captureOut } from '../helpers/out-stream.js';
 import { connect, deletePrefix, uniquePrefix } from '../helpers/redis.js';
-import { streamDefs } from '../../jobs/streams.js';
+import { programKinds } from '../../jobs/kinds.js';
 
 export interface RawAnswer {
   status: number;
@@ -62,7 +62,7 @@ export async function startTestDashboard(o: Partial<Omit<DashboardOptions, 'redi
   const prefix = o.prefix ?? uniquePrefix('dash');
   const out = captureOut(false);
   const logger = createLogger({ level: 'debug', destination: out.stream });
-  const dashboard = await startDashboard({ host: '127.0.0.1', port: 0, auth: null, defs: streamDefs, ...o, redis, prefix, logger });
+  const dashboard = await startDashboard({ host: '127.0.0.1', port: 0, auth: null, defs: programKinds, ...o, redis, prefix, logger });
   const base = dashboard.url;
   return {
     dashboard,

@@ -3,12 +3,12 @@ import { buildDeps, type AppDeps } from '../../src/app/build-deps.js';
 import { repairDrifts } from '../../src/app/repair.js';
 import { runRecordJobs } from '../../src/app/run-jobs.js';
 import { sandboxConfig } from '../../src/app/sandbox-config.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/log/logger.js';
 import { recordJob } from '../../src/queue/record-jobs.js';
 import { reconcile, storeReport } from '../../src/ops/reconcile.js';
 import type { SandboxData } from '../../src/sandbox/sandbox-data-schema.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
-import { streamDefs } from '../../jobs/streams.js';
+import { programKinds } from '../../jobs/kinds.js';
 import { orderRecord } from '../helpers/order-records.js';
 import { connect, redisUrl, uniquePrefix } from '../helpers/redis.js';
 import { testJobs } from '../helpers/test-world.js';
@@ -42,8 +42,8 @@ describe('dashboard, the reconcile page with repairs', () => {
   beforeAll(async () => {
     sandbox = await startSandbox({ port: 0, data: 'demo' });
     const config = sandboxConfig(sandbox, { redis: redisUrl(), prefix, jobs: testJobs, catalogRefreshSeconds: 0 });
-    deps = buildDeps(config, createLogger({ level: 'silent' }), { redis, budget: false, kinds: streamDefs });
-    const jobs = ['DR-1', 'DR-2', 'DR-3'].map((id) => recordJob(streamDefs[0], orderRecord(id), 'feed').job);
+    deps = buildDeps(config, createLogger({ level: 'silent' }), { redis, budget: false, kinds: programKinds });
+    const jobs = ['DR-1', 'DR-2', 'DR-3'].map((id) => recordJob(programKinds[0], orderRecord(id), 'feed').job);
     const ends = await runRecordJobs(deps, jobs, { kinds: deps.kinds });
     expect(ends.map((e) => e.outcome)).toEqual(['synced', 'synced', 'synced']);
     t = await startTestDashboard({ prefix, auth: { user: USER, password: PASSWORD }, repair: (ask) => repairDrifts(deps, ask) });

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { Command } from 'commander';
 import { referenceDoc } from '../../src/cli/reference-doc.js';
-import { streamDefs } from '../../jobs/streams.js';
+import { programKinds } from '../../jobs/kinds.js';
 import { programSurface } from '../helpers/program-surface.js';
 
 const root = resolve(fileURLToPath(new URL('../..', import.meta.url)));
@@ -13,7 +13,7 @@ describe('docs/reference.md', () => {
   it('is what `npm run docs:reference` writes from the program, its settings and the kinds', () => {
     const committed = readFileSync(join(root, 'docs/reference.md'), 'utf8');
     // On a difference: run `npm run docs:reference` and commit docs/reference.md.
-    expect(committed).toBe(referenceDoc(programSurface(root).program, streamDefs));
+    expect(committed).toBe(referenceDoc(programSurface(root).program, programKinds));
   });
 
   describe('when the program gains a command, a flag or a setting', () => {
@@ -26,7 +26,7 @@ describe('docs/reference.md', () => {
         .option('--hard', 'frob hard')
         .option('--times <n>', 'how often', '3');
       const doc = referenceDoc(program, [
-        { settings: [{ name: 'FROB_SECONDS', rule: undefined as never, default: 7, doc: 'Seconds | frobs.' }] },
+        { settings: { FROB_SECONDS: { rule: undefined as never, default: 7, doc: 'Seconds | frobs.' } } },
       ]);
       expect(doc).toContain('| `frob <key>` | frobs a key |');
       expect(doc).toContain('| `--times <n>` | how often | `3` |');

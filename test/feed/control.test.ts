@@ -3,9 +3,9 @@ import { startFeedServer, type FeedServer } from '../../src/feed/feed-server.js'
 import { UpstreamClient } from '../../src/feed/upstream-client.js';
 import { openControlQueue, readScheduleInfo, startControl, type Control, type StartControlOptions } from '../../src/feed/control.js';
 import { order, queueWorld, sleep, type QueueWorld } from '../queue/support.js';
-import { STREAMS } from '../../jobs/streams.js';
-import { streamDefs } from '../../jobs/streams.js';
-import { defOf } from '../../src/records/records.js';
+import { STREAMS } from '../../jobs/kinds.js';
+import { programKinds } from '../../jobs/kinds.js';
+import { kindOf } from '../../src/records/records.js';
 
 let w: QueueWorld;
 let feed: FeedServer;
@@ -34,7 +34,7 @@ async function until(check: () => boolean | Promise<boolean>, timeoutMs = 10_000
 /** The schedulers on this test's prefix, pulling from its feed server; the test says the schedule. */
 function startTestControl(o: Pick<StartControlOptions, 'schedule'> & Partial<StartControlOptions>): Promise<Control> {
   return startControl({
-    defs: streamDefs,
+    defs: programKinds,
     connection: w.url,
     prefix: w.prefix,
     redis: w.redis,
@@ -96,7 +96,7 @@ describe('control schedulers', () => {
       feed.append('orders', [order('WEB-1')]);
       control = await startTestControl({
         schedule: { orderPollSeconds: 0.3, bomPollSeconds: 3600, stockSyncCron: '0 19 * * *' },
-        defs: [defOf(streamDefs, 'orders')],
+        defs: [kindOf(programKinds, 'orders')],
       });
       await until(async () => (await w.redis.hget(w.keys.schedule(), 'poll-orders.lastOk')) === '0');
       expect(await w.redis.hget(w.keys.schedule(), 'poll-orders.lastError')).toMatch(/503/);
@@ -109,7 +109,7 @@ describe('control schedulers', () => {
       await control.close(1_000);
       control = undefined;
       const queue = openControlQueue(w.redis, w.prefix);
-      const info = await readScheduleInfo(queue, w.redis, w.keys, streamDefs);
+      const info = await readScheduleInfo(queue, w.redis, w.keys, programKinds);
       await queue.close();
       expect(info).toEqual([
         expect.objectContaining({ scheduler: 'poll-orders', every: 300, lastOk: true, lastResult: expect.objectContaining({ queued: 1 }) }),

@@ -16,7 +16,7 @@ async function all(text: string, mode: CsvMode): Promise<NdjsonEntry[]> {
   return out;
 }
 
-const orders: CsvMode = { layout: orderKind.csv, keyField: 'orderId' };
+const orders: CsvMode = { layout: orderKind.record.csv!, keyField: 'orderId' };
 const strip = (entries: NdjsonEntry[]) =>
   entries.map((e) => ('error' in e ? { line: e.line, error: e.error, key: e.key } : { line: e.line, value: e.value }));
 

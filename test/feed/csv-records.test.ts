@@ -20,8 +20,8 @@ async function all(text: string, mode: CsvMode, size?: number): Promise<NdjsonEn
   return out;
 }
 
-const counts: CsvMode = { layout: stockCountKind.csv!, keyField: 'countId' };
-const orders: CsvMode = { layout: orderKind.csv, keyField: 'orderId' };
+const counts: CsvMode = { layout: stockCountKind.record.csv!, keyField: 'countId' };
+const orders: CsvMode = { layout: orderKind.record.csv!, keyField: 'orderId' };
 const strip = (entries: NdjsonEntry[]) =>
   entries.map((e) => ('error' in e ? { line: e.line, error: e.error, key: e.key } : { line: e.line, value: e.value }));
 

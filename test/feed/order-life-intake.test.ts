@@ -5,13 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { orderKind } from '../../jobs/orders/order-kind.js';
-import { streamDefs } from '../../jobs/streams.js';
+import { programKinds } from '../../jobs/kinds.js';
 import { importNdjson, type ImportNdjsonOptions } from '../../src/feed/importer.js';
 import { loadTransforms } from '../../src/feed/load-transforms.js';
 import type { Transform } from '../../src/feed/transform.js';
 import { startReceiver, type Receiver } from '../../src/ingest/receiver.js';
 import { fixedSigningKeys } from '../../src/ingest/signing-keys.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/log/logger.js';
 import { waitForIdle } from '../../src/queue/drain.js';
 import type { WorkerPool } from '../../src/queue/worker-pool.js';
 import { keyOf, newSecret, push } from '../ingest/push-sender.js';
@@ -54,7 +54,7 @@ async function receiver(o: { transforms?: ReadonlyMap<string, Transform>; store?
   const r = await startReceiver({
     redis: w.redis,
     queues: w.queues,
-    defs: streamDefs,
+    defs: programKinds,
     keys: w.keys,
     signing: o.store ? fixedSigningKeys([], [Buffer.from(STORE_SECRET)]) : fixedSigningKeys([keyOf(SECRET)]),
     port: 0,
@@ -92,7 +92,7 @@ describe("intake of the order's life", () => {
   });
 
   it("takes each Shopify webhook of an order's life through TRANSFORMS=orders=shopify-orders, signed as Shopify signs", async () => {
-    const transforms = await loadTransforms([{ stream: 'orders', spec: 'shopify-orders', module: false }], streamDefs);
+    const transforms = await loadTransforms([{ stream: 'orders', spec: 'shopify-orders', module: false }], programKinds);
     const r = await receiver({ transforms, store: true });
     const names = ['orders-create', 'orders-updated-edited', 'orders-updated-partial', 'orders-cancelled', 'refunds-create'];
     for (const [i, name] of names.entries()) {

@@ -8,7 +8,7 @@ import type { PullStreamOptions } from '../../src/feed/producer.js';
 import { jobIdFor } from '../../src/queue/job-id.js';
 import type { JobData } from '../../src/queue/queues.js';
 import { done, order, pullOrders, queueWorld, testKind, type QueueWorld } from '../queue/support.js';
-import { STREAMS } from '../../jobs/streams.js';
+import { STREAMS } from '../../jobs/kinds.js';
 import { orderKind } from '../../jobs/orders/order-kind.js';
 
 let w: QueueWorld;

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFeedServer, type FeedServer } from '../../src/feed/feed-server.js';
 import { FeedError, UpstreamClient } from '../../src/feed/upstream-client.js';
-import { STREAMS } from '../../jobs/streams.js';
+import { STREAMS } from '../../jobs/kinds.js';
 
 const TOKEN = 'feed-token-s3cr3t-value';
 const orders = Array.from({ length: 7 }, (_, i) => ({ orderId: `WEB-${i + 1}` }));

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startFeedServer, type FeedServer } from '../../src/feed/feed-server.js';
 import { FeedError, UpstreamClient } from '../../src/feed/upstream-client.js';
-import { STREAMS } from '../../jobs/streams.js';
+import { STREAMS } from '../../jobs/kinds.js';
 
 const OLD = 'feed-token-old-2b7d';
 const NEW = 'feed-token-new-9e4a';

@@ -1,4 +1,4 @@
-import type { JobResult } from '../../src/queue/job-kind.js';
+import type { JobResult } from '../../src/queue/job-context.js';
 import type { TestWorld } from './test-world.js';
 
 /** A count of the demo account. */

@@ -9,7 +9,8 @@ import { PassThrough } from 'node:stream';
 import type { Command } from 'commander';
 import { buildProgram } from '../../src/cli/program.js';
 import { envSchema, secretSettings } from '../../config/schema.js';
-import { streamDefs } from '../../jobs/streams.js';
+import { settingsOf } from '../../config/kind-setting.js';
+import { programKinds } from '../../jobs/kinds.js';
 import { stockAdjustmentKind } from '../jobs/fifth-kind/stock-adjustment-kind.js';
 import { parseBenchArgs } from '../../bench/lib/bench-options.js';
 import { parseChaosArgs } from '../../bench/chaos/chaos-options.js';
@@ -92,7 +93,7 @@ function envReads(root: string): Set<string> {
 export function programSurface(root: string): ProgramSurface {
   const quiet = new PassThrough();
   const io = { env: {}, stdout: quiet, stderr: quiet, stdin: new PassThrough(), stop: new AbortController().signal };
-  const program = buildProgram(io, () => undefined, streamDefs);
+  const program = buildProgram(io, () => undefined, programKinds);
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
   // Each script's own argument parsing; scripts missing here take no flags.
   const parsers: Record<string, (flag: string) => boolean> = {
@@ -108,9 +109,7 @@ export function programSurface(root: string): ProgramSurface {
   const scripts = Object.fromEntries(Object.keys(pkg.scripts).map((s) => [s, parsers[s]]));
   // The program's own settings, and those each kind of the list declares (src/kinds/kind.ts `settings`), the test-only
   // fifth kind's too (docs/adding-a-kind.md names them as the example).
-  const kindSettings = [...streamDefs, stockAdjustmentKind].flatMap((k: { settings?: ReadonlyArray<{ name: string }> }) =>
-    (k.settings ?? []).map((s) => s.name),
-  );
+  const kindSettings = settingsOf([...programKinds, stockAdjustmentKind]).map((s) => s.name);
   const settings = new Set([...Object.keys(envSchema.shape), ...secretSettings.map((s) => `${s}_FILE`), ...kindSettings]);
   const read = envReads(root);
   const reads = (name: string) => settings.has(name) || read.has(name) || OTHER_PROGRAMS.some((p) => p.test(name));

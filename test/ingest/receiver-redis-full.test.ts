@@ -1,9 +1,9 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { streamDefs } from '../../jobs/streams.js';
+import { programKinds } from '../../jobs/kinds.js';
 import { startReceiver, type Receiver } from '../../src/ingest/receiver.js';
 import { fixedSigningKeys } from '../../src/ingest/signing-keys.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/log/logger.js';
 import { createQueues, type QueueSet } from '../../src/queue/queues.js';
 import { createRedis, redisKeys, type RedisConnection } from '../../src/redis/connection.js';
 import { startRedisServer, type RedisServer } from '../../src/redis/embedded-server.js';
@@ -28,7 +28,7 @@ describe('the push receiver when Redis cannot store', () => {
     receiver = await startReceiver({
       redis,
       queues,
-      defs: streamDefs,
+      defs: programKinds,
       keys: redisKeys('full'),
       signing: fixedSigningKeys([keyOf(SECRET)]),
       port: 0,

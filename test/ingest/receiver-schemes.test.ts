@@ -3,10 +3,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { streamDefs } from '../../jobs/streams.js';
+import { programKinds } from '../../jobs/kinds.js';
 import { startReceiver, type Receiver, type ReceiverOptions } from '../../src/ingest/receiver.js';
 import { fixedSigningKeys, signingKeys } from '../../src/ingest/signing-keys.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/log/logger.js';
 import { countRecord, stockAt } from '../helpers/count-record.js';
 import { testWorld, type TestWorld } from '../helpers/test-world.js';
 import { keyOf, newSecret, push } from './push-sender.js';
@@ -22,7 +22,7 @@ describe('the push receiver', () => {
     const r = await startReceiver({
       redis: world.redis,
       queues: world.queues,
-      defs: streamDefs,
+      defs: programKinds,
       keys: world.keys,
       signing: fixedSigningKeys([keyOf(SECRET)]),
       port: 0,

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { streamDefs } from '../../jobs/streams.js';
+import { programKinds } from '../../jobs/kinds.js';
 import { loadTransforms } from '../../src/feed/load-transforms.js';
 import type { Transform } from '../../src/feed/transform.js';
 import { fixedSigningKeys } from '../../src/ingest/signing-keys.js';
 import { startReceiver, type Receiver } from '../../src/ingest/receiver.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/log/logger.js';
 import { orderRecord, syncedOnce } from '../helpers/order-records.js';
 import { testWorld, type TestWorld } from '../helpers/test-world.js';
 import { keyOf, newSecret, push } from './push-sender.js';
@@ -31,7 +31,7 @@ describe('the push receiver with a transform set for the stream', () => {
     const r = await startReceiver({
       redis: world.redis,
       queues: world.queues,
-      defs: streamDefs,
+      defs: programKinds,
       transforms,
       keys: world.keys,
       signing: fixedSigningKeys([keyOf(SECRET)]),
@@ -81,7 +81,7 @@ describe('the push receiver with a transform set for the stream', () => {
 
   describe('when TRANSFORMS names the built-in Shopify transform', () => {
     it("queues the order it makes of an orders/fulfilled webhook's body", async () => {
-      const transforms = await loadTransforms([{ stream: 'orders', spec: 'shopify-orders-fulfilled', module: false }], streamDefs);
+      const transforms = await loadTransforms([{ stream: 'orders', spec: 'shopify-orders-fulfilled', module: false }], programKinds);
       const receiver = await receiverWith(transforms);
       const payload = JSON.parse(readFileSync(new URL('../fixtures/shopify/orders-fulfilled.json', import.meta.url), 'utf8')) as unknown;
       const a = await push(receiver.url, 'orders', payload, { secrets: [SECRET], id: 'wh-shopify-1' });

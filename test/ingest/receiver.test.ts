@@ -2,10 +2,10 @@ import { request } from 'node:http';
 import type { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { streamDefs } from '../../jobs/streams.js';
+import { programKinds } from '../../jobs/kinds.js';
 import { fixedSigningKeys } from '../../src/ingest/signing-keys.js';
 import { startReceiver, type Receiver, type ReceiverOptions } from '../../src/ingest/receiver.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/log/logger.js';
 import { keyOffenders } from '../helpers/key-offenders.js';
 import { captureOut } from '../helpers/out-stream.js';
 import { orderRecord, syncedOnce } from '../helpers/order-records.js';
@@ -24,7 +24,7 @@ describe('the push receiver', () => {
     const r = await startReceiver({
       redis: world.redis,
       queues: world.queues,
-      defs: streamDefs,
+      defs: programKinds,
       keys: world.keys,
       signing: fixedSigningKeys([keyOf(SECRET)]),
       port: 0,

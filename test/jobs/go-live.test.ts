@@ -5,7 +5,7 @@ import type { LoggedRequest } from '../../src/sandbox/request-log.js';
 import { countRecord, stockAt } from '../helpers/count-record.js';
 import { orderRecord, orderState } from '../helpers/order-records.js';
 import { jobOf, testWorld, type TestWorld } from '../helpers/test-world.js';
-import { streamDefs } from '../../jobs/streams.js';
+import { programKinds } from '../../jobs/kinds.js';
 import { orderKeys } from '../../jobs/orders/order-keys.js';
 
 const line = (location: string) => [{ productId: 'MUG-BLUE', quantity: 1, unitPrice: 12.5, location }];
@@ -95,7 +95,7 @@ describe('the go-live floor', () => {
 
   it("is shown on the dashboard's job page as skipped, with the reason", async () => {
     const dashboard = await startDashboard({
-      defs: streamDefs,
+      defs: programKinds,
       host: '127.0.0.1',
       port: 0,
       auth: null,
@@ -115,7 +115,7 @@ describe('the go-live floor', () => {
 
   it('is counted as skipped in the summary of the run', async () => {
     const done = await summarize([world.queues.get('orders'), world.queues.get('stock-counts')], {
-      streams: streamDefs,
+      streams: programKinds,
       redis: world.redis,
       since,
     });

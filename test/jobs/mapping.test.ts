@@ -9,7 +9,7 @@ import { reconcile } from '../../src/ops/reconcile.js';
 import { countRecord, stockAt } from '../helpers/count-record.js';
 import { orderRecord, orderState } from '../helpers/order-records.js';
 import { describeEachProfile, jobOf, testWorld, type TestWorld } from '../helpers/test-world.js';
-import { STREAMS, streamDefs } from '../../jobs/streams.js';
+import { STREAMS, programKinds } from '../../jobs/kinds.js';
 
 /** A mapping as MAPPING_FILE loads it (the same parser and checks as at start). */
 function mappingOf(csv: string): Mapping {
@@ -144,7 +144,7 @@ describeEachProfile('mapping', (profile) => {
   describe("on the dashboard's find page", () => {
     it("shows the service's names beside the record's", async () => {
       const dashboard = await startDashboard({
-        defs: streamDefs,
+        defs: programKinds,
         host: '127.0.0.1',
         port: 0,
         auth: null,
@@ -176,7 +176,7 @@ describeEachProfile('mapping', (profile) => {
           redis: world.redis,
           prefix: world.prefix,
           queues: world.queues,
-          kinds: streamDefs,
+          kinds: programKinds,
         },
         undefined,
         { deep: true },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { STREAMS } from '../../jobs/streams.js';
+import { STREAMS } from '../../jobs/kinds.js';
 import { testWorld } from '../helpers/test-world.js';
 
 describe('the test world', () => {

@@ -2,20 +2,21 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { settingsOf } from '../../config/kind-setting.js';
-import { streamDefs } from '../../jobs/streams.js';
+import { programKinds } from '../../jobs/kinds.js';
 import type { Kind } from '../../src/kinds/kind.js';
 import { stockAdjustmentKind } from '../jobs/fifth-kind/stock-adjustment-kind.js';
 import { shelfLabelKind } from '../jobs/fourth-kind/shelf-label-kind.js';
 import { cyclesOf, importGraph, importsOf, root, sourceFiles } from './import-graph.js';
+import { layerViolations, parseLayerTable, rowOf, type Exception } from './layer-rules.js';
 
-/** The entry point: the only code that imports the list of kinds (jobs/streams.ts) and hands it on. */
+/** The entry point: the only code that imports the list of kinds (jobs/kinds.ts) and hands it on. */
 const ENTRY = ['src/bin/'];
 /** The demo's bundled feed is data for the program's streams, by name. */
 const DEMO_DATA = ['src/demo/demo-feed.ts'];
 const everywhere = sourceFiles(['src', 'config']);
 const engine = everywhere.filter((f) => !ENTRY.some((r) => f.startsWith(r)));
 /** The program's kinds and the tests' (each a folder and a line in a list, nothing else). */
-const kinds: readonly Kind[] = [...streamDefs, shelfLabelKind, stockAdjustmentKind];
+const kinds: readonly Kind[] = [...programKinds, shelfLabelKind, stockAdjustmentKind];
 
 /** Every line of the files the pattern matches, as `file:line: text`. */
 function offendingLines(files: readonly string[], pattern: RegExp): string[] {
@@ -108,5 +109,53 @@ describe('the feed and the records', () => {
   it('gives jobs/ the engine types without a worker: jobs/ imports nothing from src/queue/worker-pool.ts', () => {
     const offending = sourceFiles(['jobs']).filter((f) => importsOf(f).includes('src/queue/worker-pool.ts'));
     expect(offending).toEqual([]);
+  });
+});
+
+describe("the layering: docs/architecture.md's folders table is the rule", () => {
+  const rows = parseLayerTable(readFileSync(join(root, 'docs/architecture.md'), 'utf8'));
+  /** The demo is a command: the `demo` command imports its run lazily, the one import that runs back up. */
+  const exceptions: Exception[] = [['src/cli/commands/demo-command.ts', 'src/demo/run-demo.ts']];
+
+  it('reads the table: a row per folder, with what it may import', () => {
+    expect(rowOf(rows, 'src/queue/job-runner.ts')?.row.mayImport).toEqual(expect.arrayContaining(['src/records/', 'src/client/']));
+    expect(rowOf(rows, 'src/queue/job-runner.ts')?.row.mayImport).not.toContain('src/kinds/');
+    expect(rowOf(rows, 'src/ops/check/run-check.ts')?.folder).toBe('src/ops/');
+    expect(rowOf(rows, 'jobs/orders/order-kind.ts')?.folder).toBe('jobs/orders/');
+    expect(rowOf(rows, 'config/read-config.ts')?.row.mayImport).toEqual(expect.arrayContaining(['src/log/', 'src/errors/']));
+  });
+
+  it('holds for every import of src/, jobs/ and config/ (static, type-only and dynamic), the named exception aside', () => {
+    const graph = importGraph(['src', 'jobs', 'config']);
+    expect(graph.size).toBeGreaterThan(300);
+    expect(layerViolations(graph, rows, exceptions)).toEqual([]);
+  });
+
+  it("names the demo's lazy import because it is there", () => {
+    expect(importsOf(exceptions[0]![0])).toContain(exceptions[0]![1]);
+  });
+
+  it('reports an import that runs back up, naming file -> target and the rule broken', () => {
+    const table = [
+      '## Folders: what each owns and what it may import',
+      '',
+      '| folder | owns | may import |',
+      '|---|---|---|',
+      '| `src/log/` | the shared leaves: the logger | the shared leaves |',
+      '| `src/queue/` | the runner | `src/records/`, the shared leaves |',
+      '| `src/kinds/` | the kind | `src/queue/`, `src/records/` |',
+      '| `test/` | tests | anything |',
+    ].join('\n');
+    const graph = new Map([
+      ['src/queue/job-runner.ts', ['src/records/records.ts', 'src/log/logger.ts', 'src/queue/job-context.ts', 'src/kinds/kind.ts']],
+      ['src/kinds/kind.ts', ['src/queue/runner-kind.ts']],
+      ['src/odd/loose.ts', ['src/log/logger.ts']],
+      ['test/any.test.ts', ['src/kinds/kind.ts']],
+    ]);
+    expect(layerViolations(graph, parseLayerTable(table))).toEqual([
+      'src/queue/job-runner.ts -> src/kinds/kind.ts (src/queue/ may import: src/records/, src/log/)',
+      'src/odd/loose.ts -> src/log/logger.ts (no row of the table covers src/odd/loose.ts)',
+    ]);
+    expect(layerViolations(graph, parseLayerTable(table), [['src/queue/job-runner.ts', 'src/kinds/kind.ts']])).toHaveLength(1);
   });
 });

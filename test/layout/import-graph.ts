@@ -1,18 +1,18 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The repository's root. */
 export const root = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 
-/** Every .ts file under these folders (relative to the root), sorted. */
+/** Every .ts and .tsx file under these folders (relative to the root), sorted. */
 export function sourceFiles(folders: readonly string[]): string[] {
   const out: string[] = [];
   const walk = (dir: string) => {
     for (const name of readdirSync(join(root, dir))) {
       const path = join(dir, name);
       if (statSync(join(root, path)).isDirectory()) walk(path);
-      else if (name.endsWith('.ts') && !name.endsWith('.d.ts')) out.push(path);
+      else if ((name.endsWith('.ts') || name.endsWith('.tsx')) && !name.endsWith('.d.ts')) out.push(path);
     }
   };
   for (const f of folders) walk(f);
@@ -31,7 +31,8 @@ export function importsOf(file: string): string[] {
   return [...text.matchAll(IMPORT)]
     .map((m) => m[1]!)
     .filter((spec) => spec.startsWith('.'))
-    .map((spec) => relative(root, resolve(root, dirname(file), spec)).replace(/\.js$/, '.ts'));
+    .map((spec) => relative(root, resolve(root, dirname(file), spec)).replace(/\.js$/, '.ts'))
+    .map((t) => (t.endsWith('.ts') && !existsSync(join(root, t)) && existsSync(join(root, `${t}x`)) ? `${t}x` : t));
 }
 
 /** The import graph of the files under these folders: file → the files of the graph it imports. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addSecrets, createLogger } from '../../src/logger.js';
+import { addSecrets, createLogger } from '../../src/log/logger.js';
 import { captureOut } from '../helpers/out-stream.js';
 
 const AT_START = 'key-at-start-3f9a';

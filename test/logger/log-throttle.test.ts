@@ -1,8 +1,8 @@
 import { Writable } from 'node:stream';
 import { ReplyError } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logger.js';
-import { createLogThrottle, logRepeated, reasonOf } from '../../src/log-throttle.js';
+import { createLogger } from '../../src/log/logger.js';
+import { createLogThrottle, logRepeated, reasonOf } from '../../src/log/log-throttle.js';
 
 /** A logger whose lines are kept, parsed, and whose throttle reads a clock the test moves. */
 function capture(intervalMs = 30_000) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/log/logger.js';
 import { captureOut } from '../helpers/out-stream.js';
 
 /** Secrets a careless operator could choose: quotes, backslashes, a JSON fragment. */

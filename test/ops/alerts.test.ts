@@ -2,12 +2,12 @@ import { Queue, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStreamQueues, type StreamQueues } from '../../src/queue/stream-queues.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/log/logger.js';
 import { checkAlerts, type AlertDeps } from '../../src/ops/alerts.js';
 import { redisKeys } from '../../src/redis/connection.js';
 import { json, startServer, type TestServer } from '../client/http-server.js';
 import { connect, deletePrefix, uniquePrefix } from '../helpers/redis.js';
-import { streamDefs } from '../../jobs/streams.js';
+import { programKinds } from '../../jobs/kinds.js';
 import { orderKind } from '../../jobs/orders/order-kind.js';
 
 const SECRET = 'sec-4b8d2a9f61';
@@ -40,7 +40,7 @@ describe('alerts', () => {
     redis = connect();
     prefix = uniquePrefix('alerts');
     server = await startServer((_req, res) => json(res, status, { ok: status === 200 }));
-    queues = openStreamQueues(redis, prefix, streamDefs);
+    queues = openStreamQueues(redis, prefix, programKinds);
     deps = {
       redis,
       prefix,

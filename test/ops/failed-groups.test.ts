@@ -8,14 +8,14 @@ import { addJobs, recordJob } from '../../src/queue/record-jobs.js';
 import { openStreamQueues, type StreamQueues } from '../../src/queue/stream-queues.js';
 import { done, order, queueWorld, testKind, type QueueWorld } from '../queue/support.js';
 import { orderKind } from '../../jobs/orders/order-kind.js';
-import { streamDefs } from '../../jobs/streams.js';
+import { programKinds } from '../../jobs/kinds.js';
 
 let w: QueueWorld;
 let queues: StreamQueues;
 
 beforeEach(async () => {
   w = await queueWorld('failed-groups');
-  queues = openStreamQueues(w.redis, w.prefix, streamDefs);
+  queues = openStreamQueues(w.redis, w.prefix, programKinds);
 });
 afterEach(async () => {
   await queues.close();

@@ -3,14 +3,14 @@ import { buildDeps, type AppDeps } from '../../src/app/build-deps.js';
 import { repairDrifts } from '../../src/app/repair.js';
 import { runRecordJobs } from '../../src/app/run-jobs.js';
 import { sandboxConfig } from '../../src/app/sandbox-config.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/log/logger.js';
 import { reconcile } from '../../src/ops/reconcile.js';
 import type { ReconcileReport } from '../../src/ops/reconcile-types.js';
 import { recordJob } from '../../src/queue/record-jobs.js';
 import type { SandboxData } from '../../src/sandbox/sandbox-data-schema.js';
 import type { SandboxState } from '../../src/sandbox/sandbox-entities.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
-import { streamDefs } from '../../jobs/streams.js';
+import { programKinds } from '../../jobs/kinds.js';
 import { newerSnapshot } from '../../jobs/orders/reconcile-life.js';
 import { orderKeys } from '../../jobs/orders/order-keys.js';
 import { cancelledLife, partsOf, returnOf, shippedLife, snap } from '../helpers/order-lives.js';
@@ -24,7 +24,7 @@ describe('reconcile and repair of orders that live', () => {
   let deps: AppDeps;
   const redis = connect();
   const prefix = uniquePrefix('reconcile-life');
-  const orders = () => streamDefs.find((k) => k.stream === 'orders')!;
+  const orders = () => programKinds.find((k) => k.stream === 'orders')!;
   const run = () =>
     reconcile({ client: deps.client, catalog: deps.catalog, redis, prefix, queues: deps.queues, kinds: deps.kinds }, ['orders']);
   const of = (r: ReconcileReport, key: string) => r.drifts.filter((d) => d.key === key).map((d) => [d.kind, d.field, d.service, d.synced]);
@@ -39,7 +39,7 @@ describe('reconcile and repair of orders that live', () => {
   beforeAll(async () => {
     sandbox = await startSandbox({ port: 0, data: 'demo' });
     const config = sandboxConfig(sandbox, { redis: redisTarget(), prefix, jobs: testJobs, catalogRefreshSeconds: 0 });
-    deps = buildDeps(config, createLogger({ level: 'silent' }), { redis, budget: false, kinds: streamDefs });
+    deps = buildDeps(config, createLogger({ level: 'silent' }), { redis, budget: false, kinds: programKinds });
     const records = [
       ...shippedLife('RL-SHIP'),
       // A return notice after it: the last snapshot stays the fulfilled one.

@@ -6,7 +6,7 @@ import type { SandboxState } from '../../src/sandbox/sandbox-entities.js';
 import { countRecord } from '../helpers/count-record.js';
 import { orderRecord } from '../helpers/order-records.js';
 import { testWorld, type TestWorld } from '../helpers/test-world.js';
-import { STREAMS, streamDefs } from '../../jobs/streams.js';
+import { STREAMS, programKinds } from '../../jobs/kinds.js';
 
 const line = (productId: string, quantity: number, location = 'Main Warehouse / A-01') => ({ productId, quantity, unitPrice: 4, location });
 const orderIds = ['R-1', 'R-2', 'R-3', 'R-4', 'R-5', 'R-6', 'R-7', 'R-8'];
@@ -27,7 +27,7 @@ function run(world: TestWorld, deep = false): Promise<ReconcileReport> {
       redis: world.redis,
       prefix: world.prefix,
       queues: world.queues,
-      kinds: streamDefs,
+      kinds: programKinds,
     },
     undefined,
     { deep },

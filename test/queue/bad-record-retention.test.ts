@@ -4,7 +4,7 @@ import { defaults } from '../../config/defaults.js';
 import { badRecordsKey, retainBadRecord } from '../../src/queue/bad-record-retention.js';
 import { waitForIdle } from '../../src/queue/drain.js';
 import { withFailureCode } from '../../src/queue/failure-code.js';
-import type { JobResult } from '../../src/queue/job-kind.js';
+import type { JobResult } from '../../src/queue/job-context.js';
 import { ConflictError } from '../../src/queue/job-errors.js';
 import type { JobData } from '../../src/queue/queues.js';
 import { addJobs, recordJob } from '../../src/queue/record-jobs.js';

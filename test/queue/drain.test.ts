@@ -4,7 +4,7 @@ import { addJobs, recordJob } from '../../src/queue/record-jobs.js';
 import { ConflictError } from '../../src/queue/job-errors.js';
 import { done, order, queueWorld, sleep, testKind, type QueueWorld } from './support.js';
 import { orderKind } from '../../jobs/orders/order-kind.js';
-import { streamDefs } from '../../jobs/streams.js';
+import { programKinds } from '../../jobs/kinds.js';
 
 let w: QueueWorld;
 beforeEach(async () => {
@@ -56,13 +56,13 @@ describe('drain', () => {
       await waitForIdle([q()], { pollMs: 20 });
       await pool.close(1_000);
 
-      const all = await summarize([q()], { streams: streamDefs, redis: w.redis, since });
+      const all = await summarize([q()], { streams: programKinds, redis: w.redis, since });
       expect(all.orders).toEqual({
         completed: 2,
         skipped: 0,
         failed: [{ id: expect.stringMatching(/^orders-WEB-3-/), key: 'WEB-3', reason: '[CONFLICT] WEB-3 differs in the service' }],
       });
-      const later = await summarize([q()], { streams: streamDefs, redis: w.redis, since: Date.now() + 1_000 });
+      const later = await summarize([q()], { streams: programKinds, redis: w.redis, since: Date.now() + 1_000 });
       expect(later.orders).toEqual({ completed: 0, skipped: 0, failed: [] });
     });
   });

@@ -1,7 +1,7 @@
 import { Queue, Worker, type Job } from 'bullmq';
 import { ReplyError, type Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/log/logger.js';
 import { guardFinishes, type FinishGuard } from '../../src/queue/finish-guard.js';
 import { createRedis, deleteKeysUnder } from '../../src/redis/connection.js';
 import { captureOut } from '../helpers/out-stream.js';

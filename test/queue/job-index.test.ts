@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findJobIds, indexJobIds, jobIndexKey, jobIndexTtlSeconds } from '../../src/queue/job-index.js';
 import { jobIdFor } from '../../src/queue/job-id.js';
 import { connect, deletePrefix, uniquePrefix } from '../helpers/redis.js';
-import { STREAMS } from '../../jobs/streams.js';
+import { STREAMS } from '../../jobs/kinds.js';
 import { bomKind } from '../../jobs/boms/bom-kind.js';
 import { orderKind } from '../../jobs/orders/order-kind.js';
 import { stockCountKind } from '../../jobs/stock/stock-count-kind.js';

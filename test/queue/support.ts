@@ -3,15 +3,15 @@ import type { Redis } from 'ioredis';
 import type { Config } from '../../config/read-config.js';
 import type { CatalogApi } from '../../src/catalog/types.js';
 import type { ServiceClient } from '../../src/client/service-client.js';
-import { createLogger, type Logger } from '../../src/logger.js';
-import { defOf } from '../../src/records/records.js';
-import type { JobContext, JobResult } from '../../src/queue/job-kind.js';
+import { createLogger, type Logger } from '../../src/log/logger.js';
+import { kindOf } from '../../src/records/records.js';
+import type { JobContext, JobResult } from '../../src/queue/job-context.js';
 import { pullStream, type PullStreamOptions } from '../../src/feed/producer.js';
 import type { RunnerDeps } from '../../src/queue/job-runner.js';
 import type { QueueSet } from '../../src/queue/queues.js';
 import { buildDeps } from '../../src/app/build-deps.js';
 import { sandboxConfig } from '../../src/app/sandbox-config.js';
-import { streamDefs } from '../../jobs/streams.js';
+import { programKinds } from '../../jobs/kinds.js';
 import type { StreamName } from '../../src/records/stream-def.js';
 import { startWorkers, type StartWorkersOptions, type WorkerPool } from '../../src/queue/worker-pool.js';
 import type { RedisKeys } from '../../src/redis/connection.js';
@@ -82,7 +82,7 @@ export async function queueWorld(name: string, jobs: Config['jobs'] = fastJobs):
   const { logger, lines } = captureLogger();
   const sandbox = await startSandbox({ data: 'empty' });
   const config = sandboxConfig(sandbox, { redis: redisUrl(), prefix, jobs, service: { readRetries: 0 } });
-  const built = buildDeps(config, logger, { redis, budget: false, catalog: unusedCatalog, kinds: streamDefs });
+  const built = buildDeps(config, logger, { redis, budget: false, catalog: unusedCatalog, kinds: programKinds });
   const { client, keys, queues } = built;
   await settleMeta(queues);
   const deps: RunnerDeps = { client, catalog: unusedCatalog, redis, keys, logger, jobs };
@@ -111,8 +111,8 @@ export async function queueWorld(name: string, jobs: Config['jobs'] = fastJobs):
 
 export function testKind(stream: StreamName, run: (record: any, ctx: JobContext) => Promise<JobResult>): Kind<any> {
   // The stream's own definition (key, schema, schedule), with the test's processing and no preview.
-  const { preview: _preview, ...def } = defOf(streamDefs, stream);
-  return { ...def, process: run };
+  const kind = kindOf(programKinds, stream) as Kind<any>;
+  return { ...kind, job: { ...kind.job, process: run, preview: undefined } };
 }
 
 export const done = (summary = 'done'): JobResult => ({ outcome: 'synced', summary });

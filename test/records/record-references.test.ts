@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { checkRecord, recordReferences } from '../../src/records/records.js';
-import { STREAMS } from '../../jobs/streams.js';
+import { STREAMS } from '../../jobs/kinds.js';
 import type { StreamName } from '../../src/records/stream-def.js';
-import { streamDefs } from '../../jobs/streams.js';
-import { defOf } from '../../src/records/records.js';
+import { programKinds } from '../../jobs/kinds.js';
+import { kindOf } from '../../src/records/records.js';
 
 const records: Record<StreamName, unknown> = {
   orders: {
@@ -39,9 +39,9 @@ describe('what a record names of the account', () => {
     ['stock-counts', { products: ['SKU-0001'], facilities: [{ name: 'Main Warehouse / A-02', want: 'location' }] }],
     ['boms', { products: ['GIFT-SET', 'MUG-BLUE'], facilities: [] }],
   ] as const)('%s: its products and facilities, each facility with the kind it must be', (stream, expected) => {
-    const checked = checkRecord(defOf(streamDefs, stream), records[stream]);
+    const checked = checkRecord(kindOf(programKinds, stream), records[stream]);
     if (!checked.ok) throw new Error(JSON.stringify(checked.problems));
-    expect(recordReferences(defOf(streamDefs, stream), checked.record)).toEqual(expected);
+    expect(recordReferences(kindOf(programKinds, stream), checked.record)).toEqual(expected);
   });
 
   it('is defined for every stream', () => {

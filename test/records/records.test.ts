@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { checkRecord } from '../../src/records/records.js';
 import { MAX_CHARS } from '../../jobs/record-fields.js';
-import { streamDefs } from '../../jobs/streams.js';
-import { defOf } from '../../src/records/records.js';
+import { programKinds } from '../../jobs/kinds.js';
+import { kindOf } from '../../src/records/records.js';
 
 const line = { productId: 'MUG-BLUE', quantity: 1, unitPrice: 1, location: 'Main Warehouse / A-01' };
 const order = { orderId: 'WEB-1', origin: 'Main Warehouse', lines: [line] };
 const problems = (stream: string, raw: unknown) => {
-  const r = checkRecord(defOf(streamDefs, stream), raw);
+  const r = checkRecord(kindOf(programKinds, stream), raw);
   return r.ok ? [] : r.problems.map((p) => `${p.field}: ${p.reason}`);
 };
 

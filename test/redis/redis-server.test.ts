@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { connectRedis } from '../../src/app/connect-redis.js';
-import { UnreachableError } from '../../src/unreachable-error.js';
+import { UnreachableError } from '../../src/errors/unreachable-error.js';
 import { redisForRun } from '../../src/redis/embedded-server.js';
 import { redisUrl } from '../helpers/redis.js';
 

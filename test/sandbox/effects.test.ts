@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { localDateTime } from '../../src/date-format.js';
+import { localDateTime } from '../../src/time/date-format.js';
 import { demo, orderBody, orderWithShipment, shipmentBody, useSandbox, varianceBody } from './helpers.js';
 
 /** The effects of writes on stock, orders and histories (issue 3 "Every effect"). */

@@ -9,7 +9,7 @@ import { startWorkerProcess, type WorkerProcess } from '../cli/worker-process.js
 import { orderRecord, orderState } from '../helpers/order-records.js';
 import { timePlannedFailover, type FailoverTiming } from '../../bench/lib/failover-timing.js';
 import { primaryPort, roleOf, startLocalSentinel, type LocalSentinel } from '../../bench/lib/local-sentinel.js';
-import { STREAMS } from '../../jobs/streams.js';
+import { STREAMS } from '../../jobs/kinds.js';
 
 const ORDERS = 300;
 const ids = Array.from({ length: ORDERS }, (_, i) => `PF-${String(i + 1).padStart(3, '0')}`);

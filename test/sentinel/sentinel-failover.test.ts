@@ -9,7 +9,7 @@ import { startWorkerProcess, type WorkerProcess } from '../cli/worker-process.js
 import { orderRecord, orderState } from '../helpers/order-records.js';
 import { redisEnv, redisTarget } from '../helpers/redis.js';
 import { killPrimary, primaryPort } from '../../bench/lib/local-sentinel.js';
-import { STREAMS } from '../../jobs/streams.js';
+import { STREAMS } from '../../jobs/kinds.js';
 
 const sentinel = () => inject('redisSentinel')!;
 const ORDERS = 300;

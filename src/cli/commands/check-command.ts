@@ -4,7 +4,7 @@ import { writeJson } from '../../app/command-context.js';
 import { describeRedis } from '../../redis/connection.js';
 import type { CommandResult } from '../command-result.js';
 import { renderCheck } from '../render-check.js';
-import { defOf } from '../../records/records.js';
+import { kindOf } from '../../records/records.js';
 import type { Kind } from '../../kinds/kind.js';
 
 /**
@@ -39,7 +39,7 @@ export function checkCommand(io: CliIo, done: CommandResult, kinds: readonly Kin
             deps.upstream && config.upstream
               ? { url: config.upstream.url, upstream: deps.upstream, pageSize: config.jobs.feedPageSize }
               : undefined,
-          defs: deps.queues.streams().map((s) => defOf(kinds, s)),
+          defs: deps.queues.streams().map((s) => kindOf(kinds, s)),
           signal: io.stop,
         });
         app.logger.info({ verdict: report.verdict, gaps: report.gaps?.length ?? null, serviceCalls: report.serviceCalls }, 'check done');

@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { defaults } from '../../../config/defaults.js';
 import { ConfigError } from '../../../config/read-config.js';
 import { weakPasswordProblem } from '../../dashboard/auth.js';
-import { isLoopback } from '../../dashboard/loopback.js';
+import { isLoopback } from '../../net/loopback.js';
 import type { CliIo } from '../../app/cli-io.js';
 import { budgetsOf, commandLogger, loadConfig } from '../../app/command-context.js';
 import { connectRedisWaiting } from '../../app/connect-redis.js';

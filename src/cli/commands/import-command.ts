@@ -14,7 +14,7 @@ import type { CommandResult } from '../command-result.js';
 import { renderImport, renderSyncSummary } from '../render-summary.js';
 import { runProgress } from '../run-progress.js';
 import { positive } from './options.js';
-import { findDef } from '../../records/records.js';
+import { findKind } from '../../records/records.js';
 import type { Kind } from '../../kinds/kind.js';
 
 /** What the command line says of the file; the transform is loaded with the configuration. */
@@ -35,7 +35,7 @@ async function readAs(config: Config, kinds: readonly Kind[], kind: Kind, a: Pic
   const settings = (config.transforms ?? []).filter((t) => a.transform === undefined || t.stream !== kind.stream);
   if (a.transform !== undefined) settings.push(oneOffSetting(kind.stream, a.transform));
   const transform = (await loadTransforms(settings, kinds)).get(kind.stream);
-  if (a.format === 'csv' && !transform && !kind.csv) throw new UsageError(noCsvLayout(kind.stream));
+  if (a.format === 'csv' && !transform && !kind.record.csv) throw new UsageError(noCsvLayout(kind.stream));
   return { format: a.format, ...(transform ? { transform } : {}) };
 }
 
@@ -120,7 +120,7 @@ export function importCommand(io: CliIo, done: CommandResult, kinds: readonly Ki
     .option('--json', 'machine-readable output')
     .option('--dry-run', 'print what each record would do (its calls), writing nothing and queuing nothing')
     .action(async (stream: string, file: string, o: ImportFlags) => {
-      const kind = findDef(kinds, stream);
+      const kind = findKind(kinds, stream);
       if (!kind) throw new UsageError(`unknown stream "${stream}": use one of ${kinds.map((k) => k.stream).join(', ')}`);
       if (file !== '-' && !existsSync(file)) throw new UsageError(`${file}: no such file`);
       const format = formatOf(file, o.format);

@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import type { Kind } from '../../kinds/kind.js';
-import { isLoopback } from '../../dashboard/loopback.js';
+import { isLoopback } from '../../net/loopback.js';
 import type { CliIo } from '../../app/cli-io.js';
 import { loadConfig } from '../../app/command-context.js';
 import { ExitCode, UsageError } from '../exit-codes.js';

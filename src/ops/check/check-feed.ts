@@ -6,14 +6,14 @@ import { recordJob, recordLabel } from '../../queue/record-jobs.js';
 import type { RedisConnection as Redis, RedisKeys } from '../../redis/connection.js';
 import { feedProblem } from './check-problems.js';
 import type { FeedStreamCheck } from './check-types.js';
-import type { Kind } from '../../kinds/kind.js';
+import type { OpsKind } from '../ops-kind.js';
 
 export interface CheckFeedOptions {
   upstream: { fetchPage(stream: StreamName, o: FetchPageOptions): Promise<FeedPage> };
   redis: Redis;
   keys: Pick<RedisKeys, 'cursor'>;
   /** The streams to read, as their definitions say (key, schema, references). */
-  defs: readonly Kind[];
+  defs: readonly OpsKind[];
   pageSize: number;
   signal?: AbortSignal;
 }
@@ -40,7 +40,7 @@ export async function checkFeed(o: CheckFeedOptions): Promise<FeedPart> {
   return { streams: parts.map((p) => p.check), records: parts.flatMap((p) => p.records) };
 }
 
-async function checkStream(o: CheckFeedOptions, def: Kind): Promise<{ check: FeedStreamCheck; records: NamedRecord[] }> {
+async function checkStream(o: CheckFeedOptions, def: OpsKind): Promise<{ check: FeedStreamCheck; records: NamedRecord[] }> {
   const stream = def.stream;
   const cursor = await o.redis.get(o.keys.cursor(stream));
   const check: FeedStreamCheck = { stream, cursor, state: 'ok', problem: null, records: 0, hasMore: null, valid: 0, bad: [] };

@@ -7,7 +7,7 @@ import { findGaps } from './check-gaps.js';
 import { checkRedis, type CheckRedisOptions } from './check-redis.js';
 import { checkService } from './check-service.js';
 import type { CheckReport, FeedCheck, RedisCheck, ServiceCheck } from './check-types.js';
-import type { Kind } from '../../kinds/kind.js';
+import type { OpsKind } from '../ops-kind.js';
 
 export interface RunCheckOptions {
   client: ServiceApi;
@@ -22,7 +22,7 @@ export interface RunCheckOptions {
   /** The feed; undefined when UPSTREAM_URL is not set. */
   feed?: { url: string; upstream: CheckFeedOptions['upstream']; pageSize: number };
   /** The streams to check, as their definitions say. */
-  defs: readonly Kind[];
+  defs: readonly OpsKind[];
   signal?: AbortSignal;
 }
 

@@ -1,8 +1,8 @@
 import type { Job } from 'bullmq';
 import { defaults } from '../../../config/defaults.js';
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../log/logger.js';
 import type { RedisConnection as Redis, RedisKeys } from '../../redis/connection.js';
-import { logRepeated } from '../../log-throttle.js';
+import { logRepeated } from '../../log/log-throttle.js';
 import type { Failure } from '../failure.js';
 import type { JobHoldCause } from './hold.js';
 import { recordServiceDown } from './outage-state.js';

@@ -1,10 +1,10 @@
 import type { Queue } from 'bullmq';
 import { defaults } from '../../../config/defaults.js';
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../log/logger.js';
 import type { RedisConnection as Redis, RedisKeys } from '../../redis/connection.js';
-import { messageOf } from '../../message-of.js';
-import { logRepeated, reasonOf } from '../../log-throttle.js';
-import { startLooking } from '../../serial-look.js';
+import { messageOf } from '../../errors/message-of.js';
+import { logRepeated, reasonOf } from '../../log/log-throttle.js';
+import { startLooking } from '../../time/serial-look.js';
 import { isPaused as heldForRefusals } from './refusal-state.js';
 import { claimProbe, endOutage, noteProbe, openedAt } from './outage-state.js';
 

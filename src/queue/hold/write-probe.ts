@@ -4,8 +4,8 @@
  * still answers PING, so the only test is a write: a short-lived key under the prefix, set every few seconds; the
  * probe that passes releases the hold.
  */
-import type { Logger } from '../../logger.js';
-import { messageOf } from '../../message-of.js';
+import type { Logger } from '../../log/logger.js';
+import { messageOf } from '../../errors/message-of.js';
 import { findRedisFailure } from '../../redis/errors.js';
 import type { RedisConnection } from '../../redis/connection.js';
 

@@ -1,6 +1,6 @@
 import type { CatalogApi } from '../../../src/catalog/types.js';
 import { BadRecordError, PermanentJobError } from '../../../src/queue/job-errors.js';
-import type { JobContext, JobResult } from '../../../src/queue/job-kind.js';
+import type { JobContext, JobResult } from '../../../src/queue/job-context.js';
 import { deltaOf, type StockAdjustment } from './stock-adjustment-record.js';
 
 /** The fifth kind's own failure code, with its hint (declared by the kind, found by `jobs show`). */

@@ -1,5 +1,5 @@
 import { textOf } from '../../../src/client/cells.js';
-import type { StockEffect } from '../../../src/kinds/stock-effect.js';
+import type { StockEffect } from '../../../src/ops/stock-effect.js';
 import type { ReconcileContext, ReconcileRule } from '../../../src/ops/reconcile-rule.js';
 import type { Drift } from '../../../src/ops/reconcile-types.js';
 

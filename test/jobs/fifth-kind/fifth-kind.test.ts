@@ -1,14 +1,15 @@
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, readConfig } from '../../../config/read-config.js';
-import { streamDefs } from '../../../jobs/streams.js';
+import { settingValues } from '../../../config/kind-setting.js';
+import { programKinds } from '../../../jobs/kinds.js';
 import { buildDeps, type AppDeps } from '../../../src/app/build-deps.js';
 import { syncOnce } from '../../../src/app/runtime.js';
 import { readStockOnHand } from '../../../src/catalog/stock-on-hand.js';
 import { runCli } from '../../../src/cli/program.js';
 import { startDashboard } from '../../../src/dashboard/dashboard-server.js';
 import { startFeedServer, type FeedServer } from '../../../src/feed/feed-server.js';
-import { createLogger } from '../../../src/logger.js';
+import { createLogger } from '../../../src/log/logger.js';
 import { findRecord } from '../../../src/ops/find.js';
 import { reconcile } from '../../../src/ops/reconcile.js';
 import { openStreamQueues } from '../../../src/queue/stream-queues.js';
@@ -20,7 +21,7 @@ import { NOT_A_LOCATION } from './adjust-stock.js';
 import { stockAdjustmentKind } from './stock-adjustment-kind.js';
 
 /** The program's list plus one line: all a fifth kind needs besides its folder. */
-const kinds = [...streamDefs, stockAdjustmentKind];
+const kinds = [...programKinds, stockAdjustmentKind];
 const STREAM = stockAdjustmentKind.stream;
 const A01 = 'Main Warehouse / A-01';
 /** A count of the program's stock kind, before the adjustments: they move the stock it counted. */
@@ -52,7 +53,7 @@ let env: Record<string, string>;
 beforeAll(async () => {
   sandbox = await startSandbox({ data: 'demo' });
   // The count's stream is the program's own; the feed hands out only this test's records on it.
-  const countStream = streamDefs.find((k) => k.keyField === 'countId')!.stream;
+  const countStream = programKinds.find((k) => k.record.keyField === 'countId')!.stream;
   feed = await startFeedServer({ names: kinds.map((k) => k.stream), streams: { [countStream]: [count], [STREAM]: adjustments } });
   env = {
     INVENTORY_BASE_URL: sandbox.url,
@@ -90,7 +91,7 @@ describe('a fifth kind of job (stock adjustments)', () => {
   describe('when its folder and its line in the list are handed to config', () => {
     it('reads its own poll setting and go-live floor, with the rules and messages of the program', () => {
       expect(deps.config.schedule.adjustmentPollSeconds).toBe(7);
-      expect(stockAdjustmentKind.pull(deps.config.schedule)).toEqual({ every: 7 });
+      expect(stockAdjustmentKind.feed.pull(settingValues(stockAdjustmentKind, deps.config.schedule))).toEqual({ every: 7 });
       expect(deps.config.goLive.SYNC_ADJUSTMENTS_SINCE).toBe('2026-11-01');
       expect(readConfig({}, {}, kinds).schedule.adjustmentPollSeconds).toBe(30);
       expect(() => readConfig({ ADJUSTMENT_POLL_SECONDS: 'soon', SYNC_ADJUSTMENTS_SINCE: '1 Nov' }, {}, kinds)).toThrow(ConfigError);
@@ -156,7 +157,7 @@ describe('a fifth kind of job (stock adjustments)', () => {
     });
 
     it('without its stock effects, the count would drift by the write-off (7 on hand, 10 expected)', async () => {
-      const blind = [...streamDefs, { ...stockAdjustmentKind, stockEffects: undefined }];
+      const blind = [...programKinds, { ...stockAdjustmentKind, ops: { ...stockAdjustmentKind.ops, stockEffects: undefined } }];
       const report = await run(blind);
       expect(report.drifts.map((d) => [d.kind, d.service, d.synced])).toEqual([['stock-differs', '7', '10']]);
     });
@@ -174,7 +175,7 @@ describe('a fifth kind of job (stock adjustments)', () => {
       expect(jobs.map((j) => [j.key, j.reason?.code])).toEqual([['ADJ-MAG', NOT_A_LOCATION]]);
 
       const show = await cli(['jobs', 'show', jobs[0]!.id, '--json']);
-      expect((JSON.parse(show.stdout) as { error: { hint: string } }).error.hint).toBe(stockAdjustmentKind.failures![NOT_A_LOCATION]);
+      expect((JSON.parse(show.stdout) as { error: { hint: string } }).error.hint).toBe(stockAdjustmentKind.job.failures![NOT_A_LOCATION]);
     });
 
     it('is shown by the dashboard', async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readConfig } from '../../../config/read-config.js';
-import { streamDefs } from '../../../jobs/streams.js';
+import { programKinds } from '../../../jobs/kinds.js';
 import { buildDeps, type AppDeps } from '../../../src/app/build-deps.js';
 import { syncOnce } from '../../../src/app/runtime.js';
 import { startFeedServer, type FeedServer } from '../../../src/feed/feed-server.js';
@@ -12,7 +12,7 @@ import { captureLogger, settleMeta } from '../../queue/support.js';
 import { shelfLabelKind } from './shelf-label-kind.js';
 
 /** The program's list plus one line: all a fourth kind needs besides its folder. */
-const kinds = [...streamDefs, shelfLabelKind];
+const kinds = [...programKinds, shelfLabelKind];
 
 let sandbox: Sandbox;
 let feed: FeedServer;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { PermanentJobError } from '../../../src/queue/job-errors.js';
-import type { JobContext, JobResult } from '../../../src/queue/job-kind.js';
-import type { Kind } from '../../../src/kinds/kind.js';
+import type { JobContext, JobResult } from '../../../src/queue/job-context.js';
+import { defineKind } from '../../../src/kinds/kind.js';
 
 /** A test-only fourth kind: a shelf label naming one product (its record, key, schedule, job and what `find` shows). */
 const shelfLabelSchema = z.object({ labelId: z.string().min(1), productId: z.string().min(1), text: z.string() });
@@ -22,17 +22,19 @@ async function processLabel(record: ShelfLabel, ctx: JobContext): Promise<JobRes
   };
 }
 
-export const shelfLabelKind: Kind = {
+export const shelfLabelKind = defineKind({
   stream: 'shelf-labels',
-  keyField: 'labelId',
-  scheduler: 'poll-shelf-labels',
-  schema: shelfLabelSchema,
-  references: (record: ShelfLabel) => ({ products: [record.productId], facilities: [] }),
-  pull: () => ({ every: 60 }),
-  lag: 'polled',
-  process: processLabel,
-  find: {
-    entityKinds: ['label product'],
-    entities: (d) => (typeof d.productUrl === 'string' ? [{ kind: 'label product', url: d.productUrl }] : []),
+  record: {
+    keyField: 'labelId',
+    schema: shelfLabelSchema,
+    references: (record: ShelfLabel) => ({ products: [record.productId], facilities: [] }),
   },
-};
+  feed: { scheduler: 'poll-shelf-labels', pull: () => ({ every: 60 }), lag: 'polled' },
+  job: { process: processLabel },
+  ops: {
+    find: {
+      entityKinds: ['label product'],
+      entities: (d) => (typeof d.productUrl === 'string' ? [{ kind: 'label product', url: d.productUrl }] : []),
+    },
+  },
+});

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HINTS, RECORD_HINT } from '../../../src/error-hints.js';
+import { HINTS, RECORD_HINT } from '../../../src/errors/error-hints.js';
 import { showJob } from '../../../src/ops/job-inspect.js';
 import { openStreamQueues } from '../../../src/queue/stream-queues.js';
 import { orderKind } from '../../../jobs/orders/order-kind.js';

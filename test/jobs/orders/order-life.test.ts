@@ -4,7 +4,7 @@ import { orderSnapshot, orderState } from '../../helpers/order-records.js';
 import { describeEachProfile, testWorld, type TestWorld } from '../../helpers/test-world.js';
 import { readLifeLog } from '../../../jobs/orders/life-log.js';
 import type { JobData } from '../../../src/queue/queues.js';
-import type { JobResult } from '../../../src/queue/job-kind.js';
+import type { JobResult } from '../../../src/queue/job-context.js';
 
 const A01 = 'Main Warehouse / A-01';
 const A02 = 'A-02';

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFeedServer, type FeedServer } from '../../../src/feed/feed-server.js';
 import { UpstreamClient } from '../../../src/feed/upstream-client.js';
-import { createLogger } from '../../../src/logger.js';
+import { createLogger } from '../../../src/log/logger.js';
 import { pullStream } from '../../../src/feed/producer.js';
 import { orderRecord, orderState } from '../../helpers/order-records.js';
 import { describeEachProfile, testWorld, type TestWorld } from '../../helpers/test-world.js';
-import { STREAMS } from '../../../jobs/streams.js';
+import { STREAMS } from '../../../jobs/kinds.js';
 import { orderKind } from '../../../jobs/orders/order-kind.js';
 import { orderKeys } from '../../../jobs/orders/order-keys.js';
 

@@ -14,7 +14,7 @@ const fixture = (): Payload =>
 const builtIn: Transform = {
   stream: 'orders',
   name: 'shopify-orders-fulfilled',
-  fn: orderKind.transforms['shopify-orders-fulfilled'],
+  fn: orderKind.record.transforms!['shopify-orders-fulfilled']!,
 };
 
 describe('the shopify-orders-fulfilled transform', () => {

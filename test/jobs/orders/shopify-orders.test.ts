@@ -152,7 +152,7 @@ describe('the shopify-orders transform', () => {
       const payload = fixture('refunds-create');
       payload.refund_line_items = [];
       expect(shopifyOrders(payload)).toBeNull();
-      const builtIn: Transform = { stream: 'orders', name: 'shopify-orders', fn: orderKind.transforms['shopify-orders'] };
+      const builtIn: Transform = { stream: 'orders', name: 'shopify-orders', fn: orderKind.record.transforms!['shopify-orders']! };
       expect(await transformPayload(builtIn, payload, 'wh-1')).toEqual([]);
     });
   });

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFeedServer, type FeedServer } from '../../../src/feed/feed-server.js';
 import { UpstreamClient } from '../../../src/feed/upstream-client.js';
-import { createLogger } from '../../../src/logger.js';
+import { createLogger } from '../../../src/log/logger.js';
 import { startControl, type Control } from '../../../src/feed/control.js';
 import { redisUrl } from '../../helpers/redis.js';
 import { countRecord } from '../../helpers/count-record.js';
 import { testWorld, type TestWorld } from '../../helpers/test-world.js';
-import { STREAMS } from '../../../jobs/streams.js';
+import { STREAMS } from '../../../jobs/kinds.js';
 import { stockCountKind } from '../../../jobs/stock/stock-count-kind.js';
 
 describe('the stock sync schedule', () => {

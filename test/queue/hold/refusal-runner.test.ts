@@ -10,7 +10,7 @@ import { openStreamQueues } from '../../../src/queue/stream-queues.js';
 import type { WorkerPool } from '../../../src/queue/worker-pool.js';
 import { done, order, queueWorld, sleep, testKind, type QueueWorld } from '../support.js';
 import { orderKind } from '../../../jobs/orders/order-kind.js';
-import { streamDefs } from '../../../jobs/streams.js';
+import { programKinds } from '../../../jobs/kinds.js';
 
 let w: QueueWorld;
 let pool: WorkerPool | undefined;
@@ -77,7 +77,7 @@ describe('circuit breaker in the runner', () => {
       expect(b.reason).toMatch(/^\[UNAUTHORIZED\] POST \/acme\/api\/order answered 401/);
 
       refusing = false;
-      const queues = openStreamQueues(w.redis, w.prefix, streamDefs);
+      const queues = openStreamQueues(w.redis, w.prefix, programKinds);
       const [r] = await resumeStreams(queues, ['orders']);
       await queues.close();
       expect(r).toMatchObject({ stream: 'orders', wasPaused: true, waiting: 20 });
@@ -171,7 +171,7 @@ describe('circuit breaker on the same service refusal again and again', () => {
     expect(b.reason).toContain('The API cannot pack or ship');
 
     refusing = false;
-    const queues = openStreamQueues(w.redis, w.prefix, streamDefs);
+    const queues = openStreamQueues(w.redis, w.prefix, programKinds);
     const [r] = await resumeStreams(queues, ['orders']);
     await queues.close();
     expect(r!.retried).toHaveLength(3);

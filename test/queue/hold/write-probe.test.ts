@@ -1,11 +1,11 @@
 import { Writable } from 'node:stream';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../../src/logger.js';
+import { createLogger } from '../../../src/log/logger.js';
 import { startRedisServer, type RedisServer } from '../../../src/redis/embedded-server.js';
 import { watchRedisWrites } from '../../../src/queue/hold/write-probe.js';
 import { createRedis } from '../../../src/redis/connection.js';
-import { freePort } from '../../../src/free-port.js';
+import { freePort } from '../../../src/net/free-port.js';
 
 /** Private redis-servers: a primary, and a replica of it (which answers writes READONLY). */
 describe('watching whether Redis takes writes', () => {

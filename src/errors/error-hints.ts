@@ -46,9 +46,9 @@ export const RECORD_HINT =
 /** The hint of a code: the engine's, else that of the kind of the list that declares it. */
 export function hintFor(
   code: string | undefined,
-  kinds: readonly { failures?: Readonly<Record<string, string>> }[] = [],
+  kinds: readonly { job: { failures?: Readonly<Record<string, string>> } }[] = [],
 ): string | undefined {
   if (!code) return undefined;
   if (Object.hasOwn(HINTS, code)) return (HINTS as Record<string, string>)[code];
-  return kinds.find((k) => k.failures && Object.hasOwn(k.failures, code))?.failures?.[code];
+  return kinds.find((k) => k.job.failures && Object.hasOwn(k.job.failures, code))?.job.failures?.[code];
 }

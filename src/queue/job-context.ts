@@ -1,7 +1,7 @@
 import type { Config } from '../../config/read-config.js';
 import type { CatalogApi } from '../catalog/types.js';
 import type { ServiceApi } from '../client/service-api.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
 import type { HeldLock } from '../redis/redis-lock.js';
 import type { JobTracing } from '../telemetry/job-tracing.js';

@@ -3,7 +3,7 @@
  * writes makes BullMQ's workers emit thousands of errors a second, and a log is read by a person.
  */
 import type { Logger } from 'pino';
-import { replyCode } from './redis/errors.js';
+import { replyCode } from '../errors/reply-code.js';
 
 /** Default interval between two lines of one reason, in ms. */
 export const REPEAT_INTERVAL_MS = 30_000;

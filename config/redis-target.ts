@@ -165,3 +165,17 @@ export function redisPasswords(target: RedisTarget): string[] {
   }
   return [inUrl, target.password ?? '', target.sentinel?.password ?? ''].filter((p) => p.length > 0);
 }
+
+/**
+ * Whether keys that start with `prefix` hash by a tag inside it (Redis hashes by the text between the first `{`
+ * and the next `}`, when not empty), so that all of them, BullMQ's included, live in one slot of a cluster.
+ */
+export function hasHashTag(prefix: string): boolean {
+  const open = prefix.indexOf('{');
+  return open >= 0 && prefix.indexOf('}', open + 1) > open + 1;
+}
+
+/** The prefix fit for a Redis Cluster: as given when it has a hash tag, else wrapped in one (`isync` → `{isync}`). */
+export function clusterPrefix(prefix: string): string {
+  return hasHashTag(prefix) ? prefix : `{${prefix}}`;
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { messageOf } from '../src/message-of.js';
+import { messageOf } from '../../src/errors/message-of.js';
 
 describe('messageOf', () => {
   it("gives an Error's message, without its name", () => {

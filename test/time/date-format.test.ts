@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { localDateTime, shortDateTime, utcDay } from '../src/date-format.js';
+import { localDateTime, shortDateTime, utcDay } from '../../src/time/date-format.js';
 
 describe('date formats', () => {
   it('shows an ISO timestamp to the second, with a space, or the placeholder when there is none', () => {

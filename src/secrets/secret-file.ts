@@ -1,4 +1,20 @@
-import { readSecretFile } from '../config/secret-files.js';
+import { readFileSync } from 'node:fs';
+
+/** A secret file read: its value, or why it cannot be used (naming the path, never the content). */
+export type SecretFileRead = { value: string } | { problem: string };
+
+/** The secret a file holds: its text without trailing newlines (\n, \r\n), which are not part of it. */
+export function readSecretFile(path: string): SecretFileRead {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'unreadable';
+    return { problem: `cannot read ${path} (${code})` };
+  }
+  const value = text.replace(/(\r?\n)+$/, '');
+  return value.trim() ? { value } : { problem: `${path} is empty` };
+}
 
 /**
  * One secret as the program holds it: the value read at start, and, when it came from a file (X_FILE), that file

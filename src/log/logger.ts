@@ -130,7 +130,7 @@ function redactChildBindings(logger: Logger): Logger {
   return logger;
 }
 
-/** A new root logger: its children share one throttle of repeated errors (src/log-throttle.ts). */
+/** A new root logger: its children share one throttle of repeated errors (src/log/log-throttle.ts). */
 function withThrottle(logger: Logger, intervalMs: number | undefined): Logger {
   return attachLogThrottle(logger, createLogThrottle({ intervalMs }));
 }

@@ -4,7 +4,8 @@ import { findJobIds } from '../queue/job-index.js';
 import { jobIdFor } from '../queue/job-id.js';
 import type { FromService, JobData } from '../queue/queues.js';
 import type { RecordJob } from '../queue/record-jobs.js';
-import { checkRecord, recordKey, type RecordStream } from '../records/records.js';
+import { checkRecord, recordKey } from '../records/records.js';
+import type { CheckedKind } from '../records/record-kind.js';
 import type { StreamName } from '../records/stream-def.js';
 
 /** A run's id: a suffix that keeps its jobs apart from the record's own job, and from every other run's. */
@@ -17,7 +18,7 @@ export function runId(now = Date.now()): string {
  * `{record's job id}-{reason}-{run}` (BullMQ would take the record's own id for a re-delivery and do nothing),
  * data the record with `fromService`, which tells the kind to plan from the service's state.
  */
-export function againJob(def: RecordStream, record: unknown, fromService: FromService & { run: string }): RecordJob {
+export function rerunJob(def: CheckedKind, record: unknown, fromService: FromService & { run: string }): RecordJob {
   const data: JobData = { record, source: fromService.reason, fromService };
   return { name: def.stream, data, opts: { jobId: `${jobIdFor(def, record)}-${fromService.reason}-${fromService.run}` } };
 }
@@ -41,7 +42,7 @@ export interface UnusableVersion {
 }
 
 /** Why a kept job's record cannot be sent again; undefined when it can (or it is not the key's). */
-function unusableWhy(def: RecordStream, data: JobData, key: string): string | undefined {
+function unusableWhy(def: CheckedKind, data: JobData, key: string): string | undefined {
   if (data.parseError !== undefined) return data.key === key ? data.parseError : undefined;
   if (recordKey(def, data.record) !== key) return undefined;
   const checked = checkRecord(def, data.record);
@@ -59,7 +60,7 @@ export async function newestVersions(
   redis: Redis,
   prefix: string,
   queues: { get(stream: StreamName): Queue },
-  defs: readonly RecordStream[],
+  defs: readonly CheckedKind[],
   key: string,
 ): Promise<{ versions: RecordedVersion[]; unusable: UnusableVersion[] }> {
   const ids = await findJobIds(

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { problemLine, zodProblems, zodProblemText } from '../src/zod-problems.js';
+import { problemLine, zodProblems, zodProblemText } from '../../src/errors/zod-problems.js';
 
 const schema = z.object({ id: z.string(), lines: z.array(z.object({ sku: z.string(), qty: z.number() })) });
 const issuesOf = (value: unknown) => {

@@ -1,0 +1,28 @@
+import type { SettingsShape } from '../../config/kind-setting.js';
+import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
+import type { CheckedKind } from '../records/record-kind.js';
+import type { PullAttempts, PullSchedule } from '../records/stream-def.js';
+
+/** What a kind says of its pulls (its `feed`): what the producer and the schedulers read; V: its settings' values. */
+export interface FeedDef<V = any> {
+  /** The id of the control queue's job scheduler that pulls the stream. */
+  scheduler: string;
+  /** How the stream is pulled, from its settings' values (seconds for `every`). */
+  pull: (settings: V) => PullSchedule;
+  /** Attempts of a scheduled pull. Default: one. */
+  pullAttempts?: PullAttempts;
+  /**
+   * How the stream's lag is judged for alerts: `polled` streams from the last time they were caught up; `scheduled`
+   * ones (a daily cron: a day between pulls is normal) only while their latest pull failed or did not catch up.
+   */
+  lag: 'polled' | 'scheduled';
+  /** Runs before each pull of the stream (a scheduled one, `sync --once`), e.g. to begin a run. */
+  beforePull?: (ctx: { redis: Redis; keys: RedisKeys }) => Promise<void>;
+}
+
+/** A kind as the feed sees it (src/feed's slice of it): its stream, its records' key and shape, its pulls. */
+export interface FeedKind<V = any> extends CheckedKind {
+  feed: FeedDef<V>;
+  /** Its settings, whose values its pull reads (config's part of a kind). */
+  settings?: SettingsShape;
+}
