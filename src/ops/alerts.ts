@@ -12,7 +12,7 @@ import { defaults } from '../../config/defaults.js';
 import { claimEndAlert, claimOutageAlert, releaseOutageAlert } from '../queue/hold/outage-state.js';
 import { isHeld, readHolds, type HoldReport } from '../queue/hold/hold-report.js';
 import { logRepeated, reasonOf } from '../log/log-throttle.js';
-import type { Kind } from '../kinds/kind.js';
+import type { FeedDef } from '../feed/feed-kind.js';
 
 export interface AlertSettings {
   /** Where the JSON alert is POSTed (Slack-compatible `{"text": ...}`). A secret: it is never logged. */
