@@ -10,10 +10,10 @@ import { withRedisLocks } from '../../src/redis/redis-lock.js';
 import { resolveCount } from './resolve-count.js';
 import { stockKeys } from './stock-keys.js';
 import type { ServiceApi } from '../../src/client/service-api.js';
-import type { JobDef } from '../../src/queue/runner-kind.js';
+import type { JobPart } from '../../src/queue/runner-kind.js';
 
 /** The job of the stock counts: how a record is synced, and its dry run. */
-export type StockCountJob = Required<Pick<JobDef<StockCountRecord>, 'process' | 'preview'>>;
+export type StockCountJob = Required<Pick<JobPart<StockCountRecord>, 'process' | 'preview'>>;
 
 export interface StockCountJobOptions {
   /** Age after which a run's snapshot is read again, in ms. Default: defaults.stockSnapshotMaxAgeSeconds. */

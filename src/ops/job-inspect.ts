@@ -138,7 +138,7 @@ export async function listJobs(queues: StreamQueues, o: ListOptions = {}): Promi
         [queues.intake(stream), true],
       ] as const) {
         const jobs = await queue.getJobs([state], 0, (isBatch ? limits.batch : limits.record) - 1, state === 'waiting');
-        for (const job of jobs) if (job?.id) out.push(listed(job, stream, state, isBatch, queues.defs));
+        for (const job of jobs) if (job?.id) out.push(listed(job, stream, state, isBatch, queues.kinds));
       }
     }
   }
@@ -177,7 +177,7 @@ function errorOf(
   attempts: AttemptTrace[],
   failedReason: string | undefined,
   batch: boolean,
-  kinds: StreamQueues['defs'],
+  kinds: StreamQueues['kinds'],
 ): JobError | null {
   const lastError = [...attempts].reverse().find((a) => a.error)?.error;
   const reason = splitReason(failedReason);
@@ -203,13 +203,13 @@ export async function showJob(queues: StreamQueues, id: string): Promise<JobStor
   const { attempts, otherLines } = parseTrace(logs);
   const data = (job.data ?? {}) as JobData;
   return {
-    ...summarize(job, stream, state, batch, queues.defs),
+    ...summarize(job, stream, state, batch, queues.kinds),
     record: batch ? null : (data.record ?? null),
     upstream: batch ? null : upstreamOf(data),
     source: data.source ?? null,
     maxAttempts: job.opts.attempts ?? 1,
     processedAt: iso(job.processedOn),
-    error: errorOf(state, attempts, job.failedReason, batch, queues.defs),
+    error: errorOf(state, attempts, job.failedReason, batch, queues.kinds),
     result: job.returnvalue ?? null,
     attempts,
     otherLogs: otherLines,

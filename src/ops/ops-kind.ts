@@ -1,5 +1,5 @@
 import type { FeedDef } from '../feed/feed-kind.js';
-import type { JobDef } from '../queue/runner-kind.js';
+import type { JobPart } from '../queue/runner-kind.js';
 import type { RecordKind } from '../records/record-kind.js';
 import type { FindRule } from './find-rule.js';
 import type { ReconcileContext, ReconcileRule } from './reconcile-rule.js';
@@ -21,6 +21,6 @@ export interface OpsDef {
 /** A kind as the operator's tools see it (src/ops' slice of it): its records, its pulls' lag, its job, its rules. */
 export interface OpsKind<R = any> extends RecordKind<R> {
   feed: Pick<FeedDef, 'lag'>;
-  job: Pick<JobDef<R>, 'failures'>;
+  job: Pick<JobPart<R>, 'failures'>;
   ops?: OpsDef;
 }

@@ -191,7 +191,7 @@ async function budgetStatus(redis: Redis, prefix: string, budgets: Budgets | und
   );
 }
 
-async function scheduleStatus(redis: Redis, prefix: string, defs: StreamQueues['defs']): Promise<ScheduleStatus[]> {
+async function scheduleStatus(redis: Redis, prefix: string, defs: StreamQueues['kinds']): Promise<ScheduleStatus[]> {
   const queue = openControlQueue(redis, prefix);
   try {
     const infos = await readScheduleInfo(queue, redis, redisKeys(prefix), defs);
@@ -218,7 +218,7 @@ export async function readStatus(redis: Redis, queues: StreamQueues, o: { budget
   const [streams, budget, schedule, groups, eviction, running] = await Promise.all([
     Promise.all(holds.streams.map((b) => streamStatus(redis, queues, b, now))),
     budgetStatus(redis, queues.prefix, o.budgets, now),
-    scheduleStatus(redis, queues.prefix, queues.defs),
+    scheduleStatus(redis, queues.prefix, queues.kinds),
     failedGroups(queues),
     checkEvictionPolicy(redis),
     readWorkers(redis, keys, now),

@@ -116,7 +116,7 @@ function describeFailed(queueName: string, job: Job<JobData, JobResult>, streams
     };
   }
   const data = jobDataSchema.safeParse(job.data);
-  const def = findKind(streams, queueName);
-  const key = data.success && def ? recordLabel(def, data.data, job.id) : String(job.id);
+  const kind = findKind(streams, queueName);
+  const key = data.success && kind ? recordLabel(kind, data.data, job.id) : String(job.id);
   return { id: String(job.id), key, reason: job.failedReason ?? '[UNKNOWN] no reason recorded' };
 }

@@ -20,9 +20,9 @@ export function idSafe(key: string): string {
  * The job id of a record (contract 3): `{stream}-{key}-{hash}`; `{stream}-invalid-{hash}` when the record
  * has no usable key. An identical re-delivery gets the same id (a no-op at the queue); a corrected one a new id.
  */
-export function jobIdFor(def: KeyedKind, raw: unknown): string {
-  const key = recordKey(def, raw);
-  return `${def.stream}-${key === undefined ? 'invalid' : idSafe(key)}-${jobIdHash(raw)}`;
+export function jobIdFor(kind: KeyedKind, raw: unknown): string {
+  const key = recordKey(kind, raw);
+  return `${kind.stream}-${key === undefined ? 'invalid' : idSafe(key)}-${jobIdHash(raw)}`;
 }
 
 /**

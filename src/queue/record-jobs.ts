@@ -20,10 +20,10 @@ export interface RecordJob {
 }
 
 /** A raw record's job id, and whether it matches its shape (with every problem as "field: reason" when not). */
-export function checkedRecord(def: CheckedKind, raw: unknown): { id: string; valid: boolean; problems: string[] } {
-  const check = checkRecord(def, raw);
+export function checkedRecord(kind: CheckedKind, raw: unknown): { id: string; valid: boolean; problems: string[] } {
+  const check = checkRecord(kind, raw);
   const problems = check.ok ? [] : check.problems.map((p) => `${p.field}: ${p.reason}`);
-  return { id: jobIdFor(def, raw), valid: check.ok, problems };
+  return { id: jobIdFor(kind, raw), valid: check.ok, problems };
 }
 
 /** sha256 of what can be had of a value that could not be given its job id the usual way. */
@@ -54,16 +54,16 @@ function whyUnchecked(err: unknown): string {
 
 /** A record that could not be read or checked, as a job that fails at once naming its key (when found) and why. */
 export function unreadableJob(
-  def: KeyedKind,
+  kind: KeyedKind,
   u: Pick<UnreadableRecord, 'reason' | 'head' | 'hash'>,
   source: JobData['source'],
   line?: number,
 ): RecordJob {
-  const key = keyInHead(def, u.head);
+  const key = keyInHead(kind, u.head);
   const data: JobData = { record: u.head.slice(0, QUOTE_CHARS), source, parseError: u.reason };
   if (key !== undefined) data.key = key;
   if (line !== undefined) data.line = line;
-  return { name: def.stream, data, opts: { jobId: unreadableJobId(def.stream, key, u.hash) } };
+  return { name: kind.stream, data, opts: { jobId: unreadableJobId(kind.stream, key, u.hash) } };
 }
 
 /**
@@ -72,21 +72,21 @@ export function unreadableJob(
  * deep, or anything else) becomes a job of its own that fails at once, so it cannot stop the records around it.
  */
 export function recordJob(
-  def: CheckedKind,
+  kind: CheckedKind,
   raw: unknown,
   source: JobData['source'],
   line?: number,
 ): { job: RecordJob; valid: boolean; problems: string[] } {
   if (raw instanceof UnreadableRecord)
-    return { job: unreadableJob(def, raw, source, line), valid: false, problems: [`(record): ${raw.reason}`] };
+    return { job: unreadableJob(kind, raw, source, line), valid: false, problems: [`(record): ${raw.reason}`] };
   try {
     const data: JobData = line === undefined ? { record: raw, source } : { record: raw, source, line };
-    const { id, valid, problems } = checkedRecord(def, raw);
-    return { job: { name: def.stream, data, opts: { jobId: id } }, valid, problems };
+    const { id, valid, problems } = checkedRecord(kind, raw);
+    return { job: { name: kind.stream, data, opts: { jobId: id } }, valid, problems };
   } catch (err) {
     const reason = whyUnchecked(err);
     const u = { reason, head: headOf(raw), hash: fallbackHash(raw, err) };
-    return { job: unreadableJob(def, u, source, line), valid: false, problems: [`(record): ${reason}`] };
+    return { job: unreadableJob(kind, u, source, line), valid: false, problems: [`(record): ${reason}`] };
   }
 }
 
@@ -104,24 +104,24 @@ export function badLineId(stream: StreamName, line: number, text: string, key?: 
  * refused, by its upstream payload's id too.
  */
 export function recordLabel(
-  def: KeyedKind,
+  kind: KeyedKind,
   data: Pick<JobData, 'record' | 'line' | 'parseError' | 'key' | 'upstreamId'>,
   jobId?: string,
 ): string {
-  const key = data.parseError === undefined ? recordKey(def, data.record) : data.key;
+  const key = data.parseError === undefined ? recordKey(kind, data.record) : data.key;
   // Made (or refused) by a transform: named by the upstream payload too, which is what the sender knows.
   const upstream = data.upstreamId;
   if (upstream !== undefined) return key !== undefined && key !== upstream ? `${key} (upstream ${upstream})` : `upstream ${upstream}`;
   if (key !== undefined) return data.parseError !== undefined && data.line !== undefined ? `${key} (line ${data.line})` : key;
   if (data.line !== undefined) return `line ${data.line}`;
-  return `(no ${def.record.keyField})${jobId ? ` ${jobId}` : ''}`;
+  return `(no ${kind.record.keyField})${jobId ? ` ${jobId}` : ''}`;
 }
 
 /** A stand-in for a job that Redis refused on its own (e.g. its data would not serialize): fails at once, saying so. */
-function refusedJob(job: RecordJob, err: unknown, def: KeyedKind): RecordJob {
+function refusedJob(job: RecordJob, err: unknown, kind: KeyedKind): RecordJob {
   const d = job.data;
   const data: JobData = { record: '', source: d.source, parseError: `could not be queued (${messageOf(err)})` };
-  const key = d.parseError === undefined ? recordKey(def, d.record) : d.key;
+  const key = d.parseError === undefined ? recordKey(kind, d.record) : d.key;
   if (key !== undefined) data.key = key;
   if (d.line !== undefined) data.line = d.line;
   return { ...job, data };
@@ -138,7 +138,7 @@ export async function addJobs(
   queue: Queue<JobData>,
   redis: Redis,
   jobs: RecordJob[],
-  def: KeyedKind,
+  kind: KeyedKind,
 ): Promise<{ queued: number; duplicates: number }> {
   const unique = [...new Map(jobs.map((j) => [j.opts.jobId, j])).values()];
   if (unique.length === 0) return { queued: 0, duplicates: jobs.length };
@@ -156,7 +156,7 @@ export async function addJobs(
       try {
         await queue.add(job.name, job.data, job.opts);
       } catch (err) {
-        const stand = refusedJob(job, err, def);
+        const stand = refusedJob(job, err, kind);
         await queue.add(stand.name, stand.data, stand.opts);
       }
     }

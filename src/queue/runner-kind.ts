@@ -4,7 +4,7 @@ import type { JobContext, JobResult, PreviewContext } from './job-context.js';
 import type { PreviewResult } from './record-plan.js';
 
 /** What a kind says of its job (its `job`): what the runner, the dry run and `jobs show` read. */
-export interface JobDef<R = any> {
+export interface JobPart<R = any> {
   /** Syncs one record. */
   process(record: R, ctx: JobContext): Promise<JobResult>;
   /**
@@ -20,5 +20,5 @@ export interface JobDef<R = any> {
 
 /** A kind as the runner sees it (src/queue's slice of it): its stream, its records, its job. */
 export interface RunnerKind<R = any> extends RecordKind<R> {
-  job: JobDef<R>;
+  job: JobPart<R>;
 }

@@ -3,10 +3,10 @@ import type { RedisConnection as Redis } from '../redis/connection.js';
 import { intakeQueueName } from './intake-queue.js';
 import type { StreamName } from '../records/stream-def.js';
 import type { CheckedKind } from '../records/record-kind.js';
-import type { JobDef } from './runner-kind.js';
+import type { JobPart } from './runner-kind.js';
 
 /** What the operator's queues need of a kind: its stream and key, its scheduler (`status`) and its failure codes' hints (`jobs show`). */
-export type QueuedKind = CheckedKind & { feed: { scheduler: string }; job: Pick<JobDef, 'failures'> };
+export type QueuedKind = CheckedKind & { feed: { scheduler: string }; job: Pick<JobPart, 'failures'> };
 
 /**
  * Per stream its BullMQ queue and its intake queue (import batches not yet record jobs), under the program's
@@ -15,7 +15,7 @@ export type QueuedKind = CheckedKind & { feed: { scheduler: string }; job: Pick<
 export interface StreamQueues {
   prefix: string;
   /** The streams' definitions, in the list's order. */
-  defs: readonly QueuedKind[];
+  kinds: readonly QueuedKind[];
   /** The stream names, in the list's order. */
   names: readonly StreamName[];
   /** The connection the queues share (for reads BullMQ has no call for). */
@@ -36,8 +36,8 @@ function open(redis: Redis, prefix: string, streams: readonly StreamName[], name
   return queues;
 }
 
-export function openStreamQueues(redis: Redis, prefix: string, defs: readonly QueuedKind[]): StreamQueues {
-  const streams = defs.map((d) => d.stream);
+export function openStreamQueues(redis: Redis, prefix: string, kinds: readonly QueuedKind[]): StreamQueues {
+  const streams = kinds.map((d) => d.stream);
   const queues = open(redis, prefix, streams, (s) => s);
   const intakes = open(redis, prefix, streams, intakeQueueName);
   const pick = (from: Map<StreamName, Queue>, stream: StreamName, what: string) => {
@@ -47,7 +47,7 @@ export function openStreamQueues(redis: Redis, prefix: string, defs: readonly Qu
   };
   return {
     prefix,
-    defs,
+    kinds,
     names: streams,
     redis,
     get: (stream) => pick(queues, stream, 'queue'),

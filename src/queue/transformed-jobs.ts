@@ -21,13 +21,13 @@ export function transformProblemId(stream: StreamName, upstreamId: string, upstr
  * id and payload; a problem becomes a job that fails at once (BAD_RECORD) naming the upstream id and the reason.
  */
 export function transformedJob(
-  def: CheckedKind,
+  kind: CheckedKind,
   entry: TransformEntry,
   source: JobData['source'],
   line?: number,
 ): { job: RecordJob; valid: boolean; problems: string[] } {
   if ('record' in entry) {
-    const made = recordJob(def, entry.record, source, line);
+    const made = recordJob(kind, entry.record, source, line);
     return { ...made, job: { ...made.job, data: { ...made.job.data, ...upstreamFields(entry) } } };
   }
   const data: JobData = {
@@ -39,8 +39,8 @@ export function transformedJob(
     upstream: entry.upstream,
   };
   if (line !== undefined) data.line = line;
-  const jobId = transformProblemId(def.stream, entry.upstreamId, entry.upstream, entry.problem);
-  return { job: { name: def.stream, data, opts: { jobId } }, valid: false, problems: [`(transform): ${entry.problem}`] };
+  const jobId = transformProblemId(kind.stream, entry.upstreamId, entry.upstream, entry.problem);
+  return { job: { name: kind.stream, data, opts: { jobId } }, valid: false, problems: [`(transform): ${entry.problem}`] };
 }
 
 /** The upstream fields of a job or batch item made from an entry: none when no transform made it. */
