@@ -174,7 +174,7 @@ async function runScenario(
   const sampler = setInterval(sample, 5);
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
-  await importNdjson({ def: stockCountKind, source: file, queues, redis, logger });
+  await importNdjson({ kind: stockCountKind, source: file, queues, redis, logger });
   const importMs = performance.now() - t0;
   const pool = await startWorkers({
     kinds: [stockCountKind],

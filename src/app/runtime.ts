@@ -150,7 +150,7 @@ export async function startRuntime(d: RuntimeDeps, o: RunOptions & { withSchedul
           schedule: d.config.schedule,
           pageSize: d.config.jobs.feedPageSize,
           logger: d.logger,
-          defs: o.kinds.map((k) => kindOf(d.kinds, k.stream)),
+          kinds: o.kinds.map((k) => kindOf(d.kinds, k.stream)),
         })
       : undefined;
   } catch (err) {
@@ -219,7 +219,7 @@ export async function syncOnce(d: RuntimeDeps, o: RunOptions & { streams?: Strea
       await waitForOutageEnd(d, o);
       await def.feed.beforePull?.({ redis: d.redis, keys: d.keys });
       const result = await pullStream({
-        def,
+        kind: def,
         upstream,
         queue: d.queues.get(stream),
         redis: d.redis,
@@ -268,7 +268,7 @@ export async function importAndMaybeProcess(
   const pool = kind ? await workersFor(d, [kind], o) : undefined;
   try {
     const imported = await importNdjson({
-      def: kindOf(d.kinds, o.stream),
+      kind: kindOf(d.kinds, o.stream),
       source: o.source,
       queues: d.queues,
       redis: d.redis,

@@ -30,8 +30,8 @@ export interface StartControlOptions {
   schedule: Config['schedule'];
   pageSize: number;
   logger: Logger;
-  /** The streams to schedule, each pulled as its definition says (`pull`, `pullAttempts`, `beforePull`). */
-  defs: readonly PulledKind[];
+  /** The streams to schedule, each pulled as its kind says (`pull`, `pullAttempts`, `beforePull`). */
+  kinds: readonly PulledKind[];
 }
 
 export interface ScheduleInfo {
@@ -71,17 +71,17 @@ export function openControlQueue(redis: Redis, prefix: string): Queue<ControlDat
   return queue;
 }
 
-/** Last and next runs of every scheduler of the control queue, each with its stream when `defs` has it. */
+/** Last and next runs of every scheduler of the control queue, each with its stream when `kinds` has it. */
 export async function readScheduleInfo(
   queue: Queue,
   redis: Redis,
   keys: RedisKeys,
-  defs: readonly { stream: string; feed: Pick<PulledKind['feed'], 'scheduler'> }[],
+  kinds: readonly { stream: string; feed: Pick<PulledKind['feed'], 'scheduler'> }[],
 ): Promise<ScheduleInfo[]> {
   const [schedulers, runs] = await Promise.all([queue.getJobSchedulers(0, -1, true), redis.hgetall(keys.schedule())]);
   return schedulers.map((s) => {
     const id = String(s.id ?? s.key);
-    const stream = defs.find((d) => d.feed.scheduler === id)?.stream;
+    const stream = kinds.find((d) => d.feed.scheduler === id)?.stream;
     const field = (name: string) => runs[`${id}.${name}`];
     const lastResult = field('lastResult');
     return {
@@ -102,7 +102,7 @@ export async function readScheduleInfo(
 /** Upserts the schedulers (each stream's `pull`: an interval or a cron, from the configuration) and runs their pulls. */
 export async function startControl(o: StartControlOptions): Promise<Control> {
   const queue = openControlQueue(o.redis, o.prefix);
-  for (const def of o.defs) await upsertScheduler(queue, def, o.schedule);
+  for (const kind of o.kinds) await upsertScheduler(queue, kind, o.schedule);
 
   const conn = createRedis(o.connection);
   // A pull's completion that a planned Sentinel failover drops is made again at once (src/queue/finish-guard.ts).
@@ -110,7 +110,7 @@ export async function startControl(o: StartControlOptions): Promise<Control> {
   const worker = new Worker<ControlData, PullResult>(CONTROL_QUEUE, guard.wrap(pullProcessor(o, queue)), {
     connection: conn,
     prefix: o.prefix,
-    concurrency: Math.max(1, o.defs.length),
+    concurrency: Math.max(1, o.kinds.length),
     lockDuration: CONTROL_LOCK_MS,
   });
   worker.on('error', (err) => {
@@ -122,10 +122,10 @@ export async function startControl(o: StartControlOptions): Promise<Control> {
   return {
     queue,
     worker,
-    scheduleInfo: () => readScheduleInfo(queue, o.redis, o.keys, o.defs),
-    mendSchedulers: () => mendSchedulers(queue, o.defs, o.schedule),
+    scheduleInfo: () => readScheduleInfo(queue, o.redis, o.keys, o.kinds),
+    mendSchedulers: () => mendSchedulers(queue, o.kinds, o.schedule),
     async removeSchedulers() {
-      for (const def of o.defs) await queue.removeJobScheduler(def.feed.scheduler);
+      for (const kind of o.kinds) await queue.removeJobScheduler(kind.feed.scheduler);
     },
     async close(graceMs = 10_000) {
       const closing = worker.close();
@@ -151,10 +151,10 @@ function pullProcessor(o: StartControlOptions, queue: Queue<ControlData>) {
     const startedAt = new Date();
     const log = o.logger.child({ scheduler, stream });
     try {
-      const def = kindOf(o.defs, stream);
-      await def.feed.beforePull?.({ redis: o.redis, keys: o.keys });
+      const kind = kindOf(o.kinds, stream);
+      await kind.feed.beforePull?.({ redis: o.redis, keys: o.keys });
       const result = await pullStream({
-        def,
+        kind,
         upstream: o.upstream,
         queue: o.queues.get(stream),
         redis: o.redis,

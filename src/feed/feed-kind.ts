@@ -3,8 +3,11 @@ import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js
 import type { CheckedKind } from '../records/record-kind.js';
 import type { PullAttempts, PullSchedule } from '../records/stream-def.js';
 
-/** What a kind says of its pulls (its `feed`): what the producer and the schedulers read; V: its settings' values. */
-export interface FeedDef<V = any> {
+/**
+ * What a kind says of its pulls (its `feed`, FeedKind's part): what the producer and the schedulers read; V: its settings'
+ * values.
+ */
+export interface FeedPart<V = any> {
   /** The id of the control queue's job scheduler that pulls the stream. */
   scheduler: string;
   /** How the stream is pulled, from its settings' values (seconds for `every`). */
@@ -22,7 +25,7 @@ export interface FeedDef<V = any> {
 
 /** A kind as the feed sees it (src/feed's slice of it): its stream, its records' key and shape, its pulls. */
 export interface FeedKind<V = any> extends CheckedKind {
-  feed: FeedDef<V>;
+  feed: FeedPart<V>;
   /** Its settings, whose values its pull reads (config's part of a kind). */
   settings?: SettingsShape;
 }

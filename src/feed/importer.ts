@@ -26,8 +26,8 @@ export interface ImportResult extends ImportProgress {
 }
 
 export interface ImportNdjsonOptions {
-  /** The stream's definition (its name, key and record schema; its CSV layout, for a CSV file). */
-  def: CheckedKind & { record: { csv?: CsvLayout } };
+  /** The stream's kind (its name, key and record schema; its CSV layout, for a CSV file). */
+  kind: CheckedKind & { record: { csv?: CsvLayout } };
   /** A file path, `-` for stdin, or a stream. */
   source: string | Readable;
   /** The stream's record queue (for re-delivery checks) and intake queue (where batches go). */
@@ -72,9 +72,9 @@ export async function importNdjson(o: ImportNdjsonOptions): Promise<ImportResult
   const started = Date.now();
   const totals: ImportResult = { lines: 0, records: 0, queued: 0, duplicates: 0, invalid: 0, batches: 0, malformed: 0, ms: 0 };
   const writer = new IntakeWriter({
-    stream: o.def.stream,
-    recordQueue: o.queues.get(o.def.stream),
-    intake: o.queues.intake(o.def.stream),
+    stream: o.kind.stream,
+    recordQueue: o.queues.get(o.kind.stream),
+    intake: o.queues.intake(o.kind.stream),
     redis: o.redis,
     batchSize: o.batchSize ?? defaults.importBatchRecords,
     batchChars: o.batchChars ?? defaults.importBatchChars,
@@ -96,7 +96,7 @@ export async function importNdjson(o: ImportNdjsonOptions): Promise<ImportResult
   totals.ms = Date.now() - started;
   if (totals.invalid > 0) {
     o.logger.warn(
-      { stream: o.def.stream, invalid: totals.invalid, malformed: totals.malformed },
+      { stream: o.kind.stream, invalid: totals.invalid, malformed: totals.malformed },
       'some lines are not valid records; their jobs fail at once (see `jobs list --state failed`); fix and import them again',
     );
   }
@@ -106,9 +106,9 @@ export async function importNdjson(o: ImportNdjsonOptions): Promise<ImportResult
 /** The file's entries: NDJSON lines, or CSV rows gathered into records by the kind's layout (or as rows, for a transform). */
 function sourceEntries(o: ImportNdjsonOptions): AsyncGenerator<NdjsonEntry[]> {
   if (o.format !== 'csv') return readNdjsonChunks(o.source, { stdin: o.stdin, maxLineBytes: o.maxLineBytes });
-  const layout = o.def.record.csv;
-  if (!o.transform && !layout) throw new CsvHeaderError(noCsvLayout(o.def.stream));
-  const mode = o.transform || !layout ? { rows: true as const } : { layout, keyField: o.def.record.keyField };
+  const layout = o.kind.record.csv;
+  if (!o.transform && !layout) throw new CsvHeaderError(noCsvLayout(o.kind.stream));
+  const mode = o.transform || !layout ? { rows: true as const } : { layout, keyField: o.kind.record.keyField };
   return readCsvRecords(o.source, mode, { stdin: o.stdin, maxRecordChars: o.maxLineBytes });
 }
 
@@ -127,16 +127,16 @@ function entrySteps(o: ImportNdjsonOptions, totals: ImportResult) {
   const unreadable = (line: number, head: string, why: string, known?: string): IntakeItem => {
     totals.invalid++;
     totals.malformed++;
-    o.logger.debug({ stream: o.def.stream, line, error: why }, 'unreadable line queued to fail at once');
+    o.logger.debug({ stream: o.kind.stream, line, error: why }, 'unreadable line queued to fail at once');
     const text = head.slice(0, QUOTE_CHARS);
-    const key = known ?? keyInHead(o.def, head);
-    return { id: badLineId(o.def.stream, line, text, key), line, text, parseError: why, ...(key === undefined ? {} : { key }) };
+    const key = known ?? keyInHead(o.kind, head);
+    return { id: badLineId(o.kind.stream, line, text, key), line, text, parseError: why, ...(key === undefined ? {} : { key }) };
   };
   /** A record: its job id, checked; an invalid one still queued, to fail at once. */
   const record = (line: number, value: unknown, text: string): IntakeItem => {
     let checked: ReturnType<typeof checkedRecord>;
     try {
-      checked = checkedRecord(o.def, value);
+      checked = checkedRecord(o.kind, value);
     } catch (err) {
       // Nested too deep (or anything else about this one record): it fails alone, the import goes on.
       const code = (err as { code?: unknown }).code;
@@ -145,7 +145,7 @@ function entrySteps(o: ImportNdjsonOptions, totals: ImportResult) {
     }
     if (!checked.valid) {
       totals.invalid++;
-      o.logger.debug({ stream: o.def.stream, line, problems: checked.problems }, 'invalid record queued to fail at once');
+      o.logger.debug({ stream: o.kind.stream, line, problems: checked.problems }, 'invalid record queued to fail at once');
     }
     return { id: checked.id, line, text };
   };
@@ -162,7 +162,7 @@ function entrySteps(o: ImportNdjsonOptions, totals: ImportResult) {
         totals.records++;
         if ('problem' in e) {
           totals.invalid++;
-          return problemItem(o.def.stream, e, entry.line);
+          return problemItem(o.kind.stream, e, entry.line);
         }
         const text = JSON.stringify(e.record) ?? '';
         return { ...record(entry.line, e.record, text), ...upstreamFields(e) };

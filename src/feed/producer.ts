@@ -15,8 +15,8 @@ import type { CheckedKind } from '../records/record-kind.js';
 import { messageOf } from '../errors/message-of.js';
 
 export interface PullStreamOptions {
-  /** The stream's definition (its name, key and record schema). */
-  def: CheckedKind;
+  /** The stream's kind (its name, key and record schema). */
+  kind: CheckedKind;
   upstream: { fetchPage(stream: StreamName, o: FetchPageOptions): Promise<FeedPage> };
   queue: Queue<JobData>;
   redis: Redis;
@@ -57,39 +57,39 @@ export interface PullResult {
 export async function pullStream(o: PullStreamOptions): Promise<PullResult> {
   const result: PullResult = { pages: 0, queued: 0, duplicates: 0, invalid: 0, caughtUp: false, locked: false };
   // A paused stream queues no more: the feed keeps its records, and the cursor waits for the resume.
-  if (await isPaused(o.redis, o.keys, o.def.stream)) {
-    o.logger.debug({ stream: o.def.stream }, 'stream paused by its breaker; not pulled (inventory-sync resume)');
+  if (await isPaused(o.redis, o.keys, o.kind.stream)) {
+    o.logger.debug({ stream: o.kind.stream }, 'stream paused by its breaker; not pulled (inventory-sync resume)');
     return { ...result, paused: true };
   }
   // The service down for everything: the feed keeps its records until it answers again (src/queue/hold/).
   if (await isOutage(o.redis, o.keys)) {
-    o.logger.debug({ stream: o.def.stream }, 'the service is down; not pulled until it answers again');
+    o.logger.debug({ stream: o.kind.stream }, 'the service is down; not pulled until it answers again');
     return { ...result, held: true };
   }
-  const lock = await takeLock(o.redis, o.keys.lock('pull', o.def.stream), {
+  const lock = await takeLock(o.redis, o.keys.lock('pull', o.kind.stream), {
     ttlMs: o.lockTtlMs ?? defaults.pullLockTtlMs,
     waitMs: o.lockWaitMs ?? 0,
   });
   if (!lock) {
-    o.logger.debug({ stream: o.def.stream }, 'another process is pulling this stream; skipped');
+    o.logger.debug({ stream: o.kind.stream }, 'another process is pulling this stream; skipped');
     return { ...result, locked: true };
   }
   try {
     const pages = walkFeed({
-      stream: o.def.stream,
+      stream: o.kind.stream,
       upstream: o.upstream,
-      cursor: (await o.redis.get(o.keys.cursor(o.def.stream))) ?? undefined,
+      cursor: (await o.redis.get(o.keys.cursor(o.kind.stream))) ?? undefined,
       pageSize: o.pageSize,
       signal: o.signal,
       onSmaller: (limit) =>
         o.logger.warn(
-          { stream: o.def.stream, limit },
+          { stream: o.kind.stream, limit },
           `feed page too large; asking for ${limit} records at a time for the rest of this pull`,
         ),
     });
     for await (const { page, stalled } of pages) {
       const counts = await queuePage(o, page.items);
-      await recordPage(o.redis.multi(), o.keys, o.def.stream, {
+      await recordPage(o.redis.multi(), o.keys, o.kind.stream, {
         cursor: page.cursor,
         size: page.items.length,
         ...counts,
@@ -105,21 +105,21 @@ export async function pullStream(o: PullStreamOptions): Promise<PullResult> {
       }
       if (stalled) {
         o.logger.warn(
-          { stream: o.def.stream },
+          { stream: o.kind.stream },
           'feed said hasMore but gave an empty page and the same cursor; stopping until the next poll',
         );
         break;
       }
       if (!lock.held()) {
-        o.logger.warn({ stream: o.def.stream }, 'pull lock expired while pulling; stopping (the next poll resumes from the cursor)');
+        o.logger.warn({ stream: o.kind.stream }, 'pull lock expired while pulling; stopping (the next poll resumes from the cursor)');
         break;
       }
     }
-    if (result.queued > 0 || result.invalid > 0) o.logger.info({ stream: o.def.stream, ...result }, 'feed records queued');
+    if (result.queued > 0 || result.invalid > 0) o.logger.info({ stream: o.kind.stream, ...result }, 'feed records queued');
     return result;
   } catch (err) {
     const message = messageOf(err);
-    await recordPullError(o.redis, o.keys, o.def.stream, message).catch(() => undefined);
+    await recordPullError(o.redis, o.keys, o.kind.stream, message).catch(() => undefined);
     throw err;
   } finally {
     await lock.release();
@@ -129,17 +129,17 @@ export async function pullStream(o: PullStreamOptions): Promise<PullResult> {
 async function queuePage(o: PullStreamOptions, items: unknown[]) {
   let invalid = 0;
   const jobs = items.map((raw) => {
-    const { job, valid, problems } = recordJob(o.def, raw, 'feed');
+    const { job, valid, problems } = recordJob(o.kind, raw, 'feed');
     if (!valid) {
       invalid++;
       o.logger.warn(
-        { stream: o.def.stream, jobId: job.opts.jobId, record: recordLabel(o.def, job.data, job.opts.jobId), problems },
+        { stream: o.kind.stream, jobId: job.opts.jobId, record: recordLabel(o.kind, job.data, job.opts.jobId), problems },
         'invalid feed record queued to fail at once as BAD_RECORD; fix it upstream (a corrected delivery becomes a new job)',
       );
     }
     return job;
   });
-  const { queued, duplicates } = await addJobs(o.queue, o.redis, jobs, o.def);
+  const { queued, duplicates } = await addJobs(o.queue, o.redis, jobs, o.kind);
   const last = jobs.at(-1);
-  return { queued, duplicates, invalid, newest: last ? recordLabel(o.def, last.data, last.opts.jobId) : undefined };
+  return { queued, duplicates, invalid, newest: last ? recordLabel(o.kind, last.data, last.opts.jobId) : undefined };
 }

@@ -13,13 +13,13 @@ const KEEP = { removeOnComplete: { count: 200 }, removeOnFail: { age: 7 * 24 * 3
 const TAKEN_GRACE_MS = 2_000;
 
 /** Upserts a stream's job scheduler (its `pull`: an interval or a cron, from the configuration); its next run is added too. */
-export async function upsertScheduler(queue: Queue, def: PulledKind, schedule: Config['schedule']): Promise<void> {
-  const { stream } = def;
-  const { scheduler } = def.feed;
-  const pull = def.feed.pull(settingValues(def, schedule));
+export async function upsertScheduler(queue: Queue, kind: PulledKind, schedule: Config['schedule']): Promise<void> {
+  const { stream } = kind;
+  const { scheduler } = kind.feed;
+  const pull = kind.feed.pull(settingValues(kind, schedule));
   const repeat = 'every' in pull ? { every: Math.round(pull.every * 1000) } : pull;
   // A failed poll is simply redone by the next one, unless the stream asks for more attempts.
-  const attempts = def.feed.pullAttempts ?? { attempts: 1 };
+  const attempts = kind.feed.pullAttempts ?? { attempts: 1 };
   await queue.upsertJobScheduler(scheduler, repeat, { name: scheduler, data: { stream, scheduler }, opts: { ...KEEP, ...attempts } });
 }
 
@@ -39,12 +39,12 @@ export async function schedulerWhole(queue: Queue, id: string, now = Date.now())
 }
 
 /** Upserts every scheduler whose chain is broken; answers their ids. */
-export async function mendSchedulers(queue: Queue, defs: readonly PulledKind[], schedule: Config['schedule']): Promise<string[]> {
+export async function mendSchedulers(queue: Queue, kinds: readonly PulledKind[], schedule: Config['schedule']): Promise<string[]> {
   const mended: string[] = [];
-  for (const def of defs) {
-    if (await schedulerWhole(queue, def.feed.scheduler)) continue;
-    await upsertScheduler(queue, def, schedule);
-    mended.push(def.feed.scheduler);
+  for (const kind of kinds) {
+    if (await schedulerWhole(queue, kind.feed.scheduler)) continue;
+    await upsertScheduler(queue, kind, schedule);
+    mended.push(kind.feed.scheduler);
   }
   return mended;
 }

@@ -12,7 +12,7 @@ import { defaults } from '../../config/defaults.js';
 import { claimEndAlert, claimOutageAlert, releaseOutageAlert } from '../queue/hold/outage-state.js';
 import { isHeld, readHolds, type HoldReport } from '../queue/hold/hold-report.js';
 import { logRepeated, reasonOf } from '../log/log-throttle.js';
-import type { FeedDef } from '../feed/feed-kind.js';
+import type { FeedPart } from '../feed/feed-kind.js';
 
 export interface AlertSettings {
   /** Where the JSON alert is POSTed (Slack-compatible `{"text": ...}`). A secret: it is never logged. */
@@ -34,7 +34,7 @@ export interface AlertDeps {
   /** Values no alert may carry (redacted if ever they appear). */
   secrets: string[];
   /** The streams to watch, each with how its lag is judged. */
-  defs: readonly { stream: StreamName; feed: Pick<FeedDef, 'lag'> }[];
+  defs: readonly { stream: StreamName; feed: Pick<FeedPart, 'lag'> }[];
 }
 
 /** One alert as sent: why (its reason is what the interval is counted per) and the text. */

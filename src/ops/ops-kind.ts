@@ -1,4 +1,4 @@
-import type { FeedDef } from '../feed/feed-kind.js';
+import type { FeedPart } from '../feed/feed-kind.js';
 import type { JobPart } from '../queue/runner-kind.js';
 import type { RecordKind } from '../records/record-kind.js';
 import type { FindRule } from './find-rule.js';
@@ -20,7 +20,7 @@ export interface OpsDef {
 
 /** A kind as the operator's tools see it (src/ops' slice of it): its records, its pulls' lag, its job, its rules. */
 export interface OpsKind<R = any> extends RecordKind<R> {
-  feed: Pick<FeedDef, 'lag'>;
+  feed: Pick<FeedPart, 'lag'>;
   job: Pick<JobPart<R>, 'failures'>;
   ops?: OpsDef;
 }

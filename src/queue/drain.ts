@@ -64,7 +64,7 @@ export interface SummarizeOptions {
   since?: number;
   /** A connection to the queues' Redis (BullMQ 6 keeps its own client private). */
   redis: Redis;
-  /** The streams' definitions, to name each failed record by its key. */
+  /** The streams' kinds, to name each failed record by its key. */
   streams: readonly KeyedKind[];
 }
 

@@ -3,7 +3,7 @@ import type { RecordKind } from '../records/record-kind.js';
 import type { JobContext, JobResult, PreviewContext } from './job-context.js';
 import type { PreviewResult } from './record-plan.js';
 
-/** What a kind says of its job (its `job`): what the runner, the dry run and `jobs show` read. */
+/** What a kind says of its job (its `job`, RunnerKind's part): what the runner, the dry run and `jobs show` read. */
 export interface JobPart<R = any> {
   /** Syncs one record. */
   process(record: R, ctx: JobContext): Promise<JobResult>;

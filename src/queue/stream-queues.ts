@@ -14,7 +14,7 @@ export type QueuedKind = CheckedKind & { feed: { scheduler: string }; job: Pick<
  */
 export interface StreamQueues {
   prefix: string;
-  /** The streams' definitions, in the list's order. */
+  /** The streams' kinds, in the list's order. */
   kinds: readonly QueuedKind[];
   /** The stream names, in the list's order. */
   names: readonly StreamName[];

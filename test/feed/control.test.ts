@@ -34,7 +34,7 @@ async function until(check: () => boolean | Promise<boolean>, timeoutMs = 10_000
 /** The schedulers on this test's prefix, pulling from its feed server; the test says the schedule. */
 function startTestControl(o: Pick<StartControlOptions, 'schedule'> & Partial<StartControlOptions>): Promise<Control> {
   return startControl({
-    defs: programKinds,
+    kinds: programKinds,
     connection: w.url,
     prefix: w.prefix,
     redis: w.redis,
@@ -96,7 +96,7 @@ describe('control schedulers', () => {
       feed.append('orders', [order('WEB-1')]);
       control = await startTestControl({
         schedule: { orderPollSeconds: 0.3, bomPollSeconds: 3600, stockSyncCron: '0 19 * * *' },
-        defs: [kindOf(programKinds, 'orders')],
+        kinds: [kindOf(programKinds, 'orders')],
       });
       await until(async () => (await w.redis.hget(w.keys.schedule(), 'poll-orders.lastOk')) === '0');
       expect(await w.redis.hget(w.keys.schedule(), 'poll-orders.lastError')).toMatch(/503/);

@@ -47,7 +47,7 @@ const byKey = (records: unknown[]) =>
 const importFile = async (name: string, text: string, o: Partial<ImportNdjsonOptions> = {}) => {
   const file = join(dir, name);
   await writeFile(file, text);
-  return importNdjson({ def: orderKind, source: file, queues: w.queues, redis: w.redis, logger: w.logger, ...o });
+  return importNdjson({ kind: orderKind, source: file, queues: w.queues, redis: w.redis, logger: w.logger, ...o });
 };
 
 async function receiver(o: { transforms?: ReadonlyMap<string, Transform>; store?: boolean }) {

@@ -152,7 +152,7 @@ describe('poison records', () => {
         JSON.stringify(order('WEB-2')),
       ];
       const result = await importNdjson({
-        def: orderKind,
+        kind: orderKind,
         source: Readable.from([`${lines.join('\n')}\n`]),
         queues: w.queues,
         redis: w.redis,

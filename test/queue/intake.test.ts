@@ -38,7 +38,7 @@ async function ndjson(lines: string[]): Promise<string> {
 }
 
 const importFile = (file: string, batchSize = 10) =>
-  importNdjson({ def: orderKind, source: file, queues: w.queues, redis: w.redis, logger: w.logger, batchSize });
+  importNdjson({ kind: orderKind, source: file, queues: w.queues, redis: w.redis, logger: w.logger, batchSize });
 
 /** A pool whose orders kind notes each job it runs (id and data). */
 async function startPool(seen: Array<{ id: string; data: JobData }> = []) {
@@ -78,7 +78,7 @@ describe('import through intake batches', () => {
     const big = (i: number) => ({ ...order(`WEB-${i}`), shipmentIdUser: 'x'.repeat(2_000) });
     const file = await ndjson(Array.from({ length: 9 }, (_, i) => JSON.stringify(big(i + 1))));
     const result = await importNdjson({
-      def: orderKind,
+      kind: orderKind,
       source: file,
       queues: w.queues,
       redis: w.redis,

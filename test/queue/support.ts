@@ -131,7 +131,7 @@ export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** One pull of the world's orders stream from `upstream` (pages of 100 unless told). */
 export function pullOrders(w: QueueWorld, upstream: PullStreamOptions['upstream'], over: Partial<PullStreamOptions> = {}) {
   return pullStream({
-    def: orderKind,
+    kind: orderKind,
     upstream,
     queue: w.queues.get('orders'),
     redis: w.redis,

@@ -50,7 +50,7 @@ async function queueOnly(io: CliIo, kinds: readonly Kind[], def: Kind, a: Import
   const queues = createQueues({ connection: redis, prefix: config.redis.prefix, jobs: config.jobs, streams: [stream] });
   try {
     return await importNdjson({
-      def,
+      kind: def,
       source: a.file,
       stdin: io.stdin,
       queues,

@@ -14,7 +14,7 @@ describeEachProfile('order sync', (profile) => {
   let feed: FeedServer;
   const pull = () =>
     pullStream({
-      def: orderKind,
+      kind: orderKind,
       upstream: new UpstreamClient({ url: feed.url, retries: 0 }),
       queue: world.queues.get('orders'),
       redis: world.redis,

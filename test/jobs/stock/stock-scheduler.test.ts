@@ -37,7 +37,7 @@ describe('the stock sync schedule', () => {
       pageSize: 100,
       logger,
       // The stream's definition begins a stock sync run before each of its pulls.
-      defs: [stockCountKind],
+      kinds: [stockCountKind],
     });
   });
   afterAll(async () => {
