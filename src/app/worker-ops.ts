@@ -28,7 +28,7 @@ export function startWorkerOps(app: Pick<AppContext, 'config' | 'redis' | 'logge
           settings: { webhookUrl, lagSeconds, intervalSeconds, outageSeconds: config.outage.alertSeconds },
           logger,
           secrets: secretValues(config),
-          defs: deps.kinds,
+          kinds: deps.kinds,
         },
         defaults.alertCheckSeconds * 1000,
       )

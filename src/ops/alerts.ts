@@ -34,7 +34,7 @@ export interface AlertDeps {
   /** Values no alert may carry (redacted if ever they appear). */
   secrets: string[];
   /** The streams to watch, each with how its lag is judged. */
-  defs: readonly { stream: StreamName; feed: Pick<FeedPart, 'lag'> }[];
+  kinds: readonly { stream: StreamName; feed: Pick<FeedPart, 'lag'> }[];
 }
 
 /** One alert as sent: why (its reason is what the interval is counted per) and the text. */
@@ -72,10 +72,10 @@ async function failureAlert(d: AlertDeps, stream: StreamName, now: number): Prom
   return { alert: { reason: `failures:${stream}`, text }, seenUntil: now };
 }
 
-async function lagAlert(d: AlertDeps, def: AlertDeps['defs'][number], now: number): Promise<Alert | undefined> {
-  const stream = def.stream;
+async function lagAlert(d: AlertDeps, kind: AlertDeps['kinds'][number], now: number): Promise<Alert | undefined> {
+  const stream = kind.stream;
   const state = await readFeedState(d.redis, redisKeys(d.prefix), stream);
-  const lag = laggingSeconds(state, now, def.feed.lag);
+  const lag = laggingSeconds(state, now, kind.feed.lag);
   if (lag === undefined || lag <= d.settings.lagSeconds) return undefined;
   const why = state.lastError ? ` Last pull failed: ${state.lastError.slice(0, 200).replace(/\.?$/, '.')}` : '';
   return {
@@ -130,7 +130,7 @@ async function outageAlert(d: AlertDeps, holds: HoldReport, now: number): Promis
 
 /** Jobs waiting in every watched stream (waiting, delayed, prioritized). */
 async function waitingJobs(d: AlertDeps): Promise<number> {
-  const counts = await Promise.all(d.defs.map((def) => d.queues.get(def.stream).getJobCounts('waiting', 'delayed', 'prioritized')));
+  const counts = await Promise.all(d.kinds.map((kind) => d.queues.get(kind.stream).getJobCounts('waiting', 'delayed', 'prioritized')));
   return counts.reduce((n, c) => n + (c.waiting ?? 0) + (c.delayed ?? 0) + (c.prioritized ?? 0), 0);
 }
 
@@ -175,13 +175,13 @@ export async function checkAlerts(d: AlertDeps, now = Date.now()): Promise<Alert
   const holds = await readHolds(
     d.redis,
     redisKeys(d.prefix),
-    d.defs.map((def) => def.stream),
+    d.kinds.map((kind) => kind.stream),
     { lastOutage: true },
   );
   const outage = await outageAlert(d, holds, now);
   if (outage) await sendClaimed(d, outage, sent);
-  for (const [i, def] of d.defs.entries()) {
-    const stream = def.stream;
+  for (const [i, kind] of d.kinds.entries()) {
+    const stream = kind.stream;
     const pause = await pauseAlert(d, holds.streams[i]!);
     // Told once per pause (its claim in the breaker's hash), not once per interval; a paused stream's lag is its pause.
     if (pause) await sendClaimed(d, pause, sent);
@@ -190,7 +190,7 @@ export async function checkAlerts(d: AlertDeps, now = Date.now()): Promise<Alert
     if (failures)
       candidates.push({ alert: failures.alert, after: () => d.redis.set(k(d.prefix).seen(stream), String(failures.seenUntil)) });
     // A held stream pulls nothing: its lag is its hold's, told by the hold's own alert.
-    const lag = isHeld(holds, stream) ? undefined : await lagAlert(d, def, now);
+    const lag = isHeld(holds, stream) ? undefined : await lagAlert(d, kind, now);
     if (lag) candidates.push({ alert: lag });
     for (const { alert, after } of candidates) {
       const gate = k(d.prefix).gate(alert.reason);

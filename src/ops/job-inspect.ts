@@ -62,9 +62,9 @@ interface JobData {
  * The key of a job's record; one that could not be read (a line, a CSV record failing on a cell) by the key found
  * in it, and a payload a transform refused by its upstream id (its `key`).
  */
-function keyOf(def: KeyedKind | undefined, data: JobData): string | null {
+function keyOf(kind: KeyedKind | undefined, data: JobData): string | null {
   if (data.parseError !== undefined) return data.key ?? null;
-  return (def && recordKey(def, data.record)) ?? null;
+  return (kind && recordKey(kind, data.record)) ?? null;
 }
 
 /** The upstream payload a job's record came from, parsed when it was kept whole. */
@@ -84,9 +84,9 @@ function summarize(
   stream: StreamName,
   state: string,
   isBatch: boolean,
-  defs: readonly KeyedKind[],
+  kinds: readonly KeyedKind[],
 ): JobSummary & { batch: BatchStory | null } {
-  const def = findKind(defs, stream);
+  const kind = findKind(kinds, stream);
   const data = (job.data ?? {}) as JobData;
   const rv = job.returnvalue as { outcome?: unknown; summary?: unknown } | null | undefined;
   const batch = isBatch ? readBatch(job.data) : undefined;
@@ -94,7 +94,7 @@ function summarize(
     id: job.id ?? '',
     stream,
     state,
-    key: batch ? batch.key : keyOf(def, data),
+    key: batch ? batch.key : keyOf(kind, data),
     attemptsMade: job.attemptsMade,
     createdAt: iso(job.timestamp) ?? '',
     finishedAt: iso(job.finishedOn),
@@ -106,8 +106,8 @@ function summarize(
 }
 
 /** A row of `jobs list`: the batch without the record ids `jobs show` adds. */
-function listed(job: Job, stream: StreamName, state: string, isBatch: boolean, defs: readonly KeyedKind[]): JobSummary {
-  const s = summarize(job, stream, state, isBatch, defs);
+function listed(job: Job, stream: StreamName, state: string, isBatch: boolean, kinds: readonly KeyedKind[]): JobSummary {
+  const s = summarize(job, stream, state, isBatch, kinds);
   if (!s.batch) return s;
   const { records, firstLine, lastLine } = s.batch;
   return { ...s, batch: { records, firstLine, lastLine } };

@@ -7,7 +7,7 @@ import type { RepairRule } from './repair-rule.js';
 import type { StockEffect } from './stock-effect.js';
 
 /** What a kind says for its operators (its `ops`): what find, reconcile and repair read. */
-export interface OpsDef {
+export interface OpsPart {
   /** What `find` shows of a key's entities and progress. None: only its jobs. */
   find?: FindRule;
   /** How `reconcile` compares what it synced with the service. None: not reconciled. */
@@ -22,5 +22,5 @@ export interface OpsDef {
 export interface OpsKind<R = any> extends RecordKind<R> {
   feed: Pick<FeedPart, 'lag'>;
   job: Pick<JobPart<R>, 'failures'>;
-  ops?: OpsDef;
+  ops?: OpsPart;
 }

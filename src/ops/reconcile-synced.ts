@@ -20,11 +20,11 @@ const PAGE = 500;
 const APPLIED = new Set(['synced', 'unchanged']);
 
 /** Whether a version applied (its record, when its job finished) is the reference in place of the one kept so far. */
-function replaces(def: SyncedStream, before: SyncedRecord, record: unknown, finishedOn: number, again: boolean): boolean {
+function replaces(kind: SyncedStream, before: SyncedRecord, record: unknown, finishedOn: number, again: boolean): boolean {
   // A resync or repair re-applies a version synced before: the first sync stays the reference (its time is
   // when its effects began, e.g. an order's shipment for the stock rule), unless it is gone.
   if (before.again !== again) return !again;
-  return def.ops?.reconcile?.newer?.(record, before.record) ?? finishedOn > before.finishedOn;
+  return kind.ops?.reconcile?.newer?.(record, before.record) ?? finishedOn > before.finishedOn;
 }
 
 /** A stream as its synced records are read: its key, and its kind's rule of which version is the reference. */
@@ -35,7 +35,7 @@ export type SyncedStream = KeyedKind & { ops?: { reconcile?: { newer?(a: unknown
  * program recorded as synced; the newest by the kind's own rule when it has one (an order's snapshot by updatedAt).
  * Completed jobs are kept 7 days (at most 50,000 per stream), so that is what is covered.
  */
-export async function syncedRecords(queue: Pick<Queue, 'getJobs'>, def: SyncedStream): Promise<Map<string, SyncedRecord>> {
+export async function syncedRecords(queue: Pick<Queue, 'getJobs'>, kind: SyncedStream): Promise<Map<string, SyncedRecord>> {
   const out = new Map<string, SyncedRecord>();
   for (let start = 0; ; start += PAGE) {
     const jobs = await queue.getJobs(['completed'], start, start + PAGE - 1, true);
@@ -45,12 +45,12 @@ export async function syncedRecords(queue: Pick<Queue, 'getJobs'>, def: SyncedSt
       if (typeof rv.outcome !== 'string' || !APPLIED.has(rv.outcome)) continue;
       const data = job.data as { record?: unknown; fromService?: unknown } | undefined;
       const record = data?.record;
-      const key = recordKey(def, record);
+      const key = recordKey(kind, record);
       if (key === undefined) continue;
       const finishedOn = job.finishedOn ?? 0;
       const before = out.get(key);
       const again = data?.fromService !== undefined;
-      if (before && !replaces(def, before, record, finishedOn, again)) continue;
+      if (before && !replaces(kind, before, record, finishedOn, again)) continue;
       const details = rv.details && typeof rv.details === 'object' ? (rv.details as Record<string, unknown>) : {};
       out.set(key, {
         key,

@@ -18,9 +18,9 @@ export function runId(now = Date.now()): string {
  * `{record's job id}-{reason}-{run}` (BullMQ would take the record's own id for a re-delivery and do nothing),
  * data the record with `fromService`, which tells the kind to plan from the service's state.
  */
-export function rerunJob(def: CheckedKind, record: unknown, fromService: FromService & { run: string }): RecordJob {
+export function rerunJob(kind: CheckedKind, record: unknown, fromService: FromService & { run: string }): RecordJob {
   const data: JobData = { record, source: fromService.reason, fromService };
-  return { name: def.stream, data, opts: { jobId: `${jobIdFor(def, record)}-${fromService.reason}-${fromService.run}` } };
+  return { name: kind.stream, data, opts: { jobId: `${jobIdFor(kind, record)}-${fromService.reason}-${fromService.run}` } };
 }
 
 /** The newest version of a key the program recorded: the record of its newest job (any state) that reads. */
@@ -42,10 +42,10 @@ export interface UnusableVersion {
 }
 
 /** Why a kept job's record cannot be sent again; undefined when it can (or it is not the key's). */
-function unusableWhy(def: CheckedKind, data: JobData, key: string): string | undefined {
+function unusableWhy(kind: CheckedKind, data: JobData, key: string): string | undefined {
   if (data.parseError !== undefined) return data.key === key ? data.parseError : undefined;
-  if (recordKey(def, data.record) !== key) return undefined;
-  const checked = checkRecord(def, data.record);
+  if (recordKey(kind, data.record) !== key) return undefined;
+  const checked = checkRecord(kind, data.record);
   if (checked.ok) return undefined;
   const first = checked.problems[0];
   return first ? `${first.field}: ${first.reason}` : 'does not match its shape';
@@ -60,38 +60,38 @@ export async function newestVersions(
   redis: Redis,
   prefix: string,
   queues: { get(stream: StreamName): Queue },
-  defs: readonly CheckedKind[],
+  kinds: readonly CheckedKind[],
   key: string,
 ): Promise<{ versions: RecordedVersion[]; unusable: UnusableVersion[] }> {
   const ids = await findJobIds(
     redis,
     prefix,
     key,
-    defs.map((d) => d.stream),
+    kinds.map((d) => d.stream),
   );
   const newest = new Map<StreamName, { v: RecordedVersion; at: number }>();
   const unusable = new Map<StreamName, { v: UnusableVersion; at: number }>();
   for (const id of ids) {
-    const def = defs.find((d) => id.startsWith(`${d.stream}-`));
-    if (!def) continue;
-    const job = await queues.get(def.stream).getJob(id);
+    const kind = kinds.find((d) => id.startsWith(`${d.stream}-`));
+    if (!kind) continue;
+    const job = await queues.get(kind.stream).getJob(id);
     const data = job?.data as JobData | undefined;
     if (!job || !data) continue;
-    const why = unusableWhy(def, data, key);
+    const why = unusableWhy(kind, data, key);
     const at = job.timestamp ?? 0;
     if (why !== undefined) {
-      const seen = unusable.get(def.stream);
+      const seen = unusable.get(kind.stream);
       if (!seen || seen.at < at)
-        unusable.set(def.stream, { v: { stream: def.stream, key, jobId: id, state: await job.getState(), why }, at });
+        unusable.set(kind.stream, { v: { stream: kind.stream, key, jobId: id, state: await job.getState(), why }, at });
       continue;
     }
-    if (data.parseError !== undefined || recordKey(def, data.record) !== key) continue;
-    const before = newest.get(def.stream);
+    if (data.parseError !== undefined || recordKey(kind, data.record) !== key) continue;
+    const before = newest.get(kind.stream);
     if (before && before.at >= at) continue;
-    newest.set(def.stream, { v: { stream: def.stream, key, jobId: id, record: data.record, state: await job.getState() }, at });
+    newest.set(kind.stream, { v: { stream: kind.stream, key, jobId: id, record: data.record, state: await job.getState() }, at });
   }
   return {
-    versions: defs.flatMap((d) => (newest.has(d.stream) ? [newest.get(d.stream)!.v] : [])),
-    unusable: defs.flatMap((d) => (!newest.has(d.stream) && unusable.has(d.stream) ? [unusable.get(d.stream)!.v] : [])),
+    versions: kinds.flatMap((d) => (newest.has(d.stream) ? [newest.get(d.stream)!.v] : [])),
+    unusable: kinds.flatMap((d) => (!newest.has(d.stream) && unusable.has(d.stream) ? [unusable.get(d.stream)!.v] : [])),
   };
 }

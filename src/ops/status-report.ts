@@ -191,10 +191,10 @@ async function budgetStatus(redis: Redis, prefix: string, budgets: Budgets | und
   );
 }
 
-async function scheduleStatus(redis: Redis, prefix: string, defs: StreamQueues['kinds']): Promise<ScheduleStatus[]> {
+async function scheduleStatus(redis: Redis, prefix: string, kinds: StreamQueues['kinds']): Promise<ScheduleStatus[]> {
   const queue = openControlQueue(redis, prefix);
   try {
-    const infos = await readScheduleInfo(queue, redis, redisKeys(prefix), defs);
+    const infos = await readScheduleInfo(queue, redis, redisKeys(prefix), kinds);
     return infos.map((i) => ({
       name: i.scheduler,
       stream: i.stream ?? null,

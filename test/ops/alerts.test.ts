@@ -48,7 +48,7 @@ describe('alerts', () => {
       settings: { webhookUrl: `${server.url}/hook/${HOOK_TOKEN}`, lagSeconds: 60, intervalSeconds: 2 },
       logger: createLogger({ level: 'silent' }),
       secrets: [SECRET, `${server.url}/hook/${HOOK_TOKEN}`],
-      defs: [orderKind],
+      kinds: [orderKind],
     };
   });
   afterAll(async () => {

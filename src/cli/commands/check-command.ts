@@ -39,7 +39,7 @@ export function checkCommand(io: CliIo, done: CommandResult, kinds: readonly Kin
             deps.upstream && config.upstream
               ? { url: config.upstream.url, upstream: deps.upstream, pageSize: config.jobs.feedPageSize }
               : undefined,
-          defs: deps.queues.streams().map((s) => kindOf(kinds, s)),
+          kinds: deps.queues.streams().map((s) => kindOf(kinds, s)),
           signal: io.stop,
         });
         app.logger.info({ verdict: report.verdict, gaps: report.gaps?.length ?? null, serviceCalls: report.serviceCalls }, 'check done');

@@ -12,8 +12,8 @@ export interface CheckFeedOptions {
   upstream: { fetchPage(stream: StreamName, o: FetchPageOptions): Promise<FeedPage> };
   redis: Redis;
   keys: Pick<RedisKeys, 'cursor'>;
-  /** The streams to read, as their definitions say (key, schema, references). */
-  defs: readonly OpsKind[];
+  /** The streams to read, as their kinds say (key, schema, references). */
+  kinds: readonly OpsKind[];
   pageSize: number;
   signal?: AbortSignal;
 }
@@ -36,12 +36,12 @@ export interface FeedPart {
  * and no feed state is recorded. A record is checked as the producer checks it, so its problems read the same.
  */
 export async function checkFeed(o: CheckFeedOptions): Promise<FeedPart> {
-  const parts = await Promise.all(o.defs.map((def) => checkStream(o, def)));
+  const parts = await Promise.all(o.kinds.map((kind) => checkStream(o, kind)));
   return { streams: parts.map((p) => p.check), records: parts.flatMap((p) => p.records) };
 }
 
-async function checkStream(o: CheckFeedOptions, def: OpsKind): Promise<{ check: FeedStreamCheck; records: NamedRecord[] }> {
-  const stream = def.stream;
+async function checkStream(o: CheckFeedOptions, kind: OpsKind): Promise<{ check: FeedStreamCheck; records: NamedRecord[] }> {
+  const stream = kind.stream;
   const cursor = await o.redis.get(o.keys.cursor(stream));
   const check: FeedStreamCheck = { stream, cursor, state: 'ok', problem: null, records: 0, hasMore: null, valid: 0, bad: [] };
   let page: FeedPage;
@@ -56,15 +56,15 @@ async function checkStream(o: CheckFeedOptions, def: OpsKind): Promise<{ check: 
   check.hasMore = page.hasMore;
   const records: NamedRecord[] = [];
   for (const raw of page.items) {
-    const { job, valid, problems } = recordJob(def, raw, 'feed');
-    const label = recordLabel(def, job.data, job.opts.jobId);
-    const checked = valid ? checkRecord(def, raw) : undefined;
+    const { job, valid, problems } = recordJob(kind, raw, 'feed');
+    const label = recordLabel(kind, job.data, job.opts.jobId);
+    const checked = valid ? checkRecord(kind, raw) : undefined;
     if (!checked?.ok) {
       check.bad.push({ record: label, problems });
       continue;
     }
     check.valid++;
-    records.push({ stream, key: label, references: recordReferences(def, checked.record) });
+    records.push({ stream, key: label, references: recordReferences(kind, checked.record) });
   }
   return { check, records };
 }

@@ -21,8 +21,8 @@ export interface RunCheckOptions {
   redisAt: string;
   /** The feed; undefined when UPSTREAM_URL is not set. */
   feed?: { url: string; upstream: CheckFeedOptions['upstream']; pageSize: number };
-  /** The streams to check, as their definitions say. */
-  defs: readonly OpsKind[];
+  /** The streams to check, as their kinds say. */
+  kinds: readonly OpsKind[];
   signal?: AbortSignal;
 }
 
@@ -36,7 +36,7 @@ export async function runCheck(o: RunCheckOptions): Promise<CheckReport> {
   const [service, feedPart] = await Promise.all([
     checkService({ client: o.client, baseUrl: o.service.baseUrl, budgets: o.service.budgets, onRequest: () => serviceCalls++ }),
     o.feed
-      ? checkFeed({ upstream: o.feed.upstream, redis: o.redis, keys: o.keys, defs: o.defs, pageSize: o.feed.pageSize, signal: o.signal })
+      ? checkFeed({ upstream: o.feed.upstream, redis: o.redis, keys: o.keys, kinds: o.kinds, pageSize: o.feed.pageSize, signal: o.signal })
       : Promise.resolve<FeedPart | undefined>(undefined),
   ]);
   const feed: FeedCheck = { configured: !!o.feed, url: o.feed ? shownUrl(o.feed.url) : null, streams: feedPart?.streams ?? [] };

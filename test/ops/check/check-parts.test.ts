@@ -107,7 +107,7 @@ describe('check, part by part, over a real server', () => {
     ])('tells HTTP %i apart as %s', async (status, code, hint) => {
       server = await startServer((_req, res) => json(res, status, { error: 'no' }));
       const upstream = new UpstreamClient({ url: server.url, token: 'tok-x', retries: 0 });
-      const part = await checkFeed({ upstream, redis, keys: redisKeys(prefix), defs: [orderKind], pageSize: 10 });
+      const part = await checkFeed({ upstream, redis, keys: redisKeys(prefix), kinds: [orderKind], pageSize: 10 });
       expect(part.records).toEqual([]);
       expect(part.streams).toEqual([
         {
