@@ -24,7 +24,7 @@ import type { Repairer } from '../ops/repair-report.js';
 
 export interface DashboardOptions {
   /** The kinds of job (the composition root's list). */
-  defs: readonly Kind[];
+  kinds: readonly Kind[];
   host: string;
   /** 0 picks a free port. */
   port: number;
@@ -75,7 +75,7 @@ export class UnsafeDashboardError extends Error {
 export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
   refuseUnsafe(o);
   const assets = await loadAssets();
-  const queues = openStreamQueues(o.redis, o.prefix, o.defs);
+  const queues = openStreamQueues(o.redis, o.prefix, o.kinds);
   const extra = (o.extraQueues ?? []).map((name) => new Queue(name, { connection: o.redis, prefix: o.prefix }));
   // Unheard, BullMQ prints connection errors raw, past the logger; requests still fail on their own.
   for (const q of extra) q.on('error', () => undefined);
@@ -102,7 +102,7 @@ export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
   app.use(jobRoutes({ redis: o.redis, queues, prefix: o.prefix, signedIn, budgets, logger }));
   app.use(
     opsRoutes({
-      kinds: o.defs,
+      kinds: o.kinds,
       redis: o.redis,
       queues,
       prefix: o.prefix,

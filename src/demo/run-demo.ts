@@ -66,7 +66,7 @@ async function startSurfaces(app: AppContext, o: DemoOptions, kinds: readonly Ki
   cleanups.unshift(() => http.close());
   const { user, password } = config.dashboard;
   const dashboard = await dashboardOn(o.dashboardPort, {
-    defs: kinds,
+    kinds,
     host: '127.0.0.1',
     redis: app.redis,
     prefix: config.redis.prefix,

@@ -62,7 +62,7 @@ export async function startTestDashboard(o: Partial<Omit<DashboardOptions, 'redi
   const prefix = o.prefix ?? uniquePrefix('dash');
   const out = captureOut(false);
   const logger = createLogger({ level: 'debug', destination: out.stream });
-  const dashboard = await startDashboard({ host: '127.0.0.1', port: 0, auth: null, defs: programKinds, ...o, redis, prefix, logger });
+  const dashboard = await startDashboard({ host: '127.0.0.1', port: 0, auth: null, kinds: programKinds, ...o, redis, prefix, logger });
   const base = dashboard.url;
   return {
     dashboard,

@@ -14,7 +14,7 @@ describe("dashboard, an order's life", () => {
       await world.add('orders', [r]);
       await world.idle();
     }
-    t = await startTestDashboard({ prefix: world.prefix, defs: world.kinds });
+    t = await startTestDashboard({ prefix: world.prefix, kinds: world.kinds });
   }, 60_000);
   afterAll(async () => {
     await t?.close();

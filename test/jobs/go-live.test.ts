@@ -95,7 +95,7 @@ describe('the go-live floor', () => {
 
   it("is shown on the dashboard's job page as skipped, with the reason", async () => {
     const dashboard = await startDashboard({
-      defs: programKinds,
+      kinds: programKinds,
       host: '127.0.0.1',
       port: 0,
       auth: null,

@@ -144,7 +144,7 @@ describeEachProfile('mapping', (profile) => {
   describe("on the dashboard's find page", () => {
     it("shows the service's names beside the record's", async () => {
       const dashboard = await startDashboard({
-        defs: programKinds,
+        kinds: programKinds,
         host: '127.0.0.1',
         port: 0,
         auth: null,

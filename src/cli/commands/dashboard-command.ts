@@ -47,7 +47,7 @@ export function dashboardCommand(io: CliIo, done: CommandResult, kinds: readonly
       const dashboard = await listenOrConfigError(
         () =>
           startDashboard({
-            defs: kinds,
+            kinds,
             host: o.host,
             port: o.port,
             redis,

@@ -183,7 +183,7 @@ describe('a fifth kind of job (stock adjustments)', () => {
         host: '127.0.0.1',
         port: 0,
         auth: null,
-        defs: kinds,
+        kinds,
         redis: deps.redis,
         prefix: deps.config.redis.prefix,
         logger: createLogger({ level: 'silent' }),
