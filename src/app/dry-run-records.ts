@@ -49,10 +49,10 @@ export interface SourceDeps {
 }
 
 /** A line (or CSV record) that cannot be read or checked, as the job `import` would queue for it (fails at once). */
-function unreadableLine(def: CheckedKind, line: number, head: string, why: string, known?: string): RecordJob {
-  const stream = def.stream;
+function unreadableLine(kind: CheckedKind, line: number, head: string, why: string, known?: string): RecordJob {
+  const stream = kind.stream;
   const text = head.slice(0, QUOTE_CHARS);
-  const key = known ?? keyInHead(def, head);
+  const key = known ?? keyInHead(kind, head);
   return {
     name: stream,
     data: { record: text, source: 'import', parseError: why, line, ...(key === undefined ? {} : { key }) },
@@ -61,54 +61,54 @@ function unreadableLine(def: CheckedKind, line: number, head: string, why: strin
 }
 
 /** The file's entries, as `import` reads them: NDJSON lines, or CSV records (rows, for a transform). */
-function fileEntries(def: FileStream, source: Extract<DryRunSource, { from: 'file' }>, d: SourceDeps): AsyncGenerator<NdjsonEntry[]> {
+function fileEntries(kind: FileStream, source: Extract<DryRunSource, { from: 'file' }>, d: SourceDeps): AsyncGenerator<NdjsonEntry[]> {
   if (source.format !== 'csv') return readNdjsonChunks(source.file, { stdin: d.stdin, maxLineBytes: d.maxRecordBytes });
-  const layout = def.record.csv;
-  const mode = source.transform || !layout ? { rows: true as const } : { layout, keyField: def.record.keyField };
+  const layout = kind.record.csv;
+  const mode = source.transform || !layout ? { rows: true as const } : { layout, keyField: kind.record.keyField };
   return readCsvRecords(source.file, mode, { stdin: d.stdin, maxRecordChars: d.maxRecordBytes });
 }
 
 async function* fileJobs(
-  def: FileStream,
+  kind: FileStream,
   source: Extract<DryRunSource, { from: 'file' }>,
   d: SourceDeps,
   read: SourceRead,
 ): AsyncGenerator<RecordJob> {
   const file = source.file;
   const upstreamName = typeof file === 'string' && file !== '-' ? basename(file) : 'stdin';
-  for await (const entries of fileEntries(def, source, d)) {
+  for await (const entries of fileEntries(kind, source, d)) {
     for (const entry of entries) {
       read.records++;
       if ('error' in entry) {
-        yield unreadableLine(def, entry.line, entry.head, entry.error, entry.key);
+        yield unreadableLine(kind, entry.line, entry.head, entry.error, entry.key);
         continue;
       }
       if (source.transform) {
         for (const e of await transformPayload(source.transform, entry.value, `${upstreamName}:${entry.line}`))
-          yield transformedJob(def, e, 'import', entry.line).job;
+          yield transformedJob(kind, e, 'import', entry.line).job;
         continue;
       }
       let id: string;
       try {
-        id = checkedRecord(def, entry.value).id;
+        id = checkedRecord(kind, entry.value).id;
       } catch (err) {
         const code = (err as { code?: unknown }).code;
         yield unreadableLine(
-          def,
+          kind,
           entry.line,
           entry.text.slice(0, HEAD_CHARS),
           code === 'RECORD_TOO_DEEP' ? (err as Error).message : `could not be checked (${(err as Error).message})`,
         );
         continue;
       }
-      yield { name: def.stream, data: { record: entry.value, source: 'import', line: entry.line }, opts: { jobId: id } };
+      yield { name: kind.stream, data: { record: entry.value, source: 'import', line: entry.line }, opts: { jobId: id } };
     }
     if (d.signal?.aborted) return;
   }
 }
 
-async function* feedJobs(def: CheckedKind, d: SourceDeps, read: SourceRead): AsyncGenerator<RecordJob> {
-  const stream = def.stream;
+async function* feedJobs(kind: CheckedKind, d: SourceDeps, read: SourceRead): AsyncGenerator<RecordJob> {
+  const stream = kind.stream;
   if (!d.upstream) throw new Error('UPSTREAM_URL: is required to pull the feed');
   read.cursor = (await d.redis.get(d.keys.cursor(stream))) ?? null;
   read.pages = 0;
@@ -123,7 +123,7 @@ async function* feedJobs(def: CheckedKind, d: SourceDeps, read: SourceRead): Asy
     read.pages++;
     for (const raw of page.items) {
       read.records++;
-      yield recordJob(def, raw, 'feed').job;
+      yield recordJob(kind, raw, 'feed').job;
     }
   }
 }
@@ -139,8 +139,8 @@ async function* listedJobs(jobs: RecordJob[], read: SourceRead): AsyncGenerator<
  * The records of a source as the jobs the real run would queue for them (same ids, same data; a record that cannot
  * be read is a job that fails at once), in source order. `read` is filled in as they come.
  */
-export function sourceJobs(def: FileStream, source: DryRunSource, d: SourceDeps, read: SourceRead): AsyncGenerator<RecordJob> {
-  if (source.from === 'feed') return feedJobs(def, d, read);
+export function sourceJobs(kind: FileStream, source: DryRunSource, d: SourceDeps, read: SourceRead): AsyncGenerator<RecordJob> {
+  if (source.from === 'feed') return feedJobs(kind, d, read);
   if (source.from === 'jobs') return listedJobs(source.jobs, read);
-  return fileJobs(def, source, d, read);
+  return fileJobs(kind, source, d, read);
 }

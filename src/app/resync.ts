@@ -43,13 +43,13 @@ export async function resyncKeys(
   o: { streams?: readonly StreamName[]; dryRun?: boolean; signal?: AbortSignal } = {},
 ): Promise<ResyncReport> {
   const run = runId();
-  const defs = d.kinds.filter((k) => !o.streams || o.streams.includes(k.stream));
+  const kinds = d.kinds.filter((k) => !o.streams || o.streams.includes(k.stream));
   const targets: ResyncTarget[] = [];
   const notFound: string[] = [];
   const unusable: UnusableVersion[] = [];
   const jobs: RecordJob[] = [];
   for (const key of new Set(keys)) {
-    const found = await newestVersions(d.redis, d.keys.prefix, d.queues, defs, key);
+    const found = await newestVersions(d.redis, d.keys.prefix, d.queues, kinds, key);
     const versions = found.versions;
     if (!versions.length) unusable.push(...found.unusable);
     if (!versions.length && !found.unusable.length) notFound.push(key);

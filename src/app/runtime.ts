@@ -214,12 +214,12 @@ export async function syncOnce(d: RuntimeDeps, o: RunOptions & { streams?: Strea
   try {
     const pulled = new Map<StreamName, PullResult>();
     for (const stream of streams) {
-      const def = kindOf(d.kinds, stream);
+      const kind = kindOf(d.kinds, stream);
       // While the service is down nothing is pulled: the run waits for it to answer (its workers probe it).
       await waitForOutageEnd(d, o);
-      await def.feed.beforePull?.({ redis: d.redis, keys: d.keys });
+      await kind.feed.beforePull?.({ redis: d.redis, keys: d.keys });
       const result = await pullStream({
-        kind: def,
+        kind,
         upstream,
         queue: d.queues.get(stream),
         redis: d.redis,

@@ -14,7 +14,7 @@ export interface StartIngestOptions {
   queues: Pick<QueueSet, 'get'>;
   keys: Pick<RedisKeys, 'ingestSeen'>;
   /** The kinds of job the composition root hands in (their built-in transforms too). */
-  defs: readonly (CheckedKind & TransformKind)[];
+  kinds: readonly (CheckedKind & TransformKind)[];
   logger: Logger;
   registry?: Registry;
   /** Over INGEST_HOST and INGEST_PORT (the `receive` command's --host, --port). */
@@ -29,7 +29,7 @@ export interface StartIngestOptions {
  * streams' transforms (TRANSFORMS; a wrong one stops the start with a ConfigError, one line each).
  */
 export async function startIngest(config: Config, o: StartIngestOptions): Promise<Receiver> {
-  const transforms = o.transforms ?? (await loadTransforms(config.transforms ?? [], o.defs));
+  const transforms = o.transforms ?? (await loadTransforms(config.transforms ?? [], o.kinds));
   const { ingest } = config;
   const signing = signingKeys({
     secret: ingest.secret,
@@ -46,7 +46,7 @@ export async function startIngest(config: Config, o: StartIngestOptions): Promis
   return startReceiver({
     redis: o.redis,
     queues: o.queues,
-    defs: o.defs,
+    defs: o.kinds,
     transforms,
     keys: o.keys,
     signing,

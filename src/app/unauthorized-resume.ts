@@ -13,7 +13,7 @@ import type { Kind } from '../kinds/kind.js';
 export interface UnauthorizedResumeOptions {
   redis: Redis;
   prefix: string;
-  defs: readonly Kind[];
+  kinds: readonly Kind[];
   client: ServiceApi;
   credentials: Credentials;
   baseUrl: string;
@@ -31,12 +31,12 @@ export interface UnauthorizedResumeOptions {
 export function startUnauthorizedResume(o: UnauthorizedResumeOptions): { stop(): Promise<void> } {
   if (!o.credentials.rotatable) return { stop: async () => undefined };
   const keys = redisKeys(o.prefix);
-  const queues = openStreamQueues(o.redis, o.prefix, o.defs);
+  const queues = openStreamQueues(o.redis, o.prefix, o.kinds);
   let running: Promise<void> | undefined;
   const look = async () => {
     const paused = [];
-    for (const def of o.defs) {
-      const b = await readBreaker(o.redis, keys, def.stream);
+    for (const kind of o.kinds) {
+      const b = await readBreaker(o.redis, keys, kind.stream);
       if (b.paused && b.code === 'UNAUTHORIZED' && b.by !== 'repeated') paused.push(b);
     }
     if (paused.length === 0) return;

@@ -38,7 +38,7 @@ export function startWorkerOps(app: Pick<AppContext, 'config' | 'redis' | 'logge
   const unauthorized = startUnauthorizedResume({
     redis,
     prefix,
-    defs: deps.kinds,
+    kinds: deps.kinds,
     client: deps.client,
     credentials: deps.credentials,
     baseUrl: config.service?.baseUrl ?? '',

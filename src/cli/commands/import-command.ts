@@ -40,17 +40,17 @@ async function readAs(config: Config, kinds: readonly Kind[], kind: Kind, a: Pic
 }
 
 /** Queues only: needs Redis, not the service. */
-async function queueOnly(io: CliIo, kinds: readonly Kind[], def: Kind, a: ImportArgs): Promise<ImportResult> {
+async function queueOnly(io: CliIo, kinds: readonly Kind[], kind: Kind, a: ImportArgs): Promise<ImportResult> {
   const config = loadConfig(io, kinds);
-  const read = await readAs(config, kinds, def, a);
+  const read = await readAs(config, kinds, kind, a);
   const logger = commandLogger(config, io.stderr);
   const redis = await connectRedis(config.redis, { logger });
   await logEvictionWarning(redis, logger);
-  const stream = def.stream;
+  const stream = kind.stream;
   const queues = createQueues({ connection: redis, prefix: config.redis.prefix, jobs: config.jobs, streams: [stream] });
   try {
     return await importNdjson({
-      kind: def,
+      kind,
       source: a.file,
       stdin: io.stdin,
       queues,

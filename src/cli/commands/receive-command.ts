@@ -44,7 +44,7 @@ export function receiveCommand(io: CliIo, done: CommandResult, kinds: readonly K
               redis,
               queues,
               keys: redisKeys(config.redis.prefix),
-              defs: kinds,
+              kinds,
               logger,
               ...(o.host === undefined ? {} : { host: o.host }),
               port: listenPort,

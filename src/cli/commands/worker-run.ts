@@ -85,7 +85,7 @@ async function startPushReceiver(
         redis: app.redis,
         queues: deps.queues,
         keys: deps.keys,
-        defs: kinds,
+        kinds,
         logger: app.logger,
         registry: app.metrics.registry,
         port: config.ingest.port!,
