@@ -125,13 +125,13 @@ export async function runRedisSizing(o: { records: number; log?: (line: string) 
       const mem0 = await usedMemory(redis);
       const t0 = performance.now();
       const records = recordsOf(stream, o.records, `RS-${Date.now()}`);
-      const def = programKinds.find((d) => d.stream === stream)!;
+      const kind = programKinds.find((d) => d.stream === stream)!;
       for (let i = 0; i < records.length; i += 500) {
         await addJobs(
           built.queues.get(stream),
           redis,
-          records.slice(i, i + 500).map((r) => recordJob(def, r, 'feed').job),
-          def,
+          records.slice(i, i + 500).map((r) => recordJob(kind, r, 'feed').job),
+          kind,
         );
       }
       await waitForIdle([built.queues.get(stream)], { pollMs: 100, signal: AbortSignal.timeout(600_000) });

@@ -46,7 +46,7 @@ export async function startIngest(config: Config, o: StartIngestOptions): Promis
   return startReceiver({
     redis: o.redis,
     queues: o.queues,
-    defs: o.kinds,
+    kinds: o.kinds,
     transforms,
     keys: o.keys,
     signing,

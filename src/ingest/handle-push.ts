@@ -70,22 +70,22 @@ async function within<T>(ctx: PushContext, work: Promise<T>): Promise<T> {
 }
 
 /** The stream's backlog checked, then the delivery stored; `full` (the backlog) instead when the stream holds its cap. */
-async function backlogThenStore(ctx: PushContext, def: CheckedKind, deliveryId: string, body: unknown, raw: Buffer) {
+async function backlogThenStore(ctx: PushContext, kind: CheckedKind, deliveryId: string, body: unknown, raw: Buffer) {
   const { o, limits } = ctx;
-  const backlog = await ctx.backlog(def.stream);
+  const backlog = await ctx.backlog(kind.stream);
   if (backlog >= limits.maxBacklog) return { full: backlog };
   const deliveryHash = createHash('sha256').update(deliveryId).digest('hex').slice(0, 32);
   const bodyHash = createHash('sha256').update(raw).digest('hex').slice(0, 32);
   const stored = await storeDelivery({
-    def,
-    queue: o.queues.get(def.stream),
+    kind,
+    queue: o.queues.get(kind.stream),
     redis: o.redis,
-    seenKey: o.keys.ingestSeen(def.stream, deliveryHash),
+    seenKey: o.keys.ingestSeen(kind.stream, deliveryHash),
     bodyHash,
     seenSeconds: limits.seenSeconds,
     body,
     deliveryId,
-    transform: o.transforms?.get(def.stream),
+    transform: o.transforms?.get(kind.stream),
     bodyBytes: raw.length,
     maxRecordBytes: limits.maxRecordBytes,
   });
@@ -105,9 +105,9 @@ function unavailable(ctx: PushContext, res: ServerResponse, stream: string, why:
 }
 
 /** `POST /ingest/{stream}` of a known stream, step by step; answers the status it sent (0 when the sender went away). */
-export async function handlePush(ctx: PushContext, req: IncomingMessage, res: ServerResponse, def: CheckedKind): Promise<number> {
+export async function handlePush(ctx: PushContext, req: IncomingMessage, res: ServerResponse, kind: CheckedKind): Promise<number> {
   const { o, limits } = ctx;
-  const stream = def.stream;
+  const stream = kind.stream;
   const sender = senderOf(req);
   const allowed = await ctx.senders.take(sender);
   if (!allowed.ok) {
@@ -134,7 +134,7 @@ export async function handlePush(ctx: PushContext, req: IncomingMessage, res: Se
   }
   if (o.redis.status !== 'ready') return unavailable(ctx, res, stream, `Redis is not connected (${o.redis.status})`, 'NOT_CONNECTED');
   try {
-    const outcome = await within(ctx, backlogThenStore(ctx, def, signed.deliveryId, parsed.value, read.body));
+    const outcome = await within(ctx, backlogThenStore(ctx, kind, signed.deliveryId, parsed.value, read.body));
     if (!outcome.stored)
       return unavailable(ctx, res, stream, `${outcome.full} jobs wait in ${stream}, the most it takes (INGEST_MAX_BACKLOG)`, 'BACKLOG');
     const { stored } = outcome;

@@ -37,7 +37,7 @@ export interface ReceiverOptions {
   /** The record queues of the streams (the producers' and importers' QueueSet). */
   queues: Pick<QueueSet, 'get'>;
   /** The kinds of job of the composition root: a push to a stream none of them has is answered 404. */
-  defs: readonly CheckedKind[];
+  kinds: readonly CheckedKind[];
   /** Each stream's transform (TRANSFORMS), by stream: pushes to it are upstream payloads that it turns into records. */
   transforms?: ReadonlyMap<string, Transform>;
   /** The program's keys (redisKeys of QUEUE_PREFIX): where the delivery ids seen are marked. */

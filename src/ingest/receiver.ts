@@ -77,16 +77,16 @@ async function route(ctx: PushContext, req: IncomingMessage, res: ServerResponse
   } catch {
     name = match[1]!;
   }
-  const def = findKind(ctx.o.defs, name);
+  const kind = findKind(ctx.o.kinds, name);
   if (req.method !== 'POST') {
     answer(res, 405, { error: 'use POST' }, { allow: 'POST' });
-    return { stream: def ? name : 'unknown', status: 405 };
+    return { stream: kind ? name : 'unknown', status: 405 };
   }
-  if (!def) {
-    answer(res, 404, { error: `unknown stream "${name}"`, streams: ctx.o.defs.map((d) => d.stream) });
+  if (!kind) {
+    answer(res, 404, { error: `unknown stream "${name}"`, streams: ctx.o.kinds.map((d) => d.stream) });
     return { stream: 'unknown', status: 404 };
   }
-  return { stream: name, status: await handlePush(ctx, req, res, def) };
+  return { stream: name, status: await handlePush(ctx, req, res, kind) };
 }
 
 /**

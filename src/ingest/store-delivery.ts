@@ -10,7 +10,7 @@ import type { CheckedKind } from '../records/record-kind.js';
 import { HEAD_CHARS, tooLarge, UnreadableRecord } from '../records/unreadable-record.js';
 
 export interface StoreDeliveryOptions {
-  def: CheckedKind;
+  kind: CheckedKind;
   /** The stream's record queue. */
   queue: Queue<JobData>;
   redis: Redis;
@@ -99,13 +99,13 @@ function capped(raw: unknown, bodyBytes: number, maxRecordBytes: number): unknow
 export async function storeDelivery(o: StoreDeliveryOptions): Promise<StoredDelivery> {
   const seen = await seenBefore(o);
   if (seen === 'same') return { duplicate: true };
-  const made = (await entriesOf(o)).map((entry) => transformedJob(o.def, entry, 'push'));
+  const made = (await entriesOf(o)).map((entry) => transformedJob(o.kind, entry, 'push'));
   const added = made.length
     ? await addJobs(
         o.queue,
         o.redis,
         made.map((m) => m.job),
-        o.def,
+        o.kind,
       )
     : { queued: 0, duplicates: 0 };
   const marked = await o.redis

@@ -6,7 +6,7 @@ import type { ReconcileContext, ReconcileRule } from './reconcile-rule.js';
 import type { RepairRule } from './repair-rule.js';
 import type { StockEffect } from './stock-effect.js';
 
-/** What a kind says for its operators (its `ops`): what find, reconcile and repair read. */
+/** What a kind says for its operators (its `ops`, OpsKind's part): what find, reconcile and repair read. */
 export interface OpsPart {
   /** What `find` shows of a key's entities and progress. None: only its jobs. */
   find?: FindRule;

@@ -28,8 +28,8 @@ function jsonString(quoted: string): string | undefined {
  * The business key (orderId, countId, productId) of a record that cannot be parsed whole, read from the start of its
  * text: the string value of that field at the record's top level, when it comes before the text ends.
  */
-export function keyInHead(def: KeyedKind, head: string): string | undefined {
-  const field = def.record.keyField;
+export function keyInHead(kind: KeyedKind, head: string): string | undefined {
+  const field = kind.record.keyField;
   let depth = 0;
   let expectKey = false;
   let topIsObject = false;

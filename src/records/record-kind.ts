@@ -4,8 +4,8 @@ import type { RecordReferences } from './record-references.js';
 import type { StreamName } from './stream-def.js';
 import type { TransformFn } from './transform-fn.js';
 
-/** What a kind says of its records (its `record`): what the feed, the checks, `check` and imports read. */
-export interface RecordDef<R = any> {
+/** What a kind says of its records (its `record`, RecordKind's part): what the feed, the checks, `check` and imports read. */
+export interface RecordPart<R = any> {
   /** The record field that names a record: its business key. */
   keyField: string;
   /** The record's shape as the feed delivers it, checked as it arrives and when its job starts. */
@@ -22,17 +22,17 @@ export interface RecordDef<R = any> {
 export interface RecordKind<R = any> {
   /** The feed's stream and the BullMQ queue of the same name (its job ids' prefix too). */
   stream: StreamName;
-  record: RecordDef<R>;
+  record: RecordPart<R>;
 }
 
 /** What naming a record needs of its kind. */
 export interface KeyedKind {
   stream: StreamName;
-  record: Pick<RecordDef, 'keyField'>;
+  record: Pick<RecordPart, 'keyField'>;
 }
 
 /** What checking and naming a record needs of its kind. */
 export interface CheckedKind {
   stream: StreamName;
-  record: Pick<RecordDef, 'keyField' | 'schema'>;
+  record: Pick<RecordPart, 'keyField' | 'schema'>;
 }

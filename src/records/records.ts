@@ -1,6 +1,6 @@
 import type { z, ZodType } from 'zod';
 import { zodProblems } from '../errors/zod-problems.js';
-import type { KeyedKind, RecordDef } from './record-kind.js';
+import type { KeyedKind, RecordPart } from './record-kind.js';
 import type { RecordReferences } from './record-references.js';
 import type { StreamName } from './stream-def.js';
 
@@ -24,7 +24,7 @@ export function streamNames(kinds: readonly { stream: StreamName }[]): StreamNam
 }
 
 /** The products and facilities a checked record names, each facility with the kind it must be. */
-export function recordReferences(kind: { record: Pick<RecordDef, 'references'> }, record: unknown): RecordReferences {
+export function recordReferences(kind: { record: Pick<RecordPart, 'references'> }, record: unknown): RecordReferences {
   return kind.record.references(record);
 }
 
@@ -43,7 +43,7 @@ export interface RecordProblem {
 
 /** Checks a raw record; answers the record or every problem as "field: reason". */
 export function checkRecord(
-  kind: { record: Pick<RecordDef, 'schema'> },
+  kind: { record: Pick<RecordPart, 'schema'> },
   raw: unknown,
 ): { ok: true; record: unknown } | { ok: false; problems: RecordProblem[] } {
   const parsed = kind.record.schema.safeParse(raw);

@@ -54,7 +54,7 @@ async function receiver(o: { transforms?: ReadonlyMap<string, Transform>; store?
   const r = await startReceiver({
     redis: w.redis,
     queues: w.queues,
-    defs: programKinds,
+    kinds: programKinds,
     keys: w.keys,
     signing: o.store ? fixedSigningKeys([], [Buffer.from(STORE_SECRET)]) : fixedSigningKeys([keyOf(SECRET)]),
     port: 0,

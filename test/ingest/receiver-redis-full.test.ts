@@ -28,7 +28,7 @@ describe('the push receiver when Redis cannot store', () => {
     receiver = await startReceiver({
       redis,
       queues,
-      defs: programKinds,
+      kinds: programKinds,
       keys: redisKeys('full'),
       signing: fixedSigningKeys([keyOf(SECRET)]),
       port: 0,

@@ -22,7 +22,7 @@ describe('the push receiver', () => {
     const r = await startReceiver({
       redis: world.redis,
       queues: world.queues,
-      defs: programKinds,
+      kinds: programKinds,
       keys: world.keys,
       signing: fixedSigningKeys([keyOf(SECRET)]),
       port: 0,

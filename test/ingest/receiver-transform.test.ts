@@ -31,7 +31,7 @@ describe('the push receiver with a transform set for the stream', () => {
     const r = await startReceiver({
       redis: world.redis,
       queues: world.queues,
-      defs: programKinds,
+      kinds: programKinds,
       transforms,
       keys: world.keys,
       signing: fixedSigningKeys([keyOf(SECRET)]),
