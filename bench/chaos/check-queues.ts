@@ -1,7 +1,7 @@
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { STREAMS } from '../../jobs/kinds.js';
-import type { StreamName } from '../../src/records/stream-def.js';
+import type { StreamName } from '../../src/records/stream-name.js';
 import { checkIntake } from './check-intake.js';
 import { check, type CheckResult } from './check-types.js';
 import { checkPoison, feedJobId } from './poison.js';

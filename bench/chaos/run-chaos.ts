@@ -5,7 +5,7 @@ import { Queue } from 'bullmq';
 import { createRedis } from '../../src/redis/connection.js';
 import { intakeQueueName } from '../../src/queue/intake-queue.js';
 import { STREAMS } from '../../jobs/kinds.js';
-import type { StreamName } from '../../src/records/stream-def.js';
+import type { StreamName } from '../../src/records/stream-name.js';
 import { machine } from '../lib/machine.js';
 import { faultPlan } from './chaos-env.js';
 import { planEvents, seededRandom } from './chaos-events.js';

@@ -14,7 +14,7 @@ import { defaults } from '../../config/defaults.js';
 import { addSecrets, type Logger } from '../log/logger.js';
 import { createQueues } from '../queue/queues.js';
 import type { RuntimeDeps } from './runtime.js';
-import type { StreamName } from '../records/stream-def.js';
+import type { StreamName } from '../records/stream-name.js';
 import { createRedis, type RedisConnection as Redis, redisKeys } from '../redis/connection.js';
 import type { Kind } from '../kinds/kind.js';
 

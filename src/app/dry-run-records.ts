@@ -7,7 +7,7 @@ import { badLineId, checkedRecord, recordJob, type RecordJob } from '../queue/re
 import { HEAD_CHARS, QUOTE_CHARS } from '../records/unreadable-record.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
 import type { CheckedKind } from '../records/record-kind.js';
-import type { StreamName } from '../records/stream-def.js';
+import type { StreamName } from '../records/stream-name.js';
 import type { CsvLayout } from '../records/csv-layout.js';
 import { basename } from 'node:path';
 import { readCsvRecords } from '../feed/csv-records.js';

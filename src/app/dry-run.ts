@@ -9,7 +9,7 @@ import type { PreviewResult, RecordPlan } from '../queue/record-plan.js';
 import type { PreviewContext, RunnerDeps } from '../queue/job-context.js';
 import { recordLabel, type RecordJob } from '../queue/record-jobs.js';
 import { tracedClient } from '../queue/traced-client.js';
-import type { StreamName } from '../records/stream-def.js';
+import type { StreamName } from '../records/stream-name.js';
 import { sourceJobs, type DryRunSource, type SourceRead } from './dry-run-records.js';
 import { summarizePlans, type DryRunSummary } from './dry-run-summary.js';
 import { readOnlyRedis } from './read-only-redis.js';

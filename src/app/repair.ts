@@ -5,7 +5,7 @@ import { runId } from '../ops/rerun-jobs.js';
 import { reconcile, storeReport } from '../ops/reconcile.js';
 import type { ReconcileReport } from '../ops/reconcile-types.js';
 import { planRepairs, type RepairItem } from '../ops/repair-plan.js';
-import type { StreamName } from '../records/stream-def.js';
+import type { StreamName } from '../records/stream-name.js';
 import type { AppDeps } from './build-deps.js';
 import { runRecordJobs } from './run-jobs.js';
 import type { RepairReport } from '../ops/repair-report.js';

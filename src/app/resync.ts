@@ -3,7 +3,7 @@ import { dryRun } from './dry-run.js';
 import type { RecordPlan } from '../queue/record-plan.js';
 import { rerunJob, newestVersions, runId, type UnusableVersion } from '../ops/rerun-jobs.js';
 import { kindOf } from '../records/records.js';
-import type { StreamName } from '../records/stream-def.js';
+import type { StreamName } from '../records/stream-name.js';
 import type { RecordJob } from '../queue/record-jobs.js';
 import type { AppDeps } from './build-deps.js';
 import { runRecordJobs } from './run-jobs.js';

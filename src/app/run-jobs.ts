@@ -4,7 +4,7 @@ import type { JobResult } from '../queue/job-context.js';
 import type { JobEnd } from '../ops/repair-report.js';
 import { addJobs, type RecordJob } from '../queue/record-jobs.js';
 import { kindOf } from '../records/records.js';
-import type { StreamName } from '../records/stream-def.js';
+import type { StreamName } from '../records/stream-name.js';
 import { kindsFor, waitForOutageEnd, workersFor, type RunOptions, type RuntimeDeps } from './runtime.js';
 
 const FINAL = new Set(['completed', 'failed']);

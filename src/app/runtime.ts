@@ -15,7 +15,7 @@ import type { RunnerDeps } from '../queue/job-runner.js';
 import { pullStream, type PullResult } from '../feed/producer.js';
 import type { QueueSet } from '../queue/queues.js';
 import type { Tracing } from '../telemetry/tracing.js';
-import type { StreamName } from '../records/stream-def.js';
+import type { StreamName } from '../records/stream-name.js';
 import { startWorkers, type StartWorkersOptions, type WorkerPool } from '../queue/worker-pool.js';
 import { sizeConcurrency, type Pace } from '../queue/concurrency-sizer.js';
 import { probeOnce } from '../queue/hold/outage-probe.js';

@@ -1,4 +1,4 @@
-import type { StreamName } from '../records/stream-def.js';
+import type { StreamName } from '../records/stream-name.js';
 
 /**
  * The upstream feed `demo` serves, named after the sandbox's demo account (src/sandbox/demo-data.ts):

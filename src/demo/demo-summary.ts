@@ -1,5 +1,5 @@
 import type { SyncSummary } from '../app/runtime.js';
-import type { StreamName } from '../records/stream-def.js';
+import type { StreamName } from '../records/stream-name.js';
 import { clip, renderTable } from '../cli/table.js';
 
 export interface DemoReport {

@@ -11,7 +11,7 @@ import { startDashboard, type Dashboard } from '../dashboard/dashboard-server.js
 import { evictionWarnings } from '../redis/eviction-policy.js';
 import { startWorkerHttp } from '../metrics/worker-http.js';
 import { startRuntime, syncOnce, type Runtime } from '../app/runtime.js';
-import type { StreamName } from '../records/stream-def.js';
+import type { StreamName } from '../records/stream-name.js';
 import type { SandboxProfile } from '../sandbox/sandbox-options.js';
 import { demoExpectations, demoLives } from './demo-feed.js';
 import { runRecordJobs } from '../app/run-jobs.js';

@@ -8,7 +8,7 @@ import { createRedis, type RedisConnection as Redis, type RedisKeys, type RedisT
 import { pullStream, type PullResult } from './producer.js';
 import { CONTROL_QUEUE, type QueueSet } from '../queue/queues.js';
 import { finishGuardFor } from '../queue/finish-guard.js';
-import type { StreamName } from '../records/stream-def.js';
+import type { StreamName } from '../records/stream-name.js';
 import { messageOf } from '../errors/message-of.js';
 import { logRepeated, reasonOf } from '../log/log-throttle.js';
 import { logRedisError } from '../redis/error-log.js';

@@ -1,7 +1,7 @@
 import type { SettingsShape } from '../../config/kind-setting.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
 import type { CheckedKind } from '../records/record-kind.js';
-import type { PullAttempts, PullSchedule } from '../records/stream-def.js';
+import type { PullAttempts, PullSchedule } from '../records/stream-name.js';
 
 /**
  * What a kind says of its pulls (its `feed`, FeedKind's part): what the producer and the schedulers read; V: its settings'

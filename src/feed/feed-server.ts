@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { StreamName } from '../records/stream-def.js';
+import type { StreamName } from '../records/stream-name.js';
 
 export interface FeedFaults {
   /** Fraction (0..1) of page requests answered 503. */

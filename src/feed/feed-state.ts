@@ -1,6 +1,6 @@
 import type { ChainableCommander } from 'ioredis';
 import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
-import type { StreamName } from '../records/stream-def.js';
+import type { StreamName } from '../records/stream-name.js';
 
 /** What status and the dashboard show of one feed stream (hash `keys.feedState(stream)`). */
 export interface FeedState {

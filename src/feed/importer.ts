@@ -10,7 +10,7 @@ import type { IntakeItem } from '../queue/intake-queue.js';
 import type { QueueSet } from '../queue/queues.js';
 import { badLineId, checkedRecord } from '../queue/record-jobs.js';
 import { problemItem, upstreamFields } from '../queue/transformed-jobs.js';
-import type { StreamName } from '../records/stream-def.js';
+import type { StreamName } from '../records/stream-name.js';
 import type { CsvLayout } from '../records/csv-layout.js';
 import type { CheckedKind } from '../records/record-kind.js';
 import { CsvHeaderError, readCsvRecords } from './csv-records.js';

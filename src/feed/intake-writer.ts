@@ -3,7 +3,7 @@ import type { RedisConnection as Redis } from '../redis/connection.js';
 import { keysExist } from '../redis/keys-exist.js';
 import { intakeJobId, type IntakeData, type IntakeItem } from '../queue/intake-queue.js';
 import type { JobData } from '../queue/queues.js';
-import type { StreamName } from '../records/stream-def.js';
+import type { StreamName } from '../records/stream-name.js';
 
 /** An import's counts as it goes (importer.ts). */
 export interface ImportProgress {

@@ -3,7 +3,7 @@ import { pathToFileURL } from 'node:url';
 import { ConfigError } from '../../config/read-config.js';
 import { isModuleSpec, moduleSpecProblem, type TransformSetting } from '../../config/transforms-setting.js';
 import { messageOf } from '../errors/message-of.js';
-import type { StreamName } from '../records/stream-def.js';
+import type { StreamName } from '../records/stream-name.js';
 import type { TransformFn } from '../records/transform-fn.js';
 import type { Transform } from './transform.js';
 

@@ -1,5 +1,5 @@
 import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
-import type { StreamName } from '../records/stream-def.js';
+import type { StreamName } from '../records/stream-name.js';
 import type { FeedPage, FetchPageOptions } from './upstream-client.js';
 import { walkFeed } from './walk-feed.js';
 

@@ -10,7 +10,7 @@ import { isPaused } from '../queue/hold/refusal-state.js';
 import { isOutage } from '../queue/hold/outage-state.js';
 import type { JobData } from '../queue/queues.js';
 import { addJobs, recordJob, recordLabel } from '../queue/record-jobs.js';
-import type { StreamName } from '../records/stream-def.js';
+import type { StreamName } from '../records/stream-name.js';
 import type { CheckedKind } from '../records/record-kind.js';
 import { messageOf } from '../errors/message-of.js';
 

@@ -2,7 +2,7 @@ import pRetry from 'p-retry';
 import { request, type Dispatcher } from 'undici';
 import { z } from 'zod';
 import { defaults } from '../../config/defaults.js';
-import type { StreamName } from '../records/stream-def.js';
+import type { StreamName } from '../records/stream-name.js';
 import { PageTooLargeError, readFeedPage } from './page-reader.js';
 import { messageOf } from '../errors/message-of.js';
 import { SecretFile } from '../secrets/secret-file.js';

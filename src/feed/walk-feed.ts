@@ -1,4 +1,4 @@
-import type { StreamName } from '../records/stream-def.js';
+import type { StreamName } from '../records/stream-name.js';
 import type { FeedPage, FetchPageOptions } from './upstream-client.js';
 
 export interface WalkFeedOptions {

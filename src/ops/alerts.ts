@@ -3,7 +3,7 @@ import type { RedisConnection as Redis } from '../redis/connection.js';
 import { redact, type Logger } from '../log/logger.js';
 import { readFeedState } from '../feed/feed-state.js';
 import { redisKeys } from '../redis/connection.js';
-import type { StreamName } from '../records/stream-def.js';
+import type { StreamName } from '../records/stream-name.js';
 import { laggingSeconds } from './feed-lag.js';
 import { claimAlert, releaseAlert, type BreakerState } from '../queue/hold/refusal-state.js';
 import { messageOf } from '../errors/message-of.js';

@@ -2,7 +2,7 @@ import type { Job } from 'bullmq';
 import { parseTrace } from '../queue/job-trace.js';
 import type { StreamQueues } from '../queue/stream-queues.js';
 import { recordKey } from '../records/records.js';
-import type { StreamName } from '../records/stream-def.js';
+import type { StreamName } from '../records/stream-name.js';
 import type { OpsKind } from './ops-kind.js';
 
 /** One write the program made to the service, from a job's attempt traces. */

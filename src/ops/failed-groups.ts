@@ -1,4 +1,4 @@
-import type { StreamName } from '../records/stream-def.js';
+import type { StreamName } from '../records/stream-name.js';
 import { failedReasons } from './failed-reasons.js';
 import { queuesOf } from './job-retry.js';
 import type { StreamQueues } from '../queue/stream-queues.js';

@@ -4,7 +4,7 @@ import { mappedNamesOf, type MappedNameRow } from './mapped-names.js';
 import { showJob, type JobStory } from './job-inspect.js';
 import type { StreamQueues } from '../queue/stream-queues.js';
 import { redisKeys } from '../redis/connection.js';
-import type { StreamName } from '../records/stream-def.js';
+import type { StreamName } from '../records/stream-name.js';
 import type { EntityRef, FoundProgress, FoundSection } from './find-rule.js';
 import { findJobIds } from '../queue/job-index.js';
 import type { OpsKind } from './ops-kind.js';

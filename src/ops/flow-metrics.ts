@@ -4,7 +4,7 @@ import { defaults } from '../../config/defaults.js';
 import type { Budgets } from '../../config/read-config.js';
 import { readFeedState } from '../feed/feed-state.js';
 import { redisKeys } from '../redis/connection.js';
-import type { StreamName } from '../records/stream-def.js';
+import type { StreamName } from '../records/stream-name.js';
 import { readShares } from '../client/budget-share.js';
 import { behindSeconds } from './feed-lag.js';
 

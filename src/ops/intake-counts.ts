@@ -1,5 +1,5 @@
 import type { Queue } from 'bullmq';
-import type { StreamName } from '../records/stream-def.js';
+import type { StreamName } from '../records/stream-name.js';
 
 /** States an import batch is counted in (a completed batch is removed: its records are jobs then). */
 export const INTAKE_STATES = ['waiting', 'active', 'delayed', 'failed'] as const;

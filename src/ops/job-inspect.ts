@@ -1,7 +1,7 @@
 import type { Job, Queue } from 'bullmq';
 import { findKind, recordKey } from '../records/records.js';
 import type { KeyedKind } from '../records/record-kind.js';
-import type { StreamName } from '../records/stream-def.js';
+import type { StreamName } from '../records/stream-name.js';
 import { BATCH_HINT, readBatch, type BatchStory, type BatchSummary } from './batch-info.js';
 import { hintFor } from '../errors/error-hints.js';
 import { parseTrace, splitReason, type AttemptTrace } from '../queue/job-trace.js';

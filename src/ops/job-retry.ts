@@ -1,5 +1,5 @@
 import type { Queue } from 'bullmq';
-import type { StreamName } from '../records/stream-def.js';
+import type { StreamName } from '../records/stream-name.js';
 import { failedReasons } from './failed-reasons.js';
 import { findJob } from './job-inspect.js';
 import type { StreamQueues } from '../queue/stream-queues.js';

@@ -1,6 +1,6 @@
 import type { CatalogApi } from '../catalog/types.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
-import type { StreamName } from '../records/stream-def.js';
+import type { StreamName } from '../records/stream-name.js';
 import type { ServiceView } from './reconcile-service.js';
 import type { SyncedRecord } from './reconcile-synced.js';
 import type { Drift, Unchecked } from './reconcile-types.js';

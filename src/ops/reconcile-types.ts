@@ -1,4 +1,4 @@
-import type { StreamName } from '../records/stream-def.js';
+import type { StreamName } from '../records/stream-name.js';
 
 /** What differs between the service and what the program recorded as synced. */
 export type DriftKind = string;

@@ -4,7 +4,7 @@ import type { CatalogApi } from '../catalog/types.js';
 import type { ServiceApi } from '../client/service-api.js';
 import { redisKeys } from '../redis/connection.js';
 import { kindOf } from '../records/records.js';
-import type { StreamName } from '../records/stream-def.js';
+import type { StreamName } from '../records/stream-name.js';
 import { ServiceView } from './reconcile-service.js';
 import { syncedRecords, type SyncedRecord } from './reconcile-synced.js';
 import type { ReconcileReport, Unchecked } from './reconcile-types.js';

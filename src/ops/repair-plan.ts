@@ -2,7 +2,7 @@ import type { Queue } from 'bullmq';
 import type { RecordJob } from '../queue/record-jobs.js';
 import type { JobData } from '../queue/queues.js';
 import { findKind } from '../records/records.js';
-import type { StreamName } from '../records/stream-def.js';
+import type { StreamName } from '../records/stream-name.js';
 import { rerunJob } from './rerun-jobs.js';
 import type { Drift, ReconcileReport } from './reconcile-types.js';
 import type { OpsKind } from './ops-kind.js';

@@ -1,6 +1,6 @@
 import type { RecordPlan } from '../queue/record-plan.js';
 import type { JobResult } from '../queue/job-context.js';
-import type { StreamName } from '../records/stream-def.js';
+import type { StreamName } from '../records/stream-name.js';
 import type { ReconcileReport } from './reconcile-types.js';
 import type { RepairItem } from './repair-plan.js';
 

@@ -6,7 +6,7 @@ import type { FromService, JobData } from '../queue/queues.js';
 import type { RecordJob } from '../queue/record-jobs.js';
 import { checkRecord, recordKey } from '../records/records.js';
 import type { CheckedKind } from '../records/record-kind.js';
-import type { StreamName } from '../records/stream-def.js';
+import type { StreamName } from '../records/stream-name.js';
 
 /** A run's id: a suffix that keeps its jobs apart from the record's own job, and from every other run's. */
 export function runId(now = Date.now()): string {

@@ -2,7 +2,7 @@ import { redisKeys } from '../redis/connection.js';
 import { closeBreaker, takeStreak } from '../queue/hold/refusal-state.js';
 import { retryJobIds } from './job-retry.js';
 import type { StreamQueues } from '../queue/stream-queues.js';
-import type { StreamName } from '../records/stream-def.js';
+import type { StreamName } from '../records/stream-name.js';
 
 /** What `resume` did to one stream. */
 export interface ResumeResult {

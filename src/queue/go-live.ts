@@ -1,5 +1,5 @@
 import type { GoLiveFloor } from '../../config/read-config.js';
-import type { GoLiveRule } from '../records/stream-def.js';
+import type { GoLiveRule } from '../records/stream-name.js';
 import type { GoLiveSettings, JobResult } from './job-context.js';
 
 /** The floor of a stream, from the setting its rule names (config.goLive), when that setting is set. */

@@ -5,7 +5,7 @@ import { defaults } from '../../config/defaults.js';
 import type { Config } from '../../config/read-config.js';
 import { JITTERED } from './backoff.js';
 import { jobIdHash } from './job-id.js';
-import type { StreamName } from '../records/stream-def.js';
+import type { StreamName } from '../records/stream-name.js';
 
 /** The intake queues (`{stream}-intake`): their names, their batches' shape and ids, their job options (see intake.ts). */
 

@@ -5,7 +5,7 @@ import type { Logger } from '../log/logger.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
 import type { HeldLock } from '../redis/redis-lock.js';
 import type { JobTracing } from '../telemetry/job-tracing.js';
-import type { StreamName } from '../records/stream-def.js';
+import type { StreamName } from '../records/stream-name.js';
 import type { FromService } from './queues.js';
 
 /** The go-live settings that are set (config.goLive): per variable (a kind's SYNC_*_SINCE), its `YYYY-MM-DD`. */

@@ -1,7 +1,7 @@
 import { canonicalHash } from './canonical-hash.js';
 import { recordKey } from '../records/records.js';
 import type { KeyedKind } from '../records/record-kind.js';
-import type { StreamName } from '../records/stream-def.js';
+import type { StreamName } from '../records/stream-name.js';
 
 /** The hash in a record's job id: first 12 hex digits of the sha256 of its canonical JSON (key order ignored). */
 export function jobIdHash(raw: unknown): string {

@@ -1,7 +1,7 @@
 import type { RedisConnection as Redis } from '../redis/connection.js';
 import { KEEP_COMPLETED_SECONDS } from './queues.js';
 import { idSafe } from './job-id.js';
-import type { StreamName } from '../records/stream-def.js';
+import type { StreamName } from '../records/stream-name.js';
 import { utcDay } from '../time/date-format.js';
 
 /**

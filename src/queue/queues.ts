@@ -5,7 +5,7 @@ import { defaults } from '../../config/defaults.js';
 import type { Config } from '../../config/read-config.js';
 import { JITTERED } from './backoff.js';
 import { openIntakeQueue, type IntakeData } from './intake-queue.js';
-import type { StreamName } from '../records/stream-def.js';
+import type { StreamName } from '../records/stream-name.js';
 
 /** Name of the queue whose jobs are the scheduled pulls (order and BOM polling, the stock-count cron). */
 export const CONTROL_QUEUE = 'control';

@@ -9,7 +9,7 @@ import { QUOTE_CHARS, UnreadableRecord } from '../records/unreadable-record.js';
 import { idSafe, jobIdFor, jobIdHash, unreadableJobId } from './job-id.js';
 import { withJobTraces } from '../telemetry/enqueue-spans.js';
 import type { JobData } from './queues.js';
-import type { StreamName } from '../records/stream-def.js';
+import type { StreamName } from '../records/stream-name.js';
 import { messageOf } from '../errors/message-of.js';
 
 /** A job as addBulk takes it. */

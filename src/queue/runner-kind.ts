@@ -1,4 +1,4 @@
-import type { GoLiveRule } from '../records/stream-def.js';
+import type { GoLiveRule } from '../records/stream-name.js';
 import type { RecordKind } from '../records/record-kind.js';
 import type { JobContext, JobResult, PreviewContext } from './job-context.js';
 import type { PreviewResult } from './record-plan.js';

@@ -1,7 +1,7 @@
 import { Queue } from 'bullmq';
 import type { RedisConnection as Redis } from '../redis/connection.js';
 import { intakeQueueName } from './intake-queue.js';
-import type { StreamName } from '../records/stream-def.js';
+import type { StreamName } from '../records/stream-name.js';
 import type { CheckedKind } from '../records/record-kind.js';
 import type { JobPart } from './runner-kind.js';
 

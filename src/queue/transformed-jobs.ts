@@ -1,6 +1,6 @@
 import type { TransformEntry } from '../records/transform-fn.js';
 import type { CheckedKind } from '../records/record-kind.js';
-import type { StreamName } from '../records/stream-def.js';
+import type { StreamName } from '../records/stream-name.js';
 import { QUOTE_CHARS } from '../records/unreadable-record.js';
 import type { IntakeItem } from './intake-queue.js';
 import { idSafe, jobIdHash } from './job-id.js';

@@ -14,7 +14,7 @@ import { createProcessor } from './job-runner.js';
 import { recordJobOptions, type JobData } from './queues.js';
 import type { StartWorkersOptions } from './start-workers-options.js';
 import { startSizing } from './worker-sizing.js';
-import type { StreamName } from '../records/stream-def.js';
+import type { StreamName } from '../records/stream-name.js';
 import { messageOf } from '../errors/message-of.js';
 import { logRedisError } from '../redis/error-log.js';
 import type { RunnerKind } from './runner-kind.js';

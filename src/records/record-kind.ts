@@ -1,7 +1,7 @@
 import type { ZodType } from 'zod';
 import type { CsvLayout } from './csv-layout.js';
 import type { RecordReferences } from './record-references.js';
-import type { StreamName } from './stream-def.js';
+import type { StreamName } from './stream-name.js';
 import type { TransformFn } from './transform-fn.js';
 
 /** What a kind says of its records (its `record`, RecordKind's part): what the feed, the checks, `check` and imports read. */

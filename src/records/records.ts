@@ -2,7 +2,7 @@ import type { z, ZodType } from 'zod';
 import { zodProblems } from '../errors/zod-problems.js';
 import type { KeyedKind, RecordPart } from './record-kind.js';
 import type { RecordReferences } from './record-references.js';
-import type { StreamName } from './stream-def.js';
+import type { StreamName } from './stream-name.js';
 
 /** Records of the upstream feed (docs/records.md), checked as they arrive and again when a job starts. */
 

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordHashOf } from '../../jobs/orders/order-plan.js';
 import { ProgressStore } from '../../jobs/orders/order-progress.js';
-import type { StreamName } from '../../src/records/stream-def.js';
+import type { StreamName } from '../../src/records/stream-name.js';
 import { dryRun, type DryRunPlan } from '../../src/app/dry-run.js';
 import { readOnlyRedis } from '../../src/app/read-only-redis.js';
 import { readOnlyApi } from '../../src/client/read-only-api.js';

@@ -6,7 +6,7 @@ import { expandBatch } from '../../src/queue/intake.js';
 import { intakeJobId, intakeQueueName, openIntakeQueue, type IntakeData } from '../../src/queue/intake-queue.js';
 import { jobIdFor } from '../../src/queue/job-id.js';
 import type { JobData } from '../../src/queue/queues.js';
-import type { StreamName } from '../../src/records/stream-def.js';
+import type { StreamName } from '../../src/records/stream-name.js';
 import { stockCountKind } from '../../jobs/stock/stock-count-kind.js';
 
 /** Job id of contract 3: {stream}-{key}-{first 12 hex of sha256 of the record's JSON}. */

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { startFeedServer, type FeedServer } from '../../src/feed/feed-server.js';
-import type { StreamName } from '../../src/records/stream-def.js';
+import type { StreamName } from '../../src/records/stream-name.js';
 import type { SandboxOptions } from '../../src/sandbox/sandbox-options.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
 import { connect, deletePrefix, redisUrl, uniquePrefix } from '../helpers/redis.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkRecord, recordReferences } from '../../src/records/records.js';
 import { STREAMS } from '../../jobs/kinds.js';
-import type { StreamName } from '../../src/records/stream-def.js';
+import type { StreamName } from '../../src/records/stream-name.js';
 import { programKinds } from '../../jobs/kinds.js';
 import { kindOf } from '../../src/records/records.js';
 

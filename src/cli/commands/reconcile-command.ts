@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import type { StreamName } from '../../records/stream-def.js';
+import type { StreamName } from '../../records/stream-name.js';
 import type { CliIo } from '../../app/cli-io.js';
 import { writeJson } from '../../app/command-context.js';
 import { ExitCode } from '../exit-codes.js';

@@ -2,7 +2,7 @@ import { Command, Option } from 'commander';
 import type { CliIo } from '../../app/cli-io.js';
 import { loadConfig, withQueues, writeJson } from '../../app/command-context.js';
 import { resumeStreams, type ResumeResult } from '../../ops/resume-streams.js';
-import type { StreamName } from '../../records/stream-def.js';
+import type { StreamName } from '../../records/stream-name.js';
 import { ExitCode } from '../exit-codes.js';
 import type { CommandResult } from '../command-result.js';
 import type { Kind } from '../../kinds/kind.js';

@@ -1,6 +1,6 @@
 import type { RecordReferences } from '../../records/record-references.js';
 import { checkRecord, recordReferences } from '../../records/records.js';
-import type { StreamName } from '../../records/stream-def.js';
+import type { StreamName } from '../../records/stream-name.js';
 import type { FeedPage, FetchPageOptions } from '../../feed/upstream-client.js';
 import { recordJob, recordLabel } from '../../queue/record-jobs.js';
 import type { RedisConnection as Redis, RedisKeys } from '../../redis/connection.js';

@@ -1,5 +1,5 @@
 import type { FacilityKind } from '../../records/record-references.js';
-import type { StreamName } from '../../records/stream-def.js';
+import type { StreamName } from '../../records/stream-name.js';
 import type { CatalogApi, CatalogProduct, FacilityLookup } from '../../catalog/types.js';
 import type { NamedRecord } from './check-feed.js';
 import type { CheckReport, MappingGap } from './check-types.js';

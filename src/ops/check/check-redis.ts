@@ -1,5 +1,5 @@
 import type { Queue } from 'bullmq';
-import type { StreamName } from '../../records/stream-def.js';
+import type { StreamName } from '../../records/stream-name.js';
 import { checkEvictionPolicy } from '../../redis/eviction-policy.js';
 import { isCluster, type RedisConnection as Redis } from '../../redis/connection.js';
 import { intakeCounts } from '../intake-counts.js';

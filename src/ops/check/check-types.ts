@@ -1,5 +1,5 @@
 import type { FacilityKind } from '../../records/record-references.js';
-import type { StreamName } from '../../records/stream-def.js';
+import type { StreamName } from '../../records/stream-name.js';
 
 /** A part that could not be checked: a stable code, the HTTP status when there was one, and what to do. */
 export interface CheckProblem {
