@@ -125,7 +125,7 @@ export async function runRedisSizing(o: { records: number; log?: (line: string) 
       const mem0 = await usedMemory(redis);
       const t0 = performance.now();
       const records = recordsOf(stream, o.records, `RS-${Date.now()}`);
-      const kind = programKinds.find((d) => d.stream === stream)!;
+      const kind = programKinds.find((k) => k.stream === stream)!;
       for (let i = 0; i < records.length; i += 500) {
         await addJobs(
           built.queues.get(stream),

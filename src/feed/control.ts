@@ -81,7 +81,7 @@ export async function readScheduleInfo(
   const [schedulers, runs] = await Promise.all([queue.getJobSchedulers(0, -1, true), redis.hgetall(keys.schedule())]);
   return schedulers.map((s) => {
     const id = String(s.id ?? s.key);
-    const stream = kinds.find((d) => d.feed.scheduler === id)?.stream;
+    const stream = kinds.find((k) => k.feed.scheduler === id)?.stream;
     const field = (name: string) => runs[`${id}.${name}`];
     const lastResult = field('lastResult');
     return {

@@ -83,7 +83,7 @@ async function route(ctx: PushContext, req: IncomingMessage, res: ServerResponse
     return { stream: kind ? name : 'unknown', status: 405 };
   }
   if (!kind) {
-    answer(res, 404, { error: `unknown stream "${name}"`, streams: ctx.o.kinds.map((d) => d.stream) });
+    answer(res, 404, { error: `unknown stream "${name}"`, streams: ctx.o.kinds.map((k) => k.stream) });
     return { stream: 'unknown', status: 404 };
   }
   return { stream: name, status: await handlePush(ctx, req, res, kind) };

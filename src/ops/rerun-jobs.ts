@@ -67,12 +67,12 @@ export async function newestVersions(
     redis,
     prefix,
     key,
-    kinds.map((d) => d.stream),
+    kinds.map((k) => k.stream),
   );
   const newest = new Map<StreamName, { v: RecordedVersion; at: number }>();
   const unusable = new Map<StreamName, { v: UnusableVersion; at: number }>();
   for (const id of ids) {
-    const kind = kinds.find((d) => id.startsWith(`${d.stream}-`));
+    const kind = kinds.find((k) => id.startsWith(`${k.stream}-`));
     if (!kind) continue;
     const job = await queues.get(kind.stream).getJob(id);
     const data = job?.data as JobData | undefined;
@@ -91,7 +91,7 @@ export async function newestVersions(
     newest.set(kind.stream, { v: { stream: kind.stream, key, jobId: id, record: data.record, state: await job.getState() }, at });
   }
   return {
-    versions: kinds.flatMap((d) => (newest.has(d.stream) ? [newest.get(d.stream)!.v] : [])),
-    unusable: kinds.flatMap((d) => (!newest.has(d.stream) && unusable.has(d.stream) ? [unusable.get(d.stream)!.v] : [])),
+    versions: kinds.flatMap((k) => (newest.has(k.stream) ? [newest.get(k.stream)!.v] : [])),
+    unusable: kinds.flatMap((k) => (!newest.has(k.stream) && unusable.has(k.stream) ? [unusable.get(k.stream)!.v] : [])),
   };
 }

@@ -37,7 +37,7 @@ function open(redis: Redis, prefix: string, streams: readonly StreamName[], name
 }
 
 export function openStreamQueues(redis: Redis, prefix: string, kinds: readonly QueuedKind[]): StreamQueues {
-  const streams = kinds.map((d) => d.stream);
+  const streams = kinds.map((k) => k.stream);
   const queues = open(redis, prefix, streams, (s) => s);
   const intakes = open(redis, prefix, streams, intakeQueueName);
   const pick = (from: Map<StreamName, Queue>, stream: StreamName, what: string) => {
