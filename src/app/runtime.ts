@@ -9,7 +9,7 @@ import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js
 import { startControl, type Control } from '../feed/control.js';
 import { kindOf } from '../records/records.js';
 import { summarize, waitForIdle, type FailedJobSummary } from '../queue/drain.js';
-import { readBreaker } from '../queue/hold/refusal-state.js';
+import { readHolds } from '../queue/hold/hold-report.js';
 import { importNdjson, type ImportProgress, type ImportResult, type ReadAs } from '../feed/importer.js';
 import type { RunnerDeps } from '../queue/job-runner.js';
 import { pullStream, type PullResult } from '../feed/producer.js';
@@ -195,9 +195,9 @@ async function processUntilIdle(d: RuntimeDeps, streams: StreamName[], since: nu
   const batches = await summarize(intakes, { since, redis: d.redis, streams: d.kinds });
   for (const [i, stream] of streams.entries()) done[stream]!.failed.push(...batches[intakes[i]!.name]!.failed);
   const paused = new Map<StreamName, NonNullable<StreamSummary['paused']>>();
-  for (const stream of streams) {
-    const b = await readBreaker(d.redis, d.keys, stream);
+  for (const b of (await readHolds(d.redis, d.keys, streams)).streams) {
     if (!b.paused) continue;
+    const stream = b.stream;
     const c = await d.queues.get(stream).getJobCounts('waiting', 'delayed', 'prioritized');
     paused.set(stream, { since: b.since, reason: b.reason, waiting: (c.waiting ?? 0) + (c.delayed ?? 0) + (c.prioritized ?? 0) });
   }

@@ -4,7 +4,7 @@ import type { ServiceApi } from '../client/service-api.js';
 import type { Logger } from '../log/logger.js';
 import { messageOf } from '../errors/message-of.js';
 import { resumeStreams } from '../ops/resume-streams.js';
-import { readBreaker } from '../queue/hold/refusal-state.js';
+import { readHolds } from '../queue/hold/hold-report.js';
 import { openStreamQueues } from '../queue/stream-queues.js';
 import { redisKeys, type RedisConnection as Redis } from '../redis/connection.js';
 import { probeService } from './probe-service.js';
@@ -34,11 +34,10 @@ export function startUnauthorizedResume(o: UnauthorizedResumeOptions): { stop():
   const queues = openStreamQueues(o.redis, o.prefix, o.kinds);
   let running: Promise<void> | undefined;
   const look = async () => {
-    const paused = [];
-    for (const kind of o.kinds) {
-      const b = await readBreaker(o.redis, keys, kind.stream);
-      if (b.paused && b.code === 'UNAUTHORIZED' && b.by !== 'repeated') paused.push(b);
-    }
+    const streams = o.kinds.map((k) => k.stream);
+    const paused = (await readHolds(o.redis, keys, streams)).streams.filter(
+      (b) => b.paused && b.code === 'UNAUTHORIZED' && b.by !== 'repeated',
+    );
     if (paused.length === 0) return;
     await o.credentials.reload();
     // The service refused these very credentials (this process saw it): asking again would only be refused too.

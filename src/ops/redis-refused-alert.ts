@@ -17,7 +17,8 @@ export interface RedisRefusedAlertOptions {
 /**
  * One alert per episode of a Redis that refuses writes past `afterSeconds`. Gated in this process, not in Redis as the
  * other alerts are (`{prefix}:alert:sent:*`): Redis is the thing that takes no writes. Each worker process sends its own.
- * Answers the function to call after every write probe.
+ * Answers the function to call after every write probe. It reads that probe's state, not readHolds: this hold is kept
+ * in the process (hold-report.ts takes it from the same probe), and a read of Redis is what fails while it holds.
  */
 export function redisRefusedAlert(o: RedisRefusedAlertOptions): (s: WriteState) => void {
   let toldFor: number | undefined;

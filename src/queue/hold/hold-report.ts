@@ -5,7 +5,8 @@ import type { WriteState } from './write-probe.js';
 
 /**
  * Every hold as it is now (hold.ts), read once for each surface: `status` and the dashboard (src/ops/status-report.ts),
- * `/readyz` (src/ops/hold-checks.ts), `/metrics` (src/app/metric-sources.ts), alerts and `sync --once`.
+ * `/readyz` (src/ops/hold-checks.ts), `/metrics` (src/app/metric-sources.ts), alerts, `sync --once`'s summary
+ * (src/app/runtime.ts) and the credentials' probe of a 401 pause (src/app/unauthorized-resume.ts).
  */
 export interface HoldReport {
   /** Each stream's hold for `refusals` (the circuit breaker), in the order asked. */
