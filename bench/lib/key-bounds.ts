@@ -36,7 +36,7 @@ const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const PLACES: Record<string, string> = {
   queue: alt([...STREAMS, ...STREAMS.map(intakeQueueName), CONTROL_QUEUE]),
   stream: alt(STREAMS),
-  scheduler: alt(programKinds.map((k) => k.feed.scheduler)),
+  scheduler: alt(programKinds.map((d) => d.feed.scheduler)),
   type: alt(['completed', 'failed']),
   state: alt(['wait', 'paused', 'active', 'delayed', 'prioritized', 'marker', 'failed', 'waiting-children', 'stalled', 'pc']),
   class: alt(['get', 'post', 'collection', 'total']),
