@@ -23,8 +23,9 @@ export default defineConfig({
     maxWorkers: 2,
     // In CI a JSON report lets .ci/run print a plain 'N passed, N failed' line.
     reporters: process.env.CI ? ['default', ['json', { outputFile: 'test-results/vitest.json' }]] : ['default'],
-    // Redis for every project: REDIS_URL when it answers, else a private redis-server for the run.
-    globalSetup: ['test/global-setup.ts'],
+    // Redis for every project: REDIS_URL when it answers, else a private redis-server for the run; and dist/ built
+    // when a source is newer, for the tests that start the program as a process (test/setup/dist-setup.ts).
+    globalSetup: ['test/global-setup.ts', 'test/setup/dist-setup.ts'],
     // Each project's own global setup runs only when one of its files is in the run.
     projects: [
       {
