@@ -152,7 +152,7 @@ export const defaults = {
    * INVENTORY_API_SECRET_FILE), to resume them by itself once the files changed and the service takes them, in ms.
    */
   credentialCheckMs: 3_000,
-  /** How often `worker` looks for reasons to alert, in seconds. */
+  /** How often `worker` looks for reasons to alert, in seconds (ALERT_CHECK_SECONDS). */
   alertCheckSeconds: 30,
   /** An alert is sent when Redis has refused writes (full, read-only) or been away this long, in seconds. */
   alertRedisRefusedSeconds: 60,

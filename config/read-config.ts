@@ -197,6 +197,7 @@ function configOf(
       lagSeconds: e.ALERT_LAG_SECONDS,
       intervalSeconds: e.ALERT_INTERVAL_SECONDS,
       redisRefusedSeconds: e.ALERT_REDIS_REFUSED_SECONDS,
+      checkSeconds: e.ALERT_CHECK_SECONDS,
     },
     /** How long long-running commands (worker, dashboard, receive) wait at start for a Redis that does not answer. */
     redisStartWaitSeconds: e.REDIS_START_WAIT_SECONDS,

@@ -164,6 +164,7 @@ export const envSchema = z.object({
   ALERT_LAG_SECONDS: positiveInt('ALERT_LAG_SECONDS').default(defaults.alertLagSeconds),
   ALERT_INTERVAL_SECONDS: positiveInt('ALERT_INTERVAL_SECONDS').default(defaults.alertIntervalSeconds),
   ALERT_REDIS_REFUSED_SECONDS: positiveInt('ALERT_REDIS_REFUSED_SECONDS').default(defaults.alertRedisRefusedSeconds),
+  ALERT_CHECK_SECONDS: positiveInt('ALERT_CHECK_SECONDS').default(defaults.alertCheckSeconds),
   REDIS_START_WAIT_SECONDS: nonNegativeInt('REDIS_START_WAIT_SECONDS').default(defaults.redisStartWaitSeconds),
   SHUTDOWN_GRACE_SECONDS: positiveInt('SHUTDOWN_GRACE_SECONDS').default(defaults.shutdownGraceSeconds),
   MAPPING_FILE: optionalText,
