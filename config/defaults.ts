@@ -184,7 +184,10 @@ export const defaults = {
   flowChartMinutes: 180,
   /** How often `sync --once` looks whether its queues are drained, in ms. */
   drainPollMs: 200,
-  /** BullMQ's lock on a running job, in ms (renewed while it runs), and how often stalled jobs are looked for. */
+  /**
+   * BullMQ's lock on a running job, in ms (renewed while it runs), and how often stalled jobs are looked for; the
+   * program's workers take all three from JOB_LOCK_SECONDS, whose default is jobLockMs.
+   */
   jobLockMs: 30_000,
   stalledCheckMs: 30_000,
   /** Life of the per-business-key lock of a running job, in ms (renewed while it runs). */

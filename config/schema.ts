@@ -121,6 +121,7 @@ export const envSchema = z.object({
   BAD_RECORDS_KEEP: positiveInt('BAD_RECORDS_KEEP').default(defaults.badRecordsKeep),
   BAD_RECORDS_KEEP_DAYS: positiveInt('BAD_RECORDS_KEEP_DAYS').default(defaults.badRecordsKeepDays),
   JOB_ATTEMPTS: positiveInt('JOB_ATTEMPTS').default(defaults.jobAttempts),
+  JOB_LOCK_SECONDS: positiveInt('JOB_LOCK_SECONDS').default(defaults.jobLockMs / 1000),
   RETRY_BASE_DELAY_MS: positiveInt('RETRY_BASE_DELAY_MS').default(defaults.retryBaseDelayMs),
   RETRY_MAX_DELAY_MS: positiveInt('RETRY_MAX_DELAY_MS').default(defaults.retryMaxDelayMs),
   WORKER_CONCURRENCY: positiveInt('WORKER_CONCURRENCY').optional(),
