@@ -51,7 +51,9 @@ export const settingDocs: Record<keyof typeof envSchema.shape, string> = {
   BAD_RECORDS_KEEP: 'Failed bad-record jobs kept per stream.',
   BAD_RECORDS_KEEP_DAYS: 'Days failed bad-record jobs are kept.',
   JOB_ATTEMPTS: 'Attempts of a job that meets transient failures (429s spend none).',
-  JOB_LOCK_SECONDS: "Life of a running job's locks (its queue lock, its record's key lock; renewed while it runs) and how often jobs left by a dead process are looked for: they run again within about twice this.",
+  JOB_LOCK_SECONDS:
+    "Life of a running job's locks (queue and record key; renewed while it runs) and how often jobs left by a dead " +
+    'process are looked for: they run again within about twice this.',
   RETRY_BASE_DELAY_MS: 'First delay between attempts, in ms (exponential, jittered).',
   RETRY_MAX_DELAY_MS: 'Longest delay between attempts, in ms.',
   WORKER_CONCURRENCY:

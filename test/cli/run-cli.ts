@@ -8,7 +8,6 @@ import { runCli as runProgram } from '../../src/cli/program.js';
 import { defaultRedisGuard } from '../helpers/redis.js';
 import { DIST_ENTRY } from '../setup/dist-entry.js';
 
-
 export interface CliRun {
   code: number | null;
   signal: NodeJS.Signals | null;

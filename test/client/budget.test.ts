@@ -17,10 +17,14 @@ interface Burner {
 }
 
 function spawnBurner(prefix: string, perMinute: number, durationMs: number): Burner {
-  const child = spawn(process.execPath, [...defaultRedisGuard(), fixtureBundle(BURNER), redisUrl(), prefix, String(perMinute), String(durationMs), '4'], {
-    cwd: ROOT,
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...defaultRedisGuard(), fixtureBundle(BURNER), redisUrl(), prefix, String(perMinute), String(durationMs), '4'],
+    {
+      cwd: ROOT,
+      stdio: ['pipe', 'pipe', 'inherit'],
+    },
+  );
   let out = '';
   let onReady: () => void;
   const ready = new Promise<void>((r) => (onReady = r));

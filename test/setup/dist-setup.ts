@@ -32,7 +32,8 @@ function builtAt(): number {
   }
 }
 
-const stale = () => builtAt() < Math.max(...SOURCES.map(newestIn), ...['tsconfig.json', 'package.json'].map((f) => statSync(join(root, f)).mtimeMs));
+const stale = () =>
+  builtAt() < Math.max(...SOURCES.map(newestIn), ...['tsconfig.json', 'package.json'].map((f) => statSync(join(root, f)).mtimeMs));
 
 /** `npm run build`'s two emitting steps; tsc emits despite a type error elsewhere (the type checks say those). */
 function build(): void {
@@ -51,7 +52,7 @@ export default async function setup() {
   // One build at a time in this checkout (two runs started together): the second waits, then finds it fresh.
   const lock = join(root, 'dist/.test-build-lock');
   mkdirSync(join(root, 'dist'), { recursive: true });
-  for (const until = Date.now() + 180_000; ; ) {
+  for (const until = Date.now() + 180_000; ;) {
     try {
       mkdirSync(lock);
       break;
