@@ -19,18 +19,23 @@ const common = { testTimeout: 30_000, hookTimeout: 30_000, setupFiles: ['test/se
 
 export default defineConfig({
   test: {
-    // Tests share one real Redis and spawn real servers; keep the 2-core machine responsive.
-    maxWorkers: 2,
+    // Tests share one real Redis and spawn real servers. Most of a file's time is waiting (on a service's latency, a
+    // lock, a child process), not computing: three files at once keep the 2 cores busy, not swamped.
+    maxWorkers: 3,
     // In CI a JSON report lets .ci/run print a plain 'N passed, N failed' line.
     reporters: process.env.CI ? ['default', ['json', { outputFile: 'test-results/vitest.json' }]] : ['default'],
-    // Redis for every project: REDIS_URL when it answers, else a private redis-server for the run.
-    globalSetup: ['test/global-setup.ts'],
+    // Redis for every project: REDIS_URL when it answers, else a private redis-server for the run; and dist/ built
+    // when a source is newer, for the tests that start the program as a process (test/setup/dist-setup.ts).
+    globalSetup: ['test/global-setup.ts', 'test/setup/dist-setup.ts'],
     // Each project's own global setup runs only when one of its files is in the run.
     projects: [
       {
         test: {
           ...common,
           name: 'main',
+          // One module graph per worker, not one per file: a file no longer spends a second or two loading the program
+          // again. No test of it mocks a module or changes the process's state (env, cwd, timers).
+          isolate: false,
           include: ['test/**/*.test.ts'],
           exclude: ['**/node_modules/**', 'test/cluster/**', 'test/tls/**', 'test/sentinel/**', ...BROWSER_TESTS, ...CHAOS],
         },

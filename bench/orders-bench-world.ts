@@ -7,7 +7,7 @@ import { createLogger } from '../src/log/logger.js';
 import { addJobs, recordJob } from '../src/queue/record-jobs.js';
 import { clusterPrefix, createRedis, deleteKeysUnder, type RedisConnection, type RedisTarget } from '../src/redis/connection.js';
 import type { Sandbox } from '../src/sandbox/sandbox.js';
-import type { OrderWorkerSettings } from './lib/order-workers.js';
+import type { OrderWorkerSettings } from '../test/kit/order-workers.js';
 import { orderKind } from '../jobs/orders/order-kind.js';
 
 const WORKER = fileURLToPath(new URL('./orders-worker.ts', import.meta.url));

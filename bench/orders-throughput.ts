@@ -19,7 +19,7 @@ import type { RedisTarget } from '../src/redis/connection.js';
 import { startSandbox, type Sandbox } from '../src/sandbox/sandbox.js';
 import { ownCpuMs, processCpuMs } from './lib/proc-cpu.js';
 import { records, redisCpuMs, setUp, spawnWorker, stopWorker } from './orders-bench-world.js';
-import { startOrderWorkers, type RunningWorkers } from './lib/order-workers.js';
+import { startOrderWorkers, type RunningWorkers } from '../test/kit/order-workers.js';
 import { median } from './lib/median.js';
 
 /**

@@ -1,6 +1,6 @@
 /**
  * A planned failover (docs/deployment.md "Managed Redis: TLS, passwords, Sentinel"): a local primary, replica and
- * sentinel (bench/lib/local-sentinel.ts); one `inventory-sync worker` through the sentinel syncs orders against the
+ * sentinel (test/kit/local-sentinel.ts); one `inventory-sync worker` through the sentinel syncs orders against the
  * sandbox; a fifth of the way in, `SENTINEL FAILOVER`, as a managed Redis's maintenance runs it. Clocked on the new
  * primary: seconds to the next job completed, and to the last of the jobs that were running at the failover.
  *
@@ -17,8 +17,8 @@ import { startFeedServer } from '../src/feed/feed-server.js';
 import { createRedis, deleteKeysUnder, formatClusterNodes } from '../src/redis/connection.js';
 import { startSandbox } from '../src/sandbox/sandbox.js';
 import { spawnCli } from './lib/cli-process.js';
-import { timePlannedFailover, type FailoverTiming } from './lib/failover-timing.js';
-import { startLocalSentinel } from './lib/local-sentinel.js';
+import { timePlannedFailover, type FailoverTiming } from '../test/kit/failover-timing.js';
+import { startLocalSentinel } from '../test/kit/local-sentinel.js';
 import { median } from './lib/median.js';
 import { benchOrders } from './lib/order-records.js';
 import { markdownTable } from './lib/tables.js';
@@ -151,11 +151,11 @@ export function plannedFailoverPart(runs: FailoverRun[], command: string): { tit
   return {
     title: 'Seconds from a planned failover to work (Redis Sentinel)',
     body: [
-      'A local primary, replica and sentinel (bench/lib/local-sentinel.ts, `down-after-milliseconds 2000`); one `inventory-sync worker` ' +
+      'A local primary, replica and sentinel (test/kit/local-sentinel.ts, `down-after-milliseconds 2000`); one `inventory-sync worker` ' +
         'reaching Redis through the sentinel syncs orders against the sandbox (40 ms answers, 10 jobs at once); a fifth of the way in, ' +
         '`SENTINEL FAILOVER`, as a managed Redis runs it in its maintenance. Clocked from the command on the new primary: the next job ' +
         'completed there, and the last of the jobs that were running at the failover (those whose completion the old primary may have ' +
-        'taken in and dropped when it turned replica; bench/lib/failover-timing.ts, as test/sentinel/planned-failover.test.ts asserts). ' +
+        'taken in and dropped when it turned replica; test/kit/failover-timing.ts, as test/sentinel/planned-failover.test.ts asserts). ' +
         "The worker's log says how many completions it found dropped and made again.",
       '',
       `Command: \`${command}\``,

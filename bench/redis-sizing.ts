@@ -19,9 +19,9 @@ import { addJobs, recordJob } from '../src/queue/record-jobs.js';
 import { startWorkers } from '../src/queue/worker-pool.js';
 import { createRedis, deleteKeysUnder, redisKeys } from '../src/redis/connection.js';
 import { startSandbox } from '../src/sandbox/sandbox.js';
-import { keyClassifier, readKeyBounds, type KeyBound } from './lib/key-bounds.js';
+import { keyClassifier, readKeyBounds, type KeyBound } from '../test/kit/key-bounds.js';
 import { benchOrders } from './lib/order-records.js';
-import { keyUsage, usedMemory, type KeyUsage } from './lib/redis-usage.js';
+import { keyUsage, usedMemory, type KeyUsage } from '../test/kit/redis-usage.js';
 import { benchBoms, benchCounts } from './lib/sizing-records.js';
 
 /** Bytes by documented pattern (kind and life with it). */

@@ -1,13 +1,13 @@
 /**
  * Scaling out (docs/deployment.md "Scaling out"): the same budgeted order run (bench/orders-throughput.ts) with
  * several worker processes sharing one account's budget, once on the single Redis and once on a local three-node
- * Redis Cluster (bench/lib/local-cluster.ts) with the prefix in a hash tag: orders a minute against the bound, 429s.
+ * Redis Cluster (test/kit/local-cluster.ts) with the prefix in a hash tag: orders a minute against the bound, 429s.
  *
  *   npx tsx bench/scale-out.ts [--budget 1200] [--seconds 60] [--processes 3] [--latency 50]
  */
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { startLocalCluster } from './lib/local-cluster.js';
+import { startLocalCluster } from '../test/kit/local-cluster.js';
 import { markdownTable, textTable } from './lib/tables.js';
 import { runBudgeted, type BudgetedFigures } from './orders-throughput.js';
 
@@ -88,7 +88,7 @@ export function scaleOutPart(f: ScaleOutFigures): { title: string; body: string[
     title: 'Scaling out: worker processes on one Redis and on a Redis Cluster',
     body: [
       `${s.processes} worker processes share one account's POST budget (in Redis: the budget state, 429 holds and key locks) against the sandbox with the same budget in fixed 1-minute windows and ${s.latencyMs} ms latency; ` +
-        `first on the single Redis, then on a local three-node Redis Cluster (bench/lib/local-cluster.ts) reached through one seed node, with the prefix in a hash tag. Each row measures ${s.seconds} s after the warm-up of bench/orders-throughput.ts.`,
+        `first on the single Redis, then on a local three-node Redis Cluster (test/kit/local-cluster.ts) reached through one seed node, with the prefix in a hash tag. Each row measures ${s.seconds} s after the warm-up of bench/orders-throughput.ts.`,
       '',
       `Command: \`npx tsx bench/scale-out.ts --budget ${s.budgetPerMinute} --seconds ${s.seconds} --processes ${s.processes} --latency ${s.latencyMs}\``,
       '',

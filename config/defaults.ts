@@ -152,7 +152,7 @@ export const defaults = {
    * INVENTORY_API_SECRET_FILE), to resume them by itself once the files changed and the service takes them, in ms.
    */
   credentialCheckMs: 3_000,
-  /** How often `worker` looks for reasons to alert, in seconds. */
+  /** How often `worker` looks for reasons to alert, in seconds (ALERT_CHECK_SECONDS). */
   alertCheckSeconds: 30,
   /** An alert is sent when Redis has refused writes (full, read-only) or been away this long, in seconds. */
   alertRedisRefusedSeconds: 60,
@@ -184,7 +184,10 @@ export const defaults = {
   flowChartMinutes: 180,
   /** How often `sync --once` looks whether its queues are drained, in ms. */
   drainPollMs: 200,
-  /** BullMQ's lock on a running job, in ms (renewed while it runs), and how often stalled jobs are looked for. */
+  /**
+   * BullMQ's lock on a running job, in ms (renewed while it runs), and how often stalled jobs are looked for; the
+   * program's workers take all three from JOB_LOCK_SECONDS, whose default is jobLockMs.
+   */
   jobLockMs: 30_000,
   stalledCheckMs: 30_000,
   /** Life of the per-business-key lock of a running job, in ms (renewed while it runs). */

@@ -197,10 +197,13 @@ function configOf(
       lagSeconds: e.ALERT_LAG_SECONDS,
       intervalSeconds: e.ALERT_INTERVAL_SECONDS,
       redisRefusedSeconds: e.ALERT_REDIS_REFUSED_SECONDS,
+      checkSeconds: e.ALERT_CHECK_SECONDS,
     },
     /** How long long-running commands (worker, dashboard, receive) wait at start for a Redis that does not answer. */
     redisStartWaitSeconds: e.REDIS_START_WAIT_SECONDS,
     shutdownGraceSeconds: e.SHUTDOWN_GRACE_SECONDS,
+    /** Life of a running job's locks (BullMQ's, the record key's) and the stalled check's interval, in ms. */
+    jobLockMs: e.JOB_LOCK_SECONDS * 1000,
     logLevel: e.LOG_LEVEL,
     /** Per go-live variable (SYNC_*_SINCE), the date before which records are skipped ("before go-live"). */
     goLive: own.goLive,

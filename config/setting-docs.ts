@@ -51,6 +51,9 @@ export const settingDocs: Record<keyof typeof envSchema.shape, string> = {
   BAD_RECORDS_KEEP: 'Failed bad-record jobs kept per stream.',
   BAD_RECORDS_KEEP_DAYS: 'Days failed bad-record jobs are kept.',
   JOB_ATTEMPTS: 'Attempts of a job that meets transient failures (429s spend none).',
+  JOB_LOCK_SECONDS:
+    "Life of a running job's locks (queue and record key; renewed while it runs) and how often jobs left by a dead " +
+    'process are looked for: they run again within about twice this.',
   RETRY_BASE_DELAY_MS: 'First delay between attempts, in ms (exponential, jittered).',
   RETRY_MAX_DELAY_MS: 'Longest delay between attempts, in ms.',
   WORKER_CONCURRENCY:
@@ -79,6 +82,7 @@ export const settingDocs: Record<keyof typeof envSchema.shape, string> = {
   ALERT_LAG_SECONDS: 'The feed lag that alerts, in seconds.',
   ALERT_INTERVAL_SECONDS: 'At most one alert per reason in this many seconds.',
   ALERT_REDIS_REFUSED_SECONDS: 'Redis refusing writes (`OOM`, `READONLY`) or not answering this long alerts once.',
+  ALERT_CHECK_SECONDS: '`worker` looks for reasons to alert this often (an outage, its end, lag, new failures), in seconds.',
   REDIS_START_WAIT_SECONDS: '`worker` and `dashboard` wait this long at start for Redis, then exit 3 (one-shot commands: 3 s).',
   SHUTDOWN_GRACE_SECONDS: 'On SIGTERM, how long running jobs may finish before the process stops.',
   MAPPING_FILE: "A CSV or JSON file of upstream productIds and facility names to the service's (docs/mapping.md).",

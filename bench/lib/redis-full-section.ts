@@ -17,7 +17,7 @@ export async function redisFullSection(o: BenchOptions, say: (line: string) => v
         `write answer OOM; 10 more orders go into the feed; ${f.heldSeconds} s later \`CONFIG SET maxmemory 0\`. Before issue 26 the ` +
         'same outage (25 s) gave 121,652 log lines (about 292,000 a minute) and pulls again about 35 s after the raise.',
       '',
-      'Command: `npx tsx bench/redis-full.ts --hold 20` (the same run as `npx vitest run test/cli/worker-redis-full.test.ts`)',
+      'Command: `npx tsx bench/redis-full.ts --hold 20` (`npx vitest run test/cli/worker-redis-full.test.ts` runs the same with a 12 s hold)',
       '',
       markdownTable(
         [

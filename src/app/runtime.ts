@@ -122,6 +122,10 @@ export function workersFor(d: RuntimeDeps, kinds: readonly Kind[], o: Omit<RunOp
     // The service down for everything: every stream holds, one read probes it, and work goes on when it answers.
     outage: { probe: () => probeOnce(d.client), probeMaxMs: d.config.outage.probeMaxMs },
     telemetry: d.tracing?.telemetry,
+    // JOB_LOCK_SECONDS: a job of a process that died is taken up again (its locks expired, found stalled) within about twice this.
+    lockDurationMs: d.config.jobLockMs,
+    stalledIntervalMs: d.config.jobLockMs,
+    processor: { keyLockTtlMs: d.config.jobLockMs },
     ...o.workers,
   });
 }

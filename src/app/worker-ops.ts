@@ -30,7 +30,7 @@ export function startWorkerOps(app: Pick<AppContext, 'config' | 'redis' | 'logge
           secrets: secretValues(config),
           kinds: deps.kinds,
         },
-        defaults.alertCheckSeconds * 1000,
+        config.alerts.checkSeconds * 1000,
       )
     : undefined;
   if (alerts) logger.info({ lagSeconds, intervalSeconds }, 'alerts on: new failures and feed lag are POSTed to ALERT_WEBHOOK_URL');

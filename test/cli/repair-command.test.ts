@@ -73,6 +73,9 @@ describe('reconcile --repair', () => {
       },
       'repair-cli',
     );
+    // Repairs are under test, not the collection budget's pacing (test/cli/reconcile-command.test.ts): each reconcile
+    // reads every collection, and the stack's 3000 an hour would space those reads about a second apart.
+    stack.env.INVENTORY_COLLECTION_PER_HOUR = '360000';
     const sync = await runCli(['sync', '--once'], stack.env, { timeoutMs: 120_000 });
     expect(sync.code, sync.stdout + sync.stderr).toBe(0);
     const r = await runCli(['reconcile'], stack.env);

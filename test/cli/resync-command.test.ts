@@ -21,6 +21,10 @@ describe('resync', () => {
 
   beforeAll(async () => {
     stack = await startStack({ orders: ['RS-1', 'RS-2', 'RS-3'].map((id) => orderRecord(id)) }, 'resync-cli');
+    // Short clocks: the collection budget out of the way (each reconcile reads every collection), and a killed run's
+    // locks expire in 5 s, not 30 (JOB_LOCK_SECONDS), so that the run after it takes its record up within seconds.
+    stack.env.INVENTORY_COLLECTION_PER_HOUR = '360000';
+    stack.env.JOB_LOCK_SECONDS = '5';
     const sync = await runCli(['sync', '--once'], stack.env, { timeoutMs: 120_000 });
     expect(sync.code, sync.stdout + sync.stderr).toBe(0);
   }, 180_000);

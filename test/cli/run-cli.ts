@@ -1,16 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { programKinds } from '../../jobs/kinds.js';
 import { runCli as runProgram } from '../../src/cli/program.js';
 import { defaultRedisGuard } from '../helpers/redis.js';
-
-const root = resolve(fileURLToPath(new URL('../..', import.meta.url)));
-const entry = join(root, 'src/bin/inventory-sync.ts');
-const tsxLoader = pathToFileURL(join(root, 'node_modules/tsx/dist/loader.mjs')).href;
+import { DIST_ENTRY } from '../setup/dist-entry.js';
 
 export interface CliRun {
   code: number | null;
@@ -37,10 +33,12 @@ export function baseEnv(): Record<string, string> {
   return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'warn' };
 }
 
-/** Starts the real entry point (src/bin/inventory-sync.ts under tsx) as a child process. */
+/**
+ * Starts the built program (dist/src/bin/inventory-sync.js, as an install runs it; test/setup/dist-setup.ts builds
+ * it before the run when a source is newer) as a child process.
+ */
 export function spawnCli(args: string[], env: Record<string, string>, cwd = emptyCwd()): ChildProcess {
-  const node = [...defaultRedisGuard(), '--import', tsxLoader];
-  return spawn(process.execPath, [...node, entry, ...args], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  return spawn(process.execPath, [...defaultRedisGuard(), DIST_ENTRY, ...args], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
 }
 
 /**

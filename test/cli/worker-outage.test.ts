@@ -12,7 +12,7 @@ import { eventually, freePort, startWorkerProcess, type WorkerProcess } from './
  * with one read at growing intervals, and go on by themselves when it answers: every order synced exactly once, no
  * `resume`, and only a few dozen requests reach the service that is down.
  */
-// Short clocks (OUTAGE_PROBE_MAX_SECONDS, OUTAGE_ALERT_SECONDS): the same story as a 60 s outage with 30 s probes.
+// Short clocks (OUTAGE_PROBE_MAX_SECONDS, OUTAGE_ALERT_SECONDS, ALERT_CHECK_SECONDS): the same story as a 60 s outage with 30 s probes.
 const OUTAGE_MS = 20_000;
 const ORDERS = 120;
 const CONCURRENCY = 4;
@@ -56,8 +56,10 @@ describe('worker through a service outage longer than the retries (two processes
       LOG_LEVEL: 'info',
       ORDER_POLL_SECONDS: '1',
       WORKER_CONCURRENCY: String(CONCURRENCY),
-      INVENTORY_POST_PER_MINUTE: '1200',
-      INVENTORY_GET_PER_MINUTE: '1200',
+      // Paced enough that the outage starts mid-sync (most orders still to come), not so much that the orders left
+      // after it take long: about 4 writes an order.
+      INVENTORY_POST_PER_MINUTE: '3000',
+      INVENTORY_GET_PER_MINUTE: '3000',
       JOB_ATTEMPTS: '3',
       RETRY_BASE_DELAY_MS: '500',
       RETRY_MAX_DELAY_MS: '2000',
@@ -66,6 +68,8 @@ describe('worker through a service outage longer than the retries (two processes
       OUTAGE_PROBE_MAX_SECONDS: '5',
       // Told after 5 s, so that the test sees both the outage's alert and its end's.
       OUTAGE_ALERT_SECONDS: '5',
+      // Looked for every 2 s, not 30: the alerts come within seconds of their reason.
+      ALERT_CHECK_SECONDS: '2',
     };
     workers = [startWorkerProcess({ ...env, WORKER_HTTP_PORT: String(port) }), startWorkerProcess(env)];
     const [metricsUrl] = await Promise.all(workers.map((w) => w.httpUrl));

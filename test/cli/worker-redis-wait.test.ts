@@ -31,7 +31,7 @@ describe('worker started while Redis is away', () => {
         ORDER_POLL_SECONDS: '1',
         REDIS_START_WAIT_SECONDS: '30',
       });
-      // Redis comes 3 s after the worker first tried it (tsx takes a few seconds to start the child).
+      // Redis comes 3 s after the worker first tried it.
       await eventually(async () => worker!.stdoutLines.some((l) => l.includes('waiting for Redis at')), 30_000, 'the first try');
       await new Promise((r) => setTimeout(r, 3_000));
       server = await startRedisServer({ port });

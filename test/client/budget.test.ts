@@ -4,7 +4,8 @@ import type { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RequestBudget } from '../../src/client/budget.js';
 import { redisKeys, type RedisKeys } from '../../src/redis/connection.js';
-import { connect, deletePrefix, redisUrl, uniquePrefix } from '../helpers/redis.js';
+import { fixtureBundle } from '../helpers/fixture-bundle.js';
+import { connect, defaultRedisGuard, deletePrefix, redisUrl, uniquePrefix } from '../helpers/redis.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BURNER = fileURLToPath(new URL('../fixtures/budget-burner.ts', import.meta.url));
@@ -16,10 +17,14 @@ interface Burner {
 }
 
 function spawnBurner(prefix: string, perMinute: number, durationMs: number): Burner {
-  const child = spawn(process.execPath, ['--import', 'tsx', BURNER, redisUrl(), prefix, String(perMinute), String(durationMs), '4'], {
-    cwd: ROOT,
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...defaultRedisGuard(), fixtureBundle(BURNER), redisUrl(), prefix, String(perMinute), String(durationMs), '4'],
+    {
+      cwd: ROOT,
+      stdio: ['pipe', 'pipe', 'inherit'],
+    },
+  );
   let out = '';
   let onReady: () => void;
   const ready = new Promise<void>((r) => (onReady = r));

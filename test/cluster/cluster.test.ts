@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { slotOwner } from '../../bench/lib/local-cluster.js';
+import { slotOwner } from '../kit/local-cluster.js';
 import { createRedis, deleteKeysUnder, isCluster, type RedisConnection } from '../../src/redis/connection.js';
 import { baseEnv, runCli } from '../cli/run-cli.js';
 import { startStack, type Stack } from '../cli/stack.js';

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
-import { keyClassifier, readKeyBounds, type KeyBound } from '../../bench/lib/key-bounds.js';
-import { keyUsage, type KeyUsage } from '../../bench/lib/redis-usage.js';
+import { keyClassifier, readKeyBounds, type KeyBound } from '../kit/key-bounds.js';
+import { keyUsage, type KeyUsage } from '../kit/redis-usage.js';
 
 const span = (ms: number) =>
   ms >= 86_400_000

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { redisTarget } from './redis.js';
+import { fixtureBundle } from './fixture-bundle.js';
+import { defaultRedisGuard, redisTarget } from './redis.js';
 import type { TestWorld } from './test-world.js';
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/order-worker.ts', import.meta.url));
@@ -23,7 +24,7 @@ export function startOrderWorkerProcess(
     concurrency: o.concurrency ?? 4,
     ...(o.lines ? { logLevel: o.logLevel ?? 'warn', logDestination: 1 } : {}),
   };
-  const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE], {
+  const child = spawn(process.execPath, [...defaultRedisGuard(), fixtureBundle(FIXTURE)], {
     env: { ...process.env, ORDER_WORKER: JSON.stringify(settings) },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { fixtureBundle } from './fixture-bundle.js';
 import { defaultRedisGuard, redisUrl } from './redis.js';
 import type { TestWorld } from './test-world.js';
 
@@ -10,7 +11,7 @@ const FIXTURE = fileURLToPath(new URL('../fixtures/stock-worker-process.ts', imp
  * env: CHUNK (variance chunk size), CRASH_AFTER_VARIANCES, JOB_LOCK_MS (see the fixture).
  */
 export function startStockWorker(world: TestWorld, children: ChildProcess[], env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [...defaultRedisGuard(), '--import', 'tsx', FIXTURE], {
+  const child = spawn(process.execPath, [...defaultRedisGuard(), fixtureBundle(FIXTURE)], {
     env: {
       ...process.env,
       REDIS_URL: redisUrl(),

@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keyClassifier, readKeyBounds } from '../../bench/lib/key-bounds.js';
-import { keyUsage } from '../../bench/lib/redis-usage.js';
+import { keyClassifier, readKeyBounds } from '../kit/key-bounds.js';
+import { keyUsage } from '../kit/redis-usage.js';
 import { redisKeys } from '../../src/redis/connection.js';
 import { json, startServer, type TestServer } from '../client/http-server.js';
 import { freshCwd, runCli } from '../cli/run-cli.js';

@@ -7,8 +7,8 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
 import { baseEnv } from '../cli/run-cli.js';
 import { startWorkerProcess, type WorkerProcess } from '../cli/worker-process.js';
 import { orderRecord, orderState } from '../helpers/order-records.js';
-import { timePlannedFailover, type FailoverTiming } from '../../bench/lib/failover-timing.js';
-import { primaryPort, roleOf, startLocalSentinel, type LocalSentinel } from '../../bench/lib/local-sentinel.js';
+import { timePlannedFailover, type FailoverTiming } from '../kit/failover-timing.js';
+import { primaryPort, roleOf, startLocalSentinel, type LocalSentinel } from '../kit/local-sentinel.js';
 import { STREAMS } from '../../jobs/kinds.js';
 
 const ORDERS = 300;

@@ -8,7 +8,7 @@ import { baseEnv, runCli } from '../cli/run-cli.js';
 import { startWorkerProcess, type WorkerProcess } from '../cli/worker-process.js';
 import { orderRecord, orderState } from '../helpers/order-records.js';
 import { redisEnv, redisTarget } from '../helpers/redis.js';
-import { killPrimary, primaryPort } from '../../bench/lib/local-sentinel.js';
+import { killPrimary, primaryPort } from '../kit/local-sentinel.js';
 import { STREAMS } from '../../jobs/kinds.js';
 
 const sentinel = () => inject('redisSentinel')!;

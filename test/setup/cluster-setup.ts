@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { TestProject } from 'vitest/node';
-import { startLocalCluster } from '../../bench/lib/local-cluster.js';
+import { startLocalCluster } from '../kit/local-cluster.js';
 import { requirePrerequisites, stopRun } from './prerequisites.js';
 
 /**

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { TestProject } from 'vitest/node';
 import { formatClusterNodes } from '../../src/redis/connection.js';
-import { startLocalSentinel, type SentinelAccess } from '../../bench/lib/local-sentinel.js';
+import { startLocalSentinel, type SentinelAccess } from '../kit/local-sentinel.js';
 import { requirePrerequisites, stopRun } from './prerequisites.js';
 
 declare module 'vitest' {

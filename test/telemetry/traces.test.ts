@@ -42,7 +42,7 @@ async function syncWith(
 
 /** Modules of the OpenTelemetry SDK, the exporter, the BullMQ add-on and the program's own tracing setup. */
 const SDK_MODULE =
-  /@opentelemetry\/(sdk-|exporter-|resources|otlp-)|bullmq-otel|src\/telemetry\/(tracing|call-spans|housekeeping-filter)\.ts/;
+  /@opentelemetry\/(sdk-|exporter-|resources|otlp-)|bullmq-otel|src\/telemetry\/(tracing|call-spans|housekeeping-filter)\.[jt]s/;
 
 const childrenOf = (spans: ReceivedSpan[], parent: ReceivedSpan) => spans.filter((s) => s.parentSpanId === parent.spanId);
 const jobSpanOf = (spans: ReceivedSpan[], orderId: string) =>

@@ -3,13 +3,13 @@
  * when the server lacks it) beside a bare EVALSHA of the same script: the budget's ACQUIRE, with limits never reached,
  * `inflight` calls at a time, rounds of the two interleaved so that a busy machine weighs on both alike.
  *
- *   npx tsx bench/redis-scripts.ts [calls per round, default 20000] [in flight, default 32] [rounds, default 5]
+ *   npx tsx bench/once/redis-scripts.ts [calls per round, default 20000] [in flight, default 32] [rounds, default 5]
  */
 import { createHash } from 'node:crypto';
-import { ACQUIRE } from '../src/client/budget-scripts.js';
-import { createRedis, deleteKeysUnder } from '../src/redis/connection.js';
-import { runScript } from '../src/redis/scripts.js';
-import { median } from './lib/median.js';
+import { ACQUIRE } from '../../src/client/budget-scripts.js';
+import { createRedis, deleteKeysUnder } from '../../src/redis/connection.js';
+import { runScript } from '../../src/redis/scripts.js';
+import { median } from '../lib/median.js';
 
 const [calls = 20_000, inflight = 32, rounds = 5] = process.argv.slice(2).map(Number);
 const redis = createRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');

@@ -4,21 +4,21 @@
  * client with its layers (read retries, 401 rotation, followed paths, an unlimited budget), and the client as a job's
  * attempt (tracing) and the dry run (tracing and read-only) see it. Each figure is the median of `runs` runs.
  *
- *   npx tsx bench/client-layers.ts [calls per run, default 20000] [runs, default 5]
+ *   npx tsx bench/once/client-layers.ts [calls per run, default 20000] [runs, default 5]
  */
 import { MockAgent } from 'undici';
-import { apiOf } from '../src/client/api-of.js';
-import type { ApiCall } from '../src/client/api-call.js';
-import { Credentials } from '../src/client/credentials.js';
-import { httpSend } from '../src/client/http-send.js';
-import { readOnlyApi } from '../src/client/read-only-api.js';
-import type { ServiceApi } from '../src/client/service-api.js';
-import { serviceCalls } from '../src/client/service-calls.js';
-import { ServiceClient } from '../src/client/service-client.js';
-import { tracedClient } from '../src/queue/traced-client.js';
-import { machine, machineLine } from './lib/machine.js';
-import { median } from './lib/median.js';
-import { textTable } from './lib/tables.js';
+import { apiOf } from '../../src/client/api-of.js';
+import type { ApiCall } from '../../src/client/api-call.js';
+import { Credentials } from '../../src/client/credentials.js';
+import { httpSend } from '../../src/client/http-send.js';
+import { readOnlyApi } from '../../src/client/read-only-api.js';
+import type { ServiceApi } from '../../src/client/service-api.js';
+import { serviceCalls } from '../../src/client/service-calls.js';
+import { ServiceClient } from '../../src/client/service-client.js';
+import { tracedClient } from '../../src/queue/traced-client.js';
+import { machine, machineLine } from '../lib/machine.js';
+import { median } from '../lib/median.js';
+import { textTable } from '../lib/tables.js';
 
 const ORIGIN = 'http://service.test';
 const ORDER = JSON.stringify({ orderId: 'WEB-1', orderUrl: '/demo/api/order/WEB-1', statusId: 'ORDER_CREATED', orderItemList: [] });

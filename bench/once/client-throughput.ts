@@ -5,20 +5,20 @@
  * Prints calls a second, latency p50/p99 and client CPU per call, each the median of `runs` runs; then catalog
  * lookups a second from memory.
  *
- *   npx tsx bench/client-throughput.ts [seconds per run, default 4] [concurrency, default 32] [runs, default 3]
+ *   npx tsx bench/once/client-throughput.ts [seconds per run, default 4] [concurrency, default 32] [runs, default 3]
  */
 import { fork } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { Catalog } from '../src/catalog/catalog.js';
-import { RequestBudget } from '../src/client/budget.js';
-import type { CreateOrderBody } from '../src/client/schemas.js';
-import { ServiceClient } from '../src/client/service-client.js';
-import { createRedis, redisKeys } from '../src/redis/connection.js';
-import { machine, machineLine } from './lib/machine.js';
-import { textTable } from './lib/tables.js';
-import { median } from './lib/median.js';
+import { Catalog } from '../../src/catalog/catalog.js';
+import { RequestBudget } from '../../src/client/budget.js';
+import type { CreateOrderBody } from '../../src/client/schemas.js';
+import { ServiceClient } from '../../src/client/service-client.js';
+import { createRedis, redisKeys } from '../../src/redis/connection.js';
+import { machine, machineLine } from '../lib/machine.js';
+import { textTable } from '../lib/tables.js';
+import { median } from '../lib/median.js';
 
 const ORDER = JSON.stringify({
   orderId: 'WEB-1',
