@@ -65,7 +65,12 @@ export function buildDeps(config: Config, logger: Logger, opts: BuildDepsOptions
   const keys = redisKeys(config.redis.prefix);
   const share = service.adaptiveRate;
   const adaptive = share.enabled
-    ? { floor: share.floorPercent / 100, onChange: logShareChanges(logger, service.budgets, share.floorPercent) }
+    ? {
+        floor: share.floorPercent / 100,
+        start: share.startPercent / 100,
+        account: service.account,
+        onChange: logShareChanges(logger, service.budgets, share.floorPercent),
+      }
     : (false as const);
   const budget = opts.budget === false ? undefined : new RequestBudget({ redis, keys, budgets: service.budgets, adaptive });
   const credentials = serviceCredentials(config, logger);

@@ -25,6 +25,8 @@ const REASONS: readonly ShareReason[] = [
   'probing',
   'floor',
   'window-remaining',
+  'slow-start',
+  'remembered',
 ];
 const num = (v: string | null | undefined) => (v === null || v === undefined || v === '' || !Number.isFinite(Number(v)) ? null : Number(v));
 
@@ -90,6 +92,10 @@ export function shareReasonText(s: LaneShare): string {
         `pacing so that the ${s.service.remaining ?? '?'} requests X-RateLimit-Remaining leaves last until its reset ` +
         `(this window was spent faster)${others}`
       );
+    case 'slow-start':
+      return 'starting below the budget and rising while no 429 comes (INVENTORY_RATE_START_PERCENT): nothing is known yet of the account\'s other clients';
+    case 'remembered':
+      return `started from the share the account's last processes learnt${others}; climbing back a step at a time`;
     case 'floor':
       return `held at INVENTORY_RATE_FLOOR_PERCENT: the others leave less than that${others}; they may be answered 429`;
   }

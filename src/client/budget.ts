@@ -1,7 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Budgets } from '../../config/read-config.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
-import { AdaptiveRate, type AdaptiveRateOptions } from './adaptive-rate.js';
+import { AdaptiveRate, shareTtlMs, type AdaptiveRateOptions } from './adaptive-rate.js';
 import { runScript } from '../redis/scripts.js';
 import { ACQUIRE, HOLD, sentBucketMs } from './budget-scripts.js';
 import type { RequestClass } from './service-api.js';
@@ -112,11 +112,20 @@ export class RequestBudget {
       // A collection GET spends one `get` as well, and every request one `total`, all in the same script call.
       const group: BudgetLane[] = cls === 'collection' ? ['collection', 'get'] : [cls];
       if (this.hasTotal) group.push('total');
-      const keys = group.flatMap((c) => [opts.keys.budget(c), opts.keys.budgetHold(c), opts.keys.budgetShare(c), opts.keys.budgetSent(c)]);
+      const a = this.adaptive;
+      const keys = group.flatMap((c) => [
+        opts.keys.budget(c),
+        opts.keys.budgetHold(c),
+        opts.keys.budgetShare(c),
+        opts.keys.budgetSent(c),
+        a ? a.learntKey(c) : opts.keys.budgetLearnt(c, ''),
+      ]);
       const argv = group.flatMap((c) => {
         const s = slot(c);
-        // What this program sent, by time: only the adaptive rate reads it (a 429 while within the budget).
-        return [s.interval.toFixed(3), s.tolerance.toFixed(3), c, this.adaptive ? sentBucketMs(l[c]!.windowMs) : 0];
+        const windowMs = l[c]!.windowMs;
+        // What this program sent, by time: only the adaptive rate reads it (a 429 while within the budget). A fresh
+        // share starts from what the account's last processes learnt, or from the slow start.
+        return [s.interval.toFixed(3), s.tolerance.toFixed(3), c, a ? sentBucketMs(windowMs) : 0, a ? a.start(c) : 1, shareTtlMs(windowMs)];
       });
       const holdKeys = group.map((c) => opts.keys.budgetHold(c));
       // Half the headroom's time absorbs late sends; the other half is the burst cap's.
