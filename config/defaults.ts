@@ -24,7 +24,7 @@ export const defaults = {
    */
   rateStartPercent: 50,
   /** Seconds a slow start takes from its start to the full budget while no 429 comes (the rise is linear). */
-  rateStartRiseSeconds: 100,
+  rateStartRiseSeconds: 110,
   /** Windows of a lane a learnt share is remembered for after its last use (the budget-learnt key's life, at least 30 min). */
   learntShareWindows: 10,
   /** Factor a lane's share is multiplied by on a 429 while the program paces within its budget (once per window of the service). */

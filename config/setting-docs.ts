@@ -32,7 +32,7 @@ export const settingDocs: Record<keyof typeof envSchema.shape, string> = {
     'The least share of a configured budget kept when others spend it; below it the program holds the floor and says so.',
   INVENTORY_RATE_START_PERCENT:
     'The share of each budget a fresh process starts at when nothing is remembered of the others (`sync --once`, a ' +
-    'restarted worker): it rises to the full budget within about 100 s while no 429 comes, and a share learnt from a 429 ' +
+    'restarted worker): it rises to the full budget within about 110 s while no 429 comes, and a share learnt from a 429 ' +
     'is remembered in Redis for the next process; `100` starts at the full budget. Unused when the service sends ' +
     '`X-RateLimit-Remaining` on every answer.',
   INVENTORY_ENTITY_TIMEOUT_MS: 'Time-out of a single-entity call, in ms.',
