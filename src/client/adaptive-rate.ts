@@ -129,7 +129,12 @@ export class AdaptiveRate {
   }
 
   /** Reads one answer's evidence (best effort: a Redis failure leaves the share as it was). */
-  async observe(cls: RequestClass, status: number, headers: Headers | undefined): Promise<void> {
+  /**
+   * Reads one answer's evidence (best effort: a Redis failure leaves the share as it was). `busy`: this process's
+   * requests wait for their slots (its pace binds), without which a slow start does not rise: a share nobody uses
+   * proves nothing of what the others leave.
+   */
+  async observe(cls: RequestClass, status: number, headers: Headers | undefined, busy = true): Promise<void> {
     const now = Date.now();
     const h = headers ? readRateLimitHeaders(headers, now) : {};
     const is429 = status === 429;
@@ -163,6 +168,7 @@ export class AdaptiveRate {
       WINDOW_BURST_PART,
       this.rise,
       learntTtlMs(windowMs),
+      busy ? 1 : 0,
     ])) as [string, string, number, string];
     const factor = Number(reply[0]);
     const previous = this.local[lane];

@@ -39,11 +39,12 @@ describe('a fresh process on an account nothing is known of (slow start)', () =>
     // The classes are not what the answers speak of with a total: they keep their budgets.
     expect((await readShares(redis, keys)).post.factor).toBe(1);
 
-    // Answers without X-RateLimit-* (the service sends them on its 429s only): up, a step a second, to all of it.
+    // Answers without X-RateLimit-* (the service sends them on its 429s only) while the process spends its pace
+    // (its requests wait for their slots): up, a step a second, to all of it.
     const seen = [first.factor];
     const started = Date.now();
     while (Date.now() - started < 8_000 && seen.at(-1)! < 1) {
-      await b.acquire('post');
+      for (let i = 0; i < 3; i++) await b.acquire('post');
       await b.observe('post', 200, {});
       const f = (await total()).factor;
       if (f !== seen.at(-1)) seen.push(f);
@@ -62,6 +63,21 @@ describe('a fresh process on an account nothing is known of (slow start)', () =>
     await redis.del(keys.budgetShare('total'));
     await proc().acquire('post');
     expect((await total()).factor).toBe(1);
+  });
+
+  it('does not rise while the process sends fewer requests than its pace allows', async () => {
+    const b = proc();
+    await b.acquire('post');
+    // One request every 300 ms against a pace of one every 100 ms: none waits.
+    const until = Date.now() + 2_500;
+    while (Date.now() < until) {
+      await sleep(300);
+      await b.acquire('post');
+      await b.observe('post', 200, {});
+    }
+    const s = await total();
+    expect(s.factor).toBeCloseTo(0.5, 3);
+    expect(s.reason).toBe('slow-start');
   });
 
   it("backs off to what the others leave at its first 429, and the account's next process starts from it", async () => {

@@ -44,6 +44,7 @@ const CALLS: Record<string, { args: (k: string) => Array<string | number>; answe
       0.1,
       0.000005,
       1_800_000,
+      1,
     ],
     answer: ['1.0000', 'configured', 0, ''],
   },
