@@ -73,7 +73,11 @@ export async function startOrderWorkers(s: OrderWorkerSettings): Promise<Running
       ...(s.budget ? { budgets: { ...s.budget, collectionPerHour: 300, headroom: 0.98 } } : {}),
       service: {
         ...(s.readRetries === undefined ? {} : { readRetries: s.readRetries }),
-        adaptiveRate: { enabled: s.adaptiveRate ?? true, floorPercent: defaults.rateFloorPercent, startPercent: s.startPercent ?? defaults.rateStartPercent },
+        adaptiveRate: {
+          enabled: s.adaptiveRate ?? true,
+          floorPercent: defaults.rateFloorPercent,
+          startPercent: s.startPercent ?? defaults.rateStartPercent,
+        },
       },
       jobs: {
         attempts: 12,

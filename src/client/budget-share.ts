@@ -93,7 +93,10 @@ export function shareReasonText(s: LaneShare): string {
         `(this window was spent faster)${others}`
       );
     case 'slow-start':
-      return 'starting below the budget and rising while no 429 comes (INVENTORY_RATE_START_PERCENT): nothing is known yet of the account\'s other clients';
+      return (
+        'starting below the budget and rising while no 429 comes (INVENTORY_RATE_START_PERCENT): ' +
+        "nothing is known yet of the account's other clients"
+      );
     case 'remembered':
       return `started from the share the account's last processes learnt${others}; climbing back a step at a time`;
     case 'floor':

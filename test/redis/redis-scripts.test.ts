@@ -16,7 +16,21 @@ import '../../jobs/stock/count-progress.js';
 /** Per script: its arguments on fresh keys under `k` (one hash tag, so one cluster slot), and what it answers there. */
 const CALLS: Record<string, { args: (k: string) => Array<string | number>; answer: unknown }> = {
   isync_budgetAcquire: {
-    args: (k) => [6, `${k}:tat`, `${k}:hold`, `${k}:share`, `${k}:sent`, `${k}:learnt`, `${k}:stats`, '1000.000', '0.000', 'get', 0, 1, 600_000],
+    args: (k) => [
+      6,
+      `${k}:tat`,
+      `${k}:hold`,
+      `${k}:share`,
+      `${k}:sent`,
+      `${k}:learnt`,
+      `${k}:stats`,
+      '1000.000',
+      '0.000',
+      'get',
+      0,
+      1,
+      600_000,
+    ],
     answer: 0,
   },
   isync_budgetHold: { args: (k) => [2, `${k}:hold`, `${k}:stats`, 1000, 'get'], answer: 1 },
