@@ -67,7 +67,10 @@ export interface BudgetStatus {
   effectivePerMinute: number | null;
   /** Share of the configured budget taken now (1: all of it; lower while another client spends it). */
   share: number;
-  /** Why effective is what it is: configured, shared-429, shared-remaining, service-limit, probing, floor. */
+  /**
+   * Why effective is what it is: configured, shared-429, shared-remaining, service-limit, probing, floor,
+   * window-remaining, slow-start, remembered.
+   */
   shareReason: ShareReason;
   /** The same in words. */
   why: string;
