@@ -132,7 +132,7 @@ export async function runSharedStart(o: SharedStartOptions): Promise<SharedStart
     try {
       if (o.shape === 'worker') {
         const f = await feed(Math.ceil(((total / 4) * seconds) / 60) + 100, `START-W-${Date.now()}`);
-        const p = cli(['worker', '--stream', 'orders'], f, 'worker');
+        const p = cli(['worker'], f, 'worker');
         processes = 1;
         await sleep(Math.max(0, started + seconds * 1_000 - Date.now()));
         await p.stop(10_000);

@@ -7,7 +7,7 @@ local L, R, reset, now = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local Lc, W, h = tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
 local floor, step, steps, beta = tonumber(ARGV[9]), tonumber(ARGV[10]), tonumber(ARGV[11]), tonumber(ARGV[12])
 local ttl, bms, probe, burstPart = tonumber(ARGV[13]), tonumber(ARGV[14]), tonumber(ARGV[15]), tonumber(ARGV[16])
-local rise, learntTtl, busy = tonumber(ARGV[17]), tonumber(ARGV[18]), ARGV[19] == '1'
+local rise, learntTtl, use, useSpan = tonumber(ARGV[17]), tonumber(ARGV[18]), tonumber(ARGV[19]), tonumber(ARGV[20])
 local t = redis.call('TIME')
 local tnow = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local s = redis.call('HMGET', k, 'f', 'reason', 'since', 'at', 'win', 'own', 'winLen',
@@ -159,9 +159,22 @@ if is429 then
     if reset > 0 then decWin = reset end
   end
 elseif ss then
-  -- Slow start: a linear rise, at most a second's worth per answer, while this program spends its pace (time
-  -- without requests, or with fewer than the pace allows, does not count: it proves nothing of the others).
-  if tnow - at >= 1000 and not busy then
+  -- Slow start: a linear rise, at most a second's worth per answer, while this program (every process: the sent
+  -- buckets) sends what its share allows (time without requests, or with fewer than the share allows, does not
+  -- count: it proves nothing of what the others leave, and a share raised then would meet the next burst of work at
+  -- a rate never tried).
+  -- The span is the slow start's own at first (it began at 'since').
+  local used, span = 0, useSpan
+  if since > 0 and tnow - since < span then span = math.max(1000, tnow - since) end
+  if tnow - at >= 1000 then
+    local all = redis.call('HGETALL', sentKey)
+    for i = 1, #all, 2 do
+      local b, c = string.match(all[i + 1], '^(%d+):(%d+)$')
+      if b and tonumber(b) * bms >= tnow - span then used = used + tonumber(c) end
+    end
+  end
+  -- Against what the share allowed over the span, as it rose (its mean there).
+  if tnow - at >= 1000 and used < use * math.max(0, f - rise * span / 2) * Lc * h / W * span then
     at = tnow
   elseif tnow - at >= 1000 then
     nf = math.min(1, f + rise * math.min(tnow - at, 2000))
@@ -241,7 +254,7 @@ return { string.format('%.4f', nf), why, changed, otherPerMinute }
  * window is learned from two resets in a row, else the configured one), multiplicative factor, the hash's TTL (ms),
  * the lane's sent buckets' length (ms), the probe's step with headers on 429s only (fraction), the part of what a
  * window has left that may go at once (fraction), the slow start's rise (fraction a ms), the learnt hash's TTL (ms),
- * whether the answering process's requests wait for their slots (1/0: a slow start rises only then).
+ * the part of what its share allowed the program must have sent for a slow start to rise, over which span (ms).
  * KEYS[2]: the lane's sent hash (budget-scripts.ts, ACQUIRE); KEYS[3]: the lane's learnt hash for the account (what a
  * fresh process starts from).
  * Answers { factor, reason, changed (1/0), others' requests a minute or '' }.

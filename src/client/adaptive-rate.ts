@@ -71,6 +71,10 @@ const WINDOW_BURST_PART = 0.05;
 
 /** How often an answer without headers runs the script while a lane is lowered (for its steps back up). */
 const QUIET_STEP_MS = 1_000;
+/** A slow start rises only while the program (every process) sent at least this part of what its share allowed... */
+const SLOW_START_USE = 0.9;
+/** ... over a twentieth of the rise's time, between 1 and 5 s (its sent buckets): an unused share proves nothing. */
+const slowStartUseMs = (riseMs: number) => Math.min(5_000, Math.max(1_000, riseMs / 20));
 /** How often it runs at the full budget (to keep the account's learnt share alive, and to read a slow start). */
 const QUIET_FULL_MS = 10_000;
 
@@ -87,6 +91,7 @@ export class AdaptiveRate {
   private readonly local: Record<BudgetLane, number> = { post: 1, get: 1, collection: 1, total: 1 };
   private readonly lastStep: Record<BudgetLane, number> = { post: 0, get: 0, collection: 0, total: 0 };
   private readonly rise: number;
+  private readonly useMs: number;
 
   constructor(
     private readonly redis: Redis,
@@ -97,7 +102,9 @@ export class AdaptiveRate {
     this.limits = laneLimits(budgets);
     this.floor = Math.min(1, Math.max(0.01, opts.floor ?? defaults.rateFloorPercent / 100));
     const start = Math.min(1, Math.max(this.floor, opts.start ?? 1));
-    this.rise = (1 - start) / ((opts.riseSeconds ?? defaults.rateStartRiseSeconds) * 1000);
+    const riseMs = (opts.riseSeconds ?? defaults.rateStartRiseSeconds) * 1000;
+    this.rise = (1 - start) / riseMs;
+    this.useMs = slowStartUseMs(riseMs);
   }
 
   /** The slow start's first share of a lane (1: none; the collection's hourly budget never has one). */
@@ -129,12 +136,7 @@ export class AdaptiveRate {
   }
 
   /** Reads one answer's evidence (best effort: a Redis failure leaves the share as it was). */
-  /**
-   * Reads one answer's evidence (best effort: a Redis failure leaves the share as it was). `busy`: this process's
-   * requests wait for their slots (its pace binds), without which a slow start does not rise: a share nobody uses
-   * proves nothing of what the others leave.
-   */
-  async observe(cls: RequestClass, status: number, headers: Headers | undefined, busy = true): Promise<void> {
+  async observe(cls: RequestClass, status: number, headers: Headers | undefined): Promise<void> {
     const now = Date.now();
     const h = headers ? readRateLimitHeaders(headers, now) : {};
     const is429 = status === 429;
@@ -168,7 +170,8 @@ export class AdaptiveRate {
       WINDOW_BURST_PART,
       this.rise,
       learntTtlMs(windowMs),
-      busy ? 1 : 0,
+      SLOW_START_USE,
+      this.useMs,
     ])) as [string, string, number, string];
     const factor = Number(reply[0]);
     const previous = this.local[lane];

@@ -13,8 +13,6 @@ export type { BudgetLane };
 const CLOCK_SLACK_MS = 5;
 /** Lateness always tolerated, whatever the headroom: timers and event loops are never exact. */
 const MIN_LATE_MS = 250;
-/** A process whose requests waited for their slot this recently spends its budget to its pace (a slow start rises). */
-const BUSY_MS = 2_000;
 
 export interface RequestBudgetOptions {
   redis: Redis;
@@ -90,8 +88,6 @@ export class RequestBudget {
   readonly adaptive?: AdaptiveRate;
   private readonly budgets?: Budgets;
   private readonly watchers = new Set<(take: BudgetTake) => void>();
-  /** When a request of this process last waited for its slot. */
-  private waitedAt = 0;
 
   constructor(opts: RequestBudgetOptions | undefined) {
     this.limited = opts !== undefined;
@@ -149,7 +145,6 @@ export class RequestBudget {
       const wait = Number(await runScript(this.redis!, ACQUIRE, plan.args));
       for (const w of this.watchers) w({ cls, waitMs: Math.max(0, wait) });
       if (wait <= 0) return Date.now() - started;
-      this.waitedAt = Date.now();
       const slotAt = Date.now() + wait;
       await delay(wait, undefined, signal ? { signal } : undefined);
       // Woken long after its slot (a stalled event loop): sending now would crowd the next slots' window, so
@@ -209,7 +204,7 @@ export class RequestBudget {
 
   /** Reads an answer's X-RateLimit-* headers (and a 429) into the shared share of its lane; never throws. */
   async observe(cls: RequestClass, status: number, headers: Parameters<AdaptiveRate['observe']>[2]): Promise<void> {
-    await this.adaptive?.observe(cls, status, headers, Date.now() - this.waitedAt < BUSY_MS).catch(() => undefined);
+    await this.adaptive?.observe(cls, status, headers).catch(() => undefined);
   }
 
   /** Requests a second the budgets let every process together send now, at their shares (Infinity when unlimited). */
