@@ -1,6 +1,6 @@
 /**
  * The first minutes of a total shared with another client of the account (issue 37): the sandbox allows `total`
- * requests a minute for every client together (fixed 1-minute windows); another client (bench/lib/other-client.ts)
+ * requests a minute for every client together (fixed 1-minute windows); another client (test/kit/other-client.ts)
  * spends `other` of them a minute from the start, deaf to the answers. This program is the real CLI (dist/), on a
  * fresh prefix (nothing remembered), either `sync --once` started again and again, each with `orders` new orders, or
  * one long `worker`. Measured over the whole run, first window included: the other client's share of 429s and this
@@ -20,7 +20,7 @@ import { createRedis, deleteKeysUnder, redisKeys } from '../src/redis/connection
 import { startSandbox } from '../src/sandbox/sandbox.js';
 import { buildDist } from './lib/build-dist.js';
 import { spawnCli, type CliProcess } from './lib/cli-process.js';
-import { startOtherClient } from './lib/other-client.js';
+import { startOtherClient } from '../test/kit/other-client.js';
 import { benchOrders } from './lib/order-records.js';
 import { STREAMS } from '../jobs/kinds.js';
 

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startOtherClient, type OtherClient } from '../../bench/lib/other-client.js';
+import { startOtherClient, type OtherClient } from '../kit/other-client.js';
 import { readShares, type LaneShare } from '../../src/client/budget-share.js';
 import { startFeedServer, type FeedServer } from '../../src/feed/feed-server.js';
 import type { StatusReport } from '../../src/ops/status-report.js';
