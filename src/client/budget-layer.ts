@@ -1,6 +1,6 @@
 import { messageOf } from '../errors/message-of.js';
 import type { RequestBudget } from './budget.js';
-import type { Layer } from './call-layers.js';
+import { withContext, type Layer } from './call-layers.js';
 import { classifyNetworkError } from './classify.js';
 import { isServiceError, TransientError } from './errors.js';
 
@@ -25,9 +25,9 @@ export function budgeted(budget: RequestBudget): Layer {
       });
     }
     // What an answer says of the account's budget, for every process (not awaited: the call's result does not wait on it).
-    const onAnswer = (status: number, headers: Parameters<RequestBudget['observe']>[2]) => void budget.observe(cls, status, headers);
+    const answer = (status: number, headers: Parameters<RequestBudget['observe']>[2]) => void budget.observe(cls, status, headers);
     try {
-      return await next({ ...req, waitedMs, onAnswer });
+      return await next(withContext(req, { answers: [answer], report: { waitedMs } }));
     } catch (err) {
       // The hold is best effort: the 429 itself must reach the caller even when Redis does not answer.
       if (isServiceError(err) && err.code === 'RATE_LIMITED' && err.resetAt) await budget.hold(cls, err.resetAt).catch(() => undefined);

@@ -79,7 +79,7 @@ export class ServiceClient {
       origin: base.origin,
       basePath: base.pathname.replace(/\/+$/, ''),
       dispatcher: this.dispatcher,
-      credentials,
+      secrets: () => credentials.secretForms(),
       entityTimeoutMs: opts.entityTimeoutMs ?? defaults.entityTimeoutMs,
       collectionTimeoutMs: opts.collectionTimeoutMs ?? defaults.collectionTimeoutMs,
       maxResponseBytes: opts.maxResponseBytes ?? defaults.maxResponseBytes,
