@@ -9,11 +9,11 @@
 import { MockAgent } from 'undici';
 import { apiOf } from '../src/client/api-of.js';
 import type { ApiCall } from '../src/client/api-call.js';
-import { compose } from '../src/client/call-layers.js';
-import { credentialRotation } from '../src/client/client-layers.js';
+import { compose } from '../src/client/layers/call-layers.js';
+import { credentialRotation } from '../src/client/layers/client-layers.js';
 import { Credentials } from '../src/client/credentials.js';
-import { httpSend } from '../src/client/http-send.js';
-import { readOnlyApi } from '../src/client/read-only-api.js';
+import { httpSend } from '../src/client/layers/http-send.js';
+import { readOnlyApi } from '../src/client/layers/read-only-api.js';
 import type { ServiceApi } from '../src/client/service-api.js';
 import { serviceCalls } from '../src/client/service-calls.js';
 import { ServiceClient } from '../src/client/service-client.js';

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { readShares } from '../src/client/budget-share.js';
+import { readShares } from '../src/client/budget/share-status.js';
 import { startFeedServer, type FeedServer } from '../src/feed/feed-server.js';
 import { createRedis, deleteKeysUnder, redisKeys } from '../src/redis/connection.js';
 import { startSandbox } from '../src/sandbox/sandbox.js';

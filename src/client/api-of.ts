@@ -1,5 +1,5 @@
 import { toPath } from './api-path.js';
-import { compose, EMPTY_CONTEXT, type Layer, type Send, type ServiceRequest } from './call-layers.js';
+import { compose, EMPTY_CONTEXT, type Layer, type Send, type ServiceRequest } from './layers/call-layers.js';
 import type { CallOptions } from './api-call.js';
 import type { CallMethods, CallRow, CallTable } from './service-calls.js';
 

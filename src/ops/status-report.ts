@@ -1,6 +1,6 @@
 import type { Budgets } from '../../config/read-config.js';
-import type { ShareReason } from '../client/adaptive-rate.js';
-import { readShares, shareReasonText } from '../client/budget-share.js';
+import type { ShareReason } from '../client/budget/share.js';
+import { readShares, shareReasonText } from '../client/budget/share-status.js';
 import { checkEvictionPolicy } from '../redis/eviction-policy.js';
 import { type RedisConnection as Redis, redisKeys } from '../redis/connection.js';
 import { openControlQueue, readScheduleInfo } from '../feed/control.js';

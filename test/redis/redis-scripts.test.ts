@@ -4,8 +4,8 @@ import { isCluster, type RedisConnection } from '../../src/redis/connection.js';
 import { declaredScripts, runScript, type RedisScript } from '../../src/redis/scripts.js';
 import { connectTarget, deletePrefix, uniquePrefix } from '../helpers/redis.js';
 // Every module that declares a script, so that the registry holds them all.
-import '../../src/client/adapt-script.js';
-import '../../src/client/budget-scripts.js';
+import '../../src/client/budget/share-script.js';
+import '../../src/client/budget/budget-scripts.js';
 import '../../src/queue/hold/hold-scripts.js';
 import '../../src/redis/hset-if-exists.js';
 import '../../src/redis/keys-exist.js';
@@ -34,7 +34,7 @@ const CALLS: Record<string, { args: (k: string) => Array<string | number>; answe
     answer: 0,
   },
   isync_budgetHold: { args: (k) => [2, `${k}:hold`, `${k}:stats`, 1000, 'get'], answer: 1 },
-  isync_budgetAdapt: {
+  isync_budgetShare: {
     args: (k) => [
       3,
       `${k}:share`,

@@ -1,5 +1,5 @@
-import type { ApiCall, CallOptions, RequestClass } from './api-call.js';
-import type { Decoder } from './shape.js';
+import type { ApiCall, CallOptions, RequestClass } from '../api-call.js';
+import type { Decoder } from '../answers/shape.js';
 
 /** One call of a row, on its way to the wire: what every layer sees and may pass on changed. */
 export interface ServiceRequest {

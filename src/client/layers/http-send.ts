@@ -1,12 +1,12 @@
 import type { Dispatcher } from 'undici';
-import { redact } from '../log/logger.js';
-import { messageOf } from '../errors/message-of.js';
-import { BodyTooLargeError, readCappedText } from './capped-body.js';
+import { redact } from '../../log/logger.js';
+import { messageOf } from '../../errors/message-of.js';
+import { BodyTooLargeError, readCappedText } from '../answers/capped-body.js';
 import type { Send, ServiceRequest } from './call-layers.js';
-import { badResponse, classifyAnswer, classifyNetworkError } from './classify.js';
-import { isServiceError, type ServiceError } from './errors.js';
-import type { ApiCall, CallOptions } from './api-call.js';
-import type { Decoder } from './shape.js';
+import { badResponse, classifyAnswer, classifyNetworkError } from '../answers/classify.js';
+import { isServiceError, type ServiceError } from '../answers/errors.js';
+import type { ApiCall, CallOptions } from '../api-call.js';
+import type { Decoder } from '../answers/shape.js';
 
 /** What the one HTTP request of a call needs: where, for how long, and what never to repeat in an error. */
 export interface HttpSendOptions {

@@ -1,12 +1,12 @@
-import { defaults } from '../../config/defaults.js';
-import type { Budgets } from '../../config/read-config.js';
-import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
-import { ADAPT } from './adapt-script.js';
-import { runScript } from '../redis/scripts.js';
+import { defaults } from '../../../config/defaults.js';
+import type { Budgets } from '../../../config/read-config.js';
+import type { RedisConnection as Redis, RedisKeys } from '../../redis/connection.js';
+import { SHARE } from './share-script.js';
+import { runScript } from '../../redis/scripts.js';
 import { sentBucketMs } from './budget-scripts.js';
 import { laneLimits, LANES, lanesRatePerSecond, TOTAL_WINDOW_MS, type BudgetLane } from './budget-lanes.js';
-import { readRateLimitHeaders } from './rate-limit-headers.js';
-import type { RequestClass } from './service-api.js';
+import { readRateLimitHeaders } from '../answers/rate-limit-headers.js';
+import type { RequestClass } from '../service-api.js';
 
 /** Why a lane's effective rate is what it is (docs/service-client.md, "Sharing the budget"). */
 export type ShareReason =
@@ -30,7 +30,7 @@ export interface ShareChange {
   otherPerMinute: number | null;
 }
 
-export interface AdaptiveRateOptions {
+export interface BudgetSharesOptions {
   /** Least share of a configured budget, a fraction (INVENTORY_RATE_FLOOR_PERCENT / 100). Default defaults.rateFloorPercent. */
   floor?: number;
   /** Called when a lane's share or its reason changes (the program logs it). */
@@ -85,7 +85,7 @@ type Headers = Readonly<Record<string, string | string[] | undefined>>;
  * within its budget, or X-RateLimit-Remaining lower than its own answers explain, lowers a lane's share of its
  * configured budget; it then climbs back a step at a time. RequestBudget's acquire divides the lane's spacing by it.
  */
-export class AdaptiveRate {
+export class BudgetShares {
   private readonly limits: ReturnType<typeof laneLimits>;
   private readonly floor: number;
   private readonly local: Record<BudgetLane, number> = { post: 1, get: 1, collection: 1, total: 1 };
@@ -97,7 +97,7 @@ export class AdaptiveRate {
     private readonly redis: Redis,
     private readonly keys: RedisKeys,
     private readonly budgets: Budgets,
-    private readonly opts: AdaptiveRateOptions = {},
+    private readonly opts: BudgetSharesOptions = {},
   ) {
     this.limits = laneLimits(budgets);
     this.floor = Math.min(1, Math.max(0.01, opts.floor ?? defaults.rateFloorPercent / 100));
@@ -147,7 +147,7 @@ export class AdaptiveRate {
       if (now - this.lastStep[lane] < (this.local[lane] >= 1 ? QUIET_FULL_MS : QUIET_STEP_MS)) return;
     }
     this.lastStep[lane] = now;
-    const reply = (await runScript(this.redis, ADAPT, [
+    const reply = (await runScript(this.redis, SHARE, [
       3,
       this.keys.budgetShare(lane),
       this.keys.budgetSent(lane),

@@ -1,4 +1,4 @@
-import { redisScript } from '../redis/scripts.js';
+import { redisScript } from '../../redis/scripts.js';
 
 const lua = `
 local k, sentKey, learntKey = KEYS[1], KEYS[2], KEYS[3]
@@ -259,4 +259,4 @@ return { string.format('%.4f', nf), why, changed, otherPerMinute }
  * fresh process starts from).
  * Answers { factor, reason, changed (1/0), others' requests a minute or '' }.
  */
-export const ADAPT = redisScript('budgetAdapt', lua);
+export const SHARE = redisScript('budgetShare', lua);

@@ -1,9 +1,9 @@
 import pRetry from 'p-retry';
-import { followablePath } from './api-path.js';
+import { followablePath } from '../api-path.js';
 import { withContext, type Layer } from './call-layers.js';
-import { classifyNetworkError } from './classify.js';
-import type { Credentials } from './credentials.js';
-import { isServiceError } from './errors.js';
+import { classifyNetworkError } from '../answers/classify.js';
+import type { Credentials } from '../credentials.js';
+import { isServiceError } from '../answers/errors.js';
 
 /** A 429 on a read whose reset is further away than this goes to the caller instead of being waited out. */
 const MAX_READ_HOLD_MS = 60_000;

@@ -1,10 +1,10 @@
 import type { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RequestBudget } from '../../src/client/budget.js';
-import { readShares } from '../../src/client/budget-share.js';
-import { SENT_SLOTS } from '../../src/client/budget-scripts.js';
-import { redisKeys, type RedisKeys } from '../../src/redis/connection.js';
-import { connect, deletePrefix, uniquePrefix } from '../helpers/redis.js';
+import { RequestBudget } from '../../../src/client/budget/budget.js';
+import { readShares } from '../../../src/client/budget/share-status.js';
+import { SENT_SLOTS } from '../../../src/client/budget/budget-scripts.js';
+import { redisKeys, type RedisKeys } from '../../../src/redis/connection.js';
+import { connect, deletePrefix, uniquePrefix } from '../../helpers/redis.js';
 
 /** An account with one total of 1,200 a minute (and as much per class). */
 const TOTAL = { postPerMinute: 1200, getPerMinute: 1200, collectionPerHour: 3600, requestsPerMinute: 1200, headroom: 0.98 };
@@ -17,7 +17,7 @@ describe('a fresh process on an account nothing is known of (slow start)', () =>
   let keys: RedisKeys;
   /** A process of the program: half the budget at first, the full budget 3 s later while no 429 comes. */
   const proc = (account = ACCOUNT) =>
-    new RequestBudget({ redis, keys, budgets: TOTAL, adaptive: { floor: 0.1, start: 0.5, riseSeconds: 3, account } });
+    new RequestBudget({ redis, keys, budgets: TOTAL, shares: { floor: 0.1, start: 0.5, riseSeconds: 3, account } });
   const total = async () => (await readShares(redis, keys)).total;
 
   beforeEach(() => {
@@ -116,7 +116,7 @@ describe('a fresh process on an account nothing is known of (slow start)', () =>
     expect((await total()).factor).toBeCloseTo(0.5, 3);
     // The same answers to a process without a slow start, on keys of its own.
     const plainKeys = redisKeys(`${prefix}:plain`);
-    const plain = new RequestBudget({ redis, keys: plainKeys, budgets: TOTAL, adaptive: { floor: 0.1, account: ACCOUNT } });
+    const plain = new RequestBudget({ redis, keys: plainKeys, budgets: TOTAL, shares: { floor: 0.1, account: ACCOUNT } });
     await plain.acquire('post');
     // The first answer tells the window's state: the share is what it is without a slow start, at once.
     const reset = Date.now() + 30_000;
@@ -132,7 +132,7 @@ describe('a fresh process on an account nothing is known of (slow start)', () =>
   });
 
   it('never slow-starts when told to start at the full budget (INVENTORY_RATE_START_PERCENT=100)', async () => {
-    const b = new RequestBudget({ redis, keys, budgets: TOTAL, adaptive: { floor: 0.1, start: 1, account: ACCOUNT } });
+    const b = new RequestBudget({ redis, keys, budgets: TOTAL, shares: { floor: 0.1, start: 1, account: ACCOUNT } });
     await b.acquire('post');
     expect(await redis.exists(keys.budgetShare('total'))).toBe(0);
     expect((await total()).factor).toBe(1);

@@ -1,4 +1,4 @@
-import { redisScript } from '../redis/scripts.js';
+import { redisScript } from '../../redis/scripts.js';
 
 /** Buckets in a lane's ring of sent counts: a bucket is a 120th of the lane's window, so the ring holds two windows. */
 export const SENT_SLOTS = 256;
@@ -15,13 +15,13 @@ export function sentBucketMs(windowMs: number): number {
  * ARGV: for each lane its emission interval (ms), its burst tolerance (ms), its name (the first: the class), the
  * length of its sent buckets (ms; 0 counts none), its slow start (a fraction; 1: none) and its share hash's TTL (ms).
  * A lane with a slow start and no share hash (a fresh account, or every process gone for longer than the hash's life)
- * gets one: the share learnt hash remembers for the account when there is one, else the slow start (adapt-script.ts
+ * gets one: the share learnt hash remembers for the account when there is one, else the slow start (share-script.ts
  * raises it while no 429 comes).
- * A lane's share (`f` of its hash, adapt-script.ts; 1 when absent, or `fw` until `fwUntil` when lower: what the
+ * A lane's share (`f` of its hash, share-script.ts; 1 when absent, or `fw` until `fwUntil` when lower: what the
  * service's window has left) stretches its interval: interval / f; while `fw` binds, `fwBurst` requests may go
  * back to back (a small part of what the window has left).
  * The sent hash counts the lane's requests by send time in a ring of SENT_SLOTS buckets (slot: "bucket:count"), so
- * that a 429 can tell what this program spent of the service's window (adapt-script.ts).
+ * that a 429 can tell what this program spent of the service's window (share-script.ts).
  * Answers the ms to wait before sending (0: send now).
  * Time is Redis's, so processes on machines with different clocks share one schedule.
  */

@@ -1,12 +1,12 @@
-import { messageOf } from '../errors/message-of.js';
-import type { RequestBudget } from './budget.js';
+import { messageOf } from '../../errors/message-of.js';
+import type { RequestBudget } from '../budget/budget.js';
 import { withContext, type Layer } from './call-layers.js';
-import { classifyNetworkError } from './classify.js';
-import { isServiceError, TransientError } from './errors.js';
+import { classifyNetworkError } from '../answers/classify.js';
+import { isServiceError, TransientError } from '../answers/errors.js';
 
 /**
  * The shared budget around every HTTP request: it waits for its class's slot (the wait is reported with the call),
- * every answer's X-RateLimit-* head feeds the lanes' adaptive share, and a 429 holds its class for every process
+ * every answer's X-RateLimit-* head feeds the lanes' shares, and a 429 holds its class for every process
  * until the reset before the caller sees it.
  */
 export function budgeted(budget: RequestBudget): Layer {
