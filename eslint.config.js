@@ -37,12 +37,12 @@ const NO_EXPORT_ALL = { selector: 'ExportAllDeclaration', message: 'No `export *
  * issue, rephrased for a reader (not a decision about the error), and where JSON.parse says the error is.
  */
 export const READS_MESSAGE_TEXT = [
-  'src/client/classify.ts',
+  'src/client/answers/classify.ts',
   'src/redis/errors.ts',
   'src/errors/reply-code.ts', // a Redis reply's code is the first word of its text (moved from src/redis/errors.ts)
   'src/redis/options.ts',
-  'src/client/budget-scripts.ts',
-  'src/client/shape.ts',
+  'src/client/budget/budget-scripts.ts',
+  'src/client/answers/shape.ts',
   'src/sandbox/validation.ts',
   'config/read-config.ts',
   'config/mapping-json.ts', // V8's JSON.parse gives the position of an error in its text only

@@ -6,8 +6,8 @@
  *   npx tsx bench/baseline-sequential.ts [--budget 1200] [--latency 50] [--seconds 40] [--profile observed|spec]
  */
 import { pathToFileURL } from 'node:url';
-import { RequestBudget } from '../src/client/budget.js';
-import type { FacilityRow, ProductRow } from '../src/client/schemas.js';
+import { RequestBudget } from '../src/client/budget/budget.js';
+import type { FacilityRow, ProductRow } from '../src/client/answers/schemas.js';
 import { ServiceClient } from '../src/client/service-client.js';
 import { createRedis, deleteKeysUnder, redisKeys } from '../src/redis/connection.js';
 import { parseProfile } from '../src/sandbox/profile-rules.js';

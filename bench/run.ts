@@ -8,6 +8,7 @@ import { runImportBench } from './import-ndjson.js';
 import { measuredLine, renderBenchDoc, type Part } from './lib/bench-doc.js';
 import { buildDist } from './lib/build-dist.js';
 import { sharedSection, unbudgetedSection } from './lib/budget-sections.js';
+import { sharedStartSection } from './lib/shared-start-section.js';
 import { parseBenchArgs, type BenchOptions, type Section } from './lib/bench-options.js';
 import { runOverheadBench } from './lib/job-overhead.js';
 import { machine, machineLine } from './lib/machine.js';
@@ -260,6 +261,7 @@ const runners: Record<Section, (o: BenchOptions) => Promise<Measured>> = {
   'scale-out': async (o) => scaleOutPart(await runScaleOut({ seconds: o.seconds, processes: o.processes, log: say })),
   redis: redisSection,
   shared: (o) => sharedSection(o, say),
+  'shared-start': (o) => sharedStartSection(o, say),
   unbudgeted: (o) => unbudgetedSection(o, say),
   failover: async (o) =>
     plannedFailoverPart(await runPlannedFailover({ runs: o.runs, log: say }), `npm run bench -- --only failover --runs ${o.runs}`),
@@ -282,6 +284,7 @@ for (const section of (
     'scale-out',
     'redis',
     'shared',
+    'shared-start',
     'unbudgeted',
     'failover',
     'redis-full',

@@ -2,7 +2,7 @@
  * A total budget shared with another client of the account (issue 22): the sandbox allows `total` requests a
  * minute for every client together (fixed 1-minute windows, X-RateLimit-* on every answer, or on 429s only with
  * --on-429); another client
- * (bench/lib/other-client.ts) spends `other` of them a minute, paced and deaf to the answers; `processes` worker
+ * (test/kit/other-client.ts) spends `other` of them a minute, paced and deaf to the answers; `processes` worker
  * processes of this program share INVENTORY_REQUESTS_PER_MINUTE = total. Measured: this program's orders a minute
  * and the other client's share of 429s, once with the adaptive rate on and once off (the behaviour before it).
  *
@@ -17,7 +17,7 @@ import type { ChildProcess } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import type { SandboxProfile } from '../src/sandbox/sandbox-options.js';
 import { startSandbox } from '../src/sandbox/sandbox.js';
-import { startOtherClient } from './lib/other-client.js';
+import { startOtherClient } from '../test/kit/other-client.js';
 import { records, setUp, spawnWorker, stopWorker } from './orders-bench-world.js';
 
 export interface SharedBudgetOptions {

@@ -17,6 +17,16 @@ export const defaults = {
   adaptiveRate: true,
   /** Least share of a configured budget the program keeps when others spend it, in percent (INVENTORY_RATE_FLOOR_PERCENT). */
   rateFloorPercent: 10,
+  /**
+   * Share of a configured budget a fresh process starts at when nothing was learnt of the account's other clients, in
+   * percent (INVENTORY_RATE_START_PERCENT; 100: no slow start). It rises while no 429 comes, to the full budget in
+   * rateStartRiseSeconds.
+   */
+  rateStartPercent: 50,
+  /** Seconds a slow start takes from its start to the full budget while no 429 comes (the rise is linear). */
+  rateStartRiseSeconds: 110,
+  /** Windows of a lane a learnt share is remembered for after its last use (the budget-learnt key's life, at least 30 min). */
+  learntShareWindows: 10,
   /** Factor a lane's share is multiplied by on a 429 while the program paces within its budget (once per window of the service). */
   shareDecrease: 0.7,
   /** Share added back per step while nothing says the others still spend it (a fraction of the configured budget). */

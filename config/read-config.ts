@@ -144,8 +144,15 @@ function configOf(
             // As numbers, not the defaults' literal types: callers set their own.
             headroom: defaults.budgetHeadroom as number,
           },
-          /** Sharing the budgets with the account's other clients (INVENTORY_ADAPTIVE_RATE, INVENTORY_RATE_FLOOR_PERCENT). */
-          adaptiveRate: { enabled: e.INVENTORY_ADAPTIVE_RATE === 'on', floorPercent: e.INVENTORY_RATE_FLOOR_PERCENT },
+          /**
+           * Sharing the budgets with the account's other clients (INVENTORY_ADAPTIVE_RATE, INVENTORY_RATE_FLOOR_PERCENT,
+           * INVENTORY_RATE_START_PERCENT).
+           */
+          adaptiveRate: {
+            enabled: e.INVENTORY_ADAPTIVE_RATE === 'on',
+            floorPercent: e.INVENTORY_RATE_FLOOR_PERCENT,
+            startPercent: e.INVENTORY_RATE_START_PERCENT,
+          },
           entityTimeoutMs: e.INVENTORY_ENTITY_TIMEOUT_MS,
           collectionTimeoutMs: e.INVENTORY_COLLECTION_TIMEOUT_MS,
           readRetries: defaults.readRetries as number,

@@ -54,6 +54,9 @@ export const envSchema = z.object({
   INVENTORY_RATE_FLOOR_PERCENT: positiveInt('INVENTORY_RATE_FLOOR_PERCENT')
     .refine((p) => p <= 100, 'INVENTORY_RATE_FLOOR_PERCENT must be at most 100')
     .default(defaults.rateFloorPercent),
+  INVENTORY_RATE_START_PERCENT: positiveInt('INVENTORY_RATE_START_PERCENT')
+    .refine((p) => p <= 100, 'INVENTORY_RATE_START_PERCENT must be at most 100')
+    .default(defaults.rateStartPercent),
   INVENTORY_ENTITY_TIMEOUT_MS: positiveInt('INVENTORY_ENTITY_TIMEOUT_MS').default(defaults.entityTimeoutMs),
   INVENTORY_COLLECTION_TIMEOUT_MS: positiveInt('INVENTORY_COLLECTION_TIMEOUT_MS').default(defaults.collectionTimeoutMs),
   REDIS_URL: z

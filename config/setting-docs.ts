@@ -30,6 +30,11 @@ export const settingDocs: Record<keyof typeof envSchema.shape, string> = {
     'spending), never above the budgets; `off`: the configured budgets alone.',
   INVENTORY_RATE_FLOOR_PERCENT:
     'The least share of a configured budget kept when others spend it; below it the program holds the floor and says so.',
+  INVENTORY_RATE_START_PERCENT:
+    'The share of each budget a fresh process starts at when nothing is remembered of the others (`sync --once`, a ' +
+    'restarted worker): it rises to the full budget within about 110 s while no 429 comes, and a share learnt from a 429 ' +
+    'is remembered in Redis for the next process; `100` starts at the full budget. Unused when the service sends ' +
+    '`X-RateLimit-Remaining` on every answer.',
   INVENTORY_ENTITY_TIMEOUT_MS: 'Time-out of a single-entity call, in ms.',
   INVENTORY_COLLECTION_TIMEOUT_MS: 'Time-out of a collection GET, in ms (large accounts take tens of seconds).',
   REDIS_URL: 'Redis (`redis://` or `rediss://` for TLS; user, password and db in it).',

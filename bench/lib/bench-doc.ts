@@ -17,6 +17,7 @@ export const SECTION_NUMBERS: Record<Section, string> = {
   'scale-out': '8',
   redis: '9',
   shared: '10',
+  'shared-start': '10.1',
   unbudgeted: '11',
   failover: '12',
   'redis-full': '13',

@@ -12,6 +12,7 @@ export const SECTIONS = [
   'scale-out',
   'redis',
   'shared',
+  'shared-start',
   'unbudgeted',
   'failover',
   'redis-full',

@@ -59,7 +59,7 @@ export async function sharedSection(o: BenchOptions, say: (line: string) => void
     body: [
       `The sandbox allows ${total} requests a minute for every client of the account together (fixed 1-minute windows, ${latencyMs} ms latency), and answers in two ways, side by side in this run: ` +
         "`X-RateLimit-Limit`, `-Remaining` and `-Reset` on every answer, or `X-RateLimit-Limit` and `-Reset` on its 429s only (`rateHeaders: 'on-429'`, all that the public evidence shows of the real service). " +
-        `Another client of the account (bench/lib/other-client.ts: a merchant's other connector) sends one GET at a steady pace, ${runs
+        `Another client of the account (test/kit/other-client.ts: a merchant's other connector) sends one GET at a steady pace, ${runs
           .map((f) => f.other)
           .filter((v, i, a) => a.indexOf(v) === i)
           .join(', ')} a minute, whatever the answers say. ` +

@@ -3,7 +3,7 @@
  * no retry, no Redis. It reads the facilities and products once, then syncs each order as four POSTs (create the
  * order, create its shipment, ship it, complete the order). What a first integration script looks like.
  */
-import { decodeColumns } from '../../src/client/columns.js';
+import { decodeColumns } from '../../src/client/answers/columns.js';
 import type { BenchOrder } from './order-records.js';
 
 type Json = Record<string, unknown>;

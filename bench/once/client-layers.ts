@@ -9,9 +9,11 @@
 import { MockAgent } from 'undici';
 import { apiOf } from '../../src/client/api-of.js';
 import type { ApiCall } from '../../src/client/api-call.js';
+import { compose } from '../../src/client/layers/call-layers.js';
+import { credentialRotation } from '../../src/client/layers/client-layers.js';
 import { Credentials } from '../../src/client/credentials.js';
-import { httpSend } from '../../src/client/http-send.js';
-import { readOnlyApi } from '../../src/client/read-only-api.js';
+import { httpSend } from '../../src/client/layers/http-send.js';
+import { readOnlyApi } from '../../src/client/layers/read-only-api.js';
 import type { ServiceApi } from '../../src/client/service-api.js';
 import { serviceCalls } from '../../src/client/service-calls.js';
 import { ServiceClient } from '../../src/client/service-client.js';
@@ -37,15 +39,18 @@ const client = new ServiceClient({ baseUrl: ORIGIN, account: 'demo', apiKey: 'k'
 const bare: ServiceApi = apiOf(
   serviceCalls,
   'demo',
-  httpSend({
-    origin: ORIGIN,
-    basePath: '',
-    dispatcher: agent,
-    credentials: Credentials.fixed('k', 's'),
-    entityTimeoutMs: 15_000,
-    collectionTimeoutMs: 120_000,
-    maxResponseBytes: 1 << 20,
-  }),
+  compose(
+    [credentialRotation(Credentials.fixed('k', 's'))],
+    httpSend({
+      origin: ORIGIN,
+      basePath: '',
+      dispatcher: agent,
+      secrets: () => [],
+      entityTimeoutMs: 15_000,
+      collectionTimeoutMs: 120_000,
+      maxResponseBytes: 1 << 20,
+    }),
+  ),
 );
 const trace: ApiCall[] = [];
 const setups: Array<[string, ServiceApi]> = [

@@ -6,7 +6,7 @@
  *   npx tsx bench/once/redis-scripts.ts [calls per round, default 20000] [in flight, default 32] [rounds, default 5]
  */
 import { createHash } from 'node:crypto';
-import { ACQUIRE } from '../../src/client/budget-scripts.js';
+import { ACQUIRE } from '../../src/client/budget/budget-scripts.js';
 import { createRedis, deleteKeysUnder } from '../../src/redis/connection.js';
 import { runScript } from '../../src/redis/scripts.js';
 import { median } from '../lib/median.js';

@@ -1,4 +1,4 @@
-import type { Product, ProductAssoc } from '../../src/client/schemas.js';
+import type { Product, ProductAssoc } from '../../src/client/answers/schemas.js';
 
 /** A bill of materials as productUrl -> quantity. */
 export type BomItems = Map<string, number>;

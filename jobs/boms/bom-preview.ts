@@ -1,4 +1,4 @@
-import type { Product } from '../../src/client/schemas.js';
+import type { Product } from '../../src/client/answers/schemas.js';
 import type { PreviewResult } from '../../src/queue/record-plan.js';
 import type { PreviewContext } from '../../src/queue/job-context.js';
 import type { BomRecord } from './bom-record.js';

@@ -1,5 +1,5 @@
-import { isServiceError } from '../../src/client/errors.js';
-import type { Product } from '../../src/client/schemas.js';
+import { isServiceError } from '../../src/client/answers/errors.js';
+import type { Product } from '../../src/client/answers/schemas.js';
 import type { BomRecord } from './bom-record.js';
 import { ConflictError } from '../../src/queue/job-errors.js';
 import type { JobContext, JobResult } from '../../src/queue/job-context.js';

@@ -1,4 +1,4 @@
-import type { Product, ProductAssoc, UpdateProductBody } from '../../src/client/schemas.js';
+import type { Product, ProductAssoc, UpdateProductBody } from '../../src/client/answers/schemas.js';
 import type { CatalogProduct } from '../../src/catalog/types.js';
 import { ConflictError } from '../../src/queue/job-errors.js';
 import { bomItemsOf, firstBomEntry, sameBom, type BomItems } from './bom-items.js';

@@ -1,4 +1,4 @@
-import { NotFoundError } from '../../src/client/errors.js';
+import { NotFoundError } from '../../src/client/answers/errors.js';
 import type { CatalogApi } from '../../src/catalog/types.js';
 import { bomItemsOf, sameBom, type BomItems } from './bom-items.js';
 import { resolveBom } from './resolve-bom.js';

@@ -1,6 +1,6 @@
-import { badResponse } from '../../src/client/classify.js';
-import { NotFoundError } from '../../src/client/errors.js';
-import type { ReadOrder, ReadShipment } from '../../src/client/schemas.js';
+import { badResponse } from '../../src/client/answers/classify.js';
+import { NotFoundError } from '../../src/client/answers/errors.js';
+import type { ReadOrder, ReadShipment } from '../../src/client/answers/schemas.js';
 import type { CallOptions, ServiceApi } from '../../src/client/service-api.js';
 import { ConflictError } from '../../src/queue/job-errors.js';
 import { compareShipment, type Difference } from './order-compare.js';

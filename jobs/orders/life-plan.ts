@@ -1,6 +1,6 @@
 import { mappedNote } from '../../src/catalog/mapped-catalog.js';
 import type { CatalogApi } from '../../src/catalog/types.js';
-import type { CreateShipmentBody } from '../../src/client/schemas.js';
+import type { CreateShipmentBody } from '../../src/client/answers/schemas.js';
 import { canonicalHash } from '../../src/queue/canonical-hash.js';
 import { BadRecordError } from '../../src/queue/job-errors.js';
 import { facilityProblem, planOrder, type OrderPlan } from './order-plan.js';

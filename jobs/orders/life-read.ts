@@ -1,5 +1,5 @@
-import { NotFoundError } from '../../src/client/errors.js';
-import type { Order, ReadOrder } from '../../src/client/schemas.js';
+import { NotFoundError } from '../../src/client/answers/errors.js';
+import type { Order, ReadOrder } from '../../src/client/answers/schemas.js';
 import type { JobContext } from '../../src/queue/job-context.js';
 import { shipmentUrlsOf } from './find-shipment.js';
 import { itemsHashOf, type LifePlan, type Units } from './life-plan.js';

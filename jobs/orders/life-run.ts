@@ -1,6 +1,6 @@
-import { isServiceError } from '../../src/client/errors.js';
+import { isServiceError } from '../../src/client/answers/errors.js';
 import { PermanentJobError } from '../../src/queue/job-errors.js';
-import type { Order } from '../../src/client/schemas.js';
+import type { Order } from '../../src/client/answers/schemas.js';
 import { localDateTime } from '../../src/time/date-format.js';
 import type { JobContext, JobResult } from '../../src/queue/job-context.js';
 import { findLostVariance } from '../stock/settle-variance.js';

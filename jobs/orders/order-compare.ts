@@ -1,4 +1,4 @@
-import type { Order, Shipment } from '../../src/client/schemas.js';
+import type { Order, Shipment } from '../../src/client/answers/schemas.js';
 import type { OrderPlan } from './order-plan.js';
 
 /** One field where the service and the record disagree. */

@@ -1,4 +1,4 @@
-import type { ServiceError } from '../../src/client/errors.js';
+import type { ServiceError } from '../../src/client/answers/errors.js';
 import { ConflictError, PermanentJobError } from '../../src/queue/job-errors.js';
 import { describeDifferences, type Difference } from './order-compare.js';
 

@@ -1,4 +1,4 @@
-import { NotFoundError } from '../../src/client/errors.js';
+import { NotFoundError } from '../../src/client/answers/errors.js';
 import type { ServiceView } from '../../src/ops/reconcile-service.js';
 import type { Drift } from '../../src/ops/reconcile-types.js';
 import { compareOrder } from './order-compare.js';

@@ -1,6 +1,6 @@
 import { mappedNote } from '../../src/catalog/mapped-catalog.js';
 import type { CatalogApi, FacilityLookup } from '../../src/catalog/types.js';
-import type { CreateOrderBody, CreateShipmentBody } from '../../src/client/schemas.js';
+import type { CreateOrderBody, CreateShipmentBody } from '../../src/client/answers/schemas.js';
 import type { OrderRecord } from './order-record.js';
 import { canonicalHash } from '../../src/queue/canonical-hash.js';
 import { BadRecordError } from '../../src/queue/job-errors.js';

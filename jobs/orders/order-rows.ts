@@ -1,4 +1,4 @@
-import { numberOf, textOf } from '../../src/client/cells.js';
+import { numberOf, textOf } from '../../src/client/answers/cells.js';
 import type { ServiceView } from '../../src/ops/reconcile-service.js';
 
 /** An order as the service's order collection lists it. */

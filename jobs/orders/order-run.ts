@@ -1,5 +1,5 @@
-import { isServiceError, type ServiceError } from '../../src/client/errors.js';
-import type { CreatedOrder, CreatedShipment, Shipment } from '../../src/client/schemas.js';
+import { isServiceError, type ServiceError } from '../../src/client/answers/errors.js';
+import type { CreatedOrder, CreatedShipment, Shipment } from '../../src/client/answers/schemas.js';
 import type { JobContext, JobResult } from '../../src/queue/job-context.js';
 import { PermanentJobError } from '../../src/queue/job-errors.js';
 import { READ_BACK, REFUSED, serviceRefused } from './order-errors.js';

@@ -1,5 +1,5 @@
-import { NotFoundError } from '../../src/client/errors.js';
-import type { ReadOrder, ReadShipment } from '../../src/client/schemas.js';
+import { NotFoundError } from '../../src/client/answers/errors.js';
+import type { ReadOrder, ReadShipment } from '../../src/client/answers/schemas.js';
 import type { JobContext } from '../../src/queue/job-context.js';
 import { findShipment, severalShipments, type ShipmentSearch } from './find-shipment.js';
 import { compareOrder } from './order-compare.js';

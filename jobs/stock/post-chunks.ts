@@ -1,5 +1,5 @@
-import { isServiceError } from '../../src/client/errors.js';
-import type { CreateVarianceBody } from '../../src/client/schemas.js';
+import { isServiceError } from '../../src/client/answers/errors.js';
+import type { CreateVarianceBody } from '../../src/client/answers/schemas.js';
 import type { JobContext, JobResult } from '../../src/queue/job-context.js';
 import { varianceDate, type VarianceLine } from './count-plan.js';
 import { countResult, leftText } from './count-outcome.js';

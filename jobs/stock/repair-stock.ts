@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defaults } from '../../config/defaults.js';
 import { readStockOnHand } from '../../src/catalog/stock-on-hand.js';
-import { isServiceError } from '../../src/client/errors.js';
+import { isServiceError } from '../../src/client/answers/errors.js';
 import { BadRecordError } from '../../src/queue/job-errors.js';
 import { zodProblems } from '../../src/errors/zod-problems.js';
 import type { JobContext, JobResult, PreviewContext } from '../../src/queue/job-context.js';

@@ -1,4 +1,4 @@
-import { textOf, urlOf } from '../../src/client/cells.js';
+import { textOf, urlOf } from '../../src/client/answers/cells.js';
 import type { ServiceApi } from '../../src/client/service-api.js';
 import { sameLines, type VarianceLine } from './count-plan.js';
 

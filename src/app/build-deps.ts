@@ -3,13 +3,13 @@ import { ConfigError, type Config } from '../../config/read-config.js';
 import { Catalog } from '../catalog/catalog.js';
 import { MappedCatalog } from '../catalog/mapped-catalog.js';
 import type { CatalogApi } from '../catalog/types.js';
-import { RequestBudget } from '../client/budget.js';
+import { RequestBudget } from '../client/budget/budget.js';
 import { Credentials } from '../client/credentials.js';
 import { ServiceClient, type ServiceClientOptions } from '../client/service-client.js';
 import type { ApiCall } from '../client/service-api.js';
 import { UpstreamClient } from '../feed/upstream-client.js';
 import { LatencyMeter } from '../queue/concurrency-sizer.js';
-import { logShareChanges } from './share-log.js';
+import { logShareChanges } from '../client/budget/share-log.js';
 import { defaults } from '../../config/defaults.js';
 import { addSecrets, type Logger } from '../log/logger.js';
 import { createQueues } from '../queue/queues.js';
@@ -64,10 +64,15 @@ export function buildDeps(config: Config, logger: Logger, opts: BuildDepsOptions
   const latency = new LatencyMeter();
   const keys = redisKeys(config.redis.prefix);
   const share = service.adaptiveRate;
-  const adaptive = share.enabled
-    ? { floor: share.floorPercent / 100, onChange: logShareChanges(logger, service.budgets, share.floorPercent) }
+  const shares = share.enabled
+    ? {
+        floor: share.floorPercent / 100,
+        start: share.startPercent / 100,
+        account: service.account,
+        onChange: logShareChanges(logger, service.budgets, share.floorPercent),
+      }
     : (false as const);
-  const budget = opts.budget === false ? undefined : new RequestBudget({ redis, keys, budgets: service.budgets, adaptive });
+  const budget = opts.budget === false ? undefined : new RequestBudget({ redis, keys, budgets: service.budgets, shares });
   const credentials = serviceCredentials(config, logger);
   const client = serviceClient(config, { credentials, budget, latency, opts });
   const bare = opts.catalog ?? new Catalog({ client, redis, keys, refreshSeconds: config.catalog.refreshSeconds, logger });
@@ -95,7 +100,7 @@ export function buildDeps(config: Config, logger: Logger, opts: BuildDepsOptions
     pace: {
       ratePerSecond: () => budget?.ratePerSecond() ?? Infinity,
       latencyMs: () => latency.ms(),
-      refresh: async () => budget?.adaptive?.refresh(),
+      refresh: async () => budget?.shares?.refresh(),
     },
     tracing: opts.tracing,
     async close() {

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
-import { isServiceError } from '../client/errors.js';
-import { readOnlyApi } from '../client/read-only-api.js';
+import { isServiceError } from '../client/answers/errors.js';
+import { readOnlyApi } from '../client/layers/read-only-api.js';
 import type { ApiCall } from '../client/service-api.js';
 import type { FeedPage, FetchPageOptions } from '../feed/upstream-client.js';
 import { PermanentJobError } from '../queue/job-errors.js';

@@ -1,5 +1,5 @@
-import { laneLimits } from '../client/budget-lanes.js';
-import { readShares } from '../client/budget-share.js';
+import { laneLimits } from '../client/budget/budget-lanes.js';
+import { readShares } from '../client/budget/share-status.js';
 import { readFeedState } from '../feed/feed-state.js';
 import type { ScrapeSources } from '../metrics/metrics.js';
 import { intakeCounts } from '../ops/intake-counts.js';

@@ -1,5 +1,5 @@
 import { ConfigError } from '../../config/read-config.js';
-import { isServiceError } from '../client/errors.js';
+import { isServiceError } from '../client/answers/errors.js';
 import type { ServiceApi } from '../client/service-api.js';
 import { findRedisFailure } from '../redis/errors.js';
 import { UnreachableError } from '../errors/unreachable-error.js';

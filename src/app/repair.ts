@@ -1,4 +1,4 @@
-import { readOnlyApi } from '../client/read-only-api.js';
+import { readOnlyApi } from '../client/layers/read-only-api.js';
 import type { DryRunSource } from './dry-run-records.js';
 import { dryRun } from './dry-run.js';
 import { runId } from '../ops/rerun-jobs.js';

@@ -1,4 +1,4 @@
-import type { FacilityRow, ProductRow } from '../client/schemas.js';
+import type { FacilityRow, ProductRow } from '../client/answers/schemas.js';
 import type { CatalogProduct, Facility, FacilityLookup } from './types.js';
 
 /** What is cached in Redis under keys.catalog(): the two collections as fetched, and when the fetch began. */

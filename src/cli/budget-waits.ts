@@ -1,6 +1,6 @@
 import type { Budgets } from '../../config/read-config.js';
 import type { OutStream } from '../app/cli-io.js';
-import type { RequestBudget } from '../client/budget.js';
+import type { RequestBudget } from '../client/budget/budget.js';
 import type { RequestClass } from '../client/service-api.js';
 import { createProgress } from './progress.js';
 

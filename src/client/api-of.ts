@@ -1,5 +1,5 @@
 import { toPath } from './api-path.js';
-import { compose, type Layer, type Send, type ServiceRequest } from './call-layers.js';
+import { compose, EMPTY_CONTEXT, type Layer, type Send, type ServiceRequest } from './layers/call-layers.js';
 import type { CallOptions } from './api-call.js';
 import type { CallMethods, CallRow, CallTable } from './service-calls.js';
 
@@ -62,9 +62,7 @@ function method(name: string, row: CallRow, account: string, send: Send) {
       body: row.body ? row.body(...args.slice(arity, arity + bodyArity)) : undefined,
       decode: row.decode,
       options: (args[arity + bodyArity] as CallOptions | undefined) ?? {},
-      waitedMs: 0,
-      sentWith: undefined,
-      onAnswer: undefined,
+      context: EMPTY_CONTEXT,
     };
     return send(req);
   };

@@ -1,4 +1,4 @@
-import { BadResponseError } from './errors.js';
+import { BadResponseError } from './answers/errors.js';
 
 /**
  * A path as the service returns it (entity and action URLs): absolute URLs give their path and query (never their

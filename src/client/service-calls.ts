@@ -1,6 +1,12 @@
-import type { CreateOrderBody, CreateShipmentBody, ModifyOrderItemsBody, CreateVarianceBody, UpdateProductBody } from './schemas.js';
+import type {
+  CreateOrderBody,
+  CreateShipmentBody,
+  ModifyOrderItemsBody,
+  CreateVarianceBody,
+  UpdateProductBody,
+} from './answers/schemas.js';
 import type { CallOptions, RequestClass } from './api-call.js';
-import { decoders as d, type Decoder } from './shape.js';
+import { decoders as d, type Decoder } from './answers/shape.js';
 
 /**
  * One call of the service. `path` is a template: `{account}` is the client's account; `{url}` takes a path or URL

@@ -1,12 +1,12 @@
 import { Pool, type Dispatcher } from 'undici';
 import { defaults } from '../../config/defaults.js';
 import { apiOf, type ApiOf } from './api-of.js';
-import { RequestBudget } from './budget.js';
-import { budgeted } from './budget-layer.js';
-import { compose, tracing, type Layer, type Send } from './call-layers.js';
-import { credentialRotation, followedPaths, readRetries } from './client-layers.js';
+import { RequestBudget } from './budget/budget.js';
+import { budgeted } from './layers/budget-layer.js';
+import { compose, tracing, type Layer, type Send } from './layers/call-layers.js';
+import { credentialRotation, followedPaths, readRetries } from './layers/client-layers.js';
 import { Credentials } from './credentials.js';
-import { httpSend } from './http-send.js';
+import { httpSend } from './layers/http-send.js';
 import type { ApiCall } from './api-call.js';
 import { serviceCalls, type CallTable, type ServiceCalls } from './service-calls.js';
 
@@ -79,7 +79,7 @@ export class ServiceClient {
       origin: base.origin,
       basePath: base.pathname.replace(/\/+$/, ''),
       dispatcher: this.dispatcher,
-      credentials,
+      secrets: () => credentials.secretForms(),
       entityTimeoutMs: opts.entityTimeoutMs ?? defaults.entityTimeoutMs,
       collectionTimeoutMs: opts.collectionTimeoutMs ?? defaults.collectionTimeoutMs,
       maxResponseBytes: opts.maxResponseBytes ?? defaults.maxResponseBytes,

@@ -1,5 +1,5 @@
 /**
- * What to do about a failure, by code: the engine's table. Service errors carry theirs from here (src/client/errors.ts),
+ * What to do about a failure, by code: the engine's table. Service errors carry theirs from here (src/client/answers/errors.ts),
  * the runner its TRANSIENT and INTERNAL; a kind's own codes are in its declaration (`failures`), and `jobs show` falls
  * back on both when a job's trace carries no hint.
  */

@@ -203,7 +203,8 @@ function budgetShareGauges(registers: Registers, sources: Sources) {
   const reason = shares(
     'isync_budget_share_reason',
     "Why each lane's effective rate is what it is " +
-      '(1 on the current reason: configured, shared-429, shared-remaining, service-limit, probing, floor).',
+      '(1 on the current reason: configured, shared-429, shared-remaining, service-limit, probing, floor, window-remaining, ' +
+      'slow-start, remembered).',
     ['lane', 'reason'],
     (g, b) => g.set({ lane: b.lane, reason: b.reason }, 1),
   );

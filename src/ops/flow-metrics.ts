@@ -5,7 +5,7 @@ import type { Budgets } from '../../config/read-config.js';
 import { readFeedState } from '../feed/feed-state.js';
 import { redisKeys } from '../redis/connection.js';
 import type { StreamName } from '../records/stream-name.js';
-import { readShares } from '../client/budget-share.js';
+import { readShares } from '../client/budget/share-status.js';
 import { behindSeconds } from './feed-lag.js';
 
 /**
@@ -24,7 +24,7 @@ interface FlowSample {
   t: number;
   lag: Partial<Record<StreamName, number>>;
   requests: Record<BudgetClass, number>;
-  /** Each class's share of its configured budget at the last look (adaptive-rate.ts); absent in older samples. */
+  /** Each class's share of its configured budget at the last look (share.ts); absent in older samples. */
   shares?: Record<BudgetClass, number>;
 }
 

@@ -1,6 +1,6 @@
 import type { Budgets } from '../../config/read-config.js';
-import type { ShareReason } from '../client/adaptive-rate.js';
-import { readShares, shareReasonText } from '../client/budget-share.js';
+import type { ShareReason } from '../client/budget/share.js';
+import { readShares, shareReasonText } from '../client/budget/share-status.js';
 import { checkEvictionPolicy } from '../redis/eviction-policy.js';
 import { type RedisConnection as Redis, redisKeys } from '../redis/connection.js';
 import { openControlQueue, readScheduleInfo } from '../feed/control.js';
@@ -67,7 +67,10 @@ export interface BudgetStatus {
   effectivePerMinute: number | null;
   /** Share of the configured budget taken now (1: all of it; lower while another client spends it). */
   share: number;
-  /** Why effective is what it is: configured, shared-429, shared-remaining, service-limit, probing, floor. */
+  /**
+   * Why effective is what it is: configured, shared-429, shared-remaining, service-limit, probing, floor,
+   * window-remaining, slow-start, remembered.
+   */
   shareReason: ShareReason;
   /** The same in words. */
   why: string;

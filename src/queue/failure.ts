@@ -1,4 +1,4 @@
-import { isServiceError } from '../client/errors.js';
+import { isServiceError } from '../client/answers/errors.js';
 import { HINTS } from '../errors/error-hints.js';
 import { isNetworkCode } from '../net/network-codes.js';
 import { findRedisFailure } from '../redis/errors.js';

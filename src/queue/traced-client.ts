@@ -1,4 +1,4 @@
-import { tracing, type Layer } from '../client/call-layers.js';
+import { tracing, type Layer } from '../client/layers/call-layers.js';
 import type { ApiCall } from '../client/service-api.js';
 
 /** What a layer goes around: any API of a table of calls (`ServiceApi`, or one with rows of its own). */

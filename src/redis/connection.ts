@@ -55,6 +55,11 @@ export function redisKeys(prefix: string) {
     budgetShare: (lane: string) => `${prefix}:budget-share:${lane}`,
     /** A budget lane's requests by send time (a ring of buckets over two windows), for the adaptive rate, as a hash. */
     budgetSent: (lane: string) => `${prefix}:budget-sent:${lane}`,
+    /**
+     * A budget lane's share as last learnt for one account (factor, when, the ceiling a 429 showed), as a hash that
+     * outlives the processes by a few windows: a fresh process starts from it rather than from its slow start.
+     */
+    budgetLearnt: (lane: string, account: string) => `${prefix}:budget-learnt:${lane}:${account}`,
     /** Budget counters (requests by class, 429s, waited ms) as a hash. */
     budgetStats: () => `${prefix}:budget-stats`,
     /** The cached catalog (products, facilities). */

@@ -5,7 +5,7 @@ import { ProgressStore } from '../../jobs/orders/order-progress.js';
 import type { StreamName } from '../../src/records/stream-name.js';
 import { dryRun, type DryRunPlan } from '../../src/app/dry-run.js';
 import { readOnlyRedis } from '../../src/app/read-only-redis.js';
-import { readOnlyApi } from '../../src/client/read-only-api.js';
+import { readOnlyApi } from '../../src/client/layers/read-only-api.js';
 import { createLogger } from '../../src/log/logger.js';
 import { countRecord, syncOneByOne } from '../helpers/count-record.js';
 import { loggedWrites, plannedWrites } from '../helpers/planned-calls.js';

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RequestBudget } from '../../src/client/budget.js';
+import { RequestBudget } from '../../src/client/budget/budget.js';
 import { recordPage } from '../../src/feed/feed-state.js';
 import { redisKeys } from '../../src/redis/connection.js';
 import { connect, deletePrefix, redisUrl, uniquePrefix } from '../helpers/redis.js';

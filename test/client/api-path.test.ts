@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { pathProblem } from '../../src/client/api-path.js';
-import type { ServiceError } from '../../src/client/errors.js';
+import type { ServiceError } from '../../src/client/answers/errors.js';
 import { ServiceClient } from '../../src/client/service-client.js';
 import { json, startServer, type TestServer } from './http-server.js';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Credentials } from '../../src/client/credentials.js';
-import type { ServiceError } from '../../src/client/errors.js';
+import type { ServiceError } from '../../src/client/answers/errors.js';
 import { ServiceClient } from '../../src/client/service-client.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
 

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readOnlyApi } from '../../src/client/read-only-api.js';
-import { orderSchema } from '../../src/client/schemas.js';
+import { readOnlyApi } from '../../src/client/layers/read-only-api.js';
+import { orderSchema } from '../../src/client/answers/schemas.js';
 import type { ApiCall, ServiceApi } from '../../src/client/service-api.js';
 import { serviceCalls, type CallRow } from '../../src/client/service-calls.js';
 import { ServiceClient } from '../../src/client/service-client.js';
-import { shapeDecoder } from '../../src/client/shape.js';
+import { shapeDecoder } from '../../src/client/answers/shape.js';
 import { tracedClient } from '../../src/queue/traced-client.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ServiceError } from '../../src/client/errors.js';
+import type { ServiceError } from '../../src/client/answers/errors.js';
 import { ServiceClient } from '../../src/client/service-client.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
 import { describeEachProfile } from '../helpers/test-world.js';

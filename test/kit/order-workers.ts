@@ -27,6 +27,8 @@ export interface OrderWorkerSettings {
   sizedConcurrency?: boolean;
   /** Share the budget with the account's other clients (INVENTORY_ADAPTIVE_RATE). Default true, as the CLI. */
   adaptiveRate?: boolean;
+  /** The slow start's first share, in percent (INVENTORY_RATE_START_PERCENT). Default: the CLI's. */
+  startPercent?: number;
   /**
    * Budgets a minute shared by every process (Budgets of config/read-config.ts): POST and GET, and the total every
    * request spends (INVENTORY_REQUESTS_PER_MINUTE) when the account has one. None: unlimited.
@@ -71,7 +73,11 @@ export async function startOrderWorkers(s: OrderWorkerSettings): Promise<Running
       ...(s.budget ? { budgets: { ...s.budget, collectionPerHour: 300, headroom: 0.98 } } : {}),
       service: {
         ...(s.readRetries === undefined ? {} : { readRetries: s.readRetries }),
-        adaptiveRate: { enabled: s.adaptiveRate ?? true, floorPercent: defaults.rateFloorPercent },
+        adaptiveRate: {
+          enabled: s.adaptiveRate ?? true,
+          floorPercent: defaults.rateFloorPercent,
+          startPercent: s.startPercent ?? defaults.rateStartPercent,
+        },
       },
       jobs: {
         attempts: 12,

@@ -1,6 +1,6 @@
 import type { Job } from 'bullmq';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RateLimitedError, TransientError } from '../../src/client/errors.js';
+import { RateLimitedError, TransientError } from '../../src/client/answers/errors.js';
 import { waitForIdle } from '../../src/queue/drain.js';
 import { ConflictError } from '../../src/queue/job-errors.js';
 import { jobIdFor } from '../../src/queue/job-id.js';

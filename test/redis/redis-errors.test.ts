@@ -1,7 +1,7 @@
 import { ReplyError } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RequestBudget } from '../../src/client/budget.js';
-import { TransientError } from '../../src/client/errors.js';
+import { RequestBudget } from '../../src/client/budget/budget.js';
+import { TransientError } from '../../src/client/answers/errors.js';
 import { ServiceClient } from '../../src/client/service-client.js';
 import { describeFailure, ExitCode } from '../../src/cli/exit-codes.js';
 import { probeService } from '../../src/app/probe-service.js';

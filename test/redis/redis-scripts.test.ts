@@ -4,8 +4,8 @@ import { isCluster, type RedisConnection } from '../../src/redis/connection.js';
 import { declaredScripts, runScript, type RedisScript } from '../../src/redis/scripts.js';
 import { connectTarget, deletePrefix, uniquePrefix } from '../helpers/redis.js';
 // Every module that declares a script, so that the registry holds them all.
-import '../../src/client/adapt-script.js';
-import '../../src/client/budget-scripts.js';
+import '../../src/client/budget/share-script.js';
+import '../../src/client/budget/budget-scripts.js';
 import '../../src/queue/hold/hold-scripts.js';
 import '../../src/redis/hset-if-exists.js';
 import '../../src/redis/keys-exist.js';
@@ -16,12 +16,51 @@ import '../../jobs/stock/count-progress.js';
 /** Per script: its arguments on fresh keys under `k` (one hash tag, so one cluster slot), and what it answers there. */
 const CALLS: Record<string, { args: (k: string) => Array<string | number>; answer: unknown }> = {
   isync_budgetAcquire: {
-    args: (k) => [5, `${k}:tat`, `${k}:hold`, `${k}:share`, `${k}:sent`, `${k}:stats`, '1000.000', '0.000', 'get', 0],
+    args: (k) => [
+      6,
+      `${k}:tat`,
+      `${k}:hold`,
+      `${k}:share`,
+      `${k}:sent`,
+      `${k}:learnt`,
+      `${k}:stats`,
+      '1000.000',
+      '0.000',
+      'get',
+      0,
+      1,
+      600_000,
+    ],
     answer: 0,
   },
   isync_budgetHold: { args: (k) => [2, `${k}:hold`, `${k}:stats`, 1000, 'get'], answer: 1 },
-  isync_budgetAdapt: {
-    args: (k) => [2, `${k}:share`, `${k}:sent`, 0, -1, -1, -1, Date.now(), 60, 60_000, 0.9, 0.1, 0.05, 4, 0.5, 600_000, 500, 0.02, 0.1],
+  isync_budgetShare: {
+    args: (k) => [
+      3,
+      `${k}:share`,
+      `${k}:sent`,
+      `${k}:learnt`,
+      0,
+      -1,
+      -1,
+      -1,
+      Date.now(),
+      60,
+      60_000,
+      0.9,
+      0.1,
+      0.05,
+      4,
+      0.5,
+      600_000,
+      500,
+      0.02,
+      0.1,
+      0.000005,
+      1_800_000,
+      0.9,
+      5_000,
+    ],
     answer: ['1.0000', 'configured', 0, ''],
   },
   isync_holdCount: {

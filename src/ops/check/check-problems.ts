@@ -1,4 +1,4 @@
-import type { ServiceError } from '../../client/errors.js';
+import type { ServiceError } from '../../client/answers/errors.js';
 import type { FeedError } from '../../feed/upstream-client.js';
 import type { CheckProblem } from './check-types.js';
 

@@ -1,6 +1,6 @@
 import type { Budgets } from '../../../config/read-config.js';
-import { isServiceError } from '../../client/errors.js';
-import type { FacilityRow, ProductRow } from '../../client/schemas.js';
+import { isServiceError } from '../../client/answers/errors.js';
+import type { FacilityRow, ProductRow } from '../../client/answers/schemas.js';
 import type { CallOptions, ServiceApi } from '../../client/service-api.js';
 import { findRedisFailure } from '../../redis/errors.js';
 import { serviceProblem } from './check-problems.js';

@@ -1,4 +1,4 @@
-import { isServiceError } from '../../client/errors.js';
+import { isServiceError } from '../../client/answers/errors.js';
 import type { ServiceApi } from '../../client/service-api.js';
 import { findRedisFailure } from '../../redis/errors.js';
 import type { ProbeResult } from './hold-watch.js';

@@ -1,4 +1,4 @@
-import { textOf } from '../../../src/client/cells.js';
+import { textOf } from '../../../src/client/answers/cells.js';
 import type { StockEffect } from '../../../src/ops/stock-effect.js';
 import type { ReconcileContext, ReconcileRule } from '../../../src/ops/reconcile-rule.js';
 import type { Drift } from '../../../src/ops/reconcile-types.js';

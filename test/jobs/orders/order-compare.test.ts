@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Order, Shipment } from '../../../src/client/schemas.js';
+import type { Order, Shipment } from '../../../src/client/answers/schemas.js';
 import { shipmentUrlsOf } from '../../../jobs/orders/find-shipment.js';
 import { compareOrder, compareShipment, describeDifferences } from '../../../jobs/orders/order-compare.js';
 import type { OrderPlan } from '../../../jobs/orders/order-plan.js';

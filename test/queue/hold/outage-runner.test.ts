@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { TransientError, UnauthorizedError } from '../../../src/client/errors.js';
+import { TransientError, UnauthorizedError } from '../../../src/client/answers/errors.js';
 import { waitForIdle } from '../../../src/queue/drain.js';
 import { jobIdFor } from '../../../src/queue/job-id.js';
 import { addJobs, recordJob } from '../../../src/queue/record-jobs.js';

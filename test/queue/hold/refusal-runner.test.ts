@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ForbiddenError, TransientError, UnauthorizedError } from '../../../src/client/errors.js';
+import { ForbiddenError, TransientError, UnauthorizedError } from '../../../src/client/answers/errors.js';
 import { resumeStreams } from '../../../src/ops/resume-streams.js';
 import { waitForIdle } from '../../../src/queue/drain.js';
 import { BadRecordError, PermanentJobError } from '../../../src/queue/job-errors.js';

@@ -1,10 +1,10 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import type { Budgets } from '../../config/read-config.js';
-import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
-import { AdaptiveRate, type AdaptiveRateOptions } from './adaptive-rate.js';
-import { runScript } from '../redis/scripts.js';
+import type { Budgets } from '../../../config/read-config.js';
+import type { RedisConnection as Redis, RedisKeys } from '../../redis/connection.js';
+import { BudgetShares, shareTtlMs, type BudgetSharesOptions } from './share.js';
+import { runScript } from '../../redis/scripts.js';
 import { ACQUIRE, HOLD, sentBucketMs } from './budget-scripts.js';
-import type { RequestClass } from './service-api.js';
+import type { RequestClass } from '../service-api.js';
 import { CLASSES, LANES, laneLimits, lanesRatePerSecond, TOTAL_WINDOW_MS, type BudgetLane } from './budget-lanes.js';
 
 export type { BudgetLane };
@@ -25,10 +25,10 @@ export interface RequestBudgetOptions {
    */
   burst?: Partial<Record<BudgetLane, number>>;
   /**
-   * Sharing the budgets with other clients of the account (adaptive-rate.ts): on by default; false paces to the
+   * Sharing the budgets with other clients of the account (share.ts): on by default; false paces to the
    * configured budgets alone (INVENTORY_ADAPTIVE_RATE=off, the behaviour before it).
    */
-  adaptive?: AdaptiveRateOptions | false;
+  shares?: BudgetSharesOptions | false;
 }
 
 export interface BudgetStats {
@@ -84,8 +84,8 @@ export class RequestBudget {
   /** Holds placed by this process, local epoch ms (the only holds an unlimited budget has). */
   private readonly heldUntil = zeroes();
   private readonly local = { requests: zeroes(), waitedMs: zeroes(), holds: zeroes() };
-  /** The lanes' shares when other clients spend them too; none when unlimited or adaptive is false. */
-  readonly adaptive?: AdaptiveRate;
+  /** The lanes' shares when other clients spend them too; none when unlimited or shares is false. */
+  readonly shares?: BudgetShares;
   private readonly budgets?: Budgets;
   private readonly watchers = new Set<(take: BudgetTake) => void>();
 
@@ -99,7 +99,7 @@ export class RequestBudget {
     const h = opts.budgets.headroom;
     if (!(h > 0 && h <= 1)) throw new RangeError(`budget headroom must be in (0, 1], got ${h}`);
     this.hasTotal = l.total !== undefined;
-    if (opts.adaptive !== false) this.adaptive = new AdaptiveRate(opts.redis, opts.keys, opts.budgets, opts.adaptive);
+    if (opts.shares !== false) this.shares = new BudgetShares(opts.redis, opts.keys, opts.budgets, opts.shares);
     const slot = (cls: BudgetLane) => {
       const { limit, windowMs } = l[cls]!;
       if (!(limit > 0)) throw new RangeError(`budget of ${cls} must be greater than 0, got ${limit}`);
@@ -112,11 +112,20 @@ export class RequestBudget {
       // A collection GET spends one `get` as well, and every request one `total`, all in the same script call.
       const group: BudgetLane[] = cls === 'collection' ? ['collection', 'get'] : [cls];
       if (this.hasTotal) group.push('total');
-      const keys = group.flatMap((c) => [opts.keys.budget(c), opts.keys.budgetHold(c), opts.keys.budgetShare(c), opts.keys.budgetSent(c)]);
+      const a = this.shares;
+      const keys = group.flatMap((c) => [
+        opts.keys.budget(c),
+        opts.keys.budgetHold(c),
+        opts.keys.budgetShare(c),
+        opts.keys.budgetSent(c),
+        a ? a.learntKey(c) : opts.keys.budgetLearnt(c, ''),
+      ]);
       const argv = group.flatMap((c) => {
         const s = slot(c);
-        // What this program sent, by time: only the adaptive rate reads it (a 429 while within the budget).
-        return [s.interval.toFixed(3), s.tolerance.toFixed(3), c, this.adaptive ? sentBucketMs(l[c]!.windowMs) : 0];
+        const windowMs = l[c]!.windowMs;
+        // What this program sent, by time: only the shares read it (a 429 while within the budget). A fresh
+        // share starts from what the account's last processes learnt, or from the slow start.
+        return [s.interval.toFixed(3), s.tolerance.toFixed(3), c, a ? sentBucketMs(windowMs) : 0, a ? a.start(c) : 1, shareTtlMs(windowMs)];
       });
       const holdKeys = group.map((c) => opts.keys.budgetHold(c));
       // Half the headroom's time absorbs late sends; the other half is the burst cap's.
@@ -194,14 +203,14 @@ export class RequestBudget {
   }
 
   /** Reads an answer's X-RateLimit-* headers (and a 429) into the shared share of its lane; never throws. */
-  async observe(cls: RequestClass, status: number, headers: Parameters<AdaptiveRate['observe']>[2]): Promise<void> {
-    await this.adaptive?.observe(cls, status, headers).catch(() => undefined);
+  async observe(cls: RequestClass, status: number, headers: Parameters<BudgetShares['observe']>[2]): Promise<void> {
+    await this.shares?.observe(cls, status, headers).catch(() => undefined);
   }
 
   /** Requests a second the budgets let every process together send now, at their shares (Infinity when unlimited). */
   ratePerSecond(): number {
     if (!this.budgets) return Infinity;
-    const a = this.adaptive;
+    const a = this.shares;
     return lanesRatePerSecond(this.budgets, (lane) => a?.factor(lane) ?? 1);
   }
 

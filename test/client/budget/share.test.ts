@@ -1,12 +1,12 @@
 import type { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AdaptiveRate, type ShareChange } from '../../src/client/adaptive-rate.js';
-import { RequestBudget } from '../../src/client/budget.js';
-import { readShares } from '../../src/client/budget-share.js';
-import { SENT_SLOTS } from '../../src/client/budget-scripts.js';
-import { readRateLimitHeaders } from '../../src/client/rate-limit-headers.js';
-import { redisKeys, type RedisKeys } from '../../src/redis/connection.js';
-import { connect, deletePrefix, uniquePrefix } from '../helpers/redis.js';
+import { BudgetShares, type ShareChange } from '../../../src/client/budget/share.js';
+import { RequestBudget } from '../../../src/client/budget/budget.js';
+import { readShares } from '../../../src/client/budget/share-status.js';
+import { SENT_SLOTS } from '../../../src/client/budget/budget-scripts.js';
+import { readRateLimitHeaders } from '../../../src/client/answers/rate-limit-headers.js';
+import { redisKeys, type RedisKeys } from '../../../src/redis/connection.js';
+import { connect, deletePrefix, uniquePrefix } from '../../helpers/redis.js';
 
 /** An account with one total of 1,200 a minute (and as much per class). */
 const TOTAL = { postPerMinute: 1200, getPerMinute: 1200, collectionPerHour: 3600, requestsPerMinute: 1200, headroom: 0.98 };
@@ -22,7 +22,7 @@ describe('the shared budget (adaptive rate)', () => {
   let prefix: string;
   let keys: RedisKeys;
   let changes: ShareChange[];
-  const rate = (budgets = TOTAL) => new AdaptiveRate(redis, keys, budgets, { floor: 0.1, onChange: (c) => changes.push(c) });
+  const rate = (budgets = TOTAL) => new BudgetShares(redis, keys, budgets, { floor: 0.1, onChange: (c) => changes.push(c) });
 
   beforeEach(() => {
     redis = connect();
@@ -243,7 +243,7 @@ describe('the shared budget (adaptive rate)', () => {
     });
 
     it('ignores the evidence when the adaptive rate is off (INVENTORY_ADAPTIVE_RATE=off)', async () => {
-      const b = new RequestBudget({ redis, keys, budgets: TOTAL, adaptive: false });
+      const b = new RequestBudget({ redis, keys, budgets: TOTAL, shares: false });
       await b.observe('post', 429, headers({ limit: 1200, reset: Date.now() + 20_000 }));
       await b.acquire('post');
       expect(await redis.exists(keys.budgetShare('total'))).toBe(0);

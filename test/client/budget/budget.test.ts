@@ -2,13 +2,13 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RequestBudget } from '../../src/client/budget.js';
-import { redisKeys, type RedisKeys } from '../../src/redis/connection.js';
-import { fixtureBundle } from '../helpers/fixture-bundle.js';
-import { connect, defaultRedisGuard, deletePrefix, redisUrl, uniquePrefix } from '../helpers/redis.js';
+import { RequestBudget } from '../../../src/client/budget/budget.js';
+import { redisKeys, type RedisKeys } from '../../../src/redis/connection.js';
+import { fixtureBundle } from '../../helpers/fixture-bundle.js';
+import { connect, defaultRedisGuard, deletePrefix, redisUrl, uniquePrefix } from '../../helpers/redis.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const BURNER = fileURLToPath(new URL('../fixtures/budget-burner.ts', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
+const BURNER = fileURLToPath(new URL('../../fixtures/budget-burner.ts', import.meta.url));
 
 interface Burner {
   ready: Promise<void>;

@@ -1,5 +1,5 @@
-import type { ApiCall, CallOptions, RequestClass } from './api-call.js';
-import type { Decoder } from './shape.js';
+import type { ApiCall, CallOptions, RequestClass } from '../api-call.js';
+import type { Decoder } from '../answers/shape.js';
 
 /** One call of a row, on its way to the wire: what every layer sees and may pass on changed. */
 export interface ServiceRequest {
@@ -13,12 +13,39 @@ export interface ServiceRequest {
   readonly body?: string;
   readonly decode: Decoder<unknown>;
   readonly options: CallOptions;
-  /** Time the request waited for budget before it was sent, in ms (set by the budget layer). */
-  readonly waitedMs?: number;
-  /** The credentials' version the request went out with, written when it is sent (read by the 401 layer). */
-  readonly sentWith?: { version: number };
-  /** Called with the head of every answer that arrived, as soon as it did (the budget layer reads its limits). */
-  readonly onAnswer?: (status: number, headers: Readonly<Record<string, string | string[] | undefined>>) => void;
+  /** What the layers attach to the request for the request function, which knows none of them. */
+  readonly context: CallContext;
+}
+
+/** The head of an answer: its status and headers. */
+export type AnswerListener = (status: number, headers: Readonly<Record<string, string | string[] | undefined>>) => void;
+
+/**
+ * What layers attach to one call without the request function knowing them: each adds to it (`withContext`), none
+ * overwrites another's.
+ */
+export interface CallContext {
+  /** Headers read when the request goes out, each layer's (the credentials' authorization, as they are then). */
+  readonly headers: ReadonlyArray<() => Readonly<Record<string, string>>>;
+  /** Called with the head of every answer as soon as it arrives (the budget's shares read X-RateLimit-* there). */
+  readonly answers: readonly AnswerListener[];
+  /** Fields of the call's report a layer knows (the budget's wait, in ms). */
+  readonly report: Readonly<{ waitedMs?: number }>;
+}
+
+export const EMPTY_CONTEXT: CallContext = { headers: [], answers: [], report: {} };
+
+/** The request with `more` added to its context: header sources and answer listeners appended, report fields merged. */
+export function withContext(req: ServiceRequest, more: Partial<CallContext>): ServiceRequest {
+  const c = req.context;
+  return {
+    ...req,
+    context: {
+      headers: more.headers ? [...c.headers, ...more.headers] : c.headers,
+      answers: more.answers ? [...c.answers, ...more.answers] : c.answers,
+      report: more.report ? { ...c.report, ...more.report } : c.report,
+    },
+  };
 }
 
 /** The one request function: a request in, the decoded answer out, every failure a ServiceError. */

@@ -1,21 +1,21 @@
 import type { Dispatcher } from 'undici';
-import { redact } from '../log/logger.js';
-import { messageOf } from '../errors/message-of.js';
-import { BodyTooLargeError, readCappedText } from './capped-body.js';
+import { redact } from '../../log/logger.js';
+import { messageOf } from '../../errors/message-of.js';
+import { BodyTooLargeError, readCappedText } from '../answers/capped-body.js';
 import type { Send, ServiceRequest } from './call-layers.js';
-import { badResponse, classifyAnswer, classifyNetworkError } from './classify.js';
-import type { Credentials } from './credentials.js';
-import { isServiceError, type ServiceError } from './errors.js';
-import type { ApiCall, CallOptions } from './api-call.js';
-import type { Decoder } from './shape.js';
+import { badResponse, classifyAnswer, classifyNetworkError } from '../answers/classify.js';
+import { isServiceError, type ServiceError } from '../answers/errors.js';
+import type { ApiCall, CallOptions } from '../api-call.js';
+import type { Decoder } from '../answers/shape.js';
 
-/** What the one HTTP request of a call needs: where, with which credentials, for how long. */
+/** What the one HTTP request of a call needs: where, for how long, and what never to repeat in an error. */
 export interface HttpSendOptions {
   origin: string;
   /** The base URL's path, prefixed to every request's. */
   basePath: string;
   dispatcher: Dispatcher;
-  credentials: Credentials;
+  /** The secrets' forms an answer's text may echo (the credentials'), redacted from every error. */
+  secrets: () => string[];
   entityTimeoutMs: number;
   collectionTimeoutMs: number;
   maxResponseBytes: number;
@@ -48,21 +48,19 @@ function decodeBody(req: ServiceRequest, status: number, text: string, secrets: 
 
 /**
  * The one request function at the bottom of the layers: one HTTP request, its answer classified and decoded, reported
- * to `onCall` once. The path is sent as it comes (the layers above checked it).
+ * to `onCall` once. The path is sent as it comes (the layers above checked it); what the layers attached comes in the
+ * request's context (headers, listeners of the answer's head, fields of the report), whichever layers they are.
  */
 export function httpSend(opts: HttpSendOptions): Send {
-  const { credentials, maxResponseBytes } = opts;
+  const { maxResponseBytes, secrets } = opts;
   return async (req) => {
-    const { method, path, cls } = req;
+    const { method, path, cls, context } = req;
     const o: CallOptions = req.options;
     const at = Date.now();
     const t0 = performance.now();
-    if (req.sentWith) req.sentWith.version = credentials.version;
-    const authorization = credentials.authorization();
     const headers: Record<string, string> =
-      req.body === undefined
-        ? { authorization, accept: 'application/json' }
-        : { authorization, accept: 'application/json', 'content-type': 'application/json' };
+      req.body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' };
+    for (const h of context.headers) Object.assign(headers, h());
     const timeout = cls === 'collection' ? opts.collectionTimeoutMs : opts.entityTimeoutMs;
     let status: number | null = null;
     let value: unknown;
@@ -80,7 +78,7 @@ export function httpSend(opts: HttpSendOptions): Send {
       });
       status = res.statusCode;
       const answered = status;
-      if (req.onAnswer) quietly(() => req.onAnswer!(answered, res.headers));
+      for (const listen of context.answers) quietly(() => listen(answered, res.headers));
       if (o.onHeaders) quietly(() => o.onHeaders!(res.headers as Headers));
       let text: string;
       try {
@@ -90,15 +88,16 @@ export function httpSend(opts: HttpSendOptions): Send {
         if (status >= 200 && status < 300) throw err instanceof BodyTooLargeError ? badResponse(method, path, status, err.message) : err;
         text = '';
       }
-      if (status >= 200 && status < 300) value = decodeBody(req, status, text, credentials.secretForms());
-      else failure = classifyAnswer({ method, path, status, headers: res.headers, body: text, secrets: credentials.secretForms() });
+      if (status >= 200 && status < 300) value = decodeBody(req, status, text, secrets());
+      else failure = classifyAnswer({ method, path, status, headers: res.headers, body: text, secrets: secrets() });
     } catch (err) {
       failure = isServiceError(err)
         ? err
-        : classifyNetworkError({ method, path, error: err, status: status ?? undefined, secrets: credentials.secretForms() });
+        : classifyNetworkError({ method, path, error: err, status: status ?? undefined, secrets: secrets() });
     }
     if (o.onCall) {
-      const call: ApiCall = { method, path, cls, status, ms: Math.round(performance.now() - t0), waitedMs: req.waitedMs ?? 0, at };
+      const ms = Math.round(performance.now() - t0);
+      const call: ApiCall = { method, path, cls, status, ms, waitedMs: context.report.waitedMs ?? 0, at };
       if (failure) call.error = failure.code;
       quietly(() => o.onCall!(call));
     }

@@ -1,10 +1,10 @@
-import type { Budgets } from '../../config/read-config.js';
-import type { ShareChange } from '../client/adaptive-rate.js';
-import { laneLimits, type BudgetLane } from '../client/budget-lanes.js';
-import type { Logger } from '../log/logger.js';
+import type { Budgets } from '../../../config/read-config.js';
+import type { ShareChange } from './share.js';
+import { laneLimits, type BudgetLane } from './budget-lanes.js';
+import type { Logger } from '../../log/logger.js';
 
 /**
- * The log lines of the shared budget (adaptive-rate.ts): a warning when a lane reaches the floor, a line when it is
+ * The log lines of the shared budget (share.ts): a warning when a lane reaches the floor, a line when it is
  * lowered (again by a tenth or more, or for another reason) and when it is back at the configured budget.
  */
 export function logShareChanges(logger: Logger, budgets: Budgets, floorPercent: number): (c: ShareChange) => void {

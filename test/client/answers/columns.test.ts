@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ColumnsShapeError, decodeColumns } from '../../src/client/columns.js';
+import { ColumnsShapeError, decodeColumns } from '../../../src/client/answers/columns.js';
 
 describe('decodeColumns', () => {
   describe('when the answer is column-major', () => {

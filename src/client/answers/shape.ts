@@ -1,5 +1,5 @@
 import type { ZodType } from 'zod';
-import { zodProblemText, type IssueLike } from '../errors/zod-problems.js';
+import { zodProblemText, type IssueLike } from '../../errors/zod-problems.js';
 import { decodeColumns } from './columns.js';
 import {
   facilityRowSchema,

@@ -1,15 +1,24 @@
-import { defaults } from '../../config/defaults.js';
-import type { Budgets } from '../../config/read-config.js';
-import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
-import { ADAPT } from './adapt-script.js';
-import { runScript } from '../redis/scripts.js';
+import { defaults } from '../../../config/defaults.js';
+import type { Budgets } from '../../../config/read-config.js';
+import type { RedisConnection as Redis, RedisKeys } from '../../redis/connection.js';
+import { SHARE } from './share-script.js';
+import { runScript } from '../../redis/scripts.js';
 import { sentBucketMs } from './budget-scripts.js';
 import { laneLimits, LANES, lanesRatePerSecond, TOTAL_WINDOW_MS, type BudgetLane } from './budget-lanes.js';
-import { readRateLimitHeaders } from './rate-limit-headers.js';
-import type { RequestClass } from './service-api.js';
+import { readRateLimitHeaders } from '../answers/rate-limit-headers.js';
+import type { RequestClass } from '../service-api.js';
 
 /** Why a lane's effective rate is what it is (docs/service-client.md, "Sharing the budget"). */
-export type ShareReason = 'configured' | 'shared-429' | 'shared-remaining' | 'service-limit' | 'probing' | 'floor' | 'window-remaining';
+export type ShareReason =
+  | 'configured'
+  | 'shared-429'
+  | 'shared-remaining'
+  | 'service-limit'
+  | 'probing'
+  | 'floor'
+  | 'window-remaining'
+  | 'slow-start'
+  | 'remembered';
 
 export interface ShareChange {
   lane: BudgetLane;
@@ -21,11 +30,35 @@ export interface ShareChange {
   otherPerMinute: number | null;
 }
 
-export interface AdaptiveRateOptions {
+export interface BudgetSharesOptions {
   /** Least share of a configured budget, a fraction (INVENTORY_RATE_FLOOR_PERCENT / 100). Default defaults.rateFloorPercent. */
   floor?: number;
   /** Called when a lane's share or its reason changes (the program logs it). */
   onChange?: (change: ShareChange) => void;
+  /**
+   * Share a fresh process starts at when nothing is remembered for the account, a fraction
+   * (INVENTORY_RATE_START_PERCENT / 100); it rises while no 429 comes. Default 1: no slow start.
+   */
+  start?: number;
+  /** Seconds the slow start takes to the full budget. Default defaults.rateStartRiseSeconds. */
+  riseSeconds?: number;
+  /** The account, whose learnt shares are remembered apart from another account's on the same prefix. Default ''. */
+  account?: string;
+}
+
+/** The lanes a slow start applies to: those the answers speak of (the total when the account has one, else the classes). */
+export function slowStartLanes(budgets: Budgets): BudgetLane[] {
+  return budgets.requestsPerMinute === undefined ? ['post', 'get'] : ['total'];
+}
+
+/** Life of a lane's learnt share (ms): a few of its windows, at least half an hour. */
+export function learntTtlMs(windowMs: number): number {
+  return Math.max(defaults.learntShareWindows * windowMs, 1_800_000);
+}
+
+/** Life of a lane's share hash (ms): three of its windows, at least ten minutes. */
+export function shareTtlMs(windowMs: number): number {
+  return Math.max(3 * windowMs, 600_000);
 }
 
 /**
@@ -38,6 +71,12 @@ const WINDOW_BURST_PART = 0.05;
 
 /** How often an answer without headers runs the script while a lane is lowered (for its steps back up). */
 const QUIET_STEP_MS = 1_000;
+/** A slow start rises only while the program (every process) sent at least this part of what its share allowed... */
+const SLOW_START_USE = 0.9;
+/** ... over a twentieth of the rise's time, between 1 and 5 s (its sent buckets): an unused share proves nothing. */
+const slowStartUseMs = (riseMs: number) => Math.min(5_000, Math.max(1_000, riseMs / 20));
+/** How often it runs at the full budget (to keep the account's learnt share alive, and to read a slow start). */
+const QUIET_FULL_MS = 10_000;
 
 type Headers = Readonly<Record<string, string | string[] | undefined>>;
 
@@ -46,20 +85,37 @@ type Headers = Readonly<Record<string, string | string[] | undefined>>;
  * within its budget, or X-RateLimit-Remaining lower than its own answers explain, lowers a lane's share of its
  * configured budget; it then climbs back a step at a time. RequestBudget's acquire divides the lane's spacing by it.
  */
-export class AdaptiveRate {
+export class BudgetShares {
   private readonly limits: ReturnType<typeof laneLimits>;
   private readonly floor: number;
   private readonly local: Record<BudgetLane, number> = { post: 1, get: 1, collection: 1, total: 1 };
   private readonly lastStep: Record<BudgetLane, number> = { post: 0, get: 0, collection: 0, total: 0 };
+  private readonly rise: number;
+  private readonly useMs: number;
 
   constructor(
     private readonly redis: Redis,
     private readonly keys: RedisKeys,
     private readonly budgets: Budgets,
-    private readonly opts: AdaptiveRateOptions = {},
+    private readonly opts: BudgetSharesOptions = {},
   ) {
     this.limits = laneLimits(budgets);
     this.floor = Math.min(1, Math.max(0.01, opts.floor ?? defaults.rateFloorPercent / 100));
+    const start = Math.min(1, Math.max(this.floor, opts.start ?? 1));
+    const riseMs = (opts.riseSeconds ?? defaults.rateStartRiseSeconds) * 1000;
+    this.rise = (1 - start) / riseMs;
+    this.useMs = slowStartUseMs(riseMs);
+  }
+
+  /** The slow start's first share of a lane (1: none; the collection's hourly budget never has one). */
+  start(lane: BudgetLane = 'total'): number {
+    if (!slowStartLanes(this.budgets).includes(lane)) return 1;
+    return Math.min(1, Math.max(this.floor, this.opts.start ?? 1));
+  }
+
+  /** The account's learnt-share key of a lane. */
+  learntKey(lane: BudgetLane): string {
+    return this.keys.budgetLearnt(lane, this.opts.account ?? '');
   }
 
   /** This process's last view of a lane's share (refresh() reads every process's). */
@@ -87,14 +143,15 @@ export class AdaptiveRate {
     const lane = this.laneOf(cls, h.limit, h.resetAt, now);
     const { limit, windowMs } = this.limits[lane]!;
     if (!is429 && h.remaining === undefined && h.limit === undefined) {
-      // The answer says nothing: only a lowered share needs the script, for its step back up.
-      if (this.local[lane] >= 1 || now - this.lastStep[lane] < QUIET_STEP_MS) return;
+      // The answer says nothing: a lowered share needs the script for its steps back up, a full one now and then.
+      if (now - this.lastStep[lane] < (this.local[lane] >= 1 ? QUIET_FULL_MS : QUIET_STEP_MS)) return;
     }
     this.lastStep[lane] = now;
-    const reply = (await runScript(this.redis, ADAPT, [
-      2,
+    const reply = (await runScript(this.redis, SHARE, [
+      3,
       this.keys.budgetShare(lane),
       this.keys.budgetSent(lane),
+      this.learntKey(lane),
       is429 ? 1 : 0,
       h.limit ?? -1,
       h.remaining ?? -1,
@@ -107,10 +164,14 @@ export class AdaptiveRate {
       defaults.shareStep,
       defaults.shareStepsPerWindow,
       defaults.shareDecrease,
-      Math.max(3 * windowMs, 600_000),
+      shareTtlMs(windowMs),
       sentBucketMs(windowMs),
       PROBE_STEP,
       WINDOW_BURST_PART,
+      this.rise,
+      learntTtlMs(windowMs),
+      SLOW_START_USE,
+      this.useMs,
     ])) as [string, string, number, string];
     const factor = Number(reply[0]);
     const previous = this.local[lane];

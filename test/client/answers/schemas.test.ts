@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decoders as d, ShapeError } from '../../src/client/shape.js';
+import { decoders as d, ShapeError } from '../../../src/client/answers/shape.js';
 
 /**
  * Answers shaped like the public samples of the real service (docs/service.md, "Null and

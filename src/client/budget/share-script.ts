@@ -1,18 +1,22 @@
-import { redisScript } from '../redis/scripts.js';
+import { redisScript } from '../../redis/scripts.js';
 
 const lua = `
-local k, sentKey = KEYS[1], KEYS[2]
+local k, sentKey, learntKey = KEYS[1], KEYS[2], KEYS[3]
 local is429 = ARGV[1] == '1'
 local L, R, reset, now = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
 local Lc, W, h = tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
 local floor, step, steps, beta = tonumber(ARGV[9]), tonumber(ARGV[10]), tonumber(ARGV[11]), tonumber(ARGV[12])
 local ttl, bms, probe, burstPart = tonumber(ARGV[13]), tonumber(ARGV[14]), tonumber(ARGV[15]), tonumber(ARGV[16])
+local rise, learntTtl, use, useSpan = tonumber(ARGV[17]), tonumber(ARGV[18]), tonumber(ARGV[19]), tonumber(ARGV[20])
 local t = redis.call('TIME')
 local tnow = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local s = redis.call('HMGET', k, 'f', 'reason', 'since', 'at', 'win', 'own', 'winLen',
-  'other', 'otherAt', 'otherPrev', 'decWin', 'limit', 'learned', 'hdrAt', 'win429', 'ceil', 'pstep')
+  'other', 'otherAt', 'otherPrev', 'decWin', 'limit', 'learned', 'hdrAt', 'win429', 'ceil', 'pstep', 'ss')
 local f = tonumber(s[1]) or 1
 local reason = s[2] or 'configured'
+local stored, storedReason = f, reason
+-- A slow start (budget-scripts.ts, ACQUIRE, on a fresh share): the share rises while no 429 comes.
+local ss = s[18] == '1'
 local since = tonumber(s[3]) or 0
 local at = tonumber(s[4]) or 0
 local win = tonumber(s[5]) or 0
@@ -61,6 +65,13 @@ end
 -- 429s only), a 429 is all the evidence there is, and what the others spend is read from it.
 if R >= 0 and not is429 then hdrAt = tnow end
 local only429 = tnow - hdrAt > 2 * winLen
+-- Remaining tells the service's state on every answer: no slow start there, the share starts from all of the budget
+-- as it always did (a 429 ends a slow start too, below).
+if ss and R >= 0 and not is429 then
+  ss = false
+  f = 1
+  reason = 'configured'
+end
 
 -- Steps back up, and the least time into a window before its use is read, go by the service's window.
 local every, minElapsed = winLen / steps, winLen / 30
@@ -144,7 +155,37 @@ if is429 then
       if cap and cap < nf then nf = cap end
     end
     why = 'shared-429'
+    ss = false
     if reset > 0 then decWin = reset end
+  end
+elseif ss then
+  -- Slow start: a linear rise, at most a second's worth per answer, while this program (every process: the sent
+  -- buckets) sends what its share allows (time without requests, or with fewer than the share allows, does not
+  -- count: it proves nothing of what the others leave, and a share raised then would meet the next burst of work at
+  -- a rate never tried).
+  -- The span is the slow start's own at first (it began at 'since').
+  local used, span = 0, useSpan
+  if since > 0 and tnow - since < span then span = math.max(1000, tnow - since) end
+  if tnow - at >= 1000 then
+    local all = redis.call('HGETALL', sentKey)
+    for i = 1, #all, 2 do
+      local b, c = string.match(all[i + 1], '^(%d+):(%d+)$')
+      if b and tonumber(b) * bms >= tnow - span then used = used + tonumber(c) end
+    end
+  end
+  -- Against what the share allowed over the time the counted buckets cover (whole buckets from the span's start to
+  -- now: a short span may hold only part of a bucket), as it rose (its mean there).
+  local cover = math.max(1, tnow - math.ceil((tnow - span) / bms) * bms)
+  if tnow - at >= 1000 and used < use * math.max(0, f - rise * cover / 2) * Lc * h / W * cover then
+    at = tnow
+  elseif tnow - at >= 1000 then
+    nf = math.min(1, f + rise * math.min(tnow - at, 2000))
+    if nf >= 1 then
+      ss = false
+      why = 'configured'
+    else
+      why = 'slow-start'
+    end
   end
 elseif only429 and f < 1 then
   -- Probing with headers on 429s only: one small step a window of the service after a whole window without a 429,
@@ -176,13 +217,13 @@ if nf < floor then
   why = 'floor'
 end
 local changed = 0
-if nf ~= f or why ~= reason then changed = 1 end
-if nf ~= f then at = tnow end
+if nf ~= stored or why ~= storedReason then changed = 1 end
+if nf ~= stored then at = tnow end
 if nf >= 1 then since = 0 elseif since == 0 then since = tnow end
 
 redis.call('HSET', k, 'f', string.format('%.4f', nf), 'reason', why, 'since', since, 'at', at,
   'win', win, 'own', own, 'winLen', winLen, 'decWin', decWin, 'learned', learned and '1' or '0',
-  'hdrAt', hdrAt, 'win429', win429, 'pstep', pstep)
+  'hdrAt', hdrAt, 'win429', win429, 'pstep', pstep, 'ss', ss and '1' or '0')
 if ceil then redis.call('HSET', k, 'ceil', string.format('%.4f', ceil)) end
 if other then redis.call('HSET', k, 'other', string.format('%.9f', other), 'otherAt', otherAt) end
 if src then redis.call('HSET', k, 'otherSrc', src) end
@@ -192,6 +233,16 @@ if L > 0 then redis.call('HSET', k, 'limit', L) end
 if R >= 0 then redis.call('HSET', k, 'remaining', R) end
 if reset > 0 then redis.call('HSET', k, 'reset', reset) end
 redis.call('PEXPIRE', k, ttl)
+-- What was learnt with headers on 429s only (the share, its ceiling, when), for the account's next process: written
+-- when it changes, and again every tenth of its life while it holds. A slow start in progress teaches nothing yet.
+if not ss and only429 then
+  local lastAt = tonumber(redis.call('HGET', learntKey, 'at')) or 0
+  if nf ~= stored or tnow - lastAt >= learntTtl / 10 then
+    redis.call('HSET', learntKey, 'f', string.format('%.4f', nf), 'at', tnow, 'reason', why)
+    if ceil then redis.call('HSET', learntKey, 'ceil', string.format('%.4f', ceil)) end
+    redis.call('PEXPIRE', learntKey, learntTtl)
+  end
+end
 local otherPerMinute = ''
 if other then otherPerMinute = string.format('%.1f', other * 60000) end
 return { string.format('%.4f', nf), why, changed, otherPerMinute }
@@ -204,7 +255,10 @@ return { string.format('%.4f', nf), why, changed, otherPerMinute }
  * its window (ms), headroom, floor (fraction), additive step (fraction), steps per window of the service (the
  * window is learned from two resets in a row, else the configured one), multiplicative factor, the hash's TTL (ms),
  * the lane's sent buckets' length (ms), the probe's step with headers on 429s only (fraction), the part of what a
- * window has left that may go at once (fraction). KEYS[2]: the lane's sent hash (budget-scripts.ts, ACQUIRE).
+ * window has left that may go at once (fraction), the slow start's rise (fraction a ms), the learnt hash's TTL (ms),
+ * the part of what its share allowed the program must have sent for a slow start to rise, over which span (ms).
+ * KEYS[2]: the lane's sent hash (budget-scripts.ts, ACQUIRE); KEYS[3]: the lane's learnt hash for the account (what a
+ * fresh process starts from).
  * Answers { factor, reason, changed (1/0), others' requests a minute or '' }.
  */
-export const ADAPT = redisScript('budgetAdapt', lua);
+export const SHARE = redisScript('budgetShare', lua);

@@ -1,5 +1,5 @@
-import type { Budgets } from '../../config/read-config.js';
-import type { RequestClass } from './service-api.js';
+import type { Budgets } from '../../../config/read-config.js';
+import type { RequestClass } from '../service-api.js';
 
 /**
  * A budget a request spends: its class's, and `total` (one limit for every request together) when the

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { redact } from '../log/logger.js';
-import { NOT_SENT_CODES, TIMEOUT_CODES } from '../net/network-codes.js';
+import { redact } from '../../log/logger.js';
+import { NOT_SENT_CODES, TIMEOUT_CODES } from '../../net/network-codes.js';
 import {
   BadResponseError,
   DuplicateError,

@@ -1,9 +1,9 @@
 import pRetry from 'p-retry';
-import { followablePath } from './api-path.js';
-import type { Layer } from './call-layers.js';
-import { classifyNetworkError } from './classify.js';
-import type { Credentials } from './credentials.js';
-import { isServiceError } from './errors.js';
+import { followablePath } from '../api-path.js';
+import { withContext, type Layer } from './call-layers.js';
+import { classifyNetworkError } from '../answers/classify.js';
+import type { Credentials } from '../credentials.js';
+import { isServiceError } from '../answers/errors.js';
 
 /** A 429 on a read whose reset is further away than this goes to the caller instead of being waited out. */
 const MAX_READ_HOLD_MS = 60_000;
@@ -55,17 +55,23 @@ async function rotatedSince(credentials: Credentials, version: number): Promise<
 }
 
 /**
- * A 401 reads the credentials' files again and, when they changed since the request was sent, sends it once more at
- * once with the new ones (a 401 is answered before anything is done, so a write is safe to repeat).
+ * Signs each request with the credentials as they are when it goes out (after its wait for budget), and on a 401
+ * reads the credentials' files again: when they changed since the request was sent, sends it once more at once with
+ * the new ones (a 401 is answered before anything is done, so a write is safe to repeat).
  */
 export function credentialRotation(credentials: Credentials): Layer {
   return (next) => async (req) => {
-    const sentWith = { version: credentials.version };
+    let version = credentials.version;
+    const authorization = () => {
+      version = credentials.version;
+      return { authorization: credentials.authorization() };
+    };
+    const signed = withContext(req, { headers: [authorization] });
     try {
-      return await next({ ...req, sentWith });
+      return await next(signed);
     } catch (err) {
-      if (!isServiceError(err) || err.code !== 'UNAUTHORIZED' || !(await rotatedSince(credentials, sentWith.version))) throw err;
-      return next({ ...req, sentWith });
+      if (!isServiceError(err) || err.code !== 'UNAUTHORIZED' || !(await rotatedSince(credentials, version))) throw err;
+      return next(signed);
     }
   };
 }

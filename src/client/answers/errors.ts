@@ -1,8 +1,8 @@
-import { HINTS } from '../errors/error-hints.js';
+import { HINTS } from '../../errors/error-hints.js';
 
 /**
  * The service client's one error family. Callers branch on `code`, `retryable` and `outcome`,
- * never on message text (only src/client/classify.ts reads the service's `msg`).
+ * never on message text (only src/client/answers/classify.ts reads the service's `msg`).
  */
 export type ServiceErrorCode =
   | 'UNAUTHORIZED'

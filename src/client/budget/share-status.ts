@@ -1,8 +1,8 @@
-import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
-import type { ShareReason } from './adaptive-rate.js';
+import type { RedisConnection as Redis, RedisKeys } from '../../redis/connection.js';
+import type { ShareReason } from './share.js';
 import { LANES, type BudgetLane } from './budget-lanes.js';
 
-/** A lane's share as every process left it in Redis (adapt-script.ts), for status, metrics and the charts. */
+/** A lane's share as every process left it in Redis (share-script.ts), for status, metrics and the charts. */
 export interface LaneShare {
   /** Share of the configured budget the program takes now: 1 is all of it. */
   factor: number;
@@ -25,6 +25,8 @@ const REASONS: readonly ShareReason[] = [
   'probing',
   'floor',
   'window-remaining',
+  'slow-start',
+  'remembered',
 ];
 const num = (v: string | null | undefined) => (v === null || v === undefined || v === '' || !Number.isFinite(Number(v)) ? null : Number(v));
 
@@ -53,7 +55,7 @@ export async function readShares(redis: Redis, keys: RedisKeys): Promise<Record<
     const [f, reason, since, other, otherAt, winLen, limit, remaining, reset, fw, fwUntil, otherSrc] = (replies[i]?.[1] ?? []) as Array<
       string | null
     >;
-    // What the service's window has left binds until its reset when it is lower than the share (adapt-script.ts).
+    // What the service's window has left binds until its reset when it is lower than the share (share-script.ts).
     const windowBinds = num(fw) !== null && (num(fwUntil) ?? 0) > Date.now() && num(fw)! < (num(f) ?? 1);
     const factor = windowBinds ? num(fw)! : (num(f) ?? 1);
     // The others' figure is news for two of the service's windows.
@@ -90,6 +92,13 @@ export function shareReasonText(s: LaneShare): string {
         `pacing so that the ${s.service.remaining ?? '?'} requests X-RateLimit-Remaining leaves last until its reset ` +
         `(this window was spent faster)${others}`
       );
+    case 'slow-start':
+      return (
+        'starting below the budget and rising while no 429 comes (INVENTORY_RATE_START_PERCENT): ' +
+        "nothing is known yet of the account's other clients"
+      );
+    case 'remembered':
+      return `started from the share the account's last processes learnt${others}; climbing back a step at a time`;
     case 'floor':
       return `held at INVENTORY_RATE_FLOOR_PERCENT: the others leave less than that${others}; they may be answered 429`;
   }

@@ -1,10 +1,10 @@
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isServiceError, type ServiceError, type ServiceErrorCode, type WriteOutcome } from '../../src/client/errors.js';
-import { ServiceClient } from '../../src/client/service-client.js';
-import type { CreateOrderBody, CreateShipmentBody } from '../../src/client/schemas.js';
-import type { ApiCall } from '../../src/client/service-api.js';
-import { json, startServer, type TestServer } from './http-server.js';
+import { isServiceError, type ServiceError, type ServiceErrorCode, type WriteOutcome } from '../../../src/client/answers/errors.js';
+import { ServiceClient } from '../../../src/client/service-client.js';
+import type { CreateOrderBody, CreateShipmentBody } from '../../../src/client/answers/schemas.js';
+import type { ApiCall } from '../../../src/client/service-api.js';
+import { json, startServer, type TestServer } from '../http-server.js';
 
 const KEY = 'key-7f3a9c';
 const SECRET = 'secret-b81e44';

@@ -1,4 +1,4 @@
-import { redisScript } from '../redis/scripts.js';
+import { redisScript } from '../../redis/scripts.js';
 
 /** Buckets in a lane's ring of sent counts: a bucket is a 120th of the lane's window, so the ring holds two windows. */
 export const SENT_SLOTS = 256;
@@ -11,14 +11,17 @@ export function sentBucketMs(windowMs: number): number {
 /**
  * Reserves the next slot of one or more lanes (GCRA, theoretical arrival time per lane), all at once: the
  * request goes at the first instant every lane allows, and each lane's schedule moves past that instant.
- * KEYS: for each lane its TAT key, hold key, share hash and sent hash, then the stats hash.
- * ARGV: for each lane its emission interval (ms), its burst tolerance (ms), its name (the first: the class) and the
- * length of its sent buckets (ms; 0 counts none).
- * A lane's share (`f` of its hash, adapt-script.ts; 1 when absent, or `fw` until `fwUntil` when lower: what the
+ * KEYS: for each lane its TAT key, hold key, share hash, sent hash and learnt hash, then the stats hash.
+ * ARGV: for each lane its emission interval (ms), its burst tolerance (ms), its name (the first: the class), the
+ * length of its sent buckets (ms; 0 counts none), its slow start (a fraction; 1: none) and its share hash's TTL (ms).
+ * A lane with a slow start and no share hash (a fresh account, or every process gone for longer than the hash's life)
+ * gets one: the share learnt hash remembers for the account when there is one, else the slow start (share-script.ts
+ * raises it while no 429 comes).
+ * A lane's share (`f` of its hash, share-script.ts; 1 when absent, or `fw` until `fwUntil` when lower: what the
  * service's window has left) stretches its interval: interval / f; while `fw` binds, `fwBurst` requests may go
  * back to back (a small part of what the window has left).
  * The sent hash counts the lane's requests by send time in a ring of SENT_SLOTS buckets (slot: "bucket:count"), so
- * that a 429 can tell what this program spent of the service's window (adapt-script.ts).
+ * that a 429 can tell what this program spent of the service's window (share-script.ts).
  * Answers the ms to wait before sending (0: send now).
  * Time is Redis's, so processes on machines with different clocks share one schedule.
  */
@@ -27,13 +30,31 @@ export const ACQUIRE = redisScript(
   `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
-local n = (#KEYS - 1) / 4
+local n = (#KEYS - 1) / 5
 local start = now
 local tats, fs = {}, {}
 for i = 1, n do
-  local iv = tonumber(ARGV[4 * i - 3])
-  local tol = tonumber(ARGV[4 * i - 2])
-  local sh = redis.call('HMGET', KEYS[4 * i - 1], 'f', 'fw', 'fwUntil', 'fwBurst')
+  local iv = tonumber(ARGV[6 * i - 5])
+  local tol = tonumber(ARGV[6 * i - 4])
+  local shareKey = KEYS[5 * i - 2]
+  local sh = redis.call('HMGET', shareKey, 'f', 'fw', 'fwUntil', 'fwBurst')
+  local slow = tonumber(ARGV[6 * i - 1])
+  if not sh[1] and slow < 1 then
+    local ms = math.floor(now)
+    local l = redis.call('HMGET', KEYS[5 * i], 'f', 'ceil')
+    local lf = tonumber(l[1])
+    if lf and lf > 0 and lf <= 1 then
+      local since, why = ms, 'remembered'
+      if lf >= 1 then since, why = 0, 'configured' end
+      redis.call('HSET', shareKey, 'f', l[1], 'reason', why, 'at', ms, 'since', since, 'ss', '0')
+      if l[2] then redis.call('HSET', shareKey, 'ceil', l[2]) end
+      sh[1] = l[1]
+    else
+      sh[1] = string.format('%.4f', slow)
+      redis.call('HSET', shareKey, 'f', sh[1], 'reason', 'slow-start', 'at', ms, 'since', ms, 'ss', '1')
+    end
+    redis.call('PEXPIRE', shareKey, tonumber(ARGV[6 * i]))
+  end
   local f = tonumber(sh[1]) or 1
   local fw = tonumber(sh[2])
   if fw and (tonumber(sh[3]) or 0) > now and fw < f then
@@ -43,31 +64,31 @@ for i = 1, n do
   end
   if f < 0.01 then f = 0.01 elseif f > 1 then f = 1 end
   fs[i] = f
-  local tat = tonumber(redis.call('GET', KEYS[4 * i - 3])) or now
+  local tat = tonumber(redis.call('GET', KEYS[5 * i - 4])) or now
   tats[i] = tat
   local s = tat - tol
   if s > start then start = s end
-  local h = redis.call('PTTL', KEYS[4 * i - 2])
+  local h = redis.call('PTTL', KEYS[5 * i - 3])
   if h > 0 and now + h > start then start = now + h end
 end
 for i = 1, n do
   local tat = tats[i]
   if start > tat then tat = start end
-  tat = tat + tonumber(ARGV[4 * i - 3]) / fs[i]
-  redis.call('SET', KEYS[4 * i - 3], string.format('%.3f', tat), 'PX', math.ceil(tat - now) + 1000)
-  redis.call('HINCRBY', KEYS[#KEYS], 'requests:' .. ARGV[4 * i - 1], 1)
-  local bms = tonumber(ARGV[4 * i])
+  tat = tat + tonumber(ARGV[6 * i - 5]) / fs[i]
+  redis.call('SET', KEYS[5 * i - 4], string.format('%.3f', tat), 'PX', math.ceil(tat - now) + 1000)
+  redis.call('HINCRBY', KEYS[#KEYS], 'requests:' .. ARGV[6 * i - 3], 1)
+  local bms = tonumber(ARGV[6 * i - 2])
   if bms > 0 then
     local b = math.floor(start / bms)
     local slot = b % ${SENT_SLOTS}
-    local v = redis.call('HGET', KEYS[4 * i], slot)
+    local v = redis.call('HGET', KEYS[5 * i - 1], slot)
     local c = 1
     if v then
       local vb, vc = string.match(v, '^(%d+):(%d+)$')
       if tonumber(vb) == b then c = tonumber(vc) + 1 end
     end
-    redis.call('HSET', KEYS[4 * i], slot, string.format('%d:%d', b, c))
-    redis.call('PEXPIRE', KEYS[4 * i], ${SENT_SLOTS} * bms)
+    redis.call('HSET', KEYS[5 * i - 1], slot, string.format('%d:%d', b, c))
+    redis.call('PEXPIRE', KEYS[5 * i - 1], ${SENT_SLOTS} * bms)
   end
 end
 local wait = math.ceil(start - now)

@@ -1,7 +1,8 @@
 /**
  * Another client of the same account (a merchant's shipping or marketplace connector): one GET every
  * 60 s / perMinute, on its own schedule, whatever the answers say (no budget logic, no retry, headers ignored).
- * It counts its answers by status, so a bench can tell how many of its requests were answered 429.
+ * It counts its answers by status, so a bench or a test can tell how many of its requests were answered 429. A test
+ * kit (test/kit/): the benches and the tests start it alike.
  */
 import { Agent, request } from 'undici';
 

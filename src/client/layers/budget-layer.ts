@@ -1,12 +1,12 @@
-import { messageOf } from '../errors/message-of.js';
-import type { RequestBudget } from './budget.js';
-import type { Layer } from './call-layers.js';
-import { classifyNetworkError } from './classify.js';
-import { isServiceError, TransientError } from './errors.js';
+import { messageOf } from '../../errors/message-of.js';
+import type { RequestBudget } from '../budget/budget.js';
+import { withContext, type Layer } from './call-layers.js';
+import { classifyNetworkError } from '../answers/classify.js';
+import { isServiceError, TransientError } from '../answers/errors.js';
 
 /**
  * The shared budget around every HTTP request: it waits for its class's slot (the wait is reported with the call),
- * every answer's X-RateLimit-* head feeds the lanes' adaptive share, and a 429 holds its class for every process
+ * every answer's X-RateLimit-* head feeds the lanes' shares, and a 429 holds its class for every process
  * until the reset before the caller sees it.
  */
 export function budgeted(budget: RequestBudget): Layer {
@@ -25,9 +25,9 @@ export function budgeted(budget: RequestBudget): Layer {
       });
     }
     // What an answer says of the account's budget, for every process (not awaited: the call's result does not wait on it).
-    const onAnswer = (status: number, headers: Parameters<RequestBudget['observe']>[2]) => void budget.observe(cls, status, headers);
+    const answer = (status: number, headers: Parameters<RequestBudget['observe']>[2]) => void budget.observe(cls, status, headers);
     try {
-      return await next({ ...req, waitedMs, onAnswer });
+      return await next(withContext(req, { answers: [answer], report: { waitedMs } }));
     } catch (err) {
       // The hold is best effort: the 429 itself must reach the caller even when Redis does not answer.
       if (isServiceError(err) && err.code === 'RATE_LIMITED' && err.resetAt) await budget.hold(cls, err.resetAt).catch(() => undefined);

@@ -1,0 +1,210 @@
+/**
+ * The first minutes of a total shared with another client of the account (issue 37): the sandbox allows `total`
+ * requests a minute for every client together (fixed 1-minute windows); another client (test/kit/other-client.ts)
+ * spends `other` of them a minute from the start, deaf to the answers. This program is the real CLI (dist/), on a
+ * fresh prefix (nothing remembered), either `sync --once` started again and again, each with `orders` new orders, or
+ * one long `worker`. Measured over the whole run, first window included: the other client's share of 429s and this
+ * program's orders a minute against the free part; alone (`--other 0`), the seconds until the share is all the budget.
+ *
+ *   npx tsx bench/shared-start.ts [--shape fresh|worker] [--total 1200] [--other 400] [--seconds 240] [--orders 150]
+ *     [--on-429] [--tsx]
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { readShares } from '../src/client/budget/share-status.js';
+import { startFeedServer, type FeedServer } from '../src/feed/feed-server.js';
+import { createRedis, deleteKeysUnder, redisKeys } from '../src/redis/connection.js';
+import { startSandbox } from '../src/sandbox/sandbox.js';
+import { buildDist } from './lib/build-dist.js';
+import { spawnCli, type CliProcess } from './lib/cli-process.js';
+import { startOtherClient } from '../test/kit/other-client.js';
+import { benchOrders } from './lib/order-records.js';
+import { STREAMS } from '../jobs/kinds.js';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const WINDOW_MS = 60_000;
+const TOKEN = 'bench-token';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const round = (n: number, d = 1) => Math.round(n * 10 ** d) / 10 ** d;
+
+export interface SharedStartOptions {
+  shape: 'fresh' | 'worker';
+  rateHeaders: 'every-answer' | 'on-429';
+  total?: number;
+  other?: number;
+  /** Seconds of the run: no `sync --once` starts after them; the worker stops at them. Default 240. */
+  seconds?: number;
+  /** Orders of each `sync --once`. Default 150. */
+  orders?: number;
+  /** Run the sources through tsx instead of dist/. */
+  tsx?: boolean;
+  redisUrl?: string;
+  log?: (line: string) => void;
+}
+
+export interface SharedStartFigures {
+  shape: 'fresh' | 'worker';
+  rateHeaders: 'every-answer' | 'on-429';
+  total: number;
+  other: number;
+  /** Seconds from the other client's start (the program's a second later) to the end of the run. */
+  seconds: number;
+  processes: number;
+  orders: number;
+  ordersPerMinute: number;
+  /** ordersPerMinute / ((total - other) / 4). */
+  ofFree: number;
+  otherSent: number;
+  otherRateLimited: number;
+  otherShare429: number;
+  /** The same within the first minute of the program. */
+  firstMinuteShare429: number;
+  /** Seconds from the program's start until the total's share was all of the budget (null: never in the run). */
+  fullAfterSeconds: number | null;
+}
+
+export async function runSharedStart(o: SharedStartOptions): Promise<SharedStartFigures> {
+  const total = o.total ?? 1_200;
+  const otherPerMinute = o.other ?? 400;
+  const seconds = o.seconds ?? 240;
+  const perRun = o.orders ?? 150;
+  const log = o.log ?? (() => undefined);
+  const redisUrl = o.redisUrl ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+  const dist = o.tsx ? false : buildDist(ROOT, log);
+  const dir = mkdtempSync(join(tmpdir(), 'isync-shared-start-'));
+  const sandbox = await startSandbox({
+    data: 'demo',
+    latency: { ms: 50, jitterMs: 10 },
+    budgets: { total: { limit: total, windowMs: WINDOW_MS }, rateHeaders: o.rateHeaders },
+  });
+  const prefix = `bench-shared-start-${process.pid}-${Date.now()}`;
+  const keys = redisKeys(prefix);
+  const redis = createRedis(redisUrl);
+  const other = otherPerMinute > 0 ? startOtherClient({ ...sandbox, perMinute: otherPerMinute }) : undefined;
+  const feeds: FeedServer[] = [];
+  const counts = () => other?.counts() ?? { sent: 0, ok: 0, rateLimited: 0, other: 0 };
+  const feed = async (n: number, tag: string) => {
+    const f = await startFeedServer({ port: 0, names: STREAMS, streams: { orders: benchOrders(tag, n) }, token: TOKEN });
+    feeds.push(f);
+    return f;
+  };
+  const cli = (args: string[], f: FeedServer, name: string): CliProcess =>
+    spawnCli({
+      root: ROOT,
+      name,
+      args,
+      env: {
+        REDIS_URL: redisUrl,
+        QUEUE_PREFIX: prefix,
+        INVENTORY_BASE_URL: sandbox.url,
+        INVENTORY_ACCOUNT: sandbox.account,
+        INVENTORY_API_KEY: sandbox.key,
+        INVENTORY_API_SECRET: sandbox.secret,
+        INVENTORY_REQUESTS_PER_MINUTE: String(total),
+        INVENTORY_POST_PER_MINUTE: String(total),
+        INVENTORY_GET_PER_MINUTE: String(total),
+        UPSTREAM_URL: f.url,
+        UPSTREAM_TOKEN: TOKEN,
+        ORDER_POLL_SECONDS: '1',
+        WORKER_HTTP_PORT: '0',
+        LOG_LEVEL: 'warn',
+      },
+      logFile: join(dir, `${name}.log`),
+      useDist: dist,
+    });
+  let processes = 0;
+  let fullAfter: number | null = null;
+  try {
+    await sleep(1_000);
+    const started = Date.now();
+    const a0 = sandbox.admin.counters().actions;
+    let firstMinute: ReturnType<typeof counts> | undefined;
+    const watch = setInterval(() => {
+      if (!firstMinute && Date.now() - started >= 60_000) firstMinute = counts();
+      void readShares(redis, keys).then((s) => {
+        if (fullAfter === null && s.total.factor >= 1 && s.total.reason === 'configured' && sandbox.admin.counters().actions > a0)
+          fullAfter = (Date.now() - started) / 1000;
+      });
+    }, 250);
+    try {
+      if (o.shape === 'worker') {
+        const f = await feed(Math.ceil(((total / 4) * seconds) / 60) + 100, `START-W-${Date.now()}`);
+        const p = cli(['worker'], f, 'worker');
+        processes = 1;
+        await sleep(Math.max(0, started + seconds * 1_000 - Date.now()));
+        await p.stop(10_000);
+      } else {
+        for (let i = 0; Date.now() - started < seconds * 1_000; i++) {
+          // Each run a feed of new orders from its start (the cursor is the feed's, not the orders').
+          await redis.del(keys.cursor('orders'));
+          const f = await feed(perRun, `START-F${i}-${Date.now()}`);
+          const before = sandbox.admin.counters().actions;
+          const code = await cli(['sync', '--once', '--stream', 'orders'], f, `sync-${i}`).exited;
+          processes++;
+          const done = sandbox.admin.counters().actions - before;
+          log(`  sync --once ${i + 1}: exit ${code}, ${done} orders, at ${round((Date.now() - started) / 1000)} s`);
+          if (code !== 0) throw new Error(`sync --once exited ${code}: see ${join(dir, `sync-${i}.log`)}`);
+        }
+      }
+    } finally {
+      clearInterval(watch);
+    }
+    const runSeconds = (Date.now() - started) / 1000;
+    const c = counts();
+    const orders = sandbox.admin.counters().actions - a0;
+    const ordersPerMinute = (orders / runSeconds) * 60;
+    const fm = firstMinute ?? c;
+    return {
+      shape: o.shape,
+      rateHeaders: o.rateHeaders,
+      total,
+      other: otherPerMinute,
+      seconds: round(runSeconds),
+      processes,
+      orders,
+      ordersPerMinute: round(ordersPerMinute),
+      ofFree: round(ordersPerMinute / ((total - otherPerMinute) / 4), 3),
+      otherSent: c.sent,
+      otherRateLimited: c.rateLimited,
+      otherShare429: round(c.rateLimited / Math.max(1, c.sent), 4),
+      firstMinuteShare429: round(fm.rateLimited / Math.max(1, fm.sent), 4),
+      fullAfterSeconds: fullAfter === null ? null : round(fullAfter),
+    };
+  } finally {
+    await other?.stop();
+    await Promise.all(feeds.map((f) => f.close()));
+    await sandbox.close();
+    await deleteKeysUnder(redis, prefix);
+    redis.disconnect();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const { values: v } = parseArgs({
+    options: {
+      shape: { type: 'string' },
+      total: { type: 'string' },
+      other: { type: 'string' },
+      seconds: { type: 'string' },
+      orders: { type: 'string' },
+      'on-429': { type: 'boolean' },
+      tsx: { type: 'boolean' },
+    },
+  });
+  const num = (s: string | undefined) => (s === undefined ? undefined : Number(s));
+  const f = await runSharedStart({
+    shape: v.shape === 'worker' ? 'worker' : 'fresh',
+    rateHeaders: v['on-429'] ? 'on-429' : 'every-answer',
+    total: num(v.total),
+    other: num(v.other),
+    seconds: num(v.seconds),
+    orders: num(v.orders),
+    tsx: v.tsx,
+    log: console.log,
+  });
+  console.log(JSON.stringify(f));
+}
