@@ -20,6 +20,7 @@ import { spawnCli, waitForLog } from './lib/cli-process.js';
 import { benchOrders } from './lib/order-records.js';
 import { processCpuMs } from './lib/proc-cpu.js';
 import { newWebhookSecret, percentile, webhookHeaders } from './lib/push-signing.js';
+import { sandboxEnv } from '../src/app/sandbox-config.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -127,10 +128,7 @@ export async function runPushAccept(o: PushAcceptOptions = {}): Promise<PushAcce
     env: {
       REDIS_URL: redisUrl,
       QUEUE_PREFIX: prefix,
-      INVENTORY_BASE_URL: sandbox.url,
-      INVENTORY_ACCOUNT: sandbox.account,
-      INVENTORY_API_KEY: sandbox.key,
-      INVENTORY_API_SECRET: sandbox.secret,
+      ...sandboxEnv(sandbox),
       INGEST_SECRET: secret,
       // One sender here stands for many: the per-sender limit (2,000 a second by default) is not what is measured.
       INGEST_RATE_PER_SECOND: '1000000',

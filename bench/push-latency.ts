@@ -20,6 +20,7 @@ import { STREAMS } from '../jobs/kinds.js';
 import { spawnCli, waitForLog } from './lib/cli-process.js';
 import { benchOrders, type BenchOrder } from './lib/order-records.js';
 import { newWebhookSecret, percentile, webhookHeaders } from './lib/push-signing.js';
+import { sandboxEnv } from '../src/app/sandbox-config.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -103,10 +104,7 @@ async function runOne(r: RunOptions): Promise<LatencyFigures> {
     env: {
       REDIS_URL: redisUrl,
       QUEUE_PREFIX: prefix,
-      INVENTORY_BASE_URL: sandbox.url,
-      INVENTORY_ACCOUNT: sandbox.account,
-      INVENTORY_API_KEY: sandbox.key,
-      INVENTORY_API_SECRET: sandbox.secret,
+      ...sandboxEnv(sandbox),
       INVENTORY_POST_PER_MINUTE: String(r.budget),
       WORKER_HTTP_PORT: '0',
       LOG_LEVEL: 'info',

@@ -21,6 +21,7 @@ import { spawnCli } from './lib/cli-process.js';
 import { processCpuMs } from './lib/proc-cpu.js';
 import { benchOrders } from './lib/order-records.js';
 import { STREAMS } from '../jobs/kinds.js';
+import { sandboxEnv } from '../src/app/sandbox-config.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -123,10 +124,7 @@ export async function runRedisFull(o: RedisFullOptions = {}): Promise<RedisFullF
     env: {
       REDIS_URL: server.url,
       QUEUE_PREFIX: 'full',
-      INVENTORY_BASE_URL: sandbox.url,
-      INVENTORY_ACCOUNT: sandbox.account,
-      INVENTORY_API_KEY: sandbox.key,
-      INVENTORY_API_SECRET: sandbox.secret,
+      ...sandboxEnv(sandbox),
       INVENTORY_POST_PER_MINUTE: '6000',
       INVENTORY_GET_PER_MINUTE: '6000',
       INVENTORY_COLLECTION_PER_HOUR: '3000',

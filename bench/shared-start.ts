@@ -23,6 +23,7 @@ import { spawnCli, type CliProcess } from './lib/cli-process.js';
 import { startOtherClient } from '../test/kit/other-client.js';
 import { benchOrders } from './lib/order-records.js';
 import { STREAMS } from '../jobs/kinds.js';
+import { sandboxEnv } from '../src/app/sandbox-config.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const WINDOW_MS = 60_000;
@@ -99,10 +100,7 @@ export async function runSharedStart(o: SharedStartOptions): Promise<SharedStart
       env: {
         REDIS_URL: redisUrl,
         QUEUE_PREFIX: prefix,
-        INVENTORY_BASE_URL: sandbox.url,
-        INVENTORY_ACCOUNT: sandbox.account,
-        INVENTORY_API_KEY: sandbox.key,
-        INVENTORY_API_SECRET: sandbox.secret,
+        ...sandboxEnv(sandbox),
         INVENTORY_REQUESTS_PER_MINUTE: String(total),
         INVENTORY_POST_PER_MINUTE: String(total),
         INVENTORY_GET_PER_MINUTE: String(total),

@@ -30,15 +30,20 @@ interface SandboxConfigSettings {
 export type SandboxConfigOptions = SandboxConfigSettings &
   ({ base: Config; redis?: RedisTarget | string } | { base?: undefined; redis: RedisTarget | string });
 
-/** A configuration that talks to a sandbox (demo, test worlds, benches): the base settings with its URL and keys. */
-export function sandboxConfig(sandbox: SandboxAccess, o: SandboxConfigOptions): Config {
-  const base = o.base ?? readConfig({}, {}, o.kinds);
-  const env = readConfig({
+/** The variables that point the program at a sandbox: its URL, account and keys (for a child process's environment). */
+export function sandboxEnv(sandbox: SandboxAccess): Record<string, string> {
+  return {
     INVENTORY_BASE_URL: sandbox.url,
     INVENTORY_ACCOUNT: sandbox.account,
     INVENTORY_API_KEY: sandbox.key,
     INVENTORY_API_SECRET: sandbox.secret,
-  });
+  };
+}
+
+/** A configuration that talks to a sandbox (demo, test worlds, benches): the base settings with its URL and keys. */
+export function sandboxConfig(sandbox: SandboxAccess, o: SandboxConfigOptions): Config {
+  const base = o.base ?? readConfig({}, {}, o.kinds);
+  const env = readConfig(sandboxEnv(sandbox));
   const service = { ...env.service!, ...(base.service ? { budgets: base.service.budgets } : {}), ...o.service };
   const target = o.redis === undefined ? base.redis : typeof o.redis === 'string' ? { url: o.redis } : o.redis;
   return {
