@@ -17,6 +17,8 @@ export type { RedisConfig };
 export type Config = ReturnType<typeof configOf> & {
   /** Per stream, the transform from the upstream's own shape (TRANSFORMS), in the order given. Default: none. */
   transforms?: TransformSetting[];
+  /** The account of ACCOUNTS_FILE this configuration is (config/accounts.ts); absent: the environment's one account, `default`. */
+  accountName?: string;
 };
 /** Where and how to reach the service. */
 export type ServiceConfig = NonNullable<Config['service']>;

@@ -14,6 +14,8 @@ export interface CliIo {
   stdin: Readable;
   /** The variables the working folder's .env file set (those the environment did not): named in problems of where a setting came from. */
   dotenv?: ReadonlySet<string>;
+  /** `--account NAME`: the account of ACCOUNTS_FILE a command acts on (absent: the only one, or every one where that makes sense). */
+  account?: string;
   /** Aborted on the first SIGTERM/SIGINT: long-running commands stop taking work and wind down. */
   stop: AbortSignal;
 }

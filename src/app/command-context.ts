@@ -1,5 +1,6 @@
 import pretty from 'pino-pretty';
 import { defaults } from '../../config/defaults.js';
+import { chooseAccount, readAccounts, type AccountConfig } from '../../config/accounts.js';
 import { readConfig, secretsOf, type Budgets, type Config, type ConfigNeeds } from '../../config/read-config.js';
 import { createLogger, secretForms, type Logger } from '../log/logger.js';
 import type { CliIo, OutStream } from './cli-io.js';
@@ -8,9 +9,19 @@ import { describeRedis, type RedisConnection as Redis } from '../redis/connectio
 import { openStreamQueues, type StreamQueues } from '../queue/stream-queues.js';
 import type { Kind } from '../kinds/kind.js';
 
-/** The configuration a command runs with, the kinds' own settings with it; throws ConfigError listing every problem. */
+/**
+ * The configuration a command runs with, the kinds' own settings with it: the account of `--account` (or the only
+ * one) of ACCOUNTS_FILE, else the environment's. Throws ConfigError listing every problem.
+ */
 export function loadConfig(io: CliIo, kinds: readonly Kind[], needs: ConfigNeeds = {}): Config {
-  return readConfig(io.env, needs, kinds, io.dotenv);
+  if (!io.env.ACCOUNTS_FILE?.trim() && io.account === undefined) return readConfig(io.env, needs, kinds, io.dotenv);
+  return chooseAccount(readAccounts(io.env, needs, kinds, io.dotenv), io.account).config;
+}
+
+/** Every account's configuration (ACCOUNTS_FILE's, or the environment's one account `default`); `--account` keeps one. */
+export function loadAccounts(io: CliIo, kinds: readonly Kind[], needs: ConfigNeeds = {}): AccountConfig[] {
+  const all = readAccounts(io.env, needs, kinds, io.dotenv);
+  return io.account === undefined ? all.accounts : [chooseAccount(all, io.account)];
 }
 
 /** Every secret of the configuration in every form it travels in (Basic credentials are base64). */
@@ -33,9 +44,9 @@ export function commandLogger(config: Config, stream: OutStream, extraSecrets: s
       ignore: 'pid,hostname',
       sync: true,
     });
-    return createLogger({ level: config.logLevel, secrets, destination: prettyStream });
+    return createLogger({ level: config.logLevel, secrets, destination: prettyStream, account: config.accountName });
   }
-  return createLogger({ level: config.logLevel, secrets, destination: stream });
+  return createLogger({ level: config.logLevel, secrets, destination: stream, account: config.accountName });
 }
 
 export function writeJson(io: CliIo, value: unknown): void {

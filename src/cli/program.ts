@@ -21,13 +21,23 @@ import type { Kind } from '../kinds/kind.js';
 
 /** The commander program of docs/reference.md, writing to `io`. */
 export function buildProgram(io: CliIo, done: CommandResult, kinds: readonly Kind[]): Command {
+  // The commands read `--account` from their io, set before any of them runs.
+  const cmdIo: CliIo = { ...io };
   const program = new Command('inventory-sync')
     .description('Keeps an inventory, order and shipment service in step with an upstream feed.')
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
     .showHelpAfterError('(add --help for usage)')
-    .allowExcessArguments(false);
-  for (const make of commandFactories) program.addCommand(make(io, done, kinds));
+    .allowExcessArguments(false)
+    .option(
+      '--account <name>',
+      'the account of ACCOUNTS_FILE to act on (default: the only one; every one for status, jobs list, audit, reconcile)',
+    )
+    .hook('preAction', (root) => {
+      const account = root.opts<{ account?: string }>().account;
+      if (account !== undefined) cmdIo.account = account;
+    });
+  for (const make of commandFactories) program.addCommand(make(cmdIo, done, kinds));
   // addCommand does not pass settings down; every level must throw instead of exiting.
   const inherit = (cmd: Command) => {
     for (const sub of cmd.commands) {

@@ -14,6 +14,8 @@ export interface LoggerOptions {
   pretty?: boolean;
   /** Lines of one repeated error (logRepeated) at most one per this many ms, shared by the logger's children. Default 30 000. */
   repeatIntervalMs?: number;
+  /** The account of ACCOUNTS_FILE the lines are about: a field of every line. Default: none (the one account). */
+  account?: string;
 }
 
 /** A string as it appears inside a JSON string (quotes, backslashes and control characters escaped). */
@@ -104,7 +106,7 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
   const pretty = opts.pretty ?? (!opts.destination && process.stdout.isTTY === true);
   const options: pino.LoggerOptions = {
     level: opts.level ?? 'info',
-    base: { pid: process.pid },
+    base: opts.account ? { pid: process.pid, account: opts.account } : { pid: process.pid },
     // pino's own redact paths match keys exactly (`authorization`, not `Authorization`): a walk instead.
     formatters: { log: (o) => redactKeys(o) as Record<string, unknown> },
     // Always on: secrets may be learned later (addSecrets). An empty list costs a loop of nothing.
