@@ -1,0 +1,198 @@
+/**
+ * What an idle account costs (issue 36): `accounts` accounts of one ACCOUNTS_FILE served by `processes` worker
+ * processes (the real CLI, dist/) on a private redis-server, every account's feed polled and empty. Measured after the
+ * accounts have started and settled: the Redis commands a second (INFO stats total_commands_processed, less the
+ * measuring's own), the Redis memory and keys, the connections, and each process's RSS; each also per account.
+ * `--cluster` runs the same on a local Redis Cluster of three masters (test/kit/local-cluster.ts).
+ *
+ *   npx tsx bench/accounts-idle.ts [--accounts 200] [--processes 1,3] [--seconds 30] [--settle 20] [--cluster]
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { Redis } from 'ioredis';
+import { startFeedServer } from '../src/feed/feed-server.js';
+import { startRedisServer } from '../src/redis/embedded-server.js';
+import { startSandbox } from '../src/sandbox/sandbox.js';
+import { sandboxEnv } from '../src/app/sandbox-config.js';
+import { STREAMS } from '../jobs/kinds.js';
+import { buildDist } from './lib/build-dist.js';
+import { spawnCli, type CliProcess } from './lib/cli-process.js';
+import { peakRss } from './lib/peak-rss.js';
+import { startLocalCluster } from '../test/kit/local-cluster.js';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const TOKEN = 'bench-token';
+const PREFIX = 'idle';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const round = (n: number, d = 1) => Math.round(n * 10 ** d) / 10 ** d;
+
+export interface AccountsIdleOptions {
+  accounts: number;
+  processes: number;
+  /** Seconds measured, after the settling. Default 30. */
+  seconds?: number;
+  /** Seconds after every account has started before measuring (first polls, schedulers, presence). Default 20. */
+  settle?: number;
+  cluster?: boolean;
+  log?: (line: string) => void;
+}
+
+export interface AccountsIdleFigures {
+  accounts: number;
+  processes: number;
+  cluster: boolean;
+  /** Seconds from the processes' start until every account's worker had registered. */
+  startSeconds: number;
+  opsPerSecond: number;
+  opsPerSecondPerAccount: number;
+  memoryBytes: number;
+  memoryPerAccountBytes: number;
+  keys: number;
+  keysPerAccount: number;
+  connections: number;
+  /** Summed over the processes, after the measure. */
+  rssBytes: number;
+  rssPerAccountBytes: number;
+}
+
+/** The masters' INFO fields, summed (one server, or every master of the cluster). */
+async function infoSum(nodes: Redis[], field: string, section: string): Promise<number> {
+  let sum = 0;
+  for (const n of nodes) sum += Number(new RegExp(`${field}:(\\d+)`).exec(await n.info(section))?.[1] ?? 0);
+  return sum;
+}
+
+async function countKeys(nodes: Redis[]): Promise<number> {
+  let sum = 0;
+  for (const n of nodes) sum += await n.dbsize();
+  return sum;
+}
+
+/** Accounts whose worker registered (their `{prefix-name}:workers` key exists), over every master. */
+async function registered(nodes: Redis[]): Promise<number> {
+  let n = 0;
+  for (const node of nodes) {
+    let cursor = '0';
+    do {
+      const [next, batch] = await node.scan(cursor, 'MATCH', `{${PREFIX}-*}:workers`, 'COUNT', 1000);
+      cursor = next;
+      n += batch.length;
+    } while (cursor !== '0');
+  }
+  return n;
+}
+
+export async function runAccountsIdle(o: AccountsIdleOptions): Promise<AccountsIdleFigures> {
+  const log = o.log ?? (() => undefined);
+  const seconds = o.seconds ?? 30;
+  const settle = o.settle ?? 20;
+  const dist = buildDist(ROOT, log);
+  const dir = mkdtempSync(join(tmpdir(), 'isync-accounts-idle-'));
+  const cluster = o.cluster ? await startLocalCluster() : undefined;
+  const server = cluster ? undefined : await startRedisServer();
+  const nodes = cluster ? cluster.nodes.map((n) => new Redis({ port: n.port, host: n.host })) : [new Redis(server!.url)];
+  const redisEnv: Record<string, string> = cluster
+    ? { REDIS_CLUSTER_NODES: cluster.nodes.map((n) => `${n.host}:${n.port}`).join(',') }
+    : { REDIS_URL: server!.url };
+  const sandbox = await startSandbox({ data: 'demo' });
+  const feed = await startFeedServer({ port: 0, names: STREAMS, streams: {}, token: TOKEN });
+  const file = join(dir, 'accounts.json');
+  const accounts: Record<string, Record<string, string>> = {};
+  for (let i = 0; i < o.accounts; i++) accounts[`a${String(i).padStart(4, '0')}`] = { UPSTREAM_URL: feed.url };
+  writeFileSync(file, JSON.stringify({ accounts }));
+  const procs: CliProcess[] = [];
+  try {
+    const memory0 = await infoSum(nodes, 'used_memory', 'memory');
+    const started = Date.now();
+    for (let p = 0; p < o.processes; p++)
+      procs.push(
+        spawnCli({
+          root: ROOT,
+          name: `worker-${p}`,
+          args: ['worker'],
+          env: {
+            ...redisEnv,
+            QUEUE_PREFIX: PREFIX,
+            ACCOUNTS_FILE: file,
+            ...sandboxEnv(sandbox),
+            UPSTREAM_TOKEN: TOKEN,
+            WORKER_HTTP_PORT: '0',
+            LOG_LEVEL: 'warn',
+          },
+          logFile: join(dir, `worker-${p}.log`),
+          useDist: dist,
+        }),
+      );
+    for (;;) {
+      const n = await registered(nodes);
+      if (n >= o.accounts) break;
+      if (procs.some((p) => !p.alive())) throw new Error(`a worker process ended early: see ${dir}`);
+      if (Date.now() - started > 300_000) throw new Error(`only ${n} of ${o.accounts} accounts started in 300 s: see ${dir}`);
+      await sleep(1_000);
+    }
+    const startSeconds = (Date.now() - started) / 1000;
+    log(`accounts-idle: ${o.accounts} accounts started in ${round(startSeconds)} s; settling ${settle} s`);
+    await sleep(settle * 1000);
+    const ops0 = await infoSum(nodes, 'total_commands_processed', 'stats');
+    const t0 = Date.now();
+    await sleep(seconds * 1000);
+    const ops1 = await infoSum(nodes, 'total_commands_processed', 'stats');
+    const elapsed = (Date.now() - t0) / 1000;
+    // The two INFO calls per master of this measure are not the accounts'.
+    const opsPerSecond = (ops1 - ops0 - nodes.length) / elapsed;
+    const memoryBytes = (await infoSum(nodes, 'used_memory', 'memory')) - memory0;
+    const keys = await countKeys(nodes);
+    const connections = (await infoSum(nodes, 'connected_clients', 'clients')) - nodes.length;
+    const rssBytes = procs.reduce((s, p) => s + (peakRss(p.pid) ?? 0), 0);
+    return {
+      accounts: o.accounts,
+      processes: o.processes,
+      cluster: Boolean(o.cluster),
+      startSeconds: round(startSeconds),
+      opsPerSecond: round(opsPerSecond),
+      opsPerSecondPerAccount: round(opsPerSecond / o.accounts, 3),
+      memoryBytes,
+      memoryPerAccountBytes: Math.round(memoryBytes / o.accounts),
+      keys,
+      keysPerAccount: round(keys / o.accounts),
+      connections,
+      rssBytes,
+      rssPerAccountBytes: Math.round(rssBytes / o.accounts),
+    };
+  } finally {
+    await Promise.all(procs.map((p) => p.stop(15_000)));
+    for (const n of nodes) n.disconnect();
+    await feed.close();
+    await sandbox.close();
+    await server?.stop();
+    await cluster?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const { values } = parseArgs({
+    options: {
+      accounts: { type: 'string', default: '200' },
+      processes: { type: 'string', default: '1,3' },
+      seconds: { type: 'string', default: '30' },
+      settle: { type: 'string', default: '20' },
+      cluster: { type: 'boolean', default: false },
+    },
+  });
+  const say = (line: string) => process.stdout.write(`${line}\n`);
+  for (const processes of values.processes.split(',').map(Number)) {
+    const f = await runAccountsIdle({
+      accounts: Number(values.accounts),
+      processes,
+      seconds: Number(values.seconds),
+      settle: Number(values.settle),
+      cluster: values.cluster,
+      log: say,
+    });
+    say(JSON.stringify(f));
+  }
+}
