@@ -23,6 +23,13 @@ describe('the docs (README.md, docs/**)', () => {
   it('link and name only files of the repository', () => {
     expect(docPathProblems(repoDocs(), root)).toEqual([]);
   });
+
+  it('hold no merge conflict left behind', () => {
+    const marked = repoDocs().flatMap((p) =>
+      p.text.split('\n').flatMap((line, i) => (/^(<{7}|>{7}) |^={7}$/.test(line) ? [`${p.file}:${i + 1}: ${line}`] : [])),
+    );
+    expect(marked).toEqual([]);
+  });
 });
 
 describe('the docs path reader', () => {
