@@ -47,6 +47,11 @@ export interface Accounts {
   accounts: AccountConfig[];
 }
 
+/** Whether a name can be an account's: 1 to 32 of a-z, 0-9 and -. */
+export function isAccountName(name: string): boolean {
+  return nameRule.test(name);
+}
+
 /**
  * The prefix of an account's Redis keys. The environment's one account, and an account named `default`, keep
  * QUEUE_PREFIX as it is (a deployment that moves to a file keeps its data). Every other account has a prefix of its
@@ -56,6 +61,28 @@ export interface Accounts {
 export function accountPrefix(base: string, name: string): string {
   if (name === defaultAccount) return base;
   return `{${base.replace(/[{}]/g, '')}-${name}}`;
+}
+
+/** The base the accounts' prefixes are made from: QUEUE_PREFIX as the environment gives it, or its default. */
+export function basePrefix(env: Record<string, string | undefined>): string {
+  return env.QUEUE_PREFIX?.trim() || defaults.queuePrefix;
+}
+
+/**
+ * The SCAN pattern of every key of every account but `default` (`{isync-*}:*`): each account's keys are under its
+ * prefix, and a prefix's braces are no glob characters (QUEUE_PREFIX holds none of `*?[]\`).
+ */
+export function accountKeysPattern(base: string): string {
+  return `${accountPrefix(base, '*')}:*`;
+}
+
+/** The account a key of accountKeysPattern is of (`{isync-acme}:orders:id` → `acme`), or undefined when none is. */
+export function accountOfKey(base: string, key: string): string | undefined {
+  const head = `{${base.replace(/[{}]/g, '')}-`;
+  if (!key.startsWith(head)) return undefined;
+  const end = key.indexOf('}:', head.length);
+  const name = end < 0 ? undefined : key.slice(head.length, end);
+  return name !== undefined && nameRule.test(name) && name !== defaultAccount ? name : undefined;
 }
 
 /**
@@ -188,8 +215,7 @@ export function accountConfig(
     const other = variable.endsWith('_FILE') ? variable.slice(0, -'_FILE'.length) : `${variable}_FILE`;
     if (!(other in entry.settings)) delete merged[other];
   }
-  const base = env.QUEUE_PREFIX?.trim() || undefined;
-  merged.QUEUE_PREFIX = accountPrefix(base ?? defaults.queuePrefix, entry.name);
+  merged.QUEUE_PREFIX = accountPrefix(basePrefix(env), entry.name);
   delete merged.ACCOUNTS_FILE;
   const own = new Set([...fromDotenv].filter((v) => !(v in entry.settings)));
   try {

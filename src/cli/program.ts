@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import type { CliIo } from '../app/cli-io.js';
+import { accountsCommand } from './commands/accounts-command.js';
 import { auditCommand } from './commands/audit-command.js';
 import { checkCommand } from './commands/check-command.js';
 import { dashboardCommand } from './commands/dashboard-command.js';
@@ -62,6 +63,7 @@ const commandFactories: Array<(io: CliIo, done: CommandResult, kinds: readonly K
   resyncCommand,
   auditCommand,
   checkCommand,
+  accountsCommand,
   dashboardCommand,
   sandboxCommand,
   demoCommand,
