@@ -1,9 +1,12 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { programKinds } from '../../jobs/kinds.js';
+import { buildProgram } from '../../src/cli/program.js';
 import { indexJobIds } from '../../src/queue/job-index.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
 import { connect, deletePrefix, redisUrl, uniquePrefix } from '../helpers/redis.js';
@@ -257,6 +260,23 @@ describe('commands over several accounts', () => {
       expect(repair.code).toBe(2);
       expect(repair.stderr).toContain('give --account NAME');
     });
+  });
+});
+
+describe("the program's --account beside a command's own", () => {
+  it('gives `sandbox --account A` to the sandbox (its account path), and --account to every other command', async () => {
+    const quiet = new PassThrough();
+    const io = { env: {}, stdout: quiet, stderr: quiet, stdin: new PassThrough(), stop: new AbortController().signal };
+    const seen: Array<[string, unknown]> = [];
+    const program = buildProgram(io, () => undefined, programKinds);
+    const sandbox = program.commands.find((c) => c.name() === 'sandbox')!;
+    sandbox.action((o: { account?: string }) => void seen.push(['sandbox', o.account]));
+    await program.parseAsync(['sandbox', '--account', 'shop-7'], { from: 'user' });
+    await program.parseAsync(['--account', 'shop-8', 'sandbox'], { from: 'user' });
+    expect(seen).toEqual([
+      ['sandbox', 'shop-7'],
+      ['sandbox', 'shop-8'],
+    ]);
   });
 });
 
