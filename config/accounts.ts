@@ -47,6 +47,11 @@ export interface Accounts {
   accounts: AccountConfig[];
 }
 
+/** Whether a name can be an account's: 1 to 32 of a-z, 0-9 and -. */
+export function isAccountName(name: string): boolean {
+  return nameRule.test(name);
+}
+
 /**
  * The prefix of an account's Redis keys. The environment's one account, and an account named `default`, keep
  * QUEUE_PREFIX as it is (a deployment that moves to a file keeps its data). Every other account has a prefix of its
@@ -58,16 +63,57 @@ export function accountPrefix(base: string, name: string): string {
   return `{${base.replace(/[{}]/g, '')}-${name}}`;
 }
 
-/** The variables an account's object may hold: the program's and the kinds' settings, and their `_FILE` forms. */
+/** The base the accounts' prefixes are made from: QUEUE_PREFIX as the environment gives it, or its default. */
+export function basePrefix(env: Record<string, string | undefined>): string {
+  return env.QUEUE_PREFIX?.trim() || defaults.queuePrefix;
+}
+
+/**
+ * The SCAN pattern of every key of every account but `default` (`{isync-*}:*`): each account's keys are under its
+ * prefix, and a prefix's braces are no glob characters (QUEUE_PREFIX holds none of `*?[]\`).
+ */
+export function accountKeysPattern(base: string): string {
+  return `${accountPrefix(base, '*')}:*`;
+}
+
+/** The account a key of accountKeysPattern is of (`{isync-acme}:orders:id` → `acme`), or undefined when none is. */
+export function accountOfKey(base: string, key: string): string | undefined {
+  const head = `{${base.replace(/[{}]/g, '')}-`;
+  if (!key.startsWith(head)) return undefined;
+  const end = key.indexOf('}:', head.length);
+  const name = end < 0 ? undefined : key.slice(head.length, end);
+  return name !== undefined && nameRule.test(name) && name !== defaultAccount ? name : undefined;
+}
+
+/**
+ * The variables an account's object may hold: the program's and the kinds' settings (the secrets' `_FILE` forms are
+ * settings of the schema; no other setting has one), less the deployment's.
+ */
 function accountVariables(kinds: readonly SettingsOfKind[]): Set<string> {
   const names = [...Object.keys(envSchema.shape), ...settingsOf(kinds).map((s) => s.name)];
-  const all = new Set<string>();
-  for (const n of names) {
-    if (deploymentOnly.some((r) => r.test(n))) continue;
-    all.add(n);
-    if (!n.endsWith('_FILE')) all.add(`${n}_FILE`);
+  return new Set(names.filter((n) => !deploymentOnly.some((r) => r.test(n))));
+}
+
+/**
+ * Where a syntax error is, without quoting the file: the parsers' messages may show the text around it (Node's
+ * JSON.parse quotes it, YAML's quotes the line), and that text may be a secret.
+ */
+function syntaxWhere(err: unknown, text: string): string {
+  const yamlAt = (err as { linePos?: Array<{ line: number; col: number }>; code?: unknown }).linePos?.[0];
+  if (yamlAt) {
+    const code = (err as { code?: unknown }).code;
+    return ` at line ${yamlAt.line}, column ${yamlAt.col}${typeof code === 'string' ? ` (${code})` : ''}`;
   }
-  return all;
+  const message = err instanceof Error ? err.message : '';
+  const lineCol = /line (\d+) column (\d+)/.exec(message);
+  if (lineCol) return ` at line ${lineCol[1]}, column ${lineCol[2]}`;
+  const position = /at position (\d+)/.exec(message);
+  if (position) {
+    const before = text.slice(0, Number(position[1])).split('\n');
+    return ` at line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1}`;
+  }
+  if (/Unexpected end of JSON input/.test(message)) return ' (it ends too soon)';
+  return '';
 }
 
 /** A value of the file as the environment would hold it: text; numbers and booleans as written. */
@@ -84,12 +130,12 @@ function asText(v: unknown): string | undefined {
  */
 export function parseAccountsFile(path: string, text: string, kinds: readonly SettingsOfKind[]): AccountEntry[] {
   const where = `ACCOUNTS_FILE (${path})`;
+  const yaml = /\.ya?ml$/i.test(extname(path));
   let doc: unknown;
   try {
-    doc = /\.ya?ml$/i.test(extname(path)) ? parseYaml(text) : JSON.parse(text);
+    doc = yaml ? parseYaml(text) : JSON.parse(text);
   } catch (err) {
-    const line = err instanceof Error ? (err.message.split('\n')[0] ?? '') : '';
-    throw new ConfigError([`${where}: is not valid ${/\.ya?ml$/i.test(path) ? 'YAML' : 'JSON'} (${line.slice(0, 120)})`]);
+    throw new ConfigError([`${where}: is not valid ${yaml ? 'YAML' : 'JSON'}${syntaxWhere(err, text)}`]);
   }
   const accounts = (doc as { accounts?: unknown } | null)?.accounts;
   if (!accounts || typeof accounts !== 'object' || Array.isArray(accounts))
@@ -169,8 +215,7 @@ export function accountConfig(
     const other = variable.endsWith('_FILE') ? variable.slice(0, -'_FILE'.length) : `${variable}_FILE`;
     if (!(other in entry.settings)) delete merged[other];
   }
-  const base = env.QUEUE_PREFIX?.trim() || undefined;
-  merged.QUEUE_PREFIX = accountPrefix(base ?? defaults.queuePrefix, entry.name);
+  merged.QUEUE_PREFIX = accountPrefix(basePrefix(env), entry.name);
   delete merged.ACCOUNTS_FILE;
   const own = new Set([...fromDotenv].filter((v) => !(v in entry.settings)));
   try {

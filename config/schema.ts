@@ -110,6 +110,7 @@ export const envSchema = z.object({
     )
     .optional(),
   REDIS_SENTINEL_PASSWORD: optionalText,
+  ACCOUNTS_FILE: optionalText,
   QUEUE_PREFIX: z
     .string()
     .trim()

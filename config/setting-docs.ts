@@ -46,6 +46,9 @@ export const settingDocs: Record<keyof typeof envSchema.shape, string> = {
   REDIS_SENTINELS: 'Redis through Sentinel: the sentinels, `host:port,...` (`rediss://host:port` for TLS); not with `REDIS_CLUSTER_NODES`.',
   REDIS_SENTINEL_NAME: 'The name the sentinels monitor the primary under; required with `REDIS_SENTINELS`.',
   REDIS_SENTINEL_PASSWORD: "The sentinels' own password (a secret).",
+  ACCOUNTS_FILE:
+    'Many accounts in one deployment: a JSON or YAML file naming each account and the settings it holds itself ' +
+    '(docs/accounts.md); read again when it changes. Without it: one account, `default`, from the environment.',
   QUEUE_PREFIX: 'Prefix of every Redis key the program writes; on a cluster put in a `{hash tag}` when it has none.',
   UPSTREAM_URL: 'The upstream feed to pull (docs/records.md); without it, pushed and imported records only.',
   UPSTREAM_TOKEN: 'The bearer token of the feed (a secret).',

@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import type { CliIo } from '../app/cli-io.js';
+import { accountsCommand } from './commands/accounts-command.js';
 import { auditCommand } from './commands/audit-command.js';
 import { checkCommand } from './commands/check-command.js';
 import { dashboardCommand } from './commands/dashboard-command.js';
@@ -33,9 +34,13 @@ export function buildProgram(io: CliIo, done: CommandResult, kinds: readonly Kin
       '--account <name>',
       'the account of ACCOUNTS_FILE to act on (default: the only one; every one for status, jobs list, audit, reconcile)',
     )
-    .hook('preAction', (root) => {
+    .hook('preAction', (root, action) => {
       const account = root.opts<{ account?: string }>().account;
-      if (account !== undefined) cmdIo.account = account;
+      if (account === undefined) return;
+      // Commander gives the program's option first, wherever it is: a command with its own `--account` (`sandbox
+      // --account A`, the sandbox's account path) gets it back.
+      if (action.options.some((o) => o.long === '--account')) action.setOptionValue('account', account);
+      else cmdIo.account = account;
     });
   for (const make of commandFactories) program.addCommand(make(cmdIo, done, kinds));
   // addCommand does not pass settings down; every level must throw instead of exiting.
@@ -62,6 +67,7 @@ const commandFactories: Array<(io: CliIo, done: CommandResult, kinds: readonly K
   resyncCommand,
   auditCommand,
   checkCommand,
+  accountsCommand,
   dashboardCommand,
   sandboxCommand,
   demoCommand,

@@ -8,9 +8,10 @@ function csvCell(v: unknown): string {
   return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
-/** RFC 4180 CSV with a header row. */
-export function auditCsv(rows: AuditRow[]): string {
-  const lines = [AUDIT_COLUMNS.join(','), ...rows.map((r) => AUDIT_COLUMNS.map((c) => csvCell(r[c])).join(','))];
+/** RFC 4180 CSV with a header row; `account`: the rows of several accounts, each naming its own in a first column. */
+export function auditCsv(rows: Array<AuditRow & { account?: string }>, o: { account?: boolean } = {}): string {
+  const columns = o.account ? (['account', ...AUDIT_COLUMNS] as const) : AUDIT_COLUMNS;
+  const lines = [columns.join(','), ...rows.map((r) => columns.map((c) => csvCell(r[c])).join(','))];
   return `${lines.join('\r\n')}\r\n`;
 }
 

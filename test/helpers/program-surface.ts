@@ -73,7 +73,9 @@ export function allCommands(cmd: Command): Command[] {
 
 /** Whether a command (or commander's own `--help`) takes `--flag`. */
 export function commandHasFlag(cmd: Command, flag: string): boolean {
-  return flag === '--help' || cmd.options.some((o) => o.long === flag || o.short === flag);
+  // The program's own options (`--account`) go before or after any command: commander reads them there too.
+  for (let c: Command | null = cmd; c; c = c.parent) if (c.options.some((o) => o.long === flag || o.short === flag)) return true;
+  return flag === '--help';
 }
 
 function envReads(root: string): Set<string> {

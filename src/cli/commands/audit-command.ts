@@ -1,12 +1,14 @@
 import { Command, Option } from 'commander';
 import type { StreamName } from '../../records/stream-name.js';
 import type { CliIo } from '../../app/cli-io.js';
-import { loadConfig, withQueues, writeJson } from '../../app/command-context.js';
+import { loadAccounts } from '../../app/command-context.js';
 import { ExitCode } from '../exit-codes.js';
+import { withAccountQueues, worstCode, writeOutcomes } from '../each-account.js';
 import type { CommandResult } from '../command-result.js';
 import { auditCsv, auditNdjson, auditTable } from '../render-audit.js';
 import { parseAuditTime } from '../audit-time.js';
 import type { Kind } from '../../kinds/kind.js';
+import type { AuditRow } from '../../ops/audit.js';
 
 interface AuditFlags {
   since?: string;
@@ -16,7 +18,10 @@ interface AuditFlags {
   json?: boolean;
 }
 
-/** `audit [--since T] [--until T] [--stream S]... [--format csv|ndjson] [--json]`: every write made to the service. */
+/**
+ * `audit [--since T] [--until T] [--stream S]... [--format csv|ndjson] [--json]`: every write made to the service, by
+ * every account of ACCOUNTS_FILE (or `--account`'s); CSV and NDJSON rows then name their account.
+ */
 export function auditCommand(io: CliIo, done: CommandResult, kinds: readonly Kind[]): Command {
   return new Command('audit')
     .description(
@@ -26,17 +31,24 @@ export function auditCommand(io: CliIo, done: CommandResult, kinds: readonly Kin
     .option('--until <time>', 'before this time (same forms)')
     .addOption(new Option('--stream <stream...>', 'only these streams').choices(kinds.map((k) => k.stream)))
     .addOption(new Option('--format <format>', 'csv or ndjson instead of a table').choices(['csv', 'ndjson']))
-    .option('--json', 'machine-readable output (one JSON array)')
+    .option('--json', 'machine-readable output (one JSON array: of the writes; with several accounts, of an object per account)')
     .action(async (o: AuditFlags) => {
       const since = o.since === undefined ? undefined : parseAuditTime('--since', o.since);
       const until = o.until === undefined ? undefined : parseAuditTime('--until', o.until);
       const { auditWrites } = await import('../../ops/audit.js');
-      const config = loadConfig(io, kinds);
-      const rows = await withQueues(config, kinds, (queues) => auditWrites(queues, kinds, { since, until, streams: o.stream }));
-      if (o.json) writeJson(io, rows);
-      else if (o.format === 'csv') io.stdout.write(auditCsv(rows));
-      else if (o.format === 'ndjson') io.stdout.write(auditNdjson(rows));
-      else io.stdout.write(auditTable(rows));
-      done(ExitCode.ok);
+      const accounts = loadAccounts(io, kinds);
+      const outcomes = await withAccountQueues(io, accounts, kinds, async (queues) => ({
+        value: await auditWrites(queues, kinds, { since, until, streams: o.stream }),
+        code: ExitCode.ok,
+      }));
+      // CSV and NDJSON stay one table with several accounts: each row names its account.
+      if (o.format && !o.json && outcomes.length > 1) {
+        const rows = outcomes.flatMap((r) => ('value' in r ? r.value.map((row) => ({ account: r.account.name, ...row })) : []));
+        io.stdout.write(o.format === 'csv' ? auditCsv(rows, { account: true }) : auditNdjson(rows));
+        return done(worstCode(outcomes.map((r) => r.code)));
+      }
+      const text = o.format === 'csv' ? (rows: AuditRow[]) => auditCsv(rows) : o.format === 'ndjson' ? auditNdjson : auditTable;
+      // --json: one array of writes; with several accounts, an object per account with its `writes`.
+      done(writeOutcomes(io, outcomes, { json: o.json, text, toJson: (writes) => writes, accountJson: (writes) => ({ writes }) }));
     });
 }

@@ -1,7 +1,8 @@
 import { Command, Option } from 'commander';
 import type { StreamName } from '../../records/stream-name.js';
 import type { CliIo } from '../../app/cli-io.js';
-import { loadConfig, withQueues, writeJson } from '../../app/command-context.js';
+import { loadAccounts, loadConfig, withQueues, writeJson } from '../../app/command-context.js';
+import { withAccountQueues, writeOutcomes } from '../each-account.js';
 import { ExitCode, UsageError } from '../exit-codes.js';
 import { DEFAULT_BATCH_LIMIT, DEFAULT_LIST_LIMIT, JOB_STATES, listJobs, showJob, type JobStateName } from '../../ops/job-inspect.js';
 import { retryAllFailed, retryJobIds } from '../../ops/job-retry.js';
@@ -10,7 +11,7 @@ import type { CommandResult } from '../command-result.js';
 import { positive } from './options.js';
 import type { Kind } from '../../kinds/kind.js';
 
-/** `jobs list`, `jobs show`, `jobs retry`. */
+/** `jobs list` (every account of ACCOUNTS_FILE, or `--account`'s), `jobs show`, `jobs retry` (one account). */
 export function jobsCommand(io: CliIo, done: CommandResult, kinds: readonly Kind[]): Command {
   const streamOption = () => new Option('--stream <stream...>', 'only these streams').choices(kinds.map((k) => k.stream));
   const jobs = new Command('jobs').description('inspect and retry jobs');
@@ -24,14 +25,16 @@ export function jobsCommand(io: CliIo, done: CommandResult, kinds: readonly Kind
     .option('--batch-limit <n>', 'most import batches per stream and state (each holds up to 1,000 records)', positive, DEFAULT_BATCH_LIMIT)
     .option('--json', 'machine-readable output')
     .action(async (o: { state?: string[]; stream?: StreamName[]; limit: number; batchLimit: number; json?: boolean }) => {
-      const config = loadConfig(io, kinds);
       const states = !o.state || o.state.includes('all') ? (o.state ? JOB_STATES : undefined) : (o.state as JobStateName[]);
-      const list = await withQueues(config, kinds, (q) =>
-        listJobs(q, { states, streams: o.stream, limit: o.limit, batchLimit: o.batchLimit }),
-      );
-      if (o.json) writeJson(io, { prefix: config.redis.prefix, jobs: list });
-      else io.stdout.write(renderJobList(list));
-      done(ExitCode.ok);
+      // Every account of ACCOUNTS_FILE (a heading, or an object with `account`, each), or --account's.
+      const outcomes = await withAccountQueues(io, loadAccounts(io, kinds), kinds, async (q, _redis, { config }) => ({
+        value: {
+          prefix: config.redis.prefix,
+          jobs: await listJobs(q, { states, streams: o.stream, limit: o.limit, batchLimit: o.batchLimit }),
+        },
+        code: ExitCode.ok,
+      }));
+      done(writeOutcomes(io, outcomes, { json: o.json, text: (v) => renderJobList(v.jobs), toJson: (v) => v }));
     });
 
   jobs

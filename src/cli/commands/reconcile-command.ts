@@ -1,7 +1,8 @@
 import { Command, Option } from 'commander';
 import type { StreamName } from '../../records/stream-name.js';
 import type { CliIo } from '../../app/cli-io.js';
-import { writeJson } from '../../app/command-context.js';
+import { loadAccounts, writeJson } from '../../app/command-context.js';
+import { runEachAccount, writeOutcomes } from '../each-account.js';
 import { ExitCode } from '../exit-codes.js';
 import type { CommandResult } from '../command-result.js';
 import { renderReconcile } from '../render-reconcile.js';
@@ -57,7 +58,11 @@ async function sayBudgetWaits(io: CliIo, app: AppContext, command: string): Prom
   return watchBudgetWaits(io.stderr, app.deps.budget, budgets, { title: command, reads });
 }
 
-/** `reconcile [--stream S]... [--json]`: the service against what was synced; exit 0 no drift, 1 drift found. */
+/**
+ * `reconcile [--stream S]... [--json]`: the service against what was synced; exit 0 no drift, 1 drift found. Every
+ * account of ACCOUNTS_FILE (the worst account's code), or `--account`'s; `--repair` writes to one: `--account` (or
+ * the only one).
+ */
 export function reconcileCommand(io: CliIo, done: CommandResult, kinds: readonly Kind[]): Command {
   return new Command('reconcile')
     .description('compare the service with what the program recorded as synced and report every drift (exit 1 when something drifted)')
@@ -74,30 +79,33 @@ export function reconcileCommand(io: CliIo, done: CommandResult, kinds: readonly
         import('../../app/app-context.js'),
         import('../../ops/reconcile.js'),
       ]);
-      const app = await openApp(io, { kinds, needs: { service: true }, logTo: io.stderr });
-      const waits = await sayBudgetWaits(io, app, 'reconcile');
-      try {
-        const { deps } = app;
-        const report = await reconcile(
-          {
-            client: deps.client,
-            catalog: deps.catalog,
-            redis: deps.redis,
-            prefix: deps.keys.prefix,
-            queues: deps.queues,
-            kinds: deps.kinds,
-          },
-          o.stream,
-          { deep: o.deep },
-        );
-        await storeReport(deps.redis, report);
-        app.logger.info({ drifts: report.drifts.length, checked: report.checked, calls: report.calls }, 'reconcile done');
-        if (o.json) writeJson(io, report);
-        else io.stdout.write(renderReconcile(report));
-        done(report.ok ? ExitCode.ok : ExitCode.someFailed);
-      } finally {
-        waits.stop();
-        await app.close();
-      }
+      // Every account of ACCOUNTS_FILE (a heading, or an object with `account`, each), or --account's; each its own service.
+      const accounts = loadAccounts(io, kinds, { service: true });
+      const outcomes = await runEachAccount(io, accounts, async ({ config }) => {
+        const app = await openApp(io, { kinds, needs: { service: true }, logTo: io.stderr, config });
+        const waits = await sayBudgetWaits(io, app, 'reconcile');
+        try {
+          const { deps } = app;
+          const report = await reconcile(
+            {
+              client: deps.client,
+              catalog: deps.catalog,
+              redis: deps.redis,
+              prefix: deps.keys.prefix,
+              queues: deps.queues,
+              kinds: deps.kinds,
+            },
+            o.stream,
+            { deep: o.deep },
+          );
+          await storeReport(deps.redis, report);
+          app.logger.info({ drifts: report.drifts.length, checked: report.checked, calls: report.calls }, 'reconcile done');
+          return { value: report, code: report.ok ? ExitCode.ok : ExitCode.someFailed };
+        } finally {
+          waits.stop();
+          await app.close();
+        }
+      });
+      done(writeOutcomes(io, outcomes, { json: o.json, text: renderReconcile, toJson: (report) => report }));
     });
 }
