@@ -15,6 +15,8 @@ import type { RedisConnection } from '../../src/redis/connection.js';
 import { captureOut } from '../helpers/out-stream.js';
 import { orderRecord } from '../helpers/order-records.js';
 import { deletePrefix, redisEnv, uniquePrefix } from '../helpers/redis.js';
+import { baseEnv, collect, runCli, spawnCli } from '../cli/run-cli.js';
+import { eventually } from '../cli/worker-process.js';
 import { newSecret, push, type PushAnswer } from './push-sender.js';
 
 const ACME = newSecret();
@@ -23,12 +25,17 @@ const GLOBEX_NEW = newSecret();
 const ACME_STORE = 'shpss_acme_0123456789abcdef0123456789abcdef';
 const GLOBEX_STORE = 'shpss_globex_0123456789abcdef0123456789abcd';
 
-/** A deployment of accounts from an ACCOUNTS_FILE written here, on the suite's Redis under a fresh prefix. */
-function deployment(name: string, accounts: Record<string, Record<string, string>>, env: Record<string, string> = {}) {
+/** An environment with an ACCOUNTS_FILE written here, on the suite's Redis under a fresh prefix. */
+function accountsEnv(name: string, accounts: Record<string, Record<string, string>>, env: Record<string, string> = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'isync-accounts-'));
   const file = join(dir, 'accounts.json');
   writeFileSync(file, JSON.stringify({ accounts }));
-  return readAccounts({ ...redisEnv(), QUEUE_PREFIX: uniquePrefix(name), ACCOUNTS_FILE: file, ...env }, {}, programKinds).accounts;
+  return { ...redisEnv(), QUEUE_PREFIX: uniquePrefix(name), ACCOUNTS_FILE: file, ...env };
+}
+
+/** The accounts of such an environment, as the program reads them. */
+function deployment(name: string, accounts: Record<string, Record<string, string>>, env: Record<string, string> = {}) {
+  return readAccounts(accountsEnv(name, accounts, env), {}, programKinds).accounts;
 }
 
 /** A store webhook (Shopify's form): the base64 HMAC of the body, its id in another header. */
@@ -233,6 +240,45 @@ describe('the push receiver of several accounts', () => {
       expect(log.text()).not.toContain(ACME.replace(/^whsec_/, ''));
       // Each account's path still checks with that account's secrets: east does not take the shared one.
       expect((await push(receiver.url, 'east/orders', orderRecord('EAST-1'), { secrets: [ACME] })).status).toBe(401);
+    });
+  });
+
+  describe('`receive` with ACCOUNTS_FILE', () => {
+    it('serves every account on one port, each under its prefix, and stops on SIGTERM', async () => {
+      const env = {
+        ...baseEnv(),
+        LOG_LEVEL: 'info',
+        ...accountsEnv('acc-cli', { acme: { INGEST_SECRET: ACME }, globex: { INGEST_SECRET: GLOBEX_NEW } }),
+      };
+      const [acme, globex] = readAccounts(env, {}, programKinds).accounts as [AccountConfig, AccountConfig];
+      prefixes.push(acme.config.redis.prefix, globex.config.redis.prefix);
+      const child = spawnCli(['receive', '--port', '0'], env);
+      const run = collect(child, { timeoutMs: 60_000 });
+      let out = '';
+      child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+      await eventually(async () => out.includes('receiver started'), 30_000, 'the receiver to start');
+      const started = JSON.parse(out.split('\n').find((l) => l.includes('receiver started'))!) as { url: string; msg: string };
+      expect(started.msg).toContain('/ingest/{account}/{stream}');
+      expect((await push(started.url, 'acme/orders', orderRecord('CLI-A'), { secrets: [ACME] })).status).toBe(202);
+      expect((await push(started.url, 'globex/orders', orderRecord('CLI-G'), { secrets: [GLOBEX_NEW] })).status).toBe(202);
+      expect((await push(started.url, 'globex/orders', orderRecord('CLI-X'), { secrets: [ACME] })).status).toBe(401);
+      child.kill('SIGTERM');
+      const r = await run;
+      expect(r.code).toBe(0);
+      expect(await ordersOf(acme)).toEqual(['CLI-A']);
+      expect(await ordersOf(globex)).toEqual(['CLI-G']);
+      expect(r.stdout).toContain('"account":"globex"');
+      for (const secret of [ACME, GLOBEX_NEW]) expect(r.stdout + r.stderr).not.toContain(secret.slice('whsec_'.length));
+    });
+
+    it('exits 2 naming each account without a push secret', async () => {
+      const env = { ...baseEnv(), ...accountsEnv('acc-cli-nosecret', { acme: { INGEST_SECRET: ACME }, globex: {}, initech: {} }) };
+      const r = await runCli(['receive', '--port', '0'], env);
+      expect(r.code).toBe(2);
+      expect(r.stderr.trim().split('\n')).toEqual([
+        'account "globex": INGEST_SECRET: is required to receive pushes (or INGEST_SECRET_FILE; see docs/push.md)',
+        'account "initech": INGEST_SECRET: is required to receive pushes (or INGEST_SECRET_FILE; see docs/push.md)',
+      ]);
     });
   });
 });
