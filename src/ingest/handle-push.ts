@@ -15,7 +15,7 @@ import { verifyDelivery, type DeliveryCheck } from './verify-delivery.js';
 
 /** What every push shares: the options, the limits with their defaults, the per-sender limit, the metrics. */
 export interface PushContext {
-  o: Pick<AccountsReceiverOptions, 'redis' | 'kinds'>;
+  o: Pick<AccountsReceiverOptions, 'redis' | 'kinds' | 'logger'>;
   limits: ReceiverLimits;
   senders: SenderLimit;
   metrics: IngestMetrics;

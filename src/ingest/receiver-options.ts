@@ -83,4 +83,9 @@ export interface AccountsReceiverOptions extends Omit<ReceiverOptions, 'queues' 
   accounts: readonly ReceiverAccount[];
   /** Metrics carry an `account` label (the accounts of ACCOUNTS_FILE). Default false: today's labels. */
   labelAccounts?: boolean;
+  /**
+   * Asked before each request is routed: looks at where the accounts come from (ACCOUNTS_FILE, when due) and calls the
+   * receiver's `serve` when they changed. Default: the accounts never change.
+   */
+  refreshAccounts?(): Promise<void>;
 }

@@ -22,6 +22,15 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
+/** A receiver of several accounts: the accounts it serves can change while it runs (ACCOUNTS_FILE read again). */
+export interface AccountsReceiver extends Receiver {
+  /**
+   * Serves these accounts from the next request on: an account added is taken, one left out is answered 404. An
+   * account given as the same object as before keeps its counts (its backlog); pushes in flight finish as they began.
+   */
+  serve(accounts: readonly ReceiverAccount[]): void;
+}
+
 /** `/ingest/{stream}` or `/ingest/{account}/{stream}`, a trailing slash and a query allowed. */
 const PATH = /^\/ingest\/([^/?#]+)(?:\/([^/?#]+))?\/?(?:\?.*)?$/;
 
@@ -44,33 +53,46 @@ function limitsOf(given: Partial<ReceiverLimits> = {}): ReceiverLimits {
 /** The accounts served, by name, each with its own backlog counts (under its prefix) and its logger. */
 interface Routes {
   byName: ReadonlyMap<string, PushAccount>;
+  byAccount: ReadonlyMap<ReceiverAccount, PushAccount>;
   /** The one account `/ingest/{stream}` is for; none when there are several. */
   only?: PushAccount;
 }
 
-function pushContext(o: AccountsReceiverOptions): { ctx: PushContext; routes: Routes } {
-  const limits = limitsOf(o.limits);
-  const now = o.now ?? Date.now;
+/**
+ * The routes of the accounts: each account with its own backlog counts (under its prefix) and its logger; an account
+ * that was served before as the same object keeps its entry (and its counts).
+ */
+function routesOf(ctx: PushContext, accounts: readonly ReceiverAccount[], before?: ReadonlyMap<ReceiverAccount, PushAccount>): Routes {
   const byName = new Map<string, PushAccount>();
-  for (const a of o.accounts) {
+  const byAccount = new Map<ReceiverAccount, PushAccount>();
+  for (const a of accounts) {
     if (byName.has(a.name)) throw new Error(`push receiver: the account "${a.name}" is given twice`);
-    const backlogs = new Map<string, () => Promise<number>>();
-    const backlog = (stream: string) => {
-      let count = backlogs.get(stream);
-      if (!count) backlogs.set(stream, (count = backlogOf(a.queues.get(stream), limits.backlogCacheMs, now)));
-      return count();
-    };
-    byName.set(a.name, { ...a, logger: a.logger ?? o.logger, backlog });
+    let served = before?.get(a);
+    if (!served) {
+      const backlogs = new Map<string, () => Promise<number>>();
+      const backlog = (stream: string) => {
+        let count = backlogs.get(stream);
+        if (!count) backlogs.set(stream, (count = backlogOf(a.queues.get(stream), ctx.limits.backlogCacheMs, ctx.now)));
+        return count();
+      };
+      served = { ...a, logger: a.logger ?? ctx.o.logger, backlog };
+    }
+    byName.set(a.name, served);
+    byAccount.set(a, served);
   }
   if (byName.size === 0) throw new Error('push receiver: no account to serve');
-  const ctx: PushContext = {
+  return { byName, byAccount, only: byName.size === 1 ? [...byName.values()][0] : undefined };
+}
+
+function pushContext(o: AccountsReceiverOptions): PushContext {
+  const limits = limitsOf(o.limits);
+  return {
     o,
     limits,
     senders: senderLimit(limits.ratePerSecond),
     metrics: ingestMetrics(o.registry, { labelAccounts: o.labelAccounts }),
-    now,
+    now: o.now ?? Date.now,
   };
-  return { ctx, routes: { byName, only: byName.size === 1 ? [...byName.values()][0] : undefined } };
 }
 
 function decoded(segment: string): string {
@@ -93,13 +115,14 @@ interface Routed {
  * answers its status (0: the sender went away). An account the receiver does not serve is answered 404 with one
  * constant message: the answer names no account.
  */
-async function route(ctx: PushContext, routes: Routes, req: IncomingMessage, res: ServerResponse): Promise<Routed> {
+async function route(ctx: PushContext, current: () => Promise<Routes>, req: IncomingMessage, res: ServerResponse): Promise<Routed> {
   const url = req.url ?? '/';
   if (url === '/healthz' || url.startsWith('/healthz?')) {
     const ok = ctx.o.redis.status === 'ready';
     answer(res, ok ? 200 : 503, ok ? { ok } : { ok, error: `Redis is not connected (${ctx.o.redis.status})` });
     return { account: NO_ACCOUNT, stream: '-', status: ok ? 200 : 503 };
   }
+  const routes = await current();
   const form = routes.only ? '/ingest/{stream}' : '/ingest/{account}/{stream}';
   const match = PATH.exec(url);
   if (!match) {
@@ -148,8 +171,14 @@ export function startReceiver(o: ReceiverOptions): Promise<Receiver> {
  * each account's pushes checked with its own secrets, stored under its own prefix, limited by its own backlog; with
  * one account `POST /ingest/{stream}` too.
  */
-export async function startAccountsReceiver(o: AccountsReceiverOptions): Promise<Receiver> {
-  const { ctx, routes } = pushContext(o);
+export async function startAccountsReceiver(o: AccountsReceiverOptions): Promise<AccountsReceiver> {
+  const ctx = pushContext(o);
+  let routes = routesOf(ctx, o.accounts);
+  // The accounts' source is looked at (when due) before a request is routed: an account just added is served.
+  const current = async () => {
+    await o.refreshAccounts?.();
+    return routes;
+  };
   let closing = false;
   const server = createServer((req, res) => {
     // While closing, each answer closes its connection: a keep-alive sender reconnects elsewhere.
@@ -157,7 +186,7 @@ export async function startAccountsReceiver(o: AccountsReceiverOptions): Promise
     res.once('finish', () => {
       if (closing) setImmediate(() => server.closeIdleConnections());
     });
-    route(ctx, routes, req, res)
+    route(ctx, current, req, res)
       .then(({ account, stream, status }) => {
         if (status) ctx.metrics.delivery(account, stream, status);
       })
@@ -181,6 +210,9 @@ export async function startAccountsReceiver(o: AccountsReceiverOptions): Promise
   return {
     port,
     url: `http://${host}:${port}`,
+    serve: (accounts) => {
+      routes = routesOf(ctx, accounts, routes.byAccount);
+    },
     close: () =>
       new Promise<void>((resolve) => {
         closing = true;

@@ -243,8 +243,54 @@ describe('the push receiver of several accounts', () => {
     });
   });
 
+  describe('when ACCOUNTS_FILE changes while the receiver runs', () => {
+    it('serves an account added, answers one removed 404, and keeps its accounts when the file turns wrong', async () => {
+      const env = accountsEnv('acc-reload', { acme: { INGEST_SECRET: ACME } });
+      const file = env.ACCOUNTS_FILE;
+      const read = () => readAccounts(env, {}, programKinds).accounts;
+      const rewrite = (accounts: Record<string, Record<string, string>>) => writeFileSync(file, JSON.stringify({ accounts }, null, 1));
+      const first = read();
+      prefixes.push(first[0]!.config.redis.prefix);
+      const log = captureOut(false);
+      const receiver = await startIngest(
+        first.map((a) => ({ config: a.config })),
+        {
+          redis,
+          kinds: programKinds,
+          logger: createLogger({ level: 'info', destination: log.stream }),
+          port: 0,
+          reload: { file, read: () => read().map((a) => ({ config: a.config })), recheckMs: 0 },
+        },
+      );
+      receivers.push(receiver);
+      expect((await push(receiver.url, 'initech/orders', orderRecord('LATE-0'), { secrets: [GLOBEX_NEW] })).status).toBe(404);
+
+      rewrite({ acme: { INGEST_SECRET: ACME }, initech: { INGEST_SECRET: GLOBEX_NEW } });
+      const [acme, initech] = read() as [AccountConfig, AccountConfig];
+      prefixes.push(initech.config.redis.prefix);
+      expect((await push(receiver.url, 'initech/orders', orderRecord('LATE-1'), { secrets: [GLOBEX_NEW] })).status).toBe(202);
+      expect((await push(receiver.url, 'initech/orders', orderRecord('LATE-2'), { secrets: [ACME] })).status).toBe(401);
+      expect((await push(receiver.url, 'acme/orders', orderRecord('KEPT-1'), { secrets: [ACME] })).status).toBe(202);
+      expect(await ordersOf(initech)).toEqual(['LATE-1']);
+      expect(await ordersOf(acme)).toEqual(['KEPT-1']);
+
+      rewrite({ initech: { INGEST_SECRET: GLOBEX_NEW } });
+      expect((await push(receiver.url, 'acme/orders', orderRecord('GONE-1'), { secrets: [ACME] })).status).toBe(404);
+      // One account left: /ingest/{stream} is its.
+      expect((await push(receiver.url, 'orders', orderRecord('LATE-3'), { secrets: [GLOBEX_NEW] })).status).toBe(202);
+      expect(await ordersOf(initech)).toEqual(['LATE-1', 'LATE-3']);
+
+      writeFileSync(file, '{"accounts": ');
+      expect((await push(receiver.url, 'initech/orders', orderRecord('LATE-4'), { secrets: [GLOBEX_NEW] })).status).toBe(202);
+      expect(log.text()).toContain('ACCOUNTS_FILE changed but cannot be used');
+      expect(log.text()).toMatch(/"added":\["initech"\]/);
+      expect(log.text()).toMatch(/"removed":\["acme"\]/);
+      for (const secret of [ACME, GLOBEX_NEW]) expect(log.text()).not.toContain(secret.slice('whsec_'.length));
+    });
+  });
+
   describe('`receive` with ACCOUNTS_FILE', () => {
-    it('serves every account on one port, each under its prefix, and stops on SIGTERM', async () => {
+    it('serves every account on one port, each under its prefix, one added while it runs too, and stops on SIGTERM', async () => {
       const env = {
         ...baseEnv(),
         LOG_LEVEL: 'info',
@@ -262,6 +308,21 @@ describe('the push receiver of several accounts', () => {
       expect((await push(started.url, 'acme/orders', orderRecord('CLI-A'), { secrets: [ACME] })).status).toBe(202);
       expect((await push(started.url, 'globex/orders', orderRecord('CLI-G'), { secrets: [GLOBEX_NEW] })).status).toBe(202);
       expect((await push(started.url, 'globex/orders', orderRecord('CLI-X'), { secrets: [ACME] })).status).toBe(401);
+      // An account added to the file is served without a restart (the file is looked at once a second).
+      writeFileSync(
+        env.ACCOUNTS_FILE,
+        JSON.stringify({
+          accounts: { acme: { INGEST_SECRET: ACME }, globex: { INGEST_SECRET: GLOBEX_NEW }, initech: { INGEST_SECRET: GLOBEX_OLD } },
+        }),
+      );
+      const initech = readAccounts(env, {}, programKinds).accounts[2]!;
+      prefixes.push(initech.config.redis.prefix);
+      await eventually(
+        async () => (await push(started.url, 'initech/orders', orderRecord('CLI-I'), { secrets: [GLOBEX_OLD] })).status === 202,
+        10_000,
+        'the added account to be served',
+      );
+      expect(await ordersOf(initech)).toEqual(['CLI-I']);
       child.kill('SIGTERM');
       const r = await run;
       expect(r.code).toBe(0);

@@ -42,6 +42,8 @@ export function receiveCommand(io: CliIo, done: CommandResult, kinds: readonly K
       const missing = missingSecrets(accounts);
       if (missing.length > 0) throw new ConfigError(missing);
       const several = accounts.length > 1;
+      // ACCOUNTS_FILE is read again when it changes: an account added is served without a restart.
+      const file = io.env.ACCOUNTS_FILE?.trim();
       // Every account's secrets are redacted; with several accounts the lines of one name it (start-ingest.ts).
       const logger = commandLogger(
         several ? { ...config, accountName: undefined } : config,
@@ -62,7 +64,14 @@ export function receiveCommand(io: CliIo, done: CommandResult, kinds: readonly K
           () =>
             startIngest(
               accounts.map((a) => ({ config: a.config })),
-              { redis, kinds, logger, ...(o.host === undefined ? {} : { host: o.host }), port: listenPort },
+              {
+                redis,
+                kinds,
+                logger,
+                ...(o.host === undefined ? {} : { host: o.host }),
+                port: listenPort,
+                ...(file ? { reload: { file, read: () => loadAccounts(io, kinds).map((a) => ({ config: a.config })) } } : {}),
+              },
             ),
           where,
         );

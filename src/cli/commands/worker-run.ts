@@ -87,6 +87,12 @@ async function startPushReceiver(
   const accounts = loadAccounts(io, kinds, { service: true }).map((a) =>
     a.name === own ? { config, queues: deps.queues, transforms } : { config: a.config },
   );
+  // ACCOUNTS_FILE read again when it changes: the receiver serves an account added, and answers one removed 404.
+  const file = io.env.ACCOUNTS_FILE?.trim();
+  const read = () =>
+    loadAccounts(io, kinds, { service: true }).map((a) =>
+      a.name === own ? { config: a.config, queues: deps.queues } : { config: a.config },
+    );
   const where = { host: config.ingest.host, port: config.ingest.port, portSetting: 'INGEST_PORT', hostSetting: 'INGEST_HOST' };
   return listenOrConfigError(
     () =>
@@ -96,6 +102,7 @@ async function startPushReceiver(
         logger: app.logger,
         registry: app.metrics.registry,
         port: config.ingest.port!,
+        ...(file ? { reload: { file, read } } : {}),
       }),
     where,
   );
