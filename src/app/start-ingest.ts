@@ -111,6 +111,12 @@ export async function startIngest(accounts: readonly IngestAccount[], o: StartIn
     let receiver: AccountsReceiver | undefined;
     const apply = async (list: readonly IngestAccount[]) => {
       if (list.length === 0) throw new ConfigError(['ACCOUNTS_FILE: names no account']);
+      // As at start (`receive`): an account without a push secret is not taken (it would refuse every push anyway).
+      const unsigned = list.filter(({ config }) => !config.ingest.secret && !config.ingest.hmacSecret);
+      if (unsigned.length > 0)
+        throw new ConfigError(
+          unsigned.map(({ config }) => `account "${ingestAccountName(config)}": INGEST_SECRET: is required to receive pushes`),
+        );
       const next = await build(list);
       receiver?.serve([...next.values()].map((x) => x.account));
       const added = [...next.keys()].filter((n) => !served.has(n));

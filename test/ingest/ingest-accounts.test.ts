@@ -280,6 +280,9 @@ describe('the push receiver of several accounts', () => {
       expect((await push(receiver.url, 'orders', orderRecord('LATE-3'), { secrets: [GLOBEX_NEW] })).status).toBe(202);
       expect(await ordersOf(initech)).toEqual(['LATE-1', 'LATE-3']);
 
+      rewrite({ initech: { INGEST_SECRET: GLOBEX_NEW }, hooli: {} });
+      expect((await push(receiver.url, 'orders', orderRecord('LATE-5'), { secrets: [GLOBEX_NEW] })).status).toBe(202);
+      expect(log.text()).toContain('account \\"hooli\\": INGEST_SECRET: is required to receive pushes');
       writeFileSync(file, '{"accounts": ');
       expect((await push(receiver.url, 'initech/orders', orderRecord('LATE-4'), { secrets: [GLOBEX_NEW] })).status).toBe(202);
       expect(log.text()).toContain('ACCOUNTS_FILE changed but cannot be used');
