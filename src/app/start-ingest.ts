@@ -1,18 +1,26 @@
 import type { Registry } from 'prom-client';
-import type { Config } from '../../config/read-config.js';
-import { startReceiver, type Receiver } from '../ingest/receiver.js';
+import { ConfigError, secretsOf } from '../../config/read-config.js';
+import { startAccountsReceiver, type AccountsReceiver, type Receiver, type ReceiverAccount } from '../ingest/receiver.js';
 import { signingKeys } from '../ingest/signing-keys.js';
 import { addSecrets, type Logger } from '../log/logger.js';
-import type { QueueSet } from '../queue/queues.js';
+import { createQueues } from '../queue/queues.js';
 import type { CheckedKind } from '../records/record-kind.js';
 import { loadTransforms, type TransformKind } from '../feed/load-transforms.js';
-import type { Transform } from '../feed/transform.js';
-import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
+import { redisKeys, type RedisConnection as Redis } from '../redis/connection.js';
+import {
+  accountLogger,
+  accountsReloader,
+  ingestAccountName,
+  servedAs,
+  warnSharedSecrets,
+  type IngestAccount,
+  type IngestReload,
+} from './ingest-accounts.js';
+
+export { ingestAccountName, type IngestAccount, type IngestReload };
 
 export interface StartIngestOptions {
   redis: Redis;
-  queues: Pick<QueueSet, 'get'>;
-  keys: Pick<RedisKeys, 'ingestSeen'>;
   /** The kinds of job the composition root hands in (their built-in transforms too). */
   kinds: readonly (CheckedKind & TransformKind)[];
   logger: Logger;
@@ -20,45 +28,133 @@ export interface StartIngestOptions {
   /** Over INGEST_HOST and INGEST_PORT (the `receive` command's --host, --port). */
   host?: string;
   port: number;
-  /** The streams' transforms when the caller has loaded them already (`worker` checks TRANSFORMS at start); default: loaded here. */
-  transforms?: ReadonlyMap<string, Transform>;
+  /** ACCOUNTS_FILE read again when it changes: an account added is served, one removed is answered 404. */
+  reload?: IngestReload;
 }
 
-/**
- * The push receiver of the configuration: its secrets (read again from their files on a rotation), its limits and the
- * streams' transforms (TRANSFORMS; a wrong one stops the start with a ConfigError, one line each).
- */
-export async function startIngest(config: Config, o: StartIngestOptions): Promise<Receiver> {
-  const transforms = o.transforms ?? (await loadTransforms(config.transforms ?? [], o.kinds));
-  const { ingest } = config;
+/** An account's secrets (read again from their files on a rotation), queues, keys and transforms, as the receiver takes them. */
+async function receiverAccount(
+  a: IngestAccount,
+  o: StartIngestOptions,
+  logger: Logger,
+  opened: Array<{ close(): Promise<void> }>,
+): Promise<ReceiverAccount> {
+  const { config } = a;
+  const transforms = a.transforms ?? (await loadTransforms(config.transforms ?? [], o.kinds));
   const signing = signingKeys({
-    secret: ingest.secret,
+    secret: config.ingest.secret,
     secretFile: config.secretFiles.INGEST_SECRET,
-    hmacSecret: ingest.hmacSecret,
+    hmacSecret: config.ingest.hmacSecret,
     hmacSecretFile: config.secretFiles.INGEST_HMAC_SECRET,
     onChange: (values) => {
       // Learned before anything could log them.
       addSecrets(o.logger, values);
-      o.logger.info('push secrets read again from their file: they changed, and pushes signed with the new ones are taken');
+      logger.info('push secrets read again from their file: they changed, and pushes signed with the new ones are taken');
     },
-    onProblem: (line) => o.logger.warn(line),
+    onProblem: (line) => logger.warn(line),
   });
-  return startReceiver({
-    redis: o.redis,
-    queues: o.queues,
-    kinds: o.kinds,
-    transforms,
-    keys: o.keys,
+  let queues = a.queues;
+  if (!queues) {
+    const own = createQueues({
+      connection: o.redis,
+      prefix: config.redis.prefix,
+      jobs: config.jobs,
+      streams: o.kinds.map((k) => k.stream),
+    });
+    opened.push(own);
+    queues = own;
+  }
+  return {
+    name: ingestAccountName(config),
+    queues,
+    keys: redisKeys(config.redis.prefix),
     signing,
-    host: o.host ?? ingest.host,
-    port: o.port,
-    limits: {
-      maxBodyBytes: ingest.maxBodyBytes,
-      ratePerSecond: ingest.ratePerSecond,
-      maxBacklog: ingest.maxBacklog,
-      maxRecordBytes: config.limits.maxRecordBytes,
-    },
-    logger: o.logger,
-    registry: o.registry,
-  });
+    transforms,
+    maxRecordBytes: config.limits.maxRecordBytes,
+    logger,
+  };
+}
+
+/**
+ * The push receiver of the accounts (one process, one port): each account's secrets (read again from their files on
+ * a rotation), its prefix and the streams' transforms (its TRANSFORMS; a wrong one stops the start with a ConfigError,
+ * one line each). The host, port and limits are the deployment's (the same in every account's configuration).
+ * Queues the caller did not hand in are opened here and closed with the receiver.
+ */
+export async function startIngest(accounts: readonly IngestAccount[], o: StartIngestOptions): Promise<Receiver> {
+  const first = accounts[0];
+  if (!first) throw new Error('startIngest: no account to serve');
+  const { ingest } = first.config;
+  // Queues opened here, those of accounts removed since too (a push in flight may still use them), closed at the end.
+  const opened: Array<{ close(): Promise<void> }> = [];
+  let closing: Promise<void> | undefined;
+  const closeOpened = () => (closing ??= Promise.all(opened.map((q) => q.close())).then(() => undefined));
+  /** The accounts served now, by name: what of their configuration the receiver uses (hashed), and what it was given. */
+  type Served = Map<string, { as: string; account: ReceiverAccount }>;
+  let served: Served = new Map();
+  const build = async (list: readonly IngestAccount[]): Promise<Served> => {
+    // Every account's secrets are redacted from the lines of every account.
+    for (const { config } of list)
+      addSecrets(o.logger, secretsOf(config), config.service ? [[config.service.apiKey, config.service.apiSecret]] : []);
+    warnSharedSecrets(list, o.logger);
+    const next: Served = new Map();
+    for (const a of list) {
+      const as = servedAs(a.config);
+      const before = served.get(ingestAccountName(a.config));
+      const account = before?.as === as ? before.account : await receiverAccount(a, o, accountLogger(o.logger, a.config), opened);
+      next.set(account.name, { as, account });
+    }
+    return next;
+  };
+  try {
+    served = await build(accounts);
+    let receiver: AccountsReceiver | undefined;
+    const apply = async (list: readonly IngestAccount[]) => {
+      if (list.length === 0) throw new ConfigError(['ACCOUNTS_FILE: names no account']);
+      // As at start (`receive`): an account without a push secret is not taken (it would refuse every push anyway).
+      const unsigned = list.filter(({ config }) => !config.ingest.secret && !config.ingest.hmacSecret);
+      if (unsigned.length > 0)
+        throw new ConfigError(
+          unsigned.map(({ config }) => `account "${ingestAccountName(config)}": INGEST_SECRET: is required to receive pushes`),
+        );
+      const next = await build(list);
+      receiver?.serve([...next.values()].map((x) => x.account));
+      const added = [...next.keys()].filter((n) => !served.has(n));
+      const removed = [...served.keys()].filter((n) => !next.has(n));
+      served = next;
+      o.logger.info(
+        { accounts: [...next.keys()], added, removed },
+        'ACCOUNTS_FILE read again: the receiver serves its accounts now (one removed is answered 404)',
+      );
+    };
+    receiver = await startAccountsReceiver({
+      redis: o.redis,
+      kinds: o.kinds,
+      accounts: [...served.values()].map((x) => x.account),
+      ...(o.reload ? { refreshAccounts: accountsReloader(o.reload, o.logger, apply) } : {}),
+      labelAccounts: accounts.some((a) => a.config.accountName !== undefined),
+      host: o.host ?? ingest.host,
+      port: o.port,
+      limits: {
+        maxBodyBytes: ingest.maxBodyBytes,
+        ratePerSecond: ingest.ratePerSecond,
+        maxBacklog: ingest.maxBacklog,
+        maxRecordBytes: first.config.limits.maxRecordBytes,
+      },
+      logger: o.logger,
+      registry: o.registry,
+    });
+    const running = receiver;
+    return {
+      port: running.port,
+      url: running.url,
+      close: async () => {
+        await running.close();
+        await closeOpened();
+      },
+    };
+  } catch (err) {
+    await closeOpened();
+    throw err;
+  }
 }

@@ -7,19 +7,26 @@ import { findRedisFailure } from '../redis/errors.js';
 import { answer } from './answer.js';
 import type { IngestMetrics } from './ingest-metrics.js';
 import { readCappedBody } from './read-body.js';
-import type { ReceiverLimits, ReceiverOptions } from './receiver-options.js';
+import type { Logger } from '../log/logger.js';
+import type { AccountsReceiverOptions, ReceiverAccount, ReceiverLimits } from './receiver-options.js';
 import { senderOf, type SenderLimit } from './sender-limit.js';
 import { storeDelivery } from './store-delivery.js';
 import { verifyDelivery, type DeliveryCheck } from './verify-delivery.js';
 
-/** What every push shares: the options, the limits with their defaults, the per-sender limit, the backlog counts. */
+/** What every push shares: the options, the limits with their defaults, the per-sender limit, the metrics. */
 export interface PushContext {
-  o: ReceiverOptions;
+  o: Pick<AccountsReceiverOptions, 'redis' | 'kinds' | 'logger'>;
   limits: ReceiverLimits;
   senders: SenderLimit;
-  backlog(stream: string): Promise<number>;
   metrics: IngestMetrics;
   now: () => number;
+}
+
+/** An account as a push to it is handled: its queues, keys, secrets and transforms, its logger, its backlog counts. */
+export interface PushAccount extends ReceiverAccount {
+  logger: Logger;
+  /** The account's stream's jobs not yet run, under the account's prefix (one account's flood refuses only its own pushes). */
+  backlog(stream: string): Promise<number>;
 }
 
 /** Thrown when Redis did not answer a store in time: answered 503 like a refusal. */
@@ -42,8 +49,8 @@ function parseBody(body: Buffer): { ok: true; value: unknown } | { ok: false; re
  * The signature checked with the secrets now (their files looked at when due, so a secret rotated out stops working); one
  * that matches no key has the files read again (a rotation just made) and is checked once more.
  */
-async function checkSignature(ctx: PushContext, req: IncomingMessage, body: Buffer): Promise<DeliveryCheck> {
-  const { signing } = ctx.o;
+async function checkSignature(ctx: PushContext, account: PushAccount, req: IncomingMessage, body: Buffer): Promise<DeliveryCheck> {
+  const { signing } = account;
   await signing.refresh();
   const check = () =>
     verifyDelivery(req.headers, body, { webhook: signing.webhook(), hmac: signing.hmac() }, ctx.now(), ctx.limits.toleranceSeconds);
@@ -70,31 +77,31 @@ async function within<T>(ctx: PushContext, work: Promise<T>): Promise<T> {
 }
 
 /** The stream's backlog checked, then the delivery stored; `full` (the backlog) instead when the stream holds its cap. */
-async function backlogThenStore(ctx: PushContext, kind: CheckedKind, deliveryId: string, body: unknown, raw: Buffer) {
+async function backlogThenStore(ctx: PushContext, account: PushAccount, kind: CheckedKind, deliveryId: string, body: unknown, raw: Buffer) {
   const { o, limits } = ctx;
-  const backlog = await ctx.backlog(kind.stream);
+  const backlog = await account.backlog(kind.stream);
   if (backlog >= limits.maxBacklog) return { full: backlog };
   const deliveryHash = createHash('sha256').update(deliveryId).digest('hex').slice(0, 32);
   const bodyHash = createHash('sha256').update(raw).digest('hex').slice(0, 32);
   const stored = await storeDelivery({
     kind,
-    queue: o.queues.get(kind.stream),
+    queue: account.queues.get(kind.stream),
     redis: o.redis,
-    seenKey: o.keys.ingestSeen(kind.stream, deliveryHash),
+    seenKey: account.keys.ingestSeen(kind.stream, deliveryHash),
     bodyHash,
     seenSeconds: limits.seenSeconds,
     body,
     deliveryId,
-    transform: o.transforms?.get(kind.stream),
+    transform: account.transforms?.get(kind.stream),
     bodyBytes: raw.length,
-    maxRecordBytes: limits.maxRecordBytes,
+    maxRecordBytes: account.maxRecordBytes ?? limits.maxRecordBytes,
   });
   return { stored };
 }
 
 /** 503 with Retry-After: Redis cannot take the push now (refusing writes, away, slow) or the stream holds too much. */
-function unavailable(ctx: PushContext, res: ServerResponse, stream: string, why: string, reason: string): number {
-  logRepeated(ctx.o.logger, 'warn', `ingest-503-${reason}`, { stream }, `push answered 503 (the sender retries): ${why}`);
+function unavailable(ctx: PushContext, account: PushAccount, res: ServerResponse, stream: string, why: string, reason: string): number {
+  logRepeated(account.logger, 'warn', `ingest-503-${account.name}-${reason}`, { stream }, `push answered 503 (the sender retries): ${why}`);
   answer(
     res,
     503,
@@ -104,12 +111,23 @@ function unavailable(ctx: PushContext, res: ServerResponse, stream: string, why:
   return 503;
 }
 
-/** `POST /ingest/{stream}` of a known stream, step by step; answers the status it sent (0 when the sender went away). */
-export async function handlePush(ctx: PushContext, req: IncomingMessage, res: ServerResponse, kind: CheckedKind): Promise<number> {
+/**
+ * `POST /ingest/{account}/{stream}` of a known account and stream, step by step; answers the status it sent (0 when
+ * the sender went away). The signature is checked with that account's secrets only, the rate is counted per account and
+ * sender, and the backlog is the account's.
+ */
+export async function handlePush(
+  ctx: PushContext,
+  account: PushAccount,
+  req: IncomingMessage,
+  res: ServerResponse,
+  kind: CheckedKind,
+): Promise<number> {
   const { o, limits } = ctx;
+  const { logger } = account;
   const stream = kind.stream;
   const sender = senderOf(req);
-  const allowed = await ctx.senders.take(sender);
+  const allowed = await ctx.senders.take(`${account.name} ${sender}`);
   if (!allowed.ok) {
     answer(res, 429, { error: 'too many pushes from this sender; retry later' }, { 'retry-after': String(allowed.retryAfterSeconds) });
     return 429;
@@ -121,9 +139,15 @@ export async function handlePush(ctx: PushContext, req: IncomingMessage, res: Se
     answer(res, 413, { error: `the body is larger than ${limits.maxBodyBytes} bytes (INGEST_MAX_BODY_BYTES)` }, { connection: 'close' });
     return 413;
   }
-  const signed = await checkSignature(ctx, req, read.body);
+  const signed = await checkSignature(ctx, account, req, read.body);
   if (!signed.ok) {
-    logRepeated(o.logger, 'warn', `ingest-401-${signed.code}`, { stream, sender, why: signed.reason }, 'push refused: its signature');
+    logRepeated(
+      logger,
+      'warn',
+      `ingest-401-${account.name}-${signed.code}`,
+      { stream, sender, why: signed.reason },
+      'push refused: its signature',
+    );
     answer(res, 401, { error: 'signature refused', reason: signed.reason });
     return 401;
   }
@@ -132,36 +156,45 @@ export async function handlePush(ctx: PushContext, req: IncomingMessage, res: Se
     answer(res, 400, { error: `the body is ${parsed.reason}`, deliveryId: signed.deliveryId });
     return 400;
   }
-  if (o.redis.status !== 'ready') return unavailable(ctx, res, stream, `Redis is not connected (${o.redis.status})`, 'NOT_CONNECTED');
+  if (o.redis.status !== 'ready')
+    return unavailable(ctx, account, res, stream, `Redis is not connected (${o.redis.status})`, 'NOT_CONNECTED');
   try {
-    const outcome = await within(ctx, backlogThenStore(ctx, kind, signed.deliveryId, parsed.value, read.body));
+    const outcome = await within(ctx, backlogThenStore(ctx, account, kind, signed.deliveryId, parsed.value, read.body));
     if (!outcome.stored)
-      return unavailable(ctx, res, stream, `${outcome.full} jobs wait in ${stream}, the most it takes (INGEST_MAX_BACKLOG)`, 'BACKLOG');
+      return unavailable(
+        ctx,
+        account,
+        res,
+        stream,
+        `${outcome.full} jobs wait in ${stream}, the most it takes (INGEST_MAX_BACKLOG)`,
+        'BACKLOG',
+      );
     const { stored } = outcome;
     if (stored.duplicate) {
       answer(res, 200, { accepted: true, duplicate: true, deliveryId: signed.deliveryId });
       return 200;
     }
     if (stored.reusedId) {
-      ctx.metrics.reusedId(stream);
+      ctx.metrics.reusedId(account.name, stream);
       logRepeated(
-        o.logger,
+        logger,
         'warn',
-        `ingest-reused-id-${stream}`,
+        `ingest-reused-id-${account.name}-${stream}`,
         { stream, deliveryId: signed.deliveryId },
         'a webhook-id came again with another body: stored as a delivery of its own (the sender re-uses ids; a retry keeps the body)',
       );
     }
-    ctx.metrics.records(stream, 'queued', stored.queued);
-    ctx.metrics.records(stream, 'duplicate', stored.duplicates);
-    ctx.metrics.records(stream, 'invalid', stored.invalid);
+    ctx.metrics.records(account.name, stream, 'queued', stored.queued);
+    ctx.metrics.records(account.name, stream, 'duplicate', stored.duplicates);
+    ctx.metrics.records(account.name, stream, 'invalid', stored.invalid);
     const { records, queued, duplicates, invalid } = stored;
     answer(res, 202, { accepted: true, deliveryId: signed.deliveryId, records, queued, duplicates, invalid });
     return 202;
   } catch (err) {
     const redis = findRedisFailure(err);
-    if (redis || err instanceof StoreTimeout) return unavailable(ctx, res, stream, redis?.message ?? messageOf(err), reasonOf(err));
-    o.logger.error({ stream, err: messageOf(err) }, 'push not stored: an unexpected error (answered 500; the sender retries)');
+    if (redis || err instanceof StoreTimeout)
+      return unavailable(ctx, account, res, stream, redis?.message ?? messageOf(err), reasonOf(err));
+    logger.error({ stream, err: messageOf(err) }, 'push not stored: an unexpected error (answered 500; the sender retries)');
     answer(res, 500, { error: 'the push could not be stored' });
     return 500;
   }

@@ -55,3 +55,37 @@ export interface ReceiverOptions {
   /** The clock (tests). Default Date.now. */
   now?: () => number;
 }
+
+/** One account a receiver of many serves (ACCOUNTS_FILE): its own queues and keys (its prefix), secrets and transforms. */
+export interface ReceiverAccount {
+  /** The account's name: `POST /ingest/{name}/{stream}`. */
+  name: string;
+  /** The record queues of the streams under the account's prefix. */
+  queues: Pick<QueueSet, 'get'>;
+  /** The account's keys (redisKeys of its prefix): where its delivery ids seen are marked. */
+  keys: Pick<RedisKeys, 'ingestSeen'>;
+  /** The account's own secrets: a push to its path is checked with these, and with no other account's. */
+  signing: SigningKeys;
+  /** The account's transforms (its TRANSFORMS), by stream. */
+  transforms?: ReadonlyMap<string, Transform>;
+  /** The account's MAX_RECORD_BYTES, over limits.maxRecordBytes. */
+  maxRecordBytes?: number;
+  /** Where the account's lines go (a child naming the account); default the receiver's logger. */
+  logger?: Logger;
+}
+
+/** What `startAccountsReceiver` (receiver.ts) takes: the deployment's settings, and the accounts. */
+export interface AccountsReceiverOptions extends Omit<ReceiverOptions, 'queues' | 'keys' | 'signing' | 'transforms'> {
+  /**
+   * The accounts served, at least one. Each takes `POST /ingest/{account}/{stream}`; `POST /ingest/{stream}` is the
+   * only account's when there is one, and answered 404 naming the other form when there are several.
+   */
+  accounts: readonly ReceiverAccount[];
+  /** Metrics carry an `account` label (the accounts of ACCOUNTS_FILE). Default false: today's labels. */
+  labelAccounts?: boolean;
+  /**
+   * Asked before each request is routed: looks at where the accounts come from (ACCOUNTS_FILE, when due) and calls the
+   * receiver's `serve` when they changed. Default: the accounts never change.
+   */
+  refreshAccounts?(): Promise<void>;
+}

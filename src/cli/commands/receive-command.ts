@@ -2,7 +2,8 @@ import { Command } from 'commander';
 import { ConfigError } from '../../../config/read-config.js';
 import { listenOrConfigError } from '../listen-setting.js';
 import type { CliIo } from '../../app/cli-io.js';
-import { commandLogger, loadConfig } from '../../app/command-context.js';
+import { commandLogger, loadAccounts, secretValues } from '../../app/command-context.js';
+import type { AccountConfig } from '../../../config/accounts.js';
 import { connectRedisWaiting } from '../../app/connect-redis.js';
 import { ExitCode, UsageError } from '../exit-codes.js';
 import type { CommandResult } from '../command-result.js';
@@ -10,27 +11,48 @@ import { untilStopped } from '../until-stopped.js';
 import { port } from './options.js';
 import type { Kind } from '../../kinds/kind.js';
 
-/** `receive [--host H] [--port P]`: only the push receiver, until SIGTERM/SIGINT; then in-flight pushes finish. */
+/** The accounts that have no push secret, one line each (the account named when it comes from ACCOUNTS_FILE). */
+function missingSecrets(accounts: readonly AccountConfig[]): string[] {
+  return accounts
+    .filter(({ config }) => !config.ingest.secret && !config.ingest.hmacSecret)
+    .map(({ config }) => {
+      const line = 'INGEST_SECRET: is required to receive pushes (or INGEST_SECRET_FILE; see docs/push.md)';
+      return config.accountName === undefined ? line : `account "${config.accountName}": ${line}`;
+    });
+}
+
+/**
+ * `receive [--host H] [--port P]`: only the push receiver, until SIGTERM/SIGINT; then in-flight pushes finish. One
+ * receiver for every account of ACCOUNTS_FILE (or the `--account` one): `POST /ingest/{account}/{stream}`.
+ */
 export function receiveCommand(io: CliIo, done: CommandResult, kinds: readonly Kind[]): Command {
   return new Command('receive')
-    .description('only the push receiver (POST /ingest/{stream}), to scale and restart apart from the workers')
+    .description(
+      'only the push receiver (POST /ingest/{stream}; POST /ingest/{account}/{stream} for each account of ACCOUNTS_FILE), ' +
+        'to scale and restart apart from the workers',
+    )
     .option('--host <host>', 'address to bind (default INGEST_HOST, else 127.0.0.1)')
     .option('--port <port>', 'port (default INGEST_PORT; 0 picks a free one)', port)
     .action(async (o: { host?: string; port?: number }) => {
-      const config = loadConfig(io, kinds);
+      const accounts = loadAccounts(io, kinds);
+      // The deployment's settings (Redis, the port, the limits) are the same in every account's configuration.
+      const config = accounts[0]!.config;
       const listenPort = o.port ?? config.ingest.port;
       if (listenPort === undefined) throw new UsageError('receive: give --port or set INGEST_PORT');
-      if (!config.ingest.secret && !config.ingest.hmacSecret)
-        throw new ConfigError(['INGEST_SECRET: is required to receive pushes (or INGEST_SECRET_FILE; see docs/push.md)']);
-      const logger = commandLogger(config, io.stdout);
-      const [{ createQueues }, { startIngest }, { redisKeys }] = await Promise.all([
-        import('../../queue/queues.js'),
-        import('../../app/start-ingest.js'),
-        import('../../redis/connection.js'),
-      ]);
+      const missing = missingSecrets(accounts);
+      if (missing.length > 0) throw new ConfigError(missing);
+      const several = accounts.length > 1;
+      // ACCOUNTS_FILE is read again when it changes: an account added is served without a restart.
+      const file = io.env.ACCOUNTS_FILE?.trim();
+      // Every account's secrets are redacted; with several accounts the lines of one name it (start-ingest.ts).
+      const logger = commandLogger(
+        several ? { ...config, accountName: undefined } : config,
+        io.stdout,
+        accounts.flatMap((a) => secretValues(a.config)),
+      );
+      const { startIngest } = await import('../../app/start-ingest.js');
       const redis = await connectRedisWaiting(config.redis, { logger, waitMs: config.redisStartWaitSeconds * 1000, signal: io.stop });
       const streams = kinds.map((k) => k.stream);
-      const queues = createQueues({ connection: redis, prefix: config.redis.prefix, jobs: config.jobs, streams });
       try {
         const where = {
           host: o.host ?? config.ingest.host,
@@ -40,27 +62,31 @@ export function receiveCommand(io: CliIo, done: CommandResult, kinds: readonly K
         };
         const receiver = await listenOrConfigError(
           () =>
-            startIngest(config, {
-              redis,
-              queues,
-              keys: redisKeys(config.redis.prefix),
-              kinds,
-              logger,
-              ...(o.host === undefined ? {} : { host: o.host }),
-              port: listenPort,
-            }),
+            startIngest(
+              accounts.map((a) => ({ config: a.config })),
+              {
+                redis,
+                kinds,
+                logger,
+                ...(o.host === undefined ? {} : { host: o.host }),
+                port: listenPort,
+                ...(file ? { reload: { file, read: () => loadAccounts(io, kinds).map((a) => ({ config: a.config })) } } : {}),
+              },
+            ),
           where,
         );
+        const form = several ? '{account}/{stream}' : '{stream}';
         logger.info(
-          { url: receiver.url, streams, prefix: config.redis.prefix },
-          `receiver started; push to ${receiver.url}/ingest/{stream}`,
+          several
+            ? { url: receiver.url, streams, accounts: accounts.map((a) => a.name) }
+            : { url: receiver.url, streams, prefix: config.redis.prefix },
+          `receiver started; push to ${receiver.url}/ingest/${form}`,
         );
         await untilStopped(io.stop);
         logger.info('stopping: no new pushes; those in flight finish');
         await receiver.close();
         logger.info('receiver stopped');
       } finally {
-        await queues.close();
         redis.disconnect();
       }
       done(ExitCode.ok);

@@ -3,7 +3,8 @@ import type { CliIo } from '../../app/cli-io.js';
 import { startWhileRedisRefuses } from '../../app/connect-redis.js';
 import { startRedisHealth, type RedisHealth } from '../../app/redis-health.js';
 import { startRuntime, type Runtime } from '../../app/runtime.js';
-import { startIngest } from '../../app/start-ingest.js';
+import { ingestAccountName, startIngest } from '../../app/start-ingest.js';
+import { loadAccounts } from '../../app/command-context.js';
 import { loadTransforms } from '../../feed/load-transforms.js';
 import type { Transform } from '../../feed/transform.js';
 import { startWorkerOps } from '../../app/worker-ops.js';
@@ -70,26 +71,38 @@ async function serveWorkerHttp(
   );
 }
 
-/** The push receiver, when INGEST_PORT is set, with the transforms loaded at start. */
+/**
+ * The push receiver, when INGEST_PORT is set: one for every account (ACCOUNTS_FILE's, or the `--account` one), the
+ * worker's own account with its queues and the transforms loaded at start.
+ */
 async function startPushReceiver(
+  io: CliIo,
   app: AppContext,
   kinds: readonly Kind[],
   transforms: ReadonlyMap<string, Transform>,
 ): Promise<Receiver | undefined> {
   const { config, deps } = app;
   if (config.ingest.port === undefined) return undefined;
+  const own = ingestAccountName(config);
+  const accounts = loadAccounts(io, kinds, { service: true }).map((a) =>
+    a.name === own ? { config, queues: deps.queues, transforms } : { config: a.config },
+  );
+  // ACCOUNTS_FILE read again when it changes: the receiver serves an account added, and answers one removed 404.
+  const file = io.env.ACCOUNTS_FILE?.trim();
+  const read = () =>
+    loadAccounts(io, kinds, { service: true }).map((a) =>
+      a.name === own ? { config: a.config, queues: deps.queues } : { config: a.config },
+    );
   const where = { host: config.ingest.host, port: config.ingest.port, portSetting: 'INGEST_PORT', hostSetting: 'INGEST_HOST' };
   return listenOrConfigError(
     () =>
-      startIngest(config, {
+      startIngest(accounts, {
         redis: app.redis,
-        queues: deps.queues,
-        keys: deps.keys,
         kinds,
         logger: app.logger,
         registry: app.metrics.registry,
         port: config.ingest.port!,
-        transforms,
+        ...(file ? { reload: { file, read } } : {}),
       }),
     where,
   );
@@ -152,7 +165,7 @@ export async function runWorker(io: CliIo, kinds: readonly Kind[]): Promise<void
   let presence: { stop(): Promise<void> } | undefined;
   try {
     http = await serveWorkerHttp(app, runtime, redisHealth, kinds, () => stopping);
-    receiver = await startPushReceiver(app, kinds, transforms);
+    receiver = await startPushReceiver(io, app, kinds, transforms);
     logStarted(app, kinds, http, receiver);
     presence = startWorkerPresence(app.redis, app.deps.keys, { pulls: app.deps.upstream !== undefined, ingest: receiver?.url ?? null });
     await untilStopped(io.stop);
