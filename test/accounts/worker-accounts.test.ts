@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { orderRecord, orderState } from '../helpers/order-records.js';
 import { eventually, freePort, type WorkerProcess } from '../cli/worker-process.js';
+import { runCli, spawnCli } from '../cli/run-cli.js';
 import { accountsWorld, logLines, type AccountsWorld } from './accounts-kit.js';
 
 /**
@@ -82,5 +83,32 @@ describe('worker with ACCOUNTS_FILE', () => {
       ['globex', 'ready'],
     ]);
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
+  });
+
+  it('runs only the account of --account, and names the accounts when there is no such account', async () => {
+    const child = spawnCli(['worker', '--account', 'globex'], { ...world.env, LOG_LEVEL: 'info' });
+    let out = '';
+    child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    await eventually(async () => out.includes('worker started'), 15_000, 'the --account worker started');
+    const started = out.split('\n').find((l) => l.includes('worker started'))!;
+    expect((JSON.parse(started) as { accounts: string[] }).accounts).toEqual(['globex']);
+    expect(out).not.toContain('account acme started');
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+
+    const wrong = await runCli(['worker', '--account', 'nope'], world.env);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain('--account: no account "nope": ACCOUNTS_FILE');
+    expect(wrong.stderr).toContain('acme, globex');
+  });
+
+  it('stops every account on SIGTERM and exits 0', async () => {
+    const { code } = await worker.stop();
+    expect(code).toBe(0);
+    const lines = logLines(worker);
+    for (const name of ['acme', 'globex'])
+      expect(lines.filter((l) => l.account === name && l.msg === `account ${name} stopped`)).toHaveLength(1);
+    expect(lines.at(-1)).toMatchObject({ msg: 'worker stopped' });
   });
 });
