@@ -20,6 +20,12 @@ export interface WorkerHttpOptions {
    */
   accounts?: () => ReadonlyArray<{ account: string; readiness: readonly ReadyCheck[] }>;
   /**
+   * Names of account checks that make only their account not ready (e.g. `redis-writes`: on a Redis Cluster one
+   * account's node may be full while the others' take writes), unless every account fails one: then this process can do
+   * nothing, and /readyz answers 503 as one account's worker does.
+   */
+  accountOnly?: readonly string[];
+  /**
    * Risks that do not stop the worker (e.g. Redis may evict keys), listed in /readyz's `warnings` without
    * changing its status: restarting or unrouting a working worker would not remove them.
    */
@@ -68,6 +74,13 @@ async function readAccounts(accounts: WorkerHttpOptions['accounts']) {
   );
 }
 
+/** The accounts' part of /readyz's status: see WorkerHttpOptions.accountOnly. */
+function accountsReady(accounts: ReadonlyArray<{ checks: ReadonlyArray<{ name: string; ok: boolean }> }>, accountOnly: readonly string[]) {
+  const own = (c: { name: string }) => accountOnly.includes(c.name);
+  if (!accounts.every((a) => a.checks.every((c) => c.ok || own(c)))) return false;
+  return accounts.length === 0 || accounts.some((a) => a.checks.every((c) => c.ok));
+}
+
 /** /metrics (Prometheus text), /healthz (the process answers) and /readyz (Redis answers, workers running). */
 export async function startWorkerHttp(o: WorkerHttpOptions): Promise<WorkerHttp> {
   const server: Server = createServer((req, res) => {
@@ -81,7 +94,7 @@ export async function startWorkerHttp(o: WorkerHttpOptions): Promise<WorkerHttp>
     if (path === '/readyz') {
       void Promise.all([Promise.all(o.readiness.map(runCheck)), readAccounts(o.accounts), readWarnings(o.warnings)]).then(
         ([checks, accounts, warnings]) => {
-          const ok = checks.every((c) => c.ok) && (accounts ?? []).every((a) => a.status === 'ready');
+          const ok = checks.every((c) => c.ok) && accountsReady(accounts ?? [], o.accountOnly ?? []);
           const body = { status: ok ? 'ready' : 'not ready', checks, ...(accounts ? { accounts } : {}), warnings };
           send(ok ? 200 : 503, 'application/json', `${JSON.stringify(body)}\n`);
         },

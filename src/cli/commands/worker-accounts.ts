@@ -159,6 +159,8 @@ async function serveHttp(p: Process, base: Config): Promise<WorkerHttp | undefin
         registry: metrics,
         readiness: [async () => ({ name: 'redis', ok: (await p.redis.ping()) === 'PONG' })],
         accounts: () => [...p.running.values()].map((r) => ({ account: r.name, readiness: r.readiness })),
+        // One account's Redis node refusing writes holds that account; all of them, the process (docs/accounts.md).
+        accountOnly: ['redis-writes'],
         warnings: () => evictionWarnings(p.redis),
       }),
     where,
