@@ -190,13 +190,15 @@ export async function runAccountsWorker(io: CliIo, kinds: readonly Kind[]): Prom
   let http: WorkerHttp | undefined;
   let timer: NodeJS.Timeout | undefined;
   let reloading: Promise<void> = Promise.resolve();
+  let started = false;
   try {
     // One tracer provider for the process (OTEL_* are the deployment's); each account's spans name its service account.
     p.tracing = await startProcessTracing(base, logger);
     // Every account starts, or none: a start that fails stops the process, as one account's does.
-    const started = await Promise.allSettled(first.map((w) => startAccount(p, w)));
-    const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    const starts = await Promise.allSettled(first.map((w) => startAccount(p, w)));
+    const failed = starts.find((s): s is PromiseRejectedResult => s.status === 'rejected');
     if (failed) throw failed.reason;
+    started = true;
     http = await serveHttp(p, base);
     if (base.ingest.port !== undefined)
       logger.warn(
@@ -243,7 +245,7 @@ export async function runAccountsWorker(io: CliIo, kinds: readonly Kind[]): Prom
     await http?.close();
     await p.tracing?.shutdown();
     redis.disconnect();
-    logger.info('worker stopped');
+    if (started) logger.info('worker stopped');
     logger.flush?.();
   }
 }
