@@ -125,25 +125,25 @@ async function reload(p: Process, file: string): Promise<void> {
             `its data stays in Redis until \`inventory-sync accounts purge ${r.name}\`)`,
     );
   }
-  await Promise.all(
-    stops.map((r) =>
-      stopAccount(r).catch((err: unknown) =>
+  const start = (w: Wanted) =>
+    startAccount(p, w).catch((err: unknown) => {
+      p.logger.error(
+        { account: w.name, err: messageOf(err) },
+        `account ${w.name} could not start: ${messageOf(err)}; it is tried again when ACCOUNTS_FILE changes`,
+      );
+    });
+  const stopping = new Set(stops.map((r) => r.name));
+  // An added account starts at once; a changed one once its old self stopped (its jobs' grace period).
+  await Promise.all([
+    ...stops.map(async (r) => {
+      await stopAccount(r).catch((err: unknown) =>
         p.logger.warn({ account: r.name, err: messageOf(err) }, `account ${r.name} did not stop cleanly`),
-      ),
-    ),
-  );
-  await Promise.all(
-    wanted
-      .filter((w) => !p.running.has(w.name))
-      .map((w) =>
-        startAccount(p, w).catch((err: unknown) => {
-          p.logger.error(
-            { account: w.name, err: messageOf(err) },
-            `account ${w.name} could not start: ${messageOf(err)}; it is tried again when ACCOUNTS_FILE changes`,
-          );
-        }),
-      ),
-  );
+      );
+      const again = byName.get(r.name);
+      if (again) await start(again);
+    }),
+    ...wanted.filter((w) => !p.running.has(w.name) && !stopping.has(w.name)).map(start),
+  ]);
 }
 
 /** /metrics (every account's series, labelled), /healthz and /readyz (each account by name) for the process. */
