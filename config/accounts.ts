@@ -16,7 +16,7 @@ const nameRule = /^[a-z0-9-]{1,32}$/;
  * the worker's and the receiver's HTTP ports, logs and traces, how a process starts and stops.
  */
 const deploymentOnly: readonly RegExp[] = [
-  /^ACCOUNTS_FILE$/,
+  /^ACCOUNTS_(FILE|RELOAD_SECONDS)$/,
   /^QUEUE_PREFIX$/,
   /^REDIS_/,
   /^DASHBOARD_/,

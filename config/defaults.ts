@@ -134,6 +134,8 @@ export const defaults = {
   ingestRetryAfterSeconds: 5,
   /** Seconds active jobs get to finish after SIGTERM/SIGINT. */
   shutdownGraceSeconds: 30,
+  /** How often `worker` looks whether ACCOUNTS_FILE changed, in seconds. */
+  accountsReloadSeconds: 5,
   /** Dashboard host and port. */
   dashboardHost: '127.0.0.1',
   dashboardPort: 3000,

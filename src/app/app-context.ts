@@ -35,6 +35,12 @@ export interface OpenAppOptions {
   extraSecrets?: string[];
   /** A long-running command: wait up to REDIS_START_WAIT_SECONDS for a Redis that does not answer yet. Default false. */
   waitForRedis?: boolean;
+  /**
+   * One process running several accounts (`worker` with ACCOUNTS_FILE): the process's Redis connection for plain
+   * commands, the process's tracing, and the account its metrics are labelled with. What is handed in is left open by
+   * close(); the metrics leave the process's own series (CPU, memory, event loop) to the process.
+   */
+  shared?: { redis: Redis; tracing?: Tracing; account: string };
 }
 
 /** Reads the configuration, reaches Redis (and the service), and wires the parts with metrics on every call. */
@@ -42,6 +48,7 @@ export async function openApp(io: CliIo, o: OpenAppOptions): Promise<AppContext>
   const config = o.config ?? loadConfig(io, o.kinds, o.needs);
   const logger = commandLogger(config, o.logTo, o.extraSecrets);
   logger.debug({ config: describeConfig(config) }, 'configuration');
+  if (o.shared) return openSharedApp(config, logger, o, o.shared);
   const redis = await connectRedisWaiting(config.redis, {
     logger,
     waitMs: o.waitForRedis ? config.redisStartWaitSeconds * 1000 : 0,
@@ -67,8 +74,45 @@ export async function openApp(io: CliIo, o: OpenAppOptions): Promise<AppContext>
   }
 }
 
+/** A process's tracing, when it runs several accounts (each account's spans name its service account). */
+export type ProcessTracing = Tracing;
+
+/** The process's tracing when OTEL_EXPORTER_OTLP_ENDPOINT turns it on (the SDK loaded only then), for openApp's `shared`. */
+export async function startProcessTracing(config: Config, logger: Logger): Promise<ProcessTracing | undefined> {
+  if (!config.tracing.enabled) return undefined;
+  return (await import('../telemetry/tracing.js')).startTracing({ account: '', logger });
+}
+
+/** One account of a process that runs several: its own parts over the process's Redis connection and tracing. */
+async function openSharedApp(
+  config: Config,
+  logger: Logger,
+  o: OpenAppOptions,
+  shared: NonNullable<OpenAppOptions['shared']>,
+): Promise<AppContext> {
+  const tracing = shared.tracing && {
+    telemetry: shared.tracing.telemetry,
+    jobs: shared.tracing.jobsFor(config.service?.account ?? ''),
+  };
+  let metrics: Metrics | undefined;
+  const deps = buildDeps(config, logger, { redis: shared.redis, kinds: o.kinds, onCall: (call) => metrics?.onCall(call), tracing });
+  try {
+    metrics = createMetrics({ sources: metricSources(deps), defaultMetrics: false, labels: { account: shared.account } });
+    if (o.probe !== false) await probeService(deps.client, config.service!.baseUrl);
+  } catch (err) {
+    await deps.close().catch(() => undefined);
+    throw err;
+  }
+  return appContext(deps, metrics, undefined, { ownsRedis: false });
+}
+
 /** The running command's context over its parts; closing it closes them, Redis and the tracing, in that order. */
-function appContext(d: AppDeps, metrics: Metrics, tracing: Tracing | undefined): AppContext {
+function appContext(
+  d: AppDeps,
+  metrics: Metrics,
+  tracing: Tracing | undefined,
+  o: { ownsRedis: boolean } = { ownsRedis: true },
+): AppContext {
   return {
     config: d.config,
     logger: d.logger,
@@ -77,7 +121,7 @@ function appContext(d: AppDeps, metrics: Metrics, tracing: Tracing | undefined):
     deps: d,
     async close() {
       await d.close();
-      d.redis.disconnect();
+      if (o.ownsRedis) d.redis.disconnect();
       // After the workers closed: every job span has ended, and the last ones are exported now.
       await tracing?.shutdown();
       d.logger.flush?.();

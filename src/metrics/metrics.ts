@@ -37,8 +37,10 @@ type Registers = Registry[];
 type Sources = ScrapeSources | undefined;
 
 /** A fresh registry per process (and per test) with the program's metrics; names are in docs/monitoring.md. */
-export function createMetrics(o: { sources?: ScrapeSources; defaultMetrics?: boolean } = {}): Metrics {
+export function createMetrics(o: { sources?: ScrapeSources; defaultMetrics?: boolean; labels?: Record<string, string> } = {}): Metrics {
   const registry = new Registry();
+  // Labels on every series of this registry (one account of several: `account`).
+  if (o.labels) registry.setDefaultLabels(o.labels);
   if (o.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
   const registers = [registry];
 

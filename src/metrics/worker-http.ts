@@ -10,9 +10,21 @@ export interface WorkerHttpOptions {
   host: string;
   /** 0 picks a free port (the caller decides whether to serve at all). */
   port: number;
-  registry: Registry;
+  /** What /metrics answers: a registry, or several merged (src/metrics/account-metrics.ts). */
+  registry: Pick<Registry, 'metrics' | 'contentType'>;
   /** All must pass for /readyz to answer 200. */
   readiness: ReadyCheck[];
+  /**
+   * Several accounts in one process: each account's checks, listed under `accounts` by name; all must pass for 200,
+   * as `readiness` does (an account's held streams pass, as one account's do: src/ops/hold-checks.ts).
+   */
+  accounts?: () => ReadonlyArray<{ account: string; readiness: readonly ReadyCheck[] }>;
+  /**
+   * Names of account checks that make only their account not ready (e.g. `redis-writes`: on a Redis Cluster one
+   * account's node may be full while the others' take writes), unless every account fails one: then this process can do
+   * nothing, and /readyz answers 503 as one account's worker does.
+   */
+  accountOnly?: readonly string[];
   /**
    * Risks that do not stop the worker (e.g. Redis may evict keys), listed in /readyz's `warnings` without
    * changing its status: restarting or unrouting a working worker would not remove them.
@@ -51,6 +63,24 @@ const runCheck = (check: ReadyCheck) => withinTimeout(check, (detail) => ({ name
 const readWarnings = (warnings: WorkerHttpOptions['warnings']) =>
   warnings ? withinTimeout(warnings, (why) => [`could not read the warnings: ${why}`]) : Promise.resolve([]);
 
+/** Each account's checks, run at once, and its status. */
+async function readAccounts(accounts: WorkerHttpOptions['accounts']) {
+  if (!accounts) return undefined;
+  return Promise.all(
+    accounts().map(async (a) => {
+      const checks = await Promise.all(a.readiness.map(runCheck));
+      return { account: a.account, status: checks.every((c) => c.ok) ? 'ready' : 'not ready', checks };
+    }),
+  );
+}
+
+/** The accounts' part of /readyz's status: see WorkerHttpOptions.accountOnly. */
+function accountsReady(accounts: ReadonlyArray<{ checks: ReadonlyArray<{ name: string; ok: boolean }> }>, accountOnly: readonly string[]) {
+  const own = (c: { name: string }) => accountOnly.includes(c.name);
+  if (!accounts.every((a) => a.checks.every((c) => c.ok || own(c)))) return false;
+  return accounts.length === 0 || accounts.some((a) => a.checks.every((c) => c.ok));
+}
+
 /** /metrics (Prometheus text), /healthz (the process answers) and /readyz (Redis answers, workers running). */
 export async function startWorkerHttp(o: WorkerHttpOptions): Promise<WorkerHttp> {
   const server: Server = createServer((req, res) => {
@@ -62,10 +92,13 @@ export async function startWorkerHttp(o: WorkerHttpOptions): Promise<WorkerHttp>
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(405, 'text/plain', 'method not allowed\n');
     if (path === '/healthz') return send(200, 'application/json', '{"status":"ok"}\n');
     if (path === '/readyz') {
-      void Promise.all([Promise.all(o.readiness.map(runCheck)), readWarnings(o.warnings)]).then(([checks, warnings]) => {
-        const ok = checks.every((c) => c.ok);
-        send(ok ? 200 : 503, 'application/json', `${JSON.stringify({ status: ok ? 'ready' : 'not ready', checks, warnings })}\n`);
-      });
+      void Promise.all([Promise.all(o.readiness.map(runCheck)), readAccounts(o.accounts), readWarnings(o.warnings)]).then(
+        ([checks, accounts, warnings]) => {
+          const ok = checks.every((c) => c.ok) && accountsReady(accounts ?? [], o.accountOnly ?? []);
+          const body = { status: ok ? 'ready' : 'not ready', checks, ...(accounts ? { accounts } : {}), warnings };
+          send(ok ? 200 : 503, 'application/json', `${JSON.stringify(body)}\n`);
+        },
+      );
       return;
     }
     if (path === '/metrics') {

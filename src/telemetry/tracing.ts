@@ -26,6 +26,8 @@ export interface TracingOptions {
 export interface Tracing {
   telemetry: Telemetry;
   jobs: JobTracing;
+  /** The spans of each job for another service account (one process running several accounts: the tracer is the process's). */
+  jobsFor(account: string): JobTracing;
   /** Exports what is buffered and stops; later spans are dropped. Safe to call twice. */
   shutdown(): Promise<void>;
 }
@@ -58,6 +60,7 @@ export function startTracing(o: TracingOptions): Tracing {
   return {
     telemetry: new BullMQOtel({ tracerName: TRACER_NAME }),
     jobs: jobTracing(trace.getTracer(TRACER_NAME), o.account),
+    jobsFor: (account) => jobTracing(trace.getTracer(TRACER_NAME), account),
     shutdown() {
       stopped ??= provider
         .shutdown()

@@ -1,38 +1,17 @@
 import { openApp, type AppContext } from '../../app/app-context.js';
 import type { CliIo } from '../../app/cli-io.js';
-import { startWhileRedisRefuses } from '../../app/connect-redis.js';
-import { startRedisHealth, type RedisHealth } from '../../app/redis-health.js';
-import { startRuntime, type Runtime } from '../../app/runtime.js';
+import type { RedisHealth } from '../../app/redis-health.js';
+import type { Runtime } from '../../app/runtime.js';
 import { ingestAccountName, startIngest } from '../../app/start-ingest.js';
 import { loadAccounts } from '../../app/command-context.js';
-import { loadTransforms } from '../../feed/load-transforms.js';
 import type { Transform } from '../../feed/transform.js';
-import { startWorkerOps } from '../../app/worker-ops.js';
 import type { Receiver } from '../../ingest/receiver.js';
 import { startWorkerHttp, type WorkerHttp } from '../../metrics/worker-http.js';
 import type { Kind } from '../../kinds/kind.js';
-import { holdChecks } from '../../ops/hold-checks.js';
-import { startWorkerPresence } from '../../ops/worker-presence.js';
 import { evictionWarnings } from '../../redis/eviction-policy.js';
 import { untilStopped } from '../until-stopped.js';
 import { listenOrConfigError } from '../listen-setting.js';
-
-type WorkerOps = ReturnType<typeof startWorkerOps>;
-
-/** The workers, and the scheduled pulls when the feed is configured; a start that Redis refuses is waited for. */
-async function startWorkerRuntime(io: CliIo, app: AppContext, ops: WorkerOps, kinds: readonly Kind[]): Promise<Runtime> {
-  const { config, logger, deps } = app;
-  // A full or read-only Redis refuses what the start writes (queue settings, schedules): waited for, as Redis away is.
-  return startWhileRedisRefuses(
-    () =>
-      startRuntime(deps, {
-        kinds,
-        withSchedulers: deps.upstream !== undefined,
-        workers: { breaker: { threshold: config.breaker.threshold, onTrip: () => ops.alertNow() } },
-      }),
-    { waitMs: config.redisStartWaitSeconds * 1000, logger, signal: io.stop },
-  );
-}
+import { accountReadiness, startAccountWorker, workerHttpWhere } from './account-worker.js';
 
 /** /metrics, /healthz and /readyz (WORKER_HTTP_PORT; 0: none). */
 async function serveWorkerHttp(
@@ -44,27 +23,15 @@ async function serveWorkerHttp(
 ): Promise<WorkerHttp | undefined> {
   const { config } = app;
   if (config.http.port === 0) return undefined;
-  const workersCheck = async () => {
-    const running = [...runtime.workers.workers.values()].every((w) => w.isRunning());
-    const detail = stopping() ? { detail: 'shutting down' } : running ? {} : { detail: 'a worker is not running' };
-    return { name: 'workers', ok: !stopping() && running, ...detail };
-  };
-  // Every hold's readiness from one place: Redis refusing writes fails it; a held stream does not (restarting would not help).
-  const holds = holdChecks({ redis: app.redis, keys: app.deps.keys, streams: kinds.map((k) => k.stream), writes: redisHealth.watch.state });
-  const where = {
-    host: config.http.host,
-    port: config.http.port,
-    portSetting: 'WORKER_HTTP_PORT',
-    hostSetting: 'WORKER_HTTP_HOST',
-    alternative: '0 turns the endpoints off',
-  };
+  const c = accountReadiness(app, runtime, redisHealth, kinds, stopping);
+  const where = workerHttpWhere(config);
   return listenOrConfigError(
     () =>
       startWorkerHttp({
         host: where.host,
         port: where.port,
         registry: app.metrics.registry,
-        readiness: [async () => ({ name: 'redis', ok: (await app.redis.ping()) === 'PONG' }), holds.writes, workersCheck, holds.streams],
+        readiness: [c.redis, c.writes, c.workers, c.streams],
         warnings: () => evictionWarnings(app.redis),
       }),
     where,
@@ -126,56 +93,29 @@ function logStarted(app: AppContext, kinds: readonly Kind[], http: WorkerHttp | 
   );
 }
 
-/** Stops taking pushes and jobs everywhere at once, then waits for what is running (the grace period). */
-async function shutDown(app: AppContext, runtime: Runtime, receiver: Receiver | undefined): Promise<void> {
-  const { config, logger } = app;
-  const pausing = Promise.all(
-    [...runtime.workers.workers.values(), ...(runtime.control ? [runtime.control.worker] : [])].map((w) => w.pause(true)),
-  );
-  // Pushes in flight are stored and answered before the receiver's close resolves.
-  await Promise.all([pausing, receiver?.close()]);
-  logger.info(
-    { active: runtime.workers.active(), graceSeconds: config.shutdownGraceSeconds },
-    'stopping: no new jobs; active ones get the grace period to finish',
-  );
-  await runtime.close(config.shutdownGraceSeconds * 1000);
-  logger.info('worker stopped');
-}
-
-/** `worker`: runs until io.stop aborts, then shuts down gracefully. */
+/** `worker`: runs until io.stop aborts, then shuts down gracefully; with ACCOUNTS_FILE, every account (worker-accounts.ts). */
 export async function runWorker(io: CliIo, kinds: readonly Kind[]): Promise<void> {
+  if (io.env.ACCOUNTS_FILE?.trim()) {
+    const { runAccountsWorker } = await import('./worker-accounts.js');
+    return runAccountsWorker(io, kinds);
+  }
   const app = await openApp(io, { kinds, needs: { service: true }, logTo: io.stdout, probe: false, waitForRedis: true });
-  // TRANSFORMS checked against the kinds before any work: a wrong one stops the start (exit 2, one line each).
-  const transforms = await loadTransforms(app.config.transforms ?? [], kinds).catch(async (err: unknown) => {
-    await app.close();
-    throw err;
-  });
-  const ops = startWorkerOps(app);
-  const runtime = await startWorkerRuntime(io, app, ops, kinds).catch(async (err: unknown) => {
-    await ops.stop();
-    await app.close();
-    throw err;
-  });
-  for (const [stream, worker] of runtime.workers.workers) app.metrics.watchWorker(worker, stream);
-  // Redis full, read-only or away: said by /readyz, a gauge and an alert; the schedulers mended once it takes writes.
-  const redisHealth = startRedisHealth(app, { mend: runtime.control?.mendSchedulers });
+  const account = await startAccountWorker(io, app, kinds);
+  const { runtime, redisHealth } = account;
   let stopping = false;
   let http: WorkerHttp | undefined;
   let receiver: Receiver | undefined;
-  let presence: { stop(): Promise<void> } | undefined;
   try {
     http = await serveWorkerHttp(app, runtime, redisHealth, kinds, () => stopping);
-    receiver = await startPushReceiver(io, app, kinds, transforms);
+    receiver = await startPushReceiver(io, app, kinds, account.transforms);
     logStarted(app, kinds, http, receiver);
-    presence = startWorkerPresence(app.redis, app.deps.keys, { pulls: app.deps.upstream !== undefined, ingest: receiver?.url ?? null });
+    account.present(receiver?.url ?? null);
     await untilStopped(io.stop);
     stopping = true;
-    await shutDown(app, runtime, receiver);
+    await account.shutDown(receiver);
   } finally {
-    await presence?.stop();
     await receiver?.close();
-    redisHealth.stop();
-    await ops.stop();
+    await account.release();
     await http?.close();
     await app.close();
   }
