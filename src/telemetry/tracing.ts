@@ -18,6 +18,8 @@ export const TRACER_NAME = 'inventory-sync';
 export interface TracingOptions {
   /** The service account: call paths are traced as templates without it. */
   account: string;
+  /** The account of ACCOUNTS_FILE (config.accountName): each job span carries it as `inventory.account`. None without the file. */
+  accountName?: string;
   /** Where the SDK's own warnings go (an export that failed, a bad OTEL_* value). */
   logger: Logger;
 }
@@ -57,7 +59,7 @@ export function startTracing(o: TracingOptions): Tracing {
   let stopped: Promise<void> | undefined;
   return {
     telemetry: new BullMQOtel({ tracerName: TRACER_NAME }),
-    jobs: jobTracing(trace.getTracer(TRACER_NAME), o.account),
+    jobs: jobTracing(trace.getTracer(TRACER_NAME), o.account, o.accountName),
     shutdown() {
       stopped ??= provider
         .shutdown()
