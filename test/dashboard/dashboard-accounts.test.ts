@@ -15,6 +15,7 @@ import { form, raw } from './dashboard-http.js';
 const USER = 'ops';
 const PASSWORD = 'correct-horse-battery';
 const BETA_FAILED = 'orders-BETA-9-000000000000';
+const SECRET = 'sec-7c1e9b44d2';
 
 /** Fails one more orders job (of beta only), through a real BullMQ worker. */
 async function failJob(redis: Redis, prefix: string, id: string): Promise<void> {
@@ -68,8 +69,16 @@ describe('the dashboard, with ACCOUNTS_FILE', () => {
   const get = (path: string, headers: Record<string, string> = { cookie }) => raw(`${d.base}${path}`, { headers });
   const post = (path: string, fields: Record<string, string> = {}) =>
     raw(`${d.base}${path}`, { method: 'POST', ...form(fields), headers: { ...form({}).headers, cookie, origin: d.base } });
+  /** Each account its own service account and budget (nothing here calls the service: no page asked for needs it). */
+  const own = (name: string, i: number) => ({
+    INVENTORY_BASE_URL: 'http://127.0.0.1:9',
+    INVENTORY_ACCOUNT: name,
+    INVENTORY_API_KEY: `key-${name}`,
+    INVENTORY_API_SECRET: `${SECRET}-${name}`,
+    INVENTORY_POST_PER_MINUTE: 50 + 10 * i,
+  });
   const writeAccounts = (names: string[]) =>
-    writeFileSync(file, JSON.stringify({ accounts: Object.fromEntries(names.map((n) => [n, { ALERT_LAG_SECONDS: '600' }])) }));
+    writeFileSync(file, JSON.stringify({ accounts: Object.fromEntries(names.map((n, i) => [n, own(n, i)])) }));
 
   beforeAll(async () => {
     redis = connect();
@@ -100,6 +109,7 @@ describe('the dashboard, with ACCOUNTS_FILE', () => {
     const r = await d?.stop();
     expect(r?.code).toBe(0);
     expect(r?.stderr ?? '').not.toContain(PASSWORD);
+    expect(r?.stderr ?? '').not.toContain(SECRET);
     for (const p of Object.values(prefixes)) await deletePrefix(redis, p);
     redis.disconnect();
   });
@@ -156,8 +166,13 @@ describe('the dashboard, with ACCOUNTS_FILE', () => {
     expect(acme.body).toContain('data-base="/a/acme"');
     const beta = await get('/a/beta/');
     expect(beta.body).toContain(`href="/a/beta/jobs/${BETA_FAILED}"`);
-    const status = JSON.parse((await get('/a/beta/api/status')).body) as { prefix: string };
-    expect(status.prefix).toBe(prefixes.beta);
+    // Each account's pages read its own prefix and its own settings (here its budget).
+    type Status = { prefix: string; budget: Array<{ cls: string; configuredPerMinute: number | null }> };
+    const status = (name: string) => get(`/a/${name}/api/status`).then((r) => JSON.parse(r.body) as Status);
+    const post = (st: Status) => st.budget.find((b) => b.cls === 'post')?.configuredPerMinute;
+    expect((await status('beta')).prefix).toBe(prefixes.beta);
+    expect([post(await status('acme')), post(await status('beta'))]).toEqual([50, 60]);
+    expect(acme.body + beta.body).not.toContain(SECRET);
     expect((await get(`/a/acme/jobs/${BETA_FAILED}`)).status).toBe(404);
     expect((await get(`/a/beta/jobs/${BETA_FAILED}`)).status).toBe(200);
     const flow = await get('/a/acme/api/flow?minutes=60');
