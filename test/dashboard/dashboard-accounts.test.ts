@@ -232,14 +232,21 @@ describe('the dashboard, with ACCOUNTS_FILE', () => {
     expect(group.headers.location).toMatch(/^\/a\/beta\/\?flash=/);
   });
 
-  it('follows the file: an added account is served, a removed one answers 404', async () => {
-    writeAccounts(['acme', 'gamma']);
+  it('follows the file: an added account is served, a removed one answers 404, a changed one shows its new settings', async () => {
+    writeAccounts(['gamma', 'acme']);
     await eventually(async () => (await get('/a/gamma/')).status === 200, 10_000, 'gamma served');
     expect((await get('/a/beta/')).status).toBe(404);
     expect((await get('/a/gamma/')).body).toContain(`prefix ${prefixes.gamma}`);
     expect((await get('/')).body).toContain('href="/a/gamma/" data-account="gamma"');
+    // acme moved in the file: its budget is the file's (60 now), read again.
+    const postBudget = async () =>
+      (JSON.parse((await get('/a/acme/api/status')).body) as { budget: Array<{ cls: string; configuredPerMinute: number }> }).budget.find(
+        (b) => b.cls === 'post',
+      )?.configuredPerMinute;
+    expect(await postBudget()).toBe(60);
     writeAccounts(['acme', 'beta']);
     await eventually(async () => (await get('/a/beta/')).status === 200, 10_000, 'beta served again');
+    expect(await postBudget()).toBe(50);
   });
 
   it('with --account, serves that account alone as a dashboard without the file does', async () => {
