@@ -59,8 +59,10 @@ export async function openApp(io: CliIo, o: OpenAppOptions): Promise<AppContext>
   let tracing: Tracing | undefined;
   try {
     // The OpenTelemetry SDK is loaded only when tracing is on (OTEL_EXPORTER_OTLP_ENDPOINT): off, it costs nothing.
-    if (config.tracing.enabled)
-      tracing = (await import('../telemetry/tracing.js')).startTracing({ account: config.service?.account ?? '', logger });
+    if (config.tracing.enabled) {
+      const { startTracing } = await import('../telemetry/tracing.js');
+      tracing = startTracing({ account: config.service?.account ?? '', accountName: config.accountName, logger });
+    }
     let metrics: Metrics | undefined;
     deps = buildDeps(config, logger, { redis, kinds: o.kinds, onCall: (call) => metrics?.onCall(call), tracing });
     metrics = createMetrics({ sources: metricSources(deps) });
@@ -92,7 +94,7 @@ async function openSharedApp(
 ): Promise<AppContext> {
   const tracing = shared.tracing && {
     telemetry: shared.tracing.telemetry,
-    jobs: shared.tracing.jobsFor(config.service?.account ?? ''),
+    jobs: shared.tracing.jobsFor(config.service?.account ?? '', config.accountName),
   };
   let metrics: Metrics | undefined;
   const deps = buildDeps(config, logger, { redis: shared.redis, kinds: o.kinds, onCall: (call) => metrics?.onCall(call), tracing });

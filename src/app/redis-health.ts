@@ -48,6 +48,7 @@ export function startRedisHealth(
         afterSeconds: config.alerts.redisRefusedSeconds,
         secrets: secretValues(config),
         logger,
+        account: config.accountName,
       })
     : undefined;
   let lastRefusedAt = 0;

@@ -29,6 +29,7 @@ export function startWorkerOps(app: Pick<AppContext, 'config' | 'redis' | 'logge
           logger,
           secrets: secretValues(config),
           kinds: deps.kinds,
+          account: config.accountName,
         },
         config.alerts.checkSeconds * 1000,
       )

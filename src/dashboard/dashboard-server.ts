@@ -1,24 +1,18 @@
 import type { Mapping } from '../../config/mapping-file.js';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createBullBoard } from '@bull-board/api';
-import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
-import { ExpressAdapter } from '@bull-board/express';
-import { Queue } from 'bullmq';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { defaults } from '../../config/defaults.js';
 import type { RedisConnection as Redis } from '../redis/connection.js';
 import type { Budgets } from '../../config/read-config.js';
-import { batchForBoard } from '../ops/batch-info.js';
-import { openStreamQueues, type StreamQueues } from '../queue/stream-queues.js';
 import type { Logger } from '../log/logger.js';
 import { sessionAuth, weakPasswordProblem, type Credentials, type SessionAuthOptions } from './auth.js';
 import type { DashboardLimits } from './auth.js';
 import { assetRoutes, loadAssets } from './dashboard-assets.js';
 import { isLoopback } from '../net/loopback.js';
 import { ownOrigin, requestGuard } from './request-guard.js';
-import { jobRoutes } from './job-routes.js';
-import { opsRoutes } from './ops-routes.js';
+import { openAccountSite } from './account-site.js';
+import { accountsRoutes, type DashboardAccounts } from './accounts-routes.js';
 import type { Kind } from '../kinds/kind.js';
 import type { Repairer } from '../ops/repair-report.js';
 
@@ -30,6 +24,7 @@ export interface DashboardOptions {
   port: number;
   /** A connection the dashboard may share; left open on close. */
   redis: Redis;
+  /** The account's prefix; with `accounts`, the deployment's (QUEUE_PREFIX): its sessions and login counts only. */
   prefix: string;
   /** The login; null serves without one, which is allowed on a loopback host only. */
   auth: Credentials | null;
@@ -55,6 +50,11 @@ export interface DashboardOptions {
   mapping?: Mapping;
   /** Runs repairs from the reconcile page; none: the page plans them and has no button. */
   repair?: Repairer;
+  /**
+   * ACCOUNTS_FILE's accounts: `/` shows them all and each one's pages are under `/a/NAME/`, with that account's own
+   * prefix and settings (the fields above from `budgets` on are then not used). None: one account's pages at `/`.
+   */
+  accounts?: DashboardAccounts;
 }
 
 export interface Dashboard {
@@ -75,10 +75,6 @@ export class UnsafeDashboardError extends Error {
 export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
   refuseUnsafe(o);
   const assets = await loadAssets();
-  const queues = openStreamQueues(o.redis, o.prefix, o.kinds);
-  const extra = (o.extraQueues ?? []).map((name) => new Queue(name, { connection: o.redis, prefix: o.prefix }));
-  // Unheard, BullMQ prints connection errors raw, past the logger; requests still fail on their own.
-  for (const q of extra) q.on('error', () => undefined);
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
@@ -96,25 +92,11 @@ export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
     app.use(auth.guard);
   }
   app.use(express.urlencoded({ extended: false, limit: '16kb' }));
-  app.use('/queues', boardRouter(queues, extra));
-
-  const { budgets, serviceBaseUrl, lagLimitSeconds, mapping, logger } = o;
-  app.use(jobRoutes({ redis: o.redis, queues, prefix: o.prefix, signedIn, budgets, logger }));
-  app.use(
-    opsRoutes({
-      kinds: o.kinds,
-      redis: o.redis,
-      queues,
-      prefix: o.prefix,
-      signedIn,
-      budgets,
-      serviceBaseUrl,
-      lagLimitSeconds,
-      mapping,
-      logger,
-      repair: o.repair,
-    }),
-  );
+  const { kinds, redis, extraQueues, logger } = o;
+  const pages = o.accounts
+    ? accountsRoutes({ accounts: o.accounts, kinds, redis, signedIn, extraQueues, logger })
+    : openAccountSite({ ...o, accounts: undefined, signedIn, base: '' });
+  app.use(pages.router);
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
     o.logger?.error({ err }, 'dashboard: request failed');
     // The reason goes to the log only: an error's text comes from libraries and is not the dashboard's to show.
@@ -122,14 +104,10 @@ export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
   });
 
   const server = await listen(app, o.port, o.host).catch(async (err: unknown) => {
-    await queues.close();
-    await Promise.all(extra.map((q) => q.close()));
+    await pages.close();
     throw err;
   });
-  return served(server, o.host, async () => {
-    await queues.close();
-    await Promise.all(extra.map((q) => q.close()));
-  });
+  return served(server, o.host, () => pages.close());
 }
 
 /** Refuses to serve without a login, or with a short password, where other machines can reach the dashboard. */
@@ -154,23 +132,6 @@ function authOptions(o: DashboardOptions, credentials: Credentials): SessionAuth
     now: o.now ?? Date.now,
     logger: o.logger,
   };
-}
-
-/** bull-board over every stream's queue, its import batches' queue and the extra queues. */
-function boardRouter(queues: StreamQueues, extra: readonly Queue[]): express.Router {
-  const board = new ExpressAdapter();
-  board.setBasePath('/queues');
-  const intakeAdapters = queues.allIntake().map(([stream, q]) => {
-    const adapter = new BullMQAdapter(q, { description: `import batches of ${stream}: each becomes one ${stream} job per record` });
-    // A batch's data is up to 1,000 records (4 MiB): the board shows what it holds, not every record's text.
-    adapter.setFormatter('data', batchForBoard);
-    return adapter;
-  });
-  const adapters = [...queues.all().map(([, q]) => new BullMQAdapter(q)), ...intakeAdapters, ...extra.map((q) => new BullMQAdapter(q))];
-  // @bull-board/express carries its own copy of @bull-board/api (a patch version apart): same shape, other declarations.
-  const serverAdapter = board as unknown as Parameters<typeof createBullBoard>[0]['serverAdapter'];
-  createBullBoard({ queues: adapters, serverAdapter, options: { uiConfig: { boardTitle: 'inventory-sync' } } });
-  return board.getRouter() as express.Router;
 }
 
 function listen(app: express.Express, port: number, host: string): Promise<Server> {

@@ -1,12 +1,14 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
 import { shortDateTime } from '../time/date-format.js';
+import { useAt } from './layout.js';
 import type { FindResult } from '../ops/find.js';
 
 /** The search box of the overview: any orderId, countId or productId. */
 export function SearchBox({ value = '' }: { value?: string }) {
+  const at = useAt();
   return (
-    <form id="find" class="find" method="get" action="/find" role="search">
+    <form id="find" class="find" method="get" action={at('/find')} role="search">
       <label for="find-key">Find a record</label>
       <input id="find-key" name="key" value={value} placeholder="orderId, countId or productId" required maxlength={200} />
       <button type="submit">Find</button>
@@ -29,12 +31,13 @@ export function EntityLink({ url, serviceBaseUrl }: { url: string; serviceBaseUr
 type FoundJob = FindResult['jobs'][number];
 
 function JobRow({ j }: { j: FoundJob }) {
+  const at = useAt();
   const calls = j.attempts.flatMap((a) => a.calls);
   const summary = (j.result as { summary?: string } | null)?.summary ?? j.state;
   return (
     <tr data-job={j.id}>
       <td>
-        <a href={`/jobs/${encodeURIComponent(j.id)}`}>{j.id}</a>
+        <a href={at(`/jobs/${encodeURIComponent(j.id)}`)}>{j.id}</a>
       </td>
       <td>{j.stream}</td>
       <td>
@@ -139,6 +142,7 @@ function Progress({ r }: { r: FindResult }) {
 
 /** A key's story: each job (version, state, attempts with their calls, result or error) and the entities it made. */
 export function FindResultBody({ r, serviceBaseUrl }: { r: FindResult; serviceBaseUrl?: string }) {
+  const at = useAt();
   if (!r.found) {
     return (
       <>
@@ -179,7 +183,9 @@ export function FindResultBody({ r, serviceBaseUrl }: { r: FindResult; serviceBa
               <td>
                 <EntityLink url={e.url} serviceBaseUrl={serviceBaseUrl} />
               </td>
-              <td>{e.source === 'progress' ? 'progress in Redis' : <a href={`/jobs/${encodeURIComponent(e.source)}`}>{e.source}</a>}</td>
+              <td>
+                {e.source === 'progress' ? 'progress in Redis' : <a href={at(`/jobs/${encodeURIComponent(e.source)}`)}>{e.source}</a>}
+              </td>
             </tr>
           ))
         ) : (

@@ -1,5 +1,6 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
+import { useAt } from './layout.js';
 /** Spans the charts offer, in minutes, with the default marked. */
 const SPANS: Array<[minutes: number, label: string]> = [
   [60, '1 h'],
@@ -30,9 +31,11 @@ function Box({ id, title, data, plots }: { id: string; title: string; data: Reco
 
 /**
  * The overview's live charts: a box per stream (records a minute, feed lag) and per request class, which the
- * dashboard's own script (/assets/flow-charts.js, built from browser/flow-charts.ts) fills from /api/flow.
+ * dashboard's own script (/assets/flow-charts.js, built from browser/flow-charts.ts) fills from /api/flow
+ * (under `data-base`, the account's path, on an account's pages of ACCOUNTS_FILE).
  */
 export function FlowSection({ streams, refreshMs = 5000 }: { streams: string[]; refreshMs?: number }) {
+  const base = useAt()('');
   return (
     <section id="flow-section">
       <h2>
@@ -48,7 +51,7 @@ export function FlowSection({ streams, refreshMs = 5000 }: { streams: string[]; 
           ))}
         </select>
       </h2>
-      <div id="flow" class="charts" data-refresh-ms={String(refreshMs)}>
+      <div id="flow" class="charts" data-refresh-ms={String(refreshMs)} data-base={base || undefined}>
         {streams.map((s) => (
           <Box id={`flow-${s}`} title={s} data={{ 'data-stream': s }} plots={['jobs', 'lag']} />
         ))}

@@ -1,12 +1,13 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
 import type { StatusReport } from '../ops/status-report.js';
-import { When } from './layout.js';
+import { useAt, When } from './layout.js';
 
 type StreamStatus = StatusReport['streams'][number];
 
 /** A banner per stream held for refusals (its breaker paused it): since when, why, how many jobs wait, and the button that resumes it. */
 function PausedBanner({ st }: { st: StreamStatus }) {
+  const at = useAt();
   return (
     <div class="paused bad" role="alert" data-paused={st.stream}>
       <p>
@@ -17,7 +18,7 @@ function PausedBanner({ st }: { st: StreamStatus }) {
         No job of {st.stream} runs and none is pulled; {st.breaker.waiting} job(s) wait, none lost. Fix the cause (credentials, the
         account's rights, the service), then resume.
       </p>
-      <form class="inline" method="post" action="/resume">
+      <form class="inline" method="post" action={at('/resume')}>
         <input type="hidden" name="stream" value={st.stream} />
         <button type="submit">Resume {st.stream}</button>
       </form>

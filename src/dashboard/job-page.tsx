@@ -2,7 +2,7 @@
 /** @jsxImportSource preact */
 import type { JobStory } from '../ops/job-inspect.js';
 import { intakeQueueName } from '../queue/intake-queue.js';
-import { Flash } from './layout.js';
+import { Flash, useAt } from './layout.js';
 
 /** What an import batch holds, in place of a record. */
 function BatchBody({ b }: { b: NonNullable<JobStory['batch']> }) {
@@ -135,6 +135,7 @@ function ResultPart({ s }: { s: JobStory }) {
 
 /** One job's story as a page: state, record, each attempt with its API calls, the error and what to do. */
 export function JobBody({ s, flash }: { s: JobStory; flash?: string }) {
+  const at = useAt();
   const rows: Array<[string, unknown]> = [['stream', s.stream]];
   const noAttempts = s.batch && s.attemptsMade ? 'an import batch keeps no trace of its attempts (counted above)' : 'none yet';
   return (
@@ -155,7 +156,7 @@ export function JobBody({ s, flash }: { s: JobStory; flash?: string }) {
           <td>
             {/* The record's whole story (an order's snapshots in order, what each did) is on its find page. */}
             {s.key && !s.batch ? (
-              <a id="job-key" href={`/find?key=${encodeURIComponent(s.key)}`}>
+              <a id="job-key" href={at(`/find?key=${encodeURIComponent(s.key)}`)}>
                 {s.key}
               </a>
             ) : (
@@ -185,7 +186,7 @@ export function JobBody({ s, flash }: { s: JobStory; flash?: string }) {
       <ErrorPart s={s} />
       <ResultPart s={s} />
       {s.state === 'failed' ? (
-        <form method="post" action={`/jobs/${encodeURIComponent(s.id)}/retry`}>
+        <form method="post" action={at(`/jobs/${encodeURIComponent(s.id)}/retry`)}>
           <button type="submit">Retry this job</button>
         </form>
       ) : null}
@@ -207,10 +208,10 @@ export function JobBody({ s, flash }: { s: JobStory; flash?: string }) {
       <h2>Attempts</h2>
       {s.attempts.length ? s.attempts.map((a) => <AttemptPart a={a} />) : <p class="muted">{noAttempts}</p>}
       <p>
-        <a href={`/queues/queue/${s.batch ? intakeQueueName(s.stream) : s.stream}`}>
+        <a href={at(`/queues/queue/${s.batch ? intakeQueueName(s.stream) : s.stream}`)}>
           All {s.stream} {s.batch ? 'import batches' : 'jobs'}
         </a>{' '}
-        · <a href="/">Overview</a>
+        · <a href={at('/')}>Overview</a>
       </p>
     </>
   );

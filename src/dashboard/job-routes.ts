@@ -7,6 +7,7 @@ import { readLastReport } from '../ops/reconcile.js';
 import { readStatus } from '../ops/status-report.js';
 import type { StreamQueues } from '../queue/stream-queues.js';
 import type { RedisConnection as Redis } from '../redis/connection.js';
+import type { AccountPicker, Shell } from './layout.js';
 import { badRequestHtml, jobHtml, noJobHtml, overviewHtml } from './pages.js';
 
 export interface JobRoutesOptions {
@@ -17,6 +18,20 @@ export interface JobRoutesOptions {
   /** The request budgets, to show how much of each is in use. */
   budgets?: Budgets;
   logger?: Logger;
+  /** Where these pages are: '' (the default, one account) or `/a/NAME`; links and redirects stay under it. */
+  base?: string;
+  /** ACCOUNTS_FILE's accounts for the pages' picker, this one current; none with one account. */
+  accounts?: () => AccountPicker;
+}
+
+/** The pages' header for routes of one account. */
+export function shellOf(o: {
+  signedIn: boolean;
+  prefix: string;
+  base?: string;
+  accounts?: () => AccountPicker;
+}): Shell & { prefix: string } {
+  return { signedIn: o.signedIn, prefix: o.prefix, base: o.base, accounts: o.accounts?.() };
 }
 
 type Page = (req: Request, res: Response) => Promise<void>;
@@ -28,7 +43,6 @@ const flashOf = (req: Request) => (typeof req.query.flash === 'string' ? req.que
 /** The overview and its status as JSON, a job's page, and the retries of one job or of a failure group. */
 export function jobRoutes(o: JobRoutesOptions): Router {
   const r = express.Router();
-  const shell = { signedIn: o.signedIn, prefix: o.prefix };
   r.get(
     '/',
     wrap(async (req, res) => {
@@ -36,7 +50,7 @@ export function jobRoutes(o: JobRoutesOptions): Router {
         readStatus(o.redis, o.queues, { budgets: o.budgets }),
         readLastReport(o.redis, o.prefix),
       ]);
-      res.type('html').send(overviewHtml(status, shell, { flash: flashOf(req), reconcile }));
+      res.type('html').send(overviewHtml(status, shellOf(o), { flash: flashOf(req), reconcile }));
     }),
   );
   r.get(
@@ -53,10 +67,10 @@ export function jobRoutes(o: JobRoutesOptions): Router {
         res
           .status(404)
           .type('html')
-          .send(noJobHtml(String(req.params.id), shell));
+          .send(noJobHtml(String(req.params.id), shellOf(o)));
         return;
       }
-      res.type('html').send(jobHtml(story, shell, flashOf(req)));
+      res.type('html').send(jobHtml(story, shellOf(o), flashOf(req)));
     }),
   );
   r.post('/jobs/:id/retry', wrap(retryOne(o)));
@@ -71,7 +85,7 @@ function retryOne(o: JobRoutesOptions): Page {
     const r = await retryJobIds(o.queues, [id]);
     const flash = r.retried.length ? 'Retried: the job is waiting for a worker.' : `Not retried: ${r.refused[0]?.reason ?? 'unknown'}`;
     o.logger?.info({ jobId: id, retried: r.retried.length }, 'dashboard: retry of one job');
-    res.redirect(303, `/jobs/${encodeURIComponent(id)}?flash=${encodeURIComponent(flash)}`);
+    res.redirect(303, `${o.base ?? ''}/jobs/${encodeURIComponent(id)}?flash=${encodeURIComponent(flash)}`);
   };
 }
 
@@ -83,13 +97,16 @@ function retryGroup(o: JobRoutesOptions): Page {
       res
         .status(400)
         .type('html')
-        .send(badRequestHtml('stream, code and reason are required.', { signedIn: o.signedIn }));
+        .send(badRequestHtml('stream, code and reason are required.', { signedIn: o.signedIn, base: o.base, accounts: o.accounts?.() }));
       return;
     }
     // A group is of record jobs or of import batches; without `batch` (an older form), both.
     const batch = b.batch === 'true' ? true : b.batch === 'false' ? false : undefined;
     const r = await retryAllFailed(o.queues, { streams: [b.stream], group: { code: b.code, reason: b.reason, batch } });
     o.logger?.info({ stream: b.stream, code: b.code, retried: r.retried.length }, 'dashboard: retry of a failure group');
-    res.redirect(303, `/?flash=${encodeURIComponent(`Retried ${r.retried.length} ${b.stream} job(s) failed with [${b.code}].`)}`);
+    res.redirect(
+      303,
+      `${o.base ?? ''}/?flash=${encodeURIComponent(`Retried ${r.retried.length} ${b.stream} job(s) failed with [${b.code}].`)}`,
+    );
   };
 }

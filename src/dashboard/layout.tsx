@@ -1,6 +1,7 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
-import type { ComponentChildren, VNode } from 'preact';
+import { createContext, type ComponentChildren, type VNode } from 'preact';
+import { useContext } from 'preact/hooks';
 import { renderToString } from 'preact-render-to-string';
 import { shortDateTime } from '../time/date-format.js';
 
@@ -11,13 +12,53 @@ export interface Shell {
   /** Shows the navigation; true adds the log-out button. Undefined (the login page): no navigation. */
   signedIn?: boolean;
   prefix?: string;
+  /** Where the pages of the account shown are: '' (one account, the default) or `/a/NAME` (one of ACCOUNTS_FILE's). */
+  base?: string;
+  /** ACCOUNTS_FILE's accounts, for the picker; `current` is the one shown, none on the all-accounts page. */
+  accounts?: AccountPicker;
 }
 
-function Nav({ signedIn, prefix }: Shell) {
+/** The accounts the dashboard serves, and the one a page shows. */
+export interface AccountPicker {
+  names: readonly string[];
+  current?: string;
+}
+
+/** The path of an account's pages (`/a/acme`); the account's name is checked before it gets here. */
+export const accountBase = (name: string) => `/a/${name}`;
+
+const Base = createContext('');
+
+/** A path of the dashboard under the account a page shows: `at('/jobs/1')` is `/a/acme/jobs/1` on acme's pages. */
+export function useAt(): (path: string) => string {
+  const base = useContext(Base);
+  return (path) => base + path;
+}
+
+/** A link to every account's pages and to the all-accounts page, the account shown marked. */
+function Picker({ names, current }: AccountPicker) {
+  return (
+    <nav id="accounts" class="accounts" aria-label="Accounts">
+      <a href="/" aria-current={current === undefined ? 'page' : undefined}>
+        All accounts
+      </a>
+      {names.map((name) => (
+        <a href={`${accountBase(name)}/`} data-account={name} aria-current={name === current ? 'page' : undefined}>
+          {name}
+        </a>
+      ))}
+    </nav>
+  );
+}
+
+function Nav({ signedIn, prefix, base = '', accounts }: Shell) {
+  // The all-accounts page has no queues of its own: each account's are on its pages.
+  const ofAccount = !accounts || accounts.current !== undefined;
   return (
     <>
-      <a href="/">Overview</a>
-      <a href="/queues">Queues</a>
+      {accounts ? <Picker {...accounts} /> : null}
+      {ofAccount ? <a href={`${base}/`}>Overview</a> : null}
+      {ofAccount ? <a href={`${base}/queues`}>Queues</a> : null}
       <span class="grow"></span>
       {prefix ? <span class="muted">prefix {prefix}</span> : null}
       {signedIn ? (
@@ -55,7 +96,9 @@ export function Page({ title, shell = {}, scripts = [], children }: PageProps) {
           <strong>inventory-sync</strong>
           {shell.signedIn === undefined ? null : <Nav {...shell} />}
         </header>
-        <main>{children}</main>
+        <main>
+          <Base.Provider value={shell.base ?? ''}>{children}</Base.Provider>
+        </main>
       </body>
     </html>
   );

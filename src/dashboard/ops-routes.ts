@@ -12,6 +12,8 @@ import { resumeStreams } from '../ops/resume-streams.js';
 import type { Logger } from '../log/logger.js';
 import type { FlowView } from './browser/flow-view.js';
 import { findHtml, reconcileHtml } from './pages.js';
+import { shellOf } from './job-routes.js';
+import type { AccountPicker } from './layout.js';
 import type { Kind } from '../kinds/kind.js';
 
 export interface OpsRoutesOptions {
@@ -31,6 +33,10 @@ export interface OpsRoutesOptions {
   logger?: Logger;
   /** Runs repairs (reconcile --repair); without it the reconcile page shows the planned repairs, no button. */
   repair?: Repairer;
+  /** Where these pages are: '' (the default, one account) or `/a/NAME`; links and redirects stay under it. */
+  base?: string;
+  /** ACCOUNTS_FILE's accounts for the pages' picker, this one current; none with one account. */
+  accounts?: () => AccountPicker;
 }
 
 /** Samples at most this often per dashboard process while charts are watched. */
@@ -41,7 +47,6 @@ const wrap = (fn: Page) => (req: Request, res: Response, next: NextFunction) => 
   fn(req, res).catch(next);
 };
 const keyOf = (req: Request) => (typeof req.query.key === 'string' ? req.query.key.trim().slice(0, 200) : '');
-const shellOf = (o: OpsRoutesOptions) => ({ signedIn: o.signedIn, prefix: o.prefix });
 
 /** The operator pages beside the overview: `find`, the last reconcile report, and the live charts' data. */
 export function opsRoutes(o: OpsRoutesOptions): Router {
@@ -59,7 +64,7 @@ function findRoutes(r: Router, o: OpsRoutesOptions): void {
     '/find',
     wrap(async (req, res) => {
       const key = keyOf(req);
-      if (!key) return void res.redirect(303, '/');
+      if (!key) return void res.redirect(303, `${o.base ?? ''}/`);
       const result = await findRecord(o.redis, o.queues, key, undefined, { mapping: o.mapping, kinds: o.kinds });
       res
         .status(result.found ? 200 : 404)
@@ -127,7 +132,7 @@ function repairPage(o: OpsRoutesOptions, allOptIns: Set<string>): Page {
     const flash =
       `Repair ${report.run}${only ? ` of ${only.key}` : ''}: ${n('repair')} repaired, ${n('by-hand')} left to a person, ` +
       `${n('skipped')} skipped; ${report.ok ? 'no drift left' : 'drift left (see below)'}.`;
-    res.redirect(303, `/reconcile?flash=${encodeURIComponent(flash)}`);
+    res.redirect(303, `${o.base ?? ''}/reconcile?flash=${encodeURIComponent(flash)}`);
   };
 }
 
@@ -145,7 +150,7 @@ function resumeRoute(r: Router, o: OpsRoutesOptions): void {
       const flash = done!.wasPaused
         ? `Resumed ${stream}: ${done!.waiting} job(s) run again from their progress.`
         : `${stream} was not paused.`;
-      res.redirect(303, `/?flash=${encodeURIComponent(flash)}`);
+      res.redirect(303, `${o.base ?? ''}/?flash=${encodeURIComponent(flash)}`);
     }),
   );
 }

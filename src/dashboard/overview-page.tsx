@@ -6,13 +6,13 @@ import { intakeQueueName } from '../queue/intake-queue.js';
 import { SearchBox } from './find-page.js';
 import { FlowSection } from './flow-section.js';
 import { HoldBanners } from './hold-banners.js';
-import { Flash, When } from './layout.js';
+import { Flash, useAt, When } from './layout.js';
 import { Budget, FailedGroups, Schedule } from './overview-tables.js';
 import { ReconcileSummary } from './reconcile-page.js';
 
 type StreamStatus = StatusReport['streams'][number];
 
-function Ago({ seconds }: { seconds: number | null }) {
+export function Ago({ seconds }: { seconds: number | null }) {
   if (seconds === null) return <span class="muted">never caught up</span>;
   if (seconds < 90) return <>{seconds} s</>;
   if (seconds < 5400) return <>{Math.round(seconds / 60)} min</>;
@@ -21,10 +21,11 @@ function Ago({ seconds }: { seconds: number | null }) {
 
 /** A stream's import batches (records not yet jobs) by state, e.g. "3 waiting, 1 failed". */
 function Batches({ st }: { st: StreamStatus }) {
+  const at = useAt();
   const parts = Object.entries(st.intake).filter(([, n]) => n > 0);
   if (!parts.length) return <span class="muted">none</span>;
   return (
-    <a href={`/queues/queue/${intakeQueueName(st.stream)}`}>
+    <a href={at(`/queues/queue/${intakeQueueName(st.stream)}`)}>
       {parts.map(([state, n], i) => (
         <>
           {i ? ', ' : ''}
@@ -36,11 +37,12 @@ function Batches({ st }: { st: StreamStatus }) {
 }
 
 function StreamRow({ st }: { st: StreamStatus }) {
+  const at = useAt();
   const { counts, feed } = st;
   return (
     <tr>
       <td>
-        <a href={`/queues/queue/${st.stream}`}>{st.stream}</a>
+        <a href={at(`/queues/queue/${st.stream}`)}>{st.stream}</a>
       </td>
       <td class="n">{counts.waiting + counts.prioritized}</td>
       <td class="n">{counts.active}</td>
@@ -92,13 +94,14 @@ function Streams({ s }: { s: StatusReport }) {
 
 /** The overview: per stream counts (import batches too) and feed position, budget use, schedules, failed jobs grouped by reason. */
 export function Overview({ s, flash, reconcile }: { s: StatusReport; flash?: string; reconcile?: ReconcileReport }) {
+  const at = useAt();
   return (
     <>
       <Flash text={flash} />
       <HoldBanners s={s} />
       <SearchBox />
       <p class="muted">
-        As of <When iso={s.at} /> UTC (the charts below update by themselves). <a href="/">Refresh</a>
+        As of <When iso={s.at} /> UTC (the charts below update by themselves). <a href={at('/')}>Refresh</a>
       </p>
       <FlowSection streams={s.streams.map((st) => st.stream)} />
       <ReconcileSummary r={reconcile} />

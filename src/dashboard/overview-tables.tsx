@@ -1,10 +1,11 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
 import type { StatusReport } from '../ops/status-report.js';
-import { When } from './layout.js';
+import { useAt, When } from './layout.js';
 
 /** Failed jobs grouped by stream and reason, with examples and a "Retry this group" button each. */
 export function FailedGroups({ s }: { s: StatusReport }) {
+  const at = useAt();
   return (
     <table id="failed-groups">
       <tr>
@@ -28,12 +29,12 @@ export function FailedGroups({ s }: { s: StatusReport }) {
               {g.examples.map((id, i) => (
                 <>
                   {i ? <br /> : null}
-                  <a href={`/jobs/${encodeURIComponent(id)}`}>{id}</a>
+                  <a href={at(`/jobs/${encodeURIComponent(id)}`)}>{id}</a>
                 </>
               ))}
             </td>
             <td>
-              <form class="inline" method="post" action="/retry-group">
+              <form class="inline" method="post" action={at('/retry-group')}>
                 <input type="hidden" name="stream" value={g.stream} />
                 <input type="hidden" name="code" value={g.code} />
                 <input type="hidden" name="reason" value={g.reason} />

@@ -1,9 +1,11 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
+import type { AccountSummary } from '../ops/account-summary.js';
 import type { FindResult } from '../ops/find.js';
 import type { JobStory } from '../ops/job-inspect.js';
 import type { ReconcileReport } from '../ops/reconcile-types.js';
 import type { StatusReport } from '../ops/status-report.js';
+import { AccountsOverview } from './accounts-page.js';
 import { FindResultBody } from './find-page.js';
 import { JobBody } from './job-page.js';
 import { Page, renderPage, type Shell } from './layout.js';
@@ -58,6 +60,25 @@ export function reconcileHtml(r: ReconcileReport | undefined, shell: Shell, serv
   return renderPage(
     <Page title="Reconcile" shell={shell}>
       <ReconcileBody r={r} serviceBaseUrl={serviceBaseUrl} repair={repair} />
+    </Page>,
+  );
+}
+
+export function accountsHtml(accounts: AccountSummary[], streams: readonly string[], shell: Shell): string {
+  return renderPage(
+    <Page title="All accounts" shell={shell}>
+      <AccountsOverview accounts={accounts} streams={streams} at={new Date().toISOString()} />
+    </Page>,
+  );
+}
+
+export function noAccountHtml(name: string, shell: Shell): string {
+  return renderPage(
+    <Page title="No such account" shell={shell}>
+      <p>
+        No account <code>{name.slice(0, 40)}</code>: ACCOUNTS_FILE names {shell.accounts?.names.join(', ') ?? 'none'}.{' '}
+        <a href="/">All accounts</a>
+      </p>
     </Page>,
   );
 }

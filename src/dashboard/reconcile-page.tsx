@@ -4,7 +4,7 @@ import { comparedText, type ReconcileReport } from '../ops/reconcile-types.js';
 import type { RepairItem } from '../ops/repair-plan.js';
 import type { RepairReport } from '../ops/repair-report.js';
 import { EntityLink } from './find-page.js';
-import { Flash, When } from './layout.js';
+import { Flash, useAt, When } from './layout.js';
 
 /** What the reconcile page shows of repairs: each drift's planned repair, and the last repair run. */
 export interface RepairView {
@@ -18,6 +18,7 @@ export interface RepairView {
 
 /** One line for the overview: when reconcile last ran and what it found. */
 export function ReconcileSummary({ r }: { r: ReconcileReport | undefined }) {
+  const at = useAt();
   if (!r) {
     return (
       <p id="reconcile-summary" class="muted">
@@ -30,7 +31,7 @@ export function ReconcileSummary({ r }: { r: ReconcileReport | undefined }) {
     <p id="reconcile-summary">
       Last reconcile <When iso={r.at} /> UTC:{' '}
       {r.ok ? <span class="ok">no drift</span> : <span class="bad">{`${n} drift${n === 1 ? '' : 's'}`}</span>}.{' '}
-      <a href="/reconcile">The report</a>
+      <a href={at('/reconcile')}>The report</a>
     </p>
   );
 }
@@ -39,10 +40,11 @@ type Drift = ReconcileReport['drifts'][number];
 
 /** A drift's planned repair, and its button when a job repairs it. */
 function RepairCell({ d, item, canRepair }: { d: Drift; item?: RepairItem; canRepair: boolean }) {
+  const at = useAt();
   if (!item) return <td />;
   const button =
     canRepair && item.action === 'repair' ? (
-      <form class="inline" method="post" action="/repair">
+      <form class="inline" method="post" action={at('/repair')}>
         <input type="hidden" name="stream" value={d.stream} />
         <input type="hidden" name="key" value={d.key} />
         <button type="submit">Repair</button>
@@ -57,11 +59,12 @@ function RepairCell({ d, item, canRepair }: { d: Drift; item?: RepairItem; canRe
 }
 
 function DriftRow({ d, serviceBaseUrl, item, canRepair }: { d: Drift; serviceBaseUrl?: string; item?: RepairItem; canRepair: boolean }) {
+  const at = useAt();
   return (
     <tr data-key={d.key}>
       <td>{d.stream}</td>
       <td>
-        <a href={`/find?key=${encodeURIComponent(d.key)}`}>{d.key}</a>
+        <a href={at(`/find?key=${encodeURIComponent(d.key)}`)}>{d.key}</a>
       </td>
       <td>
         <code>{d.kind}</code>
@@ -81,6 +84,7 @@ function DriftRow({ d, serviceBaseUrl, item, canRepair }: { d: Drift; serviceBas
 /** The last reconcile report: what was compared, every drift naming the record and the field, what it cost. */
 /** The last repair run: each drift, what was done and how it ended. */
 function LastRepair({ r }: { r: RepairReport }) {
+  const at = useAt();
   const n = (a: string) => r.items.filter((i) => i.action === a).length;
   return (
     <section id="last-repair">
@@ -105,7 +109,7 @@ function LastRepair({ r }: { r: RepairReport }) {
             <td>{i.action}</td>
             <td>{i.what}</td>
             <td>{i.result ? `${i.result}${i.error ? `: ${i.error}` : ''}` : ''}</td>
-            <td>{i.jobId && i.action === 'repair' ? <a href={`/jobs/${encodeURIComponent(i.jobId)}`}>{i.jobId}</a> : null}</td>
+            <td>{i.jobId && i.action === 'repair' ? <a href={at(`/jobs/${encodeURIComponent(i.jobId)}`)}>{i.jobId}</a> : null}</td>
           </tr>
         ))}
       </table>
@@ -122,6 +126,7 @@ export function ReconcileBody({
   serviceBaseUrl?: string;
   repair?: RepairView;
 }) {
+  const at = useAt();
   if (!r) return <ReconcileSummary r={r} />;
   const heads = ['stream', 'record', 'drift', 'field', 'service has', 'synced', 'detail', 'repair'];
   const canRepair = repair?.canRepair ?? false;
@@ -163,7 +168,7 @@ export function ReconcileBody({
         </>
       ) : null}
       {r.drifts.length && canRepair ? (
-        <form id="repair-all" method="post" action="/repair">
+        <form id="repair-all" method="post" action={at('/repair')}>
           <input type="hidden" name="all" value="1" />
           <label>
             <input type="checkbox" name="includeStock" value="1" /> include stock (other activity in the account can explain a difference)

@@ -35,6 +35,8 @@ export interface AlertDeps {
   secrets: string[];
   /** The streams to watch, each with how its lag is judged. */
   kinds: readonly { stream: StreamName; feed: Pick<FeedPart, 'lag'> }[];
+  /** The account of ACCOUNTS_FILE the alerts are about (config.accountName), named in each; none without the file. */
+  account?: string;
 }
 
 /** One alert as sent: why (its reason is what the interval is counted per) and the text. */
@@ -53,6 +55,11 @@ const k = (prefix: string) => ({
   gate: (reason: string) => `${prefix}:alert:sent:${reason}`,
 });
 
+/** How every alert begins: the program, the account when there are several, and the prefix. */
+export function alertHead(prefix: string, account: string | undefined): string {
+  return account === undefined ? `inventory-sync (${prefix})` : `inventory-sync, account ${account} (${prefix})`;
+}
+
 const minutes = (s: number) => (s < 120 ? `${s} s` : `${Math.round(s / 60)} min`);
 
 /** New failed jobs of a stream since the last alert about them; the first look only sets the mark. */
@@ -67,7 +74,7 @@ async function failureAlert(d: AlertDeps, stream: StreamName, now: number): Prom
   const ids = await d.redis.zrevrangebyscore(failedKey, '+inf', `(${since}`, 'LIMIT', 0, 3);
   const examples = await Promise.all(ids.map(async (id) => `${id}: ${((await queue.getJob(id))?.failedReason ?? '').slice(0, 200)}`));
   const text =
-    `inventory-sync (${d.prefix}): ${count} ${stream} job${count === 1 ? '' : 's'} failed since ${new Date(since).toISOString()}. ` +
+    `${alertHead(d.prefix, d.account)}: ${count} ${stream} job${count === 1 ? '' : 's'} failed since ${new Date(since).toISOString()}. ` +
     `Latest: ${examples.join(' | ')}. See: inventory-sync jobs list --state failed --stream ${stream}`;
   return { alert: { reason: `failures:${stream}`, text }, seenUntil: now };
 }
@@ -81,7 +88,7 @@ async function lagAlert(d: AlertDeps, kind: AlertDeps['kinds'][number], now: num
   return {
     reason: `lag:${stream}`,
     text:
-      `inventory-sync (${d.prefix}): the ${stream} feed is ${minutes(lag)} behind ` +
+      `${alertHead(d.prefix, d.account)}: the ${stream} feed is ${minutes(lag)} behind ` +
       `(limit ${minutes(d.settings.lagSeconds)}).${why} See: inventory-sync status`,
   };
 }
@@ -94,8 +101,9 @@ async function pauseAlert(d: AlertDeps, b: BreakerState): Promise<{ alert: Alert
   const waiting = await d.queues.get(stream).getJobCounts('waiting', 'delayed', 'prioritized');
   const n = (waiting.waiting ?? 0) + (waiting.delayed ?? 0) + (waiting.prioritized ?? 0);
   const text =
-    `inventory-sync (${d.prefix}): the ${stream} stream is PAUSED since ${b.since}: ${b.refusals} refusals about the account in a row, ` +
-    `the last ${(b.reason ?? '').slice(0, 200)}. No job runs and none is pulled; ${n} job${n === 1 ? '' : 's'} wait, none lost. ` +
+    `${alertHead(d.prefix, d.account)}: the ${stream} stream is PAUSED since ${b.since}: ` +
+    `${b.refusals} refusals about the account in a row, the last ${(b.reason ?? '').slice(0, 200)}. ` +
+    `No job runs and none is pulled; ${n} job${n === 1 ? '' : 's'} wait, none lost. ` +
     `Fix the cause, then: inventory-sync resume --stream ${stream}`;
   return { alert: { reason: `paused:${stream}`, text }, release: () => releaseAlert(d.redis, keys, stream) };
 }
@@ -114,7 +122,7 @@ async function outageAlert(d: AlertDeps, holds: HoldReport, now: number): Promis
     const n = await waitingJobs(d);
     const lasted = minutes(Math.round((now - Date.parse(o.since)) / 1000));
     const text =
-      `inventory-sync (${d.prefix}): the service has been DOWN since ${o.since} (${lasted}): ${(o.reason ?? '').slice(0, 200)}. ` +
+      `${alertHead(d.prefix, d.account)}: the service has been DOWN since ${o.since} (${lasted}): ${(o.reason ?? '').slice(0, 200)}. ` +
       `Every stream holds: no job runs, none is pulled, none spends an attempt; ${n} job${n === 1 ? '' : 's'} wait, none lost. ` +
       'One read probes it now and then (OUTAGE_PROBE_MAX_SECONDS apart at most); work goes on by itself when it answers. ' +
       'See: inventory-sync status';
@@ -123,7 +131,7 @@ async function outageAlert(d: AlertDeps, holds: HoldReport, now: number): Promis
   const last = o.open ? undefined : holds.lastOutage;
   if (!last?.alerted || last.endTold || !(await claimEndAlert(d.redis, keys))) return undefined;
   const text =
-    `inventory-sync (${d.prefix}): the service answers again since ${last.endedAt}, after ${minutes(last.seconds)} down; ` +
+    `${alertHead(d.prefix, d.account)}: the service answers again since ${last.endedAt}, after ${minutes(last.seconds)} down; ` +
     `${last.waited} job${last.waited === 1 ? '' : 's'} waited and now run, none lost. Nothing to do.`;
   return { alert: { reason: 'outage-ended', text }, release: () => releaseOutageAlert(d.redis, keys, 'end') };
 }
@@ -138,7 +146,7 @@ async function waitingJobs(d: AlertDeps): Promise<number> {
 async function sendClaimed(d: AlertDeps, claimed: { alert: Alert; release: () => Promise<void> }, sent: Alert[]): Promise<void> {
   const text = redact(claimed.alert.text, d.secrets);
   try {
-    await postAlert(d.settings.webhookUrl, text);
+    await postAlert(d.settings.webhookUrl, text, d.account);
     d.logger.info({ reason: claimed.alert.reason }, 'alert sent');
     sent.push({ reason: claimed.alert.reason, text });
   } catch (err) {
@@ -153,12 +161,12 @@ async function sendClaimed(d: AlertDeps, claimed: { alert: Alert; release: () =>
   }
 }
 
-/** POSTs `{"text": ...}`; throws on a network error or a non-2xx answer. */
-export async function postAlert(url: string, text: string): Promise<void> {
+/** POSTs `{"text": ...}` (and `"account"` when there are several); throws on a network error or a non-2xx answer. */
+export async function postAlert(url: string, text: string, account?: string): Promise<void> {
   const res = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ text }),
+    body: JSON.stringify(account === undefined ? { text } : { text, account }),
     signal: AbortSignal.timeout(10_000),
   });
   await res.arrayBuffer().catch(() => undefined);
@@ -197,7 +205,7 @@ export async function checkAlerts(d: AlertDeps, now = Date.now()): Promise<Alert
       if ((await d.redis.set(gate, String(now), 'EX', d.settings.intervalSeconds, 'NX')) !== 'OK') continue;
       const text = redact(alert.text, d.secrets);
       try {
-        await postAlert(d.settings.webhookUrl, text);
+        await postAlert(d.settings.webhookUrl, text, d.account);
       } catch (err) {
         // Not sent: free the reason so that the next look tries again.
         await d.redis.del(gate);

@@ -2,7 +2,7 @@ import { redact, type Logger } from '../log/logger.js';
 import { messageOf } from '../errors/message-of.js';
 import { logRepeated, reasonOf } from '../log/log-throttle.js';
 import type { WriteState } from '../queue/hold/write-probe.js';
-import { postAlert } from './alerts.js';
+import { alertHead, postAlert } from './alerts.js';
 
 export interface RedisRefusedAlertOptions {
   webhookUrl: string;
@@ -12,6 +12,8 @@ export interface RedisRefusedAlertOptions {
   /** Values no alert may carry. */
   secrets: string[];
   logger: Logger;
+  /** The account of ACCOUNTS_FILE this process serves (config.accountName), named in the alert; none without the file. */
+  account?: string;
 }
 
 /**
@@ -28,13 +30,13 @@ export function redisRefusedAlert(o: RedisRefusedAlertOptions): (s: WriteState) 
     const seconds = Math.round((Date.now() - s.since!) / 1000);
     if (seconds < o.afterSeconds) return;
     const text = redact(
-      `inventory-sync (${o.prefix}): Redis has ${s.answered ? 'refused writes' : 'not answered'} for ${seconds} s: ` +
+      `${alertHead(o.prefix, o.account)}: Redis has ${s.answered ? 'refused writes' : 'not answered'} for ${seconds} s: ` +
         `${s.why}. ${s.hint ?? ''} ` +
         'Jobs and pulls wait and nothing is lost; they go on by themselves once Redis takes writes again. See /readyz.',
       o.secrets,
     ).replace(/\s+/g, ' ');
     sending = true;
-    postAlert(o.webhookUrl, text)
+    postAlert(o.webhookUrl, text, o.account)
       .then(() => {
         toldFor = s.since;
         o.logger.info({ reason: 'redis-refuses-writes' }, 'alert sent');

@@ -36,9 +36,10 @@ function callAttributes(call: ApiCall, template: string, attempt: number, settli
 /**
  * Per-job tracing over an OpenTelemetry tracer: the job span is BullMQ's `process <queue>` span (active while the
  * processor runs); each service call becomes a child span after it is made, from the time it began waiting for
- * budget to its answer, so nothing is added to the call's own path.
+ * budget to its answer, so nothing is added to the call's own path. `accountName` (ACCOUNTS_FILE's) marks each job
+ * span, so one collector tells the accounts apart.
  */
-export function jobTracing(tracer: Tracer, account: string): JobTracing {
+export function jobTracing(tracer: Tracer, account: string, accountName?: string): JobTracing {
   return {
     attempt(job): AttemptTrace {
       const active = trace.getActiveSpan();
@@ -47,6 +48,7 @@ export function jobTracing(tracer: Tracer, account: string): JobTracing {
       const jobSpan = (active ?? own)!;
       const base: Context = own ? trace.setSpan(context.active(), own) : context.active();
       jobSpan.setAttributes({ 'inventory.stream': job.stream, 'inventory.job_id': job.jobId, 'inventory.attempt': job.attempt });
+      if (accountName !== undefined) jobSpan.setAttribute('inventory.account', accountName);
       const parent = (): Context => (context.active().getValue(SETTLING) ? context.active() : base);
       return {
         key(key) {

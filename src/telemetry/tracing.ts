@@ -18,6 +18,8 @@ export const TRACER_NAME = 'inventory-sync';
 export interface TracingOptions {
   /** The service account: call paths are traced as templates without it. */
   account: string;
+  /** The account of ACCOUNTS_FILE (config.accountName): each job span carries it as `inventory.account`. None without the file. */
+  accountName?: string;
   /** Where the SDK's own warnings go (an export that failed, a bad OTEL_* value). */
   logger: Logger;
 }
@@ -27,7 +29,7 @@ export interface Tracing {
   telemetry: Telemetry;
   jobs: JobTracing;
   /** The spans of each job for another service account (one process running several accounts: the tracer is the process's). */
-  jobsFor(account: string): JobTracing;
+  jobsFor(account: string, accountName?: string): JobTracing;
   /** Exports what is buffered and stops; later spans are dropped. Safe to call twice. */
   shutdown(): Promise<void>;
 }
@@ -59,8 +61,8 @@ export function startTracing(o: TracingOptions): Tracing {
   let stopped: Promise<void> | undefined;
   return {
     telemetry: new BullMQOtel({ tracerName: TRACER_NAME }),
-    jobs: jobTracing(trace.getTracer(TRACER_NAME), o.account),
-    jobsFor: (account) => jobTracing(trace.getTracer(TRACER_NAME), account),
+    jobs: jobTracing(trace.getTracer(TRACER_NAME), o.account, o.accountName),
+    jobsFor: (account, accountName) => jobTracing(trace.getTracer(TRACER_NAME), account, accountName),
     shutdown() {
       stopped ??= provider
         .shutdown()

@@ -4,18 +4,21 @@ import { ConfigError } from '../../../config/read-config.js';
 import { weakPasswordProblem } from '../../dashboard/auth.js';
 import { isLoopback } from '../../net/loopback.js';
 import type { CliIo } from '../../app/cli-io.js';
-import { budgetsOf, commandLogger, loadConfig } from '../../app/command-context.js';
+import { commandLogger, loadAccounts, loadConfig, secretValues } from '../../app/command-context.js';
+import { defaultAccount } from '../../../config/accounts.js';
 import { connectRedisWaiting } from '../../app/connect-redis.js';
 import { ExitCode, UsageError } from '../exit-codes.js';
 import type { CommandResult } from '../command-result.js';
 import { untilStopped } from '../until-stopped.js';
 import { listenOrConfigError } from '../listen-setting.js';
 import { port } from './options.js';
-import type { Repairer } from '../../ops/repair-report.js';
-import type { AppDeps } from '../../app/build-deps.js';
+import { dashboardAccount, deploymentPrefix, fileAccounts } from './dashboard-accounts.js';
 import type { Kind } from '../../kinds/kind.js';
 
-/** `dashboard [--host H] [--port P] [--no-auth]`: serves until SIGTERM/SIGINT. */
+/**
+ * `dashboard [--host H] [--port P] [--no-auth]`: serves until SIGTERM/SIGINT. With ACCOUNTS_FILE, every account (one
+ * login, the deployment's); with `--account NAME`, that one as without the file.
+ */
 export function dashboardCommand(io: CliIo, done: CommandResult, kinds: readonly Kind[]): Command {
   return new Command('dashboard')
     .description(`the web dashboard (${defaults.dashboardHost}:${defaults.dashboardPort} by default)`)
@@ -23,7 +26,10 @@ export function dashboardCommand(io: CliIo, done: CommandResult, kinds: readonly
     .option('--port <port>', 'port (0 picks a free one)', port, defaults.dashboardPort)
     .option('--no-auth', 'serve without a login (loopback hosts only)')
     .action(async (o: { host: string; port: number; auth: boolean }) => {
-      const config = loadConfig(io, kinds);
+      // With ACCOUNTS_FILE and no --account: every account; otherwise the one account, as without the file.
+      const every = Boolean(io.env.ACCOUNTS_FILE?.trim()) && io.account === undefined;
+      const all = every ? loadAccounts(io, kinds) : undefined;
+      const config = all ? { ...all[0]!.config, accountName: undefined } : loadConfig(io, kinds);
       const { user, password } = config.dashboard;
       if (o.auth && (!user || !password)) {
         throw new UsageError('DASHBOARD_USER and DASHBOARD_PASSWORD are required for the dashboard (or --no-auth on 127.0.0.1)');
@@ -31,18 +37,15 @@ export function dashboardCommand(io: CliIo, done: CommandResult, kinds: readonly
       if (!o.auth && !isLoopback(o.host)) throw new UsageError(`--no-auth is allowed on a loopback host only, not ${o.host}`);
       const weak = o.auth && password ? weakPasswordProblem(o.host, password) : undefined;
       if (weak) throw new ConfigError([weak]);
-      const logger = commandLogger(config, io.stderr);
+      const logger = commandLogger(
+        config,
+        io.stderr,
+        (all ?? []).flatMap((a) => secretValues(a.config)),
+      );
       const redis = await connectRedisWaiting(config.redis, { logger, waitMs: config.redisStartWaitSeconds * 1000, signal: io.stop });
       const { startDashboard } = await import('../../dashboard/dashboard-server.js');
-      // Repairs need the service: with it configured, the reconcile page's buttons run them in this process.
-      let repairDeps: AppDeps | undefined;
-      const repair: Repairer | undefined = config.service
-        ? async (ask) => {
-            const [{ buildDeps }, { repairDrifts }] = await Promise.all([import('../../app/build-deps.js'), import('../../app/repair.js')]);
-            repairDeps ??= buildDeps(config, logger, { redis, kinds });
-            return repairDrifts(repairDeps, ask);
-          }
-        : undefined;
+      const one = all ? undefined : dashboardAccount(defaultAccount, config, redis, kinds, logger);
+      const accounts = all ? fileAccounts(io, kinds, { file: io.env.ACCOUNTS_FILE!.trim(), first: all, redis, logger }) : undefined;
       const where = { host: o.host, port: o.port, portSetting: '--port', hostSetting: '--host', alternative: '0 picks a free one' };
       const dashboard = await listenOrConfigError(
         () =>
@@ -51,16 +54,17 @@ export function dashboardCommand(io: CliIo, done: CommandResult, kinds: readonly
             host: o.host,
             port: o.port,
             redis,
-            prefix: config.redis.prefix,
+            prefix: all ? deploymentPrefix(io, kinds) : config.redis.prefix,
             auth: o.auth && user && password ? { user, password } : null,
-            budgets: budgetsOf(config),
             publicUrl: config.dashboard.publicUrl,
             extraQueues: ['control'],
             logger,
-            serviceBaseUrl: config.service?.baseUrl,
-            lagLimitSeconds: config.alerts.lagSeconds,
-            mapping: config.mapping,
-            repair,
+            budgets: one?.budgets,
+            serviceBaseUrl: one?.serviceBaseUrl,
+            lagLimitSeconds: one?.lagLimitSeconds,
+            mapping: one?.mapping,
+            repair: one?.repair,
+            accounts,
           }),
         where,
       ).catch((err: unknown) => {
@@ -70,13 +74,16 @@ export function dashboardCommand(io: CliIo, done: CommandResult, kinds: readonly
       const publicUrl = config.dashboard.publicUrl
         ? `Public:    ${config.dashboard.publicUrl}/ (DASHBOARD_PUBLIC_URL, through your proxy)\n`
         : '';
+      const pages = all
+        ? `Accounts:  ${all.map((a) => a.name).join(', ')}, each at ${dashboard.url}/a/NAME/ (its queues at /a/NAME/queues)\n`
+        : `Queues:    ${dashboard.url}/queues\n`;
       io.stdout.write(
         `Dashboard: ${dashboard.url}/ ${o.auth ? `(log in as ${user})` : '(no login: loopback only)'}\n` +
-          `${publicUrl}Queues:    ${dashboard.url}/queues\nStop with Ctrl-C.\n`,
+          `${publicUrl}${pages}Stop with Ctrl-C.\n`,
       );
       await untilStopped(io.stop);
       await dashboard.close();
-      await repairDeps?.close();
+      await one?.close?.();
       redis.disconnect();
       done(ExitCode.ok);
     });

@@ -107,7 +107,9 @@ async function refresh(): Promise<void> {
   const span = Number(select?.value) || 60;
   let f: FlowView;
   try {
-    const res = await fetch(`/api/flow?minutes=${span}`, { headers: { accept: 'application/json' }, credentials: 'same-origin' });
+    // An account's pages (ACCOUNTS_FILE) read its own flow, under its path.
+    const base = document.getElementById('flow')?.dataset.base ?? '';
+    const res = await fetch(`${base}/api/flow?minutes=${span}`, { headers: { accept: 'application/json' }, credentials: 'same-origin' });
     if (!res.ok) throw new Error(`HTTP ${res.status}`);
     f = (await res.json()) as FlowView;
   } catch (err) {

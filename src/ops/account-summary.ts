@@ -1,0 +1,57 @@
+import { readFeedState } from '../feed/feed-state.js';
+import { readHolds } from '../queue/hold/hold-report.js';
+import type { StreamQueues } from '../queue/stream-queues.js';
+import { redisKeys } from '../redis/connection.js';
+
+/** One stream of an account at a glance: its jobs, its hold and how far behind its feed is. */
+export interface StreamSummary {
+  stream: string;
+  /** Waiting, delayed and prioritized: every job not yet taken. */
+  waiting: number;
+  active: number;
+  failed: number;
+  /** The stream's hold for refusals (its breaker paused it): since when and why; null while it runs. */
+  paused: { since: string | null; reason: string | null } | null;
+  /** Seconds since the stream was last caught up; null when it never was. */
+  behindSeconds: number | null;
+}
+
+/** An account at a glance, for the all-accounts page (a few reads per stream: no job is read, no failure grouped). */
+export interface AccountSummary {
+  account: string;
+  prefix: string;
+  streams: StreamSummary[];
+  /** The hold for `outage` (the service down for every stream of the account): since when and why, while open. */
+  outage: { since: string | null; reason: string | null } | null;
+}
+
+/** A time kept in Redis (ISO, or epoch ms as digits) in epoch ms; NaN when there is none. */
+function msOf(v: string | undefined): number {
+  if (!v) return NaN;
+  return /^\d+$/.test(v) ? Number(v) : Date.parse(v);
+}
+
+/** Reads one account's summary from its queues (its prefix's). */
+export async function readAccountSummary(account: string, queues: StreamQueues, now = Date.now()): Promise<AccountSummary> {
+  const keys = redisKeys(queues.prefix);
+  const holds = await readHolds(queues.redis, keys, queues.names);
+  const streams = await Promise.all(
+    holds.streams.map(async (b): Promise<StreamSummary> => {
+      const [c, feed] = await Promise.all([
+        queues.get(b.stream).getJobCounts('waiting', 'delayed', 'prioritized', 'active', 'failed'),
+        readFeedState(queues.redis, keys, b.stream),
+      ]);
+      const caughtUp = msOf(feed.caughtUpAt);
+      return {
+        stream: b.stream,
+        waiting: (c.waiting ?? 0) + (c.delayed ?? 0) + (c.prioritized ?? 0),
+        active: c.active ?? 0,
+        failed: c.failed ?? 0,
+        paused: b.paused ? { since: b.since, reason: b.reason } : null,
+        behindSeconds: Number.isNaN(caughtUp) ? null : Math.max(0, Math.round((now - caughtUp) / 1000)),
+      };
+    }),
+  );
+  const o = holds.outage;
+  return { account, prefix: queues.prefix, streams, outage: o.open ? { since: o.since, reason: o.reason } : null };
+}
