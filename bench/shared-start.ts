@@ -65,6 +65,19 @@ export interface SharedStartFigures {
   firstMinuteShare429: number;
   /** Seconds from the program's start until the total's share was all of the budget (null: never in the run). */
   fullAfterSeconds: number | null;
+  /**
+   * The service's windows in which the other client met 429s: its 429s, and the share of the total (factor and
+   * reason) when the first of them came (tells a slow start's crossing from a probe's).
+   */
+  harm: WindowHarm[];
+}
+
+export interface WindowHarm {
+  /** Seconds from the program's start to the window's start (negative: the window it started in). */
+  at: number;
+  rateLimited: number;
+  factor: number;
+  reason: string;
 }
 
 export async function runSharedStart(o: SharedStartOptions): Promise<SharedStartFigures> {
@@ -120,9 +133,25 @@ export async function runSharedStart(o: SharedStartOptions): Promise<SharedStart
     const started = Date.now();
     const a0 = sandbox.admin.counters().actions;
     let firstMinute: ReturnType<typeof counts> | undefined;
+    // The other client's 429s by window of the service (fixed windows from the epoch), with the share at the first.
+    const harm = new Map<number, WindowHarm>();
+    let last429 = 0;
+    // The share's last samples (250 ms apart): a 429's own drop is not what led to it, the one a second before is.
+    const shares: Array<{ factor: number; reason: string }> = [];
     const watch = setInterval(() => {
-      if (!firstMinute && Date.now() - started >= 60_000) firstMinute = counts();
+      const now = Date.now();
+      if (!firstMinute && now - started >= 60_000) firstMinute = counts();
+      const rl = counts().rateLimited;
+      if (rl > last429) {
+        const w = Math.floor(now / WINDOW_MS) * WINDOW_MS;
+        const h = harm.get(w) ?? { at: round((w - started) / 1000), rateLimited: 0, ...(shares[0] ?? { factor: 1, reason: 'configured' }) };
+        h.rateLimited += rl - last429;
+        harm.set(w, h);
+        last429 = rl;
+      }
       void readShares(redis, keys).then((s) => {
+        shares.push({ factor: round(s.total.factor, 3), reason: s.total.reason });
+        if (shares.length > 5) shares.shift();
         if (fullAfter === null && s.total.factor >= 1 && s.total.reason === 'configured' && sandbox.admin.counters().actions > a0)
           fullAfter = (Date.now() - started) / 1000;
       });
@@ -170,6 +199,7 @@ export async function runSharedStart(o: SharedStartOptions): Promise<SharedStart
       otherShare429: round(c.rateLimited / Math.max(1, c.sent), 4),
       firstMinuteShare429: round(fm.rateLimited / Math.max(1, fm.sent), 4),
       fullAfterSeconds: fullAfter === null ? null : round(fullAfter),
+      harm: [...harm.values()],
     };
   } finally {
     await other?.stop();

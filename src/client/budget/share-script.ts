@@ -8,6 +8,7 @@ local Lc, W, h = tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
 local floor, step, steps, beta = tonumber(ARGV[9]), tonumber(ARGV[10]), tonumber(ARGV[11]), tonumber(ARGV[12])
 local ttl, bms, probe, burstPart = tonumber(ARGV[13]), tonumber(ARGV[14]), tonumber(ARGV[15]), tonumber(ARGV[16])
 local rise, learntTtl, use, useSpan = tonumber(ARGV[17]), tonumber(ARGV[18]), tonumber(ARGV[19]), tonumber(ARGV[20])
+local longSpan, quietAbove = tonumber(ARGV[21]), tonumber(ARGV[22])
 local t = redis.call('TIME')
 local tnow = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local s = redis.call('HMGET', k, 'f', 'reason', 'since', 'at', 'win', 'own', 'winLen',
@@ -164,19 +165,26 @@ elseif ss then
   -- count: it proves nothing of what the others leave, and a share raised then would meet the next burst of work at
   -- a rate never tried).
   -- The span is the slow start's own at first (it began at 'since').
-  local used, span = 0, useSpan
+  -- The same over a longer span (most of a window): processes that come and go (sync --once again and again) spend
+  -- their share in bursts, and a share that rose in each burst was never spent over a whole window of the service,
+  -- so it proves nothing of what the others leave there (the first window spent at it meets them all at once).
+  local used, span, usedLong, spanLong = 0, useSpan, 0, math.max(useSpan, longSpan)
   if since > 0 and tnow - since < span then span = math.max(1000, tnow - since) end
+  if since > 0 and tnow - since < spanLong then spanLong = math.max(1000, tnow - since) end
   if tnow - at >= 1000 then
     local all = redis.call('HGETALL', sentKey)
     for i = 1, #all, 2 do
       local b, c = string.match(all[i + 1], '^(%d+):(%d+)$')
       if b and tonumber(b) * bms >= tnow - span then used = used + tonumber(c) end
+      if b and tonumber(b) * bms >= tnow - spanLong then usedLong = usedLong + tonumber(c) end
     end
   end
   -- Against what the share allowed over the time the counted buckets cover (whole buckets from the span's start to
   -- now: a short span may hold only part of a bucket), as it rose (its mean there).
   local cover = math.max(1, tnow - math.ceil((tnow - span) / bms) * bms)
-  if tnow - at >= 1000 and used < use * math.max(0, f - rise * cover / 2) * Lc * h / W * cover then
+  local coverLong = math.max(1, tnow - math.ceil((tnow - spanLong) / bms) * bms)
+  if tnow - at >= 1000 and (used < use * math.max(0, f - rise * cover / 2) * Lc * h / W * cover
+      or usedLong < use * math.max(0, f - rise * coverLong / 2) * Lc * h / W * coverLong) then
     at = tnow
   elseif tnow - at >= 1000 then
     nf = math.min(1, f + rise * math.min(tnow - at, 2000))
@@ -192,7 +200,11 @@ elseif only429 and f < 1 then
   -- so that a step past the ceiling fills the window in its last second (a few 429s) rather than for its last
   -- quarter (a stream of them to the others). Steps grow once the share passed the last ceiling well (the others
   -- spend less now).
-  if tnow - at >= winLen then
+  -- From the last ceiling a 429 showed to three steps above it (where what the others leave was found, the headroom
+  -- above it), a step only every quietAbove windows: each step past what they leave costs them the end of a window.
+  local quiet = winLen
+  if ceil ~= nil and f >= ceil - probe / 2 and f < ceil + 3 * probe - probe / 2 then quiet = quietAbove * winLen end
+  if tnow - at >= quiet then
     local up = probe
     if ceil == nil or f >= ceil + 5 * probe then
       up = math.min(0.1, pstep * 2)
@@ -256,7 +268,8 @@ return { string.format('%.4f', nf), why, changed, otherPerMinute }
  * window is learned from two resets in a row, else the configured one), multiplicative factor, the hash's TTL (ms),
  * the lane's sent buckets' length (ms), the probe's step with headers on 429s only (fraction), the part of what a
  * window has left that may go at once (fraction), the slow start's rise (fraction a ms), the learnt hash's TTL (ms),
- * the part of what its share allowed the program must have sent for a slow start to rise, over which span (ms).
+ * the part of what its share allowed the program must have sent for a slow start to rise, over which span (ms), and
+ * over which longer span too (ms), the windows between the probe's steps at or above the last ceiling.
  * KEYS[2]: the lane's sent hash (budget-scripts.ts, ACQUIRE); KEYS[3]: the lane's learnt hash for the account (what a
  * fresh process starts from).
  * Answers { factor, reason, changed (1/0), others' requests a minute or '' }.

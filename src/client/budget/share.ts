@@ -75,6 +75,13 @@ const QUIET_STEP_MS = 1_000;
 const SLOW_START_USE = 0.9;
 /** ... over a twentieth of the rise's time, between 1 and 5 s (its sent buckets): an unused share proves nothing. */
 const slowStartUseMs = (riseMs: number) => Math.min(5_000, Math.max(1_000, riseMs / 20));
+/**
+ * ... and over half the rise's time, at most a window of the lane: a share that rose in short bursts of work (processes
+ * that come and go) was never spent over a window of the service.
+ */
+const slowStartLongMs = (riseMs: number, windowMs: number) => Math.min(windowMs, Math.max(1_000, riseMs / 2));
+/** At or above the ceiling the last 429 showed, the probe steps up once in this many windows of the service. */
+const PROBE_QUIET_ABOVE_CEILING = 4;
 /** How often it runs at the full budget (to keep the account's learnt share alive, and to read a slow start). */
 const QUIET_FULL_MS = 10_000;
 
@@ -92,6 +99,7 @@ export class BudgetShares {
   private readonly lastStep: Record<BudgetLane, number> = { post: 0, get: 0, collection: 0, total: 0 };
   private readonly rise: number;
   private readonly useMs: number;
+  private readonly riseMs: number;
 
   constructor(
     private readonly redis: Redis,
@@ -105,6 +113,7 @@ export class BudgetShares {
     const riseMs = (opts.riseSeconds ?? defaults.rateStartRiseSeconds) * 1000;
     this.rise = (1 - start) / riseMs;
     this.useMs = slowStartUseMs(riseMs);
+    this.riseMs = riseMs;
   }
 
   /** The slow start's first share of a lane (1: none; the collection's hourly budget never has one). */
@@ -172,6 +181,8 @@ export class BudgetShares {
       learntTtlMs(windowMs),
       SLOW_START_USE,
       this.useMs,
+      slowStartLongMs(this.riseMs, windowMs),
+      PROBE_QUIET_ABOVE_CEILING,
     ])) as [string, string, number, string];
     const factor = Number(reply[0]);
     const previous = this.local[lane];

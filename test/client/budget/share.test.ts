@@ -119,7 +119,7 @@ describe('the shared budget (adaptive rate)', () => {
       expect(changes.filter((c) => c.reason === 'shared-429')).toHaveLength(1);
     });
 
-    it('climbs back one small step a window, in larger ones once well past the last ceiling', async () => {
+    it('climbs back one small step every four windows near the last ceiling, then a window each, larger once well past it', async () => {
       // Windows of 1 s: the first 429 cannot be read (its window is not known yet: 20 is not the configured 1,200 a
       // minute) and multiplies the share down; the second, a window later, teaches the window and is read.
       let end = Math.ceil(Date.now() / 1000) * 1000;
@@ -133,7 +133,7 @@ describe('the shared budget (adaptive rate)', () => {
       expect(settled.factor).toBeGreaterThan(0.5);
       expect(settled.factor).toBeLessThan(0.6);
       const seen = [{ f: settled.factor, at: Date.now() }];
-      const until = Date.now() + 8_000;
+      const until = Date.now() + 19_000;
       while (Date.now() < until) {
         const p = rate();
         await p.refresh();
@@ -151,9 +151,13 @@ describe('the shared budget (adaptive rate)', () => {
         expect(s.after).toBeGreaterThanOrEqual(900);
       }
       for (const s of steps.slice(0, 4)) expect(s.up).toBeCloseTo(0.01, 3);
+      // From the ceiling to three steps above it (where a step is likely to cross what the others leave), four
+      // windows between steps; a window each past it.
+      for (const s of steps.slice(0, 3)) expect(s.after).toBeGreaterThanOrEqual(3_900);
+      expect(steps[3]!.after).toBeLessThan(3_000);
       expect(steps.at(-1)!.up).toBeGreaterThan(0.015);
       expect((await readShares(redis, keys)).total.reason).toBe('probing');
-    }, 20_000);
+    }, 30_000);
 
     it('counts what it sends by time, for every lane the request spends', async () => {
       const b = new RequestBudget({ redis, keys, budgets: TOTAL });
