@@ -27,6 +27,7 @@ import { buildDist } from './lib/build-dist.js';
 import { spawnCli, type CliProcess } from './lib/cli-process.js';
 import { benchOrders, type BenchOrder } from './lib/order-records.js';
 import { percentile } from './lib/push-signing.js';
+import { finishedTimes } from './push-latency.js';
 import { startLocalCluster, type LocalCluster } from '../test/kit/local-cluster.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -72,16 +73,6 @@ async function runRedis(cluster: boolean): Promise<RunRedis> {
       await s.stop();
     },
   };
-}
-
-/** Completion time of each order's job, by orderId (completed jobs of the account's orders queue). */
-async function finishedTimes(queue: Queue): Promise<Map<string, number>> {
-  const out = new Map<string, number>();
-  for (const job of await queue.getJobs(['completed'], 0, -1)) {
-    const orderId = (job?.data as { record?: { orderId?: string } } | undefined)?.record?.orderId;
-    if (orderId && job?.finishedOn) out.set(orderId, job.finishedOn);
-  }
-  return out;
 }
 
 interface World {

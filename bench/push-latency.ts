@@ -68,7 +68,7 @@ function figures(arrived: Map<string, number>, finished: Map<string, number>): L
 }
 
 /** Completion time (the worker's finishedOn) of each order's job, by orderId. */
-async function finishedTimes(queue: Queue): Promise<Map<string, number>> {
+export async function finishedTimes(queue: Queue): Promise<Map<string, number>> {
   const out = new Map<string, number>();
   for (const job of await queue.getJobs(['completed'], 0, -1)) {
     const orderId = (job?.data as { record?: { orderId?: string } } | undefined)?.record?.orderId;

@@ -1,3 +1,4 @@
+import { isAccountName } from '../../config/accounts.js';
 import type { Mapping } from '../../config/mapping-file.js';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { Budgets } from '../../config/read-config.js';
@@ -41,9 +42,6 @@ export interface AccountsRoutesOptions {
   extraQueues?: readonly string[];
   logger?: Logger;
 }
-
-/** An account's name as the file allows it (config/accounts.ts): checked before any use of a name from a path. */
-const ACCOUNT_NAME = /^[a-z0-9-]{1,32}$/;
 
 /** A dropped or changed account's old pages close this long after, when the requests they serve have ended. */
 const RETIRE_AFTER_MS = 60_000;
@@ -131,7 +129,7 @@ export function accountsRoutes(o: AccountsRoutesOptions): { router: Router; clos
   );
   router.use('/a/:account', (req: Request, res: Response, next: NextFunction) => {
     const name = String(req.params.account);
-    const opened = ACCOUNT_NAME.test(name) ? sites().get(name) : undefined;
+    const opened = isAccountName(name) ? sites().get(name) : undefined;
     if (opened) return opened.site.router(req, res, next);
     if (req.path.startsWith('/api/')) return void res.status(404).json({ error: `no account "${name.slice(0, 40)}": see /api/accounts` });
     res
