@@ -3,16 +3,15 @@ import { z } from 'zod';
 import type { Config } from '../../config/read-config.js';
 import type { FeedPage, FetchPageOptions } from './upstream-client.js';
 import type { Logger } from '../log/logger.js';
-import { kindOf } from '../records/records.js';
 import { createRedis, type RedisConnection as Redis, type RedisKeys, type RedisTarget } from '../redis/connection.js';
-import { pullStream, type PullResult } from './producer.js';
+import type { PullResult } from './producer.js';
 import { CONTROL_QUEUE, type QueueSet } from '../queue/queues.js';
 import { finishGuardFor } from '../queue/finish-guard.js';
 import type { StreamName } from '../records/stream-name.js';
-import { messageOf } from '../errors/message-of.js';
-import { logRepeated, reasonOf } from '../log/log-throttle.js';
 import { logRedisError } from '../redis/error-log.js';
-import { mendSchedulers, upsertScheduler, type PulledKind } from './scheduler-watchdog.js';
+import { mendSchedulers, pullScheduleOf, upsertScheduler, type PulledKind } from './scheduler-watchdog.js';
+import { logPullFailed, recordSchedule, runScheduledPull } from './scheduled-pull.js';
+import { nextTickAt, startPullTicker, type PullTicker } from './pull-ticker.js';
 
 /** The control worker's job lock (BullMQ's default): a pull that a dead worker left is taken back after about this long. */
 const CONTROL_LOCK_MS = 30_000;
@@ -20,7 +19,7 @@ const controlDataSchema = z.object({ stream: z.string().min(1), scheduler: z.str
 type ControlData = z.infer<typeof controlDataSchema>;
 
 export interface StartControlOptions {
-  /** Redis URL or target (a cluster's seed nodes); the control worker gets connections of its own. */
+  /** Redis URL or target (a cluster's seed nodes); the control worker (cron streams only) gets connections of its own. */
   connection: RedisTarget | string;
   prefix: string;
   redis: Redis;
@@ -50,15 +49,19 @@ export interface ScheduleInfo {
 
 export interface Control {
   queue: Queue<ControlData>;
-  worker: Worker<ControlData, PullResult>;
+  /** Runs the job schedulers' pulls (cron streams); none when every stream is pulled on an interval (its ticker). */
+  worker?: Worker<ControlData, PullResult>;
   scheduleInfo(): Promise<ScheduleInfo[]>;
-  /** Stops the control worker (a running pull finishes first, within graceMs) and leaves the schedulers in Redis. */
+  /** Starts no more pulls (the first step of a shutdown); running ones go on. */
+  pause(): Promise<void>;
+  /** Stops the tickers and the control worker (a running pull finishes first, within graceMs); leaves the schedulers in Redis. */
   close(graceMs?: number): Promise<void>;
-  /** Removes the schedulers this control upserted (and their pending next runs), e.g. before a test deletes its prefix. */
+  /** Removes the job schedulers this control upserted (and their pending next runs), e.g. before a test deletes its prefix. */
   removeSchedulers(): Promise<void>;
   /**
-   * Upserts the schedulers whose next run is missing (Redis refused to add it: full, read-only), so pulls go on at once
-   * rather than once the stalled-job check takes the taken run back; answers their ids.
+   * Upserts the job schedulers whose next run is missing (Redis refused to add it: full, read-only), so pulls go on at
+   * once rather than once the stalled-job check takes the taken run back; answers their ids. Tickers need no mending:
+   * a refused claim is simply tried again at the next slot.
    */
   mendSchedulers(): Promise<string[]>;
 }
@@ -71,7 +74,10 @@ export function openControlQueue(redis: Redis, prefix: string): Queue<ControlDat
   return queue;
 }
 
-/** Last and next runs of every scheduler of the control queue, each with its stream when `kinds` has it. */
+/**
+ * Last and next runs of every scheduler of the control queue, and of every ticker that `kinds` has (their interval and
+ * next run as the schedule hash says), each with its stream when `kinds` has it; in the order of `kinds`.
+ */
 export async function readScheduleInfo(
   queue: Queue,
   redis: Redis,
@@ -79,14 +85,12 @@ export async function readScheduleInfo(
   kinds: readonly { stream: string; feed: Pick<PulledKind['feed'], 'scheduler'> }[],
 ): Promise<ScheduleInfo[]> {
   const [schedulers, runs] = await Promise.all([queue.getJobSchedulers(0, -1, true), redis.hgetall(keys.schedule())]);
-  return schedulers.map((s) => {
-    const id = String(s.id ?? s.key);
-    const stream = kinds.find((k) => k.feed.scheduler === id)?.stream;
+  const info = (id: string, s: { every?: number | null; pattern?: string | null; tz?: string | null; next?: number }): ScheduleInfo => {
     const field = (name: string) => runs[`${id}.${name}`];
     const lastResult = field('lastResult');
     return {
       scheduler: id,
-      stream,
+      stream: kinds.find((k) => k.feed.scheduler === id)?.stream,
       every: s.every ?? undefined,
       pattern: s.pattern ?? undefined,
       tz: s.tz ?? undefined,
@@ -96,21 +100,103 @@ export async function readScheduleInfo(
       lastResult: lastResult ? (JSON.parse(lastResult) as PullResult) : undefined,
       lastError: field('lastError') || undefined,
     };
+  };
+  const infos = schedulers.map((s) => info(String(s.id ?? s.key), s));
+  for (const { feed } of kinds) {
+    const every = runs[`${feed.scheduler}.every`];
+    if (every !== undefined && !infos.some((i) => i.scheduler === feed.scheduler))
+      infos.push(info(feed.scheduler, { every: Number(every) }));
+  }
+  const rank = (i: ScheduleInfo) => {
+    const at = kinds.findIndex((k) => k.feed.scheduler === i.scheduler);
+    return at < 0 ? kinds.length : at;
+  };
+  return infos.sort((a, b) => rank(a) - rank(b));
+}
+
+/**
+ * Pulls each stream as its kind says: an interval by a ticker of this process (src/feed/pull-ticker.ts), a cron by a
+ * job scheduler of the control queue and its worker (started only when a stream has one).
+ */
+export async function startControl(o: StartControlOptions): Promise<Control> {
+  const queue = openControlQueue(o.redis, o.prefix);
+  const ticked = o.kinds.filter((k) => 'every' in pullScheduleOf(k, o.schedule));
+  const scheduled = o.kinds.filter((k) => !ticked.includes(k));
+  // A job scheduler that an older version left for a stream now ticked would pull it a second time.
+  for (const kind of ticked) await queue.removeJobScheduler(kind.feed.scheduler);
+  for (const kind of scheduled) await upsertScheduler(queue, kind, o.schedule);
+  for (const kind of ticked) await recordTicked(o, kind);
+  const worker = scheduled.length ? await startControlWorker(o, queue, scheduled.length) : undefined;
+  const abort = new AbortController();
+  const tickers = ticked.map((kind) => startStreamTicker(o, kind, abort.signal));
+  const stopTickers = () => tickers.forEach((t) => t.stop());
+
+  return {
+    queue,
+    worker: worker?.worker,
+    scheduleInfo: () => readScheduleInfo(queue, o.redis, o.keys, o.kinds),
+    mendSchedulers: () => mendSchedulers(queue, scheduled, o.schedule),
+    async removeSchedulers() {
+      for (const kind of scheduled) await queue.removeJobScheduler(kind.feed.scheduler);
+    },
+    async pause() {
+      stopTickers();
+      await worker?.worker.pause(true);
+    },
+    async close(graceMs = 10_000) {
+      stopTickers();
+      const closing = Promise.all([worker?.worker.close(), ...tickers.map((t) => t.idle())]);
+      const closed = await Promise.race([
+        closing.then(() => true),
+        new Promise<boolean>((r) => setTimeout(() => r(false), graceMs).unref()),
+      ]);
+      if (!closed) {
+        o.logger.warn(`a scheduled pull did not finish within ${graceMs} ms; it resumes from its cursor next time`);
+        abort.abort();
+      }
+      worker?.stop();
+      await queue.close();
+    },
+  };
+}
+
+/** A stream's interval, in ms (its kind's `pull` gave `every`). */
+const everyMsOf = (kind: PulledKind, schedule: Config['schedule']) =>
+  Math.round((pullScheduleOf(kind, schedule) as { every: number }).every * 1000);
+
+/** Writes a ticked stream's interval and next run into the schedule hash, for status, before its first pull. */
+function recordTicked(o: StartControlOptions, kind: PulledKind) {
+  const everyMs = everyMsOf(kind, o.schedule);
+  const next = nextTickAt(o.keys.pullClaim(kind.stream), everyMs);
+  return recordSchedule(o, kind.feed.scheduler, { every: String(everyMs), nextRunAt: next.toISOString() });
+}
+
+/** A stream's ticker: each slot's pull run and recorded as a job scheduler's run is. */
+function startStreamTicker(o: StartControlOptions, kind: PulledKind, signal: AbortSignal): PullTicker {
+  const { scheduler } = kind.feed;
+  const log = o.logger.child({ scheduler, stream: kind.stream });
+  return startPullTicker({
+    redis: o.redis,
+    claimKey: o.keys.pullClaim(kind.stream),
+    everyMs: everyMsOf(kind, o.schedule),
+    run: (next) =>
+      runScheduledPull(o, { scheduler, stream: kind.stream, nextRunAt: async () => next, signal }).then(
+        () => undefined,
+        () => undefined, // logged and recorded; the next slot tries again
+      ),
+    onClaimError: (err) => logPullFailed(log, kind.stream, err),
   });
 }
 
-/** Upserts the schedulers (each stream's `pull`: an interval or a cron, from the configuration) and runs their pulls. */
-export async function startControl(o: StartControlOptions): Promise<Control> {
-  const queue = openControlQueue(o.redis, o.prefix);
-  for (const kind of o.kinds) await upsertScheduler(queue, kind, o.schedule);
-
+/** The control queue's worker, for the job schedulers' pulls. */
+async function startControlWorker(o: StartControlOptions, queue: Queue<ControlData>, concurrency: number) {
   const conn = createRedis(o.connection);
   // A pull's completion that a planned Sentinel failover drops is made again at once (src/queue/finish-guard.ts).
   const guard = finishGuardFor(o.connection, conn, { lockDurationMs: CONTROL_LOCK_MS, logger: o.logger });
   const worker = new Worker<ControlData, PullResult>(CONTROL_QUEUE, guard.wrap(pullProcessor(o, queue)), {
     connection: conn,
     prefix: o.prefix,
-    concurrency: Math.max(1, o.kinds.length),
+    concurrency,
     lockDuration: CONTROL_LOCK_MS,
   });
   worker.on('error', (err) => {
@@ -118,24 +204,10 @@ export async function startControl(o: StartControlOptions): Promise<Control> {
     logRedisError(o.logger, 'control worker', err);
   });
   await worker.waitUntilReady();
-
   return {
-    queue,
     worker,
-    scheduleInfo: () => readScheduleInfo(queue, o.redis, o.keys, o.kinds),
-    mendSchedulers: () => mendSchedulers(queue, o.kinds, o.schedule),
-    async removeSchedulers() {
-      for (const kind of o.kinds) await queue.removeJobScheduler(kind.feed.scheduler);
-    },
-    async close(graceMs = 10_000) {
-      const closing = worker.close();
-      const closed = await Promise.race([
-        closing.then(() => true),
-        new Promise<boolean>((r) => setTimeout(() => r(false), graceMs).unref()),
-      ]);
-      if (!closed) o.logger.warn(`a scheduled pull did not finish within ${graceMs} ms; it resumes from its cursor next time`);
+    stop() {
       guard.stop();
-      await queue.close();
       conn.disconnect();
     },
   };
@@ -143,51 +215,12 @@ export async function startControl(o: StartControlOptions): Promise<Control> {
 
 /** The control worker's processor: one scheduled pull of a stream, its run recorded for status and the dashboard. */
 function pullProcessor(o: StartControlOptions, queue: Queue<ControlData>) {
-  const record = (scheduler: string, fields: Record<string, string>) =>
-    o.redis.hset(o.keys.schedule(), Object.fromEntries(Object.entries(fields).map(([k, v]) => [`${scheduler}.${k}`, v])));
-
   return async (job: Job<ControlData, PullResult>): Promise<PullResult> => {
     const { stream, scheduler } = controlDataSchema.parse(job.data);
-    const startedAt = new Date();
-    const log = o.logger.child({ scheduler, stream });
-    try {
-      const kind = kindOf(o.kinds, stream);
-      await kind.feed.beforePull?.({ redis: o.redis, keys: o.keys });
-      const result = await pullStream({
-        kind,
-        upstream: o.upstream,
-        queue: o.queues.get(stream),
-        redis: o.redis,
-        keys: o.keys,
-        pageSize: o.pageSize,
-        logger: log,
-      });
-      const next = (await queue.getJobScheduler(scheduler).catch(() => undefined))?.next;
-      await record(scheduler, {
-        lastRunAt: startedAt.toISOString(),
-        lastOk: '1',
-        lastResult: JSON.stringify(result),
-        ...(next ? { nextRunAt: new Date(next).toISOString() } : {}),
-      });
-      await o.redis.hdel(o.keys.schedule(), `${scheduler}.lastError`);
-      return result;
-    } catch (err) {
-      logPullFailed(log, stream, err);
-      await record(scheduler, { lastRunAt: startedAt.toISOString(), lastOk: '0', lastError: messageOf(err) }).catch(() => undefined);
-      throw err;
-    }
+    const nextRunAt = async () => {
+      const next = (await queue.getJobScheduler(scheduler))?.next;
+      return next ? new Date(next) : undefined;
+    };
+    return runScheduledPull(o, { scheduler, stream, nextRunAt });
   };
-}
-
-/** The feed, the service or Redis down fails every poll: one line per stream and reason every 30 s. */
-function logPullFailed(log: Logger, stream: string, err: unknown): void {
-  const message = messageOf(err);
-  const hint = (err as { hint?: unknown }).hint;
-  logRepeated(
-    log,
-    'error',
-    `pull:${stream}:${reasonOf(err)}`,
-    { err: message, hint },
-    `scheduled pull of ${stream} failed: ${message}${typeof hint === 'string' ? `. ${hint}` : ''}; the next run tries again`,
-  );
 }

@@ -2,6 +2,7 @@ import type { Queue } from 'bullmq';
 import type { Config } from '../../config/read-config.js';
 import { settingValues } from '../../config/kind-setting.js';
 import type { FeedKind } from './feed-kind.js';
+import type { PullSchedule } from '../records/stream-name.js';
 
 /** What scheduling and running a kind's pulls needs of it. */
 export type PulledKind = FeedKind;
@@ -12,11 +13,16 @@ const KEEP = { removeOnComplete: { count: 200 }, removeOnFail: { age: 7 * 24 * 3
 /** A scheduler's next job may sit active this long (taken, its next run not yet added) before the chain counts as broken. */
 const TAKEN_GRACE_MS = 2_000;
 
+/** How a kind's stream is pulled with this configuration: every few seconds (a ticker) or on a cron (a job scheduler). */
+export function pullScheduleOf(kind: PulledKind, schedule: Config['schedule']): PullSchedule {
+  return kind.feed.pull(settingValues(kind, schedule));
+}
+
 /** Upserts a stream's job scheduler (its `pull`: an interval or a cron, from the configuration); its next run is added too. */
 export async function upsertScheduler(queue: Queue, kind: PulledKind, schedule: Config['schedule']): Promise<void> {
   const { stream } = kind;
   const { scheduler } = kind.feed;
-  const pull = kind.feed.pull(settingValues(kind, schedule));
+  const pull = pullScheduleOf(kind, schedule);
   const repeat = 'every' in pull ? { every: Math.round(pull.every * 1000) } : pull;
   // A failed poll is simply redone by the next one, unless the stream asks for more attempts.
   const attempts = kind.feed.pullAttempts ?? { attempts: 1 };

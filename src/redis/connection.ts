@@ -68,6 +68,8 @@ export function redisKeys(prefix: string) {
     catalogLock: () => `${prefix}:catalog-lock`,
     /** A lock on one business key (orderId, location, productId) so that two jobs of it never run at once. */
     lock: (kind: string, key: string) => `${prefix}:lock:${kind}:${key}`,
+    /** A stream's current interval slot claimed by one process (its ticker), expiring just before the next slot. */
+    pullClaim: (stream: string) => `${prefix}:pull-claim:${stream}`,
     /** Last and next scheduled runs, as a hash. */
     schedule: () => `${prefix}:schedule`,
     /** A stream's circuit breaker (refusals in a row; paused, since when, why), as a hash. */

@@ -65,9 +65,7 @@ export function workerHttpWhere(config: Config) {
 /** Stops taking pushes and jobs everywhere at once, then waits for what is running (the grace period). */
 async function shutDown(app: AppContext, runtime: Runtime, receiver: Receiver | undefined, stopped = 'worker stopped'): Promise<void> {
   const { config, logger } = app;
-  const pausing = Promise.all(
-    [...runtime.workers.workers.values(), ...(runtime.control ? [runtime.control.worker] : [])].map((w) => w.pause(true)),
-  );
+  const pausing = Promise.all([...[...runtime.workers.workers.values()].map((w) => w.pause(true)), runtime.control?.pause()]);
   // Pushes in flight are stored and answered before the receiver's close resolves.
   await Promise.all([pausing, receiver?.close()]);
   logger.info(
