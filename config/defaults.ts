@@ -202,6 +202,14 @@ export const defaults = {
    */
   jobLockMs: 30_000,
   stalledCheckMs: 30_000,
+  /**
+   * How long an idle BullMQ worker's blocking wait for a job lasts before it asks again, in seconds (BullMQ's
+   * drainDelay, 5 by default). The wait ends at once when a job is added, a delayed job or retry falls due, or the
+   * queue is resumed (BullMQ wakes it through the queue's marker key), so this only sets how often an idle queue is
+   * asked: 6 workers an account at 5 s were a third of an idle account's Redis commands (issue 36). Kept well under
+   * the idle timeouts of load balancers and NATs (4 min and more) that could drop a silent connection.
+   */
+  workerDrainSeconds: 60,
   /** Life of the per-business-key lock of a running job, in ms (renewed while it runs). */
   keyLockTtlMs: 30_000,
   /** How long a job whose business key is busy waits before it is tried again, in ms (plus as much jitter). */
