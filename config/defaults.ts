@@ -86,8 +86,13 @@ export const defaults = {
   /** First and longest delay between two probes of a service that is down, in ms (the delay doubles: 2, 4, 8, 16, then 30 s). */
   outageProbeFirstMs: 2_000,
   outageProbeMaxMs: 30_000,
-  /** How often each worker process looks at the outage state (to hold its queues, or let them go), in ms. */
+  /** How often each worker process looks at the outage state while it holds its queues for one (to let them go), in ms. */
   outageLookMs: 1_000,
+  /**
+   * ... and while it holds none, in ms: a job that meets the service down during an outage holds its process's queues
+   * at once, so this look is only for a process whose jobs meet nothing (issue 36: one HMGET a second per account).
+   */
+  outageIdleLookMs: 5_000,
   /** An outage lasting this long is alerted (OUTAGE_ALERT_SECONDS); its end is then alerted too. */
   outageAlertSeconds: 180,
   /**
