@@ -184,6 +184,42 @@ describe('worker pool', () => {
       expect(await (await q().getJob(id))?.getState()).toBe('completed');
     });
 
+    it('skips the stalled-job check while its queue has no active job, and runs it while one is', async () => {
+      const { pool } = await startPool(1_500, { lockDurationMs: 1_000, stalledIntervalMs: 200 });
+      await blocked(pool);
+      // BullMQ's check sets this key (for stalledInterval) each time it runs.
+      const checked = () => w.redis.exists(q().toKey('stalled-check'));
+      for (let i = 0; i < 10; i++, await sleep(60)) expect(await checked()).toBe(0);
+      await enqueueOne();
+      await whenActive(pool);
+      let seen = false;
+      for (let i = 0; i < 20 && !seen; i++, await sleep(30)) seen = (await checked()) === 1;
+      expect(seen).toBe(true);
+    });
+
+    it("takes a dead worker's job back within twice the lock, the stalled check having skipped the idle queue", async () => {
+      const timing = { lockDurationMs: 1_000, stalledIntervalMs: 1_000 };
+      const first = await startPool(3_000, timing);
+      const second = await startPool(10, timing);
+      // Both idle for a few checks first.
+      await sleep(1_500);
+      const id = await enqueueOne();
+      while (first.runs.length + second.runs.length === 0) await sleep(5);
+      const dying = first.runs.length > 0 ? first : second;
+      const other = dying === first ? second : first;
+      let takenBack: number | undefined;
+      other.pool.workers.get('orders')!.on('stalled', () => (takenBack ??= Date.now()));
+      const died = Date.now();
+      // The dead worker's run goes on in this process (a test cannot kill it), holding the record's key lock: what
+      // is timed is the stalled check's taking the job back, not its next run.
+      expect(await dying.pool.close(50)).toEqual({ forced: true });
+      while (takenBack === undefined) await sleep(20);
+      expect(takenBack - died).toBeLessThan(2 * 1_000 + 500);
+      await waitForIdle([q()], { pollMs: 50 });
+      expect(await (await q().getJob(id))?.getState()).toBe('completed');
+      expect(other.runs).toEqual(['WEB-1']);
+    });
+
     it("opens one connection for every stream of the pool, besides each worker's blocking one", async () => {
       const before = ((await w.redis.client('LIST')) as string).split('\n').filter(Boolean).length;
       const pool = await w.startPool(['orders', 'stock-counts', 'boms'].map((s) => testKind(s as 'orders', async () => done())));
