@@ -86,8 +86,13 @@ export const defaults = {
   /** First and longest delay between two probes of a service that is down, in ms (the delay doubles: 2, 4, 8, 16, then 30 s). */
   outageProbeFirstMs: 2_000,
   outageProbeMaxMs: 30_000,
-  /** How often each worker process looks at the outage state (to hold its queues, or let them go), in ms. */
+  /** How often each worker process looks at the outage state while it holds its queues for one (to let them go), in ms. */
   outageLookMs: 1_000,
+  /**
+   * ... and while it holds none, in ms: a job that meets the service down during an outage holds its process's queues
+   * at once, so this look is only for a process whose jobs meet nothing (issue 36: one HMGET a second per account).
+   */
+  outageIdleLookMs: 5_000,
   /** An outage lasting this long is alerted (OUTAGE_ALERT_SECONDS); its end is then alerted too. */
   outageAlertSeconds: 180,
   /**
@@ -202,6 +207,14 @@ export const defaults = {
    */
   jobLockMs: 30_000,
   stalledCheckMs: 30_000,
+  /**
+   * How long an idle BullMQ worker's blocking wait for a job lasts before it asks again, in seconds (BullMQ's
+   * drainDelay, 5 by default). The wait ends at once when a job is added, a delayed job or retry falls due, or the
+   * queue is resumed (BullMQ wakes it through the queue's marker key), so this only sets how often an idle queue is
+   * asked: 6 workers an account at 5 s were a third of an idle account's Redis commands (issue 36). Kept well under
+   * the idle timeouts of load balancers and NATs (4 min and more) that could drop a silent connection.
+   */
+  workerDrainSeconds: 60,
   /** Life of the per-business-key lock of a running job, in ms (renewed while it runs). */
   keyLockTtlMs: 30_000,
   /** How long a job whose business key is busy waits before it is tried again, in ms (plus as much jitter). */

@@ -100,7 +100,7 @@ export function buildDeps(config: Config, logger: Logger, opts: BuildDepsOptions
     pace: {
       ratePerSecond: () => budget?.ratePerSecond() ?? Infinity,
       latencyMs: () => latency.ms(),
-      refresh: async () => budget?.shares?.refresh(),
+      refresh: async () => budget?.refreshShares(),
     },
     tracing: opts.tracing,
     async close() {

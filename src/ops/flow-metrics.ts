@@ -52,10 +52,13 @@ export async function sampleFlow(redis: Redis, prefix: string, streams: readonly
   const requests = Object.fromEntries(BUDGET_CLASSES.map((c) => [c, Number(stats[`requests:${c}`] ?? 0)])) as FlowSample['requests'];
   const shares = Object.fromEntries(BUDGET_CLASSES.map((c) => [c, shared[c].factor])) as FlowSample['shares'];
   const sample: FlowSample = { t, lag, requests, shares };
+  const text = JSON.stringify(sample);
+  // The minute's sample as it is (an idle account's three looks out of four): nothing to write (issue 36).
+  if (current[0] === text) return;
   await redis
     .multi()
     .zremrangebyscore(key, t, t)
-    .zadd(key, t, JSON.stringify(sample))
+    .zadd(key, t, text)
     .zremrangebyscore(key, '-inf', t - defaults.flowKeepMinutes * MINUTE)
     .pexpire(key, (defaults.flowKeepMinutes + 60) * MINUTE)
     .exec();

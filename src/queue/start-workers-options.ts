@@ -12,7 +12,7 @@ import type { OutageWatchOptions } from './hold/hold-watch.js';
 /** What `startWorkers` (worker-pool.ts) takes. */
 export interface StartWorkersOptions {
   kinds: RunnerKind[];
-  /** Redis URL or target (a cluster's seed nodes); each worker gets connections of its own. */
+  /** Redis URL or target (a cluster's seed nodes): the pool opens one connection, and each worker its blocking one. */
   connection: RedisTarget | string;
   prefix: string;
   deps: RunnerDeps;
@@ -39,6 +39,11 @@ export interface StartWorkersOptions {
   lockDurationMs?: number;
   /** Interval of BullMQ's stalled-job check, ms. Default 30 000. */
   stalledIntervalMs?: number;
+  /**
+   * How long an idle worker's blocking wait for a job lasts, in seconds (BullMQ's drainDelay); a job added, due or
+   * resumed ends it at once. Default defaults.workerDrainSeconds.
+   */
+  drainSeconds?: number;
   /** How many failed bad-record jobs each stream keeps, for how long. Default BAD_RECORDS_KEEP, BAD_RECORDS_KEEP_DAYS. */
   badRecords?: BadRecordRetention;
   /**

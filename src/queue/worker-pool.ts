@@ -48,7 +48,7 @@ export interface WorkerPool {
 interface PoolState {
   workers: Map<StreamName, Worker<JobData, JobResult>>;
   intakeWorkers: Map<StreamName, Worker<IntakeData, IntakeResult>>;
-  owned: Array<{ conn: Redis; queue: Queue }>;
+  owned: Queue[];
   /** Each stream's record queue, held together while the service is down. */
   recordQueues: Map<StreamName, Queue>;
   guards: FinishGuard[];
@@ -58,6 +58,10 @@ interface PoolState {
   backoffStrategy: ReturnType<typeof jitteredBackoff>;
   lockDuration: number;
   maxStalledCount: number;
+  /** BullMQ's drainDelay of every worker (seconds). */
+  drainSeconds: number;
+  /** The connection the pool's queues and workers share (each worker has its own blocking connection besides). */
+  conn?: Redis;
   /** Jobs running now in this process. */
   active: number;
 }
@@ -73,6 +77,7 @@ function poolState(o: StartWorkersOptions): PoolState {
     backoffStrategy: jitteredBackoff({ baseDelayMs: retry.retryBaseDelayMs, maxDelayMs: retry.retryMaxDelayMs, jitter: o.retry?.jitter }),
     lockDuration: o.lockDurationMs ?? defaults.jobLockMs,
     maxStalledCount: o.maxStalledCount ?? o.deps.jobs.attempts,
+    drainSeconds: o.drainSeconds ?? defaults.workerDrainSeconds,
     active: 0,
   };
   if (o.outage)
@@ -84,6 +89,26 @@ function poolState(o: StartWorkersOptions): PoolState {
       },
     };
   return state;
+}
+
+/**
+ * BullMQ's stalled-job check (its moveStalledJobsToWait script, 7 commands on an idle queue, every stalledInterval by
+ * every worker) run only when it has something to look at: a job active now, or one the last check marked. Else it
+ * would only mark nothing, so two reads (LLEN, SCARD) in one round trip stand for it: an idle account's 6 queues
+ * cost ~1 command a second less (issue 36). A job taken up after the skip is marked at the next check, as it would
+ * be after a check that found the queue empty, so a dead process's job is taken back as soon as before (within
+ * about a lock and an interval: twice JOB_LOCK_SECONDS). A BullMQ without this private method keeps its own check.
+ */
+function skipIdleStalledChecks(worker: Worker, conn: Redis): void {
+  const w = worker as unknown as { moveStalledJobsToWait?: () => Promise<void> };
+  const check = w.moveStalledJobsToWait;
+  if (typeof check !== 'function') return;
+  w.moveStalledJobsToWait = async () => {
+    const replies = (await conn.pipeline().llen(worker.toKey('active')).scard(worker.toKey('stalled')).exec()) ?? [];
+    for (const [err] of replies) if (err) throw err;
+    const idle = replies.length === 2 && replies.every(([, n]) => Number(n) === 0);
+    if (!idle) await check.call(worker);
+  };
 }
 
 /** A job's run, counted in `active` while it runs. */
@@ -121,8 +146,10 @@ function startRecordWorker(o: StartWorkersOptions, s: PoolState, kind: RunnerKin
     lockDuration: s.lockDuration,
     stalledInterval: o.stalledIntervalMs ?? defaults.stalledCheckMs,
     maxStalledCount: s.maxStalledCount,
+    drainDelay: s.drainSeconds,
     telemetry: o.telemetry,
   });
+  skipIdleStalledChecks(worker, conn);
   worker.on('error', (err) => {
     // A finish Redis refused (full) is made again as soon as it takes writes, not a minute later (finish-guard.ts).
     guard.noteError(err);
@@ -160,7 +187,9 @@ function startIntakeWorker(
     lockDuration: s.lockDuration,
     stalledInterval: o.stalledIntervalMs ?? defaults.stalledCheckMs,
     maxStalledCount: s.maxStalledCount,
+    drainDelay: s.drainSeconds,
   });
+  skipIdleStalledChecks(intakeWorker, conn);
   // Counted with the record workers' errors of the same reason (same Redis): one line per reason every 30 s.
   intakeWorker.on('error', (err) => {
     guard.noteError(err);
@@ -172,10 +201,14 @@ function startIntakeWorker(
   s.intakeWorkers.set(stream, intakeWorker);
 }
 
-/** One stream's connection, finish guard, queues and both workers. */
+/**
+ * One stream's finish guard, queues and both workers, on the pool's connection: one for every stream, since BullMQ's
+ * non-blocking commands need no connection of their own (each worker's blocking wait has one), and connections
+ * count when one Redis serves hundreds of accounts (issue 36).
+ */
 async function startStream(o: StartWorkersOptions, s: PoolState, kind: RunnerKind): Promise<void> {
   if (s.workers.has(kind.stream)) throw new Error(`two job kinds for stream ${kind.stream}`);
-  const conn = createRedis(o.connection);
+  const conn = (s.conn ??= createRedis(o.connection));
   // A planned Sentinel failover drops the finishes written in its last second to the old primary: made again at once.
   const guard = finishGuardFor(o.connection, conn, { lockDurationMs: s.lockDuration, logger: o.logger.child({ stream: kind.stream }) });
   s.guards.push(guard);
@@ -190,7 +223,7 @@ async function startStream(o: StartWorkersOptions, s: PoolState, kind: RunnerKin
   // Unheard, BullMQ prints them raw; counted with the workers' errors of the same reason.
   queue.on('error', (err) => logRedisError(o.logger, 'queue', err, { stream: kind.stream }));
   intakeQueue.on('error', (err) => logRedisError(o.logger, 'queue', err, { stream: kind.stream }));
-  s.owned.push({ conn, queue }, { conn, queue: intakeQueue });
+  s.owned.push(queue, intakeQueue);
   s.recordQueues.set(kind.stream, queue);
   await intakeQueue.setGlobalConcurrency(1);
   startRecordWorker(o, s, kind, conn, guard, queue);
@@ -200,8 +233,8 @@ async function startStream(o: StartWorkersOptions, s: PoolState, kind: RunnerKin
 /** Closes everything a start opened (force-closing the workers). */
 async function abandon(s: PoolState): Promise<void> {
   await Promise.all([...s.workers.values(), ...s.intakeWorkers.values()].map((w) => w.close(true).catch(() => undefined)));
-  await Promise.all(s.owned.map(({ queue }) => queue.close().catch(() => undefined)));
-  for (const { conn } of s.owned) conn.disconnect();
+  await Promise.all(s.owned.map((queue) => queue.close().catch(() => undefined)));
+  s.conn?.disconnect();
   for (const guard of s.guards) guard.stop();
 }
 
@@ -221,13 +254,14 @@ async function closePool(o: StartWorkersOptions, s: PoolState, graceMs: number):
   // Forced: lock renewal stops, so BullMQ's stalled-job check of any worker takes the jobs back.
   await Promise.all(all.map((w) => w.close(!idle).catch(() => undefined)));
   for (const guard of s.guards) guard.stop();
-  await Promise.all(s.owned.map(({ queue }) => queue.close().catch(() => undefined)));
-  for (const { conn } of s.owned) conn.disconnect();
+  await Promise.all(s.owned.map((queue) => queue.close().catch(() => undefined)));
+  s.conn?.disconnect();
   return { forced: !idle };
 }
 
 /**
- * One BullMQ worker per kind of job, each with its own Redis connection, sharing the runner's deps; and beside each
+ * One BullMQ worker per kind of job, on one Redis connection for the pool (and each worker's blocking one), sharing
+ * the runner's deps; and beside each
  * an intake worker that turns the stream's imported batches into record jobs, one batch at a time across every
  * process (the intake queue's global concurrency is 1, so batches become jobs in the order they were imported).
  */

@@ -1,4 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { TransientError } from '../../src/client/answers/errors.js';
+import { defaults } from '../../config/defaults.js';
 import { waitForIdle } from '../../src/queue/drain.js';
 import { jobIdFor } from '../../src/queue/job-id.js';
 import { addJobs, recordJob } from '../../src/queue/record-jobs.js';
@@ -103,6 +105,129 @@ describe('worker pool', () => {
       expect(job?.failedReason).toBeUndefined();
       expect(await job?.getState()).toBe('completed');
       expect(last.runs).toEqual(['WEB-1']);
+    });
+  });
+
+  describe("when idle (issue 36: BullMQ's drainDelay raised from 5 s to defaults.workerDrainSeconds)", () => {
+    /** A pool whose orders job notes when each attempt starts; `fail` makes an attempt fail (retried with backoff). */
+    async function timedPool(fail: (attempt: number) => boolean = () => false, o: Parameters<QueueWorld['startPool']>[1] = {}) {
+      const starts: number[] = [];
+      const pool = await w.startPool(
+        [
+          testKind('orders', async () => {
+            starts.push(Date.now());
+            if (fail(starts.length))
+              throw new TransientError('POST /acme/api/order answered 503', { method: 'POST', path: '/acme/api/order', status: 503 });
+            return done();
+          }),
+        ],
+        o,
+      );
+      pools.push(pool);
+      return { pool, starts };
+    }
+
+    /** Waits until every worker of the pool is blocked in its wait for a job (BZPOPMIN on the queue's marker). */
+    async function blocked(pool: WorkerPool): Promise<void> {
+      const workers = [...pool.workers.values(), ...pool.intakeWorkers.values()];
+      for (;;) {
+        const list = (await w.redis.client('LIST')) as string;
+        const waiting = list.split('\n').filter((l) => l.includes(`name=${w.prefix}:`) && l.includes('cmd=bzpopmin')).length;
+        if (waiting >= workers.length) return;
+        await sleep(20);
+      }
+    }
+
+    it('waits for jobs a minute at a time, and a job added during the wait starts at once', async () => {
+      const { pool, starts } = await timedPool();
+      for (const worker of [...pool.workers.values(), ...pool.intakeWorkers.values()]) expect(worker.opts.drainDelay).toBe(60);
+      expect(defaults.workerDrainSeconds).toBe(60);
+      await blocked(pool);
+      // Well into the wait: with a wake-up only at its end the job would start about a minute later.
+      await sleep(1_000);
+      const added = Date.now();
+      await enqueueOne();
+      while (starts.length === 0) await sleep(2);
+      expect(starts[0]! - added).toBeLessThan(150);
+    });
+
+    it('starts a delayed job when it falls due, not at the end of the wait', async () => {
+      const { pool, starts } = await timedPool();
+      await blocked(pool);
+      const { job } = recordJob(orderKind, order('WEB-1'), 'feed');
+      const added = Date.now();
+      await q().add(job.name, job.data, { ...job.opts, delay: 1_500 });
+      while (starts.length === 0) await sleep(5);
+      expect(starts[0]! - added).toBeGreaterThanOrEqual(1_500);
+      expect(starts[0]! - added).toBeLessThan(1_500 + 150);
+    });
+
+    it('runs a retry when its backoff ends, though the worker went back to waiting meanwhile', async () => {
+      const { pool, starts } = await timedPool((attempt) => attempt === 1, {
+        retry: { retryBaseDelayMs: 1_200, retryMaxDelayMs: 1_200, jitter: 'equal' },
+      });
+      await blocked(pool);
+      const id = await enqueueOne();
+      // The retry's due time, from the delayed set's score (BullMQ keeps the due time in ms times 0x1000 there).
+      let due: number | undefined;
+      while (due === undefined) {
+        const score = await w.redis.zscore(q().toKey('delayed'), id);
+        if (score !== null) due = Math.floor(Number(score) / 0x1000);
+        else await sleep(5);
+      }
+      expect(due - starts[0]!).toBeGreaterThanOrEqual(600);
+      await blocked(pool);
+      while (starts.length < 2) await sleep(5);
+      expect(starts[1]!).toBeGreaterThanOrEqual(due);
+      expect(starts[1]! - due).toBeLessThan(150);
+      await waitForIdle([q()], { pollMs: 50 });
+      expect(await (await q().getJob(id))?.getState()).toBe('completed');
+    });
+
+    it('skips the stalled-job check while its queue has no active job, and runs it while one is', async () => {
+      const { pool } = await startPool(1_500, { lockDurationMs: 1_000, stalledIntervalMs: 200 });
+      await blocked(pool);
+      // BullMQ's check sets this key (for stalledInterval) each time it runs.
+      const checked = () => w.redis.exists(q().toKey('stalled-check'));
+      for (let i = 0; i < 10; i++, await sleep(60)) expect(await checked()).toBe(0);
+      await enqueueOne();
+      await whenActive(pool);
+      let seen = false;
+      for (let i = 0; i < 20 && !seen; i++, await sleep(30)) seen = (await checked()) === 1;
+      expect(seen).toBe(true);
+    });
+
+    it("takes a dead worker's job back within twice the lock, the stalled check having skipped the idle queue", async () => {
+      const timing = { lockDurationMs: 1_000, stalledIntervalMs: 1_000 };
+      const first = await startPool(3_000, timing);
+      const second = await startPool(10, timing);
+      // Both idle for a few checks first.
+      await sleep(1_500);
+      const id = await enqueueOne();
+      while (first.runs.length + second.runs.length === 0) await sleep(5);
+      const dying = first.runs.length > 0 ? first : second;
+      const other = dying === first ? second : first;
+      let takenBack: number | undefined;
+      other.pool.workers.get('orders')!.on('stalled', () => (takenBack ??= Date.now()));
+      const died = Date.now();
+      // The dead worker's run goes on in this process (a test cannot kill it), holding the record's key lock: what
+      // is timed is the stalled check's taking the job back, not its next run.
+      expect(await dying.pool.close(50)).toEqual({ forced: true });
+      while (takenBack === undefined) await sleep(20);
+      expect(takenBack - died).toBeLessThan(2 * 1_000 + 500);
+      await waitForIdle([q()], { pollMs: 50 });
+      expect(await (await q().getJob(id))?.getState()).toBe('completed');
+      expect(other.runs).toEqual(['WEB-1']);
+    });
+
+    it("opens one connection for every stream of the pool, besides each worker's blocking one", async () => {
+      const before = ((await w.redis.client('LIST')) as string).split('\n').filter(Boolean).length;
+      const pool = await w.startPool(['orders', 'stock-counts', 'boms'].map((s) => testKind(s as 'orders', async () => done())));
+      pools.push(pool);
+      await blocked(pool);
+      const after = ((await w.redis.client('LIST')) as string).split('\n').filter(Boolean).length;
+      // 3 streams: 6 workers, each with its blocking connection, and one connection for all their other commands.
+      expect(after - before).toBe(6 + 1);
     });
   });
 });

@@ -13,6 +13,14 @@ export type { BudgetLane };
 const CLOCK_SLACK_MS = 5;
 /** Lateness always tolerated, whatever the headroom: timers and event loops are never exact. */
 const MIN_LATE_MS = 250;
+/**
+ * While a request of this process took budget this recently (ms), `refreshShares` reads the shares at every call (the
+ * concurrency sizer's, every 2 s); otherwise at most every SHARES_IDLE_READ_MS. Only the jobs-at-once sizing reads this
+ * process's view of the shares (acquire paces from Redis itself), and an idle account sizes nothing that runs: reading
+ * 4 hashes every 2 s for it was 2 of its 37 commands a second (issue 36).
+ */
+const SHARES_IN_USE_MS = 10_000;
+const SHARES_IDLE_READ_MS = 60_000;
 
 export interface RequestBudgetOptions {
   redis: Redis;
@@ -88,6 +96,9 @@ export class RequestBudget {
   readonly shares?: BudgetShares;
   private readonly budgets?: Budgets;
   private readonly watchers = new Set<(take: BudgetTake) => void>();
+  /** When a request of this process last took budget, and when the shares were last read (epoch ms). */
+  private lastTakeAt = 0;
+  private sharesReadAt = 0;
 
   constructor(opts: RequestBudgetOptions | undefined) {
     this.limited = opts !== undefined;
@@ -140,6 +151,7 @@ export class RequestBudget {
     if (!this.limited) return this.acquireLocal(cls, signal);
     const plan = this.plans.get(cls)!;
     const started = Date.now();
+    this.lastTakeAt = started;
     for (;;) {
       signal?.throwIfAborted();
       const wait = Number(await runScript(this.redis!, ACQUIRE, plan.args));
@@ -205,6 +217,18 @@ export class RequestBudget {
   /** Reads an answer's X-RateLimit-* headers (and a 429) into the shared share of its lane; never throws. */
   async observe(cls: RequestClass, status: number, headers: Parameters<BudgetShares['observe']>[2]): Promise<void> {
     await this.shares?.observe(cls, status, headers).catch(() => undefined);
+  }
+
+  /**
+   * Reads the shares as every process left them (share.ts's refresh), for ratePerSecond: at each call while this
+   * process's requests take budget (one in the last SHARES_IN_USE_MS), else at most every SHARES_IDLE_READ_MS; the
+   * first call after requests start again reads them.
+   */
+  async refreshShares(now = Date.now()): Promise<void> {
+    if (!this.shares) return;
+    if (now - this.lastTakeAt > SHARES_IN_USE_MS && now - this.sharesReadAt < SHARES_IDLE_READ_MS) return;
+    this.sharesReadAt = now;
+    await this.shares.refresh();
   }
 
   /** Requests a second the budgets let every process together send now, at their shares (Infinity when unlimited). */

@@ -22,8 +22,14 @@ export interface OutageWatchOptions {
   /** One cheap read of the service within the budgets, tried once (outage-probe.ts). */
   probe(): Promise<ProbeResult>;
   logger: Logger;
-  /** How often the outage state is looked at, in ms. Default defaults.outageLookMs. */
+  /** How often the outage state is looked at while an outage holds this process's queues, in ms. Default defaults.outageLookMs. */
   lookMs?: number;
+  /**
+   * How often it is looked at while none does, in ms. Default defaults.outageIdleLookMs, or lookMs when that is given
+   * (tests). A job that meets the service down during an outage holds its queues at once; this look only makes a
+   * process whose jobs meet nothing take part in the probes and let its queues go with the others.
+   */
+  idleLookMs?: number;
   /** Longest delay between two probes, in ms. Default defaults.outageProbeMaxMs. */
   probeMaxMs?: number;
   /** Called in the process that ended an outage (e.g. to alert now rather than at the next look). */
@@ -50,6 +56,7 @@ async function waiting(queue: Queue): Promise<number> {
  */
 export function startOutageWatch(o: OutageWatchOptions): OutageWatch {
   const lookMs = o.lookMs ?? defaults.outageLookMs;
+  const idleLookMs = o.idleLookMs ?? (o.lookMs === undefined ? defaults.outageIdleLookMs : lookMs);
   const probeMaxMs = o.probeMaxMs ?? defaults.outageProbeMaxMs;
   /** The outage (its `since`) this process holds its queues for, if any. */
   let holding: string | undefined;
@@ -109,8 +116,12 @@ export function startOutageWatch(o: OutageWatchOptions): OutageWatch {
   })().catch((err: unknown) => o.logger.debug({ err: messageOf(err) }, 'outage start check failed (Redis?)'));
 
   // Looks that fail (Redis away) are said once per reason every 30 s, with the count.
-  const looks = startLooking(lookOnce, lookMs, (err) =>
-    logRepeated(o.logger, 'warn', `outage-look:${reasonOf(err)}`, { err: messageOf(err) }, 'outage look failed (Redis?); looking again'),
+  const looks = startLooking(
+    lookOnce,
+    lookMs,
+    (err) =>
+      logRepeated(o.logger, 'warn', `outage-look:${reasonOf(err)}`, { err: messageOf(err) }, 'outage look failed (Redis?); looking again'),
+    { everyMs: idleLookMs, when: () => holding === undefined },
   );
   return {
     lookNow: looks.lookNow,

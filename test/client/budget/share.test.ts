@@ -246,6 +246,42 @@ describe('the shared budget (adaptive rate)', () => {
       await expect(b.acquire('collection', AbortSignal.timeout(1_000))).rejects.toThrow();
     });
 
+    it('reads the shares at every sizing while its requests take budget, and once a minute while idle (issue 36)', async () => {
+      const idle = new RequestBudget({ redis, keys, budgets: TOTAL });
+      const busy = new RequestBudget({ redis, keys, budgets: TOTAL });
+      const full = (1200 / 60) * 0.98;
+      const t0 = Date.now();
+      // The first read, busy or not.
+      await idle.refreshShares(t0);
+      expect(idle.ratePerSecond()).toBeCloseTo(full, 5);
+      // Another process lowers the total's share to a quarter.
+      await redis.hset(keys.budgetShare('total'), 'f', '0.25');
+      await busy.acquire('post');
+      await busy.refreshShares(t0 + 2_000);
+      await idle.refreshShares(t0 + 2_000);
+      expect(busy.ratePerSecond()).toBeCloseTo(full * 0.25, 5);
+      // Idle: its view waits for the next minute's read (nothing of it runs meanwhile).
+      expect(idle.ratePerSecond()).toBeCloseTo(full, 5);
+      await idle.refreshShares(t0 + 59_000);
+      expect(idle.ratePerSecond()).toBeCloseTo(full, 5);
+      await idle.refreshShares(t0 + 60_000);
+      expect(idle.ratePerSecond()).toBeCloseTo(full * 0.25, 5);
+      // A request ends the idle spell: the next sizing reads them, whenever the last read was.
+      await redis.hset(keys.budgetShare('total'), 'f', '0.5');
+      await idle.acquire('get');
+      await idle.refreshShares();
+      expect(idle.ratePerSecond()).toBeCloseTo(full * 0.5, 5);
+      // Busy: every read goes to Redis (no waiting a minute), until 10 s after its last request.
+      const reads: number[] = [];
+      const spy = new RequestBudget({ redis, keys, budgets: TOTAL });
+      const refresh = spy.shares!.refresh.bind(spy.shares);
+      spy.shares!.refresh = async () => (reads.push(1), refresh());
+      await spy.acquire('post');
+      const at = Date.now();
+      for (const ms of [0, 2_000, 4_000, 9_000, 12_000, 14_000]) await spy.refreshShares(at + ms);
+      expect(reads.length).toBe(4);
+    });
+
     it('ignores the evidence when the adaptive rate is off (INVENTORY_ADAPTIVE_RATE=off)', async () => {
       const b = new RequestBudget({ redis, keys, budgets: TOTAL, shares: false });
       await b.observe('post', 429, headers({ limit: 1200, reset: Date.now() + 20_000 }));
