@@ -7,6 +7,8 @@ import { createRedis, type RedisConnection as Redis, type RedisKeys, type RedisT
 import type { PullResult } from './producer.js';
 import { CONTROL_QUEUE, type QueueSet } from '../queue/queues.js';
 import { finishGuardFor } from '../queue/finish-guard.js';
+import { skipIdleStalledChecks } from '../queue/worker-pool.js';
+import { defaults } from '../../config/defaults.js';
 import type { StreamName } from '../records/stream-name.js';
 import { logRedisError } from '../redis/error-log.js';
 import { mendSchedulers, pullScheduleOf, upsertScheduler, type PulledKind } from './scheduler-watchdog.js';
@@ -198,7 +200,10 @@ async function startControlWorker(o: StartControlOptions, queue: Queue<ControlDa
     prefix: o.prefix,
     concurrency,
     lockDuration: CONTROL_LOCK_MS,
+    // Woken by its queue's marker when a cron's next run falls due: an idle wait of a minute costs nothing in delay.
+    drainDelay: defaults.workerDrainSeconds,
   });
+  skipIdleStalledChecks(worker, conn);
   worker.on('error', (err) => {
     guard.noteError(err);
     logRedisError(o.logger, 'control worker', err);

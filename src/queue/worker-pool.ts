@@ -99,7 +99,7 @@ function poolState(o: StartWorkersOptions): PoolState {
  * be after a check that found the queue empty, so a dead process's job is taken back as soon as before (within
  * about a lock and an interval: twice JOB_LOCK_SECONDS). A BullMQ without this private method keeps its own check.
  */
-function skipIdleStalledChecks(worker: Worker, conn: Redis): void {
+export function skipIdleStalledChecks(worker: Worker, conn: Redis): void {
   const w = worker as unknown as { moveStalledJobsToWait?: () => Promise<void> };
   const check = w.moveStalledJobsToWait;
   if (typeof check !== 'function') return;
