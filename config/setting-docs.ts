@@ -94,7 +94,7 @@ export const settingDocs: Record<keyof typeof envSchema.shape, string> = {
   REDIS_START_WAIT_SECONDS: '`worker` and `dashboard` wait this long at start for Redis, then exit 3 (one-shot commands: 3 s).',
   SHUTDOWN_GRACE_SECONDS: 'On SIGTERM, how long running jobs may finish before the process stops.',
   ACCOUNTS_RELOAD_SECONDS:
-    '`worker` looks this often whether ACCOUNTS_FILE changed, and starts, stops or restarts the accounts that did (docs/accounts.md).',
+    '`worker`, `receive` and `dashboard` look this often whether ACCOUNTS_FILE changed, and follow it (docs/accounts.md).',
   MAPPING_FILE: "A CSV or JSON file of upstream productIds and facility names to the service's (docs/mapping.md).",
   TRANSFORMS:
     "Per stream, the transform from the upstream's own shape: `stream=name` or `stream=path.mjs`, comma-separated (docs/transforms.md).",

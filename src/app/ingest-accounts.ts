@@ -1,9 +1,7 @@
 import { createHash } from 'node:crypto';
-import { accountsFileStamp, defaultAccount } from '../../config/accounts.js';
-import { defaults } from '../../config/defaults.js';
-import { ConfigError, type Config } from '../../config/read-config.js';
+import { defaultAccount } from '../../config/accounts.js';
+import type { Config } from '../../config/read-config.js';
 import { secretList } from '../../config/webhook-secrets.js';
-import { messageOf } from '../errors/message-of.js';
 import type { Transform } from '../feed/transform.js';
 import type { Logger } from '../log/logger.js';
 import type { QueueSet } from '../queue/queues.js';
@@ -15,16 +13,6 @@ export interface IngestAccount {
   queues?: Pick<QueueSet, 'get'>;
   /** The account's transforms when the caller has loaded them (`worker` checks TRANSFORMS at start); default: loaded here. */
   transforms?: ReadonlyMap<string, Transform>;
-}
-
-/** Where the accounts come from when they can change while the receiver runs: ACCOUNTS_FILE, read again when it changed. */
-export interface IngestReload {
-  /** The file whose change (its size and time) is looked for, at most once per `recheckMs`, before a push is routed. */
-  file: string;
-  /** The accounts as the file has them now; throws a ConfigError when it is wrong (the accounts served stay). */
-  read(): readonly IngestAccount[];
-  /** Default defaults.ingestSecretRecheckMs (a second). */
-  recheckMs?: number;
 }
 
 /** The account's name in the receiver's paths: its name in ACCOUNTS_FILE, or `default` (the environment's). */
@@ -77,38 +65,4 @@ export function accountLogger(logger: Logger, config: Config): Logger {
   if (config.accountName === undefined) return logger;
   const named = (logger.bindings() as { account?: string }).account;
   return named === config.accountName ? logger : logger.child({ account: config.accountName });
-}
-
-/**
- * Looks at ACCOUNTS_FILE at most once per recheckMs and, when it changed, reads it and hands its accounts to `apply`;
- * a file that cannot be read or is wrong is logged (one line per problem, never a value) and the accounts served stay.
- * Never throws: a push is routed with the accounts there are.
- */
-export function accountsReloader(
-  reload: IngestReload,
-  logger: Logger,
-  apply: (accounts: readonly IngestAccount[]) => Promise<void>,
-): () => Promise<void> {
-  const recheckMs = reload.recheckMs ?? defaults.ingestSecretRecheckMs;
-  let stamp = accountsFileStamp(reload.file);
-  let lastLook = Date.now();
-  let looking: Promise<void> | undefined;
-  const readAgain = async (now: string | undefined) => {
-    stamp = now;
-    try {
-      await apply(reload.read());
-    } catch (err) {
-      const problems = err instanceof ConfigError ? err.problems : [messageOf(err)];
-      logger.warn({ problems }, 'ACCOUNTS_FILE changed but cannot be used: the receiver serves the accounts it had');
-    }
-  };
-  return () => {
-    if (looking) return looking;
-    if (Date.now() - lastLook < recheckMs) return Promise.resolve();
-    lastLook = Date.now();
-    const now = accountsFileStamp(reload.file);
-    if (now === stamp) return Promise.resolve();
-    looking = readAgain(now).finally(() => (looking = undefined));
-    return looking;
-  };
 }

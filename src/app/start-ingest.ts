@@ -1,23 +1,20 @@
 import type { Registry } from 'prom-client';
+import { defaults } from '../../config/defaults.js';
 import { ConfigError, secretsOf } from '../../config/read-config.js';
-import { startAccountsReceiver, type AccountsReceiver, type Receiver, type ReceiverAccount } from '../ingest/receiver.js';
+import { startAccountsReceiver, type Receiver, type ReceiverAccount } from '../ingest/receiver.js';
 import { signingKeys } from '../ingest/signing-keys.js';
 import { addSecrets, type Logger } from '../log/logger.js';
 import { createQueues } from '../queue/queues.js';
 import type { CheckedKind } from '../records/record-kind.js';
 import { loadTransforms, type TransformKind } from '../feed/load-transforms.js';
 import { redisKeys, type RedisConnection as Redis } from '../redis/connection.js';
-import {
-  accountLogger,
-  accountsReloader,
-  ingestAccountName,
-  servedAs,
-  warnSharedSecrets,
-  type IngestAccount,
-  type IngestReload,
-} from './ingest-accounts.js';
+import type { AccountsChange, AccountsWatch } from './accounts-watch.js';
+import { accountLogger, ingestAccountName, servedAs, warnSharedSecrets, type IngestAccount } from './ingest-accounts.js';
 
-export { ingestAccountName, type IngestAccount, type IngestReload };
+export { ingestAccountName, type IngestAccount };
+
+/** What the receiver says after a problem of ACCOUNTS_FILE, or of an account in it it cannot serve. */
+export const receiverKeeps = 'ACCOUNTS_FILE changed but cannot be used: the receiver serves the accounts it had';
 
 export interface StartIngestOptions {
   redis: Redis;
@@ -28,8 +25,12 @@ export interface StartIngestOptions {
   /** Over INGEST_HOST and INGEST_PORT (the `receive` command's --host, --port). */
   host?: string;
   port: number;
-  /** ACCOUNTS_FILE read again when it changes: an account added is served, one removed is answered 404. */
-  reload?: IngestReload;
+  /**
+   * ACCOUNTS_FILE followed (src/app/accounts-watch.ts), from the accounts given: an account added is served, one removed
+   * is answered 404. Besides the watch's own looks, the file is looked at before a push is routed, at most once per
+   * `lookEveryMs` (default defaults.ingestSecretRecheckMs, a second), so an account just added is served at once.
+   */
+  follow?: { watch: AccountsWatch; lookEveryMs?: number };
 }
 
 /** An account's secrets (read again from their files on a rotation), queues, keys and transforms, as the receiver takes them. */
@@ -92,6 +93,8 @@ export async function startIngest(accounts: readonly IngestAccount[], o: StartIn
   /** The accounts served now, by name: what of their configuration the receiver uses (hashed), and what it was given. */
   type Served = Map<string, { as: string; account: ReceiverAccount }>;
   let served: Served = new Map();
+  /** Closing: a change of the file taken later is dropped. */
+  let closed = false;
   const build = async (list: readonly IngestAccount[]): Promise<Served> => {
     // Every account's secrets are redacted from the lines of every account.
     for (const { config } of list)
@@ -108,30 +111,19 @@ export async function startIngest(accounts: readonly IngestAccount[], o: StartIn
   };
   try {
     served = await build(accounts);
-    let receiver: AccountsReceiver | undefined;
-    const apply = async (list: readonly IngestAccount[]) => {
-      if (list.length === 0) throw new ConfigError(['ACCOUNTS_FILE: names no account']);
-      // As at start (`receive`): an account without a push secret is not taken (it would refuse every push anyway).
-      const unsigned = list.filter(({ config }) => !config.ingest.secret && !config.ingest.hmacSecret);
-      if (unsigned.length > 0)
-        throw new ConfigError(
-          unsigned.map(({ config }) => `account "${ingestAccountName(config)}": INGEST_SECRET: is required to receive pushes`),
-        );
-      const next = await build(list);
-      receiver?.serve([...next.values()].map((x) => x.account));
-      const added = [...next.keys()].filter((n) => !served.has(n));
-      const removed = [...served.keys()].filter((n) => !next.has(n));
-      served = next;
-      o.logger.info(
-        { accounts: [...next.keys()], added, removed },
-        'ACCOUNTS_FILE read again: the receiver serves its accounts now (one removed is answered 404)',
-      );
+    let look: (() => Promise<void>) | undefined;
+    let lookedAt = Date.now();
+    const lookEveryMs = o.follow?.lookEveryMs ?? defaults.ingestSecretRecheckMs;
+    const refresh = () => {
+      if (!look || Date.now() - lookedAt < lookEveryMs) return Promise.resolve();
+      lookedAt = Date.now();
+      return look();
     };
-    receiver = await startAccountsReceiver({
+    const receiver = await startAccountsReceiver({
       redis: o.redis,
       kinds: o.kinds,
       accounts: [...served.values()].map((x) => x.account),
-      ...(o.reload ? { refreshAccounts: accountsReloader(o.reload, o.logger, apply) } : {}),
+      ...(o.follow ? { refreshAccounts: refresh } : {}),
       labelAccounts: accounts.some((a) => a.config.accountName !== undefined),
       host: o.host ?? ingest.host,
       port: o.port,
@@ -144,12 +136,32 @@ export async function startIngest(accounts: readonly IngestAccount[], o: StartIn
       logger: o.logger,
       registry: o.registry,
     });
-    const running = receiver;
+    /** A change of the file, taken: a ConfigError keeps the accounts served (the watch logs it). */
+    const apply = async (change: AccountsChange) => {
+      if (closed) return;
+      const list: IngestAccount[] = change.accounts.map((a) => ({ config: a.config }));
+      // As at start (`receive`): an account without a push secret is not taken (it would refuse every push anyway).
+      const unsigned = list.filter(({ config }) => !config.ingest.secret && !config.ingest.hmacSecret);
+      if (unsigned.length > 0)
+        throw new ConfigError(
+          unsigned.map(({ config }) => `account "${ingestAccountName(config)}": INGEST_SECRET: is required to receive pushes`),
+        );
+      const next = await build(list);
+      receiver.serve([...next.values()].map((x) => x.account));
+      served = next;
+      o.logger.info(
+        { accounts: [...next.keys()], added: change.added.map((a) => a.name), removed: change.removed.map((a) => a.name) },
+        'ACCOUNTS_FILE read again: the receiver serves its accounts now (one removed is answered 404)',
+      );
+    };
+    // Subscribed once the receiver serves: a change read since the accounts given is taken at once.
+    if (o.follow) look = o.follow.watch.subscribe(apply, receiverKeeps).look;
     return {
-      port: running.port,
-      url: running.url,
+      port: receiver.port,
+      url: receiver.url,
       close: async () => {
-        await running.close();
+        closed = true;
+        await receiver.close();
         await closeOpened();
       },
     };

@@ -54,8 +54,6 @@ export interface Control {
   /** Runs the job schedulers' pulls (cron streams); none when every stream is pulled on an interval (its ticker). */
   worker?: Worker<ControlData, PullResult>;
   scheduleInfo(): Promise<ScheduleInfo[]>;
-  /** Starts no more pulls (the first step of a shutdown); running ones go on. */
-  pause(): Promise<void>;
   /** Stops the tickers and the control worker (a running pull finishes first, within graceMs); leaves the schedulers in Redis. */
   close(graceMs?: number): Promise<void>;
   /** Removes the job schedulers this control upserted (and their pending next runs), e.g. before a test deletes its prefix. */
@@ -140,10 +138,6 @@ export async function startControl(o: StartControlOptions): Promise<Control> {
     mendSchedulers: () => mendSchedulers(queue, scheduled, o.schedule),
     async removeSchedulers() {
       for (const kind of scheduled) await queue.removeJobScheduler(kind.feed.scheduler);
-    },
-    async pause() {
-      stopTickers();
-      await worker?.worker.pause(true);
     },
     async close(graceMs = 10_000) {
       stopTickers();

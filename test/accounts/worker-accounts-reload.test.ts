@@ -16,7 +16,8 @@ beforeAll(async () => {
   world = await accountsWorld('reload');
   for (const name of ['acme', 'globex', 'initech']) await world.add(name);
   world.writeFile(['acme', 'globex']);
-  worker = world.startWorker();
+  // A long grace period: the removed account's slow order must finish within it even on a loaded machine.
+  worker = world.startWorker({ SHUTDOWN_GRACE_SECONDS: '20' });
   await worker.httpUrl;
 });
 afterAll(async () => {
@@ -40,10 +41,21 @@ describe('worker following ACCOUNTS_FILE', () => {
     await syncs(account('globex'), 'G-1');
     expect(said('account initech started')).toBe(0);
 
+    // A slow order of globex in progress when it is removed: it finishes within the grace period.
+    const slow = account('globex');
+    slow.sandbox.admin.setLatency({ ms: 600 });
+    slow.feed.append('orders', [orderRecord('G-SLOW')]);
+    // G-SLOW's own job running: G-1's may still be active a moment after its order reached the sandbox (its completion
+    // is written after its last call), and a wait for any active job then saw G-1's and removed globex before G-SLOW ran.
+    const running = async (id: string) =>
+      (await slow.orders.getActive()).some((j) => (j.data as { record: { orderId: string } }).record.orderId === id);
+    await eventually(async () => running('G-SLOW'), 10_000, 'G-SLOW active');
     world.writeFile(['acme', 'initech']);
     await eventually(async () => said('account initech started', 'initech') === 1, 10_000, 'initech started');
-    await eventually(async () => said('account globex stopped', 'globex') === 1, 10_000, 'globex stopped');
+    await eventually(async () => said('account globex stopped', 'globex') === 1, 25_000, 'globex stopped');
     expect(said('no longer in ACCOUNTS_FILE', 'globex')).toBe(1);
+    expect(synced(slow, 'G-SLOW')).toBe(true);
+    expect(said('did not finish within', 'globex')).toBe(0);
     await syncs(account('initech'), 'I-1');
     await syncs(account('acme'), 'A-2');
 
@@ -55,7 +67,7 @@ describe('worker following ACCOUNTS_FILE', () => {
     expect(synced(globex, 'G-2')).toBe(false);
     expect(globex.sandbox.admin.requests().length).toBe(asked);
     // Its data is kept: its job, its cursor and the rest of its keys under its prefix.
-    expect(await globex.orders.getJobCounts('completed', 'active', 'waiting')).toEqual({ completed: 1, active: 0, waiting: 0 });
+    expect(await globex.orders.getJobCounts('completed', 'active', 'waiting')).toEqual({ completed: 2, active: 0, waiting: 0 });
     const [, keys] = await world.redis.scan('0', 'MATCH', `${globex.prefix}*`, 'COUNT', 10_000);
     expect(keys.length).toBeGreaterThan(0);
     // The others were not restarted.

@@ -61,4 +61,30 @@ describe('worker shutdown', () => {
       }
     }, 90_000);
   });
+
+  describe('when an active job outlives the grace period', () => {
+    it('stops once the grace period is over, leaving the job active for its lock to expire', async () => {
+      const stack = await startStack({ orders: orders.slice(0, 1) }, 'shutdown-grace');
+      const queue = new Queue('orders', { connection: stack.redis, prefix: stack.prefix });
+      try {
+        // Every API answer takes 4 s: the order (its catalog read and 4 writes) runs for about 20 s.
+        stack.sandbox.admin.setLatency({ ms: 4_000 });
+        const worker = startWorkerProcess({ ...stack.env, SHUTDOWN_GRACE_SECONDS: '1', ORDER_POLL_SECONDS: '1', LOG_LEVEL: 'info' });
+        await worker.httpUrl;
+        await eventually(async () => (await queue.getActiveCount()) === 1, 30_000, 'the job active');
+
+        const { code, ms } = await worker.stop('SIGTERM');
+        expect(code).toBe(0);
+        // The grace period (1 s) and the closing, not the job's 20 s.
+        expect(ms).toBeLessThan(8_000);
+        const logs = worker.stdoutLines.filter(Boolean).map((l) => JSON.parse(l) as { msg: string });
+        expect(logs.some((l) => l.msg.startsWith('active jobs did not finish within 1000 ms'))).toBe(true);
+        expect(logs.at(-1)?.msg).toBe('worker stopped');
+        expect(await queue.getActiveCount()).toBe(1);
+      } finally {
+        await queue.close();
+        await stack.close();
+      }
+    }, 60_000);
+  });
 });

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readAccounts, type AccountConfig } from '../../config/accounts.js';
 import { programKinds } from '../../jobs/kinds.js';
 import { connectRedis } from '../../src/app/connect-redis.js';
+import { readWatchedAccounts, watchAccounts, type AccountsWatch } from '../../src/app/accounts-watch.js';
 import { startIngest } from '../../src/app/start-ingest.js';
 import type { Receiver } from '../../src/ingest/receiver.js';
 import { createLogger } from '../../src/log/logger.js';
@@ -244,23 +245,26 @@ describe('the push receiver of several accounts', () => {
   });
 
   describe('when ACCOUNTS_FILE changes while the receiver runs', () => {
+    let watch: AccountsWatch | undefined;
+    afterAll(async () => {
+      await watch?.close();
+    });
+
     it('serves an account added, answers one removed 404, and keeps its accounts when the file turns wrong', async () => {
       const env = accountsEnv('acc-reload', { acme: { INGEST_SECRET: ACME } });
       const file = env.ACCOUNTS_FILE;
       const read = () => readAccounts(env, {}, programKinds).accounts;
       const rewrite = (accounts: Record<string, Record<string, string>>) => writeFileSync(file, JSON.stringify({ accounts }, null, 1));
-      const first = read();
-      prefixes.push(first[0]!.config.redis.prefix);
+      const source = { file, env, kinds: programKinds, needs: {} };
+      const first = readWatchedAccounts(source);
+      prefixes.push(first.accounts[0]!.config.redis.prefix);
       const log = captureOut(false);
+      const logger = createLogger({ level: 'info', destination: log.stream });
+      // The file looked at before every push (and by the watch once a minute only: not in this test's time).
+      watch = watchAccounts(source, first, { everyMs: 60_000, logger, meanwhile: 'the accounts stay as they were' });
       const receiver = await startIngest(
-        first.map((a) => ({ config: a.config })),
-        {
-          redis,
-          kinds: programKinds,
-          logger: createLogger({ level: 'info', destination: log.stream }),
-          port: 0,
-          reload: { file, read: () => read().map((a) => ({ config: a.config })), recheckMs: 0 },
-        },
+        first.accounts.map((a) => ({ config: a.config })),
+        { redis, kinds: programKinds, logger, port: 0, follow: { watch, lookEveryMs: 0 } },
       );
       receivers.push(receiver);
       expect((await push(receiver.url, 'initech/orders', orderRecord('LATE-0'), { secrets: [GLOBEX_NEW] })).status).toBe(404);

@@ -62,17 +62,17 @@ export function workerHttpWhere(config: Config) {
   };
 }
 
-/** Stops taking pushes and jobs everywhere at once, then waits for what is running (the grace period). */
+/** Stops taking pushes and jobs everywhere at once, and gives what is running one grace period. */
 async function shutDown(app: AppContext, runtime: Runtime, receiver: Receiver | undefined, stopped = 'worker stopped'): Promise<void> {
   const { config, logger } = app;
-  const pausing = Promise.all([...[...runtime.workers.workers.values()].map((w) => w.pause(true)), runtime.control?.pause()]);
-  // Pushes in flight are stored and answered before the receiver's close resolves.
-  await Promise.all([pausing, receiver?.close()]);
   logger.info(
     { active: runtime.workers.active(), graceSeconds: config.shutdownGraceSeconds },
     'stopping: no new jobs; active ones get the grace period to finish',
   );
-  await runtime.close(config.shutdownGraceSeconds * 1000);
+  // The runtime's close stops every worker fetching at once and times the grace period from their pause. The workers
+  // are not paused before it: a worker paused already is not waited for by its close, whose grace then never ends.
+  // Pushes in flight are stored and answered before the receiver's close resolves.
+  await Promise.all([receiver?.close(), runtime.close(config.shutdownGraceSeconds * 1000)]);
   logger.info(stopped);
 }
 

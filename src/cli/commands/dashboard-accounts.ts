@@ -1,6 +1,7 @@
-import { accountConfig, accountsFileStamp, defaultAccount, readAccountsFile, type AccountEntry } from '../../../config/accounts.js';
+import { accountConfig, defaultAccount } from '../../../config/accounts.js';
 import { defaults } from '../../../config/defaults.js';
-import { ConfigError, type Config } from '../../../config/read-config.js';
+import type { Config } from '../../../config/read-config.js';
+import type { AccountsWatch, WatchedAccount } from '../../app/accounts-watch.js';
 import type { AppDeps } from '../../app/build-deps.js';
 import type { CliIo } from '../../app/cli-io.js';
 import { budgetsOf, secretValues } from '../../app/command-context.js';
@@ -9,7 +10,7 @@ import type { Kind } from '../../kinds/kind.js';
 import { addSecrets, type Logger } from '../../log/logger.js';
 import type { RedisConnection as Redis } from '../../redis/connection.js';
 
-/** How often the dashboard looks whether ACCOUNTS_FILE changed (its size and time: one stat). */
+/** How often a request makes the dashboard look whether ACCOUNTS_FILE changed (its size and time: one stat). */
 const LOOK_EVERY_MS = 1000;
 
 /**
@@ -50,69 +51,36 @@ export function deploymentPrefix(io: CliIo, kinds: readonly Kind[]): string {
   }
 }
 
-type Held = { settings: string; account: DashboardAccount };
-
 /**
- * ACCOUNTS_FILE's accounts for the dashboard, read again when the file changes (its stamp): an account whose own
- * settings did not change keeps its pages; a file that no longer reads keeps the accounts as they were, and says why
- * once per change. `first`: the accounts as the command read them at start.
+ * ACCOUNTS_FILE's accounts for the dashboard, following the file (src/app/accounts-watch.ts) from `first`, the
+ * accounts as the command read them at start: an account whose own settings did not change keeps its pages (the same
+ * object); a file that does not read keeps the accounts as they were (the watch logs why).
  */
 export function fileAccounts(
-  io: CliIo,
   kinds: readonly Kind[],
-  o: { file: string; first: ReadonlyArray<{ name: string; config: Config }>; redis: Redis; logger: Logger },
+  o: { watch: AccountsWatch; first: readonly WatchedAccount[]; redis: Redis; logger: Logger },
 ): DashboardAccounts {
-  const { file, redis, logger } = o;
-  let stamp = accountsFileStamp(file);
+  const { redis, logger } = o;
+  const open = (a: WatchedAccount) => {
+    addSecrets(logger, secretValues(a.config));
+    return dashboardAccount(a.name, a.config, redis, kinds, logger.child({ account: a.name }));
+  };
+  let held = new Map(o.first.map((a) => [a.name, open(a)]));
+  let list: readonly DashboardAccount[] = [...held.values()];
+  // Taken at once (the dashboard opens nothing of an account until its pages are asked for): look() returns with it.
+  const { look } = o.watch.subscribe((change) => {
+    const changed = new Set([...change.added, ...change.changed].map((a) => a.name));
+    held = new Map(change.accounts.map((a) => [a.name, changed.has(a.name) ? open(a) : held.get(a.name)!]));
+    list = [...held.values()];
+    logger.info({ accounts: [...held.keys()] }, 'dashboard: ACCOUNTS_FILE changed; its accounts are served as it says now');
+  });
   let lookedAt = Date.now();
-  const entries = safeEntries(file, kinds);
-  const held = new Map<string, Held>();
-  for (const { name, config } of o.first) {
-    const settings = JSON.stringify(entries?.find((e) => e.name === name)?.settings ?? {});
-    held.set(name, { settings, account: dashboardAccount(name, config, redis, kinds, logger.child({ account: name })) });
-  }
-  let list: readonly DashboardAccount[] = [...held.values()].map((h) => h.account);
-
-  const reread = () => {
-    try {
-      const next = new Map<string, Held>();
-      for (const entry of readAccountsFile(file, kinds)) next.set(entry.name, keepOrOpen(entry, held.get(entry.name)));
-      held.clear();
-      for (const [name, h] of next) held.set(name, h);
-      list = [...held.values()].map((h) => h.account);
-      logger.info({ accounts: [...held.keys()] }, 'dashboard: ACCOUNTS_FILE changed; its accounts are served as it says now');
-    } catch (err) {
-      if (!(err instanceof ConfigError)) throw err;
-      const fix = 'fix the file; the accounts stay as they were until it reads';
-      logger.warn({ problems: err.problems }, `dashboard: ACCOUNTS_FILE changed but does not read (${fix})`);
-    }
-  };
-  const keepOrOpen = (entry: AccountEntry, had: Held | undefined): Held => {
-    const settings = JSON.stringify(entry.settings);
-    if (had?.settings === settings) return had;
-    const config = accountConfig(io.env, entry, {}, kinds, io.dotenv);
-    addSecrets(logger, secretValues(config));
-    return { settings, account: dashboardAccount(entry.name, config, redis, kinds, logger.child({ account: entry.name })) };
-  };
-
   return {
     current() {
       if (Date.now() - lookedAt < LOOK_EVERY_MS) return list;
       lookedAt = Date.now();
-      const now = accountsFileStamp(file);
-      if (now === stamp) return list;
-      stamp = now;
-      reread();
+      void look();
       return list;
     },
   };
-}
-
-/** The file's entries, or undefined when it does not read now (it read a moment ago, at start). */
-function safeEntries(file: string, kinds: readonly Kind[]): AccountEntry[] | undefined {
-  try {
-    return readAccountsFile(file, kinds);
-  } catch {
-    return undefined;
-  }
 }

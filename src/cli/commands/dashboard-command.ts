@@ -4,7 +4,8 @@ import { ConfigError } from '../../../config/read-config.js';
 import { weakPasswordProblem } from '../../dashboard/auth.js';
 import { isLoopback } from '../../net/loopback.js';
 import type { CliIo } from '../../app/cli-io.js';
-import { commandLogger, loadAccounts, loadConfig, secretValues } from '../../app/command-context.js';
+import { fileAccountsSource, readWatchedAccounts, watchAccounts } from '../../app/accounts-watch.js';
+import { commandLogger, loadConfig, secretValues } from '../../app/command-context.js';
 import { defaultAccount } from '../../../config/accounts.js';
 import { connectRedisWaiting } from '../../app/connect-redis.js';
 import { ExitCode, UsageError } from '../exit-codes.js';
@@ -27,8 +28,9 @@ export function dashboardCommand(io: CliIo, done: CommandResult, kinds: readonly
     .option('--no-auth', 'serve without a login (loopback hosts only)')
     .action(async (o: { host: string; port: number; auth: boolean }) => {
       // With ACCOUNTS_FILE and no --account: every account; otherwise the one account, as without the file.
-      const every = Boolean(io.env.ACCOUNTS_FILE?.trim()) && io.account === undefined;
-      const all = every ? loadAccounts(io, kinds) : undefined;
+      const source = io.account === undefined ? fileAccountsSource(io, kinds, {}) : undefined;
+      const first = source && readWatchedAccounts(source);
+      const all = first?.accounts;
       const config = all ? { ...all[0]!.config, accountName: undefined } : loadConfig(io, kinds);
       const { user, password } = config.dashboard;
       if (o.auth && (!user || !password)) {
@@ -45,7 +47,11 @@ export function dashboardCommand(io: CliIo, done: CommandResult, kinds: readonly
       const redis = await connectRedisWaiting(config.redis, { logger, waitMs: config.redisStartWaitSeconds * 1000, signal: io.stop });
       const { startDashboard } = await import('../../dashboard/dashboard-server.js');
       const one = all ? undefined : dashboardAccount(defaultAccount, config, redis, kinds, logger);
-      const accounts = all ? fileAccounts(io, kinds, { file: io.env.ACCOUNTS_FILE!.trim(), first: all, redis, logger }) : undefined;
+      // ACCOUNTS_FILE followed: an account added is shown, one removed answers 404, one changed shows its new settings.
+      const meanwhile = 'the dashboard shows the accounts as they were until ACCOUNTS_FILE is fixed';
+      const everyMs = config.accountsReloadSeconds * 1000;
+      const watch = source && first ? watchAccounts(source, first, { everyMs, logger, meanwhile }) : undefined;
+      const accounts = watch ? fileAccounts(kinds, { watch, first: first!.accounts, redis, logger }) : undefined;
       const where = { host: o.host, port: o.port, portSetting: '--port', hostSetting: '--host', alternative: '0 picks a free one' };
       const dashboard = await listenOrConfigError(
         () =>
@@ -67,7 +73,8 @@ export function dashboardCommand(io: CliIo, done: CommandResult, kinds: readonly
             accounts,
           }),
         where,
-      ).catch((err: unknown) => {
+      ).catch(async (err: unknown) => {
+        await watch?.close();
         redis.disconnect();
         throw err;
       });
@@ -82,6 +89,7 @@ export function dashboardCommand(io: CliIo, done: CommandResult, kinds: readonly
           `${publicUrl}${pages}Stop with Ctrl-C.\n`,
       );
       await untilStopped(io.stop);
+      await watch?.close();
       await dashboard.close();
       await one?.close?.();
       redis.disconnect();

@@ -4,6 +4,7 @@ import { listenOrConfigError } from '../listen-setting.js';
 import type { CliIo } from '../../app/cli-io.js';
 import { commandLogger, loadAccounts, secretValues } from '../../app/command-context.js';
 import type { AccountConfig } from '../../../config/accounts.js';
+import { fileAccountsSource, readWatchedAccounts, watchAccounts, type AccountsWatch } from '../../app/accounts-watch.js';
 import { connectRedisWaiting } from '../../app/connect-redis.js';
 import { ExitCode, UsageError } from '../exit-codes.js';
 import type { CommandResult } from '../command-result.js';
@@ -34,7 +35,10 @@ export function receiveCommand(io: CliIo, done: CommandResult, kinds: readonly K
     .option('--host <host>', 'address to bind (default INGEST_HOST, else 127.0.0.1)')
     .option('--port <port>', 'port (default INGEST_PORT; 0 picks a free one)', port)
     .action(async (o: { host?: string; port?: number }) => {
-      const accounts = loadAccounts(io, kinds);
+      // ACCOUNTS_FILE's accounts are followed while it runs: an account added is served, one removed answered 404.
+      const source = fileAccountsSource(io, kinds, {});
+      const first = source && readWatchedAccounts(source);
+      const accounts = first?.accounts ?? loadAccounts(io, kinds);
       // The deployment's settings (Redis, the port, the limits) are the same in every account's configuration.
       const config = accounts[0]!.config;
       const listenPort = o.port ?? config.ingest.port;
@@ -42,18 +46,19 @@ export function receiveCommand(io: CliIo, done: CommandResult, kinds: readonly K
       const missing = missingSecrets(accounts);
       if (missing.length > 0) throw new ConfigError(missing);
       const several = accounts.length > 1;
-      // ACCOUNTS_FILE is read again when it changes: an account added is served without a restart.
-      const file = io.env.ACCOUNTS_FILE?.trim();
       // Every account's secrets are redacted; with several accounts the lines of one name it (start-ingest.ts).
       const logger = commandLogger(
         several ? { ...config, accountName: undefined } : config,
         io.stdout,
         accounts.flatMap((a) => secretValues(a.config)),
       );
-      const { startIngest } = await import('../../app/start-ingest.js');
+      const { startIngest, receiverKeeps } = await import('../../app/start-ingest.js');
       const redis = await connectRedisWaiting(config.redis, { logger, waitMs: config.redisStartWaitSeconds * 1000, signal: io.stop });
       const streams = kinds.map((k) => k.stream);
+      let watch: AccountsWatch | undefined;
       try {
+        const everyMs = config.accountsReloadSeconds * 1000;
+        if (source && first) watch = watchAccounts(source, first, { everyMs, logger, meanwhile: receiverKeeps });
         const where = {
           host: o.host ?? config.ingest.host,
           port: listenPort,
@@ -70,7 +75,7 @@ export function receiveCommand(io: CliIo, done: CommandResult, kinds: readonly K
                 logger,
                 ...(o.host === undefined ? {} : { host: o.host }),
                 port: listenPort,
-                ...(file ? { reload: { file, read: () => loadAccounts(io, kinds).map((a) => ({ config: a.config })) } } : {}),
+                ...(watch ? { follow: { watch } } : {}),
               },
             ),
           where,
@@ -84,9 +89,11 @@ export function receiveCommand(io: CliIo, done: CommandResult, kinds: readonly K
         );
         await untilStopped(io.stop);
         logger.info('stopping: no new pushes; those in flight finish');
+        await watch?.close();
         await receiver.close();
         logger.info('receiver stopped');
       } finally {
+        await watch?.close();
         redis.disconnect();
       }
       done(ExitCode.ok);

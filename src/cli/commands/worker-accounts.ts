@@ -1,10 +1,18 @@
-import { accountConfig, accountsFileStamp, readAccountsFile, type AccountEntry } from '../../../config/accounts.js';
-import { ConfigError, type Config } from '../../../config/read-config.js';
+import type { Config } from '../../../config/read-config.js';
 import { openApp, startProcessTracing, type ProcessTracing } from '../../app/app-context.js';
+import {
+  fileAccountsSource,
+  readWatchedAccounts,
+  watchAccounts,
+  type AccountsChange,
+  type AccountsWatch,
+  type WatchedAccount,
+} from '../../app/accounts-watch.js';
 import type { CliIo } from '../../app/cli-io.js';
 import { commandLogger, secretValues } from '../../app/command-context.js';
 import { connectRedisWaiting } from '../../app/connect-redis.js';
 import { messageOf } from '../../errors/message-of.js';
+import type { Receiver } from '../../ingest/receiver.js';
 import type { Kind } from '../../kinds/kind.js';
 import { addSecrets, type Logger } from '../../log/logger.js';
 import { accountMetrics } from '../../metrics/account-metrics.js';
@@ -14,46 +22,14 @@ import { evictionWarnings, logEvictionWarning } from '../../redis/eviction-polic
 import { listenOrConfigError } from '../listen-setting.js';
 import { untilStopped } from '../until-stopped.js';
 import { accountReadiness, startAccountWorker, workerHttpWhere, type AccountWorker } from './account-worker.js';
-
-/** An account the file asks for: its configuration, and its own settings as text (a change restarts it). */
-interface Wanted {
-  name: string;
-  /** The account's settings in the file, in a stable order: equal text, same configuration (the environment is fixed). */
-  key: string;
-  config: Config;
-}
+import { startAccountsIngest, type AccountsIngest } from './worker-accounts-ingest.js';
 
 /** An account this process runs. */
 interface Running {
   name: string;
-  key: string;
   worker: AccountWorker;
   /** Its /readyz lines (Redis's answer is the process's line). */
   readiness: readonly ReadyCheck[];
-}
-
-const settingsKey = (e: AccountEntry) => JSON.stringify(Object.entries(e.settings).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-
-/** The accounts of ACCOUNTS_FILE (or the --account one), each checked; a ConfigError lists every problem. */
-function readWanted(io: CliIo, kinds: readonly Kind[], file: string): Wanted[] {
-  const entries = readAccountsFile(file, kinds);
-  const chosen = io.account === undefined ? entries : entries.filter((e) => e.name === io.account);
-  if (chosen.length === 0)
-    throw new ConfigError([
-      `--account: no account "${io.account!.slice(0, 40)}": ACCOUNTS_FILE (${file}) names ${entries.map((e) => e.name).join(', ')}`,
-    ]);
-  const problems: string[] = [];
-  const wanted: Wanted[] = [];
-  for (const entry of chosen) {
-    try {
-      wanted.push({ name: entry.name, key: settingsKey(entry), config: accountConfig(io.env, entry, { service: true }, kinds, io.dotenv) });
-    } catch (err) {
-      if (err instanceof ConfigError) problems.push(...err.problems);
-      else throw err;
-    }
-  }
-  if (problems.length > 0) throw new ConfigError(problems);
-  return wanted;
 }
 
 interface Process {
@@ -64,10 +40,12 @@ interface Process {
   tracing?: ProcessTracing;
   running: Map<string, Running>;
   stopping: () => boolean;
+  /** Where the process takes pushes (INGEST_PORT), for each account's line in `status`. */
+  ingest?: Receiver;
 }
 
 /** Opens one account over the process's Redis and starts its work. */
-async function startAccount(p: Process, w: Wanted): Promise<void> {
+async function startAccount(p: Process, w: WatchedAccount): Promise<void> {
   addSecrets(p.logger, secretValues(w.config));
   const app = await openApp(p.io, {
     kinds: p.kinds,
@@ -79,12 +57,12 @@ async function startAccount(p: Process, w: Wanted): Promise<void> {
   });
   const worker = await startAccountWorker(p.io, app, p.kinds);
   const c = accountReadiness(app, worker.runtime, worker.redisHealth, p.kinds, p.stopping);
-  worker.present(null);
-  p.running.set(w.name, { name: w.name, key: w.key, worker, readiness: [c.writes, c.workers, c.streams] });
+  worker.present(p.ingest?.url ?? null);
+  p.running.set(w.name, { name: w.name, worker, readiness: [c.writes, c.workers, c.streams] });
   const pulls = app.deps.upstream !== undefined;
   app.logger.info(
     { prefix: w.config.redis.prefix, streams: p.kinds.map((k) => k.stream), pulls: pulls ? 'on' : 'off' },
-    `account ${w.name} started${pulls ? '' : ' (no UPSTREAM_URL: nothing is pulled; imported records only)'}`,
+    `account ${w.name} started${pulls ? '' : ' (no UPSTREAM_URL: nothing is pulled; imported and pushed records only)'}`,
   );
 }
 
@@ -99,39 +77,32 @@ async function stopAccount(r: Running): Promise<void> {
 }
 
 /**
- * Reads the file again and makes the running accounts what it says: a removed account stops, a changed one restarts
- * with its new settings, an added one starts. A file with a problem changes nothing: each problem is logged, one line.
+ * Makes the running accounts what the file says now: a removed account stops, a changed one restarts with its new
+ * settings, an added one starts, and one that could not start before is tried again.
  */
-async function reload(p: Process, file: string): Promise<void> {
-  let wanted: Wanted[];
-  try {
-    wanted = readWanted(p.io, p.kinds, file);
-  } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    for (const problem of err.problems) p.logger.error({ file }, `${problem}; the accounts run as they were until ACCOUNTS_FILE is fixed`);
-    return;
-  }
-  const byName = new Map(wanted.map((w) => [w.name, w]));
+async function follow(p: Process, change: AccountsChange): Promise<void> {
+  const gone = new Set(change.removed.map((a) => a.name));
   const stops: Running[] = [];
-  for (const r of p.running.values()) {
-    const w = byName.get(r.name);
-    if (w?.key === r.key) continue;
-    p.running.delete(r.name);
+  for (const a of [...change.removed, ...change.changed]) {
+    const r = p.running.get(a.name);
+    if (!r) continue;
+    p.running.delete(a.name);
     stops.push(r);
     r.worker.app.logger.info(
-      w
-        ? `account ${r.name}: its settings changed in ACCOUNTS_FILE; restarting it with them`
-        : `account ${r.name}: no longer in ACCOUNTS_FILE; stopping it (jobs in progress get the grace period, ` +
-            `its data stays in Redis until \`inventory-sync accounts purge ${r.name}\`)`,
+      gone.has(a.name)
+        ? `account ${r.name}: no longer in ACCOUNTS_FILE; stopping it (jobs in progress get the grace period, ` +
+            `its data stays in Redis until \`inventory-sync accounts purge ${r.name}\`)`
+        : `account ${r.name}: its settings changed in ACCOUNTS_FILE; restarting it with them`,
     );
   }
-  const start = (w: Wanted) =>
-    startAccount(p, w).catch((err: unknown) => {
+  const start = (a: WatchedAccount) =>
+    startAccount(p, a).catch((err: unknown) => {
       p.logger.error(
-        { account: w.name, err: messageOf(err) },
-        `account ${w.name} could not start: ${messageOf(err)}; it is tried again when ACCOUNTS_FILE changes`,
+        { account: a.name, err: messageOf(err) },
+        `account ${a.name} could not start: ${messageOf(err)}; it is tried again when ACCOUNTS_FILE changes`,
       );
     });
+  const again = new Map(change.changed.map((a) => [a.name, a]));
   const stopping = new Set(stops.map((r) => r.name));
   // An added account starts at once; a changed one once its old self stopped (its jobs' grace period).
   await Promise.all([
@@ -139,25 +110,28 @@ async function reload(p: Process, file: string): Promise<void> {
       await stopAccount(r).catch((err: unknown) =>
         p.logger.warn({ account: r.name, err: messageOf(err) }, `account ${r.name} did not stop cleanly`),
       );
-      const again = byName.get(r.name);
-      if (again) await start(again);
+      const a = again.get(r.name);
+      if (a) await start(a);
     }),
-    ...wanted.filter((w) => !p.running.has(w.name) && !stopping.has(w.name)).map(start),
+    ...change.accounts.filter((a) => !p.running.has(a.name) && !stopping.has(a.name)).map(start),
   ]);
 }
 
 /** /metrics (every account's series, labelled), /healthz and /readyz (each account by name) for the process. */
-async function serveHttp(p: Process, base: Config): Promise<WorkerHttp | undefined> {
+async function serveHttp(p: Process, base: Config, ingest: AccountsIngest | undefined): Promise<WorkerHttp | undefined> {
   if (base.http.port === 0) return undefined;
   const where = workerHttpWhere(base);
-  const metrics = accountMetrics(() => [...p.running.values()].map((r) => r.worker.app.metrics.registry));
+  const metrics = accountMetrics(() => [
+    ...[...p.running.values()].map((r) => r.worker.app.metrics.registry),
+    ...(ingest ? [ingest.registry] : []),
+  ]);
   return listenOrConfigError(
     () =>
       startWorkerHttp({
         host: where.host,
         port: where.port,
         registry: metrics,
-        readiness: [async () => ({ name: 'redis', ok: (await p.redis.ping()) === 'PONG' })],
+        readiness: [async () => ({ name: 'redis', ok: (await p.redis.ping()) === 'PONG' }), ...(ingest ? [ingest.readiness] : [])],
         accounts: () => [...p.running.values()].map((r) => ({ account: r.name, readiness: r.readiness })),
         // One account's Redis node refusing writes holds that account; all of them, the process (docs/accounts.md).
         accountOnly: ['redis-writes'],
@@ -170,77 +144,69 @@ async function serveHttp(p: Process, base: Config): Promise<WorkerHttp | undefin
 /**
  * `worker` with ACCOUNTS_FILE: every account of the file (or the --account one) in this process, each with its own
  * configuration, parts and runtime over one Redis connection for plain commands (BullMQ's workers keep their own);
- * the file is looked at every ACCOUNTS_RELOAD_SECONDS and the accounts follow it without a restart (docs/accounts.md).
+ * with INGEST_PORT, one push receiver for them all (POST /ingest/{account}/{stream}). The file is looked at every
+ * ACCOUNTS_RELOAD_SECONDS and the accounts (the receiver's too) follow it without a restart (docs/accounts.md).
  */
 export async function runAccountsWorker(io: CliIo, kinds: readonly Kind[]): Promise<void> {
-  const file = io.env.ACCOUNTS_FILE!.trim();
-  let stamp = accountsFileStamp(file);
-  const first = readWanted(io, kinds, file);
-  // The deployment's settings (Redis, the HTTP port, the grace period, logs, traces) are every account's: the first's.
-  const base = first[0]!.config;
+  const source = fileAccountsSource(io, kinds, { service: true })!;
+  const first = readWatchedAccounts(source);
+  // The deployment's settings (Redis, the HTTP ports, the grace period, logs, traces) are every account's: the first's.
+  const base = first.accounts[0]!.config;
   const logger = commandLogger(
     { ...base, accountName: undefined },
     io.stdout,
-    first.flatMap((w) => secretValues(w.config)),
+    first.accounts.flatMap((a) => secretValues(a.config)),
   );
   const redis = await connectRedisWaiting(base.redis, { logger, waitMs: base.redisStartWaitSeconds * 1000, signal: io.stop });
   await logEvictionWarning(redis, logger);
   let stopping = false;
   const p: Process = { io, kinds, logger, redis, running: new Map(), stopping: () => stopping };
+  const meanwhile = 'the accounts run as they were until ACCOUNTS_FILE is fixed';
+  let watch: AccountsWatch | undefined;
+  let ingest: AccountsIngest | undefined;
   let http: WorkerHttp | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  let reloading: Promise<void> = Promise.resolve();
   let started = false;
   try {
+    watch = watchAccounts(source, first, { everyMs: base.accountsReloadSeconds * 1000, logger, meanwhile });
     // One tracer provider for the process (OTEL_* are the deployment's); each account's spans name its service account.
     p.tracing = await startProcessTracing(base, logger);
+    // Pushes are taken from the start: their jobs wait in Redis for the account's workers.
+    ingest = await startAccountsIngest({ base, first: first.accounts, watch, redis, kinds, logger });
+    p.ingest = ingest?.receiver;
     // Every account starts, or none: a start that fails stops the process, as one account's does.
-    const starts = await Promise.allSettled(first.map((w) => startAccount(p, w)));
+    const starts = await Promise.allSettled(first.accounts.map((a) => startAccount(p, a)));
     const failed = starts.find((s): s is PromiseRejectedResult => s.status === 'rejected');
     if (failed) throw failed.reason;
     started = true;
-    http = await serveHttp(p, base);
-    if (base.ingest.port !== undefined)
-      logger.warn(
-        'INGEST_PORT: with ACCOUNTS_FILE, `worker` takes no pushes; ' +
-          'run `inventory-sync receive` beside it (POST /ingest/{account}/{stream})',
-      );
+    http = await serveHttp(p, base, ingest);
+    const pushes = ingest ? `; pushes at ${ingest.receiver.url}/ingest/{account}/{stream}` : '';
     logger.info(
       {
-        file,
-        accounts: first.map((w) => w.name),
+        file: source.file,
+        accounts: first.accounts.map((a) => a.name),
         http: http?.url ?? 'off',
-        ingest: 'off',
+        ingest: ingest?.receiver.url ?? 'off',
         reloadSeconds: base.accountsReloadSeconds,
         graceSeconds: base.shutdownGraceSeconds,
       },
-      `worker started with ${first.length} account(s) of ACCOUNTS_FILE` +
-        `${http ? `; metrics at ${http.url}/metrics, health at ${http.url}/healthz and /readyz` : ''}`,
+      `worker started with ${first.accounts.length} account(s) of ACCOUNTS_FILE` +
+        `${http ? `; metrics at ${http.url}/metrics, health at ${http.url}/healthz and /readyz` : ''}${pushes}`,
     );
-    timer = setInterval(() => {
-      const now = accountsFileStamp(file);
-      if (now === stamp || stopping) return;
-      stamp = now;
-      reloading = reloading
-        .then(() => reload(p, file))
-        .catch((err: unknown) =>
-          logger.error({ err: messageOf(err) }, 'ACCOUNTS_FILE could not be applied; looked at again when it changes'),
-        );
-    }, base.accountsReloadSeconds * 1000);
-    timer.unref();
+    watch.subscribe((change) => follow(p, change));
     await untilStopped(io.stop);
   } finally {
     stopping = true;
-    clearInterval(timer);
-    await reloading;
-    // Every account stops taking jobs at once and their active jobs share one grace period.
-    await Promise.all(
-      [...p.running.values()].map((r) =>
+    await watch?.close();
+    // Every account stops taking jobs at once and their active jobs share one grace period; the receiver stops taking
+    // pushes meanwhile (those in flight are stored and answered).
+    await Promise.all([
+      ingest?.receiver.close(),
+      ...[...p.running.values()].map((r) =>
         stopAccount(r).catch((err: unknown) =>
           logger.warn({ account: r.name, err: messageOf(err) }, `account ${r.name} did not stop cleanly`),
         ),
       ),
-    );
+    ]);
     p.running.clear();
     await http?.close();
     await p.tracing?.shutdown();

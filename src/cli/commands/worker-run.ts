@@ -2,8 +2,7 @@ import { openApp, type AppContext } from '../../app/app-context.js';
 import type { CliIo } from '../../app/cli-io.js';
 import type { RedisHealth } from '../../app/redis-health.js';
 import type { Runtime } from '../../app/runtime.js';
-import { ingestAccountName, startIngest } from '../../app/start-ingest.js';
-import { loadAccounts } from '../../app/command-context.js';
+import { startIngest } from '../../app/start-ingest.js';
 import type { Transform } from '../../feed/transform.js';
 import type { Receiver } from '../../ingest/receiver.js';
 import { startWorkerHttp, type WorkerHttp } from '../../metrics/worker-http.js';
@@ -38,38 +37,23 @@ async function serveWorkerHttp(
   );
 }
 
-/**
- * The push receiver, when INGEST_PORT is set: one for every account (ACCOUNTS_FILE's, or the `--account` one), the
- * worker's own account with its queues and the transforms loaded at start.
- */
+/** The push receiver, when INGEST_PORT is set: the worker's account, with its queues and the transforms loaded at start. */
 async function startPushReceiver(
-  io: CliIo,
   app: AppContext,
   kinds: readonly Kind[],
   transforms: ReadonlyMap<string, Transform>,
 ): Promise<Receiver | undefined> {
   const { config, deps } = app;
   if (config.ingest.port === undefined) return undefined;
-  const own = ingestAccountName(config);
-  const accounts = loadAccounts(io, kinds, { service: true }).map((a) =>
-    a.name === own ? { config, queues: deps.queues, transforms } : { config: a.config },
-  );
-  // ACCOUNTS_FILE read again when it changes: the receiver serves an account added, and answers one removed 404.
-  const file = io.env.ACCOUNTS_FILE?.trim();
-  const read = () =>
-    loadAccounts(io, kinds, { service: true }).map((a) =>
-      a.name === own ? { config: a.config, queues: deps.queues } : { config: a.config },
-    );
   const where = { host: config.ingest.host, port: config.ingest.port, portSetting: 'INGEST_PORT', hostSetting: 'INGEST_HOST' };
   return listenOrConfigError(
     () =>
-      startIngest(accounts, {
+      startIngest([{ config, queues: deps.queues, transforms }], {
         redis: app.redis,
         kinds,
         logger: app.logger,
         registry: app.metrics.registry,
         port: config.ingest.port!,
-        ...(file ? { reload: { file, read } } : {}),
       }),
     where,
   );
@@ -107,7 +91,7 @@ export async function runWorker(io: CliIo, kinds: readonly Kind[]): Promise<void
   let receiver: Receiver | undefined;
   try {
     http = await serveWorkerHttp(app, runtime, redisHealth, kinds, () => stopping);
-    receiver = await startPushReceiver(io, app, kinds, account.transforms);
+    receiver = await startPushReceiver(app, kinds, account.transforms);
     logStarted(app, kinds, http, receiver);
     account.present(receiver?.url ?? null);
     await untilStopped(io.stop);
