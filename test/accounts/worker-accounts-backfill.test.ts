@@ -51,11 +51,7 @@ async function globexLatency(tag: string): Promise<number> {
   await feedOrders(globex, ids, appendedAt);
   const synced = (id: string) => orderState(globex.sandbox.admin.state(), id).orders.length === 1;
   await eventually(async () => ids.every(synced), 15_000, `globex's ${tag} orders`);
-  await eventually(
-    async () => (await latencies(globex, appendedAt)).length === LIVE_ORDERS,
-    5_000,
-    `globex's ${tag} jobs completed`,
-  );
+  await eventually(async () => (await latencies(globex, appendedAt)).length === LIVE_ORDERS, 5_000, `globex's ${tag} jobs completed`);
   return median(await latencies(globex, appendedAt));
 }
 
