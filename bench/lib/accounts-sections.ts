@@ -126,7 +126,8 @@ export async function accountsFairSection(o: BenchOptions, cluster: boolean, say
         'and its own feed, polled every second (ORDER_POLL_SECONDS=1; the default is 5).',
       '',
       `Each at its budget: ${b.accounts} accounts at ${b.budget} POST a minute (bound ${b.bound} orders a minute: an order is 4 POSTs), each ` +
-        `with more orders in its feed than it can sync; the orders each completed over ${b.seconds} s, measured once every account had completed its first.`,
+        `with more orders in its feed than it can sync; the orders each completed over ${b.seconds} s, measured once every account had completed its first ` +
+        '(the windows are fixed: a measure that is not a whole number of them can count a little more than the bound).',
       '',
       `Command: \`npx tsx bench/accounts-fair.ts --part budget --accounts ${b.accounts} --budget ${b.budget} --seconds ${b.seconds}${flag}\``,
       '',
@@ -152,7 +153,8 @@ export async function accountsFairSection(o: BenchOptions, cluster: boolean, say
         `(bound ${f.backfillBound} orders a minute: a large account, so that its backlog weighs on the worker); ${d.latencyMs} ms sandbox latency. ` +
         `In one run: ${f.seconds} s of live orders alone; then the backfill account's ${f.backfill.toLocaleString('en')} orders queued at once ` +
         `(\`inventory-sync import orders FILE --account backfill\`, ${f.importSeconds} s) and worked at its budget while the live orders go on ` +
-        `for ${f.seconds} s more. Each live order is timed from its append to its feed to its job's completion (finishedOn).`,
+        `for ${f.seconds} s more. Each live order is timed from its append to its feed to its job's completion (finishedOn); ` +
+        `most of it is the account's pace: its client spreads its ${f.budget} POSTs a minute evenly, so an order's 4 POSTs take ${Math.round(240 / f.budget)} s or so.`,
       '',
       `Command: \`npx tsx bench/accounts-fair.ts --part backfill --live ${f.live} --budget ${f.budget} --live-seconds ${f.seconds} --backfill ${f.backfill} --backfill-budget ${f.backfillBudget} --latency ${d.latencyMs}${flag}\``,
       '',
