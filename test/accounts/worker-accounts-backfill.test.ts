@@ -79,8 +79,8 @@ describe("one account's backfill beside another account's live orders", () => {
         `acme synced ${acmeAfter - acmeBefore} backfilled orders meanwhile (${acmeAfter} of ${BACKFILL} in all)`,
     );
     expect(beside).toBeLessThan(alone + MARGIN_MS);
-    // acme worked its backlog all along (a few orders a second at least), and has more of it left: busy the whole time.
-    expect(acmeAfter - acmeBefore).toBeGreaterThan(20);
+    // acme kept working its backlog meanwhile, and has most of it left: busy the whole time.
+    expect(acmeAfter - acmeBefore).toBeGreaterThan(5);
     expect(acmeAfter).toBeLessThan(BACKFILL);
     expect(await acme.orders.getJobCountByTypes('failed')).toBe(0);
     // Nothing of globex's beside it failed or waits.
