@@ -1,8 +1,8 @@
 /**
  * What an idle account costs (issue 36): `accounts` accounts of one ACCOUNTS_FILE served by `processes` worker
  * processes (the real CLI, dist/) on a private redis-server, every account's feed polled and empty. Measured after the
- * accounts have started and settled: the Redis commands a second (INFO stats total_commands_processed, less the
- * measuring's own), the Redis memory and keys, the connections, and each process's RSS; each also per account.
+ * accounts have started and settled (every account's feed is one empty feed server, its service one sandbox): the Redis commands a second (INFO stats total_commands_processed, less the
+ * measuring's own), the Redis memory and keys, the connections, the processes' CPU and each process's RSS; each also per account.
  * `--cluster` runs the same on a local Redis Cluster of three masters (test/kit/local-cluster.ts).
  *
  *   npx tsx bench/accounts-idle.ts [--accounts 200] [--processes 1,3] [--seconds 30] [--settle 20] [--cluster]
@@ -21,6 +21,7 @@ import { STREAMS } from '../jobs/kinds.js';
 import { buildDist } from './lib/build-dist.js';
 import { spawnCli, type CliProcess } from './lib/cli-process.js';
 import { peakRss } from './lib/peak-rss.js';
+import { processCpuMs } from './lib/proc-cpu.js';
 import { startLocalCluster } from '../test/kit/local-cluster.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -44,7 +45,7 @@ export interface AccountsIdleFigures {
   accounts: number;
   processes: number;
   cluster: boolean;
-  /** Seconds from the processes' start until every account's worker had registered. */
+  /** Seconds from the processes' start until every process ran every account. */
   startSeconds: number;
   opsPerSecond: number;
   opsPerSecondPerAccount: number;
@@ -53,8 +54,12 @@ export interface AccountsIdleFigures {
   keys: number;
   keysPerAccount: number;
   connections: number;
-  /** Summed over the processes, after the measure. */
+  /** CPU the worker processes used over the measure, summed, in % of one core (null where /proc is absent). */
+  cpuPercent: number | null;
+  /** Peak resident memory (VmHWM), summed over the processes, after the measure. */
   rssBytes: number;
+  rssPerProcessBytes: number;
+  /** A process's RSS / accounts (each process runs every account): its start-up base included. */
   rssPerAccountBytes: number;
 }
 
@@ -71,25 +76,32 @@ async function countKeys(nodes: Redis[]): Promise<number> {
   return sum;
 }
 
-/** Accounts whose worker registered (their `{prefix-name}:workers` key exists), over every master. */
-async function registered(nodes: Redis[]): Promise<number> {
+/**
+ * Accounts that every one of the `processes` worker processes runs: each process says so in the account's
+ * `{prefix-name}:workers` hash (src/ops/worker-presence.ts), over every master.
+ */
+async function registered(nodes: Redis[], processes: number): Promise<number> {
   let n = 0;
   for (const node of nodes) {
     let cursor = '0';
     do {
       const [next, batch] = await node.scan(cursor, 'MATCH', `{${PREFIX}-*}:workers`, 'COUNT', 1000);
       cursor = next;
-      n += batch.length;
+      for (const key of batch) if ((await node.hlen(key)) >= processes) n++;
     } while (cursor !== '0');
   }
   return n;
 }
 
+/** dist/ compiled once a run of this program (what `npx inventory-sync` runs). */
+let built: boolean | undefined;
+
 export async function runAccountsIdle(o: AccountsIdleOptions): Promise<AccountsIdleFigures> {
   const log = o.log ?? (() => undefined);
   const seconds = o.seconds ?? 30;
   const settle = o.settle ?? 20;
-  const dist = buildDist(ROOT, log);
+  built ??= buildDist(ROOT, log);
+  const dist = built;
   const dir = mkdtempSync(join(tmpdir(), 'isync-accounts-idle-'));
   const cluster = o.cluster ? await startLocalCluster() : undefined;
   const server = cluster ? undefined : await startRedisServer();
@@ -127,7 +139,7 @@ export async function runAccountsIdle(o: AccountsIdleOptions): Promise<AccountsI
         }),
       );
     for (;;) {
-      const n = await registered(nodes);
+      const n = await registered(nodes, o.processes);
       if (n >= o.accounts) break;
       if (procs.some((p) => !p.alive())) throw new Error(`a worker process ended early: see ${dir}`);
       if (Date.now() - started > 300_000) throw new Error(`only ${n} of ${o.accounts} accounts started in 300 s: see ${dir}`);
@@ -136,11 +148,18 @@ export async function runAccountsIdle(o: AccountsIdleOptions): Promise<AccountsI
     const startSeconds = (Date.now() - started) / 1000;
     log(`accounts-idle: ${o.accounts} accounts started in ${round(startSeconds)} s; settling ${settle} s`);
     await sleep(settle * 1000);
+    const cpu = () =>
+      procs.reduce<number | undefined>((sum, p) => {
+        const ms = processCpuMs(p.pid);
+        return sum === undefined || ms === undefined ? undefined : sum + ms;
+      }, 0);
+    const cpu0 = cpu();
     const ops0 = await infoSum(nodes, 'total_commands_processed', 'stats');
     const t0 = Date.now();
     await sleep(seconds * 1000);
     const ops1 = await infoSum(nodes, 'total_commands_processed', 'stats');
     const elapsed = (Date.now() - t0) / 1000;
+    const cpu1 = cpu();
     // The two INFO calls per master of this measure are not the accounts'.
     const opsPerSecond = (ops1 - ops0 - nodes.length) / elapsed;
     const memoryBytes = (await infoSum(nodes, 'used_memory', 'memory')) - memory0;
@@ -159,8 +178,10 @@ export async function runAccountsIdle(o: AccountsIdleOptions): Promise<AccountsI
       keys,
       keysPerAccount: round(keys / o.accounts),
       connections,
+      cpuPercent: cpu0 === undefined || cpu1 === undefined ? null : round((cpu1 - cpu0) / elapsed / 10),
       rssBytes,
-      rssPerAccountBytes: Math.round(rssBytes / o.accounts),
+      rssPerProcessBytes: Math.round(rssBytes / o.processes),
+      rssPerAccountBytes: Math.round(rssBytes / o.processes / o.accounts),
     };
   } finally {
     await Promise.all(procs.map((p) => p.stop(15_000)));

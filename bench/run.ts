@@ -23,6 +23,7 @@ import { benchStockSync, STOCK_BENCH_HEAD, stockBenchRows } from './stock-sync.j
 import { median } from './lib/median.js';
 import { redisFullSection } from './lib/redis-full-section.js';
 import { pushSection } from './lib/push-section.js';
+import { accountsFairSection, accountsIdleSection } from './lib/accounts-sections.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -267,6 +268,10 @@ const runners: Record<Section, (o: BenchOptions) => Promise<Measured>> = {
     plannedFailoverPart(await runPlannedFailover({ runs: o.runs, log: say }), `npm run bench -- --only failover --runs ${o.runs}`),
   'redis-full': (o) => redisFullSection(o, say),
   push: (o) => pushSection(o, say),
+  'accounts-idle': (o) => accountsIdleSection(o, false, say),
+  'accounts-idle-cluster': (o) => accountsIdleSection(o, true, say),
+  'accounts-fair': (o) => accountsFairSection(o, false, say),
+  'accounts-fair-cluster': (o) => accountsFairSection(o, true, say),
 };
 
 const argv = process.argv.slice(2);
@@ -289,6 +294,10 @@ for (const section of (
     'failover',
     'redis-full',
     'push',
+    'accounts-idle',
+    'accounts-idle-cluster',
+    'accounts-fair',
+    'accounts-fair-cluster',
   ] as const
 ).filter((s) => options.only.includes(s))) {
   const m = machineLine(machine());

@@ -22,6 +22,10 @@ export const SECTION_NUMBERS: Record<Section, string> = {
   failover: '12',
   'redis-full': '13',
   push: '14',
+  'accounts-idle': '15',
+  'accounts-idle-cluster': '15.1',
+  'accounts-fair': '16',
+  'accounts-fair-cluster': '16.1',
 };
 
 export interface Part {

@@ -17,6 +17,10 @@ export const SECTIONS = [
   'failover',
   'redis-full',
   'push',
+  'accounts-idle',
+  'accounts-idle-cluster',
+  'accounts-fair',
+  'accounts-fair-cluster',
 ] as const;
 export type Section = (typeof SECTIONS)[number];
 
@@ -42,11 +46,13 @@ export interface BenchOptions {
   profile: SandboxProfile;
   /** Shorter runs (--quick). */
   quick: boolean;
+  /** Accounts of the accounts-idle and accounts-fair sections (default: 200 idle, 50 at their budget; --quick: 50 and 10). */
+  accounts?: number;
 }
 
 /**
- * `npm run bench [-- --quick] [--only orders,total,import] [--budgets 600,1200] [--totals 1200] [--latencies 0,50]
- * [--seconds 45] [--processes 3] [--runs 3] [--profile observed|spec] [--out FILE]`
+ * `npm run bench [-- --quick] [--only orders,total,import,accounts-idle] [--budgets 600,1200] [--totals 1200] [--latencies 0,50]
+ * [--seconds 45] [--processes 3] [--runs 3] [--profile observed|spec] [--accounts 200] [--out FILE]`
  */
 export function parseBenchArgs(argv: string[]): BenchOptions {
   const { values } = parseArgs({
@@ -63,6 +69,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
       out: { type: 'string' },
       tsx: { type: 'boolean' },
       profile: { type: 'string' },
+      accounts: { type: 'string' },
     },
     strict: true,
   });
@@ -82,8 +89,9 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
     tsx: values.tsx === true,
     profile: values.profile === undefined ? sandboxDefaults.profile : parseProfile(values.profile),
     quick: values.quick === true,
+    accounts: values.accounts === undefined ? undefined : Number(values.accounts),
   };
-  for (const [name, v] of Object.entries({ seconds: o.seconds, processes: o.processes, runs: o.runs })) {
+  for (const [name, v] of Object.entries({ seconds: o.seconds, processes: o.processes, runs: o.runs, accounts: o.accounts ?? 1 })) {
     if (!Number.isInteger(v) || v < 1) throw new Error(`--${name} must be a whole number of 1 or more`);
   }
   for (const b of o.budgets) if (!Number.isInteger(b) || b < 4) throw new Error('--budgets: whole numbers of 4 or more (POST a minute)');

@@ -39,6 +39,32 @@ describe('the benchmarks report', () => {
       expect(doc.indexOf('## 1-2.')).toBeLessThan(doc.indexOf('## 7.'));
     });
 
+    it('puts the accounts sections and their cluster variants after the others, in their order', () => {
+      const doc = renderBenchDoc(
+        (['accounts-fair-cluster', 'accounts-idle', 'push', 'accounts-fair', 'accounts-idle-cluster'] as const).map((s) => part(s, s)),
+        OLD,
+      );
+      const headings = doc.split('\n').filter((l) => l.startsWith('## '));
+      expect(headings).toEqual([
+        '## 1-2. Orders a minute against the bound',
+        '## 7. Orders a minute under one total budget',
+        '## 14. push title',
+        '## 15. accounts-idle title',
+        '## 15.1. accounts-idle-cluster title',
+        '## 16. accounts-fair title',
+        '## 16.1. accounts-fair-cluster title',
+      ]);
+      expect(previousSections(doc).map((s) => s.section)).toEqual([
+        'orders',
+        'total',
+        'push',
+        'accounts-idle',
+        'accounts-idle-cluster',
+        'accounts-fair',
+        'accounts-fair-cluster',
+      ]);
+    });
+
     it('writes the same report again when nothing is measured', () => {
       const doc = renderBenchDoc([part('overhead', 'x')], OLD);
       expect(renderBenchDoc([], doc)).toBe(doc);
