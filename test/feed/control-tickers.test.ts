@@ -9,6 +9,7 @@ import { readStatus } from '../../src/ops/status-report.js';
 import { order, queueWorld, sleep, type QueueWorld } from '../queue/support.js';
 import { STREAMS, programKinds } from '../../jobs/kinds.js';
 import { kindOf } from '../../src/records/records.js';
+import { until } from '../kit/until.js';
 
 // Interval pulls (`every`) run on a ticker per stream in each process, one SET NX a slot between the processes of an
 // account; cron pulls stay on the control queue's job schedulers (test/feed/control.test.ts).
@@ -27,14 +28,6 @@ afterEach(async () => {
   await feed.close();
   await w.close();
 });
-
-async function until(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await sleep(25);
-  }
-}
 
 /** One process's control of this test's account (its prefix), pulling only the orders stream every `seconds`. */
 async function startOrdersControl(seconds: number, o: Partial<StartControlOptions> = {}): Promise<Control> {

@@ -6,6 +6,7 @@ import { order, queueWorld, sleep, type QueueWorld } from '../queue/support.js';
 import { STREAMS } from '../../jobs/kinds.js';
 import { programKinds } from '../../jobs/kinds.js';
 import { kindOf } from '../../src/records/records.js';
+import { until } from '../kit/until.js';
 
 let w: QueueWorld;
 let feed: FeedServer;
@@ -22,14 +23,6 @@ afterEach(async () => {
   await feed.close();
   await w.close();
 });
-
-async function until(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await sleep(25);
-  }
-}
 
 /** The schedulers on this test's prefix, pulling from its feed server; the test says the schedule. */
 function startTestControl(o: Pick<StartControlOptions, 'schedule'> & Partial<StartControlOptions>): Promise<Control> {

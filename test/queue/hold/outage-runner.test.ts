@@ -8,6 +8,7 @@ import { readBreaker } from '../../../src/queue/hold/refusal-state.js';
 import type { WorkerPool } from '../../../src/queue/worker-pool.js';
 import { done, order, queueWorld, sleep, testKind, type QueueWorld } from '../support.js';
 import { orderKind } from '../../../jobs/orders/order-kind.js';
+import { until } from '../../kit/until.js';
 
 let w: QueueWorld;
 let pool: WorkerPool | undefined;
@@ -32,14 +33,6 @@ async function enqueue(ids: string[]): Promise<string[]> {
     orderKind,
   );
   return ids.map((id) => jobIdFor(orderKind, order(id)));
-}
-
-async function until(what: () => Promise<boolean>, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await what())) {
-    if (Date.now() > end) throw new Error('timed out');
-    await sleep(25);
-  }
 }
 
 describe('the service down for everything (outage hold in the runner)', () => {

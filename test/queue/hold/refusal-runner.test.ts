@@ -11,6 +11,7 @@ import type { WorkerPool } from '../../../src/queue/worker-pool.js';
 import { done, order, queueWorld, sleep, testKind, type QueueWorld } from '../support.js';
 import { orderKind } from '../../../jobs/orders/order-kind.js';
 import { programKinds } from '../../../jobs/kinds.js';
+import { until } from '../../kit/until.js';
 
 let w: QueueWorld;
 let pool: WorkerPool | undefined;
@@ -36,14 +37,6 @@ async function enqueue(ids: string[]): Promise<string[]> {
     orderKind,
   );
   return ids.map((id) => jobIdFor(orderKind, order(id)));
-}
-
-async function until(what: () => Promise<boolean>, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await what())) {
-    if (Date.now() > end) throw new Error('timed out');
-    await sleep(25);
-  }
 }
 
 describe('circuit breaker in the runner', () => {
