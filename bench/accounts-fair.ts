@@ -35,7 +35,7 @@ import { buildDist } from './lib/build-dist.js';
 import { spawnCli, type CliProcess } from './lib/cli-process.js';
 import { benchOrders, type BenchOrder } from './lib/order-records.js';
 import { percentile } from './lib/push-signing.js';
-import { finishedTimes } from './push-latency.js';
+import { finishedTimes, type LatencyFigures } from './push-latency.js';
 import { startLocalCluster, type LocalCluster } from '../test/kit/local-cluster.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -248,15 +248,6 @@ export async function runBudgetPart(o: {
     await world.close(failed);
     await redis.stop();
   }
-}
-
-export interface LatencyFigures {
-  orders: number;
-  p50Ms: number;
-  p99Ms: number;
-  maxMs: number;
-  /** Live orders not completed within a minute of the phase's end. */
-  missing: number;
 }
 
 export interface BackfillFigures {
