@@ -19,12 +19,20 @@ export const defaults = {
   rateFloorPercent: 10,
   /**
    * Share of a configured budget a fresh process starts at when nothing was learnt of the account's other clients, in
-   * percent (INVENTORY_RATE_START_PERCENT; 100: no slow start). It rises while no 429 comes, to the full budget in
-   * rateStartRiseSeconds.
+   * percent (INVENTORY_RATE_START_PERCENT; 100: no slow start). It is spent in the first part of each window of the
+   * service (assumed aligned on the epoch), the full budget in the rest (rateStartTailPart), until a window proves more.
    */
   rateStartPercent: 50,
-  /** Seconds a slow start takes from its start to the full budget while no 429 comes (the rise is linear). */
-  rateStartRiseSeconds: 110,
+  /**
+   * Part of each window, at its end, in which a slow start spends the full budget (docs/budget-start.md): a window's total
+   * overrun there is overrun only until the window's end.
+   */
+  rateStartTailPart: 0.5,
+  /**
+   * Part of what a slow start's window allowed (the start in its first part, the full budget in the rest) the program
+   * must have sent in one window without a 429 for the slow start to end at the full budget.
+   */
+  rateStartProof: 0.95,
   /** Windows of a lane a learnt share is remembered for after its last use (the budget-learnt key's life, at least 30 min). */
   learntShareWindows: 10,
   /** Factor a lane's share is multiplied by on a 429 while the program paces within its budget (once per window of the service). */

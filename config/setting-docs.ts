@@ -31,9 +31,10 @@ export const settingDocs: Record<keyof typeof envSchema.shape, string> = {
   INVENTORY_RATE_FLOOR_PERCENT:
     'The least share of a configured budget kept when others spend it; below it the program holds the floor and says so.',
   INVENTORY_RATE_START_PERCENT:
-    'The share of each budget a fresh process starts at when nothing is remembered of the others (`sync --once`, a ' +
-    'restarted worker): it rises to the full budget within about 110 s while no 429 comes, and a share learnt from a 429 ' +
-    'is remembered in Redis for the next process; `100` starts at the full budget. Unused when the service sends ' +
+    'The share of each budget a fresh process starts at when nothing is remembered of the others (`sync --once`, ' +
+    'a restarted worker): spent in the first half of each minute, the full budget in the second half, until a 429 ' +
+    'or a minute that proves the full budget (within 2 minutes alone); a share learnt from a 429 is remembered in ' +
+    'Redis for the next process; `100` starts at the full budget. Unused when the service sends ' +
     '`X-RateLimit-Remaining` on every answer.',
   INVENTORY_ENTITY_TIMEOUT_MS: 'Time-out of a single-entity call, in ms.',
   INVENTORY_COLLECTION_TIMEOUT_MS: 'Time-out of a collection GET, in ms (large accounts take tens of seconds).',

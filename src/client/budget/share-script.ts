@@ -7,17 +7,19 @@ local L, R, reset, now = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local Lc, W, h = tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
 local floor, step, steps, beta = tonumber(ARGV[9]), tonumber(ARGV[10]), tonumber(ARGV[11]), tonumber(ARGV[12])
 local ttl, bms, probe, burstPart = tonumber(ARGV[13]), tonumber(ARGV[14]), tonumber(ARGV[15]), tonumber(ARGV[16])
-local rise, learntTtl, use, useSpan = tonumber(ARGV[17]), tonumber(ARGV[18]), tonumber(ARGV[19]), tonumber(ARGV[20])
-local longSpan, quietAbove = tonumber(ARGV[21]), tonumber(ARGV[22])
+local proof, learntTtl, tailPart, quietAbove = tonumber(ARGV[17]), tonumber(ARGV[18]), tonumber(ARGV[19]), tonumber(ARGV[20])
 local t = redis.call('TIME')
 local tnow = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local s = redis.call('HMGET', k, 'f', 'reason', 'since', 'at', 'win', 'own', 'winLen',
-  'other', 'otherAt', 'otherPrev', 'decWin', 'limit', 'learned', 'hdrAt', 'win429', 'ceil', 'pstep', 'ss')
+  'other', 'otherAt', 'otherPrev', 'decWin', 'limit', 'learned', 'hdrAt', 'win429', 'ceil', 'pstep', 'ss', 'reset', 'ssWin')
 local f = tonumber(s[1]) or 1
 local reason = s[2] or 'configured'
 local stored, storedReason = f, reason
--- A slow start (budget-scripts.ts, ACQUIRE, on a fresh share): the share rises while no 429 comes.
+-- A slow start (budget-scripts.ts, ACQUIRE, on a fresh share): the share holds in the first part of each window of
+-- the service and is the full budget in its last part (ACQUIRE), until a 429, or a window that proves the full budget.
 local ss = s[18] == '1'
+local lastReset = tonumber(s[19]) or 0
+local ssWin = tonumber(s[20]) or 0
 local since = tonumber(s[3]) or 0
 local at = tonumber(s[4]) or 0
 local win = tonumber(s[5]) or 0
@@ -72,6 +74,14 @@ if ss and R >= 0 and not is429 then
   ss = false
   f = 1
   reason = 'configured'
+end
+
+-- A slow start's window: aligned on the last reset seen, else on the epoch (as ACQUIRE places its last part). In that
+-- last part the program spends the full budget: a 429 there comes down from it.
+local ssStart = 0
+if ss then
+  ssStart = tnow - (tnow - lastReset) % winLen
+  if tnow - ssStart >= (1 - tailPart) * winLen then f = 1 end
 end
 
 -- Steps back up, and the least time into a window before its use is read, go by the service's window.
@@ -143,6 +153,8 @@ if current and R >= 0 and reset - now >= 1000 then
 end
 
 local nf, why = f, reason
+-- A slow start's last part of a window is ACQUIRE's, not the share's: it changes only at a 429 or at its end.
+if ss then nf = stored end
 if is429 then
   -- Once per window of the service: every request in flight may be answered 429 for the same one.
   if (reset > 0 and reset ~= decWin) or (reset <= 0 and tnow - at >= every) then
@@ -160,39 +172,23 @@ if is429 then
     if reset > 0 then decWin = reset end
   end
 elseif ss then
-  -- Slow start: a linear rise, at most a second's worth per answer, while this program (every process: the sent
-  -- buckets) sends what its share allows (time without requests, or with fewer than the share allows, does not
-  -- count: it proves nothing of what the others leave, and a share raised then would meet the next burst of work at
-  -- a rate never tried).
-  -- The span is the slow start's own at first (it began at 'since').
-  -- The same over a longer span (most of a window): processes that come and go (sync --once again and again) spend
-  -- their share in bursts, and a share that rose in each burst was never spent over a whole window of the service,
-  -- so it proves nothing of what the others leave there (the first window spent at it meets them all at once).
-  local used, span, usedLong, spanLong = 0, useSpan, 0, math.max(useSpan, longSpan)
-  if since > 0 and tnow - since < span then span = math.max(1000, tnow - since) end
-  if since > 0 and tnow - since < spanLong then spanLong = math.max(1000, tnow - since) end
-  if tnow - at >= 1000 then
+  -- The slow start ends at the full budget once a window of the service (the last one, whole, as the slow start
+  -- places it) saw this program (every process: the sent buckets) send 'proof' of what the budget allows without a
+  -- 429: what the others leave is at least that. Read once a window, at its first answer.
+  if ssStart ~= ssWin then
+    ssWin = ssStart
+    local sent = 0
     local all = redis.call('HGETALL', sentKey)
     for i = 1, #all, 2 do
       local b, c = string.match(all[i + 1], '^(%d+):(%d+)$')
-      if b and tonumber(b) * bms >= tnow - span then used = used + tonumber(c) end
-      if b and tonumber(b) * bms >= tnow - spanLong then usedLong = usedLong + tonumber(c) end
+      if b and tonumber(b) * bms >= ssStart - winLen and tonumber(b) * bms < ssStart then sent = sent + tonumber(c) end
     end
-  end
-  -- Against what the share allowed over the time the counted buckets cover (whole buckets from the span's start to
-  -- now: a short span may hold only part of a bucket), as it rose (its mean there).
-  local cover = math.max(1, tnow - math.ceil((tnow - span) / bms) * bms)
-  local coverLong = math.max(1, tnow - math.ceil((tnow - spanLong) / bms) * bms)
-  if tnow - at >= 1000 and (used < use * math.max(0, f - rise * cover / 2) * Lc * h / W * cover
-      or usedLong < use * math.max(0, f - rise * coverLong / 2) * Lc * h / W * coverLong) then
-    at = tnow
-  elseif tnow - at >= 1000 then
-    nf = math.min(1, f + rise * math.min(tnow - at, 2000))
-    if nf >= 1 then
+    local proven = sent / (Lc * h * winLen / W)
+    redis.call('HSET', k, 'ssProven', string.format('%.4f', proven))
+    if proven >= proof then
+      nf = 1
       ss = false
       why = 'configured'
-    else
-      why = 'slow-start'
     end
   end
 elseif only429 and f < 1 then
@@ -235,7 +231,7 @@ if nf >= 1 then since = 0 elseif since == 0 then since = tnow end
 
 redis.call('HSET', k, 'f', string.format('%.4f', nf), 'reason', why, 'since', since, 'at', at,
   'win', win, 'own', own, 'winLen', winLen, 'decWin', decWin, 'learned', learned and '1' or '0',
-  'hdrAt', hdrAt, 'win429', win429, 'pstep', pstep, 'ss', ss and '1' or '0')
+  'hdrAt', hdrAt, 'win429', win429, 'pstep', pstep, 'ss', ss and '1' or '0', 'ssWin', ssWin)
 if ceil then redis.call('HSET', k, 'ceil', string.format('%.4f', ceil)) end
 if other then redis.call('HSET', k, 'other', string.format('%.9f', other), 'otherAt', otherAt) end
 if src then redis.call('HSET', k, 'otherSrc', src) end
@@ -267,9 +263,10 @@ return { string.format('%.4f', nf), why, changed, otherPerMinute }
  * its window (ms), headroom, floor (fraction), additive step (fraction), steps per window of the service (the
  * window is learned from two resets in a row, else the configured one), multiplicative factor, the hash's TTL (ms),
  * the lane's sent buckets' length (ms), the probe's step with headers on 429s only (fraction), the part of what a
- * window has left that may go at once (fraction), the slow start's rise (fraction a ms), the learnt hash's TTL (ms),
- * the part of what its share allowed the program must have sent for a slow start to rise, over which span (ms), and
- * over which longer span too (ms), the windows between the probe's steps at or above the last ceiling.
+ * window has left that may go at once (fraction), the part of the budget one window of a slow start must have seen
+ * this program send for it to end at the full budget (fraction), the learnt hash's TTL (ms), the part of a window, at
+ * its end, in which a slow start spends the full budget (fraction), the windows between the probe's steps at or above
+ * the last ceiling.
  * KEYS[2]: the lane's sent hash (budget-scripts.ts, ACQUIRE); KEYS[3]: the lane's learnt hash for the account (what a
  * fresh process starts from).
  * Answers { factor, reason, changed (1/0), others' requests a minute or '' }.

@@ -37,11 +37,10 @@ export interface BudgetSharesOptions {
   onChange?: (change: ShareChange) => void;
   /**
    * Share a fresh process starts at when nothing is remembered for the account, a fraction
-   * (INVENTORY_RATE_START_PERCENT / 100); it rises while no 429 comes. Default 1: no slow start.
+   * (INVENTORY_RATE_START_PERCENT / 100): spent in the first part of each window of the service, the full budget in the
+   * rest, until a 429 or a window that proves the full budget (docs/budget-start.md). Default 1: no slow start.
    */
   start?: number;
-  /** Seconds the slow start takes to the full budget. Default defaults.rateStartRiseSeconds. */
-  riseSeconds?: number;
   /** The account, whose learnt shares are remembered apart from another account's on the same prefix. Default ''. */
   account?: string;
 }
@@ -49,6 +48,15 @@ export interface BudgetSharesOptions {
 /** The lanes a slow start applies to: those the answers speak of (the total when the account has one, else the classes). */
 export function slowStartLanes(budgets: Budgets): BudgetLane[] {
   return budgets.requestsPerMinute === undefined ? ['post', 'get'] : ['total'];
+}
+
+/**
+ * The part of the budget a slow start's window must see sent, without a 429, for the slow start to end: most of what
+ * the window allowed (the start in its first part, the full budget in its last).
+ */
+export function slowStartProof(start: number): number {
+  const tail = defaults.rateStartTailPart;
+  return defaults.rateStartProof * (start * (1 - tail) + tail);
 }
 
 /** Life of a lane's learnt share (ms): a few of its windows, at least half an hour. */
@@ -71,18 +79,9 @@ const WINDOW_BURST_PART = 0.05;
 
 /** How often an answer without headers runs the script while a lane is lowered (for its steps back up). */
 const QUIET_STEP_MS = 1_000;
-/** A slow start rises only while the program (every process) sent at least this part of what its share allowed... */
-const SLOW_START_USE = 0.9;
-/** ... over a twentieth of the rise's time, between 1 and 5 s (its sent buckets): an unused share proves nothing. */
-const slowStartUseMs = (riseMs: number) => Math.min(5_000, Math.max(1_000, riseMs / 20));
-/**
- * ... and over half the rise's time, at most a window of the lane: a share that rose in short bursts of work (processes
- * that come and go) was never spent over a window of the service.
- */
-const slowStartLongMs = (riseMs: number, windowMs: number) => Math.min(windowMs, Math.max(1_000, riseMs / 2));
 /** At or above the ceiling the last 429 showed, the probe steps up once in this many windows of the service. */
 const PROBE_QUIET_ABOVE_CEILING = 4;
-/** How often it runs at the full budget (to keep the account's learnt share alive, and to read a slow start). */
+/** How often it runs at the full budget (to keep the account's learnt share alive). */
 const QUIET_FULL_MS = 10_000;
 
 type Headers = Readonly<Record<string, string | string[] | undefined>>;
@@ -97,9 +96,8 @@ export class BudgetShares {
   private readonly floor: number;
   private readonly local: Record<BudgetLane, number> = { post: 1, get: 1, collection: 1, total: 1 };
   private readonly lastStep: Record<BudgetLane, number> = { post: 0, get: 0, collection: 0, total: 0 };
-  private readonly rise: number;
-  private readonly useMs: number;
-  private readonly riseMs: number;
+  /** The part of the budget one window of a slow start must see sent for the slow start to end. */
+  private readonly proof: number;
 
   constructor(
     private readonly redis: Redis,
@@ -109,11 +107,7 @@ export class BudgetShares {
   ) {
     this.limits = laneLimits(budgets);
     this.floor = Math.min(1, Math.max(0.01, opts.floor ?? defaults.rateFloorPercent / 100));
-    const start = Math.min(1, Math.max(this.floor, opts.start ?? 1));
-    const riseMs = (opts.riseSeconds ?? defaults.rateStartRiseSeconds) * 1000;
-    this.rise = (1 - start) / riseMs;
-    this.useMs = slowStartUseMs(riseMs);
-    this.riseMs = riseMs;
+    this.proof = slowStartProof(Math.min(1, Math.max(this.floor, opts.start ?? 1)));
   }
 
   /** The slow start's first share of a lane (1: none; the collection's hourly budget never has one). */
@@ -177,11 +171,9 @@ export class BudgetShares {
       sentBucketMs(windowMs),
       PROBE_STEP,
       WINDOW_BURST_PART,
-      this.rise,
+      this.proof,
       learntTtlMs(windowMs),
-      SLOW_START_USE,
-      this.useMs,
-      slowStartLongMs(this.riseMs, windowMs),
+      defaults.rateStartTailPart,
       PROBE_QUIET_ABOVE_CEILING,
     ])) as [string, string, number, string];
     const factor = Number(reply[0]);

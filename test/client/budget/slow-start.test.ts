@@ -15,11 +15,9 @@ describe('a fresh process on an account nothing is known of (slow start)', () =>
   let redis: Redis;
   let prefix: string;
   let keys: RedisKeys;
-  /** A process of the program: half the budget at first, the full budget 3 s later while no 429 comes. */
+  /** A process of the program: half the budget at first (the slow start). */
   const proc = (account = ACCOUNT, budgets = TOTAL) =>
-    new RequestBudget({ redis, keys, budgets, shares: { floor: 0.1, start: 0.5, riseSeconds: 3, account } });
-  /** A quarter of it: a pace a loaded machine's Redis round trips keep up with (the rise waits for a spent pace). */
-  const SLOW = { ...TOTAL, postPerMinute: 300, getPerMinute: 300, requestsPerMinute: 300 };
+    new RequestBudget({ redis, keys, budgets, shares: { floor: 0.1, start: 0.5, account } });
   const total = async () => (await readShares(redis, keys)).total;
 
   beforeEach(() => {
@@ -32,39 +30,85 @@ describe('a fresh process on an account nothing is known of (slow start)', () =>
     await redis.quit();
   });
 
-  it('starts below the full budget and rises to it while no 429 comes', async () => {
-    const b = proc(ACCOUNT, SLOW);
+  /** The service's window as learnt from its resets (a short one, so that a test sees a few of them). */
+  const WINDOW_MS = 4_000;
+  const shortWindows = () => redis.hset(keys.budgetShare('total'), 'winLen', WINDOW_MS, 'learned', '1');
+  /** Full pace of the total: 1,200 a minute x 0.98, a request a ms. */
+  const FULL_PER_MS = (1200 * 0.98) / 60_000;
+
+  it('spends its start in the first half of each window of the service, the full budget in the second, and ends at the full budget after a window that proves it', async () => {
+    const b = proc();
     await b.acquire('post');
     const first = await total();
     expect(first.factor).toBeCloseTo(0.5, 3);
     expect(first.reason).toBe('slow-start');
     // The classes are not what the answers speak of with a total: they keep their budgets.
     expect((await readShares(redis, keys)).post.factor).toBe(1);
+    await shortWindows();
 
-    // Answers without X-RateLimit-* (the service sends them on its 429s only) while the process spends its pace
-    // (its requests wait for their slots): up, a step a second, to all of it.
-    const seen = [first.factor];
+    // Answers without X-RateLimit-* (the service sends them on its 429s only), the requests back to back (each waits
+    // for its slot): the program sends what its share allows. Windows are aligned on the epoch.
     const started = Date.now();
-    while (Date.now() - started < 12_000 && seen.at(-1)! < 1) {
-      // Back to back: each request waits for its slot, so the program sends what its share allows.
-      for (let i = 0; i < 6; i++) await b.acquire('post');
+    const sends: number[] = [];
+    let fullAt = 0;
+    while (Date.now() - started < 4 * WINDOW_MS && fullAt === 0) {
+      for (let i = 0; i < 6; i++) {
+        await b.acquire('post');
+        sends.push(Date.now());
+      }
       await b.observe('post', 200, {});
-      const f = (await total()).factor;
-      if (f !== seen.at(-1)) seen.push(f);
+      const s = await total();
+      if (s.factor >= 1) fullAt = Date.now();
+      else expect(s.reason).toBe('slow-start');
     }
-    expect(seen.at(-1)).toBe(1);
-    expect(Date.now() - started).toBeLessThan(10_000);
-    for (let i = 1; i < seen.length; i++) {
-      expect(seen[i]!).toBeGreaterThan(seen[i - 1]!);
-      // A second's worth of a 3 s rise at most (a sixth of the budget), never a jump.
-      expect(seen[i]! - seen[i - 1]!).toBeLessThanOrEqual(0.34);
-    }
-    expect(seen.length).toBeGreaterThanOrEqual(3);
+    // Alone: the full budget at the end of the first whole window (it sent what the window allowed, no 429), within
+    // two windows of the start; never before a window's end.
+    expect(fullAt).toBeGreaterThan(0);
     expect((await total()).reason).toBe('configured');
+    const firstEnd = Math.ceil(started / WINDOW_MS) * WINDOW_MS;
+    expect(fullAt).toBeGreaterThan(firstEnd + WINDOW_MS);
+    expect(fullAt).toBeLessThan(firstEnd + 2 * WINDOW_MS + 1_500);
+
+    // Until then, the start's pace in each window's first half (a request every 100 ms), the full pace (every 51 ms)
+    // in its second half: the rise waits for the window's last part. Away from the edges (a slot spans 100 ms).
+    const slow = sends.filter((t) => t < Math.floor(fullAt / WINDOW_MS) * WINDOW_MS);
+    const rate = (from: number, to: number) => {
+      let n = 0;
+      let ms = 0;
+      for (let w = Math.floor(started / WINDOW_MS) * WINDOW_MS; w < fullAt; w += WINDOW_MS) {
+        const [a, z] = [Math.max(w + from, started + 200), Math.min(w + to, Math.floor(fullAt / WINDOW_MS) * WINDOW_MS)];
+        if (z <= a) continue;
+        n += slow.filter((t) => t >= a && t < z).length;
+        ms += z - a;
+      }
+      return n / ms;
+    };
+    const head = rate(200, WINDOW_MS / 2 - 100);
+    const tail = rate(WINDOW_MS / 2 + 200, WINDOW_MS - 100);
+    expect(head).toBeGreaterThan(0.35 * FULL_PER_MS);
+    expect(head).toBeLessThan(0.6 * FULL_PER_MS);
+    expect(tail).toBeGreaterThan(0.8 * FULL_PER_MS);
+
     // Alone, that is learnt: the next process starts at the full budget.
     await redis.del(keys.budgetShare('total'));
     await proc().acquire('post');
     expect((await total()).factor).toBe(1);
+  });
+
+  it('does not end while no window saw the program send what it allowed', async () => {
+    const b = proc();
+    await b.acquire('post');
+    await shortWindows();
+    // One request every 150 ms: less than the start's pace (every 100 ms), far less than a window's proof.
+    const until = Date.now() + 2.5 * WINDOW_MS;
+    while (Date.now() < until) {
+      await sleep(150);
+      await b.acquire('post');
+      await b.observe('post', 200, {});
+    }
+    const s = await total();
+    expect(s.factor).toBeCloseTo(0.5, 3);
+    expect(s.reason).toBe('slow-start');
   });
 
   it('does not rise while the process sends fewer requests than its pace allows', async () => {
