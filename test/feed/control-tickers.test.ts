@@ -1,6 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFeedServer, type FeedServer } from '../../src/feed/feed-server.js';
-import { UpstreamClient } from '../../src/feed/upstream-client.js';
 import { openControlQueue, startControl, type Control, type StartControlOptions } from '../../src/feed/control.js';
 import { closeBreaker, recordRefusal } from '../../src/queue/hold/refusal-state.js';
 import { endOutage, openedAt, recordServiceDown } from '../../src/queue/hold/outage-state.js';
@@ -10,6 +9,7 @@ import { order, queueWorld, sleep, type QueueWorld } from '../queue/support.js';
 import { STREAMS, programKinds } from '../../jobs/kinds.js';
 import { kindOf } from '../../src/records/records.js';
 import { until } from '../kit/until.js';
+import { feedControlOptions } from '../kit/control-options.js';
 
 // Interval pulls (`every`) run on a ticker per stream in each process, one SET NX a slot between the processes of an
 // account; cron pulls stay on the control queue's job schedulers (test/feed/control.test.ts).
@@ -33,15 +33,8 @@ afterEach(async () => {
 async function startOrdersControl(seconds: number, o: Partial<StartControlOptions> = {}): Promise<Control> {
   const control = await startControl({
     kinds: [orders],
-    connection: w.url,
-    prefix: w.prefix,
-    redis: w.redis,
-    keys: w.keys,
-    upstream: new UpstreamClient({ url: feed.url, token: 'feed-token', retries: 0 }),
-    queues: w.queues,
+    ...feedControlOptions(w, feed),
     schedule: { orderPollSeconds: seconds, bomPollSeconds: 3600, stockSyncCron: '0 19 * * *' },
-    pageSize: 50,
-    logger: w.logger,
     ...o,
   });
   controls.push(control);

@@ -1,12 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFeedServer, type FeedServer } from '../../src/feed/feed-server.js';
-import { UpstreamClient } from '../../src/feed/upstream-client.js';
 import { openControlQueue, readScheduleInfo, startControl, type Control, type StartControlOptions } from '../../src/feed/control.js';
 import { order, queueWorld, sleep, type QueueWorld } from '../queue/support.js';
 import { STREAMS } from '../../jobs/kinds.js';
 import { programKinds } from '../../jobs/kinds.js';
 import { kindOf } from '../../src/records/records.js';
 import { until } from '../kit/until.js';
+import { feedControlOptions } from '../kit/control-options.js';
 
 let w: QueueWorld;
 let feed: FeedServer;
@@ -28,14 +28,7 @@ afterEach(async () => {
 function startTestControl(o: Pick<StartControlOptions, 'schedule'> & Partial<StartControlOptions>): Promise<Control> {
   return startControl({
     kinds: programKinds,
-    connection: w.url,
-    prefix: w.prefix,
-    redis: w.redis,
-    keys: w.keys,
-    upstream: new UpstreamClient({ url: feed.url, token: 'feed-token', retries: 0 }),
-    queues: w.queues,
-    pageSize: 50,
-    logger: w.logger,
+    ...feedControlOptions(w, feed),
     ...o,
   });
 }
