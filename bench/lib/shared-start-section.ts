@@ -23,6 +23,7 @@ export async function sharedStartSection(o: BenchOptions, say: (line: string) =>
     for (const [shape, who] of [
       ['fresh', other],
       ['worker', other],
+      ['fresh', 0],
       ['worker', 0],
     ] as const) {
       const runs: SharedStartFigures[] = [];
@@ -56,7 +57,7 @@ export async function sharedStartSection(o: BenchOptions, say: (line: string) =>
       `As section 10 (${total} requests a minute in total, fixed 1-minute windows, 50 ms latency; the other client at ${other} a minute from a second before this program), ` +
         'but this program is the real CLI from dist/ on a fresh prefix (nothing remembered), and every figure is over the whole run, its first window included: ' +
         `either \`sync --once\` started again and again with ${ORDERS} new orders each until ${SHARED_SECONDS} s have passed (each a fresh process: the first slow-starts, the next start from the share the first learnt, remembered in Redis), ` +
-        `or one \`worker\` for ${SHARED_SECONDS} s. Alone (no other client, ${ALONE_SECONDS} s): the seconds until the share of the total is all of it. ` +
+        `or one \`worker\` for ${SHARED_SECONDS} s. Alone (no other client, ${ALONE_SECONDS} s, both shapes): the seconds until the share of the total is all of it. ` +
         `Headers on 429s only: the median of ${o.runs} runs, and the worst run's 429 share; on every answer (where nothing changes): one run.`,
       '',
       `Command: \`npm run bench -- --only shared-start --runs ${o.runs}\`, or one run: \`npx tsx bench/shared-start.ts --shape fresh|worker --total ${total} --other ${other} --seconds ${SHARED_SECONDS} [--on-429]\``,
