@@ -23,28 +23,7 @@ import { keyClassifier, readKeyBounds, type KeyBound } from '../test/kit/key-bou
 import { benchOrders } from './lib/order-records.js';
 import { keyUsage, usedMemory, type KeyUsage } from '../test/kit/redis-usage.js';
 import { benchBoms, benchCounts } from './lib/sizing-records.js';
-
-/** Bytes by documented pattern (kind and life with it). */
-export type Groups = Map<string, { bound?: KeyBound; keys: number; bytes: number; entries: number }>;
-
-export interface StreamSizing {
-  stream: ProgramStream;
-  records: number;
-  seconds: number;
-  /** Per pattern, what the stream's records added. */
-  added: Groups;
-  /** used_memory after minus before, bytes (the whole Redis: other users' keys move it too). */
-  usedMemoryDelta: number;
-}
-
-export interface SizingFigures {
-  records: number;
-  streams: StreamSizing[];
-  /** Everything under the prefix right after the three syncs, by pattern. */
-  steady: Groups;
-  /** What remains once completed jobs are trimmed and every key with a life has expired. */
-  retained: Groups;
-}
+import type { Groups, SizingFigures, StreamSizing } from './lib/sizing-report.js';
 
 function group(usage: KeyUsage[], classify: (key: string) => KeyBound | undefined): Groups {
   const out: Groups = new Map();

@@ -4,7 +4,8 @@ import { STREAMS } from '../../jobs/kinds.js';
 import type { StreamName } from '../../src/records/stream-name.js';
 import { checkIntake } from './check-intake.js';
 import { check, type CheckResult } from './check-types.js';
-import { checkPoison, feedJobId } from './poison.js';
+import { checkPoison } from './check-poison.js';
+import { feedJobId } from './poison.js';
 import { badJobId, deliveredRecords, type Scenario } from './scenario.js';
 
 /**

@@ -5,7 +5,7 @@
  */
 import { checkRecord } from '../../src/records/records.js';
 import { badLineId } from '../../src/queue/record-jobs.js';
-import type { BadRecord, OrderSpec } from './scenario.js';
+import type { BadRecord, OrderSpec } from './scenario-records.js';
 import { orderKind } from '../../jobs/orders/order-kind.js';
 
 export interface ImportPlan {

@@ -9,6 +9,7 @@ import { seededRandom } from './chaos-events.js';
 import { buildImportPlan, type ImportPlan } from './import-plan.js';
 import { buildLives, placeLives, type LifeSpec } from './life-scenario.js';
 import { poisonRecords } from './poison.js';
+import type { BadRecord, OrderSpec } from './scenario-records.js';
 import { programKinds } from '../../jobs/kinds.js';
 import { kindOf } from '../../src/records/records.js';
 
@@ -28,20 +29,6 @@ export interface ScenarioOptions {
   /** Order lives beside the good orders, as a share of them (bench/chaos/life-scenario.ts); 0 leaves them out. */
   lifeShare?: number;
   seed: number;
-}
-
-export interface BadRecord {
-  stream: 'orders' | 'stock-counts' | 'boms';
-  key: string;
-  record: unknown;
-  /** The field the failure must name (`line N` for a line that is not JSON). */
-  field: string;
-  /** How it is delivered. */
-  via: 'feed' | 'import';
-  /** Its job id when that is not the record's (a line that is not JSON is named by its line; raw bytes by their hash). */
-  jobId?: string;
-  /** For a poison record (raw bytes that cannot be read): the reason its failure must give. */
-  poison?: string;
 }
 
 export interface Scenario {
@@ -66,12 +53,6 @@ export interface CountSpec {
   countDate: string;
   /** productId -> counted quantity. */
   items: Map<string, number>;
-}
-
-export interface OrderSpec {
-  orderId: string;
-  origin: string;
-  lines: Array<{ productId: string; quantity: number; unitPrice: number; location: string }>;
 }
 
 const sku = (n: number) => `SKU-${String(n).padStart(4, '0')}`;

@@ -1,6 +1,29 @@
 /** The Redis sizing bench's figures as text and Markdown, and what they mean for 10,000 orders a day. */
-import type { Groups, SizingFigures, StreamSizing } from '../redis-sizing.js';
+import type { ProgramStream } from '../../jobs/kinds.js';
+import type { KeyBound } from '../../test/kit/key-bounds.js';
 import { markdownTable } from './tables.js';
+
+/** Bytes by documented pattern (kind and life with it). */
+export type Groups = Map<string, { bound?: KeyBound; keys: number; bytes: number; entries: number }>;
+
+export interface StreamSizing {
+  stream: ProgramStream;
+  records: number;
+  seconds: number;
+  /** Per pattern, what the stream's records added. */
+  added: Groups;
+  /** used_memory after minus before, bytes (the whole Redis: other users' keys move it too). */
+  usedMemoryDelta: number;
+}
+
+export interface SizingFigures {
+  records: number;
+  streams: StreamSizing[];
+  /** Everything under the prefix right after the three syncs, by pattern. */
+  steady: Groups;
+  /** What remains once completed jobs are trimmed and every key with a life has expired. */
+  retained: Groups;
+}
 
 const JOB = ['{prefix}:{queue}:{jobId}', '{prefix}:{queue}:{jobId}:logs', '{prefix}:{queue}:completed'];
 const INDEX = '{prefix}:jobs-by-key:{day}';

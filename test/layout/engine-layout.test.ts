@@ -89,6 +89,10 @@ describe('the import graph of src/, jobs/ and config/', () => {
     expect(cyclesOf(importGraph(['src', 'jobs', 'config']))).toEqual([]);
   });
 
+  it('has none either with the benchmarks, scripts and tests that import it', () => {
+    expect(cyclesOf(importGraph(['src', 'jobs', 'config', 'bench', 'scripts', 'test']))).toEqual([]);
+  });
+
   it('finds a cycle when there is one', () => {
     const graph = new Map([
       ['a.ts', ['b.ts']],
