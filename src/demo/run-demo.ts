@@ -135,7 +135,7 @@ export async function runDemo(io: CliIo, o: DemoOptions, kinds: readonly Kind[])
     let runtime: Runtime | undefined;
     if (!o.exit && !io.stop.aborted) {
       runtime = await startRuntime(app.deps, { kinds, withSchedulers: true });
-      for (const [stream, worker] of runtime.workers.workers) app.metrics.watchWorker(worker, stream);
+      runtime.workers.eachWorker((worker, stream) => app.metrics.watchWorker(worker, stream));
       cleanups.unshift(() => runtime!.close(config.shutdownGraceSeconds * 1000));
     }
     const ok = asExpected(summary) && livesOk;

@@ -14,6 +14,7 @@ import { createProcessor } from './job-runner.js';
 import { recordJobOptions, type JobData } from './queues.js';
 import type { StartWorkersOptions } from './start-workers-options.js';
 import { startSizing } from './worker-sizing.js';
+import { parkSlot, startParking, trackJobs, type ParkKey, type Parking, type ParkSlot } from './worker-park.js';
 import type { StreamName } from '../records/stream-name.js';
 import { messageOf } from '../errors/message-of.js';
 import { logRedisError } from '../redis/error-log.js';
@@ -27,10 +28,18 @@ const UNLIMITED = { max: 1_000_000_000, duration: 1_000 };
 
 export type { StartWorkersOptions };
 
+type RecordWorker = Worker<JobData, JobResult>;
+type IntakeWorker = Worker<IntakeData, IntakeResult>;
+
 export interface WorkerPool {
-  workers: Map<StreamName, Worker<JobData, JobResult>>;
-  /** Per stream, the worker that fans intake batches (imports) out into record jobs. */
-  intakeWorkers: Map<StreamName, Worker<IntakeData, IntakeResult>>;
+  /** Per stream, the record worker now (with `park`, a parked one is closed, and made anew when work comes). */
+  workers: Map<StreamName, RecordWorker>;
+  /** Per stream, the worker that fans intake batches (imports) out into record jobs (the one now, as `workers`). */
+  intakeWorkers: Map<StreamName, IntakeWorker>;
+  /** Whether every record worker runs, or is parked (it starts again when work comes): for readiness. */
+  running(): boolean;
+  /** Calls `watch` with each stream's record worker now, and with each one made later (a parked worker started again). */
+  eachWorker(watch: (worker: RecordWorker, stream: StreamName) => void): void;
   /** Jobs running now in this process. */
   active(): number;
   /** Jobs each record worker may run at once now. */
@@ -46,8 +55,14 @@ export interface WorkerPool {
 
 /** What the workers of every stream share while the pool starts and runs. */
 interface PoolState {
-  workers: Map<StreamName, Worker<JobData, JobResult>>;
-  intakeWorkers: Map<StreamName, Worker<IntakeData, IntakeResult>>;
+  workers: Map<StreamName, RecordWorker>;
+  intakeWorkers: Map<StreamName, IntakeWorker>;
+  /** Each worker's slot (record and intake), where parking closes it and makes it again. */
+  slots: Array<ParkSlot<RecordWorker> | ParkSlot<IntakeWorker>>;
+  recordSlots: Map<StreamName, ParkSlot<RecordWorker>>;
+  /** Told of every record worker made (metrics). */
+  watchers: Array<(worker: RecordWorker, stream: StreamName) => void>;
+  parking?: Parking;
   owned: Queue[];
   /** Each stream's record queue, held together while the service is down. */
   recordQueues: Map<StreamName, Queue>;
@@ -71,6 +86,9 @@ function poolState(o: StartWorkersOptions): PoolState {
   const state: PoolState = {
     workers: new Map(),
     intakeWorkers: new Map(),
+    slots: [],
+    recordSlots: new Map(),
+    watchers: [],
     owned: [],
     recordQueues: new Map(),
     guards: [],
@@ -123,7 +141,10 @@ function counted<J, R>(s: PoolState, run: (job: J, token?: string, signal?: Abor
   };
 }
 
-/** The record worker of a stream: its processor with the rate-limit, breaker and outage holds, bad records trimmed. */
+/**
+ * The record worker of a stream: its processor with the rate-limit, breaker and outage holds, bad records trimmed.
+ * Made again alike (the concurrency sized last) when a parked one starts again.
+ */
 function startRecordWorker(o: StartWorkersOptions, s: PoolState, kind: RunnerKind, conn: Redis, guard: FinishGuard, queue: Queue<JobData>) {
   const processor = createProcessor(kind, o.deps, {
     ...o.processor,
@@ -135,10 +156,36 @@ function startRecordWorker(o: StartWorkersOptions, s: PoolState, kind: RunnerKin
       : { breaker: { ...o.breaker, threshold: o.breaker?.threshold ?? defaults.breakerThreshold, pause: () => queue.pause() } }),
     ...(s.outage ? { outage: s.outage } : {}),
   });
-  const worker = new Worker<JobData, JobResult>(kind.stream, guard.wrap(counted(s, processor)), {
+  let slot: ParkSlot<RecordWorker> | undefined;
+  const run = guard.wrap(
+    counted(
+      s,
+      trackJobs(() => slot, processor),
+    ),
+  );
+  slot = parkSlot(
+    (type: ParkKey) => queue.toKey(type),
+    () => createRecordWorker(o, s, kind, conn, guard, queue, run),
+  );
+  s.slots.push(slot);
+  s.recordSlots.set(kind.stream, slot);
+}
+
+/** Makes the stream's record worker (at start, and again when a parked one starts) and tells the pool's watchers. */
+function createRecordWorker(
+  o: StartWorkersOptions,
+  s: PoolState,
+  kind: RunnerKind,
+  conn: Redis,
+  guard: FinishGuard,
+  queue: Queue<JobData>,
+  run: (job: Job<JobData, JobResult>, token?: string, signal?: AbortSignal) => Promise<JobResult>,
+): RecordWorker {
+  const worker = new Worker<JobData, JobResult>(kind.stream, run, {
     connection: conn,
     prefix: o.prefix,
-    concurrency: o.concurrency,
+    // The sizer sets the concurrency of the worker now, a parked one too.
+    concurrency: s.workers.get(kind.stream)?.concurrency ?? o.concurrency,
     limiter: UNLIMITED,
     // BullMQ's per-minute counts of finished jobs, for the dashboard's charts; every worker must keep the same number.
     metrics: { maxDataPoints: defaults.flowKeepMinutes },
@@ -163,6 +210,8 @@ function startRecordWorker(o: StartWorkersOptions, s: PoolState, kind: RunnerKin
     );
   });
   s.workers.set(kind.stream, worker);
+  for (const watch of s.watchers) watch(worker, kind.stream);
+  return worker;
 }
 
 /** The intake worker of a stream: expands its imported batches into record jobs, one batch at a time. */
@@ -179,7 +228,31 @@ function startIntakeWorker(
     o.logger.debug({ stream, jobId: job.id, records: result.records }, result.summary);
     return result;
   };
-  const intakeWorker = new Worker<IntakeData, IntakeResult>(intakeQueueName(stream), guard.wrap(counted(s, runIntake)), {
+  const intakeQueue = intakeQueueName(stream);
+  let slot: ParkSlot<IntakeWorker> | undefined;
+  const run = guard.wrap(
+    counted(
+      s,
+      trackJobs(() => slot, runIntake),
+    ),
+  );
+  slot = parkSlot(
+    (type: ParkKey) => `${o.prefix}:${intakeQueue}:${type}`,
+    () => createIntakeWorker(o, s, stream, conn, guard, run),
+  );
+  s.slots.push(slot);
+}
+
+/** Makes the stream's intake worker (at start, and again when a parked one starts). */
+function createIntakeWorker(
+  o: StartWorkersOptions,
+  s: PoolState,
+  stream: StreamName,
+  conn: Redis,
+  guard: FinishGuard,
+  run: (job: Job<IntakeData, IntakeResult>, token?: string, signal?: AbortSignal) => Promise<IntakeResult>,
+): IntakeWorker {
+  const intakeWorker = new Worker<IntakeData, IntakeResult>(intakeQueueName(stream), run, {
     connection: conn,
     prefix: o.prefix,
     concurrency: 1,
@@ -199,6 +272,7 @@ function startIntakeWorker(
     o.logger.warn({ stream, jobId: job?.id, err: err.message }, 'intake batch not expanded (retried while attempts remain)'),
   );
   s.intakeWorkers.set(stream, intakeWorker);
+  return intakeWorker;
 }
 
 /**
@@ -241,7 +315,9 @@ async function abandon(s: PoolState): Promise<void> {
 /** Stops taking jobs, lets active ones finish within graceMs, then closes (forced if they did not). */
 async function closePool(o: StartWorkersOptions, s: PoolState, graceMs: number): Promise<{ forced: boolean }> {
   await s.watch?.stop();
-  const all = [...s.workers.values(), ...s.intakeWorkers.values()];
+  // Parked workers are closed already, and none starts again from here on.
+  await s.parking?.stop();
+  const all = s.slots.filter((slot) => slot.state === 'running').map((slot) => slot.worker);
   // pause() stops fetching at once (it interrupts the blocking wait) and resolves when active jobs are done.
   const pausing = Promise.all(all.map((w) => w.pause()));
   const idle = await Promise.race([pausing.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), graceMs).unref())]);
@@ -275,12 +351,29 @@ export async function startWorkers(o: StartWorkersOptions): Promise<WorkerPool> 
     await abandon(s);
     throw err;
   }
-  const sizer = o.sizing && startSizing(o.sizing, [...s.workers.values()], o.logger);
+  const sizer = o.sizing && startSizing(o.sizing, () => [...s.workers.values()], o.logger);
+  if (o.park)
+    s.parking = startParking(
+      {
+        afterMs: o.park.afterMs,
+        checkMs: o.stalledIntervalMs ?? defaults.stalledCheckMs,
+        conn: s.conn!,
+        connection: o.connection,
+        prefix: o.prefix,
+        logger: o.logger,
+      },
+      s.slots,
+    );
   if (s.outage)
     s.watch = startOutageWatch({ ...s.outage, redis: o.deps.redis, keys: o.deps.keys, queues: s.recordQueues, logger: o.logger });
   return {
     workers: s.workers,
     intakeWorkers: s.intakeWorkers,
+    running: () => [...s.recordSlots.values()].every((slot) => (s.parking ? s.parking.fine(slot) : slot.worker.isRunning())),
+    eachWorker(watch) {
+      for (const [stream, worker] of s.workers) watch(worker, stream);
+      s.watchers.push(watch);
+    },
     active: () => s.active,
     concurrency: () => s.workers.values().next().value?.concurrency ?? o.concurrency,
     async close(graceMs) {

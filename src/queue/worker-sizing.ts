@@ -6,10 +6,13 @@ import type { JobResult } from './job-context.js';
 import type { JobData } from './queues.js';
 import type { StartWorkersOptions } from './start-workers-options.js';
 
-/** Sizes the record workers' concurrency again every `everyMs` from the pace (BullMQ reads `worker.concurrency` as it fetches). */
+/**
+ * Sizes the record workers' concurrency again every `everyMs` from the pace (BullMQ reads `worker.concurrency` as it
+ * fetches). `workers` gives the workers now: a parked worker made again takes the concurrency its closed one was given.
+ */
 export function startSizing(
   s: NonNullable<StartWorkersOptions['sizing']>,
-  workers: Array<Worker<JobData, JobResult>>,
+  current: () => Array<Worker<JobData, JobResult>>,
   logger: Logger,
 ): { stop(): void } {
   let busy = false;
@@ -17,6 +20,7 @@ export function startSizing(
     if (busy) return;
     busy = true;
     try {
+      const workers = current();
       await s.pace.refresh?.().catch(() => undefined);
       const latency = s.pace.latencyMs() ?? defaults.assumedLatencyMs;
       const n = sizeConcurrency(s.pace.ratePerSecond(), latency, s.bounds);

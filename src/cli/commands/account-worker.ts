@@ -12,13 +12,26 @@ import type { ReadyCheck } from '../../metrics/worker-http.js';
 import { holdChecks } from '../../ops/hold-checks.js';
 import { startWorkerPresence } from '../../ops/worker-presence.js';
 import type { Config } from '../../../config/read-config.js';
+import { defaults } from '../../../config/defaults.js';
 
 // One account's part of `worker`: worker-run.ts runs the environment's account, worker-accounts.ts each of ACCOUNTS_FILE.
 
 type WorkerOps = ReturnType<typeof startWorkerOps>;
 
+/** How one account's work runs. */
+export interface AccountWorkerOptions {
+  /** Parks idle workers (defaults.workerParkSeconds): the `worker` of ACCOUNTS_FILE, many accounts on one Redis. */
+  park?: boolean;
+}
+
 /** The workers, and the scheduled pulls when the feed is configured; a start that Redis refuses is waited for. */
-async function startWorkerRuntime(io: CliIo, app: AppContext, ops: WorkerOps, kinds: readonly Kind[]): Promise<Runtime> {
+async function startWorkerRuntime(
+  io: CliIo,
+  app: AppContext,
+  ops: WorkerOps,
+  kinds: readonly Kind[],
+  o: AccountWorkerOptions,
+): Promise<Runtime> {
   const { config, logger, deps } = app;
   // A full or read-only Redis refuses what the start writes (queue settings, schedules): waited for, as Redis away is.
   return startWhileRedisRefuses(
@@ -26,7 +39,10 @@ async function startWorkerRuntime(io: CliIo, app: AppContext, ops: WorkerOps, ki
       startRuntime(deps, {
         kinds,
         withSchedulers: deps.upstream !== undefined,
-        workers: { breaker: { threshold: config.breaker.threshold, onTrip: () => ops.alertNow() } },
+        workers: {
+          breaker: { threshold: config.breaker.threshold, onTrip: () => ops.alertNow() },
+          ...(o.park ? { park: { afterMs: defaults.workerParkSeconds * 1000 } } : {}),
+        },
       }),
     { waitMs: config.redisStartWaitSeconds * 1000, logger, signal: io.stop },
   );
@@ -41,7 +57,8 @@ export function accountReadiness(
   stopping: () => boolean,
 ): { redis: ReadyCheck; writes: ReadyCheck; workers: ReadyCheck; streams: ReadyCheck } {
   const workers: ReadyCheck = async () => {
-    const running = [...runtime.workers.workers.values()].every((w) => w.isRunning());
+    // A parked worker is fine: it starts again when work comes.
+    const running = runtime.workers.running();
     const detail = stopping() ? { detail: 'shutting down' } : running ? {} : { detail: 'a worker is not running' };
     return { name: 'workers', ok: !stopping() && running, ...detail };
   };
@@ -91,19 +108,25 @@ export interface AccountWorker {
 }
 
 /** Starts one account's work on its opened app; a failed start closes the app and throws. */
-export async function startAccountWorker(io: CliIo, app: AppContext, kinds: readonly Kind[]): Promise<AccountWorker> {
+export async function startAccountWorker(
+  io: CliIo,
+  app: AppContext,
+  kinds: readonly Kind[],
+  o: AccountWorkerOptions = {},
+): Promise<AccountWorker> {
   // TRANSFORMS checked against the kinds before any work: a wrong one stops the start (exit 2, one line each).
   const transforms = await loadTransforms(app.config.transforms ?? [], kinds).catch(async (err: unknown) => {
     await app.close();
     throw err;
   });
   const ops = startWorkerOps(app);
-  const runtime = await startWorkerRuntime(io, app, ops, kinds).catch(async (err: unknown) => {
+  const runtime = await startWorkerRuntime(io, app, ops, kinds, o).catch(async (err: unknown) => {
     await ops.stop();
     await app.close();
     throw err;
   });
-  for (const [stream, worker] of runtime.workers.workers) app.metrics.watchWorker(worker, stream);
+  // Every record worker, those made again after a park too.
+  runtime.workers.eachWorker((worker, stream) => app.metrics.watchWorker(worker, stream));
   // Redis full, read-only or away: said by /readyz, a gauge and an alert; the schedulers mended once it takes writes.
   const redisHealth = startRedisHealth(app, { mend: runtime.control?.mendSchedulers });
   let presence: { stop(): Promise<void> } | undefined;

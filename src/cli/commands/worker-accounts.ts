@@ -55,7 +55,8 @@ async function startAccount(p: Process, w: WatchedAccount): Promise<void> {
     config: w.config,
     shared: { redis: p.redis, tracing: p.tracing, account: w.name },
   });
-  const worker = await startAccountWorker(p.io, app, p.kinds);
+  // Idle workers are parked: an idle account holds 4 connections rather than 9 (docs/accounts.md, Sizing).
+  const worker = await startAccountWorker(p.io, app, p.kinds, { park: true });
   const c = accountReadiness(app, worker.runtime, worker.redisHealth, p.kinds, p.stopping);
   worker.present(p.ingest?.url ?? null);
   p.running.set(w.name, { name: w.name, worker, readiness: [c.writes, c.workers, c.streams] });
