@@ -25,6 +25,7 @@ const deploymentOnly: readonly RegExp[] = [
   /^OTEL_/,
   /^LOG_LEVEL$/,
   /^SHUTDOWN_GRACE_SECONDS$/,
+  /^WORKER_PARK_SECONDS$/,
   /^REDIS_START_WAIT_SECONDS$/,
 ];
 

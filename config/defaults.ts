@@ -224,11 +224,11 @@ export const defaults = {
    */
   workerDrainSeconds: 60,
   /**
-   * How long a worker of the multi-account `worker` (ACCOUNTS_FILE) may be idle before it is parked, in seconds: closed,
-   * its Redis connection with it, while one connection of the account waits for work on every parked queue and starts
-   * the worker again when a job is added, a delayed job falls due or the queue is resumed (src/queue/worker-park.ts).
-   * An idle account then holds 4 connections rather than 9 (docs/accounts.md, Sizing). A single account's `worker`
-   * keeps its workers open.
+   * WORKER_PARK_SECONDS: how long a worker of the multi-account `worker` (ACCOUNTS_FILE) may be idle before it is
+   * parked, in seconds: closed, its Redis connection with it, while one connection of the account waits for work on
+   * every parked queue and starts the worker again when a job is added, a delayed job falls due or the queue is
+   * resumed (src/queue/worker-park.ts). An idle account then holds 4 connections rather than 9 (docs/accounts.md,
+   * Sizing). A single account's `worker` keeps its workers open.
    */
   workerParkSeconds: 120,
   /** Life of the per-business-key lock of a running job, in ms (renewed while it runs). */

@@ -211,6 +211,8 @@ function configOf(
     /** How long long-running commands (worker, dashboard, receive) wait at start for a Redis that does not answer. */
     redisStartWaitSeconds: e.REDIS_START_WAIT_SECONDS,
     shutdownGraceSeconds: e.SHUTDOWN_GRACE_SECONDS,
+    /** With ACCOUNTS_FILE, how long a worker may be idle before it is parked (src/queue/worker-park.ts), in seconds; 0: never. */
+    workerParkSeconds: e.WORKER_PARK_SECONDS,
     /** How often `worker` looks whether ACCOUNTS_FILE changed (config/accounts.ts's accountsFileStamp), in seconds. */
     accountsReloadSeconds: e.ACCOUNTS_RELOAD_SECONDS,
     /** Life of a running job's locks (BullMQ's, the record key's) and the stalled check's interval, in ms. */

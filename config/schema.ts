@@ -172,6 +172,7 @@ export const envSchema = z.object({
   ALERT_CHECK_SECONDS: positiveInt('ALERT_CHECK_SECONDS').default(defaults.alertCheckSeconds),
   REDIS_START_WAIT_SECONDS: nonNegativeInt('REDIS_START_WAIT_SECONDS').default(defaults.redisStartWaitSeconds),
   SHUTDOWN_GRACE_SECONDS: positiveInt('SHUTDOWN_GRACE_SECONDS').default(defaults.shutdownGraceSeconds),
+  WORKER_PARK_SECONDS: nonNegativeInt('WORKER_PARK_SECONDS').default(defaults.workerParkSeconds),
   ACCOUNTS_RELOAD_SECONDS: positiveInt('ACCOUNTS_RELOAD_SECONDS').default(defaults.accountsReloadSeconds),
   MAPPING_FILE: optionalText,
   /** Per stream, the transform from the upstream's own shape: `stream=name-or-module.mjs,...` (docs/transforms.md). */

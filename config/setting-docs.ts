@@ -94,6 +94,9 @@ export const settingDocs: Record<keyof typeof envSchema.shape, string> = {
   ALERT_CHECK_SECONDS: '`worker` looks for reasons to alert this often (an outage, its end, lag, new failures), in seconds.',
   REDIS_START_WAIT_SECONDS: '`worker` and `dashboard` wait this long at start for Redis, then exit 3 (one-shot commands: 3 s).',
   SHUTDOWN_GRACE_SECONDS: 'On SIGTERM, how long running jobs may finish before the process stops.',
+  WORKER_PARK_SECONDS:
+    "With ACCOUNTS_FILE, `worker` closes a queue's worker idle this long, and one connection of the account waits for " +
+    'its work (docs/accounts.md, Sizing); `0`: never.',
   ACCOUNTS_RELOAD_SECONDS:
     '`worker`, `receive` and `dashboard` look this often whether ACCOUNTS_FILE changed, and follow it (docs/accounts.md).',
   MAPPING_FILE: "A CSV or JSON file of upstream productIds and facility names to the service's (docs/mapping.md).",

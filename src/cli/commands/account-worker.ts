@@ -12,7 +12,6 @@ import type { ReadyCheck } from '../../metrics/worker-http.js';
 import { holdChecks } from '../../ops/hold-checks.js';
 import { startWorkerPresence } from '../../ops/worker-presence.js';
 import type { Config } from '../../../config/read-config.js';
-import { defaults } from '../../../config/defaults.js';
 
 // One account's part of `worker`: worker-run.ts runs the environment's account, worker-accounts.ts each of ACCOUNTS_FILE.
 
@@ -20,7 +19,7 @@ type WorkerOps = ReturnType<typeof startWorkerOps>;
 
 /** How one account's work runs. */
 export interface AccountWorkerOptions {
-  /** Parks idle workers (defaults.workerParkSeconds): the `worker` of ACCOUNTS_FILE, many accounts on one Redis. */
+  /** Parks idle workers (WORKER_PARK_SECONDS; 0: never): the `worker` of ACCOUNTS_FILE, many accounts on one Redis. */
   park?: boolean;
 }
 
@@ -41,7 +40,7 @@ async function startWorkerRuntime(
         withSchedulers: deps.upstream !== undefined,
         workers: {
           breaker: { threshold: config.breaker.threshold, onTrip: () => ops.alertNow() },
-          ...(o.park ? { park: { afterMs: defaults.workerParkSeconds * 1000 } } : {}),
+          ...(o.park && config.workerParkSeconds > 0 ? { park: { afterMs: config.workerParkSeconds * 1000 } } : {}),
         },
       }),
     { waitMs: config.redisStartWaitSeconds * 1000, logger, signal: io.stop },
