@@ -5,7 +5,9 @@
  * measuring's own), the Redis memory and keys, the connections, the processes' CPU and each process's RSS; each also per account.
  * `--cluster` runs the same on a local Redis Cluster of three masters (test/kit/local-cluster.ts).
  *
- *   npx tsx bench/accounts-idle.ts [--accounts 200] [--processes 1,3] [--seconds 30] [--settle 20] [--cluster]
+ * `--park N` sets WORKER_PARK_SECONDS (idle workers closed after N s, one doorbell connection an account; 0: none).
+ *
+ *   npx tsx bench/accounts-idle.ts [--accounts 200] [--processes 1,3] [--seconds 30] [--settle 20] [--cluster] [--park N]
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -38,6 +40,8 @@ export interface AccountsIdleOptions {
   /** Seconds after every account has started before measuring (first polls, schedulers, presence). Default 20. */
   settle?: number;
   cluster?: boolean;
+  /** WORKER_PARK_SECONDS of the processes (0: every worker stays open). Default: the program's (120 s, longer than a run). */
+  park?: number;
   log?: (line: string) => void;
 }
 
@@ -45,6 +49,8 @@ export interface AccountsIdleFigures {
   accounts: number;
   processes: number;
   cluster: boolean;
+  /** WORKER_PARK_SECONDS of the run (null: the program's default). */
+  park: number | null;
   /** Seconds from the processes' start until every process ran every account. */
   startSeconds: number;
   opsPerSecond: number;
@@ -133,6 +139,7 @@ export async function runAccountsIdle(o: AccountsIdleOptions): Promise<AccountsI
             UPSTREAM_TOKEN: TOKEN,
             WORKER_HTTP_PORT: '0',
             LOG_LEVEL: 'warn',
+            ...(o.park === undefined ? {} : { WORKER_PARK_SECONDS: String(o.park) }),
           },
           logFile: join(dir, `worker-${p}.log`),
           useDist: dist,
@@ -170,6 +177,7 @@ export async function runAccountsIdle(o: AccountsIdleOptions): Promise<AccountsI
       accounts: o.accounts,
       processes: o.processes,
       cluster: Boolean(o.cluster),
+      park: o.park ?? null,
       startSeconds: round(startSeconds),
       opsPerSecond: round(opsPerSecond),
       opsPerSecondPerAccount: round(opsPerSecond / o.accounts, 3),
@@ -202,6 +210,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
       seconds: { type: 'string', default: '30' },
       settle: { type: 'string', default: '20' },
       cluster: { type: 'boolean', default: false },
+      park: { type: 'string' },
     },
   });
   const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -212,6 +221,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
       seconds: Number(values.seconds),
       settle: Number(values.settle),
       cluster: values.cluster,
+      ...(values.park === undefined ? {} : { park: Number(values.park) }),
       log: say,
     });
     say(JSON.stringify(f));

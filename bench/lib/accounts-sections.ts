@@ -12,6 +12,8 @@ type Measured = Pick<Part, 'title' | 'body'>;
 const met = (ok: boolean) => (ok ? 'met' : 'NOT met');
 const mb = (bytes: number) => Math.round(bytes / 1024 / 102.4) / 10;
 const kb = (bytes: number) => Math.round(bytes / 1024);
+/** WORKER_PARK_SECONDS of the parked rows: shorter than the settling, so that every idle worker is parked when measured. */
+const PARK_SECONDS = 5;
 const on = (cluster: boolean) => (cluster ? 'a local Redis Cluster of three masters (test/kit/local-cluster.ts)' : 'one redis-server');
 
 /** Idle accounts: `npm run bench -- --only accounts-idle` (one Redis) or `accounts-idle-cluster`. */
@@ -19,12 +21,15 @@ export async function accountsIdleSection(o: BenchOptions, cluster: boolean, say
   const accounts = o.accounts ?? (o.quick ? 50 : 200);
   const [settle, seconds] = o.quick ? [10, 15] : [20, 30];
   const runs: AccountsIdleFigures[] = [];
-  for (const processes of [1, 3]) {
-    say(`accounts-idle: ${accounts} idle accounts, ${processes} worker process(es), on ${on(cluster)}`);
-    const f = await runAccountsIdle({ accounts, processes, seconds, settle, cluster, log: say });
-    say(`  ${JSON.stringify(f)}`);
-    runs.push(f);
-  }
+  for (const processes of [1, 3])
+    for (const park of [0, PARK_SECONDS]) {
+      say(`accounts-idle: ${accounts} idle accounts, ${processes} worker process(es), WORKER_PARK_SECONDS=${park}, on ${on(cluster)}`);
+      const f = await runAccountsIdle({ accounts, processes, seconds, settle, cluster, park, log: say });
+      say(`  ${JSON.stringify(f)}`);
+      runs.push(f);
+    }
+  const conns = (processes: number, park: number) => runs.find((f) => f.processes === processes && f.park === park)?.connections ?? NaN;
+  const ratio = (processes: number) => Math.round((conns(processes, 0) / conns(processes, PARK_SECONDS)) * 100) / 100;
   const flag = cluster ? ' --cluster' : '';
   return {
     title: `Many accounts: what an idle account costs${cluster ? ' on a Redis Cluster' : ''}`,
@@ -36,11 +41,15 @@ export async function accountsIdleSection(o: BenchOptions, cluster: boolean, say
         "the keys, the clients connected, the worker processes' CPU (summed, /proc), and each process's resident memory (VmHWM). Per account: divided by the accounts (RSS: a process's, " +
         'start-up included, as each process runs every account).',
       '',
-      `Command: \`npx tsx bench/accounts-idle.ts --accounts ${accounts} --processes 1,3 --seconds ${seconds} --settle ${settle}${flag}\``,
+      `Each with every worker open (\`WORKER_PARK_SECONDS=0\`) and with idle workers parked after ${PARK_SECONDS} s (the default is 120 s; ` +
+        'an account parks once none of its queues had a job for that long): one connection of the account then waits on every parked queue.',
+      '',
+      `Command: \`npx tsx bench/accounts-idle.ts --accounts ${accounts} --processes 1,3 --seconds ${seconds} --settle ${settle}${flag} --park 0\` (and \`--park ${PARK_SECONDS}\`)`,
       '',
       markdownTable(
         [
           'processes',
+          'WORKER_PARK_SECONDS',
           'accounts',
           'all started after s',
           'Redis commands/s',
@@ -55,6 +64,7 @@ export async function accountsIdleSection(o: BenchOptions, cluster: boolean, say
         ],
         runs.map((f) => [
           f.processes,
+          f.park ?? 'default',
           f.accounts,
           f.startSeconds,
           f.opsPerSecond,
@@ -69,9 +79,11 @@ export async function accountsIdleSection(o: BenchOptions, cluster: boolean, say
         ]),
       ),
       '',
+      `Connections, every worker open against idle workers parked: ${ratio(1)}x with 1 process, ${ratio(3)}x with 3.`,
+      '',
       'An idle account costs each process that runs it its own BullMQ workers (blocking fetches, stalled-job checks, the delayed-job ' +
-        'timers), schedulers and polls: the commands a second and the connections grow with accounts × processes; the keys and most ' +
-        'of the memory with the accounts alone.',
+        'timers, or one doorbell once parked), schedulers and polls: the commands a second and the connections grow with accounts × ' +
+        'processes; the keys and most of the memory with the accounts alone.',
     ],
   };
 }
