@@ -44,7 +44,8 @@ export async function accountsIdleSection(o: BenchOptions, cluster: boolean, say
       `Each with every worker open (\`WORKER_PARK_SECONDS=0\`) and with idle workers parked after ${PARK_SECONDS} s (the default is 120 s; ` +
         'an account parks once none of its queues had a job for that long): one connection of the account then waits on every parked queue.',
       '',
-      `Command: \`npx tsx bench/accounts-idle.ts --accounts ${accounts} --processes 1,3 --seconds ${seconds} --settle ${settle}${flag} --park 0\` (and \`--park ${PARK_SECONDS}\`)`,
+      `Commands: \`npx tsx bench/accounts-idle.ts --accounts ${accounts} --processes 1,3 --seconds ${seconds} --settle ${settle}${flag} --park 0\` ` +
+        `and \`npx tsx bench/accounts-idle.ts --accounts ${accounts} --processes 1,3 --seconds ${seconds} --settle ${settle}${flag} --park ${PARK_SECONDS}\``,
       '',
       markdownTable(
         [

@@ -108,6 +108,9 @@ interface Look {
 /** Work a worker is needed for now: a job ready (the queue not paused), or one active (maybe of a process that died). */
 const wanted = (l: Look) => l.active > 0 || (!l.paused && l.ready > 0);
 
+/** Life of a pool's wake key (`{prefix}:park-bell:{id}`, docs/redis.md): a ring is taken within a doorbell's round. */
+const WAKE_KEY_LIFE_MS = 60_000;
+
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
 
 /** Parks the slots' idle workers, and starts them again when their queue has work (see the top of this file). */
@@ -166,7 +169,14 @@ export function startParking(o: ParkingOptions, slots: ParkSlot[]): Parking {
   const ring = () => {
     pending = true;
     wakeLocal?.();
-    if (blocked) o.conn.zadd(wakeKey, 0, 'ring').catch((err: unknown) => fail('the doorbell could not be rung', err));
+    // With a life: a ring the doorbell never took (the process gone meanwhile) leaves nothing behind for long.
+    if (blocked)
+      o.conn
+        .multi()
+        .zadd(wakeKey, 0, 'ring')
+        .pexpire(wakeKey, WAKE_KEY_LIFE_MS)
+        .exec()
+        .catch((err: unknown) => fail('the doorbell could not be rung', err));
   };
 
   const park = async (slot: ParkSlot) => {
