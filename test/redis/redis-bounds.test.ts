@@ -7,7 +7,8 @@ import { redisKeys } from '../../src/redis/connection.js';
 import { json, startServer, type TestServer } from '../client/http-server.js';
 import { freshCwd, runCli } from '../cli/run-cli.js';
 import { startStack, type Stack } from '../cli/stack.js';
-import { startWorkerProcess } from '../cli/worker-process.js';
+import { eventually, startWorkerProcess } from '../cli/worker-process.js';
+import { flowSamplesKey } from '../../src/ops/flow-metrics.js';
 import { countRecord } from '../helpers/count-record.js';
 import { keyOffenders } from '../helpers/key-offenders.js';
 import { orderRecord } from '../helpers/order-records.js';
@@ -50,7 +51,12 @@ describe('a bounded Redis', () => {
     expect((await runCli(['check'], stack.env, SLOW)).code).toBe(0);
     const worker = startWorkerProcess({ ...stack.env, LOG_LEVEL: 'info', ALERT_WEBHOOK_URL: `${hook.url}/hook`, ALERT_LAG_SECONDS: '1' });
     await worker.httpUrl;
-    await new Promise((r) => setTimeout(r, 3_000));
+    // Until it has alerted (its gate key) and sampled the chart: seconds on a quiet machine, more on a busy one.
+    await eventually(
+      async () => hook.seen.length > 0 && (await stack.redis.exists(flowSamplesKey(stack.prefix))) === 1,
+      60_000,
+      'an alert sent and a chart sample written',
+    );
     expect((await worker.stop()).code).toBe(0);
   }, 240_000);
 
