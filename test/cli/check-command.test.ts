@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { STREAMS } from '../../jobs/kinds.js';
-import { freePort } from '../../src/net/free-port.js';
+import { freePort } from '../kit/test-port.js';
 import { startFeedServer, type FeedServer } from '../../src/feed/feed-server.js';
 import { redisKeys } from '../../src/redis/connection.js';
 import { countRecord } from '../helpers/count-record.js';

@@ -68,4 +68,4 @@ export async function eventually(check: () => Promise<boolean>, timeoutMs = 30_0
   }
 }
 
-export { freePort } from '../../src/net/free-port.js';
+export { freePort } from '../kit/test-port.js';

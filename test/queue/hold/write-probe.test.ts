@@ -5,7 +5,7 @@ import { createLogger } from '../../../src/log/logger.js';
 import { startRedisServer, type RedisServer } from '../../../src/redis/embedded-server.js';
 import { watchRedisWrites } from '../../../src/queue/hold/write-probe.js';
 import { createRedis } from '../../../src/redis/connection.js';
-import { freePort } from '../../../src/net/free-port.js';
+import { freePort } from '../../kit/test-port.js';
 
 /** Private redis-servers: a primary, and a replica of it (which answers writes READONLY). */
 describe('watching whether Redis takes writes', () => {
