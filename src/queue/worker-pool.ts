@@ -282,7 +282,8 @@ function createIntakeWorker(
  */
 async function startStream(o: StartWorkersOptions, s: PoolState, kind: RunnerKind): Promise<void> {
   if (s.workers.has(kind.stream)) throw new Error(`two job kinds for stream ${kind.stream}`);
-  const conn = (s.conn ??= createRedis(o.connection));
+  // Named, as BullMQ names each worker's: CLIENT LIST tells an account's connections apart (`{prefix}:pool`).
+  const conn = (s.conn ??= createRedis(o.connection, { connectionName: `${o.prefix}:pool` }));
   // A planned Sentinel failover drops the finishes written in its last second to the old primary: made again at once.
   const guard = finishGuardFor(o.connection, conn, { lockDurationMs: s.lockDuration, logger: o.logger.child({ stream: kind.stream }) });
   s.guards.push(guard);

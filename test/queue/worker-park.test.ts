@@ -31,9 +31,10 @@ const ordersName = () => `${w.prefix}:${Buffer.from('orders').toString('base64')
 async function connections(): Promise<{ orders: number; workers: number; bell: number; bellBlocked: boolean }> {
   const lines = ((await w.redis.client('LIST')) as string).split('\n').filter((l) => l.includes(`name=${w.prefix}:`));
   const bell = lines.filter((l) => l.includes(`name=${w.prefix}:park-bell `));
+  const pool = lines.filter((l) => l.includes(`name=${w.prefix}:pool `));
   return {
     orders: lines.filter((l) => l.includes(`name=${ordersName()} `)).length,
-    workers: lines.length - bell.length,
+    workers: lines.length - bell.length - pool.length,
     bell: bell.length,
     bellBlocked: bell.some((l) => l.includes('cmd=bzpopmin')),
   };
