@@ -73,6 +73,9 @@ export function trackJobs<A extends unknown[], R>(slot: () => ParkSlot | undefin
   };
 }
 
+/** Whether the slot's worker runs, or is parked or parking (it starts again when work comes): for readiness. */
+export const slotRuns = (slot: ParkSlot) => slot.state !== 'running' || slot.worker.isRunning();
+
 export interface ParkingOptions {
   /** A worker that ran no job for this long, with nothing for it in its queue, is parked (ms). */
   afterMs: number;
@@ -89,8 +92,6 @@ export interface ParkingOptions {
 }
 
 export interface Parking {
-  /** Whether the slot's worker is running or parked (parked is fine: it starts again when work comes). */
-  fine(slot: ParkSlot): boolean;
   /** Stops parking and the doorbell; parks under way settle (a worker closed by one stays closed). */
   stop(): Promise<void>;
 }
@@ -309,7 +310,6 @@ export function startParking(o: ParkingOptions, slots: ParkSlot[]): Parking {
   })();
 
   return {
-    fine: (slot) => slot.state !== 'running' || slot.worker.isRunning(),
     async stop() {
       stopped = true;
       clearInterval(idle);

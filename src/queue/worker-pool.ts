@@ -14,7 +14,7 @@ import { createProcessor } from './job-runner.js';
 import { recordJobOptions, type JobData } from './queues.js';
 import type { StartWorkersOptions } from './start-workers-options.js';
 import { startSizing } from './worker-sizing.js';
-import { parkSlot, startParking, trackJobs, type ParkKey, type Parking, type ParkSlot } from './worker-park.js';
+import { parkSlot, slotRuns, startParking, trackJobs, type ParkKey, type Parking, type ParkSlot } from './worker-park.js';
 import type { StreamName } from '../records/stream-name.js';
 import { messageOf } from '../errors/message-of.js';
 import { logRedisError } from '../redis/error-log.js';
@@ -77,8 +77,6 @@ interface PoolState {
   drainSeconds: number;
   /** The connection the pool's queues and workers share (each worker has its own blocking connection besides). */
   conn?: Redis;
-  /** Jobs running now in this process. */
-  active: number;
 }
 
 function poolState(o: StartWorkersOptions): PoolState {
@@ -96,7 +94,6 @@ function poolState(o: StartWorkersOptions): PoolState {
     lockDuration: o.lockDurationMs ?? defaults.jobLockMs,
     maxStalledCount: o.maxStalledCount ?? o.deps.jobs.attempts,
     drainSeconds: o.drainSeconds ?? defaults.workerDrainSeconds,
-    active: 0,
   };
   if (o.outage)
     state.outage = {
@@ -129,17 +126,8 @@ export function skipIdleStalledChecks(worker: Worker, conn: Redis): void {
   };
 }
 
-/** A job's run, counted in `active` while it runs. */
-function counted<J, R>(s: PoolState, run: (job: J, token?: string, signal?: AbortSignal) => Promise<R>) {
-  return async (job: J, token?: string, signal?: AbortSignal): Promise<R> => {
-    s.active++;
-    try {
-      return await run(job, token, signal);
-    } finally {
-      s.active--;
-    }
-  };
-}
+/** Jobs running now in this process: what each worker's slot counts (worker-park.ts's trackJobs). */
+const activeJobs = (s: PoolState) => s.slots.reduce((n, slot) => n + slot.jobs, 0);
 
 /**
  * The record worker of a stream: its processor with the rate-limit, breaker and outage holds, bad records trimmed.
@@ -157,12 +145,7 @@ function startRecordWorker(o: StartWorkersOptions, s: PoolState, kind: RunnerKin
     ...(s.outage ? { outage: s.outage } : {}),
   });
   let slot: ParkSlot<RecordWorker> | undefined;
-  const run = guard.wrap(
-    counted(
-      s,
-      trackJobs(() => slot, processor),
-    ),
-  );
+  const run = guard.wrap(trackJobs(() => slot, processor));
   slot = parkSlot(
     (type: ParkKey) => queue.toKey(type),
     () => createRecordWorker(o, s, kind, conn, guard, queue, run),
@@ -230,12 +213,7 @@ function startIntakeWorker(
   };
   const intakeQueue = intakeQueueName(stream);
   let slot: ParkSlot<IntakeWorker> | undefined;
-  const run = guard.wrap(
-    counted(
-      s,
-      trackJobs(() => slot, runIntake),
-    ),
-  );
+  const run = guard.wrap(trackJobs(() => slot, runIntake));
   slot = parkSlot(
     (type: ParkKey) => `${o.prefix}:${intakeQueue}:${type}`,
     () => createIntakeWorker(o, s, stream, conn, guard, run),
@@ -325,7 +303,7 @@ async function closePool(o: StartWorkersOptions, s: PoolState, graceMs: number):
   // Jobs still running are not aborted mid-call: their outcome is left for the next run to settle.
   if (!idle)
     o.logger.warn(
-      { active: s.active },
+      { active: activeJobs(s) },
       `active jobs did not finish within ${graceMs} ms; closing anyway (they are taken back once their lock expires)`,
     );
   // Forced: lock renewal stops, so BullMQ's stalled-job check of any worker takes the jobs back.
@@ -370,12 +348,12 @@ export async function startWorkers(o: StartWorkersOptions): Promise<WorkerPool> 
   return {
     workers: s.workers,
     intakeWorkers: s.intakeWorkers,
-    running: () => [...s.recordSlots.values()].every((slot) => (s.parking ? s.parking.fine(slot) : slot.worker.isRunning())),
+    running: () => [...s.recordSlots.values()].every(slotRuns),
     eachWorker(watch) {
       for (const [stream, worker] of s.workers) watch(worker, stream);
       s.watchers.push(watch);
     },
-    active: () => s.active,
+    active: () => activeJobs(s),
     concurrency: () => s.workers.values().next().value?.concurrency ?? o.concurrency,
     async close(graceMs) {
       sizer?.stop();
