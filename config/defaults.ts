@@ -86,14 +86,21 @@ export const defaults = {
    */
   breakerThreshold: 10,
   /**
-   * The service down for everything (5xx, refused or reset connections, time-outs) met by jobs in a row, across every
-   * process of the prefix, that make every stream hold (src/queue/hold/: the hold's cause `outage`): jobs wait without
-   * spending attempts, nothing is pulled, and one read probes the service until it answers.
+   * The service down (5xx, refused or reset connections, time-outs) met by one named call's requests in a row, across
+   * every process of the prefix, that hold that call (src/queue/hold/call-hold.ts): the jobs whose next step is it wait
+   * there without spending attempts, everything else goes on, and one real request of it is tried at growing intervals.
    */
   outageThreshold: 3,
-  /** First and longest delay between two probes of a service that is down, in ms (the delay doubles: 2, 4, 8, 16, then 30 s). */
+  /**
+   * First and longest delay between two trials of a held call, or two probes of a service down for everything, in ms
+   * (the delay doubles: 2, 4, 8, 16, then 30 s; OUTAGE_PROBE_MAX_SECONDS).
+   */
   outageProbeFirstMs: 2_000,
   outageProbeMaxMs: 30_000,
+  /** How long a held call's trial keeps the others back before another may go (its answer lost with its process), in ms. */
+  callTrialLifeMs: 30_000,
+  /** How old a process's view of the held calls may be when a request of a job asks it, in ms (one HGETALL at most this often). */
+  callHoldViewMs: 1_000,
   /** How often each worker process looks at the outage state while it holds its queues for one (to let them go), in ms. */
   outageLookMs: 1_000,
   /**

@@ -36,7 +36,39 @@ function pausedLines(s: Pick<StatusReport, 'streams'>): string[] {
     ]);
 }
 
-/** Every hold (src/queue/hold/), in one place at the top of `status`: the service down, then each paused stream. */
-export function holdLines(s: Pick<StatusReport, 'outage' | 'streams'>): string[] {
-  return [...outageLines(s), ...pausedLines(s)];
+/** How long ago a held call's last hold may have ended to be told. */
+const RECENT_MS = 24 * 3600_000;
+
+const waitingText = (w: Record<string, number>) => {
+  const parts = Object.entries(w).filter(([, n]) => n > 0);
+  const n = parts.reduce((a, [, k]) => a + k, 0);
+  return `${n} job(s) wait at it${parts.length ? ` (${parts.map(([stream, k]) => `${stream} ${k}`).join(', ')})` : ''}`;
+};
+
+/** Each held call of the service (only the jobs whose next step it is wait), and those that ended in the last day. */
+function callLines(s: Pick<StatusReport, 'calls'>, now: number): string[] {
+  const held = s.calls.filter((c) => c.held);
+  const lines = held.flatMap((c) => [
+    `HELD: ${c.label} since ${when(c.since)} UTC, ${waitingText(c.waiting)}. Why: ${clip(c.reason ?? 'no reason recorded', 200)}`,
+    `  Only the jobs whose next step is ${c.label} wait there (no attempt spent); every other call and stream goes on` +
+      `${c.probe ? ` (a read: ${clip(c.probe, 80)})` : ''}. ${c.trials} trial(s) so far` +
+      `${c.lastTrial ? ` (last: ${clip(c.lastTrial, 80)})` : ''}, the next at ${when(c.nextTrialAt)} UTC; goes on by itself once it works.`,
+    '',
+  ]);
+  const ended = s.calls.filter((c) => !c.held && c.last && now - Date.parse(c.last.endedAt) < RECENT_MS);
+  for (const c of ended)
+    lines.push(
+      `Last held: ${c.label}, ${when(c.last!.since)} to ${when(c.last!.endedAt)} UTC (${c.last!.seconds} s, ${c.last!.trials} trial(s)); ` +
+        'released by a request of its own.',
+      '',
+    );
+  return lines;
+}
+
+/**
+ * Every hold (src/queue/hold/), in one place at the top of `status`: the service down, each held call, then each
+ * paused stream.
+ */
+export function holdLines(s: Pick<StatusReport, 'outage' | 'streams' | 'calls'>, now = Date.now()): string[] {
+  return [...outageLines(s), ...callLines(s, now), ...pausedLines(s)];
 }

@@ -59,6 +59,7 @@ function method(name: string, row: CallRow, account: string, send: Send) {
       method: row.method,
       path: path.fill(args),
       cls: row.cls,
+      scope: row.scope,
       body: row.body ? row.body(...args.slice(arity, arity + bodyArity)) : undefined,
       decode: row.decode,
       options: (args[arity + bodyArity] as CallOptions | undefined) ?? {},

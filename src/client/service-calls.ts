@@ -7,6 +7,7 @@ import type {
 } from './answers/schemas.js';
 import type { CallOptions, RequestClass } from './api-call.js';
 import { decoders as d, type Decoder } from './answers/shape.js';
+import type { CallScope } from './call-scope.js';
 
 /**
  * One call of the service. `path` is a template: `{account}` is the client's account; `{url}` takes a path or URL
@@ -19,6 +20,11 @@ export interface CallRow<P extends string = string, B extends unknown[] = unknow
   path: P;
   /** Which budget the request spends (a collection GET also spends one GET). */
   cls: RequestClass;
+  /**
+   * The named call a run of failures holds (src/queue/hold/call-hold.ts): the rows that reach one endpoint for one
+   * purpose share one, so a 503 of shipment creates holds the jobs about to create a shipment and nothing else.
+   */
+  scope: CallScope;
   /** Only on a write: the JSON sent, from the call's body argument (none for an action such as complete). */
   body?: (...body: B) => string;
   decode: Decoder<A>;
@@ -40,38 +46,67 @@ const empty = (): string => '{}';
  * src/sandbox/api-router.ts); the API, tracing, the dry run's refusal and the budgets follow.
  */
 export const serviceCalls = {
-  listFacilities: { method: 'GET', path: '/{account}/api/facility', cls: 'collection', decode: d.facilityRows },
-  listProducts: { method: 'GET', path: '/{account}/api/product', cls: 'collection', decode: d.productRows },
-  listInventoryItems: { method: 'GET', path: '/{account}/api/inventoryitem', cls: 'collection', decode: d.inventoryRows },
+  listFacilities: { method: 'GET', path: '/{account}/api/facility', cls: 'collection', scope: 'collection-reads', decode: d.facilityRows },
+  listProducts: { method: 'GET', path: '/{account}/api/product', cls: 'collection', scope: 'collection-reads', decode: d.productRows },
+  listInventoryItems: {
+    method: 'GET',
+    path: '/{account}/api/inventoryitem',
+    cls: 'collection',
+    scope: 'collection-reads',
+    decode: d.inventoryRows,
+  },
   /** Any collection, decoded from column-major into rows. */
-  listCollection: { method: 'GET', path: '/{account}/api/{collection}', cls: 'collection', decode: d.anyRows },
-  getOrder: { method: 'GET', path: '{url}', cls: 'get', decode: d.orderRead },
-  getShipment: { method: 'GET', path: '{url}', cls: 'get', decode: d.shipmentRead },
-  getProduct: { method: 'GET', path: '{url}', cls: 'get', decode: d.product },
-  getVariance: { method: 'GET', path: '{url}', cls: 'get', decode: d.variance },
-  createOrder: { method: 'POST', path: '/{account}/api/order', cls: 'post', body: json<CreateOrderBody>(), decode: d.orderCreated },
+  listCollection: { method: 'GET', path: '/{account}/api/{collection}', cls: 'collection', scope: 'collection-reads', decode: d.anyRows },
+  getOrder: { method: 'GET', path: '{url}', cls: 'get', scope: 'entity-reads', decode: d.orderRead },
+  getShipment: { method: 'GET', path: '{url}', cls: 'get', scope: 'entity-reads', decode: d.shipmentRead },
+  getProduct: { method: 'GET', path: '{url}', cls: 'get', scope: 'entity-reads', decode: d.product },
+  getVariance: { method: 'GET', path: '{url}', cls: 'get', scope: 'entity-reads', decode: d.variance },
+  createOrder: {
+    method: 'POST',
+    path: '/{account}/api/order',
+    cls: 'post',
+    scope: 'order-create',
+    body: json<CreateOrderBody>(),
+    decode: d.orderCreated,
+  },
   createShipment: {
     method: 'POST',
     path: '/{account}/api/shipment',
     cls: 'post',
+    scope: 'shipment-create',
     body: json<CreateShipmentBody>(),
     decode: d.shipmentCreated,
   },
-  modifyShipment: { method: 'POST', path: '{url}', cls: 'post', body: json<Record<string, unknown>>(), decode: d.shipment },
+  modifyShipment: {
+    method: 'POST',
+    path: '{url}',
+    cls: 'post',
+    scope: 'shipment-update',
+    body: json<Record<string, unknown>>(),
+    decode: d.shipment,
+  },
   /** POST {} to an order's actionUrlComplete. */
-  completeOrder: { method: 'POST', path: '{url}', cls: 'post', body: empty, decode: d.order },
+  completeOrder: { method: 'POST', path: '{url}', cls: 'post', scope: 'order-actions', body: empty, decode: d.order },
   /** POST {} to another action URL of an order: actionUrlLock, actionUrlEdit, actionUrlCancel. */
-  orderAction: { method: 'POST', path: '{url}', cls: 'post', body: empty, decode: d.order },
+  orderAction: { method: 'POST', path: '{url}', cls: 'post', scope: 'order-actions', body: empty, decode: d.order },
   /** POST to an order's URL: its items replaced by the list sent (the order must be editable, ORDER_CREATED). */
-  modifyOrder: { method: 'POST', path: '{url}', cls: 'post', body: json<ModifyOrderItemsBody>(), decode: d.order },
+  modifyOrder: { method: 'POST', path: '{url}', cls: 'post', scope: 'order-actions', body: json<ModifyOrderItemsBody>(), decode: d.order },
   createVariance: {
     method: 'POST',
     path: '/{account}/api/inventoryvariance',
     cls: 'post',
+    scope: 'variance',
     body: json<CreateVarianceBody>(),
     decode: d.variance,
   },
-  updateProduct: { method: 'POST', path: '{url}', cls: 'post', body: json<UpdateProductBody>(), decode: d.product },
+  updateProduct: {
+    method: 'POST',
+    path: '{url}',
+    cls: 'post',
+    scope: 'product-update',
+    body: json<UpdateProductBody>(),
+    decode: d.product,
+  },
 } as const satisfies CallTable;
 
 export type ServiceCalls = typeof serviceCalls;

@@ -29,6 +29,9 @@ export const HINTS = {
     'Something failed for now (the service, the network, Redis, a busy lock); retried with backoff. ' +
     'Once its attempts are spent, retry the job when it answers again.',
   BAD_RESPONSE: 'The service answered in an unexpected shape; report it with this trace.',
+  HELD:
+    'Nothing to do: this call of the service failed again and again, so it is held and the job waits at this step (no attempt ' +
+    'spent); one real request tries it at growing intervals and the job goes on by itself once it works (docs/runbooks/one-call-fails.md).',
   BAD_BATCH:
     'The intake job is not a batch written by `import` (its data is damaged); ' +
     'remove it from its `{stream}-intake` queue in the dashboard (/queues) and import the file again.',

@@ -13,6 +13,8 @@ import { readWorkers } from './worker-presence.js';
 import { readHolds } from '../queue/hold/hold-report.js';
 import type { EndedOutage, OutageState } from '../queue/hold/outage-state.js';
 import type { BreakerState } from '../queue/hold/refusal-state.js';
+import type { CallHoldState } from '../queue/hold/call-hold.js';
+import { heldJobCounts } from '../queue/hold/call-held-jobs.js';
 
 const COUNTED_STATES = ['waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized'] as const;
 
@@ -91,6 +93,9 @@ export interface ScheduleStatus {
   lastError: string | null;
 }
 
+/** A named call's hold, with the jobs that wait at it by stream (none while it runs). */
+export type CallStatus = CallHoldState & { waiting: Record<string, number> };
+
 /** What `status` prints and the dashboard's overview shows. */
 export interface StatusReport {
   prefix: string;
@@ -107,6 +112,11 @@ export interface StatusReport {
    * the last outage that ended (within 30 days).
    */
   outage: OutageState & { waiting: number; last: EndedOutage | null };
+  /**
+   * Each named call of the service (src/queue/hold/call-hold.ts): while `held`, the jobs whose next step is it wait there
+   * (`waiting`, by stream) and one real request of it is tried at growing intervals; every other call and stream runs.
+   */
+  calls: CallStatus[];
   /** The workers running now (each says so every 20 s): how many, how many pull the feed, where pushes are taken. */
   workers: { running: number; pulling: number; receivers: string[] };
 }
@@ -218,13 +228,16 @@ export async function readStatus(redis: Redis, queues: StreamQueues, o: { budget
   const keys = redisKeys(queues.prefix);
   // Every hold, read once: each stream's refusals, the outage and the last one that ended.
   const holds = await readHolds(redis, keys, queues.names, { lastOutage: true });
-  const [streams, budget, schedule, groups, eviction, running] = await Promise.all([
+  const [streams, budget, schedule, groups, eviction, running, calls] = await Promise.all([
     Promise.all(holds.streams.map((b) => streamStatus(redis, queues, b, now))),
     budgetStatus(redis, queues.prefix, o.budgets, now),
     scheduleStatus(redis, queues.prefix, queues.kinds),
     failedGroups(queues),
     checkEvictionPolicy(redis),
     readWorkers(redis, keys, now),
+    Promise.all(
+      holds.calls.map(async (c) => ({ ...c, waiting: c.held ? await heldJobCounts(redis, keys, c.call, queues.names) : {} })),
+    ),
   ]);
   const { outage, lastOutage: last } = holds;
   const redisInfo = { maxmemoryPolicy: eviction.policy, warning: eviction.warning };
@@ -238,6 +251,7 @@ export async function readStatus(redis: Redis, queues: StreamQueues, o: { budget
     schedule,
     failedGroups: groups,
     outage: { ...outage, waiting, last: last ?? null },
+    calls,
     workers: {
       running: running.length,
       pulling: running.filter((w) => w.pulls).length,

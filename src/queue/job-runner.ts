@@ -7,7 +7,8 @@ import type { RedisConnection as Redis } from '../redis/connection.js';
 import { beforeGoLive, goLiveFloor, goLiveSkipped } from './go-live.js';
 import { holdCauseOf } from './hold/hold.js';
 import { holdJob, type OutageHooks, type RefusalHooks } from './hold/hold-job.js';
-import { recordServiceUp } from './hold/outage-state.js';
+import { callHoldLayer, heldCallOf } from './hold/call-hold-layer.js';
+import { holdAtCall, type CallHoldHooks } from './hold/hold-at-call.js';
 import { recordSuccess } from './hold/refusal-state.js';
 import { classifyFailure, type Failure } from './failure.js';
 import { recordFailureGroup } from './failure-group.js';
@@ -38,6 +39,8 @@ export interface ProcessorOptions {
   breaker?: RefusalHooks;
   /** Every stream held while the service is down (src/queue/hold/); without it the service down is retried job by job. */
   outage?: OutageHooks;
+  /** The holds of the service's named calls (src/queue/hold/call-hold.ts): a job waits at a held call. Default: none. */
+  calls?: CallHoldHooks;
 }
 
 export type RecordProcessor = (job: Job<JobData, JobResult>, token?: string, signal?: AbortSignal) => Promise<JobResult>;
@@ -134,15 +137,12 @@ async function runLocked<R>(kind: RunnerKind<R>, deps: RunnerDeps, opts: Process
     throw new DelayedError();
   }
   try {
-    const result = await kind.job.process(run.record, jobContext(kind, deps, run, lock));
+    const result = await kind.job.process(run.record, jobContext(kind, deps, run, lock, opts));
     await attempt.writeTrace({ result });
     const logger = attempt.logger;
-    // A synced job ends the row of every hold's cause (hold.ts: running(n) → running(0)), at once rather than one after the other.
-    await Promise.all([
-      opts.breaker &&
-        recordSuccess(deps.redis, deps.keys, kind.stream).catch((err: Error) => couldNot(logger, 'reset the breaker count', err)),
-      opts.outage && recordServiceUp(deps.redis, deps.keys).catch((err: Error) => couldNot(logger, 'reset the outage count', err)),
-    ]);
+    // A synced job ends the breaker's row (hold.ts: running(n) → running(0)); each call's row ends with its own answers.
+    if (opts.breaker)
+      await recordSuccess(deps.redis, deps.keys, kind.stream).catch((err: Error) => couldNot(logger, 'reset the breaker count', err));
     attempt.spans?.end(result.outcome);
     logger.info(
       { outcome: result.outcome, attempt: attempt.trace.attempt, ms: attempt.trace.ms, calls: attempt.trace.calls.length },
@@ -154,14 +154,24 @@ async function runLocked<R>(kind: RunnerKind<R>, deps: RunnerDeps, opts: Process
   }
 }
 
-/** What the kind's processing gets: a client traced into the attempt, the catalog, Redis, its logger and notes. */
-function jobContext<R>(kind: RunnerKind<R>, deps: RunnerDeps, { job, signal, attempt, fromService }: Run<R>, lock: HeldLock): JobContext {
+/**
+ * What the kind's processing gets: a client traced into the attempt (and held at a held call of the service), the
+ * catalog, Redis, its logger and notes.
+ */
+function jobContext<R>(
+  kind: RunnerKind<R>,
+  deps: RunnerDeps,
+  { job, signal, attempt, fromService }: Run<R>,
+  lock: HeldLock,
+  opts: ProcessorOptions,
+): JobContext {
   const spans = attempt.spans;
+  const traced = tracedClient(deps.client, attempt.onCall, signal);
   return {
     jobId: String(job.id),
     stream: kind.stream,
     attempt: attempt.trace.attempt,
-    client: tracedClient(deps.client, attempt.onCall, signal),
+    client: opts.calls ? traced.with(callHoldLayer(opts.calls.holds, String(job.id))) : traced,
     catalog: deps.catalog,
     redis: deps.redis,
     keys: deps.keys,
@@ -188,6 +198,9 @@ async function attemptFailed<R>(
     throw err;
   }
   if (err instanceof LockLostError) return await lockLost(job, token, attempt, opts);
+  // A held call of the service: the job waits at that step with its progress, no attempt spent (src/queue/hold/).
+  const call = opts.calls && heldCallOf(err);
+  if (call) return await holdAtCall(job, token, { call, err, attempt, stream: kind.stream, deps, hooks: opts.calls! });
   const failure = classifyFailure(err);
   const retried = failure.action === 'retry' && attempt.trace.attempt < (job.opts.attempts ?? 1);
   spans?.end(failure.action === 'hold' ? 'held' : retried ? 'retry' : 'failed', failure.code);

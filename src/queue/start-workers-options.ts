@@ -8,6 +8,7 @@ import type { RunnerKind } from './runner-kind.js';
 import type { ProcessorOptions, RunnerDeps } from './job-runner.js';
 import type { OutageHooks, RefusalHooks } from './hold/hold-job.js';
 import type { OutageWatchOptions } from './hold/hold-watch.js';
+import type { CallHoldSettings } from './hold/call-holds.js';
 
 /** What `startWorkers` (worker-pool.ts) takes. */
 export interface StartWorkersOptions {
@@ -23,13 +24,19 @@ export interface StartWorkersOptions {
   logger: Logger;
   /** Retry delays; default deps.jobs. */
   retry?: Pick<Config['jobs'], 'retryBaseDelayMs' | 'retryMaxDelayMs'> & { jitter?: 'equal' | 'full' };
-  processor?: Omit<ProcessorOptions, 'rateLimit' | 'breaker' | 'outage'>;
+  processor?: Omit<ProcessorOptions, 'rateLimit' | 'breaker' | 'outage' | 'calls'>;
   /**
-   * The hold for `outage` (src/queue/hold/): every stream held while the service is down, the probe that tells when
-   * it answers again, and the timings. Default: none (the service down is retried job by job, then counted as a
-   * refusal on the job's last attempt).
+   * The holds of the service down (src/queue/hold/): each named call held while it fails (the jobs whose next step is
+   * it wait there), every stream held while the service is down for everything, the read probe that tells the two
+   * apart and tells when the service answers again, and the timings. Default: none (the service down is retried job by
+   * job, then counted as a refusal on the job's last attempt).
    */
-  outage?: Omit<OutageHooks, 'holdAll'> & Pick<OutageWatchOptions, 'probe' | 'lookMs' | 'probeMaxMs' | 'onEnd'>;
+  outage?: Omit<OutageHooks, 'holdAll'> &
+    Pick<CallHoldSettings, 'threshold'> &
+    Pick<OutageWatchOptions, 'probe' | 'lookMs' | 'idleLookMs' | 'probeMaxMs' | 'firstProbeMs' | 'onEnd'> & {
+      /** How long a job waiting at a held call is delayed besides its wake-up, in ms (hold-at-call.ts). */
+      callWaitMs?: number;
+    };
   /**
    * Each stream's hold for `refusals`, the circuit breaker (src/queue/hold/): its threshold (default
    * BREAKER_THRESHOLD's default) and delays, or false to settle every refusal job by job.

@@ -8,6 +8,8 @@ import { intakeQueueName, type IntakeData } from './intake-queue.js';
 import type { JobResult } from './job-context.js';
 import type { OutageHooks } from './hold/hold-job.js';
 import { startOutageWatch, type OutageWatch } from './hold/hold-watch.js';
+import { CallHolds } from './hold/call-holds.js';
+import type { CallHoldHooks } from './hold/hold-at-call.js';
 import { failureCodeOf } from './failure-code.js';
 import { finishGuardFor, type FinishGuard } from './finish-guard.js';
 import { createProcessor } from './job-runner.js';
@@ -70,6 +72,8 @@ interface PoolState {
   watch?: OutageWatch;
   /** The outage hooks of the processors, when the service down holds every stream. */
   outage?: OutageHooks & NonNullable<StartWorkersOptions['outage']>;
+  /** The held calls' hooks of the processors (with the outage's). */
+  calls?: CallHoldHooks;
   backoffStrategy: ReturnType<typeof jitteredBackoff>;
   lockDuration: number;
   maxStalledCount: number;
@@ -95,7 +99,7 @@ function poolState(o: StartWorkersOptions): PoolState {
     maxStalledCount: o.maxStalledCount ?? o.deps.jobs.attempts,
     drainSeconds: o.drainSeconds ?? defaults.workerDrainSeconds,
   };
-  if (o.outage)
+  if (o.outage) {
     state.outage = {
       ...o.outage,
       holdAll: async () => {
@@ -103,6 +107,18 @@ function poolState(o: StartWorkersOptions): PoolState {
         state.watch?.lookNow();
       },
     };
+    const holds = new CallHolds({
+      redis: o.deps.redis,
+      keys: o.deps.keys,
+      logger: o.logger,
+      threshold: o.outage.threshold,
+      firstTrialMs: o.outage.firstProbeMs,
+      maxTrialMs: o.outage.probeMaxMs,
+      // A call held or released here: this process's look probes it or wakes its jobs at once.
+      onChange: () => state.watch?.lookNow(),
+    });
+    state.calls = { holds, ...(o.outage.callWaitMs === undefined ? {} : { waitMs: o.outage.callWaitMs }) };
+  }
   return state;
 }
 
@@ -143,6 +159,7 @@ function startRecordWorker(o: StartWorkersOptions, s: PoolState, kind: RunnerKin
       ? {}
       : { breaker: { ...o.breaker, threshold: o.breaker?.threshold ?? defaults.breakerThreshold, pause: () => queue.pause() } }),
     ...(s.outage ? { outage: s.outage } : {}),
+    ...(s.calls ? { calls: s.calls } : {}),
   });
   let slot: ParkSlot<RecordWorker> | undefined;
   const run = guard.wrap(trackJobs(() => slot, processor));
@@ -344,7 +361,14 @@ export async function startWorkers(o: StartWorkersOptions): Promise<WorkerPool> 
       s.slots,
     );
   if (s.outage)
-    s.watch = startOutageWatch({ ...s.outage, redis: o.deps.redis, keys: o.deps.keys, queues: s.recordQueues, logger: o.logger });
+    s.watch = startOutageWatch({
+      ...s.outage,
+      redis: o.deps.redis,
+      keys: o.deps.keys,
+      queues: s.recordQueues,
+      logger: o.logger,
+      ...(s.calls ? { calls: s.calls.holds } : {}),
+    });
   return {
     workers: s.workers,
     intakeWorkers: s.intakeWorkers,

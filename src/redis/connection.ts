@@ -82,6 +82,10 @@ export function redisKeys(prefix: string) {
     outage: () => `${prefix}:outage`,
     /** The last outage that ended (since, ended, records that waited, whether told), as a hash. */
     outageLast: () => `${prefix}:outage-last`,
+    /** Each named call of the service's hold (failures in a row; held since when, why, its trials), fields `{call}:*` of one hash. */
+    callHolds: () => `${prefix}:call-holds`,
+    /** The ids of a stream's jobs that wait at a held call, scored by when they began to wait. */
+    callHeld: (call: string, stream: string) => `${prefix}:call-held:${call}:${stream}`,
     /** The running workers, one field per process (what it pulls and where it takes pushes), refreshed while it runs. */
     workers: () => `${prefix}:workers`,
     /** A pushed delivery's id seen (its records stored), per stream, kept a day: the same id again queues nothing. */

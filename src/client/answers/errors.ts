@@ -15,7 +15,8 @@ export type ServiceErrorCode =
   | 'VALIDATION'
   | 'RATE_LIMITED'
   | 'TRANSIENT'
-  | 'BAD_RESPONSE';
+  | 'BAD_RESPONSE'
+  | 'HELD';
 
 /**
  * What is known of a write's effect on the service:
@@ -139,6 +140,23 @@ export class TransientError extends ServiceError {
 export class BadResponseError extends ServiceError {
   readonly code = 'BAD_RESPONSE' as const;
   readonly retryable = false;
+}
+
+/**
+ * Not sent: the call is held while it fails (src/queue/hold/call-hold.ts), so the job waits at this step with its
+ * progress. Thrown by the hold's layer around a job's client before anything is sent (nothing was applied), never by
+ * the client itself; the runner puts the job back without spending an attempt.
+ */
+export class CallHeldError extends ServiceError {
+  readonly code = 'HELD' as const;
+  readonly retryable = true;
+  /** The held call (`shipment-create`). */
+  readonly scope: string;
+
+  constructor(message: string, data: ServiceErrorData & { scope: string }) {
+    super(message, { ...data, outcome: 'not-applied' });
+    this.scope = data.scope;
+  }
 }
 
 export function isServiceError(err: unknown): err is ServiceError {

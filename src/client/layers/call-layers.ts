@@ -9,6 +9,8 @@ export interface ServiceRequest {
   /** The path filled in from the row's template; a `{url}` as the service gave it (checked before it is sent). */
   readonly path: string;
   readonly cls: RequestClass;
+  /** The named call its failures count toward and a hold of which keeps it from being sent (the row's `scope`). */
+  readonly scope: string;
   /** The JSON sent with a write; undefined on a read. */
   readonly body?: string;
   readonly decode: Decoder<unknown>;

@@ -5,7 +5,7 @@ import type { RedisConnection as Redis, RedisKeys } from '../../redis/connection
 import { logRepeated } from '../../log/log-throttle.js';
 import type { Failure } from '../failure.js';
 import type { JobHoldCause } from './hold.js';
-import { recordServiceDown } from './outage-state.js';
+import { isOutage } from './outage-state.js';
 import { recordRefusal, recordRepeat } from './refusal-state.js';
 
 /** What the runner needs to hold a stream for refusals (worker-pool.ts gives it). */
@@ -25,14 +25,10 @@ export interface RefusalHooks {
 
 /** What the runner needs to hold every stream while the service is down (worker-pool.ts gives it). */
 export interface OutageHooks {
-  /** The service down met by jobs in a row, across every process, that holds. Default defaults.outageThreshold. */
-  threshold?: number;
   /** Pauses the record queues of this process's streams (every process's look pauses its own within a second). */
   holdAll(): Promise<void>;
   /** How soon a job that met the outage is due again, in ms (it then waits in its paused queue). */
   holdMs?: number;
-  /** First delay before the first probe, in ms. */
-  firstProbeMs?: number;
 }
 
 /** The hooks of each cause a job can meet; a cause without hooks holds nothing (its failures settle job by job). */
@@ -61,19 +57,11 @@ export async function holdJob(job: Job, token: string | undefined, f: Failure, c
   const jobId = String(job.id);
   const { refusals, outage } = c.hooks;
   if (cause === 'outage') {
-    if (!outage) return false;
-    const threshold = outage.threshold ?? defaults.outageThreshold;
-    const firstProbeMs = outage.firstProbeMs ?? defaults.outageProbeFirstMs;
-    const r = await recordServiceDown(c.redis, c.keys, { threshold, reason, firstProbeMs, code: f.code, jobId });
-    if (r.state === 'closed') return false;
+    // The outage is opened by the watch (a held call whose read probe finds the rest down too: hold-watch.ts); a job
+    // that meets the service down meanwhile waits in its paused queue, no attempt spent.
+    if (!outage || !(await isOutage(c.redis, c.keys))) return false;
     await outage.holdAll();
-    if (r.state === 'tripped')
-      c.logger.error(
-        { code: f.code, failures: r.failures },
-        `the service is down: ${r.failures} jobs in a row met ${reason}. Every stream holds: no job runs, none is pulled, none ` +
-          'spends an attempt; one read probes the service, and work goes on by itself when it answers',
-      );
-    else c.logger.debug({ code: f.code }, `${reason} during the outage; the job waits, no attempt spent`);
+    c.logger.debug({ code: f.code }, `${reason} during the outage; the job waits, no attempt spent`);
     await job.moveToDelayed(Date.now() + (outage.holdMs ?? defaults.breakerHoldMs), token);
     return true;
   }

@@ -2,6 +2,7 @@ import type { RedisConnection as Redis, RedisKeys } from '../../redis/connection
 import { readLastOutage, readOutage, type EndedOutage, type OutageState } from './outage-state.js';
 import { readBreaker, type BreakerState } from './refusal-state.js';
 import type { WriteState } from './write-probe.js';
+import { readCallHolds, type CallHoldState } from './call-hold.js';
 
 /**
  * Every hold as it is now (hold.ts), read once for each surface: `status` and the dashboard (src/ops/status-report.ts),
@@ -13,6 +14,8 @@ export interface HoldReport {
   streams: BreakerState[];
   /** The hold for `outage`: every stream, while the service is down. */
   outage: OutageState;
+  /** Each named call of the service's hold (call-hold.ts): held, only the jobs whose next step it is wait. */
+  calls: CallHoldState[];
   /** The last outage that ended (within 30 days), when asked for. */
   lastOutage?: EndedOutage | undefined;
   /** The hold for `redis-refused`, as this process's write probe sees it, when it runs one. */
@@ -26,14 +29,16 @@ export async function readHolds(
   streams: readonly string[],
   o: { lastOutage?: boolean; writes?: () => WriteState } = {},
 ): Promise<HoldReport> {
-  const [refusals, outage, lastOutage] = await Promise.all([
+  const [refusals, outage, calls, lastOutage] = await Promise.all([
     Promise.all(streams.map((s) => readBreaker(redis, keys, s))),
     readOutage(redis, keys),
+    readCallHolds(redis, keys),
     o.lastOutage ? readLastOutage(redis, keys) : undefined,
   ]);
   return {
     streams: refusals,
     outage,
+    calls,
     ...(o.lastOutage ? { lastOutage } : {}),
     ...(o.writes ? { redisWrites: o.writes() } : {}),
   };

@@ -7,6 +7,9 @@ import { logRepeated, reasonOf } from '../../log/log-throttle.js';
 import { startLooking } from '../../time/serial-look.js';
 import { isPaused as heldForRefusals } from './refusal-state.js';
 import { claimProbe, endOutage, noteProbe, openedAt } from './outage-state.js';
+import { CALL_SCOPES } from '../../client/call-scope.js';
+import type { CallHolds } from './call-holds.js';
+import { callsDueNow, lookAtCalls, type CallLook } from './call-hold-look.js';
 
 /** What one probe of the service found: it answered (any answer but the service down), or not, and what it met. */
 export interface ProbeResult {
@@ -34,12 +37,26 @@ export interface OutageWatchOptions {
   probeMaxMs?: number;
   /** Called in the process that ended an outage (e.g. to alert now rather than at the next look). */
   onEnd?(r: { seconds: number; waited: number }): void;
+  /**
+   * This process's side of the held calls (call-holds.ts): each look also refreshes its view, sends a held call's read
+   * probe (the outage opens when it fails too), wakes a due trial's job and the jobs of a released call.
+   */
+  calls?: CallHolds;
+  /** The first delay of the outage's probes and of a held call's trials, in ms. Default defaults.outageProbeFirstMs. */
+  firstProbeMs?: number;
 }
 
 export interface OutageWatch {
   /** Looks now (e.g. right after a job opened the outage), besides the regular looks. */
   lookNow(): void;
   stop(): Promise<void>;
+}
+
+/** The outage's start (as stored) and the held calls' hash, in one round trip. */
+async function readHoldHashes(redis: Redis, keys: RedisKeys, calls: boolean): Promise<[string | undefined, Record<string, string>]> {
+  if (!calls) return [await openedAt(redis, keys), {}];
+  const [since, hash] = await Promise.all([openedAt(redis, keys), redis.hgetall(keys.callHolds())]);
+  return [since, hash];
 }
 
 /** Jobs that wait in a queue (held or not). */
@@ -58,8 +75,19 @@ export function startOutageWatch(o: OutageWatchOptions): OutageWatch {
   const lookMs = o.lookMs ?? defaults.outageLookMs;
   const idleLookMs = o.idleLookMs ?? (o.lookMs === undefined ? defaults.outageIdleLookMs : lookMs);
   const probeMaxMs = o.probeMaxMs ?? defaults.outageProbeMaxMs;
+  const firstProbeMs = o.firstProbeMs ?? defaults.outageProbeFirstMs;
   /** The outage (its `since`) this process holds its queues for, if any. */
   let holding: string | undefined;
+  const callLook: CallLook | undefined = o.calls && {
+    redis: o.redis,
+    keys: o.keys,
+    holds: o.calls,
+    queues: o.queues,
+    probe: o.probe,
+    logger: o.logger,
+    firstProbeMs,
+    woken: new Map(),
+  };
 
   const letGo = async (why: string) => {
     for (const [stream, queue] of o.queues) {
@@ -79,6 +107,8 @@ export function startOutageWatch(o: OutageWatchOptions): OutageWatch {
     const counts = await Promise.all([...o.queues.values()].map(waiting));
     const n = counts.reduce((a, b) => a + b, 0);
     if (!(await endOutage(o.redis, o.keys, since, n))) return;
+    // Each call held before or during the outage proves its own path now: one trial each, at once.
+    await callsDueNow(o.redis, o.keys, CALL_SCOPES, firstProbeMs);
     const seconds = Math.round((Date.now() - Number(since)) / 1000);
     o.logger.warn(
       { seconds, waited: n, probe: r.detail },
@@ -88,7 +118,8 @@ export function startOutageWatch(o: OutageWatchOptions): OutageWatch {
   };
 
   const lookOnce = async () => {
-    const since = await openedAt(o.redis, o.keys);
+    const [since, hash] = await readHoldHashes(o.redis, o.keys, !!callLook);
+    o.calls?.see(hash);
     if (since) {
       if (holding !== since) {
         await Promise.all([...o.queues.values()].map((q) => q.pause()));
@@ -98,11 +129,15 @@ export function startOutageWatch(o: OutageWatchOptions): OutageWatch {
       if (!(await openedAt(o.redis, o.keys))) {
         holding = undefined;
         await letGo('outage over; streams go on');
+        looks.lookNow();
       }
-    } else if (holding) {
+      return;
+    }
+    if (holding) {
       holding = undefined;
       await letGo('outage ended by another process; streams go on');
     }
+    if (callLook && (await lookAtCalls(callLook, hash, o.calls!.takeReleased()))) looks.lookNow();
   };
 
   // A process that starts after an outage ended while every worker was gone finds its queues paused with no cause left.
@@ -121,7 +156,7 @@ export function startOutageWatch(o: OutageWatchOptions): OutageWatch {
     lookMs,
     (err) =>
       logRepeated(o.logger, 'warn', `outage-look:${reasonOf(err)}`, { err: messageOf(err) }, 'outage look failed (Redis?); looking again'),
-    { everyMs: idleLookMs, when: () => holding === undefined },
+    { everyMs: idleLookMs, when: () => holding === undefined && !o.calls?.held().length },
   );
   return {
     lookNow: looks.lookNow,

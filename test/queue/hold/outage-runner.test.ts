@@ -1,5 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { TransientError, UnauthorizedError } from '../../../src/client/answers/errors.js';
+import { UnauthorizedError } from '../../../src/client/answers/errors.js';
+import type { JobContext } from '../../../src/queue/job-context.js';
+import { readCallHolds } from '../../../src/queue/hold/call-hold.js';
 import { waitForIdle } from '../../../src/queue/drain.js';
 import { jobIdFor } from '../../../src/queue/job-id.js';
 import { addJobs, recordJob } from '../../../src/queue/record-jobs.js';
@@ -23,7 +25,10 @@ afterEach(async () => {
 });
 
 const q = () => w.queues.get('orders');
-const down = () => new TransientError('POST /acme/api/order answered 503', { method: 'POST', path: '/acme/api/order', status: 503 });
+/** Every request of the world's sandbox answered 503, or answered again. */
+const serviceDown = (down: boolean) => w.sandbox.admin.setFaults(down ? [{ kind: 'status-503' }] : []);
+/** What a job of these tests sends: one read of the facilities, through the job's client and so its calls' holds. */
+const oneCall = (ctx: JobContext) => ctx.client.listFacilities();
 
 async function enqueue(ids: string[]): Promise<string[]> {
   await addJobs(
@@ -41,9 +46,10 @@ describe('the service down for everything (outage hold in the runner)', () => {
     let serviceUp = false;
     let sent = 0;
     const synced: string[] = [];
-    const kind = testKind('orders', async (record) => {
+    serviceDown(true);
+    const kind = testKind('orders', async (record, ctx) => {
       sent++;
-      if (!serviceUp) throw down();
+      await oneCall(ctx);
       synced.push(record.orderId);
       return done();
     });
@@ -73,7 +79,9 @@ describe('the service down for everything (outage hold in the runner)', () => {
     expect(await q().getJobCounts('failed', 'completed')).toEqual({ failed: 0, completed: 0 });
     for (const id of ids) expect((await q().getJob(id))!.attemptsMade).toBeLessThanOrEqual(2);
     const state = await readOutage(w.redis, w.keys);
-    expect(state).toMatchObject({ open: true, reason: '[TRANSIENT] POST /acme/api/order answered 503', lastProbe: 'HTTP 503' });
+    expect(state).toMatchObject({ open: true, lastProbe: 'HTTP 503' });
+    // The call that failed first, then the read that failed too.
+    expect(state.reason).toMatch(/^\[TRANSIENT\] GET \/[^ ]+\/api\/facility .*\(collection reads\); a read of the service fails too \(HTTP 503\)$/);
     // Growing intervals, up to the longest: 100, 200, 400, 400... ms apart.
     const gaps = probes.slice(1).map((t, i) => t - probes[i]!);
     expect(gaps.length).toBeGreaterThanOrEqual(3);
@@ -82,28 +90,30 @@ describe('the service down for everything (outage hold in the runner)', () => {
     expect((await readBreaker(w.redis, w.keys, 'orders')).paused).toBe(false);
 
     serviceUp = true;
+    serviceDown(false);
     await until(async () => !(await q().isPaused()));
     await waitForIdle([q()], { pollMs: 25 });
     expect(synced.sort()).toEqual(ids.map((_, i) => `OUT-${i}`).sort());
     expect(await q().getJobCounts('failed', 'completed')).toEqual({ failed: 0, completed: 12 });
     const last = await readLastOutage(w.redis, w.keys);
-    expect(last).toMatchObject({ waited: 12, reason: '[TRANSIENT] POST /acme/api/order answered 503' });
+    expect(last).toMatchObject({ waited: 12 });
+    expect(last!.reason).toBe(state.reason);
     expect((await readOutage(w.redis, w.keys)).open).toBe(false);
+    // The held call proved its own path after the outage: released by a request of its own.
+    const calls = await readCallHolds(w.redis, w.keys);
+    expect(calls.find((c) => c.call === 'collection-reads')).toMatchObject({ held: false, opened: 1, last: { answer: 'answered' } });
   });
 
   it('retries a lone 503 among answers that work as before, without holding anything', async () => {
     const ids = await enqueue(Array.from({ length: 6 }, (_, i) => `ONE-${i}`));
-    let failedOnce = false;
     let probed = 0;
-    const kind = testKind('orders', async (record) => {
-      if (record.orderId === 'ONE-0' && !failedOnce) {
-        failedOnce = true;
-        throw down();
-      }
+    w.sandbox.admin.setFaults([{ kind: 'status-503', times: 1 }]);
+    const kind = testKind('orders', async (_record, ctx) => {
+      await oneCall(ctx);
       return done();
     });
     pool = await w.startPool([kind], {
-      concurrency: 2,
+      concurrency: 1,
       outage: { threshold: 3, lookMs: 50, probe: async () => (probed++, { up: true, detail: 'HTTP 404' }) },
     });
     await waitForIdle([q()], { pollMs: 25 });
@@ -112,15 +122,15 @@ describe('the service down for everything (outage hold in the runner)', () => {
     expect((await q().getJob(ids[0]!))!.attemptsMade).toBe(2);
     expect(probed).toBe(0);
     expect(await readLastOutage(w.redis, w.keys)).toBeUndefined();
+    expect((await readCallHolds(w.redis, w.keys)).every((c) => !c.held && c.opened === 0 && c.failures === 0)).toBe(true);
   });
 
   it('leaves a stream its breaker paused waiting for resume when the outage ends', async () => {
     await enqueue(['BRK-1', 'BRK-2', 'BRK-3', 'BRK-4']);
-    let phase: 'down' | '401' = 'down';
-    const kind = testKind('orders', async () => {
-      throw phase === 'down'
-        ? down()
-        : new UnauthorizedError('POST /acme/api/order answered 401', { method: 'POST', path: '/acme/api/order', status: 401 });
+    serviceDown(true);
+    const kind = testKind('orders', async (_record, ctx) => {
+      await oneCall(ctx);
+      return done();
     });
     let serviceUp = false;
     pool = await w.startPool([kind], {
@@ -135,7 +145,8 @@ describe('the service down for everything (outage hold in the runner)', () => {
       },
     });
     await until(async () => (await readOutage(w.redis, w.keys)).open);
-    phase = '401';
+    // The service comes back refusing the credentials: every request a 401.
+    w.sandbox.admin.setFaults([{ kind: 'status-401' }]);
     serviceUp = true;
     await until(async () => (await readBreaker(w.redis, w.keys, 'orders')).paused);
     await sleep(500);
