@@ -111,6 +111,13 @@ export const defaults = {
   /** An outage lasting this long is alerted (OUTAGE_ALERT_SECONDS); its end is then alerted too. */
   outageAlertSeconds: 180,
   /**
+   * How old a missed scheduled pull may be and still be made up once (SCHEDULE_CATCH_UP_SECONDS): 16 hours covers a
+   * night, so a worker stopped over 19:00 and started in the morning makes up the evening's stock counts.
+   */
+  scheduleCatchUpSeconds: 16 * 3600,
+  /** How often each worker process looks for a scheduled pull that fell due and did not fetch, in ms (src/feed/make-up.ts). */
+  makeUpLookMs: 10_000,
+  /**
    * Jobs one worker process runs at once, per queue, before anything is measured (WORKER_CONCURRENCY, when set, fixes
    * it; otherwise it follows the budget's rate and the service's latency between the two bounds below).
    */

@@ -168,6 +168,8 @@ function configOf(
     upstream: e.UPSTREAM_URL ? { url: e.UPSTREAM_URL, token: e.UPSTREAM_TOKEN } : undefined,
     /** The kinds' own settings (their poll intervals, crons), by key: what each kind's `pull` reads. */
     schedule: own.schedule,
+    /** How old a missed scheduled pull may be and still be made up (SCHEDULE_CATCH_UP_SECONDS), in ms (src/feed/missed-runs.ts). */
+    catchUpMs: e.SCHEDULE_CATCH_UP_SECONDS * 1000,
     jobs: {
       attempts: e.JOB_ATTEMPTS,
       retryBaseDelayMs: e.RETRY_BASE_DELAY_MS,

@@ -133,6 +133,7 @@ export const envSchema = z.object({
   BREAKER_THRESHOLD: positiveInt('BREAKER_THRESHOLD').default(defaults.breakerThreshold),
   OUTAGE_PROBE_MAX_SECONDS: positiveInt('OUTAGE_PROBE_MAX_SECONDS').default(defaults.outageProbeMaxMs / 1000),
   OUTAGE_ALERT_SECONDS: positiveInt('OUTAGE_ALERT_SECONDS').default(defaults.outageAlertSeconds),
+  SCHEDULE_CATCH_UP_SECONDS: nonNegativeInt('SCHEDULE_CATCH_UP_SECONDS').default(defaults.scheduleCatchUpSeconds),
   CATALOG_REFRESH_SECONDS: nonNegativeInt('CATALOG_REFRESH_SECONDS').default(defaults.catalogRefreshSeconds),
   VARIANCE_CHUNK_SIZE: positiveInt('VARIANCE_CHUNK_SIZE').default(defaults.varianceChunkSize),
   DASHBOARD_USER: optionalText,

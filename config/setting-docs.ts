@@ -70,8 +70,11 @@ export const settingDocs: Record<keyof typeof envSchema.shape, string> = {
     "service's latency (× 2), from 8 to WORKER_CONCURRENCY_MAX.",
   WORKER_CONCURRENCY_MAX: 'The most jobs at once per queue and process while they are sized.',
   BREAKER_THRESHOLD: "Refusals about the account in a row (401, a 403 that is not a completed order's) that pause a stream until `resume`.",
-  OUTAGE_PROBE_MAX_SECONDS: 'While the service is down, the longest time between two probes.',
-  OUTAGE_ALERT_SECONDS: 'An outage of the service this long is alerted, then its end.',
+  OUTAGE_PROBE_MAX_SECONDS: 'While the service (or one call of it) is down, the longest time between two probes (trials) of it.',
+  OUTAGE_ALERT_SECONDS: 'An outage of the service (or a call of it held) this long is alerted, then its end.',
+  SCHEDULE_CATCH_UP_SECONDS:
+    'A scheduled pull missed (held, Redis away, no worker running) is made up once, when the cause ends or a worker ' +
+    'starts, if it fell due at most this long ago (0: never made up).',
   CATALOG_REFRESH_SECONDS: 'The catalog is read again on a miss at most this often (0: on every miss).',
   VARIANCE_CHUNK_SIZE: 'Lines per inventory variance; a count with more is posted in chunks.',
   DASHBOARD_USER: "The dashboard's login; required unless `--no-auth` on loopback.",

@@ -44,8 +44,6 @@ export function createStockCountKind(opts: StockCountJobOptions = {}) {
     feed: {
       scheduler: 'stock-sync',
       pull: (s) => ({ pattern: s.stockSyncCron, ...(s.stockSyncTz ? { tz: s.stockSyncTz } : {}) }),
-      // A missed daily stock sync is worth a few retries.
-      pullAttempts: { attempts: 5, backoff: { type: 'exponential', delay: 10_000 } },
       lag: 'scheduled',
       // A pull of the counts begins a run: its counts share one fresh read of on-hand stock.
       beforePull: ({ redis, keys }) => beginStockSyncRun(redis, keys),

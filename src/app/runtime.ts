@@ -152,6 +152,7 @@ export async function startRuntime(d: RuntimeDeps, o: RunOptions & { withSchedul
           upstream: d.upstream!,
           queues: d.queues,
           schedule: d.config.schedule,
+          catchUpMs: d.config.catchUpMs,
           pageSize: d.config.jobs.feedPageSize,
           logger: d.logger,
           kinds: o.kinds.map((k) => kindOf(d.kinds, k.stream)),

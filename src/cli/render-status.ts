@@ -104,15 +104,17 @@ function scheduleLines(s: StatusReport): string[] {
     'Scheduled runs:',
     renderTable(
       ['RUN', 'RULE', 'LAST', 'NEXT', 'LAST RESULT'],
-      s.schedule.map((r) => [
-        r.name,
-        r.rule,
-        when(r.lastRunAt),
-        when(r.nextRunAt),
-        r.lastOk === null ? '-' : r.lastOk ? 'ok' : clip(`failed: ${r.lastError ?? ''}`, 60),
-      ]),
+      s.schedule.map((r) => [r.name, r.rule, when(r.lastRunAt), when(r.nextRunAt), lastResult(r)]),
     ),
+    ...s.schedule.flatMap((r) => [r.madeUp, r.notMadeUp].flatMap((m) => (m ? [`  ${r.stream ?? r.name}: ${m.text}`] : []))),
   ];
+}
+
+/** A run's last result: ok, not pulled (held: made up once its cause ends), or failed. */
+function lastResult(r: StatusReport['schedule'][number]): string {
+  if (r.lastOk === null) return '-';
+  if (r.lastOk) return 'ok';
+  return r.missed && r.missed.cause !== 'failed' ? clip(r.lastError ?? 'not pulled', 60) : clip(`failed: ${r.lastError ?? ''}`, 60);
 }
 
 function failureLines(s: StatusReport): string[] {

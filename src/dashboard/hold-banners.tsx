@@ -43,14 +43,36 @@ function OutageBanner({ o }: { o: StatusReport['outage'] }) {
   );
 }
 
+type CallStatus = StatusReport['calls'][number];
+
+/** A banner per held call of the service: since when, why, the jobs that wait at it, its trials; it ends by itself (no button). */
+function CallBanner({ c }: { c: CallStatus }) {
+  const waiting = Object.entries(c.waiting).filter(([, n]) => n > 0);
+  const n = waiting.reduce((a, [, k]) => a + k, 0);
+  return (
+    <div class="paused warn" role="alert" data-call={c.call}>
+      <p>
+        <strong>{c.label} is held</strong> since <When iso={c.since} /> UTC: <code>{c.reason ?? 'no reason recorded'}</code>
+      </p>
+      <p>
+        Only the jobs whose next step is {c.label} wait there ({n}
+        {waiting.length ? `: ${waiting.map(([stream, k]) => `${stream} ${k}`).join(', ')}` : ''}), no attempt spent; every other call and
+        stream goes on{c.probe ? ` (a read: ${c.probe})` : ''}. {c.trials} trial(s) so far{c.lastTrial ? ` (last: ${c.lastTrial})` : ''},
+        the next at <When iso={c.nextTrialAt} /> UTC; it goes on by itself once a request of it works.
+      </p>
+    </div>
+  );
+}
+
 /**
  * Every hold (src/queue/hold/), in one place at the top of the overview: the service down first (every stream holds),
- * then each stream held for refusals with its Resume button.
+ * then each held call (only the jobs that need it wait), then each stream held for refusals with its Resume button.
  */
-export function HoldBanners({ s }: { s: Pick<StatusReport, 'outage' | 'streams'> }) {
+export function HoldBanners({ s }: { s: Pick<StatusReport, 'outage' | 'streams' | 'calls'> }) {
   return (
     <>
       <OutageBanner o={s.outage} />
+      {s.outage.open ? null : s.calls.filter((c) => c.held).map((c) => <CallBanner c={c} />)}
       {s.streams
         .filter((st) => st.breaker.paused)
         .map((st) => (

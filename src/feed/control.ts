@@ -14,6 +14,8 @@ import { logRedisError } from '../redis/error-log.js';
 import { mendSchedulers, pullScheduleOf, upsertScheduler, type PulledKind } from './scheduler-watchdog.js';
 import { logPullFailed, recordSchedule, runScheduledPull } from './scheduled-pull.js';
 import { nextTickAt, startPullTicker, type PullTicker } from './pull-ticker.js';
+import { keepScheduleSince, startMakeUp } from './make-up.js';
+import { jsonField, slotOfRepeatJob, type MissedRun } from './missed-runs.js';
 
 /** The control worker's job lock (BullMQ's default): a pull that a dead worker left is taken back after about this long. */
 const CONTROL_LOCK_MS = 30_000;
@@ -29,9 +31,13 @@ export interface StartControlOptions {
   upstream: { fetchPage(stream: StreamName, o: FetchPageOptions): Promise<FeedPage> };
   queues: QueueSet;
   schedule: Config['schedule'];
+  /** How old a missed scheduled pull may be and still be made up, in ms (SCHEDULE_CATCH_UP_SECONDS). Default: the default's. */
+  catchUpMs?: number;
+  /** How often missed pulls are looked for, in ms (tests). Default defaults.makeUpLookMs. */
+  makeUpLookMs?: number;
   pageSize: number;
   logger: Logger;
-  /** The streams to schedule, each pulled as its kind says (`pull`, `pullAttempts`, `beforePull`). */
+  /** The streams to schedule, each pulled as its kind says (`pull`, `beforePull`). */
   kinds: readonly PulledKind[];
 }
 
@@ -47,6 +53,14 @@ export interface ScheduleInfo {
   /** Counts of the last successful pull. */
   lastResult?: PullResult;
   lastError?: string;
+  /** When the last pull that fetched began (epoch ms): it covers every slot before it. */
+  fetchedAt?: number;
+  /** The latest slot a run served without fetching (held, failed), while no pull has covered it since. */
+  missed?: MissedRun;
+  /** The last run that made up a missed slot: the slot, when it ran, why the slot was missed. */
+  madeUp?: MissedRun & { at: number };
+  /** The last missed slot found older than the catch-up window (not made up). */
+  notMadeUp?: MissedRun;
 }
 
 export interface Control {
@@ -99,6 +113,10 @@ export async function readScheduleInfo(
       lastOk: field('lastOk') === undefined ? undefined : field('lastOk') === '1',
       lastResult: lastResult ? (JSON.parse(lastResult) as PullResult) : undefined,
       lastError: field('lastError') || undefined,
+      fetchedAt: field('fetchedAt') ? Number(field('fetchedAt')) : undefined,
+      missed: jsonField<MissedRun>(field('missed')),
+      madeUp: jsonField<MissedRun & { at: number }>(field('madeUp')),
+      notMadeUp: jsonField<MissedRun>(field('notMadeUp')),
     };
   };
   const infos = schedulers.map((s) => info(String(s.id ?? s.key), s));
@@ -126,10 +144,21 @@ export async function startControl(o: StartControlOptions): Promise<Control> {
   for (const kind of ticked) await queue.removeJobScheduler(kind.feed.scheduler);
   for (const kind of scheduled) await upsertScheduler(queue, kind, o.schedule);
   for (const kind of ticked) await recordTicked(o, kind);
+  await keepScheduleSince(o, o.kinds);
   const worker = scheduled.length ? await startControlWorker(o, queue, scheduled.length) : undefined;
   const abort = new AbortController();
   const tickers = ticked.map((kind) => startStreamTicker(o, kind, abort.signal));
-  const stopTickers = () => tickers.forEach((t) => t.stop());
+  // A pull that fell due while its stream was held, Redis away or no worker running: made up once (make-up.ts).
+  const makeUp = startMakeUp({
+    ...o,
+    catchUpMs: o.catchUpMs ?? defaults.scheduleCatchUpSeconds * 1000,
+    ...(o.makeUpLookMs ? { lookMs: o.makeUpLookMs } : {}),
+    nextRunAt: (kind) => nextRunOf(o, queue, kind),
+  });
+  const stopTickers = () => {
+    tickers.forEach((t) => t.stop());
+    void makeUp.stop();
+  };
 
   return {
     queue,
@@ -156,6 +185,13 @@ export async function startControl(o: StartControlOptions): Promise<Control> {
   };
 }
 
+/** A scheduler's next run: a ticker's next slot, a job scheduler's next job. */
+async function nextRunOf(o: StartControlOptions, queue: Queue, kind: PulledKind): Promise<Date | undefined> {
+  if ('every' in pullScheduleOf(kind, o.schedule)) return nextTickAt(o.keys.pullClaim(kind.stream), everyMsOf(kind, o.schedule));
+  const next = (await queue.getJobScheduler(kind.feed.scheduler))?.next;
+  return next ? new Date(next) : undefined;
+}
+
 /** A stream's interval, in ms (its kind's `pull` gave `every`). */
 const everyMsOf = (kind: PulledKind, schedule: Config['schedule']) =>
   Math.round((pullScheduleOf(kind, schedule) as { every: number }).every * 1000);
@@ -176,7 +212,13 @@ function startStreamTicker(o: StartControlOptions, kind: PulledKind, signal: Abo
     claimKey: o.keys.pullClaim(kind.stream),
     everyMs: everyMsOf(kind, o.schedule),
     run: (next) =>
-      runScheduledPull(o, { scheduler, stream: kind.stream, nextRunAt: async () => next, signal }).then(
+      runScheduledPull(o, {
+        scheduler,
+        stream: kind.stream,
+        dueAt: next.getTime() - everyMsOf(kind, o.schedule),
+        nextRunAt: async () => next,
+        signal,
+      }).then(
         () => undefined,
         () => undefined, // logged and recorded; the next slot tries again
       ),
@@ -220,6 +262,6 @@ function pullProcessor(o: StartControlOptions, queue: Queue<ControlData>) {
       const next = (await queue.getJobScheduler(scheduler))?.next;
       return next ? new Date(next) : undefined;
     };
-    return runScheduledPull(o, { scheduler, stream, nextRunAt });
+    return runScheduledPull(o, { scheduler, stream, dueAt: slotOfRepeatJob(job.id, job.timestamp), nextRunAt });
   };
 }

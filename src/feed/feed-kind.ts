@@ -1,7 +1,7 @@
 import type { SettingsShape } from '../../config/kind-setting.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
 import type { CheckedKind } from '../records/record-kind.js';
-import type { PullAttempts, PullSchedule } from '../records/stream-name.js';
+import type { PullSchedule } from '../records/stream-name.js';
 
 /**
  * What a kind says of its pulls (its `feed`, FeedKind's part): what the producer and the schedulers read; V: its settings'
@@ -12,8 +12,6 @@ export interface FeedPart<V = any> {
   scheduler: string;
   /** How the stream is pulled, from its settings' values (seconds for `every`). */
   pull: (settings: V) => PullSchedule;
-  /** Attempts of a scheduled pull. Default: one. */
-  pullAttempts?: PullAttempts;
   /**
    * How the stream's lag is judged for alerts: `polled` streams from the last time they were caught up; `scheduled`
    * ones (a daily cron: a day between pulls is normal) only while their latest pull failed or did not catch up.

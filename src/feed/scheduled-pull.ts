@@ -9,6 +9,8 @@ import type { StreamName } from '../records/stream-name.js';
 import { messageOf } from '../errors/message-of.js';
 import { logRepeated, reasonOf } from '../log/log-throttle.js';
 import type { PulledKind } from './scheduler-watchdog.js';
+import type { PullResult as Pulled } from './producer.js';
+import type { MissedCause, MissedRun } from './missed-runs.js';
 
 /** What a scheduled pull needs: the feed, the stream queues, the account's Redis and keys. */
 export interface ScheduledPullDeps {
@@ -24,6 +26,10 @@ export interface ScheduledPullDeps {
 export interface ScheduledRun {
   scheduler: string;
   stream: StreamName;
+  /** The slot this run serves (a cron's fire, a ticker's slot); default: its start. */
+  dueAt?: number;
+  /** A run that makes up a missed slot (make-up.ts): why the slot was missed, told with the run. */
+  madeUp?: MissedCause;
   /** The next run's time, read once the pull is done (recorded for status). */
   nextRunAt(): Promise<Date | undefined>;
   /** Stops the pull at its next page (a close past its grace period). */
@@ -35,15 +41,29 @@ export function recordSchedule(o: Pick<ScheduledPullDeps, 'redis' | 'keys'>, sch
   return o.redis.hset(o.keys.schedule(), Object.fromEntries(Object.entries(fields).map(([k, v]) => [`${scheduler}.${k}`, v])));
 }
 
+/** Why a pull fetched nothing though it ran: its stream held (the breaker's pause, the service down), if so. */
+function notFetched(result: Pulled): 'paused' | 'outage' | undefined {
+  if (result.paused) return 'paused';
+  return result.held ? 'outage' : undefined;
+}
+
+const NOT_FETCHED_TEXT = {
+  paused: 'not pulled: the stream is paused (inventory-sync resume); made up once it runs again',
+  outage: 'not pulled: the service is down; made up once it answers again',
+} as const;
+
 /**
- * One scheduled pull of a stream (a job scheduler's run or a ticker's slot): the kind's `beforePull`, then the pull
- * (held while the stream is paused or the service is down: pullStream), its run recorded for status and the
- * dashboard. A failure is logged and recorded, then thrown.
+ * One scheduled pull of a stream (a job scheduler's run, a ticker's slot, or the make-up of a missed one): the kind's
+ * `beforePull`, then the pull (held while the stream is paused or the service is down: pullStream), its run recorded
+ * for status and the dashboard. A run that did not fetch is never recorded as ok: it is kept as missed, with why, and
+ * made up once the cause ends (make-up.ts). A failure is logged and recorded, then thrown.
  */
 export async function runScheduledPull(o: ScheduledPullDeps, run: ScheduledRun): Promise<PullResult> {
   const { scheduler, stream } = run;
   const startedAt = new Date();
+  const dueAt = run.dueAt ?? startedAt.getTime();
   const log = o.logger.child({ scheduler, stream });
+  const missed = (cause: MissedCause) => JSON.stringify({ dueAt, cause } satisfies MissedRun);
   try {
     const kind = kindOf(o.kinds, stream);
     await kind.feed.beforePull?.({ redis: o.redis, keys: o.keys });
@@ -58,21 +78,30 @@ export async function runScheduledPull(o: ScheduledPullDeps, run: ScheduledRun):
       signal: run.signal,
     });
     const next = await run.nextRunAt().catch(() => undefined);
-    await recordSchedule(o, scheduler, {
-      lastRunAt: startedAt.toISOString(),
-      lastOk: '1',
-      lastResult: JSON.stringify(result),
-      ...(next ? { nextRunAt: next.toISOString() } : {}),
-    });
-    await o.redis.hdel(o.keys.schedule(), `${scheduler}.lastError`);
+    const held = notFetched(result);
+    const ran = { lastRunAt: startedAt.toISOString(), ...(next ? { nextRunAt: next.toISOString() } : {}) };
+    if (held) await recordSchedule(o, scheduler, { ...ran, lastOk: '0', lastError: NOT_FETCHED_TEXT[held], missed: missed(held) });
+    // Another process pulls the stream right now: its run is the one recorded.
+    else if (!result.locked) {
+      const madeUp: Record<string, string> = run.madeUp
+        ? { madeUp: JSON.stringify({ dueAt, at: startedAt.getTime(), cause: run.madeUp }) }
+        : {};
+      await recordSchedule(o, scheduler, {
+        ...ran,
+        lastOk: '1',
+        lastResult: JSON.stringify(result),
+        fetchedAt: String(startedAt.getTime()),
+        ...madeUp,
+      });
+      await o.redis.hdel(o.keys.schedule(), `${scheduler}.lastError`, `${scheduler}.missed`);
+    }
     return result;
   } catch (err) {
     // Stopped by a close past its grace period, which says so; the next run resumes from the cursor.
     if (run.signal?.aborted) throw err;
     logPullFailed(log, stream, err);
-    await recordSchedule(o, scheduler, { lastRunAt: startedAt.toISOString(), lastOk: '0', lastError: messageOf(err) }).catch(
-      () => undefined,
-    );
+    const failed = { lastRunAt: startedAt.toISOString(), lastOk: '0', lastError: messageOf(err), missed: missed('failed') };
+    await recordSchedule(o, scheduler, failed).catch(() => undefined);
     throw err;
   }
 }

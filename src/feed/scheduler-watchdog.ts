@@ -24,9 +24,8 @@ export async function upsertScheduler(queue: Queue, kind: PulledKind, schedule: 
   const { scheduler } = kind.feed;
   const pull = pullScheduleOf(kind, schedule);
   const repeat = 'every' in pull ? { every: Math.round(pull.every * 1000) } : pull;
-  // A failed poll is simply redone by the next one, unless the stream asks for more attempts.
-  const attempts = kind.feed.pullAttempts ?? { attempts: 1 };
-  await queue.upsertJobScheduler(scheduler, repeat, { name: scheduler, data: { stream, scheduler }, opts: { ...KEEP, ...attempts } });
+  // One attempt: a run that did not fetch (a failure, a hold) is made up once, later (make-up.ts), not retried here.
+  await queue.upsertJobScheduler(scheduler, repeat, { name: scheduler, data: { stream, scheduler }, opts: { ...KEEP, attempts: 1 } });
 }
 
 /**

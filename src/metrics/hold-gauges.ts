@@ -1,4 +1,4 @@
-import { Gauge, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
 import type { HoldReport } from '../queue/hold/hold-report.js';
 import type { WriteState } from '../queue/hold/write-probe.js';
 
@@ -6,6 +6,7 @@ import type { WriteState } from '../queue/hold/write-probe.js';
 export type HoldSource = () => Promise<{
   streams: ReadonlyArray<Pick<HoldReport['streams'][number], 'stream' | 'paused' | 'refusals'>>;
   outage: Pick<HoldReport['outage'], 'open' | 'since'>;
+  calls: ReadonlyArray<Pick<HoldReport['calls'][number], 'call' | 'held' | 'since' | 'opened'>>;
 }>;
 
 /** One read of the holds serves every gauge of a scrape (prom-client collects them one after the other). */
@@ -15,6 +16,41 @@ function oncePerScrape(read: HoldSource): HoldSource {
     if (!last || Date.now() - last.at > 500) last = { at: Date.now(), report: read() };
     return last.report;
   };
+}
+
+/** Each named call of the service's hold (src/queue/hold/call-hold.ts): held, for how long, how often. */
+function callGauges(registers: Registry[], holds: HoldSource | undefined): void {
+  const perCall = (name: string, help: string, value: (c: Awaited<ReturnType<HoldSource>>['calls'][number]) => number) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['call'],
+      registers,
+      async collect() {
+        if (!holds) return;
+        this.reset();
+        for (const c of (await holds()).calls) this.set({ call: c.call }, value(c));
+      },
+    });
+  perCall(
+    'isync_call_held',
+    'Whether a named call of the service (shipment-create, variance, ...) is held (1): the jobs whose next step is it wait, the rest runs.',
+    (c) => (c.held ? 1 : 0),
+  );
+  perCall('isync_call_held_seconds', 'How long the call has been held (0 while it works).', (c) =>
+    c.held && c.since ? Math.max(0, (Date.now() - Date.parse(c.since)) / 1000) : 0,
+  );
+  new Counter({
+    name: 'isync_call_holds_total',
+    help: 'Times each named call of the service was held (a run of 5xx, resets or time-outs), as the account keeps them.',
+    labelNames: ['call'],
+    registers,
+    async collect() {
+      if (!holds) return;
+      this.reset();
+      for (const c of (await holds()).calls) this.inc({ call: c.call }, c.opened);
+    },
+  });
 }
 
 /**
@@ -65,6 +101,7 @@ export function holdGauges(registers: Registry[], source: HoldSource | undefined
       this.set(open && since ? Math.max(0, (Date.now() - Date.parse(since)) / 1000) : 0);
     },
   });
+  callGauges(registers, holds);
   return {
     watchRedisWrites(read) {
       new Gauge({

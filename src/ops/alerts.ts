@@ -13,6 +13,7 @@ import { claimEndAlert, claimOutageAlert, releaseOutageAlert } from '../queue/ho
 import { isHeld, readHolds, type HoldReport } from '../queue/hold/hold-report.js';
 import { logRepeated, reasonOf } from '../log/log-throttle.js';
 import type { FeedPart } from '../feed/feed-kind.js';
+import { callAlerts } from './call-alerts.js';
 
 export interface AlertSettings {
   /** Where the JSON alert is POSTed (Slack-compatible `{"text": ...}`). A secret: it is never logged. */
@@ -188,6 +189,13 @@ export async function checkAlerts(d: AlertDeps, now = Date.now()): Promise<Alert
   );
   const outage = await outageAlert(d, holds, now);
   if (outage) await sendClaimed(d, outage, sent);
+  // A call held while the rest runs (during an outage, the outage's alert tells it).
+  if (!holds.outage.open) {
+    const head = alertHead(d.prefix, d.account);
+    const streams = d.kinds.map((kind) => kind.stream);
+    for (const claimed of await callAlerts({ ...d, head, streams, outageSeconds: d.settings.outageSeconds }, holds.calls, now))
+      await sendClaimed(d, claimed, sent);
+  }
   for (const [i, kind] of d.kinds.entries()) {
     const stream = kind.stream;
     const pause = await pauseAlert(d, holds.streams[i]!);

@@ -34,12 +34,21 @@ export function holdChecks(o: { redis: Redis; keys: RedisKeys; streams: readonly
   return {
     writes: async () => redisWritesCheck(o.writes()),
     streams: async () => {
-      const { streams, outage } = await readHolds(o.redis, o.keys, o.streams);
+      const { streams, outage, calls } = await readHolds(o.redis, o.keys, o.streams);
       const paused = streams.filter((b) => b.paused);
-      if (!paused.length && !outage.open) return { name: 'streams', ok: true };
+      const held = calls.filter((c) => c.held);
+      if (!paused.length && !outage.open && !held.length) return { name: 'streams', ok: true };
       const why = (reason: string | null) => reason ?? 'no reason recorded';
       const lines = paused.map(
         (b) => `${b.stream} paused since ${b.since ?? '?'} (${why(b.reason)}); inventory-sync resume --stream ${b.stream}`,
+      );
+      // One call held: only the jobs whose next step is it wait; everything else runs.
+      lines.push(
+        ...held.map(
+          (c) =>
+            `${c.label} held since ${c.since ?? '?'} (${why(c.reason)}): only the jobs whose next step is it wait, ` +
+            `every other call runs; ${c.trials} trial(s), the next at ${c.nextTrialAt ?? '?'}; goes on by itself`,
+        ),
       );
       // The service down: every stream holds and goes on by itself once a probe finds it answering.
       if (outage.open)

@@ -15,6 +15,8 @@ import type { EndedOutage, OutageState } from '../queue/hold/outage-state.js';
 import type { BreakerState } from '../queue/hold/refusal-state.js';
 import type { CallHoldState } from '../queue/hold/call-hold.js';
 import { heldJobCounts } from '../queue/hold/call-held-jobs.js';
+import { CAUSE_TEXT, type MissedCause, type MissedRun } from '../feed/missed-runs.js';
+import { shortDateTime } from '../time/date-format.js';
 
 const COUNTED_STATES = ['waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized'] as const;
 
@@ -88,9 +90,18 @@ export interface ScheduleStatus {
   rule: string | null;
   lastRunAt: string | null;
   nextRunAt: string | null;
-  /** Whether the last run pulled without error; null before the first run. */
+  /** Whether the last run fetched (a run held by a pause or an outage did not); null before the first run. */
   lastOk: boolean | null;
   lastError: string | null;
+  /** A slot a run served without fetching (held, failed), while no pull has covered it: made up when its cause ends. */
+  missed: { dueAt: string; cause: MissedCause } | null;
+  /**
+   * The last run that made up a missed slot: the slot, when it ran, why the slot was missed, and in words ("the
+   * 2026-12-01 19:00 UTC run made up at 19:07 UTC after an outage of the service").
+   */
+  madeUp: { dueAt: string; at: string; cause: MissedCause; text: string } | null;
+  /** The last missed slot older than the catch-up window (SCHEDULE_CATCH_UP_SECONDS), not made up, in words too. */
+  notMadeUp: { dueAt: string; cause: MissedCause; text: string } | null;
 }
 
 /** A named call's hold, with the jobs that wait at it by stream (none while it runs). */
@@ -204,6 +215,18 @@ async function budgetStatus(redis: Redis, prefix: string, budgets: Budgets | und
   );
 }
 
+const isoOf = (ms: number) => new Date(ms).toISOString();
+const utc = (ms: number) => `${shortDateTime(isoOf(ms)).slice(0, 16)} UTC`;
+
+/** "the 2026-12-01 19:00 UTC run made up at 2026-12-01 19:07 UTC after an outage of the service". */
+function madeUpText(m: MissedRun & { at: number }): string {
+  return `the ${utc(m.dueAt)} run made up at ${utc(m.at)} after ${CAUSE_TEXT[m.cause]}`;
+}
+
+function notMadeUpText(m: MissedRun): string {
+  return `the ${utc(m.dueAt)} run was missed (${CAUSE_TEXT[m.cause]}) and not made up: older than SCHEDULE_CATCH_UP_SECONDS`;
+}
+
 async function scheduleStatus(redis: Redis, prefix: string, kinds: StreamQueues['kinds']): Promise<ScheduleStatus[]> {
   const queue = openControlQueue(redis, prefix);
   try {
@@ -216,6 +239,9 @@ async function scheduleStatus(redis: Redis, prefix: string, kinds: StreamQueues[
       nextRunAt: toIso(i.nextRunAt),
       lastOk: i.lastOk ?? null,
       lastError: i.lastError ?? null,
+      missed: i.missed && (i.fetchedAt ?? 0) < i.missed.dueAt ? { dueAt: isoOf(i.missed.dueAt), cause: i.missed.cause } : null,
+      madeUp: i.madeUp ? { dueAt: isoOf(i.madeUp.dueAt), at: isoOf(i.madeUp.at), cause: i.madeUp.cause, text: madeUpText(i.madeUp) } : null,
+      notMadeUp: i.notMadeUp ? { dueAt: isoOf(i.notMadeUp.dueAt), cause: i.notMadeUp.cause, text: notMadeUpText(i.notMadeUp) } : null,
     }));
   } finally {
     await queue.close();
@@ -235,9 +261,7 @@ export async function readStatus(redis: Redis, queues: StreamQueues, o: { budget
     failedGroups(queues),
     checkEvictionPolicy(redis),
     readWorkers(redis, keys, now),
-    Promise.all(
-      holds.calls.map(async (c) => ({ ...c, waiting: c.held ? await heldJobCounts(redis, keys, c.call, queues.names) : {} })),
-    ),
+    Promise.all(holds.calls.map(async (c) => ({ ...c, waiting: c.held ? await heldJobCounts(redis, keys, c.call, queues.names) : {} }))),
   ]);
   const { outage, lastOutage: last } = holds;
   const redisInfo = { maxmemoryPolicy: eviction.policy, warning: eviction.warning };

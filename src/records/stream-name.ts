@@ -13,9 +13,3 @@ export interface GoLiveRule {
 
 /** How the control queue pulls a stream: every few seconds, or at the times of a cron pattern. */
 export type PullSchedule = { every: number } | { pattern: string; tz?: string };
-
-/** Attempts of one scheduled pull; a failed poll is usually simply redone by the next one. */
-export interface PullAttempts {
-  attempts: number;
-  backoff?: { type: 'exponential'; delay: number };
-}

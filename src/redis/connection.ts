@@ -72,6 +72,8 @@ export function redisKeys(prefix: string) {
     pullClaim: (stream: string) => `${prefix}:pull-claim:${stream}`,
     /** Last and next scheduled runs, as a hash. */
     schedule: () => `${prefix}:schedule`,
+    /** The make-up of a scheduler's missed run claimed by one process (its slot), while it runs. */
+    makeUpClaim: (scheduler: string) => `${prefix}:make-up:${scheduler}`,
     /** A stream's circuit breaker (refusals in a row; paused, since when, why), as a hash. */
     breaker: (stream: string) => `${prefix}:breaker:${stream}`,
     /** Per job id, how often a stream's job was put back for a refusal while its breaker was closed, as a hash. */

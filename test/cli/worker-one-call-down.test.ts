@@ -73,7 +73,11 @@ async function scenario(profile: 'observed' | 'spec') {
     'orders',
     ids.map((id) => orderRecord(id)),
   );
-  await eventually(async () => (await status(stack)).calls.some((c) => c.call === 'shipment-create' && c.held), 20_000, 'shipment create held');
+  await eventually(
+    async () => (await status(stack)).calls.some((c) => c.call === 'shipment-create' && c.held),
+    20_000,
+    'shipment create held',
+  );
   stack.feed.append('stock-counts', counts(6));
   stack.feed.append('boms', boms(4));
 
@@ -100,12 +104,23 @@ async function scenario(profile: 'observed' | 'spec') {
   await new Promise((r) => setTimeout(r, Math.max(0, downAt + WINDOW_MS - Date.now())));
   stack.sandbox.admin.setFaults([]);
   const upAt = Date.now();
-  const toShipment = stack.sandbox.admin.requests().filter((r) => r.at >= downAt && r.at < upAt && r.method === 'POST' && /\/api\/shipment$/.test(r.path));
+  const toShipment = stack.sandbox.admin
+    .requests()
+    .filter((r) => r.at >= downAt && r.at < upAt && r.method === 'POST' && /\/api\/shipment$/.test(r.path));
   const opened = (await status(stack)).calls.find((c) => c.call === 'shipment-create')!.opened;
 
   await eventually(async () => syncedOnce(state(), ['WARM-1', ...ids]), 90_000, 'every order completed').catch((e) => {
-    console.log(worker.stdoutLines.filter((l) => /"level":(40|50)/.test(l)).slice(-30).join('\n'));
-    console.log(JSON.stringify(ids.map((id) => orderState(state(), id)).map((o) => [o.orders.map((x) => x.statusId), o.shipments.map((x) => x.statusId)])));
+    console.log(
+      worker.stdoutLines
+        .filter((l) => /"level":(40|50)/.test(l))
+        .slice(-30)
+        .join('\n'),
+    );
+    console.log(
+      JSON.stringify(
+        ids.map((id) => orderState(state(), id)).map((o) => [o.orders.map((x) => x.statusId), o.shipments.map((x) => x.statusId)]),
+      ),
+    );
     throw e;
   });
   const firstShipment = stack.sandbox.admin
@@ -132,7 +147,11 @@ function bomsApplied(stack: Stack): number {
   return boms(4).filter((b) => {
     const p = products.find((x) => x.productId === b.productId);
     const entries = (p?.productAssocList ?? []).filter((a) => a.productAssocTypeId === 'MANUF_COMPONENT');
-    return entries.length === 1 && entries[0]!.productAssocItemList.length === 1 && entries[0]!.productAssocItemList[0]!.quantity === b.components[0]!.quantity;
+    return (
+      entries.length === 1 &&
+      entries[0]!.productAssocItemList.length === 1 &&
+      entries[0]!.productAssocItemList[0]!.quantity === b.components[0]!.quantity
+    );
   }).length;
 }
 

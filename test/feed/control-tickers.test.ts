@@ -127,15 +127,20 @@ describe('interval pulls', () => {
       const down = { threshold: 1, reason: 'service down', firstProbeMs: 60_000 };
       expect((await recordServiceDown(w.redis, w.keys, down)).state).toBe('tripped');
       await startOrdersControl(0.3);
-      const lastResult = async () => JSON.parse((await w.redis.hget(w.keys.schedule(), 'poll-orders.lastResult')) ?? '{}');
-      await until(async () => (await lastResult()).paused === true);
+      // A run that did not fetch is kept as missed, with why, never as ok (it is made up once its cause ends).
+      const missed = async () => JSON.parse((await w.redis.hget(w.keys.schedule(), 'poll-orders.missed')) ?? '{}').cause;
+      await until(async () => (await missed()) === 'paused');
+      expect(await w.redis.hget(w.keys.schedule(), 'poll-orders.lastOk')).toBe('0');
       await closeBreaker(w.redis, w.keys, 'orders');
-      await until(async () => (await lastResult()).held === true);
+      await until(async () => (await missed()) === 'outage');
+      expect(await w.redis.hget(w.keys.schedule(), 'poll-orders.lastOk')).toBe('0');
       expect(fetches()).toBe(0);
 
       expect(await endOutage(w.redis, w.keys, (await openedAt(w.redis, w.keys))!, 0)).toBe(true);
       await until(async () => (await w.queues.get('orders').getWaitingCount()) === 1);
       expect(fetches()).toBeGreaterThanOrEqual(1);
+      await until(async () => (await w.redis.hget(w.keys.schedule(), 'poll-orders.lastOk')) === '1');
+      expect(await w.redis.hget(w.keys.schedule(), 'poll-orders.missed')).toBeNull();
     });
   });
 });

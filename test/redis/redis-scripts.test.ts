@@ -7,6 +7,7 @@ import { connectTarget, deletePrefix, uniquePrefix } from '../helpers/redis.js';
 import '../../src/client/budget/share-script.js';
 import '../../src/client/budget/budget-scripts.js';
 import '../../src/queue/hold/hold-scripts.js';
+import '../../src/queue/hold/call-hold-scripts.js';
 import '../../src/redis/hset-if-exists.js';
 import '../../src/redis/keys-exist.js';
 import '../../src/redis/progress-hash.js';
@@ -74,6 +75,15 @@ const CALLS: Record<string, { args: (k: string) => Array<string | number>; answe
   isync_holdClear: { args: (k) => [2, `${k}:breaker`, `${k}:streak`, 'count', 'sameCount'], answer: 0 },
   isync_holdClaimProbe: { args: (k) => [1, `${k}:outage`, Date.now(), 1000], answer: 0 },
   isync_holdEndByProbe: { args: (k) => [2, `${k}:outage`, `${k}:last`, 1, Date.now(), 0, 1000], answer: 0 },
+  isync_callFailed: {
+    args: (k) => [1, `${k}:hold`, 'shipment-create', Date.now(), 3, '[TRANSIENT] 503', 'TRANSIENT', 2000, 30_000, ''],
+    answer: ['closed', 0, 1],
+  },
+  isync_callGate: { args: (k) => [1, `${k}:hold`, 'shipment-create', Date.now(), 'job-1:ab', 30_000], answer: ['open', 0] },
+  isync_callAnswered: { args: (k) => [1, `${k}:hold`, 'shipment-create', Date.now(), 'answered'], answer: ['none', 0, 0] },
+  isync_callGiveBack: { args: (k) => [1, `${k}:hold`, 'shipment-create', 'job-1:ab'], answer: 0 },
+  isync_callClaimProbe: { args: (k) => [1, `${k}:hold`, 'shipment-create', Date.now()], answer: 0 },
+  isync_callsDueNow: { args: (k) => [1, `${k}:hold`, Date.now(), 2000, 'shipment-create', 'variance'], answer: 0 },
   isync_existsEach: { args: (k) => [2, `${k}:a`, `${k}:b`], answer: [0, 0] },
   isync_hsetIfExists: { args: (k) => [1, `${k}:job`, 'field', 'value'], answer: 0 },
   isync_lockRenew: { args: (k) => [1, `${k}:lock`, 'token', 1000], answer: 0 },

@@ -19,7 +19,12 @@ export async function dropHeldJob(redis: Redis, keys: RedisKeys, call: string, s
 }
 
 /** Jobs that wait at `call`, per stream (ZCARD each). */
-export async function heldJobCounts(redis: Redis, keys: RedisKeys, call: string, streams: readonly string[]): Promise<Record<string, number>> {
+export async function heldJobCounts(
+  redis: Redis,
+  keys: RedisKeys,
+  call: string,
+  streams: readonly string[],
+): Promise<Record<string, number>> {
   const counts = await Promise.all(streams.map((s) => redis.zcard(keys.callHeld(call, s))));
   return Object.fromEntries(streams.map((s, i) => [s, counts[i]!]));
 }

@@ -8,7 +8,7 @@ import { wakeHeldJobs } from './call-held-jobs.js';
 import type { CallHolds } from './call-holds.js';
 import { CALL_CLAIM_PROBE, CALLS_DUE_NOW } from './call-hold-scripts.js';
 import { clipReason } from './hold.js';
-import type { ProbeResult } from './hold-watch.js';
+import type { ProbeResult } from './outage-probe.js';
 import { recordServiceDown } from './outage-state.js';
 
 /** What a process's look at the held calls needs (hold-watch.ts gives it). */

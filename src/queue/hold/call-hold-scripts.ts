@@ -66,12 +66,13 @@ return {'trial', next}
 export const CALL_ANSWERED = redisScript(
   'callAnswered',
   `${FIELD}
-local h = redis.call('HMGET', KEYS[1], f('state'), f('since'), f('reason'), f('trials'), f('failures'))
+local h = redis.call('HMGET', KEYS[1], f('state'), f('since'), f('reason'), f('trials'), f('failures'), f('alerted'))
 if h[1] == 'held' then
   redis.call('HDEL', KEYS[1], f('state'), f('since'), f('reason'), f('code'), f('delay'), f('next'), f('trial'),
-    f('trialUntil'), f('failures'), f('probed'), f('probe'), f('lastTrial'), f('lastTrialAt'), f('trials'))
+    f('trialUntil'), f('failures'), f('probed'), f('probe'), f('lastTrial'), f('lastTrialAt'), f('trials'), f('alerted'),
+    f('lastEndTold'))
   redis.call('HSET', KEYS[1], f('lastSince'), h[2], f('lastEnded'), ARGV[2], f('lastReason'), h[3] or '',
-    f('lastTrials'), h[4] or '0', f('lastAnswer'), ARGV[3])
+    f('lastTrials'), h[4] or '0', f('lastAnswer'), ARGV[3], f('lastAlerted'), h[6] or '0')
   return {'released', h[2], tonumber(h[4] or '0')}
 end
 if h[5] and h[5] ~= '0' then

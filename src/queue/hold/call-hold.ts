@@ -43,8 +43,10 @@ export interface CallHoldState {
   probe: string | null;
   /** Times the call was held since its hash began (transitions running → held). */
   opened: number;
-  /** The last hold that ended: since, ended (ISO), its trials and what answered. */
-  last: { since: string; endedAt: string; seconds: number; trials: number; answer: string } | null;
+  /** The last hold that ended: since, ended (ISO), its trials and what answered; whether its start and end were told. */
+  last: { since: string; endedAt: string; seconds: number; trials: number; answer: string; alerted: boolean; endTold: boolean } | null;
+  /** Whether this hold was told through the alert webhook (it lasted OUTAGE_ALERT_SECONDS). */
+  alerted: boolean;
 }
 
 /** One call's fields of the hash, as the view and the surfaces read them. */
@@ -84,9 +86,22 @@ export function callState(call: string, f: CallFields): CallHoldState {
           seconds: Math.round((Number(ended.ended) - Number(ended.since)) / 1000),
           trials: Number(f.lastTrials ?? 0),
           answer: f.lastAnswer ?? '',
+          alerted: f.lastAlerted === '1',
+          endTold: f.lastEndTold === '1',
         }
       : null,
+    alerted: held && f.alerted === '1',
   };
+}
+
+/** Marks a call's hold (`which`: its start, or the end of its last) as told; false when another process told it. */
+export async function claimCallAlert(redis: Redis, keys: RedisKeys, call: string, which: 'start' | 'end'): Promise<boolean> {
+  return (await redis.hsetnx(keys.callHolds(), `${call}:${which === 'start' ? 'alerted' : 'lastEndTold'}`, '1')) === 1;
+}
+
+/** Gives a claim back (the webhook failed), so that the next look tells it again. */
+export async function releaseCallAlert(redis: Redis, keys: RedisKeys, call: string, which: 'start' | 'end'): Promise<void> {
+  await redis.hdel(keys.callHolds(), `${call}:${which === 'start' ? 'alerted' : 'lastEndTold'}`);
 }
 
 /** Every named call's hold, in the order of CALL_SCOPES (calls that never failed read as running). */

@@ -118,10 +118,14 @@ export class CallHolds {
   async gate(call: string, token: string): Promise<Gate> {
     await this.fresh();
     if (!this.seen.get(call)?.held) return { state: 'open' };
-    const [state, next] = (await runScript(this.o.redis, CALL_GATE, [1, this.o.keys.callHolds(), call, Date.now(), token, this.trialLifeMs])) as [
-      string,
-      number,
-    ];
+    const [state, next] = (await runScript(this.o.redis, CALL_GATE, [
+      1,
+      this.o.keys.callHolds(),
+      call,
+      Date.now(),
+      token,
+      this.trialLifeMs,
+    ])) as [string, number];
     if (state === 'open') {
       this.mark(call, { held: false, failures: 0 });
       return { state: 'open' };
@@ -133,7 +137,18 @@ export class CallHolds {
   async failed(call: string, err: unknown, trial?: string): Promise<boolean> {
     const reason = clipReason(`[${(err as { code?: string }).code ?? 'TRANSIENT'}] ${messageOf(err)}`);
     const code = (err as { code?: string }).code ?? 'TRANSIENT';
-    const args = [1, this.o.keys.callHolds(), call, Date.now(), this.threshold, reason, code, this.firstTrialMs, this.maxTrialMs, trial ?? ''];
+    const args = [
+      1,
+      this.o.keys.callHolds(),
+      call,
+      Date.now(),
+      this.threshold,
+      reason,
+      code,
+      this.firstTrialMs,
+      this.maxTrialMs,
+      trial ?? '',
+    ];
     try {
       const [state, next, n] = (await runScript(this.o.redis, CALL_FAILED, args)) as [string, number, number];
       if (state === 'closed') {
@@ -155,11 +170,13 @@ export class CallHolds {
     const s = this.seen.get(call);
     if (!trial && !s?.held && !s?.failures) return;
     try {
-      const [state, since, trials] = (await runScript(this.o.redis, CALL_ANSWERED, [1, this.o.keys.callHolds(), call, Date.now(), detail])) as [
-        string,
-        string,
-        number,
-      ];
+      const [state, since, trials] = (await runScript(this.o.redis, CALL_ANSWERED, [
+        1,
+        this.o.keys.callHolds(),
+        call,
+        Date.now(),
+        detail,
+      ])) as [string, string, number];
       this.mark(call, { held: false, failures: 0 });
       if (state !== 'released') return;
       const seconds = Math.round((Date.now() - Number(since)) / 1000);
@@ -200,10 +217,22 @@ export class CallHolds {
   private trialFailed(call: string, reason: string, next: number): void {
     const label = callScopeLabel(call);
     const inSeconds = Math.max(0, Math.round((next - Date.now()) / 1000));
-    logRepeated(this.o.logger, 'warn', `call-trial:${call}`, { call }, `${label} still fails (${reason}); held, the next trial in ${inSeconds} s`);
+    logRepeated(
+      this.o.logger,
+      'warn',
+      `call-trial:${call}`,
+      { call },
+      `${label} still fails (${reason}); held, the next trial in ${inSeconds} s`,
+    );
   }
 
   private couldNot(what: string, err: unknown): void {
-    logRepeated(this.o.logger, 'warn', `call-hold:${what}`, { err: messageOf(err) }, `could not ${what} (Redis?); the request's result stands`);
+    logRepeated(
+      this.o.logger,
+      'warn',
+      `call-hold:${what}`,
+      { err: messageOf(err) },
+      `could not ${what} (Redis?); the request's result stands`,
+    );
   }
 }

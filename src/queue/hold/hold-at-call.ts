@@ -36,9 +36,7 @@ interface HeldAt {
 export async function holdAtCall(job: Job, token: string | undefined, h: HeldAt): Promise<never> {
   const label = callScopeLabel(h.call);
   const sent = !(h.err instanceof CallHeldError);
-  const message = sent
-    ? `${messageOf(h.err)}; ${label} is held now: the job waits at this step`
-    : messageOf(h.err);
+  const message = sent ? `${messageOf(h.err)}; ${label} is held now: the job waits at this step` : messageOf(h.err);
   const outcome = (h.err as { outcome?: string }).outcome ?? 'not-applied';
   h.attempt.spans?.end('held', 'HELD');
   await h.attempt.writeTrace({

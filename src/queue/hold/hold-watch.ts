@@ -11,11 +11,9 @@ import { CALL_SCOPES } from '../../client/call-scope.js';
 import type { CallHolds } from './call-holds.js';
 import { callsDueNow, lookAtCalls, type CallLook } from './call-hold-look.js';
 
-/** What one probe of the service found: it answered (any answer but the service down), or not, and what it met. */
-export interface ProbeResult {
-  up: boolean;
-  detail: string;
-}
+import type { ProbeResult } from './outage-probe.js';
+
+export type { ProbeResult };
 
 export interface OutageWatchOptions {
   redis: Redis;

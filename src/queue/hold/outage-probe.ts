@@ -1,7 +1,12 @@
 import { isServiceError } from '../../client/answers/errors.js';
 import type { ServiceApi } from '../../client/service-api.js';
 import { findRedisFailure } from '../../redis/errors.js';
-import type { ProbeResult } from './hold-watch.js';
+
+/** What one probe of the service found: it answered (any answer but the service down), or not, and what it met. */
+export interface ProbeResult {
+  up: boolean;
+  detail: string;
+}
 
 /**
  * One read of the service, sent once, for the outage's probe: an order that does not exist (a 404 is the good answer,

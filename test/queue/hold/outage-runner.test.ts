@@ -81,7 +81,9 @@ describe('the service down for everything (outage hold in the runner)', () => {
     const state = await readOutage(w.redis, w.keys);
     expect(state).toMatchObject({ open: true, lastProbe: 'HTTP 503' });
     // The call that failed first, then the read that failed too.
-    expect(state.reason).toMatch(/^\[TRANSIENT\] GET \/[^ ]+\/api\/facility .*\(collection reads\); a read of the service fails too \(HTTP 503\)$/);
+    expect(state.reason).toMatch(
+      /^\[TRANSIENT\] GET \/[^ ]+\/api\/facility .*\(collection reads\); a read of the service fails too \(HTTP 503\)$/,
+    );
     // Growing intervals, up to the longest: 100, 200, 400, 400... ms apart.
     const gaps = probes.slice(1).map((t, i) => t - probes[i]!);
     expect(gaps.length).toBeGreaterThanOrEqual(3);
