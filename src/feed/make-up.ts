@@ -47,7 +47,8 @@ export function startMakeUp(o: MakeUpOptions): { lookNow(): void; stop(): Promis
       log.warn(
         { dueAt: new Date(slot).toISOString(), cause },
         `the ${at(slot)} run of ${kind.stream} was missed (${CAUSE_TEXT[cause]}) and is older than SCHEDULE_CATCH_UP_SECONDS ` +
-          `(${Math.round(o.catchUpMs / 1000)} s): not made up; the next run is as scheduled (or: inventory-sync sync --once --stream ${kind.stream})`,
+          `(${Math.round(o.catchUpMs / 1000)} s): not made up; the next run is as scheduled ` +
+          `(or now: inventory-sync sync --once --stream ${kind.stream})`,
       );
       return;
     }

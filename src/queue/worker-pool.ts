@@ -1,25 +1,25 @@
 import { Queue, Worker, type Job } from 'bullmq';
 import { defaults } from '../../config/defaults.js';
 import { createRedis, type RedisConnection as Redis } from '../redis/connection.js';
-import { jitteredBackoff } from './backoff.js';
 import { DEFAULT_BAD_RECORD_RETENTION, retainBadRecord } from './bad-record-retention.js';
-import { expandBatch, type IntakeResult } from './intake.js';
 import { intakeQueueName, type IntakeData } from './intake-queue.js';
 import type { JobResult } from './job-context.js';
-import type { OutageHooks } from './hold/hold-job.js';
-import { startOutageWatch, type OutageWatch } from './hold/hold-watch.js';
-import { CallHolds } from './hold/call-holds.js';
-import type { CallHoldHooks } from './hold/hold-at-call.js';
+import { startOutageWatch } from './hold/hold-watch.js';
+import { poolState, type IntakeWorker, type PoolState, type RecordWorker } from './pool-state.js';
+import { startIntakeWorker } from './intake-worker.js';
+import { skipIdleStalledChecks } from './stalled-check-skip.js';
 import { failureCodeOf } from './failure-code.js';
 import { finishGuardFor, type FinishGuard } from './finish-guard.js';
 import { createProcessor } from './job-runner.js';
 import { recordJobOptions, type JobData } from './queues.js';
 import type { StartWorkersOptions } from './start-workers-options.js';
 import { startSizing } from './worker-sizing.js';
-import { parkSlot, slotRuns, startParking, trackJobs, type ParkKey, type Parking, type ParkSlot } from './worker-park.js';
+import { parkSlot, slotRuns, startParking, trackJobs, type ParkKey, type ParkSlot } from './worker-park.js';
 import type { StreamName } from '../records/stream-name.js';
 import { messageOf } from '../errors/message-of.js';
 import { logRedisError } from '../redis/error-log.js';
+
+export { skipIdleStalledChecks };
 import type { RunnerKind } from './runner-kind.js';
 
 /**
@@ -29,9 +29,6 @@ import type { RunnerKind } from './runner-kind.js';
 const UNLIMITED = { max: 1_000_000_000, duration: 1_000 };
 
 export type { StartWorkersOptions };
-
-type RecordWorker = Worker<JobData, JobResult>;
-type IntakeWorker = Worker<IntakeData, IntakeResult>;
 
 export interface WorkerPool {
   /** Per stream, the record worker now (with `park`, a parked one is closed, and made anew when work comes). */
@@ -53,93 +50,6 @@ export interface WorkerPool {
    * Answers whether it had to force.
    */
   close(graceMs: number): Promise<{ forced: boolean }>;
-}
-
-/** What the workers of every stream share while the pool starts and runs. */
-interface PoolState {
-  workers: Map<StreamName, RecordWorker>;
-  intakeWorkers: Map<StreamName, IntakeWorker>;
-  /** Each worker's slot (record and intake), where parking closes it and makes it again. */
-  slots: Array<ParkSlot<RecordWorker> | ParkSlot<IntakeWorker>>;
-  recordSlots: Map<StreamName, ParkSlot<RecordWorker>>;
-  /** Told of every record worker made (metrics). */
-  watchers: Array<(worker: RecordWorker, stream: StreamName) => void>;
-  parking?: Parking;
-  owned: Queue[];
-  /** Each stream's record queue, held together while the service is down. */
-  recordQueues: Map<StreamName, Queue>;
-  guards: FinishGuard[];
-  watch?: OutageWatch;
-  /** The outage hooks of the processors, when the service down holds every stream. */
-  outage?: OutageHooks & NonNullable<StartWorkersOptions['outage']>;
-  /** The held calls' hooks of the processors (with the outage's). */
-  calls?: CallHoldHooks;
-  backoffStrategy: ReturnType<typeof jitteredBackoff>;
-  lockDuration: number;
-  maxStalledCount: number;
-  /** BullMQ's drainDelay of every worker (seconds). */
-  drainSeconds: number;
-  /** The connection the pool's queues and workers share (each worker has its own blocking connection besides). */
-  conn?: Redis;
-}
-
-function poolState(o: StartWorkersOptions): PoolState {
-  const retry = o.retry ?? o.deps.jobs;
-  const state: PoolState = {
-    workers: new Map(),
-    intakeWorkers: new Map(),
-    slots: [],
-    recordSlots: new Map(),
-    watchers: [],
-    owned: [],
-    recordQueues: new Map(),
-    guards: [],
-    backoffStrategy: jitteredBackoff({ baseDelayMs: retry.retryBaseDelayMs, maxDelayMs: retry.retryMaxDelayMs, jitter: o.retry?.jitter }),
-    lockDuration: o.lockDurationMs ?? defaults.jobLockMs,
-    maxStalledCount: o.maxStalledCount ?? o.deps.jobs.attempts,
-    drainSeconds: o.drainSeconds ?? defaults.workerDrainSeconds,
-  };
-  if (o.outage) {
-    state.outage = {
-      ...o.outage,
-      holdAll: async () => {
-        await Promise.all([...state.recordQueues.values()].map((q) => q.pause()));
-        state.watch?.lookNow();
-      },
-    };
-    const holds = new CallHolds({
-      redis: o.deps.redis,
-      keys: o.deps.keys,
-      logger: o.logger,
-      threshold: o.outage.threshold,
-      firstTrialMs: o.outage.firstProbeMs,
-      maxTrialMs: o.outage.probeMaxMs,
-      // A call held or released here: this process's look probes it or wakes its jobs at once.
-      onChange: () => state.watch?.lookNow(),
-    });
-    state.calls = { holds, ...(o.outage.callWaitMs === undefined ? {} : { waitMs: o.outage.callWaitMs }) };
-  }
-  return state;
-}
-
-/**
- * BullMQ's stalled-job check (its moveStalledJobsToWait script, 7 commands on an idle queue, every stalledInterval by
- * every worker) run only when it has something to look at: a job active now, or one the last check marked. Else it
- * would only mark nothing, so two reads (LLEN, SCARD) in one round trip stand for it: an idle account's 6 queues
- * cost ~1 command a second less (issue 36). A job taken up after the skip is marked at the next check, as it would
- * be after a check that found the queue empty, so a dead process's job is taken back as soon as before (within
- * about a lock and an interval: twice JOB_LOCK_SECONDS). A BullMQ without this private method keeps its own check.
- */
-export function skipIdleStalledChecks(worker: Worker, conn: Redis): void {
-  const w = worker as unknown as { moveStalledJobsToWait?: () => Promise<void> };
-  const check = w.moveStalledJobsToWait;
-  if (typeof check !== 'function') return;
-  w.moveStalledJobsToWait = async () => {
-    const replies = (await conn.pipeline().llen(worker.toKey('active')).scard(worker.toKey('stalled')).exec()) ?? [];
-    for (const [err] of replies) if (err) throw err;
-    const idle = replies.length === 2 && replies.every(([, n]) => Number(n) === 0);
-    if (!idle) await check.call(worker);
-  };
 }
 
 /** Jobs running now in this process: what each worker's slot counts (worker-park.ts's trackJobs). */
@@ -212,62 +122,6 @@ function createRecordWorker(
   s.workers.set(kind.stream, worker);
   for (const watch of s.watchers) watch(worker, kind.stream);
   return worker;
-}
-
-/** The intake worker of a stream: expands its imported batches into record jobs, one batch at a time. */
-function startIntakeWorker(
-  o: StartWorkersOptions,
-  s: PoolState,
-  stream: StreamName,
-  conn: Redis,
-  guard: FinishGuard,
-  queue: Queue<JobData>,
-) {
-  const runIntake = async (job: Job<IntakeData, IntakeResult>) => {
-    const result = await expandBatch(job, queue);
-    o.logger.debug({ stream, jobId: job.id, records: result.records }, result.summary);
-    return result;
-  };
-  const intakeQueue = intakeQueueName(stream);
-  let slot: ParkSlot<IntakeWorker> | undefined;
-  const run = guard.wrap(trackJobs(() => slot, runIntake));
-  slot = parkSlot(
-    (type: ParkKey) => `${o.prefix}:${intakeQueue}:${type}`,
-    () => createIntakeWorker(o, s, stream, conn, guard, run),
-  );
-  s.slots.push(slot);
-}
-
-/** Makes the stream's intake worker (at start, and again when a parked one starts). */
-function createIntakeWorker(
-  o: StartWorkersOptions,
-  s: PoolState,
-  stream: StreamName,
-  conn: Redis,
-  guard: FinishGuard,
-  run: (job: Job<IntakeData, IntakeResult>, token?: string, signal?: AbortSignal) => Promise<IntakeResult>,
-): IntakeWorker {
-  const intakeWorker = new Worker<IntakeData, IntakeResult>(intakeQueueName(stream), run, {
-    connection: conn,
-    prefix: o.prefix,
-    concurrency: 1,
-    settings: { backoffStrategy: s.backoffStrategy },
-    lockDuration: s.lockDuration,
-    stalledInterval: o.stalledIntervalMs ?? defaults.stalledCheckMs,
-    maxStalledCount: s.maxStalledCount,
-    drainDelay: s.drainSeconds,
-  });
-  skipIdleStalledChecks(intakeWorker, conn);
-  // Counted with the record workers' errors of the same reason (same Redis): one line per reason every 30 s.
-  intakeWorker.on('error', (err) => {
-    guard.noteError(err);
-    logRedisError(o.logger, 'intake worker', err, { stream });
-  });
-  intakeWorker.on('failed', (job, err) =>
-    o.logger.warn({ stream, jobId: job?.id, err: err.message }, 'intake batch not expanded (retried while attempts remain)'),
-  );
-  s.intakeWorkers.set(stream, intakeWorker);
-  return intakeWorker;
 }
 
 /**
