@@ -22,6 +22,7 @@ import { runScaleOut, scaleOutPart } from './scale-out.js';
 import { benchStockSync, STOCK_BENCH_HEAD, stockBenchRows } from './stock-sync.js';
 import { median } from './lib/median.js';
 import { redisFullSection } from './lib/redis-full-section.js';
+import { callHoldSection } from './lib/call-hold-section.js';
 import { pushSection } from './lib/push-section.js';
 import { accountsFairSection, accountsIdleSection } from './lib/accounts-sections.js';
 
@@ -267,6 +268,7 @@ const runners: Record<Section, (o: BenchOptions) => Promise<Measured>> = {
   failover: async (o) =>
     plannedFailoverPart(await runPlannedFailover({ runs: o.runs, log: say }), `npm run bench -- --only failover --runs ${o.runs}`),
   'redis-full': (o) => redisFullSection(o, say),
+  'call-hold': (o) => callHoldSection(o, say),
   push: (o) => pushSection(o, say),
   'accounts-idle': (o) => accountsIdleSection(o, false, say),
   'accounts-idle-cluster': (o) => accountsIdleSection(o, true, say),
@@ -293,6 +295,7 @@ for (const section of (
     'unbudgeted',
     'failover',
     'redis-full',
+    'call-hold',
     'push',
     'accounts-idle',
     'accounts-idle-cluster',

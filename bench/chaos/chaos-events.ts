@@ -8,6 +8,7 @@ export type ChaosEvent =
   | { kind: 'import'; at: number; delayMs: number }
   | { kind: 'revoke-key'; at: number; delayMs: number }
   | { kind: 'outage'; at: number; delayMs: number }
+  | { kind: 'call-down'; at: number; delayMs: number; index: number }
   | { kind: 'redis-full'; at: number; delayMs: number }
   | { kind: 'rotate-secret'; at: number; delayMs: number };
 
@@ -62,6 +63,9 @@ export function planEvents(o: ChaosOptions, rand: () => number): ChaosEvent[] {
   if (o.revokeKey) events.push({ kind: 'revoke-key', at: 0.5, delayMs: 0 });
   // The incidents a worker rides out alone (chaos-unattended.ts), placed without a draw too.
   if (o.outageSeconds > 0) events.push({ kind: 'outage', at: 0.35, delayMs: 0 });
+  // One call of the service down at a time, spread over the run (issue 45).
+  for (let i = 0; i < o.callDowns; i++)
+    events.push({ kind: 'call-down', at: 0.15 + (0.7 * i) / Math.max(1, o.callDowns), delayMs: 0, index: i });
   if (o.rotateSecret) events.push({ kind: 'rotate-secret', at: 0.6, delayMs: 0 });
   if (o.redisFullSeconds > 0) events.push({ kind: 'redis-full', at: 0.7, delayMs: 0 });
   return events.sort((a, b) => a.at - b.at);

@@ -49,6 +49,10 @@ export const chaosOptionsSchema = z.object({
   revokeKey: z.boolean(),
   /** The service answers 503 to everything this long, past the jobs' retries (issue 26); 0 leaves the phase out. */
   outageSeconds: z.number().int().min(0),
+  /** Partial outages (issue 45): this many times, one call of the service answers 503 while the rest answers. */
+  callDowns: z.number().int().min(0),
+  /** How long each partial outage lasts. */
+  callDownSeconds: z.number().int().min(1),
   /**
    * The workers read the API key and secret from files (INVENTORY_API_KEY_FILE...), and at 80% of the orders the
    * account's credentials are rotated: the service takes only the new ones, and the files are rewritten in place.
@@ -93,6 +97,8 @@ export const fullPreset: ChaosOptions = {
   revokeKey: true,
   // Longer than a job's retries (JOB_ATTEMPTS 40, at most 2 s apart: about 80 s).
   outageSeconds: 90,
+  callDowns: 3,
+  callDownSeconds: 45,
   redisFullSeconds: 25,
   rotateSecret: true,
   dist: false,
@@ -111,6 +117,8 @@ export const shortPreset: ChaosOptions = {
   boms: 10,
   badRounds: 1,
   outageSeconds: 20,
+  callDowns: 1,
+  callDownSeconds: 15,
   redisFullSeconds: 10,
   drainTimeoutSeconds: 300,
 };
@@ -136,6 +144,8 @@ const numeric = [
   'fault-scale',
   'drain-timeout-seconds',
   'outage-seconds',
+  'call-downs',
+  'call-down-seconds',
   'redis-full-seconds',
 ] as const;
 

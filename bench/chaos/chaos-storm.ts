@@ -5,6 +5,7 @@ import type { ChaosImporter } from './chaos-import.js';
 import type { ChaosOptions } from './chaos-options.js';
 import type { RevokeLog } from './chaos-revoke.js';
 import type { OutageLog, RedisFullLog, RotateLog } from './chaos-unattended.js';
+import type { CallDownLog } from './chaos-call-down.js';
 import { postWindow, sandboxBudgets, type ChaosWorld } from './chaos-world.js';
 import type { WorkerSlots } from './worker-slots.js';
 
@@ -23,12 +24,15 @@ export interface StormLog {
   outage?: OutageLog;
   redisFull?: RedisFullLog;
   rotate?: RotateLog;
+  /** The partial outages, one call down at a time (chaos-call-down.ts). */
+  callDowns: CallDownLog[];
 }
 
 /** The phases the run hands the storm, each run when its event comes. */
 export interface StormPhases {
   revokeKey?: (progress: number) => Promise<RevokeLog>;
   outage?: (progress: number) => Promise<OutageLog>;
+  callDown?: (progress: number, index: number) => Promise<CallDownLog>;
   redisFull?: (progress: number) => Promise<RedisFullLog>;
   rotate?: (progress: number) => Promise<RotateLog>;
 }
@@ -59,7 +63,7 @@ export async function runStorm(
   phases: StormPhases = {},
 ): Promise<StormLog> {
   const t0 = Date.now();
-  const log: StormLog = { timeline: [], redisRestarts: [], tightMs: 0, completed: false, revived: 0 };
+  const log: StormLog = { timeline: [], redisRestarts: [], tightMs: 0, completed: false, revived: 0, callDowns: [] };
   const note = (p: number, what: string) => {
     const line = `t+${((Date.now() - t0) / 1000).toFixed(1)}s ${(p * 100).toFixed(0).padStart(3)}% ${what}`;
     log.timeline.push(line);
@@ -123,6 +127,17 @@ export async function runStorm(
             p,
             `service back: held after ${r.heldAfterMs ?? '-'} ms, ${r.requests} requests while down (${r.firstMinute} in the first minute); ` +
               `outage ended ${r.endedAfterMs ?? '-'} ms and first write ${r.firstWriteAfterMs ?? '-'} ms after the return; paused: ${r.paused.join(', ') || 'none'}`,
+          );
+        }
+      } else if (e.kind === 'call-down') {
+        if (phases.callDown) {
+          note(p, `one call of the service goes down (503) for ${o.callDownSeconds} s while the rest answers; nobody acts`);
+          const r = await phases.callDown(p, e.index);
+          log.callDowns.push(r);
+          note(
+            p,
+            `${r.call} back: held after ${r.heldAfterMs ?? '-'} ms, ${r.requests} requests to it while down, released ${r.releasedAfterMs ?? '-'} ms ` +
+              `after its return; outage opened: ${r.outageOpened ? 'yes' : 'no'}; paused: ${r.paused.join(', ') || 'none'}`,
           );
         }
       } else if (e.kind === 'redis-full') {

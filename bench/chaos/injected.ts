@@ -93,6 +93,12 @@ export function injectedTable(
       detail: `@${pct(r.progress)}; requests while down (${r.firstMinute} in its first minute); held after ${r.heldAfterMs ?? '-'} ms; ended by itself ${r.endedAfterMs ?? '-'} ms after the return, first write after ${r.firstWriteAfterMs ?? '-'} ms; no resume`,
     });
   }
+  for (const r of storm.callDowns)
+    rows.push({
+      what: `${r.call} down for ${r.seconds} s (503), the rest answering`,
+      count: r.requests,
+      detail: `@${pct(r.progress)}; requests to it while down; held after ${r.heldAfterMs ?? '-'} ms; released by itself ${r.releasedAfterMs ?? '-'} ms after its return; the whole service held meanwhile: ${r.outageOpened ? "yes (the storm's own faults)" : 'no'}`,
+    });
   if (storm.redisFull) {
     const r = storm.redisFull;
     rows.push({

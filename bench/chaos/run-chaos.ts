@@ -14,6 +14,7 @@ import type { ChaosOptions } from './chaos-options.js';
 import { totalViolations, type ChaosReport } from './chaos-report.js';
 import { checkRevoke, revokeKeyPhase } from './chaos-revoke.js';
 import { checkOutage, checkRedisFull, checkRotate, outagePhase, redisFullPhase, rotateSecretPhase } from './chaos-unattended.js';
+import { callDownPhase, checkCallDowns } from './chaos-call-down.js';
 import { runStorm, type StormLog } from './chaos-storm.js';
 import { startWorld, type ChaosWorld } from './chaos-world.js';
 import { checkCountResults, countResults } from './check-counts.js';
@@ -103,6 +104,7 @@ export async function runChaos(o: ChaosOptions, root: string, command: string, s
     storm = await runStorm(o, world, slots, queues, ordersTotal, planEvents(o, rand), rand, say, importer, {
       revokeKey: (p) => revokeKeyPhase(o, world, conn, root, p),
       outage: (p) => outagePhase(o, world, conn, p),
+      callDown: (p, i) => callDownPhase(o, world, conn, p, i),
       redisFull: (p) => redisFullPhase(o, world, conn, queues.get('orders')!, slots.logFiles(), p),
       rotate: (p) => rotateSecretPhase(world, conn, p),
     });
@@ -115,6 +117,7 @@ export async function runChaos(o: ChaosOptions, root: string, command: string, s
     );
     if (o.revokeKey) checks.push(checkRevoke(storm.revoke));
     if (o.outageSeconds > 0) checks.push(checkOutage(storm.outage));
+    if (o.callDowns > 0) checks.push(checkCallDowns(o, storm.callDowns));
     if (o.redisFullSeconds > 0) checks.push(checkRedisFull(storm.redisFull));
     if (o.rotateSecret) checks.push(checkRotate(storm.rotate));
     checks.push(await drain(queues, intakes, expected, o.drainTimeoutSeconds * 1000, say));

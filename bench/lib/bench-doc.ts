@@ -21,6 +21,7 @@ export const SECTION_NUMBERS: Record<Section, string> = {
   unbudgeted: '11',
   failover: '12',
   'redis-full': '13',
+  'call-hold': '13.1',
   push: '14',
   'accounts-idle': '15',
   'accounts-idle-cluster': '15.1',

@@ -16,6 +16,7 @@ export const SECTIONS = [
   'unbudgeted',
   'failover',
   'redis-full',
+  'call-hold',
   'push',
   'accounts-idle',
   'accounts-idle-cluster',

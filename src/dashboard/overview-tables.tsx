@@ -89,6 +89,31 @@ export function Budget({ s }: { s: StatusReport }) {
   );
 }
 
+type ScheduleRow = StatusReport['schedule'][number];
+
+/** A run's last result: ok, not pulled (held: made up once its cause ends), or failed; and a run made up, or missed for good. */
+function LastResult({ r }: { r: ScheduleRow }) {
+  const result =
+    r.lastOk === null ? null : r.lastOk ? (
+      <span class="ok">ok</span>
+    ) : r.missed && r.missed.cause !== 'failed' ? (
+      <span class="warn">{r.lastError ?? 'not pulled'}</span>
+    ) : (
+      <span class="bad">failed: {r.lastError ?? ''}</span>
+    );
+  return (
+    <>
+      {result}
+      {r.madeUp ? (
+        <div class="muted" data-made-up={r.name}>
+          {r.madeUp.text}
+        </div>
+      ) : null}
+      {r.notMadeUp ? <div class="bad">{r.notMadeUp.text}</div> : null}
+    </>
+  );
+}
+
 /** The scheduled pulls: rule, last run and its result, next run. */
 export function Schedule({ s }: { s: StatusReport }) {
   return (
@@ -104,8 +129,7 @@ export function Schedule({ s }: { s: StatusReport }) {
             <td>{r.name}</td>
             <td>{r.rule ?? ''}</td>
             <td>
-              <When iso={r.lastRunAt} />{' '}
-              {r.lastOk === null ? null : r.lastOk ? <span class="ok">ok</span> : <span class="bad">failed: {r.lastError ?? ''}</span>}
+              <When iso={r.lastRunAt} /> <LastResult r={r} />
             </td>
             <td>
               <When iso={r.nextRunAt} />

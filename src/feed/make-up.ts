@@ -1,6 +1,7 @@
 import type { Config } from '../../config/read-config.js';
 import { defaults } from '../../config/defaults.js';
 import { messageOf } from '../errors/message-of.js';
+import { findRedisFailure } from '../redis/errors.js';
 import { logRepeated, reasonOf } from '../log/log-throttle.js';
 import { isOutage } from '../queue/hold/outage-state.js';
 import { isPaused } from '../queue/hold/refusal-state.js';

@@ -37,7 +37,7 @@ function probeTells(call: string, held: readonly string[]): boolean {
  * everything and the account-wide outage opens (outage-state.ts); when it answers, only that call is held. Answers
  * whether the outage opened.
  */
-async function probeCall(l: CallLook, call: string, reason: string): Promise<boolean> {
+async function probeCall(l: CallLook, call: string, reason: string, code: string): Promise<boolean> {
   if (Number(await runScript(l.redis, CALL_CLAIM_PROBE, [1, l.keys.callHolds(), call, Date.now()])) !== 1) return false;
   const label = callScopeLabel(call);
   const r = await l.probe();
@@ -51,8 +51,7 @@ async function probeCall(l: CallLook, call: string, reason: string): Promise<boo
     return false;
   }
   const why = clipReason(`${reason} (${label}); a read of the service fails too (${r.detail})`);
-  const code = reason.startsWith('[') ? reason.slice(1, reason.indexOf(']')) : 'TRANSIENT';
-  const opened = await recordServiceDown(l.redis, l.keys, { threshold: 1, reason: why, firstProbeMs: l.firstProbeMs, code });
+  const opened = await recordServiceDown(l.redis, l.keys, { threshold: 1, reason: why, firstProbeMs: l.firstProbeMs, code: code || 'TRANSIENT' });
   if (opened.state === 'tripped')
     l.logger.error(
       { call, probe: r.detail },
@@ -76,7 +75,7 @@ export async function lookAtCalls(l: CallLook, hash: Readonly<Record<string, str
   const now = Date.now();
   for (const call of held) {
     const f = fieldsOf(hash, call);
-    if (!f.probed && probeTells(call, held) && (await probeCall(l, call, f.reason ?? ''))) return true;
+    if (!f.probed && probeTells(call, held) && (await probeCall(l, call, f.reason ?? '', f.code ?? ''))) return true;
     const next = Number(f.next ?? 0);
     const trialOut = f.trial !== undefined && Number(f.trialUntil ?? 0) > now;
     if (next > now || trialOut || l.woken.get(call) === next) continue;

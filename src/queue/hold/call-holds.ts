@@ -5,6 +5,7 @@ import { logRepeated } from '../../log/log-throttle.js';
 import { messageOf } from '../../errors/message-of.js';
 import type { RedisConnection as Redis, RedisKeys } from '../../redis/connection.js';
 import { runScript } from '../../redis/scripts.js';
+import { findRedisFailure } from '../../redis/errors.js';
 import { fieldsOf, type CallFields } from './call-hold.js';
 import { CALL_ANSWERED, CALL_FAILED, CALL_GATE, CALL_GIVE_BACK } from './call-hold-scripts.js';
 import { clipReason } from './hold.js';
@@ -135,8 +136,8 @@ export class CallHolds {
 
   /** A request of `call` met the service down: counted, and held at the threshold. Answers whether the call is held now. */
   async failed(call: string, err: unknown, trial?: string): Promise<boolean> {
-    const reason = clipReason(`[${(err as { code?: string }).code ?? 'TRANSIENT'}] ${messageOf(err)}`);
     const code = (err as { code?: string }).code ?? 'TRANSIENT';
+    const reason = clipReason(`[${code}] ${messageOf(err)}`);
     const args = [
       1,
       this.o.keys.callHolds(),
@@ -156,7 +157,7 @@ export class CallHolds {
         return false;
       }
       this.mark(call, { held: true, next: Number(next), reason, ...(state === 'tripped' ? { since: Date.now() } : {}) });
-      if (state === 'tripped') this.tripped(call, Number(n), reason);
+      if (state === 'tripped') this.tripped(call, Number(n), reason, code);
       else if (Number(n) === 1) this.trialFailed(call, reason, Number(next));
       return true;
     } catch (e) {
@@ -203,10 +204,10 @@ export class CallHolds {
     this.seen.set(call, { ...s, ...patch });
   }
 
-  private tripped(call: string, n: number, reason: string): void {
+  private tripped(call: string, n: number, reason: string, code: string): void {
     const label = callScopeLabel(call);
     this.o.logger.error(
-      { call, failures: n, code: reason.slice(1, reason.indexOf(']')) },
+      { call, failures: n, code },
       `${label} is held: ${n} requests of it in a row met ${reason}. Only the jobs whose next step is ${label} wait there ` +
         `(no attempt spent); every other call and stream goes on. One real ${label} tries it in ${this.firstTrialMs / 1000} s, ` +
         'then at growing intervals, and the waiting jobs go on by themselves once it works',

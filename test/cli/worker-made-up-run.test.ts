@@ -1,0 +1,109 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { countRecord } from '../helpers/count-record.js';
+import { orderRecord } from '../helpers/order-records.js';
+import { runCli } from './run-cli.js';
+import { startStack, type Stack } from './stack.js';
+import { eventually, startWorkerProcess, type WorkerProcess } from './worker-process.js';
+
+/**
+ * Issue 45, as an operator would see it: the nightly stock-count run (a cron that fires once a day, set here to a
+ * second a little ahead) falls inside a 60 s outage of the whole service, or finds no worker running (stopped before
+ * its time, started 20 s after it, as a deploy at 19:00 does). Either way its 12 counts are applied, once, soon after
+ * the cause ends, and `status --json` says the run was made up and why.
+ */
+const COUNTS = 12;
+const stacks: Stack[] = [];
+const workers: WorkerProcess[] = [];
+afterEach(async () => {
+  for (const w of workers.splice(0)) await w.stop();
+  for (const s of stacks.splice(0)) await s.close();
+});
+
+/** A cron that fires once a day, at the second of `at` (UTC), as `0 19 * * *` does. */
+function onceADayAt(at: number): string {
+  const d = new Date(at);
+  return `${d.getUTCSeconds()} ${d.getUTCMinutes()} ${d.getUTCHours()} * * *`;
+}
+
+const counts = (tag: string) =>
+  Array.from({ length: COUNTS }, (_, i) => countRecord(`${tag}-${i}`, `A-0${(i % 6) + 1}`, '2026-11-30', [[`SKU-01${String(10 + i)}`, 40 + i]]));
+
+interface ScheduleJson {
+  name: string;
+  lastOk: boolean | null;
+  missed: { cause: string } | null;
+  madeUp: { cause: string; text: string; dueAt: string; at: string } | null;
+}
+
+async function stockSchedule(stack: Stack): Promise<ScheduleJson> {
+  const r = await runCli(['status', '--json'], stack.env);
+  expect(r.code, r.stderr).toBe(0);
+  return (JSON.parse(r.stdout) as { schedule: ScheduleJson[] }).schedule.find((s) => s.name === 'stock-sync')!;
+}
+
+async function world(name: string, due: number) {
+  const stack = await startStack({}, name);
+  stacks.push(stack);
+  const env = {
+    ...stack.env,
+    LOG_LEVEL: 'info',
+    ORDER_POLL_SECONDS: '1',
+    STOCK_SYNC_CRON: onceADayAt(due),
+    STOCK_SYNC_TZ: 'UTC',
+    OUTAGE_PROBE_MAX_SECONDS: '5',
+  };
+  stack.feed.append('stock-counts', counts(name));
+  const start = () => {
+    const w = startWorkerProcess(env);
+    workers.push(w);
+    return w;
+  };
+  const variances = () => stack.sandbox.admin.counters().creates.variance;
+  return { stack, start, variances };
+}
+
+describe('the nightly stock-count run (issue 45)', () => {
+  it.concurrent('falls inside a 60 s outage of the whole service: made up once after it, within 30 s', async () => {
+    const due = Date.now() + 30_000;
+    const w = await world('made-up-outage', due);
+    await w.start().httpUrl;
+    // The service goes down 15 s before the run's time; a job meets it, and the whole service is held.
+    await new Promise((r) => setTimeout(r, Math.max(0, due - 15_000 - Date.now())));
+    w.stack.sandbox.admin.setFaults([{ kind: 'status-503' }]);
+    const down = Date.now();
+    w.stack.feed.append('orders', [orderRecord('MADE-UP-1')]);
+    await eventually(async () => (await stockSchedule(w.stack)).missed?.cause === 'outage', 40_000, 'the run missed, held by the outage');
+    expect((await stockSchedule(w.stack)).lastOk).toBe(false);
+    expect(w.variances()).toBe(0);
+    await new Promise((r) => setTimeout(r, Math.max(0, down + 60_000 - Date.now())));
+    w.stack.sandbox.admin.setFaults([]);
+    const up = Date.now();
+    await eventually(async () => w.variances() >= COUNTS, 60_000, 'every count applied');
+    const made = (await stockSchedule(w.stack)).madeUp;
+    expect(made).toMatchObject({ cause: 'outage', dueAt: new Date(due - (due % 1000)).toISOString() });
+    expect(Date.parse(made!.at) - up).toBeLessThan(30_000);
+    expect(made!.text).toMatch(/after an outage of the service$/);
+    await new Promise((r) => setTimeout(r, 12_000));
+    expect(w.variances()).toBe(COUNTS);
+  }, 240_000);
+
+  it.concurrent('finds no worker running (a deploy at its time): made up once when a worker starts', async () => {
+    const due = Date.now() + 20_000;
+    const w = await world('made-up-deploy', due);
+    const first = w.start();
+    await first.httpUrl;
+    await new Promise((r) => setTimeout(r, Math.max(0, due - 5_000 - Date.now())));
+    await first.stop();
+    await new Promise((r) => setTimeout(r, Math.max(0, due + 20_000 - Date.now())));
+    expect(w.variances()).toBe(0);
+    const started = Date.now();
+    await w.start().httpUrl;
+    await eventually(async () => w.variances() >= COUNTS, 60_000, 'every count applied');
+    expect(Date.now() - started).toBeLessThan(30_000);
+    const s = await stockSchedule(w.stack);
+    expect(s).toMatchObject({ lastOk: true, madeUp: { cause: 'stopped' } });
+    expect(s.madeUp!.text).toMatch(/after a stop \(no worker took it/);
+    await new Promise((r) => setTimeout(r, 12_000));
+    expect(w.variances()).toBe(COUNTS);
+  }, 240_000);
+});
