@@ -1,6 +1,9 @@
 import type { Dispatcher } from 'undici';
 import { ConfigError, type Config } from '../../config/read-config.js';
 import { Catalog } from '../catalog/catalog.js';
+import { serviceCalls } from '../client/service-calls.js';
+import { CallHolds } from '../queue/hold/call-holds.js';
+import { callHoldLayer } from '../queue/hold/call-hold-layer.js';
 import { MappedCatalog } from '../catalog/mapped-catalog.js';
 import type { CatalogApi } from '../catalog/types.js';
 import { RequestBudget } from '../client/budget/budget.js';
@@ -75,7 +78,11 @@ export function buildDeps(config: Config, logger: Logger, opts: BuildDepsOptions
   const budget = opts.budget === false ? undefined : new RequestBudget({ redis, keys, budgets: service.budgets, shares });
   const credentials = serviceCredentials(config, logger);
   const client = serviceClient(config, { credentials, budget, latency, opts });
-  const bare = opts.catalog ?? new Catalog({ client, redis, keys, refreshSeconds: config.catalog.refreshSeconds, logger });
+  // One call's failures hold that call, for the jobs and for the catalog's reads they make (src/queue/hold/call-hold.ts).
+  const callHolds = new CallHolds({ redis, keys, logger, maxTrialMs: config.outage.probeMaxMs });
+  const catalogClient = client.apiOf(serviceCalls).with(callHoldLayer(callHolds, 'catalog'));
+  const bare =
+    opts.catalog ?? new Catalog({ client: catalogClient, redis, keys, refreshSeconds: config.catalog.refreshSeconds, logger });
   // The one place MAPPING_FILE applies: every lookup of every kind, reconcile, check and dry run goes through it.
   const catalog = config.mapping ? new MappedCatalog(bare, config.mapping) : bare;
   const queues = createQueues({
@@ -94,6 +101,7 @@ export function buildDeps(config: Config, logger: Logger, opts: BuildDepsOptions
     client,
     credentials,
     catalog,
+    callHolds,
     upstream: upstreamClient(config, logger),
     kinds,
     queues,

@@ -19,6 +19,7 @@ import type { StreamName } from '../records/stream-name.js';
 import { startWorkers, type StartWorkersOptions, type WorkerPool } from '../queue/worker-pool.js';
 import { sizeConcurrency, type Pace } from '../queue/concurrency-sizer.js';
 import { probeOnce } from '../queue/hold/outage-probe.js';
+import type { CallHolds } from '../queue/hold/call-holds.js';
 import { isOutage } from '../queue/hold/outage-state.js';
 import type { Kind } from '../kinds/kind.js';
 
@@ -38,6 +39,8 @@ export interface RuntimeDeps {
   pace?: Pace;
   /** Set when tracing is on: BullMQ's telemetry for the workers, and the spans of each job. */
   tracing?: Pick<Tracing, 'telemetry' | 'jobs'>;
+  /** The process's holds of the service's calls, its catalog's reads included (buildDeps makes them). */
+  callHolds?: CallHolds;
 }
 
 export type RunProgress =
@@ -92,6 +95,7 @@ function runnerDeps(d: RuntimeDeps): RunnerDeps {
     jobs: d.config.jobs,
     goLive: d.config.goLive,
     jobTracing: d.tracing?.jobs,
+    ...(d.callHolds ? { callHolds: d.callHolds } : {}),
   };
 }
 

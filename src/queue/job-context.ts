@@ -1,6 +1,7 @@
 import type { Config } from '../../config/read-config.js';
 import type { CatalogApi } from '../catalog/types.js';
 import type { ServiceApi } from '../client/service-api.js';
+import type { CallHolds } from './hold/call-holds.js';
 import type { Logger } from '../log/logger.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
 import type { HeldLock } from '../redis/redis-lock.js';
@@ -23,6 +24,11 @@ export interface RunnerDeps {
   goLive?: GoLiveSettings;
   /** Spans per attempt and per service call; only when tracing is on (OTEL_EXPORTER_OTLP_ENDPOINT). */
   jobTracing?: JobTracing;
+  /**
+   * The process's holds of the service's calls (src/queue/hold/call-holds.ts), which the catalog's reads go through too
+   * (buildDeps). Default: the worker pool makes its own.
+   */
+  callHolds?: CallHolds;
 }
 
 /**

@@ -70,16 +70,11 @@ export function poolState(o: StartWorkersOptions): PoolState {
         state.watch?.lookNow();
       },
     };
-    const holds = new CallHolds({
-      redis: o.deps.redis,
-      keys: o.deps.keys,
-      logger: o.logger,
-      threshold: o.outage.threshold,
-      firstTrialMs: o.outage.firstProbeMs,
-      maxTrialMs: o.outage.probeMaxMs,
-      // A call held or released here: this process's look probes it or wakes its jobs at once.
-      onChange: () => state.watch?.lookNow(),
-    });
+    // The process's holds (buildDeps's, which its catalog's reads go through too), or the pool's own.
+    const holds = o.deps.callHolds ?? new CallHolds({ redis: o.deps.redis, keys: o.deps.keys, logger: o.logger });
+    holds.tune({ threshold: o.outage.threshold, firstTrialMs: o.outage.firstProbeMs, maxTrialMs: o.outage.probeMaxMs });
+    // A call held or released here: this process's look probes it or wakes its jobs at once.
+    holds.listen(() => state.watch?.lookNow());
     state.calls = { holds, ...(o.outage.callWaitMs === undefined ? {} : { waitMs: o.outage.callWaitMs }) };
   }
   return state;

@@ -72,13 +72,25 @@ describe('the nightly stock-count run (issue 45)', () => {
     w.stack.sandbox.admin.setFaults([{ kind: 'status-503' }]);
     const down = Date.now();
     w.stack.feed.append('orders', [orderRecord('MADE-UP-1')]);
-    await eventually(async () => (await stockSchedule(w.stack)).missed?.cause === 'outage', 40_000, 'the run missed, held by the outage');
+    await eventually(async () => (await stockSchedule(w.stack)).missed?.cause === 'outage', 40_000, 'the run missed, held by the outage').catch(
+      async (e) => {
+        console.log(JSON.stringify(await stockSchedule(w.stack)));
+        console.log(workers[0]!.stdoutLines.filter((l) => /"level":(40|50)|stock|control|schedul/.test(l)).slice(-40).join('\n'));
+        throw e;
+      },
+    );
     expect((await stockSchedule(w.stack)).lastOk).toBe(false);
     expect(w.variances()).toBe(0);
     await new Promise((r) => setTimeout(r, Math.max(0, down + 60_000 - Date.now())));
     w.stack.sandbox.admin.setFaults([]);
     const up = Date.now();
-    await eventually(async () => w.variances() >= COUNTS, 60_000, 'every count applied');
+    await eventually(async () => w.variances() >= COUNTS, 60_000, 'every count applied').catch(async (e) => {
+      console.log('variances', w.variances(), JSON.stringify(await stockSchedule(w.stack)));
+      const st = await runCli(['status'], w.stack.env);
+      console.log(st.stdout);
+      console.log(workers[0]!.stdoutLines.filter((l) => /"level":(40|50)|made up|answers again|works again/.test(l)).slice(-30).join('\n'));
+      throw e;
+    });
     const made = (await stockSchedule(w.stack)).madeUp;
     expect(made).toMatchObject({ cause: 'outage', dueAt: new Date(due - (due % 1000)).toISOString() });
     expect(Date.parse(made!.at) - up).toBeLessThan(30_000);

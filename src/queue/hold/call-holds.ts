@@ -28,8 +28,6 @@ export interface CallHoldsOptions extends CallHoldSettings {
   redis: Redis;
   keys: RedisKeys;
   logger: Logger;
-  /** Told when this process held a call or released one (the watch looks at once: a probe, the waiting jobs). */
-  onChange?(call: string, change: 'held' | 'released'): void;
 }
 
 /** What a request of a call may do now. */
@@ -58,11 +56,13 @@ const seenOf = (f: CallFields): Seen => ({
  * run as the scripts of call-hold-scripts.ts. Its errors never change a request's result: the hold is best effort.
  */
 export class CallHolds {
-  readonly threshold: number;
-  readonly firstTrialMs: number;
-  readonly maxTrialMs: number;
-  private readonly trialLifeMs: number;
+  threshold: number;
+  firstTrialMs: number;
+  maxTrialMs: number;
+  private trialLifeMs: number;
   private readonly viewMs: number;
+  /** Told when this process held a call or released one (the watch looks at once: a probe, the waiting jobs). */
+  private readonly listeners: Array<(call: string, change: 'held' | 'released') => void> = [];
   private seen = new Map<string, Seen>();
   private seenAt = 0;
   /** Calls seen held, then running (released here or elsewhere), whose waiting jobs the next look wakes. */
@@ -75,6 +75,19 @@ export class CallHolds {
     this.maxTrialMs = o.maxTrialMs ?? defaults.outageProbeMaxMs;
     this.trialLifeMs = o.trialLifeMs ?? defaults.callTrialLifeMs;
     this.viewMs = o.viewMs ?? defaults.callHoldViewMs;
+  }
+
+  /** Timings other than the configuration's (a worker pool's `outage` options: tests, benches). */
+  tune(s: Omit<CallHoldSettings, 'viewMs'>): void {
+    this.threshold = s.threshold ?? this.threshold;
+    this.firstTrialMs = s.firstTrialMs ?? this.firstTrialMs;
+    this.maxTrialMs = s.maxTrialMs ?? this.maxTrialMs;
+    this.trialLifeMs = s.trialLifeMs ?? this.trialLifeMs;
+  }
+
+  /** Calls `fn` whenever this process holds a call or releases one. */
+  listen(fn: (call: string, change: 'held' | 'released') => void): void {
+    this.listeners.push(fn);
   }
 
   /** Takes the hash as read (by the watch's look or a request's refresh). */
@@ -185,7 +198,7 @@ export class CallHolds {
         { call, seconds, trials: Number(trials), answer: detail },
         `${callScopeLabel(call)} works again (${detail}) after ${seconds} s held and ${trials} trial(s); the jobs that waited at it go on`,
       );
-      this.o.onChange?.(call, 'released');
+      for (const fn of this.listeners) fn(call, 'released');
     } catch (e) {
       this.couldNot(`release ${callScopeLabel(call)}`, e);
     }
@@ -212,7 +225,7 @@ export class CallHolds {
         `(no attempt spent); every other call and stream goes on. One real ${label} tries it in ${this.firstTrialMs / 1000} s, ` +
         'then at growing intervals, and the waiting jobs go on by themselves once it works',
     );
-    this.o.onChange?.(call, 'held');
+    for (const fn of this.listeners) fn(call, 'held');
   }
 
   private trialFailed(call: string, reason: string, next: number): void {
