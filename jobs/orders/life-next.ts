@@ -1,6 +1,6 @@
 import type { PermanentJobError } from '../../src/queue/job-errors.js';
 import { lifeRefusal } from './order-errors.js';
-import type { OrderPlan, PlannedPart, PlannedReturn, Units } from './order-plan.js';
+import type { OrderPlan, PlannedPart, PlannedReturn } from './order-plan.js';
 import type { OrderProgress } from './order-progress.js';
 
 /** The next write a record needs, named as its `pending` marker. */
@@ -28,18 +28,12 @@ const write = (step: WriteStep): NextWrite => ({
 });
 const refuse = (...args: Parameters<typeof lifeRefusal>): LifeNext => ({ kind: 'refuse', error: lifeRefusal(...args) });
 
-/** Whether two parts carry the same units per product and location. */
-export function sameUnits(a: Units, b: Units): boolean {
-  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
-  return [...keys].every((k) => Math.abs((a[k] ?? 0) - (b[k] ?? 0)) < 1e-6);
-}
-
 /** Units shipped per productUrl over the order's shipped parts. */
 function shippedPerProduct(p: OrderProgress): Record<string, number> {
   const out: Record<string, number> = {};
   for (const part of p.parts.values()) {
     if (!part.shipped) continue;
-    for (const [k, q] of Object.entries(part.units)) {
+    for (const [k, q] of Object.entries(part.units ?? {})) {
       const product = k.slice(0, k.lastIndexOf('@'));
       out[product] = (out[product] ?? 0) + q;
     }
@@ -90,6 +84,9 @@ function nextItems(plan: OrderPlan, p: OrderProgress): LifeNext | undefined {
   if (p.items === plan.itemsHash) return undefined;
   const id = plan.orderId;
   if (p.status === 'completed') return refuse('ORDER_COMPLETED', id, 'the record changes its lines, but it is completed in the service');
+  // A shipped part whose units the progress does not keep (not the record's part): its shipment says them.
+  if (!p.fresh && [...p.parts.values()].some((x) => x.shipped && !x.units))
+    return { kind: 'read', why: "a shipped part's units are not known" };
   const below = Object.entries(shippedPerProduct(p)).filter(([url, q]) => (plan.ordered[url] ?? 0) < q - 1e-6);
   if (below.length) {
     const lines = below.map(([url, q]) => `${plan.productIds.get(url) ?? url}: ${plan.ordered[url] ?? 0} ordered, ${q} shipped`);
@@ -103,7 +100,7 @@ function nextItems(plan: OrderPlan, p: OrderProgress): LifeNext | undefined {
 function nextPart(plan: OrderPlan, p: OrderProgress): LifeNext | undefined {
   for (const part of plan.parts) {
     const have = p.parts.get(part.id);
-    if (have && !sameUnits(have.units, part.units)) {
+    if (have && have.unitsHash !== part.unitsHash) {
       const said =
         `fulfillment ${part.id} is ${have.shipped ? 'shipped' : 'created'} in the service (${have.url}) ` +
         'with other units than the record says';

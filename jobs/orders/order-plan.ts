@@ -9,11 +9,12 @@ import { defaultShipmentIdUser, shipmentIdFor } from './shipment-id.js';
 /** Units per `productUrl@facilityUrl`: how shipped parts are kept and compared (URLs as the service names them). */
 export type Units = Record<string, number>;
 
-/** A fulfillment as a shipment: its name (shipmentIdUser = fulfillmentId), body and units. */
+/** A fulfillment as a shipment: its name (shipmentIdUser = fulfillmentId), body and units (and their hash). */
 export interface PlannedPart {
   id: string;
   shipment: Omit<CreateShipmentBody, 'primaryOrderUrl'>;
   units: Units;
+  unitsHash: string;
 }
 
 /** A return: one variance per location its restocked lines go to (normally one), dated 19:00 of `day`. */
@@ -67,6 +68,16 @@ export function recordHashOf(record: OrderInput): string {
 export function itemsHashOf(items: ReadonlyArray<{ productUrl?: string; quantity?: number; unitPrice?: number }>): string {
   const rows = items.map((i) => `${i.productUrl ?? '?'}|${round(i.quantity ?? 0)}|${round(i.unitPrice ?? 0)}`).sort();
   return canonicalHash(rows, 16);
+}
+
+/** The units' hash: what a part's progress keeps of them (first 16 hex of sha256 of `productUrl@facilityUrl=n`, sorted). */
+export function unitsHashOf(units: Units): string {
+  return canonicalHash(
+    Object.entries(units)
+      .map(([k, q]) => `${k}=${round(q)}`)
+      .sort(),
+    16,
+  );
 }
 
 /** A fulfilled record without fulfillments as the snapshot it always meant: one shipment of all its lines. */
@@ -150,9 +161,11 @@ function partUnits(lines: readonly PartLine[], r: Resolved): Units {
 function planPart(orderId: string, f: { fulfillmentId: string; lines: PartLine[] }, r: Resolved, plain: boolean): PlannedPart {
   // The plain order's one shipment keeps the id it always had; a named part's id is derived from both names.
   const idSource = plain || f.fulfillmentId === defaultShipmentIdUser(orderId) ? orderId : `${orderId}/${f.fulfillmentId}`;
+  const units = partUnits(f.lines, r);
   return {
     id: f.fulfillmentId,
-    units: partUnits(f.lines, r),
+    units,
+    unitsHash: unitsHashOf(units),
     shipment: {
       shipmentId: shipmentIdFor(idSource),
       shipmentIdUser: f.fulfillmentId,

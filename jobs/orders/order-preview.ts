@@ -1,7 +1,7 @@
 import type { PreviewContext } from '../../src/queue/job-context.js';
 import { ConflictError, PermanentJobError } from '../../src/queue/job-errors.js';
 import type { PlannedCall, PreviewResult } from '../../src/queue/record-plan.js';
-import { nextLifeStep, sameUnits } from './life-next.js';
+import { nextLifeStep } from './life-next.js';
 import { orderKeys } from './order-keys.js';
 import { planOrder, type OrderPlan } from './order-plan.js';
 import { applyWrite, isOlder, parseProgress, stepOf, type OrderProgress, type ProgressWrite } from './order-progress.js';
@@ -17,7 +17,7 @@ import { orderWrite } from './order-writes.js';
  */
 function plannedRead(plan: OrderPlan, p: OrderProgress): ProgressWrite {
   const part = plan.parts[0];
-  const other = p.items !== plan.itemsHash || [...p.parts].some(([id, x]) => id !== part?.id || !sameUnits(x.units, part.units));
+  const other = p.items !== plan.itemsHash || [...p.parts].some(([id, x]) => id !== part?.id || x.unitsHash !== part.unitsHash);
   if (plan.plain && p.status && other)
     throw new ConflictError(
       `order ${plan.orderId}: another version of this order earlier in this run makes it otherwise; ` +

@@ -1,6 +1,6 @@
 import type { RedisConnection as Redis } from '../../src/redis/connection.js';
 import { ProgressHash } from '../../src/redis/progress-hash.js';
-import type { OrderPlan, Units } from './order-plan.js';
+import { unitsHashOf, type OrderPlan, type Units } from './order-plan.js';
 
 /** The order's status in the service as last known (absent: not created). */
 export type ServiceStatus = 'created' | 'locked' | 'completed' | 'cancelled';
@@ -13,11 +13,16 @@ export interface OrderActions {
   complete?: string;
 }
 
-/** A shipment of the order, by its name (shipmentIdUser: the fulfillmentId). */
+/**
+ * A shipment of the order, by its name (shipmentIdUser: the fulfillmentId). Its hash keeps `unitsHash` only (a field
+ * of a listpack hash stays within 64 bytes); its units are known when read from the service or written from a plan,
+ * or are the plan's part's when the hashes match.
+ */
 export interface KnownPart {
   shipped: boolean;
   url: string;
-  units: Units;
+  unitsHash: string;
+  units?: Units;
 }
 
 /** A restocked return: the variances sent for it (their URLs, '' when the service gave none), and its day. */
@@ -93,7 +98,11 @@ function fromSteps(hash: Record<string, string>, plan?: OrderPlan): OrderProgres
   const same = !!plan && !!hash.recordHash && hash.recordHash === plan.recordHash;
   const parts = new Map<string, KnownPart>();
   if (hash.shipmentUrl && ['shipment-created', 'shipped', 'completed'].includes(step))
-    parts.set(id, { shipped: step !== 'shipment-created', url: hash.shipmentUrl, units: same ? part!.units : {} });
+    parts.set(id, {
+      shipped: step !== 'shipment-created',
+      url: hash.shipmentUrl,
+      ...(same ? { units: part!.units, unitsHash: part!.unitsHash } : { unitsHash: '' }),
+    });
   const named: Record<string, string> = {
     'create-order': 'create-order',
     'create-shipment': `shipment:${id}`,
@@ -117,6 +126,26 @@ function fromSteps(hash: Record<string, string>, plan?: OrderPlan): OrderProgres
   };
 }
 
+/** A part as kept: `<1|0> <unitsHash> <url>` (the released life form's JSON with its units read too); the plan's units when they match. */
+function partOf(text: string, planned: OrderPlan['parts'][number] | undefined): KnownPart {
+  let part: KnownPart;
+  if (text.startsWith('{')) {
+    const old = json<{ shipped?: boolean; url?: string; units?: Units }>(text, {});
+    part = { shipped: !!old.shipped, url: old.url ?? '', unitsHash: unitsHashOf(old.units ?? {}), units: old.units ?? {} };
+  } else {
+    const [shipped, unitsHash = '', ...url] = text.split(' ');
+    part = { shipped: shipped === '1', url: url.join(' '), unitsHash };
+  }
+  return planned && planned.unitsHash === part.unitsHash ? { ...part, units: planned.units } : part;
+}
+
+/** A return as kept: `<day|-> <url|-> ...` (the released life form's JSON read too). */
+function returnOf(text: string): KnownReturn {
+  if (text.startsWith('{')) return json(text, { urls: [] });
+  const [day, ...urls] = text.split(' ');
+  return { urls: urls.map((u) => (u === '-' ? '' : u)), ...(day && day !== '-' ? { day } : {}) };
+}
+
 /** An order's progress from its hash: this form (`life=1`), or the released plain steps read as it (with the plan's names). */
 export function parseProgress(hash: Record<string, string>, plan?: OrderPlan): OrderProgress {
   if (hash.life !== '1' && (hash.step || hash.pending || hash.orderUrl)) return fromSteps(hash, plan);
@@ -124,8 +153,16 @@ export function parseProgress(hash: Record<string, string>, plan?: OrderPlan): O
   const returns = new Map<string, KnownReturn>();
   // By name: a hash's fields come back in no promised order, and what is shown of them should not move.
   for (const [k, v] of Object.entries(hash).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    if (k.startsWith(PART) && v) parts.set(k.slice(PART.length), json(v, { shipped: false, url: '', units: {} }));
-    if (k.startsWith(RETURN) && v) returns.set(k.slice(RETURN.length), json(v, { urls: [] }));
+    const id = k.slice(k.indexOf(':') + 1);
+    if (k.startsWith(PART) && v)
+      parts.set(
+        id,
+        partOf(
+          v,
+          plan?.parts.find((x) => x.id === id),
+        ),
+      );
+    if (k.startsWith(RETURN) && v) returns.set(id, returnOf(v));
   }
   const some = (k: string) => hash[k] || undefined;
   return {
@@ -198,7 +235,8 @@ function whole(p: OrderProgress): ProgressWrite {
 
 /**
  * One order's progress, in memory and in its hash; each save is one round trip. Beside what it knows, each save writes
- * `step` (stepOf) and `shipmentUrl` (its shipment's URL when it has one): the order in a person's words.
+ * `step` (stepOf) and `shipmentUrl` (its shipment's URL when it has one): the order in a person's words. Every value
+ * is kept short (parts and returns as text, action URLs only where not the default) so that the hash stays a listpack.
  */
 export class ProgressStore {
   private readonly hash: ProgressHash;
@@ -225,9 +263,11 @@ export class ProgressStore {
     const flat: Record<string, string> = { life: '1', updatedAt: new Date().toISOString(), step: stepOf(this.p) };
     flat.shipmentUrl = parts.length === 1 ? parts[0]!.url : '';
     for (const k of ['status', 'orderUrl', 'items', 'seenAt', 'recordHash', 'pending'] as const) if (k in all) flat[k] = all[k] ?? '';
-    if (all.actions) flat.actions = JSON.stringify(all.actions);
-    for (const [id, part] of all.parts ?? []) flat[PART + id] = part ? JSON.stringify(part) : '';
-    for (const [id, ret] of all.returns ?? []) flat[RETURN + id] = JSON.stringify(ret);
+    // Only the action URLs that are not `{orderUrl}/{action}`, which is what an action without one is sent to.
+    const own = Object.entries(all.actions ?? {}).filter(([name, url]) => url !== `${this.p.orderUrl}/${name}`);
+    if (all.actions) flat.actions = own.length ? JSON.stringify(Object.fromEntries(own)) : '';
+    for (const [id, x] of all.parts ?? []) flat[PART + id] = x ? `${x.shipped ? 1 : 0} ${x.unitsHash} ${x.url}` : '';
+    for (const [id, r] of all.returns ?? []) flat[RETURN + id] = [r.day ?? '-', ...r.urls.map((u) => u || '-')].join(' ');
     await this.hash.write(flat, { seconds: this.ttlSeconds, starts: startTtl });
   }
 }

@@ -6,7 +6,7 @@ import { ConflictError } from '../../src/queue/job-errors.js';
 import { findLostVariance } from '../stock/settle-variance.js';
 import { compareOrder, compareShipment } from './order-compare.js';
 import { completedOrderChanged, orderConflict } from './order-errors.js';
-import { itemsHashOf, type OrderPlan, type Units } from './order-plan.js';
+import { itemsHashOf, unitsHashOf, type OrderPlan, type Units } from './order-plan.js';
 import type { KnownPart, OrderActions, OrderProgress, ProgressWrite, ServiceStatus } from './order-progress.js';
 
 const STATUS: Record<string, ServiceStatus> = {
@@ -151,7 +151,8 @@ export function adoptOrder(plan: OrderPlan, p: OrderProgress, seen: SeenOrder | 
   const live = plan.plain && !plan.notice ? [plainShipment(plan, seen)].filter((l) => l !== undefined) : namedShipments(plan, seen);
   for (const { url, shipment } of live) {
     const name = plan.plain ? plan.parts[0]!.id : (shipment.shipmentIdUser ?? url);
-    parts.set(name, { shipped: shipment.statusId === SHIPMENT_SHIPPED, url, units: unitsOf(shipment.shipmentItemList) });
+    const units = unitsOf(shipment.shipmentItemList);
+    parts.set(name, { shipped: shipment.statusId === SHIPMENT_SHIPPED, url, units, unitsHash: unitsHashOf(units) });
   }
   const { order } = seen;
   return {

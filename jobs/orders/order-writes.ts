@@ -114,7 +114,8 @@ export function orderWrite(
     }
     case 'shipment': {
       const body = { ...step.part.shipment, primaryOrderUrl: orderUrl };
-      const part = (url: string, shipped: boolean) => ({ parts: new Map([[step.part.id, { shipped, url, units: step.part.units }]]) });
+      const { units, unitsHash } = step.part;
+      const part = (url: string, shipped: boolean) => ({ parts: new Map([[step.part.id, { shipped, url, units, unitsHash }]]) });
       return {
         ...base,
         said: plan.said?.shipment ?? ask,
