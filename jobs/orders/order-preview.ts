@@ -49,7 +49,7 @@ export async function previewOrder(input: OrderInput, ctx: PreviewContext): Prom
   let refused: PermanentJobError | undefined;
   let from = stepOf(p);
   // As the job records with its first save the record its progress is made for.
-  const take = (w: ProgressWrite) => (p = applyWrite(p, { ...w, recordHash: plan.recordHash }));
+  const take = (w: ProgressWrite) => (p = applyWrite(p, { ...w, ...(plan.notice ? {} : { recordHash: plan.recordHash }) }));
   try {
     // The reads the job starts with, against the service (an order this run planned has nothing uncertain).
     if (ctx.fromService) take(await readBack(ctx, plan, p));

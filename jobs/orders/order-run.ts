@@ -49,7 +49,7 @@ export class OrderRun {
     const newer = !plan.notice && plan.updatedAt && (!this.p.seenAt || isOlder(this.p.seenAt, plan.updatedAt));
     this.memo = {
       ...(newer ? { seenAt: plan.updatedAt } : {}),
-      ...(this.p.recordHash === plan.recordHash ? {} : { recordHash: plan.recordHash }),
+      ...(plan.notice || this.p.recordHash === plan.recordHash ? {} : { recordHash: plan.recordHash }),
     };
     if (ctx.fromService) await this.refresh('a resync or repair plans from what the service has');
     else if (this.p.pending) await this.settle(this.p.pending);
