@@ -148,7 +148,7 @@ function namedShipments(plan: OrderPlan, seen: SeenOrder): ListedShipment[] {
 export function adoptOrder(plan: OrderPlan, p: OrderProgress, seen: SeenOrder | undefined): ProgressWrite {
   const parts = new Map<string, KnownPart | null>([...p.parts.keys()].map((k) => [k, null]));
   if (!seen) return { pending: '', status: '', parts, fresh: true };
-  const live = plan.plain && !plan.notice ? [plainShipment(plan, seen)].filter((l) => l !== undefined) : namedShipments(plan, seen);
+  const live = plan.plain ? [plainShipment(plan, seen)].filter((l) => l !== undefined) : namedShipments(plan, seen);
   for (const { url, shipment } of live) {
     const name = plan.plain ? plan.parts[0]!.id : (shipment.shipmentIdUser ?? url);
     const units = unitsOf(shipment.shipmentItemList);

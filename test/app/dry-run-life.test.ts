@@ -166,7 +166,7 @@ describe('dry run and check of snapshots', () => {
     it('plans exactly the writes the real run sends on a fresh account', async () => {
       const lives = buildLives({
         seed: 46,
-        count: 18,
+        count: 12,
         locations: ['A-01', 'A-02', 'A-03', 'A-04'].map((l) => ({ magazine: 'Main Warehouse', name: `Main Warehouse / ${l}` })),
         products: Array.from({ length: 40 }, (_, i) => `SKU-${String(i + 1).padStart(4, '0')}`),
       });
