@@ -122,8 +122,8 @@ function nextPart(plan: OrderPlan, p: OrderProgress): LifeNext | undefined {
  * The one next step that brings the service to the record, from what the progress knows (docs/orders.md "One
  * machine"): the order created, its lines changed (made editable first when committed), committed when open, each
  * fulfillment one shipment shipped, each restocked return its variances, completed when fulfilled; or, cancelled, the
- * shipped parts first and then the cancel. What would lose a record is refused. A pure function: the run, the dry
- * run, find and repair all ask it.
+ * shipped parts first and then the cancel. What would lose a record is refused. A pure function: the run and the
+ * dry run both ask it.
  */
 export function nextLifeStep(plan: OrderPlan, p: OrderProgress): LifeNext {
   if (plan.notice) return nextReturn(plan, p) ?? { kind: 'done' };

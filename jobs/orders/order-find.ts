@@ -14,7 +14,7 @@ const SAID: Record<ServiceStatus, [statusId: string, words: string]> = {
 };
 
 /** What a snapshot did, in one cell: its outcome, `(older)` when skipped as older, the code when it failed. */
-export function snapshotOutcome(e: SnapshotEntry): string {
+function snapshotOutcome(e: SnapshotEntry): string {
   return `${e.outcome}${e.older ? ' (older)' : ''}${e.code ? ` [${e.code}]` : ''}`;
 }
 

@@ -90,12 +90,7 @@ function asSnapshot(record: OrderRecord): OrderRecord {
 }
 
 /** `name` is shown as the record gives it, with its mapped name when MAPPING_FILE has one. */
-export function facilityProblem(
-  catalog: CatalogApi,
-  text: string,
-  lookup: FacilityLookup,
-  want: 'magazine' | 'location',
-): string | undefined {
+function facilityProblem(catalog: CatalogApi, text: string, lookup: FacilityLookup, want: 'magazine' | 'location'): string | undefined {
   const name = `"${text}"${mappedNote(catalog, 'facility', text)}`;
   if (!lookup.ok) {
     if (lookup.reason === 'ambiguous') {

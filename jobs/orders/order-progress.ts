@@ -62,7 +62,7 @@ export interface OrderProgress {
 }
 
 /** The order in one word: the plain steps' words (none, created, shipment-created, shipped, completed), or locked, cancelled. */
-export type Step = 'none' | 'created' | 'locked' | 'shipment-created' | 'shipped' | 'completed' | 'cancelled';
+type Step = 'none' | 'created' | 'locked' | 'shipment-created' | 'shipped' | 'completed' | 'cancelled';
 
 export function stepOf(p: OrderProgress): Step {
   if (!p.status) return 'none';
@@ -151,17 +151,11 @@ export function parseProgress(hash: Record<string, string>, plan?: OrderPlan): O
   if (hash.life !== '1' && (hash.step || hash.pending || hash.orderUrl)) return fromSteps(hash, plan);
   const parts = new Map<string, KnownPart>();
   const returns = new Map<string, KnownReturn>();
+  const planned = (id: string) => plan?.parts.find((x) => x.id === id);
   // By name: a hash's fields come back in no promised order, and what is shown of them should not move.
   for (const [k, v] of Object.entries(hash).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     const id = k.slice(k.indexOf(':') + 1);
-    if (k.startsWith(PART) && v)
-      parts.set(
-        id,
-        partOf(
-          v,
-          plan?.parts.find((x) => x.id === id),
-        ),
-      );
+    if (k.startsWith(PART) && v) parts.set(id, partOf(v, planned(id)));
     if (k.startsWith(RETURN) && v) returns.set(id, returnOf(v));
   }
   const some = (k: string) => hash[k] || undefined;

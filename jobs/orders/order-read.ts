@@ -19,13 +19,13 @@ export const SHIPMENT_SHIPPED = 'SHIPMENT_SHIPPED';
 const SHIPMENT_CANCELLED = 'SHIPMENT_CANCELLED';
 
 /** A shipment as read, with the URL it was read at (the one the order lists). */
-export interface ListedShipment {
+interface ListedShipment {
   url: string;
   shipment: ReadShipment;
 }
 
 /** The order as the service has it, with its live shipments (a cancelled or deleted one is gone). */
-export interface SeenOrder {
+interface SeenOrder {
   order: ReadOrder;
   shipments: ListedShipment[];
 }
@@ -76,7 +76,7 @@ async function orNone<T>(read: Promise<T>): Promise<T | undefined> {
  * Reads the order (one GET) and each shipment it lists (one GET each; never a URL built from an id this program
  * chose, which the service may ignore); undefined when the service has no such order.
  */
-export async function readOrderBack(ctx: Pick<JobContext, 'client'>, orderPath: string): Promise<SeenOrder | undefined> {
+async function readOrderBack(ctx: Pick<JobContext, 'client'>, orderPath: string): Promise<SeenOrder | undefined> {
   const order = await orNone(ctx.client.getOrder(orderPath));
   if (!order) return undefined;
   const shipments: ListedShipment[] = [];
@@ -145,7 +145,7 @@ function namedShipments(plan: OrderPlan, seen: SeenOrder): ListedShipment[] {
  * they are settled by their own read). A plain record compares them with itself first; a snapshot takes its shipments
  * by name. Nothing is pending after it.
  */
-export function adoptOrder(plan: OrderPlan, p: OrderProgress, seen: SeenOrder | undefined): ProgressWrite {
+function adoptOrder(plan: OrderPlan, p: OrderProgress, seen: SeenOrder | undefined): ProgressWrite {
   const parts = new Map<string, KnownPart | null>([...p.parts.keys()].map((k) => [k, null]));
   if (!seen) return { pending: '', status: '', parts, fresh: true };
   const live = plan.plain ? [plainShipment(plan, seen)].filter((l) => l !== undefined) : namedShipments(plan, seen);
@@ -167,7 +167,7 @@ export function adoptOrder(plan: OrderPlan, p: OrderProgress, seen: SeenOrder | 
 }
 
 /** The path the order is read at: as the service gave it, else its entity path. */
-export const orderPath = (ctx: Pick<JobContext, 'client'>, plan: OrderPlan, p: OrderProgress) =>
+const orderPath = (ctx: Pick<JobContext, 'client'>, plan: OrderPlan, p: OrderProgress) =>
   p.orderUrl ?? ctx.client.entityPath('order', plan.orderId);
 
 /** A return's variance whose answer was not recorded: the service's variances at its place and day say (one collection GET). */

@@ -7,7 +7,7 @@ import type { OrderProgress, ProgressWrite } from './order-progress.js';
 import { actionsOf, SHIPMENT_SHIPPED, statusOf } from './order-read.js';
 
 /** Where a URL the service assigns goes in a dry run, before it exists. */
-export const SHIPMENT_URL = '{shipmentUrl}';
+const SHIPMENT_URL = '{shipmentUrl}';
 const VARIANCE_URL = '{varianceUrl}';
 
 /** One write of an order: what it asks (for people and refusals), what it did (for the summary), its request, its effect. */
