@@ -1,5 +1,17 @@
-import type { Order, Shipment } from '../../src/client/answers/schemas.js';
-import type { OrderPlan } from './order-plan.js';
+import type { CreateOrderBody, CreateShipmentBody, Order, Shipment } from '../../src/client/answers/schemas.js';
+
+/** What an order is compared with: the order a record asks for, and its products' ids for naming them. */
+export interface WantedOrder {
+  order: Pick<CreateOrderBody, 'originFacilityUrl' | 'orderDate' | 'orderItemList'>;
+  productIds: ReadonlyMap<string, string>;
+}
+
+/** What a shipment is compared with: the shipment a record asks for (its name and lines). */
+export interface WantedShipment {
+  shipmentIdUser: string;
+  shipment: Pick<CreateShipmentBody, 'shipmentItemList'>;
+  productIds: ReadonlyMap<string, string>;
+}
 
 /** One field where the service and the record disagree. */
 export interface Difference {
@@ -33,7 +45,7 @@ function compareGroups(field: (key: string) => string, service: Map<string, stri
   return out;
 }
 
-function productName(plan: OrderPlan, productUrl: string | undefined, productId?: string): string {
+function productName(plan: { productIds: ReadonlyMap<string, string> }, productUrl: string | undefined, productId?: string): string {
   return (productUrl === undefined ? undefined : plan.productIds.get(productUrl)) ?? productId ?? productUrl ?? '?';
 }
 
@@ -44,7 +56,7 @@ const toSecond = (dateTime: string) => dateTime.slice(0, 19);
  * Differences between an order in the service and the plan: origin, order date (when the record gives one; else
  * the service chose it) and items (product, quantity, unit price).
  */
-export function compareOrder(order: Order, plan: OrderPlan): Difference[] {
+export function compareOrder(order: Order, plan: WantedOrder): Difference[] {
   const out: Difference[] = [];
   if (order.originFacilityUrl !== undefined && order.originFacilityUrl !== plan.order.originFacilityUrl) {
     out.push({ field: 'origin', service: order.originFacilityUrl, record: plan.order.originFacilityUrl });
@@ -61,7 +73,7 @@ export function compareOrder(order: Order, plan: OrderPlan): Difference[] {
 }
 
 /** Differences between a shipment in the service and the plan: its order, its shipmentIdUser and items (location, product, quantity). */
-export function compareShipment(shipment: Shipment, plan: OrderPlan, orderUrl: string): Difference[] {
+export function compareShipment(shipment: Shipment, plan: WantedShipment, orderUrl: string): Difference[] {
   const out: Difference[] = [];
   if (shipment.primaryOrderUrl !== undefined && shipment.primaryOrderUrl !== orderUrl) {
     out.push({ field: 'shipment primaryOrderUrl', service: shipment.primaryOrderUrl, record: orderUrl });

@@ -2,7 +2,7 @@ import { calendarDate, positiveInt } from '../../config/setting-rules.js';
 import { defineKind } from '../../src/kinds/kind.js';
 import { orderCsv } from './order-csv.js';
 import { orderFind } from './order-find.js';
-import { LIFE_FAILURES } from './life-errors.js';
+import { LIFE_FAILURES } from './order-errors.js';
 import { previewOrder } from './order-preview.js';
 import { orderRecordSchema } from './order-record.js';
 import { orderReferences } from './order-references.js';
@@ -13,8 +13,8 @@ import { shopifyOrders } from './transforms/shopify-orders.js';
 import { shopifyOrdersFulfilled } from './transforms/shopify-orders-fulfilled.js';
 
 /**
- * The orders (docs/records.md `orders`): one fulfilled sale per record, named by its orderId, synced as an order with
- * one shipped shipment (docs/orders.md). The whole kind; its line is in jobs/kinds.ts.
+ * The orders (docs/records.md `orders`): snapshots of each order's life, a plain fulfilled sale among them, named by
+ * their orderId and synced through one machine (docs/orders.md). The whole kind; its line is in jobs/kinds.ts.
  */
 export const orderKind = defineKind({
   stream: 'orders',

@@ -135,3 +135,11 @@ export function tellsLife(record: OrderRecord): boolean {
     (record.status !== undefined && record.status !== 'fulfilled') || record.fulfillments !== undefined || record.returns !== undefined
   );
 }
+
+/**
+ * A plain record: the whole order as it was sold, fulfilled in one shipment of all its lines (no life told). The one
+ * machine takes it as the snapshot it always meant; it is compared with the service, never edited into it.
+ */
+export function isPlain(record: OrderInput): record is OrderRecord {
+  return !isReturnNotice(record) && !tellsLife(record);
+}

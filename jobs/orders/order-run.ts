@@ -1,173 +1,168 @@
-import { isServiceError, type ServiceError } from '../../src/client/answers/errors.js';
-import type { CreatedOrder, CreatedShipment, Shipment } from '../../src/client/answers/schemas.js';
+import { isServiceError } from '../../src/client/answers/errors.js';
 import type { JobContext, JobResult } from '../../src/queue/job-context.js';
 import { PermanentJobError } from '../../src/queue/job-errors.js';
+import { localDateTime } from '../../src/time/date-format.js';
+import { nextLifeStep, type LifeNext, type NextWrite } from './life-next.js';
 import { READ_BACK, REFUSED, serviceRefused } from './order-errors.js';
 import type { OrderPlan } from './order-plan.js';
-import type { OrderProgress, Pending, ProgressStore } from './order-progress.js';
-import { OrderSettlement, ORDER_COMPLETED, SHIPMENT_SHIPPED } from './order-settlement.js';
+import { applyWrite, isOlder, type OrderProgress, type ProgressStore, type ProgressWrite } from './order-progress.js';
+import { readBack, settleRead } from './order-read.js';
+import { orderWrite, type OrderWrite } from './order-writes.js';
 
-/** A write whose answer was lost or unusable: it may have been applied. */
-function uncertain(err: ServiceError): boolean {
-  return err.outcome !== 'not-applied';
+/** The write `next` as its marker, with the day of a return recorded beside it (a lost answer is settled against that day). */
+export function intentOf(p: OrderProgress, next: LifeNext): ProgressWrite {
+  if (next.kind !== 'write') return { pending: '' };
+  const { step } = next;
+  if (step.kind !== 'return' || p.returns.get(step.ret.id)?.day) return { pending: next.pending };
+  const day = step.ret.day ?? localDateTime(Date.now()).slice(0, 10);
+  return { pending: next.pending, returns: new Map([[step.ret.id, { urls: p.returns.get(step.ret.id)?.urls ?? [], day }]]) };
+}
+
+/** Whether the record is older than the newest snapshot seen (a return notice never is, nor makes others so). */
+export function olderThanSeen(plan: OrderPlan, p: OrderProgress): boolean {
+  return !plan.notice && !!plan.updatedAt && !!p.seenAt && isOlder(plan.updatedAt, p.seenAt);
 }
 
 /**
- * One attempt at syncing one order: resumes from its progress, settles any uncertain write with one read,
- * then runs the remaining steps (create order, create shipment, ship, complete). Happy path: 4 POSTs, 0 GETs.
+ * One attempt at bringing the service to an order record, plain or not (docs/orders.md "One machine"): the next step
+ * is asked of life-next.ts until there is none; each write's intent is recorded with the previous write's outcome, and
+ * any write whose outcome is uncertain is settled by reading the service. A plain order's happy path: 4 POSTs, 0 GETs.
  */
 export class OrderRun {
-  /** Steps this attempt applied to the service (for the summary; empty means nothing changed). */
   private readonly applied: string[] = [];
-  private readonly settlement: OrderSettlement;
+  /** Recorded with the next save: the newest snapshot seen, the record the progress is now made for. */
+  private memo: ProgressWrite = {};
 
   constructor(
     private readonly plan: OrderPlan,
     private readonly ctx: JobContext,
-    store: ProgressStore,
-    progress: OrderProgress,
-  ) {
-    this.settlement = new OrderSettlement(plan, ctx, store, progress);
-  }
+    private readonly store: ProgressStore,
+  ) {}
 
-  private get progress(): OrderProgress {
-    return this.settlement.progress;
+  private get p(): OrderProgress {
+    return this.store.p;
   }
 
   async run(): Promise<JobResult> {
-    if (this.ctx.fromService) await this.settlement.fromService();
-    else await this.settlement.settleFirst();
-    while (this.progress.step !== 'completed') {
-      if (this.progress.step === 'none') await this.createOrder();
-      else if (this.progress.step === 'created') await this.createShipment();
-      else if (this.progress.step === 'shipment-created') await this.ship();
-      else await this.complete();
-    }
-    const id = this.plan.orderId;
-    const details = { orderUrl: this.progress.orderUrl, shipmentUrl: this.progress.shipmentUrl, applied: this.applied };
-    if (!this.applied.length)
-      return { outcome: 'unchanged', summary: `order ${id} was already synced (completed in the service)`, details };
-    return { outcome: 'synced', summary: `order ${id}: ${this.applied.join(', ')}`, details };
-  }
-
-  /** Common handling of a failed write: settle uncertain ones by a read, refuse the rest or retry later. */
-  private async failed(step: Pending, err: unknown, action: string): Promise<void> {
-    if (isServiceError(err) && uncertain(err)) {
-      this.ctx.note(`answer to "${step}" lost or unusable (${err.code}); reading back`);
-      if (await this.settlement.settlePending(step)) {
-        this.applied.push(`${action} (answer lost, confirmed by a read)`);
-        return;
+    const { plan, ctx } = this;
+    if (olderThanSeen(plan, this.p)) return this.older();
+    const newer = !plan.notice && plan.updatedAt && (!this.p.seenAt || isOlder(this.p.seenAt, plan.updatedAt));
+    this.memo = {
+      ...(newer ? { seenAt: plan.updatedAt } : {}),
+      ...(plan.notice || this.p.recordHash === plan.recordHash ? {} : { recordHash: plan.recordHash }),
+    };
+    if (ctx.fromService) await this.refresh('a resync or repair plans from what the service has');
+    else if (this.p.pending) await this.settle(this.p.pending);
+    for (let guard = 0; guard < 60 + 3 * (plan.parts.length + plan.returns.length); guard++) {
+      const next = nextLifeStep(plan, this.p);
+      if (next.kind === 'write') await this.write(next);
+      else if (next.kind === 'read') await this.refresh(next.why);
+      else {
+        if (Object.keys(this.memo).length || this.p.pending) await this.save({ pending: '' });
+        if (next.kind === 'refuse') throw next.error;
+        return this.result(next.why);
       }
-      throw err;
     }
-    if (!isServiceError(err)) throw err;
-    // Surely not applied: the next try acts without a read first.
-    await this.settlement.clearPending();
-    throw REFUSED.has(err.code) ? serviceRefused(this.plan.orderId, action, err) : err;
+    throw new Error(`order ${plan.orderId}: no end to its steps`);
   }
 
-  // ---- steps ----
-
-  private async createOrder(): Promise<void> {
-    await this.settlement.intend('create-order');
-    let order: CreatedOrder;
-    // Another worker may have the job once this one lost its lock: stop before writing.
-    this.ctx.lock?.assertHeld();
-    try {
-      order = await this.ctx.client.createOrder(this.plan.order);
-    } catch (err) {
-      if (isServiceError(err) && READ_BACK.has(err.code)) return this.readBack('create-order', err);
-      return this.failed('create-order', err, 'created the order');
-    }
-    this.applied.push('created the order');
-    // A new order has no shipment yet: nothing to look for before creating one.
-    await this.settlement.advance('created', {
-      orderUrl: order.orderUrl,
-      actionUrlComplete: order.actionUrlComplete ?? `${order.orderUrl}/complete`,
-    });
+  private older(): JobResult {
+    return {
+      outcome: 'skipped',
+      summary:
+        `order ${this.plan.orderId}: snapshot of ${this.plan.updatedAt} is older than the one of ${this.p.seenAt} ` +
+        'already seen; nothing changed',
+      details: { skipped: 'older', updatedAt: this.plan.updatedAt, seenAt: this.p.seenAt, orderUrl: this.p.orderUrl, applied: [] },
+    };
   }
 
-  private async createShipment(): Promise<void> {
-    await this.settlement.intend('create-shipment');
-    const body = { ...this.plan.shipment, primaryOrderUrl: this.settlement.orderPath() };
-    let shipment: CreatedShipment;
-    // Another worker may have the job once this one lost its lock: stop before writing.
-    this.ctx.lock?.assertHeld();
-    try {
-      shipment = await this.ctx.client.createShipment(body);
-    } catch (err) {
-      if (isServiceError(err) && READ_BACK.has(err.code)) return this.readBack('create-shipment', err);
-      return this.failed('create-shipment', err, 'created the shipment');
-    }
-    this.applied.push('created the shipment');
-    await this.settlement.advance(shipment.statusId === SHIPMENT_SHIPPED ? 'shipped' : 'shipment-created', {
-      shipmentUrl: shipment.shipmentUrl,
-    });
+  private result(why?: string): JobResult {
+    const { plan, p, applied } = this;
+    const urls = [...p.parts.values()].map((x) => x.url);
+    const details = plan.plain
+      ? { orderUrl: p.orderUrl, shipmentUrl: urls[0], applied }
+      : { orderUrl: p.orderUrl, status: p.status ?? 'not created', shipmentUrls: urls, applied };
+    const all = { ...details, ...(plan.updatedAt ? { updatedAt: plan.updatedAt } : {}) };
+    const id = plan.orderId;
+    if (applied.length) return { outcome: 'synced', summary: `order ${id}: ${applied.join(', ')}`, details: all };
+    if (why) return { outcome: 'skipped', summary: `order ${id}: ${why}`, details: all };
+    const said = plan.plain ? ' was already synced (completed in the service)' : ': the service already matches the snapshot';
+    return { outcome: 'unchanged', summary: `order ${id}${said}`, details: all };
+  }
+
+  private async save(w: ProgressWrite, startTtl = false): Promise<void> {
+    const all = { ...this.memo, ...w };
+    this.memo = {};
+    await this.store.save(all, startTtl);
+  }
+
+  /** Reads the order and its shipments, and takes them as what is known. */
+  private async refresh(why: string): Promise<void> {
+    this.ctx.note(`reading the order back: ${why}`);
+    const w = await this.ctx.settling(this.p.pending ?? 'read', () => readBack(this.ctx, this.plan, this.p));
+    await this.save(w);
+  }
+
+  /** A write whose outcome is uncertain (an earlier attempt's, or this one's lost answer): read to know whether it was applied. */
+  private async settle(pending: string): Promise<boolean> {
+    const { ctx, plan } = this;
+    ctx.note(`outcome of "${pending}" is uncertain; reading the service to settle it`);
+    const w = await ctx.settling(pending, () => settleRead(ctx, plan, this.p, pending));
+    // Applied when the same write is no longer wanted once the read is taken as what is known.
+    const again = nextLifeStep(plan, { ...applyWrite(this.p, w), fresh: true });
+    const done = again.kind !== 'write' || again.pending !== pending;
+    ctx.note(done ? `"${pending}" had been applied; carrying on` : `"${pending}" had not been applied; it will be sent again`);
+    await this.save(w);
+    return done;
   }
 
   /**
-   * A create refused as a duplicate, an integrity violation or a completed order: the order (and its shipment)
-   * may exist already, so what the service has is read and adopted (or refused when it differs).
+   * The order's write path: the intent recorded (unless the write before recorded it), the lock checked, the request
+   * sent, and what it made known recorded with the next write's intent in one round trip.
    */
-  private async readBack(step: 'create-order' | 'create-shipment', err: ServiceError): Promise<void> {
-    const what = step === 'create-order' ? 'order' : 'shipment';
-    this.ctx.note(`create ${what} answered ${err.code}; reading the order back`, { msg: err.msg });
-    const order = await this.settlement.readOrder();
-    if (order) await this.settlement.adoptOrder(order);
-    const before = step === 'create-order' ? 'none' : 'created';
-    if (order && this.progress.step !== before) return;
-    await this.settlement.clearPending();
-    throw serviceRefused(this.plan.orderId, `create the ${what} (the service has no such ${what} to read back)`, err);
-  }
-
-  private async ship(): Promise<void> {
-    const path = this.progress.shipmentUrl;
-    // Progress without the shipment's URL (written by an older version): the order's shipment list says.
-    if (!path) return void (await this.settlement.settlePending('ship'));
-    await this.settlement.intend('ship');
-    let shipment: Shipment;
+  private async write(next: NextWrite): Promise<void> {
+    const { plan, ctx } = this;
+    const intent = intentOf(this.p, next);
+    if (this.p.pending !== next.pending || intent.returns) await this.save(intent, next.step.kind === 'create-order');
+    const request = orderWrite(plan, this.p, next, ctx.client);
     // Another worker may have the job once this one lost its lock: stop before writing.
-    this.ctx.lock?.assertHeld();
+    ctx.lock?.assertHeld();
+    let effect: ProgressWrite;
     try {
-      shipment = await this.ctx.client.modifyShipment(path, { statusId: SHIPMENT_SHIPPED });
+      effect = await request.send(ctx.client);
     } catch (err) {
-      if (isServiceError(err) && !uncertain(err) && REFUSED.has(err.code) && (await this.settlement.settlePending('ship'))) return;
-      return this.failed('ship', err, 'shipped the shipment');
+      return this.failed(next, request, err);
     }
-    if (shipment.statusId === undefined) {
-      // Applied, but the answer does not say the status: one read settles it.
-      this.ctx.note('ship answered without a statusId; reading the shipment');
-      if (await this.settlement.settlePending('ship')) return void this.applied.push('shipped the shipment (confirmed by a read)');
-    }
-    if (shipment.statusId !== SHIPMENT_SHIPPED) {
+    this.applied.push(request.done);
+    const following = nextLifeStep(plan, applyWrite(this.p, effect));
+    // Answered, yet the same write is still wanted: the service did not do it (an action it does not offer).
+    if (following.kind === 'write' && following.pending === next.pending) {
+      await this.save({ ...effect, pending: '' });
       throw new PermanentJobError(
         'SERVICE_REFUSED',
-        `order ${this.plan.orderId}: shipping answered status ${shipment.statusId ?? 'none'}, not ${SHIPMENT_SHIPPED}`,
-        'Check the shipment in the service, then retry the job.',
-        { path },
+        `order ${plan.orderId}: the service answered "${request.ask}" but did not do it (the order is ${this.p.status ?? 'unknown'})`,
+        'Check what the service allows for this order in its web application, then retry the job.',
+        { orderId: plan.orderId, step: next.pending },
       );
     }
-    this.applied.push('shipped the shipment');
-    await this.settlement.advance('shipped');
+    await this.save({ ...effect, ...intentOf(applyWrite(this.p, effect), following) });
   }
 
-  private async complete(): Promise<void> {
-    if (this.settlement.completedInService) {
-      this.ctx.note('the order is completed in the service already; nothing to complete');
-      return this.settlement.advance('completed');
-    }
-    await this.settlement.intend('complete');
-    const actionUrl = this.progress.actionUrlComplete ?? `${this.settlement.orderPath()}/complete`;
-    // Another worker may have the job once this one lost its lock: stop before writing.
-    this.ctx.lock?.assertHeld();
-    try {
-      await this.ctx.client.completeOrder(actionUrl);
-    } catch (err) {
-      // A 400 or 403 saying the order is completed (or cancelled): one read tells which.
-      if (isServiceError(err) && err.code === 'ORDER_COMPLETED' && (await this.settlement.settlePending('complete'))) return;
-      return this.failed('complete', err, 'completed the order');
-    }
-    this.applied.push('completed the order');
-    await this.settlement.advance('completed');
+  /** A write that failed: read back what may have applied, refuse what cannot be retried, retry the rest later. */
+  private async failed(next: NextWrite, request: OrderWrite, err: unknown): Promise<void> {
+    if (!isServiceError(err)) throw err;
+    const uncertain = err.outcome !== 'not-applied';
+    // A refused ship may be a shipment shipped already; a duplicate, an integrity error or a closed order, one that exists.
+    if (uncertain || READ_BACK.has(err.code) || (next.step.kind === 'ship' && REFUSED.has(err.code))) {
+      this.ctx.note(`"${next.pending}" answered ${err.code}${uncertain ? ' (outcome uncertain)' : ''}; reading the service back`, {
+        msg: err.msg,
+      });
+      if (await this.settle(next.pending)) {
+        if (uncertain) this.applied.push(`${request.done} (answer lost, confirmed by a read)`);
+        return;
+      }
+      if (uncertain) throw err;
+    } else if (this.p.pending) await this.save({ pending: '' });
+    throw REFUSED.has(err.code) ? serviceRefused(this.plan.orderId, request.ask, err) : err;
   }
 }

@@ -1,33 +1,41 @@
 import type { CatalogApi } from '../../src/catalog/types.js';
-import { isReturnNotice, orderRecordSchema, tellsLife } from './order-record.js';
-import { planOrder, type OrderPlan } from './order-plan.js';
-import { PermanentJobError } from '../../src/queue/job-errors.js';
-import type { SyncedRecord } from '../../src/ops/reconcile-synced.js';
-import type { ServiceView } from '../../src/ops/reconcile-service.js';
-import { serviceOrders, serviceShipments, type ShipmentRow } from './order-rows.js';
-import type { Drift, Unchecked } from '../../src/ops/reconcile-types.js';
 import type { ReconcileContext, ReconcileRule } from '../../src/ops/reconcile-rule.js';
+import type { ServiceView } from '../../src/ops/reconcile-service.js';
+import type { SyncedRecord } from '../../src/ops/reconcile-synced.js';
+import type { Drift, Unchecked } from '../../src/ops/reconcile-types.js';
 import type { StockEffect } from '../../src/ops/stock-effect.js';
+import { PermanentJobError } from '../../src/queue/job-errors.js';
 import type { RedisConnection as Redis, RedisKeys } from '../../src/redis/connection.js';
-import { asSnapshot, planLife } from './life-plan.js';
-import { parseLife } from './life-progress.js';
+import { orderDrifts, orderLines } from './order-drifts.js';
 import { orderKeys } from './order-keys.js';
-import { lifeDrifts, lifeStockEffects, newerSnapshot, type LifeOrder } from './reconcile-life.js';
-import { lifeLines, lineDrifts, TOTAL_TOLERANCE, totalOf } from './order-line-drifts.js';
+import { planOrder, type OrderPlan } from './order-plan.js';
+import { isOlder, parseProgress, type OrderProgress } from './order-progress.js';
+import { isReturnNotice, orderRecordSchema } from './order-record.js';
+import { serviceOrders, serviceShipments, type ShipmentRow } from './order-rows.js';
 
-const ORDER_COMPLETED = 'ORDER_COMPLETED';
-const SHIPMENT_SHIPPED = 'SHIPMENT_SHIPPED';
-const SHIPMENT_CANCELLED = 'SHIPMENT_CANCELLED';
-
-/** A synced order with what its record asks of the service, resolved against the catalog; its life when it lives. */
+/** A synced order: its last record as planned against the catalog, and its progress. */
 export interface PlannedOrder {
   synced: SyncedRecord;
   plan: OrderPlan;
-  life?: LifeOrder;
+  progress: OrderProgress;
 }
 
-/** Resolves every synced order's record against the catalog; one that no longer resolves is unchecked. */
-export async function planSyncedOrders(
+const isNotice = (r: unknown) => typeof r === 'object' && r !== null && !('lines' in r);
+const updatedAtOf = (r: unknown) => (r as { updatedAt?: unknown }).updatedAt;
+
+/**
+ * Of two applied records of one order, whether `a` is the last snapshot in place of `b`: a snapshot before a return
+ * notice (which tells only returns), the newer updatedAt; undefined (the later job) when that cannot tell.
+ */
+export function newerSnapshot(a: unknown, b: unknown): boolean | undefined {
+  if (isNotice(a) !== isNotice(b)) return isNotice(b);
+  const [x, y] = [updatedAtOf(a), updatedAtOf(b)];
+  if (typeof x !== 'string' || typeof y !== 'string' || (!isOlder(x, y) && !isOlder(y, x))) return undefined;
+  return isOlder(y, x);
+}
+
+/** Resolves every synced order's last record against the catalog; one that no longer resolves is unchecked. */
+async function planSyncedOrders(
   synced: Map<string, SyncedRecord>,
   catalog: CatalogApi,
   unchecked: Unchecked[],
@@ -38,17 +46,9 @@ export async function planSyncedOrders(
   for (const s of synced.values()) {
     const parsed = orderRecordSchema.safeParse(s.record);
     if (!parsed.success || isReturnNotice(parsed.data)) continue;
-    const record = parsed.data;
     try {
-      // An order lives when its snapshot tells more than a plain fulfilled sale, or its progress says it did.
-      const hash = tellsLife(record) ? undefined : await redis.hgetall(orderKeys(keys).progress(record.orderId));
-      if (hash && hash.life !== '1') {
-        out.push({ synced: s, plan: await planOrder(record, catalog) });
-        continue;
-      }
-      const progress = parseLife(hash ?? (await redis.hgetall(orderKeys(keys).progress(record.orderId))));
-      const life = { plan: await planLife(record, catalog), progress };
-      out.push({ synced: s, plan: await planOrder(asSnapshot(record), catalog), life });
+      const plan = await planOrder(parsed.data, catalog);
+      out.push({ synced: s, plan, progress: parseProgress(await redis.hgetall(orderKeys(keys).progress(plan.orderId)), plan) });
     } catch (err) {
       if (!(err instanceof PermanentJobError)) throw err;
       unchecked.push({ stream: 'orders', key: s.key, reason: err.message });
@@ -59,9 +59,9 @@ export async function planSyncedOrders(
 
 /**
  * Orders and their shipments against the order and shipment collections (one collection GET each): an order missing,
- * not completed, with another origin, or whose item total differs (then its entity is read, one GET, to name the
- * lines; `deep` reads every order so); its shipments (rows whose primaryOrderUrl is the order) missing, not shipped,
- * or more than one.
+ * in another status than its last record asks, with another origin, or whose item total differs (then its entity is
+ * read, one GET, to name the lines; `deep` reads every order so); its shipments (rows whose primaryOrderUrl is the
+ * order) missing, not shipped or extra; a restocked return's variances not recorded.
  */
 export async function reconcileOrders(
   orders: PlannedOrder[],
@@ -76,66 +76,16 @@ export async function reconcileOrders(
   const shipmentsOf = new Map<string, ShipmentRow[]>();
   for (const s of shipmentRows)
     if (s.primaryOrderUrl) shipmentsOf.set(s.primaryOrderUrl, [...(shipmentsOf.get(s.primaryOrderUrl) ?? []), s]);
-
   let shipments = 0;
-  for (const { synced, plan, life } of orders) {
-    const key = plan.orderId;
-    const drift = (d: Omit<Drift, 'stream' | 'key' | 'jobId'>) => drifts.push({ stream: 'orders', key, jobId: synced.jobId, ...d });
-    const recorded = typeof synced.details.orderUrl === 'string' ? synced.details.orderUrl : life?.progress.orderUrl;
-    const row = (recorded && byUrl.get(recorded)) || byId.get(key);
-    if (life) {
-      const url = row?.orderUrl ?? recorded;
-      const r = lifeDrifts({ synced, life, row, shipments: url ? (shipmentsOf.get(url) ?? []) : [], unchecked: o.unchecked ?? [] });
-      drifts.push(...r.drifts);
-      shipments += r.shipments;
-      if (row && url && life.plan.status !== 'cancelled') drifts.push(...(await lifeLines(view, url, plan, synced.jobId, row, o.deep)));
-      continue;
-    }
-    if (!row) {
-      drift({ kind: 'order-missing', field: 'order', service: 'none', synced: `order ${key} (${ORDER_COMPLETED})`, url: recorded });
-      continue;
-    }
-    const url = row.orderUrl ?? recorded;
-    if (row.statusId !== ORDER_COMPLETED)
-      drift({ kind: 'order-not-completed', field: 'statusId', service: row.statusId ?? 'none', synced: ORDER_COMPLETED, url });
-    if (row.originFacilityUrl !== undefined && row.originFacilityUrl !== plan.order.originFacilityUrl) {
-      drift({
-        kind: 'order-origin',
-        field: 'originFacilityUrl',
-        service: row.originFacilityUrl,
-        synced: plan.order.originFacilityUrl,
-        url,
-      });
-    }
-    const total = totalOf(plan);
-    if (url && (o.deep || row.orderItemListTotal === undefined || Math.abs(row.orderItemListTotal - total) > TOTAL_TOLERANCE)) {
-      drifts.push(...(await lineDrifts(view, url, plan, synced.jobId, row.orderItemListTotal, total)));
-    }
-
-    shipments++;
-    const all = url ? (shipmentsOf.get(url) ?? []) : [];
-    const live = all.filter((s) => s.statusId !== SHIPMENT_CANCELLED);
-    const cancelled = all.length - live.length;
-    if (live.length === 0) {
-      drift({
-        kind: 'shipment-missing',
-        field: 'shipment',
-        service: cancelled ? `${cancelled} cancelled, none live` : 'none',
-        synced: `one shipment (${SHIPMENT_SHIPPED})`,
-        url,
-      });
-    } else if (live.length > 1) {
-      const list = live.map((s) => `${s.shipmentUrl ?? s.shipmentId ?? '?'} (${s.statusId ?? '?'})`).join(', ');
-      drift({ kind: 'shipment-extra', field: 'shipments', service: `${live.length}: ${list}`, synced: '1', url });
-    } else if (live[0]!.statusId !== SHIPMENT_SHIPPED) {
-      drift({
-        kind: 'shipment-not-shipped',
-        field: 'shipment statusId',
-        service: live[0]!.statusId ?? 'none',
-        synced: SHIPMENT_SHIPPED,
-        url: live[0]!.shipmentUrl,
-      });
-    }
+  for (const { synced, plan, progress } of orders) {
+    const recorded = typeof synced.details.orderUrl === 'string' ? synced.details.orderUrl : progress.orderUrl;
+    const row = (recorded && byUrl.get(recorded)) || byId.get(plan.orderId);
+    const url = row?.orderUrl ?? recorded;
+    const c = { synced, plan, progress, row, recorded, shipments: url ? (shipmentsOf.get(url) ?? []) : [], unchecked: o.unchecked ?? [] };
+    const r = orderDrifts(c);
+    drifts.push(...r.drifts);
+    shipments += r.shipments;
+    if (row && url && plan.status !== 'cancelled') drifts.push(...(await orderLines(view, { ...c, row, url }, o.deep)));
   }
   return { drifts, shipments };
 }
@@ -148,23 +98,25 @@ export function syncedOrders(ctx: ReconcileContext): Promise<PlannedOrder[]> {
   );
 }
 
-/** What the synced orders moved: each shipped line leaves its origin's stock when the order's job finished. */
+/** What the synced orders moved: their last record's shipped parts left their places, its restocked returns came back. */
 export async function orderStockEffects(ctx: ReconcileContext): Promise<StockEffect[]> {
-  return (await syncedOrders(ctx)).flatMap(({ synced, plan, life }) =>
-    life
-      ? lifeStockEffects(ctx.stream, synced, life)
-      : plan.shipment.shipmentItemList.map((item) => ({
-          key: plan.orderId,
-          stream: ctx.stream,
-          facilityUrl: item.facilityUrl,
-          productUrl: item.productUrl,
-          quantity: -item.quantity,
-          at: synced.finishedOn,
-        })),
-  );
+  return (await syncedOrders(ctx)).flatMap(({ synced, plan }) => {
+    const at = synced.finishedOn;
+    const key = plan.orderId;
+    const stream = ctx.stream;
+    const out: StockEffect[] = [];
+    if (plan.status !== 'cancelled')
+      for (const part of plan.parts)
+        for (const i of part.shipment.shipmentItemList)
+          out.push({ key, stream, facilityUrl: i.facilityUrl, productUrl: i.productUrl, quantity: -i.quantity, at });
+    for (const ret of plan.returns)
+      for (const v of ret.variances)
+        for (const [productUrl, quantity] of v.lines) out.push({ key, stream, facilityUrl: v.facilityUrl, productUrl, quantity, at });
+    return out;
+  });
 }
 
-/** `reconcile` of the orders: each synced order and its shipment against the service. */
+/** `reconcile` of the orders: each synced order, its shipments and returns against the service. */
 export const orderReconcile: ReconcileRule = {
   counts: ['orders', 'shipments'],
   describe: (c) => `${c.orders} orders, ${c.shipments} orders' shipments`,

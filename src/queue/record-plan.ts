@@ -44,5 +44,8 @@ export interface RecordPlan {
   details?: Record<string, unknown>;
 }
 
-/** What a kind's preview answers; the driver adds stream, key, line, job id and reads. */
-export type PreviewResult = Pick<RecordPlan, 'outcome' | 'summary' | 'calls'> & Pick<RecordPlan, 'details'>;
+/**
+ * What a kind's preview answers (a record that would fail after some writes says both); the driver adds stream, key,
+ * line, job id and reads.
+ */
+export type PreviewResult = Pick<RecordPlan, 'outcome' | 'summary' | 'calls'> & Pick<RecordPlan, 'details' | 'error'>;

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordHashOf } from '../../jobs/orders/order-plan.js';
-import { ProgressStore } from '../../jobs/orders/order-progress.js';
+import { ReleasedProgressStore } from '../kit/released-order-progress.js';
 import type { StreamName } from '../../src/records/stream-name.js';
 import { dryRun, type DryRunPlan } from '../../src/app/dry-run.js';
 import { readOnlyRedis } from '../../src/app/read-only-redis.js';
@@ -98,7 +98,7 @@ describeEachProfile('dry run', (profile) => {
           { facilityUrl: world.facility('A-01'), productId: 'MUG-RED', productUrl: world.product('MUG-RED'), quantity: 1 },
         ],
       });
-      const store = new ProgressStore(world.redis, orderKeys(world.keys).progress(record.orderId), 3600);
+      const store = new ReleasedProgressStore(world.redis, orderKeys(world.keys).progress(record.orderId), 3600);
       await store.save({
         step: 'shipment-created',
         recordHash: recordHashOf(record),

@@ -11,7 +11,7 @@ import type { SandboxData } from '../../src/sandbox/sandbox-data-schema.js';
 import type { SandboxState } from '../../src/sandbox/sandbox-entities.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
 import { programKinds } from '../../jobs/kinds.js';
-import { newerSnapshot } from '../../jobs/orders/reconcile-life.js';
+import { newerSnapshot } from '../../jobs/orders/reconcile-orders.js';
 import { orderKeys } from '../../jobs/orders/order-keys.js';
 import { cancelledLife, partsOf, returnOf, shippedLife, snap } from '../helpers/order-lives.js';
 import { orderState } from '../helpers/order-records.js';

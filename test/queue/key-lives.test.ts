@@ -18,7 +18,7 @@ describe('the lives of per-record keys', () => {
   describe("when an order's progress is written after its hash expired", () => {
     it('gives the recreated hash its life again', async () => {
       const key = orderKeys(redisKeys(prefix)).progress('KL-1');
-      await new ProgressStore(redis, key, 3600).save({ step: 'created', orderUrl: '/demo/api/order/1' });
+      await new ProgressStore(redis, key, 3600).save({ status: 'created', orderUrl: '/demo/api/order/1' });
       expect(await redis.hget(key, 'step')).toBe('created');
       const ttl = await redis.ttl(key);
       expect(ttl).toBeGreaterThan(3500);
@@ -30,7 +30,7 @@ describe('the lives of per-record keys', () => {
       const store = new ProgressStore(redis, key, 3600);
       await store.save({ pending: 'create-order' }, true);
       await redis.expire(key, 100);
-      await store.save({ step: 'created' });
+      await store.save({ status: 'created' });
       expect(await redis.ttl(key)).toBeLessThanOrEqual(100);
     });
   });

@@ -1,12 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { Order, Shipment } from '../../../src/client/answers/schemas.js';
-import { shipmentUrlsOf } from '../../../jobs/orders/find-shipment.js';
+import { shipmentUrlsOf } from '../../../jobs/orders/order-read.js';
 import { compareOrder, compareShipment, describeDifferences } from '../../../jobs/orders/order-compare.js';
-import type { OrderPlan } from '../../../jobs/orders/order-plan.js';
 import { recordHashOf } from '../../../jobs/orders/order-plan.js';
 import { shipmentIdFor } from '../../../jobs/orders/shipment-id.js';
 
-const plan: OrderPlan = {
+const plan = {
   orderId: 'WEB-1',
   shipmentId: 'SHP-WEB-1',
   shipmentIdUser: 'WEB-1-1',
@@ -78,7 +77,7 @@ describe('order comparison', () => {
 
   describe('when the order date differs', () => {
     it('names it, comparing to the second (the service answers without milliseconds)', () => {
-      const dated: OrderPlan = { ...plan, order: { ...plan.order, orderDate: '2026-11-20T14:03:11.000' } };
+      const dated = { ...plan, order: { ...plan.order, orderDate: '2026-11-20T14:03:11.000' } };
       expect(compareOrder({ ...order(plan.order.orderItemList), orderDate: '2026-11-20T14:03:11' }, dated)).toEqual([]);
       expect(compareOrder({ ...order(plan.order.orderItemList), orderDate: '2026-11-21T09:00:00' }, dated)).toEqual([
         { field: 'orderDate', service: '2026-11-21T09:00:00', record: '2026-11-20T14:03:11.000' },

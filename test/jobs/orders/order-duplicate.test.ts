@@ -20,8 +20,8 @@ describeEachProfile('order sync', (profile) => {
   /** The record's order and shipment, made in the service as the job would have made them (not shipped). */
   const madeBefore = async (record: Record<string, unknown>) => {
     const plan = await planOrder(record as OrderRecord, world.deps.catalog);
-    const order = await world.client.createOrder(plan.order);
-    const shipment = await world.client.createShipment({ ...plan.shipment, primaryOrderUrl: order.orderUrl });
+    const order = await world.client.createOrder(plan.order!);
+    const shipment = await world.client.createShipment({ ...plan.parts[0]!.shipment, primaryOrderUrl: order.orderUrl });
     return { order, shipment };
   };
 
@@ -131,7 +131,7 @@ describeEachProfile('order sync', (profile) => {
       const made = await madeBefore(record);
       // A second, identical shipment on the same order (the spec profile refuses the same shipmentId twice).
       const plan = await planOrder(record as OrderRecord, world.deps.catalog);
-      await world.client.createShipment({ ...plan.shipment, shipmentId: undefined, primaryOrderUrl: made.order.orderUrl });
+      await world.client.createShipment({ ...plan.parts[0]!.shipment, shipmentId: undefined, primaryOrderUrl: made.order.orderUrl });
       before = world.sandbox.admin.counters();
       await world.add('orders', [record]);
       await world.idle();
