@@ -81,8 +81,7 @@ export function buildDeps(config: Config, logger: Logger, opts: BuildDepsOptions
   // One call's failures hold that call, for the jobs and for the catalog's reads they make (src/queue/hold/call-hold.ts).
   const callHolds = new CallHolds({ redis, keys, logger, maxTrialMs: config.outage.probeMaxMs });
   const catalogClient = client.apiOf(serviceCalls).with(callHoldLayer(callHolds, 'catalog'));
-  const bare =
-    opts.catalog ?? new Catalog({ client: catalogClient, redis, keys, refreshSeconds: config.catalog.refreshSeconds, logger });
+  const bare = opts.catalog ?? new Catalog({ client: catalogClient, redis, keys, refreshSeconds: config.catalog.refreshSeconds, logger });
   // The one place MAPPING_FILE applies: every lookup of every kind, reconcile, check and dry run goes through it.
   const catalog = config.mapping ? new MappedCatalog(bare, config.mapping) : bare;
   const queues = createQueues({

@@ -26,7 +26,9 @@ function onceADayAt(at: number): string {
 }
 
 const counts = (tag: string) =>
-  Array.from({ length: COUNTS }, (_, i) => countRecord(`${tag}-${i}`, `A-0${(i % 6) + 1}`, '2026-11-30', [[`SKU-01${String(10 + i)}`, 40 + i]]));
+  Array.from({ length: COUNTS }, (_, i) =>
+    countRecord(`${tag}-${i}`, `A-0${(i % 6) + 1}`, '2026-11-30', [[`SKU-01${String(10 + i)}`, 40 + i]]),
+  );
 
 interface ScheduleJson {
   name: string;
@@ -63,59 +65,79 @@ async function world(name: string, due: number) {
 }
 
 describe('the nightly stock-count run (issue 45)', () => {
-  it.concurrent('falls inside a 60 s outage of the whole service: made up once after it, within 30 s', async () => {
-    const due = Date.now() + 30_000;
-    const w = await world('made-up-outage', due);
-    await w.start().httpUrl;
-    // The service goes down 15 s before the run's time; a job meets it, and the whole service is held.
-    await new Promise((r) => setTimeout(r, Math.max(0, due - 15_000 - Date.now())));
-    w.stack.sandbox.admin.setFaults([{ kind: 'status-503' }]);
-    const down = Date.now();
-    w.stack.feed.append('orders', [orderRecord('MADE-UP-1')]);
-    await eventually(async () => (await stockSchedule(w.stack)).missed?.cause === 'outage', 40_000, 'the run missed, held by the outage').catch(
-      async (e) => {
+  it.concurrent(
+    'falls inside a 60 s outage of the whole service: made up once after it, within 30 s',
+    async () => {
+      const due = Date.now() + 30_000;
+      const w = await world('made-up-outage', due);
+      await w.start().httpUrl;
+      // The service goes down 15 s before the run's time; a job meets it, and the whole service is held.
+      await new Promise((r) => setTimeout(r, Math.max(0, due - 15_000 - Date.now())));
+      w.stack.sandbox.admin.setFaults([{ kind: 'status-503' }]);
+      const down = Date.now();
+      w.stack.feed.append('orders', [orderRecord('MADE-UP-1')]);
+      await eventually(
+        async () => (await stockSchedule(w.stack)).missed?.cause === 'outage',
+        40_000,
+        'the run missed, held by the outage',
+      ).catch(async (e) => {
         console.log(JSON.stringify(await stockSchedule(w.stack)));
-        console.log(workers[0]!.stdoutLines.filter((l) => /"level":(40|50)|stock|control|schedul/.test(l)).slice(-40).join('\n'));
+        console.log(
+          workers[0]!.stdoutLines
+            .filter((l) => /"level":(40|50)|stock|control|schedul/.test(l))
+            .slice(-40)
+            .join('\n'),
+        );
         throw e;
-      },
-    );
-    expect((await stockSchedule(w.stack)).lastOk).toBe(false);
-    expect(w.variances()).toBe(0);
-    await new Promise((r) => setTimeout(r, Math.max(0, down + 60_000 - Date.now())));
-    w.stack.sandbox.admin.setFaults([]);
-    const up = Date.now();
-    await eventually(async () => w.variances() >= COUNTS, 60_000, 'every count applied').catch(async (e) => {
-      console.log('variances', w.variances(), JSON.stringify(await stockSchedule(w.stack)));
-      const st = await runCli(['status'], w.stack.env);
-      console.log(st.stdout);
-      console.log(workers[0]!.stdoutLines.filter((l) => /"level":(40|50)|made up|answers again|works again/.test(l)).slice(-30).join('\n'));
-      throw e;
-    });
-    const made = (await stockSchedule(w.stack)).madeUp;
-    expect(made).toMatchObject({ cause: 'outage', dueAt: new Date(due - (due % 1000)).toISOString() });
-    expect(Date.parse(made!.at) - up).toBeLessThan(30_000);
-    expect(made!.text).toMatch(/after an outage of the service$/);
-    await new Promise((r) => setTimeout(r, 12_000));
-    expect(w.variances()).toBe(COUNTS);
-  }, 240_000);
+      });
+      expect((await stockSchedule(w.stack)).lastOk).toBe(false);
+      expect(w.variances()).toBe(0);
+      await new Promise((r) => setTimeout(r, Math.max(0, down + 60_000 - Date.now())));
+      w.stack.sandbox.admin.setFaults([]);
+      const up = Date.now();
+      await eventually(async () => w.variances() >= COUNTS, 60_000, 'every count applied').catch(async (e) => {
+        console.log('variances', w.variances(), JSON.stringify(await stockSchedule(w.stack)));
+        const st = await runCli(['status'], w.stack.env);
+        console.log(st.stdout);
+        console.log(
+          workers[0]!.stdoutLines
+            .filter((l) => /"level":(40|50)|made up|answers again|works again/.test(l))
+            .slice(-30)
+            .join('\n'),
+        );
+        throw e;
+      });
+      const made = (await stockSchedule(w.stack)).madeUp;
+      expect(made).toMatchObject({ cause: 'outage', dueAt: new Date(due - (due % 1000)).toISOString() });
+      expect(Date.parse(made!.at) - up).toBeLessThan(30_000);
+      expect(made!.text).toMatch(/after an outage of the service$/);
+      await new Promise((r) => setTimeout(r, 12_000));
+      expect(w.variances()).toBe(COUNTS);
+    },
+    240_000,
+  );
 
-  it.concurrent('finds no worker running (a deploy at its time): made up once when a worker starts', async () => {
-    const due = Date.now() + 20_000;
-    const w = await world('made-up-deploy', due);
-    const first = w.start();
-    await first.httpUrl;
-    await new Promise((r) => setTimeout(r, Math.max(0, due - 5_000 - Date.now())));
-    await first.stop();
-    await new Promise((r) => setTimeout(r, Math.max(0, due + 20_000 - Date.now())));
-    expect(w.variances()).toBe(0);
-    const started = Date.now();
-    await w.start().httpUrl;
-    await eventually(async () => w.variances() >= COUNTS, 60_000, 'every count applied');
-    expect(Date.now() - started).toBeLessThan(30_000);
-    const s = await stockSchedule(w.stack);
-    expect(s).toMatchObject({ lastOk: true, madeUp: { cause: 'stopped' } });
-    expect(s.madeUp!.text).toMatch(/after a stop \(no worker took it/);
-    await new Promise((r) => setTimeout(r, 12_000));
-    expect(w.variances()).toBe(COUNTS);
-  }, 240_000);
+  it.concurrent(
+    'finds no worker running (a deploy at its time): made up once when a worker starts',
+    async () => {
+      const due = Date.now() + 20_000;
+      const w = await world('made-up-deploy', due);
+      const first = w.start();
+      await first.httpUrl;
+      await new Promise((r) => setTimeout(r, Math.max(0, due - 5_000 - Date.now())));
+      await first.stop();
+      await new Promise((r) => setTimeout(r, Math.max(0, due + 20_000 - Date.now())));
+      expect(w.variances()).toBe(0);
+      const started = Date.now();
+      await w.start().httpUrl;
+      await eventually(async () => w.variances() >= COUNTS, 60_000, 'every count applied');
+      expect(Date.now() - started).toBeLessThan(30_000);
+      const s = await stockSchedule(w.stack);
+      expect(s).toMatchObject({ lastOk: true, madeUp: { cause: 'stopped' } });
+      expect(s.madeUp!.text).toMatch(/after a stop \(no worker took it/);
+      await new Promise((r) => setTimeout(r, 12_000));
+      expect(w.variances()).toBe(COUNTS);
+    },
+    240_000,
+  );
 });

@@ -134,7 +134,13 @@ describe('the table of service calls', () => {
   describe('when a copy of the table has rows of its own', () => {
     const table = {
       ...serviceCalls,
-      getOrderById: { method: 'GET', path: '/{account}/api/order/{orderId}', cls: 'get', scope: 'entity-reads', decode: shapeDecoder(orderSchema) },
+      getOrderById: {
+        method: 'GET',
+        path: '/{account}/api/order/{orderId}',
+        cls: 'get',
+        scope: 'entity-reads',
+        decode: shapeDecoder(orderSchema),
+      },
       cancelOrder: {
         method: 'POST',
         path: '/{account}/api/order/{orderId}/cancel',

@@ -51,7 +51,8 @@ async function probeCall(l: CallLook, call: string, reason: string, code: string
     return false;
   }
   const why = clipReason(`${reason} (${label}); a read of the service fails too (${r.detail})`);
-  const opened = await recordServiceDown(l.redis, l.keys, { threshold: 1, reason: why, firstProbeMs: l.firstProbeMs, code: code || 'TRANSIENT' });
+  const first = { threshold: 1, reason: why, firstProbeMs: l.firstProbeMs, code: code || 'TRANSIENT' };
+  const opened = await recordServiceDown(l.redis, l.keys, first);
   if (opened.state === 'tripped')
     l.logger.error(
       { call, probe: r.detail },
