@@ -14,9 +14,10 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startFeedServer } from '../src/feed/feed-server.js';
 import { startRedisServer } from '../src/redis/embedded-server.js';
-import { startSandbox, type Sandbox } from '../src/sandbox/sandbox.js';
+import { startSandbox } from '../src/sandbox/sandbox.js';
 import { sandboxEnv } from '../src/app/sandbox-config.js';
 import { spawnCli } from './lib/cli-process.js';
+import { settledOnce, until } from './lib/wait-until.js';
 import { benchOrders } from './lib/order-records.js';
 import { STREAMS } from '../jobs/kinds.js';
 
@@ -54,26 +55,6 @@ export interface CallHoldFigures {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
-
-function once(sandbox: Sandbox, orderId: string): boolean {
-  const state = sandbox.admin.state();
-  const orders = state.orders.filter((x) => x.orderId === orderId);
-  const shipments = state.shipments.filter((s) => orders.some((x) => x.orderUrl === s.primaryOrderUrl));
-  return (
-    orders.length === 1 &&
-    orders[0]!.statusId === 'ORDER_COMPLETED' &&
-    shipments.length === 1 &&
-    shipments[0]!.statusId === 'SHIPMENT_SHIPPED'
-  );
-}
 
 const counts = (tag: string, n: number) =>
   Array.from({ length: n }, (_, i) => ({
@@ -118,7 +99,7 @@ export async function runCallHold(o: CallHoldOptions): Promise<CallHoldFigures> 
     await until(() => lines().some((l) => l.includes('worker started')), 60_000, 'the worker to start');
     const warm = benchOrders('WARM', 3);
     feed.append('orders', warm);
-    await until(() => warm.every((r) => once(sandbox, r.orderId)), 60_000, 'the warm-up orders');
+    await until(() => warm.every((r) => settledOnce(sandbox, r.orderId)), 60_000, 'the warm-up orders');
     const orders = benchOrders('HOLD', 40);
     sandbox.admin.setFaults([o.mode === 'call' ? { kind: 'status-503', method: 'POST', path: '/api/shipment$' } : { kind: 'status-503' }]);
     const down = Date.now();
@@ -143,7 +124,7 @@ export async function runCallHold(o: CallHoldOptions): Promise<CallHoldFigures> 
       'the first job through after the return',
     );
     const returnToFirstMs = Date.now() - up;
-    await until(() => orders.every((r) => once(sandbox, r.orderId)), 180_000, 'every order completed');
+    await until(() => orders.every((r) => settledOnce(sandbox, r.orderId)), 180_000, 'every order completed');
     const returnToAllMs = Date.now() - up;
     const logged = lines();
     return {
@@ -158,7 +139,7 @@ export async function runCallHold(o: CallHoldOptions): Promise<CallHoldFigures> 
       ordersCreatedDuring: during.order - before.order,
       returnToFirstMs,
       returnToAllMs,
-      notOnce: [...warm, ...orders].filter((r) => !once(sandbox, r.orderId)).map((r) => r.orderId),
+      notOnce: [...warm, ...orders].filter((r) => !settledOnce(sandbox, r.orderId)).map((r) => r.orderId),
     };
   } finally {
     await worker.stop(10_000);

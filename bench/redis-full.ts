@@ -18,6 +18,7 @@ import { startRedisServer } from '../src/redis/embedded-server.js';
 import { createRedis } from '../src/redis/connection.js';
 import { startSandbox, type Sandbox } from '../src/sandbox/sandbox.js';
 import { spawnCli } from './lib/cli-process.js';
+import { settledOnce, until } from './lib/wait-until.js';
 import { processCpuMs } from './lib/proc-cpu.js';
 import { benchOrders } from './lib/order-records.js';
 import { STREAMS } from '../jobs/kinds.js';
@@ -73,27 +74,6 @@ export interface RedisFullFigures {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
-
-/** An order settled as the job promises: created once, completed, with one shipment, shipped. */
-function settledOnce(sandbox: Sandbox, orderId: string): boolean {
-  const state = sandbox.admin.state();
-  const orders = state.orders.filter((o) => o.orderId === orderId);
-  const shipments = state.shipments.filter((s) => orders.some((o) => o.orderUrl === s.primaryOrderUrl));
-  return (
-    orders.length === 1 &&
-    orders[0]!.statusId === 'ORDER_COMPLETED' &&
-    shipments.length === 1 &&
-    shipments[0]!.statusId === 'SHIPMENT_SHIPPED'
-  );
-}
 
 export async function runRedisFull(o: RedisFullOptions = {}): Promise<RedisFullFigures> {
   const log = o.log ?? (() => undefined);

@@ -15,6 +15,7 @@ import { faultPlan } from './chaos-env.js';
 import type { ChaosOptions } from './chaos-options.js';
 import type { ChaosWorld } from './chaos-world.js';
 import { check, type CheckResult } from './check-types.js';
+import { within } from '../lib/wait-until.js';
 
 /** The calls a partial outage takes down, each with the sandbox's fault rule for it. */
 export const CALL_FAULTS: ReadonlyArray<{ call: string; rule: FaultRule; path: RegExp }> = [
@@ -52,15 +53,6 @@ export interface CallDownLog {
 const RETURN_LIMIT_MS = 90_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function until(what: () => Promise<boolean>, limitMs: number): Promise<number | null> {
-  const t = Date.now();
-  while (Date.now() - t < limitMs) {
-    if (await what().catch(() => false)) return Date.now() - t;
-    await sleep(100);
-  }
-  return null;
-}
-
 export async function callDownPhase(
   o: ChaosOptions,
   world: ChaosWorld,
@@ -74,7 +66,7 @@ export async function callDownPhase(
   const down = Date.now();
   world.sandbox.admin.setFaults([rule, ...faultPlan(o.faultScale)]);
   let outageOpened = false;
-  const heldAfterMs = await until(async () => {
+  const heldAfterMs = await within(async () => {
     outageOpened ||= (await readOutage(conn, keys)).open;
     return held();
   }, o.callDownSeconds * 1000);
@@ -87,7 +79,7 @@ export async function callDownPhase(
     .requests()
     .filter((r) => r.at >= down && r.at < up && r.method === 'POST' && path.test(r.path)).length;
   world.sandbox.admin.setFaults(faultPlan(o.faultScale));
-  const releasedAfterMs = await until(async () => !(await held()), RETURN_LIMIT_MS);
+  const releasedAfterMs = await within(async () => !(await held()), RETURN_LIMIT_MS);
   const paused = (await Promise.all(STREAMS.map((s) => readBreaker(conn, keys, s)))).filter((b) => b.paused).map((b) => b.stream);
   return { progress, call, seconds: o.callDownSeconds, requests, heldAfterMs, releasedAfterMs, outageOpened, paused };
 }

@@ -15,6 +15,7 @@ import { faultPlan } from './chaos-env.js';
 import type { ChaosOptions } from './chaos-options.js';
 import type { ChaosWorld } from './chaos-world.js';
 import { check, type CheckResult } from './check-types.js';
+import { within } from '../lib/wait-until.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -37,15 +38,6 @@ export interface OutageLog {
 /** How long the system may take to go on after the service returns (the probe interval is at most 30 s). */
 const RETURN_LIMIT_MS = 90_000;
 
-async function until(what: () => Promise<boolean>, limitMs: number): Promise<number | null> {
-  const t = Date.now();
-  while (Date.now() - t < limitMs) {
-    if (await what().catch(() => false)) return Date.now() - t;
-    await sleep(100);
-  }
-  return null;
-}
-
 /**
  * The service answers 503 to everything for `outageSeconds` (longer than the jobs' retries in the full run); then it
  * comes back with the storm's faults. Nobody types `resume`.
@@ -54,13 +46,13 @@ export async function outagePhase(o: ChaosOptions, world: ChaosWorld, conn: Redi
   const keys = redisKeys(world.prefix);
   const down = Date.now();
   world.sandbox.admin.setFaults([{ kind: 'status-503' }]);
-  const heldAfterMs = await until(async () => (await readOutage(conn, keys)).open, o.outageSeconds * 1000);
+  const heldAfterMs = await within(async () => (await readOutage(conn, keys)).open, o.outageSeconds * 1000);
   await sleep(Math.max(0, down + o.outageSeconds * 1000 - Date.now()));
   const during = world.sandbox.admin.requests().filter((r) => r.at >= down);
   world.sandbox.admin.setFaults(faultPlan(o.faultScale));
   const up = Date.now();
-  const endedAfterMs = await until(async () => !(await readOutage(conn, keys)).open, RETURN_LIMIT_MS);
-  const firstWriteAfterMs = await until(
+  const endedAfterMs = await within(async () => !(await readOutage(conn, keys)).open, RETURN_LIMIT_MS);
+  const firstWriteAfterMs = await within(
     async () => world.sandbox.admin.requests().some((r) => r.at >= up && r.method === 'POST' && r.status === 200),
     RETURN_LIMIT_MS,
   );
@@ -150,7 +142,7 @@ export async function redisFullPhase(
   await conn.config('SET', 'maxmemory', before);
   const raised = Date.now();
   const doneAtRaise = await done();
-  const workAfterMs = await until(async () => (await done()) > doneAtRaise, RETURN_LIMIT_MS);
+  const workAfterMs = await within(async () => (await done()) > doneAtRaise, RETURN_LIMIT_MS);
   const perWorker = logFiles.map((f) => loudLines(f, from, raised));
   return {
     progress,
@@ -218,12 +210,12 @@ export async function rotateSecretPhase(world: ChaosWorld, conn: RedisConnection
   const rewritten = Date.now();
   const paused = new Set<string>();
   // Any answer but a 401 (a 200, a 404 of a read, a 429) is a request the service took with the new key.
-  const okAfterMs = await until(async () => {
+  const okAfterMs = await within(async () => {
     for (const b of await Promise.all(STREAMS.map((s) => readBreaker(conn, keys, s)))) if (b.paused) paused.add(b.stream);
     return world.sandbox.admin.requests().some((r) => r.at >= rewritten && r.status !== undefined && r.status !== 401);
   }, RETURN_LIMIT_MS);
   // A pause for 401 ends by itself once the files changed (src/app/unauthorized-resume.ts): give it the time to.
-  const settled = await until(
+  const settled = await within(
     async () => (await Promise.all(STREAMS.map((s) => readBreaker(conn, keys, s)))).every((b) => !b.paused),
     RETURN_LIMIT_MS,
   );

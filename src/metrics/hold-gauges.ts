@@ -18,20 +18,31 @@ function oncePerScrape(read: HoldSource): HoldSource {
   };
 }
 
+type HoldRead = Awaited<ReturnType<HoldSource>>;
+
+/** A gauge with one label, set at scrape time to one value per row of the holds' read (its streams, its calls). */
+function labelled<R>(
+  registers: Registry[],
+  holds: HoldSource | undefined,
+  g: { name: string; help: string; label: string; rows: (h: HoldRead) => readonly R[]; key: (r: R) => string; value: (r: R) => number },
+): void {
+  new Gauge({
+    name: g.name,
+    help: g.help,
+    labelNames: [g.label],
+    registers,
+    async collect() {
+      if (!holds) return;
+      this.reset();
+      for (const r of g.rows(await holds())) this.set({ [g.label]: g.key(r) }, g.value(r));
+    },
+  });
+}
+
 /** Each named call of the service's hold (src/queue/hold/call-hold.ts): held, for how long, how often. */
 function callGauges(registers: Registry[], holds: HoldSource | undefined): void {
-  const perCall = (name: string, help: string, value: (c: Awaited<ReturnType<HoldSource>>['calls'][number]) => number) =>
-    new Gauge({
-      name,
-      help,
-      labelNames: ['call'],
-      registers,
-      async collect() {
-        if (!holds) return;
-        this.reset();
-        for (const c of (await holds()).calls) this.set({ call: c.call }, value(c));
-      },
-    });
+  const perCall = (name: string, help: string, value: (c: HoldRead['calls'][number]) => number) =>
+    labelled(registers, holds, { name, help, label: 'call', rows: (h) => h.calls, key: (c) => c.call, value });
   perCall(
     'isync_call_held',
     'Whether a named call of the service (shipment-create, variance, ...) is held (1): the jobs whose next step is it wait, the rest runs.',
@@ -59,18 +70,8 @@ function callGauges(registers: Registry[], holds: HoldSource | undefined): void 
  */
 export function holdGauges(registers: Registry[], source: HoldSource | undefined): { watchRedisWrites(read: () => WriteState): void } {
   const holds = source && oncePerScrape(source);
-  const perStream = (name: string, help: string, value: (b: { paused: boolean; refusals: number }) => number) =>
-    new Gauge({
-      name,
-      help,
-      labelNames: ['stream'],
-      registers,
-      async collect() {
-        if (!holds) return;
-        this.reset();
-        for (const b of (await holds()).streams) this.set({ stream: b.stream }, value(b));
-      },
-    });
+  const perStream = (name: string, help: string, value: (b: HoldRead['streams'][number]) => number) =>
+    labelled(registers, holds, { name, help, label: 'stream', rows: (h) => h.streams, key: (b) => b.stream, value });
   perStream(
     'isync_stream_paused',
     'Whether the stream is paused by its circuit breaker (1) until `inventory-sync resume` (the account refused every job), or runs (0).',

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { countRecord } from '../helpers/count-record.js';
 import { orderRecord } from '../helpers/order-records.js';
 import { runCli } from './run-cli.js';
@@ -12,12 +12,14 @@ import { eventually, startWorkerProcess, type WorkerProcess } from './worker-pro
  * the cause ends, and `status --json` says the run was made up and why.
  */
 const COUNTS = 12;
-const stacks: Stack[] = [];
-const workers: WorkerProcess[] = [];
-afterEach(async () => {
-  for (const w of workers.splice(0)) await w.stop();
-  for (const s of stacks.splice(0)) await s.close();
-});
+/** One test's sandbox, feed and prefix, and the workers it started: stopped by that test alone (the two run side by side). */
+interface World {
+  stack: Stack;
+  workers: WorkerProcess[];
+  start(): WorkerProcess;
+  variances(): number;
+  close(): Promise<void>;
+}
 
 /** A cron that fires once a day, at the second of `at` (UTC), as `0 19 * * *` does. */
 function onceADayAt(at: number): string {
@@ -43,9 +45,19 @@ async function stockSchedule(stack: Stack): Promise<ScheduleJson> {
   return (JSON.parse(r.stdout) as { schedule: ScheduleJson[] }).schedule.find((s) => s.name === 'stock-sync')!;
 }
 
-async function world(name: string, due: number) {
+/** A wait that failed: says what the worker saw (status, its warnings) before the failure is thrown on. */
+function explained(w: World) {
+  return async (err: unknown): Promise<never> => {
+    const st = await runCli(['status'], w.stack.env);
+    const said = w.workers.flatMap((p) => p.stdoutLines.filter((l) => /"level":(40|50)|made up|answers again|works again/.test(l)));
+    console.log(`variances: ${w.variances()}\n${st.stdout}\n${said.slice(-40).join('\n')}`);
+    throw err;
+  };
+}
+
+async function world(name: string, due: number): Promise<World> {
   const stack = await startStack({}, name);
-  stacks.push(stack);
+  const workers: WorkerProcess[] = [];
   const env = {
     ...stack.env,
     LOG_LEVEL: 'info',
@@ -61,7 +73,11 @@ async function world(name: string, due: number) {
     return w;
   };
   const variances = () => stack.sandbox.admin.counters().creates.variance;
-  return { stack, start, variances };
+  const close = async () => {
+    for (const w of workers) await w.stop();
+    await stack.close();
+  };
+  return { stack, workers, start, variances, close };
 }
 
 describe('the nightly stock-count run (issue 45)', () => {
@@ -80,33 +96,13 @@ describe('the nightly stock-count run (issue 45)', () => {
         async () => (await stockSchedule(w.stack)).missed?.cause === 'outage',
         40_000,
         'the run missed, held by the outage',
-      ).catch(async (e) => {
-        console.log(JSON.stringify(await stockSchedule(w.stack)));
-        console.log(
-          workers[0]!.stdoutLines
-            .filter((l) => /"level":(40|50)|stock|control|schedul/.test(l))
-            .slice(-40)
-            .join('\n'),
-        );
-        throw e;
-      });
+      ).catch(explained(w));
       expect((await stockSchedule(w.stack)).lastOk).toBe(false);
       expect(w.variances()).toBe(0);
       await new Promise((r) => setTimeout(r, Math.max(0, down + 60_000 - Date.now())));
       w.stack.sandbox.admin.setFaults([]);
       const up = Date.now();
-      await eventually(async () => w.variances() >= COUNTS, 60_000, 'every count applied').catch(async (e) => {
-        console.log('variances', w.variances(), JSON.stringify(await stockSchedule(w.stack)));
-        const st = await runCli(['status'], w.stack.env);
-        console.log(st.stdout);
-        console.log(
-          workers[0]!.stdoutLines
-            .filter((l) => /"level":(40|50)|made up|answers again|works again/.test(l))
-            .slice(-30)
-            .join('\n'),
-        );
-        throw e;
-      });
+      await eventually(async () => w.variances() >= COUNTS, 60_000, 'every count applied').catch(explained(w));
       const made = (await stockSchedule(w.stack)).madeUp;
       expect(made).toMatchObject({ cause: 'outage', dueAt: new Date(due - (due % 1000)).toISOString() });
       expect(Date.parse(made!.at) - up).toBeLessThan(30_000);

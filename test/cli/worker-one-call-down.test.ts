@@ -1,5 +1,5 @@
 import { Queue } from 'bullmq';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { countRecord } from '../helpers/count-record.js';
 import { orderRecord, orderState, syncedOnce } from '../helpers/order-records.js';
 import { runCli } from './run-cli.js';
@@ -16,12 +16,11 @@ const WINDOW_MS = 60_000;
 const ORDERS = 10;
 const SHIPMENT_CREATE = { kind: 'status-503' as const, method: 'POST' as const, path: '/api/shipment$' };
 
-const stacks: Stack[] = [];
-const workers: WorkerProcess[] = [];
-afterEach(async () => {
-  for (const w of workers.splice(0)) await w.stop();
-  for (const s of stacks.splice(0)) await s.close();
-});
+/** What one scenario started, stopped by that scenario alone (the two profiles run side by side). */
+interface Started {
+  stack?: Stack;
+  worker?: WorkerProcess;
+}
 
 interface CallJson {
   call: string;
@@ -48,9 +47,9 @@ const counts = (n: number) =>
 const boms = (n: number) =>
   Array.from({ length: n }, (_, i) => ({ productId: `SKU-02${31 + i}`, components: [{ productId: 'SKU-0001', quantity: i + 2 }] }));
 
-async function scenario(profile: 'observed' | 'spec') {
+async function scenario(profile: 'observed' | 'spec', started: Started) {
   const stack = await startStack({}, `one-call-${profile}`, { profile });
-  stacks.push(stack);
+  started.stack = stack;
   const env = {
     ...stack.env,
     LOG_LEVEL: 'info',
@@ -61,7 +60,7 @@ async function scenario(profile: 'observed' | 'spec') {
     WORKER_CONCURRENCY: '4',
   };
   const worker = startWorkerProcess(env);
-  workers.push(worker);
+  started.worker = worker;
   await worker.httpUrl;
   stack.feed.append('orders', [orderRecord('WARM-1')]);
   await eventually(async () => syncedOnce(stack.sandbox.admin.state(), ['WARM-1']), 30_000, 'the warm-up order');
@@ -159,7 +158,11 @@ describe('worker with one call of the service down for 60 s (issue 45)', () => {
   it.concurrent.each(['observed', 'spec'] as const)(
     'holds only the jobs that need it, on the %s service: counts and BOMs go on, orders complete after, each once',
     async (profile) => {
-      const figures = await scenario(profile);
+      const started: Started = {};
+      const figures = await scenario(profile, started).finally(async () => {
+        await started.worker?.stop();
+        await started.stack?.close();
+      });
       console.log(`one call down (${profile}): ${JSON.stringify(figures)}`);
       // A handful of transitions and about 20 requests to the failing call, in 60 s.
       expect(figures.opened).toBeLessThanOrEqual(3);
