@@ -56,12 +56,13 @@ export interface CallHoldFigures {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const counts = (tag: string, n: number) =>
+/** Counts of batch `b`: products of their own (a count that matches the stock posts nothing). */
+const counts = (b: number, n: number) =>
   Array.from({ length: n }, (_, i) => ({
-    countId: `${tag}-${i}`,
+    countId: `C${b}-${i}`,
     location: `Main Warehouse / A-0${(i % 6) + 1}`,
     countDate: '2026-11-30',
-    items: [{ productId: `SKU-${String(100 + i).padStart(4, '0')}`, quantity: 30 + i }],
+    items: [{ productId: `SKU-${String(100 + b * n + i).padStart(4, '0')}`, quantity: 500 + i }],
   }));
 
 export async function runCallHold(o: CallHoldOptions): Promise<CallHoldFigures> {
@@ -107,7 +108,7 @@ export async function runCallHold(o: CallHoldOptions): Promise<CallHoldFigures> 
     log(`${o.mode === 'call' ? 'shipment creates' : 'the whole service'} down for ${seconds} s; orders and counts keep coming`);
     for (let i = 0; i < 4; i++) {
       feed.append('orders', orders.slice(i * 10, i * 10 + 10));
-      feed.append('stock-counts', counts(`C${i}`, 3));
+      feed.append('stock-counts', counts(i, 3));
       await sleep((seconds * 1000) / 5);
     }
     await sleep(Math.max(0, down + seconds * 1000 - Date.now()));

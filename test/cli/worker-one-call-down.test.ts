@@ -4,7 +4,7 @@ import { countRecord } from '../helpers/count-record.js';
 import { orderRecord, orderState, syncedOnce } from '../helpers/order-records.js';
 import { runCli } from './run-cli.js';
 import { startStack, type Stack } from './stack.js';
-import { eventually, startWorkerProcess, type WorkerProcess } from './worker-process.js';
+import { eventually, freePort, startWorkerProcess, type WorkerProcess } from './worker-process.js';
 
 /**
  * Issue 45: one endpoint down, the rest fine. Shipment creates answer 503 for 60 s while every other call answers.
@@ -58,10 +58,11 @@ async function scenario(profile: 'observed' | 'spec', started: Started) {
     STOCK_SYNC_CRON: '*/3 * * * * *',
     STOCK_SYNC_TZ: 'UTC',
     WORKER_CONCURRENCY: '4',
+    WORKER_HTTP_PORT: String(await freePort()),
   };
   const worker = startWorkerProcess(env);
   started.worker = worker;
-  await worker.httpUrl;
+  const http = await worker.httpUrl;
   stack.feed.append('orders', [orderRecord('WARM-1')]);
   await eventually(async () => syncedOnce(stack.sandbox.admin.state(), ['WARM-1']), 30_000, 'the warm-up order');
 
@@ -99,6 +100,13 @@ async function scenario(profile: 'observed' | 'spec', started: Started) {
   expect(held.calls.filter((c) => c.held).map((c) => c.call)).toEqual(['shipment-create']);
   const human = await runCli(['status'], stack.env);
   expect(human.stdout).toContain('HELD: shipment create since');
+  // Where operators look: /readyz stays ready and names the call; /metrics says it is held.
+  const ready = await fetch(`${http}/readyz`);
+  expect(ready.status).toBe(200);
+  expect(JSON.stringify(await ready.json())).toContain('shipment create held since');
+  const metrics = await (await fetch(`${http}/metrics`)).text();
+  expect(metrics).toContain('isync_call_held{call="shipment-create"} 1');
+  expect(metrics).toContain('isync_call_held{call="variance"} 0');
 
   await new Promise((r) => setTimeout(r, Math.max(0, downAt + WINDOW_MS - Date.now())));
   stack.sandbox.admin.setFaults([]);
