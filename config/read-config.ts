@@ -88,7 +88,7 @@ export function readConfig(
         problems.push(`${name}: is required${fileForm(name)} (see README, "Configuration")`);
     }
   }
-  if (needs.upstream && !cleaned.UPSTREAM_URL) problems.push('UPSTREAM_URL: is required to pull the feed');
+  if (needs.upstream && !cleaned.UPSTREAM_URL && !cleaned.SHOPIFY_STORE_URL) problems.push('UPSTREAM_URL: is required to pull the feed');
   problems.push(...shopifyProblems(cleaned, secretFiles.failed));
   if (cleaned.INGEST_PORT && !cleaned.INGEST_SECRET && !cleaned.INGEST_HMAC_SECRET && !secretFiles.failed.has('INGEST_SECRET'))
     problems.push('INGEST_SECRET: is required with INGEST_PORT (or INGEST_SECRET_FILE; see docs/push.md)');

@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import { Command } from 'commander';
 import { logEvictionWarning } from '../../redis/eviction-policy.js';
 import { importNdjson, noCsvLayout, type ImportFormat, type ImportResult, type ReadAs } from '../../feed/importer.js';
-import { loadTransforms, oneOffSetting } from '../../feed/load-transforms.js';
+import { loadTransforms, oneOffSetting, transformSettingsOf } from '../../feed/load-transforms.js';
+import { storeOf } from '../../app/feed-sources.js';
 import type { Config } from '../../../config/read-config.js';
 import { createQueues } from '../../queue/queues.js';
 import type { SyncSummary } from '../../app/runtime.js';
@@ -32,7 +33,7 @@ interface ImportArgs {
  * and whether the file can be read: a CSV file needs the kind's CSV layout or a transform.
  */
 async function readAs(config: Config, kinds: readonly Kind[], kind: Kind, a: Pick<ImportArgs, 'format' | 'transform'>): Promise<ReadAs> {
-  const settings = (config.transforms ?? []).filter((t) => a.transform === undefined || t.stream !== kind.stream);
+  const settings = transformSettingsOf(config.transforms ?? [], kinds, storeOf(config)).filter((t) => a.transform === undefined || t.stream !== kind.stream);
   if (a.transform !== undefined) settings.push(oneOffSetting(kind.stream, a.transform));
   const transform = (await loadTransforms(settings, kinds)).get(kind.stream);
   if (a.format === 'csv' && !transform && !kind.record.csv) throw new UsageError(noCsvLayout(kind.stream));

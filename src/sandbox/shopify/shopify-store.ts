@@ -34,7 +34,7 @@ export interface ShopifyStoreAdmin {
   /** Drops every webhook subscription (as Shopify does after repeated failures). */
   unsubscribeAll(): void;
   setFaults(f: Partial<WebhookFaults>): void;
-  /** How long a change takes to show in the `orders` search, in ms. */
+  /** How long a change takes to show in the order search, in ms. */
   setSearchLag(ms: number): void;
   /** The token stops working (the app uninstalled, the token rotated), or works again. */
   revokeToken(): void;

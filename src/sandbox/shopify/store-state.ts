@@ -43,7 +43,7 @@ export interface StoreOrderState {
   lineItems: StoreLineItem[];
   fulfillments: StoreFulfillment[];
   refunds: StoreRefund[];
-  /** When its last change shows in the `orders` search (a lagging index), and the stamp the search sorts it by till then. */
+  /** When its last change shows in the order search (a lagging index), and the stamp the search sorts it by till then. */
   searchAt: number;
   searchStamp: number;
 }
@@ -102,7 +102,7 @@ export class StoreOrders {
   constructor(
     private readonly onChange: ChangeListener,
     private readonly clock: () => number,
-    /** How long a change takes to show in the `orders` search, in ms (0: at once). */
+    /** How long a change takes to show in the order search, in ms (0: at once). */
     private readonly searchLagMs: () => number,
   ) {}
 

@@ -1,4 +1,4 @@
-import type { RedisConnection as Redis, RedisKeys } from '../../redis/connection.js';
+import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
 
 const HOUR_MS = 3600_000;
 /** How long a found snapshot is remembered (the count covers the last hour; a day is kept for a look back). */
@@ -23,4 +23,9 @@ export async function noteFound(redis: Redis, keys: RedisKeys, stream: string, f
 /** How many the pull found that no webhook brought, in the last hour. */
 export function foundInLastHour(redis: Redis, keys: RedisKeys, stream: string, now = Date.now()): Promise<number> {
   return redis.zcount(keys.storeFound(stream), now - HOUR_MS, '+inf');
+}
+
+/** Whether a stream's stored cursor is a store pull's (src/sources/: `{store}:` and JSON), not the HTTP feed's. */
+export function isStoreCursor(cursor: string | undefined | null): boolean {
+  return !!cursor && /^[a-z]+:\{/.test(cursor);
 }
