@@ -21,7 +21,7 @@ export interface StoreSourceOptions {
   floor?: string;
   /**
    * Told, once a page is queued, the snapshots it found first (their job was new) that are older than `graceMs`:
-   * with webhooks on, what no webhook brought. Not told on the first pull (no cursor yet: everything is new).
+   * with webhooks on, what no webhook brought. Not told during the first read of the store (everything is new then).
    */
   onFound?(found: string[]): Promise<void>;
   /** A snapshot younger than this may still have its webhook on the way, in ms. */
@@ -69,14 +69,15 @@ export class StoreSource {
     }
     const { hasNextPage, endCursor } = data.orders.pageInfo;
     const more = hasNextPage && !!endCursor;
-    const next: StoreCursor = more ? { from, after: endCursor!, newest } : newest ? { since: newest } : {};
+    const counts = c.counts ? { counts: true } : {};
+    const next: StoreCursor = more ? { from, after: endCursor!, newest, ...counts } : { ...(newest ? { since: newest } : {}), counts: true };
     const startedAt = this.o.now?.() ?? Date.now();
     return {
       items: reads.map((r) => r.item),
       cursor: encodeCursor(next),
       hasMore: more,
-      // The first pull finds everything first: only pulls after a cursor count.
-      ...(this.o.onFound && (c.since || c.after) ? { queued: (fresh) => this.found(reads, fresh, startedAt) } : {}),
+      // The first read of the store finds everything first: only the reads after it count.
+      ...(this.o.onFound && c.counts ? { queued: (fresh) => this.found(reads, fresh, startedAt) } : {}),
     };
   }
 

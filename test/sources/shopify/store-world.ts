@@ -1,0 +1,133 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Redis } from 'ioredis';
+import { sandboxEnv } from '../../../src/app/sandbox-config.js';
+import { startSandbox, type Sandbox } from '../../../src/sandbox/sandbox.js';
+import { startShopifyStore, type ShopifyStore } from '../../../src/sandbox/shopify/shopify-store.js';
+import type { StoreOrderState } from '../../../src/sandbox/shopify/store-state.js';
+import { baseEnv } from '../../cli/run-cli.js';
+import { freePort, startWorkerProcess, type WorkerProcess } from '../../cli/worker-process.js';
+import { connect, deletePrefix, redisUrl, uniquePrefix } from '../../helpers/redis.js';
+
+/** The store's two locations, mapped into Main Warehouse; units not shipped yet are reserved at A-01. */
+export const MAPPING = [
+  'kind,upstream,service',
+  'facility,shopify:default,Main Warehouse',
+  'facility,shopify:default / shipping,Main Warehouse / A-01',
+  'facility,shopify:48752903,Main Warehouse',
+  'facility,shopify:48752903 / shipping,Main Warehouse / A-01',
+  'facility,shopify:61430117,Main Warehouse',
+  'facility,shopify:61430117 / shipping,Main Warehouse / A-02',
+].join('\n');
+
+export const TOPICS = ['orders/create', 'orders/updated', 'orders/cancelled', 'refunds/create'];
+
+/** A sandbox service, a sandbox Shopify store, a mapping file and the environment of a `worker` that takes both. */
+export interface StoreWorld {
+  sandbox: Sandbox;
+  store: ShopifyStore;
+  redis: Redis;
+  prefix: string;
+  env: Record<string, string>;
+  ingestPort: number;
+  worker?: WorkerProcess;
+  /** Subscribes the store's four topics to the worker's receiver. */
+  subscribe(): void;
+  startWorker(extra?: Record<string, string>): WorkerProcess;
+  close(): Promise<void>;
+}
+
+export async function storeWorld(name: string, o: { seed?: number; env?: Record<string, string> } = {}): Promise<StoreWorld> {
+  const sandbox = await startSandbox({ data: 'demo' });
+  const store = await startShopifyStore({ seed: o.seed ?? 7 });
+  const dir = mkdtempSync(join(tmpdir(), 'isync-store-'));
+  const mapping = join(dir, 'mapping.csv');
+  writeFileSync(mapping, MAPPING);
+  const redis = connect();
+  const prefix = uniquePrefix(name);
+  const ingestPort = await freePort();
+  const env: Record<string, string> = {
+    ...baseEnv(),
+    ...sandboxEnv(sandbox),
+    REDIS_URL: redisUrl(),
+    QUEUE_PREFIX: prefix,
+    MAPPING_FILE: mapping,
+    SHOPIFY_STORE_URL: store.url,
+    SHOPIFY_ACCESS_TOKEN: store.token,
+    INGEST_PORT: String(ingestPort),
+    INGEST_HMAC_SECRET: store.webhookSecret,
+    INVENTORY_POST_PER_MINUTE: '100000',
+    INVENTORY_GET_PER_MINUTE: '100000',
+    INVENTORY_COLLECTION_PER_HOUR: '100000',
+    INVENTORY_RATE_START_PERCENT: '100',
+    WORKER_HTTP_PORT: '0',
+    // 'worker started' is an info line.
+    LOG_LEVEL: 'info',
+    SHUTDOWN_GRACE_SECONDS: '2',
+    ...o.env,
+  };
+  const world: StoreWorld = {
+    sandbox,
+    store,
+    redis,
+    prefix,
+    env,
+    ingestPort,
+    subscribe() {
+      for (const t of TOPICS) store.admin.subscribe(t, `http://127.0.0.1:${ingestPort}/ingest/orders`);
+    },
+    startWorker(extra = {}) {
+      world.worker = startWorkerProcess({ ...env, ...extra });
+      return world.worker;
+    },
+    async close() {
+      await world.worker?.stop().catch(() => undefined);
+      await store.close();
+      await sandbox.close();
+      await deletePrefix(redis, prefix);
+      redis.disconnect();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  return world;
+}
+
+const DAY = 86_400_000;
+
+/** The kinds of life an order lives in the store. */
+export type LifeKind = 'full' | 'open' | 'cancel' | 'refunded';
+
+/**
+ * 200 (or `count`) orders living their lives in the store, each on a day of its own in 2025 (so that each return's
+ * variance has its own day), its changes 10 s apart: placed; edited; fulfilled in two parts from the two locations;
+ * refunded with restock (return) and without (no_restock); or left open with a unit cancelled; or cancelled.
+ */
+export async function liveLives(store: ShopifyStore, count: number, o: { pauseEvery?: number; pauseMs?: number } = {}) {
+  const lives = new Map<number, LifeKind>();
+  const kinds: LifeKind[] = ['full', 'open', 'cancel', 'refunded'];
+  const s = store.admin.orders;
+  const [A, B] = [48752903, 61430117];
+  for (let i = 0; i < count; i++) {
+    const at = Date.UTC(2025, 0, 1, 12) + i * DAY;
+    const step = (n: number) => at + n * 10_000;
+    const kind = kinds[i % kinds.length]!;
+    const order = s.place({ lines: [{ sku: 'MUG-BLUE', quantity: 3, price: '12.50' }, { sku: 'SKU-0003', quantity: 2, price: '4.00' }], at });
+    const [mug, sku] = order.lineItems as [StoreOrderState['lineItems'][0], StoreOrderState['lineItems'][0]];
+    lives.set(order.id, kind);
+    if (kind === 'cancel') s.cancel(order.id, step(1));
+    else {
+      s.edit(order.id, { remove: [{ lineItemId: sku.id, quantity: 1 }] }, step(1));
+      s.fulfill(order.id, A, [{ lineItemId: mug.id, quantity: 2 }], step(2));
+      if (kind === 'open') s.refund(order.id, [{ lineItemId: mug.id, quantity: 1, restockType: 'CANCEL', locationId: A }], step(3));
+      else {
+        s.fulfill(order.id, B, [{ lineItemId: mug.id, quantity: 1 }, { lineItemId: sku.id, quantity: 1 }], step(3));
+        // Back to the second location: the no_restock refund's line is named at the first (shopify:default's place).
+        s.refund(order.id, [{ lineItemId: mug.id, quantity: 1, restockType: 'RETURN', locationId: kind === 'refunded' ? B : A }], step(4));
+        if (kind === 'refunded') s.refund(order.id, [{ lineItemId: sku.id, quantity: 1, restockType: 'NO_RESTOCK', locationId: null }], step(5));
+      }
+    }
+    if (o.pauseEvery && i % o.pauseEvery === o.pauseEvery - 1) await new Promise((r) => setTimeout(r, o.pauseMs ?? 50));
+  }
+  return lives;
+}
