@@ -113,9 +113,12 @@ export function readConfig(
 function shopifyProblems(env: Record<string, string | undefined>, failed: ReadonlySet<string>): string[] {
   const token = env.SHOPIFY_ACCESS_TOKEN || failed.has('SHOPIFY_ACCESS_TOKEN');
   if (env.SHOPIFY_STORE_URL && !token)
-    return ['SHOPIFY_ACCESS_TOKEN: is required with SHOPIFY_STORE_URL (or SHOPIFY_ACCESS_TOKEN_FILE): the custom app\'s Admin API access token (docs/shopify.md)'];
+    return [
+      'SHOPIFY_ACCESS_TOKEN: is required with SHOPIFY_STORE_URL (or SHOPIFY_ACCESS_TOKEN_FILE): the ' +
+        "custom app's Admin API access token (docs/shopify.md)",
+    ];
   if (!env.SHOPIFY_STORE_URL && env.SHOPIFY_ACCESS_TOKEN)
-    return ['SHOPIFY_STORE_URL: is required with SHOPIFY_ACCESS_TOKEN: the store\'s origin, such as https://my-store.myshopify.com'];
+    return ["SHOPIFY_STORE_URL: is required with SHOPIFY_ACCESS_TOKEN: the store's origin, such as https://my-store.myshopify.com"];
   return [];
 }
 

@@ -122,7 +122,7 @@ export const envSchema = z.object({
   UPSTREAM_TOKEN: optionalText,
   SHOPIFY_STORE_URL: httpUrl('SHOPIFY_STORE_URL')
     .refine((v) => URL.canParse(v) && new URL(v).pathname === '/' && !new URL(v).search, {
-      message: 'SHOPIFY_STORE_URL must be the store\'s origin only, such as https://my-store.myshopify.com',
+      message: "SHOPIFY_STORE_URL must be the store's origin only, such as https://my-store.myshopify.com",
     })
     .transform((v) => new URL(v).origin)
     .optional(),
@@ -130,7 +130,10 @@ export const envSchema = z.object({
   SHOPIFY_API_VERSION: z
     .string()
     .trim()
-    .regex(/^\d{4}-(01|04|07|10)$/, 'SHOPIFY_API_VERSION must be a Shopify API version YYYY-MM (January, April, July or October), such as 2025-10')
+    .regex(
+      /^\d{4}-(01|04|07|10)$/,
+      'SHOPIFY_API_VERSION must be a Shopify API version YYYY-MM (January, April, July or October), such as 2025-10',
+    )
     .default(defaults.shopifyApiVersion),
   SHOPIFY_POLL_SECONDS: positiveInt('SHOPIFY_POLL_SECONDS').default(defaults.shopifyPollSeconds),
   SHOPIFY_LOOKBACK_SECONDS: positiveInt('SHOPIFY_LOOKBACK_SECONDS').default(defaults.shopifyLookBackSeconds),
@@ -180,7 +183,7 @@ export const envSchema = z.object({
   INGEST_HMAC_SECRET: optionalText,
   INGEST_PUBLIC_URL: httpUrl('INGEST_PUBLIC_URL')
     .refine((v) => URL.canParse(v) && new URL(v).pathname === '/', {
-      message: 'INGEST_PUBLIC_URL must be the receiver\'s public origin only, such as https://hooks.example.com',
+      message: "INGEST_PUBLIC_URL must be the receiver's public origin only, such as https://hooks.example.com",
     })
     .transform((v) => new URL(v).origin)
     .optional(),

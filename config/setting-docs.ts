@@ -56,10 +56,12 @@ export const settingDocs: Record<keyof typeof envSchema.shape, string> = {
   UPSTREAM_TOKEN: 'The bearer token of the feed (a secret).',
   SHOPIFY_STORE_URL:
     "A Shopify store as the orders' source, its origin (`https://{store}.myshopify.com`; any http(s) origin, so a local store works): `worker` pulls its orders through the GraphQL Admin API (docs/shopify.md).",
-  SHOPIFY_ACCESS_TOKEN: "The store's custom-app Admin API access token (`X-Shopify-Access-Token`, a secret). Required with SHOPIFY_STORE_URL.",
+  SHOPIFY_ACCESS_TOKEN:
+    "The store's custom-app Admin API access token (`X-Shopify-Access-Token`, a secret). Required with SHOPIFY_STORE_URL.",
   SHOPIFY_API_VERSION: 'The Admin API version in the path (`YYYY-MM`); the default is one Shopify supports.',
   SHOPIFY_POLL_SECONDS:
-    "With pushes on (INGEST_PORT), seconds between the store pulls that find what no webhook brought; without pushes, the orders kind's own poll paces it.",
+    'With pushes on (INGEST_PORT), seconds between the store pulls that find what no webhook ' +
+    "brought; without pushes, the orders kind's own poll paces it.",
   SHOPIFY_LOOKBACK_SECONDS: 'How far before its cursor each store pull reads again (an update can show after later ones were read).',
   FEED_PAGE_SIZE: 'Records asked of the feed per page.',
   MAX_RECORD_BYTES: 'The largest record (a feed record, an NDJSON line, a pushed record), in bytes.',

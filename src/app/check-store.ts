@@ -31,13 +31,29 @@ export interface StoreCheck {
 const NEEDED_SCOPES = ['read_orders'];
 
 /** The store's facts, the mapping's gaps for them, and (asked) the missing subscriptions made. */
-export async function checkStore(o: { config: Config; logger: Logger; catalog: CatalogApi; kinds: readonly Kind[]; register?: boolean }): Promise<StoreCheck | undefined> {
+export async function checkStore(o: {
+  config: Config;
+  logger: Logger;
+  catalog: CatalogApi;
+  kinds: readonly Kind[];
+  register?: boolean;
+}): Promise<StoreCheck | undefined> {
   const kind = storeKind(o.config, o.kinds);
   const client = storeClient(o.config, o.logger);
   if (!kind || !client) return undefined;
   const publicUrl = o.config.ingest.publicUrl;
   const uri = publicUrl ? `${publicUrl}/ingest/${kind.stream}` : undefined;
-  const out: StoreCheck = { url: client.url, state: 'ok', problem: null, shop: null, missingScopes: [], locations: [], unknownSkus: [], webhooks: { uri: uri ?? null, topics: [] }, gaps: 0 };
+  const out: StoreCheck = {
+    url: client.url,
+    state: 'ok',
+    problem: null,
+    shop: null,
+    missingScopes: [],
+    locations: [],
+    unknownSkus: [],
+    webhooks: { uri: uri ?? null, topics: [] },
+    gaps: 0,
+  };
   try {
     const facts = await readStore(client);
     out.shop = facts.shop;
@@ -68,7 +84,11 @@ export async function checkStore(o: { config: Config; logger: Logger; catalog: C
 async function unknownSkus(client: NonNullable<ReturnType<typeof storeClient>>, catalog: CatalogApi): Promise<string[]> {
   type Page = { orders: { nodes: Array<{ lineItems: { nodes: Array<{ id: string; sku?: string | null }> } }> } };
   const d = await client.query<Page>(ORDERS_QUERY, { first: 8, after: null, query: null }, pageCost(8));
-  const skus = [...new Set(d.orders.nodes.flatMap((n) => n.lineItems.nodes.map((li) => (li.sku ?? '').trim() || `(line item ${legacyId(li.id)} has no SKU)`)))];
+  const skus = [
+    ...new Set(
+      d.orders.nodes.flatMap((n) => n.lineItems.nodes.map((li) => (li.sku ?? '').trim() || `(line item ${legacyId(li.id)} has no SKU)`)),
+    ),
+  ];
   const known = await catalog.products(skus.filter((s) => !s.startsWith('(')));
   return skus.filter((s) => !known.has(s));
 }

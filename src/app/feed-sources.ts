@@ -73,7 +73,10 @@ export function feedSources(o: FeedSourcesOptions): FeedSource | undefined {
       ? {
           onFound: async (found: string[]) => {
             await noteFound(o.redis, o.keys, kind.stream, found);
-            log.warn({ found: found.length, first: found.slice(0, 5) }, `the store pull found ${found.length} order change(s) that no webhook brought`);
+            log.warn(
+              { found: found.length, first: found.slice(0, 5) },
+              `the store pull found ${found.length} order change(s) that no webhook brought`,
+            );
           },
         }
       : {}),
@@ -87,7 +90,8 @@ function routed(store: StoreSource, http: UpstreamClient | undefined): FeedSourc
     serves: (stream) => store.serves(stream) || http !== undefined,
     fetchPage(stream: StreamName, p: FetchPageOptions): Promise<SourcePage> {
       if (store.serves(stream)) return store.fetchPage(stream, p);
-      if (!http) return Promise.reject(new Error(`UPSTREAM_URL: is required to pull ${stream} (the store is the source of its own stream only)`));
+      if (!http)
+        return Promise.reject(new Error(`UPSTREAM_URL: is required to pull ${stream} (the store is the source of its own stream only)`));
       return http.fetchPage(stream, p);
     },
   };

@@ -156,7 +156,10 @@ export async function startRuntime(d: RuntimeDeps, o: RunOptions & { withSchedul
           schedule: d.config.schedule,
           pageSize: d.config.jobs.feedPageSize,
           logger: d.logger,
-          kinds: pulledKinds(d, o.kinds.map((k) => kindOf(d.kinds, k.stream))),
+          kinds: pulledKinds(
+            d,
+            o.kinds.map((k) => kindOf(d.kinds, k.stream)),
+          ),
         })
       : undefined;
   } catch (err) {

@@ -42,7 +42,8 @@ async function receiverAccount(
   opened: Array<{ close(): Promise<void> }>,
 ): Promise<ReceiverAccount> {
   const { config } = a;
-  const transforms = a.transforms ?? (await loadTransforms(transformSettingsOf(config.transforms ?? [], o.kinds, storeOf(config)), o.kinds));
+  const transforms =
+    a.transforms ?? (await loadTransforms(transformSettingsOf(config.transforms ?? [], o.kinds, storeOf(config)), o.kinds));
   const signing = signingKeys({
     secret: config.ingest.secret,
     secretFile: config.secretFiles.INGEST_SECRET,

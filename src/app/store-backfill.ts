@@ -46,7 +46,12 @@ export async function backfillStore(
   const queue = d.queues.get(kind.stream);
   for await (const { page } of walkFeed({ stream: kind.stream, upstream: source, cursor: undefined, pageSize: 250, signal })) {
     const made = page.items.map((raw) => recordJob(kind, raw, 'feed'));
-    const added = await addJobs(queue, d.redis, made.map((m) => m.job), kind);
+    const added = await addJobs(
+      queue,
+      d.redis,
+      made.map((m) => m.job),
+      kind,
+    );
     out.pages++;
     out.queued += added.queued;
     out.duplicates += added.duplicates;

@@ -73,7 +73,11 @@ export interface StoreKind {
  * that stream's store transform when TRANSFORMS sets none: its pushes are the store's webhooks. TRANSFORMS setting
  * another for it is a ConfigError: the same order would come as two records, under two orderIds.
  */
-export function transformSettingsOf(settings: readonly TransformSetting[], kinds: readonly StoreKind[], store: string | undefined): TransformSetting[] {
+export function transformSettingsOf(
+  settings: readonly TransformSetting[],
+  kinds: readonly StoreKind[],
+  store: string | undefined,
+): TransformSetting[] {
   const out = [...settings];
   if (!store) return out;
   for (const kind of kinds) {
@@ -83,7 +87,8 @@ export function transformSettingsOf(settings: readonly TransformSetting[], kinds
     if (!set) out.push({ stream: kind.stream, spec, module: false });
     else if (set.spec !== spec)
       throw new ConfigError([
-        `TRANSFORMS: ${kind.stream}=${set.spec}: with SHOPIFY_STORE_URL the ${kind.stream} stream's pushes are the store's webhooks, read by ${spec}; set ${kind.stream}=${spec} or leave it out`,
+        `TRANSFORMS: ${kind.stream}=${set.spec}: with SHOPIFY_STORE_URL the ${kind.stream} stream's pushes are the ` +
+          `store's webhooks, read by ${spec}; set ${kind.stream}=${spec} or leave it out`,
       ]);
   }
   return out;

@@ -144,7 +144,9 @@ export async function addJobs(
   const unique = [...new Map(jobs.map((j) => [j.opts.jobId, j])).values()];
   if (unique.length === 0) return { queued: 0, duplicates: jobs.length, ...(o.fresh ? { fresh: new Set<string>() } : {}) };
   const ids = unique.map((j) => j.opts.jobId);
-  const { existing, fresh } = o.fresh ? await freshIds(queue, redis, ids) : { existing: await redis.exists(...ids.map((id) => queue.toKey(id))) };
+  const { existing, fresh } = o.fresh
+    ? await freshIds(queue, redis, ids)
+    : { existing: await redis.exists(...ids.map((id) => queue.toKey(id))) };
   // Indexed before they are added: `find` skips an id without a job, but would miss a job without an id.
   await indexJobIds(redis, queue.opts.prefix ?? 'bull', ids);
   try {

@@ -28,7 +28,11 @@ export function zonedTime(iso: string | null | undefined, zone: string): string 
   if (!iso) return null;
   const at = new Date(iso);
   if (Number.isNaN(at.getTime())) return null;
-  const parts = Object.fromEntries(formatOf(zone).formatToParts(at).map((p) => [p.type, p.value]));
+  const parts = Object.fromEntries(
+    formatOf(zone)
+      .formatToParts(at)
+      .map((p) => [p.type, p.value]),
+  );
   const local = `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}:${parts.second}`;
   const offsetMin = Math.round((Date.parse(`${local}Z`) - Math.floor(at.getTime() / 1000) * 1000) / 60_000);
   const sign = offsetMin < 0 ? '-' : '+';

@@ -115,10 +115,12 @@ export async function startAccountWorker(
   o: AccountWorkerOptions = {},
 ): Promise<AccountWorker> {
   // TRANSFORMS checked against the kinds before any work: a wrong one stops the start (exit 2, one line each).
-  const transforms = await loadTransforms(transformSettingsOf(app.config.transforms ?? [], kinds, storeOf(app.config)), kinds).catch(async (err: unknown) => {
-    await app.close();
-    throw err;
-  });
+  const transforms = await loadTransforms(transformSettingsOf(app.config.transforms ?? [], kinds, storeOf(app.config)), kinds).catch(
+    async (err: unknown) => {
+      await app.close();
+      throw err;
+    },
+  );
   const ops = startWorkerOps(app);
   const runtime = await startWorkerRuntime(io, app, ops, kinds, o).catch(async (err: unknown) => {
     await ops.stop();

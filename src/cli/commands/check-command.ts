@@ -24,7 +24,8 @@ export function checkCommand(io: CliIo, done: CommandResult, kinds: readonly Kin
     .option('--json', 'machine-readable output')
     .option(
       '--register-webhooks',
-      "with a store source (SHOPIFY_STORE_URL): creates the store's missing webhook subscriptions (orders/create, orders/updated, orders/cancelled, refunds/create) at INGEST_PUBLIC_URL",
+      "with a store source (SHOPIFY_STORE_URL): creates the store's missing webhook subscriptions (orders/create, " +
+        'orders/updated, orders/cancelled, refunds/create) at INGEST_PUBLIC_URL',
     )
     .action(async (o: { json?: boolean; registerWebhooks?: boolean }) => {
       const [{ openApp }, { runCheck }] = await Promise.all([import('../../app/app-context.js'), import('../../ops/check/run-check.js')]);

@@ -33,7 +33,9 @@ interface ImportArgs {
  * and whether the file can be read: a CSV file needs the kind's CSV layout or a transform.
  */
 async function readAs(config: Config, kinds: readonly Kind[], kind: Kind, a: Pick<ImportArgs, 'format' | 'transform'>): Promise<ReadAs> {
-  const settings = transformSettingsOf(config.transforms ?? [], kinds, storeOf(config)).filter((t) => a.transform === undefined || t.stream !== kind.stream);
+  const settings = transformSettingsOf(config.transforms ?? [], kinds, storeOf(config)).filter(
+    (t) => a.transform === undefined || t.stream !== kind.stream,
+  );
   if (a.transform !== undefined) settings.push(oneOffSetting(kind.stream, a.transform));
   const transform = (await loadTransforms(settings, kinds)).get(kind.stream);
   if (a.format === 'csv' && !transform && !kind.record.csv) throw new UsageError(noCsvLayout(kind.stream));
@@ -110,7 +112,10 @@ interface ImportFlags {
   transform?: string;
 }
 
-/** `import <stream> --from shopify [--since DATE]`: the store's orders updated since that day, queued (the worker or sync --once works them off). */
+/**
+ * `import <stream> --from shopify [--since DATE]`: the store's orders updated since that day, queued (the worker or
+ * `sync --once` works them off).
+ */
 async function importFromStore(io: CliIo, done: CommandResult, kinds: readonly Kind[], stream: string, o: ImportFlags): Promise<void> {
   if (o.from !== 'shopify') throw new UsageError(`--from ${o.from}: the one store source is shopify`);
   const since = o.since ?? new Date(Date.now() - 60 * 86_400_000).toISOString().slice(0, 10);
@@ -129,7 +134,8 @@ async function importFromStore(io: CliIo, done: CommandResult, kinds: readonly K
     if (o.json) writeJson(io, r);
     else
       io.stdout.write(
-        `${r.stream} from the store, updated since ${r.from}: ${r.queued} queued, ${r.duplicates} already queued, ${r.invalid} invalid (${r.pages} pages)\n` +
+        `${r.stream} from the store, updated since ${r.from}: ${r.queued} queued, ${r.duplicates} ` +
+          `already queued, ${r.invalid} invalid (${r.pages} pages)\n` +
           (older ? 'Note: a token reads the last 60 days of orders only, unless the app has the read_all_orders scope.\n' : '') +
           'A running worker (or sync --once) works them off.\n',
       );

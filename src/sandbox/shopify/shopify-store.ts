@@ -97,12 +97,22 @@ export async function startShopifyStore(o: ShopifyStoreOptions = {}): Promise<Sh
     (order, topics, refund) => {
       for (const topic of topics)
         for (const s of subscriptions.filter((x) => x.topic === topic))
-          sender.send(topic, s.uri, topic === 'refunds/create' && refund ? restRefund(order, refund, zone) : restOrder(order, zone, domain));
+          sender.send(
+            topic,
+            s.uri,
+            topic === 'refunds/create' && refund ? restRefund(order, refund, zone) : restOrder(order, zone, domain),
+          );
     },
     now,
     () => searchLag,
   );
-  const bucket: Bucket = { maximumAvailable: 2000, restoreRate: 100, ...o.bucket, available: o.bucket?.maximumAvailable ?? 2000, at: now() };
+  const bucket: Bucket = {
+    maximumAvailable: 2000,
+    restoreRate: 100,
+    ...o.bucket,
+    available: o.bucket?.maximumAvailable ?? 2000,
+    at: now(),
+  };
   const answers: ShopifyStoreAdmin['answers'] = [];
   const subscribe = (topic: string, uri: string): Subscription => {
     const s = { id: nextSub++, topic, uri, createdAt: now() };

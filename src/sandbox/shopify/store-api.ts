@@ -46,7 +46,15 @@ const NEEDS: Record<string, string> = { order: 'read_orders', orders: 'read_orde
 
 function subscriptionNode(s: Subscription) {
   const at = iso(s.createdAt);
-  return { id: `gid://shopify/WebhookSubscription/${s.id}`, legacyResourceId: String(s.id), topic: topicName(s.topic), uri: s.uri, format: 'JSON', createdAt: at, updatedAt: at };
+  return {
+    id: `gid://shopify/WebhookSubscription/${s.id}`,
+    legacyResourceId: String(s.id),
+    topic: topicName(s.topic),
+    uri: s.uri,
+    format: 'JSON',
+    createdAt: at,
+    updatedAt: at,
+  };
 }
 
 /** The root fields, each resolved from the state. */
@@ -54,7 +62,10 @@ function rootValue(st: ApiState) {
   const now = st.now();
   return {
     shop: { id: 'gid://shopify/Shop/1', name: st.shop.name, myshopifyDomain: st.shop.domain, ianaTimezone: st.shop.zone },
-    currentAppInstallation: { id: 'gid://shopify/AppInstallation/1', accessScopes: st.scopes().map((handle) => ({ handle, description: handle })) },
+    currentAppInstallation: {
+      id: 'gid://shopify/AppInstallation/1',
+      accessScopes: st.scopes().map((handle) => ({ handle, description: handle })),
+    },
     order: ({ id }: { id: string }) => {
       const o = st.orders.get(Number(/\/(\d+)$/.exec(id)?.[1]));
       return o ? orderNode(o, st.locations) : null;
@@ -72,7 +83,11 @@ function rootValue(st: ApiState) {
         rest = found.filter((o) => sign * (keyOf(o) - k) > 0 || (keyOf(o) === k && sign * (o.id - id) > 0));
       }
       const conn = connection(rest, { first: a.first }, cursorOf);
-      return { ...conn, nodes: conn.nodes.map((o) => orderNode(o, st.locations)), edges: conn.edges.map((e) => ({ ...e, node: orderNode(e.node, st.locations) })) };
+      return {
+        ...conn,
+        nodes: conn.nodes.map((o) => orderNode(o, st.locations)),
+        edges: conn.edges.map((e) => ({ ...e, node: orderNode(e.node, st.locations) })),
+      };
     },
     locations: (a: { first?: number; after?: string }) => {
       const conn = connection([...st.locations.values()], a, (l) => Buffer.from(String(l.id)).toString('base64'));
@@ -85,7 +100,8 @@ function rootValue(st: ApiState) {
     },
     webhookSubscriptionCreate: (a: { topic: string; webhookSubscription: { uri?: string } }) => {
       const uri = a.webhookSubscription.uri;
-      if (!uri || !/^https?:\/\//.test(uri)) return { userErrors: [{ field: ['webhookSubscription', 'uri'], message: 'Address is invalid' }], webhookSubscription: null };
+      if (!uri || !/^https?:\/\//.test(uri))
+        return { userErrors: [{ field: ['webhookSubscription', 'uri'], message: 'Address is invalid' }], webhookSubscription: null };
       return { userErrors: [], webhookSubscription: subscriptionNode(st.subscribe(topicPath(a.topic), uri)) };
     },
   };
@@ -97,10 +113,17 @@ function refill(b: Bucket, now: number): void {
   b.at = now;
 }
 
-const throttleStatus = (b: Bucket) => ({ maximumAvailable: b.maximumAvailable, currentlyAvailable: Math.floor(b.available), restoreRate: b.restoreRate });
+const throttleStatus = (b: Bucket) => ({
+  maximumAvailable: b.maximumAvailable,
+  currentlyAvailable: Math.floor(b.available),
+  restoreRate: b.restoreRate,
+});
 
 /** One POST to the GraphQL endpoint: its answer's status and body, as Shopify answers (errors in a 200). */
-export async function answerGraphql(st: ApiState, body: { query?: unknown; variables?: unknown }): Promise<{ status: number; json: unknown }> {
+export async function answerGraphql(
+  st: ApiState,
+  body: { query?: unknown; variables?: unknown },
+): Promise<{ status: number; json: unknown }> {
   if (typeof body.query !== 'string') return { status: 400, json: { errors: { query: 'Required parameter missing or invalid' } } };
   let doc: DocumentNode;
   try {
@@ -123,12 +146,23 @@ export async function answerGraphql(st: ApiState, body: { query?: unknown; varia
   const cost = (actual: number | null) => ({ requestedQueryCost: requested, actualQueryCost: actual, throttleStatus: throttleStatus(b) });
   if (requested > b.available) {
     st.onAnswer?.({ requested, actual: null, throttled: true });
-    return { status: 200, json: { errors: [{ message: 'Throttled', extensions: { code: 'THROTTLED', documentation: 'https://shopify.dev/api/usage/limits' } }], extensions: { cost: cost(null) } } };
+    return {
+      status: 200,
+      json: {
+        errors: [{ message: 'Throttled', extensions: { code: 'THROTTLED', documentation: 'https://shopify.dev/api/usage/limits' } }],
+        extensions: { cost: cost(null) },
+      },
+    };
   }
-  const denied = op.selectionSet.selections.flatMap((s) => ('name' in s && NEEDS[s.name.value] && !st.scopes().includes(NEEDS[s.name.value]!) ? [s.name.value] : []));
+  const denied = op.selectionSet.selections.flatMap((s) =>
+    'name' in s && NEEDS[s.name.value] && !st.scopes().includes(NEEDS[s.name.value]!) ? [s.name.value] : [],
+  );
   if (denied.length) {
     const message = `Access denied for ${denied[0]} field. Required access: \`${NEEDS[denied[0]!]}\` access scope.`;
-    return { status: 200, json: { data: null, errors: [{ message, extensions: { code: 'ACCESS_DENIED' } }], extensions: { cost: cost(1) } } };
+    return {
+      status: 200,
+      json: { data: null, errors: [{ message, extensions: { code: 'ACCESS_DENIED' } }], extensions: { cost: cost(1) } },
+    };
   }
   b.available -= requested;
   const result = await execute({ schema, document: doc, rootValue: rootValue(st), variableValues: vars });

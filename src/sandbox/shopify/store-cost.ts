@@ -107,7 +107,13 @@ function connectionCost(w: Walk, type: GraphQLObjectType, node: FieldNode, value
 }
 
 /** The requested and (with `data`) actual cost of an operation. */
-export function queryCost(schema: GraphQLSchema, doc: DocumentNode, op: OperationDefinitionNode, vars: Record<string, unknown>, data?: unknown): number {
+export function queryCost(
+  schema: GraphQLSchema,
+  doc: DocumentNode,
+  op: OperationDefinitionNode,
+  vars: Record<string, unknown>,
+  data?: unknown,
+): number {
   const w: Walk = { schema, doc, vars };
   const root = op.operation === 'mutation' ? schema.getMutationType()! : schema.getQueryType()!;
   const actual = data !== undefined;

@@ -76,7 +76,11 @@ export function orderNode(o: StoreOrderState, locations: ReadonlyMap<number, Sto
         location: loc(f.locationId),
         fulfillmentLineItems: (b: Args) =>
           connection(
-            f.lines.map((l, i) => ({ id: gid('FulfillmentLineItem', f.id * 100 + i), quantity: l.quantity, lineItem: items.get(l.lineItemId) })),
+            f.lines.map((l, i) => ({
+              id: gid('FulfillmentLineItem', f.id * 100 + i),
+              quantity: l.quantity,
+              lineItem: items.get(l.lineItemId),
+            })),
             b,
             indexCursor,
           ),

@@ -60,7 +60,10 @@ export type ChangeListener = (order: StoreOrderState, topics: StoreTopic[], refu
 
 /** Units of a line item refunded (any restock type) and fulfilled (successful fulfillments). */
 export function tallyOf(o: StoreOrderState, lineItemId: number) {
-  const refunded = o.refunds.flatMap((r) => r.lines).filter((l) => l.lineItemId === lineItemId).reduce((a, l) => a + l.quantity, 0);
+  const refunded = o.refunds
+    .flatMap((r) => r.lines)
+    .filter((l) => l.lineItemId === lineItemId)
+    .reduce((a, l) => a + l.quantity, 0);
   const fulfilled = o.fulfillments
     .filter((f) => f.status === 'SUCCESS')
     .flatMap((f) => f.lines)
@@ -168,7 +171,14 @@ export class StoreOrders {
       li.removed += Math.min(r.quantity, fulfillableQuantity(o, li));
     }
     for (const l of e.add ?? [])
-      o.lineItems.push({ id: this.id(), sku: l.sku, title: l.title ?? l.sku ?? 'Item', quantity: l.quantity, removed: 0, price: String(l.price) });
+      o.lineItems.push({
+        id: this.id(),
+        sku: l.sku,
+        title: l.title ?? l.sku ?? 'Item',
+        quantity: l.quantity,
+        removed: 0,
+        price: String(l.price),
+      });
     return this.changed(o, this.stamp(o, at), ['orders/updated']);
   }
 

@@ -84,7 +84,11 @@ export function restOrder(o: StoreOrder, zone: string): Record<string, unknown> 
       name: f.name ?? null,
       status: lower(f.status),
       location_id: f.location?.legacyResourceId ?? null,
-      line_items: f.fulfillmentLineItems.nodes.map((fl) => ({ id: legacyId(fl.lineItem.id), quantity: fl.quantity ?? 0, sku: fl.lineItem.sku ?? null })),
+      line_items: f.fulfillmentLineItems.nodes.map((fl) => ({
+        id: legacyId(fl.lineItem.id),
+        quantity: fl.quantity ?? 0,
+        sku: fl.lineItem.sku ?? null,
+      })),
     })),
     refunds: o.refunds.map((r) => ({
       id: r.legacyResourceId,
@@ -102,7 +106,10 @@ export function restOrder(o: StoreOrder, zone: string): Record<string, unknown> 
 }
 
 /** Whether the page query's nesting may have cut one of the order's lists: then it is read alone (ORDER_QUERY). */
-export function cutShort(o: StoreOrder, n: { lineItems: number; fulfillments: number; fulfillmentLines: number; refunds: number; refundLines: number }): boolean {
+export function cutShort(
+  o: StoreOrder,
+  n: { lineItems: number; fulfillments: number; fulfillmentLines: number; refunds: number; refundLines: number },
+): boolean {
   return (
     o.lineItems.nodes.length >= n.lineItems ||
     o.fulfillments.length >= n.fulfillments ||

@@ -15,7 +15,7 @@ export interface Nesting {
 }
 
 /** The page query's: small, so that pages hold several orders within the 1,000 points a query may ask. */
-export const PAGE_NESTING: Nesting = { lineItems: 8, fulfillments: 2, fulfillmentLines: 8, refunds: 2, refundLines: 8 };
+export const PAGE_NESTING: Nesting = { lineItems: 8, fulfillments: 3, fulfillmentLines: 8, refunds: 2, refundLines: 6 };
 /** An order read alone, when the page's nesting cut one of its lists (939 points). */
 export const ALONE_NESTING: Nesting = { lineItems: 50, fulfillments: 5, fulfillmentLines: 30, refunds: 5, refundLines: 30 };
 /** The most points one query may ask of a store (MAX_COST_EXCEEDED past it). */
@@ -25,7 +25,8 @@ export const MAX_QUERY_COST = 1000;
 function orderFields(n: Nesting): string {
   return `legacyResourceId name createdAt updatedAt cancelledAt
     retailLocation { legacyResourceId }
-    lineItems(first: ${n.lineItems}) { nodes { id sku title quantity currentQuantity fulfillableQuantity originalUnitPriceSet { shopMoney { amount } } } }
+    lineItems(first: ${n.lineItems}) {
+      nodes { id sku title quantity currentQuantity fulfillableQuantity originalUnitPriceSet { shopMoney { amount } } } }
     fulfillments(first: ${n.fulfillments}) { legacyResourceId name status location { legacyResourceId }
       fulfillmentLineItems(first: ${n.fulfillmentLines}) { nodes { quantity lineItem { id sku } } } }
     refunds(first: ${n.refunds}) { legacyResourceId createdAt
@@ -35,7 +36,8 @@ function orderFields(n: Nesting): string {
 /** Points one order of these fields asks: itself, its retail location, and its nested lists at their `first`. */
 export function orderCost(n: Nesting): number {
   const lineItems = 2 + n.lineItems * 3; // the item, its price set, its shop money
-  const fulfillments = n.fulfillments * (1 + 1 + 2 + n.fulfillmentLines * 2); // the fulfillment, its location, its lines (each with its item)
+  // The fulfillment, its location, its lines (each with its item).
+  const fulfillments = n.fulfillments * (1 + 1 + 2 + n.fulfillmentLines * 2);
   const refunds = n.refunds * (1 + 2 + n.refundLines * 3); // the refund, its lines (each with location and item)
   return 1 + 1 + lineItems + fulfillments + refunds;
 }

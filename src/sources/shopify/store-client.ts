@@ -127,7 +127,10 @@ export class StoreClient {
 
   private graphQLError<T>(list: ErrorList, data: T | undefined): never {
     const codes = list.map((e) => e.extensions?.code);
-    const said = list.map((e) => e.message).join('; ').slice(0, 300);
+    const said = list
+      .map((e) => e.message)
+      .join('; ')
+      .slice(0, 300);
     if (codes.includes('THROTTLED')) throw storeError('STORE_THROTTLED', `${this.url}: throttled (${said})`);
     if (codes.includes('ACCESS_DENIED'))
       throw storeError('STORE_ACCESS_DENIED', `${this.url}: the access token lacks a scope: ${said}`, 403);
@@ -139,14 +142,17 @@ export class StoreClient {
     response?.body?.cancel().catch(() => undefined);
     const at = `${this.url}`;
     if (status === undefined) return storeError('STORE_UNAVAILABLE', `${at}: no answer (${redact(message, this.token.value)})`);
-    if (status === 401)
-      return storeError('STORE_UNAUTHORIZED', `${at}: the store refused the access token (HTTP 401)`, 401);
+    if (status === 401) return storeError('STORE_UNAUTHORIZED', `${at}: the store refused the access token (HTTP 401)`, 401);
     if (status === 402 || status === 423)
       return storeError('STORE_ACCESS_DENIED', `${at}: the store is frozen or locked (HTTP ${status}): it takes no API call now`, status);
     if (status === 403) return storeError('STORE_ACCESS_DENIED', `${at}: the access token lacks a scope (HTTP 403)`, 403);
     if (status === 429 || status >= 500) return storeError('STORE_UNAVAILABLE', `${at}: unavailable (HTTP ${status})`, status);
     if (status === 404 || status === 200 || status === 301 || status === 302)
-      return storeError('STORE_NOT_A_STORE', `${at}: not a Shopify store's Admin API (HTTP ${status}${message ? `, ${messageOf(message)}` : ''})`, status);
+      return storeError(
+        'STORE_NOT_A_STORE',
+        `${at}: not a Shopify store's Admin API (HTTP ${status}${message ? `, ${messageOf(message)}` : ''})`,
+        status,
+      );
     return storeError('STORE_BAD_RESPONSE', `${at}: refused the request (HTTP ${status})`, status);
   }
 }

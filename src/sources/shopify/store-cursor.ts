@@ -25,7 +25,13 @@ export function decodeCursor(text: string | undefined): StoreCursor {
   try {
     const c = JSON.parse(text.slice(PREFIX.length)) as StoreCursor;
     const str = (v: unknown) => (typeof v === 'string' && v ? v : undefined);
-    const fields = { since: str(c.since), from: str(c.from), after: str(c.after), newest: str(c.newest), counts: c.counts === true || undefined };
+    const fields = {
+      since: str(c.since),
+      from: str(c.from),
+      after: str(c.after),
+      newest: str(c.newest),
+      counts: c.counts === true || undefined,
+    };
     return Object.fromEntries(Object.entries(fields).filter(([, v]) => v)) as StoreCursor;
   } catch {
     return {};

@@ -57,7 +57,11 @@ export function topicStates(facts: StoreFacts, uri: string | undefined) {
 }
 
 /** Subscribes the topics to `uri`; answers each topic's outcome (a user error's message when refused). */
-export async function registerWebhooks(client: StoreClient, topics: readonly string[], uri: string): Promise<Array<{ topic: string; error?: string }>> {
+export async function registerWebhooks(
+  client: StoreClient,
+  topics: readonly string[],
+  uri: string,
+): Promise<Array<{ topic: string; error?: string }>> {
   const out: Array<{ topic: string; error?: string }> = [];
   for (const topic of topics) {
     const d = await client.query<{ webhookSubscriptionCreate: { userErrors: Array<{ message: string }> } | null }>(

@@ -70,7 +70,9 @@ export class StoreSource {
     const { hasNextPage, endCursor } = data.orders.pageInfo;
     const more = hasNextPage && !!endCursor;
     const counts = c.counts ? { counts: true } : {};
-    const next: StoreCursor = more ? { from, after: endCursor!, newest, ...counts } : { ...(newest ? { since: newest } : {}), counts: true };
+    const next: StoreCursor = more
+      ? { from, after: endCursor!, newest, ...counts }
+      : { ...(newest ? { since: newest } : {}), counts: true };
     const startedAt = this.o.now?.() ?? Date.now();
     return {
       items: reads.map((r) => r.item),
@@ -102,7 +104,8 @@ export class StoreSource {
       const alone = await this.o.client.query<{ order: unknown }>(ORDER_QUERY, { id }, ALONE_COST, signal);
       if (alone.order) parsed = storeOrderSchema.safeParse(alone.order);
     }
-    if (!parsed.success) return { item: bad(node, `not an order of the Admin API: ${zodProblemText(parsed.error.issues, { whole: '(order)' })}`) };
+    if (!parsed.success)
+      return { item: bad(node, `not an order of the Admin API: ${zodProblemText(parsed.error.issues, { whole: '(order)' })}`) };
     return this.recordOf(parsed.data, zone);
   }
 

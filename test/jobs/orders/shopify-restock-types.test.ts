@@ -6,7 +6,9 @@ const refund = (restockType: string) => ({
   id: 77,
   order_id: 5501,
   created_at: '2026-11-23T10:00:00-05:00',
-  refund_line_items: [{ line_item_id: 11, quantity: 1, restock_type: restockType, location_id: 48752903, line_item: { id: 11, sku: 'MUG-BLUE' } }],
+  refund_line_items: [
+    { line_item_id: 11, quantity: 1, restock_type: restockType, location_id: 48752903, line_item: { id: 11, sku: 'MUG-BLUE' } },
+  ],
 });
 
 describe('Shopify refund lines by restock type', () => {

@@ -31,4 +31,10 @@ export async function readAll(source: StoreSource, cursor?: string) {
 
 /** An order of two lines placed at `at`. */
 export const placeAt = (store: ShopifyStore, at: number) =>
-  store.admin.orders.place({ lines: [{ sku: 'MUG-BLUE', quantity: 2, price: '12.50' }, { sku: 'SKU-0003', quantity: 1, price: '4' }], at });
+  store.admin.orders.place({
+    lines: [
+      { sku: 'MUG-BLUE', quantity: 2, price: '12.50' },
+      { sku: 'SKU-0003', quantity: 1, price: '4' },
+    ],
+    at,
+  });

@@ -30,7 +30,12 @@ function lastStates(w: StoreWorld): Scenario {
       fulfillments: (r.fulfillments ?? []).map((f) => ({ ...f, lines: f.lines.map(named) })),
       returns: (r.returns ?? []).map((x) => ({ ...x, lines: x.lines.map(named) })),
     };
-    lives.set(snap.orderId, { orderId: snap.orderId, kind: snap.status === 'cancelled' ? 'cancel' : 'full', snapshots: [snap], swapped: false });
+    lives.set(snap.orderId, {
+      orderId: snap.orderId,
+      kind: snap.status === 'cancelled' ? 'cancel' : 'full',
+      snapshots: [snap],
+      swapped: false,
+    });
   }
   return { lives } as unknown as Scenario;
 }
@@ -50,7 +55,11 @@ beforeAll(async () => {
   w.startWorker({ SHOPIFY_POLL_SECONDS: '2' });
   await w.worker!.httpUrl;
   // The first read of the (empty) store is done: from now on what the pull finds first, no webhook brought.
-  await eventually(async () => ((await w.redis.get(`${w.prefix}:cursor:orders`)) ?? '').includes('"counts":true'), 20_000, 'the first pull');
+  await eventually(
+    async () => ((await w.redis.get(`${w.prefix}:cursor:orders`)) ?? '').includes('"counts":true'),
+    20_000,
+    'the first pull',
+  );
 }, 60_000);
 afterAll(async () => {
   await w?.close();

@@ -22,7 +22,15 @@ describe('a store pull', () => {
     it('holds: the pull fails saying why, the cursor stays, no job fails; once the token works, it goes on from there', async () => {
       const source = sourceOf(clientOf(store));
       const pull = () =>
-        pullStream({ kind: orderKind, upstream: source, queue: w.queues.get('orders'), redis: w.redis, keys: w.keys, pageSize: 250, logger: w.logger });
+        pullStream({
+          kind: orderKind,
+          upstream: source,
+          queue: w.queues.get('orders'),
+          redis: w.redis,
+          keys: w.keys,
+          pageSize: 250,
+          logger: w.logger,
+        });
       placeAt(store, Date.now() - 60_000);
       expect(await pull()).toMatchObject({ queued: 1, caughtUp: true });
       const cursor = await w.redis.get(w.keys.cursor('orders'));

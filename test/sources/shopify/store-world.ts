@@ -112,7 +112,13 @@ export async function liveLives(store: ShopifyStore, count: number, o: { pauseEv
     const at = Date.UTC(2025, 0, 1, 12) + i * DAY;
     const step = (n: number) => at + n * 10_000;
     const kind = kinds[i % kinds.length]!;
-    const order = s.place({ lines: [{ sku: 'MUG-BLUE', quantity: 3, price: '12.50' }, { sku: 'SKU-0003', quantity: 2, price: '4.00' }], at });
+    const order = s.place({
+      lines: [
+        { sku: 'MUG-BLUE', quantity: 3, price: '12.50' },
+        { sku: 'SKU-0003', quantity: 2, price: '4.00' },
+      ],
+      at,
+    });
     const [mug, sku] = order.lineItems as [StoreOrderState['lineItems'][0], StoreOrderState['lineItems'][0]];
     lives.set(order.id, kind);
     if (kind === 'cancel') s.cancel(order.id, step(1));
@@ -121,10 +127,19 @@ export async function liveLives(store: ShopifyStore, count: number, o: { pauseEv
       s.fulfill(order.id, A, [{ lineItemId: mug.id, quantity: 2 }], step(2));
       if (kind === 'open') s.refund(order.id, [{ lineItemId: mug.id, quantity: 1, restockType: 'CANCEL', locationId: A }], step(3));
       else {
-        s.fulfill(order.id, B, [{ lineItemId: mug.id, quantity: 1 }, { lineItemId: sku.id, quantity: 1 }], step(3));
+        s.fulfill(
+          order.id,
+          B,
+          [
+            { lineItemId: mug.id, quantity: 1 },
+            { lineItemId: sku.id, quantity: 1 },
+          ],
+          step(3),
+        );
         // Back to the second location: the no_restock refund's line is named at the first (shopify:default's place).
         s.refund(order.id, [{ lineItemId: mug.id, quantity: 1, restockType: 'RETURN', locationId: kind === 'refunded' ? B : A }], step(4));
-        if (kind === 'refunded') s.refund(order.id, [{ lineItemId: sku.id, quantity: 1, restockType: 'NO_RESTOCK', locationId: null }], step(5));
+        if (kind === 'refunded')
+          s.refund(order.id, [{ lineItemId: sku.id, quantity: 1, restockType: 'NO_RESTOCK', locationId: null }], step(5));
       }
     }
     if (o.pauseEvery && i % o.pauseEvery === o.pauseEvery - 1) await new Promise((r) => setTimeout(r, o.pauseMs ?? 50));
