@@ -21,6 +21,7 @@ export const SECTIONS = [
   'accounts-idle-cluster',
   'accounts-fair',
   'accounts-fair-cluster',
+  'store',
 ] as const;
 export type Section = (typeof SECTIONS)[number];
 

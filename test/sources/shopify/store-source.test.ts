@@ -98,9 +98,9 @@ describe('the store source', () => {
         /myshopify\.com/,
       ],
     ])('%s: one line saying what failed, and what to do', async (_what, client, code, message, hint) => {
-      const err = await sourceOf(client(store))
+      const err = (await sourceOf(client(store))
         .fetchPage('orders', { limit: 10 })
-        .catch((e: unknown) => e as Error & { code: string; hint: string });
+        .catch((e: unknown) => e)) as Error & { code: string; hint: string };
       expect(err).toMatchObject({ code });
       expect(err.message).toMatch(message);
       expect(err.message).not.toContain('\n');
