@@ -4,7 +4,7 @@ import type { Kind } from '../kinds/kind.js';
 import type { Logger } from '../log/logger.js';
 import { messageOf } from '../errors/message-of.js';
 import { legacyId } from '../sources/shopify/order-payload.js';
-import { ORDERS_QUERY, pageCost } from '../sources/shopify/order-query.js';
+import { MAX_QUERY_COST, ORDERS_QUERY, pageCost, pageSize } from '../sources/shopify/order-query.js';
 import { StoreError } from '../sources/shopify/store-errors.js';
 import { readStore, registerWebhooks, topicStates, type StoreFacts } from '../sources/shopify/store-reads.js';
 import { storeClient, storeKind } from './feed-sources.js';
@@ -83,7 +83,8 @@ export async function checkStore(o: {
 /** SKUs of a page of the store's orders (its oldest changes first) that the service does not have (through MAPPING_FILE). */
 async function unknownSkus(client: NonNullable<ReturnType<typeof storeClient>>, catalog: CatalogApi): Promise<string[]> {
   type Page = { orders: { nodes: Array<{ lineItems: { nodes: Array<{ id: string; sku?: string | null }> } }> } };
-  const d = await client.query<Page>(ORDERS_QUERY, { first: 8, after: null, query: null }, pageCost(8));
+  const first = pageSize(MAX_QUERY_COST);
+  const d = await client.query<Page>(ORDERS_QUERY, { first, after: null, query: null }, pageCost(first));
   const skus = [
     ...new Set(
       d.orders.nodes.flatMap((n) => n.lineItems.nodes.map((li) => (li.sku ?? '').trim() || `(line item ${legacyId(li.id)} has no SKU)`)),

@@ -10,11 +10,11 @@ import { baseEnv } from '../../cli/run-cli.js';
 import { freePort, startWorkerProcess, type WorkerProcess } from '../../cli/worker-process.js';
 import { connect, deletePrefix, redisUrl, uniquePrefix } from '../../helpers/redis.js';
 
-/** The store's two locations, mapped into Main Warehouse; units not shipped yet are reserved at A-01. */
+/** The store's two locations, mapped into Main Warehouse; units not shipped yet are reserved at A-03. */
 export const MAPPING = [
   'kind,upstream,service',
   'facility,shopify:default,Main Warehouse',
-  'facility,shopify:default / shipping,Main Warehouse / A-01',
+  'facility,shopify:default / shipping,Main Warehouse / A-03',
   'facility,shopify:48752903,Main Warehouse',
   'facility,shopify:48752903 / shipping,Main Warehouse / A-01',
   'facility,shopify:61430117,Main Warehouse',
@@ -38,9 +38,12 @@ export interface StoreWorld {
   close(): Promise<void>;
 }
 
-export async function storeWorld(name: string, o: { seed?: number; env?: Record<string, string> } = {}): Promise<StoreWorld> {
+export async function storeWorld(
+  name: string,
+  o: { seed?: number; env?: Record<string, string>; bucket?: { maximumAvailable: number; restoreRate: number } } = {},
+): Promise<StoreWorld> {
   const sandbox = await startSandbox({ data: 'demo' });
-  const store = await startShopifyStore({ seed: o.seed ?? 7 });
+  const store = await startShopifyStore({ seed: o.seed ?? 7, ...(o.bucket ? { bucket: o.bucket } : {}) });
   const dir = mkdtempSync(join(tmpdir(), 'isync-store-'));
   const mapping = join(dir, 'mapping.csv');
   writeFileSync(mapping, MAPPING);
@@ -65,6 +68,9 @@ export async function storeWorld(name: string, o: { seed?: number; env?: Record<
     // 'worker started' is an info line.
     LOG_LEVEL: 'info',
     SHUTDOWN_GRACE_SECONDS: '2',
+    // Short retries, as the test worlds have: a snapshot that comes before its order's is tried again soon.
+    RETRY_BASE_DELAY_MS: '100',
+    RETRY_MAX_DELAY_MS: '1000',
     ...o.env,
   };
   const world: StoreWorld = {
