@@ -42,7 +42,9 @@ export async function checkStore(o: {
   const client = storeClient(o.config, o.logger);
   if (!kind || !client) return undefined;
   const publicUrl = o.config.ingest.publicUrl;
-  const uri = publicUrl ? `${publicUrl}/ingest/${kind.stream}` : undefined;
+  // With ACCOUNTS_FILE the receiver takes each account's pushes under its name.
+  const path = o.config.accountName === undefined ? kind.stream : `${o.config.accountName}/${kind.stream}`;
+  const uri = publicUrl ? `${publicUrl}/ingest/${path}` : undefined;
   const out: StoreCheck = {
     url: client.url,
     state: 'ok',

@@ -10,23 +10,13 @@ import { startRuntime } from '../app/runtime.js';
 import { storeKind } from '../app/feed-sources.js';
 import { foundInLastHour } from '../feed/store-found.js';
 import type { Kind } from '../kinds/kind.js';
-import { waitForIdle } from '../queue/drain.js';
-import { startShopifyStore } from '../sandbox/shopify/shopify-store.js';
+import { jobIdFor } from '../queue/job-id.js';
+import { restOrder } from '../sandbox/shopify/store-rest.js';
+import { SANDBOX_STORE_MAPPING, startShopifyStore } from '../sandbox/shopify/shopify-store.js';
 import { liveLives } from '../sandbox/shopify/store-lives.js';
 import { freePort } from '../net/free-port.js';
 import { deleteKeysUnder } from '../redis/connection.js';
 import type { Cleanups, Say } from './demo-services.js';
-
-/** The demo store's locations as the demo account's facilities (docs/shopify.md, "Map the locations"). */
-const MAPPING = [
-  'kind,upstream,service',
-  'facility,shopify:default,Main Warehouse',
-  'facility,shopify:default / shipping,Main Warehouse / A-03',
-  'facility,shopify:48752903,Main Warehouse',
-  'facility,shopify:48752903 / shipping,Main Warehouse / A-01',
-  'facility,shopify:61430117,Main Warehouse',
-  'facility,shopify:61430117 / shipping,Main Warehouse / A-02',
-].join('\n');
 
 const LIVES = 12;
 
@@ -47,7 +37,7 @@ export async function demoStore(
   cleanups.unshift(() => store.close());
   const dir = mkdtempSync(join(tmpdir(), 'inventory-sync-demo-store-'));
   cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
-  writeFileSync(join(dir, 'mapping.csv'), MAPPING);
+  writeFileSync(join(dir, 'mapping.csv'), SANDBOX_STORE_MAPPING);
   const mapped = loadMapping(join(dir, 'mapping.csv'));
   if ('problems' in mapped) throw new Error(mapped.problems.join('; '));
   const port = await freePort();
@@ -79,13 +69,21 @@ export async function demoStore(
   await liveLives(store, LIVES);
   await store.admin.webhooksIdle();
   const queue = app.deps.queues.get(stream);
+  const kind = storeKind(config, kinds)!;
+  const made = kind.record.transforms![kind.feed.stores!.shopify!]!;
+  // The job of each order's last state in the store: done when every one of them has completed.
+  const lastJobs = async () =>
+    Promise.all(
+      [...store.admin.orders.orders.values()].map(async (o) => {
+        const record = await made(restOrder(o, store.zone, store.domain), { stream, upstreamId: String(o.id) });
+        return queue.getJobState(jobIdFor(kind, record));
+      }),
+    );
   const deadline = Date.now() + 60_000;
   let done = false;
   while (!done && Date.now() < deadline && !io.stop.aborted) {
-    await new Promise((r) => setTimeout(r, 2_500));
-    await waitForIdle([queue], { pollMs: 200, signal: AbortSignal.timeout(30_000) }).catch(() => undefined);
-    const c = await queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed');
-    done = (c.waiting ?? 0) + (c.active ?? 0) + (c.delayed ?? 0) === 0 && (c.completed ?? 0) > 0;
+    await new Promise((r) => setTimeout(r, 1_000));
+    done = (await lastJobs()).every((state) => state === 'completed');
   }
   const w = store.admin.webhookCounts();
   const found = await foundInLastHour(app.redis, app.deps.keys, stream);
@@ -93,8 +91,11 @@ export async function demoStore(
   say(
     `  webhooks: ${w.sent} delivered, ${w.dropped} lost, ${w.duplicated} sent twice; the pull found ${found} change(s) no webhook brought.`,
   );
-  say(
-    `  ${failed ? `${failed} job(s) failed: inventory-sync jobs list --state failed` : 'every order of the store is in the service, each change applied once.'}`,
-  );
+  const end = failed
+    ? `${failed} job(s) failed: inventory-sync jobs list --state failed`
+    : done
+      ? 'every order is in the service as the store has it now, each change applied once.'
+      : 'not every order synced within a minute: inventory-sync status';
+  say(`  ${end}`);
   return failed === 0 && done;
 }

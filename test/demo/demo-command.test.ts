@@ -5,23 +5,6 @@ import { baseEnv, runCli } from '../cli/run-cli.js';
 import { uniquePrefix } from '../helpers/redis.js';
 
 describe.concurrent('demo', () => {
-  describe('with --store', () => {
-    it('shows a sandbox Shopify store feeding the service: lost and late webhooks, the pull finding what they missed', async () => {
-      const r = await runCli(
-        ['demo', '--exit', '--dashboard-port', '0', '--store'],
-        { ...baseEnv(), REDIS_URL: 'redis://127.0.0.1:1', QUEUE_PREFIX: uniquePrefix('demo-store') },
-        { timeoutMs: 120_000 },
-      );
-      expect(r.code, r.stdout + r.stderr).toBe(0);
-      expect(r.stdout).toMatch(/A Shopify store \(the sandbox's, http:\/\/127\.0\.0\.1:\d+\): 12 orders live their lives there/);
-      expect(r.stdout).toMatch(
-        /webhooks: \d+ delivered, [1-9]\d* lost, \d+ sent twice; the pull found [1-9]\d* change\(s\) no webhook brought\./,
-      );
-      expect(r.stdout).toContain('every order of the store is in the service, each change applied once.');
-      expect(r.stdout).toContain('Everything ended as expected.');
-    }, 130_000);
-  });
-
   describe('when no Redis answers but redis-server is installed', () => {
     it('starts its own, syncs the bundled feed, prints the summary with the bad records and where to look, and exits 0', async () => {
       const prefix = uniquePrefix('demo');

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { sameSecret } from '../../secrets/same-secret.js';
 import { answerGraphql, type ApiState, type Bucket, type Subscription } from './store-api.js';
 import { restOrder, restRefund } from './store-rest.js';
-import { StoreOrders, type StoreLocation } from './store-state.js';
+import { StoreOrders, type StoreLocation, type StoreOrderState, type StoreRefund, type StoreTopic } from './store-state.js';
 import { seeded, WebhookSender, type WebhookFaults } from './store-webhooks.js';
 
 export interface ShopifyStoreOptions {
@@ -54,6 +54,8 @@ export interface ShopifyStore {
   token: string;
   webhookSecret: string;
   domain: string;
+  /** The shop's time zone (Shop.ianaTimezone): its webhooks' times are in it. */
+  zone: string;
   admin: ShopifyStoreAdmin;
   close(): Promise<void>;
 }
@@ -62,6 +64,20 @@ export const SANDBOX_STORE_LOCATIONS: StoreLocation[] = [
   { id: 48752903, name: 'Main Warehouse' },
   { id: 61430117, name: 'North Depot' },
 ];
+
+/**
+ * A MAPPING_FILE (CSV) for the sandbox store over the sandbox service's demo account: both locations into Main
+ * Warehouse (A-01, A-02), units not shipped yet reserved at A-03.
+ */
+export const SANDBOX_STORE_MAPPING = [
+  'kind,upstream,service',
+  'facility,shopify:default,Main Warehouse',
+  'facility,shopify:default / shipping,Main Warehouse / A-03',
+  'facility,shopify:48752903,Main Warehouse',
+  'facility,shopify:48752903 / shipping,Main Warehouse / A-01',
+  'facility,shopify:61430117,Main Warehouse',
+  'facility,shopify:61430117 / shipping,Main Warehouse / A-02',
+].join('\n');
 
 const readBody = (req: IncomingMessage) =>
   new Promise<string>((resolve, reject) => {
@@ -73,6 +89,32 @@ const readBody = (req: IncomingMessage) =>
 
 function send(res: ServerResponse, status: number, json: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(json));
+}
+
+/** The app's query cost bucket, full: the standard plan's unless told (2,000 points, 100 a second). */
+function bucketOf(given: ShopifyStoreOptions['bucket'], at: number): Bucket {
+  const size = given?.maximumAvailable ?? 2000;
+  return { maximumAvailable: size, restoreRate: given?.restoreRate ?? 100, available: size, at };
+}
+
+/** One request to the store: the GraphQL endpoint with its token, else 404 as a shop's page would. */
+async function handle(req: IncomingMessage, res: ServerResponse, o: { state: ApiState; token: string; revoked: () => boolean }) {
+  if (req.method !== 'POST' || !/^\/admin\/api\/\d{4}-\d{2}\/graphql\.json(\?.*)?$/.test(req.url ?? '')) {
+    res.writeHead(404, { 'content-type': 'text/html' }).end('<!doctype html><title>Not Found</title>');
+    return;
+  }
+  const given = String(req.headers['x-shopify-access-token'] ?? '');
+  const text = await readBody(req);
+  if (o.revoked() || !given || !sameSecret(given, o.token))
+    return send(res, 401, { errors: '[API] Invalid API key or access token (unrecognized login or wrong password)' });
+  let body: { query?: unknown; variables?: unknown };
+  try {
+    body = JSON.parse(text) as typeof body;
+  } catch {
+    return send(res, 400, { errors: 'Invalid JSON in request body' });
+  }
+  const answer = await answerGraphql(o.state, body);
+  send(res, answer.status, answer.json);
 }
 
 /**
@@ -93,26 +135,18 @@ export async function startShopifyStore(o: ShopifyStoreOptions = {}): Promise<Sh
   const subscriptions: Subscription[] = [];
   let nextSub = 1;
   const sender = new WebhookSender({ secret: () => webhookSecret, shopDomain: domain, apiVersion: '2025-10', random: seeded(o.seed ?? 1) });
-  const orders = new StoreOrders(
-    (order, topics, refund) => {
-      for (const topic of topics)
-        for (const s of subscriptions.filter((x) => x.topic === topic))
-          sender.send(
-            topic,
-            s.uri,
-            topic === 'refunds/create' && refund ? restRefund(order, refund, zone) : restOrder(order, zone, domain),
-          );
-    },
-    now,
-    () => searchLag,
-  );
-  const bucket: Bucket = {
-    maximumAvailable: 2000,
-    restoreRate: 100,
-    ...o.bucket,
-    available: o.bucket?.maximumAvailable ?? 2000,
-    at: now(),
+  // Each change told to the subscriptions of its topics: the refund's body for refunds/create, the order's for the rest.
+  const tell = (order: StoreOrderState, topics: StoreTopic[], refund?: StoreRefund) => {
+    for (const topic of topics)
+      for (const sub of subscriptions.filter((x) => x.topic === topic))
+        sender.send(
+          topic,
+          sub.uri,
+          topic === 'refunds/create' && refund ? restRefund(order, refund, zone) : restOrder(order, zone, domain),
+        );
   };
+  const orders = new StoreOrders(tell, now, () => searchLag);
+  const bucket = bucketOf(o.bucket, now());
   const answers: ShopifyStoreAdmin['answers'] = [];
   const subscribe = (topic: string, uri: string): Subscription => {
     const s = { id: nextSub++, topic, uri, createdAt: now() };
@@ -131,26 +165,8 @@ export async function startShopifyStore(o: ShopifyStoreOptions = {}): Promise<Sh
     onAnswer: (a) => answers.push(a),
   };
   const server = createServer((req, res) => {
-    void handle(req, res).catch(() => send(res, 500, { errors: 'Internal error' }));
+    void handle(req, res, { state, token, revoked: () => revoked }).catch(() => send(res, 500, { errors: 'Internal error' }));
   });
-  async function handle(req: IncomingMessage, res: ServerResponse) {
-    if (req.method !== 'POST' || !/^\/admin\/api\/\d{4}-\d{2}\/graphql\.json(\?.*)?$/.test(req.url ?? '')) {
-      res.writeHead(404, { 'content-type': 'text/html' }).end('<!doctype html><title>Not Found</title>');
-      return;
-    }
-    const given = String(req.headers['x-shopify-access-token'] ?? '');
-    const text = await readBody(req);
-    if (revoked || !given || !sameSecret(given, token))
-      return send(res, 401, { errors: '[API] Invalid API key or access token (unrecognized login or wrong password)' });
-    let body: { query?: unknown; variables?: unknown };
-    try {
-      body = JSON.parse(text) as typeof body;
-    } catch {
-      return send(res, 400, { errors: 'Invalid JSON in request body' });
-    }
-    const answer = await answerGraphql(state, body);
-    send(res, answer.status, answer.json);
-  }
   await new Promise<void>((r) => server.listen(o.port ?? 0, o.host ?? '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;
   return {
@@ -160,6 +176,7 @@ export async function startShopifyStore(o: ShopifyStoreOptions = {}): Promise<Sh
     },
     webhookSecret,
     domain,
+    zone,
     admin: {
       orders,
       locations,

@@ -22,7 +22,7 @@ const named = <T extends { location: string }>(l: T): T => ({ ...l, location: NA
 function lastStates(w: StoreWorld): Scenario {
   const lives = new Map<string, LifeSpec>();
   for (const o of w.store.admin.orders.orders.values()) {
-    const r = shopifyOrders(restOrder(o, 'America/New_York', w.store.domain)) as unknown as LifeSnapshot;
+    const r = shopifyOrders(restOrder(o, w.store.zone, w.store.domain)) as unknown as LifeSnapshot;
     const snap: LifeSnapshot = {
       ...r,
       origin: NAMES[r.origin] ?? r.origin,

@@ -4,21 +4,13 @@ import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import { sandboxEnv } from '../../../src/app/sandbox-config.js';
 import { startSandbox, type Sandbox } from '../../../src/sandbox/sandbox.js';
-import { startShopifyStore, type ShopifyStore } from '../../../src/sandbox/shopify/shopify-store.js';
+import { SANDBOX_STORE_MAPPING, startShopifyStore, type ShopifyStore } from '../../../src/sandbox/shopify/shopify-store.js';
 import { baseEnv } from '../../cli/run-cli.js';
 import { freePort, startWorkerProcess, type WorkerProcess } from '../../cli/worker-process.js';
 import { connect, deletePrefix, redisUrl, uniquePrefix } from '../../helpers/redis.js';
 
-/** The store's two locations, mapped into Main Warehouse; units not shipped yet are reserved at A-03. */
-export const MAPPING = [
-  'kind,upstream,service',
-  'facility,shopify:default,Main Warehouse',
-  'facility,shopify:default / shipping,Main Warehouse / A-03',
-  'facility,shopify:48752903,Main Warehouse',
-  'facility,shopify:48752903 / shipping,Main Warehouse / A-01',
-  'facility,shopify:61430117,Main Warehouse',
-  'facility,shopify:61430117 / shipping,Main Warehouse / A-02',
-].join('\n');
+/** The sandbox store's locations mapped into the demo account (A-01, A-02; A-03 for units not shipped yet). */
+export const MAPPING = SANDBOX_STORE_MAPPING;
 
 export const TOPICS = ['orders/create', 'orders/updated', 'orders/cancelled', 'refunds/create'];
 
