@@ -6,7 +6,17 @@ import { zodProblemText } from '../../errors/zod-problems.js';
 import { HEAD_CHARS, UnreadableRecord } from '../../records/unreadable-record.js';
 import type { StreamName } from '../../records/stream-name.js';
 import { cutShort, restOrder, storeOrderSchema, type StoreOrder } from './order-payload.js';
-import { ALONE_COST, ORDER_QUERY, ORDERS_QUERY, PAGE_NESTING, pageCost, pageSize, updatedSince, MAX_QUERY_COST } from './order-query.js';
+import {
+  ALONE_COST,
+  ALONE_NESTING,
+  MAX_QUERY_COST,
+  ORDER_QUERY,
+  ORDERS_QUERY,
+  PAGE_NESTING,
+  pageCost,
+  pageSize,
+  updatedSince,
+} from './order-query.js';
 import type { StoreClient } from './store-client.js';
 import { decodeCursor, encodeCursor, later, type StoreCursor } from './store-cursor.js';
 
@@ -103,6 +113,16 @@ export class StoreSource {
       const id = `gid://shopify/Order/${parsed.data.legacyResourceId}`;
       const alone = await this.o.client.query<{ order: unknown }>(ORDER_QUERY, { id }, ALONE_COST, signal);
       if (alone.order) parsed = storeOrderSchema.safeParse(alone.order);
+      // Still more than one read takes: a partial order would be wrong, so it fails as a bad record, saying why.
+      if (parsed.success && cutShort(parsed.data, ALONE_NESTING)) {
+        const key = String(parsed.data.legacyResourceId);
+        const n = ALONE_NESTING;
+        const why =
+          `order ${parsed.data.name ?? key} has ${n.lineItems} or more line items, ${n.fulfillments} or more fulfillments ` +
+          `or ${n.refunds} or more refunds (or a fulfillment or refund of 30 or more lines): ` +
+          'more than the store source reads of one order; sync it by hand';
+        return { item: bad({ orderId: key }, why), key };
+      }
     }
     if (!parsed.success)
       return { item: bad(node, `not an order of the Admin API: ${zodProblemText(parsed.error.issues, { whole: '(order)' })}`) };

@@ -74,6 +74,24 @@ describe('the store source', () => {
     }, 30_000);
   });
 
+  describe('when an order has more than the page reads of it', () => {
+    it('reads it alone; one larger than that fails as a bad record naming it, and the orders around it are read', async () => {
+      const t = Date.now() - HOUR;
+      placeAt(store, t);
+      const lines = (n: number) => Array.from({ length: n }, (_, i) => ({ sku: 'MUG-BLUE', quantity: 1, price: '1', title: `line ${i}` }));
+      const mid = store.admin.orders.place({ lines: lines(20), at: t + 1000 });
+      const huge = store.admin.orders.place({ lines: lines(60), at: t + 2000 });
+      placeAt(store, t + 3000);
+      const { items } = await readAll(sourceOf(clientOf(store)));
+      expect(items).toHaveLength(4);
+      expect((items[1] as { lines: unknown[] }).lines).toHaveLength(20);
+      expect(items[1]).toMatchObject({ orderId: String(mid.id) });
+      expect(items[2]).toMatchObject({ reason: expect.stringMatching(/^order #\d+ has 50 or more line items.*sync it by hand$/) });
+      expect((items[2] as { head: string }).head).toContain(String(huge.id));
+      expect(store.admin.answers.filter((a) => a.requested === 940)).toHaveLength(2);
+    });
+  });
+
   describe('errors a person can act on', () => {
     it.each([
       [
