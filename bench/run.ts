@@ -25,6 +25,7 @@ import { redisFullSection } from './lib/redis-full-section.js';
 import { callHoldSection } from './lib/call-hold-section.js';
 import { pushSection } from './lib/push-section.js';
 import { accountsFairSection, accountsIdleSection } from './lib/accounts-sections.js';
+import { storePullSection } from './lib/store-section.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -274,6 +275,7 @@ const runners: Record<Section, (o: BenchOptions) => Promise<Measured>> = {
   'accounts-idle-cluster': (o) => accountsIdleSection(o, true, say),
   'accounts-fair': (o) => accountsFairSection(o, false, say),
   'accounts-fair-cluster': (o) => accountsFairSection(o, true, say),
+  store: (o) => storePullSection(o, say),
 };
 
 const argv = process.argv.slice(2);
@@ -301,6 +303,7 @@ for (const section of (
     'accounts-idle-cluster',
     'accounts-fair',
     'accounts-fair-cluster',
+    'store',
   ] as const
 ).filter((s) => options.only.includes(s))) {
   const m = machineLine(machine());

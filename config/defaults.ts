@@ -275,6 +275,16 @@ export const defaults = {
   redisConnectTimeoutMs: 3_000,
   /** How long a private Redis server (demo, tests) may take to start, in ms. */
   redisStartTimeoutMs: 15_000,
+  /** The Shopify Admin API version the store source asks (SHOPIFY_API_VERSION): one Shopify supports (docs/shopify.md). */
+  shopifyApiVersion: '2025-10',
+  /** With pushes on, seconds between the store pulls that look for what no webhook brought (SHOPIFY_POLL_SECONDS). */
+  shopifyPollSeconds: 300,
+  /** How far before its cursor each store pull reads again (SHOPIFY_LOOKBACK_SECONDS): an update can show late. */
+  shopifyLookBackSeconds: 120,
+  /** A snapshot the pull finds first counts as "no webhook brought it" once it is older than this, in seconds. */
+  shopifyWebhookGraceSeconds: 60,
+  /** Found by the pull in the last hour, past which `worker` alerts that the webhooks seem to be lost. */
+  shopifyMissedAlert: 5,
   /** Time-out of one feed page request, in ms, and the delays between its retries. */
   feedTimeoutMs: 30_000,
   feedRetryMinDelayMs: 500,

@@ -25,6 +25,7 @@ export type ServiceConfig = NonNullable<Config['service']>;
 /** Budgets of one account, shared by all its processes (requestsPerMinute: one total beside the three classes). */
 export type Budgets = ServiceConfig['budgets'];
 export type UpstreamConfig = NonNullable<Config['upstream']>;
+export type ShopifyConfig = NonNullable<Config['shopify']>;
 
 /** A go-live floor (a kind's SYNC_*_SINCE setting): records dated before `since` are skipped. */
 export interface GoLiveFloor {
@@ -87,7 +88,8 @@ export function readConfig(
         problems.push(`${name}: is required${fileForm(name)} (see README, "Configuration")`);
     }
   }
-  if (needs.upstream && !cleaned.UPSTREAM_URL) problems.push('UPSTREAM_URL: is required to pull the feed');
+  if (needs.upstream && !cleaned.UPSTREAM_URL && !cleaned.SHOPIFY_STORE_URL) problems.push('UPSTREAM_URL: is required to pull the feed');
+  problems.push(...shopifyProblems(cleaned, secretFiles.failed));
   if (cleaned.INGEST_PORT && !cleaned.INGEST_SECRET && !cleaned.INGEST_HMAC_SECRET && !secretFiles.failed.has('INGEST_SECRET'))
     problems.push('INGEST_SECRET: is required with INGEST_PORT (or INGEST_SECRET_FILE; see docs/push.md)');
   if (e && e.FEED_MAX_PAGE_BYTES < e.MAX_RECORD_BYTES)
@@ -107,6 +109,19 @@ export function readConfig(
   return { ...config, transforms: transforms.settings };
 }
 
+/** A store source needs its origin and its token, each without the other useless. */
+function shopifyProblems(env: Record<string, string | undefined>, failed: ReadonlySet<string>): string[] {
+  const token = env.SHOPIFY_ACCESS_TOKEN || failed.has('SHOPIFY_ACCESS_TOKEN');
+  if (env.SHOPIFY_STORE_URL && !token)
+    return [
+      'SHOPIFY_ACCESS_TOKEN: is required with SHOPIFY_STORE_URL (or SHOPIFY_ACCESS_TOKEN_FILE): the ' +
+        "custom app's Admin API access token (docs/shopify.md)",
+    ];
+  if (!env.SHOPIFY_STORE_URL && env.SHOPIFY_ACCESS_TOKEN)
+    return ["SHOPIFY_STORE_URL: is required with SHOPIFY_ACCESS_TOKEN: the store's origin, such as https://my-store.myshopify.com"];
+  return [];
+}
+
 /** A problem line with any secret of the environment blanked (a mapping file could be a misnamed .env). */
 function withoutSecrets(line: string, env: Record<string, string | undefined>): string {
   const secrets = [
@@ -119,6 +134,7 @@ function withoutSecrets(line: string, env: Record<string, string | undefined>): 
     'REDIS_SENTINEL_PASSWORD',
     'INGEST_SECRET',
     'INGEST_HMAC_SECRET',
+    'SHOPIFY_ACCESS_TOKEN',
   ].map((n) => env[n]?.trim());
   return secrets.reduce<string>((out, s) => (s ? out.split(s).join('***') : out), line);
 }
@@ -166,6 +182,17 @@ function configOf(
     service,
     redis,
     upstream: e.UPSTREAM_URL ? { url: e.UPSTREAM_URL, token: e.UPSTREAM_TOKEN } : undefined,
+    /** A Shopify store as the source of its stream (SHOPIFY_*; src/sources/shopify/), when set. */
+    shopify:
+      e.SHOPIFY_STORE_URL && e.SHOPIFY_ACCESS_TOKEN
+        ? {
+            storeUrl: e.SHOPIFY_STORE_URL,
+            token: e.SHOPIFY_ACCESS_TOKEN,
+            apiVersion: e.SHOPIFY_API_VERSION,
+            pollSeconds: e.SHOPIFY_POLL_SECONDS,
+            lookBackSeconds: e.SHOPIFY_LOOKBACK_SECONDS,
+          }
+        : undefined,
     /** The kinds' own settings (their poll intervals, crons), by key: what each kind's `pull` reads. */
     schedule: own.schedule,
     /** How old a missed scheduled pull may be and still be made up (SCHEDULE_CATCH_UP_SECONDS), in ms (src/feed/missed-runs.ts). */
@@ -199,6 +226,8 @@ function configOf(
       host: e.INGEST_HOST,
       secret: e.INGEST_SECRET,
       hmacSecret: e.INGEST_HMAC_SECRET,
+      /** The receiver's public origin (INGEST_PUBLIC_URL), where `check --register-webhooks` points the store's webhooks. */
+      publicUrl: e.INGEST_PUBLIC_URL,
       maxBodyBytes: e.INGEST_MAX_BODY_BYTES,
       ratePerSecond: e.INGEST_RATE_PER_SECOND,
       maxBacklog: e.INGEST_MAX_BACKLOG,
@@ -239,6 +268,7 @@ export function secretsOf(config: Config): string[] {
     config.service?.apiKey,
     config.service?.apiSecret,
     config.upstream?.token,
+    config.shopify?.token,
     config.dashboard.password,
     config.alerts.webhookUrl,
     config.ingest.secret,

@@ -18,6 +18,7 @@ export const secretSettings = [
   'ALERT_WEBHOOK_URL',
   'INGEST_SECRET',
   'INGEST_HMAC_SECRET',
+  'SHOPIFY_ACCESS_TOKEN',
 ] as const;
 export type SecretSetting = (typeof secretSettings)[number];
 
@@ -44,6 +45,7 @@ export const envSchema = z.object({
   ALERT_WEBHOOK_URL_FILE: optionalText,
   INGEST_SECRET_FILE: optionalText,
   INGEST_HMAC_SECRET_FILE: optionalText,
+  SHOPIFY_ACCESS_TOKEN_FILE: optionalText,
   INVENTORY_POST_PER_MINUTE: positiveInt('INVENTORY_POST_PER_MINUTE').default(defaults.postPerMinute),
   INVENTORY_GET_PER_MINUTE: positiveInt('INVENTORY_GET_PER_MINUTE').default(defaults.getPerMinute),
   INVENTORY_COLLECTION_PER_HOUR: positiveInt('INVENTORY_COLLECTION_PER_HOUR').default(defaults.collectionPerHour),
@@ -118,6 +120,23 @@ export const envSchema = z.object({
     .default(defaults.queuePrefix),
   UPSTREAM_URL: httpUrl('UPSTREAM_URL').optional(),
   UPSTREAM_TOKEN: optionalText,
+  SHOPIFY_STORE_URL: httpUrl('SHOPIFY_STORE_URL')
+    .refine((v) => URL.canParse(v) && new URL(v).pathname === '/' && !new URL(v).search, {
+      message: "SHOPIFY_STORE_URL must be the store's origin only, such as https://my-store.myshopify.com",
+    })
+    .transform((v) => new URL(v).origin)
+    .optional(),
+  SHOPIFY_ACCESS_TOKEN: optionalText,
+  SHOPIFY_API_VERSION: z
+    .string()
+    .trim()
+    .regex(
+      /^\d{4}-(01|04|07|10)$/,
+      'SHOPIFY_API_VERSION must be a Shopify API version YYYY-MM (January, April, July or October), such as 2025-10',
+    )
+    .default(defaults.shopifyApiVersion),
+  SHOPIFY_POLL_SECONDS: positiveInt('SHOPIFY_POLL_SECONDS').default(defaults.shopifyPollSeconds),
+  SHOPIFY_LOOKBACK_SECONDS: positiveInt('SHOPIFY_LOOKBACK_SECONDS').default(defaults.shopifyLookBackSeconds),
   FEED_PAGE_SIZE: positiveInt('FEED_PAGE_SIZE').default(defaults.feedPageSize),
   MAX_RECORD_BYTES: positiveInt('MAX_RECORD_BYTES').default(defaults.maxRecordBytes),
   FEED_MAX_PAGE_BYTES: positiveInt('FEED_MAX_PAGE_BYTES').default(defaults.feedMaxPageBytes),
@@ -163,6 +182,12 @@ export const envSchema = z.object({
     })
     .optional(),
   INGEST_HMAC_SECRET: optionalText,
+  INGEST_PUBLIC_URL: httpUrl('INGEST_PUBLIC_URL')
+    .refine((v) => URL.canParse(v) && new URL(v).pathname === '/', {
+      message: "INGEST_PUBLIC_URL must be the receiver's public origin only, such as https://hooks.example.com",
+    })
+    .transform((v) => new URL(v).origin)
+    .optional(),
   INGEST_MAX_BODY_BYTES: positiveInt('INGEST_MAX_BODY_BYTES').default(defaults.ingestMaxBodyBytes),
   INGEST_RATE_PER_SECOND: positiveInt('INGEST_RATE_PER_SECOND').default(defaults.ingestRatePerSecond),
   INGEST_MAX_BACKLOG: positiveInt('INGEST_MAX_BACKLOG').default(defaults.ingestMaxBacklog),

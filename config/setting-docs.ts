@@ -19,6 +19,7 @@ export const settingDocs: Record<keyof typeof envSchema.shape, string> = {
   ALERT_WEBHOOK_URL_FILE: 'A file holding ALERT_WEBHOOK_URL instead; read at start.',
   INGEST_SECRET_FILE: 'A file holding INGEST_SECRET instead; read again when it changes.',
   INGEST_HMAC_SECRET_FILE: 'A file holding INGEST_HMAC_SECRET instead; read again when it changes.',
+  SHOPIFY_ACCESS_TOKEN_FILE: "A file holding SHOPIFY_ACCESS_TOKEN instead; read again on the store's 401.",
   INVENTORY_POST_PER_MINUTE: 'POST requests a minute, a budget shared by every process of the account.',
   INVENTORY_GET_PER_MINUTE: 'GET requests a minute (collection GETs too), shared by every process of the account.',
   INVENTORY_COLLECTION_PER_HOUR: 'Collection GETs an hour, shared by every process of the account.',
@@ -53,6 +54,15 @@ export const settingDocs: Record<keyof typeof envSchema.shape, string> = {
   QUEUE_PREFIX: 'Prefix of every Redis key the program writes; on a cluster put in a `{hash tag}` when it has none.',
   UPSTREAM_URL: 'The upstream feed to pull (docs/records.md); without it, pushed and imported records only.',
   UPSTREAM_TOKEN: 'The bearer token of the feed (a secret).',
+  SHOPIFY_STORE_URL:
+    "A Shopify store as the orders' source, its origin (`https://{store}.myshopify.com`; any http(s) origin, so a local store works): `worker` pulls its orders through the GraphQL Admin API (docs/shopify.md).",
+  SHOPIFY_ACCESS_TOKEN:
+    "The store's custom-app Admin API access token (`X-Shopify-Access-Token`, a secret). Required with SHOPIFY_STORE_URL.",
+  SHOPIFY_API_VERSION: 'The Admin API version in the path (`YYYY-MM`); the default is one Shopify supports.',
+  SHOPIFY_POLL_SECONDS:
+    'With pushes on (INGEST_PORT), seconds between the store pulls that find what no webhook ' +
+    "brought; without pushes, the orders kind's own poll paces it.",
+  SHOPIFY_LOOKBACK_SECONDS: 'How far before its cursor each store pull reads again (an update can show after later ones were read).',
   FEED_PAGE_SIZE: 'Records asked of the feed per page.',
   MAX_RECORD_BYTES: 'The largest record (a feed record, an NDJSON line, a pushed record), in bytes.',
   FEED_MAX_PAGE_BYTES: 'The largest feed page, in bytes.',
@@ -86,6 +96,7 @@ export const settingDocs: Record<keyof typeof envSchema.shape, string> = {
   INGEST_HOST: 'The address the push receiver listens on.',
   INGEST_SECRET:
     'The Standard Webhooks secret(s) of pushes, `whsec_<base64>`, comma-separated during a rotation; required with INGEST_PORT.',
+  INGEST_PUBLIC_URL: "The receiver's public origin, where `check --register-webhooks` points the store's webhooks.",
   INGEST_HMAC_SECRET: "The secret(s) of store webhooks signed in `X-Shopify-Hmac-Sha256` (Shopify's form). Default: that form refused.",
   INGEST_MAX_BODY_BYTES: "A push's largest body, in bytes (413 above).",
   INGEST_RATE_PER_SECOND: 'Pushes a sender address may make a second per receiver (429 above).',

@@ -27,6 +27,7 @@ export const SECTION_NUMBERS: Record<Section, string> = {
   'accounts-idle-cluster': '15.1',
   'accounts-fair': '16',
   'accounts-fair-cluster': '16.1',
+  store: '17',
 };
 
 export interface Part {

@@ -22,6 +22,7 @@ export const SECTIONS = [
   'accounts-idle-cluster',
   'accounts-fair',
   'accounts-fair-cluster',
+  'store',
 ] as const;
 export type Section = (typeof SECTIONS)[number];
 

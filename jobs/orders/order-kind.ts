@@ -42,6 +42,8 @@ export const orderKind = defineKind({
     scheduler: 'poll-orders',
     pull: (s) => ({ every: s.orderPollSeconds }),
     lag: 'polled',
+    // SHOPIFY_STORE_URL: the store is this stream's source, its orders read as its webhooks are (docs/shopify.md).
+    stores: { shopify: 'shopify-orders' },
   },
   job: {
     process: processOrder,

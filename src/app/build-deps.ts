@@ -11,6 +11,8 @@ import { Credentials } from '../client/credentials.js';
 import { ServiceClient, type ServiceClientOptions } from '../client/service-client.js';
 import type { ApiCall } from '../client/service-api.js';
 import { UpstreamClient } from '../feed/upstream-client.js';
+import type { FeedSource } from '../feed/feed-source.js';
+import { feedSources } from './feed-sources.js';
 import { LatencyMeter } from '../queue/concurrency-sizer.js';
 import { logShareChanges } from '../client/budget/share-log.js';
 import { defaults } from '../../config/defaults.js';
@@ -28,7 +30,8 @@ export interface AppDeps extends RuntimeDeps {
   /** The service's credentials the client sends, read again from their files on a 401 (src/client/credentials.ts). */
   credentials: Credentials;
   catalog: CatalogApi;
-  upstream?: UpstreamClient;
+  /** Where pulls read each stream: the HTTP feed, a store (SHOPIFY_STORE_URL), or both (src/app/feed-sources.ts). */
+  upstream?: FeedSource;
   /** Closes the queues, the HTTP pools, and Redis unless it was handed in. */
   close(): Promise<void>;
 }
@@ -101,7 +104,7 @@ export function buildDeps(config: Config, logger: Logger, opts: BuildDepsOptions
     credentials,
     catalog,
     callHolds,
-    upstream: upstreamClient(config, logger),
+    upstream: feedSources({ config, logger, kinds, redis, keys, http: upstreamClient(config, logger) }),
     kinds,
     queues,
     pace: {

@@ -1,3 +1,5 @@
+import { storeKind } from './feed-sources.js';
+import { foundInLastHour } from '../feed/store-found.js';
 import { laneLimits } from '../client/budget/budget-lanes.js';
 import { readShares } from '../client/budget/share-status.js';
 import { readFeedState } from '../feed/feed-state.js';
@@ -47,6 +49,10 @@ export function metricSources(d: AppDeps): ScrapeSources {
       return states
         .filter((s) => s.caughtUpAt)
         .map((s) => ({ stream: s.stream, seconds: Math.max(0, (now - Date.parse(s.caughtUpAt!)) / 1000) }));
+    },
+    async foundByPull() {
+      const store = storeKind(config, d.kinds);
+      return store ? [{ stream: store.stream, count: await foundInLastHour(redis, keys, store.stream) }] : [];
     },
   };
 }

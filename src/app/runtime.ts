@@ -3,7 +3,8 @@ import { defaults } from '../../config/defaults.js';
 import type { Config } from '../../config/read-config.js';
 import type { CatalogApi } from '../catalog/types.js';
 import type { ServiceApi } from '../client/service-api.js';
-import type { UpstreamClient } from '../feed/upstream-client.js';
+import type { FeedSource } from '../feed/feed-source.js';
+import { pulledKinds } from './pulled-kinds.js';
 import type { Logger } from '../log/logger.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
 import { startControl, type Control } from '../feed/control.js';
@@ -31,7 +32,8 @@ export interface RuntimeDeps {
   keys: RedisKeys;
   client: ServiceApi;
   catalog: CatalogApi;
-  upstream?: Pick<UpstreamClient, 'fetchPage'>;
+  /** Where pulls read the streams (the HTTP feed, a store, or both); `serves` names the streams it has. */
+  upstream?: FeedSource;
   queues: QueueSet;
   /** The kinds of job, one per stream: the list every part of the engine takes (jobs/kinds.ts, or a test's). */
   kinds: readonly Kind[];
@@ -159,7 +161,10 @@ export async function startRuntime(d: RuntimeDeps, o: RunOptions & { withSchedul
           catchUpMs: d.config.catchUpMs,
           pageSize: d.config.jobs.feedPageSize,
           logger: d.logger,
-          kinds: o.kinds.map((k) => kindOf(d.kinds, k.stream)),
+          kinds: pulledKinds(
+            d,
+            o.kinds.map((k) => kindOf(d.kinds, k.stream)),
+          ),
         })
       : undefined;
   } catch (err) {
@@ -218,7 +223,7 @@ export async function syncOnce(d: RuntimeDeps, o: RunOptions & { streams?: Strea
   const started = Date.now();
   const upstream = d.upstream;
   if (!upstream) throw new Error('UPSTREAM_URL: is required to pull the feed');
-  const streams = o.streams ?? o.kinds.map((k) => k.stream);
+  const streams = o.streams ?? o.kinds.filter((k) => upstream.serves?.(k.stream) ?? true).map((k) => k.stream);
   const pool = await workersFor(d, kindsFor(o.kinds, streams), o);
   try {
     const pulled = new Map<StreamName, PullResult>();

@@ -6,7 +6,8 @@ import { signingKeys } from '../ingest/signing-keys.js';
 import { addSecrets, type Logger } from '../log/logger.js';
 import { createQueues } from '../queue/queues.js';
 import type { CheckedKind } from '../records/record-kind.js';
-import { loadTransforms, type TransformKind } from '../feed/load-transforms.js';
+import { loadTransforms, transformSettingsOf, type TransformKind } from '../feed/load-transforms.js';
+import { storeOf } from './feed-sources.js';
 import { redisKeys, type RedisConnection as Redis } from '../redis/connection.js';
 import type { AccountsChange, AccountsWatch } from './accounts-watch.js';
 import { accountLogger, ingestAccountName, servedAs, warnSharedSecrets, type IngestAccount } from './ingest-accounts.js';
@@ -41,7 +42,8 @@ async function receiverAccount(
   opened: Array<{ close(): Promise<void> }>,
 ): Promise<ReceiverAccount> {
   const { config } = a;
-  const transforms = a.transforms ?? (await loadTransforms(config.transforms ?? [], o.kinds));
+  const transforms =
+    a.transforms ?? (await loadTransforms(transformSettingsOf(config.transforms ?? [], o.kinds, storeOf(config)), o.kinds));
   const signing = signingKeys({
     secret: config.ingest.secret,
     secretFile: config.secretFiles.INGEST_SECRET,

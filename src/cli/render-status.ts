@@ -63,6 +63,9 @@ function streamLines(s: StatusReport): string[] {
     .filter((st) => st.feed.lastError)
     .map((st) => `  ${st.stream}: last pull failed at ${when(st.feed.lastError!.at)}: ${st.feed.lastError!.message}`);
   if (feedNotes.length) out.push('', 'Feed problems:', ...feedNotes);
+  const found = s.streams.filter((st) => st.feed.foundByPull !== null);
+  if (found.length)
+    out.push('', ...found.map((st) => `${st.stream}: found by the pull that no webhook brought: ${st.feed.foundByPull} in the last hour`));
   return out;
 }
 

@@ -28,6 +28,8 @@ export interface DemoOptions {
   dashboardPort: number;
   /** How the sandbox answers. Default: sandboxDefaults.profile. */
   profile?: SandboxProfile;
+  /** Also a sandbox Shopify store feeding the service, by webhooks and pulls (demo-store.ts). */
+  store?: boolean;
 }
 
 async function outcomesOf(app: AppContext): Promise<Partial<Record<StreamName, Record<string, number>>>> {
@@ -132,13 +134,14 @@ export async function runDemo(io: CliIo, o: DemoOptions, kinds: readonly Kind[])
     progress.stop();
     const outcomes = await outcomesOf(app);
     const livesOk = await tellLives(app, kinds, say, io.stop);
+    const storeOk = o.store ? await (await import('./demo-store.js')).demoStore(io, config, kinds, say, cleanups, logStream) : true;
     let runtime: Runtime | undefined;
     if (!o.exit && !io.stop.aborted) {
       runtime = await startRuntime(app.deps, { kinds, withSchedulers: true });
       runtime.workers.eachWorker((worker, stream) => app.metrics.watchWorker(worker, stream));
       cleanups.unshift(() => runtime!.close(config.shutdownGraceSeconds * 1000));
     }
-    const ok = asExpected(summary) && livesOk;
+    const ok = asExpected(summary) && livesOk && storeOk;
     io.stdout.write(
       renderDemoSummary({
         summary,

@@ -17,6 +17,11 @@ export interface FeedPart<V = any> {
    * ones (a daily cron: a day between pulls is normal) only while their latest pull failed or did not catch up.
    */
   lag: 'polled' | 'scheduled';
+  /**
+   * The stores this stream can be read from (a store source, src/sources/), each with the name of the built-in
+   * transform (its `record.transforms`) that makes its records of the store's orders as its webhooks send them.
+   */
+  stores?: Readonly<Record<string, string>>;
   /** Runs before each pull of the stream (a scheduled one, `sync --once`), e.g. to begin a run. */
   beforePull?: (ctx: { redis: Redis; keys: RedisKeys }) => Promise<void>;
 }

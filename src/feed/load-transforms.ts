@@ -62,6 +62,38 @@ export async function loadTransforms(
   return new Map((loaded as Transform[]).map((t) => [t.stream, t]));
 }
 
+/** What choosing a store's transform needs of a kind: its stream, and the stores it may be read from. */
+export interface StoreKind {
+  stream: StreamName;
+  feed?: { stores?: Readonly<Record<string, string>> };
+}
+
+/**
+ * TRANSFORMS, and for a store that is the source of a stream (`store`: its name, e.g. `shopify` with SHOPIFY_STORE_URL),
+ * that stream's store transform when TRANSFORMS sets none: its pushes are the store's webhooks. TRANSFORMS setting
+ * another for it is a ConfigError: the same order would come as two records, under two orderIds.
+ */
+export function transformSettingsOf(
+  settings: readonly TransformSetting[],
+  kinds: readonly StoreKind[],
+  store: string | undefined,
+): TransformSetting[] {
+  const out = [...settings];
+  if (!store) return out;
+  for (const kind of kinds) {
+    const spec = kind.feed?.stores?.[store];
+    if (!spec) continue;
+    const set = out.find((t) => t.stream === kind.stream);
+    if (!set) out.push({ stream: kind.stream, spec, module: false });
+    else if (set.spec !== spec)
+      throw new ConfigError([
+        `TRANSFORMS: ${kind.stream}=${set.spec}: with SHOPIFY_STORE_URL the ${kind.stream} stream's pushes are the ` +
+          `store's webhooks, read by ${spec}; set ${kind.stream}=${spec} or leave it out`,
+      ]);
+  }
+  return out;
+}
+
 /** The setting of `import --transform <name|path>` for one stream, its file checked as TRANSFORMS' are. */
 export function oneOffSetting(stream: StreamName, spec: string, cwd = process.cwd()): TransformSetting {
   const module = isModuleSpec(spec);

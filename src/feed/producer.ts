@@ -1,6 +1,7 @@
 import type { Queue } from 'bullmq';
 import { defaults } from '../../config/defaults.js';
-import type { FeedPage, FetchPageOptions } from './upstream-client.js';
+import type { FetchPageOptions } from './upstream-client.js';
+import type { SourcePage } from './feed-source.js';
 import { walkFeed } from './walk-feed.js';
 import type { Logger } from '../log/logger.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
@@ -17,7 +18,7 @@ import { messageOf } from '../errors/message-of.js';
 export interface PullStreamOptions {
   /** The stream's kind (its name, key and record schema). */
   kind: CheckedKind;
-  upstream: { fetchPage(stream: StreamName, o: FetchPageOptions): Promise<FeedPage> };
+  upstream: { fetchPage(stream: StreamName, o: FetchPageOptions): Promise<SourcePage> };
   queue: Queue<JobData>;
   redis: Redis;
   keys: RedisKeys;
@@ -88,7 +89,7 @@ export async function pullStream(o: PullStreamOptions): Promise<PullResult> {
         ),
     });
     for await (const { page, stalled } of pages) {
-      const counts = await queuePage(o, page.items);
+      const counts = await queuePage(o, page);
       await recordPage(o.redis.multi(), o.keys, o.kind.stream, {
         cursor: page.cursor,
         size: page.items.length,
@@ -126,9 +127,9 @@ export async function pullStream(o: PullStreamOptions): Promise<PullResult> {
   }
 }
 
-async function queuePage(o: PullStreamOptions, items: unknown[]) {
+async function queuePage(o: PullStreamOptions, page: SourcePage) {
   let invalid = 0;
-  const jobs = items.map((raw) => {
+  const jobs = page.items.map((raw) => {
     const { job, valid, problems } = recordJob(o.kind, raw, 'feed');
     if (!valid) {
       invalid++;
@@ -139,7 +140,9 @@ async function queuePage(o: PullStreamOptions, items: unknown[]) {
     }
     return job;
   });
-  const { queued, duplicates } = await addJobs(o.queue, o.redis, jobs, o.kind);
+  // A source that counts what it found first (a store, beside its webhooks) is told which jobs were new.
+  const { queued, duplicates, fresh } = await addJobs(o.queue, o.redis, jobs, o.kind, { fresh: page.queued !== undefined });
+  if (page.queued && fresh) await page.queued(jobs.map((j) => fresh.has(j.opts.jobId)));
   const last = jobs.at(-1);
   return { queued, duplicates, invalid, newest: last ? recordLabel(o.kind, last.data, last.opts.jobId) : undefined };
 }

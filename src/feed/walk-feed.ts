@@ -1,9 +1,10 @@
 import type { StreamName } from '../records/stream-name.js';
-import type { FeedPage, FetchPageOptions } from './upstream-client.js';
+import type { FetchPageOptions } from './upstream-client.js';
+import type { SourcePage } from './feed-source.js';
 
 export interface WalkFeedOptions {
   stream: StreamName;
-  upstream: { fetchPage(stream: StreamName, o: FetchPageOptions): Promise<FeedPage> };
+  upstream: { fetchPage(stream: StreamName, o: FetchPageOptions): Promise<SourcePage> };
   /** Where to start (the stream's stored cursor; none: its start). */
   cursor: string | undefined;
   pageSize: number;
@@ -15,7 +16,7 @@ export interface WalkFeedOptions {
 /** A page of the walk, with the cursor it was asked after. */
 export interface WalkedPage {
   after: string | undefined;
-  page: FeedPage;
+  page: SourcePage;
   /** The feed said hasMore, yet gave an empty page and the same cursor: the walk ends here. */
   stalled: boolean;
 }
@@ -29,7 +30,7 @@ export async function* walkFeed(o: WalkFeedOptions): AsyncGenerator<WalkedPage> 
   let cursor = o.cursor;
   let limit = o.pageSize;
   while (!o.signal?.aborted) {
-    let page: FeedPage;
+    let page: SourcePage;
     try {
       page = await o.upstream.fetchPage(o.stream, { after: cursor, limit, signal: o.signal });
     } catch (err) {

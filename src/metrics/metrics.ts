@@ -12,6 +12,8 @@ export interface ScrapeSources {
   intakeCounts(): Promise<Array<{ stream: string; state: string; count: number }>>;
   /** Seconds each stream's feed is behind (since it last caught up), when known. */
   feedLag(): Promise<Array<{ stream: string; seconds: number }>>;
+  /** A store source's order changes its pull found in the last hour that no webhook brought, per stream. */
+  foundByPull?(): Promise<Array<{ stream: string; count: number }>>;
   /** Every hold (src/queue/hold/): each stream's refusals (paused or not, in a row), the service down (since when). */
   holds?: HoldSource;
   /** Each budget lane: its configured rate, the rate the program allows itself now (its share), and why. */
@@ -167,7 +169,18 @@ function queueGauges(registers: Registers, sources: Sources) {
       for (const l of await sources.feedLag()) this.set({ stream: l.stream }, l.seconds);
     },
   });
-  return { queueJobs, intakeBatches, feedLag };
+  const foundByPull = new Gauge({
+    name: 'isync_store_found_by_pull',
+    help: 'Order changes a store pull found in the last hour that no webhook brought (many: the webhooks are lost).',
+    labelNames: ['stream'],
+    registers,
+    async collect() {
+      if (!sources?.foundByPull) return;
+      this.reset();
+      for (const f of await sources.foundByPull()) this.set({ stream: f.stream }, f.count);
+    },
+  });
+  return { queueJobs, intakeBatches, feedLag, foundByPull };
 }
 
 /** Read at scrape time: each budget lane's configured and effective rate, and why the effective one is what it is. */

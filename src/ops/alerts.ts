@@ -2,6 +2,7 @@ import type { Queue } from 'bullmq';
 import type { RedisConnection as Redis } from '../redis/connection.js';
 import { redact, type Logger } from '../log/logger.js';
 import { readFeedState } from '../feed/feed-state.js';
+import { foundInLastHour } from '../feed/store-found.js';
 import { redisKeys } from '../redis/connection.js';
 import type { StreamName } from '../records/stream-name.js';
 import { laggingSeconds } from './feed-lag.js';
@@ -174,6 +175,19 @@ export async function postAlert(url: string, text: string, account?: string): Pr
   if (!res.ok) throw new Error(`the webhook answered ${res.status}`);
 }
 
+/** A store's pull found more than a few order changes in the last hour that no webhook brought: the webhooks seem lost. */
+async function missedWebhooksAlert(d: AlertDeps, stream: StreamName, now: number): Promise<Alert | undefined> {
+  const found = await foundInLastHour(d.redis, redisKeys(d.prefix), stream, now);
+  if (found <= defaults.shopifyMissedAlert) return undefined;
+  return {
+    reason: `missed-webhooks:${stream}`,
+    text:
+      `${alertHead(d.prefix, d.account)}: the store pull found ${found} ${stream} changes in the last hour that no webhook brought: ` +
+      'the webhook subscriptions may be gone or the receiver unreachable. The pull still syncs them (later). ' +
+      'See: inventory-sync check (it lists the subscriptions; --register-webhooks makes the missing ones)',
+  };
+}
+
 /**
  * One look: per stream, new failures and a lag over the limit each become an alert, sent unless the same reason was
  * sent within the interval (a Redis key with that life, so several workers send one). Answers what was sent.
@@ -208,6 +222,8 @@ export async function checkAlerts(d: AlertDeps, now = Date.now()): Promise<Alert
     // A held stream pulls nothing: its lag is its hold's, told by the hold's own alert.
     const lag = isHeld(holds, stream) ? undefined : await lagAlert(d, kind, now);
     if (lag) candidates.push({ alert: lag });
+    const missed = await missedWebhooksAlert(d, stream, now);
+    if (missed) candidates.push({ alert: missed });
     for (const { alert, after } of candidates) {
       const gate = k(d.prefix).gate(alert.reason);
       if ((await d.redis.set(gate, String(now), 'EX', d.settings.intervalSeconds, 'NX')) !== 'OK') continue;

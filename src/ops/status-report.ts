@@ -5,6 +5,7 @@ import { checkEvictionPolicy } from '../redis/eviction-policy.js';
 import { type RedisConnection as Redis, redisKeys } from '../redis/connection.js';
 import { openControlQueue, readScheduleInfo } from '../feed/control.js';
 import { readFeedState } from '../feed/feed-state.js';
+import { foundInLastHour, isStoreCursor } from '../feed/store-found.js';
 import type { StreamName } from '../records/stream-name.js';
 import { failedGroups, type FailedGroup } from './failed-groups.js';
 import { intakeCounts, type IntakeCounts } from './intake-counts.js';
@@ -47,6 +48,11 @@ export interface StreamStatus {
     newestRecord: string | null;
     /** The latest pull's failure, while it is the latest news. */
     lastError: { message: string; at: string | null } | null;
+    /**
+     * A store as the source, beside its webhooks: order changes its pull found in the last hour that no webhook had
+     * brought (src/feed/store-found.ts); null when the stream is not read from a store.
+     */
+    foundByPull: number | null;
   };
 }
 
@@ -144,10 +150,12 @@ function toIso(v: string | undefined): string | null {
 
 async function streamStatus(redis: Redis, queues: StreamQueues, breaker: BreakerState, now: number): Promise<StreamStatus> {
   const stream = breaker.stream;
-  const [raw, intake, feed] = await Promise.all([
+  const keys = redisKeys(queues.prefix);
+  const [raw, intake, feed, found] = await Promise.all([
     queues.get(stream).getJobCounts(...COUNTED_STATES),
     intakeCounts(queues, stream),
-    readFeedState(redis, redisKeys(queues.prefix), stream),
+    readFeedState(redis, keys, stream),
+    foundInLastHour(redis, keys, stream, now),
   ]);
   const counts = Object.fromEntries(COUNTED_STATES.map((s) => [s, raw[s] ?? 0])) as StreamStatus['counts'];
   const { paused, since, reason, code, refusals } = breaker;
@@ -167,6 +175,7 @@ async function streamStatus(redis: Redis, queues: StreamQueues, breaker: Breaker
       invalid: feed.invalid,
       newestRecord: feed.newestRecord ?? null,
       lastError: feed.lastError ? { message: feed.lastError, at: toIso(feed.lastErrorAt) } : null,
+      foundByPull: found > 0 || isStoreCursor(feed.cursor) ? found : null,
     },
   };
 }

@@ -139,16 +139,16 @@ export async function addJobs(
   redis: Redis,
   jobs: RecordJob[],
   kind: KeyedKind,
-): Promise<{ queued: number; duplicates: number }> {
+  o: { fresh?: boolean } = {},
+): Promise<{ queued: number; duplicates: number; fresh?: Set<string> }> {
   const unique = [...new Map(jobs.map((j) => [j.opts.jobId, j])).values()];
-  if (unique.length === 0) return { queued: 0, duplicates: jobs.length };
-  const existing = await redis.exists(...unique.map((j) => queue.toKey(j.opts.jobId)));
+  if (unique.length === 0) return { queued: 0, duplicates: jobs.length, ...(o.fresh ? { fresh: new Set<string>() } : {}) };
+  const ids = unique.map((j) => j.opts.jobId);
+  const { existing, fresh } = o.fresh
+    ? await freshIds(queue, redis, ids)
+    : { existing: await redis.exists(...ids.map((id) => queue.toKey(id))) };
   // Indexed before they are added: `find` skips an id without a job, but would miss a job without an id.
-  await indexJobIds(
-    redis,
-    queue.opts.prefix ?? 'bull',
-    unique.map((j) => j.opts.jobId),
-  );
+  await indexJobIds(redis, queue.opts.prefix ?? 'bull', ids);
   try {
     await queue.addBulk(withJobTraces(queue, unique));
   } catch {
@@ -161,5 +161,16 @@ export async function addJobs(
       }
     }
   }
-  return { queued: unique.length - existing, duplicates: jobs.length - unique.length + existing };
+  return { queued: unique.length - existing, duplicates: jobs.length - unique.length + existing, ...(fresh ? { fresh } : {}) };
+}
+
+/** Which of the ids have no job yet (one EXISTS each, in one round trip), for a caller that asks which were new. */
+async function freshIds(queue: Queue<JobData>, redis: Redis, ids: string[]): Promise<{ existing: number; fresh: Set<string> }> {
+  const replies = (await redis.pipeline(ids.map((id) => ['exists', queue.toKey(id)])).exec()) ?? [];
+  const fresh = new Set<string>();
+  replies.forEach(([err, n], i) => {
+    if (err) throw err;
+    if (Number(n) === 0) fresh.add(ids[i]!);
+  });
+  return { existing: ids.length - fresh.size, fresh };
 }

@@ -92,6 +92,8 @@ export function redisKeys(prefix: string) {
     workers: () => `${prefix}:workers`,
     /** A pushed delivery's id seen (its records stored), per stream, kept a day: the same id again queues nothing. */
     ingestSeen: (stream: string, deliveryHash: string) => `${prefix}:ingest-seen:${stream}:${deliveryHash}`,
+    /** A store source's snapshots found by its pull before any webhook brought them (a sorted set by when found). */
+    storeFound: (stream: string) => `${prefix}:store-found:${stream}`,
   };
 }
 

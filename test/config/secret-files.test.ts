@@ -60,6 +60,7 @@ describe('secrets from files', () => {
         ALERT_WEBHOOK_URL: 'https://hooks.example.com/T0/B0/x1y2z3',
         INGEST_SECRET: `whsec_${Buffer.from('ingest-key-0123456789abcdef').toString('base64')}`,
         INGEST_HMAC_SECRET: 'store-hmac-1a2b',
+        SHOPIFY_ACCESS_TOKEN: 'shpat_0a1b2c3d4e',
       };
       expect(Object.keys(values).sort()).toEqual([...secretSettings].sort());
       const env: Record<string, string> = {
@@ -67,12 +68,14 @@ describe('secrets from files', () => {
         UPSTREAM_URL: 'http://feed.example.com',
         REDIS_SENTINELS: '10.0.0.1:26379',
         REDIS_SENTINEL_NAME: 'mymaster',
+        SHOPIFY_STORE_URL: 'https://my-store.myshopify.com',
       };
       for (const [name, value] of Object.entries(values)) env[`${name}_FILE`] = secretFile(`${value}\n`);
       const c = readConfig(env, { service: true });
       expect(c.upstream?.token).toBe(values.UPSTREAM_TOKEN);
       expect(c.dashboard.password).toBe(values.DASHBOARD_PASSWORD);
       expect(c.alerts.webhookUrl).toBe(values.ALERT_WEBHOOK_URL);
+      expect(c.shopify?.token).toBe(values.SHOPIFY_ACCESS_TOKEN);
       expect(c.ingest.secret).toBe(values.INGEST_SECRET);
       expect(c.secretFiles.INGEST_SECRET).toBeDefined();
       expect(secretsOf(c)).toEqual(expect.arrayContaining(Object.values(values)));

@@ -50,15 +50,20 @@ export function isRefund(payload: unknown): boolean {
   return 'order_id' in payload && 'refund_line_items' in payload && !('line_items' in payload);
 }
 
-/** Units of a refund line that count as returned: `return` (restocked) and `no_restock`; a `cancel` never shipped. */
+/**
+ * Units of a refund line that count as returned, by Shopify's restock types (RefundLineItemRestockType): `return`
+ * (shipped units back in stock) and `legacy_restock` (Shopify's older restock, "restocked without being identified as
+ * a return or a cancelation": back in stock too) restock; `no_restock` is returned without restock; a `cancel`
+ * never shipped.
+ */
 export function returnedKind(restockType: string | null | undefined): 'restock' | 'kept' | undefined {
-  if (restockType === 'return') return 'restock';
+  if (restockType === 'return' || restockType === 'legacy_restock') return 'restock';
   if (restockType === 'no_restock') return 'kept';
   return undefined;
 }
 
 /**
- * The returns of one refund: its `return` lines as a return that restocks (returnId the refund's id), its `no_restock`
+ * The returns of one refund: its `return` and `legacy_restock` lines as a return that restocks (returnId the refund's id), its `no_restock`
  * lines as one that does not (`{id}-no-restock`). `skuOf` names a line item the refund line does not carry.
  */
 export function refundReturns(refund: ShopifyRefund, where: string, skuOf: (lineItemId: number) => string | undefined): OrderReturn[] {

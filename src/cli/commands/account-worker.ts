@@ -4,7 +4,8 @@ import { startWhileRedisRefuses } from '../../app/connect-redis.js';
 import { startRedisHealth, type RedisHealth } from '../../app/redis-health.js';
 import { startRuntime, type Runtime } from '../../app/runtime.js';
 import { startWorkerOps } from '../../app/worker-ops.js';
-import { loadTransforms } from '../../feed/load-transforms.js';
+import { loadTransforms, transformSettingsOf } from '../../feed/load-transforms.js';
+import { storeOf } from '../../app/feed-sources.js';
 import type { Transform } from '../../feed/transform.js';
 import type { Receiver } from '../../ingest/receiver.js';
 import type { Kind } from '../../kinds/kind.js';
@@ -114,10 +115,12 @@ export async function startAccountWorker(
   o: AccountWorkerOptions = {},
 ): Promise<AccountWorker> {
   // TRANSFORMS checked against the kinds before any work: a wrong one stops the start (exit 2, one line each).
-  const transforms = await loadTransforms(app.config.transforms ?? [], kinds).catch(async (err: unknown) => {
-    await app.close();
-    throw err;
-  });
+  const transforms = await loadTransforms(transformSettingsOf(app.config.transforms ?? [], kinds, storeOf(app.config)), kinds).catch(
+    async (err: unknown) => {
+      await app.close();
+      throw err;
+    },
+  );
   const ops = startWorkerOps(app);
   const runtime = await startWorkerRuntime(io, app, ops, kinds, o).catch(async (err: unknown) => {
     await ops.stop();

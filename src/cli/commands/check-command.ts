@@ -4,6 +4,8 @@ import { writeJson } from '../../app/command-context.js';
 import { describeRedis } from '../../redis/connection.js';
 import type { CommandResult } from '../command-result.js';
 import { renderCheck } from '../render-check.js';
+import { renderStoreCheck } from '../render-store-check.js';
+import { UsageError, type ExitCodeValue } from '../exit-codes.js';
 import { kindOf } from '../../records/records.js';
 import type { Kind } from '../../kinds/kind.js';
 
@@ -20,7 +22,12 @@ export function checkCommand(io: CliIo, done: CommandResult, kinds: readonly Kin
         'exit 0 ready, 1 gaps, 3 unreachable',
     )
     .option('--json', 'machine-readable output')
-    .action(async (o: { json?: boolean }) => {
+    .option(
+      '--register-webhooks',
+      "with a store source (SHOPIFY_STORE_URL): creates the store's missing webhook subscriptions (orders/create, " +
+        'orders/updated, orders/cancelled, refunds/create) at INGEST_PUBLIC_URL',
+    )
+    .action(async (o: { json?: boolean; registerWebhooks?: boolean }) => {
       const [{ openApp }, { runCheck }] = await Promise.all([import('../../app/app-context.js'), import('../../ops/check/run-check.js')]);
       // No probe: a refusing service is a finding of check, not a reason to stop before the rest is read.
       const app = await openApp(io, { kinds, needs: { service: true }, logTo: io.stderr, probe: false });
@@ -43,9 +50,14 @@ export function checkCommand(io: CliIo, done: CommandResult, kinds: readonly Kin
           signal: io.stop,
         });
         app.logger.info({ verdict: report.verdict, gaps: report.gaps?.length ?? null, serviceCalls: report.serviceCalls }, 'check done');
-        if (o.json) writeJson(io, report);
-        else io.stdout.write(renderCheck(report));
-        done(report.exitCode);
+        if (o.registerWebhooks && !config.ingest.publicUrl)
+          throw new UsageError('--register-webhooks: INGEST_PUBLIC_URL is required: the origin where the store reaches the receiver');
+        const { checkStore } = await import('../../app/check-store.js');
+        const store = await checkStore({ config, logger: app.logger, catalog: deps.catalog, kinds, register: o.registerWebhooks });
+        if (o.registerWebhooks && !store) throw new UsageError('--register-webhooks: there is no store source (SHOPIFY_STORE_URL)');
+        if (o.json) writeJson(io, store ? { ...report, store } : report);
+        else io.stdout.write(renderCheck(report) + (store ? renderStoreCheck(store) : ''));
+        done(Math.max(report.exitCode, !store ? 0 : store.state !== 'ok' ? 3 : store.gaps > 0 ? 1 : 0) as ExitCodeValue);
       } finally {
         await app.close();
       }

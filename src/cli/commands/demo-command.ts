@@ -6,7 +6,7 @@ import { sandboxDefaults, type SandboxProfile } from '../../sandbox/sandbox-opti
 import { port, sandboxProfile } from './options.js';
 import type { Kind } from '../../kinds/kind.js';
 
-/** `demo [--exit] [--dashboard-port P] [--profile observed|spec]`: the whole job on embedded defaults. */
+/** `demo [--exit] [--dashboard-port P] [--profile observed|spec] [--store]`: the whole job on embedded defaults. */
 export function demoCommand(io: CliIo, done: CommandResult, kinds: readonly Kind[]): Command {
   return new Command('demo')
     .description('the main job on embedded defaults: sandbox service, bundled upstream feed, Redis, worker, dashboard')
@@ -18,8 +18,14 @@ export function demoCommand(io: CliIo, done: CommandResult, kinds: readonly Kind
       sandboxProfile,
       sandboxDefaults.profile,
     )
-    .action(async (o: { exit?: boolean; dashboardPort: number; profile: SandboxProfile }) => {
+    .option(
+      '--store',
+      'also a sandbox Shopify store feeding the service: its webhooks (some lost, late, twice) and its pull (docs/shopify.md)',
+    )
+    .action(async (o: { exit?: boolean; dashboardPort: number; profile: SandboxProfile; store?: boolean }) => {
       const { runDemo } = await import('../../demo/run-demo.js');
-      done(await runDemo(io, { exit: Boolean(o.exit), dashboardPort: o.dashboardPort, profile: o.profile }, kinds));
+      done(
+        await runDemo(io, { exit: Boolean(o.exit), dashboardPort: o.dashboardPort, profile: o.profile, store: Boolean(o.store) }, kinds),
+      );
     });
 }

@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import { Command } from 'commander';
 import { logEvictionWarning } from '../../redis/eviction-policy.js';
 import { importNdjson, noCsvLayout, type ImportFormat, type ImportResult, type ReadAs } from '../../feed/importer.js';
-import { loadTransforms, oneOffSetting } from '../../feed/load-transforms.js';
+import { loadTransforms, oneOffSetting, transformSettingsOf } from '../../feed/load-transforms.js';
+import { storeKind, storeOf } from '../../app/feed-sources.js';
 import type { Config } from '../../../config/read-config.js';
 import { createQueues } from '../../queue/queues.js';
 import type { SyncSummary } from '../../app/runtime.js';
@@ -32,7 +33,9 @@ interface ImportArgs {
  * and whether the file can be read: a CSV file needs the kind's CSV layout or a transform.
  */
 async function readAs(config: Config, kinds: readonly Kind[], kind: Kind, a: Pick<ImportArgs, 'format' | 'transform'>): Promise<ReadAs> {
-  const settings = (config.transforms ?? []).filter((t) => a.transform === undefined || t.stream !== kind.stream);
+  const settings = transformSettingsOf(config.transforms ?? [], kinds, storeOf(config)).filter(
+    (t) => a.transform === undefined || t.stream !== kind.stream,
+  );
   if (a.transform !== undefined) settings.push(oneOffSetting(kind.stream, a.transform));
   const transform = (await loadTransforms(settings, kinds)).get(kind.stream);
   if (a.format === 'csv' && !transform && !kind.record.csv) throw new UsageError(noCsvLayout(kind.stream));
@@ -99,6 +102,8 @@ function formatOf(file: string, given: string | undefined): ImportFormat {
 }
 
 interface ImportFlags {
+  from?: string;
+  since?: string;
   process?: boolean;
   json?: boolean;
   batchSize: number;
@@ -107,21 +112,59 @@ interface ImportFlags {
   transform?: string;
 }
 
+/**
+ * `import <stream> --from shopify [--since DATE]`: the store's orders updated since that day, queued (the worker or
+ * `sync --once` works them off).
+ */
+async function importFromStore(io: CliIo, done: CommandResult, kinds: readonly Kind[], stream: string, o: ImportFlags): Promise<void> {
+  if (o.from !== 'shopify') throw new UsageError(`--from ${o.from}: the one store source is shopify`);
+  const since = o.since ?? new Date(Date.now() - 60 * 86_400_000).toISOString().slice(0, 10);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(since) || Number.isNaN(Date.parse(since))) throw new UsageError(`--since ${since}: a day YYYY-MM-DD`);
+  const config = loadConfig(io, kinds);
+  const kind = storeKind(config, kinds);
+  if (!kind) throw new UsageError('--from shopify: SHOPIFY_STORE_URL is not set');
+  if (kind.stream !== stream) throw new UsageError(`--from shopify: the store is the source of ${kind.stream}, not ${stream}`);
+  const logger = commandLogger(config, io.stderr);
+  const redis = await connectRedis(config.redis, { logger });
+  const queues = createQueues({ connection: redis, prefix: config.redis.prefix, jobs: config.jobs, streams: [stream] });
+  try {
+    const { backfillStore } = await import('../../app/store-backfill.js');
+    const r = await backfillStore({ config, logger, kinds, redis, queues }, since, io.stop);
+    const older = Date.parse(r.from) < Date.now() - 60 * 86_400_000;
+    if (o.json) writeJson(io, r);
+    else
+      io.stdout.write(
+        `${r.stream} from the store, updated since ${r.from}: ${r.queued} queued, ${r.duplicates} ` +
+          `already queued, ${r.invalid} invalid (${r.pages} pages)\n` +
+          (older ? 'Note: a token reads the last 60 days of orders only, unless the app has the read_all_orders scope.\n' : '') +
+          'A running worker (or sync --once) works them off.\n',
+      );
+    done(r.invalid > 0 ? ExitCode.someFailed : ExitCode.ok);
+  } finally {
+    await queues.close();
+    redis.disconnect();
+  }
+}
+
 /** `import <stream> <file|->` [--process] [--format csv] [--transform T]: queue a file's records (and work them off). */
 export function importCommand(io: CliIo, done: CommandResult, kinds: readonly Kind[]): Command {
   return new Command('import')
     .description('queue the records of an NDJSON or CSV file (- for stdin); --process also works them off as sync --once does')
     .argument('<stream>', `one of ${kinds.map((k) => k.stream).join(', ')}`)
-    .argument('<file>', 'an NDJSON or CSV file (by its .csv extension or --format), or - for stdin')
+    .argument('[file]', 'an NDJSON or CSV file (by its .csv extension or --format), or - for stdin')
+    .option('--from <store>', "instead of a file, the store that is the stream's source: shopify (SHOPIFY_STORE_URL)")
+    .option('--since <YYYY-MM-DD>', 'with --from: the orders updated since that day (the go-live floor applies)')
     .option('--process', 'process the queued records until idle and print a summary')
     .option('--format <format>', 'ndjson or csv (a header row); default: csv for a .csv file, else ndjson')
     .option('--transform <name|path>', "this stream's transform for this run: a built-in's name or an ES module (see docs/transforms.md)")
     .option('--batch-size <n>', "records per import batch (each becomes its records' jobs when a worker takes it)", positive, 1000)
     .option('--json', 'machine-readable output')
     .option('--dry-run', 'print what each record would do (its calls), writing nothing and queuing nothing')
-    .action(async (stream: string, file: string, o: ImportFlags) => {
+    .action(async (stream: string, file: string | undefined, o: ImportFlags) => {
       const kind = findKind(kinds, stream);
       if (!kind) throw new UsageError(`unknown stream "${stream}": use one of ${kinds.map((k) => k.stream).join(', ')}`);
+      if (o.from !== undefined) return importFromStore(io, done, kinds, stream, o);
+      if (file === undefined) throw new UsageError('import: name a file (or - for stdin), or --from shopify');
       if (file !== '-' && !existsSync(file)) throw new UsageError(`${file}: no such file`);
       const format = formatOf(file, o.format);
       if (o.dryRun) {
