@@ -93,6 +93,7 @@ export class LifeRun {
   private older(): JobResult {
     return {
       outcome: 'skipped',
+      why: 'an older snapshot than one already applied',
       summary:
         `order ${this.plan.orderId}: snapshot of ${this.plan.updatedAt} is older than the one of ${this.p.seenAt} ` +
         'already seen; nothing changed',
@@ -110,7 +111,7 @@ export class LifeRun {
     };
     const id = this.plan.orderId;
     if (this.applied.length) return { outcome: 'synced', summary: `order ${id}: ${this.applied.join(', ')}`, details };
-    if (why) return { outcome: 'skipped', summary: `order ${id}: ${why}`, details };
+    if (why) return { outcome: 'skipped', summary: `order ${id}: ${why}`, why, details };
     return { outcome: 'unchanged', summary: `order ${id}: the service already matches the snapshot`, details };
   }
 

@@ -5,6 +5,7 @@ import { showJob } from '../ops/job-inspect.js';
 import { retryAllFailed, retryJobIds } from '../ops/job-retry.js';
 import { readLastReport } from '../ops/reconcile.js';
 import { readStatus } from '../ops/status-report.js';
+import { readFlow } from '../ops/flow-metrics.js';
 import type { StreamQueues } from '../queue/stream-queues.js';
 import type { RedisConnection as Redis } from '../redis/connection.js';
 import type { AccountPicker, Shell } from './layout.js';
@@ -46,11 +47,13 @@ export function jobRoutes(o: JobRoutesOptions): Router {
   r.get(
     '/',
     wrap(async (req, res) => {
-      const [status, reconcile] = await Promise.all([
+      const [status, reconcile, flow] = await Promise.all([
         readStatus(o.redis, o.queues, { budgets: o.budgets }),
         readLastReport(o.redis, o.prefix),
+        // The budget table's last hour, from the samples its charts draw (one figure, two views).
+        readFlow(o.redis, o.prefix, o.queues, { spanMinutes: 60, budgets: o.budgets }),
       ]);
-      res.type('html').send(overviewHtml(status, shellOf(o), { flash: flashOf(req), reconcile }));
+      res.type('html').send(overviewHtml(status, shellOf(o), { flash: flashOf(req), reconcile, budget: flow.budget }));
     }),
   );
   r.get(

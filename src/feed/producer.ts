@@ -28,6 +28,8 @@ export interface PullStreamOptions {
   lockWaitMs?: number;
   /** Life of the per-stream pull lock in ms, renewed while pulling. Default 60 000. */
   lockTtlMs?: number;
+  /** Told the job id of every record of each page once it is queued (repeats and re-deliveries too): a run's ledger. */
+  onRecords?: (ids: readonly string[]) => void;
 }
 
 export interface PullResult {
@@ -140,6 +142,7 @@ async function queuePage(o: PullStreamOptions, items: unknown[]) {
     return job;
   });
   const { queued, duplicates } = await addJobs(o.queue, o.redis, jobs, o.kind);
+  o.onRecords?.(jobs.map((j) => j.opts.jobId));
   const last = jobs.at(-1);
   return { queued, duplicates, invalid, newest: last ? recordLabel(o.kind, last.data, last.opts.jobId) : undefined };
 }

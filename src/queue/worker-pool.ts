@@ -86,7 +86,7 @@ function poolState(o: StartWorkersOptions): PoolState {
     intakeWorkers: new Map(),
     slots: [],
     recordSlots: new Map(),
-    watchers: [],
+    watchers: o.watch?.record ? [o.watch.record] : [],
     owned: [],
     recordQueues: new Map(),
     guards: [],
@@ -250,6 +250,7 @@ function createIntakeWorker(
     o.logger.warn({ stream, jobId: job?.id, err: err.message }, 'intake batch not expanded (retried while attempts remain)'),
   );
   s.intakeWorkers.set(stream, intakeWorker);
+  o.watch?.intake?.(intakeWorker, stream);
   return intakeWorker;
 }
 

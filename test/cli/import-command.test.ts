@@ -27,7 +27,7 @@ describe.concurrent('import', () => {
       const r = await runCli(['import', 'stock-counts', file], stack.env);
       expect(r.code).toBe(0);
       expect(r.stdout).toMatch(
-        /^imported 2 records of stock-counts\nImported 2 records of stock-counts in \d+\.\d s: 2 queued, 0 already queued before, 0 invalid\.\n$/,
+        /^imported 2 records of stock-counts\nImported 2 records of stock-counts in \d+\.\d s: 2 new, 0 already queued before\.\n$/,
       );
       // The records wait as one import batch on the stock-counts intake queue, not yet as record jobs.
       const list = JSON.parse((await runCli(['jobs', 'list', '--state', 'waiting', '--json'], stack.env)).stdout);
@@ -77,8 +77,8 @@ describe.concurrent('import', () => {
       });
       expect(r.code).toBe(1);
       expect(r.stdout).toContain('Imported 2 records of stock-counts');
-      expect(r.stdout).toContain('1 invalid');
-      expect(r.stdout).toMatch(/stock-counts\s+2\s+0\s+1\s+1\s+1/);
+      expect(r.stdout).toContain('1 invalid record among them');
+      expect(r.stdout).toMatch(/stock-counts\s+2\s+1\s+0\s+0\s+1\n/);
       expect(r.stdout).toMatch(/stock-counts\s+line 2\s+\[BAD_RECORD\]/);
       expect(stack.sandbox.admin.stockOnHand('/demo/api/facility/10001', '/demo/api/product/SKU-0010')).toBe(68);
     } finally {
