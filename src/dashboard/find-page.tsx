@@ -42,7 +42,7 @@ function JobRow({ j }: { j: FoundJob }) {
       </td>
       <td>{j.stream}</td>
       <td class={j.standing === 'in force' ? 'ok' : j.standing === 'only' ? undefined : 'muted'}>{versionText(j.version, j.standing)}</td>
-      <td>
+      <td class="state">
         <StateBadge state={j.state} />
       </td>
       <td class="n">{attemptsText(j.state, j.attemptsMade, j.maxAttempts)}</td>

@@ -98,8 +98,8 @@ export function Budget({ s, flow }: { s: StatusReport; flow?: Partial<Record<str
             <td>{b.limit ?? '-'}</td>
             <td title={b.why}>{effective(b)}</td>
             <td class="n requests-hour">{hour ? hour.requests : flow?.[b.cls] ? none : '-'}</td>
-            <td class="n">{hour ? `${(hour.waitedMs / 1000).toFixed(1)} s` : '-'}</td>
-            <td class={hour?.holds ? 'n bad' : 'n'}>{hour ? hour.holds : '-'}</td>
+            <td class="n waited-hour">{hour ? `${(hour.waitedMs / 1000).toFixed(1)} s` : '-'}</td>
+            <td class={hour?.holds ? 'n holds-hour bad' : 'n holds-hour'}>{hour ? hour.holds : '-'}</td>
             <td class="n">{b.reservedAhead}</td>
             <td>
               {b.heldUntil ? (

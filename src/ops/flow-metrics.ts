@@ -97,7 +97,11 @@ export interface FlowSeries {
   now: number;
   /** Minute starts covered, oldest first. */
   minutes: number[];
-  streams: Record<StreamName, { synced: Point[]; failed: Point[]; lag: Point[] }>;
+  /** Per stream, its records and lag each minute, and its feed now (the words of `status`: src/ops/state-words.ts). */
+  streams: Record<
+    StreamName,
+    { synced: Point[]; failed: Point[]; lag: Point[]; feed: { behindSeconds: number | null; lastPollAt: string | null } }
+  >;
   /**
    * Per class, in the unit of its budget: the requests each minute (an hour's for collection), the budget, the last
    * hour (flow-budget.ts).
@@ -126,11 +130,16 @@ export async function readFlow(
   const streams = {} as FlowSeries['streams'];
   for (const stream of queues.names) {
     const q = queues.get(stream);
-    const [done, failed] = await Promise.all([perMinute(q, 'completed', from, now), perMinute(q, 'failed', from, now)]);
+    const [done, failed, state] = await Promise.all([
+      perMinute(q, 'completed', from, now),
+      perMinute(q, 'failed', from, now),
+      readFeedState(redis, redisKeys(prefix), stream),
+    ]);
     streams[stream] = {
       synced: minutes.map((t) => [t, done.get(t) ?? 0]),
       failed: minutes.map((t) => [t, failed.get(t) ?? 0]),
       lag: minutes.map((t) => [t, samples.get(t)?.lag[stream] ?? null]),
+      feed: { behindSeconds: behindSeconds(state, now) ?? null, lastPollAt: state.lastPollAt ?? null },
     };
   }
   const budget = budgetSeries(samples, minutes, o.budgets);

@@ -3,9 +3,10 @@
  * and draws each stream's records and feed lag, and each request class against its budget, with uPlot.
  */
 import uPlot from 'uplot';
-import { clock, duration, lastValue, rate, sum } from './chart-format.js';
+import { clock, lastValue, rate, sum } from './chart-format.js';
 import { budgetChart, lagChart, recordsChart } from './chart-options.js';
 import type { FlowPoint, FlowView } from './flow-view.js';
+import { feedBehindText } from '../../ops/state-words.js';
 
 interface Drawn {
   plot: uPlot;
@@ -63,7 +64,11 @@ function drawStream(box: HTMLElement, s: FlowView['streams'][string], f: FlowVie
   const lagBad = f.lagLimitSeconds !== null && lag !== null && lag > f.lagLimitSeconds;
   const parts: Array<string | [string, string]> = [['synced-total', `${synced}`], ' synced, ', ['failed-total', `${failed}`], ' failed'];
   if (recent) parts.push(` (${recent} in the last 10 min)`);
-  parts.push(' · behind ', ['lag-now', duration(lag)]);
+  // "behind 3 s", or what stands for it before the first catch-up ("feed not pulled yet"), as `status` says it.
+  parts.push(s.feed.behindSeconds === null ? ' · feed ' : ' · behind ', [
+    'lag-now',
+    feedBehindText(s.feed.behindSeconds, s.feed.lastPollAt),
+  ]);
   summary(box, parts, recent > 0 || lagBad);
 
   const jobs = box.querySelector<HTMLElement>('.jobs');
@@ -106,6 +111,23 @@ function drawBudget(box: HTMLElement, b: FlowView['budget'][string], span: numbe
   draw(holder, `${span}:${b.limit}:${b.unit}`, (w) => budgetChart(w, b.limit, b.unit), [times(pts), values(pts), ...limitLine]);
 }
 
+/** The overview's budget table, its last-hour cells from the same answer as the charts: the two never disagree. */
+function budgetTable(f: FlowView): void {
+  for (const row of document.querySelectorAll<HTMLElement>('#budget tr[data-class]')) {
+    const hour = f.budget[row.dataset.class ?? '']?.lastHour;
+    if (!hour) continue;
+    const cell = (name: string, text: string, bad = false) => {
+      const td = row.querySelector<HTMLElement>(`td.${name}`);
+      if (!td) return;
+      td.textContent = text;
+      td.classList.toggle('bad', bad);
+    };
+    cell('requests-hour', String(hour.requests));
+    cell('waited-hour', `${(hour.waitedMs / 1000).toFixed(1)} s`);
+    cell('holds-hour', String(hour.holds), hour.holds > 0);
+  }
+}
+
 async function refresh(): Promise<void> {
   const select = document.getElementById('flow-span') as HTMLSelectElement | null;
   const updated = document.getElementById('flow-updated');
@@ -125,10 +147,11 @@ async function refresh(): Promise<void> {
     const s = f.streams[box.dataset.stream ?? ''];
     if (s) drawStream(box, s, f, span);
   }
-  for (const box of document.querySelectorAll<HTMLElement>('[data-class]')) {
+  for (const box of document.querySelectorAll<HTMLElement>('#flow-budgets [data-class]')) {
     const b = f.budget[box.dataset.class ?? ''];
     if (b) drawBudget(box, b, span);
   }
+  budgetTable(f);
   if (updated) updated.textContent = clock(f.now);
 }
 

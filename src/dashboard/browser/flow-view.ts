@@ -9,7 +9,10 @@ export type FlowPoint = [t: number, value: number | null];
 export interface FlowView {
   /** Epoch ms of the answer. */
   now: number;
-  streams: Record<string, { synced: FlowPoint[]; failed: FlowPoint[]; lag: FlowPoint[] }>;
+  streams: Record<
+    string,
+    { synced: FlowPoint[]; failed: FlowPoint[]; lag: FlowPoint[]; feed: { behindSeconds: number | null; lastPollAt: string | null } }
+  >;
   /**
    * Per request class, in the one unit its budget is set in (a minute, or an hour for collection): the budget, the
    * requests each minute (for an hourly budget: in the hour up to that minute), and the last hour's counters, which the
