@@ -10,8 +10,7 @@ const exitMeanings: Record<keyof typeof ExitCode, string> = {
   someFailed:
     'done, but some records of the run failed, now or before (they are listed), or would fail (`--dry-run`); ' +
     'also a key or job not found, a drift left (each command says which)',
-  usage:
-    'wrong usage or configuration: an unknown command or flag, a missing or invalid setting (one line per problem)',
+  usage: 'wrong usage or configuration: an unknown command or flag, a missing or invalid setting (one line per problem)',
   unreachable:
     'Redis, the service or the feed could not be reached or refuses this program (credentials, a feed token: the message ' +
     'says where and what to check), or Redis failed',
