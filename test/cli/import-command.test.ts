@@ -101,6 +101,21 @@ describe.concurrent('import', () => {
     }
   });
 
+  it('with --process, exits 3 when the service refuses the credentials (the service refuses: not a usage error), naming them', async () => {
+    const stack = await startStack({}, 'import-401');
+    try {
+      const file = ndjson([JSON.stringify(count('C-9', 68))]);
+      const r = await runCli(['import', 'stock-counts', file, '--process'], { ...stack.env, INVENTORY_API_SECRET: 'not-the-secret' });
+      expect(r.code).toBe(3);
+      expect(r.stderr.trim()).toMatch(
+        /^INVENTORY_API_KEY, INVENTORY_API_SECRET: the service at \S+ refused them \(HTTP 401\); check them and INVENTORY_ACCOUNT$/,
+      );
+      expect(r.stderr).not.toContain('not-the-secret');
+    } finally {
+      await stack.close();
+    }
+  });
+
   it('exits 2 for an unknown stream or a missing file', async () => {
     const stack = await startStack({}, 'import-usage');
     try {
