@@ -1,6 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
 const BROWSER_TESTS = ['test/dashboard/*-browser.test.ts'];
+/** deploy/'s Prometheus rules, Grafana dashboard and Kubernetes manifests: promtool and a Prometheus server (its own setup). */
+const DEPLOY_TESTS = ['test/deploy/**/*.test.ts'];
 /** Run a second time in the `cluster` project, on a local three-node Redis Cluster, beside its own tests. */
 const ON_A_CLUSTER_TOO = [
   'test/jobs/orders/order-sync.test.ts',
@@ -38,10 +40,19 @@ export default defineConfig({
           // again. No test of it mocks a module or changes the process's state (env, cwd, timers).
           isolate: false,
           include: ['test/**/*.test.ts'],
-          exclude: ['**/node_modules/**', 'test/cluster/**', 'test/tls/**', 'test/sentinel/**', ...BROWSER_TESTS, ...CHAOS],
+          exclude: [
+            '**/node_modules/**',
+            'test/cluster/**',
+            'test/tls/**',
+            'test/sentinel/**',
+            ...BROWSER_TESTS,
+            ...DEPLOY_TESTS,
+            ...CHAOS,
+          ],
         },
       },
       { test: { ...common, name: 'browser', include: BROWSER_TESTS, globalSetup: ['test/setup/chromium-setup.ts'] } },
+      { test: { ...common, name: 'deploy', include: DEPLOY_TESTS, globalSetup: ['test/setup/prometheus-setup.ts'] } },
       {
         test: {
           ...common,

@@ -23,7 +23,7 @@ const deploymentOnly: readonly RegExp[] = [
   /^WORKER_HTTP_/,
   /^INGEST_(PORT|HOST|MAX_BODY_BYTES|RATE_PER_SECOND|MAX_BACKLOG)$/,
   /^OTEL_/,
-  /^LOG_LEVEL$/,
+  /^LOG_(LEVEL|FILE)$/,
   /^SHUTDOWN_GRACE_SECONDS$/,
   /^WORKER_PARK_SECONDS$/,
   /^REDIS_START_WAIT_SECONDS$/,

@@ -205,8 +205,10 @@ export const defaults = {
   flowSampleSeconds: 15,
   /** How long the chart samples and BullMQ's per-minute job counts are kept, in minutes (2 days). */
   flowKeepMinutes: 2 * 24 * 60,
-  /** pino level. */
+  /** pino level of `worker`, `receive`, `dashboard` and of LOG_FILE. */
   logLevel: 'info',
+  /** Level a one-shot command (import, sync, status, ...) writes on stderr without --verbose or LOG_LEVEL: warnings and errors only. */
+  commandStderrLevel: 'warn',
   /** Requests a minute per class the demo's client allows itself (its sandbox has no limits; 120 would make it take minutes). */
   demoRequestsPerMinute: 3000,
   /** Seconds between catalog refreshes after a miss in the demo, so a product added to the sandbox is found on retry. */

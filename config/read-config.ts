@@ -17,6 +17,8 @@ export type { RedisConfig };
 export type Config = ReturnType<typeof configOf> & {
   /** Per stream, the transform from the upstream's own shape (TRANSFORMS), in the order given. Default: none. */
   transforms?: TransformSetting[];
+  /** LOG_LEVEL was set: a one-shot command writes that level on stderr too, not only warnings (src/app/command-context.ts). */
+  logLevelGiven?: boolean;
   /** The account of ACCOUNTS_FILE this configuration is (config/accounts.ts); absent: the environment's one account, `default`. */
   accountName?: string;
 };
@@ -106,7 +108,7 @@ export function readConfig(
   if (problems.length > 0 || !e || !redis || !ownParsed.success) throw new ConfigError(problems);
   const own = kindSettingsOf(kinds, ownParsed.data);
   const config = configOf(e, own, redis.redis, mapped && 'mapping' in mapped ? mapped.mapping : undefined, secretFiles.files);
-  return { ...config, transforms: transforms.settings };
+  return { ...config, transforms: transforms.settings, ...(cleaned.LOG_LEVEL ? { logLevelGiven: true } : {}) };
 }
 
 /** A store source needs its origin and its token, each without the other useless. */
@@ -249,6 +251,8 @@ function configOf(
     /** Life of a running job's locks (BullMQ's, the record key's) and the stalled check's interval, in ms. */
     jobLockMs: e.JOB_LOCK_SECONDS * 1000,
     logLevel: e.LOG_LEVEL,
+    /** Where a one-shot command writes its log records (JSON lines, appended), when set. */
+    logFile: e.LOG_FILE,
     /** Per go-live variable (SYNC_*_SINCE), the date before which records are skipped ("before go-live"). */
     goLive: own.goLive,
     /** Upstream productIds and facility names the service knows by others (MAPPING_FILE), checked at start. */

@@ -215,6 +215,7 @@ export const envSchema = z.object({
       error: 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent',
     })
     .default(defaults.logLevel),
+  LOG_FILE: optionalText,
 });
 
 export type Env = z.infer<typeof envSchema>;

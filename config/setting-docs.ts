@@ -122,5 +122,8 @@ export const settingDocs: Record<keyof typeof envSchema.shape, string> = {
   OTEL_EXPORTER_OTLP_TRACES_HEADERS: 'Headers of the traces export (secrets).',
   OTEL_SDK_DISABLED: '`true` turns tracing off.',
   OTEL_TRACES_EXPORTER: '`none` turns tracing off.',
-  LOG_LEVEL: 'The pino level: fatal, error, warn, info, debug, trace, silent.',
+  LOG_LEVEL: 'The pino level: fatal, error, warn, info, debug, trace, silent. Set, a one-shot command writes it on stderr too.',
+  LOG_FILE:
+    'A file a one-shot command (import, sync, status, ...) appends its log records to, as JSON lines at LOG_LEVEL; ' +
+    'stderr keeps warnings and errors.',
 };

@@ -69,6 +69,7 @@ export class OrderRun {
   private older(): JobResult {
     return {
       outcome: 'skipped',
+      why: 'an older snapshot than one already applied',
       summary:
         `order ${this.plan.orderId}: snapshot of ${this.plan.updatedAt} is older than the one of ${this.p.seenAt} ` +
         'already seen; nothing changed',
@@ -85,7 +86,7 @@ export class OrderRun {
     const all = { ...details, ...(plan.updatedAt ? { updatedAt: plan.updatedAt } : {}) };
     const id = plan.orderId;
     if (applied.length) return { outcome: 'synced', summary: `order ${id}: ${applied.join(', ')}`, details: all };
-    if (why) return { outcome: 'skipped', summary: `order ${id}: ${why}`, details: all };
+    if (why) return { outcome: 'skipped', summary: `order ${id}: ${why}`, why, details: all };
     const said = plan.plain ? ' was already synced (completed in the service)' : ': the service already matches the snapshot';
     return { outcome: 'unchanged', summary: `order ${id}${said}`, details: all };
   }

@@ -39,6 +39,7 @@ async function repeat(input: ApplyCountInput, progress: CountProgress, where: st
   if (progress.state === 'skipped') {
     return {
       outcome: 'skipped',
+      why: 'every product was set by a newer count',
       summary: `count ${id} at ${where} was left wholly to newer counts before (${leftText(progress.left)}); nothing to do`,
       details,
     };
@@ -54,7 +55,11 @@ export async function applyCount(input: ApplyCountInput): Promise<JobResult> {
   const progress = await loadProgress(ctx.redis, ctx.keys, id);
 
   if (progress.retired.has(hash)) {
-    return { outcome: 'skipped', summary: `count ${id}: a corrected version of this count replaced this one; not applied` };
+    return {
+      outcome: 'skipped',
+      summary: `count ${id}: a corrected version of this count replaced this one; not applied`,
+      why: 'replaced by a corrected version',
+    };
   }
   if (progress.hash === hash && progress.state) return repeat(input, progress, where);
   // A correction replaces an earlier version of this countId; its unposted lines are settled, then dropped.

@@ -53,6 +53,7 @@ export function skippedResult(f: CountFacts): JobResult {
   const newer = leftGroups(f.left).map((g) => `${g.countId} of ${g.countDate}`);
   return {
     outcome: 'skipped',
+    why: 'every product was set by a newer count',
     summary:
       `count ${f.countId} of ${f.where} (${f.countDate}): every product it lists was set by a newer count there ` +
       `(${newer.join(', ')}); not applied over newer stock`,

@@ -28,6 +28,11 @@ export interface OpenAppOptions {
   needs?: ConfigNeeds;
   /** Where log lines go. */
   logTo: OutStream;
+  /**
+   * A service (`worker`, the demo): every record at LOG_LEVEL on logTo. Default: a one-shot command (warnings on logTo,
+   * the rest to LOG_FILE).
+   */
+  service?: boolean;
   /** A configuration already made (the demo's); default: read from io.env. */
   config?: Config;
   /** Check the service answers and takes the credentials before going on. Default true. */
@@ -46,7 +51,7 @@ export interface OpenAppOptions {
 /** Reads the configuration, reaches Redis (and the service), and wires the parts with metrics on every call. */
 export async function openApp(io: CliIo, o: OpenAppOptions): Promise<AppContext> {
   const config = o.config ?? loadConfig(io, o.kinds, o.needs);
-  const logger = commandLogger(config, o.logTo, o.extraSecrets);
+  const logger = commandLogger(config, o.logTo, o.extraSecrets, { service: o.service, verbose: io.verbose });
   logger.debug({ config: describeConfig(config) }, 'configuration');
   if (o.shared) return openSharedApp(config, logger, o, o.shared);
   const redis = await connectRedisWaiting(config.redis, {

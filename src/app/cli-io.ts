@@ -16,6 +16,8 @@ export interface CliIo {
   dotenv?: ReadonlySet<string>;
   /** `--account NAME`: the account of ACCOUNTS_FILE a command acts on (absent: the only one, or every one where that makes sense). */
   account?: string;
+  /** `--verbose`: a one-shot command writes its info records on stderr too (docs/commands.md, "What a command prints"). */
+  verbose?: boolean;
   /** Aborted on the first SIGTERM/SIGINT: long-running commands stop taking work and wind down. */
   stop: AbortSignal;
 }

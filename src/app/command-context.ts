@@ -1,7 +1,9 @@
+import { pino, type DestinationStream, type Level } from 'pino';
 import pretty from 'pino-pretty';
+import { messageOf } from '../errors/message-of.js';
 import { defaults } from '../../config/defaults.js';
 import { chooseAccount, readAccounts, type AccountConfig } from '../../config/accounts.js';
-import { readConfig, secretsOf, type Budgets, type Config, type ConfigNeeds } from '../../config/read-config.js';
+import { ConfigError, readConfig, secretsOf, type Budgets, type Config, type ConfigNeeds } from '../../config/read-config.js';
 import { createLogger, secretForms, type Logger } from '../log/logger.js';
 import type { CliIo, OutStream } from './cli-io.js';
 import { connectRedis } from './connect-redis.js';
@@ -30,23 +32,60 @@ export function secretValues(config: Config): string[] {
   return secretForms(secretsOf(config), pairs);
 }
 
+/** How a command logs: as a service (`worker`, `receive`, `dashboard`) or as a one-shot command (the rest). */
+export interface LogMode {
+  /** A service: every record at LOG_LEVEL (info) on its stream, JSON (pretty on a terminal). Default: a one-shot command. */
+  service?: boolean;
+  /** `--verbose`: a one-shot command writes info records on stderr too. */
+  verbose?: boolean;
+}
+
+const LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
+/** The more talkative of two pino levels. */
+const lower = (a: string, b: string) => (LEVELS.indexOf(a) <= LEVELS.indexOf(b) ? a : b);
+
 /**
- * The command's logger: JSON lines (pretty on a terminal) on `stream`, secrets redacted by value.
- * Commands with output of their own log to stderr so that stdout stays theirs (and parseable with --json).
+ * The level a one-shot command writes on stderr (docs/commands.md, "What a command prints"): warnings and errors only,
+ * unless `--verbose` (info, or LOG_LEVEL when it says more) or LOG_LEVEL without LOG_FILE (that level).
  */
-export function commandLogger(config: Config, stream: OutStream, extraSecrets: string[] = []): Logger {
-  const secrets = [...secretValues(config), ...extraSecrets];
-  if (stream.isTTY) {
-    const prettyStream = pretty({
-      destination: stream,
-      colorize: true,
-      translateTime: 'SYS:HH:MM:ss.l',
-      ignore: 'pid,hostname',
-      sync: true,
-    });
-    return createLogger({ level: config.logLevel, secrets, destination: prettyStream, account: config.accountName });
+export function stderrLevel(config: Pick<Config, 'logLevel' | 'logLevelGiven' | 'logFile'>, verbose = false): string {
+  if (verbose) return lower(config.logLevel, 'info');
+  if (config.logLevelGiven && !config.logFile) return config.logLevel;
+  return defaults.commandStderrLevel;
+}
+
+/** A terminal gets lines for a person; anything else JSON lines. */
+function humanOr(stream: OutStream): DestinationStream {
+  if (!stream.isTTY) return stream;
+  return pretty({ destination: stream, colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', sync: true });
+}
+
+/** LOG_FILE, opened to append (synchronously, so a record written just before exit is kept); a ConfigError when it cannot be. */
+function logFileStream(path: string): DestinationStream {
+  try {
+    return pino.destination({ dest: path, append: true, sync: true, mkdir: true });
+  } catch (err) {
+    throw new ConfigError([`LOG_FILE: ${path} cannot be opened for appending (${(err as NodeJS.ErrnoException).code ?? messageOf(err)})`]);
   }
-  return createLogger({ level: config.logLevel, secrets, destination: stream, account: config.accountName });
+}
+
+/**
+ * The command's logger, secrets redacted by value. A service logs every record at LOG_LEVEL on `stream`. A one-shot
+ * command keeps its output for what it prints: `stream` (stderr) gets warnings and errors (stderrLevel), and LOG_FILE,
+ * when set, every record at LOG_LEVEL as JSON lines.
+ */
+export function commandLogger(config: Config, stream: OutStream, extraSecrets: string[] = [], mode: LogMode = {}): Logger {
+  const secrets = [...secretValues(config), ...extraSecrets];
+  const account = config.accountName;
+  if (mode.service) return createLogger({ level: config.logLevel, secrets, destination: humanOr(stream), account });
+  const onStream = stderrLevel(config, mode.verbose);
+  if (!config.logFile) return createLogger({ level: onStream, secrets, destination: humanOr(stream), account });
+  const streams = [
+    { level: onStream, stream: humanOr(stream) },
+    { level: config.logLevel, stream: logFileStream(config.logFile) },
+  ].filter((s) => s.level !== 'silent');
+  const destination = pino.multistream(streams.map((s) => ({ level: s.level as Level, stream: s.stream })));
+  return createLogger({ level: lower(onStream, config.logLevel), secrets, destination, account });
 }
 
 export function writeJson(io: CliIo, value: unknown): void {
@@ -112,6 +151,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
     redisStartWaitSeconds: config.redisStartWaitSeconds,
     shutdownGraceSeconds: config.shutdownGraceSeconds,
     logLevel: config.logLevel,
+    logFile: config.logFile ?? 'none',
     goLive: config.goLive,
     mapping: config.mapping
       ? { file: config.mapping.file, products: config.mapping.products.size, facilities: config.mapping.facilities.size }

@@ -7,6 +7,8 @@ import type { ScrapeSources } from '../metrics/metrics.js';
 import { intakeCounts } from '../ops/intake-counts.js';
 import { readHolds } from '../queue/hold/hold-report.js';
 import type { AppDeps } from './build-deps.js';
+import { readRedisMemory } from '../redis/memory-info.js';
+import { laggingSeconds } from '../ops/feed-lag.js';
 
 /** What a metrics scrape reads, of the streams of the parts' kinds. */
 export function metricSources(d: AppDeps): ScrapeSources {
@@ -28,6 +30,7 @@ export function metricSources(d: AppDeps): ScrapeSources {
       return out;
     },
     holds: () => readHolds(redis, keys, queues.streams()),
+    redisMemory: () => readRedisMemory(redis),
     async budgetShares() {
       const budgets = config.service?.budgets;
       if (!budgets) return [];
@@ -41,6 +44,14 @@ export function metricSources(d: AppDeps): ScrapeSources {
           effectivePerMinute: perMinute * budgets.headroom * share.factor,
           reason: share.reason,
         };
+      });
+    },
+    async feedLagging() {
+      const now = Date.now();
+      const states = await Promise.all(d.kinds.map((k) => readFeedState(redis, keys, k.stream)));
+      return d.kinds.flatMap((k, i) => {
+        const s = laggingSeconds(states[i]!, now, k.feed.lag);
+        return s === undefined ? [] : [{ stream: k.stream, seconds: s }];
       });
     },
     async feedLag() {

@@ -32,7 +32,8 @@ async function endOf(queue: Queue, stream: StreamName, jobId: string): Promise<J
 export async function runRecordJobs(d: RuntimeDeps, jobs: RecordJob[], o: RunOptions): Promise<JobEnd[]> {
   const streams = [...new Set(jobs.map((j) => j.name))];
   if (!jobs.length) return [];
-  const pool = await workersFor(d, kindsFor(o.kinds, streams), o);
+  // Each job's end is the command's output: a record's failure is not logged again as an error.
+  const pool = await workersFor(d, kindsFor(o.kinds, streams), o, { oneShot: true });
   try {
     for (const stream of streams) {
       const mine = jobs.filter((j) => j.name === stream);

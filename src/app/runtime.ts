@@ -9,8 +9,7 @@ import type { Logger } from '../log/logger.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
 import { startControl, type Control } from '../feed/control.js';
 import { kindOf } from '../records/records.js';
-import { summarize, waitForIdle, type FailedJobSummary } from '../queue/drain.js';
-import { readHolds } from '../queue/hold/hold-report.js';
+import { waitForIdle } from '../queue/drain.js';
 import { importNdjson, type ImportProgress, type ImportResult, type ReadAs } from '../feed/importer.js';
 import type { RunnerDeps } from '../queue/job-runner.js';
 import { pullStream, type PullResult } from '../feed/producer.js';
@@ -23,6 +22,10 @@ import { probeOnce } from '../queue/hold/outage-probe.js';
 import type { CallHolds } from '../queue/hold/call-holds.js';
 import { isOutage } from '../queue/hold/outage-state.js';
 import type { Kind } from '../kinds/kind.js';
+import { RunLedger } from './run-ledger.js';
+import { startFlowSampler } from '../ops/flow-metrics.js';
+import { messageOf } from '../errors/message-of.js';
+import { summarizeRun, type SyncSummary } from './run-summary.js';
 
 /** What the runtime needs of the program's parts (buildDeps makes them from the configuration). */
 export interface RuntimeDeps {
@@ -50,29 +53,7 @@ export type RunProgress =
   | { phase: 'imported'; stream: StreamName; progress: ImportProgress }
   | { phase: 'processing'; pending: Record<string, number> };
 
-export interface StreamSummary {
-  /** New jobs queued by this run. */
-  queued: number;
-  duplicates: number;
-  invalid: number;
-  /** Jobs completed during this run (by any worker of the prefix). */
-  completed: number;
-  /** Of the completed, those skipped on purpose (before go-live, superseded): not written to the service. */
-  skipped: number;
-  /** Jobs failed during this run, with why. */
-  failed: FailedJobSummary[];
-  /** Another process held the stream's pull lock for the whole wait; nothing was pulled. */
-  locked?: boolean;
-  /** The stream's breaker paused it (before or during the run): since when, why, and the jobs left waiting for `resume`. */
-  paused?: { since: string | null; reason: string | null; waiting: number };
-}
-
-export interface SyncSummary {
-  perStream: Record<StreamName, StreamSummary>;
-  /** No job failed and every stream was pulled. */
-  ok: boolean;
-  ms: number;
-}
+export type { StreamSummary, SyncSummary } from './run-summary.js';
 
 export interface RunOptions {
   /** The kinds whose jobs this run works (a subset of the deps' list, or test kinds of its streams). */
@@ -109,7 +90,16 @@ export function kindsFor(kinds: readonly Kind[], streams: StreamName[]): Kind[] 
   });
 }
 
-export function workersFor(d: RuntimeDeps, kinds: readonly Kind[], o: Omit<RunOptions, 'kinds'>): Promise<WorkerPool> {
+/**
+ * Workers for these kinds, sized from the budgets. `oneShot`: a command that lists every failure in its summary
+ * (its workers log a record's failure as info: ProcessorOptions.listsFailures).
+ */
+export function workersFor(
+  d: RuntimeDeps,
+  kinds: readonly Kind[],
+  o: Omit<RunOptions, 'kinds'>,
+  how: { oneShot?: boolean; watch?: StartWorkersOptions['watch'] } = {},
+): Promise<WorkerPool> {
   const fixed = o.concurrency ?? d.config.concurrency.fixed;
   const pace = fixed === undefined ? d.pace : undefined;
   const bounds = { min: d.config.concurrency.min, max: d.config.concurrency.max };
@@ -131,7 +121,8 @@ export function workersFor(d: RuntimeDeps, kinds: readonly Kind[], o: Omit<RunOp
     // JOB_LOCK_SECONDS: a job of a process that died is taken up again (its locks expired, found stalled) within about twice this.
     lockDurationMs: d.config.jobLockMs,
     stalledIntervalMs: d.config.jobLockMs,
-    processor: { keyLockTtlMs: d.config.jobLockMs },
+    processor: { keyLockTtlMs: d.config.jobLockMs, ...(how.oneShot ? { listsFailures: true } : {}) },
+    ...(how.watch ? { watch: how.watch } : {}),
     ...o.workers,
   });
 }
@@ -189,11 +180,8 @@ export async function waitForOutageEnd(d: RuntimeDeps, o: Pick<RunOptions, 'sign
   }
 }
 
-/**
- * Processes with in-process workers until no job is pending (intake batches included), then sums up what finished
- * since `since`; a batch that could not be expanded counts as a failure of its stream.
- */
-async function processUntilIdle(d: RuntimeDeps, streams: StreamName[], since: number, o: Omit<RunOptions, 'kinds'>) {
+/** Processes with in-process workers until no job is pending (intake batches included); while the service is down, waits for it. */
+async function processUntilIdle(d: RuntimeDeps, streams: StreamName[], o: Omit<RunOptions, 'kinds'>): Promise<void> {
   const queues = streams.map((s) => d.queues.get(s));
   const intakes = streams.map((s) => d.queues.intake(s));
   // Held queues count only their active jobs: while the service is down, the run waits for it to answer again.
@@ -205,26 +193,16 @@ async function processUntilIdle(d: RuntimeDeps, streams: StreamName[], since: nu
       onPoll: (pending) => o.onProgress?.({ phase: 'processing', pending }),
     });
   } while (await isOutage(d.redis, d.keys));
-  const done = await summarize(queues, { since, redis: d.redis, streams: d.kinds });
-  const batches = await summarize(intakes, { since, redis: d.redis, streams: d.kinds });
-  for (const [i, stream] of streams.entries()) done[stream]!.failed.push(...batches[intakes[i]!.name]!.failed);
-  const paused = new Map<StreamName, NonNullable<StreamSummary['paused']>>();
-  for (const b of (await readHolds(d.redis, d.keys, streams)).streams) {
-    if (!b.paused) continue;
-    const stream = b.stream;
-    const c = await d.queues.get(stream).getJobCounts('waiting', 'delayed', 'prioritized');
-    paused.set(stream, { since: b.since, reason: b.reason, waiting: (c.waiting ?? 0) + (c.delayed ?? 0) + (c.prioritized ?? 0) });
-  }
-  return { done, paused };
 }
 
-/** `sync --once`: pulls each stream until caught up, processes every job until idle, sums up. */
+/** `sync --once`: pulls each stream until caught up, processes every job until idle, sums up what the run itself did. */
 export async function syncOnce(d: RuntimeDeps, o: RunOptions & { streams?: StreamName[]; lockWaitMs?: number }): Promise<SyncSummary> {
-  const started = Date.now();
+  const ledger = new RunLedger();
   const upstream = d.upstream;
   if (!upstream) throw new Error('UPSTREAM_URL: is required to pull the feed');
   const streams = o.streams ?? o.kinds.filter((k) => upstream.serves?.(k.stream) ?? true).map((k) => k.stream);
-  const pool = await workersFor(d, kindsFor(o.kinds, streams), o);
+  const pool = await workersFor(d, kindsFor(o.kinds, streams), o, { oneShot: true, watch: ledger.watchers() });
+  const sampler = runSampler(d);
   try {
     const pulled = new Map<StreamName, PullResult>();
     for (const stream of streams) {
@@ -243,31 +221,16 @@ export async function syncOnce(d: RuntimeDeps, o: RunOptions & { streams?: Strea
         signal: o.signal,
         // A `worker` process may be polling the same stream; wait for its pull to end.
         lockWaitMs: o.lockWaitMs ?? defaults.pullLockWaitMs,
+        onRecords: (ids) => ledger.noteRecords(stream, ids),
       });
       pulled.set(stream, result);
       o.onProgress?.({ phase: 'pulled', stream, result });
     }
-    const { done, paused } = await processUntilIdle(d, streams, started, o);
-    const perStream: SyncSummary['perStream'] = {};
-    for (const stream of streams) {
-      const p = pulled.get(stream)!;
-      const s = done[stream]!;
-      const pause = paused.get(stream);
-      perStream[stream] = {
-        queued: p.queued,
-        duplicates: p.duplicates,
-        invalid: p.invalid,
-        completed: s.completed,
-        skipped: s.skipped,
-        failed: s.failed,
-        ...(p.locked ? { locked: true } : {}),
-        ...(pause ? { paused: pause } : {}),
-      };
-    }
-    const ok = Object.values(perStream).every((s) => s.failed.length === 0 && !s.locked && !s.paused);
-    return { perStream, ok, ms: Date.now() - started };
+    await processUntilIdle(d, streams, o);
+    return await summarizeRun(d, ledger, pulled);
   } finally {
     await pool.close(d.config.shutdownGraceSeconds * 1000);
+    await sampler.stop();
   }
 }
 
@@ -276,10 +239,11 @@ export async function importAndMaybeProcess(
   d: RuntimeDeps,
   o: RunOptions & { stream: StreamName; source: string | Readable; process: boolean; stdin?: Readable; batchSize?: number } & ReadAs,
 ): Promise<{ imported: ImportResult; summary?: SyncSummary }> {
-  const started = Date.now();
+  const ledger = new RunLedger();
   const [kind] = o.process ? kindsFor(o.kinds, [o.stream]) : [];
   // Workers start first so processing overlaps the import.
-  const pool = kind ? await workersFor(d, [kind], o) : undefined;
+  const pool = kind ? await workersFor(d, [kind], o, { oneShot: true, watch: ledger.watchers() }) : undefined;
+  const sampler = pool ? runSampler(d) : undefined;
   try {
     const imported = await importNdjson({
       kind: kindOf(d.kinds, o.stream),
@@ -292,30 +256,31 @@ export async function importAndMaybeProcess(
       stdin: o.stdin,
       signal: o.signal,
       onProgress: (progress) => o.onProgress?.({ phase: 'imported', stream: o.stream, progress }),
+      onRecords: (ids) => ledger.noteRecords(o.stream, ids),
+      onBatch: (id) => ledger.noteBatch(o.stream, id),
       format: o.format,
       transform: o.transform,
     });
     if (!pool) return { imported };
-    const run = await processUntilIdle(d, [o.stream], started, o);
-    const done = run.done[o.stream]!;
-    const pause = run.paused.get(o.stream);
-    const summary: SyncSummary = {
-      perStream: {
-        [o.stream]: {
-          queued: imported.queued,
-          duplicates: imported.duplicates,
-          invalid: imported.invalid,
-          completed: done.completed,
-          skipped: done.skipped,
-          failed: done.failed,
-          ...(pause ? { paused: pause } : {}),
-        },
-      },
-      ok: done.failed.length === 0 && !pause,
-      ms: Date.now() - started,
-    };
-    return { imported, summary };
+    await processUntilIdle(d, [o.stream], o);
+    return { imported, summary: await summarizeRun(d, ledger, new Map([[o.stream, imported]])) };
   } finally {
     await pool?.close(d.config.shutdownGraceSeconds * 1000);
+    await sampler?.stop();
   }
+}
+
+/**
+ * The dashboard's chart samples while a one-shot run spends the budget, and once more at its end: its requests are
+ * counted in the minutes they went out, whether or not a worker or a dashboard ran then (src/ops/flow-metrics.ts).
+ */
+function runSampler(d: RuntimeDeps): { stop(): Promise<void> } {
+  return startFlowSampler(
+    d.redis,
+    d.config.redis.prefix,
+    d.kinds.map((k) => k.stream),
+    defaults.flowSampleSeconds * 1000,
+    (err) => d.logger.debug({ err: messageOf(err) }, 'flow sample not written (Redis?)'),
+    { lastSample: true },
+  );
 }

@@ -1,3 +1,4 @@
+import { plural } from '../ops/state-words.js';
 import { defaults } from '../../config/defaults.js';
 import type { Credentials } from '../client/credentials.js';
 import type { ServiceApi } from '../client/service-api.js';
@@ -56,7 +57,7 @@ export function startUnauthorizedResume(o: UnauthorizedResumeOptions): { stop():
       o.logger.info(
         { stream: r.stream, since: r.since, waiting: r.waiting },
         `stream ${r.stream} resumed by itself: it was paused for 401 (since ${r.since ?? '?'}), and the service takes the ` +
-          `credentials read again from their files; ${r.waiting} job(s) run again from their progress`,
+          `credentials read again from their files; ${plural(r.waiting, 'job')} run again from their progress`,
       );
     }
   };

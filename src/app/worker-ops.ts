@@ -49,7 +49,7 @@ export function startWorkerOps(app: Pick<AppContext, 'config' | 'redis' | 'logge
     // A stream just paused: look now, so the alert does not wait for the next look.
     alertNow: () => alerts?.lookNow(),
     async stop() {
-      sampler.stop();
+      void sampler.stop();
       await unauthorized.stop();
       await alerts?.stop();
     },

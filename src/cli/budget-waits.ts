@@ -1,7 +1,10 @@
-import type { Budgets } from '../../config/read-config.js';
 import type { OutStream } from '../app/cli-io.js';
 import type { RequestBudget } from '../client/budget/budget.js';
 import type { RequestClass } from '../client/service-api.js';
+import { explainWait, type WaitFacts } from './explain-wait.js';
+import { readShares } from '../client/budget/share-status.js';
+import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
+import type { Budgets, Config } from '../../config/read-config.js';
 import { createProgress } from './progress.js';
 
 /** A wait shorter than this is not worth a word. */
@@ -55,9 +58,10 @@ export function watchBudgetWaits(
   out: OutStream,
   budget: RequestBudget | undefined,
   budgets: Budgets | undefined,
-  o: { title: string; reads?: number },
+  o: { title: string; reads?: number; facts?: WaitFacts },
 ): { stop(): void } {
   if (!budget || !budgets) return { stop: () => undefined };
+  const told = o.facts ? explainBudgetWaits(out, budget, budgets, { command: o.title, facts: o.facts }) : undefined;
   const bar = createProgress(out, `${o.title}: collection reads`);
   const timers = new Set<NodeJS.Timeout>();
   let started = false;
@@ -84,8 +88,55 @@ export function watchBudgetWaits(
   return {
     stop() {
       unwatch();
+      told?.stop();
       for (const t of timers) clearTimeout(t);
       bar.stop();
     },
+  };
+}
+
+/**
+ * The first time a request of the command waits on a budget (QUIET_MS or more), once per class: one paragraph naming
+ * the budget, why it binds now (the slow start, another client's share, a 429, the collection hour, the budget itself),
+ * about how long this request waits and at what pace the rest go, and the setting that changes it (explain-wait.ts).
+ */
+export function explainBudgetWaits(
+  out: OutStream,
+  budget: RequestBudget | undefined,
+  budgets: Budgets | undefined,
+  o: { command: string; facts: WaitFacts },
+): { stop(): void } {
+  if (!budget?.limited || !budgets) return { stop: () => undefined };
+  const told = new Set<RequestClass>();
+  let stopped = false;
+  const unwatch = budget.watch(({ cls, waitMs }) => {
+    if (waitMs < QUIET_MS || told.has(cls)) return;
+    told.add(cls);
+    void explainWait(cls, waitMs, budgets, o.facts).then(
+      (text) => {
+        if (!stopped) out.write(`\n${o.command} ${text}\n`);
+      },
+      () => undefined,
+    );
+  });
+  return {
+    stop() {
+      stopped = true;
+      unwatch();
+    },
+  };
+}
+
+/** What explaining a wait reads, from a running command's parts (undefined without a service or a budget). */
+export function waitFactsOf(d: { redis: Redis; keys: RedisKeys; budget?: RequestBudget; config: Config }): WaitFacts | undefined {
+  const rate = d.config.service?.adaptiveRate;
+  if (!d.budget || !rate) return undefined;
+  const budget = d.budget;
+  return {
+    shares: () => readShares(d.redis, d.keys),
+    holds: async () => (await budget.stats()).heldUntil,
+    adaptive: rate.enabled,
+    startPercent: rate.startPercent,
+    floorPercent: rate.floorPercent,
   };
 }

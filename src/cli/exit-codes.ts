@@ -1,5 +1,6 @@
 import { ConfigError } from '../../config/read-config.js';
 import { UnreachableError } from '../errors/unreachable-error.js';
+import { RefusedError } from '../errors/refused-error.js';
 import type { FeedError } from '../feed/upstream-client.js';
 import { isNetworkCode } from '../net/network-codes.js';
 import { findRedisFailure } from '../redis/errors.js';
@@ -13,7 +14,7 @@ export const ExitCode = {
   someFailed: 1,
   /** Wrong usage or configuration. */
   usage: 2,
-  /** Redis, the service or the feed could not be reached (or Redis failed: MOVED, CROSSSLOT, CLUSTERDOWN...). */
+  /** Redis, the service or the feed could not be reached or refused the credentials (or Redis failed: MOVED, CROSSSLOT...). */
   unreachable: 3,
 } as const;
 
@@ -39,12 +40,13 @@ export function describeFailure(err: unknown): { code: ExitCodeValue; lines: str
   const redis = findRedisFailure(err);
   if (redis) return { code: ExitCode.unreachable, lines: [`Redis failed: ${redis.message}`, redis.hint] };
   if (err instanceof UnreachableError) return { code: ExitCode.unreachable, lines: [`${err.message}: ${causeText(err.cause)}`, err.hint] };
+  if (err instanceof RefusedError) return { code: ExitCode.unreachable, lines: [err.message] };
   // By name: importing the feed client here would load undici for every command.
   if (err instanceof Error && err.name === 'FeedError') {
     const feedErr = err as FeedError;
     const lines = [feedErr.message, feedErr.hint];
-    if (feedErr.code === 'FEED_UNREACHABLE' || feedErr.code === 'FEED_UNAVAILABLE') return { code: ExitCode.unreachable, lines };
-    if (feedErr.code === 'FEED_UNAUTHORIZED') return { code: ExitCode.usage, lines };
+    // Not reached, or refusing the token: nothing this run can do until the feed or its token is fixed.
+    if (['FEED_UNREACHABLE', 'FEED_UNAVAILABLE', 'FEED_UNAUTHORIZED'].includes(feedErr.code)) return { code: ExitCode.unreachable, lines };
     return { code: ExitCode.someFailed, lines };
   }
   if (err instanceof Error && err.name === 'AbortError') {

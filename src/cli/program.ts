@@ -34,8 +34,10 @@ export function buildProgram(io: CliIo, done: CommandResult, kinds: readonly Kin
       '--account <name>',
       'the account of ACCOUNTS_FILE to act on (default: the only one; every one for status, jobs list, audit, reconcile)',
     )
+    .option('--verbose', 'a one-shot command writes its info log records on stderr too (default: warnings and errors only)')
     .hook('preAction', (root, action) => {
-      const account = root.opts<{ account?: string }>().account;
+      const { account, verbose } = root.opts<{ account?: string; verbose?: boolean }>();
+      if (verbose) cmdIo.verbose = true;
       if (account === undefined) return;
       // Commander gives the program's option first, wherever it is: a command with its own `--account` (`sandbox
       // --account A`, the sandbox's account path) gets it back.

@@ -8,11 +8,12 @@ import { ExitCode } from './exit-codes.js';
 const exitMeanings: Record<keyof typeof ExitCode, string> = {
   ok: 'done, and every record synced; the command did what was asked; a long-running command stopped cleanly by a signal',
   someFailed:
-    'done, but some records failed (they are listed), or would fail (`--dry-run`); ' +
+    'done, but some records of the run failed, now or before (they are listed), or would fail (`--dry-run`); ' +
     'also a key or job not found, a drift left (each command says which)',
-  usage:
-    'wrong usage or configuration: an unknown command or flag, a missing or invalid setting (one line per problem), credentials refused',
-  unreachable: 'Redis, the service or the feed could not be reached (the message says where and what to check), or Redis failed',
+  usage: 'wrong usage or configuration: an unknown command or flag, a missing or invalid setting (one line per problem)',
+  unreachable:
+    'Redis, the service or the feed could not be reached or refuses this program (credentials, a feed token: the message ' +
+    'says where and what to check), or Redis failed',
 };
 
 const HEADER = [

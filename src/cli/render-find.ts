@@ -2,6 +2,7 @@ import type { FindResult } from '../ops/find.js';
 import { clip, renderTable } from './table.js';
 import { shortDateTime } from '../time/date-format.js';
 import { renderUpstream } from './render-jobs.js';
+import { attemptsText, versionText } from '../ops/state-words.js';
 
 /** `find` for a person: the key's jobs (each version), the service entities it made, and its progress. */
 export function renderFind(r: FindResult): string {
@@ -9,9 +10,9 @@ export function renderFind(r: FindResult): string {
   const rows = r.jobs.map((j) => [
     j.id,
     j.stream,
-    `v${j.version}${j.latest ? '' : ' (older)'}`,
+    versionText(j.version, j.standing),
     j.state,
-    `${j.attemptsMade}/${j.maxAttempts}`,
+    attemptsText(j.state, j.attemptsMade, j.maxAttempts),
     j.attempts.reduce((n, a) => n + a.calls.length, 0),
     shortDateTime(j.finishedAt ?? j.createdAt),
     j.error

@@ -3,6 +3,7 @@ import type { JobStory, JobSummary } from '../ops/job-inspect.js';
 import type { RetryOutcome } from '../ops/job-retry.js';
 import { clip, renderTable } from './table.js';
 import { shortDateTime } from '../time/date-format.js';
+import { attemptsText } from '../ops/state-words.js';
 
 /** `jobs list` for a person. */
 export function renderJobList(jobs: JobSummary[]): string {
@@ -52,7 +53,7 @@ export function renderJobStory(s: JobStory): string {
   out.push(`  source:    ${s.source ?? '-'}`);
   out.push(`  queued:    ${s.createdAt}`);
   if (s.finishedAt) out.push(`  finished:  ${s.finishedAt}`);
-  out.push(`  attempts:  ${s.attemptsMade} of ${s.maxAttempts}`);
+  out.push(`  attempts:  ${attemptsText(s.state, s.attemptsMade, s.maxAttempts)}`);
   if (s.batch) {
     const b = s.batch;
     out.push('', 'Import batch (its records are not jobs yet; a worker turns it into one job per record):');
@@ -89,7 +90,8 @@ export function renderJobStory(s: JobStory): string {
     out.push('', `Error: [${s.error.code}] ${s.error.message}`);
     if (s.error.hint) out.push(`What to do: ${s.error.hint}`);
     // A batch that is no batch fails again however often it is retried.
-    if (s.state === 'failed' && s.error.code !== BAD_BATCH) out.push(`Then: inventory-sync jobs retry ${s.id}`);
+    if (s.state === 'failed' && s.error.code !== BAD_BATCH && s.error.retryHelps !== false)
+      out.push(`Then: inventory-sync jobs retry ${s.id}`);
   } else if (s.state === 'completed') {
     const r = s.result as { outcome?: string; summary?: string } | null;
     out.push('', `Result: ${r?.outcome ?? 'done'}${r?.summary ? `: ${r.summary}` : ''}`);

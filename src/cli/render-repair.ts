@@ -1,3 +1,4 @@
+import { plural } from '../ops/state-words.js';
 import type { JobEnd, RepairReport } from '../ops/repair-report.js';
 import type { ResyncReport } from '../app/resync.js';
 import type { RecordPlan } from '../queue/record-plan.js';
@@ -53,7 +54,9 @@ export function renderRepair(r: RepairReport): string {
   out.push('', `${r.dryRun ? 'Would repair' : 'Repaired'} ${n('repair')}; left to a person ${n('by-hand')}; skipped ${n('skipped')}.`);
   if (r.after)
     out.push(
-      r.after.ok ? 'Reconcile after the repairs: no drift.' : `Reconcile after the repairs: ${r.after.drifts.length} drift(s) left.`,
+      r.after.ok
+        ? 'Reconcile after the repairs: no drift.'
+        : `Reconcile after the repairs: ${plural(r.after.drifts.length, 'drift')} left.`,
     );
   return `${out.join('\n')}\n`;
 }

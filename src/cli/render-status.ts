@@ -2,18 +2,12 @@ import type { StatusReport } from '../ops/status-report.js';
 import { holdLines } from './render-holds.js';
 import { clip, renderTable } from './table.js';
 import { shortDateTime } from '../time/date-format.js';
+import { feedBehindText } from '../ops/state-words.js';
 
 const when = (iso: string | null) => shortDateTime(iso, '-');
 
 /** Workers run but none pulls the feed: they take pushes and imports, so a stream never pulled is not behind. */
 const pushOnly = (s: StatusReport) => s.workers.running > 0 && s.workers.pulling === 0;
-
-function behind(seconds: number | null, s: StatusReport): string {
-  if (seconds === null) return pushOnly(s) ? 'not pulled' : 'never caught up';
-  if (seconds < 90) return `${seconds} s`;
-  if (seconds < 5400) return `${Math.round(seconds / 60)} min`;
-  return `${(seconds / 3600).toFixed(1)} h`;
-}
 
 /** The rate the program allows itself now, in the unit of the class's limit. */
 function effective(b: StatusReport['budget'][number]): string {
@@ -45,7 +39,7 @@ function streamLines(s: StatusReport): string[] {
         st.counts.completed,
         clip(st.feed.cursor ?? '-', 24),
         when(st.feed.lastPollAt),
-        behind(st.feed.behindSeconds, s),
+        feedBehindText(st.feed.behindSeconds, st.feed.lastPollAt),
       ]),
     ),
   ];

@@ -2,6 +2,7 @@ import { streamOfIntakeQueue } from '../queue/intake-queue.js';
 import type { RunProgress } from '../app/runtime.js';
 import type { CliIo } from '../app/cli-io.js';
 import { createProgress } from './progress.js';
+import { plural } from '../ops/state-words.js';
 
 /** Turns runtime progress events into a progress bar (terminal) or plain lines. Disabled with --json. */
 export function runProgress(io: CliIo, enabled: boolean) {
@@ -17,9 +18,9 @@ export function runProgress(io: CliIo, enabled: boolean) {
             `${p.result.locked ? ' (another process was pulling it)' : ''}\n`,
         );
       } else if (p.phase === 'imported') {
-        if (io.stdout.isTTY) io.stdout.write(`\rimported ${p.progress.records} records of ${p.stream}`);
+        if (io.stdout.isTTY) io.stdout.write(`\rimported ${plural(p.progress.records, 'record')} of ${p.stream}`);
         else if (Date.now() - lastImportLine >= 2000) {
-          io.stdout.write(`imported ${p.progress.records} records of ${p.stream}\n`);
+          io.stdout.write(`imported ${plural(p.progress.records, 'record')} of ${p.stream}\n`);
           lastImportLine = Date.now();
         }
       } else {

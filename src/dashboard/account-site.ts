@@ -6,6 +6,8 @@ import { Queue } from 'bullmq';
 import express, { type Router } from 'express';
 import type { Budgets } from '../../config/read-config.js';
 import { batchForBoard } from '../ops/batch-info.js';
+import { startFlowSampler } from '../ops/flow-metrics.js';
+import { defaults } from '../../config/defaults.js';
 import type { Repairer } from '../ops/repair-report.js';
 import { openStreamQueues, type StreamQueues } from '../queue/stream-queues.js';
 import type { RedisConnection as Redis } from '../redis/connection.js';
@@ -49,7 +51,7 @@ export function openAccountSite(o: AccountSiteOptions): AccountSite {
   // Unheard, BullMQ prints connection errors raw, past the logger; requests still fail on their own.
   for (const q of extra) q.on('error', () => undefined);
   const router = express.Router();
-  router.use('/queues', boardRouter(queues, extra, `${o.base}/queues`));
+  router.use('/queues', boardRouter(queues, extra, o.base));
   const { redis, prefix, signedIn, budgets, logger, base, accounts } = o;
   router.use(jobRoutes({ redis, queues, prefix, signedIn, budgets, logger, base, accounts }));
   const { kinds, serviceBaseUrl, lagLimitSeconds, mapping, repair } = o;
@@ -70,20 +72,28 @@ export function openAccountSite(o: AccountSiteOptions): AccountSite {
       accounts,
     }),
   );
+  // The charts and the budget table read samples: while no worker takes them, this dashboard does.
+  const sampler = startFlowSampler(o.redis, o.prefix, queues.names, defaults.flowSampleSeconds * 1000, () => undefined, {
+    unlessWorker: true,
+  });
   return {
     router,
     queues,
     async close() {
+      await sampler.stop();
       await queues.close();
       await Promise.all(extra.map((q) => q.close()));
     },
   };
 }
 
-/** bull-board over every stream's queue, its import batches' queue and the extra queues, served at `basePath`. */
-function boardRouter(queues: StreamQueues, extra: readonly Queue[], basePath: string): express.Router {
+/**
+ * bull-board over every stream's queue, its import batches' queue and the extra queues, served at `{base}/queues`; its
+ * header links back to the account's overview, find and reconcile pages (the overview links to it).
+ */
+function boardRouter(queues: StreamQueues, extra: readonly Queue[], base: string): express.Router {
   const board = new ExpressAdapter();
-  board.setBasePath(basePath);
+  board.setBasePath(`${base}/queues`);
   const intakeAdapters = queues.allIntake().map(([stream, q]) => {
     const adapter = new BullMQAdapter(q, { description: `import batches of ${stream}: each becomes one ${stream} job per record` });
     // A batch's data is up to 1,000 records (4 MiB): the board shows what it holds, not every record's text.
@@ -93,6 +103,14 @@ function boardRouter(queues: StreamQueues, extra: readonly Queue[], basePath: st
   const adapters = [...queues.all().map(([, q]) => new BullMQAdapter(q)), ...intakeAdapters, ...extra.map((q) => new BullMQAdapter(q))];
   // @bull-board/express carries its own copy of @bull-board/api (a patch version apart): same shape, other declarations.
   const serverAdapter = board as unknown as Parameters<typeof createBullBoard>[0]['serverAdapter'];
-  createBullBoard({ queues: adapters, serverAdapter, options: { uiConfig: { boardTitle: 'inventory-sync' } } });
+  const miscLinks = [
+    { text: '← Overview', url: `${base}/` },
+    { text: 'Reconcile', url: `${base}/reconcile` },
+  ];
+  createBullBoard({
+    queues: adapters,
+    serverAdapter,
+    options: { uiConfig: { boardTitle: 'inventory-sync', miscLinks, hideDocsLink: true } },
+  });
   return board.getRouter() as express.Router;
 }

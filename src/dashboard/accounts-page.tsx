@@ -2,16 +2,30 @@
 /** @jsxImportSource preact */
 import type { AccountSummary, StreamSummary } from '../ops/account-summary.js';
 import { accountBase, When } from './layout.js';
-import { Ago } from './overview-page.js';
+import { Behind } from './overview-page.js';
 
-/** A stream's jobs as "waiting / active / failed", the failed in red when there are any. */
-function Jobs({ st }: { st: StreamSummary | undefined }) {
+/**
+ * A stream of an account: what it synced (completed jobs kept, and in the last hour), what waits, runs and failed,
+ * and how far behind its feed is; the failed in red when there are any. The words are those of the overview.
+ */
+function StreamCell({ st, lagLimit }: { st: StreamSummary | undefined; lagLimit?: number }) {
   if (!st) return <span class="muted">-</span>;
   return (
-    <>
-      <span class="waiting">{st.waiting}</span> / <span class="active">{st.active}</span> /{' '}
-      <span class={st.failed ? 'failed bad' : 'failed'}>{st.failed}</span>
-    </>
+    <div class="stream-cell">
+      <div>
+        <span class="completed">
+          <b>{st.completed}</b> completed
+        </span>{' '}
+        <span class="muted">({st.completedLastHour} in the last hour)</span>
+      </div>
+      <div>
+        <span class="waiting">{st.waiting}</span> waiting · <span class="active">{st.active}</span> active ·{' '}
+        <span class={st.failed ? 'failed bad' : 'failed'}>{st.failed}</span> failed
+      </div>
+      <div class="behind">
+        feed behind: <Behind seconds={st.behindSeconds} lastPollAt={st.lastPollAt} limit={lagLimit} />
+      </div>
+    </div>
   );
 }
 
@@ -45,20 +59,12 @@ function AccountRow({ a, streams }: { a: AccountSummary; streams: readonly strin
         <span class="muted">prefix {a.prefix}</span>
       </th>
       {streams.map((s) => (
-        <td class="n" data-stream={s}>
-          <Jobs st={of(s)} />
+        <td data-stream={s}>
+          <StreamCell st={of(s)} />
         </td>
       ))}
       <td>
         <Held a={a} />
-      </td>
-      <td>
-        {streams.map((s, i) => (
-          <>
-            {i ? <br /> : null}
-            {s}: <Ago seconds={of(s)?.behindSeconds ?? null} />
-          </>
-        ))}
       </td>
     </tr>
   );
@@ -70,8 +76,8 @@ export function AccountsOverview({ accounts, streams, at }: { accounts: AccountS
     <>
       <h1>All accounts</h1>
       <p class="muted">
-        As of <When iso={at} /> UTC. Jobs per stream as waiting / active / failed; each account's name leads to its own pages.{' '}
-        <a href="/">Refresh</a>
+        As of <When iso={at} /> UTC. Per stream: the jobs completed (synced, or found already as they should be), those waiting, running and
+        failed, and how far behind its feed is; each account's name leads to its own pages. <a href="/">Refresh</a>
       </p>
       <table id="accounts-overview">
         <tr>
@@ -80,7 +86,6 @@ export function AccountsOverview({ accounts, streams, at }: { accounts: AccountS
             <th>{s}</th>
           ))}
           <th>held</th>
-          <th>feed behind</th>
         </tr>
         {accounts.map((a) => (
           <AccountRow a={a} streams={streams} />

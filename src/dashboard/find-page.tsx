@@ -1,8 +1,9 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
 import { shortDateTime } from '../time/date-format.js';
-import { useAt } from './layout.js';
+import { StateBadge, useAt } from './layout.js';
 import type { FindResult } from '../ops/find.js';
+import { attemptsText, versionText } from '../ops/state-words.js';
 
 /** The search box of the overview: any orderId, countId or productId. */
 export function SearchBox({ value = '' }: { value?: string }) {
@@ -40,14 +41,11 @@ function JobRow({ j }: { j: FoundJob }) {
         <a href={at(`/jobs/${encodeURIComponent(j.id)}`)}>{j.id}</a>
       </td>
       <td>{j.stream}</td>
-      <td>
-        v{j.version}
-        {j.latest ? null : <span class="muted"> (older)</span>}
+      <td class={j.standing === 'in force' ? 'ok' : j.standing === 'only' ? undefined : 'muted'}>{versionText(j.version, j.standing)}</td>
+      <td class="state">
+        <StateBadge state={j.state} />
       </td>
-      <td class="state">{j.state}</td>
-      <td class="n">
-        {j.attemptsMade}/{j.maxAttempts}
-      </td>
+      <td class="n">{attemptsText(j.state, j.attemptsMade, j.maxAttempts)}</td>
       <td>{shortDateTime(j.finishedAt ?? j.createdAt)}</td>
       <td>
         {j.error ? (

@@ -2,7 +2,8 @@
 /** @jsxImportSource preact */
 import type { JobStory } from '../ops/job-inspect.js';
 import { intakeQueueName } from '../queue/intake-queue.js';
-import { Flash, useAt } from './layout.js';
+import { Flash, StateBadge, useAt } from './layout.js';
+import { attemptsText } from '../ops/state-words.js';
 
 /** What an import batch holds, in place of a record. */
 function BatchBody({ b }: { b: NonNullable<JobStory['batch']> }) {
@@ -166,13 +167,13 @@ export function JobBody({ s, flash }: { s: JobStory; flash?: string }) {
         </tr>
         <tr>
           <th>state</th>
-          <td id="state">{s.state}</td>
+          <td>
+            <StateBadge id="state" state={s.state} />
+          </td>
         </tr>
         <tr>
           <th>attempts</th>
-          <td>
-            {s.attemptsMade} of {s.maxAttempts}
-          </td>
+          <td>{attemptsText(s.state, s.attemptsMade, s.maxAttempts)}</td>
         </tr>
         <tr>
           <th>queued</th>
@@ -185,9 +186,11 @@ export function JobBody({ s, flash }: { s: JobStory; flash?: string }) {
       </table>
       <ErrorPart s={s} />
       <ResultPart s={s} />
-      {s.state === 'failed' ? (
+      {s.state === 'failed' && s.error?.retryHelps !== false ? (
         <form method="post" action={at(`/jobs/${encodeURIComponent(s.id)}/retry`)}>
-          <button type="submit">Retry this job</button>
+          <button type="submit" class="primary">
+            Retry this job
+          </button>
         </form>
       ) : null}
       {s.batch ? (

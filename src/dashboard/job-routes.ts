@@ -1,3 +1,4 @@
+import { plural } from '../ops/state-words.js';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { Budgets } from '../../config/read-config.js';
 import type { Logger } from '../log/logger.js';
@@ -5,6 +6,7 @@ import { showJob } from '../ops/job-inspect.js';
 import { retryAllFailed, retryJobIds } from '../ops/job-retry.js';
 import { readLastReport } from '../ops/reconcile.js';
 import { readStatus } from '../ops/status-report.js';
+import { readFlow, sampleFlow } from '../ops/flow-metrics.js';
 import type { StreamQueues } from '../queue/stream-queues.js';
 import type { RedisConnection as Redis } from '../redis/connection.js';
 import type { AccountPicker, Shell } from './layout.js';
@@ -46,11 +48,15 @@ export function jobRoutes(o: JobRoutesOptions): Router {
   r.get(
     '/',
     wrap(async (req, res) => {
-      const [status, reconcile] = await Promise.all([
+      // Sampled first, as /api/flow does: the table and the charts read the same samples (flow-charts.ts keeps them so).
+      await sampleFlow(o.redis, o.prefix, o.queues.names);
+      const [status, reconcile, flow] = await Promise.all([
         readStatus(o.redis, o.queues, { budgets: o.budgets }),
         readLastReport(o.redis, o.prefix),
+        // The budget table's last hour, from the samples its charts draw (one figure, two views).
+        readFlow(o.redis, o.prefix, o.queues, { spanMinutes: 60, budgets: o.budgets }),
       ]);
-      res.type('html').send(overviewHtml(status, shellOf(o), { flash: flashOf(req), reconcile }));
+      res.type('html').send(overviewHtml(status, shellOf(o), { flash: flashOf(req), reconcile, budget: flow.budget }));
     }),
   );
   r.get(
@@ -106,7 +112,7 @@ function retryGroup(o: JobRoutesOptions): Page {
     o.logger?.info({ stream: b.stream, code: b.code, retried: r.retried.length }, 'dashboard: retry of a failure group');
     res.redirect(
       303,
-      `${o.base ?? ''}/?flash=${encodeURIComponent(`Retried ${r.retried.length} ${b.stream} job(s) failed with [${b.code}].`)}`,
+      `${o.base ?? ''}/?flash=${encodeURIComponent(`Retried ${plural(r.retried.length, `${b.stream} job`)} failed with [${b.code}].`)}`,
     );
   };
 }

@@ -114,6 +114,27 @@ export function When({ iso }: { iso: string | null | undefined }) {
   return iso ? <>{shortDateTime(iso)}</> : <span class="muted">-</span>;
 }
 
+/** The tone each job state is drawn in: failed red, completed green, waiting and delayed amber, active blue. */
+const STATE_TONE: Record<string, string> = {
+  failed: 'bad',
+  completed: 'ok',
+  active: 'busy',
+  waiting: 'wait',
+  prioritized: 'wait',
+  delayed: 'wait',
+  'waiting-children': 'wait',
+  paused: 'wait',
+};
+
+/** A job's state as a coloured badge, its words as `status` and `jobs` say them. */
+export function StateBadge({ state, id }: { state: string; id?: string }) {
+  return (
+    <span id={id} class={`badge ${STATE_TONE[state] ?? 'plain'}`}>
+      {state}
+    </span>
+  );
+}
+
 /** A flash message carried in the URL after an action. */
 export function Flash({ text }: { text: string | undefined }) {
   return text ? (

@@ -1,3 +1,4 @@
+import { plural } from '../ops/state-words.js';
 import type { Mapping } from '../../config/mapping-file.js';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { RedisConnection as Redis } from '../redis/connection.js';
@@ -148,7 +149,7 @@ function resumeRoute(r: Router, o: OpsRoutesOptions): void {
       const [done] = await resumeStreams(o.queues, [stream]);
       o.logger?.info({ stream, wasPaused: done!.wasPaused, waiting: done!.waiting }, 'dashboard: resume of a stream');
       const flash = done!.wasPaused
-        ? `Resumed ${stream}: ${done!.waiting} job(s) run again from their progress.`
+        ? `Resumed ${stream}: ${plural(done!.waiting, 'job')} run again from their progress.`
         : `${stream} was not paused.`;
       res.redirect(303, `${o.base ?? ''}/?flash=${encodeURIComponent(flash)}`);
     }),

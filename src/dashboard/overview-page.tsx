@@ -9,14 +9,16 @@ import { HoldBanners } from './hold-banners.js';
 import { Flash, useAt, When } from './layout.js';
 import { Budget, FailedGroups, Schedule } from './overview-tables.js';
 import { ReconcileSummary } from './reconcile-page.js';
+import type { BudgetSeries } from '../ops/flow-budget.js';
+import { feedBehindText } from '../ops/state-words.js';
 
 type StreamStatus = StatusReport['streams'][number];
 
-export function Ago({ seconds }: { seconds: number | null }) {
-  if (seconds === null) return <span class="muted">never caught up</span>;
-  if (seconds < 90) return <>{seconds} s</>;
-  if (seconds < 5400) return <>{Math.round(seconds / 60)} min</>;
-  return <>{(seconds / 3600).toFixed(1)} h</>;
+/** How far behind a feed is, in the words `status` uses (src/ops/state-words.ts); red past the alert limit. */
+export function Behind({ seconds, lastPollAt, limit }: { seconds: number | null; lastPollAt: string | null; limit?: number }) {
+  const text = feedBehindText(seconds, lastPollAt);
+  if (seconds === null) return <span class="muted">{text}</span>;
+  return limit !== undefined && seconds > limit ? <span class="bad">{text}</span> : <>{text}</>;
 }
 
 /** A stream's import batches (records not yet jobs) by state, e.g. "3 waiting, 1 failed". */
@@ -59,7 +61,7 @@ function StreamRow({ st }: { st: StreamStatus }) {
         <When iso={feed.lastPollAt} />
       </td>
       <td>
-        <Ago seconds={feed.behindSeconds} />
+        <Behind seconds={feed.behindSeconds} lastPollAt={feed.lastPollAt} />
       </td>
       <td>
         {feed.lastError ? (
@@ -93,7 +95,17 @@ function Streams({ s }: { s: StatusReport }) {
 }
 
 /** The overview: per stream counts (import batches too) and feed position, budget use, schedules, failed jobs grouped by reason. */
-export function Overview({ s, flash, reconcile }: { s: StatusReport; flash?: string; reconcile?: ReconcileReport }) {
+export function Overview({
+  s,
+  flash,
+  reconcile,
+  budget,
+}: {
+  s: StatusReport;
+  flash?: string;
+  reconcile?: ReconcileReport;
+  budget?: Partial<Record<string, BudgetSeries>>;
+}) {
   const at = useAt();
   return (
     <>
@@ -110,7 +122,7 @@ export function Overview({ s, flash, reconcile }: { s: StatusReport; flash?: str
       <h2>Failed jobs by reason</h2>
       <FailedGroups s={s} />
       <h2>Request budget</h2>
-      <Budget s={s} />
+      <Budget s={s} flow={budget} />
       <h2>Scheduled runs</h2>
       <Schedule s={s} />
     </>

@@ -1,9 +1,13 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
 import type { StatusReport } from '../ops/status-report.js';
+import type { BudgetSeries } from '../ops/flow-budget.js';
 import { useAt, When } from './layout.js';
 
-/** Failed jobs grouped by stream and reason, with examples and a "Retry this group" button each. */
+/**
+ * Failed jobs grouped by stream and reason, with examples and a "Retry this group" button where a retry can help (not
+ * for records wrong in themselves, nor for damaged import batches: what helps is said instead).
+ */
 export function FailedGroups({ s }: { s: StatusReport }) {
   const at = useAt();
   return (
@@ -33,14 +37,22 @@ export function FailedGroups({ s }: { s: StatusReport }) {
                 </>
               ))}
             </td>
-            <td>
-              <form class="inline" method="post" action={at('/retry-group')}>
-                <input type="hidden" name="stream" value={g.stream} />
-                <input type="hidden" name="code" value={g.code} />
-                <input type="hidden" name="reason" value={g.reason} />
-                <input type="hidden" name="batch" value={String(g.batch)} />
-                <button type="submit">Retry this group ({g.count})</button>
-              </form>
+            <td class="action">
+              {g.retryHelps ? (
+                <form class="inline" method="post" action={at('/retry-group')}>
+                  <input type="hidden" name="stream" value={g.stream} />
+                  <input type="hidden" name="code" value={g.code} />
+                  <input type="hidden" name="reason" value={g.reason} />
+                  <input type="hidden" name="batch" value={String(g.batch)} />
+                  <button type="submit" class="primary">
+                    Retry this group ({g.count})
+                  </button>
+                </form>
+              ) : (
+                <span class="muted no-retry">
+                  {g.batch ? 'remove it and import the file again' : 'fix at the source: a corrected record is a new job'}
+                </span>
+              )}
             </td>
           </tr>
         ))
@@ -55,36 +67,54 @@ export function FailedGroups({ s }: { s: StatusReport }) {
   );
 }
 
-/** Request budget per class: limit, use, waits, 429 holds. */
-export function Budget({ s }: { s: StatusReport }) {
+/** The rate the program allows itself now, in the unit of the class's budget ("59/min", "294/h"). */
+function effective(b: StatusReport['budget'][number]): string {
+  if (b.effectivePerMinute === null) return '-';
+  const hourly = b.limit?.endsWith('/h');
+  const pct = b.share < 1 ? ` (${Math.round(b.share * 100)}%)` : '';
+  return `${Math.round(hourly ? b.effectivePerMinute * 60 : b.effectivePerMinute)}${hourly ? '/h' : '/min'}${pct}`;
+}
+
+/**
+ * Request budget per class, each in its own unit: the budget and what the program allows itself now, then the last
+ * hour's requests, waits and 429s from the same samples as the charts above (so both say the same), and its state.
+ */
+export function Budget({ s, flow }: { s: StatusReport; flow?: Partial<Record<string, BudgetSeries>> }) {
   return (
     <table id="budget">
       <tr>
-        {['class', 'limit', 'requests', 'waited', '429s', 'scheduled ahead', 'state'].map((h) => (
-          <th>{h}</th>
-        ))}
+        {['class', 'budget', 'allowed now', 'requests, last hour', 'waited, last hour', '429s, last hour', 'scheduled ahead', 'state'].map(
+          (h) => (
+            <th>{h}</th>
+          ),
+        )}
       </tr>
-      {s.budget.map((b) => (
-        <tr>
-          <td>{b.cls}</td>
-          <td>{b.limit ?? '-'}</td>
-          <td class="n">{b.requests}</td>
-          <td class="n">{(b.waitedMs / 1000).toFixed(1)} s</td>
-          <td class="n">{b.holds}</td>
-          <td class="n">{b.reservedAhead}</td>
-          <td>
-            {b.heldUntil ? (
-              <span class="bad">
-                held until <When iso={b.heldUntil} /> (429)
-              </span>
-            ) : b.reservedAhead > 0 ? (
-              'at its limit'
-            ) : (
-              'open'
-            )}
-          </td>
-        </tr>
-      ))}
+      {s.budget.map((b) => {
+        const hour = flow?.[b.cls]?.lastHour;
+        const none = <span class="muted">not sampled yet</span>;
+        return (
+          <tr data-class={b.cls}>
+            <td>{b.cls}</td>
+            <td>{b.limit ?? '-'}</td>
+            <td title={b.why}>{effective(b)}</td>
+            <td class="n requests-hour">{hour ? hour.requests : flow?.[b.cls] ? none : '-'}</td>
+            <td class="n waited-hour">{hour ? `${(hour.waitedMs / 1000).toFixed(1)} s` : '-'}</td>
+            <td class={hour?.holds ? 'n holds-hour bad' : 'n holds-hour'}>{hour ? hour.holds : '-'}</td>
+            <td class="n">{b.reservedAhead}</td>
+            <td>
+              {b.heldUntil ? (
+                <span class="badge bad">
+                  held until <When iso={b.heldUntil} /> (429)
+                </span>
+              ) : b.reservedAhead > 0 ? (
+                <span class="badge wait">at its limit</span>
+              ) : (
+                <span class="badge ok">open</span>
+              )}
+            </td>
+          </tr>
+        );
+      })}
     </table>
   );
 }

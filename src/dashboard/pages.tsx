@@ -5,6 +5,7 @@ import type { FindResult } from '../ops/find.js';
 import type { JobStory } from '../ops/job-inspect.js';
 import type { ReconcileReport } from '../ops/reconcile-types.js';
 import type { StatusReport } from '../ops/status-report.js';
+import type { FlowSeries } from '../ops/flow-metrics.js';
 import { AccountsOverview } from './accounts-page.js';
 import { FindResultBody } from './find-page.js';
 import { JobBody } from './job-page.js';
@@ -14,10 +15,14 @@ import { ReconcileBody, type RepairView } from './reconcile-page.js';
 
 /** Each page of the dashboard as the HTML to send, for the routes. */
 
-export function overviewHtml(s: StatusReport, shell: Shell, o: { flash?: string; reconcile?: ReconcileReport }): string {
+export function overviewHtml(
+  s: StatusReport,
+  shell: Shell,
+  o: { flash?: string; reconcile?: ReconcileReport; budget?: FlowSeries['budget'] },
+): string {
   return renderPage(
     <Page title="Overview" shell={shell} scripts={['/assets/flow-charts.js']}>
-      <Overview s={s} flash={o.flash} reconcile={o.reconcile} />
+      <Overview s={s} flash={o.flash} reconcile={o.reconcile} budget={o.budget} />
     </Page>,
   );
 }

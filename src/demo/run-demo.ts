@@ -122,7 +122,7 @@ export async function runDemo(io: CliIo, o: DemoOptions, kinds: readonly Kind[])
     const logFile = join(tmpdir(), `inventory-sync-demo-${process.pid}.log`);
     const logStream = createWriteStream(logFile);
     cleanups.push(() => new Promise((r) => logStream.end(r)));
-    const app = await openApp(io, { kinds, config, logTo: logStream });
+    const app = await openApp(io, { kinds, config, logTo: logStream, service: true });
     cleanups.unshift(() => app.close());
     await deleteKeysUnder(app.redis, config.redis.prefix);
     const { http, dashboard, user } = await startSurfaces(app, o, kinds, cleanups);

@@ -11,7 +11,10 @@ export interface ImportProgress {
   lines: number;
   records: number;
   queued: number;
+  /** Records not queued: their job existed before the import, or they came earlier in the same file (`repeated`). */
   duplicates: number;
+  /** Of the duplicates, those the same file held earlier. */
+  repeated: number;
   /** Records that do not match their shape, plus lines that are not JSON. Queued to fail at once. */
   invalid: number;
   /** Intake batches written (each becomes its records' jobs when a worker takes it). */
@@ -38,6 +41,9 @@ export interface IntakeWriterOptions {
   /** The import's counts, updated as batches are written. */
   totals: ImportProgress;
   onProgress?: (p: ImportProgress) => void;
+  /** Told the job id of every item (repeats and records queued before too), and of every batch that holds new ones: a run's ledger. */
+  onRecords?: (ids: readonly string[]) => void;
+  onBatch?: (batchId: string) => void;
 }
 
 /**
@@ -83,6 +89,7 @@ export class IntakeWriter {
 
   /** Leaves out repeats and items whose job exists, then writes the rest as one intake job. */
   private async write(items: IntakeItem[]): Promise<void> {
+    this.o.onRecords?.(items.map((i) => i.id));
     const fresh: IntakeItem[] = [];
     for (const item of items) {
       if (this.seen.has(item.id)) continue;
@@ -99,14 +106,16 @@ export class IntakeWriter {
     const t = this.o.totals;
     t.queued += queued;
     t.duplicates += items.length - queued;
-    const { lines, records, duplicates, invalid, batches } = t;
-    this.o.onProgress?.({ lines, records, queued: t.queued, duplicates, invalid, batches });
+    t.repeated += items.length - fresh.length;
+    const { lines, records, duplicates, repeated, invalid, batches } = t;
+    this.o.onProgress?.({ lines, records, queued: t.queued, duplicates, repeated, invalid, batches });
   }
 
   /** One intake job of new items; how many it queued (none when the same batch is queued already). */
   private async writeBatch(todo: IntakeItem[]): Promise<number> {
     const { intake, stream } = this.o;
     const jobId = intakeJobId(stream, todo);
+    this.o.onBatch?.(jobId);
     // The same batch written before and not yet expanded: its records are queued already. If it failed (Redis
     // failed it on every attempt), importing again puts it back to work.
     const [already] = await keysExist(this.o.redis, [intake.toKey(jobId)]);

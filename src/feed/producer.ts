@@ -29,6 +29,8 @@ export interface PullStreamOptions {
   lockWaitMs?: number;
   /** Life of the per-stream pull lock in ms, renewed while pulling. Default 60 000. */
   lockTtlMs?: number;
+  /** Told the job id of every record of each page once it is queued (repeats and re-deliveries too): a run's ledger. */
+  onRecords?: (ids: readonly string[]) => void;
 }
 
 export interface PullResult {
@@ -143,6 +145,7 @@ async function queuePage(o: PullStreamOptions, page: SourcePage) {
   // A source that counts what it found first (a store, beside its webhooks) is told which jobs were new.
   const { queued, duplicates, fresh } = await addJobs(o.queue, o.redis, jobs, o.kind, { fresh: page.queued !== undefined });
   if (page.queued && fresh) await page.queued(jobs.map((j) => fresh.has(j.opts.jobId)));
+  o.onRecords?.(jobs.map((j) => j.opts.jobId));
   const last = jobs.at(-1);
   return { queued, duplicates, invalid, newest: last ? recordLabel(o.kind, last.data, last.opts.jobId) : undefined };
 }

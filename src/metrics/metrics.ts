@@ -14,10 +14,18 @@ export interface ScrapeSources {
   feedLag(): Promise<Array<{ stream: string; seconds: number }>>;
   /** A store source's order changes its pull found in the last hour that no webhook brought, per stream. */
   foundByPull?(): Promise<Array<{ stream: string; count: number }>>;
+  /**
+   * Seconds each stream has been falling behind as the webhook's lag alert judges it (src/ops/feed-lag.ts): a polled
+   * stream since it was last caught up; a scheduled one (a daily cron) only while its latest pull failed or did not
+   * catch up, else 0.
+   */
+  feedLagging?(): Promise<Array<{ stream: string; seconds: number }>>;
   /** Every hold (src/queue/hold/): each stream's refusals (paused or not, in a row), the service down (since when). */
   holds?: HoldSource;
   /** Each budget lane: its configured rate, the rate the program allows itself now (its share), and why. */
   budgetShares?(): Promise<Array<{ lane: string; configuredPerMinute: number; effectivePerMinute: number; reason: string }>>;
+  /** Redis's memory now: what it uses and its maxmemory (0: none set); on a cluster, the fullest master's. */
+  redisMemory?(): Promise<{ usedBytes: number; maxBytes: number }>;
 }
 
 export interface Metrics {
@@ -32,6 +40,8 @@ export interface Metrics {
   watchRedisWrites(read: () => WriteState): void;
 }
 
+/** What isync_jobs_total counts an attempt as (docs/monitoring.md). */
+const JOB_OUTCOMES = ['synced', 'unchanged', 'skipped', 'retry', 'failed'] as const;
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
 const JOB_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 
@@ -52,6 +62,7 @@ export function createMetrics(o: { sources?: ScrapeSources; defaultMetrics?: boo
   queueGauges(registers, o.sources);
   const holds = holdGauges(registers, o.sources?.holds);
   budgetShareGauges(registers, o.sources);
+  redisMemoryGauges(registers, o.sources);
 
   const jobFinished = (stream: string, outcome: string, seconds: number) => {
     jobs.inc({ stream, outcome });
@@ -69,6 +80,8 @@ export function createMetrics(o: { sources?: ScrapeSources; defaultMetrics?: boo
     jobFinished,
     watchRedisWrites: holds.watchRedisWrites,
     watchWorker(worker, stream) {
+      // Every outcome's series from the start, at 0: a rule's increase() sees the first failure (a series born at 1 has none).
+      for (const outcome of JOB_OUTCOMES) jobs.inc({ stream, outcome }, 0);
       const took = (job: Job) => Math.max(0, ((job.finishedOn ?? Date.now()) - (job.processedOn ?? Date.now())) / 1000);
       worker.on('completed', (job: Job) => {
         const outcome = (job.returnvalue as { outcome?: unknown } | undefined)?.outcome;
@@ -180,7 +193,20 @@ function queueGauges(registers: Registers, sources: Sources) {
       for (const f of await sources.foundByPull()) this.set({ stream: f.stream }, f.count);
     },
   });
-  return { queueJobs, intakeBatches, feedLag, foundByPull };
+  const feedLagging = new Gauge({
+    name: 'isync_feed_lagging_seconds',
+    help:
+      'How long each stream has been falling behind, as the lag alert judges it: a polled stream since it last caught up, ' +
+      'a scheduled one (a daily cron) only while its latest pull failed or did not catch up (else 0).',
+    labelNames: ['stream'],
+    registers,
+    async collect() {
+      if (!sources?.feedLagging) return;
+      this.reset();
+      for (const l of await sources.feedLagging()) this.set({ stream: l.stream }, l.seconds);
+    },
+  });
+  return { queueJobs, intakeBatches, feedLag, foundByPull, feedLagging };
 }
 
 /** Read at scrape time: each budget lane's configured and effective rate, and why the effective one is what it is. */
@@ -224,4 +250,30 @@ function budgetShareGauges(registers: Registers, sources: Sources) {
     (g, b) => g.set({ lane: b.lane, reason: b.reason }, 1),
   );
   return { configured, effective, reason };
+}
+
+/** Read at scrape time: Redis's memory and its limit, for the alert before Redis fills and refuses writes. */
+function redisMemoryGauges(registers: Registers, sources: Sources) {
+  let last: { at: number; read: Promise<{ usedBytes: number; maxBytes: number }> } | undefined;
+  // One INFO per scrape for both gauges (prom-client collects them one after the other).
+  const read = (s: ScrapeSources) => {
+    if (!last || Date.now() - last.at > 500) last = { at: Date.now(), read: s.redisMemory!() };
+    return last.read;
+  };
+  const gauge = (name: string, help: string, value: (m: { usedBytes: number; maxBytes: number }) => number) =>
+    new Gauge({
+      name,
+      help,
+      registers,
+      async collect() {
+        if (!sources?.redisMemory) return;
+        this.set(value(await read(sources)));
+      },
+    });
+  gauge('isync_redis_memory_used_bytes', "Redis's used_memory (INFO memory); on a cluster, the fullest master's.", (m) => m.usedBytes);
+  gauge(
+    'isync_redis_memory_max_bytes',
+    "Redis's maxmemory, the limit past which it refuses writes under noeviction (0: none set); on a cluster, the fullest master's.",
+    (m) => m.maxBytes,
+  );
 }

@@ -13,6 +13,8 @@ export interface FailedGroup {
   examples: string[];
   /** Whether the group is of import batches whose records are not jobs yet (intake jobs), not of record jobs. */
   batch: boolean;
+  /** Whether retrying can help (false: every job of it is a record wrong in itself; only a corrected record can). */
+  retryHelps: boolean;
 }
 
 /**
@@ -25,8 +27,9 @@ export async function failedGroups(queues: StreamQueues, scan = 2000): Promise<F
     for (const job of await failedReasons(queue, queues.redis, 0, scan - 1)) {
       const { code, reason } = job.group;
       const id = `${stream}\u0000${batch}\u0000${code}\u0000${reason}`;
-      const g = groups.get(id) ?? { stream, code, reason, count: 0, examples: [], batch };
+      const g = groups.get(id) ?? { stream, code, reason, count: 0, examples: [], batch, retryHelps: false };
       g.count += 1;
+      g.retryHelps ||= job.retryHelps;
       if (g.examples.length < 3) g.examples.push(job.id);
       groups.set(id, g);
     }

@@ -1,6 +1,6 @@
 import type { Queue } from 'bullmq';
 import type { RedisConnection as Redis } from '../redis/connection.js';
-import { FAILURE_GROUP_FIELD, failureGroupOf, type FailureGroup } from '../queue/failure-group.js';
+import { FAILURE_GROUP_FIELD, failureGroupOf, RETRY_HELPS_FIELD, type FailureGroup } from '../queue/failure-group.js';
 
 /** A failed job as grouping and retrying need it: no data. */
 export interface FailedReason {
@@ -8,24 +8,28 @@ export interface FailedReason {
   failedReason: string | undefined;
   /** Its failure group, as recorded when it failed (src/queue/failure-group.ts). */
   group: FailureGroup;
+  /** False when its failure was recorded as one no retry can help (a record wrong in itself). */
+  retryHelps: boolean;
 }
 
 /**
  * Failed jobs of a queue from `start` to `end` (inclusive, newest first), as id, failedReason and failure group only,
- * in one round trip for the reasons (an HMGET of two hash fields each): an import batch's data (up to ~300 KB) is
+ * in one round trip for the reasons (an HMGET of three hash fields each): an import batch's data (up to ~300 KB) is
  * never read for this.
  */
 export async function failedReasons(queue: Queue, redis: Redis, start: number, end: number): Promise<FailedReason[]> {
   const ids = await queue.getRanges(['failed'], start, end, false);
   if (ids.length === 0) return [];
   const pipe = redis.pipeline();
-  for (const id of ids) pipe.hmget(queue.toKey(id), 'failedReason', FAILURE_GROUP_FIELD);
+  for (const id of ids) pipe.hmget(queue.toKey(id), 'failedReason', FAILURE_GROUP_FIELD, RETRY_HELPS_FIELD);
   const replies = (await pipe.exec()) ?? [];
   return ids.map((id, i) => {
     const [err, value] = replies[i] ?? [];
     if (err) throw err;
-    const [reason, group] = (value as Array<string | null> | undefined) ?? [];
+    const [reason, group, helps] = (value as Array<string | null> | undefined) ?? [];
     const failedReason = reason || undefined;
-    return { id, failedReason, group: failureGroupOf(failedReason, group || undefined) };
+    const g = failureGroupOf(failedReason, group || undefined);
+    // Written with the group: it counts only when the group is this failure's (failureGroupOf kept it).
+    return { id, failedReason, group: g, retryHelps: !(helps === 'no' && !!group && g.reason === group) };
   });
 }

@@ -8,6 +8,7 @@ import type { StreamName } from '../records/stream-name.js';
 import type { EntityRef, FoundProgress, FoundSection } from './find-rule.js';
 import { findJobIds } from '../queue/job-index.js';
 import type { OpsKind } from './ops-kind.js';
+import type { VersionStanding } from './state-words.js';
 
 /** An entity of the service a record made or changed. */
 export interface RecordEntity extends EntityRef {
@@ -19,8 +20,14 @@ export interface RecordEntity extends EntityRef {
 export interface FoundJob extends JobStory {
   /** 1 for the first record of this key in its stream, 2 for the first correction, ... (by time queued, then first processed). */
   version: number;
-  /** Whether it is the newest version in its stream. */
+  /** Whether it is the newest version in its stream (by the time it was queued). */
   latest: boolean;
+  /**
+   * Where it stands among its stream's versions: `in force` (the newest that completed and was not skipped: what the
+   * service holds), `superseded` (an earlier one that completed), `skipped` (left alone on purpose, e.g. an older
+   * snapshot delivered late), `failed`, `pending` (not finished yet), `only` (the one version).
+   */
+  standing: VersionStanding;
 }
 
 /** What `find` answers for a business key. */
@@ -39,6 +46,18 @@ export interface FindResult {
   progressLines: string[];
   /** More of the progress as tables, when a kind tells more (an order's snapshots in order, its shipments, returns). */
   sections: FoundSection[];
+}
+
+const outcomeOf = (s: JobStory) => (s.result as { outcome?: unknown } | null)?.outcome;
+
+/** A version's standing (FoundJob.standing): the one in force is the newest that completed and was not skipped. */
+function standingOf(s: JobStory, versions: readonly JobStory[]): VersionStanding {
+  if (versions.length === 1) return 'only';
+  if (s.state === 'failed') return 'failed';
+  if (s.state !== 'completed') return 'pending';
+  if (outcomeOf(s) === 'skipped') return 'skipped';
+  const inForce = [...versions].reverse().find((v) => v.state === 'completed' && outcomeOf(v) !== 'skipped');
+  return s === inForce ? 'in force' : 'superseded';
 }
 
 function detailsOf(job: JobStory): Array<Record<string, unknown>> {
@@ -74,7 +93,7 @@ export async function findRecord(
   const jobs: FoundJob[] = stories.map((s) => {
     const mine = perStream.get(s.stream)!;
     const i = mine.indexOf(s);
-    return { ...s, version: i + 1, latest: i === mine.length - 1 };
+    return { ...s, version: i + 1, latest: i === mine.length - 1, standing: standingOf(s, mine) };
   });
 
   const keys = redisKeys(queues.prefix);

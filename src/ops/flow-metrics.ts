@@ -7,23 +7,31 @@ import { redisKeys } from '../redis/connection.js';
 import type { StreamName } from '../records/stream-name.js';
 import { readShares } from '../client/budget/share-status.js';
 import { behindSeconds } from './feed-lag.js';
+import { readWorkers } from './worker-presence.js';
+import { BUDGET_CLASSES, budgetSeries, type BudgetClass, type BudgetSeries, type Point } from './flow-budget.js';
+
+export type { BudgetSeries, Point };
 
 /**
  * The numbers behind the dashboard's live charts. Records synced and failed per minute are BullMQ's own job metrics
  * (every record worker keeps `defaults.flowKeepMinutes` one-minute counts per queue). Feed lag and budget use are
- * sampled into a sorted set of one sample a minute (`{prefix}:flow:samples`, trimmed to the same span) by `worker`
- * and by the dashboard while it is open.
+ * sampled into a sorted set of one sample a minute (`{prefix}:flow:samples`, trimmed to the same span) by `worker`,
+ * by `dashboard` while it runs, and by `sync --once` and `import --process` while they run (at their start and end
+ * too): the budget's charts and its table are read from these samples alike, so they always agree.
  */
 
 const MINUTE = 60_000;
-const BUDGET_CLASSES = ['post', 'get', 'collection'] as const;
-type BudgetClass = (typeof BUDGET_CLASSES)[number];
 
 /** One minute's sample: the largest lag seen in it per stream, and the budget counters at its last look. */
 interface FlowSample {
   t: number;
   lag: Partial<Record<StreamName, number>>;
+  /** The budget's counters as every process left them: requests, ms waited for budget and 429 holds per class. */
   requests: Record<BudgetClass, number>;
+  waitedMs?: Record<BudgetClass, number>;
+  holds?: Record<BudgetClass, number>;
+  /** The same counters at the minute's first look: what its own requests are counted from when no minute before was sampled. */
+  first?: Pick<FlowSample, 'requests' | 'waitedMs' | 'holds'>;
   /** Each class's share of its configured budget at the last look (share.ts); absent in older samples. */
   shares?: Record<BudgetClass, number>;
 }
@@ -49,9 +57,14 @@ export async function sampleFlow(redis: Redis, prefix: string, streams: readonly
     const s = behindSeconds(st, now);
     if (s !== undefined) lag[st.stream] = Math.max(s, before?.lag[st.stream] ?? 0);
   }
-  const requests = Object.fromEntries(BUDGET_CLASSES.map((c) => [c, Number(stats[`requests:${c}`] ?? 0)])) as FlowSample['requests'];
+  const counter = (name: string) => Object.fromEntries(BUDGET_CLASSES.map((c) => [c, Number(stats[`${name}:${c}`] ?? 0)]));
   const shares = Object.fromEntries(BUDGET_CLASSES.map((c) => [c, shared[c].factor])) as FlowSample['shares'];
-  const sample: FlowSample = { t, lag, requests, shares };
+  const counters = {
+    requests: counter('requests') as FlowSample['requests'],
+    waitedMs: counter('waitedMs') as FlowSample['requests'],
+    holds: counter('holds') as FlowSample['requests'],
+  };
+  const sample: FlowSample = { t, lag, ...counters, first: before?.first ?? counters, shares };
   const text = JSON.stringify(sample);
   // The minute's sample as it is (an idle account's three looks out of four): nothing to write (issue 36).
   if (current[0] === text) return;
@@ -80,18 +93,20 @@ async function perMinute(
   return out;
 }
 
-export type Point = [t: number, value: number | null];
-
 export interface FlowSeries {
   now: number;
   /** Minute starts covered, oldest first. */
   minutes: number[];
-  streams: Record<StreamName, { synced: Point[]; failed: Point[]; lag: Point[] }>;
+  /** Per stream, its records and lag each minute, and its feed now (the words of `status`: src/ops/state-words.ts). */
+  streams: Record<
+    StreamName,
+    { synced: Point[]; failed: Point[]; lag: Point[]; feed: { behindSeconds: number | null; lastPollAt: string | null } }
+  >;
   /**
-   * Per class: the configured budget, the requests sent each minute, and the rate the program allowed itself each
-   * minute (configured × headroom × its share; lower while another client of the account spent the budget).
+   * Per class, in the unit of its budget: the requests each minute (an hour's for collection), the budget, the last
+   * hour (flow-budget.ts).
    */
-  budget: Record<BudgetClass, { limitPerMinute: number | null; perMinute: Point[]; effectivePerMinute: Point[] }>;
+  budget: Record<BudgetClass, BudgetSeries>;
   /** The lag over which `worker` alerts, for the charts' warning line. */
   lagLimitSeconds: number | null;
 }
@@ -108,59 +123,65 @@ export async function readFlow(
   const to = minuteOf(now);
   const from = to - (span - 1) * MINUTE;
   const minutes = Array.from({ length: span }, (_, i) => from + i * MINUTE);
-  const raw = await redis.zrangebyscore(flowSamplesKey(prefix), from - MINUTE, to);
+  // An hour more than the span: the collection chart's first points are the hour before them.
+  const raw = await redis.zrangebyscore(flowSamplesKey(prefix), from - 61 * MINUTE, to);
   const samples = new Map(raw.map((r) => JSON.parse(r) as FlowSample).map((s) => [s.t, s]));
 
   const streams = {} as FlowSeries['streams'];
   for (const stream of queues.names) {
     const q = queues.get(stream);
-    const [done, failed] = await Promise.all([perMinute(q, 'completed', from, now), perMinute(q, 'failed', from, now)]);
+    const [done, failed, state] = await Promise.all([
+      perMinute(q, 'completed', from, now),
+      perMinute(q, 'failed', from, now),
+      readFeedState(redis, redisKeys(prefix), stream),
+    ]);
     streams[stream] = {
       synced: minutes.map((t) => [t, done.get(t) ?? 0]),
       failed: minutes.map((t) => [t, failed.get(t) ?? 0]),
       lag: minutes.map((t) => [t, samples.get(t)?.lag[stream] ?? null]),
+      feed: { behindSeconds: behindSeconds(state, now) ?? null, lastPollAt: state.lastPollAt ?? null },
     };
   }
-  const limits: Record<BudgetClass, number | null> = o.budgets
-    ? { post: o.budgets.postPerMinute, get: o.budgets.getPerMinute, collection: o.budgets.collectionPerHour / 60 }
-    : { post: null, get: null, collection: null };
-  const budget = {} as FlowSeries['budget'];
-  for (const cls of BUDGET_CLASSES) {
-    budget[cls] = {
-      limitPerMinute: limits[cls],
-      perMinute: minutes.map((t) => {
-        const cur = samples.get(t);
-        const prev = samples.get(t - MINUTE);
-        return [t, cur && prev ? Math.max(0, cur.requests[cls] - prev.requests[cls]) : null];
-      }),
-      effectivePerMinute: minutes.map((t) => {
-        const limit = limits[cls];
-        const share = samples.get(t)?.shares?.[cls];
-        return [t, limit === null || share === undefined ? null : Math.round(limit * (o.budgets?.headroom ?? 1) * share * 10) / 10];
-      }),
-    };
-  }
+  const budget = budgetSeries(samples, minutes, o.budgets);
   return { now, minutes, streams, budget, lagLimitSeconds: o.lagLimitSeconds ?? null };
 }
 
-/** Samples every `everyMs` until stopped (the `worker` keeps the charts fed while no dashboard is open). One at a time. */
+/**
+ * Samples every `everyMs` until stopped, one at a time, at once too: `worker` keeps the charts fed; `sync --once` and
+ * `import --process` while they run; `dashboard` with `unlessWorker`, only while no worker of the prefix runs (one
+ * does it then). With `lastSample`, `stop` takes one more (within 2 s), so a run's last requests are counted in its
+ * last minute.
+ */
 export function startFlowSampler(
   redis: Redis,
   prefix: string,
   streams: readonly StreamName[],
   everyMs: number,
   onError: (err: unknown) => void,
-): { stop(): void } {
-  let busy = false;
+  o: { unlessWorker?: boolean; lastSample?: boolean } = {},
+): { stop(): Promise<void> } {
+  let busy: Promise<void> | undefined;
+  const look = async () => {
+    if (o.unlessWorker && (await readWorkers(redis, redisKeys(prefix))).length > 0) return;
+    await sampleFlow(redis, prefix, streams);
+  };
   const tick = () => {
-    if (busy) return;
-    busy = true;
-    sampleFlow(redis, prefix, streams)
+    busy ??= look()
       .catch(onError)
-      .finally(() => (busy = false));
+      .finally(() => (busy = undefined));
   };
   tick();
   const timer = setInterval(tick, everyMs);
   timer.unref();
-  return { stop: () => clearInterval(timer) };
+  return {
+    async stop() {
+      clearInterval(timer);
+      if (!o.lastSample) return;
+      // Never longer than this: a Redis gone at the end must not hold the command's exit.
+      let timeout: NodeJS.Timeout | undefined;
+      const last = (busy ?? Promise.resolve()).then(() => sampleFlow(redis, prefix, streams)).catch(onError);
+      await Promise.race([last, new Promise<void>((r) => (timeout = setTimeout(r, 2000)))]);
+      clearTimeout(timeout);
+    },
+  };
 }

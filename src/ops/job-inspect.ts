@@ -5,6 +5,7 @@ import type { StreamName } from '../records/stream-name.js';
 import { BATCH_HINT, readBatch, type BatchStory, type BatchSummary } from './batch-info.js';
 import { hintFor } from '../errors/error-hints.js';
 import { parseTrace, splitReason, type AttemptTrace } from '../queue/job-trace.js';
+import { RETRY_HELPS_FIELD } from '../queue/failure-group.js';
 import { isIntakeJobId, streamOfIntakeJobId, streamOfJobId, type StreamQueues } from '../queue/stream-queues.js';
 
 export const JOB_STATES = ['failed', 'active', 'waiting', 'delayed', 'completed'] as const;
@@ -40,7 +41,11 @@ export interface JobStory extends JobSummary {
   source: string | null;
   maxAttempts: number;
   processedAt: string | null;
-  error: { code: string; message: string; hint: string | null; retryable: boolean | null } | null;
+  /**
+   * The error; `retryHelps` false when the failure was recorded as one no retry can help (a record wrong in itself,
+   * a damaged import batch): no retry is offered for it.
+   */
+  error: { code: string; message: string; hint: string | null; retryable: boolean | null; retryHelps?: boolean } | null;
   result: unknown;
   attempts: AttemptTrace[];
   /** Job log lines that are not attempt traces. */
@@ -202,6 +207,8 @@ export async function showJob(queues: StreamQueues, id: string): Promise<JobStor
   const { logs } = await queue.getJobLogs(id, 0, -1, true);
   const { attempts, otherLines } = parseTrace(logs);
   const data = (job.data ?? {}) as JobData;
+  const error = errorOf(state, attempts, job.failedReason, batch, queues.kinds);
+  if (error && state === 'failed' && (await queues.redis.hget(queue.toKey(id), RETRY_HELPS_FIELD)) === 'no') error.retryHelps = false;
   return {
     ...summarize(job, stream, state, batch, queues.kinds),
     record: batch ? null : (data.record ?? null),
@@ -209,7 +216,7 @@ export async function showJob(queues: StreamQueues, id: string): Promise<JobStor
     source: data.source ?? null,
     maxAttempts: job.opts.attempts ?? 1,
     processedAt: iso(job.processedOn),
-    error: errorOf(state, attempts, job.failedReason, batch, queues.kinds),
+    error,
     result: job.returnvalue ?? null,
     attempts,
     otherLogs: otherLines,

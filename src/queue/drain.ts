@@ -47,6 +47,8 @@ export interface FailedJobSummary {
   key: string;
   /** `[CODE] message`. */
   reason: string;
+  /** An import batch that could not become its records' jobs (the key names its lines), not one record's job. */
+  batch?: true;
 }
 
 export interface QueueSummary {
@@ -106,13 +108,14 @@ async function skippedSince(q: Queue, since: number, redis: Redis): Promise<numb
   return skipped;
 }
 
-function describeFailed(queueName: string, job: Job<JobData, JobResult>, streams: readonly KeyedKind[]): FailedJobSummary {
+export function describeFailed(queueName: string, job: Job<JobData, JobResult>, streams: readonly KeyedKind[]): FailedJobSummary {
   if (streamOfIntakeQueue(queueName)) {
     const batch = intakeDataSchema.safeParse(job.data);
     return {
       id: String(job.id),
       key: batch.success ? batchLabel(batch.data) : String(job.id),
       reason: job.failedReason ?? '[UNKNOWN] no reason recorded',
+      batch: true,
     };
   }
   const data = jobDataSchema.safeParse(job.data);

@@ -9,6 +9,8 @@ import { splitReason } from './job-trace.js';
  * fails a job writes it from the error itself, so no reader parses message text; it lives and dies with the job.
  */
 export const FAILURE_GROUP_FIELD = 'failureGroup';
+/** Beside it, `no` when retrying the job cannot help (a record wrong in itself): no retry is offered for its group. */
+export const RETRY_HELPS_FIELD = 'failureRetryHelps';
 
 /** A failure's group: its code and its subject-free reason. */
 export interface FailureGroup {
@@ -21,8 +23,20 @@ export interface FailureGroup {
  * job that still exists: a job removed meanwhile (an operator, the bad-record trim) must not come back as a hash of
  * one field that nothing would ever remove.
  */
-export async function recordFailureGroup(redis: Redis, job: Pick<Job, 'id' | 'queueQualifiedName'>, reason: string): Promise<void> {
-  await hsetIfExists(redis, `${job.queueQualifiedName}:${job.id}`, FAILURE_GROUP_FIELD, reason);
+export async function recordFailureGroup(
+  redis: Redis,
+  job: Pick<Job, 'id' | 'queueQualifiedName'>,
+  reason: string,
+  retryHelps = true,
+): Promise<void> {
+  await hsetIfExists(
+    redis,
+    `${job.queueQualifiedName}:${job.id}`,
+    FAILURE_GROUP_FIELD,
+    reason,
+    RETRY_HELPS_FIELD,
+    retryHelps ? 'yes' : 'no',
+  );
 }
 
 /**

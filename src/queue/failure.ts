@@ -15,6 +15,8 @@ export interface Failure {
   group: string;
   hint: string;
   retryable: boolean;
+  /** False when retrying the job after any fix cannot help (a record wrong in itself: only a corrected record can). */
+  retryHelps?: boolean;
   /** For service writes: whether the request may have been applied. */
   outcome?: string;
   /** For RATE_LIMITED: epoch ms when the service may be used again. */
@@ -60,6 +62,7 @@ export function classifyFailure(err: unknown): Failure {
       group: err.groupReason,
       hint: err.hint,
       retryable: err.retryable,
+      retryHelps: err.retryHelps,
     } as const;
     return { ...base, ...repeatable(err) };
   }

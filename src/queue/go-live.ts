@@ -33,6 +33,7 @@ export function goLiveSkipped(key: string, reason: string, field: string, floor:
   return {
     outcome: 'skipped',
     summary: `${key} skipped, ${reason}; not written to the service`,
+    why: `before go-live (${floor.setting} ${floor.since})`,
     details: { goLive: { reason, field, since: floor.since, setting: floor.setting } },
   };
 }

@@ -65,5 +65,6 @@ function createIntakeWorker(
     o.logger.warn({ stream, jobId: job?.id, err: err.message }, 'intake batch not expanded (retried while attempts remain)'),
   );
   s.intakeWorkers.set(stream, intakeWorker);
+  o.watch?.intake?.(intakeWorker, stream);
   return intakeWorker;
 }

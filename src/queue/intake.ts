@@ -97,7 +97,8 @@ export async function expandBatch(job: Job<IntakeData>, target: Queue<JobData>):
  * BAD_BATCH fails at once; anything else is retried. A group that cannot be written (Redis down) is left out.
  */
 async function batchFailure(redis: Redis, job: Job, code: string, reason: string): Promise<Error> {
-  await recordFailureGroup(redis, job, reason).catch(() => undefined);
+  // A damaged batch is removed and the file imported again (its hint): retrying it cannot help.
+  await recordFailureGroup(redis, job, reason, code !== BAD_BATCH).catch(() => undefined);
   const message = `[${code}] intake job ${job.id}: ${reason}`;
   return code === BAD_BATCH ? new UnrecoverableError(message) : new Error(message);
 }

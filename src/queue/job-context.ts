@@ -61,6 +61,11 @@ export interface JobResult {
   outcome: 'synced' | 'unchanged' | 'skipped';
   /** One line for operators. */
   summary: string;
+  /**
+   * A skipped record's reason in a few words, the same for every record skipped so (a run's summary counts them by it):
+   * "before go-live", "an older snapshot than one already applied", "replaced by a corrected version".
+   */
+  why?: string;
   details?: Record<string, unknown>;
 }
 

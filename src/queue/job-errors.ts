@@ -1,4 +1,4 @@
-import { HINTS } from '../errors/error-hints.js';
+import { HINTS, RECORD_HINT } from '../errors/error-hints.js';
 
 /**
  * Codes of the errors a job throws when retrying cannot help: the engine's own, and those a kind declares with their
@@ -25,6 +25,11 @@ export class PermanentJobError extends Error {
   get groupReason(): string {
     return this.message;
   }
+
+  /** Whether retrying the job once its cause is fixed can help (a missing product added, a setting changed): yes by default. */
+  get retryHelps(): boolean {
+    return true;
+  }
 }
 
 /** A record that does not match its shape or names something the service does not have. */
@@ -42,6 +47,11 @@ export class BadRecordError extends PermanentJobError {
   /** Bad records of one cause group together, whatever their ids (which may hold colons). */
   override get groupReason(): string {
     return `${this.field}: ${this.reason}`;
+  }
+
+  /** A record wrong in itself (RECORD_HINT: its shape, a field, a line) stays wrong however often it is retried. */
+  override get retryHelps(): boolean {
+    return this.hint !== RECORD_HINT;
   }
 }
 

@@ -41,6 +41,11 @@ export interface ProcessorOptions {
   outage?: OutageHooks;
   /** The holds of the service's named calls (src/queue/hold/call-hold.ts): a job waits at a held call. Default: none. */
   calls?: CallHoldHooks;
+  /**
+   * The run's caller lists every record that failed for good (a one-shot command's summary): the failure is logged at
+   * info (LOG_FILE, --verbose) rather than as an error on the person's stderr beside the same list. Default false.
+   */
+  listsFailures?: boolean;
 }
 
 export type RecordProcessor = (job: Job<JobData, JobResult>, token?: string, signal?: AbortSignal) => Promise<JobResult>;
@@ -260,13 +265,16 @@ async function settle(
     throw new DelayedError();
   }
   // The job fails (for good or this attempt): its group goes beside the failedReason BullMQ writes next.
-  await recordFailureGroup(redis, job, f.group).catch((err: Error) => couldNot(logger, 'record the failure group', err));
+  await recordFailureGroup(redis, job, f.group, f.retryHelps !== false).catch((err: Error) =>
+    couldNot(logger, 'record the failure group', err),
+  );
+  const finalLevel = opts.listsFailures ? 'info' : 'error';
   if (f.action === 'fail') {
-    logger.error({ code: f.code, attempt, hint: f.hint }, `job failed for good: ${reason}. ${f.hint}`);
+    logger[finalLevel]({ code: f.code, attempt, hint: f.hint }, `job failed for good: ${reason}. ${f.hint}`);
     throw withFailureCode(new UnrecoverableError(reason), f.code);
   }
   if (attempt >= attempts)
-    logger.error({ code: f.code, attempt, attempts, hint: f.hint }, `job failed after ${attempts} attempts: ${reason}. ${f.hint}`);
+    logger[finalLevel]({ code: f.code, attempt, attempts, hint: f.hint }, `job failed after ${attempts} attempts: ${reason}. ${f.hint}`);
   // The service or Redis down fails every job's attempt alike: one line per code every 30 s, with the count.
   else
     logRepeated(

@@ -53,7 +53,7 @@ export function poolState(o: StartWorkersOptions): PoolState {
     intakeWorkers: new Map(),
     slots: [],
     recordSlots: new Map(),
-    watchers: [],
+    watchers: o.watch?.record ? [o.watch.record] : [],
     owned: [],
     recordQueues: new Map(),
     guards: [],

@@ -1,4 +1,9 @@
-import type { Telemetry } from 'bullmq';
+import type { Telemetry, Worker } from 'bullmq';
+import type { StreamName } from '../records/stream-name.js';
+import type { JobData } from './queues.js';
+import type { JobResult } from './job-context.js';
+import type { IntakeData } from './intake-queue.js';
+import type { IntakeResult } from './intake.js';
 import type { Config } from '../../config/read-config.js';
 import type { Logger } from '../log/logger.js';
 import type { RedisTarget } from '../redis/connection.js';
@@ -69,4 +74,12 @@ export interface StartWorkersOptions {
   park?: { afterMs: number };
   /** BullMQ telemetry (tracing on): a `process <stream>` span per attempt, the job span of src/telemetry/. Default: none. */
   telemetry?: Telemetry;
+  /**
+   * Told of each worker as it is made, before it runs a job (a one-shot run's ledger follows every job they finish):
+   * the record workers (parked ones made again too) and the intake workers. Default: none.
+   */
+  watch?: {
+    record?: (worker: Worker<JobData, JobResult>, stream: StreamName) => void;
+    intake?: (worker: Worker<IntakeData, IntakeResult>, stream: StreamName) => void;
+  };
 }

@@ -189,6 +189,7 @@ describe('import', () => {
           id: 'intake-orders-corrupt',
           key: 'intake-orders-corrupt',
           reason: expect.stringMatching(/^\[BAD_BATCH\] intake job intake-orders-corrupt: not a batch of records \(items\.0\.id: /),
+          batch: true,
         },
       ]);
     });

@@ -185,7 +185,7 @@ describe('accounts list and purge', () => {
         await new Promise((resolve) => setTimeout(resolve, 50));
         const r = await runCli(['accounts', 'purge', 'gone', '--yes'], env);
         expect(r.code).toBe(2);
-        expect(r.stderr).toContain(`1 worker(s) still run account gone (prefix ${prefix('gone')})`);
+        expect(r.stderr).toContain(`1 worker still runs account gone (prefix ${prefix('gone')})`);
         expect(await redis.get(`${prefix('gone')}:cursor:orders`)).toBe('c2');
       } finally {
         await presence.stop();

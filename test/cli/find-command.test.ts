@@ -60,8 +60,9 @@ describe('find', () => {
     it('prints a table of the versions and entities', async () => {
       const r = await runCli(['find', 'F-1'], stack.env);
       expect(r.code).toBe(0);
-      expect(r.stdout).toMatch(/orders-F-1-[0-9a-f]{12}\s+orders\s+v1 \(older\)\s+completed\s+1\/12\s+4\s/);
-      expect(r.stdout).toMatch(/orders-F-1-[0-9a-f]{12}\s+orders\s+v2\s+failed/);
+      // The first version is what the service holds; the correction failed at once (not retried: 1 attempt, final).
+      expect(r.stdout).toMatch(/orders-F-1-[0-9a-f]{12}\s+orders\s+v1 \(in force\)\s+completed\s+1\s+4\s/);
+      expect(r.stdout).toMatch(/orders-F-1-[0-9a-f]{12}\s+orders\s+v2 \(failed\)\s+failed\s+1 \(failed for good\)/);
       expect(r.stdout).toMatch(/order\s+\/demo\/api\/order\/F-1\s+orders-F-1-/);
       expect(r.stdout).toContain('inventory-sync jobs retry orders-F-1-');
     });

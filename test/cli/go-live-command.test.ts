@@ -55,9 +55,16 @@ describe.concurrent('going live', () => {
           const env = { ...stack.env, ...floors };
           const r = await runCli(['sync', '--once', '--stream', 'orders', '--stream', 'stock-counts'], env, { timeoutMs: 90_000 });
           expect(r.code, r.stderr).toBe(0);
-          expect(r.stdout).toMatch(/orders\s+3\s+0\s+0\s+3\s+0\s+1\n/);
-          expect(r.stdout).toMatch(/stock-counts\s+1\s+0\s+0\s+1\s+0\s+1\n/);
-          expect(r.stdout).toContain('2 completed records were skipped on purpose and not written');
+          // RECORDS SYNCED ALREADY-MATCHED SKIPPED FAILED, and each kind's skip said in its own words.
+          expect(r.stdout).toMatch(/orders\s+3\s+2\s+0\s+1\s+0\n/);
+          expect(r.stdout).toMatch(/stock-counts\s+1\s+0\s+0\s+1\s+0\n/);
+          expect(r.stdout).toContain(
+            'orders: 1 record was skipped on purpose and not written: 1 before go-live (SYNC_ORDERS_SINCE 2026-02-01).',
+          );
+          expect(r.stdout).toContain(
+            'stock-counts: 1 record was skipped on purpose and not written: 1 before go-live (SYNC_COUNTS_SINCE 2026-02-01).',
+          );
+          expect(r.stdout).not.toContain('superseded');
           expect(
             stack.sandbox.admin
               .state()

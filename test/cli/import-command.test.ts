@@ -27,7 +27,7 @@ describe.concurrent('import', () => {
       const r = await runCli(['import', 'stock-counts', file], stack.env);
       expect(r.code).toBe(0);
       expect(r.stdout).toMatch(
-        /^imported 2 records of stock-counts\nImported 2 records of stock-counts in \d+\.\d s: 2 queued, 0 already queued before, 0 invalid\.\n$/,
+        /^imported 2 records of stock-counts\nImported 2 records of stock-counts in \d+\.\d s: 2 new, 0 already queued before\.\n$/,
       );
       // The records wait as one import batch on the stock-counts intake queue, not yet as record jobs.
       const list = JSON.parse((await runCli(['jobs', 'list', '--state', 'waiting', '--json'], stack.env)).stdout);
@@ -77,8 +77,8 @@ describe.concurrent('import', () => {
       });
       expect(r.code).toBe(1);
       expect(r.stdout).toContain('Imported 2 records of stock-counts');
-      expect(r.stdout).toContain('1 invalid');
-      expect(r.stdout).toMatch(/stock-counts\s+2\s+0\s+1\s+1\s+1/);
+      expect(r.stdout).toContain('1 invalid record among them');
+      expect(r.stdout).toMatch(/stock-counts\s+2\s+1\s+0\s+0\s+1\n/);
       expect(r.stdout).toMatch(/stock-counts\s+line 2\s+\[BAD_RECORD\]/);
       expect(stack.sandbox.admin.stockOnHand('/demo/api/facility/10001', '/demo/api/product/SKU-0010')).toBe(68);
     } finally {
@@ -96,6 +96,21 @@ describe.concurrent('import', () => {
       const out = JSON.parse(r.stdout);
       expect(out.imported).toMatchObject({ records: 3, queued: 3, duplicates: 0, invalid: 0, malformed: 0, batches: 2 });
       expect(out.summary).toMatchObject({ ok: true, perStream: { 'stock-counts': { queued: 3, completed: 3, failed: [] } } });
+    } finally {
+      await stack.close();
+    }
+  });
+
+  it('with --process, exits 3 when the service refuses the credentials (the service refuses: not a usage error), naming them', async () => {
+    const stack = await startStack({}, 'import-401');
+    try {
+      const file = ndjson([JSON.stringify(count('C-9', 68))]);
+      const r = await runCli(['import', 'stock-counts', file, '--process'], { ...stack.env, INVENTORY_API_SECRET: 'not-the-secret' });
+      expect(r.code).toBe(3);
+      expect(r.stderr.trim()).toMatch(
+        /^INVENTORY_API_KEY, INVENTORY_API_SECRET: the service at \S+ refused them \(HTTP 401\); check them and INVENTORY_ACCOUNT$/,
+      );
+      expect(r.stderr).not.toContain('not-the-secret');
     } finally {
       await stack.close();
     }

@@ -56,7 +56,7 @@ describe('status', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`Status of prefix ${prefix}`);
     expect(r.stdout).toMatch(/orders\s+0\s+0\s+0\s+1\s+1\s+c1\.abc\s+\S+ \S+\s+(\d+ s|1 min)/);
-    expect(r.stdout).toMatch(/stock-counts\s+1\s+0\s+0\s+0\s+0\s+-\s+-\s+never caught up/);
+    expect(r.stdout).toMatch(/stock-counts\s+1\s+0\s+0\s+0\s+0\s+-\s+-\s+not pulled yet/);
     // Limit, then the rate the program allows itself now (120 × 0.98 while no other client spends the budget), then requests.
     expect(r.stdout).toMatch(/post\s+120\/min\s+118\/min\s+2\s+/);
     expect(r.stdout).toMatch(/get\s+120\/min\s+118\/min\s+0\s+0\.0 s\s+1\s+\d+\s+held until .* \(429\)/);
@@ -107,6 +107,8 @@ describe('status', () => {
         count: 1,
         examples: [seeded.failedId],
         batch: false,
+        // The product may be added: a retry can help.
+        retryHelps: true,
       },
       {
         stream: 'stock-counts',
@@ -115,6 +117,8 @@ describe('status', () => {
         count: 1,
         examples: [failedBatchId],
         batch: true,
+        // A damaged batch is removed and imported again: no retry helps.
+        retryHelps: false,
       },
     ]);
     expect(Array.isArray(s.schedule)).toBe(true);

@@ -107,7 +107,7 @@ async function expectPausedThenResume(ids: string[], metricsUrl: string, code: s
   expect(settled(ids)).toBe(false);
   const resumed = await runCli(['resume', '--stream', 'orders'], stack.env);
   expect(resumed.code, resumed.stderr).toBe(0);
-  expect(resumed.stdout).toMatch(/^orders: resumed \(paused since .+\); \d+ job\(s\) run again from their progress\n$/);
+  expect(resumed.stdout).toMatch(/^orders: resumed \(paused since .+\); \d+ jobs? run again from their progress\n$/);
   await eventually(async () => settled(ids), 60_000, 'every order synced once');
   await eventually(async () => (await queue.getJobCounts('completed')).completed === ORDERS + 2, 20_000, 'every job completed');
   expect(await queue.getJobCounts('failed', 'waiting', 'delayed')).toEqual({ failed: 0, waiting: 0, delayed: 0 });

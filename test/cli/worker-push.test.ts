@@ -106,7 +106,7 @@ describe('worker with a push receiver', () => {
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).not.toContain('never caught up');
       expect(r.stdout).not.toContain('none yet');
-      expect(r.stdout).toMatch(/^orders\s.*\snot pulled\s*$/m);
+      expect(r.stdout).toMatch(/^orders\s.*\snot pulled yet\s*$/m);
       // The worker SIGKILLed above is counted until its word is a minute old: one or two.
       expect(r.stdout).toMatch(
         /none: [12] workers? runs? without UPSTREAM_URL, pulling nothing; taking pushes at (\S+) and imported records/,

@@ -9,6 +9,7 @@ import { baseEnv, spawnCli } from '../cli/run-cli.js';
 import { seedJobs } from '../cli/seed-jobs.js';
 import { eventually, freePort } from '../cli/worker-process.js';
 import { launchChromium } from '../helpers/browser.js';
+import { expectDesignedLook, screenshot } from './look.js';
 import { connect, deletePrefix, redisUrl, uniquePrefix } from '../helpers/redis.js';
 
 /** Issue 36: with ACCOUNTS_FILE, a person signs in once and moves between the accounts' pages in a browser. */
@@ -62,6 +63,14 @@ describe('the dashboard of every account, in a browser', () => {
     await page.click('#accounts >> text=All accounts');
     expect(new URL(page.url()).pathname).toBe('/');
     await expect(page.locator('#accounts-overview tr[data-account]').count()).resolves.toBe(2);
+    // Each account per stream: what it completed, waits, runs and failed, and how far behind its feed is.
+    const acme = page.locator('#accounts-overview tr[data-account="acme"] td[data-stream="orders"]');
+    await expect(acme.textContent()).resolves.toMatch(
+      /\d+ completed \(\d+ in the last hour\)\d+ waiting · \d+ active · \d+ failedfeed behind: /,
+    );
+    await page.setViewportSize({ width: 1360, height: 900 });
+    await expectDesignedLook(page);
+    await screenshot(page, 'accounts');
     await page.click('#accounts-overview a[href="/a/acme/"]');
     expect(new URL(page.url()).pathname).toBe('/a/acme/');
 

@@ -150,10 +150,14 @@ describe('the dashboard, with ACCOUNTS_FILE', () => {
     expect(orders('beta')).toMatchObject({ waiting: 0, active: 0, failed: 2 });
     const row = (name: string) =>
       /<tr data-account="[^"]+">.*?<\/tr>/s.exec(page.body.slice(page.body.indexOf(`<tr data-account="${name}">`)))![0];
-    expect(row('acme')).toContain(
-      '<td class="n" data-stream="orders"><span class="waiting">0</span> / <span class="active">0</span> / <span class="failed bad">1</span></td>',
+    // Per stream what it completed, waits, runs and failed, and how far behind its feed is: a healthy account reads as one.
+    const orderCell = (name: string) => /<td data-stream="orders">.*?<\/td>/s.exec(row(name))![0];
+    expect(orderCell('acme')).toContain('<span class="completed"><b>1</b> completed</span>');
+    expect(orderCell('acme')).toContain(
+      '<span class="waiting">0</span> waiting · <span class="active">0</span> active · <span class="failed bad">1</span> failed',
     );
-    expect(row('beta')).toContain('<span class="failed bad">2</span>');
+    expect(orderCell('acme')).toContain('feed behind: <span class="muted">not pulled yet</span>');
+    expect(orderCell('beta')).toContain('<span class="failed bad">2</span> failed');
   });
 
   it("shows on an account's pages only that account's jobs, under its path", async () => {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxData } from '../../src/sandbox/sandbox-data-schema.js';
 import { spawnCli } from '../cli/run-cli.js';
 import { launchChromium } from '../helpers/browser.js';
+import { expectDesignedLook, screenshot } from './look.js';
 import { startStack, type Stack } from '../cli/stack.js';
 import { eventually, freePort, startWorkerProcess, type WorkerProcess } from '../cli/worker-process.js';
 
@@ -18,6 +19,8 @@ const missingProduct = {
   origin: 'Main Warehouse',
   lines: [{ productId: 'MUG-YELLOW', quantity: 2, unitPrice: 14, location: 'Main Warehouse / A-01' }],
 };
+/** A record wrong in itself: no retry can help it, so none is offered. */
+const noLines = { orderId: 'B-3', origin: 'Main Warehouse', lines: [] };
 
 describe('dashboard in a browser', () => {
   let stack: Stack;
@@ -28,7 +31,7 @@ describe('dashboard in a browser', () => {
   let queue: Queue;
 
   beforeAll(async () => {
-    stack = await startStack({ orders: [good, missingProduct] }, 'browser');
+    stack = await startStack({ orders: [good, missingProduct, noLines] }, 'browser');
     queue = new Queue('orders', { connection: stack.redis, prefix: stack.prefix });
     const env = { ...stack.env, DASHBOARD_USER: 'ops', DASHBOARD_PASSWORD: PASSWORD, LOG_LEVEL: 'info', ORDER_POLL_SECONDS: '1' };
     worker = startWorkerProcess({ ...env, WORKER_HTTP_PORT: '0' });
@@ -37,9 +40,9 @@ describe('dashboard in a browser', () => {
     base = `http://127.0.0.1:${port}`;
     browser = await launchChromium();
     await eventually(
-      async () => (await queue.getFailedCount()) === 1 && (await queue.getCompletedCount()) === 1,
+      async () => (await queue.getFailedCount()) === 2 && (await queue.getCompletedCount()) === 1,
       60_000,
-      'B-1 synced and B-2 failed',
+      'B-1 synced, B-2 and B-3 failed',
     );
     await eventually(async () => (await fetch(`${base}/login`).catch(() => undefined))?.status === 200, 30_000, 'the dashboard');
   }, 120_000);
@@ -74,13 +77,36 @@ describe('dashboard in a browser', () => {
     await page.click('button[type=submit]');
     expect(new URL(page.url()).pathname).toBe('/');
 
-    // The overview groups the failure by reason.
+    // The overview groups the failure by reason, with a retry where one can help (the product may be added), and
+    // what helps instead where none can (a record without lines stays so).
     const group = page.locator('#failed-groups tr', { hasText: 'MUG-YELLOW' });
     await expect(group.locator('td.reason').textContent()).resolves.toMatch(/lines\.0\.productId: "MUG-YELLOW" is an unknown product/);
+    await expect(group.locator('button').textContent()).resolves.toBe('Retry this group (1)');
+    const wrong = page.locator('#failed-groups tr', { hasText: 'lines: must have at least one line' });
+    await expect(wrong.locator('button').count()).resolves.toBe(0);
+    await expect(wrong.locator('.no-retry').textContent()).resolves.toBe('fix at the source: a corrected record is a new job');
     await expect(page.locator('#streams tr', { hasText: 'orders' }).textContent()).resolves.toMatch(/orders/);
+    // The look, as the browser lays it out, and as a person sees it (test-results/screenshots/).
+    await page.setViewportSize({ width: 1360, height: 900 });
+    await page.waitForSelector('#flow-orders .jobs canvas');
+    // The budgets' charts and their table say the same (the syncs above made requests): one figure, in one unit each.
+    for (const cls of ['post', 'get', 'collection']) {
+      const chart = Number(/^(\d+) requests in the last hour/.exec((await page.textContent(`#flow-budget-${cls} .flow-sum`)) ?? '')?.[1]);
+      expect(await page.textContent(`#budget tr[data-class="${cls}"] td.requests-hour`), cls).toBe(String(chart));
+    }
+    expect(Number(await page.textContent('#budget tr[data-class="post"] td.requests-hour'))).toBeGreaterThan(0);
+    await expectDesignedLook(page, { primaryButton: true, badge: 'ok' });
+    await screenshot(page, 'overview');
+    await screenshot(page, 'failure-groups', page.locator('#failed-groups'));
 
-    // The job page tells why and what to do.
-    await group.locator('a').first().click();
+    // The find page tells the record's story, the job page why and what to do.
+    await page.fill('#find-key', 'B-2');
+    await page.click('#find button[type=submit]');
+    await expect(page.locator('#find-jobs td.state').textContent()).resolves.toBe('failed');
+    await expectDesignedLook(page, { badge: 'bad' });
+    await screenshot(page, 'find');
+    await page.goto(`${base}/`);
+    await page.locator('#failed-groups tr', { hasText: 'MUG-YELLOW' }).locator('a').first().click();
     await expect(page.textContent('#state')).resolves.toBe('failed');
     await expect(page.textContent('#reason')).resolves.toContain(
       '[BAD_RECORD] record B-2: lines.0.productId: "MUG-YELLOW" is an unknown product',
@@ -104,7 +130,8 @@ describe('dashboard in a browser', () => {
     // Retry the group from the overview, then watch the job complete.
     await page.goto(`${base}/`);
     await page.locator('#failed-groups tr', { hasText: 'MUG-YELLOW' }).locator('button').click();
-    await expect(page.textContent('[role=status]')).resolves.toContain('Retried 1 orders job(s) failed with [BAD_RECORD].');
+    await expect(page.textContent('[role=status]')).resolves.toContain('Retried 1 orders job failed with [BAD_RECORD].');
+    await screenshot(page, 'overview-after-retry');
     await page.goto(jobUrl);
     for (let i = 0; i < 60 && (await page.textContent('#state')) !== 'completed'; i++) {
       await page.waitForTimeout(500);
@@ -114,11 +141,17 @@ describe('dashboard in a browser', () => {
     await expect(page.textContent('#result')).resolves.toContain('order B-2');
     expect(stack.sandbox.admin.state().orders.find((o: { orderId: string }) => o.orderId === 'B-2')?.statusId).toBe('ORDER_COMPLETED');
     await page.goto(`${base}/`);
-    await expect(page.textContent('#failed-groups')).resolves.toContain('No failed jobs.');
+    await expect(page.locator('#failed-groups tr', { hasText: 'MUG-YELLOW' }).count()).resolves.toBe(0);
 
-    // bull-board shows the queues behind the same login.
-    await page.goto(`${base}/queues`);
+    // bull-board shows the queues behind the same login, linked both ways: the header's Queues, and back from its menu.
+    await page.click('header >> text=Queues');
     await page.waitForSelector('text=stock-counts', { timeout: 20_000 });
+    await page.locator('header button').last().click();
+    const back = page.getByRole('menuitem', { name: '← Overview' }).or(page.locator('a', { hasText: '← Overview' }));
+    await expect(back.first().getAttribute('href')).resolves.toBe('/');
+    await back.first().click();
+    await page.waitForURL(`${base}/`);
+    await expect(page.locator('#streams').count()).resolves.toBe(1);
     expect(refusals).toEqual([]);
     await page.close();
   }, 120_000);

@@ -28,11 +28,17 @@ describe('the overview charts, before anything was synced', () => {
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
     await page.goto(`${t.base}/`);
-    // Sampled now, nothing sampled yet a minute before: no minute's requests can be counted.
-    for (const cls of ['post', 'get', 'collection']) {
+    // Sampled from now on (the dashboard samples while no worker does): no request since, said in each budget's unit.
+    for (const [cls, budget] of [
+      ['post', '120/min'],
+      ['get', '120/min'],
+      ['collection', '300/h'],
+    ] as const) {
       const empty = page.locator(`#flow-budget-${cls} .budget .flow-empty`);
-      await expect(empty.textContent()).resolves.toBe('no requests counted yet: the first point comes a minute after sampling starts');
-      await expect(page.locator(`#flow-budget-${cls} .flow-sum`).textContent()).resolves.toMatch(/^budget \d+(\.\d)?\/min$/);
+      await expect(empty.textContent()).resolves.toBe(`no requests yet in this span (budget ${budget})`);
+      await expect(page.locator(`#flow-budget-${cls} .flow-sum`).textContent()).resolves.toMatch(
+        new RegExp(`^0 requests in the last hour(, 0 in the last minute)? · budget ${budget.replace('/', '\\/')}$`),
+      );
     }
     await expect(page.locator('#flow-orders .lag .flow-empty').textContent()).resolves.toContain('feed lag: no samples yet');
 
@@ -43,7 +49,7 @@ describe('the overview charts, before anything was synced', () => {
     await page.reload();
     const emptyText = (cls: string) => page.locator(`#flow-budget-${cls} .budget .flow-empty`).textContent();
     await expect(emptyText('post')).resolves.toBe('no requests yet in this span (budget 120/min)');
-    await expect(emptyText('collection')).resolves.toBe('no requests yet in this span (budget 5/min)');
+    await expect(emptyText('collection')).resolves.toBe('no requests yet in this span (budget 300/h)');
 
     // The records chart is drawn all the same, with its axes, and nothing in its plot.
     await page.waitForSelector('#flow-orders .jobs canvas');
@@ -53,12 +59,13 @@ describe('the overview charts, before anything was synced', () => {
     await page.close();
   });
 
-  it('draws a budget chart with its budget line labelled once requests were counted', async () => {
+  it('draws a budget chart with its budget line labelled once requests were counted, and the table says the same', async () => {
     const minute = Math.floor(Date.now() / 60_000) * 60_000;
-    const sample = (at: number, n: number) => JSON.stringify({ t: at, lag: {}, requests: { post: n, get: 0, collection: 0 } });
+    const sample = (at: number, n: number, c: number) => JSON.stringify({ t: at, lag: {}, requests: { post: n, get: 0, collection: c } });
     const key = flowSamplesKey(t.prefix);
-    await t.redis.zadd(key, minute - 180_000, sample(minute - 180_000, 0), minute - 120_000, sample(minute - 120_000, 90));
-    await t.redis.zadd(key, minute - 60_000, sample(minute - 60_000, 150));
+    await t.redis.del(key);
+    await t.redis.zadd(key, minute - 180_000, sample(minute - 180_000, 0, 0), minute - 120_000, sample(minute - 120_000, 90, 20));
+    await t.redis.zadd(key, minute - 60_000, sample(minute - 60_000, 150, 35));
     const page = await browser.newPage();
     await page.goto(`${t.base}/`);
     const post = '#flow-budget-post .budget';
@@ -66,6 +73,20 @@ describe('the overview charts, before anything was synced', () => {
     await expect(page.locator(`${post} .u-legend`).textContent()).resolves.toMatch(/requests.*budget \(120\/min\)/);
     expect(await pixels(page, post, COLORS.limit, 'plot'), 'the budget line and its label').toBeGreaterThan(50);
     expect(await pixels(page, post, COLORS.axis, 'y-axis')).toBeGreaterThan(100);
+    // The collection budget is an hour's: its chart counts the hour's reads against 300/h, as the table does.
+    const collection = '#flow-budget-collection .budget';
+    await page.waitForSelector(`${collection} canvas`, { timeout: 20_000 });
+    await expect(page.locator(`${collection} .u-legend`).textContent()).resolves.toMatch(/requests.*budget \(300\/h\)/);
+    for (const [cls, n] of [
+      ['post', '150'],
+      ['collection', '35'],
+    ] as const) {
+      await expect(page.locator(`#flow-budget-${cls} .flow-sum`).textContent()).resolves.toMatch(
+        new RegExp(`^${n} requests in the last hour`),
+      );
+      await expect(page.locator(`#budget tr[data-class="${cls}"] td.requests-hour`).textContent()).resolves.toBe(n);
+    }
+    await expect(page.locator('#budget tr[data-class="collection"] td').nth(1).textContent()).resolves.toBe('300/h');
     await page.close();
   });
 });

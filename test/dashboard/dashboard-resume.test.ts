@@ -65,7 +65,7 @@ describe('dashboard, when a stream is paused by its breaker', () => {
 
     const r = await post({ cookie, origin: t.base });
     expect(r.status).toBe(303);
-    expect(decodeURIComponent(r.headers.location as string)).toContain('Resumed orders: 1 job(s) run again');
+    expect(decodeURIComponent(r.headers.location as string)).toContain('Resumed orders: 1 job run again');
     expect(await queue.isPaused()).toBe(false);
     expect((await readBreaker(t.redis, redisKeys(t.prefix), 'orders')).paused).toBe(false);
     expect(t.logs().some((l) => l.msg === 'dashboard: resume of a stream')).toBe(true);

@@ -55,6 +55,8 @@ describe('failure groups', () => {
           count: 2,
           examples: expect.arrayContaining(ids),
           batch: false,
+          // A record wrong in itself: no retry can help, so the dashboard offers none (the API still retries it).
+          retryHelps: false,
         },
       ]);
 
@@ -88,6 +90,8 @@ describe('failure groups', () => {
           count: 1,
           examples: [id],
           batch: false,
+          // What was recorded is another failure's: nothing is known of this one's, so a retry is offered.
+          retryHelps: true,
         },
       ]);
     });

@@ -70,6 +70,20 @@ describe("find, an order's life", () => {
       );
     });
 
+    it('marks the version in force (the newest that ran and was not skipped), the late older snapshot skipped, the rest superseded', () => {
+      const outcome = (j: FindResult['jobs'][number]) => (j.result as { outcome?: string }).outcome;
+      expect(r.jobs.map((j) => [j.version, outcome(j), j.standing])).toEqual([
+        [1, 'synced', 'superseded'],
+        [2, 'synced', 'superseded'],
+        [3, 'skipped', 'skipped'],
+        [4, 'synced', 'superseded'],
+        [5, 'synced', 'in force'],
+      ]);
+      // Not "(older)" for a version that won: the words of each standing.
+      expect(renderFind(r)).toMatch(/orders-FL-1-\S+\s+orders\s+v5 \(in force\)\s+completed\s+1\s/);
+      expect(renderFind(r)).toMatch(/orders-FL-1-\S+\s+orders\s+v3 \(skipped\)\s+completed/);
+    });
+
     it('prints the snapshots and shipments as tables', () => {
       const text = renderFind(r);
       expect(text).toContain('Snapshots of FL-1, in order (by updatedAt):');

@@ -41,7 +41,7 @@ describe('a bounded Redis', () => {
     hook = await startServer((_req, res) => json(res, 200, { ok: true }));
     stack.sandbox.admin.setFaults([{ kind: 'status-503', method: 'POST', path: '/api/order$', times: 1 }]);
     const sync = await runCli(['sync', '--once'], stack.env, SLOW);
-    expect(sync.stdout).toContain('1 record failed:');
+    expect(sync.stdout).toContain('1 record failed in this run:');
     expect(sync.stderr).toMatch(/attempt 1 of \d+ failed: \[TRANSIENT\]/);
     const file = join(freshCwd(), 'orders.ndjson');
     writeFileSync(file, [orderRecord('RB-10'), orderRecord('RB-11')].map((r) => JSON.stringify(r)).join('\n'));

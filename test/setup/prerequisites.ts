@@ -14,11 +14,14 @@ import { findOnPath, waitForPing } from '../../src/redis/embedded-server.js';
  * `redis-server`: redis-server to start servers of a test's own (TLS, Sentinel: `redis-server --sentinel`);
  * `openssl`: to make a CA and a certificate for them.
  */
-export type Need = 'redis' | 'redis-cluster' | 'redis-server' | 'openssl' | 'chromium';
+export type Need = 'redis' | 'redis-cluster' | 'redis-server' | 'openssl' | 'chromium' | 'prometheus';
 
 export interface Found {
   /** The Chromium (or Chrome) to drive, when asked for. */
   chromium?: string;
+  /** promtool and the Prometheus server, when asked for (`prometheus`). */
+  promtool?: string;
+  prometheus?: string;
 }
 
 /** The Redis the suite uses unless told otherwise. */
@@ -57,8 +60,11 @@ function isExecutableFile(path: string): boolean {
   }
 }
 
-/** Installs a Debian package when this is root on a machine with apt-get; answers why not otherwise (undefined: done). */
-function aptInstall(pkg: string): Promise<string | undefined> {
+/**
+ * Installs a Debian package when this is root on a machine with apt-get; answers why not otherwise (undefined: done).
+ * `withoutRecommends`: not what it recommends (prometheus recommends exporters that would start services of their own).
+ */
+function aptInstall(pkg: string, o: { withoutRecommends?: boolean } = {}): Promise<string | undefined> {
   return once(`apt:${pkg}`, async () => {
     if (process.getuid?.() !== 0) return 'not root, so not installed';
     if (!findOnPath('apt-get')) return 'no apt-get here, so not installed';
@@ -67,8 +73,9 @@ function aptInstall(pkg: string): Promise<string | undefined> {
     const opts = { env, encoding: 'utf8' as const, timeout: 600_000 };
     // Another apt-get on the machine holds the lock for a while: wait for it rather than fail.
     const update = spawnSync('apt-get', ['-o', 'DPkg::Lock::Timeout=300', 'update', '-qq'], opts);
+    const extra = o.withoutRecommends ? ['--no-install-recommends'] : [];
     const install =
-      update.status === 0 ? spawnSync('apt-get', ['-o', 'DPkg::Lock::Timeout=300', 'install', '-y', '-qq', pkg], opts) : update;
+      update.status === 0 ? spawnSync('apt-get', ['-o', 'DPkg::Lock::Timeout=300', 'install', '-y', '-qq', ...extra, pkg], opts) : update;
     if (install.status === 0) return undefined;
     const why = `${install.stderr ?? ''}${install.error?.message ?? ''}`.trim().split('\n').pop();
     return `apt-get install ${pkg} failed (${why || `exit ${install.status}`})`;
@@ -134,6 +141,7 @@ async function check(need: Need, found: Found): Promise<string | undefined> {
   if (need === 'redis-cluster') return redisBinaries(['redis-server', 'redis-cli'], 'the Redis Cluster tests start their own cluster, and');
   if (need === 'redis-server') return redisBinaries(['redis-server'], 'the TLS and Sentinel tests start their own servers, and');
   if (need === 'openssl') return openssl();
+  if (need === 'prometheus') return prometheus(found);
   const url = testRedisUrl();
   const answers = await once(`ping:${url}`, () =>
     waitForPing(url, 1000).then(
@@ -147,6 +155,27 @@ async function check(need: Need, found: Found): Promise<string | undefined> {
     `nothing answers at ${safeRedisUrl(url)} (REDIS_URL), so the suite starts its own, but`,
   );
   return line && `${line}, or set REDIS_URL to a Redis you have`;
+}
+
+/**
+ * promtool and prometheus on PATH (Debian's `prometheus` package has both), installed when they can be; a missing line
+ * otherwise. deploy/'s rules are checked and tested with promtool, and a real server scrapes a worker.
+ */
+async function prometheus(found: Found): Promise<string | undefined> {
+  const names = ['promtool', 'prometheus'];
+  if (!names.every((n) => findOnPath(n))) {
+    const notInstalled = await aptInstall('prometheus', { withoutRecommends: true });
+    const missing = names.filter((n) => !findOnPath(n));
+    if (missing.length)
+      return (
+        `Prometheus: the deploy/ tests run ${missing.join(' and ')}, and ${missing.length > 1 ? 'they are' : 'it is'} not installed ` +
+        `(${notInstalled ?? 'installed, yet not on PATH'}); get ${missing.length > 1 ? 'them' : 'it'}: \`sudo apt-get install prometheus\` ` +
+        '(Debian/Ubuntu) or `brew install prometheus` (macOS)'
+      );
+  }
+  found.promtool = findOnPath('promtool');
+  found.prometheus = findOnPath('prometheus');
+  return undefined;
 }
 
 /** openssl on PATH, installed when it can be; a missing line otherwise. */

@@ -1,3 +1,4 @@
+import { plural } from '../../ops/state-words.js';
 import { Command } from 'commander';
 import { accountPrefix, basePrefix, chooseAccount, defaultAccount, isAccountName, readAccounts } from '../../../config/accounts.js';
 import type { CliIo } from '../../app/cli-io.js';
@@ -78,7 +79,8 @@ export function accountsCommand(io: CliIo, done: CommandResult, kinds: readonly 
         const plan = await purgePlan(redis, prefix);
         if (plan.workers > 0)
           throw new UsageError(
-            `accounts purge: ${plan.workers} worker(s) still run account ${name} (prefix ${prefix}): ` +
+            `accounts purge: ${plural(plan.workers, 'worker')} still ${plan.workers === 1 ? 'runs' : 'run'} ` +
+              `account ${name} (prefix ${prefix}): ` +
               'wait until they have read ACCOUNTS_FILE again (a minute at most), then purge it',
           );
         if (plan.keys === 0) {

@@ -43,6 +43,7 @@ export function dashboardCommand(io: CliIo, done: CommandResult, kinds: readonly
         config,
         io.stderr,
         (all ?? []).flatMap((a) => secretValues(a.config)),
+        { service: true },
       );
       const redis = await connectRedisWaiting(config.redis, { logger, waitMs: config.redisStartWaitSeconds * 1000, signal: io.stop });
       const { startDashboard } = await import('../../dashboard/dashboard-server.js');

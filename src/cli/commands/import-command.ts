@@ -14,6 +14,7 @@ import { ExitCode, UsageError } from '../exit-codes.js';
 import type { CommandResult } from '../command-result.js';
 import { renderImport, renderSyncSummary } from '../render-summary.js';
 import { runProgress } from '../run-progress.js';
+import { explainBudgetWaits, waitFactsOf } from '../budget-waits.js';
 import { positive } from './options.js';
 import { findKind } from '../../records/records.js';
 import type { Kind } from '../../kinds/kind.js';
@@ -46,7 +47,7 @@ async function readAs(config: Config, kinds: readonly Kind[], kind: Kind, a: Pic
 async function queueOnly(io: CliIo, kinds: readonly Kind[], kind: Kind, a: ImportArgs): Promise<ImportResult> {
   const config = loadConfig(io, kinds);
   const read = await readAs(config, kinds, kind, a);
-  const logger = commandLogger(config, io.stderr);
+  const logger = commandLogger(config, io.stderr, [], { verbose: io.verbose });
   const redis = await connectRedis(config.redis, { logger });
   await logEvictionWarning(redis, logger);
   const stream = kind.stream;
@@ -77,6 +78,10 @@ async function queueAndProcess(io: CliIo, kinds: readonly Kind[], kind: Kind, a:
   const read = await readAs(config, kinds, kind, a);
   const [{ openApp }, { importAndMaybeProcess }] = await Promise.all([import('../../app/app-context.js'), import('../../app/runtime.js')]);
   const app = await openApp(io, { kinds, config, logTo: io.stderr });
+  const facts = waitFactsOf(app.deps);
+  const waits = facts
+    ? explainBudgetWaits(io.stderr, app.deps.budget, app.config.service?.budgets, { command: 'import', facts })
+    : undefined;
   try {
     return await importAndMaybeProcess(app.deps, {
       kinds: [kind],
@@ -90,6 +95,7 @@ async function queueAndProcess(io: CliIo, kinds: readonly Kind[], kind: Kind, a:
       ...read,
     });
   } finally {
+    waits?.stop();
     await app.close();
   }
 }
@@ -184,7 +190,7 @@ export function importCommand(io: CliIo, done: CommandResult, kinds: readonly Ki
       if (o.json) writeJson(io, r);
       else {
         if (io.stdout.isTTY) io.stdout.write('\n');
-        io.stdout.write(renderImport(r.imported, stream));
+        io.stdout.write(renderImport(r.imported, stream, { processed: !!r.summary }));
         if (r.summary) io.stdout.write(renderSyncSummary(r.summary, 'Processed'));
       }
       done(r.summary && !r.summary.ok ? ExitCode.someFailed : ExitCode.ok);

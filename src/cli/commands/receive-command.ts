@@ -51,6 +51,7 @@ export function receiveCommand(io: CliIo, done: CommandResult, kinds: readonly K
         several ? { ...config, accountName: undefined } : config,
         io.stdout,
         accounts.flatMap((a) => secretValues(a.config)),
+        { service: true },
       );
       const { startIngest, receiverKeeps } = await import('../../app/start-ingest.js');
       const redis = await connectRedisWaiting(config.redis, { logger, waitMs: config.redisStartWaitSeconds * 1000, signal: io.stop });

@@ -10,7 +10,7 @@ import { UsageError } from '../exit-codes.js';
 import { renderRepair } from '../render-repair.js';
 import type { Kind } from '../../kinds/kind.js';
 import type { AppContext } from '../../app/app-context.js';
-import { announceCollectionWait, watchBudgetWaits } from '../budget-waits.js';
+import { announceCollectionWait, waitFactsOf, watchBudgetWaits } from '../budget-waits.js';
 
 interface ReconcileFlags {
   stream?: StreamName[];
@@ -55,7 +55,7 @@ async function sayBudgetWaits(io: CliIo, app: AppContext, command: string): Prom
   const last = await readLastReport(app.redis, app.deps.keys.prefix).catch(() => undefined);
   const reads = last?.calls.collection || undefined;
   await announceCollectionWait(io.stderr, app.deps.budget, budgets, { command, reads });
-  return watchBudgetWaits(io.stderr, app.deps.budget, budgets, { title: command, reads });
+  return watchBudgetWaits(io.stderr, app.deps.budget, budgets, { title: command, reads, facts: waitFactsOf(app.deps) });
 }
 
 /**

@@ -1,3 +1,4 @@
+import { plural } from '../../ops/state-words.js';
 import { Command, Option } from 'commander';
 import type { CliIo } from '../../app/cli-io.js';
 import { loadConfig, withQueues, writeJson } from '../../app/command-context.js';
@@ -11,7 +12,7 @@ function render(results: ResumeResult[]): string {
   const lines = results.map((r) =>
     r.wasPaused
       ? `${r.stream}: resumed (paused since ${r.since ?? '?'}: ${r.reason ?? 'no reason recorded'}); ` +
-        `${r.waiting} job(s) run again from their progress` +
+        `${plural(r.waiting, 'job')} run again from their progress` +
         (r.retried.length ? `, ${r.retried.length} of them failed by the same refusal before the pause and retried` : '')
       : `${r.stream}: was not paused; nothing to resume`,
   );

@@ -6,7 +6,7 @@ import { ExitCode } from '../exit-codes.js';
 import type { CommandResult } from '../command-result.js';
 import { renderResync } from '../render-repair.js';
 import type { Kind } from '../../kinds/kind.js';
-import { watchBudgetWaits } from '../budget-waits.js';
+import { waitFactsOf, watchBudgetWaits } from '../budget-waits.js';
 
 /** `resync <key>... [--stream S] [--dry-run] [--json]`: exit 0 every key resynced, 1 one not found or failed. */
 export function resyncCommand(io: CliIo, done: CommandResult, kinds: readonly Kind[]): Command {
@@ -23,7 +23,10 @@ export function resyncCommand(io: CliIo, done: CommandResult, kinds: readonly Ki
       const [{ openApp }, { resyncKeys }] = await Promise.all([import('../../app/app-context.js'), import('../../app/resync.js')]);
       const app = await openApp(io, { kinds, needs: { service: true }, logTo: io.stderr });
       // Its jobs' requests wait for budget as a sync's do: said on stderr when they do.
-      const waits = watchBudgetWaits(io.stderr, app.deps.budget, app.config.service?.budgets, { title: 'resync' });
+      const waits = watchBudgetWaits(io.stderr, app.deps.budget, app.config.service?.budgets, {
+        title: 'resync',
+        facts: waitFactsOf(app.deps),
+      });
       try {
         const report = await resyncKeys(app.deps, keys, { streams: o.stream ? [o.stream] : undefined, dryRun: o.dryRun, signal: io.stop });
         app.logger.info({ run: report.run, keys: keys.length, ok: report.ok }, 'resync done');

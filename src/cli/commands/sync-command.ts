@@ -6,6 +6,7 @@ import { ExitCode, UsageError } from '../exit-codes.js';
 import type { CommandResult } from '../command-result.js';
 import { renderSyncSummary } from '../render-summary.js';
 import { runProgress } from '../run-progress.js';
+import { explainBudgetWaits, waitFactsOf } from '../budget-waits.js';
 import type { Kind } from '../../kinds/kind.js';
 
 /** `sync --once [--stream S]...`: pull until caught up, process until idle, sum up, exit 0 or 1. */
@@ -30,6 +31,10 @@ export function syncCommand(io: CliIo, done: CommandResult, kinds: readonly Kind
       const [{ openApp }, { syncOnce }] = await Promise.all([import('../../app/app-context.js'), import('../../app/runtime.js')]);
       const app = await openApp(io, { kinds, needs: { service: true, upstream: true }, logTo: io.stderr });
       const progress = runProgress(io, !o.json);
+      // Its requests wait for budget: the first wait of each class is explained on stderr (stdout stays the summary).
+      const facts = waitFactsOf(app.deps);
+      const budgets = app.config.service?.budgets;
+      const waits = facts ? explainBudgetWaits(io.stderr, app.deps.budget, budgets, { command: 'sync', facts }) : undefined;
       try {
         const summary = await syncOnce(app.deps, { kinds, streams: o.stream, onProgress: progress.onProgress, signal: io.stop });
         progress.stop();
@@ -37,6 +42,7 @@ export function syncCommand(io: CliIo, done: CommandResult, kinds: readonly Kind
         else io.stdout.write(renderSyncSummary(summary, 'Synced'));
         done(summary.ok ? ExitCode.ok : ExitCode.someFailed);
       } finally {
+        waits?.stop();
         progress.stop();
         await app.close();
       }

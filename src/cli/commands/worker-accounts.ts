@@ -51,6 +51,7 @@ async function startAccount(p: Process, w: WatchedAccount): Promise<void> {
     kinds: p.kinds,
     needs: { service: true },
     logTo: p.io.stdout,
+    service: true,
     probe: false,
     config: w.config,
     shared: { redis: p.redis, tracing: p.tracing, account: w.name },
@@ -157,6 +158,7 @@ export async function runAccountsWorker(io: CliIo, kinds: readonly Kind[]): Prom
     { ...base, accountName: undefined },
     io.stdout,
     first.accounts.flatMap((a) => secretValues(a.config)),
+    { service: true },
   );
   const redis = await connectRedisWaiting(base.redis, { logger, waitMs: base.redisStartWaitSeconds * 1000, signal: io.stop });
   await logEvictionWarning(redis, logger);

@@ -83,7 +83,7 @@ export async function runWorker(io: CliIo, kinds: readonly Kind[]): Promise<void
     const { runAccountsWorker } = await import('./worker-accounts.js');
     return runAccountsWorker(io, kinds);
   }
-  const app = await openApp(io, { kinds, needs: { service: true }, logTo: io.stdout, probe: false, waitForRedis: true });
+  const app = await openApp(io, { kinds, needs: { service: true }, logTo: io.stdout, service: true, probe: false, waitForRedis: true });
   const account = await startAccountWorker(io, app, kinds);
   const { runtime, redisHealth } = account;
   let stopping = false;

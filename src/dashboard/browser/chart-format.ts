@@ -17,10 +17,10 @@ export function duration(s: number | null | undefined): string {
   return `${(s / 3600).toFixed(1)} h`;
 }
 
-/** A rate a minute, with one decimal below 10. */
-export function perMinute(v: number | null | undefined): string {
+/** A rate in its unit (a minute, an hour), with one decimal below 10: "120/min", "300/h". */
+export function rate(v: number | null | undefined, unit: 'min' | 'h' = 'min'): string {
   if (v === null || v === undefined) return '-';
-  return `${v < 10 ? Math.round(v * 10) / 10 : Math.round(v)}/min`;
+  return `${v < 10 ? Math.round(v * 10) / 10 : Math.round(v)}/${unit}`;
 }
 
 /** The sum of a series' values. */

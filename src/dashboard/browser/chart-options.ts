@@ -1,5 +1,5 @@
 import uPlot from 'uplot';
-import { COLORS, duration, lastIndex, perMinute } from './chart-format.js';
+import { COLORS, duration, lastIndex, rate } from './chart-format.js';
 
 const FONT = '12px system-ui, sans-serif';
 const LABEL_FONT = '600 12px system-ui, sans-serif';
@@ -125,17 +125,21 @@ export function lagChart(width: number, limitSeconds: number | null): uPlot.Opti
   };
 }
 
-/** Requests a minute of one class, with its budget as a labelled dashed line. */
-export function budgetChart(width: number, limitPerMinute: number | null): uPlot.Options {
-  const limit = limitPerMinute === null ? [] : [limitSeries(`budget (${perMinute(limitPerMinute)})`)];
+/**
+ * Requests of one class against its budget, in the budget's unit: a minute's requests for a budget a minute, the
+ * hour's (up to each minute) for a budget an hour; the budget as a labelled dashed line.
+ */
+export function budgetChart(width: number, limitValue: number | null, unit: 'min' | 'h'): uPlot.Options {
+  const limit = limitValue === null ? [] : [limitSeries(`budget (${rate(limitValue, unit)})`)];
+  const title = unit === 'h' ? 'Requests in the hour before' : 'Requests a minute';
   return {
-    ...base('Requests a minute', width, axis('requests / min')),
-    scales: { ...X_SCALE, y: { range: upTo(limitPerMinute ?? 1) } },
+    ...base(title, width, axis(unit === 'h' ? 'requests / h' : 'requests / min')),
+    scales: { ...X_SCALE, y: { range: upTo(limitValue ?? 1) } },
     series: [
       {},
       { label: 'requests', stroke: COLORS.requests, fill: 'rgba(86,96,110,0.12)', width: 1.5, points: lastDot(6, COLORS.requests) },
       ...limit,
     ],
-    plugins: limitPerMinute === null ? [] : [lineLabel(2, `budget ${perMinute(limitPerMinute)}`)],
+    plugins: limitValue === null ? [] : [lineLabel(2, `budget ${rate(limitValue, unit)}`)],
   };
 }

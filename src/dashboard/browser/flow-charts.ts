@@ -3,9 +3,10 @@
  * and draws each stream's records and feed lag, and each request class against its budget, with uPlot.
  */
 import uPlot from 'uplot';
-import { clock, duration, lastValue, perMinute, sum } from './chart-format.js';
+import { clock, lastValue, rate, sum } from './chart-format.js';
 import { budgetChart, lagChart, recordsChart } from './chart-options.js';
 import type { FlowPoint, FlowView } from './flow-view.js';
+import { feedBehindText } from '../../ops/state-words.js';
 
 interface Drawn {
   plot: uPlot;
@@ -63,7 +64,11 @@ function drawStream(box: HTMLElement, s: FlowView['streams'][string], f: FlowVie
   const lagBad = f.lagLimitSeconds !== null && lag !== null && lag > f.lagLimitSeconds;
   const parts: Array<string | [string, string]> = [['synced-total', `${synced}`], ' synced, ', ['failed-total', `${failed}`], ' failed'];
   if (recent) parts.push(` (${recent} in the last 10 min)`);
-  parts.push(' · behind ', ['lag-now', duration(lag)]);
+  // "behind 3 s", or what stands for it before the first catch-up ("feed not pulled yet"), as `status` says it.
+  parts.push(s.feed.behindSeconds === null ? ' · feed ' : ' · behind ', [
+    'lag-now',
+    feedBehindText(s.feed.behindSeconds, s.feed.lastPollAt),
+  ]);
   summary(box, parts, recent > 0 || lagBad);
 
   const jobs = box.querySelector<HTMLElement>('.jobs');
@@ -83,22 +88,44 @@ function drawStream(box: HTMLElement, s: FlowView['streams'][string], f: FlowVie
   draw(lagBox, `${span}:${limit}`, (w) => lagChart(w, limit), [times(s.lag), values(s.lag), ...line]);
 }
 
+/**
+ * A class's requests against its budget, in the budget's unit; the line over it says the last hour's requests, as the
+ * overview's budget table does (the same samples).
+ */
 function drawBudget(box: HTMLElement, b: FlowView['budget'][string], span: number): void {
-  const now = lastValue(values(b.perMinute));
-  const limit = b.limitPerMinute;
-  const budget = limit === null ? 'no budget configured' : `budget ${perMinute(limit)}`;
-  const line = now === null ? budget : `${now} requests in the last minute${limit === null ? '' : ` of ${perMinute(limit)}`}`;
-  summary(box, [line], limit !== null && now !== null && now >= limit);
+  const pts = b.points;
+  const now = lastValue(values(pts));
+  const budget = b.limit === null ? 'no budget configured' : `budget ${rate(b.limit, b.unit)}`;
+  const hour = b.lastHour;
+  const parts = [hour === null ? 'nothing sampled yet' : `${hour.requests} requests in the last hour`];
+  if (hour !== null && b.unit === 'min' && now !== null) parts.push(`${now} in the last minute`);
+  summary(box, [`${parts.join(', ')} · ${budget}`], b.limit !== null && now !== null && now >= b.limit);
   const holder = box.querySelector<HTMLElement>('.budget');
   if (!holder) return;
   holder.dataset.now = now === null ? '' : String(now);
-  // A minute's requests are the difference of two samples a minute apart: none before the second sample.
-  if (values(b.perMinute).every((v) => v === null)) {
-    return empty(holder, 'no requests counted yet: the first point comes a minute after sampling starts');
+  holder.dataset.hour = hour === null ? '' : String(hour.requests);
+  // A minute's requests are the difference of two samples: none before the second sample.
+  if (values(pts).every((v) => v === null)) return empty(holder, `no requests counted yet: sampling has just begun (${budget})`);
+  if (sum(values(pts)) === 0) return empty(holder, `no requests yet in this span (${budget})`);
+  const limitLine = b.limit === null ? [] : [pts.map(() => b.limit)];
+  draw(holder, `${span}:${b.limit}:${b.unit}`, (w) => budgetChart(w, b.limit, b.unit), [times(pts), values(pts), ...limitLine]);
+}
+
+/** The overview's budget table, its last-hour cells from the same answer as the charts: the two never disagree. */
+function budgetTable(f: FlowView): void {
+  for (const row of document.querySelectorAll<HTMLElement>('#budget tr[data-class]')) {
+    const hour = f.budget[row.dataset.class ?? '']?.lastHour;
+    if (!hour) continue;
+    const cell = (name: string, text: string, bad = false) => {
+      const td = row.querySelector<HTMLElement>(`td.${name}`);
+      if (!td) return;
+      td.textContent = text;
+      td.classList.toggle('bad', bad);
+    };
+    cell('requests-hour', String(hour.requests));
+    cell('waited-hour', `${(hour.waitedMs / 1000).toFixed(1)} s`);
+    cell('holds-hour', String(hour.holds), hour.holds > 0);
   }
-  if (sum(values(b.perMinute)) === 0) return empty(holder, `no requests yet in this span (${budget})`);
-  const limitLine = limit === null ? [] : [b.perMinute.map(() => limit)];
-  draw(holder, `${span}:${limit}`, (w) => budgetChart(w, limit), [times(b.perMinute), values(b.perMinute), ...limitLine]);
 }
 
 async function refresh(): Promise<void> {
@@ -120,10 +147,11 @@ async function refresh(): Promise<void> {
     const s = f.streams[box.dataset.stream ?? ''];
     if (s) drawStream(box, s, f, span);
   }
-  for (const box of document.querySelectorAll<HTMLElement>('[data-class]')) {
+  for (const box of document.querySelectorAll<HTMLElement>('#flow-budgets [data-class]')) {
     const b = f.budget[box.dataset.class ?? ''];
     if (b) drawBudget(box, b, span);
   }
+  budgetTable(f);
   if (updated) updated.textContent = clock(f.now);
 }
 

@@ -9,8 +9,19 @@ export type FlowPoint = [t: number, value: number | null];
 export interface FlowView {
   /** Epoch ms of the answer. */
   now: number;
-  streams: Record<string, { synced: FlowPoint[]; failed: FlowPoint[]; lag: FlowPoint[] }>;
-  budget: Record<string, { limitPerMinute: number | null; perMinute: FlowPoint[] }>;
+  streams: Record<
+    string,
+    { synced: FlowPoint[]; failed: FlowPoint[]; lag: FlowPoint[]; feed: { behindSeconds: number | null; lastPollAt: string | null } }
+  >;
+  /**
+   * Per request class, in the one unit its budget is set in (a minute, or an hour for collection): the budget, the
+   * requests each minute (for an hourly budget: in the hour up to that minute), and the last hour's counters, which the
+   * overview's table shows too.
+   */
+  budget: Record<
+    string,
+    { unit: 'min' | 'h'; limit: number | null; points: FlowPoint[]; lastHour: { requests: number; waitedMs: number; holds: number } | null }
+  >;
   /** ALERT_LAG_SECONDS: the lag over which `worker` alerts, or null. */
   lagLimitSeconds: number | null;
 }
