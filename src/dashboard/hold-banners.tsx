@@ -2,6 +2,7 @@
 /** @jsxImportSource preact */
 import type { StatusReport } from '../ops/status-report.js';
 import { useAt, When } from './layout.js';
+import { plural } from '../ops/state-words.js';
 
 type StreamStatus = StatusReport['streams'][number];
 
@@ -15,8 +16,8 @@ function PausedBanner({ st }: { st: StreamStatus }) {
         {st.breaker.refusals} in a row). Last: <code>{st.breaker.reason ?? 'no reason recorded'}</code>
       </p>
       <p>
-        No job of {st.stream} runs and none is pulled; {st.breaker.waiting} job(s) wait, none lost. Fix the cause (credentials, the
-        account's rights, the service), then resume.
+        No job of {st.stream} runs and none is pulled; {plural(st.breaker.waiting, 'job')} {st.breaker.waiting === 1 ? 'waits' : 'wait'},
+        none lost. Fix the cause (credentials, the account's rights, the service), then resume.
       </p>
       <form class="inline" method="post" action={at('/resume')}>
         <input type="hidden" name="stream" value={st.stream} />
@@ -35,9 +36,9 @@ function OutageBanner({ o }: { o: StatusReport['outage'] }) {
         <strong>The service is down</strong> since <When iso={o.since} /> UTC: <code>{o.reason ?? 'no reason recorded'}</code>
       </p>
       <p>
-        Every stream holds: no job runs, none is pulled, none spends an attempt; {o.waiting} job(s) wait, none lost. {o.probes} probe(s) so
-        far{o.lastProbe ? ` (last: ${o.lastProbe})` : ''}, the next at <When iso={o.nextProbeAt} /> UTC. Work goes on by itself when the
-        service answers.
+        Every stream holds: no job runs, none is pulled, none spends an attempt; {plural(o.waiting, 'job')}{' '}
+        {o.waiting === 1 ? 'waits' : 'wait'}, none lost. {plural(o.probes, 'probe')} so far{o.lastProbe ? ` (last: ${o.lastProbe})` : ''},
+        the next at <When iso={o.nextProbeAt} /> UTC. Work goes on by itself when the service answers.
       </p>
     </div>
   );
@@ -57,8 +58,9 @@ function CallBanner({ c }: { c: CallStatus }) {
       <p>
         Only the jobs whose next step is {c.label} wait there ({n}
         {waiting.length ? `: ${waiting.map(([stream, k]) => `${stream} ${k}`).join(', ')}` : ''}), no attempt spent; every other call and
-        stream goes on{c.probe ? ` (a read: ${c.probe})` : ''}. {c.trials} trial(s) so far{c.lastTrial ? ` (last: ${c.lastTrial})` : ''},
-        the next at <When iso={c.nextTrialAt} /> UTC; it goes on by itself once a request of it works.
+        stream goes on{c.probe ? ` (a read: ${c.probe})` : ''}. {plural(c.trials, 'trial')} so far
+        {c.lastTrial ? ` (last: ${c.lastTrial})` : ''}, the next at <When iso={c.nextTrialAt} /> UTC; it goes on by itself once a request of
+        it works.
       </p>
     </div>
   );

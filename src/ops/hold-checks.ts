@@ -1,5 +1,6 @@
 import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
 import { readHolds } from '../queue/hold/hold-report.js';
+import { plural } from './state-words.js';
 import type { WriteState } from '../queue/hold/write-probe.js';
 
 /** One line of /readyz. */
@@ -47,14 +48,14 @@ export function holdChecks(o: { redis: Redis; keys: RedisKeys; streams: readonly
         ...held.map(
           (c) =>
             `${c.label} held since ${c.since ?? '?'} (${why(c.reason)}): only the jobs whose next step is it wait, ` +
-            `every other call runs; ${c.trials} trial(s), the next at ${c.nextTrialAt ?? '?'}; goes on by itself`,
+            `every other call runs; ${plural(c.trials, 'trial')}, the next at ${c.nextTrialAt ?? '?'}; goes on by itself`,
         ),
       );
       // The service down: every stream holds and goes on by itself once a probe finds it answering.
       if (outage.open)
         lines.unshift(
           `the service is down since ${outage.since ?? '?'} (${outage.reason ?? 'no reason recorded'}): every stream holds; ` +
-            `${outage.probes} probe(s), the next at ${outage.nextProbeAt ?? '?'}; goes on by itself`,
+            `${plural(outage.probes, 'probe')}, the next at ${outage.nextProbeAt ?? '?'}; goes on by itself`,
         );
       return { name: 'streams', ok: true, detail: lines.join('; ') };
     },

@@ -36,7 +36,7 @@ describe('dashboard, when a stream is paused by its breaker', () => {
     // The renderer escapes < (and & and "): no tag can start; > alone is plain text.
     expect(r.body).toContain('answered 401: &lt;the key was revoked>');
     expect(r.body).not.toContain('<the key was revoked>');
-    expect(r.body).toContain('1 job(s) wait, none lost');
+    expect(r.body).toContain('1 job waits, none lost');
     expect(r.body).toContain('<form class="inline" method="post" action="/resume">');
     expect(r.body).not.toContain('data-paused="boms"');
     const status = JSON.parse((await raw(`${t.base}/api/status`, { headers: { cookie } })).body) as {
