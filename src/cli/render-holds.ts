@@ -43,7 +43,8 @@ const RECENT_MS = 24 * 3600_000;
 const waitingText = (w: Record<string, number>) => {
   const parts = Object.entries(w).filter(([, n]) => n > 0);
   const n = parts.reduce((a, [, k]) => a + k, 0);
-  return `${plural(n, 'job')} ${n === 1 ? 'waits' : 'wait'} at it${parts.length ? ` (${parts.map(([stream, k]) => `${stream} ${k}`).join(', ')})` : ''}`;
+  const by = parts.length ? ` (${parts.map(([stream, k]) => `${stream} ${k}`).join(', ')})` : '';
+  return `${plural(n, 'job')} ${n === 1 ? 'waits' : 'wait'} at it${by}`;
 };
 
 /** Each held call of the service (only the jobs whose next step it is wait), and those that ended in the last day. */
@@ -59,8 +60,8 @@ function callLines(s: Pick<StatusReport, 'calls'>, now: number): string[] {
   const ended = s.calls.filter((c) => !c.held && c.last && now - Date.parse(c.last.endedAt) < RECENT_MS);
   for (const c of ended)
     lines.push(
-      `Last held: ${c.label}, ${when(c.last!.since)} to ${when(c.last!.endedAt)} UTC (${c.last!.seconds} s, ${plural(c.last!.trials, 'trial')}); ` +
-        'released by a request of its own.',
+      `Last held: ${c.label}, ${when(c.last!.since)} to ${when(c.last!.endedAt)} UTC ` +
+        `(${c.last!.seconds} s, ${plural(c.last!.trials, 'trial')}); released by a request of its own.`,
       '',
     );
   return lines;

@@ -89,7 +89,8 @@ export async function demoStore(
   const found = await foundInLastHour(app.redis, app.deps.keys, stream);
   const failed = (await queue.getJobCounts('failed')).failed ?? 0;
   say(
-    `  webhooks: ${w.sent} delivered, ${w.dropped} lost, ${w.duplicated} sent twice; the pull found ${found} ${found === 1 ? 'change' : 'changes'} no webhook brought.`,
+    `  webhooks: ${w.sent} delivered, ${w.dropped} lost, ${w.duplicated} sent twice; ` +
+      `the pull found ${found} ${found === 1 ? 'change' : 'changes'} no webhook brought.`,
   );
   const end = failed
     ? `${failed} ${failed === 1 ? 'job' : 'jobs'} failed: inventory-sync jobs list --state failed`

@@ -196,7 +196,8 @@ export class CallHolds {
       const seconds = Math.round((Date.now() - Number(since)) / 1000);
       this.o.logger.warn(
         { call, seconds, trials: Number(trials), answer: detail },
-        `${callScopeLabel(call)} works again (${detail}) after ${seconds} s held and ${trials} ${Number(trials) === 1 ? 'trial' : 'trials'}; the jobs that waited at it go on`,
+        `${callScopeLabel(call)} works again (${detail}) after ${seconds} s held and ${trials} ` +
+          `${Number(trials) === 1 ? 'trial' : 'trials'}; the jobs that waited at it go on`,
       );
       for (const fn of this.listeners) fn(call, 'released');
     } catch (e) {

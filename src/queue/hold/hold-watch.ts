@@ -110,7 +110,8 @@ export function startOutageWatch(o: OutageWatchOptions): OutageWatch {
     const seconds = Math.round((Date.now() - Number(since)) / 1000);
     o.logger.warn(
       { seconds, waited: n, probe: r.detail },
-      `the service answers again (${r.detail}) after ${seconds} s down; ${n} ${n === 1 ? 'job' : 'jobs'} waited, none lost; every stream goes on`,
+      `the service answers again (${r.detail}) after ${seconds} s down; ${n} ${n === 1 ? 'job' : 'jobs'} waited, none lost; ` +
+        'every stream goes on',
     );
     o.onEnd?.({ seconds, waited: n });
   };
