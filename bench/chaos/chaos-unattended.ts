@@ -101,12 +101,15 @@ export interface RedisFullLog {
   raisedAt: number;
 }
 
-/** Lines of a JSON log file written between two times, at warning level or above. */
+/**
+ * Lines of a JSON log file written between two times, at warning level or above, but for the records' own failures
+ * (a bad record fails alike whatever Redis does; the storm's bad records land in the window or not, by chance).
+ */
 function loudLines(file: string, from: number, to: number): number {
   if (!existsSync(file)) return 0;
   let n = 0;
   for (const line of readFileSync(file, 'utf8').split('\n')) {
-    if (!line.startsWith('{')) continue;
+    if (!line.startsWith('{') || line.includes('"code":"BAD_RECORD"')) continue;
     const m = /"level":(\d+),"time":(\d+)/.exec(line);
     if (m && Number(m[1]) >= 40 && Number(m[2]) >= from && Number(m[2]) <= to) n++;
   }

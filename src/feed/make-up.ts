@@ -87,13 +87,14 @@ export function startMakeUp(o: MakeUpOptions): { lookNow(): void; stop(): Promis
     }
   };
 
+  // Redis refusing or away is told once by the worker's write probe: this look says it only at debug.
   const looks = startLooking(lookOnce, o.lookMs ?? defaults.makeUpLookMs, (err) =>
     logRepeated(
       o.logger,
-      'warn',
+      findRedisFailure(err) ? 'debug' : 'warn',
       `make-up:${reasonOf(err)}`,
       { err: messageOf(err) },
-      'could not look for missed scheduled pulls (Redis?)',
+      'could not look for missed scheduled pulls (Redis?); looking again',
     ),
   );
   looks.lookNow();

@@ -242,9 +242,10 @@ export class CallHolds {
   }
 
   private couldNot(what: string, err: unknown): void {
+    // Redis refusing or away is told once by the worker's write probe; the hold's bookkeeping says it only at debug.
     logRepeated(
       this.o.logger,
-      'warn',
+      findRedisFailure(err) ? 'debug' : 'warn',
       `call-hold:${what}`,
       { err: messageOf(err) },
       `could not ${what} (Redis?); the request's result stands`,
