@@ -15,7 +15,7 @@ import { parseArgs } from 'node:util';
 import { startFeedServer } from '../src/feed/feed-server.js';
 import { startRedisServer } from '../src/redis/embedded-server.js';
 import { startSandbox } from '../src/sandbox/sandbox.js';
-import { sandboxEnv } from '../src/app/sandbox-config.js';
+import { benchWorkerEnv } from './lib/worker-env.js';
 import { spawnCli } from './lib/cli-process.js';
 import { settledOnce, until } from './lib/wait-until.js';
 import { benchOrders } from './lib/order-records.js';
@@ -78,16 +78,7 @@ export async function runCallHold(o: CallHoldOptions): Promise<CallHoldFigures> 
     name: 'worker',
     args: ['worker'],
     env: {
-      REDIS_URL: server.url,
-      QUEUE_PREFIX: 'hold',
-      ...sandboxEnv(sandbox),
-      INVENTORY_POST_PER_MINUTE: '6000',
-      INVENTORY_GET_PER_MINUTE: '6000',
-      INVENTORY_COLLECTION_PER_HOUR: '3000',
-      UPSTREAM_URL: feed.url,
-      UPSTREAM_TOKEN: 'bench-token',
-      CATALOG_REFRESH_SECONDS: '0',
-      ORDER_POLL_SECONDS: '1',
+      ...benchWorkerEnv({ redisUrl: server.url, prefix: 'hold', sandbox, feedUrl: feed.url }),
       STOCK_SYNC_CRON: '*/5 * * * * *',
       WORKER_CONCURRENCY: '8',
       WORKER_HTTP_PORT: '0',

@@ -22,7 +22,7 @@ import { settledOnce, until } from './lib/wait-until.js';
 import { processCpuMs } from './lib/proc-cpu.js';
 import { benchOrders } from './lib/order-records.js';
 import { STREAMS } from '../jobs/kinds.js';
-import { sandboxEnv } from '../src/app/sandbox-config.js';
+import { benchWorkerEnv } from './lib/worker-env.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -102,18 +102,9 @@ export async function runRedisFull(o: RedisFullOptions = {}): Promise<RedisFullF
     name: 'worker',
     args: ['worker'],
     env: {
-      REDIS_URL: server.url,
-      QUEUE_PREFIX: 'full',
-      ...sandboxEnv(sandbox),
-      INVENTORY_POST_PER_MINUTE: '6000',
-      INVENTORY_GET_PER_MINUTE: '6000',
-      INVENTORY_COLLECTION_PER_HOUR: '3000',
-      UPSTREAM_URL: feed.url,
-      UPSTREAM_TOKEN: 'bench-token',
-      CATALOG_REFRESH_SECONDS: '0',
+      ...benchWorkerEnv({ redisUrl: server.url, prefix: 'full', sandbox, feedUrl: feed.url }),
       RETRY_BASE_DELAY_MS: '100',
       RETRY_MAX_DELAY_MS: '500',
-      ORDER_POLL_SECONDS: '1',
       LOG_LEVEL: 'info',
       WORKER_HTTP_PORT: String(port),
       ALERT_WEBHOOK_URL: `http://127.0.0.1:${(hook.address() as AddressInfo).port}/hooks/alerts`,

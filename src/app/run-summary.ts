@@ -1,18 +1,17 @@
-import type { FailedJobSummary } from '../queue/drain.js';
 import { readHolds } from '../queue/hold/hold-report.js';
 import type { QueueSet } from '../queue/queues.js';
 import type { KeyedKind } from '../records/record-kind.js';
 import type { StreamName } from '../records/stream-name.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
 import type { RunLedger } from './run-ledger.js';
-import { readOutcomes } from './run-outcomes.js';
+import { readOutcomes, type RecordOutcomes } from './run-outcomes.js';
 
 /**
  * One stream of a run's summary (`sync --once`, `import --process`; `--json` prints it): what the run read and queued,
  * and how each of its records ended, counted once each, from the run's own ledger (run-ledger.ts). The jobs queued
  * before the run that its workers finished are counted in with it, and told apart in `earlier`.
  */
-export interface StreamSummary {
+export interface StreamSummary extends Omit<RecordOutcomes, 'records' | 'earlier'> {
   /** New jobs this run queued. */
   queued: number;
   /** Records not queued again: their job existed before, or the run read them earlier (`repeated`). */
@@ -21,29 +20,8 @@ export interface StreamSummary {
   invalid: number;
   /** Distinct records the run read, plus the earlier jobs its workers finished (earlier.jobs). */
   records: number;
-  /** Records the run read a second time (the same record twice in a file, or on two feed pages). */
-  repeated: number;
-  /** Completed in this run: synced + unchanged + skipped. */
+  /** Completed in this run: synced + unchanged + skipped (the outcomes' figures count the earlier jobs' in too). */
   completed: number;
-  /** Written to the service in this run. */
-  synced: number;
-  /** The service already matched: nothing written. */
-  unchanged: number;
-  /** Left alone on purpose; `skippedWhy` counts them by the kind's reason ("before go-live ..."). */
-  skipped: number;
-  skippedWhy: Record<string, number>;
-  /** Failed for good in this run, with why; an import batch that could not become jobs is one entry (`batch`). */
-  failed: FailedJobSummary[];
-  /** Records whose job had completed before this run (an identical record is queued once). */
-  syncedBefore: number;
-  /** Records whose job had failed before this run: not queued again, still failed. */
-  failedBefore: FailedJobSummary[];
-  /** Records not finished when the run ended (their stream paused). */
-  waiting: number;
-  /** Records without a job at the end (their import batch failed, or the job was removed meanwhile). */
-  missing: number;
-  /** Records past the run's memory of ids (1,000,000): counted in queued and duplicates, not followed. */
-  untracked: number;
   /** The jobs queued before this run that its workers finished (counted in the figures above too). */
   earlier: { jobs: number; completed: number; failed: number };
   /** Failed jobs of the stream this run has nothing to do with (from earlier runs): `jobs list --state failed`. */
