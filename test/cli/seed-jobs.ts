@@ -85,7 +85,8 @@ export async function seedJobs(redis: Redis, prefix: string): Promise<Seeded> {
       await recordFailureGroup(redis, job, 'lines.0.productId: unknown product NO-SUCH');
       throw new UnrecoverableError(`[BAD_RECORD] ${error.message}`);
     },
-    { connection: workerConnection, prefix, autorun: false },
+    // Per-minute metrics as the program's workers keep them (the dashboard's "in the last hour" reads them).
+    { connection: workerConnection, prefix, autorun: false, metrics: { maxDataPoints: 60 } },
   );
   const done = new Promise<void>((resolve) => {
     const tick = () => (++finished === 2 ? resolve() : undefined);

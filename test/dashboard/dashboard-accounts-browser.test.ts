@@ -65,9 +65,7 @@ describe('the dashboard of every account, in a browser', () => {
     await expect(page.locator('#accounts-overview tr[data-account]').count()).resolves.toBe(2);
     // Each account per stream: what it completed, waits, runs and failed, and how far behind its feed is.
     const acme = page.locator('#accounts-overview tr[data-account="acme"] td[data-stream="orders"]');
-    await expect(acme.textContent()).resolves.toMatch(
-      /\d+ completed \(\d+ in the last hour\)\d+ waiting · \d+ active · \d+ failedfeed behind: /,
-    );
+    await expect(acme.textContent()).resolves.toMatch(/1 completed \(1 in the last hour\)0 waiting · 0 active · 1 failedfeed behind: /);
     await page.setViewportSize({ width: 1360, height: 900 });
     await expectDesignedLook(page);
     await screenshot(page, 'accounts');
