@@ -177,7 +177,14 @@ elseif ss then
       local b, c = string.match(all[i + 1], '^(%d+):(%d+)$')
       if b and tonumber(b) >= b0 and tonumber(b) < b1 then sent = sent + tonumber(c) end
     end
-    local allowed = f * Lc * h * (b1 - b0) * bms / W
+    -- What the pace allowed in those buckets: the share since the last step, a step lower each period before it.
+    local allowed = 0
+    for b = b0, b1 - 1 do
+      local mid = (b + 0.5) * bms
+      local fb = f
+      if mid < at then fb = math.max(floor, f - startStep * (1 + math.floor((at - mid) / period))) end
+      allowed = allowed + fb * bms * Lc * h / W
+    end
     redis.call('HSET', k, 'ssProven', string.format('%.4f', sent / math.max(1, allowed)))
     if b1 > b0 and sent >= proof * allowed then
       nf = math.min(1, f + startStep)

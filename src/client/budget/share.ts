@@ -41,7 +41,7 @@ export interface BudgetSharesOptions {
    * first 429 (docs/budget-start.md). Default 1: no slow start.
    */
   start?: number;
-  /** The slow start's step (a fraction of the budget) and the time between steps (ms). Default defaults.rateStartStep*. */
+  /** The slow start's step (a fraction of the budget; startStep()) and the time between steps (ms; defaults.rateStartStepMs). */
   startStep?: number;
   startStepMs?: number;
   /** The account, whose learnt shares are remembered apart from another account's on the same prefix. Default ''. */
@@ -51,6 +51,11 @@ export interface BudgetSharesOptions {
 /** The lanes a slow start applies to: those the answers speak of (the total when the account has one, else the classes). */
 export function slowStartLanes(budgets: Budgets): BudgetLane[] {
   return budgets.requestsPerMinute === undefined ? ['post', 'get'] : ['total'];
+}
+
+/** The slow start's step (a fraction of the budget) for a rise of `risePercent` of the budget a minute. */
+export function startStep(risePercent: number = defaults.rateStartRisePercent): number {
+  return (risePercent / 100) * (defaults.rateStartStepMs / 60_000);
 }
 
 /** Life of a lane's learnt share (ms): a few of its windows, at least half an hour. */
@@ -165,7 +170,7 @@ export class BudgetShares {
       WINDOW_BURST_PART,
       defaults.rateStartProof,
       learntTtlMs(windowMs),
-      this.opts.startStep ?? defaults.rateStartStep,
+      this.opts.startStep ?? startStep(),
       PROBE_QUIET_ABOVE_CEILING,
       this.opts.startStepMs ?? defaults.rateStartStepMs,
     ])) as [string, string, number, string];
