@@ -15,8 +15,9 @@ export function sentBucketMs(windowMs: number): number {
  * ARGV: for each lane its emission interval (ms), its burst tolerance (ms), its name (the first: the class), the
  * length of its sent buckets (ms; 0 counts none), its slow start (a fraction; 1: none) and its share hash's TTL (ms).
  * A lane with a slow start and no share hash (a fresh account, or every process gone for longer than the hash's life)
- * gets one: the share learnt hash remembers for the account when there is one, else the slow start's first share
- * (`ss` of the hash: share-script.ts raises it a step at a time while no 429 comes, and ends it).
+ * gets one: the share learnt hash remembers for the account when there is one (a slow start's last step, when the last
+ * process left one under way), else the slow start's first share (`ss` of the hash: share-script.ts raises it a step
+ * at a time while no 429 comes, and ends it).
  * A lane's share (`f` of its hash, share-script.ts; 1 when absent, or `fw` until `fwUntil` when lower: what the
  * service's window has left) stretches its interval: interval / f; while `fw` binds, `fwBurst` requests may go
  * back to back (a small part of what the window has left).
@@ -41,9 +42,13 @@ for i = 1, n do
   local slow = tonumber(ARGV[6 * i - 1])
   if not sh[1] and slow < 1 then
     local ms = math.floor(now)
-    local l = redis.call('HMGET', KEYS[5 * i], 'f', 'ceil')
+    local l = redis.call('HMGET', KEYS[5 * i], 'f', 'ceil', 'ss')
     local lf = tonumber(l[1])
-    if lf and lf > 0 and lf <= 1 then
+    if lf and lf > 0 and lf < 1 and l[3] == '1' then
+      -- A slow start the account's last process left under way goes on from its last step.
+      redis.call('HSET', shareKey, 'f', l[1], 'reason', 'slow-start', 'at', ms, 'since', ms, 'ss', '1')
+      sh[1] = l[1]
+    elseif lf and lf > 0 and lf <= 1 then
       local since, why = ms, 'remembered'
       if lf >= 1 then since, why = 0, 'configured' end
       redis.call('HSET', shareKey, 'f', l[1], 'reason', why, 'at', ms, 'since', since, 'ss', '0')

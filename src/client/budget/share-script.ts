@@ -245,11 +245,15 @@ if R >= 0 then redis.call('HSET', k, 'remaining', R) end
 if reset > 0 then redis.call('HSET', k, 'reset', reset) end
 redis.call('PEXPIRE', k, ttl)
 -- What was learnt with headers on 429s only (the share, its ceiling, when), for the account's next process: written
--- when it changes, and again every tenth of its life while it holds. A slow start in progress teaches nothing yet.
-if not ss and only429 then
+-- when it changes, and again every tenth of its life while it holds. A slow start under way leaves its last step
+-- (ss), from which the next process goes on: a chain of short runs alone rises as one long run does.
+if ss and only429 and nf ~= stored then
+  redis.call('HSET', learntKey, 'f', string.format('%.4f', nf), 'at', tnow, 'reason', why, 'ss', '1')
+  redis.call('PEXPIRE', learntKey, learntTtl)
+elseif not ss and only429 then
   local lastAt = tonumber(redis.call('HGET', learntKey, 'at')) or 0
   if nf ~= stored or tnow - lastAt >= learntTtl / 10 then
-    redis.call('HSET', learntKey, 'f', string.format('%.4f', nf), 'at', tnow, 'reason', why)
+    redis.call('HSET', learntKey, 'f', string.format('%.4f', nf), 'at', tnow, 'reason', why, 'ss', '0')
     if ceil then redis.call('HSET', learntKey, 'ceil', string.format('%.4f', ceil)) end
     redis.call('PEXPIRE', learntKey, learntTtl)
   end

@@ -85,6 +85,23 @@ describe('a fresh process on an account nothing is known of (slow start)', () =>
     expect((await total()).factor).toBe(1);
   });
 
+  it("leaves a slow start under way to the account's next process, which goes on from its last step", async () => {
+    const b = quick();
+    await b.acquire('post');
+    const started = Date.now();
+    while ((await total()).factor < 0.75 && Date.now() - started < 6_000) {
+      for (let i = 0; i < 4; i++) await b.acquire('post');
+      await b.observe('post', 200, {});
+    }
+    expect((await total()).factor).toBeCloseTo(0.75, 3);
+    // The process ends (a `sync --once` done) and its share hash lapses: the next one goes on at 0.75, still starting.
+    await redis.del(keys.budgetShare('total'));
+    await quick().acquire('post');
+    const next = await total();
+    expect(next.factor).toBeCloseTo(0.75, 3);
+    expect(next.reason).toBe('slow-start');
+  });
+
   it('does not rise while the program sends less than its pace allows, whatever the window learnt', async () => {
     const b = quick();
     await b.acquire('post');
