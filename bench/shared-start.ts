@@ -49,6 +49,8 @@ export interface SharedStartOptions {
   orders?: number;
   /** Run the sources through tsx instead of dist/. */
   tsx?: boolean;
+  /** dist/ is built already (runs side by side: a build blocks every run's event loop). */
+  built?: boolean;
   redisUrl?: string;
   log?: (line: string) => void;
 }
@@ -95,7 +97,7 @@ export async function runSharedStart(o: SharedStartOptions): Promise<SharedStart
   const perRun = o.orders ?? 150;
   const log = o.log ?? (() => undefined);
   const redisUrl = o.redisUrl ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-  const dist = o.tsx ? false : buildDist(ROOT, log);
+  const dist = o.tsx ? false : o.built || buildDist(ROOT, log);
   const dir = mkdtempSync(join(tmpdir(), 'isync-shared-start-'));
   const sandbox = await startSandbox({
     data: 'demo',

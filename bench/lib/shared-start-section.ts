@@ -2,7 +2,10 @@
  * The report's section of issues 37 and 49: the first minutes of a total shared with another client, on each shape of
  * the service's windows (bench/run.ts).
  */
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { runSharedStart, type SharedStartFigures, type SharedStartOptions } from '../shared-start.js';
+import { buildDist } from './build-dist.js';
 import { WINDOW_SHAPES, type WindowShape } from '../../src/sandbox/sandbox-options.js';
 import type { BenchOptions } from './bench-options.js';
 import type { Part } from './bench-doc.js';
@@ -27,7 +30,12 @@ interface Row {
 }
 
 /** One shape's rows: headers on 429s only `o.runs` times each, on every answer one worker run. */
-async function shapeRows(window: WindowShape, o: BenchOptions, total: number, say: (line: string) => void): Promise<Row[]> {
+async function shapeRows(
+  window: WindowShape,
+  o: BenchOptions & { built: boolean },
+  total: number,
+  say: (line: string) => void,
+): Promise<Row[]> {
   const rows: Row[] = [];
   const plan = [
     ...CASES.map((c) => ({ ...c, rateHeaders: 'on-429' as const, n: o.runs })),
@@ -45,7 +53,8 @@ async function shapeRows(window: WindowShape, o: BenchOptions, total: number, sa
         other: c.other ? Math.round(total / 3) : 0,
         seconds: c.seconds,
         orders: c.orders,
-        tsx: o.tsx,
+        tsx: o.tsx || !o.built,
+        built: o.built,
         log: (line) => say(`  [${window}] ${line.trim()}`),
       });
       say(`  [${window}] ${JSON.stringify(f)}`);
@@ -60,7 +69,8 @@ async function shapeRows(window: WindowShape, o: BenchOptions, total: number, sa
 export async function sharedStartSection(o: BenchOptions, say: (line: string) => void): Promise<Measured> {
   const total = o.totals[0] ?? 1200;
   const other = Math.round(total / 3);
-  const rows = (await Promise.all(WINDOW_SHAPES.map((w) => shapeRows(w, o, total, say)))).flat();
+  const built = !o.tsx && buildDist(resolve(dirname(fileURLToPath(import.meta.url)), '../..'), say);
+  const rows = (await Promise.all(WINDOW_SHAPES.map((w) => shapeRows(w, { ...o, built }, total, say)))).flat();
   const med = (rs: SharedStartFigures[], f: (x: SharedStartFigures) => number) => median(rs.map(f));
   const worst = (rs: SharedStartFigures[], f: (x: SharedStartFigures) => number) => Math.max(...rs.map(f));
   const verdict = (r: Row) => {
