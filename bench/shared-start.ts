@@ -7,7 +7,9 @@
  * program's orders a minute against the free part; alone (`--other 0`), the seconds until the share is all the budget.
  *
  *   npx tsx bench/shared-start.ts [--shape fresh|worker] [--total 1200] [--other 400] [--seconds 240] [--orders 150]
- *     [--on-429] [--tsx]
+ *     [--on-429] [--window fixed|offset|sliding|token-bucket] [--rise N] [--tsx]
+ * The sandbox counts in the window shape asked (src/sandbox/budget-windows.ts; fixed windows aligned on the epoch by
+ * default).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,6 +26,7 @@ import { startOtherClient } from '../test/kit/other-client.js';
 import { benchOrders } from './lib/order-records.js';
 import { STREAMS } from '../jobs/kinds.js';
 import { sandboxEnv } from '../src/app/sandbox-config.js';
+import type { WindowShape } from '../src/sandbox/sandbox-options.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const WINDOW_MS = 60_000;
@@ -34,6 +37,10 @@ const round = (n: number, d = 1) => Math.round(n * 10 ** d) / 10 ** d;
 export interface SharedStartOptions {
   shape: 'fresh' | 'worker';
   rateHeaders: 'every-answer' | 'on-429';
+  /** How the sandbox counts the total. Default 'fixed'. */
+  window?: WindowShape;
+  /** INVENTORY_RATE_START_RISE_PERCENT of the program. Default: the program's default. */
+  rise?: number;
   total?: number;
   other?: number;
   /** Seconds of the run: no `sync --once` starts after them; the worker stops at them. Default 240. */
@@ -42,6 +49,8 @@ export interface SharedStartOptions {
   orders?: number;
   /** Run the sources through tsx instead of dist/. */
   tsx?: boolean;
+  /** dist/ is built already (runs side by side: a build blocks every run's event loop). */
+  built?: boolean;
   redisUrl?: string;
   log?: (line: string) => void;
 }
@@ -49,6 +58,7 @@ export interface SharedStartOptions {
 export interface SharedStartFigures {
   shape: 'fresh' | 'worker';
   rateHeaders: 'every-answer' | 'on-429';
+  window: WindowShape;
   total: number;
   other: number;
   /** Seconds from the other client's start (the program's a second later) to the end of the run. */
@@ -87,12 +97,12 @@ export async function runSharedStart(o: SharedStartOptions): Promise<SharedStart
   const perRun = o.orders ?? 150;
   const log = o.log ?? (() => undefined);
   const redisUrl = o.redisUrl ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-  const dist = o.tsx ? false : buildDist(ROOT, log);
+  const dist = o.tsx ? false : o.built || buildDist(ROOT, log);
   const dir = mkdtempSync(join(tmpdir(), 'isync-shared-start-'));
   const sandbox = await startSandbox({
     data: 'demo',
     latency: { ms: 50, jitterMs: 10 },
-    budgets: { total: { limit: total, windowMs: WINDOW_MS }, rateHeaders: o.rateHeaders },
+    budgets: { total: { limit: total, windowMs: WINDOW_MS }, rateHeaders: o.rateHeaders, window: o.window ?? 'fixed' },
   });
   const prefix = `bench-shared-start-${process.pid}-${Date.now()}`;
   const keys = redisKeys(prefix);
@@ -122,6 +132,7 @@ export async function runSharedStart(o: SharedStartOptions): Promise<SharedStart
         ORDER_POLL_SECONDS: '1',
         WORKER_HTTP_PORT: '0',
         LOG_LEVEL: 'warn',
+        ...(o.rise === undefined ? {} : { INVENTORY_RATE_START_RISE_PERCENT: String(o.rise) }),
       },
       logFile: join(dir, `${name}.log`),
       useDist: dist,
@@ -187,6 +198,7 @@ export async function runSharedStart(o: SharedStartOptions): Promise<SharedStart
     return {
       shape: o.shape,
       rateHeaders: o.rateHeaders,
+      window: o.window ?? 'fixed',
       total,
       other: otherPerMinute,
       seconds: round(runSeconds),
@@ -220,6 +232,8 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
       seconds: { type: 'string' },
       orders: { type: 'string' },
       'on-429': { type: 'boolean' },
+      window: { type: 'string' },
+      rise: { type: 'string' },
       tsx: { type: 'boolean' },
     },
   });
@@ -227,6 +241,8 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const f = await runSharedStart({
     shape: v.shape === 'worker' ? 'worker' : 'fresh',
     rateHeaders: v['on-429'] ? 'on-429' : 'every-answer',
+    window: (v.window ?? 'fixed') as WindowShape,
+    rise: num(v.rise),
     total: num(v.total),
     other: num(v.other),
     seconds: num(v.seconds),

@@ -19,18 +19,20 @@ export const defaults = {
   rateFloorPercent: 10,
   /**
    * Share of a configured budget a fresh process starts at when nothing was learnt of the account's other clients, in
-   * percent (INVENTORY_RATE_START_PERCENT; 100: no slow start). It is spent in the first part of each window of the
-   * service (assumed aligned on the epoch), the full budget in the rest (rateStartTailPart), until a window proves more.
+   * percent (INVENTORY_RATE_START_PERCENT; 100: no slow start). From it the share rises by rateStartStep every
+   * rateStartStepMs while no 429 comes, to the full budget or to the first 429 (docs/budget-start.md).
    */
   rateStartPercent: 50,
   /**
-   * Part of each window, at its end, in which a slow start spends the full budget (docs/budget-start.md): a window's total
-   * overrun there is overrun only until the window's end.
+   * How fast the slow start rises while no 429 comes, in percent of the budget a minute
+   * (INVENTORY_RATE_START_RISE_PERCENT): a step every rateStartStepMs (docs/budget-start.md, the trade it makes).
    */
-  rateStartTailPart: 0.5,
+  rateStartRisePercent: 20,
+  /** Time between the slow start's steps (ms), or the service's window when that is shorter (learnt from its resets). */
+  rateStartStepMs: 2_000,
   /**
-   * Part of what a slow start's window allowed (the start in its first part, the full budget in the rest) the program
-   * must have sent in one window without a 429 for the slow start to end at the full budget.
+   * Part of what the slow start's pace allowed over the last step's time that the program (every process) must have
+   * sent for the next step: an idle program learns nothing of what the others leave, so it does not rise.
    */
   rateStartProof: 0.95,
   /** Windows of a lane a learnt share is remembered for after its last use (the budget-learnt key's life, at least 30 min). */

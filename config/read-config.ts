@@ -166,12 +166,13 @@ function configOf(
           },
           /**
            * Sharing the budgets with the account's other clients (INVENTORY_ADAPTIVE_RATE, INVENTORY_RATE_FLOOR_PERCENT,
-           * INVENTORY_RATE_START_PERCENT).
+           * INVENTORY_RATE_START_PERCENT, INVENTORY_RATE_START_RISE_PERCENT).
            */
           adaptiveRate: {
             enabled: e.INVENTORY_ADAPTIVE_RATE === 'on',
             floorPercent: e.INVENTORY_RATE_FLOOR_PERCENT,
             startPercent: e.INVENTORY_RATE_START_PERCENT,
+            startRisePercent: e.INVENTORY_RATE_START_RISE_PERCENT,
           },
           entityTimeoutMs: e.INVENTORY_ENTITY_TIMEOUT_MS,
           collectionTimeoutMs: e.INVENTORY_COLLECTION_TIMEOUT_MS,

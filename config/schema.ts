@@ -59,6 +59,9 @@ export const envSchema = z.object({
   INVENTORY_RATE_START_PERCENT: positiveInt('INVENTORY_RATE_START_PERCENT')
     .refine((p) => p <= 100, 'INVENTORY_RATE_START_PERCENT must be at most 100')
     .default(defaults.rateStartPercent),
+  INVENTORY_RATE_START_RISE_PERCENT: positiveInt('INVENTORY_RATE_START_RISE_PERCENT')
+    .refine((p) => p <= 6000, 'INVENTORY_RATE_START_RISE_PERCENT must be at most 6000')
+    .default(defaults.rateStartRisePercent),
   INVENTORY_ENTITY_TIMEOUT_MS: positiveInt('INVENTORY_ENTITY_TIMEOUT_MS').default(defaults.entityTimeoutMs),
   INVENTORY_COLLECTION_TIMEOUT_MS: positiveInt('INVENTORY_COLLECTION_TIMEOUT_MS').default(defaults.collectionTimeoutMs),
   REDIS_URL: z

@@ -15,6 +15,7 @@ import type { FeedSource } from '../feed/feed-source.js';
 import { feedSources } from './feed-sources.js';
 import { LatencyMeter } from '../queue/concurrency-sizer.js';
 import { logShareChanges } from '../client/budget/share-log.js';
+import { startStep } from '../client/budget/share.js';
 import { defaults } from '../../config/defaults.js';
 import { addSecrets, type Logger } from '../log/logger.js';
 import { createQueues } from '../queue/queues.js';
@@ -74,6 +75,7 @@ export function buildDeps(config: Config, logger: Logger, opts: BuildDepsOptions
     ? {
         floor: share.floorPercent / 100,
         start: share.startPercent / 100,
+        startStep: startStep(share.startRisePercent),
         account: service.account,
         onChange: logShareChanges(logger, service.budgets, share.floorPercent),
       }

@@ -71,8 +71,8 @@ function why(lane: BudgetLane, heldUntil: number, share: LaneShare | undefined, 
   if (share && share.reason === 'slow-start')
     return (
       `Why: the slow start. Nothing is known yet of the account's other clients, so a process starts at ${f.startPercent}% of ` +
-      `${setting} ${per} in the first half of each window of the service and the full budget in the second, until a window ` +
-      'proves the full budget (about two minutes alone; docs/budget-start.md). ' +
+      `${setting} ${per} and rises a step every few seconds while no 429 comes, to the full budget (under half a minute ` +
+      'alone) or to the first 429, which tells what the others leave (docs/budget-start.md). ' +
       'Setting: INVENTORY_RATE_START_PERCENT=100 starts at the full budget, when nothing else spends it.'
     );
   if (share && share.reason !== 'configured')

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { BudgetSettings, BudgetWindow } from './sandbox-options.js';
+import type { BudgetSettings } from './sandbox-options.js';
+import { windowCounter, type WindowCounter } from './budget-windows.js';
 
 /** `total` is spent by every request, beside its own class (docs/service.md "Budgets"). */
 export type BudgetClass = 'get' | 'post' | 'collection' | 'total';
@@ -12,6 +13,9 @@ export const budgetSettingsSchema = z.object({
   total: windowSchema,
   resetUnit: z.enum(['s', 'ms']).optional(),
   rateHeaders: z.enum(['every-answer', 'on-429']).optional(),
+  window: z.enum(['fixed', 'offset', 'sliding', 'token-bucket']).optional(),
+  offsetMs: z.number().int().nonnegative().optional(),
+  burst: z.number().int().positive().optional(),
 });
 
 export interface Refusal {
@@ -21,10 +25,10 @@ export interface Refusal {
   cls: BudgetClass;
 }
 
-/** Fixed windows aligned on the epoch, one per class and one for all requests; off unless set. */
+/** One budget per class and one for all requests, counted as `window` says (fixed windows by default); off unless set. */
 export class Budgets {
   private settings: BudgetSettings = {};
-  private readonly used = new Map<BudgetClass, { start: number; count: number }>();
+  private readonly used = new Map<BudgetClass, WindowCounter>();
 
   set(settings: BudgetSettings): void {
     this.settings = { ...settings };
@@ -44,16 +48,10 @@ export class Budgets {
     for (const cls of classes) {
       const w = this.settings[cls];
       if (!w) continue;
-      const u = this.usage(cls, w, now);
-      if (u.count >= w.limit) {
-        const end = u.start + w.windowMs;
-        return { cls, limit: w.limit, reset: this.settings.resetUnit === 'ms' ? end : Math.ceil(end / 1000) };
-      }
+      const u = this.counter(cls);
+      if (u && u.left(now) < 1) return { cls, limit: w.limit, reset: this.resetOf(u.resetAt(now)) };
     }
-    for (const cls of classes) {
-      const w = this.settings[cls];
-      if (w) this.usage(cls, w, now).count++;
-    }
+    for (const cls of classes) this.counter(cls)?.spend(now);
     return undefined;
   }
 
@@ -68,21 +66,25 @@ export class Budgets {
     for (const cls of classes) {
       const w = this.settings[cls];
       if (!w) continue;
-      const u = this.usage(cls, w, now);
-      const remaining = Math.max(0, w.limit - u.count);
-      const end = u.start + w.windowMs;
-      if (!tightest || remaining < tightest.remaining)
-        tightest = { limit: w.limit, remaining, reset: this.settings.resetUnit === 'ms' ? end : Math.ceil(end / 1000) };
+      const u = this.counter(cls)!;
+      const remaining = u.left(now);
+      if (!tightest || remaining < tightest.remaining) tightest = { limit: w.limit, remaining, reset: this.resetOf(u.resetAt(now)) };
     }
     if (!tightest) return undefined;
     return { 'x-ratelimit-limit': tightest.limit, 'x-ratelimit-remaining': tightest.remaining, 'x-ratelimit-reset': tightest.reset };
   }
 
-  private usage(cls: BudgetClass, w: BudgetWindow, now: number) {
-    const start = Math.floor(now / w.windowMs) * w.windowMs;
+  private resetOf(at: number): number {
+    return this.settings.resetUnit === 'ms' ? at : Math.ceil(at / 1000);
+  }
+
+  private counter(cls: BudgetClass): WindowCounter | undefined {
+    const w = this.settings[cls];
+    if (!w) return undefined;
     let u = this.used.get(cls);
-    if (!u || u.start !== start) {
-      u = { start, count: 0 };
+    if (!u) {
+      const s = this.settings;
+      u = windowCounter(w, s.window, { offsetMs: s.offsetMs, burst: s.burst });
       this.used.set(cls, u);
     }
     return u;

@@ -33,13 +33,23 @@ export interface FaultRule {
   hangMs?: number;
 }
 
-/** One fixed-window budget. */
+/** One budget: `limit` requests a window of `windowMs` (counted as the budgets' `window` says). */
 export interface BudgetWindow {
   /** Requests allowed per window. */
   limit: number;
-  /** Window length in ms; windows are aligned on the epoch. */
+  /** Window length in ms. */
   windowMs: number;
 }
+
+/**
+ * How the budgets count (src/sandbox/budget-windows.ts): `fixed` windows aligned on the epoch, `offset` fixed windows
+ * starting `offsetMs` after the epoch's, a `sliding` window (a request counts for `windowMs` after it), or a
+ * `token-bucket` (`limit` tokens a window, refilled continuously, at most `burst` held).
+ */
+export type WindowShape = 'fixed' | 'offset' | 'sliding' | 'token-bucket';
+
+/** Every window shape, for options parsers and the tests and benches that run on each. */
+export const WINDOW_SHAPES: readonly WindowShape[] = ['fixed', 'offset', 'sliding', 'token-bucket'];
 
 /** Request budgets; `null` or absent turns a class off. A collection GET counts in both `get` and `collection`. */
 export interface BudgetSettings {
@@ -56,6 +66,12 @@ export interface BudgetSettings {
    * real service). Default: 'every-answer'.
    */
   rateHeaders?: 'every-answer' | 'on-429';
+  /** How every budget counts. Default: 'fixed'. */
+  window?: WindowShape;
+  /** For `offset`: where windows start after the epoch's, ms. Default: a third of each window. */
+  offsetMs?: number;
+  /** For `token-bucket`: the most tokens held (what may go at once after a quiet spell). Default: a tenth of the limit. */
+  burst?: number;
 }
 
 /** Delay added before every API answer: `ms` plus a uniform random 0..`jitterMs`. */

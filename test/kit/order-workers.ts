@@ -77,6 +77,7 @@ export async function startOrderWorkers(s: OrderWorkerSettings): Promise<Running
           enabled: s.adaptiveRate ?? true,
           floorPercent: defaults.rateFloorPercent,
           startPercent: s.startPercent ?? defaults.rateStartPercent,
+          startRisePercent: defaults.rateStartRisePercent,
         },
       },
       jobs: {

@@ -6,7 +6,7 @@ import { loadConfig } from '../../app/command-context.js';
 import { ExitCode, UsageError } from '../exit-codes.js';
 import type { CommandResult } from '../command-result.js';
 import { untilStopped } from '../until-stopped.js';
-import { sandboxDefaults, type SandboxProfile } from '../../sandbox/sandbox-options.js';
+import { sandboxDefaults, WINDOW_SHAPES, type SandboxProfile, type WindowShape } from '../../sandbox/sandbox-options.js';
 import { port, positive, sandboxProfile } from './options.js';
 
 interface Options {
@@ -19,6 +19,7 @@ interface Options {
   profile: SandboxProfile;
   totalPerMinute?: number;
   rateHeaders: 'every-answer' | 'on-429';
+  window: WindowShape;
 }
 
 /** `sandbox`: the embedded service, until SIGTERM/SIGINT. */
@@ -47,6 +48,11 @@ export function sandboxCommand(io: CliIo, done: CommandResult, kinds: readonly K
         .choices(['every-answer', 'on-429'])
         .default('every-answer'),
     )
+    .addOption(
+      new Option('--window <shape>', 'how the budget counts: fixed (aligned on the epoch), offset, sliding, token-bucket')
+        .choices([...WINDOW_SHAPES])
+        .default('fixed'),
+    )
     .action(async (o: Options) => {
       loadConfig(io, kinds);
       // Its own credentials: INVENTORY_API_KEY/SECRET when set, so a worker with the same .env talks to it.
@@ -60,7 +66,9 @@ export function sandboxCommand(io: CliIo, done: CommandResult, kinds: readonly K
         );
       }
       const { sandboxBanner, startSandbox } = await import('../../sandbox/sandbox.js');
-      const budgets = o.totalPerMinute ? { total: { limit: o.totalPerMinute, windowMs: 60_000 }, rateHeaders: o.rateHeaders } : undefined;
+      const budgets = o.totalPerMinute
+        ? { total: { limit: o.totalPerMinute, windowMs: 60_000 }, rateHeaders: o.rateHeaders, window: o.window }
+        : undefined;
       const sandbox = await startSandbox({
         host: o.host,
         port: o.port,

@@ -13,13 +13,11 @@ export function sentBucketMs(windowMs: number): number {
  * request goes at the first instant every lane allows, and each lane's schedule moves past that instant.
  * KEYS: for each lane its TAT key, hold key, share hash, sent hash and learnt hash, then the stats hash.
  * ARGV: for each lane its emission interval (ms), its burst tolerance (ms), its name (the first: the class), the
- * length of its sent buckets (ms; 0 counts none), its slow start (a fraction; 1: none), its share hash's TTL (ms), its
- * window (ms) and the part of each window, at its end, in which a slow start spends the full budget (a fraction).
+ * length of its sent buckets (ms; 0 counts none), its slow start (a fraction; 1: none) and its share hash's TTL (ms).
  * A lane with a slow start and no share hash (a fresh account, or every process gone for longer than the hash's life)
- * gets one: the share learnt hash remembers for the account when there is one, else the slow start (share-script.ts
- * ends it). While it lasts (`ss` of the hash), its share holds in the first part of each window of the service (the
- * window learnt, else the lane's; aligned on the last reset seen, else on the epoch) and is the full budget in the
- * last part: a window whose total the others and the full budget overrun is overrun only until its end.
+ * gets one: the share learnt hash remembers for the account when there is one (a slow start's last step, when the last
+ * process left one under way), else the slow start's first share (`ss` of the hash: share-script.ts raises it a step
+ * at a time while no 429 comes, and ends it).
  * A lane's share (`f` of its hash, share-script.ts; 1 when absent, or `fw` until `fwUntil` when lower: what the
  * service's window has left) stretches its interval: interval / f; while `fw` binds, `fwBurst` requests may go
  * back to back (a small part of what the window has left).
@@ -37,16 +35,20 @@ local n = (#KEYS - 1) / 5
 local start = now
 local tats, fs = {}, {}
 for i = 1, n do
-  local iv = tonumber(ARGV[8 * i - 7])
-  local tol = tonumber(ARGV[8 * i - 6])
+  local iv = tonumber(ARGV[6 * i - 5])
+  local tol = tonumber(ARGV[6 * i - 4])
   local shareKey = KEYS[5 * i - 2]
-  local sh = redis.call('HMGET', shareKey, 'f', 'fw', 'fwUntil', 'fwBurst', 'ss', 'winLen', 'reset')
-  local slow = tonumber(ARGV[8 * i - 3])
+  local sh = redis.call('HMGET', shareKey, 'f', 'fw', 'fwUntil', 'fwBurst')
+  local slow = tonumber(ARGV[6 * i - 1])
   if not sh[1] and slow < 1 then
     local ms = math.floor(now)
-    local l = redis.call('HMGET', KEYS[5 * i], 'f', 'ceil')
+    local l = redis.call('HMGET', KEYS[5 * i], 'f', 'ceil', 'ss')
     local lf = tonumber(l[1])
-    if lf and lf > 0 and lf <= 1 then
+    if lf and lf > 0 and lf < 1 and l[3] == '1' then
+      -- A slow start the account's last process left under way goes on from its last step.
+      redis.call('HSET', shareKey, 'f', l[1], 'reason', 'slow-start', 'at', ms, 'since', ms, 'ss', '1')
+      sh[1] = l[1]
+    elseif lf and lf > 0 and lf <= 1 then
       local since, why = ms, 'remembered'
       if lf >= 1 then since, why = 0, 'configured' end
       redis.call('HSET', shareKey, 'f', l[1], 'reason', why, 'at', ms, 'since', since, 'ss', '0')
@@ -54,18 +56,11 @@ for i = 1, n do
       sh[1] = l[1]
     else
       sh[1] = string.format('%.4f', slow)
-      sh[5] = '1'
       redis.call('HSET', shareKey, 'f', sh[1], 'reason', 'slow-start', 'at', ms, 'since', ms, 'ss', '1')
     end
-    redis.call('PEXPIRE', shareKey, tonumber(ARGV[8 * i - 2]))
+    redis.call('PEXPIRE', shareKey, tonumber(ARGV[6 * i]))
   end
   local f = tonumber(sh[1]) or 1
-  if sh[5] == '1' then
-    -- A slow start: the full budget in the last part of the service's window.
-    local wl = tonumber(sh[6]) or tonumber(ARGV[8 * i - 1])
-    local align = tonumber(sh[7]) or 0
-    if wl > 0 and (now - align) % wl >= (1 - tonumber(ARGV[8 * i])) * wl then f = 1 end
-  end
   local fw = tonumber(sh[2])
   if fw and (tonumber(sh[3]) or 0) > now and fw < f then
     f = fw
@@ -84,10 +79,10 @@ end
 for i = 1, n do
   local tat = tats[i]
   if start > tat then tat = start end
-  tat = tat + tonumber(ARGV[8 * i - 7]) / fs[i]
+  tat = tat + tonumber(ARGV[6 * i - 5]) / fs[i]
   redis.call('SET', KEYS[5 * i - 4], string.format('%.3f', tat), 'PX', math.ceil(tat - now) + 1000)
-  redis.call('HINCRBY', KEYS[#KEYS], 'requests:' .. ARGV[8 * i - 5], 1)
-  local bms = tonumber(ARGV[8 * i - 4])
+  redis.call('HINCRBY', KEYS[#KEYS], 'requests:' .. ARGV[6 * i - 3], 1)
+  local bms = tonumber(ARGV[6 * i - 2])
   if bms > 0 then
     local b = math.floor(start / bms)
     local slot = b % ${SENT_SLOTS}

@@ -1,5 +1,4 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { defaults } from '../../../config/defaults.js';
 import type { Budgets } from '../../../config/read-config.js';
 import type { RedisConnection as Redis, RedisKeys } from '../../redis/connection.js';
 import { BudgetShares, shareTtlMs, type BudgetSharesOptions } from './share.js';
@@ -137,16 +136,7 @@ export class RequestBudget {
         const windowMs = l[c]!.windowMs;
         // What this program sent, by time: only the shares read it (a 429 while within the budget, a slow start's
         // proof). A fresh share starts from what the account's last processes learnt, or from the slow start.
-        return [
-          s.interval.toFixed(3),
-          s.tolerance.toFixed(3),
-          c,
-          a ? sentBucketMs(windowMs) : 0,
-          a ? a.start(c) : 1,
-          shareTtlMs(windowMs),
-          windowMs,
-          defaults.rateStartTailPart,
-        ];
+        return [s.interval.toFixed(3), s.tolerance.toFixed(3), c, a ? sentBucketMs(windowMs) : 0, a ? a.start(c) : 1, shareTtlMs(windowMs)];
       });
       const holdKeys = group.map((c) => opts.keys.budgetHold(c));
       // Half the headroom's time absorbs late sends; the other half is the burst cap's.

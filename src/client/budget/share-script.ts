@@ -7,19 +7,18 @@ local L, R, reset, now = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local Lc, W, h = tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
 local floor, step, steps, beta = tonumber(ARGV[9]), tonumber(ARGV[10]), tonumber(ARGV[11]), tonumber(ARGV[12])
 local ttl, bms, probe, burstPart = tonumber(ARGV[13]), tonumber(ARGV[14]), tonumber(ARGV[15]), tonumber(ARGV[16])
-local proof, learntTtl, tailPart, quietAbove = tonumber(ARGV[17]), tonumber(ARGV[18]), tonumber(ARGV[19]), tonumber(ARGV[20])
+local proof, learntTtl, startStep, quietAbove = tonumber(ARGV[17]), tonumber(ARGV[18]), tonumber(ARGV[19]), tonumber(ARGV[20])
+local startStepMs = tonumber(ARGV[21])
 local t = redis.call('TIME')
 local tnow = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local s = redis.call('HMGET', k, 'f', 'reason', 'since', 'at', 'win', 'own', 'winLen',
-  'other', 'otherAt', 'otherPrev', 'decWin', 'limit', 'learned', 'hdrAt', 'win429', 'ceil', 'pstep', 'ss', 'reset', 'ssWin')
+  'other', 'otherAt', 'otherPrev', 'decWin', 'limit', 'learned', 'hdrAt', 'win429', 'ceil', 'pstep', 'ss')
 local f = tonumber(s[1]) or 1
 local reason = s[2] or 'configured'
 local stored, storedReason = f, reason
--- A slow start (budget-scripts.ts, ACQUIRE, on a fresh share): the share holds in the first part of each window of
--- the service and is the full budget in its last part (ACQUIRE), until a 429, or a window that proves the full budget.
+-- A slow start (budget-scripts.ts, ACQUIRE, on a fresh share): the share rises a step at a time from the start share
+-- while no 429 comes (below), whatever the shape of the service's windows; the first 429 ends it.
 local ss = s[18] == '1'
-local lastReset = tonumber(s[19]) or 0
-local ssWin = tonumber(s[20]) or 0
 local since = tonumber(s[3]) or 0
 local at = tonumber(s[4]) or 0
 local win = tonumber(s[5]) or 0
@@ -55,10 +54,14 @@ if reset > 0 and not is429 then
     current = true
   end
 end
--- 429s of two windows in a row tell the window too, where they are all that carries the headers.
+-- 429s of two windows in a row tell the window too, where they are all that carries the headers; only a gap at which
+-- the service's limit is about the configured budget (a quarter either way): a sliding window's or a token bucket's
+-- resets are a 429's own, a second or so away, and 1,200 in a second is no window of a budget of 1,200 a minute.
 if reset > 0 and is429 and reset > win429 then
-  if win429 > 0 and reset - win429 >= 1000 and reset - win429 <= winLen then
-    winLen = reset - win429
+  local d = reset - win429
+  local plausible = L <= 0 or (L * W / d <= Lc * 1.25 and L * W / d >= Lc / 1.25)
+  if win429 > 0 and d >= 1000 and d <= winLen and plausible then
+    winLen = d
     learned = true
   end
   win429 = reset
@@ -74,14 +77,6 @@ if ss and R >= 0 and not is429 then
   ss = false
   f = 1
   reason = 'configured'
-end
-
--- A slow start's window: aligned on the last reset seen, else on the epoch (as ACQUIRE places its last part). In that
--- last part the program spends the full budget: a 429 there comes down from it.
-local ssStart = 0
-if ss then
-  ssStart = tnow - (tnow - lastReset) % winLen
-  if tnow - ssStart >= (1 - tailPart) * winLen then f = 1 end
 end
 
 -- Steps back up, and the least time into a window before its use is read, go by the service's window.
@@ -153,8 +148,6 @@ if current and R >= 0 and reset - now >= 1000 then
 end
 
 local nf, why = f, reason
--- A slow start's last part of a window is ACQUIRE's, not the share's: it changes only at a 429 or at its end.
-if ss then nf = stored end
 if is429 then
   -- Once per window of the service: every request in flight may be answered 429 for the same one.
   if (reset > 0 and reset ~= decWin) or (reset <= 0 and tnow - at >= every) then
@@ -172,23 +165,33 @@ if is429 then
     if reset > 0 then decWin = reset end
   end
 elseif ss then
-  -- The slow start ends at the full budget once a window of the service (the last one, whole, as the slow start
-  -- places it) saw this program (every process: the sent buckets) send 'proof' of what the budget allows without a
-  -- 429: what the others leave is at least that. Read once a window, at its first answer.
-  if ssStart ~= ssWin then
-    ssWin = ssStart
+  -- The slow start's probe: a step up every startStepMs (or window of the service, when shorter) without a 429, once
+  -- this program (every process: the sent buckets) sent 'proof' of what its pace allowed in the whole buckets of that
+  -- time (two buckets at least; an idle program proves nothing). Where the others leave less, the step past it is what the first 429 finds.
+  local period = math.min(startStepMs, winLen)
+  if tnow - at >= period then
+    local b0, b1 = math.ceil((tnow - math.max(period, 2 * bms)) / bms), math.floor(tnow / bms)
     local sent = 0
     local all = redis.call('HGETALL', sentKey)
     for i = 1, #all, 2 do
       local b, c = string.match(all[i + 1], '^(%d+):(%d+)$')
-      if b and tonumber(b) * bms >= ssStart - winLen and tonumber(b) * bms < ssStart then sent = sent + tonumber(c) end
+      if b and tonumber(b) >= b0 and tonumber(b) < b1 then sent = sent + tonumber(c) end
     end
-    local proven = sent / (Lc * h * winLen / W)
-    redis.call('HSET', k, 'ssProven', string.format('%.4f', proven))
-    if proven >= proof then
-      nf = 1
-      ss = false
-      why = 'configured'
+    -- What the pace allowed in those buckets: the share since the last step, a step lower each period before it.
+    local allowed = 0
+    for b = b0, b1 - 1 do
+      local mid = (b + 0.5) * bms
+      local fb = f
+      if mid < at then fb = math.max(floor, f - startStep * (1 + math.floor((at - mid) / period))) end
+      allowed = allowed + fb * bms * Lc * h / W
+    end
+    redis.call('HSET', k, 'ssProven', string.format('%.4f', sent / math.max(1, allowed)))
+    if b1 > b0 and sent >= proof * allowed then
+      nf = math.min(1, f + startStep)
+      if nf >= 1 then
+        ss = false
+        why = 'configured'
+      end
     end
   end
 elseif only429 and f < 1 then
@@ -231,7 +234,7 @@ if nf >= 1 then since = 0 elseif since == 0 then since = tnow end
 
 redis.call('HSET', k, 'f', string.format('%.4f', nf), 'reason', why, 'since', since, 'at', at,
   'win', win, 'own', own, 'winLen', winLen, 'decWin', decWin, 'learned', learned and '1' or '0',
-  'hdrAt', hdrAt, 'win429', win429, 'pstep', pstep, 'ss', ss and '1' or '0', 'ssWin', ssWin)
+  'hdrAt', hdrAt, 'win429', win429, 'pstep', pstep, 'ss', ss and '1' or '0')
 if ceil then redis.call('HSET', k, 'ceil', string.format('%.4f', ceil)) end
 if other then redis.call('HSET', k, 'other', string.format('%.9f', other), 'otherAt', otherAt) end
 if src then redis.call('HSET', k, 'otherSrc', src) end
@@ -242,11 +245,15 @@ if R >= 0 then redis.call('HSET', k, 'remaining', R) end
 if reset > 0 then redis.call('HSET', k, 'reset', reset) end
 redis.call('PEXPIRE', k, ttl)
 -- What was learnt with headers on 429s only (the share, its ceiling, when), for the account's next process: written
--- when it changes, and again every tenth of its life while it holds. A slow start in progress teaches nothing yet.
-if not ss and only429 then
+-- when it changes, and again every tenth of its life while it holds. A slow start under way leaves its last step
+-- (ss), from which the next process goes on: a chain of short runs alone rises as one long run does.
+if ss and only429 and nf ~= stored then
+  redis.call('HSET', learntKey, 'f', string.format('%.4f', nf), 'at', tnow, 'reason', why, 'ss', '1')
+  redis.call('PEXPIRE', learntKey, learntTtl)
+elseif not ss and only429 then
   local lastAt = tonumber(redis.call('HGET', learntKey, 'at')) or 0
   if nf ~= stored or tnow - lastAt >= learntTtl / 10 then
-    redis.call('HSET', learntKey, 'f', string.format('%.4f', nf), 'at', tnow, 'reason', why)
+    redis.call('HSET', learntKey, 'f', string.format('%.4f', nf), 'at', tnow, 'reason', why, 'ss', '0')
     if ceil then redis.call('HSET', learntKey, 'ceil', string.format('%.4f', ceil)) end
     redis.call('PEXPIRE', learntKey, learntTtl)
   end
@@ -263,10 +270,9 @@ return { string.format('%.4f', nf), why, changed, otherPerMinute }
  * its window (ms), headroom, floor (fraction), additive step (fraction), steps per window of the service (the
  * window is learned from two resets in a row, else the configured one), multiplicative factor, the hash's TTL (ms),
  * the lane's sent buckets' length (ms), the probe's step with headers on 429s only (fraction), the part of what a
- * window has left that may go at once (fraction), the part of the budget one window of a slow start must have seen
- * this program send for it to end at the full budget (fraction), the learnt hash's TTL (ms), the part of a window, at
- * its end, in which a slow start spends the full budget (fraction), the windows between the probe's steps at or above
- * the last ceiling.
+ * window has left that may go at once (fraction), the part of what its pace allowed a slow start must have seen this
+ * program send for its next step (fraction), the learnt hash's TTL (ms), the slow start's step (fraction), the windows
+ * between the probe's steps at or above the last ceiling, the slow start's time between steps (ms).
  * KEYS[2]: the lane's sent hash (budget-scripts.ts, ACQUIRE); KEYS[3]: the lane's learnt hash for the account (what a
  * fresh process starts from).
  * Answers { factor, reason, changed (1/0), others' requests a minute or '' }.

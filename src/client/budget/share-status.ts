@@ -94,8 +94,8 @@ export function shareReasonText(s: LaneShare): string {
       );
     case 'slow-start':
       return (
-        'starting below the budget (INVENTORY_RATE_START_PERCENT), the full budget only in the last part of each ' +
-        "window of the service until a window proves it: nothing is known yet of the account's other clients"
+        'starting below the budget (INVENTORY_RATE_START_PERCENT) and rising a step every few seconds until the ' +
+        "full budget or the first 429: nothing is known yet of the account's other clients"
       );
     case 'remembered':
       return `started from the share the account's last processes learnt${others}; climbing back a step at a time`;

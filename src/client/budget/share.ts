@@ -37,10 +37,13 @@ export interface BudgetSharesOptions {
   onChange?: (change: ShareChange) => void;
   /**
    * Share a fresh process starts at when nothing is remembered for the account, a fraction
-   * (INVENTORY_RATE_START_PERCENT / 100): spent in the first part of each window of the service, the full budget in the
-   * rest, until a 429 or a window that proves the full budget (docs/budget-start.md). Default 1: no slow start.
+   * (INVENTORY_RATE_START_PERCENT / 100): it rises a step at a time while no 429 comes, until the full budget or the
+   * first 429 (docs/budget-start.md). Default 1: no slow start.
    */
   start?: number;
+  /** The slow start's step (a fraction of the budget; startStep()) and the time between steps (ms; defaults.rateStartStepMs). */
+  startStep?: number;
+  startStepMs?: number;
   /** The account, whose learnt shares are remembered apart from another account's on the same prefix. Default ''. */
   account?: string;
 }
@@ -50,13 +53,9 @@ export function slowStartLanes(budgets: Budgets): BudgetLane[] {
   return budgets.requestsPerMinute === undefined ? ['post', 'get'] : ['total'];
 }
 
-/**
- * The part of the budget a slow start's window must see sent, without a 429, for the slow start to end: most of what
- * the window allowed (the start in its first part, the full budget in its last).
- */
-export function slowStartProof(start: number): number {
-  const tail = defaults.rateStartTailPart;
-  return defaults.rateStartProof * (start * (1 - tail) + tail);
+/** The slow start's step (a fraction of the budget) for a rise of `risePercent` of the budget a minute. */
+export function startStep(risePercent: number = defaults.rateStartRisePercent): number {
+  return (risePercent / 100) * (defaults.rateStartStepMs / 60_000);
 }
 
 /** Life of a lane's learnt share (ms): a few of its windows, at least half an hour. */
@@ -96,8 +95,6 @@ export class BudgetShares {
   private readonly floor: number;
   private readonly local: Record<BudgetLane, number> = { post: 1, get: 1, collection: 1, total: 1 };
   private readonly lastStep: Record<BudgetLane, number> = { post: 0, get: 0, collection: 0, total: 0 };
-  /** The part of the budget one window of a slow start must see sent for the slow start to end. */
-  private readonly proof: number;
 
   constructor(
     private readonly redis: Redis,
@@ -107,7 +104,6 @@ export class BudgetShares {
   ) {
     this.limits = laneLimits(budgets);
     this.floor = Math.min(1, Math.max(0.01, opts.floor ?? defaults.rateFloorPercent / 100));
-    this.proof = slowStartProof(Math.min(1, Math.max(this.floor, opts.start ?? 1)));
   }
 
   /** The slow start's first share of a lane (1: none; the collection's hourly budget never has one). */
@@ -147,7 +143,8 @@ export class BudgetShares {
     const { limit, windowMs } = this.limits[lane]!;
     if (!is429 && h.remaining === undefined && h.limit === undefined) {
       // The answer says nothing: a lowered share needs the script for its steps back up, a full one now and then.
-      if (now - this.lastStep[lane] < (this.local[lane] >= 1 ? QUIET_FULL_MS : QUIET_STEP_MS)) return;
+      const quiet = Math.min(QUIET_STEP_MS, (this.opts.startStepMs ?? defaults.rateStartStepMs) / 2);
+      if (now - this.lastStep[lane] < (this.local[lane] >= 1 ? QUIET_FULL_MS : quiet)) return;
     }
     this.lastStep[lane] = now;
     const reply = (await runScript(this.redis, SHARE, [
@@ -171,10 +168,11 @@ export class BudgetShares {
       sentBucketMs(windowMs),
       PROBE_STEP,
       WINDOW_BURST_PART,
-      this.proof,
+      defaults.rateStartProof,
       learntTtlMs(windowMs),
-      defaults.rateStartTailPart,
+      this.opts.startStep ?? startStep(),
       PROBE_QUIET_ABOVE_CEILING,
+      this.opts.startStepMs ?? defaults.rateStartStepMs,
     ])) as [string, string, number, string];
     const factor = Number(reply[0]);
     const previous = this.local[lane];

@@ -35,62 +35,49 @@ describe('a fresh process on an account nothing is known of (slow start)', () =>
   const shortWindows = () => redis.hset(keys.budgetShare('total'), 'winLen', WINDOW_MS, 'learned', '1');
   /** Full pace of the total: 1,200 a minute x 0.98, a request a ms. */
   const FULL_PER_MS = (1200 * 0.98) / 60_000;
+  /** Steps of 0.125 every second: the start's rise in 4 s (the defaults' 0.04 every 2 s take 25 s). */
+  const quick = () =>
+    new RequestBudget({
+      redis,
+      keys,
+      budgets: TOTAL,
+      shares: { floor: 0.1, start: 0.5, account: ACCOUNT, startStep: 0.125, startStepMs: 1_000 },
+    });
 
-  it('spends its start in the first half of each window of the service, the full budget in the second, and ends at the full budget after a window that proves it', async () => {
-    const b = proc();
+  it('rises from its start a step at a time while no 429 comes, at the pace of each step, to the full budget', async () => {
+    const b = quick();
     await b.acquire('post');
     const first = await total();
     expect(first.factor).toBeCloseTo(0.5, 3);
     expect(first.reason).toBe('slow-start');
     // The classes are not what the answers speak of with a total: they keep their budgets.
     expect((await readShares(redis, keys)).post.factor).toBe(1);
-    await shortWindows();
 
     // Answers without X-RateLimit-* (the service sends them on its 429s only), the requests back to back (each waits
-    // for its slot): the program sends what its share allows. Windows are aligned on the epoch. The run starts a quarter
-    // into a window, so that its first window is a part one (one begun a few ms before would be all but whole, and may
-    // prove the budget as a whole one does).
-    while (Date.now() % WINDOW_MS < WINDOW_MS / 4 || Date.now() % WINDOW_MS > WINDOW_MS / 3) await sleep(10);
+    // for its slot): the program sends what its share allows, and the share steps up whatever the window's phase.
     const started = Date.now();
+    const steps: Array<{ at: number; factor: number }> = [{ at: started, factor: 0.5 }];
     const sends: number[] = [];
-    let fullAt = 0;
-    while (Date.now() - started < 4 * WINDOW_MS && fullAt === 0) {
-      for (let i = 0; i < 6; i++) {
+    while (Date.now() - started < 10_000 && steps.at(-1)!.factor < 1) {
+      for (let i = 0; i < 4; i++) {
         await b.acquire('post');
         sends.push(Date.now());
       }
       await b.observe('post', 200, {});
       const s = await total();
-      if (s.factor >= 1) fullAt = Date.now();
-      else expect(s.reason).toBe('slow-start');
+      if (s.factor !== steps.at(-1)!.factor) steps.push({ at: Date.now(), factor: s.factor });
+      if (s.factor < 1) expect(s.reason).toBe('slow-start');
     }
-    // Alone: the full budget at the end of the first whole window (it sent what the window allowed, no 429), within
-    // two windows of the start; never before a window's end.
-    expect(fullAt).toBeGreaterThan(0);
+    // Alone: four steps of 0.125, each at least a step's time after the last, the full budget after about 4 s.
+    expect(steps.map((x) => x.factor)).toEqual([0.5, 0.625, 0.75, 0.875, 1]);
+    for (let i = 1; i < steps.length; i++) expect(steps[i]!.at - steps[i - 1]!.at).toBeGreaterThanOrEqual(990);
+    expect(steps.at(-1)!.at - started).toBeLessThan(8_000);
     expect((await total()).reason).toBe('configured');
-    const firstEnd = Math.ceil(started / WINDOW_MS) * WINDOW_MS;
-    expect(fullAt).toBeGreaterThan(firstEnd + WINDOW_MS);
-    expect(fullAt).toBeLessThan(firstEnd + 2 * WINDOW_MS + 1_500);
-
-    // Until then, the start's pace in each window's first half (a request every 100 ms), the full pace (every 51 ms)
-    // in its second half: the rise waits for the window's last part. Away from the edges (a slot spans 100 ms).
-    const slow = sends.filter((t) => t < Math.floor(fullAt / WINDOW_MS) * WINDOW_MS);
-    const rate = (from: number, to: number) => {
-      let n = 0;
-      let ms = 0;
-      for (let w = Math.floor(started / WINDOW_MS) * WINDOW_MS; w < fullAt; w += WINDOW_MS) {
-        const [a, z] = [Math.max(w + from, started + 200), Math.min(w + to, Math.floor(fullAt / WINDOW_MS) * WINDOW_MS)];
-        if (z <= a) continue;
-        n += slow.filter((t) => t >= a && t < z).length;
-        ms += z - a;
-      }
-      return n / ms;
-    };
-    const head = rate(200, WINDOW_MS / 2 - 100);
-    const tail = rate(WINDOW_MS / 2 + 200, WINDOW_MS - 100);
-    expect(head).toBeGreaterThan(0.35 * FULL_PER_MS);
-    expect(head).toBeLessThan(0.6 * FULL_PER_MS);
-    expect(tail).toBeGreaterThan(0.8 * FULL_PER_MS);
+    // Each step at its pace: between the first two steps, about half the full pace; in the last, 0.875 of it.
+    const rate = (from: number, to: number) => sends.filter((t) => t >= from && t < to).length / (to - from);
+    expect(rate(steps[0]!.at + 50, steps[1]!.at)).toBeLessThan(0.6 * FULL_PER_MS);
+    expect(rate(steps[0]!.at + 50, steps[1]!.at)).toBeGreaterThan(0.4 * FULL_PER_MS);
+    expect(rate(steps[3]!.at + 50, steps[4]!.at)).toBeGreaterThan(0.75 * FULL_PER_MS);
 
     // Alone, that is learnt: the next process starts at the full budget.
     await redis.del(keys.budgetShare('total'));
@@ -98,12 +85,29 @@ describe('a fresh process on an account nothing is known of (slow start)', () =>
     expect((await total()).factor).toBe(1);
   });
 
-  it('does not end while no window saw the program send what it allowed', async () => {
-    const b = proc();
+  it("leaves a slow start under way to the account's next process, which goes on from its last step", async () => {
+    const b = quick();
+    await b.acquire('post');
+    const started = Date.now();
+    while ((await total()).factor < 0.75 && Date.now() - started < 6_000) {
+      for (let i = 0; i < 4; i++) await b.acquire('post');
+      await b.observe('post', 200, {});
+    }
+    expect((await total()).factor).toBeCloseTo(0.75, 3);
+    // The process ends (a `sync --once` done) and its share hash lapses: the next one goes on at 0.75, still starting.
+    await redis.del(keys.budgetShare('total'));
+    await quick().acquire('post');
+    const next = await total();
+    expect(next.factor).toBeCloseTo(0.75, 3);
+    expect(next.reason).toBe('slow-start');
+  });
+
+  it('does not rise while the program sends less than its pace allows, whatever the window learnt', async () => {
+    const b = quick();
     await b.acquire('post');
     await shortWindows();
-    // One request every 150 ms: less than the start's pace (every 100 ms), far less than a window's proof.
-    const until = Date.now() + 2.5 * WINDOW_MS;
+    // One request every 150 ms: less than the start's pace (every 100 ms), so no step (every second) proves anything.
+    const until = Date.now() + 3_500;
     while (Date.now() < until) {
       await sleep(150);
       await b.acquire('post');
@@ -114,8 +118,8 @@ describe('a fresh process on an account nothing is known of (slow start)', () =>
     expect(s.reason).toBe('slow-start');
   });
 
-  it('does not rise while the process sends fewer requests than its pace allows', async () => {
-    const b = proc();
+  it('does not rise while the process sends far fewer requests than its pace allows', async () => {
+    const b = quick();
     await b.acquire('post');
     // One request every 300 ms against a pace of one every 100 ms: none waits.
     const until = Date.now() + 2_500;

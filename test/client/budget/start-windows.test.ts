@@ -1,0 +1,123 @@
+import type { Redis } from 'ioredis';
+import { Agent, request } from 'undici';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { RequestBudget } from '../../../src/client/budget/budget.js';
+import { readShares } from '../../../src/client/budget/share-status.js';
+import { redisKeys, type RedisKeys } from '../../../src/redis/connection.js';
+import { startSandbox, type Sandbox } from '../../../src/sandbox/sandbox.js';
+import { WINDOW_SHAPES, type WindowShape } from '../../../src/sandbox/sandbox-options.js';
+import { startOtherClient, type OtherClient } from '../../kit/other-client.js';
+import { connect, deletePrefix, uniquePrefix } from '../../helpers/redis.js';
+
+/**
+ * The slow start's probe on each shape of the service's windows (the sandbox's, over HTTP): a total of 80 in 4 s (the
+ * 1,200 a minute the program is told, in windows short enough for a test), X-RateLimit-* on 429s only.
+ */
+const TOTAL = { postPerMinute: 1200, getPerMinute: 1200, collectionPerHour: 3600, requestsPerMinute: 1200, headroom: 0.98 };
+const WINDOW_MS = 4_000;
+const LIMIT = 80;
+/** Steps of 0.05 every 250 ms: the rise of a 4 s window as the defaults' (20% a minute, in steps every 2 s) is of a minute's, times 7.5. */
+const SHARES = { floor: 0.1, start: 0.5, account: 'acme', startStep: 0.05, startStepMs: 250 };
+
+describe.each(WINDOW_SHAPES)('the slow start on %s windows', (shape: WindowShape) => {
+  let redis: Redis;
+  let prefix: string;
+  let keys: RedisKeys;
+  let sandbox: Sandbox;
+  let other: OtherClient | undefined;
+  const agent = new Agent({ keepAliveTimeout: 10_000 });
+
+  beforeEach(async () => {
+    redis = connect();
+    prefix = uniquePrefix(`start-${shape}`);
+    keys = redisKeys(prefix);
+    sandbox = await startSandbox({
+      port: 0,
+      data: 'demo',
+      budgets: { total: { limit: LIMIT, windowMs: WINDOW_MS }, rateHeaders: 'on-429', resetUnit: 'ms', window: shape, burst: 8 },
+    });
+  });
+  afterEach(async () => {
+    await other?.stop();
+    other = undefined;
+    await sandbox.close();
+    await deletePrefix(redis, prefix);
+    await redis.quit();
+  });
+
+  const total = async () => (await readShares(redis, keys)).total;
+  /** This program: GETs back to back for `ms`, each when the budget allows, its answers read as the client does. */
+  const run = async (b: RequestBudget, ms: number, onShare: (f: number, reason: string, at: number) => boolean | void) => {
+    const auth = `Basic ${Buffer.from(`${sandbox.key}:${sandbox.secret}`).toString('base64')}`;
+    const sends: Array<{ at: number; status: number }> = [];
+    const until = Date.now() + ms;
+    while (Date.now() < until) {
+      await b.acquire('get');
+      const res = await request(`${sandbox.url}/${sandbox.account}/api/product/10003`, {
+        dispatcher: agent,
+        headers: { authorization: auth },
+      });
+      await res.body.dump();
+      sends.push({ at: Date.now(), status: res.statusCode });
+      const headers = res.headers as Record<string, string>;
+      await b.observe('get', res.statusCode, headers);
+      if (res.statusCode === 429) await b.hold('get', Number(headers['x-ratelimit-reset']));
+      const s = await total();
+      if (onShare(s.factor, s.reason, Date.now()) === true) break;
+    }
+    return sends;
+  };
+  const budget = async () => {
+    const b = new RequestBudget({ redis, keys, budgets: TOTAL, shares: SHARES });
+    await b.acquire('get');
+    // The service's window as learnt from its resets (4 s, not the minute configured).
+    await redis.hset(keys.budgetShare('total'), 'winLen', WINDOW_MS, 'learned', '1');
+    return b;
+  };
+
+  it('alone: rises a step at a time to the full budget, and meets no 429', async () => {
+    const b = await budget();
+    const seen: number[] = [];
+    let fullAt = 0;
+    const started = Date.now();
+    await run(b, 8_000, (f, _r, at) => {
+      if (f !== seen.at(-1)) seen.push(f);
+      if (f >= 1 && fullAt === 0) fullAt = at;
+      return fullAt > 0;
+    });
+    expect(sandbox.admin.counters().rateLimited).toBe(0);
+    // Ten steps of 0.05 from 0.5, one at a time, in about 2.5 s (a step every 250 ms at least).
+    expect(seen.length).toBeGreaterThanOrEqual(8);
+    for (let i = 1; i < seen.length; i++) expect(seen[i]! - seen[i - 1]!).toBeLessThanOrEqual(0.0501);
+    expect(fullAt - started).toBeGreaterThan(2_200);
+    // (Slower on a busy machine: a step waits until the last one was used.)
+    expect(fullAt - started).toBeLessThan(7_500);
+    expect((await total()).reason).toBe('configured');
+  }, 15_000);
+
+  it('beside another client: the first 429 sets the share to about what it leaves, and it meets few 429s after', async () => {
+    // A third of the total: 400 a minute; what it leaves is (1,200 - 400 / 0.98) / 1,200 = 0.66 of the budget.
+    other = startOtherClient({ ...sandbox, perMinute: 400 });
+    const b = await budget();
+    let first: { f: number; reason: string; at: number } | undefined;
+    let last = 0.5;
+    // Until two windows after the first 429 (at most 16 s).
+    const sends = await run(b, 16_000, (f, reason, at) => {
+      if (!first && reason === 'shared-429') first = { f, reason, at };
+      if (!first) expect(f).toBeGreaterThanOrEqual(last);
+      last = f;
+      return first !== undefined && at > first.at + 2 * WINDOW_MS;
+    });
+    expect(first).toBeDefined();
+    // Crossed by a step or so, then down to about what the other client leaves (read from the 429), not halved.
+    expect(first!.f).toBeGreaterThan(0.45);
+    expect(first!.f).toBeLessThan(0.85);
+    // A window after the first 429: this program near what is free; the other client refused little over the run.
+    const from = first!.at + WINDOW_MS;
+    const ok = sends.filter((s) => s.at > from && s.status === 200).length;
+    const c = other.counts();
+    expect(ok / (Date.now() - from)).toBeGreaterThan((0.55 * LIMIT) / WINDOW_MS);
+    // (The windows are short, so a probe's step past what it leaves comes every 4 s: more often than in a minute's windows.)
+    expect(c.rateLimited / c.sent).toBeLessThan(0.15);
+  }, 25_000);
+});
