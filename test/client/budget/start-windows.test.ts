@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { Agent, request } from 'undici';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RequestBudget } from '../../../src/client/budget/budget.js';
 import { readShares } from '../../../src/client/budget/share-status.js';
 import { redisKeys, type RedisKeys } from '../../../src/redis/connection.js';
@@ -19,32 +19,24 @@ const LIMIT = 80;
 /** Steps of 0.05 every 250 ms: the rise of a 4 s window as the defaults' (20% a minute, in steps every 2 s) is of a minute's, times 7.5. */
 const SHARES = { floor: 0.1, start: 0.5, account: 'acme', startStep: 0.05, startStepMs: 250 };
 
-describe.each(WINDOW_SHAPES)('the slow start on %s windows', (shape: WindowShape) => {
-  let redis: Redis;
-  let prefix: string;
-  let keys: RedisKeys;
-  let sandbox: Sandbox;
-  let other: OtherClient | undefined;
-  const agent = new Agent({ keepAliveTimeout: 10_000 });
-
-  beforeEach(async () => {
-    redis = connect();
-    prefix = uniquePrefix(`start-${shape}`);
-    keys = redisKeys(prefix);
-    sandbox = await startSandbox({
-      port: 0,
-      data: 'demo',
-      budgets: { total: { limit: LIMIT, windowMs: WINDOW_MS }, rateHeaders: 'on-429', resetUnit: 'ms', window: shape, burst: 8 },
-    });
+/** One test's world: its own Redis prefix, a sandbox counting in `shape`, torn down when the test ends. */
+async function startWorld(shape: WindowShape, onFinished: (fn: () => Promise<void>) => void) {
+  const redis: Redis = connect();
+  const keys: RedisKeys = redisKeys(uniquePrefix(`start-${shape}`));
+  const sandbox: Sandbox = await startSandbox({
+    port: 0,
+    data: 'demo',
+    budgets: { total: { limit: LIMIT, windowMs: WINDOW_MS }, rateHeaders: 'on-429', resetUnit: 'ms', window: shape, burst: 8 },
   });
-  afterEach(async () => {
-    await other?.stop();
-    other = undefined;
+  const agent = new Agent({ keepAliveTimeout: 10_000 });
+  const w = { redis, keys, sandbox, other: undefined as OtherClient | undefined };
+  onFinished(async () => {
+    await w.other?.stop();
+    await agent.close();
     await sandbox.close();
-    await deletePrefix(redis, prefix);
+    await deletePrefix(redis, keys.prefix);
     await redis.quit();
   });
-
   const total = async () => (await readShares(redis, keys)).total;
   /** This program: GETs back to back for `ms`, each when the budget allows, its answers read as the client does. */
   const run = async (b: RequestBudget, ms: number, onShare: (f: number, reason: string, at: number) => boolean | void) => {
@@ -74,8 +66,13 @@ describe.each(WINDOW_SHAPES)('the slow start on %s windows', (shape: WindowShape
     await redis.hset(keys.budgetShare('total'), 'winLen', WINDOW_MS, 'learned', '1');
     return b;
   };
+  return { ...w, total, run, budget, w };
+}
 
-  it('alone: rises a step at a time to the full budget, and meets no 429', async () => {
+// The shapes' tests run side by side (each has its own sandbox and prefix): they wait on windows, not on the CPU.
+describe.concurrent.each(WINDOW_SHAPES)('the slow start on %s windows', (shape: WindowShape) => {
+  it('alone: rises a step at a time to the full budget, and meets no 429', async ({ onTestFinished }) => {
+    const { sandbox, total, run, budget } = await startWorld(shape, onTestFinished);
     const b = await budget();
     const seen: number[] = [];
     let fullAt = 0;
@@ -95,9 +92,13 @@ describe.each(WINDOW_SHAPES)('the slow start on %s windows', (shape: WindowShape
     expect((await total()).reason).toBe('configured');
   }, 15_000);
 
-  it('beside another client: the first 429 sets the share to about what it leaves, and it meets few 429s after', async () => {
+  it('beside another client: the first 429 sets the share to about what it leaves, and it meets few 429s after', async ({
+    onTestFinished,
+  }) => {
+    const { sandbox, run, budget, w } = await startWorld(shape, onTestFinished);
     // A third of the total: 400 a minute; what it leaves is (1,200 - 400 / 0.98) / 1,200 = 0.66 of the budget.
-    other = startOtherClient({ ...sandbox, perMinute: 400 });
+    const other = startOtherClient({ ...sandbox, perMinute: 400 });
+    w.other = other;
     const b = await budget();
     let first: { f: number; reason: string; at: number } | undefined;
     let last = 0.5;
