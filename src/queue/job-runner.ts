@@ -154,6 +154,8 @@ async function runLocked<R>(kind: RunnerKind<R>, deps: RunnerDeps, opts: Process
   let ended = false;
   try {
     const result = await kind.job.process(run.record, jobContext(kind, deps, run, lease, opts));
+    // A zombie that had nothing left to write does not complete the job either: the newer execution owns it.
+    lease.assertHeld();
     ended = true;
     if (lease.found) attempt.note(settledText(lease.found));
     await attempt.writeTrace({ result });
