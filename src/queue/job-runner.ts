@@ -16,6 +16,7 @@ import { BadRecordError } from './job-errors.js';
 import { RECORD_HINT } from '../errors/error-hints.js';
 import type { JobContext, JobResult, RunnerDeps } from './job-context.js';
 import { takeLease, type JobLease } from './lease/job-lease.js';
+import { ABANDONED_TEXT, settledText } from './lease/lease-words.js';
 import { isLeaseLost } from './lease/lease-lost.js';
 import { fenceLayer } from '../client/layers/fence-layer.js';
 import { jobDataSchema, type FromService, type JobData } from './queues.js';
@@ -178,14 +179,6 @@ async function runLocked<R>(kind: RunnerKind<R>, deps: RunnerDeps, opts: Process
   }
 }
 
-/** What `jobs show` and `find` tell of an intent found at the lease's take, once the kind settled it. */
-export function settledText(found: NonNullable<JobLease['found']>): string {
-  return (
-    `intent settled by reading: ${found.call} fenced by an earlier execution at ${new Date(found.at).toISOString()} ` +
-    'had no recorded outcome; the service was read before anything new was written'
-  );
-}
-
 /**
  * What the kind's processing gets: a client traced into the attempt (and held at a held call of the service), the
  * catalog, Redis, its logger and notes.
@@ -246,9 +239,6 @@ async function attemptFailed<R>(
     throw new DelayedError();
   return await settle(job, token, failure, logger, deps.redis, opts);
 }
-
-/** What `jobs show` and `find` tell of an attempt that stopped at the fence. */
-export const ABANDONED_TEXT = 'write abandoned: lease lost (another execution holds the job)';
 
 /**
  * The attempt stopped at the fence before a write because its lease was no longer current (this process was paused

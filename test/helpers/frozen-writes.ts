@@ -1,8 +1,11 @@
 import type { ChildProcess } from 'node:child_process';
+import { Queue } from 'bullmq';
 import { readFileSync } from 'node:fs';
 import type { FreezePoint } from '../../src/client/layers/freeze-hook.js';
 import type { StreamName } from '../../src/records/stream-name.js';
 import { redisKeys } from '../../src/redis/connection.js';
+import { parseTrace } from '../../src/queue/job-trace.js';
+import { fenceNotes } from '../../src/queue/lease/lease-words.js';
 import type { TestWorld } from './test-world.js';
 
 /** Every point of the write path a worker is frozen at (src/client/layers/freeze-hook.ts). */
@@ -35,6 +38,8 @@ async function until(check: () => Promise<boolean> | boolean, ms: number, what: 
 
 /** What one frozen run left: the job's state and reason, and how long the frozen worker stayed stopped. */
 export interface FrozenRun {
+  /** The fence's notes in the job's attempt traces (`jobs show`, `find`). */
+  notes: string[];
   states: string[];
   failedReasons: string[];
   frozenMs: number;
@@ -76,7 +81,11 @@ export async function frozenRun(
     await sleep(2 * LOCK_MS);
     await world.idle(30_000);
     const jobs = await world.jobs(o.stream);
+    const queue = new Queue(o.stream, { connection: world.redis, prefix: world.prefix });
+    const logs = await Promise.all(jobs.map(async (j) => (await queue.getJobLogs(j.id!)).logs));
+    await queue.close();
     return {
+      notes: parseTrace(logs.flat()).attempts.flatMap((a) => fenceNotes(a.notes)),
       states: await Promise.all(jobs.map((j) => j.getState())),
       failedReasons: jobs.flatMap((j) => (j.failedReason ? [j.failedReason] : [])),
       frozenMs,

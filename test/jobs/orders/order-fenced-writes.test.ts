@@ -3,6 +3,7 @@ import { startOrderWorkerProcess } from '../../helpers/order-worker-process.js';
 import { orderRecord, orderState, syncedOnce } from '../../helpers/order-records.js';
 import { FREEZE_POINTS, frozenRun, LOCK_MS, type FrozenRun } from '../../helpers/frozen-writes.js';
 import { testWorld, type TestWorld } from '../../helpers/test-world.js';
+import { ABANDONED_TEXT } from '../../../src/queue/lease/lease-words.js';
 
 /**
  * Issue 50: a worker frozen (SIGSTOP) past the lock's life at each point of an order's shipment create while another
@@ -43,6 +44,12 @@ describe('an order whose worker is frozen at its shipment create past the lock, 
     expect(run.frozenMs).toBeGreaterThanOrEqual(2 * LOCK_MS);
     expect(run.failedReasons).toEqual([]);
     expect(run.states.every((s) => s === 'completed')).toBe(true);
+  });
+
+  it.each(FREEZE_POINTS)("frozen %s: the job's trace tells the settled intent, and the abandoned write", (point) => {
+    const { notes } = runs.get(point)!;
+    expect(notes.some((n) => n.startsWith('intent settled by reading: '))).toBe(true);
+    if (point === 'before-check' || point === 'after-check') expect(notes).toContain(ABANDONED_TEXT);
   });
 
   it('frozen before the check or between it and the send, the thawed worker abandons the write', () => {
