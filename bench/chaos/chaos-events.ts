@@ -3,6 +3,7 @@ import type { ChaosOptions } from './chaos-options.js';
 /** Something done to the running system once the orders are `at` (0..1) done, plus `delayMs`. */
 export type ChaosEvent =
   | { kind: 'kill'; at: number; delayMs: number; slot: number; downMs: number }
+  | { kind: 'freeze'; at: number; delayMs: number; slot: number; ms: number }
   | { kind: 'redis-restart'; at: number; delayMs: number; downMs: number }
   | { kind: 'tight-budget'; at: number; delayMs: number; on: boolean }
   | { kind: 'import'; at: number; delayMs: number }
@@ -60,6 +61,8 @@ export function planEvents(o: ChaosOptions, rand: () => number): ChaosEvent[] {
   }
   // Halfway, the API key is revoked until the orders stream pauses, then restored and resumed (chaos-revoke.ts).
   // Placed without a draw, so the rest of a seed's plan stays as it was.
+  for (let i = 0; i < o.freezes; i++)
+    events.push({ kind: 'freeze', at: between(0.1, 0.8), delayMs: Math.floor(rand() * 700), slot: i + 1, ms: o.freezeSeconds * 1000 });
   if (o.revokeKey) events.push({ kind: 'revoke-key', at: 0.5, delayMs: 0 });
   // The incidents a worker rides out alone (chaos-unattended.ts), placed without a draw too.
   if (o.outageSeconds > 0) events.push({ kind: 'outage', at: 0.35, delayMs: 0 });
