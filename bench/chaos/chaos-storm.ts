@@ -146,10 +146,6 @@ export async function runStorm(
         }
       } else if (e.kind === 'redis-full') {
         if (phases.redisFull) {
-          // A worker thawed in the window would count its own lines (its lost locks) as Redis full's: it thaws first.
-          const thawMs = slots.frozenForMs();
-          if (thawMs > 0) note(p, `Redis full waits ${Math.ceil(thawMs / 1000)} s for a frozen worker to thaw, and 5 s more`);
-          if (thawMs > 0) await sleep(thawMs + 5000);
           note(p, `Redis full: maxmemory under what it uses (every write OOM) for ${o.redisFullSeconds} s`);
           const r = await phases.redisFull(p);
           log.redisFull = r;

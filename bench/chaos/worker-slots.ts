@@ -19,7 +19,6 @@ export class WorkerSlots {
   /** Freezes (SIGSTOP): the slot, the pid, when (ms since the start) and how long. */
   readonly freezes: Array<{ slot: number; pid: number; atMs: number; ms: number }> = [];
   private readonly thaws = new Map<number, NodeJS.Timeout>();
-  private readonly thawAt = new Map<number, number>();
   private started = 0;
 
   constructor(
@@ -90,7 +89,6 @@ export class WorkerSlots {
     if (!p?.alive() || this.thaws.has(p.pid)) return;
     this.freezes.push({ slot, pid: p.pid, atMs: Date.now() - this.o.t0, ms });
     process.kill(p.pid, 'SIGSTOP');
-    this.thawAt.set(p.pid, Date.now() + ms);
     this.thaws.set(
       p.pid,
       setTimeout(() => this.thaw(p.pid), ms),
@@ -100,17 +98,11 @@ export class WorkerSlots {
   private thaw(pid: number): void {
     clearTimeout(this.thaws.get(pid));
     this.thaws.delete(pid);
-    this.thawAt.delete(pid);
     try {
       process.kill(pid, 'SIGCONT');
     } catch {
       // Killed while frozen: nothing to thaw.
     }
-  }
-
-  /** How long until the last frozen worker thaws, ms (0: none frozen). */
-  frozenForMs(): number {
-    return Math.max(0, ...[...this.thawAt.values()].map((t) => t - Date.now()));
   }
 
   /** Lets every frozen worker go on (before stopping them: a stopped process would not hear SIGTERM). */
