@@ -249,7 +249,7 @@ export const defaults = {
    * Sizing). A single account's `worker` keeps its workers open.
    */
   workerParkSeconds: 120,
-  /** Life of the per-business-key lock of a running job, in ms (renewed while it runs). */
+  /** Life of a running job's lease on its record, in ms (renewed while it runs): the workers take JOB_LOCK_SECONDS. */
   keyLockTtlMs: 30_000,
   /** How long a job whose business key is busy waits before it is tried again, in ms (plus as much jitter). */
   keyBusyDelayMs: 500,

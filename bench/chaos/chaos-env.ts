@@ -45,6 +45,8 @@ export function workerEnv(
     // The poison feed's oversized record is over this cap (kept small so it is cheap to serve again and again).
     MAX_RECORD_BYTES: String(POISON_MAX_RECORD_BYTES),
     JOB_ATTEMPTS: '40',
+    // A job's lock and its execution's lease (the freezes are longer: docs/holds.md "Fenced writes").
+    JOB_LOCK_SECONDS: String(o.jobLockSeconds),
     RETRY_BASE_DELAY_MS: '200',
     RETRY_MAX_DELAY_MS: '2000',
     WORKER_CONCURRENCY: String(o.concurrency),

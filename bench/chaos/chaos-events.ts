@@ -3,6 +3,7 @@ import type { ChaosOptions } from './chaos-options.js';
 /** Something done to the running system once the orders are `at` (0..1) done, plus `delayMs`. */
 export type ChaosEvent =
   | { kind: 'kill'; at: number; delayMs: number; slot: number; downMs: number }
+  | { kind: 'freeze'; at: number; delayMs: number; slot: number; ms: number }
   | { kind: 'redis-restart'; at: number; delayMs: number; downMs: number }
   | { kind: 'tight-budget'; at: number; delayMs: number; on: boolean }
   | { kind: 'import'; at: number; delayMs: number }
@@ -60,6 +61,12 @@ export function planEvents(o: ChaosOptions, rand: () => number): ChaosEvent[] {
   }
   // Halfway, the API key is revoked until the orders stream pauses, then restored and resumed (chaos-revoke.ts).
   // Placed without a draw, so the rest of a seed's plan stays as it was.
+  // Freezes early and apart (a tenth of the orders between two), before the outage, the key's revocation and Redis full:
+  // two workers frozen at once, or one thawed into another incident, would be that incident's trouble, not the fence's.
+  for (let i = 0; i < o.freezes; i++) {
+    const at = 0.08 + (0.25 * i) / Math.max(1, o.freezes);
+    events.push({ kind: 'freeze', at: between(at, at + 0.04), delayMs: Math.floor(rand() * 700), slot: i + 1, ms: o.freezeSeconds * 1000 });
+  }
   if (o.revokeKey) events.push({ kind: 'revoke-key', at: 0.5, delayMs: 0 });
   // The incidents a worker rides out alone (chaos-unattended.ts), placed without a draw too.
   if (o.outageSeconds > 0) events.push({ kind: 'outage', at: 0.35, delayMs: 0 });

@@ -10,6 +10,14 @@ export const chaosOptionsSchema = z.object({
   workers: z.number().int().min(1).max(16),
   /** SIGKILLs of a worker process (each restarted after a short pause). */
   kills: z.number().int().min(0),
+  /**
+   * Freezes of a worker process (SIGSTOP, then SIGCONT after freezeSeconds), longer than a job's lock (issue 50): its
+   * jobs are taken over by another execution, and the frozen one, once thawed, must write nothing of them.
+   */
+  freezes: z.number().int().min(0),
+  freezeSeconds: z.number().int().min(1),
+  /** JOB_LOCK_SECONDS of the workers: the life of a job's lock and of its execution's lease. */
+  jobLockSeconds: z.number().int().min(1),
   /** Graceful restarts of Redis (SHUTDOWN, then start on the same port and folder). */
   redisRestarts: z.number().int().min(0),
   seed: z.number().int(),
@@ -79,6 +87,9 @@ export const fullPreset: ChaosOptions = {
   orders: 5000,
   workers: 3,
   kills: 5,
+  freezes: 3,
+  freezeSeconds: 25,
+  jobLockSeconds: 10,
   redisRestarts: 1,
   seed: 7,
   countsPerLocation: 4,
@@ -112,6 +123,8 @@ export const shortPreset: ChaosOptions = {
   importShare: 0.25,
   workers: 2,
   kills: 2,
+  freezes: 2,
+  freezeSeconds: 15,
   redisRestarts: 1,
   countsPerLocation: 3,
   boms: 10,
@@ -127,6 +140,9 @@ const numeric = [
   'orders',
   'workers',
   'kills',
+  'freezes',
+  'freeze-seconds',
+  'job-lock-seconds',
   'redis-restarts',
   'seed',
   'counts-per-location',

@@ -99,6 +99,10 @@ export async function runStorm(
         const slot = e.slot % o.workers;
         note(p, `SIGKILL worker-${slot + 1}; restart in ${e.downMs} ms`);
         await slots.killAndRestart(slot, e.downMs, p);
+      } else if (e.kind === 'freeze') {
+        const slot = e.slot % o.workers;
+        note(p, `SIGSTOP worker-${slot + 1} for ${e.ms / 1000} s (past the job lock); SIGCONT then`);
+        slots.freeze(slot, e.ms);
       } else if (e.kind === 'import') {
         if (importer && !importing) {
           importing = importer

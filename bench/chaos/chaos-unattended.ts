@@ -102,14 +102,21 @@ export interface RedisFullLog {
 }
 
 /**
+ * What a worker thawed from a freeze says of it, whatever Redis does: its jobs' locks lost (BullMQ) and its writes
+ * abandoned at the fence (LEASE_LOST). The storm's freezes end in the window or not, by chance.
+ */
+const THAWED = ['"code":"LEASE_LOST"', 'could not renew lock for job', 'Missing lock for job'];
+
+/**
  * Lines of a JSON log file written between two times, at warning level or above, but for the records' own failures
- * (a bad record fails alike whatever Redis does; the storm's bad records land in the window or not, by chance).
+ * (a bad record fails alike whatever Redis does; the storm's bad records land in the window or not, by chance) and
+ * a thawed worker's lines of its freeze.
  */
 function loudLines(file: string, from: number, to: number): number {
   if (!existsSync(file)) return 0;
   let n = 0;
   for (const line of readFileSync(file, 'utf8').split('\n')) {
-    if (!line.startsWith('{') || line.includes('"code":"BAD_RECORD"')) continue;
+    if (!line.startsWith('{') || line.includes('"code":"BAD_RECORD"') || THAWED.some((t) => line.includes(t))) continue;
     const m = /"level":(\d+),"time":(\d+)/.exec(line);
     if (m && Number(m[1]) >= 40 && Number(m[2]) >= from && Number(m[2]) <= to) n++;
   }

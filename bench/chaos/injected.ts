@@ -126,6 +126,11 @@ export function injectedTable(
     detail: slots.kills.map((k) => `w${k.slot + 1}@${pct(k.progress)}`).join(', '),
   });
   rows.push({
+    what: 'worker freezes (SIGSTOP past the job lock, then SIGCONT)',
+    count: slots.freezes.length,
+    detail: slots.freezes.map((f) => `w${f.slot + 1}@${(f.atMs / 1000).toFixed(0)}s for ${(f.ms / 1000).toFixed(0)} s`).join(', '),
+  });
+  rows.push({
     what: 'worker processes started',
     count: slots.starts(),
     detail: `${slots.starts() - slots.kills.length - storm.revived} at start, ${slots.kills.length} after kills, ${storm.revived} after ending on their own`,

@@ -16,6 +16,9 @@ export class WorkerSlots {
   private readonly procs: CliProcess[] = [];
   private readonly ended: Array<{ slot: number; pid: number; code: number | string; running: boolean }> = [];
   readonly kills: KillEvent[] = [];
+  /** Freezes (SIGSTOP): the slot, the pid, when (ms since the start) and how long. */
+  readonly freezes: Array<{ slot: number; pid: number; atMs: number; ms: number }> = [];
+  private readonly thaws = new Map<number, NodeJS.Timeout>();
   private started = 0;
 
   constructor(
@@ -80,9 +83,37 @@ export class WorkerSlots {
     this.spawn(slot);
   }
 
+  /** Stops the worker of a slot (SIGSTOP) for `ms`, then lets it go on (SIGCONT); the run goes on meanwhile. */
+  freeze(slot: number, ms: number): void {
+    const p = this.procs[slot];
+    if (!p?.alive() || this.thaws.has(p.pid)) return;
+    this.freezes.push({ slot, pid: p.pid, atMs: Date.now() - this.o.t0, ms });
+    process.kill(p.pid, 'SIGSTOP');
+    this.thaws.set(
+      p.pid,
+      setTimeout(() => this.thaw(p.pid), ms),
+    );
+  }
+
+  private thaw(pid: number): void {
+    clearTimeout(this.thaws.get(pid));
+    this.thaws.delete(pid);
+    try {
+      process.kill(pid, 'SIGCONT');
+    } catch {
+      // Killed while frozen: nothing to thaw.
+    }
+  }
+
+  /** Lets every frozen worker go on (before stopping them: a stopped process would not hear SIGTERM). */
+  thawAll(): void {
+    for (const pid of [...this.thaws.keys()]) this.thaw(pid);
+  }
+
   /** SIGTERM to every worker; answers each exit code and how long it took. */
   async stopAll(graceMs: number): Promise<Array<{ slot: number; code: number | string; ms: number }>> {
     this.stopping = true;
+    this.thawAll();
     return Promise.all(
       this.procs.map(async (p, slot) => {
         const t = Date.now();
@@ -95,6 +126,7 @@ export class WorkerSlots {
   /** Kills whatever is still running (for error paths). */
   async killAll(): Promise<void> {
     this.stopping = true;
+    this.thawAll();
     await Promise.all(this.procs.map((p) => p.kill()));
   }
 }

@@ -4,6 +4,8 @@ import type { JobContext, JobResult } from '../../src/queue/job-context.js';
 import type { OrderInput } from './order-record.js';
 import { isReturnNotice } from './order-record.js';
 import { PermanentJobError } from '../../src/queue/job-errors.js';
+import { isLeaseLost } from '../../src/queue/lease/lease-lost.js';
+import { ABANDONED_TEXT } from '../../src/queue/lease/lease-words.js';
 
 /** Entries kept per order: the newest. */
 const KEEP = 50;
@@ -17,7 +19,7 @@ export interface SnapshotEntry {
   updatedAt?: string;
   /** open, fulfilled, cancelled; `returns` for a return notice. */
   status: string;
-  /** synced, unchanged, skipped (older, or nothing to do), failed. */
+  /** synced, unchanged, skipped (older, or nothing to do), failed; abandoned: stopped at the fence (a lost lease). */
   outcome: string;
   /** What it did (the job's summary) or why it failed. */
   said: string;
@@ -79,8 +81,17 @@ export async function logSnapshot(ctx: JobContext, record: OrderInput, run: () =
     });
     return result;
   } catch (err) {
-    // A retry, a delay or a lost lock is not the snapshot's end: only a failure for a person is written.
-    if (err instanceof PermanentJobError)
+    // A retry or a delay is not the snapshot's end: only a failure for a person, and a write abandoned at the fence
+    // (the newer execution of the job writes its own entry), are written.
+    if (isLeaseLost(err))
+      await append(ctx, record.orderId, {
+        ...base,
+        at: new Date().toISOString(),
+        outcome: 'abandoned',
+        said: ABANDONED_TEXT,
+        code: 'LEASE_LOST',
+      });
+    else if (err instanceof PermanentJobError)
       await append(ctx, record.orderId, { ...base, at: new Date().toISOString(), outcome: 'failed', said: err.message, code: err.code });
     throw err;
   }

@@ -6,6 +6,7 @@ import { countResult, leftText } from './count-outcome.js';
 import { dropIntent, finishCount, knownVariances, markIntent, recordApplied, type CountProgress } from './count-progress.js';
 import type { HeldLock } from '../../src/redis/redis-lock.js';
 import { findLostVariance } from './settle-variance.js';
+import { isLeaseLost } from '../../src/queue/lease/lease-lost.js';
 
 export type Planned = CountProgress & { facilityUrl: string; countDate: string; snapshotId: string };
 
@@ -74,6 +75,8 @@ export async function postChunks(ctx: JobContext, p: Planned, lock: HeldLock, wh
       await recordApplied(ctx.redis, ctx.keys, p, i, v.physicalInventoryUrl, lines);
       p.applied.set(i, v.physicalInventoryUrl);
     } catch (err) {
+      // Stopped at the fence: nothing was sent, and the newer execution of the job owns its progress.
+      if (isLeaseLost(err)) throw err;
       if (isServiceError(err) && err.outcome === 'not-applied') {
         await dropIntent(ctx.redis, ctx.keys, p.countId, i);
         throw err;

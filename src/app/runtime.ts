@@ -121,7 +121,7 @@ export function workersFor(
     // JOB_LOCK_SECONDS: a job of a process that died is taken up again (its locks expired, found stalled) within about twice this.
     lockDurationMs: d.config.jobLockMs,
     stalledIntervalMs: d.config.jobLockMs,
-    processor: { keyLockTtlMs: d.config.jobLockMs, ...(how.oneShot ? { listsFailures: true } : {}) },
+    processor: { leaseMs: d.config.jobLockMs, ...(how.oneShot ? { listsFailures: true } : {}) },
     ...(how.watch ? { watch: how.watch } : {}),
     ...o.workers,
   });

@@ -3,6 +3,7 @@ import { clip, renderTable } from './table.js';
 import { shortDateTime } from '../time/date-format.js';
 import { renderUpstream } from './render-jobs.js';
 import { attemptsText, versionText } from '../ops/state-words.js';
+import { fenceNotes } from '../queue/lease/lease-words.js';
 
 /** `find` for a person: the key's jobs (each version), the service entities it made, and its progress. */
 export function renderFind(r: FindResult): string {
@@ -25,6 +26,9 @@ export function renderFind(r: FindResult): string {
       ? renderTable(['JOB', 'STREAM', 'VERSION', 'STATE', 'ATTEMPTS', 'CALLS', 'WHEN (UTC)', 'RESULT / ERROR'], rows)
       : '  none kept (completed jobs are kept 7 days)',
   );
+  // The fence's notes (src/queue/lease/): a write abandoned for a lost lease, an intent settled by reading.
+  const fenced = r.jobs.flatMap((j) => j.attempts.flatMap((a) => fenceNotes(a.notes).map((m) => `  ${j.id} #${a.attempt}: ${m}`)));
+  if (fenced.length) out.push('', 'Fence:', ...fenced);
   out.push('', `Service entities (${r.entities.length}):`);
   out.push(
     r.entities.length

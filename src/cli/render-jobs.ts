@@ -4,6 +4,7 @@ import type { RetryOutcome } from '../ops/job-retry.js';
 import { clip, renderTable } from './table.js';
 import { shortDateTime } from '../time/date-format.js';
 import { attemptsText } from '../ops/state-words.js';
+import { attemptEndWord } from '../queue/lease/lease-words.js';
 
 /** `jobs list` for a person. */
 export function renderJobList(jobs: JobSummary[]): string {
@@ -68,7 +69,7 @@ export function renderJobStory(s: JobStory): string {
   // Batches leave no attempt traces: their attempts are counted above.
   if (!s.batch || s.attempts.length) out.push('', s.attempts.length ? 'Attempts:' : 'Attempts: none yet');
   for (const a of s.attempts) {
-    const end = a.error ? `failed [${a.error.code}]` : a.result ? a.result.outcome : 'running';
+    const end = a.error ? `failed [${a.error.code}]` : attemptEndWord(a);
     out.push(`  #${a.attempt}  ${a.startedAt}  ${a.ms ?? '?'} ms  ${end}`);
     if (a.calls.length) {
       const rows = a.calls.map((c) => [

@@ -1,5 +1,6 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
+import { attemptEndWord } from '../queue/lease/lease-words.js';
 import type { JobStory } from '../ops/job-inspect.js';
 import { intakeQueueName } from '../queue/intake-queue.js';
 import { Flash, StateBadge, useAt } from './layout.js';
@@ -50,7 +51,7 @@ function AttemptEnd({ a }: { a: Attempt }) {
         failed [{a.error.code}] {a.error.message}
       </span>
     );
-  if (!a.result) return <>running</>;
+  if (!a.result) return <>{attemptEndWord(a)}</>;
   return (
     <>
       <span class="ok">{a.result.outcome}</span>: {a.result.summary}

@@ -41,8 +41,10 @@ export interface JobContext extends RunnerDeps {
   /** 1 for the first attempt. */
   attempt: number;
   /**
-   * The job's business-key lock: `assertHeld()` before every write throws LockLostError once another worker may have
-   * the job (this process paused longer than the lock's life), so nothing is written twice. Absent in a dry run.
+   * This execution's lease on its record (src/queue/lease/): `assertHeld()` throws LeaseLostError once it is known
+   * lost or unconfirmed past its life, without a round trip. Every write of `client` is fenced by the lease in Redis
+   * too (src/client/layers/fence-layer.ts), so nothing leaves for an execution whose job was taken again. Absent in a
+   * dry run.
    */
   lock?: HeldLock;
   /** Adds a line to this attempt's trace, for operators (e.g. "create response lost; read the order back"). */

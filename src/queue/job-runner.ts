@@ -15,7 +15,10 @@ import { recordFailureGroup } from './failure-group.js';
 import { BadRecordError } from './job-errors.js';
 import { RECORD_HINT } from '../errors/error-hints.js';
 import type { JobContext, JobResult, RunnerDeps } from './job-context.js';
-import { LockLostError, takeLock, type HeldLock } from '../redis/redis-lock.js';
+import { takeLease, type JobLease } from './lease/job-lease.js';
+import { ABANDONED_TEXT, settledText } from './lease/lease-words.js';
+import { isLeaseLost } from './lease/lease-lost.js';
+import { fenceLayer } from '../client/layers/fence-layer.js';
 import { jobDataSchema, type FromService, type JobData } from './queues.js';
 import { recordLabel } from './record-jobs.js';
 import { couldNot, JobAttempt } from './job-attempt.js';
@@ -29,8 +32,11 @@ export type { RunnerDeps } from './job-context.js';
 export interface ProcessorOptions {
   /** Holds the whole queue for ms (BullMQ queue.rateLimit). Without it a rate-limited job alone is delayed. */
   rateLimit?: (ms: number) => Promise<void>;
-  /** Life of the per-business-key lock in ms, renewed while the job runs. Default 30 000. */
-  keyLockTtlMs?: number;
+  /**
+   * Life of an execution's lease on its record in ms (src/queue/lease/), renewed while the job runs: the job's lock
+   * life (JOB_LOCK_SECONDS), which BullMQ's own lock has too. Default 30 000.
+   */
+  leaseMs?: number;
   /** How long a job whose key is busy waits before it is tried again, in ms (plus jitter). Default 500. */
   keyBusyDelayMs?: number;
   /** Hold used when a 429 gives no reset time, in ms. Default 5 000. */
@@ -130,19 +136,29 @@ async function skippedBeforeGoLive<R>(
   return result;
 }
 
-/** Runs the kind under its business key's lock; a busy key delays the job (DelayedError) without spending an attempt. */
+/**
+ * Runs the kind under this execution's lease on its record (src/queue/lease/); a key another job holds delays the job
+ * (DelayedError) without spending an attempt. A write in flight that an earlier execution of the job left is told, and
+ * the kind settles it by reading as it settles a lost answer.
+ */
 async function runLocked<R>(kind: RunnerKind<R>, deps: RunnerDeps, opts: ProcessorOptions, run: Run<R>): Promise<JobResult> {
   const { job, attempt } = run;
-  const lock = await takeLock(deps.redis, deps.keys.lock(kind.stream, run.key), { ttlMs: opts.keyLockTtlMs ?? defaults.keyLockTtlMs });
-  if (!lock) {
+  const ttlMs = opts.leaseMs ?? defaults.keyLockTtlMs;
+  const lease = await takeLease(deps.redis, deps.keys, { stream: kind.stream, key: run.key, jobId: String(job.id), ttlMs });
+  if (!lease) {
     // Another job of the same key is running: come back shortly, without spending an attempt.
     attempt.logger.debug('business key busy; job delayed');
     const busyMs = opts.keyBusyDelayMs ?? defaults.keyBusyDelayMs;
     await job.moveToDelayed(Date.now() + busyMs + Math.floor(Math.random() * busyMs), run.token);
     throw new DelayedError();
   }
+  let ended = false;
   try {
-    const result = await kind.job.process(run.record, jobContext(kind, deps, run, lock, opts));
+    const result = await kind.job.process(run.record, jobContext(kind, deps, run, lease, opts));
+    // A zombie that had nothing left to write does not complete the job either: the newer execution owns it.
+    lease.assertHeld();
+    ended = true;
+    if (lease.found) attempt.note(settledText(lease.found));
     await attempt.writeTrace({ result });
     const logger = attempt.logger;
     // A synced job ends the breaker's row (hold.ts: running(n) → running(0)); each call's row ends with its own answers.
@@ -154,8 +170,12 @@ async function runLocked<R>(kind: RunnerKind<R>, deps: RunnerDeps, opts: Process
       result.summary,
     );
     return result;
+  } catch (err) {
+    // A write of this execution whose outcome the kind knew (it threw its own error) is in the progress already.
+    ended = !isLeaseLost(err);
+    throw err;
   } finally {
-    await lock.release();
+    await lease.release(ended);
   }
 }
 
@@ -167,11 +187,12 @@ function jobContext<R>(
   kind: RunnerKind<R>,
   deps: RunnerDeps,
   { job, signal, attempt, fromService }: Run<R>,
-  lock: HeldLock,
+  lease: JobLease,
   opts: ProcessorOptions,
 ): JobContext {
   const spans = attempt.spans;
-  const traced = tracedClient(deps.client, attempt.onCall, signal);
+  // Every write fenced by the lease (fence-layer.ts); a fence older than its bound is made again as the request leaves.
+  const traced = tracedClient(deps.client, attempt.onCall, signal).with(fenceLayer(lease));
   return {
     jobId: String(job.id),
     stream: kind.stream,
@@ -182,7 +203,7 @@ function jobContext<R>(
     keys: deps.keys,
     logger: attempt.logger,
     jobs: deps.jobs,
-    lock: { assertHeld: () => lock.assertHeld() },
+    lock: { assertHeld: () => lease.assertHeld() },
     note: (message, data) => attempt.note(message, data),
     settling: (pending, fn) => (spans ? spans.settling(pending, fn) : fn()),
     ...(fromService ? { fromService } : {}),
@@ -202,7 +223,7 @@ async function attemptFailed<R>(
     spans?.end('delayed');
     throw err;
   }
-  if (err instanceof LockLostError) return await lockLost(job, token, attempt, opts);
+  if (isLeaseLost(err)) return await leaseLost(job, token, attempt, opts);
   // A held call of the service: the job waits at that step with its progress, no attempt spent (src/queue/hold/).
   const call = opts.calls && heldCallOf(err);
   if (call) return await holdAtCall(job, token, { call, err, attempt, stream: kind.stream, deps, hooks: opts.calls! });
@@ -220,16 +241,19 @@ async function attemptFailed<R>(
 }
 
 /**
- * The attempt stopped before a write because its business-key lock was lost (this process was paused longer than the
- * lock's life, and the job's own BullMQ lock with it): another worker has the job. Nothing counts as failed; the job
- * is put back for later when it is still ours, and left alone when it is not.
+ * The attempt stopped at the fence before a write because its lease was no longer current (this process was paused
+ * longer than the lock's life, and the job was taken again, here or in another process): the newer execution owns the
+ * job, and this one neither completes nor fails it. It is put back for later when it is still ours (the lease expired
+ * and nobody took the job), and left alone when it is not.
  */
-async function lockLost(job: Job, token: string | undefined, attempt: JobAttempt, opts: ProcessorOptions): Promise<never> {
+async function leaseLost(job: Job, token: string | undefined, attempt: JobAttempt, opts: ProcessorOptions): Promise<never> {
   attempt.spans?.end('delayed');
+  attempt.note(ABANDONED_TEXT);
+  await attempt.writeTrace({});
   attempt.logger.warn(
-    { code: 'LOCK_LOST' },
-    "this worker lost the job's lock (it was paused longer than the lock's life): another worker has the job; " +
-      'stopped before the next write, nothing counted as failed',
+    { code: 'LEASE_LOST' },
+    `${ABANDONED_TEXT}: this worker was paused longer than the lock's life and another worker has the job; ` +
+      'stopped before the write, nothing counted as failed',
   );
   const busyMs = opts.keyBusyDelayMs ?? defaults.keyBusyDelayMs;
   await job.moveToDelayed(Date.now() + busyMs, token).catch(() => undefined);

@@ -68,6 +68,10 @@ export function redisKeys(prefix: string) {
     catalogLock: () => `${prefix}:catalog-lock`,
     /** A lock on one business key (orderId, location, productId) so that two jobs of it never run at once. */
     lock: (kind: string, key: string) => `${prefix}:lock:${kind}:${key}`,
+    /** A job execution's lease on its record (token, version, job id), renewed while it runs (src/queue/lease/). */
+    lease: (stream: string, key: string) => `${prefix}:lease:${stream}:${key}`,
+    /** A record's lease counter and the intent of the write its last fenced execution sent, as a hash (src/queue/lease/). */
+    fence: (stream: string, key: string) => `${prefix}:fence:${stream}:${key}`,
     /** A stream's current interval slot claimed by one process (its ticker), expiring just before the next slot. */
     pullClaim: (stream: string) => `${prefix}:pull-claim:${stream}`,
     /** Last and next scheduled runs, as a hash. */

@@ -5,8 +5,8 @@ import { redisScript, runScript } from './scripts.js';
 
 /**
  * The program's one Redis lock: SET NX PX with a random token, renewed every third of its life while held, released
- * only by its holder. A crashed holder's lock expires after its life. Business keys (a job's order or location), the
- * feed's pull and the stock kind's locations all take it.
+ * only by its holder. A crashed holder's lock expires after its life. The feed's pull and the stock kind's locations
+ * and snapshot read take it; a job's record is held by its execution's lease instead (src/queue/lease/).
  */
 
 const RENEW = redisScript(

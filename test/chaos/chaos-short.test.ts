@@ -47,6 +47,8 @@ describe('chaos (short run)', () => {
       // The run really did what it claims: kills, a Redis restart, faults fired and every rule checked.
       const injected = Object.fromEntries(report.injected.map((i) => [i.what, i.count]));
       expect(injected['worker SIGKILLs']).toBe(2);
+      // Workers frozen past the job lock, then thawed (issue 50): their jobs taken over, nothing written twice.
+      expect(injected['worker freezes (SIGSTOP past the job lock, then SIGCONT)']).toBe(2);
       expect(injected['Redis restarts (SHUTDOWN, start again)']).toBe(1);
       expect(injected['service fault: apply-then-drop']).toBeGreaterThan(0);
       // The key was revoked halfway: the orders stream paused and `resume` alone brought it back (issue 20).

@@ -8,11 +8,12 @@ const FIXTURE = fileURLToPath(new URL('../fixtures/order-worker.ts', import.meta
 
 /**
  * Starts the order worker fixture (test/fixtures/order-worker.ts) as a child process on the world's Redis prefix and
- * sandbox; resolves once it is taking jobs. With `lines`, its log lines at `logLevel` (JSON) are collected there.
+ * sandbox; resolves once it is taking jobs. With `lines`, its log lines at `logLevel` (JSON) are collected there; `env`
+ * is added to its environment (the freeze hook's, src/client/layers/freeze-hook.ts).
  */
 export function startOrderWorkerProcess(
   world: TestWorld,
-  o: { concurrency?: number; lines?: string[]; logLevel?: string } = {},
+  o: { concurrency?: number; lines?: string[]; logLevel?: string; env?: Record<string, string> } = {},
 ): Promise<ChildProcess> {
   const settings = {
     redis: redisTarget(),
@@ -25,7 +26,7 @@ export function startOrderWorkerProcess(
     ...(o.lines ? { logLevel: o.logLevel ?? 'warn', logDestination: 1 } : {}),
   };
   const child = spawn(process.execPath, [...defaultRedisGuard(), fixtureBundle(FIXTURE)], {
-    env: { ...process.env, ORDER_WORKER: JSON.stringify(settings) },
+    env: { ...process.env, ...o.env, ORDER_WORKER: JSON.stringify(settings) },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   return new Promise((resolve, reject) => {

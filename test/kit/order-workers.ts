@@ -50,7 +50,7 @@ export interface OrderWorkerSettings {
   /** Over the production-like job settings (12 attempts, 2 s to 10 min apart). */
   jobs?: Partial<Config['jobs']>;
   /** Lock settings of the pool: short ones let another process take back a killed one's jobs within seconds. Default: the pool's. */
-  locks?: Pick<StartWorkersOptions, 'lockDurationMs' | 'stalledIntervalMs' | 'processor'>;
+  locks?: Pick<StartWorkersOptions, 'lockDurationMs' | 'stalledIntervalMs' | 'drainSeconds' | 'processor'>;
 }
 
 export interface RunningWorkers {

@@ -13,6 +13,7 @@ import '../../src/redis/keys-exist.js';
 import '../../src/redis/progress-hash.js';
 import '../../src/redis/redis-lock.js';
 import '../../jobs/stock/count-progress.js';
+import '../../src/queue/lease/lease-scripts.js';
 
 /** Per script: its arguments on fresh keys under `k` (one hash tag, so one cluster slot), and what it answers there. */
 const CALLS: Record<string, { args: (k: string) => Array<string | number>; answer: unknown }> = {
@@ -88,6 +89,10 @@ const CALLS: Record<string, { args: (k: string) => Array<string | number>; answe
   isync_hsetIfExists: { args: (k) => [1, `${k}:job`, 'field', 'value'], answer: 0 },
   isync_lockRenew: { args: (k) => [1, `${k}:lock`, 'token', 1000], answer: 0 },
   isync_lockRelease: { args: (k) => [1, `${k}:lock`, 'token'], answer: 0 },
+  isync_leaseTake: { args: (k) => [2, `${k}:lease`, `${k}:fence`, 'token', 'job-1', 1000, 60], answer: [1, '', '', '', ''] },
+  isync_leaseRenew: { args: (k) => [1, `${k}:lease`, 'token', 1000], answer: 0 },
+  isync_leaseFence: { args: (k) => [2, `${k}:lease`, `${k}:fence`, 'token', 'createShipment', Date.now(), 'job-1', 1], answer: 0 },
+  isync_leaseRelease: { args: (k) => [2, `${k}:lease`, `${k}:fence`, 'token', '1'], answer: 0 },
   isync_progressWrite: { args: (k) => [1, `${k}:progress`, '1', 60, 'step', 'created'], answer: 1 },
   isync_countRecordApplied: {
     args: (k) => [5, `${k}:count`, `${k}:v`, `${k}:meta`, `${k}:loc`, `${k}:var`, 0, '', 'fac', 'snap', 1000],

@@ -33,6 +33,8 @@ export interface CallContext {
   readonly answers: readonly AnswerListener[];
   /** Fields of the call's report a layer knows (the budget's wait, in ms). */
   readonly report: Readonly<{ waitedMs?: number }>;
+  /** Run in turn right before the request leaves; one that throws keeps it from being sent (the fence's check again). */
+  readonly beforeSend?: ReadonlyArray<() => Promise<void>>;
 }
 
 export const EMPTY_CONTEXT: CallContext = { headers: [], answers: [], report: {} };
@@ -46,6 +48,7 @@ export function withContext(req: ServiceRequest, more: Partial<CallContext>): Se
       headers: more.headers ? [...c.headers, ...more.headers] : c.headers,
       answers: more.answers ? [...c.answers, ...more.answers] : c.answers,
       report: more.report ? { ...c.report, ...more.report } : c.report,
+      ...(more.beforeSend || c.beforeSend ? { beforeSend: [...(c.beforeSend ?? []), ...(more.beforeSend ?? [])] } : {}),
     },
   };
 }

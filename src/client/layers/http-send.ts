@@ -1,4 +1,5 @@
 import type { Dispatcher } from 'undici';
+import { freezeAt } from './freeze-hook.js';
 import { redact } from '../../log/logger.js';
 import { messageOf } from '../../errors/message-of.js';
 import { BodyTooLargeError, readCappedText } from '../answers/capped-body.js';
@@ -56,6 +57,8 @@ export function httpSend(opts: HttpSendOptions): Send {
   return async (req) => {
     const { method, path, cls, context } = req;
     const o: CallOptions = req.options;
+    // The fence made again when it is old (fence-layer.ts): nothing leaves for an execution that lost its lease.
+    for (const check of context.beforeSend ?? []) await check();
     const at = Date.now();
     const t0 = performance.now();
     const headers: Record<string, string> =
@@ -77,6 +80,7 @@ export function httpSend(opts: HttpSendOptions): Send {
         signal: o.signal,
       });
       status = res.statusCode;
+      freezeAt('in-flight', req.call);
       const answered = status;
       for (const listen of context.answers) quietly(() => listen(answered, res.headers));
       if (o.onHeaders) quietly(() => o.onHeaders!(res.headers as Headers));

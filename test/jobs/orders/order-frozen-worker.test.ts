@@ -52,9 +52,9 @@ describe('order sync', () => {
       expect(frozenLines.filter((l) => l.includes('job failed'))).toEqual([]);
     });
     it('says once per job that another worker has it', () => {
-      const lost = frozenLines.filter((l) => (JSON.parse(l) as { code?: string }).code === 'LOCK_LOST');
+      const lost = frozenLines.filter((l) => (JSON.parse(l) as { code?: string }).code === 'LEASE_LOST');
       expect(lost.length).toBeGreaterThan(0);
-      expect((JSON.parse(lost[0]!) as { msg: string }).msg).toMatch(/another worker has the job/);
+      expect((JSON.parse(lost[0]!) as { msg: string }).msg).toMatch(/write abandoned: lease lost .*another worker has the job/);
     });
   });
 });
