@@ -4,7 +4,7 @@ import { readOnlyApi } from '../client/layers/read-only-api.js';
 import type { ApiCall } from '../client/service-api.js';
 import type { FeedPage, FetchPageOptions } from '../feed/upstream-client.js';
 import { PermanentJobError } from '../queue/job-errors.js';
-import { checkedJobRecord } from '../queue/job-runner.js';
+import { checkedJobRecord } from '../queue/checked-record.js';
 import type { PreviewResult, RecordPlan } from '../queue/record-plan.js';
 import type { PreviewContext, RunnerDeps } from '../queue/job-context.js';
 import { recordLabel, type RecordJob } from '../queue/record-jobs.js';

@@ -1,7 +1,5 @@
 import { DelayedError, RateLimitError, UnrecoverableError, type Job } from 'bullmq';
 import { defaults } from '../../config/defaults.js';
-import { problemsOf, recordKey } from '../records/records.js';
-import { zodProblems } from '../errors/zod-problems.js';
 import type { Logger } from '../log/logger.js';
 import type { RedisConnection as Redis } from '../redis/connection.js';
 import { beforeGoLive, goLiveFloor, goLiveSkipped } from './go-live.js';
@@ -13,14 +11,13 @@ import { recordSuccess } from './hold/refusal-state.js';
 import { classifyFailure, type Failure } from './failure.js';
 import { recordFailureGroup } from './failure-group.js';
 import { BadRecordError } from './job-errors.js';
-import { RECORD_HINT } from '../errors/error-hints.js';
 import type { JobContext, JobResult, RunnerDeps } from './job-context.js';
 import { takeLease, type JobLease } from './lease/job-lease.js';
 import { ABANDONED_TEXT, settledText } from './lease/lease-words.js';
 import { isLeaseLost } from './lease/lease-lost.js';
 import { fenceLayer } from '../client/layers/fence-layer.js';
-import { jobDataSchema, type FromService, type JobData } from './queues.js';
-import { recordLabel } from './record-jobs.js';
+import type { FromService, JobData } from './queues.js';
+import { checkedJobRecord } from './checked-record.js';
 import { couldNot, JobAttempt } from './job-attempt.js';
 import { tracedClient } from './traced-client.js';
 import { withFailureCode } from './failure-code.js';
@@ -55,37 +52,6 @@ export interface ProcessorOptions {
 }
 
 export type RecordProcessor = (job: Job<JobData, JobResult>, token?: string, signal?: AbortSignal) => Promise<JobResult>;
-
-/** Where a record that could not be read went wrong: its transform, its line of a file, or the record. */
-function parseErrorField(data: Pick<JobData, 'line' | 'upstreamId'>): string {
-  if (data.upstreamId !== undefined) return '(transform)';
-  return data.line === undefined ? '(record)' : '(line)';
-}
-
-/**
- * The record of a job, checked against its kind; a BadRecordError naming record, field and reason otherwise
- * (the dry run checks with it too, so its bad records read as the real run's).
- */
-export function checkedJobRecord<R>(
-  kind: RunnerKind<R>,
-  job: Pick<Job, 'data' | 'id'>,
-): { record: R; key: string; fromService?: FromService } {
-  const data = jobDataSchema.safeParse(job.data);
-  if (!data.success) {
-    const [issue] = zodProblems(data.error.issues, { under: 'data.' });
-    throw new BadRecordError(`job ${job.id}`, issue?.field ?? 'data.', issue?.reason ?? 'is not { record, source }', RECORD_HINT);
-  }
-  const label = recordLabel(kind, data.data, job.id);
-  if (data.data.parseError !== undefined) throw new BadRecordError(label, parseErrorField(data.data), data.data.parseError, RECORD_HINT);
-  const parsed = kind.record.schema.safeParse(data.data.record);
-  if (!parsed.success) {
-    const [first, ...more] = problemsOf(parsed.error);
-    const also = more.length ? ` (and ${more.map((p) => `${p.field}: ${p.reason}`).join('; ')})` : '';
-    throw new BadRecordError(label, first?.field ?? '(record)', `${first?.reason ?? 'does not match its shape'}${also}`, RECORD_HINT);
-  }
-  const key = recordKey(kind, data.data.record) ?? label;
-  return data.data.fromService ? { record: parsed.data, key, fromService: data.data.fromService } : { record: parsed.data, key };
-}
 
 /**
  * The BullMQ processor of one kind of job. Per attempt: check the record, take the business key's lock
