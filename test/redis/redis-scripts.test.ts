@@ -91,7 +91,7 @@ const CALLS: Record<string, { args: (k: string) => Array<string | number>; answe
   isync_lockRelease: { args: (k) => [1, `${k}:lock`, 'token'], answer: 0 },
   isync_leaseTake: { args: (k) => [2, `${k}:lease`, `${k}:fence`, 'token', 'job-1', 1000, 60], answer: [1, '', '', '', ''] },
   isync_leaseRenew: { args: (k) => [1, `${k}:lease`, 'token', 1000], answer: 0 },
-  isync_leaseFence: { args: (k) => [2, `${k}:lease`, `${k}:fence`, 'token', 'createShipment', Date.now(), 'job-1', 1], answer: 0 },
+  isync_leaseFence: { args: (k) => [2, `${k}:lease`, `${k}:fence`, 'token', 'createShipment', Date.now(), 'job-1', 1, 30_000], answer: 0 },
   isync_leaseRelease: { args: (k) => [2, `${k}:lease`, `${k}:fence`, 'token', '1'], answer: 0 },
   isync_progressWrite: { args: (k) => [1, `${k}:progress`, '1', 60, 'step', 'created'], answer: 1 },
   isync_countRecordApplied: {

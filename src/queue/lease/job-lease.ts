@@ -84,7 +84,7 @@ export class JobLease {
   async fence(call: string): Promise<void> {
     this.assertHeld();
     const sentAt = Date.now();
-    const args = [2, this.keys.lease, this.keys.fence, this.token, call, sentAt, this.o.jobId, this.version];
+    const args = [2, this.keys.lease, this.keys.fence, this.token, call, sentAt, this.o.jobId, this.version, this.o.ttlMs];
     if ((await runScript(this.redis, LEASE_FENCE, args)) !== 1) {
       this.held = false;
       throw new LeaseLostError(this.o.key, call);

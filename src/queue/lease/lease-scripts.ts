@@ -32,12 +32,15 @@ return 0`,
 
 /**
  * The fence before a write: while the lease's token is ARGV[1], the write's intent (call ARGV[2], at ARGV[3], job
- * ARGV[4], version ARGV[5]) is recorded over the last one and 1 answered; 0 (nothing written) once it is another's.
+ * ARGV[4], version ARGV[5]) is recorded over the last one, the lease renewed for its whole life (ARGV[6] ms: a write
+ * sent within a third of it is inside the lease whatever the renewals' timer did), and 1 answered; 0 (nothing written)
+ * once it is another's.
  */
 export const LEASE_FENCE = redisScript(
   'leaseFence',
   `if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then return 0 end
 redis.call('HSET', KEYS[2], 'call', ARGV[2], 'token', ARGV[1], 'at', ARGV[3], 'job', ARGV[4], 'intentVersion', ARGV[5])
+redis.call('PEXPIRE', KEYS[1], ARGV[6])
 return 1`,
 );
 

@@ -73,6 +73,15 @@ describe('the job lease', () => {
     await expect(expired.fence('updateProduct')).rejects.toBeInstanceOf(LeaseLostError);
   });
 
+  it('renews the lease for its whole life as a fence passes, whatever the renewals did (a write sent within the bound is inside it)', async () => {
+    const l = (await lease({ key: 'FENCE-RENEWS', ttlMs: 5_000 }))!;
+    // As if the renewals' timer had fallen behind: a second of the lease left.
+    await redis.pexpire(keys.lease('orders', 'FENCE-RENEWS'), 1_000);
+    await l.fence('createShipment');
+    expect(await redis.pttl(keys.lease('orders', 'FENCE-RENEWS'))).toBeGreaterThan(4_000);
+    await l.release(true);
+  });
+
   it('makes the fence again only when the last one is older than its bound (a third of the life)', async () => {
     const l = (await lease({ key: 'BOUND', ttlMs: 600 }))!;
     await l.fence('createShipment');
