@@ -57,7 +57,8 @@ async function crashThenOther(world: TestWorld, first: Count[], second: Count[])
   const dying = await startStockWorker(world, children, { CHUNK: String(CHUNK), CRASH_AFTER_VARIANCES: '3', JOB_LOCK_MS: '6000' });
   expect(await exited(dying)).toBe('SIGKILL');
   await world.add('stock-counts', second);
-  const pool = await world.startWorkers();
+  // Its stalled checks as short as the worker processes' (a check holds the queue's others off for its interval).
+  const pool = await world.startWorkers({ stalledIntervalMs: 500 });
   const until = Date.now() + 20_000;
   const done = async () => (await Promise.all(second.map((c) => jobOf(world, 'stock-counts', c.countId)))).every((j) => j.finishedOn);
   while (!(await done()) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
