@@ -23,10 +23,7 @@ export const defaults = {
    * rateStartStepMs while no 429 comes, to the full budget or to the first 429 (docs/budget-start.md).
    */
   rateStartPercent: 50,
-  /**
-   * How fast the slow start rises while no 429 comes, in percent of the budget a minute
-   * (INVENTORY_RATE_START_RISE_PERCENT): a step every rateStartStepMs (docs/budget-start.md, the trade it makes).
-   */
+  /** Slow start's rise while no 429 comes, in % of the budget a minute (INVENTORY_RATE_START_RISE_PERCENT; docs/budget-start.md). */
   rateStartRisePercent: 20,
   /** Time between the slow start's steps (ms), or the service's window when that is shorter (learnt from its resets). */
   rateStartStepMs: 2_000,

@@ -13,7 +13,8 @@ import type { IntakeData } from './intake-queue.js';
 import type { JobResult } from './job-context.js';
 import type { JobData } from './queues.js';
 import type { StartWorkersOptions } from './start-workers-options.js';
-import type { Parking, ParkSlot } from './worker-park.js';
+import type { ParkSlot } from './worker-park.js';
+import type { Parking } from './park-doorbell.js';
 
 export type RecordWorker = Worker<JobData, JobResult>;
 export type IntakeWorker = Worker<IntakeData, IntakeResult>;
