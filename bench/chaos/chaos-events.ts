@@ -13,18 +13,6 @@ export type ChaosEvent =
   | { kind: 'redis-full'; at: number; delayMs: number }
   | { kind: 'rotate-secret'; at: number; delayMs: number };
 
-/** mulberry32, seeded: the same seed gives the same plan. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * Kills at random points between 5% and 85% of the orders, Redis restarts between 25% and 70%, and a
  * tight-budget phase from 30% to 55%; each with a random extra delay so it lands at no particular step.

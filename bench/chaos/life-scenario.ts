@@ -3,7 +3,7 @@
  * updatedAt, open → edited → shipped in parts → fulfilled → returned, and open → cancelled before anything ships;
  * put into the feed among the plain orders, some snapshots swapped so that an older one comes after a newer one.
  */
-import { seededRandom } from './chaos-events.js';
+import { seededRandom } from '../../src/sandbox/seeded-random.js';
 
 type Line = { productId: string; quantity: number; unitPrice: number; location: string };
 type PartLine = { productId: string; quantity: number; location: string };

@@ -5,7 +5,7 @@
  */
 import { jobIdFor } from '../../src/queue/job-id.js';
 import type { ProgramStream } from '../../jobs/kinds.js';
-import { seededRandom } from './chaos-events.js';
+import { seededRandom } from '../../src/sandbox/seeded-random.js';
 import { buildImportPlan, type ImportPlan } from './import-plan.js';
 import { buildLives, placeLives, type LifeSpec } from './life-scenario.js';
 import { poisonRecords } from './poison.js';

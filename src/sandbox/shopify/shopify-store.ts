@@ -4,7 +4,8 @@ import { sameSecret } from '../../secrets/same-secret.js';
 import { answerGraphql, type ApiState, type Bucket, type Subscription } from './store-api.js';
 import { restOrder, restRefund } from './store-rest.js';
 import { StoreOrders, type StoreLocation, type StoreOrderState, type StoreRefund, type StoreTopic } from './store-state.js';
-import { seeded, WebhookSender, type WebhookFaults } from './store-webhooks.js';
+import { WebhookSender, type WebhookFaults } from './store-webhooks.js';
+import { seededRandom } from '../seeded-random.js';
 
 export interface ShopifyStoreOptions {
   host?: string;
@@ -134,7 +135,12 @@ export async function startShopifyStore(o: ShopifyStoreOptions = {}): Promise<Sh
   const locations = o.locations ?? SANDBOX_STORE_LOCATIONS;
   const subscriptions: Subscription[] = [];
   let nextSub = 1;
-  const sender = new WebhookSender({ secret: () => webhookSecret, shopDomain: domain, apiVersion: '2025-10', random: seeded(o.seed ?? 1) });
+  const sender = new WebhookSender({
+    secret: () => webhookSecret,
+    shopDomain: domain,
+    apiVersion: '2025-10',
+    random: seededRandom(o.seed ?? 1),
+  });
   // Each change told to the subscriptions of its topics: the refund's body for refunds/create, the order's for the rest.
   const tell = (order: StoreOrderState, topics: StoreTopic[], refund?: StoreRefund) => {
     for (const topic of topics)

@@ -145,14 +145,7 @@ export class StoreOrders {
       updatedAt: at,
       cancelledAt: null,
       retailLocationId: p.retailLocationId ?? null,
-      lineItems: p.lines.map((l) => ({
-        id: this.id(),
-        sku: l.sku,
-        title: l.title ?? l.sku ?? 'Item',
-        quantity: l.quantity,
-        removed: 0,
-        price: String(l.price),
-      })),
+      lineItems: p.lines.map((l) => this.lineItem(l)),
       fulfillments: [],
       refunds: [],
       searchAt: this.clock() + this.searchLagMs(),
@@ -163,6 +156,11 @@ export class StoreOrders {
     return o;
   }
 
+  /** A new line item of an order, as placed or added by an edit. */
+  private lineItem(l: PlaceOrder['lines'][number]): StoreOrderState['lineItems'][number] {
+    return { id: this.id(), sku: l.sku, title: l.title ?? l.sku ?? 'Item', quantity: l.quantity, removed: 0, price: String(l.price) };
+  }
+
   /** An order edit: units of a line item removed, or a line item added. */
   edit(id: number, e: { remove?: Array<{ lineItemId: number; quantity: number }>; add?: PlaceOrder['lines'] }, at?: number) {
     const o = this.get(id);
@@ -170,15 +168,7 @@ export class StoreOrders {
       const li = o.lineItems.find((l) => l.id === r.lineItemId)!;
       li.removed += Math.min(r.quantity, fulfillableQuantity(o, li));
     }
-    for (const l of e.add ?? [])
-      o.lineItems.push({
-        id: this.id(),
-        sku: l.sku,
-        title: l.title ?? l.sku ?? 'Item',
-        quantity: l.quantity,
-        removed: 0,
-        price: String(l.price),
-      });
+    for (const l of e.add ?? []) o.lineItems.push(this.lineItem(l));
     return this.changed(o, this.stamp(o, at), ['orders/updated']);
   }
 

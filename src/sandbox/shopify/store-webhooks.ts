@@ -28,18 +28,6 @@ export interface WebhookCounts {
   failed: number;
 }
 
-/** A seeded random in [0, 1) (mulberry32), so a run's faults are the same each time. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * Sends a store's webhooks as Shopify does (shopify.dev, "About webhooks" and "Deliver webhooks through HTTPS"): a POST
  * of the JSON body with `X-Shopify-Topic`, `X-Shopify-Hmac-Sha256` (base64 HMAC-SHA256 of the raw body, keyed by the
