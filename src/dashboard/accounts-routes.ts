@@ -53,6 +53,45 @@ type Opened = { account: DashboardAccount; site: AccountSite };
  * under `/a/NAME/`, opened once and again only when the account changes. An unknown or malformed name answers 404.
  */
 export function accountsRoutes(o: AccountsRoutesOptions): { router: Router; close(): Promise<void> } {
+  const { sites, names, close } = openAccountSites(o);
+  // Every account's pages open at start; later only those the file changes.
+  sites();
+  const summaries = () => Promise.all([...sites().values()].map(({ account, site }) => readAccountSummary(account.name, site.queues)));
+  const streams = o.kinds.map((k) => k.stream);
+
+  const router = express.Router();
+  router.get(
+    '/',
+    wrap(async (_req, res) => {
+      const all = await summaries();
+      res.type('html').send(accountsHtml(all, streams, { signedIn: o.signedIn, accounts: { names: names() } }));
+    }),
+  );
+  router.get(
+    '/api/accounts',
+    wrap(async (_req, res) => {
+      res.json({ accounts: await summaries() });
+    }),
+  );
+  router.use('/a/:account', (req: Request, res: Response, next: NextFunction) => {
+    const name = String(req.params.account);
+    const opened = isAccountName(name) ? sites().get(name) : undefined;
+    if (opened) return opened.site.router(req, res, next);
+    if (req.path.startsWith('/api/')) return void res.status(404).json({ error: `no account "${name.slice(0, 40)}": see /api/accounts` });
+    res
+      .status(404)
+      .type('html')
+      .send(noAccountHtml(name, { signedIn: o.signedIn, accounts: { names: names() } }));
+  });
+  return { router, close };
+}
+
+/** The accounts' open pages and their names, kept up to date with the file's, and old ones closed once retired. */
+function openAccountSites(o: AccountsRoutesOptions): {
+  sites(): ReadonlyMap<string, Opened>;
+  names(): string[];
+  close(): Promise<void>;
+} {
   const open = new Map<string, Opened>();
   const retiring = new Set<{ timer: NodeJS.Timeout; opened: Opened }>();
   let last: readonly DashboardAccount[] | undefined;
@@ -108,37 +147,9 @@ export function accountsRoutes(o: AccountsRoutesOptions): { router: Router; clos
     names = now.map((a) => a.name);
     return open;
   };
-  // Every account's pages open at start; later only those the file changes.
-  sites();
-  const summaries = () => Promise.all([...sites().values()].map(({ account, site }) => readAccountSummary(account.name, site.queues)));
-  const streams = o.kinds.map((k) => k.stream);
-
-  const router = express.Router();
-  router.get(
-    '/',
-    wrap(async (_req, res) => {
-      const all = await summaries();
-      res.type('html').send(accountsHtml(all, streams, { signedIn: o.signedIn, accounts: { names } }));
-    }),
-  );
-  router.get(
-    '/api/accounts',
-    wrap(async (_req, res) => {
-      res.json({ accounts: await summaries() });
-    }),
-  );
-  router.use('/a/:account', (req: Request, res: Response, next: NextFunction) => {
-    const name = String(req.params.account);
-    const opened = isAccountName(name) ? sites().get(name) : undefined;
-    if (opened) return opened.site.router(req, res, next);
-    if (req.path.startsWith('/api/')) return void res.status(404).json({ error: `no account "${name.slice(0, 40)}": see /api/accounts` });
-    res
-      .status(404)
-      .type('html')
-      .send(noAccountHtml(name, { signedIn: o.signedIn, accounts: { names } }));
-  });
   return {
-    router,
+    sites,
+    names: () => names,
     async close() {
       const all = [...open.values(), ...[...retiring].map((r) => (clearTimeout(r.timer), r.opened))];
       open.clear();

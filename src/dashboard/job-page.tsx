@@ -135,10 +135,75 @@ function ResultPart({ s }: { s: JobStory }) {
   );
 }
 
+/** The job's facts: its stream, key (linked to the record's find page), state, attempts and times. */
+function JobTable({ s }: { s: JobStory }) {
+  const at = useAt();
+  const rows: Array<[string, unknown]> = [['stream', s.stream]];
+  return (
+    <table id="job">
+      {rows.map(([h, v]) => (
+        <tr>
+          <th>{h}</th>
+          <td>{String(v)}</td>
+        </tr>
+      ))}
+      <tr>
+        <th>key</th>
+        <td>
+          {/* The record's whole story (an order's snapshots in order, what each did) is on its find page. */}
+          {s.key && !s.batch ? (
+            <a id="job-key" href={at(`/find?key=${encodeURIComponent(s.key)}`)}>
+              {s.key}
+            </a>
+          ) : (
+            (s.key ?? '')
+          )}
+        </td>
+      </tr>
+      <tr>
+        <th>state</th>
+        <td>
+          <StateBadge id="state" state={s.state} />
+        </td>
+      </tr>
+      <tr>
+        <th>attempts</th>
+        <td>{attemptsText(s.state, s.attemptsMade, s.maxAttempts)}</td>
+      </tr>
+      <tr>
+        <th>queued</th>
+        <td>{s.createdAt}</td>
+      </tr>
+      <tr>
+        <th>finished</th>
+        <td>{s.finishedAt ?? ''}</td>
+      </tr>
+    </table>
+  );
+}
+
+/** What the job carries: an import batch's records, or the record and the upstream payload it came from. */
+function RecordPart({ s }: { s: JobStory }) {
+  return s.batch ? (
+    <BatchBody b={s.batch} />
+  ) : (
+    <>
+      <h2>Record</h2>
+      <pre>{JSON.stringify(s.record, null, 2)}</pre>
+      {s.upstream ? (
+        <>
+          <h2>Upstream payload {s.upstream.id}</h2>
+          <p class="muted">What the upstream sent, before the stream's transform.</p>
+          <pre>{s.upstream.cut ? `${String(s.upstream.payload)}… (cut)` : JSON.stringify(s.upstream.payload, null, 2)}</pre>
+        </>
+      ) : null}
+    </>
+  );
+}
+
 /** One job's story as a page: state, record, each attempt with its API calls, the error and what to do. */
 export function JobBody({ s, flash }: { s: JobStory; flash?: string }) {
   const at = useAt();
-  const rows: Array<[string, unknown]> = [['stream', s.stream]];
   const noAttempts = s.batch && s.attemptsMade ? 'an import batch keeps no trace of its attempts (counted above)' : 'none yet';
   return (
     <>
@@ -146,45 +211,7 @@ export function JobBody({ s, flash }: { s: JobStory; flash?: string }) {
       <h1>
         Job <code>{s.id}</code>
       </h1>
-      <table id="job">
-        {rows.map(([h, v]) => (
-          <tr>
-            <th>{h}</th>
-            <td>{String(v)}</td>
-          </tr>
-        ))}
-        <tr>
-          <th>key</th>
-          <td>
-            {/* The record's whole story (an order's snapshots in order, what each did) is on its find page. */}
-            {s.key && !s.batch ? (
-              <a id="job-key" href={at(`/find?key=${encodeURIComponent(s.key)}`)}>
-                {s.key}
-              </a>
-            ) : (
-              (s.key ?? '')
-            )}
-          </td>
-        </tr>
-        <tr>
-          <th>state</th>
-          <td>
-            <StateBadge id="state" state={s.state} />
-          </td>
-        </tr>
-        <tr>
-          <th>attempts</th>
-          <td>{attemptsText(s.state, s.attemptsMade, s.maxAttempts)}</td>
-        </tr>
-        <tr>
-          <th>queued</th>
-          <td>{s.createdAt}</td>
-        </tr>
-        <tr>
-          <th>finished</th>
-          <td>{s.finishedAt ?? ''}</td>
-        </tr>
-      </table>
+      <JobTable s={s} />
       <ErrorPart s={s} />
       <ResultPart s={s} />
       {s.state === 'failed' && s.error?.retryHelps !== false ? (
@@ -194,21 +221,7 @@ export function JobBody({ s, flash }: { s: JobStory; flash?: string }) {
           </button>
         </form>
       ) : null}
-      {s.batch ? (
-        <BatchBody b={s.batch} />
-      ) : (
-        <>
-          <h2>Record</h2>
-          <pre>{JSON.stringify(s.record, null, 2)}</pre>
-          {s.upstream ? (
-            <>
-              <h2>Upstream payload {s.upstream.id}</h2>
-              <p class="muted">What the upstream sent, before the stream's transform.</p>
-              <pre>{s.upstream.cut ? `${String(s.upstream.payload)}… (cut)` : JSON.stringify(s.upstream.payload, null, 2)}</pre>
-            </>
-          ) : null}
-        </>
-      )}
+      <RecordPart s={s} />
       <h2>Attempts</h2>
       {s.attempts.length ? s.attempts.map((a) => <AttemptPart a={a} />) : <p class="muted">{noAttempts}</p>}
       <p>
