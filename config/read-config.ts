@@ -8,6 +8,7 @@ import { kindSettingsOf, kindsSchema, type SettingsOfKind } from './kind-setting
 import { envSchema, type Env, type SecretSetting } from './schema.js';
 import { readSecretFiles } from './secret-files.js';
 import { tracingConfig } from './tracing-config.js';
+import { serviceOf, shopifyOf } from './service-config.js';
 import { secretList } from './webhook-secrets.js';
 import { parseTransforms, type TransformSetting } from './transforms-setting.js';
 
@@ -50,11 +51,6 @@ export class ConfigError extends Error {
     super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
     this.name = 'ConfigError';
   }
-}
-
-/** The total budget as a field of Budgets, or nothing (so that logs and equality checks do not show `undefined`). */
-function totalBudget(requestsPerMinute: number | undefined): { requestsPerMinute?: number } {
-  return requestsPerMinute === undefined ? {} : { requestsPerMinute };
 }
 
 /**
@@ -149,53 +145,12 @@ function configOf(
   mapping: Mapping | undefined,
   secretFiles: Partial<Record<SecretSetting, string>> = {},
 ) {
-  const service =
-    e.INVENTORY_BASE_URL && e.INVENTORY_ACCOUNT && e.INVENTORY_API_KEY && e.INVENTORY_API_SECRET
-      ? {
-          baseUrl: e.INVENTORY_BASE_URL,
-          account: e.INVENTORY_ACCOUNT,
-          apiKey: e.INVENTORY_API_KEY,
-          apiSecret: e.INVENTORY_API_SECRET,
-          budgets: {
-            postPerMinute: e.INVENTORY_POST_PER_MINUTE,
-            getPerMinute: e.INVENTORY_GET_PER_MINUTE,
-            collectionPerHour: e.INVENTORY_COLLECTION_PER_HOUR,
-            ...totalBudget(e.INVENTORY_REQUESTS_PER_MINUTE ?? defaults.requestsPerMinute),
-            // As numbers, not the defaults' literal types: callers set their own.
-            headroom: defaults.budgetHeadroom as number,
-          },
-          /**
-           * Sharing the budgets with the account's other clients (INVENTORY_ADAPTIVE_RATE, INVENTORY_RATE_FLOOR_PERCENT,
-           * INVENTORY_RATE_START_PERCENT, INVENTORY_RATE_START_RISE_PERCENT).
-           */
-          adaptiveRate: {
-            enabled: e.INVENTORY_ADAPTIVE_RATE === 'on',
-            floorPercent: e.INVENTORY_RATE_FLOOR_PERCENT,
-            startPercent: e.INVENTORY_RATE_START_PERCENT,
-            startRisePercent: e.INVENTORY_RATE_START_RISE_PERCENT,
-          },
-          entityTimeoutMs: e.INVENTORY_ENTITY_TIMEOUT_MS,
-          collectionTimeoutMs: e.INVENTORY_COLLECTION_TIMEOUT_MS,
-          readRetries: defaults.readRetries as number,
-          maxResponseBytes: e.INVENTORY_MAX_RESPONSE_BYTES,
-        }
-      : undefined;
-
   return {
-    service,
+    service: serviceOf(e),
     redis,
     upstream: e.UPSTREAM_URL ? { url: e.UPSTREAM_URL, token: e.UPSTREAM_TOKEN } : undefined,
     /** A Shopify store as the source of its stream (SHOPIFY_*; src/sources/shopify/), when set. */
-    shopify:
-      e.SHOPIFY_STORE_URL && e.SHOPIFY_ACCESS_TOKEN
-        ? {
-            storeUrl: e.SHOPIFY_STORE_URL,
-            token: e.SHOPIFY_ACCESS_TOKEN,
-            apiVersion: e.SHOPIFY_API_VERSION,
-            pollSeconds: e.SHOPIFY_POLL_SECONDS,
-            lookBackSeconds: e.SHOPIFY_LOOKBACK_SECONDS,
-          }
-        : undefined,
+    shopify: shopifyOf(e),
     /** The kinds' own settings (their poll intervals, crons), by key: what each kind's `pull` reads. */
     schedule: own.schedule,
     /** How old a missed scheduled pull may be and still be made up (SCHEDULE_CATCH_UP_SECONDS), in ms (src/feed/missed-runs.ts). */
@@ -224,17 +179,7 @@ function configOf(
     dashboard: { user: e.DASHBOARD_USER, password: e.DASHBOARD_PASSWORD, publicUrl: e.DASHBOARD_PUBLIC_URL },
     http: { host: e.WORKER_HTTP_HOST, port: e.WORKER_HTTP_PORT },
     /** The push receiver (src/ingest/): where it listens (no port: none in `worker`), its secrets and its limits. */
-    ingest: {
-      port: e.INGEST_PORT,
-      host: e.INGEST_HOST,
-      secret: e.INGEST_SECRET,
-      hmacSecret: e.INGEST_HMAC_SECRET,
-      /** The receiver's public origin (INGEST_PUBLIC_URL), where `check --register-webhooks` points the store's webhooks. */
-      publicUrl: e.INGEST_PUBLIC_URL,
-      maxBodyBytes: e.INGEST_MAX_BODY_BYTES,
-      ratePerSecond: e.INGEST_RATE_PER_SECOND,
-      maxBacklog: e.INGEST_MAX_BACKLOG,
-    },
+    ingest: ingestOf(e),
     alerts: {
       webhookUrl: e.ALERT_WEBHOOK_URL,
       lagSeconds: e.ALERT_LAG_SECONDS,
@@ -264,6 +209,21 @@ function configOf(
      * token are read again on a 401 (rotation without a restart); the others only at start.
      */
     secretFiles,
+  };
+}
+
+/** The push receiver's settings (INGEST_*): configOf's `ingest`. */
+function ingestOf(e: Env) {
+  return {
+    port: e.INGEST_PORT,
+    host: e.INGEST_HOST,
+    secret: e.INGEST_SECRET,
+    hmacSecret: e.INGEST_HMAC_SECRET,
+    /** The receiver's public origin (INGEST_PUBLIC_URL), where `check --register-webhooks` points the store's webhooks. */
+    publicUrl: e.INGEST_PUBLIC_URL,
+    maxBodyBytes: e.INGEST_MAX_BODY_BYTES,
+    ratePerSecond: e.INGEST_RATE_PER_SECOND,
+    maxBacklog: e.INGEST_MAX_BACKLOG,
   };
 }
 

@@ -128,43 +128,59 @@ export function orderWrite(
         planned: part(SHIPMENT_URL, false),
       };
     }
-    case 'ship': {
-      const known = p.parts.get(step.part.id)!;
-      const body = { statusId: SHIPMENT_SHIPPED };
-      const shipped = { parts: new Map([[step.part.id, { ...known, shipped: true }]]) };
-      const send = async (c: ServiceApi) => {
-        const s = await c.modifyShipment(known.url, body);
-        if (s.statusId !== undefined && s.statusId !== SHIPMENT_SHIPPED)
-          throw new PermanentJobError(
-            'SERVICE_REFUSED',
-            `order ${plan.orderId}: shipping ${step.part.id} answered status ${s.statusId}, not ${SHIPMENT_SHIPPED}`,
-            'Check the shipment in the service, then retry the job.',
-            { orderId: plan.orderId, shipmentUrl: known.url },
-          );
-        return shipped;
-      };
-      return { ...base, path: known.url, body, send, planned: shipped };
-    }
-    case 'return': {
-      const v = step.ret.variances[step.index]!;
-      const known = p.returns.get(step.ret.id) ?? { urls: [] };
-      // Its day was recorded with its intent (a return without returnedAt: the day it is first sent).
-      const day = known.day ?? step.ret.day ?? '{today}';
-      const body = {
-        physicalInventoryDate: `${day}T19:00:00.000`,
-        statusId: 'PHSCL_INV_COMMITTED' as const,
-        physicalInventoryTypeId: 'FACILITY' as const,
-        facilityUrl: v.facilityUrl,
-        inventoryItemVarianceList: v.lines.map(([productUrl, q]) => ({ facilityUrl: v.facilityUrl, productUrl, quantityOnHandVar: q })),
-      };
-      const made = (url: string) => ({ returns: new Map([[step.ret.id, { ...known, day, urls: [...known.urls, url] }]]) });
-      return {
-        ...base,
-        path: collection('inventoryvariance'),
-        body,
-        send: async (c) => made((await c.createVariance(body)).physicalInventoryUrl ?? ''),
-        planned: made(VARIANCE_URL),
-      };
-    }
+    case 'ship':
+      return shipWrite(plan, p, step, base);
+    case 'return':
+      return returnWrite(p, step, base, collection('inventoryvariance'));
   }
+}
+
+/** The words every write of an order carries (wordsOf). */
+type WriteWords = Pick<OrderWrite, 'ask' | 'done' | 'said'>;
+
+/** Marking a created shipment shipped: refused when the service answers another status. */
+function shipWrite(
+  plan: OrderPlan,
+  p: OrderProgress,
+  step: Extract<WriteStep, { kind: 'shipment' | 'ship' }>,
+  base: WriteWords,
+): OrderWrite {
+  const known = p.parts.get(step.part.id)!;
+  const body = { statusId: SHIPMENT_SHIPPED };
+  const shipped = { parts: new Map([[step.part.id, { ...known, shipped: true }]]) };
+  const send = async (c: ServiceApi) => {
+    const s = await c.modifyShipment(known.url, body);
+    if (s.statusId !== undefined && s.statusId !== SHIPMENT_SHIPPED)
+      throw new PermanentJobError(
+        'SERVICE_REFUSED',
+        `order ${plan.orderId}: shipping ${step.part.id} answered status ${s.statusId}, not ${SHIPMENT_SHIPPED}`,
+        'Check the shipment in the service, then retry the job.',
+        { orderId: plan.orderId, shipmentUrl: known.url },
+      );
+    return shipped;
+  };
+  return { ...base, path: known.url, body, send, planned: shipped };
+}
+
+/** One variance of a return (restocking its lines at its facility), posted to `path`. */
+function returnWrite(p: OrderProgress, step: Extract<WriteStep, { kind: 'return' }>, base: WriteWords, path: string): OrderWrite {
+  const v = step.ret.variances[step.index]!;
+  const known = p.returns.get(step.ret.id) ?? { urls: [] };
+  // Its day was recorded with its intent (a return without returnedAt: the day it is first sent).
+  const day = known.day ?? step.ret.day ?? '{today}';
+  const body = {
+    physicalInventoryDate: `${day}T19:00:00.000`,
+    statusId: 'PHSCL_INV_COMMITTED' as const,
+    physicalInventoryTypeId: 'FACILITY' as const,
+    facilityUrl: v.facilityUrl,
+    inventoryItemVarianceList: v.lines.map(([productUrl, q]) => ({ facilityUrl: v.facilityUrl, productUrl, quantityOnHandVar: q })),
+  };
+  const made = (url: string) => ({ returns: new Map([[step.ret.id, { ...known, day, urls: [...known.urls, url] }]]) });
+  return {
+    ...base,
+    path,
+    body,
+    send: async (c) => made((await c.createVariance(body)).physicalInventoryUrl ?? ''),
+    planned: made(VARIANCE_URL),
+  };
 }

@@ -63,6 +63,47 @@ async function waiting(queue: Queue): Promise<number> {
   return Object.values(c).reduce((a, b) => a + b, 0);
 }
 
+/** Resumes this process's paused queues, except a stream held for refusals (that one waits for `resume`). */
+async function letQueuesGo(o: OutageWatchOptions, why: string): Promise<void> {
+  for (const [stream, queue] of o.queues) {
+    if (await heldForRefusals(o.redis, o.keys, stream)) continue;
+    if (await queue.isPaused()) await queue.resume();
+  }
+  o.logger.debug(why);
+}
+
+/** Probes the service once for the outage opened at `since`: notes a failed probe, or ends the outage when it answers. */
+async function probeOutage(o: OutageWatchOptions, since: string, firstProbeMs: number): Promise<void> {
+  const r = await o.probe();
+  if (!r.up) {
+    await noteProbe(o.redis, o.keys, r.detail);
+    o.logger.info({ probe: r.detail }, `the service is still down (${r.detail}); every stream holds, the next probe later`);
+    return;
+  }
+  const counts = await Promise.all([...o.queues.values()].map(waiting));
+  const n = counts.reduce((a, b) => a + b, 0);
+  if (!(await endOutage(o.redis, o.keys, since, n))) return;
+  // Each call held before or during the outage proves its own path now: one trial each, at once.
+  await callsDueNow(o.redis, o.keys, CALL_SCOPES, firstProbeMs);
+  const seconds = Math.round((Date.now() - Number(since)) / 1000);
+  o.logger.warn(
+    { seconds, waited: n, probe: r.detail },
+    `the service answers again (${r.detail}) after ${seconds} s down; ${n} ${n === 1 ? 'job' : 'jobs'} waited, none lost; ` +
+      'every stream goes on',
+  );
+  o.onEnd?.({ seconds, waited: n });
+}
+
+/** At start, resumes queues left paused by an outage that ended while every worker was gone (not those held for refusals). */
+async function resumeEndedHolds(o: OutageWatchOptions): Promise<void> {
+  if (await openedAt(o.redis, o.keys)) return;
+  for (const [stream, queue] of o.queues) {
+    if (!(await queue.isPaused()) || (await heldForRefusals(o.redis, o.keys, stream))) continue;
+    await queue.resume();
+    o.logger.info({ stream }, `${stream} was held for a service outage that has ended; it goes on`);
+  }
+}
+
 /**
  * Each worker process's look at the hold for `outage` (outage-state.ts), every `lookMs`: while it is held this process
  * pauses its streams' queues (BullMQ pause: no job is taken) and, when the shared schedule says a probe is due and this
@@ -87,34 +128,8 @@ export function startOutageWatch(o: OutageWatchOptions): OutageWatch {
     woken: new Map(),
   };
 
-  const letGo = async (why: string) => {
-    for (const [stream, queue] of o.queues) {
-      if (await heldForRefusals(o.redis, o.keys, stream)) continue;
-      if (await queue.isPaused()) await queue.resume();
-    }
-    o.logger.debug(why);
-  };
-
-  const probeOnce = async (since: string) => {
-    const r = await o.probe();
-    if (!r.up) {
-      await noteProbe(o.redis, o.keys, r.detail);
-      o.logger.info({ probe: r.detail }, `the service is still down (${r.detail}); every stream holds, the next probe later`);
-      return;
-    }
-    const counts = await Promise.all([...o.queues.values()].map(waiting));
-    const n = counts.reduce((a, b) => a + b, 0);
-    if (!(await endOutage(o.redis, o.keys, since, n))) return;
-    // Each call held before or during the outage proves its own path now: one trial each, at once.
-    await callsDueNow(o.redis, o.keys, CALL_SCOPES, firstProbeMs);
-    const seconds = Math.round((Date.now() - Number(since)) / 1000);
-    o.logger.warn(
-      { seconds, waited: n, probe: r.detail },
-      `the service answers again (${r.detail}) after ${seconds} s down; ${n} ${n === 1 ? 'job' : 'jobs'} waited, none lost; ` +
-        'every stream goes on',
-    );
-    o.onEnd?.({ seconds, waited: n });
-  };
+  const letGo = (why: string) => letQueuesGo(o, why);
+  const probeOnce = (since: string) => probeOutage(o, since, firstProbeMs);
 
   const lookOnce = async () => {
     const [since, hash] = await readHoldHashes(o.redis, o.keys, !!callLook);
@@ -140,14 +155,7 @@ export function startOutageWatch(o: OutageWatchOptions): OutageWatch {
   };
 
   // A process that starts after an outage ended while every worker was gone finds its queues paused with no cause left.
-  const start = (async () => {
-    if (await openedAt(o.redis, o.keys)) return;
-    for (const [stream, queue] of o.queues) {
-      if (!(await queue.isPaused()) || (await heldForRefusals(o.redis, o.keys, stream))) continue;
-      await queue.resume();
-      o.logger.info({ stream }, `${stream} was held for a service outage that has ended; it goes on`);
-    }
-  })().catch((err: unknown) => o.logger.debug({ err: messageOf(err) }, 'outage start check failed (Redis?)'));
+  const start = resumeEndedHolds(o).catch((err: unknown) => o.logger.debug({ err: messageOf(err) }, 'outage start check failed (Redis?)'));
 
   // Looks that fail (Redis away) are said once per reason every 30 s, with the count.
   const looks = startLooking(
