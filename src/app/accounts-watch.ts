@@ -124,6 +124,16 @@ interface Subscriber {
   busy?: Promise<void>;
 }
 
+/** Logs why a change of the file was not taken: each problem of a ConfigError on its own line, else the error once. */
+function logRefused(logger: Logger, file: string, err: unknown, meanwhile: string): void {
+  if (err instanceof ConfigError) for (const problem of err.problems) logger.error({ file }, `${problem}; ${meanwhile}`);
+  else
+    logger.error(
+      { file, err: messageOf(err) },
+      `ACCOUNTS_FILE could not be applied (${messageOf(err)}); it is looked at again when it changes`,
+    );
+}
+
 /**
  * Follows ACCOUNTS_FILE from `first` on: its stamp looked at every `everyMs`, the file read again when it changed and
  * checked as at start. A file with a problem changes nothing (each problem logged, one line); a good one is handed to
@@ -135,14 +145,7 @@ export function watchAccounts(source: AccountsSource, first: AccountsRead, o: Wa
   let closed = false;
   const subscribers: Subscriber[] = [];
 
-  const refused = (err: unknown, meanwhile = o.meanwhile) => {
-    if (err instanceof ConfigError) for (const problem of err.problems) o.logger.error({ file: source.file }, `${problem}; ${meanwhile}`);
-    else
-      o.logger.error(
-        { file: source.file, err: messageOf(err) },
-        `ACCOUNTS_FILE could not be applied (${messageOf(err)}); it is looked at again when it changes`,
-      );
-  };
+  const refused = (err: unknown, meanwhile = o.meanwhile) => logRefused(o.logger, source.file, err, meanwhile);
   /** Reads the file when its stamp changed, for every subscriber to take. */
   const read = () => {
     if (closed) return;

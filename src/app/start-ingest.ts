@@ -78,6 +78,39 @@ async function receiverAccount(
   };
 }
 
+/** The accounts served now, by name: what of their configuration the receiver uses (hashed), and what it was given. */
+type Served = Map<string, { as: string; account: ReceiverAccount }>;
+
+/** The accounts of `list` as served: one whose configuration the receiver uses is unchanged keeps what `served` gave it. */
+async function buildServed(
+  list: readonly IngestAccount[],
+  served: Served,
+  o: StartIngestOptions,
+  opened: Array<{ close(): Promise<void> }>,
+): Promise<Served> {
+  // Every account's secrets are redacted from the lines of every account.
+  for (const { config } of list)
+    addSecrets(o.logger, secretsOf(config), config.service ? [[config.service.apiKey, config.service.apiSecret]] : []);
+  warnSharedSecrets(list, o.logger);
+  const next: Served = new Map();
+  for (const a of list) {
+    const as = servedAs(a.config);
+    const before = served.get(ingestAccountName(a.config));
+    const account = before?.as === as ? before.account : await receiverAccount(a, o, accountLogger(o.logger, a.config), opened);
+    next.set(account.name, { as, account });
+  }
+  return next;
+}
+
+/** As at start (`receive`): an account without a push secret is not taken (it would refuse every push anyway). */
+function refuseUnsigned(list: readonly IngestAccount[]): void {
+  const unsigned = list.filter(({ config }) => !config.ingest.secret && !config.ingest.hmacSecret);
+  if (unsigned.length > 0)
+    throw new ConfigError(
+      unsigned.map(({ config }) => `account "${ingestAccountName(config)}": INGEST_SECRET: is required to receive pushes`),
+    );
+}
+
 /**
  * The push receiver of the accounts (one process, one port): each account's secrets (read again from their files on
  * a rotation), its prefix and the streams' transforms (its TRANSFORMS; a wrong one stops the start with a ConfigError,
@@ -92,25 +125,10 @@ export async function startIngest(accounts: readonly IngestAccount[], o: StartIn
   const opened: Array<{ close(): Promise<void> }> = [];
   let closing: Promise<void> | undefined;
   const closeOpened = () => (closing ??= Promise.all(opened.map((q) => q.close())).then(() => undefined));
-  /** The accounts served now, by name: what of their configuration the receiver uses (hashed), and what it was given. */
-  type Served = Map<string, { as: string; account: ReceiverAccount }>;
   let served: Served = new Map();
   /** Closing: a change of the file taken later is dropped. */
   let closed = false;
-  const build = async (list: readonly IngestAccount[]): Promise<Served> => {
-    // Every account's secrets are redacted from the lines of every account.
-    for (const { config } of list)
-      addSecrets(o.logger, secretsOf(config), config.service ? [[config.service.apiKey, config.service.apiSecret]] : []);
-    warnSharedSecrets(list, o.logger);
-    const next: Served = new Map();
-    for (const a of list) {
-      const as = servedAs(a.config);
-      const before = served.get(ingestAccountName(a.config));
-      const account = before?.as === as ? before.account : await receiverAccount(a, o, accountLogger(o.logger, a.config), opened);
-      next.set(account.name, { as, account });
-    }
-    return next;
-  };
+  const build = (list: readonly IngestAccount[]) => buildServed(list, served, o, opened);
   try {
     served = await build(accounts);
     let look: (() => Promise<void>) | undefined;
@@ -142,12 +160,7 @@ export async function startIngest(accounts: readonly IngestAccount[], o: StartIn
     const apply = async (change: AccountsChange) => {
       if (closed) return;
       const list: IngestAccount[] = change.accounts.map((a) => ({ config: a.config }));
-      // As at start (`receive`): an account without a push secret is not taken (it would refuse every push anyway).
-      const unsigned = list.filter(({ config }) => !config.ingest.secret && !config.ingest.hmacSecret);
-      if (unsigned.length > 0)
-        throw new ConfigError(
-          unsigned.map(({ config }) => `account "${ingestAccountName(config)}": INGEST_SECRET: is required to receive pushes`),
-        );
+      refuseUnsigned(list);
       const next = await build(list);
       receiver.serve([...next.values()].map((x) => x.account));
       served = next;

@@ -111,6 +111,37 @@ function unavailable(ctx: PushContext, account: PushAccount, res: ServerResponse
   return 503;
 }
 
+/** A stored push answered (200 for a delivery seen before, else 202 with its counts) and counted in the metrics. */
+function answerStored(
+  ctx: PushContext,
+  account: PushAccount,
+  res: ServerResponse,
+  stream: string,
+  deliveryId: string,
+  stored: Awaited<ReturnType<typeof storeDelivery>>,
+): number {
+  if (stored.duplicate) {
+    answer(res, 200, { accepted: true, duplicate: true, deliveryId });
+    return 200;
+  }
+  if (stored.reusedId) {
+    ctx.metrics.reusedId(account.name, stream);
+    logRepeated(
+      account.logger,
+      'warn',
+      `ingest-reused-id-${account.name}-${stream}`,
+      { stream, deliveryId },
+      'a webhook-id came again with another body: stored as a delivery of its own (the sender re-uses ids; a retry keeps the body)',
+    );
+  }
+  ctx.metrics.records(account.name, stream, 'queued', stored.queued);
+  ctx.metrics.records(account.name, stream, 'duplicate', stored.duplicates);
+  ctx.metrics.records(account.name, stream, 'invalid', stored.invalid);
+  const { records, queued, duplicates, invalid } = stored;
+  answer(res, 202, { accepted: true, deliveryId, records, queued, duplicates, invalid });
+  return 202;
+}
+
 /**
  * `POST /ingest/{account}/{stream}` of a known account and stream, step by step; answers the status it sent (0 when
  * the sender went away). The signature is checked with that account's secrets only, the rate is counted per account and
@@ -169,27 +200,7 @@ export async function handlePush(
         `${outcome.full} jobs wait in ${stream}, the most it takes (INGEST_MAX_BACKLOG)`,
         'BACKLOG',
       );
-    const { stored } = outcome;
-    if (stored.duplicate) {
-      answer(res, 200, { accepted: true, duplicate: true, deliveryId: signed.deliveryId });
-      return 200;
-    }
-    if (stored.reusedId) {
-      ctx.metrics.reusedId(account.name, stream);
-      logRepeated(
-        logger,
-        'warn',
-        `ingest-reused-id-${account.name}-${stream}`,
-        { stream, deliveryId: signed.deliveryId },
-        'a webhook-id came again with another body: stored as a delivery of its own (the sender re-uses ids; a retry keeps the body)',
-      );
-    }
-    ctx.metrics.records(account.name, stream, 'queued', stored.queued);
-    ctx.metrics.records(account.name, stream, 'duplicate', stored.duplicates);
-    ctx.metrics.records(account.name, stream, 'invalid', stored.invalid);
-    const { records, queued, duplicates, invalid } = stored;
-    answer(res, 202, { accepted: true, deliveryId: signed.deliveryId, records, queued, duplicates, invalid });
-    return 202;
+    return answerStored(ctx, account, res, stream, signed.deliveryId, outcome.stored);
   } catch (err) {
     const redis = findRedisFailure(err);
     if (redis || err instanceof StoreTimeout)
