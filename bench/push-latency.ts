@@ -5,7 +5,10 @@
  * Polled: the same orders are appended to a feed server the worker polls every ORDER_POLL_SECONDS (default 5), and
  * timed from their appearance in the feed to their job's completion.
  *
- *   npx tsx bench/push-latency.ts [--seconds 60] [--budget 1200] [--latency 20]
+ * With `--on-429` the sandbox sends X-RateLimit-* on its 429s only, so a cold worker slow-starts (issue 49,
+ * docs/budget-start.md); `--start-percent 100` declares the budget the program's own (INVENTORY_RATE_START_PERCENT).
+ *
+ *   npx tsx bench/push-latency.ts [--seconds 60] [--budget 1200] [--latency 20] [--on-429] [--start-percent N] [--pushed-only]
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,6 +35,10 @@ export interface PushLatencyOptions {
   budget?: number;
   /** Latency the sandbox adds to every answer, ms. Default 20. */
   latencyMs?: number;
+  /** X-RateLimit-* on 429s only (a cold worker slow-starts). Default: on every answer. */
+  on429?: boolean;
+  /** INVENTORY_RATE_START_PERCENT of the worker. Default: the program's. */
+  startPercent?: number;
   log?: (line: string) => void;
 }
 
@@ -82,6 +89,8 @@ interface RunOptions {
   orders: BenchOrder[];
   budget: number;
   latencyMs: number;
+  on429?: boolean;
+  startPercent?: number;
   log: (line: string) => void;
 }
 
@@ -91,7 +100,12 @@ async function runOne(r: RunOptions): Promise<LatencyFigures> {
   const prefix = `bench-push-latency-${r.mode}-${process.pid}`;
   const redis = createRedis(redisUrl);
   const window = { limit: r.budget, windowMs: 60_000 };
-  const sandbox = await startSandbox({ port: 0, data: 'demo', budgets: { post: window }, latency: { ms: r.latencyMs } });
+  const sandbox = await startSandbox({
+    port: 0,
+    data: 'demo',
+    budgets: { post: window, ...(r.on429 ? { rateHeaders: 'on-429' as const } : {}) },
+    latency: { ms: r.latencyMs },
+  });
   const feed = await startFeedServer({ names: STREAMS, port: 0, token: 'bench-token' });
   const dir = mkdtempSync(join(tmpdir(), 'isync-push-latency-'));
   const logFile = join(dir, 'worker.log');
@@ -108,6 +122,7 @@ async function runOne(r: RunOptions): Promise<LatencyFigures> {
       INVENTORY_POST_PER_MINUTE: String(r.budget),
       WORKER_HTTP_PORT: '0',
       LOG_LEVEL: 'info',
+      ...(r.startPercent === undefined ? {} : { INVENTORY_RATE_START_PERCENT: String(r.startPercent) }),
       ...(r.mode === 'push'
         ? { INGEST_PORT: String(ingestPort), INGEST_SECRET: secret }
         : { UPSTREAM_URL: feed.url, UPSTREAM_TOKEN: 'bench-token' }),
@@ -174,15 +189,32 @@ async function runOne(r: RunOptions): Promise<LatencyFigures> {
   }
 }
 
+/** The pushed run alone (a cold worker's first minute, issue 49). */
+export async function runPushedLatency(o: PushLatencyOptions = {}): Promise<LatencyFigures> {
+  const budget = o.budget ?? 1200;
+  const count = Math.round(((o.seconds ?? 60) * budget) / 8 / 60);
+  const log = o.log ?? (() => undefined);
+  return runOne({
+    mode: 'push',
+    orders: benchOrders('PUSHED', count),
+    budget,
+    latencyMs: o.latencyMs ?? 20,
+    on429: o.on429,
+    startPercent: o.startPercent,
+    log,
+  });
+}
+
 export async function runPushLatency(o: PushLatencyOptions = {}): Promise<PushLatencyFigures> {
   const log = o.log ?? (() => undefined);
   const budget = o.budget ?? 1200;
   const latencyMs = o.latencyMs ?? 20;
   const count = Math.round(((o.seconds ?? 60) * budget) / 8 / 60);
   log(`push latency: ${count} orders at ${budget / 8} a minute (half of ${budget} POSTs), pushed`);
-  const pushed = await runOne({ mode: 'push', orders: benchOrders('PUSHED', count), budget, latencyMs, log });
+  const common = { budget, latencyMs, on429: o.on429, startPercent: o.startPercent, log };
+  const pushed = await runOne({ ...common, mode: 'push', orders: benchOrders('PUSHED', count) });
   log(`push latency: the same orders polled`);
-  const polled = await runOne({ mode: 'poll', orders: benchOrders('POLLED', count), budget, latencyMs, log });
+  const polled = await runOne({ ...common, mode: 'poll', orders: benchOrders('POLLED', count) });
   return { budget, ordersPerMinute: budget / 8, pollSeconds: 5, pushed, polled };
 }
 
@@ -191,6 +223,14 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     const i = process.argv.indexOf(`--${name}`);
     return i > 0 ? Number(process.argv[i + 1]) : undefined;
   };
-  const f = await runPushLatency({ seconds: arg('seconds'), budget: arg('budget'), latencyMs: arg('latency'), log: console.log });
+  const run = process.argv.includes('--pushed-only') ? runPushedLatency : runPushLatency;
+  const f = await run({
+    seconds: arg('seconds'),
+    budget: arg('budget'),
+    latencyMs: arg('latency'),
+    on429: process.argv.includes('--on-429'),
+    startPercent: arg('start-percent'),
+    log: console.log,
+  });
   console.log(JSON.stringify(f, null, 2));
 }

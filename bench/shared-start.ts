@@ -1,16 +1,18 @@
 /**
  * The first minutes of a total shared with another client of the account (issue 37): the sandbox allows `total`
  * requests a minute for every client together (fixed 1-minute windows); another client (test/kit/other-client.ts)
- * spends `other` of them a minute from the start, deaf to the answers. This program is the real CLI (dist/), on a
+ * spends `other` of them a minute, deaf to the answers, from a window (`--other-lead`, 60 s) before this program
+ * starts (its figures count from this program's start). This program is the real CLI (dist/), on a
  * fresh prefix (nothing remembered), either `sync --once` started again and again, each with `orders` new orders, or
  * one long `worker`. Measured over the whole run, first window included: the other client's share of 429s and this
  * program's orders a minute against the free part; alone (`--other 0`), the seconds until the share is all the budget.
  *
  *   npx tsx bench/shared-start.ts [--shape fresh|worker] [--total 1200] [--other 400] [--seconds 240] [--orders 150]
- *     [--on-429] [--window fixed|offset|sliding|token-bucket] [--rise N] [--tsx]
+ *     [--on-429] [--window fixed|offset|sliding|token-bucket] [--rise N] [--other-lead 60] [--tsx]
  * The sandbox counts in the window shape asked (src/sandbox/budget-windows.ts; fixed windows aligned on the epoch by
  * default).
  */
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -41,6 +43,11 @@ export interface SharedStartOptions {
   window?: WindowShape;
   /** INVENTORY_RATE_START_RISE_PERCENT of the program. Default: the program's default. */
   rise?: number;
+  /**
+   * Seconds the other client has been running before this program starts (its counts are from this program's
+   * start). Default 60: a window of its own before, as a connector already at work is; 1 starts the two together.
+   */
+  otherLead?: number;
   total?: number;
   other?: number;
   /** Seconds of the run: no `sync --once` starts after them; the worker stops at them. Default 240. */
@@ -61,7 +68,7 @@ export interface SharedStartFigures {
   window: WindowShape;
   total: number;
   other: number;
-  /** Seconds from the other client's start (the program's a second later) to the end of the run. */
+  /** Seconds from the program's start (the other client's otherLead before) to the end of the run. */
   seconds: number;
   processes: number;
   orders: number;
@@ -80,6 +87,8 @@ export interface SharedStartFigures {
    * reason) when the first of them came (tells a slow start's crossing from a probe's).
    */
   harm: WindowHarm[];
+  /** Seconds from the program's start of each of the other client's 429s (the first 40). */
+  other429At: number[];
 }
 
 export interface WindowHarm {
@@ -104,12 +113,17 @@ export async function runSharedStart(o: SharedStartOptions): Promise<SharedStart
     latency: { ms: 50, jitterMs: 10 },
     budgets: { total: { limit: total, windowMs: WINDOW_MS }, rateHeaders: o.rateHeaders, window: o.window ?? 'fixed' },
   });
-  const prefix = `bench-shared-start-${process.pid}-${Date.now()}`;
+  const prefix = `bench-shared-start-${o.window ?? 'fixed'}-${randomUUID().slice(0, 8)}`;
   const keys = redisKeys(prefix);
   const redis = createRedis(redisUrl);
   const other = otherPerMinute > 0 ? startOtherClient({ ...sandbox, perMinute: otherPerMinute }) : undefined;
   const feeds: FeedServer[] = [];
-  const counts = () => other?.counts() ?? { sent: 0, ok: 0, rateLimited: 0, other: 0 };
+  const absolute = () => other?.counts() ?? { sent: 0, ok: 0, rateLimited: 0, other: 0 };
+  let base = absolute();
+  const counts = () => {
+    const c = absolute();
+    return { sent: c.sent - base.sent, ok: c.ok - base.ok, rateLimited: c.rateLimited - base.rateLimited, other: c.other - base.other };
+  };
   const feed = async (n: number, tag: string) => {
     const f = await startFeedServer({ port: 0, names: STREAMS, streams: { orders: benchOrders(tag, n) }, token: TOKEN });
     feeds.push(f);
@@ -140,7 +154,8 @@ export async function runSharedStart(o: SharedStartOptions): Promise<SharedStart
   let processes = 0;
   let fullAfter: number | null = null;
   try {
-    await sleep(1_000);
+    await sleep((other ? (o.otherLead ?? 60) : 1) * 1_000);
+    base = absolute();
     const started = Date.now();
     const a0 = sandbox.admin.counters().actions;
     let firstMinute: ReturnType<typeof counts> | undefined;
@@ -212,6 +227,10 @@ export async function runSharedStart(o: SharedStartOptions): Promise<SharedStart
       firstMinuteShare429: round(fm.rateLimited / Math.max(1, fm.sent), 4),
       fullAfterSeconds: fullAfter === null ? null : round(fullAfter),
       harm: [...harm.values()],
+      other429At: (other?.rateLimitedAt() ?? [])
+        .filter((t) => t >= started)
+        .slice(0, 40)
+        .map((t) => round((t - started) / 1000)),
     };
   } finally {
     await other?.stop();
@@ -234,6 +253,8 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
       'on-429': { type: 'boolean' },
       window: { type: 'string' },
       rise: { type: 'string' },
+      'other-lead': { type: 'string' },
+      built: { type: 'boolean' },
       tsx: { type: 'boolean' },
     },
   });
@@ -243,11 +264,13 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     rateHeaders: v['on-429'] ? 'on-429' : 'every-answer',
     window: (v.window ?? 'fixed') as WindowShape,
     rise: num(v.rise),
+    otherLead: num(v['other-lead']),
     total: num(v.total),
     other: num(v.other),
     seconds: num(v.seconds),
     orders: num(v.orders),
     tsx: v.tsx,
+    built: v.built,
     log: console.log,
   });
   console.log(JSON.stringify(f));

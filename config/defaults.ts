@@ -24,14 +24,15 @@ export const defaults = {
    */
   rateStartPercent: 50,
   /** Slow start's rise while no 429 comes, in % of the budget a minute (INVENTORY_RATE_START_RISE_PERCENT; docs/budget-start.md). */
-  rateStartRisePercent: 20,
+  rateStartRisePercent: 300,
   /** Time between the slow start's steps (ms), or the service's window when that is shorter (learnt from its resets). */
-  rateStartStepMs: 2_000,
-  /**
-   * Part of what the slow start's pace allowed over the last step's time that the program (every process) must have
-   * sent for the next step: an idle program learns nothing of what the others leave, so it does not rise.
-   */
+  rateStartStepMs: 1_000,
+  /** Part of what the slow start's pace allowed over the last step that the program must have sent for the next (idle: no rise). */
   rateStartProof: 0.95,
+  /** Least part of its share a lane keeps at the crossing (the first 429 of a slow start or at the full budget). */
+  rateCrossKeep: 0.6,
+  /** A 429's hold while a lane yields after its crossing (ms; docs/budget-start.md, "After the crossing"). */
+  rateYieldStepMs: 3_000,
   /** Windows of a lane a learnt share is remembered for after its last use (the budget-learnt key's life, at least 30 min). */
   learntShareWindows: 10,
   /** Factor a lane's share is multiplied by on a 429 while the program paces within its budget (once per window of the service). */

@@ -33,12 +33,12 @@ export const settingDocs: Record<keyof typeof envSchema.shape, string> = {
     'The least share of a configured budget kept when others spend it; below it the program holds the floor and says so.',
   INVENTORY_RATE_START_PERCENT:
     'The share of each budget a fresh process starts at when nothing is remembered of the others (`sync --once`, ' +
-    'a restarted worker): it rises a step every 2 s (INVENTORY_RATE_START_RISE_PERCENT) while no 429 comes, to the ' +
+    'a restarted worker): it rises a step every second (INVENTORY_RATE_START_RISE_PERCENT) while no 429 comes, to the ' +
     'full budget or the first 429; a share learnt from a 429 is remembered in Redis for the next process; `100` ' +
     'starts at the full budget. Unused when the service sends `X-RateLimit-Remaining` on every answer.',
   INVENTORY_RATE_START_RISE_PERCENT:
-    'How fast that start rises, in percent of the budget a minute (a step every 2 s): faster is a shorter start ' +
-    'alone, and a larger overrun of what the others leave when the service counts in windows (docs/budget-start.md).',
+    'How fast that start rises, in percent of the budget a minute (a step every second): faster is a shorter start ' +
+    'alone, and on fixed windows a larger overrun of what the others leave; 20 spares them (docs/budget-start.md).',
   INVENTORY_ENTITY_TIMEOUT_MS: 'Time-out of a single-entity call, in ms.',
   INVENTORY_COLLECTION_TIMEOUT_MS: 'Time-out of a collection GET, in ms (large accounts take tens of seconds).',
   REDIS_URL: 'Redis (`redis://` or `rediss://` for TLS; user, password and db in it).',

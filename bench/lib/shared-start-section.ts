@@ -86,7 +86,7 @@ export async function sharedStartSection(o: BenchOptions, say: (line: string) =>
   return {
     title: 'The first minutes of a shared total: slow start and the remembered share',
     body: [
-      `As section 10 (${total} requests a minute in total, 50 ms latency; the other client at ${other} a minute from a second before this program, deaf to the answers), ` +
+      `As section 10 (${total} requests a minute in total, 50 ms latency; the other client at ${other} a minute, deaf to the answers, at work a window (60 s) before this program starts, as another connector of the account is; its figures count from this program's start), ` +
         'but on each of the sandbox\'s window shapes (docs/sandbox-faults.md, "Window shapes": fixed windows aligned on the epoch, fixed at an offset of 20 s, ' +
         'a sliding window, a token bucket of 120), and this program is the real CLI from dist/ on a fresh prefix (nothing remembered); every figure is over the whole run, its first window included. ' +
         `Beside the other client: a chain of \`sync --once\` with 150 new orders each until 120 s have passed (the first starts cold, the next from the share remembered in Redis), and one \`worker\` for 90 s; ` +
@@ -127,7 +127,8 @@ export async function sharedStartSection(o: BenchOptions, say: (line: string) =>
       ),
       '',
       'Goals (issue 49): beside the other client, its 429 share at most 2% in the first minute and over the run in every run, and this program at least 85% of the free part; ' +
-        'alone, at least 85% of the budget / 4 over the cold run.',
+        'alone, at least 85% of the budget / 4 over the cold run. On fixed windows the fast rise costs the others the end of one window at the crossing: ' +
+        'the trade and why the defaults choose it are in docs/budget-start.md, "The trade on fixed windows".',
     ],
   };
 }

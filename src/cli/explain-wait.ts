@@ -71,7 +71,7 @@ function why(lane: BudgetLane, heldUntil: number, share: LaneShare | undefined, 
   if (share && share.reason === 'slow-start')
     return (
       `Why: the slow start. Nothing is known yet of the account's other clients, so a process starts at ${f.startPercent}% of ` +
-      `${setting} ${per} and rises a step every few seconds while no 429 comes, to the full budget (under half a minute ` +
+      `${setting} ${per} and rises a step every second while no 429 comes, to the full budget (under half a minute ` +
       'alone) or to the first 429, which tells what the others leave (docs/budget-start.md). ' +
       'Setting: INVENTORY_RATE_START_PERCENT=100 starts at the full budget, when nothing else spends it.'
     );

@@ -15,6 +15,8 @@ export interface OtherClientCounts {
 
 export interface OtherClient {
   counts(): OtherClientCounts;
+  /** When (epoch ms) each of its requests answered 429 was answered. */
+  rateLimitedAt(): number[];
   stop(): Promise<void>;
 }
 
@@ -30,6 +32,7 @@ export function startOtherClient(o: {
   const authorization = `Basic ${Buffer.from(`${o.key}:${o.secret}`).toString('base64')}`;
   const target = new URL(o.path ?? `/${o.account}/api/product/10003`, o.url).href;
   const counts: OtherClientCounts = { sent: 0, ok: 0, rateLimited: 0, other: 0 };
+  const limitedAt: number[] = [];
   const every = 60_000 / o.perMinute;
   const t0 = Date.now();
   let i = 0;
@@ -40,8 +43,10 @@ export function startOtherClient(o: {
     const p = request(target, { dispatcher: agent, headers: { authorization, accept: 'application/json' } })
       .then(async (res) => {
         await res.body.dump();
-        if (res.statusCode === 429) counts.rateLimited++;
-        else if (res.statusCode < 300) counts.ok++;
+        if (res.statusCode === 429) {
+          counts.rateLimited++;
+          limitedAt.push(Date.now());
+        } else if (res.statusCode < 300) counts.ok++;
         else counts.other++;
       })
       .catch(() => void counts.other++)
@@ -59,6 +64,7 @@ export function startOtherClient(o: {
   tick();
   return {
     counts: () => ({ ...counts }),
+    rateLimitedAt: () => [...limitedAt],
     async stop() {
       stopped = true;
       clearTimeout(timer);

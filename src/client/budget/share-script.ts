@@ -1,18 +1,19 @@
 import { redisScript } from '../../redis/scripts.js';
+import { SHARE_YIELD } from './share-yield.js';
 
 const lua = `
-local k, sentKey, learntKey = KEYS[1], KEYS[2], KEYS[3]
+local k, sentKey, learntKey, holdKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local is429 = ARGV[1] == '1'
 local L, R, reset, now = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
 local Lc, W, h = tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
 local floor, step, steps, beta = tonumber(ARGV[9]), tonumber(ARGV[10]), tonumber(ARGV[11]), tonumber(ARGV[12])
 local ttl, bms, probe, burstPart = tonumber(ARGV[13]), tonumber(ARGV[14]), tonumber(ARGV[15]), tonumber(ARGV[16])
 local proof, learntTtl, startStep, quietAbove = tonumber(ARGV[17]), tonumber(ARGV[18]), tonumber(ARGV[19]), tonumber(ARGV[20])
-local startStepMs = tonumber(ARGV[21])
+local startStepMs, crossKeep, yieldStepMs = tonumber(ARGV[21]), tonumber(ARGV[22]), tonumber(ARGV[23])
 local t = redis.call('TIME')
 local tnow = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local s = redis.call('HMGET', k, 'f', 'reason', 'since', 'at', 'win', 'own', 'winLen',
-  'other', 'otherAt', 'otherPrev', 'decWin', 'limit', 'learned', 'hdrAt', 'win429', 'ceil', 'pstep', 'ss')
+  'other', 'otherAt', 'otherPrev', 'decWin', 'limit', 'learned', 'hdrAt', 'win429', 'ceil', 'pstep', 'ss', 'yieldEnd')
 local f = tonumber(s[1]) or 1
 local reason = s[2] or 'configured'
 local stored, storedReason = f, reason
@@ -147,15 +148,30 @@ if current and R >= 0 and reset - now >= 1000 then
   fwBurst = math.max(0, math.min(fwBurst, math.floor(Lc * h * (1 - fw))))
 end
 
+${SHARE_YIELD}
 local nf, why = f, reason
 if is429 then
-  -- Once per window of the service: every request in flight may be answered 429 for the same one.
-  if (reset > 0 and reset ~= decWin) or (reset <= 0 and tnow - at >= every) then
+  -- Once per window of the service: every request in flight may be answered 429 for the same one. Not while the lane
+  -- yields after a crossing: a 429 then tells of what went before it.
+  if not yielding and ((reset > 0 and reset ~= decWin) or (reset <= 0 and tnow - at >= every)) then
     if estimated then
       -- Just under what the others leave (cap keeps the headroom's part of the limit free), and never up on a 429.
       nf = math.min(cap, f * 0.97)
       ceil = cap
       pstep = probe
+      -- The crossing: the first 429 of a slow start, or of a share at the full budget. What the others leave is read
+      -- from one window's count, which overstates them where the 429 tells of no window's end (nearReset: a token
+      -- bucket spent sooner by its burst, or a sliding window): there the share keeps crossKeep of what it was
+      -- at least, and later 429s lower it from there, and it yields (share-yield.ts) until its own first request of
+      -- the window leaves it. A fixed window's 429 holds until its end anyway.
+      if ss or (f >= 1 and reason == 'configured') then
+        if nearReset then
+          nf = math.max(nf, f * crossKeep)
+          yieldEnd = ownFirstLeaves(nf)
+          yieldHold()
+        end
+        ceil = nf
+      end
     else
       nf = f * beta
       if cap and cap < nf then nf = cap end
@@ -234,7 +250,7 @@ if nf >= 1 then since = 0 elseif since == 0 then since = tnow end
 
 redis.call('HSET', k, 'f', string.format('%.4f', nf), 'reason', why, 'since', since, 'at', at,
   'win', win, 'own', own, 'winLen', winLen, 'decWin', decWin, 'learned', learned and '1' or '0',
-  'hdrAt', hdrAt, 'win429', win429, 'pstep', pstep, 'ss', ss and '1' or '0')
+  'hdrAt', hdrAt, 'win429', win429, 'pstep', pstep, 'ss', ss and '1' or '0', 'yieldEnd', yieldEnd)
 if ceil then redis.call('HSET', k, 'ceil', string.format('%.4f', ceil)) end
 if other then redis.call('HSET', k, 'other', string.format('%.9f', other), 'otherAt', otherAt) end
 if src then redis.call('HSET', k, 'otherSrc', src) end
@@ -272,9 +288,10 @@ return { string.format('%.4f', nf), why, changed, otherPerMinute }
  * the lane's sent buckets' length (ms), the probe's step with headers on 429s only (fraction), the part of what a
  * window has left that may go at once (fraction), the part of what its pace allowed a slow start must have seen this
  * program send for its next step (fraction), the learnt hash's TTL (ms), the slow start's step (fraction), the windows
- * between the probe's steps at or above the last ceiling, the slow start's time between steps (ms).
+ * between the probe's steps at or above the last ceiling, the slow start's time between steps (ms), the least part of
+ * the share a crossing keeps (fraction), the hold of a 429 while the lane yields after a crossing (ms).
  * KEYS[2]: the lane's sent hash (budget-scripts.ts, ACQUIRE); KEYS[3]: the lane's learnt hash for the account (what a
- * fresh process starts from).
+ * fresh process starts from); KEYS[4]: the lane's hold key (held while it yields after a crossing).
  * Answers { factor, reason, changed (1/0), others' requests a minute or '' }.
  */
 export const SHARE = redisScript('budgetShare', lua);

@@ -15,6 +15,8 @@ export interface LaneShare {
   otherSource: 'remaining' | '429' | null;
   /** The service's last X-RateLimit-Limit, -Remaining and -Reset (epoch ms) for the lane, when it sent them. */
   service: { limit: number | null; remaining: number | null; resetAt: number | null };
+  /** After a crossing: until when (epoch ms) each 429 holds the lane a few seconds (share-yield.ts); null when it does not. */
+  yieldsUntil: number | null;
 }
 
 const REASONS: readonly ShareReason[] = [
@@ -48,13 +50,13 @@ export async function readShares(redis: Redis, keys: RedisKeys): Promise<Record<
       'fw',
       'fwUntil',
       'otherSrc',
+      'yieldEnd',
     );
   const replies = (await pipe.exec()) ?? [];
   const out = {} as Record<BudgetLane, LaneShare>;
   LANES.forEach((lane, i) => {
-    const [f, reason, since, other, otherAt, winLen, limit, remaining, reset, fw, fwUntil, otherSrc] = (replies[i]?.[1] ?? []) as Array<
-      string | null
-    >;
+    const [f, reason, since, other, otherAt, winLen, limit, remaining, reset, fw, fwUntil, otherSrc, yieldEnd] = (replies[i]?.[1] ??
+      []) as Array<string | null>;
     // What the service's window has left binds until its reset when it is lower than the share (share-script.ts).
     const windowBinds = num(fw) !== null && (num(fwUntil) ?? 0) > Date.now() && num(fw)! < (num(f) ?? 1);
     const factor = windowBinds ? num(fw)! : (num(f) ?? 1);
@@ -67,6 +69,7 @@ export async function readShares(redis: Redis, keys: RedisKeys): Promise<Record<
       otherPerMinute: fresh && num(other) !== null ? Math.round(num(other)! * 60_000 * 10) / 10 : null,
       otherSource: fresh && num(other) !== null ? (otherSrc === '429' ? '429' : 'remaining') : null,
       service: { limit: num(limit), remaining: num(remaining), resetAt: num(reset) },
+      yieldsUntil: (num(yieldEnd) ?? 0) > Date.now() ? num(yieldEnd) : null,
     };
   });
   return out;
@@ -80,7 +83,13 @@ export function shareReasonText(s: LaneShare): string {
     case 'configured':
       return 'the configured budget';
     case 'shared-429':
-      return `another client of the account spends this budget: answered 429 while within it${others}`;
+      return (
+        `another client of the account spends this budget: answered 429 while within it${others}` +
+        (s.yieldsUntil === null
+          ? ''
+          : `; yielding to it until ${new Date(s.yieldsUntil).toISOString()} (this program's first requests of the ` +
+            "service's window still count there: each 429 holds it a few seconds)")
+      );
     case 'shared-remaining':
       return `another client of the account spends this budget${others}`;
     case 'service-limit':
@@ -94,7 +103,7 @@ export function shareReasonText(s: LaneShare): string {
       );
     case 'slow-start':
       return (
-        'starting below the budget (INVENTORY_RATE_START_PERCENT) and rising a step every few seconds until the ' +
+        'starting below the budget (INVENTORY_RATE_START_PERCENT) and rising a step every second until the ' +
         "full budget or the first 429: nothing is known yet of the account's other clients"
       );
     case 'remembered':

@@ -44,6 +44,8 @@ export interface BudgetSharesOptions {
   /** The slow start's step (a fraction of the budget; startStep()) and the time between steps (ms; defaults.rateStartStepMs). */
   startStep?: number;
   startStepMs?: number;
+  /** A 429's hold while a lane yields after its crossing (ms; defaults.rateYieldStepMs). */
+  yieldStepMs?: number;
   /** The account, whose learnt shares are remembered apart from another account's on the same prefix. Default ''. */
   account?: string;
 }
@@ -148,10 +150,11 @@ export class BudgetShares {
     }
     this.lastStep[lane] = now;
     const reply = (await runScript(this.redis, SHARE, [
-      3,
+      4,
       this.keys.budgetShare(lane),
       this.keys.budgetSent(lane),
       this.learntKey(lane),
+      this.keys.budgetHold(lane),
       is429 ? 1 : 0,
       h.limit ?? -1,
       h.remaining ?? -1,
@@ -173,6 +176,8 @@ export class BudgetShares {
       this.opts.startStep ?? startStep(),
       PROBE_QUIET_ABOVE_CEILING,
       this.opts.startStepMs ?? defaults.rateStartStepMs,
+      defaults.rateCrossKeep,
+      this.opts.yieldStepMs ?? defaults.rateYieldStepMs,
     ])) as [string, string, number, string];
     const factor = Number(reply[0]);
     const previous = this.local[lane];

@@ -1,0 +1,42 @@
+/**
+ * The share script's yield after a crossing (share-script.ts): a fragment of its Lua, in its scope (is429, tnow, now,
+ * reset, sentKey, bms, winLen, Lc, W, h, holdKey, yieldStepMs, s). docs/budget-start.md, "After the crossing".
+ */
+export const SHARE_YIELD = `
+-- After a crossing (the first 429 of a slow start, or of a share at the full budget), until this program's first
+-- request still counted leaves the service's window (a window after it was sent, whatever process sent it): where the
+-- service counts what was sent over a window (sliding), every place this program takes then is one the others' oldest
+-- requests left, theirs. So each 429 of that time holds the lane yieldStepMs (a longer hold is kept) and lowers the
+-- share no further: the next request is the probe. A token bucket refills in the pause, and the probe goes through;
+-- a fixed window's 429 holds until its end anyway.
+local yieldEnd = tonumber(s[19]) or 0
+-- When this program's requests of the window begin to leave it at the pace of the share given (its first bucket of
+-- the sent ring that holds that pace's count, else its first at all), a window after they were sent.
+local function ownFirstLeaves(share)
+  local first, firstPaced = nil, nil
+  local paced = 0.9 * share * bms * Lc * h / W
+  local all = redis.call('HGETALL', sentKey)
+  for i = 1, #all, 2 do
+    local b, c = string.match(all[i + 1], '^(%d+):(%d+)$')
+    b, c = tonumber(b), tonumber(c)
+    if b and c > 0 and (b + 1) * bms > tnow - winLen then
+      if first == nil or b < first then first = b end
+      if c >= paced and (firstPaced == nil or b < firstPaced) then firstPaced = b end
+    end
+  end
+  first = firstPaced or first
+  if first == nil then return 0 end
+  return (first + 1) * bms + winLen
+end
+local function yieldHold()
+  local ms = math.floor(math.min(yieldStepMs, yieldEnd - tnow))
+  if ms >= 100 and redis.call('PTTL', holdKey) < ms then
+    redis.call('SET', holdKey, string.format('%.0f', tnow + ms), 'PX', ms)
+  end
+end
+-- A 429 whose reset is within 2 s tells of no window's end: a token bucket's next token, a sliding window's oldest
+-- request leaving (a fixed window's 429 within 2 s of its end is held over by then).
+local nearReset = reset > 0 and reset - now <= 2000
+local yielding = is429 and nearReset and tnow < yieldEnd
+if yielding then yieldHold() end
+`;
