@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import SlowFirstSequencer from './test/setup/slow-first.js';
 
 const BROWSER_TESTS = ['test/dashboard/*-browser.test.ts'];
 /** deploy/'s Prometheus rules, Grafana dashboard and Kubernetes manifests: promtool and a Prometheus server (its own setup). */
@@ -25,6 +26,8 @@ export default defineConfig({
     // Tests share one real Redis and spawn real servers. Most of a file's time is waiting (on a service's latency, a
     // lock, a child process), not computing: three files at once keep the 2 cores busy, not swamped.
     maxWorkers: 3,
+    // The longest files first (test/setup/slow-first.ts), so that the run does not end on them alone.
+    sequence: { sequencer: SlowFirstSequencer },
     // In CI a JSON report lets .ci/run print a plain 'N passed, N failed' line.
     reporters: process.env.CI ? ['default', ['json', { outputFile: 'test-results/vitest.json' }]] : ['default'],
     // Redis for every project: REDIS_URL when it answers, else a private redis-server for the run; and dist/ built

@@ -29,7 +29,7 @@ export const defaults = {
   rateStartStepMs: 1_000,
   /** Part of what the slow start's pace allowed over the last step that the program must have sent for the next (idle: no rise). */
   rateStartProof: 0.95,
-  /** Least part of its share a lane keeps at the crossing (the first 429 of a slow start or at the full budget). */
+  /** Part of its share a lane keeps at a crossing (first 429 of a slow start or at the full budget) with a reset within 2 s. */
   rateCrossKeep: 0.6,
   /** A 429's hold while a lane yields after its crossing (ms; docs/budget-start.md, "After the crossing"). */
   rateYieldStepMs: 3_000,

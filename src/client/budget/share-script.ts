@@ -159,14 +159,15 @@ if is429 then
       nf = math.min(cap, f * 0.97)
       ceil = cap
       pstep = probe
-      -- The crossing: the first 429 of a slow start, or of a share at the full budget. What the others leave is read
-      -- from one window's count, which overstates them where the 429 tells of no window's end (nearReset: a token
-      -- bucket spent sooner by its burst, or a sliding window): there the share keeps crossKeep of what it was
-      -- at least, and later 429s lower it from there, and it yields (share-yield.ts) until its own first request of
-      -- the window leaves it. A fixed window's 429 holds until its end anyway.
+      -- The crossing: the first 429 of a slow start, or of a share at the full budget. Where the 429 tells of no
+      -- window's end (nearReset: a token bucket, a sliding window), one window's count is no measure of the others
+      -- either way (a bucket spent sooner by its burst; a paced sender under a bucket's refill meets no 429 while it
+      -- starves the others), so the share goes to crossKeep of what it was, and later 429s lower it from there, and
+      -- it yields (share-yield.ts) until its own first request of the window leaves it. A fixed window's count is
+      -- exact: what the others leave; its 429 holds until its end anyway.
       if ss or (f >= 1 and reason == 'configured') then
         if nearReset then
-          nf = math.max(nf, f * crossKeep)
+          nf = f * crossKeep
           yieldEnd = ownFirstLeaves(nf)
           yieldHold()
         end
@@ -288,8 +289,8 @@ return { string.format('%.4f', nf), why, changed, otherPerMinute }
  * the lane's sent buckets' length (ms), the probe's step with headers on 429s only (fraction), the part of what a
  * window has left that may go at once (fraction), the part of what its pace allowed a slow start must have seen this
  * program send for its next step (fraction), the learnt hash's TTL (ms), the slow start's step (fraction), the windows
- * between the probe's steps at or above the last ceiling, the slow start's time between steps (ms), the least part of
- * the share a crossing keeps (fraction), the hold of a 429 while the lane yields after a crossing (ms).
+ * between the probe's steps at or above the last ceiling, the slow start's time between steps (ms), the part of
+ * the share a crossing keeps where its reset is within 2 s (fraction), the hold of a 429 while the lane yields after a crossing (ms).
  * KEYS[2]: the lane's sent hash (budget-scripts.ts, ACQUIRE); KEYS[3]: the lane's learnt hash for the account (what a
  * fresh process starts from); KEYS[4]: the lane's hold key (held while it yields after a crossing).
  * Answers { factor, reason, changed (1/0), others' requests a minute or '' }.
