@@ -189,30 +189,25 @@ async function runOne(r: RunOptions): Promise<LatencyFigures> {
   }
 }
 
-/** The pushed run alone (a cold worker's first minute, issue 49). */
-export async function runPushedLatency(o: PushLatencyOptions = {}): Promise<LatencyFigures> {
+/** What each run of `o` shares: the budget, the latency, how the sandbox answers, the worker's start, the order count. */
+function runsOf(o: PushLatencyOptions) {
   const budget = o.budget ?? 1200;
   const count = Math.round(((o.seconds ?? 60) * budget) / 8 / 60);
-  const log = o.log ?? (() => undefined);
-  return runOne({
-    mode: 'push',
-    orders: benchOrders('PUSHED', count),
-    budget,
-    latencyMs: o.latencyMs ?? 20,
-    on429: o.on429,
-    startPercent: o.startPercent,
-    log,
-  });
+  const common = { budget, latencyMs: o.latencyMs ?? 20, on429: o.on429, startPercent: o.startPercent, log: o.log ?? (() => undefined) };
+  return { budget, count, common };
+}
+
+/** The pushed run alone (a cold worker's first minute, issue 49). */
+export async function runPushedLatency(o: PushLatencyOptions = {}): Promise<LatencyFigures> {
+  const { count, common } = runsOf(o);
+  return runOne({ ...common, mode: 'push', orders: benchOrders('PUSHED', count) });
 }
 
 export async function runPushLatency(o: PushLatencyOptions = {}): Promise<PushLatencyFigures> {
-  const log = o.log ?? (() => undefined);
-  const budget = o.budget ?? 1200;
-  const latencyMs = o.latencyMs ?? 20;
-  const count = Math.round(((o.seconds ?? 60) * budget) / 8 / 60);
+  const { budget, count, common } = runsOf(o);
+  const log = common.log;
   log(`push latency: ${count} orders at ${budget / 8} a minute (half of ${budget} POSTs), pushed`);
-  const common = { budget, latencyMs, on429: o.on429, startPercent: o.startPercent, log };
-  const pushed = await runOne({ ...common, mode: 'push', orders: benchOrders('PUSHED', count) });
+  const pushed = await runPushedLatency(o);
   log(`push latency: the same orders polled`);
   const polled = await runOne({ ...common, mode: 'poll', orders: benchOrders('POLLED', count) });
   return { budget, ordersPerMinute: budget / 8, pollSeconds: 5, pushed, polled };

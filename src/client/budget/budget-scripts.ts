@@ -103,6 +103,18 @@ return wait
 );
 
 /**
+ * Lua: `holdLane(key, now, ms)` holds a lane's hold key for `ms` from `now` (epoch ms) unless a longer hold is in place.
+ * HOLD's, and the share script's while a lane yields after a crossing (share-yield.ts).
+ */
+export const HOLD_LANE_LUA = `
+local function holdLane(key, now, ms)
+  if redis.call('PTTL', key) < ms then
+    redis.call('SET', key, string.format('%.0f', now + ms), 'PX', ms)
+  end
+end
+`;
+
+/**
  * Blocks one or more lanes for every process until the service's reset (a 429 answered).
  * KEYS: the hold keys, then the stats hash. ARGV: ms from now, the class answered 429. A longer hold already
  * in place is kept.
@@ -113,11 +125,8 @@ export const HOLD = redisScript(
 local ms = tonumber(ARGV[1])
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-for i = 1, #KEYS - 1 do
-  if redis.call('PTTL', KEYS[i]) < ms then
-    redis.call('SET', KEYS[i], string.format('%.0f', now + ms), 'PX', ms)
-  end
-end
+${HOLD_LANE_LUA}
+for i = 1, #KEYS - 1 do holdLane(KEYS[i], now, ms) end
 redis.call('HINCRBY', KEYS[#KEYS], 'holds:' .. ARGV[2], 1)
 return 1
 `,

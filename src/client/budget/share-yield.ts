@@ -1,8 +1,11 @@
+import { HOLD_LANE_LUA } from './budget-scripts.js';
+
 /**
  * The share script's yield after a crossing (share-script.ts): a fragment of its Lua, in its scope (is429, tnow, now,
  * reset, sentKey, bms, winLen, Lc, W, h, holdKey, yieldStepMs, s). docs/budget-start.md, "After the crossing".
  */
 export const SHARE_YIELD = `
+${HOLD_LANE_LUA}
 -- After a crossing (the first 429 of a slow start, or of a share at the full budget), until this program's first
 -- request still counted leaves the service's window (a window after it was sent, whatever process sent it): where the
 -- service counts what was sent over a window (sliding), every place this program takes then is one the others' oldest
@@ -30,9 +33,7 @@ local function ownFirstLeaves(share)
 end
 local function yieldHold()
   local ms = math.floor(math.min(yieldStepMs, yieldEnd - tnow))
-  if ms >= 100 and redis.call('PTTL', holdKey) < ms then
-    redis.call('SET', holdKey, string.format('%.0f', tnow + ms), 'PX', ms)
-  end
+  if ms >= 100 then holdLane(holdKey, tnow, ms) end
 end
 -- A 429 whose reset is within 2 s tells of no window's end: a token bucket's next token, a sliding window's oldest
 -- request leaving (a fixed window's 429 within 2 s of its end is held over by then).
