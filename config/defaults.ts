@@ -33,6 +33,11 @@ export const defaults = {
   rateCrossKeep: 0.6,
   /** A 429's hold while a lane yields after its crossing (ms; docs/budget-start.md, "After the crossing"). */
   rateYieldStepMs: 3_000,
+  /**
+   * Requests sent together while a lane's share is read from 429s alone (headers on 429s only): a token bucket the
+   * others drain then refuses this program first (docs/budget-start.md, "Pulses"). 1: evenly spaced.
+   */
+  ratePulse: 2,
   /** Windows of a lane a learnt share is remembered for after its last use (the budget-learnt key's life, at least 30 min). */
   learntShareWindows: 10,
   /** Factor a lane's share is multiplied by on a 429 while the program paces within its budget (once per window of the service). */

@@ -142,7 +142,8 @@ export class RequestBudget {
       // Half the headroom's time absorbs late sends; the other half is the burst cap's.
       const lateMs = Math.max(MIN_LATE_MS, Math.min(...group.map((c) => (l[c]!.windowMs * (1 - h)) / 2)));
       const lanes = group.map((c) => ({ tatKey: opts.keys.budget(c), intervalMs: slot(c).interval, toleranceMs: slot(c).tolerance }));
-      this.plans.set(cls, { args: [keys.length + 1, ...keys, opts.keys.budgetStats(), ...argv], holdKeys, lateMs, lanes });
+      const pulse = a ? a.pulse() : 1;
+      this.plans.set(cls, { args: [keys.length + 1, ...keys, opts.keys.budgetStats(), ...argv, pulse], holdKeys, lateMs, lanes });
     }
   }
 

@@ -251,7 +251,8 @@ if nf >= 1 then since = 0 elseif since == 0 then since = tnow end
 
 redis.call('HSET', k, 'f', string.format('%.4f', nf), 'reason', why, 'since', since, 'at', at,
   'win', win, 'own', own, 'winLen', winLen, 'decWin', decWin, 'learned', learned and '1' or '0',
-  'hdrAt', hdrAt, 'win429', win429, 'pstep', pstep, 'ss', ss and '1' or '0', 'yieldEnd', yieldEnd)
+  'hdrAt', hdrAt, 'win429', win429, 'pstep', pstep, 'ss', ss and '1' or '0', 'yieldEnd', yieldEnd,
+  'pulse', only429 and '1' or '0')
 if ceil then redis.call('HSET', k, 'ceil', string.format('%.4f', ceil)) end
 if other then redis.call('HSET', k, 'other', string.format('%.9f', other), 'otherAt', otherAt) end
 if src then redis.call('HSET', k, 'otherSrc', src) end

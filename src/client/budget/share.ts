@@ -46,6 +46,11 @@ export interface BudgetSharesOptions {
   startStepMs?: number;
   /** A 429's hold while a lane yields after its crossing (ms; defaults.rateYieldStepMs). */
   yieldStepMs?: number;
+  /**
+   * Requests of a pulse while a lane's share is read from 429s alone (budget-scripts.ts, ACQUIRE; 1: none). Default
+   * defaults.ratePulse.
+   */
+  pulse?: number;
   /** The account, whose learnt shares are remembered apart from another account's on the same prefix. Default ''. */
   account?: string;
 }
@@ -112,6 +117,11 @@ export class BudgetShares {
   start(lane: BudgetLane = 'total'): number {
     if (!slowStartLanes(this.budgets).includes(lane)) return 1;
     return Math.min(1, Math.max(this.floor, this.opts.start ?? 1));
+  }
+
+  /** Requests a pulse sends together while a lane's share is read from 429s alone (1: evenly spaced). */
+  pulse(): number {
+    return Math.max(1, Math.floor(this.opts.pulse ?? defaults.ratePulse));
   }
 
   /** The account's learnt-share key of a lane. */
