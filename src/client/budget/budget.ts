@@ -75,8 +75,8 @@ function zeroes(): Record<BudgetLane, number> {
  * The account's request budgets, shared by every process through Redis. Each lane is a GCRA schedule:
  * `acquire` reserves the next slot of every lane the request spends (its class, and `total` when set) in one
  * EVALSHA, at the same instant, and sleeps until it; so requests go out evenly spaced at `limit × headroom` per
- * window in each lane, whichever classes share the total. A 429 `hold`s the class for every process until the
- * service's reset.
+ * window in each lane, whichever classes share the total (in pulses of two slots while a share is read from 429s
+ * alone: budget-scripts.ts). A 429 `hold`s the class for every process until the service's reset.
  */
 export class RequestBudget {
   /** No budget at all (benchmarks without limits): acquire costs no Redis round trip; holds stay in this process. */

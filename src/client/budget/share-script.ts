@@ -9,11 +9,11 @@ local Lc, W, h = tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
 local floor, step, steps, beta = tonumber(ARGV[9]), tonumber(ARGV[10]), tonumber(ARGV[11]), tonumber(ARGV[12])
 local ttl, bms, probe, burstPart = tonumber(ARGV[13]), tonumber(ARGV[14]), tonumber(ARGV[15]), tonumber(ARGV[16])
 local proof, learntTtl, startStep, quietAbove = tonumber(ARGV[17]), tonumber(ARGV[18]), tonumber(ARGV[19]), tonumber(ARGV[20])
-local startStepMs, crossKeep, yieldStepMs = tonumber(ARGV[21]), tonumber(ARGV[22]), tonumber(ARGV[23])
+local startStepMs, crossKeep, yieldStepMs, pulseN = tonumber(ARGV[21]), tonumber(ARGV[22]), tonumber(ARGV[23]), tonumber(ARGV[24]) or 1
 local t = redis.call('TIME')
 local tnow = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local s = redis.call('HMGET', k, 'f', 'reason', 'since', 'at', 'win', 'own', 'winLen',
-  'other', 'otherAt', 'otherPrev', 'decWin', 'limit', 'learned', 'hdrAt', 'win429', 'ceil', 'pstep', 'ss', 'yieldEnd')
+  'other', 'otherAt', 'otherPrev', 'decWin', 'limit', 'learned', 'hdrAt', 'win429', 'ceil', 'pstep', 'ss', 'yieldEnd', 'winR')
 local f = tonumber(s[1]) or 1
 local reason = s[2] or 'configured'
 local stored, storedReason = f, reason
@@ -36,13 +36,33 @@ local win429 = tonumber(s[15]) or 0
 local ceil = tonumber(s[16])
 local pstep = tonumber(s[17]) or probe
 local src = nil
+-- Whether the service's limit over a gap of d ms between two resets is about the configured budget (a quarter
+-- either way): a sliding window's or a token bucket's resets a second apart are no window of a budget a minute.
+local function plausibleWindow(d)
+  return L <= 0 or (L * W / d <= Lc * 1.25 and L * W / d >= Lc / 1.25)
+end
 
+-- Remaining whose reset is within 2 s, where no window that short was learnt, tells of no window to read it against
+-- (a sliding window's oldest request leaving, a token bucket's next token; a fixed window's last 2 s): the answer
+-- says no more than one without Remaining, and the share is read from 429s, as with the headers on 429s only
+-- (docs/budget-start.md, "Remaining with no window's end"). A fixed window's other answers still carry it. Such
+-- resets are kept apart (winR), for a window of 1 to 2 s of about the configured budget, learnt from two in a row.
+local winR = tonumber(s[20]) or 0
+if not is429 and R >= 0 and reset > 0 and reset - now <= 2000 and not (learned and winLen <= 2000) then
+  local d = reset - winR
+  if winR > 0 and d >= 1000 and d <= 2000 and plausibleWindow(d) then
+    winLen, learned, win, own = d, true, winR, 0
+  elseif reset > winR then
+    winR = reset
+  end
+  if not learned or winLen > 2000 then R, reset = -1, -1 end
+end
 -- The service's window: a later reset starts a new one (a shorter length than configured is learned from two in a
 -- row); an answer of an older window (late, out of order) counts for nothing. A 429 was not counted by the service.
 local current = false
 if reset > 0 and not is429 then
   if reset > win then
-    if win > 0 and reset - win >= 1000 and reset - win <= winLen then
+    if win > 0 and reset - win >= 1000 and reset - win <= winLen and (reset - win > 2000 or plausibleWindow(reset - win)) then
       winLen = reset - win
       learned = true
     end
@@ -60,8 +80,7 @@ end
 -- resets are a 429's own, a second or so away, and 1,200 in a second is no window of a budget of 1,200 a minute.
 if reset > 0 and is429 and reset > win429 then
   local d = reset - win429
-  local plausible = L <= 0 or (L * W / d <= Lc * 1.25 and L * W / d >= Lc / 1.25)
-  if win429 > 0 and d >= 1000 and d <= winLen and plausible then
+  if win429 > 0 and d >= 1000 and d <= winLen and plausibleWindow(d) then
     winLen = d
     learned = true
   end
@@ -183,11 +202,13 @@ if is429 then
   end
 elseif ss then
   -- The slow start's probe: a step up every startStepMs (or window of the service, when shorter) without a 429, once
-  -- this program (every process: the sent buckets) sent 'proof' of what its pace allowed in the whole buckets of that
-  -- time (two buckets at least; an idle program proves nothing). Where the others leave less, the step past it is what the first 429 finds.
+  -- this program (every process: the sent buckets) sent 'proof' of what its pace allowed in the last whole buckets
+  -- that cover that time (two buckets at least; an idle program proves nothing). Where the others leave less, the
+  -- step past it is what the first 429 finds.
   local period = math.min(startStepMs, winLen)
   if tnow - at >= period then
-    local b0, b1 = math.ceil((tnow - math.max(period, 2 * bms)) / bms), math.floor(tnow / bms)
+    local b1 = math.floor(tnow / bms)
+    local b0 = b1 - math.max(2, math.ceil(period / bms))
     local sent = 0
     local all = redis.call('HGETALL', sentKey)
     for i = 1, #all, 2 do
@@ -203,7 +224,10 @@ elseif ss then
       allowed = allowed + fb * bms * Lc * h / W
     end
     redis.call('HSET', k, 'ssProven', string.format('%.4f', sent / math.max(1, allowed)))
-    if b1 > b0 and sent >= proof * allowed then
+    -- (Sent in pulses, the buckets hold whole pulses: one request short of the proof is a pulse's edge, not idle time.)
+    local short = 0
+    if only429 and pulseN > 1 then short = pulseN - 1 end
+    if sent >= proof * allowed - short then
       nf = math.min(1, f + startStep)
       if nf >= 1 then
         ss = false
@@ -252,7 +276,7 @@ if nf >= 1 then since = 0 elseif since == 0 then since = tnow end
 redis.call('HSET', k, 'f', string.format('%.4f', nf), 'reason', why, 'since', since, 'at', at,
   'win', win, 'own', own, 'winLen', winLen, 'decWin', decWin, 'learned', learned and '1' or '0',
   'hdrAt', hdrAt, 'win429', win429, 'pstep', pstep, 'ss', ss and '1' or '0', 'yieldEnd', yieldEnd,
-  'pulse', only429 and '1' or '0')
+  'pulse', only429 and '1' or '0', 'winR', winR)
 if ceil then redis.call('HSET', k, 'ceil', string.format('%.4f', ceil)) end
 if other then redis.call('HSET', k, 'other', string.format('%.9f', other), 'otherAt', otherAt) end
 if src then redis.call('HSET', k, 'otherSrc', src) end
@@ -291,7 +315,8 @@ return { string.format('%.4f', nf), why, changed, otherPerMinute }
  * window has left that may go at once (fraction), the part of what its pace allowed a slow start must have seen this
  * program send for its next step (fraction), the learnt hash's TTL (ms), the slow start's step (fraction), the windows
  * between the probe's steps at or above the last ceiling, the slow start's time between steps (ms), the part of
- * the share a crossing keeps where its reset is within 2 s (fraction), the hold of a 429 while the lane yields after a crossing (ms).
+ * the share a crossing keeps where its reset is within 2 s (fraction), the hold of a 429 while the lane yields after a crossing (ms),
+ * the requests of a pulse (budget-scripts.ts, ACQUIRE; 1: none).
  * KEYS[2]: the lane's sent hash (budget-scripts.ts, ACQUIRE); KEYS[3]: the lane's learnt hash for the account (what a
  * fresh process starts from); KEYS[4]: the lane's hold key (held while it yields after a crossing).
  * Answers { factor, reason, changed (1/0), others' requests a minute or '' }.

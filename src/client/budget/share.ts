@@ -188,6 +188,7 @@ export class BudgetShares {
       this.opts.startStepMs ?? defaults.rateStartStepMs,
       defaults.rateCrossKeep,
       this.opts.yieldStepMs ?? defaults.rateYieldStepMs,
+      this.pulse(),
     ])) as [string, string, number, string];
     const factor = Number(reply[0]);
     const previous = this.local[lane];

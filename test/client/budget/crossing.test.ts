@@ -93,12 +93,26 @@ describe('the crossing: the first 429 of a share at the full budget', () => {
     expect(yieldEnd).toBeGreaterThan(crossedAt + 49_000);
     expect(yieldEnd).toBeLessThan(crossedAt + 52_000);
 
-    // Another 429 of that time (another reset, as a sliding window's or a token bucket's are): a hold, no lower share.
-    await redis.del(keys.budgetHold('total'));
+    // Another 429 of that time (another reset, as a sliding window's or a token bucket's are), while the hold lasts
+    // (a request in flight): the hold stands, no longer, and no lower share.
     await new Promise((r) => setTimeout(r, 1_000));
     await refused(b, 400);
     expect((await total()).factor).toBeCloseTo(defaults.rateCrossKeep, 2);
-    expect(await redis.pttl(keys.budgetHold('total'))).toBeGreaterThan(defaults.rateYieldStepMs - 500);
+    expect(await redis.pttl(keys.budgetHold('total'))).toBeLessThan(defaults.rateYieldStepMs - 800);
+    // The probe after the hold refused (its hold ended half a second ago): twice the hold; no lower share.
+    const holdEnded = async (agoMs: number) => {
+      await redis.del(keys.budgetHold('total'));
+      await redis.hset(keys.budgetShare('total'), 'yieldHoldUntil', Date.now() - agoMs);
+      await refused(b, 400);
+      expect((await total()).factor).toBeCloseTo(defaults.rateCrossKeep, 2);
+      return redis.pttl(keys.budgetHold('total'));
+    };
+    expect(await holdEnded(500)).toBeGreaterThan(2 * defaults.rateYieldStepMs - 500);
+    expect(await holdEnded(500)).toBeGreaterThan(4 * defaults.rateYieldStepMs - 500);
+    // A 429 long after the last hold: one step again.
+    const again = await holdEnded(10 * defaults.rateYieldStepMs);
+    expect(again).toBeGreaterThan(defaults.rateYieldStepMs - 500);
+    expect(again).toBeLessThanOrEqual(defaults.rateYieldStepMs);
 
     // Once its own requests leave the window (the yield's end passed), a 429 lowers the share as any other does.
     await redis.hset(keys.budgetShare('total'), 'yieldEnd', Date.now() - 1);

@@ -97,7 +97,11 @@ describe('pulses while the share is read from 429s alone', () => {
     await deletePrefix(redis, prefix);
     const told = proc(2);
     await told.acquire('post');
-    await told.observe('post', 200, { 'x-ratelimit-limit': '600', 'x-ratelimit-remaining': '590', 'x-ratelimit-reset': String(Math.ceil(Date.now() / 1000) + 30) });
+    await told.observe('post', 200, {
+      'x-ratelimit-limit': '600',
+      'x-ratelimit-remaining': '590',
+      'x-ratelimit-reset': String(Math.ceil(Date.now() / 1000) + 30),
+    });
     expect(await redis.hget(keys.budgetShare('total'), 'pulse')).toBe('0');
     const g2 = gaps(await sends(told, 10, 4));
     expect(Math.min(...g2)).toBeGreaterThan(SLOT_MS * 0.7);
