@@ -4,9 +4,9 @@ import { RequestBudget } from '../../../src/client/budget/budget.js';
 import { redisKeys, type RedisKeys } from '../../../src/redis/connection.js';
 import { connect, deletePrefix, uniquePrefix } from '../../helpers/redis.js';
 
-/** A total of 600 a minute: a slot every 102 ms at the full share (headroom 0.98). */
-const TOTAL = { postPerMinute: 6000, getPerMinute: 6000, collectionPerHour: 3600, requestsPerMinute: 600, headroom: 0.98 };
-const SLOT_MS = 60_000 / (600 * 0.98);
+/** A total of 1,200 a minute: a slot every 51 ms at the full share (headroom 0.98). */
+const TOTAL = { postPerMinute: 6000, getPerMinute: 6000, collectionPerHour: 3600, requestsPerMinute: 1200, headroom: 0.98 };
+const SLOT_MS = 60_000 / (1200 * 0.98);
 
 /**
  * Pulses (docs/budget-start.md, "Pulses"): while a lane's share is read from 429s alone, `pulse` of its slots go
@@ -83,7 +83,7 @@ describe('pulses while the share is read from 429s alone', () => {
     const at = await sends(b, 12, 4);
     expect(await redis.hget(keys.budgetShare('total'), 'pulse')).toBe('1');
     expect(gaps(at).filter((x) => x < SLOT_MS).length).toBeGreaterThanOrEqual(5);
-    // At half the budget: a slot every 204 ms.
+    // At half the budget: a slot every 102 ms.
     expect(at.at(-1)! - at[0]!).toBeGreaterThan(9 * 2 * SLOT_MS);
   });
 
@@ -98,8 +98,8 @@ describe('pulses while the share is read from 429s alone', () => {
     const told = proc(2);
     await told.acquire('post');
     await told.observe('post', 200, {
-      'x-ratelimit-limit': '600',
-      'x-ratelimit-remaining': '590',
+      'x-ratelimit-limit': '1200',
+      'x-ratelimit-remaining': '1190',
       'x-ratelimit-reset': String(Math.ceil(Date.now() / 1000) + 30),
     });
     expect(await redis.hget(keys.budgetShare('total'), 'pulse')).toBe('0');
