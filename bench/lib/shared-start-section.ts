@@ -91,7 +91,7 @@ export async function sharedStartSection(o: BenchOptions, say: (line: string) =>
         'a sliding window, a token bucket of 120), and this program is the real CLI from dist/ on a fresh prefix (nothing remembered); every figure is over the whole run, its first window included. ' +
         `Beside the other client: a chain of \`sync --once\` with 150 new orders each until 120 s have passed (the first starts cold, the next from the share remembered in Redis), and one \`worker\` for 90 s; ` +
         'alone: one cold `sync --once` of 300 orders, its orders a minute against the budget / 4 (an order is 4 requests). ' +
-        `Headers on 429s only: the median of ${o.runs} runs and the worst run's 429 shares; on every answer (no slow start where the reset is a fixed window's end; on sliding windows and a token bucket the share is read from 429s, docs/budget-start.md "Remaining with no window's end"): one worker run.`,
+        `Headers on 429s only: the median of ${o.runs} runs and the worst run's 429 shares; on every answer (no slow start there; on sliding windows and a token bucket the share is read from 429s, docs/budget-start.md "Remaining with no window's end"): one worker run.`,
       '',
       `Command: \`npm run bench -- --only shared-start --runs ${o.runs}\`, or one run: \`npx tsx bench/shared-start.ts --shape fresh|worker --total ${total} --other ${other} --seconds 90 --window fixed|offset|sliding|token-bucket [--on-429] [--rise N]\``,
       '',

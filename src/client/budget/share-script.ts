@@ -48,6 +48,7 @@ end
 -- (docs/budget-start.md, "Remaining with no window's end"). A fixed window's other answers still carry it. Such
 -- resets are kept apart (winR), for a window of 1 to 2 s of about the configured budget, learnt from two in a row.
 local winR = tonumber(s[20]) or 0
+local told = not is429 and R >= 0
 if not is429 and R >= 0 and reset > 0 and reset - now <= 2000 and not (learned and winLen <= 2000) then
   local d = reset - winR
   if winR > 0 and d >= 1000 and d <= 2000 and plausibleWindow(d) then
@@ -92,8 +93,9 @@ end
 if R >= 0 and not is429 then hdrAt = tnow end
 local only429 = tnow - hdrAt > 2 * winLen
 -- Remaining tells the service's state on every answer: no slow start there, the share starts from all of the budget
--- as it always did (a 429 ends a slow start too, below).
-if ss and R >= 0 and not is429 then
+-- as it always did (a 429 ends a slow start too, below), whatever its reset (one within 2 s tells of no window, and
+-- the share is then read from 429s, from all of the budget).
+if ss and told then
   ss = false
   f = 1
   reason = 'configured'

@@ -55,13 +55,15 @@ describe('X-RateLimit-Remaining on every answer', () => {
       expect(await redis.hget(keys.budgetShare('total'), 'pulse')).toBe('0');
     });
 
-    it('goes on with a slow start, which a window end in Remaining ends', async () => {
+    it('ends a slow start at the first answer, as Remaining on every answer always did, and reads the share from 429s', async () => {
       const b = new RequestBudget({ redis, keys, budgets: TOTAL, shares: { floor: 0.1, start: 0.5, account: 'acme' } });
       await b.acquire('post');
-      await b.observe('post', 200, headers({ limit: 1200, remaining: 40, reset: Date.now() + 800 }));
       expect((await total()).reason).toBe('slow-start');
-      await b.observe('post', 200, headers({ limit: 1200, remaining: 1199, reset: Date.now() + 30_000 }));
-      expect((await total()).reason).toBe('configured');
+      await b.observe('post', 200, headers({ limit: 1200, remaining: 40, reset: Date.now() + 800 }));
+      const s = await total();
+      expect(s.factor).toBe(1);
+      expect(s.reason).toBe('configured');
+      expect(await redis.hget(keys.budgetShare('total'), 'pulse')).toBe('1');
     });
 
     it('learns no window from resets a second apart where the limit would be 1,200 a second', async () => {
