@@ -29,6 +29,9 @@ export const MESSAGE_TEXT_RULES = [
   `SwitchStatement[discriminant.property.name=${TEXT}]`,
 ].map((selector) => ({ selector, message: `Deciding by message text: ${BY_CODE}.` }));
 
+/** A line that is one URL and nothing else but its comment marker or its quotes: `// https://...`, `'https://...',`. */
+export const URL_ALONE = String.raw`^\s*(?:(?://|/?\*+)\s*)?['"\x60]?[a-z][a-z\d+.-]*://\S+$`;
+
 const NO_EXPORT_ALL = { selector: 'ExportAllDeclaration', message: 'No `export *`: export each name explicitly.' };
 
 /**
@@ -73,8 +76,10 @@ export default [
     rules: { 'no-restricted-syntax': ['error', NO_EXPORT_ALL, ...MESSAGE_TEXT_RULES] },
   },
   {
-    // Strings, template literals, comments and regular expressions count: break them by hand. A URL cannot be broken.
+    // Strings, template literals, comments and regular expressions count: break them by hand. A URL cannot be broken,
+    // so a line that holds nothing but one (in a comment or a string) may be longer; not a line of prose that holds a
+    // URL somewhere (max-len's own ignoreUrls let two such lines of 163 and 210 through).
     files: CODE,
-    rules: { 'max-len': ['error', { code: WIDTH, ignoreUrls: true }] },
+    rules: { 'max-len': ['error', { code: WIDTH, ignorePattern: URL_ALONE }] },
   },
 ];

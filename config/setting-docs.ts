@@ -57,7 +57,8 @@ export const settingDocs: Record<keyof typeof envSchema.shape, string> = {
   UPSTREAM_URL: 'The upstream feed to pull (docs/records.md); without it, pushed and imported records only.',
   UPSTREAM_TOKEN: 'The bearer token of the feed (a secret).',
   SHOPIFY_STORE_URL:
-    "A Shopify store as the orders' source, its origin (`https://{store}.myshopify.com`; any http(s) origin, so a local store works): `worker` pulls its orders through the GraphQL Admin API (docs/shopify.md).",
+    "A Shopify store as the orders' source, its origin (`https://{store}.myshopify.com`; any http(s) origin, so a local " +
+    'store works): `worker` pulls its orders through the GraphQL Admin API (docs/shopify.md).',
   SHOPIFY_ACCESS_TOKEN:
     "The store's custom-app Admin API access token (`X-Shopify-Access-Token`, a secret). Required with SHOPIFY_STORE_URL.",
   SHOPIFY_API_VERSION: 'The Admin API version in the path (`YYYY-MM`); the default is one Shopify supports.',

@@ -85,5 +85,17 @@ describe('the lint rules', () => {
       const code = `export * from './a.js';\nexport const long = '${'x'.repeat(140)}';\n`;
       expect(await problems('config/lint-probe/f.ts', code)).toEqual(['no-restricted-syntax', 'max-len']);
     });
+
+    it('reports a line of prose over the width that holds a URL somewhere', async () => {
+      const prose = `the store's origin, https://{store}.myshopify.com (not the shop's domain), ${'and more words '.repeat(8)}`;
+      const code = `export const hint =\n  "${prose}";\n// See https://shopify.dev/docs/api for ${'the rest of the sentence '.repeat(5)}\nexport const n = 1;\n`;
+      expect(await problems('src/lint-probe/g.ts', code)).toEqual(['max-len', 'max-len']);
+    });
+
+    it('accepts a line over the width that is one URL alone, in a comment or a string', async () => {
+      const url = `https://example.com/${'a-long-path/'.repeat(14)}`;
+      const code = `// ${url}\nexport const where = [\n  '${url}',\n];\n`;
+      expect(await problems('src/lint-probe/h.ts', code)).toEqual([]);
+    });
   });
 });

@@ -25,7 +25,8 @@ export const STORE_HINTS: Record<StoreErrorCode, string> = {
     'Give the custom app the read_orders scope (read_locations for check, write access to webhooks for ' +
     '--register-webhooks), install it again and set the new token.',
   STORE_NOT_A_STORE:
-    "SHOPIFY_STORE_URL must be the store's own origin, https://{store}.myshopify.com (not the shop's domain), and SHOPIFY_API_VERSION a version Shopify supports.",
+    "SHOPIFY_STORE_URL must be the store's own origin, https://{store}.myshopify.com (not the shop's domain), " +
+    'and SHOPIFY_API_VERSION a version Shopify supports.',
   STORE_UNAVAILABLE: 'The store did not answer or answered 5xx/429: tried again with backoff, then at the next run.',
   STORE_THROTTLED: "The store's query cost bucket stayed empty: another app of the store may spend it; tried again at the next run.",
   STORE_BAD_RESPONSE: 'The store answered in an unexpected shape; check SHOPIFY_API_VERSION.',
