@@ -1,6 +1,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
+import { settingsOf } from '../../config/kind-setting.js';
+import { readConfig, type Config, type ConfigNeeds } from '../../config/read-config.js';
+import { envSchema, secretSettings, type SecretSetting } from '../../config/schema.js';
+import { programKinds } from '../../jobs/kinds.js';
+import { storeOf } from '../../src/app/feed-sources.js';
+import { loadTransforms, transformSettingsOf } from '../../src/feed/load-transforms.js';
 
 /** The repository's deploy/ folder, and its parts. */
 export const DEPLOY = join(import.meta.dirname, '..', '..', 'deploy');
@@ -75,4 +81,81 @@ export function metricNamesIn(expr: string): string[] {
     names.add(m[0]);
   }
   return [...names];
+}
+
+/** The repository's root, and the deploy files at it: Docker Compose's and the settings file it hands the containers. */
+export const ROOT = join(DEPLOY, '..');
+export const COMPOSE_FILE = join(ROOT, 'docker-compose.yml');
+export const ENV_EXAMPLE = join(ROOT, '.env.example');
+
+/** Every setting the program knows: config/schema.ts's, each secret's X_FILE form, and those the kinds declare. */
+export function knownSettings(): Set<string> {
+  return new Set([
+    ...Object.keys(envSchema.shape),
+    ...secretSettings.map((s) => `${s}_FILE`),
+    ...settingsOf(programKinds).map((s) => s.name),
+  ]);
+}
+
+/** The secret setting an X_FILE setting gives as a file, or undefined. */
+export function secretOfFile(name: string): SecretSetting | undefined {
+  return secretSettings.find((s) => `${s}_FILE` === name);
+}
+
+/**
+ * The settings each documented path needs set (they have no default that serves it), by the doc that walks it: a
+ * deployment names each, or its secret's X_FILE. Each is named by its doc (checked), so that the list follows the docs.
+ */
+export const DOCUMENTED_NEEDS: Record<string, readonly string[]> = {
+  'docs/going-live.md': [
+    'INVENTORY_BASE_URL',
+    'INVENTORY_ACCOUNT',
+    'INVENTORY_API_KEY',
+    'INVENTORY_API_SECRET',
+    'UPSTREAM_URL',
+    'UPSTREAM_TOKEN',
+    'QUEUE_PREFIX',
+    'REDIS_URL',
+    'MAPPING_FILE',
+    'SYNC_ORDERS_SINCE',
+    'SYNC_COUNTS_SINCE',
+    'ALERT_WEBHOOK_URL',
+    'DASHBOARD_USER',
+    'DASHBOARD_PASSWORD',
+  ],
+  'docs/shopify.md': [
+    'SHOPIFY_STORE_URL',
+    'SHOPIFY_ACCESS_TOKEN',
+    'INGEST_HMAC_SECRET',
+    'INGEST_PORT',
+    'INGEST_PUBLIC_URL',
+    'MAPPING_FILE',
+  ],
+  'docs/push.md': ['INGEST_PORT', 'INGEST_SECRET', 'INGEST_HOST', 'TRANSFORMS'],
+  'docs/deployment.md': ['WORKER_HTTP_HOST', 'WORKER_HTTP_PORT', 'DASHBOARD_PUBLIC_URL', 'REDIS_URL'],
+};
+
+/** The documented needs a set of names lacks, as `doc: SETTING`; a secret is there as itself or as its X_FILE. */
+export function missingNeeds(names: ReadonlySet<string>): string[] {
+  return Object.entries(DOCUMENTED_NEEDS).flatMap(([doc, needs]) =>
+    needs.filter((n) => !names.has(n) && !names.has(`${n}_FILE`)).map((n) => `${doc}: ${n}`),
+  );
+}
+
+/** A value of each secret in the form the program's rules want of it (a test's stand-in for the operator's). */
+export function secretValue(name: string): string {
+  if (name === 'INGEST_SECRET') return `whsec_${Buffer.from(`a-push-secret-for-${name}`).toString('base64')}`;
+  if (name === 'ALERT_WEBHOOK_URL') return 'https://hooks.example.com/services/T0/B0/alerts';
+  return `${name.toLowerCase()}-a-long-test-value`;
+}
+
+/**
+ * The configuration a command reads at start, as it reads it: readConfig with the command's needs, then the
+ * transforms loaded against the kinds (a store's own added), as `worker` and `receive` do before they run.
+ */
+export async function configAtStart(env: Record<string, string>, command: string): Promise<Config> {
+  const needs: ConfigNeeds = command === 'worker' ? { service: true } : {};
+  const config = readConfig(env, needs, programKinds);
+  await loadTransforms(transformSettingsOf(config.transforms ?? [], programKinds, storeOf(config)), programKinds);
+  return config;
 }
