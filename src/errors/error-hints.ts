@@ -32,7 +32,7 @@ export const HINTS = {
   NOT_FOLLOWED:
     "This program refused to send the request, the service was not asked: its path would leave the account's API " +
     "(/<account>/api/) once a server resolves its dot-segments. When the path holds the record's key (an orderId such as " +
-    '../../x), correct the key upstream; when the service answered it, report it with this trace. Retrying cannot help.',
+    'A/../../../B), correct the key upstream; when the service answered it, report it with this trace. Retrying cannot help.',
   HELD:
     'Nothing to do: this call of the service failed again and again, so it is held and the job waits at this step (no attempt ' +
     'spent); one real request tries it at growing intervals and the job goes on by itself once it works (docs/runbooks/one-call-fails.md).',
