@@ -68,11 +68,11 @@ describe('paths the client follows', () => {
         err = e as ServiceError;
       }
       expect(err).toMatchObject({ code: 'NOT_FOLLOWED', retryable: false, outcome: 'not-applied', method: 'POST' });
-      expect(err.message).toBe(
+      expect(err?.message).toBe(
         'POST "/demo/api/order/..%2F..%2F..%2Fx/complete": not sent, this program refuses to follow it (the service was not asked): ' +
           `the path ${LEAVES('/x/complete')}`,
       );
-      expect(err.hint).toMatch(/^This program refused to send the request, the service was not asked/);
+      expect(err?.hint).toMatch(/^This program refused to send the request, the service was not asked/);
     });
   });
 
