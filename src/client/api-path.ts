@@ -36,19 +36,30 @@ function resolved(segments: readonly string[], merge: boolean): string[] {
 }
 
 /**
- * Each way a server or proxy in front of the service may read the path: as sent, decoded once or twice (some decode
- * again), with an encoded slash or backslash taken for a separator or not, with empty segments merged or kept; then
- * its dot-segments resolved. Answers the first reading that is not under /<account>/api/, or undefined.
+ * The segments of each way a server or proxy in front of the service may read the path before it resolves its
+ * dot-segments: as sent; decoded once or twice (some decode again), either as a whole (an encoded slash, or an encoded
+ * backslash too, becomes a separator) or segment by segment (an encoded slash stays inside its segment).
  */
+function* readings(bare: string): Generator<string[]> {
+  const raw = bare.split('/').slice(1);
+  yield raw;
+  let whole = bare;
+  let segments = raw;
+  for (let depth = 1; depth <= 2; depth++) {
+    whole = decodeOnce(whole);
+    segments = segments.map(decodeOnce);
+    yield whole.split('/').slice(1);
+    yield whole.split(/[/\\]/).slice(1);
+    yield segments;
+  }
+}
+
+/** The first reading of the path (empty segments kept or merged) that is not under /<account>/api/, or undefined. */
 function readingOutside(bare: string, account: string): string | undefined {
-  let text = bare;
-  for (let depth = 0; depth <= 2; depth++) {
-    if (depth > 0) text = decodeOnce(text);
-    for (const separator of depth === 0 ? [/\//] : [/\//, /[/\\]/]) {
-      for (const merge of [false, true]) {
-        const segments = resolved(text.split(separator).slice(1), merge);
-        if (segments[0] !== account || segments[1] !== 'api') return `/${segments.join('/')}`;
-      }
+  for (const segments of readings(bare)) {
+    for (const merge of [false, true]) {
+      const path = resolved(segments, merge);
+      if (path[0] !== account || path[1] !== 'api') return `/${path.join('/')}`;
     }
   }
   return undefined;

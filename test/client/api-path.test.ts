@@ -47,6 +47,7 @@ describe('paths the client follows', () => {
       ['/demo/api/order/x%5c..%5c..%5c..%5cadmin', LEAVES('/demo/admin')],
       ['/demo/api/order/%c0%ae%c0%ae/%C0%AE%C0%AE/x', LEAVES('/demo/x')],
       ['/demo/api/order//../../x', LEAVES('/demo/x')],
+      ['/demo/api/x%2Fy/%2e%2e/%2e%2e', LEAVES('/demo')],
       ['/demo/api/order\\..\\admin', CHARACTERS],
       ['/demo/api/order/1#frag', CHARACTERS],
       ['/demo/api/order/1\r\nHost: evil', CHARACTERS],
