@@ -32,6 +32,8 @@ export const envSchema = z.object({
     .string()
     .trim()
     .regex(/^[A-Za-z0-9._~-]+$/, 'INVENTORY_ACCOUNT must be one URL path segment (letters, digits, . _ ~ -)')
+    // A dot-segment names no account: every path under it would leave the account's API (src/client/api-path.ts).
+    .refine((v) => v !== '.' && v !== '..', 'INVENTORY_ACCOUNT must be one URL path segment, not . or ..')
     .optional(),
   INVENTORY_API_KEY: optionalText,
   INVENTORY_API_SECRET: optionalText,

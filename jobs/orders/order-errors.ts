@@ -1,4 +1,7 @@
 import type { ServiceError } from '../../src/client/answers/errors.js';
+import { pathProblem } from '../../src/client/api-path.js';
+import type { ServiceApi } from '../../src/client/service-api.js';
+import { HINTS } from '../../src/errors/error-hints.js';
 import { ConflictError, PermanentJobError } from '../../src/queue/job-errors.js';
 import { describeDifferences, type Difference } from './order-compare.js';
 
@@ -33,6 +36,35 @@ export function completedOrderChanged(orderId: string, diffs: Difference[]): Per
     'Make the order editable again in the service, then retry the job; or correct the record upstream to match the completed order.',
     { orderId, differences: diffs },
   );
+}
+
+/**
+ * The order's URLs as the service makes them from its orderId (`/{account}/api/order/{orderId}`, its actions below),
+ * checked before the order is created: when this program would refuse to follow them (an orderId whose `..` climb out
+ * of the account's API), nothing is written, rather than an order created, shipped and never completed.
+ */
+export function refuseUnfollowedOrder(orderId: string, api: Pick<ServiceApi, 'account' | 'entityPath'>): void {
+  const orderUrl = api.entityPath('order', orderId);
+  for (const path of [orderUrl, `${orderUrl}/complete`]) {
+    const problem = pathProblem(path, api.account);
+    if (problem === undefined) continue;
+    throw new UnfollowedOrderError(
+      `order ${orderId}: not created, for this program would refuse to follow its URL ${JSON.stringify(path)} ` +
+        `(the service was not asked): the path ${problem}`,
+      { orderId, path },
+    );
+  }
+}
+
+/** NOT_FOLLOWED before anything is sent: the orderId stays what it is, so no retry can help. */
+class UnfollowedOrderError extends PermanentJobError {
+  constructor(message: string, details: Record<string, unknown>) {
+    super('NOT_FOLLOWED', message, HINTS.NOT_FOLLOWED, details);
+  }
+
+  override get retryHelps(): boolean {
+    return false;
+  }
 }
 
 /** A write the service refused for a reason retrying cannot fix (missing reference, invalid body). */

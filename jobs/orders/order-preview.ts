@@ -7,6 +7,7 @@ import { planOrder, type OrderPlan } from './order-plan.js';
 import { applyWrite, isOlder, parseProgress, stepOf, type OrderProgress, type ProgressWrite } from './order-progress.js';
 import { readBack, settleRead } from './order-read.js';
 import type { OrderInput } from './order-record.js';
+import { refuseUnfollowedOrder } from './order-errors.js';
 import { intentOf, olderThanSeen } from './order-run.js';
 import { syncedBefore } from './order-sync.js';
 import { orderWrite } from './order-writes.js';
@@ -64,6 +65,7 @@ export async function previewOrder(input: OrderInput, ctx: PreviewContext): Prom
       }
       if (next.kind === 'read') take(before ? plannedRead(plan, p) : await readBack(ctx, plan, p));
       else {
+        if (next.step.kind === 'create-order') refuseUnfollowedOrder(plan.orderId, ctx.client);
         const w = orderWrite(plan, applyWrite(p, intentOf(p, next)), next, ctx.client);
         calls.push({ method: 'POST', path: w.path, body: w.body, what: w.said });
         take({ ...intentOf(p, next), ...w.planned, pending: '' });

@@ -3,7 +3,7 @@ import type { JobContext, JobResult } from '../../src/queue/job-context.js';
 import { PermanentJobError } from '../../src/queue/job-errors.js';
 import { localDateTime } from '../../src/time/date-format.js';
 import { nextLifeStep, type LifeNext, type NextWrite } from './life-next.js';
-import { READ_BACK, REFUSED, serviceRefused } from './order-errors.js';
+import { READ_BACK, REFUSED, refuseUnfollowedOrder, serviceRefused } from './order-errors.js';
 import type { OrderPlan } from './order-plan.js';
 import { applyWrite, isOlder, type OrderProgress, type ProgressStore, type ProgressWrite } from './order-progress.js';
 import { readBack, settleRead } from './order-read.js';
@@ -123,6 +123,7 @@ export class OrderRun {
    */
   private async write(next: NextWrite): Promise<void> {
     const { plan, ctx } = this;
+    if (next.step.kind === 'create-order') refuseUnfollowedOrder(plan.orderId, ctx.client);
     const intent = intentOf(this.p, next);
     if (this.p.pending !== next.pending || intent.returns) await this.save(intent, next.step.kind === 'create-order');
     const request = orderWrite(plan, this.p, next, ctx.client);

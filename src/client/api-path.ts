@@ -1,4 +1,4 @@
-import { BadResponseError } from './answers/errors.js';
+import { NotFollowedError } from './answers/errors.js';
 
 /**
  * A path as the service returns it (entity and action URLs): absolute URLs give their path and query (never their
@@ -11,49 +11,89 @@ export function toPath(urlOrPath: string): string {
   return rest.startsWith('/') ? rest : `/${rest}`;
 }
 
-/** A segment decoded until it stops changing (so %252e%252e is seen as ..), or undefined when it is malformed. */
-function decoded(segment: string): string | undefined {
-  let s = segment;
-  for (let i = 0; i < 3 && s.includes('%'); i++) {
-    try {
-      s = decodeURIComponent(s);
-    } catch {
-      return undefined;
-    }
-  }
-  return s;
+/**
+ * One round of percent-decoding as a lenient server makes it: every well-formed escape of an ASCII character (and the
+ * overlong two-byte forms old decoders read as one), the rest left as it is (`50%OFF` stays `50%OFF`). Characters past
+ * ASCII are left encoded: none of them is a dot or a slash.
+ */
+function decodeOnce(s: string): string {
+  const byte = (hex: string) => parseInt(hex, 16);
+  return s
+    .replace(/%([cC][01])%([89abAB][0-9a-fA-F])/g, (_, a: string, b: string) =>
+      String.fromCharCode(((byte(a) & 0x1f) << 6) | (byte(b) & 0x3f)),
+    )
+    .replace(/%([0-7][0-9a-fA-F])/g, (_, a: string) => String.fromCharCode(byte(a)));
 }
 
-/** Why a path may not be followed, or undefined when it may: under /<account>/api/, no dot-segment even encoded. */
+/** The path a server reads once it resolves dot-segments (RFC 3986 5.2.4) in these segments; `merge` drops empty ones. */
+function resolved(segments: readonly string[], merge: boolean): string[] {
+  const out: string[] = [];
+  for (const s of segments) {
+    if (s === '..') out.pop();
+    else if (s !== '.' && !(merge && s === '')) out.push(s);
+  }
+  return out;
+}
+
+/**
+ * The segments of each way a server or proxy in front of the service may read the path before it resolves its
+ * dot-segments: as sent; decoded once or twice (some decode again), either as a whole (an encoded slash, or an encoded
+ * backslash too, becomes a separator) or segment by segment (an encoded slash stays inside its segment).
+ */
+function* readings(bare: string): Generator<string[]> {
+  const raw = bare.split('/').slice(1);
+  yield raw;
+  let whole = bare;
+  let segments = raw;
+  for (let depth = 1; depth <= 2; depth++) {
+    whole = decodeOnce(whole);
+    segments = segments.map(decodeOnce);
+    yield whole.split('/').slice(1);
+    yield whole.split(/[/\\]/).slice(1);
+    yield segments;
+  }
+}
+
+/** The first reading of the path (empty segments kept or merged) that is not under /<account>/api/, or undefined. */
+function readingOutside(bare: string, account: string): string | undefined {
+  for (const segments of readings(bare)) {
+    for (const merge of [false, true]) {
+      const path = resolved(segments, merge);
+      if (path[0] !== account || path[1] !== 'api') return `/${path.join('/')}`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Why a path may not be followed, or undefined when it may: it must stay under /<account>/api/ however a server reads
+ * it. A key travels in its segments as the service encodes it (`50%25OFF-5`, `A%2F..%2FB`), and a dot-segment that
+ * stays inside the API, raw or encoded, is followed; one that climbs out of it is not.
+ */
 export function pathProblem(path: string, account: string): string | undefined {
   // Control characters, a backslash (read as a slash by some servers) or a fragment have no place in an API path.
   if (/[\u0000-\u001f\u007f\\#]/.test(path)) return 'has a control character, a backslash or a fragment';
   const [bare = ''] = path.split('?', 1);
   const root = `/${account}/api/`;
   if (!bare.startsWith(root)) return `is not under ${root}`;
-  const segments = bare.slice(root.length).split('/');
-  for (const [i, segment] of segments.entries()) {
-    const d = decoded(segment);
-    if (d === undefined) return 'has a malformed percent-encoding';
-    // An encoded slash is kept (an orderId may hold one) but may be decoded by a server: no dot-segment between them either.
-    if (d.split(/[/\\]/).some((part) => part === '.' || part === '..')) return 'has a dot-segment';
-    if (segment === '' && i < segments.length - 1) return 'has an empty segment';
-  }
+  const outside = readingOutside(bare, account);
+  if (outside !== undefined)
+    return `leaves ${root} once its dot-segments are resolved (a server may read it as ${JSON.stringify(outside)})`;
   return undefined;
 }
 
 /**
- * Refuses to follow a path taken from a service answer or from Redis (an entity or action URL) that leaves the
- * account's API: BAD_RESPONSE, before any request is sent. Answers the path to request.
+ * Refuses to follow a path taken from a service answer, from Redis or built from a record's key (an entity or action
+ * URL) that leaves the account's API: NOT_FOLLOWED, this program's refusal, before any request is sent (the service
+ * is not asked). Answers the path to request.
  */
 export function followablePath(method: string, urlOrPath: string, account: string): string {
   const path = toPath(urlOrPath);
   const problem = pathProblem(path, account);
   if (problem === undefined) return path;
   const shown = path.length > 200 ? `${path.slice(0, 200)}...` : path;
-  throw new BadResponseError(`${method} ${JSON.stringify(shown)}: not followed, the path ${problem}`, {
-    method,
-    path: shown,
-    outcome: 'not-applied',
-  });
+  throw new NotFollowedError(
+    `${method} ${JSON.stringify(shown)}: not sent, this program refuses to follow it (the service was not asked): the path ${problem}`,
+    { method, path: shown, outcome: 'not-applied' },
+  );
 }

@@ -29,6 +29,10 @@ export const HINTS = {
     'Something failed for now (the service, the network, Redis, a busy lock); retried with backoff. ' +
     'Once its attempts are spent, retry the job when it answers again.',
   BAD_RESPONSE: 'The service answered in an unexpected shape; report it with this trace.',
+  NOT_FOLLOWED:
+    "This program refused to send the request, the service was not asked: its path would leave the account's API " +
+    "(/<account>/api/) once a server resolves its dot-segments. When the path holds the record's key (an orderId such as " +
+    'A/../../../B), correct the key upstream; when the service answered it, report it with this trace. Retrying cannot help.',
   HELD:
     'Nothing to do: this call of the service failed again and again, so it is held and the job waits at this step (no attempt ' +
     'spent); one real request tries it at growing intervals and the job goes on by itself once it works (docs/runbooks/one-call-fails.md).',

@@ -90,6 +90,8 @@ export function classifyFailure(err: unknown): Failure {
       hint: err.hint,
       retryable: err.retryable,
       outcome: err.outcome,
+      // This program's own refusal of a path: the same path is refused again however often the job is retried.
+      ...(err.code === 'NOT_FOLLOWED' ? { retryHelps: false } : {}),
     };
     if (err.code === 'RATE_LIMITED') return { ...base, action: 'hold', resetAt: err.resetAt };
     if (ACCOUNT_CODES.has(err.code)) return { ...base, action: err.retryable ? 'retry' : 'fail', refusal: 'account' };

@@ -41,7 +41,7 @@ function routeGet(ctx: ApiContext, req: ApiRequest): string {
   }
   if (c === 'order' && n === 4 && sub === 'orderItem' && subId !== undefined) {
     const order = requireOrder(ctx, id);
-    const item = order.orderItemList.find((i) => i.orderItemUrl.endsWith(`/orderItem/${subId}`));
+    const item = order.orderItemList.find((i) => i.orderItemUrl.endsWith(`/orderItem/${encodeURIComponent(subId)}`));
     if (!item) throw notFound(`No order item ${subId} in order ${id}`);
     return JSON.stringify(orderItemView(ctx.profile, order, item));
   }

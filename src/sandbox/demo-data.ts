@@ -18,7 +18,7 @@ const MAGAZINES = [
  */
 export function demoData(account = 'demo'): SandboxData {
   const api = `/${account}/api`;
-  const facilityUrl = (id: string) => `${api}/facility/${id}`;
+  const facilityUrl = (id: string) => `${api}/facility/${encodeURIComponent(id)}`;
   const facilities: NonNullable<SandboxData['facilities']> = [];
   const locationUrls: string[] = [];
   const locationByName = new Map<string, string>();
@@ -36,7 +36,7 @@ export function demoData(account = 'demo'): SandboxData {
   const products: NonNullable<SandboxData['products']> = [];
   const urlOf = new Map<string, string>();
   const add = (productId: string, internalId: string, internalName: string | null, statusId = 'PRODUCT_ACTIVE') => {
-    const productUrl = `${api}/product/${internalId}`;
+    const productUrl = `${api}/product/${encodeURIComponent(internalId)}`;
     urlOf.set(productId, productUrl);
     products.push({ productId, productUrl, internalName, statusId, productAssocList: [] });
   };

@@ -100,7 +100,7 @@ export class Inventory {
     const id = String(this.seq++);
     return {
       inventoryItemId: id,
-      inventoryItemUrl: `${this.api}/inventoryitem/${id}`,
+      inventoryItemUrl: `${this.api}/inventoryitem/${encodeURIComponent(id)}`,
       facilityUrl,
       productId: product.productId,
       productUrl: product.productUrl,

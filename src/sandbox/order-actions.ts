@@ -49,7 +49,7 @@ export function orderAction(ctx: ApiContext, orderId: string, action: string) {
 /** POST /order/<orderId>/orderItem/<itemId>/reserve: answers the order while it can change. */
 export function reserveItem(ctx: ApiContext, orderId: string, itemId: string) {
   const order = requireOrder(ctx, orderId);
-  if (!order.orderItemList.some((i) => i.orderItemUrl.endsWith(`/orderItem/${itemId}`)))
+  if (!order.orderItemList.some((i) => i.orderItemUrl.endsWith(`/orderItem/${encodeURIComponent(itemId)}`)))
     throw notFound(`No order item ${itemId} in order ${orderId}`);
   assertEditable(ctx, order, true);
   ctx.counters.actions++;

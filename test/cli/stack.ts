@@ -22,7 +22,7 @@ export const SECRETS = { key: 'key-7c1f9e', secret: 'sec-4b8d2a9f61', token: 'to
 export async function startStack(
   streams: Partial<Record<StreamName, unknown[]>> = {},
   name = 'cli',
-  sandboxOptions: Pick<SandboxOptions, 'profile'> = {},
+  sandboxOptions: Pick<SandboxOptions, 'profile' | 'data'> = {},
 ): Promise<Stack> {
   const sandbox = await startSandbox({ port: 0, data: 'demo', key: SECRETS.key, secret: SECRETS.secret, ...sandboxOptions });
   const feed = await startFeedServer({ names: STREAMS, port: 0, streams, token: SECRETS.token });

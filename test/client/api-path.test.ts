@@ -1,35 +1,79 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { pathProblem } from '../../src/client/api-path.js';
+import { followablePath, pathProblem } from '../../src/client/api-path.js';
 import type { ServiceError } from '../../src/client/answers/errors.js';
 import { ServiceClient } from '../../src/client/service-client.js';
+import { ODD_KEYS } from '../helpers/odd-keys.js';
 import { json, startServer, type TestServer } from './http-server.js';
 
+const LEAVES = (reading: string) => `leaves /demo/api/ once its dot-segments are resolved (a server may read it as "${reading}")`;
+const CHARACTERS = 'has a control character, a backslash or a fragment';
+
 describe('paths the client follows', () => {
+  describe('when a key is in the path as the service encodes it', () => {
+    it.each(ODD_KEYS)('follows the order and its actions for %j', (key) => {
+      const order = `/demo/api/order/${encodeURIComponent(key)}`;
+      for (const path of [order, `${order}/complete`, `${order}/history/`, `${order}/orderItem/00001/reserve`])
+        expect(pathProblem(path, 'demo'), path).toBeUndefined();
+    });
+  });
+
   describe('when a path is checked', () => {
     it.each([
-      ['/demo/api/order/WEB-1', undefined],
-      ['/demo/api/order/WEB-1/complete?x=1', undefined],
-      ['/demo/api/order/WEB-1/history/', undefined],
-      ['/demo/api/order/WEB%2F1', undefined],
-      ['/demo/api/order/..', 'has a dot-segment'],
-      ['/demo/api/order/WEB-1/../../other/api/x', 'has a dot-segment'],
-      ['/demo/api/./order/1', 'has a dot-segment'],
-      ['/demo/api/order/%2e%2e/x', 'has a dot-segment'],
-      ['/demo/api/order/%2E%2e/x', 'has a dot-segment'],
-      ['/demo/api/order/%252e%252e/x', 'has a dot-segment'],
-      ['/demo/api/order/..%2f..%2fadmin', 'has a dot-segment'],
-      ['/demo/api/order/x%5c..%5cadmin', 'has a dot-segment'],
-      ['/demo/api/order/%zz', 'has a malformed percent-encoding'],
-      ['/demo/api/order//1', 'has an empty segment'],
-      ['/demo/api/order\\..\\admin', 'has a control character, a backslash or a fragment'],
-      ['/demo/api/order/1#frag', 'has a control character, a backslash or a fragment'],
-      ['/demo/api/order/1\r\nHost: evil', 'has a control character, a backslash or a fragment'],
+      // Followed: whatever a server makes of it, it stays in the account's API.
+      ['/demo/api/order/WEB-1', 'followed'],
+      ['/demo/api/order/WEB-1/complete?x=1', 'followed'],
+      ['/demo/api/order/WEB-1/history/', 'followed'],
+      ['/demo/api/order/WEB%2F1', 'followed'],
+      ['/demo/api/order/50%25OFF-5/complete', 'followed'],
+      ['/demo/api/order/%252e%252e', 'followed'],
+      ['/demo/api/order/A%2F..%2FB/complete', 'followed'],
+      ['/demo/api/order/..%2Fx/complete', 'followed'],
+      ['/demo/api/order/%2e%2e/x', 'followed'],
+      ['/demo/api/order/..', 'followed'],
+      ['/demo/api/order/WEB-1/../../other/api/x', 'followed'],
+      ['/demo/api/./order/1', 'followed'],
+      ['/demo/api/order/x%5c..%5cadmin', 'followed'],
+      ['/demo/api/order//1', 'followed'],
+      // A malformed escape is the server's to answer (400): it leads nowhere else.
+      ['/demo/api/order/%zz', 'followed'],
+      ['/demo/api/order/50%OFF', 'followed'],
+      // Refused: some reading of it climbs out of /demo/api/.
+      ['/demo/api/..', LEAVES('/demo')],
+      ['/demo/api/order/WEB-1/../../../other/api/x', LEAVES('/demo/other/api/x')],
+      ['/demo/api/order/%2e%2e/%2e%2e/%2e%2e/_admin/reset', LEAVES('/_admin/reset')],
+      ['/demo/api/order/%2E%2e/%2e%2E/x', LEAVES('/demo/x')],
+      ['/demo/api/order/..%2f..%2f..%2fadmin', LEAVES('/admin')],
+      ['/demo/api/order/%252e%252e%252f%252e%252e/x', LEAVES('/demo/x')],
+      ['/demo/api/order/x%5c..%5c..%5c..%5cadmin', LEAVES('/demo/admin')],
+      ['/demo/api/order/%c0%ae%c0%ae/%C0%AE%C0%AE/x', LEAVES('/demo/x')],
+      ['/demo/api/order//../../x', LEAVES('/demo/x')],
+      ['/demo/api/x%2Fy/%2e%2e/%2e%2e', LEAVES('/demo')],
+      ['/demo/api/order\\..\\admin', CHARACTERS],
+      ['/demo/api/order/1#frag', CHARACTERS],
+      ['/demo/api/order/1\r\nHost: evil', CHARACTERS],
       ['/other/api/order/1', 'is not under /demo/api/'],
       ['/demo/apix/order/1', 'is not under /demo/api/'],
       ['/demo/api', 'is not under /demo/api/'],
       ['/_admin/reset', 'is not under /demo/api/'],
-    ])('%j: %s', (path, problem) => {
-      expect(pathProblem(path, 'demo')).toBe(problem);
+    ])('%j is %s', (path, verdict) => {
+      expect(pathProblem(path, 'demo') ?? 'followed').toBe(verdict);
+    });
+  });
+
+  describe('when a path is refused', () => {
+    it('is NOT_FOLLOWED, saying this program refused it and the service was not asked', () => {
+      let err: ServiceError | undefined;
+      try {
+        followablePath('POST', '/demo/api/order/..%2F..%2F..%2Fx/complete', 'demo');
+      } catch (e) {
+        err = e as ServiceError;
+      }
+      expect(err).toMatchObject({ code: 'NOT_FOLLOWED', retryable: false, outcome: 'not-applied', method: 'POST' });
+      expect(err?.message).toBe(
+        'POST "/demo/api/order/..%2F..%2F..%2Fx/complete": not sent, this program refuses to follow it (the service was not asked): ' +
+          `the path ${LEAVES('/x/complete')}`,
+      );
+      expect(err?.hint).toMatch(/^This program refused to send the request, the service was not asked/);
     });
   });
 
@@ -54,13 +98,15 @@ describe('paths the client follows', () => {
         '/demo/api/order/%2e%2e/%2e%2e/%2e%2e/_admin/reset',
         '/other/api/order/WEB-1/complete',
         'https://evil.example/_admin/reset',
-      ])('refuses to follow %j with BAD_RESPONSE, sending nothing', async (url) => {
+      ])('refuses to follow %j with NOT_FOLLOWED, sending nothing', async (url) => {
         server = await startServer((req, res) => json(res, 200, order(url)));
         client = new ServiceClient({ baseUrl: server.url, account: 'demo', apiKey: 'k', apiSecret: 's' });
         const answered = await client.getOrder('/demo/api/order/WEB-1');
         const err = (await client.completeOrder(answered.actionUrlComplete!).catch((e: unknown) => e)) as ServiceError;
-        expect(err).toMatchObject({ code: 'BAD_RESPONSE', retryable: false, outcome: 'not-applied', method: 'POST' });
-        expect(err.message).toMatch(/^POST ".*": not followed, the path (has a dot-segment|is not under \/demo\/api\/)$/);
+        expect(err).toMatchObject({ code: 'NOT_FOLLOWED', retryable: false, outcome: 'not-applied', method: 'POST' });
+        expect(err.message).toMatch(
+          /^POST ".*": not sent, this program refuses to follow it \(the service was not asked\): the path (leaves|is not under) \/demo\/api\//,
+        );
         expect(server.seen.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /demo/api/order/WEB-1']);
       });
 

@@ -70,6 +70,12 @@ describe('configuration', () => {
       }
     });
 
+    it.each(['.', '..'])('refuses INVENTORY_ACCOUNT %j: a dot-segment names no account', (account) => {
+      expect(problemsOf({ ...service, INVENTORY_ACCOUNT: account })).toEqual([
+        'INVENTORY_ACCOUNT must be one URL path segment, not . or ..',
+      ]);
+    });
+
     it('names the variable and the rule for each bad value, all at once', () => {
       const problems = problemsOf({
         ...service,

@@ -16,6 +16,7 @@ export type ServiceErrorCode =
   | 'RATE_LIMITED'
   | 'TRANSIENT'
   | 'BAD_RESPONSE'
+  | 'NOT_FOLLOWED'
   | 'HELD';
 
 /**
@@ -139,6 +140,15 @@ export class TransientError extends ServiceError {
 /** A 2xx whose body lacks what the step needs (the message names the field and the URL), or is not JSON. */
 export class BadResponseError extends ServiceError {
   readonly code = 'BAD_RESPONSE' as const;
+  readonly retryable = false;
+}
+
+/**
+ * Not sent, by this program's choice: the path to follow (from an answer, from Redis, or built from a record's key)
+ * would leave the account's API (src/client/api-path.ts). The service was not asked; no retry changes the path.
+ */
+export class NotFollowedError extends ServiceError {
+  readonly code = 'NOT_FOLLOWED' as const;
   readonly retryable = false;
 }
 

@@ -77,8 +77,8 @@ export function credentialRotation(credentials: Credentials): Layer {
 }
 
 /**
- * Paths come from answers and Redis too: only ones under /<account>/api/ without dot-segments are followed; any other
- * is BAD_RESPONSE before it spends budget or is sent.
+ * Paths come from answers and Redis too: only ones that stay under /<account>/api/ however a server reads them are
+ * followed (src/client/api-path.ts); any other is NOT_FOLLOWED, this program's refusal, before it spends budget or is sent.
  */
 export function followedPaths(account: string): Layer {
   return (next) => (req) => next({ ...req, path: followablePath(req.method, req.path, account) });
