@@ -16,8 +16,10 @@ import { metricSources } from './metric-sources.js';
 export interface AppContext {
   config: Config;
   logger: Logger;
+  /** In a dry run (`--dry-run`, io.dryRun) the one Redis handed out answers reads only. */
   redis: Redis;
   metrics: Metrics;
+  /** In a dry run, parts that only read (buildDeps' `dryRun`): nothing a command does with them writes or queues. */
   deps: AppDeps;
   close(): Promise<void>;
 }
@@ -53,7 +55,7 @@ export async function openApp(io: CliIo, o: OpenAppOptions): Promise<AppContext>
   const config = o.config ?? loadConfig(io, o.kinds, o.needs);
   const logger = commandLogger(config, o.logTo, o.extraSecrets, { service: o.service, verbose: io.verbose });
   logger.debug({ config: describeConfig(config) }, 'configuration');
-  if (o.shared) return openSharedApp(config, logger, o, o.shared);
+  if (o.shared) return openSharedApp(io, config, logger, o, o.shared);
   const redis = await connectRedisWaiting(config.redis, {
     logger,
     waitMs: o.waitForRedis ? config.redisStartWaitSeconds * 1000 : 0,
@@ -69,7 +71,7 @@ export async function openApp(io: CliIo, o: OpenAppOptions): Promise<AppContext>
       tracing = startTracing({ account: config.service?.account ?? '', accountName: config.accountName, logger });
     }
     let metrics: Metrics | undefined;
-    deps = buildDeps(config, logger, { redis, kinds: o.kinds, onCall: (call) => metrics?.onCall(call), tracing });
+    deps = buildDeps(config, logger, { redis, kinds: o.kinds, onCall: (call) => metrics?.onCall(call), tracing, dryRun: io.dryRun });
     metrics = createMetrics({ sources: metricSources(deps) });
     if (o.probe !== false) await probeService(deps.client, config.service!.baseUrl);
     return appContext(deps, metrics, tracing);
@@ -92,6 +94,7 @@ export async function startProcessTracing(config: Config, logger: Logger): Promi
 
 /** One account of a process that runs several: its own parts over the process's Redis connection and tracing. */
 async function openSharedApp(
+  io: CliIo,
   config: Config,
   logger: Logger,
   o: OpenAppOptions,
@@ -102,7 +105,13 @@ async function openSharedApp(
     jobs: shared.tracing.jobsFor(config.service?.account ?? '', config.accountName),
   };
   let metrics: Metrics | undefined;
-  const deps = buildDeps(config, logger, { redis: shared.redis, kinds: o.kinds, onCall: (call) => metrics?.onCall(call), tracing });
+  const deps = buildDeps(config, logger, {
+    redis: shared.redis,
+    kinds: o.kinds,
+    onCall: (call) => metrics?.onCall(call),
+    tracing,
+    dryRun: io.dryRun,
+  });
   try {
     metrics = createMetrics({ sources: metricSources(deps), defaultMetrics: false, labels: { account: shared.account } });
     if (o.probe !== false) await probeService(deps.client, config.service!.baseUrl);

@@ -22,6 +22,8 @@ import { createQueues } from '../queue/queues.js';
 import type { RuntimeDeps } from './runtime.js';
 import type { StreamName } from '../records/stream-name.js';
 import { createRedis, type RedisConnection as Redis, redisKeys } from '../redis/connection.js';
+import { readOnlyQueues } from './read-only-queues.js';
+import { readOnlyRedis } from './read-only-redis.js';
 import type { Kind } from '../kinds/kind.js';
 
 export interface AppDeps extends RuntimeDeps {
@@ -57,6 +59,12 @@ export interface BuildDepsOptions {
   streams?: readonly StreamName[];
   /** Tracing, when on (src/telemetry/tracing.ts): the queues get BullMQ's telemetry, the workers the job spans. */
   tracing?: RuntimeDeps['tracing'];
+  /**
+   * A dry run (`--dry-run`): every part handed out can only read. The client refuses writes, `redis` every command
+   * but reads, the queues every add, retry or move; the feed's sources note nothing; no worker starts. The catalog's
+   * cache and the budget's counters still write through the connection underneath. Default false.
+   */
+  dryRun?: boolean;
 }
 
 /** The program's parts, wired from the configuration: Redis, budget, service client, catalog, feed client, queues. */
@@ -68,6 +76,7 @@ export function buildDeps(config: Config, logger: Logger, opts: BuildDepsOptions
       'INVENTORY_BASE_URL: is required (with INVENTORY_ACCOUNT, INVENTORY_API_KEY, INVENTORY_API_SECRET) to reach the service',
     ]);
   const redis = opts.redis ?? createRedis(config.redis);
+  const dryRun = opts.dryRun === true;
   const latency = new LatencyMeter();
   const keys = redisKeys(config.redis.prefix);
   const share = service.adaptiveRate;
@@ -82,31 +91,35 @@ export function buildDeps(config: Config, logger: Logger, opts: BuildDepsOptions
     : (false as const);
   const budget = opts.budget === false ? undefined : new RequestBudget({ redis, keys, budgets: service.budgets, shares });
   const credentials = serviceCredentials(config, logger);
-  const client = serviceClient(config, { credentials, budget, latency, opts });
+  const client = serviceClient(config, { credentials, budget, latency, opts, readOnly: dryRun });
   // One call's failures hold that call, for the jobs and for the catalog's reads they make (src/queue/hold/call-hold.ts).
   const callHolds = new CallHolds({ redis, keys, logger, maxTrialMs: config.outage.probeMaxMs });
   const catalogClient = client.apiOf(serviceCalls).with(callHoldLayer(callHolds, 'catalog'));
   const bare = opts.catalog ?? new Catalog({ client: catalogClient, redis, keys, refreshSeconds: config.catalog.refreshSeconds, logger });
   // The one place MAPPING_FILE applies: every lookup of every kind, reconcile, check and dry run goes through it.
   const catalog = config.mapping ? new MappedCatalog(bare, config.mapping) : bare;
-  const queues = createQueues({
+  const opened = createQueues({
     connection: redis,
     prefix: config.redis.prefix,
     jobs: config.jobs,
     telemetry: opts.tracing?.telemetry,
     streams: opts.streams ?? kinds.map((k) => k.stream),
   });
+  const queues = dryRun ? readOnlyQueues(opened) : opened;
+  // What the commands and the runtime get: in a dry run, reads only.
+  const handed = dryRun ? readOnlyRedis(redis) : redis;
   return {
     config,
     logger,
-    redis,
+    redis: handed,
+    dryRun,
     keys,
     budget,
     client,
     credentials,
     catalog,
     callHolds,
-    upstream: feedSources({ config, logger, kinds, redis, keys, http: upstreamClient(config, logger) }),
+    upstream: feedSources({ config, logger, kinds, redis: handed, keys, http: upstreamClient(config, logger), dryRun }),
     kinds,
     queues,
     pace: {
@@ -126,7 +139,7 @@ export function buildDeps(config: Config, logger: Logger, opts: BuildDepsOptions
 /** The service client: the configuration's service, through the budget, every call timed (and handed to opts.onCall). */
 function serviceClient(
   config: Config,
-  o: { credentials: Credentials; budget: RequestBudget | undefined; latency: LatencyMeter; opts: BuildDepsOptions },
+  o: { credentials: Credentials; budget: RequestBudget | undefined; latency: LatencyMeter; opts: BuildDepsOptions; readOnly: boolean },
 ): ServiceClient {
   const service = config.service!;
   return new ServiceClient({
@@ -138,6 +151,7 @@ function serviceClient(
     collectionTimeoutMs: service.collectionTimeoutMs,
     readRetries: service.readRetries,
     maxResponseBytes: service.maxResponseBytes,
+    readOnly: o.readOnly,
     dispatcher: o.opts.dispatcher,
     // Concurrency that follows the rate may reach its maximum: as many connections (opened only when used).
     ...(config.concurrency.fixed === undefined ? { connections: Math.max(defaults.serviceConnections, config.concurrency.max) } : {}),

@@ -18,6 +18,11 @@ export interface CliIo {
   account?: string;
   /** `--verbose`: a one-shot command writes its info records on stderr too (docs/commands.md, "What a command prints"). */
   verbose?: boolean;
+  /**
+   * `--dry-run`, of whichever command: the one switch. The parts a command opens from it (openApp, commandQueues) then
+   * only read, so a command or source that forgot to plan cannot write, queue or move anything (docs/commands.md).
+   */
+  dryRun?: boolean;
   /** Aborted on the first SIGTERM/SIGINT: long-running commands stop taking work and wind down. */
   stop: AbortSignal;
 }

@@ -10,6 +10,11 @@ import { connectRedis } from './connect-redis.js';
 import { describeRedis, type RedisConnection as Redis } from '../redis/connection.js';
 import { openStreamQueues, type StreamQueues } from '../queue/stream-queues.js';
 import type { Kind } from '../kinds/kind.js';
+import { logEvictionWarning } from '../redis/eviction-policy.js';
+import { createQueues, type QueueSet } from '../queue/queues.js';
+import type { StreamName } from '../records/stream-name.js';
+import { readOnlyQueues } from './read-only-queues.js';
+import { readOnlyRedis } from './read-only-redis.js';
 
 /**
  * The configuration a command runs with, the kinds' own settings with it: the account of `--account` (or the only
@@ -106,6 +111,31 @@ export async function withQueues<T>(
     await queues.close();
     redis.disconnect();
   }
+}
+
+/** Redis and the record queues a command queues with, without the service (`import`): closed together. */
+export interface CommandQueues {
+  redis: Redis;
+  queues: QueueSet;
+  close(): Promise<void>;
+}
+
+/**
+ * Redis and the queues of `streams` under the configured prefix, for a command that queues without the service. In a
+ * dry run (io.dryRun) both only read, as openApp's parts do: what the command forgot to plan is refused, not queued.
+ */
+export async function commandQueues(io: CliIo, config: Config, streams: readonly StreamName[], logger: Logger): Promise<CommandQueues> {
+  const raw = await connectRedis(config.redis, { logger });
+  await logEvictionWarning(raw, logger);
+  const opened = createQueues({ connection: raw, prefix: config.redis.prefix, jobs: config.jobs, streams });
+  return {
+    redis: io.dryRun ? readOnlyRedis(raw) : raw,
+    queues: io.dryRun ? readOnlyQueues(opened) : opened,
+    async close() {
+      await opened.close();
+      raw.disconnect();
+    },
+  };
 }
 
 /** The request budgets of the configuration, or the defaults when the service is not configured. */

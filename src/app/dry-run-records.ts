@@ -15,23 +15,34 @@ import type { ReadAs } from '../feed/importer.js';
 import type { NdjsonEntry } from '../feed/ndjson.js';
 import { transformPayload } from '../feed/transform.js';
 import { transformedJob } from '../queue/transformed-jobs.js';
+import type { QueueSet } from '../queue/queues.js';
+import { queuedJobs } from './queued-jobs.js';
 
 /** What reading a file needs of its stream: its records' shape, and its CSV layout for a CSV file. */
 type FileStream = CheckedKind & { record: { csv?: CsvLayout } };
 
-/** Where a dry run reads a stream's records: the feed from the stream's stored cursor, or an NDJSON file. */
+/**
+ * Where a dry run reads a stream's records, each as its real run reads them: the feed from the stream's stored cursor,
+ * an NDJSON or CSV file, the store's orders since a day (a backfill), or the jobs already queued (the push backlog).
+ */
 export type DryRunSource =
   | { stream: StreamName; from: 'feed' }
   | ({ stream: StreamName; from: 'file'; file: string | Readable } & ReadAs)
   /** Jobs made by the program itself (a resync's or a repair's), previewed as they would run. */
-  | { stream: StreamName; from: 'jobs'; jobs: RecordJob[] };
+  | { stream: StreamName; from: 'jobs'; jobs: RecordJob[] }
+  /** The store's orders updated since that day (YYYY-MM-DD), as `import <stream> --from shopify --since` reads them. */
+  | { stream: StreamName; from: 'store'; since: string }
+  /** The jobs and import batches waiting in the stream's queues, as a run's workers would take them. */
+  | { stream: StreamName; from: 'queue' };
 
 /** What was read of one source. */
 export interface SourceRead {
   stream: StreamName;
-  from: 'feed' | 'file' | 'jobs';
+  from: DryRunSource['from'];
   /** The stored cursor the feed was read after (null: the stream's start). Left where it was. */
   cursor?: string | null;
+  /** The day the store was read from: --since, or the go-live floor when it is later. */
+  since?: string;
   pages?: number;
   /** The file, when it is one (`-` for stdin). */
   file?: string;
@@ -40,6 +51,10 @@ export interface SourceRead {
 
 export interface SourceDeps {
   upstream?: { fetchPage(stream: StreamName, o: FetchPageOptions): Promise<FeedPage> };
+  /** The store of a backfill (src/app/store-backfill.ts readStore): the day it reads from, and its pages. */
+  store?: (since: string) => { from: string; pages: AsyncIterable<{ items: unknown[] }> };
+  /** The queues the backlog is read from (read only). */
+  queues?: QueueSet;
   redis: Redis;
   keys: RedisKeys;
   pageSize: number;
@@ -107,29 +122,35 @@ async function* fileJobs(
   }
 }
 
-async function* feedJobs(kind: CheckedKind, d: SourceDeps, read: SourceRead): AsyncGenerator<RecordJob> {
-  const stream = kind.stream;
-  if (!d.upstream) throw new Error('UPSTREAM_URL: is required to pull the feed');
-  read.cursor = (await d.redis.get(d.keys.cursor(stream))) ?? null;
+/** The records of pages as the jobs a pull (or a backfill) would queue for them; `read` counts pages and records. */
+async function* pageJobs(kind: CheckedKind, pages: AsyncIterable<{ items: unknown[] }>, read: SourceRead): AsyncGenerator<RecordJob> {
   read.pages = 0;
-  for await (const page of peekStream({
-    stream,
-    upstream: d.upstream,
-    redis: d.redis,
-    keys: d.keys,
-    pageSize: d.pageSize,
-    signal: d.signal,
-  })) {
+  for await (const { items } of pages) {
     read.pages++;
-    for (const raw of page.items) {
+    for (const raw of items) {
       read.records++;
       yield recordJob(kind, raw, 'feed').job;
     }
   }
 }
 
-async function* listedJobs(jobs: RecordJob[], read: SourceRead): AsyncGenerator<RecordJob> {
-  for (const job of jobs) {
+async function* feedJobs(kind: CheckedKind, d: SourceDeps, read: SourceRead): AsyncGenerator<RecordJob> {
+  const stream = kind.stream;
+  if (!d.upstream) throw new Error('UPSTREAM_URL: is required to pull the feed');
+  read.cursor = (await d.redis.get(d.keys.cursor(stream))) ?? null;
+  const pages = peekStream({ stream, upstream: d.upstream, redis: d.redis, keys: d.keys, pageSize: d.pageSize, signal: d.signal });
+  yield* pageJobs(kind, pages, read);
+}
+
+function storeJobs(kind: CheckedKind, since: string, d: SourceDeps, read: SourceRead): AsyncGenerator<RecordJob> {
+  if (!d.store) throw new Error('SHOPIFY_STORE_URL: is required to import from the store');
+  const store = d.store(since);
+  read.since = store.from;
+  return pageJobs(kind, store.pages, read);
+}
+
+async function* listedJobs(jobs: AsyncIterable<RecordJob> | RecordJob[], read: SourceRead): AsyncGenerator<RecordJob> {
+  for await (const job of jobs) {
     read.records++;
     yield job;
   }
@@ -142,5 +163,10 @@ async function* listedJobs(jobs: RecordJob[], read: SourceRead): AsyncGenerator<
 export function sourceJobs(kind: FileStream, source: DryRunSource, d: SourceDeps, read: SourceRead): AsyncGenerator<RecordJob> {
   if (source.from === 'feed') return feedJobs(kind, d, read);
   if (source.from === 'jobs') return listedJobs(source.jobs, read);
+  if (source.from === 'store') return storeJobs(kind, source.since, d, read);
+  if (source.from === 'queue') {
+    if (!d.queues) throw new Error('the queued jobs of a dry run need its queues');
+    return listedJobs(queuedJobs(d.queues, source.stream), read);
+  }
   return fileJobs(kind, source, d, read);
 }

@@ -10,7 +10,8 @@ import type { PreviewContext, RunnerDeps } from '../queue/job-context.js';
 import { recordLabel, type RecordJob } from '../queue/record-jobs.js';
 import { tracedClient } from '../queue/traced-client.js';
 import type { StreamName } from '../records/stream-name.js';
-import { sourceJobs, type DryRunSource, type SourceRead } from './dry-run-records.js';
+import { sourceJobs, type DryRunSource, type SourceDeps, type SourceRead } from './dry-run-records.js';
+import type { QueueSet } from '../queue/queues.js';
 import { summarizePlans, type DryRunSummary } from './dry-run-summary.js';
 import { readOnlyRedis } from './read-only-redis.js';
 import type { Kind } from '../kinds/kind.js';
@@ -20,6 +21,10 @@ export type { DryRunSource, SourceRead } from './dry-run-records.js';
 /** What the dry run reads with. The client and Redis are wrapped so that no write can leave. */
 export interface DryRunDeps extends Pick<RunnerDeps, 'client' | 'catalog' | 'redis' | 'keys' | 'logger' | 'jobs'> {
   upstream?: { fetchPage(stream: StreamName, o: FetchPageOptions): Promise<FeedPage> };
+  /** The store a backfill reads (a `store` source). */
+  store?: SourceDeps['store'];
+  /** The queues the backlog is read from (a `queue` source); read only. */
+  queues?: QueueSet;
   /** Longest NDJSON line, as `import` takes it. */
   maxRecordBytes: number;
 }
@@ -48,8 +53,8 @@ export interface DryRunPlan {
   /** No record would fail. */
   ok: boolean;
   /**
-   * Work queued before the dry run (jobs waiting, delayed or active; import batches not yet jobs), per stream: the
-   * real run processes it too, and it is not previewed. Filled in by the command.
+   * Work queued before the dry run that it did not preview (jobs waiting, delayed or active; import batches not yet
+   * jobs), per stream: the real run processes it too. Filled in by the command.
    */
   alreadyQueued?: Record<string, { jobs: number; batches: number }>;
 }
@@ -102,8 +107,10 @@ export async function dryRun(d: DryRunDeps, o: DryRunOptions): Promise<DryRunPla
       ...(source.from === 'file' && typeof source.file === 'string' ? { file: source.file } : {}),
     };
     sources.push(read);
-    const deps = {
+    const deps: SourceDeps = {
       upstream: d.upstream,
+      store: d.store,
+      queues: d.queues,
       redis,
       keys: d.keys,
       pageSize: d.jobs.feedPageSize,
@@ -160,5 +167,7 @@ export async function dryRun(d: DryRunDeps, o: DryRunOptions): Promise<DryRunPla
     }
   }
   const summary = summarizePlans(records);
-  return { sources, records, summary, ok: summary.fails === 0 };
+  // An empty backlog is no source worth naming.
+  const read = sources.filter((s) => s.from !== 'queue' || s.records > 0);
+  return { sources: read, records, summary, ok: summary.fails === 0 };
 }

@@ -45,6 +45,8 @@ export interface FeedSourcesOptions {
   redis: Redis;
   keys: RedisKeys;
   http?: UpstreamClient;
+  /** A dry run: the store's pull notes nothing it finds (`onFound`). */
+  dryRun?: boolean;
 }
 
 /**
@@ -69,7 +71,7 @@ export function feedSources(o: FeedSourcesOptions): FeedSource | undefined {
     ...(floor ? { floor } : {}),
     graceMs: defaults.shopifyWebhookGraceSeconds * 1000,
     // Only beside webhooks: without a receiver, the pull is the only way in and finds everything first.
-    ...(o.config.ingest.port
+    ...(o.config.ingest.port && !o.dryRun
       ? {
           onFound: async (found: string[]) => {
             await noteFound(o.redis, o.keys, kind.stream, found);

@@ -1,4 +1,3 @@
-import { readOnlyApi } from '../client/layers/read-only-api.js';
 import type { DryRunSource } from './dry-run-records.js';
 import { dryRun } from './dry-run.js';
 import { runId } from '../ops/rerun-jobs.js';
@@ -12,7 +11,6 @@ import type { RepairReport } from '../ops/repair-report.js';
 
 export interface RepairOptions {
   streams?: readonly StreamName[];
-  dryRun?: boolean;
   /** The options the kinds' repairs ask for (`include-stock`). */
   optIns?: ReadonlySet<string>;
   signal?: AbortSignal;
@@ -22,9 +20,9 @@ export interface RepairOptions {
   only?: { stream: StreamName; key: string };
 }
 
-function reconcileDeps(d: AppDeps, readOnly: boolean) {
+function reconcileDeps(d: AppDeps) {
   return {
-    client: readOnly ? readOnlyApi(d.client) : d.client,
+    client: d.client,
     catalog: d.catalog,
     redis: d.redis,
     prefix: d.keys.prefix,
@@ -35,19 +33,19 @@ function reconcileDeps(d: AppDeps, readOnly: boolean) {
 
 /**
  * `reconcile --repair`: reconcile, then one job per drifted record (its kind's repair rule says which drifts it
- * repairs), run through the same workers and budgets as a sync; then reconcile again. The dry run previews the
- * jobs with a client that refuses writes.
+ * repairs), run through the same workers and budgets as a sync; then reconcile again. Over a dry run's parts
+ * (`d.dryRun`) the jobs are previewed instead, and nothing is stored.
  */
 export async function repairDrifts(d: AppDeps, o: RepairOptions = {}): Promise<RepairReport> {
   const run = runId();
-  const before = await reconcile(reconcileDeps(d, !!o.dryRun), o.streams, { deep: o.deep });
-  if (!o.dryRun) await storeReport(d.redis, before);
+  const before = await reconcile(reconcileDeps(d), o.streams, { deep: o.deep });
+  if (!d.dryRun) await storeReport(d.redis, before);
   const only = o.only;
   const mine = (d: { stream: StreamName; key: string }) => !only || (d.stream === only.stream && d.key === only.key);
   const asked = only ? { ...before, drifts: before.drifts.filter(mine) } : before;
   const plan = await planRepairs(asked, { kinds: d.kinds, queues: d.queues, optIns: o.optIns ?? new Set(), run });
   const items = plan.items;
-  if (o.dryRun) {
+  if (d.dryRun) {
     const sources: DryRunSource[] = [...new Set(plan.jobs.map((j) => j.job.name))].map((stream) => ({
       stream,
       from: 'jobs',
@@ -76,7 +74,7 @@ export async function repairDrifts(d: AppDeps, o: RepairOptions = {}): Promise<R
     else if (end?.state === 'failed') Object.assign(i, { result: 'failed', error: end.error });
     else i.result = 'not run';
   }
-  const after = asked.drifts.length === 0 ? before : await reconcile(reconcileDeps(d, false), o.streams, { deep: o.deep });
+  const after = asked.drifts.length === 0 ? before : await reconcile(reconcileDeps(d), o.streams, { deep: o.deep });
   await storeReport(d.redis, after);
   return { run, dryRun: false, before, items, plans: [], jobs, after, ok: !after.drifts.some(mine) };
 }

@@ -35,12 +35,13 @@ export interface ResyncReport {
 
 /**
  * `resync <key>...`: the newest recorded version of each key through its job again, planned from the service's state
- * (read, then write only what is missing): a record in order writes nothing. The dry run previews the same jobs.
+ * (read, then write only what is missing): a record in order writes nothing. Over a dry run's parts (`d.dryRun`) the
+ * same jobs are previewed instead.
  */
 export async function resyncKeys(
   d: AppDeps,
   keys: readonly string[],
-  o: { streams?: readonly StreamName[]; dryRun?: boolean; signal?: AbortSignal } = {},
+  o: { streams?: readonly StreamName[]; signal?: AbortSignal } = {},
 ): Promise<ResyncReport> {
   const run = runId();
   const kinds = d.kinds.filter((k) => !o.streams || o.streams.includes(k.stream));
@@ -59,7 +60,7 @@ export async function resyncKeys(
       targets.push({ key, stream: v.stream, from: v.jobId, jobId: job.opts.jobId });
     }
   }
-  if (o.dryRun) {
+  if (d.dryRun) {
     const sources: DryRunSource[] = [...new Set(jobs.map((j) => j.name))].map((stream) => ({
       stream,
       from: 'jobs',

@@ -46,6 +46,8 @@ export interface RuntimeDeps {
   tracing?: Pick<Tracing, 'telemetry' | 'jobs'>;
   /** The process's holds of the service's calls, its catalog's reads included (buildDeps makes them). */
   callHolds?: CallHolds;
+  /** A dry run's parts (buildDeps' `dryRun`): they only read, and no worker may start over them. */
+  dryRun?: boolean;
 }
 
 export type RunProgress =
@@ -100,6 +102,8 @@ export function workersFor(
   o: Omit<RunOptions, 'kinds'>,
   how: { oneShot?: boolean; watch?: StartWorkersOptions['watch'] } = {},
 ): Promise<WorkerPool> {
+  // Workers would take the jobs already queued: a dry run plans them (src/app/dry-run.ts) and works none.
+  if (d.dryRun) return Promise.reject(new Error('internal error: a dry run started workers; a dry run works no job'));
   const fixed = o.concurrency ?? d.config.concurrency.fixed;
   const pace = fixed === undefined ? d.pace : undefined;
   const bounds = { min: d.config.concurrency.min, max: d.config.concurrency.max };
@@ -195,12 +199,18 @@ async function processUntilIdle(d: RuntimeDeps, streams: StreamName[], o: Omit<R
   } while (await isOutage(d.redis, d.keys));
 }
 
+/** The streams `sync --once` runs (and its dry run plans): those asked for, else each one its sources serve. */
+export function syncStreams(d: Pick<RuntimeDeps, 'upstream'>, kinds: readonly Kind[], asked?: StreamName[]): StreamName[] {
+  const upstream = d.upstream;
+  if (!upstream) throw new Error('UPSTREAM_URL: is required to pull the feed');
+  return asked ?? kinds.filter((k) => upstream.serves?.(k.stream) ?? true).map((k) => k.stream);
+}
+
 /** `sync --once`: pulls each stream until caught up, processes every job until idle, sums up what the run itself did. */
 export async function syncOnce(d: RuntimeDeps, o: RunOptions & { streams?: StreamName[]; lockWaitMs?: number }): Promise<SyncSummary> {
   const ledger = new RunLedger();
-  const upstream = d.upstream;
-  if (!upstream) throw new Error('UPSTREAM_URL: is required to pull the feed');
-  const streams = o.streams ?? o.kinds.filter((k) => upstream.serves?.(k.stream) ?? true).map((k) => k.stream);
+  const streams = syncStreams(d, o.kinds, o.streams);
+  const upstream = d.upstream!;
   const pool = await workersFor(d, kindsFor(o.kinds, streams), o, { oneShot: true, watch: ledger.watchers() });
   const sampler = runSampler(d);
   try {

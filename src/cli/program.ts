@@ -38,6 +38,8 @@ export function buildProgram(io: CliIo, done: CommandResult, kinds: readonly Kin
     .hook('preAction', (root, action) => {
       const { account, verbose } = root.opts<{ account?: string; verbose?: boolean }>();
       if (verbose) cmdIo.verbose = true;
+      // The one dry-run switch: every part the command opens from its io reads only (src/app/cli-io.ts).
+      if (action.opts<{ dryRun?: boolean }>().dryRun) cmdIo.dryRun = true;
       if (account === undefined) return;
       // Commander gives the program's option first, wherever it is: a command with its own `--account` (`sandbox
       // --account A`, the sandbox's account path) gets it back.

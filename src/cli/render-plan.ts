@@ -20,6 +20,15 @@ function plural(n: number, one: string, many = `${one}s`): string {
 function sourceLine(s: SourceRead): string {
   if (s.from === 'file') return `${s.stream}: ${plural(s.records, 'record')} from ${s.file ?? 'stdin'}`;
   if (s.from === 'jobs') return `${s.stream}: ${plural(s.records, 'record')} as recorded, planned from the service's state`;
+  if (s.from === 'queue') {
+    const what = 'queued before this run (pushed, imported or retried), as its workers would take them';
+    return `${s.stream}: ${plural(s.records, 'record')} ${what}`;
+  }
+  if (s.from === 'store')
+    return (
+      `${s.stream}: ${plural(s.records, 'record')} in ${plural(s.pages ?? 0, 'page')} of the store, updated since ${s.since ?? '?'}; ` +
+      "the pull's cursor is neither read nor moved"
+    );
   const from = s.cursor ? `after the stored cursor ${s.cursor}` : "from the stream's start (no cursor stored)";
   return `${s.stream}: ${plural(s.records, 'record')} in ${plural(s.pages ?? 0, 'page')} of the feed, read ${from}; the cursor stays there`;
 }
@@ -76,9 +85,10 @@ function recordBlock(r: RecordPlan): string {
 /** The dry run for people: each record's plan by stream, the sums, and every record that would fail. */
 export function renderPlan(plan: DryRunPlan): string {
   const out: string[] = ['Dry run: nothing was written to the service, no cursor moved, no job was queued.', ''];
-  for (const source of plan.sources) {
-    out.push(sourceLine(source));
-    for (const r of plan.records.filter((x) => x.stream === source.stream)) out.push(indent(recordBlock(r), '  '));
+  // By stream: what was read of it (its backlog, then its feed), then its records in the order they were planned.
+  for (const stream of new Set(plan.sources.map((s) => s.stream))) {
+    for (const source of plan.sources.filter((s) => s.stream === stream)) out.push(sourceLine(source));
+    for (const r of plan.records.filter((x) => x.stream === stream)) out.push(indent(recordBlock(r), '  '));
     out.push('');
   }
   const s = plan.summary;

@@ -7,6 +7,7 @@ import { compose, tracing, type Layer, type Send } from './layers/call-layers.js
 import { credentialRotation, followedPaths, readRetries } from './layers/client-layers.js';
 import { Credentials } from './credentials.js';
 import { httpSend } from './layers/http-send.js';
+import { readOnly } from './layers/read-only-api.js';
 import type { ApiCall } from './api-call.js';
 import { serviceCalls, type CallTable, type ServiceCalls } from './service-calls.js';
 
@@ -37,6 +38,8 @@ export interface ServiceClientOptions {
   onCall?: (call: ApiCall) => void;
   /** Largest answer body in bytes; a larger 2xx is BAD_RESPONSE. Default defaults.maxResponseBytes. */
   maxResponseBytes?: number;
+  /** A dry run's client: every write (any call but a GET) refused before any other layer sees it. Default false. */
+  readOnly?: boolean;
 }
 
 /** The methods of every row of `serviceCalls`, on the client itself (see `ServiceClient`'s constructor). */
@@ -69,6 +72,7 @@ export class ServiceClient {
       throw new RangeError('ServiceClient needs apiKey and apiSecret, or credentials');
     const credentials = opts.credentials ?? Credentials.fixed(opts.apiKey!, opts.apiSecret!);
     const layers: Layer[] = [
+      ...(opts.readOnly ? [readOnly] : []),
       ...(opts.onCall ? [tracing(opts.onCall)] : []),
       readRetries(opts.readRetries ?? defaults.readRetries, opts.retryMinDelayMs ?? defaults.readRetryMinDelayMs),
       credentialRotation(credentials),

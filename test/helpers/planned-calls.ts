@@ -3,6 +3,7 @@ import { expect } from 'vitest';
 import type { DryRunPlan } from '../../src/app/dry-run.js';
 import { canonicalJson } from '../../src/queue/canonical-hash.js';
 import type { Sandbox } from '../../src/sandbox/sandbox.js';
+import type { RedisConnection } from '../../src/redis/connection.js';
 
 interface Call {
   method: string;
@@ -50,4 +51,33 @@ export async function expectOnlyCachesUnder(redis: Redis, prefix: string): Promi
   const keys = await redis.keys(`${prefix}:*`);
   const other = keys.filter((k) => !/^(catalog|budget)/.test(k.slice(prefix.length + 1)) && !/:meta$/.test(k));
   expect(other).toEqual([]);
+}
+
+/** What may change under a prefix in a dry run: the catalog cache, the budget's counters, BullMQ's queue metadata. */
+const CACHES = (prefix: string) => (key: string) => /^(catalog|budget)/.test(key.slice(prefix.length + 1)) || /:meta$/.test(key);
+
+/**
+ * Every key under `prefix` with its whole value (a job, a cursor, a progress hash, a mark, an index), the caches a dry
+ * run may write aside: two snapshots are equal when nothing was queued, moved or marked in between. A key that expires
+ * within a minute by itself (BullMQ's rate limiter window, a lock left by a run before) is left out: it may go between
+ * two snapshots with nobody writing.
+ */
+export async function redisSnapshot(redis: RedisConnection, prefix: string): Promise<Record<string, unknown>> {
+  const cache = CACHES(prefix);
+  const keys = (await redis.keys(`${prefix}:*`)).filter((k) => !cache(k)).sort();
+  const out: Record<string, unknown> = {};
+  for (const key of keys) {
+    const ttl = await redis.pttl(key);
+    if (ttl === -2 || (ttl > 0 && ttl <= 60_000)) continue;
+    const type = await redis.type(key);
+    if (type === 'none') continue;
+    if (type === 'string') out[key] = await redis.get(key);
+    else if (type === 'hash') out[key] = await redis.hgetall(key);
+    else if (type === 'list') out[key] = await redis.lrange(key, 0, -1);
+    else if (type === 'set') out[key] = (await redis.smembers(key)).sort();
+    else if (type === 'zset') out[key] = await redis.zrange(key, '0', '-1', 'WITHSCORES');
+    else if (type === 'stream') out[key] = await redis.xrange(key, '-', '+');
+    else out[key] = type;
+  }
+  return out;
 }

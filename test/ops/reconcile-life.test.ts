@@ -127,7 +127,14 @@ describe('reconcile and repair of orders that live', () => {
 
     it('plans the repairs in a dry run (every call listed, nothing written), and lists what is left to a person', async () => {
       const before = posts();
-      const dry = await repairDrifts(deps, { streams: ['orders'], dryRun: true });
+      // A dry run's parts (as openApp makes them for --dry-run), over the same Redis and sandbox.
+      const dryDeps = buildDeps(deps.config, createLogger({ level: 'silent' }), {
+        redis,
+        budget: false,
+        kinds: programKinds,
+        dryRun: true,
+      });
+      const dry = await repairDrifts(dryDeps, { streams: ['orders'] }).finally(() => dryDeps.close());
       expect(posts()).toBe(before);
       const item = (key: string, kind: string) => dry.items.find((i) => i.key === key && i.kind === kind)!;
       expect(item('RL-OPEN', 'order-not-committed')).toMatchObject({ action: 'repair', what: 'commit the order (its units reserved)' });

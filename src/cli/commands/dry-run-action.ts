@@ -1,28 +1,44 @@
 import type { CliIo } from '../../app/cli-io.js';
 import { writeJson } from '../../app/command-context.js';
-import type { DryRunSource } from '../../app/dry-run.js';
+import type { AppDeps } from '../../app/build-deps.js';
+import type { DryRunPlan, DryRunSource } from '../../app/dry-run.js';
+import type { QueueSet } from '../../queue/queues.js';
 import { beforeGoLive, goLiveFloor } from '../../queue/go-live.js';
+import type { StreamName } from '../../records/stream-name.js';
 import { ExitCode } from '../exit-codes.js';
 import type { CommandResult } from '../command-result.js';
 import { renderPlan } from '../render-plan.js';
 import type { Kind } from '../../kinds/kind.js';
 
 /**
- * `sync --once --dry-run` and `import <stream> <file> --dry-run`: each record's plan, printed (or `--json`), with
- * nothing written, queued or moved. Exit 0 when every record can be synced as planned, 1 when some would fail.
+ * `sync --once --dry-run`, `import <stream> <file> --dry-run` and `import <stream> --from shopify --dry-run`: each
+ * record's plan, printed (or `--json`), over parts that only read (openApp in a dry run), so nothing is written,
+ * queued or moved. Exit 0 when every record can be synced as planned, 1 when some would fail.
  */
 export async function runDryRun(
   io: CliIo,
   done: CommandResult,
-  o: { sources: DryRunSource[]; json?: boolean; kinds: readonly Kind[] },
+  o: {
+    /** What to read, in order; or made from the parts (the streams `sync --once` runs are those its sources serve). */
+    sources: DryRunSource[] | ((d: AppDeps) => DryRunSource[]);
+    /** Read the feed (UPSTREAM_URL or a store), as `sync --once` does. */
+    feed?: boolean;
+    json?: boolean;
+    kinds: readonly Kind[];
+  },
 ): Promise<void> {
   // Loaded here, not at start: commands that do not run jobs start faster without them.
-  const [{ openApp }, { dryRun }] = await Promise.all([import('../../app/app-context.js'), import('../../app/dry-run.js')]);
+  const [{ openApp }, { dryRun }, { readStore }] = await Promise.all([
+    import('../../app/app-context.js'),
+    import('../../app/dry-run.js'),
+    import('../../app/store-backfill.js'),
+  ]);
   const jobKinds = [...o.kinds];
-  const fromFeed = o.sources.some((s) => s.from === 'feed');
-  const app = await openApp(io, { kinds: o.kinds, needs: { service: true, upstream: fromFeed }, logTo: io.stderr });
+  // A plan is a dry run whoever asks for it: its parts only read.
+  const app = await openApp({ ...io, dryRun: true }, { kinds: o.kinds, needs: { service: true, upstream: o.feed }, logTo: io.stderr });
   try {
     const d = app.deps;
+    const sources = typeof o.sources === 'function' ? o.sources(d) : o.sources;
     const plan = await dryRun(
       {
         client: d.client,
@@ -32,11 +48,13 @@ export async function runDryRun(
         logger: app.logger,
         jobs: app.config.jobs,
         upstream: d.upstream,
+        store: (since) => readStore({ config: app.config, logger: app.logger, kinds: o.kinds }, since, io.stop),
+        queues: d.queues,
         maxRecordBytes: app.config.limits.maxRecordBytes,
       },
       {
         kinds: jobKinds,
-        sources: o.sources,
+        sources,
         // A record whose job exists already is a no-op at the queue in the real run (read only: the job's state).
         existingJob: async (stream, jobId) => {
           const state = await d.queues.get(stream).getJobState(jobId);
@@ -51,16 +69,26 @@ export async function runDryRun(
         signal: io.stop,
       },
     );
-    for (const stream of new Set(o.sources.map((x) => x.stream))) {
-      const jobs = Object.values(await d.queues.get(stream).getJobCounts('waiting', 'delayed', 'prioritized', 'active'));
-      const batches = Object.values(await d.queues.intake(stream).getJobCounts('waiting', 'delayed', 'active'));
-      const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
-      if (sum(jobs) + sum(batches) > 0) (plan.alreadyQueued ??= {})[stream] = { jobs: sum(jobs), batches: sum(batches) };
-    }
+    await noteUnplanned(plan, sources, d.queues);
     if (o.json) writeJson(io, plan);
     else io.stdout.write(renderPlan(plan));
     done(plan.ok ? ExitCode.ok : ExitCode.someFailed);
   } finally {
     await app.close();
+  }
+}
+
+/**
+ * Work queued before the dry run that its plan does not hold, per stream: all of it, unless the plan read the queue
+ * (`sync --once`), which leaves only the jobs and batches a worker had in hand.
+ */
+async function noteUnplanned(plan: DryRunPlan, sources: DryRunSource[], queues: QueueSet): Promise<void> {
+  const sum = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
+  for (const stream of new Set<StreamName>(sources.map((x) => x.stream))) {
+    const read = sources.some((x) => x.stream === stream && x.from === 'queue');
+    const states = read ? (['active'] as const) : (['waiting', 'delayed', 'prioritized', 'active'] as const);
+    const jobs = sum(await queues.get(stream).getJobCounts(...states));
+    const batches = sum(await queues.intake(stream).getJobCounts(...states.filter((s) => s !== 'prioritized')));
+    if (jobs + batches > 0) (plan.alreadyQueued ??= {})[stream] = { jobs, batches };
   }
 }

@@ -31,7 +31,6 @@ async function repairAction(io: CliIo, done: CommandResult, o: ReconcileFlags, k
     const report = await repairDrifts(app.deps, {
       streams: o.stream,
       deep: o.deep,
-      dryRun: o.dryRun,
       optIns: new Set(o.includeStock ? ['include-stock'] : []),
       signal: io.stop,
     });

@@ -28,7 +28,7 @@ export function resyncCommand(io: CliIo, done: CommandResult, kinds: readonly Ki
         facts: waitFactsOf(app.deps),
       });
       try {
-        const report = await resyncKeys(app.deps, keys, { streams: o.stream ? [o.stream] : undefined, dryRun: o.dryRun, signal: io.stop });
+        const report = await resyncKeys(app.deps, keys, { streams: o.stream ? [o.stream] : undefined, signal: io.stop });
         app.logger.info({ run: report.run, keys: keys.length, ok: report.ok }, 'resync done');
         if (o.json) writeJson(io, report);
         else io.stdout.write(renderResync(report));

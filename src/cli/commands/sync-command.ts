@@ -20,9 +20,15 @@ export function syncCommand(io: CliIo, done: CommandResult, kinds: readonly Kind
     .action(async (o: { once?: boolean; stream?: StreamName[]; json?: boolean; dryRun?: boolean }) => {
       if (!o.once) throw new UsageError('sync needs --once (to run continuously, use `worker`)');
       if (o.dryRun) {
-        const { runDryRun } = await import('./dry-run-action.js');
+        const [{ runDryRun }, { syncStreams }] = await Promise.all([import('./dry-run-action.js'), import('../../app/runtime.js')]);
+        // What the run would work, in the order it would: each stream's jobs already queued (the push backlog), then its pull.
+        const sources = (stream: StreamName) => [
+          { stream, from: 'queue' as const },
+          { stream, from: 'feed' as const },
+        ];
         return runDryRun(io, done, {
-          sources: (o.stream ?? kinds.map((k) => k.stream)).map((stream) => ({ stream, from: 'feed' })),
+          sources: (d) => syncStreams(d, kinds, o.stream).flatMap(sources),
+          feed: true,
           json: o.json,
           kinds,
         });
