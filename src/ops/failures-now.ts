@@ -15,6 +15,9 @@ import { APPLIED } from './reconcile-synced.js';
  * is what a person has to look at.
  */
 
+/** What it reads: the streams' record queues under a prefix, and the connection they share. */
+export type FailureQueues = Pick<StreamQueues, 'prefix' | 'redis' | 'get'>;
+
 /** Failed record jobs read per stream (newest first), as the failure groups read them. */
 export const FAILED_SCAN = 2000;
 
@@ -38,7 +41,7 @@ interface Version {
 }
 
 /** Each candidate's queue time and whether it completed with its record applied (one round trip). */
-async function readVersions(redis: Redis, queue: ReturnType<StreamQueues['get']>, ids: readonly string[]): Promise<Map<string, Version>> {
+async function readVersions(redis: Redis, queue: ReturnType<FailureQueues['get']>, ids: readonly string[]): Promise<Map<string, Version>> {
   const out = new Map<string, Version>();
   if (!ids.length) return out;
   const pipe = redis.pipeline();
@@ -66,7 +69,7 @@ async function readVersions(redis: Redis, queue: ReturnType<StreamQueues['get']>
  * A mark that cannot be written (Redis refusing writes) is only not kept.
  */
 export async function supersededOf(
-  queues: StreamQueues,
+  queues: FailureQueues,
   stream: StreamName,
   failed: readonly FailedReason[],
   now = Date.now(),
@@ -110,7 +113,7 @@ export async function supersededOf(
 }
 
 /** A stream's failed record jobs (the newest `scan`), each failed now or superseded (history). */
-export async function streamFailures(queues: StreamQueues, stream: StreamName, scan = FAILED_SCAN): Promise<StreamFailures> {
+export async function streamFailures(queues: FailureQueues, stream: StreamName, scan = FAILED_SCAN): Promise<StreamFailures> {
   const queue = queues.get(stream);
   const [total, read] = await Promise.all([queue.getFailedCount(), failedReasons(queue, queues.redis, 0, scan - 1)]);
   const by = await supersededOf(queues, stream, read);
@@ -122,7 +125,7 @@ export async function streamFailures(queues: StreamQueues, stream: StreamName, s
 }
 
 /** The newer version that superseded one failed record job of `stream`, if any (undefined too when it is not failed). */
-export async function supersededBy(queues: StreamQueues, stream: StreamName, id: string): Promise<string | undefined> {
+export async function supersededBy(queues: FailureQueues, stream: StreamName, id: string): Promise<string | undefined> {
   const queue = queues.get(stream);
   const rank = await queues.redis.zrevrank(queue.toKey('failed'), id);
   if (rank === null) return undefined;

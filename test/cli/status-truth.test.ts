@@ -10,6 +10,7 @@ import { orderKind } from '../../jobs/orders/order-kind.js';
 import { stockCountKind } from '../../jobs/stock/stock-count-kind.js';
 import { raw, startTestDashboard, type TestDashboard } from '../dashboard/dashboard-http.js';
 import { baseEnv, runCli } from './run-cli.js';
+import { startStack, type Stack } from './stack.js';
 
 /**
  * Issue 55: `status`, the dashboard and `find` say one truth about failures, from the same state: a failure a newer
@@ -167,5 +168,28 @@ describe('status, the dashboard and find, after failures that are over and failu
       const overview = (await raw(`${t.base}/`)).body;
       expect(overview.match(/data-group="orders:SERVICE_REFUSED"/g)).toHaveLength(1);
     });
+  });
+});
+
+describe('a count imported, failed, then imported again corrected', () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await startStack({}, 'status-truth-import');
+  });
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  it('ends the failure: the second import says nothing remains failed, and status counts the first as history', async () => {
+    const bad = countRecord('TRI-1', 'Main Warehouse / A-03', '2026-12-01', [['NO-SUCH-MUG', 2]]);
+    const fixed = countRecord('TRI-1', 'Main Warehouse / A-03', '2026-12-01', [['MUG-BLUE', 2]]);
+    const first = await runCli(['import', 'stock-counts', '-', '--process'], stack.env, { input: `${JSON.stringify(bad)}\n` });
+    expect(first.code).toBe(1);
+    const second = await runCli(['import', 'stock-counts', '-', '--process'], stack.env, { input: `${JSON.stringify(fixed)}\n` });
+    expect(second.code, second.stdout).toBe(0);
+    expect(second.stdout).not.toContain('other failed job');
+    const s = JSON.parse((await runCli(['status', '--json'], stack.env)).stdout) as StatusJson;
+    expect(stream(s, 'stock-counts')).toMatchObject({ counts: { failed: 0, completed: 1 }, superseded: 1 });
+    expect(s.failedGroups).toEqual([]);
   });
 });
