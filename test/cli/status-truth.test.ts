@@ -124,6 +124,13 @@ describe('status, the dashboard and find, after failures that are over and failu
       expect(text).not.toContain('jobs retry');
       const page = (await raw(`${t.base}/find?key=TR-CNT-1`)).body;
       expect(page).toContain('v1 (superseded)');
+      // Its own story says so, with no retry offered, in the CLI and on its page.
+      const show = (await runCli(['jobs', 'show', jobIdFor(stockCountKind, v1)], env)).stdout;
+      expect(show).toContain(`Superseded: ${jobIdFor(stockCountKind, v2)}, a newer version of this record, synced since`);
+      expect(show).not.toContain('jobs retry');
+      const jobPage = (await raw(`${t.base}/jobs/${jobIdFor(stockCountKind, v1)}`)).body;
+      expect(jobPage).toContain('id="superseded"');
+      expect(jobPage).not.toContain('Retry this job');
     });
 
     it('is not brought back by jobs retry --all-failed, nor by its id', async () => {
