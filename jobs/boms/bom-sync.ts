@@ -30,6 +30,7 @@ export async function syncBom(record: BomRecord, ctx: JobContext): Promise<JobRe
         `BOM of ${id}: the service answered the update with a different first MANUF_COMPONENT entry`,
         'Compare the product in the service with the record; retry the job once the product is as expected.',
         details,
+        'the service answered the update with a different first MANUF_COMPONENT entry',
       );
     }
   } catch (err) {

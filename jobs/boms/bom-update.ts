@@ -21,6 +21,7 @@ export function bomUpdate(id: string, found: CatalogProduct, product: Product, i
         'so it cannot be updated without creating an extra entry',
       'Check the product in the service; the job can be retried once the entry shows its productAssocUrl.',
       { productUrl: found.productUrl, components: items.size },
+      "the product's first MANUF_COMPONENT entry has no productAssocUrl",
     );
   }
   const body: UpdateProductBody = {

@@ -24,6 +24,7 @@ export function orderConflict(orderId: string, what: 'order' | 'shipment', diffs
     `order ${orderId}: the ${what} already exists in the service and differs from the record: ${describeDifferences(diffs)}`,
     'The service keeps what it has. Correct the record upstream to match, or change the order in the service, then retry the job.',
     { orderId, differences: diffs },
+    `the ${what} already exists in the service and differs from the record`,
   );
 }
 
@@ -35,6 +36,7 @@ export function completedOrderChanged(orderId: string, diffs: Difference[]): Per
       'completed orders cannot be modified until made editable again',
     'Make the order editable again in the service, then retry the job; or correct the record upstream to match the completed order.',
     { orderId, differences: diffs },
+    'completed in the service and the record would change it',
   );
 }
 
@@ -70,14 +72,10 @@ class UnfollowedOrderError extends PermanentJobError {
 /** A write the service refused for a reason retrying cannot fix (missing reference, invalid body). */
 export function serviceRefused(orderId: string, step: string, err: ServiceError): PermanentJobError {
   const why = err.msg ?? err.message;
-  return new PermanentJobError('SERVICE_REFUSED', `order ${orderId}: the service refused to ${step}: ${why}`, err.hint, {
-    orderId,
-    step,
-    code: err.code,
-    status: err.status,
-    path: err.path,
-    msg: err.msg,
-  });
+  const details = { orderId, step, code: err.code, status: err.status, path: err.path, msg: err.msg };
+  // One group for every order the service refuses alike: the step and its answer, without the order and its path.
+  const group = `the service refused to ${step}: ${err.msg ?? err.groupReason}`;
+  return new PermanentJobError('SERVICE_REFUSED', `order ${orderId}: the service refused to ${step}: ${why}`, err.hint, details, group);
 }
 
 /**
@@ -107,5 +105,5 @@ export function lifeRefusal(code: LifeFailure | 'ORDER_COMPLETED', orderId: stri
       ? 'The order is completed in the service: nothing more is changed by this program. Make it editable in the service ' +
         '(actionUrlEdit) and retry, or leave it and correct the record upstream.'
       : LIFE_FAILURES[code];
-  return new PermanentJobError(code, `order ${orderId}: ${why}`, hint, { orderId, ...details });
+  return new PermanentJobError(code, `order ${orderId}: ${why}`, hint, { orderId, ...details }, why);
 }

@@ -140,11 +140,13 @@ export class OrderRun {
     // Answered, yet the same write is still wanted: the service did not do it (an action it does not offer).
     if (following.kind === 'write' && following.pending === next.pending) {
       await this.save({ ...effect, pending: '' });
+      const why = `the service answered "${request.ask}" but did not do it (the order is ${this.p.status ?? 'unknown'})`;
       throw new PermanentJobError(
         'SERVICE_REFUSED',
-        `order ${plan.orderId}: the service answered "${request.ask}" but did not do it (the order is ${this.p.status ?? 'unknown'})`,
+        `order ${plan.orderId}: ${why}`,
         'Check what the service allows for this order in its web application, then retry the job.',
         { orderId: plan.orderId, step: next.pending },
+        why,
       );
     }
     await this.save({ ...effect, ...intentOf(applyWrite(this.p, effect), following) });

@@ -156,6 +156,7 @@ function shipWrite(
         `order ${plan.orderId}: shipping ${step.part.id} answered status ${s.statusId}, not ${SHIPMENT_SHIPPED}`,
         'Check the shipment in the service, then retry the job.',
         { orderId: plan.orderId, shipmentUrl: known.url },
+        `shipping a part answered status ${s.statusId}, not ${SHIPMENT_SHIPPED}`,
       );
     return shipped;
   };

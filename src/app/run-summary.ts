@@ -1,4 +1,5 @@
 import { readHolds } from '../queue/hold/hold-report.js';
+import { failedNowCount, streamFailures } from '../ops/failures-now.js';
 import type { QueueSet } from '../queue/queues.js';
 import type { KeyedKind } from '../records/record-kind.js';
 import type { StreamName } from '../records/stream-name.js';
@@ -61,6 +62,7 @@ export async function summarizeRun(
   const streams = [...queued.keys()];
   const holds = new Map((await readHolds(d.redis, d.keys, streams)).streams.map((b) => [b.stream, b]));
   const perStream: SyncSummary['perStream'] = {};
+  const failureQueues = { prefix: d.queues.prefix, redis: d.redis, get: (s: StreamName) => d.queues.get(s) };
   for (const stream of streams) {
     const q = queued.get(stream)!;
     const r = await readOutcomes(ledger, stream, d);
@@ -93,7 +95,8 @@ export async function summarizeRun(
       missing: r.missing,
       untracked: r.untracked,
       earlier: { jobs: earlierCompleted + e.failed.length, completed: earlierCompleted, failed: e.failed.length },
-      otherFailed: Math.max(0, (await queue.getFailedCount()) - known),
+      // Failed now: a failure a newer version of its record synced after (this run's, say) is history.
+      otherFailed: Math.max(0, failedNowCount(await streamFailures(failureQueues, stream)) - known),
       ...(q.locked ? { locked: true } : {}),
       ...(hold?.paused ? { paused: { since: hold.since, reason: hold.reason, waiting: pausedWaiting } } : {}),
     };

@@ -61,7 +61,8 @@ export function renderFind(r: FindResult): string {
           )
         : '  none',
     );
-  const failed = r.jobs.find((j) => j.state === 'failed');
+  // A failure a newer version superseded is history: nothing to retry.
+  const failed = r.jobs.find((j) => j.state === 'failed' && !j.supersededBy);
   out.push(
     '',
     `Each job's whole story: inventory-sync jobs show <JOB>${failed ? `; retry with: inventory-sync jobs retry ${failed.id}` : ''}`,

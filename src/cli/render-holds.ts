@@ -1,4 +1,5 @@
 import type { StatusReport } from '../ops/status-report.js';
+import { callWaitingText, callWords, holdContext, outageWords, type HoldContext } from '../ops/hold-words.js';
 import { shortDateTime } from '../time/date-format.js';
 import { clip } from './table.js';
 import { plural } from '../ops/state-words.js';
@@ -6,16 +7,16 @@ import { plural } from '../ops/state-words.js';
 const when = (iso: string | null) => shortDateTime(iso, '-');
 
 /** The hold for `outage` being ridden out, or the last one. */
-function outageLines(s: Pick<StatusReport, 'outage'>): string[] {
-  if (s.outage.open)
+function outageLines(s: Pick<StatusReport, 'outage'>, c: HoldContext): string[] {
+  if (s.outage.open) {
+    const w = outageWords(s.outage, c, clip);
     return [
       `SERVICE DOWN since ${when(s.outage.since)} UTC, ${plural(s.outage.waiting, 'job')} waiting. ` +
         `Why: ${clip(s.outage.reason ?? 'no reason recorded', 200)}`,
-      `  Every stream holds: no job runs, none is pulled, none spends an attempt. ${plural(s.outage.probes, 'probe')} so far` +
-        `${s.outage.lastProbe ? ` (last: ${clip(s.outage.lastProbe, 80)})` : ''}, the next at ${when(s.outage.nextProbeAt)} UTC; ` +
-        'work goes on by itself when the service answers.',
+      `  ${w.holds} ${w.probes}`,
       '',
     ];
+  }
   if (s.outage.last)
     return [
       `Last service outage: ${when(s.outage.last.since)} to ${when(s.outage.last.endedAt)} UTC (${s.outage.last.seconds} s), ` +
@@ -40,28 +41,22 @@ function pausedLines(s: Pick<StatusReport, 'streams'>): string[] {
 /** How long ago a held call's last hold may have ended to be told. */
 const RECENT_MS = 24 * 3600_000;
 
-const waitingText = (w: Record<string, number>) => {
-  const parts = Object.entries(w).filter(([, n]) => n > 0);
-  const n = parts.reduce((a, [, k]) => a + k, 0);
-  const by = parts.length ? ` (${parts.map(([stream, k]) => `${stream} ${k}`).join(', ')})` : '';
-  return `${plural(n, 'job')} ${n === 1 ? 'waits' : 'wait'} at it${by}`;
-};
-
 /** Each held call of the service (only the jobs whose next step it is wait), and those that ended in the last day. */
-function callLines(s: Pick<StatusReport, 'calls'>, now: number): string[] {
-  const held = s.calls.filter((c) => c.held);
-  const lines = held.flatMap((c) => [
-    `HELD: ${c.label} since ${when(c.since)} UTC, ${waitingText(c.waiting)}. Why: ${clip(c.reason ?? 'no reason recorded', 200)}`,
-    `  Only the jobs whose next step is ${c.label} wait there (no attempt spent); every other call and stream goes on` +
-      `${c.probe ? ` (a read: ${clip(c.probe, 80)})` : ''}. ${plural(c.trials, 'trial')} so far` +
-      `${c.lastTrial ? ` (last: ${clip(c.lastTrial, 80)})` : ''}, the next at ${when(c.nextTrialAt)} UTC; goes on by itself once it works.`,
-    '',
-  ]);
-  const ended = s.calls.filter((c) => !c.held && c.last && now - Date.parse(c.last.endedAt) < RECENT_MS);
-  for (const c of ended)
+function callLines(s: Pick<StatusReport, 'calls' | 'outage'>, c: HoldContext): string[] {
+  const held = s.calls.filter((x) => x.held);
+  const lines = held.flatMap((x) => {
+    const w = callWords(x, s.outage.open, c, clip);
+    return [
+      `HELD: ${x.label} since ${when(x.since)} UTC, ${callWaitingText(x.waiting)}. Why: ${clip(x.reason ?? 'no reason recorded', 200)}`,
+      `  ${w.scope} ${w.trials}`,
+      '',
+    ];
+  });
+  const ended = s.calls.filter((x) => !x.held && x.last && c.now - Date.parse(x.last.endedAt) < RECENT_MS);
+  for (const x of ended)
     lines.push(
-      `Last held: ${c.label}, ${when(c.last!.since)} to ${when(c.last!.endedAt)} UTC ` +
-        `(${c.last!.seconds} s, ${plural(c.last!.trials, 'trial')}); released by a request of its own.`,
+      `Last held: ${x.label}, ${when(x.last!.since)} to ${when(x.last!.endedAt)} UTC ` +
+        `(${x.last!.seconds} s, ${plural(x.last!.trials, 'trial')}); released by a request of its own.`,
       '',
     );
   return lines;
@@ -69,8 +64,9 @@ function callLines(s: Pick<StatusReport, 'calls'>, now: number): string[] {
 
 /**
  * Every hold (src/queue/hold/), in one place at the top of `status`: the service down, each held call, then each
- * paused stream.
+ * paused stream; their times against the report's own (src/ops/hold-words.ts, the dashboard's words too).
  */
-export function holdLines(s: Pick<StatusReport, 'outage' | 'streams' | 'calls'>, now = Date.now()): string[] {
-  return [...outageLines(s), ...callLines(s, now), ...pausedLines(s)];
+export function holdLines(s: Pick<StatusReport, 'outage' | 'streams' | 'calls' | 'at' | 'workers'>): string[] {
+  const c = holdContext(s);
+  return [...outageLines(s, c), ...callLines(s, c), ...pausedLines(s)];
 }

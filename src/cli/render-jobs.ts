@@ -90,8 +90,9 @@ export function renderJobStory(s: JobStory): string {
   if (s.error) {
     out.push('', `Error: [${s.error.code}] ${s.error.message}`);
     if (s.error.hint) out.push(`What to do: ${s.error.hint}`);
-    // A batch that is no batch fails again however often it is retried.
-    if (s.state === 'failed' && s.error.code !== BAD_BATCH && s.error.retryHelps !== false)
+    // A batch that is no batch fails again however often it is retried; a failure a newer version superseded is history.
+    if (s.supersededBy) out.push(`Superseded: ${s.supersededBy}, a newer version of this record, synced since; nothing to retry.`);
+    else if (s.state === 'failed' && s.error.code !== BAD_BATCH && s.error.retryHelps !== false)
       out.push(`Then: inventory-sync jobs retry ${s.id}`);
   } else if (s.state === 'completed') {
     const r = s.result as { outcome?: string; summary?: string } | null;
@@ -106,6 +107,10 @@ export function renderRetry(r: RetryOutcome): string {
   if (r.refused.length) {
     lines.push(`Could not retry ${r.refused.length}:`);
     for (const j of r.refused) lines.push(`  ${j.id}: ${j.reason}`);
+  }
+  if (r.superseded.length) {
+    lines.push(`Left ${r.superseded.length} failed before a newer version of their record synced (history, nothing to retry):`);
+    for (const j of r.superseded) lines.push(`  ${j.id}: superseded by ${j.by}`);
   }
   return `${lines.join('\n')}\n`;
 }

@@ -2,7 +2,7 @@ import type { StatusReport } from '../ops/status-report.js';
 import { holdLines } from './render-holds.js';
 import { clip, renderTable } from './table.js';
 import { shortDateTime } from '../time/date-format.js';
-import { feedBehindText } from '../ops/state-words.js';
+import { feedBehindText, supersededText } from '../ops/state-words.js';
 
 const when = (iso: string | null) => shortDateTime(iso, '-');
 
@@ -114,8 +114,15 @@ function lastResult(r: StatusReport['schedule'][number]): string {
   return r.missed && r.missed.cause !== 'failed' ? clip(r.lastError ?? 'not pulled', 60) : clip(`failed: ${r.lastError ?? ''}`, 60);
 }
 
+/** Failures a newer version of their record superseded: history, told apart from the failures now. */
+function supersededLines(s: StatusReport): string[] {
+  const by = s.streams.filter((st) => st.superseded > 0);
+  if (!by.length) return [];
+  return ['', `History, not failures now: ${supersededText(by)} (\`find <KEY>\` shows each record's versions).`];
+}
+
 function failureLines(s: StatusReport): string[] {
-  if (!s.failedGroups.length) return ['', 'Failed jobs by reason:', '  none'];
+  if (!s.failedGroups.length) return ['', 'Failed jobs by reason:', '  none', ...supersededLines(s)];
   return [
     '',
     'Failed jobs by reason:',
@@ -125,5 +132,6 @@ function failureLines(s: StatusReport): string[] {
     ),
     '',
     'See one with: inventory-sync jobs show <ID>; retry a stream with: inventory-sync jobs retry --all-failed --stream <STREAM>',
+    ...supersededLines(s),
   ];
 }

@@ -24,7 +24,7 @@ export interface AccountSiteOptions {
   prefix: string;
   signedIn: boolean;
   budgets?: Budgets;
-  /** Queues shown in bull-board besides the streams (e.g. the control queue of scheduled pulls). */
+  /** Queues of scheduled runs shown in bull-board besides the streams (the control queue), while a scheduler is on one. */
   extraQueues?: readonly string[];
   logger?: Logger;
   serviceBaseUrl?: string;
@@ -88,6 +88,18 @@ export function openAccountSite(o: AccountSiteOptions): AccountSite {
 }
 
 /**
+ * The control queue of scheduled pulls on the board only while a job scheduler is on it (a stream pulled on a cron):
+ * then a worker is meant to listen on it, and bull-board's "No workers" tells the truth. A stream pulled on an interval
+ * is ticked by each worker itself, with no job and nothing listening on this queue: shown then, the board would say
+ * "No workers" in amber of a queue no worker is meant to take (the overview's "Scheduled runs" tells every schedule).
+ */
+function scheduledRunsAdapter(q: Queue): BullMQAdapter {
+  const adapter = new BullMQAdapter(q, { description: 'scheduled pulls of the streams pulled on a cron' });
+  adapter.setVisibilityGuard(async () => (await q.getJobSchedulersCount().catch(() => 1)) > 0);
+  return adapter;
+}
+
+/**
  * bull-board over every stream's queue, its import batches' queue and the extra queues, served at `{base}/queues`; its
  * header links back to the account's overview, find and reconcile pages (the overview links to it).
  */
@@ -100,7 +112,7 @@ function boardRouter(queues: StreamQueues, extra: readonly Queue[], base: string
     adapter.setFormatter('data', batchForBoard);
     return adapter;
   });
-  const adapters = [...queues.all().map(([, q]) => new BullMQAdapter(q)), ...intakeAdapters, ...extra.map((q) => new BullMQAdapter(q))];
+  const adapters = [...queues.all().map(([, q]) => new BullMQAdapter(q)), ...intakeAdapters, ...extra.map(scheduledRunsAdapter)];
   // @bull-board/express carries its own copy of @bull-board/api (a patch version apart): same shape, other declarations.
   const serverAdapter = board as unknown as Parameters<typeof createBullBoard>[0]['serverAdapter'];
   const miscLinks = [

@@ -39,7 +39,7 @@ export interface DashboardOptions {
   limits?: Partial<DashboardLimits>;
   /** Epoch ms now, for sessions and login limits. Default: Date.now. */
   now?: () => number;
-  /** Queues shown in bull-board besides the streams (e.g. the control queue of scheduled pulls). */
+  /** Queues of scheduled runs shown in bull-board besides the streams (the control queue), while a scheduler is on one. */
   extraQueues?: string[];
   logger?: Logger;
   /** The service's base URL, to link the entities `find` and reconcile name. */

@@ -3,6 +3,7 @@
 import type { StatusReport } from '../ops/status-report.js';
 import { useAt, When } from './layout.js';
 import { plural } from '../ops/state-words.js';
+import { callWaitingText, callWords, holdContext, outageWords, type HoldContext } from '../ops/hold-words.js';
 
 type StreamStatus = StatusReport['streams'][number];
 
@@ -28,17 +29,16 @@ function PausedBanner({ st }: { st: StreamStatus }) {
 }
 
 /** While the service is held as down (the hold for `outage`): since when, why, the probes, how many jobs wait; it ends by itself (no button). */
-function OutageBanner({ o }: { o: StatusReport['outage'] }) {
+function OutageBanner({ o, c }: { o: StatusReport['outage']; c: HoldContext }) {
   if (!o.open) return null;
+  const w = outageWords(o, c);
   return (
     <div class="paused bad" role="alert" data-outage="open">
       <p>
         <strong>The service is down</strong> since <When iso={o.since} /> UTC: <code>{o.reason ?? 'no reason recorded'}</code>
       </p>
       <p>
-        Every stream holds: no job runs, none is pulled, none spends an attempt; {plural(o.waiting, 'job')}{' '}
-        {o.waiting === 1 ? 'waits' : 'wait'}, none lost. {plural(o.probes, 'probe')} so far{o.lastProbe ? ` (last: ${o.lastProbe})` : ''},
-        the next at <When iso={o.nextProbeAt} /> UTC. Work goes on by itself when the service answers.
+        {plural(o.waiting, 'job')} {o.waiting === 1 ? 'waits' : 'wait'}, none lost. {w.holds} {w.probes}
       </p>
     </div>
   );
@@ -46,35 +46,39 @@ function OutageBanner({ o }: { o: StatusReport['outage'] }) {
 
 type CallStatus = StatusReport['calls'][number];
 
-/** A banner per held call of the service: since when, why, the jobs that wait at it, its trials; it ends by itself (no button). */
-function CallBanner({ c }: { c: CallStatus }) {
-  const waiting = Object.entries(c.waiting).filter(([, n]) => n > 0);
-  const n = waiting.reduce((a, [, k]) => a + k, 0);
+/**
+ * A banner per held call of the service: since when, why, the jobs that wait at it, its trials (inside an outage, its
+ * trial waits for the service); it ends by itself (no button). The words are `status`'s (src/ops/hold-words.ts).
+ */
+function CallBanner({ call, outageOpen, c }: { call: CallStatus; outageOpen: boolean; c: HoldContext }) {
+  const w = callWords(call, outageOpen, c);
   return (
-    <div class="paused warn" role="alert" data-call={c.call}>
+    <div class="paused warn" role="alert" data-call={call.call}>
       <p>
-        <strong>{c.label} is held</strong> since <When iso={c.since} /> UTC: <code>{c.reason ?? 'no reason recorded'}</code>
+        <strong>{call.label} is held</strong> since <When iso={call.since} /> UTC: <code>{call.reason ?? 'no reason recorded'}</code>
       </p>
       <p>
-        Only the jobs whose next step is {c.label} wait there ({n}
-        {waiting.length ? `: ${waiting.map(([stream, k]) => `${stream} ${k}`).join(', ')}` : ''}), no attempt spent; every other call and
-        stream goes on{c.probe ? ` (a read: ${c.probe})` : ''}. {plural(c.trials, 'trial')} so far
-        {c.lastTrial ? ` (last: ${c.lastTrial})` : ''}, the next at <When iso={c.nextTrialAt} /> UTC; it goes on by itself once a request of
-        it works.
+        {callWaitingText(call.waiting)}. {w.scope} {w.trials}
       </p>
     </div>
   );
 }
 
 /**
- * Every hold (src/queue/hold/), in one place at the top of the overview: the service down first (every stream holds),
- * then each held call (only the jobs that need it wait), then each stream held for refusals with its Resume button.
+ * Every hold (src/queue/hold/), in one place at the top of the overview, as `status` lists them: the service down
+ * first (every stream holds), then each held call (only the jobs that need it wait), then each stream held for
+ * refusals with its Resume button.
  */
-export function HoldBanners({ s }: { s: Pick<StatusReport, 'outage' | 'streams' | 'calls'> }) {
+export function HoldBanners({ s }: { s: Pick<StatusReport, 'outage' | 'streams' | 'calls' | 'at' | 'workers'> }) {
+  const c = holdContext(s);
   return (
     <>
-      <OutageBanner o={s.outage} />
-      {s.outage.open ? null : s.calls.filter((c) => c.held).map((c) => <CallBanner c={c} />)}
+      <OutageBanner o={s.outage} c={c} />
+      {s.calls
+        .filter((call) => call.held)
+        .map((call) => (
+          <CallBanner call={call} outageOpen={s.outage.open} c={c} />
+        ))}
       {s.streams
         .filter((st) => st.breaker.paused)
         .map((st) => (

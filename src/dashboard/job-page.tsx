@@ -214,7 +214,12 @@ export function JobBody({ s, flash }: { s: JobStory; flash?: string }) {
       <JobTable s={s} />
       <ErrorPart s={s} />
       <ResultPart s={s} />
-      {s.state === 'failed' && s.error?.retryHelps !== false ? (
+      {s.supersededBy ? (
+        <p class="muted" id="superseded">
+          Superseded: <a href={at(`/jobs/${encodeURIComponent(s.supersededBy)}`)}>{s.supersededBy}</a>, a newer version of this record,
+          synced since. This failure is history; nothing to retry.
+        </p>
+      ) : s.state === 'failed' && s.error?.retryHelps !== false ? (
         <form method="post" action={at(`/jobs/${encodeURIComponent(s.id)}/retry`)}>
           <button type="submit" class="primary">
             Retry this job

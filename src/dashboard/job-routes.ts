@@ -50,12 +50,13 @@ export function jobRoutes(o: JobRoutesOptions): Router {
     wrap(async (req, res) => {
       // Sampled first, as /api/flow does: the table and the charts read the same samples (flow-charts.ts keeps them so).
       await sampleFlow(o.redis, o.prefix, o.queues.names);
-      const [status, reconcile, flow] = await Promise.all([
+      const [status, reconcile] = await Promise.all([
         readStatus(o.redis, o.queues, { budgets: o.budgets }),
         readLastReport(o.redis, o.prefix),
-        // The budget table's last hour, from the samples its charts draw (one figure, two views).
-        readFlow(o.redis, o.prefix, o.queues, { spanMinutes: 60, budgets: o.budgets }),
       ]);
+      // The budget table's last hour, from the samples its charts draw (one figure, two views); the failures of the status.
+      const failedNow = Object.fromEntries(status.streams.map((st) => [st.stream, st.counts.failed]));
+      const flow = await readFlow(o.redis, o.prefix, o.queues, { spanMinutes: 60, budgets: o.budgets, failedNow });
       res.type('html').send(overviewHtml(status, shellOf(o), { flash: flashOf(req), reconcile, budget: flow.budget }));
     }),
   );

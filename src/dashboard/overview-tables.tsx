@@ -3,6 +3,7 @@
 import type { StatusReport } from '../ops/status-report.js';
 import type { BudgetSeries } from '../ops/flow-budget.js';
 import { useAt, When } from './layout.js';
+import { supersededText } from '../ops/state-words.js';
 
 /**
  * Failed jobs grouped by stream and reason, with examples and a "Retry this group" button where a retry can help (not
@@ -10,6 +11,20 @@ import { useAt, When } from './layout.js';
  */
 export function FailedGroups({ s }: { s: StatusReport }) {
   const at = useAt();
+  const superseded = s.streams.filter((st) => st.superseded > 0);
+  return (
+    <>
+      <FailedTable s={s} at={at} />
+      {superseded.length ? (
+        <p class="muted" id="superseded">
+          History, not failures now: {supersededText(superseded)} (find a record to see its versions).
+        </p>
+      ) : null}
+    </>
+  );
+}
+
+function FailedTable({ s, at }: { s: StatusReport; at: (path: string) => string }) {
   return (
     <table id="failed-groups">
       <tr>

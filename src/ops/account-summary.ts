@@ -1,5 +1,6 @@
 import type { Queue } from 'bullmq';
 import { readFeedState } from '../feed/feed-state.js';
+import { failedNowCount, streamFailures } from './failures-now.js';
 import { readHolds } from '../queue/hold/hold-report.js';
 import type { StreamQueues } from '../queue/stream-queues.js';
 import { redisKeys } from '../redis/connection.js';
@@ -58,10 +59,11 @@ export async function readAccountSummary(account: string, queues: StreamQueues, 
   const streams = await Promise.all(
     holds.streams.map(async (b): Promise<StreamSummary> => {
       const queue = queues.get(b.stream);
-      const [c, feed, hour] = await Promise.all([
-        queue.getJobCounts('waiting', 'delayed', 'prioritized', 'active', 'failed', 'completed'),
+      const [c, feed, hour, failures] = await Promise.all([
+        queue.getJobCounts('waiting', 'delayed', 'prioritized', 'active', 'completed'),
         readFeedState(queues.redis, keys, b.stream),
         lastHourOf(queue, now),
+        streamFailures(queues, b.stream),
       ]);
       const caughtUp = msOf(feed.caughtUpAt);
       const polled = msOf(feed.lastPollAt);
@@ -69,7 +71,8 @@ export async function readAccountSummary(account: string, queues: StreamQueues, 
         stream: b.stream,
         waiting: (c.waiting ?? 0) + (c.delayed ?? 0) + (c.prioritized ?? 0),
         active: c.active ?? 0,
-        failed: c.failed ?? 0,
+        // Failed now, as status counts it: not a failure a newer version of its record superseded.
+        failed: failedNowCount(failures),
         completed: c.completed ?? 0,
         completedLastHour: hour,
         paused: b.paused ? { since: b.since, reason: b.reason } : null,

@@ -1,6 +1,7 @@
 import { accountKeysPattern, accountOfKey, accountPrefix } from '../../config/accounts.js';
 import { redisKeys, type RedisConnection as Redis } from '../redis/connection.js';
 import { countKeysUnder, scanEachServer } from '../redis/key-scan.js';
+import { failedNowCount, streamFailures } from './failures-now.js';
 import { readHolds } from '../queue/hold/hold-report.js';
 import type { StreamQueues } from '../queue/stream-queues.js';
 import { readWorkers } from './worker-presence.js';
@@ -34,7 +35,7 @@ export interface RemovedAccount {
   keys: number;
 }
 
-/** An account's streams: their jobs to run and failed (BullMQ's counts) and their holds (the hold readers). */
+/** An account's streams: their jobs to run (BullMQ's counts), failed now (src/ops/failures-now.ts) and their holds (the hold readers). */
 export async function readAccountState(
   redis: Redis,
   queues: StreamQueues,
@@ -43,13 +44,18 @@ export async function readAccountState(
   const holds = await readHolds(redis, redisKeys(queues.prefix), queues.names);
   const streams = await Promise.all(
     holds.streams.map(async (b): Promise<AccountStream> => {
-      const c = await queues.get(b.stream).getJobCounts('waiting', 'delayed', 'prioritized', 'failed');
+      const [c, failures] = await Promise.all([
+        queues.get(b.stream).getJobCounts('waiting', 'delayed', 'prioritized'),
+        streamFailures(queues, b.stream),
+      ]);
       const held: AccountStream['held'] = holds.outage.open
         ? { cause: 'outage', since: holds.outage.since, reason: holds.outage.reason }
         : b.paused
           ? { cause: 'refusals', since: b.since, reason: b.code ? `[${b.code}] ${b.reason ?? ''}` : b.reason }
           : null;
-      return { stream: b.stream, waiting: (c.waiting ?? 0) + (c.delayed ?? 0) + (c.prioritized ?? 0), failed: c.failed ?? 0, held };
+      // Failed now, as status counts it: not a failure a newer version of its record superseded.
+      const failed = failedNowCount(failures);
+      return { stream: b.stream, waiting: (c.waiting ?? 0) + (c.delayed ?? 0) + (c.prioritized ?? 0), failed, held };
     }),
   );
   return { account: o.account, prefix: queues.prefix, service: o.service, streams };

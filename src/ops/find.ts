@@ -24,8 +24,9 @@ export interface FoundJob extends JobStory {
   latest: boolean;
   /**
    * Where it stands among its stream's versions: `in force` (the newest that completed and was not skipped: what the
-   * service holds), `superseded` (an earlier one that completed), `skipped` (left alone on purpose, e.g. an older
-   * snapshot delivered late), `failed`, `pending` (not finished yet), `only` (the one version).
+   * service holds), `superseded` (an earlier one that completed, or failed before a newer version synced: history),
+   * `skipped` (left alone on purpose, e.g. an older snapshot delivered late), `failed` (failed now), `pending` (not
+   * finished yet), `only` (the one version).
    */
   standing: VersionStanding;
 }
@@ -50,8 +51,12 @@ export interface FindResult {
 
 const outcomeOf = (s: JobStory) => (s.result as { outcome?: unknown } | null)?.outcome;
 
-/** A version's standing (FoundJob.standing): the one in force is the newest that completed and was not skipped. */
+/**
+ * A version's standing (FoundJob.standing): the one in force is the newest that completed and was not skipped; a
+ * failed one that a newer version synced after is superseded (history, src/ops/failures-now.ts), not failed now.
+ */
 function standingOf(s: JobStory, versions: readonly JobStory[]): VersionStanding {
+  if (s.supersededBy) return 'superseded';
   if (versions.length === 1) return 'only';
   if (s.state === 'failed') return 'failed';
   if (s.state !== 'completed') return 'pending';

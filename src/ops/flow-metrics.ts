@@ -8,6 +8,8 @@ import type { StreamName } from '../records/stream-name.js';
 import { readShares } from '../client/budget/share-status.js';
 import { behindSeconds } from './feed-lag.js';
 import { readWorkers } from './worker-presence.js';
+import type { StreamQueues } from '../queue/stream-queues.js';
+import { failedNowCount, streamFailures } from './failures-now.js';
 import { BUDGET_CLASSES, budgetSeries, type BudgetClass, type BudgetSeries, type Point } from './flow-budget.js';
 
 export type { BudgetSeries, Point };
@@ -97,10 +99,20 @@ export interface FlowSeries {
   now: number;
   /** Minute starts covered, oldest first. */
   minutes: number[];
-  /** Per stream, its records and lag each minute, and its feed now (the words of `status`: src/ops/state-words.ts). */
+  /**
+   * Per stream, its records and lag each minute, and its feed now (the words of `status`: src/ops/state-words.ts).
+   * `failed` counts failures as they happened (a job retried to success since, or superseded, stays counted there);
+   * `failedNow` is the jobs failed now, as `status` counts them (src/ops/failures-now.ts).
+   */
   streams: Record<
     StreamName,
-    { synced: Point[]; failed: Point[]; lag: Point[]; feed: { behindSeconds: number | null; lastPollAt: string | null } }
+    {
+      synced: Point[];
+      failed: Point[];
+      failedNow: number;
+      lag: Point[];
+      feed: { behindSeconds: number | null; lastPollAt: string | null };
+    }
   >;
   /**
    * Per class, in the unit of its budget: the requests each minute (an hour's for collection), the budget, the last
@@ -111,12 +123,21 @@ export interface FlowSeries {
   lagLimitSeconds: number | null;
 }
 
-/** The last `span` minutes of every series, one point a minute (null where nothing was sampled). */
+/**
+ * The last `span` minutes of every series, one point a minute (null where nothing was sampled). `failedNow`: each
+ * stream's jobs failed now when the caller read them already (the overview, from its status), else read here.
+ */
 export async function readFlow(
   redis: Redis,
   prefix: string,
-  queues: { names: readonly StreamName[]; get(stream: StreamName): Pick<Queue, 'getMetrics'> },
-  o: { spanMinutes?: number; budgets?: Budgets; lagLimitSeconds?: number; now?: number } = {},
+  queues: StreamQueues,
+  o: {
+    spanMinutes?: number;
+    budgets?: Budgets;
+    lagLimitSeconds?: number;
+    now?: number;
+    failedNow?: Readonly<Partial<Record<StreamName, number>>>;
+  } = {},
 ): Promise<FlowSeries> {
   const now = o.now ?? Date.now();
   const span = Math.min(o.spanMinutes ?? defaults.flowChartMinutes, defaults.flowKeepMinutes);
@@ -130,14 +151,17 @@ export async function readFlow(
   const streams = {} as FlowSeries['streams'];
   for (const stream of queues.names) {
     const q = queues.get(stream);
-    const [done, failed, state] = await Promise.all([
+    const known = o.failedNow?.[stream];
+    const [done, failed, state, failedNow] = await Promise.all([
       perMinute(q, 'completed', from, now),
       perMinute(q, 'failed', from, now),
       readFeedState(redis, redisKeys(prefix), stream),
+      known ?? streamFailures(queues, stream).then(failedNowCount),
     ]);
     streams[stream] = {
       synced: minutes.map((t) => [t, done.get(t) ?? 0]),
       failed: minutes.map((t) => [t, failed.get(t) ?? 0]),
+      failedNow,
       lag: minutes.map((t) => [t, samples.get(t)?.lag[stream] ?? null]),
       feed: { behindSeconds: behindSeconds(state, now) ?? null, lastPollAt: state.lastPollAt ?? null },
     };

@@ -1,6 +1,7 @@
 import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
 import { readHolds } from '../queue/hold/hold-report.js';
 import { plural } from './state-words.js';
+import { nextTryText } from './hold-words.js';
 import type { WriteState } from '../queue/hold/write-probe.js';
 
 /** One line of /readyz. */
@@ -43,19 +44,23 @@ export function holdChecks(o: { redis: Redis; keys: RedisKeys; streams: readonly
       const lines = paused.map(
         (b) => `${b.stream} paused since ${b.since ?? '?'} (${why(b.reason)}); inventory-sync resume --stream ${b.stream}`,
       );
-      // One call held: only the jobs whose next step is it wait; everything else runs.
+      // This process is a worker: a try that is due is its to send (src/ops/hold-words.ts, status's words of the times).
+      const now = { now: Date.now(), workers: 1 };
+      // One call held: only the jobs whose next step is it wait; everything else runs, unless the service is down.
       lines.push(
         ...held.map(
           (c) =>
-            `${c.label} held since ${c.since ?? '?'} (${why(c.reason)}): only the jobs whose next step is it wait, ` +
-            `every other call runs; ${plural(c.trials, 'trial')}, the next at ${c.nextTrialAt ?? '?'}; goes on by itself`,
+            `${c.label} held since ${c.since ?? '?'} (${why(c.reason)}): only the jobs whose next step is it wait` +
+            (outage.open
+              ? `; its trial goes once the service answers again`
+              : `, every other call runs; ${plural(c.trials, 'trial')}, ${nextTryText('trial', c.nextTrialAt, now)}; goes on by itself`),
         ),
       );
       // The service down: every stream holds and goes on by itself once a probe finds it answering.
       if (outage.open)
         lines.unshift(
           `the service is down since ${outage.since ?? '?'} (${outage.reason ?? 'no reason recorded'}): every stream holds; ` +
-            `${plural(outage.probes, 'probe')}, the next at ${outage.nextProbeAt ?? '?'}; goes on by itself`,
+            `${plural(outage.probes, 'probe')}, ${nextTryText('probe', outage.nextProbeAt, now)}; goes on by itself`,
         );
       return { name: 'streams', ok: true, detail: lines.join('; ') };
     },

@@ -6,6 +6,7 @@ import { BATCH_HINT, readBatch, type BatchStory, type BatchSummary } from './bat
 import { hintFor } from '../errors/error-hints.js';
 import { parseTrace, splitReason, type AttemptTrace } from '../queue/job-trace.js';
 import { RETRY_HELPS_FIELD } from '../queue/failure-group.js';
+import { supersededBy as supersededByOf } from './failures-now.js';
 import { isIntakeJobId, streamOfIntakeJobId, streamOfJobId, type StreamQueues } from '../queue/stream-queues.js';
 
 export const JOB_STATES = ['failed', 'active', 'waiting', 'delayed', 'completed'] as const;
@@ -50,6 +51,11 @@ export interface JobStory extends JobSummary {
   attempts: AttemptTrace[];
   /** Job log lines that are not attempt traces. */
   otherLogs: string[];
+  /**
+   * A failed record job's newer version that synced since (src/ops/failures-now.ts): the failure is history, and no
+   * retry is offered for it; null otherwise.
+   */
+  supersededBy: string | null;
 }
 
 const iso = (ms: number | undefined | null) => (ms ? new Date(ms).toISOString() : null);
@@ -209,6 +215,7 @@ export async function showJob(queues: StreamQueues, id: string): Promise<JobStor
   const data = (job.data ?? {}) as JobData;
   const error = errorOf(state, attempts, job.failedReason, batch, queues.kinds);
   if (error && state === 'failed' && (await queues.redis.hget(queue.toKey(id), RETRY_HELPS_FIELD)) === 'no') error.retryHelps = false;
+  const supersededBy = state === 'failed' && !batch ? ((await supersededByOf(queues, stream, id)) ?? null) : null;
   return {
     ...summarize(job, stream, state, batch, queues.kinds),
     record: batch ? null : (data.record ?? null),
@@ -220,5 +227,6 @@ export async function showJob(queues: StreamQueues, id: string): Promise<JobStor
     result: job.returnvalue ?? null,
     attempts,
     otherLogs: otherLines,
+    supersededBy,
   };
 }

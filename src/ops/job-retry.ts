@@ -1,19 +1,36 @@
 import type { Queue } from 'bullmq';
 import type { StreamName } from '../records/stream-name.js';
 import { failedReasons } from './failed-reasons.js';
+import { supersededBy, supersededOf } from './failures-now.js';
 import { findJob } from './job-inspect.js';
 import type { StreamQueues } from '../queue/stream-queues.js';
 import { messageOf } from '../errors/message-of.js';
 
 export interface RetryOutcome {
   retried: Array<{ id: string; stream: StreamName }>;
-  /** Ids that could not be retried, with why (unknown id, not failed). */
+  /** Ids that could not be retried, with why (unknown id, not failed, superseded). */
   refused: Array<{ id: string; reason: string }>;
+  /**
+   * Failed jobs `--all-failed` left alone: a newer version of each one's record synced since (src/ops/failures-now.ts),
+   * so the failure is history and retrying it would send the older record again.
+   */
+  superseded: Array<{ id: string; by: string }>;
 }
 
-/** Puts the named failed jobs (record jobs or import batches) back to work, each with a fresh set of attempts. */
+/** Why a superseded job is not retried. */
+export const supersededText = (by: string) => `superseded by ${by}, a newer version of its record that synced: nothing to retry`;
+
+/**
+ * Puts the named failed jobs (record jobs or import batches) back to work, each with a fresh set of attempts; not a
+ * failed job a newer version of its record superseded.
+ */
 export async function retryJobIds(queues: StreamQueues, ids: readonly string[]): Promise<RetryOutcome> {
-  const out: RetryOutcome = { retried: [], refused: [] };
+  return retryEach(queues, ids, true);
+}
+
+/** Retries each job; `checkSuperseded` false when the caller kept only jobs not superseded. */
+async function retryEach(queues: StreamQueues, ids: readonly string[], checkSuperseded: boolean): Promise<RetryOutcome> {
+  const out: RetryOutcome = { retried: [], refused: [], superseded: [] };
   for (const id of ids) {
     const found = await findJob(queues, id);
     if (!found) {
@@ -23,6 +40,11 @@ export async function retryJobIds(queues: StreamQueues, ids: readonly string[]):
     const state = await found.job.getState();
     if (state !== 'failed') {
       out.refused.push({ id, reason: `it is ${state}, not failed` });
+      continue;
+    }
+    const by = found.batch || !checkSuperseded ? undefined : await supersededBy(queues, found.stream, id);
+    if (by) {
+      out.refused.push({ id, reason: supersededText(by) });
       continue;
     }
     try {
@@ -59,20 +81,26 @@ export function queuesOf(
   ]);
 }
 
-/** Retries every failed job and import batch of the given streams (and reason group), page by page. */
+/**
+ * Retries every failed job and import batch of the given streams (and reason group), page by page; a failed job a
+ * newer version of its record superseded is left alone (history, not a failure now).
+ */
 export async function retryAllFailed(queues: StreamQueues, filter: RetryFilter = {}): Promise<RetryOutcome> {
   const ids: string[] = [];
-  for (const { queue } of queuesOf(queues, filter.streams ?? queues.names, filter.group?.batch)) {
+  const superseded: RetryOutcome['superseded'] = [];
+  for (const { stream, batch, queue } of queuesOf(queues, filter.streams ?? queues.names, filter.group?.batch)) {
     const total = await queue.getFailedCount();
     for (let start = 0; start < total; start += PAGE) {
-      for (const job of await failedReasons(queue, queues.redis, start, start + PAGE - 1)) {
-        if (filter.group) {
-          const g = job.group;
-          if (g.code !== filter.group.code || g.reason !== filter.group.reason) continue;
-        }
-        ids.push(job.id);
+      const page = (await failedReasons(queue, queues.redis, start, start + PAGE - 1)).filter(
+        (job) => !filter.group || (job.group.code === filter.group.code && job.group.reason === filter.group.reason),
+      );
+      const by = batch ? new Map<string, string>() : await supersededOf(queues, stream, page);
+      for (const job of page) {
+        const newer = by.get(job.id);
+        if (newer) superseded.push({ id: job.id, by: newer });
+        else ids.push(job.id);
       }
     }
   }
-  return retryJobIds(queues, ids);
+  return { ...(await retryEach(queues, ids, false)), superseded };
 }

@@ -17,7 +17,7 @@ export interface SyncedRecord {
 
 const PAGE = 500;
 /** Outcomes that mean the service holds the record (a skipped record was deliberately not applied). */
-const APPLIED = new Set(['synced', 'unchanged']);
+export const APPLIED: ReadonlySet<string> = new Set(['synced', 'unchanged']);
 
 /** Whether a version applied (its record, when its job finished) is the reference in place of the one kept so far. */
 function replaces(kind: SyncedStream, before: SyncedRecord, record: unknown, finishedOn: number, again: boolean): boolean {

@@ -48,3 +48,13 @@ export type VersionStanding = 'only' | 'in force' | 'superseded' | 'skipped' | '
 export function versionText(version: number, standing: VersionStanding): string {
   return standing === 'only' ? `v${version}` : `v${version} (${standing})`;
 }
+
+/**
+ * The failures a newer version of their record superseded, per stream (src/ops/failures-now.ts): "orders 2 failed
+ * before a newer version of their record synced".
+ */
+export function supersededText(streams: ReadonlyArray<{ stream: string; superseded: number }>): string {
+  const n = streams.reduce((a, st) => a + st.superseded, 0);
+  const by = streams.map((st) => `${st.stream} ${st.superseded}`).join(', ');
+  return `${plural(n, 'job')} failed before a newer version of ${n === 1 ? 'its' : 'their'} record synced (${by})`;
+}

@@ -1,13 +1,13 @@
 import type { Budgets } from '../../config/read-config.js';
-import type { ShareReason } from '../client/budget/share.js';
-import { readShares, shareReasonText } from '../client/budget/share-status.js';
 import { checkEvictionPolicy } from '../redis/eviction-policy.js';
 import { type RedisConnection as Redis, redisKeys } from '../redis/connection.js';
 import { openControlQueue, readScheduleInfo } from '../feed/control.js';
 import { readFeedState } from '../feed/feed-state.js';
 import { foundInLastHour, isStoreCursor } from '../feed/store-found.js';
 import type { StreamName } from '../records/stream-name.js';
+import { budgetStatus, type BudgetStatus } from './budget-status.js';
 import { failedGroups, type FailedGroup } from './failed-groups.js';
+import { failedNowCount, streamFailures, type StreamFailures } from './failures-now.js';
 import { intakeCounts, type IntakeCounts } from './intake-counts.js';
 import type { StreamQueues } from '../queue/stream-queues.js';
 import { readWorkers } from './worker-presence.js';
@@ -19,11 +19,19 @@ import { heldJobCounts } from '../queue/hold/call-held-jobs.js';
 import { CAUSE_TEXT, type MissedCause, type MissedRun } from '../feed/missed-runs.js';
 import { shortDateTime } from '../time/date-format.js';
 
+export type { BudgetStatus };
+
 const COUNTED_STATES = ['waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized'] as const;
 
 export interface StreamStatus {
   stream: StreamName;
+  /** Jobs by state; `failed`: failed now, not those a newer version of their record superseded (`superseded`). */
   counts: Record<(typeof COUNTED_STATES)[number], number>;
+  /**
+   * Failed jobs a newer version of their record synced since (src/ops/failures-now.ts): history, not failures now;
+   * not in `counts.failed`, the failure groups or `jobs retry --all-failed`.
+   */
+  superseded: number;
   /** Import batches on the stream's intake queue, not yet fanned out into record jobs (not in `counts`). */
   intake: IntakeCounts;
   /**
@@ -54,38 +62,6 @@ export interface StreamStatus {
      */
     foundByPull: number | null;
   };
-}
-
-export interface BudgetStatus {
-  /** post, get, collection, or total (every request, when the account has one such limit). */
-  cls: string;
-  /** The budget, e.g. "120/min", when the configuration names it. */
-  limit: string | null;
-  /** Requests that took budget, since the counters began (shared by every process of the prefix). */
-  requests: number;
-  /** Total ms requests waited for budget. */
-  waitedMs: number;
-  /** 429 answers that held the class. */
-  holds: number;
-  /** Requests already scheduled ahead of now: above 0 the class is running at its limit. */
-  reservedAhead: number;
-  /** When a 429 hold on the class ends (ISO), or null. */
-  heldUntil: string | null;
-  /** Requests a minute the configured budget allows (an hourly one divided by 60), or null when not configured. */
-  configuredPerMinute: number | null;
-  /** Requests a minute the program allows itself now: configured × headroom × share; null when not configured. */
-  effectivePerMinute: number | null;
-  /** Share of the configured budget taken now (1: all of it; lower while another client spends it). */
-  share: number;
-  /**
-   * Why effective is what it is: configured, shared-429, shared-remaining, service-limit, probing, floor,
-   * window-remaining, slow-start, remembered.
-   */
-  shareReason: ShareReason;
-  /** The same in words. */
-  why: string;
-  /** Requests a minute the account's other clients spend, from the service's headers; null when unknown. */
-  othersPerMinute: number | null;
 }
 
 export interface ScheduleStatus {
@@ -138,9 +114,6 @@ export interface StatusReport {
   workers: { running: number; pulling: number; receivers: string[] };
 }
 
-/** The request classes, then `total`: one budget every request spends, on accounts that have one. */
-const BUDGET_LANES = ['post', 'get', 'collection', 'total'] as const;
-
 function toIso(v: string | undefined): string | null {
   if (!v) return null;
   const n = Number(v);
@@ -148,7 +121,13 @@ function toIso(v: string | undefined): string | null {
   return Number.isNaN(d.getTime()) ? null : d.toISOString();
 }
 
-async function streamStatus(redis: Redis, queues: StreamQueues, breaker: BreakerState, now: number): Promise<StreamStatus> {
+async function streamStatus(
+  redis: Redis,
+  queues: StreamQueues,
+  breaker: BreakerState,
+  failures: StreamFailures,
+  now: number,
+): Promise<StreamStatus> {
   const stream = breaker.stream;
   const keys = redisKeys(queues.prefix);
   const [raw, intake, feed, found] = await Promise.all([
@@ -158,11 +137,14 @@ async function streamStatus(redis: Redis, queues: StreamQueues, breaker: Breaker
     foundInLastHour(redis, keys, stream, now),
   ]);
   const counts = Object.fromEntries(COUNTED_STATES.map((s) => [s, raw[s] ?? 0])) as StreamStatus['counts'];
+  // Failed now: BullMQ's failed set less the failures a newer version superseded (read with the groups, once).
+  counts.failed = failedNowCount({ ...failures, total: counts.failed });
   const { paused, since, reason, code, refusals } = breaker;
   const caughtUpAt = toIso(feed.caughtUpAt);
   return {
     stream,
     counts,
+    superseded: failures.superseded.length,
     intake,
     breaker: { paused, since, reason, code, refusals, waiting: counts.waiting + counts.delayed + counts.prioritized },
     feed: {
@@ -178,50 +160,6 @@ async function streamStatus(redis: Redis, queues: StreamQueues, breaker: Breaker
       foundByPull: found > 0 || isStoreCursor(feed.cursor) ? found : null,
     },
   };
-}
-
-type Window = [limit: number, windowMs: number, unit: string];
-
-function budgetWindows(b: Budgets): Partial<Record<(typeof BUDGET_LANES)[number], Window>> {
-  return {
-    post: [b.postPerMinute, 60_000, '/min'],
-    get: [b.getPerMinute, 60_000, '/min'],
-    collection: [b.collectionPerHour, 3_600_000, '/h'],
-    ...(b.requestsPerMinute === undefined ? {} : { total: [b.requestsPerMinute, 60_000, '/min'] as Window }),
-  };
-}
-
-async function budgetStatus(redis: Redis, prefix: string, budgets: Budgets | undefined, now: number): Promise<BudgetStatus[]> {
-  const keys = redisKeys(prefix);
-  const [stats, shares] = await Promise.all([redis.hgetall(keys.budgetStats()), readShares(redis, keys)]);
-  const windows = budgets ? budgetWindows(budgets) : undefined;
-  // The total's row shows when the account has one, or when some process spent it (another configuration).
-  const lanes = BUDGET_LANES.filter((cls) => cls !== 'total' || windows?.total || Number(stats['requests:total'] ?? 0) > 0);
-  return Promise.all(
-    lanes.map(async (cls) => {
-      const [pttl, tat] = await Promise.all([redis.pttl(keys.budgetHold(cls)), redis.get(keys.budget(cls))]);
-      const w = windows?.[cls];
-      const interval = w && budgets ? w[1] / (w[0] * budgets.headroom) : undefined;
-      const share = shares[cls];
-      const ahead = tat && interval ? Math.max(0, Math.floor((Number(tat) - now) / (interval / share.factor))) : 0;
-      const perMinute = w ? (w[0] * 60_000) / w[1] : null;
-      return {
-        cls,
-        limit: w ? `${w[0]}${w[2]}` : null,
-        requests: Number(stats[`requests:${cls}`] ?? 0),
-        waitedMs: Number(stats[`waitedMs:${cls}`] ?? 0),
-        holds: Number(stats[`holds:${cls}`] ?? 0),
-        reservedAhead: ahead,
-        heldUntil: pttl > 0 ? new Date(now + pttl).toISOString() : null,
-        configuredPerMinute: perMinute,
-        effectivePerMinute: perMinute === null ? null : Math.round(perMinute * budgets!.headroom * share.factor * 10) / 10,
-        share: share.factor,
-        shareReason: share.reason,
-        why: shareReasonText(share),
-        othersPerMinute: share.otherPerMinute,
-      };
-    }),
-  );
 }
 
 const isoOf = (ms: number) => new Date(ms).toISOString();
@@ -263,11 +201,13 @@ export async function readStatus(redis: Redis, queues: StreamQueues, o: { budget
   const keys = redisKeys(queues.prefix);
   // Every hold, read once: each stream's refusals, the outage and the last one that ended.
   const holds = await readHolds(redis, keys, queues.names, { lastOutage: true });
+  // Failed now and superseded, per stream: the counts and the failure groups read the same answer.
+  const failures = new Map(await Promise.all(queues.names.map(async (s) => [s, await streamFailures(queues, s)] as const)));
   const [streams, budget, schedule, groups, eviction, running, calls] = await Promise.all([
-    Promise.all(holds.streams.map((b) => streamStatus(redis, queues, b, now))),
+    Promise.all(holds.streams.map((b) => streamStatus(redis, queues, b, failures.get(b.stream)!, now))),
     budgetStatus(redis, queues.prefix, o.budgets, now),
     scheduleStatus(redis, queues.prefix, queues.kinds),
-    failedGroups(queues),
+    failedGroups(queues, undefined, failures),
     checkEvictionPolicy(redis),
     readWorkers(redis, keys, now),
     Promise.all(holds.calls.map(async (c) => ({ ...c, waiting: c.held ? await heldJobCounts(redis, keys, c.call, queues.names) : {} }))),

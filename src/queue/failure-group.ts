@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Job } from 'bullmq';
 import type { RedisConnection as Redis } from '../redis/connection.js';
 import { hsetIfExists } from '../redis/hset-if-exists.js';
@@ -11,6 +12,14 @@ import { splitReason } from './job-trace.js';
 export const FAILURE_GROUP_FIELD = 'failureGroup';
 /** Beside it, `no` when retrying the job cannot help (a record wrong in itself): no retry is offered for its group. */
 export const RETRY_HELPS_FIELD = 'failureRetryHelps';
+/** Beside it, a short hash of the failedReason the group was written for: the group counts only for that failure. */
+export const FAILURE_GROUP_FOR_FIELD = 'failureGroupFor';
+/**
+ * Beside them, once known, the id of the newer version of the record that synced after this job was queued: the
+ * failure is history, not a failure now (src/ops/failures-now.ts writes it when it finds one, so that it stays known
+ * after the newer job is trimmed).
+ */
+export const SUPERSEDED_FIELD = 'supersededBy';
 
 /** A failure's group: its code and its subject-free reason. */
 export interface FailureGroup {
@@ -18,17 +27,23 @@ export interface FailureGroup {
   reason: string;
 }
 
+/** What FAILURE_GROUP_FOR_FIELD holds for a failedReason. */
+export const failedReasonHash = (failedReason: string): string => createHash('sha256').update(failedReason).digest('hex').slice(0, 12);
+
 /**
  * Writes a failing job's group reason beside its failedReason (one command, on failing attempts only), only into a
  * job that still exists: a job removed meanwhile (an operator, the bad-record trim) must not come back as a hash of
- * one field that nothing would ever remove.
+ * one field that nothing would ever remove. `failedReason`: the `[CODE] message` the job fails with, so that the
+ * group need not be a part of its text (a refusal's reason without the order it names in the middle).
  */
 export async function recordFailureGroup(
   redis: Redis,
   job: Pick<Job, 'id' | 'queueQualifiedName'>,
   reason: string,
   retryHelps = true,
+  failedReason?: string,
 ): Promise<void> {
+  const forReason = failedReason === undefined ? [] : [FAILURE_GROUP_FOR_FIELD, failedReasonHash(failedReason)];
   await hsetIfExists(
     redis,
     `${job.queueQualifiedName}:${job.id}`,
@@ -36,16 +51,25 @@ export async function recordFailureGroup(
     reason,
     RETRY_HELPS_FIELD,
     retryHelps ? 'yes' : 'no',
+    ...forReason,
   );
 }
 
 /**
- * The group of a failed job, from its `[CODE] message` failedReason and the group reason recorded beside it. The
- * recorded reason counts only when the message ends with it, i.e. it was written for this failure (a write that
- * failed, or a failure BullMQ made itself, such as a stalled job, leaves an older one or none). Without one (jobs
- * failed before failure groups were recorded) the group is the code and the whole message.
+ * The group of a failed job, from its `[CODE] message` failedReason and the group reason recorded beside it, and
+ * whether that recorded group is this failure's (`recorded`). The recorded reason counts only when it was written for
+ * this failure: its failedReason's hash was recorded with it, or (groups recorded before the hash was) the message
+ * ends with it. A write that failed, or a failure BullMQ made itself, such as a stalled job, leaves an older one or
+ * none. Without one (jobs failed before failure groups were recorded) the group is the code and the whole message.
  */
-export function failureGroupOf(failedReason: string | undefined, recorded: string | undefined): FailureGroup {
+export function failureGroupOf(
+  failedReason: string | undefined,
+  recorded: string | undefined,
+  recordedFor?: string,
+): FailureGroup & { recorded: boolean } {
   const { code, message } = splitReason(failedReason) ?? { code: 'UNKNOWN', message: '' };
-  return { code, reason: recorded && message.endsWith(recorded) ? recorded : message };
+  const mine =
+    recorded !== undefined &&
+    (recordedFor !== undefined ? failedReason !== undefined && failedReasonHash(failedReason) === recordedFor : message.endsWith(recorded));
+  return { code, reason: mine ? recorded : message, recorded: mine };
 }

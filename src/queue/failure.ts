@@ -86,7 +86,7 @@ export function classifyFailure(err: unknown): Failure {
       code: err.code,
       name: err.name,
       message: err.message,
-      group: err.message,
+      group: err.groupReason,
       hint: err.hint,
       retryable: err.retryable,
       outcome: err.outcome,

@@ -98,7 +98,7 @@ export async function expandBatch(job: Job<IntakeData>, target: Queue<JobData>):
  */
 async function batchFailure(redis: Redis, job: Job, code: string, reason: string): Promise<Error> {
   // A damaged batch is removed and the file imported again (its hint): retrying it cannot help.
-  await recordFailureGroup(redis, job, reason, code !== BAD_BATCH).catch(() => undefined);
   const message = `[${code}] intake job ${job.id}: ${reason}`;
+  await recordFailureGroup(redis, job, reason, code !== BAD_BATCH, message).catch(() => undefined);
   return code === BAD_BATCH ? new UnrecoverableError(message) : new Error(message);
 }

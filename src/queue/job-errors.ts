@@ -16,6 +16,8 @@ export class PermanentJobError extends Error {
     /** What to do about it, for the operator. */
     readonly hint: string,
     readonly details?: Record<string, unknown>,
+    /** What it shares with others of its cause, when the message names its subject (`order W-1: ...`). */
+    private readonly group?: string,
   ) {
     super(message);
     this.name = 'PermanentJobError';
@@ -23,7 +25,7 @@ export class PermanentJobError extends Error {
 
   /** What this failure shares with others of its cause (failure groups): the message, unless it names a subject. */
   get groupReason(): string {
-    return this.message;
+    return this.group ?? this.message;
   }
 
   /** Whether retrying the job once its cause is fixed can help (a missing product added, a setting changed): yes by default. */
@@ -57,8 +59,8 @@ export class BadRecordError extends PermanentJobError {
 
 /** What the service already has differs from the record, and the record cannot be applied over it. */
 export class ConflictError extends PermanentJobError {
-  constructor(message: string, hint: string, details?: Record<string, unknown>) {
-    super('CONFLICT', message, hint, details);
+  constructor(message: string, hint: string, details?: Record<string, unknown>, group?: string) {
+    super('CONFLICT', message, hint, details, group);
     this.name = 'ConflictError';
   }
 }

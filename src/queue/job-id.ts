@@ -9,7 +9,7 @@ export function jobIdHash(raw: unknown): string {
 }
 
 /** Longest business key kept in a job id; the hash still tells longer ones apart. */
-const MAX_KEY_IN_ID = 120;
+export const MAX_KEY_IN_ID = 120;
 
 /** A business key made safe for a BullMQ custom id (no ':', no spaces), reversibly for ordinary keys. */
 export function idSafe(key: string): string {

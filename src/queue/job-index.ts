@@ -1,6 +1,6 @@
 import type { RedisConnection as Redis } from '../redis/connection.js';
 import { KEEP_COMPLETED_SECONDS } from './queues.js';
-import { idSafe } from './job-id.js';
+import { idSafe, MAX_KEY_IN_ID } from './job-id.js';
 import type { StreamName } from '../records/stream-name.js';
 import { utcDay } from '../time/date-format.js';
 
@@ -46,6 +46,53 @@ const globEscape = (s: string) => s.replace(/[*?[\]\\]/g, (c) => `\\${c}`);
 /** The record's hash, and on a resync or repair job the suffix that keeps it apart from the record's job. */
 const HASH_TAIL = /^[0-9a-f]{12}(-(resync|repair)-[0-9a-z]+)?$/;
 
+/** Whether `id` is a job of the record whose ids begin with `head` (`{stream}-{key}-`), not of a longer key. */
+const isOfHead = (id: string, head: string) => id.startsWith(head) && HASH_TAIL.test(id.slice(head.length));
+
+/**
+ * `{stream}-{key}-` of a record job's id, when the id is one of a record with a key (not `{stream}-invalid-...`) whose
+ * key was kept whole in it (keys past the id's limit share their first part with others).
+ */
+export function recordIdHead(id: string, stream: StreamName): string | undefined {
+  const m = /^(.*-)[0-9a-f]{12}(-(resync|repair)-[0-9a-z]+)?$/.exec(id);
+  const head = m?.[1];
+  if (!head || !head.startsWith(`${stream}-`)) return undefined;
+  const safe = head.slice(stream.length + 1, -1);
+  return safe && safe !== 'invalid' && safe.length < MAX_KEY_IN_ID ? head : undefined;
+}
+
+/**
+ * The ids in the index of each record (by its id head, `{stream}-{key}-`) queued from `since` (epoch ms, by day) on:
+ * one ZRANGEBYLEX per record and day of the index's retention, in one round trip.
+ */
+export async function indexedIdsOf(
+  redis: Redis,
+  prefix: string,
+  heads: ReadonlyArray<{ head: string; since: number }>,
+  now = Date.now(),
+): Promise<Map<string, string[]>> {
+  const days = Math.ceil(jobIndexTtlSeconds() / 86_400) + 1;
+  const pipe = redis.pipeline();
+  const asked: string[] = [];
+  for (const { head, since } of heads) {
+    // From the day it was queued (at most the retention back) to tomorrow (a clock ahead of this one).
+    const back = Math.min(days - 1, Math.max(0, Math.floor((Date.parse(utcDay(now)) - Date.parse(utcDay(since))) / DAY_MS)));
+    for (let d = -1; d <= back; d++) {
+      pipe.zrangebylex(jobIndexKey(prefix, utcDay(now - d * DAY_MS)), `[${head}`, `(${head.slice(0, -1)}.`);
+      asked.push(head);
+    }
+  }
+  const out = new Map<string, string[]>(heads.map((h) => [h.head, []]));
+  const replies = asked.length ? ((await pipe.exec()) ?? []) : [];
+  replies.forEach(([err, ids], i) => {
+    if (err) throw err;
+    const head = asked[i]!;
+    const list = out.get(head)!;
+    for (const id of ids as string[]) if (isOfHead(id, head) && !list.includes(id)) list.push(id);
+  });
+  return out;
+}
+
 /**
  * Ids of every job of a business key in each stream, from the index (the days of job retention) and the failed sets.
  * The caller checks each job's record, since keys longer than a job id keeps share a prefix.
@@ -58,17 +105,14 @@ export async function findJobIds(
   now = Date.now(),
 ): Promise<string[]> {
   const safe = idSafe(key);
-  const days = Math.ceil(jobIndexTtlSeconds() / 86_400) + 1;
-  const pipe = redis.pipeline();
-  for (let d = -1; d < days; d++) {
-    const setKey = jobIndexKey(prefix, utcDay(now - d * DAY_MS));
-    for (const s of streams) pipe.zrangebylex(setKey, `[${s}-${safe}-`, `(${s}-${safe}.`);
-  }
-  const found = new Set<string>();
-  for (const [err, ids] of (await pipe.exec()) ?? []) {
-    if (err) throw err;
-    for (const id of ids as string[]) found.add(id);
-  }
+  const heads = streams.map((s) => `${s}-${safe}-`);
+  const indexed = await indexedIdsOf(
+    redis,
+    prefix,
+    heads.map((head) => ({ head, since: 0 })),
+    now,
+  );
+  const found = new Set<string>([...indexed.values()].flat());
   for (const s of streams) {
     let cursor = '0';
     do {
@@ -78,8 +122,5 @@ export async function findJobIds(
     } while (cursor !== '0');
   }
   // Only `{stream}-{key}-{hash}` itself: a longer key that starts with this one has more before its hash.
-  return [...found].filter((id) => {
-    const s = streams.find((x) => id.startsWith(`${x}-${safe}-`));
-    return s !== undefined && HASH_TAIL.test(id.slice(`${s}-${safe}-`.length));
-  });
+  return [...found].filter((id) => heads.some((head) => isOfHead(id, head)));
 }

@@ -255,7 +255,7 @@ async function settle(
     throw new DelayedError();
   }
   // The job fails (for good or this attempt): its group goes beside the failedReason BullMQ writes next.
-  await recordFailureGroup(redis, job, f.group, f.retryHelps !== false).catch((err: Error) =>
+  await recordFailureGroup(redis, job, f.group, f.retryHelps !== false, reason).catch((err: Error) =>
     couldNot(logger, 'record the failure group', err),
   );
   const finalLevel = opts.listsFailures ? 'info' : 'error';

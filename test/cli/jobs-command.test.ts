@@ -124,7 +124,11 @@ describe('jobs commands', () => {
     it('refuses a job that is not failed with exit 1, naming why', async () => {
       const r = await runCli(['jobs', 'retry', seeded.waitingId, '--json'], env);
       expect(r.code).toBe(1);
-      expect(JSON.parse(r.stdout)).toEqual({ retried: [], refused: [{ id: seeded.waitingId, reason: 'it is waiting, not failed' }] });
+      expect(JSON.parse(r.stdout)).toEqual({
+        retried: [],
+        refused: [{ id: seeded.waitingId, reason: 'it is waiting, not failed' }],
+        superseded: [],
+      });
     });
 
     it('puts every failed job of a stream back to waiting, with fresh attempts', async () => {
@@ -217,7 +221,7 @@ describe('jobs commands on import batches', () => {
   it('puts a failed batch back to waiting by id, with fresh attempts', async () => {
     const r = await runCli(['jobs', 'retry', failedId, '--json'], env);
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual({ retried: [{ id: failedId, stream: 'stock-counts' }], refused: [] });
+    expect(JSON.parse(r.stdout)).toEqual({ retried: [{ id: failedId, stream: 'stock-counts' }], refused: [], superseded: [] });
     const story = JSON.parse((await runCli(['jobs', 'show', failedId, '--json'], env)).stdout);
     expect(story).toMatchObject({ id: failedId, state: 'waiting', attemptsMade: 0, record: null, error: null });
   });

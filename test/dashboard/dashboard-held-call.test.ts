@@ -32,7 +32,7 @@ describe('dashboard, when one call of the service is held', () => {
     expect(r.body).toContain('<strong>shipment create is held</strong>');
     expect(r.body).toContain('answered 503: &lt;unavailable>');
     expect(r.body).not.toContain('<unavailable>');
-    expect(r.body).toContain('wait there (2: orders 2)');
+    expect(r.body).toContain('2 jobs wait at it (orders 2). Only the jobs whose next step is shipment create wait there');
     expect(r.body).not.toContain('data-call="variance"');
     const status = JSON.parse((await raw(`${t.base}/api/status`, { headers: { cookie } })).body) as {
       calls: Array<{ call: string; held: boolean; waiting: Record<string, number>; failures: number }>;

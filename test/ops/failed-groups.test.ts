@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { failedGroups } from '../../src/ops/failed-groups.js';
 import { retryAllFailed } from '../../src/ops/job-retry.js';
 import { waitForIdle } from '../../src/queue/drain.js';
-import { FAILURE_GROUP_FIELD } from '../../src/queue/failure-group.js';
+import { FAILURE_GROUP_FIELD, FAILURE_GROUP_FOR_FIELD, failedReasonHash } from '../../src/queue/failure-group.js';
 import { jobIdFor } from '../../src/queue/job-id.js';
 import { addJobs, recordJob } from '../../src/queue/record-jobs.js';
 import { openStreamQueues, type StreamQueues } from '../../src/queue/stream-queues.js';
@@ -80,7 +80,9 @@ describe('failure groups', () => {
 
     it('does the same when the group recorded is not of its last failure', async () => {
       const [id] = await failBadOrders('SHOP:EU:1');
+      // As an earlier attempt's failure left it: its group, written for its own reason.
       await w.redis.hset(jobKey(id!), FAILURE_GROUP_FIELD, 'connection reset');
+      await w.redis.hset(jobKey(id!), FAILURE_GROUP_FOR_FIELD, failedReasonHash('[TRANSIENT] GET /demo/api/product connection reset'));
 
       expect(await failedGroups(queues)).toEqual([
         {

@@ -168,8 +168,8 @@ export function classifyAnswer(a: AnswerInput): ServiceError {
     if (post) outcome = 'uncertain';
     what = `answered ${s}, which the client does not handle`;
   }
-  const message = `${a.method} ${a.path} ${what}${msg ? `: ${msg}` : ''}`;
-  return new Cls(message, { method: a.method, path: a.path, status: s, msg, outcome, resetAt });
+  const group = `${what}${msg ? `: ${msg}` : ''}`;
+  return new Cls(`${a.method} ${a.path} ${group}`, { method: a.method, path: a.path, status: s, msg, outcome, resetAt, group });
 }
 
 function errorCode(err: unknown): string | undefined {
@@ -209,9 +209,16 @@ export function classifyNetworkError(n: NetworkInput): ServiceError {
   else if (code && TIMEOUT_CODES.has(code)) why = 'timed out waiting for the answer';
   else why = `lost the connection before the answer (${code ?? 'network error'})`;
   const effect = outcome === 'uncertain' ? '; the write may have been applied' : outcome === 'applied' ? '; the write was applied' : '';
-  const raw = `${n.method} ${n.path} ${why}${effect}`;
-  const message = n.secrets?.length ? redact(raw, n.secrets) : raw;
-  return new TransientError(message, { method: n.method, path: n.path, status: n.status, outcome, cause: n.error });
+  const hide = (text: string) => (n.secrets?.length ? redact(text, n.secrets) : text);
+  const message = hide(`${n.method} ${n.path} ${why}${effect}`);
+  return new TransientError(message, {
+    method: n.method,
+    path: n.path,
+    status: n.status,
+    outcome,
+    cause: n.error,
+    group: hide(`${why}${effect}`),
+  });
 }
 
 export type ClassifyInput = AnswerInput | NetworkInput;
@@ -225,10 +232,6 @@ export function classify(input: ClassifyInput): ServiceError {
 export function badResponse(method: HttpMethod, path: string, status: number, problem: string): ServiceError {
   const outcome: WriteOutcome = method === 'POST' ? 'applied' : 'not-applied';
   const effect = method === 'POST' ? ' (the write was applied)' : '';
-  return new BadResponseError(`${method} ${path} answered ${status} with an unexpected body${effect}: ${clip(problem)}`, {
-    method,
-    path,
-    status,
-    outcome,
-  });
+  const group = `answered ${status} with an unexpected body${effect}: ${clip(problem)}`;
+  return new BadResponseError(`${method} ${path} ${group}`, { method, path, status, outcome, group });
 }

@@ -39,6 +39,8 @@ export interface ServiceErrorData {
   /** For RATE_LIMITED: epoch ms when the class may be used again. */
   resetAt?: number;
   cause?: unknown;
+  /** The message without the request's method and path (which name the record): what failures of one cause share. */
+  group?: string;
 }
 
 export abstract class ServiceError extends Error {
@@ -51,6 +53,7 @@ export abstract class ServiceError extends Error {
   readonly msg?: string;
   readonly outcome: WriteOutcome;
   readonly resetAt?: number;
+  private readonly group?: string;
 
   constructor(message: string, data: ServiceErrorData) {
     super(message, data.cause === undefined ? undefined : { cause: data.cause });
@@ -61,11 +64,21 @@ export abstract class ServiceError extends Error {
     this.msg = data.msg;
     this.outcome = data.outcome ?? 'not-applied';
     this.resetAt = data.resetAt;
+    this.group = data.group;
   }
 
   /** What to do about it, for the operator (the one hint table, src/errors/error-hints.ts). */
   get hint(): string {
     return HINTS[this.code];
+  }
+
+  /**
+   * What this failure shares with others of its cause (failure groups): the message after the request's method and
+   * path, which name the record (`POST /acme/api/order/W-1/complete answered 503` and W-2's are one cause), when the
+   * error was made with it; else the message.
+   */
+  get groupReason(): string {
+    return this.group ?? this.message;
   }
 
   /** A plain object for job traces and --json output. */

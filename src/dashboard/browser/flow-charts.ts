@@ -56,25 +56,35 @@ function summary(box: HTMLElement, parts: Array<string | [string, string]>, bad:
   p.className = bad ? 'flow-sum bad' : 'flow-sum';
 }
 
+/** "1 h", "24 h", "30 min": a chart's span. */
+const spanText = (minutes: number) => (minutes % 60 ? `${minutes} min` : `${minutes / 60} h`);
+
 function drawStream(box: HTMLElement, s: FlowView['streams'][string], f: FlowView, span: number): void {
   const synced = sum(values(s.synced));
   const failed = sum(values(s.failed));
   const recent = sum(values(s.failed.slice(-10)));
   const lag = lastValue(values(s.lag));
   const lagBad = f.lagLimitSeconds !== null && lag !== null && lag > f.lagLimitSeconds;
-  const parts: Array<string | [string, string]> = [['synced-total', `${synced}`], ' synced, ', ['failed-total', `${failed}`], ' failed'];
-  if (recent) parts.push(` (${recent} in the last 10 min)`);
+  // "failed" is failed now, as the streams table and `status` count it; the bars count failures as they happened.
+  const parts: Array<string | [string, string]> = [
+    ['synced-total', `${synced}`],
+    ' synced, ',
+    ['failed-now', `${s.failedNow}`],
+    ' failed now',
+  ];
+  if (failed) parts.push(`; ${failed} failure${failed === 1 ? '' : 's'} in the last ${spanText(span)} (${recent} in the last 10 min)`);
   // "behind 3 s", or what stands for it before the first catch-up ("feed not pulled yet"), as `status` says it.
   parts.push(s.feed.behindSeconds === null ? ' · feed ' : ' · behind ', [
     'lag-now',
     feedBehindText(s.feed.behindSeconds, s.feed.lastPollAt),
   ]);
-  summary(box, parts, recent > 0 || lagBad);
+  summary(box, parts, s.failedNow > 0 || lagBad);
 
   const jobs = box.querySelector<HTMLElement>('.jobs');
   if (jobs) {
     jobs.dataset.synced = String(synced);
     jobs.dataset.failed = String(failed);
+    jobs.dataset.failedNow = String(s.failedNow);
     // A minute without records has no bar at all (a zero-height bar would still show its outline).
     const bars = (pts: FlowPoint[]) => pts.map((p) => p[1] || null);
     draw(jobs, `${span}`, recordsChart, [times(s.synced), bars(s.synced), bars(s.failed)]);

@@ -9,9 +9,19 @@ export type FlowPoint = [t: number, value: number | null];
 export interface FlowView {
   /** Epoch ms of the answer. */
   now: number;
+  /**
+   * Per stream: records synced and failed each minute (failures as they happened), the jobs failed now (as `status`
+   * counts them: not those retried to success or superseded since), its lag each minute and its feed now.
+   */
   streams: Record<
     string,
-    { synced: FlowPoint[]; failed: FlowPoint[]; lag: FlowPoint[]; feed: { behindSeconds: number | null; lastPollAt: string | null } }
+    {
+      synced: FlowPoint[];
+      failed: FlowPoint[];
+      failedNow: number;
+      lag: FlowPoint[];
+      feed: { behindSeconds: number | null; lastPollAt: string | null };
+    }
   >;
   /**
    * Per request class, in the one unit its budget is set in (a minute, or an hour for collection): the budget, the

@@ -35,9 +35,10 @@ export interface CallHoldState {
   code: string | null;
   /** Service-down answers in a row (running), or the count that held it. */
   failures: number;
-  /** Trials sent while held; the last failed one's answer and time; the next one's earliest time (ISO). */
+  /** Trials sent while held; the last failed one's answer and time (ISO); the next one's earliest time (ISO). */
   trials: number;
   lastTrial: string | null;
+  lastTrialAt: string | null;
   nextTrialAt: string | null;
   /** What the read of the rest of the service found when the call was held ("HTTP 404": the rest answers). */
   probe: string | null;
@@ -76,6 +77,7 @@ export function callState(call: string, f: CallFields): CallHoldState {
     failures: Number(f.failures ?? 0),
     trials: held ? Number(f.trials ?? 0) : 0,
     lastTrial: held ? (f.lastTrial ?? null) : null,
+    lastTrialAt: held ? iso(f.lastTrialAt) : null,
     nextTrialAt: held ? iso(f.next) : null,
     probe: held ? (f.probe ?? null) : null,
     opened: Number(f.opened ?? 0),
