@@ -1,6 +1,6 @@
 import type { Queue } from 'bullmq';
 import type { RedisConnection as Redis } from '../redis/connection.js';
-import { FAILURE_GROUP_FIELD, failureGroupOf, RETRY_HELPS_FIELD, type FailureGroup } from '../queue/failure-group.js';
+import { FAILURE_GROUP_FIELD, failureGroupOf, RETRY_HELPS_FIELD, retryHelpsOf, type FailureGroup } from '../queue/failure-group.js';
 
 /** A failed job as grouping and retrying need it: no data. */
 export interface FailedReason {
@@ -29,7 +29,6 @@ export async function failedReasons(queue: Queue, redis: Redis, start: number, e
     const [reason, group, helps] = (value as Array<string | null> | undefined) ?? [];
     const failedReason = reason || undefined;
     const g = failureGroupOf(failedReason, group || undefined);
-    // Written with the group: it counts only when the group is this failure's (failureGroupOf kept it).
-    return { id, failedReason, group: g, retryHelps: !(helps === 'no' && !!group && g.reason === group) };
+    return { id, failedReason, group: g, retryHelps: retryHelpsOf(failedReason, group || undefined, helps || undefined) };
   });
 }

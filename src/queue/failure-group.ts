@@ -49,3 +49,12 @@ export function failureGroupOf(failedReason: string | undefined, recorded: strin
   const { code, message } = splitReason(failedReason) ?? { code: 'UNKNOWN', message: '' };
   return { code, reason: recorded && message.endsWith(recorded) ? recorded : message };
 }
+
+/**
+ * Whether retrying a failed job can help, from its hash's fields: its failedReason, the group reason and the `no`
+ * recorded beside it. The `no` counts only when the group it was written with is this failure's (failureGroupOf).
+ */
+export function retryHelpsOf(failedReason: string | undefined, recordedGroup: string | undefined, helps: string | undefined): boolean {
+  const g = failureGroupOf(failedReason, recordedGroup);
+  return !(helps === 'no' && !!recordedGroup && g.reason === recordedGroup);
+}
