@@ -187,9 +187,10 @@ function closing(r: FullCheck, c: CheckContext): string {
     ? `Next: a dry run of the feed: ${run('sync --once --dry-run')}`
     : r.store
       ? `Next: a dry run of the store's orders: ${run(`sync --once --dry-run --stream ${r.store.stream}`)}`
-      : `Next: a dry run of a file of records: ${run(`import ${c.streams[0] ?? '<STREAM>'} <FILE> --dry-run`)} ` +
+      : `Next: a dry run of a file: ${run(`import ${c.streams[0] ?? '<STREAM>'} <FILE> --dry-run`)} ` +
         `(a dry run of the feed, ${run('sync --once --dry-run')}, needs UPSTREAM_URL set first)`;
-  const compared = r.feed.configured || r.store ? 'nothing found that would stop a first run' : 'the service and Redis answer; no feed was read';
+  const compared =
+    r.feed.configured || r.store ? 'nothing found that would stop a first run' : 'the service and Redis answer; no feed was read';
   return `Ready: ${compared}. ${next}`;
 }
 

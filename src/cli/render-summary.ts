@@ -69,12 +69,15 @@ function whatToDo(failed: ReadonlyArray<FailedJobSummary & { stream: string }>):
           ? retried.map((f) => f.id).join(' ')
           : `--all-failed${streams.length === 1 ? ` --stream ${streams[0]}` : ''}`),
     );
-  if (wrong)
+  if (wrong === 1)
     out.push(
-      `${retried.length ? `The other ${wrong === 1 ? 'record is' : `${wrong} records are`}` : wrong === 1 ? 'The record is' : 'These records are'} ` +
-        `wrong in ${wrong === 1 ? 'itself' : 'themselves'}: a retry cannot help. ` +
-        `Fix ${wrong === 1 ? 'it' : 'them'} where ${wrong === 1 ? 'it comes' : 'they come'} from and send ${wrong === 1 ? 'it' : 'them'} ` +
-        'again (the feed, a push or an import): a corrected record is a new job.',
+      `${retried.length ? 'The other record is' : 'The record is'} wrong in itself: a retry cannot help. ` +
+        'Fix it where it comes from and send it again (the feed, a push or an import): a corrected record is a new job.',
+    );
+  else if (wrong > 1)
+    out.push(
+      `${retried.length ? `The other ${wrong} records are` : 'These records are'} wrong in themselves: a retry cannot help. ` +
+        'Fix them where they come from and send them again (the feed, a push or an import): a corrected record is a new job.',
     );
   return out;
 }

@@ -130,7 +130,9 @@ function expectedLines(s: SyncSummary): string[] {
     if (retried.length)
       out.push(
         `After fixing the cause: inventory-sync jobs retry ${
-          retried.length <= 5 ? retried.map((f) => f.id).join(' ') : `--all-failed${streams.size === 1 ? ` --stream ${[...streams][0]}` : ''}`
+          retried.length <= 5
+            ? retried.map((f) => f.id).join(' ')
+            : `--all-failed${streams.size === 1 ? ` --stream ${[...streams][0]}` : ''}`
         }`,
       );
     const wrong = all.length - retried.length;

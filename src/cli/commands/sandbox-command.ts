@@ -83,7 +83,7 @@ export function sandboxCommand(io: CliIo, done: CommandResult, kinds: readonly K
         .choices([...WINDOW_SHAPES])
         .default('fixed'),
     )
-    .option('--store', 'also a sandbox Shopify store, the orders\' source of docs/shopify.md; prints its URL and credentials')
+    .option('--store', "also a sandbox Shopify store, the orders' source of docs/shopify.md; prints its URL and credentials")
     .option('--store-port <port>', 'with --store: its port (0 picks a free one)', port, 8081)
     .action(async (o: Options) => {
       if (o.totalPerMinute && !o.budgets) throw new UsageError('--total-per-minute and --no-budgets exclude each other');
