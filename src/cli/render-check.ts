@@ -1,6 +1,5 @@
 import type { CheckProblem, CheckReport, MappingGap, ServiceCheck } from '../ops/check/check-types.js';
 import type { FullCheck } from './check-verdict.js';
-import { cliLine } from './hint-command.js';
 import { renderStoreCheck } from './render-store-check.js';
 import { clip, renderTable } from './table.js';
 
@@ -20,12 +19,9 @@ const GAP_PROBLEM: Record<MappingGap['problem'], string> = {
 /** Bad records and gap examples shown in the table (--json has them all). */
 const MAX_ROWS = 50;
 
-/** What the closing line's commands need of the situation: the streams (for a file's dry run) and the account. */
+/** What the closing line's commands need of the situation: the streams (the first is named in a file's dry run). */
 export interface CheckContext {
-  /** The streams of the program, the first of them named in a file's dry run. */
   streams: readonly string[];
-  /** The account of ACCOUNTS_FILE the check ran for: its commands carry `--account`. */
-  account?: string;
 }
 
 /**
@@ -38,7 +34,7 @@ export function renderCheck(r: FullCheck, c: CheckContext): string {
   out.push(...redisSection(r), '');
   out.push(...feedSection(r), '');
   out.push(...gapSection(r));
-  if (r.store) out.push(...renderStoreCheck(r.store, c.account).trimEnd().split('\n'));
+  if (r.store) out.push(...renderStoreCheck(r.store).trimEnd().split('\n'));
   if (r.warnings.length) out.push('', 'Warnings:', ...r.warnings.map((w) => `  - ${w}`));
   out.push('', closing(r, c));
   return `${out.join('\n')}\n`;
@@ -173,7 +169,7 @@ function notCompared(r: CheckReport): string {
 
 /** The verdict in words, and the next step as a command that runs as printed where check ran (or what to set first). */
 function closing(r: FullCheck, c: CheckContext): string {
-  const run = (args: string) => cliLine(args, c.account);
+  const run = (args: string) => `inventory-sync ${args}`;
   if (r.verdict === 'unreachable')
     return `Not ready: fix what could not be reached or refused (above), then run check again: ${run('check')}`;
   if (r.verdict === 'gaps') {

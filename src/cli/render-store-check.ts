@@ -1,11 +1,10 @@
 import type { StoreCheck } from '../app/check-store.js';
-import { cliLine } from './hint-command.js';
 
 /**
  * The store part of `check`: the shop, the token's scopes, the locations' aliases, the SKUs, the webhooks, and the
  * command that subscribes the missing ones (with what to set first when INGEST_PUBLIC_URL is not set).
  */
-export function renderStoreCheck(s: StoreCheck, account?: string): string {
+export function renderStoreCheck(s: StoreCheck): string {
   const out = ['', `Store: ${s.url}`];
   if (s.problem) {
     out.push(`  ${s.state}: ${s.problem.message}`, `  ${s.problem.hint}`);
@@ -39,9 +38,9 @@ export function renderStoreCheck(s: StoreCheck, account?: string): string {
   if (s.webhooks.topics.some((t) => t.state !== 'ok') && !s.registered)
     out.push(
       s.webhooks.uri
-        ? `  To subscribe them: ${cliLine('check --register-webhooks', account)}`
+        ? '  To subscribe them: inventory-sync check --register-webhooks'
         : '  To subscribe them: set INGEST_PUBLIC_URL (the origin where the store reaches the receiver, INGEST_PORT), ' +
-            `then: ${cliLine('check --register-webhooks', account)}`,
+            'then: inventory-sync check --register-webhooks',
     );
   return `${out.join('\n')}\n`;
 }

@@ -2,12 +2,14 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
 import { liveLives } from '../../src/sandbox/shopify/store-lives.js';
 import { orderRecord, syncedOnce } from '../helpers/order-records.js';
+import { connect, deletePrefix } from '../helpers/redis.js';
 import { storeWorld, type StoreWorld } from '../sources/shopify/store-world.js';
 import { checkAgrees, printedCommand, printedCommands, runPrinted } from './printed-commands.js';
 import { runCli } from './run-cli.js';
-import { startStack, type Stack } from './stack.js';
+import { SECRETS, startStack, type Stack } from './stack.js';
 
 /**
  * Issue 55: every next step the program prints is a command that runs as printed, in the situation that printed it
@@ -193,6 +195,50 @@ describe('the commands the CLI prints', () => {
       expect(ended.code, ended.stdout + ended.stderr).toBe(0);
       expect(syncedOnce(stack.sandbox.admin.state(), ['HC-1', 'HC-2'])).toBe(true);
     }, 90_000);
+  });
+
+  describe('under ACCOUNTS_FILE with two accounts', () => {
+    let stack: Stack;
+    let beta: Sandbox;
+    let env: Record<string, string>;
+    beforeAll(async () => {
+      stack = await startStack({}, 'hints-accounts');
+      beta = await startSandbox({ port: 0, data: 'demo', key: SECRETS.key, secret: SECRETS.secret });
+      const file = join(mkdtempSync(join(tmpdir(), 'isync-hints-accounts-')), 'accounts.json');
+      const account = (s: Sandbox) => ({ INVENTORY_BASE_URL: s.url, INVENTORY_ACCOUNT: s.account });
+      writeFileSync(file, JSON.stringify({ accounts: { acme: account(stack.sandbox), beta: account(beta) } }));
+      env = { ...without(stack.env, 'INVENTORY_BASE_URL', 'INVENTORY_ACCOUNT'), ACCOUNTS_FILE: file };
+    });
+    afterAll(async () => {
+      const redis = connect();
+      for (const name of ['acme', 'beta']) await deletePrefix(redis, `{${stack.prefix}-${name}}`);
+      redis.disconnect();
+      await beta?.close();
+      await stack?.close();
+    });
+
+    it("a command run with --account prints its commands with it, and each account's part of status its own", async () => {
+      const file = ndjson([orderRecord('AC-1'), noLines('AC-2')]);
+      const r = await runCli(['--account', 'acme', 'import', 'orders', file, '--process'], env);
+      expect(r.code, r.stdout + r.stderr).toBe(1);
+      const show = printedCommand(r.stdout, '--account acme jobs show');
+      expect((await runPrinted(show, env)).code).toBe(0);
+      // Without the account, the same command asks for one (exit 2): the account is what makes it run.
+      expect((await runPrinted(show.replace('--account acme ', ''), env)).code).toBe(2);
+
+      expect((await runCli(['--account', 'beta', 'import', 'orders', file, '--process'], env)).code).toBe(1);
+      const status = await runCli(['status'], env);
+      expect(status.code).toBe(0);
+      const at = status.stdout.indexOf('=== account beta');
+      for (const [name, part] of [
+        ['acme', status.stdout.slice(0, at)],
+        ['beta', status.stdout.slice(at)],
+      ] as const) {
+        const see = printedCommand(part, `--account ${name} jobs show`);
+        const id = /orders-AC-2-[0-9a-f]+/.exec(part)![0];
+        expect((await runPrinted(see, env, { ID: id })).code, see).toBe(0);
+      }
+    });
   });
 
   describe('in the Shopify path', () => {

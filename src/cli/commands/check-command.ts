@@ -58,7 +58,7 @@ export function checkCommand(io: CliIo, done: CommandResult, kinds: readonly Kin
         const full = withStore(report, store);
         app.logger.info({ verdict: full.verdict, gaps: report.gaps?.length ?? null, serviceCalls: report.serviceCalls }, 'check done');
         if (o.json) writeJson(io, full);
-        else io.stdout.write(renderCheck(full, { streams: kinds.map((k) => k.stream), account: config.accountName }));
+        else io.stdout.write(renderCheck(full, { streams: kinds.map((k) => k.stream) }));
         done(full.exitCode as ExitCodeValue);
       } finally {
         await app.close();
