@@ -6,7 +6,7 @@ import type { Kind } from '../kinds/kind.js';
 import { openStreamQueues, type StreamQueues } from '../queue/stream-queues.js';
 import type { RedisConnection as Redis } from '../redis/connection.js';
 import { describeFailure, ExitCode, type ExitCodeValue } from './exit-codes.js';
-import { forAccount } from './hint-command.js';
+import { forAccount } from '../errors/error-hints.js';
 
 /** What a command made of one account: its value and exit code, or the lines of the failure that stopped it. */
 export type AccountOutcome<T> =

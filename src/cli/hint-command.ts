@@ -1,15 +1,5 @@
 import type { OutStream } from '../app/cli-io.js';
-
-/** Where a printed command line begins: `inventory-sync` and a command word, not yet with `--account`. */
-const COMMAND_LINE = /\binventory-sync (?!--account )(?=[a-z])/g;
-
-/**
- * The text with every command line it prints run for `account` (`inventory-sync --account NAME ...`): a command of
- * one account needs it when ACCOUNTS_FILE names several, so a hint runs as printed where it was printed.
- */
-export function forAccount(text: string, account: string): string {
-  return text.replace(COMMAND_LINE, `inventory-sync --account ${account} `);
-}
+import { forAccount } from '../errors/error-hints.js';
 
 /**
  * The stream a command run with `--account NAME` writes to: every command line it prints (hints, next steps, the

@@ -61,3 +61,15 @@ export function hintFor(
   if (Object.hasOwn(HINTS, code)) return (HINTS as Record<string, string>)[code];
   return kinds.find((k) => k.job.failures && Object.hasOwn(k.job.failures, code))?.job.failures?.[code];
 }
+
+/** Where a printed command line begins: `inventory-sync` and a command word, not yet with `--account`. */
+const COMMAND_LINE = /\binventory-sync (?!--account )(?=[a-z])/g;
+
+/**
+ * The text with every command line it prints run for `account` (`inventory-sync --account NAME ...`): a command of one
+ * account needs it when ACCOUNTS_FILE names several, so that a hint runs as printed where it was printed. Every hint
+ * of an account passes here: a command's output (src/cli/hint-command.ts), each account's part of one, its alerts.
+ */
+export function forAccount(text: string, account: string): string {
+  return text.replace(COMMAND_LINE, `inventory-sync --account ${account} `);
+}
