@@ -116,6 +116,12 @@ describe('the commands the CLI prints', () => {
       const again = await runCli(['sync', '--once'], fixed);
       expect(again.code, again.stdout).toBe(0);
       expect(syncedOnce(stack.sandbox.admin.state(), ['BR-1', 'BR-2'])).toBe(true);
+      // What is left failed is the record wrong in itself: status offers no retry for it, and what it prints runs.
+      const status = (await runCli(['status'], stack.env)).stdout;
+      const failures = status.slice(status.indexOf('Failed jobs by reason:'));
+      expect(failures).toContain('A retry cannot help these');
+      expect(printedCommands(failures)).toEqual([`jobs show ${wrongId}`]);
+      expect((await runPrinted(`jobs show ${wrongId}`, stack.env)).code).toBe(0);
     });
   });
 
