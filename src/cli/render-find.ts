@@ -61,7 +61,8 @@ export function renderFind(r: FindResult): string {
           )
         : '  none',
     );
-  const failed = r.jobs.find((j) => j.state === 'failed');
+  // A retry only where one can help: not for a record wrong in itself (its job's story says so).
+  const failed = r.jobs.find((j) => j.state === 'failed' && j.error?.retryHelps !== false);
   out.push(
     '',
     `Each job's whole story: inventory-sync jobs show <JOB>${failed ? `; retry with: inventory-sync jobs retry ${failed.id}` : ''}`,

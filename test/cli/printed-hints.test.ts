@@ -122,6 +122,10 @@ describe('the commands the CLI prints', () => {
       expect(failures).toContain('A retry cannot help these');
       expect(printedCommands(failures)).toEqual([`jobs show ${wrongId}`]);
       expect((await runPrinted(`jobs show ${wrongId}`, stack.env)).code).toBe(0);
+      // find of it: its story, no retry.
+      const found = await runCli(['find', 'BR-3'], stack.env);
+      expect(printedCommands(found.stdout)).toEqual(['jobs show <JOB>']);
+      expect((await runPrinted('jobs show <JOB>', stack.env, { JOB: wrongId })).code).toBe(0);
     });
   });
 
