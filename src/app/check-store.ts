@@ -12,6 +12,8 @@ import { storeClient, storeKind } from './feed-sources.js';
 /** What `check` found of the store (SHOPIFY_STORE_URL): read only, unless `--register-webhooks` asked to subscribe. */
 export interface StoreCheck {
   url: string;
+  /** The stream the store is the source of. */
+  stream: string;
   state: 'ok' | 'refusing' | 'unreachable';
   problem: { code: string; message: string; hint: string } | null;
   shop: StoreFacts['shop'] | null;
@@ -47,6 +49,7 @@ export async function checkStore(o: {
   const uri = publicUrl ? `${publicUrl}/ingest/${path}` : undefined;
   const out: StoreCheck = {
     url: client.url,
+    stream: kind.stream,
     state: 'ok',
     problem: null,
     shop: null,

@@ -1,6 +1,7 @@
 import type { Job, Queue } from 'bullmq';
 import type { JobResult } from '../queue/job-context.js';
 import { describeFailed, type FailedJobSummary } from '../queue/drain.js';
+import { FAILURE_GROUP_FIELD, FAILURE_GROUP_FOR_FIELD, RETRY_HELPS_FIELD, retryHelpsOf } from '../queue/failure-group.js';
 import type { JobData, QueueSet } from '../queue/queues.js';
 import type { KeyedKind } from '../records/record-kind.js';
 import type { RedisConnection as Redis } from '../redis/connection.js';
@@ -79,17 +80,30 @@ function parseResult(text: string | null | undefined): Pick<JobResult, 'outcome'
   }
 }
 
-/** The failed jobs among these ids, each named by its record and reason. */
-async function describeIds(queue: Queue, ids: readonly string[], kinds: readonly KeyedKind[]): Promise<FailedJobSummary[]> {
+/** The failed jobs among these ids, each named by its record and reason, and marked when no retry can help it. */
+async function describeIds(redis: Redis, queue: Queue, ids: readonly string[], kinds: readonly KeyedKind[]): Promise<FailedJobSummary[]> {
   const out: FailedJobSummary[] = [];
   for (let i = 0; i < ids.length; i += PAGE) {
-    const jobs = await Promise.all(ids.slice(i, i + PAGE).map((id) => queue.getJob(id) as Promise<Job<JobData, JobResult> | undefined>));
-    ids.slice(i, i + PAGE).forEach((id, j) => {
+    const page = ids.slice(i, i + PAGE);
+    const jobs = await Promise.all(page.map((id) => queue.getJob(id) as Promise<Job<JobData, JobResult> | undefined>));
+    const helps = await retryHelpsOfIds(redis, queue, page);
+    page.forEach((id, j) => {
       const job = jobs[j];
-      out.push(job ? describeFailed(queue.name, job, kinds) : { id, key: id, reason: '[UNKNOWN] no reason recorded' });
+      const failed = job ? describeFailed(queue.name, job, kinds) : { id, key: id, reason: '[UNKNOWN] no reason recorded' };
+      out.push(helps[j] ? failed : { ...failed, retryHelps: false });
     });
   }
   return out;
+}
+
+/** For each job, whether a retry can help it, as recorded beside its failure (one pipelined HMGET each). */
+async function retryHelpsOfIds(redis: Redis, queue: Queue, ids: readonly string[]): Promise<boolean[]> {
+  const pipe = redis.pipeline();
+  for (const id of ids) pipe.hmget(queue.toKey(id), 'failedReason', FAILURE_GROUP_FIELD, RETRY_HELPS_FIELD, FAILURE_GROUP_FOR_FIELD);
+  return ((await pipe.exec()) ?? []).map(([err, value]) => {
+    const [reason, group, helps, groupFor] = err ? [] : ((value as Array<string | null> | undefined) ?? []);
+    return retryHelpsOf(reason || undefined, group || undefined, helps || undefined, groupFor || undefined);
+  });
 }
 
 const bump = (m: Record<string, number>, why: string | undefined) => {
@@ -136,9 +150,9 @@ export async function readOutcomes(
   const earlier: Array<[string, WorkedJob]> = [...l.worked].filter(([id]) => !l.records.has(id));
   for (const [, w] of earlier) if (w.outcome !== 'failed') count(r.earlier, w.outcome, w.why);
   const earlierFailed = earlier.filter(([, w]) => w.outcome === 'failed').map(([id]) => id);
-  r.failed = [...(await describeIds(queue, failedNow, o.kinds)), ...(await failedBatches(ledger, stream, o))];
-  r.failedBefore = await describeIds(queue, failedBefore, o.kinds);
-  r.earlier.failed = await describeIds(queue, earlierFailed, o.kinds);
+  r.failed = [...(await describeIds(o.redis, queue, failedNow, o.kinds)), ...(await failedBatches(ledger, stream, o))];
+  r.failedBefore = await describeIds(o.redis, queue, failedBefore, o.kinds);
+  r.earlier.failed = await describeIds(o.redis, queue, earlierFailed, o.kinds);
   return r;
 }
 
@@ -163,5 +177,5 @@ async function failedBatches(
   const ids = [...l.batches];
   const ends = await readEnds(o.redis, intake, ids);
   const failed = new Set([...ids.filter((_, i) => ends[i]!.state === 'failed'), ...l.failedBatches]);
-  return describeIds(intake, [...failed], o.kinds);
+  return describeIds(o.redis, intake, [...failed], o.kinds);
 }

@@ -6,6 +6,7 @@ import type { Kind } from '../kinds/kind.js';
 import { openStreamQueues, type StreamQueues } from '../queue/stream-queues.js';
 import type { RedisConnection as Redis } from '../redis/connection.js';
 import { describeFailure, ExitCode, type ExitCodeValue } from './exit-codes.js';
+import { forAccount } from '../errors/error-hints.js';
 
 /** What a command made of one account: its value and exit code, or the lines of the failure that stopped it. */
 export type AccountOutcome<T> =
@@ -85,7 +86,12 @@ export function writeOutcomes<T>(
   else
     io.stdout.write(
       outcomes
-        .map((r) => accountHeading(r.account) + ('value' in r ? o.text(r.value) : `${r.failure.map((l) => `${l}\n`).join('')}`))
+        // Each account's commands carry its --account: several accounts, so a command of one needs it.
+        .map(
+          (r) =>
+            accountHeading(r.account) +
+            ('value' in r ? forAccount(o.text(r.value), r.account.name) : `${r.failure.map((l) => `${l}\n`).join('')}`),
+        )
         .join('\n'),
     );
   return worstCode(outcomes.map((r) => r.code));

@@ -17,6 +17,7 @@ import { statusCommand } from './commands/status-command.js';
 import { syncCommand } from './commands/sync-command.js';
 import { workerCommand } from './commands/worker-command.js';
 import { describeFailure, ExitCode, type ExitCodeValue } from './exit-codes.js';
+import { accountHintsStream } from './hint-command.js';
 import type { CommandResult } from './command-result.js';
 import type { Kind } from '../kinds/kind.js';
 
@@ -44,7 +45,12 @@ export function buildProgram(io: CliIo, done: CommandResult, kinds: readonly Kin
       // Commander gives the program's option first, wherever it is: a command with its own `--account` (`sandbox
       // --account A`, the sandbox's account path) gets it back.
       if (action.options.some((o) => o.long === '--account')) action.setOptionValue('account', account);
-      else cmdIo.account = account;
+      else {
+        cmdIo.account = account;
+        // Every command line it prints runs as printed: for this account, not the only or the first one.
+        cmdIo.stdout = accountHintsStream(io.stdout, account);
+        cmdIo.stderr = accountHintsStream(io.stderr, account);
+      }
     });
   for (const make of commandFactories) program.addCommand(make(cmdIo, done, kinds));
   // addCommand does not pass settings down; every level must throw instead of exiting.

@@ -1,4 +1,6 @@
 import type { CheckProblem, CheckReport, MappingGap, ServiceCheck } from '../ops/check/check-types.js';
+import type { FullCheck } from './check-verdict.js';
+import { renderStoreCheck } from './render-store-check.js';
 import { clip, renderTable } from './table.js';
 
 const VERDICT: Record<CheckReport['verdict'], string> = {
@@ -17,15 +19,24 @@ const GAP_PROBLEM: Record<MappingGap['problem'], string> = {
 /** Bad records and gap examples shown in the table (--json has them all). */
 const MAX_ROWS = 50;
 
-/** `check` for a person: one section per part, the gaps, the warnings, and the verdict with what to do. */
-export function renderCheck(r: CheckReport): string {
+/** What the closing line's commands need of the situation: the streams (the first is named in a file's dry run). */
+export interface CheckContext {
+  streams: readonly string[];
+}
+
+/**
+ * `check` for a person: one section per part (the store's too), the gaps, the warnings, and the verdict with what to
+ * do next; the heading and the closing line say the one verdict the exit code says (check-verdict.ts).
+ */
+export function renderCheck(r: FullCheck, c: CheckContext): string {
   const out = [`Check of ${r.service.baseUrl}/${r.service.account}: ${VERDICT[r.verdict]}`, ''];
   out.push(...serviceSection(r.service), '');
   out.push(...redisSection(r), '');
   out.push(...feedSection(r), '');
   out.push(...gapSection(r));
+  if (r.store) out.push(...renderStoreCheck(r.store).trimEnd().split('\n'));
   if (r.warnings.length) out.push('', 'Warnings:', ...r.warnings.map((w) => `  - ${w}`));
-  out.push('', closing(r));
+  out.push('', closing(r, c));
   return `${out.join('\n')}\n`;
 }
 
@@ -130,7 +141,7 @@ function gapSection(r: CheckReport): string[] {
       '',
     );
   }
-  if (r.gaps === null) return [...out, 'Mapping gaps: not compared (the service or the feed could not be read)'];
+  if (r.gaps === null) return [...out, `Mapping gaps: not compared: ${notCompared(r)}`];
   if (r.gaps.length === 0)
     return [...out, 'Mapping gaps: none: every product and facility the first pages name is in the account, of the right kind'];
   out.push(`Mapping gaps (${r.gaps.length}):`);
@@ -149,15 +160,34 @@ function gapSection(r: CheckReport): string[] {
   return out;
 }
 
-function closing(r: CheckReport): string {
-  if (r.verdict === 'ready') return 'Ready: nothing found that would stop a first run. Next: a dry run (`sync --once --dry-run`).';
+/** Why no records were compared with the account: no feed, or what could not be read. */
+function notCompared(r: CheckReport): string {
+  if (!r.feed.configured) return 'no feed is configured (UPSTREAM_URL), so no records were read';
+  if (r.service.state !== 'ok') return 'the service could not be read (above)';
+  return 'no stream of the feed could be read (above)';
+}
+
+/** The verdict in words, and the next step as a command that runs as printed where check ran (or what to set first). */
+function closing(r: FullCheck, c: CheckContext): string {
+  const run = (args: string) => `inventory-sync ${args}`;
+  if (r.verdict === 'unreachable')
+    return `Not ready: fix what could not be reached or refused (above), then run check again: ${run('check')}`;
   if (r.verdict === 'gaps') {
-    return (
-      'Gaps found: add the products and facilities to the account, name them in MAPPING_FILE, or fix the records upstream; ' +
-      'then run check again.'
-    );
+    const what = [
+      ...(r.gaps?.length ? ['add the products and facilities to the account, name them in MAPPING_FILE, or fix the records upstream'] : []),
+      ...(r.store && r.store.gaps > 0 ? ["settle the store's gaps as its section says"] : []),
+    ];
+    return `Gaps found (listed above): ${what.join('; ')}; then run check again: ${run('check')}`;
   }
-  return 'Not ready: fix what could not be reached or refused (above), then run check again.';
+  const next = r.feed.configured
+    ? `Next: a dry run of the feed: ${run('sync --once --dry-run')}`
+    : r.store
+      ? `Next: a dry run of the store's orders: ${run(`sync --once --dry-run --stream ${r.store.stream}`)}`
+      : `Next: a dry run of a file: ${run(`import ${c.streams[0] ?? '<STREAM>'} <FILE> --dry-run`)} ` +
+        `(a dry run of the feed, ${run('sync --once --dry-run')}, needs UPSTREAM_URL set first)`;
+  const compared =
+    r.feed.configured || r.store ? 'nothing found that would stop a first run' : 'the service and Redis answer; no feed was read';
+  return `Ready: ${compared}. ${next}`;
 }
 
 function indent(text: string): string {

@@ -61,8 +61,9 @@ export function renderFind(r: FindResult): string {
           )
         : '  none',
     );
-  // A failure a newer version superseded is history: nothing to retry.
-  const failed = r.jobs.find((j) => j.state === 'failed' && !j.supersededBy);
+  // A retry only where one can help: not for a failure a newer version superseded (history), nor for a record wrong
+  // in itself (its job's story says so).
+  const failed = r.jobs.find((j) => j.state === 'failed' && !j.supersededBy && j.error?.retryHelps !== false);
   out.push(
     '',
     `Each job's whole story: inventory-sync jobs show <JOB>${failed ? `; retry with: inventory-sync jobs retry ${failed.id}` : ''}`,

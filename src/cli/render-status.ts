@@ -131,7 +131,18 @@ function failureLines(s: StatusReport): string[] {
       s.failedGroups.map((g) => [g.stream, g.code, g.count, clip(g.batch ? `import batch: ${g.reason}` : g.reason, 70), g.examples[0]]),
     ),
     '',
-    'See one with: inventory-sync jobs show <ID>; retry a stream with: inventory-sync jobs retry --all-failed --stream <STREAM>',
+    retryLine(s.failedGroups),
     ...supersededLines(s),
   ];
+}
+
+/** How to see a failed job, and to retry a stream's where a retry can help (none: records wrong in themselves). */
+function retryLine(groups: StatusReport['failedGroups']): string {
+  const see = `See one with: inventory-sync jobs show ${groups[0]!.examples[0] ?? '<ID>'}`;
+  const helped = groups.find((g) => g.retryHelps);
+  if (helped) {
+    const retry = `inventory-sync jobs retry --all-failed --stream ${helped.stream}`;
+    return `${see}; after fixing the cause, retry the failed jobs of ${helped.stream}: ${retry}`;
+  }
+  return `${see}. A retry cannot help these: each is a record wrong in itself; fix it where it comes from and send it again.`;
 }

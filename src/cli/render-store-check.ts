@@ -1,6 +1,9 @@
 import type { StoreCheck } from '../app/check-store.js';
 
-/** The store part of `check`: the shop, the token's scopes, the locations' aliases, the SKUs, the webhooks. */
+/**
+ * The store part of `check`: the shop, the token's scopes, the locations' aliases, the SKUs, the webhooks, and the
+ * command that subscribes the missing ones (with what to set first when INGEST_PUBLIC_URL is not set).
+ */
 export function renderStoreCheck(s: StoreCheck): string {
   const out = ['', `Store: ${s.url}`];
   if (s.problem) {
@@ -33,6 +36,11 @@ export function renderStoreCheck(s: StoreCheck): string {
   }
   for (const r of s.registered ?? []) out.push(`  registered ${r.topic}: ${r.error ? `refused: ${r.error}` : 'created'}`);
   if (s.webhooks.topics.some((t) => t.state !== 'ok') && !s.registered)
-    out.push('  To subscribe them: inventory-sync check --register-webhooks (with INGEST_PUBLIC_URL set)');
+    out.push(
+      s.webhooks.uri
+        ? '  To subscribe them: inventory-sync check --register-webhooks'
+        : '  To subscribe them: set INGEST_PUBLIC_URL (the origin where the store reaches the receiver, INGEST_PORT), ' +
+            'then: inventory-sync check --register-webhooks',
+    );
   return `${out.join('\n')}\n`;
 }

@@ -45,10 +45,41 @@ export function renderSyncSummary(s: SyncSummary, title: string): string {
         '(a record is queued once; a corrected record is a new job):',
       ...failureTable(before),
     );
-  if (failed.length || before.length)
-    out.push('', 'See why: inventory-sync jobs show <JOB>. After fixing the cause: inventory-sync jobs retry <JOB> (or --all-failed).');
+  if (failed.length || before.length) out.push('', ...whatToDo([...failed, ...before]));
   else if (s.ok) out.push('', 'Every record synced.');
   return `${out.join('\n')}\n`;
+}
+
+/** Job ids a retry line names one by one; past it, `--all-failed`. */
+const RETRY_IDS = 5;
+
+/**
+ * What to do about the failures, as commands that run as printed: see one; retry those a retry can help (after the
+ * fix); and of records wrong in themselves, that no retry can help them (RECORD_HINT, src/errors/error-hints.ts).
+ */
+function whatToDo(failed: ReadonlyArray<FailedJobSummary & { stream: string }>): string[] {
+  const out = [`See why: inventory-sync jobs show ${failed[0]!.id}`];
+  const retried = failed.filter((f) => f.retryHelps !== false);
+  const wrong = failed.length - retried.length;
+  const streams = [...new Set(retried.map((f) => f.stream))];
+  if (retried.length)
+    out.push(
+      'After fixing the cause: inventory-sync jobs retry ' +
+        (retried.length <= RETRY_IDS
+          ? retried.map((f) => f.id).join(' ')
+          : `--all-failed${streams.length === 1 ? ` --stream ${streams[0]}` : ''}`),
+    );
+  if (wrong === 1)
+    out.push(
+      `${retried.length ? 'The other record is' : 'The record is'} wrong in itself: a retry cannot help. ` +
+        'Fix it where it comes from and send it again (the feed, a push or an import): a corrected record is a new job.',
+    );
+  else if (wrong > 1)
+    out.push(
+      `${retried.length ? `The other ${wrong} records are` : 'These records are'} wrong in themselves: a retry cannot help. ` +
+        'Fix them where they come from and send them again (the feed, a push or an import): a corrected record is a new job.',
+    );
+  return out;
 }
 
 /** The verb for a count: `is(1, 'was', 'were')` is "was". */

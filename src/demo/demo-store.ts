@@ -32,7 +32,7 @@ export async function demoStore(
   say: Say,
   cleanups: Cleanups,
   logTo: OutStream,
-): Promise<boolean> {
+): Promise<{ ok: boolean; prefix: string }> {
   const store = await startShopifyStore({ seed: 3 });
   cleanups.unshift(() => store.close());
   const dir = mkdtempSync(join(tmpdir(), 'inventory-sync-demo-store-'));
@@ -50,7 +50,7 @@ export async function demoStore(
     redis: { ...demo.redis, prefix: `${demo.redis.prefix}-store` },
   };
   const stream = storeKind(config, kinds)?.stream;
-  if (!stream) return true;
+  if (!stream) return { ok: true, prefix: config.redis.prefix };
   const app = await openApp(io, { kinds, config, logTo });
   cleanups.unshift(() => app.close());
   await deleteKeysUnder(app.redis, config.redis.prefix);
@@ -92,11 +92,12 @@ export async function demoStore(
     `  webhooks: ${w.sent} delivered, ${w.dropped} lost, ${w.duplicated} sent twice; ` +
       `the pull found ${found} ${found === 1 ? 'change' : 'changes'} no webhook brought.`,
   );
+  // Where to look is in the summary's commands, under the store's own prefix (its orders are not the feed's).
   const end = failed
-    ? `${failed} ${failed === 1 ? 'job' : 'jobs'} failed: inventory-sync jobs list --state failed`
+    ? `${failed} ${failed === 1 ? 'job' : 'jobs'} failed (the commands below list them).`
     : done
       ? 'every order is in the service as the store has it now, each change applied once.'
-      : 'not every order synced within a minute: inventory-sync status';
+      : 'not every order synced within a minute (the commands below show where they are).';
   say(`  ${end}`);
-  return failed === 0 && done;
+  return { ok: failed === 0 && done, prefix: config.redis.prefix };
 }

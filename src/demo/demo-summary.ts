@@ -16,6 +16,8 @@ export interface DemoReport {
   redisSetting: string;
   privateRedis: boolean;
   prefix: string;
+  /** With --store: the prefix the store's orders are queued under (their own, beside the feed's). */
+  storePrefix?: string;
   logFile: string;
   /** The demo keeps running (worker and dashboard) until Ctrl-C. */
   staysUp: boolean;
@@ -65,6 +67,12 @@ export function renderDemoSummary(r: DemoReport): string {
     out.push(`    ${cli} jobs list --state failed`);
     out.push(`    ${cli} jobs show ${failed[0]?.id ?? '<job id>'}`);
     out.push(`    ${cli} status`);
+    if (r.storePrefix)
+      out.push(
+        "  The store's orders are under a prefix of their own:",
+        `    QUEUE_PREFIX='${r.storePrefix}' ${cli} status`,
+        `    QUEUE_PREFIX='${r.storePrefix}' ${cli} jobs list --state failed`,
+      );
   }
   out.push('  Your own service: set INVENTORY_* and UPSTREAM_* (see docs/reference.md), then run `worker` or `sync --once`.');
   if (r.staysUp)

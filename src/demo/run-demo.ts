@@ -134,14 +134,14 @@ export async function runDemo(io: CliIo, o: DemoOptions, kinds: readonly Kind[])
     progress.stop();
     const outcomes = await outcomesOf(app);
     const livesOk = await tellLives(app, kinds, say, io.stop);
-    const storeOk = o.store ? await (await import('./demo-store.js')).demoStore(io, config, kinds, say, cleanups, logStream) : true;
+    const store = o.store ? await (await import('./demo-store.js')).demoStore(io, config, kinds, say, cleanups, logStream) : undefined;
     let runtime: Runtime | undefined;
     if (!o.exit && !io.stop.aborted) {
       runtime = await startRuntime(app.deps, { kinds, withSchedulers: true });
       runtime.workers.eachWorker((worker, stream) => app.metrics.watchWorker(worker, stream));
       cleanups.unshift(() => runtime!.close(config.shutdownGraceSeconds * 1000));
     }
-    const ok = asExpected(summary) && livesOk && storeOk;
+    const ok = asExpected(summary) && livesOk && (store?.ok ?? true);
     io.stdout.write(
       renderDemoSummary({
         summary,
@@ -153,6 +153,7 @@ export async function runDemo(io: CliIo, o: DemoOptions, kinds: readonly Kind[])
         redisSetting: redisSetting({ ...base.redis, url: services.redis.url }),
         privateRedis: services.redis.private,
         prefix: config.redis.prefix,
+        storePrefix: store?.prefix,
         logFile,
         staysUp: Boolean(runtime),
       }),

@@ -13,8 +13,14 @@ export const HINTS = {
     'The order is completed (or cancelled) in the service, so it cannot be modified until made editable again (actionUrlEdit); ' +
     'do so, then retry. A 403 here is not about the API key, whose rights have no scopes.',
   SERVICE_REFUSED: 'The service refused the request; read the message, fix the cause, then retry.',
-  UNAUTHORIZED: 'Check INVENTORY_API_KEY and INVENTORY_API_SECRET, restart the worker, then retry the job.',
-  FORBIDDEN: 'The API key lacks the right for this action; grant it in the service, then retry the job.',
+  // Refusals about the account pause the stream (its jobs wait, none fails): `resume` runs them again, not `jobs retry`.
+  UNAUTHORIZED:
+    'Check INVENTORY_API_KEY and INVENTORY_API_SECRET (a revoked key answers 401 to everything). The stream pauses after ' +
+    'refusals in a row and its jobs wait: a worker reads credentials kept in their files (INVENTORY_API_KEY_FILE) again ' +
+    'and resumes by itself; set in the environment, restart it with the new ones, then: inventory-sync resume',
+  FORBIDDEN:
+    'The API key lacks the right for this action; grant it in the service. The stream pauses after refusals in a row ' +
+    'and its jobs wait: after the fix, inventory-sync resume',
   NOT_FOUND: 'The entity does not exist in the service (check the account and the URL), then retry.',
   DUPLICATE: 'The record already exists in the service; compare it with the record, then retry.',
   MISSING_REFERENCE:
@@ -58,4 +64,16 @@ export function hintFor(
   if (!code) return undefined;
   if (Object.hasOwn(HINTS, code)) return (HINTS as Record<string, string>)[code];
   return kinds.find((k) => k.job.failures && Object.hasOwn(k.job.failures, code))?.job.failures?.[code];
+}
+
+/** Where a printed command line begins: `inventory-sync` and a command word, not yet with `--account`. */
+const COMMAND_LINE = /\binventory-sync (?!--account )(?=[a-z])/g;
+
+/**
+ * The text with every command line it prints run for `account` (`inventory-sync --account NAME ...`): a command of one
+ * account needs it when ACCOUNTS_FILE names several, so that a hint runs as printed where it was printed. Every hint
+ * of an account passes here: a command's output (src/cli/hint-command.ts), each account's part of one, its alerts.
+ */
+export function forAccount(text: string, account: string): string {
+  return text.replace(COMMAND_LINE, `inventory-sync --account ${account} `);
 }

@@ -1,4 +1,5 @@
 import type { Queue } from 'bullmq';
+import { forAccount } from '../errors/error-hints.js';
 import type { RedisConnection as Redis } from '../redis/connection.js';
 import { redact, type Logger } from '../log/logger.js';
 import { readFeedState } from '../feed/feed-state.js';
@@ -163,12 +164,15 @@ async function sendClaimed(d: AlertDeps, claimed: { alert: Alert; release: () =>
   }
 }
 
-/** POSTs `{"text": ...}` (and `"account"` when there are several); throws on a network error or a non-2xx answer. */
+/**
+ * POSTs `{"text": ...}` (and `"account"` when there are several, its commands then with `--account`); throws on a
+ * network error or a non-2xx answer.
+ */
 export async function postAlert(url: string, text: string, account?: string): Promise<void> {
   const res = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(account === undefined ? { text } : { text, account }),
+    body: JSON.stringify(account === undefined ? { text } : { text: forAccount(text, account), account }),
     signal: AbortSignal.timeout(10_000),
   });
   await res.arrayBuffer().catch(() => undefined);

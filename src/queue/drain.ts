@@ -49,6 +49,8 @@ export interface FailedJobSummary {
   reason: string;
   /** An import batch that could not become its records' jobs (the key names its lines), not one record's job. */
   batch?: true;
+  /** False when no retry can help it (a record wrong in itself: recorded when it failed, src/queue/failure-group.ts). */
+  retryHelps?: false;
 }
 
 export interface QueueSummary {

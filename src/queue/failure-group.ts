@@ -73,3 +73,16 @@ export function failureGroupOf(
     (recordedFor !== undefined ? failedReason !== undefined && failedReasonHash(failedReason) === recordedFor : message.endsWith(recorded));
   return { code, reason: mine ? recorded : message, recorded: mine };
 }
+
+/**
+ * Whether retrying a failed job can help, from its hash's fields: its failedReason, the group reason and the `no`
+ * recorded beside it. The `no` counts only when the group it was written with is this failure's (failureGroupOf).
+ */
+export function retryHelpsOf(
+  failedReason: string | undefined,
+  recordedGroup: string | undefined,
+  helps: string | undefined,
+  recordedFor?: string,
+): boolean {
+  return !(helps === 'no' && failureGroupOf(failedReason, recordedGroup, recordedFor).recorded);
+}

@@ -11,12 +11,13 @@ function random(seed: number) {
   };
 }
 
-/** Failures of a stream, `n` of them (ids and keys its own). */
-const failures = (stream: string, what: string, n: number) =>
+/** Failures of a stream, `n` of them (ids and keys its own); with `wrong`, records wrong in themselves (no retry helps). */
+const failures = (stream: string, what: string, n: number, wrong = false) =>
   Array.from({ length: n }, (_, i) => ({
     id: `${stream}-${what}-${i}`,
     key: `${what.toUpperCase()}-${i}`,
     reason: `[BAD_RECORD] record ${i}: bad`,
+    ...(wrong ? { retryHelps: false as const } : {}),
   }));
 
 /** A summary of any shape: each figure 0, 1 or more, holds and notes or none. */
@@ -30,8 +31,8 @@ function anySummary(seed: number): SyncSummary {
     const skipped = count();
     const earlierJobs = n(1) ? count() : 0;
     const earlierFailed = Math.min(earlierJobs, n(1));
-    const failed = [...failures(stream, 'now', count()), ...failures(stream, 'earlier', earlierFailed)];
-    const failedBefore = failures(stream, 'before', count());
+    const failed = [...failures(stream, 'now', count(), n(1) === 0), ...failures(stream, 'earlier', earlierFailed)];
+    const failedBefore = failures(stream, 'before', count(), n(1) === 0);
     const [syncedBefore, waiting, missing, untracked, otherFailed, repeated] = [
       count(),
       n(2) ? 0 : count(),
@@ -113,16 +114,39 @@ function expectedLines(s: SyncSummary): string[] {
           `inventory-sync jobs list --state failed --stream ${stream}`,
       );
   }
-  const failed = Object.values(s.perStream).flatMap((x) => x.failed);
-  const before = Object.values(s.perStream).flatMap((x) => x.failedBefore);
+  const failed = Object.entries(s.perStream).flatMap(([stream, x]) => x.failed.map((f) => ({ stream, ...f })));
+  const before = Object.entries(s.perStream).flatMap(([stream, x]) => x.failedBefore.map((f) => ({ stream, ...f })));
   if (failed.length) out.push(`${noun(failed.length, 'record')} failed in this run:`);
   if (before.length)
     out.push(
       `${noun(before.length, 'record')} failed before this run and ${was(before.length)} not queued again (a record is queued once; a corrected record is a new job):`,
     );
-  if (failed.length || before.length)
-    out.push('See why: inventory-sync jobs show <JOB>. After fixing the cause: inventory-sync jobs retry <JOB> (or --all-failed).');
-  else if (s.ok) out.push('Every record synced.');
+  const all = [...failed, ...before];
+  if (all.length) {
+    // Every command concrete: the first failure's job to see, the jobs a retry can help by id (or --all-failed past 5).
+    out.push(`See why: inventory-sync jobs show ${all[0]!.id}`);
+    const retried = all.filter((f) => f.retryHelps !== false);
+    const streams = new Set(retried.map((f) => f.stream));
+    if (retried.length)
+      out.push(
+        `After fixing the cause: inventory-sync jobs retry ${
+          retried.length <= 5
+            ? retried.map((f) => f.id).join(' ')
+            : `--all-failed${streams.size === 1 ? ` --stream ${[...streams][0]}` : ''}`
+        }`,
+      );
+    const wrong = all.length - retried.length;
+    if (wrong === 1)
+      out.push(
+        `${retried.length ? 'The other record is' : 'The record is'} wrong in itself: a retry cannot help. ` +
+          'Fix it where it comes from and send it again (the feed, a push or an import): a corrected record is a new job.',
+      );
+    else if (wrong > 1)
+      out.push(
+        `${retried.length ? `The other ${wrong} records are` : 'These records are'} wrong in themselves: a retry cannot help. ` +
+          'Fix them where they come from and send them again (the feed, a push or an import): a corrected record is a new job.',
+      );
+  } else if (s.ok) out.push('Every record synced.');
   return out;
 }
 

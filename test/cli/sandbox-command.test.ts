@@ -1,5 +1,7 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { sandboxDefaults } from '../../src/sandbox/sandbox-options.js';
+import { SANDBOX_STORE_MAPPING } from '../../src/sandbox/shopify/shopify-store.js';
 import { baseEnv, collect, runCli, spawnCli } from './run-cli.js';
 import { eventually, freePort } from './worker-process.js';
 
@@ -20,6 +22,8 @@ describe('sandbox command', () => {
       'the sandbox',
     );
     expect((await fetch(url)).status).toBe(401);
+    // An account's budgets by default, told on every answer: 120 GETs a minute.
+    expect((await fetch(url, { headers: { authorization: auth } })).headers.get('x-ratelimit-limit')).toBe('120');
     child.kill('SIGTERM');
     const r = await done;
     expect(r.code).toBe(0);
@@ -93,6 +97,53 @@ describe('sandbox command', () => {
     expect(over.headers.get('x-ratelimit-reset')).toMatch(/^\d+$/);
     child.kill('SIGTERM');
     expect((await done).code).toBe(0);
+  });
+
+  it('sends no X-RateLimit-* with --no-budgets', async () => {
+    const port = await freePort();
+    const child = spawnCli(['sandbox', '--port', String(port), '--no-budgets'], baseEnv());
+    const done = collect(child);
+    const base = `http://127.0.0.1:${port}`;
+    await eventually(async () => (await fetch(`${base}/_admin/health`).catch(() => undefined))?.status === 200, 30_000, 'the sandbox');
+    const answer = await fetch(`${base}/demo/api/product/10003`, {
+      headers: { authorization: `Basic ${Buffer.from('demo:demo').toString('base64')}` },
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('x-ratelimit-limit')).toBeNull();
+    child.kill('SIGTERM');
+    expect((await done).code).toBe(0);
+  });
+
+  it('with --store starts a sandbox Shopify store beside it, with orders, and prints the settings that make it the source', async () => {
+    const [port, storePort] = [await freePort(), await freePort()];
+    const child = spawnCli(['sandbox', '--port', String(port), '--store', '--store-port', String(storePort)], baseEnv());
+    let out = '';
+    child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+    const done = collect(child);
+    await eventually(async () => out.includes('Stop with Ctrl-C.'), 30_000, 'the sandbox and its store');
+    const settings = Object.fromEntries(
+      [...out.matchAll(/\b(SHOPIFY_STORE_URL|SHOPIFY_ACCESS_TOKEN|INGEST_HMAC_SECRET|MAPPING_FILE)=(\S+)/g)].map((m) => [m[1]!, m[2]!]),
+    );
+    expect(settings).toEqual({
+      SHOPIFY_STORE_URL: `http://127.0.0.1:${storePort}`,
+      SHOPIFY_ACCESS_TOKEN: 'shpat_sandbox0000000000000000000000',
+      INGEST_HMAC_SECRET: 'sandbox-app-secret',
+      MAPPING_FILE: expect.stringMatching(/mapping\.csv$/),
+    });
+    expect(readFileSync(settings.MAPPING_FILE!, 'utf8').trim()).toBe(SANDBOX_STORE_MAPPING);
+    const ask = (token: string) =>
+      fetch(`${settings.SHOPIFY_STORE_URL}/admin/api/2025-10/graphql.json`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-shopify-access-token': token },
+        body: JSON.stringify({ query: '{ orders(first: 50) { nodes { id } } }' }),
+      });
+    const orders = (await (await ask(settings.SHOPIFY_ACCESS_TOKEN!)).json()) as { data: { orders: { nodes: unknown[] } } };
+    expect(orders.data.orders.nodes.length).toBeGreaterThanOrEqual(8);
+    expect((await ask('shpat_wrong')).status).toBe(401);
+    child.kill('SIGTERM');
+    expect((await done).code).toBe(0);
+    // Its mapping file goes with it.
+    expect(existsSync(settings.MAPPING_FILE!)).toBe(false);
   });
 
   it('refuses an unknown profile with exit 2, naming the profiles', async () => {

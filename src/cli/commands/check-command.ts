@@ -3,8 +3,8 @@ import type { CliIo } from '../../app/cli-io.js';
 import { writeJson } from '../../app/command-context.js';
 import { describeRedis } from '../../redis/connection.js';
 import type { CommandResult } from '../command-result.js';
+import { withStore } from '../check-verdict.js';
 import { renderCheck } from '../render-check.js';
-import { renderStoreCheck } from '../render-store-check.js';
 import { UsageError, type ExitCodeValue } from '../exit-codes.js';
 import { kindOf } from '../../records/records.js';
 import type { Kind } from '../../kinds/kind.js';
@@ -49,15 +49,17 @@ export function checkCommand(io: CliIo, done: CommandResult, kinds: readonly Kin
           kinds: deps.queues.streams().map((s) => kindOf(kinds, s)),
           signal: io.stop,
         });
-        app.logger.info({ verdict: report.verdict, gaps: report.gaps?.length ?? null, serviceCalls: report.serviceCalls }, 'check done');
         if (o.registerWebhooks && !config.ingest.publicUrl)
           throw new UsageError('--register-webhooks: INGEST_PUBLIC_URL is required: the origin where the store reaches the receiver');
         const { checkStore } = await import('../../app/check-store.js');
         const store = await checkStore({ config, logger: app.logger, catalog: deps.catalog, kinds, register: o.registerWebhooks });
         if (o.registerWebhooks && !store) throw new UsageError('--register-webhooks: there is no store source (SHOPIFY_STORE_URL)');
-        if (o.json) writeJson(io, store ? { ...report, store } : report);
-        else io.stdout.write(renderCheck(report) + (store ? renderStoreCheck(store) : ''));
-        done(Math.max(report.exitCode, !store ? 0 : store.state !== 'ok' ? 3 : store.gaps > 0 ? 1 : 0) as ExitCodeValue);
+        // One verdict over the account, the feed and the store: the heading, the closing line, --json and the exit code.
+        const full = withStore(report, store);
+        app.logger.info({ verdict: full.verdict, gaps: report.gaps?.length ?? null, serviceCalls: report.serviceCalls }, 'check done');
+        if (o.json) writeJson(io, full);
+        else io.stdout.write(renderCheck(full, { streams: kinds.map((k) => k.stream) }));
+        done(full.exitCode as ExitCodeValue);
       } finally {
         await app.close();
       }

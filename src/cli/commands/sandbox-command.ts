@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import { defaults } from '../../../config/defaults.js';
 import type { Kind } from '../../kinds/kind.js';
 import { isLoopback } from '../../net/loopback.js';
 import type { CliIo } from '../../app/cli-io.js';
@@ -6,7 +7,13 @@ import { loadConfig } from '../../app/command-context.js';
 import { ExitCode, UsageError } from '../exit-codes.js';
 import type { CommandResult } from '../command-result.js';
 import { untilStopped } from '../until-stopped.js';
-import { sandboxDefaults, WINDOW_SHAPES, type SandboxProfile, type WindowShape } from '../../sandbox/sandbox-options.js';
+import {
+  sandboxDefaults,
+  WINDOW_SHAPES,
+  type BudgetSettings,
+  type SandboxProfile,
+  type WindowShape,
+} from '../../sandbox/sandbox-options.js';
 import { port, positive, sandboxProfile } from './options.js';
 
 interface Options {
@@ -20,9 +27,31 @@ interface Options {
   totalPerMinute?: number;
   rateHeaders: 'every-answer' | 'on-429';
   window: WindowShape;
+  /** False with --no-budgets. */
+  budgets: boolean;
+  store?: boolean;
+  storePort: number;
 }
 
-/** `sandbox`: the embedded service, until SIGTERM/SIGINT. */
+/**
+ * The budgets the sandbox enforces: an account's (the service's reported figures, the program's defaults: 120 POSTs and
+ * 120 GETs a minute, 300 collection GETs an hour), with `--total-per-minute` one total beside them; X-RateLimit-* on
+ * every answer (or on 429s only) as `--rate-headers` says. None with --no-budgets.
+ */
+function budgetsOf(o: Options): BudgetSettings | undefined {
+  if (!o.budgets) return undefined;
+  const minute = (limit: number) => ({ limit, windowMs: 60_000 });
+  return {
+    post: minute(defaults.postPerMinute),
+    get: minute(defaults.getPerMinute),
+    collection: { limit: defaults.collectionPerHour, windowMs: 3_600_000 },
+    ...(o.totalPerMinute ? { total: minute(o.totalPerMinute) } : {}),
+    rateHeaders: o.rateHeaders,
+    window: o.window,
+  };
+}
+
+/** `sandbox [--store]`: the embedded service (and a sandbox Shopify store beside it), until SIGTERM/SIGINT. */
 export function sandboxCommand(io: CliIo, done: CommandResult, kinds: readonly Kind[]): Command {
   return new Command('sandbox')
     .description('the embedded service (an implementation of the service API, with admin endpoints for faults and budgets)')
@@ -43,6 +72,7 @@ export function sandboxCommand(io: CliIo, done: CommandResult, kinds: readonly K
       'one budget of n requests a minute that every request spends (429 over it), as on accounts with one limit',
       positive,
     )
+    .option('--no-budgets', "no budget at all (by default an account's: 120 POSTs and 120 GETs a minute, 300 collection GETs an hour)")
     .addOption(
       new Option('--rate-headers <when>', 'X-RateLimit-* on every answer, or on 429s only (as public evidence shows the real service)')
         .choices(['every-answer', 'on-429'])
@@ -53,7 +83,10 @@ export function sandboxCommand(io: CliIo, done: CommandResult, kinds: readonly K
         .choices([...WINDOW_SHAPES])
         .default('fixed'),
     )
+    .option('--store', "also a sandbox Shopify store, the orders' source of docs/shopify.md; prints its URL and credentials")
+    .option('--store-port <port>', 'with --store: its port (0 picks a free one)', port, 8081)
     .action(async (o: Options) => {
+      if (o.totalPerMinute && !o.budgets) throw new UsageError('--total-per-minute and --no-budgets exclude each other');
       loadConfig(io, kinds);
       // Its own credentials: INVENTORY_API_KEY/SECRET when set, so a worker with the same .env talks to it.
       const key = o.key || io.env.INVENTORY_API_KEY || 'demo';
@@ -66,9 +99,7 @@ export function sandboxCommand(io: CliIo, done: CommandResult, kinds: readonly K
         );
       }
       const { sandboxBanner, startSandbox } = await import('../../sandbox/sandbox.js');
-      const budgets = o.totalPerMinute
-        ? { total: { limit: o.totalPerMinute, windowMs: 60_000 }, rateHeaders: o.rateHeaders, window: o.window }
-        : undefined;
+      const budgets = budgetsOf(o);
       const sandbox = await startSandbox({
         host: o.host,
         port: o.port,
@@ -89,10 +120,26 @@ export function sandboxCommand(io: CliIo, done: CommandResult, kinds: readonly K
             : 'demo';
       io.stdout.write(
         `Point the worker at it with:\n  INVENTORY_BASE_URL=${sandbox.url} INVENTORY_ACCOUNT=${sandbox.account} ` +
-          `INVENTORY_API_KEY=${shown(o.key, 'key')} INVENTORY_API_SECRET=${shown(o.secret, 'secret')}${total}\nStop with Ctrl-C.\n`,
+          `INVENTORY_API_KEY=${shown(o.key, 'key')} INVENTORY_API_SECRET=${shown(o.secret, 'secret')}${total}\n`,
       );
+      const store = o.store ? await startStore(o, sandbox) : undefined;
+      if (store) io.stdout.write(store.banner);
+      io.stdout.write('Stop with Ctrl-C.\n');
       await untilStopped(io.stop);
+      await store?.close();
       await sandbox.close();
       done(ExitCode.ok);
     });
+}
+
+/** The sandbox store of `--store`, and what to print of it; when it cannot start (its port taken), the service is closed too. */
+async function startStore(o: Options, sandbox: { close(): Promise<void> }) {
+  const { sandboxStoreBanner, startSandboxStore } = await import('./sandbox-store.js');
+  try {
+    const store = await startSandboxStore({ host: o.host, port: o.storePort });
+    return { banner: sandboxStoreBanner(store), close: () => store.close() };
+  } catch (err) {
+    await sandbox.close();
+    throw err;
+  }
 }

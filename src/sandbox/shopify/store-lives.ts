@@ -7,19 +7,24 @@ const DAY = 86_400_000;
 export type LifeKind = 'full' | 'open' | 'cancel' | 'refunded';
 
 /**
- * 200 (or `count`) orders living their lives in the store, each on a day of its own in 2025 (so that each return's
- * variance has its own day), its changes 10 s apart: placed; edited; fulfilled in two parts from the two locations;
- * refunded with restock (return) and without (no_restock); or left open with a unit cancelled; or cancelled.
+ * 200 (or `count`) orders living their lives in the store, each on a day of its own from `from` (by default 2025-01-01;
+ * so that each return's variance has its own day), its changes 10 s apart: placed; edited; fulfilled in two parts from
+ * the two locations; refunded with restock (return) and without (no_restock); or left open with a unit cancelled; or
+ * cancelled. `first` is the first life's place in that round of kinds (0: a full life).
  */
-export async function liveLives(store: Pick<ShopifyStore, 'admin'>, count: number, o: { pauseEvery?: number; pauseMs?: number } = {}) {
+export async function liveLives(
+  store: Pick<ShopifyStore, 'admin'>,
+  count: number,
+  o: { pauseEvery?: number; pauseMs?: number; from?: number; first?: number } = {},
+) {
   const lives = new Map<number, LifeKind>();
   const kinds: LifeKind[] = ['full', 'open', 'cancel', 'refunded'];
   const s = store.admin.orders;
   const [A, B] = [48752903, 61430117];
   for (let i = 0; i < count; i++) {
-    const at = Date.UTC(2025, 0, 1, 12) + i * DAY;
+    const at = (o.from ?? Date.UTC(2025, 0, 1, 12)) + i * DAY;
     const step = (n: number) => at + n * 10_000;
-    const kind = kinds[i % kinds.length]!;
+    const kind = kinds[(i + (o.first ?? 0)) % kinds.length]!;
     const order = s.place({
       lines: [
         { sku: 'MUG-BLUE', quantity: 3, price: '12.50' },
