@@ -190,7 +190,7 @@ describe('the commands the CLI prints', () => {
       await expect
         .poll(async () => (status = (await runCli(['status'], stack.env)).stdout).includes('HELD: shipment create'), { timeout: 30_000 })
         .toBe(true);
-      expect(status).toContain('goes on by itself once it works');
+      expect(status).toContain('goes on by itself once a request of it works');
       // Every command status prints runs as printed.
       for (const cmd of printedCommands(status)) expect((await runPrinted(cmd, stack.env)).code, cmd).toBe(0);
       const waiting = /orders-HC-\d-[0-9a-f]+/.exec((await runCli(['jobs', 'list'], stack.env)).stdout)![0];
