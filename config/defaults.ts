@@ -145,6 +145,14 @@ export const defaults = {
   },
   /** Shortest DASHBOARD_PASSWORD accepted on a host other machines can reach. */
   dashboardMinPasswordLength: 12,
+  /** `status` without `--account` prints a summary (then only the accounts that need a person) above this many accounts. */
+  statusSummaryAbove: 5,
+  /** Accounts that need a person `status`'s summary lists per page (`--limit`). */
+  statusListLimit: 20,
+  /** Accounts whose pipelined reads `status`'s summary has in flight at once over its one connection. */
+  statusReadsInFlight: 64,
+  /** Accounts whose whole status (`status --all`, `--json`) is read at once over the one connection. */
+  statusReportsInFlight: 8,
   /** An alert is sent when a stream's feed has been behind longer than this, in seconds. */
   alertLagSeconds: 600,
   /** At most one alert per reason (a stream's new failures, its lag) in this many seconds. */

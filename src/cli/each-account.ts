@@ -39,18 +39,25 @@ export async function runEachAccount<T>(
   io: CliIo,
   accounts: readonly AccountConfig[],
   run: (a: AccountConfig) => Promise<{ value: T; code: ExitCodeValue }>,
+  o: { inFlight?: number; several?: boolean } = {},
 ): Promise<Array<AccountOutcome<T>>> {
-  if (accounts.length === 1) return [{ account: accounts[0]!, ...(await run(accounts[0]!)) }];
-  const out: Array<AccountOutcome<T>> = [];
-  for (const account of accounts) {
-    try {
-      out.push({ account, ...(await run(account)) });
-    } catch (err) {
-      const { code, lines } = describeFailure(err);
-      for (const line of lines) io.stderr.write(`account ${account.name}: ${line}\n`);
-      out.push({ account, code, failure: lines });
+  if (accounts.length === 1 && !o.several) return [{ account: accounts[0]!, ...(await run(accounts[0]!)) }];
+  const out: Array<AccountOutcome<T>> = new Array(accounts.length);
+  let next = 0;
+  // `inFlight` accounts at a time (one by default), each outcome in its account's place.
+  const lane = async () => {
+    for (let i = next++; i < accounts.length; i = next++) {
+      const account = accounts[i]!;
+      try {
+        out[i] = { account, ...(await run(account)) };
+      } catch (err) {
+        const { code, lines } = describeFailure(err);
+        for (const line of lines) io.stderr.write(`account ${account.name}: ${line}\n`);
+        out[i] = { account, code, failure: lines };
+      }
     }
-  }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(o.inFlight ?? 1, accounts.length)) }, lane));
   return out;
 }
 
@@ -69,10 +76,12 @@ export function writeOutcomes<T>(
     toJson: (value: T) => unknown;
     /** An account's object among several (after its `account`); default: toJson's object. */
     accountJson?: (value: T) => Record<string, unknown>;
+    /** Written as several accounts' (a heading each, a JSON array) even when there is one: a part of many listed. */
+    several?: boolean;
   },
 ): ExitCodeValue {
   const accountJson = o.accountJson ?? ((v: T) => ({ ...(o.toJson(v) as Record<string, unknown>) }));
-  if (outcomes.length === 1 && 'value' in outcomes[0]!) {
+  if (outcomes.length === 1 && 'value' in outcomes[0]! && !o.several) {
     const only = outcomes[0];
     if (o.json) writeJson(io, o.toJson(only.value));
     else io.stdout.write(o.text(only.value));
@@ -98,7 +107,7 @@ export function writeOutcomes<T>(
 }
 
 /**
- * Runs `fn` with each account's stream queues over one Redis connection (the deployment's Redis is every account's),
+ * Runs `fn` with each account's stream queues over one Redis connection (the deployment's Redis is every account's; `o.inFlight` accounts at a time),
  * closing each account's queues after it and the connection at the end.
  */
 export async function withAccountQueues<T>(
@@ -106,17 +115,23 @@ export async function withAccountQueues<T>(
   accounts: readonly AccountConfig[],
   kinds: readonly Kind[],
   fn: (queues: StreamQueues, redis: Redis, a: AccountConfig) => Promise<{ value: T; code: ExitCodeValue }>,
+  o: { inFlight?: number; several?: boolean } = {},
 ): Promise<Array<AccountOutcome<T>>> {
   const redis = await connectRedis(accounts[0]!.config.redis);
   try {
-    return await runEachAccount(io, accounts, async (a) => {
-      const queues = openStreamQueues(redis, a.config.redis.prefix, kinds);
-      try {
-        return await fn(queues, redis, a);
-      } finally {
-        await queues.close();
-      }
-    });
+    return await runEachAccount(
+      io,
+      accounts,
+      async (a) => {
+        const queues = openStreamQueues(redis, a.config.redis.prefix, kinds);
+        try {
+          return await fn(queues, redis, a);
+        } finally {
+          await queues.close();
+        }
+      },
+      o,
+    );
   } finally {
     redis.disconnect();
   }

@@ -108,6 +108,10 @@ export async function releaseCallAlert(redis: Redis, keys: RedisKeys, call: stri
 
 /** Every named call's hold, in the order of CALL_SCOPES (calls that never failed read as running). */
 export async function readCallHolds(redis: Redis, keys: RedisKeys): Promise<CallHoldState[]> {
-  const hash = await redis.hgetall(keys.callHolds());
+  return callHoldsFrom(await redis.hgetall(keys.callHolds()));
+}
+
+/** Every named call's hold from the hash as read (`keys.callHolds()`; `status` reads many accounts' in a pipeline). */
+export function callHoldsFrom(hash: Readonly<Record<string, string>>): CallHoldState[] {
   return CALL_SCOPES.map((call) => callState(call, fieldsOf(hash, call)));
 }

@@ -74,7 +74,11 @@ export async function isOutage(redis: Redis, keys: RedisKeys): Promise<boolean> 
 
 /** The outage as it is now. */
 export async function readOutage(redis: Redis, keys: RedisKeys): Promise<OutageState> {
-  const h = await redis.hgetall(keys.outage());
+  return outageFrom(await redis.hgetall(keys.outage()));
+}
+
+/** The outage from its hash as read (`keys.outage()`; `status` reads many accounts' in a pipeline). */
+export function outageFrom(h: Readonly<Record<string, string>>): OutageState {
   const open = h.state === 'open';
   return {
     open,

@@ -88,7 +88,11 @@ export async function takeStreak(redis: Redis, keys: RedisKeys, stream: string, 
 
 /** The hold for refusals of one stream as it is now. */
 export async function readBreaker(redis: Redis, keys: RedisKeys, stream: string): Promise<BreakerState> {
-  const h = await redis.hgetall(keys.breaker(stream));
+  return breakerFrom(stream, await redis.hgetall(keys.breaker(stream)));
+}
+
+/** The hold for refusals of one stream from its hash as read (`keys.breaker(stream)`; `status` reads many in a pipeline). */
+export function breakerFrom(stream: string, h: Readonly<Record<string, string>>): BreakerState {
   const paused = h.state === 'open';
   return {
     stream,
