@@ -4,14 +4,14 @@ import { durationText, plural } from '../ops/state-words.js';
 import { shortDateTime } from '../time/date-format.js';
 import { clip } from './table.js';
 
-/** Each need in the summary's counts: "2 service down". */
+/** Each need in the summary's counts of accounts: "2 with the service down". */
 const COUNTED: Record<NeedKind, string> = {
-  outage: 'service down',
-  paused: 'streams paused',
-  calls: 'calls held',
-  failed: 'jobs failed',
-  pull: 'pulls failing',
-  behind: 'feeds behind',
+  outage: 'with the service down',
+  paused: 'with a stream paused',
+  calls: 'with a call held',
+  failed: 'with failed jobs',
+  pull: 'with a pull failing',
+  behind: 'with a feed behind',
 };
 
 const when = (iso: string | null) => `${shortDateTime(iso, '?').slice(0, 16)} UTC`;
@@ -42,7 +42,7 @@ function pageCommand(s: AccountsStatus, page: number): string {
   return `inventory-sync status${match} --page ${page} --limit ${s.limit}`;
 }
 
-/** The counts line: "1000 accounts: 990 fine, 10 need a person (2 service down, 8 jobs failed); 40 with jobs waiting". */
+/** "1000 accounts: 990 fine, 10 need a person (2 with the service down, 8 with failed jobs); 40 with jobs waiting". */
 function countsLine(s: AccountsStatus): string {
   const c = s.counts;
   const by = (Object.keys(COUNTED) as NeedKind[]).filter((k) => c.by[k] > 0).map((k) => `${c.by[k]} ${COUNTED[k]}`);
