@@ -149,8 +149,10 @@ export const defaults = {
   statusSummaryAbove: 5,
   /** Accounts that need a person `status`'s summary lists per page (`--limit`). */
   statusListLimit: 20,
-  /** Accounts whose pipelined reads `status`'s summary has in flight at once over its one connection. */
-  statusReadsInFlight: 64,
+  /** Accounts whose reads `status`'s summary sends in one pipeline (one server; on a Redis Cluster, one account's). */
+  statusAccountsPerPipeline: 100,
+  /** Pipelines `status`'s summary has in flight at once over its one connection. */
+  statusReadsInFlight: 8,
   /** Accounts whose whole status (`status --all`, `--json`) is read at once over the one connection. */
   statusReportsInFlight: 8,
   /** An alert is sent when a stream's feed has been behind longer than this, in seconds. */

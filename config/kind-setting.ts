@@ -62,10 +62,20 @@ export function settingsOf(kinds: readonly SettingsOfKind[]): Array<KindSetting 
   return all;
 }
 
-/** The schema of the settings the kinds declare, each with its default. */
+const schemas = new WeakMap<readonly SettingsOfKind[], z.ZodObject<Record<string, z.ZodType>>>();
+
+/**
+ * The schema of the settings the kinds declare, each with its default; built once per list of kinds (ACCOUNTS_FILE's
+ * thousands of accounts are each read with it, and zod compiles a schema at its first parse).
+ */
 export function kindsSchema(kinds: readonly SettingsOfKind[]) {
-  const own = settingsOf(kinds).map((s) => [s.name, s.default === undefined ? s.rule.optional() : s.rule.default(s.default)]);
-  return z.object(Object.fromEntries(own) as Record<string, z.ZodType>);
+  let schema = schemas.get(kinds);
+  if (!schema) {
+    const own = settingsOf(kinds).map((s) => [s.name, s.default === undefined ? s.rule.optional() : s.rule.default(s.default)]);
+    schema = z.object(Object.fromEntries(own) as Record<string, z.ZodType>);
+    schemas.set(kinds, schema);
+  }
+  return schema;
 }
 
 /** A kind's own values of config.schedule (what its pull is handed), typed by its settings. */

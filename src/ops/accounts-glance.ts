@@ -6,14 +6,15 @@ import { openStreamQueues } from '../queue/stream-queues.js';
 import { callHoldsFrom } from '../queue/hold/call-hold.js';
 import { outageFrom, type OutageState } from '../queue/hold/outage-state.js';
 import { breakerFrom } from '../queue/hold/refusal-state.js';
-import { redisKeys, type RedisConnection as Redis } from '../redis/connection.js';
+import type { ChainableCommander } from 'ioredis';
+import { isCluster, redisKeys, type RedisConnection as Redis } from '../redis/connection.js';
 import { laggingSeconds } from './feed-lag.js';
 import { failedNowCount, streamFailures } from './failures-now.js';
 
 /**
- * Every account at a glance, for `status` over many accounts: what a person has to look at, read from Redis in one
- * pipeline per account (its keys share its hash tag, so a Redis Cluster takes it whole), many accounts' pipelines in
- * flight at once; no BullMQ queue is opened and no job read, except the failed ones of the accounts that have any
+ * Every account at a glance, for `status` over many accounts: what a person has to look at, read from Redis in
+ * pipelines of many accounts (one account's on a Redis Cluster: its keys share its hash tag), several in flight at
+ * once; no BullMQ queue is opened and no job read, except the failed ones of the accounts that have any
  * (to leave out the failures a newer version of their record superseded, as `status` of one account counts them).
  */
 
@@ -46,10 +47,10 @@ const fields = ['wait', 'paused', 'delayed', 'prioritized', 'failed', 'intakeFai
 const PER_STREAM = fields.length;
 
 /** Queues one account's reads into a pipeline: its outage and calls, then per stream `PER_STREAM` replies. */
-function queueReads(redis: Redis, prefix: string, streams: readonly string[]) {
+function queueReads(p: ChainableCommander, prefix: string, streams: readonly string[]): void {
   const keys = redisKeys(prefix);
   const bull = (queue: string, type: string) => `${prefix}:${queue}:${type}`;
-  const p = redis.pipeline().hgetall(keys.outage()).hgetall(keys.callHolds());
+  p.hgetall(keys.outage()).hgetall(keys.callHolds());
   for (const s of streams)
     p.llen(bull(s, 'wait'))
       .llen(bull(s, 'paused'))
@@ -59,34 +60,30 @@ function queueReads(redis: Redis, prefix: string, streams: readonly string[]) {
       .zcard(bull(intakeQueueName(s), 'failed'))
       .hgetall(keys.breaker(s))
       .hgetall(keys.feedState(s));
-  return p;
 }
 
 type Hash = Record<string, string>;
+type Replies = Array<[Error | null, unknown]>;
 
-/** Reads one account's glance (its failed record jobs only when BullMQ counts some). */
-async function glanceOf(redis: Redis, a: AccountConfig, kinds: readonly Kind[], now: number): Promise<AccountGlance> {
-  const prefix = a.config.redis.prefix;
-  const streams = kinds.map((k) => k.stream);
-  const replies = (await queueReads(redis, prefix, streams).exec()) ?? [];
+/** An account's glance from its replies (those of queueReads, from `at`). */
+function glanceFrom(a: AccountConfig, kinds: readonly Kind[], replies: Replies, at: number, now: number): AccountGlance {
   const value = (i: number): unknown => {
-    const [err, v] = replies[i] ?? [new Error('no reply')];
+    const [err, v] = replies[at + i] ?? [new Error('no reply')];
     if (err) throw err;
     return v;
   };
   const outage = outageFrom(value(0) as Hash);
-  const glance: AccountGlance = {
+  const limit = a.config.alerts.lagSeconds;
+  return {
     account: a.name,
-    prefix,
+    prefix: a.config.redis.prefix,
     outage: outage.open ? { since: outage.since, reason: outage.reason } : null,
     heldCalls: callHoldsFrom(value(1) as Hash).flatMap((c) => (c.held ? [c.label] : [])),
     streams: kinds.map((k, i) => {
-      const at = 2 + i * PER_STREAM;
-      const n = (f: (typeof fields)[number]) => Number(value(at + fields.indexOf(f)) ?? 0);
-      const breaker = breakerFrom(k.stream, value(at + fields.indexOf('breaker')) as Hash);
-      const feed = value(at + fields.indexOf('feed')) as Hash;
+      const n = (f: (typeof fields)[number]) => Number(value(2 + i * PER_STREAM + fields.indexOf(f)) ?? 0);
+      const breaker = breakerFrom(k.stream, value(2 + i * PER_STREAM + fields.indexOf('breaker')) as Hash);
+      const feed = value(2 + i * PER_STREAM + fields.indexOf('feed')) as Hash;
       const lag = a.config.upstream ? laggingSeconds({ stream: k.stream, ...feedNumbers, ...feed }, now, k.feed.lag) : undefined;
-      const limit = a.config.alerts.lagSeconds ?? defaults.alertLagSeconds;
       return {
         stream: k.stream,
         waiting: n('wait') + n('paused') + n('delayed') + n('prioritized'),
@@ -97,13 +94,26 @@ async function glanceOf(redis: Redis, a: AccountConfig, kinds: readonly Kind[], 
       };
     }),
   };
-  const recordFailed = kinds.filter((k, i) => n0(value(2 + i * PER_STREAM + fields.indexOf('failed'))) > 0);
-  if (recordFailed.length) await countFailedNow(redis, glance, recordFailed, kinds);
-  return glance;
+}
+
+/**
+ * Reads a group of accounts' glances: one pipeline for the group (one account's on a Redis Cluster), then, for the
+ * accounts whose BullMQ failed sets are not empty, their failed jobs.
+ */
+async function glancesOf(redis: Redis, group: readonly AccountConfig[], kinds: readonly Kind[], now: number): Promise<AccountGlance[]> {
+  const p = redis.pipeline();
+  for (const a of group) queueReads(p, a.config.redis.prefix, kinds.map((k) => k.stream));
+  const replies = ((await p.exec()) ?? []) as Replies;
+  const per = 2 + kinds.length * PER_STREAM;
+  const out = group.map((a, i) => glanceFrom(a, kinds, replies, i * per, now));
+  for (const [i, g] of out.entries()) {
+    const failing = kinds.filter((_, s) => Number(replies[i * per + 2 + s * PER_STREAM + fields.indexOf('failed')]?.[1] ?? 0) > 0);
+    if (failing.length) await countFailedNow(redis, g, failing, kinds);
+  }
+  return out;
 }
 
 const feedNumbers = { pages: 0, recordsQueued: 0, duplicates: 0, invalid: 0 };
-const n0 = (v: unknown) => Number(v ?? 0);
 
 /** Leaves out of the failed counts the failures a newer version of their record superseded (status's failed now). */
 async function countFailedNow(redis: Redis, glance: AccountGlance, failing: readonly Kind[], kinds: readonly Kind[]): Promise<void> {
@@ -119,10 +129,7 @@ async function countFailedNow(redis: Redis, glance: AccountGlance, failing: read
   }
 }
 
-/**
- * Every account's glance, in the accounts' order: `inFlight` accounts' pipelines at a time over the one connection
- * (standalone Redis: one round trip's wait for many accounts; a cluster routes each account's pipeline whole).
- */
+/** Every account's glance, in the accounts' order: `inFlight` pipelines at a time over the one connection. */
 export async function readAccountsGlance(
   redis: Redis,
   accounts: readonly AccountConfig[],
@@ -130,14 +137,15 @@ export async function readAccountsGlance(
   o: { now?: number; inFlight?: number } = {},
 ): Promise<AccountGlance[]> {
   const now = o.now ?? Date.now();
-  const out: AccountGlance[] = new Array(accounts.length);
+  // A cluster routes a pipeline to one node: one account's (its keys share its hash tag); one server takes a group's.
+  const size = isCluster(redis) ? 1 : defaults.statusAccountsPerPipeline;
+  const groups: AccountConfig[][] = [];
+  for (let i = 0; i < accounts.length; i += size) groups.push(accounts.slice(i, i + size));
+  const out: AccountGlance[][] = new Array(groups.length);
   let next = 0;
   const lane = async () => {
-    while (next < accounts.length) {
-      const i = next++;
-      out[i] = await glanceOf(redis, accounts[i]!, kinds, now);
-    }
+    for (let i = next++; i < groups.length; i = next++) out[i] = await glancesOf(redis, groups[i]!, kinds, now);
   };
-  await Promise.all(Array.from({ length: Math.min(o.inFlight ?? defaults.statusReadsInFlight, accounts.length) }, lane));
-  return out;
+  await Promise.all(Array.from({ length: Math.min(o.inFlight ?? defaults.statusReadsInFlight, groups.length) }, lane));
+  return out.flat();
 }
