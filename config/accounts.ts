@@ -5,6 +5,7 @@ import { ConfigError, readConfig, type Config, type ConfigNeeds } from './read-c
 import { settingsOf, type SettingsOfKind } from './kind-setting.js';
 import { envSchema } from './schema.js';
 import { defaults } from './defaults.js';
+import { someNames } from '../src/ops/name-list.js';
 
 /** The name of the one account a deployment without ACCOUNTS_FILE has (the environment's). */
 export const defaultAccount = 'default';
@@ -264,12 +265,12 @@ export function chooseAccount(all: Accounts, name: string | undefined): AccountC
     const found = all.accounts.find((a) => a.name === name);
     if (found) return found;
     const where = all.file
-      ? `ACCOUNTS_FILE (${all.file}) names ${names.join(', ')}`
+      ? `ACCOUNTS_FILE (${all.file}) names ${someNames(names)}`
       : `without ACCOUNTS_FILE the one account is "${defaultAccount}"`;
     throw new ConfigError([`--account: no account "${name.slice(0, 40)}": ${where}`]);
   }
   if (all.accounts.length === 1) return all.accounts[0]!;
   throw new ConfigError([
-    `--account: ACCOUNTS_FILE (${all.file}) names ${names.length} accounts (${names.join(', ')}); give --account NAME`,
+    `--account: ACCOUNTS_FILE (${all.file}) names ${names.length} accounts (${someNames(names)}); give --account NAME`,
   ]);
 }

@@ -11,6 +11,7 @@ import { storeOf } from './feed-sources.js';
 import { redisKeys, type RedisConnection as Redis } from '../redis/connection.js';
 import type { AccountsChange, AccountsWatch } from './accounts-watch.js';
 import { accountLogger, ingestAccountName, servedAs, warnSharedSecrets, type IngestAccount } from './ingest-accounts.js';
+import { accountsFields } from '../ops/name-list.js';
 
 export { ingestAccountName, type IngestAccount };
 
@@ -165,7 +166,7 @@ export async function startIngest(accounts: readonly IngestAccount[], o: StartIn
       receiver.serve([...next.values()].map((x) => x.account));
       served = next;
       o.logger.info(
-        { accounts: [...next.keys()], added: change.added.map((a) => a.name), removed: change.removed.map((a) => a.name) },
+        { ...accountsFields([...next.keys()]), added: change.added.map((a) => a.name), removed: change.removed.map((a) => a.name) },
         'ACCOUNTS_FILE read again: the receiver serves its accounts now (one removed is answered 404)',
       );
     };

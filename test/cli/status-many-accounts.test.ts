@@ -12,7 +12,8 @@ import { redisKeys } from '../../src/redis/connection.js';
 import { runScript } from '../../src/redis/scripts.js';
 import { orderRecord } from '../helpers/order-records.js';
 import { connect, deletePrefix, redisUrl, uniquePrefix } from '../helpers/redis.js';
-import { baseEnv, runCli } from './run-cli.js';
+import { baseEnv, runCli, spawnCli } from './run-cli.js';
+import { eventually } from './worker-process.js';
 import { seedJobs } from './seed-jobs.js';
 
 /**
@@ -141,6 +142,23 @@ describe('status over many accounts', () => {
     expect(sum.needing.map((a) => a.account)).toEqual(needing);
     expect(sum.needing[0]!.needs[0]!.kind).toBe('outage');
     expect(sum.needing[0]!.command).toBe('inventory-sync --account acct-007 status');
+  }, 60_000);
+
+  it('a line that names the accounts names a few and counts the rest: dashboard at start, --account wrong or left out', async () => {
+    const wrong = await runCli(['--account', 'nope', 'status'], env);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain('names acct-001, acct-002, acct-003, acct-004, acct-005 and 195 more');
+    const neither = await runCli(['resume'], env);
+    expect(neither.stderr).toContain('names 200 accounts (acct-001, acct-002, acct-003, acct-004, acct-005 and 195 more)');
+    const child = spawnCli(['dashboard', '--port', '0', '--no-auth'], env);
+    let out = '';
+    child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    await eventually(async () => out.includes('Stop with Ctrl-C'), 30_000, 'the dashboard to start');
+    child.kill('SIGTERM');
+    await exited;
+    expect(out).toMatch(/^Accounts: {2}200 \(acct-001, acct-002, acct-003, acct-004, acct-005 and 195 more\), each at http/m);
+    expect(out).not.toContain('acct-006');
   }, 60_000);
 
   it('--account NAME: that account alone, as status always printed it', async () => {

@@ -11,6 +11,7 @@ import type { CommandResult } from '../command-result.js';
 import { untilStopped } from '../until-stopped.js';
 import { port } from './options.js';
 import type { Kind } from '../../kinds/kind.js';
+import { accountsFields } from '../../ops/name-list.js';
 
 /** The accounts that have no push secret, one line each (the account named when it comes from ACCOUNTS_FILE). */
 function missingSecrets(accounts: readonly AccountConfig[]): string[] {
@@ -84,7 +85,7 @@ export function receiveCommand(io: CliIo, done: CommandResult, kinds: readonly K
         const form = several ? '{account}/{stream}' : '{stream}';
         logger.info(
           several
-            ? { url: receiver.url, streams, accounts: accounts.map((a) => a.name) }
+            ? { url: receiver.url, streams, ...accountsFields(accounts.map((a) => a.name)) }
             : { url: receiver.url, streams, prefix: config.redis.prefix },
           `receiver started; push to ${receiver.url}/ingest/${form}`,
         );

@@ -23,6 +23,7 @@ import { listenOrConfigError } from '../listen-setting.js';
 import { untilStopped } from '../until-stopped.js';
 import { accountReadiness, startAccountWorker, workerHttpWhere, type AccountWorker } from './account-worker.js';
 import { startAccountsIngest, type AccountsIngest } from './worker-accounts-ingest.js';
+import { accountsFields } from '../../ops/name-list.js';
 
 /** An account this process runs. */
 interface Running {
@@ -186,7 +187,7 @@ export async function runAccountsWorker(io: CliIo, kinds: readonly Kind[]): Prom
     logger.info(
       {
         file: source.file,
-        accounts: first.accounts.map((a) => a.name),
+        ...accountsFields(first.accounts.map((a) => a.name)),
         http: http?.url ?? 'off',
         ingest: ingest?.receiver.url ?? 'off',
         reloadSeconds: base.accountsReloadSeconds,
