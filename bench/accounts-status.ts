@@ -48,7 +48,15 @@ async function timed(args: string[], env: Record<string, string>, accounts: numb
   const seconds = Math.round((performance.now() - started) / 10) / 100;
   const used = process.cpuUsage(cpu);
   const cpuSeconds = Math.round((used.user + used.system) / 10_000) / 100;
-  return { accounts, command: `inventory-sync ${args.join(' ')}`, seconds, cpuSeconds, lines: out.split('\n').length - 1, bytes: out.length, code };
+  return {
+    accounts,
+    command: `inventory-sync ${args.join(' ')}`,
+    seconds,
+    cpuSeconds,
+    lines: out.split('\n').length - 1,
+    bytes: out.length,
+    code,
+  };
 }
 
 const nameOf = (i: number) => `acct-${String(i).padStart(5, '0')}`;
@@ -64,7 +72,8 @@ async function seed(redis: ReturnType<typeof createRedis>, base: string, n: numb
       for (const s of STREAMS) p.hset(keys.feedState(s), fresh);
       if (i % 100 === 7) p.hset(keys.outage(), { state: 'open', since: String(now - 600_000), reason: '[TRANSIENT] 503' });
       if (i % 100 === 37) p.hset(keys.breaker('orders'), { state: 'open', since: String(now), reason: 'HTTP 401', code: 'UNAUTHORIZED' });
-      if (i % 100 === 67) p.hset(keys.feedState('orders'), { lastError: 'HTTP 500 from the feed', lastErrorAt: new Date(now).toISOString() });
+      if (i % 100 === 67)
+        p.hset(keys.feedState('orders'), { lastError: 'HTTP 500 from the feed', lastErrorAt: new Date(now).toISOString() });
     }
     await p.exec();
   }
@@ -122,7 +131,9 @@ export async function runAccountsStatus(o: { accounts: number[]; allUpTo: number
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const { values } = parseArgs({ options: { accounts: { type: 'string', default: '1000,10000' }, 'all-up-to': { type: 'string', default: '1000' } } });
+  const { values } = parseArgs({
+    options: { accounts: { type: 'string', default: '1000,10000' }, 'all-up-to': { type: 'string', default: '1000' } },
+  });
   const say = (line: string) => process.stdout.write(`${line}\n`);
   await runAccountsStatus({ accounts: values.accounts.split(',').map(Number), allUpTo: Number(values['all-up-to']), log: say });
   process.exit(0);

@@ -5,7 +5,7 @@ import { ConfigError, readConfig, type Config, type ConfigNeeds } from './read-c
 import { settingsOf, type SettingsOfKind } from './kind-setting.js';
 import { envSchema } from './schema.js';
 import { defaults } from './defaults.js';
-import { someNames } from '../src/ops/name-list.js';
+import { someNames } from '../src/log/name-list.js';
 
 /** The name of the one account a deployment without ACCOUNTS_FILE has (the environment's). */
 export const defaultAccount = 'default';

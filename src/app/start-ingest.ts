@@ -11,7 +11,7 @@ import { storeOf } from './feed-sources.js';
 import { redisKeys, type RedisConnection as Redis } from '../redis/connection.js';
 import type { AccountsChange, AccountsWatch } from './accounts-watch.js';
 import { accountLogger, ingestAccountName, servedAs, warnSharedSecrets, type IngestAccount } from './ingest-accounts.js';
-import { accountsFields } from '../ops/name-list.js';
+import { accountsFields } from '../log/name-list.js';
 
 export { ingestAccountName, type IngestAccount };
 

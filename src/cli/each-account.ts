@@ -107,8 +107,8 @@ export function writeOutcomes<T>(
 }
 
 /**
- * Runs `fn` with each account's stream queues over one Redis connection (the deployment's Redis is every account's; `o.inFlight` accounts at a time),
- * closing each account's queues after it and the connection at the end.
+ * Runs `fn` with each account's stream queues over one Redis connection (the deployment's Redis is every account's;
+ * `o.inFlight` accounts at a time), closing each account's queues after it and the connection at the end.
  */
 export async function withAccountQueues<T>(
   io: CliIo,

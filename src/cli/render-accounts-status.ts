@@ -16,6 +16,9 @@ const COUNTED: Record<NeedKind, string> = {
 
 const when = (iso: string | null) => `${shortDateTime(iso, '?').slice(0, 16)} UTC`;
 
+const pausedText = (stream: string, p: { since: string | null; reason: string | null }) =>
+  `${stream} since ${when(p.since)} (${clip(p.reason ?? '?', 50)})`;
+
 /** One need of an account, in a few words. */
 function needText(a: NeedingAccount, n: Need): string {
   const g = a.glance;
@@ -24,7 +27,7 @@ function needText(a: NeedingAccount, n: Need): string {
     case 'outage':
       return `service down since ${when(g.outage!.since)}: ${clip(g.outage!.reason ?? 'no reason recorded', 60)}`;
     case 'paused':
-      return `paused: ${n.streams.map((s) => `${s} since ${when(of(s).paused!.since)} (${clip(of(s).paused!.reason ?? '?', 50)})`).join(', ')}`;
+      return `paused: ${n.streams.map((s) => pausedText(s, of(s).paused!)).join(', ')}`;
     case 'calls':
       return `calls held: ${g.heldCalls.join(', ')}`;
     case 'failed':

@@ -1,8 +1,9 @@
 import type { AccountConfig } from '../../config/accounts.js';
 import { defaults } from '../../config/defaults.js';
-import type { Kind } from '../kinds/kind.js';
+import { Queue } from 'bullmq';
+import type { FeedPart } from '../feed/feed-kind.js';
+import type { StreamName } from '../records/stream-name.js';
 import { intakeQueueName } from '../queue/intake-queue.js';
-import { openStreamQueues } from '../queue/stream-queues.js';
 import { callHoldsFrom } from '../queue/hold/call-hold.js';
 import { outageFrom, type OutageState } from '../queue/hold/outage-state.js';
 import { breakerFrom } from '../queue/hold/refusal-state.js';
@@ -43,6 +44,12 @@ export interface AccountGlance {
   streams: StreamGlance[];
 }
 
+/** What the glance reads of a kind: its stream, and how its lag is judged. */
+export interface GlanceKind {
+  stream: StreamName;
+  feed: Pick<FeedPart, 'lag'>;
+}
+
 const fields = ['wait', 'paused', 'delayed', 'prioritized', 'failed', 'intakeFailed', 'breaker', 'feed'] as const;
 const PER_STREAM = fields.length;
 
@@ -66,7 +73,7 @@ type Hash = Record<string, string>;
 type Replies = Array<[Error | null, unknown]>;
 
 /** An account's glance from its replies (those of queueReads, from `at`). */
-function glanceFrom(a: AccountConfig, kinds: readonly Kind[], replies: Replies, at: number, now: number): AccountGlance {
+function glanceFrom(a: AccountConfig, kinds: readonly GlanceKind[], replies: Replies, at: number, now: number): AccountGlance {
   const value = (i: number): unknown => {
     const [err, v] = replies[at + i] ?? [new Error('no reply')];
     if (err) throw err;
@@ -100,15 +107,25 @@ function glanceFrom(a: AccountConfig, kinds: readonly Kind[], replies: Replies, 
  * Reads a group of accounts' glances: one pipeline for the group (one account's on a Redis Cluster), then, for the
  * accounts whose BullMQ failed sets are not empty, their failed jobs.
  */
-async function glancesOf(redis: Redis, group: readonly AccountConfig[], kinds: readonly Kind[], now: number): Promise<AccountGlance[]> {
+async function glancesOf(
+  redis: Redis,
+  group: readonly AccountConfig[],
+  kinds: readonly GlanceKind[],
+  now: number,
+): Promise<AccountGlance[]> {
   const p = redis.pipeline();
-  for (const a of group) queueReads(p, a.config.redis.prefix, kinds.map((k) => k.stream));
+  for (const a of group)
+    queueReads(
+      p,
+      a.config.redis.prefix,
+      kinds.map((k) => k.stream),
+    );
   const replies = ((await p.exec()) ?? []) as Replies;
   const per = 2 + kinds.length * PER_STREAM;
   const out = group.map((a, i) => glanceFrom(a, kinds, replies, i * per, now));
   for (const [i, g] of out.entries()) {
     const failing = kinds.filter((_, s) => Number(replies[i * per + 2 + s * PER_STREAM + fields.indexOf('failed')]?.[1] ?? 0) > 0);
-    if (failing.length) await countFailedNow(redis, g, failing, kinds);
+    if (failing.length) await countFailedNow(redis, g, failing);
   }
   return out;
 }
@@ -116,16 +133,19 @@ async function glancesOf(redis: Redis, group: readonly AccountConfig[], kinds: r
 const feedNumbers = { pages: 0, recordsQueued: 0, duplicates: 0, invalid: 0 };
 
 /** Leaves out of the failed counts the failures a newer version of their record superseded (status's failed now). */
-async function countFailedNow(redis: Redis, glance: AccountGlance, failing: readonly Kind[], kinds: readonly Kind[]): Promise<void> {
-  const queues = openStreamQueues(redis, glance.prefix, kinds);
+async function countFailedNow(redis: Redis, glance: AccountGlance, failing: readonly GlanceKind[]): Promise<void> {
+  const queues = new Map(failing.map((k) => [k.stream, new Queue(k.stream, { connection: redis, prefix: glance.prefix })]));
+  // Unheard, BullMQ prints connection errors raw, past the logger; the reads still reject on their own.
+  for (const q of queues.values()) q.on('error', () => undefined);
   try {
+    const get = (stream: StreamName) => queues.get(stream)!;
     for (const k of failing) {
-      const f = await streamFailures(queues, k.stream);
+      const f = await streamFailures({ prefix: glance.prefix, redis, get }, k.stream);
       const st = glance.streams.find((s) => s.stream === k.stream)!;
       st.failed -= f.total - failedNowCount(f);
     }
   } finally {
-    await queues.close();
+    await Promise.all([...queues.values()].map((q) => q.close()));
   }
 }
 
@@ -133,7 +153,7 @@ async function countFailedNow(redis: Redis, glance: AccountGlance, failing: read
 export async function readAccountsGlance(
   redis: Redis,
   accounts: readonly AccountConfig[],
-  kinds: readonly Kind[],
+  kinds: readonly GlanceKind[],
   o: { now?: number; inFlight?: number } = {},
 ): Promise<AccountGlance[]> {
   const now = o.now ?? Date.now();

@@ -1,8 +1,7 @@
 import type { AccountConfig } from '../../config/accounts.js';
-import type { Kind } from '../kinds/kind.js';
 import { checkEvictionPolicy } from '../redis/eviction-policy.js';
 import type { RedisConnection as Redis } from '../redis/connection.js';
-import { readAccountsGlance } from './accounts-glance.js';
+import { readAccountsGlance, type GlanceKind } from './accounts-glance.js';
 import { needCounts, needingAccounts, type NeedCounts, type NeedingAccount } from './account-needs.js';
 
 /** Which accounts a listing shows: those whose name holds `match`, then the `page`th `limit` of them (1 = first). */
@@ -43,7 +42,7 @@ export interface AccountsStatus {
 export async function readAccountsStatus(
   redis: Redis,
   accounts: readonly AccountConfig[],
-  kinds: readonly Kind[],
+  kinds: readonly GlanceKind[],
   pick: AccountsPick,
   now = Date.now(),
 ): Promise<AccountsStatus> {

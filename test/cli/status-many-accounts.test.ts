@@ -40,16 +40,33 @@ describe('status over many accounts', () => {
     await recordRefusal(redis, keys('acct-050'), 'orders', { threshold: 1, code: 'UNAUTHORIZED', reason: 'HTTP 401', jobId: 'orders-X-1' });
     // Three service-down answers of shipment creates in a row hold the call.
     for (let i = 0; i < 3; i++)
-      await runScript(redis, CALL_FAILED, [1, keys('acct-150').callHolds(), 'shipment-create', now, 3, '[TRANSIENT] 503', 'TRANSIENT', 2000, 30_000, '']);
+      await runScript(redis, CALL_FAILED, [
+        1,
+        keys('acct-150').callHolds(),
+        'shipment-create',
+        now,
+        3,
+        '[TRANSIENT] 503',
+        'TRANSIENT',
+        2000,
+        30_000,
+        '',
+      ]);
     await seedJobs(redis, prefix('acct-100'));
-    await redis.hset(keys('acct-120').feedState('orders'), { lastPollAt: new Date(now).toISOString(), lastError: 'HTTP 500 from the feed' });
+    await redis.hset(keys('acct-120').feedState('orders'), {
+      lastPollAt: new Date(now).toISOString(),
+      lastError: 'HTTP 500 from the feed',
+    });
     const twoHoursAgo = new Date(now - 2 * 3600_000).toISOString();
     await redis.hset(keys('acct-180').feedState('orders'), { lastPollAt: new Date(now).toISOString(), caughtUpAt: twoHoursAgo });
     // A fine account with work waiting, and a fine one that caught up a minute ago (not behind).
     const orders = new Queue('orders', { connection: redis, prefix: prefix('acct-003') });
     await orders.add('orders', { record: orderRecord('WEB-9'), source: 'feed' }, { jobId: 'orders-WEB-9-0123456789ab' });
     await orders.close();
-    await redis.hset(keys('acct-181').feedState('orders'), { lastPollAt: new Date(now).toISOString(), caughtUpAt: new Date(now - 60_000).toISOString() });
+    await redis.hset(keys('acct-181').feedState('orders'), {
+      lastPollAt: new Date(now).toISOString(),
+      caughtUpAt: new Date(now - 60_000).toISOString(),
+    });
     const accounts = Object.fromEntries(
       names.map((n) => [
         n,

@@ -15,7 +15,7 @@ import { listenOrConfigError } from '../listen-setting.js';
 import { port } from './options.js';
 import { dashboardAccount, deploymentPrefix, fileAccounts } from './dashboard-accounts.js';
 import type { Kind } from '../../kinds/kind.js';
-import { someNames } from '../../ops/name-list.js';
+import { someNames } from '../../log/name-list.js';
 
 /**
  * `dashboard [--host H] [--port P] [--no-auth]`: serves until SIGTERM/SIGINT. With ACCOUNTS_FILE, every account (one
@@ -84,7 +84,8 @@ export function dashboardCommand(io: CliIo, done: CommandResult, kinds: readonly
         ? `Public:    ${config.dashboard.publicUrl}/ (DASHBOARD_PUBLIC_URL, through your proxy)\n`
         : '';
       const pages = all
-        ? `Accounts:  ${all.length} (${someNames(all.map((a) => a.name))}), each at ${dashboard.url}/a/NAME/ (its queues at /a/NAME/queues)\n`
+        ? `Accounts:  ${all.length} (${someNames(all.map((a) => a.name))}), ` +
+          `each at ${dashboard.url}/a/NAME/ (its queues at /a/NAME/queues)\n`
         : `Queues:    ${dashboard.url}/queues\n`;
       io.stdout.write(
         `Dashboard: ${dashboard.url}/ ${o.auth ? `(log in as ${user})` : '(no login: loopback only)'}\n` +

@@ -11,7 +11,7 @@ import type { CommandResult } from '../command-result.js';
 import { untilStopped } from '../until-stopped.js';
 import { port } from './options.js';
 import type { Kind } from '../../kinds/kind.js';
-import { accountsFields } from '../../ops/name-list.js';
+import { accountsFields } from '../../log/name-list.js';
 
 /** The accounts that have no push secret, one line each (the account named when it comes from ACCOUNTS_FILE). */
 function missingSecrets(accounts: readonly AccountConfig[]): string[] {

@@ -71,7 +71,11 @@ async function fullStatus(io: CliIo, accounts: readonly AccountConfig[], kinds: 
 async function summaryStatus(io: CliIo, accounts: readonly AccountConfig[], kinds: readonly Kind[], o: StatusOptions) {
   const redis = await connectRedis(accounts[0]!.config.redis);
   try {
-    const s = await readAccountsStatus(redis, accounts, kinds, { match: o.match, page: o.page ?? 1, limit: o.limit ?? defaults.statusListLimit });
+    const s = await readAccountsStatus(redis, accounts, kinds, {
+      match: o.match,
+      page: o.page ?? 1,
+      limit: o.limit ?? defaults.statusListLimit,
+    });
     if (o.json) writeJson(io, accountsStatusJson(s));
     else io.stdout.write(renderAccountsStatus(s));
     return ExitCode.ok;

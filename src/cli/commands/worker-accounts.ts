@@ -23,7 +23,7 @@ import { listenOrConfigError } from '../listen-setting.js';
 import { untilStopped } from '../until-stopped.js';
 import { accountReadiness, startAccountWorker, workerHttpWhere, type AccountWorker } from './account-worker.js';
 import { startAccountsIngest, type AccountsIngest } from './worker-accounts-ingest.js';
-import { accountsFields } from '../../ops/name-list.js';
+import { accountsFields } from '../../log/name-list.js';
 
 /** An account this process runs. */
 interface Running {
