@@ -2,6 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobIdFor } from '../../src/queue/job-id.js';
 import { openStreamQueues } from '../../src/queue/stream-queues.js';
 import { readAccountSummary } from '../../src/ops/account-summary.js';
+import { readAccountsGlance } from '../../src/ops/accounts-glance.js';
+import type { AccountConfig } from '../../config/accounts.js';
+import { programKinds } from '../../jobs/kinds.js';
 import { countRecord } from '../helpers/count-record.js';
 import { orderRecord } from '../helpers/order-records.js';
 import { redisUrl } from '../helpers/redis.js';
@@ -86,6 +89,14 @@ describe('status, the dashboard and find, after failures that are over and failu
       expect(r.stdout).toMatch(/stock-counts\s+0\s+0\s+0\s+1\s+1\s/);
       expect(r.stdout).toMatch(/stock-counts\s+BAD_RECORD\s+1\s/);
       expect(r.stdout).toContain('History, not failures now: 1 job failed before a newer version of its record synced (stock-counts 1)');
+    });
+
+    it('counts the same one failure now in the summary of many accounts (src/ops/accounts-glance.ts)', async () => {
+      const account = { name: 'default', config: { redis: { prefix: world.prefix }, upstream: undefined, alerts: { lagSeconds: 600 } } };
+      const [g] = await readAccountsGlance(world.redis, [account as unknown as AccountConfig], programKinds);
+      expect(g!.streams.find((x) => x.stream === 'stock-counts')).toMatchObject({ failed: 1 });
+      // BullMQ's failed set holds both; only the one not superseded is failed now.
+      expect(await world.redis.zcard(`${world.prefix}:stock-counts:failed`)).toBe(2);
     });
 
     it('is on the dashboard as in status: its JSON, its overview and its charts’ failed now', async () => {
