@@ -8,6 +8,7 @@ import type { PullResult } from './producer.js';
 import { CONTROL_QUEUE, type QueueSet } from '../queue/queues.js';
 import { finishGuardFor } from '../queue/finish-guard.js';
 import { skipIdleStalledChecks } from '../queue/worker-pool.js';
+import { wakeAfterRefusal } from '../queue/wake-after-refusal.js';
 import { defaults } from '../../config/defaults.js';
 import type { StreamName } from '../records/stream-name.js';
 import { logRedisError } from '../redis/error-log.js';
@@ -240,8 +241,10 @@ async function startControlWorker(o: StartControlOptions, queue: Queue<ControlDa
     drainDelay: defaults.workerDrainSeconds,
   });
   skipIdleStalledChecks(worker, conn);
+  const wake = wakeAfterRefusal(worker, conn);
   worker.on('error', (err) => {
     guard.noteError(err);
+    wake(err);
     logRedisError(o.logger, 'control worker', err);
   });
   await worker.waitUntilReady();

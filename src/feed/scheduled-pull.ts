@@ -8,6 +8,7 @@ import type { JobData } from '../queue/queues.js';
 import type { StreamName } from '../records/stream-name.js';
 import { messageOf } from '../errors/message-of.js';
 import { logRepeated, reasonOf } from '../log/log-throttle.js';
+import { findRedisFailure } from '../redis/errors.js';
 import type { PulledKind } from './scheduler-watchdog.js';
 import type { PullResult as Pulled } from './producer.js';
 import type { MissedCause, MissedRun } from './missed-runs.js';
@@ -106,14 +107,19 @@ export async function runScheduledPull(o: ScheduledPullDeps, run: ScheduledRun):
   }
 }
 
-/** The feed, the service or Redis down fails every poll: one line per stream and reason every 30 s. */
+/**
+ * The feed or the service down fails every poll: one line per stream and reason every 30 s; Redis refusing or away, one
+ * line per reason for every stream (`pull:redis:OOM`; a discarded transaction, EXECABORT, counted under its cause).
+ */
 export function logPullFailed(log: Logger, stream: string, err: unknown): void {
   const message = messageOf(err);
   const hint = (err as { hint?: unknown }).hint;
+  // Redis refusing (full, read-only, away) fails every stream's pull alike: one line for them all, not one a stream.
+  const byRedis = findRedisFailure(err) !== undefined;
   logRepeated(
     log,
     'error',
-    `pull:${stream}:${reasonOf(err)}`,
+    byRedis ? `pull:redis:${reasonOf(err)}` : `pull:${stream}:${reasonOf(err)}`,
     { err: message, hint },
     `scheduled pull of ${stream} failed: ${message}${typeof hint === 'string' ? `. ${hint}` : ''}; the next run tries again`,
   );

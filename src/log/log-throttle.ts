@@ -77,6 +77,9 @@ export function createLogThrottle(o: LogThrottleOptions = {}): LogThrottle {
 export function reasonOf(err: unknown): string {
   if (!(err instanceof Error)) return typeof err;
   const code = (err as { code?: unknown }).code;
+  // A transaction Redis discarded (EXECABORT) is counted under what refused its commands (OOM while full, READONLY).
+  const previous = (err as { previousErrors?: unknown[] }).previousErrors?.[0];
+  if (err.name === 'ReplyError' && replyCode(err) === 'EXECABORT' && previous instanceof Error) return reasonOf(previous);
   if (err.name === 'ReplyError') return replyCode(err) ?? 'ReplyError';
   if (typeof code === 'string' && code) return code;
   // ioredis's plain errors (Connection is closed., Cluster is disconnected.) have no code: their first words are stable.

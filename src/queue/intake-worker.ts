@@ -9,6 +9,7 @@ import { intakeQueueName, type IntakeData } from './intake-queue.js';
 import type { IntakeWorker, PoolState } from './pool-state.js';
 import type { JobData } from './queues.js';
 import { skipIdleStalledChecks } from './stalled-check-skip.js';
+import { wakeAfterRefusal } from './wake-after-refusal.js';
 import type { StartWorkersOptions } from './start-workers-options.js';
 import { parkSlot, trackJobs, type ParkKey, type ParkSlot } from './worker-park.js';
 
@@ -56,9 +57,11 @@ function createIntakeWorker(
     drainDelay: s.drainSeconds,
   });
   skipIdleStalledChecks(intakeWorker, conn);
+  const wake = wakeAfterRefusal(intakeWorker, conn);
   // Counted with the record workers' errors of the same reason (same Redis): one line per reason every 30 s.
   intakeWorker.on('error', (err) => {
     guard.noteError(err);
+    wake(err);
     logRedisError(o.logger, 'intake worker', err, { stream });
   });
   intakeWorker.on('failed', (job, err) =>

@@ -16,6 +16,7 @@ import type { StartWorkersOptions } from './start-workers-options.js';
 import { startSizing } from './worker-sizing.js';
 import { parkSlot, slotRuns, trackJobs, type ParkKey, type ParkSlot } from './worker-park.js';
 import { startParking } from './park-doorbell.js';
+import { wakeAfterRefusal } from './wake-after-refusal.js';
 import type { StreamName } from '../records/stream-name.js';
 import { messageOf } from '../errors/message-of.js';
 import { logRedisError } from '../redis/error-log.js';
@@ -108,9 +109,12 @@ function createRecordWorker(
     telemetry: o.telemetry,
   });
   skipIdleStalledChecks(worker, conn);
+  const wake = wakeAfterRefusal(worker, conn);
   worker.on('error', (err) => {
     // A finish Redis refused (full) is made again as soon as it takes writes, not a minute later (finish-guard.ts).
     guard.noteError(err);
+    // A fetch it refused: the worker woken as soon as it takes writes, not a drainDelay later (wake-after-refusal.ts).
+    wake(err);
     logRedisError(o.logger, 'worker', err, { stream: kind.stream });
   });
   // Bad records can come by the million from a broken upstream: only the newest are kept (the runner's code says which).

@@ -6,6 +6,7 @@
  */
 import type { Logger } from '../../log/logger.js';
 import { messageOf } from '../../errors/message-of.js';
+import { logRepeated } from '../../log/log-throttle.js';
 import { findRedisFailure } from '../../redis/errors.js';
 import type { RedisConnection } from '../../redis/connection.js';
 
@@ -75,8 +76,12 @@ export function watchRedisWrites(o: RedisWriteWatchOptions): RedisWriteWatch {
     state = failure
       ? { refusing: true, since: before.refusing ? before.since : now, ...failure, checkedAt: now }
       : { refusing: false, checkedAt: now };
+    // Once per 30 s: a Redis at the edge of its maxmemory takes and refuses writes by turns.
     if (state.refusing && !before.refusing)
-      o.logger.error(
+      logRepeated(
+        o.logger,
+        'error',
+        `redis-writes:${state.answered ? 'refused' : 'unanswered'}`,
         { why: state.why, hint: state.hint },
         `Redis ${state.answered ? 'refuses writes' : 'does not answer writes'}: ` +
           `${state.why}${state.hint ? `. ${state.hint.replace(/\.$/, '')}` : ''}; ` +
