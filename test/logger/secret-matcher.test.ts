@@ -100,9 +100,9 @@ describe('the secret matcher', () => {
     it('finds exactly what a search of every secret one by one finds, over random texts of a small alphabet', () => {
       const next = random(42);
       const word = (n: number) => Array.from({ length: n }, () => 'abc'[Math.floor(next() * 3)]).join('');
-      for (let round = 0; round < 200; round++) {
-        const forms = Array.from({ length: 1 + Math.floor(next() * 8) }, () => word(1 + Math.floor(next() * 5)));
-        const text = word(Math.floor(next() * 40));
+      for (let round = 0; round < 400; round++) {
+        const forms = Array.from({ length: 1 + Math.floor(next() * 30) }, () => word(1 + Math.floor(next() * 7)));
+        const text = word(Math.floor(next() * 60));
         const m = new SecretMatcher(forms.slice(0, 3));
         m.add(forms.slice(3));
         expect(m.ranges(text), `${JSON.stringify(forms)} in ${text}`).toEqual(naiveRanges(text, forms));
@@ -118,7 +118,10 @@ describe('the secret matcher', () => {
       expect(m.redact('new-secret-2 old-secret-1')).toBe(`${M} ${M}`);
       m.add(['new-secret-2', 'old-secret-1']);
       expect(m.size).toBe(2);
-      for (let i = 0; i < 300; i++) m.add([`account-${i}-key`, `account-${i}-secret-${'x'.repeat(i % 7)}`]);
+      for (let i = 0; i < 300; i++) {
+        m.add([`account-${i}-key`, `account-${i}-secret-${'x'.repeat(i % 7)}`]);
+        expect(m.redact(`(account-${i}-key)`)).toBe(`(${M})`);
+      }
       expect(m.size).toBe(602);
       expect(m.redact('old-secret-1 account-0-key account-299-secret-xxxxx account-300-key')).toBe(`${M} ${M} ${M} account-300-key`);
     });
