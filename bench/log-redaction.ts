@@ -1,6 +1,7 @@
 // The logger's redaction by value with many accounts: learning every account's secrets, then redacting log lines, by
 // the one-pass matcher (src/log/secret-matcher.ts) and by the per-form loop the logger used before (kept here only as
-// the baseline). `npx tsx bench/log-redaction.ts [--accounts 10000] [--lines 2000]`
+// the baseline). `npx tsx bench/log-redaction.ts [--accounts 10000] [--lines 2000] [--cap 60]` (--cap: seconds the way
+// before may spend learning before it is stopped)
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
@@ -36,6 +37,19 @@ class PerFormRedactions {
     for (const s of this.forms) if (s && out.includes(s)) out = out.split(s).join('[REDACTED]');
     return out;
   }
+}
+
+/** Seconds to learn the accounts one at a time the way before, stopped after capSeconds (it grows with the square of the accounts). */
+function learnTheWayBefore(accounts: string[][], capSeconds: number): { learnBeforeS: number; learnedBefore: number } {
+  const old = new PerFormRedactions();
+  const t0 = performance.now();
+  let learnedBefore = 0;
+  for (const forms of accounts) {
+    old.add(secretForms(forms));
+    learnedBefore++;
+    if (performance.now() - t0 > capSeconds * 1000) break;
+  }
+  return { learnBeforeS: (performance.now() - t0) / 1000, learnedBefore };
 }
 
 /** Log lines as `worker` writes them: pino JSON of 150 to 400 characters, one in ten with a secret in it. */
@@ -81,6 +95,8 @@ export interface LogRedactionFigures {
   /** Seconds to learn every account's secrets, one account at a time as `worker` starts them: the logger now (median of 3), and before. */
   learnNowS: number;
   learnBeforeS: number;
+  /** Accounts the way before had learned when it was stopped (all of them when it finished under the cap). */
+  learnedBefore: number;
   matcherMb: number;
   lines: number;
   withSecret: number;
@@ -91,7 +107,12 @@ export interface LogRedactionFigures {
 }
 
 /** Learning, then lines: both ways in one run, on the same secrets and lines. */
-export function runLogRedaction(o: { accounts: number; lines: number; log: (line: string) => void }): LogRedactionFigures {
+export function runLogRedaction(o: {
+  accounts: number;
+  lines: number;
+  capSeconds: number;
+  log: (line: string) => void;
+}): LogRedactionFigures {
   const accounts = Array.from({ length: o.accounts }, (_, i) => accountForms(accountSecrets(i)));
   const sink = new Writable({ write: (_c, _e, cb) => cb() });
   const learnNow: number[] = [];
@@ -109,11 +130,10 @@ export function runLogRedaction(o: { accounts: number; lines: number; log: (line
   for (const forms of accounts) matcher.add(secretForms(forms));
   matcher.redact('built');
   const matcherMb = heapMb() - before0;
+  const { learnBeforeS, learnedBefore } = learnTheWayBefore(accounts, o.capSeconds);
+  o.log(`log-redaction: the way before learned ${learnedBefore} accounts in ${learnBeforeS.toFixed(1)} s`);
   const old = new PerFormRedactions();
-  const t0 = performance.now();
-  for (const forms of accounts) old.add(secretForms(forms));
-  const learnBeforeS = (performance.now() - t0) / 1000;
-  o.log(`log-redaction: ${old.forms.length} forms; learned the way before in ${learnBeforeS.toFixed(2)} s`);
+  old.add(accounts.flatMap((forms) => secretForms(forms)));
   const lines = typicalLines(o.lines, accounts.flat());
   const sample = lines.slice(0, Math.max(10, Math.min(lines.length, 200)));
   const sameOutput = sample.every((l) => matcher.redact(l) === old.redact(l));
@@ -129,6 +149,7 @@ export function runLogRedaction(o: { accounts: number; lines: number; log: (line
     forms: matcher.size,
     learnNowS: median(learnNow),
     learnBeforeS,
+    learnedBefore,
     matcherMb,
     lines: lines.length,
     withSecret: lines.filter((l) => l.includes('token=')).length,
@@ -140,7 +161,12 @@ export function runLogRedaction(o: { accounts: number; lines: number; log: (line
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const { values } = parseArgs({ options: { accounts: { type: 'string' }, lines: { type: 'string' } } });
-  const f = runLogRedaction({ accounts: Number(values.accounts ?? 10_000), lines: Number(values.lines ?? 2_000), log: console.log });
+  const { values } = parseArgs({ options: { accounts: { type: 'string' }, lines: { type: 'string' }, cap: { type: 'string' } } });
+  const f = runLogRedaction({
+    accounts: Number(values.accounts ?? 10_000),
+    lines: Number(values.lines ?? 2_000),
+    capSeconds: Number(values.cap ?? 60),
+    log: console.log,
+  });
   console.log(JSON.stringify(f, null, 2));
 }

@@ -157,4 +157,3 @@ export class StoreClient {
     return storeError('STORE_BAD_RESPONSE', `${at}: refused the request (HTTP ${status})`, status);
   }
 }
-
