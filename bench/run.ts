@@ -27,6 +27,7 @@ import { pushSection } from './lib/push-section.js';
 import { accountsFairSection, accountsIdleSection } from './lib/accounts-sections.js';
 import { storePullSection } from './lib/store-section.js';
 import { accountsStatusSection } from './lib/accounts-status-section.js';
+import { logRedactionSection } from './lib/log-redaction-section.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -278,6 +279,7 @@ const runners: Record<Section, (o: BenchOptions) => Promise<Measured>> = {
   'accounts-fair-cluster': (o) => accountsFairSection(o, true, say),
   store: (o) => storePullSection(o, say),
   'accounts-status': (o) => accountsStatusSection(o, say),
+  'log-redaction': (o) => logRedactionSection(o, say),
 };
 
 const argv = process.argv.slice(2);
@@ -307,6 +309,7 @@ for (const section of (
     'accounts-fair-cluster',
     'store',
     'accounts-status',
+    'log-redaction',
   ] as const
 ).filter((s) => options.only.includes(s))) {
   const m = machineLine(machine());

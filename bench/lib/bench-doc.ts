@@ -29,6 +29,7 @@ export const SECTION_NUMBERS: Record<Section, string> = {
   'accounts-fair-cluster': '16.1',
   store: '17',
   'accounts-status': '15.2',
+  'log-redaction': '18',
 };
 
 export interface Part {

@@ -24,6 +24,7 @@ export const SECTIONS = [
   'accounts-fair-cluster',
   'store',
   'accounts-status',
+  'log-redaction',
 ] as const;
 export type Section = (typeof SECTIONS)[number];
 
@@ -49,7 +50,10 @@ export interface BenchOptions {
   profile: SandboxProfile;
   /** Shorter runs (--quick). */
   quick: boolean;
-  /** Accounts of the accounts-idle, accounts-fair and accounts-status sections (default: 200 idle, 50 at their budget; 1,000 and 10,000 for status; --quick: 50, 10 and 1,000). */
+  /**
+   * Accounts of the accounts-idle, accounts-fair, accounts-status and log-redaction sections (default: 200 idle, 50 at
+   * their budget, 1,000 and 10,000 for status, 10,000 secrets; --quick: 50, 10, 1,000 and 2,000).
+   */
   accounts?: number;
 }
 

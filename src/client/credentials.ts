@@ -87,6 +87,6 @@ export class Credentials {
   private learn(): void {
     const [k, s] = [this.key.value, this.secret.value];
     this.header = `Basic ${Buffer.from(`${k}:${s}`).toString('base64')}`;
-    this.forms = [...new Set([...this.forms, ...secretForms([k, s], [[k, s]])])].sort((a, b) => b.length - a.length);
+    this.forms = [...new Set([...this.forms, ...secretForms([k, s], [[k, s]])])];
   }
 }

@@ -1,5 +1,6 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
 import { attachLogThrottle, createLogThrottle } from './log-throttle.js';
+import { REDACTION_MARK, SecretMatcher } from './secret-matcher.js';
 
 export type { Logger } from 'pino';
 
@@ -33,25 +34,10 @@ export function secretForms(secrets: string[], basicPairs: Array<[string, string
     for (const form of [s, once, jsonEscaped(once), encodeURIComponent(s)]) forms.add(form);
   }
   for (const [key, secret] of basicPairs) forms.add(Buffer.from(`${key}:${secret}`).toString('base64'));
-  return [...forms].sort((a, b) => b.length - a.length);
+  return [...forms];
 }
 
-/** The values a logger redacts; it grows while the program runs (credentials rotated in their files). */
-class Redactions {
-  private forms: string[];
-  constructor(forms: string[]) {
-    this.forms = forms;
-  }
-  get current(): string[] {
-    return this.forms;
-  }
-  add(forms: string[]): void {
-    const next = new Set([...this.forms, ...forms]);
-    if (next.size !== this.forms.length) this.forms = [...next].sort((a, b) => b.length - a.length);
-  }
-}
-
-/** Where a logger keeps its Redactions: children are made with Object.create of their parent, so they find it too. */
+/** Where a logger keeps its SecretMatcher: children are made with Object.create of their parent, so they find it too. */
 const REDACTIONS = Symbol('redactions');
 
 /**
@@ -59,7 +45,7 @@ const REDACTIONS = Symbol('redactions');
  * from their files: from now on they are redacted as the ones given at start. Old ones stay redacted.
  */
 export function addSecrets(logger: Logger, secrets: string[], basicPairs: Array<[string, string]> = []): void {
-  (logger as unknown as { [REDACTIONS]?: Redactions })[REDACTIONS]?.add(secretForms(secrets, basicPairs));
+  (logger as unknown as { [REDACTIONS]?: SecretMatcher })[REDACTIONS]?.add(secretForms(secrets, basicPairs));
 }
 
 /** Keys whose values are never logged, whatever their case (`Authorization`, `authorization`) or depth. */
@@ -87,30 +73,28 @@ export function redactKeys(value: unknown, depth = 0): unknown {
   }
   let out: Record<string, unknown> | undefined;
   for (const [k, v] of Object.entries(value)) {
-    const next = SECRET_KEYS.has(k.toLowerCase()) ? '[REDACTED]' : redactKeys(v, depth + 1);
+    const next = SECRET_KEYS.has(k.toLowerCase()) ? REDACTION_MARK : redactKeys(v, depth + 1);
     if (next !== v) (out ??= { ...(value as Record<string, unknown>) })[k] = next;
   }
   return out ?? value;
 }
 
-/** Replaces every occurrence of a secret in a string. */
-export function redact(text: string, secrets: string[]): string {
-  let out = text;
-  for (const s of secrets) if (s && out.includes(s)) out = out.split(s).join('[REDACTED]');
-  return out;
+/** Replaces every occurrence of the secrets in a string (a few, e.g. an error's; the logger keeps its own matcher). */
+export function redact(text: string, secrets: readonly string[]): string {
+  return new SecretMatcher(secrets).redact(text);
 }
 
 /** The one logger factory: JSON lines, secrets redacted by key (any case, any depth) and by value (in every form). */
 export function createLogger(opts: LoggerOptions = {}): Logger {
-  const redactions = new Redactions(secretForms(opts.secrets ?? []));
+  const redactions = new SecretMatcher(secretForms(opts.secrets ?? []));
   const pretty = opts.pretty ?? (!opts.destination && process.stdout.isTTY === true);
   const options: pino.LoggerOptions = {
     level: opts.level ?? 'info',
     base: opts.account ? { pid: process.pid, account: opts.account } : { pid: process.pid },
     // pino's own redact paths match keys exactly (`authorization`, not `Authorization`): a walk instead.
     formatters: { log: (o) => redactKeys(o) as Record<string, unknown> },
-    // Always on: secrets may be learned later (addSecrets). An empty list costs a loop of nothing.
-    hooks: { streamWrite: (line: string) => redact(line, redactions.current) },
+    // Always on: secrets may be learned later (addSecrets). One pass over the line, whatever the number of secrets.
+    hooks: { streamWrite: (line: string) => redactions.redact(line) },
   };
   const transport = { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } };
   const logger = opts.destination ? pino(options, opts.destination) : pretty ? pino({ ...options, transport }) : pino(options);

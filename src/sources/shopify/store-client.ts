@@ -1,6 +1,7 @@
 import { createGraphQLClient, type ClientResponse, type GraphQLClient } from '@shopify/graphql-client';
 import pRetry from 'p-retry';
 import { messageOf } from '../../errors/message-of.js';
+import { redact } from '../../log/logger.js';
 import { SecretFile } from '../../secrets/secret-file.js';
 import { storeError, StoreError } from './store-errors.js';
 import { CostBucket, type ThrottleStatus } from './throttle.js';
@@ -141,7 +142,7 @@ export class StoreClient {
   private statusError(status: number | undefined, message: string, response?: Response): StoreError {
     response?.body?.cancel().catch(() => undefined);
     const at = `${this.url}`;
-    if (status === undefined) return storeError('STORE_UNAVAILABLE', `${at}: no answer (${redact(message, this.token.value)})`);
+    if (status === undefined) return storeError('STORE_UNAVAILABLE', `${at}: no answer (${redact(message, [this.token.value])})`);
     if (status === 401) return storeError('STORE_UNAUTHORIZED', `${at}: the store refused the access token (HTTP 401)`, 401);
     if (status === 402 || status === 423)
       return storeError('STORE_ACCESS_DENIED', `${at}: the store is frozen or locked (HTTP ${status}): it takes no API call now`, status);
@@ -156,5 +157,3 @@ export class StoreClient {
     return storeError('STORE_BAD_RESPONSE', `${at}: refused the request (HTTP ${status})`, status);
   }
 }
-
-const redact = (text: string, secret: string) => (secret ? text.split(secret).join('[REDACTED]') : text);
