@@ -1,9 +1,9 @@
-import type { Queue } from 'bullmq';
-import { readFeedState } from '../feed/feed-state.js';
+import { Queue } from 'bullmq';
+import { callScopeLabel } from '../client/call-scope.js';
+import { fieldsOf } from '../queue/hold/call-hold.js';
+import type { StreamName } from '../records/stream-name.js';
+import { redisKeys, type RedisConnection as Redis } from '../redis/connection.js';
 import { failedNowCount, streamFailures } from './failures-now.js';
-import { readHolds } from '../queue/hold/hold-report.js';
-import type { StreamQueues } from '../queue/stream-queues.js';
-import { redisKeys } from '../redis/connection.js';
 
 /** One stream of an account at a glance: its jobs, its hold and how far behind its feed is. */
 export interface StreamSummary {
@@ -24,63 +24,141 @@ export interface StreamSummary {
   lastPollAt: string | null;
 }
 
-/** An account at a glance, for the all-accounts page (a few reads per stream: no job is read, no failure grouped). */
+/** An account at a glance, for the all-accounts page (a few reads per stream: no job is read unless one failed). */
 export interface AccountSummary {
   account: string;
   prefix: string;
   streams: StreamSummary[];
   /** The hold for `outage` (the service down for every stream of the account): since when and why, while open. */
   outage: { since: string | null; reason: string | null } | null;
+  /** The named calls held now (src/queue/hold/call-hold.ts): only the jobs whose next step is one wait. */
+  heldCalls: Array<{ call: string; label: string; since: string | null }>;
 }
 
+/** An account to read: its name and its prefix. */
+export interface SummaryTarget {
+  account: string;
+  prefix: string;
+}
+
+/** Accounts read at once: each its own pipeline (its keys share its hash tag, so a Redis Cluster takes it whole). */
+const IN_FLIGHT = 64;
+/** Commands a stream takes in an account's pipeline, in the order `streamOf` reads them. */
+const PER_STREAM = 10;
+
 /** A time kept in Redis (ISO, or epoch ms as digits) in epoch ms; NaN when there is none. */
-function msOf(v: string | undefined): number {
+function msOf(v: string | null | undefined): number {
   if (!v) return NaN;
   return /^\d+$/.test(v) ? Number(v) : Date.parse(v);
 }
+const isoOf = (v: string | null | undefined) => (Number.isNaN(msOf(v)) ? null : new Date(msOf(v)).toISOString());
 
-/** Jobs of the queue completed in the 60 minutes before `now`, from BullMQ's per-minute counts (the charts' too). */
-async function lastHourOf(queue: Pick<Queue, 'getMetrics'>, now: number): Promise<number> {
-  const m = await queue.getMetrics('completed', 0, 60);
-  if (!m.meta.prevTS) return 0;
-  const open = Math.floor(m.meta.prevTS / 60_000) * 60_000;
+/**
+ * Jobs completed in the 60 minutes before `now`, from BullMQ's per-minute counts (its `metrics:completed` hash:
+ * count, prevTS, prevCount; and the newest minutes first in its `:data` list), as the charts count them.
+ */
+export function lastHourOf(meta: ReadonlyArray<string | null>, data: readonly string[], now: number): number {
+  const [count, prevTS, prevCount] = meta.map((v) => Number(v ?? 0) || 0) as [number, number, number];
+  if (!prevTS) return 0;
+  const open = Math.floor(prevTS / 60_000) * 60_000;
   const from = Math.floor(now / 60_000) * 60_000 - 59 * 60_000;
-  let n = open >= from ? m.meta.count - m.meta.prevCount : 0;
-  m.data.forEach((v, i) => {
-    if (open - (i + 1) * 60_000 >= from) n += v;
+  let n = open >= from ? count - prevCount : 0;
+  data.forEach((v, i) => {
+    if (open - (i + 1) * 60_000 >= from) n += Number(v) || 0;
   });
   return n;
 }
 
-/** Reads one account's summary from its queues (its prefix's). */
-export async function readAccountSummary(account: string, queues: StreamQueues, now = Date.now()): Promise<AccountSummary> {
-  const keys = redisKeys(queues.prefix);
-  const holds = await readHolds(queues.redis, keys, queues.names);
-  const streams = await Promise.all(
-    holds.streams.map(async (b): Promise<StreamSummary> => {
-      const queue = queues.get(b.stream);
-      const [c, feed, hour, failures] = await Promise.all([
-        queue.getJobCounts('waiting', 'delayed', 'prioritized', 'active', 'completed'),
-        readFeedState(queues.redis, keys, b.stream),
-        lastHourOf(queue, now),
-        streamFailures(queues, b.stream),
-      ]);
-      const caughtUp = msOf(feed.caughtUpAt);
-      const polled = msOf(feed.lastPollAt);
-      return {
-        stream: b.stream,
-        waiting: (c.waiting ?? 0) + (c.delayed ?? 0) + (c.prioritized ?? 0),
-        active: c.active ?? 0,
-        // Failed now, as status counts it: not a failure a newer version of its record superseded.
-        failed: failedNowCount(failures),
-        completed: c.completed ?? 0,
-        completedLastHour: hour,
-        paused: b.paused ? { since: b.since, reason: b.reason } : null,
-        behindSeconds: Number.isNaN(caughtUp) ? null : Math.max(0, Math.round((now - caughtUp) / 1000)),
-        lastPollAt: Number.isNaN(polled) ? null : new Date(polled).toISOString(),
-      };
-    }),
-  );
-  const o = holds.outage;
-  return { account, prefix: queues.prefix, streams, outage: o.open ? { since: o.since, reason: o.reason } : null };
+/** Queues one stream's reads (PER_STREAM commands) on the account's pipeline. */
+function queueStream(pipe: ReturnType<Redis['pipeline']>, prefix: string, stream: string): void {
+  const q = (type: string) => `${prefix}:${stream}:${type}`;
+  const keys = redisKeys(prefix);
+  pipe.llen(q('wait')).zcard(q('delayed')).zcard(q('prioritized')).llen(q('active')).zcard(q('failed')).zcard(q('completed'));
+  pipe.hmget(q('metrics:completed'), 'count', 'prevTS', 'prevCount').lrange(q('metrics:completed:data'), 0, 59);
+  pipe.hmget(keys.breaker(stream), 'state', 'since', 'reason').hmget(keys.feedState(stream), 'caughtUpAt', 'lastPollAt');
+}
+
+/** One stream's summary from its PER_STREAM replies (its failed count is BullMQ's until `failedNow` corrects it). */
+function streamOf(stream: string, r: unknown[], now: number): StreamSummary {
+  const n = (i: number) => Number(r[i] ?? 0);
+  const [state, since, reason] = r[8] as Array<string | null>;
+  const [caughtUpAt, lastPollAt] = r[9] as Array<string | null>;
+  const caughtUp = msOf(caughtUpAt);
+  return {
+    stream,
+    waiting: n(0) + n(1) + n(2),
+    active: n(3),
+    failed: n(4),
+    completed: n(5),
+    completedLastHour: lastHourOf(r[6] as Array<string | null>, r[7] as string[], now),
+    paused: state === 'open' ? { since: isoOf(since), reason: reason ?? null } : null,
+    behindSeconds: Number.isNaN(caughtUp) ? null : Math.max(0, Math.round((now - caughtUp) / 1000)),
+    lastPollAt: isoOf(lastPollAt),
+  };
+}
+
+/** One account's summary in one pipeline (one round trip), its failures still BullMQ's counts. */
+async function readOne(redis: Redis, t: SummaryTarget, streams: readonly string[], now: number): Promise<AccountSummary> {
+  const keys = redisKeys(t.prefix);
+  const pipe = redis.pipeline();
+  for (const s of streams) queueStream(pipe, t.prefix, s);
+  pipe.hmget(keys.outage(), 'state', 'since', 'reason').hgetall(keys.callHolds());
+  const replies = (await pipe.exec()) ?? [];
+  const values = replies.map(([err, v]) => {
+    if (err) throw err;
+    return v;
+  });
+  const [state, since, reason] = values[streams.length * PER_STREAM] as Array<string | null>;
+  const calls = values[streams.length * PER_STREAM + 1] as Record<string, string>;
+  const held = [...new Set(Object.keys(calls).map((k) => k.slice(0, k.indexOf(':'))))]
+    .map((call) => ({ call, f: fieldsOf(calls, call) }))
+    .filter(({ f }) => f.state === 'held')
+    .map(({ call, f }) => ({ call, label: callScopeLabel(call), since: isoOf(f.since) }));
+  return {
+    account: t.account,
+    prefix: t.prefix,
+    streams: streams.map((s, i) => streamOf(s, values.slice(i * PER_STREAM, (i + 1) * PER_STREAM), now)),
+    outage: state === 'open' ? { since: isoOf(since), reason: reason ?? null } : null,
+    heldCalls: held,
+  };
+}
+
+/**
+ * Failed now, as status counts it (src/ops/failures-now.ts): not a failure a newer version of its record superseded.
+ * Read only for the streams with failed jobs, which are few; an idle account costs none of it.
+ */
+async function failedNow(redis: Redis, a: AccountSummary): Promise<void> {
+  const failing = a.streams.filter((st) => st.failed > 0);
+  if (!failing.length) return;
+  const queues = new Map(failing.map((st) => [st.stream, new Queue(st.stream, { connection: redis, prefix: a.prefix })]));
+  for (const q of queues.values()) q.on('error', () => undefined);
+  try {
+    const get = (s: StreamName) => queues.get(s)!;
+    for (const st of failing) st.failed = failedNowCount(await streamFailures({ prefix: a.prefix, redis, get }, st.stream as StreamName));
+  } finally {
+    await Promise.all([...queues.values()].map((q) => q.close()));
+  }
+}
+
+/**
+ * Every account's summary, in the order given: one pipeline per account (its jobs' counts, its holds, its feed), at
+ * most IN_FLIGHT at once, then the failures of those with failed jobs told from the superseded ones.
+ */
+export async function readAccountSummaries(
+  redis: Redis,
+  targets: readonly SummaryTarget[],
+  streams: readonly string[],
+  now = Date.now(),
+): Promise<AccountSummary[]> {
+  const out: AccountSummary[] = new Array<AccountSummary>(targets.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < targets.length) {
+      const i = next++;
+      out[i] = await readOne(redis, targets[i]!, streams, now);
+      await failedNow(redis, out[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(IN_FLIGHT, targets.length) }, lane));
+  return out;
 }
