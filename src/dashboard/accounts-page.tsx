@@ -146,7 +146,7 @@ export function NoSuchPage({ v }: { v: AccountsView }) {
         ) : (
           plural(v.matched, 'account')
         )}{' '}
-        make {plural(v.pages, 'page')} of {v.size}: <a href={accountsHref(v.q, v.pages)}>the last page ({v.pages})</a> ·{' '}
+        {v.matched === 1 ? 'makes' : 'make'} {plural(v.pages, 'page')} of {v.size}: <a href={accountsHref(v.q, v.pages)}>the last page ({v.pages})</a> ·{' '}
         <a href={accountsHref(v.q, 1)}>the first</a>
       </p>
       <AccountSearch q={v.q} />

@@ -15,10 +15,10 @@ export function accountsHref(q: string, page: number): string {
 
 /** Each state's words in the summary. */
 const STATE_WORDS: Record<AccountState, string> = {
-  paused: 'a stream paused (waits for resume)',
-  failed: 'failed jobs',
-  outage: 'the service down',
-  'held-call': 'a call held',
+  paused: 'with a stream paused (waits for resume)',
+  failed: 'with failed jobs',
+  outage: 'with the service down',
+  'held-call': 'with a call held',
   working: 'working',
   idle: 'idle',
 };
