@@ -3,6 +3,7 @@ import { callScopeLabel } from '../client/call-scope.js';
 import { fieldsOf } from '../queue/hold/call-hold.js';
 import type { StreamName } from '../records/stream-name.js';
 import { redisKeys, type RedisConnection as Redis } from '../redis/connection.js';
+import { redisScript, runScript } from '../redis/scripts.js';
 import { failedNowCount, streamFailures } from './failures-now.js';
 
 /** One stream of an account at a glance: its jobs, its hold and how far behind its feed is. */
@@ -41,10 +42,35 @@ export interface SummaryTarget {
   prefix: string;
 }
 
-/** Accounts read at once: each its own pipeline (its keys share its hash tag, so a Redis Cluster takes it whole). */
+/** Accounts read at once (each one command: SUMMARY). */
 const IN_FLIGHT = 64;
-/** Commands a stream takes in an account's pipeline, in the order `streamOf` reads them. */
-const PER_STREAM = 10;
+/**
+ * An account's summary in one script (one command, one round trip; its keys share the account's hash tag, so a Redis
+ * Cluster runs it on one node). KEYS: per stream (ARGV[1] of them) its BullMQ wait, delayed, prioritized, active,
+ * failed and completed, its completed metrics hash and list, its breaker and its feed state; then the account's outage
+ * and call holds. Answers per stream the counts, the metrics (count, prevTS, prevCount; the last 60 minutes), the
+ * breaker (state, since, reason) and the feed (caughtUpAt, lastPollAt); then the outage (state, since, reason) and
+ * the call holds' fields. It only reads.
+ */
+const SUMMARY = redisScript(
+  'accountSummary',
+  `
+local n = tonumber(ARGV[1])
+local out = {}
+for s = 0, n - 1 do
+  local k = s * 10
+  out[s + 1] = {
+    redis.call('LLEN', KEYS[k + 1]), redis.call('ZCARD', KEYS[k + 2]), redis.call('ZCARD', KEYS[k + 3]),
+    redis.call('LLEN', KEYS[k + 4]), redis.call('ZCARD', KEYS[k + 5]), redis.call('ZCARD', KEYS[k + 6]),
+    redis.call('HMGET', KEYS[k + 7], 'count', 'prevTS', 'prevCount'), redis.call('LRANGE', KEYS[k + 8], 0, 59),
+    redis.call('HMGET', KEYS[k + 9], 'state', 'since', 'reason'), redis.call('HMGET', KEYS[k + 10], 'caughtUpAt', 'lastPollAt')
+  }
+end
+out[n + 1] = redis.call('HMGET', KEYS[n * 10 + 1], 'state', 'since', 'reason')
+out[n + 2] = redis.call('HGETALL', KEYS[n * 10 + 2])
+return out
+`,
+);
 
 /** A time kept in Redis (ISO, or epoch ms as digits) in epoch ms; NaN when there is none. */
 function msOf(v: string | null | undefined): number {
@@ -69,16 +95,15 @@ export function lastHourOf(meta: ReadonlyArray<string | null>, data: readonly st
   return n;
 }
 
-/** Queues one stream's reads (PER_STREAM commands) on the account's pipeline. */
-function queueStream(pipe: ReturnType<Redis['pipeline']>, prefix: string, stream: string): void {
+/** The keys a stream's summary reads (10: SUMMARY counts on it), in the order SUMMARY reads them. */
+function streamKeys(prefix: string, stream: string): string[] {
   const q = (type: string) => `${prefix}:${stream}:${type}`;
   const keys = redisKeys(prefix);
-  pipe.llen(q('wait')).zcard(q('delayed')).zcard(q('prioritized')).llen(q('active')).zcard(q('failed')).zcard(q('completed'));
-  pipe.hmget(q('metrics:completed'), 'count', 'prevTS', 'prevCount').lrange(q('metrics:completed:data'), 0, 59);
-  pipe.hmget(keys.breaker(stream), 'state', 'since', 'reason').hmget(keys.feedState(stream), 'caughtUpAt', 'lastPollAt');
+  const counted = ['wait', 'delayed', 'prioritized', 'active', 'failed', 'completed'].map(q);
+  return [...counted, q('metrics:completed'), q('metrics:completed:data'), keys.breaker(stream), keys.feedState(stream)];
 }
 
-/** One stream's summary from its PER_STREAM replies (its failed count is BullMQ's until `failedNow` corrects it). */
+/** One stream's summary from its part of SUMMARY's answer (its failed count is BullMQ's until `failedNow` corrects it). */
 function streamOf(stream: string, r: unknown[], now: number): StreamSummary {
   const n = (i: number) => Number(r[i] ?? 0);
   const [state, since, reason] = r[8] as Array<string | null>;
@@ -97,19 +122,15 @@ function streamOf(stream: string, r: unknown[], now: number): StreamSummary {
   };
 }
 
-/** One account's summary in one pipeline (one round trip), its failures still BullMQ's counts. */
+/** One account's summary in one script (SUMMARY), its failures still BullMQ's counts. */
 async function readOne(redis: Redis, t: SummaryTarget, streams: readonly string[], now: number): Promise<AccountSummary> {
   const keys = redisKeys(t.prefix);
-  const pipe = redis.pipeline();
-  for (const s of streams) queueStream(pipe, t.prefix, s);
-  pipe.hmget(keys.outage(), 'state', 'since', 'reason').hgetall(keys.callHolds());
-  const replies = (await pipe.exec()) ?? [];
-  const values = replies.map(([err, v]) => {
-    if (err) throw err;
-    return v;
-  });
-  const [state, since, reason] = values[streams.length * PER_STREAM] as Array<string | null>;
-  const calls = values[streams.length * PER_STREAM + 1] as Record<string, string>;
+  const all = [...streams.flatMap((s) => streamKeys(t.prefix, s)), keys.outage(), keys.callHolds()];
+  const values = (await runScript(redis, SUMMARY, [all.length, ...all, streams.length])) as unknown[][];
+  const [state, since, reason] = values[streams.length] as Array<string | null>;
+  const flat = values[streams.length + 1] as string[];
+  const calls: Record<string, string> = {};
+  for (let i = 0; i + 1 < flat.length; i += 2) calls[flat[i]!] = flat[i + 1]!;
   const held = [...new Set(Object.keys(calls).map((k) => k.slice(0, k.indexOf(':'))))]
     .map((call) => ({ call, f: fieldsOf(calls, call) }))
     .filter(({ f }) => f.state === 'held')
@@ -117,7 +138,7 @@ async function readOne(redis: Redis, t: SummaryTarget, streams: readonly string[
   return {
     account: t.account,
     prefix: t.prefix,
-    streams: streams.map((s, i) => streamOf(s, values.slice(i * PER_STREAM, (i + 1) * PER_STREAM), now)),
+    streams: streams.map((s, i) => streamOf(s, values[i]!, now)),
     outage: state === 'open' ? { since: isoOf(since), reason: reason ?? null } : null,
     heldCalls: held,
   };
@@ -141,7 +162,7 @@ async function failedNow(redis: Redis, a: AccountSummary): Promise<void> {
 }
 
 /**
- * Every account's summary, in the order given: one pipeline per account (its jobs' counts, its holds, its feed), at
+ * Every account's summary, in the order given: one script per account (its jobs' counts, its holds, its feed), at
  * most IN_FLIGHT at once, then the failures of those with failed jobs told from the superseded ones.
  */
 export async function readAccountSummaries(
