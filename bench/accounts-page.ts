@@ -66,7 +66,10 @@ async function seed(redis: Redis, names: readonly string[]): Promise<void> {
 function checkout(ref: string, dir: string): string {
   const into = join(dir, 'before');
   mkdirSync(into);
-  const tar = execFileSync('git', ['archive', ref, 'src', 'config', 'jobs', 'package.json', 'tsconfig.json'], { cwd: ROOT, maxBuffer: 1 << 28 });
+  const tar = execFileSync('git', ['archive', ref, 'src', 'config', 'jobs', 'package.json', 'tsconfig.json'], {
+    cwd: ROOT,
+    maxBuffer: 1 << 28,
+  });
   execFileSync('tar', ['-x', '-C', into], { input: tar });
   symlinkSync(join(ROOT, 'node_modules'), join(into, 'node_modules'));
   return into;
@@ -87,7 +90,13 @@ async function measure(
   const port = await freePort();
   const t0 = performance.now();
   const env = { REDIS_URL: o.redisUrl, QUEUE_PREFIX: PREFIX, ACCOUNTS_FILE: o.file, LOG_LEVEL: 'warn' };
-  const p = spawnCli({ root: o.root, name: which, args: ['dashboard', '--no-auth', '--port', String(port)], env, logFile: join(o.dir, `${which}.log`) });
+  const p = spawnCli({
+    root: o.root,
+    name: which,
+    args: ['dashboard', '--no-auth', '--port', String(port)],
+    env,
+    logFile: join(o.dir, `${which}.log`),
+  });
   const peak = watchPeakRss(p.pid, 200);
   const url = `http://127.0.0.1:${port}/`;
   try {

@@ -25,6 +25,7 @@ import { redisFullSection } from './lib/redis-full-section.js';
 import { callHoldSection } from './lib/call-hold-section.js';
 import { pushSection } from './lib/push-section.js';
 import { accountsFairSection, accountsIdleSection } from './lib/accounts-sections.js';
+import { accountsPageSection } from './lib/accounts-page-section.js';
 import { storePullSection } from './lib/store-section.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -276,6 +277,7 @@ const runners: Record<Section, (o: BenchOptions) => Promise<Measured>> = {
   'accounts-fair': (o) => accountsFairSection(o, false, say),
   'accounts-fair-cluster': (o) => accountsFairSection(o, true, say),
   store: (o) => storePullSection(o, say),
+  'accounts-page': (o) => accountsPageSection(o, say),
 };
 
 const argv = process.argv.slice(2);
@@ -304,6 +306,7 @@ for (const section of (
     'accounts-fair',
     'accounts-fair-cluster',
     'store',
+    'accounts-page',
   ] as const
 ).filter((s) => options.only.includes(s))) {
   const m = machineLine(machine());

@@ -23,6 +23,7 @@ export const SECTIONS = [
   'accounts-fair',
   'accounts-fair-cluster',
   'store',
+  'accounts-page',
 ] as const;
 export type Section = (typeof SECTIONS)[number];
 
@@ -48,7 +49,10 @@ export interface BenchOptions {
   profile: SandboxProfile;
   /** Shorter runs (--quick). */
   quick: boolean;
-  /** Accounts of the accounts-idle and accounts-fair sections (default: 200 idle, 50 at their budget; --quick: 50 and 10). */
+  /**
+   * Accounts of the accounts-idle, accounts-fair and accounts-page sections (default: 200 idle, 50 at their budget,
+   * 10,000 on the page; --quick: 50, 10 and 1,000).
+   */
   accounts?: number;
 }
 

@@ -91,7 +91,12 @@ function Showing({ v }: { v: AccountsView }) {
   ) : (
     <>{plural(v.matched, 'account')}</>
   );
-  if (!v.matched) return <p id="accounts-showing">No account's name holds <code>{v.q}</code>.</p>;
+  if (!v.matched)
+    return (
+      <p id="accounts-showing">
+        No account's name holds <code>{v.q}</code>.
+      </p>
+    );
   return (
     <p id="accounts-showing">
       {from}-{from + v.accounts.length - 1} of {of}, page {v.page} of {v.pages}.
@@ -108,9 +113,9 @@ export function AccountsOverview({ v, streams }: { v: AccountsView; streams: rea
     <>
       <h1>All accounts</h1>
       <p class="muted">
-        As of <span id="accounts-at">{v.at.slice(11, 19)}</span> UTC (read at most every few seconds). Those that need a person come first (a
-        stream paused, failed jobs, the service down, a call held), then the rest by name. Per stream: the jobs completed (synced, or found
-        already as they should be), those waiting, running and failed, and how far behind its feed is.{' '}
+        As of <span id="accounts-at">{v.at.slice(11, 19)}</span> UTC (read at most every few seconds). Those that need a person come first
+        (a stream paused, failed jobs, the service down, a call held), then the rest by name. Per stream: the jobs completed (synced, or
+        found already as they should be), those waiting, running and failed, and how far behind its feed is.{' '}
         <a href={accountsHref(v.q, v.page)}>Refresh</a>
       </p>
       <AccountCounts v={v} />
@@ -146,8 +151,8 @@ export function NoSuchPage({ v }: { v: AccountsView }) {
         ) : (
           plural(v.matched, 'account')
         )}{' '}
-        {v.matched === 1 ? 'makes' : 'make'} {plural(v.pages, 'page')} of {v.size}: <a href={accountsHref(v.q, v.pages)}>the last page ({v.pages})</a> ·{' '}
-        <a href={accountsHref(v.q, 1)}>the first</a>
+        {v.matched === 1 ? 'makes' : 'make'} {plural(v.pages, 'page')} of {v.size}:{' '}
+        <a href={accountsHref(v.q, v.pages)}>the last page ({v.pages})</a> · <a href={accountsHref(v.q, 1)}>the first</a>
       </p>
       <AccountSearch q={v.q} />
     </>

@@ -77,7 +77,8 @@ export function accountsRoutes(o: AccountsRoutesOptions): { router: Router; clos
       const ask = readAsk(req.query);
       if ('problem' in ask) return void res.status(400).json({ error: ask.problem });
       const v = await board.view(ask);
-      if (v.page > v.pages) return void res.status(404).json({ error: `page ${v.page}: ${v.matched} accounts make ${v.pages} pages of ${v.size}` });
+      if (v.page > v.pages)
+        return void res.status(404).json({ error: `page ${v.page}: ${v.matched} accounts make ${v.pages} pages of ${v.size}` });
       res.json(v);
     }),
   );

@@ -1,4 +1,4 @@
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accountPrefix } from '../../config/accounts.js';
 import type { DashboardAccount } from '../../src/dashboard/accounts-routes.js';
@@ -34,7 +34,7 @@ describe('the all-accounts page in a browser', () => {
     await t?.close();
   });
 
-  const rows = (page: import('playwright-core').Page) =>
+  const rows = (page: Page) =>
     page.locator('#accounts-overview tr[data-account]').evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-account')));
 
   it('searches by a part of a name, and goes to page 2 and back', async () => {

@@ -27,7 +27,11 @@ describe('the all-accounts page, with 200 accounts', () => {
     t = await startTestDashboard({ accounts: { current: () => accounts } });
     base = t.base;
     const now = Date.now();
-    await t.redis.hset(redisKeys(prefixOf(PAUSED)).breaker('orders'), { state: 'open', since: now - 60_000, reason: '[UNAUTHORIZED] key revoked' });
+    await t.redis.hset(redisKeys(prefixOf(PAUSED)).breaker('orders'), {
+      state: 'open',
+      since: now - 60_000,
+      reason: '[UNAUTHORIZED] key revoked',
+    });
     await seedJobs(t.redis, prefixOf(FAILED));
     await t.redis.hset(redisKeys(prefixOf(OUTAGE)).outage(), { state: 'open', since: now - 30_000, reason: 'HTTP 503' });
   }, 60_000);
