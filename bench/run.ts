@@ -25,6 +25,7 @@ import { redisFullSection } from './lib/redis-full-section.js';
 import { callHoldSection } from './lib/call-hold-section.js';
 import { pushSection } from './lib/push-section.js';
 import { accountsFairSection, accountsIdleSection } from './lib/accounts-sections.js';
+import { accountsPageSection } from './lib/accounts-page-section.js';
 import { storePullSection } from './lib/store-section.js';
 import { accountsStatusSection } from './lib/accounts-status-section.js';
 import { logRedactionSection } from './lib/log-redaction-section.js';
@@ -280,6 +281,7 @@ const runners: Record<Section, (o: BenchOptions) => Promise<Measured>> = {
   store: (o) => storePullSection(o, say),
   'accounts-status': (o) => accountsStatusSection(o, say),
   'log-redaction': (o) => logRedactionSection(o, say),
+  'accounts-page': (o) => accountsPageSection(o, say),
 };
 
 const argv = process.argv.slice(2);
@@ -310,6 +312,7 @@ for (const section of (
     'store',
     'accounts-status',
     'log-redaction',
+    'accounts-page',
   ] as const
 ).filter((s) => options.only.includes(s))) {
   const m = machineLine(machine());

@@ -196,6 +196,10 @@ export const defaults = {
   catalogPeerWaitMs: 150_000,
   /** Minutes of history the dashboard's charts show unless asked for another span. */
   flowChartMinutes: 180,
+  /** Accounts on one page of the dashboard's all-accounts page (sorted by what needs a person, then by name). */
+  accountsPageSize: 50,
+  /** How long the all-accounts page answers from the accounts' state as read, in ms (shown as "as of"): one read per period. */
+  accountsStateMs: 5_000,
   /** How often `sync --once` looks whether its queues are drained, in ms. */
   drainPollMs: 200,
   /**

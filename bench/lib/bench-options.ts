@@ -25,6 +25,7 @@ export const SECTIONS = [
   'store',
   'accounts-status',
   'log-redaction',
+  'accounts-page',
 ] as const;
 export type Section = (typeof SECTIONS)[number];
 
@@ -51,8 +52,9 @@ export interface BenchOptions {
   /** Shorter runs (--quick). */
   quick: boolean;
   /**
-   * Accounts of the accounts-idle, accounts-fair, accounts-status and log-redaction sections (default: 200 idle, 50 at
-   * their budget, 1,000 and 10,000 for status, 10,000 secrets; --quick: 50, 10, 1,000 and 2,000).
+   * Accounts of the accounts-idle, accounts-fair, accounts-status, accounts-page and log-redaction sections (default:
+   * 200 idle, 50 at their budget, 1,000 and 10,000 for status, 10,000 on the page, 10,000 secrets; --quick: 50, 10,
+   * 1,000, 1,000 and 2,000).
    */
   accounts?: number;
 }

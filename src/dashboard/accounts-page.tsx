@@ -1,6 +1,9 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
 import type { AccountSummary, StreamSummary } from '../ops/account-summary.js';
+import { plural } from '../ops/state-words.js';
+import type { AccountsView } from './accounts-board.js';
+import { AccountCounts, accountsHref, AccountSearch, Pager } from './accounts-pager.js';
 import { accountBase, When } from './layout.js';
 import { Behind } from './overview-page.js';
 
@@ -29,10 +32,13 @@ function StreamCell({ st, lagLimit }: { st: StreamSummary | undefined; lagLimit?
   );
 }
 
-/** What holds the account's streams: the service down (all of them), or each stream its breaker paused, with why. */
+/**
+ * What holds the account's streams: the service down (all of them), each stream its breaker paused, with why, and
+ * each named call held (only the jobs whose next step it is wait).
+ */
 function Held({ a }: { a: AccountSummary }) {
   const paused = a.streams.filter((st) => st.paused);
-  if (!a.outage && !paused.length) return <span class="ok">none</span>;
+  if (!a.outage && !paused.length && !a.heldCalls.length) return <span class="ok">none</span>;
   return (
     <>
       {a.outage ? (
@@ -43,6 +49,11 @@ function Held({ a }: { a: AccountSummary }) {
       {paused.map((st) => (
         <p class="bad" data-held={st.stream}>
           {st.stream} paused since <When iso={st.paused!.since} />: <code>{st.paused!.reason ?? 'no reason recorded'}</code>
+        </p>
+      ))}
+      {a.heldCalls.map((c) => (
+        <p class="bad" data-held={`call:${c.call}`}>
+          {c.label} held since <When iso={c.since} />: only the jobs whose next step it is wait
         </p>
       ))}
     </>
@@ -70,15 +81,46 @@ function AccountRow({ a, streams }: { a: AccountSummary; streams: readonly strin
   );
 }
 
-/** Every account of ACCOUNTS_FILE at a glance, a row each, its name linking to its own pages. */
-export function AccountsOverview({ accounts, streams, at }: { accounts: AccountSummary[]; streams: readonly string[]; at: string }) {
+/** Which of the list this page shows: "accounts 51-100 of 200", the search named. */
+function Showing({ v }: { v: AccountsView }) {
+  const from = (v.page - 1) * v.size + 1;
+  const of = v.q ? (
+    <>
+      {plural(v.matched, 'account')} whose name holds <code>{v.q}</code>
+    </>
+  ) : (
+    <>{plural(v.matched, 'account')}</>
+  );
+  if (!v.matched)
+    return (
+      <p id="accounts-showing">
+        No account's name holds <code>{v.q}</code>.
+      </p>
+    );
+  return (
+    <p id="accounts-showing">
+      {from}-{from + v.accounts.length - 1} of {of}, page {v.page} of {v.pages}.
+    </p>
+  );
+}
+
+/**
+ * ACCOUNTS_FILE's accounts, a page at a time: how many are in each state, a search by name, and a row each, those that
+ * need a person first, each name linking to the account's own pages.
+ */
+export function AccountsOverview({ v, streams }: { v: AccountsView; streams: readonly string[] }) {
   return (
     <>
       <h1>All accounts</h1>
       <p class="muted">
-        As of <When iso={at} /> UTC. Per stream: the jobs completed (synced, or found already as they should be), those waiting, running and
-        failed, and how far behind its feed is; each account's name leads to its own pages. <a href="/">Refresh</a>
+        As of <span id="accounts-at">{v.at.slice(11, 19)}</span> UTC (read at most every few seconds). Those that need a person come first
+        (a stream paused, failed jobs, the service down, a call held), then the rest by name. Per stream: the jobs completed (synced, or
+        found already as they should be), those waiting, running and failed, and how far behind its feed is.{' '}
+        <a href={accountsHref(v.q, v.page)}>Refresh</a>
       </p>
+      <AccountCounts v={v} />
+      <AccountSearch q={v.q} />
+      <Showing v={v} />
       <table id="accounts-overview">
         <tr>
           <th>account</th>
@@ -87,10 +129,32 @@ export function AccountsOverview({ accounts, streams, at }: { accounts: AccountS
           ))}
           <th>held</th>
         </tr>
-        {accounts.map((a) => (
+        {v.accounts.map((a) => (
           <AccountRow a={a} streams={streams} />
         ))}
       </table>
+      <Pager v={v} />
+    </>
+  );
+}
+
+/** A page past the list's end: how many pages there are, and links to the first and the last. */
+export function NoSuchPage({ v }: { v: AccountsView }) {
+  return (
+    <>
+      <h1>No page {v.page}</h1>
+      <p id="no-page">
+        {v.q ? (
+          <>
+            {plural(v.matched, 'account')} whose name holds <code>{v.q}</code>
+          </>
+        ) : (
+          plural(v.matched, 'account')
+        )}{' '}
+        {v.matched === 1 ? 'makes' : 'make'} {plural(v.pages, 'page')} of {v.size}:{' '}
+        <a href={accountsHref(v.q, v.pages)}>the last page ({v.pages})</a> · <a href={accountsHref(v.q, 1)}>the first</a>
+      </p>
+      <AccountSearch q={v.q} />
     </>
   );
 }

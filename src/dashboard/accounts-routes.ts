@@ -4,12 +4,13 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import type { Budgets } from '../../config/read-config.js';
 import type { Kind } from '../kinds/kind.js';
 import type { Logger } from '../log/logger.js';
-import { readAccountSummary } from '../ops/account-summary.js';
+import type { SummaryTarget } from '../ops/account-summary.js';
 import type { Repairer } from '../ops/repair-report.js';
 import type { RedisConnection as Redis } from '../redis/connection.js';
 import { openAccountSite, type AccountSite } from './account-site.js';
+import { accountsBoard, readAsk } from './accounts-board.js';
 import { accountBase } from './layout.js';
-import { accountsHtml, noAccountHtml } from './pages.js';
+import { accountsHtml, badRequestHtml, noAccountHtml, noAccountsPageHtml } from './pages.js';
 
 /** One account of ACCOUNTS_FILE as the dashboard shows it: its prefix and its own settings. */
 export interface DashboardAccount {
@@ -49,53 +50,62 @@ const RETIRE_AFTER_MS = 60_000;
 type Opened = { account: DashboardAccount; site: AccountSite };
 
 /**
- * Every account of ACCOUNTS_FILE: the all-accounts page at `/` (and `/api/accounts`), and each account's own pages
- * under `/a/NAME/`, opened once and again only when the account changes. An unknown or malformed name answers 404.
+ * Every account of ACCOUNTS_FILE: the all-accounts page at `/` (and `/api/accounts`), a page of them at a time, and
+ * each account's own pages under `/a/NAME/`, opened when first asked for and again only when the account changes. An
+ * unknown or malformed name answers 404.
  */
 export function accountsRoutes(o: AccountsRoutesOptions): { router: Router; close(): Promise<void> } {
-  const { sites, names, close } = openAccountSites(o);
-  // Every account's pages open at start; later only those the file changes.
-  sites();
-  const summaries = () => Promise.all([...sites().values()].map(({ account, site }) => readAccountSummary(account.name, site.queues)));
+  const { site, targets, close } = openAccountSites(o);
   const streams = o.kinds.map((k) => k.stream);
+  const board = accountsBoard({ redis: o.redis, streams, targets });
+  const shell = { signedIn: o.signedIn, accounts: {} };
 
   const router = express.Router();
   router.get(
     '/',
-    wrap(async (_req, res) => {
-      const all = await summaries();
-      res.type('html').send(accountsHtml(all, streams, { signedIn: o.signedIn, accounts: { names: names() } }));
+    wrap(async (req, res) => {
+      const ask = readAsk(req.query);
+      if ('problem' in ask) return void res.status(400).type('html').send(badRequestHtml(ask.problem, shell));
+      const v = await board.view(ask);
+      if (v.page > v.pages) return void res.status(404).type('html').send(noAccountsPageHtml(v, shell));
+      res.type('html').send(accountsHtml(v, streams, shell));
     }),
   );
   router.get(
     '/api/accounts',
-    wrap(async (_req, res) => {
-      res.json({ accounts: await summaries() });
+    wrap(async (req, res) => {
+      const ask = readAsk(req.query);
+      if ('problem' in ask) return void res.status(400).json({ error: ask.problem });
+      const v = await board.view(ask);
+      if (v.page > v.pages)
+        return void res.status(404).json({ error: `page ${v.page}: ${v.matched} accounts make ${v.pages} pages of ${v.size}` });
+      res.json(v);
     }),
   );
   router.use('/a/:account', (req: Request, res: Response, next: NextFunction) => {
     const name = String(req.params.account);
-    const opened = isAccountName(name) ? sites().get(name) : undefined;
-    if (opened) return opened.site.router(req, res, next);
+    const opened = isAccountName(name) ? site(name) : undefined;
+    if (opened) return opened.router(req, res, next);
     if (req.path.startsWith('/api/')) return void res.status(404).json({ error: `no account "${name.slice(0, 40)}": see /api/accounts` });
-    res
-      .status(404)
-      .type('html')
-      .send(noAccountHtml(name, { signedIn: o.signedIn, accounts: { names: names() } }));
+    res.status(404).type('html').send(noAccountHtml(name, shell));
   });
   return { router, close };
 }
 
-/** The accounts' open pages and their names, kept up to date with the file's, and old ones closed once retired. */
+/**
+ * The accounts' pages, each opened at its first request (an account nobody looks at costs nothing here), kept up to
+ * date with the file's accounts, and old ones closed once retired; and what the all-accounts page reads of each.
+ */
 function openAccountSites(o: AccountsRoutesOptions): {
-  sites(): ReadonlyMap<string, Opened>;
-  names(): string[];
+  site(name: string): AccountSite | undefined;
+  targets(): readonly SummaryTarget[];
   close(): Promise<void>;
 } {
   const open = new Map<string, Opened>();
   const retiring = new Set<{ timer: NodeJS.Timeout; opened: Opened }>();
   let last: readonly DashboardAccount[] | undefined;
-  let names: string[] = [];
+  let known = new Map<string, DashboardAccount>();
+  let targets: readonly SummaryTarget[] = [];
 
   const closeOpened = async ({ account, site }: Opened) => {
     await site.close();
@@ -123,33 +133,35 @@ function openAccountSites(o: AccountsRoutesOptions): {
       extraQueues: o.extraQueues,
       logger: o.logger?.child({ account: account.name }),
       base: accountBase(account.name),
-      accounts: () => ({ names, current: account.name }),
+      accounts: () => ({ current: account.name }),
     });
 
-  /** The accounts' open pages, brought up to date with the file's accounts. */
-  const sites = (): ReadonlyMap<string, Opened> => {
+  /** Brought up to date with the file's accounts: a dropped or changed account's open pages retire. */
+  const follow = () => {
     const now = o.accounts.current();
-    if (now === last) return open;
+    if (now === last) return;
     last = now;
-    const before = new Map(open);
-    open.clear();
-    for (const account of now) {
-      const had = before.get(account.name);
-      before.delete(account.name);
-      if (had?.account === account) {
-        open.set(account.name, had);
-        continue;
-      }
-      if (had) retire(had);
-      open.set(account.name, { account, site: openSite(account) });
+    known = new Map(now.map((a) => [a.name, a]));
+    targets = now.map((a) => ({ account: a.name, prefix: a.prefix }));
+    for (const [name, had] of open) {
+      if (known.get(name) === had.account) continue;
+      open.delete(name);
+      retire(had);
     }
-    for (const gone of before.values()) retire(gone);
-    names = now.map((a) => a.name);
-    return open;
   };
   return {
-    sites,
-    names: () => names,
+    site(name) {
+      follow();
+      const account = known.get(name);
+      if (!account) return undefined;
+      let opened = open.get(name);
+      if (!opened) open.set(name, (opened = { account, site: openSite(account) }));
+      return opened.site;
+    },
+    targets() {
+      follow();
+      return targets;
+    },
     async close() {
       const all = [...open.values(), ...[...retiring].map((r) => (clearTimeout(r.timer), r.opened))];
       open.clear();

@@ -18,9 +18,8 @@ export interface Shell {
   accounts?: AccountPicker;
 }
 
-/** The accounts the dashboard serves, and the one a page shows. */
+/** ACCOUNTS_FILE's accounts: the one a page shows (none on the all-accounts page). */
 export interface AccountPicker {
-  names: readonly string[];
   current?: string;
 }
 
@@ -35,18 +34,21 @@ export function useAt(): (path: string) => string {
   return (path) => base + path;
 }
 
-/** A link to every account's pages and to the all-accounts page, the account shown marked. */
-function Picker({ names, current }: AccountPicker) {
+/**
+ * The way to the all-accounts page (where every account is, searchable and paged) and the account shown: a link to
+ * each account would be thousands of links on every page.
+ */
+function Picker({ current }: AccountPicker) {
   return (
     <nav id="accounts" class="accounts" aria-label="Accounts">
       <a href="/" aria-current={current === undefined ? 'page' : undefined}>
         All accounts
       </a>
-      {names.map((name) => (
-        <a href={`${accountBase(name)}/`} data-account={name} aria-current={name === current ? 'page' : undefined}>
-          {name}
+      {current !== undefined ? (
+        <a href={`${accountBase(current)}/`} data-account={current} aria-current="page">
+          {current}
         </a>
-      ))}
+      ) : null}
     </nav>
   );
 }

@@ -1,12 +1,12 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
-import type { AccountSummary } from '../ops/account-summary.js';
 import type { FindResult } from '../ops/find.js';
 import type { JobStory } from '../ops/job-inspect.js';
 import type { ReconcileReport } from '../ops/reconcile-types.js';
 import type { StatusReport } from '../ops/status-report.js';
 import type { FlowSeries } from '../ops/flow-metrics.js';
-import { AccountsOverview } from './accounts-page.js';
+import type { AccountsView } from './accounts-board.js';
+import { AccountsOverview, NoSuchPage } from './accounts-page.js';
 import { FindResultBody } from './find-page.js';
 import { JobBody } from './job-page.js';
 import { Page, renderPage, type Shell } from './layout.js';
@@ -69,10 +69,18 @@ export function reconcileHtml(r: ReconcileReport | undefined, shell: Shell, serv
   );
 }
 
-export function accountsHtml(accounts: AccountSummary[], streams: readonly string[], shell: Shell): string {
+export function accountsHtml(v: AccountsView, streams: readonly string[], shell: Shell): string {
   return renderPage(
     <Page title="All accounts" shell={shell}>
-      <AccountsOverview accounts={accounts} streams={streams} at={new Date().toISOString()} />
+      <AccountsOverview v={v} streams={streams} />
+    </Page>,
+  );
+}
+
+export function noAccountsPageHtml(v: AccountsView, shell: Shell): string {
+  return renderPage(
+    <Page title={`No page ${v.page}`} shell={shell}>
+      <NoSuchPage v={v} />
     </Page>,
   );
 }
@@ -81,8 +89,8 @@ export function noAccountHtml(name: string, shell: Shell): string {
   return renderPage(
     <Page title="No such account" shell={shell}>
       <p>
-        No account <code>{name.slice(0, 40)}</code>: ACCOUNTS_FILE names {shell.accounts?.names.join(', ') ?? 'none'}.{' '}
-        <a href="/">All accounts</a>
+        No account <code>{name.slice(0, 40)}</code> in ACCOUNTS_FILE.{' '}
+        <a href={`/?q=${encodeURIComponent(name.slice(0, 40).toLowerCase())}`}>Search the accounts</a> · <a href="/">All accounts</a>
       </p>
     </Page>,
   );

@@ -5,6 +5,7 @@ import { readAccountSummary } from '../../src/ops/account-summary.js';
 import { readAccountsGlance } from '../../src/ops/accounts-glance.js';
 import type { AccountConfig } from '../../config/accounts.js';
 import { programKinds } from '../../jobs/kinds.js';
+import { readAccountSummaries } from '../../src/ops/account-summary.js';
 import { countRecord } from '../helpers/count-record.js';
 import { orderRecord } from '../helpers/order-records.js';
 import { redisUrl } from '../helpers/redis.js';
@@ -114,13 +115,9 @@ describe('status, the dashboard and find, after failures that are over and failu
     });
 
     it('counts it the same on the accounts page, one failed now', async () => {
-      const queues = openStreamQueues(world.redis, world.prefix, world.kinds);
-      try {
-        const summary = await readAccountSummary('acme', queues);
-        expect(summary.streams.find((x) => x.stream === 'stock-counts')).toMatchObject({ failed: 1, completed: 1 });
-      } finally {
-        await queues.close();
-      }
+      const streams = world.kinds.map((k) => k.stream);
+      const [summary] = await readAccountSummaries(world.redis, [{ account: 'acme', prefix: world.prefix }], streams);
+      expect(summary!.streams.find((x) => x.stream === 'stock-counts')).toMatchObject({ failed: 1, completed: 1 });
     });
 
     it('lists it in find as a superseded version, and suggests no retry of it', async () => {

@@ -1,0 +1,89 @@
+import { defaults } from '../../config/defaults.js';
+import { readAccountSummaries, type AccountSummary, type SummaryTarget } from '../ops/account-summary.js';
+import { byNeed, countByState, type AccountState } from '../ops/account-triage.js';
+import type { RedisConnection as Redis } from '../redis/connection.js';
+
+/** What the all-accounts page asks for: a part of a name (none: every account) and a page (from 1). */
+export interface AccountsAsk {
+  q: string;
+  page: number;
+}
+
+/** One page of the accounts, sorted by what needs a person, and the counts of them all. */
+export interface AccountsView {
+  /** When the state shown was read (ISO). */
+  at: string;
+  /** Every account, by state; `total` of them. */
+  counts: Record<AccountState, number>;
+  total: number;
+  q: string;
+  /** Accounts whose name holds `q` (every one without it), on `pages` pages of `size`. */
+  matched: number;
+  page: number;
+  pages: number;
+  size: number;
+  accounts: AccountSummary[];
+}
+
+/** The longest search the page takes: longer than any account name (32), so never a limit a person meets. */
+const MAX_Q = 64;
+
+/** The page's query (`?q=...&page=N`), read liberally (case, spaces); a problem answers 400 with what to send. */
+export function readAsk(query: Record<string, unknown>): AccountsAsk | { problem: string } {
+  const q = typeof query.q === 'string' ? query.q.trim().toLowerCase() : '';
+  if (q.length > MAX_Q) return { problem: `q: a part of an account's name, at most ${MAX_Q} characters (got ${q.length})` };
+  const raw = query.page === undefined || query.page === '' ? '1' : query.page;
+  if (typeof raw !== 'string' || !/^[1-9]\d{0,5}$/.test(raw.trim())) {
+    return { problem: `page: a whole number from 1 (got "${String(raw).slice(0, 20)}")` };
+  }
+  return { q, page: Number(raw.trim()) };
+}
+
+/**
+ * The accounts' state for the all-accounts page: read for every account at once (src/ops/account-summary.ts, one
+ * pipeline an account), sorted by need, and kept `freshMs` so that many requests make one read (one read at a time).
+ */
+export function accountsBoard(o: {
+  redis: Redis;
+  streams: readonly string[];
+  targets: () => readonly SummaryTarget[];
+  freshMs?: number;
+  size?: number;
+}): { view(ask: AccountsAsk): Promise<AccountsView> } {
+  const freshMs = o.freshMs ?? defaults.accountsStateMs;
+  const size = o.size ?? defaults.accountsPageSize;
+  let held: { for: readonly SummaryTarget[]; readAt: number; sorted: AccountSummary[]; counts: AccountsView['counts'] } | undefined;
+  let reading: Promise<NonNullable<typeof held>> | undefined;
+
+  const read = async (targets: readonly SummaryTarget[]) => {
+    const readAt = Date.now();
+    const all = await readAccountSummaries(o.redis, targets, o.streams, readAt);
+    return { for: targets, readAt, sorted: byNeed(all), counts: countByState(all) };
+  };
+  const state = () => {
+    const targets = o.targets();
+    if (held && held.for === targets && Date.now() - held.readAt < freshMs) return Promise.resolve(held);
+    reading ??= read(targets)
+      .then((s) => (held = s))
+      .finally(() => (reading = undefined));
+    return reading;
+  };
+  return {
+    async view(ask) {
+      const s = await state();
+      const matching = ask.q ? s.sorted.filter((a) => a.account.includes(ask.q)) : s.sorted;
+      const pages = Math.max(1, Math.ceil(matching.length / size));
+      return {
+        at: new Date(s.readAt).toISOString(),
+        counts: s.counts,
+        total: s.sorted.length,
+        q: ask.q,
+        matched: matching.length,
+        page: ask.page,
+        pages,
+        size,
+        accounts: matching.slice((ask.page - 1) * size, ask.page * size),
+      };
+    },
+  };
+}
