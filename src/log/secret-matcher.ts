@@ -35,6 +35,8 @@ class Automaton {
   private readonly fail: Int32Array;
   /** The nearest node with a bucket on the node's failure chain (itself included), or -1. */
   private readonly link: Int32Array;
+  /** The root's child by each ASCII code unit (most of what a log line holds), or -1: no search at the root. */
+  private readonly rootAscii = new Int32Array(128).fill(-1);
 
   constructor(
     private readonly t: Trie,
@@ -42,6 +44,7 @@ class Automaton {
     readonly forms: readonly string[],
   ) {
     const n = t.count;
+    for (let k = t.first[0]!; k < t.first[0]! + t.children[0]!; k++) if (t.unit[k]! < 128) this.rootAscii[t.unit[k]!] = k;
     this.fail = new Int32Array(n);
     this.link = new Int32Array(n).fill(-1);
     // Breadth-first, so a node's failure link (a shorter string) is settled before the node.
@@ -66,6 +69,7 @@ class Automaton {
 
   /** The child of node v along code unit c, or -1. */
   private child(v: number, c: number): number {
+    if (v === 0 && c < 128) return this.rootAscii[c]!;
     let lo = this.t.first[v]!;
     let hi = lo + this.t.children[v]! - 1;
     while (lo <= hi) {
