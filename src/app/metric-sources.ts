@@ -10,6 +10,17 @@ import type { AppDeps } from './build-deps.js';
 import { readRedisMemory } from '../redis/memory-info.js';
 import { laggingSeconds } from '../ops/feed-lag.js';
 
+/** The last read of Redis's memory per connection: the accounts of one process share one, and one INFO serves a scrape. */
+const memoryReads = new WeakMap<AppDeps['redis'], { at: number; read: ReturnType<typeof readRedisMemory> }>();
+
+function sharedMemoryRead(redis: AppDeps['redis']): ReturnType<typeof readRedisMemory> {
+  const last = memoryReads.get(redis);
+  if (last && Date.now() - last.at <= 500) return last.read;
+  const read = readRedisMemory(redis);
+  memoryReads.set(redis, { at: Date.now(), read });
+  return read;
+}
+
 /** What a metrics scrape reads, of the streams of the parts' kinds. */
 export function metricSources(d: AppDeps): ScrapeSources {
   const { redis, keys, queues, config } = d;
@@ -30,7 +41,7 @@ export function metricSources(d: AppDeps): ScrapeSources {
       return out;
     },
     holds: () => readHolds(redis, keys, queues.streams()),
-    redisMemory: () => readRedisMemory(redis),
+    redisMemory: () => sharedMemoryRead(redis),
     async budgetShares() {
       const budgets = config.service?.budgets;
       if (!budgets) return [];

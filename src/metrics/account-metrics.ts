@@ -1,26 +1,145 @@
-import { AggregatorRegistry, collectDefaultMetrics, Registry } from 'prom-client';
+import { AggregatorRegistry, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { troubleWatch, type AccountSeries, type Trouble, type TroubleOptions } from './account-trouble.js';
 
 /**
- * /metrics of a process running several accounts: each account's registry (its series labelled `account`,
- * createMetrics's `labels`) and the process's own (CPU, memory, event loop: the process's, so without `account`),
- * merged at each scrape into one text with one HELP and TYPE per metric. Series of distinct accounts keep their own
- * label sets; none is summed with another's.
+ * /metrics of a process running several accounts (docs/monitoring.md, "Many accounts"): the deployment's totals (each
+ * program series summed over the accounts, or their largest for a state or a time, as the metric's `aggregator` says,
+ * without `account`), the process's own series (CPU, memory, event loop), and the full series of only some accounts,
+ * labelled `account`: those METRICS_ACCOUNTS names and those in trouble (src/metrics/account-trouble.ts), at most
+ * `troubledMax` of these. So the series do not grow with healthy idle accounts, and every account's are one request
+ * away: `/metrics?account=NAME` (`account`).
  */
 export interface AccountMetrics {
   contentType: Registry['contentType'];
   metrics(): Promise<string>;
+  /** One account's full series (and its pushes'), or undefined when no account of this process has the name. */
+  account(name: string): Promise<string | undefined>;
+  /**
+   * An account that stops (removed or restarted): its counts stay in the totals, so that a total never goes down (a
+   * rule's increase() would take that for a restart of the counter).
+   */
+  retire(registry: Registry): Promise<void>;
 }
 
-export function accountMetrics(registries: () => readonly Registry[]): AccountMetrics {
+export interface AccountMetricsOptions extends Pick<TroubleOptions, 'lagSeconds'> {
+  /** The accounts running, each with its registry (series labelled `account`). */
+  accounts: () => ReadonlyArray<{ name: string; registry: Registry }>;
+  /** Registries of the process whose series carry `account` themselves (the push receiver's), treated alike. */
+  shared?: () => readonly Registry[];
+  /** Accounts whose series are always shown (METRICS_ACCOUNTS): names, or '*' for every one. */
+  named: readonly string[] | '*';
+  /** At most this many accounts in trouble shown (the first by name), whatever their number. */
+  troubledMax?: number;
+  now?: () => number;
+}
+
+/** Accounts in trouble shown at most, so that a trouble of every account (Redis full) does not multiply the series. */
+export const TROUBLED_SHOWN_MAX = 100;
+/** How long an account's series stay shown after its trouble: the longest window of the shipped rules' increase(). */
+export const TROUBLE_LINGER_MS = 60 * 60_000;
+
+type Json = AccountSeries[number];
+
+/** An account's series without their `account` label, for the totals (only counts and times if `counts`). */
+function unlabelled(series: AccountSeries, counts = false): Json[] {
+  const out: Json[] = [];
+  for (const m of series) {
+    if (counts && !['counter', 'histogram'].includes(String(m.type))) continue;
+    out.push({ ...m, values: m.values.map((v) => ({ ...v, labels: withoutAccount(v.labels) })) });
+  }
+  return out;
+}
+
+function withoutAccount(labels: Json['values'][number]['labels']): Json['values'][number]['labels'] {
+  if (!('account' in labels)) return labels;
+  const { account: _account, ...rest } = labels;
+  return rest;
+}
+
+/** The values of series that name one of `accounts` (a receiver's `(unknown)` and `(none)` always). */
+function only(series: AccountSeries, accounts: ReadonlySet<string>): Json[] {
+  const keep = (a: unknown) => typeof a === 'string' && (accounts.has(a) || a.startsWith('('));
+  return series.map((m) => ({ ...m, values: m.values.filter((v) => keep(v.labels.account)) })).filter((m) => m.values.length > 0);
+}
+
+/** The deployment's own gauges: accounts running, in trouble and shown, and why each shown one is. */
+function deploymentGauges() {
+  const registry = new Registry();
+  const accounts = new Gauge({
+    name: 'isync_accounts',
+    help: 'Accounts this process runs (state="running"), those in trouble (troubled) and those whose own series /metrics shows (shown).',
+    labelNames: ['state'],
+    registers: [registry],
+  });
+  const trouble = new Gauge({
+    name: 'isync_account_trouble',
+    help: 'Why an account in trouble has its own series in /metrics (1 per reason, docs/monitoring.md).',
+    labelNames: ['account', 'reason'],
+    registers: [registry],
+  });
+  return { registry, accounts, trouble };
+}
+
+export function accountMetrics(o: AccountMetricsOptions): AccountMetrics {
   const processRegistry = new Registry();
   collectDefaultMetrics({ register: processRegistry });
+  const own = deploymentGauges();
+  const watch = troubleWatch({ lagSeconds: o.lagSeconds, lingerMs: TROUBLE_LINGER_MS, now: o.now });
+  const troubledMax = o.troubledMax ?? TROUBLED_SHOWN_MAX;
+  /** The counts of the accounts that stopped, summed. */
+  let retired: Json[] = [];
+  const registryOf = (name: string) => o.accounts().find((a) => a.name === name)?.registry;
+
+  /** Which accounts are shown, and why the troubled ones are; the deployment's gauges set. */
+  function pick(accounts: ReadonlyArray<{ name: string; series: AccountSeries }>): Set<string> {
+    const troubled: Array<{ name: string; why: Trouble[] }> = [];
+    for (const a of accounts) {
+      const why = watch.judge(a.name, a.series);
+      if (why.length) troubled.push({ name: a.name, why });
+    }
+    watch.scraped(new Set(accounts.map((a) => a.name)));
+    troubled.sort((a, b) => a.name.localeCompare(b.name));
+    const shownTroubled = troubled.slice(0, troubledMax);
+    const shown = new Set(o.named === '*' ? accounts.map((a) => a.name) : o.named.filter((n) => accounts.some((a) => a.name === n)));
+    own.trouble.reset();
+    for (const t of shownTroubled) {
+      shown.add(t.name);
+      for (const reason of t.why) own.trouble.set({ account: t.name, reason }, 1);
+    }
+    own.accounts.set({ state: 'running' }, accounts.length);
+    own.accounts.set({ state: 'troubled' }, troubled.length);
+    own.accounts.set({ state: 'shown' }, shown.size);
+    return shown;
+  }
+
   return {
     contentType: processRegistry.contentType,
     async metrics() {
-      // The process's series as they are (aggregate() would drop those it omits across processes, e.g. the start time).
-      const [own, accounts] = await Promise.all([processRegistry.metrics(), Promise.all(registries().map((r) => r.getMetricsAsJSON()))]);
-      if (accounts.length === 0) return own;
-      return `${own}\n${await AggregatorRegistry.aggregate(accounts).metrics()}`;
+      const running = o.accounts();
+      const [proc, series, shared] = await Promise.all([
+        processRegistry.metrics(),
+        Promise.all(running.map((a) => a.registry.getMetricsAsJSON())),
+        Promise.all((o.shared?.() ?? []).map((r) => r.getMetricsAsJSON())),
+      ]);
+      const shown = pick(running.map((a, i) => ({ name: a.name, series: series[i]! })));
+      const totals = await AggregatorRegistry.aggregate([...[...series, ...shared].map((s) => unlabelled(s)), retired]).getMetricsAsJSON();
+      const parts = [totals, await own.registry.getMetricsAsJSON()];
+      running.forEach((a, i) => {
+        if (shown.has(a.name)) parts.push(series[i]!);
+      });
+      for (const s of shared) parts.push(only(s, shown));
+      return `${proc}\n${await AggregatorRegistry.aggregate(parts).metrics()}`;
+    },
+    async account(name) {
+      const registry = registryOf(name);
+      if (!registry) return undefined;
+      const shared = await Promise.all((o.shared?.() ?? []).map((r) => r.getMetricsAsJSON()));
+      const mine = new Set([name]);
+      const pushes = shared.map((s) => only(s, mine).map((m) => ({ ...m, values: m.values.filter((v) => v.labels.account === name) })));
+      return AggregatorRegistry.aggregate([await registry.getMetricsAsJSON(), ...pushes]).metrics();
+    },
+    async retire(registry) {
+      retired = await AggregatorRegistry.aggregate([retired, unlabelled(await registry.getMetricsAsJSON(), true)]).getMetricsAsJSON();
     },
   };
 }
