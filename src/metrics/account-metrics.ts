@@ -1,4 +1,5 @@
 import { AggregatorRegistry, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { accountSeriesReader, type AccountRegistry } from './account-series.js';
 import { troubleWatch, type AccountSeries, type Trouble, type TroubleOptions } from './account-trouble.js';
 
 /**
@@ -23,18 +24,25 @@ export interface AccountMetrics {
 
 export interface AccountMetricsOptions extends Pick<TroubleOptions, 'lagSeconds'> {
   /** The accounts running, each with its registry (series labelled `account`). */
-  accounts: () => ReadonlyArray<{ name: string; registry: Registry }>;
+  accounts: () => readonly AccountRegistry[];
   /** Registries of the process whose series carry `account` themselves (the push receiver's), treated alike. */
   shared?: () => readonly Registry[];
   /** Accounts whose series are always shown (METRICS_ACCOUNTS): names, or '*' for every one. */
   named: readonly string[] | '*';
   /** At most this many accounts in trouble shown (the first by name), whatever their number. */
   troubledMax?: number;
+  /** Accounts whose figures are read from Redis at a scrape, besides those shown (src/metrics/account-series.ts). */
+  readsPerScrape?: number;
   now?: () => number;
 }
 
 /** Accounts in trouble shown at most, so that a trouble of every account (Redis full) does not multiply the series. */
 export const TROUBLED_SHOWN_MAX = 100;
+/**
+ * Accounts whose queues, holds, feeds and budgets are read from Redis at one scrape, besides those shown: the others'
+ * are as read at most `accounts / READS_PER_SCRAPE` scrapes ago, so that a scrape's time does not grow past them.
+ */
+export const READS_PER_SCRAPE = 1000;
 /** How long an account's series stay shown after its trouble: the longest window of the shipped rules' increase(). */
 export const TROUBLE_LINGER_MS = 60 * 60_000;
 
@@ -86,6 +94,8 @@ export function accountMetrics(o: AccountMetricsOptions): AccountMetrics {
   const own = deploymentGauges();
   const watch = troubleWatch({ lagSeconds: o.lagSeconds, lingerMs: TROUBLE_LINGER_MS, now: o.now });
   const troubledMax = o.troubledMax ?? TROUBLED_SHOWN_MAX;
+  const reader = accountSeriesReader({ readsPerScrape: o.readsPerScrape ?? READS_PER_SCRAPE });
+  let shownBefore = new Set<string>();
   /** The counts of the accounts that stopped, summed. */
   let retired: Json[] = [];
   const registryOf = (name: string) => o.accounts().find((a) => a.name === name)?.registry;
@@ -118,10 +128,11 @@ export function accountMetrics(o: AccountMetricsOptions): AccountMetrics {
       const running = o.accounts();
       const [proc, series, shared] = await Promise.all([
         processRegistry.metrics(),
-        Promise.all(running.map((a) => a.registry.getMetricsAsJSON())),
+        reader.read(running, shownBefore),
         Promise.all((o.shared?.() ?? []).map((r) => r.getMetricsAsJSON())),
       ]);
       const shown = pick(running.map((a, i) => ({ name: a.name, series: series[i]! })));
+      shownBefore = shown;
       const totals = await AggregatorRegistry.aggregate([...[...series, ...shared].map((s) => unlabelled(s)), retired]).getMetricsAsJSON();
       const parts = [totals, await own.registry.getMetricsAsJSON()];
       running.forEach((a, i) => {

@@ -7,29 +7,39 @@ import { startWorkerHttp, type WorkerHttp } from '../../src/metrics/worker-http.
 const STREAMS = ['orders', 'stock-counts', 'boms'];
 const CALLS = ['order-create', 'shipment-create', 'variance'];
 
-/** What an account's scrape reads from Redis: an idle account's, with the holds it is given. */
-function sources(held: { paused?: string; call?: string } = {}): ScrapeSources {
+/** Accounts whose queues were read from Redis (each scrape of an account reads them once). */
+let queueReads = 0;
+
+/** What an account's scrape reads from Redis: an idle account's, with the holds it has when read. */
+function sources(holds: () => { paused?: string; call?: string } | undefined): ScrapeSources {
   const states = (names: string[]) => async () => STREAMS.flatMap((stream) => names.map((state) => ({ stream, state, count: 0 })));
   return {
-    queueCounts: states(['waiting', 'active', 'delayed', 'failed', 'completed']),
+    queueCounts: async () => {
+      queueReads++;
+      return states(['waiting', 'active', 'delayed', 'failed', 'completed'])();
+    },
     intakeCounts: states(['waiting', 'active', 'delayed', 'failed']),
     feedLag: async () => STREAMS.map((stream) => ({ stream, seconds: 3 })),
     feedLagging: async () => STREAMS.map((stream) => ({ stream, seconds: 3 })),
-    holds: async () => ({
-      streams: STREAMS.map((stream) => ({ stream, paused: stream === held.paused, refusals: stream === held.paused ? 5 : 0 })),
-      outage: { open: false, since: null },
-      calls: CALLS.map((call) => ({ call, held: call === held.call, since: null, opened: call === held.call ? 1 : 0 })),
-    }),
+    holds: async () => {
+      const held = holds() ?? {};
+      return {
+        streams: STREAMS.map((stream) => ({ stream, paused: stream === held.paused, refusals: stream === held.paused ? 5 : 0 })),
+        outage: { open: false, since: null },
+        calls: CALLS.map((call) => ({ call, held: call === held.call, since: null, opened: call === held.call ? 1 : 0 })),
+      };
+    },
     redisMemory: async () => ({ usedBytes: 1000, maxBytes: 4000 }),
   };
 }
 
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const name = (i: number) => `a${String(i).padStart(3, '0')}`;
 
 /** 200 accounts of one worker process, each with its own registry as the worker makes them (labelled `account`). */
 function accounts(held: Record<string, { paused?: string; call?: string }>) {
   return Array.from({ length: 200 }, (_, i) => {
-    const metrics = createMetrics({ sources: sources(held[name(i)]), defaultMetrics: false, labels: { account: name(i) } });
+    const metrics = createMetrics({ sources: sources(() => held[name(i)]), defaultMetrics: false, labels: { account: name(i) } });
     for (const outcome of ['synced', 'failed']) metrics.jobFinished('orders', outcome, 0.1);
     return { name: name(i), metrics, registry: metrics.registry };
   });
@@ -119,6 +129,31 @@ describe('/metrics of a worker with many accounts', () => {
     const text = (await get()).text;
     expect(text).toContain('isync_jobs_total{stream="orders",outcome="failed"} 200');
     expect(text).toContain('isync_accounts{state="running"} 199');
+  });
+
+  it('reads from Redis at most readsPerScrape accounts a scrape (and those shown), each in turn', async () => {
+    const held: Record<string, { paused?: string }> = {};
+    const { get } = await serve(accounts(held), { readsPerScrape: 50, named: ['a150'] });
+    await get();
+    queueReads = 0;
+    await get();
+    expect(queueReads).toBeLessThanOrEqual(51);
+    // A stream paused now shows within 200 / 50 scrapes, then its account is read at every scrape.
+    held.a123 = { paused: 'boms' };
+    let scrapes = 0;
+    let text = '';
+    while (!text.includes('account="a123"') && scrapes < 5) {
+      // One read of an account's holds serves 500 ms of scrapes (src/metrics/hold-gauges.ts).
+      await sleep(600);
+      text = (await get()).text;
+      scrapes++;
+    }
+    expect(text).toContain('isync_stream_paused{stream="boms",account="a123"} 1');
+    expect(scrapes).toBeLessThanOrEqual(4);
+    delete held.a123;
+    await sleep(600);
+    // Read again at once (it is shown): no longer paused, though still shown for the hour its trouble lingers.
+    expect((await get()).text).toContain('isync_stream_paused{stream="boms",account="a123"} 0');
   });
 
   it('is valid Prometheus exposition (promtool check metrics, when promtool is installed)', async () => {
