@@ -26,6 +26,7 @@ import { callHoldSection } from './lib/call-hold-section.js';
 import { pushSection } from './lib/push-section.js';
 import { accountsFairSection, accountsIdleSection } from './lib/accounts-sections.js';
 import { storePullSection } from './lib/store-section.js';
+import { metricsSection } from './lib/metrics-section.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -276,6 +277,7 @@ const runners: Record<Section, (o: BenchOptions) => Promise<Measured>> = {
   'accounts-fair': (o) => accountsFairSection(o, false, say),
   'accounts-fair-cluster': (o) => accountsFairSection(o, true, say),
   store: (o) => storePullSection(o, say),
+  metrics: (o) => metricsSection(o, say),
 };
 
 const argv = process.argv.slice(2);
@@ -304,6 +306,7 @@ for (const section of (
     'accounts-fair',
     'accounts-fair-cluster',
     'store',
+    'metrics',
   ] as const
 ).filter((s) => options.only.includes(s))) {
   const m = machineLine(machine());

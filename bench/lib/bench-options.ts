@@ -23,6 +23,7 @@ export const SECTIONS = [
   'accounts-fair',
   'accounts-fair-cluster',
   'store',
+  'metrics',
 ] as const;
 export type Section = (typeof SECTIONS)[number];
 

@@ -1,5 +1,6 @@
 import { AggregatorRegistry, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { accountSeriesReader, type AccountRegistry } from './account-series.js';
+import { countsOf, totalsOf } from './account-totals.js';
 import { troubleWatch, type AccountSeries, type Trouble, type TroubleOptions } from './account-trouble.js';
 
 /**
@@ -42,27 +43,11 @@ export const TROUBLED_SHOWN_MAX = 100;
  * Accounts whose queues, holds, feeds and budgets are read from Redis at one scrape, besides those shown: the others'
  * are as read at most `accounts / READS_PER_SCRAPE` scrapes ago, so that a scrape's time does not grow past them.
  */
-export const READS_PER_SCRAPE = 1000;
+export const READS_PER_SCRAPE = 500;
 /** How long an account's series stay shown after its trouble: the longest window of the shipped rules' increase(). */
 export const TROUBLE_LINGER_MS = 60 * 60_000;
 
 type Json = AccountSeries[number];
-
-/** An account's series without their `account` label, for the totals (only counts and times if `counts`). */
-function unlabelled(series: AccountSeries, counts = false): Json[] {
-  const out: Json[] = [];
-  for (const m of series) {
-    if (counts && !['counter', 'histogram'].includes(String(m.type))) continue;
-    out.push({ ...m, values: m.values.map((v) => ({ ...v, labels: withoutAccount(v.labels) })) });
-  }
-  return out;
-}
-
-function withoutAccount(labels: Json['values'][number]['labels']): Json['values'][number]['labels'] {
-  if (!('account' in labels)) return labels;
-  const { account: _account, ...rest } = labels;
-  return rest;
-}
 
 /** The values of series that name one of `accounts` (a receiver's `(unknown)` and `(none)` always). */
 function only(series: AccountSeries, accounts: ReadonlySet<string>): Json[] {
@@ -133,7 +118,7 @@ export function accountMetrics(o: AccountMetricsOptions): AccountMetrics {
       ]);
       const shown = pick(running.map((a, i) => ({ name: a.name, series: series[i]! })));
       shownBefore = shown;
-      const totals = await AggregatorRegistry.aggregate([...[...series, ...shared].map((s) => unlabelled(s)), retired]).getMetricsAsJSON();
+      const totals = totalsOf([...series, ...shared, retired]);
       const parts = [totals, await own.registry.getMetricsAsJSON()];
       running.forEach((a, i) => {
         if (shown.has(a.name)) parts.push(series[i]!);
@@ -150,7 +135,7 @@ export function accountMetrics(o: AccountMetricsOptions): AccountMetrics {
       return AggregatorRegistry.aggregate([await registry.getMetricsAsJSON(), ...pushes]).metrics();
     },
     async retire(registry) {
-      retired = await AggregatorRegistry.aggregate([retired, unlabelled(await registry.getMetricsAsJSON(), true)]).getMetricsAsJSON();
+      retired = totalsOf([retired, countsOf(await registry.getMetricsAsJSON())]);
     },
   };
 }

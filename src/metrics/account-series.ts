@@ -16,7 +16,7 @@ const readsRedis = (metric: object) => typeof (metric as { collect?: unknown }).
  * Reads the accounts' series for a scrape, in a time that does not grow past `readsPerScrape` accounts: the figures the
  * process keeps (jobs, calls, waits) of every account each time, and the figures read from Redis (queues, holds, feed,
  * budgets) of the accounts asked for (those shown) and of `readsPerScrape` others in turn, the rest as they were last
- * read (at most `accounts / readsPerScrape` scrapes ago).
+ * read (at most `accounts / readsPerScrape` scrapes ago; not at all before their first turn).
  */
 export function accountSeriesReader(o: { readsPerScrape: number }) {
   const lastRead = new WeakMap<Registry, Map<string, Json>>();
@@ -25,9 +25,11 @@ export function accountSeriesReader(o: { readsPerScrape: number }) {
   /** One account's series, labelled with its name as its registry's getMetricsAsJSON() labels them. */
   async function read(a: AccountRegistry, fresh: boolean): Promise<Json[]> {
     const kept = fresh ? undefined : lastRead.get(a.registry);
-    const reads = kept ?? new Map<string, Json>();
+    const reads = new Map<string, Json>();
     const series = await Promise.all(
-      a.registry.getMetricsAsArray().map(async (m): Promise<Json> => {
+      a.registry.getMetricsAsArray().map(async (m): Promise<Json | undefined> => {
+        // Not read yet (the process just started, or the account): its turn comes within accounts / readsPerScrape scrapes.
+        if (readsRedis(m) && !fresh && !kept) return undefined;
         const old = readsRedis(m) ? kept?.get(m.name) : undefined;
         if (old) return old;
         // What getMetricsAsArray() holds are the metrics themselves (its type says less), as getMetricsAsJSON() reads them.
@@ -37,8 +39,8 @@ export function accountSeriesReader(o: { readsPerScrape: number }) {
         return labelled;
       }),
     );
-    if (!kept) lastRead.set(a.registry, reads);
-    return series;
+    if (fresh) lastRead.set(a.registry, reads);
+    return series.filter((m): m is Json => m !== undefined);
   }
 
   return {
