@@ -140,7 +140,8 @@ export async function runMetricsScrape(o: {
     },
     {
       way: 'totals + accounts in trouble' as const,
-      warm: 1,
+      warm: Math.ceil(o.accounts / READS_PER_SCRAPE),
+      times: o.scrapes,
       registry: accountMetrics({ accounts: () => running, named: [], lagSeconds: 600 }),
     },
   ];

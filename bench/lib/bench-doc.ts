@@ -28,6 +28,7 @@ export const SECTION_NUMBERS: Record<Section, string> = {
   'accounts-fair': '16',
   'accounts-fair-cluster': '16.1',
   store: '17',
+  metrics: '18',
 };
 
 export interface Part {

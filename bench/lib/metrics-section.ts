@@ -44,8 +44,8 @@ export async function metricsSection(o: BenchOptions, say: (line: string) => voi
         "Redis connection, and its registry of the program's metrics with their real reads from Redis at scrape time), on one redis-server of " +
         "their own, served over real HTTP two ways in the same run: today's (every account's registry merged, each series labelled `account`) " +
         "and the deployment's totals with only the accounts in trouble or named in METRICS_ACCOUNTS (none here), reading from Redis the " +
-        `figures of 500 accounts a scrape in turn (docs/monitoring.md, "Many accounts"). Median of ${scrapes} scrapes each (the new way after ` +
-        "one warm-up scrape, which reads every account); speed-up: today's median / the new one's.",
+        `figures of 500 accounts a scrape in turn (docs/monitoring.md, "Many accounts"). Median of ${scrapes} scrapes each (today's way: 1 past ` +
+        "2,000 accounts, a scrape takes long; the new way once every account was read once); speed-up: today's median / the new one's.",
       '',
       `Command: \`npm run bench -- --only metrics${o.quick ? ' --quick' : ''}\`, or \`npx tsx bench/metrics-scrape.ts --accounts ${counts.join(',')} --scrapes ${scrapes}\``,
       '',
