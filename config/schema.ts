@@ -187,7 +187,9 @@ export const envSchema = z.object({
       if (bad.length)
         ctx.addIssue({
           code: 'custom',
-          message: `METRICS_ACCOUNTS must be \`*\` or account names of ACCOUNTS_FILE ([a-z0-9-], 1 to 32 characters), comma-separated: not ${bad.map((n) => JSON.stringify(n)).join(', ')}`,
+          message:
+            'METRICS_ACCOUNTS must be `*` or account names of ACCOUNTS_FILE ([a-z0-9-], 1 to 32 characters), comma-separated: ' +
+            `not ${bad.map((n) => JSON.stringify(n)).join(', ')}`,
         });
       return names;
     }),

@@ -92,7 +92,8 @@ const accountMetricsOf = (registry: WorkerHttpOptions['registry'], name: string)
 function noAccount(registry: WorkerHttpOptions['registry'], name: string): string {
   if (!registry.account)
     return `no account ${JSON.stringify(name)}: this worker runs one account (no ACCOUNTS_FILE); /metrics has all its series\n`;
-  return `no account ${JSON.stringify(name)} in this worker: /metrics?account=NAME takes the name of an account of ACCOUNTS_FILE (\`accounts list\`)\n`;
+  const which = 'the name of an account of ACCOUNTS_FILE (`accounts list`)';
+  return `no account ${JSON.stringify(name)} in this worker: /metrics?account=NAME takes ${which}\n`;
 }
 
 /** /metrics (Prometheus text), /healthz (the process answers) and /readyz (Redis answers, workers running). */
