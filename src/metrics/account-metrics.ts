@@ -49,9 +49,8 @@ export const TROUBLE_LINGER_MS = 60 * 60_000;
 
 type Json = AccountSeries[number];
 
-/** The values of series that name one of `accounts` (a receiver's `(unknown)` and `(none)` always). */
-function only(series: AccountSeries, accounts: ReadonlySet<string>): Json[] {
-  const keep = (a: unknown) => typeof a === 'string' && (accounts.has(a) || a.startsWith('('));
+/** The values of series whose `account` label `keep` takes (of a registry whose series carry it, the receiver's). */
+function only(series: AccountSeries, keep: (account: unknown) => boolean): Json[] {
   return series.map((m) => ({ ...m, values: m.values.filter((v) => keep(v.labels.account)) })).filter((m) => m.values.length > 0);
 }
 
@@ -113,7 +112,8 @@ export function accountMetrics(o: AccountMetricsOptions): AccountMetrics {
       const running = o.accounts();
       const [proc, series, shared] = await Promise.all([
         processRegistry.metrics(),
-        reader.read(running, shownBefore),
+        // Those shown are read whole at each scrape (METRICS_ACCOUNTS=*: every one, as before issue 56).
+        reader.read(running, o.named === '*' ? new Set(running.map((a) => a.name)) : new Set([...shownBefore, ...o.named])),
         Promise.all((o.shared?.() ?? []).map((r) => r.getMetricsAsJSON())),
       ]);
       const shown = pick(running.map((a, i) => ({ name: a.name, series: series[i]! })));
@@ -123,15 +123,15 @@ export function accountMetrics(o: AccountMetricsOptions): AccountMetrics {
       running.forEach((a, i) => {
         if (shown.has(a.name)) parts.push(series[i]!);
       });
-      for (const s of shared) parts.push(only(s, shown));
+      // The receiver's `(unknown)` and `(none)` (a push naming no account it has) always: a few series.
+      for (const s of shared) parts.push(only(s, (a) => typeof a === 'string' && (shown.has(a) || a.startsWith('('))));
       return `${proc}\n${await AggregatorRegistry.aggregate(parts).metrics()}`;
     },
     async account(name) {
       const registry = registryOf(name);
       if (!registry) return undefined;
       const shared = await Promise.all((o.shared?.() ?? []).map((r) => r.getMetricsAsJSON()));
-      const mine = new Set([name]);
-      const pushes = shared.map((s) => only(s, mine).map((m) => ({ ...m, values: m.values.filter((v) => v.labels.account === name) })));
+      const pushes = shared.map((s) => only(s, (a) => a === name));
       return AggregatorRegistry.aggregate([await registry.getMetricsAsJSON(), ...pushes]).metrics();
     },
     async retire(registry) {
