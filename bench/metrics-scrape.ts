@@ -121,6 +121,7 @@ export async function runMetricsScrape(o: {
     return { name: names[i]!, registry: metrics.registry };
   });
   const withRegistries = heap();
+  o.log(`  built ${o.accounts} accounts' parts and registries`);
   const figures: MetricsScrapeFigures = {
     accounts: o.accounts,
     partsBytesPerAccount: Math.round((withParts - before) / o.accounts),
