@@ -29,6 +29,7 @@ import { accountsPageSection } from './lib/accounts-page-section.js';
 import { storePullSection } from './lib/store-section.js';
 import { accountsStatusSection } from './lib/accounts-status-section.js';
 import { logRedactionSection } from './lib/log-redaction-section.js';
+import { metricsSection } from './lib/metrics-section.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -282,6 +283,7 @@ const runners: Record<Section, (o: BenchOptions) => Promise<Measured>> = {
   'accounts-status': (o) => accountsStatusSection(o, say),
   'log-redaction': (o) => logRedactionSection(o, say),
   'accounts-page': (o) => accountsPageSection(o, say),
+  metrics: (o) => metricsSection(o, say),
 };
 
 const argv = process.argv.slice(2);
@@ -313,6 +315,7 @@ for (const section of (
     'accounts-status',
     'log-redaction',
     'accounts-page',
+    'metrics',
   ] as const
 ).filter((s) => options.only.includes(s))) {
   const m = machineLine(machine());

@@ -22,6 +22,7 @@ const deploymentOnly: readonly RegExp[] = [
   /^REDIS_/,
   /^DASHBOARD_/,
   /^WORKER_HTTP_/,
+  /^METRICS_ACCOUNTS$/,
   /^INGEST_(PORT|HOST|MAX_BODY_BYTES|RATE_PER_SECOND|MAX_BACKLOG)$/,
   /^OTEL_/,
   /^LOG_(LEVEL|FILE)$/,

@@ -102,6 +102,11 @@ export const defaults = {
   workerHttpPort: 9464,
   /** Host of the worker's HTTP endpoints. */
   workerHttpHost: '127.0.0.1',
+  /**
+   * With ACCOUNTS_FILE, the accounts whose own series the worker's /metrics always shows (METRICS_ACCOUNTS): none
+   * beyond those in trouble (docs/monitoring.md, "Many accounts"); `*` for every one.
+   */
+  metricsAccounts: '',
   /** Host the push receiver binds (INGEST_HOST): loopback, behind a TLS proxy. */
   ingestHost: '127.0.0.1',
   /** Largest body of one push, in bytes (INGEST_MAX_BODY_BYTES); a larger one is answered 413 without being read further. */

@@ -177,7 +177,8 @@ function configOf(
     limits: { maxRecordBytes: e.MAX_RECORD_BYTES, feedMaxPageBytes: e.FEED_MAX_PAGE_BYTES },
     retention: { badRecordsKeep: e.BAD_RECORDS_KEEP, badRecordsKeepDays: e.BAD_RECORDS_KEEP_DAYS },
     dashboard: { user: e.DASHBOARD_USER, password: e.DASHBOARD_PASSWORD, publicUrl: e.DASHBOARD_PUBLIC_URL },
-    http: { host: e.WORKER_HTTP_HOST, port: e.WORKER_HTTP_PORT },
+    /** The worker's endpoints; `metricsAccounts`: the accounts /metrics always shows (METRICS_ACCOUNTS), '*' every one. */
+    http: { host: e.WORKER_HTTP_HOST, port: e.WORKER_HTTP_PORT, metricsAccounts: e.METRICS_ACCOUNTS },
     /** The push receiver (src/ingest/): where it listens (no port: none in `worker`), its secrets and its limits. */
     ingest: ingestOf(e),
     alerts: {

@@ -173,6 +173,26 @@ export const envSchema = z.object({
     .refine((p) => p <= 65535, 'WORKER_HTTP_PORT must be at most 65535')
     .default(defaults.workerHttpPort),
   WORKER_HTTP_HOST: z.string().trim().min(1).default(defaults.workerHttpHost),
+  METRICS_ACCOUNTS: z
+    .string()
+    .trim()
+    .default(defaults.metricsAccounts)
+    .transform((v, ctx): string[] | '*' => {
+      if (v === '*') return '*';
+      const names = v
+        .split(',')
+        .map((n) => n.trim())
+        .filter((n) => n !== '');
+      const bad = names.filter((n) => !/^[a-z0-9-]{1,32}$/.test(n));
+      if (bad.length)
+        ctx.addIssue({
+          code: 'custom',
+          message:
+            'METRICS_ACCOUNTS must be `*` or account names of ACCOUNTS_FILE ([a-z0-9-], 1 to 32 characters), comma-separated: ' +
+            `not ${bad.map((n) => JSON.stringify(n)).join(', ')}`,
+        });
+      return names;
+    }),
   INGEST_PORT: positiveInt('INGEST_PORT')
     .refine((p) => p <= 65535, 'INGEST_PORT must be at most 65535')
     .optional(),

@@ -95,6 +95,9 @@ export const settingDocs: Record<keyof typeof envSchema.shape, string> = {
   DASHBOARD_PUBLIC_URL: 'The origin users open through a TLS proxy (`https://ops.example.com`); the session cookie is `Secure` when https.',
   WORKER_HTTP_PORT: "The worker's `/metrics`, `/healthz` and `/readyz` (0 turns them off).",
   WORKER_HTTP_HOST: "The address the worker's endpoints listen on.",
+  METRICS_ACCOUNTS:
+    "With ACCOUNTS_FILE, accounts whose own series the worker's `/metrics` always shows, comma-separated, or `*` for every one; " +
+    'the others are in the totals, and their own series shown only while in trouble (docs/monitoring.md, "Many accounts").',
   INGEST_PORT: 'Where `worker` (or `receive`) takes pushed records, `POST /ingest/{stream}`. Default: no receiver.',
   INGEST_HOST: 'The address the push receiver listens on.',
   INGEST_SECRET:

@@ -30,6 +30,7 @@ export const SECTION_NUMBERS: Record<Section, string> = {
   store: '17',
   'accounts-status': '15.2',
   'log-redaction': '18',
+  metrics: '19',
 };
 
 export interface Part {

@@ -26,6 +26,7 @@ export const SECTIONS = [
   'accounts-status',
   'log-redaction',
   'accounts-page',
+  'metrics',
 ] as const;
 export type Section = (typeof SECTIONS)[number];
 

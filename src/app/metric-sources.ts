@@ -10,9 +10,27 @@ import type { AppDeps } from './build-deps.js';
 import { readRedisMemory } from '../redis/memory-info.js';
 import { laggingSeconds } from '../ops/feed-lag.js';
 
+/** The last read of Redis's memory per connection: the accounts of one process share one, and one INFO serves a scrape. */
+const memoryReads = new WeakMap<AppDeps['redis'], { at: number; read: ReturnType<typeof readRedisMemory> }>();
+
+function sharedMemoryRead(redis: AppDeps['redis']): ReturnType<typeof readRedisMemory> {
+  const last = memoryReads.get(redis);
+  if (last && Date.now() - last.at <= 500) return last.read;
+  const read = readRedisMemory(redis);
+  memoryReads.set(redis, { at: Date.now(), read });
+  return read;
+}
+
 /** What a metrics scrape reads, of the streams of the parts' kinds. */
 export function metricSources(d: AppDeps): ScrapeSources {
   const { redis, keys, queues, config } = d;
+  // One read of the feeds' states serves both feed gauges of a scrape (prom-client collects them one after the other).
+  let feedRead: { at: number; states: Promise<Array<Awaited<ReturnType<typeof readFeedState>>>> } | undefined;
+  const feedStates = () => {
+    if (!feedRead || Date.now() - feedRead.at > 500)
+      feedRead = { at: Date.now(), states: Promise.all(d.kinds.map((k) => readFeedState(redis, keys, k.stream))) };
+    return feedRead.states;
+  };
   return {
     async queueCounts() {
       const out: Array<{ stream: string; state: string; count: number }> = [];
@@ -30,7 +48,7 @@ export function metricSources(d: AppDeps): ScrapeSources {
       return out;
     },
     holds: () => readHolds(redis, keys, queues.streams()),
-    redisMemory: () => readRedisMemory(redis),
+    redisMemory: () => sharedMemoryRead(redis),
     async budgetShares() {
       const budgets = config.service?.budgets;
       if (!budgets) return [];
@@ -48,7 +66,7 @@ export function metricSources(d: AppDeps): ScrapeSources {
     },
     async feedLagging() {
       const now = Date.now();
-      const states = await Promise.all(d.kinds.map((k) => readFeedState(redis, keys, k.stream)));
+      const states = await feedStates();
       return d.kinds.flatMap((k, i) => {
         const s = laggingSeconds(states[i]!, now, k.feed.lag);
         return s === undefined ? [] : [{ stream: k.stream, seconds: s }];
@@ -56,7 +74,7 @@ export function metricSources(d: AppDeps): ScrapeSources {
     },
     async feedLag() {
       const now = Date.now();
-      const states = await Promise.all(d.kinds.map((k) => readFeedState(redis, keys, k.stream)));
+      const states = await feedStates();
       return states
         .filter((s) => s.caughtUpAt)
         .map((s) => ({ stream: s.stream, seconds: Math.max(0, (now - Date.parse(s.caughtUpAt!)) / 1000) }));

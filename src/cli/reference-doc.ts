@@ -81,7 +81,7 @@ function commandsPart(program: Command): string[] {
 }
 
 function defaultText(value: unknown): string {
-  return value === undefined ? 'none' : `\`${String(value)}\``;
+  return value === undefined || value === '' ? 'none' : `\`${String(value)}\``;
 }
 
 function settingsPart(kindSettings: ReadonlyArray<KindSetting & { name: string }>): string[] {

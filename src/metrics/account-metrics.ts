@@ -1,26 +1,141 @@
-import { AggregatorRegistry, collectDefaultMetrics, Registry } from 'prom-client';
+import { AggregatorRegistry, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { accountSeriesReader, type AccountRegistry } from './account-series.js';
+import { countsOf, totalsOf } from './account-totals.js';
+import { troubleWatch, type AccountSeries, type Trouble, type TroubleOptions } from './account-trouble.js';
 
 /**
- * /metrics of a process running several accounts: each account's registry (its series labelled `account`,
- * createMetrics's `labels`) and the process's own (CPU, memory, event loop: the process's, so without `account`),
- * merged at each scrape into one text with one HELP and TYPE per metric. Series of distinct accounts keep their own
- * label sets; none is summed with another's.
+ * /metrics of a process running several accounts (docs/monitoring.md, "Many accounts"): the deployment's totals (each
+ * program series summed over the accounts, or their largest for a state or a time, as the metric's `aggregator` says,
+ * without `account`), the process's own series (CPU, memory, event loop), and the full series of only some accounts,
+ * labelled `account`: those METRICS_ACCOUNTS names and those in trouble (src/metrics/account-trouble.ts), at most
+ * `troubledMax` of these. So the series do not grow with healthy idle accounts, and every account's are one request
+ * away: `/metrics?account=NAME` (`account`).
  */
 export interface AccountMetrics {
   contentType: Registry['contentType'];
   metrics(): Promise<string>;
+  /** One account's full series (and its pushes'), or undefined when no account of this process has the name. */
+  account(name: string): Promise<string | undefined>;
+  /**
+   * An account that stops (removed or restarted): its counts stay in the totals, so that a total never goes down (a
+   * rule's increase() would take that for a restart of the counter).
+   */
+  retire(registry: Registry): Promise<void>;
 }
 
-export function accountMetrics(registries: () => readonly Registry[]): AccountMetrics {
+export interface AccountMetricsOptions extends Pick<TroubleOptions, 'lagSeconds'> {
+  /** The accounts running, each with its registry (series labelled `account`). */
+  accounts: () => readonly AccountRegistry[];
+  /** Registries of the process whose series carry `account` themselves (the push receiver's), treated alike. */
+  shared?: () => readonly Registry[];
+  /** Accounts whose series are always shown (METRICS_ACCOUNTS): names, or '*' for every one. */
+  named: readonly string[] | '*';
+  /** At most this many accounts in trouble shown (the first by name), whatever their number. */
+  troubledMax?: number;
+  /** Accounts whose figures are read from Redis at a scrape, besides those shown (src/metrics/account-series.ts). */
+  readsPerScrape?: number;
+  now?: () => number;
+}
+
+/** Accounts in trouble shown at most, so that a trouble of every account (Redis full) does not multiply the series. */
+export const TROUBLED_SHOWN_MAX = 100;
+/**
+ * Accounts whose queues, holds, feeds and budgets are read from Redis at one scrape, besides those shown: the others'
+ * are as read at most `accounts / READS_PER_SCRAPE` scrapes ago, so that a scrape's time does not grow past them.
+ */
+export const READS_PER_SCRAPE = 500;
+/** How long an account's series stay shown after its trouble: the longest window of the shipped rules' increase(). */
+export const TROUBLE_LINGER_MS = 60 * 60_000;
+
+type Json = AccountSeries[number];
+
+/** The values of series whose `account` label `keep` takes (of a registry whose series carry it, the receiver's). */
+function only(series: AccountSeries, keep: (account: unknown) => boolean): Json[] {
+  return series.map((m) => ({ ...m, values: m.values.filter((v) => keep(v.labels.account)) })).filter((m) => m.values.length > 0);
+}
+
+/** The deployment's own gauges: accounts running, in trouble and shown, and why each shown one is. */
+function deploymentGauges() {
+  const registry = new Registry();
+  const accounts = new Gauge({
+    name: 'isync_accounts',
+    help: 'Accounts this process runs (state="running"), those in trouble (troubled) and those whose own series /metrics shows (shown).',
+    labelNames: ['state'],
+    registers: [registry],
+  });
+  const trouble = new Gauge({
+    name: 'isync_account_trouble',
+    help: 'Why an account in trouble has its own series in /metrics (1 per reason, docs/monitoring.md).',
+    labelNames: ['account', 'reason'],
+    registers: [registry],
+  });
+  return { registry, accounts, trouble };
+}
+
+export function accountMetrics(o: AccountMetricsOptions): AccountMetrics {
   const processRegistry = new Registry();
   collectDefaultMetrics({ register: processRegistry });
+  const own = deploymentGauges();
+  const watch = troubleWatch({ lagSeconds: o.lagSeconds, lingerMs: TROUBLE_LINGER_MS, now: o.now });
+  const troubledMax = o.troubledMax ?? TROUBLED_SHOWN_MAX;
+  const reader = accountSeriesReader({ readsPerScrape: o.readsPerScrape ?? READS_PER_SCRAPE });
+  let shownBefore = new Set<string>();
+  /** The counts of the accounts that stopped, summed. */
+  let retired: Json[] = [];
+  const registryOf = (name: string) => o.accounts().find((a) => a.name === name)?.registry;
+
+  /** Which accounts are shown, and why the troubled ones are; the deployment's gauges set. */
+  function pick(accounts: ReadonlyArray<{ name: string; series: AccountSeries }>): Set<string> {
+    const troubled: Array<{ name: string; why: Trouble[] }> = [];
+    for (const a of accounts) {
+      const why = watch.judge(a.name, a.series);
+      if (why.length) troubled.push({ name: a.name, why });
+    }
+    watch.scraped(new Set(accounts.map((a) => a.name)));
+    troubled.sort((a, b) => a.name.localeCompare(b.name));
+    const shownTroubled = troubled.slice(0, troubledMax);
+    const shown = new Set(o.named === '*' ? accounts.map((a) => a.name) : o.named.filter((n) => accounts.some((a) => a.name === n)));
+    own.trouble.reset();
+    for (const t of shownTroubled) {
+      shown.add(t.name);
+      for (const reason of t.why) own.trouble.set({ account: t.name, reason }, 1);
+    }
+    own.accounts.set({ state: 'running' }, accounts.length);
+    own.accounts.set({ state: 'troubled' }, troubled.length);
+    own.accounts.set({ state: 'shown' }, shown.size);
+    return shown;
+  }
+
   return {
     contentType: processRegistry.contentType,
     async metrics() {
-      // The process's series as they are (aggregate() would drop those it omits across processes, e.g. the start time).
-      const [own, accounts] = await Promise.all([processRegistry.metrics(), Promise.all(registries().map((r) => r.getMetricsAsJSON()))]);
-      if (accounts.length === 0) return own;
-      return `${own}\n${await AggregatorRegistry.aggregate(accounts).metrics()}`;
+      const running = o.accounts();
+      const [proc, series, shared] = await Promise.all([
+        processRegistry.metrics(),
+        // Those shown are read whole at each scrape (METRICS_ACCOUNTS=*: every one, as before issue 56).
+        reader.read(running, o.named === '*' ? new Set(running.map((a) => a.name)) : new Set([...shownBefore, ...o.named])),
+        Promise.all((o.shared?.() ?? []).map((r) => r.getMetricsAsJSON())),
+      ]);
+      const shown = pick(running.map((a, i) => ({ name: a.name, series: series[i]! })));
+      shownBefore = shown;
+      const totals = totalsOf([...series, ...shared, retired]);
+      const parts = [totals, await own.registry.getMetricsAsJSON()];
+      running.forEach((a, i) => {
+        if (shown.has(a.name)) parts.push(series[i]!);
+      });
+      // The receiver's `(unknown)` and `(none)` (a push naming no account it has) always: a few series.
+      for (const s of shared) parts.push(only(s, (a) => typeof a === 'string' && (shown.has(a) || a.startsWith('('))));
+      return `${proc}\n${await AggregatorRegistry.aggregate(parts).metrics()}`;
+    },
+    async account(name) {
+      const registry = registryOf(name);
+      if (!registry) return undefined;
+      const shared = await Promise.all((o.shared?.() ?? []).map((r) => r.getMetricsAsJSON()));
+      const pushes = shared.map((s) => only(s, (a) => a === name));
+      return AggregatorRegistry.aggregate([await registry.getMetricsAsJSON(), ...pushes]).metrics();
+    },
+    async retire(registry) {
+      retired = totalsOf([retired, countsOf(await registry.getMetricsAsJSON())]);
     },
   };
 }

@@ -31,6 +31,7 @@ function labelled<R>(
     help: g.help,
     labelNames: [g.label],
     registers,
+    aggregator: 'max',
     async collect() {
       if (!holds) return;
       this.reset();
@@ -87,6 +88,7 @@ export function holdGauges(registers: Registry[], source: HoldSource | undefined
     name: 'isync_service_down',
     help: 'Whether the service is held as down for everything (1): every stream holds and one read probes it, going on by itself.',
     registers,
+    aggregator: 'max',
     async collect() {
       if (!holds) return;
       this.set((await holds()).outage.open ? 1 : 0);
@@ -96,6 +98,7 @@ export function holdGauges(registers: Registry[], source: HoldSource | undefined
     name: 'isync_service_down_seconds',
     help: 'How long the service has been held as down (0 when it answers).',
     registers,
+    aggregator: 'max',
     async collect() {
       if (!holds) return;
       const { open, since } = (await holds()).outage;
@@ -111,6 +114,7 @@ export function holdGauges(registers: Registry[], source: HoldSource | undefined
           'Seconds since Redis began to refuse writes (full, read-only) or to answer none, as seen by this process; ' +
           '0 while it takes them.',
         registers,
+        aggregator: 'max',
         collect() {
           const s = read();
           this.set(s.refusing ? Math.max(1, Math.round((Date.now() - s.since!) / 1000)) : 0);

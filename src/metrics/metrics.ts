@@ -176,6 +176,7 @@ function queueGauges(registers: Registers, sources: Sources) {
     help: 'How far behind each feed stream is: seconds since it last caught up.',
     labelNames: ['stream'],
     registers,
+    aggregator: 'max',
     async collect() {
       if (!sources) return;
       this.reset();
@@ -200,6 +201,7 @@ function queueGauges(registers: Registers, sources: Sources) {
       'a scheduled one (a daily cron) only while its latest pull failed or did not catch up (else 0).',
     labelNames: ['stream'],
     registers,
+    aggregator: 'max',
     async collect() {
       if (!sources?.feedLagging) return;
       this.reset();
@@ -265,6 +267,7 @@ function redisMemoryGauges(registers: Registers, sources: Sources) {
       name,
       help,
       registers,
+      aggregator: 'max',
       async collect() {
         if (!sources?.redisMemory) return;
         this.set(value(await read(sources)));

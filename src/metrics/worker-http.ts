@@ -10,8 +10,11 @@ export interface WorkerHttpOptions {
   host: string;
   /** 0 picks a free port (the caller decides whether to serve at all). */
   port: number;
-  /** What /metrics answers: a registry, or several merged (src/metrics/account-metrics.ts). */
-  registry: Pick<Registry, 'metrics' | 'contentType'>;
+  /**
+   * What /metrics answers: a registry, or the accounts' totals and some accounts' series (src/metrics/account-metrics.ts),
+   * which also answers /metrics?account=NAME (undefined: no account has the name).
+   */
+  registry: Pick<Registry, 'metrics' | 'contentType'> & { account?(name: string): Promise<string | undefined> };
   /** All must pass for /readyz to answer 200. */
   readiness: ReadyCheck[];
   /**
@@ -81,6 +84,18 @@ function accountsReady(accounts: ReadonlyArray<{ checks: ReadonlyArray<{ name: s
   return accounts.length === 0 || accounts.some((a) => a.checks.every((c) => c.ok));
 }
 
+/** One account's series (/metrics?account=NAME), or undefined when none has the name (or the worker runs one account). */
+const accountMetricsOf = (registry: WorkerHttpOptions['registry'], name: string) =>
+  registry.account ? registry.account(name) : Promise.resolve(undefined);
+
+/** What /metrics?account=NAME answers when it has no such account. */
+function noAccount(registry: WorkerHttpOptions['registry'], name: string): string {
+  if (!registry.account)
+    return `no account ${JSON.stringify(name)}: this worker runs one account (no ACCOUNTS_FILE); /metrics has all its series\n`;
+  const which = 'the name of an account of ACCOUNTS_FILE (`accounts list`)';
+  return `no account ${JSON.stringify(name)} in this worker: /metrics?account=NAME takes ${which}\n`;
+}
+
 /** /metrics (Prometheus text), /healthz (the process answers) and /readyz (Redis answers, workers running). */
 export async function startWorkerHttp(o: WorkerHttpOptions): Promise<WorkerHttp> {
   const server: Server = createServer((req, res) => {
@@ -102,8 +117,9 @@ export async function startWorkerHttp(o: WorkerHttpOptions): Promise<WorkerHttp>
       return;
     }
     if (path === '/metrics') {
-      void o.registry.metrics().then(
-        (text) => send(200, o.registry.contentType, text),
+      const account = new URL(req.url ?? '/', 'http://worker').searchParams.get('account');
+      void (account === null ? o.registry.metrics() : accountMetricsOf(o.registry, account)).then(
+        (text) => (text === undefined ? send(404, 'text/plain', noAccount(o.registry, account!)) : send(200, o.registry.contentType, text)),
         (err: unknown) => send(500, 'text/plain', `metrics failed: ${messageOf(err)}\n`),
       );
       return;

@@ -7,7 +7,8 @@ import { accountsWorld, logLines, type AccountsWorld } from './accounts-kit.js';
 /**
  * Issue 36: `worker` with ACCOUNTS_FILE runs every account in one process, each with its own configuration (its
  * service, credentials, feed, prefix): the same orderId in two accounts is two orders, one in each account's service;
- * one /metrics carries every account's series, each labelled with its account; /readyz names each account.
+ * one /metrics carries the deployment's totals and the series of the accounts named in METRICS_ACCOUNTS (or in trouble),
+ * each labelled with its account, and /metrics?account=NAME any account's (issue 56); /readyz names each account.
  */
 let world: AccountsWorld;
 let worker: WorkerProcess;
@@ -18,7 +19,7 @@ beforeAll(async () => {
   await world.add('acme');
   await world.add('globex');
   world.writeFile(['acme', 'globex']);
-  worker = world.startWorker({ WORKER_HTTP_PORT: String(await freePort()), WORKER_HTTP_HOST: '127.0.0.1' });
+  worker = world.startWorker({ WORKER_HTTP_PORT: String(await freePort()), WORKER_HTTP_HOST: '127.0.0.1', METRICS_ACCOUNTS: 'globex' });
   url = await worker.httpUrl;
 });
 afterAll(async () => {
@@ -50,7 +51,7 @@ describe('worker with ACCOUNTS_FILE', () => {
     for (const a of [acme(), globex()]) for (const s of [a.key, a.secret, a.token]) expect(all).not.toContain(s);
   });
 
-  it('serves one /metrics with every series of an account labelled with it, one HELP and TYPE per metric', async () => {
+  it("serves one /metrics: the totals, and globex's series (METRICS_ACCOUNTS) labelled with it; acme's by name", async () => {
     const res = await fetch(`${url}/metrics`);
     expect(res.status).toBe(200);
     const text = await res.text();
@@ -60,17 +61,22 @@ describe('worker with ACCOUNTS_FILE', () => {
     expect(new Set(described).size).toBe(described.length);
     const helps = lines.filter((l) => l.startsWith('# HELP ')).map((l) => l.split(' ')[2]);
     expect(new Set(helps).size).toBe(helps.length);
-    // The program's series carry the account; the process's own (CPU, memory) carry none.
     const series = lines.filter((l) => l && !l.startsWith('#'));
-    const program = series.filter((l) => l.startsWith('isync_'));
-    expect(program.length).toBeGreaterThan(0);
-    expect(program.filter((l) => !/account="(acme|globex)"/.test(l))).toEqual([]);
-    for (const name of ['acme', 'globex']) {
-      expect(series.some((l) => l.startsWith('isync_queue_jobs{') && l.includes(`account="${name}"`))).toBe(true);
-    }
-    expect(series.some((l) => /^isync_jobs_total\{.*account="acme"/.test(l))).toBe(true);
+    const program = series.filter((l) => l.startsWith('isync_') && !l.startsWith('isync_account'));
+    // The totals over both accounts carry none; globex's own series carry it; acme, well and not named, has none.
+    expect(program.filter((l) => !l.includes('account=')).some((l) => l.startsWith('isync_queue_jobs{'))).toBe(true);
+    expect(series).toContain('isync_queue_jobs{stream="orders",state="completed"} 2');
+    expect(series.some((l) => l.startsWith('isync_queue_jobs{') && l.includes('account="globex"'))).toBe(true);
     expect(series.some((l) => /^isync_jobs_total\{.*account="globex"/.test(l))).toBe(true);
+    expect(program.filter((l) => l.includes('account="acme"'))).toEqual([]);
+    expect(series).toContain('isync_accounts{state="running"} 2');
     expect(series.some((l) => l.startsWith('process_cpu_user_seconds_total'))).toBe(true);
+    // Any account's series by name.
+    const one = await (await fetch(`${url}/metrics?account=acme`)).text();
+    expect(one).toMatch(/^isync_jobs_total\{.*account="acme"\} /m);
+    expect(one).toContain('isync_queue_jobs{stream="orders",state="completed",account="acme"} 1');
+    expect(one).not.toContain('account="globex"');
+    expect((await fetch(`${url}/metrics?account=initech`)).status).toBe(404);
   });
 
   it('answers /readyz with each account by name', async () => {

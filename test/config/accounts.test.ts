@@ -103,7 +103,13 @@ describe('ACCOUNTS_FILE', () => {
         JSON.stringify({
           accounts: {
             acme: { REDIS_URL: 'redis://other:6379', QUEUE_PREFIX: 'mine', INVENTORY_API_KEY: SECRET },
-            beta: { INVENTORY_API_KEYS: SECRET, FEED_PAGE_SIZE_FILE: '/run/x', WORKER_HTTP_PORT: 1, LOG_LEVEL: 'debug' },
+            beta: {
+              INVENTORY_API_KEYS: SECRET,
+              FEED_PAGE_SIZE_FILE: '/run/x',
+              WORKER_HTTP_PORT: 1,
+              METRICS_ACCOUNTS: '*',
+              LOG_LEVEL: 'debug',
+            },
             gamma: { INVENTORY_API_SECRET: { nested: SECRET } },
           },
         }),
@@ -117,6 +123,7 @@ describe('ACCOUNTS_FILE', () => {
       // Only the secrets have a _FILE form.
       'ACCOUNTS_FILE (a.json) account "beta": FEED_PAGE_SIZE_FILE: is not a setting an account can hold (see docs/accounts.md)',
       'ACCOUNTS_FILE (a.json) account "beta": WORKER_HTTP_PORT: is the deployment\'s, not an account\'s (set it in the environment)',
+      'ACCOUNTS_FILE (a.json) account "beta": METRICS_ACCOUNTS: is the deployment\'s, not an account\'s (set it in the environment)',
       'ACCOUNTS_FILE (a.json) account "beta": LOG_LEVEL: is the deployment\'s, not an account\'s (set it in the environment)',
       'ACCOUNTS_FILE (a.json) account "gamma": INVENTORY_API_SECRET: must be text, a number or true/false',
     ]);

@@ -93,6 +93,17 @@ describe('configuration', () => {
       expect(problems.find((p) => p.startsWith('WORKER_HTTP_PORT'))).toMatch(/65535/);
     });
 
+    it('reads METRICS_ACCOUNTS: names, or * for every account; none by default; a bad name named', () => {
+      expect(readConfig(service, {}, programKinds).http.metricsAccounts).toEqual([]);
+      expect(readConfig({ ...service, METRICS_ACCOUNTS: 'acme, northwind' }, {}, programKinds).http.metricsAccounts).toEqual([
+        'acme',
+        'northwind',
+      ]);
+      expect(readConfig({ ...service, METRICS_ACCOUNTS: '*' }, {}, programKinds).http.metricsAccounts).toBe('*');
+      const problems = problemsOf({ ...service, METRICS_ACCOUNTS: 'acme,North Wind' });
+      expect(problems).toEqual([expect.stringMatching(/^METRICS_ACCOUNTS.*not "North Wind"$/)]);
+    });
+
     describe('when caps or retention are set', () => {
       it('reads them, with the defaults otherwise', () => {
         expect(readConfig(service, {}, programKinds)).toMatchObject({

@@ -3,25 +3,29 @@ import { accountMetrics } from '../../src/metrics/account-metrics.js';
 import { createMetrics } from '../../src/metrics/metrics.js';
 
 describe('accountMetrics', () => {
-  it("merges the accounts' registries: one HELP and TYPE per metric, each account's series apart, the process's unlabelled", async () => {
+  it("merges the totals and the shown accounts' registries: one HELP and TYPE per metric, each account apart, the process's unlabelled", async () => {
     const acme = createMetrics({ defaultMetrics: false, labels: { account: 'acme' } });
     const globex = createMetrics({ defaultMetrics: false, labels: { account: 'globex' } });
     acme.jobFinished('orders', 'synced', 0.2);
     acme.jobFinished('orders', 'synced', 0.3);
     globex.jobFinished('orders', 'synced', 0.1);
     globex.jobFinished('boms', 'failed', 1);
-    const text = await accountMetrics(() => [acme.registry, globex.registry]).metrics();
+    const running = [
+      { name: 'acme', registry: acme.registry },
+      { name: 'globex', registry: globex.registry },
+    ];
+    const text = await accountMetrics({ accounts: () => running, named: '*', lagSeconds: 600 }).metrics();
     const lines = text.split('\n');
     const types = lines.filter((l) => l.startsWith('# TYPE ')).map((l) => l.split(' ')[2]);
     expect(new Set(types).size).toBe(types.length);
     expect(lines.filter((l) => l.startsWith('# TYPE isync_jobs_total '))).toHaveLength(1);
-    // Distinct accounts are never summed.
+    // Each account apart, and the deployment's total without `account`.
     expect(lines).toContain('isync_jobs_total{stream="orders",outcome="synced",account="acme"} 2');
     expect(lines).toContain('isync_jobs_total{stream="orders",outcome="synced",account="globex"} 1');
     expect(lines).toContain('isync_jobs_total{stream="boms",outcome="failed",account="globex"} 1');
+    expect(lines).toContain('isync_jobs_total{stream="orders",outcome="synced"} 3');
     expect(lines).toContain('isync_job_duration_seconds_count{stream="orders",outcome="synced",account="acme"} 2');
-    const series = lines.filter((l) => l.startsWith('isync_'));
-    expect(series.filter((l) => !l.includes('account="'))).toEqual([]);
+    expect(lines).toContain('isync_job_duration_seconds_count{stream="orders",outcome="synced"} 3');
     // The process's own series once, without an account.
     expect(lines.filter((l) => l.startsWith('process_start_time_seconds '))).toHaveLength(1);
   });

@@ -15,7 +15,7 @@ import { messageOf } from '../../errors/message-of.js';
 import type { Receiver } from '../../ingest/receiver.js';
 import type { Kind } from '../../kinds/kind.js';
 import { addSecrets, type Logger } from '../../log/logger.js';
-import { accountMetrics } from '../../metrics/account-metrics.js';
+import { accountMetrics, type AccountMetrics } from '../../metrics/account-metrics.js';
 import { startWorkerHttp, type ReadyCheck, type WorkerHttp } from '../../metrics/worker-http.js';
 import type { RedisConnection as Redis } from '../../redis/connection.js';
 import { evictionWarnings, logEvictionWarning } from '../../redis/eviction-policy.js';
@@ -43,6 +43,8 @@ interface Process {
   stopping: () => boolean;
   /** Where the process takes pushes (INGEST_PORT), for each account's line in `status`. */
   ingest?: Receiver;
+  /** Its /metrics, once served: an account that stops leaves its counts in the totals. */
+  metrics?: AccountMetrics;
 }
 
 /** Opens one account over the process's Redis and starts its work. */
@@ -70,9 +72,12 @@ async function startAccount(p: Process, w: WatchedAccount): Promise<void> {
 }
 
 /** Stops one account gracefully: no new jobs, the active ones get the grace period; its data stays in Redis. */
-async function stopAccount(r: Running): Promise<void> {
+async function stopAccount(p: Process, r: Running): Promise<void> {
   try {
     await r.worker.shutDown(undefined, `account ${r.name} stopped`);
+    await p.metrics?.retire(r.worker.app.metrics.registry).catch((err: unknown) => {
+      p.logger.warn({ account: r.name, err: messageOf(err) }, `account ${r.name}: its counts could not be kept in /metrics' totals`);
+    });
   } finally {
     await r.worker.release();
     await r.worker.app.close();
@@ -110,7 +115,7 @@ async function follow(p: Process, change: AccountsChange): Promise<void> {
   // An added account starts at once; a changed one once its old self stopped (its jobs' grace period).
   await Promise.all([
     ...stops.map(async (r) => {
-      await stopAccount(r).catch((err: unknown) =>
+      await stopAccount(p, r).catch((err: unknown) =>
         p.logger.warn({ account: r.name, err: messageOf(err) }, `account ${r.name} did not stop cleanly`),
       );
       const a = again.get(r.name);
@@ -120,14 +125,20 @@ async function follow(p: Process, change: AccountsChange): Promise<void> {
   ]);
 }
 
-/** /metrics (every account's series, labelled), /healthz and /readyz (each account by name) for the process. */
+/**
+ * /metrics (the accounts' totals, and the series of the accounts named in METRICS_ACCOUNTS or in trouble; any one's by
+ * `?account=NAME`), /healthz and /readyz (each account by name) for the process.
+ */
 async function serveHttp(p: Process, base: Config, ingest: AccountsIngest | undefined): Promise<WorkerHttp | undefined> {
   if (base.http.port === 0) return undefined;
   const where = workerHttpWhere(base);
-  const metrics = accountMetrics(() => [
-    ...[...p.running.values()].map((r) => r.worker.app.metrics.registry),
-    ...(ingest ? [ingest.registry] : []),
-  ]);
+  const metrics = accountMetrics({
+    accounts: () => [...p.running.values()].map((r) => ({ name: r.name, registry: r.worker.app.metrics.registry })),
+    shared: () => (ingest ? [ingest.registry] : []),
+    named: base.http.metricsAccounts,
+    lagSeconds: base.alerts.lagSeconds,
+  });
+  p.metrics = metrics;
   return listenOrConfigError(
     () =>
       startWorkerHttp({
@@ -206,7 +217,7 @@ export async function runAccountsWorker(io: CliIo, kinds: readonly Kind[]): Prom
     await Promise.all([
       ingest?.receiver.close(),
       ...[...p.running.values()].map((r) =>
-        stopAccount(r).catch((err: unknown) =>
+        stopAccount(p, r).catch((err: unknown) =>
           logger.warn({ account: r.name, err: messageOf(err) }, `account ${r.name} did not stop cleanly`),
         ),
       ),
