@@ -1,6 +1,7 @@
 import { defaults } from '../../config/defaults.js';
 import { readAccountSummaries, type AccountSummary, type SummaryTarget } from '../ops/account-summary.js';
 import { byNeed, countByState, type AccountState } from '../ops/account-triage.js';
+import type { WriteState } from '../queue/hold/write-probe.js';
 import type { RedisConnection as Redis } from '../redis/connection.js';
 
 /** What the all-accounts page asks for: a part of a name (none: every account) and a page (from 1). */
@@ -23,6 +24,8 @@ export interface AccountsView {
   pages: number;
   size: number;
   accounts: AccountSummary[];
+  /** Whether Redis took the dashboard's write probe as the state was read: refusing, every account waits. */
+  redisWrites: WriteState;
 }
 
 /** The longest search the page takes: longer than any account name (32), so never a limit a person meets. */
@@ -49,16 +52,19 @@ export function accountsBoard(o: {
   targets: () => readonly SummaryTarget[];
   freshMs?: number;
   size?: number;
+  /** A write probe (src/queue/hold/write-probe.ts), run with each read: Redis refusing writes holds every account. */
+  probeWrites: () => Promise<WriteState>;
 }): { view(ask: AccountsAsk): Promise<AccountsView> } {
   const freshMs = o.freshMs ?? defaults.accountsStateMs;
   const size = o.size ?? defaults.accountsPageSize;
-  let held: { for: readonly SummaryTarget[]; readAt: number; sorted: AccountSummary[]; counts: AccountsView['counts'] } | undefined;
-  let reading: Promise<NonNullable<typeof held>> | undefined;
+  type Held = { for: readonly SummaryTarget[]; readAt: number; sorted: AccountSummary[]; counts: AccountsView['counts']; writes: WriteState };
+  let held: Held | undefined;
+  let reading: Promise<Held> | undefined;
 
   const read = async (targets: readonly SummaryTarget[]) => {
     const readAt = Date.now();
-    const all = await readAccountSummaries(o.redis, targets, o.streams, readAt);
-    return { for: targets, readAt, sorted: byNeed(all), counts: countByState(all) };
+    const [all, writes] = await Promise.all([readAccountSummaries(o.redis, targets, o.streams, readAt), o.probeWrites()]);
+    return { for: targets, readAt, sorted: byNeed(all), counts: countByState(all), writes };
   };
   const state = () => {
     const targets = o.targets();
@@ -83,6 +89,7 @@ export function accountsBoard(o: {
         pages,
         size,
         accounts: matching.slice((ask.page - 1) * size, ask.page * size),
+        redisWrites: s.writes,
       };
     },
   };

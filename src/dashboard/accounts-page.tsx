@@ -104,6 +104,18 @@ function Showing({ v }: { v: AccountsView }) {
   );
 }
 
+/** Redis refusing the dashboard's write probe: every account waits, whatever its row says. */
+function RedisRefused({ w }: { w: AccountsView['redisWrites'] }) {
+  if (!w.refusing) return null;
+  return (
+    <p class="bad" id="redis-refused" role="alert">
+      Redis {w.answered ? 'refuses writes' : 'does not answer writes'} since {new Date(w.since ?? Date.now()).toISOString().slice(11, 19)} UTC:{' '}
+      <code>{w.why ?? 'no reason given'}</code>. {w.hint ?? ''} Every account's jobs and pulls wait (nothing is lost) and go on by themselves
+      once Redis takes writes again.
+    </p>
+  );
+}
+
 /**
  * ACCOUNTS_FILE's accounts, a page at a time: how many are in each state, a search by name, and a row each, those that
  * need a person first, each name linking to the account's own pages.
@@ -118,6 +130,7 @@ export function AccountsOverview({ v, streams }: { v: AccountsView; streams: rea
         found already as they should be), those waiting, running and failed, and how far behind its feed is.{' '}
         <a href={accountsHref(v.q, v.page)}>Refresh</a>
       </p>
+      <RedisRefused w={v.redisWrites} />
       <AccountCounts v={v} />
       <AccountSearch q={v.q} />
       <Showing v={v} />

@@ -3,7 +3,8 @@ import type { Mapping } from '../../config/mapping-file.js';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { Budgets } from '../../config/read-config.js';
 import type { Kind } from '../kinds/kind.js';
-import type { Logger } from '../log/logger.js';
+import { createLogger, type Logger } from '../log/logger.js';
+import { watchRedisWrites } from '../queue/hold/write-probe.js';
 import type { SummaryTarget } from '../ops/account-summary.js';
 import type { Repairer } from '../ops/repair-report.js';
 import type { RedisConnection as Redis } from '../redis/connection.js';
@@ -37,6 +38,8 @@ export interface DashboardAccounts {
 
 export interface AccountsRoutesOptions {
   accounts: DashboardAccounts;
+  /** The deployment's prefix (QUEUE_PREFIX): the dashboard's write probe is under it. */
+  prefix: string;
   kinds: readonly Kind[];
   redis: Redis;
   signedIn: boolean;
@@ -57,7 +60,9 @@ type Opened = { account: DashboardAccount; site: AccountSite };
 export function accountsRoutes(o: AccountsRoutesOptions): { router: Router; close(): Promise<void> } {
   const { site, targets, close } = openAccountSites(o);
   const streams = o.kinds.map((k) => k.stream);
-  const board = accountsBoard({ redis: o.redis, streams, targets });
+  // Probed with each read of the accounts (and a minute apart besides): the dashboard has no other writes to watch.
+  const writes = watchRedisWrites({ redis: o.redis, key: `${o.prefix}:write-probe`, logger: o.logger ?? createLogger({ level: 'silent' }), everyMs: 60_000 });
+  const board = accountsBoard({ redis: o.redis, streams, targets, probeWrites: writes.probe });
   const shell = { signedIn: o.signedIn, accounts: {} };
 
   const router = express.Router();
@@ -89,7 +94,13 @@ export function accountsRoutes(o: AccountsRoutesOptions): { router: Router; clos
     if (req.path.startsWith('/api/')) return void res.status(404).json({ error: `no account "${name.slice(0, 40)}": see /api/accounts` });
     res.status(404).type('html').send(noAccountHtml(name, shell));
   });
-  return { router, close };
+  return {
+    router,
+    async close() {
+      writes.stop();
+      await close();
+    },
+  };
 }
 
 /**

@@ -94,7 +94,7 @@ export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
   app.use(express.urlencoded({ extended: false, limit: '16kb' }));
   const { kinds, redis, extraQueues, logger } = o;
   const pages = o.accounts
-    ? accountsRoutes({ accounts: o.accounts, kinds, redis, signedIn, extraQueues, logger })
+    ? accountsRoutes({ accounts: o.accounts, prefix: o.prefix, kinds, redis, signedIn, extraQueues, logger })
     : openAccountSite({ ...o, accounts: undefined, signedIn, base: '' });
   app.use(pages.router);
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {

@@ -50,11 +50,12 @@ const IN_FLIGHT = 64;
  * failed and completed, its completed metrics hash and list, its breaker and its feed state; then the account's outage
  * and call holds. Answers per stream the counts, the metrics (count, prevTS, prevCount; the last 60 minutes), the
  * breaker (state, since, reason) and the feed (caughtUpAt, lastPollAt); then the outage (state, since, reason) and
- * the call holds' fields. It only reads.
+ * the call holds' fields. It only reads (flagged so: Redis 7).
  */
 const SUMMARY = redisScript(
   'accountSummary',
-  `
+  // no-writes: Redis runs it while full (OOM under noeviction), when the page is most needed.
+  `#!lua flags=no-writes
 local n = tonumber(ARGV[1])
 local out = {}
 for s = 0, n - 1 do
