@@ -1,0 +1,161 @@
+import { randomBytes } from 'node:crypto';
+import { defaults } from '../../config/defaults.js';
+import type { Logger } from '../log/logger.js';
+import { logRepeated, reasonOf } from '../log/log-throttle.js';
+import { messageOf } from '../errors/message-of.js';
+import { findRedisFailure } from '../redis/errors.js';
+import type { RedisConnection as Redis } from '../redis/connection.js';
+import { dueSet, type DueClaim, type DueEntry, type DueSet } from './due-set.js';
+
+/**
+ * The process's one loop over the deployment's due set (src/feed/due-set.ts), whatever the number of accounts: it
+ * reads the earliest members (one command), claims each due one this process runs (a Lua script: one process gets it),
+ * runs it, renews its lease meanwhile, and sets its next time when it ends; then sleeps until the earliest member's
+ * time, at most `maxSleepMs`, or until woken. An idle deployment costs about one command a second per process.
+ */
+
+/** What runs a member: its run answers the member's next time (undefined: the member is removed). */
+export type DueRun = (claim: DueClaim, signal: AbortSignal) => Promise<number | undefined>;
+
+export interface DueLoopOptions {
+  redis: Redis;
+  /** The due set's key (dueKey of the deployment's base prefix). */
+  key: string;
+  logger: Logger;
+  /** A claim's lease, renewed while it runs: a process that died leaves its member due again this long after. */
+  leaseMs?: number;
+  /** The longest sleep between looks, in ms. */
+  maxSleepMs?: number;
+  /** Runs at once in this process, over every account. */
+  concurrency?: number;
+}
+
+export interface DueLoop {
+  set: DueSet;
+  /** Registers members with their runs (their times as DueSet.register says), and wakes the loop. */
+  register(entries: ReadonlyArray<DueEntry & { run: DueRun }>): Promise<void>;
+  /** Gives a member (registered) a time unless it has one (a make-up look), and wakes the loop. */
+  add(member: string, at: number, run: DueRun): Promise<void>;
+  /** Stops running members (their entries stay in Redis: another process, or the next start, runs them). */
+  forget(members: readonly string[]): void;
+  /** Whether a member's run is going on in this process. */
+  running(member: string): boolean;
+  /** Stops the loop; running members get `graceMs` to end, then are aborted (their leases end, and are taken again). */
+  close(graceMs?: number): Promise<boolean>;
+}
+
+const BATCH = 100;
+
+/** Starts the process's loop. */
+export function startDueLoop(o: DueLoopOptions): DueLoop {
+  const set = dueSet(o.redis, o.key);
+  const leaseMs = o.leaseMs ?? defaults.pullLockTtlMs;
+  const maxSleepMs = o.maxSleepMs ?? defaults.dueLoopSleepMs;
+  const concurrency = o.concurrency ?? defaults.duePullsAtOnce;
+  const token = randomBytes(8).toString('hex');
+  const runs = new Map<string, DueRun>();
+  const active = new Map<string, Promise<void>>();
+  const abort = new AbortController();
+  let stopped = false;
+  let wake: (() => void) | undefined;
+  const wakeUp = () => wake?.();
+
+  /** Ends a claim; a refused end (Redis full, away) is tried again each second while the lease lasts. */
+  const finish = async (member: string, next: number | undefined) => {
+    const until = Date.now() + leaseMs;
+    for (;;) {
+      try {
+        return await set.finish(member, token, next);
+      } catch (err) {
+        if (stopped || Date.now() + 1000 > until) throw err;
+        await new Promise((r) => setTimeout(r, 1000).unref());
+      }
+    }
+  };
+
+  const runOne = async (member: string, run: DueRun, claim: DueClaim) => {
+    const renew = setInterval(() => void set.renew(member, token, Date.now() + leaseMs).catch(() => undefined), leaseMs / 3);
+    renew.unref();
+    try {
+      // A run that throws (stopped past its grace period, Redis away) leaves its lease to end: it is taken again.
+      const next = await run(claim, abort.signal);
+      await finish(member, next);
+    } finally {
+      clearInterval(renew);
+    }
+  };
+
+  const lookOnce = async (): Promise<number> => {
+    const now = Date.now();
+    let nextAt = now + maxSleepMs;
+    for (const { member, at } of await set.earliest(BATCH)) {
+      if (at > now) {
+        nextAt = Math.min(nextAt, at);
+        break;
+      }
+      const run = runs.get(member);
+      if (!run || active.has(member) || active.size >= concurrency) continue;
+      const claim = await set.claim(member, now, leaseMs, token);
+      if (!claim) continue;
+      const going = runOne(member, run, claim)
+        .catch((err: unknown) => failed(o.logger, err, 'a scheduled pull did not end its turn (stopped, or Redis?); it is taken again'))
+        .finally(() => {
+          active.delete(member);
+          wakeUp();
+        });
+      active.set(member, going);
+    }
+    return nextAt;
+  };
+
+  const loop = async () => {
+    while (!stopped) {
+      const nextAt = await lookOnce().catch((err: unknown) => {
+        failed(o.logger, err, 'could not look at the due set for scheduled pulls (Redis?); looking again');
+        return Date.now() + maxSleepMs;
+      });
+      if (stopped) break;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.max(0, Math.min(nextAt - Date.now(), maxSleepMs)));
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      wake = undefined;
+    }
+  };
+  const looping = loop();
+
+  return {
+    set,
+    async register(entries) {
+      for (const e of entries) runs.set(e.member, e.run);
+      await set.register(entries);
+      wakeUp();
+    },
+    async add(member, at, run) {
+      runs.set(member, run);
+      await set.add(member, at);
+      wakeUp();
+    },
+    forget(members) {
+      for (const m of members) runs.delete(m);
+    },
+    running: (member) => active.has(member),
+    async close(graceMs = 10_000) {
+      stopped = true;
+      wakeUp();
+      await looping;
+      const done = Promise.all(active.values()).then(() => true);
+      const ended = await Promise.race([done, new Promise<boolean>((r) => setTimeout(() => r(false), graceMs).unref())]);
+      if (!ended) abort.abort();
+      return ended;
+    },
+  };
+}
+
+/** Redis away fails every look: said once every 30 s (at debug: the write probe tells it). */
+function failed(logger: Logger, err: unknown, text: string) {
+  logRepeated(logger, findRedisFailure(err) ? 'debug' : 'warn', `due-loop:${reasonOf(err)}`, { err: messageOf(err) }, text);
+}
