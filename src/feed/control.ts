@@ -10,6 +10,7 @@ import type { StreamName } from '../records/stream-name.js';
 import { pullScheduleOf, type PulledKind } from './pulled-kind.js';
 import { recordSchedule, runScheduledPull } from './scheduled-pull.js';
 import { keepScheduleSince, makeUps } from './make-up.js';
+import { GRACE_MS } from './missed-runs.js';
 import { startDueLoop, type DueLoop, type DueRun } from './due-loop.js';
 import { dueKey } from './due-set.js';
 import { nextDueAt, ruleOf } from './due-times.js';
@@ -70,7 +71,11 @@ export async function startControl(o: StartControlOptions): Promise<Control> {
   const makeUp = makeUps({ ...deps, catchUpMs: o.catchUpMs ?? defaults.scheduleCatchUpSeconds * 1000, lookMs });
   const stop = new AbortController();
   const running = new Set<Promise<unknown>>();
-  const streams: DueStream[] = o.kinds.map((kind) => ({ kind, member: `${account}/${kind.stream}`, schedule: pullScheduleOf(kind, o.schedule) }));
+  const streams: DueStream[] = o.kinds.map((kind) => ({
+    kind,
+    member: `${account}/${kind.stream}`,
+    schedule: pullScheduleOf(kind, o.schedule),
+  }));
   const members = streams.flatMap((s) => [s.member, `${s.member}!make-up`]);
 
   /** A run of this account, waited for by its close and stopped by it past its grace period. */
@@ -91,8 +96,9 @@ export async function startControl(o: StartControlOptions): Promise<Control> {
     );
   const pull = (s: DueStream): DueRun =>
     tracked(async (claim, signal) => {
-      // A process died running it: the make-up look sees whether its slot is owed (and waits for its pull lock).
-      if (claim.retaken) await lookSoon(s, Date.now());
+      // Its time passed while no process ran (or one died running it): the make-up look sees whether the slot is owed,
+      // within SCHEDULE_CATCH_UP_SECONDS, and runs it as made up (once its pull lock is free).
+      if (claim.retaken || Date.now() - claim.slot > GRACE_MS) await lookSoon(s, Math.max(Date.now(), claim.slot + GRACE_MS));
       else {
         const ran = { scheduler: s.kind.feed.scheduler, stream: s.kind.stream, dueAt: claim.slot, nextRunAt: nextOf(s), signal };
         const result = await runScheduledPull(deps, ran).catch((err: unknown) => {

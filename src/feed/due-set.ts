@@ -49,12 +49,11 @@ const CLAIM = redisScript(
   `local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if not score or tonumber(score) > tonumber(ARGV[2]) then return nil end
 local slot, retaken = score, 0
-local lease = redis.call('HGET', KEYS[2], ARGV[1])
-if lease then
-  slot = string.match(lease, ':(.*)$') or score
+if redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[4] .. ':' .. score) == 0 then
+  slot = string.match(redis.call('HGET', KEYS[2], ARGV[1]), ':(.*)$') or score
   retaken = 1
+  redis.call('HSET', KEYS[2], ARGV[1], ARGV[4] .. ':' .. slot)
 end
-redis.call('HSET', KEYS[2], ARGV[1], ARGV[4] .. ':' .. slot)
 redis.call('ZADD', KEYS[1], 'XX', tonumber(ARGV[2]) + tonumber(ARGV[3]), ARGV[1])
 return {slot, retaken}`,
 );

@@ -43,12 +43,14 @@ export function makeUps(o: MakeUpOptions): MakeUp {
     const cause = causeOf(slot, missed);
     if (told?.dueAt === slot) return undefined;
     await recordSchedule(o, kind.feed.scheduler, { notMadeUp: JSON.stringify({ dueAt: slot, cause }) });
-    o.logger.child({ scheduler: kind.feed.scheduler, stream: kind.stream }).warn(
-      { dueAt: new Date(slot).toISOString(), cause },
-      `the ${at(slot)} run of ${kind.stream} was missed (${CAUSE_TEXT[cause]}) and is older than SCHEDULE_CATCH_UP_SECONDS ` +
-        `(${Math.round(o.catchUpMs / 1000)} s): not made up; the next run is as scheduled ` +
-        `(or now: inventory-sync sync --once --stream ${kind.stream})`,
-    );
+    o.logger
+      .child({ scheduler: kind.feed.scheduler, stream: kind.stream })
+      .warn(
+        { dueAt: new Date(slot).toISOString(), cause },
+        `the ${at(slot)} run of ${kind.stream} was missed (${CAUSE_TEXT[cause]}) and is older than SCHEDULE_CATCH_UP_SECONDS ` +
+          `(${Math.round(o.catchUpMs / 1000)} s): not made up; the next run is as scheduled ` +
+          `(or now: inventory-sync sync --once --stream ${kind.stream})`,
+      );
     return undefined;
   };
 
@@ -68,7 +70,10 @@ export function makeUps(o: MakeUpOptions): MakeUp {
       const cause = causeOf(slot, missed);
       o.logger
         .child({ scheduler: id, stream: kind.stream })
-        .info({ dueAt: new Date(slot).toISOString(), cause }, `the ${at(slot)} run of ${kind.stream} was missed after ${CAUSE_TEXT[cause]}; made up now`);
+        .info(
+          { dueAt: new Date(slot).toISOString(), cause },
+          `the ${at(slot)} run of ${kind.stream} was missed after ${CAUSE_TEXT[cause]}; made up now`,
+        );
       try {
         await runScheduledPull(o, { scheduler: id, stream: kind.stream, dueAt: slot, madeUp: cause, nextRunAt, signal });
         retryAt.delete(id);

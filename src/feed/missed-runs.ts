@@ -28,7 +28,7 @@ export interface MissedRun {
 }
 
 /** A slot after which a run is owed, if it is older than this (a run due now is the scheduler's own to run), in ms. */
-const GRACE_MS = 5_000;
+export const GRACE_MS = 5_000;
 
 /** The last slot of a cron at or before `now` (epoch ms). */
 function lastCronSlot(pattern: string, tz: string | undefined, now: number): number {

@@ -50,7 +50,9 @@ export async function readScheduleInfo(
   kinds: readonly { stream: string; feed: Pick<PulledKind['feed'], 'scheduler'> }[],
 ): Promise<ScheduleInfo[]> {
   const runs = await redis.hgetall(keys.schedule());
-  const scheduled = kinds.filter((k) => runs[`${k.feed.scheduler}.every`] !== undefined || runs[`${k.feed.scheduler}.pattern`] !== undefined);
+  const scheduled = kinds.filter(
+    (k) => runs[`${k.feed.scheduler}.every`] !== undefined || runs[`${k.feed.scheduler}.pattern`] !== undefined,
+  );
   return Promise.all(
     scheduled.map(async ({ stream, feed }): Promise<ScheduleInfo> => {
       const field = (name: string) => runs[`${feed.scheduler}.${name}`];

@@ -177,17 +177,17 @@ function notMadeUpText(m: MissedRun): string {
 async function scheduleStatus(redis: Redis, prefix: string, kinds: StreamQueues['kinds']): Promise<ScheduleStatus[]> {
   const infos = await readScheduleInfo(redis, redisKeys(prefix), kinds);
   return infos.map((i) => ({
-      name: i.scheduler,
-      stream: i.stream ?? null,
-      rule: i.every ? `every ${i.every / 1000} s` : i.pattern ? `${i.pattern}${i.tz ? ` (${i.tz})` : ''}` : null,
-      lastRunAt: toIso(i.lastRunAt),
-      nextRunAt: toIso(i.nextRunAt),
-      lastOk: i.lastOk ?? null,
-      lastError: i.lastError ?? null,
-      missed: i.missed && (i.fetchedAt ?? 0) < i.missed.dueAt ? { dueAt: isoOf(i.missed.dueAt), cause: i.missed.cause } : null,
-      madeUp: i.madeUp ? { dueAt: isoOf(i.madeUp.dueAt), at: isoOf(i.madeUp.at), cause: i.madeUp.cause, text: madeUpText(i.madeUp) } : null,
-      notMadeUp: i.notMadeUp ? { dueAt: isoOf(i.notMadeUp.dueAt), cause: i.notMadeUp.cause, text: notMadeUpText(i.notMadeUp) } : null,
-    }));
+    name: i.scheduler,
+    stream: i.stream ?? null,
+    rule: i.every ? `every ${i.every / 1000} s` : i.pattern ? `${i.pattern}${i.tz ? ` (${i.tz})` : ''}` : null,
+    lastRunAt: toIso(i.lastRunAt),
+    nextRunAt: toIso(i.nextRunAt),
+    lastOk: i.lastOk ?? null,
+    lastError: i.lastError ?? null,
+    missed: i.missed && (i.fetchedAt ?? 0) < i.missed.dueAt ? { dueAt: isoOf(i.missed.dueAt), cause: i.missed.cause } : null,
+    madeUp: i.madeUp ? { dueAt: isoOf(i.madeUp.dueAt), at: isoOf(i.madeUp.at), cause: i.madeUp.cause, text: madeUpText(i.madeUp) } : null,
+    notMadeUp: i.notMadeUp ? { dueAt: isoOf(i.notMadeUp.dueAt), cause: i.notMadeUp.cause, text: notMadeUpText(i.notMadeUp) } : null,
+  }));
 }
 
 /** Reads queue counts (import batches too), feed cursors, budget use, schedules and failure groups of one prefix. */
