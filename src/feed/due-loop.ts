@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { defaults } from '../../config/defaults.js';
 import type { Logger } from '../log/logger.js';
 import { logRepeated, reasonOf } from '../log/log-throttle.js';
@@ -52,20 +51,27 @@ export function startDueLoop(o: DueLoopOptions): DueLoop {
   const leaseMs = o.leaseMs ?? defaults.pullLockTtlMs;
   const maxSleepMs = o.maxSleepMs ?? defaults.dueLoopSleepMs;
   const concurrency = o.concurrency ?? defaults.duePullsAtOnce;
-  const token = randomBytes(8).toString('hex');
   const runs = new Map<string, DueRun>();
   const active = new Map<string, Promise<void>>();
   const abort = new AbortController();
   let stopped = false;
-  let wake: (() => void) | undefined;
-  const wakeUp = () => wake?.();
+  let sleeping: { until: number; timer: NodeJS.Timeout; resolve: () => void } | undefined;
+  /** Brings the loop's next look forward to `at` (a member due earlier than it planned to look). */
+  const wakeBy = (at: number) => {
+    const s = sleeping;
+    if (!s || at >= s.until) return;
+    clearTimeout(s.timer);
+    s.until = at;
+    s.timer = setTimeout(s.resolve, Math.max(0, at - Date.now()));
+  };
+  const wakeUp = () => wakeBy(-Infinity);
 
   /** Ends a claim; a refused end (Redis full, away) is tried again each second while the lease lasts. */
   const finish = async (member: string, next: number | undefined) => {
     const until = Date.now() + leaseMs;
     for (;;) {
       try {
-        return await set.finish(member, token, next);
+        return await set.finish(member, next);
       } catch (err) {
         if (stopped || Date.now() + 1000 > until) throw err;
         await new Promise((r) => setTimeout(r, 1000).unref());
@@ -74,12 +80,13 @@ export function startDueLoop(o: DueLoopOptions): DueLoop {
   };
 
   const runOne = async (member: string, run: DueRun, claim: DueClaim) => {
-    const renew = setInterval(() => void set.renew(member, token, Date.now() + leaseMs).catch(() => undefined), leaseMs / 3);
+    const renew = setInterval(() => void set.renew(member, Date.now() + leaseMs).catch(() => undefined), leaseMs / 3);
     renew.unref();
     try {
       // A run that throws (stopped past its grace period, Redis away) leaves its lease to end: it is taken again.
       const next = await run(claim, abort.signal);
       await finish(member, next);
+      if (next !== undefined) wakeBy(next);
     } finally {
       clearInterval(renew);
     }
@@ -95,13 +102,14 @@ export function startDueLoop(o: DueLoopOptions): DueLoop {
       }
       const run = runs.get(member);
       if (!run || active.has(member) || active.size >= concurrency) continue;
-      const claim = await set.claim(member, now, leaseMs, token);
+      const claim = await set.claim(member, now, leaseMs);
       if (!claim) continue;
       const going = runOne(member, run, claim)
         .catch((err: unknown) => failed(o.logger, err, 'a scheduled pull did not end its turn (stopped, or Redis?); it is taken again'))
         .finally(() => {
+          // A place freed among the runs at once: looked at again now (else the loop looks at the next due time).
+          if (active.size >= concurrency) wakeUp();
           active.delete(member);
-          wakeUp();
         });
       active.set(member, going);
     }
@@ -115,14 +123,11 @@ export function startDueLoop(o: DueLoopOptions): DueLoop {
         return Date.now() + maxSleepMs;
       });
       if (stopped) break;
+      const until = Math.min(nextAt, Date.now() + maxSleepMs);
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, Math.max(0, Math.min(nextAt - Date.now(), maxSleepMs)));
-        wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
+        sleeping = { until, timer: setTimeout(resolve, Math.max(0, until - Date.now())), resolve };
       });
-      wake = undefined;
+      sleeping = undefined;
     }
   };
   const looping = loop();
@@ -137,7 +142,7 @@ export function startDueLoop(o: DueLoopOptions): DueLoop {
     async add(member, at, run) {
       runs.set(member, run);
       await set.add(member, at);
-      wakeUp();
+      wakeBy(at);
     },
     forget(members) {
       for (const m of members) runs.delete(m);

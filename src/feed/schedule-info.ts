@@ -3,6 +3,7 @@ import type { PullResult } from './producer.js';
 import type { StreamName } from '../records/stream-name.js';
 import { jsonField, type MissedRun } from './missed-runs.js';
 import type { PulledKind } from './pulled-kind.js';
+import { isLease } from './due-set.js';
 
 export interface ScheduleInfo {
   scheduler: string;
@@ -36,8 +37,8 @@ interface DueRef {
 /** A member's next time in the due set, unless a run of it goes on (its score is then the run's lease). */
 async function nextOf(redis: Redis, ref: DueRef | undefined): Promise<number | undefined> {
   if (!ref) return undefined;
-  const [score, leased] = await Promise.all([redis.zscore(ref.key, ref.member), redis.hexists(`${ref.key}:lease`, ref.member)]);
-  return score === null || leased ? undefined : Number(score);
+  const score = await redis.zscore(ref.key, ref.member);
+  return score === null || isLease(Number(score)) ? undefined : Number(score);
 }
 
 /**

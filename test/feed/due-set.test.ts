@@ -189,11 +189,11 @@ describe('a process that dies mid-pull', () => {
       ra.disconnect();
       feed.setFaults({});
       b = await startControl({ ...o, redis: rb });
-      await until(async () => (await w.queues.get('stock-counts').getJobCounts('waiting'))['waiting'] === 1, 20_000);
+      await until(async () => (await b!.scheduleInfo())[0]?.madeUp !== undefined, 20_000);
       const info = (await b.scheduleInfo())[0]!;
       expect(info).toMatchObject({ lastOk: true, madeUp: { dueAt: due - (due % 1000), cause: 'stopped' } });
       await sleep(3_000);
-      // Once more than the dead process's own fetch: the made-up pull; one job of the count.
+      // Once more than the dead process's own fetch: the made-up pull; one job of the count (its id is the count's).
       expect(feed.counters().requests['stock-counts']).toBe(2);
       expect(await w.queues.get('stock-counts').getJobCounts('waiting')).toMatchObject({ waiting: 1 });
     } finally {
