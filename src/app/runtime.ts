@@ -139,10 +139,7 @@ export interface Runtime {
   close(graceMs: number): Promise<void>;
 }
 
-/**
- * The `worker` command: workers for the kinds, and the scheduled pulls when asked (on the process's due loop `due`
- * when given, which runs every account's; else a loop of the account's own).
- */
+/** The `worker` command: workers for the kinds, and the scheduled pulls when asked (on `due`, the process's loop, if given). */
 export async function startRuntime(d: RuntimeDeps, o: RunOptions & { withSchedulers: boolean; due?: DueLoop }): Promise<Runtime> {
   if (o.withSchedulers && !d.upstream) throw new Error('UPSTREAM_URL: is required to pull the feed');
   const workers = await workersFor(d, o.kinds, o);

@@ -37,8 +37,6 @@ export interface DueLoop {
   add(member: string, at: number, run: DueRun): Promise<void>;
   /** Stops running members (their entries stay in Redis: another process, or the next start, runs them). */
   forget(members: readonly string[]): void;
-  /** Whether a member's run is going on in this process. */
-  running(member: string): boolean;
   /** Stops the loop; running members get `graceMs` to end, then are aborted (their leases end, and are taken again). */
   close(graceMs?: number): Promise<boolean>;
 }
@@ -55,56 +53,23 @@ export function startDueLoop(o: DueLoopOptions): DueLoop {
   const active = new Map<string, Promise<void>>();
   const abort = new AbortController();
   let stopped = false;
-  let sleeping: { until: number; timer: NodeJS.Timeout; resolve: () => void } | undefined;
-  /** Brings the loop's next look forward to `at` (a member due earlier than it planned to look). */
-  const wakeBy = (at: number) => {
-    const s = sleeping;
-    if (!s || at >= s.until) return;
-    clearTimeout(s.timer);
-    s.until = at;
-    s.timer = setTimeout(s.resolve, Math.max(0, at - Date.now()));
-  };
-  const wakeUp = () => wakeBy(-Infinity);
+  const sleep = sleeper();
+  const wakeUp = () => sleep.wakeBy(-Infinity);
 
-  /** Ends a claim; a refused end (Redis full, away) is tried again each second while the lease lasts. */
-  const finish = async (member: string, next: number | undefined) => {
-    const until = Date.now() + leaseMs;
-    for (;;) {
-      try {
-        return await set.finish(member, next);
-      } catch (err) {
-        if (stopped || Date.now() + 1000 > until) throw err;
-        await new Promise((r) => setTimeout(r, 1000).unref());
-      }
-    }
-  };
-
-  const runOne = async (member: string, run: DueRun, claim: DueClaim) => {
-    const renew = setInterval(() => void set.renew(member, Date.now() + leaseMs).catch(() => undefined), leaseMs / 3);
-    renew.unref();
-    try {
-      // A run that throws (stopped past its grace period, Redis away) leaves its lease to end: it is taken again.
-      const next = await run(claim, abort.signal);
-      await finish(member, next);
-      if (next !== undefined) wakeBy(next);
-    } finally {
-      clearInterval(renew);
-    }
-  };
-
+  /** Claims and starts what is due; answers when the next member is due. */
   const lookOnce = async (): Promise<number> => {
     const now = Date.now();
-    let nextAt = now + maxSleepMs;
     for (const { member, at } of await set.earliest(BATCH)) {
-      if (at > now) {
-        nextAt = Math.min(nextAt, at);
-        break;
-      }
+      if (at > now) return at;
       const run = runs.get(member);
       if (!run || active.has(member) || active.size >= concurrency) continue;
       const claim = await set.claim(member, now, leaseMs);
       if (!claim) continue;
-      const going = runOne(member, run, claim)
+      const ran = () => run(claim, abort.signal);
+      const going = runMember(set, member, ran, leaseMs, () => stopped)
+        .then((next) => {
+          if (next !== undefined) sleep.wakeBy(next);
+        })
         .catch((err: unknown) => failed(o.logger, err, 'a scheduled pull did not end its turn (stopped, or Redis?); it is taken again'))
         .finally(() => {
           // A place freed among the runs at once: looked at again now (else the loop looks at the next due time).
@@ -113,7 +78,7 @@ export function startDueLoop(o: DueLoopOptions): DueLoop {
         });
       active.set(member, going);
     }
-    return nextAt;
+    return now + maxSleepMs;
   };
 
   const loop = async () => {
@@ -122,12 +87,7 @@ export function startDueLoop(o: DueLoopOptions): DueLoop {
         failed(o.logger, err, 'could not look at the due set for scheduled pulls (Redis?); looking again');
         return Date.now() + maxSleepMs;
       });
-      if (stopped) break;
-      const until = Math.min(nextAt, Date.now() + maxSleepMs);
-      await new Promise<void>((resolve) => {
-        sleeping = { until, timer: setTimeout(resolve, Math.max(0, until - Date.now())), resolve };
-      });
-      sleeping = undefined;
+      if (!stopped) await sleep.until(Math.min(nextAt, Date.now() + maxSleepMs));
     }
   };
   const looping = loop();
@@ -142,12 +102,11 @@ export function startDueLoop(o: DueLoopOptions): DueLoop {
     async add(member, at, run) {
       runs.set(member, run);
       await set.add(member, at);
-      wakeBy(at);
+      sleep.wakeBy(at);
     },
     forget(members) {
       for (const m of members) runs.delete(m);
     },
-    running: (member) => active.has(member),
     async close(graceMs = 10_000) {
       stopped = true;
       wakeUp();
@@ -158,6 +117,53 @@ export function startDueLoop(o: DueLoopOptions): DueLoop {
       return ended;
     },
   };
+}
+
+/** The loop's sleep until a time, which a member due sooner brings forward (`wakeBy`). */
+function sleeper() {
+  let sleeping: { until: number; timer: NodeJS.Timeout; resolve: () => void } | undefined;
+  return {
+    async until(at: number): Promise<void> {
+      await new Promise<void>((resolve) => {
+        sleeping = { until: at, timer: setTimeout(resolve, Math.max(0, at - Date.now())), resolve };
+      });
+      sleeping = undefined;
+    },
+    wakeBy(at: number): void {
+      const s = sleeping;
+      if (!s || at >= s.until) return;
+      clearTimeout(s.timer);
+      s.until = at;
+      s.timer = setTimeout(s.resolve, Math.max(0, at - Date.now()));
+    },
+  };
+}
+
+/** Runs a claimed member, renewing its lease meanwhile, and ends the claim with its next time (answered). */
+async function runMember(set: DueSet, member: string, run: () => Promise<number | undefined>, leaseMs: number, stopped: () => boolean) {
+  const renew = setInterval(() => void set.renew(member, Date.now() + leaseMs).catch(() => undefined), leaseMs / 3);
+  renew.unref();
+  try {
+    // A run that throws (stopped past its grace period, Redis away) leaves its lease to end: it is taken again.
+    const next = await run();
+    await finishing(set, member, next, leaseMs, stopped);
+    return next;
+  } finally {
+    clearInterval(renew);
+  }
+}
+
+/** Ends a claim; a refused end (Redis full, away) is tried again each second while the lease lasts. */
+async function finishing(set: DueSet, member: string, next: number | undefined, leaseMs: number, stopped: () => boolean) {
+  const until = Date.now() + leaseMs;
+  for (;;) {
+    try {
+      return await set.finish(member, next);
+    } catch (err) {
+      if (stopped() || Date.now() + 1000 > until) throw err;
+      await new Promise((r) => setTimeout(r, 1000).unref());
+    }
+  }
 }
 
 /** Redis away fails every look: said once every 30 s (at debug: the write probe tells it). */

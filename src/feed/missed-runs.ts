@@ -3,11 +3,11 @@ import type { PullSchedule } from '../records/stream-name.js';
 import { nextTickAt } from './due-times.js';
 
 /**
- * Which scheduled pull fell due and did not fetch (held, Redis away, refused writes, a failed pull, or no worker
- * running at its time, or a process that died mid-pull), as anacron and systemd's `Persistent=true` timers find a job missed while the machine was off:
- * from what the schedule hash keeps of each scheduler (`{scheduler}.fetchedAt`: when the last pull that fetched began;
- * `{scheduler}.since`: when the schedule was first kept) and the schedule itself. A pull covers every slot before it
- * began, so missed slots are made up by one pull, not one per slot (make-up.ts runs it).
+ * Which scheduled pull fell due and did not fetch (held, Redis away, refused writes, a failed pull, no worker running
+ * at its time, or a process that died mid-pull), as anacron and systemd's `Persistent=true` timers find a job missed
+ * while the machine was off: from what the schedule hash keeps of each scheduler (`{scheduler}.fetchedAt`: when the
+ * last pull that fetched began; `{scheduler}.since`: when the schedule was first kept) and the schedule itself. A pull
+ * covers every slot before it began, so missed slots are made up by one pull, not one per slot (make-up.ts runs it).
  */
 
 /** Why a run did not fetch, kept with the slot it served (`{scheduler}.missed`). */
