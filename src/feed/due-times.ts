@@ -4,7 +4,7 @@ import type { PullSchedule } from '../records/stream-name.js';
 /**
  * When a scheduled pull is next due. An interval's slots have a phase of their own per member (a hash of its name),
  * so that accounts polling at the same interval spread over it rather than all pull at once; a cron's fires are its
- * pattern's in its time zone (the stock sync's 19:00 in STOCK_SYNC_TZ).
+ * pattern's in its time zone (a nightly 19:00 in the account's zone).
  */
 
 /** Where in the interval a key's slots start: the same for every process, spread over keys. */
