@@ -78,8 +78,12 @@ export const defaults = {
    * night, so a worker stopped over 19:00 and started in the morning makes up the evening's stock counts.
    */
   scheduleCatchUpSeconds: 16 * 3600,
-  /** How often each worker process looks for a scheduled pull that fell due and did not fetch, in ms (src/feed/make-up.ts). */
+  /** How soon a scheduled pull that did not fetch (held, failed) is looked at again to be made up, in ms (src/feed/make-up.ts). */
   makeUpLookMs: 10_000,
+  /** The longest a worker process's due loop sleeps between looks at the due set, in ms (src/feed/due-loop.ts). */
+  dueLoopSleepMs: 1_000,
+  /** Scheduled pulls one worker process runs at once, over every account (src/feed/due-loop.ts). */
+  duePullsAtOnce: 32,
   /**
    * Jobs one worker process runs at once, per queue, before anything is measured (WORKER_CONCURRENCY, when set, fixes
    * it; otherwise it follows the budget's rate and the service's latency between the two bounds below).

@@ -8,6 +8,7 @@ import { pulledKinds } from './pulled-kinds.js';
 import type { Logger } from '../log/logger.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
 import { startControl, type Control } from '../feed/control.js';
+import type { DueLoop } from '../feed/due-loop.js';
 import { kindOf } from '../records/records.js';
 import { waitForIdle } from '../queue/drain.js';
 import { importNdjson, type ImportProgress, type ImportResult, type ReadAs } from '../feed/importer.js';
@@ -138,15 +139,14 @@ export interface Runtime {
   close(graceMs: number): Promise<void>;
 }
 
-/** The `worker` command: workers for the kinds, and the scheduled pulls when asked. */
-export async function startRuntime(d: RuntimeDeps, o: RunOptions & { withSchedulers: boolean }): Promise<Runtime> {
+/** The `worker` command: workers for the kinds, and the scheduled pulls when asked (on `due`, the process's loop, if given). */
+export async function startRuntime(d: RuntimeDeps, o: RunOptions & { withSchedulers: boolean; due?: DueLoop }): Promise<Runtime> {
   if (o.withSchedulers && !d.upstream) throw new Error('UPSTREAM_URL: is required to pull the feed');
   const workers = await workersFor(d, o.kinds, o);
   let control: Control | undefined;
   try {
     control = o.withSchedulers
       ? await startControl({
-          connection: d.config.redis,
           prefix: d.config.redis.prefix,
           redis: d.redis,
           keys: d.keys,
@@ -160,6 +160,8 @@ export async function startRuntime(d: RuntimeDeps, o: RunOptions & { withSchedul
             d,
             o.kinds.map((k) => kindOf(d.kinds, k.stream)),
           ),
+          ...(o.due ? { due: o.due } : {}),
+          ...(d.config.accountName !== undefined ? { account: d.config.accountName } : {}),
         })
       : undefined;
   } catch (err) {

@@ -75,7 +75,6 @@ async function startSurfaces(app: AppContext, o: DemoOptions, kinds: readonly Ki
     auth: user && password ? { user, password } : null,
     budgets: config.service!.budgets,
     lagLimitSeconds: config.alerts.lagSeconds,
-    extraQueues: ['control'],
     logger: app.logger,
   });
   cleanups.unshift(() => dashboard.close());

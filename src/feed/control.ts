@@ -1,31 +1,24 @@
-import { Queue, Worker, type Job } from 'bullmq';
-import { z } from 'zod';
+import { Queue } from 'bullmq';
 import type { Config } from '../../config/read-config.js';
+import { defaultAccount } from '../../config/accounts.js';
+import { defaults } from '../../config/defaults.js';
 import type { FeedPage, FetchPageOptions } from './upstream-client.js';
 import type { Logger } from '../log/logger.js';
-import { createRedis, type RedisConnection as Redis, type RedisKeys, type RedisTarget } from '../redis/connection.js';
-import type { PullResult } from './producer.js';
+import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
 import { CONTROL_QUEUE, type QueueSet } from '../queue/queues.js';
-import { finishGuardFor } from '../queue/finish-guard.js';
-import { skipIdleStalledChecks } from '../queue/worker-pool.js';
-import { wakeAfterRefusal } from '../queue/wake-after-refusal.js';
-import { defaults } from '../../config/defaults.js';
 import type { StreamName } from '../records/stream-name.js';
-import { logRedisError } from '../redis/error-log.js';
-import { mendSchedulers, pullScheduleOf, upsertScheduler, type PulledKind } from './scheduler-watchdog.js';
-import { logPullFailed, recordSchedule, runScheduledPull } from './scheduled-pull.js';
-import { nextTickAt, startPullTicker, type PullTicker } from './pull-ticker.js';
-import { keepScheduleSince, startMakeUp } from './make-up.js';
-import { jsonField, slotOfRepeatJob, type MissedRun } from './missed-runs.js';
+import { pullScheduleOf, type PulledKind } from './pulled-kind.js';
+import { recordSchedule, runScheduledPull } from './scheduled-pull.js';
+import { keepScheduleSince, makeUps } from './make-up.js';
+import { GRACE_MS } from './missed-runs.js';
+import { startDueLoop, type DueLoop, type DueRun } from './due-loop.js';
+import { dueKey } from './due-set.js';
+import { nextDueAt, ruleOf } from './due-times.js';
+import { readScheduleInfo, type ScheduleInfo } from './schedule-info.js';
 
-/** The control worker's job lock (BullMQ's default): a pull that a dead worker left is taken back after about this long. */
-const CONTROL_LOCK_MS = 30_000;
-const controlDataSchema = z.object({ stream: z.string().min(1), scheduler: z.string() });
-type ControlData = z.infer<typeof controlDataSchema>;
+export type { ScheduleInfo } from './schedule-info.js';
 
 export interface StartControlOptions {
-  /** Redis URL or target (a cluster's seed nodes); the control worker (cron streams only) gets connections of its own. */
-  connection: RedisTarget | string;
   prefix: string;
   redis: Redis;
   keys: RedisKeys;
@@ -34,237 +27,139 @@ export interface StartControlOptions {
   schedule: Config['schedule'];
   /** How old a missed scheduled pull may be and still be made up, in ms (SCHEDULE_CATCH_UP_SECONDS). Default: the default's. */
   catchUpMs?: number;
-  /** How often missed pulls are looked for, in ms (tests). Default defaults.makeUpLookMs. */
+  /** How soon a pull that did not fetch is looked at again to be made up, in ms (tests). Default defaults.makeUpLookMs. */
   makeUpLookMs?: number;
   pageSize: number;
   logger: Logger;
   /** The streams to schedule, each pulled as its kind says (`pull`, `beforePull`). */
   kinds: readonly PulledKind[];
-}
-
-export interface ScheduleInfo {
-  scheduler: string;
-  stream?: StreamName;
-  every?: number;
-  pattern?: string;
-  tz?: string;
-  nextRunAt?: string;
-  lastRunAt?: string;
-  lastOk?: boolean;
-  /** Counts of the last successful pull. */
-  lastResult?: PullResult;
-  lastError?: string;
-  /** When the last pull that fetched began (epoch ms): it covers every slot before it. */
-  fetchedAt?: number;
-  /** The latest slot a run served without fetching (held, failed), while no pull has covered it since. */
-  missed?: MissedRun;
-  /** The last run that made up a missed slot: the slot, when it ran, why the slot was missed. */
-  madeUp?: MissedRun & { at: number };
-  /** The last missed slot found older than the catch-up window (not made up). */
-  notMadeUp?: MissedRun;
+  /** The process's due loop (one for every account of the process); default: a loop of its own on `prefix`'s due set. */
+  due?: DueLoop;
+  /** The account's name in the due set's members (`<account>/<stream>`). Default `default`. */
+  account?: string;
+  /** The pull lock's life, and the lease of a loop of its own, in ms (tests). Default defaults.pullLockTtlMs. */
+  pullLockTtlMs?: number;
 }
 
 export interface Control {
-  queue: Queue<ControlData>;
-  /** Runs the job schedulers' pulls (cron streams); none when every stream is pulled on an interval (its ticker). */
-  worker?: Worker<ControlData, PullResult>;
   scheduleInfo(): Promise<ScheduleInfo[]>;
-  /** Stops the tickers and the control worker (a running pull finishes first, within graceMs); leaves the schedulers in Redis. */
+  /** Stops running the account's schedules (a running pull finishes first, within graceMs); they stay in the due set. */
   close(graceMs?: number): Promise<void>;
-  /** Removes the job schedulers this control upserted (and their pending next runs), e.g. before a test deletes its prefix. */
-  removeSchedulers(): Promise<void>;
-  /**
-   * Upserts the job schedulers whose next run is missing (Redis refused to add it: full, read-only), so pulls go on at
-   * once rather than once the stalled-job check takes the taken run back; answers their ids. Tickers need no mending:
-   * a refused claim is simply tried again at the next slot.
-   */
-  mendSchedulers(): Promise<string[]>;
+  /** Removes the account's schedules from the due set (an account gone from ACCOUNTS_FILE, a test deleting its prefix). */
+  removeSchedules(): Promise<void>;
 }
 
-/** The control queue, for reading schedules without running them (status, dashboard). Closing it leaves `redis` open. */
-export function openControlQueue(redis: Redis, prefix: string): Queue<ControlData> {
-  const queue = new Queue<ControlData>(CONTROL_QUEUE, { connection: redis, prefix });
-  // Unheard, BullMQ prints connection errors raw, past the logger; the control worker logs the outage.
-  queue.on('error', () => undefined);
-  return queue;
+/** One stream's schedule in the due set. */
+interface DueStream {
+  kind: PulledKind;
+  member: string;
+  schedule: ReturnType<typeof pullScheduleOf>;
 }
 
 /**
- * Last and next runs of every scheduler of the control queue, and of every ticker that `kinds` has (their interval and
- * next run as the schedule hash says), each with its stream when `kinds` has it; in the order of `kinds`.
- */
-export async function readScheduleInfo(
-  queue: Queue,
-  redis: Redis,
-  keys: RedisKeys,
-  kinds: readonly { stream: string; feed: Pick<PulledKind['feed'], 'scheduler'> }[],
-): Promise<ScheduleInfo[]> {
-  const [schedulers, runs] = await Promise.all([queue.getJobSchedulers(0, -1, true), redis.hgetall(keys.schedule())]);
-  const info = (id: string, s: { every?: number | null; pattern?: string | null; tz?: string | null; next?: number }): ScheduleInfo => {
-    const field = (name: string) => runs[`${id}.${name}`];
-    const lastResult = field('lastResult');
-    return {
-      scheduler: id,
-      stream: kinds.find((k) => k.feed.scheduler === id)?.stream,
-      every: s.every ?? undefined,
-      pattern: s.pattern ?? undefined,
-      tz: s.tz ?? undefined,
-      nextRunAt: s.next ? new Date(s.next).toISOString() : field('nextRunAt'),
-      lastRunAt: field('lastRunAt'),
-      lastOk: field('lastOk') === undefined ? undefined : field('lastOk') === '1',
-      lastResult: lastResult ? (JSON.parse(lastResult) as PullResult) : undefined,
-      lastError: field('lastError') || undefined,
-      fetchedAt: field('fetchedAt') ? Number(field('fetchedAt')) : undefined,
-      missed: jsonField<MissedRun>(field('missed')),
-      madeUp: jsonField<MissedRun & { at: number }>(field('madeUp')),
-      notMadeUp: jsonField<MissedRun>(field('notMadeUp')),
-    };
-  };
-  const infos = schedulers.map((s) => info(String(s.id ?? s.key), s));
-  for (const { feed } of kinds) {
-    const every = runs[`${feed.scheduler}.every`];
-    if (every !== undefined && !infos.some((i) => i.scheduler === feed.scheduler))
-      infos.push(info(feed.scheduler, { every: Number(every) }));
-  }
-  const rank = (i: ScheduleInfo) => {
-    const at = kinds.findIndex((k) => k.feed.scheduler === i.scheduler);
-    return at < 0 ? kinds.length : at;
-  };
-  return infos.sort((a, b) => rank(a) - rank(b));
-}
-
-/**
- * Pulls each stream as its kind says: an interval by a ticker of this process (src/feed/pull-ticker.ts), a cron by a
- * job scheduler of the control queue and its worker (started only when a stream has one).
+ * Pulls each stream as its kind says (an interval or a cron in its time zone) through the deployment's due set
+ * (src/feed/due-set.ts): the stream's next pull is one member, run by whichever process's loop claims it first.
+ * A run that did not fetch (held, failed), a process that died mid-pull, or a slot that fell due while no worker
+ * ran, is looked at again by the stream's make-up member (`<account>/<stream>!make-up`) until it is made up.
  */
 export async function startControl(o: StartControlOptions): Promise<Control> {
-  const queue = openControlQueue(o.redis, o.prefix);
-  const ticked = o.kinds.filter((k) => 'every' in pullScheduleOf(k, o.schedule));
-  const scheduled = o.kinds.filter((k) => !ticked.includes(k));
-  // A job scheduler that an older version left for a stream now ticked would pull it a second time.
-  for (const kind of ticked) await queue.removeJobScheduler(kind.feed.scheduler);
-  for (const kind of scheduled) await upsertScheduler(queue, kind, o.schedule);
-  for (const kind of ticked) await recordTicked(o, kind);
+  const account = o.account ?? defaultAccount;
+  const own = o.due ? undefined : startDueLoop({ redis: o.redis, key: dueKey(o.prefix), logger: o.logger, leaseMs: o.pullLockTtlMs });
+  const due = (o.due ?? own)!;
+  const deps = o.pullLockTtlMs ? { ...o, lockTtlMs: o.pullLockTtlMs } : o;
+  const lookMs = o.makeUpLookMs ?? defaults.makeUpLookMs;
+  const makeUp = makeUps({ ...deps, catchUpMs: o.catchUpMs ?? defaults.scheduleCatchUpSeconds * 1000, lookMs });
+  const stop = new AbortController();
+  const running = new Set<Promise<unknown>>();
+  const streams: DueStream[] = o.kinds.map((kind) => ({
+    kind,
+    member: `${account}/${kind.stream}`,
+    schedule: pullScheduleOf(kind, o.schedule),
+  }));
+  const members = streams.flatMap((s) => [s.member, `${s.member}!make-up`]);
+
+  /** A run of this account, waited for by its close and stopped by it past its grace period. */
+  const tracked =
+    (run: DueRun): DueRun =>
+    (claim, signal) => {
+      const going = run(claim, AbortSignal.any([signal, stop.signal]));
+      running.add(going);
+      void going.catch(() => undefined).finally(() => running.delete(going));
+      return going;
+    };
+  const nextOf = (s: DueStream) => async () => new Date(nextDueAt(s.member, s.schedule, Date.now()));
+  const lookSoon = (s: DueStream, at: number) =>
+    due.add(
+      `${s.member}!make-up`,
+      at,
+      tracked((_claim, signal) => makeUp.look(s.kind, s.member, nextOf(s), signal)),
+    );
+  const pull = (s: DueStream): DueRun =>
+    tracked(async (claim, signal) => {
+      // Its time passed while no process ran (or one died running it): the make-up look sees whether the slot is owed,
+      // within SCHEDULE_CATCH_UP_SECONDS, and runs it as made up (once its pull lock is free).
+      if (claim.retaken || Date.now() - claim.slot > GRACE_MS) await lookSoon(s, Math.max(Date.now(), claim.slot + GRACE_MS));
+      else {
+        const ran = { scheduler: s.kind.feed.scheduler, stream: s.kind.stream, dueAt: claim.slot, nextRunAt: nextOf(s), signal };
+        const result = await runScheduledPull(deps, ran).catch((err: unknown) => {
+          if (signal.aborted) throw err; // stopped: its lease ends and it is taken again
+          return undefined; // logged and recorded
+        });
+        if (!result || result.paused || result.held) await lookSoon(s, Date.now() + lookMs);
+      }
+      return nextDueAt(s.member, s.schedule, Date.now());
+    });
+
+  await removeReleasedSchedulers(o);
   await keepScheduleSince(o, o.kinds);
-  const worker = scheduled.length ? await startControlWorker(o, queue, scheduled.length) : undefined;
-  const abort = new AbortController();
-  const tickers = ticked.map((kind) => startStreamTicker(o, kind, abort.signal));
-  // A pull that fell due while its stream was held, Redis away or no worker running: made up once (make-up.ts).
-  const makeUp = startMakeUp({
-    ...o,
-    catchUpMs: o.catchUpMs ?? defaults.scheduleCatchUpSeconds * 1000,
-    ...(o.makeUpLookMs ? { lookMs: o.makeUpLookMs } : {}),
-    nextRunAt: (kind) => nextRunOf(o, queue, kind),
-  });
-  const stopTickers = () => {
-    tickers.forEach((t) => t.stop());
-    void makeUp.stop();
-  };
+  const now = Date.now();
+  // An interval's first pull is at once (as a start always pulled); a cron's at its next fire.
+  const firstAt = (s: DueStream) => ('every' in s.schedule ? now : nextDueAt(s.member, s.schedule, now));
+  await recordRules(o, streams, due.set.key, firstAt);
+  await due.register(streams.map((s) => ({ member: s.member, at: firstAt(s), rule: ruleOf(s.schedule), run: pull(s) })));
+  // A slot that fell due while no worker ran is looked for at once.
+  for (const s of streams) await lookSoon(s, now);
 
   return {
-    queue,
-    worker: worker?.worker,
-    scheduleInfo: () => readScheduleInfo(queue, o.redis, o.keys, o.kinds),
-    mendSchedulers: () => mendSchedulers(queue, scheduled, o.schedule),
-    async removeSchedulers() {
-      for (const kind of scheduled) await queue.removeJobScheduler(kind.feed.scheduler);
-    },
+    scheduleInfo: () => readScheduleInfo(o.redis, o.keys, o.kinds),
+    removeSchedules: () => due.set.remove(members),
     async close(graceMs = 10_000) {
-      stopTickers();
-      const closing = Promise.all([worker?.worker.close(), ...tickers.map((t) => t.idle())]);
-      const closed = await Promise.race([
+      due.forget(members);
+      const closing = Promise.all([own?.close(graceMs), ...running]);
+      const ended = await Promise.race([
         closing.then(() => true),
         new Promise<boolean>((r) => setTimeout(() => r(false), graceMs).unref()),
       ]);
-      if (!closed) {
+      if (!ended) {
         o.logger.warn(`a scheduled pull did not finish within ${graceMs} ms; it resumes from its cursor next time`);
-        abort.abort();
+        stop.abort();
       }
-      worker?.stop();
-      await queue.close();
     },
   };
 }
 
-/** A scheduler's next run: a ticker's next slot, a job scheduler's next job. */
-async function nextRunOf(o: StartControlOptions, queue: Queue, kind: PulledKind): Promise<Date | undefined> {
-  if ('every' in pullScheduleOf(kind, o.schedule)) return nextTickAt(o.keys.pullClaim(kind.stream), everyMsOf(kind, o.schedule));
-  const next = (await queue.getJobScheduler(kind.feed.scheduler))?.next;
-  return next ? new Date(next) : undefined;
+/** Writes each stream's rule and where its next run is (the due set's member) into the schedule hash, for status. */
+async function recordRules(o: StartControlOptions, streams: readonly DueStream[], key: string, firstAt: (s: DueStream) => number) {
+  for (const s of streams) {
+    const rule: Record<string, string> =
+      'every' in s.schedule
+        ? { every: String(Math.round(s.schedule.every * 1000)) }
+        : { pattern: s.schedule.pattern, ...(s.schedule.tz ? { tz: s.schedule.tz } : {}) };
+    const id = s.kind.feed.scheduler;
+    await o.redis.hdel(o.keys.schedule(), `${id}.every`, `${id}.pattern`, `${id}.tz`);
+    const nextRunAt = new Date(firstAt(s)).toISOString();
+    await recordSchedule(o, id, { ...rule, nextRunAt, due: JSON.stringify({ key, member: s.member }) });
+  }
 }
 
-/** A stream's interval, in ms (its kind's `pull` gave `every`). */
-const everyMsOf = (kind: PulledKind, schedule: Config['schedule']) =>
-  Math.round((pullScheduleOf(kind, schedule) as { every: number }).every * 1000);
-
-/** Writes a ticked stream's interval and next run into the schedule hash, for status, before its first pull. */
-function recordTicked(o: StartControlOptions, kind: PulledKind) {
-  const everyMs = everyMsOf(kind, o.schedule);
-  const next = nextTickAt(o.keys.pullClaim(kind.stream), everyMs);
-  return recordSchedule(o, kind.feed.scheduler, { every: String(everyMs), nextRunAt: next.toISOString() });
-}
-
-/** A stream's ticker: each slot's pull run and recorded as a job scheduler's run is. */
-function startStreamTicker(o: StartControlOptions, kind: PulledKind, signal: AbortSignal): PullTicker {
-  const { scheduler } = kind.feed;
-  const log = o.logger.child({ scheduler, stream: kind.stream });
-  return startPullTicker({
-    redis: o.redis,
-    claimKey: o.keys.pullClaim(kind.stream),
-    everyMs: everyMsOf(kind, o.schedule),
-    run: (next) =>
-      runScheduledPull(o, {
-        scheduler,
-        stream: kind.stream,
-        dueAt: next.getTime() - everyMsOf(kind, o.schedule),
-        nextRunAt: async () => next,
-        signal,
-      }).then(
-        () => undefined,
-        () => undefined, // logged and recorded; the next slot tries again
-      ),
-    onClaimError: (err) => logPullFailed(log, kind.stream, err),
-  });
-}
-
-/** The control queue's worker, for the job schedulers' pulls. */
-async function startControlWorker(o: StartControlOptions, queue: Queue<ControlData>, concurrency: number) {
-  const conn = createRedis(o.connection);
-  // A pull's completion that a planned Sentinel failover drops is made again at once (src/queue/finish-guard.ts).
-  const guard = finishGuardFor(o.connection, conn, { lockDurationMs: CONTROL_LOCK_MS, logger: o.logger });
-  const worker = new Worker<ControlData, PullResult>(CONTROL_QUEUE, guard.wrap(pullProcessor(o, queue)), {
-    connection: conn,
-    prefix: o.prefix,
-    concurrency,
-    lockDuration: CONTROL_LOCK_MS,
-    // Woken by its queue's marker when a cron's next run falls due: an idle wait of a minute costs nothing in delay.
-    drainDelay: defaults.workerDrainSeconds,
-  });
-  skipIdleStalledChecks(worker, conn);
-  const wake = wakeAfterRefusal(worker, conn);
-  worker.on('error', (err) => {
-    guard.noteError(err);
-    wake(err);
-    logRedisError(o.logger, 'control worker', err);
-  });
-  await worker.waitUntilReady();
-  return {
-    worker,
-    stop() {
-      guard.stop();
-      conn.disconnect();
-    },
-  };
-}
-
-/** The control worker's processor: one scheduled pull of a stream, its run recorded for status and the dashboard. */
-function pullProcessor(o: StartControlOptions, queue: Queue<ControlData>) {
-  return async (job: Job<ControlData, PullResult>): Promise<PullResult> => {
-    const { stream, scheduler } = controlDataSchema.parse(job.data);
-    const nextRunAt = async () => {
-      const next = (await queue.getJobScheduler(scheduler))?.next;
-      return next ? new Date(next) : undefined;
-    };
-    return runScheduledPull(o, { scheduler, stream, dueAt: slotOfRepeatJob(job.id, job.timestamp), nextRunAt });
-  };
+/** The released version ran cron streams by job schedulers of a `control` queue: removed, so none runs twice. */
+async function removeReleasedSchedulers(o: StartControlOptions): Promise<void> {
+  if (!(await o.redis.exists(`${o.prefix}:${CONTROL_QUEUE}:repeat`))) return;
+  const queue = new Queue(CONTROL_QUEUE, { connection: o.redis, prefix: o.prefix });
+  queue.on('error', () => undefined);
+  try {
+    for (const kind of o.kinds) await queue.removeJobScheduler(kind.feed.scheduler);
+  } finally {
+    await queue.close();
+  }
 }

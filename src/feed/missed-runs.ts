@@ -1,13 +1,13 @@
 import { CronExpressionParser } from 'cron-parser';
 import type { PullSchedule } from '../records/stream-name.js';
-import { nextTickAt } from './pull-ticker.js';
+import { nextTickAt } from './due-times.js';
 
 /**
- * Which scheduled pull fell due and did not fetch (held, Redis away, refused writes, a failed pull, or no worker
- * running at its time), as anacron and systemd's `Persistent=true` timers find a job missed while the machine was off:
- * from what the schedule hash keeps of each scheduler (`{scheduler}.fetchedAt`: when the last pull that fetched began;
- * `{scheduler}.since`: when the schedule was first kept) and the schedule itself. A pull covers every slot before it
- * began, so missed slots are made up by one pull, not one per slot (make-up.ts runs it).
+ * Which scheduled pull fell due and did not fetch (held, Redis away, refused writes, a failed pull, no worker running
+ * at its time, or a process that died mid-pull), as anacron and systemd's `Persistent=true` timers find a job missed
+ * while the machine was off: from what the schedule hash keeps of each scheduler (`{scheduler}.fetchedAt`: when the
+ * last pull that fetched began; `{scheduler}.since`: when the schedule was first kept) and the schedule itself. A pull
+ * covers every slot before it began, so missed slots are made up by one pull, not one per slot (make-up.ts runs it).
  */
 
 /** Why a run did not fetch, kept with the slot it served (`{scheduler}.missed`). */
@@ -28,7 +28,7 @@ export interface MissedRun {
 }
 
 /** A slot after which a run is owed, if it is older than this (a run due now is the scheduler's own to run), in ms. */
-const GRACE_MS = 5_000;
+export const GRACE_MS = 5_000;
 
 /** The last slot of a cron at or before `now` (epoch ms). */
 function lastCronSlot(pattern: string, tz: string | undefined, now: number): number {
@@ -42,7 +42,8 @@ function lastCronSlot(pattern: string, tz: string | undefined, now: number): num
  */
 export function owedSlot(
   schedule: PullSchedule,
-  claimKey: string,
+  /** The stream's member of the due set, whose interval slots it has (due-times.ts). */
+  member: string,
   kept: { fetchedAt?: number; since?: number },
   now: number,
 ): number | undefined {
@@ -51,16 +52,10 @@ export function owedSlot(
     const everyMs = Math.round(schedule.every * 1000);
     if (now - covered <= everyMs + GRACE_MS) return undefined;
     // The first slot after the last cover: the one that should have fetched.
-    return nextTickAt(claimKey, everyMs, covered).getTime();
+    return nextTickAt(member, everyMs, covered).getTime();
   }
   const slot = lastCronSlot(schedule.pattern, schedule.tz, now);
   return slot > covered && now - slot >= GRACE_MS ? slot : undefined;
-}
-
-/** The slot a scheduled run served: a job scheduler's run is named for it (`repeat:{id}:{ms}`); a ticker's is its time. */
-export function slotOfRepeatJob(jobId: string | undefined, fallback: number): number {
-  const ms = Number(jobId?.split(':').at(-1));
-  return Number.isFinite(ms) && ms > 0 ? ms : fallback;
 }
 
 /** Why the owed slot was missed: what the run that served it said, else no run took it. */

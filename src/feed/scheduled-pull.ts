@@ -9,7 +9,7 @@ import type { StreamName } from '../records/stream-name.js';
 import { messageOf } from '../errors/message-of.js';
 import { logRepeated, reasonOf } from '../log/log-throttle.js';
 import { findRedisFailure } from '../redis/errors.js';
-import type { PulledKind } from './scheduler-watchdog.js';
+import type { PulledKind } from './pulled-kind.js';
 import type { PullResult as Pulled } from './producer.js';
 import type { MissedCause, MissedRun } from './missed-runs.js';
 
@@ -22,12 +22,14 @@ export interface ScheduledPullDeps {
   pageSize: number;
   logger: Logger;
   kinds: readonly PulledKind[];
+  /** The pull lock's life, in ms (tests). Default defaults.pullLockTtlMs. */
+  lockTtlMs?: number;
 }
 
 export interface ScheduledRun {
   scheduler: string;
   stream: StreamName;
-  /** The slot this run serves (a cron's fire, a ticker's slot); default: its start. */
+  /** The slot this run serves (its time in the due set: a cron's fire, an interval's slot); default: its start. */
   dueAt?: number;
   /** A run that makes up a missed slot (make-up.ts): why the slot was missed, told with the run. */
   madeUp?: MissedCause;
@@ -54,7 +56,7 @@ const NOT_FETCHED_TEXT = {
 } as const;
 
 /**
- * One scheduled pull of a stream (a job scheduler's run, a ticker's slot, or the make-up of a missed one): the kind's
+ * One scheduled pull of a stream (its turn in the due set, or the make-up of a missed one: src/feed/control.ts): the kind's
  * `beforePull`, then the pull (held while the stream is paused or the service is down: pullStream), its run recorded
  * for status and the dashboard. A run that did not fetch is never recorded as ok: it is kept as missed, with why, and
  * made up once the cause ends (make-up.ts). A failure is logged and recorded, then thrown.
@@ -77,6 +79,7 @@ export async function runScheduledPull(o: ScheduledPullDeps, run: ScheduledRun):
       pageSize: o.pageSize,
       logger: log,
       signal: run.signal,
+      ...(o.lockTtlMs ? { lockTtlMs: o.lockTtlMs } : {}),
     });
     const next = await run.nextRunAt().catch(() => undefined);
     const held = notFetched(result);

@@ -1,7 +1,7 @@
 import type { Budgets } from '../../config/read-config.js';
 import { checkEvictionPolicy } from '../redis/eviction-policy.js';
 import { type RedisConnection as Redis, redisKeys } from '../redis/connection.js';
-import { openControlQueue, readScheduleInfo } from '../feed/control.js';
+import { readScheduleInfo } from '../feed/schedule-info.js';
 import { readFeedState } from '../feed/feed-state.js';
 import { foundInLastHour, isStoreCursor } from '../feed/store-found.js';
 import type { StreamName } from '../records/stream-name.js';
@@ -175,24 +175,19 @@ function notMadeUpText(m: MissedRun): string {
 }
 
 async function scheduleStatus(redis: Redis, prefix: string, kinds: StreamQueues['kinds']): Promise<ScheduleStatus[]> {
-  const queue = openControlQueue(redis, prefix);
-  try {
-    const infos = await readScheduleInfo(queue, redis, redisKeys(prefix), kinds);
-    return infos.map((i) => ({
-      name: i.scheduler,
-      stream: i.stream ?? null,
-      rule: i.every ? `every ${i.every / 1000} s` : i.pattern ? `${i.pattern}${i.tz ? ` (${i.tz})` : ''}` : null,
-      lastRunAt: toIso(i.lastRunAt),
-      nextRunAt: toIso(i.nextRunAt),
-      lastOk: i.lastOk ?? null,
-      lastError: i.lastError ?? null,
-      missed: i.missed && (i.fetchedAt ?? 0) < i.missed.dueAt ? { dueAt: isoOf(i.missed.dueAt), cause: i.missed.cause } : null,
-      madeUp: i.madeUp ? { dueAt: isoOf(i.madeUp.dueAt), at: isoOf(i.madeUp.at), cause: i.madeUp.cause, text: madeUpText(i.madeUp) } : null,
-      notMadeUp: i.notMadeUp ? { dueAt: isoOf(i.notMadeUp.dueAt), cause: i.notMadeUp.cause, text: notMadeUpText(i.notMadeUp) } : null,
-    }));
-  } finally {
-    await queue.close();
-  }
+  const infos = await readScheduleInfo(redis, redisKeys(prefix), kinds);
+  return infos.map((i) => ({
+    name: i.scheduler,
+    stream: i.stream ?? null,
+    rule: i.every ? `every ${i.every / 1000} s` : i.pattern ? `${i.pattern}${i.tz ? ` (${i.tz})` : ''}` : null,
+    lastRunAt: toIso(i.lastRunAt),
+    nextRunAt: toIso(i.nextRunAt),
+    lastOk: i.lastOk ?? null,
+    lastError: i.lastError ?? null,
+    missed: i.missed && (i.fetchedAt ?? 0) < i.missed.dueAt ? { dueAt: isoOf(i.missed.dueAt), cause: i.missed.cause } : null,
+    madeUp: i.madeUp ? { dueAt: isoOf(i.madeUp.dueAt), at: isoOf(i.madeUp.at), cause: i.madeUp.cause, text: madeUpText(i.madeUp) } : null,
+    notMadeUp: i.notMadeUp ? { dueAt: isoOf(i.notMadeUp.dueAt), cause: i.notMadeUp.cause, text: notMadeUpText(i.notMadeUp) } : null,
+  }));
 }
 
 /** Reads queue counts (import batches too), feed cursors, budget use, schedules and failure groups of one prefix. */

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { Worker } from 'bullmq';
-import { openControlQueue } from '../../src/feed/control.js';
+import { Queue, Worker } from 'bullmq';
+import { CONTROL_QUEUE } from '../../src/queue/queues.js';
 import { connect } from '../helpers/redis.js';
 import { raw, startTestDashboard, type TestDashboard } from './dashboard-http.js';
 
@@ -36,7 +36,7 @@ describe('the board of the dashboard', () => {
   describe('when a stream is pulled on a cron', () => {
     it('shows the control queue, with no workers while none listens and with one once a worker does', async () => {
       t = await startTestDashboard({ extraQueues: ['control'] });
-      const queue = openControlQueue(t.redis, t.prefix);
+      const queue = new Queue(CONTROL_QUEUE, { connection: t.redis, prefix: t.prefix });
       await queue.upsertJobScheduler('stock-sync', { pattern: '0 19 * * *' }, { name: 'pull', data: { stream: 'stock-counts' } as never });
       expect((await board()).find((q) => q.name === 'control')).toMatchObject({ hasWorkers: false });
       const connection = connect();

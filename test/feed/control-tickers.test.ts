@@ -1,6 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFeedServer, type FeedServer } from '../../src/feed/feed-server.js';
-import { openControlQueue, startControl, type Control, type StartControlOptions } from '../../src/feed/control.js';
+import { Queue } from 'bullmq';
+import { startControl, type Control, type StartControlOptions } from '../../src/feed/control.js';
+import { CONTROL_QUEUE } from '../../src/queue/queues.js';
 import { closeBreaker, recordRefusal } from '../../src/queue/hold/refusal-state.js';
 import { endOutage, openedAt, recordServiceDown } from '../../src/queue/hold/outage-state.js';
 import { openStreamQueues } from '../../src/queue/stream-queues.js';
@@ -11,8 +13,8 @@ import { kindOf } from '../../src/records/records.js';
 import { until } from '../kit/until.js';
 import { feedControlOptions } from '../kit/control-options.js';
 
-// Interval pulls (`every`) run on a ticker per stream in each process, one SET NX a slot between the processes of an
-// account; cron pulls stay on the control queue's job schedulers (test/feed/control.test.ts).
+// Interval pulls (`every`) run from the deployment's due set: one member per stream, claimed by one process a slot
+// (src/feed/due-set.ts); cron pulls too (test/feed/control.test.ts, test/jobs/stock/stock-scheduler.test.ts).
 
 let w: QueueWorld;
 let feed: FeedServer;
@@ -47,8 +49,6 @@ describe('interval pulls', () => {
   describe('when two processes share an account', () => {
     it('pulls once per interval between them, and the other goes on alone when one closes', async () => {
       const [a, b] = [await startOrdersControl(0.4), await startOrdersControl(0.4)];
-      // No control worker: with no cron stream the control queue has nothing to run.
-      expect(a.worker).toBeUndefined();
       await sleep(1_000);
       const before = fetches();
       await sleep(2_000);
@@ -64,7 +64,6 @@ describe('interval pulls', () => {
       const alone = fetches() - afterClose;
       expect(alone).toBeGreaterThanOrEqual(3);
       expect(alone).toBeLessThanOrEqual(6);
-      expect(b.worker).toBeUndefined();
     });
   });
 
@@ -85,9 +84,9 @@ describe('interval pulls', () => {
     });
   });
 
-  describe('when an older version left a job scheduler for the stream', () => {
+  describe('when the released version left a job scheduler for the stream', () => {
     it('removes it at start, so the stream is not pulled twice', async () => {
-      const queue = openControlQueue(w.redis, w.prefix);
+      const queue = new Queue(CONTROL_QUEUE, { connection: w.redis, prefix: w.prefix });
       try {
         const data = { stream: 'orders', scheduler: 'poll-orders' };
         await queue.upsertJobScheduler('poll-orders', { every: 60_000 }, { name: 'poll-orders', data });

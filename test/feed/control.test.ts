@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFeedServer, type FeedServer } from '../../src/feed/feed-server.js';
-import { openControlQueue, readScheduleInfo, startControl, type Control, type StartControlOptions } from '../../src/feed/control.js';
+import { startControl, type Control, type StartControlOptions } from '../../src/feed/control.js';
+import { readScheduleInfo } from '../../src/feed/schedule-info.js';
 import { order, queueWorld, sleep, type QueueWorld } from '../queue/support.js';
 import { STREAMS } from '../../jobs/kinds.js';
 import { programKinds } from '../../jobs/kinds.js';
@@ -17,7 +18,7 @@ beforeEach(async () => {
   feed = await startFeedServer({ names: STREAMS, token: 'feed-token' });
 });
 afterEach(async () => {
-  await control?.removeSchedulers();
+  await control?.removeSchedules();
   await control?.close(1_000);
   control = undefined;
   await feed.close();
@@ -94,9 +95,7 @@ describe('control schedulers', () => {
       // Status reads the schedules without running them.
       await control.close(1_000);
       control = undefined;
-      const queue = openControlQueue(w.redis, w.prefix);
-      const info = await readScheduleInfo(queue, w.redis, w.keys, programKinds);
-      await queue.close();
+      const info = await readScheduleInfo(w.redis, w.keys, programKinds);
       expect(info).toEqual([
         expect.objectContaining({ scheduler: 'poll-orders', every: 300, lastOk: true, lastResult: expect.objectContaining({ queued: 1 }) }),
       ]);

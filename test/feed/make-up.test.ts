@@ -27,7 +27,7 @@ beforeEach(async () => {
 });
 afterEach(async () => {
   for (const c of controls.splice(0)) {
-    await c.removeSchedulers();
+    await c.removeSchedules();
     await c.close(1_000);
   }
   await feed.close();

@@ -6,7 +6,6 @@ import type { QueueWorld } from '../queue/support.js';
 /** A control's options on a test's prefix, pulling from its feed server; the test adds the kinds and the schedule. */
 export function feedControlOptions(w: QueueWorld, feed: FeedServer): Omit<StartControlOptions, 'kinds' | 'schedule'> {
   return {
-    connection: w.url,
     prefix: w.prefix,
     redis: w.redis,
     keys: w.keys,

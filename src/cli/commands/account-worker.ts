@@ -13,6 +13,7 @@ import type { ReadyCheck } from '../../metrics/worker-http.js';
 import { holdChecks } from '../../ops/hold-checks.js';
 import { startWorkerPresence } from '../../ops/worker-presence.js';
 import type { Config } from '../../../config/read-config.js';
+import type { DueLoop } from '../../feed/due-loop.js';
 
 // One account's part of `worker`: worker-run.ts runs the environment's account, worker-accounts.ts each of ACCOUNTS_FILE.
 
@@ -22,6 +23,8 @@ type WorkerOps = ReturnType<typeof startWorkerOps>;
 export interface AccountWorkerOptions {
   /** Parks idle workers (WORKER_PARK_SECONDS; 0: never): the `worker` of ACCOUNTS_FILE, many accounts on one Redis. */
   park?: boolean;
+  /** The process's due loop, which runs every account's scheduled pulls (the `worker` of ACCOUNTS_FILE). */
+  due?: DueLoop;
 }
 
 /** The workers, and the scheduled pulls when the feed is configured; a start that Redis refuses is waited for. */
@@ -39,6 +42,7 @@ async function startWorkerRuntime(
       startRuntime(deps, {
         kinds,
         withSchedulers: deps.upstream !== undefined,
+        ...(o.due ? { due: o.due } : {}),
         workers: {
           breaker: { threshold: config.breaker.threshold, onTrip: () => ops.alertNow() },
           ...(o.park && config.workerParkSeconds > 0 ? { park: { afterMs: config.workerParkSeconds * 1000 } } : {}),
@@ -129,8 +133,8 @@ export async function startAccountWorker(
   });
   // Every record worker, those made again after a park too.
   runtime.workers.eachWorker((worker, stream) => app.metrics.watchWorker(worker, stream));
-  // Redis full, read-only or away: said by /readyz, a gauge and an alert; the schedulers mended once it takes writes.
-  const redisHealth = startRedisHealth(app, { mend: runtime.control?.mendSchedulers });
+  // Redis full, read-only or away: said by /readyz, a gauge and an alert.
+  const redisHealth = startRedisHealth(app);
   let presence: { stop(): Promise<void> } | undefined;
   return {
     app,

@@ -65,7 +65,6 @@ export function dashboardCommand(io: CliIo, done: CommandResult, kinds: readonly
             prefix: all ? deploymentPrefix(io, kinds) : config.redis.prefix,
             auth: o.auth && user && password ? { user, password } : null,
             publicUrl: config.dashboard.publicUrl,
-            extraQueues: ['control'],
             logger,
             budgets: one?.budgets,
             serviceBaseUrl: one?.serviceBaseUrl,

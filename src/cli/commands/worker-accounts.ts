@@ -24,6 +24,15 @@ import { untilStopped } from '../until-stopped.js';
 import { accountReadiness, startAccountWorker, workerHttpWhere, type AccountWorker } from './account-worker.js';
 import { startAccountsIngest, type AccountsIngest } from './worker-accounts-ingest.js';
 import { accountsFields } from '../../log/name-list.js';
+import { startDueLoop, type DueLoop } from '../../feed/due-loop.js';
+import { dueKey } from '../../feed/due-set.js';
+import { basePrefix } from '../../../config/accounts.js';
+import { clusterPrefix } from '../../redis/connection.js';
+
+/** The deployment's prefix (the environment's account's, `default`'s): QUEUE_PREFIX, in a hash tag on a cluster. */
+function deploymentPrefix(env: Record<string, string | undefined>, base: Config): string {
+  return base.redis.clusterNodes?.length ? clusterPrefix(basePrefix(env)) : basePrefix(env);
+}
 
 /** An account this process runs. */
 interface Running {
@@ -45,6 +54,8 @@ interface Process {
   ingest?: Receiver;
   /** Its /metrics, once served: an account that stops leaves its counts in the totals. */
   metrics?: AccountMetrics;
+  /** The process's one loop over the deployment's due set: every account's scheduled pulls. */
+  due: DueLoop;
 }
 
 /** Opens one account over the process's Redis and starts its work. */
@@ -60,7 +71,7 @@ async function startAccount(p: Process, w: WatchedAccount): Promise<void> {
     shared: { redis: p.redis, tracing: p.tracing, account: w.name },
   });
   // Idle workers are parked: an idle account holds 4 connections rather than 9 (docs/accounts.md, Sizing).
-  const worker = await startAccountWorker(p.io, app, p.kinds, { park: true });
+  const worker = await startAccountWorker(p.io, app, p.kinds, { park: true, due: p.due });
   const c = accountReadiness(app, worker.runtime, worker.redisHealth, p.kinds, p.stopping);
   worker.present(p.ingest?.url ?? null);
   p.running.set(w.name, { name: w.name, worker, readiness: [c.writes, c.workers, c.streams] });
@@ -95,6 +106,11 @@ async function follow(p: Process, change: AccountsChange): Promise<void> {
     const r = p.running.get(a.name);
     if (!r) continue;
     p.running.delete(a.name);
+    // A removed account's schedules leave the due set; a changed one's are registered again (a changed rule re-scores).
+    if (gone.has(a.name))
+      await r.worker.runtime.control?.removeSchedules().catch((err: unknown) => {
+        p.logger.warn({ account: a.name, err: messageOf(err) }, `account ${a.name}: its schedules stay in the due set (Redis?)`);
+      });
     stops.push(r);
     r.worker.app.logger.info(
       gone.has(a.name)
@@ -175,7 +191,8 @@ export async function runAccountsWorker(io: CliIo, kinds: readonly Kind[]): Prom
   const redis = await connectRedisWaiting(base.redis, { logger, waitMs: base.redisStartWaitSeconds * 1000, signal: io.stop });
   await logEvictionWarning(redis, logger);
   let stopping = false;
-  const p: Process = { io, kinds, logger, redis, running: new Map(), stopping: () => stopping };
+  const due = startDueLoop({ redis, key: dueKey(deploymentPrefix(io.env, base)), logger });
+  const p: Process = { io, kinds, logger, redis, running: new Map(), stopping: () => stopping, due };
   const meanwhile = 'the accounts run as they were until ACCOUNTS_FILE is fixed';
   let watch: AccountsWatch | undefined;
   let ingest: AccountsIngest | undefined;
@@ -223,6 +240,7 @@ export async function runAccountsWorker(io: CliIo, kinds: readonly Kind[]): Prom
       ),
     ]);
     p.running.clear();
+    await due.close(0);
     await http?.close();
     await p.tracing?.shutdown();
     redis.disconnect();

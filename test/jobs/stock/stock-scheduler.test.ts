@@ -3,7 +3,6 @@ import { startFeedServer, type FeedServer } from '../../../src/feed/feed-server.
 import { UpstreamClient } from '../../../src/feed/upstream-client.js';
 import { createLogger } from '../../../src/log/logger.js';
 import { startControl, type Control } from '../../../src/feed/control.js';
-import { redisUrl } from '../../helpers/redis.js';
 import { countRecord } from '../../helpers/count-record.js';
 import { testWorld, type TestWorld } from '../../helpers/test-world.js';
 import { STREAMS } from '../../../jobs/kinds.js';
@@ -26,7 +25,6 @@ describe('the stock sync schedule', () => {
     feed = await startFeedServer({ names: STREAMS, streams: { 'stock-counts': [] } });
     const logger = createLogger({ level: 'silent' });
     control = await startControl({
-      connection: redisUrl(),
       prefix: world.prefix,
       redis: world.redis,
       keys: world.keys,
@@ -52,23 +50,30 @@ describe('the stock sync schedule', () => {
   };
 
   it('pulls the counts at the next cron time and applies them', async () => {
+    const field = (name: string) => world.redis.hget(world.keys.schedule(), `stock-sync.${name}`);
     // A first run finds the feed empty; the counts arrive afterwards and wait for the next slot.
-    await waitFor(async () => (await control.queue.getCompletedCount()) > 0);
+    await waitFor(async () => (await field('lastOk')) === '1');
     const appendedAt = Date.now();
     feed.append('stock-counts', counts);
+    // The run that pulls them, as the schedule hash records it (the next, empty, run replaces it 2 s later).
+    let pulled: { queued: number; began: number } | undefined;
+    await waitFor(async () => {
+      const [result, at] = await world.redis.hmget(world.keys.schedule(), 'stock-sync.lastResult', 'stock-sync.lastRunAt');
+      const queued = (JSON.parse(result ?? '{}') as { queued?: number }).queued ?? 0;
+      if (queued > 0) pulled = { queued, began: Date.parse(at!) };
+      return pulled !== undefined;
+    });
     await waitFor(async () => (await world.queues.get('stock-counts').getCompletedCount()) >= counts.length);
     for (const c of counts) {
       const loc = world.facility(c.location);
       for (const item of c.items) expect(world.sandbox.admin.stockOnHand(loc, world.product(item.productId))).toBe(item.quantity);
     }
-    const runs = await control.queue.getJobs(['completed']);
-    const pulled = runs.find((r) => (r.returnvalue as { queued: number }).queued === counts.length)!;
-    expect(pulled).toBeDefined();
-    // The run that pulled them was due on an even second (its cron slot) after they arrived, and ran no earlier.
-    const due = (pulled.opts as { prevMillis?: number }).prevMillis!;
-    expect(due % 2_000).toBe(0);
-    expect(due).toBeGreaterThan(appendedAt);
-    expect(pulled.processedOn!).toBeGreaterThanOrEqual(due);
+    expect(pulled?.queued).toBe(counts.length);
+    // The run that pulled them began at its cron slot (an even second) after they arrived, and no earlier.
+    const began = pulled!.began;
+    const slot = began - (began % 2_000);
+    expect(slot).toBeGreaterThan(appendedAt);
+    expect(began - slot).toBeLessThan(1_000);
     expect(world.calls.filter((c) => c.path.endsWith('/api/inventoryitem'))).toHaveLength(1);
     const info = (await control.scheduleInfo()).find((s) => s.stream === 'stock-counts')!;
     expect(info.pattern).toBe('*/2 * * * * *');

@@ -1,0 +1,172 @@
+import { defaults } from '../../config/defaults.js';
+import type { Logger } from '../log/logger.js';
+import { logRepeated, reasonOf } from '../log/log-throttle.js';
+import { messageOf } from '../errors/message-of.js';
+import { findRedisFailure } from '../redis/errors.js';
+import type { RedisConnection as Redis } from '../redis/connection.js';
+import { dueSet, type DueClaim, type DueEntry, type DueSet } from './due-set.js';
+
+/**
+ * The process's one loop over the deployment's due set (src/feed/due-set.ts), whatever the number of accounts: it
+ * reads the earliest members (one command), claims each due one this process runs (a Lua script: one process gets it),
+ * runs it, renews its lease meanwhile, and sets its next time when it ends; then sleeps until the earliest member's
+ * time, at most `maxSleepMs`, or until woken. An idle deployment costs about one command a second per process.
+ */
+
+/** What runs a member: its run answers the member's next time (undefined: the member is removed). */
+export type DueRun = (claim: DueClaim, signal: AbortSignal) => Promise<number | undefined>;
+
+export interface DueLoopOptions {
+  redis: Redis;
+  /** The due set's key (dueKey of the deployment's base prefix). */
+  key: string;
+  logger: Logger;
+  /** A claim's lease, renewed while it runs: a process that died leaves its member due again this long after. */
+  leaseMs?: number;
+  /** The longest sleep between looks, in ms. */
+  maxSleepMs?: number;
+  /** Runs at once in this process, over every account. */
+  concurrency?: number;
+}
+
+export interface DueLoop {
+  set: DueSet;
+  /** Registers members with their runs (their times as DueSet.register says), and wakes the loop. */
+  register(entries: ReadonlyArray<DueEntry & { run: DueRun }>): Promise<void>;
+  /** Gives a member (registered) a time unless it has one (a make-up look), and wakes the loop. */
+  add(member: string, at: number, run: DueRun): Promise<void>;
+  /** Stops running members (their entries stay in Redis: another process, or the next start, runs them). */
+  forget(members: readonly string[]): void;
+  /** Stops the loop; running members get `graceMs` to end, then are aborted (their leases end, and are taken again). */
+  close(graceMs?: number): Promise<boolean>;
+}
+
+const BATCH = 100;
+
+/** Starts the process's loop. */
+export function startDueLoop(o: DueLoopOptions): DueLoop {
+  const set = dueSet(o.redis, o.key);
+  const leaseMs = o.leaseMs ?? defaults.pullLockTtlMs;
+  const maxSleepMs = o.maxSleepMs ?? defaults.dueLoopSleepMs;
+  const concurrency = o.concurrency ?? defaults.duePullsAtOnce;
+  const runs = new Map<string, DueRun>();
+  const active = new Map<string, Promise<void>>();
+  const abort = new AbortController();
+  let stopped = false;
+  const sleep = sleeper();
+  const wakeUp = () => sleep.wakeBy(-Infinity);
+
+  /** Claims and starts what is due; answers when the next member is due. */
+  const lookOnce = async (): Promise<number> => {
+    const now = Date.now();
+    for (const { member, at } of await set.earliest(BATCH)) {
+      if (at > now) return at;
+      const run = runs.get(member);
+      if (!run || active.has(member) || active.size >= concurrency) continue;
+      const claim = await set.claim(member, now, leaseMs);
+      if (!claim) continue;
+      const ran = () => run(claim, abort.signal);
+      const going = runMember(set, member, ran, leaseMs, () => stopped)
+        .then((next) => {
+          if (next !== undefined) sleep.wakeBy(next);
+        })
+        .catch((err: unknown) => failed(o.logger, err, 'a scheduled pull did not end its turn (stopped, or Redis?); it is taken again'))
+        .finally(() => {
+          // A place freed among the runs at once: looked at again now (else the loop looks at the next due time).
+          if (active.size >= concurrency) wakeUp();
+          active.delete(member);
+        });
+      active.set(member, going);
+    }
+    return now + maxSleepMs;
+  };
+
+  const loop = async () => {
+    while (!stopped) {
+      const nextAt = await lookOnce().catch((err: unknown) => {
+        failed(o.logger, err, 'could not look at the due set for scheduled pulls (Redis?); looking again');
+        return Date.now() + maxSleepMs;
+      });
+      if (!stopped) await sleep.until(Math.min(nextAt, Date.now() + maxSleepMs));
+    }
+  };
+  const looping = loop();
+
+  return {
+    set,
+    async register(entries) {
+      for (const e of entries) runs.set(e.member, e.run);
+      await set.register(entries);
+      wakeUp();
+    },
+    async add(member, at, run) {
+      runs.set(member, run);
+      await set.add(member, at);
+      sleep.wakeBy(at);
+    },
+    forget(members) {
+      for (const m of members) runs.delete(m);
+    },
+    async close(graceMs = 10_000) {
+      stopped = true;
+      wakeUp();
+      await looping;
+      const done = Promise.all(active.values()).then(() => true);
+      const ended = await Promise.race([done, new Promise<boolean>((r) => setTimeout(() => r(false), graceMs).unref())]);
+      if (!ended) abort.abort();
+      return ended;
+    },
+  };
+}
+
+/** The loop's sleep until a time, which a member due sooner brings forward (`wakeBy`). */
+function sleeper() {
+  let sleeping: { until: number; timer: NodeJS.Timeout; resolve: () => void } | undefined;
+  return {
+    async until(at: number): Promise<void> {
+      await new Promise<void>((resolve) => {
+        sleeping = { until: at, timer: setTimeout(resolve, Math.max(0, at - Date.now())), resolve };
+      });
+      sleeping = undefined;
+    },
+    wakeBy(at: number): void {
+      const s = sleeping;
+      if (!s || at >= s.until) return;
+      clearTimeout(s.timer);
+      s.until = at;
+      s.timer = setTimeout(s.resolve, Math.max(0, at - Date.now()));
+    },
+  };
+}
+
+/** Runs a claimed member, renewing its lease meanwhile, and ends the claim with its next time (answered). */
+async function runMember(set: DueSet, member: string, run: () => Promise<number | undefined>, leaseMs: number, stopped: () => boolean) {
+  const renew = setInterval(() => void set.renew(member, Date.now() + leaseMs).catch(() => undefined), leaseMs / 3);
+  renew.unref();
+  try {
+    // A run that throws (stopped past its grace period, Redis away) leaves its lease to end: it is taken again.
+    const next = await run();
+    await finishing(set, member, next, leaseMs, stopped);
+    return next;
+  } finally {
+    clearInterval(renew);
+  }
+}
+
+/** Ends a claim; a refused end (Redis full, away) is tried again each second while the lease lasts. */
+async function finishing(set: DueSet, member: string, next: number | undefined, leaseMs: number, stopped: () => boolean) {
+  const until = Date.now() + leaseMs;
+  for (;;) {
+    try {
+      return await set.finish(member, next);
+    } catch (err) {
+      if (stopped() || Date.now() + 1000 > until) throw err;
+      await new Promise((r) => setTimeout(r, 1000).unref());
+    }
+  }
+}
+
+/** Redis away fails every look: said once every 30 s (at debug: the write probe tells it). */
+function failed(logger: Logger, err: unknown, text: string) {
+  logRepeated(logger, findRedisFailure(err) ? 'debug' : 'warn', `due-loop:${reasonOf(err)}`, { err: messageOf(err) }, text);
+}
