@@ -25,7 +25,7 @@ export const SECTION_NUMBERS: Record<Section, string> = {
   push: '14',
   'accounts-idle': '15',
   'accounts-idle-cluster': '15.1',
-  'accounts-page': '15.2',
+  'accounts-page': '15.3',
   'accounts-fair': '16',
   'accounts-fair-cluster': '16.1',
   store: '17',
