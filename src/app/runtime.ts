@@ -67,7 +67,7 @@ export interface RunOptions {
   /** How often idleness is checked, in ms. Default 200. */
   pollMs?: number;
   /** Extra worker settings (tests: lock and stall timings). */
-  workers?: Pick<StartWorkersOptions, 'lockDurationMs' | 'stalledIntervalMs' | 'processor' | 'retry' | 'breaker' | 'outage' | 'park'>;
+  workers?: Pick<StartWorkersOptions, 'lockDurationMs' | 'stalledIntervalMs' | 'processor' | 'retry' | 'breaker' | 'outage' | 'park' | 'waits'>;
 }
 
 function runnerDeps(d: RuntimeDeps): RunnerDeps {
@@ -126,6 +126,8 @@ export function workersFor(
     lockDurationMs: d.config.jobLockMs,
     stalledIntervalMs: d.config.jobLockMs,
     processor: { leaseMs: d.config.jobLockMs, ...(how.oneShot ? { listsFailures: true } : {}) },
+    // A record that names what the service lacks waits for it, unless the run ends when its jobs are done (it fails then).
+    ...(how.oneShot ? {} : { waits: { lookMs: d.config.waits.lookMs, boundMs: d.config.waits.boundMs } }),
     ...(how.watch ? { watch: how.watch } : {}),
     ...o.workers,
   });
