@@ -55,6 +55,7 @@ export function renderJobStory(s: JobStory): string {
   out.push(`  queued:    ${s.createdAt}`);
   if (s.finishedAt) out.push(`  finished:  ${s.finishedAt}`);
   out.push(`  attempts:  ${attemptsText(s.state, s.attemptsMade, s.maxAttempts)}`);
+  if (s.waitsFor) out.push(`  waiting:   ${s.waitsFor.text}; goes on by itself once it exists (no attempt spent)`);
   if (s.batch) {
     const b = s.batch;
     out.push('', 'Import batch (its records are not jobs yet; a worker turns it into one job per record):');
