@@ -113,5 +113,9 @@ export function renderRetry(r: RetryOutcome): string {
     lines.push(`Left ${r.superseded.length} failed before a newer version of their record synced (history, nothing to retry):`);
     for (const j of r.superseded) lines.push(`  ${j.id}: superseded by ${j.by}`);
   }
+  if (r.waiting.length) {
+    lines.push(`${r.waiting.length} wait for what the service lacks (not failed, no attempt spent); the catalog is looked at now:`);
+    for (const j of r.waiting) lines.push(`  ${j.id}: waits for ${j.waitsFor}`);
+  }
   return `${lines.join('\n')}\n`;
 }

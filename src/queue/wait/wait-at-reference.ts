@@ -15,7 +15,7 @@ export interface WaitHooks {
 }
 
 /** The field of the job's hash that keeps when it began to wait, across its waits (gone with the job). */
-const SINCE_FIELD = 'waitSince';
+export const WAIT_SINCE_FIELD = 'waitSince';
 
 /** The words of a wait: `product MUG-ORANGE, facility X`. */
 export function waitWords(err: MissingReferenceError): string {
@@ -37,9 +37,9 @@ export async function waitForReference(
   const { redis, keys } = h.deps;
   const jobKey = `${job.queueQualifiedName}:${job.id}`;
   const now = Date.now();
-  const stored = Number(await redis.hget(jobKey, SINCE_FIELD));
+  const stored = Number(await redis.hget(jobKey, WAIT_SINCE_FIELD));
   const since = stored > 0 ? stored : now;
-  if (!(stored > 0)) await hsetIfExists(redis, jobKey, SINCE_FIELD, String(now));
+  if (!(stored > 0)) await hsetIfExists(redis, jobKey, WAIT_SINCE_FIELD, String(now));
   const what = waitWords(err);
   if (now - since >= h.hooks.boundMs) {
     const hours = Math.round((h.hooks.boundMs / 3_600_000) * 10) / 10;

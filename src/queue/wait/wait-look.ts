@@ -44,12 +44,13 @@ async function promote(queue: Queue, jobId: string): Promise<boolean> {
 
 /**
  * One look for the waiting records: when anything waits, MAPPING_FILE read again if its file changed, the catalog read
- * again from the service (one process per look interval, unless `now`: `catalog refresh`, a retry), and the jobs of
- * every reference that exists now promoted, each once. Answers whether the catalog was read, and what was released.
+ * again from the service (one process per look interval), and the jobs of every reference that exists now promoted,
+ * each once. `now` (`catalog refresh`, `jobs retry` of a waiting record): the catalog is read whatever waits and
+ * whoever looked last. Answers whether the catalog was read, and what was released.
  */
 export async function lookAtWaits(o: WaitLookOptions, now = false): Promise<{ looked: boolean; released: Released[] }> {
   const refs = await waitedRefs(o.redis, o.keys);
-  if (!refs.length) return { looked: false, released: [] };
+  if (!refs.length && !now) return { looked: false, released: [] };
   const claimed = now || (await o.redis.set(o.keys.waitLook(), String(Date.now()), 'PX', Math.max(500, o.lookMs - 500), 'NX'));
   if (!claimed) return { looked: false, released: [] };
   o.catalog.reloadMapping?.();
