@@ -10,6 +10,7 @@ const OUTCOME: Record<RecordPlan['outcome'], string> = {
   unchanged: 'NO CALL',
   skipped: 'SKIPPED',
   fails: 'FAILS',
+  waits: 'WAITS',
   duplicate: 'AGAIN',
 };
 
@@ -94,7 +95,7 @@ export function renderPlan(plan: DryRunPlan): string {
   const s = plan.summary;
   out.push(
     renderTable(
-      ['STREAM', 'RECORDS', 'WRITES', 'NO CALL', 'SKIPPED', 'FAILS', 'AGAIN', 'POSTS', 'GETS'],
+      ['STREAM', 'RECORDS', 'WRITES', 'NO CALL', 'SKIPPED', 'FAILS', 'WAITS', 'AGAIN', 'POSTS', 'GETS'],
       Object.entries(s.perStream).map(([stream, x]) => [
         stream,
         x.records,
@@ -102,6 +103,7 @@ export function renderPlan(plan: DryRunPlan): string {
         x.outcomes.unchanged,
         x.outcomes.skipped,
         x.outcomes.fails,
+        x.outcomes.waits,
         x.outcomes.duplicate,
         x.posts,
         x.gets,
@@ -115,6 +117,16 @@ export function renderPlan(plan: DryRunPlan): string {
     out.push(
       `${stream}: ${plural(q.jobs, 'job')} and ${plural(q.batches, 'import batch', 'import batches')} were queued before this dry run; ` +
         'the real run processes them too (not previewed here; see inventory-sync jobs list).',
+    );
+  }
+  const waiting = plan.records.filter((r) => r.outcome === 'waits');
+  if (waiting.length) {
+    out.push('', `${plural(waiting.length, 'record')} would wait for what the service lacks (no attempt spent; each goes on by itself once it exists):`);
+    out.push(
+      renderTable(
+        ['STREAM', 'RECORD', 'WAITS FOR'],
+        waiting.map((r) => [r.stream, r.key, clip((r.waitsFor ?? []).join(', '), 140)]),
+      ),
     );
   }
   const failing = plan.records.filter((r) => r.outcome === 'fails');
