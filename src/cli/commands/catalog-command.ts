@@ -5,9 +5,8 @@ import { ExitCode } from '../exit-codes.js';
 import type { CommandResult } from '../command-result.js';
 import type { Kind } from '../../kinds/kind.js';
 import type { Released } from '../../queue/wait/wait-look.js';
-import type { WaitReport } from '../../queue/wait/wait-report.js';
+import { recordsText, type WaitReport } from '../../queue/wait/wait-report.js';
 import { refWords } from '../../queue/wait/reference.js';
-import { plural } from '../../ops/state-words.js';
 
 /** What a look at the catalog did now: the records it released, and those that still wait. */
 export interface LookNow {
@@ -40,7 +39,7 @@ export async function lookNow(io: CliIo, kinds: readonly Kind[]): Promise<LookNo
 
 /** The look's outcome for a person. */
 export function renderLookNow(r: LookNow): string {
-  const out = r.released.map((g) => `Released ${plural(g.jobs, `${g.stream} record`)} that waited for ${refWords(g.ref)}: it exists now.`);
+  const out = r.released.map((g) => `Released ${recordsText(g.stream, g.jobs)} that waited for ${refWords(g.ref)}: it exists now.`);
   if (r.waiting.groups.length) out.push('Still waiting (the service lacks it):', ...r.waiting.groups.map((g) => `  ${g.text}`));
   if (r.waiting.more) out.push(`  and ${r.waiting.more} more groups`);
   if (!out.length) out.push('No record waits for a product or facility.');

@@ -23,16 +23,16 @@ export interface WaitReport {
   more: number;
 }
 
-/** How a stream's records are named in a sentence: `orders`, `stock counts`, `BOMs`. */
-function nounOf(stream: string, count: number): string {
+/** A count of a stream's records in a sentence: `1 order`, `12 stock counts`, `2 BOMs`. */
+export function recordsText(stream: string, count: number): string {
   const one = stream === 'boms' ? 'BOM' : stream === 'stock-counts' ? 'stock count' : stream.replace(/s$/, '').replace(/-/g, ' ');
-  return count === 1 ? one : `${one}s`;
+  return `${count} ${count === 1 ? one : `${one}s`}`;
 }
 
 /** "12 orders wait for product MUG-ORANGE, since 2026-12-06 07:30 UTC". */
 export function waitText(g: Pick<WaitGroup, 'stream' | 'ref' | 'count' | 'since'>): string {
   const verb = g.count === 1 ? 'waits' : 'wait';
-  return `${g.count} ${nounOf(g.stream, g.count)} ${verb} for ${refWords(g.ref)}, since ${shortDateTime(new Date(g.since).toISOString()).slice(0, 16)} UTC`;
+  return `${recordsText(g.stream, g.count)} ${verb} for ${refWords(g.ref)}, since ${shortDateTime(new Date(g.since).toISOString()).slice(0, 16)} UTC`;
 }
 
 /** Reads the waiting groups once (src/queue/wait/wait-store.ts). */
