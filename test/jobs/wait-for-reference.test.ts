@@ -74,9 +74,9 @@ describe('a record that names a product the service lacks', () => {
     expect(status.waits.groups).toEqual([
       expect.objectContaining({ stream: 'orders', waitsFor: { type: 'product', name: 'MUG-ORANGE' }, count: 2 }),
     ]);
-    expect(status.waits.groups[0]!.text).toMatch(/^2 orders wait for product MUG-ORANGE, since \d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
+    expect(status.waits.groups[0]!.text).toMatch(/^2 records of orders wait for product MUG-ORANGE, since \d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
     const text = await runCli(['status'], env);
-    expect(text.stdout).toContain('2 orders wait for product MUG-ORANGE');
+    expect(text.stdout).toContain('2 records of orders wait for product MUG-ORANGE');
     const found = await runCli(['find', 'W-1'], env);
     expect(found.stdout).toMatch(/waits for product MUG-ORANGE \(the service lacks it\) since /);
   });
@@ -170,7 +170,7 @@ describe('jobs retry of a waiting record', () => {
     const id = (await jobOf(world, 'orders', 'WR-1')).id!;
     const r = await runCli(['jobs', 'retry', id], env);
     expect(r.stdout).toContain(`${id}: waits for product MUG-LATE`);
-    expect(r.stdout).toContain('1 order waits for product MUG-LATE');
+    expect(r.stdout).toContain('1 record of orders waits for product MUG-LATE');
     expect(await stateOf(world, 'WR-1')).toBe('delayed');
   });
 
@@ -178,7 +178,7 @@ describe('jobs retry of a waiting record', () => {
     addProduct(world.sandbox, 'MUG-LATE');
     const id = (await jobOf(world, 'orders', 'WR-1')).id!;
     const r = await runCli(['jobs', 'retry', id], env);
-    expect(r.stdout).toContain('Released 1 order that waited for product MUG-LATE');
+    expect(r.stdout).toContain('Released 1 record of orders that waited for product MUG-LATE');
     await until(async () => (await stateOf(world, 'WR-1')) === 'completed', 10_000, 'the released order synced');
     expect(orderState(world.sandbox.admin.state(), 'WR-1').orders).toHaveLength(1);
   });

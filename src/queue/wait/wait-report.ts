@@ -13,7 +13,7 @@ export interface WaitStatus {
   count: number;
   /** When the oldest of them began to wait (ISO). */
   since: string;
-  /** "12 orders wait for product MUG-ORANGE, since 2026-12-06 07:30 UTC". */
+  /** "12 records of orders wait for product MUG-ORANGE, since 2026-12-06 07:30 UTC". */
   text: string;
 }
 
@@ -23,13 +23,12 @@ export interface WaitReport {
   more: number;
 }
 
-/** A count of a stream's records in a sentence: `1 order`, `12 stock counts`, `2 BOMs`. */
+/** A count of a stream's records in a sentence: `1 record of orders`, `12 records of stock-counts`. */
 export function recordsText(stream: string, count: number): string {
-  const one = stream === 'boms' ? 'BOM' : stream === 'stock-counts' ? 'stock count' : stream.replace(/s$/, '').replace(/-/g, ' ');
-  return `${count} ${count === 1 ? one : `${one}s`}`;
+  return `${count} record${count === 1 ? '' : 's'} of ${stream}`;
 }
 
-/** "12 orders wait for product MUG-ORANGE, since 2026-12-06 07:30 UTC". */
+/** "12 records of orders wait for product MUG-ORANGE, since 2026-12-06 07:30 UTC". */
 export function waitText(g: Pick<WaitGroup, 'stream' | 'ref' | 'count' | 'since'>): string {
   const verb = g.count === 1 ? 'waits' : 'wait';
   return `${recordsText(g.stream, g.count)} ${verb} for ${refWords(g.ref)}, since ${shortDateTime(new Date(g.since).toISOString()).slice(0, 16)} UTC`;
