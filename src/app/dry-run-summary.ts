@@ -20,7 +20,7 @@ export interface DryRunSummary {
   fails: number;
 }
 
-const noOutcomes = (): Record<PlanOutcome, number> => ({ writes: 0, unchanged: 0, skipped: 0, fails: 0, waits: 0, duplicate: 0 });
+const noOutcomes = (): Record<PlanOutcome, number> => ({ writes: 0, unchanged: 0, skipped: 0, fails: 0, duplicate: 0 });
 
 /** Sums the plans per stream and in all. */
 export function summarizePlans(records: RecordPlan[]): DryRunSummary {

@@ -5,7 +5,6 @@ import type { ApiCall } from '../client/service-api.js';
 import type { FeedPage, FetchPageOptions } from '../feed/upstream-client.js';
 import { MissingReferenceError, PermanentJobError } from '../queue/job-errors.js';
 import { refWords } from '../queue/wait/reference.js';
-import { WAIT_HINT } from '../queue/wait/wait-at-reference.js';
 import { checkedJobRecord } from '../queue/checked-record.js';
 import type { PreviewResult, RecordPlan } from '../queue/record-plan.js';
 import type { PreviewContext, RunnerDeps } from '../queue/job-context.js';
@@ -82,15 +81,11 @@ async function planRecord(
     if (!kind.job.preview) throw new Error(`the ${kind.stream} kind of job has no preview`);
     return await kind.job.preview(record, ctx);
   } catch (err) {
-    // What the service lacks: a worker's job waits for it (src/queue/wait/).
-    if (err instanceof MissingReferenceError) {
-      const waitsFor = err.refs.map(refWords);
-      const error = { code: 'WAITING', message: err.message, hint: WAIT_HINT };
-      return { outcome: 'waits', summary: `would wait for ${waitsFor.join(', ')}: ${err.field}: ${err.reason}`, calls: [], error, waitsFor };
-    }
     const error = failureOf(err);
     if (!error) throw err;
-    return { outcome: 'fails', summary: `[${error.code}] ${error.message}`, calls: [], error };
+    // Only what the service lacks: a worker's job would wait for it instead (src/queue/wait/); a one-shot run fails it.
+    const waitsFor = err instanceof MissingReferenceError ? { waitsFor: err.refs.map(refWords) } : {};
+    return { outcome: 'fails', summary: `[${error.code}] ${error.message}`, calls: [], error, ...waitsFor };
   }
 }
 

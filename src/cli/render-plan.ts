@@ -10,7 +10,6 @@ const OUTCOME: Record<RecordPlan['outcome'], string> = {
   unchanged: 'NO CALL',
   skipped: 'SKIPPED',
   fails: 'FAILS',
-  waits: 'WAITS',
   duplicate: 'AGAIN',
 };
 
@@ -95,7 +94,7 @@ export function renderPlan(plan: DryRunPlan): string {
   const s = plan.summary;
   out.push(
     renderTable(
-      ['STREAM', 'RECORDS', 'WRITES', 'NO CALL', 'SKIPPED', 'FAILS', 'WAITS', 'AGAIN', 'POSTS', 'GETS'],
+      ['STREAM', 'RECORDS', 'WRITES', 'NO CALL', 'SKIPPED', 'FAILS', 'AGAIN', 'POSTS', 'GETS'],
       Object.entries(s.perStream).map(([stream, x]) => [
         stream,
         x.records,
@@ -103,7 +102,6 @@ export function renderPlan(plan: DryRunPlan): string {
         x.outcomes.unchanged,
         x.outcomes.skipped,
         x.outcomes.fails,
-        x.outcomes.waits,
         x.outcomes.duplicate,
         x.posts,
         x.gets,
@@ -119,16 +117,6 @@ export function renderPlan(plan: DryRunPlan): string {
         'the real run processes them too (not previewed here; see inventory-sync jobs list).',
     );
   }
-  const waiting = plan.records.filter((r) => r.outcome === 'waits');
-  if (waiting.length) {
-    out.push('', `${plural(waiting.length, 'record')} would wait for what the service lacks (no attempt spent; each goes on by itself once it exists):`);
-    out.push(
-      renderTable(
-        ['STREAM', 'RECORD', 'WAITS FOR'],
-        waiting.map((r) => [r.stream, r.key, clip((r.waitsFor ?? []).join(', '), 140)]),
-      ),
-    );
-  }
   const failing = plan.records.filter((r) => r.outcome === 'fails');
   if (failing.length) {
     out.push('', `${plural(failing.length, 'record')} would fail:`);
@@ -139,5 +127,17 @@ export function renderPlan(plan: DryRunPlan): string {
       ),
     );
   } else out.push('Every record can be synced as planned.');
+  const waiting = plan.records.filter((r) => r.waitsFor?.length);
+  if (waiting.length) {
+    out.push(
+      '',
+      `Of these, ${plural(waiting.length, 'record')} only ${waiting.length === 1 ? 'names' : 'name'} what the service lacks: under a running ` +
+        '`worker` each would wait for it instead (no attempt spent) and go on by itself once it exists:',
+      renderTable(
+        ['STREAM', 'RECORD', 'WOULD WAIT FOR'],
+        waiting.map((r) => [r.stream, r.key, clip(r.waitsFor!.join(', '), 140)]),
+      ),
+    );
+  }
   return `${out.join('\n')}\n`;
 }

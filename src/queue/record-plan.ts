@@ -17,11 +17,10 @@ export interface PlannedRead {
 /**
  * How a record would end in the real run. writes: it sends `calls`; unchanged: already synced or already
  * matching, no write; skipped: deliberately not applied (reason in the summary); fails: the job would fail at once
- * (`error`; a bad record is `BAD_RECORD`); waits: it names a product or facility the service lacks, and a worker's job
- * would wait for it (`waitsFor`; no attempt spent) and go on by itself once it exists (src/queue/wait/); duplicate: the
- * same record again in this run, or its job failed before (the real run adds nothing for it either).
+ * (`error`; a bad record is `BAD_RECORD`); duplicate: the same record again in this run, or its job failed before
+ * (the real run adds nothing for it either).
  */
-export type PlanOutcome = 'writes' | 'unchanged' | 'skipped' | 'fails' | 'waits' | 'duplicate';
+export type PlanOutcome = 'writes' | 'unchanged' | 'skipped' | 'fails' | 'duplicate';
 
 /** The dry run's answer for one record: what the real run would do with it, as data. */
 export interface RecordPlan {
@@ -41,7 +40,10 @@ export interface RecordPlan {
   reads: PlannedRead[];
   /** Why it would fail: the same code and message the real job fails with. */
   error?: { code: string; message: string; hint?: string };
-  /** What a record that `waits` would wait for: `product MUG-ORANGE`, `facility North / B-07`. */
+  /**
+   * A record that fails only for naming what the service lacks: what a worker's job of it would wait for instead
+   * (`product MUG-ORANGE`, `facility North / B-07`; src/queue/wait/). A one-shot run (what the dry run plans) fails it.
+   */
   waitsFor?: string[];
   /** Kind-specific facts: an order's steps left, a count's lines (on hand, counted, variance), a BOM's entry. */
   details?: Record<string, unknown>;

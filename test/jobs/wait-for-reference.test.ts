@@ -118,7 +118,9 @@ describe('a record whose upstream name MAPPING_FILE maps later', () => {
   });
 
   it('syncs by itself once an entry maps the name', async () => {
-    expect(await readWaitGroups(world.redis, world.keys)).toEqual([expect.objectContaining({ ref: { type: 'product', name: 'shopify:777' } })]);
+    expect(await readWaitGroups(world.redis, world.keys)).toEqual([
+      expect.objectContaining({ ref: { type: 'product', name: 'shopify:777' } }),
+    ]);
     writeFileSync(file, 'kind,upstream,service\nproduct,SKU-9,MUG-BLUE\nproduct,shopify:777,MUG-RED\n');
     await until(async () => (await stateOf(world, 'WM-1')) === 'completed', 60_000, 'the mapped order synced');
     const { shipments } = orderState(world.sandbox.admin.state(), 'WM-1');
@@ -172,6 +174,18 @@ describe('jobs retry of a waiting record', () => {
     expect(r.stdout).toContain(`${id}: waits for product MUG-LATE`);
     expect(r.stdout).toContain('1 record of orders waits for product MUG-LATE');
     expect(await stateOf(world, 'WR-1')).toBe('delayed');
+  });
+
+  it('a dry run says which records would wait under a worker, and for what', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'isync-wait-dry-')), 'orders.ndjson');
+    writeFileSync(file, [orderRecord('WD-1', [line('MUG-DRY')]), orderRecord('WD-2')].map((r) => JSON.stringify(r)).join('\n') + '\n');
+    const text = await runCli(['import', 'orders', file, '--dry-run'], env);
+    expect(text.stdout).toMatch(/Of these, 1 record only names what the service lacks: under a running `worker` each would wait/);
+    expect(text.stdout).toMatch(/orders\s+WD-1\s+product MUG-DRY/);
+    const json = await runCli(['import', 'orders', file, '--dry-run', '--json'], env);
+    const plans = (JSON.parse(json.stdout) as { records: Array<{ key: string; outcome: string; waitsFor?: string[] }> }).records;
+    expect(plans.find((p) => p.key === 'WD-1')).toMatchObject({ outcome: 'fails', waitsFor: ['product MUG-DRY'] });
+    expect(plans.find((p) => p.key === 'WD-2')?.waitsFor).toBeUndefined();
   });
 
   it('looks at the catalog at once, and the record syncs', async () => {
