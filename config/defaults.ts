@@ -96,7 +96,7 @@ export const defaults = {
    * and none while nothing waits. A reference added is found within this long.
    */
   waitLookSeconds: 50,
-  /** How long a record waits for a missing reference before it fails for good (WAIT_FOR_REFERENCE_HOURS). */
+  /** How long a record waits for a missing reference before it fails for good (WAIT_FOR_REFERENCE_HOURS; 0: no wait). */
   waitForReferenceHours: 72,
   /** A record waiting this long for a reference is alerted (WAIT_ALERT_HOURS), once per reference. */
   waitAlertHours: 4,

@@ -160,7 +160,7 @@ export const envSchema = z.object({
   SCHEDULE_CATCH_UP_SECONDS: nonNegativeInt('SCHEDULE_CATCH_UP_SECONDS').default(defaults.scheduleCatchUpSeconds),
   CATALOG_REFRESH_SECONDS: nonNegativeInt('CATALOG_REFRESH_SECONDS').default(defaults.catalogRefreshSeconds),
   WAIT_LOOK_SECONDS: positiveInt('WAIT_LOOK_SECONDS').default(defaults.waitLookSeconds),
-  WAIT_FOR_REFERENCE_HOURS: positiveInt('WAIT_FOR_REFERENCE_HOURS').default(defaults.waitForReferenceHours),
+  WAIT_FOR_REFERENCE_HOURS: nonNegativeInt('WAIT_FOR_REFERENCE_HOURS').default(defaults.waitForReferenceHours),
   WAIT_ALERT_HOURS: positiveInt('WAIT_ALERT_HOURS').default(defaults.waitAlertHours),
   VARIANCE_CHUNK_SIZE: positiveInt('VARIANCE_CHUNK_SIZE').default(defaults.varianceChunkSize),
   DASHBOARD_USER: optionalText,

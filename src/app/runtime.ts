@@ -126,8 +126,9 @@ export function workersFor(
     lockDurationMs: d.config.jobLockMs,
     stalledIntervalMs: d.config.jobLockMs,
     processor: { leaseMs: d.config.jobLockMs, ...(how.oneShot ? { listsFailures: true } : {}) },
-    // A record that names what the service lacks waits for it, unless the run ends when its jobs are done (it fails then).
-    ...(how.oneShot ? {} : { waits: { lookMs: d.config.waits.lookMs, boundMs: d.config.waits.boundMs } }),
+    // A record that names what the service lacks waits for it, unless the run ends when its jobs are done (it fails then)
+    // or WAIT_FOR_REFERENCE_HOURS is 0.
+    ...(how.oneShot || !d.config.waits.boundMs ? {} : { waits: { lookMs: d.config.waits.lookMs, boundMs: d.config.waits.boundMs } }),
     ...(how.watch ? { watch: how.watch } : {}),
     ...o.workers,
   });
