@@ -18,9 +18,12 @@ export async function resolveBom(catalog: CatalogApi, record: BomRecord): Promis
   const found = await catalog.products([...ids]);
   const product = found.get(id);
   if (!product)
-    throw new MissingReferenceError(id, 'productId', `no product ${id}${mappedNote(catalog, 'product', id)} in the service's product collection`, [
-      { type: 'product', name: id },
-    ]);
+    throw new MissingReferenceError(
+      id,
+      'productId',
+      `no product ${id}${mappedNote(catalog, 'product', id)} in the service's product collection`,
+      [{ type: 'product', name: id }],
+    );
   const seen = new Map<string, number>();
   const items: BomItems = new Map();
   record.components.forEach((c, i) => {

@@ -20,7 +20,8 @@ export async function resolveLocation(catalog: CatalogApi, recordId: string, fie
       throw new BadRecordError(
         recordId,
         field,
-        `"${name}"${mapped} names several facilities (${(found.candidates ?? []).join(', ')}); use "Magazine / location" or the facilityUrl`,
+        `"${name}"${mapped} names several facilities (${(found.candidates ?? []).join(', ')}); ` +
+          'use "Magazine / location" or the facilityUrl',
       );
     const reason = `no facility "${name}"${mapped} in the service (by facilityUrl, facilityName or "Magazine / location")`;
     throw new MissingReferenceError(recordId, field, reason, [{ type: 'facility', name }]);

@@ -67,7 +67,10 @@ export interface RunOptions {
   /** How often idleness is checked, in ms. Default 200. */
   pollMs?: number;
   /** Extra worker settings (tests: lock and stall timings). */
-  workers?: Pick<StartWorkersOptions, 'lockDurationMs' | 'stalledIntervalMs' | 'processor' | 'retry' | 'breaker' | 'outage' | 'park' | 'waits'>;
+  workers?: Pick<
+    StartWorkersOptions,
+    'lockDurationMs' | 'stalledIntervalMs' | 'processor' | 'retry' | 'breaker' | 'outage' | 'park' | 'waits'
+  >;
 }
 
 function runnerDeps(d: RuntimeDeps): RunnerDeps {

@@ -19,8 +19,8 @@ export function renderFind(r: FindResult): string {
     j.waitsFor
       ? clip(j.waitsFor.text, 80)
       : j.error
-      ? clip(`[${j.error.code}] ${j.error.message}`, 80)
-      : clip(j.summary ?? (j.result as { summary?: string } | null)?.summary ?? '', 80),
+        ? clip(`[${j.error.code}] ${j.error.message}`, 80)
+        : clip(j.summary ?? (j.result as { summary?: string } | null)?.summary ?? '', 80),
   ]);
   out.push(`Jobs (${r.jobs.length}):`);
   out.push(

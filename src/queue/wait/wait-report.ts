@@ -31,7 +31,8 @@ export function recordsText(stream: string, count: number): string {
 /** "12 records of orders wait for product MUG-ORANGE, since 2026-12-06 07:30 UTC". */
 export function waitText(g: Pick<WaitGroup, 'stream' | 'ref' | 'count' | 'since'>): string {
   const verb = g.count === 1 ? 'waits' : 'wait';
-  return `${recordsText(g.stream, g.count)} ${verb} for ${refWords(g.ref)}, since ${shortDateTime(new Date(g.since).toISOString()).slice(0, 16)} UTC`;
+  const since = shortDateTime(new Date(g.since).toISOString()).slice(0, 16);
+  return `${recordsText(g.stream, g.count)} ${verb} for ${refWords(g.ref)}, since ${since} UTC`;
 }
 
 /** Reads the waiting groups once (src/queue/wait/wait-store.ts). */
