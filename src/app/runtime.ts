@@ -67,10 +67,7 @@ export interface RunOptions {
   /** How often idleness is checked, in ms. Default 200. */
   pollMs?: number;
   /** Extra worker settings (tests: lock and stall timings). */
-  workers?: Pick<
-    StartWorkersOptions,
-    'lockDurationMs' | 'stalledIntervalMs' | 'processor' | 'retry' | 'breaker' | 'outage' | 'park' | 'waits'
-  >;
+  workers?: Pick<StartWorkersOptions, 'lockDurationMs' | 'stalledIntervalMs' | 'processor' | 'retry' | 'breaker' | 'outage' | 'park'>;
 }
 
 function runnerDeps(d: RuntimeDeps): RunnerDeps {
@@ -129,8 +126,7 @@ export function workersFor(
     lockDurationMs: d.config.jobLockMs,
     stalledIntervalMs: d.config.jobLockMs,
     processor: { leaseMs: d.config.jobLockMs, ...(how.oneShot ? { listsFailures: true } : {}) },
-    // A record that names what the service lacks waits for it, unless the run ends when its jobs are done (it fails then)
-    // or WAIT_FOR_REFERENCE_HOURS is 0.
+    // What the service lacks is waited for (src/queue/wait/), unless the run ends with its jobs or WAIT_FOR_REFERENCE_HOURS=0.
     ...(how.oneShot || !d.config.waits.boundMs ? {} : { waits: { lookMs: d.config.waits.lookMs, boundMs: d.config.waits.boundMs } }),
     ...(how.watch ? { watch: how.watch } : {}),
     ...o.workers,
