@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadMapping, type Mapping } from '../../config/mapping-file.js';
+import { programKinds } from '../../jobs/kinds.js';
 import { sandboxEnv } from '../../src/app/sandbox-config.js';
+import { startDashboard } from '../../src/dashboard/dashboard-server.js';
 import type { StatusReport } from '../../src/ops/status-report.js';
 import { readWaitGroups } from '../../src/queue/wait/wait-store.js';
 import type { Sandbox } from '../../src/sandbox/sandbox.js';
@@ -79,6 +81,24 @@ describe('a record that names a product the service lacks', () => {
     expect(text.stdout).toContain('2 records of orders wait for product MUG-ORANGE');
     const found = await runCli(['find', 'W-1'], env);
     expect(found.stdout).toMatch(/waits for product MUG-ORANGE \(the service lacks it\) since /);
+  });
+
+  it("shows the group on the account's page of the dashboard", async () => {
+    const dashboard = await startDashboard({
+      kinds: programKinds,
+      host: '127.0.0.1',
+      port: 0,
+      auth: null,
+      redis: world.redis,
+      prefix: world.prefix,
+    });
+    try {
+      const html = await (await fetch(`${dashboard.url}/`)).text();
+      expect(html).toContain('Waiting for what the service lacks');
+      expect(html).toMatch(/<tr data-wait="orders:product:MUG-ORANGE"><td>orders<\/td><td>product MUG-ORANGE<\/td><td class="n">2<\/td>/);
+    } finally {
+      await dashboard.close();
+    }
   });
 
   it('syncs each order once, by itself, within a minute of the product being added', async () => {
