@@ -94,6 +94,16 @@ export const defaults = {
   workerConcurrencyMin: 8,
   /** Minimum seconds between two catalog refreshes caused by a miss. */
   catalogRefreshSeconds: 300,
+  /**
+   * While a record waits for a product or facility the service lacks (src/queue/wait/), the catalog is read again this
+   * often (WAIT_LOOK_SECONDS): two collection GETs a look, 144 an hour at 50 s, about half of the default 300 an hour,
+   * and none while nothing waits. A reference added is found within this long.
+   */
+  waitLookSeconds: 50,
+  /** How long a record waits for a missing reference before it fails for good (WAIT_FOR_REFERENCE_HOURS; 0: no wait). */
+  waitForReferenceHours: 72,
+  /** A record waiting this long for a reference is alerted (WAIT_ALERT_HOURS), once per reference. */
+  waitAlertHours: 4,
   /** Seconds an order's progress stays in Redis after its first write (the service stays the truth). */
   orderProgressTtlSeconds: 30 * 24 * 3600,
   /** Largest number of items in one inventory variance; larger counts are split. */

@@ -171,6 +171,8 @@ function configOf(
       min: Math.min(defaults.workerConcurrencyMin, e.WORKER_CONCURRENCY_MAX),
     },
     catalog: { refreshSeconds: e.CATALOG_REFRESH_SECONDS },
+    /** Records that name a product or facility the service lacks wait for it (src/queue/wait/). */
+    waits: { lookMs: e.WAIT_LOOK_SECONDS * 1000, boundMs: e.WAIT_FOR_REFERENCE_HOURS * 3600_000, alertMs: e.WAIT_ALERT_HOURS * 3600_000 },
     breaker: { threshold: e.BREAKER_THRESHOLD },
     /** The service down for everything: every stream holds and one read probes it (src/queue/hold/: the hold's cause `outage`). */
     outage: { probeMaxMs: e.OUTAGE_PROBE_MAX_SECONDS * 1000, alertSeconds: e.OUTAGE_ALERT_SECONDS },

@@ -89,6 +89,11 @@ export const settingDocs: Record<keyof typeof envSchema.shape, string> = {
     'A scheduled pull missed (held, Redis away, no worker running) is made up once, when the cause ends or a worker ' +
     'starts, if it fell due at most this long ago (0: never made up).',
   CATALOG_REFRESH_SECONDS: 'The catalog is read again on a miss at most this often (0: on every miss).',
+  WAIT_LOOK_SECONDS:
+    'While a record waits for a product or facility the service lacks, the catalog is read again this often (two collection GETs).',
+  WAIT_FOR_REFERENCE_HOURS:
+    'How long a record waits for a missing product or facility before it fails for good with the reason (0: it fails at once, no wait).',
+  WAIT_ALERT_HOURS: 'A record waiting this long for a missing product or facility is alerted (once per reference).',
   VARIANCE_CHUNK_SIZE: 'Lines per inventory variance; a count with more is posted in chunks.',
   DASHBOARD_USER: "The dashboard's login; required unless `--no-auth` on loopback.",
   DASHBOARD_PASSWORD: "The dashboard's password (a secret; at least 12 characters off loopback).",

@@ -2,7 +2,7 @@ import { mappedNote } from '../../src/catalog/mapped-catalog.js';
 import type { CatalogApi, CatalogProduct } from '../../src/catalog/types.js';
 import type { BomRecord } from './bom-record.js';
 import { RECORD_HINT } from '../../src/errors/error-hints.js';
-import { BadRecordError } from '../../src/queue/job-errors.js';
+import { BadRecordError, MissingReferenceError } from '../../src/queue/job-errors.js';
 import type { BomItems } from './bom-items.js';
 
 export interface ResolvedBom {
@@ -18,7 +18,12 @@ export async function resolveBom(catalog: CatalogApi, record: BomRecord): Promis
   const found = await catalog.products([...ids]);
   const product = found.get(id);
   if (!product)
-    throw new BadRecordError(id, 'productId', `no product ${id}${mappedNote(catalog, 'product', id)} in the service's product collection`);
+    throw new MissingReferenceError(
+      id,
+      'productId',
+      `no product ${id}${mappedNote(catalog, 'product', id)} in the service's product collection`,
+      [{ type: 'product', name: id }],
+    );
   const seen = new Map<string, number>();
   const items: BomItems = new Map();
   record.components.forEach((c, i) => {
@@ -35,10 +40,11 @@ export async function resolveBom(catalog: CatalogApi, record: BomRecord): Promis
     seen.set(c.productId, i);
     const component = found.get(c.productId);
     if (!component)
-      throw new BadRecordError(
+      throw new MissingReferenceError(
         id,
         field,
         `unknown component: no product ${c.productId}${mappedNote(catalog, 'product', c.productId)} in the service's product collection`,
+        [{ type: 'product', name: c.productId }],
       );
     // Under MAPPING_FILE two upstream ids can name one service product, or the product itself.
     if (component.productUrl === product.productUrl)

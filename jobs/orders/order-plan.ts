@@ -2,7 +2,8 @@ import { mappedNote } from '../../src/catalog/mapped-catalog.js';
 import type { CatalogApi, FacilityLookup } from '../../src/catalog/types.js';
 import type { CreateOrderBody, CreateShipmentBody } from '../../src/client/answers/schemas.js';
 import { canonicalHash } from '../../src/queue/canonical-hash.js';
-import { BadRecordError } from '../../src/queue/job-errors.js';
+import { BadRecordError, MissingReferenceError } from '../../src/queue/job-errors.js';
+import { refKey, type Reference } from '../../src/queue/wait/reference.js';
 import { isPlain, isReturnNotice, type OrderInput, type OrderRecord, type OrderStatus, type PartLine } from './order-record.js';
 import { defaultShipmentIdUser, shipmentIdFor } from './shipment-id.js';
 
@@ -122,24 +123,41 @@ async function resolve(orderId: string, catalog: CatalogApi, lines: Line[], orig
   ]);
   const lookup = new Map(names.map((n, i) => [n, looks[i]!]));
   const problems: string[] = [];
+  // What the service lacks, when that is all that is wrong: the order waits for it (src/queue/wait/).
+  const missing = new Map<string, Reference>();
+  let wrong = false;
+  const unknownFacility = (text: string, look: FacilityLookup) => {
+    if (!look.ok && look.reason === 'unknown') missing.set(`facility:${text}`, { type: 'facility', name: text });
+    else wrong = true;
+  };
   const originProblem = from && facilityProblem(catalog, origin!, from, 'magazine');
-  if (originProblem) problems.push(`origin: ${originProblem}`);
+  if (originProblem) {
+    problems.push(`origin: ${originProblem}`);
+    unknownFacility(origin!, from);
+  }
   const places = new Map<string, string>();
   for (const [field, line] of lines) {
-    if (!products.has(line.productId))
+    if (!products.has(line.productId)) {
       problems.push(
         `${field}.productId: "${line.productId}"${mappedNote(catalog, 'product', line.productId)} ` +
           "is an unknown product (not in the service's product collection)",
       );
+      const ref: Reference = { type: 'product', name: line.productId };
+      missing.set(refKey(ref), ref);
+    }
     const look = lookup.get(line.location)!;
     const p = facilityProblem(catalog, line.location, look, 'location');
-    if (p) problems.push(`${field}.location: ${p}`);
-    else if (look.ok) places.set(line.location, look.facility.facilityUrl);
+    if (p) {
+      problems.push(`${field}.location: ${p}`);
+      unknownFacility(line.location, look);
+    } else if (look.ok) places.set(line.location, look.facility.facilityUrl);
   }
   if (problems.length) {
     const [first, ...rest] = problems as [string, ...string[]];
     const at = first.indexOf(': ');
-    throw new BadRecordError(orderId, first.slice(0, at), first.slice(at + 2) + (rest.length ? `; also ${rest.join('; ')}` : ''));
+    const [field, reason] = [first.slice(0, at), first.slice(at + 2) + (rest.length ? `; also ${rest.join('; ')}` : '')];
+    if (!wrong) throw new MissingReferenceError(orderId, field, reason, [...missing.values()]);
+    throw new BadRecordError(orderId, field, reason);
   }
   return { products: products as Resolved['products'], places, ...(from?.ok ? { origin: from.facility.facilityUrl } : {}) };
 }

@@ -2,7 +2,7 @@ import { mappedNote } from '../../src/catalog/mapped-catalog.js';
 import type { CatalogApi, Facility } from '../../src/catalog/types.js';
 import type { StockCountRecord } from './stock-count-record.js';
 import { RECORD_HINT } from '../../src/errors/error-hints.js';
-import { BadRecordError } from '../../src/queue/job-errors.js';
+import { BadRecordError, MissingReferenceError } from '../../src/queue/job-errors.js';
 import type { NamedItem } from './product-marks.js';
 
 export interface ResolvedCount {
@@ -16,12 +16,15 @@ export async function resolveLocation(catalog: CatalogApi, recordId: string, fie
   const found = await catalog.facility(name);
   const mapped = mappedNote(catalog, 'facility', name);
   if (!found.ok) {
-    const reason =
-      found.reason === 'ambiguous'
-        ? `"${name}"${mapped} names several facilities (${(found.candidates ?? []).join(', ')}); ` +
-          'use "Magazine / location" or the facilityUrl'
-        : `no facility "${name}"${mapped} in the service (by facilityUrl, facilityName or "Magazine / location")`;
-    throw new BadRecordError(recordId, field, reason);
+    if (found.reason === 'ambiguous')
+      throw new BadRecordError(
+        recordId,
+        field,
+        `"${name}"${mapped} names several facilities (${(found.candidates ?? []).join(', ')}); ` +
+          'use "Magazine / location" or the facilityUrl',
+      );
+    const reason = `no facility "${name}"${mapped} in the service (by facilityUrl, facilityName or "Magazine / location")`;
+    throw new MissingReferenceError(recordId, field, reason, [{ type: 'facility', name }]);
   }
   if (found.facility.kind !== 'location') {
     throw new BadRecordError(recordId, field, `"${name}"${mapped} is a magazine; a stock count names a location inside one`, RECORD_HINT);
@@ -50,10 +53,11 @@ export async function resolveCount(catalog: CatalogApi, record: StockCountRecord
   if (unknown.length) {
     const { item, i } = unknown[0]!;
     const more = unknown.length > 1 ? ` (and ${unknown.length - 1} more unknown products)` : '';
-    throw new BadRecordError(
+    throw new MissingReferenceError(
       record.countId,
       `items.${i}.productId`,
       `no product ${item.productId}${mappedNote(catalog, 'product', item.productId)} in the service's product collection${more}`,
+      unknown.map(({ item: u }) => ({ type: 'product' as const, name: u.productId })),
     );
   }
   // Two upstream productIds mapped to one service product would post two lines for one (location, product).

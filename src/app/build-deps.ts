@@ -97,7 +97,11 @@ export function buildDeps(config: Config, logger: Logger, opts: BuildDepsOptions
   const catalogClient = client.apiOf(serviceCalls).with(callHoldLayer(callHolds, 'catalog'));
   const bare = opts.catalog ?? new Catalog({ client: catalogClient, redis, keys, refreshSeconds: config.catalog.refreshSeconds, logger });
   // The one place MAPPING_FILE applies: every lookup of every kind, reconcile, check and dry run goes through it.
-  const catalog = config.mapping ? new MappedCatalog(bare, config.mapping) : bare;
+  const catalog = config.mapping
+    ? new MappedCatalog(bare, config.mapping, (problems) =>
+        logger.warn({ problems }, 'MAPPING_FILE changed but cannot be read; the mapping read before stays'),
+      )
+    : bare;
   const opened = createQueues({
     connection: redis,
     prefix: config.redis.prefix,

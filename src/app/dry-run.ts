@@ -3,7 +3,8 @@ import { isServiceError } from '../client/answers/errors.js';
 import { readOnlyApi } from '../client/layers/read-only-api.js';
 import type { ApiCall } from '../client/service-api.js';
 import type { FeedPage, FetchPageOptions } from '../feed/upstream-client.js';
-import { PermanentJobError } from '../queue/job-errors.js';
+import { MissingReferenceError, PermanentJobError } from '../queue/job-errors.js';
+import { refWords } from '../queue/wait/reference.js';
 import { checkedJobRecord } from '../queue/checked-record.js';
 import type { PreviewResult, RecordPlan } from '../queue/record-plan.js';
 import type { PreviewContext, RunnerDeps } from '../queue/job-context.js';
@@ -82,7 +83,9 @@ async function planRecord(
   } catch (err) {
     const error = failureOf(err);
     if (!error) throw err;
-    return { outcome: 'fails', summary: `[${error.code}] ${error.message}`, calls: [], error };
+    // Only what the service lacks: a worker's job would wait for it instead (src/queue/wait/); a one-shot run fails it.
+    const waitsFor = err instanceof MissingReferenceError ? { waitsFor: err.refs.map(refWords) } : {};
+    return { outcome: 'fails', summary: `[${error.code}] ${error.message}`, calls: [], error, ...waitsFor };
   }
 }
 

@@ -9,6 +9,7 @@ import { readHolds } from '../queue/hold/hold-report.js';
 import type { AppDeps } from './build-deps.js';
 import { readRedisMemory } from '../redis/memory-info.js';
 import { laggingSeconds } from '../ops/feed-lag.js';
+import { readWaitGroups, waitingCounts } from '../queue/wait/wait-store.js';
 
 /** The last read of Redis's memory per connection: the accounts of one process share one, and one INFO serves a scrape. */
 const memoryReads = new WeakMap<AppDeps['redis'], { at: number; read: ReturnType<typeof readRedisMemory> }>();
@@ -49,6 +50,11 @@ export function metricSources(d: AppDeps): ScrapeSources {
     },
     holds: () => readHolds(redis, keys, queues.streams()),
     redisMemory: () => sharedMemoryRead(redis),
+    async waits() {
+      const [counts, groups] = await Promise.all([waitingCounts(redis, keys, queues.streams()), readWaitGroups(redis, keys)]);
+      const oldest = groups.reduce((min, g) => Math.min(min, g.since), Date.now());
+      return { counts, groups: groups.length, oldestSeconds: Math.max(0, (Date.now() - oldest) / 1000) };
+    },
     async budgetShares() {
       const budgets = config.service?.budgets;
       if (!budgets) return [];

@@ -127,6 +127,8 @@ export function workersFor(
     lockDurationMs: d.config.jobLockMs,
     stalledIntervalMs: d.config.jobLockMs,
     processor: { leaseMs: d.config.jobLockMs, ...(how.oneShot ? { listsFailures: true } : {}) },
+    // What the service lacks is waited for (src/queue/wait/), unless the run ends with its jobs or WAIT_FOR_REFERENCE_HOURS=0.
+    ...(how.oneShot || !d.config.waits.boundMs ? {} : { waits: { lookMs: d.config.waits.lookMs, boundMs: d.config.waits.boundMs } }),
     ...(how.watch ? { watch: how.watch } : {}),
     ...o.workers,
   });

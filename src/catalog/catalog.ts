@@ -91,8 +91,17 @@ export class Catalog implements CatalogApi {
     );
   }
 
+  /**
+   * Fetches now; the fetch counts as a miss refresh (the lock kept for refreshSeconds), so that a lookup that misses
+   * right after it, in any process, takes its copy rather than fetching again.
+   */
   async refresh(): Promise<void> {
-    this.forcing ??= this.fetchAndStore(Date.now()).finally(() => {
+    this.forcing ??= (async () => {
+      const startedAt = Date.now();
+      await this.fetchAndStore(startedAt);
+      const lock = this.refreshMs > 0 ? await this.o.redis.get(this.o.keys.catalogLock()) : 'load:';
+      if (!lock?.startsWith('load:')) await this.o.redis.set(this.o.keys.catalogLock(), `${startedAt}:${token()}`, 'PX', this.refreshMs);
+    })().finally(() => {
       this.forcing = undefined;
     });
     await this.forcing;

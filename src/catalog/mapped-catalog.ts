@@ -1,4 +1,5 @@
-import { facilityKey, type Mapping } from '../../config/mapping-file.js';
+import { statSync } from 'node:fs';
+import { facilityKey, loadMapping, type Mapping } from '../../config/mapping-file.js';
 import type { CatalogApi, CatalogProduct, FacilityLookup, MappedKind } from './types.js';
 
 const isUrl = (text: string) => text.startsWith('/') || /^https?:\/\//i.test(text);
@@ -39,10 +40,30 @@ export function mappedNote(catalog: CatalogApi, kind: MappedKind, value: string)
  * `products` answers under the ids asked. buildDeps installs it, so every kind, reconcile, check and dry run map alike.
  */
 export class MappedCatalog implements CatalogApi {
+  private readAt: number;
+
   constructor(
     private readonly inner: CatalogApi,
-    readonly mapping: Mapping,
-  ) {}
+    public mapping: Mapping,
+    /** Told of a changed file that could not be read again (the mapping read before stays). */
+    private readonly onProblem: (problems: string[]) => void = () => undefined,
+  ) {
+    this.readAt = modifiedAt(mapping.file);
+  }
+
+  /**
+   * Reads MAPPING_FILE again when its file changed since it was read (the look for waiting records asks before each
+   * look, src/queue/wait/wait-look.ts): a new entry releases the records that wait for its name. A file that reads
+   * with problems now leaves the mapping as it was, and says why.
+   */
+  reloadMapping(): void {
+    const at = modifiedAt(this.mapping.file);
+    if (at === this.readAt) return;
+    this.readAt = at;
+    const loaded = loadMapping(this.mapping.file);
+    if ('mapping' in loaded) this.mapping = loaded.mapping;
+    else this.onProblem(loaded.problems);
+  }
 
   mapped(kind: MappedKind, value: string): string | undefined {
     return mappedName(this.mapping, kind, value);
@@ -76,5 +97,13 @@ export class MappedCatalog implements CatalogApi {
 
   refresh(): Promise<void> {
     return this.inner.refresh();
+  }
+}
+
+function modifiedAt(file: string): number {
+  try {
+    return statSync(file).mtimeMs;
+  } catch {
+    return 0;
   }
 }

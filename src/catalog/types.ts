@@ -40,4 +40,6 @@ export interface CatalogApi {
   refresh(): Promise<void>;
   /** The service's name for an upstream value under MAPPING_FILE, for messages (src/catalog/mapped-catalog.ts); absent: no mapping. */
   mapped?(kind: MappedKind, value: string): string | undefined;
+  /** Reads MAPPING_FILE again if its file changed (mapped-catalog.ts); absent: no mapping. */
+  reloadMapping?(): void;
 }

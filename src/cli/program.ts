@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import type { CliIo } from '../app/cli-io.js';
 import { accountsCommand } from './commands/accounts-command.js';
 import { auditCommand } from './commands/audit-command.js';
+import { catalogCommand } from './commands/catalog-command.js';
 import { checkCommand } from './commands/check-command.js';
 import { dashboardCommand } from './commands/dashboard-command.js';
 import { demoCommand } from './commands/demo-command.js';
@@ -72,6 +73,7 @@ const commandFactories: Array<(io: CliIo, done: CommandResult, kinds: readonly K
   jobsCommand,
   statusCommand,
   resumeCommand,
+  catalogCommand,
   findCommand,
   reconcileCommand,
   resyncCommand,

@@ -16,9 +16,11 @@ export function renderFind(r: FindResult): string {
     attemptsText(j.state, j.attemptsMade, j.maxAttempts),
     j.attempts.reduce((n, a) => n + a.calls.length, 0),
     shortDateTime(j.finishedAt ?? j.createdAt),
-    j.error
-      ? clip(`[${j.error.code}] ${j.error.message}`, 80)
-      : clip(j.summary ?? (j.result as { summary?: string } | null)?.summary ?? '', 80),
+    j.waitsFor
+      ? clip(j.waitsFor.text, 80)
+      : j.error
+        ? clip(`[${j.error.code}] ${j.error.message}`, 80)
+        : clip(j.summary ?? (j.result as { summary?: string } | null)?.summary ?? '', 80),
   ]);
   out.push(`Jobs (${r.jobs.length}):`);
   out.push(
@@ -26,6 +28,13 @@ export function renderFind(r: FindResult): string {
       ? renderTable(['JOB', 'STREAM', 'VERSION', 'STATE', 'ATTEMPTS', 'CALLS', 'WHEN (UTC)', 'RESULT / ERROR'], rows)
       : '  none kept (completed jobs are kept 7 days)',
   );
+  const waiting = r.jobs.filter((j) => j.waitsFor);
+  if (waiting.length)
+    out.push(
+      '',
+      'Waiting (no attempt spent; each goes on by itself once what it waits for exists; `inventory-sync catalog refresh` looks now):',
+      ...waiting.map((j) => `  ${j.id}: ${j.waitsFor!.text}`),
+    );
   // The fence's notes (src/queue/lease/): a write abandoned for a lost lease, an intent settled by reading.
   const fenced = r.jobs.flatMap((j) => j.attempts.flatMap((a) => fenceNotes(a.notes).map((m) => `  ${j.id} #${a.attempt}: ${m}`)));
   if (fenced.length) out.push('', 'Fence:', ...fenced);

@@ -55,6 +55,7 @@ export function renderJobStory(s: JobStory): string {
   out.push(`  queued:    ${s.createdAt}`);
   if (s.finishedAt) out.push(`  finished:  ${s.finishedAt}`);
   out.push(`  attempts:  ${attemptsText(s.state, s.attemptsMade, s.maxAttempts)}`);
+  if (s.waitsFor) out.push(`  waiting:   ${s.waitsFor.text}; goes on by itself once it exists (no attempt spent)`);
   if (s.batch) {
     const b = s.batch;
     out.push('', 'Import batch (its records are not jobs yet; a worker turns it into one job per record):');
@@ -111,6 +112,10 @@ export function renderRetry(r: RetryOutcome): string {
   if (r.superseded.length) {
     lines.push(`Left ${r.superseded.length} failed before a newer version of their record synced (history, nothing to retry):`);
     for (const j of r.superseded) lines.push(`  ${j.id}: superseded by ${j.by}`);
+  }
+  if (r.waiting.length) {
+    lines.push(`${r.waiting.length} wait for what the service lacks (not failed, no attempt spent); the catalog is looked at now:`);
+    for (const j of r.waiting) lines.push(`  ${j.id}: waits for ${j.waitsFor}`);
   }
   return `${lines.join('\n')}\n`;
 }

@@ -127,5 +127,17 @@ export function renderPlan(plan: DryRunPlan): string {
       ),
     );
   } else out.push('Every record can be synced as planned.');
+  const waiting = plan.records.filter((r) => r.waitsFor?.length);
+  if (waiting.length) {
+    out.push(
+      '',
+      `Of these, ${plural(waiting.length, 'record')} only ${waiting.length === 1 ? 'names' : 'name'} what the service lacks: ` +
+        'under a running `worker` each would wait for it instead (no attempt spent) and go on by itself once it exists:',
+      renderTable(
+        ['STREAM', 'RECORD', 'WOULD WAIT FOR'],
+        waiting.map((r) => [r.stream, r.key, clip(r.waitsFor!.join(', '), 140)]),
+      ),
+    );
+  }
   return `${out.join('\n')}\n`;
 }

@@ -21,8 +21,20 @@ function effective(b: StatusReport['budget'][number]): string {
 export function renderStatus(s: StatusReport): string {
   const out: string[] = [`Status of prefix ${s.prefix} at ${when(s.at)} UTC`, ''];
   if (s.redis.warning) out.push(`Warning: ${s.redis.warning}`, '');
-  out.push(...holdLines(s), ...streamLines(s), ...budgetLines(s), ...scheduleLines(s), ...failureLines(s));
+  out.push(...holdLines(s), ...streamLines(s), ...waitLines(s), ...budgetLines(s), ...scheduleLines(s), ...failureLines(s));
   return `${out.join('\n')}\n`;
+}
+
+/** The records that wait for what the service lacks, by what they wait for (each goes on by itself once it exists). */
+function waitLines(s: StatusReport): string[] {
+  if (!s.waits.groups.length) return [];
+  const more = s.waits.more ? [`  and ${s.waits.more} more groups`] : [];
+  return [
+    '',
+    'Waiting for what the service lacks (no attempt spent; each goes on by itself once it exists, `catalog refresh` looks now):',
+    ...s.waits.groups.map((g) => `  ${g.text}`),
+    ...more,
+  ];
 }
 
 /** Each stream's jobs and feed, its import batches when it has any, and the feed's problems. */

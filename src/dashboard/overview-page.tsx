@@ -9,6 +9,7 @@ import { HoldBanners } from './hold-banners.js';
 import { Flash, useAt, When } from './layout.js';
 import { Budget, FailedGroups, Schedule } from './overview-tables.js';
 import { ReconcileSummary } from './reconcile-page.js';
+import { WaitGroups } from './wait-groups.js';
 import type { BudgetSeries } from '../ops/flow-budget.js';
 import { feedBehindText } from '../ops/state-words.js';
 
@@ -119,6 +120,7 @@ export function Overview({
       <ReconcileSummary r={reconcile} />
       <h2>Streams</h2>
       <Streams s={s} />
+      <WaitGroups s={s} />
       <h2>Failed jobs by reason</h2>
       <FailedGroups s={s} />
       <h2>Request budget</h2>

@@ -3,6 +3,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { ApiCall } from '../client/service-api.js';
 import type { WriteState } from '../queue/hold/write-probe.js';
 import { holdGauges, type HoldSource } from './hold-gauges.js';
+import { waitGauges, type WaitSource } from './wait-gauges.js';
 
 /** What the metrics read at scrape time (Redis state shared by every process). */
 export interface ScrapeSources {
@@ -24,6 +25,8 @@ export interface ScrapeSources {
   holds?: HoldSource;
   /** Each budget lane: its configured rate, the rate the program allows itself now (its share), and why. */
   budgetShares?(): Promise<Array<{ lane: string; configuredPerMinute: number; effectivePerMinute: number; reason: string }>>;
+  /** The records that wait for a missing reference (src/queue/wait/): per stream, the groups, the oldest wait. */
+  waits?(): Promise<WaitSource>;
   /** Redis's memory now: what it uses and its maxmemory (0: none set); on a cluster, the fullest master's. */
   redisMemory?(): Promise<{ usedBytes: number; maxBytes: number }>;
 }
@@ -63,6 +66,7 @@ export function createMetrics(o: { sources?: ScrapeSources; defaultMetrics?: boo
   const holds = holdGauges(registers, o.sources?.holds);
   budgetShareGauges(registers, o.sources);
   redisMemoryGauges(registers, o.sources);
+  waitGauges(registers, o.sources?.waits?.bind(o.sources));
 
   const jobFinished = (stream: string, outcome: string, seconds: number) => {
     jobs.inc({ stream, outcome });

@@ -16,6 +16,7 @@ import { isHeld, readHolds, type HoldReport } from '../queue/hold/hold-report.js
 import { logRepeated, reasonOf } from '../log/log-throttle.js';
 import type { FeedPart } from '../feed/feed-kind.js';
 import { callAlerts } from './call-alerts.js';
+import { waitAlerts } from './wait-alerts.js';
 
 export interface AlertSettings {
   /** Where the JSON alert is POSTed (Slack-compatible `{"text": ...}`). A secret: it is never logged. */
@@ -26,6 +27,8 @@ export interface AlertSettings {
   intervalSeconds: number;
   /** A service outage lasting this long is told, and then its end (OUTAGE_ALERT_SECONDS). Default defaults.outageAlertSeconds. */
   outageSeconds?: number;
+  /** A record waiting this long for a missing reference is told, once per reference (WAIT_ALERT_HOURS). Default defaults.waitAlertHours. */
+  waitHours?: number;
 }
 
 export interface AlertDeps {
@@ -214,6 +217,8 @@ export async function checkAlerts(d: AlertDeps, now = Date.now()): Promise<Alert
     for (const claimed of await callAlerts({ ...d, head, streams, outageSeconds: d.settings.outageSeconds }, holds.calls, now))
       await sendClaimed(d, claimed, sent);
   }
+  const head = alertHead(d.prefix, d.account);
+  for (const claimed of await waitAlerts({ ...d, head, alertHours: d.settings.waitHours }, now)) await sendClaimed(d, claimed, sent);
   for (const [i, kind] of d.kinds.entries()) {
     const stream = kind.stream;
     const pause = await pauseAlert(d, holds.streams[i]!);

@@ -1,3 +1,6 @@
+import { waitOf } from '../queue/wait/wait-store.js';
+import { refWords, type Reference } from '../queue/wait/reference.js';
+import { redisKeys } from '../redis/connection.js';
 import type { Job, Queue } from 'bullmq';
 import { findKind, recordKey } from '../records/records.js';
 import type { KeyedKind } from '../records/record-kind.js';
@@ -56,6 +59,11 @@ export interface JobStory extends JobSummary {
    * retry is offered for it; null otherwise.
    */
   supersededBy: string | null;
+  /**
+   * A record that waits for what the service lacks (src/queue/wait/): what, since when, in words; null otherwise. It
+   * goes on by itself once that exists, no attempt spent.
+   */
+  waitsFor: { refs: Reference[]; since: string; text: string } | null;
 }
 
 const iso = (ms: number | undefined | null) => (ms ? new Date(ms).toISOString() : null);
@@ -216,6 +224,7 @@ export async function showJob(queues: StreamQueues, id: string): Promise<JobStor
   const error = errorOf(state, attempts, job.failedReason, batch, queues.kinds);
   if (error && state === 'failed' && (await queues.redis.hget(queue.toKey(id), RETRY_HELPS_FIELD)) === 'no') error.retryHelps = false;
   const supersededBy = state === 'failed' && !batch ? ((await supersededByOf(queues, stream, id)) ?? null) : null;
+  const wait = state === 'delayed' && !batch ? await waitOf(queues.redis, redisKeys(queues.prefix), stream, id) : undefined;
   return {
     ...summarize(job, stream, state, batch, queues.kinds),
     record: batch ? null : (data.record ?? null),
@@ -228,5 +237,12 @@ export async function showJob(queues: StreamQueues, id: string): Promise<JobStor
     attempts,
     otherLogs: otherLines,
     supersededBy,
+    waitsFor: wait
+      ? {
+          refs: wait.refs,
+          since: new Date(wait.since).toISOString(),
+          text: `waits for ${wait.refs.map(refWords).join(', ')} (the service lacks it) since ${new Date(wait.since).toISOString()}`,
+        }
+      : null,
   };
 }

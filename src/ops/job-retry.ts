@@ -5,6 +5,10 @@ import { supersededBy, supersededOf } from './failures-now.js';
 import { findJob } from './job-inspect.js';
 import type { StreamQueues } from '../queue/stream-queues.js';
 import { messageOf } from '../errors/message-of.js';
+import { redisKeys } from '../redis/connection.js';
+import { refWords } from '../queue/wait/reference.js';
+import { WAIT_SINCE_FIELD } from '../queue/wait/wait-at-reference.js';
+import { waitOf } from '../queue/wait/wait-store.js';
 
 export interface RetryOutcome {
   retried: Array<{ id: string; stream: StreamName }>;
@@ -15,6 +19,11 @@ export interface RetryOutcome {
    * so the failure is history and retrying it would send the older record again.
    */
   superseded: Array<{ id: string; by: string }>;
+  /**
+   * Ids of records that wait for what the service lacks (src/queue/wait/): not failed, nothing to retry; the command
+   * looks at the catalog at once, which releases them if it exists now.
+   */
+  waiting: Array<{ id: string; stream: StreamName; waitsFor: string }>;
 }
 
 /** Why a superseded job is not retried. */
@@ -30,7 +39,7 @@ export async function retryJobIds(queues: StreamQueues, ids: readonly string[]):
 
 /** Retries each job; `checkSuperseded` false when the caller kept only jobs not superseded. */
 async function retryEach(queues: StreamQueues, ids: readonly string[], checkSuperseded: boolean): Promise<RetryOutcome> {
-  const out: RetryOutcome = { retried: [], refused: [], superseded: [] };
+  const out: RetryOutcome = { retried: [], refused: [], superseded: [], waiting: [] };
   for (const id of ids) {
     const found = await findJob(queues, id);
     if (!found) {
@@ -38,6 +47,11 @@ async function retryEach(queues: StreamQueues, ids: readonly string[], checkSupe
       continue;
     }
     const state = await found.job.getState();
+    const wait = state === 'delayed' && !found.batch ? await waitOf(queues.redis, redisKeys(queues.prefix), found.stream, id) : undefined;
+    if (wait) {
+      out.waiting.push({ id, stream: found.stream, waitsFor: wait.refs.map(refWords).join(', ') });
+      continue;
+    }
     if (state !== 'failed') {
       out.refused.push({ id, reason: `it is ${state}, not failed` });
       continue;
@@ -48,6 +62,8 @@ async function retryEach(queues: StreamQueues, ids: readonly string[], checkSupe
       continue;
     }
     try {
+      // A record that waited before it failed waits afresh, its bound counted from now (src/queue/wait/).
+      await queues.redis.hdel(found.queue.toKey(id), WAIT_SINCE_FIELD);
       await found.job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
       out.retried.push({ id, stream: found.stream });
     } catch (err) {

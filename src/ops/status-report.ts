@@ -16,6 +16,7 @@ import type { EndedOutage, OutageState } from '../queue/hold/outage-state.js';
 import type { BreakerState } from '../queue/hold/refusal-state.js';
 import type { CallHoldState } from '../queue/hold/call-hold.js';
 import { heldJobCounts } from '../queue/hold/call-held-jobs.js';
+import { readWaits, type WaitReport } from '../queue/wait/wait-report.js';
 import { CAUSE_TEXT, type MissedCause, type MissedRun } from '../feed/missed-runs.js';
 import { shortDateTime } from '../time/date-format.js';
 
@@ -110,6 +111,11 @@ export interface StatusReport {
    * (`waiting`, by stream) and one real request of it is tried at growing intervals; every other call and stream runs.
    */
   calls: CallStatus[];
+  /**
+   * The records that wait for a product or facility the service lacks (src/queue/wait/), grouped by stream and what they
+   * wait for, the oldest first (at most 50 groups; `more` counts the rest): no attempt spent, each goes on by itself.
+   */
+  waits: WaitReport;
   /** The workers running now (each says so every 20 s): how many, how many pull the feed, where pushes are taken. */
   workers: { running: number; pulling: number; receivers: string[] };
 }
@@ -198,7 +204,7 @@ export async function readStatus(redis: Redis, queues: StreamQueues, o: { budget
   const holds = await readHolds(redis, keys, queues.names, { lastOutage: true });
   // Failed now and superseded, per stream: the counts and the failure groups read the same answer.
   const failures = new Map(await Promise.all(queues.names.map(async (s) => [s, await streamFailures(queues, s)] as const)));
-  const [streams, budget, schedule, groups, eviction, running, calls] = await Promise.all([
+  const [streams, budget, schedule, groups, eviction, running, calls, waits] = await Promise.all([
     Promise.all(holds.streams.map((b) => streamStatus(redis, queues, b, failures.get(b.stream)!, now))),
     budgetStatus(redis, queues.prefix, o.budgets, now),
     scheduleStatus(redis, queues.prefix, queues.kinds),
@@ -206,6 +212,7 @@ export async function readStatus(redis: Redis, queues: StreamQueues, o: { budget
     checkEvictionPolicy(redis),
     readWorkers(redis, keys, now),
     Promise.all(holds.calls.map(async (c) => ({ ...c, waiting: c.held ? await heldJobCounts(redis, keys, c.call, queues.names) : {} }))),
+    readWaits(redis, keys),
   ]);
   const { outage, lastOutage: last } = holds;
   const redisInfo = { maxmemoryPolicy: eviction.policy, warning: eviction.warning };
@@ -220,6 +227,7 @@ export async function readStatus(redis: Redis, queues: StreamQueues, o: { budget
     failedGroups: groups,
     outage: { ...outage, waiting, last: last ?? null },
     calls,
+    waits,
     workers: {
       running: running.length,
       pulling: running.filter((w) => w.pulls).length,

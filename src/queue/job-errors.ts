@@ -1,4 +1,5 @@
 import { HINTS, RECORD_HINT } from '../errors/error-hints.js';
+import type { Reference } from './wait/reference.js';
 
 /**
  * Codes of the errors a job throws when retrying cannot help: the engine's own, and those a kind declares with their
@@ -54,6 +55,23 @@ export class BadRecordError extends PermanentJobError {
   /** A record wrong in itself (RECORD_HINT: its shape, a field, a line) stays wrong however often it is retried. */
   override get retryHelps(): boolean {
     return this.hint !== RECORD_HINT;
+  }
+}
+
+/**
+ * A record that names products or facilities the service lacks, and nothing else wrong: under a worker it waits for
+ * them (src/queue/wait/), no attempt spent, and goes through once they exist; otherwise it fails as a bad record.
+ */
+export class MissingReferenceError extends BadRecordError {
+  constructor(
+    recordId: string,
+    field: string,
+    reason: string,
+    /** Everything the record names that the service lacks. */
+    readonly refs: Reference[],
+  ) {
+    super(recordId, field, reason);
+    this.name = 'MissingReferenceError';
   }
 }
 

@@ -10,7 +10,8 @@ import { holdAtCall, type CallHoldHooks } from './hold/hold-at-call.js';
 import { recordSuccess } from './hold/refusal-state.js';
 import { classifyFailure, type Failure } from './failure.js';
 import { recordFailureGroup } from './failure-group.js';
-import { BadRecordError } from './job-errors.js';
+import { BadRecordError, MissingReferenceError } from './job-errors.js';
+import { waitForReference, type WaitHooks } from './wait/wait-at-reference.js';
 import type { JobContext, JobResult, RunnerDeps } from './job-context.js';
 import { takeLease, type JobLease } from './lease/job-lease.js';
 import { ABANDONED_TEXT, settledText } from './lease/lease-words.js';
@@ -49,6 +50,11 @@ export interface ProcessorOptions {
    * info (LOG_FILE, --verbose) rather than as an error on the person's stderr beside the same list. Default false.
    */
   listsFailures?: boolean;
+  /**
+   * A record that names what the service lacks waits for it, no attempt spent (src/queue/wait/). Without it (a one-shot
+   * run, which ends before anything could appear) it fails as a bad record.
+   */
+  waits?: WaitHooks;
 }
 
 export type RecordProcessor = (job: Job<JobData, JobResult>, token?: string, signal?: AbortSignal) => Promise<JobResult>;
@@ -182,9 +188,14 @@ async function attemptFailed<R>(
   deps: RunnerDeps,
   opts: ProcessorOptions,
   { job, token, attempt }: Pick<Run<R>, 'job' | 'token' | 'attempt'>,
-  err: unknown,
+  thrown: unknown,
 ): Promise<never> {
   const { spans, logger } = attempt;
+  // A record that names what the service lacks waits for it; past its bound it fails for good with what it waited for.
+  const err =
+    opts.waits && thrown instanceof MissingReferenceError
+      ? await waitForReference(job, token, thrown, { attempt, stream: kind.stream, deps, hooks: opts.waits })
+      : thrown;
   if (err instanceof DelayedError) {
     spans?.end('delayed');
     throw err;

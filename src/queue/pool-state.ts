@@ -34,6 +34,8 @@ export interface PoolState {
   recordQueues: Map<StreamName, Queue>;
   guards: FinishGuard[];
   watch?: OutageWatch;
+  /** The look at the catalog for the records that wait for a missing reference (src/queue/wait/). */
+  waitWatch?: { lookNow(): void; stop(): Promise<void> };
   /** The outage hooks of the processors, when the service down holds every stream. */
   outage?: OutageHooks & NonNullable<StartWorkersOptions['outage']>;
   /** The held calls' hooks of the processors (with the outage's). */

@@ -40,6 +40,11 @@ export interface RecordPlan {
   reads: PlannedRead[];
   /** Why it would fail: the same code and message the real job fails with. */
   error?: { code: string; message: string; hint?: string };
+  /**
+   * A record that fails only for naming what the service lacks: what a worker's job of it would wait for instead
+   * (`product MUG-ORANGE`, `facility North / B-07`; src/queue/wait/). A one-shot run (what the dry run plans) fails it.
+   */
+  waitsFor?: string[];
   /** Kind-specific facts: an order's steps left, a count's lines (on hand, counted, variance), a BOM's entry. */
   details?: Record<string, unknown>;
 }
@@ -48,4 +53,4 @@ export interface RecordPlan {
  * What a kind's preview answers (a record that would fail after some writes says both); the driver adds stream, key,
  * line, job id and reads.
  */
-export type PreviewResult = Pick<RecordPlan, 'outcome' | 'summary' | 'calls'> & Pick<RecordPlan, 'details' | 'error'>;
+export type PreviewResult = Pick<RecordPlan, 'outcome' | 'summary' | 'calls'> & Pick<RecordPlan, 'details' | 'error' | 'waitsFor'>;

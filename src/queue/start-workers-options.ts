@@ -29,7 +29,12 @@ export interface StartWorkersOptions {
   logger: Logger;
   /** Retry delays; default deps.jobs. */
   retry?: Pick<Config['jobs'], 'retryBaseDelayMs' | 'retryMaxDelayMs'> & { jitter?: 'equal' | 'full' };
-  processor?: Omit<ProcessorOptions, 'rateLimit' | 'breaker' | 'outage' | 'calls'>;
+  processor?: Omit<ProcessorOptions, 'rateLimit' | 'breaker' | 'outage' | 'calls' | 'waits'>;
+  /**
+   * Records that name a product or facility the service lacks wait for it (src/queue/wait/): the catalog is looked at
+   * every `lookMs` while any waits, and a record fails for good after `boundMs`. Default: none (they fail as bad records).
+   */
+  waits?: { lookMs: number; boundMs: number };
   /**
    * The holds of the service down (src/queue/hold/): each named call held while it fails (the jobs whose next step is
    * it wait there), every stream held while the service is down for everything, the read probe that tells the two

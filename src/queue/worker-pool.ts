@@ -5,6 +5,7 @@ import { DEFAULT_BAD_RECORD_RETENTION, retainBadRecord } from './bad-record-rete
 import { intakeQueueName, type IntakeData } from './intake-queue.js';
 import type { JobResult } from './job-context.js';
 import { startOutageWatch } from './hold/hold-watch.js';
+import { startWaitWatch } from './wait/wait-look.js';
 import { poolState, type IntakeWorker, type PoolState, type RecordWorker } from './pool-state.js';
 import { startIntakeWorker } from './intake-worker.js';
 import { skipIdleStalledChecks } from './stalled-check-skip.js';
@@ -72,6 +73,7 @@ function startRecordWorker(o: StartWorkersOptions, s: PoolState, kind: RunnerKin
       : { breaker: { ...o.breaker, threshold: o.breaker?.threshold ?? defaults.breakerThreshold, pause: () => queue.pause() } }),
     ...(s.outage ? { outage: s.outage } : {}),
     ...(s.calls ? { calls: s.calls } : {}),
+    ...(o.waits ? { waits: { boundMs: o.waits.boundMs, lookSoon: () => s.waitWatch?.lookNow() } } : {}),
   });
   let slot: ParkSlot<RecordWorker> | undefined;
   const run = guard.wrap(trackJobs(() => slot, processor));
@@ -170,6 +172,7 @@ async function abandon(s: PoolState): Promise<void> {
 /** Stops taking jobs, lets active ones finish within graceMs, then closes (forced if they did not). */
 async function closePool(o: StartWorkersOptions, s: PoolState, graceMs: number): Promise<{ forced: boolean }> {
   await s.watch?.stop();
+  await s.waitWatch?.stop();
   // Parked workers are closed already, and none starts again from here on.
   await s.parking?.stop();
   const all = s.slots.filter((slot) => slot.state === 'running').map((slot) => slot.worker);
@@ -227,6 +230,15 @@ export async function startWorkers(o: StartWorkersOptions): Promise<WorkerPool> 
       queues: s.recordQueues,
       logger: o.logger,
       ...(s.calls ? { calls: s.calls.holds } : {}),
+    });
+  if (o.waits)
+    s.waitWatch = startWaitWatch({
+      redis: o.deps.redis,
+      keys: o.deps.keys,
+      catalog: o.deps.catalog,
+      queues: s.recordQueues as ReadonlyMap<string, Queue>,
+      logger: o.logger,
+      lookMs: o.waits.lookMs,
     });
   return {
     workers: s.workers,

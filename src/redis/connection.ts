@@ -92,6 +92,14 @@ export function redisKeys(prefix: string) {
     callHolds: () => `${prefix}:call-holds`,
     /** The ids of a stream's jobs that wait at a held call, scored by when they began to wait. */
     callHeld: (call: string, stream: string) => `${prefix}:call-held:${call}:${stream}`,
+    /** A stream's records that wait for a missing reference (src/queue/wait/): job id -> `{refs, since}` as JSON. */
+    waiting: (stream: string) => `${prefix}:waiting:${stream}`,
+    /** The ids of a stream's jobs that wait for one reference (`product:MUG-ORANGE`), scored by when they began to wait. */
+    waitFor: (stream: string, ref: string) => `${prefix}:wait-for:${stream}:${ref}`,
+    /** What is waited for: a set of `[stream, ref]` as JSON, each with its waitFor key. */
+    waitRefs: () => `${prefix}:wait-refs`,
+    /** Held by the process that looks at the catalog for the waiting records, for one look interval. */
+    waitLook: () => `${prefix}:wait-look`,
     /** The running workers, one field per process (what it pulls and where it takes pushes), refreshed while it runs. */
     workers: () => `${prefix}:workers`,
     /** A pushed delivery's id seen (its records stored), per stream, kept a day: the same id again queues nothing. */

@@ -128,6 +128,7 @@ describe('jobs commands', () => {
         retried: [],
         refused: [{ id: seeded.waitingId, reason: 'it is waiting, not failed' }],
         superseded: [],
+        waiting: [],
       });
     });
 
@@ -221,7 +222,7 @@ describe('jobs commands on import batches', () => {
   it('puts a failed batch back to waiting by id, with fresh attempts', async () => {
     const r = await runCli(['jobs', 'retry', failedId, '--json'], env);
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual({ retried: [{ id: failedId, stream: 'stock-counts' }], refused: [], superseded: [] });
+    expect(JSON.parse(r.stdout)).toEqual({ retried: [{ id: failedId, stream: 'stock-counts' }], refused: [], superseded: [], waiting: [] });
     const story = JSON.parse((await runCli(['jobs', 'show', failedId, '--json'], env)).stdout);
     expect(story).toMatchObject({ id: failedId, state: 'waiting', attemptsMade: 0, record: null, error: null });
   });

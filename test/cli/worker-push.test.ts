@@ -47,7 +47,8 @@ describe('worker with a push receiver', () => {
     stack = await startStack({}, 'push');
     const { UPSTREAM_URL: _url, UPSTREAM_TOKEN: _token, ...rest } = stack.env;
     const port = await freePort();
-    env = { ...rest, INGEST_PORT: String(port), INGEST_SECRET: SECRET, LOG_LEVEL: 'info' };
+    // WAIT_FOR_REFERENCE_HOURS=0: a record of a product the service lacks fails at once (no wait: docs/runbooks/bad-records.md).
+    env = { ...rest, INGEST_PORT: String(port), INGEST_SECRET: SECRET, LOG_LEVEL: 'info', WAIT_FOR_REFERENCE_HOURS: '0' };
     ingestUrl = `http://127.0.0.1:${port}`;
     queue = new Queue('orders', { connection: stack.redis, prefix: stack.prefix });
   });

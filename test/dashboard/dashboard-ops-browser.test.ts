@@ -23,7 +23,8 @@ describe('dashboard operator pages in a browser', () => {
 
   beforeAll(async () => {
     stack = await startStack({ orders: [order('OB-1')] }, 'ops-browser');
-    const env = { ...stack.env, ORDER_POLL_SECONDS: '1', LOG_LEVEL: 'info' };
+    // WAIT_FOR_REFERENCE_HOURS=0: a record of a product the service lacks fails at once (no wait: docs/runbooks/bad-records.md).
+    const env = { ...stack.env, ORDER_POLL_SECONDS: '1', LOG_LEVEL: 'info', WAIT_FOR_REFERENCE_HOURS: '0' };
     worker = startWorkerProcess(env);
     const port = await freePort();
     dashboard = spawnCli(['dashboard', '--no-auth', '--port', String(port)], env);

@@ -74,6 +74,8 @@ describe('a worker under Prometheus', () => {
     prometheus.stderr?.on('data', (d: Buffer) => (promLog += d.toString()));
     worker = startWorkerProcess({
       ...stack.env,
+      // WAIT_FOR_REFERENCE_HOURS=0: a record of a product the service lacks fails at once (no wait: docs/runbooks/bad-records.md).
+      WAIT_FOR_REFERENCE_HOURS: '0',
       LOG_LEVEL: 'info',
       ORDER_POLL_SECONDS: '1',
       WORKER_HTTP_PORT: String(metricsPort),

@@ -49,7 +49,14 @@ describe('a bounded Redis', () => {
     expect((await runCli(['reconcile'], stack.env, SLOW)).code).toBe(0);
     expect((await runCli(['sync', '--once', '--dry-run'], stack.env, SLOW)).code).toBe(0);
     expect((await runCli(['check'], stack.env, SLOW)).code).toBe(0);
-    const worker = startWorkerProcess({ ...stack.env, LOG_LEVEL: 'info', ALERT_WEBHOOK_URL: `${hook.url}/hook`, ALERT_LAG_SECONDS: '1' });
+    // WAIT_FOR_REFERENCE_HOURS=0: a record of a product the service lacks fails at once (no wait: docs/runbooks/bad-records.md).
+    const worker = startWorkerProcess({
+      ...stack.env,
+      WAIT_FOR_REFERENCE_HOURS: '0',
+      LOG_LEVEL: 'info',
+      ALERT_WEBHOOK_URL: `${hook.url}/hook`,
+      ALERT_LAG_SECONDS: '1',
+    });
     await worker.httpUrl;
     // Until it has alerted (its gate key) and sampled the chart: seconds on a quiet machine, more on a busy one.
     await eventually(

@@ -9,6 +9,7 @@ import { retryAllFailed, retryJobIds } from '../../ops/job-retry.js';
 import { renderJobList, renderJobStory, renderRetry } from '../render-jobs.js';
 import type { CommandResult } from '../command-result.js';
 import { positive } from './options.js';
+import { lookNow, renderLookNow } from './catalog-command.js';
 import type { Kind } from '../../kinds/kind.js';
 
 /** `jobs list` (every account of ACCOUNTS_FILE, or `--account`'s), `jobs show`, `jobs retry` (one account). */
@@ -67,8 +68,10 @@ export function jobsCommand(io: CliIo, done: CommandResult, kinds: readonly Kind
       const outcome = await withQueues(config, kinds, (q) =>
         o.allFailed ? retryAllFailed(q, { streams: o.stream }) : retryJobIds(q, ids),
       );
-      if (o.json) writeJson(io, outcome);
-      else io.stdout.write(renderRetry(outcome));
+      // A waiting record has nothing to retry: the catalog is looked at now, which releases it if what it waits for exists.
+      const look = outcome.waiting.length ? await lookNow(io, kinds) : undefined;
+      if (o.json) writeJson(io, look ? { ...outcome, look } : outcome);
+      else io.stdout.write(renderRetry(outcome) + (look ? renderLookNow(look) : ''));
       done(outcome.refused.length ? ExitCode.someFailed : ExitCode.ok);
     });
 

@@ -1,0 +1,219 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadMapping, type Mapping } from '../../config/mapping-file.js';
+import { programKinds } from '../../jobs/kinds.js';
+import { sandboxEnv } from '../../src/app/sandbox-config.js';
+import { startDashboard } from '../../src/dashboard/dashboard-server.js';
+import type { StatusReport } from '../../src/ops/status-report.js';
+import { readWaitGroups } from '../../src/queue/wait/wait-store.js';
+import type { Sandbox } from '../../src/sandbox/sandbox.js';
+import { baseEnv, runCli } from '../cli/run-cli.js';
+import { redisUrl } from '../helpers/redis.js';
+import { orderRecord, orderState } from '../helpers/order-records.js';
+import { jobOf, testWorld, type TestWorld } from '../helpers/test-world.js';
+
+const line = (productId: string) => ({ productId, quantity: 1, unitPrice: 9, location: 'Main Warehouse / A-01' });
+
+/** Adds a product to the sandbox's account, as a person adds it in the service (the data kept, the product new). */
+function addProduct(sandbox: Sandbox, productId: string): void {
+  const state = sandbox.admin.state();
+  const like = state.products[0]!;
+  const productUrl = like.productUrl.replace(/[^/]+$/, encodeURIComponent(productId));
+  sandbox.admin.reset({ ...state, products: [...state.products, { ...like, productId, productUrl, productAssocList: [] }] } as never);
+}
+
+/** Resolves once `check` holds, looking every 100 ms; throws after `ms`. */
+async function until(check: () => Promise<boolean>, ms: number, what: string): Promise<number> {
+  const start = Date.now();
+  while (!(await check())) {
+    if (Date.now() - start > ms) throw new Error(`not within ${ms} ms: ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return Date.now() - start;
+}
+
+const stateOf = async (world: TestWorld, orderId: string) => (await jobOf(world, 'orders', orderId)).getState();
+
+/** The worker's look at the catalog comes every second in these tests (WAIT_LOOK_SECONDS, 50 by default). */
+const LOOK_MS = 1_000;
+
+describe('a record that names a product the service lacks', () => {
+  let world: TestWorld;
+
+  beforeAll(async () => {
+    world = await testWorld('wait-ref', { streams: ['orders'], workers: false });
+    await world.startWorkers({ waits: { lookMs: LOOK_MS, boundMs: 3_600_000 } });
+    await world.add('orders', [
+      orderRecord('W-1', [line('MUG-ORANGE')]),
+      orderRecord('W-GOOD'),
+      orderRecord('W-2', [line('MUG-BLUE'), line('MUG-ORANGE')]),
+    ]);
+    await until(async () => (await stateOf(world, 'W-GOOD')) === 'completed', 20_000, 'the good order synced');
+    await until(async () => (await readWaitGroups(world.redis, world.keys))[0]?.count === 2, 20_000, 'both orders wait');
+  });
+  afterAll(async () => {
+    await world?.close();
+  });
+
+  it('waits, not failed, with no attempt spent, and the order beside it syncs', async () => {
+    for (const id of ['W-1', 'W-2']) {
+      const job = await jobOf(world, 'orders', id);
+      expect(await job.getState()).toBe('delayed');
+      expect(job.attemptsMade).toBe(0);
+      expect(orderState(world.sandbox.admin.state(), id).orders).toHaveLength(0);
+    }
+    const [group] = await readWaitGroups(world.redis, world.keys);
+    expect(group).toMatchObject({ stream: 'orders', ref: { type: 'product', name: 'MUG-ORANGE' }, count: 2 });
+  });
+
+  it('shows the group in status --json and says what the record waits for in find', async () => {
+    const env = { ...baseEnv(), REDIS_URL: redisUrl(), QUEUE_PREFIX: world.prefix };
+    const r = await runCli(['status', '--json'], env);
+    expect(r.code).toBe(0);
+    const status = JSON.parse(r.stdout) as StatusReport;
+    expect(status.waits.groups).toEqual([
+      expect.objectContaining({ stream: 'orders', waitsFor: { type: 'product', name: 'MUG-ORANGE' }, count: 2 }),
+    ]);
+    expect(status.waits.groups[0]!.text).toMatch(/^2 records of orders wait for product MUG-ORANGE, since \d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
+    const text = await runCli(['status'], env);
+    expect(text.stdout).toContain('2 records of orders wait for product MUG-ORANGE');
+    const found = await runCli(['find', 'W-1'], env);
+    expect(found.stdout).toMatch(/waits for product MUG-ORANGE \(the service lacks it\) since /);
+  });
+
+  it("shows the group on the account's page of the dashboard", async () => {
+    const dashboard = await startDashboard({
+      kinds: programKinds,
+      host: '127.0.0.1',
+      port: 0,
+      auth: null,
+      redis: world.redis,
+      prefix: world.prefix,
+    });
+    try {
+      const html = await (await fetch(`${dashboard.url}/`)).text();
+      expect(html).toContain('Waiting for what the service lacks');
+      expect(html).toMatch(/<tr data-wait="orders:product:MUG-ORANGE"><td>orders<\/td><td>product MUG-ORANGE<\/td><td class="n">2<\/td>/);
+    } finally {
+      await dashboard.close();
+    }
+  });
+
+  it('syncs each order once, by itself, within a minute of the product being added', async () => {
+    addProduct(world.sandbox, 'MUG-ORANGE');
+    const took = await until(
+      async () => (await stateOf(world, 'W-1')) === 'completed' && (await stateOf(world, 'W-2')) === 'completed',
+      60_000,
+      'the waiting orders synced',
+    );
+    expect(took).toBeLessThan(60_000);
+    for (const id of ['W-1', 'W-2']) {
+      const { orders, shipments } = orderState(world.sandbox.admin.state(), id);
+      expect(orders.map((o) => o.statusId)).toEqual(['ORDER_COMPLETED']);
+      expect(shipments).toHaveLength(1);
+      expect((await jobOf(world, 'orders', id)).attemptsMade).toBe(1);
+    }
+    expect(await readWaitGroups(world.redis, world.keys)).toEqual([]);
+  });
+});
+
+describe('a record whose upstream name MAPPING_FILE maps later', () => {
+  let world: TestWorld;
+  let file: string;
+
+  beforeAll(async () => {
+    file = join(mkdtempSync(join(tmpdir(), 'isync-wait-map-')), 'mapping.csv');
+    writeFileSync(file, 'kind,upstream,service\nproduct,SKU-9,MUG-BLUE\n');
+    const loaded = loadMapping(file);
+    const mapping = (loaded as { mapping: Mapping }).mapping;
+    world = await testWorld('wait-map', { streams: ['orders'], workers: false, mapping });
+    await world.startWorkers({ waits: { lookMs: LOOK_MS, boundMs: 3_600_000 } });
+    await world.add('orders', [orderRecord('WM-1', [line('shopify:777')])]);
+    await until(async () => (await stateOf(world, 'WM-1')) === 'delayed', 20_000, 'the order waits');
+  });
+  afterAll(async () => {
+    await world?.close();
+  });
+
+  it('syncs by itself once an entry maps the name', async () => {
+    expect(await readWaitGroups(world.redis, world.keys)).toEqual([
+      expect.objectContaining({ ref: { type: 'product', name: 'shopify:777' } }),
+    ]);
+    writeFileSync(file, 'kind,upstream,service\nproduct,SKU-9,MUG-BLUE\nproduct,shopify:777,MUG-RED\n');
+    await until(async () => (await stateOf(world, 'WM-1')) === 'completed', 60_000, 'the mapped order synced');
+    const { shipments } = orderState(world.sandbox.admin.state(), 'WM-1');
+    expect(shipments).toHaveLength(1);
+    expect(JSON.stringify(shipments[0])).toContain(world.product('MUG-RED'));
+  });
+});
+
+describe('a record that waits longer than WAIT_FOR_REFERENCE_HOURS', () => {
+  let world: TestWorld;
+
+  beforeAll(async () => {
+    world = await testWorld('wait-bound', { streams: ['orders'], workers: false });
+    await world.startWorkers({ waits: { lookMs: LOOK_MS, boundMs: 1_500 } });
+    await world.add('orders', [orderRecord('WB-1', [line('MUG-NEVER')])]);
+  });
+  afterAll(async () => {
+    await world?.close();
+  });
+
+  it('fails for good with what it waited for and since when', async () => {
+    await until(async () => (await stateOf(world, 'WB-1')) === 'failed', 20_000, 'the order failed at its bound');
+    const job = await jobOf(world, 'orders', 'WB-1');
+    expect(job.failedReason).toMatch(
+      /^\[BAD_RECORD\] record WB-1: lines\.0\.productId: "MUG-NEVER" is an unknown product .*; waited for product MUG-NEVER since \d{4}-\d\d-\d\dT[\d:.]+Z, longer than WAIT_FOR_REFERENCE_HOURS/,
+    );
+    expect(job.attemptsMade).toBe(1);
+    expect(await readWaitGroups(world.redis, world.keys)).toEqual([]);
+  });
+});
+
+describe('jobs retry of a waiting record', () => {
+  let world: TestWorld;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    world = await testWorld('wait-retry', { streams: ['orders'], workers: false });
+    // No look of its own within the test: only the command looks at the catalog.
+    await world.startWorkers({ waits: { lookMs: 3_600_000, boundMs: 3_600_000 } });
+    await world.add('orders', [orderRecord('WR-1', [line('MUG-LATE')])]);
+    await until(async () => (await stateOf(world, 'WR-1')) === 'delayed', 20_000, 'the order waits');
+    env = { ...baseEnv(), ...sandboxEnv(world.sandbox), REDIS_URL: redisUrl(), QUEUE_PREFIX: world.prefix };
+  });
+  afterAll(async () => {
+    await world?.close();
+  });
+
+  it('says it still waits while the service lacks the product', async () => {
+    const id = (await jobOf(world, 'orders', 'WR-1')).id!;
+    const r = await runCli(['jobs', 'retry', id], env);
+    expect(r.stdout).toContain(`${id}: waits for product MUG-LATE`);
+    expect(r.stdout).toContain('1 record of orders waits for product MUG-LATE');
+    expect(await stateOf(world, 'WR-1')).toBe('delayed');
+  });
+
+  it('a dry run says which records would wait under a worker, and for what', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'isync-wait-dry-')), 'orders.ndjson');
+    writeFileSync(file, [orderRecord('WD-1', [line('MUG-DRY')]), orderRecord('WD-2')].map((r) => JSON.stringify(r)).join('\n') + '\n');
+    const text = await runCli(['import', 'orders', file, '--dry-run'], env);
+    expect(text.stdout).toMatch(/Of these, 1 record only names what the service lacks: under a running `worker` each would wait/);
+    expect(text.stdout).toMatch(/orders\s+WD-1\s+product MUG-DRY/);
+    const json = await runCli(['import', 'orders', file, '--dry-run', '--json'], env);
+    const plans = (JSON.parse(json.stdout) as { records: Array<{ key: string; outcome: string; waitsFor?: string[] }> }).records;
+    expect(plans.find((p) => p.key === 'WD-1')).toMatchObject({ outcome: 'fails', waitsFor: ['product MUG-DRY'] });
+    expect(plans.find((p) => p.key === 'WD-2')?.waitsFor).toBeUndefined();
+  });
+
+  it('looks at the catalog at once, and the record syncs', async () => {
+    addProduct(world.sandbox, 'MUG-LATE');
+    const id = (await jobOf(world, 'orders', 'WR-1')).id!;
+    const r = await runCli(['jobs', 'retry', id], env);
+    expect(r.stdout).toContain('Released 1 record of orders that waited for product MUG-LATE');
+    await until(async () => (await stateOf(world, 'WR-1')) === 'completed', 10_000, 'the released order synced');
+    expect(orderState(world.sandbox.admin.state(), 'WR-1').orders).toHaveLength(1);
+  });
+});
