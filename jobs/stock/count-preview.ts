@@ -7,7 +7,8 @@ import { loadProgress, type CountProgress } from './count-progress.js';
 import { varianceBody } from './post-chunks.js';
 import { readMarks, splitByMarks, type ProductMark } from './product-marks.js';
 import { countVersionHash } from './count-version-hash.js';
-import { resolveCount } from './resolve-count.js';
+import { resolveCount, unknownProductError, type ResolvedCount } from './resolve-count.js';
+import { splitRows, splitText } from './split-rows.js';
 import type { StockCountRecord } from './stock-count-record.js';
 import { stockKeys } from './stock-keys.js';
 
@@ -61,6 +62,20 @@ function repeat(id: string, where: string, account: string, p: CountProgress): P
  */
 export async function previewCount(record: StockCountRecord, ctx: PreviewContext): Promise<PreviewResult> {
   const resolved = await resolveCount(ctx.catalog, record);
+  // As the job: a row whose product the service lacks would wait alone, as its own count; with no other row, the count.
+  if (resolved.unknown.length === record.items.length) throw unknownProductError(ctx.catalog, record, resolved.unknown);
+  const result = await previewKnown(record, resolved, ctx);
+  const rows = splitRows(record, resolved.unknown);
+  if (!rows.length) return result;
+  const n = rows.length;
+  const waits =
+    `${n} row${n === 1 ? '' : 's'} would wait for ${n === 1 ? 'its' : 'their'} product as its own count ` +
+    `(${rows.map((r) => `${r.productId}: ${splitText([r])}`).join(', ')}): not in the service's product collection`;
+  return { ...result, summary: `${result.summary}; ${waits}`, details: { ...result.details, splitOff: rows } };
+}
+
+/** The dry run of the rows whose products the service has. */
+async function previewKnown(record: StockCountRecord, resolved: ResolvedCount, ctx: PreviewContext): Promise<PreviewResult> {
   const id = record.countId;
   const loc = resolved.location.facilityUrl;
   const where = resolved.location.path;
