@@ -106,7 +106,7 @@ async function rankAndSplit(input: ApplyCountInput): Promise<{ rank: CountRank; 
   const rank = { countId: record.countId, countDate: record.countDate, seq };
   const productUrls = resolved.items.map((i) => i.productUrl);
   const marks = await readMarks(ctx.redis, ctx.keys, resolved.location.facilityUrl, productUrls);
-  return { rank, split: splitByMarks(rank, resolved.items, marks) };
+  return { rank, split: splitByMarks(rank, resolved.items, marks, record.splitFrom) };
 }
 
 /**

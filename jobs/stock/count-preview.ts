@@ -68,9 +68,7 @@ export async function previewCount(record: StockCountRecord, ctx: PreviewContext
   const rows = splitRows(record, resolved.unknown);
   if (!rows.length) return result;
   const n = rows.length;
-  const waits =
-    `${n} row${n === 1 ? '' : 's'} would wait for ${n === 1 ? 'its' : 'their'} product as its own count ` +
-    `(${rows.map((r) => `${r.productId}: ${splitText([r])}`).join(', ')}): not in the service's product collection`;
+  const waits = `${n} row${n === 1 ? '' : 's'} would wait, each as its own count, for a product the service lacks: ${splitText(rows)}`;
   return { ...result, summary: `${result.summary}; ${waits}`, details: { ...result.details, splitOff: rows } };
 }
 
@@ -94,7 +92,7 @@ async function previewKnown(record: StockCountRecord, resolved: ResolvedCount, c
   const marks = await readMarks(ctx.redis, ctx.keys, loc, urls);
   const inRun = run.marks.get(loc) ?? new Map<string, ProductMark>();
   for (const url of urls) if (inRun.has(url)) marks.set(url, inRun.get(url)!);
-  const split = splitByMarks({ countId: id, countDate: record.countDate, seq }, resolved.items, marks);
+  const split = splitByMarks({ countId: id, countDate: record.countDate, seq }, resolved.items, marks, record.splitFrom);
   const left = split.left.size ? { leftToNewer: [...split.left.values()] } : {};
   if (!split.included.length && !corrects) {
     return {

@@ -29,6 +29,11 @@ export async function resolveLocation(catalog: CatalogApi, recordId: string, fie
   return found.facility;
 }
 
+/** A row as errors name it: the CSV file's line when the row came from one, else its path. */
+function rowName(item: { line?: number | undefined }, i: number): string {
+  return item.line === undefined ? `items.${i}` : `line ${item.line}`;
+}
+
 /** A row's field as errors name it: the CSV file's line and column when the row came from one, else its path. */
 export function rowField(item: { line?: number | undefined }, i: number, column: string): string {
   return item.line === undefined ? `items.${i}.${column}` : `line ${item.line}, column ${column}`;
@@ -64,7 +69,7 @@ export async function resolveCount(catalog: CatalogApi, record: StockCountRecord
       throw new BadRecordError(
         record.countId,
         rowField(item, i, 'productId'),
-        `${item.productId} is counted twice (also ${rowField(record.items[before]!, before, 'productId')}); send one line per product`,
+        `${item.productId} is counted twice (also ${rowName(record.items[before]!, before)}); send one line per product`,
         RECORD_HINT,
       );
     }
@@ -84,7 +89,7 @@ export async function resolveCount(catalog: CatalogApi, record: StockCountRecord
       throw new BadRecordError(
         record.countId,
         rowField(item, i, 'productId'),
-        `${item.productId} and ${rowField(record.items[before]!, before, 'productId')} (${record.items[before]!.productId}) ` +
+        `${item.productId} and ${rowName(record.items[before]!, before)} (${record.items[before]!.productId}) ` +
           `are both the service's product ${same}; send one line per product`,
       );
     }
