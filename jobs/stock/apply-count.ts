@@ -94,7 +94,12 @@ export async function applyCount(input: ApplyCountInput): Promise<JobResult> {
  */
 async function splitSeq({ ctx, record, resolved }: ApplyCountInput): Promise<number | undefined> {
   if (record.splitFrom === undefined) return undefined;
-  const [seq, facilityUrl, countDate] = await ctx.redis.hmget(stockKeys(ctx.keys).count(record.splitFrom), 'seq', 'facilityUrl', 'countDate');
+  const [seq, facilityUrl, countDate] = await ctx.redis.hmget(
+    stockKeys(ctx.keys).count(record.splitFrom),
+    'seq',
+    'facilityUrl',
+    'countDate',
+  );
   const same = facilityUrl === resolved.location.facilityUrl && countDate === record.countDate;
   return same && seq ? Number(seq) : undefined;
 }

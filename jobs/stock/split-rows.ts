@@ -59,10 +59,10 @@ export async function queueSplitRows(ctx: JobContext, record: StockCountRecord, 
 /** A count's result, saying which rows were split off to wait for their product. */
 export function withSplitRows(result: JobResult, rows: readonly SplitRow[]): JobResult {
   if (!rows.length) return result;
-  const n = rows.length;
+  const waits = rows.length === 1 ? '1 row waits for its product' : `${rows.length} rows wait for their products`;
   return {
     ...result,
-    summary: `${result.summary}; ${n} row${n === 1 ? '' : 's'} wait${n === 1 ? 's' : ''} for ${n === 1 ? 'its' : 'their'} product as ${splitText(rows)}`,
+    summary: `${result.summary}; ${waits} as ${splitText(rows)}`,
     details: { ...result.details, splitOff: rows },
   };
 }

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../../src/sandbox/sandbox.js';
+import type { SandboxData } from '../../../src/sandbox/sandbox-data-schema.js';
 import { cliInProcess } from '../../cli/cli-in-process.js';
 import { startStack } from '../../cli/stack.js';
 import { countRecord, stockAt } from '../../helpers/count-record.js';
@@ -19,7 +20,9 @@ function csvFile(rows: string[]): string {
 /** Adds a product to the sandbox's account, keeping all else it holds; answers its productUrl. */
 function addProduct(sandbox: Sandbox, productId: string): string {
   const state = sandbox.admin.state();
-  sandbox.admin.reset({ ...state, products: [...state.products, { productId, productAssocList: [] }] });
+  // A dump of state() is the sandbox's data shape (docs/sandbox.md); its orders only have no index signature.
+  const data = { ...state, products: [...state.products, { productId, productAssocList: [] }] } as unknown as SandboxData;
+  sandbox.admin.reset(data);
   return sandbox.admin.state().products.find((p) => p.productId === productId)!.productUrl;
 }
 
