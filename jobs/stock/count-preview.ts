@@ -8,7 +8,7 @@ import { varianceBody } from './post-chunks.js';
 import { readMarks, splitByMarks, type ProductMark } from './product-marks.js';
 import { countVersionHash } from './count-version-hash.js';
 import { resolveCount, unknownProductError, type ResolvedCount } from './resolve-count.js';
-import { splitRows, splitText } from './split-rows.js';
+import { splitRows, splitSummary } from './split-rows.js';
 import type { StockCountRecord } from './stock-count-record.js';
 import { stockKeys } from './stock-keys.js';
 
@@ -65,11 +65,14 @@ export async function previewCount(record: StockCountRecord, ctx: PreviewContext
   // As the job: a row whose product the service lacks would wait alone, as its own count; with no other row, the count.
   if (resolved.unknown.length === record.items.length) throw unknownProductError(ctx.catalog, record, resolved.unknown);
   const result = await previewKnown(record, resolved, ctx);
-  const rows = splitRows(record, resolved.unknown);
-  if (!rows.length) return result;
-  const n = rows.length;
-  const waits = `${n} row${n === 1 ? '' : 's'} would wait, each as its own count, for a product the service lacks: ${splitText(rows)}`;
-  return { ...result, summary: `${result.summary}; ${waits}`, details: { ...result.details, splitOff: rows } };
+  const split = splitRows(record, resolved.unknown);
+  if (!split.waiting.length && !split.failing.length) return result;
+  const details = {
+    ...result.details,
+    ...(split.waiting.length ? { splitOff: split.waiting } : {}),
+    ...(split.failing.length ? { badRows: split.failing } : {}),
+  };
+  return { ...result, summary: `${result.summary}; ${splitSummary(split, true)}`, details };
 }
 
 /** The dry run of the rows whose products the service has. */

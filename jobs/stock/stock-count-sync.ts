@@ -43,9 +43,11 @@ export function stockCountJob(opts: StockCountJobOptions = {}): StockCountJob {
       // A stock repair (reconcile --repair --include-stock) sets the on-hand it names; a plain resync is the count again.
       if (ctx.fromService?.targets !== undefined) return repairStock(record, ctx);
       const resolved = await resolveCount(ctx.catalog, record);
-      // A row whose product the service lacks waits alone, as its own count; a count with no other row waits whole.
-      if (resolved.unknown.length === record.items.length) throw unknownProductError(ctx.catalog, record, resolved.unknown);
-      const split = await queueSplitRows(ctx, record, resolved.unknown);
+      // A row whose product the service lacks waits alone, as its own count, and a bad row fails alone; a count with
+      // no other row waits whole.
+      const whole = resolved.unknown.length === record.items.length;
+      const split = await queueSplitRows(ctx, record, whole ? [] : resolved.unknown);
+      if (whole) throw unknownProductError(ctx.catalog, record, resolved.unknown);
       const hash = countVersionHash(record);
       const sk = stockKeys(ctx.keys);
       const loc = resolved.location.facilityUrl;

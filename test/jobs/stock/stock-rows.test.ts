@@ -89,6 +89,7 @@ describe('the rows of a stock count', () => {
           'CNT-58,Main Warehouse / A-02,2026-11-21,SKU-0010,68',
           'CNT-58,Main Warehouse / A-02,2026-11-21,MUG-BLUE,"twelve"',
           'CNT-58,Main Warehouse / A-02,2026-11-21,MUG-RED,30',
+          'CNT-58,Main Warehouse / A-02,2026-11-21,SKU-0003,-3',
         ]);
         const r = await cliInProcess(['import', 'stock-counts', file, '--process', '--json'], stack.env);
         expect(r.code).toBe(1);
@@ -102,11 +103,13 @@ describe('the rows of a stock count', () => {
             'CNT-58~MUG-BLUE (line 3)',
             '[BAD_RECORD] record CNT-58~MUG-BLUE (line 3): (line): line 3, column quantity: "twelve" is not a number',
           ],
+          // A number that the count's shape refuses: split off by the count's job, named by its field and line.
+          ['CNT-58~SKU-0003', '[BAD_RECORD] record CNT-58~SKU-0003: items.0.quantity: must be 0 or more (line 5)'],
         ]);
         expect(stack.sandbox.admin.stockOnHand(A02, '/demo/api/product/SKU-0010')).toBe(68);
         expect(stack.sandbox.admin.stockOnHand(A02, '/demo/api/product/20002')).toBe(30);
         // For good: a retry cannot help.
-        expect(failed[0]).toMatchObject({ retryHelps: false });
+        expect(failed.map((f) => f.retryHelps)).toEqual([false, false]);
         expect(stack.sandbox.admin.state().variances).toHaveLength(1);
       } finally {
         await stack.close();
@@ -142,7 +145,7 @@ describe('a row split off a count to wait for its product', () => {
     await world.idle();
     const count = await jobOf(world, 'stock-counts', 'CNT-S1');
     expect(count.returnvalue.outcome).toBe('synced');
-    expect(count.returnvalue.summary).toContain('1 row waits for its product as CNT-S1~MUG-ORANGE');
+    expect(count.returnvalue.summary).toContain('1 row waits for a product the service lacks as CNT-S1~MUG-ORANGE');
     expect(count.returnvalue.details?.splitOff).toEqual([{ countId: 'CNT-S1~MUG-ORANGE', productId: 'MUG-ORANGE' }]);
     expect(stockAt(world, 'A-04', 'SKU-0004')).toBe(3);
     const row = await jobOf(world, 'stock-counts', 'CNT-S1~MUG-ORANGE');
@@ -150,6 +153,53 @@ describe('a row split off a count to wait for its product', () => {
       "[BAD_RECORD] record CNT-S1~MUG-ORANGE: items.0.productId: no product MUG-ORANGE in the service's product collection",
     );
     expect(row.attemptsMade).toBe(1);
+  });
+
+  it('from NDJSON, a row whose quantity is no number or negative fails alone for good, naming its field', async () => {
+    const raw = {
+      countId: 'CNT-B1',
+      location: 'A-02',
+      countDate: '2026-11-21',
+      items: [
+        { productId: 'SKU-0020', quantity: 5 },
+        { productId: 'SKU-0021', quantity: 'five' },
+        { productId: 'SKU-0022', quantity: -2 },
+      ],
+    };
+    await world.add('stock-counts', [raw]);
+    await world.idle();
+    const count = await jobOf(world, 'stock-counts', 'CNT-B1');
+    expect(count.returnvalue.outcome).toBe('synced');
+    expect(count.returnvalue.summary).toContain('2 rows fail alone, a bad row, as CNT-B1~SKU-0021, CNT-B1~SKU-0022');
+    expect(stockAt(world, 'A-02', 'SKU-0020')).toBe(5);
+    const reasons = await Promise.all(
+      ['CNT-B1~SKU-0021', 'CNT-B1~SKU-0022'].map(async (k) => {
+        const job = await jobOf(world, 'stock-counts', k);
+        return [job.failedReason, job.attemptsMade];
+      }),
+    );
+    expect(reasons).toEqual([
+      ['[BAD_RECORD] record CNT-B1~SKU-0021: items.0.quantity: must be a number', 1],
+      ['[BAD_RECORD] record CNT-B1~SKU-0022: items.0.quantity: must be 0 or more', 1],
+    ]);
+    const before = [stockAt(world, 'A-02', 'SKU-0021'), stockAt(world, 'A-02', 'SKU-0022')];
+    // Delivered again: nothing new is queued, nothing posted.
+    await (await jobOf(world, 'stock-counts', 'CNT-B1')).remove();
+    await world.add('stock-counts', [raw]);
+    await world.idle();
+    expect((await jobOf(world, 'stock-counts', 'CNT-B1')).returnvalue.outcome).toBe('unchanged');
+    expect((await world.jobs('stock-counts')).filter((j) => String(j.id).includes('CNT-B1~'))).toHaveLength(2);
+    expect([stockAt(world, 'A-02', 'SKU-0021'), stockAt(world, 'A-02', 'SKU-0022')]).toEqual(before);
+  });
+
+  it('fails a count whose every row is bad as itself, naming the rows', async () => {
+    await world.add('stock-counts', [
+      { countId: 'CNT-B2', location: 'A-02', countDate: '2026-11-21', items: [{ productId: 'SKU-0023', quantity: 'x' }] },
+    ]);
+    await world.idle();
+    expect((await jobOf(world, 'stock-counts', 'CNT-B2')).failedReason).toBe(
+      '[BAD_RECORD] record CNT-B2: items.0.quantity: must be a number',
+    );
   });
 
   it('is skipped when a count of a later date set its location and product meanwhile', async () => {
@@ -226,7 +276,7 @@ describe('the dry run of a count with bad rows', () => {
       const count = plan.records[1]!;
       expect(count.summary).toBe(
         'count CNT-59 at Main Warehouse / A-03: 1 difference in 1 variance; ' +
-          '1 row would wait, each as its own count, for a product the service lacks: CNT-59~MUG-ORANGE (line 3)',
+          '1 row would wait for a product the service lacks as CNT-59~MUG-ORANGE (line 3)',
       );
       expect(count.details.lines.map((l: { productId: string }) => l.productId)).toEqual(['MUG-BLUE']);
       expect(count.details.splitOff).toEqual([{ countId: 'CNT-59~MUG-ORANGE', productId: 'MUG-ORANGE', line: 3 }]);
