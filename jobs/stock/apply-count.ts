@@ -20,7 +20,7 @@ export interface ApplyCountInput {
   resolved: ResolvedCount;
   /** The location's lock (and an earlier version's location, when that one is unfinished), held for the whole call. */
   lock: HeldLock;
-  snapshot: Pick<SnapshotDeps, 'readStock' | 'maxAgeMs' | 'readWaitMs' | 'lockTtlMs'>;
+  snapshot: Pick<SnapshotDeps, 'readStock' | 'maxAgeMs' | 'readWaitMs' | 'lockTtlMs' | 'notBefore'>;
 }
 
 /** The answer for a count already planned under this very content: its stored end, or its plan resumed. */
@@ -88,13 +88,30 @@ export async function applyCount(input: ApplyCountInput): Promise<JobResult> {
   return planAndPost(input, { rank, split, edits, retired, facts });
 }
 
+/**
+ * A row split off a count ranks as that count (its plan's arrival number), so a count of the same location and date
+ * that came after it keeps the product. Undefined for any other count, or when the count it came from has no plan.
+ */
+async function splitSeq({ ctx, record, resolved }: ApplyCountInput): Promise<number | undefined> {
+  if (record.splitFrom === undefined) return undefined;
+  const [seq, facilityUrl, countDate] = await ctx.redis.hmget(
+    stockKeys(ctx.keys).count(record.splitFrom),
+    'seq',
+    'facilityUrl',
+    'countDate',
+  );
+  const same = facilityUrl === resolved.location.facilityUrl && countDate === record.countDate;
+  return same && seq ? Number(seq) : undefined;
+}
+
 /** The count's place in arrival order, and its products split from those newer counts of the location hold. */
-async function rankAndSplit({ ctx, record, resolved }: ApplyCountInput): Promise<{ rank: CountRank; split: ProductSplit }> {
-  const seq = await ctx.redis.incr(stockKeys(ctx.keys).seq);
+async function rankAndSplit(input: ApplyCountInput): Promise<{ rank: CountRank; split: ProductSplit }> {
+  const { ctx, record, resolved } = input;
+  const seq = (await splitSeq(input)) ?? (await ctx.redis.incr(stockKeys(ctx.keys).seq));
   const rank = { countId: record.countId, countDate: record.countDate, seq };
   const productUrls = resolved.items.map((i) => i.productUrl);
   const marks = await readMarks(ctx.redis, ctx.keys, resolved.location.facilityUrl, productUrls);
-  return { rank, split: splitByMarks(rank, resolved.items, marks) };
+  return { rank, split: splitByMarks(rank, resolved.items, marks, record.splitFrom) };
 }
 
 /**

@@ -7,7 +7,8 @@ import { loadProgress, type CountProgress } from './count-progress.js';
 import { varianceBody } from './post-chunks.js';
 import { readMarks, splitByMarks, type ProductMark } from './product-marks.js';
 import { countVersionHash } from './count-version-hash.js';
-import { resolveCount } from './resolve-count.js';
+import { resolveCount, unknownProductError, type ResolvedCount } from './resolve-count.js';
+import { splitRows, splitSummary } from './split-rows.js';
 import type { StockCountRecord } from './stock-count-record.js';
 import { stockKeys } from './stock-keys.js';
 
@@ -61,6 +62,21 @@ function repeat(id: string, where: string, account: string, p: CountProgress): P
  */
 export async function previewCount(record: StockCountRecord, ctx: PreviewContext): Promise<PreviewResult> {
   const resolved = await resolveCount(ctx.catalog, record);
+  // As the job: a row whose product the service lacks would wait alone, as its own count; with no other row, the count.
+  if (resolved.unknown.length === record.items.length) throw unknownProductError(ctx.catalog, record, resolved.unknown);
+  const result = await previewKnown(record, resolved, ctx);
+  const split = splitRows(record, resolved.unknown);
+  if (!split.waiting.length && !split.failing.length) return result;
+  const details = {
+    ...result.details,
+    ...(split.waiting.length ? { splitOff: split.waiting } : {}),
+    ...(split.failing.length ? { badRows: split.failing } : {}),
+  };
+  return { ...result, summary: `${result.summary}; ${splitSummary(split, true)}`, details };
+}
+
+/** The dry run of the rows whose products the service has. */
+async function previewKnown(record: StockCountRecord, resolved: ResolvedCount, ctx: PreviewContext): Promise<PreviewResult> {
   const id = record.countId;
   const loc = resolved.location.facilityUrl;
   const where = resolved.location.path;
@@ -79,7 +95,7 @@ export async function previewCount(record: StockCountRecord, ctx: PreviewContext
   const marks = await readMarks(ctx.redis, ctx.keys, loc, urls);
   const inRun = run.marks.get(loc) ?? new Map<string, ProductMark>();
   for (const url of urls) if (inRun.has(url)) marks.set(url, inRun.get(url)!);
-  const split = splitByMarks({ countId: id, countDate: record.countDate, seq }, resolved.items, marks);
+  const split = splitByMarks({ countId: id, countDate: record.countDate, seq }, resolved.items, marks, record.splitFrom);
   const left = split.left.size ? { leftToNewer: [...split.left.values()] } : {};
   if (!split.included.length && !corrects) {
     return {

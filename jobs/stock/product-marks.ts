@@ -70,13 +70,15 @@ export interface ProductSplit {
 
 /**
  * Splits a count's items by the location's marks: a product a newer count set is left to it; every other one is
- * this count's, and its mark names this count. A mark of the same countId (an earlier version) never excludes.
+ * this count's, and its mark names this count. A mark of the same countId (an earlier version) never excludes. A row
+ * split off a count (`splitFrom`) also leaves a product that count set itself (a later version, or a retry that found
+ * the product): the count it came from decided it.
  */
-export function splitByMarks(count: CountRank, items: NamedItem[], marks: Map<string, ProductMark>): ProductSplit {
+export function splitByMarks(count: CountRank, items: NamedItem[], marks: Map<string, ProductMark>, splitFrom?: string): ProductSplit {
   const split: ProductSplit = { included: [], left: new Map(), marks: new Map() };
   for (const item of items) {
     const mark = marks.get(item.productUrl);
-    if (mark && mark.countId !== count.countId && isNewer(mark, count)) {
+    if (mark && mark.countId !== count.countId && (isNewer(mark, count) || mark.countId === splitFrom)) {
       split.left.set(item.productUrl, { productId: item.productId, countId: mark.countId, countDate: mark.countDate });
       continue;
     }

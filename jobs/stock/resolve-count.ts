@@ -32,8 +32,39 @@ export async function resolveLocation(catalog: CatalogApi, recordId: string, fie
   return found.facility;
 }
 
-/** Resolves a count's location and products against the catalog; every problem is a BadRecordError naming the field. */
-export async function resolveCount(catalog: CatalogApi, record: StockCountRecord): Promise<ResolvedCount> {
+/** A row as errors name it: the CSV file's line when the row came from one, else its path. */
+function rowName(item: { line?: number | undefined }, i: number): string {
+  return item.line === undefined ? `items.${i}` : `line ${item.line}`;
+}
+
+/** A row's field as errors name it: the CSV file's line and column when the row came from one, else its path. */
+export function rowField(item: { line?: number | undefined }, i: number, column: string): string {
+  return item.line === undefined ? `items.${i}.${column}` : `line ${item.line}, column ${column}`;
+}
+
+/** A row (at index `i`) whose product the service lacks. */
+export interface UnknownRow {
+  item: StockCountRecord['items'][number];
+  i: number;
+}
+
+/** The failure of rows whose product the service lacks, named by the first one (retrying helps once it exists). */
+export function unknownProductError(catalog: CatalogApi, record: StockCountRecord, unknown: readonly UnknownRow[]): MissingReferenceError {
+  const { item, i } = unknown[0]!;
+  const more = unknown.length > 1 ? ` (and ${unknown.length - 1} more unknown products)` : '';
+  return new MissingReferenceError(
+    record.countId,
+    rowField(item, i, 'productId'),
+    `no product ${item.productId}${mappedNote(catalog, 'product', item.productId)} in the service's product collection${more}`,
+    unknown.map(({ item: u }) => ({ type: 'product' as const, name: u.productId })),
+  );
+}
+
+/**
+ * Resolves a count's location and products against the catalog. A row whose product the service lacks is answered
+ * in `unknown` (not in `items`); every other problem is a BadRecordError naming the field.
+ */
+export async function resolveCount(catalog: CatalogApi, record: StockCountRecord): Promise<ResolvedCount & { unknown: UnknownRow[] }> {
   const location = await resolveLocation(catalog, record.countId, 'location', record.location);
   const firstIndex = new Map<string, number>();
   record.items.forEach((item, i) => {
@@ -41,47 +72,40 @@ export async function resolveCount(catalog: CatalogApi, record: StockCountRecord
     if (before !== undefined) {
       throw new BadRecordError(
         record.countId,
-        `items.${i}.productId`,
-        `${item.productId} is counted twice (also items.${before}); send one line per product`,
+        rowField(item, i, 'productId'),
+        `${item.productId} is counted twice (also ${rowName(record.items[before]!, before)}); send one line per product`,
         RECORD_HINT,
       );
     }
     firstIndex.set(item.productId, i);
   });
   const products = await catalog.products([...firstIndex.keys()]);
-  const unknown = record.items.map((item, i) => ({ item, i })).filter(({ item }) => !products.has(item.productId));
-  if (unknown.length) {
-    const { item, i } = unknown[0]!;
-    const more = unknown.length > 1 ? ` (and ${unknown.length - 1} more unknown products)` : '';
-    throw new MissingReferenceError(
-      record.countId,
-      `items.${i}.productId`,
-      `no product ${item.productId}${mappedNote(catalog, 'product', item.productId)} in the service's product collection${more}`,
-      unknown.map(({ item: u }) => ({ type: 'product' as const, name: u.productId })),
-    );
-  }
+  const rows = record.items.map((item, i) => ({ item, i }));
+  const unknown = rows.filter(({ item }) => !products.has(item.productId));
+  const known = rows.filter(({ item }) => products.has(item.productId));
   // Two upstream productIds mapped to one service product would post two lines for one (location, product).
   const byUrl = new Map<string, number>();
-  record.items.forEach((item, i) => {
+  for (const { item, i } of known) {
     const url = products.get(item.productId)!.productUrl;
     const before = byUrl.get(url);
     if (before !== undefined) {
       const same = products.get(item.productId)!.productId;
       throw new BadRecordError(
         record.countId,
-        `items.${i}.productId`,
-        `${item.productId} and items.${before} (${record.items[before]!.productId}) are both the service's product ${same}; ` +
-          'send one line per product',
+        rowField(item, i, 'productId'),
+        `${item.productId} and ${rowName(record.items[before]!, before)} (${record.items[before]!.productId}) ` +
+          `are both the service's product ${same}; send one line per product`,
       );
     }
     byUrl.set(url, i);
-  });
+  }
   return {
     location,
     // The service's productId: it names the product in what is left to newer counts and in reconcile.
-    items: record.items.map((item) => {
+    items: known.map(({ item }) => {
       const { productId, productUrl } = products.get(item.productId)!;
       return { productId, productUrl, quantity: item.quantity };
     }),
+    unknown,
   };
 }

@@ -27,6 +27,8 @@ export function createStockCountKind(opts: StockCountJobOptions = {}) {
         head: [{ name: 'countId' }, { name: 'location' }, { name: 'countDate' }],
         rows: 'items',
         row: [{ name: 'productId' }, { name: 'quantity', type: 'number' }],
+        // A count is applied per (location, product): a bad row fails alone, named `{countId}~{productId}` and by its line.
+        rowsAlone: { line: 'line', rowKey: 'productId' },
       },
     },
     settings: {

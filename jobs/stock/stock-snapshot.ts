@@ -20,6 +20,8 @@ export interface SnapshotDeps {
   /** Life of the snapshot lock in ms (renewed while reading; a dead reader's lock frees after it). */
   lockTtlMs: number;
   note?: (message: string, data?: Record<string, unknown>) => void;
+  /** A snapshot whose read started before this (epoch ms) is not used. Default: any young enough. */
+  notBefore?: number;
 }
 
 export interface LocationStock {
@@ -40,6 +42,7 @@ async function usableSnapshot(deps: SnapshotDeps, facilityUrl: string): Promise<
   const [meta, version] = await Promise.all([deps.redis.hgetall(sk.snapshotMeta), deps.redis.hget(sk.versions, facilityUrl)]);
   if (!meta.id || !meta.readStartedAt) return undefined;
   if (Date.now() - Number(meta.readStartedAt) >= deps.maxAgeMs) return undefined;
+  if (deps.notBefore !== undefined && Number(meta.readStartedAt) < deps.notBefore) return undefined;
   if ((meta[`v:${facilityUrl}`] ?? '0') !== (version ?? '0')) return undefined;
   return meta.id;
 }

@@ -79,11 +79,18 @@ export class RunLedger {
           if (!worked.has(id)) this.tracked++;
           worked.set(id, w);
         };
+        // A record that a job of the run split off its own (a count's row, src/queue/split-records.ts) is the run's too.
+        const split = (job: Job | undefined) => {
+          if (job?.id && (job.data as { source?: unknown } | undefined)?.source === 'split' && !this.of(stream).records.has(job.id))
+            this.noteRecords(stream, [job.id]);
+        };
         worker.on('completed', (job, rv) => {
+          split(job);
           const outcome = rv?.outcome ?? 'synced';
           note(job.id, { outcome, ...(outcome === 'skipped' && rv?.why ? { why: rv.why } : {}) });
         });
         worker.on('failed', (job, err) => {
+          split(job);
           if (job && final(job, err)) note(job.id, { outcome: 'failed' });
         });
       },

@@ -20,13 +20,16 @@ interface Group {
   rows: { line: number; cells: Record<string, unknown> }[];
   chars: number;
   error?: string;
+  /** Rows that fail alone (the layout's rowsAlone): their line, their key and why. */
+  badRows: { line: number; key: string; error: string }[];
 }
 
 /**
  * Gathers the rows of a CSV file into records by a kind's layout (src/records/csv-layout.ts): consecutive rows of
  * one key are one record, complete when the key changes, so memory holds one record at a time. A row that breaks
  * the record (a head that differs from its first row's, a number that is not one, an empty required cell, a row
- * that cannot be read among its rows) makes the whole record an error naming the file's line and the column.
+ * that cannot be read among its rows) makes the whole record an error naming the file's line and the column; under
+ * the layout's `rowsAlone`, a row with a bad cell fails alone and the record is made of the others.
  */
 export class CsvGrouper {
   private group: Group | undefined;
@@ -73,7 +76,14 @@ export class CsvGrouper {
     if (g.error) return;
     const item: Record<string, unknown> = {};
     const extra: Record<string, unknown> = {};
-    g.error = this.fill(item, this.layout.row, line, cells) ?? this.fill(extra, this.layout.extra?.row ?? [], line, cells);
+    const bad = this.fill(item, this.layout.row, line, cells) ?? this.fill(extra, this.layout.extra?.row ?? [], line, cells);
+    const alone = this.layout.rowsAlone;
+    if (bad && alone) {
+      const rowKey = this.cell(cells, alone.rowKey).trim() || `line${line}`;
+      return void g.badRows.push({ line, key: `${key}~${rowKey}`, error: bad });
+    }
+    g.error = bad;
+    if (alone) item[alone.line] = line;
     g.items.push(item);
     g.rows.push({ line, cells: extra });
   }
@@ -91,7 +101,7 @@ export class CsvGrouper {
   private start(key: string, line: number, cells: string[]): Group {
     const record: Record<string, unknown> = {};
     const headCells = this.head.map((c) => this.cell(cells, c.name));
-    const g: Group = { key, line, headCells, record, items: [], rows: [], chars: 0 };
+    const g: Group = { key, line, headCells, record, items: [], rows: [], chars: 0, badRows: [] };
     g.error = this.fill(record, this.head, line, cells);
     return g;
   }
@@ -130,6 +140,10 @@ export class CsvGrouper {
     this.group = undefined;
     if (!g) return;
     if (g.error) return void out.push(errorEntry(g.line, g.error, g.key));
+    // A record of bad rows only fails as itself; beside good rows, each bad one fails alone under its own key.
+    const [firstBad] = g.badRows;
+    if (firstBad && !g.items.length) return void out.push(errorEntry(g.line, firstBad.error, g.key));
+    for (const b of g.badRows) out.push(errorEntry(b.line, b.error, b.key));
     let record: Record<string, unknown> = { ...g.record, [this.layout.rows]: g.items };
     const shape = this.layout.extra?.shape;
     if (shape) {

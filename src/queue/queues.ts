@@ -30,8 +30,11 @@ export type FromService = z.infer<typeof fromServiceSchema>;
 /** Job data (contract 3): the raw record as delivered, never a secret. */
 export const jobDataSchema = z.object({
   record: z.unknown(),
-  /** Where the job came from: the feed, an import, a push (src/ingest/), or an operator's `resync` or `reconcile --repair`. */
-  source: z.enum(['feed', 'import', 'push', 'resync', 'repair']),
+  /**
+   * Where the job came from: the feed, an import, a push (src/ingest/), an operator's `resync` or `reconcile --repair`,
+   * or another job of its stream that split it off its record (a count's row: src/queue/split-records.ts).
+   */
+  source: z.enum(['feed', 'import', 'push', 'resync', 'repair', 'split']),
   /** Line of the NDJSON file the record came from (imports only). */
   line: z.number().int().positive().optional(),
   /**

@@ -11,6 +11,13 @@ export interface CsvLayout {
   row: readonly CsvColumn[];
   /** More of the record read from the same rows, shaped by the kind (an order's status and fulfillments). None: none. */
   extra?: CsvExtra;
+  /**
+   * Each row stands alone (a count's rows are applied per location and product): its element takes the row's file line
+   * in the field `line`, and a row with a bad cell fails alone, as the record `{key}~{its rowKey cell}`, while the
+   * record is made of the other rows. None: a bad row breaks its whole record (an order without one of its lines is
+   * another order).
+   */
+  rowsAlone?: { line: string; rowKey: string };
 }
 
 /**

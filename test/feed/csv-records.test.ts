@@ -79,8 +79,8 @@ describe('gathering a count sheet into counts', () => {
           location: 'Main Warehouse / A-01',
           countDate: '2026-11-21',
           items: [
-            { productId: 'MUG-BLUE', quantity: 40 },
-            { productId: 'SKU-0010', quantity: 7.5 },
+            { productId: 'MUG-BLUE', quantity: 40, line: 2 },
+            { productId: 'SKU-0010', quantity: 7.5, line: 3 },
           ],
         },
       },
@@ -90,13 +90,13 @@ describe('gathering a count sheet into counts', () => {
           countId: 'C-2',
           location: 'Main Warehouse / A-02',
           countDate: '2026-11-21',
-          items: [{ productId: 'MUG-RED', quantity: 0 }],
+          items: [{ productId: 'MUG-RED', quantity: 0, line: 4 }],
         },
       },
     ]);
   });
 
-  it('fails only the record whose row says a number that is none, or another head, naming the line and the column', async () => {
+  it('fails alone a row that says a number that is none, and the record of another head, naming the line and the column', async () => {
     const sheet = [
       'countId,location,countDate,productId,quantity',
       'C-1,Main Warehouse / A-01,2026-11-21,MUG-BLUE,forty',
@@ -109,14 +109,24 @@ describe('gathering a count sheet into counts', () => {
       'C-5,Main Warehouse / A-05,2026-11-21,MUG-RED',
     ].join('\n');
     expect(strip(await all(sheet, counts))).toEqual([
-      { line: 2, error: 'line 2, column quantity: "forty" is not a number', key: 'C-1' },
+      // A count's row stands alone: it fails as C-1~MUG-BLUE, and C-1 is its other row.
+      { line: 2, error: 'line 2, column quantity: "forty" is not a number', key: 'C-1~MUG-BLUE' },
+      {
+        line: 2,
+        value: {
+          countId: 'C-1',
+          location: 'Main Warehouse / A-01',
+          countDate: '2026-11-21',
+          items: [{ productId: 'MUG-RED', quantity: 1, line: 3 }],
+        },
+      },
       {
         line: 4,
         value: {
           countId: 'C-2',
           location: 'Main Warehouse / A-02',
           countDate: '2026-11-21',
-          items: [{ productId: 'MUG-BLUE', quantity: 3 }],
+          items: [{ productId: 'MUG-BLUE', quantity: 3, line: 4 }],
         },
       },
       {
@@ -124,7 +134,7 @@ describe('gathering a count sheet into counts', () => {
         error: 'line 6, column location: "Main Warehouse / A-04" differs from "Main Warehouse / A-03" on line 5, the first row of C-3',
         key: 'C-3',
       },
-      // Rows that fail alone come as they are read; C-4 when the file ends.
+      // Rows that fail alone come as they are read; C-4 (its one row bad: it fails as itself) when the file ends.
       { line: 8, error: 'line 8, column countId: is empty', key: undefined },
       { line: 9, error: 'has 4 fields; the header has 5', key: undefined },
       { line: 7, error: 'line 7, column productId: is empty', key: 'C-4' },

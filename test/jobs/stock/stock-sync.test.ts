@@ -120,7 +120,7 @@ describeEachProfile('stock count sync', (profile) => {
   });
 
   describe('when a count is a bad record', () => {
-    it('fails at once naming the unknown product and its field', async () => {
+    it('applies its other rows and fails the row of the unknown product alone, at once, naming it and its field', async () => {
       await world.add('stock-counts', [
         countRecord('CNT-BAD-1', 'A-04', '2026-11-21', [
           ['SKU-0004', 3],
@@ -128,11 +128,27 @@ describeEachProfile('stock count sync', (profile) => {
         ]),
       ]);
       await world.idle();
-      const job = await jobOf(world, 'stock-counts', 'CNT-BAD-1');
+      expect((await jobOf(world, 'stock-counts', 'CNT-BAD-1')).returnvalue.outcome).toBe('synced');
+      expect(world.sandbox.admin.stockOnHand(world.facility('A-04'), world.product('SKU-0004'))).toBe(3);
+      const job = await jobOf(world, 'stock-counts', 'CNT-BAD-1~NO-SUCH-SKU');
       expect(job.failedReason).toBe(
-        "[BAD_RECORD] record CNT-BAD-1: items.1.productId: no product NO-SUCH-SKU in the service's product collection",
+        "[BAD_RECORD] record CNT-BAD-1~NO-SUCH-SKU: items.0.productId: no product NO-SUCH-SKU in the service's product collection",
       );
       expect(job.attemptsMade).toBe(1);
+    });
+
+    it('fails whole naming the first unknown product when it has no other row', async () => {
+      await world.add('stock-counts', [
+        countRecord('CNT-BAD-4', 'A-04', '2026-11-21', [
+          ['NO-SUCH-SKU', 1],
+          ['NO-SUCH-SKU-2', 2],
+        ]),
+      ]);
+      await world.idle();
+      const job = await jobOf(world, 'stock-counts', 'CNT-BAD-4');
+      expect(job.failedReason).toBe(
+        "[BAD_RECORD] record CNT-BAD-4: items.0.productId: no product NO-SUCH-SKU in the service's product collection (and 1 more unknown products)",
+      );
     });
 
     it('fails naming the location when it is a magazine', async () => {
