@@ -92,20 +92,28 @@ export async function startControl(o: StartControlOptions): Promise<Control> {
     due.add(
       `${s.member}!make-up`,
       at,
-      tracked((_claim, signal) => makeUp.look(s.kind, s.member, nextOf(s), signal)),
+      tracked((_claim, signal) =>
+        // Redis away or refusing writes: looked at again later (a look that throws would wait for its lease to end).
+        makeUp.look(s.kind, s.member, nextOf(s), signal).catch((err: unknown) => {
+          if (signal.aborted) throw err;
+          return Date.now() + lookMs;
+        }),
+      ),
     );
+  const leaseMs = o.pullLockTtlMs ?? defaults.pullLockTtlMs;
+  const lookSurely = (s: DueStream, at: number, signal: AbortSignal) => retrying(() => lookSoon(s, at), leaseMs, signal);
   const pull = (s: DueStream): DueRun =>
     tracked(async (claim, signal) => {
       // Its time passed while no process ran (or one died running it): the make-up look sees whether the slot is owed,
       // within SCHEDULE_CATCH_UP_SECONDS, and runs it as made up (once its pull lock is free).
-      if (claim.retaken || Date.now() - claim.slot > GRACE_MS) await lookSoon(s, Math.max(Date.now(), claim.slot + GRACE_MS));
+      if (claim.retaken || Date.now() - claim.slot > GRACE_MS) await lookSurely(s, Math.max(Date.now(), claim.slot + GRACE_MS), signal);
       else {
         const ran = { scheduler: s.kind.feed.scheduler, stream: s.kind.stream, dueAt: claim.slot, nextRunAt: nextOf(s), signal };
         const result = await runScheduledPull(deps, ran).catch((err: unknown) => {
           if (signal.aborted) throw err; // stopped: its lease ends and it is taken again
           return undefined; // logged and recorded
         });
-        if (!result || result.paused || result.held) await lookSoon(s, Date.now() + lookMs);
+        if (!result || result.paused || result.held) await lookSurely(s, Date.now() + lookMs, signal);
       }
       return nextDueAt(s.member, s.schedule, Date.now());
     });
@@ -125,17 +133,27 @@ export async function startControl(o: StartControlOptions): Promise<Control> {
     removeSchedules: () => due.set.remove(members),
     async close(graceMs = 10_000) {
       due.forget(members);
-      const closing = Promise.all([own?.close(graceMs), ...running]);
-      const ended = await Promise.race([
-        closing.then(() => true),
-        new Promise<boolean>((r) => setTimeout(() => r(false), graceMs).unref()),
-      ]);
-      if (!ended) {
-        o.logger.warn(`a scheduled pull did not finish within ${graceMs} ms; it resumes from its cursor next time`);
-        stop.abort();
-      }
+      if (await endedWithin(Promise.all([own?.close(graceMs), ...running]), graceMs)) return;
+      o.logger.warn(`a scheduled pull did not finish within ${graceMs} ms; it resumes from its cursor next time`);
+      stop.abort();
     },
   };
+}
+
+/** Whether `closing` ends within `ms`. */
+const endedWithin = (closing: Promise<unknown>, ms: number) =>
+  Promise.race([closing.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), ms).unref())]);
+
+/** A write Redis refuses (full, away) tried again each second, for `ms` at most (a run's lease: it waits on it). */
+async function retrying(write: () => Promise<unknown>, ms: number, signal: AbortSignal): Promise<void> {
+  for (const until = Date.now() + ms; ;) {
+    const done = await write().then(
+      () => true,
+      () => false,
+    );
+    if (done || signal.aborted || Date.now() + 1000 > until) return;
+    await new Promise((r) => setTimeout(r, 1000).unref());
+  }
 }
 
 /** Writes each stream's rule and where its next run is (the due set's member) into the schedule hash, for status. */

@@ -86,7 +86,8 @@ describe('a bounded Redis', () => {
       '{prefix}:{stream}:bad-records',
       '{prefix}:stock:marks:{location}',
       '{prefix}:reconcile:last',
-      '{prefix}:control:repeat:{scheduler}',
+      '{prefix}:due',
+      '{prefix}:due:rule',
       '{prefix}:alert:sent:{reason}',
       '{prefix}:flow:samples',
     ]) {
