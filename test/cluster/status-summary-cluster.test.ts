@@ -40,7 +40,11 @@ describe('status summary on a Redis Cluster', () => {
     expect(masters.size).toBe(3);
     names.push(...down, ...fine);
     for (const name of down)
-      await recordServiceDown(redis, redisKeys(prefix(name)), { threshold: 1, reason: `[TRANSIENT] 503 for ${name}`, firstProbeMs: 60_000 });
+      await recordServiceDown(redis, redisKeys(prefix(name)), {
+        threshold: 1,
+        reason: `[TRANSIENT] 503 for ${name}`,
+        firstProbeMs: 60_000,
+      });
     const file = join(mkdtempSync(join(tmpdir(), 'isync-clst-')), 'accounts.json');
     writeFileSync(file, JSON.stringify({ accounts: Object.fromEntries(names.map((n) => [n, { INVENTORY_ACCOUNT: n }])) }));
     env = { ...baseEnv(), ...redisEnv(), QUEUE_PREFIX: base, ACCOUNTS_FILE: file };
