@@ -24,7 +24,10 @@ describe("the waiting groups on the account's page in a browser", () => {
     // The worker's look at the catalog every second while anything waits (WAIT_LOOK_SECONDS, 50 by default).
     await world.startWorkers({ waits: { lookMs: 1_000, boundMs: 3_600_000 } });
     await world.add('orders', [orderRecord('WB-1', [line('MUG-ORANGE')]), orderRecord('WB-2', [line('MUG-BLUE'), line('MUG-ORANGE')])]);
-    await until(async () => (await readWaitGroups(world.redis, world.keys))[0]?.count === 2, 20_000, { what: 'both orders wait', everyMs: 100 });
+    await until(async () => (await readWaitGroups(world.redis, world.keys))[0]?.count === 2, 20_000, {
+      what: 'both orders wait',
+      everyMs: 100,
+    });
     const auth = { user: 'ops', password: PASSWORD };
     dashboard = await startDashboard({ kinds: programKinds, host: '127.0.0.1', port: 0, auth, redis: world.redis, prefix: world.prefix });
     browser = await launchChromium();
