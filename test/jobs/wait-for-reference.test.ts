@@ -8,21 +8,13 @@ import { sandboxEnv } from '../../src/app/sandbox-config.js';
 import { startDashboard } from '../../src/dashboard/dashboard-server.js';
 import type { StatusReport } from '../../src/ops/status-report.js';
 import { readWaitGroups } from '../../src/queue/wait/wait-store.js';
-import type { Sandbox } from '../../src/sandbox/sandbox.js';
 import { baseEnv, runCli } from '../cli/run-cli.js';
 import { redisUrl } from '../helpers/redis.js';
 import { orderRecord, orderState } from '../helpers/order-records.js';
+import { addProduct } from '../helpers/sandbox-products.js';
 import { jobOf, testWorld, type TestWorld } from '../helpers/test-world.js';
 
 const line = (productId: string) => ({ productId, quantity: 1, unitPrice: 9, location: 'Main Warehouse / A-01' });
-
-/** Adds a product to the sandbox's account, as a person adds it in the service (the data kept, the product new). */
-function addProduct(sandbox: Sandbox, productId: string): void {
-  const state = sandbox.admin.state();
-  const like = state.products[0]!;
-  const productUrl = like.productUrl.replace(/[^/]+$/, encodeURIComponent(productId));
-  sandbox.admin.reset({ ...state, products: [...state.products, { ...like, productId, productUrl, productAssocList: [] }] } as never);
-}
 
 /** Resolves once `check` holds, looking every 100 ms; throws after `ms`. */
 async function until(check: () => Promise<boolean>, ms: number, what: string): Promise<number> {

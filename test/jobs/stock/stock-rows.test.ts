@@ -2,11 +2,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../../src/sandbox/sandbox.js';
-import type { SandboxData } from '../../../src/sandbox/sandbox-data-schema.js';
 import { cliInProcess } from '../../cli/cli-in-process.js';
 import { startStack } from '../../cli/stack.js';
 import { countRecord, stockAt } from '../../helpers/count-record.js';
+import { addProduct } from '../../helpers/sandbox-products.js';
 import { jobOf, testWorld, type TestWorld } from '../../helpers/test-world.js';
 
 const HEADER = 'countId,location,countDate,productId,quantity';
@@ -15,15 +14,6 @@ function csvFile(rows: string[]): string {
   const file = join(mkdtempSync(join(tmpdir(), 'isync-rows-')), 'counts.csv');
   writeFileSync(file, `${[HEADER, ...rows].join('\r\n')}\r\n`);
   return file;
-}
-
-/** Adds a product to the sandbox's account, keeping all else it holds; answers its productUrl. */
-function addProduct(sandbox: Sandbox, productId: string): string {
-  const state = sandbox.admin.state();
-  // A dump of state() is the sandbox's data shape (docs/sandbox.md); its orders only have no index signature.
-  const data = { ...state, products: [...state.products, { productId, productAssocList: [] }] } as unknown as SandboxData;
-  sandbox.admin.reset(data);
-  return sandbox.admin.state().products.find((p) => p.productId === productId)!.productUrl;
 }
 
 interface Failed {
