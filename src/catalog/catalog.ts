@@ -113,6 +113,11 @@ export class Catalog implements CatalogApi, HeldCatalog {
     await this.forcing;
   }
 
+  /** Whether the memory copy is held now (a lookup answers from it without Redis). */
+  get inMemory(): boolean {
+    return this.index !== undefined;
+  }
+
   /** Lets the memory copy go unless a lookup, load or refresh is running (the budget asks); answers whether it went. */
   drop(): boolean {
     if (this.inUse > 0 || this.loading || this.missRefreshing || this.forcing) return false;
