@@ -55,7 +55,7 @@ function asUrlPath(text: string): string | undefined {
 }
 
 /** Heap bytes per product and per facility beyond their text (the objects and map entries), measured by bench/catalog-memory.ts. */
-const PRODUCT_BYTES = 200;
+const PRODUCT_BYTES = 220;
 const FACILITY_BYTES = 400;
 
 function estimateBytes(s: CatalogSnapshot): number {
