@@ -52,7 +52,10 @@ function dataOf(account: string, products: number): SandboxData {
   return {
     account,
     facilities: [{ facilityId: '1', facilityName: 'Warehouse', parentFacilityUrl: null }],
-    products: Array.from({ length: products }, (_, j) => ({ productId: `P-${String(j).padStart(5, '0')}`, productUrl: `${api}/product/${90000 + j}` })),
+    products: Array.from({ length: products }, (_, j) => ({
+      productId: `P-${String(j).padStart(5, '0')}`,
+      productUrl: `${api}/product/${90000 + j}`,
+    })),
     inventory: [],
   };
 }
@@ -129,7 +132,13 @@ async function main(): Promise<void> {
     }
     const row = (mode: 'none' | 'bound', label: string) => {
       const rs = runs[mode];
-      return [label, r1(median(rs.map((r) => r.heapMb))), r1(median(rs.map((r) => r.estimatedMb))), median(rs.map((r) => r.held)), rs.every((r) => r.largeHeld) ? 'yes' : 'no'];
+      return [
+        label,
+        r1(median(rs.map((r) => r.heapMb))),
+        r1(median(rs.map((r) => r.estimatedMb))),
+        median(rs.map((r) => r.held)),
+        rs.every((r) => r.largeHeld) ? 'yes' : 'no',
+      ];
     };
     const none = median(runs.none.map((r) => r.heapMb));
     const bound = median(runs.bound.map((r) => r.heapMb));
