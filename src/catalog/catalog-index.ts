@@ -68,7 +68,7 @@ function estimateBytes(s: CatalogSnapshot): number {
 /** In-memory lookups over one snapshot: every hit is a Map read. */
 export class CatalogIndex {
   readonly fetchedAt: number;
-  /** What the index holds in the heap, estimated at build (src/catalog/catalog-budget.ts bounds the sum; bench/catalog-memory.ts measures it). */
+  /** Heap the index holds, estimated at build: catalog-budget.ts bounds the sum, bench/catalog-memory.ts measures it. */
   readonly estimatedBytes: number;
   private readonly productsById = new Map<string, CatalogProduct>();
   private readonly productIdsByUrl = new Map<string, string>();
