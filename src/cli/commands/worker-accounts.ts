@@ -29,7 +29,6 @@ import { dueKey } from '../../feed/due-set.js';
 import { basePrefix } from '../../../config/accounts.js';
 import { clusterPrefix } from '../../redis/connection.js';
 import { catalogBudgetOf } from '../../app/build-deps.js';
-import type { CatalogBudget } from '../../catalog/catalog-budget.js';
 
 /** The deployment's prefix (the environment's account's, `default`'s): QUEUE_PREFIX, in a hash tag on a cluster. */
 function deploymentPrefix(env: Record<string, string | undefined>, base: Config): string {
@@ -59,7 +58,7 @@ interface Process {
   /** The process's one loop over the deployment's due set: every account's scheduled pulls. */
   due: DueLoop;
   /** The process's one bound on catalog memory (CATALOG_CACHE_MB, CATALOG_IDLE_SECONDS), every account's catalog in it. */
-  catalogs: CatalogBudget;
+  catalogs: ReturnType<typeof catalogBudgetOf>;
 }
 
 /** Opens one account over the process's Redis and starts its work. */
