@@ -14,7 +14,7 @@ const nameRule = /^[a-z0-9-]{1,32}$/;
 
 /**
  * Settings that belong to the deployment, not to one account: where Redis is and the keys' prefix, the dashboard,
- * the worker's and the receiver's HTTP ports, logs and traces, how a process starts and stops.
+ * the worker's and the receiver's HTTP ports, logs and traces, how a process starts and stops, its catalogs' memory.
  */
 const deploymentOnly: readonly RegExp[] = [
   /^ACCOUNTS_(FILE|RELOAD_SECONDS)$/,
@@ -28,6 +28,7 @@ const deploymentOnly: readonly RegExp[] = [
   /^LOG_(LEVEL|FILE)$/,
   /^SHUTDOWN_GRACE_SECONDS$/,
   /^WORKER_PARK_SECONDS$/,
+  /^CATALOG_(CACHE_MB|IDLE_SECONDS)$/,
   /^REDIS_START_WAIT_SECONDS$/,
 ];
 

@@ -94,6 +94,10 @@ export const defaults = {
   workerConcurrencyMin: 8,
   /** Minimum seconds between two catalog refreshes caused by a miss. */
   catalogRefreshSeconds: 300,
+  /** CATALOG_CACHE_MB: the process's catalogs held in memory together, estimated MB; past it the least recently used go. */
+  catalogCacheMb: 256,
+  /** CATALOG_IDLE_SECONDS: a catalog unused this long leaves memory (Redis keeps its copy; the next use reads it). */
+  catalogIdleSeconds: 600,
   /**
    * While a record waits for a product or facility the service lacks (src/queue/wait/), the catalog is read again this
    * often (WAIT_LOOK_SECONDS): two collection GETs a look, 144 an hour at 50 s, about half of the default 300 an hour,

@@ -170,7 +170,8 @@ function configOf(
       max: e.WORKER_CONCURRENCY_MAX,
       min: Math.min(defaults.workerConcurrencyMin, e.WORKER_CONCURRENCY_MAX),
     },
-    catalog: { refreshSeconds: e.CATALOG_REFRESH_SECONDS },
+    /** cacheBytes, idleMs: the deployment's bound on its process's catalogs together (src/catalog/catalog-budget.ts). */
+    catalog: { refreshSeconds: e.CATALOG_REFRESH_SECONDS, cacheBytes: e.CATALOG_CACHE_MB * 2 ** 20, idleMs: e.CATALOG_IDLE_SECONDS * 1e3 },
     /** Records that name a product or facility the service lacks wait for it (src/queue/wait/). */
     waits: { lookMs: e.WAIT_LOOK_SECONDS * 1000, boundMs: e.WAIT_FOR_REFERENCE_HOURS * 3600_000, alertMs: e.WAIT_ALERT_HOURS * 3600_000 },
     breaker: { threshold: e.BREAKER_THRESHOLD },

@@ -159,6 +159,8 @@ export const envSchema = z.object({
   OUTAGE_ALERT_SECONDS: positiveInt('OUTAGE_ALERT_SECONDS').default(defaults.outageAlertSeconds),
   SCHEDULE_CATCH_UP_SECONDS: nonNegativeInt('SCHEDULE_CATCH_UP_SECONDS').default(defaults.scheduleCatchUpSeconds),
   CATALOG_REFRESH_SECONDS: nonNegativeInt('CATALOG_REFRESH_SECONDS').default(defaults.catalogRefreshSeconds),
+  CATALOG_CACHE_MB: positiveInt('CATALOG_CACHE_MB').default(defaults.catalogCacheMb),
+  CATALOG_IDLE_SECONDS: nonNegativeInt('CATALOG_IDLE_SECONDS').default(defaults.catalogIdleSeconds),
   WAIT_LOOK_SECONDS: positiveInt('WAIT_LOOK_SECONDS').default(defaults.waitLookSeconds),
   WAIT_FOR_REFERENCE_HOURS: nonNegativeInt('WAIT_FOR_REFERENCE_HOURS').default(defaults.waitForReferenceHours),
   WAIT_ALERT_HOURS: positiveInt('WAIT_ALERT_HOURS').default(defaults.waitAlertHours),

@@ -89,6 +89,10 @@ export const settingDocs: Record<keyof typeof envSchema.shape, string> = {
     'A scheduled pull missed (held, Redis away, no worker running) is made up once, when the cause ends or a worker ' +
     'starts, if it fell due at most this long ago (0: never made up).',
   CATALOG_REFRESH_SECONDS: 'The catalog is read again on a miss at most this often (0: on every miss).',
+  CATALOG_CACHE_MB:
+    "The most memory a process's catalogs (every account's) hold together, estimated; past it the least recently used " +
+    'leave memory and are read from Redis again on their next use (docs/catalog.md).',
+  CATALOG_IDLE_SECONDS: "A catalog unused this long leaves the process's memory until its next use (0: never for idleness).",
   WAIT_LOOK_SECONDS:
     'While a record waits for a product or facility the service lacks, the catalog is read again this often (two collection GETs).',
   WAIT_FOR_REFERENCE_HOURS:

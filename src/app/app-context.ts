@@ -11,6 +11,7 @@ import { probeService } from './probe-service.js';
 import type { Tracing } from '../telemetry/tracing.js';
 import type { Kind } from '../kinds/kind.js';
 import { metricSources } from './metric-sources.js';
+import type { CatalogBudget } from '../catalog/catalog-budget.js';
 
 /** Everything a running command (worker, sync, import, demo) stands on. */
 export interface AppContext {
@@ -44,10 +45,11 @@ export interface OpenAppOptions {
   waitForRedis?: boolean;
   /**
    * One process running several accounts (`worker` with ACCOUNTS_FILE): the process's Redis connection for plain
-   * commands, the process's tracing, and the account its metrics are labelled with. What is handed in is left open by
-   * close(); the metrics leave the process's own series (CPU, memory, event loop) to the process.
+   * commands, the process's tracing, the account its metrics are labelled with, and the bound on every account's catalog
+   * memory. What is handed in is left open by close(); the metrics leave the process's own series (CPU, memory, event
+   * loop) to the process.
    */
-  shared?: { redis: Redis; tracing?: Tracing; account: string };
+  shared?: { redis: Redis; tracing?: Tracing; account: string; catalogBudget?: CatalogBudget };
 }
 
 /** Reads the configuration, reaches Redis (and the service), and wires the parts with metrics on every call. */
@@ -111,6 +113,7 @@ async function openSharedApp(
     onCall: (call) => metrics?.onCall(call),
     tracing,
     dryRun: io.dryRun,
+    catalogBudget: shared.catalogBudget,
   });
   try {
     metrics = createMetrics({ sources: metricSources(deps), defaultMetrics: false, labels: { account: shared.account } });

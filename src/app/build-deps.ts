@@ -1,6 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { ConfigError, type Config } from '../../config/read-config.js';
 import { Catalog } from '../catalog/catalog.js';
+import { CatalogBudget } from '../catalog/catalog-budget.js';
 import { serviceCalls } from '../client/service-calls.js';
 import { CallHolds } from '../queue/hold/call-holds.js';
 import { callHoldLayer } from '../queue/hold/call-hold-layer.js';
@@ -53,6 +54,8 @@ export interface BuildDepsOptions {
   budget?: false;
   /** The catalog to use instead of one over the client (tests that must not read it). */
   catalog?: CatalogApi;
+  /** The process's bound on catalog memory, shared by its accounts (left open by close()). Default: one of its own. */
+  catalogBudget?: CatalogBudget;
   /** The kinds of job: the composition root's list (jobs/kinds.ts), or a test's. */
   kinds: readonly Kind[];
   /** The streams to open queues for. Default: those of the kinds. */
@@ -65,6 +68,11 @@ export interface BuildDepsOptions {
    * cache and the budget's counters still write through the connection underneath. Default false.
    */
   dryRun?: boolean;
+}
+
+/** A bound on catalog memory from the deployment's settings (CATALOG_CACHE_MB, CATALOG_IDLE_SECONDS), for one process. */
+export function catalogBudgetOf(config: Config): CatalogBudget {
+  return new CatalogBudget({ maxBytes: config.catalog.cacheBytes, idleMs: config.catalog.idleMs });
 }
 
 /** The program's parts, wired from the configuration: Redis, budget, service client, catalog, feed client, queues. */
@@ -95,7 +103,11 @@ export function buildDeps(config: Config, logger: Logger, opts: BuildDepsOptions
   // One call's failures hold that call, for the jobs and for the catalog's reads they make (src/queue/hold/call-hold.ts).
   const callHolds = new CallHolds({ redis, keys, logger, maxTrialMs: config.outage.probeMaxMs });
   const catalogClient = client.apiOf(serviceCalls).with(callHoldLayer(callHolds, 'catalog'));
-  const bare = opts.catalog ?? new Catalog({ client: catalogClient, redis, keys, refreshSeconds: config.catalog.refreshSeconds, logger });
+  // One bound on catalog memory for the process: handed in when it runs several accounts, else this account's own.
+  const memory = opts.catalogBudget ?? catalogBudgetOf(config);
+  const { refreshSeconds } = config.catalog;
+  const own = opts.catalog ? undefined : new Catalog({ client: catalogClient, redis, keys, refreshSeconds, logger, budget: memory });
+  const bare = opts.catalog ?? own!;
   // The one place MAPPING_FILE applies: every lookup of every kind, reconcile, check and dry run goes through it.
   const catalog = config.mapping
     ? new MappedCatalog(bare, config.mapping, (problems) =>
@@ -133,6 +145,8 @@ export function buildDeps(config: Config, logger: Logger, opts: BuildDepsOptions
     },
     tracing: opts.tracing,
     async close() {
+      own?.close();
+      if (!opts.catalogBudget) memory.close();
       await queues.close();
       await client.close();
       if (!opts.redis) await redis.quit().catch(() => redis.disconnect());

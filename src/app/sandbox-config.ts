@@ -51,6 +51,6 @@ export function sandboxConfig(sandbox: SandboxAccess, o: SandboxConfigOptions): 
     service: { ...service, budgets: { ...service.budgets, ...o.budgets } },
     redis: { ...target, prefix: o.prefix ?? base.redis.prefix },
     jobs: { ...base.jobs, ...o.jobs },
-    catalog: o.catalogRefreshSeconds === undefined ? base.catalog : { refreshSeconds: o.catalogRefreshSeconds },
+    catalog: o.catalogRefreshSeconds === undefined ? base.catalog : { ...base.catalog, refreshSeconds: o.catalogRefreshSeconds },
   };
 }

@@ -54,9 +54,22 @@ function asUrlPath(text: string): string | undefined {
   return undefined;
 }
 
+/** Heap bytes per product and per facility beyond their text (the objects and map entries), measured by bench/catalog-memory.ts. */
+const PRODUCT_BYTES = 220;
+const FACILITY_BYTES = 400;
+
+function estimateBytes(s: CatalogSnapshot): number {
+  let bytes = 0;
+  for (const p of s.products) bytes += PRODUCT_BYTES + p.productId.length + p.productUrl.length;
+  for (const f of s.facilities) bytes += FACILITY_BYTES + 2 * (f.facilityUrl.length + (f.facilityName?.length ?? 0));
+  return bytes;
+}
+
 /** In-memory lookups over one snapshot: every hit is a Map read. */
 export class CatalogIndex {
   readonly fetchedAt: number;
+  /** Heap the index holds, estimated at build: catalog-budget.ts bounds the sum, bench/catalog-memory.ts measures it. */
+  readonly estimatedBytes: number;
   private readonly productsById = new Map<string, CatalogProduct>();
   private readonly productIdsByUrl = new Map<string, string>();
   private readonly facilitiesByUrl = new Map<string, Facility>();
@@ -65,6 +78,7 @@ export class CatalogIndex {
 
   constructor(snapshot: CatalogSnapshot) {
     this.fetchedAt = snapshot.fetchedAt;
+    this.estimatedBytes = estimateBytes(snapshot);
     for (const p of snapshot.products) {
       if (!this.productsById.has(p.productId)) this.productsById.set(p.productId, p);
       this.productIdsByUrl.set(p.productUrl, p.productId);

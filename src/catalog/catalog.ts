@@ -5,6 +5,7 @@ import { defaults } from '../../config/defaults.js';
 import type { ServiceApi } from '../client/service-api.js';
 import type { Logger } from '../log/logger.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
+import type { CatalogBudget, HeldCatalog } from './catalog-budget.js';
 import { CatalogIndex, snapshotOf, type CatalogSnapshot } from './catalog-index.js';
 import type { CatalogApi, CatalogProduct, FacilityLookup } from './types.js';
 
@@ -17,6 +18,8 @@ export interface CatalogOptions {
   logger?: Logger;
   /** How long a miss waits for a refresh another process is running, in ms. Default 150 000. */
   peerWaitMs?: number;
+  /** The process's bound on catalog memory, shared by every account's catalog (catalog-budget.ts). Default: none, held for good. */
+  budget?: CatalogBudget;
 }
 
 const snapshotSchema = z.object({
@@ -39,9 +42,10 @@ const MIN_RESYNC_MS = 10_000;
 /**
  * Products and facilities of the account, held in memory per process (a hit is a Map read, no Redis), shared
  * through Redis (a hash: `json`, the snapshot, and `fetchedAt`), refreshed from the service on a miss at most once every
- * `refreshSeconds` across all processes (a lock key whose life is that interval).
+ * `refreshSeconds` across all processes (a lock key whose life is that interval). Under a budget, the memory copy is
+ * dropped when the process's catalogs pass its bound or this one is idle, and loaded again on the next use as a first load.
  */
-export class Catalog implements CatalogApi {
+export class Catalog implements CatalogApi, HeldCatalog {
   private readonly o: CatalogOptions;
   private readonly refreshMs: number;
   private index?: CatalogIndex;
@@ -49,6 +53,8 @@ export class Catalog implements CatalogApi {
   private missRefreshing?: Promise<void>;
   private forcing?: Promise<void>;
   private comparedAt = 0;
+  /** Lookups running now: a catalog in use is not dropped. */
+  private inUse = 0;
 
   constructor(opts: CatalogOptions) {
     this.o = opts;
@@ -107,16 +113,40 @@ export class Catalog implements CatalogApi {
     await this.forcing;
   }
 
-  /** Looks up in memory; on a miss, refreshes (as the rules allow) and looks again. */
+  /** Whether the memory copy is held now (a lookup answers from it without Redis). */
+  get inMemory(): boolean {
+    return this.index !== undefined;
+  }
+
+  /** Lets the memory copy go unless a lookup, load or refresh is running (the budget asks); answers whether it went. */
+  drop(): boolean {
+    if (this.inUse > 0 || this.loading || this.missRefreshing || this.forcing) return false;
+    this.index = undefined;
+    return true;
+  }
+
+  /** Lets the memory copy go and leaves the budget (the account stops). */
+  close(): void {
+    this.index = undefined;
+    this.o.budget?.release(this);
+  }
+
+  /** Looks up in memory (loaded first if it is not); on a miss, refreshes (as the rules allow) and looks again. */
   private async resolve<T>(find: (ix: CatalogIndex) => T, missed: (value: T) => boolean): Promise<T> {
-    const asked = this.index ? undefined : Date.now();
-    const ix = this.index ?? (await this.ready());
-    const value = find(ix);
-    if (!missed(value)) return this.fresh(value);
-    // A copy fetched after the question was asked is as fresh as a refresh would make it.
-    if (asked !== undefined && ix.fetchedAt >= asked) return value;
-    await this.afterMiss();
-    return find(this.index!);
+    this.inUse++;
+    try {
+      const asked = this.index ? undefined : Date.now();
+      const ix = this.index ?? (await this.ready());
+      this.o.budget?.touch(this);
+      const value = find(ix);
+      if (!missed(value)) return this.fresh(value);
+      // A copy fetched after the question was asked is as fresh as a refresh would make it.
+      if (asked !== undefined && ix.fetchedAt >= asked) return value;
+      await this.afterMiss();
+      return find(this.index ?? ix);
+    } finally {
+      this.inUse--;
+    }
   }
 
   /** The first use in this process: the Redis copy, else one load from the service shared by all processes. */
@@ -233,6 +263,7 @@ export class Catalog implements CatalogApi {
     if (this.index && this.index.fetchedAt > snapshot.fetchedAt) return;
     this.index = new CatalogIndex(snapshot);
     this.comparedAt = Date.now();
+    this.o.budget?.hold(this, this.index.estimatedBytes);
   }
 
   /** Passes a hit through; now and then picks up, in the background, a newer copy another process stored. */
@@ -244,7 +275,8 @@ export class Catalog implements CatalogApi {
       this.storedAt()
         .then((at) => (at !== undefined && at > have ? this.readStored() : undefined))
         .then(
-          (s) => s && this.adopt(s),
+          // A copy dropped meanwhile stays dropped: the next use loads it.
+          (s) => s && this.index && this.adopt(s),
           (err: unknown) => this.o.logger?.warn({ err }, 'catalog: could not compare with the cached copy in Redis'),
         );
     }

@@ -109,6 +109,7 @@ describe('ACCOUNTS_FILE', () => {
               WORKER_HTTP_PORT: 1,
               METRICS_ACCOUNTS: '*',
               LOG_LEVEL: 'debug',
+              CATALOG_CACHE_MB: 64,
             },
             gamma: { INVENTORY_API_SECRET: { nested: SECRET } },
           },
@@ -125,6 +126,7 @@ describe('ACCOUNTS_FILE', () => {
       'ACCOUNTS_FILE (a.json) account "beta": WORKER_HTTP_PORT: is the deployment\'s, not an account\'s (set it in the environment)',
       'ACCOUNTS_FILE (a.json) account "beta": METRICS_ACCOUNTS: is the deployment\'s, not an account\'s (set it in the environment)',
       'ACCOUNTS_FILE (a.json) account "beta": LOG_LEVEL: is the deployment\'s, not an account\'s (set it in the environment)',
+      'ACCOUNTS_FILE (a.json) account "beta": CATALOG_CACHE_MB: is the deployment\'s, not an account\'s (set it in the environment)',
       'ACCOUNTS_FILE (a.json) account "gamma": INVENTORY_API_SECRET: must be text, a number or true/false',
     ]);
     expect(problems.join('\n')).not.toContain(SECRET);

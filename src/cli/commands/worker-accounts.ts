@@ -28,6 +28,7 @@ import { startDueLoop, type DueLoop } from '../../feed/due-loop.js';
 import { dueKey } from '../../feed/due-set.js';
 import { basePrefix } from '../../../config/accounts.js';
 import { clusterPrefix } from '../../redis/connection.js';
+import { catalogBudgetOf } from '../../app/build-deps.js';
 
 /** The deployment's prefix (the environment's account's, `default`'s): QUEUE_PREFIX, in a hash tag on a cluster. */
 function deploymentPrefix(env: Record<string, string | undefined>, base: Config): string {
@@ -56,6 +57,8 @@ interface Process {
   metrics?: AccountMetrics;
   /** The process's one loop over the deployment's due set: every account's scheduled pulls. */
   due: DueLoop;
+  /** The process's one bound on catalog memory (CATALOG_CACHE_MB, CATALOG_IDLE_SECONDS), every account's catalog in it. */
+  catalogs: ReturnType<typeof catalogBudgetOf>;
 }
 
 /** Opens one account over the process's Redis and starts its work. */
@@ -68,7 +71,7 @@ async function startAccount(p: Process, w: WatchedAccount): Promise<void> {
     service: true,
     probe: false,
     config: w.config,
-    shared: { redis: p.redis, tracing: p.tracing, account: w.name },
+    shared: { redis: p.redis, tracing: p.tracing, account: w.name, catalogBudget: p.catalogs },
   });
   // Idle workers are parked: an idle account holds 4 connections rather than 9 (docs/accounts.md, Sizing).
   const worker = await startAccountWorker(p.io, app, p.kinds, { park: true, due: p.due });
@@ -192,7 +195,7 @@ export async function runAccountsWorker(io: CliIo, kinds: readonly Kind[]): Prom
   await logEvictionWarning(redis, logger);
   let stopping = false;
   const due = startDueLoop({ redis, key: dueKey(deploymentPrefix(io.env, base)), logger });
-  const p: Process = { io, kinds, logger, redis, running: new Map(), stopping: () => stopping, due };
+  const p: Process = { io, kinds, logger, redis, running: new Map(), stopping: () => stopping, due, catalogs: catalogBudgetOf(base) };
   const meanwhile = 'the accounts run as they were until ACCOUNTS_FILE is fixed';
   let watch: AccountsWatch | undefined;
   let ingest: AccountsIngest | undefined;
@@ -241,6 +244,7 @@ export async function runAccountsWorker(io: CliIo, kinds: readonly Kind[]): Prom
     ]);
     p.running.clear();
     await due.close(0);
+    p.catalogs.close();
     await http?.close();
     await p.tracing?.shutdown();
     redis.disconnect();
