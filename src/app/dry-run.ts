@@ -89,6 +89,18 @@ async function planRecord(
   }
 }
 
+/** A record not planned: seen before in this run, or its job already ended (completed or failed). */
+function skippedPlan(jobId: string, state: string | undefined): Pick<RecordPlan, 'outcome' | 'summary'> | undefined {
+  if (state === 'seen') return { outcome: 'duplicate', summary: 'the same record again in this run: no calls' };
+  if (state === 'completed') return { outcome: 'unchanged', summary: `already synced: its job ${jobId} completed; no calls` };
+  if (state === 'failed')
+    return {
+      outcome: 'duplicate',
+      summary: `its job ${jobId} failed before and is not queued again (inventory-sync jobs show ${jobId}); no calls`,
+    };
+  return undefined;
+}
+
 /**
  * The whole path of a run but the writes: each source's records read (the feed from its stored cursor, which does not
  * move), checked, and previewed by their kind, with a client and a Redis that refuse writes. Nothing is queued.
@@ -131,18 +143,11 @@ export async function dryRun(d: DryRunDeps, o: DryRunOptions): Promise<DryRunPla
         calls: [],
         reads: [],
       };
-      if (seen.has(jobId)) {
-        records.push({ ...base, outcome: 'duplicate', summary: 'the same record again in this run: no calls' });
-        continue;
-      }
+      const state = seen.has(jobId) ? 'seen' : await o.existingJob?.(source.stream, jobId);
       seen.add(jobId);
-      const state = await o.existingJob?.(source.stream, jobId);
-      if (state === 'completed' || state === 'failed') {
-        const summary =
-          state === 'completed'
-            ? `already synced: its job ${jobId} completed; no calls`
-            : `its job ${jobId} failed before and is not queued again (inventory-sync jobs show ${jobId}); no calls`;
-        records.push({ ...base, outcome: state === 'completed' ? 'unchanged' : 'duplicate', summary });
+      const skipped = skippedPlan(jobId, state);
+      if (skipped) {
+        records.push({ ...base, ...skipped });
         continue;
       }
       const reads: ApiCall[] = [];
