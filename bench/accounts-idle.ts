@@ -52,6 +52,8 @@ export interface AccountsIdleOptions {
   pushedOnly?: boolean;
   /** Seconds between the polls of the order feed (ORDER_POLL_SECONDS; the BOM feed keeps its 60). Default: the program's. */
   pollSeconds?: number;
+  /** Seconds the accounts may take to start in every process before the run fails. Default 600. */
+  startLimitSeconds?: number;
   log?: (line: string) => void;
 }
 
@@ -189,7 +191,9 @@ export async function runAccountsIdle(o: AccountsIdleOptions): Promise<AccountsI
       if (n >= o.accounts) startSeconds ??= (Date.now() - started) / 1000;
       if (startSeconds !== undefined && ready.every((r) => r !== undefined)) break;
       if (procs.some((p) => !p.alive())) throw new Error(`a worker process ended early: see ${dir}`);
-      if (Date.now() - started > 600_000) throw new Error(`only ${n} of ${o.accounts} accounts started in 600 s: see ${dir}`);
+      const limit = o.startLimitSeconds ?? 600;
+      if (Date.now() - started > limit * 1000)
+        throw new Error(`only ${n} of ${o.accounts} accounts started in every process in ${limit} s`);
       await sleep(1_000);
     }
     const readyEachSeconds = ready.map((r, i) => round((r! - spawned[i]!) / 1000));

@@ -21,6 +21,8 @@ const POLL_SECONDS = 10;
  * processes take minutes to start on the 2-CPU test machine (and hold ~12,000 connections, over Redis's default 10,000).
  */
 const MAX_ACCOUNT_PROCESSES = 1_000;
+/** A run whose accounts have not started in every process by then is given up (and said so under the table). */
+const START_LIMIT_SECONDS = 240;
 /** Issue 56's bounds per idle account. */
 const TARGETS = { connections: 0.05, commandsPerSecond: 0.5, rssKb: 100 };
 const on = (cluster: boolean) => (cluster ? 'a local Redis Cluster of three masters (test/kit/local-cluster.ts)' : 'one redis-server');
@@ -53,10 +55,12 @@ function marginalRssKb(runs: AccountsIdleFigures[], pushedOnly: boolean): number
 export async function accountsIdleSection(o: BenchOptions, cluster: boolean, say: (line: string) => void): Promise<Measured> {
   const [settle, seconds] = o.quick ? [8, 10] : [10, 20];
   const runs: AccountsIdleFigures[] = [];
+  const failed: string[] = [];
   for (const r of idleRuns(o, cluster)) {
     const what = r.pushedOnly ? 'pushed only' : `polled every ${POLL_SECONDS} s`;
     say(`accounts-idle: ${r.accounts} idle accounts (${what}), ${r.processes} worker process(es), on ${on(cluster)}`);
     const f = await runAccountsIdle({
+      startLimitSeconds: START_LIMIT_SECONDS,
       ...r,
       ...(r.pushedOnly ? {} : { pollSeconds: POLL_SECONDS }),
       seconds,
@@ -64,7 +68,12 @@ export async function accountsIdleSection(o: BenchOptions, cluster: boolean, say
       cluster,
       park: PARK_SECONDS,
       log: say,
+    }).catch((err: unknown) => {
+      say(`  failed: ${(err as Error).message}`);
+      failed.push(`${r.accounts} accounts ${what}, ${r.processes} processes: ${(err as Error).message}`);
+      return undefined;
     });
+    if (!f) continue;
     say(`  ${JSON.stringify(f)}`);
     runs.push(f);
   }
