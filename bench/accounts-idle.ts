@@ -1,15 +1,21 @@
 /**
- * What an idle account costs (issue 36): `accounts` accounts of one ACCOUNTS_FILE served by `processes` worker
- * processes (the real CLI, dist/) on a private redis-server, every account's feed polled and empty. Measured after the
- * accounts have started and settled (every account's feed is one empty feed server, its service one sandbox): the Redis commands a second (INFO stats total_commands_processed, less the
- * measuring's own), the Redis memory and keys, the connections, the processes' CPU and each process's RSS; each also per account.
+ * What an idle account costs (issues 36 and 56): `accounts` accounts of one ACCOUNTS_FILE served by `processes` worker
+ * processes (the real CLI, dist/) on a private redis-server, every account idle: its feeds polled and empty (every
+ * account's feed is one empty feed server, its service one sandbox), or, with `--pushed-only`, no UPSTREAM_URL at all
+ * (the accounts take pushes only, and none comes). Measured after the accounts have started and settled: the Redis
+ * commands a second (INFO stats total_commands_processed, less the measuring's own), the Redis memory and keys, the
+ * connections, the processes' CPU and each process's RSS; each also per account. And how soon the processes were
+ * ready: from each process's spawn to its `worker started` line (the time in the line), and to every account started
+ * in every process (each says so in the account's `:workers` hash; looked at every second).
  * `--cluster` runs the same on a local Redis Cluster of three masters (test/kit/local-cluster.ts).
  *
  * `--park N` sets WORKER_PARK_SECONDS (idle workers closed after N s, one doorbell connection an account; 0: none).
+ * `--poll-seconds N` sets the order feed's poll (ORDER_POLL_SECONDS; default: the program's, 5; the BOM feed keeps its 60).
  *
  *   npx tsx bench/accounts-idle.ts [--accounts 200] [--processes 1,3] [--seconds 30] [--settle 20] [--cluster] [--park N]
+ *     [--pushed-only | --poll-seconds N]
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -42,6 +48,12 @@ export interface AccountsIdleOptions {
   cluster?: boolean;
   /** WORKER_PARK_SECONDS of the processes (0: every worker stays open). Default: the program's (120 s, longer than a run). */
   park?: number;
+  /** No UPSTREAM_URL: the accounts take pushes only (none comes), nothing is polled. Default false: every feed polled. */
+  pushedOnly?: boolean;
+  /** Seconds between the polls of the order feed (ORDER_POLL_SECONDS; the BOM feed keeps its 60). Default: the program's. */
+  pollSeconds?: number;
+  /** Seconds the accounts may take to start in every process before the run fails. Default 600. */
+  startLimitSeconds?: number;
   log?: (line: string) => void;
 }
 
@@ -51,7 +63,14 @@ export interface AccountsIdleFigures {
   cluster: boolean;
   /** WORKER_PARK_SECONDS of the run (null: the program's default). */
   park: number | null;
-  /** Seconds from the processes' start until every process ran every account. */
+  pushedOnly: boolean;
+  /** The order feed's poll, s (null: the program's default; pushed only: none). */
+  pollSeconds: number | null;
+  /** Seconds from a process's spawn to its `worker started` line, the slowest process's. */
+  readySeconds: number;
+  /** The same, each process's. */
+  readyEachSeconds: number[];
+  /** Seconds from the processes' spawn until every process ran every account (their `:workers` hashes). */
   startSeconds: number;
   opsPerSecond: number;
   opsPerSecondPerAccount: number;
@@ -60,6 +79,7 @@ export interface AccountsIdleFigures {
   keys: number;
   keysPerAccount: number;
   connections: number;
+  connectionsPerAccount: number;
   /** CPU the worker processes used over the measure, summed, in % of one core (null where /proc is absent). */
   cpuPercent: number | null;
   /** Peak resident memory (VmHWM), summed over the processes, after the measure. */
@@ -99,6 +119,13 @@ async function registered(nodes: Redis[], processes: number): Promise<number> {
   return n;
 }
 
+/** When a process logged `worker started` (ms since the epoch, from the line's time), if it did yet. */
+function workerStartedAt(logFile: string): number | undefined {
+  for (const line of readFileSync(logFile, 'utf8').split('\n'))
+    if (line.includes('"msg":"worker started')) return Number((JSON.parse(line) as { time: number }).time);
+  return undefined;
+}
+
 /** dist/ compiled once a run of this program (what `npx inventory-sync` runs). */
 let built: boolean | undefined;
 
@@ -110,22 +137,31 @@ export async function runAccountsIdle(o: AccountsIdleOptions): Promise<AccountsI
   const dist = built;
   const dir = mkdtempSync(join(tmpdir(), 'isync-accounts-idle-'));
   const cluster = o.cluster ? await startLocalCluster() : undefined;
-  const server = cluster ? undefined : await startRedisServer();
+  // 1,000 accounts in 3 processes hold more than Redis's default 10,000 clients while they start.
+  const server = cluster ? undefined : await startRedisServer({ args: ['--maxclients', '19000'] });
   const nodes = cluster ? cluster.nodes.map((n) => new Redis({ port: n.port, host: n.host })) : [new Redis(server!.url)];
   const redisEnv: Record<string, string> = cluster
     ? { REDIS_CLUSTER_NODES: cluster.nodes.map((n) => `${n.host}:${n.port}`).join(',') }
     : { REDIS_URL: server!.url };
   const sandbox = await startSandbox({ data: 'demo' });
-  const feed = await startFeedServer({ port: 0, names: STREAMS, streams: {}, token: TOKEN });
+  const feed = o.pushedOnly ? undefined : await startFeedServer({ port: 0, names: STREAMS, streams: {}, token: TOKEN });
+  const polls: Record<string, string> = feed
+    ? {
+        UPSTREAM_TOKEN: TOKEN,
+        ...(o.pollSeconds ? { ORDER_POLL_SECONDS: String(o.pollSeconds) } : {}),
+      }
+    : {};
   const file = join(dir, 'accounts.json');
   const accounts: Record<string, Record<string, string>> = {};
-  for (let i = 0; i < o.accounts; i++) accounts[`a${String(i).padStart(4, '0')}`] = { UPSTREAM_URL: feed.url };
+  for (let i = 0; i < o.accounts; i++) accounts[`a${String(i).padStart(4, '0')}`] = feed ? { UPSTREAM_URL: feed.url } : {};
   writeFileSync(file, JSON.stringify({ accounts }));
   const procs: CliProcess[] = [];
   try {
     const memory0 = await infoSum(nodes, 'used_memory', 'memory');
     const started = Date.now();
-    for (let p = 0; p < o.processes; p++)
+    const spawned: number[] = [];
+    for (let p = 0; p < o.processes; p++) {
+      spawned.push(Date.now());
       procs.push(
         spawnCli({
           root: ROOT,
@@ -136,24 +172,35 @@ export async function runAccountsIdle(o: AccountsIdleOptions): Promise<AccountsI
             QUEUE_PREFIX: PREFIX,
             ACCOUNTS_FILE: file,
             ...sandboxEnv(sandbox),
-            UPSTREAM_TOKEN: TOKEN,
+            ...polls,
             WORKER_HTTP_PORT: '0',
-            LOG_LEVEL: 'warn',
+            // info: the `worker started` line, whose time is the process's ready time.
+            LOG_LEVEL: 'info',
             ...(o.park === undefined ? {} : { WORKER_PARK_SECONDS: String(o.park) }),
           },
           logFile: join(dir, `worker-${p}.log`),
           useDist: dist,
         }),
       );
+    }
+    const ready: Array<number | undefined> = procs.map(() => undefined);
+    let startSeconds: number | undefined;
     for (;;) {
-      const n = await registered(nodes, o.processes);
-      if (n >= o.accounts) break;
+      procs.forEach((p, i) => (ready[i] ??= workerStartedAt(p.logFile)));
+      const n = startSeconds === undefined ? await registered(nodes, o.processes) : o.accounts;
+      if (n >= o.accounts) startSeconds ??= (Date.now() - started) / 1000;
+      if (startSeconds !== undefined && ready.every((r) => r !== undefined)) break;
       if (procs.some((p) => !p.alive())) throw new Error(`a worker process ended early: see ${dir}`);
-      if (Date.now() - started > 300_000) throw new Error(`only ${n} of ${o.accounts} accounts started in 300 s: see ${dir}`);
+      const limit = o.startLimitSeconds ?? 600;
+      if (Date.now() - started > limit * 1000)
+        throw new Error(`only ${n} of ${o.accounts} accounts started in every process in ${limit} s`);
       await sleep(1_000);
     }
-    const startSeconds = (Date.now() - started) / 1000;
-    log(`accounts-idle: ${o.accounts} accounts started in ${round(startSeconds)} s; settling ${settle} s`);
+    const readyEachSeconds = ready.map((r, i) => round((r! - spawned[i]!) / 1000));
+    log(
+      `accounts-idle: ${o.accounts} accounts started in every process after ${round(startSeconds)} s; ` +
+        `\`worker started\` after ${readyEachSeconds.join(', ')} s; settling ${settle} s`,
+    );
     await sleep(settle * 1000);
     const cpu = () =>
       procs.reduce<number | undefined>((sum, p) => {
@@ -178,6 +225,10 @@ export async function runAccountsIdle(o: AccountsIdleOptions): Promise<AccountsI
       processes: o.processes,
       cluster: Boolean(o.cluster),
       park: o.park ?? null,
+      pushedOnly: Boolean(o.pushedOnly),
+      pollSeconds: o.pushedOnly ? null : (o.pollSeconds ?? null),
+      readySeconds: Math.max(...readyEachSeconds),
+      readyEachSeconds,
       startSeconds: round(startSeconds),
       opsPerSecond: round(opsPerSecond),
       opsPerSecondPerAccount: round(opsPerSecond / o.accounts, 3),
@@ -186,6 +237,7 @@ export async function runAccountsIdle(o: AccountsIdleOptions): Promise<AccountsI
       keys,
       keysPerAccount: round(keys / o.accounts),
       connections,
+      connectionsPerAccount: round(connections / o.accounts, 2),
       cpuPercent: cpu0 === undefined || cpu1 === undefined ? null : round((cpu1 - cpu0) / elapsed / 10),
       rssBytes,
       rssPerProcessBytes: Math.round(rssBytes / o.processes),
@@ -194,7 +246,7 @@ export async function runAccountsIdle(o: AccountsIdleOptions): Promise<AccountsI
   } finally {
     await Promise.all(procs.map((p) => p.stop(15_000)));
     for (const n of nodes) n.disconnect();
-    await feed.close();
+    await feed?.close();
     await sandbox.close();
     await server?.stop();
     await cluster?.stop();
@@ -211,6 +263,8 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
       settle: { type: 'string', default: '20' },
       cluster: { type: 'boolean', default: false },
       park: { type: 'string' },
+      'pushed-only': { type: 'boolean', default: false },
+      'poll-seconds': { type: 'string' },
     },
   });
   const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -222,6 +276,8 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
       settle: Number(values.settle),
       cluster: values.cluster,
       ...(values.park === undefined ? {} : { park: Number(values.park) }),
+      pushedOnly: values['pushed-only'],
+      ...(values['poll-seconds'] === undefined ? {} : { pollSeconds: Number(values['poll-seconds']) }),
       log: say,
     });
     say(JSON.stringify(f));
