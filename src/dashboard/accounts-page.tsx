@@ -109,9 +109,9 @@ function RedisRefused({ w }: { w: AccountsView['redisWrites'] }) {
   if (!w.refusing) return null;
   return (
     <p class="bad" id="redis-refused" role="alert">
-      Redis {w.answered ? 'refuses writes' : 'does not answer writes'} since {new Date(w.since ?? Date.now()).toISOString().slice(11, 19)} UTC:{' '}
-      <code>{w.why ?? 'no reason given'}</code>. {w.hint ?? ''} Every account's jobs and pulls wait (nothing is lost) and go on by themselves
-      once Redis takes writes again.
+      Redis {w.answered ? 'refuses writes' : 'does not answer writes'} since {new Date(w.since ?? Date.now()).toISOString().slice(11, 19)}{' '}
+      UTC: <code>{w.why ?? 'no reason given'}</code>. {w.hint ?? ''} Every account's jobs and pulls wait (nothing is lost) and go on by
+      themselves once Redis takes writes again.
     </p>
   );
 }
@@ -126,10 +126,9 @@ export function AccountsOverview({ v, streams }: { v: AccountsView; streams: rea
       <h1>All accounts</h1>
       <p class="muted">
         As of <span id="accounts-at">{v.at.slice(11, 19)}</span> UTC (read at most every few seconds). Those that need a person come first
-        (a stream paused, failed jobs, the service down, a call held, a pull failing, a feed behind: the order of{' '}
-        <code>status</code>), then the rest by name. Per stream: the jobs completed (synced, or
-        found already as they should be), those waiting, running and failed, and how far behind its feed is.{' '}
-        <a href={accountsHref(v.q, v.page)}>Refresh</a>
+        (a stream paused, failed jobs, the service down, a call held, a pull failing, a feed behind: the order of <code>status</code>), then
+        the rest by name. Per stream: the jobs completed (synced, or found already as they should be), those waiting, running and failed,
+        and how far behind its feed is. <a href={accountsHref(v.q, v.page)}>Refresh</a>
       </p>
       <RedisRefused w={v.redisWrites} />
       <AccountCounts v={v} />

@@ -9,6 +9,7 @@ import { outageFrom, type OutageState } from '../queue/hold/outage-state.js';
 import { breakerFrom } from '../queue/hold/refusal-state.js';
 import type { ChainableCommander } from 'ioredis';
 import { isCluster, redisKeys, type RedisConnection as Redis } from '../redis/connection.js';
+import { defineScript, queueScript, redisScript } from '../redis/scripts.js';
 import { behindSeconds, laggingSeconds } from './feed-lag.js';
 import { failedNowCount, streamFailures } from './failures-now.js';
 
@@ -72,28 +73,51 @@ const fields = [
 ] as const;
 const PER_STREAM = fields.length;
 
-/** Queues one account's reads into a pipeline: its outage and calls, then per stream `PER_STREAM` replies. */
+/**
+ * One account's reads in one script (its keys share the account's hash tag, so a Redis Cluster runs it on one node),
+ * sent in pipelines of many accounts. KEYS: its outage and call holds, then per stream (ARGV[1] of them) the
+ * `PER_STREAM` keys of `fields`. Answers the outage's and call holds' fields, then per stream `PER_STREAM` values, in
+ * `fields`' order. It only reads (flagged so: Redis 7 runs it while full, OOM under noeviction).
+ */
+const GLANCE = redisScript(
+  'accountGlance',
+  `#!lua flags=no-writes
+local out = { redis.call('HGETALL', KEYS[1]), redis.call('HGETALL', KEYS[2]) }
+for s = 0, tonumber(ARGV[1]) - 1 do
+  local k = 2 + s * ${PER_STREAM}
+  for i, c in ipairs({ 'LLEN', 'LLEN', 'ZCARD', 'ZCARD', 'LLEN', 'ZCARD', 'ZCARD', 'ZCARD', 'HGETALL', 'HGETALL' }) do
+    out[#out + 1] = redis.call(c, KEYS[k + i])
+  end
+  out[#out + 1] = redis.call('HMGET', KEYS[k + 11], 'count', 'prevTS', 'prevCount')
+  out[#out + 1] = redis.call('LRANGE', KEYS[k + 12], 0, 59)
+end
+return out
+`,
+);
+
+/** Queues one account's script into a pipeline (its keys in GLANCE's order). */
 function queueReads(p: ChainableCommander, prefix: string, streams: readonly string[]): void {
   const keys = redisKeys(prefix);
   const bull = (queue: string, type: string) => `${prefix}:${queue}:${type}`;
-  p.hgetall(keys.outage()).hgetall(keys.callHolds());
-  for (const s of streams)
-    p.llen(bull(s, 'wait'))
-      .llen(bull(s, 'paused'))
-      .zcard(bull(s, 'delayed'))
-      .zcard(bull(s, 'prioritized'))
-      .llen(bull(s, 'active'))
-      .zcard(bull(s, 'failed'))
-      .zcard(bull(s, 'completed'))
-      .zcard(bull(intakeQueueName(s), 'failed'))
-      .hgetall(keys.breaker(s))
-      .hgetall(keys.feedState(s))
-      .hmget(bull(s, 'metrics:completed'), 'count', 'prevTS', 'prevCount')
-      .lrange(bull(s, 'metrics:completed:data'), 0, 59);
+  const all = [keys.outage(), keys.callHolds()];
+  for (const s of streams) {
+    all.push(...['wait', 'paused', 'delayed', 'prioritized', 'active', 'failed', 'completed'].map((t) => bull(s, t)));
+    all.push(bull(intakeQueueName(s), 'failed'), keys.breaker(s), keys.feedState(s));
+    all.push(bull(s, 'metrics:completed'), bull(s, 'metrics:completed:data'));
+  }
+  queueScript(p, GLANCE, [all.length, ...all, streams.length]);
 }
 
 type Hash = Record<string, string>;
 type Replies = Array<[Error | null, unknown]>;
+
+/** A hash from HGETALL's answer in a script (its fields and values in turn). */
+function hashOf(flat: unknown): Hash {
+  const list = (flat ?? []) as string[];
+  const out: Hash = {};
+  for (let i = 0; i + 1 < list.length; i += 2) out[list[i]!] = list[i + 1]!;
+  return out;
+}
 
 /** A time kept in Redis (ISO, or epoch ms as digits) as ISO; null when there is none. */
 function isoOf(v: string | null | undefined): string | null {
@@ -120,8 +144,8 @@ export function lastHourOf(meta: ReadonlyArray<string | null>, data: readonly st
 /** One stream's glance from its replies (`value(field)`: its reply to that read). */
 function streamFrom(t: GlanceTarget, k: GlanceKind, value: (f: (typeof fields)[number]) => unknown, now: number): StreamGlance {
   const n = (f: (typeof fields)[number]) => Number(value(f) ?? 0);
-  const breaker = breakerFrom(k.stream, value('breaker') as Hash);
-  const feed = value('feed') as Hash;
+  const breaker = breakerFrom(k.stream, hashOf(value('breaker')));
+  const feed = hashOf(value('feed'));
   const limit = t.lagLimitSeconds;
   const lag = limit === null ? undefined : laggingSeconds({ stream: k.stream, ...feedNumbers, ...feed }, now, k.feed.lag);
   return {
@@ -139,19 +163,15 @@ function streamFrom(t: GlanceTarget, k: GlanceKind, value: (f: (typeof fields)[n
   };
 }
 
-/** An account's glance from its replies (those of queueReads, from `at`). */
-function glanceFrom(t: GlanceTarget, kinds: readonly GlanceKind[], replies: Replies, at: number, now: number): AccountGlance {
-  const value = (i: number): unknown => {
-    const [err, v] = replies[at + i] ?? [new Error('no reply')];
-    if (err) throw err;
-    return v;
-  };
-  const outage = outageFrom(value(0) as Hash);
+/** An account's glance from its script's answer. */
+function glanceFrom(t: GlanceTarget, kinds: readonly GlanceKind[], values: readonly unknown[], now: number): AccountGlance {
+  const value = (i: number): unknown => values[i];
+  const outage = outageFrom(hashOf(value(0)));
   return {
     account: t.name,
     prefix: t.prefix,
     outage: outage.open ? { since: outage.since, reason: outage.reason } : null,
-    heldCalls: callHoldsFrom(value(1) as Hash).flatMap((c) => (c.held ? [{ call: c.call, label: c.label, since: c.since }] : [])),
+    heldCalls: callHoldsFrom(hashOf(value(1))).flatMap((c) => (c.held ? [{ call: c.call, label: c.label, since: c.since }] : [])),
     streams: kinds.map((k, i) => streamFrom(t, k, (f) => value(2 + i * PER_STREAM + fields.indexOf(f)), now)),
   };
 }
@@ -160,7 +180,13 @@ function glanceFrom(t: GlanceTarget, kinds: readonly GlanceKind[], replies: Repl
  * Reads a group of accounts' glances: one pipeline for the group (one account's on a Redis Cluster), then, for the
  * accounts whose BullMQ failed sets are not empty, their failed jobs.
  */
-async function glancesOf(redis: Redis, group: readonly GlanceTarget[], kinds: readonly GlanceKind[], now: number): Promise<AccountGlance[]> {
+async function glancesOf(
+  redis: Redis,
+  group: readonly GlanceTarget[],
+  kinds: readonly GlanceKind[],
+  now: number,
+): Promise<AccountGlance[]> {
+  defineScript(redis, GLANCE);
   const p = redis.pipeline();
   for (const t of group)
     queueReads(
@@ -169,10 +195,14 @@ async function glancesOf(redis: Redis, group: readonly GlanceTarget[], kinds: re
       kinds.map((k) => k.stream),
     );
   const replies = ((await p.exec()) ?? []) as Replies;
-  const per = 2 + kinds.length * PER_STREAM;
-  const out = group.map((t, i) => glanceFrom(t, kinds, replies, i * per, now));
+  const values = group.map((_, i) => {
+    const [err, v] = replies[i] ?? [new Error('no reply')];
+    if (err) throw err;
+    return v as unknown[];
+  });
+  const out = group.map((t, i) => glanceFrom(t, kinds, values[i]!, now));
   for (const [i, g] of out.entries()) {
-    const failing = kinds.filter((_, s) => Number(replies[i * per + 2 + s * PER_STREAM + fields.indexOf('failed')]?.[1] ?? 0) > 0);
+    const failing = kinds.filter((_, s) => Number(values[i]![2 + s * PER_STREAM + fields.indexOf('failed')] ?? 0) > 0);
     if (failing.length) await countFailedNow(redis, g, failing);
   }
   return out;

@@ -158,7 +158,12 @@ describe('status over many accounts', () => {
       counts: { accounts: number; fine: number; needPerson: number; by: Record<string, number> };
       needing: Array<{ account: string; needs: Array<{ kind: string }>; command: string }>;
     };
-    expect(sum.counts).toMatchObject({ accounts: 200, fine: 194, needPerson: 6, by: { outage: 1, failed: 1, behind: 1, working: 1, idle: 193 } });
+    expect(sum.counts).toMatchObject({
+      accounts: 200,
+      fine: 194,
+      needPerson: 6,
+      by: { outage: 1, failed: 1, behind: 1, working: 1, idle: 193 },
+    });
     expect(sum.needing.map((a) => a.account)).toEqual(needing);
     expect(sum.needing[0]!.needs[0]!.kind).toBe('paused');
     expect(sum.needing[0]!.command).toBe('inventory-sync --account acct-050 status');
