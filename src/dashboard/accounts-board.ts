@@ -57,7 +57,13 @@ export function accountsBoard(o: {
 }): { view(ask: AccountsAsk): Promise<AccountsView> } {
   const freshMs = o.freshMs ?? defaults.accountsStateMs;
   const size = o.size ?? defaults.accountsPageSize;
-  type Held = { for: readonly SummaryTarget[]; readAt: number; sorted: AccountSummary[]; counts: AccountsView['counts']; writes: WriteState };
+  type Held = {
+    for: readonly SummaryTarget[];
+    readAt: number;
+    sorted: AccountSummary[];
+    counts: AccountsView['counts'];
+    writes: WriteState;
+  };
   let held: Held | undefined;
   let reading: Promise<Held> | undefined;
 

@@ -109,9 +109,9 @@ function RedisRefused({ w }: { w: AccountsView['redisWrites'] }) {
   if (!w.refusing) return null;
   return (
     <p class="bad" id="redis-refused" role="alert">
-      Redis {w.answered ? 'refuses writes' : 'does not answer writes'} since {new Date(w.since ?? Date.now()).toISOString().slice(11, 19)} UTC:{' '}
-      <code>{w.why ?? 'no reason given'}</code>. {w.hint ?? ''} Every account's jobs and pulls wait (nothing is lost) and go on by themselves
-      once Redis takes writes again.
+      Redis {w.answered ? 'refuses writes' : 'does not answer writes'} since {new Date(w.since ?? Date.now()).toISOString().slice(11, 19)}{' '}
+      UTC: <code>{w.why ?? 'no reason given'}</code>. {w.hint ?? ''} Every account's jobs and pulls wait (nothing is lost) and go on by
+      themselves once Redis takes writes again.
     </p>
   );
 }

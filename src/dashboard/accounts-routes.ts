@@ -61,7 +61,12 @@ export function accountsRoutes(o: AccountsRoutesOptions): { router: Router; clos
   const { site, targets, close } = openAccountSites(o);
   const streams = o.kinds.map((k) => k.stream);
   // Probed with each read of the accounts (and a minute apart besides): the dashboard has no other writes to watch.
-  const writes = watchRedisWrites({ redis: o.redis, key: `${o.prefix}:write-probe`, logger: o.logger ?? createLogger({ level: 'silent' }), everyMs: 60_000 });
+  const writes = watchRedisWrites({
+    redis: o.redis,
+    key: `${o.prefix}:write-probe`,
+    logger: o.logger ?? createLogger({ level: 'silent' }),
+    everyMs: 60_000,
+  });
   const board = accountsBoard({ redis: o.redis, streams, targets, probeWrites: writes.probe });
   const shell = { signedIn: o.signedIn, accounts: {} };
 
