@@ -1,18 +1,8 @@
 import type { AccountsStatus } from '../ops/accounts-status.js';
-import { waitingOf, type Need, type NeedingAccount, type NeedKind } from '../ops/account-needs.js';
+import { NEED_KINDS, NEED_WORDS, waitingOf, type Need, type RankedAccount } from '../ops/account-needs.js';
 import { durationText, plural } from '../ops/state-words.js';
 import { shortDateTime } from '../time/date-format.js';
 import { clip } from './table.js';
-
-/** Each need in the summary's counts of accounts: "2 with the service down". */
-const COUNTED: Record<NeedKind, string> = {
-  outage: 'with the service down',
-  paused: 'with a stream paused',
-  calls: 'with a call held',
-  failed: 'with failed jobs',
-  pull: 'with a pull failing',
-  behind: 'with a feed behind',
-};
 
 const when = (iso: string | null) => `${shortDateTime(iso, '?').slice(0, 16)} UTC`;
 
@@ -20,7 +10,7 @@ const pausedText = (stream: string, p: { since: string | null; reason: string | 
   `${stream} since ${when(p.since)} (${clip(p.reason ?? '?', 50)})`;
 
 /** One need of an account, in a few words. */
-function needText(a: NeedingAccount, n: Need): string {
+function needText(a: RankedAccount, n: Need): string {
   const g = a.glance;
   const of = (s: string) => g.streams.find((x) => x.stream === s)!;
   switch (n.kind) {
@@ -28,14 +18,14 @@ function needText(a: NeedingAccount, n: Need): string {
       return `service down since ${when(g.outage!.since)}: ${clip(g.outage!.reason ?? 'no reason recorded', 60)}`;
     case 'paused':
       return `paused: ${n.streams.map((s) => pausedText(s, of(s).paused!)).join(', ')}`;
-    case 'calls':
-      return `calls held: ${g.heldCalls.join(', ')}`;
+    case 'held-call':
+      return `calls held: ${g.heldCalls.map((c) => c.label).join(', ')}`;
     case 'failed':
       return `failed: ${n.streams.map((s) => `${s} ${of(s).failed}`).join(', ')}`;
     case 'pull':
       return `pull failing: ${n.streams.map((s) => `${s} (${clip(of(s).pullError ?? '', 50)})`).join(', ')}`;
     case 'behind':
-      return `behind: ${n.streams.map((s) => `${s} ${durationText(of(s).behindSeconds ?? 0)}`).join(', ')}`;
+      return `behind: ${n.streams.map((s) => `${s} ${durationText(of(s).laggingSeconds ?? 0)}`).join(', ')}`;
   }
 }
 
@@ -45,12 +35,15 @@ function pageCommand(s: AccountsStatus, page: number): string {
   return `inventory-sync status${match} --page ${page} --limit ${s.limit}`;
 }
 
-/** "1000 accounts: 990 fine, 10 need a person (2 with the service down, 8 with failed jobs); 40 with jobs waiting". */
+/**
+ * "1000 accounts: 10 need a person (8 with failed jobs, 2 with the service down); 990 fine (40 working, 950 idle)":
+ * each account counted once, by its most pressing need, as the dashboard's all-accounts page counts them.
+ */
 function countsLine(s: AccountsStatus): string {
   const c = s.counts;
-  const by = (Object.keys(COUNTED) as NeedKind[]).filter((k) => c.by[k] > 0).map((k) => `${c.by[k]} ${COUNTED[k]}`);
+  const by = NEED_KINDS.filter((k) => c.by[k] > 0).map((k) => `${c.by[k]} ${NEED_WORDS[k]}`);
   const need = `${c.needPerson} need${c.needPerson === 1 ? 's' : ''} a person${by.length ? ` (${by.join(', ')})` : ''}`;
-  return `${plural(c.accounts, 'account')}: ${c.fine} fine, ${need}; ${c.withWork} with jobs waiting`;
+  return `${plural(c.accounts, 'account')}: ${need}; ${c.fine} fine (${c.by.working} working, ${c.by.idle} idle)`;
 }
 
 /** `status` over many accounts for a person: the counts, then a page of the accounts that need a person, each with its command. */

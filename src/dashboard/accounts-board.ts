@@ -1,6 +1,7 @@
 import { defaults } from '../../config/defaults.js';
-import { readAccountSummaries, type AccountSummary, type SummaryTarget } from '../ops/account-summary.js';
-import { byNeed, countByState, type AccountState } from '../ops/account-triage.js';
+import { readAccountsGlance, type AccountGlance, type GlanceKind, type GlanceTarget } from '../ops/accounts-glance.js';
+import { byNeed, needCounts, type AccountState, type Need, type RankedAccount } from '../ops/account-needs.js';
+import { matchAccounts, pageOf } from '../ops/accounts-status.js';
 import type { WriteState } from '../queue/hold/write-probe.js';
 import type { RedisConnection as Redis } from '../redis/connection.js';
 
@@ -10,11 +11,14 @@ export interface AccountsAsk {
   page: number;
 }
 
+/** An account's row: its glance and what in it needs a person (none: it is fine). */
+export type AccountRow = AccountGlance & { needs: Need[] };
+
 /** One page of the accounts, sorted by what needs a person, and the counts of them all. */
 export interface AccountsView {
   /** When the state shown was read (ISO). */
   at: string;
-  /** Every account, by state; `total` of them. */
+  /** Every account, by state (each once, by its most pressing need: as `status` counts them); `total` of them. */
   counts: Record<AccountState, number>;
   total: number;
   q: string;
@@ -23,7 +27,7 @@ export interface AccountsView {
   page: number;
   pages: number;
   size: number;
-  accounts: AccountSummary[];
+  accounts: AccountRow[];
   /** Whether Redis took the dashboard's write probe as the state was read: refusing, every account waits. */
   redisWrites: WriteState;
 }
@@ -43,13 +47,14 @@ export function readAsk(query: Record<string, unknown>): AccountsAsk | { problem
 }
 
 /**
- * The accounts' state for the all-accounts page: read for every account at once (src/ops/account-summary.ts, one
- * pipeline an account), sorted by need, and kept `freshMs` so that many requests make one read (one read at a time).
+ * The accounts' state for the all-accounts page: read for every account at once (src/ops/accounts-glance.ts, the
+ * reader `status` uses), sorted by need (src/ops/account-needs.ts), and kept `freshMs` so that many requests make one
+ * read (one read at a time).
  */
 export function accountsBoard(o: {
   redis: Redis;
-  streams: readonly string[];
-  targets: () => readonly SummaryTarget[];
+  kinds: readonly GlanceKind[];
+  targets: () => readonly GlanceTarget[];
   freshMs?: number;
   size?: number;
   /** A write probe (src/queue/hold/write-probe.ts), run with each read: Redis refusing writes holds every account. */
@@ -57,14 +62,15 @@ export function accountsBoard(o: {
 }): { view(ask: AccountsAsk): Promise<AccountsView> } {
   const freshMs = o.freshMs ?? defaults.accountsStateMs;
   const size = o.size ?? defaults.accountsPageSize;
-  type Held = { for: readonly SummaryTarget[]; readAt: number; sorted: AccountSummary[]; counts: AccountsView['counts']; writes: WriteState };
+  type Held = { for: readonly GlanceTarget[]; readAt: number; sorted: RankedAccount[]; counts: AccountsView['counts']; writes: WriteState };
   let held: Held | undefined;
   let reading: Promise<Held> | undefined;
 
-  const read = async (targets: readonly SummaryTarget[]) => {
+  const read = async (targets: readonly GlanceTarget[]) => {
     const readAt = Date.now();
-    const [all, writes] = await Promise.all([readAccountSummaries(o.redis, targets, o.streams, readAt), o.probeWrites()]);
-    return { for: targets, readAt, sorted: byNeed(all), counts: countByState(all), writes };
+    const [all, writes] = await Promise.all([readAccountsGlance(o.redis, targets, o.kinds, { now: readAt }), o.probeWrites()]);
+    const sorted = byNeed(all);
+    return { for: targets, readAt, sorted, counts: needCounts(sorted).by, writes };
   };
   const state = () => {
     const targets = o.targets();
@@ -77,8 +83,8 @@ export function accountsBoard(o: {
   return {
     async view(ask) {
       const s = await state();
-      const matching = ask.q ? s.sorted.filter((a) => a.account.includes(ask.q)) : s.sorted;
-      const pages = Math.max(1, Math.ceil(matching.length / size));
+      const matching = matchAccounts(s.sorted, ask.q, (a) => a.glance.account);
+      const { items, pages } = pageOf(matching, ask.page, size);
       return {
         at: new Date(s.readAt).toISOString(),
         counts: s.counts,
@@ -88,7 +94,7 @@ export function accountsBoard(o: {
         page: ask.page,
         pages,
         size,
-        accounts: matching.slice((ask.page - 1) * size, ask.page * size),
+        accounts: items.map((a) => ({ ...a.glance, needs: a.needs })),
         redisWrites: s.writes,
       };
     },

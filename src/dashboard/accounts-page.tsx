@@ -1,8 +1,8 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
-import type { AccountSummary, StreamSummary } from '../ops/account-summary.js';
+import type { AccountGlance, StreamGlance } from '../ops/accounts-glance.js';
 import { plural } from '../ops/state-words.js';
-import type { AccountsView } from './accounts-board.js';
+import type { AccountRow, AccountsView } from './accounts-board.js';
 import { AccountCounts, accountsHref, AccountSearch, Pager } from './accounts-pager.js';
 import { accountBase, When } from './layout.js';
 import { Behind } from './overview-page.js';
@@ -11,7 +11,7 @@ import { Behind } from './overview-page.js';
  * A stream of an account: what it synced (completed jobs kept, and in the last hour), what waits, runs and failed,
  * and how far behind its feed is; the failed in red when there are any. The words are those of the overview.
  */
-function StreamCell({ st, lagLimit }: { st: StreamSummary | undefined; lagLimit?: number }) {
+function StreamCell({ st }: { st: StreamGlance | undefined }) {
   if (!st) return <span class="muted">-</span>;
   return (
     <div class="stream-cell">
@@ -26,7 +26,7 @@ function StreamCell({ st, lagLimit }: { st: StreamSummary | undefined; lagLimit?
         <span class={st.failed ? 'failed bad' : 'failed'}>{st.failed}</span> failed
       </div>
       <div class="behind">
-        feed behind: <Behind seconds={st.behindSeconds} lastPollAt={st.lastPollAt} limit={lagLimit} />
+        feed behind: <Behind seconds={st.behindSeconds} lastPollAt={st.lastPollAt} limit={st.laggingSeconds === null ? undefined : 0} />
       </div>
     </div>
   );
@@ -36,7 +36,7 @@ function StreamCell({ st, lagLimit }: { st: StreamSummary | undefined; lagLimit?
  * What holds the account's streams: the service down (all of them), each stream its breaker paused, with why, and
  * each named call held (only the jobs whose next step it is wait).
  */
-function Held({ a }: { a: AccountSummary }) {
+function Held({ a }: { a: AccountGlance }) {
   const paused = a.streams.filter((st) => st.paused);
   if (!a.outage && !paused.length && !a.heldCalls.length) return <span class="ok">none</span>;
   return (
@@ -60,7 +60,7 @@ function Held({ a }: { a: AccountSummary }) {
   );
 }
 
-function AccountRow({ a, streams }: { a: AccountSummary; streams: readonly string[] }) {
+function Row({ a, streams }: { a: AccountRow; streams: readonly string[] }) {
   const of = (s: string) => a.streams.find((st) => st.stream === s);
   return (
     <tr data-account={a.account}>
@@ -109,9 +109,9 @@ function RedisRefused({ w }: { w: AccountsView['redisWrites'] }) {
   if (!w.refusing) return null;
   return (
     <p class="bad" id="redis-refused" role="alert">
-      Redis {w.answered ? 'refuses writes' : 'does not answer writes'} since {new Date(w.since ?? Date.now()).toISOString().slice(11, 19)} UTC:{' '}
-      <code>{w.why ?? 'no reason given'}</code>. {w.hint ?? ''} Every account's jobs and pulls wait (nothing is lost) and go on by themselves
-      once Redis takes writes again.
+      Redis {w.answered ? 'refuses writes' : 'does not answer writes'} since {new Date(w.since ?? Date.now()).toISOString().slice(11, 19)}{' '}
+      UTC: <code>{w.why ?? 'no reason given'}</code>. {w.hint ?? ''} Every account's jobs and pulls wait (nothing is lost) and go on by
+      themselves once Redis takes writes again.
     </p>
   );
 }
@@ -126,9 +126,9 @@ export function AccountsOverview({ v, streams }: { v: AccountsView; streams: rea
       <h1>All accounts</h1>
       <p class="muted">
         As of <span id="accounts-at">{v.at.slice(11, 19)}</span> UTC (read at most every few seconds). Those that need a person come first
-        (a stream paused, failed jobs, the service down, a call held), then the rest by name. Per stream: the jobs completed (synced, or
-        found already as they should be), those waiting, running and failed, and how far behind its feed is.{' '}
-        <a href={accountsHref(v.q, v.page)}>Refresh</a>
+        (a stream paused, failed jobs, the service down, a call held, a pull failing, a feed behind: the order of <code>status</code>), then
+        the rest by name. Per stream: the jobs completed (synced, or found already as they should be), those waiting, running and failed,
+        and how far behind its feed is. <a href={accountsHref(v.q, v.page)}>Refresh</a>
       </p>
       <RedisRefused w={v.redisWrites} />
       <AccountCounts v={v} />
@@ -143,7 +143,7 @@ export function AccountsOverview({ v, streams }: { v: AccountsView; streams: rea
           <th>held</th>
         </tr>
         {v.accounts.map((a) => (
-          <AccountRow a={a} streams={streams} />
+          <Row a={a} streams={streams} />
         ))}
       </table>
       <Pager v={v} />

@@ -1,6 +1,6 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
-import { ACCOUNT_STATES, type AccountState } from '../ops/account-triage.js';
+import { ACCOUNT_STATES, NEED_WORDS, type AccountState } from '../ops/account-needs.js';
 import { plural } from '../ops/state-words.js';
 import type { AccountsView } from './accounts-board.js';
 
@@ -13,15 +13,8 @@ export function accountsHref(q: string, page: number): string {
   return s ? `/?${s}` : '/';
 }
 
-/** Each state's words in the summary. */
-const STATE_WORDS: Record<AccountState, string> = {
-  paused: 'with a stream paused (waits for resume)',
-  failed: 'with failed jobs',
-  outage: 'with the service down',
-  'held-call': 'with a call held',
-  working: 'working',
-  idle: 'idle',
-};
+/** Each state's words in the summary: those of `status` (src/ops/account-needs.ts). */
+const STATE_WORDS: Record<AccountState, string> = { ...NEED_WORDS, working: 'working', idle: 'idle' };
 
 /** How many accounts are in each state: those that need a person first, in the order the list takes them. */
 export function AccountCounts({ v }: { v: AccountsView }) {

@@ -5,7 +5,7 @@ import type { Budgets } from '../../config/read-config.js';
 import type { Kind } from '../kinds/kind.js';
 import { createLogger, type Logger } from '../log/logger.js';
 import { watchRedisWrites } from '../queue/hold/write-probe.js';
-import type { SummaryTarget } from '../ops/account-summary.js';
+import type { GlanceTarget } from '../ops/accounts-glance.js';
 import type { Repairer } from '../ops/repair-report.js';
 import type { RedisConnection as Redis } from '../redis/connection.js';
 import { openAccountSite, type AccountSite } from './account-site.js';
@@ -20,6 +20,8 @@ export interface DashboardAccount {
   budgets?: Budgets;
   serviceBaseUrl?: string;
   lagLimitSeconds?: number;
+  /** Whether it pulls a feed (UPSTREAM_URL): only then does the all-accounts page judge its lag (as `status` does). */
+  pulls?: boolean;
   mapping?: Mapping;
   /** Runs the account's repairs from its reconcile page; none: the page plans them and has no button. */
   repair?: Repairer;
@@ -61,8 +63,13 @@ export function accountsRoutes(o: AccountsRoutesOptions): { router: Router; clos
   const { site, targets, close } = openAccountSites(o);
   const streams = o.kinds.map((k) => k.stream);
   // Probed with each read of the accounts (and a minute apart besides): the dashboard has no other writes to watch.
-  const writes = watchRedisWrites({ redis: o.redis, key: `${o.prefix}:write-probe`, logger: o.logger ?? createLogger({ level: 'silent' }), everyMs: 60_000 });
-  const board = accountsBoard({ redis: o.redis, streams, targets, probeWrites: writes.probe });
+  const writes = watchRedisWrites({
+    redis: o.redis,
+    key: `${o.prefix}:write-probe`,
+    logger: o.logger ?? createLogger({ level: 'silent' }),
+    everyMs: 60_000,
+  });
+  const board = accountsBoard({ redis: o.redis, kinds: o.kinds, targets, probeWrites: writes.probe });
   const shell = { signedIn: o.signedIn, accounts: {} };
 
   const router = express.Router();
@@ -109,14 +116,14 @@ export function accountsRoutes(o: AccountsRoutesOptions): { router: Router; clos
  */
 function openAccountSites(o: AccountsRoutesOptions): {
   site(name: string): AccountSite | undefined;
-  targets(): readonly SummaryTarget[];
+  targets(): readonly GlanceTarget[];
   close(): Promise<void>;
 } {
   const open = new Map<string, Opened>();
   const retiring = new Set<{ timer: NodeJS.Timeout; opened: Opened }>();
   let last: readonly DashboardAccount[] | undefined;
   let known = new Map<string, DashboardAccount>();
-  let targets: readonly SummaryTarget[] = [];
+  let targets: readonly GlanceTarget[] = [];
 
   const closeOpened = async ({ account, site }: Opened) => {
     await site.close();
@@ -153,7 +160,7 @@ function openAccountSites(o: AccountsRoutesOptions): {
     if (now === last) return;
     last = now;
     known = new Map(now.map((a) => [a.name, a]));
-    targets = now.map((a) => ({ account: a.name, prefix: a.prefix }));
+    targets = now.map((a) => ({ name: a.name, prefix: a.prefix, lagLimitSeconds: a.pulls ? (a.lagLimitSeconds ?? null) : null }));
     for (const [name, had] of open) {
       if (known.get(name) === had.account) continue;
       open.delete(name);

@@ -1,3 +1,4 @@
+import type { ChainableCommander } from 'ioredis';
 import type { RedisConnection } from './connection.js';
 
 /**
@@ -39,7 +40,20 @@ type ScriptCommand = (...args: Array<string | number>) => Promise<unknown>;
 
 /** Runs a script with EVAL's arguments: the number of keys, the keys, then the other arguments. */
 export function runScript(redis: RedisConnection, script: RedisScript, args: ReadonlyArray<string | number>): Promise<unknown> {
+  defineScript(redis, script);
+  const commands = redis as unknown as Record<string, ScriptCommand | undefined>;
+  return commands[script.command]!.apply(redis, args as Array<string | number>);
+}
+
+/** Defines a script on a connection (once): then it runs there, and in the pipelines made after (queueScript). */
+export function defineScript(redis: RedisConnection, script: RedisScript): void {
   const commands = redis as unknown as Record<string, ScriptCommand | undefined>;
   if (typeof commands[script.command] !== 'function') redis.defineCommand(script.command, { lua: script.lua });
-  return commands[script.command]!.apply(redis, args as Array<string | number>);
+}
+
+/** Queues a script (defineScript'd on the pipeline's connection first) into a pipeline, with EVAL's arguments. */
+export function queueScript(p: ChainableCommander, script: RedisScript, args: ReadonlyArray<string | number>): void {
+  const commands = p as unknown as Record<string, ScriptCommand | undefined>;
+  // A pipeline's command answers in exec's replies; the promise it returns is the same answer, not awaited here.
+  void commands[script.command]!.apply(p, args as Array<string | number>);
 }

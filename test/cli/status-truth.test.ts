@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobIdFor } from '../../src/queue/job-id.js';
 import { openStreamQueues } from '../../src/queue/stream-queues.js';
-import { readAccountSummary } from '../../src/ops/account-summary.js';
-import { readAccountsGlance } from '../../src/ops/accounts-glance.js';
+import { readAccountsStatus } from '../../src/ops/accounts-status.js';
+import type { AccountsView } from '../../src/dashboard/accounts-board.js';
 import type { AccountConfig } from '../../config/accounts.js';
 import { programKinds } from '../../jobs/kinds.js';
-import { readAccountSummaries } from '../../src/ops/account-summary.js';
 import { countRecord } from '../helpers/count-record.js';
 import { orderRecord } from '../helpers/order-records.js';
 import { redisUrl } from '../helpers/redis.js';
@@ -92,14 +91,6 @@ describe('status, the dashboard and find, after failures that are over and failu
       expect(r.stdout).toContain('History, not failures now: 1 job failed before a newer version of its record synced (stock-counts 1)');
     });
 
-    it('counts the same one failure now in the summary of many accounts (src/ops/accounts-glance.ts)', async () => {
-      const account = { name: 'default', config: { redis: { prefix: world.prefix }, upstream: undefined, alerts: { lagSeconds: 600 } } };
-      const [g] = await readAccountsGlance(world.redis, [account as unknown as AccountConfig], programKinds);
-      expect(g!.streams.find((x) => x.stream === 'stock-counts')).toMatchObject({ failed: 1 });
-      // BullMQ's failed set holds both; only the one not superseded is failed now.
-      expect(await world.redis.zcard(`${world.prefix}:stock-counts:failed`)).toBe(2);
-    });
-
     it('is on the dashboard as in status: its JSON, its overview and its charts’ failed now', async () => {
       const [mine, theirs] = [await status(), await dashboardStatus()];
       expect(stream(theirs, 'stock-counts')).toEqual(stream(mine, 'stock-counts'));
@@ -114,10 +105,31 @@ describe('status, the dashboard and find, after failures that are over and failu
       expect(f.streams['stock-counts']!.failedNow).toBe(1);
     });
 
-    it('counts it the same on the accounts page, one failed now', async () => {
-      const streams = world.kinds.map((k) => k.stream);
-      const [summary] = await readAccountSummaries(world.redis, [{ account: 'acme', prefix: world.prefix }], streams);
-      expect(summary!.streams.find((x) => x.stream === 'stock-counts')).toMatchObject({ failed: 1, completed: 1 });
+    it('counts the same in status over many accounts and on the all-accounts page: the same failures now, needs, state', async () => {
+      // What `status` over many accounts reads and sums up (src/ops/accounts-status.ts), and the dashboard's page of them.
+      const account = { name: 'default', config: { redis: { prefix: world.prefix }, upstream: undefined, alerts: { lagSeconds: 600 } } };
+      const summary = await readAccountsStatus(world.redis, [account as unknown as AccountConfig], programKinds, { page: 1, limit: 20 });
+      const board = await startTestDashboard({ accounts: { current: () => [{ name: 'default', prefix: world.prefix }] } });
+      try {
+        const page = JSON.parse((await raw(`${board.base}/api/accounts`)).body) as AccountsView;
+        const [listed, row] = [summary.needing[0]!, page.accounts[0]!];
+        expect(row.needs).toEqual(listed.needs);
+        expect(row.needs[0]).toEqual({ kind: 'failed', streams: ['orders', 'stock-counts'] });
+        expect(page.counts).toEqual(summary.counts.by);
+        expect(page.counts.failed).toBe(1);
+        // Failed now per stream: the page, the summary and `status --json` of the account say the same.
+        const whole = await status();
+        for (const name of ['orders', 'stock-counts']) {
+          const failed = stream(whole, name).counts.failed;
+          expect(row.streams.find((x) => x.stream === name)).toMatchObject({ failed, completed: stream(whole, name).counts.completed });
+          expect(listed.glance.streams.find((x) => x.stream === name)!.failed).toBe(failed);
+        }
+        expect(row.streams.find((x) => x.stream === 'stock-counts')).toMatchObject({ failed: 1, completed: 1 });
+        // BullMQ's failed set holds both; only the one not superseded is failed now.
+        expect(await world.redis.zcard(`${world.prefix}:stock-counts:failed`)).toBe(2);
+      } finally {
+        await board.close();
+      }
     });
 
     it('lists it in find as a superseded version, and suggests no retry of it', async () => {

@@ -57,7 +57,7 @@ describe('status summary on a Redis Cluster', () => {
   it('counts every account and lists those with the service down, from every master', async () => {
     const r = await runCli(['status'], env);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain(`7 accounts: 4 fine, 3 need a person (3 with the service down); 0 with jobs waiting`);
+    expect(r.stdout).toContain(`7 accounts: 3 need a person (3 with the service down); 4 fine (0 working, 4 idle)`);
     for (const name of down) expect(r.stdout).toContain(`  ${name}: service down since `);
     const json = JSON.parse((await runCli(['status', '--json', '--summary'], env)).stdout) as { needing: Array<{ account: string }> };
     expect(json.needing.map((a) => a.account).sort()).toEqual([...down].sort());

@@ -56,7 +56,7 @@ describe('the all-accounts page, with 200 accounts', () => {
     const counts = /<p id="accounts-counts">.*?<\/p>/s.exec(page.body)![0];
     expect(counts).toContain('<b>200 accounts</b>');
     expect(counts).toContain('3 need a person');
-    expect(counts).toMatch(/ 1 with a stream paused .*? 1 with failed jobs.*? 1 with the service down.*? 0 working.*? 197 idle/s);
+    expect(counts).toMatch(/ 1 with a stream paused<.*? 1 with failed jobs<.*? 1 with the service down<.*? 0 working<.*? 197 idle/s);
     expect(page.body).toMatch(/As of <span id="accounts-at">\d\d:\d\d:\d\d<\/span> UTC/);
     expect(page.body).toContain('1-50 of 200 accounts, page 1 of 4.');
     // Page size is bounded by the page, not by the accounts: 50 rows of 200.

@@ -25,6 +25,7 @@ export function dashboardAccount(name: string, config: Config, redis: Redis, kin
     budgets: budgetsOf(config),
     serviceBaseUrl: config.service?.baseUrl,
     lagLimitSeconds: config.alerts.lagSeconds,
+    pulls: Boolean(config.upstream),
     mapping: config.mapping,
     repair: config.service
       ? async (ask) => {

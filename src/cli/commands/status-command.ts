@@ -44,7 +44,7 @@ export function statusCommand(io: CliIo, done: CommandResult, kinds: readonly Ki
       if (accounts.length === 1) return done(await fullStatus(io, accounts, kinds, o, false));
       if (o.summary || (!o.all && !o.json && accounts.length > defaults.statusSummaryAbove))
         return done(await summaryStatus(io, accounts, kinds, o));
-      const chosen = matchAccounts(accounts, o.match);
+      const chosen = matchAccounts(accounts, o.match, (a) => a.name);
       const { items } = pageOf(chosen, o.page ?? 1, o.limit ?? Math.max(1, chosen.length));
       if (!items.length) {
         if (o.json) writeJson(io, []);
