@@ -17,7 +17,16 @@ export interface FaultRule {
    * - `status-400`: answer 400 `{msg}` with the rule's `msg` (the same business refusal for every request it
    *   matches, e.g. "The API cannot pack or ship"), doing nothing.
    */
-  kind: 'status-503' | 'reset' | 'apply-then-drop' | 'apply-then-hang' | 'hang' | 'drop-then-apply' | 'status-401' | 'status-403' | 'status-400';
+  kind:
+    | 'status-503'
+    | 'reset'
+    | 'apply-then-drop'
+    | 'apply-then-hang'
+    | 'hang'
+    | 'drop-then-apply'
+    | 'status-401'
+    | 'status-403'
+    | 'status-400';
   /** For `status-400`: the answer's `msg`. Default: "The request was refused". */
   msg?: string;
   /** Probability that a matching request is hit, 0..1. Default: 1. */
