@@ -6,6 +6,8 @@ export const defaults = {
   ...budgetDefaults,
   /** Time-out of a single-entity call, in ms. */
   entityTimeoutMs: 15_000,
+  /** How long after a lost answer the service may still apply a create (held behind a gateway), in ms: LATE_WRITE_MS. */
+  lateWriteMs: 60_000,
   /** Time-out of a collection GET, in ms: large accounts take tens of seconds. */
   collectionTimeoutMs: 120_000,
   /** Retries of a read inside the client before the error reaches the job. */

@@ -200,6 +200,8 @@ function configOf(
     accountsReloadSeconds: e.ACCOUNTS_RELOAD_SECONDS,
     /** Life of a running job's locks (BullMQ's, the record key's) and the stalled check's interval, in ms. */
     jobLockMs: e.JOB_LOCK_SECONDS * 1000,
+    /** How long after a lost answer the service may still apply a create, in ms (src/queue/settle-later.ts). */
+    lateWriteMs: e.LATE_WRITE_MS,
     logLevel: e.LOG_LEVEL,
     /** Where a one-shot command writes its log records (JSON lines, appended), when set. */
     logFile: e.LOG_FILE,

@@ -152,6 +152,7 @@ export const envSchema = z.object({
   JOB_LOCK_SECONDS: positiveInt('JOB_LOCK_SECONDS').default(defaults.jobLockMs / 1000),
   RETRY_BASE_DELAY_MS: positiveInt('RETRY_BASE_DELAY_MS').default(defaults.retryBaseDelayMs),
   RETRY_MAX_DELAY_MS: positiveInt('RETRY_MAX_DELAY_MS').default(defaults.retryMaxDelayMs),
+  LATE_WRITE_MS: positiveInt('LATE_WRITE_MS').default(defaults.lateWriteMs),
   WORKER_CONCURRENCY: positiveInt('WORKER_CONCURRENCY').optional(),
   WORKER_CONCURRENCY_MAX: positiveInt('WORKER_CONCURRENCY_MAX').default(defaults.workerConcurrencyMax),
   BREAKER_THRESHOLD: positiveInt('BREAKER_THRESHOLD').default(defaults.breakerThreshold),

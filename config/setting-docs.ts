@@ -78,6 +78,9 @@ export const settingDocs: Record<keyof typeof envSchema.shape, string> = {
     'process are looked for: they run again within about twice this.',
   RETRY_BASE_DELAY_MS: 'First delay between attempts, in ms (exponential, jittered).',
   RETRY_MAX_DELAY_MS: 'Longest delay between attempts, in ms.',
+  LATE_WRITE_MS:
+    'How long after a lost answer the service may still apply a variance create, in ms: one not found sooner is read ' +
+    'again then, before it is sent again.',
   WORKER_CONCURRENCY:
     "Jobs at once per queue and process, fixed. Default: sized by the budget's effective rate × the " +
     "service's latency (× 2), from 8 to WORKER_CONCURRENCY_MAX.",

@@ -53,6 +53,8 @@ export interface OrderProgress {
    * `ship:<id>`, `return:<id>:<n>`.
    */
   pending?: string;
+  /** When `pending` was recorded, ms since the epoch (a lost return is settled no sooner than lateWriteMs after it). */
+  pendingAt?: number;
   parts: Map<string, KnownPart>;
   returns: Map<string, KnownReturn>;
   /** The order and its shipments were read in this attempt (never stored): a cancel is decided on such a read. */
@@ -168,6 +170,7 @@ export function parseProgress(hash: Record<string, string>, plan?: OrderPlan): O
     ...(some('seenAt') ? { seenAt: hash.seenAt } : {}),
     ...(some('recordHash') ? { recordHash: hash.recordHash } : {}),
     ...(some('pending') ? { pending: hash.pending } : {}),
+    ...(some('pending') && some('pendingAt') ? { pendingAt: Number(hash.pendingAt) } : {}),
     parts,
     returns,
   };
@@ -252,11 +255,16 @@ export class ProgressStore {
    */
   async save(w: ProgressWrite, startTtl = false): Promise<void> {
     const all = this.p.released ? { ...whole(this.p), ...w } : w;
+    const was = this.p.pending;
     this.p = applyWrite(this.p, w);
     const parts = [...this.p.parts.values()];
     const flat: Record<string, string> = { life: '1', updatedAt: new Date().toISOString(), step: stepOf(this.p) };
     flat.shipmentUrl = parts.length === 1 ? parts[0]!.url : '';
     for (const k of ['status', 'orderUrl', 'items', 'seenAt', 'recordHash', 'pending'] as const) if (k in all) flat[k] = all[k] ?? '';
+    if (this.p.pending !== was) {
+      this.p.pendingAt = this.p.pending ? Date.now() : undefined;
+      flat.pendingAt = String(this.p.pendingAt ?? '');
+    }
     // Only the action URLs that are not `{orderUrl}/{action}`, which is what an action without one is sent to.
     const own = Object.entries(all.actions ?? {}).filter(([name, url]) => url !== `${this.p.orderUrl}/${name}`);
     if (all.actions) flat.actions = own.length ? JSON.stringify(Object.fromEntries(own)) : '';

@@ -3,6 +3,7 @@ import { NotFoundError } from '../../src/client/answers/errors.js';
 import type { Order, ReadOrder, ReadShipment } from '../../src/client/answers/schemas.js';
 import type { JobContext } from '../../src/queue/job-context.js';
 import { ConflictError } from '../../src/queue/job-errors.js';
+import { settleLaterUnlessPast } from '../../src/queue/settle-later.js';
 import { findLostVariance } from '../stock/settle-variance.js';
 import { compareOrder, compareShipment } from './order-compare.js';
 import { completedOrderChanged, orderConflict } from './order-errors.js';
@@ -170,8 +171,18 @@ function adoptOrder(plan: OrderPlan, p: OrderProgress, seen: SeenOrder | undefin
 const orderPath = (ctx: Pick<JobContext, 'client'>, plan: OrderPlan, p: OrderProgress) =>
   p.orderUrl ?? ctx.client.entityPath('order', plan.orderId);
 
-/** A return's variance whose answer was not recorded: the service's variances at its place and day say (one collection GET). */
-async function settleReturn(ctx: Pick<JobContext, 'client'>, plan: OrderPlan, p: OrderProgress, id: string): Promise<ProgressWrite> {
+/**
+ * A return's variance whose answer was not recorded: the service's variances at its place and day say (one collection
+ * GET). Not found is not applied only once the service can no longer apply it: `lostAt` (its answer's loss, else its
+ * marker's time) plus ctx.lateWriteMs; before that the job reads again then (SettleLaterError).
+ */
+async function settleReturn(
+  ctx: Pick<JobContext, 'client' | 'lateWriteMs'>,
+  plan: OrderPlan,
+  p: OrderProgress,
+  id: string,
+  lostAt = p.pendingAt ?? 0,
+): Promise<ProgressWrite> {
   const ret = plan.returns.find((r) => r.id === id);
   const known = p.returns.get(id);
   const v = known?.day ? ret?.variances[known.urls.length] : undefined;
@@ -182,6 +193,7 @@ async function settleReturn(ctx: Pick<JobContext, 'client'>, plan: OrderPlan, p:
     lines: v.lines.map(([u, q]) => [u, q] as [string, number]),
     known: new Set([...p.returns.values()].flatMap((r) => r.urls).filter(Boolean)),
   });
+  if (url === undefined) settleLaterUnlessPast(lostAt, ctx.lateWriteMs, `order ${plan.orderId}: the variance of return ${id}`);
   return { pending: '', ...(url === undefined ? {} : { returns: new Map([[id, { ...known, urls: [...known.urls, url] }]]) }) };
 }
 
@@ -191,10 +203,11 @@ async function settleReturn(ctx: Pick<JobContext, 'client'>, plan: OrderPlan, p:
  * and day (1 collection GET), a create by the order and every shipment it lists.
  */
 export async function settleRead(
-  ctx: Pick<JobContext, 'client'>,
+  ctx: Pick<JobContext, 'client' | 'lateWriteMs'>,
   plan: OrderPlan,
   p: OrderProgress,
   pending: string,
+  lostAt?: number,
 ): Promise<ProgressWrite> {
   const [kind, id = ''] = pending.split(':');
   const part = kind === 'ship' ? p.parts.get(id) : undefined;
@@ -203,7 +216,7 @@ export async function settleRead(
     const live = s && s.statusId !== SHIPMENT_CANCELLED;
     return { pending: '', parts: new Map([[id, live ? { ...part, shipped: s.statusId === SHIPMENT_SHIPPED } : null]]) };
   }
-  if (kind === 'return') return settleReturn(ctx, plan, p, id);
+  if (kind === 'return') return settleReturn(ctx, plan, p, id, lostAt);
   if (!['lock', 'edit', 'items', 'complete', 'cancel'].includes(kind!))
     return adoptOrder(plan, p, await readOrderBack(ctx, orderPath(ctx, plan, p)));
   const order = await orNone(ctx.client.getOrder(orderPath(ctx, plan, p)));
@@ -222,7 +235,7 @@ export async function settleRead(
 }
 
 /** Reads the order and its shipments and takes them as what is known; a pending return is settled by its own read too. */
-export async function readBack(ctx: Pick<JobContext, 'client'>, plan: OrderPlan, p: OrderProgress): Promise<ProgressWrite> {
+export async function readBack(ctx: Pick<JobContext, 'client' | 'lateWriteMs'>, plan: OrderPlan, p: OrderProgress): Promise<ProgressWrite> {
   const w = adoptOrder(plan, p, await readOrderBack(ctx, orderPath(ctx, plan, p)));
   if (!p.pending?.startsWith('return:')) return w;
   const id = p.pending.slice('return:'.length, p.pending.lastIndexOf(':'));

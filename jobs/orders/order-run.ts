@@ -105,10 +105,10 @@ export class OrderRun {
   }
 
   /** A write whose outcome is uncertain (an earlier attempt's, or this one's lost answer): read to know whether it was applied. */
-  private async settle(pending: string): Promise<boolean> {
+  private async settle(pending: string, lostAt?: number): Promise<boolean> {
     const { ctx, plan } = this;
     ctx.note(`outcome of "${pending}" is uncertain; reading the service to settle it`);
-    const w = await ctx.settling(pending, () => settleRead(ctx, plan, this.p, pending));
+    const w = await ctx.settling(pending, () => settleRead(ctx, plan, this.p, pending, lostAt));
     // Applied when the same write is no longer wanted once the read is taken as what is known.
     const again = nextLifeStep(plan, { ...applyWrite(this.p, w), fresh: true });
     const done = again.kind !== 'write' || again.pending !== pending;
@@ -161,7 +161,7 @@ export class OrderRun {
       this.ctx.note(`"${next.pending}" answered ${err.code}${uncertain ? ' (outcome uncertain)' : ''}; reading the service back`, {
         msg: err.msg,
       });
-      if (await this.settle(next.pending)) {
+      if (await this.settle(next.pending, uncertain ? Date.now() : undefined)) {
         if (uncertain) this.applied.push(`${request.done} (answer lost, confirmed by a read)`);
         return;
       }

@@ -7,6 +7,7 @@ import { dropIntent, finishCount, knownVariances, markIntent, recordApplied, typ
 import type { HeldLock } from '../../src/redis/redis-lock.js';
 import { findLostVariance } from './settle-variance.js';
 import { isLeaseLost } from '../../src/queue/lease/lease-lost.js';
+import { settleLaterUnlessPast } from '../../src/queue/settle-later.js';
 
 export type Planned = CountProgress & { facilityUrl: string; countDate: string; snapshotId: string };
 
@@ -26,8 +27,17 @@ export function varianceBody(p: Pick<Planned, 'countDate' | 'facilityUrl'>, line
   };
 }
 
-/** After an uncertain post: asks the service whether chunk i applied; records it, or drops the intent. */
-export async function settleChunk(ctx: JobContext, p: Planned, i: number, lines: VarianceLine[]): Promise<boolean> {
+/**
+ * After an uncertain post: asks the service whether chunk i applied; records it, or drops the intent once the service
+ * can no longer apply it (`lostAt`, its answer's loss, else its intent's time, plus ctx.lateWriteMs: SettleLaterError).
+ */
+export async function settleChunk(
+  ctx: JobContext,
+  p: Planned,
+  i: number,
+  lines: VarianceLine[],
+  lostAt = p.intents.get(i) ?? 0,
+): Promise<boolean> {
   const known = await knownVariances(ctx.redis, ctx.keys, p.facilityUrl, p.countDate);
   const url = await findLostVariance(ctx.client, { facilityUrl: p.facilityUrl, countDate: p.countDate, lines, known });
   const label = `count ${p.countId} chunk ${i + 1}/${p.chunks}`;
@@ -37,6 +47,7 @@ export async function settleChunk(ctx: JobContext, p: Planned, i: number, lines:
     ctx.note(`${label}: the service has it (${url || 'no URL given'}); recorded as applied, not posted again`);
     return true;
   }
+  settleLaterUnlessPast(lostAt, ctx.lateWriteMs, label);
   await dropIntent(ctx.redis, ctx.keys, p.countId, i);
   p.intents.delete(i);
   ctx.note(`${label}: the service does not have it; it will be posted again`);
@@ -89,7 +100,7 @@ export async function postChunks(ctx: JobContext, p: Planned, lock: HeldLock, wh
       }
       const code = isServiceError(err) ? err.code : (err as Error).name;
       ctx.note(`count ${p.countId} chunk ${i + 1}/${p.chunks}: the answer was lost (${code}); asking the service whether it applied`);
-      if (await settleChunk(ctx, p, i, lines)) continue;
+      if (await settleChunk(ctx, p, i, lines, Date.now())) continue;
       throw err;
     }
   }

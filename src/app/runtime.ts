@@ -126,7 +126,7 @@ export function workersFor(
     // JOB_LOCK_SECONDS: a job of a process that died is taken up again (its locks expired, found stalled) within about twice this.
     lockDurationMs: d.config.jobLockMs,
     stalledIntervalMs: d.config.jobLockMs,
-    processor: { leaseMs: d.config.jobLockMs, ...(how.oneShot ? { listsFailures: true } : {}) },
+    processor: { leaseMs: d.config.jobLockMs, lateWriteMs: d.config.lateWriteMs, ...(how.oneShot ? { listsFailures: true } : {}) },
     // What the service lacks is waited for (src/queue/wait/), unless the run ends with its jobs or WAIT_FOR_REFERENCE_HOURS=0.
     ...(how.oneShot || !d.config.waits.boundMs ? {} : { waits: { lookMs: d.config.waits.lookMs, boundMs: d.config.waits.boundMs } }),
     ...(how.watch ? { watch: how.watch } : {}),

@@ -49,6 +49,11 @@ export interface JobContext extends RunnerDeps {
   lock?: HeldLock;
   /** Adds a line to this attempt's trace, for operators (e.g. "create response lost; read the order back"). */
   note(message: string, data?: Record<string, unknown>): void;
+  /**
+   * How long after a lost answer the service may still apply the write, in ms (defaults.lateWriteMs): a lost create
+   * not found sooner is read again then (SettleLaterError). Absent in a dry run, which never waits.
+   */
+  lateWriteMs?: number;
   /** Runs the reads that settle an uncertain write (`pending`): a span of the attempt's trace when tracing is on. */
   settling<T>(pending: string, fn: () => Promise<T>): Promise<T>;
   /**

@@ -1,3 +1,4 @@
+import { settleLater, SettleLaterError } from './settle-later.js';
 import { DelayedError, RateLimitError, UnrecoverableError, type Job } from 'bullmq';
 import { defaults } from '../../config/defaults.js';
 import type { Logger } from '../log/logger.js';
@@ -37,6 +38,8 @@ export interface ProcessorOptions {
   leaseMs?: number;
   /** How long a job whose key is busy waits before it is tried again, in ms (plus jitter). Default 500. */
   keyBusyDelayMs?: number;
+  /** How long after a lost answer the service may still apply the write, in ms (JobContext.lateWriteMs). Default 60 000. */
+  lateWriteMs?: number;
   /** Hold used when a 429 gives no reset time, in ms. Default 5 000. */
   defaultHoldMs?: number;
   /** The stream's hold for refusals, the circuit breaker (src/queue/hold/); without it refusals settle job by job. */
@@ -178,6 +181,7 @@ function jobContext<R>(
     lock: { assertHeld: () => lease.assertHeld() },
     note: (message, data) => attempt.note(message, data),
     settling: (pending, fn) => (spans ? spans.settling(pending, fn) : fn()),
+    lateWriteMs: opts.lateWriteMs ?? defaults.lateWriteMs,
     ...(fromService ? { fromService } : {}),
   };
 }
@@ -201,6 +205,7 @@ async function attemptFailed<R>(
     throw err;
   }
   if (isLeaseLost(err)) return await leaseLost(job, token, attempt, opts);
+  if (err instanceof SettleLaterError) return await settleLater(job, token, attempt, err);
   // A held call of the service: the job waits at that step with its progress, no attempt spent (src/queue/hold/).
   const call = opts.calls && heldCallOf(err);
   if (call) return await holdAtCall(job, token, { call, err, attempt, stream: kind.stream, deps, hooks: opts.calls! });

@@ -100,13 +100,18 @@ export async function handleApi(core: SandboxCore, req: IncomingMessage, res: Se
   try {
     const text = method === 'POST' ? await readBody(req, core.maxBodyBytes) : '';
     if (method === 'POST') logged.body = bodyOf(text);
+    // Dropped now, done later: a gateway gave up on the request while the service still works on it.
+    if (fault?.kind === 'drop-then-apply') {
+      req.socket.destroy();
+      await sleep(fault.hangMs ?? 0);
+    }
     json = routeApi(core.ctx, { method, segments, query, body: () => parseJson(text) });
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
     status = err.status;
     json = JSON.stringify({ msg: err.msg });
   }
-  if (fault?.kind === 'apply-then-drop') return void req.socket.destroy();
+  if (fault?.kind === 'apply-then-drop' || fault?.kind === 'drop-then-apply') return void req.socket.destroy();
   // Applied, then no answer (for hangMs, else until the client gives up): a caller killed in that window never knows.
   if (fault?.kind === 'apply-then-hang') {
     if (fault.hangMs !== undefined) {

@@ -6,7 +6,17 @@ import type { FaultRule } from './sandbox-options.js';
 export const maxFaultPathLength = 200;
 
 export const faultRuleSchema = z.object({
-  kind: z.enum(['status-503', 'reset', 'apply-then-drop', 'apply-then-hang', 'hang', 'status-401', 'status-403', 'status-400']),
+  kind: z.enum([
+    'status-503',
+    'reset',
+    'apply-then-drop',
+    'apply-then-hang',
+    'hang',
+    'drop-then-apply',
+    'status-401',
+    'status-403',
+    'status-400',
+  ]),
   msg: z.string().max(500).optional(),
   rate: z.number().min(0).max(1).optional(),
   method: z.enum(['GET', 'POST']).optional(),

@@ -9,13 +9,24 @@ export interface FaultRule {
    * - `apply-then-hang`: do the request fully (a write is applied), then never answer, or answer 504 after `hangMs`
    *   (a caller killed meanwhile never learns the write happened);
    * - `hang`: do nothing and never answer, or answer 504 after `hangMs`;
+   * - `drop-then-apply`: drop the connection without answering, then do the request fully `hangMs` later (a gateway
+   *   that gave up while the service still works on it: the write lands after the caller gave up);
    * - `status-401`: answer 401 as for a revoked key (checked right after the credentials, before the budget);
    * - `status-403`: answer 403 "not allowed" as for an account that may not do this (e.g. ship through the API);
    *   with `path`, only there. Neither does anything;
    * - `status-400`: answer 400 `{msg}` with the rule's `msg` (the same business refusal for every request it
    *   matches, e.g. "The API cannot pack or ship"), doing nothing.
    */
-  kind: 'status-503' | 'reset' | 'apply-then-drop' | 'apply-then-hang' | 'hang' | 'status-401' | 'status-403' | 'status-400';
+  kind:
+    | 'status-503'
+    | 'reset'
+    | 'apply-then-drop'
+    | 'apply-then-hang'
+    | 'hang'
+    | 'drop-then-apply'
+    | 'status-401'
+    | 'status-403'
+    | 'status-400';
   /** For `status-400`: the answer's `msg`. Default: "The request was refused". */
   msg?: string;
   /** Probability that a matching request is hit, 0..1. Default: 1. */
@@ -29,7 +40,7 @@ export interface FaultRule {
   path?: string;
   /** Fire at most this many times. Default: unlimited. */
   times?: number;
-  /** For `hang` and `apply-then-hang`: answer 504 after this many ms instead of never. */
+  /** For `hang` and `apply-then-hang`: answer 504 after this many ms instead of never; for `drop-then-apply`: the delay. */
   hangMs?: number;
 }
 
