@@ -1,9 +1,12 @@
 /** Every default of the program (the budgets' in config/budget-defaults.ts). Environment variable names are in config/schema.ts. */
 import { budgetDefaults } from './budget-defaults.js';
+import { accountsViewDefaults } from './accounts-defaults.js';
 
 export const defaults = {
   /** The request budgets and how the program shares them (config/budget-defaults.ts). */
   ...budgetDefaults,
+  /** How `status` and the dashboard show many accounts (config/accounts-defaults.ts). */
+  ...accountsViewDefaults,
   /** Time-out of a single-entity call, in ms. */
   entityTimeoutMs: 15_000,
   /** How long after a lost answer the service may still apply a create (held behind a gateway), in ms: LATE_WRITE_MS. */
@@ -170,16 +173,6 @@ export const defaults = {
   },
   /** Shortest DASHBOARD_PASSWORD accepted on a host other machines can reach. */
   dashboardMinPasswordLength: 12,
-  /** `status` without `--account` prints a summary (then only the accounts that need a person) above this many accounts. */
-  statusSummaryAbove: 5,
-  /** Accounts that need a person `status`'s summary lists per page (`--limit`). */
-  statusListLimit: 20,
-  /** Accounts whose reads `status`'s summary sends in one pipeline (one server; on a Redis Cluster, one account's). */
-  statusAccountsPerPipeline: 100,
-  /** Pipelines `status`'s summary has in flight at once over its one connection. */
-  statusReadsInFlight: 8,
-  /** Accounts whose whole status (`status --all`, `--json`) is read at once over the one connection. */
-  statusReportsInFlight: 8,
   /** An alert is sent when a stream's feed has been behind longer than this, in seconds. */
   alertLagSeconds: 600,
   /** At most one alert per reason (a stream's new failures, its lag) in this many seconds. */
@@ -221,10 +214,6 @@ export const defaults = {
   catalogPeerWaitMs: 150_000,
   /** Minutes of history the dashboard's charts show unless asked for another span. */
   flowChartMinutes: 180,
-  /** Accounts on one page of the dashboard's all-accounts page (sorted by what needs a person, then by name). */
-  accountsPageSize: 50,
-  /** How long the all-accounts page answers from the accounts' state as read, in ms (shown as "as of"): one read per period. */
-  accountsStateMs: 5_000,
   /** How often `sync --once` looks whether its queues are drained, in ms. */
   drainPollMs: 200,
   /**
