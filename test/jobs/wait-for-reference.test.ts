@@ -12,6 +12,7 @@ import { baseEnv, runCli } from '../cli/run-cli.js';
 import { redisUrl } from '../helpers/redis.js';
 import { orderRecord, orderState } from '../helpers/order-records.js';
 import { addProduct } from '../helpers/sandbox-products.js';
+import { stockAt } from '../helpers/count-record.js';
 import { jobOf, testWorld, type TestWorld } from '../helpers/test-world.js';
 
 const line = (productId: string) => ({ productId, quantity: 1, unitPrice: 9, location: 'Main Warehouse / A-01' });
@@ -26,7 +27,8 @@ async function until(check: () => Promise<boolean>, ms: number, what: string): P
   return Date.now() - start;
 }
 
-const stateOf = async (world: TestWorld, orderId: string) => (await jobOf(world, 'orders', orderId)).getState();
+const stateOf = async (world: TestWorld, key: string, stream: 'orders' | 'stock-counts' = 'orders') =>
+  (await jobOf(world, stream, key)).getState();
 
 /** The worker's look at the catalog comes every second in these tests (WAIT_LOOK_SECONDS, 50 by default). */
 const LOOK_MS = 1_000;
@@ -207,5 +209,69 @@ describe('jobs retry of a waiting record', () => {
     expect(r.stdout).toContain('Released 1 record of orders that waited for product MUG-LATE');
     await until(async () => (await stateOf(world, 'WR-1')) === 'completed', 10_000, 'the released order synced');
     expect(orderState(world.sandbox.admin.state(), 'WR-1').orders).toHaveLength(1);
+  });
+});
+
+describe('a CSV count of five rows, one naming a product the service lacks, under a worker', () => {
+  let world: TestWorld;
+  let env: Record<string, string>;
+  const A01 = 'Main Warehouse / A-01';
+  const variancesAtA01 = () => world.sandbox.admin.state().variances.filter((v) => v.facilityUrl === world.facility('A-01'));
+
+  beforeAll(async () => {
+    world = await testWorld('wait-row', { streams: ['stock-counts'], workers: false });
+    await world.startWorkers({ waits: { lookMs: LOOK_MS, boundMs: 3_600_000 } });
+    env = { ...baseEnv(), ...sandboxEnv(world.sandbox), REDIS_URL: redisUrl(), QUEUE_PREFIX: world.prefix };
+    const file = join(mkdtempSync(join(tmpdir(), 'isync-wait-row-')), 'counts.csv');
+    const rows = ['MUG-BLUE,33', 'MUG-RED,30', 'SKU-0010,71', 'SKU-0003,5', 'MUG-ORANGE,7'];
+    const csv = ['countId,location,countDate,productId,quantity', ...rows.map((r) => `CNT-W57,${A01},2026-11-21,${r}`)];
+    writeFileSync(file, csv.join('\r\n') + '\r\n');
+    const r = await runCli(['import', 'stock-counts', file], env);
+    expect(r.code, r.stderr).toBe(0);
+    await until(async () => (await readWaitGroups(world.redis, world.keys))[0]?.count === 1, 20_000, 'the row waits');
+    await until(async () => (await stateOf(world, 'CNT-W57', 'stock-counts')) === 'completed', 20_000, 'the count applied');
+  });
+  afterAll(async () => {
+    await world?.close();
+  });
+
+  it('applies the four, and the fifth waits as its own record, named by its CSV line', async () => {
+    expect((await jobOf(world, 'stock-counts', 'CNT-W57')).returnvalue.outcome).toBe('synced');
+    for (const [id, qty] of [
+      ['MUG-BLUE', 33],
+      ['MUG-RED', 30],
+      ['SKU-0010', 71],
+      ['SKU-0003', 5],
+    ] as const) {
+      expect(stockAt(world, 'A-01', id)).toBe(qty);
+    }
+    expect(variancesAtA01()).toHaveLength(1);
+    const row = await jobOf(world, 'stock-counts', 'CNT-W57~MUG-ORANGE');
+    expect(await row.getState()).toBe('delayed');
+    expect(row.attemptsMade).toBe(0);
+    const [trace] = await world.traces('stock-counts', row.id!);
+    expect(trace!.error).toMatchObject({ code: 'WAITING' });
+    expect(trace!.error.message).toContain('line 6, column productId: no product MUG-ORANGE');
+    const status = JSON.parse((await runCli(['status', '--json'], env)).stdout) as StatusReport;
+    expect(status.waits.groups).toEqual([
+      expect.objectContaining({ stream: 'stock-counts', waitsFor: { type: 'product', name: 'MUG-ORANGE' }, count: 1 }),
+    ]);
+  });
+
+  it('applies the fifth row by itself, once, within the look, once the product exists', async () => {
+    const orange = addProduct(world.sandbox, 'MUG-ORANGE');
+    const took = await until(
+      async () => (await stateOf(world, 'CNT-W57~MUG-ORANGE', 'stock-counts')) === 'completed',
+      60_000,
+      'the row applied',
+    );
+    expect(took).toBeLessThan(60_000);
+    expect((await jobOf(world, 'stock-counts', 'CNT-W57~MUG-ORANGE')).attemptsMade).toBe(1);
+    expect(world.sandbox.admin.stockOnHand(world.facility('A-01'), orange)).toBe(7);
+    const variances = variancesAtA01();
+    expect(variances).toHaveLength(2);
+    // The second variance is the fifth row's alone: the four are not posted again.
+    expect(variances[1]!.inventoryItemVarianceList.map((i) => [i.productUrl, i.quantityOnHandVar])).toEqual([[orange, 7]]);
+    expect(await readWaitGroups(world.redis, world.keys)).toEqual([]);
   });
 });
