@@ -28,7 +28,7 @@ export interface DueEntry {
 // KEYS: due, rules. ARGV: triples of member, at, rule. An unchanged rule keeps the member's time (NX); a new or changed
 // one sets it.
 const REGISTER = redisScript(
-  'due_register',
+  'dueRegister',
   `for i = 1, #ARGV, 3 do
   local m, at, rule = ARGV[i], ARGV[i + 1], ARGV[i + 2]
   if redis.call('HGET', KEYS[2], m) == rule then
@@ -44,7 +44,7 @@ return 1`,
 // KEYS: due. ARGV: member, now, leaseMs. Answers nil (not due, or gone), else {score, retaken}: a lease's score ends in
 // half a millisecond (a due time is whole), so a lease that ended unfinished (its process died) is told apart.
 const CLAIM = redisScript(
-  'due_claim',
+  'dueClaim',
   `local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if not score or tonumber(score) > tonumber(ARGV[2]) then return nil end
 redis.call('ZADD', KEYS[1], 'XX', tonumber(ARGV[2]) + tonumber(ARGV[3]) + 0.5, ARGV[1])

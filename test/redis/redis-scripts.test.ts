@@ -14,9 +14,16 @@ import '../../src/redis/progress-hash.js';
 import '../../src/redis/redis-lock.js';
 import '../../jobs/stock/count-progress.js';
 import '../../src/queue/lease/lease-scripts.js';
+import '../../src/feed/due-set.js';
+import '../../src/ops/accounts-glance.js';
 
 /** Per script: its arguments on fresh keys under `k` (one hash tag, so one cluster slot), and what it answers there. */
 const CALLS: Record<string, { args: (k: string) => Array<string | number>; answer: unknown }> = {
+  // An account with no stream: its outage and held calls, both empty.
+  isync_accountGlance: { args: (k) => [2, `${k}:outage`, `${k}:calls`, 0], answer: [[], []] },
+  isync_dueRegister: { args: (k) => [2, `${k}:due`, `${k}:due:rule`, 'acme/orders', 1000, 'every:10000'], answer: 1 },
+  // A member not in the set is not due: nil.
+  isync_dueClaim: { args: (k) => [1, `${k}:due`, 'acme/orders', Date.now(), 60_000], answer: null },
   isync_budgetAcquire: {
     args: (k) => [
       6,
