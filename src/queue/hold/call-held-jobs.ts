@@ -1,5 +1,6 @@
-import { Job, type Queue } from 'bullmq';
+import type { Queue } from 'bullmq';
 import type { RedisConnection as Redis, RedisKeys } from '../../redis/connection.js';
+import { promoteJob } from '../promote-job.js';
 
 /**
  * The jobs that wait at a held call (call-hold.ts), one sorted set per call and stream (`keys.callHeld`), scored by
@@ -29,16 +30,6 @@ export async function heldJobCounts(
   return Object.fromEntries(streams.map((s, i) => [s, counts[i]!]));
 }
 
-/** Moves a delayed job to wait now; false when it is gone or no longer delayed (it ran meanwhile). */
-async function promote(queue: Queue, jobId: string): Promise<boolean> {
-  const job = await Job.fromId(queue, jobId);
-  if (!job) return false;
-  return job.promote().then(
-    () => true,
-    () => false,
-  );
-}
-
 /**
  * Wakes up to `max` of the jobs that wait at `call` (the oldest first), in the queues given by stream; answers how
  * many were woken. Each id is taken once across every process (ZPOPMIN).
@@ -57,7 +48,7 @@ export async function wakeHeldJobs(
       const popped = await redis.zpopmin(keys.callHeld(call, stream), batch);
       if (!popped.length) break;
       const ids = popped.filter((_, i) => i % 2 === 0);
-      const promoted = await Promise.all(ids.map((id) => promote(queue, id)));
+      const promoted = await Promise.all(ids.map((id) => promoteJob(queue, id)));
       woken += promoted.filter(Boolean).length;
       if (ids.length < batch) break;
     }

@@ -1,4 +1,4 @@
-import { Job, type Queue } from 'bullmq';
+import type { Queue } from 'bullmq';
 import type { CatalogApi } from '../../catalog/types.js';
 import type { Logger } from '../../log/logger.js';
 import type { RedisConnection as Redis, RedisKeys } from '../../redis/connection.js';
@@ -6,6 +6,7 @@ import { startLooking } from '../../time/serial-look.js';
 import { messageOf } from '../../errors/message-of.js';
 import { refOf, refWords, type Reference } from './reference.js';
 import { takeWaiting, waitedRefs } from './wait-store.js';
+import { promoteJob } from '../promote-job.js';
 
 /** What a look at the catalog for the waiting records needs. */
 export interface WaitLookOptions {
@@ -32,16 +33,6 @@ async function exists(catalog: CatalogApi, ref: Reference): Promise<boolean> {
   return (await catalog.product(ref.name)) !== undefined;
 }
 
-/** Moves a delayed job to wait now; false when it is gone or no longer delayed. */
-async function promote(queue: Queue, jobId: string): Promise<boolean> {
-  const job = await Job.fromId(queue, jobId);
-  if (!job) return false;
-  return job.promote().then(
-    () => true,
-    () => false,
-  );
-}
-
 /**
  * One look for the waiting records: when anything waits, MAPPING_FILE read again if its file changed, the catalog read
  * again from the service (one process per look interval), and the jobs of every reference that exists now promoted,
@@ -61,7 +52,7 @@ export async function lookAtWaits(o: WaitLookOptions, now = false): Promise<{ lo
     if (!(await exists(o.catalog, r))) continue;
     const queue = o.queues.get(stream);
     const ids = await takeWaiting(o.redis, o.keys, stream, ref);
-    const promoted = queue ? await Promise.all(ids.map((id) => promote(queue, id))) : [];
+    const promoted = queue ? await Promise.all(ids.map((id) => promoteJob(queue, id))) : [];
     const jobs = promoted.filter(Boolean).length;
     released.push({ stream, ref: r, jobs });
     o.logger.info({ stream, waitedFor: refWords(r), jobs }, `${refWords(r)} exists now: ${jobs} waiting ${stream} record(s) go on`);

@@ -1,0 +1,11 @@
+import { Job, type Queue } from 'bullmq';
+
+/** Moves a delayed job to wait now; false when it is gone or no longer delayed (it ran meanwhile). */
+export async function promoteJob(queue: Queue, jobId: string): Promise<boolean> {
+  const job = await Job.fromId(queue, jobId);
+  if (!job) return false;
+  return job.promote().then(
+    () => true,
+    () => false,
+  );
+}
