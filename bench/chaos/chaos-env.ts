@@ -52,6 +52,9 @@ export function workerEnv(
     WORKER_CONCURRENCY: String(o.concurrency),
     VARIANCE_CHUNK_SIZE: String(o.chunkSize),
     CATALOG_REFRESH_SECONDS: '5',
+    // The storm's bad records name products and locations the service lacks and are held to failing at once, with their
+    // field: waiting for the reference is off here (its own tests: test/jobs/wait-for-reference.test.ts).
+    WAIT_FOR_REFERENCE_HOURS: '0',
     SHUTDOWN_GRACE_SECONDS: '20',
     WORKER_HTTP_PORT: '0',
     LOG_LEVEL: 'debug',
