@@ -99,7 +99,9 @@ export function shareReasonText(s: LaneShare): string {
     case 'window-remaining':
       return (
         `pacing so that the ${s.service.remaining ?? '?'} requests X-RateLimit-Remaining leaves last until its reset ` +
-        `(this window was spent faster)${others}`
+        (s.otherPerMinute === null
+          ? '(this window was spent faster)'
+          : `(this window was spent faster: another client of the account spends it too${others})`)
       );
     case 'slow-start':
       return (
