@@ -1,3 +1,23 @@
+/** The defaults of how `worker` with ACCOUNTS_FILE gives the accounts with work their turns (src/dispatch/). */
+export const dispatchDefaults = {
+  /** WORKER_ACCOUNTS_OPEN: accounts a `worker` process has open at once (their workers running), at most. */
+  workerAccountsOpen: 50,
+  /** ACCOUNT_IDLE_SECONDS: an open account with nothing to do this long is closed (it holds nothing then). */
+  accountIdleSeconds: 15,
+  /** ACCOUNT_TURN_SECONDS: an open account hands its place back after this long while other accounts wait for one. */
+  accountTurnSeconds: 60,
+  /** READY_SHARDS: the ready set's shards, each under a hash tag of its own (a Redis Cluster spreads them). */
+  readyShards: 8,
+  /** An open account's lease in the ready set, in ms (renewed each second): a process that died frees it this long after. */
+  accountLeaseMs: 30_000,
+  /** How often a process with free places looks at the ready set, in ms (a mark made in the process wakes it at once). */
+  readyPollMs: 250,
+  /** How soon an account with held jobs, or records waiting for a reference, takes a look again once closed, in ms. */
+  accountLookAgainMs: 60_000,
+  /** How often the accounts' queues are swept for work no mark told of (one process of the deployment), in ms. */
+  accountsSweepMs: 60_000,
+};
+
 /** The defaults of how `status` and the dashboard's all-accounts page show many accounts (spread into config/defaults.ts). */
 export const accountsViewDefaults = {
   /** `status` without `--account` prints a summary (then only the accounts that need a person) above this many accounts. */

@@ -27,7 +27,9 @@ const deploymentOnly: readonly RegExp[] = [
   /^OTEL_/,
   /^LOG_(LEVEL|FILE)$/,
   /^SHUTDOWN_GRACE_SECONDS$/,
-  /^WORKER_PARK_SECONDS$/,
+  /^WORKER_ACCOUNTS_OPEN$/,
+  /^ACCOUNT_(IDLE|TURN)_SECONDS$/,
+  /^READY_SHARDS$/,
   /^CATALOG_(CACHE_MB|IDLE_SECONDS)$/,
   /^REDIS_START_WAIT_SECONDS$/,
 ];
@@ -223,7 +225,8 @@ export function accountConfig(
   delete merged.ACCOUNTS_FILE;
   const own = new Set([...fromDotenv].filter((v) => !(v in entry.settings)));
   try {
-    return { ...readConfig(merged, needs, kinds, own), accountName: entry.name };
+    const config = readConfig(merged, needs, kinds, own);
+    return { ...config, accountName: entry.name, dispatch: { ...config.dispatch, base: basePrefix(env) } };
   } catch (err) {
     if (err instanceof ConfigError) throw new ConfigError(err.problems.map((p) => `account "${entry.name}": ${p}`));
     throw err;

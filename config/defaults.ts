@@ -1,12 +1,13 @@
 /** Every default of the program (the budgets' in config/budget-defaults.ts). Environment variable names are in config/schema.ts. */
 import { budgetDefaults } from './budget-defaults.js';
-import { accountsViewDefaults } from './accounts-defaults.js';
+import { accountsViewDefaults, dispatchDefaults } from './accounts-defaults.js';
 
 export const defaults = {
   /** The request budgets and how the program shares them (config/budget-defaults.ts). */
   ...budgetDefaults,
   /** How `status` and the dashboard show many accounts (config/accounts-defaults.ts). */
   ...accountsViewDefaults,
+  ...dispatchDefaults,
   /** Time-out of a single-entity call, in ms. */
   entityTimeoutMs: 15_000,
   /** How long after a lost answer the service may still apply a create (held behind a gateway), in ms: LATE_WRITE_MS. */
@@ -230,14 +231,6 @@ export const defaults = {
    * the idle timeouts of load balancers and NATs (4 min and more) that could drop a silent connection.
    */
   workerDrainSeconds: 60,
-  /**
-   * WORKER_PARK_SECONDS: how long a worker of the multi-account `worker` (ACCOUNTS_FILE) may be idle before it is
-   * parked, in seconds: closed, its Redis connection with it, while one connection of the account waits for work on
-   * every parked queue and starts the worker again when a job is added, a delayed job falls due or the queue is
-   * resumed (src/queue/worker-park.ts). An idle account then holds 4 connections rather than 9 (docs/accounts.md,
-   * Sizing). A single account's `worker` keeps its workers open.
-   */
-  workerParkSeconds: 120,
   /** Life of a running job's lease on its record, in ms (renewed while it runs): the workers take JOB_LOCK_SECONDS. */
   keyLockTtlMs: 30_000,
   /** How long a job whose business key is busy waits before it is tried again, in ms (plus as much jitter). */

@@ -194,8 +194,8 @@ function configOf(
     /** How long long-running commands (worker, dashboard, receive) wait at start for a Redis that does not answer. */
     redisStartWaitSeconds: e.REDIS_START_WAIT_SECONDS,
     shutdownGraceSeconds: e.SHUTDOWN_GRACE_SECONDS,
-    /** With ACCOUNTS_FILE, how long a worker may be idle before it is parked (src/queue/worker-park.ts), in seconds; 0: never. */
-    workerParkSeconds: e.WORKER_PARK_SECONDS,
+    /** With ACCOUNTS_FILE, how the accounts with work take turns (src/dispatch/); `base`: the deployment's QUEUE_PREFIX. */
+    dispatch: dispatchOf(e),
     /** How often `worker` looks whether ACCOUNTS_FILE changed (config/accounts.ts's accountsFileStamp), in seconds. */
     accountsReloadSeconds: e.ACCOUNTS_RELOAD_SECONDS,
     /** Life of a running job's locks (BullMQ's, the record key's) and the stalled check's interval, in ms. */
@@ -249,4 +249,16 @@ export function secretsOf(config: Config): string[] {
     ...redisPasswords(config.redis),
     ...config.tracing.secrets,
   ].filter((s): s is string => typeof s === 'string' && s.length > 0);
+}
+
+/** How the accounts of ACCOUNTS_FILE take turns (src/queue/dispatch/); `base`: QUEUE_PREFIX (an account's: the file's). */
+function dispatchOf(e: Env) {
+  return {
+    base: e.QUEUE_PREFIX,
+    places: e.WORKER_ACCOUNTS_OPEN,
+    idleMs: e.ACCOUNT_IDLE_SECONDS * 1000,
+    turnMs: e.ACCOUNT_TURN_SECONDS * 1000,
+    weight: e.ACCOUNT_WEIGHT,
+    shards: e.READY_SHARDS,
+  };
 }

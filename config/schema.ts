@@ -229,7 +229,15 @@ export const envSchema = z.object({
   ALERT_CHECK_SECONDS: positiveInt('ALERT_CHECK_SECONDS').default(defaults.alertCheckSeconds),
   REDIS_START_WAIT_SECONDS: nonNegativeInt('REDIS_START_WAIT_SECONDS').default(defaults.redisStartWaitSeconds),
   SHUTDOWN_GRACE_SECONDS: positiveInt('SHUTDOWN_GRACE_SECONDS').default(defaults.shutdownGraceSeconds),
-  WORKER_PARK_SECONDS: nonNegativeInt('WORKER_PARK_SECONDS').default(defaults.workerParkSeconds),
+  WORKER_ACCOUNTS_OPEN: positiveInt('WORKER_ACCOUNTS_OPEN').default(defaults.workerAccountsOpen),
+  ACCOUNT_IDLE_SECONDS: positiveInt('ACCOUNT_IDLE_SECONDS').default(defaults.accountIdleSeconds),
+  ACCOUNT_TURN_SECONDS: positiveInt('ACCOUNT_TURN_SECONDS').default(defaults.accountTurnSeconds),
+  ACCOUNT_WEIGHT: z.coerce
+    .number({ error: 'ACCOUNT_WEIGHT must be a number' })
+    .min(0.1, 'ACCOUNT_WEIGHT must be between 0.1 and 100')
+    .max(100, 'ACCOUNT_WEIGHT must be between 0.1 and 100')
+    .default(1),
+  READY_SHARDS: positiveInt('READY_SHARDS').max(1024, 'READY_SHARDS must be 1024 or less').default(defaults.readyShards),
   ACCOUNTS_RELOAD_SECONDS: positiveInt('ACCOUNTS_RELOAD_SECONDS').default(defaults.accountsReloadSeconds),
   MAPPING_FILE: optionalText,
   /** Per stream, the transform from the upstream's own shape: `stream=name-or-module.mjs,...` (docs/transforms.md). */

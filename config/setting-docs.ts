@@ -126,9 +126,13 @@ export const settingDocs: Record<keyof typeof envSchema.shape, string> = {
   ALERT_CHECK_SECONDS: '`worker` looks for reasons to alert this often (an outage, its end, lag, new failures), in seconds.',
   REDIS_START_WAIT_SECONDS: '`worker` and `dashboard` wait this long at start for Redis, then exit 3 (one-shot commands: 3 s).',
   SHUTDOWN_GRACE_SECONDS: 'On SIGTERM, how long running jobs may finish before the process stops.',
-  WORKER_PARK_SECONDS:
-    "With ACCOUNTS_FILE, `worker` closes a queue's worker idle this long, and one connection of the account waits for " +
-    'its work (docs/accounts.md, Sizing); `0`: never.',
+  WORKER_ACCOUNTS_OPEN:
+    'With ACCOUNTS_FILE, accounts with work one `worker` process has open at once; the others wait for a turn ' +
+    '(docs/accounts.md, "How accounts take turns").',
+  ACCOUNT_IDLE_SECONDS: 'With ACCOUNTS_FILE, an open account with nothing to do this long is closed: it holds nothing then.',
+  ACCOUNT_TURN_SECONDS: 'With ACCOUNTS_FILE, an open account hands its place back after this long while other accounts wait.',
+  ACCOUNT_WEIGHT: "An account's share of the turns against the others' (ACCOUNTS_FILE): weighted 2, twice the turns of one weighted 1.",
+  READY_SHARDS: "With ACCOUNTS_FILE, the ready set's shards (each its own hash tag on a Redis Cluster); the same in every process.",
   ACCOUNTS_RELOAD_SECONDS:
     '`worker`, `receive` and `dashboard` look this often whether ACCOUNTS_FILE changed, and follow it (docs/accounts.md).',
   MAPPING_FILE: "A CSV or JSON file of upstream productIds and facility names to the service's (docs/mapping.md).",

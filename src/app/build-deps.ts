@@ -1,3 +1,4 @@
+import { workMarkOf } from '../queue/dispatch/work-mark.js';
 import type { Dispatcher } from 'undici';
 import { ConfigError, type Config } from '../../config/read-config.js';
 import { Catalog } from '../catalog/catalog.js';
@@ -120,6 +121,7 @@ export function buildDeps(config: Config, logger: Logger, opts: BuildDepsOptions
     jobs: config.jobs,
     telemetry: opts.tracing?.telemetry,
     streams: opts.streams ?? kinds.map((k) => k.stream),
+    mark: dryRun ? undefined : workMarkOf(redis, config),
   });
   const queues = dryRun ? readOnlyQueues(opened) : opened;
   // What the commands and the runtime get: in a dry run, reads only.

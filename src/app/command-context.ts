@@ -1,3 +1,4 @@
+import { workMarkOf } from '../queue/dispatch/work-mark.js';
 import { pino, type DestinationStream, type Level } from 'pino';
 import pretty from 'pino-pretty';
 import { messageOf } from '../errors/message-of.js';
@@ -127,7 +128,13 @@ export interface CommandQueues {
 export async function commandQueues(io: CliIo, config: Config, streams: readonly StreamName[], logger: Logger): Promise<CommandQueues> {
   const raw = await connectRedis(config.redis, { logger });
   await logEvictionWarning(raw, logger);
-  const opened = createQueues({ connection: raw, prefix: config.redis.prefix, jobs: config.jobs, streams });
+  const opened = createQueues({
+    connection: raw,
+    prefix: config.redis.prefix,
+    jobs: config.jobs,
+    streams,
+    mark: io.dryRun ? undefined : workMarkOf(raw, config),
+  });
   return {
     redis: io.dryRun ? readOnlyRedis(raw) : raw,
     queues: io.dryRun ? readOnlyQueues(opened) : opened,

@@ -7,7 +7,8 @@ import type { FeedSource } from '../feed/feed-source.js';
 import { pulledKinds } from './pulled-kinds.js';
 import type { Logger } from '../log/logger.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
-import { startControl, type Control } from '../feed/control.js';
+import type { Control } from '../feed/control.js';
+import { startSchedules } from './start-schedules.js';
 import type { DueLoop } from '../feed/due-loop.js';
 import { kindOf } from '../records/records.js';
 import { waitForIdle } from '../queue/drain.js';
@@ -68,7 +69,7 @@ export interface RunOptions {
   /** How often idleness is checked, in ms. Default 200. */
   pollMs?: number;
   /** Extra worker settings (tests: lock and stall timings). */
-  workers?: Pick<StartWorkersOptions, 'lockDurationMs' | 'stalledIntervalMs' | 'processor' | 'retry' | 'breaker' | 'outage' | 'park'>;
+  workers?: Pick<StartWorkersOptions, 'lockDurationMs' | 'stalledIntervalMs' | 'processor' | 'retry' | 'breaker' | 'outage'>;
 }
 
 function runnerDeps(d: RuntimeDeps): RunnerDeps {
@@ -147,25 +148,7 @@ export async function startRuntime(d: RuntimeDeps, o: RunOptions & { withSchedul
   const workers = await workersFor(d, o.kinds, o);
   let control: Control | undefined;
   try {
-    control = o.withSchedulers
-      ? await startControl({
-          prefix: d.config.redis.prefix,
-          redis: d.redis,
-          keys: d.keys,
-          upstream: d.upstream!,
-          queues: d.queues,
-          schedule: d.config.schedule,
-          catchUpMs: d.config.catchUpMs,
-          pageSize: d.config.jobs.feedPageSize,
-          logger: d.logger,
-          kinds: pulledKinds(
-            d,
-            o.kinds.map((k) => kindOf(d.kinds, k.stream)),
-          ),
-          ...(o.due ? { due: o.due } : {}),
-          ...(d.config.accountName !== undefined ? { account: d.config.accountName } : {}),
-        })
-      : undefined;
+    control = o.withSchedulers ? await startSchedules(d, o.kinds, o.due) : undefined;
   } catch (err) {
     await workers.close(0);
     throw err;

@@ -1,3 +1,4 @@
+import { workMarkOf } from '../queue/dispatch/work-mark.js';
 import type { Registry } from 'prom-client';
 import { defaults } from '../../config/defaults.js';
 import { ConfigError, secretsOf } from '../../config/read-config.js';
@@ -64,6 +65,7 @@ async function receiverAccount(
       prefix: config.redis.prefix,
       jobs: config.jobs,
       streams: o.kinds.map((k) => k.stream),
+      mark: workMarkOf(o.redis, config),
     });
     opened.push(own);
     queues = own;

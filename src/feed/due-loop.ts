@@ -27,6 +27,11 @@ export interface DueLoopOptions {
   maxSleepMs?: number;
   /** Runs at once in this process, over every account. */
   concurrency?: number;
+  /**
+   * The run of a due member no run is registered for here (an account whose parts are not open in this process: it
+   * opens them, and they register their runs), or undefined when this process does not run it (looked at again later).
+   */
+  resolve?: (member: string) => Promise<DueRun | undefined>;
 }
 
 export interface DueLoop {
@@ -35,6 +40,10 @@ export interface DueLoop {
   register(entries: ReadonlyArray<DueEntry & { run: DueRun }>): Promise<void>;
   /** Gives a member (registered) a time unless it has one (a make-up look), and wakes the loop. */
   add(member: string, at: number, run: DueRun): Promise<void>;
+  /** Gives a member a time unless it has a sooner one, and wakes the loop by then (its run: `resolve`'s). */
+  soonest(member: string, at: number): Promise<void>;
+  /** The run registered here for a member, if any. */
+  registered(member: string): DueRun | undefined;
   /** Stops running members (their entries stay in Redis: another process, or the next start, runs them). */
   forget(members: readonly string[]): void;
   /** Stops the loop; running members get `graceMs` to end, then are aborted (their leases end, and are taken again). */
@@ -55,14 +64,16 @@ export function startDueLoop(o: DueLoopOptions): DueLoop {
   let stopped = false;
   const sleep = sleeper();
   const wakeUp = () => sleep.wakeBy(-Infinity);
+  const runOf = runFinder(o, runs, maxSleepMs);
 
   /** Claims and starts what is due; answers when the next member is due. */
   const lookOnce = async (): Promise<number> => {
     const now = Date.now();
     for (const { member, at } of await set.earliest(BATCH)) {
       if (at > now) return at;
-      const run = runs.get(member);
-      if (!run || active.has(member) || active.size >= concurrency) continue;
+      if (active.has(member) || active.size >= concurrency) continue;
+      const run = await runOf(member, now);
+      if (!run) continue;
       const claim = await set.claim(member, now, leaseMs);
       if (!claim) continue;
       const ran = () => run(claim, abort.signal);
@@ -104,9 +115,12 @@ export function startDueLoop(o: DueLoopOptions): DueLoop {
       await set.add(member, at);
       sleep.wakeBy(at);
     },
-    forget(members) {
-      for (const m of members) runs.delete(m);
+    async soonest(member, at) {
+      await set.soonest(member, at);
+      sleep.wakeBy(at);
     },
+    registered: (member) => runs.get(member),
+    forget: (members) => members.forEach((m) => runs.delete(m)),
     async close(graceMs = 10_000) {
       stopped = true;
       wakeUp();
@@ -116,6 +130,25 @@ export function startDueLoop(o: DueLoopOptions): DueLoop {
       if (!ended) abort.abort();
       return ended;
     },
+  };
+}
+
+/**
+ * A member's run: the one registered here, else `resolve`'s (opening what runs it); a member this process could not
+ * resolve is left to others for five looks.
+ */
+function runFinder(o: DueLoopOptions, runs: ReadonlyMap<string, DueRun>, maxSleepMs: number) {
+  const unresolved = new Map<string, number>();
+  return async (member: string, now: number): Promise<DueRun | undefined> => {
+    const known = runs.get(member);
+    if (known || !o.resolve || (unresolved.get(member) ?? 0) > now) return known;
+    const run = await o.resolve(member).catch((err: unknown) => {
+      failed(o.logger, err, `could not open what ${member} runs; looked at again`);
+      return undefined;
+    });
+    if (!run) unresolved.set(member, now + maxSleepMs * 5);
+    else unresolved.delete(member);
+    return run;
   };
 }
 

@@ -75,6 +75,10 @@ export function dueSet(redis: Redis, key: string) {
     async add(member: string, at: number): Promise<void> {
       await redis.zadd(key, 'NX', Math.round(at), member);
     },
+    /** Sets a member's time unless it has a sooner one (an account's wake: the soonest asked for wins). */
+    async soonest(member: string, at: number): Promise<void> {
+      await redis.zadd(key, 'LT', Math.round(at), member);
+    },
     /** Removes members and their rules (an account gone from ACCOUNTS_FILE). */
     async remove(members: readonly string[]): Promise<void> {
       if (!members.length) return;

@@ -1,3 +1,4 @@
+import { markWork } from '../queue/dispatch/work-mark.js';
 import type { Queue } from 'bullmq';
 import type { RedisConnection as Redis } from '../redis/connection.js';
 import { keysExist } from '../redis/keys-exist.js';
@@ -123,6 +124,7 @@ export class IntakeWriter {
       const state = await intake.getJobState(jobId);
       if (state !== 'failed') return 0;
       await (await intake.getJob(jobId))?.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
+      markWork(intake);
       return todo.length;
     }
     const data: IntakeData = { stream, source: 'import', firstLine: todo[0]!.line ?? 0, lastLine: todo.at(-1)!.line ?? 0, items: todo };

@@ -1,3 +1,4 @@
+import { markWork } from '../queue/dispatch/work-mark.js';
 import type { Queue } from 'bullmq';
 import type { StreamName } from '../records/stream-name.js';
 import { failedReasons } from './failed-reasons.js';
@@ -65,6 +66,7 @@ async function retryEach(queues: StreamQueues, ids: readonly string[], checkSupe
       // A record that waited before it failed waits afresh, its bound counted from now (src/queue/wait/).
       await queues.redis.hdel(found.queue.toKey(id), WAIT_SINCE_FIELD);
       await found.job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
+      markWork(found.queue);
       out.retried.push({ id, stream: found.stream });
     } catch (err) {
       out.refused.push({ id, reason: messageOf(err) });

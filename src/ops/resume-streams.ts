@@ -1,3 +1,4 @@
+import { markWork } from '../queue/dispatch/work-mark.js';
 import { redisKeys } from '../redis/connection.js';
 import { closeBreaker, takeStreak } from '../queue/hold/refusal-state.js';
 import { retryJobIds } from './job-retry.js';
@@ -36,6 +37,7 @@ export async function resumeStreams(queues: StreamQueues, streams: readonly Stre
     // Counted before the resume: once resumed, workers take jobs at once and the count would race them.
     const c = await queue.getJobCounts('waiting', 'delayed', 'prioritized');
     if (queuePaused) await queue.resume();
+    markWork(queue);
     out.push({
       stream,
       wasPaused: before.paused || queuePaused,

@@ -11,7 +11,7 @@ import type { JobData } from './queues.js';
 import { skipIdleStalledChecks } from './stalled-check-skip.js';
 import { wakeAfterRefusal } from './wake-after-refusal.js';
 import type { StartWorkersOptions } from './start-workers-options.js';
-import { parkSlot, trackJobs, type ParkKey, type ParkSlot } from './worker-park.js';
+import { countJobs } from './pool-state.js';
 
 /** The intake worker of a stream: expands its imported batches into record jobs, one batch at a time. */
 export function startIntakeWorker(
@@ -27,17 +27,10 @@ export function startIntakeWorker(
     o.logger.debug({ stream, jobId: job.id, records: result.records }, result.summary);
     return result;
   };
-  const intakeQueue = intakeQueueName(stream);
-  let slot: ParkSlot<IntakeWorker> | undefined;
-  const run = guard.wrap(trackJobs(() => slot, runIntake));
-  slot = parkSlot(
-    (type: ParkKey) => `${o.prefix}:${intakeQueue}:${type}`,
-    () => createIntakeWorker(o, s, stream, conn, guard, run),
-  );
-  s.slots.push(slot);
+  createIntakeWorker(o, s, stream, conn, guard, guard.wrap(countJobs(s, runIntake)));
 }
 
-/** Makes the stream's intake worker (at start, and again when a parked one starts). */
+/** Makes the stream's intake worker. */
 function createIntakeWorker(
   o: StartWorkersOptions,
   s: PoolState,

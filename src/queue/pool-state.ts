@@ -13,8 +13,6 @@ import type { IntakeData } from './intake-queue.js';
 import type { JobResult } from './job-context.js';
 import type { JobData } from './queues.js';
 import type { StartWorkersOptions } from './start-workers-options.js';
-import type { ParkSlot } from './worker-park.js';
-import type { Parking } from './park-doorbell.js';
 
 export type RecordWorker = Worker<JobData, JobResult>;
 export type IntakeWorker = Worker<IntakeData, IntakeResult>;
@@ -23,12 +21,10 @@ export type IntakeWorker = Worker<IntakeData, IntakeResult>;
 export interface PoolState {
   workers: Map<StreamName, RecordWorker>;
   intakeWorkers: Map<StreamName, IntakeWorker>;
-  /** Each worker's slot (record and intake), where parking closes it and makes it again. */
-  slots: Array<ParkSlot<RecordWorker> | ParkSlot<IntakeWorker>>;
-  recordSlots: Map<StreamName, ParkSlot<RecordWorker>>;
+  /** Jobs running now in this process (record and intake). */
+  active: number;
   /** Told of every record worker made (metrics). */
   watchers: Array<(worker: RecordWorker, stream: StreamName) => void>;
-  parking?: Parking;
   owned: Queue[];
   /** Each stream's record queue, held together while the service is down. */
   recordQueues: Map<StreamName, Queue>;
@@ -54,8 +50,7 @@ export function poolState(o: StartWorkersOptions): PoolState {
   const state: PoolState = {
     workers: new Map(),
     intakeWorkers: new Map(),
-    slots: [],
-    recordSlots: new Map(),
+    active: 0,
     watchers: o.watch?.record ? [o.watch.record] : [],
     owned: [],
     recordQueues: new Map(),
@@ -81,4 +76,16 @@ export function poolState(o: StartWorkersOptions): PoolState {
     state.calls = { holds, ...(o.outage.callWaitMs === undefined ? {} : { waitMs: o.outage.callWaitMs }) };
   }
   return state;
+}
+
+/** A processor whose jobs are counted in the pool's `active` while they run. */
+export function countJobs<A extends unknown[], R>(s: Pick<PoolState, 'active'>, run: (...args: A) => Promise<R>) {
+  return async (...args: A): Promise<R> => {
+    s.active++;
+    try {
+      return await run(...args);
+    } finally {
+      s.active--;
+    }
+  };
 }

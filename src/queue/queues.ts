@@ -6,6 +6,7 @@ import type { Config } from '../../config/read-config.js';
 import { JITTERED } from './backoff.js';
 import { openIntakeQueue, type IntakeData } from './intake-queue.js';
 import type { StreamName } from '../records/stream-name.js';
+import { announceWork } from './dispatch/work-mark.js';
 
 /** Name of the queue whose jobs are the scheduled pulls (order and BOM polling, the stock-count cron). */
 export const CONTROL_QUEUE = 'control';
@@ -86,6 +87,8 @@ export interface CreateQueuesOptions {
   streams: readonly StreamName[];
   /** BullMQ telemetry (tracing on): each job added gets a trace of its own (src/telemetry/enqueue-spans.ts). */
   telemetry?: Telemetry;
+  /** The account's mark in the deployment's ready set (dispatch/work-mark.ts's workMarkOf): every add makes it. */
+  mark?: () => void;
 }
 
 /** One BullMQ queue per stream, named after it, under the program's prefix. */
@@ -95,13 +98,16 @@ export function createQueues(opts: CreateQueuesOptions): QueueSet {
   const queues = new Map<StreamName, Queue<JobData>>(
     streams.map((s) => [
       s,
-      new Queue<JobData>(s, { connection: opts.connection, prefix: opts.prefix, defaultJobOptions, telemetry: opts.telemetry }),
+      announceWork(
+        new Queue<JobData>(s, { connection: opts.connection, prefix: opts.prefix, defaultJobOptions, telemetry: opts.telemetry }),
+        opts.mark,
+      ),
     ]),
   );
   // Without a listener BullMQ prints every connection error as a raw stack, past the logger and its redaction;
   // commands still reject on their own, and the workers log the outage.
   for (const q of queues.values()) q.on('error', () => undefined);
-  const intakes = new Map(streams.map((s) => [s, openIntakeQueue(opts.connection, opts.prefix, s, opts.jobs)]));
+  const intakes = new Map(streams.map((s) => [s, announceWork(openIntakeQueue(opts.connection, opts.prefix, s, opts.jobs), opts.mark)]));
   return {
     prefix: opts.prefix,
     get(stream) {

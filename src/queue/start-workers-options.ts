@@ -70,18 +70,11 @@ export interface StartWorkersOptions {
    * killing its worker ends failed ("job stalled more than allowable limit").
    */
   maxStalledCount?: number;
-  /**
-   * Parks idle workers (worker-park.ts): a worker that ran no job for `afterMs`, with nothing for it in its queue, is
-   * closed, and one connection of the pool waits for work on every parked queue, starting the queue's worker again
-   * when work comes. Saves a Redis connection per idle queue (the `worker` of ACCOUNTS_FILE, hundreds of accounts on
-   * one Redis). Default: off, every worker keeps its blocking connection.
-   */
-  park?: { afterMs: number };
   /** BullMQ telemetry (tracing on): a `process <stream>` span per attempt, the job span of src/telemetry/. Default: none. */
   telemetry?: Telemetry;
   /**
    * Told of each worker as it is made, before it runs a job (a one-shot run's ledger follows every job they finish):
-   * the record workers (parked ones made again too) and the intake workers. Default: none.
+   * the record workers and the intake workers. Default: none.
    */
   watch?: {
     record?: (worker: Worker<JobData, JobResult>, stream: StreamName) => void;

@@ -6,7 +6,7 @@ import { intakeQueueName, type IntakeData } from './intake-queue.js';
 import type { JobResult } from './job-context.js';
 import { startOutageWatch } from './hold/hold-watch.js';
 import { startWaitWatch } from './wait/wait-look.js';
-import { poolState, type IntakeWorker, type PoolState, type RecordWorker } from './pool-state.js';
+import { countJobs, poolState, type IntakeWorker, type PoolState, type RecordWorker } from './pool-state.js';
 import { startIntakeWorker } from './intake-worker.js';
 import { skipIdleStalledChecks } from './stalled-check-skip.js';
 import { failureCodeOf } from './failure-code.js';
@@ -15,8 +15,6 @@ import { createProcessor } from './job-runner.js';
 import { recordJobOptions, type JobData } from './queues.js';
 import type { StartWorkersOptions } from './start-workers-options.js';
 import { startSizing } from './worker-sizing.js';
-import { parkSlot, slotRuns, trackJobs, type ParkKey, type ParkSlot } from './worker-park.js';
-import { startParking } from './park-doorbell.js';
 import { wakeAfterRefusal } from './wake-after-refusal.js';
 import type { StreamName } from '../records/stream-name.js';
 import { messageOf } from '../errors/message-of.js';
@@ -34,13 +32,13 @@ const UNLIMITED = { max: 1_000_000_000, duration: 1_000 };
 export type { StartWorkersOptions };
 
 export interface WorkerPool {
-  /** Per stream, the record worker now (with `park`, a parked one is closed, and made anew when work comes). */
+  /** Per stream, the record worker. */
   workers: Map<StreamName, RecordWorker>;
-  /** Per stream, the worker that fans intake batches (imports) out into record jobs (the one now, as `workers`). */
+  /** Per stream, the worker that fans intake batches (imports) out into record jobs. */
   intakeWorkers: Map<StreamName, IntakeWorker>;
-  /** Whether every record worker runs, or is parked (it starts again when work comes): for readiness. */
+  /** Whether every record worker runs: for readiness. */
   running(): boolean;
-  /** Calls `watch` with each stream's record worker now, and with each one made later (a parked worker started again). */
+  /** Calls `watch` with each stream's record worker, and with each one made later. */
   eachWorker(watch: (worker: RecordWorker, stream: StreamName) => void): void;
   /** Jobs running now in this process. */
   active(): number;
@@ -55,13 +53,10 @@ export interface WorkerPool {
   close(graceMs: number): Promise<{ forced: boolean }>;
 }
 
-/** Jobs running now in this process: what each worker's slot counts (worker-park.ts's trackJobs). */
-const activeJobs = (s: PoolState) => s.slots.reduce((n, slot) => n + slot.jobs, 0);
+/** Jobs running now in this process. */
+const activeJobs = (s: PoolState) => s.active;
 
-/**
- * The record worker of a stream: its processor with the rate-limit, breaker and outage holds, bad records trimmed.
- * Made again alike (the concurrency sized last) when a parked one starts again.
- */
+/** The record worker of a stream: its processor with the rate-limit, breaker and outage holds, bad records trimmed. */
 function startRecordWorker(o: StartWorkersOptions, s: PoolState, kind: RunnerKind, conn: Redis, guard: FinishGuard, queue: Queue<JobData>) {
   const processor = createProcessor(kind, o.deps, {
     ...o.processor,
@@ -75,17 +70,10 @@ function startRecordWorker(o: StartWorkersOptions, s: PoolState, kind: RunnerKin
     ...(s.calls ? { calls: s.calls } : {}),
     ...(o.waits ? { waits: { boundMs: o.waits.boundMs, lookSoon: () => s.waitWatch?.lookNow() } } : {}),
   });
-  let slot: ParkSlot<RecordWorker> | undefined;
-  const run = guard.wrap(trackJobs(() => slot, processor));
-  slot = parkSlot(
-    (type: ParkKey) => queue.toKey(type),
-    () => createRecordWorker(o, s, kind, conn, guard, queue, run),
-  );
-  s.slots.push(slot);
-  s.recordSlots.set(kind.stream, slot);
+  createRecordWorker(o, s, kind, conn, guard, queue, guard.wrap(countJobs(s, processor)));
 }
 
-/** Makes the stream's record worker (at start, and again when a parked one starts) and tells the pool's watchers. */
+/** Makes the stream's record worker and tells the pool's watchers. */
 function createRecordWorker(
   o: StartWorkersOptions,
   s: PoolState,
@@ -98,8 +86,7 @@ function createRecordWorker(
   const worker = new Worker<JobData, JobResult>(kind.stream, run, {
     connection: conn,
     prefix: o.prefix,
-    // The sizer sets the concurrency of the worker now, a parked one too.
-    concurrency: s.workers.get(kind.stream)?.concurrency ?? o.concurrency,
+    concurrency: o.concurrency,
     limiter: UNLIMITED,
     // BullMQ's per-minute counts of finished jobs, for the dashboard's charts; every worker must keep the same number.
     metrics: { maxDataPoints: defaults.flowKeepMinutes },
@@ -173,9 +160,7 @@ async function abandon(s: PoolState): Promise<void> {
 async function closePool(o: StartWorkersOptions, s: PoolState, graceMs: number): Promise<{ forced: boolean }> {
   await s.watch?.stop();
   await s.waitWatch?.stop();
-  // Parked workers are closed already, and none starts again from here on.
-  await s.parking?.stop();
-  const all = s.slots.filter((slot) => slot.state === 'running').map((slot) => slot.worker);
+  const all = [...s.workers.values(), ...s.intakeWorkers.values()];
   // pause() stops fetching at once (it interrupts the blocking wait) and resolves when active jobs are done.
   const pausing = Promise.all(all.map((w) => w.pause()));
   const idle = await Promise.race([pausing.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), graceMs).unref())]);
@@ -210,18 +195,6 @@ export async function startWorkers(o: StartWorkersOptions): Promise<WorkerPool> 
     throw err;
   }
   const sizer = o.sizing && startSizing(o.sizing, () => [...s.workers.values()], o.logger);
-  if (o.park)
-    s.parking = startParking(
-      {
-        afterMs: o.park.afterMs,
-        checkMs: o.stalledIntervalMs ?? defaults.stalledCheckMs,
-        conn: s.conn!,
-        connection: o.connection,
-        prefix: o.prefix,
-        logger: o.logger,
-      },
-      s.slots,
-    );
   if (s.outage)
     s.watch = startOutageWatch({
       ...s.outage,
@@ -243,7 +216,7 @@ export async function startWorkers(o: StartWorkersOptions): Promise<WorkerPool> 
   return {
     workers: s.workers,
     intakeWorkers: s.intakeWorkers,
-    running: () => [...s.recordSlots.values()].every(slotRuns),
+    running: () => [...s.workers.values()].every((w) => w.isRunning()),
     eachWorker(watch) {
       for (const [stream, worker] of s.workers) watch(worker, stream);
       s.watchers.push(watch);

@@ -8,7 +8,7 @@ import type { StartWorkersOptions } from './start-workers-options.js';
 
 /**
  * Sizes the record workers' concurrency again every `everyMs` from the pace (BullMQ reads `worker.concurrency` as it
- * fetches). `workers` gives the workers now: a parked worker made again takes the concurrency its closed one was given.
+ * fetches). `workers` gives the workers now.
  */
 export function startSizing(
   s: NonNullable<StartWorkersOptions['sizing']>,

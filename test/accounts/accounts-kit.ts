@@ -8,6 +8,7 @@ import { STREAMS } from '../../jobs/kinds.js';
 import { startFeedServer, type FeedServer } from '../../src/feed/feed-server.js';
 import { readBreaker } from '../../src/queue/hold/refusal-state.js';
 import { redisKeys } from '../../src/redis/connection.js';
+import { shardKeys } from '../../src/queue/dispatch/ready-set.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
 import { baseEnv } from '../cli/run-cli.js';
 import { startWorkerProcess, type WorkerProcess } from '../cli/worker-process.js';
@@ -127,6 +128,9 @@ export async function accountsWorld(name: string): Promise<AccountsWorld> {
         await a.feed.close();
         await a.sandbox.close();
       }
+      // The deployment's own keys: its ready set's shards and the sweep's lock (src/queue/dispatch/).
+      for (let shard = 0; shard < 8; shard++) await redis.del(...Object.values(shardKeys(base, shard)));
+      await redis.del(`${base}~sweep`);
       redis.disconnect();
       rmSync(dir, { recursive: true, force: true });
     },

@@ -16,6 +16,8 @@ import '../../jobs/stock/count-progress.js';
 import '../../src/queue/lease/lease-scripts.js';
 import '../../src/feed/due-set.js';
 import '../../src/ops/accounts-glance.js';
+import '../../src/queue/dispatch/ready-set.js';
+import '../../src/queue/dispatch/account-work.js';
 
 /** Per script: its arguments on fresh keys under `k` (one hash tag, so one cluster slot), and what it answers there. */
 const CALLS: Record<string, { args: (k: string) => Array<string | number>; answer: unknown }> = {
@@ -24,6 +26,16 @@ const CALLS: Record<string, { args: (k: string) => Array<string | number>; answe
   isync_dueRegister: { args: (k) => [2, `${k}:due`, `${k}:due:rule`, 'acme/orders', 1000, 'every:10000'], answer: 1 },
   // A member not in the set is not due: nil.
   isync_dueClaim: { args: (k) => [1, `${k}:due`, 'acme/orders', Date.now(), 60_000], answer: null },
+  isync_readyMark: { args: (k) => [3, `${k}:ready`, `${k}:pass`, `${k}:vt`, 'acme'], answer: 1 },
+  // Nothing ready: nil.
+  isync_readyClaim: { args: (k) => [3, `${k}:ready`, `${k}:lease`, `${k}:vt`, Date.now(), 30_000, ''], answer: null },
+  isync_readyRelease: { args: (k) => [4, `${k}:ready`, `${k}:lease`, `${k}:pass`, `${k}:vt`, 'acme', 1, '0'], answer: 1 },
+  isync_readyWaiting: { args: (k) => [2, `${k}:ready`, `${k}:lease`, Date.now()], answer: 0 },
+  // An account's queues, empty: no work, no delayed job (-1), no waiting record.
+  isync_accountWork: {
+    args: (k) => [6, ...['wait', 'prioritized', 'active', 'meta', 'delayed'].map((t) => `${k}:orders:${t}`), `${k}:waiting:orders`, 1],
+    answer: [0, 0, -1, 0],
+  },
   isync_budgetAcquire: {
     args: (k) => [
       6,

@@ -21,9 +21,9 @@ type WorkerOps = ReturnType<typeof startWorkerOps>;
 
 /** How one account's work runs. */
 export interface AccountWorkerOptions {
-  /** Parks idle workers (WORKER_PARK_SECONDS; 0: never): the `worker` of ACCOUNTS_FILE, many accounts on one Redis. */
-  park?: boolean;
-  /** The process's due loop, which runs every account's scheduled pulls (the `worker` of ACCOUNTS_FILE). */
+  /** Whether the account's scheduled pulls run with its workers (default); the `worker` of ACCOUNTS_FILE runs them apart. */
+  schedules?: boolean;
+  /** The process's due loop, which runs every account's scheduled pulls. */
   due?: DueLoop;
 }
 
@@ -41,11 +41,10 @@ async function startWorkerRuntime(
     () =>
       startRuntime(deps, {
         kinds,
-        withSchedulers: deps.upstream !== undefined,
+        withSchedulers: deps.upstream !== undefined && o.schedules !== false,
         ...(o.due ? { due: o.due } : {}),
         workers: {
           breaker: { threshold: config.breaker.threshold, onTrip: () => ops.alertNow() },
-          ...(o.park && config.workerParkSeconds > 0 ? { park: { afterMs: config.workerParkSeconds * 1000 } } : {}),
         },
       }),
     { waitMs: config.redisStartWaitSeconds * 1000, logger, signal: io.stop },
@@ -61,7 +60,6 @@ export function accountReadiness(
   stopping: () => boolean,
 ): { redis: ReadyCheck; writes: ReadyCheck; workers: ReadyCheck; streams: ReadyCheck } {
   const workers: ReadyCheck = async () => {
-    // A parked worker is fine: it starts again when work comes.
     const running = runtime.workers.running();
     const detail = stopping() ? { detail: 'shutting down' } : running ? {} : { detail: 'a worker is not running' };
     return { name: 'workers', ok: !stopping() && running, ...detail };
@@ -131,7 +129,7 @@ export async function startAccountWorker(
     await app.close();
     throw err;
   });
-  // Every record worker, those made again after a park too.
+  // Every record worker.
   runtime.workers.eachWorker((worker, stream) => app.metrics.watchWorker(worker, stream));
   // Redis full, read-only or away: said by /readyz, a gauge and an alert.
   const redisHealth = startRedisHealth(app);

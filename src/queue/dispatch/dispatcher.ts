@@ -1,0 +1,224 @@
+import type { Logger } from '../../log/logger.js';
+import { logRepeated, reasonOf } from '../../log/log-throttle.js';
+import { messageOf } from '../../errors/message-of.js';
+import type { AccountWork } from './account-work.js';
+import type { ReadySet } from './ready-set.js';
+
+/**
+ * A process's turns: which accounts it has open, taken from the deployment's ready set (ready-set.ts) as its places
+ * allow (WORKER_ACCOUNTS_OPEN), closed when they have had nothing to do for ACCOUNT_IDLE_SECONDS, and handed back when
+ * they have held their place ACCOUNT_TURN_SECONDS while others wait for one. An account with nothing to do is open
+ * nowhere: it holds no connection, worker or timer. One claim loop and one look a second per process, whatever the
+ * number of accounts.
+ */
+
+/** An account's turn in this process: its workers running. */
+export interface Turn {
+  /** Jobs of the account running in this process now. */
+  active(): number;
+  /** Stops taking jobs; the active ones get the grace period. */
+  close(): Promise<void>;
+}
+
+export interface DispatcherOptions {
+  ready: ReadySet;
+  logger: Logger;
+  /** Places for open accounts in this process (WORKER_ACCOUNTS_OPEN). */
+  places: number;
+  /** An open account with nothing to do this long is closed (ACCOUNT_IDLE_SECONDS), in ms. */
+  idleMs: number;
+  /** An open account hands its place back after this long when others wait (ACCOUNT_TURN_SECONDS), in ms. */
+  turnMs: number;
+  /** A lease's length, renewed while open: a process that died frees its accounts this long after. */
+  leaseMs: number;
+  /** How often a process with free places looks at the ready set, in ms. */
+  pollMs: number;
+  /** Whether this process runs the account (ACCOUNTS_FILE names it, and `--account` if given). */
+  knows(account: string): boolean;
+  /** Its weight (ACCOUNT_WEIGHT). */
+  weight(account: string): number;
+  /** Opens the account's turn. */
+  startTurn(account: string): Promise<Turn>;
+  /** Reads the account's queues. */
+  work(account: string): Promise<AccountWork>;
+  /** Asks for the account to be marked ready at a time (the due set's `<account>!wake`). */
+  wakeAt(account: string, at: number): Promise<void>;
+  /** How often the open accounts are looked at (leases renewed, idle ones closed), in ms. Default 1000. */
+  lookMs?: number;
+  /** How soon an account with records waiting for a reference, or with held jobs, is looked at again, in ms. */
+  lookAgainMs: number;
+}
+
+interface Open {
+  name: string;
+  since: number;
+  /** The turn once started. */
+  turn?: Turn;
+  starting: Promise<Turn | undefined>;
+  /** Since when it has had nothing to do. */
+  idleSince?: number;
+  closing?: Promise<void>;
+}
+
+export interface Dispatcher {
+  /** Says the account has work (a push, an import, a pull, a retry): it takes a turn somewhere soon. */
+  mark(account: string): Promise<void>;
+  /** Looks at the ready set now (a mark made in this process). */
+  nudge(): void;
+  /** The accounts open in this process. */
+  open(): string[];
+  /** Closes an account's turn here, if open (an account removed or changed): it is handed back with its work. */
+  close(account: string): Promise<void>;
+  /** Stops claiming, and closes every open account (their active jobs share one grace period). */
+  stop(): Promise<void>;
+}
+
+/** What a process's dispatcher keeps. */
+interface State {
+  o: DispatcherOptions;
+  open: Map<string, Open>;
+  /** Accounts this process does not run (or could not start), claimed anyway: handed back, and skipped for a while. */
+  skip: Map<string, number>;
+  nextShard: number;
+  failed(err: unknown, what: string): void;
+}
+
+/** Claims one account from the shards in turn; answers whether it got one. */
+async function claimOne(s: State): Promise<boolean> {
+  const { o } = s;
+  const now = Date.now();
+  for (const [name, until] of s.skip) if (until <= now) s.skip.delete(name);
+  const skipped = [...s.open.keys(), ...s.skip.keys()];
+  for (let i = 0; i < o.ready.shards; i++) {
+    const shard = (s.nextShard + i) % o.ready.shards;
+    const name = await o.ready.claim(shard, now, o.leaseMs, skipped);
+    if (name === undefined) continue;
+    s.nextShard = (shard + 1) % o.ready.shards;
+    if (!o.knows(name)) {
+      s.skip.set(name, now + 10_000);
+      await o.ready.release(name, 0, true);
+      return true;
+    }
+    begin(s, name, now);
+    return true;
+  }
+  return false;
+}
+
+/** Opens a claimed account's turn; one that cannot start is handed back and skipped here for a while. */
+function begin(s: State, name: string, now: number): void {
+  const entry: Open = { name, since: now, starting: Promise.resolve(undefined) };
+  entry.starting = s.o.startTurn(name).then(
+    (turn) => (entry.turn = turn),
+    async (err: unknown) => {
+      s.o.logger.error(
+        { account: name, err: messageOf(err) },
+        `account ${name}: its turn could not start (${messageOf(err)}); tried again`,
+      );
+      s.open.delete(name);
+      s.skip.set(name, Date.now() + 10_000);
+      await s.o.ready.release(name, 0, true).catch((e: unknown) => s.failed(e, 'a turn not started could not be handed back'));
+      return undefined;
+    },
+  );
+  s.open.set(name, entry);
+}
+
+/** Closes a turn, charges it and hands it back: with its work, or with a wake for its next delayed job. */
+function finish(s: State, e: Open, why: 'idle' | 'yield' | 'closed'): Promise<void> {
+  const { o } = s;
+  e.closing ??= (async () => {
+    const turn = await e.starting;
+    await turn?.close();
+    s.open.delete(e.name);
+    const now = Date.now();
+    const charge = Math.max(0.1, (now - e.since) / 1000) / Math.max(0.01, o.weight(e.name));
+    const w = await o.work(e.name).catch(() => undefined);
+    // Unread (Redis away): handed back as having work, so it is looked at again.
+    await o.ready.release(e.name, charge, why === 'yield' || w === undefined || w.ready > 0);
+    const later = [w?.nextDelayedAt ?? Infinity, w && (w.waits > 0 || w.held > 0) ? now + o.lookAgainMs : Infinity];
+    const at = Math.min(...later);
+    if (Number.isFinite(at)) await o.wakeAt(e.name, at);
+  })().catch((err: unknown) => {
+    s.failed(err, `account ${e.name}: its turn did not end cleanly`);
+  });
+  return e.closing;
+}
+
+/** Once a second: leases renewed, idle accounts closed, and a place handed back after a long turn when others wait. */
+async function look(s: State): Promise<void> {
+  const { o } = s;
+  const now = Date.now();
+  const names = [...s.open.values()].filter((e) => !e.closing).map((e) => e.name);
+  if (names.length) await o.ready.renew(names, now + o.leaseMs);
+  let othersWait: boolean | undefined;
+  for (const e of s.open.values()) {
+    if (e.closing || !e.turn) continue;
+    if (e.turn.active() > 0 || (await o.work(e.name)).ready > 0) e.idleSince = undefined;
+    else e.idleSince ??= now;
+    if (e.idleSince !== undefined && now - e.idleSince >= o.idleMs) void finish(s, e, 'idle');
+    else if (now - e.since >= o.turnMs && s.open.size >= o.places) {
+      othersWait ??= await anyWaiting(o.ready, now);
+      if (othersWait) void finish(s, e, 'yield');
+    }
+  }
+}
+
+async function anyWaiting(ready: ReadySet, now: number): Promise<boolean> {
+  for (let shard = 0; shard < ready.shards; shard++) if ((await ready.waiting(shard, now)) > 0) return true;
+  return false;
+}
+
+export function startDispatcher(o: DispatcherOptions): Dispatcher {
+  const s: State = {
+    o,
+    open: new Map(),
+    skip: new Map(),
+    nextShard: 0,
+    failed: (err, what) =>
+      logRepeated(o.logger, 'warn', `dispatch:${reasonOf(err)}`, { err: messageOf(err) }, `${what} (Redis?); tried again`),
+  };
+  let stopped = false;
+  let nudge: (() => void) | undefined;
+  const claimLoop = async () => {
+    while (!stopped) {
+      let got = false;
+      if (s.open.size < o.places) got = await claimOne(s).catch((err: unknown) => (s.failed(err, 'could not claim an account'), false));
+      if (got) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, o.pollMs);
+        nudge = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      nudge = undefined;
+    }
+  };
+  const looking = setInterval(
+    () => void look(s).catch((err: unknown) => s.failed(err, 'could not look at the open accounts')),
+    o.lookMs ?? 1000,
+  );
+  looking.unref();
+  const claiming = claimLoop();
+
+  return {
+    async mark(account) {
+      await o.ready.mark(account);
+      nudge?.();
+    },
+    nudge: () => nudge?.(),
+    open: () => [...s.open.keys()],
+    async close(account) {
+      const e = s.open.get(account);
+      if (e) await finish(s, e, 'closed');
+    },
+    async stop() {
+      stopped = true;
+      clearInterval(looking);
+      nudge?.();
+      await claiming;
+      await Promise.all([...s.open.values()].map((e) => finish(s, e, 'closed')));
+    },
+  };
+}

@@ -1,0 +1,146 @@
+import type { RedisConnection as Redis } from '../../redis/connection.js';
+import { redisScript, runScript } from '../../redis/scripts.js';
+
+/**
+ * The deployment's ready set: the accounts that have work, and nothing of those that have none. It is split into
+ * shards, each under a hash tag of its own (`{isync~ready~3}`: `~` is in no account name), so a Redis Cluster spreads
+ * them; an account is always in the shard its name hashes to. Per shard:
+ *
+ * - `:ready` (sorted set): the accounts with work, scored by their pass (stride scheduling: the lowest goes next);
+ * - `:lease` (sorted set): the accounts a process has open now, scored by when its lease ends (renewed while open);
+ * - `:pass` (hash): each account's pass after its last turn, so a return to the set does not jump the queue;
+ * - `:vt` (string): the shard's virtual time, the pass of the last account claimed: an account that comes back after
+ *   an idle spell starts there, not at the pass it left with (it gets no credit for the time it had nothing to do).
+ *
+ * A turn is charged by the time it held its place divided by the account's weight (ACCOUNT_WEIGHT): an account weighted
+ * 2 is charged half, so it gets twice the turns of one weighted 1 when both always have work.
+ */
+
+/** The keys of one shard. */
+export interface ShardKeys {
+  ready: string;
+  lease: string;
+  pass: string;
+  vt: string;
+}
+
+/** The shard of an account (FNV-1a of its name): the same in every process, whatever the order of ACCOUNTS_FILE. */
+export function shardOf(account: string, shards: number): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < account.length; i++) {
+    h ^= account.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h % shards;
+}
+
+/** A shard's keys under the deployment's base prefix (QUEUE_PREFIX without braces). */
+export function shardKeys(base: string, shard: number): ShardKeys {
+  const tag = `{${base.replace(/[{}]/g, '')}~ready~${shard}}`;
+  return { ready: `${tag}:ready`, lease: `${tag}:lease`, pass: `${tag}:pass`, vt: `${tag}:vt` };
+}
+
+// KEYS: ready, pass, vt. ARGV: account. Adds the account at max(its pass, the shard's time) unless it is there.
+const MARK = redisScript(
+  'readyMark',
+  `if redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 0 end
+local vt = tonumber(redis.call('GET', KEYS[3]) or '0')
+local pass = tonumber(redis.call('HGET', KEYS[2], ARGV[1]) or '0')
+redis.call('ZADD', KEYS[1], math.max(vt, pass), ARGV[1])
+return 1`,
+);
+
+// KEYS: ready, lease, vt. ARGV: now, leaseMs, skip (accounts this process will not take, joined by newlines).
+// Takes the lowest pass whose lease is not held (or has ended: its process died), leases it and answers it, or nil.
+const CLAIM = redisScript(
+  'readyClaim',
+  `local now = tonumber(ARGV[1])
+local skip = {}
+for name in string.gmatch(ARGV[3], '[^\\n]+') do skip[name] = true end
+local scan = math.min(redis.call('ZCARD', KEYS[2]) + #ARGV[3] + 16, 2000)
+local ready = redis.call('ZRANGE', KEYS[1], 0, scan - 1, 'WITHSCORES')
+for i = 1, #ready, 2 do
+  local m = ready[i]
+  local until_ = tonumber(redis.call('ZSCORE', KEYS[2], m) or '0')
+  if not skip[m] and until_ <= now then
+    redis.call('ZREM', KEYS[1], m)
+    redis.call('ZADD', KEYS[2], now + tonumber(ARGV[2]), m)
+    local vt = tonumber(redis.call('GET', KEYS[3]) or '0')
+    if tonumber(ready[i + 1]) > vt then redis.call('SET', KEYS[3], ready[i + 1]) end
+    return m
+  end
+end
+return nil`,
+);
+
+// KEYS: ready, lease, pass, vt. ARGV: account, charge, work (1: it has work left). Ends the account's lease and charges
+// its turn; it stays in the ready set when it has work left, or when work was marked while it was open.
+const RELEASE = redisScript(
+  'readyRelease',
+  `redis.call('ZREM', KEYS[2], ARGV[1])
+local vt = tonumber(redis.call('GET', KEYS[4]) or '0')
+local pass = math.max(vt, tonumber(redis.call('HGET', KEYS[3], ARGV[1]) or '0')) + tonumber(ARGV[2])
+redis.call('HSET', KEYS[3], ARGV[1], pass)
+if ARGV[3] == '1' or redis.call('ZSCORE', KEYS[1], ARGV[1]) then redis.call('ZADD', KEYS[1], pass, ARGV[1]) end
+return 1`,
+);
+
+// KEYS: ready, lease. ARGV: now. How many accounts of the shard wait for a turn that no process holds (at most 1000 looked at).
+const WAITING = redisScript(
+  'readyWaiting',
+  `local ready = redis.call('ZRANGE', KEYS[1], 0, 999)
+local n = 0
+for _, m in ipairs(ready) do
+  if tonumber(redis.call('ZSCORE', KEYS[2], m) or '0') <= tonumber(ARGV[1]) then n = n + 1 end
+end
+return n`,
+);
+
+/** The ready set's commands for a deployment, on the process's connection. */
+export function readySet(redis: Redis, base: string, shards: number) {
+  const keysOf = (account: string) => shardKeys(base, shardOf(account, shards));
+  return {
+    shards,
+    keysOf,
+    /** Says the account has work: it takes a turn when its pass comes (a process may have it open already). */
+    async mark(account: string): Promise<void> {
+      const k = keysOf(account);
+      await runScript(redis, MARK, [3, k.ready, k.pass, k.vt, account]);
+    },
+    /** Claims the next account of a shard for a lease of `leaseMs`, skipping `skip`; undefined when none waits. */
+    async claim(shard: number, now: number, leaseMs: number, skip: readonly string[] = []): Promise<string | undefined> {
+      const k = shardKeys(base, shard);
+      const r = (await runScript(redis, CLAIM, [3, k.ready, k.lease, k.vt, Math.round(now), Math.round(leaseMs), skip.join('\n')])) as
+        string | null;
+      return r ?? undefined;
+    },
+    /** Ends a turn: charged `charge` (its time over its weight); back in the set when it has work left. */
+    async release(account: string, charge: number, work: boolean): Promise<void> {
+      const k = keysOf(account);
+      await runScript(redis, RELEASE, [4, k.ready, k.lease, k.pass, k.vt, account, charge, work ? '1' : '0']);
+    },
+    /** Extends the leases of the open accounts (one command a shard). */
+    async renew(accounts: readonly string[], until: number): Promise<void> {
+      const byShard = new Map<number, string[]>();
+      for (const a of accounts) {
+        const s = shardOf(a, shards);
+        byShard.set(s, [...(byShard.get(s) ?? []), a]);
+      }
+      await Promise.all(
+        [...byShard].map(([s, names]) => redis.zadd(shardKeys(base, s).lease, 'XX', ...names.flatMap((n) => [Math.round(until), n]))),
+      );
+    },
+    /** How many accounts of a shard wait for a turn and are held by no process (an idle deployment: 0). */
+    async waiting(shard: number, now: number): Promise<number> {
+      const k = shardKeys(base, shard);
+      return Number(await runScript(redis, WAITING, [2, k.ready, k.lease, Math.round(now)]));
+    },
+    /** Forgets an account (gone from ACCOUNTS_FILE, or purged): its place, its lease and its pass. */
+    async forget(account: string): Promise<void> {
+      const k = keysOf(account);
+      await Promise.all([redis.zrem(k.ready, account), redis.zrem(k.lease, account), redis.hdel(k.pass, account)]);
+    },
+  };
+}
+
+export type ReadySet = ReturnType<typeof readySet>;

@@ -1,0 +1,123 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readySet, shardKeys, shardOf, type ReadySet } from '../../../src/queue/dispatch/ready-set.js';
+import { connect, uniquePrefix } from '../../helpers/redis.js';
+import type { Redis } from 'ioredis';
+
+/**
+ * Issue 56: the ready set (src/queue/dispatch/ready-set.ts) on a real Redis. Stride scheduling: the lowest pass goes
+ * next, a turn is charged its length over the account's weight, an account back from idle starts at the shard's time;
+ * a leased account is no one else's until released or its lease ends; a mark made while it is open is not lost.
+ */
+let redis: Redis;
+const bases: string[] = [];
+const fresh = (shards = 1): { base: string; ready: ReadySet } => {
+  const base = uniquePrefix('ready');
+  bases.push(base);
+  return { base, ready: readySet(redis, base, shards) };
+};
+
+beforeAll(() => {
+  redis = connect();
+});
+afterAll(async () => {
+  for (const base of bases)
+    for (let s = 0; s < 8; s++) {
+      const k = shardKeys(base, s);
+      await redis.del(k.ready, k.lease, k.pass, k.vt);
+    }
+  redis.disconnect();
+});
+
+/** Claims `turns` times, each turn charged `length` seconds and handed back with work left; answers the turns of each. */
+async function turns(ready: ReadySet, n: number, length: (name: string) => number): Promise<Map<string, number>> {
+  const got = new Map<string, number>();
+  for (let i = 0; i < n; i++) {
+    const name = await ready.claim(0, Date.now(), 30_000);
+    if (!name) break;
+    got.set(name, (got.get(name) ?? 0) + 1);
+    await ready.release(name, length(name), true);
+  }
+  return got;
+}
+
+describe('the ready set', () => {
+  it('gives two accounts that always have work equal turns, and one weighted 2 twice the turns', async () => {
+    const { ready } = fresh();
+    await ready.mark('a');
+    await ready.mark('b');
+    const even = await turns(ready, 100, () => 1);
+    expect(Math.abs(even.get('a')! - even.get('b')!)).toBeLessThanOrEqual(1);
+    // Weighted: `b` is charged half a turn's length (the dispatcher divides by ACCOUNT_WEIGHT).
+    const weighted = await turns(ready, 300, (name) => (name === 'b' ? 0.5 : 1));
+    expect(weighted.get('b')! / weighted.get('a')!).toBeGreaterThan(1.9);
+    expect(weighted.get('b')! / weighted.get('a')!).toBeLessThan(2.1);
+  });
+
+  it('charges a turn by its length: a trickle account goes before a backlog that held its place long', async () => {
+    const { ready } = fresh();
+    await ready.mark('backlog');
+    await ready.mark('trickle');
+    // The backlog holds its place 60 s a turn, the trickle 1 s: the trickle gets about 60 turns to one.
+    const got = await turns(ready, 122, (name) => (name === 'backlog' ? 60 : 1));
+    expect(got.get('trickle')!).toBeGreaterThanOrEqual(110);
+    expect(got.get('backlog')!).toBeGreaterThanOrEqual(1);
+  });
+
+  it('starts an account back from idle at the shard time, with no credit for the time it had nothing to do', async () => {
+    const { ready } = fresh();
+    await ready.mark('busy');
+    await turns(ready, 50, () => 1);
+    await ready.mark('newcomer');
+    // Were it scored 0, the newcomer would take the next 50 turns; at the shard's time, they alternate.
+    const got = await turns(ready, 20, () => 1);
+    expect(got.get('newcomer')!).toBeLessThanOrEqual(11);
+    expect(got.get('busy')!).toBeGreaterThanOrEqual(9);
+  });
+
+  it('leases a claimed account to one process until it is handed back, or its lease ends', async () => {
+    const { ready } = fresh();
+    await ready.mark('a');
+    const now = Date.now();
+    expect(await ready.claim(0, now, 1_000)).toBe('a');
+    // Marked again while open (a job added): still no one else's while the lease lasts.
+    await ready.mark('a');
+    expect(await ready.claim(0, now + 500, 1_000)).toBeUndefined();
+    expect(await ready.waiting(0, now + 500)).toBe(0);
+    // Its process died: the lease ends, and another takes it.
+    expect(await ready.waiting(0, now + 1_500)).toBe(1);
+    expect(await ready.claim(0, now + 1_500, 1_000)).toBe('a');
+  });
+
+  it('keeps a mark made while the account was open, though its turn ended with nothing left to read', async () => {
+    const { ready } = fresh();
+    await ready.mark('a');
+    expect(await ready.claim(0, Date.now(), 30_000)).toBe('a');
+    await ready.mark('a');
+    await ready.release('a', 1, false);
+    expect(await ready.claim(0, Date.now(), 30_000)).toBe('a');
+    // Not marked while open, and nothing left: it leaves the set.
+    await ready.release('a', 1, false);
+    expect(await ready.claim(0, Date.now(), 30_000)).toBeUndefined();
+  });
+
+  it('skips what a process asks it to skip, and forgets an account removed', async () => {
+    const { ready } = fresh();
+    await ready.mark('a');
+    await ready.mark('b');
+    const first = await ready.claim(0, Date.now(), 30_000, ['a']);
+    expect(first).toBe('b');
+    await ready.forget('a');
+    expect(await ready.claim(0, Date.now(), 30_000)).toBeUndefined();
+  });
+
+  it('spreads accounts over the shards, each under a hash tag of its own, the same in every process', () => {
+    const names = Array.from({ length: 800 }, (_, i) => `account-${i}`);
+    const counts = new Array<number>(8).fill(0);
+    for (const n of names) counts[shardOf(n, 8)]!++;
+    for (const c of counts) expect(c).toBeGreaterThan(60);
+    expect(shardOf('acme', 8)).toBe(shardOf('acme', 8));
+    const k = shardKeys('isync', 3);
+    expect(k.ready).toBe('{isync~ready~3}:ready');
+    expect(new Set(Object.values(k).map((key) => /\{[^}]+\}/.exec(key)![0])).size).toBe(1);
+  });
+});
