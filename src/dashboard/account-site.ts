@@ -24,6 +24,8 @@ export interface AccountSiteOptions {
   prefix: string;
   signedIn: boolean;
   budgets?: Budgets;
+  /** An account of ACCOUNTS_FILE: where the deployment's workers say they run. */
+  deploymentWorkers?: string;
   /** Queues of scheduled runs shown in bull-board besides the streams (the control queue), while a scheduler is on one. */
   extraQueues?: readonly string[];
   logger?: Logger;
@@ -52,8 +54,8 @@ export function openAccountSite(o: AccountSiteOptions): AccountSite {
   for (const q of extra) q.on('error', () => undefined);
   const router = express.Router();
   router.use('/queues', boardRouter(queues, extra, o.base));
-  const { redis, prefix, signedIn, budgets, logger, base, accounts } = o;
-  router.use(jobRoutes({ redis, queues, prefix, signedIn, budgets, logger, base, accounts }));
+  const { redis, prefix, signedIn, budgets, logger, base, accounts, deploymentWorkers } = o;
+  router.use(jobRoutes({ redis, queues, prefix, signedIn, budgets, logger, base, accounts, deploymentWorkers }));
   const { kinds, serviceBaseUrl, lagLimitSeconds, mapping, repair } = o;
   router.use(
     opsRoutes({

@@ -25,6 +25,8 @@ export interface DashboardAccount {
   mapping?: Mapping;
   /** Runs the account's repairs from its reconcile page; none: the page plans them and has no button. */
   repair?: Repairer;
+  /** Where the deployment's workers say they run (worker-presence.ts's deploymentWorkersOf). */
+  deploymentWorkers?: string;
   /** Closes what the caller opened for the account (the deps its repairs ran with) once the dashboard drops it. */
   close?: () => Promise<void>;
 }

@@ -24,6 +24,8 @@ export interface JobRoutesOptions {
   base?: string;
   /** ACCOUNTS_FILE's accounts for the pages' picker, this one current; none with one account. */
   accounts?: () => AccountPicker;
+  /** An account of ACCOUNTS_FILE: where the deployment's workers say they run (worker-presence.ts). */
+  deploymentWorkers?: string;
 }
 
 /** The pages' header for routes of one account. */
@@ -51,7 +53,7 @@ export function jobRoutes(o: JobRoutesOptions): Router {
       // Sampled first, as /api/flow does: the table and the charts read the same samples (flow-charts.ts keeps them so).
       await sampleFlow(o.redis, o.prefix, o.queues.names);
       const [status, reconcile] = await Promise.all([
-        readStatus(o.redis, o.queues, { budgets: o.budgets }),
+        readStatus(o.redis, o.queues, { budgets: o.budgets, deploymentWorkers: o.deploymentWorkers }),
         readLastReport(o.redis, o.prefix),
       ]);
       // The budget table's last hour, from the samples its charts draw (one figure, two views); the failures of the status.
@@ -63,7 +65,7 @@ export function jobRoutes(o: JobRoutesOptions): Router {
   r.get(
     '/api/status',
     wrap(async (_req, res) => {
-      res.json(await readStatus(o.redis, o.queues, { budgets: o.budgets }));
+      res.json(await readStatus(o.redis, o.queues, { budgets: o.budgets, deploymentWorkers: o.deploymentWorkers }));
     }),
   );
   r.get(

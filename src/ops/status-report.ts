@@ -197,7 +197,11 @@ async function scheduleStatus(redis: Redis, prefix: string, kinds: StreamQueues[
 }
 
 /** Reads queue counts (import batches too), feed cursors, budget use, schedules and failure groups of one prefix. */
-export async function readStatus(redis: Redis, queues: StreamQueues, o: { budgets?: Budgets; now?: number } = {}): Promise<StatusReport> {
+export async function readStatus(
+  redis: Redis,
+  queues: StreamQueues,
+  o: { budgets?: Budgets; now?: number; deploymentWorkers?: string } = {},
+): Promise<StatusReport> {
   const now = o.now ?? Date.now();
   const keys = redisKeys(queues.prefix);
   // Every hold, read once: each stream's refusals, the outage and the last one that ended.
@@ -210,7 +214,7 @@ export async function readStatus(redis: Redis, queues: StreamQueues, o: { budget
     scheduleStatus(redis, queues.prefix, queues.kinds),
     failedGroups(queues, undefined, failures),
     checkEvictionPolicy(redis),
-    readWorkers(redis, keys, now),
+    readWorkers(redis, keys, now, o.deploymentWorkers),
     Promise.all(holds.calls.map(async (c) => ({ ...c, waiting: c.held ? await heldJobCounts(redis, keys, c.call, queues.names) : {} }))),
     readWaits(redis, keys),
   ]);

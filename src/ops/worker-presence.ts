@@ -16,18 +16,33 @@ export interface WorkerPresence {
 const EVERY_MS = 20_000;
 const GONE_MS = 3 * EVERY_MS;
 
+/**
+ * Where the `worker` processes of ACCOUNTS_FILE say they run (a hash under the deployment's QUEUE_PREFIX): each serves
+ * every account of the file, and an account's own hash has a process only while its turn is open there.
+ */
+export const deploymentWorkersKey = (base: string) => `${base}~workers`;
+
+/** The deployment's key for an account of ACCOUNTS_FILE (its configuration names it), else undefined. */
+export const deploymentWorkersOf = (config: { accountName?: string; dispatch: { base: string } }) =>
+  config.accountName === undefined ? undefined : deploymentWorkersKey(config.dispatch.base);
+
 /** Says in Redis that this worker runs (and how) until stopped; a failed write is tried again at the next beat. */
 export function startWorkerPresence(
   redis: Redis,
   keys: Pick<RedisKeys, 'workers'>,
   me: Pick<WorkerPresence, 'pulls' | 'ingest'>,
 ): { stop(): Promise<void> } {
+  return startPresenceAt(redis, keys.workers(), me);
+}
+
+/** Says in the hash `key` that this worker runs (and how) until stopped. */
+export function startPresenceAt(redis: Redis, key: string, me: Pick<WorkerPresence, 'pulls' | 'ingest'>): { stop(): Promise<void> } {
   const id = `${hostname()}:${process.pid}`;
   const beat = () =>
     redis
       .multi()
-      .hset(keys.workers(), id, JSON.stringify({ ...me, seenAt: Date.now() }))
-      .pexpire(keys.workers(), GONE_MS)
+      .hset(key, id, JSON.stringify({ ...me, seenAt: Date.now() }))
+      .pexpire(key, GONE_MS)
       .exec()
       .catch(() => undefined);
   void beat();
@@ -36,14 +51,25 @@ export function startWorkerPresence(
   return {
     async stop() {
       clearInterval(timer);
-      await redis.hdel(keys.workers(), id).catch(() => undefined);
+      await redis.hdel(key, id).catch(() => undefined);
     },
   };
 }
 
-/** The workers that said they run within the last minute. */
-export async function readWorkers(redis: Redis, keys: Pick<RedisKeys, 'workers'>, now = Date.now()): Promise<WorkerPresence[]> {
-  const all = await redis.hgetall(keys.workers());
+/**
+ * The workers that said they run within the last minute: the account's own, and with `deployment` (an account of
+ * ACCOUNTS_FILE: deploymentWorkersOf) the deployment's processes, which take its work when it has some.
+ */
+export async function readWorkers(
+  redis: Redis,
+  keys: Pick<RedisKeys, 'workers'>,
+  now = Date.now(),
+  deployment?: string,
+): Promise<WorkerPresence[]> {
+  const all = {
+    ...(deployment === undefined ? {} : await redis.hgetall(deployment)),
+    ...(await redis.hgetall(keys.workers())),
+  };
   const out: WorkerPresence[] = [];
   for (const [id, raw] of Object.entries(all)) {
     try {

@@ -1,3 +1,4 @@
+import { deploymentWorkersOf } from '../../ops/worker-presence.js';
 import { accountConfig, defaultAccount } from '../../../config/accounts.js';
 import { defaults } from '../../../config/defaults.js';
 import type { Config } from '../../../config/read-config.js';
@@ -26,6 +27,7 @@ export function dashboardAccount(name: string, config: Config, redis: Redis, kin
     serviceBaseUrl: config.service?.baseUrl,
     lagLimitSeconds: config.alerts.lagSeconds,
     pulls: Boolean(config.upstream),
+    deploymentWorkers: deploymentWorkersOf(config),
     mapping: config.mapping,
     repair: config.service
       ? async (ask) => {

@@ -1,3 +1,4 @@
+import { deploymentWorkersOf } from '../../ops/worker-presence.js';
 import { Command } from 'commander';
 import type { AccountConfig } from '../../../config/accounts.js';
 import { defaults } from '../../../config/defaults.js';
@@ -61,7 +62,10 @@ async function fullStatus(io: CliIo, accounts: readonly AccountConfig[], kinds: 
     io,
     accounts,
     kinds,
-    async (queues, redis, { config }) => ({ value: await readStatus(redis, queues, { budgets: budgetsOf(config) }), code: ExitCode.ok }),
+    async (queues, redis, { config }) => ({
+      value: await readStatus(redis, queues, { budgets: budgetsOf(config), deploymentWorkers: deploymentWorkersOf(config) }),
+      code: ExitCode.ok,
+    }),
     { inFlight: defaults.statusReportsInFlight, several },
   );
   return writeOutcomes(io, outcomes, { json: o.json, text: renderStatus, toJson: (report) => report, several });

@@ -1,3 +1,4 @@
+import { deploymentWorkersKey, startPresenceAt } from '../../ops/worker-presence.js';
 import type { Config } from '../../../config/read-config.js';
 import { startProcessTracing } from '../../app/app-context.js';
 import { fileAccountsSource, readWatchedAccounts, watchAccounts, type AccountsWatch } from '../../app/accounts-watch.js';
@@ -162,6 +163,7 @@ export async function runAccountsWorker(io: CliIo, kinds: readonly Kind[]): Prom
   let ingest: AccountsIngest | undefined;
   let http: WorkerHttp | undefined;
   let turns: { stop(): Promise<void> } | undefined;
+  let presence: { stop(): Promise<void> } | undefined;
   let started = false;
   try {
     watch = watchAccounts(source, first, { everyMs: base.accountsReloadSeconds * 1000, logger, meanwhile });
@@ -175,6 +177,8 @@ export async function runAccountsWorker(io: CliIo, kinds: readonly Kind[]): Prom
     const failed = starts.find((s): s is PromiseRejectedResult => s.status === 'rejected');
     if (failed) throw failed.reason;
     turns = startTurns(p, base);
+    // For `status` and the dashboard of every account: this process takes its work when it has some.
+    presence = startPresenceAt(redis, deploymentWorkersKey(base.dispatch.base), { pulls: false, ingest: p.ingestUrl ?? null });
     started = true;
     http = await serveHttp(p, base, ingest);
     const pushes = ingest ? `; pushes at ${ingest.receiver.url}/ingest/{account}/{stream}` : '';
@@ -200,6 +204,7 @@ export async function runAccountsWorker(io: CliIo, kinds: readonly Kind[]): Prom
     // taking pushes meanwhile (those in flight are stored and answered).
     await Promise.all([ingest?.receiver.close(), turns?.stop()]);
     await closeAll(p);
+    await presence?.stop();
     await p.due.close(0);
     p.catalogs.close();
     await http?.close();
