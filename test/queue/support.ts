@@ -14,9 +14,9 @@ import { sandboxConfig } from '../../src/app/sandbox-config.js';
 import { programKinds } from '../../jobs/kinds.js';
 import type { StreamName } from '../../src/records/stream-name.js';
 import { startWorkers, type StartWorkersOptions, type WorkerPool } from '../../src/queue/worker-pool.js';
-import type { RedisKeys } from '../../src/redis/connection.js';
+import { createRedis, type RedisKeys } from '../../src/redis/connection.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
-import { connect, deletePrefix, redisUrl, uniquePrefix } from '../helpers/redis.js';
+import { deletePrefix, redisUrl, uniquePrefix } from '../helpers/redis.js';
 import { orderKind } from '../../jobs/orders/order-kind.js';
 import type { Kind } from '../../src/kinds/kind.js';
 
@@ -75,20 +75,23 @@ export async function settleMeta(queues: QueueSet): Promise<void> {
   await Promise.all(all.map(async (q) => (await q.getBackend().client).get('ping')));
 }
 
-/** A fresh prefix on the real Redis, the stream queues, an empty sandbox and a real client for it. */
-export async function queueWorld(name: string, jobs: Config['jobs'] = fastJobs): Promise<QueueWorld> {
-  const redis = connect();
+/**
+ * A fresh prefix on the real Redis (or on `url`, a test's own redis-server), the stream queues, an empty sandbox and
+ * a real client for it.
+ */
+export async function queueWorld(name: string, jobs: Config['jobs'] = fastJobs, url = redisUrl()): Promise<QueueWorld> {
+  const redis = createRedis(url);
   const prefix = uniquePrefix(name);
   const { logger, lines } = captureLogger();
   const sandbox = await startSandbox({ data: 'empty' });
-  const config = sandboxConfig(sandbox, { redis: redisUrl(), prefix, jobs, service: { readRetries: 0 } });
+  const config = sandboxConfig(sandbox, { redis: url, prefix, jobs, service: { readRetries: 0 } });
   const built = buildDeps(config, logger, { redis, budget: false, catalog: unusedCatalog, kinds: programKinds });
   const { client, keys, queues } = built;
   await settleMeta(queues);
   const deps: RunnerDeps = { client, catalog: unusedCatalog, redis, keys, logger, jobs };
   return {
     redis,
-    url: redisUrl(),
+    url,
     prefix,
     keys,
     queues,
@@ -97,7 +100,7 @@ export async function queueWorld(name: string, jobs: Config['jobs'] = fastJobs):
     sandbox,
     client,
     deps,
-    startPool: (kinds, o = {}) => startWorkers({ kinds, connection: redisUrl(), prefix, deps, concurrency: 2, logger, ...o }),
+    startPool: (kinds, o = {}) => startWorkers({ kinds, connection: url, prefix, deps, concurrency: 2, logger, ...o }),
     async close() {
       await built.close();
       await sandbox.close();
