@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startOtherClient, type OtherClient } from '../kit/other-client.js';
 import { readShares, type LaneShare } from '../../src/client/budget/share-status.js';
 import { startFeedServer, type FeedServer } from '../../src/feed/feed-server.js';
@@ -16,35 +16,29 @@ import { STREAMS } from '../../jobs/kinds.js';
 /**
  * Two `inventory-sync worker` processes share one total with another client of the account (the sandbox counts
  * every request of both against it, in windows of 6 s, and says what is left in X-RateLimit-* headers, or only
- * answers 429 with X-RateLimit-Limit and -Reset).
+ * answers 429 with X-RateLimit-Limit and -Reset). The two tests run side by side, each with its own sandbox and prefix:
+ * they wait on the service's windows, not on the CPU (two workers at 600 a minute each).
  */
 describe('a total budget shared with another client of the account', () => {
-  let sandbox: Sandbox;
-  let feed: FeedServer;
-  let redis: Redis;
-  let prefix: string;
-  let env: Record<string, string>;
-  let workers: WorkerProcess[] = [];
-  let other: OtherClient | undefined;
-
-  beforeEach(async () => {
+  /** One test's sandbox, feed, prefix and processes, torn down when that test ends (the two run side by side). */
+  async function startWorld(onFinished: (fn: () => Promise<void>) => void) {
     // 60 requests in 6 s is the 600 a minute the program is told, in windows short enough for a test.
-    sandbox = await startSandbox({
+    const sandbox: Sandbox = await startSandbox({
       port: 0,
       data: 'demo',
       key: SECRETS.key,
       secret: SECRETS.secret,
       budgets: { total: { limit: 60, windowMs: 6_000 } },
     });
-    feed = await startFeedServer({
+    const feed: FeedServer = await startFeedServer({
       port: 0,
       names: STREAMS,
       streams: { orders: benchOrders(`SHARE-${Date.now()}`, 600) },
       token: SECRETS.token,
     });
-    redis = connect();
-    prefix = uniquePrefix('shared-budget');
-    env = {
+    const redis: Redis = connect();
+    const prefix = uniquePrefix('shared-budget');
+    const env: Record<string, string> = {
       ...baseEnv(),
       LOG_LEVEL: 'info',
       REDIS_URL: redisUrl(),
@@ -61,83 +55,107 @@ describe('a total budget shared with another client of the account', () => {
       ORDER_POLL_SECONDS: '1',
       WORKER_HTTP_PORT: '0',
     };
-  });
-  afterEach(async () => {
-    await other?.stop();
-    await Promise.all(workers.map((w) => w.stop()));
-    workers = [];
-    await feed.close();
-    await sandbox.close();
-    await deletePrefix(redis, prefix);
-    redis.disconnect();
-  });
+    const w = { sandbox, env, workers: [] as WorkerProcess[], other: undefined as OtherClient | undefined };
+    onFinished(async () => {
+      await w.other?.stop();
+      await Promise.all(w.workers.map((p) => p.stop()));
+      await feed.close();
+      await sandbox.close();
+      await deletePrefix(redis, prefix);
+      redis.disconnect();
+    });
+    const total = async (): Promise<LaneShare> => (await readShares(redis, redisKeys(prefix))).total;
+    return { w, total };
+  }
 
-  const total = async (): Promise<LaneShare> => (await readShares(redis, redisKeys(prefix))).total;
+  it.concurrent(
+    'lowers its rate while the other client spends the budget, and takes it back when it stops',
+    async ({ onTestFinished }) => {
+      const { w, total } = await startWorld(onTestFinished);
+      const { sandbox, env } = w;
+      w.workers = [startWorkerProcess(env), startWorkerProcess(env)];
+      await Promise.all(w.workers.map((p) => p.httpUrl));
+      const other = (w.other = startOtherClient({
+        url: sandbox.url,
+        account: sandbox.account,
+        key: SECRETS.key,
+        secret: SECRETS.secret,
+        perMinute: 300,
+      }));
 
-  it('lowers its rate while the other client spends the budget, and takes it back when it stops', async () => {
-    workers = [startWorkerProcess(env), startWorkerProcess(env)];
-    await Promise.all(workers.map((w) => w.httpUrl));
-    other = startOtherClient({ url: sandbox.url, account: sandbox.account, key: SECRETS.key, secret: SECRETS.secret, perMinute: 300 });
+      // Half the total goes to the other client: the workers' share comes down, for the reason that it does.
+      await eventually(
+        async () => {
+          const s = await total();
+          return s.factor < 0.8 && (s.reason === 'shared-remaining' || s.reason === 'shared-429') && (s.otherPerMinute ?? 0) > 100;
+        },
+        60_000,
+        'the share to come down because of the other client',
+      );
+      const status = await runCli(['status', '--json'], env);
+      const row = (JSON.parse(status.stdout) as StatusReport).budget.find((b) => b.cls === 'total')!;
+      expect(row.configuredPerMinute).toBe(600);
+      expect(row.effectivePerMinute!).toBeLessThan(600 * 0.98 * 0.8);
+      // Read a moment after the share came down: it may be on its way back up already, a step at a time, or pacing
+      // by what the service's window has left, which the other client spent.
+      expect(row.why).toMatch(/another client of the account|climbing back a step at a time/);
+      // Both processes pace by the one share in Redis; at least one said why it lowered it.
+      const lines = w.workers.flatMap((p) => p.stdoutLines);
+      expect(lines.some((l) => l.includes('another client of the account spends the same budget'))).toBe(true);
 
-    // Half the total goes to the other client: the workers' share comes down, for the reason that it does.
-    await eventually(
-      async () => {
-        const s = await total();
-        return s.factor < 0.8 && (s.reason === 'shared-remaining' || s.reason === 'shared-429') && (s.otherPerMinute ?? 0) > 100;
-      },
-      60_000,
-      'the share to come down because of the other client',
-    );
-    const status = await runCli(['status', '--json'], env);
-    const row = (JSON.parse(status.stdout) as StatusReport).budget.find((b) => b.cls === 'total')!;
-    expect(row.configuredPerMinute).toBe(600);
-    expect(row.effectivePerMinute!).toBeLessThan(600 * 0.98 * 0.8);
-    // Read a moment after the share came down: it may be on its way back up already, a step at a time, or pacing
-    // by what the service's window has left, which the other client spent.
-    expect(row.why).toMatch(/another client of the account|climbing back a step at a time/);
-    // Both processes pace by the one share in Redis; at least one said why it lowered it.
-    const lines = workers.flatMap((w) => w.stdoutLines);
-    expect(lines.some((l) => l.includes('another client of the account spends the same budget'))).toBe(true);
+      await other.stop();
+      w.other = undefined;
+      await eventually(
+        async () => {
+          const s = await total();
+          return s.factor >= 0.95;
+        },
+        90_000,
+        'the share to climb back once the other client stopped',
+      );
+      expect(sandbox.admin.counters().actions).toBeGreaterThan(0);
+    },
+    200_000,
+  );
 
-    await other.stop();
-    other = undefined;
-    await eventually(
-      async () => {
-        const s = await total();
-        return s.factor >= 0.95;
-      },
-      90_000,
-      'the share to climb back once the other client stopped',
-    );
-    expect(sandbox.admin.counters().actions).toBeGreaterThan(0);
-  }, 200_000);
+  it.concurrent(
+    'with X-RateLimit-* on 429s only, reads the others from its 429s and leaves them almost none',
+    async ({ onTestFinished }) => {
+      const { w, total } = await startWorld(onTestFinished);
+      const { sandbox, env } = w;
+      sandbox.admin.setBudgets({ total: { limit: 60, windowMs: 6_000 }, rateHeaders: 'on-429' });
+      // From the whole budget, as a share settles after its slow start: 60 in 6 s is not the 600 a minute the program is
+      // told, so the window is learnt from 429s of two windows in a row (the slow start: test/client/budget/slow-start.test.ts).
+      env.INVENTORY_RATE_START_PERCENT = '100';
+      w.workers = [startWorkerProcess(env), startWorkerProcess(env)];
+      await Promise.all(w.workers.map((p) => p.httpUrl));
+      const other = (w.other = startOtherClient({
+        url: sandbox.url,
+        account: sandbox.account,
+        key: SECRETS.key,
+        secret: SECRETS.secret,
+        perMinute: 300,
+      }));
 
-  it('with X-RateLimit-* on 429s only, reads the others from its 429s and leaves them almost none', async () => {
-    sandbox.admin.setBudgets({ total: { limit: 60, windowMs: 6_000 }, rateHeaders: 'on-429' });
-    // From the whole budget, as a share settles after its slow start: 60 in 6 s is not the 600 a minute the program is
-    // told, so the window is learnt from 429s of two windows in a row (the slow start: test/client/budget/slow-start.test.ts).
-    env.INVENTORY_RATE_START_PERCENT = '100';
-    workers = [startWorkerProcess(env), startWorkerProcess(env)];
-    await Promise.all(workers.map((w) => w.httpUrl));
-    other = startOtherClient({ url: sandbox.url, account: sandbox.account, key: SECRETS.key, secret: SECRETS.secret, perMinute: 300 });
-
-    // Half the total goes to the other client: read from a 429 (the window spent, less what the workers sent in it).
-    await eventually(
-      async () => {
-        const s = await total();
-        return s.factor < 0.8 && s.otherSource === '429' && (s.otherPerMinute ?? 0) > 150 && (s.otherPerMinute ?? 0) < 450;
-      },
-      60_000,
-      'the share to come down to what the other client leaves',
-    );
-    // Settled: a window for the share to act, then four windows in which the other client meets (almost) no 429.
-    await new Promise((r) => setTimeout(r, 6_000));
-    const o0 = other.counts();
-    const done0 = sandbox.admin.counters().actions;
-    await new Promise((r) => setTimeout(r, 24_000));
-    const o1 = other.counts();
-    expect(o1.sent - o0.sent).toBeGreaterThan(80);
-    expect((o1.rateLimited - o0.rateLimited) / (o1.sent - o0.sent)).toBeLessThanOrEqual(0.05);
-    expect(sandbox.admin.counters().actions).toBeGreaterThan(done0);
-  }, 120_000);
+      // Half the total goes to the other client: read from a 429 (the window spent, less what the workers sent in it).
+      await eventually(
+        async () => {
+          const s = await total();
+          return s.factor < 0.8 && s.otherSource === '429' && (s.otherPerMinute ?? 0) > 150 && (s.otherPerMinute ?? 0) < 450;
+        },
+        60_000,
+        'the share to come down to what the other client leaves',
+      );
+      // Settled: a window for the share to act, then four windows in which the other client meets (almost) no 429.
+      await new Promise((r) => setTimeout(r, 6_000));
+      const o0 = other.counts();
+      const done0 = sandbox.admin.counters().actions;
+      await new Promise((r) => setTimeout(r, 24_000));
+      const o1 = other.counts();
+      expect(o1.sent - o0.sent).toBeGreaterThan(80);
+      expect((o1.rateLimited - o0.rateLimited) / (o1.sent - o0.sent)).toBeLessThanOrEqual(0.05);
+      expect(sandbox.admin.counters().actions).toBeGreaterThan(done0);
+    },
+    120_000,
+  );
 });
