@@ -13,7 +13,8 @@ import type { AccountMetrics } from '../../metrics/account-metrics.js';
 import type { ReadyCheck } from '../../metrics/worker-http.js';
 import type { RedisConnection as Redis } from '../../redis/connection.js';
 import type { Dispatcher, Turn } from '../../queue/dispatch/dispatcher.js';
-import { accountReadiness, startAccountWorker, type AccountWorker } from './account-worker.js';
+import { accountReadiness, startAccountWorker, type AccountWorker, type WorkerOps } from './account-worker.js';
+import { startWorkerOps } from '../../app/worker-ops.js';
 
 // One account of a `worker` with ACCOUNTS_FILE, as the process holds it: its entry always (its configuration), its parts
 // while it has a turn or pulls a feed, its workers while it has a turn (src/queue/dispatch/).
@@ -32,6 +33,8 @@ export interface Hosted {
 export interface HostedParts {
   app: AppContext;
   control?: Control;
+  /** An account that pulls: its operators' parts (alerts, for feed lag too; the chart samples), open with its pulls. */
+  ops?: WorkerOps;
 }
 
 /** What the accounts of a process share. */
@@ -71,7 +74,8 @@ export function partsOf(p: HostProcess, h: Hosted): Promise<HostedParts> {
     });
     try {
       const control = app.deps.upstream ? await startSchedules(app.deps, p.kinds, p.due) : undefined;
-      h.open = { app, ...(control ? { control } : {}) };
+      const ops = control ? startWorkerOps(app) : undefined;
+      h.open = { app, ...(control ? { control } : {}), ...(ops ? { ops } : {}) };
       return h.open;
     } catch (err) {
       await app.close();
@@ -91,6 +95,7 @@ export async function closeParts(p: HostProcess, h: Hosted, forget: boolean): Pr
   h.open = undefined;
   if (!parts) return;
   try {
+    await parts.ops?.stop();
     if (forget) await parts.control?.removeSchedules();
     await parts.control?.close(parts.app.config.shutdownGraceSeconds * 1000);
     await p.metrics?.retire(parts.app.metrics.registry).catch((err: unknown) => {
@@ -108,8 +113,8 @@ export async function closeParts(p: HostProcess, h: Hosted, forget: boolean): Pr
 export async function startTurn(p: HostProcess, name: string): Promise<Turn> {
   const h = p.hosted.get(name);
   if (!h) throw new Error(`account ${name} is not in this process's ACCOUNTS_FILE`);
-  const { app } = await partsOf(p, h);
-  const worker = await startAccountWorker(p.io, app, p.kinds, { schedules: false, due: p.due });
+  const { app, ops } = await partsOf(p, h);
+  const worker = await startAccountWorker(p.io, app, p.kinds, { schedules: false, due: p.due, ...(ops ? { ops } : {}) });
   const c = accountReadiness(app, worker.runtime, worker.redisHealth, p.kinds, p.stopping);
   worker.present(p.ingestUrl ?? null);
   h.turn = { worker, readiness: [c.writes, c.workers, c.streams] };

@@ -17,7 +17,7 @@ import type { DueLoop } from '../../feed/due-loop.js';
 
 // One account's part of `worker`: worker-run.ts runs the environment's account, worker-accounts.ts each of ACCOUNTS_FILE.
 
-type WorkerOps = ReturnType<typeof startWorkerOps>;
+export type WorkerOps = ReturnType<typeof startWorkerOps>;
 
 /** How one account's work runs. */
 export interface AccountWorkerOptions {
@@ -25,6 +25,8 @@ export interface AccountWorkerOptions {
   schedules?: boolean;
   /** The process's due loop, which runs every account's scheduled pulls. */
   due?: DueLoop;
+  /** The account's operators' parts when they run apart from its workers (an account of ACCOUNTS_FILE that pulls). */
+  ops?: WorkerOps;
 }
 
 /** The workers, and the scheduled pulls when the feed is configured; a start that Redis refuses is waited for. */
@@ -123,9 +125,10 @@ export async function startAccountWorker(
       throw err;
     },
   );
-  const ops = startWorkerOps(app);
+  const ops = o.ops ?? startWorkerOps(app);
+  const ownOps = o.ops === undefined;
   const runtime = await startWorkerRuntime(io, app, ops, kinds, o).catch(async (err: unknown) => {
-    await ops.stop();
+    if (ownOps) await ops.stop();
     await app.close();
     throw err;
   });
@@ -146,7 +149,7 @@ export async function startAccountWorker(
     async release() {
       await presence?.stop();
       redisHealth.stop();
-      await ops.stop();
+      if (ownOps) await ops.stop();
     },
   };
 }

@@ -1,3 +1,4 @@
+import { readySet } from '../../queue/dispatch/ready-set.js';
 import { plural } from '../../ops/state-words.js';
 import { Command } from 'commander';
 import { accountPrefix, basePrefix, chooseAccount, defaultAccount, isAccountName, readAccounts } from '../../../config/accounts.js';
@@ -106,6 +107,9 @@ async function purgeAccount(io: CliIo, done: CommandResult, kinds: readonly Kind
       return done(ExitCode.usage);
     }
     const deleted = await unlinkKeysUnder(redis, prefix);
+    // Its place in the deployment's ready set, if a mark left one (src/queue/dispatch/).
+    const { base, shards } = all.accounts[0]!.config.dispatch;
+    await readySet(redis, base, shards).forget(name);
     io.stdout.write(`Deleted ${deleted} key(s) under prefix ${prefix} (account ${name}).\n`);
     done(ExitCode.ok);
   } finally {
