@@ -68,20 +68,25 @@ describe('a total budget shared with another client of the account', () => {
     return { w, total };
   }
 
+  /** Two worker processes on the world's account, then another client of the account spending 300 a minute. */
+  const startBeside = async (w: Awaited<ReturnType<typeof startWorld>>['w']) => {
+    w.workers = [startWorkerProcess(w.env), startWorkerProcess(w.env)];
+    await Promise.all(w.workers.map((p) => p.httpUrl));
+    return (w.other = startOtherClient({
+      url: w.sandbox.url,
+      account: w.sandbox.account,
+      key: SECRETS.key,
+      secret: SECRETS.secret,
+      perMinute: 300,
+    }));
+  };
+
   it.concurrent(
     'lowers its rate while the other client spends the budget, and takes it back when it stops',
     async ({ onTestFinished }) => {
       const { w, total } = await startWorld(onTestFinished);
       const { sandbox, env } = w;
-      w.workers = [startWorkerProcess(env), startWorkerProcess(env)];
-      await Promise.all(w.workers.map((p) => p.httpUrl));
-      const other = (w.other = startOtherClient({
-        url: sandbox.url,
-        account: sandbox.account,
-        key: SECRETS.key,
-        secret: SECRETS.secret,
-        perMinute: 300,
-      }));
+      const other = await startBeside(w);
 
       // Half the total goes to the other client: the workers' share comes down, for the reason that it does.
       await eventually(
@@ -127,15 +132,7 @@ describe('a total budget shared with another client of the account', () => {
       // From the whole budget, as a share settles after its slow start: 60 in 6 s is not the 600 a minute the program is
       // told, so the window is learnt from 429s of two windows in a row (the slow start: test/client/budget/slow-start.test.ts).
       env.INVENTORY_RATE_START_PERCENT = '100';
-      w.workers = [startWorkerProcess(env), startWorkerProcess(env)];
-      await Promise.all(w.workers.map((p) => p.httpUrl));
-      const other = (w.other = startOtherClient({
-        url: sandbox.url,
-        account: sandbox.account,
-        key: SECRETS.key,
-        secret: SECRETS.secret,
-        perMinute: 300,
-      }));
+      const other = await startBeside(w);
 
       // Half the total goes to the other client: read from a 429 (the window spent, less what the workers sent in it).
       await eventually(
