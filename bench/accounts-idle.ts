@@ -4,15 +4,15 @@
  * account's feed is one empty feed server, its service one sandbox), or, with `--pushed-only`, no UPSTREAM_URL at all
  * (the accounts take pushes only, and none comes). Measured after the accounts have started and settled: the Redis
  * commands a second (INFO stats total_commands_processed, less the measuring's own), the Redis memory and keys, the
- * connections, the processes' CPU and each process's RSS; each also per account. And how soon the processes were
- * ready: from each process's spawn to its `worker started` line (the time in the line), and to every account started
- * in every process (each says so in the account's `:workers` hash; looked at every second).
+ * connections, the processes' CPU and each process's RSS; each also per account; and the accounts open at the end
+ * (their leases in the ready set, src/queue/dispatch/ready-set.ts: an idle account has none). And how soon each process
+ * was ready: from its spawn to its `worker started` line (the time in the line), logged once every account of the file
+ * is in it (an entry; and, for one that pulls, its parts and its schedules in the due set).
  * `--cluster` runs the same on a local Redis Cluster of three masters (test/kit/local-cluster.ts).
  *
- * `--park N` sets WORKER_PARK_SECONDS (idle workers closed after N s, one doorbell connection an account; 0: none).
  * `--poll-seconds N` sets the order feed's poll (ORDER_POLL_SECONDS; default: the program's, 5; the BOM feed keeps its 60).
  *
- *   npx tsx bench/accounts-idle.ts [--accounts 200] [--processes 1,3] [--seconds 30] [--settle 20] [--cluster] [--park N]
+ *   npx tsx bench/accounts-idle.ts [--accounts 200] [--processes 1,3] [--seconds 30] [--settle 20] [--cluster]
  *     [--pushed-only | --poll-seconds N]
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -28,7 +28,7 @@ import { sandboxEnv } from '../src/app/sandbox-config.js';
 import { STREAMS } from '../jobs/kinds.js';
 import { buildDist } from './lib/build-dist.js';
 import { spawnCli, type CliProcess } from './lib/cli-process.js';
-import { peakRss } from './lib/peak-rss.js';
+import { currentRss, peakRss } from './lib/peak-rss.js';
 import { processCpuMs } from './lib/proc-cpu.js';
 import { startLocalCluster } from '../test/kit/local-cluster.js';
 
@@ -43,16 +43,14 @@ export interface AccountsIdleOptions {
   processes: number;
   /** Seconds measured, after the settling. Default 30. */
   seconds?: number;
-  /** Seconds after every account has started before measuring (first polls, schedulers, presence). Default 20. */
+  /** Seconds after every process is ready before measuring (the first sweep, the first polls). Default 20. */
   settle?: number;
   cluster?: boolean;
-  /** WORKER_PARK_SECONDS of the processes (0: every worker stays open). Default: the program's (120 s, longer than a run). */
-  park?: number;
   /** No UPSTREAM_URL: the accounts take pushes only (none comes), nothing is polled. Default false: every feed polled. */
   pushedOnly?: boolean;
   /** Seconds between the polls of the order feed (ORDER_POLL_SECONDS; the BOM feed keeps its 60). Default: the program's. */
   pollSeconds?: number;
-  /** Seconds the accounts may take to start in every process before the run fails. Default 600. */
+  /** Seconds the processes may take to be ready before the run fails. Default 600. */
   startLimitSeconds?: number;
   log?: (line: string) => void;
 }
@@ -61,8 +59,6 @@ export interface AccountsIdleFigures {
   accounts: number;
   processes: number;
   cluster: boolean;
-  /** WORKER_PARK_SECONDS of the run (null: the program's default). */
-  park: number | null;
   pushedOnly: boolean;
   /** The order feed's poll, s (null: the program's default; pushed only: none). */
   pollSeconds: number | null;
@@ -70,8 +66,8 @@ export interface AccountsIdleFigures {
   readySeconds: number;
   /** The same, each process's. */
   readyEachSeconds: number[];
-  /** Seconds from the processes' spawn until every process ran every account (their `:workers` hashes). */
-  startSeconds: number;
+  /** Accounts open in some process at the end of the measure (leases in the ready set): idle, none should be. */
+  openAccounts: number;
   opsPerSecond: number;
   opsPerSecondPerAccount: number;
   memoryBytes: number;
@@ -87,6 +83,8 @@ export interface AccountsIdleFigures {
   rssPerProcessBytes: number;
   /** A process's RSS / accounts (each process runs every account): its start-up base included. */
   rssPerAccountBytes: number;
+  /** Resident memory at the end of the measure (VmRSS), a process's (the mean over the processes). */
+  rssNowPerProcessBytes: number;
 }
 
 /** The masters' INFO fields, summed (one server, or every master of the cluster). */
@@ -102,18 +100,15 @@ async function countKeys(nodes: Redis[]): Promise<number> {
   return sum;
 }
 
-/**
- * Accounts that every one of the `processes` worker processes runs: each process says so in the account's
- * `{prefix-name}:workers` hash (src/ops/worker-presence.ts), over every master.
- */
-async function registered(nodes: Redis[], processes: number): Promise<number> {
+/** Accounts a process has open (a turn): the members of the ready set's leases (`{idle~ready~N}:lease`), over every master. */
+async function leased(nodes: Redis[]): Promise<number> {
   let n = 0;
   for (const node of nodes) {
     let cursor = '0';
     do {
-      const [next, batch] = await node.scan(cursor, 'MATCH', `{${PREFIX}-*}:workers`, 'COUNT', 1000);
+      const [next, batch] = await node.scan(cursor, 'MATCH', `{${PREFIX}~ready~*}:lease`, 'COUNT', 1000);
       cursor = next;
-      for (const key of batch) if ((await node.hlen(key)) >= processes) n++;
+      for (const key of batch) n += await node.zcard(key);
     } while (cursor !== '0');
   }
   return n;
@@ -176,7 +171,6 @@ export async function runAccountsIdle(o: AccountsIdleOptions): Promise<AccountsI
             WORKER_HTTP_PORT: '0',
             // info: the `worker started` line, whose time is the process's ready time.
             LOG_LEVEL: 'info',
-            ...(o.park === undefined ? {} : { WORKER_PARK_SECONDS: String(o.park) }),
           },
           logFile: join(dir, `worker-${p}.log`),
           useDist: dist,
@@ -184,23 +178,17 @@ export async function runAccountsIdle(o: AccountsIdleOptions): Promise<AccountsI
       );
     }
     const ready: Array<number | undefined> = procs.map(() => undefined);
-    let startSeconds: number | undefined;
     for (;;) {
       procs.forEach((p, i) => (ready[i] ??= workerStartedAt(p.logFile)));
-      const n = startSeconds === undefined ? await registered(nodes, o.processes) : o.accounts;
-      if (n >= o.accounts) startSeconds ??= (Date.now() - started) / 1000;
-      if (startSeconds !== undefined && ready.every((r) => r !== undefined)) break;
+      if (ready.every((r) => r !== undefined)) break;
       if (procs.some((p) => !p.alive())) throw new Error(`a worker process ended early: see ${dir}`);
       const limit = o.startLimitSeconds ?? 600;
       if (Date.now() - started > limit * 1000)
-        throw new Error(`only ${n} of ${o.accounts} accounts started in every process in ${limit} s`);
-      await sleep(1_000);
+        throw new Error(`${ready.filter((r) => r === undefined).length} of ${o.processes} processes not ready in ${limit} s`);
+      await sleep(500);
     }
     const readyEachSeconds = ready.map((r, i) => round((r! - spawned[i]!) / 1000));
-    log(
-      `accounts-idle: ${o.accounts} accounts started in every process after ${round(startSeconds)} s; ` +
-        `\`worker started\` after ${readyEachSeconds.join(', ')} s; settling ${settle} s`,
-    );
+    log(`accounts-idle: ${o.accounts} accounts; \`worker started\` after ${readyEachSeconds.join(', ')} s; settling ${settle} s`);
     await sleep(settle * 1000);
     const cpu = () =>
       procs.reduce<number | undefined>((sum, p) => {
@@ -220,16 +208,17 @@ export async function runAccountsIdle(o: AccountsIdleOptions): Promise<AccountsI
     const keys = await countKeys(nodes);
     const connections = (await infoSum(nodes, 'connected_clients', 'clients')) - nodes.length;
     const rssBytes = procs.reduce((s, p) => s + (peakRss(p.pid) ?? 0), 0);
+    const rssNowBytes = procs.reduce((s, p) => s + (currentRss(p.pid) ?? 0), 0);
+    const openAccounts = await leased(nodes);
     return {
       accounts: o.accounts,
       processes: o.processes,
       cluster: Boolean(o.cluster),
-      park: o.park ?? null,
       pushedOnly: Boolean(o.pushedOnly),
       pollSeconds: o.pushedOnly ? null : (o.pollSeconds ?? null),
       readySeconds: Math.max(...readyEachSeconds),
       readyEachSeconds,
-      startSeconds: round(startSeconds),
+      openAccounts,
       opsPerSecond: round(opsPerSecond),
       opsPerSecondPerAccount: round(opsPerSecond / o.accounts, 3),
       memoryBytes,
@@ -242,6 +231,7 @@ export async function runAccountsIdle(o: AccountsIdleOptions): Promise<AccountsI
       rssBytes,
       rssPerProcessBytes: Math.round(rssBytes / o.processes),
       rssPerAccountBytes: Math.round(rssBytes / o.processes / o.accounts),
+      rssNowPerProcessBytes: Math.round(rssNowBytes / o.processes),
     };
   } finally {
     await Promise.all(procs.map((p) => p.stop(15_000)));
@@ -262,7 +252,6 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
       seconds: { type: 'string', default: '30' },
       settle: { type: 'string', default: '20' },
       cluster: { type: 'boolean', default: false },
-      park: { type: 'string' },
       'pushed-only': { type: 'boolean', default: false },
       'poll-seconds': { type: 'string' },
     },
@@ -275,7 +264,6 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
       seconds: Number(values.seconds),
       settle: Number(values.settle),
       cluster: values.cluster,
-      ...(values.park === undefined ? {} : { park: Number(values.park) }),
       pushedOnly: values['pushed-only'],
       ...(values['poll-seconds'] === undefined ? {} : { pollSeconds: Number(values['poll-seconds']) }),
       log: say,

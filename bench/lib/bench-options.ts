@@ -54,8 +54,8 @@ export interface BenchOptions {
   quick: boolean;
   /**
    * Accounts of the accounts-idle, accounts-fair, accounts-status, accounts-page and log-redaction sections (default:
-   * 200 idle, 50 at their budget, 1,000 and 10,000 for status, 10,000 on the page, 10,000 secrets; --quick: 50, 10,
-   * 1,000, 1,000 and 2,000).
+   * 10,000 idle pushed only and 1,000 idle polled, 50 at their budget, 1,000 and 10,000 for status, 10,000 on the page,
+   * 10,000 secrets; --quick: a tenth of the idle ones, 10, 1,000, 1,000 and 2,000).
    */
   accounts?: number;
 }

@@ -23,26 +23,37 @@ export interface FeedState {
   lastErrorAt?: string;
 }
 
-/** Adds one queued page to a MULTI that also moves the cursor, so both change together. */
+/**
+ * Adds one queued page to a MULTI that also moves the cursor, so both change together. An empty poll (the cursor where
+ * it was, nothing counted) writes only what changed: an idle account's polls are most of its Redis commands.
+ */
 export function recordPage(
   multi: ChainableCommander,
   keys: RedisKeys,
   stream: StreamName,
-  page: { cursor: string; size: number; queued: number; duplicates: number; invalid: number; newest?: string; caughtUp: boolean },
+  page: {
+    /** The cursor the page was asked after (unchanged: not written again). */
+    after: string | undefined;
+    cursor: string;
+    size: number;
+    queued: number;
+    duplicates: number;
+    invalid: number;
+    newest?: string;
+    caughtUp: boolean;
+  },
 ): ChainableCommander {
   const key = keys.feedState(stream);
   const now = new Date().toISOString();
   const fields: Record<string, string | number> = { lastPollAt: now, lastCursor: page.cursor, lastPageSize: page.size };
   if (page.newest !== undefined) Object.assign(fields, { newestRecord: page.newest, newestRecordAt: now });
   if (page.caughtUp) fields.caughtUpAt = now;
-  return multi
-    .set(keys.cursor(stream), page.cursor)
-    .hset(key, fields)
-    .hdel(key, 'lastError', 'lastErrorAt')
-    .hincrby(key, 'pages', 1)
-    .hincrby(key, 'recordsQueued', page.queued)
-    .hincrby(key, 'duplicates', page.duplicates)
-    .hincrby(key, 'invalid', page.invalid);
+  if (page.cursor !== page.after) multi.set(keys.cursor(stream), page.cursor);
+  multi.hset(key, fields).hdel(key, 'lastError', 'lastErrorAt').hincrby(key, 'pages', 1);
+  // readFeedState reads a missing count as 0.
+  for (const field of ['queued', 'duplicates', 'invalid'] as const)
+    if (page[field] !== 0) multi.hincrby(key, field === 'queued' ? 'recordsQueued' : field, page[field]);
+  return multi;
 }
 
 export async function recordPullError(redis: Redis, keys: RedisKeys, stream: StreamName, message: string): Promise<void> {

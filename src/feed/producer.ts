@@ -90,9 +90,10 @@ export async function pullStream(o: PullStreamOptions): Promise<PullResult> {
           `feed page too large; asking for ${limit} records at a time for the rest of this pull`,
         ),
     });
-    for await (const { page, stalled } of pages) {
+    for await (const { after, page, stalled } of pages) {
       const counts = await queuePage(o, page);
       await recordPage(o.redis.multi(), o.keys, o.kind.stream, {
+        after,
         cursor: page.cursor,
         size: page.items.length,
         ...counts,

@@ -27,6 +27,7 @@ describe('status', () => {
     const keys = redisKeys(prefix);
     // The orders feed was caught up a minute ago; stock counts were pulled but still have more.
     await recordPage(redis.multi(), keys, 'orders', {
+      after: undefined,
       cursor: 'c1.abc',
       size: 2,
       queued: 2,
