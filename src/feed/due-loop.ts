@@ -58,18 +58,17 @@ export function startDueLoop(o: DueLoopOptions): DueLoop {
   const leaseMs = o.leaseMs ?? defaults.pullLockTtlMs;
   const maxSleepMs = o.maxSleepMs ?? defaults.dueLoopSleepMs;
   const concurrency = o.concurrency ?? defaults.duePullsAtOnce;
-  const runs = new Map<string, DueRun>();
-  const active = new Map<string, Promise<void>>();
-  const abort = new AbortController();
+  const [runs, active, abort, sleep] = [new Map<string, DueRun>(), new Map<string, Promise<void>>(), new AbortController(), sleeper()];
   let stopped = false;
-  const sleep = sleeper();
   const wakeUp = () => sleep.wakeBy(-Infinity);
   const runOf = runFinder(o, runs, maxSleepMs);
 
   /** Claims and starts what is due; answers when the next member is due. */
   const lookOnce = async (): Promise<number> => {
     const now = Date.now();
-    for (const { member, at } of await set.earliest(BATCH)) {
+    const batch = await set.earliest(BATCH);
+    let started = 0;
+    for (const { member, at } of batch) {
       if (at > now) return at;
       if (active.has(member) || active.size >= concurrency) continue;
       const run = await runOf(member, now);
@@ -78,9 +77,7 @@ export function startDueLoop(o: DueLoopOptions): DueLoop {
       if (!claim) continue;
       const ran = () => run(claim, abort.signal);
       const going = runMember(set, member, ran, leaseMs, () => stopped)
-        .then((next) => {
-          if (next !== undefined) sleep.wakeBy(next);
-        })
+        .then((next) => sleep.wakeBy(next ?? Infinity))
         .catch((err: unknown) => failed(o.logger, err, 'a scheduled pull did not end its turn (stopped, or Redis?); it is taken again'))
         .finally(() => {
           // A place freed among the runs at once: looked at again now (else the loop looks at the next due time).
@@ -88,8 +85,10 @@ export function startDueLoop(o: DueLoopOptions): DueLoop {
           active.delete(member);
         });
       active.set(member, going);
+      started++;
     }
-    return now + maxSleepMs;
+    // A whole batch due and some of it started: more may be due behind it (a thousand accounts' polls), looked at now.
+    return batch.length === BATCH && started > 0 ? now : now + maxSleepMs;
   };
 
   const loop = async () => {

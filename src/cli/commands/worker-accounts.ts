@@ -103,11 +103,14 @@ function startTurns(p: HostProcess, base: Config): { stop(): Promise<void> } {
     lookAgainMs: defaults.accountLookAgainMs,
     logger: p.logger,
   });
+  // For `status` and the dashboard of every account: this process takes its work when it has some.
+  const presence = startPresenceAt(p.redis, deploymentWorkersKey(d.base), { pulls: false, ingest: p.ingestUrl ?? null });
   return {
     async stop() {
       sweep.stop();
       unlisten();
       await dispatcher.stop();
+      await presence.stop();
     },
   };
 }
@@ -163,7 +166,6 @@ export async function runAccountsWorker(io: CliIo, kinds: readonly Kind[]): Prom
   let ingest: AccountsIngest | undefined;
   let http: WorkerHttp | undefined;
   let turns: { stop(): Promise<void> } | undefined;
-  let presence: { stop(): Promise<void> } | undefined;
   let started = false;
   try {
     watch = watchAccounts(source, first, { everyMs: base.accountsReloadSeconds * 1000, logger, meanwhile });
@@ -177,8 +179,6 @@ export async function runAccountsWorker(io: CliIo, kinds: readonly Kind[]): Prom
     const failed = starts.find((s): s is PromiseRejectedResult => s.status === 'rejected');
     if (failed) throw failed.reason;
     turns = startTurns(p, base);
-    // For `status` and the dashboard of every account: this process takes its work when it has some.
-    presence = startPresenceAt(redis, deploymentWorkersKey(base.dispatch.base), { pulls: false, ingest: p.ingestUrl ?? null });
     started = true;
     http = await serveHttp(p, base, ingest);
     const pushes = ingest ? `; pushes at ${ingest.receiver.url}/ingest/{account}/{stream}` : '';
@@ -204,7 +204,6 @@ export async function runAccountsWorker(io: CliIo, kinds: readonly Kind[]): Prom
     // taking pushes meanwhile (those in flight are stored and answered).
     await Promise.all([ingest?.receiver.close(), turns?.stop()]);
     await closeAll(p);
-    await presence?.stop();
     await p.due.close(0);
     p.catalogs.close();
     await http?.close();

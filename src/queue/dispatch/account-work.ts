@@ -20,10 +20,11 @@ export interface AccountWork {
 }
 
 // KEYS: for each queue its wait, prioritized, active, meta, delayed (five each), then each stream's waiting hash.
-// ARGV: the number of queues.
+// ARGV: the number of queues. An account that never had work has none of these keys: one EXISTS answers for it.
 const WORK = redisScript(
   'accountWork',
   `#!lua flags=no-writes
+if redis.call('EXISTS', unpack(KEYS)) == 0 then return {0, 0, -1, 0} end
 local queues = tonumber(ARGV[1])
 local ready, held, waits = 0, 0, 0
 local next = nil

@@ -180,13 +180,16 @@ export function startDispatcher(o: DispatcherOptions): Dispatcher {
   };
   let stopped = false;
   let nudge: (() => void) | undefined;
+  // An empty ready set is looked at less and less often, up to once a second (a mark made in this process wakes it).
+  let waitMs = o.pollMs;
   const claimLoop = async () => {
     while (!stopped) {
       let got = false;
       if (s.open.size < o.places) got = await claimOne(s).catch((err: unknown) => (s.failed(err, 'could not claim an account'), false));
+      waitMs = got ? o.pollMs : Math.min(waitMs * 2, Math.max(o.pollMs, 1000));
       if (got) continue;
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, o.pollMs);
+        const timer = setTimeout(resolve, waitMs);
         nudge = () => {
           clearTimeout(timer);
           resolve();
@@ -205,9 +208,13 @@ export function startDispatcher(o: DispatcherOptions): Dispatcher {
   return {
     async mark(account) {
       await o.ready.mark(account);
+      waitMs = o.pollMs;
       nudge?.();
     },
-    nudge: () => nudge?.(),
+    nudge: () => {
+      waitMs = o.pollMs;
+      nudge?.();
+    },
     open: () => [...s.open.keys()],
     async close(account) {
       const e = s.open.get(account);
