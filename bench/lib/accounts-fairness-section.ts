@@ -34,6 +34,7 @@ function weightRows(runs: WeightFigures[]) {
       a.completed,
       a.turns,
       a.heldSeconds,
+      Math.round(a.completed / Math.max(0.1, a.heldSeconds)),
       a.weight === 2 ? `${r.completedRatio}x` : '',
     ]),
   );
