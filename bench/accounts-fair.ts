@@ -52,13 +52,13 @@ interface Account {
 }
 
 /** A Redis for the run (a private server, or a local cluster of three masters) and how the workers reach it. */
-interface RunRedis {
+export interface RunRedis {
   env: Record<string, string>;
   connection: Redis | Cluster;
   stop(): Promise<void>;
 }
 
-async function runRedis(cluster: boolean): Promise<RunRedis> {
+export async function runRedis(cluster: boolean): Promise<RunRedis> {
   if (cluster) {
     const c: LocalCluster = await startLocalCluster();
     const connection = new Cluster(c.nodes.map((n) => ({ host: n.host, port: n.port })));
@@ -97,6 +97,12 @@ interface World {
 /** dist/ compiled once a run of this program (what `npx inventory-sync` runs). */
 let built: boolean | undefined;
 
+/** dist/ built once a run of this program; answers whether the CLI runs from it. */
+export function distOnce(log: (s: string) => void): boolean {
+  built ??= buildDist(ROOT, log);
+  return built;
+}
+
 /**
  * The accounts' sandboxes and feeds, the file, and the worker processes, started. Each account's sandbox has a POST
  * budget of `budgetOf(name)` a minute in fixed 1-minute windows, and the account's INVENTORY_POST_PER_MINUTE is the same.
@@ -113,8 +119,7 @@ async function startWorld(
   redis: RunRedis,
 ): Promise<World> {
   const dir = mkdtempSync(join(tmpdir(), 'isync-accounts-fair-'));
-  built ??= buildDist(ROOT, o.log);
-  const dist = built;
+  const dist = distOnce(o.log);
   const accounts: Account[] = [];
   for (const name of o.names) {
     const sandbox = await startSandbox({

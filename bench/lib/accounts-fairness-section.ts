@@ -1,0 +1,162 @@
+/**
+ * The fair turns of issue 56 in section 16 (bench/accounts-fairness.ts): busy accounts beside a trickle of live ones,
+ * more accounts with work than places, and an account weighted 2 beside one weighted 1.
+ */
+import { FAIRNESS_DEFAULTS, runTurnsPart, runWeightPart, type TurnsFigures, type WeightFigures } from '../accounts-fairness.js';
+import type { BenchOptions } from './bench-options.js';
+import { markdownTable } from './tables.js';
+
+const met = (ok: boolean) => (ok ? 'met' : 'NOT met');
+/** A weight-2 account's share over a weight-1 one's counts as "about 2x" within this. */
+const WEIGHT_TOLERANCE = 0.3;
+
+/** The runs' sizes: the issue's world, or a small one with --quick. */
+function turnsSize(o: BenchOptions) {
+  const d = FAIRNESS_DEFAULTS;
+  return o.quick
+    ? { ...d, accounts: 50, busy: 2, backlog: 2_000, places: 2, seconds: 60, settle: 15, weightBacklog: 2_000, weightSeconds: 30 }
+    : d;
+}
+
+const latencyRow = (phase: string, f: TurnsFigures, alone: boolean) => {
+  const l = alone ? f.alone : f.beside;
+  const occ = alone ? f.aloneOccupancy : f.besideOccupancy;
+  return [phase, l.orders, l.p50Ms, l.p99Ms, l.maxMs, l.missing, occ.openMean, occ.waitingMean, occ.waitingMax];
+};
+
+function weightRows(runs: WeightFigures[]) {
+  return runs.flatMap((r) =>
+    r.accounts.map((a) => [
+      r.shards,
+      a.name,
+      a.weight,
+      a.shard,
+      a.completed,
+      a.turns,
+      a.heldSeconds,
+      Math.round(a.completed / Math.max(0.1, a.heldSeconds)),
+      a.weight === 2 ? `${r.completedRatio}x` : '',
+    ]),
+  );
+}
+
+/** The paragraphs and tables of the fair turns, measured. */
+export async function fairnessBody(o: BenchOptions, say: (line: string) => void): Promise<string[]> {
+  const z = turnsSize(o);
+  const f = await runTurnsPart({
+    accounts: z.accounts,
+    busy: z.busy,
+    backlog: z.backlog,
+    busyBudget: z.busyBudget,
+    liveBudget: z.liveBudget,
+    rate: z.rate,
+    seconds: z.seconds,
+    settle: z.settle,
+    processes: z.processes,
+    places: z.places,
+    idleSeconds: z.idleSeconds,
+    turnSeconds: z.turnSeconds,
+    latencyMs: z.latencyMs,
+    cluster: false,
+    log: say,
+  });
+  say(`  ${JSON.stringify(f)}`);
+  const weights: WeightFigures[] = [];
+  for (const shards of [8, 1]) {
+    const w = await runWeightPart({
+      backlog: z.weightBacklog,
+      budget: z.weightBudget,
+      seconds: z.weightSeconds,
+      turnSeconds: z.weightTurnSeconds,
+      shards,
+      cluster: false,
+      log: say,
+    });
+    say(`  ${JSON.stringify(w)}`);
+    weights.push(w);
+  }
+  const places = f.processes * f.places;
+  const latencyMet = f.p99DeltaMs <= 1_000 && f.alone.missing + f.beside.missing === 0;
+  const busyMet = f.busyAtLeast95 === f.busy;
+  const weightMet = (w: WeightFigures) => Math.abs(w.completedRatio - 2) <= WEIGHT_TOLERANCE;
+  const live = f.accounts - f.busy;
+  const full = f.accounts === FAIRNESS_DEFAULTS.accounts && f.busy === FAIRNESS_DEFAULTS.busy && f.backlog === FAIRNESS_DEFAULTS.backlog;
+  return [
+    `**Fair turns (issue 56).** ${f.accounts.toLocaleString('en')} accounts in one ACCOUNTS_FILE on one redis-server of their own` +
+      `${full ? " (the issue's world)" : ` (a smaller world than the issue's 1,000 accounts and 10 backlogs of 20,000: --quick)`}, ` +
+      `served by ${f.processes} \`inventory-sync worker\` processes (dist/) with WORKER_ACCOUNTS_OPEN=${f.places} each: ${places} places. ` +
+      `${f.busy} accounts are busy: each a backlog of ${f.backlog.toLocaleString('en')} orders queued by \`inventory-sync import orders FILE --account NAME\` ` +
+      `(${f.importSeconds} s for them all) and a budget of ${f.busyBudget} POST a minute (bound ${f.bound} orders a minute). ` +
+      `The other ${live.toLocaleString('en')} are live, at ${f.liveBudget} POST a minute: orders pushed to the first process's receiver ` +
+      `(\`POST /ingest/{account}/orders\`, signed) at ${f.rate} a second in all, each to the next live account of a shuffled round, so an account gets one ` +
+      `every ${Math.round(live / f.rate)} s or so; each timed from the receiver's acknowledgement to its job's completion (finishedOn). Every account takes ` +
+      `pushes only (no feed is polled); sandbox latency ${f.latencyMs} ms. ACCOUNT_IDLE_SECONDS=${f.idleSeconds} (an account closes a second after its ` +
+      `work, so a live account holds a place about as long as its order takes) and ACCOUNT_TURN_SECONDS=${f.turnSeconds}.`,
+    '',
+    `Places: ${f.busy} busy accounts and the live ones with an order in flight are more accounts with work than the ${places} places ` +
+      'whenever more than ' +
+      `${places - f.busy} live orders are in flight: a process is then full, and a busy account hands its place back after ${f.turnSeconds} s ` +
+      'while others wait. The columns on the right say how often that was: the accounts open, and those in the ready set that no process held ' +
+      `(waiting for a place), sampled every half second over the arrivals; beside the backlogs ${f.besideOccupancy.waitingMax} waited at most ` +
+      `(${f.besideOccupancy.waitingMean} on average)${f.besideOccupancy.waitingMax === 0 ? ': the places were never all taken, so this run did not test the hand-back' : ''}.`,
+    '',
+    `In one run: every account's first order (its catalog read once, ${f.warmSeconds} s for them all); ${f.seconds} s of live orders alone; the backlogs ` +
+      `imported and ${f.settle} s to settle; ${f.seconds} s of live orders beside them, over which the busy accounts' completed orders are counted. ` +
+      `Load average ${f.loadStart.join(', ')} at the start, ${f.loadEnd.join(', ')} at the end.`,
+    '',
+    `Command: \`npx tsx bench/accounts-fairness.ts --part turns --accounts ${f.accounts} --busy ${f.busy} --backlog ${f.backlog} ` +
+      `--busy-budget ${f.busyBudget} --live-budget ${f.liveBudget} --rate ${f.rate} --seconds ${f.seconds} --settle ${f.settle} ` +
+      `--processes ${f.processes} --places ${f.places} --idle ${f.idleSeconds} --turn ${f.turnSeconds}\``,
+    '',
+    markdownTable(
+      ['live orders', 'orders', 'p50 ms', 'p99 ms', 'max ms', 'not completed', 'open (mean)', 'waiting (mean)', 'waiting (max)'],
+      [latencyRow('no busy account', f, true), latencyRow(`beside the ${f.busy} backlogs`, f, false)],
+    ),
+    '',
+    `Beside / alone: p50 **${f.p50Ratio}x**, p99 **${f.p99Ratio}x** (p99 ${f.p99DeltaMs >= 0 ? '+' : ''}${f.p99DeltaMs} ms). ` +
+      `Live p99 within 1 s of its figure with no busy account, every live order completed: ${met(latencyMet)}.`,
+    '',
+    markdownTable(
+      ['busy accounts', 'POST budget/min', 'bound orders/min', 's', 'lowest orders/min', 'median orders/min', 'at ≥ 95% of bound'],
+      [[f.busy, f.busyBudget, f.bound, f.seconds, f.busyLowest, f.busyMedian, `${f.busyAtLeast95} of ${f.busy}`]],
+    ),
+    '',
+    `Every busy account at least 95% of its budget / 4: ${met(busyMet)}.`,
+    '',
+    `**Weight.** Two accounts, \`heavy\` (ACCOUNT_WEIGHT=2 in its ACCOUNTS_FILE entry) and \`light\` (1), each with a backlog of ` +
+      `${weights[0]!.backlog.toLocaleString('en')} orders imported and a budget of ${weights[0]!.budget.toLocaleString('en')} POST a minute, far above ` +
+      `what one place does: one process, WORKER_ACCOUNTS_OPEN=1, ACCOUNT_TURN_SECONDS=${weights[0]!.turnSeconds}, so the place limits them. ` +
+      `Over ${weights[0]!.seconds} s (10 s after the imports): the orders each completed, the turns each began and the seconds each held the place ` +
+      '(its lease, sampled every 100 ms). Run twice: with READY_SHARDS=8, the default, where the two names fall in shards of their own, and with ' +
+      'READY_SHARDS=1.',
+    '',
+    `Command: \`npx tsx bench/accounts-fairness.ts --part weight --weight-backlog ${weights[0]!.backlog} --weight-seconds ${weights[0]!.seconds} ` +
+      `--weight-turn ${weights[0]!.turnSeconds} --weight-shards 8\` (and \`--weight-shards 1\`)`,
+    '',
+    markdownTable(
+      [
+        'READY_SHARDS',
+        'account',
+        'ACCOUNT_WEIGHT',
+        'shard',
+        'orders completed',
+        'turns',
+        'held the place s',
+        'orders per s held',
+        'heavy / light orders',
+      ],
+      weightRows(weights),
+    ),
+    '',
+    ...weights.map(
+      (w) =>
+        `READY_SHARDS=${w.shards}: heavy / light ${w.completedRatio}x the orders, ${w.turnsRatio}x the turns, ${w.heldRatio}x the time; ` +
+        `about 2x (within ${WEIGHT_TOLERANCE}): ${met(weightMet(w))}. Load average ${w.loadStart.join(', ')} at the start.`,
+    ),
+    '',
+    'Turns are counted when the holder of the place changes: an account that hands its place back and claims it again at once (its pass still ' +
+      'the lowest) is one turn here, though it closed and opened its workers again. The ready set compares passes within a shard only (each shard ' +
+      'has its own virtual time, and a process claims from the shards in rotation), so accounts in different shards take turns one for one, ' +
+      'whatever their weights.',
+  ];
+}
