@@ -79,21 +79,24 @@ interface State {
   open: Map<string, Open>;
   /** Accounts this process does not run (or could not start), claimed anyway: handed back, and skipped for a while. */
   skip: Map<string, number>;
-  nextShard: number;
   failed(err: unknown, what: string): void;
 }
 
-/** Claims one account from the shards in turn; answers whether it got one. */
+/**
+ * Claims one account: from the shard whose lowest pass is lowest, then the next lowest (a shard's lowest may be
+ * leased); answers whether it got one. On a cluster the heads are read one shard at a time (their own hash tags).
+ */
 async function claimOne(s: State): Promise<boolean> {
   const { o } = s;
   const now = Date.now();
   for (const [name, until] of s.skip) if (until <= now) s.skip.delete(name);
   const skipped = [...s.open.keys(), ...s.skip.keys()];
-  for (let i = 0; i < o.ready.shards; i++) {
-    const shard = (s.nextShard + i) % o.ready.shards;
+  const heads = await o.ready.heads();
+  const order = heads.map((pass, shard) => ({ pass, shard })).filter((h) => Number.isFinite(h.pass));
+  order.sort((a, b) => a.pass - b.pass);
+  for (const { shard } of order) {
     const name = await o.ready.claim(shard, now, o.leaseMs, skipped);
     if (name === undefined) continue;
-    s.nextShard = (shard + 1) % o.ready.shards;
     if (!o.knows(name)) {
       s.skip.set(name, now + 10_000);
       await o.ready.release(name, 0, true);
@@ -145,28 +148,33 @@ function finish(s: State, e: Open, why: 'idle' | 'yield' | 'closed'): Promise<vo
   return e.closing;
 }
 
-/** Once a second: leases renewed, idle accounts closed, and a place handed back after a long turn when others wait. */
+/**
+ * Once a second: leases renewed, idle accounts closed, and, in a full process, as many places handed back as accounts
+ * wait for one, from the turns past ACCOUNT_TURN_SECONDS, the longest first.
+ */
 async function look(s: State): Promise<void> {
   const { o } = s;
   const now = Date.now();
   const names = [...s.open.values()].filter((e) => !e.closing).map((e) => e.name);
   if (names.length) await o.ready.renew(names, now + o.leaseMs);
-  let othersWait: boolean | undefined;
+  const long: Open[] = [];
   for (const e of s.open.values()) {
     if (e.closing || !e.turn) continue;
     if (e.turn.active() > 0 || (await o.work(e.name)).ready > 0) e.idleSince = undefined;
     else e.idleSince ??= now;
     if (e.idleSince !== undefined && now - e.idleSince >= o.idleMs) void finish(s, e, 'idle');
-    else if (now - e.since >= o.turnMs && s.open.size >= o.places) {
-      othersWait ??= await anyWaiting(o.ready, now);
-      if (othersWait) void finish(s, e, 'yield');
-    }
+    else if (now - e.since >= o.turnMs) long.push(e);
   }
+  if (!long.length || names.length < o.places) return;
+  const waiting = await waitingCount(o.ready, now);
+  for (const e of long.sort((a, b) => a.since - b.since).slice(0, waiting)) void finish(s, e, 'yield');
 }
 
-async function anyWaiting(ready: ReadySet, now: number): Promise<boolean> {
-  for (let shard = 0; shard < ready.shards; shard++) if ((await ready.waiting(shard, now)) > 0) return true;
-  return false;
+/** How many accounts wait for a place, held by no process (each shard's count looked at up to 1000). */
+async function waitingCount(ready: ReadySet, now: number): Promise<number> {
+  let n = 0;
+  for (let shard = 0; shard < ready.shards; shard++) n += await ready.waiting(shard, now);
+  return n;
 }
 
 export function startDispatcher(o: DispatcherOptions): Dispatcher {
@@ -174,7 +182,6 @@ export function startDispatcher(o: DispatcherOptions): Dispatcher {
     o,
     open: new Map(),
     skip: new Map(),
-    nextShard: 0,
     failed: (err, what) =>
       logRepeated(o.logger, 'warn', `dispatch:${reasonOf(err)}`, { err: messageOf(err) }, `${what} (Redis?); tried again`),
   };

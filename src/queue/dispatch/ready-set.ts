@@ -13,7 +13,9 @@ import { redisScript, runScript } from '../../redis/scripts.js';
  *   an idle spell starts there, not at the pass it left with (it gets no credit for the time it had nothing to do).
  *
  * A turn is charged by the time it held its place divided by the account's weight (ACCOUNT_WEIGHT): an account weighted
- * 2 is charged half, so it gets twice the turns of one weighted 1 when both always have work.
+ * 2 is charged half, so it gets twice the turns of one weighted 1 when both always have work. The dispatcher claims
+ * from the shard whose lowest pass is lowest (`heads`), so that the shards' times move together and the passes of
+ * accounts in different shards compare.
  */
 
 /** The keys of one shard. */
@@ -106,6 +108,12 @@ export function readySet(redis: Redis, base: string, shards: number) {
     async mark(account: string): Promise<void> {
       const k = keysOf(account);
       await runScript(redis, MARK, [3, k.ready, k.pass, k.vt, account]);
+    },
+    /** Each shard's lowest pass (Infinity: empty), for the claim to try the lowest first (sent at once, a shard each). */
+    async heads(): Promise<number[]> {
+      const keys = Array.from({ length: shards }, (_, s) => shardKeys(base, s).ready);
+      const firsts = await Promise.all(keys.map((k) => redis.zrange(k, '0', '0', 'WITHSCORES')));
+      return firsts.map((r) => (r[1] === undefined ? Infinity : Number(r[1])));
     },
     /** Claims the next account of a shard for a lease of `leaseMs`, skipping `skip`; undefined when none waits. */
     async claim(shard: number, now: number, leaseMs: number, skip: readonly string[] = []): Promise<string | undefined> {
