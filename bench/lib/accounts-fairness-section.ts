@@ -131,7 +131,7 @@ export async function fairnessBody(o: BenchOptions, say: (line: string) => void)
       'READY_SHARDS=1.',
     '',
     `Command: \`npx tsx bench/accounts-fairness.ts --part weight --weight-backlog ${weights[0]!.backlog} --weight-seconds ${weights[0]!.seconds} ` +
-      `--weight-turn ${weights[0]!.turnSeconds} --weight-shards 8\` (and \`--weight-shards 1\`)`,
+      `--weight-turn ${weights[0]!.turnSeconds} --weight-shards 8\`, and the same with one shard (READY_SHARDS=1)`,
     '',
     markdownTable(
       [
