@@ -32,7 +32,7 @@ import { distOnce, runRedis, type RunRedis } from './accounts-fair.js';
 import { spawnCli, waitForLog, type CliProcess } from './lib/cli-process.js';
 import { benchOrders, type BenchOrder } from './lib/order-records.js';
 import { newWebhookSecret, percentile, webhookHeaders } from './lib/push-signing.js';
-import { finishedTimes, type LatencyFigures } from './push-latency.js';
+import { finishedTimes, latencyFigures, type LatencyFigures } from './push-latency.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const BASE = 'fairness';
@@ -232,20 +232,6 @@ function sampleOccupancy(world: FairWorld): { stop(): Occupancy; leased(): Promi
   };
 }
 
-function latencyOf(arrived: Map<string, number>, finished: Map<string, number>): LatencyFigures {
-  const ms = [...arrived]
-    .filter(([id]) => finished.has(id))
-    .map(([id, at]) => finished.get(id)! - at)
-    .sort((a, b) => a - b);
-  return {
-    orders: arrived.size,
-    p50Ms: Math.round(percentile(ms, 50)),
-    p99Ms: Math.round(percentile(ms, 99)),
-    maxMs: Math.round(ms.at(-1) ?? 0),
-    missing: arrived.size - ms.length,
-  };
-}
-
 /**
  * `seconds` of live orders, `rate` a second in all, each pushed to the next live account of a shuffled round; timed
  * from acknowledgement to completion. Also answers the ready set's occupancy over the arrivals.
@@ -278,7 +264,7 @@ async function livePhase(
   await o.onArrivalsDone?.();
   const occupancy = sampler.stop();
   const finished = await completions(world, pending, 120_000);
-  return { latency: latencyOf(arrived, finished), occupancy };
+  return { latency: latencyFigures(arrived, finished), occupancy };
 }
 
 /** Every account's first order (its catalog read once, as a long-running deployment has): pushed, and completed. */

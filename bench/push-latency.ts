@@ -60,7 +60,8 @@ export interface PushLatencyFigures {
   polled: LatencyFigures;
 }
 
-function figures(arrived: Map<string, number>, finished: Map<string, number>): LatencyFigures {
+/** The latencies of the orders that arrived (by id, when) and finished (by id, when); those not finished are missing. */
+export function latencyFigures(arrived: Map<string, number>, finished: Map<string, number>): LatencyFigures {
   const ms = [...arrived]
     .filter(([id]) => finished.has(id))
     .map(([id, at]) => finished.get(id)! - at)
@@ -177,7 +178,7 @@ async function runOne(r: RunOptions): Promise<LatencyFigures> {
       const counts = await queue.getJobCounts();
       r.log(`${r.mode}: not completed: ${missing.join(', ')}; jobs by state: ${JSON.stringify(counts)}`);
     }
-    return figures(arrived, finished);
+    return latencyFigures(arrived, finished);
   } finally {
     await queue.close();
     await worker.stop();

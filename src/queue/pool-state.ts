@@ -23,8 +23,6 @@ export interface PoolState {
   intakeWorkers: Map<StreamName, IntakeWorker>;
   /** Jobs running now in this process (record and intake). */
   active: number;
-  /** Told of every record worker made (metrics). */
-  watchers: Array<(worker: RecordWorker, stream: StreamName) => void>;
   owned: Queue[];
   /** Each stream's record queue, held together while the service is down. */
   recordQueues: Map<StreamName, Queue>;
@@ -51,7 +49,6 @@ export function poolState(o: StartWorkersOptions): PoolState {
     workers: new Map(),
     intakeWorkers: new Map(),
     active: 0,
-    watchers: o.watch?.record ? [o.watch.record] : [],
     owned: [],
     recordQueues: new Map(),
     guards: [],

@@ -38,7 +38,7 @@ export interface WorkerPool {
   intakeWorkers: Map<StreamName, IntakeWorker>;
   /** Whether every record worker runs: for readiness. */
   running(): boolean;
-  /** Calls `watch` with each stream's record worker, and with each one made later. */
+  /** Calls `watch` with each stream's record worker. */
   eachWorker(watch: (worker: RecordWorker, stream: StreamName) => void): void;
   /** Jobs running now in this process. */
   active(): number;
@@ -52,9 +52,6 @@ export interface WorkerPool {
    */
   close(graceMs: number): Promise<{ forced: boolean }>;
 }
-
-/** Jobs running now in this process. */
-const activeJobs = (s: PoolState) => s.active;
 
 /** The record worker of a stream: its processor with the rate-limit, breaker and outage holds, bad records trimmed. */
 function startRecordWorker(o: StartWorkersOptions, s: PoolState, kind: RunnerKind, conn: Redis, guard: FinishGuard, queue: Queue<JobData>) {
@@ -73,7 +70,7 @@ function startRecordWorker(o: StartWorkersOptions, s: PoolState, kind: RunnerKin
   createRecordWorker(o, s, kind, conn, guard, queue, guard.wrap(countJobs(s, processor)));
 }
 
-/** Makes the stream's record worker and tells the pool's watchers. */
+/** Makes the stream's record worker and tells the start's watcher (StartWorkersOptions.watch). */
 function createRecordWorker(
   o: StartWorkersOptions,
   s: PoolState,
@@ -114,7 +111,7 @@ function createRecordWorker(
     );
   });
   s.workers.set(kind.stream, worker);
-  for (const watch of s.watchers) watch(worker, kind.stream);
+  o.watch?.record?.(worker, kind.stream);
   return worker;
 }
 
@@ -167,7 +164,7 @@ async function closePool(o: StartWorkersOptions, s: PoolState, graceMs: number):
   // Jobs still running are not aborted mid-call: their outcome is left for the next run to settle.
   if (!idle)
     o.logger.warn(
-      { active: activeJobs(s) },
+      { active: s.active },
       `active jobs did not finish within ${graceMs} ms; closing anyway (they are taken back once their lock expires)`,
     );
   // Forced: lock renewal stops, so BullMQ's stalled-job check of any worker takes the jobs back.
@@ -219,9 +216,8 @@ export async function startWorkers(o: StartWorkersOptions): Promise<WorkerPool> 
     running: () => [...s.workers.values()].every((w) => w.isRunning()),
     eachWorker(watch) {
       for (const [stream, worker] of s.workers) watch(worker, stream);
-      s.watchers.push(watch);
     },
-    active: () => activeJobs(s),
+    active: () => s.active,
     concurrency: () => s.workers.values().next().value?.concurrency ?? o.concurrency,
     async close(graceMs) {
       sizer?.stop();

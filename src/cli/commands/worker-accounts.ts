@@ -15,7 +15,7 @@ import { untilStopped } from '../until-stopped.js';
 import { workerHttpWhere } from './account-worker.js';
 import { startAccountsIngest, type AccountsIngest } from './worker-accounts-ingest.js';
 import { accountsFields } from '../../log/name-list.js';
-import { startDueLoop, type DueLoop } from '../../feed/due-loop.js';
+import { startDueLoop } from '../../feed/due-loop.js';
 import { dueKey } from '../../feed/due-set.js';
 import { accountPrefix, basePrefix } from '../../../config/accounts.js';
 import { defaults } from '../../../config/defaults.js';
@@ -150,17 +150,9 @@ export async function runAccountsWorker(io: CliIo, kinds: readonly Kind[]): Prom
   const redis = await connectRedisWaiting(base.redis, { logger, waitMs: base.redisStartWaitSeconds * 1000, signal: io.stop });
   await logEvictionWarning(redis, logger);
   let stopping = false;
-  const p: HostProcess = {
-    io,
-    kinds,
-    logger,
-    redis,
-    hosted: new Map(),
-    stopping: () => stopping,
-    due: undefined as unknown as DueLoop,
-    catalogs: catalogBudgetOf(base),
-  };
-  p.due = startDueLoop({ redis, key: dueKey(deploymentPrefix(io.env, base)), logger, resolve: (member) => resolveDue(p, member) });
+  // The due loop opens the parts of an account whose pull falls due where they are closed: it resolves through `p`.
+  const due = startDueLoop({ redis, key: dueKey(deploymentPrefix(io.env, base)), logger, resolve: (member) => resolveDue(p, member) });
+  const p: HostProcess = { io, kinds, logger, redis, hosted: new Map(), stopping: () => stopping, due, catalogs: catalogBudgetOf(base) };
   const meanwhile = 'the accounts run as they were until ACCOUNTS_FILE is fixed';
   let watch: AccountsWatch | undefined;
   let ingest: AccountsIngest | undefined;

@@ -132,7 +132,9 @@ export function readySet(redis: Redis, base: string, shards: number) {
       const byShard = new Map<number, string[]>();
       for (const a of accounts) {
         const s = shardOf(a, shards);
-        byShard.set(s, [...(byShard.get(s) ?? []), a]);
+        const names = byShard.get(s) ?? [];
+        names.push(a);
+        byShard.set(s, names);
       }
       await Promise.all(
         [...byShard].map(([s, names]) => redis.zadd(shardKeys(base, s).lease, 'XX', ...names.flatMap((n) => [Math.round(until), n]))),
