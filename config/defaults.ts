@@ -88,6 +88,8 @@ export const defaults = {
   makeUpLookMs: 10_000,
   /** The longest a worker process's due loop sleeps between looks at the due set, in ms (src/feed/due-loop.ts). */
   dueLoopSleepMs: 1_000,
+  /** The shortest time between two looks of a worker process's due loop, in ms: the members due meanwhile are claimed in one script. */
+  dueLoopGapMs: 250,
   /** Scheduled pulls one worker process runs at once, over every account (src/feed/due-loop.ts). */
   duePullsAtOnce: 32,
   /**
