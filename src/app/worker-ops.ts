@@ -7,15 +7,22 @@ import { messageOf } from '../errors/message-of.js';
 import { startUnauthorizedResume } from './unauthorized-resume.js';
 import { logRepeated, reasonOf } from '../log/log-throttle.js';
 
-/** What `worker` runs for operators beside the jobs: the chart sampler, and alerts when ALERT_WEBHOOK_URL is set. */
-export function startWorkerOps(app: Pick<AppContext, 'config' | 'redis' | 'logger' | 'deps'>): { stop(): Promise<void>; alertNow(): void } {
+/**
+ * What `worker` runs for operators beside the jobs: the chart sampler, and alerts when ALERT_WEBHOOK_URL is set.
+ * `idle`: an account of ACCOUNTS_FILE that pulls, between its turns: its charts sampled once a minute (the chart's own
+ * step) rather than every defaults.flowSampleSeconds, until `busy(true)` (its turn).
+ */
+export function startWorkerOps(
+  app: Pick<AppContext, 'config' | 'redis' | 'logger' | 'deps'>,
+  o: { idle?: boolean } = {},
+): { stop(): Promise<void>; alertNow(): void; busy(on: boolean): void } {
   const { config, redis, logger, deps } = app;
   const prefix = config.redis.prefix;
   const sampler = startFlowSampler(
     redis,
     prefix,
     deps.kinds.map((k) => k.stream),
-    defaults.flowSampleSeconds * 1000,
+    (o.idle ? defaults.flowIdleSampleSeconds : defaults.flowSampleSeconds) * 1000,
     (err) => logRepeated(logger, 'debug', `flow-sample:${reasonOf(err)}`, { err: messageOf(err) }, 'flow sample not written (Redis?)'),
   );
   const { webhookUrl, lagSeconds, intervalSeconds } = config.alerts;
@@ -54,6 +61,7 @@ export function startWorkerOps(app: Pick<AppContext, 'config' | 'redis' | 'logge
   return {
     // A stream just paused: look now, so the alert does not wait for the next look.
     alertNow: () => alerts?.lookNow(),
+    busy: (on) => sampler.pace((on ? defaults.flowSampleSeconds : defaults.flowIdleSampleSeconds) * 1000),
     async stop() {
       void sampler.stop();
       await unauthorized.stop();

@@ -17,7 +17,8 @@ export interface PullStreamOptions {
   /** The stream's kind (its name, key and record schema). */
   kind: CheckedKind;
   upstream: { fetchPage(stream: StreamName, o: FetchPageOptions): Promise<SourcePage> };
-  queue: Queue<JobData>;
+  /** The stream's queue, or how to open it (a scheduled pull's: opened only once a page has records). */
+  queue: Queue<JobData> | (() => Queue<JobData>);
   redis: Redis;
   keys: RedisKeys;
   pageSize: number;
@@ -203,7 +204,8 @@ async function queuePage(o: PullStreamOptions, page: SourcePage) {
     return job;
   });
   // A source that counts what it found first (a store, beside its webhooks) is told which jobs were new.
-  const { queued, duplicates, fresh } = await addJobs(o.queue, o.redis, jobs, o.kind, { fresh: page.queued !== undefined });
+  const queue = typeof o.queue === 'function' ? o.queue() : o.queue;
+  const { queued, duplicates, fresh } = await addJobs(queue, o.redis, jobs, o.kind, { fresh: page.queued !== undefined });
   if (page.queued && fresh) await page.queued(jobs.map((j) => fresh.has(j.opts.jobId)));
   o.onRecords?.(jobs.map((j) => j.opts.jobId));
   const last = jobs.at(-1);

@@ -73,7 +73,8 @@ export async function runScheduledPull(o: ScheduledPullDeps, run: ScheduledRun):
     const result = await pullStream({
       kind,
       upstream: o.upstream,
-      queue: o.queues.get(stream),
+      // Opened once a page has records: an account whose polls find nothing holds no queue (issue 56).
+      queue: () => o.queues.get(stream),
       redis: o.redis,
       keys: o.keys,
       pageSize: o.pageSize,

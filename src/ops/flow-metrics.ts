@@ -47,8 +47,11 @@ export async function sampleFlow(redis: Redis, prefix: string, streams: readonly
   const keys = redisKeys(prefix);
   const t = minuteOf(now);
   const key = flowSamplesKey(prefix);
+  // Only what the lag is read from (when each feed was last caught up): one command a stream.
   const [states, stats, current, shared] = await Promise.all([
-    Promise.all(streams.map((s) => readFeedState(redis, keys, s))),
+    Promise.all(
+      streams.map(async (stream) => ({ stream, caughtUpAt: (await redis.hget(keys.feedState(stream), 'caughtUpAt')) ?? undefined })),
+    ),
     redis.hgetall(keys.budgetStats()),
     redis.zrangebyscore(key, t, t),
     readShares(redis, keys),
@@ -183,7 +186,7 @@ export function startFlowSampler(
   everyMs: number,
   onError: (err: unknown) => void,
   o: { unlessWorker?: boolean; lastSample?: boolean } = {},
-): { stop(): Promise<void> } {
+): { stop(): Promise<void>; pace(everyMs: number): void } {
   let busy: Promise<void> | undefined;
   const look = async () => {
     if (o.unlessWorker && (await readWorkers(redis, redisKeys(prefix))).length > 0) return;
@@ -195,9 +198,15 @@ export function startFlowSampler(
       .finally(() => (busy = undefined));
   };
   tick();
-  const timer = setInterval(tick, everyMs);
+  let timer = setInterval(tick, everyMs);
   timer.unref();
   return {
+    /** Samples every `everyMs` from now on (an account's turn: its charts' pace; between turns: less often). */
+    pace(next: number) {
+      clearInterval(timer);
+      timer = setInterval(tick, next);
+      timer.unref();
+    },
     async stop() {
       clearInterval(timer);
       if (!o.lastSample) return;

@@ -74,7 +74,8 @@ export function partsOf(p: HostProcess, h: Hosted): Promise<HostedParts> {
     });
     try {
       const control = app.deps.upstream ? await startSchedules(app.deps, p.kinds, p.due) : undefined;
-      const ops = control ? startWorkerOps(app) : undefined;
+      // Between turns its charts are sampled once a minute (its turn samples them at their pace: startTurn).
+      const ops = control ? startWorkerOps(app, { idle: true }) : undefined;
       h.open = { app, ...(control ? { control } : {}), ...(ops ? { ops } : {}) };
       return h.open;
     } catch (err) {
@@ -115,6 +116,7 @@ export async function startTurn(p: HostProcess, name: string): Promise<Turn> {
   if (!h) throw new Error(`account ${name} is not in this process's ACCOUNTS_FILE`);
   const { app, ops } = await partsOf(p, h);
   const worker = await startAccountWorker(p.io, app, p.kinds, { schedules: false, due: p.due, ...(ops ? { ops } : {}) });
+  ops?.busy(true);
   const c = accountReadiness(app, worker.runtime, worker.redisHealth, p.kinds, p.stopping);
   worker.present(p.ingestUrl ?? null);
   h.turn = { worker, readiness: [c.writes, c.workers, c.streams] };
@@ -126,6 +128,7 @@ export async function startTurn(p: HostProcess, name: string): Promise<Turn> {
         await worker.runtime.close(app.config.shutdownGraceSeconds * 1000);
       } finally {
         h.turn = undefined;
+        ops?.busy(false);
         await worker.release();
         app.logger.debug(`account ${name}: its turn ended`);
         // An account that pulls keeps its parts for its pulls; the others hold nothing once closed.
