@@ -23,7 +23,7 @@ function sharedMemoryRead(redis: AppDeps['redis']): ReturnType<typeof readRedisM
 }
 
 /** What a metrics scrape reads, of the streams of the parts' kinds. */
-export function metricSources(d: AppDeps): ScrapeSources {
+export function metricSources(d: Pick<AppDeps, 'redis' | 'keys' | 'queues' | 'config' | 'kinds'>): ScrapeSources {
   const { redis, keys, queues, config } = d;
   // One read of the feeds' states serves both feed gauges of a scrape (prom-client collects them one after the other).
   let feedRead: { at: number; states: Promise<Array<Awaited<ReturnType<typeof readFeedState>>>> } | undefined;

@@ -186,7 +186,7 @@ export function startFlowSampler(
   everyMs: number,
   onError: (err: unknown) => void,
   o: { unlessWorker?: boolean; lastSample?: boolean } = {},
-): { stop(): Promise<void>; pace(everyMs: number): void } {
+): { stop(): Promise<void> } {
   let busy: Promise<void> | undefined;
   const look = async () => {
     if (o.unlessWorker && (await readWorkers(redis, redisKeys(prefix))).length > 0) return;
@@ -198,15 +198,9 @@ export function startFlowSampler(
       .finally(() => (busy = undefined));
   };
   tick();
-  let timer = setInterval(tick, everyMs);
+  const timer = setInterval(tick, everyMs);
   timer.unref();
   return {
-    /** Samples every `everyMs` from now on (an account's turn: its charts' pace; between turns: less often). */
-    pace(next: number) {
-      clearInterval(timer);
-      timer = setInterval(tick, next);
-      timer.unref();
-    },
     async stop() {
       clearInterval(timer);
       if (!o.lastSample) return;

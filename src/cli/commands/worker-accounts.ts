@@ -26,7 +26,7 @@ import { readAccountWork } from '../../queue/dispatch/account-work.js';
 import { startDispatcher } from '../../queue/dispatch/dispatcher.js';
 import { listenToMarks } from '../../queue/dispatch/work-mark.js';
 import { startSweep } from '../../queue/dispatch/sweep.js';
-import { closeParts, resolveDue, startTurn, type HostProcess } from './account-host.js';
+import { closeParts, registryOf, resolveDue, startTurn, type HostProcess } from './account-host.js';
 import { follow, register } from './account-follow.js';
 
 /** The deployment's prefix (the environment's account's, `default`'s): QUEUE_PREFIX, in a hash tag on a cluster. */
@@ -42,7 +42,11 @@ async function serveHttp(p: HostProcess, base: Config, ingest: AccountsIngest | 
   if (base.http.port === 0) return undefined;
   const where = workerHttpWhere(base);
   const metrics = accountMetrics({
-    accounts: () => [...p.hosted.values()].flatMap((h) => (h.open ? [{ name: h.entry.name, registry: h.open.app.metrics.registry }] : [])),
+    accounts: () =>
+      [...p.hosted.values()].flatMap((h) => {
+        const registry = registryOf(h);
+        return registry ? [{ name: h.entry.name, registry }] : [];
+      }),
     shared: () => (ingest ? [ingest.registry] : []),
     named: base.http.metricsAccounts,
     lagSeconds: base.alerts.lagSeconds,
