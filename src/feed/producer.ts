@@ -204,8 +204,11 @@ async function queuePage(o: PullStreamOptions, page: SourcePage) {
     return job;
   });
   // A source that counts what it found first (a store, beside its webhooks) is told which jobs were new.
-  const queue = typeof o.queue === 'function' ? o.queue() : o.queue;
-  const { queued, duplicates, fresh } = await addJobs(queue, o.redis, jobs, o.kind, { fresh: page.queued !== undefined });
+  // An empty page (a first pull of an empty feed: no cursor yet) opens no queue.
+  const { queued, duplicates, fresh } =
+    jobs.length === 0
+      ? { queued: 0, duplicates: 0, fresh: new Set<string>() }
+      : await addJobs(typeof o.queue === 'function' ? o.queue() : o.queue, o.redis, jobs, o.kind, { fresh: page.queued !== undefined });
   if (page.queued && fresh) await page.queued(jobs.map((j) => fresh.has(j.opts.jobId)));
   o.onRecords?.(jobs.map((j) => j.opts.jobId));
   const last = jobs.at(-1);

@@ -42,14 +42,14 @@ async function commandsOf(fn: () => Promise<unknown>): Promise<number> {
   return (await total()) - before - 1;
 }
 
-function pullDeps(prefix: string): ScheduledPullDeps & { close(): Promise<void> } {
+function pullDeps(prefix: string, from = feed): ScheduledPullDeps & { close(): Promise<void> } {
   const keys = redisKeys(prefix);
   const logger = captureLogger().logger;
   const queues = createQueues({ connection: redis, prefix, jobs: { attempts: 3 }, streams: ['orders'] });
   return {
     redis,
     keys,
-    upstream: new UpstreamClient({ url: feed.url, token: 'feed-token', retries: 0 }),
+    upstream: new UpstreamClient({ url: from.url, token: 'feed-token', retries: 0 }),
     queues,
     pageSize: 50,
     logger,
@@ -82,6 +82,21 @@ describe('an empty scheduled pull', () => {
       expect(after.caughtUpAt! >= before.caughtUpAt!).toBe(true);
     } finally {
       await d.close();
+    }
+  });
+
+  it('opens no queue while the feed has nothing: not at its first pull (no cursor yet), nor after', async () => {
+    const empty = await startFeedServer({ names: STREAMS, token: 'feed-token' });
+    const d = pullDeps('poll-no-queue', empty);
+    try {
+      await runScheduledPull(d, run(Date.now()));
+      await runScheduledPull(d, run(Date.now()));
+      // BullMQ writes a queue's meta when it opens it: none, and the sweep's look at the account stays one EXISTS.
+      expect(await redis.exists(`poll-no-queue:orders:meta`)).toBe(0);
+      expect(await redis.get(d.keys.cursor('orders'))).toBeTruthy();
+    } finally {
+      await d.close();
+      await empty.close();
     }
   });
 
