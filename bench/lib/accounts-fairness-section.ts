@@ -154,9 +154,8 @@ export async function fairnessBody(o: BenchOptions, say: (line: string) => void)
         `about 2x (within ${WEIGHT_TOLERANCE}): ${met(weightMet(w))}. Load average ${w.loadStart.join(', ')} at the start.`,
     ),
     '',
-    'Turns are counted when the holder of the place changes: an account that hands its place back and claims it again at once (its pass still ' +
-      'the lowest) is one turn here, though it closed and opened its workers again. The ready set compares passes within a shard only (each shard ' +
-      'has its own virtual time, and a process claims from the shards in rotation), so accounts in different shards take turns one for one, ' +
-      'whatever their weights.',
+    'Turns are counted when the holder of the place changes. A turn handed back that the ready set would give straight back (its charged ' +
+      'pass still the lowest waiting) stays open, charged and leased again (Lua readyKeep): one turn here, its workers never closed. A process ' +
+      'claims from the shard whose lowest pass is lowest, so passes compare across shards and the weights hold between accounts of different shards.',
   ];
 }
