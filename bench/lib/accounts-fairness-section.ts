@@ -121,7 +121,8 @@ export async function fairnessBody(o: BenchOptions, say: (line: string) => void)
       [[f.busy, f.busyBudget, f.bound, f.seconds, f.busyLowest, f.busyMedian, `${f.busyAtLeast95} of ${f.busy}`]],
     ),
     '',
-    `Every busy account at least 95% of its budget / 4: ${met(busyMet)}.`,
+    `A busy account held no place (closed, or waiting for one) in ${f.busyClosedMeanPercent}% of the half-second samples over the live ` +
+      `orders beside the backlogs on average, ${f.busyClosedMaxPercent}% at most. Every busy account at least 95% of its budget / 4: ${met(busyMet)}.`,
     '',
     `**Weight.** Two accounts, \`heavy\` (ACCOUNT_WEIGHT=2 in its ACCOUNTS_FILE entry) and \`light\` (1), each with a backlog of ` +
       `${weights[0]!.backlog.toLocaleString('en')} orders imported and a budget of ${weights[0]!.budget.toLocaleString('en')} POST a minute, far above ` +

@@ -6,7 +6,8 @@ import type { ReadySet } from './ready-set.js';
 
 /**
  * A process's turns: which accounts it has open, taken from the deployment's ready set (ready-set.ts) as its places
- * allow (WORKER_ACCOUNTS_OPEN), closed when they have had nothing to do for ACCOUNT_IDLE_SECONDS, and handed back when
+ * allow (WORKER_ACCOUNTS_OPEN), closed when they have had nothing to do for ACCOUNT_IDLE_SECONDS (at once when the
+ * process is full and others wait), and handed back when
  * they have held their place ACCOUNT_TURN_SECONDS while others wait for one (or kept open, charged, when the ready
  * set would give them the place straight back). An account with nothing to do is open nowhere: it holds no connection,
  * worker or timer. One claim loop and one look a second per process, whatever the number of accounts.
@@ -133,8 +134,8 @@ function begin(s: State, name: string, now: number): void {
 const chargeOf = (o: DispatcherOptions, e: Open, now: number) => Math.max(0.1, (now - e.since) / 1000) / Math.max(0.01, o.weight(e.name));
 
 /**
- * A turn handed back that would be claimed straight back (its pass, charged, still the lowest waiting, or nothing else
- * waits) is charged and kept open rather than closed and opened again (the ready set's `keep`): its workers go on.
+ * A turn handed back that would be claimed straight back (its pass, charged, no higher than any waiting, or nothing
+ * else waits) is charged and kept open rather than closed and opened again (the ready set's `keep`): its workers go on.
  */
 async function kept(s: State, e: Open): Promise<boolean> {
   const now = Date.now();
@@ -182,24 +183,28 @@ function finish(s: State, e: Open, why: 'idle' | 'yield' | 'closed'): Promise<vo
 
 /**
  * Once a second: leases renewed, idle accounts closed, and, in a full process, as many places handed back as accounts
- * wait for one, from the turns past ACCOUNT_TURN_SECONDS, the longest first.
+ * wait for one: first the accounts with nothing to do now (closed without waiting out ACCOUNT_IDLE_SECONDS: the place
+ * is worth more to one with work), then the turns past ACCOUNT_TURN_SECONDS, the longest first.
  */
 async function look(s: State): Promise<void> {
   const { o } = s;
   const now = Date.now();
   const names = [...s.open.values()].filter((e) => !e.closing).map((e) => e.name);
   if (names.length) await o.ready.renew(names, now + o.leaseMs);
+  const idle: Open[] = [];
   const long: Open[] = [];
   for (const e of s.open.values()) {
     if (e.closing || !e.turn) continue;
     if (e.turn.active() > 0 || (await o.work(e.name)).ready > 0) e.idleSince = undefined;
     else e.idleSince ??= now;
     if (e.idleSince !== undefined && now - e.idleSince >= o.idleMs) void finish(s, e, 'idle');
+    else if (e.idleSince !== undefined) idle.push(e);
     else if (now - e.since >= o.turnMs) long.push(e);
   }
-  if (!long.length || names.length < o.places) return;
+  if ((!long.length && !idle.length) || names.length < o.places) return;
   const waiting = await waitingCount(o.ready, now);
-  for (const e of long.sort((a, b) => a.since - b.since).slice(0, waiting)) void finish(s, e, 'yield');
+  const handed = [...idle, ...long.sort((a, b) => a.since - b.since)].slice(0, waiting);
+  for (const e of handed) void finish(s, e, e.idleSince === undefined ? 'yield' : 'idle');
 }
 
 /** How many accounts wait for a place, held by no process (each shard's count looked at up to 1000). */

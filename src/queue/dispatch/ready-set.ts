@@ -16,7 +16,7 @@ import { redisScript, runScript } from '../../redis/scripts.js';
  * 2 is charged half, so it gets twice the turns of one weighted 1 when both always have work. The dispatcher claims
  * from the shard whose lowest pass is lowest (`heads`), so that the shards' times move together and the passes of
  * accounts in different shards compare. A turn handed back that would be claimed straight back (its charged pass still
- * below every pass waiting) is kept instead (`keep`): charged and leased again, its workers left open.
+ * no higher than every pass waiting) is kept instead (`keep`): charged and leased again, its workers left open.
  */
 
 /** The keys of one shard. */
@@ -115,7 +115,7 @@ return tostring(head)`,
 
 // KEYS: ready, lease, pass, vt. ARGV: now, skip, account, charge, leaseMs, others (the lowest pass waiting in the other
 // shards, '' for none). Ends a turn that would be claimed straight back: when the account's pass, charged, is still
-// below every pass waiting (here and in the other shards, those skipped left out), it is charged and leased again at
+// no higher than every pass waiting (here and in the other shards, those skipped left out), it is charged and leased again at
 // once, as a claim would (its mark taken, the shard's time moved on), and answers 1: its workers stay open. Otherwise
 // nothing changes and it answers 0 (the turn closes and is released).
 const KEEP = redisScript(
@@ -123,7 +123,7 @@ const KEEP = redisScript(
   `${LOWEST_WAITING}if ARGV[6] ~= '' then head = math.min(head, tonumber(ARGV[6])) end
 local vt = tonumber(redis.call('GET', KEYS[4]) or '0')
 local pass = math.max(vt, tonumber(redis.call('HGET', KEYS[3], ARGV[3]) or '0')) + tonumber(ARGV[4])
-if pass >= head then return 0 end
+if pass > head then return 0 end
 redis.call('HSET', KEYS[3], ARGV[3], pass)
 redis.call('ZREM', KEYS[1], ARGV[3])
 redis.call('ZADD', KEYS[2], tonumber(ARGV[1]) + tonumber(ARGV[5]), ARGV[3])
@@ -173,7 +173,7 @@ export function readySet(redis: Redis, base: string, shards: number) {
     },
     /**
      * Ends a turn that would be claimed straight back (KEEP): charged `charge`, and leased again when its pass is still
-     * below every account waiting for a place in any shard (`skip` left out: this process would not claim them); answers
+     * no higher than every account waiting for a place in any shard (`skip` left out: this process would not claim them); answers
      * whether it was kept. The other shards are read first, one at a time (their own hash tags), the account's atomically.
      */
     async keep(account: string, charge: number, now: number, leaseMs: number, skip: readonly string[] = []): Promise<boolean> {

@@ -32,6 +32,7 @@ afterAll(async () => {
  */
 function world(o: {
   places: number;
+  idleMs?: number;
   turnMs?: number;
   shards?: number;
   weights?: Record<string, number>;
@@ -55,7 +56,7 @@ function world(o: {
     ready,
     logger: createLogger({ level: 'silent' }),
     places: o.places,
-    idleMs: 300,
+    idleMs: o.idleMs ?? 300,
     turnMs: o.turnMs ?? 60_000,
     leaseMs: 10_000,
     pollMs: 50,
@@ -176,6 +177,23 @@ describe("a process's dispatcher", () => {
       const ratio = w.heldMs(heavy) / w.heldMs(light);
       expect(ratio).toBeGreaterThan(1.5);
       expect(ratio).toBeLessThan(2.6);
+    } finally {
+      await w.dispatcher.stop();
+    }
+  });
+
+  it('closes an account with nothing to do at once, not after its idle time, when the process is full and another waits', async () => {
+    const w = world({ places: 1, idleMs: 60_000 });
+    try {
+      w.work.set('quiet', { ready: 1 });
+      await w.dispatcher.mark('quiet');
+      await eventually(async () => w.open.has('quiet'), 5_000, 'quiet open');
+      w.work.set('quiet', { ready: 0 });
+      w.work.set('waiter', { ready: 1 });
+      await w.dispatcher.mark('waiter');
+      // Its idle time is a minute: the place goes to `waiter` long before.
+      await eventually(async () => w.open.has('waiter'), 5_000, 'waiter open');
+      expect(w.open.has('quiet')).toBe(false);
     } finally {
       await w.dispatcher.stop();
     }
