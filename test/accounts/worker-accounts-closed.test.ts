@@ -1,7 +1,9 @@
 import { UnrecoverableError, Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dueKey } from '../../src/feed/due-set.js';
+import { CALL_FAILED } from '../../src/queue/hold/call-hold-scripts.js';
 import { recordRefusal } from '../../src/queue/hold/refusal-state.js';
+import { runScript } from '../../src/redis/scripts.js';
 import { noteWait } from '../../src/queue/wait/wait-store.js';
 import { redisKeys } from '../../src/redis/connection.js';
 import { json, startServer, type TestServer } from '../client/http-server.js';
@@ -15,7 +17,7 @@ import { accountsWorld, type AccountsWorld, type TestAccount } from './accounts-
  * for a reference, all from the deployment's own reads of Redis (the sweep, the due set), with no worker of its own.
  * Each account is set up in Redis before the worker starts, as a turn that ended would leave it: acme with jobs held
  * (its orders stream paused by its breaker), globex with a job failed after its alerts last looked, initech with a
- * record waiting for a product the service lacks.
+ * record waiting for a product the service lacks, hooli with a call of its service held for 90 s.
  */
 let world: AccountsWorld;
 let worker: WorkerProcess;
@@ -54,6 +56,7 @@ beforeAll(async () => {
   const acme = await pushedOnly('acme');
   const globex = await pushedOnly('globex');
   const initech = await pushedOnly('initech');
+  const hooli = await pushedOnly('hooli');
   // acme's orders stream held for the account's refusals, as its breaker trips it: its jobs wait in the paused queue.
   await acme.orders.addBulk(['HELD-1', 'HELD-2'].map((id) => ({ name: 'order', data: { record: orderRecord(id), source: 'push' } })));
   const reason = '[FORBIDDEN] the account is suspended';
@@ -66,13 +69,17 @@ beforeAll(async () => {
     refs: [{ type: 'product', name: 'MUG-MISSING' }],
     since: Date.now(),
   });
-  world.writeFile(['acme', 'globex', 'initech']);
+  const since = Date.now() - 90_000;
+  const failedArgs = ['shipment-create', since, 3, '[TRANSIENT] 503', 'TRANSIENT', 2000, 30_000, ''];
+  for (let i = 0; i < 3; i++) await runScript(world.redis, CALL_FAILED, [1, redisKeys(hooli.prefix).callHolds(), ...failedArgs]);
+  world.writeFile(['acme', 'globex', 'initech', 'hooli']);
   started = Date.now();
   worker = world.startWorker({
     ACCOUNT_IDLE_SECONDS: '1',
     WORKER_HTTP_PORT: String(await freePort()),
     WORKER_HTTP_HOST: '127.0.0.1',
     ALERT_WEBHOOK_URL: `${hook.url}/hooks/closed`,
+    OUTAGE_ALERT_SECONDS: '60',
   });
   url = await worker.httpUrl;
 });
@@ -91,9 +98,9 @@ const account = (name: string) => world.accounts.get(name)!;
 const wakeOf = async (name: string) => Number((await world.redis.zscore(dueKey(world.base), `${name}!wake`)) ?? NaN);
 
 describe('worker with ACCOUNTS_FILE: an account whose turn is closed', () => {
-  it('alerts on a job that failed after its alerts last looked, and on a stream held, though no turn opens', async () => {
+  it('alerts on a job that failed after its alerts last looked, a stream held and a call held, no turn opened', async () => {
     const told = () => hook.seen.map((r) => JSON.parse(r.body) as { text: string; account: string });
-    await eventually(async () => told().length >= 2, 20_000, 'two alerts');
+    await eventually(async () => told().length >= 3, 20_000, 'three alerts');
     const globex = told().filter((b) => b.account === 'globex');
     expect(globex).toHaveLength(1);
     expect(globex[0]!.text).toContain(`inventory-sync, account globex (${account('globex').prefix}): 1 orders job failed since `);
@@ -102,11 +109,17 @@ describe('worker with ACCOUNTS_FILE: an account whose turn is closed', () => {
     expect(acme).toHaveLength(1);
     expect(acme[0]!.text).toContain(`inventory-sync, account acme (${account('acme').prefix}): the orders stream is PAUSED since `);
     expect(acme[0]!.text).toContain('2 jobs wait, none lost');
-    // Looked at from Redis: globex has nothing to run, so it opened nowhere.
+    const hooli = told().filter((b) => b.account === 'hooli');
+    expect(hooli).toHaveLength(1);
+    expect(hooli[0]!.text).toMatch(
+      /^inventory-sync, account hooli .*: shipment create of the service has been HELD since .* \(9\d s\): \[TRANSIENT\] 503\./,
+    );
+    // Looked at from Redis: globex and hooli have nothing to run now, so they opened nowhere.
     expect(await connections(account('globex'))).toBe(0);
+    expect(await connections(account('hooli'))).toBe(0);
     // Told once: the failure's mark moved past it, the pause's claim is taken.
     expect(Number(await world.redis.get(redisKeys(account('globex').prefix).alertFailedSeen('orders')))).toBeGreaterThan(started - 1000);
-    expect(hook.seen).toHaveLength(2);
+    expect(hook.seen).toHaveLength(3);
   });
 
   it('answers /metrics?account=NAME for a closed account from Redis, without opening it', async () => {

@@ -39,8 +39,8 @@ export function closedFigures(p: HostProcess, h: Hosted): Promise<AccountSeries>
 }
 
 /**
- * The alerts of the accounts in trouble that are closed here (the sweep's: failures no alert told, held jobs, records
- * waiting), each looked at once from Redis as its open parts look (src/ops/alerts.ts: every alert is claimed in Redis,
+ * The alerts of the accounts in trouble that are closed here (the sweep's: failures no alert told, held jobs or calls,
+ * records waiting), each looked at once from Redis as its open parts look (src/ops/alerts.ts: every alert is claimed in Redis,
  * so a look here beside one where the account is open sends nothing twice). At most `max` accounts a sweep, in turn;
  * one sweep's looks at a time. An account open here (a turn, a feed) has its own looks.
  */

@@ -19,17 +19,20 @@ export interface AccountWork {
   waits: number;
   /** Failed record jobs no alert has told yet (past their stream's alert mark; none before the alerts' first look). */
   untold: number;
+  /** Named calls of the service held now (src/queue/hold/call-hold.ts): their jobs wait delayed, their alerts do not. */
+  heldCalls: number;
 }
 
 // KEYS: for each queue its wait, prioritized, active, meta, delayed (five each), then for each stream its waiting hash,
-// its failed jobs and its alert mark (three each). ARGV: the number of queues, of streams. An account that never had
-// work has none of these keys: one EXISTS answers for it; one with no failed job, one EXISTS of its failed sets.
+// its failed jobs and its alert mark (three each), then its call holds. ARGV: the number of queues, of streams. An
+// account that never had work has none of these keys: one EXISTS answers for it; one with no failed job and no call
+// hold, one EXISTS of those.
 const WORK = redisScript(
   'accountWork',
   `#!lua flags=no-writes
-if redis.call('EXISTS', unpack(KEYS)) == 0 then return {0, 0, -1, 0, 0} end
+if redis.call('EXISTS', unpack(KEYS)) == 0 then return {0, 0, -1, 0, 0, 0} end
 local queues = tonumber(ARGV[1])
-local ready, held, waits, untold = 0, 0, 0, 0
+local ready, held, waits, untold, calls = 0, 0, 0, 0, 0
 local next = nil
 for q = 0, queues - 1 do
   local k = q * 5
@@ -47,13 +50,18 @@ for s = 0, streams - 1 do
   waits = waits + redis.call('HLEN', KEYS[queues * 5 + s * 3 + 1])
   failed[s + 1] = KEYS[queues * 5 + s * 3 + 2]
 end
+failed[streams + 1] = KEYS[#KEYS]
 if redis.call('EXISTS', unpack(failed)) > 0 then
   for s = 0, streams - 1 do
     local seen = redis.call('GET', KEYS[queues * 5 + s * 3 + 3])
     if seen then untold = untold + redis.call('ZCOUNT', failed[s + 1], '(' .. seen, '+inf') end
   end
+  local holds = redis.call('HGETALL', KEYS[#KEYS])
+  for i = 1, #holds, 2 do
+    if holds[i + 1] == 'held' and string.sub(holds[i], -6) == ':state' then calls = calls + 1 end
+  end
 end
-return {ready, held, next or -1, waits, untold}`,
+return {ready, held, next or -1, waits, untold, calls}`,
 );
 
 /** The script's arguments for an account's prefix and streams. */
@@ -62,12 +70,12 @@ function workArgs(prefix: string, streams: readonly StreamName[]): Array<string 
   const keys = queues.flatMap((q) => ['wait', 'prioritized', 'active', 'meta', 'delayed'].map((t) => `${prefix}:${q}:${t}`));
   const k = redisKeys(prefix);
   const perStream = streams.flatMap((s) => [k.waiting(s), `${prefix}:${s}:failed`, k.alertFailedSeen(s)]);
-  return [keys.length + perStream.length, ...keys, ...perStream, queues.length, streams.length];
+  return [keys.length + perStream.length + 1, ...keys, ...perStream, k.callHolds(), queues.length, streams.length];
 }
 
 const parse = (r: unknown): AccountWork => {
-  const [ready, held, next, waits, untold] = (r as number[]).map(Number);
-  return { ready: ready!, held: held!, nextDelayedAt: next! < 0 ? null : next!, waits: waits!, untold: untold! };
+  const [ready, held, next, waits, untold, heldCalls] = (r as number[]).map(Number);
+  return { ready: ready!, held: held!, nextDelayedAt: next! < 0 ? null : next!, waits: waits!, untold: untold!, heldCalls: heldCalls! };
 };
 
 /** Reads one account's work. */
