@@ -17,7 +17,8 @@ import { accountsWorld, type AccountsWorld, type TestAccount } from './accounts-
  * for a reference, all from the deployment's own reads of Redis (the sweep, the due set), with no worker of its own.
  * Each account is set up in Redis before the worker starts, as a turn that ended would leave it: acme with jobs held
  * (its orders stream paused by its breaker), globex with a job failed after its alerts last looked, initech with a
- * record waiting for a product the service lacks, hooli with a call of its service held for 90 s.
+ * record waiting for a product the service lacks, hooli with a call of its service held for 90 s; umbrella has never
+ * had anything.
  */
 let world: AccountsWorld;
 let worker: WorkerProcess;
@@ -57,6 +58,7 @@ beforeAll(async () => {
   const globex = await pushedOnly('globex');
   const initech = await pushedOnly('initech');
   const hooli = await pushedOnly('hooli');
+  await pushedOnly('umbrella');
   // acme's orders stream held for the account's refusals, as its breaker trips it: its jobs wait in the paused queue.
   await acme.orders.addBulk(['HELD-1', 'HELD-2'].map((id) => ({ name: 'order', data: { record: orderRecord(id), source: 'push' } })));
   const reason = '[FORBIDDEN] the account is suspended';
@@ -72,7 +74,7 @@ beforeAll(async () => {
   const since = Date.now() - 90_000;
   const failedArgs = ['shipment-create', since, 3, '[TRANSIENT] 503', 'TRANSIENT', 2000, 30_000, ''];
   for (let i = 0; i < 3; i++) await runScript(world.redis, CALL_FAILED, [1, redisKeys(hooli.prefix).callHolds(), ...failedArgs]);
-  world.writeFile(['acme', 'globex', 'initech', 'hooli']);
+  world.writeFile(['acme', 'globex', 'initech', 'hooli', 'umbrella']);
   started = Date.now();
   worker = world.startWorker({
     ACCOUNT_IDLE_SECONDS: '1',
@@ -134,6 +136,13 @@ describe('worker with ACCOUNTS_FILE: an account whose turn is closed', () => {
     const initech = await (await fetch(`${url}/metrics?account=initech`)).text();
     expect(initech).toMatch(/^isync_waiting_records\{stream="orders",account="initech"\} 1$/m);
     expect(await connections(account('acme'))).toBe(0);
+    // Only reads: an account that never had work has no more keys after its figures are read (the test's own queue
+    // made its orders meta).
+    const keys = () => world.redis.keys(`${account('umbrella').prefix}*`);
+    const before = await keys();
+    const umbrella = await (await fetch(`${url}/metrics?account=umbrella`)).text();
+    expect(umbrella).toMatch(/^isync_queue_jobs\{stream="boms",state="waiting",account="umbrella"\} 0$/m);
+    expect(await keys()).toEqual(before);
     expect((await fetch(`${url}/metrics?account=nobody`)).status).toBe(404);
   });
 

@@ -1,4 +1,5 @@
 import { metricSources } from '../../app/metric-sources.js';
+import { readOnlyQueues } from '../../app/read-only-queues.js';
 import { alertDepsOf } from '../../app/worker-ops.js';
 import { messageOf } from '../../errors/message-of.js';
 import { logRepeated, reasonOf } from '../../log/log-throttle.js';
@@ -18,7 +19,10 @@ import type { Hosted, HostProcess } from './account-host.js';
 async function withQueues<T>(p: HostProcess, h: Hosted, read: (queues: QueueSet) => Promise<T>): Promise<T> {
   const { config } = h.entry;
   const streams = p.kinds.map((k) => k.stream);
-  const queues = createQueues({ connection: p.redis, prefix: config.redis.prefix, jobs: config.jobs, streams });
+  // Read-only: opening them writes nothing (no meta, no version check), and nothing else can be asked of them.
+  const queues = readOnlyQueues(
+    createQueues({ connection: p.redis, prefix: config.redis.prefix, jobs: config.jobs, streams, readsOnly: true }),
+  );
   try {
     return await read(queues);
   } finally {
