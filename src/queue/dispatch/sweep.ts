@@ -10,8 +10,8 @@ import { readAccountsWork } from './account-work.js';
  * the accounts whose work no mark told of: jobs queued by the released version (an upgrade in place), a mark Redis
  * refused, a process that died with jobs active. An account with delayed jobs gets a wake at the first one's time, and
  * one with held jobs or records waiting for a reference a look within `lookAgainMs`; those and the accounts with failed
- * jobs no alert told or a call held are handed to `trouble` (their alerts looked at from Redis where they are closed). At start,
- * and every `everyMs`. At 10,000 accounts it is 100 pipelined reads a period (one command an account).
+ * jobs no alert told or a call held are handed to `trouble` (their alerts looked at from Redis where they are closed).
+ * At start, and every `everyMs`. At 10,000 accounts it is 100 pipelined reads a period (one command an account).
  */
 
 export interface SweepOptions {
