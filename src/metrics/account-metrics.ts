@@ -9,7 +9,7 @@ import { troubleWatch, type AccountSeries, type Trouble, type TroubleOptions } f
  * without `account`), the process's own series (CPU, memory, event loop), and the full series of only some accounts,
  * labelled `account`: those METRICS_ACCOUNTS names and those in trouble (src/metrics/account-trouble.ts), at most
  * `troubledMax` of these. So the series do not grow with healthy idle accounts, and every account's are one request
- * away: `/metrics?account=NAME` (`account`).
+ * away: `/metrics?account=NAME` (`account`; an account whose parts are closed, from Redis: `closed`).
  */
 export interface AccountMetrics {
   contentType: Registry['contentType'];
@@ -32,6 +32,11 @@ export interface AccountMetricsOptions extends Pick<TroubleOptions, 'lagSeconds'
   named: readonly string[] | '*';
   /** At most this many accounts in trouble shown (the first by name), whatever their number. */
   troubledMax?: number;
+  /**
+   * The series of an account of the process whose parts are closed (no registry in `accounts`), read from Redis for
+   * `/metrics?account=NAME`; undefined when the process has no account of the name.
+   */
+  closed?: (name: string) => Promise<AccountSeries | undefined>;
   /** Accounts whose figures are read from Redis at a scrape, besides those shown (src/metrics/account-series.ts). */
   readsPerScrape?: number;
   now?: () => number;
@@ -129,10 +134,11 @@ export function accountMetrics(o: AccountMetricsOptions): AccountMetrics {
     },
     async account(name) {
       const registry = registryOf(name);
-      if (!registry) return undefined;
+      const own = registry ? await registry.getMetricsAsJSON() : await o.closed?.(name);
+      if (!own) return undefined;
       const shared = await Promise.all((o.shared?.() ?? []).map((r) => r.getMetricsAsJSON()));
       const pushes = shared.map((s) => only(s, (a) => a === name));
-      return AggregatorRegistry.aggregate([await registry.getMetricsAsJSON(), ...pushes]).metrics();
+      return AggregatorRegistry.aggregate([own, ...pushes]).metrics();
     },
     async retire(registry) {
       retired = totalsOf([retired, countsOf(await registry.getMetricsAsJSON())]);

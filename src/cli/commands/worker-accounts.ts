@@ -28,6 +28,7 @@ import { listenToMarks } from '../../queue/dispatch/work-mark.js';
 import { startSweep } from '../../queue/dispatch/sweep.js';
 import { closeParts, resolveDue, startTurn, type HostProcess } from './account-host.js';
 import { follow, register } from './account-follow.js';
+import { closedAlerts, closedFigures } from './account-closed.js';
 
 /** The deployment's prefix (the environment's account's, `default`'s): QUEUE_PREFIX, in a hash tag on a cluster. */
 function deploymentPrefix(env: Record<string, string | undefined>, base: Config): string {
@@ -36,7 +37,7 @@ function deploymentPrefix(env: Record<string, string | undefined>, base: Config)
 
 /**
  * /metrics (the accounts' totals, and the series of the accounts named in METRICS_ACCOUNTS or in trouble; any one's by
- * `?account=NAME`), /healthz and /readyz (each account by name) for the process.
+ * `?account=NAME`, a closed one's read from Redis), /healthz and /readyz (each account by name) for the process.
  */
 async function serveHttp(p: HostProcess, base: Config, ingest: AccountsIngest | undefined): Promise<WorkerHttp | undefined> {
   if (base.http.port === 0) return undefined;
@@ -46,6 +47,10 @@ async function serveHttp(p: HostProcess, base: Config, ingest: AccountsIngest | 
     shared: () => (ingest ? [ingest.registry] : []),
     named: base.http.metricsAccounts,
     lagSeconds: base.alerts.lagSeconds,
+    closed: (name) => {
+      const h = p.hosted.get(name);
+      return h ? closedFigures(p, h) : Promise.resolve(undefined);
+    },
   });
   p.metrics = metrics;
   return listenOrConfigError(
@@ -101,6 +106,8 @@ function startTurns(p: HostProcess, base: Config): { stop(): Promise<void> } {
     mark: (name) => dispatcher.mark(name),
     wakeAt,
     lookAgainMs: defaults.accountLookAgainMs,
+    // A closed account's failed jobs and holds alert as an open one's do, looked at by the sweep's process.
+    trouble: closedAlerts(p, defaults.closedAlertsPerSweep),
     logger: p.logger,
   });
   // For `status` and the dashboard of every account: this process takes its work when it has some.

@@ -9,8 +9,9 @@ import { readAccountsWork } from './account-work.js';
  * The sweep: one process of the deployment at a time (a lock for the period) reads every account's queues and marks
  * the accounts whose work no mark told of: jobs queued by the released version (an upgrade in place), a mark Redis
  * refused, a process that died with jobs active. An account with delayed jobs gets a wake at the first one's time, and
- * one with held jobs or records waiting for a reference a look within `lookAgainMs`. At start, and every `everyMs`.
- * At 10,000 accounts it is 100 pipelined reads a period (one command an account).
+ * one with held jobs or records waiting for a reference a look within `lookAgainMs`; those and the accounts with failed
+ * jobs no alert told or a call held are handed to `trouble` (their alerts looked at from Redis where they are closed).
+ * At start, and every `everyMs`. At 10,000 accounts it is 100 pipelined reads a period (one command an account).
  */
 
 export interface SweepOptions {
@@ -23,6 +24,8 @@ export interface SweepOptions {
   mark(account: string): Promise<void>;
   wakeAt(account: string, at: number): Promise<void>;
   lookAgainMs: number;
+  /** The accounts whose alerts need a look (failures untold, held jobs or calls, records waiting), once a sweep. */
+  trouble?(accounts: string[]): Promise<void>;
   logger: Logger;
 }
 
@@ -33,7 +36,9 @@ export async function sweepOnce(o: SweepOptions): Promise<number> {
   const work = await readAccountsWork(o.redis, o.accounts(), o.streams);
   const now = Date.now();
   let marked = 0;
+  const trouble: string[] = [];
   for (const [name, w] of work) {
+    if (w.untold > 0 || w.held > 0 || w.waits > 0 || w.heldCalls > 0) trouble.push(name);
     if (w.ready > 0) {
       await o.mark(name);
       marked++;
@@ -41,6 +46,7 @@ export async function sweepOnce(o: SweepOptions): Promise<number> {
     const at = Math.min(w.nextDelayedAt ?? Infinity, w.waits > 0 || w.held > 0 ? now + o.lookAgainMs : Infinity);
     if (Number.isFinite(at)) await o.wakeAt(name, at);
   }
+  if (trouble.length) await o.trouble?.(trouble);
   return marked;
 }
 

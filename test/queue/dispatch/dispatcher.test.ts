@@ -56,7 +56,7 @@ function world(o: { places: number; turnMs?: number; shards?: number; weights?: 
       turns.set(name, (turns.get(name) ?? 0) + 1);
       return { active: () => 0, close: async () => void open.delete(name) };
     },
-    work: async (name) => ({ ready: 0, held: 0, nextDelayedAt: null, waits: 0, ...work.get(name) }),
+    work: async (name) => ({ ready: 0, held: 0, nextDelayedAt: null, waits: 0, untold: 0, heldCalls: 0, ...work.get(name) }),
     wakeAt: async (name, at) => void wakes.push([name, at]),
   });
   return { ready, work, open, openWhen, turns, wakes, dispatcher, mostOpen: () => mostOpen };
