@@ -1,0 +1,61 @@
+import type { DeploymentSummary } from '../queue/dispatch/deployment-summary.js';
+import type { AccountSeries, Trouble } from './account-trouble.js';
+
+/**
+ * The series in /metrics of accounts whose parts are closed in the process (no turn there, no feed): those the
+ * deployment's summary lists in trouble (src/queue/dispatch/deployment-summary.ts), then those named in
+ * METRICS_ACCOUNTS, at most CLOSED_SHOWN_MAX; each read from Redis as `/metrics?account=NAME` reads it (about 70
+ * commands, all reads), at most CLOSED_READS_PER_SCRAPE a scrape, the others as last read. So a scrape's cost does not
+ * grow with the accounts, closed or not.
+ */
+
+/** Closed accounts shown at most, whatever their number (Redis full: every account is in trouble). */
+export const CLOSED_SHOWN_MAX = 50;
+/** Closed accounts read from Redis at one scrape: those not read yet first, then those read longest ago. */
+export const CLOSED_READS_PER_SCRAPE = 10;
+
+/** The closed accounts to show, each with why (none: named in METRICS_ACCOUNTS). */
+export function closedShown(
+  summary: DeploymentSummary | undefined,
+  closedNames: readonly string[],
+  named: readonly string[] | '*',
+): Map<string, Trouble[]> {
+  const closed = new Set(closedNames);
+  const shown = new Map<string, Trouble[]>();
+  for (const t of summary?.trouble ?? []) if (closed.has(t.account) && shown.size < CLOSED_SHOWN_MAX) shown.set(t.account, t.reasons);
+  for (const name of named === '*' ? closedNames : named) {
+    if (shown.size >= CLOSED_SHOWN_MAX) break;
+    if (closed.has(name) && !shown.has(name)) shown.set(name, []);
+  }
+  return shown;
+}
+
+/** Reads the closed accounts' series for a scrape, keeping each one's last read. */
+export function closedSeriesReader(o: { read(name: string): Promise<AccountSeries | undefined>; readsPerScrape?: number }) {
+  const kept = new Map<string, { series: AccountSeries; scrape: number }>();
+  let scrape = 0;
+  return {
+    /** The series of those of `names` read once at least (this scrape or before). */
+    async read(names: readonly string[]): Promise<Map<string, AccountSeries>> {
+      scrape++;
+      const asked = new Set(names);
+      for (const name of kept.keys()) if (!asked.has(name)) kept.delete(name);
+      const turn = [...names]
+        .sort((a, b) => (kept.get(a)?.scrape ?? -1) - (kept.get(b)?.scrape ?? -1))
+        .slice(0, o.readsPerScrape ?? CLOSED_READS_PER_SCRAPE);
+      await Promise.all(
+        turn.map(async (name) => {
+          // A read that failed (Redis away) keeps the last one.
+          const series = await o.read(name).catch(() => undefined);
+          if (series) kept.set(name, { series, scrape });
+        }),
+      );
+      return new Map(
+        names.flatMap((name): Array<[string, AccountSeries]> => {
+          const k = kept.get(name);
+          return k ? [[name, k.series]] : [];
+        }),
+      );
+    },
+  };
+}
