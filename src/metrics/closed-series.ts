@@ -3,13 +3,13 @@ import type { AccountSeries, Trouble } from './account-trouble.js';
 
 /**
  * The series in /metrics of accounts whose parts are closed in the process (no turn there, no feed): those the
- * deployment's summary lists in trouble (src/queue/dispatch/deployment-summary.ts), then those named in
- * METRICS_ACCOUNTS, at most CLOSED_SHOWN_MAX; each read from Redis as `/metrics?account=NAME` reads it (about 70
- * commands, all reads), at most CLOSED_READS_PER_SCRAPE a scrape, the others as last read. So a scrape's cost does not
- * grow with the accounts, closed or not.
+ * deployment's summary lists in trouble (src/queue/dispatch/deployment-summary.ts), at most CLOSED_SHOWN_MAX, and
+ * those named in METRICS_ACCOUNTS, at most CLOSED_SHOWN_MAX more; each read from Redis as `/metrics?account=NAME` reads
+ * it (about 70 commands, all reads), at most CLOSED_READS_PER_SCRAPE a scrape, the others as last read. So a scrape's
+ * cost does not grow with the accounts, closed or not.
  */
 
-/** Closed accounts shown at most, whatever their number (Redis full: every account is in trouble). */
+/** Closed accounts in trouble shown at most, and closed accounts named shown at most (METRICS_ACCOUNTS=*: the first). */
 export const CLOSED_SHOWN_MAX = 50;
 /** Closed accounts read from Redis at one scrape: those not read yet first, then those read longest ago. */
 export const CLOSED_READS_PER_SCRAPE = 10;
@@ -23,9 +23,12 @@ export function closedShown(
   const closed = new Set(closedNames);
   const shown = new Map<string, Trouble[]>();
   for (const t of summary?.trouble ?? []) if (closed.has(t.account) && shown.size < CLOSED_SHOWN_MAX) shown.set(t.account, t.reasons);
+  let namedShown = 0;
   for (const name of named === '*' ? closedNames : named) {
-    if (shown.size >= CLOSED_SHOWN_MAX) break;
-    if (closed.has(name) && !shown.has(name)) shown.set(name, []);
+    if (namedShown >= CLOSED_SHOWN_MAX) break;
+    if (!closed.has(name)) continue;
+    namedShown++;
+    if (!shown.has(name)) shown.set(name, []);
   }
   return shown;
 }
