@@ -3,7 +3,7 @@ import type { AccountState } from './account-work.js';
 
 /**
  * The deployment's summary (docs/monitoring.md, "Many accounts"): what the sweep (sweep.ts) read of every account of
- * the deployment, open or closed in any process, written once a sweep into one hash, `{QUEUE_PREFIX}~deployment`,
+ * the deployment, open or closed in any process, written once a sweep into one hash, `<QUEUE_PREFIX>~deployment`,
  * for every process's /metrics to serve (one HGETALL a scrape, whatever the number of accounts): the totals of jobs by
  * state, streams paused, calls held and records waiting, and the accounts in trouble (the first TROUBLE_LISTED by name).
  * It expires after SUMMARY_SWEEPS sweeps not made: a deployment whose sweep stopped shows no stale figures.
