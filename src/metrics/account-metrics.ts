@@ -2,8 +2,7 @@ import { AggregatorRegistry, collectDefaultMetrics, Gauge, Registry } from 'prom
 import { accountSeriesReader, type AccountRegistry } from './account-series.js';
 import { countsOf, totalsOf } from './account-totals.js';
 import { troubleWatch, type AccountSeries, type Trouble, type TroubleOptions } from './account-trouble.js';
-import { closedSeriesReader, closedShown } from './closed-series.js';
-import { deploymentSeries } from './deployment-series.js';
+import { deploymentAndClosed } from './closed-series.js';
 import type { DeploymentSummary } from '../queue/dispatch/deployment-summary.js';
 
 /**
@@ -94,21 +93,11 @@ export function accountMetrics(o: AccountMetricsOptions): AccountMetrics {
   const watch = troubleWatch({ lagSeconds: o.lagSeconds, lingerMs: TROUBLE_LINGER_MS, now: o.now });
   const troubledMax = o.troubledMax ?? TROUBLED_SHOWN_MAX;
   const reader = accountSeriesReader({ readsPerScrape: o.readsPerScrape ?? READS_PER_SCRAPE });
-  const deployment = deploymentSeries();
-  const closedReader = closedSeriesReader({ read: async (name) => o.closed?.(name) });
+  const deploymentParts = deploymentAndClosed(o, own.trouble);
   let shownBefore = new Set<string>();
   /** The counts of the accounts that stopped, summed. */
   let retired: Json[] = [];
   const registryOf = (name: string) => o.accounts().find((a) => a.name === name)?.registry;
-
-  /** The deployment's figures and the series of the closed accounts shown, with why each troubled one is. */
-  async function deploymentParts(): Promise<{ parts: AccountSeries[]; shown: ReadonlySet<string> }> {
-    const summary = await o.deployment?.().catch(() => undefined);
-    const closed = closedShown(summary, o.closedNames?.() ?? [], o.named);
-    const series = await closedReader.read([...closed.keys()]);
-    for (const [name, why] of closed) if (series.has(name)) for (const reason of why) own.trouble.set({ account: name, reason }, 1);
-    return { parts: [await deployment.of(summary), ...series.values()], shown: new Set(series.keys()) };
-  }
 
   /** Which accounts are shown, and why the troubled ones are; the deployment's gauges set. */
   function pick(accounts: ReadonlyArray<{ name: string; series: AccountSeries }>): Set<string> {

@@ -1,5 +1,7 @@
+import type { Gauge } from 'prom-client';
 import type { DeploymentSummary } from '../queue/dispatch/deployment-summary.js';
 import type { AccountSeries, Trouble } from './account-trouble.js';
+import { deploymentSeries } from './deployment-series.js';
 
 /**
  * The series in /metrics of accounts whose parts are closed in the process (no turn there, no feed): those the
@@ -60,5 +62,29 @@ export function closedSeriesReader(o: { read(name: string): Promise<AccountSerie
         }),
       );
     },
+  };
+}
+
+/**
+ * At each scrape: the deployment's figures (from its summary) and the series of the closed accounts shown, each
+ * troubled one's reasons set in `trouble` (isync_account_trouble); answers them and the names shown.
+ */
+export function deploymentAndClosed(
+  o: {
+    named: readonly string[] | '*';
+    closed?: (name: string) => Promise<AccountSeries | undefined>;
+    closedNames?: () => readonly string[];
+    deployment?: () => Promise<DeploymentSummary | undefined>;
+  },
+  trouble: Gauge,
+): () => Promise<{ parts: AccountSeries[]; shown: ReadonlySet<string> }> {
+  const deployment = deploymentSeries();
+  const reader = closedSeriesReader({ read: async (name) => o.closed?.(name) });
+  return async () => {
+    const summary = await o.deployment?.().catch(() => undefined);
+    const closed = closedShown(summary, o.closedNames?.() ?? [], o.named);
+    const series = await reader.read([...closed.keys()]);
+    for (const [name, why] of closed) if (series.has(name)) for (const reason of why) trouble.set({ account: name, reason }, 1);
+    return { parts: [await deployment.of(summary), ...series.values()], shown: new Set(series.keys()) };
   };
 }
