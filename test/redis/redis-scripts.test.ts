@@ -31,7 +31,8 @@ const CALLS: Record<string, { args: (k: string) => Array<string | number>; answe
   isync_readyClaim: { args: (k) => [3, `${k}:ready`, `${k}:lease`, `${k}:vt`, Date.now(), 30_000, ''], answer: null },
   isync_readyRelease: { args: (k) => [4, `${k}:ready`, `${k}:lease`, `${k}:pass`, `${k}:vt`, 'acme', 1, '0'], answer: 1 },
   isync_readyWaiting: { args: (k) => [2, `${k}:ready`, `${k}:lease`, Date.now()], answer: 0 },
-  // An account's queues, empty: no work, no delayed job (-1), no waiting record, no failure untold, no call held.
+  // An account's queues, empty: no work, no delayed job (-1), no waiting record, no failure untold, no call held, no
+  // failed job (none recent), no queue paused.
   isync_accountWork: {
     args: (k) => [
       9,
@@ -42,8 +43,9 @@ const CALLS: Record<string, { args: (k: string) => Array<string | number>; answe
       `${k}:call-holds`,
       1,
       1,
+      Date.now() - 3_600_000,
     ],
-    answer: [0, 0, -1, 0, 0, 0],
+    answer: [0, 0, -1, 0, 0, 0, 0, 0, 0],
   },
   isync_budgetAcquire: {
     args: (k) => [

@@ -26,6 +26,7 @@ import { readAccountWork } from '../../queue/dispatch/account-work.js';
 import { startDispatcher } from '../../queue/dispatch/dispatcher.js';
 import { listenToMarks } from '../../queue/dispatch/work-mark.js';
 import { startSweep } from '../../queue/dispatch/sweep.js';
+import { readSummary } from '../../queue/dispatch/deployment-summary.js';
 import { closeParts, resolveDue, startTurn, type HostProcess } from './account-host.js';
 import { follow, register } from './account-follow.js';
 import { closedAlerts, closedFigures } from './account-closed.js';
@@ -36,8 +37,9 @@ function deploymentPrefix(env: Record<string, string | undefined>, base: Config)
 }
 
 /**
- * /metrics (the accounts' totals, and the series of the accounts named in METRICS_ACCOUNTS or in trouble; any one's by
- * `?account=NAME`, a closed one's read from Redis), /healthz and /readyz (each account by name) for the process.
+ * /metrics (the accounts' totals, the deployment's figures, and the series of the accounts named in METRICS_ACCOUNTS or
+ * in trouble, a closed one's read from Redis; any one's by `?account=NAME`), /healthz and /readyz (each account by
+ * name) for the process.
  */
 async function serveHttp(p: HostProcess, base: Config, ingest: AccountsIngest | undefined): Promise<WorkerHttp | undefined> {
   if (base.http.port === 0) return undefined;
@@ -51,6 +53,9 @@ async function serveHttp(p: HostProcess, base: Config, ingest: AccountsIngest | 
       const h = p.hosted.get(name);
       return h ? closedFigures(p, h) : Promise.resolve(undefined);
     },
+    closedNames: () => [...p.hosted.values()].flatMap((h) => (h.parts ? [] : [h.entry.name])),
+    // The sweep's summary of every account of the deployment (src/queue/dispatch/deployment-summary.ts): one read.
+    deployment: () => readSummary(p.redis, base.dispatch.base),
   });
   p.metrics = metrics;
   return listenOrConfigError(

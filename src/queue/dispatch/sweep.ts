@@ -4,6 +4,7 @@ import { messageOf } from '../../errors/message-of.js';
 import type { RedisConnection as Redis } from '../../redis/connection.js';
 import type { StreamName } from '../../records/stream-name.js';
 import { readAccountsWork } from './account-work.js';
+import { FAILED_RECENT_MS, summarize, writeSummary } from './deployment-summary.js';
 
 /**
  * The sweep: one process of the deployment at a time (a lock for the period) reads every account's queues and marks
@@ -11,6 +12,7 @@ import { readAccountsWork } from './account-work.js';
  * refused, a process that died with jobs active. An account with delayed jobs gets a wake at the first one's time, and
  * one with held jobs or records waiting for a reference a look within `lookAgainMs`; those and the accounts with failed
  * jobs no alert told or a call held are handed to `trouble` (their alerts looked at from Redis where they are closed).
+ * What it read is summed up for the deployment's /metrics (deployment-summary.ts: one hash, written once a sweep).
  * At start, and every `everyMs`. At 10,000 accounts it is 100 pipelined reads a period (one command an account).
  */
 
@@ -33,8 +35,12 @@ export interface SweepOptions {
 export async function sweepOnce(o: SweepOptions): Promise<number> {
   const took = await o.redis.set(`${o.base}~sweep`, '1', 'PX', Math.max(1000, o.everyMs - 1000), 'NX');
   if (took !== 'OK') return 0;
-  const work = await readAccountsWork(o.redis, o.accounts(), o.streams);
   const now = Date.now();
+  const work = await readAccountsWork(o.redis, o.accounts(), o.streams, now - FAILED_RECENT_MS);
+  // Refused (Redis full): the figures stay those of the last sweep, until they expire; the marks and wakes go on.
+  await writeSummary(o.redis, o.base, summarize(work, now), o.everyMs).catch((err: unknown) =>
+    logRepeated(o.logger, 'warn', `summary:${reasonOf(err)}`, { err: messageOf(err) }, 'could not write the deployment summary (Redis?)'),
+  );
   let marked = 0;
   const trouble: string[] = [];
   for (const [name, w] of work) {
