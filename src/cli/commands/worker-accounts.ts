@@ -111,6 +111,7 @@ function startTurns(p: HostProcess, base: Config): { stop(): Promise<void> } {
     mark: (name) => dispatcher.mark(name),
     wakeAt,
     lookAgainMs: defaults.accountLookAgainMs,
+    ...(p.io.account === undefined ? {} : { only: p.io.account }),
     // A closed account's failed jobs and holds alert as an open one's do, looked at by the sweep's process.
     trouble: closedAlerts(p, defaults.closedAlertsPerSweep),
     logger: p.logger,

@@ -26,6 +26,12 @@ export interface SweepOptions {
   mark(account: string): Promise<void>;
   wakeAt(account: string, at: number): Promise<void>;
   lookAgainMs: number;
+  /**
+   * `worker --account NAME`: the process runs that account of the file alone. It sweeps it under a lock of its own
+   * (not the deployment's, which would keep the whole file's processes from sweeping for the period) and writes no
+   * deployment summary (one account's figures would stand for the deployment's).
+   */
+  only?: string;
   /** The accounts whose alerts need a look (failures untold, held jobs or calls, records waiting), once a sweep. */
   trouble?(accounts: string[]): Promise<void>;
   logger: Logger;
@@ -33,14 +39,17 @@ export interface SweepOptions {
 
 /** One sweep, unless another process swept within the period; answers the accounts it marked. */
 export async function sweepOnce(o: SweepOptions): Promise<number> {
-  const took = await o.redis.set(`${o.base}~sweep`, '1', 'PX', Math.max(1000, o.everyMs - 1000), 'NX');
+  const lock = o.only === undefined ? `${o.base}~sweep` : `${o.base}~sweep~${o.only}`;
+  const took = await o.redis.set(lock, '1', 'PX', Math.max(1000, o.everyMs - 1000), 'NX');
   if (took !== 'OK') return 0;
   const now = Date.now();
   const work = await readAccountsWork(o.redis, o.accounts(), o.streams, now - FAILED_RECENT_MS);
   // Refused (Redis full): the figures stay those of the last sweep, until they expire; the marks and wakes go on.
-  await writeSummary(o.redis, o.base, summarize(work, now), o.everyMs).catch((err: unknown) =>
-    logRepeated(o.logger, 'warn', `summary:${reasonOf(err)}`, { err: messageOf(err) }, 'could not write the deployment summary (Redis?)'),
-  );
+  if (o.only === undefined) {
+    await writeSummary(o.redis, o.base, summarize(work, now), o.everyMs).catch((err: unknown) =>
+      logRepeated(o.logger, 'warn', `summary:${reasonOf(err)}`, { err: messageOf(err) }, 'could not write the deployment summary (Redis?)'),
+    );
+  }
   let marked = 0;
   const trouble: string[] = [];
   for (const [name, w] of work) {
