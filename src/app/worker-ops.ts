@@ -1,11 +1,28 @@
 import { defaults } from '../../config/defaults.js';
 import type { AppContext } from './app-context.js';
 import { secretValues } from './command-context.js';
-import { startAlerts } from '../ops/alerts.js';
+import { startAlerts, type AlertDeps } from '../ops/alerts.js';
 import { startFlowSampler } from '../ops/flow-metrics.js';
 import { messageOf } from '../errors/message-of.js';
 import { startUnauthorizedResume } from './unauthorized-resume.js';
 import { logRepeated, reasonOf } from '../log/log-throttle.js';
+
+/** What an account's alerts read and where they go, or undefined without ALERT_WEBHOOK_URL. */
+export function alertDepsOf(
+  config: AppContext['config'],
+  o: Pick<AlertDeps, 'redis' | 'queues' | 'kinds' | 'logger'>,
+): AlertDeps | undefined {
+  const { webhookUrl, lagSeconds, intervalSeconds } = config.alerts;
+  if (!webhookUrl) return undefined;
+  const settings = {
+    webhookUrl,
+    lagSeconds,
+    intervalSeconds,
+    outageSeconds: config.outage.alertSeconds,
+    waitHours: config.waits.alertMs / 3_600_000,
+  };
+  return { ...o, prefix: config.redis.prefix, settings, secrets: secretValues(config), account: config.accountName };
+}
 
 /** What `worker` runs for operators beside the jobs: the chart sampler, and alerts when ALERT_WEBHOOK_URL is set. */
 export function startWorkerOps(app: Pick<AppContext, 'config' | 'redis' | 'logger' | 'deps'>): { stop(): Promise<void>; alertNow(): void } {
@@ -18,28 +35,9 @@ export function startWorkerOps(app: Pick<AppContext, 'config' | 'redis' | 'logge
     defaults.flowSampleSeconds * 1000,
     (err) => logRepeated(logger, 'debug', `flow-sample:${reasonOf(err)}`, { err: messageOf(err) }, 'flow sample not written (Redis?)'),
   );
-  const { webhookUrl, lagSeconds, intervalSeconds } = config.alerts;
-  const alerts = webhookUrl
-    ? startAlerts(
-        {
-          redis,
-          prefix,
-          queues: deps.queues,
-          settings: {
-            webhookUrl,
-            lagSeconds,
-            intervalSeconds,
-            outageSeconds: config.outage.alertSeconds,
-            waitHours: config.waits.alertMs / 3_600_000,
-          },
-          logger,
-          secrets: secretValues(config),
-          kinds: deps.kinds,
-          account: config.accountName,
-        },
-        config.alerts.checkSeconds * 1000,
-      )
-    : undefined;
+  const { lagSeconds, intervalSeconds } = config.alerts;
+  const alertDeps = alertDepsOf(config, { redis, queues: deps.queues, kinds: deps.kinds, logger });
+  const alerts = alertDeps ? startAlerts(alertDeps, config.alerts.checkSeconds * 1000) : undefined;
   if (alerts) logger.info({ lagSeconds, intervalSeconds }, 'alerts on: new failures and feed lag are POSTed to ALERT_WEBHOOK_URL');
   // A stream paused for 401 resumes by itself once the credentials' files changed and the service takes them.
   const unauthorized = startUnauthorizedResume({

@@ -89,17 +89,20 @@ export interface CreateQueuesOptions {
   telemetry?: Telemetry;
   /** The account's mark in the deployment's ready set (dispatch/work-mark.ts's workMarkOf): every add makes it. */
   mark?: () => void;
+  /** Queues opened for a read alone (a closed account's figures): their opening writes nothing and checks no version. */
+  readsOnly?: boolean;
 }
 
 /** One BullMQ queue per stream, named after it, under the program's prefix. */
 export function createQueues(opts: CreateQueuesOptions): QueueSet {
   const streams = [...opts.streams];
   const defaultJobOptions = recordJobOptions(opts.jobs);
+  const reads = opts.readsOnly ? { skipMetasUpdate: true, skipVersionCheck: true } : {};
   const queues = new Map<StreamName, Queue<JobData>>(
     streams.map((s) => [
       s,
       announceWork(
-        new Queue<JobData>(s, { connection: opts.connection, prefix: opts.prefix, defaultJobOptions, telemetry: opts.telemetry }),
+        new Queue<JobData>(s, { connection: opts.connection, prefix: opts.prefix, defaultJobOptions, telemetry: opts.telemetry, ...reads }),
         opts.mark,
       ),
     ]),
@@ -107,7 +110,9 @@ export function createQueues(opts: CreateQueuesOptions): QueueSet {
   // Without a listener BullMQ prints every connection error as a raw stack, past the logger and its redaction;
   // commands still reject on their own, and the workers log the outage.
   for (const q of queues.values()) q.on('error', () => undefined);
-  const intakes = new Map(streams.map((s) => [s, announceWork(openIntakeQueue(opts.connection, opts.prefix, s, opts.jobs), opts.mark)]));
+  const intakes = new Map(
+    streams.map((s) => [s, announceWork(openIntakeQueue(opts.connection, opts.prefix, s, opts.jobs, reads), opts.mark)]),
+  );
   return {
     prefix: opts.prefix,
     get(stream) {

@@ -37,10 +37,21 @@ const CALLS: Record<string, { args: (k: string) => Array<string | number>; answe
     answer: 1,
   },
   isync_readyWaiting: { args: (k) => [2, `${k}:ready`, `${k}:lease`, Date.now()], answer: 0 },
-  // An account's queues, empty: no work, no delayed job (-1), no waiting record.
+  // An account's queues, empty: no work, no delayed job (-1), no waiting record, no failure untold, no call held, no
+  // failed job (none recent), no queue paused.
   isync_accountWork: {
-    args: (k) => [6, ...['wait', 'prioritized', 'active', 'meta', 'delayed'].map((t) => `${k}:orders:${t}`), `${k}:waiting:orders`, 1],
-    answer: [0, 0, -1, 0],
+    args: (k) => [
+      9,
+      ...['wait', 'prioritized', 'active', 'meta', 'delayed'].map((t) => `${k}:orders:${t}`),
+      `${k}:waiting:orders`,
+      `${k}:orders:failed`,
+      `${k}:alert:failed-seen:orders`,
+      `${k}:call-holds`,
+      1,
+      1,
+      Date.now() - 3_600_000,
+    ],
+    answer: [0, 0, -1, 0, 0, 0, 0, 0, 0],
   },
   isync_budgetAcquire: {
     args: (k) => [

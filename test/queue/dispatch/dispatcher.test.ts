@@ -81,7 +81,7 @@ function world(o: {
       };
     },
     work: async (name) => {
-      const read = { ready: 0, held: 0, nextDelayedAt: null, waits: 0, ...work.get(name) };
+      const read = { ready: 0, held: 0, nextDelayedAt: null, waits: 0, untold: 0, heldCalls: 0, ...work.get(name) };
       o.afterRead?.(name);
       return read;
     },
