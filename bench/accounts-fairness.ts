@@ -16,7 +16,7 @@
  *
  *   npx tsx bench/accounts-fairness.ts [--part turns|weight|both] [--accounts 1000] [--busy 10] [--backlog 20000]
  *     [--busy-budget 240] [--live-budget 600] [--rate 1] [--seconds 120] [--settle 30] [--processes 2] [--places 6]
- *     [--idle 1] [--turn 10] [--weight-backlog 20000] [--weight-seconds 90] [--weight-turn 10] [--weight-shards 8] [--cluster]
+ *     [--idle 1] [--turn 10] [--weight-backlog 40000] [--weight-seconds 180] [--weight-turn 10] [--weight-shards 8] [--cluster]
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -188,14 +188,18 @@ async function completions(world: FairWorld, pending: Map<string, FairAccount>, 
   return finished;
 }
 
-/** What the ready set held, sampled every half second: accounts waiting for a place (ready, not leased) and open. */
+/**
+ * What the ready set held, sampled every half second: accounts waiting for a place (ready, not leased) and open; and
+ * the share of the samples in which each watched account (the busy ones) held no place, in %.
+ */
 interface Occupancy {
   waitingMax: number;
   waitingMean: number;
   openMean: number;
+  closedPercent: number[];
 }
 
-function sampleOccupancy(world: FairWorld): { stop(): Occupancy; leased(): Promise<string[]> } {
+function sampleOccupancy(world: FairWorld, watch: readonly string[] = []): { stop(): Occupancy; leased(): Promise<string[]> } {
   const c = world.redis.connection;
   const read = async () => {
     const ready = new Set<string>();
@@ -208,11 +212,13 @@ function sampleOccupancy(world: FairWorld): { stop(): Occupancy; leased(): Promi
     return { waiting: [...ready].filter((m) => !leased.has(m)).length, leased: [...leased] };
   };
   const samples: Array<{ waiting: number; open: number }> = [];
+  const closed = watch.map(() => 0);
   let on = true;
   const loop = (async () => {
     while (on) {
       const r = await read().catch(() => undefined);
       if (r) samples.push({ waiting: r.waiting, open: r.leased.length });
+      if (r) watch.forEach((name, i) => void (r.leased.includes(name) || closed[i]!++));
       await sleep(500);
     }
   })();
@@ -226,6 +232,7 @@ function sampleOccupancy(world: FairWorld): { stop(): Occupancy; leased(): Promi
         waitingMax: Math.max(0, ...samples.map((x) => x.waiting)),
         waitingMean: mean((x) => x.waiting),
         openMean: mean((x) => x.open),
+        closedPercent: closed.map((n) => round((100 * n) / Math.max(1, samples.length))),
       };
     },
     leased: async () => (await read()).leased,
@@ -239,14 +246,14 @@ function sampleOccupancy(world: FairWorld): { stop(): Occupancy; leased(): Promi
 async function livePhase(
   world: FairWorld,
   live: FairAccount[],
-  o: { tag: string; rate: number; seconds: number; onArrivalsDone?: () => Promise<void> },
+  o: { tag: string; rate: number; seconds: number; watch?: readonly string[]; onArrivalsDone?: () => Promise<void> },
 ): Promise<{ latency: LatencyFigures; occupancy: Occupancy }> {
   const order = [...live].sort(() => Math.random() - 0.5);
   const count = Math.round(o.rate * o.seconds);
   const arrived = new Map<string, number>();
   const pending = new Map<string, FairAccount>();
   const acks: Promise<void>[] = [];
-  const sampler = sampleOccupancy(world);
+  const sampler = sampleOccupancy(world, o.watch);
   const started = Date.now();
   for (let i = 0; i < count; i++) {
     await sleep(Math.max(0, started + (i * 1000) / o.rate - Date.now()));
@@ -343,6 +350,9 @@ export interface TurnsFigures extends Omit<TurnsOptions, 'log' | 'cluster'> {
   busyLowest: number;
   busyMedian: number;
   busyAtLeast95: number;
+  /** The share of the second window's samples in which a busy account held no place (closed, or waiting), in %: mean and most. */
+  busyClosedMeanPercent: number;
+  busyClosedMaxPercent: number;
   /** The load average at the start and at the end. */
   loadStart: number[];
   loadEnd: number[];
@@ -383,6 +393,7 @@ export async function runTurnsPart(o: TurnsOptions): Promise<TurnsFigures> {
       tag: 'B',
       rate: o.rate,
       seconds: o.seconds,
+      watch: busy.map((a) => a.name),
       onArrivalsDone: async () => {
         const after = await Promise.all(busy.map(completedOf));
         const minutes = (Date.now() - t0) / 60_000;
@@ -408,6 +419,8 @@ export async function runTurnsPart(o: TurnsOptions): Promise<TurnsFigures> {
       busyLowest: round(perMinute[0] ?? 0),
       busyMedian: round(percentile(perMinute, 50)),
       busyAtLeast95: perMinute.filter((n) => n >= 0.95 * bound).length,
+      busyClosedMeanPercent: round(beside.occupancy.closedPercent.reduce((t, x) => t + x, 0) / Math.max(1, o.busy)),
+      busyClosedMaxPercent: Math.max(0, ...beside.occupancy.closedPercent),
       loadStart,
       loadEnd: load(),
     };
@@ -533,9 +546,9 @@ export const FAIRNESS_DEFAULTS = {
   idleSeconds: 1,
   turnSeconds: 10,
   latencyMs: 20,
-  weightBacklog: 20_000,
+  weightBacklog: 40_000,
   weightBudget: 60_000,
-  weightSeconds: 90,
+  weightSeconds: 180,
   weightTurnSeconds: 10,
 };
 

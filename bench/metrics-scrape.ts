@@ -4,7 +4,9 @@
  * registry of the program's metrics with their real scrape-time reads, src/app/metric-sources.ts), served over real
  * HTTP (src/metrics/worker-http.ts) two ways in the same run: today's (every account's registry merged, each series
  * labelled `account`) and the deployment's totals with only the accounts in trouble or named
- * (src/metrics/account-metrics.ts). Per way: scrape time (median), size, series; and the memory of an account's registry.
+ * (src/metrics/account-metrics.ts), with the deployment's figures read from the sweep's summary of these accounts
+ * (src/queue/dispatch/deployment-summary.ts). Per way: scrape time (median), size, series; and the memory of an
+ * account's registry; and the sweep's read of every account with its summary written.
  *
  *   npx tsx bench/metrics-scrape.ts [--accounts 1000,10000] [--scrapes 5]
  */
@@ -23,6 +25,8 @@ import { createLogger } from '../src/log/logger.js';
 import { accountMetrics, READS_PER_SCRAPE } from '../src/metrics/account-metrics.js';
 import { createMetrics } from '../src/metrics/metrics.js';
 import { startWorkerHttp } from '../src/metrics/worker-http.js';
+import { readAccountsWork } from '../src/queue/dispatch/account-work.js';
+import { readSummary, summarize, writeSummary } from '../src/queue/dispatch/deployment-summary.js';
 import { createRedis } from '../src/redis/connection.js';
 import { startRedisServer } from '../src/redis/embedded-server.js';
 import { median } from './lib/median.js';
@@ -41,6 +45,8 @@ export interface ScrapeFigures {
 
 export interface MetricsScrapeFigures {
   accounts: number;
+  /** The sweep's read of every account and its summary written, ms. */
+  sweepMs: number;
   /** Heap an account's registry of metrics adds (after a GC), and its parts (queues, clients) besides. */
   registryBytesPerAccount: number;
   partsBytesPerAccount: number;
@@ -131,8 +137,19 @@ export async function runMetricsScrape(o: {
   });
   const withRegistries = heap();
   o.log(`  built ${o.accounts} accounts' parts and registries`);
+  // The sweep's summary of these accounts, as the sweep's process writes it once a minute.
+  const base = 'ms-deployment';
+  const t0 = performance.now();
+  const states = await readAccountsWork(
+    redis,
+    deps.map((d, i) => ({ name: names[i]!, prefix: d.config.redis.prefix })),
+    programKinds.map((k) => k.stream),
+  );
+  await writeSummary(redis, base, summarize(states, Date.now()), 60_000);
+  const sweepMs = Math.round(performance.now() - t0);
   const figures: MetricsScrapeFigures = {
     accounts: o.accounts,
+    sweepMs,
     partsBytesPerAccount: Math.round((withParts - before) / o.accounts),
     registryBytesPerAccount: Math.round((withRegistries - withParts) / o.accounts),
     scrapes: [],
@@ -148,7 +165,7 @@ export async function runMetricsScrape(o: {
       warm: Math.ceil(o.accounts / READS_PER_SCRAPE),
       times: o.scrapes,
       capMs: undefined,
-      registry: accountMetrics({ accounts: () => running, named: [], lagSeconds: 600 }),
+      registry: accountMetrics({ accounts: () => running, named: [], lagSeconds: 600, deployment: () => readSummary(redis, base) }),
     },
     {
       way: 'every account merged' as const,

@@ -16,6 +16,8 @@ export const dispatchDefaults = {
   accountLookAgainMs: 60_000,
   /** How often the accounts' queues are swept for work no mark told of (one process of the deployment), in ms. */
   accountsSweepMs: 60_000,
+  /** Accounts in trouble but closed whose alerts the sweep's process looks at, at most, a sweep (the others at the next). */
+  closedAlertsPerSweep: 200,
 };
 
 /** The defaults of how `status` and the dashboard's all-accounts page show many accounts (spread into config/defaults.ts). */

@@ -44,7 +44,8 @@ export async function metricsSection(o: BenchOptions, say: (line: string) => voi
       "One worker process's idle accounts built in-process as `worker` builds them with ACCOUNTS_FILE (each account's parts over one shared " +
         "Redis connection, and its registry of the program's metrics with their real reads from Redis at scrape time), on one redis-server of " +
         "their own, served over real HTTP two ways in the same run: today's (every account's registry merged, each series labelled `account`) " +
-        "and the deployment's totals with only the accounts in trouble or named in METRICS_ACCOUNTS (none here), reading from Redis the " +
+        "and the deployment's totals with only the accounts in trouble or named in METRICS_ACCOUNTS (none here) and the deployment's figures " +
+        "(isync_deployment_*, one read of the sweep's summary of every account), reading from Redis the " +
         `figures of 500 accounts a scrape in turn (docs/monitoring.md, "Many accounts"). Median of ${scrapes} scrapes each (today's way: one past ` +
         "2,000 accounts, given 2 minutes; the new way once every account was read once); speed-up: today's median / the new one's.",
       '',
@@ -53,8 +54,8 @@ export async function metricsSection(o: BenchOptions, say: (line: string) => voi
       markdownTable(['accounts', '/metrics', 'series', 'KB', 'scrape ms (median)', 'speed-up', '?account=NAME ms'], rows),
       '',
       markdownTable(
-        ['accounts', "an account's registry, heap KB", "an account's parts (queues, clients), heap KB"],
-        runs.map((r) => [r.accounts, kb(r.registryBytesPerAccount), kb(r.partsBytesPerAccount)]),
+        ['accounts', "an account's registry, heap KB", "an account's parts (queues, clients), heap KB", "the sweep's read and summary, ms"],
+        runs.map((r) => [r.accounts, kb(r.registryBytesPerAccount), kb(r.partsBytesPerAccount), r.sweepMs]),
       ),
     ],
   };

@@ -22,7 +22,7 @@ function sharedMemoryRead(redis: AppDeps['redis']): ReturnType<typeof readRedisM
   return read;
 }
 
-/** What a metrics scrape reads, of the streams of the parts' kinds. */
+/** What a metrics scrape reads, of the streams of the parts' kinds (an open account's, or a closed one's queues alone). */
 export function metricSources(d: Pick<AppDeps, 'redis' | 'keys' | 'queues' | 'config' | 'kinds'>): ScrapeSources {
   const { redis, keys, queues, config } = d;
   // One read of the feeds' states serves both feed gauges of a scrape (prom-client collects them one after the other).

@@ -1,5 +1,4 @@
 import { defaults } from '../../config/defaults.js';
-import type { Config } from '../../config/read-config.js';
 import type { AppContext } from './app-context.js';
 import { secretValues } from './command-context.js';
 import { startAlerts, type AlertDeps } from '../ops/alerts.js';
@@ -8,85 +7,57 @@ import { messageOf } from '../errors/message-of.js';
 import { startUnauthorizedResume } from './unauthorized-resume.js';
 import { logRepeated, reasonOf } from '../log/log-throttle.js';
 import type { Logger } from '../log/logger.js';
-import type { Kind } from '../kinds/kind.js';
+import type { StreamName } from '../records/stream-name.js';
 import type { RedisConnection as Redis } from '../redis/connection.js';
 
-/** What watching an account's feeds and jobs needs: no service client (an account of ACCOUNTS_FILE between turns). */
-export interface WatchDeps {
-  config: Config;
-  redis: Redis;
-  logger: Logger;
-  kinds: readonly Kind[];
-  queues: AlertDeps['queues'];
-}
-
-export interface FeedWatch {
-  /** A stream just paused: look now, so the alert does not wait for the next look. */
-  alertNow(): void;
-  stop(): Promise<void>;
+/** What an account's alerts read and where they go, or undefined without ALERT_WEBHOOK_URL. */
+export function alertDepsOf(
+  config: AppContext['config'],
+  o: Pick<AlertDeps, 'redis' | 'queues' | 'kinds' | 'logger'>,
+): AlertDeps | undefined {
+  const { webhookUrl, lagSeconds, intervalSeconds } = config.alerts;
+  if (!webhookUrl) return undefined;
+  const settings = {
+    webhookUrl,
+    lagSeconds,
+    intervalSeconds,
+    outageSeconds: config.outage.alertSeconds,
+    waitHours: config.waits.alertMs / 3_600_000,
+  };
+  return { ...o, prefix: config.redis.prefix, settings, secrets: secretValues(config), account: config.accountName };
 }
 
 /**
- * The account's chart sampler, and its alerts (new failures, feed lag, holds) when ALERT_WEBHOOK_URL is set. `idle`:
- * an account of ACCOUNTS_FILE that pulls, between its turns: its charts sampled once a minute (the chart's own step)
- * rather than every defaults.flowSampleSeconds.
+ * The account's chart sampler. `idle`: an account of ACCOUNTS_FILE that pulls, between its turns (src/cli/commands/
+ * account-pulls.ts): its charts sampled once a minute (the chart's own step) rather than every
+ * defaults.flowSampleSeconds; its alerts are then the process's look at closed accounts' (account-closed.ts).
  */
-export function startFeedWatch(d: WatchDeps, o: { idle?: boolean } = {}): FeedWatch {
-  const { config, redis, logger } = d;
-  const prefix = config.redis.prefix;
-  const sampler = startFlowSampler(
-    redis,
-    prefix,
-    d.kinds.map((k) => k.stream),
+export function startChartSampler(
+  d: { prefix: string; redis: Redis; logger: Logger; streams: readonly StreamName[] },
+  o: { idle?: boolean } = {},
+): { stop(): Promise<void> } {
+  return startFlowSampler(
+    d.redis,
+    d.prefix,
+    d.streams,
     (o.idle ? defaults.flowIdleSampleSeconds : defaults.flowSampleSeconds) * 1000,
-    (err) => logRepeated(logger, 'debug', `flow-sample:${reasonOf(err)}`, { err: messageOf(err) }, 'flow sample not written (Redis?)'),
+    (err) => logRepeated(d.logger, 'debug', `flow-sample:${reasonOf(err)}`, { err: messageOf(err) }, 'flow sample not written (Redis?)'),
   );
-  const { webhookUrl, lagSeconds, intervalSeconds } = config.alerts;
-  const alerts = webhookUrl
-    ? startAlerts(
-        {
-          redis,
-          prefix,
-          queues: d.queues,
-          settings: {
-            webhookUrl,
-            lagSeconds,
-            intervalSeconds,
-            outageSeconds: config.outage.alertSeconds,
-            waitHours: config.waits.alertMs / 3_600_000,
-          },
-          logger,
-          secrets: secretValues(config),
-          kinds: d.kinds,
-          account: config.accountName,
-        },
-        config.alerts.checkSeconds * 1000,
-      )
-    : undefined;
-  return {
-    alertNow: () => alerts?.lookNow(),
-    async stop() {
-      void sampler.stop();
-      await alerts?.stop();
-    },
-  };
 }
 
-/** Says at start that alerts are on (ALERT_WEBHOOK_URL). */
-export function sayAlertsOn(config: Config, logger: Logger): void {
-  const { webhookUrl, lagSeconds, intervalSeconds } = config.alerts;
-  if (webhookUrl) logger.info({ lagSeconds, intervalSeconds }, 'alerts on: new failures and feed lag are POSTed to ALERT_WEBHOOK_URL');
-}
-
-/** What `worker` runs for operators beside the jobs: the feed watch (charts, alerts), and the resume of a 401's pause. */
-export function startWorkerOps(app: Pick<AppContext, 'config' | 'redis' | 'logger' | 'deps'>): FeedWatch {
+/** What `worker` runs for operators beside the jobs: the chart sampler, and alerts when ALERT_WEBHOOK_URL is set. */
+export function startWorkerOps(app: Pick<AppContext, 'config' | 'redis' | 'logger' | 'deps'>): { stop(): Promise<void>; alertNow(): void } {
   const { config, redis, logger, deps } = app;
-  const watch = startFeedWatch({ config, redis, logger, kinds: deps.kinds, queues: deps.queues });
-  sayAlertsOn(config, logger);
+  const prefix = config.redis.prefix;
+  const sampler = startChartSampler({ prefix, redis, logger, streams: deps.kinds.map((k) => k.stream) });
+  const { lagSeconds, intervalSeconds } = config.alerts;
+  const alertDeps = alertDepsOf(config, { redis, queues: deps.queues, kinds: deps.kinds, logger });
+  const alerts = alertDeps ? startAlerts(alertDeps, config.alerts.checkSeconds * 1000) : undefined;
+  if (alerts) logger.info({ lagSeconds, intervalSeconds }, 'alerts on: new failures and feed lag are POSTed to ALERT_WEBHOOK_URL');
   // A stream paused for 401 resumes by itself once the credentials' files changed and the service takes them.
   const unauthorized = startUnauthorizedResume({
     redis,
-    prefix: config.redis.prefix,
+    prefix,
     kinds: deps.kinds,
     client: deps.client,
     credentials: deps.credentials,
@@ -94,10 +65,12 @@ export function startWorkerOps(app: Pick<AppContext, 'config' | 'redis' | 'logge
     logger,
   });
   return {
-    alertNow: () => watch.alertNow(),
+    // A stream just paused: look now, so the alert does not wait for the next look.
+    alertNow: () => alerts?.lookNow(),
     async stop() {
+      void sampler.stop();
       await unauthorized.stop();
-      await watch.stop();
+      await alerts?.stop();
     },
   };
 }

@@ -2,14 +2,19 @@ import { AggregatorRegistry, collectDefaultMetrics, Gauge, Registry } from 'prom
 import { accountSeriesReader, type AccountRegistry } from './account-series.js';
 import { countsOf, totalsOf } from './account-totals.js';
 import { troubleWatch, type AccountSeries, type Trouble, type TroubleOptions } from './account-trouble.js';
+import { deploymentAndClosed } from './closed-series.js';
+import type { DeploymentSummary } from '../queue/dispatch/deployment-summary.js';
 
 /**
  * /metrics of a process running several accounts (docs/monitoring.md, "Many accounts"): the deployment's totals (each
  * program series summed over the accounts, or their largest for a state or a time, as the metric's `aggregator` says,
  * without `account`), the process's own series (CPU, memory, event loop), and the full series of only some accounts,
  * labelled `account`: those METRICS_ACCOUNTS names and those in trouble (src/metrics/account-trouble.ts), at most
- * `troubledMax` of these. So the series do not grow with healthy idle accounts, and every account's are one request
- * away: `/metrics?account=NAME` (`account`).
+ * `troubledMax` of these. Besides, the deployment's figures (`isync_deployment_*`, every account open or closed, from
+ * the sweep's summary: `deployment`) and the series of accounts closed in the process that the summary lists in
+ * trouble or METRICS_ACCOUNTS names (src/metrics/closed-series.ts). So the series do not grow with healthy idle
+ * accounts, and every account's are one request away: `/metrics?account=NAME` (`account`; an account whose parts are
+ * closed, from Redis: `closed`).
  */
 export interface AccountMetrics {
   contentType: Registry['contentType'];
@@ -32,6 +37,15 @@ export interface AccountMetricsOptions extends Pick<TroubleOptions, 'lagSeconds'
   named: readonly string[] | '*';
   /** At most this many accounts in trouble shown (the first by name), whatever their number. */
   troubledMax?: number;
+  /**
+   * The series of an account of the process whose parts are closed (no registry in `accounts`), read from Redis for
+   * `/metrics?account=NAME`; undefined when the process has no account of the name.
+   */
+  closed?: (name: string) => Promise<AccountSeries | undefined>;
+  /** The accounts of the process whose parts are closed (their series, when shown, read through `closed`). */
+  closedNames?: () => readonly string[];
+  /** The deployment's summary, the sweep's (src/queue/dispatch/deployment-summary.ts), read once a scrape. */
+  deployment?: () => Promise<DeploymentSummary | undefined>;
   /** Accounts whose figures are read from Redis at a scrape, besides those shown (src/metrics/account-series.ts). */
   readsPerScrape?: number;
   now?: () => number;
@@ -79,6 +93,7 @@ export function accountMetrics(o: AccountMetricsOptions): AccountMetrics {
   const watch = troubleWatch({ lagSeconds: o.lagSeconds, lingerMs: TROUBLE_LINGER_MS, now: o.now });
   const troubledMax = o.troubledMax ?? TROUBLED_SHOWN_MAX;
   const reader = accountSeriesReader({ readsPerScrape: o.readsPerScrape ?? READS_PER_SCRAPE });
+  const deploymentParts = deploymentAndClosed(o, own.trouble);
   let shownBefore = new Set<string>();
   /** The counts of the accounts that stopped, summed. */
   let retired: Json[] = [];
@@ -118,21 +133,26 @@ export function accountMetrics(o: AccountMetricsOptions): AccountMetrics {
       ]);
       const shown = pick(running.map((a, i) => ({ name: a.name, series: series[i]! })));
       shownBefore = shown;
+      // After pick(), which resets the reasons: those of the closed accounts shown are set beside.
+      const closed = await deploymentParts();
+      own.accounts.set({ state: 'shown' }, shown.size + closed.shown.size);
       const totals = totalsOf([...series, ...shared, retired]);
-      const parts = [totals, await own.registry.getMetricsAsJSON()];
+      const parts = [totals, await own.registry.getMetricsAsJSON(), ...closed.parts];
       running.forEach((a, i) => {
         if (shown.has(a.name)) parts.push(series[i]!);
       });
       // The receiver's `(unknown)` and `(none)` (a push naming no account it has) always: a few series.
-      for (const s of shared) parts.push(only(s, (a) => typeof a === 'string' && (shown.has(a) || a.startsWith('('))));
+      const pushes = (a: string) => shown.has(a) || closed.shown.has(a) || a.startsWith('(');
+      for (const s of shared) parts.push(only(s, (a) => typeof a === 'string' && pushes(a)));
       return `${proc}\n${await AggregatorRegistry.aggregate(parts).metrics()}`;
     },
     async account(name) {
       const registry = registryOf(name);
-      if (!registry) return undefined;
+      const own = registry ? await registry.getMetricsAsJSON() : await o.closed?.(name);
+      if (!own) return undefined;
       const shared = await Promise.all((o.shared?.() ?? []).map((r) => r.getMetricsAsJSON()));
       const pushes = shared.map((s) => only(s, (a) => a === name));
-      return AggregatorRegistry.aggregate([await registry.getMetricsAsJSON(), ...pushes]).metrics();
+      return AggregatorRegistry.aggregate([own, ...pushes]).metrics();
     },
     async retire(registry) {
       retired = totalsOf([retired, countsOf(await registry.getMetricsAsJSON())]);

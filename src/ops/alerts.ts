@@ -55,8 +55,8 @@ export interface Alert {
 type ClaimedAlert = { alert: Alert; release: () => Promise<void> };
 
 const k = (prefix: string) => ({
-  /** Failures up to this time (epoch ms) have been told of, per stream. */
-  seen: (stream: string) => `${prefix}:alert:failed-seen:${stream}`,
+  /** Failures up to this time (epoch ms) have been told of, per stream (the sweep counts those past it). */
+  seen: (stream: string) => redisKeys(prefix).alertFailedSeen(stream),
   /** Present while a reason may not alert again (expires after the interval). */
   gate: (reason: string) => `${prefix}:alert:sent:${reason}`,
 });

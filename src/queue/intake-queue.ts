@@ -1,4 +1,4 @@
-import { Queue, type DefaultJobOptions } from 'bullmq';
+import { Queue, type DefaultJobOptions, type QueueOptions } from 'bullmq';
 import type { RedisConnection as Redis } from '../redis/connection.js';
 import { z } from 'zod';
 import { defaults } from '../../config/defaults.js';
@@ -64,14 +64,15 @@ export function intakeJobOptions(jobs: Pick<Config['jobs'], 'attempts'>): Defaul
   };
 }
 
-/** An intake queue of one stream under the prefix, with the intake job options. */
+/** An intake queue of one stream under the prefix, with the intake job options (`reads`: opened for a read alone). */
 export function openIntakeQueue(
   connection: Redis,
   prefix: string,
   stream: StreamName,
   jobs: Pick<Config['jobs'], 'attempts'>,
+  reads: Pick<QueueOptions, 'skipMetasUpdate' | 'skipVersionCheck'> = {},
 ): Queue<IntakeData> {
-  const q = new Queue<IntakeData>(intakeQueueName(stream), { connection, prefix, defaultJobOptions: intakeJobOptions(jobs) });
+  const q = new Queue<IntakeData>(intakeQueueName(stream), { connection, prefix, defaultJobOptions: intakeJobOptions(jobs), ...reads });
   // Unheard, BullMQ prints connection errors raw, past the logger; commands still reject on their own.
   q.on('error', () => undefined);
   return q;

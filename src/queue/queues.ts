@@ -89,6 +89,8 @@ export interface CreateQueuesOptions {
   telemetry?: Telemetry;
   /** The account's mark in the deployment's ready set (dispatch/work-mark.ts's workMarkOf): every add makes it. */
   mark?: () => void;
+  /** Queues opened for a read alone (a closed account's figures): their opening writes nothing and checks no version. */
+  readsOnly?: boolean;
 }
 
 /**
@@ -98,6 +100,7 @@ export interface CreateQueuesOptions {
 export function createQueues(opts: CreateQueuesOptions): QueueSet {
   const streams = [...opts.streams];
   const defaultJobOptions = recordJobOptions(opts.jobs);
+  const reads = opts.readsOnly ? { skipMetasUpdate: true, skipVersionCheck: true } : {};
   const opened = new Map<StreamName, Queue<JobData>>();
   const intakes = new Map<StreamName, Queue<IntakeData>>();
   const known = (stream: StreamName, what: string) => {
@@ -109,7 +112,13 @@ export function createQueues(opts: CreateQueuesOptions): QueueSet {
       known(stream, 'queue');
       let q = opened.get(stream);
       if (!q) {
-        q = new Queue<JobData>(stream, { connection: opts.connection, prefix: opts.prefix, defaultJobOptions, telemetry: opts.telemetry });
+        q = new Queue<JobData>(stream, {
+          connection: opts.connection,
+          prefix: opts.prefix,
+          defaultJobOptions,
+          telemetry: opts.telemetry,
+          ...reads,
+        });
         // Without a listener BullMQ prints every connection error as a raw stack, past the logger and its redaction;
         // commands still reject on their own, and the workers log the outage.
         q.on('error', () => undefined);
@@ -120,7 +129,7 @@ export function createQueues(opts: CreateQueuesOptions): QueueSet {
     intake(stream) {
       known(stream, 'intake queue');
       let q = intakes.get(stream);
-      if (!q) intakes.set(stream, (q = announceWork(openIntakeQueue(opts.connection, opts.prefix, stream, opts.jobs), opts.mark)));
+      if (!q) intakes.set(stream, (q = announceWork(openIntakeQueue(opts.connection, opts.prefix, stream, opts.jobs, reads), opts.mark)));
       return q;
     },
     streams: () => [...streams],

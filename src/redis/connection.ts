@@ -47,6 +47,8 @@ export function redisKeys(prefix: string) {
     cursor: (stream: string) => `${prefix}:cursor:${stream}`,
     /** Feed state of a stream (last poll, last page size, caught-up time) as a hash. */
     feedState: (stream: string) => `${prefix}:feed:${stream}`,
+    /** Until when (epoch ms) a stream's failed jobs have been told by an alert (src/ops/alerts.ts). */
+    alertFailedSeen: (stream: string) => `${prefix}:alert:failed-seen:${stream}`,
     /** Budget state of a request class (GCRA theoretical arrival time). */
     budget: (cls: string) => `${prefix}:budget:${cls}`,
     /** A 429 hold on a request class, expiring at the service's reset time. */

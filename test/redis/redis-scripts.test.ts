@@ -30,11 +30,28 @@ const CALLS: Record<string, { args: (k: string) => Array<string | number>; answe
   // Nothing ready: nil.
   isync_readyClaim: { args: (k) => [3, `${k}:ready`, `${k}:lease`, `${k}:vt`, Date.now(), 30_000, ''], answer: null },
   isync_readyRelease: { args: (k) => [4, `${k}:ready`, `${k}:lease`, `${k}:pass`, `${k}:vt`, 'acme', 1, '0'], answer: 1 },
+  // Nothing waits: nil; the account is kept (charged, leased again).
+  isync_readyHead: { args: (k) => [2, `${k}:ready`, `${k}:lease`, Date.now(), '', 'acme'], answer: null },
+  isync_readyKeep: {
+    args: (k) => [4, `${k}:ready`, `${k}:lease`, `${k}:pass`, `${k}:vt`, Date.now(), '', 'acme', 1, 30_000, ''],
+    answer: 1,
+  },
   isync_readyWaiting: { args: (k) => [2, `${k}:ready`, `${k}:lease`, Date.now()], answer: 0 },
-  // An account's queues, empty: no work, no delayed job (-1), no waiting record.
+  // An account's queues, empty: no work, no delayed job (-1), no waiting record, no failure untold, no call held, no
+  // failed job (none recent), no queue paused.
   isync_accountWork: {
-    args: (k) => [6, ...['wait', 'prioritized', 'active', 'meta', 'delayed'].map((t) => `${k}:orders:${t}`), `${k}:waiting:orders`, 1],
-    answer: [0, 0, -1, 0],
+    args: (k) => [
+      9,
+      ...['wait', 'prioritized', 'active', 'meta', 'delayed'].map((t) => `${k}:orders:${t}`),
+      `${k}:waiting:orders`,
+      `${k}:orders:failed`,
+      `${k}:alert:failed-seen:orders`,
+      `${k}:call-holds`,
+      1,
+      1,
+      Date.now() - 3_600_000,
+    ],
+    answer: [0, 0, -1, 0, 0, 0, 0, 0, 0],
   },
   isync_budgetAcquire: {
     args: (k) => [

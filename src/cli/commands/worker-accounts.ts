@@ -26,8 +26,10 @@ import { readAccountWork } from '../../queue/dispatch/account-work.js';
 import { startDispatcher } from '../../queue/dispatch/dispatcher.js';
 import { listenToMarks } from '../../queue/dispatch/work-mark.js';
 import { startSweep } from '../../queue/dispatch/sweep.js';
+import { readSummary } from '../../queue/dispatch/deployment-summary.js';
 import { closeParts, registryOf, resolveDue, startTurn, type HostProcess } from './account-host.js';
 import { follow, register } from './account-follow.js';
+import { closedAlerts, closedFigures } from './account-closed.js';
 
 /** The deployment's prefix (the environment's account's, `default`'s): QUEUE_PREFIX, in a hash tag on a cluster. */
 function deploymentPrefix(env: Record<string, string | undefined>, base: Config): string {
@@ -35,8 +37,9 @@ function deploymentPrefix(env: Record<string, string | undefined>, base: Config)
 }
 
 /**
- * /metrics (the accounts' totals, and the series of the accounts named in METRICS_ACCOUNTS or in trouble; any one's by
- * `?account=NAME`), /healthz and /readyz (each account by name) for the process.
+ * /metrics (the accounts' totals, the deployment's figures, and the series of the accounts named in METRICS_ACCOUNTS or
+ * in trouble, a closed one's read from Redis; any one's by `?account=NAME`), /healthz and /readyz (each account by
+ * name) for the process.
  */
 async function serveHttp(p: HostProcess, base: Config, ingest: AccountsIngest | undefined): Promise<WorkerHttp | undefined> {
   if (base.http.port === 0) return undefined;
@@ -50,6 +53,13 @@ async function serveHttp(p: HostProcess, base: Config, ingest: AccountsIngest | 
     shared: () => (ingest ? [ingest.registry] : []),
     named: base.http.metricsAccounts,
     lagSeconds: base.alerts.lagSeconds,
+    closed: (name) => {
+      const h = p.hosted.get(name);
+      return h ? closedFigures(p, h) : Promise.resolve(undefined);
+    },
+    closedNames: () => [...p.hosted.values()].flatMap((h) => (h.parts ? [] : [h.entry.name])),
+    // The sweep's summary of every account of the deployment (src/queue/dispatch/deployment-summary.ts): one read.
+    deployment: () => readSummary(p.redis, base.dispatch.base),
   });
   p.metrics = metrics;
   return listenOrConfigError(
@@ -105,6 +115,9 @@ function startTurns(p: HostProcess, base: Config): { stop(): Promise<void> } {
     mark: (name) => dispatcher.mark(name),
     wakeAt,
     lookAgainMs: defaults.accountLookAgainMs,
+    ...(p.io.account === undefined ? {} : { only: p.io.account }),
+    // A closed account's failed jobs and holds alert as an open one's do, looked at by the sweep's process.
+    trouble: closedAlerts(p, defaults.closedAlertsPerSweep),
     logger: p.logger,
   });
   // For `status` and the dashboard of every account: this process takes its work when it has some.

@@ -1,4 +1,4 @@
-import { isCluster, type RedisConnection as Redis } from '../../redis/connection.js';
+import { isCluster, redisKeys, type RedisConnection as Redis } from '../../redis/connection.js';
 import { defineScript, queueScript, redisScript, runScript } from '../../redis/scripts.js';
 import { intakeQueueName } from '../intake-queue.js';
 import type { StreamName } from '../../records/stream-name.js';
@@ -17,21 +17,41 @@ export interface AccountWork {
   nextDelayedAt: number | null;
   /** Records that wait for a reference the service lacks (src/queue/wait/): the catalog is looked at for them. */
   waits: number;
+  /** Failed record jobs no alert has told yet (past their stream's alert mark; none before the alerts' first look). */
+  untold: number;
+  /** Named calls of the service held now (src/queue/hold/call-hold.ts): their jobs wait delayed, their alerts do not. */
+  heldCalls: number;
 }
 
-// KEYS: for each queue its wait, prioritized, active, meta, delayed (five each), then each stream's waiting hash.
-// ARGV: the number of queues. An account that never had work has none of these keys: one EXISTS answers for it.
+/** What the sweep reads of an account besides its work, for the deployment's summary (deployment-summary.ts). */
+export interface AccountState extends AccountWork {
+  /** Failed record jobs, and those of them that failed since the read's `failedSince`. */
+  failed: number;
+  failedRecent: number;
+  /** Its queues paused (a stream held: the breaker, a revoked key, an outage, an operator). */
+  paused: number;
+}
+
+// KEYS: for each queue its wait, prioritized, active, meta, delayed (five each), then for each stream its waiting hash,
+// its failed jobs and its alert mark (three each), then its call holds. ARGV: the number of queues, of streams. An
+// account that never had work has none of these keys: one EXISTS answers for it; one with no failed job and no call
+// hold, one EXISTS of those. ARGV[3]: since when a failed job is recent (epoch ms).
 const WORK = redisScript(
   'accountWork',
   `#!lua flags=no-writes
-if redis.call('EXISTS', unpack(KEYS)) == 0 then return {0, 0, -1, 0} end
+if redis.call('EXISTS', unpack(KEYS)) == 0 then return {0, 0, -1, 0, 0, 0, 0, 0, 0} end
 local queues = tonumber(ARGV[1])
-local ready, held, waits = 0, 0, 0
+local ready, held, waits, untold, calls, failedJobs, recent, paused = 0, 0, 0, 0, 0, 0, 0, 0
 local next = nil
 for q = 0, queues - 1 do
   local k = q * 5
   local waiting = redis.call('LLEN', KEYS[k + 1]) + redis.call('ZCARD', KEYS[k + 2])
-  if redis.call('HEXISTS', KEYS[k + 4], 'paused') == 1 then held = held + waiting else ready = ready + waiting end
+  if redis.call('HEXISTS', KEYS[k + 4], 'paused') == 1 then
+    held = held + waiting
+    paused = paused + 1
+  else
+    ready = ready + waiting
+  end
   ready = ready + redis.call('LLEN', KEYS[k + 3])
   local first = redis.call('ZRANGE', KEYS[k + 5], 0, 0, 'WITHSCORES')
   if first[2] then
@@ -39,21 +59,42 @@ for q = 0, queues - 1 do
     if next == nil or at < next then next = at end
   end
 end
-for i = queues * 5 + 1, #KEYS do waits = waits + redis.call('HLEN', KEYS[i]) end
-return {ready, held, next or -1, waits}`,
+local streams, failed = tonumber(ARGV[2]), {}
+for s = 0, streams - 1 do
+  waits = waits + redis.call('HLEN', KEYS[queues * 5 + s * 3 + 1])
+  failed[s + 1] = KEYS[queues * 5 + s * 3 + 2]
+end
+failed[streams + 1] = KEYS[#KEYS]
+if redis.call('EXISTS', unpack(failed)) > 0 then
+  for s = 0, streams - 1 do
+    local seen = redis.call('GET', KEYS[queues * 5 + s * 3 + 3])
+    if seen then untold = untold + redis.call('ZCOUNT', failed[s + 1], '(' .. seen, '+inf') end
+    failedJobs = failedJobs + redis.call('ZCARD', failed[s + 1])
+    recent = recent + redis.call('ZCOUNT', failed[s + 1], ARGV[3], '+inf')
+  end
+  local holds = redis.call('HGETALL', KEYS[#KEYS])
+  for i = 1, #holds, 2 do
+    if holds[i + 1] == 'held' and string.sub(holds[i], -6) == ':state' then calls = calls + 1 end
+  end
+end
+return {ready, held, next or -1, waits, untold, calls, failedJobs, recent, paused}`,
 );
 
-/** The script's arguments for an account's prefix and streams. */
-function workArgs(prefix: string, streams: readonly StreamName[]): Array<string | number> {
+/** The script's arguments for an account's prefix and streams (failed jobs recent since `failedSince`). */
+function workArgs(prefix: string, streams: readonly StreamName[], failedSince = Date.now()): Array<string | number> {
   const queues = streams.flatMap((s) => [s, intakeQueueName(s)]);
   const keys = queues.flatMap((q) => ['wait', 'prioritized', 'active', 'meta', 'delayed'].map((t) => `${prefix}:${q}:${t}`));
-  const waiting = streams.map((s) => `${prefix}:waiting:${s}`);
-  return [keys.length + waiting.length, ...keys, ...waiting, queues.length];
+  const k = redisKeys(prefix);
+  const perStream = streams.flatMap((s) => [k.waiting(s), `${prefix}:${s}:failed`, k.alertFailedSeen(s)]);
+  return [keys.length + perStream.length + 1, ...keys, ...perStream, k.callHolds(), queues.length, streams.length, failedSince];
 }
 
-const parse = (r: unknown): AccountWork => {
-  const [ready, held, next, waits] = (r as number[]).map(Number);
-  return { ready: ready!, held: held!, nextDelayedAt: next! < 0 ? null : next!, waits: waits! };
+const parse = (r: unknown): AccountState => {
+  const [ready, held, next, waits, untold, heldCalls, failed, failedRecent, paused] = (r as number[]).map(Number);
+  return {
+    ...{ ready: ready!, held: held!, nextDelayedAt: next! < 0 ? null : next!, waits: waits!, untold: untold!, heldCalls: heldCalls! },
+    ...{ failed: failed!, failedRecent: failedRecent!, paused: paused! },
+  };
 };
 
 /** Reads one account's work. */
@@ -62,21 +103,23 @@ export async function readAccountWork(redis: Redis, prefix: string, streams: rea
 }
 
 /**
- * Reads many accounts' work, a pipeline per 100 accounts (per account on a Redis Cluster, which routes a pipeline to
- * one node); an account whose read failed is left out (read again at the next sweep).
+ * Reads many accounts' work and state (failed jobs recent since `failedSince`), a pipeline per 100 accounts (per account
+ * on a Redis Cluster, which routes a pipeline to one node); an account whose read failed is left out (read again at the
+ * next sweep).
  */
 export async function readAccountsWork(
   redis: Redis,
   accounts: ReadonlyArray<{ name: string; prefix: string }>,
   streams: readonly StreamName[],
-): Promise<Map<string, AccountWork>> {
+  failedSince = Date.now(),
+): Promise<Map<string, AccountState>> {
   defineScript(redis, WORK);
   const size = isCluster(redis) ? 1 : 100;
-  const out = new Map<string, AccountWork>();
+  const out = new Map<string, AccountState>();
   for (let i = 0; i < accounts.length; i += size) {
     const group = accounts.slice(i, i + size);
     const pipe = redis.pipeline();
-    for (const a of group) queueScript(pipe, WORK, workArgs(a.prefix, streams));
+    for (const a of group) queueScript(pipe, WORK, workArgs(a.prefix, streams, failedSince));
     const replies = (await pipe.exec().catch(() => null)) ?? [];
     replies.forEach(([err, r], j) => {
       if (!err) out.set(group[j]!.name, parse(r));

@@ -6,10 +6,11 @@ import type { ReadySet } from './ready-set.js';
 
 /**
  * A process's turns: which accounts it has open, taken from the deployment's ready set (ready-set.ts) as its places
- * allow (WORKER_ACCOUNTS_OPEN), closed when they have had nothing to do for ACCOUNT_IDLE_SECONDS, and handed back when
- * they have held their place ACCOUNT_TURN_SECONDS while others wait for one. An account with nothing to do is open
- * nowhere: it holds no connection, worker or timer. One claim loop and one look a second per process, whatever the
- * number of accounts.
+ * allow (WORKER_ACCOUNTS_OPEN), closed when they have had nothing to do for ACCOUNT_IDLE_SECONDS (at once when the
+ * process is full and others wait), and handed back when
+ * they have held their place ACCOUNT_TURN_SECONDS while others wait for one (or kept open, charged, when the ready
+ * set would give them the place straight back). An account with nothing to do is open nowhere: it holds no connection,
+ * worker or timer. One claim loop and one look a second per process, whatever the number of accounts.
  */
 
 /** An account's turn in this process: its workers running. */
@@ -80,6 +81,8 @@ interface State {
   /** Accounts this process does not run (or could not start), claimed anyway: handed back, and skipped for a while. */
   skip: Map<string, number>;
   failed(err: unknown, what: string): void;
+  /** Wakes the claim loop (a place was freed). */
+  nudge(): void;
 }
 
 /**
@@ -127,18 +130,48 @@ function begin(s: State, name: string, now: number): void {
   s.open.set(name, entry);
 }
 
-/** Closes a turn, charges it and hands it back: with its work, or with a wake for its next delayed job. */
+/** A turn's charge: the time it held its place over the account's weight. */
+const chargeOf = (o: DispatcherOptions, e: Open, now: number) => Math.max(0.1, (now - e.since) / 1000) / Math.max(0.01, o.weight(e.name));
+
+/**
+ * A turn handed back that would be claimed straight back (its pass, charged, no higher than any waiting, or nothing
+ * else waits) is charged and kept open rather than closed and opened again (the ready set's `keep`): its workers go on.
+ */
+async function kept(s: State, e: Open): Promise<boolean> {
+  const now = Date.now();
+  if (!(await s.o.ready.keep(e.name, chargeOf(s.o, e, now), now, s.o.leaseMs, [...s.skip.keys()]))) return false;
+  e.since = now;
+  e.idleSince = undefined;
+  return true;
+}
+
+/**
+ * Closes a turn, charges it and hands it back: with its work, or with a wake for its next delayed job. A turn handed
+ * back (`yield`) that would be claimed straight back stays open instead. One that ends with nothing to do leaves the
+ * ready set (a mark its own jobs made while it was open with it); its queues are read again after, so work added in
+ * between marks it again.
+ */
 function finish(s: State, e: Open, why: 'idle' | 'yield' | 'closed'): Promise<void> {
   const { o } = s;
   e.closing ??= (async () => {
     const turn = await e.starting;
+    if (why === 'yield' && turn && (await kept(s, e))) {
+      e.closing = undefined;
+      return;
+    }
     await turn?.close();
     s.open.delete(e.name);
     const now = Date.now();
-    const charge = Math.max(0.1, (now - e.since) / 1000) / Math.max(0.01, o.weight(e.name));
     const w = await o.work(e.name).catch(() => undefined);
     // Unread (Redis away): handed back as having work, so it is looked at again.
-    await o.ready.release(e.name, charge, why === 'yield' || w === undefined || w.ready > 0);
+    const work = why === 'yield' || w === undefined || w.ready > 0;
+    await o.ready.release(e.name, chargeOf(o, e, now), work);
+    s.nudge();
+    if (!work) {
+      // Work added between the read and the release had its mark dropped with the account's: read again (unread: marked).
+      const again = await o.work(e.name).catch(() => undefined);
+      if (again === undefined || again.ready > 0) await o.ready.mark(e.name);
+    }
     const later = [w?.nextDelayedAt ?? Infinity, w && (w.waits > 0 || w.held > 0) ? now + o.lookAgainMs : Infinity];
     const at = Math.min(...later);
     if (Number.isFinite(at)) await o.wakeAt(e.name, at);
@@ -150,24 +183,28 @@ function finish(s: State, e: Open, why: 'idle' | 'yield' | 'closed'): Promise<vo
 
 /**
  * Once a second: leases renewed, idle accounts closed, and, in a full process, as many places handed back as accounts
- * wait for one, from the turns past ACCOUNT_TURN_SECONDS, the longest first.
+ * wait for one: first the accounts with nothing to do now (closed without waiting out ACCOUNT_IDLE_SECONDS: the place
+ * is worth more to one with work), then the turns past ACCOUNT_TURN_SECONDS, the longest first.
  */
 async function look(s: State): Promise<void> {
   const { o } = s;
   const now = Date.now();
   const names = [...s.open.values()].filter((e) => !e.closing).map((e) => e.name);
   if (names.length) await o.ready.renew(names, now + o.leaseMs);
+  const idle: Open[] = [];
   const long: Open[] = [];
   for (const e of s.open.values()) {
     if (e.closing || !e.turn) continue;
     if (e.turn.active() > 0 || (await o.work(e.name)).ready > 0) e.idleSince = undefined;
     else e.idleSince ??= now;
     if (e.idleSince !== undefined && now - e.idleSince >= o.idleMs) void finish(s, e, 'idle');
+    else if (e.idleSince !== undefined) idle.push(e);
     else if (now - e.since >= o.turnMs) long.push(e);
   }
-  if (!long.length || names.length < o.places) return;
+  if ((!long.length && !idle.length) || names.length < o.places) return;
   const waiting = await waitingCount(o.ready, now);
-  for (const e of long.sort((a, b) => a.since - b.since).slice(0, waiting)) void finish(s, e, 'yield');
+  const handed = [...idle, ...long.sort((a, b) => a.since - b.since)].slice(0, waiting);
+  for (const e of handed) void finish(s, e, e.idleSince === undefined ? 'yield' : 'idle');
 }
 
 /** How many accounts wait for a place, held by no process (each shard's count looked at up to 1000). */
@@ -178,17 +215,21 @@ async function waitingCount(ready: ReadySet, now: number): Promise<number> {
 }
 
 export function startDispatcher(o: DispatcherOptions): Dispatcher {
+  let stopped = false;
+  let nudge: (() => void) | undefined;
+  // An empty ready set is looked at less and less often, up to once a second (a mark made in this process wakes it).
+  let waitMs = o.pollMs;
   const s: State = {
     o,
     open: new Map(),
     skip: new Map(),
     failed: (err, what) =>
       logRepeated(o.logger, 'warn', `dispatch:${reasonOf(err)}`, { err: messageOf(err) }, `${what} (Redis?); tried again`),
+    nudge: () => {
+      waitMs = o.pollMs;
+      nudge?.();
+    },
   };
-  let stopped = false;
-  let nudge: (() => void) | undefined;
-  // An empty ready set is looked at less and less often, up to once a second (a mark made in this process wakes it).
-  let waitMs = o.pollMs;
   const claimLoop = async () => {
     while (!stopped) {
       let got = false;
@@ -215,13 +256,9 @@ export function startDispatcher(o: DispatcherOptions): Dispatcher {
   return {
     async mark(account) {
       await o.ready.mark(account);
-      waitMs = o.pollMs;
-      nudge?.();
+      s.nudge();
     },
-    nudge: () => {
-      waitMs = o.pollMs;
-      nudge?.();
-    },
+    nudge: s.nudge,
     open: () => [...s.open.keys()],
     async close(account) {
       const e = s.open.get(account);

@@ -15,7 +15,8 @@ import { redisScript, runScript } from '../../redis/scripts.js';
  * A turn is charged by the time it held its place divided by the account's weight (ACCOUNT_WEIGHT): an account weighted
  * 2 is charged half, so it gets twice the turns of one weighted 1 when both always have work. The dispatcher claims
  * from the shard whose lowest pass is lowest (`heads`), so that the shards' times move together and the passes of
- * accounts in different shards compare.
+ * accounts in different shards compare. A turn handed back that would be claimed straight back (its charged pass still
+ * no higher than every pass waiting) is kept instead (`keep`): charged and leased again, its workers left open.
  */
 
 /** The keys of one shard. */
@@ -76,14 +77,57 @@ return nil`,
 );
 
 // KEYS: ready, lease, pass, vt. ARGV: account, charge, work (1: it has work left). Ends the account's lease and charges
-// its turn; it stays in the ready set when it has work left, or when work was marked while it was open.
+// its turn; it stays in the ready set with work left, and leaves it otherwise, a mark made while it was open with it (the
+// account's own adds mark it during its turn: kept, it would open again for nothing; the dispatcher reads its queues
+// after this and marks it again if work came in between).
 const RELEASE = redisScript(
   'readyRelease',
   `redis.call('ZREM', KEYS[2], ARGV[1])
 local vt = tonumber(redis.call('GET', KEYS[4]) or '0')
 local pass = math.max(vt, tonumber(redis.call('HGET', KEYS[3], ARGV[1]) or '0')) + tonumber(ARGV[2])
 redis.call('HSET', KEYS[3], ARGV[1], pass)
-if ARGV[3] == '1' or redis.call('ZSCORE', KEYS[1], ARGV[1]) then redis.call('ZADD', KEYS[1], pass, ARGV[1]) end
+if ARGV[3] == '1' then redis.call('ZADD', KEYS[1], pass, ARGV[1]) else redis.call('ZREM', KEYS[1], ARGV[1]) end
+return 1`,
+);
+
+// The lowest pass of the accounts of a shard that wait for a place (no lease held), other than ARGV's account and
+// those skipped: what KEEP and HEAD share. Sets head (math.huge: none waits).
+const LOWEST_WAITING = `local skip = {}
+for name in string.gmatch(ARGV[2], '[^\\n]+') do skip[name] = true end
+local head = math.huge
+local scan = math.min(redis.call('ZCARD', KEYS[2]) + #ARGV[2] + 16, 2000)
+local ready = redis.call('ZRANGE', KEYS[1], 0, scan - 1, 'WITHSCORES')
+for i = 1, #ready, 2 do
+  local m = ready[i]
+  if m ~= ARGV[3] and not skip[m] and tonumber(redis.call('ZSCORE', KEYS[2], m) or '0') <= tonumber(ARGV[1]) then
+    head = tonumber(ready[i + 1])
+    break
+  end
+end
+`;
+
+// KEYS: ready, lease. ARGV: now, skip (joined by newlines), account (left out). The lowest pass waiting, or nil.
+const HEAD = redisScript(
+  'readyHead',
+  `${LOWEST_WAITING}if head == math.huge then return nil end
+return tostring(head)`,
+);
+
+// KEYS: ready, lease, pass, vt. ARGV: now, skip, account, charge, leaseMs, others (the lowest pass waiting in the other
+// shards, '' for none). Ends a turn that would be claimed straight back: when the account's pass, charged, is still
+// no higher than every pass waiting (here and in the other shards, those skipped left out), it is charged and leased again at
+// once, as a claim would (its mark taken, the shard's time moved on), and answers 1: its workers stay open. Otherwise
+// nothing changes and it answers 0 (the turn closes and is released).
+const KEEP = redisScript(
+  'readyKeep',
+  `${LOWEST_WAITING}if ARGV[6] ~= '' then head = math.min(head, tonumber(ARGV[6])) end
+local vt = tonumber(redis.call('GET', KEYS[4]) or '0')
+local pass = math.max(vt, tonumber(redis.call('HGET', KEYS[3], ARGV[3]) or '0')) + tonumber(ARGV[4])
+if pass > head then return 0 end
+redis.call('HSET', KEYS[3], ARGV[3], pass)
+redis.call('ZREM', KEYS[1], ARGV[3])
+redis.call('ZADD', KEYS[2], tonumber(ARGV[1]) + tonumber(ARGV[5]), ARGV[3])
+if pass > vt then redis.call('SET', KEYS[4], pass) end
 return 1`,
 );
 
@@ -122,10 +166,29 @@ export function readySet(redis: Redis, base: string, shards: number) {
         string | null;
       return r ?? undefined;
     },
-    /** Ends a turn: charged `charge` (its time over its weight); back in the set when it has work left. */
+    /** Ends a turn: charged `charge` (its time over its weight); back in the set when it has work left, out of it otherwise. */
     async release(account: string, charge: number, work: boolean): Promise<void> {
       const k = keysOf(account);
       await runScript(redis, RELEASE, [4, k.ready, k.lease, k.pass, k.vt, account, charge, work ? '1' : '0']);
+    },
+    /**
+     * Ends a turn that would be claimed straight back (KEEP): charged `charge`, and leased again when its pass is still
+     * no higher than every account waiting for a place in any shard (`skip` left out: this process would not claim them); answers
+     * whether it was kept. The other shards are read first, one at a time (their own hash tags), the account's atomically.
+     */
+    async keep(account: string, charge: number, now: number, leaseMs: number, skip: readonly string[] = []): Promise<boolean> {
+      const own = shardOf(account, shards);
+      const skipped = skip.join('\n');
+      let others = Infinity;
+      for (let s = 0; s < shards; s++) {
+        if (s === own) continue;
+        const k = shardKeys(base, s);
+        const head = (await runScript(redis, HEAD, [2, k.ready, k.lease, Math.round(now), skipped, account])) as string | null;
+        if (head !== null) others = Math.min(others, Number(head));
+      }
+      const k = keysOf(account);
+      const args = [Math.round(now), skipped, account, charge, Math.round(leaseMs), Number.isFinite(others) ? others : ''];
+      return Number(await runScript(redis, KEEP, [4, k.ready, k.lease, k.pass, k.vt, ...args])) === 1;
     },
     /** Extends the leases of the open accounts (one command a shard). */
     async renew(accounts: readonly string[], until: number): Promise<void> {

@@ -26,8 +26,20 @@ afterAll(async () => {
   redis.disconnect();
 });
 
-/** A world of accounts whose work the test sets, served by one dispatcher. */
-function world(o: { places: number; turnMs?: number; shards?: number; weights?: Record<string, number> }) {
+/**
+ * A world of accounts whose work the test sets, served by one dispatcher. `onStart` runs as a turn begins (what its
+ * jobs would do: mark the account), `onClose` as it ends, `afterRead` after each read of an account's queues.
+ */
+function world(o: {
+  places: number;
+  idleMs?: number;
+  turnMs?: number;
+  shards?: number;
+  weights?: Record<string, number>;
+  onStart?: (name: string) => Promise<void>;
+  onClose?: (name: string) => void;
+  afterRead?: (name: string) => void;
+}) {
   const base = uniquePrefix('dispatch');
   bases.push(base);
   const ready = readySet(redis, base, o.shards ?? 1);
@@ -36,12 +48,15 @@ function world(o: { places: number; turnMs?: number; shards?: number; weights?: 
   const open = new Set<string>();
   const turns = new Map<string, number>();
   const wakes: Array<[string, number]> = [];
+  /** Each account's ms with its turn open, closed turns only, and since when its open turn is. */
+  const held = new Map<string, number>();
+  const openSince = new Map<string, number>();
   let mostOpen = 0;
   const dispatcher: Dispatcher = startDispatcher({
     ready,
     logger: createLogger({ level: 'silent' }),
     places: o.places,
-    idleMs: 300,
+    idleMs: o.idleMs ?? 300,
     turnMs: o.turnMs ?? 60_000,
     leaseMs: 10_000,
     pollMs: 50,
@@ -54,12 +69,27 @@ function world(o: { places: number; turnMs?: number; shards?: number; weights?: 
       open.add(name);
       mostOpen = Math.max(mostOpen, open.size);
       turns.set(name, (turns.get(name) ?? 0) + 1);
-      return { active: () => 0, close: async () => void open.delete(name) };
+      openSince.set(name, Date.now());
+      await o.onStart?.(name);
+      return {
+        active: () => 0,
+        close: async () => {
+          open.delete(name);
+          held.set(name, (held.get(name) ?? 0) + Date.now() - openSince.get(name)!);
+          o.onClose?.(name);
+        },
+      };
     },
-    work: async (name) => ({ ready: 0, held: 0, nextDelayedAt: null, waits: 0, ...work.get(name) }),
+    work: async (name) => {
+      const read = { ready: 0, held: 0, nextDelayedAt: null, waits: 0, untold: 0, heldCalls: 0, ...work.get(name) };
+      o.afterRead?.(name);
+      return read;
+    },
     wakeAt: async (name, at) => void wakes.push([name, at]),
   });
-  return { ready, work, open, openWhen, turns, wakes, dispatcher, mostOpen: () => mostOpen };
+  /** The ms each account held a place, its open turn counted to now. */
+  const heldMs = (name: string) => (held.get(name) ?? 0) + (open.has(name) ? Date.now() - openSince.get(name)! : 0);
+  return { base, ready, work, open, openWhen, turns, wakes, dispatcher, heldMs, mostOpen: () => mostOpen };
 }
 
 describe("a process's dispatcher", () => {
@@ -131,7 +161,7 @@ describe("a process's dispatcher", () => {
     }
   });
 
-  it('gives an account weighted 2 about twice the turns of one weighted 1, in different shards', async () => {
+  it('gives an account weighted 2 about twice the time of one weighted 1, in different shards', async () => {
     // Names in different shards of 8 (the weights must hold across shards, not only within one).
     const names = Array.from({ length: 40 }, (_, i) => `acct-${i}`);
     const heavy = names[0]!;
@@ -142,10 +172,94 @@ describe("a process's dispatcher", () => {
         w.work.set(name, { ready: 1 });
         await w.dispatcher.mark(name);
       }
-      await eventually(async () => (w.turns.get(light) ?? 0) >= 8, 20_000, 'eight turns of the light account');
-      const ratio = (w.turns.get(heavy) ?? 0) / w.turns.get(light)!;
+      // A turn of `heavy` that its pass would give it again stays open: its share is the time it holds the place.
+      await eventually(async () => (w.turns.get(light) ?? 0) >= 8, 30_000, 'eight turns of the light account');
+      const ratio = w.heldMs(heavy) / w.heldMs(light);
       expect(ratio).toBeGreaterThan(1.5);
       expect(ratio).toBeLessThan(2.6);
+    } finally {
+      await w.dispatcher.stop();
+    }
+  });
+
+  it('closes an account with nothing to do at once, not after its idle time, when the process is full and another waits', async () => {
+    const w = world({ places: 1, idleMs: 60_000 });
+    try {
+      w.work.set('quiet', { ready: 1 });
+      await w.dispatcher.mark('quiet');
+      await eventually(async () => w.open.has('quiet'), 5_000, 'quiet open');
+      w.work.set('quiet', { ready: 0 });
+      w.work.set('waiter', { ready: 1 });
+      await w.dispatcher.mark('waiter');
+      // Its idle time is a minute: the place goes to `waiter` long before.
+      await eventually(async () => w.open.has('waiter'), 5_000, 'waiter open');
+      expect(w.open.has('quiet')).toBe(false);
+    } finally {
+      await w.dispatcher.stop();
+    }
+  });
+
+  it('keeps a turn open that would be claimed straight back, though another account waits', async () => {
+    const w = world({ places: 1, turnMs: 150 });
+    try {
+      w.work.set('busy', { ready: 1 });
+      await w.dispatcher.mark('busy');
+      await eventually(async () => w.open.has('busy'), 5_000, 'busy open');
+      // `other` waits with a pass far above what `busy` is charged: each hand-back would give `busy` the place again.
+      w.work.set('other', { ready: 1 });
+      await redis.hset(shardKeys(w.base, 0).pass, 'other', 1_000_000);
+      await w.dispatcher.mark('other');
+      const k = shardKeys(w.base, 0);
+      await eventually(async () => Number(await redis.hget(k.pass, 'busy')) >= 0.6, 10_000, 'busy charged several turns');
+      // Charged turn after turn, never closed and opened again; `other` still waits.
+      expect(w.turns.get('busy')).toBe(1);
+      expect(w.open.has('busy')).toBe(true);
+      expect(w.turns.has('other')).toBe(false);
+      expect(await w.ready.waiting(0, Date.now())).toBe(1);
+    } finally {
+      await w.dispatcher.stop();
+    }
+  });
+
+  it('does not open an account again for the mark its own jobs made while it was open', async () => {
+    // Its jobs add jobs of its own while it runs (an order's intake adds the order): each add marks it.
+    const w = world({ places: 2, onStart: async (name) => void (await w.ready.mark(name)) });
+    try {
+      w.work.set('solo', { ready: 1 });
+      await w.dispatcher.mark('solo');
+      await eventually(async () => w.open.has('solo'), 5_000, 'solo open');
+      w.work.set('solo', { ready: 0 });
+      await eventually(async () => !w.open.has('solo'), 5_000, 'solo closed once idle');
+      // Nothing to do: it left the ready set; no second turn for nothing.
+      await new Promise((r) => setTimeout(r, 1_000));
+      expect(w.turns.get('solo')).toBe(1);
+      expect(await redis.zscore(shardKeys(w.base, 0).ready, 'solo')).toBeNull();
+    } finally {
+      await w.dispatcher.stop();
+    }
+  });
+
+  it('opens an account again whose work came in between its queues read at its close and its release', async () => {
+    let closed = false;
+    let added = false;
+    const w = world({
+      places: 2,
+      onStart: async (name) => void (await w.ready.mark(name)),
+      onClose: () => void (closed = true),
+      // The first read after its close finds nothing; a job is added (its mark made before the release) right after.
+      afterRead: (name) => {
+        if (!closed || added) return;
+        added = true;
+        w.work.set(name, { ready: 1 });
+        void w.ready.mark(name);
+      },
+    });
+    try {
+      w.work.set('late', { ready: 1 });
+      await w.dispatcher.mark('late');
+      await eventually(async () => w.open.has('late'), 5_000, 'late open');
+      w.work.set('late', { ready: 0 });
+      await eventually(async () => (w.turns.get('late') ?? 0) === 2, 5_000, 'late open again for the job added');
     } finally {
       await w.dispatcher.stop();
     }

@@ -88,16 +88,48 @@ describe('the ready set', () => {
     expect(await ready.claim(0, now + 1_500, 1_000)).toBe('a');
   });
 
-  it('keeps a mark made while the account was open, though its turn ended with nothing left to read', async () => {
+  it('drops a mark made while the account was open when its turn ends with nothing left, and keeps it with work left', async () => {
     const { ready } = fresh();
     await ready.mark('a');
     expect(await ready.claim(0, Date.now(), 30_000)).toBe('a');
+    // Its own jobs marked it during its turn; it ended with nothing to do: it leaves the set (no turn for nothing).
     await ready.mark('a');
     await ready.release('a', 1, false);
-    expect(await ready.claim(0, Date.now(), 30_000)).toBe('a');
-    // Not marked while open, and nothing left: it leaves the set.
-    await ready.release('a', 1, false);
     expect(await ready.claim(0, Date.now(), 30_000)).toBeUndefined();
+    // Marked again once closed (work came in after its queues were read): it takes a turn.
+    await ready.mark('a');
+    expect(await ready.claim(0, Date.now(), 30_000)).toBe('a');
+    await ready.release('a', 1, true);
+    expect(await ready.claim(0, Date.now(), 30_000)).toBe('a');
+  });
+
+  it('keeps a turn open that would be claimed straight back, charged, and lets it go when another waits with a lower pass', async () => {
+    // Two shards: the waiting account is in the other one (its pass is read there first).
+    const names = Array.from({ length: 20 }, (_, i) => `k-${i}`);
+    const a = names[0]!;
+    const b = names.find((n) => shardOf(n, 2) !== shardOf(a, 2))!;
+    const { base, ready } = fresh(2);
+    const ka = shardKeys(base, shardOf(a, 2));
+    await ready.mark(a);
+    const now = Date.now();
+    expect(await ready.claim(shardOf(a, 2), now, 1_000)).toBe(a);
+    // Alone: kept, charged, leased again (no one else may claim it), its mark made while open taken.
+    await ready.mark(a);
+    expect(await ready.keep(a, 5, now, 30_000)).toBe(true);
+    expect(Number(await redis.hget(ka.pass, a))).toBe(5);
+    expect(Number(await redis.zscore(ka.lease, a))).toBe(now + 30_000);
+    expect(await redis.zscore(ka.ready, a)).toBeNull();
+    expect(Number(await redis.get(ka.vt))).toBe(5);
+    // `b` waits in the other shard at pass 7 (its own time is 0): `a` charged 1 more (6) is still the lowest.
+    await redis.hset(shardKeys(base, shardOf(b, 2)).pass, b, 7);
+    await ready.mark(b);
+    expect(await ready.keep(a, 1, now, 30_000)).toBe(true);
+    // Charged 5 more (11), `b` goes first: nothing changes, the turn is closed and released as before.
+    expect(await ready.keep(a, 5, now, 30_000)).toBe(false);
+    expect(Number(await redis.hget(ka.pass, a))).toBe(6);
+    // Unless this process skips `b` (it does not run it).
+    expect(await ready.keep(a, 5, now, 30_000, [b])).toBe(true);
+    expect(Number(await redis.hget(ka.pass, a))).toBe(11);
   });
 
   it('skips what a process asks it to skip, and forgets an account removed', async () => {
