@@ -1,10 +1,12 @@
 /**
- * What an account's parts cost a `worker` process's memory (issue 56): the parts an account of ACCOUNTS_FILE keeps
- * open while it pulls a feed (src/cli/commands/account-host.ts, partsOf: openApp's logger, its deps, its metrics
- * registry, then its scheduled pulls), built for `accounts` accounts, one more part in each of six processes (the
- * entry alone first: the account's configuration read from the file), the heap (used and external, after full GCs)
- * and the RSS measured after: what each part adds per account. Over a private redis-server; nothing is pulled (the
- * due loop finds no run for its members).
+ * What an account's parts cost a `worker` process's memory (issue 56), built for `accounts` accounts, one more part in
+ * each of several processes (the entry alone first: the account's configuration read from the file), the heap (used
+ * and external, after full GCs) and the RSS measured after: what each part adds per account. Over a private
+ * redis-server; nothing is pulled (the due loop finds no run for its members). The first parts are those of the
+ * account's whole parts, built one by one (openApp's logger, buildDeps's queues and the rest, its metrics registry,
+ * its scheduled pulls), as an account that pulls held them between turns before issue 56's light parts; `pulls` is
+ * what it holds now (src/cli/commands/account-pulls.ts, openPulls: its logger, feed source, queues opened when a page
+ * has records, metrics registry, scheduled pulls and feed watch), measured from the entry alone.
  *
  *   node --expose-gc --import tsx bench/account-parts.ts [--accounts 500]   (--upto PART: one process, its build only)
  */
@@ -26,6 +28,7 @@ import { startDueLoop } from '../src/feed/due-loop.js';
 import type { Logger } from '../src/log/logger.js';
 import { createMetrics } from '../src/metrics/metrics.js';
 import { createQueues } from '../src/queue/queues.js';
+import { openPulls, type PullParts } from '../src/cli/commands/account-pulls.js';
 import { startRedisServer } from '../src/redis/embedded-server.js';
 
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -45,7 +48,7 @@ async function settled(): Promise<{ heap: number; rss: number }> {
 
 const { values } = parseArgs({ options: { accounts: { type: 'string', default: '500' }, upto: { type: 'string' } } });
 const n = Number(values.accounts);
-const parts = ['entry', 'logger', 'queues', 'deps', 'metrics', 'schedules'] as const;
+const parts = ['entry', 'logger', 'queues', 'deps', 'metrics', 'schedules', 'pulls'] as const;
 const what: Record<(typeof parts)[number], string> = {
   entry: 'its entry (the configuration read from the file)',
   logger: "its logger (openApp's commandLogger: a pino logger an account)",
@@ -53,20 +56,30 @@ const what: Record<(typeof parts)[number], string> = {
   deps: 'the rest of buildDeps (service client, budget, catalog, call holds, feed sources)',
   metrics: 'its metrics registry (createMetrics)',
   schedules: 'its scheduled pulls (startSchedules on the due loop)',
+  pulls: "an account that pulls, between turns, now: openPulls (from the entry; the turn's parts open at its turn)",
 };
 if (values.upto === undefined) {
   // Each build in a process of its own, so that what one part left to collect is not counted in the next.
   const kb = (b: number) => Math.round(b / 102.4) / 10;
   let last = { heap: 0, rss: 0 };
+  let entry = last;
   for (const part of parts) {
+    // The pulls are measured from the entry alone (they replace the parts built one by one above).
+    if (part === 'pulls') {
+      process.stdout.write(
+        `all (the whole parts, as held before): heap ${kb(last.heap)} KB, RSS ${kb(last.rss)} KB an account (${n} accounts)\n`,
+      );
+      last = entry;
+    }
     const out = execFileSync(process.execPath, [...process.execArgv, process.argv[1]!, '--accounts', String(n), '--upto', part], {
       encoding: 'utf8',
     });
     const m = JSON.parse(out.trim().split('\n').at(-1)!) as { heap: number; rss: number };
     process.stdout.write(`${what[part]}: heap ${kb(m.heap - last.heap)} KB, RSS ${kb(m.rss - last.rss)} KB an account\n`);
+    if (part === 'entry') entry = m;
     last = m;
   }
-  process.stdout.write(`all: heap ${kb(last.heap)} KB, RSS ${kb(last.rss)} KB an account (${n} accounts)\n`);
+  process.stdout.write(`pulls in all (entry included): heap ${kb(last.heap)} KB, RSS ${kb(last.rss)} KB an account (${n} accounts)\n`);
   process.exit(0);
 }
 const dir = mkdtempSync(join(tmpdir(), 'isync-account-parts-'));
@@ -94,7 +107,8 @@ const io: CliIo = {
   stop: new AbortController().signal,
 };
 const upto = parts.indexOf((values.upto ?? 'schedules') as (typeof parts)[number]);
-const has = (part: (typeof parts)[number]) => parts.indexOf(part) <= upto;
+const pullsOnly = parts[upto] === 'pulls';
+const has = (part: (typeof parts)[number]) => !pullsOnly && parts.indexOf(part) <= upto;
 const before = await settled();
 const read = readWatchedAccounts(fileAccountsSource(io, programKinds, { service: true })!);
 const base = read.accounts[0]!.config;
@@ -116,10 +130,16 @@ const metrics = has('metrics')
 const due = startDueLoop({ redis, key: 'parts:due', logger: loggers[0] ?? commandLogger(base, sink), resolve: async () => undefined });
 const controls = [];
 if (has('schedules')) for (const d of deps) controls.push(await startSchedules(d, programKinds, due));
+const pulling: PullParts[] = [];
+if (pullsOnly) {
+  const p = { io, kinds: programKinds, logger: commandLogger(base, sink), redis, due };
+  for (const a of read.accounts) pulling.push(await openPulls(p, a));
+}
 const after = await settled();
 process.stdout.write(`${JSON.stringify({ upto: parts[upto], heap: (after.heap - before.heap) / n, rss: (after.rss - before.rss) / n })}\n`);
 void metrics;
 for (const c of controls) await c.close(0);
+for (const c of pulling) await c.close(false, 0);
 await due.close(0);
 await Promise.all([...deps.map((d) => d.close()), ...apart.map((q) => q.close())]);
 redis.disconnect();

@@ -4,7 +4,7 @@
  * command: a plain command by its name and its key (ids and the account's prefix folded), a script (BullMQ's or ours,
  * named from its SHA1) by its name and first key, the commands a script ran counted under it.
  *
- *   npx tsx bench/accounts-idle-monitor.ts [--seconds 30] [--settle 10]
+ *   npx tsx bench/accounts-idle-monitor.ts [--seconds 30] [--settle 10] [--poll-seconds N]
  */
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -34,6 +34,12 @@ const SCRIPT_MODULES = [
   'src/queue/hold/hold-scripts.ts',
   'src/client/budget/budget-scripts.ts',
   'src/client/budget/share-script.ts',
+  'src/queue/lease/lease-scripts.ts',
+  'src/queue/dispatch/account-work.ts',
+  'src/queue/dispatch/ready-set.ts',
+  'src/queue/hold/call-hold-scripts.ts',
+  'src/feed/due-set.ts',
+  'src/ops/accounts-glance.ts',
 ];
 const sha1 = (text: string) => createHash('sha1').update(text).digest('hex');
 
@@ -61,7 +67,11 @@ function foldKey(key: string | undefined): string {
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { seconds: { type: 'string', default: '30' }, settle: { type: 'string', default: '10' } },
+    options: {
+      seconds: { type: 'string', default: '30' },
+      settle: { type: 'string', default: '10' },
+      'poll-seconds': { type: 'string' },
+    },
   });
   const seconds = Number(values.seconds);
   const names = await scriptNames();
@@ -82,6 +92,7 @@ async function main(): Promise<void> {
       ACCOUNTS_FILE: file,
       ...sandboxEnv(sandbox),
       UPSTREAM_TOKEN: TOKEN,
+      ...(values['poll-seconds'] ? { ORDER_POLL_SECONDS: values['poll-seconds'] } : {}),
       WORKER_HTTP_PORT: '0',
       LOG_LEVEL: 'warn',
     },
@@ -91,7 +102,8 @@ async function main(): Promise<void> {
   const monitor = new Redis(server.url);
   try {
     const probe = new Redis(server.url);
-    while ((await probe.exists('{idle-a0000}:workers')) === 0) {
+    // Ready once its schedules are in the due set (an idle account takes no turn: it has no workers).
+    while ((await probe.keys('*:due')).length === 0) {
       if (!proc.alive()) throw new Error(`the worker ended early: see ${dir}`);
       await sleep(500);
     }

@@ -88,6 +88,8 @@ export const defaults = {
   makeUpLookMs: 10_000,
   /** The longest a worker process's due loop sleeps between looks at the due set, in ms (src/feed/due-loop.ts). */
   dueLoopSleepMs: 1_000,
+  /** The shortest time between two looks of a worker process's due loop, in ms: the members due meanwhile are claimed in one script. */
+  dueLoopGapMs: 250,
   /** Scheduled pulls one worker process runs at once, over every account (src/feed/due-loop.ts). */
   duePullsAtOnce: 32,
   /**
@@ -195,6 +197,8 @@ export const defaults = {
   redisWaitLogMs: 5_000,
   /** How often `worker` samples feed lag and budget use for the dashboard's charts, in seconds. */
   flowSampleSeconds: 15,
+  /** The same for an account of ACCOUNTS_FILE that pulls, between its turns (its lag sampled once a minute, the chart's step). */
+  flowIdleSampleSeconds: 60,
   /** How long the chart samples and BullMQ's per-minute job counts are kept, in minutes (2 days). */
   flowKeepMinutes: 2 * 24 * 60,
   /** pino level of `worker`, `receive`, `dashboard` and of LOG_FILE. */

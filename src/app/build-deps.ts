@@ -184,7 +184,7 @@ function serviceClient(
 }
 
 /** The feed's client, when the configuration names the feed. */
-function upstreamClient(config: Config, logger: Logger): UpstreamClient | undefined {
+export function upstreamClient(config: Config, logger: Logger): UpstreamClient | undefined {
   if (!config.upstream) return undefined;
   return new UpstreamClient({
     url: config.upstream.url,

@@ -6,6 +6,9 @@ import { startFlowSampler } from '../ops/flow-metrics.js';
 import { messageOf } from '../errors/message-of.js';
 import { startUnauthorizedResume } from './unauthorized-resume.js';
 import { logRepeated, reasonOf } from '../log/log-throttle.js';
+import type { Logger } from '../log/logger.js';
+import type { StreamName } from '../records/stream-name.js';
+import type { RedisConnection as Redis } from '../redis/connection.js';
 
 /** What an account's alerts read and where they go, or undefined without ALERT_WEBHOOK_URL. */
 export function alertDepsOf(
@@ -24,17 +27,29 @@ export function alertDepsOf(
   return { ...o, prefix: config.redis.prefix, settings, secrets: secretValues(config), account: config.accountName };
 }
 
+/**
+ * The account's chart sampler. `idle`: an account of ACCOUNTS_FILE that pulls, between its turns (src/cli/commands/
+ * account-pulls.ts): its charts sampled once a minute (the chart's own step) rather than every
+ * defaults.flowSampleSeconds; its alerts are then the process's look at closed accounts' (account-closed.ts).
+ */
+export function startChartSampler(
+  d: { prefix: string; redis: Redis; logger: Logger; streams: readonly StreamName[] },
+  o: { idle?: boolean } = {},
+): { stop(): Promise<void> } {
+  return startFlowSampler(
+    d.redis,
+    d.prefix,
+    d.streams,
+    (o.idle ? defaults.flowIdleSampleSeconds : defaults.flowSampleSeconds) * 1000,
+    (err) => logRepeated(d.logger, 'debug', `flow-sample:${reasonOf(err)}`, { err: messageOf(err) }, 'flow sample not written (Redis?)'),
+  );
+}
+
 /** What `worker` runs for operators beside the jobs: the chart sampler, and alerts when ALERT_WEBHOOK_URL is set. */
 export function startWorkerOps(app: Pick<AppContext, 'config' | 'redis' | 'logger' | 'deps'>): { stop(): Promise<void>; alertNow(): void } {
   const { config, redis, logger, deps } = app;
   const prefix = config.redis.prefix;
-  const sampler = startFlowSampler(
-    redis,
-    prefix,
-    deps.kinds.map((k) => k.stream),
-    defaults.flowSampleSeconds * 1000,
-    (err) => logRepeated(logger, 'debug', `flow-sample:${reasonOf(err)}`, { err: messageOf(err) }, 'flow sample not written (Redis?)'),
-  );
+  const sampler = startChartSampler({ prefix, redis, logger, streams: deps.kinds.map((k) => k.stream) });
   const { lagSeconds, intervalSeconds } = config.alerts;
   const alertDeps = alertDepsOf(config, { redis, queues: deps.queues, kinds: deps.kinds, logger });
   const alerts = alertDeps ? startAlerts(alertDeps, config.alerts.checkSeconds * 1000) : undefined;

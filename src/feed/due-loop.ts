@@ -7,10 +7,11 @@ import type { RedisConnection as Redis } from '../redis/connection.js';
 import { dueSet, type DueClaim, type DueEntry, type DueSet } from './due-set.js';
 
 /**
- * The process's one loop over the deployment's due set (src/feed/due-set.ts), whatever the number of accounts: it
- * reads the earliest members (one command), claims each due one this process runs (a Lua script: one process gets it),
- * runs it, renews its lease meanwhile, and sets its next time when it ends; then sleeps until the earliest member's
- * time, at most `maxSleepMs`, or until woken. An idle deployment costs about one command a second per process.
+ * The process's one loop over the deployment's due set (src/feed/due-set.ts), whatever the number of accounts: each
+ * look claims the members due (one Lua script for them all: each member taken by one process), runs them, renews
+ * their leases meanwhile, and sets each one's next time when it ends; then sleeps until the next member's time (at
+ * least `gapMs` after the look, so that the members falling due meanwhile are claimed together; at most
+ * `maxSleepMs`), or until woken. An idle deployment costs about two commands a second per process.
  */
 
 /** What runs a member: its run answers the member's next time (undefined: the member is removed). */
@@ -25,6 +26,8 @@ export interface DueLoopOptions {
   leaseMs?: number;
   /** The longest sleep between looks, in ms. */
   maxSleepMs?: number;
+  /** The shortest time between two looks, in ms: what falls due meanwhile is claimed in one look. */
+  gapMs?: number;
   /** Runs at once in this process, over every account. */
   concurrency?: number;
   /**
@@ -63,44 +66,37 @@ export function startDueLoop(o: DueLoopOptions): DueLoop {
   const wakeUp = () => sleep.wakeBy(-Infinity);
   const runOf = runFinder(o, runs, maxSleepMs);
 
-  /** Claims and starts what is due; answers when the next member is due. */
+  /** Claims and starts what is due (one script: src/feed/due-set.ts); answers when to look next. */
   const lookOnce = async (): Promise<number> => {
     const now = Date.now();
-    const batch = await set.earliest(BATCH);
-    let started = 0;
-    for (const { member, at } of batch) {
-      if (at > now) return at;
-      if (active.has(member) || active.size >= concurrency) continue;
-      const run = await runOf(member, now);
-      if (!run) continue;
-      const claim = await set.claim(member, now, leaseMs);
-      if (!claim) continue;
-      const ran = () => run(claim, abort.signal);
-      const going = runMember(set, member, ran, leaseMs, () => stopped)
+    const room = Math.min(concurrency - active.size, BATCH);
+    // Full: a run that ends wakes the loop.
+    if (room <= 0) return now + maxSleepMs;
+    const { claimed, nextAt } = await set.claimDue(now, leaseMs, room, [...active.keys(), ...runOf.leaving(now)]);
+    for (const c of claimed) {
+      const run = await runOf(c.member, now);
+      // Not run here (an account this process does not hold): given back for another process.
+      if (!run) {
+        await set.giveBack(c.member, c.score);
+        continue;
+      }
+      const ran = () => run(c, abort.signal);
+      const going = runMember(set, c.member, ran, leaseMs, () => stopped)
         .then((next) => sleep.wakeBy(next ?? Infinity))
         .catch((err: unknown) => failed(o.logger, err, 'a scheduled pull did not end its turn (stopped, or Redis?); it is taken again'))
         .finally(() => {
           // A place freed among the runs at once: looked at again now (else the loop looks at the next due time).
           if (active.size >= concurrency) wakeUp();
-          active.delete(member);
+          active.delete(c.member);
         });
-      active.set(member, going);
-      started++;
+      active.set(c.member, going);
     }
-    // A whole batch due and some of it started: more may be due behind it (a thousand accounts' polls), looked at now.
-    return batch.length === BATCH && started > 0 ? now : now + maxSleepMs;
+    // As many claimed as there was room: more may be due behind them (a thousand accounts' polls), looked at soon.
+    if (claimed.length === room) return now;
+    return nextAt ?? now + maxSleepMs;
   };
 
-  const loop = async () => {
-    while (!stopped) {
-      const nextAt = await lookOnce().catch((err: unknown) => {
-        failed(o.logger, err, 'could not look at the due set for scheduled pulls (Redis?); looking again');
-        return Date.now() + maxSleepMs;
-      });
-      if (!stopped) await sleep.until(Math.min(nextAt, Date.now() + maxSleepMs));
-    }
-  };
-  const looping = loop();
+  const looping = looks(lookOnce, sleep, { logger: o.logger, maxSleepMs, gapMs: o.gapMs ?? defaults.dueLoopGapMs, stopped: () => stopped });
 
   return {
     set,
@@ -134,13 +130,13 @@ export function startDueLoop(o: DueLoopOptions): DueLoop {
 
 /**
  * A member's run: the one registered here, else `resolve`'s (opening what runs it); a member this process could not
- * resolve is left to others for five looks.
+ * resolve is left to others for five looks (`leaving`: the looks leave it unclaimed).
  */
 function runFinder(o: DueLoopOptions, runs: ReadonlyMap<string, DueRun>, maxSleepMs: number) {
   const unresolved = new Map<string, number>();
-  return async (member: string, now: number): Promise<DueRun | undefined> => {
+  const find = async (member: string, now: number): Promise<DueRun | undefined> => {
     const known = runs.get(member);
-    if (known || !o.resolve || (unresolved.get(member) ?? 0) > now) return known;
+    if (known || !o.resolve) return known;
     const run = await o.resolve(member).catch((err: unknown) => {
       failed(o.logger, err, `could not open what ${member} runs; looked at again`);
       return undefined;
@@ -149,6 +145,29 @@ function runFinder(o: DueLoopOptions, runs: ReadonlyMap<string, DueRun>, maxSlee
     else unresolved.delete(member);
     return run;
   };
+  return Object.assign(find, {
+    /** The members left to other processes now. */
+    leaving(now: number): string[] {
+      for (const [member, until] of unresolved) if (until <= now) unresolved.delete(member);
+      return [...unresolved.keys()];
+    },
+  });
+}
+
+/** Looks until stopped, at least `gapMs` apart: the members falling due meanwhile are claimed together (one script). */
+async function looks(
+  lookOnce: () => Promise<number>,
+  sleep: ReturnType<typeof sleeper>,
+  o: { logger: Logger; maxSleepMs: number; gapMs: number; stopped: () => boolean },
+): Promise<void> {
+  while (!o.stopped()) {
+    const lookedAt = Date.now();
+    const nextAt = await lookOnce().catch((err: unknown) => {
+      failed(o.logger, err, 'could not look at the due set for scheduled pulls (Redis?); looking again');
+      return Date.now() + o.maxSleepMs;
+    });
+    if (!o.stopped()) await sleep.until(Math.max(Math.min(nextAt, Date.now() + o.maxSleepMs), lookedAt + o.gapMs));
+  }
 }
 
 /** The loop's sleep until a time, which a member due sooner brings forward (`wakeBy`). */

@@ -6,9 +6,10 @@ import { redisScript, runScript } from '../redis/scripts.js';
  * (`<account>/<stream>`, or `<account>/<stream>!make-up` for a look at a missed run), scored by when it is due (epoch
  * ms), in one sorted set under the deployment's prefix (`{prefix}:due`: QUEUE_PREFIX, in its hash tag on a cluster),
  * with a hash beside it (`{prefix}:due:rule`) of each member's rule (its interval or cron: a changed one re-scores it).
- * Whichever process is free claims a due member (src/feed/due-loop.ts): the claim moves it to the end of a lease (a
- * score that ends in half a millisecond), renewed while the pull runs and replaced by its next time when it ends, so a
- * process that dies mid-pull leaves a member that falls due again once its lease ends, and is taken again.
+ * Whichever process looks first claims the due members (src/feed/due-loop.ts; one script a look): the claim moves each
+ * to the end of a lease (a score that ends in half a millisecond), renewed while the pull runs and replaced by its next
+ * time when it ends, so a process that dies mid-pull leaves a member that falls due again once its lease ends, and is
+ * taken again.
  */
 
 /** The due set's key for the deployment's prefix (the environment's account's: QUEUE_PREFIX, tagged on a cluster). */
@@ -41,21 +42,40 @@ end
 return 1`,
 );
 
-// KEYS: due. ARGV: member, now, leaseMs. Answers nil (not due, or gone), else {score, retaken}: a lease's score ends in
-// half a millisecond (a due time is whole), so a lease that ended unfinished (its process died) is told apart.
-const CLAIM = redisScript(
-  'dueClaim',
-  `local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
-if not score or tonumber(score) > tonumber(ARGV[2]) then return nil end
-redis.call('ZADD', KEYS[1], 'XX', tonumber(ARGV[2]) + tonumber(ARGV[3]) + 0.5, ARGV[1])
-if tonumber(score) % 1 == 0.5 then return {score, 1} end
-return {score, 0}`,
+// KEYS: due. ARGV: now, leaseMs, max, then members to leave (running here, or not run here). Claims the earliest due
+// members, at most `max`, each for a lease (a score that ends in half a millisecond: a due time is whole, so a lease
+// that ended unfinished, its process died, is told apart); answers {member, score, ...} and the first time not yet due
+// (nil when none was read). One script a look whatever the members due: each taken by one process only.
+const CLAIM_DUE = redisScript(
+  'dueClaimDue',
+  `local now, lease, max = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local leave = {}
+for i = 4, #ARGV do leave[ARGV[i]] = true end
+local flat = redis.call('ZRANGE', KEYS[1], 0, max + #ARGV - 4, 'WITHSCORES')
+local out, taken, nextAt = {}, 0, false
+for i = 1, #flat, 2 do
+  local m, score = flat[i], flat[i + 1]
+  if tonumber(score) > now then nextAt = score break end
+  if taken < max and not leave[m] then
+    redis.call('ZADD', KEYS[1], 'XX', now + lease + 0.5, m)
+    out[#out + 1] = m
+    out[#out + 1] = score
+    taken = taken + 1
+  end
+end
+return {out, nextAt}`,
 );
 
 /** A claim's answer: the slot the run serves (a lease's end when retaken), and whether that lease ended unfinished. */
 export interface DueClaim {
   slot: number;
   retaken: boolean;
+}
+
+/** A member claimed by a look: its claim, and its score before (to give it back untouched). */
+export interface ClaimedMember extends DueClaim {
+  member: string;
+  score: number;
 }
 
 /** Whether a member's score is a lease's (a run of it goes on), not a due time. */
@@ -85,17 +105,28 @@ export function dueSet(redis: Redis, key: string) {
       await redis.zrem(key, ...members);
       await redis.hdel(rulesKey(key), ...members);
     },
-    /** The earliest members with their times (one command: what is due, and when the next one is). */
-    async earliest(count: number): Promise<Array<{ member: string; at: number }>> {
-      const flat = await redis.zrangebyscore(key, '-inf', '+inf', 'WITHSCORES', 'LIMIT', 0, count);
-      const out: Array<{ member: string; at: number }> = [];
-      for (let i = 0; i < flat.length; i += 2) out.push({ member: flat[i]!, at: Number(flat[i + 1]) });
-      return out;
+    /**
+     * Claims the due members (at most `max`, none of `leave`), each for a lease of `leaseMs`, in one script; answers
+     * them and when the next member not yet due is (undefined when none was read: look again soon).
+     */
+    async claimDue(
+      now: number,
+      leaseMs: number,
+      max: number,
+      leave: readonly string[],
+    ): Promise<{ claimed: ClaimedMember[]; nextAt: number | undefined }> {
+      const args = [1, key, Math.round(now), Math.round(leaseMs), max, ...leave];
+      const [flat, next] = (await runScript(redis, CLAIM_DUE, args)) as [string[], string | null];
+      const claimed: ClaimedMember[] = [];
+      for (let i = 0; i < flat.length; i += 2) {
+        const score = Number(flat[i + 1]);
+        claimed.push({ member: flat[i]!, score, slot: Math.floor(score), retaken: isLease(score) });
+      }
+      return { claimed, nextAt: next === null ? undefined : Number(next) };
     },
-    /** Claims a due member for a lease of `leaseMs`; undefined when it is not due (or another process took it). */
-    async claim(member: string, now: number, leaseMs: number): Promise<DueClaim | undefined> {
-      const r = (await runScript(redis, CLAIM, [1, key, member, Math.round(now), Math.round(leaseMs)])) as [string, number] | null;
-      return r ? { slot: Math.floor(Number(r[0])), retaken: Number(r[1]) === 1 } : undefined;
+    /** Gives a claimed member back its score (this process could not run it: another takes it). */
+    async giveBack(member: string, score: number): Promise<void> {
+      await redis.zadd(key, 'XX', score, member);
     },
     /**
      * Ends a claim: the member's next time (undefined: removed). One command: a process that stalled past its lease

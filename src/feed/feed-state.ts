@@ -18,7 +18,7 @@ export interface FeedState {
   /** Business key (or label) of the newest record seen, and when. */
   newestRecord?: string;
   newestRecordAt?: string;
-  /** The last failed pull, when the latest pull failed. */
+  /** The last failed pull, when the latest pull failed (an empty field in the hash is none). */
   lastError?: string;
   lastErrorAt?: string;
 }
@@ -56,6 +56,17 @@ export function recordPage(
   return multi;
 }
 
+/**
+ * A poll that found nothing new (an empty last page at the stored cursor): one HSET of what changed, the poll's time
+ * (the lag's), its error cleared by an empty value rather than a second command (readers take an empty field as none);
+ * no page counted. An idle polled account's polls are most of its Redis commands.
+ */
+export async function recordQuietPage(redis: Redis, keys: RedisKeys, stream: StreamName, cursor: string): Promise<void> {
+  const now = new Date().toISOString();
+  const fields = { lastPollAt: now, caughtUpAt: now, lastCursor: cursor, lastPageSize: 0, lastError: '', lastErrorAt: '' };
+  await redis.hset(keys.feedState(stream), fields);
+}
+
 export async function recordPullError(redis: Redis, keys: RedisKeys, stream: StreamName, message: string): Promise<void> {
   const now = new Date().toISOString();
   await redis.hset(keys.feedState(stream), { lastPollAt: now, lastError: message, lastErrorAt: now });
@@ -76,7 +87,8 @@ export async function readFeedState(redis: Redis, keys: RedisKeys, stream: Strea
     invalid: num(h.invalid),
     newestRecord: h.newestRecord,
     newestRecordAt: h.newestRecordAt,
-    lastError: h.lastError,
-    lastErrorAt: h.lastErrorAt,
+    // An empty field is none (a quiet poll clears the error so: recordQuietPage).
+    lastError: h.lastError || undefined,
+    lastErrorAt: h.lastErrorAt || undefined,
   };
 }

@@ -2,13 +2,11 @@ import type { Queue } from 'bullmq';
 import { defaults } from '../../config/defaults.js';
 import type { FetchPageOptions } from './upstream-client.js';
 import type { SourcePage } from './feed-source.js';
-import { walkFeed } from './walk-feed.js';
+import { walkFeed, type WalkedPage } from './walk-feed.js';
 import type { Logger } from '../log/logger.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
-import { recordPage, recordPullError } from './feed-state.js';
+import { recordPage, recordPullError, recordQuietPage } from './feed-state.js';
 import { takeLock } from '../redis/redis-lock.js';
-import { isPaused } from '../queue/hold/refusal-state.js';
-import { isOutage } from '../queue/hold/outage-state.js';
 import type { JobData } from '../queue/queues.js';
 import { addJobs, recordJob, recordLabel } from '../queue/record-jobs.js';
 import type { StreamName } from '../records/stream-name.js';
@@ -19,7 +17,8 @@ export interface PullStreamOptions {
   /** The stream's kind (its name, key and record schema). */
   kind: CheckedKind;
   upstream: { fetchPage(stream: StreamName, o: FetchPageOptions): Promise<SourcePage> };
-  queue: Queue<JobData>;
+  /** The stream's queue, or how to open it (a scheduled pull's: opened only once a page has records). */
+  queue: Queue<JobData> | (() => Queue<JobData>);
   redis: Redis;
   keys: RedisKeys;
   pageSize: number;
@@ -29,6 +28,8 @@ export interface PullStreamOptions {
   lockWaitMs?: number;
   /** Life of the per-stream pull lock in ms, renewed while pulling. Default 60 000. */
   lockTtlMs?: number;
+  /** Ask the first page before taking the lock (a scheduled pull: an empty feed then takes no lock). Default false. */
+  lookFirst?: boolean;
   /** Told the job id of every record of each page once it is queued (repeats and re-deliveries too): a run's ledger. */
   onRecords?: (ids: readonly string[]) => void;
 }
@@ -56,40 +57,97 @@ export interface PullResult {
  * the cursor advanced, so a crash in between re-fetches the page (at-least-once; job ids dedupe).
  * One process pulls a stream at a time (Redis lock). A record that cannot be read or checked becomes a job that
  * fails at once (recordJob), so no record can hold the page, the cursor or the stream back.
+ * With `lookFirst` (a scheduled pull, which the due set's claim already makes the only one of its slot) the first
+ * page is asked before the lock: an empty feed costs one pipeline of reads and one write (the poll's time), and the
+ * lock is taken only for a page with records (the page asked again if another pull moved the cursor meanwhile).
  */
 export async function pullStream(o: PullStreamOptions): Promise<PullResult> {
   const result: PullResult = { pages: 0, queued: 0, duplicates: 0, invalid: 0, caughtUp: false, locked: false };
+  const look = await lookAtStream(o);
   // A paused stream queues no more: the feed keeps its records, and the cursor waits for the resume.
-  if (await isPaused(o.redis, o.keys, o.kind.stream)) {
+  if (look.paused) {
     o.logger.debug({ stream: o.kind.stream }, 'stream paused by its breaker; not pulled (inventory-sync resume)');
     return { ...result, paused: true };
   }
   // The service down for everything: the feed keeps its records until it answers again (src/queue/hold/).
-  if (await isOutage(o.redis, o.keys)) {
+  if (look.held) {
     o.logger.debug({ stream: o.kind.stream }, 'the service is down; not pulled until it answers again');
     return { ...result, held: true };
   }
+  try {
+    const first = o.lookFirst ? await firstPage(o, look.cursor) : undefined;
+    if (first && isQuiet(first)) {
+      await recordQuietPage(o.redis, o.keys, o.kind.stream, first.page.cursor);
+      return { ...result, pages: 1, caughtUp: true };
+    }
+    return await pullLocked(o, result, first);
+  } catch (err) {
+    const message = messageOf(err);
+    await recordPullError(o.redis, o.keys, o.kind.stream, message).catch(() => undefined);
+    throw err;
+  }
+}
+
+/** The stream's holds and cursor, in one pipeline (reads only). */
+async function lookAtStream(o: PullStreamOptions): Promise<{ paused: boolean; held: boolean; cursor: string | undefined }> {
+  const replies = await o.redis
+    .pipeline()
+    .hget(o.keys.breaker(o.kind.stream), 'state')
+    .hget(o.keys.outage(), 'state')
+    .get(o.keys.cursor(o.kind.stream))
+    .exec();
+  const [breaker, outage, cursor] = (replies ?? []).map(([err, value]) => {
+    if (err) throw err;
+    return value as string | null;
+  });
+  return { paused: breaker === 'open', held: outage === 'open', cursor: cursor ?? undefined };
+}
+
+/** A walk of the feed from `cursor`, its first page asked (a walk that goes on under the lock). */
+interface FirstPage extends WalkedPage {
+  pages: AsyncGenerator<WalkedPage>;
+}
+
+async function firstPage(o: PullStreamOptions, cursor: string | undefined): Promise<FirstPage | undefined> {
+  const pages = walk(o, cursor);
+  const next = await pages.next();
+  return next.done ? undefined : { ...next.value, pages };
+}
+
+/** The feed has nothing new: an empty last page at the cursor the pull started from. */
+const isQuiet = (p: WalkedPage) => p.page.items.length === 0 && !p.page.hasMore && p.page.cursor === p.after;
+
+function walk(o: PullStreamOptions, cursor: string | undefined) {
+  return walkFeed({
+    stream: o.kind.stream,
+    upstream: o.upstream,
+    cursor,
+    pageSize: o.pageSize,
+    signal: o.signal,
+    onSmaller: (limit) =>
+      o.logger.warn(
+        { stream: o.kind.stream, limit },
+        `feed page too large; asking for ${limit} records at a time for the rest of this pull`,
+      ),
+  });
+}
+
+/** The pull under the stream's lock: from the cursor read under it (a first page asked after the same cursor is kept). */
+async function pullLocked(o: PullStreamOptions, result: PullResult, first: FirstPage | undefined): Promise<PullResult> {
   const lock = await takeLock(o.redis, o.keys.lock('pull', o.kind.stream), {
     ttlMs: o.lockTtlMs ?? defaults.pullLockTtlMs,
     waitMs: o.lockWaitMs ?? 0,
   });
   if (!lock) {
+    await first?.pages.return(undefined);
     o.logger.debug({ stream: o.kind.stream }, 'another process is pulling this stream; skipped');
     return { ...result, locked: true };
   }
   try {
-    const pages = walkFeed({
-      stream: o.kind.stream,
-      upstream: o.upstream,
-      cursor: (await o.redis.get(o.keys.cursor(o.kind.stream))) ?? undefined,
-      pageSize: o.pageSize,
-      signal: o.signal,
-      onSmaller: (limit) =>
-        o.logger.warn(
-          { stream: o.kind.stream, limit },
-          `feed page too large; asking for ${limit} records at a time for the rest of this pull`,
-        ),
-    });
+    const cursor = (await o.redis.get(o.keys.cursor(o.kind.stream))) ?? undefined;
+    const kept = first && first.after === cursor ? first : undefined;
+    if (first && !kept) await first.pages.return(undefined);
+    const pages = kept ? withFirst(kept) : walk(o, cursor);
     for await (const { after, page, stalled } of pages) {
       const counts = await queuePage(o, page);
       await recordPage(o.redis.multi(), o.keys, o.kind.stream, {
@@ -121,13 +179,15 @@ export async function pullStream(o: PullStreamOptions): Promise<PullResult> {
     }
     if (result.queued > 0 || result.invalid > 0) o.logger.info({ stream: o.kind.stream, ...result }, 'feed records queued');
     return result;
-  } catch (err) {
-    const message = messageOf(err);
-    await recordPullError(o.redis, o.keys, o.kind.stream, message).catch(() => undefined);
-    throw err;
   } finally {
     await lock.release();
   }
+}
+
+/** The walk's pages with its first page (already asked) in front. */
+async function* withFirst(first: FirstPage): AsyncGenerator<WalkedPage> {
+  yield first;
+  yield* first.pages;
 }
 
 async function queuePage(o: PullStreamOptions, page: SourcePage) {
@@ -144,7 +204,11 @@ async function queuePage(o: PullStreamOptions, page: SourcePage) {
     return job;
   });
   // A source that counts what it found first (a store, beside its webhooks) is told which jobs were new.
-  const { queued, duplicates, fresh } = await addJobs(o.queue, o.redis, jobs, o.kind, { fresh: page.queued !== undefined });
+  // An empty page (a first pull of an empty feed: no cursor yet) opens no queue.
+  const { queued, duplicates, fresh } =
+    jobs.length === 0
+      ? { queued: 0, duplicates: 0, fresh: new Set<string>() }
+      : await addJobs(typeof o.queue === 'function' ? o.queue() : o.queue, o.redis, jobs, o.kind, { fresh: page.queued !== undefined });
   if (page.queued && fresh) await page.queued(jobs.map((j) => fresh.has(j.opts.jobId)));
   o.onRecords?.(jobs.map((j) => j.opts.jobId));
   const last = jobs.at(-1);

@@ -73,12 +73,15 @@ export async function runScheduledPull(o: ScheduledPullDeps, run: ScheduledRun):
     const result = await pullStream({
       kind,
       upstream: o.upstream,
-      queue: o.queues.get(stream),
+      // Opened once a page has records: an account whose polls find nothing holds no queue (issue 56).
+      queue: () => o.queues.get(stream),
       redis: o.redis,
       keys: o.keys,
       pageSize: o.pageSize,
       logger: log,
       signal: run.signal,
+      // The due set's claim makes this run the only scheduled one of its slot: an empty feed takes no lock.
+      lookFirst: true,
       ...(o.lockTtlMs ? { lockTtlMs: o.lockTtlMs } : {}),
     });
     const next = await run.nextRunAt().catch(() => undefined);
@@ -90,14 +93,16 @@ export async function runScheduledPull(o: ScheduledPullDeps, run: ScheduledRun):
       const madeUp: Record<string, string> = run.madeUp
         ? { madeUp: JSON.stringify({ dueAt, at: startedAt.getTime(), cause: run.madeUp }) }
         : {};
+      // One HSET: the error and the missed run cleared by empty values (readScheduleInfo takes them as none).
       await recordSchedule(o, scheduler, {
         ...ran,
         lastOk: '1',
         lastResult: JSON.stringify(result),
         fetchedAt: String(startedAt.getTime()),
+        lastError: '',
+        missed: '',
         ...madeUp,
       });
-      await o.redis.hdel(o.keys.schedule(), `${scheduler}.lastError`, `${scheduler}.missed`);
     }
     return result;
   } catch (err) {

@@ -156,7 +156,8 @@ function streamFrom(t: GlanceTarget, k: GlanceKind, value: (f: (typeof fields)[n
     completed: n('completed'),
     completedLastHour: lastHourOf(value('metrics') as Array<string | null>, value('metricsData') as string[], now),
     paused: breaker.paused ? { since: breaker.since, reason: breaker.reason } : null,
-    pullError: feed.lastError ?? null,
+    // An empty field is none (a quiet poll clears it so: src/feed/feed-state.ts).
+    pullError: feed.lastError || null,
     behindSeconds: behindSeconds(feed, now) ?? null,
     laggingSeconds: lag !== undefined && limit !== null && lag > limit ? lag : null,
     lastPollAt: isoOf(feed.lastPollAt),

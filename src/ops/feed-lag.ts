@@ -15,6 +15,6 @@ export function behindSeconds(f: Pick<FeedState, 'caughtUpAt'>, now: number): nu
 export function laggingSeconds(f: FeedState, now: number, lag: FeedPart['lag']): number | undefined {
   const behind = behindSeconds(f, now);
   if (behind === undefined) return undefined;
-  const stuck = f.lastError !== undefined || (f.lastPollAt !== undefined && f.caughtUpAt !== undefined && f.lastPollAt > f.caughtUpAt);
+  const stuck = Boolean(f.lastError) || (f.lastPollAt !== undefined && f.caughtUpAt !== undefined && f.lastPollAt > f.caughtUpAt);
   return lag === 'polled' || stuck ? behind : 0;
 }

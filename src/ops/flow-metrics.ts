@@ -47,8 +47,11 @@ export async function sampleFlow(redis: Redis, prefix: string, streams: readonly
   const keys = redisKeys(prefix);
   const t = minuteOf(now);
   const key = flowSamplesKey(prefix);
+  // Only what the lag is read from (when each feed was last caught up): one command a stream.
   const [states, stats, current, shared] = await Promise.all([
-    Promise.all(streams.map((s) => readFeedState(redis, keys, s))),
+    Promise.all(
+      streams.map(async (stream) => ({ stream, caughtUpAt: (await redis.hget(keys.feedState(stream), 'caughtUpAt')) ?? undefined })),
+    ),
     redis.hgetall(keys.budgetStats()),
     redis.zrangebyscore(key, t, t),
     readShares(redis, keys),

@@ -93,41 +93,48 @@ export interface CreateQueuesOptions {
   readsOnly?: boolean;
 }
 
-/** One BullMQ queue per stream, named after it, under the program's prefix. */
+/**
+ * One BullMQ queue per stream, named after it, under the program's prefix, and its intake queue; each opened when first
+ * asked for (an account that only polls an empty feed opens none: issue 56, an idle account's memory).
+ */
 export function createQueues(opts: CreateQueuesOptions): QueueSet {
   const streams = [...opts.streams];
   const defaultJobOptions = recordJobOptions(opts.jobs);
   const reads = opts.readsOnly ? { skipMetasUpdate: true, skipVersionCheck: true } : {};
-  const queues = new Map<StreamName, Queue<JobData>>(
-    streams.map((s) => [
-      s,
-      announceWork(
-        new Queue<JobData>(s, { connection: opts.connection, prefix: opts.prefix, defaultJobOptions, telemetry: opts.telemetry, ...reads }),
-        opts.mark,
-      ),
-    ]),
-  );
-  // Without a listener BullMQ prints every connection error as a raw stack, past the logger and its redaction;
-  // commands still reject on their own, and the workers log the outage.
-  for (const q of queues.values()) q.on('error', () => undefined);
-  const intakes = new Map(
-    streams.map((s) => [s, announceWork(openIntakeQueue(opts.connection, opts.prefix, s, opts.jobs, reads), opts.mark)]),
-  );
+  const opened = new Map<StreamName, Queue<JobData>>();
+  const intakes = new Map<StreamName, Queue<IntakeData>>();
+  const known = (stream: StreamName, what: string) => {
+    if (!streams.includes(stream)) throw new Error(`no ${what} opened for stream ${stream}`);
+  };
   return {
     prefix: opts.prefix,
     get(stream) {
-      const q = queues.get(stream);
-      if (!q) throw new Error(`no queue opened for stream ${stream}`);
+      known(stream, 'queue');
+      let q = opened.get(stream);
+      if (!q) {
+        q = new Queue<JobData>(stream, {
+          connection: opts.connection,
+          prefix: opts.prefix,
+          defaultJobOptions,
+          telemetry: opts.telemetry,
+          ...reads,
+        });
+        // Without a listener BullMQ prints every connection error as a raw stack, past the logger and its redaction;
+        // commands still reject on their own, and the workers log the outage.
+        q.on('error', () => undefined);
+        opened.set(stream, announceWork(q, opts.mark));
+      }
       return q;
     },
     intake(stream) {
-      const q = intakes.get(stream);
-      if (!q) throw new Error(`no intake queue opened for stream ${stream}`);
+      known(stream, 'intake queue');
+      let q = intakes.get(stream);
+      if (!q) intakes.set(stream, (q = announceWork(openIntakeQueue(opts.connection, opts.prefix, stream, opts.jobs, reads), opts.mark)));
       return q;
     },
     streams: () => [...streams],
     async close() {
-      await Promise.all([...queues.values(), ...intakes.values()].map((q) => q.close()));
+      await Promise.all([...opened.values(), ...intakes.values()].map((q) => q.close()));
     },
   };
 }

@@ -1,17 +1,17 @@
 import type { AccountsChange, WatchedAccount } from '../../app/accounts-watch.js';
 import { messageOf } from '../../errors/message-of.js';
 import { readySet } from '../../queue/dispatch/ready-set.js';
-import { closeParts, partsOf, pulls, type Hosted, type HostProcess } from './account-host.js';
+import { closeParts, pullsOf, pulls, type Hosted, type HostProcess } from './account-host.js';
 
 // The accounts of ACCOUNTS_FILE in a `worker` process, as the file says: added, removed, changed (docs/accounts.md).
 
-/** Takes an account in: an entry, and its parts with its scheduled pulls when it pulls a feed; its work takes turns. */
+/** Takes an account in: an entry, and its pulls (account-pulls.ts) when it pulls a feed; its work takes turns. */
 export async function register(p: HostProcess, entry: WatchedAccount): Promise<void> {
   const h: Hosted = { entry };
   p.hosted.set(entry.name, h);
   if (pulls(entry)) {
     try {
-      await partsOf(p, h);
+      await pullsOf(p, h);
     } catch (err) {
       p.hosted.delete(entry.name);
       throw err;

@@ -1,30 +1,30 @@
-import { openApp, type AppContext, type ProcessTracing } from '../../app/app-context.js';
+import { openApp, type AppContext } from '../../app/app-context.js';
 import type { WatchedAccount } from '../../app/accounts-watch.js';
-import type { CliIo } from '../../app/cli-io.js';
 import { secretValues } from '../../app/command-context.js';
-import { startSchedules } from '../../app/start-schedules.js';
 import type { catalogBudgetOf } from '../../app/build-deps.js';
 import { messageOf } from '../../errors/message-of.js';
-import type { Control } from '../../feed/control.js';
-import type { DueLoop, DueRun } from '../../feed/due-loop.js';
-import type { Kind } from '../../kinds/kind.js';
-import { addSecrets, type Logger } from '../../log/logger.js';
+import type { DueRun } from '../../feed/due-loop.js';
+import { addSecrets } from '../../log/logger.js';
 import type { AccountMetrics } from '../../metrics/account-metrics.js';
 import type { ReadyCheck } from '../../metrics/worker-http.js';
-import type { RedisConnection as Redis } from '../../redis/connection.js';
 import type { Dispatcher, Turn } from '../../queue/dispatch/dispatcher.js';
-import { accountReadiness, startAccountWorker, type AccountWorker, type WorkerOps } from './account-worker.js';
-import { startWorkerOps } from '../../app/worker-ops.js';
+import { accountReadiness, startAccountWorker, type AccountWorker } from './account-worker.js';
+import { openPulls, type PullParts, type PullsProcess } from './account-pulls.js';
 
-// One account of a `worker` with ACCOUNTS_FILE, as the process holds it: its entry always (its configuration), its parts
-// while it has a turn or pulls a feed, its workers while it has a turn (src/queue/dispatch/).
+// One account of a `worker` with ACCOUNTS_FILE, as the process holds it: its entry always (its configuration), its pulls
+// while it pulls a feed (account-pulls.ts: no service client), its whole parts and workers while it has a turn
+// (src/queue/dispatch/).
 
 /** An account of the file in this process. */
 export interface Hosted {
   entry: WatchedAccount;
-  /** Its parts (and its scheduled pulls), opening or open. */
+  /** An account that pulls: its pulls (their parts and schedules), opening or open, while it is in the file. */
+  pulls?: Promise<PullParts>;
+  /** Its pulls once open (for /metrics). */
+  pulling?: PullParts;
+  /** Its whole parts, opening or open, while it has a turn here. */
   parts?: Promise<HostedParts>;
-  /** Its parts once open (for /metrics). */
+  /** Its whole parts once open (for /metrics). */
   open?: HostedParts;
   /** Its workers, while it has a turn here. */
   turn?: { worker: AccountWorker; readiness: readonly ReadyCheck[] };
@@ -32,37 +32,44 @@ export interface Hosted {
 
 export interface HostedParts {
   app: AppContext;
-  control?: Control;
-  /** An account that pulls: its operators' parts (alerts, for feed lag too; the chart samples), open with its pulls. */
-  ops?: WorkerOps;
 }
 
 /** What the accounts of a process share. */
-export interface HostProcess {
-  io: CliIo;
-  kinds: readonly Kind[];
-  logger: Logger;
-  redis: Redis;
-  tracing?: ProcessTracing;
+export interface HostProcess extends PullsProcess {
   hosted: Map<string, Hosted>;
   stopping: () => boolean;
   /** Where the process takes pushes (INGEST_PORT), for each account's line in `status`. */
   ingestUrl?: string;
   /** Its /metrics, once served: an account whose parts close leaves its counts in the totals. */
   metrics?: AccountMetrics;
-  due: DueLoop;
   dispatcher?: Dispatcher;
   catalogs: ReturnType<typeof catalogBudgetOf>;
 }
 
-/** Whether the account pulls a feed (UPSTREAM_URL or a store): its parts stay open for its scheduled pulls. */
+/** Whether the account pulls a feed (UPSTREAM_URL or a store): its pulls stay open for its scheduled pulls. */
 export const pulls = (entry: WatchedAccount) => entry.config.upstream !== undefined || entry.config.shopify !== undefined;
 
-/** Opens the account's parts over the process's Redis (and its scheduled pulls when it pulls), once. */
+/** The account's metrics registry while it is open here: its pulls', or its turn's. */
+export const registryOf = (h: Hosted) => (h.pulling ?? h.open?.app)?.metrics.registry;
+
+/** Opens the account's pulls (its schedules in the due set), once. */
+export function pullsOf(p: HostProcess, h: Hosted): Promise<PullParts> {
+  h.pulls ??= openPulls(p, h.entry).then(
+    (opened) => (h.pulling = opened),
+    (err: unknown) => {
+      h.pulls = undefined;
+      throw err;
+    },
+  );
+  return h.pulls;
+}
+
+/** Opens the account's whole parts over the process's Redis (on its pulls' registry when it pulls), once. */
 export function partsOf(p: HostProcess, h: Hosted): Promise<HostedParts> {
   h.parts ??= (async () => {
     const { entry } = h;
     addSecrets(p.logger, secretValues(entry.config));
+    const pulled = pulls(entry) ? await pullsOf(p, h) : undefined;
     const app = await openApp(p.io, {
       kinds: p.kinds,
       needs: { service: true },
@@ -70,17 +77,16 @@ export function partsOf(p: HostProcess, h: Hosted): Promise<HostedParts> {
       service: true,
       probe: false,
       config: entry.config,
-      shared: { redis: p.redis, tracing: p.tracing, account: entry.name, catalogBudget: p.catalogs },
+      shared: {
+        redis: p.redis,
+        tracing: p.tracing,
+        account: entry.name,
+        catalogBudget: p.catalogs,
+        ...(pulled ? { metrics: pulled.metrics } : {}),
+      },
     });
-    try {
-      const control = app.deps.upstream ? await startSchedules(app.deps, p.kinds, p.due) : undefined;
-      const ops = control ? startWorkerOps(app) : undefined;
-      h.open = { app, ...(control ? { control } : {}), ...(ops ? { ops } : {}) };
-      return h.open;
-    } catch (err) {
-      await app.close();
-      throw err;
-    }
+    h.open = { app };
+    return h.open;
   })().catch((err: unknown) => {
     h.parts = undefined;
     throw err;
@@ -88,24 +94,45 @@ export function partsOf(p: HostProcess, h: Hosted): Promise<HostedParts> {
   return h.parts;
 }
 
-/** Closes the account's parts (its counts kept in /metrics' totals); `forget`: its schedules leave the due set. */
-export async function closeParts(p: HostProcess, h: Hosted, forget: boolean): Promise<void> {
+/** Closes the account's whole parts (its counts kept in /metrics' totals, unless its pulls keep its registry). */
+async function closeWhole(p: HostProcess, h: Hosted): Promise<void> {
   const parts = await h.parts?.catch(() => undefined);
   h.parts = undefined;
   h.open = undefined;
   if (!parts) return;
   try {
-    await parts.ops?.stop();
-    if (forget) await parts.control?.removeSchedules();
-    await parts.control?.close(parts.app.config.shutdownGraceSeconds * 1000);
-    await p.metrics?.retire(parts.app.metrics.registry).catch((err: unknown) => {
-      p.logger.warn(
-        { account: h.entry.name, err: messageOf(err) },
-        `account ${h.entry.name}: its counts could not be kept in /metrics' totals`,
-      );
-    });
+    if (parts.app.metrics !== h.pulling?.metrics) await retire(p, h, parts.app.metrics.registry);
   } finally {
     await parts.app.close();
+  }
+}
+
+/** Keeps a registry's counts in /metrics' totals. */
+async function retire(p: HostProcess, h: Hosted, registry: HostedParts['app']['metrics']['registry']): Promise<void> {
+  await p.metrics?.retire(registry).catch((err: unknown) => {
+    p.logger.warn(
+      { account: h.entry.name, err: messageOf(err) },
+      `account ${h.entry.name}: its counts could not be kept in /metrics' totals`,
+    );
+  });
+}
+
+/** Closes the account's parts and its pulls (its counts kept in /metrics' totals); `forget`: its schedules leave the due set. */
+export async function closeParts(p: HostProcess, h: Hosted, forget: boolean): Promise<void> {
+  const graceMs = h.entry.config.shutdownGraceSeconds * 1000;
+  try {
+    await closeWhole(p, h);
+  } finally {
+    const pulled = await h.pulls?.catch(() => undefined);
+    h.pulls = undefined;
+    h.pulling = undefined;
+    if (pulled) {
+      try {
+        await pulled.close(forget, graceMs);
+      } finally {
+        await retire(p, h, pulled.metrics.registry);
+      }
+    }
   }
 }
 
@@ -113,8 +140,13 @@ export async function closeParts(p: HostProcess, h: Hosted, forget: boolean): Pr
 export async function startTurn(p: HostProcess, name: string): Promise<Turn> {
   const h = p.hosted.get(name);
   if (!h) throw new Error(`account ${name} is not in this process's ACCOUNTS_FILE`);
-  const { app, ops } = await partsOf(p, h);
-  const worker = await startAccountWorker(p.io, app, p.kinds, { schedules: false, due: p.due, ...(ops ? { ops } : {}) });
+  const { app } = await partsOf(p, h);
+  // Its turn's operators' parts watch its feeds meanwhile (and resume a 401's pause).
+  await h.pulling?.turnBegan();
+  const worker = await startAccountWorker(p.io, app, p.kinds, { schedules: false, due: p.due }).catch((err: unknown) => {
+    h.pulling?.turnEnded();
+    throw err;
+  });
   const c = accountReadiness(app, worker.runtime, worker.redisHealth, p.kinds, p.stopping);
   worker.present(p.ingestUrl ?? null);
   h.turn = { worker, readiness: [c.writes, c.workers, c.streams] };
@@ -128,8 +160,9 @@ export async function startTurn(p: HostProcess, name: string): Promise<Turn> {
         h.turn = undefined;
         await worker.release();
         app.logger.debug(`account ${name}: its turn ended`);
-        // An account that pulls keeps its parts for its pulls; the others hold nothing once closed.
-        if (!pulls(h.entry) && p.hosted.get(name) === h) await closeParts(p, h, false);
+        // Its whole parts close; an account that pulls keeps its pulls (watched between turns again).
+        h.pulling?.turnEnded();
+        if (p.hosted.get(name) === h) await closeWhole(p, h);
       }
     },
   };
@@ -137,7 +170,7 @@ export async function startTurn(p: HostProcess, name: string): Promise<Turn> {
 
 /**
  * The due loop's run of a member whose run is not registered in this process: an account's wake (`<account>!wake`:
- * marked ready) or a scheduled pull of an account whose parts are closed here (they open, and register the pull).
+ * marked ready) or a scheduled pull of an account whose pulls are closed here (they open, and register the pull).
  */
 export async function resolveDue(p: HostProcess, member: string): Promise<DueRun | undefined> {
   const wake = /^(.+)!wake$/.exec(member);
@@ -153,6 +186,6 @@ export async function resolveDue(p: HostProcess, member: string): Promise<DueRun
   const name = member.split('/')[0]!;
   const h = p.hosted.get(name);
   if (!h || !pulls(h.entry)) return undefined;
-  await partsOf(p, h);
+  await pullsOf(p, h);
   return p.due.registered(member);
 }

@@ -25,8 +25,6 @@ export interface AccountWorkerOptions {
   schedules?: boolean;
   /** The process's due loop, which runs every account's scheduled pulls. */
   due?: DueLoop;
-  /** The account's operators' parts when they run apart from its workers (an account of ACCOUNTS_FILE that pulls). */
-  ops?: WorkerOps;
 }
 
 /** The workers, and the scheduled pulls when the feed is configured; a start that Redis refuses is waited for. */
@@ -125,10 +123,9 @@ export async function startAccountWorker(
       throw err;
     },
   );
-  const ops = o.ops ?? startWorkerOps(app);
-  const ownOps = o.ops === undefined;
+  const ops = startWorkerOps(app);
   const runtime = await startWorkerRuntime(io, app, ops, kinds, o).catch(async (err: unknown) => {
-    if (ownOps) await ops.stop();
+    await ops.stop();
     await app.close();
     throw err;
   });
@@ -149,7 +146,7 @@ export async function startAccountWorker(
     async release() {
       await presence?.stop();
       redisHealth.stop();
-      if (ownOps) await ops.stop();
+      await ops.stop();
     },
   };
 }

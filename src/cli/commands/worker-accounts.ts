@@ -27,7 +27,7 @@ import { startDispatcher } from '../../queue/dispatch/dispatcher.js';
 import { listenToMarks } from '../../queue/dispatch/work-mark.js';
 import { startSweep } from '../../queue/dispatch/sweep.js';
 import { readSummary } from '../../queue/dispatch/deployment-summary.js';
-import { closeParts, resolveDue, startTurn, type HostProcess } from './account-host.js';
+import { closeParts, registryOf, resolveDue, startTurn, type HostProcess } from './account-host.js';
 import { follow, register } from './account-follow.js';
 import { closedAlerts, closedFigures } from './account-closed.js';
 
@@ -45,7 +45,11 @@ async function serveHttp(p: HostProcess, base: Config, ingest: AccountsIngest | 
   if (base.http.port === 0) return undefined;
   const where = workerHttpWhere(base);
   const metrics = accountMetrics({
-    accounts: () => [...p.hosted.values()].flatMap((h) => (h.open ? [{ name: h.entry.name, registry: h.open.app.metrics.registry }] : [])),
+    accounts: () =>
+      [...p.hosted.values()].flatMap((h) => {
+        const registry = registryOf(h);
+        return registry ? [{ name: h.entry.name, registry }] : [];
+      }),
     shared: () => (ingest ? [ingest.registry] : []),
     named: base.http.metricsAccounts,
     lagSeconds: base.alerts.lagSeconds,

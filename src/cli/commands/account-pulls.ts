@@ -1,0 +1,100 @@
+import type { WatchedAccount } from '../../app/accounts-watch.js';
+import { upstreamClient } from '../../app/build-deps.js';
+import { commandLogger, secretValues } from '../../app/command-context.js';
+import { feedSources } from '../../app/feed-sources.js';
+import { metricSources } from '../../app/metric-sources.js';
+import { startSchedules } from '../../app/start-schedules.js';
+import { startChartSampler } from '../../app/worker-ops.js';
+import type { Control } from '../../feed/control.js';
+import type { DueLoop } from '../../feed/due-loop.js';
+import type { Kind } from '../../kinds/kind.js';
+import { addSecrets, type Logger } from '../../log/logger.js';
+import { createMetrics, type Metrics } from '../../metrics/metrics.js';
+import { workMarkOf } from '../../queue/dispatch/work-mark.js';
+import { createQueues } from '../../queue/queues.js';
+import { redisKeys, type RedisConnection as Redis } from '../../redis/connection.js';
+import type { CliIo } from '../../app/cli-io.js';
+import type { ProcessTracing } from '../../app/app-context.js';
+
+/**
+ * What an account of ACCOUNTS_FILE that pulls a feed keeps open in each process, between its turns and during them
+ * (issue 56: an idle account is data): its logger, its feed source, its queues (each opened once a page has records to
+ * queue), its scheduled pulls in the process's due set, its metrics registry (for /metrics), and its chart sampler (once
+ * a minute). Not its service client, budget, catalog or call holds: those open with its turn (account-host.ts), which
+ * counts its series on the same registry and samples and alerts itself. Between turns its alerts are the process's
+ * look at closed accounts (account-closed.ts).
+ */
+export interface PullParts {
+  logger: Logger;
+  metrics: Metrics;
+  control: Control;
+  /** Its turn began here: the turn's operators' parts sample its charts meanwhile. */
+  turnBegan(): Promise<void>;
+  /** Its turn ended: sampled between turns again. */
+  turnEnded(): void;
+  /** Stops its pulls (a running one gets `graceMs`); `forget`: its schedules leave the due set. */
+  close(forget: boolean, graceMs: number): Promise<void>;
+}
+
+/** What the accounts of a process share, as the pulls use it. */
+export interface PullsProcess {
+  io: CliIo;
+  kinds: readonly Kind[];
+  logger: Logger;
+  redis: Redis;
+  tracing?: ProcessTracing;
+  due: DueLoop;
+}
+
+/** Opens an account's pulls over the process's Redis, its schedules registered in the due set. */
+export async function openPulls(p: PullsProcess, entry: WatchedAccount): Promise<PullParts> {
+  const { config } = entry;
+  addSecrets(p.logger, secretValues(config));
+  const logger = commandLogger(config, p.io.stdout, [], { service: true, verbose: p.io.verbose });
+  const keys = redisKeys(config.redis.prefix);
+  const queues = createQueues({
+    connection: p.redis,
+    prefix: config.redis.prefix,
+    jobs: config.jobs,
+    streams: p.kinds.map((k) => k.stream),
+    telemetry: p.tracing?.telemetry,
+    mark: workMarkOf(p.redis, config),
+  });
+  const upstream = feedSources({ config, logger, kinds: p.kinds, redis: p.redis, keys, http: upstreamClient(config, logger) });
+  const deps = { config, logger, redis: p.redis, keys, upstream, queues, kinds: p.kinds };
+  const metrics = createMetrics({ sources: metricSources(deps), defaultMetrics: false, labels: { account: entry.name } });
+  let control: Control;
+  try {
+    control = await startSchedules(deps, p.kinds, p.due);
+  } catch (err) {
+    await queues.close();
+    throw err;
+  }
+  const sampling = { prefix: config.redis.prefix, redis: p.redis, logger, streams: p.kinds.map((k) => k.stream) };
+  let watch: { stop(): Promise<void> } | undefined = startChartSampler(sampling, { idle: true });
+  return {
+    logger,
+    metrics,
+    control,
+    async turnBegan() {
+      const w = watch;
+      watch = undefined;
+      await w?.stop();
+    },
+    turnEnded() {
+      watch ??= startChartSampler(sampling, { idle: true });
+    },
+    async close(forget, graceMs) {
+      const w = watch;
+      watch = undefined;
+      try {
+        await w?.stop();
+        if (forget) await control.removeSchedules();
+        await control.close(graceMs);
+      } finally {
+        await queues.close();
+        logger.flush?.();
+      }
+    },
+  };
+}
