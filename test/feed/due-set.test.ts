@@ -137,7 +137,12 @@ describe('two processes sharing the accounts', () => {
     const names = Array.from({ length: 10 }, (_, i) => `s${i}`);
     const [ra, rb] = [new Redis(w.url), new Redis(w.url)];
     const key = dueKey(w.prefix);
-    const [la, lb] = [startDueLoop({ redis: ra, key, logger: w.logger }), startDueLoop({ redis: rb, key, logger: w.logger })];
+    // Each runs 5 pulls at once, and a pull takes 400 ms (the feed's latency): a look claims what the process has room
+    // for (one script for them all), so while one process is full the other takes the rest. (With room for every
+    // member and pulls that take no time, whichever looks first would take them all, as it should.)
+    const loopOf = (redis: Redis) => startDueLoop({ redis, key, logger: w.logger, concurrency: 5, maxSleepMs: 200 });
+    const [la, lb] = [loopOf(ra), loopOf(rb)];
+    feed.setFaults({ latencyMs: 400 });
     try {
       const a = await deployment(ra, w.prefix, names, 1, la);
       const b = await deployment(rb, w.prefix, names, 1, lb);
@@ -152,10 +157,11 @@ describe('two processes sharing the accounts', () => {
         const gaps = times.slice(2).map((t, i) => t - times[i + 1]!);
         expect(Math.min(...gaps)).toBeGreaterThan(300);
       }
-      // Both took turns: whichever was free.
+      // Both took turns: whichever had room.
       expect([...a.pulls.values()].flat().length).toBeGreaterThan(0);
       expect([...b.pulls.values()].flat().length).toBeGreaterThan(0);
     } finally {
+      feed.setFaults({});
       await Promise.all([la.close(0), lb.close(0)]);
       ra.disconnect();
       rb.disconnect();
