@@ -1,4 +1,5 @@
 import type { AccountsChange, WatchedAccount } from '../../app/accounts-watch.js';
+import { startWhileRedisRefuses } from '../../app/connect-redis.js';
 import { messageOf } from '../../errors/message-of.js';
 import { readySet } from '../../queue/dispatch/ready-set.js';
 import { closeParts, partsOf, pulls, type Hosted, type HostProcess } from './account-host.js';
@@ -11,7 +12,13 @@ export async function register(p: HostProcess, entry: WatchedAccount): Promise<v
   p.hosted.set(entry.name, h);
   if (pulls(entry)) {
     try {
-      await partsOf(p, h);
+      // Its scheduled pulls are written as it starts: a full or read-only Redis is waited for, as one account's start
+      // waits (a process restarted while Redis is full must not exit). A part that failed leaves nothing open.
+      await startWhileRedisRefuses(() => partsOf(p, h), {
+        waitMs: entry.config.redisStartWaitSeconds * 1000,
+        logger: p.logger,
+        signal: p.io.stop,
+      });
     } catch (err) {
       p.hosted.delete(entry.name);
       throw err;
