@@ -97,10 +97,11 @@ describe('worker started while Redis is away', () => {
   describe('when Redis answers but refuses writes (full) at the start, with ACCOUNTS_FILE', () => {
     it('waits for it to take writes (each account writes its scheduled pulls as it starts), then goes on and syncs', async () => {
       stack = await startStack({ orders: [orderRecord('FULL-2')] }, 'redis-full-start-accounts');
-      // One account, the environment's: a restarted worker of many accounts met this in the chaos run (exit 3).
+      // Two accounts, the environment's settings each: a worker of many accounts restarted while Redis was full met this
+      // in the chaos run (exit 3); and it says it waits once for all its accounts, not once each.
       const dir = mkdtempSync(join(tmpdir(), 'isync-full-accounts-'));
       const file = join(dir, 'accounts.json');
-      writeFileSync(file, JSON.stringify({ accounts: { default: {} } }));
+      writeFileSync(file, JSON.stringify({ accounts: { default: {}, north: {} } }));
       server = await startRedisServer();
       const admin = createRedis(server.url);
       try {
@@ -122,6 +123,8 @@ describe('worker started while Redis is away', () => {
         );
         await new Promise((r) => setTimeout(r, 2_000));
         expect(worker.child.exitCode).toBeNull();
+        expect(worker.stdoutLines.filter((l) => l.includes('waiting for Redis to take writes: OOM'))).toHaveLength(1);
+        
         await admin.config('SET', 'maxmemory', '0');
         await eventually(
           async () => orderState(stack!.sandbox.admin.state(), 'FULL-2').orders[0]?.statusId === 'ORDER_COMPLETED',

@@ -6,6 +6,9 @@ import { closeParts, partsOf, pulls, type Hosted, type HostProcess } from './acc
 
 // The accounts of ACCOUNTS_FILE in a `worker` process, as the file says: added, removed, changed (docs/accounts.md).
 
+/** When a process last said it waits for Redis to take writes: its accounts start at once, and it says so once for all. */
+const waitTold = new WeakMap<HostProcess, { at: number }>();
+
 /** Takes an account in: an entry, and its parts with its scheduled pulls when it pulls a feed; its work takes turns. */
 export async function register(p: HostProcess, entry: WatchedAccount): Promise<void> {
   const h: Hosted = { entry };
@@ -18,6 +21,7 @@ export async function register(p: HostProcess, entry: WatchedAccount): Promise<v
         waitMs: entry.config.redisStartWaitSeconds * 1000,
         logger: p.logger,
         signal: p.io.stop,
+        told: waitTold.get(p) ?? waitTold.set(p, { at: 0 }).get(p)!,
       });
     } catch (err) {
       p.hosted.delete(entry.name);
