@@ -142,18 +142,19 @@ export async function runChaos(o: ChaosOptions, root: string, command: string, s
     if (o.revokeKey) checks.push(checkRevoke(storm.revoke));
     if (o.outageSeconds > 0) checks.push(checkOutage(storm.outage));
     if (o.callDowns > 0) checks.push(checkCallDowns(o, storm.callDowns));
-    // The turns the storm's kills cut (several accounts): the first account's, cut before the raise of a full Redis,
-    // waited for its lease to end, whatever Redis did (checkCutTurns judges that wait).
+    if (o.rotateSecret) checks.push(checkRotate(storm.rotate));
+    checks.push(await drain([{ queues, intakes, expected }, ...others], o.drainTimeoutSeconds * 1000, say));
+    syncMs = Date.now() - tWorkers;
+    await turns?.stop();
+    // The turns the storm's kills cut (several accounts), read once drained: a turn cut by the last kill is taken up
+    // again a lease later. The first account's, cut before the raise of a full Redis, waited for its lease to end,
+    // whatever Redis did (checkCutTurns judges that wait).
     if (others.length) cut.push(...cutTurns(slots.logFiles(), slots.kills, t0));
     const firstCut = cut
       .filter((c) => c.account === FIRST_ACCOUNT && c.nextAfterMs !== null)
       .map((c) => ({ killedAt: c.killedAt, resumedAt: c.killedAt + c.nextAfterMs! }))
       .find((c) => storm!.redisFull && c.killedAt <= storm!.redisFull.raisedAt && c.resumedAt > storm!.redisFull.raisedAt);
     if (o.redisFullSeconds > 0) checks.push(checkRedisFull(storm.redisFull, firstCut));
-    if (o.rotateSecret) checks.push(checkRotate(storm.rotate));
-    checks.push(await drain([{ queues, intakes, expected }, ...others], o.drainTimeoutSeconds * 1000, say));
-    syncMs = Date.now() - tWorkers;
-    await turns?.stop();
     if (importer) {
       // A re-import must be harmless: every record's job exists now, so nothing may be queued.
       const again = await importer.run('again', 1);

@@ -124,7 +124,7 @@ describe('worker started while Redis is away', () => {
         await new Promise((r) => setTimeout(r, 2_000));
         expect(worker.child.exitCode).toBeNull();
         expect(worker.stdoutLines.filter((l) => l.includes('waiting for Redis to take writes: OOM'))).toHaveLength(1);
-        
+
         await admin.config('SET', 'maxmemory', '0');
         await eventually(
           async () => orderState(stack!.sandbox.admin.state(), 'FULL-2').orders[0]?.statusId === 'ORDER_COMPLETED',
