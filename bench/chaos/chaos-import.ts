@@ -30,6 +30,8 @@ export interface ChaosImporterOptions {
   root: string;
   /** The workers' environment: the same Redis and prefix. */
   env: Record<string, string>;
+  /** The arguments naming the account the file is imported into (`--account default` with several accounts). */
+  accountArgs?: string[];
   logDir: string;
   useDist: boolean;
   plan: ImportPlan;
@@ -69,11 +71,24 @@ export class ChaosImporter {
     const { command, args } = cliCommand(this.o.root, this.o.useDist);
     const fd = openSync(this.logFile(), 'a');
     const t = Date.now();
-    const child = spawn(command, [...args, 'import', this.o.plan.stream, this.file, '--json', '--batch-size', String(IMPORT_BATCH_SIZE)], {
-      cwd: this.o.root,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...this.o.env },
-      stdio: ['ignore', 'pipe', fd],
-    });
+    const child = spawn(
+      command,
+      [
+        ...args,
+        ...(this.o.accountArgs ?? []),
+        'import',
+        this.o.plan.stream,
+        this.file,
+        '--json',
+        '--batch-size',
+        String(IMPORT_BATCH_SIZE),
+      ],
+      {
+        cwd: this.o.root,
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...this.o.env },
+        stdio: ['ignore', 'pipe', fd],
+      },
+    );
     closeSync(fd);
     this.child = child;
     let stdout = '';

@@ -8,6 +8,13 @@ export const chaosOptionsSchema = z.object({
   orders: z.number().int().min(10),
   /** Worker processes running at once. */
   workers: z.number().int().min(1).max(16),
+  /**
+   * Accounts of the deployment. 1: the environment's one account, no ACCOUNTS_FILE (as before the turns). More: an
+   * ACCOUNTS_FILE whose `default` account is the run's first (every phase's faults are its own) and others, each its
+   * own sandbox, API key and feed with records of its own (smaller: `orders / 5`), so that the workers run them by turns
+   * (docs/accounts.md, "How accounts take turns") and every rule is checked per account (chaos-accounts.ts).
+   */
+  accounts: z.number().int().min(1).max(8),
   /** SIGKILLs of a worker process (each restarted after a short pause). */
   kills: z.number().int().min(0),
   /**
@@ -86,6 +93,7 @@ export type ChaosOptions = z.infer<typeof chaosOptionsSchema>;
 export const fullPreset: ChaosOptions = {
   orders: 5000,
   workers: 3,
+  accounts: 3,
   kills: 5,
   freezes: 3,
   freezeSeconds: 25,
@@ -139,6 +147,7 @@ export const shortPreset: ChaosOptions = {
 const numeric = [
   'orders',
   'workers',
+  'accounts',
   'kills',
   'freezes',
   'freeze-seconds',

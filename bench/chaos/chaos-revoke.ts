@@ -47,6 +47,8 @@ export async function revokeKeyPhase(
   const before = world.sandbox.admin.counters().faults['status-401'] ?? 0;
   const t = Date.now();
   world.sandbox.admin.setFaults([{ kind: 'status-401' }, ...faultPlan(o.faultScale)]);
+  // The other accounts' orders held back for this fault come now: they must complete while this key is revoked.
+  world.held?.release('revoked key');
   let pausedAfterMs: number | null = null;
   while (Date.now() - t < PAUSE_LIMIT_MS) {
     if ((await readBreaker(conn, keys, 'orders').catch(() => undefined))?.paused) {
@@ -56,6 +58,9 @@ export async function revokeKeyPhase(
     await sleep(100);
   }
   await sleep(REVOKED_AFTER_PAUSE_MS);
+  // The operator takes a while to rotate the key: long enough for the other accounts' released orders (at most a minute).
+  await world.held?.waitDone('revoked key', PAUSE_LIMIT_MS);
+  await world.held?.held('revoked key');
   const paused = (await Promise.all(STREAMS.map((s) => readBreaker(conn, keys, s)))).filter((b) => b.paused).map((b) => b.stream);
   world.sandbox.admin.setFaults(faultPlan(o.faultScale));
   const refused = (world.sandbox.admin.counters().faults['status-401'] ?? 0) - before;
@@ -66,7 +71,7 @@ export async function revokeKeyPhase(
 /** `inventory-sync resume` (every stream), as an operator runs it. */
 async function resume(o: ChaosOptions, world: ChaosWorld, root: string): Promise<{ code: number | string; output: string }> {
   const { command, args } = cliCommand(root, o.dist);
-  const child = spawn(command, [...args, 'resume'], {
+  const child = spawn(command, [...args, ...world.accountArgs(), 'resume'], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...world.env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -182,7 +182,9 @@ export async function runStorm(
         log.redisRestarts.push({ progress: p, downMs: e.downMs, tookMs: Date.now() - t });
         note(p, `Redis answers again after ${Date.now() - t} ms`);
       } else {
-        world.sandbox.admin.setBudgets(sandboxBudgets(o, e.on ? o.tightShare : 1));
+        // Every account's service tightens its budget at once (each account spends its own).
+        for (const sb of [world.sandbox, ...world.others.map((a) => a.sandbox)])
+          sb.admin.setBudgets(sandboxBudgets(o, e.on ? o.tightShare : 1));
         if (e.on) tightSince = Date.now();
         else if (tightSince !== undefined) log.tightMs += Date.now() - tightSince;
         if (!e.on) tightSince = undefined;
@@ -200,7 +202,11 @@ export async function runStorm(
     }
     if (Date.now() >= nextReport) {
       const c = world.sandbox.admin.counters();
-      note(p, `progress: ${c.creates.order} orders created, ${c.rateLimited} x 429, faults ${JSON.stringify(c.faults)}`);
+      const others = world.others.map((a) => `${a.name} ${a.sandbox.admin.counters().creates.order}`).join(', ');
+      note(
+        p,
+        `progress: ${c.creates.order} orders created${others ? ` (other accounts: ${others})` : ''}, ${c.rateLimited} x 429, faults ${JSON.stringify(c.faults)}`,
+      );
       nextReport += 10_000;
     }
     await sleep(200 + Math.floor(rand() * 100));
@@ -208,8 +214,12 @@ export async function runStorm(
   if (tightSince !== undefined) log.tightMs += Date.now() - tightSince;
   // Stopped by the time limit: the import still ends (or times out) before the drain.
   await importing;
-  world.sandbox.admin.setFaults([]);
-  world.sandbox.admin.setBudgets(sandboxBudgets(o));
-  world.feed.setFaults({});
+  for (const sb of [world.sandbox, ...world.others.map((a) => a.sandbox)]) {
+    sb.admin.setFaults([]);
+    sb.admin.setBudgets(sandboxBudgets(o));
+  }
+  for (const f of [world.feed, ...world.others.map((a) => a.feed)]) f.setFaults({});
+  // Orders no phase released (a run without it) come now: they must sync all the same.
+  world.held?.releaseRest();
   return log;
 }

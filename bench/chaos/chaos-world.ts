@@ -10,6 +10,7 @@ import { startRedisServer, type RedisServer } from '../../src/redis/embedded-ser
 import { chaosSecrets, workerEnv, type ChaosSecrets } from './chaos-env.js';
 import type { ChaosOptions } from './chaos-options.js';
 import type { Scenario } from './scenario.js';
+import { FIRST_ACCOUNT, dripper, startOtherAccounts, writeAccountsFile, type HeldBatches, type OtherAccount } from './chaos-accounts.js';
 
 /** Everything a chaos run stands on: private Redis, sandbox, feed server, dashboard, and the workers' env. */
 export interface ChaosWorld {
@@ -22,7 +23,16 @@ export interface ChaosWorld {
   prefix: string;
   env: Record<string, string>;
   initial: SandboxState;
-  /** Appends the next part of each stream to the feed; answers whether more is left. */
+  /**
+   * With `--accounts` over 1: the accounts past the first (each its own sandbox, key and feed), the ACCOUNTS_FILE that
+   * names them all (the first as `default`), and their held orders (chaos-accounts.ts), set once Redis is reached.
+   */
+  others: OtherAccount[];
+  accountsFile?: string;
+  held?: HeldBatches;
+  /** The arguments that name an account to a command (`--account NAME`), none with one account. */
+  accountArgs(name?: string): string[];
+  /** Appends the next part of each stream to every account's feed; answers whether more is left. */
   drip(): boolean;
   /**
    * With `rotateSecret`: the files the workers read the API key and secret from (INVENTORY_API_KEY_FILE,
@@ -59,22 +69,18 @@ export async function startWorld(o: ChaosOptions, scenario: Scenario, root: stri
   const initial = sandbox.admin.state();
 
   // Part of each stream is there at the start; the rest arrives while the workers run (polls pick it up).
-  const first = 0.4;
-  const steps = 6;
-  const cut = (n: number, i: number) => Math.round(n * (first + ((1 - first) * i) / steps));
-  const feed = await startFeedServer({
-    names: STREAMS,
-    token: secrets.upstreamToken,
-    pageSize: 200,
-    streams: Object.fromEntries(STREAMS.map((s) => [s, scenario.feed[s].slice(0, cut(scenario.feed[s].length, 0))])),
-  });
-  let step = 0;
+  const parts = dripper(scenario.feed);
+  const feed = await startFeedServer({ names: STREAMS, token: secrets.upstreamToken, pageSize: 200, streams: parts.initial });
+  const others = await startOtherAccounts(o, `chaos${o.seed}`, (key, secret) => ({
+    data: 'demo',
+    key,
+    secret,
+    profile: o.profile,
+    budgets: sandboxBudgets(o),
+  }));
   const drip = () => {
-    if (step >= steps) return false;
-    step++;
-    for (const s of STREAMS)
-      feed.append(s, scenario.feed[s].slice(cut(scenario.feed[s].length, step - 1), cut(scenario.feed[s].length, step)));
-    return step < steps;
+    for (const a of others) a.drip();
+    return parts.drip(feed);
   };
 
   const prefix = `chaos${o.seed}`;
@@ -91,6 +97,8 @@ export async function startWorld(o: ChaosOptions, scenario: Scenario, root: stri
     const { INVENTORY_API_KEY: _key, INVENTORY_API_SECRET: _secret, ...rest } = base;
     env = { ...rest, INVENTORY_API_KEY_FILE: secretFiles.key, INVENTORY_API_SECRET_FILE: secretFiles.secret };
   }
+  const accountsFile = others.length ? writeAccountsFile(logDir, others) : undefined;
+  if (accountsFile) env = { ...env, ACCOUNTS_FILE: accountsFile };
   const logFile = join(logDir, 'dashboard.log');
   const dashboard = spawnCli({
     root,
@@ -112,6 +120,9 @@ export async function startWorld(o: ChaosOptions, scenario: Scenario, root: stri
     prefix,
     env,
     initial,
+    others,
+    accountsFile,
+    accountArgs: (name = FIRST_ACCOUNT) => (others.length ? ['--account', name] : []),
     drip,
     secretFiles,
     async close() {
@@ -120,6 +131,10 @@ export async function startWorld(o: ChaosOptions, scenario: Scenario, root: stri
       await dashboard.stop(10_000).catch(() => undefined);
       await feed.close().catch(() => undefined);
       await sandbox.close().catch(() => undefined);
+      for (const a of others) {
+        await a.feed.close().catch(() => undefined);
+        await a.sandbox.close().catch(() => undefined);
+      }
       await redis.stop().catch(() => undefined);
     },
   };

@@ -6,14 +6,21 @@ import { cliCommand } from '../lib/cli-process.js';
 import { check, type CheckResult } from './check-types.js';
 
 /** Runs the real `reconcile --json` against the world (stderr to reconcile.log): every synced record must match. */
-export async function checkReconcile(root: string, env: Record<string, string>, logDir: string, useDist: boolean): Promise<CheckResult> {
+export async function checkReconcile(
+  root: string,
+  env: Record<string, string>,
+  logDir: string,
+  useDist: boolean,
+  /** `--account NAME` with several accounts (one account's reconcile each; reconcile-NAME.log). */
+  accountArgs: string[] = [],
+): Promise<CheckResult> {
   const { command, args } = cliCommand(root, useDist);
-  const child = spawn(command, [...args, 'reconcile', '--json'], {
+  const child = spawn(command, [...args, ...accountArgs, 'reconcile', '--json'], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  child.stderr.pipe(createWriteStream(join(logDir, 'reconcile.log')));
+  child.stderr.pipe(createWriteStream(join(logDir, accountArgs.length ? `reconcile-${accountArgs.at(-1)}.log` : 'reconcile.log')));
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   const code = await new Promise<number | null>((resolve) => child.once('close', resolve));

@@ -27,29 +27,35 @@ function refused(status: number, location: string | null): boolean {
 /**
  * Checks that the dashboard refuses every request without its login (pages, its API, bull-board's API,
  * actions, a forged cookie, a wrong password), then logs in and reads its pages and the given jobs.
+ * With several accounts (`accounts`: each account's path, `/a/NAME`), each account's pages and jobs are read under its
+ * path, and the all-accounts page and its API too.
  */
 export async function probeDashboard(
   url: string,
   user: string,
   password: string,
-  jobs: Array<{ queue: string; id: string }>,
+  jobs: Array<{ queue: string; id: string; base?: string }>,
+  accounts: string[] = [],
 ): Promise<DashboardProbe> {
+  const bases = accounts.length ? accounts : [''];
+  const b0 = bases[0]!;
   const someJob = jobs[0] ?? { queue: 'orders', id: 'none' };
   const job = encodeURIComponent(someJob.id);
   const attempts: Attempt[] = [
     { what: 'overview without login', method: 'GET', path: '/' },
-    { what: 'status API without login', method: 'GET', path: '/api/status' },
-    { what: 'job page without login', method: 'GET', path: `/jobs/${job}` },
-    { what: 'bull-board page without login', method: 'GET', path: '/queues' },
-    { what: 'bull-board API without login', method: 'GET', path: '/queues/api/queues' },
-    { what: 'bull-board job logs without login', method: 'GET', path: `/queues/api/queues/${someJob.queue}/${job}/logs` },
-    { what: 'retry without login', method: 'POST', path: `/jobs/${job}/retry`, headers: form, body: '' },
-    { what: 'bull-board empty queue without login', method: 'PUT', path: `/queues/api/queues/${someJob.queue}/empty` },
-    { what: 'forged session cookie', method: 'GET', path: '/api/status', headers: { cookie: 'isync_session=deadbeef' } },
+    ...(accounts.length ? [{ what: 'accounts API without login', method: 'GET' as const, path: '/api/accounts' }] : []),
+    { what: 'status API without login', method: 'GET', path: `${b0}/api/status` },
+    { what: 'job page without login', method: 'GET', path: `${b0}/jobs/${job}` },
+    { what: 'bull-board page without login', method: 'GET', path: `${b0}/queues` },
+    { what: 'bull-board API without login', method: 'GET', path: `${b0}/queues/api/queues` },
+    { what: 'bull-board job logs without login', method: 'GET', path: `${b0}/queues/api/queues/${someJob.queue}/${job}/logs` },
+    { what: 'retry without login', method: 'POST', path: `${b0}/jobs/${job}/retry`, headers: form, body: '' },
+    { what: 'bull-board empty queue without login', method: 'PUT', path: `${b0}/queues/api/queues/${someJob.queue}/empty` },
+    { what: 'forged session cookie', method: 'GET', path: `${b0}/api/status`, headers: { cookie: 'isync_session=deadbeef' } },
     {
       what: 'Basic auth instead of the login form',
       method: 'GET',
-      path: '/api/status',
+      path: `${b0}/api/status`,
       headers: { authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` },
     },
     {
@@ -81,18 +87,22 @@ export async function probeDashboard(
 
   const paths = [
     '/',
-    '/api/status',
     '/login',
-    '/queues',
-    '/queues/api/queues?page=1&jobsPerPage=50',
-    '/queues/api/redis/stats',
-    ...['orders', 'stock-counts', 'boms'].flatMap((q) =>
-      ['failed', 'completed'].map((s) => `/queues/api/queues?activeQueue=${q}&status=${s}&page=1&jobsPerPage=50`),
-    ),
+    ...(accounts.length ? ['/api/accounts', '/?q=shop'] : []),
+    ...bases.flatMap((b) => [
+      ...(b ? [`${b}/`] : []),
+      `${b}/api/status`,
+      `${b}/queues`,
+      `${b}/queues/api/queues?page=1&jobsPerPage=50`,
+      `${b}/queues/api/redis/stats`,
+      ...['orders', 'stock-counts', 'boms'].flatMap((q) =>
+        ['failed', 'completed'].map((s) => `${b}/queues/api/queues?activeQueue=${q}&status=${s}&page=1&jobsPerPage=50`),
+      ),
+    ]),
     ...jobs.flatMap((j) => [
-      `/jobs/${encodeURIComponent(j.id)}`,
-      `/queues/api/queues/${j.queue}/${encodeURIComponent(j.id)}`,
-      `/queues/api/queues/${j.queue}/${encodeURIComponent(j.id)}/logs`,
+      `${j.base ?? ''}/jobs/${encodeURIComponent(j.id)}`,
+      `${j.base ?? ''}/queues/api/queues/${j.queue}/${encodeURIComponent(j.id)}`,
+      `${j.base ?? ''}/queues/api/queues/${j.queue}/${encodeURIComponent(j.id)}/logs`,
     ]),
   ];
   const answers: Array<{ path: string; body: string }> = [];

@@ -11,6 +11,8 @@ const HUMAN = [
   /^SIGTERM: finishing active work/,
   /^Dashboard: http/,
   /^Queues: +http/,
+  // With ACCOUNTS_FILE, instead of the queues' line: how many accounts and where each one's pages are.
+  /^Accounts: +\d+ \([a-z0-9, -]+(?:\.\.\.)?[^)]*\), each at http:\/\/[^\s]+\/a\/NAME\/ \(its queues at \/a\/NAME\/queues\)$/,
   /^Stop with Ctrl-C\.$/,
   /^Redis could not be reached at redis:\/\/[^\s]+: (?:[A-Z_]+|no answer(?: within \d+ ms)?)$/,
   /^Start Redis or point REDIS_URL at one \(e\.g\. redis:\/\/127\.0\.0\.1:6379\)\.$/,

@@ -81,10 +81,17 @@ const REFUSED = new Set(['OOM', 'READONLY']);
  */
 export async function startWhileRedisRefuses<T>(
   start: () => Promise<T>,
-  o: { waitMs: number; logger?: Logger; signal?: AbortSignal; waitLogMs?: number },
+  o: {
+    waitMs: number;
+    logger?: Logger;
+    signal?: AbortSignal;
+    waitLogMs?: number;
+    /** When the wait was last said, shared by starts that wait at once (a process's accounts): one line for them all. */
+    told?: { at: number };
+  },
 ): Promise<T> {
   const until = Date.now() + o.waitMs;
-  let toldAt = 0;
+  const told = o.told ?? { at: 0 };
   for (;;) {
     try {
       return await start();
@@ -92,8 +99,8 @@ export async function startWhileRedisRefuses<T>(
       const refused = findRedisFailure(err);
       const code = refused?.replied ? (replyCode(refused.error) ?? '') : '';
       if (!REFUSED.has(code) || Date.now() >= until || o.signal?.aborted) throw err;
-      if (Date.now() - toldAt >= (o.waitLogMs ?? defaults.redisWaitLogMs)) {
-        toldAt = Date.now();
+      if (Date.now() - told.at >= (o.waitLogMs ?? defaults.redisWaitLogMs)) {
+        told.at = Date.now();
         const left = Math.max(0, Math.round((until - Date.now()) / 1000));
         o.logger?.warn(
           { why: refused!.message, secondsLeft: left, hint: refused!.hint },

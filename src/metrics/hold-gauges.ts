@@ -106,8 +106,14 @@ export function holdGauges(registers: Registry[], source: HoldSource | undefined
     },
   });
   callGauges(registers, holds);
+  // One gauge however often a process starts watching: an account that pulls keeps its registry across its turns, and
+  // each turn starts a watch of its own (the gauge reads the latest).
+  let read: (() => WriteState) | undefined;
   return {
-    watchRedisWrites(read) {
+    watchRedisWrites(latest) {
+      const first = read === undefined;
+      read = latest;
+      if (!first) return;
       new Gauge({
         name: 'isync_redis_writes_refused_seconds',
         help:
@@ -116,7 +122,7 @@ export function holdGauges(registers: Registry[], source: HoldSource | undefined
         registers,
         aggregator: 'max',
         collect() {
-          const s = read();
+          const s = read!();
           this.set(s.refusing ? Math.max(1, Math.round((Date.now() - s.since!) / 1000)) : 0);
         },
       });

@@ -38,7 +38,7 @@ function runShortChaos(): Promise<{ code: number | null; output: string; report:
 describe('chaos (short run)', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  describe('when workers are killed, Redis restarts and the service misbehaves', () => {
+  describe('when workers are killed, Redis restarts and the service misbehaves, with three accounts by turns', () => {
     it('syncs every good record exactly once (fed or imported), fails every bad one with its field, and leaks no secret', async () => {
       const { code, output, report } = await runShortChaos();
       const violations = report.checks.flatMap((c) => c.violations.map((v) => `${c.name}: ${v}`));
@@ -64,6 +64,17 @@ describe('chaos (short run)', () => {
       expect(report.checks.find((c) => c.name.startsWith('the import'))?.checked).toBeGreaterThanOrEqual(1);
       expect(report.checks.find((c) => c.name.startsWith('the same file imported again'))?.checked).toBe(1);
       expect(report.checks.find((c) => c.name.startsWith('every intake queue ends empty'))?.checked).toBe(3);
+      // Three accounts by turns (ACCOUNTS_FILE): every rule per account, each against its own service and feed.
+      expect(report.options.accounts).toBe(3);
+      for (const other of ['shop-2', 'shop-3']) {
+        expect(report.checks.find((c) => c.name.startsWith(`${other}: each good order exists once`))?.checked).toBe(60);
+        expect(report.checks.find((c) => c.name.startsWith(`${other}: reconcile finds no drift`))?.checked).toBeGreaterThan(0);
+      }
+      // The turns' own rules: one account's revoked key and outage held none of the others' orders (released then),
+      // every account with work got its turn, and a kill mid-turn lost no account.
+      expect(report.checks.find((c) => c.name.startsWith("one account's fault holds none"))?.checked).toBe(4);
+      expect(report.checks.find((c) => c.name.startsWith('every account with work gets its turn'))?.checked).toBe(3);
+      expect(report.checks.find((c) => c.name.startsWith('a worker killed mid-turn loses no account'))).toBeDefined();
     }, 420_000);
   });
 });

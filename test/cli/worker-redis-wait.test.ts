@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startRedisServer, type RedisServer } from '../../src/redis/embedded-server.js';
 import { createRedis } from '../../src/redis/connection.js';
@@ -87,6 +90,52 @@ describe('worker started while Redis is away', () => {
         worker = undefined;
       } finally {
         admin.disconnect();
+      }
+    }, 90_000);
+  });
+
+  describe('when Redis answers but refuses writes (full) at the start, with ACCOUNTS_FILE', () => {
+    it('waits for it to take writes (each account writes its scheduled pulls as it starts), then goes on and syncs', async () => {
+      stack = await startStack({ orders: [orderRecord('FULL-2')] }, 'redis-full-start-accounts');
+      // Two accounts, the environment's settings each: a worker of many accounts restarted while Redis was full met this
+      // in the chaos run (exit 3); and it says it waits once for all its accounts, not once each.
+      const dir = mkdtempSync(join(tmpdir(), 'isync-full-accounts-'));
+      const file = join(dir, 'accounts.json');
+      writeFileSync(file, JSON.stringify({ accounts: { default: {}, north: {} } }));
+      server = await startRedisServer();
+      const admin = createRedis(server.url);
+      try {
+        // Full before the worker starts: every write it makes as it starts (queue settings, schedules) answers OOM.
+        const used = Number(/used_memory:(\d+)/.exec(await admin.info('memory'))?.[1]);
+        await admin.config('SET', 'maxmemory', String(Math.floor(used / 2)));
+        worker = startWorkerProcess({
+          ...stack.env,
+          REDIS_URL: server.url,
+          LOG_LEVEL: 'info',
+          ORDER_POLL_SECONDS: '1',
+          REDIS_START_WAIT_SECONDS: '30',
+          ACCOUNTS_FILE: file,
+        });
+        await eventually(
+          async () => worker!.stdoutLines.some((l) => l.includes('waiting for Redis to take writes: OOM')),
+          30_000,
+          'the wait',
+        );
+        await new Promise((r) => setTimeout(r, 2_000));
+        expect(worker.child.exitCode).toBeNull();
+        expect(worker.stdoutLines.filter((l) => l.includes('waiting for Redis to take writes: OOM'))).toHaveLength(1);
+
+        await admin.config('SET', 'maxmemory', '0');
+        await eventually(
+          async () => orderState(stack!.sandbox.admin.state(), 'FULL-2').orders[0]?.statusId === 'ORDER_COMPLETED',
+          30_000,
+          'the order synced',
+        );
+        expect((await worker.stop()).code).toBe(0);
+        worker = undefined;
+      } finally {
+        admin.disconnect();
+        rmSync(dir, { recursive: true, force: true });
       }
     }, 90_000);
   });

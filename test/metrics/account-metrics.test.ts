@@ -29,4 +29,16 @@ describe('accountMetrics', () => {
     // The process's own series once, without an account.
     expect(lines.filter((l) => l.startsWith('process_start_time_seconds '))).toHaveLength(1);
   });
+
+  it("keeps one Redis-writes gauge when an account's registry outlives its turn (each turn watches again), reading the latest watch", async () => {
+    const m = createMetrics({ defaultMetrics: false, labels: { account: 'acme' } });
+    // Its first turn: Redis takes writes.
+    m.watchRedisWrites(() => ({ refusing: false }));
+    // Its next turn, in the same process with the same parts (an account that pulls keeps them): Redis refuses since 5 s.
+    expect(() => m.watchRedisWrites(() => ({ refusing: true, since: Date.now() - 5_000 }))).not.toThrow();
+    const text = await m.registry.metrics();
+    expect(text.split('\n').filter((l) => l.startsWith('isync_redis_writes_refused_seconds{'))).toEqual([
+      'isync_redis_writes_refused_seconds{account="acme"} 5',
+    ]);
+  });
 });

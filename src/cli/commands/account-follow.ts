@@ -1,9 +1,13 @@
 import type { AccountsChange, WatchedAccount } from '../../app/accounts-watch.js';
+import { startWhileRedisRefuses } from '../../app/connect-redis.js';
 import { messageOf } from '../../errors/message-of.js';
 import { readySet } from '../../queue/dispatch/ready-set.js';
 import { closeParts, pullsOf, pulls, type Hosted, type HostProcess } from './account-host.js';
 
 // The accounts of ACCOUNTS_FILE in a `worker` process, as the file says: added, removed, changed (docs/accounts.md).
+
+/** When a process last said it waits for Redis to take writes: its accounts start at once, and it says so once for all. */
+const waitTold = new WeakMap<HostProcess, { at: number }>();
 
 /** Takes an account in: an entry, and its pulls (account-pulls.ts) when it pulls a feed; its work takes turns. */
 export async function register(p: HostProcess, entry: WatchedAccount): Promise<void> {
@@ -11,7 +15,14 @@ export async function register(p: HostProcess, entry: WatchedAccount): Promise<v
   p.hosted.set(entry.name, h);
   if (pulls(entry)) {
     try {
-      await pullsOf(p, h);
+      // Its scheduled pulls are written as it starts: a full or read-only Redis is waited for, as one account's start
+      // waits (a process restarted while Redis is full must not exit). A part that failed leaves nothing open.
+      await startWhileRedisRefuses(() => pullsOf(p, h), {
+        waitMs: entry.config.redisStartWaitSeconds * 1000,
+        logger: p.logger,
+        signal: p.io.stop,
+        told: waitTold.get(p) ?? waitTold.set(p, { at: 0 }).get(p)!,
+      });
     } catch (err) {
       p.hosted.delete(entry.name);
       throw err;
