@@ -129,10 +129,18 @@ export async function startAccountWorker(
     await app.close();
     throw err;
   });
-  // Every record worker.
-  runtime.workers.eachWorker((worker, stream) => app.metrics.watchWorker(worker, stream));
-  // Redis full, read-only or away: said by /readyz, a gauge and an alert.
-  const redisHealth = startRedisHealth(app);
+  let redisHealth: ReturnType<typeof startRedisHealth>;
+  try {
+    // Every record worker.
+    runtime.workers.eachWorker((worker, stream) => app.metrics.watchWorker(worker, stream));
+    // Redis full, read-only or away: said by /readyz, a gauge and an alert.
+    redisHealth = startRedisHealth(app);
+  } catch (err) {
+    // Its workers run already: a start that fails past them leaves none (a turn would hold its account, doing nothing).
+    await runtime.close(0).catch(() => undefined);
+    await ops.stop();
+    throw err;
+  }
   let presence: { stop(): Promise<void> } | undefined;
   return {
     app,
