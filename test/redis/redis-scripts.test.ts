@@ -38,20 +38,21 @@ const CALLS: Record<string, { args: (k: string) => Array<string | number>; answe
   },
   isync_readyWaiting: { args: (k) => [2, `${k}:ready`, `${k}:lease`, Date.now()], answer: 0 },
   // An account's queues, empty: no work, no delayed job (-1), no waiting record, no failure untold, no call held, no
-  // failed job (none recent), no queue paused.
+  // failed job (none recent), no queue paused, no outage probe (-1).
   isync_accountWork: {
     args: (k) => [
-      9,
+      10,
       ...['wait', 'prioritized', 'active', 'meta', 'delayed'].map((t) => `${k}:orders:${t}`),
       `${k}:waiting:orders`,
       `${k}:orders:failed`,
       `${k}:alert:failed-seen:orders`,
+      `${k}:outage`,
       `${k}:call-holds`,
       1,
       1,
       Date.now() - 3_600_000,
     ],
-    answer: [0, 0, -1, 0, 0, 0, 0, 0, 0],
+    answer: [0, 0, -1, 0, 0, 0, 0, 0, 0, -1],
   },
   isync_budgetAcquire: {
     args: (k) => [

@@ -21,6 +21,8 @@ export interface AccountWork {
   untold: number;
   /** Named calls of the service held now (src/queue/hold/call-hold.ts): their jobs wait delayed, their alerts do not. */
   heldCalls: number;
+  /** With jobs held by an outage (src/queue/hold/outage-state.ts): when its next probe may go (epoch ms), or null. */
+  nextProbeAt: number | null;
 }
 
 /** What the sweep reads of an account besides its work, for the deployment's summary (deployment-summary.ts). */
@@ -33,13 +35,13 @@ export interface AccountState extends AccountWork {
 }
 
 // KEYS: for each queue its wait, prioritized, active, meta, delayed (five each), then for each stream its waiting hash,
-// its failed jobs and its alert mark (three each), then its call holds. ARGV: the number of queues, of streams. An
+// its failed jobs and its alert mark (three each), then its outage, then its call holds. ARGV: the number of queues, of streams. An
 // account that never had work has none of these keys: one EXISTS answers for it; one with no failed job and no call
 // hold, one EXISTS of those. ARGV[3]: since when a failed job is recent (epoch ms).
 const WORK = redisScript(
   'accountWork',
   `#!lua flags=no-writes
-if redis.call('EXISTS', unpack(KEYS)) == 0 then return {0, 0, -1, 0, 0, 0, 0, 0, 0} end
+if redis.call('EXISTS', unpack(KEYS)) == 0 then return {0, 0, -1, 0, 0, 0, 0, 0, 0, -1} end
 local queues = tonumber(ARGV[1])
 local ready, held, waits, untold, calls, failedJobs, recent, paused = 0, 0, 0, 0, 0, 0, 0, 0
 local next = nil
@@ -65,6 +67,11 @@ for s = 0, streams - 1 do
   failed[s + 1] = KEYS[queues * 5 + s * 3 + 2]
 end
 failed[streams + 1] = KEYS[#KEYS]
+local probe = -1
+if held > 0 then
+  local outage = redis.call('HMGET', KEYS[#KEYS - 1], 'state', 'nextProbe')
+  if outage[1] == 'open' and outage[2] then probe = tonumber(outage[2]) end
+end
 if redis.call('EXISTS', unpack(failed)) > 0 then
   for s = 0, streams - 1 do
     local seen = redis.call('GET', KEYS[queues * 5 + s * 3 + 3])
@@ -77,7 +84,7 @@ if redis.call('EXISTS', unpack(failed)) > 0 then
     if holds[i + 1] == 'held' and string.sub(holds[i], -6) == ':state' then calls = calls + 1 end
   end
 end
-return {ready, held, next or -1, waits, untold, calls, failedJobs, recent, paused}`,
+return {ready, held, next or -1, waits, untold, calls, failedJobs, recent, paused, probe}`,
 );
 
 /** The script's arguments for an account's prefix and streams (failed jobs recent since `failedSince`). */
@@ -86,16 +93,29 @@ function workArgs(prefix: string, streams: readonly StreamName[], failedSince = 
   const keys = queues.flatMap((q) => ['wait', 'prioritized', 'active', 'meta', 'delayed'].map((t) => `${prefix}:${q}:${t}`));
   const k = redisKeys(prefix);
   const perStream = streams.flatMap((s) => [k.waiting(s), `${prefix}:${s}:failed`, k.alertFailedSeen(s)]);
-  return [keys.length + perStream.length + 1, ...keys, ...perStream, k.callHolds(), queues.length, streams.length, failedSince];
+  const own = [k.outage(), k.callHolds()];
+  return [keys.length + perStream.length + own.length, ...keys, ...perStream, ...own, queues.length, streams.length, failedSince];
 }
 
 const parse = (r: unknown): AccountState => {
-  const [ready, held, next, waits, untold, heldCalls, failed, failedRecent, paused] = (r as number[]).map(Number);
+  const [ready, held, next, waits, untold, heldCalls, failed, failedRecent, paused, probe] = (r as number[]).map(Number);
   return {
     ...{ ready: ready!, held: held!, nextDelayedAt: next! < 0 ? null : next!, waits: waits!, untold: untold!, heldCalls: heldCalls! },
+    nextProbeAt: probe! < 0 ? null : probe!,
     ...{ failed: failed!, failedRecent: failedRecent!, paused: paused! },
   };
 };
+
+/**
+ * When a closed account is looked at again: at its first delayed job; within `lookAgainMs` when it has jobs held or
+ * records waiting; and, held by an outage, at the outage's next probe (which only a turn sends: waiting the whole
+ * `lookAgainMs` would keep its work back up to a minute after the service answers again), a second from now at least.
+ */
+export function nextLookAt(w: AccountWork, now: number, lookAgainMs: number): number {
+  const held = w.waits > 0 || w.held > 0 ? now + lookAgainMs : Infinity;
+  const probe = w.nextProbeAt === null ? Infinity : Math.max(now + 1000, w.nextProbeAt);
+  return Math.min(w.nextDelayedAt ?? Infinity, held, probe);
+}
 
 /** Reads one account's work. */
 export async function readAccountWork(redis: Redis, prefix: string, streams: readonly StreamName[]): Promise<AccountWork> {

@@ -1,7 +1,7 @@
 import type { Logger } from '../../log/logger.js';
 import { logRepeated, reasonOf } from '../../log/log-throttle.js';
 import { messageOf } from '../../errors/message-of.js';
-import type { AccountWork } from './account-work.js';
+import { nextLookAt, type AccountWork } from './account-work.js';
 import type { ReadySet } from './ready-set.js';
 
 /**
@@ -172,8 +172,7 @@ function finish(s: State, e: Open, why: 'idle' | 'yield' | 'closed'): Promise<vo
       const again = await o.work(e.name).catch(() => undefined);
       if (again === undefined || again.ready > 0) await o.ready.mark(e.name);
     }
-    const later = [w?.nextDelayedAt ?? Infinity, w && (w.waits > 0 || w.held > 0) ? now + o.lookAgainMs : Infinity];
-    const at = Math.min(...later);
+    const at = w ? nextLookAt(w, now, o.lookAgainMs) : Infinity;
     if (Number.isFinite(at)) await o.wakeAt(e.name, at);
   })().catch((err: unknown) => {
     s.failed(err, `account ${e.name}: its turn did not end cleanly`);

@@ -3,7 +3,7 @@ import { logRepeated, reasonOf } from '../../log/log-throttle.js';
 import { messageOf } from '../../errors/message-of.js';
 import type { RedisConnection as Redis } from '../../redis/connection.js';
 import type { StreamName } from '../../records/stream-name.js';
-import { readAccountsWork } from './account-work.js';
+import { nextLookAt, readAccountsWork } from './account-work.js';
 import { FAILED_RECENT_MS, summarize, writeSummary } from './deployment-summary.js';
 
 /**
@@ -58,7 +58,7 @@ export async function sweepOnce(o: SweepOptions): Promise<number> {
       await o.mark(name);
       marked++;
     }
-    const at = Math.min(w.nextDelayedAt ?? Infinity, w.waits > 0 || w.held > 0 ? now + o.lookAgainMs : Infinity);
+    const at = nextLookAt(w, now, o.lookAgainMs);
     if (Number.isFinite(at)) await o.wakeAt(name, at);
   }
   if (trouble.length) await o.trouble?.(trouble);

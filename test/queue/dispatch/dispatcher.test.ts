@@ -81,7 +81,7 @@ function world(o: {
       };
     },
     work: async (name) => {
-      const read = { ready: 0, held: 0, nextDelayedAt: null, waits: 0, untold: 0, heldCalls: 0, ...work.get(name) };
+      const read = { ready: 0, held: 0, nextDelayedAt: null, waits: 0, untold: 0, heldCalls: 0, nextProbeAt: null, ...work.get(name) };
       o.afterRead?.(name);
       return read;
     },
@@ -121,6 +121,27 @@ describe("a process's dispatcher", () => {
       // Both always have work: they take turns in the one place.
       await eventually(async () => (w.turns.get('busy-1') ?? 0) >= 2 && (w.turns.get('busy-2') ?? 0) >= 2, 15_000, 'two turns each');
       expect(w.mostOpen()).toBe(1);
+    } finally {
+      await w.dispatcher.stop();
+    }
+  });
+
+  it('asks for a wake at the outage’s next probe of an account it closes with jobs held by it, not a minute later', async () => {
+    const w = world({ places: 2 });
+    try {
+      // Held by an outage whose next probe may go in 5 s (only a turn sends it), and one held by something else.
+      const probeAt = Date.now() + 5_000;
+      w.work.set('down', { ready: 0, held: 3, nextProbeAt: probeAt });
+      w.work.set('paused', { ready: 0, held: 3 });
+      await w.dispatcher.mark('down');
+      await w.dispatcher.mark('paused');
+      await eventually(async () => w.wakes.length >= 2, 5_000, 'wakes asked for');
+      const closedAt = Date.now();
+      expect(w.wakes.find(([name]) => name === 'down')![1]).toBe(probeAt);
+      // The other is looked at within a minute, as before.
+      const paused = w.wakes.find(([name]) => name === 'paused')![1];
+      expect(paused).toBeGreaterThan(closedAt + 50_000);
+      expect(paused).toBeLessThanOrEqual(closedAt + 60_000);
     } finally {
       await w.dispatcher.stop();
     }
