@@ -28,12 +28,17 @@ const CALLS: Record<string, { args: (k: string) => Array<string | number>; answe
   isync_dueClaimDue: { args: (k) => [1, `${k}:due`, Date.now(), 60_000, 10, 'acme/orders'], answer: [[], null] },
   isync_readyMark: { args: (k) => [3, `${k}:ready`, `${k}:pass`, `${k}:vt`, 'acme'], answer: 1 },
   // Nothing ready: nil.
-  isync_readyClaim: { args: (k) => [3, `${k}:ready`, `${k}:lease`, `${k}:vt`, Date.now(), 30_000, ''], answer: null },
-  isync_readyRelease: { args: (k) => [4, `${k}:ready`, `${k}:lease`, `${k}:pass`, `${k}:vt`, 'acme', 1, '0'], answer: 1 },
+  isync_readyClaim: { args: (k) => [4, `${k}:ready`, `${k}:lease`, `${k}:vt`, `${k}:owner`, Date.now(), 30_000, '', 'p1'], answer: null },
+  isync_readyRelease: {
+    args: (k) => [5, `${k}:ready`, `${k}:lease`, `${k}:pass`, `${k}:vt`, `${k}:owner`, 'acme', 1, '0', 'p1'],
+    answer: 1,
+  },
+  // No lease held: nothing lost.
+  isync_readyRenew: { args: (k) => [2, `${k}:lease`, `${k}:owner`, Date.now() + 30_000, 'p1', 'acme'], answer: [] },
   // Nothing waits: nil; the account is kept (charged, leased again).
   isync_readyHead: { args: (k) => [2, `${k}:ready`, `${k}:lease`, Date.now(), '', 'acme'], answer: null },
   isync_readyKeep: {
-    args: (k) => [4, `${k}:ready`, `${k}:lease`, `${k}:pass`, `${k}:vt`, Date.now(), '', 'acme', 1, 30_000, ''],
+    args: (k) => [5, `${k}:ready`, `${k}:lease`, `${k}:pass`, `${k}:vt`, `${k}:owner`, Date.now(), '', 'acme', 1, 30_000, '', 'p1'],
     answer: 1,
   },
   isync_readyWaiting: { args: (k) => [2, `${k}:ready`, `${k}:lease`, Date.now()], answer: 0 },

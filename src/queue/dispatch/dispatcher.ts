@@ -181,6 +181,26 @@ function finish(s: State, e: Open, why: 'idle' | 'yield' | 'closed'): Promise<vo
 }
 
 /**
+ * Ends a turn whose lease another process holds now (this one stalled past it: a freeze, Redis away): its workers
+ * close, and nothing is charged or released (the account is the other process's).
+ */
+function drop(s: State, e: Open): Promise<void> {
+  s.o.logger.warn(
+    { account: e.name },
+    `account ${e.name}: another process took its turn (this one did not renew its lease in time); its workers here close`,
+  );
+  e.closing ??= (async () => {
+    const turn = await e.starting;
+    await turn?.close();
+    s.open.delete(e.name);
+    s.nudge();
+  })().catch((err: unknown) => {
+    s.failed(err, `account ${e.name}: its turn did not end cleanly`);
+  });
+  return e.closing;
+}
+
+/**
  * Once a second: leases renewed, idle accounts closed, and, in a full process, as many places handed back as accounts
  * wait for one: first the accounts with nothing to do now (closed without waiting out ACCOUNT_IDLE_SECONDS: the place
  * is worth more to one with work), then the turns past ACCOUNT_TURN_SECONDS, the longest first.
@@ -189,7 +209,8 @@ async function look(s: State): Promise<void> {
   const { o } = s;
   const now = Date.now();
   const names = [...s.open.values()].filter((e) => !e.closing).map((e) => e.name);
-  if (names.length) await o.ready.renew(names, now + o.leaseMs);
+  const lost = names.length ? await o.ready.renew(names, now + o.leaseMs) : [];
+  for (const name of lost) void drop(s, s.open.get(name)!);
   const idle: Open[] = [];
   const long: Open[] = [];
   for (const e of s.open.values()) {

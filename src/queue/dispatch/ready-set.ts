@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { RedisConnection as Redis } from '../../redis/connection.js';
 import { redisScript, runScript } from '../../redis/scripts.js';
 
@@ -25,6 +26,8 @@ export interface ShardKeys {
   lease: string;
   pass: string;
   vt: string;
+  /** Which process holds each lease (its ready set's `owner`): only it renews, keeps or releases it. */
+  owner: string;
 }
 
 /** The shard of an account (FNV-1a of its name): the same in every process, whatever the order of ACCOUNTS_FILE. */
@@ -40,7 +43,7 @@ export function shardOf(account: string, shards: number): number {
 /** A shard's keys under the deployment's base prefix (QUEUE_PREFIX without braces). */
 export function shardKeys(base: string, shard: number): ShardKeys {
   const tag = `{${base.replace(/[{}]/g, '')}~ready~${shard}}`;
-  return { ready: `${tag}:ready`, lease: `${tag}:lease`, pass: `${tag}:pass`, vt: `${tag}:vt` };
+  return { ready: `${tag}:ready`, lease: `${tag}:lease`, pass: `${tag}:pass`, vt: `${tag}:vt`, owner: `${tag}:owner` };
 }
 
 // KEYS: ready, pass, vt. ARGV: account. Adds the account at max(its pass, the shard's time) unless it is there.
@@ -53,8 +56,9 @@ redis.call('ZADD', KEYS[1], math.max(vt, pass), ARGV[1])
 return 1`,
 );
 
-// KEYS: ready, lease, vt. ARGV: now, leaseMs, skip (accounts this process will not take, joined by newlines).
-// Takes the lowest pass whose lease is not held (or has ended: its process died), leases it and answers it, or nil.
+// KEYS: ready, lease, vt, owner. ARGV: now, leaseMs, skip (accounts this process will not take, joined by newlines),
+// owner. Takes the lowest pass whose lease is not held (or has ended: its process died), leases it to the owner and
+// answers it, or nil.
 const CLAIM = redisScript(
   'readyClaim',
   `local now = tonumber(ARGV[1])
@@ -68,6 +72,7 @@ for i = 1, #ready, 2 do
   if not skip[m] and until_ <= now then
     redis.call('ZREM', KEYS[1], m)
     redis.call('ZADD', KEYS[2], now + tonumber(ARGV[2]), m)
+    redis.call('HSET', KEYS[4], m, ARGV[4])
     local vt = tonumber(redis.call('GET', KEYS[3]) or '0')
     if tonumber(ready[i + 1]) > vt then redis.call('SET', KEYS[3], ready[i + 1]) end
     return m
@@ -76,13 +81,21 @@ end
 return nil`,
 );
 
-// KEYS: ready, lease, pass, vt. ARGV: account, charge, work (1: it has work left). Ends the account's lease and charges
+// A lease another process holds now (this one's ended while it stalled, and the other claimed it): left alone.
+const NOT_MINE = (account: string, owner: string) =>
+  `local holder = redis.call('HGET', KEYS[5], ${account})
+if holder and holder ~= ${owner} then return 0 end
+`;
+
+// KEYS: ready, lease, pass, vt, owner. ARGV: account, charge, work (1: it has work left), owner. Unless another process
+// holds its lease now (answers 0), ends the account's lease and charges
 // its turn; it stays in the ready set with work left, and leaves it otherwise, a mark made while it was open with it (the
 // account's own adds mark it during its turn: kept, it would open again for nothing; the dispatcher reads its queues
 // after this and marks it again if work came in between).
 const RELEASE = redisScript(
   'readyRelease',
-  `redis.call('ZREM', KEYS[2], ARGV[1])
+  `${NOT_MINE('ARGV[1]', 'ARGV[4]')}redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('HDEL', KEYS[5], ARGV[1])
 local vt = tonumber(redis.call('GET', KEYS[4]) or '0')
 local pass = math.max(vt, tonumber(redis.call('HGET', KEYS[3], ARGV[1]) or '0')) + tonumber(ARGV[2])
 redis.call('HSET', KEYS[3], ARGV[1], pass)
@@ -113,14 +126,14 @@ const HEAD = redisScript(
 return tostring(head)`,
 );
 
-// KEYS: ready, lease, pass, vt. ARGV: now, skip, account, charge, leaseMs, others (the lowest pass waiting in the other
-// shards, '' for none). Ends a turn that would be claimed straight back: when the account's pass, charged, is still
+// KEYS: ready, lease, pass, vt, owner. ARGV: now, skip, account, charge, leaseMs, others (the lowest pass waiting in the
+// other shards, '' for none), owner. Ends a turn that would be claimed straight back: when the account's pass, charged, is still
 // no higher than every pass waiting (here and in the other shards, those skipped left out), it is charged and leased again at
 // once, as a claim would (its mark taken, the shard's time moved on), and answers 1: its workers stay open. Otherwise
 // nothing changes and it answers 0 (the turn closes and is released).
 const KEEP = redisScript(
   'readyKeep',
-  `${LOWEST_WAITING}if ARGV[6] ~= '' then head = math.min(head, tonumber(ARGV[6])) end
+  `${NOT_MINE('ARGV[3]', 'ARGV[7]')}${LOWEST_WAITING}if ARGV[6] ~= '' then head = math.min(head, tonumber(ARGV[6])) end
 local vt = tonumber(redis.call('GET', KEYS[4]) or '0')
 local pass = math.max(vt, tonumber(redis.call('HGET', KEYS[3], ARGV[3]) or '0')) + tonumber(ARGV[4])
 if pass > head then return 0 end
@@ -129,6 +142,18 @@ redis.call('ZREM', KEYS[1], ARGV[3])
 redis.call('ZADD', KEYS[2], tonumber(ARGV[1]) + tonumber(ARGV[5]), ARGV[3])
 if pass > vt then redis.call('SET', KEYS[4], pass) end
 return 1`,
+);
+
+// KEYS: lease, owner. ARGV: until, owner, accounts. Extends the leases the owner holds; answers the accounts whose lease
+// another process holds now (this one stalled past its lease: their turns here must end).
+const RENEW = redisScript(
+  'readyRenew',
+  `local lost = {}
+for i = 3, #ARGV do
+  local holder = redis.call('HGET', KEYS[2], ARGV[i])
+  if holder and holder ~= ARGV[2] then lost[#lost + 1] = ARGV[i] else redis.call('ZADD', KEYS[1], 'XX', ARGV[1], ARGV[i]) end
+end
+return lost`,
 );
 
 // KEYS: ready, lease. ARGV: now. How many accounts of the shard wait for a turn that no process holds (at most 1000 looked at).
@@ -142,11 +167,15 @@ end
 return n`,
 );
 
-/** The ready set's commands for a deployment, on the process's connection. */
-export function readySet(redis: Redis, base: string, shards: number) {
+/**
+ * The ready set's commands for a deployment, on the process's connection; `owner` names this process's leases (one
+ * ready set a process).
+ */
+export function readySet(redis: Redis, base: string, shards: number, owner: string = randomUUID()) {
   const keysOf = (account: string) => shardKeys(base, shardOf(account, shards));
   return {
     shards,
+    owner,
     keysOf,
     /** Says the account has work: it takes a turn when its pass comes (a process may have it open already). */
     async mark(account: string): Promise<void> {
@@ -162,14 +191,14 @@ export function readySet(redis: Redis, base: string, shards: number) {
     /** Claims the next account of a shard for a lease of `leaseMs`, skipping `skip`; undefined when none waits. */
     async claim(shard: number, now: number, leaseMs: number, skip: readonly string[] = []): Promise<string | undefined> {
       const k = shardKeys(base, shard);
-      const r = (await runScript(redis, CLAIM, [3, k.ready, k.lease, k.vt, Math.round(now), Math.round(leaseMs), skip.join('\n')])) as
-        string | null;
+      const args = [Math.round(now), Math.round(leaseMs), skip.join('\n'), owner];
+      const r = (await runScript(redis, CLAIM, [4, k.ready, k.lease, k.vt, k.owner, ...args])) as string | null;
       return r ?? undefined;
     },
     /** Ends a turn: charged `charge` (its time over its weight); back in the set when it has work left, out of it otherwise. */
     async release(account: string, charge: number, work: boolean): Promise<void> {
       const k = keysOf(account);
-      await runScript(redis, RELEASE, [4, k.ready, k.lease, k.pass, k.vt, account, charge, work ? '1' : '0']);
+      await runScript(redis, RELEASE, [5, k.ready, k.lease, k.pass, k.vt, k.owner, account, charge, work ? '1' : '0', owner]);
     },
     /**
      * Ends a turn that would be claimed straight back (KEEP): charged `charge`, and leased again when its pass is still
@@ -187,11 +216,14 @@ export function readySet(redis: Redis, base: string, shards: number) {
         if (head !== null) others = Math.min(others, Number(head));
       }
       const k = keysOf(account);
-      const args = [Math.round(now), skipped, account, charge, Math.round(leaseMs), Number.isFinite(others) ? others : ''];
-      return Number(await runScript(redis, KEEP, [4, k.ready, k.lease, k.pass, k.vt, ...args])) === 1;
+      const args = [Math.round(now), skipped, account, charge, Math.round(leaseMs), Number.isFinite(others) ? others : '', owner];
+      return Number(await runScript(redis, KEEP, [5, k.ready, k.lease, k.pass, k.vt, k.owner, ...args])) === 1;
     },
-    /** Extends the leases of the open accounts (one command a shard). */
-    async renew(accounts: readonly string[], until: number): Promise<void> {
+    /**
+     * Extends the leases of the open accounts this process holds (one script a shard); answers those another process
+     * holds now (this one stalled past their lease, and another claimed them).
+     */
+    async renew(accounts: readonly string[], until: number): Promise<string[]> {
       const byShard = new Map<number, string[]>();
       for (const a of accounts) {
         const s = shardOf(a, shards);
@@ -199,9 +231,13 @@ export function readySet(redis: Redis, base: string, shards: number) {
         names.push(a);
         byShard.set(s, names);
       }
-      await Promise.all(
-        [...byShard].map(([s, names]) => redis.zadd(shardKeys(base, s).lease, 'XX', ...names.flatMap((n) => [Math.round(until), n]))),
+      const lost = await Promise.all(
+        [...byShard].map(([s, names]) => {
+          const k = shardKeys(base, s);
+          return runScript(redis, RENEW, [2, k.lease, k.owner, Math.round(until), owner, ...names]) as Promise<string[]>;
+        }),
       );
+      return lost.flat();
     },
     /** How many accounts of a shard wait for a turn and are held by no process (an idle deployment: 0). */
     async waiting(shard: number, now: number): Promise<number> {
@@ -211,7 +247,12 @@ export function readySet(redis: Redis, base: string, shards: number) {
     /** Forgets an account (gone from ACCOUNTS_FILE, or purged): its place, its lease and its pass. */
     async forget(account: string): Promise<void> {
       const k = keysOf(account);
-      await Promise.all([redis.zrem(k.ready, account), redis.zrem(k.lease, account), redis.hdel(k.pass, account)]);
+      await Promise.all([
+        redis.zrem(k.ready, account),
+        redis.zrem(k.lease, account),
+        redis.hdel(k.pass, account),
+        redis.hdel(k.owner, account),
+      ]);
     },
   };
 }

@@ -21,7 +21,7 @@ afterAll(async () => {
   for (const base of bases)
     for (let shard = 0; shard < 8; shard++) {
       const k = shardKeys(base, shard);
-      await redis.del(k.ready, k.lease, k.pass, k.vt);
+      await redis.del(k.ready, k.lease, k.pass, k.vt, k.owner);
     }
   redis.disconnect();
 });
@@ -121,6 +121,26 @@ describe("a process's dispatcher", () => {
       // Both always have work: they take turns in the one place.
       await eventually(async () => (w.turns.get('busy-1') ?? 0) >= 2 && (w.turns.get('busy-2') ?? 0) >= 2, 15_000, 'two turns each');
       expect(w.mostOpen()).toBe(1);
+    } finally {
+      await w.dispatcher.stop();
+    }
+  });
+
+  it('closes a turn whose lease another process took (this one stalled), leaving that process’s lease alone', async () => {
+    const w = world({ places: 2, idleMs: 60_000 });
+    try {
+      w.work.set('acme', { ready: 5 });
+      await w.dispatcher.mark('acme');
+      await eventually(async () => w.open.has('acme'), 5_000, 'acme open');
+      // Another process claimed it while this one stalled past its lease: the lease is that one's now.
+      const k = shardKeys(w.base, 0);
+      await redis.hset(k.owner, 'acme', 'another-process');
+      const leased = Date.now() + 30_000;
+      await redis.zadd(k.lease, leased, 'acme');
+      await eventually(async () => !w.open.has('acme'), 5_000, 'acme closed here');
+      expect(w.dispatcher.open()).not.toContain('acme');
+      expect(Number(await redis.zscore(k.lease, 'acme'))).toBe(leased);
+      expect(await redis.hget(k.owner, 'acme')).toBe('another-process');
     } finally {
       await w.dispatcher.stop();
     }

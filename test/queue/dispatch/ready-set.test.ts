@@ -23,7 +23,7 @@ afterAll(async () => {
   for (const base of bases)
     for (let s = 0; s < 8; s++) {
       const k = shardKeys(base, s);
-      await redis.del(k.ready, k.lease, k.pass, k.vt);
+      await redis.del(k.ready, k.lease, k.pass, k.vt, k.owner);
     }
   redis.disconnect();
 });
@@ -86,6 +86,31 @@ describe('the ready set', () => {
     // Its process died: the lease ends, and another takes it.
     expect(await ready.waiting(0, now + 1_500)).toBe(1);
     expect(await ready.claim(0, now + 1_500, 1_000)).toBe('a');
+  });
+
+  it('lets a process that stalled past its lease neither renew, keep nor release the account another process took', async () => {
+    const { base, ready: first } = fresh();
+    const second = readySet(redis, base, 1);
+    await first.mark('a');
+    const now = Date.now();
+    expect(await first.claim(0, now, 1_000)).toBe('a');
+    // The first renews while it holds the lease.
+    expect(await first.renew(['a'], now + 1_000)).toEqual([]);
+    // It stalls past the lease; the account, marked again, is claimed by the second.
+    await first.mark('a');
+    expect(await second.claim(0, now + 1_500, 30_000)).toBe('a');
+    const k = shardKeys(base, 0);
+    const leased = await redis.zscore(k.lease, 'a');
+    // Back, the first is told the account is lost, and its renew, keep and release leave the second's lease as it is.
+    expect(await first.renew(['a'], now + 60_000)).toEqual(['a']);
+    expect(await first.keep('a', 1, now + 1_600, 30_000)).toBe(false);
+    await first.release('a', 1, false);
+    expect(await redis.zscore(k.lease, 'a')).toBe(leased);
+    expect(await redis.hget(k.owner, 'a')).toBe(second.owner);
+    // The second goes on as the holder, and releases it.
+    expect(await second.renew(['a'], now + 60_000)).toEqual([]);
+    await second.release('a', 1, false);
+    expect(await redis.zscore(k.lease, 'a')).toBeNull();
   });
 
   it('drops a mark made while the account was open when its turn ends with nothing left, and keeps it with work left', async () => {
