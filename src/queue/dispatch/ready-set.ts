@@ -167,6 +167,57 @@ end
 return n`,
 );
 
+/** What the ready set's commands share: the process's connection, the deployment's base and shards, its owner name. */
+interface ReadyContext {
+  redis: Redis;
+  base: string;
+  shards: number;
+  owner: string;
+}
+
+/** The lowest pass waiting in the shards other than the account's (Infinity: none), each shard read by its own script. */
+async function othersHead(c: ReadyContext, account: string, now: number, skipped: string): Promise<number> {
+  const own = shardOf(account, c.shards);
+  let others = Infinity;
+  for (let s = 0; s < c.shards; s++) {
+    if (s === own) continue;
+    const k = shardKeys(c.base, s);
+    const head = (await runScript(c.redis, HEAD, [2, k.ready, k.lease, Math.round(now), skipped, account])) as string | null;
+    if (head !== null) others = Math.min(others, Number(head));
+  }
+  return others;
+}
+
+/** The ready set's `keep` (KEEP): the other shards read first, the account's own atomically. */
+async function keepTurn(
+  c: ReadyContext,
+  t: { account: string; charge: number; now: number; leaseMs: number; skip: readonly string[] },
+): Promise<boolean> {
+  const skipped = t.skip.join('\n');
+  const others = await othersHead(c, t.account, t.now, skipped);
+  const k = shardKeys(c.base, shardOf(t.account, c.shards));
+  const args = [Math.round(t.now), skipped, t.account, t.charge, Math.round(t.leaseMs), Number.isFinite(others) ? others : '', c.owner];
+  return Number(await runScript(c.redis, KEEP, [5, k.ready, k.lease, k.pass, k.vt, k.owner, ...args])) === 1;
+}
+
+/** The ready set's `renew` (RENEW, one script a shard): answers the accounts another process holds now. */
+async function renewLeases(c: ReadyContext, accounts: readonly string[], until: number): Promise<string[]> {
+  const byShard = new Map<number, string[]>();
+  for (const a of accounts) {
+    const s = shardOf(a, c.shards);
+    const names = byShard.get(s) ?? [];
+    names.push(a);
+    byShard.set(s, names);
+  }
+  const lost = await Promise.all(
+    [...byShard].map(([s, names]) => {
+      const k = shardKeys(c.base, s);
+      return runScript(c.redis, RENEW, [2, k.lease, k.owner, Math.round(until), c.owner, ...names]) as Promise<string[]>;
+    }),
+  );
+  return lost.flat();
+}
+
 /**
  * The ready set's commands for a deployment, on the process's connection; `owner` names this process's leases (one
  * ready set a process).
@@ -205,40 +256,13 @@ export function readySet(redis: Redis, base: string, shards: number, owner: stri
      * no higher than every account waiting for a place in any shard (`skip` left out: this process would not claim them); answers
      * whether it was kept. The other shards are read first, one at a time (their own hash tags), the account's atomically.
      */
-    async keep(account: string, charge: number, now: number, leaseMs: number, skip: readonly string[] = []): Promise<boolean> {
-      const own = shardOf(account, shards);
-      const skipped = skip.join('\n');
-      let others = Infinity;
-      for (let s = 0; s < shards; s++) {
-        if (s === own) continue;
-        const k = shardKeys(base, s);
-        const head = (await runScript(redis, HEAD, [2, k.ready, k.lease, Math.round(now), skipped, account])) as string | null;
-        if (head !== null) others = Math.min(others, Number(head));
-      }
-      const k = keysOf(account);
-      const args = [Math.round(now), skipped, account, charge, Math.round(leaseMs), Number.isFinite(others) ? others : '', owner];
-      return Number(await runScript(redis, KEEP, [5, k.ready, k.lease, k.pass, k.vt, k.owner, ...args])) === 1;
-    },
+    keep: (account: string, charge: number, now: number, leaseMs: number, skip: readonly string[] = []) =>
+      keepTurn({ redis, base, shards, owner }, { account, charge, now, leaseMs, skip }),
     /**
      * Extends the leases of the open accounts this process holds (one script a shard); answers those another process
      * holds now (this one stalled past their lease, and another claimed them).
      */
-    async renew(accounts: readonly string[], until: number): Promise<string[]> {
-      const byShard = new Map<number, string[]>();
-      for (const a of accounts) {
-        const s = shardOf(a, shards);
-        const names = byShard.get(s) ?? [];
-        names.push(a);
-        byShard.set(s, names);
-      }
-      const lost = await Promise.all(
-        [...byShard].map(([s, names]) => {
-          const k = shardKeys(base, s);
-          return runScript(redis, RENEW, [2, k.lease, k.owner, Math.round(until), owner, ...names]) as Promise<string[]>;
-        }),
-      );
-      return lost.flat();
-    },
+    renew: (accounts: readonly string[], until: number) => renewLeases({ redis, base, shards, owner }, accounts, until),
     /** How many accounts of a shard wait for a turn and are held by no process (an idle deployment: 0). */
     async waiting(shard: number, now: number): Promise<number> {
       const k = shardKeys(base, shard);
