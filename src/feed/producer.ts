@@ -7,6 +7,8 @@ import type { Logger } from '../log/logger.js';
 import type { RedisConnection as Redis, RedisKeys } from '../redis/connection.js';
 import { recordPage, recordPullError, recordQuietPage } from './feed-state.js';
 import { takeLock } from '../redis/redis-lock.js';
+import { isPaused } from '../queue/hold/refusal-state.js';
+import { isOutage } from '../queue/hold/outage-state.js';
 import type { JobData } from '../queue/queues.js';
 import { addJobs, recordJob, recordLabel } from '../queue/record-jobs.js';
 import type { StreamName } from '../records/stream-name.js';
@@ -88,19 +90,14 @@ export async function pullStream(o: PullStreamOptions): Promise<PullResult> {
   }
 }
 
-/** The stream's holds and cursor, in one pipeline (reads only). */
+/** The stream's holds and cursor: three reads sent at once (one round trip). */
 async function lookAtStream(o: PullStreamOptions): Promise<{ paused: boolean; held: boolean; cursor: string | undefined }> {
-  const replies = await o.redis
-    .pipeline()
-    .hget(o.keys.breaker(o.kind.stream), 'state')
-    .hget(o.keys.outage(), 'state')
-    .get(o.keys.cursor(o.kind.stream))
-    .exec();
-  const [breaker, outage, cursor] = (replies ?? []).map(([err, value]) => {
-    if (err) throw err;
-    return value as string | null;
-  });
-  return { paused: breaker === 'open', held: outage === 'open', cursor: cursor ?? undefined };
+  const [paused, held, cursor] = await Promise.all([
+    isPaused(o.redis, o.keys, o.kind.stream),
+    isOutage(o.redis, o.keys),
+    o.redis.get(o.keys.cursor(o.kind.stream)),
+  ]);
+  return { paused, held, cursor: cursor ?? undefined };
 }
 
 /** A walk of the feed from `cursor`, its first page asked (a walk that goes on under the lock). */
