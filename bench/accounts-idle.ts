@@ -85,6 +85,8 @@ export interface AccountsIdleFigures {
   rssPerAccountBytes: number;
   /** Resident memory at the end of the measure (VmRSS), a process's (the mean over the processes). */
   rssNowPerProcessBytes: number;
+  /** The commands an account sent a minute, by command (INFO commandstats over the measure), the most first. */
+  commandsPerAccountMinute: Record<string, number>;
 }
 
 /** The masters' INFO fields, summed (one server, or every master of the cluster). */
@@ -92,6 +94,15 @@ async function infoSum(nodes: Redis[], field: string, section: string): Promise<
   let sum = 0;
   for (const n of nodes) sum += Number(new RegExp(`${field}:(\\d+)`).exec(await n.info(section))?.[1] ?? 0);
   return sum;
+}
+
+/** Every command's calls (INFO commandstats), summed over the masters. */
+async function commandCalls(nodes: Redis[]): Promise<Map<string, number>> {
+  const calls = new Map<string, number>();
+  for (const n of nodes)
+    for (const m of (await n.info('commandstats')).matchAll(/cmdstat_([\w|]+):calls=(\d+)/g))
+      calls.set(m[1]!, (calls.get(m[1]!) ?? 0) + Number(m[2]));
+  return calls;
 }
 
 async function countKeys(nodes: Redis[]): Promise<number> {
@@ -196,10 +207,12 @@ export async function runAccountsIdle(o: AccountsIdleOptions): Promise<AccountsI
         return sum === undefined || ms === undefined ? undefined : sum + ms;
       }, 0);
     const cpu0 = cpu();
+    const calls0 = await commandCalls(nodes);
     const ops0 = await infoSum(nodes, 'total_commands_processed', 'stats');
     const t0 = Date.now();
     await sleep(seconds * 1000);
     const ops1 = await infoSum(nodes, 'total_commands_processed', 'stats');
+    const calls1 = await commandCalls(nodes);
     const elapsed = (Date.now() - t0) / 1000;
     const cpu1 = cpu();
     // The two INFO calls per master of this measure are not the accounts'.
@@ -210,6 +223,8 @@ export async function runAccountsIdle(o: AccountsIdleOptions): Promise<AccountsI
     const rssBytes = procs.reduce((s, p) => s + (peakRss(p.pid) ?? 0), 0);
     const rssNowBytes = procs.reduce((s, p) => s + (currentRss(p.pid) ?? 0), 0);
     const openAccounts = await leased(nodes);
+    const perMinute = (n: number) => round((n / elapsed / o.accounts) * 60, 2);
+    const byCommand = [...calls1].map(([c, n]) => [c, perMinute(n - (calls0.get(c) ?? 0))] as const);
     return {
       accounts: o.accounts,
       processes: o.processes,
@@ -232,6 +247,7 @@ export async function runAccountsIdle(o: AccountsIdleOptions): Promise<AccountsI
       rssPerProcessBytes: Math.round(rssBytes / o.processes),
       rssPerAccountBytes: Math.round(rssBytes / o.processes / o.accounts),
       rssNowPerProcessBytes: Math.round(rssNowBytes / o.processes),
+      commandsPerAccountMinute: Object.fromEntries(byCommand.filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1])),
     };
   } finally {
     await Promise.all(procs.map((p) => p.stop(15_000)));
