@@ -52,6 +52,8 @@ export interface AccountsIdleOptions {
   pollSeconds?: number;
   /** Seconds the processes may take to be ready before the run fails. Default 600. */
   startLimitSeconds?: number;
+  /** NODE_OPTIONS for the worker processes (V8's heap settings, say), to compare with none in one run. */
+  nodeOptions?: string;
   log?: (line: string) => void;
 }
 
@@ -180,6 +182,7 @@ export async function runAccountsIdle(o: AccountsIdleOptions): Promise<AccountsI
             ...sandboxEnv(sandbox),
             ...polls,
             WORKER_HTTP_PORT: '0',
+            ...(o.nodeOptions ? { NODE_OPTIONS: o.nodeOptions } : {}),
             // info: the `worker started` line, whose time is the process's ready time.
             LOG_LEVEL: 'info',
           },
@@ -270,6 +273,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
       cluster: { type: 'boolean', default: false },
       'pushed-only': { type: 'boolean', default: false },
       'poll-seconds': { type: 'string' },
+      'node-options': { type: 'string' },
     },
   });
   const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -282,6 +286,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
       cluster: values.cluster,
       pushedOnly: values['pushed-only'],
       ...(values['poll-seconds'] === undefined ? {} : { pollSeconds: Number(values['poll-seconds']) }),
+      ...(values['node-options'] ? { nodeOptions: values['node-options'] } : {}),
       log: say,
     });
     say(JSON.stringify(f));
