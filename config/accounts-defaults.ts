@@ -16,6 +16,11 @@ export const dispatchDefaults = {
   accountLookAgainMs: 60_000,
   /** How often the accounts' queues are swept for work no mark told of (one process of the deployment), in ms. */
   accountsSweepMs: 60_000,
+  /**
+   * A polled stream of a closed account counts as behind, and the sweep samples its chart's minute, once it has not
+   * caught up for its poll's period and this long, in ms (a poll that failed or did not catch up counts at once).
+   */
+  polledLateGraceMs: 30_000,
   /** Accounts in trouble but closed whose alerts the sweep's process looks at, at most, a sweep (the others at the next). */
   closedAlertsPerSweep: 200,
 };

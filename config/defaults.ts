@@ -197,8 +197,6 @@ export const defaults = {
   redisWaitLogMs: 5_000,
   /** How often `worker` samples feed lag and budget use for the dashboard's charts, in seconds. */
   flowSampleSeconds: 15,
-  /** The same for an account of ACCOUNTS_FILE that pulls, between its turns (its lag sampled once a minute, the chart's step). */
-  flowIdleSampleSeconds: 60,
   /** How long the chart samples and BullMQ's per-minute job counts are kept, in minutes (2 days). */
   flowKeepMinutes: 2 * 24 * 60,
   /** pino level of `worker`, `receive`, `dashboard` and of LOG_FILE. */

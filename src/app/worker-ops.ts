@@ -28,20 +28,14 @@ export function alertDepsOf(
 }
 
 /**
- * The account's chart sampler. `idle`: an account of ACCOUNTS_FILE that pulls, between its turns (src/cli/commands/
- * account-pulls.ts): its charts sampled once a minute (the chart's own step) rather than every
- * defaults.flowSampleSeconds; its alerts are then the process's look at closed accounts' (account-closed.ts).
+ * The account's chart sampler, every defaults.flowSampleSeconds: a worker's, or an account of ACCOUNTS_FILE's in its
+ * turns (between them, the sweep's process samples the closed accounts that need it: src/cli/commands/account-closed.ts).
  */
-export function startChartSampler(
-  d: { prefix: string; redis: Redis; logger: Logger; streams: readonly StreamName[] },
-  o: { idle?: boolean } = {},
-): { stop(): Promise<void> } {
-  return startFlowSampler(
-    d.redis,
-    d.prefix,
-    d.streams,
-    (o.idle ? defaults.flowIdleSampleSeconds : defaults.flowSampleSeconds) * 1000,
-    (err) => logRepeated(d.logger, 'debug', `flow-sample:${reasonOf(err)}`, { err: messageOf(err) }, 'flow sample not written (Redis?)'),
+export function startChartSampler(d: { prefix: string; redis: Redis; logger: Logger; streams: readonly StreamName[] }): {
+  stop(): Promise<void>;
+} {
+  return startFlowSampler(d.redis, d.prefix, d.streams, defaults.flowSampleSeconds * 1000, (err) =>
+    logRepeated(d.logger, 'debug', `flow-sample:${reasonOf(err)}`, { err: messageOf(err) }, 'flow sample not written (Redis?)'),
   );
 }
 

@@ -26,6 +26,8 @@ export interface AccountSiteOptions {
   budgets?: Budgets;
   /** An account of ACCOUNTS_FILE: where the deployment's workers say they run. */
   deploymentWorkers?: string;
+  /** An account of ACCOUNTS_FILE: the keys of the minutes its deployment ran, for its charts (src/ops/flow-minutes.ts). */
+  ranMinutes?: readonly string[];
   /** Queues of scheduled runs shown in bull-board besides the streams (the control queue), while a scheduler is on one. */
   extraQueues?: readonly string[];
   logger?: Logger;
@@ -54,8 +56,8 @@ export function openAccountSite(o: AccountSiteOptions): AccountSite {
   for (const q of extra) q.on('error', () => undefined);
   const router = express.Router();
   router.use('/queues', boardRouter(queues, extra, o.base));
-  const { redis, prefix, signedIn, budgets, logger, base, accounts, deploymentWorkers } = o;
-  router.use(jobRoutes({ redis, queues, prefix, signedIn, budgets, logger, base, accounts, deploymentWorkers }));
+  const { redis, prefix, signedIn, budgets, logger, base, accounts, deploymentWorkers, ranMinutes } = o;
+  router.use(jobRoutes({ redis, queues, prefix, signedIn, budgets, logger, base, accounts, deploymentWorkers, ranMinutes }));
   const { kinds, serviceBaseUrl, lagLimitSeconds, mapping, repair } = o;
   router.use(
     opsRoutes({
@@ -72,11 +74,14 @@ export function openAccountSite(o: AccountSiteOptions): AccountSite {
       repair,
       base,
       accounts,
+      ranMinutes,
     }),
   );
-  // The charts and the budget table read samples: while no worker takes them, this dashboard does.
+  // The charts and the budget table read samples: while no worker takes them (none of the account's, or of its
+  // deployment's: their sweep samples it between turns), this dashboard does.
   const sampler = startFlowSampler(o.redis, o.prefix, queues.names, defaults.flowSampleSeconds * 1000, () => undefined, {
     unlessWorker: true,
+    deploymentWorkers,
   });
   return {
     router,

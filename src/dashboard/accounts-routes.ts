@@ -27,6 +27,8 @@ export interface DashboardAccount {
   repair?: Repairer;
   /** Where the deployment's workers say they run (worker-presence.ts's deploymentWorkersOf). */
   deploymentWorkers?: string;
+  /** An account of ACCOUNTS_FILE: the keys of the minutes its deployment ran, for its charts (src/ops/flow-minutes.ts). */
+  ranMinutes?: readonly string[];
   /** Closes what the caller opened for the account (the deps its repairs ran with) once the dashboard drops it. */
   close?: () => Promise<void>;
 }

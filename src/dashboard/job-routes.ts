@@ -26,6 +26,8 @@ export interface JobRoutesOptions {
   accounts?: () => AccountPicker;
   /** An account of ACCOUNTS_FILE: where the deployment's workers say they run (worker-presence.ts). */
   deploymentWorkers?: string;
+  /** An account of ACCOUNTS_FILE: the keys of the minutes its deployment ran, for its charts (src/ops/flow-minutes.ts). */
+  ranMinutes?: readonly string[];
 }
 
 /** The pages' header for routes of one account. */
@@ -58,7 +60,12 @@ export function jobRoutes(o: JobRoutesOptions): Router {
       ]);
       // The budget table's last hour, from the samples its charts draw (one figure, two views); the failures of the status.
       const failedNow = Object.fromEntries(status.streams.map((st) => [st.stream, st.counts.failed]));
-      const flow = await readFlow(o.redis, o.prefix, o.queues, { spanMinutes: 60, budgets: o.budgets, failedNow });
+      const flow = await readFlow(o.redis, o.prefix, o.queues, {
+        spanMinutes: 60,
+        budgets: o.budgets,
+        failedNow,
+        ranMinutes: o.ranMinutes,
+      });
       res.type('html').send(overviewHtml(status, shellOf(o), { flash: flashOf(req), reconcile, budget: flow.budget }));
     }),
   );

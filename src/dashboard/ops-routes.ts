@@ -38,6 +38,8 @@ export interface OpsRoutesOptions {
   base?: string;
   /** ACCOUNTS_FILE's accounts for the pages' picker, this one current; none with one account. */
   accounts?: () => AccountPicker;
+  /** An account of ACCOUNTS_FILE: the keys of the minutes its deployment ran, for its charts (src/ops/flow-minutes.ts). */
+  ranMinutes?: readonly string[];
 }
 
 /** Samples at most this often per dashboard process while charts are watched. */
@@ -172,6 +174,7 @@ function flowRoute(r: Router, o: OpsRoutesOptions): void {
         spanMinutes: Number.isInteger(minutes) && minutes > 0 ? minutes : undefined,
         budgets: o.budgets,
         lagLimitSeconds: o.lagLimitSeconds,
+        ranMinutes: o.ranMinutes,
       });
       // What the browser code reads (browser/flow-view.ts) must fit what is sent: the compiler checks it here.
       const view: FlowView = flow;

@@ -62,14 +62,40 @@ function sumKnown(values: Array<number | null | undefined>): number | null {
   return known.length ? known.reduce((a, b) => a + b, 0) : null;
 }
 
-/** The budget series of every class over `minutes` (epoch ms of minute starts, oldest first), from the samples. */
+/**
+ * A minute the deployment ran in which the account was not sampled (flow-minutes.ts): none of its counters grew there;
+ * its share is the last sampled one's (shares change only in a turn, and a turn samples itself).
+ */
+function quietMinutes(
+  samples: ReadonlyMap<number, BudgetSample>,
+  ran: ReadonlySet<number>,
+  counts: ReadonlyArray<Map<number, number | null>>,
+): Map<number, BudgetSample['shares']> {
+  const shares = new Map<number, BudgetSample['shares']>();
+  let last: BudgetSample['shares'];
+  const sampled = [...samples.values()].sort((a, b) => a.t - b.t);
+  for (const t of [...ran].sort((a, b) => a - b)) {
+    while (sampled[0] && sampled[0].t <= t) last = sampled.shift()!.shares ?? last;
+    if (samples.has(t)) continue;
+    for (const m of counts) m.set(t, 0);
+    shares.set(t, last);
+  }
+  return shares;
+}
+
+/**
+ * The budget series of every class over `minutes` (epoch ms of minute starts, oldest first), from the samples and the
+ * minutes the deployment ran (`ran`: those not sampled had no requests).
+ */
 export function budgetSeries(
   samples: ReadonlyMap<number, BudgetSample>,
   minutes: readonly number[],
   budgets: Budgets | undefined,
+  ran: ReadonlySet<number> = new Set(),
 ): Record<BudgetClass, BudgetSeries> {
   const to = minutes.at(-1) ?? 0;
   const first = (minutes[0] ?? to) - HOUR_MINUTES * MINUTE;
+  const quiet = new Set([...ran].filter((t) => t >= first && t <= to));
   const out = {} as Record<BudgetClass, BudgetSeries>;
   for (const cls of BUDGET_CLASSES) {
     const unit = cls === 'collection' ? 'h' : 'min';
@@ -81,11 +107,12 @@ export function budgetSeries(
           : budgets.getPerMinute
       : null;
     const [requests, waited, holds] = (['requests', 'waitedMs', 'holds'] as const).map((c) => deltas(samples, first, to, cls, c));
+    const quietShares = quietMinutes(samples, quiet, [requests!, waited!, holds!]);
     const hourTo = (m: Map<number, number | null>, t: number) =>
       sumKnown(Array.from({ length: HOUR_MINUTES }, (_, i) => m.get(t - i * MINUTE)));
     const points: Point[] = minutes.map((t) => [t, unit === 'h' ? hourTo(requests!, t) : (requests!.get(t) ?? null)]);
     const effective: Point[] = minutes.map((t) => {
-      const share = samples.get(t)?.shares?.[cls];
+      const share = (samples.get(t) ? samples.get(t)!.shares : quietShares.get(t))?.[cls];
       return [t, limit === null || share === undefined ? null : Math.round(limit * (budgets?.headroom ?? 1) * share * 10) / 10];
     });
     const hour = hourTo(requests!, to);

@@ -2,7 +2,8 @@ import type { Queue } from 'bullmq';
 import type { RedisConnection as Redis } from '../redis/connection.js';
 import { defaults } from '../../config/defaults.js';
 import type { Budgets } from '../../config/read-config.js';
-import { readFeedState } from '../feed/feed-state.js';
+import { readFeedState, type FeedState } from '../feed/feed-state.js';
+import { readRanMinutes, type RanMinute } from './flow-minutes.js';
 import { redisKeys } from '../redis/connection.js';
 import type { StreamName } from '../records/stream-name.js';
 import { readShares } from '../client/budget/share-status.js';
@@ -19,7 +20,9 @@ export type { BudgetSeries, Point };
  * (every record worker keeps `defaults.flowKeepMinutes` one-minute counts per queue). Feed lag and budget use are
  * sampled into a sorted set of one sample a minute (`{prefix}:flow:samples`, trimmed to the same span) by `worker`,
  * by `dashboard` while it runs, and by `sync --once` and `import --process` while they run (at their start and end
- * too): the budget's charts and its table are read from these samples alike, so they always agree.
+ * too): the budget's charts and its table are read from these samples alike, so they always agree. An account of
+ * ACCOUNTS_FILE is sampled in its turns; between them only when its minute is not "caught up, no requests", its other
+ * minutes told by the deployment's mark (flow-minutes.ts).
  */
 
 const MINUTE = 60_000;
@@ -140,6 +143,8 @@ export async function readFlow(
     lagLimitSeconds?: number;
     now?: number;
     failedNow?: Readonly<Partial<Record<StreamName, number>>>;
+    /** An account of ACCOUNTS_FILE: the keys of the minutes its deployment ran (flow-minutes.ts ranMinutesOf). */
+    ranMinutes?: readonly string[];
   } = {},
 ): Promise<FlowSeries> {
   const now = o.now ?? Date.now();
@@ -148,7 +153,10 @@ export async function readFlow(
   const from = to - (span - 1) * MINUTE;
   const minutes = Array.from({ length: span }, (_, i) => from + i * MINUTE);
   // An hour more than the span: the collection chart's first points are the hour before them.
-  const raw = await redis.zrangebyscore(flowSamplesKey(prefix), from - 61 * MINUTE, to);
+  const [raw, ran] = await Promise.all([
+    redis.zrangebyscore(flowSamplesKey(prefix), from - 61 * MINUTE, to),
+    readRanMinutes(redis, o.ranMinutes ?? [], from - 61 * MINUTE, to),
+  ]);
   const samples = new Map(raw.map((r) => JSON.parse(r) as FlowSample).map((s) => [s.t, s]));
 
   const streams = {} as FlowSeries['streams'];
@@ -165,12 +173,24 @@ export async function readFlow(
       synced: minutes.map((t) => [t, done.get(t) ?? 0]),
       failed: minutes.map((t) => [t, failed.get(t) ?? 0]),
       failedNow,
-      lag: minutes.map((t) => [t, samples.get(t)?.lag[stream] ?? null]),
+      lag: minutes.map((t) => [t, samples.get(t)?.lag[stream] ?? quietLag(ran.get(t), state, t, now)]),
       feed: { behindSeconds: behindSeconds(state, now) ?? null, lastPollAt: state.lastPollAt ?? null },
     };
   }
-  const budget = budgetSeries(samples, minutes, o.budgets);
+  const budget = budgetSeries(samples, minutes, o.budgets, new Set(ran.keys()));
   return { now, minutes, streams, budget, lagLimitSeconds: o.lagLimitSeconds ?? null };
+}
+
+/**
+ * A stream's lag in a minute its account was not sampled: unknown (null) unless the deployment ran then (`ran`); then
+ * 0 for a polled stream that has caught up (the sweep samples one behind), and for another (a daily pull) the time
+ * since it last caught up when that was before the minute (not since: it was the same then).
+ */
+function quietLag(ran: RanMinute | undefined, state: FeedState, t: number, now: number): number | null {
+  if (!ran || !state.caughtUpAt) return null;
+  if (ran.polled.includes(state.stream)) return 0;
+  const caughtUp = Date.parse(state.caughtUpAt);
+  return caughtUp <= t ? Math.round((Math.min(t + MINUTE, now) - caughtUp) / 1000) : null;
 }
 
 /**
@@ -185,11 +205,11 @@ export function startFlowSampler(
   streams: readonly StreamName[],
   everyMs: number,
   onError: (err: unknown) => void,
-  o: { unlessWorker?: boolean; lastSample?: boolean } = {},
+  o: { unlessWorker?: boolean; deploymentWorkers?: string; lastSample?: boolean } = {},
 ): { stop(): Promise<void> } {
   let busy: Promise<void> | undefined;
   const look = async () => {
-    if (o.unlessWorker && (await readWorkers(redis, redisKeys(prefix))).length > 0) return;
+    if (o.unlessWorker && (await readWorkers(redis, redisKeys(prefix), Date.now(), o.deploymentWorkers)).length > 0) return;
     await sampleFlow(redis, prefix, streams);
   };
   const tick = () => {

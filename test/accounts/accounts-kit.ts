@@ -128,9 +128,10 @@ export async function accountsWorld(name: string): Promise<AccountsWorld> {
         await a.feed.close();
         await a.sandbox.close();
       }
-      // The deployment's own keys: its ready set's shards, the sweep's lock and summary (src/queue/dispatch/).
+      // The deployment's own keys: its ready set's shards, the sweep's lock and summary (src/queue/dispatch/), the
+      // minutes it ran (src/ops/flow-minutes.ts).
       for (let shard = 0; shard < 8; shard++) await redis.del(...Object.values(shardKeys(base, shard)));
-      await redis.del(`${base}~sweep`, `${base}~deployment`);
+      await redis.del(`${base}~sweep`, `${base}~deployment`, `${base}~minutes`);
       redis.disconnect();
       rmSync(dir, { recursive: true, force: true });
     },

@@ -50,12 +50,39 @@ export function alertRules(): AlertRule[] {
   });
 }
 
-/** Every PromQL expression of the Grafana dashboard's panels (rows' panels too), with its panel's title. */
-export function panelQueries(): Array<{ panel: string; expr: string }> {
-  type Panel = { title: string; targets?: Array<{ expr?: string }>; panels?: Panel[] };
+/** A panel of the Grafana dashboard, as much of it as the tests read. */
+export interface Panel {
+  id: number;
+  type: string;
+  title: string;
+  gridPos: { x: number; y: number; w: number; h: number };
+  datasource?: { type: string; uid: string };
+  targets?: Array<{ expr?: string; datasource?: { type: string; uid: string } }>;
+  panels?: Panel[];
+}
+
+/** The dashboard's panels, rows and those in them (a collapsed row holds its own). */
+export function dashboardPanels(): Panel[] {
   const dash = JSON.parse(readFileSync(GRAFANA_DASHBOARD, 'utf8')) as { panels: Panel[] };
   const all = (ps: Panel[]): Panel[] => ps.flatMap((p) => [p, ...all(p.panels ?? [])]);
-  return all(dash.panels).flatMap((p) => (p.targets ?? []).filter((t) => t.expr).map((t) => ({ panel: p.title, expr: t.expr! })));
+  return all(dash.panels);
+}
+
+/** The row of the deployment's figures (issue 56: an operator of many accounts, most of them with no series of their own). */
+export const DEPLOYMENT_ROW = 'Deployment (ACCOUNTS_FILE: every account, open or closed)';
+
+/** The panels under a row (an open row's: those after it, up to the next row), by the row's title. */
+export function rowPanels(title: string): Panel[] {
+  const top = (JSON.parse(readFileSync(GRAFANA_DASHBOARD, 'utf8')) as { panels: Panel[] }).panels;
+  const at = top.findIndex((p) => p.type === 'row' && p.title === title);
+  if (at < 0) return [];
+  const next = top.findIndex((p, i) => i > at && p.type === 'row');
+  return [...(top[at]!.panels ?? []), ...top.slice(at + 1, next < 0 ? undefined : next)];
+}
+
+/** Every PromQL expression of the Grafana dashboard's panels (rows' panels too), with its panel's title. */
+export function panelQueries(panels: Panel[] = dashboardPanels()): Array<{ panel: string; expr: string }> {
+  return panels.flatMap((p) => (p.targets ?? []).filter((t) => t.expr).map((t) => ({ panel: p.title, expr: t.expr! })));
 }
 
 /** PromQL's words that are not metric names: operators, modifiers and aggregation keywords (functions are followed by "("). */
@@ -81,6 +108,68 @@ export function metricNamesIn(expr: string): string[] {
     names.add(m[0]);
   }
   return [...names];
+}
+
+/** Names of the metrics a /metrics text declares (`# TYPE`), with a histogram's and a summary's series. */
+export function exportedNames(text: string): Set<string> {
+  const names = new Set<string>();
+  for (const m of text.matchAll(/^# TYPE (\S+) (\S+)$/gm)) {
+    const [, name, type] = m as unknown as [string, string, string];
+    names.add(name);
+    if (type === 'histogram') for (const s of ['_bucket', '_sum', '_count']) names.add(name + s);
+    if (type === 'summary') for (const s of ['_sum', '_count']) names.add(name + s);
+  }
+  return names;
+}
+
+/** Every metric name an alerting rule (its expression, its annotations' queries) or a Grafana panel reads, and where. */
+export function namesRead(): Array<{ name: string; where: string }> {
+  return [
+    ...alertRules().flatMap((r) =>
+      [r.expr, ...r.queries].flatMap((e) => metricNamesIn(e).map((name) => ({ name, where: `rule ${r.alert}` }))),
+    ),
+    ...panelQueries().flatMap((p) => metricNamesIn(p.expr).map((name) => ({ name, where: `panel "${p.panel}"` }))),
+  ];
+}
+
+/** The metrics a `worker` serves only with ACCOUNTS_FILE: the deployment's figures, the accounts' (docs/monitoring.md). */
+export const withAccountsFileOnly = (name: string): boolean => /^isync_(deployment_|account_trouble$|accounts$)/.test(name);
+
+const AGGREGATIONS = new Set([
+  'sum',
+  'min',
+  'max',
+  'avg',
+  'group',
+  'stddev',
+  'stdvar',
+  'count',
+  'count_values',
+  'bottomk',
+  'topk',
+  'quantile',
+]);
+
+/**
+ * For each place an expression reads a metric whose name starts with `prefix`, the aggregation nearest around it
+ * (`max` in `max without(instance) (last_over_time(m[1d]))`), or undefined when none is.
+ */
+export function aggregationsAround(expr: string, prefix: string): Array<string | undefined> {
+  return [...expr.matchAll(new RegExp(`\\b${prefix}[a-zA-Z0-9_:]*`, 'g'))].map((m) => {
+    const before = expr.slice(0, m.index);
+    let depth = 0;
+    for (let i = before.length - 1; i >= 0; i--) {
+      if (before[i] === ')') depth++;
+      else if (before[i] === '(' && depth > 0) depth--;
+      else if (before[i] === '(') {
+        // An opening bracket around the metric: what is before it, a function, an aggregation (with its clause) or none.
+        const head = before.slice(0, i).trimEnd();
+        const word = (/\b([a-z_]+)\s*(?:by|without)\s*\([^()]*\)$/.exec(head) ?? /([a-z_]+)$/.exec(head))?.[1];
+        if (word && AGGREGATIONS.has(word)) return word;
+      }
+    }
+    return undefined;
+  });
 }
 
 /** The repository's root, and the deploy files at it: Docker Compose's and the settings file it hands the containers. */

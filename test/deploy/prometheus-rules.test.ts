@@ -45,7 +45,7 @@ describe("deploy/'s Prometheus alerting rules", () => {
     ).toEqual([]);
   });
 
-  it('cover what the issue names: failures, lag, holds, budget saturation, Redis memory and a worker missing', () => {
+  it('cover what the issues name: failures, lag, holds, budget saturation, Redis memory, a worker missing, every account', () => {
     const byGroup = new Map<string, string[]>();
     for (const r of alertRules()) byGroup.set(r.group, [...(byGroup.get(r.group) ?? []), r.alert]);
     expect(Object.fromEntries(byGroup)).toMatchObject({
@@ -55,6 +55,15 @@ describe("deploy/'s Prometheus alerting rules", () => {
       'inventory-sync-budget': expect.arrayContaining(['IsyncBudgetSaturated']),
       'inventory-sync-redis': expect.arrayContaining(['IsyncRedisMemoryHigh']),
       'inventory-sync-worker': expect.arrayContaining(['IsyncWorkerMissing']),
+      // Issue 56: the deployment's figures, over every account (most of them with no series of their own).
+      'inventory-sync-deployment': [
+        'IsyncDeploymentAccountsInTrouble',
+        'IsyncDeploymentJobsFailing',
+        'IsyncDeploymentQueuesPaused',
+        'IsyncDeploymentCallsHeld',
+        'IsyncDeploymentRecordsWaitingGrow',
+        'IsyncDeploymentSummaryStale',
+      ],
     });
     // promtool is the one judge of the syntax: the same version as the server the other test runs.
     expect(execFileSync(inject('promtoolPath'), ['--version'], { encoding: 'utf8' })).toMatch(/promtool, version \d+\./);

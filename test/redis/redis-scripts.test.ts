@@ -43,21 +43,24 @@ const CALLS: Record<string, { args: (k: string) => Array<string | number>; answe
   },
   isync_readyWaiting: { args: (k) => [2, `${k}:ready`, `${k}:lease`, Date.now()], answer: 0 },
   // An account's queues, empty: no work, no delayed job (-1), no waiting record, no failure untold, no call held, no
-  // failed job (none recent), no queue paused, no outage probe (-1).
+  // failed job (none recent), no queue paused, no outage probe (-1), its polled feed (never polled) not behind.
   isync_accountWork: {
     args: (k) => [
-      10,
+      11,
       ...['wait', 'prioritized', 'active', 'meta', 'delayed'].map((t) => `${k}:orders:${t}`),
       `${k}:waiting:orders`,
       `${k}:orders:failed`,
       `${k}:alert:failed-seen:orders`,
       `${k}:outage`,
       `${k}:call-holds`,
+      `${k}:feed:orders`,
       1,
       1,
       Date.now() - 3_600_000,
+      1,
+      new Date(Date.now() - 60_000).toISOString(),
     ],
-    answer: [0, 0, -1, 0, 0, 0, 0, 0, 0, -1],
+    answer: [0, 0, -1, 0, 0, 0, 0, 0, 0, -1, 0],
   },
   isync_budgetAcquire: {
     args: (k) => [

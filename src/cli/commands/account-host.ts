@@ -141,12 +141,8 @@ export async function startTurn(p: HostProcess, name: string): Promise<Turn> {
   const h = p.hosted.get(name);
   if (!h) throw new Error(`account ${name} is not in this process's ACCOUNTS_FILE`);
   const { app } = await partsOf(p, h);
-  // Its turn's operators' parts watch its feeds meanwhile (and resume a 401's pause).
-  await h.pulling?.turnBegan();
-  const worker = await startAccountWorker(p.io, app, p.kinds, { schedules: false, due: p.due }).catch((err: unknown) => {
-    h.pulling?.turnEnded();
-    throw err;
-  });
+  // Its turn's operators' parts sample its charts and watch its feeds meanwhile (and resume a 401's pause).
+  const worker = await startAccountWorker(p.io, app, p.kinds, { schedules: false, due: p.due });
   const c = accountReadiness(app, worker.runtime, worker.redisHealth, p.kinds, p.stopping);
   worker.present(p.ingestUrl ?? null);
   h.turn = { worker, readiness: [c.writes, c.workers, c.streams] };
@@ -160,8 +156,7 @@ export async function startTurn(p: HostProcess, name: string): Promise<Turn> {
         h.turn = undefined;
         await worker.release();
         app.logger.debug(`account ${name}: its turn ended`);
-        // Its whole parts close; an account that pulls keeps its pulls (watched between turns again).
-        h.pulling?.turnEnded();
+        // Its whole parts close; an account that pulls keeps its pulls.
         if (p.hosted.get(name) === h) await closeWhole(p, h);
       }
     },

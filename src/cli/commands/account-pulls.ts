@@ -4,7 +4,6 @@ import { commandLogger, secretValues } from '../../app/command-context.js';
 import { feedSources } from '../../app/feed-sources.js';
 import { metricSources } from '../../app/metric-sources.js';
 import { startSchedules } from '../../app/start-schedules.js';
-import { startChartSampler } from '../../app/worker-ops.js';
 import type { Control } from '../../feed/control.js';
 import type { DueLoop } from '../../feed/due-loop.js';
 import type { Kind } from '../../kinds/kind.js';
@@ -19,19 +18,15 @@ import type { ProcessTracing } from '../../app/app-context.js';
 /**
  * What an account of ACCOUNTS_FILE that pulls a feed keeps open in each process, between its turns and during them
  * (issue 56: an idle account is data): its logger, its feed source, its queues (each opened once a page has records to
- * queue), its scheduled pulls in the process's due set, its metrics registry (for /metrics), and its chart sampler (once
- * a minute). Not its service client, budget, catalog or call holds: those open with its turn (account-host.ts), which
- * counts its series on the same registry and samples and alerts itself. Between turns its alerts are the process's
- * look at closed accounts (account-closed.ts).
+ * queue), its scheduled pulls in the process's due set, and its metrics registry (for /metrics). Not its service
+ * client, budget, catalog or call holds: those open with its turn (account-host.ts), which counts its series on the
+ * same registry and samples and alerts itself. Between turns its alerts are the process's look at closed accounts, and
+ * its charts the sweep's (account-closed.ts): no sampler of its own in any process.
  */
 export interface PullParts {
   logger: Logger;
   metrics: Metrics;
   control: Control;
-  /** Its turn began here: the turn's operators' parts sample its charts meanwhile. */
-  turnBegan(): Promise<void>;
-  /** Its turn ended: sampled between turns again. */
-  turnEnded(): void;
   /** Stops its pulls (a running one gets `graceMs`); `forget`: its schedules leave the due set. */
   close(forget: boolean, graceMs: number): Promise<void>;
 }
@@ -70,25 +65,12 @@ export async function openPulls(p: PullsProcess, entry: WatchedAccount): Promise
     await queues.close();
     throw err;
   }
-  const sampling = { prefix: config.redis.prefix, redis: p.redis, logger, streams: p.kinds.map((k) => k.stream) };
-  let watch: { stop(): Promise<void> } | undefined = startChartSampler(sampling, { idle: true });
   return {
     logger,
     metrics,
     control,
-    async turnBegan() {
-      const w = watch;
-      watch = undefined;
-      await w?.stop();
-    },
-    turnEnded() {
-      watch ??= startChartSampler(sampling, { idle: true });
-    },
     async close(forget, graceMs) {
-      const w = watch;
-      watch = undefined;
       try {
-        await w?.stop();
         if (forget) await control.removeSchedules();
         await control.close(graceMs);
       } finally {

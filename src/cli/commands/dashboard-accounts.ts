@@ -1,4 +1,5 @@
 import { deploymentWorkersOf } from '../../ops/worker-presence.js';
+import { ranMinutesOf } from '../../ops/flow-minutes.js';
 import { accountConfig, defaultAccount } from '../../../config/accounts.js';
 import { defaults } from '../../../config/defaults.js';
 import type { Config } from '../../../config/read-config.js';
@@ -28,6 +29,7 @@ export function dashboardAccount(name: string, config: Config, redis: Redis, kin
     lagLimitSeconds: config.alerts.lagSeconds,
     pulls: Boolean(config.upstream),
     deploymentWorkers: deploymentWorkersOf(config),
+    ranMinutes: ranMinutesOf(config),
     mapping: config.mapping,
     repair: config.service
       ? async (ask) => {

@@ -30,6 +30,8 @@ import { readSummary } from '../../queue/dispatch/deployment-summary.js';
 import { closeParts, registryOf, resolveDue, startTurn, type HostProcess } from './account-host.js';
 import { follow, register } from './account-follow.js';
 import { closedAlerts, closedFigures } from './account-closed.js';
+import { closedSamples, polledFeeds } from './account-charts.js';
+import { ranMinutesKey } from '../../ops/flow-minutes.js';
 
 /** The deployment's prefix (the environment's account's, `default`'s): QUEUE_PREFIX, in a hash tag on a cluster. */
 function deploymentPrefix(env: Record<string, string | undefined>, base: Config): string {
@@ -110,7 +112,12 @@ function startTurns(p: HostProcess, base: Config): { stop(): Promise<void> } {
     redis: p.redis,
     base: d.base,
     everyMs: defaults.accountsSweepMs,
-    accounts: () => [...p.hosted.values()].map((h) => ({ name: h.entry.name, prefix: h.entry.config.redis.prefix })),
+    accounts: () =>
+      [...p.hosted.values()].map((h) => ({
+        name: h.entry.name,
+        prefix: h.entry.config.redis.prefix,
+        polled: polledFeeds(h.entry, p.kinds, defaults.polledLateGraceMs),
+      })),
     streams: p.kinds.map((k) => k.stream),
     mark: (name) => dispatcher.mark(name),
     wakeAt,
@@ -118,6 +125,8 @@ function startTurns(p: HostProcess, base: Config): { stop(): Promise<void> } {
     ...(p.io.account === undefined ? {} : { only: p.io.account }),
     // A closed account's failed jobs and holds alert as an open one's do, looked at by the sweep's process.
     trouble: closedAlerts(p, defaults.closedAlertsPerSweep),
+    // Their charts: the closed accounts not caught up or in trouble sampled, the minute marked for the others.
+    minute: closedSamples(p, ranMinutesKey(d.base, p.io.account)),
     logger: p.logger,
   });
   // For `status` and the dashboard of every account: this process takes its work when it has some.

@@ -43,10 +43,17 @@ function options(base: string, names: string[], only?: string): SweepOptions & {
   };
 }
 
+/** Waits for the next minute when this one has less than 5 s left: what a test does within one sweep period. */
+async function withinAMinute(): Promise<void> {
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < 5_000) await new Promise((r) => setTimeout(r, left + 50));
+}
+
 describe('the sweep', () => {
   it('a process of one account (--account) sweeps it without taking the deployment’s period or writing its summary', async () => {
     const base = uniquePrefix('sweep');
     bases.push(base);
+    await withinAMinute();
     // Work no mark told of, in two accounts: a waiting job in each one's orders queue.
     for (const name of ['acme', 'globex']) await redis.lpush(`${base}:${name}:orders:wait`, '1');
 
@@ -64,5 +71,34 @@ describe('the sweep', () => {
     // Each lock holds for its period: neither sweeps again at once.
     expect(await sweepOnce(options(base, ['acme', 'globex']))).toBe(0);
     expect(await sweepOnce(options(base, ['acme'], 'acme'))).toBe(0);
+  });
+
+  it('hands its minute the accounts behind or in trouble, and sweeps a minute once whichever process asks', async () => {
+    const base = uniquePrefix('sweep');
+    bases.push(base);
+    await withinAMinute();
+    const now = Date.now();
+    const iso = (ago: number) => new Date(now - ago).toISOString();
+    const feed = (name: string) => `${base}:${name}:feed:orders`;
+    // calm polled 2 s ago and caught up; failing caught up 20 s ago and its last poll failed; late last caught up 5
+    // minutes ago (its poll every 10 s); paging's last poll found more pages; held has a record waiting (trouble).
+    await redis.hset(feed('calm'), { caughtUpAt: iso(2_000), lastPollAt: iso(2_000), lastError: '' });
+    await redis.hset(feed('failing'), { caughtUpAt: iso(20_000), lastPollAt: iso(1_000), lastError: 'feed answered 503' });
+    await redis.hset(feed('late'), { caughtUpAt: iso(300_000), lastPollAt: iso(300_000) });
+    await redis.hset(feed('paging'), { caughtUpAt: iso(15_000), lastPollAt: iso(1_000) });
+    await redis.hset(`${base}:held:waiting:orders`, 'W-1', '{}');
+    const names = ['calm', 'failing', 'late', 'paging', 'held'];
+    const minutes: Array<{ accounts: string[]; now: number }> = [];
+    const process = () => ({
+      ...options(base, []),
+      accounts: () => names.map((name) => ({ name, prefix: `${base}:${name}`, polled: [{ stateKey: feed(name), lateAfterMs: 40_000 }] })),
+      minute: async (accounts: string[], at: number) => void minutes.push({ accounts, now: at }),
+    });
+    await sweepOnce(process());
+    expect(minutes).toHaveLength(1);
+    expect(minutes[0]!.accounts.sort()).toEqual(['failing', 'held', 'late', 'paging']);
+    // A second process in the same minute sweeps nothing: the minute is sampled and marked once.
+    await sweepOnce(process());
+    expect(minutes).toHaveLength(1);
   });
 });
