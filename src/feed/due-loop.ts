@@ -25,7 +25,10 @@ export interface DueLoopOptions {
   /** The due set's key (dueKey of the deployment's base prefix). */
   key: string;
   logger: Logger;
-  /** A claim's lease, renewed while it runs: a process that died leaves its member due again this long after. */
+  /**
+   * A claim's lease, renewed while it runs: a process that died leaves its member due again this long after (an
+   * interval's member, claimed to its next slot and not renewed yet: at that slot).
+   */
   leaseMs?: number;
   /** The longest sleep between looks, in ms. */
   maxSleepMs?: number;
@@ -199,11 +202,12 @@ function sleeper() {
  * it was not renewed and its run answers that slot.
  */
 async function runMember(set: DueSet, c: ClaimedMember, run: () => Promise<number | undefined>, leaseMs: number, stopped: () => boolean) {
-  let renewed = c.next === undefined;
+  // Whether its score is a lease (claimed for one, or renewed since): then its end is written whatever the answer.
+  let leased = c.next === undefined;
   let timer: NodeJS.Timeout | undefined;
   const renewIn = (ms: number) => {
     timer = setTimeout(() => {
-      renewed = true;
+      leased = true;
       void set.renew(c.member, Date.now() + leaseMs).catch(() => undefined);
       renewIn(leaseMs / 3);
     }, ms);
@@ -216,7 +220,7 @@ async function runMember(set: DueSet, c: ClaimedMember, run: () => Promise<numbe
     const next = await run();
     // No renewal once it ended: a renewal sent after the end would put the lease back over the next time.
     clearTimeout(timer);
-    if (renewed || next !== c.next) await finishing(set, c.member, next, leaseMs, stopped);
+    if (leased || next !== c.next) await finishing(set, c.member, next, leaseMs, stopped);
     return next;
   } finally {
     clearTimeout(timer);
