@@ -4,14 +4,17 @@ import { logRepeated, reasonOf } from '../log/log-throttle.js';
 import { messageOf } from '../errors/message-of.js';
 import { findRedisFailure } from '../redis/errors.js';
 import type { RedisConnection as Redis } from '../redis/connection.js';
-import { dueSet, type DueClaim, type DueEntry, type DueSet } from './due-set.js';
+import { dueSet, type ClaimedMember, type DueClaim, type DueEntry, type DueSet } from './due-set.js';
 
 /**
  * The process's one loop over the deployment's due set (src/feed/due-set.ts), whatever the number of accounts: each
  * look claims the members due (one Lua script for them all: each member taken by one process), runs them, renews
  * their leases meanwhile, and sets each one's next time when it ends; then sleeps until the next member's time (at
  * least `gapMs` after the look, so that the members falling due meanwhile are claimed together; at most
- * `maxSleepMs`), or until woken. An idle deployment costs about two commands a second per process.
+ * `maxSleepMs`), or until woken. An interval's member is claimed to its next slot: a run that answers that slot
+ * writes nothing more (one write a run), and a run still going halfway to that slot is renewed for a lease (then
+ * ended as any other), so no other process starts it meanwhile. An idle deployment costs about two commands a second
+ * per process.
  */
 
 /** What runs a member: its run answers the member's next time (undefined: the member is removed). */
@@ -22,7 +25,10 @@ export interface DueLoopOptions {
   /** The due set's key (dueKey of the deployment's base prefix). */
   key: string;
   logger: Logger;
-  /** A claim's lease, renewed while it runs: a process that died leaves its member due again this long after. */
+  /**
+   * A claim's lease, renewed while it runs: a process that died leaves its member due again this long after (an
+   * interval's member, claimed to its next slot and not renewed yet: at that slot).
+   */
   leaseMs?: number;
   /** The longest sleep between looks, in ms. */
   maxSleepMs?: number;
@@ -81,7 +87,7 @@ export function startDueLoop(o: DueLoopOptions): DueLoop {
         continue;
       }
       const ran = () => run(c, abort.signal);
-      const going = runMember(set, c.member, ran, leaseMs, () => stopped)
+      const going = runMember(set, c, ran, leaseMs, () => stopped)
         .then((next) => sleep.wakeBy(next ?? Infinity))
         .catch((err: unknown) => failed(o.logger, err, 'a scheduled pull did not end its turn (stopped, or Redis?); it is taken again'))
         .finally(() => {
@@ -190,17 +196,34 @@ function sleeper() {
   };
 }
 
-/** Runs a claimed member, renewing its lease meanwhile, and ends the claim with its next time (answered). */
-async function runMember(set: DueSet, member: string, run: () => Promise<number | undefined>, leaseMs: number, stopped: () => boolean) {
-  const renew = setInterval(() => void set.renew(member, Date.now() + leaseMs).catch(() => undefined), leaseMs / 3);
-  renew.unref();
+/**
+ * Runs a claimed member, renewing its lease meanwhile, and ends the claim with its next time (answered). A claim to
+ * the next slot is first renewed halfway to that slot (before another process would take it), and needs no end when
+ * it was not renewed and its run answers that slot.
+ */
+async function runMember(set: DueSet, c: ClaimedMember, run: () => Promise<number | undefined>, leaseMs: number, stopped: () => boolean) {
+  // Whether its score is a lease (claimed for one, or renewed since): then its end is written whatever the answer.
+  let leased = c.next === undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const renewIn = (ms: number) => {
+    timer = setTimeout(() => {
+      leased = true;
+      void set.renew(c.member, Date.now() + leaseMs).catch(() => undefined);
+      renewIn(leaseMs / 3);
+    }, ms);
+    timer.unref();
+  };
+  renewIn(c.next === undefined ? leaseMs / 3 : Math.max(0, Math.min(leaseMs / 3, (c.next - Date.now()) / 2)));
   try {
-    // A run that throws (stopped past its grace period, Redis away) leaves its lease to end: it is taken again.
+    // A run that throws (stopped past its grace period, Redis away) leaves its lease to end, or its member at its next
+    // slot: it is taken again.
     const next = await run();
-    await finishing(set, member, next, leaseMs, stopped);
+    // No renewal once it ended: a renewal sent after the end would put the lease back over the next time.
+    clearTimeout(timer);
+    if (leased || next !== c.next) await finishing(set, c.member, next, leaseMs, stopped);
     return next;
   } finally {
-    clearInterval(renew);
+    clearTimeout(timer);
   }
 }
 

@@ -129,10 +129,13 @@ describe('an empty scheduled pull', () => {
 });
 
 describe("the due set's claim", () => {
-  it('claims 100 due members in one look and ends each with one command', async () => {
+  it('claims 100 due members in one look; an interval member needs no end, a cron member one command', async () => {
     const key = 'claim-count:due';
     const now = Date.now();
-    await redis.zadd(key, ...Array.from({ length: 100 }, (_, i) => [now - 1000, `a${i}/orders`]).flat());
+    const members = Array.from({ length: 100 }, (_, i) => `a${i}/${i % 2 ? 'orders' : 'stock-counts'}`);
+    await redis.zadd(key, ...members.flatMap((m) => [now - 1000, m]));
+    // Half poll every hour, half run at a cron's fires.
+    await redis.hset(`${key}:rule`, ...members.flatMap((m) => [m, m.endsWith('/orders') ? 'every 3600000' : 'cron 0 19 * * * UTC']));
     const ran: string[] = [];
     // Nothing runs until the count starts: the loop is started inside it.
     const n = await commandsOf(async () => {
@@ -143,16 +146,18 @@ describe("the due set's claim", () => {
         concurrency: 100,
         gapMs: 60_000,
         maxSleepMs: 60_000,
-        resolve: async (member) => async () => (ran.push(member), now + 3_600_000),
+        // Each answers its slot's next, an hour on: for an interval member, the slot its claim wrote.
+        resolve: async (member) => async (claim) => (ran.push(member), claim.slot + 3_600_000),
       });
       await until(() => ran.length === 100, 10_000);
-      // Each run's end (one command) before the loop closes.
+      // Each run's end (one command for a cron's) before the loop closes.
       await sleep(500);
       await loop.close(1_000);
     });
-    expect(await redis.zcount(key, now + 3_600_000, now + 3_600_000)).toBe(100);
-    // The look that claimed them (the script and its range read, a lease each: 2 + 100), the one right after it (a
-    // whole batch taken: more may be due; 2); the end of each run (100).
-    expect(n).toBeLessThanOrEqual(2 + 100 + 2 + 100);
+    expect(await redis.zcount(key, now - 1000 + 3_600_000, now - 1000 + 3_600_000)).toBe(100);
+    // The look that claimed them (the script, its range read and its rules read, a write each: 3 + 100), the one right
+    // after it (a whole batch taken: more may be due; 2); the end of each cron member's run (50). Before the claim
+    // wrote an interval's next slot, each member's end was one more command: 2 + 100 + 2 + 100.
+    expect(n).toBeLessThanOrEqual(3 + 100 + 2 + 50);
   });
 });

@@ -25,7 +25,7 @@ const CALLS: Record<string, { args: (k: string) => Array<string | number>; answe
   isync_accountGlance: { args: (k) => [2, `${k}:outage`, `${k}:calls`, 0], answer: [[], []] },
   isync_dueRegister: { args: (k) => [2, `${k}:due`, `${k}:due:rule`, 'acme/orders', 1000, 'every:10000'], answer: 1 },
   // An empty due set: nothing claimed, no next time.
-  isync_dueClaimDue: { args: (k) => [1, `${k}:due`, Date.now(), 60_000, 10, 'acme/orders'], answer: [[], null] },
+  isync_dueClaimDue: { args: (k) => [2, `${k}:due`, `${k}:due:rule`, Date.now(), 60_000, 10, 'acme/orders'], answer: [[], null] },
   isync_readyMark: { args: (k) => [3, `${k}:ready`, `${k}:pass`, `${k}:vt`, 'acme'], answer: 1 },
   // Nothing ready: nil.
   isync_readyClaim: { args: (k) => [4, `${k}:ready`, `${k}:lease`, `${k}:vt`, `${k}:owner`, Date.now(), 30_000, '', 'p1'], answer: null },
