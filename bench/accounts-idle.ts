@@ -127,6 +127,23 @@ async function leased(nodes: Redis[]): Promise<number> {
   return n;
 }
 
+/**
+ * Waits until no member of the due set (on whichever master holds it) is more than 2 s overdue: the first
+ * polls of every account, all due at its start, are done. Answers the ms waited.
+ */
+async function dueCaughtUp(nodes: Redis[], limitMs: number): Promise<number> {
+  const started = Date.now();
+  for (;;) {
+    let overdue = 0;
+    // `idle:due`, or `{idle}:due` on a cluster (the prefix in its hash tag): asked of every master, the others refuse.
+    for (const n of nodes)
+      for (const key of [`${PREFIX}:due`, `{${PREFIX}}:due`]) overdue += await n.zcount(key, '-inf', Date.now() - 2000).catch(() => 0);
+    if (overdue === 0) return Date.now() - started;
+    if (Date.now() - started > limitMs) throw new Error(`${overdue} scheduled pulls still overdue after ${limitMs} ms`);
+    await sleep(500);
+  }
+}
+
 /** When a process logged `worker started` (ms since the epoch, from the line's time), if it did yet. */
 function workerStartedAt(logFile: string): number | undefined {
   for (const line of readFileSync(logFile, 'utf8').split('\n'))
@@ -202,7 +219,12 @@ export async function runAccountsIdle(o: AccountsIdleOptions): Promise<AccountsI
       await sleep(500);
     }
     const readyEachSeconds = ready.map((r, i) => round((r! - spawned[i]!) / 1000));
-    log(`accounts-idle: ${o.accounts} accounts; \`worker started\` after ${readyEachSeconds.join(', ')} s; settling ${settle} s`);
+    // Every account's first polls (due at once when it starts) worked off: what is measured is the idle, not the start.
+    const caughtUp = await dueCaughtUp(nodes, (o.startLimitSeconds ?? 600) * 1000);
+    log(
+      `accounts-idle: ${o.accounts} accounts; \`worker started\` after ${readyEachSeconds.join(', ')} s; ` +
+        `first polls done ${round(caughtUp / 1000)} s later; settling ${settle} s`,
+    );
     await sleep(settle * 1000);
     const cpu = () =>
       procs.reduce<number | undefined>((sum, p) => {
