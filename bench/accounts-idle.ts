@@ -52,6 +52,8 @@ export interface AccountsIdleOptions {
   pollSeconds?: number;
   /** Seconds the processes may take to be ready before the run fails. Default 600. */
   startLimitSeconds?: number;
+  /** NODE_OPTIONS for the worker processes (V8's heap settings, say), to compare with none in one run. */
+  nodeOptions?: string;
   log?: (line: string) => void;
 }
 
@@ -85,6 +87,8 @@ export interface AccountsIdleFigures {
   rssPerAccountBytes: number;
   /** Resident memory at the end of the measure (VmRSS), a process's (the mean over the processes). */
   rssNowPerProcessBytes: number;
+  /** The commands an account sent a minute, by command (INFO commandstats over the measure), the most first. */
+  commandsPerAccountMinute: Record<string, number>;
 }
 
 /** The masters' INFO fields, summed (one server, or every master of the cluster). */
@@ -92,6 +96,15 @@ async function infoSum(nodes: Redis[], field: string, section: string): Promise<
   let sum = 0;
   for (const n of nodes) sum += Number(new RegExp(`${field}:(\\d+)`).exec(await n.info(section))?.[1] ?? 0);
   return sum;
+}
+
+/** Every command's calls (INFO commandstats), summed over the masters. */
+async function commandCalls(nodes: Redis[]): Promise<Map<string, number>> {
+  const calls = new Map<string, number>();
+  for (const n of nodes)
+    for (const m of (await n.info('commandstats')).matchAll(/cmdstat_([\w|]+):calls=(\d+)/g))
+      calls.set(m[1]!, (calls.get(m[1]!) ?? 0) + Number(m[2]));
+  return calls;
 }
 
 async function countKeys(nodes: Redis[]): Promise<number> {
@@ -112,6 +125,23 @@ async function leased(nodes: Redis[]): Promise<number> {
     } while (cursor !== '0');
   }
   return n;
+}
+
+/**
+ * Waits until no member of the due set (on whichever master holds it) is more than 2 s overdue: the first
+ * polls of every account, all due at its start, are done. Answers the ms waited.
+ */
+async function dueCaughtUp(nodes: Redis[], limitMs: number): Promise<number> {
+  const started = Date.now();
+  for (;;) {
+    let overdue = 0;
+    // `idle:due`, or `{idle}:due` on a cluster (the prefix in its hash tag): asked of every master, the others refuse.
+    for (const n of nodes)
+      for (const key of [`${PREFIX}:due`, `{${PREFIX}}:due`]) overdue += await n.zcount(key, '-inf', Date.now() - 2000).catch(() => 0);
+    if (overdue === 0) return Date.now() - started;
+    if (Date.now() - started > limitMs) throw new Error(`${overdue} scheduled pulls still overdue after ${limitMs} ms`);
+    await sleep(500);
+  }
 }
 
 /** When a process logged `worker started` (ms since the epoch, from the line's time), if it did yet. */
@@ -169,6 +199,7 @@ export async function runAccountsIdle(o: AccountsIdleOptions): Promise<AccountsI
             ...sandboxEnv(sandbox),
             ...polls,
             WORKER_HTTP_PORT: '0',
+            ...(o.nodeOptions ? { NODE_OPTIONS: o.nodeOptions } : {}),
             // info: the `worker started` line, whose time is the process's ready time.
             LOG_LEVEL: 'info',
           },
@@ -188,7 +219,12 @@ export async function runAccountsIdle(o: AccountsIdleOptions): Promise<AccountsI
       await sleep(500);
     }
     const readyEachSeconds = ready.map((r, i) => round((r! - spawned[i]!) / 1000));
-    log(`accounts-idle: ${o.accounts} accounts; \`worker started\` after ${readyEachSeconds.join(', ')} s; settling ${settle} s`);
+    // Every account's first polls (due at once when it starts) worked off: what is measured is the idle, not the start.
+    const caughtUp = await dueCaughtUp(nodes, (o.startLimitSeconds ?? 600) * 1000);
+    log(
+      `accounts-idle: ${o.accounts} accounts; \`worker started\` after ${readyEachSeconds.join(', ')} s; ` +
+        `first polls done ${round(caughtUp / 1000)} s later; settling ${settle} s`,
+    );
     await sleep(settle * 1000);
     const cpu = () =>
       procs.reduce<number | undefined>((sum, p) => {
@@ -196,10 +232,12 @@ export async function runAccountsIdle(o: AccountsIdleOptions): Promise<AccountsI
         return sum === undefined || ms === undefined ? undefined : sum + ms;
       }, 0);
     const cpu0 = cpu();
+    const calls0 = await commandCalls(nodes);
     const ops0 = await infoSum(nodes, 'total_commands_processed', 'stats');
     const t0 = Date.now();
     await sleep(seconds * 1000);
     const ops1 = await infoSum(nodes, 'total_commands_processed', 'stats');
+    const calls1 = await commandCalls(nodes);
     const elapsed = (Date.now() - t0) / 1000;
     const cpu1 = cpu();
     // The two INFO calls per master of this measure are not the accounts'.
@@ -210,6 +248,8 @@ export async function runAccountsIdle(o: AccountsIdleOptions): Promise<AccountsI
     const rssBytes = procs.reduce((s, p) => s + (peakRss(p.pid) ?? 0), 0);
     const rssNowBytes = procs.reduce((s, p) => s + (currentRss(p.pid) ?? 0), 0);
     const openAccounts = await leased(nodes);
+    const perMinute = (n: number) => round((n / elapsed / o.accounts) * 60, 2);
+    const byCommand = [...calls1].map(([c, n]) => [c, perMinute(n - (calls0.get(c) ?? 0))] as const);
     return {
       accounts: o.accounts,
       processes: o.processes,
@@ -232,6 +272,7 @@ export async function runAccountsIdle(o: AccountsIdleOptions): Promise<AccountsI
       rssPerProcessBytes: Math.round(rssBytes / o.processes),
       rssPerAccountBytes: Math.round(rssBytes / o.processes / o.accounts),
       rssNowPerProcessBytes: Math.round(rssNowBytes / o.processes),
+      commandsPerAccountMinute: Object.fromEntries(byCommand.filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1])),
     };
   } finally {
     await Promise.all(procs.map((p) => p.stop(15_000)));
@@ -254,6 +295,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
       cluster: { type: 'boolean', default: false },
       'pushed-only': { type: 'boolean', default: false },
       'poll-seconds': { type: 'string' },
+      'node-options': { type: 'string' },
     },
   });
   const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -266,6 +308,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
       cluster: values.cluster,
       pushedOnly: values['pushed-only'],
       ...(values['poll-seconds'] === undefined ? {} : { pollSeconds: Number(values['poll-seconds']) }),
+      ...(values['node-options'] ? { nodeOptions: values['node-options'] } : {}),
       log: say,
     });
     say(JSON.stringify(f));

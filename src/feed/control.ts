@@ -15,6 +15,7 @@ import { startDueLoop, type DueLoop, type DueRun } from './due-loop.js';
 import { dueKey } from './due-set.js';
 import { nextDueAt, ruleOf } from './due-times.js';
 import { readScheduleInfo, type ScheduleInfo } from './schedule-info.js';
+import { eitherSignal } from '../net/either-signal.js';
 
 export type { ScheduleInfo } from './schedule-info.js';
 
@@ -82,9 +83,15 @@ export async function startControl(o: StartControlOptions): Promise<Control> {
   const tracked =
     (run: DueRun): DueRun =>
     (claim, signal) => {
-      const going = run(claim, AbortSignal.any([signal, stop.signal]));
+      const either = eitherSignal([signal, stop.signal]);
+      const going = run(claim, either.signal);
       running.add(going);
-      void going.catch(() => undefined).finally(() => running.delete(going));
+      void going
+        .catch(() => undefined)
+        .finally(() => {
+          running.delete(going);
+          either.release();
+        });
       return going;
     };
   const nextOf = (s: DueStream) => async () => new Date(nextDueAt(s.member, s.schedule, Date.now()));

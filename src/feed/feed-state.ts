@@ -57,13 +57,15 @@ export function recordPage(
 }
 
 /**
- * A poll that found nothing new (an empty last page at the stored cursor): one HSET of what changed, the poll's time
- * (the lag's), its error cleared by an empty value rather than a second command (readers take an empty field as none);
- * no page counted. An idle polled account's polls are most of its Redis commands.
+ * A scheduled poll that found nothing new (an empty last page at the stored cursor): one HSET of what changed, the
+ * poll's time (the lag's, and `quietAt`: the run's, which the schedule's readers take as its last run when it is the
+ * newest: schedule-info.ts), its error cleared by an empty value rather than a second command (readers take an empty
+ * field as none); no page counted. An idle polled account's polls are most of its Redis commands.
  */
 export async function recordQuietPage(redis: Redis, keys: RedisKeys, stream: StreamName, cursor: string): Promise<void> {
-  const now = new Date().toISOString();
-  const fields = { lastPollAt: now, caughtUpAt: now, lastCursor: cursor, lastPageSize: 0, lastError: '', lastErrorAt: '' };
+  const at = Date.now();
+  const now = new Date(at).toISOString();
+  const fields = { lastPollAt: now, caughtUpAt: now, lastCursor: cursor, lastPageSize: 0, lastError: '', lastErrorAt: '', quietAt: at };
   await redis.hset(keys.feedState(stream), fields);
 }
 

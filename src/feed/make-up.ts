@@ -6,6 +6,7 @@ import { shortDateTime } from '../time/date-format.js';
 import { CAUSE_TEXT, causeOf, jsonField, owedSlot, type MissedRun } from './missed-runs.js';
 import { pullScheduleOf, type PulledKind } from './pulled-kind.js';
 import { recordSchedule, runScheduledPull, type ScheduledPullDeps } from './scheduled-pull.js';
+import { quietRunAt } from './schedule-info.js';
 
 export interface MakeUpOptions extends ScheduledPullDeps {
   schedule: Config['schedule'];
@@ -57,9 +58,11 @@ export function makeUps(o: MakeUpOptions): MakeUp {
   return {
     async look(kind, member, nextRunAt, signal) {
       const id = kind.feed.scheduler;
-      const runs = await o.redis.hgetall(o.keys.schedule());
+      const [runs, quietAt] = await Promise.all([o.redis.hgetall(o.keys.schedule()), quietRunAt(o.redis, o.keys, kind.stream)]);
       const field = (n: string) => runs[`${id}.${n}`];
-      const kept = { fetchedAt: num(field('fetchedAt')), since: num(field('since')) };
+      // A quiet poll fetched too (its record is the feed state's: schedule-info.ts).
+      const fetchedAt = Math.max(num(field('fetchedAt')) ?? 0, quietAt ?? 0) || undefined;
+      const kept = { fetchedAt, since: num(field('since')) };
       const slot = owedSlot(pullScheduleOf(kind, o.schedule), member, kept, Date.now());
       if (slot === undefined) return undefined;
       const missed = jsonField<MissedRun>(field('missed'));

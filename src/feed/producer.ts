@@ -52,6 +52,11 @@ export interface PullResult {
   paused?: boolean;
   /** The service was down (an outage held every stream); nothing was pulled until it answers again. */
   held?: boolean;
+  /**
+   * A scheduled pull (`lookFirst`) found nothing new at the cursor: its run is recorded in the feed state alone
+   * (`quietAt`, recordQuietPage), which the schedule's readers take as its last run (schedule-info.ts).
+   */
+  quiet?: boolean;
 }
 
 /**
@@ -60,27 +65,23 @@ export interface PullResult {
  * One process pulls a stream at a time (Redis lock). A record that cannot be read or checked becomes a job that
  * fails at once (recordJob), so no record can hold the page, the cursor or the stream back.
  * With `lookFirst` (a scheduled pull, which the due set's claim already makes the only one of its slot) the first
- * page is asked before the lock: an empty feed costs one pipeline of reads and one write (the poll's time), and the
- * lock is taken only for a page with records (the page asked again if another pull moved the cursor meanwhile).
+ * page is asked before anything else is read but the cursor: an empty feed costs one read and one write (the poll's
+ * time), and the stream's holds (its breaker, the outage) are read, and the lock taken, only for a page with records
+ * (the page asked again if another pull moved the cursor meanwhile). A hold keeps records in the feed; an empty page
+ * has none to keep.
  */
 export async function pullStream(o: PullStreamOptions): Promise<PullResult> {
   const result: PullResult = { pages: 0, queued: 0, duplicates: 0, invalid: 0, caughtUp: false, locked: false };
-  const look = await lookAtStream(o);
-  // A paused stream queues no more: the feed keeps its records, and the cursor waits for the resume.
-  if (look.paused) {
-    o.logger.debug({ stream: o.kind.stream }, 'stream paused by its breaker; not pulled (inventory-sync resume)');
-    return { ...result, paused: true };
-  }
-  // The service down for everything: the feed keeps its records until it answers again (src/queue/hold/).
-  if (look.held) {
-    o.logger.debug({ stream: o.kind.stream }, 'the service is down; not pulled until it answers again');
-    return { ...result, held: true };
-  }
   try {
-    const first = o.lookFirst ? await firstPage(o, look.cursor) : undefined;
+    const first = o.lookFirst ? await firstPage(o, (await o.redis.get(o.keys.cursor(o.kind.stream))) ?? undefined) : undefined;
     if (first && isQuiet(first)) {
       await recordQuietPage(o.redis, o.keys, o.kind.stream, first.page.cursor);
-      return { ...result, pages: 1, caughtUp: true };
+      return { ...result, pages: 1, caughtUp: true, quiet: true };
+    }
+    const hold = await holdOf(o);
+    if (hold) {
+      await first?.pages.return(undefined);
+      return { ...result, [hold]: true };
     }
     return await pullLocked(o, result, first);
   } catch (err) {
@@ -90,14 +91,17 @@ export async function pullStream(o: PullStreamOptions): Promise<PullResult> {
   }
 }
 
-/** The stream's holds and cursor: three reads sent at once (one round trip). */
-async function lookAtStream(o: PullStreamOptions): Promise<{ paused: boolean; held: boolean; cursor: string | undefined }> {
-  const [paused, held, cursor] = await Promise.all([
-    isPaused(o.redis, o.keys, o.kind.stream),
-    isOutage(o.redis, o.keys),
-    o.redis.get(o.keys.cursor(o.kind.stream)),
-  ]);
-  return { paused, held, cursor: cursor ?? undefined };
+/** What holds the stream, if anything: its breaker's pause or the service down (two reads sent at once). */
+async function holdOf(o: PullStreamOptions): Promise<'paused' | 'held' | undefined> {
+  const [paused, held] = await Promise.all([isPaused(o.redis, o.keys, o.kind.stream), isOutage(o.redis, o.keys)]);
+  // A paused stream queues no more: the feed keeps its records, and the cursor waits for the resume.
+  if (paused) {
+    o.logger.debug({ stream: o.kind.stream }, 'stream paused by its breaker; not pulled (inventory-sync resume)');
+    return 'paused';
+  }
+  // The service down for everything: the feed keeps its records until it answers again (src/queue/hold/).
+  if (held) o.logger.debug({ stream: o.kind.stream }, 'the service is down; not pulled until it answers again');
+  return held ? 'held' : undefined;
 }
 
 /** A walk of the feed from `cursor`, its first page asked (a walk that goes on under the lock). */

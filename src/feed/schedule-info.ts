@@ -58,8 +58,8 @@ export async function readScheduleInfo(
     scheduled.map(async ({ stream, feed }): Promise<ScheduleInfo> => {
       const field = (name: string) => runs[`${feed.scheduler}.${name}`];
       const lastResult = field('lastResult');
-      const next = await nextOf(redis, jsonField<DueRef>(field('due')));
-      return {
+      const [next, quietAt] = await Promise.all([nextOf(redis, jsonField<DueRef>(field('due'))), quietRunAt(redis, keys, stream)]);
+      const info: ScheduleInfo = {
         scheduler: feed.scheduler,
         stream,
         every: field('every') ? Number(field('every')) : undefined,
@@ -75,6 +75,36 @@ export async function readScheduleInfo(
         madeUp: jsonField<MissedRun & { at: number }>(field('madeUp')),
         notMadeUp: jsonField<MissedRun>(field('notMadeUp')),
       };
+      return withQuietRun(info, quietAt);
     }),
   );
+}
+
+/** When the stream's last scheduled poll that found nothing new ran (the feed state's `quietAt`, epoch ms), if any. */
+export async function quietRunAt(redis: Redis, keys: RedisKeys, stream: string): Promise<number | undefined> {
+  const at = Number((await redis.hget(keys.feedState(stream), 'quietAt')) ?? NaN);
+  return Number.isFinite(at) ? at : undefined;
+}
+
+/** A quiet poll's result (src/feed/producer.ts), as a run that fetched and found nothing records it. */
+const QUIET_RESULT: PullResult = { pages: 1, queued: 0, duplicates: 0, invalid: 0, caughtUp: true, locked: false, quiet: true };
+
+/**
+ * A scheduler's runs with its last quiet poll: a scheduled poll that finds nothing new writes only the feed state
+ * (one write, not two: issue 56), so when it is newer than the run the schedule hash recorded, it is the last run: ok,
+ * fetched then (it covers every slot before it: no slot missed), nothing queued.
+ */
+export function withQuietRun(info: ScheduleInfo, quietAt: number | undefined): ScheduleInfo {
+  const recorded = info.lastRunAt ? Date.parse(info.lastRunAt) : -Infinity;
+  if (quietAt === undefined || quietAt <= recorded) return info;
+  const fetchedAt = Math.max(quietAt, info.fetchedAt ?? 0);
+  return {
+    ...info,
+    lastRunAt: new Date(quietAt).toISOString(),
+    lastOk: true,
+    lastResult: QUIET_RESULT,
+    lastError: undefined,
+    fetchedAt,
+    missed: info.missed && info.missed.dueAt >= fetchedAt ? info.missed : undefined,
+  };
 }

@@ -88,6 +88,8 @@ export async function runScheduledPull(o: ScheduledPullDeps, run: ScheduledRun):
     const held = notFetched(result);
     const ran = { lastRunAt: startedAt.toISOString(), ...(next ? { nextRunAt: next.toISOString() } : {}) };
     if (held) await recordSchedule(o, scheduler, { ...ran, lastOk: '0', lastError: NOT_FETCHED_TEXT[held], missed: missed(held) });
+    // Nothing new: the feed state's write (its `quietAt`) is the run's record (readScheduleInfo), unless it made a slot up.
+    else if (result.quiet && !run.madeUp) return result;
     // Another process pulls the stream right now: its run is the one recorded.
     else if (!result.locked) {
       const madeUp: Record<string, string> = run.madeUp

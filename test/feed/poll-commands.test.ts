@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { startFeedServer, type FeedServer } from '../../src/feed/feed-server.js';
 import { readFeedState } from '../../src/feed/feed-state.js';
+import { readScheduleInfo } from '../../src/feed/schedule-info.js';
 import { runScheduledPull, type ScheduledPullDeps } from '../../src/feed/scheduled-pull.js';
 import { startDueLoop } from '../../src/feed/due-loop.js';
 import { UpstreamClient } from '../../src/feed/upstream-client.js';
@@ -66,7 +67,7 @@ const run = (at: number) => ({
 });
 
 describe('an empty scheduled pull', () => {
-  it('costs at most 5 Redis commands: one pipeline of reads, the feed state and the schedule written once each', async () => {
+  it('costs 2 Redis commands: the cursor read, the feed state written once (the run recorded there)', async () => {
     const d = pullDeps('poll-count');
     try {
       // A first pull with a record: the cursor is stored, then the feed has nothing new.
@@ -74,9 +75,9 @@ describe('an empty scheduled pull', () => {
       expect(await runScheduledPull(d, run(Date.now()))).toMatchObject({ queued: 1 });
       const before = await readFeedState(redis, d.keys, 'orders');
       const n = await commandsOf(() => runScheduledPull(d, run(Date.now())));
-      // The stream's breaker and the outage (holds), the cursor: 3; the poll's time in the feed state: 1; the run in the
-      // schedule hash: 1. No lock (no page to queue), no page counted, nothing deleted.
-      expect(n).toBeLessThanOrEqual(5);
+      // The cursor: 1; the poll's time in the feed state, which is its run's record too: 1. No read of the holds (no
+      // record to hold), no lock (no page to queue), no page counted, nothing deleted, no write of the schedule hash.
+      expect(n).toBe(2);
       const after = await readFeedState(redis, d.keys, 'orders');
       expect(after).toMatchObject({ pages: before.pages, recordsQueued: 1, lastPageSize: 0, lastError: undefined });
       expect(after.caughtUpAt! >= before.caughtUpAt!).toBe(true);
@@ -100,18 +101,27 @@ describe('an empty scheduled pull', () => {
     }
   });
 
-  it('clears a failed pull left in the feed state and the schedule, in the same two writes', async () => {
+  it('clears a failed pull left in the feed state and the schedule, in its one write', async () => {
     const d = pullDeps('poll-clear');
+    const scheduled = [{ stream: 'orders', feed: { scheduler: 'order-poll' } }];
     try {
+      await redis.hset(d.keys.schedule(), 'order-poll.every', '10');
+      // Its cursor stored by a first pull; then one that fails.
+      await runScheduledPull(d, run(Date.now() - 2));
       feed.setFaults({ status503Times: 1 });
-      await expect(runScheduledPull(d, run(Date.now()))).rejects.toThrow();
+      await expect(runScheduledPull(d, run(Date.now() - 1))).rejects.toThrow();
       expect((await readFeedState(redis, d.keys, 'orders')).lastError).toBeTruthy();
-      await runScheduledPull(d, run(Date.now()));
+      expect((await readScheduleInfo(redis, d.keys, scheduled))[0]).toMatchObject({ lastOk: false, missed: { cause: 'failed' } });
+      const n = await commandsOf(() => runScheduledPull(d, run(Date.now())));
+      expect(n).toBe(2);
       expect((await readFeedState(redis, d.keys, 'orders')).lastError).toBeUndefined();
-      const runs = await redis.hgetall(d.keys.schedule());
-      expect(runs['order-poll.lastOk']).toBe('1');
-      expect(runs['order-poll.lastError'] || undefined).toBeUndefined();
-      expect(runs['order-poll.missed'] || undefined).toBeUndefined();
+      // The schedule hash keeps the failed run; the quiet poll after it, newer, is the last run as status reads it.
+      expect(await redis.hget(d.keys.schedule(), 'order-poll.lastOk')).toBe('0');
+      const [info] = await readScheduleInfo(redis, d.keys, scheduled);
+      expect(info).toMatchObject({ lastOk: true, lastResult: { queued: 0, caughtUp: true } });
+      expect(info!.lastError).toBeUndefined();
+      expect(info!.missed).toBeUndefined();
+      expect(info!.fetchedAt).toBeGreaterThan(Date.parse((await redis.hget(d.keys.schedule(), 'order-poll.lastRunAt'))!));
     } finally {
       await d.close();
     }

@@ -1,0 +1,31 @@
+import { getEventListeners } from 'node:events';
+import { describe, expect, it } from 'vitest';
+import { eitherSignal } from '../../src/net/either-signal.js';
+
+describe('eitherSignal', () => {
+  it('aborts when any of its signals does, with that reason', () => {
+    const [a, b] = [new AbortController(), new AbortController()];
+    const either = eitherSignal([a.signal, b.signal]);
+    expect(either.signal.aborted).toBe(false);
+    b.abort(new Error('account closed'));
+    expect(either.signal.aborted).toBe(true);
+    expect((either.signal.reason as Error).message).toBe('account closed');
+  });
+
+  it('is aborted at once when one of its signals already is', () => {
+    const a = new AbortController();
+    a.abort('stopped');
+    expect(eitherSignal([new AbortController().signal, a.signal]).signal.reason).toBe('stopped');
+  });
+
+  it('leaves nothing on its signals once released: a thousand runs add no listener to a signal that lives on', () => {
+    const process = new AbortController();
+    for (let i = 0; i < 1000; i++) eitherSignal([process.signal]).release();
+    expect(getEventListeners(process.signal, 'abort')).toHaveLength(0);
+    const held = eitherSignal([process.signal]);
+    expect(getEventListeners(process.signal, 'abort')).toHaveLength(1);
+    held.release();
+    process.abort();
+    expect(held.signal.aborted).toBe(false);
+  });
+});
