@@ -6,7 +6,7 @@
  * account's whole parts, built one by one (openApp's logger, buildDeps's queues and the rest, its metrics registry,
  * its scheduled pulls), as an account that pulls held them between turns before issue 56's light parts; `pulls` is
  * what it holds now (src/cli/commands/account-pulls.ts, openPulls: its logger, feed source, queues opened when a page
- * has records, metrics registry, scheduled pulls and feed watch), measured from the entry alone.
+ * has records and scheduled pulls; its metrics registry opens with its turn), measured from the entry alone.
  *
  *   node --expose-gc --import tsx bench/account-parts.ts [--accounts 500]   (--upto PART: one process, its build only)
  */

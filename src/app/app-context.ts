@@ -47,10 +47,9 @@ export interface OpenAppOptions {
    * One process running several accounts (`worker` with ACCOUNTS_FILE): the process's Redis connection for plain
    * commands, the process's tracing, the account its metrics are labelled with, and the bound on every account's catalog
    * memory. What is handed in is left open by close(); the metrics leave the process's own series (CPU, memory, event
-   * loop) to the process. `metrics`: the account's registry already open (an account that pulls keeps one with its
-   * pulls, src/cli/commands/account-pulls.ts), its series counted on it.
+   * loop) to the process.
    */
-  shared?: { redis: Redis; tracing?: Tracing; account: string; catalogBudget?: CatalogBudget; metrics?: Metrics };
+  shared?: { redis: Redis; tracing?: Tracing; account: string; catalogBudget?: CatalogBudget };
 }
 
 /** Reads the configuration, reaches Redis (and the service), and wires the parts with metrics on every call. */
@@ -117,7 +116,7 @@ async function openSharedApp(
     catalogBudget: shared.catalogBudget,
   });
   try {
-    metrics = shared.metrics ?? createMetrics({ sources: metricSources(deps), defaultMetrics: false, labels: { account: shared.account } });
+    metrics = createMetrics({ sources: metricSources(deps), defaultMetrics: false, labels: { account: shared.account } });
     if (o.probe !== false) await probeService(deps.client, config.service!.baseUrl);
   } catch (err) {
     await deps.close().catch(() => undefined);

@@ -20,8 +20,6 @@ export interface Hosted {
   entry: WatchedAccount;
   /** An account that pulls: its pulls (their parts and schedules), opening or open, while it is in the file. */
   pulls?: Promise<PullParts>;
-  /** Its pulls once open (for /metrics). */
-  pulling?: PullParts;
   /** Its whole parts, opening or open, while it has a turn here. */
   parts?: Promise<HostedParts>;
   /** Its whole parts once open (for /metrics). */
@@ -49,27 +47,27 @@ export interface HostProcess extends PullsProcess {
 /** Whether the account pulls a feed (UPSTREAM_URL or a store): its pulls stay open for its scheduled pulls. */
 export const pulls = (entry: WatchedAccount) => entry.config.upstream !== undefined || entry.config.shopify !== undefined;
 
-/** The account's metrics registry while it is open here: its pulls', or its turn's. */
-export const registryOf = (h: Hosted) => (h.pulling ?? h.open?.app)?.metrics.registry;
+/**
+ * The account's metrics registry while its turn is open here. Between turns it has none, whether it pulls or not: its
+ * series are read from Redis when asked for (account-closed.ts).
+ */
+export const registryOf = (h: Hosted) => h.open?.app.metrics.registry;
 
 /** Opens the account's pulls (its schedules in the due set), once. */
 export function pullsOf(p: HostProcess, h: Hosted): Promise<PullParts> {
-  h.pulls ??= openPulls(p, h.entry).then(
-    (opened) => (h.pulling = opened),
-    (err: unknown) => {
-      h.pulls = undefined;
-      throw err;
-    },
-  );
+  h.pulls ??= openPulls(p, h.entry).catch((err: unknown) => {
+    h.pulls = undefined;
+    throw err;
+  });
   return h.pulls;
 }
 
-/** Opens the account's whole parts over the process's Redis (on its pulls' registry when it pulls), once. */
+/** Opens the account's whole parts over the process's Redis (its pulls first, when it pulls), once. */
 export function partsOf(p: HostProcess, h: Hosted): Promise<HostedParts> {
   h.parts ??= (async () => {
     const { entry } = h;
     addSecrets(p.logger, secretValues(entry.config));
-    const pulled = pulls(entry) ? await pullsOf(p, h) : undefined;
+    if (pulls(entry)) await pullsOf(p, h);
     const app = await openApp(p.io, {
       kinds: p.kinds,
       needs: { service: true },
@@ -82,7 +80,6 @@ export function partsOf(p: HostProcess, h: Hosted): Promise<HostedParts> {
         tracing: p.tracing,
         account: entry.name,
         catalogBudget: p.catalogs,
-        ...(pulled ? { metrics: pulled.metrics } : {}),
       },
     });
     h.open = { app };
@@ -94,14 +91,14 @@ export function partsOf(p: HostProcess, h: Hosted): Promise<HostedParts> {
   return h.parts;
 }
 
-/** Closes the account's whole parts (its counts kept in /metrics' totals, unless its pulls keep its registry). */
+/** Closes the account's whole parts (its counts kept in /metrics' totals). */
 async function closeWhole(p: HostProcess, h: Hosted): Promise<void> {
   const parts = await h.parts?.catch(() => undefined);
   h.parts = undefined;
   h.open = undefined;
   if (!parts) return;
   try {
-    if (parts.app.metrics !== h.pulling?.metrics) await retire(p, h, parts.app.metrics.registry);
+    await retire(p, h, parts.app.metrics.registry);
   } finally {
     await parts.app.close();
   }
@@ -125,14 +122,7 @@ export async function closeParts(p: HostProcess, h: Hosted, forget: boolean): Pr
   } finally {
     const pulled = await h.pulls?.catch(() => undefined);
     h.pulls = undefined;
-    h.pulling = undefined;
-    if (pulled) {
-      try {
-        await pulled.close(forget, graceMs);
-      } finally {
-        await retire(p, h, pulled.metrics.registry);
-      }
-    }
+    await pulled?.close(forget, graceMs);
   }
 }
 

@@ -2,13 +2,11 @@ import type { WatchedAccount } from '../../app/accounts-watch.js';
 import { upstreamClient } from '../../app/build-deps.js';
 import { commandLogger, secretValues } from '../../app/command-context.js';
 import { feedSources } from '../../app/feed-sources.js';
-import { metricSources } from '../../app/metric-sources.js';
 import { startSchedules } from '../../app/start-schedules.js';
 import type { Control } from '../../feed/control.js';
 import type { DueLoop } from '../../feed/due-loop.js';
 import type { Kind } from '../../kinds/kind.js';
 import { addSecrets, type Logger } from '../../log/logger.js';
-import { createMetrics, type Metrics } from '../../metrics/metrics.js';
 import { workMarkOf } from '../../queue/dispatch/work-mark.js';
 import { createQueues } from '../../queue/queues.js';
 import { redisKeys, type RedisConnection as Redis } from '../../redis/connection.js';
@@ -18,14 +16,13 @@ import type { ProcessTracing } from '../../app/app-context.js';
 /**
  * What an account of ACCOUNTS_FILE that pulls a feed keeps open in each process, between its turns and during them
  * (issue 56: an idle account is data): its logger, its feed source, its queues (each opened once a page has records to
- * queue), its scheduled pulls in the process's due set, and its metrics registry (for /metrics). Not its service
- * client, budget, catalog or call holds: those open with its turn (account-host.ts), which counts its series on the
- * same registry and samples and alerts itself. Between turns its alerts are the process's look at closed accounts, and
- * its charts the sweep's (account-closed.ts): no sampler of its own in any process.
+ * queue) and its scheduled pulls in the process's due set. Not its service client, budget, catalog, call holds or
+ * metrics registry: those open with its turn (account-host.ts), which counts its series and samples and alerts itself.
+ * Between turns its series are read from Redis when asked for, its alerts are the process's look at closed accounts,
+ * and its charts the sweep's (account-closed.ts): no registry or sampler of its own in any process.
  */
 export interface PullParts {
   logger: Logger;
-  metrics: Metrics;
   control: Control;
   /** Stops its pulls (a running one gets `graceMs`); `forget`: its schedules leave the due set. */
   close(forget: boolean, graceMs: number): Promise<void>;
@@ -57,7 +54,6 @@ export async function openPulls(p: PullsProcess, entry: WatchedAccount): Promise
   });
   const upstream = feedSources({ config, logger, kinds: p.kinds, redis: p.redis, keys, http: upstreamClient(config, logger) });
   const deps = { config, logger, redis: p.redis, keys, upstream, queues, kinds: p.kinds };
-  const metrics = createMetrics({ sources: metricSources(deps), defaultMetrics: false, labels: { account: entry.name } });
   let control: Control;
   try {
     control = await startSchedules(deps, p.kinds, p.due);
@@ -67,7 +63,6 @@ export async function openPulls(p: PullsProcess, entry: WatchedAccount): Promise
   }
   return {
     logger,
-    metrics,
     control,
     async close(forget, graceMs) {
       try {
