@@ -79,21 +79,7 @@ export async function startControl(o: StartControlOptions): Promise<Control> {
   }));
   const members = streams.flatMap((s) => [s.member, `${s.member}!make-up`]);
 
-  /** A run of this account, waited for by its close and stopped by it past its grace period. */
-  const tracked =
-    (run: DueRun): DueRun =>
-    (claim, signal) => {
-      const either = eitherSignal([signal, stop.signal]);
-      const going = run(claim, either.signal);
-      running.add(going);
-      void going
-        .catch(() => undefined)
-        .finally(() => {
-          running.delete(going);
-          either.release();
-        });
-      return going;
-    };
+  const tracked = trackedBy(running, stop.signal);
   const nextOf = (s: DueStream) => async () => new Date(nextDueAt(s.member, s.schedule, Date.now()));
   const lookSoon = (s: DueStream, at: number) =>
     due.add(
@@ -145,6 +131,23 @@ export async function startControl(o: StartControlOptions): Promise<Control> {
       stop.abort();
     },
   };
+}
+
+/** Wraps an account's runs: each waited for by its close (`running`), and stopped by its `stop` past its grace period. */
+function trackedBy(running: Set<Promise<unknown>>, stop: AbortSignal) {
+  return (run: DueRun): DueRun =>
+    (claim, signal) => {
+      const either = eitherSignal([signal, stop]);
+      const going = run(claim, either.signal);
+      running.add(going);
+      void going
+        .catch(() => undefined)
+        .finally(() => {
+          running.delete(going);
+          either.release();
+        });
+      return going;
+    };
 }
 
 /** Whether `closing` ends within `ms`. */

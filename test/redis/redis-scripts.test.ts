@@ -34,7 +34,9 @@ const CALLS: Record<string, { args: (k: string) => Array<string | number>; answe
     answer: 1,
   },
   // No lease held: nothing lost.
-  isync_readyRenew: { args: (k) => [2, `${k}:lease`, `${k}:owner`, Date.now() + 30_000, 'p1', 'acme'], answer: [] },
+  // No lease held: lost (its turn ends).
+  isync_readyRenew: { args: (k) => [2, `${k}:lease`, `${k}:owner`, Date.now() + 30_000, 'p1', 'acme'], answer: ['acme'] },
+  isync_readyRecover: { args: (k) => [5, `${k}:ready`, `${k}:lease`, `${k}:pass`, `${k}:vt`, `${k}:owner`, Date.now()], answer: [] },
   // Nothing waits: nil; the account is kept (charged, leased again).
   isync_readyHead: { args: (k) => [2, `${k}:ready`, `${k}:lease`, Date.now(), '', 'acme'], answer: null },
   isync_readyKeep: {

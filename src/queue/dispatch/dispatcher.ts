@@ -187,7 +187,7 @@ function finish(s: State, e: Open, why: 'idle' | 'yield' | 'closed'): Promise<vo
 function drop(s: State, e: Open): Promise<void> {
   s.o.logger.warn(
     { account: e.name },
-    `account ${e.name}: another process took its turn (this one did not renew its lease in time); its workers here close`,
+    `account ${e.name}: its lease ended here (not renewed in time: another process took its turn, or will); ` + 'its workers here close',
   );
   e.closing ??= (async () => {
     const turn = await e.starting;
@@ -201,16 +201,19 @@ function drop(s: State, e: Open): Promise<void> {
 }
 
 /**
- * Once a second: leases renewed, idle accounts closed, and, in a full process, as many places handed back as accounts
- * wait for one: first the accounts with nothing to do now (closed without waiting out ACCOUNT_IDLE_SECONDS: the place
- * is worth more to one with work), then the turns past ACCOUNT_TURN_SECONDS, the longest first.
+ * Once a second: leases renewed (and those a dead process left given back), idle accounts closed, and, in a full
+ * process, as many places handed back as accounts wait for one: first the accounts with nothing to do now (closed
+ * without waiting out ACCOUNT_IDLE_SECONDS: the place is worth more to one with work), then the turns past
+ * ACCOUNT_TURN_SECONDS, the longest first.
  */
 async function look(s: State): Promise<void> {
   const { o } = s;
   const now = Date.now();
   const names = [...s.open.values()].filter((e) => !e.closing).map((e) => e.name);
   const lost = names.length ? await o.ready.renew(names, now + o.leaseMs) : [];
-  for (const name of lost) void drop(s, s.open.get(name)!);
+  for (const e of lost.map((name) => s.open.get(name))) if (e && !e.closing) void drop(s, e);
+  // A process that died mid-turn: its accounts back in the ready set once their leases end (a third of one later at most).
+  if ((await o.ready.recover(now, o.leaseMs / 3)).length) s.nudge();
   const idle: Open[] = [];
   const long: Open[] = [];
   for (const e of s.open.values()) {

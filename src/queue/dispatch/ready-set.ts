@@ -1,6 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { RedisConnection as Redis } from '../../redis/connection.js';
 import { redisScript, runScript } from '../../redis/scripts.js';
+import { recoverer, renewLeases } from './ready-leases.js';
+import { shardKeys, shardOf, type ReadyContext } from './ready-keys.js';
+
+export { shardKeys, shardOf, type ShardKeys } from './ready-keys.js';
 
 /**
  * The deployment's ready set: the accounts that have work, and nothing of those that have none. It is split into
@@ -19,32 +23,6 @@ import { redisScript, runScript } from '../../redis/scripts.js';
  * accounts in different shards compare. A turn handed back that would be claimed straight back (its charged pass still
  * no higher than every pass waiting) is kept instead (`keep`): charged and leased again, its workers left open.
  */
-
-/** The keys of one shard. */
-export interface ShardKeys {
-  ready: string;
-  lease: string;
-  pass: string;
-  vt: string;
-  /** Which process holds each lease (its ready set's `owner`): only it renews, keeps or releases it. */
-  owner: string;
-}
-
-/** The shard of an account (FNV-1a of its name): the same in every process, whatever the order of ACCOUNTS_FILE. */
-export function shardOf(account: string, shards: number): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < account.length; i++) {
-    h ^= account.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h % shards;
-}
-
-/** A shard's keys under the deployment's base prefix (QUEUE_PREFIX without braces). */
-export function shardKeys(base: string, shard: number): ShardKeys {
-  const tag = `{${base.replace(/[{}]/g, '')}~ready~${shard}}`;
-  return { ready: `${tag}:ready`, lease: `${tag}:lease`, pass: `${tag}:pass`, vt: `${tag}:vt`, owner: `${tag}:owner` };
-}
 
 // KEYS: ready, pass, vt. ARGV: account. Adds the account at max(its pass, the shard's time) unless it is there.
 const MARK = redisScript(
@@ -144,18 +122,6 @@ if pass > vt then redis.call('SET', KEYS[4], pass) end
 return 1`,
 );
 
-// KEYS: lease, owner. ARGV: until, owner, accounts. Extends the leases the owner holds; answers the accounts whose lease
-// another process holds now (this one stalled past its lease: their turns here must end).
-const RENEW = redisScript(
-  'readyRenew',
-  `local lost = {}
-for i = 3, #ARGV do
-  local holder = redis.call('HGET', KEYS[2], ARGV[i])
-  if holder and holder ~= ARGV[2] then lost[#lost + 1] = ARGV[i] else redis.call('ZADD', KEYS[1], 'XX', ARGV[1], ARGV[i]) end
-end
-return lost`,
-);
-
 // KEYS: ready, lease. ARGV: now. How many accounts of the shard wait for a turn that no process holds (at most 1000 looked at).
 const WAITING = redisScript(
   'readyWaiting',
@@ -166,14 +132,6 @@ for _, m in ipairs(ready) do
 end
 return n`,
 );
-
-/** What the ready set's commands share: the process's connection, the deployment's base and shards, its owner name. */
-interface ReadyContext {
-  redis: Redis;
-  base: string;
-  shards: number;
-  owner: string;
-}
 
 /** The lowest pass waiting in the shards other than the account's (Infinity: none), each shard read by its own script. */
 async function othersHead(c: ReadyContext, account: string, now: number, skipped: string): Promise<number> {
@@ -198,24 +156,6 @@ async function keepTurn(
   const k = shardKeys(c.base, shardOf(t.account, c.shards));
   const args = [Math.round(t.now), skipped, t.account, t.charge, Math.round(t.leaseMs), Number.isFinite(others) ? others : '', c.owner];
   return Number(await runScript(c.redis, KEEP, [5, k.ready, k.lease, k.pass, k.vt, k.owner, ...args])) === 1;
-}
-
-/** The ready set's `renew` (RENEW, one script a shard): answers the accounts another process holds now. */
-async function renewLeases(c: ReadyContext, accounts: readonly string[], until: number): Promise<string[]> {
-  const byShard = new Map<number, string[]>();
-  for (const a of accounts) {
-    const s = shardOf(a, c.shards);
-    const names = byShard.get(s) ?? [];
-    names.push(a);
-    byShard.set(s, names);
-  }
-  const lost = await Promise.all(
-    [...byShard].map(([s, names]) => {
-      const k = shardKeys(c.base, s);
-      return runScript(c.redis, RENEW, [2, k.lease, k.owner, Math.round(until), c.owner, ...names]) as Promise<string[]>;
-    }),
-  );
-  return lost.flat();
 }
 
 /**
@@ -263,6 +203,11 @@ export function readySet(redis: Redis, base: string, shards: number, owner: stri
      * holds now (this one stalled past their lease, and another claimed them).
      */
     renew: (accounts: readonly string[], until: number) => renewLeases({ redis, base, shards, owner }, accounts, until),
+    /**
+     * Gives the ready set back the accounts whose lease ended with no release (their process died mid-turn), at their
+     * pass: taken up by the next claim, not by the sweep a minute later. At most once every `everyMs` (a script a shard).
+     */
+    recover: recoverer({ redis, base, shards, owner }),
     /** How many accounts of a shard wait for a turn and are held by no process (an idle deployment: 0). */
     async waiting(shard: number, now: number): Promise<number> {
       const k = shardKeys(base, shard);

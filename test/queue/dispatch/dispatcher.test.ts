@@ -146,6 +146,25 @@ describe("a process's dispatcher", () => {
     }
   });
 
+  it('takes up an account a dead process held open once its lease ends, with no mark and no sweep', async () => {
+    const w = world({ places: 2, idleMs: 60_000 });
+    try {
+      // A process died with acme open: its lease runs out in 300 ms, and acme is out of the ready set (a claim takes it
+      // out); its work waits.
+      w.work.set('acme', { ready: 5 });
+      const k = shardKeys(w.base, 0);
+      await redis.hset(k.owner, 'acme', 'dead-process');
+      await redis.zadd(k.lease, Date.now() + 300, 'acme');
+      const killed = Date.now();
+      // Given back at a look a third of a lease (here 10 s) apart at most, then claimed here.
+      await eventually(async () => w.open.has('acme'), 8_000, 'acme open here');
+      expect(Date.now() - killed).toBeLessThan(8_000);
+      expect(await redis.hget(k.owner, 'acme')).toBe(w.ready.owner);
+    } finally {
+      await w.dispatcher.stop();
+    }
+  });
+
   it('asks for a wake at the outage’s next probe of an account it closes with jobs held by it, not a minute later', async () => {
     const w = world({ places: 2 });
     try {

@@ -113,6 +113,42 @@ describe('the ready set', () => {
     expect(await redis.zscore(k.lease, 'a')).toBeNull();
   });
 
+  it('gives back an account whose process died mid-turn once its lease ends, though nothing marked it again', async () => {
+    const { base, ready: dead } = fresh(2);
+    const alive = readySet(redis, base, 2);
+    const shard = shardOf('a', 2);
+    await dead.mark('a');
+    await dead.mark('b');
+    const now = Date.now();
+    // Both claimed by the process that then dies (a claim takes the account out of the ready set while it is open).
+    expect(await dead.claim(shard, now, 1_000)).toBe('a');
+    const k = shardKeys(base, shard);
+    await redis.hset(k.pass, 'a', '7');
+    expect(await alive.claim(shard, now + 500, 30_000)).toBeUndefined();
+    // Before its lease ends: nothing given back. After: back at its pass, its lease and owner gone, and claimed.
+    expect(await alive.recover(now + 900, 0)).toEqual([]);
+    expect(await alive.recover(now + 1_100, 0)).toEqual(['a']);
+    expect(await redis.zscore(k.ready, 'a')).toBe('7');
+    expect(await redis.zscore(k.lease, 'a')).toBeNull();
+    expect(await redis.hget(k.owner, 'a')).toBeNull();
+    expect(await alive.claim(shard, now + 1_200, 30_000)).toBe('a');
+    // At most once every `everyMs` (the dispatcher asks each second): its lease ended at now + 31.2 s, given back by the
+    // first look a minute after the last.
+    expect(await alive.recover(now + 40_000, 60_000)).toEqual([]);
+    expect(await alive.recover(now + 62_000, 60_000)).toEqual(['a']);
+  });
+
+  it('tells a process whose lease was given back that the account is lost: no renewal brings it back', async () => {
+    const { base, ready: first } = fresh();
+    const other = readySet(redis, base, 1);
+    await first.mark('a');
+    const now = Date.now();
+    expect(await first.claim(0, now, 1_000)).toBe('a');
+    expect(await other.recover(now + 1_500, 0)).toEqual(['a']);
+    expect(await first.renew(['a'], now + 60_000)).toEqual(['a']);
+    expect(await redis.zscore(shardKeys(base, 0).lease, 'a')).toBeNull();
+  });
+
   it('drops a mark made while the account was open when its turn ends with nothing left, and keeps it with work left', async () => {
     const { ready } = fresh();
     await ready.mark('a');
