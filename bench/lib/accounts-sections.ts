@@ -221,6 +221,8 @@ const budgetRow = (f: BudgetFigures) => [
   f.median,
   `${f.atLeast95} of ${f.accounts}`,
   `${Math.round(f.worstOfBound * 1000) / 10}%`,
+  f.completedLowest,
+  f.completedMedian,
 ];
 
 const latencyRow = (phase: string, l: BackfillFigures['alone']) => [phase, l.orders, l.p50Ms, l.p99Ms, l.maxMs, l.missing];
@@ -263,8 +265,11 @@ export async function accountsFairSection(o: BenchOptions, cluster: boolean, say
         'and its own feed, polled every second (ORDER_POLL_SECONDS=1; the default is 5).',
       '',
       `Each at its budget: ${b.accounts} accounts at ${b.budget} POST a minute (bound ${b.bound} orders a minute: an order is 4 POSTs), each ` +
-        `with more orders in its feed than it can sync; the orders each completed over ${b.seconds} s, measured once every account had completed its first ` +
-        '(the windows are fixed: a measure that is not a whole number of them can count a little more than the bound).',
+        `with more orders in its feed than it can sync; counted over the ${b.seconds / 60} whole budget windows (fixed, 1 minute, aligned on the ` +
+        "clock's minutes) from the first to start once every account had completed its first order: the POSTs each account's sandbox took into " +
+        'its budget (its request log), a minute, over 4, and the orders each completed in the same windows (finishedOn). Together ' +
+        `${b.completedTotal.toLocaleString('en')} orders completed and ${b.postsTotalOver4.toLocaleString('en')} orders' POSTs taken: the same ` +
+        "work; per account and window they differ by the orders in flight at a window's ends (8 or so jobs at once, completing together).",
       '',
       `Command: \`npx tsx bench/accounts-fair.ts --part budget --accounts ${b.accounts} --budget ${b.budget} --seconds ${b.seconds}${flag}\``,
       '',
@@ -275,10 +280,12 @@ export async function accountsFairSection(o: BenchOptions, cluster: boolean, say
           'POST budget/min',
           'bound orders/min',
           's',
-          'lowest orders/min',
-          'median orders/min',
+          'lowest POSTs/min ÷ 4',
+          'median POSTs/min ÷ 4',
           'at ≥ 95% of bound',
           'lowest of bound',
+          'lowest orders completed/min',
+          'median orders completed/min',
         ],
         [budgetRow(b)],
       ),
