@@ -235,7 +235,6 @@ export async function accountsFairSection(o: BenchOptions, cluster: boolean, say
   const backfill = o.quick ? 5_000 : d.backfill;
   const liveSeconds = o.quick ? 60 : d.liveSeconds;
   const liveRate = d.budget / 8;
-  const flag = cluster ? ' --cluster' : '';
   say(`accounts-fair: ${accounts} accounts each at its budget, on ${on(cluster)}`);
   const b = await runBudgetPart({ accounts, budget: d.budget, seconds, workers: d.workers, cluster, log: say });
   say(`  ${JSON.stringify(b)}`);
@@ -255,6 +254,13 @@ export async function accountsFairSection(o: BenchOptions, cluster: boolean, say
   say(`  ${JSON.stringify(f)}`);
   // The fair turns of issue 56 on one Redis (the issue's world; its section asks for one Redis).
   const fairness = cluster ? [] : ['', ...(await fairnessBody(o, say))];
+  return accountsFairReport(b, f, fairness, cluster);
+}
+
+/** The section from its figures: each at its budget, the backfill, and the fair turns' paragraphs (none on a cluster). */
+export function accountsFairReport(b: BudgetFigures, f: BackfillFigures, fairness: string[], cluster: boolean): Measured {
+  const d = FAIR_DEFAULTS;
+  const flag = cluster ? ' --cluster' : '';
   const budgetMet = b.atLeast95 === b.accounts;
   const backfillMet = f.p99DeltaMs <= 1_000 && f.alone.missing + f.beside.missing === 0 && f.backfillPerMinute > 0 && f.backlogLeft > 0;
   return {
@@ -268,8 +274,9 @@ export async function accountsFairSection(o: BenchOptions, cluster: boolean, say
         `with more orders in its feed than it can sync; counted over the ${b.seconds / 60} whole budget windows (fixed, 1 minute, aligned on the ` +
         "clock's minutes) from the first to start once every account had completed its first order: the POSTs each account's sandbox took into " +
         'its budget (its request log), a minute, over 4, and the orders each completed in the same windows (finishedOn). Together ' +
-        `${b.completedTotal.toLocaleString('en')} orders completed and ${b.postsTotalOver4.toLocaleString('en')} orders' POSTs taken: the same ` +
-        "work; per account and window they differ by the orders in flight at a window's ends (8 or so jobs at once, completing together).",
+        `${b.completedTotal.toLocaleString('en')} orders completed and ${b.postsTotalOver4.toLocaleString('en')} orders' POSTs taken: what ` +
+        "differs is the orders in flight at the windows' two ends (8 or so jobs at once an account, each waiting for the budget's next slot " +
+        "in turn, so they complete together and a window's end can cut such a group).",
       '',
       `Command: \`npx tsx bench/accounts-fair.ts --part budget --accounts ${b.accounts} --budget ${b.budget} --seconds ${b.seconds}${flag}\``,
       '',

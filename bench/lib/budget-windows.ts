@@ -93,7 +93,7 @@ export interface PaceSummary {
   /** Orders completed a minute, lowest and median. */
   completedLowest: number;
   completedMedian: number;
-  /** All the accounts together: orders completed, and POSTs taken / 4 (the same work when an order is 4 POSTs). */
+  /** All the accounts together: orders completed, and POSTs taken / 4 (they differ by the orders in flight at the two ends). */
   completedTotal: number;
   postsTotalOver4: number;
 }
