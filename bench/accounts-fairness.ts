@@ -8,15 +8,17 @@
  *   rest getting pushed orders at a trickle (`rate` a second in all, each to a live account in turn). In one run: every
  *   account's first order (its catalog read once), `seconds` of live orders alone, the backlogs imported, `settle` s,
  *   and `seconds` of live orders beside the backlogs. Live orders are timed from the receiver's acknowledgement to
- *   their job's completion (p50, p99 alone and beside); the busy accounts' orders a minute over the second window
- *   against their bound (budget / 4: an order is 4 POSTs).
+ *   their job's completion (p50, p99 alone and beside); the busy accounts' pace over the whole budget windows of the
+ *   second (the POSTs their sandboxes took a minute / 4, and the orders they completed) against their bound (budget /
+ *   4: an order is 4 POSTs).
  * - `weight`: two accounts with backlogs and budgets far above what one place can do, one weighted 2
  *   (ACCOUNT_WEIGHT in ACCOUNTS_FILE): one process with one place and short turns, so the place limits them. Their
- *   completed orders and the time each held the place over `seconds`.
+ *   completed orders, turns and the time each held the place over whole rounds of at least `seconds` (from a moment the
+ *   heavy account takes the place from the light one to such a moment).
  *
  *   npx tsx bench/accounts-fairness.ts [--part turns|weight|both] [--accounts 1000] [--busy 10] [--backlog 20000]
  *     [--busy-budget 240] [--live-budget 600] [--rate 1] [--seconds 120] [--settle 30] [--processes 2] [--places 6]
- *     [--idle 1] [--turn 10] [--weight-backlog 40000] [--weight-seconds 180] [--weight-turn 10] [--weight-shards 8] [--cluster]
+ *     [--idle 1] [--turn 10] [--weight-backlog 80000] [--weight-seconds 360] [--weight-turn 10] [--weight-shards 8] [--cluster]
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -30,6 +32,16 @@ import { shardKeys, shardOf } from '../src/queue/dispatch/ready-set.js';
 import { startSandbox, type Sandbox } from '../src/sandbox/sandbox.js';
 import { distOnce, runRedis, type RunRedis } from './accounts-fair.js';
 import { spawnCli, waitForLog, type CliProcess } from './lib/cli-process.js';
+import {
+  BUDGET_WINDOW_MS,
+  paceLine,
+  summarizePaces,
+  untilWindowStart,
+  windowedPace,
+  windowsOf,
+  type PaceSummary,
+  type WindowedPace,
+} from './lib/budget-windows.js';
 import { benchOrders, type BenchOrder } from './lib/order-records.js';
 import { newWebhookSecret, percentile, webhookHeaders } from './lib/push-signing.js';
 import { finishedTimes, latencyFigures, type LatencyFigures } from './push-latency.js';
@@ -346,10 +358,8 @@ export interface TurnsFigures extends Omit<TurnsOptions, 'log' | 'cluster'> {
   p99Ratio: number;
   p99DeltaMs: number;
   bound: number;
-  /** The busy accounts' orders a minute over the second window, lowest and median, and how many reached 95% of the bound. */
-  busyLowest: number;
-  busyMedian: number;
-  busyAtLeast95: number;
+  /** The busy accounts over the whole budget windows of the live orders beside them (bench/lib/budget-windows.ts). */
+  busyPace: PaceSummary;
   /** The share of the second window's samples in which a busy account held no place (closed, or waiting), in %: mean and most. */
   busyClosedMeanPercent: number;
   busyClosedMaxPercent: number;
@@ -386,21 +396,21 @@ export async function runTurnsPart(o: TurnsOptions): Promise<TurnsFigures> {
     const importSeconds = round((Date.now() - importStarted) / 1000);
     o.log(`accounts-fairness turns: ${o.busy} backlogs imported in ${importSeconds} s; ${o.settle} s to settle`);
     await sleep(o.settle * 1000);
-    const before = await Promise.all(busy.map(completedOf));
-    const t0 = Date.now();
-    let perMinute: number[] = [];
+    // The busy accounts are counted over whole budget windows (bench/lib/budget-windows.ts): the live orders beside
+    // them start with a window, and their `seconds` are whole windows.
+    const windows = windowsOf(o.seconds);
+    const start = await untilWindowStart();
+    let paces: WindowedPace[] = [];
     const beside = await livePhase(world, live, {
       tag: 'B',
       rate: o.rate,
-      seconds: o.seconds,
+      seconds: (windows * BUDGET_WINDOW_MS) / 1000,
       watch: busy.map((a) => a.name),
       onArrivalsDone: async () => {
-        const after = await Promise.all(busy.map(completedOf));
-        const minutes = (Date.now() - t0) / 60_000;
-        perMinute = after.map((n, i) => (n - before[i]!) / minutes).sort((a, b) => a - b);
+        paces = await Promise.all(busy.map((a) => windowedPace(redis.connection, a.sandbox, a.queue, start, windows)));
       },
     });
-    o.log(`  beside: ${JSON.stringify(beside)}; busy orders/min ${perMinute.map((n) => round(n)).join(', ')}`);
+    o.log(`  beside: ${JSON.stringify(beside)}; busy per window, orders completed and POSTs taken: ${paceLine(paces)}`);
     const bound = o.busyBudget / 4;
     failed = false;
     const { log: _log, cluster: _cluster, ...given } = o;
@@ -416,9 +426,7 @@ export async function runTurnsPart(o: TurnsOptions): Promise<TurnsFigures> {
       p99Ratio: round(beside.latency.p99Ms / Math.max(1, alone.latency.p99Ms), 2),
       p99DeltaMs: beside.latency.p99Ms - alone.latency.p99Ms,
       bound,
-      busyLowest: round(perMinute[0] ?? 0),
-      busyMedian: round(percentile(perMinute, 50)),
-      busyAtLeast95: perMinute.filter((n) => n >= 0.95 * bound).length,
+      busyPace: summarizePaces(paces, bound),
       busyClosedMeanPercent: round(beside.occupancy.closedPercent.reduce((t, x) => t + x, 0) / Math.max(1, o.busy)),
       busyClosedMaxPercent: Math.max(0, ...beside.occupancy.closedPercent),
       loadStart,
@@ -435,12 +443,18 @@ export interface WeightFigures {
   shards: number;
   backlog: number;
   budget: number;
+  /** At least this long (asked), and the whole rounds measured (s). */
   seconds: number;
+  roundSeconds: number;
   turnSeconds: number;
-  /** Per account (weighted 2, weighted 1): orders completed, turns begun and seconds holding the place over the window. */
-  accounts: Array<{ name: string; weight: number; shard: number; completed: number; turns: number; heldSeconds: number }>;
+  /**
+   * Per account (weighted 2, weighted 1) over the window: orders completed, turns begun (the place changed hands), turns
+   * charged (ended: kept or handed back) and seconds holding the place.
+   */
+  accounts: Array<{ name: string; weight: number; shard: number; completed: number; turns: number; charged: number; heldSeconds: number }>;
   completedRatio: number;
   turnsRatio: number;
+  chargedRatio: number;
   heldRatio: number;
   loadStart: number[];
   loadEnd: number[];
@@ -482,22 +496,50 @@ export async function runWeightPart(o: {
     await warmUp(world, o.log);
     for (const a of world.accounts) await importBacklog(world, a.name, o.backlog);
     await sleep(10_000);
-    const before = await Promise.all(world.accounts.map(completedOf));
     const sampler = sampleOccupancy(world);
+    const holderNow = async () => (await sampler.leased())[0];
+    // Whole rounds: from a moment `heavy` takes the place from `light` to the first such moment `seconds` later, so that
+    // neither end cuts a turn (the stride's lag, up to a turn either way, is all that is left at the ends).
+    const heavyTakes = async (deadline: number) => {
+      let prev = await holderNow();
+      for (;;) {
+        await sleep(100);
+        const name = await holderNow();
+        if (name === 'heavy' && prev === 'light') return;
+        if (Date.now() > deadline) throw new Error(`heavy did not take the place from light by then: see ${world.dir}`);
+        prev = name ?? prev;
+      }
+    };
+    await heavyTakes(Date.now() + 120_000);
+    const before = await Promise.all(world.accounts.map(completedOf));
     const held = new Map<string, number>();
     const turns = new Map<string, number>();
-    let holder: string | undefined;
+    // A turn is charged to its account's pass when it ends, kept (still holding the place) or handed back.
+    const passOf = (a: FairAccount) => world.redis.connection.hget(shardKeys(BASE, shardOf(a.name, o.shards)).pass, a.name);
+    const passes = await Promise.all(world.accounts.map(passOf));
+    const charged = world.accounts.map(() => 0);
+    // The last account seen holding the place, and the one holding it at the last sample (none between two turns).
+    let holder: string | undefined = 'heavy';
+    let sampled: string | undefined = 'heavy';
+    turns.set('heavy', 1);
     const t0 = Date.now();
     let last = t0;
-    while (Date.now() - t0 < o.seconds * 1000) {
+    for (;;) {
       await sleep(100);
       const now = Date.now();
-      const [name] = await sampler.leased();
-      if (holder) held.set(holder, (held.get(holder) ?? 0) + (now - last));
-      if (name && name !== holder) turns.set(name, (turns.get(name) ?? 0) + 1);
-      holder = name;
+      const name = await holderNow();
+      if (sampled) held.set(sampled, (held.get(sampled) ?? 0) + (now - last));
+      sampled = name;
+      const passesNow = await Promise.all(world.accounts.map(passOf));
+      passesNow.forEach((p, i) => void (p !== passes[i] && (charged[i]!++, (passes[i] = p))));
       last = now;
+      // The round ends where the next begins: heavy's turn then is the next round's.
+      if (name === 'heavy' && holder === 'light' && now - t0 >= o.seconds * 1000) break;
+      if (name && name !== holder) turns.set(name, (turns.get(name) ?? 0) + 1);
+      holder = name ?? holder;
+      if (now - t0 > o.seconds * 1000 + 120_000) throw new Error(`no round ended in the 120 s after the window: see ${world.dir}`);
     }
+    const roundSeconds = round((last - t0) / 1000);
     const after = await Promise.all(world.accounts.map(completedOf));
     sampler.stop();
     const accounts = world.accounts.map((a, i) => ({
@@ -506,6 +548,7 @@ export async function runWeightPart(o: {
       shard: shardOf(a.name, o.shards),
       completed: after[i]! - before[i]!,
       turns: turns.get(a.name) ?? 0,
+      charged: charged[i]!,
       heldSeconds: round((held.get(a.name) ?? 0) / 1000),
     }));
     o.log(`  ${JSON.stringify(accounts)}`);
@@ -517,10 +560,12 @@ export async function runWeightPart(o: {
       backlog: o.backlog,
       budget: o.budget,
       seconds: o.seconds,
+      roundSeconds,
       turnSeconds: o.turnSeconds,
       accounts,
       completedRatio: ratio(h.completed, l.completed),
       turnsRatio: ratio(h.turns, l.turns),
+      chargedRatio: ratio(h.charged, l.charged),
       heldRatio: ratio(h.heldSeconds, l.heldSeconds),
       loadStart,
       loadEnd: load(),
@@ -546,9 +591,9 @@ export const FAIRNESS_DEFAULTS = {
   idleSeconds: 1,
   turnSeconds: 10,
   latencyMs: 20,
-  weightBacklog: 40_000,
+  weightBacklog: 80_000,
   weightBudget: 60_000,
-  weightSeconds: 180,
+  weightSeconds: 360,
   weightTurnSeconds: 10,
 };
 

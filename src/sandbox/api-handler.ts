@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { routeApi } from './api-router.js';
-import type { BudgetClass } from './budgets.js';
+import type { BudgetClass, Refusal } from './budgets.js';
+import type { LoggedRequest } from './request-log.js';
 import { isCollection } from './collections.js';
 import { parseJson, readBody, sendJson, sendMsg } from './http-io.js';
 import type { SandboxCore } from './sandbox-core.js';
@@ -70,7 +71,8 @@ export async function handleApi(core: SandboxCore, req: IncomingMessage, res: Se
   if (cls) {
     counters.byClass[cls === 'collection' ? 'get' : cls]++;
     if (cls === 'collection') counters.byClass.collection++;
-    const refusal = core.budgets.active ? core.budgets.take(CLASSES[cls] as readonly BudgetClass[], core.clock.now()) : undefined;
+    const { refusal, headers } = spendBudget(core, CLASSES[cls] as readonly BudgetClass[], logged);
+    budgetHeaders = headers;
     if (refusal) {
       counters.rateLimited++;
       return fail(429, `Too many requests: the ${refusal.cls} budget of ${refusal.limit} is used up until ${refusal.reset}`, {
@@ -78,7 +80,6 @@ export async function handleApi(core: SandboxCore, req: IncomingMessage, res: Se
         'x-ratelimit-reset': refusal.reset,
       });
     }
-    if (core.budgets.active) budgetHeaders = core.budgets.headers(CLASSES[cls] as readonly BudgetClass[], core.clock.now());
   }
 
   const fault = core.faults.active ? core.faults.pick(method, path) : undefined;
@@ -121,6 +122,23 @@ export async function handleApi(core: SandboxCore, req: IncomingMessage, res: Se
     return;
   }
   answer(status, json);
+}
+
+/**
+ * Takes a request's budgets (when the sandbox has any): the refusal when one is used up, else what is left to tell on
+ * the answer. The log says when a request spent budget.
+ */
+function spendBudget(
+  core: SandboxCore,
+  classes: readonly BudgetClass[],
+  logged: LoggedRequest,
+): { refusal?: Refusal; headers?: Record<string, number> } {
+  if (!core.budgets.active) return {};
+  const now = core.clock.now();
+  const refusal = core.budgets.take(classes, now);
+  if (refusal) return { refusal };
+  if (core.budgets.spends(classes)) logged.spentAt = now;
+  return { headers: core.budgets.headers(classes, core.clock.now()) };
 }
 
 /** Answers an unexpected failure without taking the server down. */

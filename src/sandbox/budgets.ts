@@ -43,6 +43,11 @@ export class Budgets {
     return Boolean(this.settings.get || this.settings.post || this.settings.collection || this.settings.total);
   }
 
+  /** Whether a request of these classes spends any budget (one of them has a window). */
+  spends(classes: readonly BudgetClass[]): boolean {
+    return classes.some((cls) => Boolean(this.settings[cls]));
+  }
+
   /** Spends one request of each class, or answers the refusal (and spends nothing) when one is used up. */
   take(classes: readonly BudgetClass[], now: number): Refusal | undefined {
     for (const cls of classes) {

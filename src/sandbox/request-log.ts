@@ -8,6 +8,8 @@ export interface LoggedRequest {
   query: string;
   /** The answer's status; absent for a dropped, reset or hung request. */
   status?: number;
+  /** When it spent its budget (the sandbox's clock, epoch ms): absent for a request refused (429) or of no budget. */
+  spentAt?: number;
   /** A POST's body, parsed when it is JSON (else the text). */
   body?: unknown;
 }

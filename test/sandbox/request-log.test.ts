@@ -30,4 +30,39 @@ describe('the sandbox request log', () => {
     sandbox.admin.reset();
     expect(sandbox.admin.requests()).toEqual([]);
   });
+
+  describe('when a budget counts the requests', () => {
+    let budgeted: Sandbox;
+    let now = Date.UTC(2026, 11, 6, 16, 0, 30);
+    beforeAll(async () => {
+      budgeted = await startSandbox({ port: 0, budgets: { post: { limit: 2, windowMs: 60_000 } }, clock: () => now });
+    });
+    afterAll(async () => {
+      await budgeted.close();
+    });
+
+    it('says when each request spent the budget, and nothing for one refused or of no budget', async () => {
+      const authorization = `Basic ${Buffer.from(`${budgeted.key}:${budgeted.secret}`).toString('base64')}`;
+      const post = () =>
+        fetch(`${budgeted.url}/${budgeted.account}/api/order`, {
+          method: 'POST',
+          headers: { authorization, 'content-type': 'application/json' },
+          body: '{"orderId":""}',
+        });
+      const spentAt: number[] = [];
+      for (const at of [0, 10_000, 20_000]) {
+        now = Date.UTC(2026, 11, 6, 16, 0, 30) + at;
+        spentAt.push(now);
+        await post();
+      }
+      await fetch(`${budgeted.url}/${budgeted.account}/api/facility`, { headers: { authorization } });
+      const log = budgeted.admin.requests();
+      expect(log.map((r) => [r.method, r.status, r.spentAt])).toEqual([
+        ['POST', 400, spentAt[0]],
+        ['POST', 400, spentAt[1]],
+        ['POST', 429, undefined],
+        ['GET', 200, undefined],
+      ]);
+    });
+  });
 });
