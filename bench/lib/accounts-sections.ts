@@ -172,7 +172,7 @@ export function idleSectionBody(
     `Ready: from each process's spawn to its \`worker started\` line (the slowest process's), logged once every account of the file is in it ` +
       '(an entry; for an account that pulls, its parts opened and its schedules in the due set). ' +
       'Then, once no scheduled pull is overdue (every first poll done), ' +
-    `${settle} s more (the first pull of each BOM feed, the one that stores its cursor, is then past), and measured over ${seconds} s: Redis commands ` +
+      `${settle} s more (the first pull of each BOM feed, the one that stores its cursor, is then past), and measured over ${seconds} s: Redis commands ` +
       'a second (INFO `total_commands_processed`, summed over the masters; a script counts with the commands it runs), the Redis memory added since ' +
       "before the processes started (`used_memory`: keys and client buffers), the keys, the clients connected, the worker processes' CPU (summed, " +
       "/proc), and each process's resident memory (VmHWM, the peak, and VmRSS at the end). Per account: divided by the accounts (RSS: a process's " +
