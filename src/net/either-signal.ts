@@ -1,3 +1,5 @@
+import { setMaxListeners } from 'node:events';
+
 /**
  * A signal aborted when any of `signals` is, for a run that ends long before them (a scheduled pull under its
  * account's and its process's stop signals), and its release: the listeners it added to them, removed once the run
@@ -6,6 +8,9 @@
  * in the old generation, and the process's memory with them (issue 56).
  */
 export function eitherSignal(signals: readonly AbortSignal[]): { signal: AbortSignal; release(): void } {
+  // Every run at once adds a listener to the same long-lived signals (32 scheduled pulls at once, say), each removed as
+  // its run ends: more than Node's 10 is no leak, so it is not warned of (a warning would bypass the logger).
+  setMaxListeners(0, ...signals);
   const either = new AbortController();
   const aborted = signals.find((s) => s.aborted);
   if (aborted) {
