@@ -1,5 +1,8 @@
 import { defaults } from '../../config/defaults.js';
 import type { AppContext } from './app-context.js';
+import { Registry } from 'prom-client';
+import type { Metrics } from '../metrics/metrics.js';
+import { redisWritesGauge } from '../metrics/hold-gauges.js';
 import { secretValues } from './command-context.js';
 import { watchRedisWrites, type RedisWriteWatch } from '../queue/hold/write-probe.js';
 import { redisRefusedAlert } from '../ops/redis-refused-alert.js';
@@ -22,7 +25,7 @@ export interface RedisHealth {
  * due set's member to fall due again (src/feed/due-set.ts).
  */
 export function startRedisHealth(
-  app: Pick<AppContext, 'config' | 'redis' | 'logger' | 'metrics'>,
+  app: Pick<AppContext, 'config' | 'redis' | 'logger'> & { metrics: Pick<Metrics, 'watchRedisWrites'> },
   o: RedisHealthOptions = {},
 ): RedisHealth {
   const { config, logger } = app;
@@ -48,4 +51,19 @@ export function startRedisHealth(
   // One probe now, so that a Redis full at start is told at once.
   void watch.probe();
   return { watch, stop: () => watch.stop() };
+}
+
+/**
+ * With ACCOUNTS_FILE, the process's own write probe under the deployment's prefix, beside those of the accounts open in
+ * it: `isync_redis_writes_refused_seconds` (no account label: the rule IsyncRedisRefusingWrites reads it) and its alert
+ * (for the deployment), told whether or not an account is open here: at thousands of accounts most are closed.
+ */
+export function startProcessRedisHealth(
+  app: Pick<AppContext, 'config' | 'redis' | 'logger'>,
+  prefix: string,
+): RedisHealth & { registry: Registry } {
+  const registry = new Registry();
+  const config = { ...app.config, accountName: undefined, redis: { ...app.config.redis, prefix } };
+  const health = startRedisHealth({ ...app, config, metrics: { watchRedisWrites: (read) => redisWritesGauge([registry], read) } });
+  return { ...health, registry };
 }

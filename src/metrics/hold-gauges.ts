@@ -113,19 +113,26 @@ export function holdGauges(registers: Registry[], source: HoldSource | undefined
     watchRedisWrites(latest) {
       const first = read === undefined;
       read = latest;
-      if (!first) return;
-      new Gauge({
-        name: 'isync_redis_writes_refused_seconds',
-        help:
-          'Seconds since Redis began to refuse writes (full, read-only) or to answer none, as seen by this process; ' +
-          '0 while it takes them.',
-        registers,
-        aggregator: 'max',
-        collect() {
-          const s = read!();
-          this.set(s.refusing ? Math.max(1, Math.round((Date.now() - s.since!) / 1000)) : 0);
-        },
-      });
+      if (first) redisWritesGauge(registers, () => read!());
     },
   };
+}
+
+/**
+ * `isync_redis_writes_refused_seconds`: how long this process's write probe has seen Redis refuse writes (an account's
+ * registry, or, with ACCOUNTS_FILE, the process's own: src/cli/commands/worker-accounts.ts).
+ */
+export function redisWritesGauge(registers: Registry[], read: () => WriteState): void {
+  new Gauge({
+    name: 'isync_redis_writes_refused_seconds',
+    help:
+      'Seconds since Redis began to refuse writes (full, read-only) or to answer none, as seen by this process; ' +
+      '0 while it takes them.',
+    registers,
+    aggregator: 'max',
+    collect() {
+      const s = read();
+      this.set(s.refusing ? Math.max(1, Math.round((Date.now() - s.since!) / 1000)) : 0);
+    },
+  });
 }

@@ -32,6 +32,8 @@ import { follow, register } from './account-follow.js';
 import { closedAlerts, closedFigures } from './account-closed.js';
 import { closedSamples, polledFeeds } from './account-charts.js';
 import { ranMinutesKey } from '../../ops/flow-minutes.js';
+import { startProcessRedisHealth } from '../../app/redis-health.js';
+import type { Registry } from 'prom-client';
 
 /** The deployment's prefix (the environment's account's, `default`'s): QUEUE_PREFIX, in a hash tag on a cluster. */
 function deploymentPrefix(env: Record<string, string | undefined>, base: Config): string {
@@ -43,7 +45,7 @@ function deploymentPrefix(env: Record<string, string | undefined>, base: Config)
  * in trouble, a closed one's read from Redis; any one's by `?account=NAME`), /healthz and /readyz (each account by
  * name) for the process.
  */
-async function serveHttp(p: HostProcess, base: Config, ingest: AccountsIngest | undefined): Promise<WorkerHttp | undefined> {
+async function serveHttp(p: HostProcess, base: Config, ingest: AccountsIngest | undefined, own: Registry): Promise<WorkerHttp | undefined> {
   if (base.http.port === 0) return undefined;
   const where = workerHttpWhere(base);
   const metrics = accountMetrics({
@@ -52,7 +54,8 @@ async function serveHttp(p: HostProcess, base: Config, ingest: AccountsIngest | 
         const registry = registryOf(h);
         return registry ? [{ name: h.entry.name, registry }] : [];
       }),
-    shared: () => (ingest ? [ingest.registry] : []),
+    // The process's own write probe (its gauge in the totals, read by IsyncRedisRefusingWrites) and the receiver's counts.
+    shared: () => [own, ...(ingest ? [ingest.registry] : [])],
     named: base.http.metricsAccounts,
     lagSeconds: base.alerts.lagSeconds,
     closed: (name) => {
@@ -185,6 +188,7 @@ export async function runAccountsWorker(io: CliIo, kinds: readonly Kind[]): Prom
   let http: WorkerHttp | undefined;
   let turns: { stop(): Promise<void> } | undefined;
   let started = false;
+  const writes = startProcessRedisHealth({ config: base, redis, logger }, deploymentPrefix(io.env, base));
   try {
     watch = watchAccounts(source, first, { everyMs: base.accountsReloadSeconds * 1000, logger, meanwhile });
     // One tracer provider for the process (OTEL_* are the deployment's); each account's spans name its service account.
@@ -198,7 +202,7 @@ export async function runAccountsWorker(io: CliIo, kinds: readonly Kind[]): Prom
     if (failed) throw failed.reason;
     turns = startTurns(p, base);
     started = true;
-    http = await serveHttp(p, base, ingest);
+    http = await serveHttp(p, base, ingest, writes.registry);
     const pushes = ingest ? `; pushes at ${ingest.receiver.url}/ingest/{account}/{stream}` : '';
     logger.info(
       {
@@ -221,6 +225,7 @@ export async function runAccountsWorker(io: CliIo, kinds: readonly Kind[]): Prom
     // Every open account stops taking jobs at once and their active jobs share one grace period; the receiver stops
     // taking pushes meanwhile (those in flight are stored and answered).
     await Promise.all([ingest?.receiver.close(), turns?.stop()]);
+    writes.stop();
     await closeAll(p);
     await p.due.close(0);
     p.catalogs.close();
