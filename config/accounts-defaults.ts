@@ -12,6 +12,11 @@ export const dispatchDefaults = {
   accountLeaseMs: 30_000,
   /** How often a process with free places looks at the ready set, in ms (a mark made in the process wakes it at once). */
   readyPollMs: 250,
+  /**
+   * How often a full process looks at its open accounts while others wait for a place (and how soon after a mark), in
+   * ms: one with nothing to do hands its place over within this, not within the second of the usual look.
+   */
+  accountFullLookMs: 200,
   /** How soon an account with held jobs, or records waiting for a reference, takes a look again once closed, in ms. */
   accountLookAgainMs: 60_000,
   /** How often the accounts' queues are swept for work no mark told of (one process of the deployment), in ms. */

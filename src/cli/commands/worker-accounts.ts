@@ -102,6 +102,7 @@ function startTurns(p: HostProcess, base: Config): { stop(): Promise<void> } {
     turnMs: d.turnMs,
     leaseMs: defaults.accountLeaseMs,
     pollMs: defaults.readyPollMs,
+    fullLookMs: defaults.accountFullLookMs,
     lookAgainMs: defaults.accountLookAgainMs,
     knows: (name) => p.hosted.has(name),
     weight: (name) => p.hosted.get(name)?.entry.config.dispatch.weight ?? 1,

@@ -1,100 +1,27 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
-import { startDispatcher, type Dispatcher } from '../../../src/queue/dispatch/dispatcher.js';
-import { readySet, shardKeys, shardOf } from '../../../src/queue/dispatch/ready-set.js';
-import type { AccountWork } from '../../../src/queue/dispatch/account-work.js';
-import { createLogger } from '../../../src/log/logger.js';
-import { connect, uniquePrefix } from '../../helpers/redis.js';
+import { shardKeys, shardOf } from '../../../src/queue/dispatch/ready-set.js';
+import { connect } from '../../helpers/redis.js';
 import { eventually } from '../../cli/worker-process.js';
+import { dropWorlds, world } from './dispatch-world.js';
 
 /**
  * Issue 56: a process's dispatcher (src/queue/dispatch/dispatcher.ts) over a real ready set. Its turns here are the
- * test's own (what an account's workers would be: how many jobs run, what its queues hold), so that places, idle
- * closes, hand-backs and wakes are seen exactly; the `worker` tests (test/accounts/) run the real ones.
+ * test's own (what an account's workers would be: how many jobs run, what its queues hold: dispatch-world.ts), so that
+ * places, idle closes, hand-backs and wakes are seen exactly; the `worker` tests (test/accounts/) run the real ones.
  */
 let redis: Redis;
-const bases: string[] = [];
 beforeAll(() => {
   redis = connect();
 });
 afterAll(async () => {
-  for (const base of bases)
-    for (let shard = 0; shard < 8; shard++) {
-      const k = shardKeys(base, shard);
-      await redis.del(k.ready, k.lease, k.pass, k.vt, k.owner);
-    }
+  await dropWorlds(redis);
   redis.disconnect();
 });
 
-/**
- * A world of accounts whose work the test sets, served by one dispatcher. `onStart` runs as a turn begins (what its
- * jobs would do: mark the account), `onClose` as it ends, `afterRead` after each read of an account's queues.
- */
-function world(o: {
-  places: number;
-  idleMs?: number;
-  turnMs?: number;
-  shards?: number;
-  weights?: Record<string, number>;
-  onStart?: (name: string) => Promise<void>;
-  onClose?: (name: string) => void;
-  afterRead?: (name: string) => void;
-}) {
-  const base = uniquePrefix('dispatch');
-  bases.push(base);
-  const ready = readySet(redis, base, o.shards ?? 1);
-  const openWhen = new Map<string, string[]>();
-  const work = new Map<string, Partial<AccountWork>>();
-  const open = new Set<string>();
-  const turns = new Map<string, number>();
-  const wakes: Array<[string, number]> = [];
-  /** Each account's ms with its turn open, closed turns only, and since when its open turn is. */
-  const held = new Map<string, number>();
-  const openSince = new Map<string, number>();
-  let mostOpen = 0;
-  const dispatcher: Dispatcher = startDispatcher({
-    ready,
-    logger: createLogger({ level: 'silent' }),
-    places: o.places,
-    idleMs: o.idleMs ?? 300,
-    turnMs: o.turnMs ?? 60_000,
-    leaseMs: 10_000,
-    pollMs: 50,
-    lookMs: 100,
-    lookAgainMs: 60_000,
-    knows: (name) => name !== 'stranger',
-    weight: (name) => o.weights?.[name] ?? 1,
-    startTurn: async (name) => {
-      if (!openWhen.has(name)) openWhen.set(name, [...open]);
-      open.add(name);
-      mostOpen = Math.max(mostOpen, open.size);
-      turns.set(name, (turns.get(name) ?? 0) + 1);
-      openSince.set(name, Date.now());
-      await o.onStart?.(name);
-      return {
-        active: () => 0,
-        close: async () => {
-          open.delete(name);
-          held.set(name, (held.get(name) ?? 0) + Date.now() - openSince.get(name)!);
-          o.onClose?.(name);
-        },
-      };
-    },
-    work: async (name) => {
-      const read = { ready: 0, held: 0, nextDelayedAt: null, waits: 0, untold: 0, heldCalls: 0, nextProbeAt: null, ...work.get(name) };
-      o.afterRead?.(name);
-      return read;
-    },
-    wakeAt: async (name, at) => void wakes.push([name, at]),
-  });
-  /** The ms each account held a place, its open turn counted to now. */
-  const heldMs = (name: string) => (held.get(name) ?? 0) + (open.has(name) ? Date.now() - openSince.get(name)! : 0);
-  return { base, ready, work, open, openWhen, turns, wakes, dispatcher, heldMs, mostOpen: () => mostOpen };
-}
-
 describe("a process's dispatcher", () => {
   it('opens at most its places, closes an account idle for its idle time, and opens nothing more', async () => {
-    const w = world({ places: 2 });
+    const w = world(redis, { places: 2 });
     try {
       for (const name of ['a', 'b', 'c', 'd', 'e']) {
         w.work.set(name, { ready: 1 });
@@ -112,7 +39,7 @@ describe("a process's dispatcher", () => {
   });
 
   it('hands a place back after the turn length while others wait, and takes the account up again', async () => {
-    const w = world({ places: 1, turnMs: 400 });
+    const w = world(redis, { places: 1, turnMs: 400 });
     try {
       for (const name of ['busy-1', 'busy-2']) {
         w.work.set(name, { ready: 1 });
@@ -127,7 +54,7 @@ describe("a process's dispatcher", () => {
   });
 
   it('closes a turn whose lease another process took (this one stalled), leaving that process’s lease alone', async () => {
-    const w = world({ places: 2, idleMs: 60_000 });
+    const w = world(redis, { places: 2, idleMs: 60_000 });
     try {
       w.work.set('acme', { ready: 5 });
       await w.dispatcher.mark('acme');
@@ -147,7 +74,7 @@ describe("a process's dispatcher", () => {
   });
 
   it('takes up an account a dead process held open once its lease ends, with no mark and no sweep', async () => {
-    const w = world({ places: 2, idleMs: 60_000 });
+    const w = world(redis, { places: 2, idleMs: 60_000 });
     try {
       // A process died with acme open: its lease runs out in 300 ms, and acme is out of the ready set (a claim takes it
       // out); its work waits.
@@ -166,7 +93,7 @@ describe("a process's dispatcher", () => {
   });
 
   it('asks for a wake at the outage’s next probe of an account it closes with jobs held by it, not a minute later', async () => {
-    const w = world({ places: 2 });
+    const w = world(redis, { places: 2 });
     try {
       // Held by an outage whose next probe may go in 5 s (only a turn sends it), and one held by something else.
       const probeAt = Date.now() + 5_000;
@@ -187,7 +114,7 @@ describe("a process's dispatcher", () => {
   });
 
   it('asks for a wake at the next delayed job of an account it closes, and hands back one it does not run', async () => {
-    const w = world({ places: 2 });
+    const w = world(redis, { places: 2 });
     try {
       const at = Date.now() + 120_000;
       w.work.set('retrying', { ready: 0, nextDelayedAt: at });
@@ -204,7 +131,7 @@ describe("a process's dispatcher", () => {
   });
 
   it('hands back only as many places as accounts wait, the longest turn first', async () => {
-    const w = world({ places: 3, turnMs: 300 });
+    const w = world(redis, { places: 3, turnMs: 300 });
     try {
       for (const name of ['busy-1', 'busy-2', 'busy-3']) {
         w.work.set(name, { ready: 1 });
@@ -226,7 +153,7 @@ describe("a process's dispatcher", () => {
     const names = Array.from({ length: 40 }, (_, i) => `acct-${i}`);
     const heavy = names[0]!;
     const light = names.find((n) => shardOf(n, 8) !== shardOf(heavy, 8))!;
-    const w = world({ places: 1, turnMs: 100, shards: 8, weights: { [heavy]: 2, [light]: 1 } });
+    const w = world(redis, { places: 1, turnMs: 100, shards: 8, weights: { [heavy]: 2, [light]: 1 } });
     try {
       for (const name of [heavy, light]) {
         w.work.set(name, { ready: 1 });
@@ -243,7 +170,7 @@ describe("a process's dispatcher", () => {
   });
 
   it('closes an account with nothing to do at once, not after its idle time, when the process is full and another waits', async () => {
-    const w = world({ places: 1, idleMs: 60_000 });
+    const w = world(redis, { places: 1, idleMs: 60_000 });
     try {
       w.work.set('quiet', { ready: 1 });
       await w.dispatcher.mark('quiet');
@@ -259,8 +186,31 @@ describe("a process's dispatcher", () => {
     }
   });
 
+  it('hands the place of an account with nothing to do to one marked while the process is full at once, not at its next look', async () => {
+    // A look every 5 s: only the look brought forward by the mark hands the place over within the second.
+    const reads = new Map<string, number>();
+    const w = world(redis, { places: 1, idleMs: 60_000, lookMs: 5_000, afterRead: (n) => reads.set(n, (reads.get(n) ?? 0) + 1) });
+    try {
+      w.work.set('quiet', { ready: 1 });
+      await w.dispatcher.mark('quiet');
+      await eventually(async () => w.open.has('quiet'), 5_000, 'quiet open');
+      // Full, nobody waiting: no look comes sooner than its 5 s.
+      await new Promise((r) => setTimeout(r, 1_000));
+      expect(reads.get('quiet') ?? 0).toBe(0);
+      w.work.set('quiet', { ready: 0 });
+      w.work.set('waiter', { ready: 1 });
+      const marked = Date.now();
+      await w.dispatcher.mark('waiter');
+      await eventually(async () => w.open.has('waiter'), 5_000, 'waiter open');
+      expect(Date.now() - marked).toBeLessThan(1_000);
+      expect(w.open.has('quiet')).toBe(false);
+    } finally {
+      await w.dispatcher.stop();
+    }
+  });
+
   it('keeps a turn open that would be claimed straight back, though another account waits', async () => {
-    const w = world({ places: 1, turnMs: 150 });
+    const w = world(redis, { places: 1, turnMs: 150 });
     try {
       w.work.set('busy', { ready: 1 });
       await w.dispatcher.mark('busy');
@@ -283,7 +233,7 @@ describe("a process's dispatcher", () => {
 
   it('does not open an account again for the mark its own jobs made while it was open', async () => {
     // Its jobs add jobs of its own while it runs (an order's intake adds the order): each add marks it.
-    const w = world({ places: 2, onStart: async (name) => void (await w.ready.mark(name)) });
+    const w = world(redis, { places: 2, onStart: async (name) => void (await w.ready.mark(name)) });
     try {
       w.work.set('solo', { ready: 1 });
       await w.dispatcher.mark('solo');
@@ -302,7 +252,7 @@ describe("a process's dispatcher", () => {
   it('opens an account again whose work came in between its queues read at its close and its release', async () => {
     let closed = false;
     let added = false;
-    const w = world({
+    const w = world(redis, {
       places: 2,
       onStart: async (name) => void (await w.ready.mark(name)),
       onClose: () => void (closed = true),
