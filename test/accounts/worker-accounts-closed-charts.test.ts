@@ -6,6 +6,7 @@ import { ranMinutesKey } from '../../src/ops/flow-minutes.js';
 import { openStreamQueues } from '../../src/queue/stream-queues.js';
 import { redisKeys } from '../../src/redis/connection.js';
 import { eventually } from '../cli/worker-process.js';
+import { monitorOf } from '../helpers/redis.js';
 import { accountsWorld, type AccountsWorld, type TestAccount } from './accounts-kit.js';
 
 /**
@@ -38,9 +39,7 @@ beforeAll(async () => {
   });
   world.writeFile(['calm', 'down']);
   const watched = new Set([flowSamplesKey(calm.prefix), flowSamplesKey(down.prefix), ranMinutesKey(world.base)]);
-  watcher = world.redis.duplicate();
-  const monitor = await watcher.monitor();
-  monitor.on('monitor', (_time: string, args: string[]) => {
+  watcher = await monitorOf(world.redis, (args) => {
     if (args[0]?.toLowerCase() === 'zadd' && watched.has(args[1]!)) writes.push(`${args[1]} ${args[2]}`);
   });
   started = Date.now();

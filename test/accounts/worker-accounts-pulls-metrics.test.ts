@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Redis } from 'ioredis';
+import { monitorOf } from '../helpers/redis.js';
 import { readFeedState } from '../../src/feed/feed-state.js';
 import { redisKeys } from '../../src/redis/connection.js';
 import { eventually, freePort, type WorkerProcess } from '../cli/worker-process.js';
@@ -33,9 +33,8 @@ afterAll(async () => {
 
 /** The commands Redis ran while `fn` ran, as MONITOR shows them (each command's words, keys included). */
 async function commandsDuring(fn: () => Promise<unknown>): Promise<string[]> {
-  const monitor = await new Redis(world.redis.options).monitor();
   const seen: string[] = [];
-  monitor.on('monitor', (_time: string, args: string[]) => seen.push(args.join(' ')));
+  const monitor = await monitorOf(world.redis, (args) => seen.push(args.join(' ')));
   try {
     await fn();
     // MONITOR's lines trail the commands a little.

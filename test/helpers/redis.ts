@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
 import { readConfig } from '../../config/read-config.js';
 import { createRedis, deleteKeysUnder, type RedisConnection, type RedisNode, type RedisTarget } from '../../src/redis/connection.js';
-import type { Redis } from 'ioredis';
+import type { Redis, RedisOptions } from 'ioredis';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -81,4 +81,28 @@ export function defaultRedisGuard(): string[] {
   const u = new URL(redisUrl());
   if (DEFAULT_REDIS.has(`${u.hostname}:${u.port || '6379'}`)) return [];
   return ['--import', new URL('../setup/default-redis-guard.mjs', import.meta.url).href];
+}
+
+/**
+ * A MONITOR connection beside `redis` (its options), for a test that watches the commands others send. ioredis's own
+ * `monitor()` can fail to start when another client's command is echoed in the same read as MONITOR's answer ("Command
+ * queue state error": the line is taken for a reply), and it leaves that connection open: this one starts again then
+ * (3 tries), and a later such line is a line missed, not an error thrown in the test.
+ */
+export async function monitorOf(redis: Redis, onLine: (args: string[]) => void): Promise<Redis> {
+  for (let attempt = 1; ; attempt++) {
+    const monitor = redis.duplicate({ monitor: true, lazyConnect: false } as RedisOptions);
+    try {
+      await new Promise<void>((resolve, reject) => {
+        monitor.once('error', reject);
+        monitor.once('monitoring', () => resolve());
+      });
+      monitor.on('error', () => undefined);
+      monitor.on('monitor', (_time: string, args: string[]) => onLine(args));
+      return monitor;
+    } catch (err) {
+      monitor.disconnect();
+      if (attempt >= 3) throw err;
+    }
+  }
 }
