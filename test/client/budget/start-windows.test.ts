@@ -143,7 +143,10 @@ describe.concurrent.each(WINDOW_SHAPES)('the slow start on %s windows', (shape: 
   // fixed window's Remaining is test/cli/shared-budget.test.ts's.)
   it.for(YIELDING.has(shape) ? (['on-429', 'every-answer'] as const) : (['on-429'] as const))(
     'beside a client at work a window before, headers %s: the crossing yields to it, and this program keeps near what is free',
-    { timeout: 25_000 },
+    // Again up to twice: on a loaded machine the loop may send under its share's pace and cross late, more than a window
+    // after its first request, when the yield that lasts until that request leaves the window is over before it is
+    // read (seen once in CI: crossed, never seen yielding). A crossing that never yields fails every time.
+    { timeout: 25_000, retry: 2 },
     async (rateHeaders, { onTestFinished }) => {
       const { sandbox, run, budget, w } = await startWorld(shape, onTestFinished, rateHeaders);
       const other = startOtherClient({ ...sandbox, perMinute: 400 });
