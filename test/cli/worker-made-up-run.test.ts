@@ -11,9 +11,9 @@ import { eventually, startWorkerProcess, type WorkerProcess } from './worker-pro
  * time, started 10 s after it, as a deploy at 19:00 does). Either way its 12 counts are applied, once, soon after the
  * cause ends, and `status --json` says the run was made up and why.
  *
- * The outage is issue 45's 60 s story in 30 s: it begins 15 s before the run's time (the worker started and the whole
- * service held by then, on a loaded machine too) and ends 15 s after it, so that the run is held, and the make-up look
- * after it (10 s on) finds the service still down.
+ * The outage is issue 45's 60 s story in 25 s: it begins 10 s before the run's time (the worker started and the whole
+ * service held by then, on a loaded machine too: an order meets it within a second or two) and ends 15 s after it, so
+ * that the run is held, and the make-up look after it (10 s on) finds the service still down.
  */
 const COUNTS = 12;
 /** One test's sandbox, feed and prefix, and the workers it started: stopped by that test alone (the two run side by side). */
@@ -88,11 +88,11 @@ describe('the nightly stock-count run (issue 45)', () => {
   it.concurrent(
     'falls inside an outage of the whole service: made up once after it, within 30 s',
     async () => {
-      const due = Date.now() + 30_000;
+      const due = Date.now() + 20_000;
       const w = await world('made-up-outage', due);
       await w.start().httpUrl;
-      // The service goes down 15 s before the run's time; a job meets it, and the whole service is held.
-      await new Promise((r) => setTimeout(r, Math.max(0, due - 15_000 - Date.now())));
+      // The service goes down 10 s before the run's time; a job meets it, and the whole service is held.
+      await new Promise((r) => setTimeout(r, Math.max(0, due - 10_000 - Date.now())));
       w.stack.sandbox.admin.setFaults([{ kind: 'status-503' }]);
       w.stack.feed.append('orders', [orderRecord('MADE-UP-1')]);
       await eventually(

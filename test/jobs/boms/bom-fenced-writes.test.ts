@@ -11,31 +11,46 @@ import { testWorld, type TestWorld } from '../../helpers/test-world.js';
  * record's components, the job completed and never failed.
  */
 describe('a BOM whose worker is frozen at its product update past the lock, then thawed', () => {
-  let world: TestWorld;
-  const children: ChildProcess[] = [];
+  /** Each point in a world of its own (sandbox, Redis prefix, workers), side by side: each waits on the lock's life. */
+  const worlds = new Map<string, TestWorld>();
+  const children = new Map<string, ChildProcess[]>();
   const runs = new Map<string, FrozenRun>();
   const products = new Map<string, string>();
   beforeAll(async () => {
-    world = await testWorld('bom-fenced', { streams: ['stock-counts', 'boms'], workers: false, sandbox: { latency: { ms: 600 } } });
-    const bare = world.sandbox.admin
-      .state()
-      .products.filter((p) => !p.productAssocList.some((a) => a.productAssocTypeId === 'MANUF_COMPONENT') && p.productId !== 'SKU-0001');
-    for (const [i, point] of FREEZE_POINTS.entries()) {
-      const productId = bare[i]!.productId;
-      products.set(point, productId);
-      const start = (env: Record<string, string>) => startStockWorker(world, children, { CHUNK: '500', ...env });
-      const record = { productId, components: [{ productId: 'SKU-0001', quantity: i + 2 }] };
-      runs.set(point, await frozenRun(world, { stream: 'boms', start, record, key: productId, call: 'updateProduct', point }));
-      killAll(children);
-    }
+    await Promise.all(
+      FREEZE_POINTS.map(async (point, i) => {
+        const world = await testWorld(`bom-fenced-${point}`, {
+          streams: ['stock-counts', 'boms'],
+          workers: false,
+          sandbox: { latency: { ms: 600 } },
+        });
+        worlds.set(point, world);
+        const bare = world.sandbox.admin
+          .state()
+          .products.filter(
+            (p) => !p.productAssocList.some((a) => a.productAssocTypeId === 'MANUF_COMPONENT') && p.productId !== 'SKU-0001',
+          );
+        const productId = bare[i]!.productId;
+        products.set(point, productId);
+        const started: ChildProcess[] = [];
+        children.set(point, started);
+        const start = (env: Record<string, string>) => startStockWorker(world, started, { CHUNK: '500', ...env });
+        const record = { productId, components: [{ productId: 'SKU-0001', quantity: i + 2 }] };
+        runs.set(point, await frozenRun(world, { stream: 'boms', start, record, key: productId, call: 'updateProduct', point }));
+        killAll(started);
+      }),
+    );
   }, 200_000);
   afterAll(async () => {
-    killAll(children);
-    await world?.close();
+    for (const started of children.values()) killAll(started);
+    await Promise.all([...worlds.values()].map((w) => w.close()));
   });
 
   it.each(FREEZE_POINTS)("frozen %s: one bill on the product, the record's", (point) => {
-    const product = world.sandbox.admin.state().products.find((p) => p.productId === products.get(point))!;
+    const product = worlds
+      .get(point)!
+      .sandbox.admin.state()
+      .products.find((p) => p.productId === products.get(point))!;
     const bills = product.productAssocList.filter((a) => a.productAssocTypeId === 'MANUF_COMPONENT');
     expect(bills).toHaveLength(1);
     expect(bills[0]!.productAssocItemList.map((c) => c.quantity)).toEqual([FREEZE_POINTS.indexOf(point) + 2]);

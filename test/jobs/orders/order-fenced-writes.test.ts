@@ -11,32 +11,35 @@ import { ABANDONED_TEXT } from '../../../src/queue/lease/lease-words.js';
  * would be a second shipment): one shipment every time, the order completed, the job completed and never failed.
  */
 describe('an order whose worker is frozen at its shipment create past the lock, then thawed', () => {
-  let world: TestWorld;
+  /** Each point in a world of its own (sandbox, Redis prefix, workers), side by side: each waits on the lock's life. */
+  const worlds = new Map<string, TestWorld>();
   const runs = new Map<string, FrozenRun>();
   const lines = new Map<string, string[]>();
   const id = (point: string) => `FENCED-${point}`;
   beforeAll(async () => {
-    world = await testWorld('order-fenced', { streams: ['orders'], workers: false, sandbox: { latency: { ms: 600 } } });
-    await world.deps.catalog.refresh();
-    for (const point of FREEZE_POINTS) {
-      const said: string[] = [];
-      lines.set(point, said);
-      const start = (env: Record<string, string>) =>
-        startOrderWorkerProcess(world, { concurrency: 2, env, ...(env.ISYNC_TEST_FREEZE_AT ? { lines: said } : {}) });
-      runs.set(
-        point,
-        await frozenRun(world, { stream: 'orders', start, record: orderRecord(id(point)), key: id(point), call: 'createShipment', point }),
-      );
-    }
+    await Promise.all(
+      FREEZE_POINTS.map(async (point) => {
+        const world = await testWorld(`order-fenced-${point}`, { streams: ['orders'], workers: false, sandbox: { latency: { ms: 600 } } });
+        worlds.set(point, world);
+        await world.deps.catalog.refresh();
+        const said: string[] = [];
+        lines.set(point, said);
+        const start = (env: Record<string, string>) =>
+          startOrderWorkerProcess(world, { concurrency: 2, env, ...(env.ISYNC_TEST_FREEZE_AT ? { lines: said } : {}) });
+        const record = orderRecord(id(point));
+        runs.set(point, await frozenRun(world, { stream: 'orders', start, record, key: id(point), call: 'createShipment', point }));
+      }),
+    );
   }, 200_000);
   afterAll(async () => {
-    await world?.close();
+    await Promise.all([...worlds.values()].map((w) => w.close()));
   });
 
   it.each(FREEZE_POINTS)('frozen %s: one order, one shipment, shipped and completed', (point) => {
-    const { orders, shipments } = orderState(world.sandbox.admin.state(), id(point));
+    const state = worlds.get(point)!.sandbox.admin.state();
+    const { orders, shipments } = orderState(state, id(point));
     expect({ orders: orders.length, shipments: shipments.length }).toEqual({ orders: 1, shipments: 1 });
-    expect(syncedOnce(world.sandbox.admin.state(), [id(point)])).toBe(true);
+    expect(syncedOnce(state, [id(point)])).toBe(true);
   });
 
   it.each(FREEZE_POINTS)('frozen %s past the lock: the job completed, never failed', (point) => {

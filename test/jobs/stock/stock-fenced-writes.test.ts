@@ -11,40 +11,50 @@ import { testWorld, type TestWorld } from '../../helpers/test-world.js';
  * one adds the difference again): one variance every time, the stock as counted, the job completed and never failed.
  */
 describe('a stock count whose worker is frozen at its variance past the lock, then thawed', () => {
-  let world: TestWorld;
-  const children: ChildProcess[] = [];
+  /** Each point in a world of its own (sandbox, Redis prefix, workers), side by side: each waits on the lock's life. */
+  const worlds = new Map<string, TestWorld>();
+  const children = new Map<string, ChildProcess[]>();
   const runs = new Map<string, FrozenRun>();
   const variances = new Map<string, number>();
   const where = new Map<string, { facilityUrl: string; productUrl: string; quantity: number }>();
   const LOCATIONS = ['A-01', 'A-02', 'N-01', 'N-02'];
   beforeAll(async () => {
-    world = await testWorld('stock-fenced', { streams: ['stock-counts', 'boms'], workers: false, sandbox: { latency: { ms: 600 } } });
-    const state = world.sandbox.admin.state();
-    for (const [i, point] of FREEZE_POINTS.entries()) {
-      const name = LOCATIONS[i]!;
-      const facilityUrl = world.facility(name);
-      const productId = state.inventory.find((r) => r.facilityUrl === facilityUrl)!.productId;
-      const productUrl = world.product(productId);
-      const quantity = world.sandbox.admin.stockOnHand(facilityUrl, productUrl) + 3;
-      where.set(point, { facilityUrl, productUrl, quantity });
-      const countId = `FENCED-${point}`;
-      const before = world.sandbox.admin.counters().creates.variance;
-      const start = (env: Record<string, string>) => startStockWorker(world, children, { CHUNK: '500', ...env });
-      const record = countRecord(countId, name, '2026-11-30', [[productId, quantity]]);
-      runs.set(point, await frozenRun(world, { stream: 'stock-counts', start, record, key: countId, call: 'createVariance', point }));
-      variances.set(point, world.sandbox.admin.counters().creates.variance - before);
-      killAll(children);
-    }
+    await Promise.all(
+      FREEZE_POINTS.map(async (point, i) => {
+        const world = await testWorld(`stock-fenced-${point}`, {
+          streams: ['stock-counts', 'boms'],
+          workers: false,
+          sandbox: { latency: { ms: 600 } },
+        });
+        worlds.set(point, world);
+        const state = world.sandbox.admin.state();
+        const name = LOCATIONS[i]!;
+        const facilityUrl = world.facility(name);
+        const productId = state.inventory.find((r) => r.facilityUrl === facilityUrl)!.productId;
+        const productUrl = world.product(productId);
+        const quantity = world.sandbox.admin.stockOnHand(facilityUrl, productUrl) + 3;
+        where.set(point, { facilityUrl, productUrl, quantity });
+        const countId = `FENCED-${point}`;
+        const before = world.sandbox.admin.counters().creates.variance;
+        const started: ChildProcess[] = [];
+        children.set(point, started);
+        const start = (env: Record<string, string>) => startStockWorker(world, started, { CHUNK: '500', ...env });
+        const record = countRecord(countId, name, '2026-11-30', [[productId, quantity]]);
+        runs.set(point, await frozenRun(world, { stream: 'stock-counts', start, record, key: countId, call: 'createVariance', point }));
+        variances.set(point, world.sandbox.admin.counters().creates.variance - before);
+        killAll(started);
+      }),
+    );
   }, 200_000);
   afterAll(async () => {
-    killAll(children);
-    await world?.close();
+    for (const started of children.values()) killAll(started);
+    await Promise.all([...worlds.values()].map((w) => w.close()));
   });
 
   it.each(FREEZE_POINTS)('frozen %s: one variance, the stock as counted', (point) => {
     const w = where.get(point)!;
     expect(variances.get(point)).toBe(1);
-    expect(world.sandbox.admin.stockOnHand(w.facilityUrl, w.productUrl)).toBe(w.quantity);
+    expect(worlds.get(point)!.sandbox.admin.stockOnHand(w.facilityUrl, w.productUrl)).toBe(w.quantity);
   });
 
   it.each(FREEZE_POINTS)('frozen %s past the lock: the job completed, never failed', (point) => {
