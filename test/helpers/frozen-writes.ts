@@ -6,7 +6,7 @@ import type { StreamName } from '../../src/records/stream-name.js';
 import { redisKeys } from '../../src/redis/connection.js';
 import { parseTrace } from '../../src/queue/job-trace.js';
 import { fenceNotes } from '../../src/queue/lease/lease-words.js';
-import type { TestWorld } from './test-world.js';
+import { testWorld, type TestWorld, type TestWorldOptions } from './test-world.js';
 
 /** Every point of the write path a worker is frozen at (src/client/layers/freeze-hook.ts). */
 export const FREEZE_POINTS: readonly FreezePoint[] = ['before-check', 'after-check', 'in-flight', 'after-answer'];
@@ -93,4 +93,23 @@ export async function frozenRun(
   } finally {
     for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
   }
+}
+
+/**
+ * `run` at each freeze point in a world of its own (its sandbox, Redis prefix and workers), the points side by side:
+ * each waits on the lock's life, not on the CPU. `worlds` gets each point's world, for the tests to read and close.
+ */
+export async function eachPointApart(
+  worlds: Map<string, TestWorld>,
+  name: string,
+  o: TestWorldOptions,
+  run: (world: TestWorld, point: FreezePoint, i: number) => Promise<void>,
+): Promise<void> {
+  await Promise.all(
+    FREEZE_POINTS.map(async (point, i) => {
+      const world = await testWorld(`${name}-${point}`, o);
+      worlds.set(point, world);
+      await run(world, point, i);
+    }),
+  );
 }

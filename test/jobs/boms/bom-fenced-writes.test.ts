@@ -1,8 +1,8 @@
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FREEZE_POINTS, frozenRun, LOCK_MS, type FrozenRun } from '../../helpers/frozen-writes.js';
+import { eachPointApart, FREEZE_POINTS, frozenRun, LOCK_MS, type FrozenRun } from '../../helpers/frozen-writes.js';
 import { killAll, startStockWorker } from '../../helpers/stock-worker.js';
-import { testWorld, type TestWorld } from '../../helpers/test-world.js';
+import type { TestWorld } from '../../helpers/test-world.js';
 
 /**
  * Issue 50: a worker frozen (SIGSTOP) past the lock's life at each point of a BOM's product update while another
@@ -11,20 +11,17 @@ import { testWorld, type TestWorld } from '../../helpers/test-world.js';
  * record's components, the job completed and never failed.
  */
 describe('a BOM whose worker is frozen at its product update past the lock, then thawed', () => {
-  /** Each point in a world of its own (sandbox, Redis prefix, workers), side by side: each waits on the lock's life. */
+  /** Each point's world of its own (eachPointApart: the points side by side). */
   const worlds = new Map<string, TestWorld>();
   const children = new Map<string, ChildProcess[]>();
   const runs = new Map<string, FrozenRun>();
   const products = new Map<string, string>();
   beforeAll(async () => {
-    await Promise.all(
-      FREEZE_POINTS.map(async (point, i) => {
-        const world = await testWorld(`bom-fenced-${point}`, {
-          streams: ['stock-counts', 'boms'],
-          workers: false,
-          sandbox: { latency: { ms: 600 } },
-        });
-        worlds.set(point, world);
+    await eachPointApart(
+      worlds,
+      'bom-fenced',
+      { streams: ['stock-counts', 'boms'], workers: false, sandbox: { latency: { ms: 600 } } },
+      async (world, point, i) => {
         const bare = world.sandbox.admin
           .state()
           .products.filter(
@@ -38,7 +35,7 @@ describe('a BOM whose worker is frozen at its product update past the lock, then
         const record = { productId, components: [{ productId: 'SKU-0001', quantity: i + 2 }] };
         runs.set(point, await frozenRun(world, { stream: 'boms', start, record, key: productId, call: 'updateProduct', point }));
         killAll(started);
-      }),
+      },
     );
   }, 200_000);
   afterAll(async () => {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOrderWorkerProcess } from '../../helpers/order-worker-process.js';
 import { orderRecord, orderState, syncedOnce } from '../../helpers/order-records.js';
-import { FREEZE_POINTS, frozenRun, LOCK_MS, type FrozenRun } from '../../helpers/frozen-writes.js';
-import { testWorld, type TestWorld } from '../../helpers/test-world.js';
+import { eachPointApart, FREEZE_POINTS, frozenRun, LOCK_MS, type FrozenRun } from '../../helpers/frozen-writes.js';
+import type { TestWorld } from '../../helpers/test-world.js';
 import { ABANDONED_TEXT } from '../../../src/queue/lease/lease-words.js';
 
 /**
@@ -11,16 +11,17 @@ import { ABANDONED_TEXT } from '../../../src/queue/lease/lease-words.js';
  * would be a second shipment): one shipment every time, the order completed, the job completed and never failed.
  */
 describe('an order whose worker is frozen at its shipment create past the lock, then thawed', () => {
-  /** Each point in a world of its own (sandbox, Redis prefix, workers), side by side: each waits on the lock's life. */
+  /** Each point's world of its own (eachPointApart: the points side by side). */
   const worlds = new Map<string, TestWorld>();
   const runs = new Map<string, FrozenRun>();
   const lines = new Map<string, string[]>();
   const id = (point: string) => `FENCED-${point}`;
   beforeAll(async () => {
-    await Promise.all(
-      FREEZE_POINTS.map(async (point) => {
-        const world = await testWorld(`order-fenced-${point}`, { streams: ['orders'], workers: false, sandbox: { latency: { ms: 600 } } });
-        worlds.set(point, world);
+    await eachPointApart(
+      worlds,
+      'order-fenced',
+      { streams: ['orders'], workers: false, sandbox: { latency: { ms: 600 } } },
+      async (world, point) => {
         await world.deps.catalog.refresh();
         const said: string[] = [];
         lines.set(point, said);
@@ -28,7 +29,7 @@ describe('an order whose worker is frozen at its shipment create past the lock, 
           startOrderWorkerProcess(world, { concurrency: 2, env, ...(env.ISYNC_TEST_FREEZE_AT ? { lines: said } : {}) });
         const record = orderRecord(id(point));
         runs.set(point, await frozenRun(world, { stream: 'orders', start, record, key: id(point), call: 'createShipment', point }));
-      }),
+      },
     );
   }, 200_000);
   afterAll(async () => {

@@ -1,9 +1,9 @@
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countRecord } from '../../helpers/count-record.js';
-import { FREEZE_POINTS, frozenRun, LOCK_MS, type FrozenRun } from '../../helpers/frozen-writes.js';
+import { eachPointApart, FREEZE_POINTS, frozenRun, LOCK_MS, type FrozenRun } from '../../helpers/frozen-writes.js';
 import { killAll, startStockWorker } from '../../helpers/stock-worker.js';
-import { testWorld, type TestWorld } from '../../helpers/test-world.js';
+import type { TestWorld } from '../../helpers/test-world.js';
 
 /**
  * Issue 50: a worker frozen (SIGSTOP) past the lock's life at each point of a count's variance while another worker
@@ -11,7 +11,7 @@ import { testWorld, type TestWorld } from '../../helpers/test-world.js';
  * one adds the difference again): one variance every time, the stock as counted, the job completed and never failed.
  */
 describe('a stock count whose worker is frozen at its variance past the lock, then thawed', () => {
-  /** Each point in a world of its own (sandbox, Redis prefix, workers), side by side: each waits on the lock's life. */
+  /** Each point's world of its own (eachPointApart: the points side by side). */
   const worlds = new Map<string, TestWorld>();
   const children = new Map<string, ChildProcess[]>();
   const runs = new Map<string, FrozenRun>();
@@ -19,14 +19,11 @@ describe('a stock count whose worker is frozen at its variance past the lock, th
   const where = new Map<string, { facilityUrl: string; productUrl: string; quantity: number }>();
   const LOCATIONS = ['A-01', 'A-02', 'N-01', 'N-02'];
   beforeAll(async () => {
-    await Promise.all(
-      FREEZE_POINTS.map(async (point, i) => {
-        const world = await testWorld(`stock-fenced-${point}`, {
-          streams: ['stock-counts', 'boms'],
-          workers: false,
-          sandbox: { latency: { ms: 600 } },
-        });
-        worlds.set(point, world);
+    await eachPointApart(
+      worlds,
+      'stock-fenced',
+      { streams: ['stock-counts', 'boms'], workers: false, sandbox: { latency: { ms: 600 } } },
+      async (world, point, i) => {
         const state = world.sandbox.admin.state();
         const name = LOCATIONS[i]!;
         const facilityUrl = world.facility(name);
@@ -43,7 +40,7 @@ describe('a stock count whose worker is frozen at its variance past the lock, th
         runs.set(point, await frozenRun(world, { stream: 'stock-counts', start, record, key: countId, call: 'createVariance', point }));
         variances.set(point, world.sandbox.admin.counters().creates.variance - before);
         killAll(started);
-      }),
+      },
     );
   }, 200_000);
   afterAll(async () => {
