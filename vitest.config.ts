@@ -1,5 +1,4 @@
 import { defineConfig } from 'vitest/config';
-import SlowFirstSequencer from './test/setup/slow-first.js';
 
 const BROWSER_TESTS = ['test/dashboard/*-browser.test.ts'];
 /** deploy/'s Prometheus rules, Grafana dashboard and Kubernetes manifests: promtool and a Prometheus server (its own setup). */
@@ -27,8 +26,6 @@ export default defineConfig({
     // (2026-12-06: 474 s for the suite, 10 min of CPU; three files at once: 538 s, 1.2 cores). The tests that time
     // requests to the tens of ms run again when they miss (test/client/budget/pulse.test.ts, start-windows.test.ts).
     maxWorkers: 4,
-    // The longest files first, whatever their project (test/setup/slow-first.ts): the run ends on the shortest.
-    sequence: { sequencer: SlowFirstSequencer },
     // In CI a JSON report lets .ci/run print a plain 'N passed, N failed' line.
     reporters: process.env.CI ? ['default', ['json', { outputFile: 'test-results/vitest.json' }]] : ['default'],
     // Redis for every project: REDIS_URL when it answers, else a private redis-server for the run; and dist/ built
