@@ -4,7 +4,8 @@
  * account's feed is one empty feed server, its service one sandbox), or, with `--pushed-only`, no UPSTREAM_URL at all
  * (the accounts take pushes only, and none comes). Measured after the accounts have started and settled: the Redis
  * commands a second (INFO stats total_commands_processed, less the measuring's own), the Redis memory and keys, the
- * connections, the processes' CPU and each process's RSS; each also per account; and the accounts open at the end
+ * connections, the processes' CPU and each process's RSS (its peak, and at rest: the median of a reading a second through
+ * the measure); each also per account; and the accounts open at the end
  * (their leases in the ready set, src/queue/dispatch/ready-set.ts: an idle account has none). And how soon each process
  * was ready: from its spawn to its `worker started` line (the time in the line), logged once every account of the file
  * is in it (an entry; and, for one that pulls, its parts and its schedules in the due set).
@@ -28,7 +29,8 @@ import { sandboxEnv } from '../src/app/sandbox-config.js';
 import { STREAMS } from '../jobs/kinds.js';
 import { buildDist } from './lib/build-dist.js';
 import { spawnCli, type CliProcess } from './lib/cli-process.js';
-import { currentRss, peakRss } from './lib/peak-rss.js';
+import { peakRss } from './lib/peak-rss.js';
+import { commandCalls, countKeys, dueCaughtUp, infoSum, leased, restingRss } from './lib/idle-readings.js';
 import { processCpuMs } from './lib/proc-cpu.js';
 import { startLocalCluster } from '../test/kit/local-cluster.js';
 
@@ -85,63 +87,13 @@ export interface AccountsIdleFigures {
   rssPerProcessBytes: number;
   /** A process's RSS / accounts (each process runs every account): its start-up base included. */
   rssPerAccountBytes: number;
-  /** Resident memory at the end of the measure (VmRSS), a process's (the mean over the processes). */
+  /**
+   * Resident memory at rest (VmRSS), a process's (the mean over the processes): each process's median of its readings
+   * once a second through the measure, so that one reading taken as V8 grows or gives back its heap does not decide it.
+   */
   rssNowPerProcessBytes: number;
   /** The commands an account sent a minute, by command (INFO commandstats over the measure), the most first. */
   commandsPerAccountMinute: Record<string, number>;
-}
-
-/** The masters' INFO fields, summed (one server, or every master of the cluster). */
-async function infoSum(nodes: Redis[], field: string, section: string): Promise<number> {
-  let sum = 0;
-  for (const n of nodes) sum += Number(new RegExp(`${field}:(\\d+)`).exec(await n.info(section))?.[1] ?? 0);
-  return sum;
-}
-
-/** Every command's calls (INFO commandstats), summed over the masters. */
-async function commandCalls(nodes: Redis[]): Promise<Map<string, number>> {
-  const calls = new Map<string, number>();
-  for (const n of nodes)
-    for (const m of (await n.info('commandstats')).matchAll(/cmdstat_([\w|]+):calls=(\d+)/g))
-      calls.set(m[1]!, (calls.get(m[1]!) ?? 0) + Number(m[2]));
-  return calls;
-}
-
-async function countKeys(nodes: Redis[]): Promise<number> {
-  let sum = 0;
-  for (const n of nodes) sum += await n.dbsize();
-  return sum;
-}
-
-/** Accounts a process has open (a turn): the members of the ready set's leases (`{idle~ready~N}:lease`), over every master. */
-async function leased(nodes: Redis[]): Promise<number> {
-  let n = 0;
-  for (const node of nodes) {
-    let cursor = '0';
-    do {
-      const [next, batch] = await node.scan(cursor, 'MATCH', `{${PREFIX}~ready~*}:lease`, 'COUNT', 1000);
-      cursor = next;
-      for (const key of batch) n += await node.zcard(key);
-    } while (cursor !== '0');
-  }
-  return n;
-}
-
-/**
- * Waits until no member of the due set (on whichever master holds it) is more than 2 s overdue: the first
- * polls of every account, all due at its start, are done. Answers the ms waited.
- */
-async function dueCaughtUp(nodes: Redis[], limitMs: number): Promise<number> {
-  const started = Date.now();
-  for (;;) {
-    let overdue = 0;
-    // `idle:due`, or `{idle}:due` on a cluster (the prefix in its hash tag): asked of every master, the others refuse.
-    for (const n of nodes)
-      for (const key of [`${PREFIX}:due`, `{${PREFIX}}:due`]) overdue += await n.zcount(key, '-inf', Date.now() - 2000).catch(() => 0);
-    if (overdue === 0) return Date.now() - started;
-    if (Date.now() - started > limitMs) throw new Error(`${overdue} scheduled pulls still overdue after ${limitMs} ms`);
-    await sleep(500);
-  }
 }
 
 /** When a process logged `worker started` (ms since the epoch, from the line's time), if it did yet. */
@@ -220,7 +172,7 @@ export async function runAccountsIdle(o: AccountsIdleOptions): Promise<AccountsI
     }
     const readyEachSeconds = ready.map((r, i) => round((r! - spawned[i]!) / 1000));
     // Every account's first polls (due at once when it starts) worked off: what is measured is the idle, not the start.
-    const caughtUp = await dueCaughtUp(nodes, (o.startLimitSeconds ?? 600) * 1000);
+    const caughtUp = await dueCaughtUp(nodes, PREFIX, (o.startLimitSeconds ?? 600) * 1000);
     log(
       `accounts-idle: ${o.accounts} accounts; \`worker started\` after ${readyEachSeconds.join(', ')} s; ` +
         `first polls done ${round(caughtUp / 1000)} s later; settling ${settle} s`,
@@ -235,7 +187,9 @@ export async function runAccountsIdle(o: AccountsIdleOptions): Promise<AccountsI
     const calls0 = await commandCalls(nodes);
     const ops0 = await infoSum(nodes, 'total_commands_processed', 'stats');
     const t0 = Date.now();
+    const rest = restingRss(procs.map((p) => p.pid));
     await sleep(seconds * 1000);
+    const rssNowBytes = rest.stop();
     const ops1 = await infoSum(nodes, 'total_commands_processed', 'stats');
     const calls1 = await commandCalls(nodes);
     const elapsed = (Date.now() - t0) / 1000;
@@ -246,8 +200,7 @@ export async function runAccountsIdle(o: AccountsIdleOptions): Promise<AccountsI
     const keys = await countKeys(nodes);
     const connections = (await infoSum(nodes, 'connected_clients', 'clients')) - nodes.length;
     const rssBytes = procs.reduce((s, p) => s + (peakRss(p.pid) ?? 0), 0);
-    const rssNowBytes = procs.reduce((s, p) => s + (currentRss(p.pid) ?? 0), 0);
-    const openAccounts = await leased(nodes);
+    const openAccounts = await leased(nodes, PREFIX);
     const perMinute = (n: number) => round((n / elapsed / o.accounts) * 60, 2);
     const byCommand = [...calls1].map(([c, n]) => [c, perMinute(n - (calls0.get(c) ?? 0))] as const);
     return {

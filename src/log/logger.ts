@@ -103,6 +103,16 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
 }
 
 /**
+ * An account's logger in a process of many (ACCOUNTS_FILE): a child of the process's logger, so its lines go where the
+ * process's go and its secrets are redacted by the process's matcher (addSecrets on either teaches both), with the
+ * account in every line, its own level, and its own throttle of repeated errors (one account's do not hold back
+ * another's). A child, not a logger of its own: an account that pulls keeps it between its turns.
+ */
+export function accountLogger(parent: Logger, account: string, level: string): Logger {
+  return attachLogThrottle(parent.child({ account }, { level }), createLogThrottle());
+}
+
+/**
  * pino gives a child's bindings to no formatter: they are redacted by key here. Children inherit this `child`
  * (pino makes each child with Object.create of its parent), so grandchildren are covered too.
  */

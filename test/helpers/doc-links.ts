@@ -8,7 +8,7 @@ import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { Page } from './docs-drift.js';
 
 /** Folders a build or a tool makes, which a checkout lacks until then: named freely. */
-const MADE = ['dist', 'node_modules', 'tools/lint', 'coverage'];
+const MADE = ['dist', 'node_modules', 'tools/lint', 'coverage', 'test-results'];
 
 /** The repository's top-level folders whose paths prose names without quotes. */
 const PROSE_ROOTS = ['docs', 'src', 'jobs', 'config', 'test', 'bench', 'scripts', '.ci', 'tools'];

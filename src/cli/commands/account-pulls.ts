@@ -1,12 +1,12 @@
 import type { WatchedAccount } from '../../app/accounts-watch.js';
 import { upstreamClient } from '../../app/build-deps.js';
-import { commandLogger, secretValues } from '../../app/command-context.js';
+import { secretValues } from '../../app/command-context.js';
 import { feedSources } from '../../app/feed-sources.js';
 import { startSchedules } from '../../app/start-schedules.js';
 import type { Control } from '../../feed/control.js';
 import type { DueLoop } from '../../feed/due-loop.js';
 import type { Kind } from '../../kinds/kind.js';
-import { addSecrets, type Logger } from '../../log/logger.js';
+import { accountLogger, addSecrets, type Logger } from '../../log/logger.js';
 import { workMarkOf } from '../../queue/dispatch/work-mark.js';
 import { createQueues } from '../../queue/queues.js';
 import { redisKeys, type RedisConnection as Redis } from '../../redis/connection.js';
@@ -42,7 +42,7 @@ export interface PullsProcess {
 export async function openPulls(p: PullsProcess, entry: WatchedAccount): Promise<PullParts> {
   const { config } = entry;
   addSecrets(p.logger, secretValues(config));
-  const logger = commandLogger(config, p.io.stdout, [], { service: true, verbose: p.io.verbose });
+  const logger = accountLogger(p.logger, entry.name, config.logLevel);
   const keys = redisKeys(config.redis.prefix);
   const queues = createQueues({
     connection: p.redis,
