@@ -33,6 +33,7 @@ import { closedAlerts, closedFigures } from './account-closed.js';
 import { closedSamples, polledFeeds } from './account-charts.js';
 import { ranMinutesKey } from '../../ops/flow-minutes.js';
 import { startProcessRedisHealth } from '../../app/redis-health.js';
+import { tuneHeapForManyAccounts } from '../../app/many-accounts-heap.js';
 import type { Registry } from 'prom-client';
 
 /** The deployment's prefix (the environment's account's, `default`'s): QUEUE_PREFIX, in a hash tag on a cluster. */
@@ -167,6 +168,7 @@ async function closeAll(p: HostProcess): Promise<void> {
  * receiver's too) follow it without a restart (docs/accounts.md).
  */
 export async function runAccountsWorker(io: CliIo, kinds: readonly Kind[]): Promise<void> {
+  tuneHeapForManyAccounts();
   const source = fileAccountsSource(io, kinds, { service: true })!;
   const first = readWatchedAccounts(source);
   // The deployment's settings (Redis, the HTTP ports, the grace period, logs, traces) are every account's: the first's.
