@@ -92,6 +92,8 @@ export interface AccountsIdleFigures {
    * once a second through the measure, so that one reading taken as V8 grows or gives back its heap does not decide it.
    */
   rssNowPerProcessBytes: number;
+  /** The highest of those readings, a process's (the mean over the processes). */
+  rssRestMaxPerProcessBytes: number;
   /** The commands an account sent a minute, by command (INFO commandstats over the measure), the most first. */
   commandsPerAccountMinute: Record<string, number>;
 }
@@ -189,7 +191,7 @@ export async function runAccountsIdle(o: AccountsIdleOptions): Promise<AccountsI
     const t0 = Date.now();
     const rest = restingRss(procs.map((p) => p.pid));
     await sleep(seconds * 1000);
-    const rssNowBytes = rest.stop();
+    const resting = rest.stop();
     const ops1 = await infoSum(nodes, 'total_commands_processed', 'stats');
     const calls1 = await commandCalls(nodes);
     const elapsed = (Date.now() - t0) / 1000;
@@ -224,7 +226,8 @@ export async function runAccountsIdle(o: AccountsIdleOptions): Promise<AccountsI
       rssBytes,
       rssPerProcessBytes: Math.round(rssBytes / o.processes),
       rssPerAccountBytes: Math.round(rssBytes / o.processes / o.accounts),
-      rssNowPerProcessBytes: Math.round(rssNowBytes / o.processes),
+      rssNowPerProcessBytes: Math.round(resting.median / o.processes),
+      rssRestMaxPerProcessBytes: Math.round(resting.max / o.processes),
       commandsPerAccountMinute: Object.fromEntries(byCommand.filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1])),
     };
   } finally {

@@ -62,8 +62,11 @@ export async function dueCaughtUp(nodes: Redis[], prefix: string, limitMs: numbe
   }
 }
 
-/** Each process's VmRSS read once a second until stop(), which answers the sum of the processes' medians. */
-export function restingRss(pids: number[]): { stop(): number } {
+/**
+ * Each process's VmRSS read once a second until stop(), which answers the sum of the processes' medians and of their
+ * highest readings.
+ */
+export function restingRss(pids: number[]): { stop(): { median: number; max: number } } {
   const readings = pids.map(() => [] as number[]);
   const read = () => pids.forEach((pid, i) => readings[i]!.push(...[currentRss(pid)].filter((v): v is number => v !== undefined)));
   read();
@@ -72,7 +75,10 @@ export function restingRss(pids: number[]): { stop(): number } {
     stop() {
       clearInterval(timer);
       read();
-      return readings.reduce((sum, r) => sum + median(r), 0);
+      return {
+        median: readings.reduce((sum, r) => sum + median(r), 0),
+        max: readings.reduce((sum, r) => sum + Math.max(0, ...r), 0),
+      };
     },
   };
 }

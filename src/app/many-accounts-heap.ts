@@ -6,8 +6,8 @@ import { setFlagsFromString } from 'node:v8';
  * survived a scavenge; when a thousand accounts open and poll at once, the sites of every poll's short-lived objects
  * (its retries' options, its signal, its request) are so marked, and from then on each poll's garbage goes to the old
  * generation, which grows until a full collection: a process of 1,000 idle polled accounts sat at 160 to 270 MB of
- * RSS by the run, over the minutes, as V8 let that garbage grow or not. Without pretenuring those objects die young
- * and the process stays at about 165 MB (docs/accounts.md, "Sizing"). A GC heuristic only: what the program does is the same.
+ * RSS by the run, over the minutes, as V8 let that garbage grow or not (docs/accounts.md, "Sizing": how often, with
+ * and without it). A GC heuristic only: what the program does is the same.
  */
 export function tuneHeapForManyAccounts(): void {
   setFlagsFromString('--no-allocation-site-pretenuring');
