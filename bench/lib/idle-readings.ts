@@ -53,7 +53,7 @@ export async function dueCaughtUp(nodes: Redis[], prefix: string, limitMs: numbe
   const started = Date.now();
   for (;;) {
     let overdue = 0;
-    // `idle:due`, or `{idle}:due` on a cluster (the prefix in its hash tag): asked of every master, the others refuse.
+    // `<prefix>:due`, or `{<prefix>}:due` on a cluster (the prefix in its hash tag): asked of every master, the others refuse.
     for (const n of nodes)
       for (const key of [`${prefix}:due`, `{${prefix}}:due`]) overdue += await n.zcount(key, '-inf', Date.now() - 2000).catch(() => 0);
     if (overdue === 0) return Date.now() - started;

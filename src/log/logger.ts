@@ -109,7 +109,7 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
  * another's). A child, not a logger of its own: an account that pulls keeps it between its turns.
  */
 export function accountLogger(parent: Logger, account: string, level: string): Logger {
-  return attachLogThrottle(parent.child({ account }, { level }), createLogThrottle());
+  return attachLogThrottle(parent.child({ account }, { level }));
 }
 
 /**
