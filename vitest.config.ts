@@ -9,6 +9,7 @@ const ON_A_CLUSTER_TOO = [
   'test/jobs/stock/stock-sync.test.ts',
   'test/jobs/boms/bom-sync.test.ts',
   'test/redis/redis-scripts.test.ts',
+  'test/redis/fenced-write.test.ts',
 ];
 /** Run a third time in the `tls` project, on a Redis that speaks TLS only (a private CA) and wants a password. */
 const ON_TLS_TOO = ['test/jobs/orders/order-sync.test.ts'];

@@ -6,7 +6,7 @@ import { loadProgress, type CountProgress } from './count-progress.js';
 import { marksGivenBack, openCounts, takeLines } from './open-counts.js';
 import { asPlanned, postChunks, settleIntents, type Planned } from './post-chunks.js';
 import { readMarks, splitByMarks, type CountRank, type ProductSplit } from './product-marks.js';
-import type { HeldLock } from '../../src/redis/redis-lock.js';
+import type { FencingLock } from '../../src/redis/redis-lock.js';
 import type { ResolvedCount } from './resolve-count.js';
 import { stockKeys } from './stock-keys.js';
 import { locationStock, type SnapshotDeps } from './stock-snapshot.js';
@@ -19,7 +19,7 @@ export interface ApplyCountInput {
   hash: string;
   resolved: ResolvedCount;
   /** The location's lock (and an earlier version's location, when that one is unfinished), held for the whole call. */
-  lock: HeldLock;
+  lock: FencingLock;
   snapshot: Pick<SnapshotDeps, 'readStock' | 'maxAgeMs' | 'readWaitMs' | 'lockTtlMs' | 'notBefore'>;
 }
 
@@ -176,8 +176,7 @@ async function planAndPost(input: ApplyCountInput, { rank, split, edits, retired
     retired,
     left: split.left,
   };
-  lock.assertHeld();
-  await writePlan(ctx.redis, ctx.keys, { ...plan, chunks, marks: split.marks }, edits);
+  await writePlan(ctx.redis, ctx.keys, { ...plan, chunks, marks: split.marks }, edits, lock);
   if (split.left.size)
     ctx.note(`count ${id}: products left to newer counts of ${where}: ${leftText(split.left)}`, {
       left: split.left.size,

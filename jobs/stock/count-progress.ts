@@ -1,5 +1,7 @@
 import type { RedisConnection as Redis, RedisKeys } from '../../src/redis/connection.js';
 import { ProgressHash } from '../../src/redis/progress-hash.js';
+import { FencedWrite } from '../../src/redis/fenced-write.js';
+import type { FencingLock } from '../../src/redis/redis-lock.js';
 import { redisScript, runScript } from '../../src/redis/scripts.js';
 import type { VarianceLine } from './count-plan.js';
 import type { LeftOut } from './product-marks.js';
@@ -75,13 +77,14 @@ export async function loadProgress(redis: Redis, keys: RedisKeys, countId: strin
   return p;
 }
 
-export async function markIntent(redis: Redis, keys: RedisKeys, countId: string, chunk: number): Promise<void> {
-  await new ProgressHash(redis, stockKeys(keys).count(countId)).write({ [`intent:${chunk}`]: String(Date.now()) });
+/** Chunk `chunk` is about to be posted: written only while the location's lock is still this job's (LockLostError). */
+export async function markIntent(redis: Redis, keys: RedisKeys, countId: string, chunk: number, lock: FencingLock): Promise<void> {
+  await new FencedWrite(lock).hset(stockKeys(keys).count(countId), { [`intent:${chunk}`]: String(Date.now()) }).exec(redis);
 }
 
-/** The chunk surely did not apply: forget the intent so the chunk is posted again. */
-export async function dropIntent(redis: Redis, keys: RedisKeys, countId: string, chunk: number): Promise<void> {
-  await new ProgressHash(redis, stockKeys(keys).count(countId)).drop(`intent:${chunk}`);
+/** The chunk surely did not apply: forget the intent so the chunk is posted again (under the lock, as markIntent). */
+export async function dropIntent(redis: Redis, keys: RedisKeys, countId: string, chunk: number, lock: FencingLock): Promise<void> {
+  await new FencedWrite(lock).call('HDEL', stockKeys(keys).count(countId), `intent:${chunk}`).exec(redis);
 }
 
 // Records chunk ARGV[1] applied (URL ARGV[2]), remembers the URL, bumps the location version and patches the

@@ -4,7 +4,7 @@ import type { JobContext, JobResult } from '../../src/queue/job-context.js';
 import { varianceDate, type VarianceLine } from './count-plan.js';
 import { countResult, leftText } from './count-outcome.js';
 import { dropIntent, finishCount, knownVariances, markIntent, recordApplied, type CountProgress } from './count-progress.js';
-import type { HeldLock } from '../../src/redis/redis-lock.js';
+import type { FencingLock } from '../../src/redis/redis-lock.js';
 import { findLostVariance } from './settle-variance.js';
 import { isLeaseLost } from '../../src/queue/lease/lease-lost.js';
 import { settleLaterUnlessPast } from '../../src/queue/settle-later.js';
@@ -33,6 +33,7 @@ export function varianceBody(p: Pick<Planned, 'countDate' | 'facilityUrl'>, line
  */
 export async function settleChunk(
   ctx: JobContext,
+  lock: FencingLock,
   p: Planned,
   i: number,
   lines: VarianceLine[],
@@ -48,20 +49,20 @@ export async function settleChunk(
     return true;
   }
   settleLaterUnlessPast(lostAt, ctx.lateWriteMs, label);
-  await dropIntent(ctx.redis, ctx.keys, p.countId, i);
+  await dropIntent(ctx.redis, ctx.keys, p.countId, i, lock);
   p.intents.delete(i);
   ctx.note(`${label}: the service does not have it; it will be posted again`);
   return false;
 }
 
 /** Settles every chunk of a plan posted without a recorded answer, so the snapshot shows all that applied. */
-export async function settleIntents(ctx: JobContext, p: CountProgress, lock: HeldLock): Promise<void> {
+export async function settleIntents(ctx: JobContext, p: CountProgress, lock: FencingLock): Promise<void> {
   if (![...p.intents.keys()].some((i) => !p.applied.has(i))) return;
   const planned = asPlanned(p);
   for (const i of [...p.intents.keys()]) {
     if (p.applied.has(i)) continue;
     lock.assertHeld();
-    await settleChunk(ctx, planned, i, p.lines.get(i) ?? []);
+    await settleChunk(ctx, lock, planned, i, p.lines.get(i) ?? []);
   }
 }
 
@@ -69,7 +70,7 @@ export async function settleIntents(ctx: JobContext, p: CountProgress, lock: Hel
  * Posts every chunk of a plan not yet applied, each behind an intent, settling uncertain ones first; a chunk a
  * newer count emptied (every line taken) posts nothing. Then finishes the count and answers its outcome.
  */
-export async function postChunks(ctx: JobContext, p: Planned, lock: HeldLock, where: string): Promise<JobResult> {
+export async function postChunks(ctx: JobContext, p: Planned, lock: FencingLock, where: string): Promise<JobResult> {
   for (let i = 0; i < p.chunks; i++) {
     if (p.applied.has(i)) continue;
     const lines = p.lines.get(i);
@@ -77,10 +78,9 @@ export async function postChunks(ctx: JobContext, p: Planned, lock: HeldLock, wh
     if (!lines.length) continue;
     if (p.intents.has(i)) {
       ctx.note(`count ${p.countId} chunk ${i + 1}/${p.chunks}: posted before without a recorded answer; asking the service`);
-      if (await settleChunk(ctx, p, i, lines)) continue;
+      if (await settleChunk(ctx, lock, p, i, lines)) continue;
     }
-    lock.assertHeld();
-    await markIntent(ctx.redis, ctx.keys, p.countId, i);
+    await markIntent(ctx.redis, ctx.keys, p.countId, i, lock);
     try {
       const v = await ctx.client.createVariance(varianceBody(p, lines));
       await recordApplied(ctx.redis, ctx.keys, p, i, v.physicalInventoryUrl, lines);
@@ -89,7 +89,7 @@ export async function postChunks(ctx: JobContext, p: Planned, lock: HeldLock, wh
       // Stopped at the fence: nothing was sent, and the newer execution of the job owns its progress.
       if (isLeaseLost(err)) throw err;
       if (isServiceError(err) && err.outcome === 'not-applied') {
-        await dropIntent(ctx.redis, ctx.keys, p.countId, i);
+        await dropIntent(ctx.redis, ctx.keys, p.countId, i, lock);
         throw err;
       }
       if (isServiceError(err) && err.outcome === 'applied') {
@@ -100,7 +100,7 @@ export async function postChunks(ctx: JobContext, p: Planned, lock: HeldLock, wh
       }
       const code = isServiceError(err) ? err.code : (err as Error).name;
       ctx.note(`count ${p.countId} chunk ${i + 1}/${p.chunks}: the answer was lost (${code}); asking the service whether it applied`);
-      if (await settleChunk(ctx, p, i, lines, Date.now())) continue;
+      if (await settleChunk(ctx, lock, p, i, lines, Date.now())) continue;
       throw err;
     }
   }

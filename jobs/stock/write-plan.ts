@@ -1,5 +1,7 @@
 import type { RedisConnection as Redis } from '../../src/redis/connection.js';
 import type { RedisKeys } from '../../src/redis/connection.js';
+import { FencedWrite } from '../../src/redis/fenced-write.js';
+import type { FencingLock } from '../../src/redis/redis-lock.js';
 import type { VarianceLine } from './count-plan.js';
 import { KEEP_MS, LEFT } from './count-progress.js';
 import type { LeftOut, ProductMark } from './product-marks.js';
@@ -34,12 +36,13 @@ export interface PlanEdits {
 }
 
 /**
- * Writes a count's plan with everything that depends on it, in one transaction: its progress (a plan without
- * chunks is finished at once: unchanged, or skipped when it sets no product), the marks of the products it sets, its place among the
- * location's open counts, the lines it takes from other open counts, and the marks an earlier version gives
- * back. A crash leaves all of it or none. Call under the location's lock.
+ * Writes a count's plan with everything that depends on it, in one script that runs only while the location's lock is
+ * still this job's (src/redis/fenced-write.ts): its progress (a plan without chunks is finished at once: unchanged, or
+ * skipped when it sets no product), the marks of the products it sets, its place among the location's open counts, the
+ * lines it takes from other open counts, and the marks an earlier version gives back. A crash leaves all of it or none;
+ * a lock lost meanwhile (a process paused, a write held in a reconnecting connection) leaves none: LockLostError.
  */
-export async function writePlan(redis: Redis, keys: RedisKeys, plan: NewPlan, edits: PlanEdits): Promise<void> {
+export async function writePlan(redis: Redis, keys: RedisKeys, plan: NewPlan, edits: PlanEdits, lock: FencingLock): Promise<void> {
   const sk = stockKeys(keys);
   const key = stockKeys(keys).count(plan.countId);
   const fields: Record<string, string> = {
@@ -56,12 +59,12 @@ export async function writePlan(redis: Redis, keys: RedisKeys, plan: NewPlan, ed
   plan.chunks.forEach((lines, i) => (fields[`chunk:${i}`] = JSON.stringify(lines)));
   for (const h of plan.retired) fields[`retired:${h}`] = '1';
   for (const [url, l] of plan.left) fields[`${LEFT}${url}`] = JSON.stringify(l);
-  const tx = redis.multi().del(key).hset(key, fields).pexpire(key, KEEP_MS);
+  const tx = new FencedWrite(lock).call('DEL', key).hset(key, fields).call('PEXPIRE', key, KEEP_MS);
 
   for (const r of edits.restore) {
     const gone = [...r.marks].filter(([, v]) => v === undefined).map(([url]) => url);
     const back = [...r.marks].filter((e): e is [string, string] => e[1] !== undefined);
-    if (gone.length) tx.hdel(sk.marks(r.facilityUrl), ...gone);
+    tx.each('HDEL', sk.marks(r.facilityUrl), gone);
     if (back.length) tx.hset(sk.marks(r.facilityUrl), Object.fromEntries(back));
   }
   if (plan.marks.size) tx.hset(sk.marks(plan.facilityUrl), Object.fromEntries([...plan.marks].map(([url, m]) => [url, JSON.stringify(m)])));
@@ -72,9 +75,8 @@ export async function writePlan(redis: Redis, keys: RedisKeys, plan: NewPlan, ed
     for (const [url, l] of t.left) f[`${LEFT}${url}`] = JSON.stringify(l);
     if (Object.keys(f).length) tx.hset(stockKeys(keys).count(t.countId), f);
   }
-  for (const d of edits.dropOpen) tx.srem(sk.open(d.facilityUrl), d.countId);
-  if (plan.chunks.length) tx.sadd(sk.open(plan.facilityUrl), plan.countId);
-  else tx.srem(sk.open(plan.facilityUrl), plan.countId);
-  const failed = (await tx.exec())?.find(([err]) => err);
-  if (failed) throw failed[0] as Error;
+  for (const d of edits.dropOpen) tx.call('SREM', sk.open(d.facilityUrl), d.countId);
+  if (plan.chunks.length) tx.call('SADD', sk.open(plan.facilityUrl), plan.countId);
+  else tx.call('SREM', sk.open(plan.facilityUrl), plan.countId);
+  await tx.exec(redis);
 }

@@ -53,9 +53,16 @@ export interface HeldLock {
   assertHeld(): void;
 }
 
+/** Locks held, that Redis can check a write against (src/redis/fenced-write.ts): each one's key and token. */
+export interface FencingLock extends HeldLock {
+  readonly tokens: ReadonlyArray<readonly [key: string, token: string]>;
+}
+
 /** A lock taken by `takeLock`. */
 export interface RedisLock extends HeldLock {
   key: string;
+  /** Its value in Redis while it is ours. */
+  token: string;
   /** False once a renewal found the lock gone or taken (the holder outlived its life). assertHeld also counts time. */
   held(): boolean;
   release(): Promise<void>;
@@ -80,11 +87,12 @@ export async function takeLock(
 
 async function tryOnce(redis: Redis, key: string, ttlMs: number): Promise<RedisLock | undefined> {
   const token = randomBytes(12).toString('hex');
+  // When the lock was last known ours: the take, and each renewal, confirm it as of when they were sent, not when
+  // their answer was read. Past its life since then (a process paused longer than that: a frozen VM, SIGSTOP, even
+  // between the take and its answer), it may be another's even before a renewal says so.
+  let confirmedAt = Date.now();
   if ((await redis.set(key, token, 'PX', ttlMs, 'NX')) !== 'OK') return undefined;
   let held = true;
-  // When the lock was last known ours: a renewal confirms it as of when it was sent. Past its life since then (a
-  // process paused longer than that: a frozen VM, SIGSTOP), it may be another's even before a renewal says so.
-  let confirmedAt = Date.now();
   const renew = () => {
     const sentAt = Date.now();
     return (
@@ -101,6 +109,7 @@ async function tryOnce(redis: Redis, key: string, ttlMs: number): Promise<RedisL
   timer.unref();
   return {
     key,
+    token,
     held: () => held,
     assertHeld() {
       if (!held || Date.now() - confirmedAt >= ttlMs) throw new LockLostError(key);
@@ -118,7 +127,7 @@ async function tryOnce(redis: Redis, key: string, ttlMs: number): Promise<RedisL
 export async function withRedisLock<T>(
   redis: Redis,
   key: string,
-  fn: (lock: HeldLock) => Promise<T>,
+  fn: (lock: FencingLock) => Promise<T>,
   opts: RedisLockOptions = {},
 ): Promise<T> {
   const started = Date.now();
@@ -129,7 +138,7 @@ export async function withRedisLock<T>(
   });
   if (!lock) throw new LockTimeoutError(key, Date.now() - started);
   try {
-    return await fn({ assertHeld: () => lock.assertHeld() });
+    return await fn({ assertHeld: () => lock.assertHeld(), tokens: [[lock.key, lock.token]] });
   } finally {
     await lock.release();
   }
@@ -142,13 +151,13 @@ export async function withRedisLock<T>(
 export async function withRedisLocks<T>(
   redis: Redis,
   keys: string[],
-  fn: (lock: HeldLock) => Promise<T>,
+  fn: (lock: FencingLock) => Promise<T>,
   opts: RedisLockOptions = {},
 ): Promise<T> {
   const sorted = [...new Set(keys)].sort();
-  const nest = (i: number, held: HeldLock[]): Promise<T> =>
+  const nest = (i: number, held: FencingLock[]): Promise<T> =>
     i === sorted.length
-      ? fn({ assertHeld: () => held.forEach((h) => h.assertHeld()) })
+      ? fn({ assertHeld: () => held.forEach((h) => h.assertHeld()), tokens: held.flatMap((h) => h.tokens) })
       : withRedisLock(redis, sorted[i]!, (lock) => nest(i + 1, [...held, lock]), opts);
   return nest(0, []);
 }

@@ -1,7 +1,9 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LockLostError, LockTimeoutError, withRedisLock } from '../../src/redis/redis-lock.js';
-import { connect, deletePrefix, uniquePrefix } from '../helpers/redis.js';
+import { createRedis } from '../../src/redis/connection.js';
+import { LockLostError, LockTimeoutError, takeLock, withRedisLock } from '../../src/redis/redis-lock.js';
+import { connect, deletePrefix, redisUrl, uniquePrefix } from '../helpers/redis.js';
+import { replyHoldProxy } from '../helpers/reply-hold.js';
 
 let redis: Redis;
 let prefix: string;
@@ -76,6 +78,31 @@ describe('location lock', () => {
         ),
       ).rejects.toBeInstanceOf(LockLostError);
       expect(await redis.get(key)).toBe('other-holder');
+    });
+  });
+
+  describe("when the answer to its take comes back after the lock's life (the holder paused in between)", () => {
+    it('tells the holder the lock is lost before its first write, and whoever took it meanwhile keeps it', async () => {
+      const key = `${prefix}:lock:e`;
+      const proxy = await replyHoldProxy(redisUrl());
+      const paused = createRedis(proxy.url);
+      try {
+        await paused.ping();
+        proxy.hold();
+        const taking = takeLock(paused, key, { ttlMs: 150 });
+        // The take ran in Redis at once; its answer waits, as for a process stopped right after sending it.
+        while ((await redis.exists(key)) === 0) await new Promise((r) => setTimeout(r, 5));
+        while ((await redis.set(key, 'other-holder', 'PX', 5_000, 'NX')) !== 'OK') await new Promise((r) => setTimeout(r, 10));
+        proxy.release();
+        const lock = await taking;
+        expect(lock).toBeDefined();
+        expect(() => lock!.assertHeld()).toThrow(LockLostError);
+        await lock!.release();
+        expect(await redis.get(key)).toBe('other-holder');
+      } finally {
+        paused.disconnect();
+        await proxy.close();
+      }
     });
   });
 });

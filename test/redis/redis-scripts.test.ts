@@ -12,6 +12,7 @@ import '../../src/redis/hset-if-exists.js';
 import '../../src/redis/keys-exist.js';
 import '../../src/redis/progress-hash.js';
 import '../../src/redis/redis-lock.js';
+import '../../src/redis/fenced-write.js';
 import '../../jobs/stock/count-progress.js';
 import '../../src/queue/lease/lease-scripts.js';
 import '../../src/feed/due-set.js';
@@ -136,6 +137,11 @@ const CALLS: Record<string, { args: (k: string) => Array<string | number>; answe
   isync_hsetIfExists: { args: (k) => [1, `${k}:job`, 'field', 'value'], answer: 0 },
   isync_lockRenew: { args: (k) => [1, `${k}:lock`, 'token', 1000], answer: 0 },
   isync_lockRelease: { args: (k) => [1, `${k}:lock`, 'token'], answer: 0 },
+  // A lock not held: its key answered, nothing written.
+  isync_fencedWrite: {
+    args: (k) => [2, `${k}:lock`, `${k}:progress`, 1, 'token', JSON.stringify([['HSET', 2, 'intent:0', '1']])],
+    answer: expect.stringMatching(/:lock$/),
+  },
   isync_leaseTake: { args: (k) => [2, `${k}:lease`, `${k}:fence`, 'token', 'job-1', 1000, 60], answer: [1, '', '', '', ''] },
   isync_leaseRenew: { args: (k) => [1, `${k}:lease`, 'token', 1000], answer: 0 },
   isync_leaseFence: { args: (k) => [2, `${k}:lease`, `${k}:fence`, 'token', 'createShipment', Date.now(), 'job-1', 1, 30_000], answer: 0 },

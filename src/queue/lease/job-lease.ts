@@ -47,8 +47,10 @@ export class JobLease {
     readonly version: number,
     /** What a previous execution left in flight, found when this lease was taken. */
     readonly found: FoundIntent | undefined,
+    /** When the take was sent, ms: the lease is known this execution's as of then, not as of its answer. */
+    takenAt: number,
   ) {
-    this.confirmedAt = Date.now();
+    this.confirmedAt = takenAt;
     this.timer = setInterval(() => void this.renew(), Math.max(10, Math.floor(o.ttlMs / 3)));
     this.timer.unref();
   }
@@ -113,6 +115,7 @@ export class JobLease {
 export async function takeLease(redis: Redis, keys: RedisKeys, o: LeaseOptions): Promise<JobLease | undefined> {
   const token = randomBytes(12).toString('hex');
   const where = { lease: keys.lease(o.stream, o.key), fence: keys.fence(o.stream, o.key) };
+  const takenAt = Date.now();
   const answer = (await runScript(redis, LEASE_TAKE, [2, where.lease, where.fence, token, o.jobId, o.ttlMs, FENCE_TTL_SECONDS])) as Array<
     string | number
   >;
@@ -120,5 +123,5 @@ export async function takeLease(redis: Redis, keys: RedisKeys, o: LeaseOptions):
   if (!version) return undefined;
   const [call, , at, jobId] = answer.slice(1).map(String);
   const found = call ? { call, at: Number(at), jobId: jobId ?? '' } : undefined;
-  return new JobLease(redis, where, o, token, version, found);
+  return new JobLease(redis, where, o, token, version, found, takenAt);
 }

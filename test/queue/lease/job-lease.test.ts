@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { redisKeys, type RedisConnection } from '../../../src/redis/connection.js';
+import { createRedis, redisKeys, type RedisConnection } from '../../../src/redis/connection.js';
 import { takeLease } from '../../../src/queue/lease/job-lease.js';
 import { LeaseLostError } from '../../../src/queue/lease/lease-lost.js';
-import { connectTarget, deletePrefix, uniquePrefix } from '../../helpers/redis.js';
+import { connectTarget, deletePrefix, redisUrl, uniquePrefix } from '../../helpers/redis.js';
+import { replyHoldProxy } from '../../helpers/reply-hold.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -92,5 +93,28 @@ describe('the job lease', () => {
     await l.refence('createShipment');
     expect(Number(await redis.hget(keys.fence('orders', 'BOUND'), 'at'))).toBeGreaterThan(Number(at));
     await l.release(true);
+  });
+  it('is known lost when the answer to its take comes back after its life (the execution paused in between)', async () => {
+    const proxy = await replyHoldProxy(redisUrl());
+    const paused = createRedis(proxy.url);
+    try {
+      await paused.ping();
+      proxy.hold();
+      const taking = takeLease(paused, keys, { stream: 'orders', key: 'LATE-ANSWER', jobId: 'job-1', ttlMs: 150 });
+      // The take ran in Redis at once; its answer waits. Meanwhile the lease expires and the job taken again takes it.
+      while ((await redis.exists(keys.lease('orders', 'LATE-ANSWER'))) === 0) await sleep(5);
+      let newer = await lease({ key: 'LATE-ANSWER', jobId: 'job-2', ttlMs: 5_000 });
+      while (!newer) newer = (await sleep(10), await lease({ key: 'LATE-ANSWER', jobId: 'job-2', ttlMs: 5_000 }));
+      proxy.release();
+      const late = (await taking)!;
+      expect(() => late.assertHeld()).toThrow(LeaseLostError);
+      await expect(late.fence('createVariance')).rejects.toBeInstanceOf(LeaseLostError);
+      await late.release(false);
+      newer.assertHeld();
+      await newer.release(true);
+    } finally {
+      paused.disconnect();
+      await proxy.close();
+    }
   });
 });
