@@ -79,7 +79,9 @@ describe('control schedulers', () => {
 
   describe('when a scheduled pull fails', () => {
     it('records the error for status, and the next run succeeds', async () => {
-      feed.setFaults({ status503Times: 1 });
+      // Every pull fails until the test has seen the error recorded: a run 300 ms later must not overwrite it unseen
+      // (a loaded machine can take longer than that between two looks; CI failed so once).
+      feed.setFaults({ status503Rate: 1 });
       feed.append('orders', [order('WEB-1')]);
       control = await startTestControl({
         schedule: { orderPollSeconds: 0.3, bomPollSeconds: 3600, stockSyncCron: '0 19 * * *' },
@@ -87,6 +89,7 @@ describe('control schedulers', () => {
       });
       await until(async () => (await w.redis.hget(w.keys.schedule(), 'poll-orders.lastOk')) === '0');
       expect(await w.redis.hget(w.keys.schedule(), 'poll-orders.lastError')).toMatch(/503/);
+      feed.setFaults({});
       await until(async () => (await w.redis.hget(w.keys.schedule(), 'poll-orders.lastOk')) === '1');
       expect(await w.queues.get('orders').getWaitingCount()).toBe(1);
       const logged = w.logLines().find((l) => l.scheduler === 'poll-orders' && l.level === 50);
