@@ -45,9 +45,4 @@ export class ProgressHash {
     }
     await runScript(this.redis, HSET_WITH_LIFE, [1, this.key, life.starts ? '1' : '0', life.seconds, ...Object.entries(fields).flat()]);
   }
-
-  /** Removes fields. */
-  async drop(...names: string[]): Promise<void> {
-    await this.redis.hdel(this.key, ...names);
-  }
 }

@@ -4,6 +4,7 @@ import { createRedis } from '../../src/redis/connection.js';
 import { LockLostError, LockTimeoutError, takeLock, withRedisLock } from '../../src/redis/redis-lock.js';
 import { connect, deletePrefix, redisUrl, uniquePrefix } from '../helpers/redis.js';
 import { replyHoldProxy } from '../helpers/reply-hold.js';
+import { until } from '../kit/until.js';
 
 let redis: Redis;
 let prefix: string;
@@ -91,8 +92,8 @@ describe('location lock', () => {
         proxy.hold();
         const taking = takeLock(paused, key, { ttlMs: 150 });
         // The take ran in Redis at once; its answer waits, as for a process stopped right after sending it.
-        while ((await redis.exists(key)) === 0) await new Promise((r) => setTimeout(r, 5));
-        while ((await redis.set(key, 'other-holder', 'PX', 5_000, 'NX')) !== 'OK') await new Promise((r) => setTimeout(r, 10));
+        await until(async () => (await redis.exists(key)) === 1, 5_000, { everyMs: 5 });
+        await until(async () => (await redis.set(key, 'other-holder', 'PX', 5_000, 'NX')) === 'OK', 5_000, { everyMs: 10 });
         proxy.release();
         const lock = await taking;
         expect(lock).toBeDefined();

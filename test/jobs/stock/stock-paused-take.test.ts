@@ -7,17 +7,9 @@ import { redisUrl } from '../../helpers/redis.js';
 import { replyHoldProxy, type ReplyHold } from '../../helpers/reply-hold.js';
 import { killAll, startStockWorker } from '../../helpers/stock-worker.js';
 import { jobOf, testWorld, type TestWorld } from '../../helpers/test-world.js';
+import { until } from '../../kit/until.js';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const LOCATION = 'N-02';
-
-async function until(check: () => Promise<boolean>, ms: number, what: string): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
 
 interface PausedRun {
   world: TestWorld;
@@ -35,7 +27,7 @@ interface PausedRun {
 function pausedRun(
   name: string,
   pause: (proxy: ReplyHold, lockKey: string) => Promise<void>,
-  releaseAt: (world: TestWorld, lockKey: string, paused: string | null) => Promise<void>,
+  releaseAt: (world: TestWorld, lockKey: string, paused: string | null) => Promise<unknown>,
   workerEnv: Record<string, string> = {},
 ): PausedRun {
   const run = { products: [] as string[], before: new Map<string, number>() } as PausedRun;
@@ -65,7 +57,7 @@ function pausedRun(
     const paused = pause(proxy, lockKey);
     await world.add('stock-counts', [run.older]);
     await paused;
-    await until(async () => (await world.redis.exists(lockKey)) === 1, 10_000, "worker A's lock");
+    await until(async () => (await world.redis.exists(lockKey)) === 1, 10_000, { everyMs: 10, what: "worker A's lock" });
     const held = await world.redis.get(lockKey);
     // Worker B, and the newer count: B takes the lock once A's has run out (A renews it no more).
     await startStockWorker(world, children, { CHUNK: '500', ...workerEnv });
@@ -115,7 +107,10 @@ describe('a count whose worker paused between taking its location lock and readi
     'stock-paused-take',
     (proxy, lockKey) => proxy.holdFrom(lockKey),
     (world, lockKey, paused) =>
-      until(async () => ![paused, null].includes(await world.redis.get(lockKey)), 20_000, 'worker B to take the lock'),
+      until(async () => ![paused, null].includes(await world.redis.get(lockKey)), 20_000, {
+        everyMs: 10,
+        what: 'worker B to take the lock',
+      }),
   );
   endsWithTheNewerCount(run);
 });
@@ -129,13 +124,11 @@ describe("a count's plan whose write waited in its connection until the lock had
   const run = pausedRun(
     'stock-held-plan',
     (proxy) => proxy.holdCommandsFrom('snapshotId'),
-    async (world, _lockKey, _paused) => {
-      await until(
-        async () => (await jobOf(world, 'stock-counts', 'CNT-PAUSED-NEW').catch(() => undefined))?.finishedOn !== undefined,
-        20_000,
-        'the newer count',
-      );
-    },
+    (world) =>
+      until(async () => (await jobOf(world, 'stock-counts', 'CNT-PAUSED-NEW').catch(() => undefined))?.finishedOn !== undefined, 20_000, {
+        everyMs: 10,
+        what: 'the newer count',
+      }),
     { JOB_LOCK_MS: '20000' },
   );
   endsWithTheNewerCount(run);

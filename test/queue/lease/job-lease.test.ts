@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedis, redisKeys, type RedisConnection } from '../../../src/redis/connection.js';
-import { takeLease } from '../../../src/queue/lease/job-lease.js';
+import { takeLease, type JobLease } from '../../../src/queue/lease/job-lease.js';
 import { LeaseLostError } from '../../../src/queue/lease/lease-lost.js';
 import { connectTarget, deletePrefix, redisUrl, uniquePrefix } from '../../helpers/redis.js';
 import { replyHoldProxy } from '../../helpers/reply-hold.js';
+import { until } from '../../kit/until.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -102,16 +103,18 @@ describe('the job lease', () => {
       proxy.hold();
       const taking = takeLease(paused, keys, { stream: 'orders', key: 'LATE-ANSWER', jobId: 'job-1', ttlMs: 150 });
       // The take ran in Redis at once; its answer waits. Meanwhile the lease expires and the job taken again takes it.
-      while ((await redis.exists(keys.lease('orders', 'LATE-ANSWER'))) === 0) await sleep(5);
-      let newer = await lease({ key: 'LATE-ANSWER', jobId: 'job-2', ttlMs: 5_000 });
-      while (!newer) newer = (await sleep(10), await lease({ key: 'LATE-ANSWER', jobId: 'job-2', ttlMs: 5_000 }));
+      await until(async () => (await redis.exists(keys.lease('orders', 'LATE-ANSWER'))) === 1, 5_000, { everyMs: 5 });
+      let newer: JobLease | undefined;
+      await until(async () => (newer = await lease({ key: 'LATE-ANSWER', jobId: 'job-2', ttlMs: 5_000 })) !== undefined, 5_000, {
+        everyMs: 10,
+      });
       proxy.release();
       const late = (await taking)!;
       expect(() => late.assertHeld()).toThrow(LeaseLostError);
       await expect(late.fence('createVariance')).rejects.toBeInstanceOf(LeaseLostError);
       await late.release(false);
-      newer.assertHeld();
-      await newer.release(true);
+      newer!.assertHeld();
+      await newer!.release(true);
     } finally {
       paused.disconnect();
       await proxy.close();
